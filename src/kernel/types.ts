@@ -1,0 +1,96 @@
+// The Python execution environment as the rest of relm sees it. No model concepts here.
+
+export interface PythonInfo {
+  /** Absolute path of the interpreter. */
+  path: string;
+  /** e.g. "3.11.2" */
+  version: string;
+  /** IPython version, or null when this interpreter cannot import IPython (plain-exec fallback). */
+  ipython: string | null;
+}
+
+export interface CellImage {
+  mimeType: "image/png";
+  /** base64 */
+  data: string;
+}
+
+export type CellStatus =
+  | "ok" // ran to the end
+  | "error" // raised an exception (traceback is in output)
+  | "timeout" // hit the cell timeout; interrupted (variables kept) or killed (see `note`)
+  | "crashed"; // the kernel process died during the cell; it was restarted and variables were lost
+
+export interface CellResult {
+  /** IPython execution count of the cell (In[n]); the full output is `_out[n]` in the kernel. */
+  executionCount: number;
+  status: CellStatus;
+  /** What the model should see: stdout, stderr, subprocess output, rich reprs, capped head + tail. */
+  output: string;
+  /** Length of the full output in characters, before the cap. */
+  outputChars: number;
+  truncated: boolean;
+  /** Where the full output was written when it was truncated (absolute path), if an output dir was given. */
+  fullOutputPath?: string;
+  error?: { name: string; value: string };
+  images: CellImage[];
+  /** Facts the model must be told, e.g. "The kernel was restarted; all variables were lost." */
+  note?: string;
+  durationMs: number;
+}
+
+export interface VariableSummary {
+  name: string;
+  type: string;
+  /** Human-readable size, e.g. "20,971,520 chars" or "3 items". */
+  size: string;
+  /** Short repr, at most ~200 chars. */
+  preview: string;
+}
+
+export type VariableSource = { text: string } | { file: string };
+
+/** A request from Python code back to the host (rlm, llm, submit, ...). */
+export type HostRequestHandler = (method: string, params: unknown) => Promise<unknown>;
+
+export interface KernelOptions {
+  cwd: string;
+  /** The host environment; it is scrubbed of secrets before the kernel sees it. */
+  env?: NodeJS.ProcessEnv;
+  /** Names allowed through the scrub on purpose (--pass-env). */
+  passEnv?: string[];
+  /** Interpreter to use; default: discovered (RELM_PYTHON, python3 on PATH, /usr/bin/python3). */
+  python?: PythonInfo;
+  /** Per-cell timeout; default 300 000. */
+  cellTimeoutMs?: number;
+  /** After SIGINT on timeout, wait this long before kill + restart; default 3000. */
+  interruptGraceMs?: number;
+  /** Characters of output shown to the model; default 20 000. */
+  outputCap?: number;
+  /** Directory where full outputs of truncated cells are written (e.g. the session's outputs/). */
+  outputDir?: string;
+  /** Live output of the running cell, as it arrives. */
+  onOutput?: (text: string) => void;
+  onHostRequest?: HostRequestHandler;
+  /** Called when the kernel process dies or restarts outside of shutdown(). */
+  onLifecycle?: (event: KernelLifecycleEvent) => void;
+}
+
+export type KernelLifecycleEvent =
+  | { type: "started"; pid: number; python: PythonInfo; startMs: number }
+  | { type: "died"; pid: number; code: number | null; signal: string | null }
+  | { type: "restarted"; pid: number; reason: string };
+
+export interface Kernel {
+  readonly python: PythonInfo;
+  readonly pid: number;
+  /** Runs one cell. Never rejects for cell errors, timeouts or crashes: those are CellResult statuses. */
+  execute(code: string, options?: { timeoutMs?: number }): Promise<CellResult>;
+  setVariable(name: string, source: VariableSource): Promise<VariableSummary>;
+  /** User variables currently defined (no modules, functions of relm, or IPython internals). */
+  variables(): Promise<VariableSummary[]>;
+  /** SIGINT to the running cell (and its subprocesses); no-op when idle. */
+  interrupt(): void;
+  /** Kills the process group and waits for it to be gone. Idempotent. */
+  shutdown(): Promise<void>;
+}

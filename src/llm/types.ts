@@ -1,0 +1,138 @@
+// Wire-neutral shapes shared by every model client. Nothing here knows about agents or kernels.
+
+export type Provider = "openai" | "anthropic";
+
+export type ContentPart = { type: "text"; text: string } | { type: "image"; mimeType: "image/png"; data: string };
+
+/** A tool call as the model sent it; `arguments` is the raw JSON text, parsed by the caller. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface UserMessage {
+  role: "user";
+  content: ContentPart[];
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  text: string;
+  toolCalls: ToolCall[];
+}
+
+export interface ToolResultMessage {
+  role: "tool";
+  toolCallId: string;
+  content: ContentPart[];
+}
+
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  system: string;
+  messages: readonly Message[];
+  tools: readonly ToolSpec[];
+  maxOutputTokens?: number;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens served from the provider's prompt cache (included in inputTokens). */
+  cachedInputTokens: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic; included in inputTokens). */
+  cacheWriteTokens: number;
+  /** True when the provider did not report usage and the figures are our estimate. */
+  estimated: boolean;
+}
+
+export type ModelErrorKind =
+  | "auth" // 401/403: bad or missing key
+  | "not_found" // 404: usually an unknown model or a wrong base URL
+  | "unreachable" // connection refused, DNS failure
+  | "rate_limited" // 429 after all retries
+  | "server" // 5xx after all retries
+  | "bad_request" // 400/422 and other client errors
+  | "stream" // the stream broke or ended early after all retries
+  | "timeout" // no bytes for too long after all retries
+  | "aborted"; // the caller's AbortSignal fired
+
+export interface ModelError {
+  kind: ModelErrorKind;
+  status?: number;
+  /** One line a user can act on. Never contains the API key. */
+  message: string;
+  /** Body excerpt returned by the server, capped, for diagnostics. */
+  detail?: string;
+  attempts: number;
+}
+
+export interface ModelResponse {
+  message: AssistantMessage;
+  usage: Usage;
+  /** USD, or null when the model's prices are unknown. */
+  cost: number | null;
+  stopReason: string;
+  attempts: number;
+  /** Size of the request body that succeeded, in bytes. */
+  requestBytes: number;
+}
+
+/**
+ * Streaming events. A `retry` event means everything streamed since the previous request start must be
+ * discarded: the request is being sent again. Exactly one `done` or `error` ends every stream.
+ */
+export type StreamEvent =
+  | { type: "text"; delta: string }
+  | { type: "tool_call_start"; index: number; id: string; name: string }
+  | { type: "tool_call_delta"; index: number; delta: string }
+  | { type: "retry"; attempt: number; delayMs: number; reason: string }
+  | ({ type: "done" } & ModelResponse)
+  | { type: "error"; error: ModelError };
+
+export interface ModelClient {
+  readonly provider: Provider;
+  readonly model: string;
+  readonly acceptsImages: boolean;
+  /** Never throws and never rejects: failures arrive as an `error` event. */
+  stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
+}
+
+/** USD per million tokens. */
+export interface Price {
+  input: number;
+  output: number;
+  cachedInput?: number;
+  cacheWrite?: number;
+}
+
+export interface ClientOptions {
+  provider: Provider;
+  /** e.g. http://localhost:11434/v1 (OpenAI-compatible) or https://api.anthropic.com */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** Use server-sent events; default true. */
+  stream?: boolean;
+  /** Total tries including the first; default 5. */
+  maxAttempts?: number;
+  /** First backoff step in ms; default 1000. Doubles per try, with full jitter, capped by retryMaxMs. */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Abort a try when no byte arrives for this long; default 300 000. */
+  idleTimeoutMs?: number;
+  /** Overrides the built-in price table. */
+  price?: Price;
+  /** Overrides the built-in guess of whether the model takes images. */
+  acceptsImages?: boolean;
+  maxOutputTokens?: number;
+}

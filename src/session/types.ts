@@ -1,0 +1,88 @@
+// The journal's on-disk vocabulary. Each line of journal.jsonl is one of these, written before it is acted on.
+
+export const JOURNAL_VERSION = 1;
+
+export interface JournalHeader {
+  type: "header";
+  version: number;
+  id: string;
+  /** Session id of the parent agent, for children. */
+  parent?: string;
+  created: string;
+  cwd: string;
+  title: string;
+  provider: string;
+  model: string;
+  relm: string;
+}
+
+export interface UsageRecord {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
+  estimated: boolean;
+}
+
+export interface SpendRecord {
+  turns: number;
+  tokens: number;
+  elapsedMs: number;
+  /** USD; null when prices are unknown */
+  cost: number | null;
+}
+
+export type JournalBody =
+  | { type: "user"; text: string }
+  | { type: "variable"; name: string; varType: string; size: string; preview: string }
+  | { type: "kernel"; event: "started" | "died" | "restarted"; pid: number; detail: string }
+  | {
+      type: "model_request";
+      turn: number;
+      messages: number;
+      requestBytes: number;
+    }
+  | { type: "model_retry"; turn: number; attempt: number; delayMs: number; reason: string }
+  | {
+      type: "model_response";
+      turn: number;
+      text: string;
+      toolCalls: { id: string; name: string; arguments: string }[];
+      usage: UsageRecord;
+      cost: number | null;
+      stopReason: string;
+      durationMs: number;
+    }
+  | { type: "model_error"; turn: number; kind: string; status?: number; message: string }
+  | { type: "cell"; turn: number; callId: string; code: string }
+  | {
+      type: "cell_output";
+      turn: number;
+      callId: string;
+      executionCount: number;
+      status: "ok" | "error" | "timeout" | "crashed";
+      /** What the model saw (capped). */
+      output: string;
+      outputChars: number;
+      truncated: boolean;
+      /** Relative to the session dir, when the full output was written aside. */
+      fullOutputFile?: string;
+      /** Relative paths of image/png files written beside the journal. */
+      imageFiles: string[];
+      error?: { name: string; value: string };
+      note?: string;
+      durationMs: number;
+    }
+  | { type: "budget_stop"; budget: string; limit: number; spent: SpendRecord; message: string }
+  | { type: "final"; text: string; spent: SpendRecord }
+  | { type: "error"; message: string }
+  | { type: "interrupted"; reason: string };
+
+export type JournalEvent = JournalBody & {
+  /** 1-based sequence number within the journal (the header is 0). */
+  n: number;
+  /** ISO time it was written. */
+  t: string;
+};
+
+export type JournalEventType = JournalBody["type"];
