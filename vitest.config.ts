@@ -1,11 +1,12 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // End-to-end tests run the built binary from dist/: `npm test` builds first.
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Each test file starts real Python kernels; two cores are shared between workers.
+    // Test files start real Python kernels and relm processes; two cores are shared between workers.
     maxWorkers: 2,
     pool: "forks",
   },

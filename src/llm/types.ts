@@ -103,6 +103,8 @@ export interface ModelClient {
   readonly provider: Provider;
   readonly model: string;
   readonly acceptsImages: boolean;
+  /** Prices in effect (ClientOptions.price, else the built-in table), or null when unknown. */
+  readonly price: Price | null;
   /** Never throws and never rejects: failures arrive as an `error` event. */
   stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
 }

@@ -40,7 +40,6 @@ export type JournalBody =
       type: "model_request";
       turn: number;
       messages: number;
-      requestBytes: number;
     }
   | { type: "model_retry"; turn: number; attempt: number; delayMs: number; reason: string }
   | {
@@ -51,10 +50,14 @@ export type JournalBody =
       usage: UsageRecord;
       cost: number | null;
       stopReason: string;
+      requestBytes: number;
+      attempts: number;
       durationMs: number;
     }
   | { type: "model_error"; turn: number; kind: string; status?: number; message: string }
   | { type: "cell"; turn: number; callId: string; code: string }
+  | { type: "tool_error"; turn: number; callId: string; message: string }
+  | { type: "submit"; value: unknown }
   | {
       type: "cell_output";
       turn: number;
@@ -86,3 +89,6 @@ export type JournalEvent = JournalBody & {
 };
 
 export type JournalEventType = JournalBody["type"];
+
+/** The event of one type, e.g. `JournalEventOf<"cell_output">`. */
+export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, { type: T }>;

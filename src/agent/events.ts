@@ -1,0 +1,16 @@
+import type { JournalEvent } from "../session/types.js";
+
+/** Events that only matter while they happen (streamed text, live cell output); they are not journaled. */
+export type LiveEvent =
+  | { type: "text_delta"; turn: number; delta: string }
+  | { type: "text_reset"; turn: number }
+  | { type: "cell_output_delta"; callId: string; text: string };
+
+/** The one event stream every front end consumes: journal events (durable, numbered) and live events. */
+export type AgentEvent = JournalEvent | LiveEvent;
+
+export type EventSink = (event: AgentEvent) => void;
+
+export function isLiveEvent(event: AgentEvent): event is LiveEvent {
+  return !("n" in event);
+}

@@ -1,0 +1,77 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+/**
+ * The immutable base of every system prompt. It never changes within a release, so the provider's
+ * prompt cache can hold it; everything situational goes in the sections after it.
+ */
+export const BASE_PROMPT = `You are relm, an agent that works by running Python.
+
+# Your tool
+You have one tool, \`ipython\`, which runs a cell of code in a persistent IPython session on the user's machine.
+- State persists between cells: variables, imports, functions, open files. Build on earlier cells instead of repeating work.
+- IPython syntax works: \`!ls\`, \`!git status\`, \`%%bash\` cells, \`%cd\`, and top-level \`await\`.
+- Output of print(), of the last expression, and of shell commands comes back to you, capped to a head and a tail. The full text of cell N stays in the kernel as \`_out[N]\`, so slice or search it in code rather than printing it again.
+- Each cell has a time limit; a cell that runs too long is interrupted. Run long jobs in steps or in the background.
+- The working directory is the user's project. Your code runs with the user's rights: read before you change, prefer small reversible edits, and never delete what you did not create.
+
+# Working with data
+Large inputs are given to you as Python variables, not pasted into this conversation. Inspect them in code (len, slicing, regex, parsing) and print only what you need. Keep intermediate results in variables.
+
+# Python API (already imported)
+- \`submit(value)\`: sets your result to any JSON-able value and ends your run after the current cell.
+
+# Finishing
+When the task is done, reply with your final answer as plain text and no tool call. Be concise and concrete: say what you found or changed, and how you checked it. If you could not finish, say what is missing.
+`;
+
+export interface EnvironmentFacts {
+  cwd: string;
+  date: string;
+  platform: string;
+  pythonVersion: string;
+  ipythonVersion: string | null;
+  /** One line per variable already in the kernel. */
+  variables: string[];
+}
+
+export function renderEnvironment(facts: EnvironmentFacts): string {
+  const lines = [
+    "# Environment",
+    `- Working directory: ${facts.cwd}`,
+    `- Date: ${facts.date}`,
+    `- Platform: ${facts.platform}`,
+    facts.ipythonVersion
+      ? `- Python ${facts.pythonVersion} with IPython ${facts.ipythonVersion}`
+      : `- Python ${facts.pythonVersion} without IPython: plain Python only (no !commands or %magics; use subprocess)`,
+  ];
+  if (facts.variables.length > 0) {
+    lines.push("", "# Variables in the kernel", ...facts.variables.map((v) => `- ${v}`));
+  }
+  return lines.join("\n");
+}
+
+/** AGENTS.md from the working directory or the nearest parent that has one, capped so it cannot bloat. */
+export function findAgentsMd(cwd: string, maxChars = 20_000): { path: string; text: string } | undefined {
+  let dir = cwd;
+  for (;;) {
+    const path = join(dir, "AGENTS.md");
+    if (existsSync(path)) {
+      const text = readFileSync(path, "utf8");
+      const capped =
+        text.length > maxChars ? `${text.slice(0, maxChars)}\n[AGENTS.md truncated at ${maxChars} chars]` : text;
+      return { path, text: capped };
+    }
+    if (existsSync(join(dir, ".git"))) return undefined;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+export function buildSystemPrompt(facts: EnvironmentFacts, agentsMd?: { path: string; text: string }): string {
+  const sections = [BASE_PROMPT.trimEnd()];
+  if (agentsMd) sections.push(`# Project instructions (${agentsMd.path})\n${agentsMd.text.trimEnd()}`);
+  sections.push(renderEnvironment(facts));
+  return `${sections.join("\n\n")}\n`;
+}

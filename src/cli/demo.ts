@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveConfig } from "../config/config.js";
+import { createModelClient } from "../llm/index.js";
+import { type ScriptStep, startScriptedModel } from "../llm/scripted/index.js";
+import { type RunIo, runOnce } from "./run.js";
+
+const ENDPOINTS = ["/api/login", "/api/orders", "/api/search", "/api/cart", "/api/profile", "/health"];
+const LEVELS = ["INFO", "INFO", "INFO", "INFO", "WARN", "ERROR"];
+
+/** A reproducible web-server log (seeded), big enough that pasting it into a prompt would be wasteful. */
+export function demoLog(lines = 5000): string {
+  let seed = 42;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    const t = new Date(Date.UTC(2026, 10, 30, 0, 0, i * 7)).toISOString();
+    // Skew errors towards one endpoint so the answer is a real finding, not a tie.
+    const endpoint = ENDPOINTS[Math.floor(next() * ENDPOINTS.length)] as string;
+    let level = LEVELS[Math.floor(next() * LEVELS.length)] as string;
+    if (endpoint === "/api/orders" && next() < 0.25) level = "ERROR";
+    const ms = Math.floor(next() * 900) + 5;
+    out.push(`${t} ${level} ${endpoint} ${level === "ERROR" ? 500 : 200} ${ms}ms`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+const INSPECT = `print(type(log).__name__, f"{len(log):,} chars")
+print(log[:200])`;
+
+const COUNT = `import re, collections
+errors = collections.Counter(m.group(1) for m in re.finditer(r" ERROR (\\S+) ", log))
+lines = log.count("\\n")
+print(f"{sum(errors.values())} errors in {lines} lines")
+errors.most_common(3)`;
+
+const SHELL = "!wc -l demo-server.log && grep -c ERROR demo-server.log";
+
+/** The final answer is written from what the real kernel printed, not from a canned string. */
+function answerFrom(toolResult: string | undefined): ScriptStep {
+  const top = [...(toolResult ?? "").matchAll(/\('([^']+)', (\d+)\)/g)].map((m) => `${m[1]} (${m[2]})`);
+  const total = /(\d+) errors in (\d+) lines/.exec(toolResult ?? "");
+  if (top.length === 0 || !total) return { text: `I could not read the kernel's output:\n${toolResult}` };
+  return {
+    text:
+      `${top[0]?.replace(/ \((\d+)\)/, " has the most errors: $1")}.\n` +
+      `The log has ${total[1]} errors in ${total[2]} lines; the top three endpoints are ${top.join(", ")}.`,
+  };
+}
+
+export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<number> {
+  const workdir = mkdtempSync(join(tmpdir(), "relm-demo-"));
+  const logPath = join(workdir, "demo-server.log");
+  writeFileSync(logPath, demoLog());
+  let countOutput: string | undefined;
+  const model = await startScriptedModel({
+    script: [
+      { text: "The log is in the variable `log`; I'll look at its shape first.", code: INSPECT },
+      { text: "Now I'll count errors per endpoint in Python, without printing the log.", code: COUNT },
+      (ctx) => {
+        countOutput = ctx.lastToolResult;
+        return { text: "Cross-checking with the shell:", code: SHELL };
+      },
+      () => answerFrom(countOutput),
+    ],
+  });
+  try {
+    const config = resolveConfig(io.env, {});
+    const client = createModelClient({
+      provider: "openai",
+      baseUrl: model.openaiBaseUrl,
+      model: "relm-demo",
+      retryBaseMs: 50,
+    });
+    if (!flags.json) {
+      io.stderr.write(`relm demo: a scripted model on ${model.url} drives a real Python kernel (no API key).\n`);
+    }
+    const code = await runOnce(
+      "Which endpoint in the server log `log` has the most errors?",
+      { json: flags.json, var: [`log=@${logPath}`] },
+      { ...io, cwd: workdir },
+      { client, config, banner: `scripted model relm-demo at ${model.openaiBaseUrl}` },
+    );
+    return code;
+  } finally {
+    await model.close();
+    rmSync(workdir, { recursive: true, force: true });
+  }
+}

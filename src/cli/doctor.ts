@@ -1,0 +1,93 @@
+import { join } from "node:path";
+import { type ConfigFlags, noModelMessage, resolveConfig } from "../config/config.js";
+import { findPython } from "../kernel/index.js";
+import { EXIT } from "./exit-codes.js";
+import type { RunIo } from "./run.js";
+import { relmVersion } from "./version.js";
+
+interface Check {
+  ok: boolean | "warn";
+  label: string;
+  detail: string;
+}
+
+/** Asks the endpoint for its model list: cheap, needs no tokens, and tells a bad key from a dead server. */
+async function probeEndpoint(
+  provider: string,
+  baseUrl: string,
+  apiKey: string | undefined,
+  model: string | undefined,
+): Promise<Check> {
+  const url = provider === "anthropic" ? `${baseUrl.replace(/\/v1$/, "")}/v1/models` : `${baseUrl}/models`;
+  const headers: Record<string, string> =
+    provider === "anthropic"
+      ? { "anthropic-version": "2023-06-01", ...(apiKey ? { "x-api-key": apiKey } : {}) }
+      : apiKey
+        ? { authorization: `Bearer ${apiKey}` }
+        : {};
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
+    if (response.status === 401 || response.status === 403) {
+      return { ok: false, label: "endpoint", detail: `${url} rejected the API key (HTTP ${response.status})` };
+    }
+    if (!response.ok) {
+      return { ok: "warn", label: "endpoint", detail: `${url} answered HTTP ${response.status} (it may not list models)` };
+    }
+    const body = (await response.json().catch(() => ({}))) as { data?: { id?: string }[] };
+    const ids = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
+    if (model && ids.length > 0 && !ids.includes(model)) {
+      const some = ids.slice(0, 8).join(", ");
+      return { ok: false, label: "endpoint", detail: `reachable, but model "${model}" is not listed (has: ${some})` };
+    }
+    return { ok: true, label: "endpoint", detail: `${url} reachable${model && ids.includes(model) ? `, serves ${model}` : ""}` };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    return { ok: false, label: "endpoint", detail: `cannot reach ${url} (${cause}); is the server running?` };
+  }
+}
+
+export async function doctor(flags: ConfigFlags, io: RunIo): Promise<number> {
+  const checks: Check[] = [{ ok: true, label: "relm", detail: `${relmVersion()} on Node ${process.version}` }];
+  const config = resolveConfig(io.env, flags);
+  checks.push({
+    ok: true,
+    label: "config",
+    detail: config.configFound ? config.configPath : `${config.configPath} (not present; using the environment)`,
+  });
+
+  try {
+    const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
+    const python = await findPython(env, join(config.home, "cache"));
+    checks.push(
+      python.ipython
+        ? { ok: true, label: "python", detail: `${python.path} (Python ${python.version}, IPython ${python.ipython})` }
+        : {
+            ok: "warn",
+            label: "python",
+            detail:
+              `${python.path} (Python ${python.version}) has no IPython: cells run as plain Python without ` +
+              "!commands or %magics. Install it with `sudo apt-get install python3-ipython` " +
+              "(or `pip install ipython`), or point RELM_PYTHON at an interpreter that has it.",
+          },
+    );
+  } catch (error) {
+    checks.push({ ok: false, label: "python", detail: (error as Error).message });
+  }
+
+  const m = config.model;
+  const key = m.apiKey ? `API key set (from ${m.sources.apiKey})` : "no API key";
+  checks.push({
+    ok: m.model ? true : false,
+    label: "model",
+    detail: m.model
+      ? `${m.model} via ${m.provider} at ${m.baseUrl}; ${key}`
+      : `none configured.\n${noModelMessage().replace(/^/gm, "    ")}`,
+  });
+  if (m.model) checks.push(await probeEndpoint(m.provider, m.baseUrl, m.apiKey, m.model));
+
+  for (const c of checks) {
+    const mark = c.ok === true ? "ok  " : c.ok === "warn" ? "warn" : "FAIL";
+    io.stdout.write(`${mark}  ${c.label.padEnd(9)} ${c.detail}\n`);
+  }
+  return checks.some((c) => c.ok === false) ? EXIT.error : EXIT.done;
+}

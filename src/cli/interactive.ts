@@ -1,0 +1,93 @@
+import { createInterface } from "node:readline";
+import { describeSpend } from "../agent/budget.js";
+import type { AgentSession } from "../agent/session.js";
+import { resolveConfig } from "../config/config.js";
+import { EXIT } from "./exit-codes.js";
+import { ProgressRenderer } from "./render.js";
+import type { RunIo } from "./run.js";
+import { buildClient, prepareSession, type SessionFlags, titleOf } from "./setup.js";
+
+const HELP = `Type a task and press Enter; end a line with \\ to continue it on the next line.
+  /help   this text
+  /exit   leave (also Ctrl-D, or Ctrl-C twice)
+Ctrl-C while the agent works interrupts the running cell or model call.`;
+
+/**
+ * The plain line-based session started by `relm` with no arguments: one conversation and one kernel
+ * for as long as it runs. (A full terminal UI replaces it later; the event stream stays the same.)
+ */
+export async function interactive(flags: SessionFlags, io: RunIo): Promise<number> {
+  const config = resolveConfig(io.env, flags);
+  const client = buildClient(config);
+  const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: true });
+  const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
+  io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}\n/help for commands\n`);
+
+  let session: AgentSession | undefined;
+  let busy = false;
+  let lastSigint = 0;
+  let pending = "";
+
+  const finish = async (): Promise<number> => {
+    rl.close();
+    if (session) {
+      await session.close();
+      io.stdout.write(`session ${session.id} saved (${describeSpend(session.spent())})\n`);
+    }
+    return EXIT.done;
+  };
+
+  return new Promise<number>((resolve) => {
+    rl.on("SIGINT", () => {
+      if (busy && session) {
+        session.interrupt();
+        return;
+      }
+      const now = Date.now();
+      if (now - lastSigint < 2000 || rl.line.length === 0) {
+        void finish().then(resolve);
+        return;
+      }
+      lastSigint = now;
+      io.stdout.write("\n(Ctrl-C again to quit)\n");
+      rl.prompt();
+    });
+    rl.on("close", () => {
+      if (!busy) void finish().then(resolve);
+    });
+    rl.on("line", async (raw) => {
+      if (busy) {
+        io.stdout.write("(still working: wait, or press Ctrl-C to interrupt)\n");
+        return;
+      }
+      if (raw.endsWith("\\")) {
+        pending += `${raw.slice(0, -1)}\n`;
+        return;
+      }
+      const line = (pending + raw).trim();
+      pending = "";
+      if (line === "") return rl.prompt();
+      if (line === "/exit" || line === "/quit") return void finish().then(resolve);
+      if (line === "/help") {
+        io.stdout.write(`${HELP}\n`);
+        return rl.prompt();
+      }
+      busy = true;
+      try {
+        if (!session) {
+          const prepared = await prepareSession(titleOf(line), flags, io, (e) => renderer.handle(e), { client, config });
+          session = prepared.session;
+        }
+        const outcome = await session.run(line);
+        if (outcome.status === "budget") io.stdout.write(`${outcome.stop.message}\n`);
+        if (outcome.status === "error") io.stdout.write(`error: ${outcome.message}\n`);
+      } catch (error) {
+        io.stdout.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      } finally {
+        busy = false;
+      }
+      rl.prompt();
+    });
+    rl.prompt();
+  });
+}

@@ -1,0 +1,127 @@
+import { Command, CommanderError, Option } from "commander";
+import { ConfigError, UsageError } from "../config/errors.js";
+import { EXIT } from "./exit-codes.js";
+import { relmVersion } from "./version.js";
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function addModelOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--provider <name>", "wire format of the endpoint").choices(["openai", "anthropic"]))
+    .option("--base-url <url>", "endpoint, e.g. http://localhost:11434/v1 (Ollama)")
+    .option("--model <name>", "model name at that endpoint");
+}
+
+function addSessionOptions(cmd: Command): Command {
+  return addModelOptions(cmd)
+    .option("--max-turns <n>", "stop after N model calls (exit 3)")
+    .option("--max-tokens <n>", "stop after N input+output tokens (exit 3)")
+    .option("--max-time <duration>", "stop after this long, e.g. 30m (exit 3)")
+    .option("--max-cost <usd>", "stop after this many US dollars (exit 3)")
+    .option("--var <NAME=TEXT|NAME=@FILE>", "put text or a file's content in a kernel variable (repeatable)", collect, [])
+    .option("--cell-timeout <seconds>", "interrupt a cell after this many seconds (default 300)")
+    .option("--pass-env <NAME>", "let a secret-looking variable through to the kernel (repeatable)", collect, []);
+}
+
+interface Io {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const color = Boolean((io.stderr as NodeJS.WriteStream).isTTY) && !io.env.NO_COLOR;
+  const runIo = { ...io, color };
+  const program = new Command("relm")
+    .description("A recursive language model agent: the model works in a persistent IPython kernel.")
+    .version(relmVersion(), "-V, --version")
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  addSessionOptions(program).action(async (flags) => {
+    const { interactive } = await import("./interactive.js");
+    setExit(await interactive(flags, runIo));
+  });
+
+  addSessionOptions(
+    program
+      .command("run")
+      .description("run one task to its end; the answer goes to stdout, progress to stderr (alias: relm -p)")
+      .argument("[task...]", "what to do (read from stdin when omitted and stdin is not a terminal)")
+      .option("--json", "print every event as one JSON line on stdout"),
+  ).action(async (words: string[], flags) => {
+    const task = words.length > 0 ? words.join(" ") : await readTaskFromStdin();
+    const { runOnce } = await import("./run.js");
+    setExit(await runOnce(task, flags, runIo));
+  });
+
+  program
+    .command("demo")
+    .description("run a real end-to-end session against a scripted model on 127.0.0.1 (no API key needed)")
+    .option("--json", "print every event as one JSON line on stdout")
+    .action(async (flags) => {
+      const { runDemo } = await import("./demo.js");
+      setExit(await runDemo(flags, runIo));
+    });
+
+  addModelOptions(
+    program.command("doctor").description("check Python, IPython, configuration and the model endpoint"),
+  ).action(async (flags) => {
+    const { doctor } = await import("./doctor.js");
+    setExit(await doctor(flags, runIo));
+  });
+
+  program
+    .command("export")
+    .description("write a session as Markdown, HTML, a Jupyter notebook or raw JSON lines")
+    .argument("<id>", "session id or a unique prefix of it")
+    .addOption(new Option("--format <format>", "output format").choices(["md", "html", "ipynb", "jsonl"]).default("md"))
+    .option("-o, --output <file>", "write to a file instead of stdout")
+    .action(async (id: string, flags) => {
+      const { exportCommand } = await import("./export.js");
+      setExit(await exportCommand(id, flags, runIo));
+    });
+
+  addModelOptions(
+    program
+      .command("login")
+      .description("choose a provider, endpoint, model and key; saved to $RELM_HOME/config.json (mode 0600)")
+      .option("--api-key-stdin", "read the API key from stdin instead of prompting"),
+  ).action(async (flags) => {
+    const { login } = await import("./login.js");
+    setExit(await login(flags, runIo));
+  });
+
+  return program;
+}
+
+async function readTaskFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('no task given: relm run "what to do"');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const task = Buffer.concat(chunks).toString("utf8").trim();
+  if (task.length === 0) throw new UsageError("no task given on stdin");
+  return task;
+}
+
+/** Maps a thrown error to its message and exit code; unknown errors keep their stack for bug reports. */
+export function reportError(error: unknown, stderr: NodeJS.WritableStream): number {
+  if (error instanceof CommanderError) {
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.done;
+    if (error.code === "commander.help") return EXIT.done;
+    return EXIT.usage;
+  }
+  if (error instanceof UsageError) {
+    stderr.write(`relm: ${error.message}\n`);
+    return EXIT.usage;
+  }
+  const name = error instanceof Error ? error.name : "";
+  if (error instanceof ConfigError || name.endsWith("NotFoundError") || name.endsWith("IdError")) {
+    stderr.write(`relm: ${(error as Error).message}\n`);
+    return EXIT.error;
+  }
+  stderr.write(`relm: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return EXIT.error;
+}

@@ -1,0 +1,118 @@
+import { join } from "node:path";
+import type { BudgetLimits } from "../agent/budget.js";
+import type { EventSink } from "../agent/events.js";
+import { secretValues } from "../agent/redact.js";
+import { AgentSession } from "../agent/session.js";
+import { parseVariableFlag } from "../agent/variables.js";
+import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } from "../config/config.js";
+import { parseDuration } from "../config/duration.js";
+import { ConfigError, UsageError } from "../config/errors.js";
+import { createModelClient } from "../llm/index.js";
+import type { ModelClient } from "../llm/types.js";
+import { relmVersion } from "./version.js";
+
+/** Flags shared by `relm run`, `relm -p` and the interactive session. */
+export interface SessionFlags extends ConfigFlags {
+  maxTurns?: string;
+  maxTokens?: string;
+  maxTime?: string;
+  maxCost?: string;
+  var?: string[];
+  cellTimeout?: string;
+  passEnv?: string[];
+}
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag} must be a positive ${integer ? "whole number" : "number"}, got "${value}"`);
+  }
+  return n;
+}
+
+export function parseLimits(flags: SessionFlags): BudgetLimits {
+  return {
+    maxTurns: positiveNumber(flags.maxTurns, "--max-turns", true),
+    maxTokens: positiveNumber(flags.maxTokens, "--max-tokens", true),
+    maxTimeMs: flags.maxTime === undefined ? undefined : parseDuration(flags.maxTime, "--max-time"),
+    maxCost: positiveNumber(flags.maxCost?.replace(/^\$/, ""), "--max-cost", false),
+  };
+}
+
+export function buildClient(config: ResolvedConfig): ModelClient {
+  const m = config.model;
+  if (!m.model) throw new ConfigError(noModelMessage());
+  return createModelClient({
+    provider: m.provider,
+    baseUrl: m.baseUrl,
+    apiKey: m.apiKey,
+    model: m.model,
+    stream: m.stream,
+    maxAttempts: m.retry.maxAttempts,
+    retryBaseMs: m.retry.baseMs,
+    retryMaxMs: m.retry.maxMs,
+    price: m.price,
+    acceptsImages: m.acceptsImages,
+  });
+}
+
+export interface PreparedSession {
+  session: AgentSession;
+  config: ResolvedConfig;
+  client: ModelClient;
+}
+
+/** Validates every flag before anything starts, then opens a journaled session with its kernel booting. */
+export async function prepareSession(
+  title: string,
+  flags: SessionFlags,
+  io: CliIo,
+  sink: EventSink,
+  overrides: { client?: ModelClient; config?: ResolvedConfig } = {},
+): Promise<PreparedSession> {
+  const config = overrides.config ?? resolveConfig(io.env, flags);
+  const limits = parseLimits(flags);
+  const variables = (flags.var ?? []).map((v) => parseVariableFlag(v, io.cwd));
+  const cellTimeoutMs =
+    flags.cellTimeout === undefined
+      ? config.cellTimeoutMs
+      : (positiveNumber(flags.cellTimeout, "--cell-timeout", false) as number) * 1000;
+  const client = overrides.client ?? buildClient(config);
+  if (limits.maxCost !== undefined && client.price === null) {
+    throw new ConfigError(
+      `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +
+        `as {"prices": {"${client.model}": {"input": USD_PER_MTOK, "output": USD_PER_MTOK}}}`,
+    );
+  }
+  const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
+  const session = await AgentSession.create({
+    client,
+    home: config.home,
+    cwd: io.cwd,
+    title,
+    variables,
+    limits,
+    kernel: {
+      env,
+      passEnv: flags.passEnv ?? [],
+      cellTimeoutMs,
+      outputCap: config.outputCap,
+      cacheDir: join(config.home, "cache"),
+    },
+    secrets: secretValues(io.env, [config.model.apiKey]),
+    relmVersion: relmVersion(),
+    sink,
+  });
+  return { session, config, client };
+}
+
+export function titleOf(task: string): string {
+  const first = task.trim().split("\n")[0] ?? "";
+  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
+}

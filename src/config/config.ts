@@ -1,0 +1,177 @@
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Price, Provider } from "../llm/types.js";
+import { ConfigError } from "./errors.js";
+
+/** What `$RELM_HOME/config.json` may hold. Every field is optional; the environment overrides it. */
+export interface ConfigFile {
+  provider?: Provider;
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  python?: string;
+  /** Per-model prices (USD per million tokens), overriding the built-in table. */
+  prices?: Record<string, Price>;
+  /** Force image support on or off for the configured model. */
+  acceptsImages?: boolean;
+  stream?: boolean;
+  retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
+  cellTimeoutSeconds?: number;
+  outputCap?: number;
+}
+
+const FILE_KEYS: (keyof ConfigFile)[] = [
+  "provider",
+  "baseUrl",
+  "apiKey",
+  "model",
+  "python",
+  "prices",
+  "acceptsImages",
+  "stream",
+  "retry",
+  "cellTimeoutSeconds",
+  "outputCap",
+];
+
+export type Source = "flag" | "env" | "config" | "default";
+
+export interface ModelConfig {
+  provider: Provider;
+  baseUrl: string;
+  apiKey?: string;
+  model?: string;
+  price?: Price;
+  acceptsImages?: boolean;
+  stream: boolean;
+  retry: { maxAttempts?: number; baseMs?: number; maxMs?: number };
+  /** Where each value came from, for `relm doctor`. Never includes the key itself. */
+  sources: { provider: Source; baseUrl: Source; apiKey: Source | "none"; model: Source | "none" };
+}
+
+export interface ResolvedConfig {
+  home: string;
+  configPath: string;
+  configFound: boolean;
+  model: ModelConfig;
+  python?: string;
+  cellTimeoutMs: number;
+  outputCap: number;
+}
+
+export interface ConfigFlags {
+  provider?: string;
+  baseUrl?: string;
+  model?: string;
+}
+
+export const DEFAULT_BASE_URL: Record<Provider, string> = {
+  openai: "https://api.openai.com/v1",
+  anthropic: "https://api.anthropic.com",
+};
+
+export function relmHomeFrom(env: NodeJS.ProcessEnv): string {
+  return env.RELM_HOME && env.RELM_HOME.length > 0 ? env.RELM_HOME : join(homedir(), ".relm");
+}
+
+export function readConfigFile(path: string): ConfigFile | undefined {
+  if (!existsSync(path)) return undefined;
+  const text = readFileSync(path, "utf8");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or delete it`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`${path} must hold a JSON object`);
+  }
+  const unknown = Object.keys(parsed).filter((k) => !FILE_KEYS.includes(k as keyof ConfigFile));
+  if (unknown.length > 0) {
+    throw new ConfigError(`${path}: unknown field(s) ${unknown.join(", ")}; known fields: ${FILE_KEYS.join(", ")}`);
+  }
+  const file = parsed as ConfigFile;
+  if (file.provider !== undefined) parseProvider(file.provider, `${path}: provider`);
+  return file;
+}
+
+function parseProvider(value: string, where: string): Provider {
+  if (value === "openai" || value === "anthropic") return value;
+  throw new ConfigError(`${where} is "${value}"; use "openai" (any OpenAI-compatible server) or "anthropic"`);
+}
+
+function firstSet<T>(...candidates: [T | undefined, Source][]): [T, Source] | undefined {
+  for (const [value, source] of candidates) {
+    if (value !== undefined && value !== "") return [value, source];
+  }
+  return undefined;
+}
+
+/** Environment overrides the config file; flags override both. */
+export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): ResolvedConfig {
+  const home = relmHomeFrom(env);
+  const configPath = join(home, "config.json");
+  const file = readConfigFile(configPath);
+  const cfg = file ?? {};
+
+  const providerPick = firstSet<string>(
+    [flags.provider, "flag"],
+    [env.RELM_PROVIDER, "env"],
+    [cfg.provider, "config"],
+  ) ?? ["openai", "default"];
+  const provider = parseProvider(providerPick[0], providerPick[1] === "flag" ? "--provider" : "provider");
+
+  const standardKey = provider === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY;
+  const standardBase = provider === "openai" ? env.OPENAI_BASE_URL : env.ANTHROPIC_BASE_URL;
+  const basePick = firstSet<string>(
+    [flags.baseUrl, "flag"],
+    [env.RELM_BASE_URL, "env"],
+    [standardBase, "env"],
+    [cfg.baseUrl, "config"],
+  ) ?? [DEFAULT_BASE_URL[provider], "default"];
+  const keyPick = firstSet<string>([env.RELM_API_KEY, "env"], [standardKey, "env"], [cfg.apiKey, "config"]);
+  const modelPick = firstSet<string>([flags.model, "flag"], [env.RELM_MODEL, "env"], [cfg.model, "config"]);
+
+  const baseUrl = basePick[0].replace(/\/+$/, "");
+  if (!/^https?:\/\//.test(baseUrl)) {
+    throw new ConfigError(`base URL "${baseUrl}" must start with http:// or https://`);
+  }
+  const model = modelPick?.[0];
+  return {
+    home,
+    configPath,
+    configFound: file !== undefined,
+    python: env.RELM_PYTHON || cfg.python,
+    cellTimeoutMs: (cfg.cellTimeoutSeconds ?? 300) * 1000,
+    outputCap: cfg.outputCap ?? 20_000,
+    model: {
+      provider,
+      baseUrl,
+      apiKey: keyPick?.[0],
+      model,
+      price: model ? cfg.prices?.[model] : undefined,
+      acceptsImages: cfg.acceptsImages,
+      stream: cfg.stream ?? true,
+      retry: cfg.retry ?? {},
+      sources: {
+        provider: providerPick[1],
+        baseUrl: basePick[1],
+        apiKey: keyPick?.[1] ?? "none",
+        model: modelPick?.[1] ?? "none",
+      },
+    },
+  };
+}
+
+/** The error shown when no model is configured: exactly what to set, with a local example. */
+export function noModelMessage(): string {
+  return [
+    "no model configured. Set the model and, for a non-default endpoint, its URL:",
+    "  RELM_MODEL=qwen3 RELM_BASE_URL=http://localhost:11434/v1 relm run \"...\"   # Ollama",
+    "  RELM_MODEL=gpt-5 OPENAI_API_KEY=... relm run \"...\"                        # OpenAI",
+    '  RELM_PROVIDER=anthropic RELM_MODEL=claude-sonnet-4-5 ANTHROPIC_API_KEY=... relm run "..."',
+    "or save them once with `relm login` (written to $RELM_HOME/config.json, mode 0600).",
+    "To see relm work without any model, run `relm demo`.",
+  ].join("\n");
+}

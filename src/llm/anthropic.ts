@@ -1,0 +1,268 @@
+// Anthropic messages. Prompt caching needs two markers: one on the system block (covers tools + system) and
+// one on the last block of the last message; the second moves forward with every request.
+
+import { imagePlaceholder } from "./content.js";
+import { oneLine } from "./errors.js";
+import type { SseEvent } from "./sse.js";
+import type { ContentPart, Message, ModelErrorKind, ModelRequest, ToolCall, Usage } from "./types.js";
+import {
+  Assembly,
+  asNumber,
+  asRecord,
+  type BodySettings,
+  type DecodeResult,
+  type DeltaEvent,
+  malformed,
+  trimSlashes,
+  type WireFormat,
+} from "./wire.js";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+export const CACHE_MARKER = '"cache_control":{"type":"ephemeral"}';
+
+export const anthropicWire: WireFormat = {
+  endpoint(baseUrl) {
+    const base = trimSlashes(baseUrl);
+    return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
+  },
+  headers(apiKey) {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "anthropic-version": ANTHROPIC_VERSION,
+    };
+    if (apiKey) headers["x-api-key"] = apiKey;
+    return headers;
+  },
+  body: buildAnthropicBody,
+  decodeStream: decodeAnthropicStream,
+  decodeJson: decodeAnthropicJson,
+};
+
+/** Older models reject a max_tokens above their output limit. */
+export function defaultMaxTokens(model: string): number {
+  if (/claude-3-(haiku|opus|sonnet)/.test(model)) return 4096;
+  if (/claude-3-5/.test(model)) return 8192;
+  return 16384;
+}
+
+export function buildAnthropicBody(request: ModelRequest, settings: BodySettings): string {
+  const head: Record<string, unknown> = {
+    model: settings.model,
+    max_tokens: settings.maxOutputTokens ?? defaultMaxTokens(settings.model),
+  };
+  if (settings.stream) head.stream = true;
+  if (request.system) {
+    head.system = [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }];
+  }
+  if (request.tools.length > 0) {
+    head.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+  }
+  const turns = groupTurns(request.messages, settings.acceptsImages);
+  const last = turns[turns.length - 1];
+  if (last) {
+    // Added as the block's final key, so deleting `,"cache_control":{...}` restores the unmarked bytes.
+    const i = last.blocks.length - 1;
+    last.blocks[i] = `${last.blocks[i]?.slice(0, -1)},${CACHE_MARKER}}`;
+  }
+  const messages = turns.map((t) => `{"role":"${t.role}","content":[${t.blocks.join(",")}]}`);
+  return `${JSON.stringify(head).slice(0, -1)},"messages":[${messages.join(",")}]}`;
+}
+
+interface Turn {
+  role: "user" | "assistant";
+  /** Serialised content blocks. */
+  blocks: string[];
+}
+
+/** Anthropic requires alternating roles: tool results and user text that follow each other share a turn. */
+function groupTurns(messages: readonly Message[], acceptsImages: boolean): Turn[] {
+  const turns: Turn[] = [];
+  for (const m of messages) {
+    const role = m.role === "assistant" ? "assistant" : "user";
+    let turn = turns[turns.length - 1];
+    if (!turn || turn.role !== role) {
+      turn = { role, blocks: [] };
+      turns.push(turn);
+    }
+    if (m.role === "user") {
+      for (const block of contentBlocks(m.content, acceptsImages)) turn.blocks.push(JSON.stringify(block));
+    } else if (m.role === "tool") {
+      const content = contentBlocks(m.content, acceptsImages);
+      turn.blocks.push(
+        JSON.stringify({
+          type: "tool_result",
+          tool_use_id: m.toolCallId,
+          content: content.length > 0 ? content : [{ type: "text", text: "(no output)" }],
+        }),
+      );
+    } else {
+      if (m.text) turn.blocks.push(JSON.stringify({ type: "text", text: m.text }));
+      for (const call of m.toolCalls) turn.blocks.push(toolUseBlock(call));
+    }
+  }
+  for (const turn of turns) {
+    // Empty text blocks and empty turns are rejected by the API.
+    if (turn.blocks.length === 0) turn.blocks.push(JSON.stringify({ type: "text", text: "(no content)" }));
+  }
+  return turns;
+}
+
+/** The model's own argument text is spliced in verbatim: re-serialising could change bytes and miss the cache. */
+function toolUseBlock(call: ToolCall): string {
+  const raw = call.arguments.trim() === "" ? "{}" : call.arguments;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  const head = `{"type":"tool_use","id":${JSON.stringify(call.id)},"name":${JSON.stringify(call.name)},"input":`;
+  // `input` must be an object; otherwise keep what the model wrote so it can see its own mistake.
+  const input = asRecord(parsed) ? raw : JSON.stringify({ invalid_json: call.arguments });
+  return `${head}${input}}`;
+}
+
+function contentBlocks(parts: readonly ContentPart[], acceptsImages: boolean): Record<string, unknown>[] {
+  const blocks: Record<string, unknown>[] = [];
+  for (const p of parts) {
+    if (p.type === "text") {
+      if (p.text !== "") blocks.push({ type: "text", text: p.text });
+    } else if (acceptsImages) {
+      blocks.push({ type: "image", source: { type: "base64", media_type: p.mimeType, data: p.data } });
+    } else {
+      blocks.push({ type: "text", text: imagePlaceholder(p) });
+    }
+  }
+  return blocks;
+}
+
+function mergeUsage(previous: Usage | null, value: unknown): Usage | null {
+  const u = asRecord(value);
+  if (!u) return previous;
+  const input = asNumber(u.input_tokens);
+  const output = asNumber(u.output_tokens);
+  const read = asNumber(u.cache_read_input_tokens);
+  const write = asNumber(u.cache_creation_input_tokens);
+  if (input === undefined && output === undefined && read === undefined && write === undefined) return previous;
+  // message_delta repeats only what changed; keep the rest from message_start.
+  const cachedInputTokens = read ?? previous?.cachedInputTokens ?? 0;
+  const cacheWriteTokens = write ?? previous?.cacheWriteTokens ?? 0;
+  const previousRaw = previous ? previous.inputTokens - previous.cachedInputTokens - previous.cacheWriteTokens : 0;
+  return {
+    inputTokens: (input ?? previousRaw) + cachedInputTokens + cacheWriteTokens,
+    outputTokens: output ?? previous?.outputTokens ?? 0,
+    cachedInputTokens,
+    cacheWriteTokens,
+    estimated: false,
+  };
+}
+
+function streamError(value: unknown): DecodeResult {
+  const err = asRecord(asRecord(value)?.error) ?? asRecord(value) ?? {};
+  const type = typeof err.type === "string" ? err.type : "api_error";
+  const text = typeof err.message === "string" ? err.message : type;
+  let kind: ModelErrorKind = "bad_request";
+  let retryable = false;
+  if (type === "overloaded_error" || type === "api_error") {
+    kind = "server";
+    retryable = true;
+  } else if (type === "rate_limit_error") {
+    kind = "rate_limited";
+    retryable = true;
+  }
+  return { ok: false, failure: { kind, retryable, message: `the server reported ${type}: ${oneLine(text)}` } };
+}
+
+async function* decodeAnthropicStream(events: AsyncIterable<SseEvent>): AsyncGenerator<DeltaEvent, DecodeResult> {
+  const assembly = new Assembly();
+  const toolByBlock = new Map<number, number>();
+  let usage: Usage | null = null;
+  let stopReason: string | undefined;
+  let complete = false;
+
+  for await (const event of events) {
+    if (event.data.trim() === "") continue;
+    let data: Record<string, unknown> | undefined;
+    try {
+      data = asRecord(JSON.parse(event.data));
+    } catch {
+      return malformed("stream event");
+    }
+    if (!data) return malformed("stream event");
+    const type = typeof data.type === "string" ? data.type : event.event;
+    if (type === "message_start") {
+      usage = mergeUsage(usage, asRecord(data.message)?.usage);
+    } else if (type === "content_block_start") {
+      const block = asRecord(data.content_block) ?? {};
+      const blockIndex = asNumber(data.index) ?? -1;
+      if (block.type === "tool_use") {
+        const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
+        const started = assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
+        toolByBlock.set(blockIndex, started.index);
+        yield started.event;
+      } else if (block.type === "text" && typeof block.text === "string") {
+        const ev = assembly.addText(block.text);
+        if (ev) yield ev;
+      }
+    } else if (type === "content_block_delta") {
+      const delta = asRecord(data.delta) ?? {};
+      if (delta.type === "text_delta" && typeof delta.text === "string") {
+        const ev = assembly.addText(delta.text);
+        if (ev) yield ev;
+      } else if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
+        const index = toolByBlock.get(asNumber(data.index) ?? -1);
+        const ev = index === undefined ? undefined : assembly.addArguments(index, delta.partial_json);
+        if (ev) yield ev;
+      }
+    } else if (type === "content_block_stop") {
+      const index = toolByBlock.get(asNumber(data.index) ?? -1);
+      // A tool without arguments streams no JSON at all; its input is still an object.
+      if (index !== undefined && assembly.toolCalls[index]?.arguments === "") {
+        const ev = assembly.addArguments(index, "{}");
+        if (ev) yield ev;
+      }
+    } else if (type === "message_delta") {
+      const delta = asRecord(data.delta);
+      if (typeof delta?.stop_reason === "string") stopReason = delta.stop_reason;
+      usage = mergeUsage(usage, data.usage);
+    } else if (type === "message_stop") {
+      complete = true;
+      break;
+    } else if (type === "error") {
+      return streamError(data);
+    }
+  }
+  if (!complete) {
+    return {
+      ok: false,
+      failure: { kind: "stream", retryable: true, message: "the stream ended before message_stop" },
+    };
+  }
+  const stop = stopReason ?? (assembly.toolCalls.length > 0 ? "tool_use" : "end_turn");
+  return { ok: true, value: assembly.decoded(stop, usage) };
+}
+
+function decodeAnthropicJson(json: unknown): DecodeResult {
+  const response = asRecord(json);
+  if (!response) return malformed("response");
+  if (response.type === "error") return streamError(response);
+  if (!Array.isArray(response.content)) return malformed("response (no content)");
+  const assembly = new Assembly();
+  for (const item of response.content) {
+    const block = asRecord(item);
+    if (block?.type === "text" && typeof block.text === "string") assembly.addText(block.text);
+    else if (block?.type === "tool_use") {
+      const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
+      const { index } = assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
+      assembly.addArguments(index, JSON.stringify(block.input ?? {}));
+    }
+  }
+  const stop =
+    typeof response.stop_reason === "string"
+      ? response.stop_reason
+      : assembly.toolCalls.length > 0
+        ? "tool_use"
+        : "end_turn";
+  return { ok: true, value: assembly.decoded(stop, mergeUsage(null, response.usage)) };
+}
+

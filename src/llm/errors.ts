@@ -1,0 +1,154 @@
+// Turns HTTP statuses and network failures into one-line, actionable ModelErrors. Every text that leaves
+// this module passes through `redact`, so an API key echoed by a server never reaches a log or the user.
+
+import type { ModelError, ModelErrorKind } from "./types.js";
+
+/** What went wrong in one try, before the retry loop decides whether to try again. */
+export interface Failure {
+  kind: ModelErrorKind;
+  message: string;
+  retryable: boolean;
+  status?: number;
+  detail?: string;
+  retryAfterMs?: number;
+}
+
+export interface ErrorContext {
+  url: string;
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+}
+
+const MAX_DETAIL = 2000;
+const MAX_SERVER_TEXT = 300;
+
+export function redact(text: string, apiKey: string | undefined): string {
+  if (!apiKey || apiKey.length < 4) return text;
+  return text.split(apiKey).join("[redacted]");
+}
+
+export function oneLine(text: string, max = MAX_SERVER_TEXT): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The human part of an error body, across the shapes OpenAI, Anthropic, Ollama, vLLM and FastAPI use. */
+export function serverMessage(body: string): string {
+  try {
+    const json = JSON.parse(body) as Record<string, unknown>;
+    const err = json.error;
+    if (typeof err === "string") return err;
+    if (err && typeof err === "object") {
+      const msg = (err as Record<string, unknown>).message;
+      if (typeof msg === "string") return msg;
+    }
+    for (const key of ["message", "detail"]) {
+      const value = json[key];
+      if (typeof value === "string") return value;
+    }
+    return body;
+  } catch {
+    return body;
+  }
+}
+
+function withServerText(base: string, body: string): string {
+  const text = oneLine(serverMessage(body));
+  return text ? `${base}: ${text}` : base;
+}
+
+export function httpFailure(status: number, body: string, ctx: ErrorContext, retryAfterMs?: number): Failure {
+  const detail = body ? body.slice(0, MAX_DETAIL) : undefined;
+  const common = { status, detail, retryAfterMs };
+  if (status === 401 || status === 403) {
+    const base = ctx.apiKey
+      ? `the endpoint ${ctx.baseUrl} rejected the API key (HTTP ${status}); check RELM_API_KEY`
+      : `the endpoint ${ctx.baseUrl} requires an API key (HTTP ${status}) and none is set; set RELM_API_KEY`;
+    return { kind: "auth", message: base, retryable: false, ...common };
+  }
+  if (status === 404) {
+    const base =
+      `model "${ctx.model}" or its endpoint was not found at ${ctx.baseUrl} (HTTP 404); ` +
+      "check RELM_MODEL and RELM_BASE_URL";
+    return { kind: "not_found", message: withServerText(base, body), retryable: false, ...common };
+  }
+  if (status === 429) {
+    const base = `the endpoint ${ctx.baseUrl} is rate limiting requests (HTTP 429)`;
+    return { kind: "rate_limited", message: withServerText(base, body), retryable: true, ...common };
+  }
+  if (status === 408) {
+    const base = `the endpoint ${ctx.baseUrl} timed out (HTTP 408)`;
+    return { kind: "timeout", message: withServerText(base, body), retryable: true, ...common };
+  }
+  if (status === 409 || status >= 500) {
+    const base = `the endpoint ${ctx.baseUrl} failed (HTTP ${status})`;
+    return { kind: "server", message: withServerText(base, body), retryable: true, ...common };
+  }
+  const base = `the endpoint ${ctx.baseUrl} rejected the request for model "${ctx.model}" (HTTP ${status})`;
+  return { kind: "bad_request", message: withServerText(base, body), retryable: false, ...common };
+}
+
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+const TIMEOUTS = new Set([
+  "ETIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+/** Error codes anywhere in the cause chain; undici wraps them, and happy eyeballs aggregates them. */
+function errorCodes(err: unknown, depth = 0): string[] {
+  if (!err || typeof err !== "object" || depth > 5) return [];
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  const codes: string[] = typeof e.code === "string" ? [e.code] : [];
+  codes.push(...errorCodes(e.cause, depth + 1));
+  if (Array.isArray(e.errors)) for (const inner of e.errors) codes.push(...errorCodes(inner, depth + 1));
+  return codes;
+}
+
+/** A failure of the connection itself (fetch rejected, or the body stream broke). */
+export function networkFailure(err: unknown, ctx: ErrorContext, phase: "connect" | "read"): Failure {
+  const codes = errorCodes(err);
+  const unreachable = codes.find((c) => UNREACHABLE.has(c));
+  if (unreachable) {
+    return {
+      kind: "unreachable",
+      retryable: false,
+      message:
+        `cannot connect to ${ctx.url} (${unreachable}): the server is not running or not reachable; ` +
+        "check RELM_BASE_URL",
+    };
+  }
+  const timeout = codes.find((c) => TIMEOUTS.has(c));
+  if (timeout) {
+    return { kind: "timeout", retryable: true, message: `the request to ${ctx.url} timed out (${timeout})` };
+  }
+  const code = codes[0] ?? (err instanceof Error ? oneLine(err.message, 80) : "unknown error");
+  const message =
+    phase === "connect"
+      ? `the connection to ${ctx.url} failed (${code})`
+      : `the response stream from ${ctx.url} broke (${code})`;
+  return { kind: "stream", retryable: true, message };
+}
+
+export function idleFailure(ctx: ErrorContext, idleMs: number): Failure {
+  return {
+    kind: "timeout",
+    retryable: true,
+    message: `no data from ${ctx.url} for ${Math.round(idleMs / 1000)} s`,
+  };
+}
+
+export function abortedError(attempts: number): ModelError {
+  return { kind: "aborted", message: "the model request was aborted", attempts };
+}
+
+export function toModelError(f: Failure, attempts: number, apiKey: string | undefined): ModelError {
+  let message = redact(f.message, apiKey);
+  if (f.retryable && attempts > 1) message += ` (gave up after ${attempts} attempts)`;
+  const error: ModelError = { kind: f.kind, message, attempts };
+  if (f.status !== undefined) error.status = f.status;
+  if (f.detail !== undefined) error.detail = redact(f.detail, apiKey);
+  return error;
+}

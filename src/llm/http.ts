@@ -1,0 +1,182 @@
+// One model request over HTTP with retries: fetch, idle timeout, status handling, decoding, backoff.
+// Yields deltas as they arrive; a `retry` event tells the consumer to drop what it got so far.
+
+import {
+  abortedError,
+  type ErrorContext,
+  type Failure,
+  httpFailure,
+  idleFailure,
+  networkFailure,
+  redact,
+  toModelError,
+} from "./errors.js";
+import { backoffMs, parseRetryAfter, type RetryPolicy, sleep } from "./retry.js";
+import { parseSse } from "./sse.js";
+import type { StreamEvent } from "./types.js";
+import { type Decoded, type DecodeResult, type DeltaEvent, replayDeltas, type WireFormat } from "./wire.js";
+
+export interface HttpCall {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  stream: boolean;
+  wire: Pick<WireFormat, "decodeStream" | "decodeJson">;
+  ctx: ErrorContext;
+}
+
+export type HttpEvent =
+  | DeltaEvent
+  | Extract<StreamEvent, { type: "retry" | "error" }>
+  | { type: "decoded"; value: Decoded; attempts: number };
+
+const ERROR_BODY_CAP = 64 * 1024;
+
+export async function* sendWithRetries(
+  call: HttpCall,
+  policy: RetryPolicy,
+  signal?: AbortSignal,
+): AsyncGenerator<HttpEvent, void> {
+  const maxAttempts = Math.max(1, Math.floor(policy.maxAttempts));
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) {
+      yield { type: "error", error: abortedError(attempt - 1) };
+      return;
+    }
+    const result = yield* tryOnce(call, policy, signal);
+    if (result.ok) {
+      yield { type: "decoded", value: result.value, attempts: attempt };
+      return;
+    }
+    const failure = result.failure;
+    if (failure.kind === "aborted" || signal?.aborted) {
+      yield { type: "error", error: abortedError(attempt) };
+      return;
+    }
+    if (!failure.retryable || attempt >= maxAttempts) {
+      yield { type: "error", error: toModelError(failure, attempt, call.ctx.apiKey) };
+      return;
+    }
+    const delayMs = backoffMs(attempt, policy, failure.retryAfterMs);
+    yield { type: "retry", attempt: attempt + 1, delayMs, reason: redact(failure.message, call.ctx.apiKey) };
+    if (!(await sleep(delayMs, signal))) {
+      yield { type: "error", error: abortedError(attempt) };
+      return;
+    }
+  }
+}
+
+async function* tryOnce(
+  call: HttpCall,
+  policy: RetryPolicy,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<DeltaEvent, DecodeResult> {
+  const controller = new AbortController();
+  let idle = false;
+  const onIdle = () => {
+    idle = true;
+    controller.abort();
+  };
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const fail = (failure: Failure): DecodeResult => ({ ok: false, failure });
+  const classify = (err: unknown, phase: "connect" | "read"): DecodeResult => {
+    if (signal?.aborted) return fail({ kind: "aborted", message: "aborted", retryable: false });
+    if (idle) return fail(idleFailure(call.ctx, policy.idleTimeoutMs));
+    return fail(networkFailure(err, call.ctx, phase));
+  };
+
+  try {
+    let response: Response;
+    const timer = setTimeout(onIdle, policy.idleTimeoutMs);
+    try {
+      response = await fetch(call.url, {
+        method: "POST",
+        headers: call.headers,
+        body: call.body,
+        signal: controller.signal,
+      });
+    } catch (err) {
+      return classify(err, "connect");
+    } finally {
+      clearTimeout(timer);
+    }
+
+    const chunks = timedChunks(response.body, policy.idleTimeoutMs, onIdle);
+    try {
+      if (!response.ok) {
+        let text = "";
+        try {
+          text = await readText(chunks, ERROR_BODY_CAP);
+        } catch {
+          // The status alone is enough to classify the failure.
+        }
+        return fail(httpFailure(response.status, text, call.ctx, parseRetryAfter(response.headers)));
+      }
+      const contentType = response.headers.get("content-type") ?? "";
+      // Some servers ignore `stream: true` and answer with one JSON document; accept that too.
+      if (call.stream && !contentType.includes("application/json")) {
+        return yield* call.wire.decodeStream(parseSse(chunks));
+      }
+      const text = await readText(chunks, Number.POSITIVE_INFINITY);
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return fail({
+          kind: "stream",
+          retryable: true,
+          message: `the response from ${call.ctx.url} was not valid JSON (${text.length} bytes)`,
+        });
+      }
+      const result = call.wire.decodeJson(json);
+      if (result.ok) yield* replayDeltas(result.value);
+      return result;
+    } catch (err) {
+      return classify(err, "read");
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    // Releases the connection when the decoder stopped early (after its end marker) or the consumer left.
+    controller.abort();
+  }
+}
+
+/** Body chunks; the idle timer runs only while waiting on the network, not while the consumer works. */
+async function* timedChunks(
+  body: ReadableStream<Uint8Array> | null,
+  idleMs: number,
+  onIdle: () => void,
+): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  const reader = body.getReader();
+  let finished = false;
+  try {
+    for (;;) {
+      const timer = setTimeout(onIdle, idleMs);
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) {
+        finished = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!finished) reader.cancel().catch(() => {});
+  }
+}
+
+async function readText(chunks: AsyncIterable<Uint8Array>, cap: number): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of chunks) {
+    text += decoder.decode(chunk, { stream: true });
+    if (text.length > cap) return text.slice(0, cap);
+  }
+  return text + decoder.decode();
+}

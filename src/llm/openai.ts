@@ -1,0 +1,247 @@
+// OpenAI chat-completions, the dialect shared by OpenAI, Ollama, vLLM, LM Studio, llama.cpp and OpenRouter.
+
+import { dataUrl, flattenToText } from "./content.js";
+import { oneLine, serverMessage } from "./errors.js";
+import type { SseEvent } from "./sse.js";
+import type { ContentPart, Message, ModelRequest, ToolResultMessage, Usage } from "./types.js";
+import {
+  Assembly,
+  asNumber,
+  asRecord,
+  type BodySettings,
+  type DecodeResult,
+  type DeltaEvent,
+  malformed,
+  trimSlashes,
+  type WireFormat,
+} from "./wire.js";
+
+const IMAGES_FOLLOW = "attached in the next message";
+
+export const openaiWire: WireFormat = {
+  endpoint: (baseUrl) => `${trimSlashes(baseUrl)}/chat/completions`,
+  headers(apiKey) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    return headers;
+  },
+  body: buildOpenAIBody,
+  decodeStream: decodeOpenAIStream,
+  decodeJson: decodeOpenAIJson,
+};
+
+export function buildOpenAIBody(request: ModelRequest, settings: BodySettings): string {
+  const head: Record<string, unknown> = { model: settings.model };
+  if (settings.stream) {
+    head.stream = true;
+    head.stream_options = { include_usage: true };
+  }
+  if (settings.maxOutputTokens !== undefined) {
+    // OpenAI's reasoning models reject `max_tokens`; most compatible servers only know `max_tokens`.
+    const field = /(^|\.)openai\.com$/.test(hostOf(settings.baseUrl)) ? "max_completion_tokens" : "max_tokens";
+    head[field] = settings.maxOutputTokens;
+  }
+  if (request.tools.length > 0) {
+    head.tools = request.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+  }
+  const messages = serializeMessages(request, settings.acceptsImages);
+  return `${JSON.stringify(head).slice(0, -1)},"messages":[${messages.join(",")}]}`;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}
+
+/** One JSON text per wire message; each depends only on its own source messages, never on later ones. */
+function serializeMessages(request: ModelRequest, acceptsImages: boolean): string[] {
+  const out: string[] = [];
+  if (request.system) out.push(JSON.stringify({ role: "system", content: request.system }));
+  const messages = request.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    if (m.role === "user") {
+      out.push(JSON.stringify({ role: "user", content: userContent(m.content, acceptsImages) }));
+    } else if (m.role === "assistant") {
+      const wire: Record<string, unknown> = { role: "assistant", content: m.text };
+      if (m.toolCalls.length > 0) {
+        wire.tool_calls = m.toolCalls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: c.arguments },
+        }));
+      }
+      out.push(JSON.stringify(wire));
+    } else {
+      // Tool messages must directly follow the assistant's tool calls, so images of the whole run of
+      // results go into one user message after it.
+      const run: ToolResultMessage[] = [];
+      while (i < messages.length && messages[i]?.role === "tool") run.push(messages[i++] as ToolResultMessage);
+      i--;
+      out.push(...serializeToolRun(run, acceptsImages));
+    }
+  }
+  return out;
+}
+
+function serializeToolRun(run: ToolResultMessage[], acceptsImages: boolean): string[] {
+  const out: string[] = [];
+  const imageParts: unknown[] = [];
+  for (const m of run) {
+    const images = m.content.filter((p) => p.type === "image");
+    const sendImages = acceptsImages && images.length > 0;
+    const content = sendImages ? flattenToText(m.content, IMAGES_FOLLOW) : flattenToText(m.content);
+    out.push(JSON.stringify({ role: "tool", tool_call_id: m.toolCallId, content }));
+    if (sendImages) {
+      imageParts.push({ type: "text", text: `Images from tool call ${m.toolCallId}:` });
+      for (const image of images) imageParts.push({ type: "image_url", image_url: { url: dataUrl(image) } });
+    }
+  }
+  if (imageParts.length > 0) out.push(JSON.stringify({ role: "user", content: imageParts }));
+  return out;
+}
+
+function userContent(parts: readonly ContentPart[], acceptsImages: boolean): unknown {
+  // Plain strings are what every compatible server understands; arrays only when images need them.
+  if (!acceptsImages || parts.every((p) => p.type === "text")) return flattenToText(parts);
+  return parts.map((p) =>
+    p.type === "text" ? { type: "text", text: p.text } : { type: "image_url", image_url: { url: dataUrl(p) } },
+  );
+}
+
+function mapUsage(value: unknown): Usage | null {
+  const u = asRecord(value);
+  if (!u) return null;
+  const input = asNumber(u.prompt_tokens);
+  const output = asNumber(u.completion_tokens);
+  if (input === undefined && output === undefined) return null;
+  const details = asRecord(u.prompt_tokens_details);
+  // DeepSeek reports cache hits under its own name.
+  const cached = asNumber(details?.cached_tokens) ?? asNumber(u.prompt_cache_hit_tokens) ?? 0;
+  return {
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    cachedInputTokens: cached,
+    cacheWriteTokens: 0,
+    estimated: false,
+  };
+}
+
+function streamedError(error: unknown): DecodeResult {
+  const text = typeof error === "string" ? error : serverMessage(JSON.stringify({ error }));
+  return {
+    ok: false,
+    failure: { kind: "server", retryable: true, message: `the server reported an error mid-stream: ${oneLine(text)}` },
+  };
+}
+
+function stringOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  return JSON.stringify(value);
+}
+
+async function* decodeOpenAIStream(events: AsyncIterable<SseEvent>): AsyncGenerator<DeltaEvent, DecodeResult> {
+  const assembly = new Assembly();
+  const byWireIndex = new Map<number, number>();
+  let finishReason: string | undefined;
+  let usage: Usage | null = null;
+  let sawDone = false;
+
+  for await (const event of events) {
+    const data = event.data.trim();
+    if (data === "[DONE]") {
+      sawDone = true;
+      break;
+    }
+    if (data === "") continue;
+    let chunk: Record<string, unknown> | undefined;
+    try {
+      chunk = asRecord(JSON.parse(data));
+    } catch {
+      return malformed("stream chunk");
+    }
+    if (!chunk) return malformed("stream chunk");
+    if (chunk.error !== undefined && chunk.error !== null) return streamedError(chunk.error);
+    usage = mapUsage(chunk.usage) ?? usage;
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const choice = asRecord(choices.find((c) => (asNumber(asRecord(c)?.index) ?? 0) === 0));
+    if (!choice) continue;
+    const delta = asRecord(choice.delta) ?? {};
+    if (typeof delta.content === "string") {
+      const ev = assembly.addText(delta.content);
+      if (ev) yield ev;
+    }
+    const toolCalls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    for (const item of toolCalls) {
+      const tc = asRecord(item);
+      if (!tc) continue;
+      const fn = asRecord(tc.function);
+      const wireIndex = asNumber(tc.index);
+      const id = typeof tc.id === "string" && tc.id !== "" ? tc.id : undefined;
+      let index = wireIndex !== undefined ? byWireIndex.get(wireIndex) : undefined;
+      if (wireIndex === undefined && assembly.toolCalls.length > 0) {
+        // Servers that omit `index` mark a new call only by a new id.
+        const last = assembly.toolCalls.length - 1;
+        if (id === undefined || assembly.toolCalls[last]?.id === id) index = last;
+      }
+      if (index === undefined) {
+        const started = assembly.startToolCall(id ?? `call_${assembly.toolCalls.length}`, stringOf(fn?.name));
+        index = started.index;
+        if (wireIndex !== undefined) byWireIndex.set(wireIndex, index);
+        yield started.event;
+      }
+      const ev = assembly.addArguments(index, stringOf(fn?.arguments));
+      if (ev) yield ev;
+    }
+    if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
+      finishReason = choice.finish_reason;
+    }
+  }
+  // Some compatible servers never send [DONE]; a finish_reason and a clean close are enough.
+  if (!sawDone && finishReason === undefined) {
+    return {
+      ok: false,
+      failure: { kind: "stream", retryable: true, message: "the stream ended before the model finished" },
+    };
+  }
+  const stop = finishReason ?? (assembly.toolCalls.length > 0 ? "tool_calls" : "stop");
+  return { ok: true, value: assembly.decoded(stop, usage) };
+}
+
+function decodeOpenAIJson(json: unknown): DecodeResult {
+  const response = asRecord(json);
+  if (!response) return malformed("response");
+  const choices = Array.isArray(response.choices) ? response.choices : [];
+  const choice = asRecord(choices[0]);
+  if (!choice) {
+    if (response.error !== undefined && response.error !== null) return streamedError(response.error);
+    return malformed("response (no choices)");
+  }
+  const message = asRecord(choice.message) ?? {};
+  const assembly = new Assembly();
+  if (typeof message.content === "string") assembly.addText(message.content);
+  else if (Array.isArray(message.content)) {
+    for (const part of message.content) {
+      const p = asRecord(part);
+      if (p?.type === "text" && typeof p.text === "string") assembly.addText(p.text);
+    }
+  }
+  const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  for (const item of toolCalls) {
+    const tc = asRecord(item);
+    const fn = asRecord(tc?.function);
+    const id = typeof tc?.id === "string" && tc.id !== "" ? tc.id : `call_${assembly.toolCalls.length}`;
+    const { index } = assembly.startToolCall(id, stringOf(fn?.name));
+    assembly.addArguments(index, stringOf(fn?.arguments));
+  }
+  const finish = typeof choice.finish_reason === "string" ? choice.finish_reason : undefined;
+  const stop = finish ?? (assembly.toolCalls.length > 0 ? "tool_calls" : "stop");
+  return { ok: true, value: assembly.decoded(stop, mapUsage(response.usage)) };
+}

@@ -1,0 +1,94 @@
+// What a wire format (OpenAI chat-completions, Anthropic messages) must provide to the shared HTTP loop,
+// plus the assembly of streamed text and tool calls that both decoders share.
+
+import type { Failure } from "./errors.js";
+import type { SseEvent } from "./sse.js";
+import type { ModelRequest, StreamEvent, ToolCall, Usage } from "./types.js";
+
+export type DeltaEvent = Extract<StreamEvent, { type: "text" | "tool_call_start" | "tool_call_delta" }>;
+
+/** One complete answer as decoded from the wire, before cost accounting. */
+export interface Decoded {
+  text: string;
+  toolCalls: ToolCall[];
+  stopReason: string;
+  /** null when the server reported no usage at all. */
+  usage: Usage | null;
+}
+
+export type DecodeResult = { ok: true; value: Decoded } | { ok: false; failure: Failure };
+
+export interface BodySettings {
+  model: string;
+  baseUrl: string;
+  stream: boolean;
+  acceptsImages: boolean;
+  maxOutputTokens?: number;
+}
+
+export interface WireFormat {
+  endpoint(baseUrl: string): string;
+  headers(apiKey: string | undefined): Record<string, string>;
+  /** Deterministic JSON with `messages` as the last key, so successive bodies extend each other. */
+  body(request: ModelRequest, settings: BodySettings): string;
+  decodeStream(events: AsyncIterable<SseEvent>): AsyncGenerator<DeltaEvent, DecodeResult>;
+  decodeJson(json: unknown): DecodeResult;
+}
+
+export function trimSlashes(url: string): string {
+  return url.replace(/\/+$/, "");
+}
+
+export class Assembly {
+  text = "";
+  readonly toolCalls: ToolCall[] = [];
+
+  addText(delta: string): DeltaEvent | undefined {
+    if (!delta) return undefined;
+    this.text += delta;
+    return { type: "text", delta };
+  }
+
+  startToolCall(id: string, name: string): { index: number; event: DeltaEvent } {
+    const index = this.toolCalls.length;
+    this.toolCalls.push({ id, name, arguments: "" });
+    return { index, event: { type: "tool_call_start", index, id, name } };
+  }
+
+  addArguments(index: number, delta: string): DeltaEvent | undefined {
+    const call = this.toolCalls[index];
+    if (!call || !delta) return undefined;
+    call.arguments += delta;
+    return { type: "tool_call_delta", index, delta };
+  }
+
+  decoded(stopReason: string, usage: Usage | null): Decoded {
+    return { text: this.text, toolCalls: this.toolCalls, stopReason, usage };
+  }
+}
+
+/** The delta events a streaming client would have seen, for answers that arrived as one JSON document. */
+export function* replayDeltas(decoded: Decoded): Generator<DeltaEvent> {
+  if (decoded.text) yield { type: "text", delta: decoded.text };
+  for (const [index, call] of decoded.toolCalls.entries()) {
+    yield { type: "tool_call_start", index, id: call.id, name: call.name };
+    if (call.arguments) yield { type: "tool_call_delta", index, delta: call.arguments };
+  }
+}
+
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+export function asNumber(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+export function malformed(what: string): DecodeResult {
+  return {
+    ok: false,
+    failure: { kind: "stream", retryable: true, message: `the server sent a malformed ${what}` },
+  };
+}

@@ -1,0 +1,14 @@
+export { JournalFormatError } from "./errors.js";
+export { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
+export { AmbiguousSessionIdError, newSessionId, resolveSessionId, SessionNotFoundError } from "./ids.js";
+export { JOURNAL_FILE, Journal, type JournalOptions, OUTPUTS_DIR } from "./journal.js";
+export { ensurePrivateDir, relmHome, sessionDir, sessionsDir } from "./paths.js";
+export {
+  type JournalTail,
+  type ReadJournalResult,
+  readHeaderAndTail,
+  readJournal,
+  readJournalFrom,
+} from "./read.js";
+export { REDACTED } from "./redact.js";
+export * from "./types.js";

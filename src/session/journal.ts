@@ -1,0 +1,199 @@
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { join, relative, sep } from "node:path";
+import { ensurePrivateDir } from "./paths.js";
+import { Redactor } from "./redact.js";
+import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
+import { JOURNAL_VERSION, type JournalBody, type JournalEvent, type JournalHeader } from "./types.js";
+
+export const JOURNAL_FILE = "journal.jsonl";
+export const OUTPUTS_DIR = "outputs";
+
+export interface JournalOptions {
+  /** Exact strings (8+ chars, e.g. API keys) replaced by [REDACTED] in everything this journal writes. */
+  secrets?: readonly string[];
+}
+
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND;
+
+/**
+ * The append-only record of one session. Every event is on disk (in the OS, surviving a crash of this
+ * process) when append returns, so the caller records a step before acting on it. One writer per journal:
+ * the host layer must ensure two processes never append to the same session.
+ */
+export class Journal {
+  readonly path: string;
+  readonly outputsDir: string;
+  private fd: number | null;
+  private nextN: number;
+  /** Bytes on disk; lets a failed write be undone so a partial line is never followed by another line. */
+  private size: number;
+
+  private constructor(
+    readonly dir: string,
+    readonly header: JournalHeader,
+    fd: number,
+    lastN: number,
+    size: number,
+    /** Open found a half-written last line (a crash mid-write) and cut it off. */
+    readonly repairedTail: boolean,
+    private readonly redactor: Redactor,
+  ) {
+    this.path = join(dir, JOURNAL_FILE);
+    this.outputsDir = join(dir, OUTPUTS_DIR);
+    this.fd = fd;
+    this.nextN = lastN + 1;
+    this.size = size;
+  }
+
+  /** A new journal in `dir` (created 0700); fails if one is already there rather than overwrite it. */
+  static create(
+    dir: string,
+    header: Omit<JournalHeader, "type" | "version">,
+    options: JournalOptions = {},
+  ): Journal {
+    ensurePrivateDir(dir);
+    ensurePrivateDir(join(dir, OUTPUTS_DIR));
+    const redactor = new Redactor(options.secrets);
+    const full: JournalHeader = { type: "header", version: JOURNAL_VERSION, ...header };
+    // Runtime callers may pass a whole header; ours wins, and stays first on the line.
+    full.type = "header";
+    full.version = JOURNAL_VERSION;
+    const written = redactor.value(full);
+    const path = join(dir, JOURNAL_FILE);
+    const fd = openSync(path, APPEND_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      fchmodSync(fd, 0o600); // the mode given to open is filtered by the umask
+      const size = writeLine(fd, JSON.stringify(written));
+      return new Journal(dir, written, fd, 0, size, false, redactor);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+  }
+
+  /** Re-open an existing journal to append, continuing its numbering after repairing a torn last line. */
+  static open(dir: string, options: JournalOptions = {}): Journal {
+    const path = join(dir, JOURNAL_FILE);
+    const readFd = openSync(path, "r");
+    let header: JournalHeader;
+    let scan: ReturnType<typeof scanEvents>;
+    try {
+      const size = fstatSync(readFd).size;
+      const head = scanHeader(readFd, size, path);
+      header = head.header;
+      scan = scanEvents(readFd, size, head.end, path, TAIL_BYTES);
+    } finally {
+      closeSync(readFd);
+    }
+    // Appending after a torn line would glue the next event onto it and corrupt the middle of the file.
+    if (scan.truncatedTail) truncateSync(path, scan.endOffset);
+    ensurePrivateDir(join(dir, OUTPUTS_DIR));
+    const fd = openSync(path, APPEND_FLAGS);
+    const lastN = scan.events.at(-1)?.n ?? 0;
+    return new Journal(
+      dir,
+      header,
+      fd,
+      lastN,
+      scan.endOffset,
+      scan.truncatedTail,
+      new Redactor(options.secrets),
+    );
+  }
+
+  /** `n` of the last event written; 0 when there is none. */
+  get lastN(): number {
+    return this.nextN - 1;
+  }
+
+  get closed(): boolean {
+    return this.fd === null;
+  }
+
+  /** Stamp, write and return the event (as written: after redaction). */
+  append(body: JournalBody): JournalEvent {
+    const fd = this.requireOpen();
+    const event = this.redactor.value({
+      n: this.nextN,
+      t: new Date().toISOString(),
+      ...body,
+    }) as JournalEvent;
+    const line = JSON.stringify(event);
+    try {
+      this.size += writeLine(fd, line);
+    } catch (err) {
+      try {
+        ftruncateSync(fd, this.size);
+      } catch {
+        // The original error matters more; open() repairs the tail on the next run anyway.
+      }
+      throw err;
+    }
+    this.nextN++;
+    return event;
+  }
+
+  redact(text: string): string {
+    return this.redactor.text(text);
+  }
+
+  /** Write `outputs/NAME` (0600; text is redacted, bytes are not) and return its path relative to the session dir. */
+  writeOutputFile(name: string, data: string | Buffer): string {
+    if (name === "" || name === "." || name === ".." || /[/\\\0]/.test(name)) {
+      throw new Error(`Invalid output file name: ${JSON.stringify(name)}`);
+    }
+    const path = join(this.outputsDir, name);
+    writeFileSync(path, typeof data === "string" ? this.redactor.text(data) : data, { mode: 0o600 });
+    chmodSync(path, 0o600); // an existing file keeps its old mode otherwise
+    return `${OUTPUTS_DIR}/${name}`;
+  }
+
+  /** A path inside the session dir as the journal stores it: relative, with forward slashes. */
+  relativePath(absolutePath: string): string {
+    return relative(this.dir, absolutePath).split(sep).join("/");
+  }
+
+  /** Flush to stable storage (power loss); append alone already survives a crash of the process. */
+  sync(): void {
+    fsyncSync(this.requireOpen());
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    const fd = this.fd;
+    this.fd = null;
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private requireOpen(): number {
+    if (this.fd === null) throw new Error(`Journal is closed: ${this.path}`);
+    return this.fd;
+  }
+}
+
+/**
+ * One write() per line, on an O_APPEND descriptor, so lines never interleave. The loop only repeats after a
+ * short write, which regular files do only when the disk is full.
+ */
+function writeLine(fd: number, line: string): number {
+  const buf = Buffer.from(`${line}\n`, "utf8");
+  let written = 0;
+  while (written < buf.length) written += writeSync(fd, buf, written, buf.length - written);
+  return buf.length;
+}

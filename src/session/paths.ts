@@ -1,0 +1,35 @@
+import { chmodSync, mkdirSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** $RELM_HOME, or ~/.relm. */
+export function relmHome(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.RELM_HOME?.trim();
+  if (!configured) return join(homedir(), ".relm");
+  if (configured === "~" || configured.startsWith("~/")) return join(homedir(), configured.slice(1));
+  return resolve(configured);
+}
+
+export function sessionsDir(home: string): string {
+  return join(home, "sessions");
+}
+
+export function sessionDir(home: string, id: string): string {
+  // An id comes from the user's command line; never let it climb out of sessions/.
+  if (id === "" || id === "." || id === ".." || /[/\\]/.test(id)) {
+    throw new Error(`Invalid session id: ${JSON.stringify(id)}`);
+  }
+  return join(sessionsDir(home), id);
+}
+
+/**
+ * Create `path` (and missing parents) as 0700. Journals hold prompts, code and outputs, so an existing
+ * directory we own is tightened too; one owned by someone else is left alone (chmod would fail anyway).
+ */
+export function ensurePrivateDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  const st = statSync(path);
+  if (!st.isDirectory()) throw new Error(`Not a directory: ${path}`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid === uid && (st.mode & 0o777) !== 0o700) chmodSync(path, 0o700);
+}

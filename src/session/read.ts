@@ -1,0 +1,54 @@
+import { closeSync, fstatSync, openSync } from "node:fs";
+import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
+import type { JournalEvent, JournalHeader } from "./types.js";
+
+export interface ReadJournalResult {
+  header: JournalHeader;
+  events: JournalEvent[];
+  /** The last line was half-written (a crash mid-write, or a write in progress) and was skipped. */
+  truncatedTail: boolean;
+  /** Byte offset just past the last complete line; a follower can continue reading from here. */
+  endOffset: number;
+}
+
+export interface JournalTail extends ReadJournalResult {
+  /** `n` of the last complete event; 0 when there is none. */
+  lastN: number;
+  /** Size of the file in bytes when it was read. */
+  size: number;
+}
+
+function withFile<T>(path: string, read: (fd: number, size: number) => T): T {
+  const fd = openSync(path, "r");
+  try {
+    return read(fd, fstatSync(fd).size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The whole journal. Throws JournalFormatError for a damaged line other than the last, or a foreign version. */
+export function readJournal(path: string): ReadJournalResult {
+  return withFile(path, (fd, size) => {
+    const { header, end } = scanHeader(fd, size, path);
+    return { header, ...scanEvents(fd, size, end, path) };
+  });
+}
+
+/** Events with n > afterN: what an attaching client has not seen yet. */
+export function readJournalFrom(path: string, afterN: number): ReadJournalResult {
+  const journal = readJournal(path);
+  return { ...journal, events: journal.events.filter((e) => e.n > afterN) };
+}
+
+/**
+ * The header and the events in roughly the last `bytes` of the file (more if one line is longer), without
+ * reading the middle: enough to list a session's title, state and spend.
+ */
+export function readHeaderAndTail(path: string, bytes = TAIL_BYTES): JournalTail {
+  return withFile(path, (fd, size) => {
+    const { header, end } = scanHeader(fd, size, path);
+    const scan = scanEvents(fd, size, end, path, Math.max(1, bytes));
+    return { header, ...scan, lastN: scan.events.at(-1)?.n ?? 0, size };
+  });
+}

@@ -1,0 +1,52 @@
+export const REDACTED = "[REDACTED]";
+
+// Shorter strings would redact ordinary words and numbers; real keys and tokens are far longer.
+const MIN_SECRET_LENGTH = 8;
+
+/**
+ * Replaces known secrets inside string values (and keys) before anything is serialised. Working on values
+ * rather than on the serialised line keeps every line valid JSON: a textual replace could cut through an
+ * escape sequence such as `\n`.
+ */
+export class Redactor {
+  private readonly needles: string[];
+
+  constructor(secrets: readonly string[] = []) {
+    const set = new Set<string>();
+    for (const secret of secrets) {
+      if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH) continue;
+      set.add(secret);
+      // Inside a JSON document nested in a string (tool-call arguments) the secret appears escaped.
+      const escaped = JSON.stringify(secret).slice(1, -1);
+      if (escaped !== secret) set.add(escaped);
+    }
+    // Longest first, so a secret that contains another is removed whole.
+    this.needles = [...set].sort((a, b) => b.length - a.length);
+  }
+
+  get active(): boolean {
+    return this.needles.length > 0;
+  }
+
+  text(text: string): string {
+    let out = text;
+    for (const needle of this.needles) if (out.includes(needle)) out = out.replaceAll(needle, REDACTED);
+    return out;
+  }
+
+  /** A copy of a JSON-shaped value with every string redacted; the value itself when there is nothing to hide. */
+  value<T>(value: T): T {
+    return this.active ? (this.walk(value) as T) : value;
+  }
+
+  private walk(value: unknown): unknown {
+    if (typeof value === "string") return this.text(value);
+    if (Array.isArray(value)) return value.map((v) => this.walk(v));
+    if (value !== null && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[this.text(k)] = this.walk(v);
+      return out;
+    }
+    return value;
+  }
+}

@@ -1,0 +1,164 @@
+// A session as a flat list of presentation blocks; the md, html and ipynb exports all render from this.
+import type { JournalEvent, JournalEventOf, JournalHeader, SpendRecord } from "./types.js";
+
+export type CellResult = JournalEventOf<"cell_output">;
+
+export type Block =
+  | { kind: "title"; text: string }
+  | { kind: "meta"; items: [string, string][] }
+  | { kind: "heading"; text: string }
+  /** Prose written by the user or the model: markdown, kept as is. */
+  | { kind: "text"; text: string }
+  /** relm's own remarks: stops, errors, kernel restarts. Plain text. */
+  | { kind: "note"; text: string }
+  | { kind: "cell"; code: string; result?: CellResult };
+
+export function formatSpend(spent: SpendRecord): string {
+  const cost = spent.cost === null ? "cost unknown" : `$${spent.cost.toFixed(4)}`;
+  return `${spent.turns} turns, ${spent.tokens.toLocaleString("en-US")} tokens, ${(spent.elapsedMs / 1000).toFixed(1)} s, ${cost}`;
+}
+
+/** What the model saw of a cell's output, as notes: status, truncation and where the rest is. */
+export function cellNotes(result: CellResult): string[] {
+  const notes: string[] = [];
+  if (result.status === "error") {
+    notes.push(
+      result.error ? `Error: ${result.error.name}: ${result.error.value}` : "The cell raised an error.",
+    );
+  } else if (result.status === "timeout") {
+    notes.push("The cell timed out.");
+  } else if (result.status === "crashed") {
+    notes.push("The kernel crashed during this cell.");
+  }
+  if (result.truncated) {
+    const where = result.fullOutputFile ? `; full output in ${result.fullOutputFile}` : "";
+    notes.push(
+      `Output truncated: ${result.output.length.toLocaleString("en-US")} of ${result.outputChars.toLocaleString("en-US")} chars shown${where}.`,
+    );
+  }
+  if (result.note) notes.push(result.note);
+  return notes;
+}
+
+const PREVIEW_CHARS = 500;
+
+function preview(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS)}…` : text;
+}
+
+/** Spend when the session never reached a final answer or budget stop (crash, interrupt, still running). */
+function spendFromResponses(header: JournalHeader, events: JournalEvent[]): SpendRecord {
+  let turns = 0;
+  let tokens = 0;
+  let cost: number | null = 0;
+  for (const e of events) {
+    if (e.type !== "model_response") continue;
+    turns++;
+    tokens += e.usage.inputTokens + e.usage.outputTokens;
+    cost = cost === null || e.cost === null ? null : cost + e.cost;
+  }
+  const last = events.at(-1);
+  const elapsedMs = last ? Math.max(0, Date.parse(last.t) - Date.parse(header.created)) || 0 : 0;
+  return { turns, tokens, elapsedMs, cost };
+}
+
+export function buildTranscript(header: JournalHeader, events: JournalEvent[]): Block[] {
+  const blocks: Block[] = [{ kind: "title", text: header.title.trim() || `relm session ${header.id}` }];
+  const meta: [string, string][] = [["Session", header.id]];
+  if (header.parent) meta.push(["Parent", header.parent]);
+  meta.push(
+    ["Created", header.created],
+    ["Directory", header.cwd],
+    ["Model", `${header.provider} / ${header.model}`],
+  );
+  meta.push(["relm", header.relm]);
+  blocks.push({ kind: "meta", items: meta });
+
+  const cells = new Map<string, Extract<Block, { kind: "cell" }>>();
+  // The model's last reply usually is the final answer too; it is shown once, under "Final answer".
+  let lastReply: { index: number; text: string } | null = null;
+  let spent: SpendRecord | null = null;
+
+  for (const e of events) {
+    switch (e.type) {
+      case "user":
+        blocks.push({ kind: "heading", text: "User" }, { kind: "text", text: e.text });
+        break;
+      case "model_response":
+        if (e.text.trim()) {
+          lastReply = { index: blocks.length, text: e.text };
+          blocks.push(
+            { kind: "heading", text: `Assistant (turn ${e.turn})` },
+            { kind: "text", text: e.text },
+          );
+        }
+        break;
+      case "cell": {
+        const block: Extract<Block, { kind: "cell" }> = { kind: "cell", code: e.code };
+        cells.set(e.callId, block);
+        blocks.push(block);
+        break;
+      }
+      case "cell_output": {
+        const block = cells.get(e.callId);
+        if (block && !block.result) block.result = e;
+        else blocks.push({ kind: "cell", code: "", result: e });
+        break;
+      }
+      case "variable":
+        blocks.push({ kind: "note", text: `Variable ${e.name}: ${e.varType}, ${e.size}` });
+        break;
+      case "kernel":
+        blocks.push({
+          kind: "note",
+          text: `Kernel ${e.event} (pid ${e.pid})${e.detail ? `: ${e.detail}` : ""}`,
+        });
+        break;
+      case "model_error":
+        blocks.push({
+          kind: "note",
+          text: `Model error on turn ${e.turn} (${e.kind}${e.status ? ` ${e.status}` : ""}): ${e.message}`,
+        });
+        break;
+      case "budget_stop":
+        spent = e.spent;
+        blocks.push(
+          { kind: "heading", text: "Budget stop" },
+          { kind: "note", text: `${e.budget} budget reached (limit ${e.limit}): ${e.message}` },
+        );
+        break;
+      case "final":
+        spent = e.spent;
+        if (lastReply && lastReply.text.trim() === e.text.trim()) blocks.splice(lastReply.index, 2);
+        lastReply = null;
+        blocks.push({ kind: "heading", text: "Final answer" }, { kind: "text", text: e.text });
+        break;
+      case "tool_error":
+        blocks.push({ kind: "note", text: `Tool call failed: ${e.message}` });
+        break;
+      case "submit":
+        blocks.push({ kind: "note", text: `Result submitted: ${preview(e.value)}` });
+        break;
+      case "error":
+        blocks.push({ kind: "note", text: `Error: ${e.message}` });
+        break;
+      case "interrupted":
+        blocks.push({ kind: "note", text: `Interrupted: ${e.reason}` });
+        break;
+      default:
+        // model_request / model_retry are bookkeeping; unknown (newer) types are skipped.
+        break;
+    }
+  }
+  blocks.push(
+    { kind: "heading", text: "Spend" },
+    { kind: "note", text: formatSpend(spent ?? spendFromResponses(header, events)) },
+  );
+  return blocks;
+}

@@ -1,0 +1,97 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { onlyJournal } from "../support/journal.js";
+import { type Format, type Rig, startRig } from "../support/scripted.js";
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.close();
+  rig = undefined;
+});
+
+const CACHE_MARK = '"cache_control":{"type":"ephemeral"}';
+
+describe("data lives in variables, not in the prompt", () => {
+  it("loads a 20 MB file with --var; the first request stays under 30 KB", async () => {
+    rig = await startRig("openai", {
+      script: [{ code: "print(len(big), big[:5], repr(big[-3:]))" }, (ctx) => ({ text: ctx.lastToolResult?.trim() ?? "" })],
+    });
+    const line = "0123456789abcdefghijklmnopqrstuvwxyz\n";
+    const size = 20 * 1024 * 1024;
+    const content = `START${line.repeat(Math.ceil(size / line.length)).slice(0, size - 8)}END`;
+    writeFileSync(join(rig.cwd, "big.txt"), content);
+    const result = await runRelm(["run", "--var", "big=@big.txt", "--var", "note=hello", "how long is big?"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code).toBe(0);
+    const first = rig.model.requests[0]?.rawBody ?? "";
+    expect(Buffer.byteLength(first)).toBeLessThan(30_000);
+    expect(first).toContain("big");
+    expect(first).toContain("20,971,520 chars");
+    expect(content.length).toBe(size);
+    expect(result.stdout.trim()).toBe(`${size} START 'END'`);
+  });
+});
+
+describe("secrets never reach the kernel, the journal or the output", () => {
+  it("scrubs the kernel environment and redacts the key", async () => {
+    const key = "sk-live-abcdefghijklmnop";
+    rig = await startRig(
+      "openai",
+      {
+        script: [
+          { code: "import os\nprint(sorted(k for k in os.environ if 'KEY' in k or 'TOKEN' in k or 'SECRET' in k))" },
+          { code: "print(os.environ.get('ALLOWED_TOKEN'))" },
+          { text: "checked" },
+        ],
+        requireApiKey: key,
+      },
+      {
+        env: {
+          RELM_API_KEY: key,
+          OPENAI_API_KEY: "sk-other-0987654321",
+          GITHUB_TOKEN: "ghp_abcdefghijkl",
+          MY_SECRET_THING: "hunter2hunter2",
+          DB_PASSWORD: "pa55w0rd-long",
+          ALLOWED_TOKEN: "visible-on-purpose",
+        },
+      },
+    );
+    const result = await runRelm(["run", "--pass-env", "ALLOWED_TOKEN", "look at env"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    expect(rig.model.requests[1]?.rawBody).toContain("['ALLOWED_TOKEN']");
+    expect(rig.model.requests[2]?.rawBody).toContain("visible-on-purpose");
+    const { raw } = onlyJournal(rig.home);
+    for (const secret of [key, "sk-other-0987654321", "ghp_abcdefghijkl", "hunter2hunter2", "pa55w0rd-long"]) {
+      expect(raw).not.toContain(secret);
+      expect(result.stdout + result.stderr).not.toContain(secret);
+      for (const r of rig.model.requests) expect(r.rawBody).not.toContain(secret);
+    }
+  });
+});
+
+describe.each<Format>(["openai", "anthropic"])("prompt-cache friendly requests (%s)", (format) => {
+  it("each request body extends the previous one byte for byte", async () => {
+    rig = await startRig(format, {
+      script: [{ code: "a = 1\nprint(a)" }, { text: "thinking", code: "b = a + 1\nprint(b)" }, { code: "print(a + b)" }, { text: "3" }],
+    });
+    const result = await runRelm(["run", "count"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    const bodies = rig.bodies().map((b) => (format === "anthropic" ? b.split(CACHE_MARK).join("") : b));
+    expect(bodies).toHaveLength(4);
+    for (let i = 1; i < bodies.length; i++) {
+      const previous = bodies[i - 1] as string;
+      // Everything up to the end of the previous request's messages (the closing "]}") is a prefix.
+      const prefix = previous.slice(0, previous.lastIndexOf("]"));
+      expect((bodies[i] as string).startsWith(prefix)).toBe(true);
+    }
+    if (format === "anthropic") {
+      const last = rig.bodies().at(-1) as string;
+      expect(last.split(CACHE_MARK).length - 1).toBe(2);
+    }
+    expect(readFileSync(join(onlyJournal(rig.home).dir, "journal.jsonl"), "utf8")).toContain('"final"');
+  });
+});

@@ -1,0 +1,21 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export interface JournalLine {
+  type: string;
+  n?: number;
+  [key: string]: unknown;
+}
+
+/** The journal lines of the only session under a RELM_HOME. */
+export function onlyJournal(home: string): { dir: string; lines: JournalLine[]; raw: string } {
+  const sessions = readdirSync(join(home, "sessions"));
+  if (sessions.length !== 1) throw new Error(`expected one session, found ${sessions.length}`);
+  const dir = join(home, "sessions", sessions[0] as string);
+  const raw = readFileSync(join(dir, "journal.jsonl"), "utf8");
+  const lines = raw
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as JournalLine);
+  return { dir, lines, raw };
+}

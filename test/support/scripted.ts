@@ -1,0 +1,54 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type ScriptedModel, type ScriptedModelOptions, startScriptedModel } from "../../src/llm/scripted/index.js";
+import { cleanEnv, tempDir } from "./cli.js";
+
+export type Format = "openai" | "anthropic";
+
+export interface Rig {
+  model: ScriptedModel;
+  home: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Request bodies the model received, in order. */
+  bodies(): string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A scripted model on 127.0.0.1 plus a private RELM_HOME and working directory, with the environment
+ * a user would set to point relm at it.
+ */
+export async function startRig(
+  format: Format,
+  options: ScriptedModelOptions,
+  extra: { stream?: boolean; env?: Record<string, string>; config?: Record<string, unknown> } = {},
+): Promise<Rig> {
+  const model = await startScriptedModel(options);
+  const home = tempDir("relm-home-");
+  const cwd = tempDir("relm-cwd-");
+  mkdirSync(home.path, { recursive: true });
+  writeFileSync(
+    join(home.path, "config.json"),
+    JSON.stringify({ stream: extra.stream ?? true, retry: { baseMs: 5, maxMs: 50 }, ...extra.config }),
+  );
+  const env = cleanEnv({
+    RELM_HOME: home.path,
+    RELM_PROVIDER: format,
+    RELM_BASE_URL: format === "openai" ? model.openaiBaseUrl : model.anthropicBaseUrl,
+    RELM_MODEL: "scripted",
+    ...extra.env,
+  });
+  return {
+    model,
+    home: home.path,
+    cwd: cwd.path,
+    env,
+    bodies: () => model.requests.map((r) => r.rawBody),
+    close: async () => {
+      await model.close();
+      home.cleanup();
+      cwd.cleanup();
+    },
+  };
+}
