@@ -42,7 +42,12 @@ export class Budget {
   }
 
   spent(): SpendRecord {
-    return { turns: this.turns, tokens: this.tokens, elapsedMs: this.now() - this.startedAt, cost: this.cost };
+    return {
+      turns: this.turns,
+      tokens: this.tokens,
+      elapsedMs: this.now() - this.startedAt,
+      cost: this.cost,
+    };
   }
 
   /** The first limit already reached, or undefined when another model call is allowed. */
@@ -62,7 +67,12 @@ export class Budget {
     if (maxCost !== undefined) {
       // Unknown prices cannot prove we are under the limit, so an unknown cost stops the run.
       if (spent.cost === null) {
-        return this.stop("max-cost", maxCost, spent, "the cost of this model is unknown, so --max-cost cannot be kept");
+        return this.stop(
+          "max-cost",
+          maxCost,
+          spent,
+          "the cost of this model is unknown, so --max-cost cannot be kept",
+        );
       }
       if (spent.cost >= maxCost) {
         const used = `$${spent.cost.toFixed(4)} of $${maxCost.toFixed(2)}`;

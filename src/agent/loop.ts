@@ -40,7 +40,13 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
     if (ctx.abort.signal.aborted) return interrupted(ctx);
     const stop = ctx.budget.check();
     if (stop) {
-      ctx.record({ type: "budget_stop", budget: stop.budget, limit: stop.limit, spent: stop.spent, message: stop.message });
+      ctx.record({
+        type: "budget_stop",
+        budget: stop.budget,
+        limit: stop.limit,
+        spent: stop.spent,
+        message: stop.message,
+      });
       return { status: "budget", stop };
     }
 
@@ -51,7 +57,13 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
     if ("error" in outcome) {
       const error = outcome.error;
       if (error.kind === "aborted") return interrupted(ctx);
-      ctx.record({ type: "model_error", turn, kind: error.kind, status: error.status, message: error.message });
+      ctx.record({
+        type: "model_error",
+        turn,
+        kind: error.kind,
+        status: error.status,
+        message: error.message,
+      });
       return { status: "error", message: error.message, error };
     }
 
@@ -94,7 +106,13 @@ async function callModel(
         ctx.sink({ type: "text_delta", turn, delta: event.delta });
         break;
       case "retry":
-        ctx.record({ type: "model_retry", turn, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+        ctx.record({
+          type: "model_retry",
+          turn,
+          attempt: event.attempt,
+          delayMs: event.delayMs,
+          reason: event.reason,
+        });
         ctx.sink({ type: "text_reset", turn });
         break;
       case "done": {
@@ -111,7 +129,11 @@ async function callModel(
 }
 
 /** Runs each requested cell in order; returns an outcome when the turn must end early. */
-async function runToolCalls(ctx: LoopContext, turn: number, calls: ToolCall[]): Promise<TurnOutcome | undefined> {
+async function runToolCalls(
+  ctx: LoopContext,
+  turn: number,
+  calls: ToolCall[],
+): Promise<TurnOutcome | undefined> {
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
     if (ctx.abort.signal.aborted) {
@@ -121,7 +143,11 @@ async function runToolCalls(ctx: LoopContext, turn: number, calls: ToolCall[]): 
     const parsed = parseToolCall(call);
     if (!parsed.ok) {
       ctx.record({ type: "tool_error", turn, callId: call.id, message: parsed.error });
-      ctx.messages.push({ role: "tool", toolCallId: call.id, content: [{ type: "text", text: parsed.error }] });
+      ctx.messages.push({
+        role: "tool",
+        toolCallId: call.id,
+        content: [{ type: "text", text: parsed.error }],
+      });
       continue;
     }
     ctx.record({ type: "cell", turn, callId: call.id, code: parsed.code });
@@ -131,7 +157,8 @@ async function runToolCalls(ctx: LoopContext, turn: number, calls: ToolCall[]): 
     const submission = ctx.takeSubmission();
     if (submission) {
       answerSkipped(ctx, calls.slice(i + 1), "not run: submit() ended the run");
-      const text = typeof submission.value === "string" ? submission.value : JSON.stringify(submission.value, null, 2);
+      const text =
+        typeof submission.value === "string" ? submission.value : JSON.stringify(submission.value, null, 2);
       ctx.record({ type: "final", text, spent: ctx.budget.spent() });
       return { status: "done", text, submitted: true, value: submission.value };
     }
@@ -142,7 +169,11 @@ async function runToolCalls(ctx: LoopContext, turn: number, calls: ToolCall[]): 
 /** Every tool call needs an answer, or the next request is rejected by the provider. */
 function answerSkipped(ctx: LoopContext, calls: ToolCall[], reason: string): void {
   for (const call of calls) {
-    ctx.messages.push({ role: "tool", toolCallId: call.id, content: [{ type: "text", text: `[${reason}]` }] });
+    ctx.messages.push({
+      role: "tool",
+      toolCallId: call.id,
+      content: [{ type: "text", text: `[${reason}]` }],
+    });
   }
 }
 

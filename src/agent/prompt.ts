@@ -59,7 +59,9 @@ export function findAgentsMd(cwd: string, maxChars = 20_000): { path: string; te
     if (existsSync(path)) {
       const text = readFileSync(path, "utf8");
       const capped =
-        text.length > maxChars ? `${text.slice(0, maxChars)}\n[AGENTS.md truncated at ${maxChars} chars]` : text;
+        text.length > maxChars
+          ? `${text.slice(0, maxChars)}\n[AGENTS.md truncated at ${maxChars} chars]`
+          : text;
       return { path, text: capped };
     }
     if (existsSync(join(dir, ".git"))) return undefined;
@@ -69,7 +71,10 @@ export function findAgentsMd(cwd: string, maxChars = 20_000): { path: string; te
   }
 }
 
-export function buildSystemPrompt(facts: EnvironmentFacts, agentsMd?: { path: string; text: string }): string {
+export function buildSystemPrompt(
+  facts: EnvironmentFacts,
+  agentsMd?: { path: string; text: string },
+): string {
   const sections = [BASE_PROMPT.trimEnd()];
   if (agentsMd) sections.push(`# Project instructions (${agentsMd.path})\n${agentsMd.text.trimEnd()}`);
   sections.push(renderEnvironment(facts));

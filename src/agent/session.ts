@@ -1,4 +1,3 @@
-import { relative } from "node:path";
 import { findPython, startKernel } from "../kernel/index.js";
 import type { CellResult, Kernel, KernelLifecycleEvent, PythonInfo } from "../kernel/types.js";
 import type { Message, ModelClient } from "../llm/types.js";
@@ -8,7 +7,6 @@ import { Budget, type BudgetLimits } from "./budget.js";
 import type { AgentEvent, EventSink } from "./events.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import { buildSystemPrompt, findAgentsMd } from "./prompt.js";
-import { redactSecrets } from "./redact.js";
 import { describeVariable, renderVariableLine, type VariableSpec } from "./variables.js";
 
 export interface KernelSettings {
@@ -66,15 +64,19 @@ export class AgentSession {
     this.id = newSessionId();
     this.dir = sessionDir(options.home, this.id);
     const now = (options.now ?? (() => new Date()))();
-    this.journal = Journal.create(this.dir, {
-      id: this.id,
-      created: now.toISOString(),
-      cwd: options.cwd,
-      title: options.title,
-      provider: options.client.provider,
-      model: options.client.model,
-      relm: options.relmVersion,
-    }, { secrets: options.secrets });
+    this.journal = Journal.create(
+      this.dir,
+      {
+        id: this.id,
+        created: now.toISOString(),
+        cwd: options.cwd,
+        title: options.title,
+        provider: options.client.provider,
+        model: options.client.model,
+        relm: options.relmVersion,
+      },
+      { secrets: options.secrets },
+    );
 
     const described = options.variables.map((spec) => describeVariable(spec));
     for (const v of described) {
@@ -195,9 +197,19 @@ export class AgentSession {
 
   private onKernelLifecycle(event: KernelLifecycleEvent): void {
     if (event.type === "started") {
-      this.record({ type: "kernel", event: "started", pid: event.pid, detail: `python ${event.python.version}` });
+      this.record({
+        type: "kernel",
+        event: "started",
+        pid: event.pid,
+        detail: `python ${event.python.version}`,
+      });
     } else if (event.type === "died") {
-      this.record({ type: "kernel", event: "died", pid: event.pid, detail: `code ${event.code} signal ${event.signal}` });
+      this.record({
+        type: "kernel",
+        event: "died",
+        pid: event.pid,
+        detail: `code ${event.code} signal ${event.signal}`,
+      });
     } else {
       this.record({ type: "kernel", event: "restarted", pid: event.pid, detail: event.reason });
       this.pendingReload = true;
@@ -225,7 +237,7 @@ export class AgentSession {
     } finally {
       this.currentCallId = undefined;
     }
-    result = { ...result, output: redactSecrets(result.output, this.options.secrets) };
+    result = { ...result, output: this.journal.redact(result.output) };
     if (this.pendingReload) {
       // A restarted kernel lost the user's --var inputs; put them back so the model can carry on.
       this.pendingReload = false;
@@ -241,7 +253,10 @@ export class AgentSession {
 
   private recordCell(turn: number, callId: string, result: CellResult): void {
     const imageFiles = result.images.map((image, i) =>
-      this.journal.writeOutputFile(`cell-${result.executionCount}-${i}.png`, Buffer.from(image.data, "base64")),
+      this.journal.writeOutputFile(
+        `cell-${result.executionCount}-${i}.png`,
+        Buffer.from(image.data, "base64"),
+      ),
     );
     this.record({
       type: "cell_output",
@@ -252,7 +267,7 @@ export class AgentSession {
       output: result.output,
       outputChars: result.outputChars,
       truncated: result.truncated,
-      fullOutputFile: result.fullOutputPath ? relative(this.dir, result.fullOutputPath) : undefined,
+      fullOutputFile: result.fullOutputPath ? this.journal.relativePath(result.fullOutputPath) : undefined,
       imageFiles,
       error: result.error,
       note: result.note,

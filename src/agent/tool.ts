@@ -22,7 +22,10 @@ export type ParsedCall = { ok: true; code: string } | { ok: false; error: string
 /** Reads the code out of a tool call, tolerating models that send the code as a bare string. */
 export function parseToolCall(call: ToolCall): ParsedCall {
   if (call.name !== IPYTHON_TOOL.name) {
-    return { ok: false, error: `Unknown tool "${call.name}". The only tool is "ipython" with a "code" string.` };
+    return {
+      ok: false,
+      error: `Unknown tool "${call.name}". The only tool is "ipython" with a "code" string.`,
+    };
   }
   let args: unknown;
   try {
@@ -41,6 +44,7 @@ export function renderCellResult(result: CellResult): ContentPart[] {
   let text = result.output.length > 0 ? result.output : "[no output]";
   if (result.note) text += `${text.endsWith("\n") ? "" : "\n"}[relm] ${result.note}`;
   const content: ContentPart[] = [{ type: "text", text }];
-  for (const image of result.images) content.push({ type: "image", mimeType: image.mimeType, data: image.data });
+  for (const image of result.images)
+    content.push({ type: "image", mimeType: image.mimeType, data: image.data });
   return content;
 }

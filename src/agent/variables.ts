@@ -62,7 +62,12 @@ function preview(text: string): string {
 export function describeVariable(spec: VariableSpec): VariableDescription {
   if ("text" in spec.source) {
     const text = spec.source.text;
-    return { name: spec.name, type: "str", size: `${[...text].length.toLocaleString("en-US")} chars`, preview: preview(text) };
+    return {
+      name: spec.name,
+      type: "str",
+      size: `${[...text].length.toLocaleString("en-US")} chars`,
+      preview: preview(text),
+    };
   }
   const bytes = readFileSync(spec.source.file);
   let text: string | undefined;

@@ -77,7 +77,9 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
       retryBaseMs: 50,
     });
     if (!flags.json) {
-      io.stderr.write(`relm demo: a scripted model on ${model.url} drives a real Python kernel (no API key).\n`);
+      io.stderr.write(
+        `relm demo: a scripted model on ${model.url} drives a real Python kernel (no API key).\n`,
+      );
     }
     const code = await runOnce(
       "Which endpoint in the server log `log` has the most errors?",

@@ -28,18 +28,34 @@ async function probeEndpoint(
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
     if (response.status === 401 || response.status === 403) {
-      return { ok: false, label: "endpoint", detail: `${url} rejected the API key (HTTP ${response.status})` };
+      return {
+        ok: false,
+        label: "endpoint",
+        detail: `${url} rejected the API key (HTTP ${response.status})`,
+      };
     }
     if (!response.ok) {
-      return { ok: "warn", label: "endpoint", detail: `${url} answered HTTP ${response.status} (it may not list models)` };
+      return {
+        ok: "warn",
+        label: "endpoint",
+        detail: `${url} answered HTTP ${response.status} (it may not list models)`,
+      };
     }
     const body = (await response.json().catch(() => ({}))) as { data?: { id?: string }[] };
     const ids = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
     if (model && ids.length > 0 && !ids.includes(model)) {
       const some = ids.slice(0, 8).join(", ");
-      return { ok: false, label: "endpoint", detail: `reachable, but model "${model}" is not listed (has: ${some})` };
+      return {
+        ok: false,
+        label: "endpoint",
+        detail: `reachable, but model "${model}" is not listed (has: ${some})`,
+      };
     }
-    return { ok: true, label: "endpoint", detail: `${url} reachable${model && ids.includes(model) ? `, serves ${model}` : ""}` };
+    return {
+      ok: true,
+      label: "endpoint",
+      detail: `${url} reachable${model && ids.includes(model) ? `, serves ${model}` : ""}`,
+    };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
     return { ok: false, label: "endpoint", detail: `cannot reach ${url} (${cause}); is the server running?` };
@@ -47,12 +63,16 @@ async function probeEndpoint(
 }
 
 export async function doctor(flags: ConfigFlags, io: RunIo): Promise<number> {
-  const checks: Check[] = [{ ok: true, label: "relm", detail: `${relmVersion()} on Node ${process.version}` }];
+  const checks: Check[] = [
+    { ok: true, label: "relm", detail: `${relmVersion()} on Node ${process.version}` },
+  ];
   const config = resolveConfig(io.env, flags);
   checks.push({
     ok: true,
     label: "config",
-    detail: config.configFound ? config.configPath : `${config.configPath} (not present; using the environment)`,
+    detail: config.configFound
+      ? config.configPath
+      : `${config.configPath} (not present; using the environment)`,
   });
 
   try {
@@ -60,7 +80,11 @@ export async function doctor(flags: ConfigFlags, io: RunIo): Promise<number> {
     const python = await findPython(env, join(config.home, "cache"));
     checks.push(
       python.ipython
-        ? { ok: true, label: "python", detail: `${python.path} (Python ${python.version}, IPython ${python.ipython})` }
+        ? {
+            ok: true,
+            label: "python",
+            detail: `${python.path} (Python ${python.version}, IPython ${python.ipython})`,
+          }
         : {
             ok: "warn",
             label: "python",

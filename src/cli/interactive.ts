@@ -75,7 +75,10 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
       busy = true;
       try {
         if (!session) {
-          const prepared = await prepareSession(titleOf(line), flags, io, (e) => renderer.handle(e), { client, config });
+          const prepared = await prepareSession(titleOf(line), flags, io, (e) => renderer.handle(e), {
+            client,
+            config,
+          });
           session = prepared.session;
         }
         const outcome = await session.run(line);

@@ -1,6 +1,12 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
-import { type ConfigFile, type ConfigFlags, DEFAULT_BASE_URL, readConfigFile, relmHomeFrom } from "../config/config.js";
+import {
+  type ConfigFile,
+  type ConfigFlags,
+  DEFAULT_BASE_URL,
+  readConfigFile,
+  relmHomeFrom,
+} from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import type { Provider } from "../llm/types.js";
 import { EXIT } from "./exit-codes.js";
@@ -17,7 +23,9 @@ const PRESETS: { name: string; provider: Provider; baseUrl: string; needsKey: bo
 
 function ask(rl: Interface, question: string, fallback?: string): Promise<string> {
   const suffix = fallback ? ` [${fallback}]` : "";
-  return new Promise((resolve) => rl.question(`${question}${suffix}: `, (a) => resolve(a.trim() || fallback || "")));
+  return new Promise((resolve) =>
+    rl.question(`${question}${suffix}: `, (a) => resolve(a.trim() || fallback || "")),
+  );
 }
 
 async function readStdin(): Promise<string> {
@@ -35,7 +43,8 @@ export async function login(flags: ConfigFlags & { apiKeyStdin?: boolean }, io: 
   const scripted = flags.apiKeyStdin || !process.stdin.isTTY;
 
   if (scripted) {
-    if (!flags.model) throw new UsageError("relm login without a terminal needs --model (and --provider, --base-url)");
+    if (!flags.model)
+      throw new UsageError("relm login without a terminal needs --model (and --provider, --base-url)");
     next.provider = (flags.provider as Provider | undefined) ?? existing.provider ?? "openai";
     next.baseUrl = flags.baseUrl ?? existing.baseUrl ?? DEFAULT_BASE_URL[next.provider];
     next.model = flags.model;
@@ -43,11 +52,12 @@ export async function login(flags: ConfigFlags & { apiKeyStdin?: boolean }, io: 
   } else {
     const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream });
     try {
-      PRESETS.forEach((p, i) => io.stdout.write(`  ${i + 1}. ${p.name}  ${p.baseUrl}\n`));
-      const pick = Number(await ask(rl, "Endpoint (number, or a URL)", "1"));
-      const preset = PRESETS[pick - 1];
+      for (const [i, p] of PRESETS.entries()) io.stdout.write(`  ${i + 1}. ${p.name}  ${p.baseUrl}\n`);
+      const answer = await ask(rl, "Endpoint (a number, or an OpenAI-compatible base URL)", "1");
+      const preset = PRESETS[Number(answer) - 1];
+      const typedUrl = /^https?:\/\//.test(answer) ? answer : undefined;
       next.provider = (flags.provider as Provider | undefined) ?? preset?.provider ?? "openai";
-      next.baseUrl = flags.baseUrl ?? preset?.baseUrl ?? (await ask(rl, "Base URL"));
+      next.baseUrl = flags.baseUrl ?? preset?.baseUrl ?? typedUrl ?? (await ask(rl, "Base URL"));
       next.model = flags.model ?? (await ask(rl, "Model", existing.model));
       if (preset?.needsKey ?? true) {
         const key = await ask(rl, "API key (leave empty to keep the current one or use the environment)");
@@ -61,6 +71,8 @@ export async function login(flags: ConfigFlags & { apiKeyStdin?: boolean }, io: 
   mkdirSync(home, { recursive: true, mode: 0o700 });
   writeFileSync(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
-  io.stdout.write(`saved ${path} (${next.model} via ${next.provider} at ${next.baseUrl}); check it with \`relm doctor\`\n`);
+  io.stdout.write(
+    `saved ${path} (${next.model} via ${next.provider} at ${next.baseUrl}); check it with \`relm doctor\`\n`,
+  );
   return EXIT.done;
 }

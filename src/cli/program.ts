@@ -7,7 +7,9 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 function addModelOptions(cmd: Command): Command {
   return cmd
-    .addOption(new Option("--provider <name>", "wire format of the endpoint").choices(["openai", "anthropic"]))
+    .addOption(
+      new Option("--provider <name>", "wire format of the endpoint").choices(["openai", "anthropic"]),
+    )
     .option("--base-url <url>", "endpoint, e.g. http://localhost:11434/v1 (Ollama)")
     .option("--model <name>", "model name at that endpoint");
 }
@@ -18,9 +20,19 @@ function addSessionOptions(cmd: Command): Command {
     .option("--max-tokens <n>", "stop after N input+output tokens (exit 3)")
     .option("--max-time <duration>", "stop after this long, e.g. 30m (exit 3)")
     .option("--max-cost <usd>", "stop after this many US dollars (exit 3)")
-    .option("--var <NAME=TEXT|NAME=@FILE>", "put text or a file's content in a kernel variable (repeatable)", collect, [])
+    .option(
+      "--var <NAME=TEXT|NAME=@FILE>",
+      "put text or a file's content in a kernel variable (repeatable)",
+      collect,
+      [],
+    )
     .option("--cell-timeout <seconds>", "interrupt a cell after this many seconds (default 300)")
-    .option("--pass-env <NAME>", "let a secret-looking variable through to the kernel (repeatable)", collect, []);
+    .option(
+      "--pass-env <NAME>",
+      "let a secret-looking variable through to the kernel (repeatable)",
+      collect,
+      [],
+    );
 }
 
 interface Io {
@@ -36,6 +48,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command("relm")
     .description("A recursive language model agent: the model works in a persistent IPython kernel.")
     .version(relmVersion(), "-V, --version")
+    .enablePositionalOptions()
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
@@ -77,7 +90,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command("export")
     .description("write a session as Markdown, HTML, a Jupyter notebook or raw JSON lines")
     .argument("<id>", "session id or a unique prefix of it")
-    .addOption(new Option("--format <format>", "output format").choices(["md", "html", "ipynb", "jsonl"]).default("md"))
+    .addOption(
+      new Option("--format <format>", "output format")
+        .choices(["md", "html", "ipynb", "jsonl"])
+        .default("md"),
+    )
     .option("-o, --output <file>", "write to a file instead of stdout")
     .action(async (id: string, flags) => {
       const { exportCommand } = await import("./export.js");
@@ -122,6 +139,8 @@ export function reportError(error: unknown, stderr: NodeJS.WritableStream): numb
     stderr.write(`relm: ${(error as Error).message}\n`);
     return EXIT.error;
   }
-  stderr.write(`relm: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  stderr.write(
+    `relm: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   return EXIT.error;
 }

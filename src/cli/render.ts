@@ -1,5 +1,5 @@
-import type { AgentEvent } from "../agent/events.js";
 import { describeSpend } from "../agent/budget.js";
+import type { AgentEvent } from "../agent/events.js";
 import { formatDuration } from "../config/duration.js";
 
 export interface RenderOptions {
@@ -63,7 +63,11 @@ export class ProgressRenderer {
         this.line(s.dim(`• ${event.name}: ${event.varType}, ${event.size}`));
         return;
       case "model_retry":
-        this.line(s.yellow(`↻ model call failed (${event.reason}); retry ${event.attempt} in ${formatDuration(event.delayMs)}`));
+        this.line(
+          s.yellow(
+            `↻ model call failed (${event.reason}); retry ${event.attempt} in ${formatDuration(event.delayMs)}`,
+          ),
+        );
         return;
       case "model_response":
         if (!this.options.streamText && event.toolCalls.length > 0 && event.text.trim().length > 0) {
@@ -116,9 +120,11 @@ export class ProgressRenderer {
     const text = output.replace(/\n+$/, "");
     if (text.length > 0) {
       const lines = clip(text.split("\n"), this.options.outputHead ?? 6, this.options.outputTail ?? 3);
-      for (const l of lines) this.line(`  ${s.dim("│")} ${s.dim(l.length > 200 ? `${l.slice(0, 200)}…` : l)}`);
+      for (const l of lines)
+        this.line(`  ${s.dim("│")} ${s.dim(l.length > 200 ? `${l.slice(0, 200)}…` : l)}`);
     }
-    const mark = status === "ok" ? s.green("✓") : status === "error" ? s.red("✗ error") : s.yellow(`⚠ ${status}`);
+    const mark =
+      status === "ok" ? s.green("✓") : status === "error" ? s.red("✗ error") : s.yellow(`⚠ ${status}`);
     this.line(`  ${mark} ${s.dim(formatDuration(durationMs))}${note ? ` ${s.yellow(note)}` : ""}`);
   }
 

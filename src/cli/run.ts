@@ -1,8 +1,8 @@
 import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { TurnOutcome } from "../agent/loop.js";
-import type { ModelClient } from "../llm/types.js";
 import type { ResolvedConfig } from "../config/config.js";
+import type { ModelClient } from "../llm/types.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
 import { type CliIo, prepareSession, type SessionFlags, titleOf } from "./setup.js";
@@ -77,7 +77,8 @@ export async function runOnce(
     } else if (outcome.status === "error") {
       io.stderr.write(`relm: ${outcome.message}\n`);
     }
-    if (outcome.status !== "done") io.stderr.write(`session ${session.id}: relm export ${session.id} --format md\n`);
+    if (outcome.status !== "done")
+      io.stderr.write(`session ${session.id}: relm export ${session.id} --format md\n`);
   }
   return exitCodeFor(outcome);
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Price, Provider } from "../llm/types.js";
 import { ConfigError } from "./errors.js";
 
@@ -71,8 +71,12 @@ export const DEFAULT_BASE_URL: Record<Provider, string> = {
   anthropic: "https://api.anthropic.com",
 };
 
-export function relmHomeFrom(env: NodeJS.ProcessEnv): string {
-  return env.RELM_HOME && env.RELM_HOME.length > 0 ? env.RELM_HOME : join(homedir(), ".relm");
+/** $RELM_HOME (a leading ~ is expanded), or ~/.relm. */
+export function relmHomeFrom(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.RELM_HOME?.trim();
+  if (!configured) return join(homedir(), ".relm");
+  if (configured === "~" || configured.startsWith("~/")) return join(homedir(), configured.slice(1));
+  return resolve(configured);
 }
 
 export function readConfigFile(path: string): ConfigFile | undefined {
@@ -89,7 +93,9 @@ export function readConfigFile(path: string): ConfigFile | undefined {
   }
   const unknown = Object.keys(parsed).filter((k) => !FILE_KEYS.includes(k as keyof ConfigFile));
   if (unknown.length > 0) {
-    throw new ConfigError(`${path}: unknown field(s) ${unknown.join(", ")}; known fields: ${FILE_KEYS.join(", ")}`);
+    throw new ConfigError(
+      `${path}: unknown field(s) ${unknown.join(", ")}; known fields: ${FILE_KEYS.join(", ")}`,
+    );
   }
   const file = parsed as ConfigFile;
   if (file.provider !== undefined) parseProvider(file.provider, `${path}: provider`);
@@ -168,8 +174,8 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
 export function noModelMessage(): string {
   return [
     "no model configured. Set the model and, for a non-default endpoint, its URL:",
-    "  RELM_MODEL=qwen3 RELM_BASE_URL=http://localhost:11434/v1 relm run \"...\"   # Ollama",
-    "  RELM_MODEL=gpt-5 OPENAI_API_KEY=... relm run \"...\"                        # OpenAI",
+    '  RELM_MODEL=qwen3 RELM_BASE_URL=http://localhost:11434/v1 relm run "..."   # Ollama',
+    '  RELM_MODEL=gpt-5 OPENAI_API_KEY=... relm run "..."                        # OpenAI',
     '  RELM_PROVIDER=anthropic RELM_MODEL=claude-sonnet-4-5 ANTHROPIC_API_KEY=... relm run "..."',
     "or save them once with `relm login` (written to $RELM_HOME/config.json, mode 0600).",
     "To see relm work without any model, run `relm demo`.",

@@ -61,6 +61,8 @@ export interface KernelOptions {
   passEnv?: string[];
   /** Interpreter to use; default: discovered (RELM_PYTHON, python3 on PATH, /usr/bin/python3). */
   python?: PythonInfo;
+  /** Where the discovered interpreter is cached (e.g. `$RELM_HOME/cache`); default: probe every time. */
+  pythonCacheDir?: string;
   /** Per-cell timeout; default 300 000. */
   cellTimeoutMs?: number;
   /** After SIGINT on timeout, wait this long before kill + restart; default 3000. */
@@ -78,7 +80,14 @@ export interface KernelOptions {
 
 export type KernelLifecycleEvent =
   | { type: "started"; pid: number; python: PythonInfo; startMs: number }
-  | { type: "died"; pid: number; code: number | null; signal: string | null }
+  | {
+      type: "died";
+      pid: number;
+      code: number | null;
+      signal: string | null;
+      /** The runner's own stderr (e.g. a fatal error's traceback), for diagnostics. */
+      stderr?: string;
+    }
   | { type: "restarted"; pid: number; reason: string };
 
 export interface Kernel {

@@ -55,7 +55,11 @@ export function buildAnthropicBody(request: ModelRequest, settings: BodySettings
     head.system = [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }];
   }
   if (request.tools.length > 0) {
-    head.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+    head.tools = request.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters,
+    }));
   }
   const turns = groupTurns(request.messages, settings.acceptsImages);
   const last = turns[turns.length - 1];
@@ -143,11 +147,14 @@ function mergeUsage(previous: Usage | null, value: unknown): Usage | null {
   const output = asNumber(u.output_tokens);
   const read = asNumber(u.cache_read_input_tokens);
   const write = asNumber(u.cache_creation_input_tokens);
-  if (input === undefined && output === undefined && read === undefined && write === undefined) return previous;
+  if (input === undefined && output === undefined && read === undefined && write === undefined)
+    return previous;
   // message_delta repeats only what changed; keep the rest from message_start.
   const cachedInputTokens = read ?? previous?.cachedInputTokens ?? 0;
   const cacheWriteTokens = write ?? previous?.cacheWriteTokens ?? 0;
-  const previousRaw = previous ? previous.inputTokens - previous.cachedInputTokens - previous.cacheWriteTokens : 0;
+  const previousRaw = previous
+    ? previous.inputTokens - previous.cachedInputTokens - previous.cacheWriteTokens
+    : 0;
   return {
     inputTokens: (input ?? previousRaw) + cachedInputTokens + cacheWriteTokens,
     outputTokens: output ?? previous?.outputTokens ?? 0,
@@ -170,10 +177,15 @@ function streamError(value: unknown): DecodeResult {
     kind = "rate_limited";
     retryable = true;
   }
-  return { ok: false, failure: { kind, retryable, message: `the server reported ${type}: ${oneLine(text)}` } };
+  return {
+    ok: false,
+    failure: { kind, retryable, message: `the server reported ${type}: ${oneLine(text)}` },
+  };
 }
 
-async function* decodeAnthropicStream(events: AsyncIterable<SseEvent>): AsyncGenerator<DeltaEvent, DecodeResult> {
+async function* decodeAnthropicStream(
+  events: AsyncIterable<SseEvent>,
+): AsyncGenerator<DeltaEvent, DecodeResult> {
   const assembly = new Assembly();
   const toolByBlock = new Map<number, number>();
   let usage: Usage | null = null;
@@ -265,4 +277,3 @@ function decodeAnthropicJson(json: unknown): DecodeResult {
         : "end_turn";
   return { ok: true, value: assembly.decoded(stop, mergeUsage(null, response.usage)) };
 }
-

@@ -120,6 +120,14 @@ export function networkFailure(err: unknown, ctx: ErrorContext, phase: "connect"
         "check RELM_BASE_URL",
     };
   }
+  // fetch refuses ports reserved for other protocols (e.g. 6000, 9) before connecting: retrying is futile.
+  if (/bad port/i.test(String((err as { cause?: { message?: unknown } } | null)?.cause?.message ?? ""))) {
+    return {
+      kind: "unreachable",
+      retryable: false,
+      message: `cannot connect to ${ctx.url}: fetch blocks that port as unsafe; serve the model on another port`,
+    };
+  }
   const timeout = codes.find((c) => TIMEOUTS.has(c));
   if (timeout) {
     return { kind: "timeout", retryable: true, message: `the request to ${ctx.url} timed out (${timeout})` };
@@ -136,7 +144,7 @@ export function idleFailure(ctx: ErrorContext, idleMs: number): Failure {
   return {
     kind: "timeout",
     retryable: true,
-    message: `no data from ${ctx.url} for ${Math.round(idleMs / 1000)} s`,
+    message: `no data from ${ctx.url} for ${idleMs < 10_000 ? `${idleMs} ms` : `${Math.round(idleMs / 1000)} s`}`,
   };
 }
 

@@ -154,7 +154,7 @@ async function* timedChunks(
   try {
     for (;;) {
       const timer = setTimeout(onIdle, idleMs);
-      let next: ReadableStreamReadResult<Uint8Array>;
+      let next: Awaited<ReturnType<typeof reader.read>>;
       try {
         next = await reader.read();
       } finally {

@@ -38,7 +38,9 @@ export function buildOpenAIBody(request: ModelRequest, settings: BodySettings): 
   }
   if (settings.maxOutputTokens !== undefined) {
     // OpenAI's reasoning models reject `max_tokens`; most compatible servers only know `max_tokens`.
-    const field = /(^|\.)openai\.com$/.test(hostOf(settings.baseUrl)) ? "max_completion_tokens" : "max_tokens";
+    const field = /(^|\.)openai\.com$/.test(hostOf(settings.baseUrl))
+      ? "max_completion_tokens"
+      : "max_tokens";
     head[field] = settings.maxOutputTokens;
   }
   if (request.tools.length > 0) {
@@ -82,7 +84,8 @@ function serializeMessages(request: ModelRequest, acceptsImages: boolean): strin
       // Tool messages must directly follow the assistant's tool calls, so images of the whole run of
       // results go into one user message after it.
       const run: ToolResultMessage[] = [];
-      while (i < messages.length && messages[i]?.role === "tool") run.push(messages[i++] as ToolResultMessage);
+      while (i < messages.length && messages[i]?.role === "tool")
+        run.push(messages[i++] as ToolResultMessage);
       i--;
       out.push(...serializeToolRun(run, acceptsImages));
     }
@@ -111,7 +114,9 @@ function userContent(parts: readonly ContentPart[], acceptsImages: boolean): unk
   // Plain strings are what every compatible server understands; arrays only when images need them.
   if (!acceptsImages || parts.every((p) => p.type === "text")) return flattenToText(parts);
   return parts.map((p) =>
-    p.type === "text" ? { type: "text", text: p.text } : { type: "image_url", image_url: { url: dataUrl(p) } },
+    p.type === "text"
+      ? { type: "text", text: p.text }
+      : { type: "image_url", image_url: { url: dataUrl(p) } },
   );
 }
 
@@ -137,7 +142,11 @@ function streamedError(error: unknown): DecodeResult {
   const text = typeof error === "string" ? error : serverMessage(JSON.stringify({ error }));
   return {
     ok: false,
-    failure: { kind: "server", retryable: true, message: `the server reported an error mid-stream: ${oneLine(text)}` },
+    failure: {
+      kind: "server",
+      retryable: true,
+      message: `the server reported an error mid-stream: ${oneLine(text)}`,
+    },
   };
 }
 
@@ -147,7 +156,9 @@ function stringOf(value: unknown): string {
   return JSON.stringify(value);
 }
 
-async function* decodeOpenAIStream(events: AsyncIterable<SseEvent>): AsyncGenerator<DeltaEvent, DecodeResult> {
+async function* decodeOpenAIStream(
+  events: AsyncIterable<SseEvent>,
+): AsyncGenerator<DeltaEvent, DecodeResult> {
   const assembly = new Assembly();
   const byWireIndex = new Map<number, number>();
   let finishReason: string | undefined;

@@ -2,7 +2,9 @@
 
 export type Provider = "openai" | "anthropic";
 
-export type ContentPart = { type: "text"; text: string } | { type: "image"; mimeType: "image/png"; data: string };
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image"; mimeType: "image/png"; data: string };
 
 /** A tool call as the model sent it; `arguments` is the raw JSON text, parsed by the caller. */
 export interface ToolCall {
@@ -45,6 +47,10 @@ export interface ModelRequest {
 }
 
 export interface Usage {
+  /**
+   * Total prompt tokens, cached and cache-write tokens included (for Anthropic: input_tokens +
+   * cache_read_input_tokens + cache_creation_input_tokens; for OpenAI: prompt_tokens).
+   */
   inputTokens: number;
   outputTokens: number;
   /** Input tokens served from the provider's prompt cache (included in inputTokens). */
@@ -81,6 +87,10 @@ export interface ModelResponse {
   usage: Usage;
   /** USD, or null when the model's prices are unknown. */
   cost: number | null;
+  /**
+   * The provider's own value: OpenAI `stop` / `tool_calls` / `length`,
+   * Anthropic `end_turn` / `tool_use` / `max_tokens`.
+   */
   stopReason: string;
   attempts: number;
   /** Size of the request body that succeeded, in bytes. */
@@ -95,6 +105,7 @@ export type StreamEvent =
   | { type: "text"; delta: string }
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_delta"; index: number; delta: string }
+  /** `attempt` is the number of the try about to start (2 for the first retry); `delayMs` the wait before it. */
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | ({ type: "done" } & ModelResponse)
   | { type: "error"; error: ModelError };

@@ -1,14 +1,8 @@
 import { chmodSync, mkdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 
-/** $RELM_HOME, or ~/.relm. */
-export function relmHome(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.RELM_HOME?.trim();
-  if (!configured) return join(homedir(), ".relm");
-  if (configured === "~" || configured.startsWith("~/")) return join(homedir(), configured.slice(1));
-  return resolve(configured);
-}
+/** $RELM_HOME, or ~/.relm (one definition, shared with configuration). */
+export { relmHomeFrom as relmHome } from "../config/config.js";
 
 export function sessionsDir(home: string): string {
   return join(home, "sessions");

@@ -32,9 +32,7 @@ export function cellNotes(result: CellResult): string[] {
   }
   if (result.truncated) {
     const where = result.fullOutputFile ? `; full output in ${result.fullOutputFile}` : "";
-    notes.push(
-      `Output truncated: ${result.output.length.toLocaleString("en-US")} of ${result.outputChars.toLocaleString("en-US")} chars shown${where}.`,
-    );
+    notes.push(`Output truncated (${result.outputChars.toLocaleString("en-US")} chars in full)${where}.`);
   }
   if (result.note) notes.push(result.note);
   return notes;

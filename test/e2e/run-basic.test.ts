@@ -51,7 +51,9 @@ describe("shell output reaches the model", () => {
       script: [
         { code: "!echo from-bang-$((40+2))" },
         { code: "%%bash\necho from-bash-cell\nls /definitely-missing-dir 2>&1 | head -1 >&2" },
-        { code: "import os, subprocess\nos.system('echo from-os-system')\nsubprocess.run(['echo', 'from-subprocess'])" },
+        {
+          code: "import os, subprocess\nos.system('echo from-os-system')\nsubprocess.run(['echo', 'from-subprocess'])",
+        },
         { text: "done" },
       ],
     });

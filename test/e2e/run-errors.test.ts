@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanEnv, runRelm, tempDir } from "../support/cli.js";
+import { cleanEnv, closedPort, runRelm, tempDir } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { type Rig, startRig } from "../support/scripted.js";
 
@@ -50,11 +50,15 @@ describe("model failures and budgets", () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/max-turns/);
     expect(rig.model.requests).toHaveLength(1);
-    expect(onlyJournal(rig.home).lines.some((l) => l.type === "budget_stop" && l.budget === "max-turns")).toBe(true);
+    expect(
+      onlyJournal(rig.home).lines.some((l) => l.type === "budget_stop" && l.budget === "max-turns"),
+    ).toBe(true);
   });
 
   it("stops at --max-tokens with exit 3", async () => {
-    rig = await startRig("openai", { script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "never" }] });
+    rig = await startRig("openai", {
+      script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "never" }],
+    });
     const result = await runRelm(["run", "--max-tokens", "10", "spend"], { env: rig.env, cwd: rig.cwd });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/max-tokens/);
@@ -75,10 +79,18 @@ describe("model failures and budgets", () => {
   it("reports an unreachable endpoint clearly", async () => {
     const home = tempDir();
     try {
-      const env = cleanEnv({ RELM_HOME: home.path, RELM_BASE_URL: "http://127.0.0.1:9/v1", RELM_MODEL: "m" });
+      const port = await closedPort();
+      const env = cleanEnv({
+        RELM_HOME: home.path,
+        RELM_BASE_URL: `http://127.0.0.1:${port}/v1`,
+        RELM_MODEL: "m",
+      });
       const result = await runRelm(["run", "hello"], { env });
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/127\.0\.0\.1:9/);
+      expect(result.stderr).toContain(`127.0.0.1:${port}`);
+      expect(result.stderr).toMatch(/not running or not reachable/);
+      // Connection refused is not worth retrying: no retry was announced.
+      expect(result.stderr).not.toMatch(/retry/);
     } finally {
       home.cleanup();
     }

@@ -39,7 +39,10 @@ describe("the kernel under stress, end to end", () => {
     rig = await startRig("openai", {
       script: [{ code: "y = 5\nwhile True:\n    pass" }, { code: "print('y is', y)" }, { text: "recovered" }],
     });
-    const result = await runRelm(["run", "--cell-timeout", "2", "loop forever"], { env: rig.env, cwd: rig.cwd });
+    const result = await runRelm(["run", "--cell-timeout", "2", "loop forever"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe("recovered");
     const afterTimeout = rig.model.requests[1]?.rawBody ?? "";

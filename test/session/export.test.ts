@@ -73,6 +73,7 @@ function session(): string {
   j.append({ type: "cell", turn: 2, callId: "d", code: "plt.plot([1, 2]); plt.show()" });
   const image = j.writeOutputFile("cell-4-0.png", PNG);
   j.append(output("d", 4, { imageFiles: [image] }));
+  j.append({ type: "submit", value: { rows: 400 } });
   j.append({ type: "final", text: "Done: 400 rows.", spent });
   j.close();
   return dir;
@@ -94,6 +95,7 @@ describe("exportSession", () => {
     expect(md).toContain("full output in outputs/cell-2.txt");
     expect(md).toContain("ZeroDivisionError: division by zero");
     expect(md).toContain("## Final answer\n\nDone: 400 rows.");
+    expect(md).toContain('Result submitted: {"rows":400}');
     expect(md).toContain("$0.0042");
   });
 

@@ -59,3 +59,13 @@ export function tempDir(prefix = "relm-test-"): { path: string; cleanup: () => v
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
+
+/** A TCP port on 127.0.0.1 with nothing listening (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

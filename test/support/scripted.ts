@@ -1,6 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ScriptedModel, type ScriptedModelOptions, startScriptedModel } from "../../src/llm/scripted/index.js";
+import {
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  startScriptedModel,
+} from "../../src/llm/scripted/index.js";
 import { cleanEnv, tempDir } from "./cli.js";
 
 export type Format = "openai" | "anthropic";

@@ -1,0 +1,42 @@
+// Shared helpers for the benchmarks: process measurement and small statistics.
+import { execFile, execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const MEASURE = fileURLToPath(new URL("./measure.py", import.meta.url));
+
+/** Wall time and memory of one run of a command (see measure.py for what each figure means). */
+export function measure(cmd, args, env = process.env, cwd = ROOT) {
+  const out = execFileSync("python3", [MEASURE, cmd, ...args], { env, cwd, encoding: "utf8" });
+  const result = JSON.parse(out);
+  if (result.code !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
+  return result;
+}
+
+/** Like measure(), without blocking this process's event loop (for benchmarks that serve HTTP themselves). */
+export async function measureAsync(cmd, args, env = process.env, cwd = ROOT) {
+  const { stdout } = await promisify(execFile)("python3", [MEASURE, cmd, ...args], {
+    env,
+    cwd,
+    encoding: "utf8",
+  });
+  const result = JSON.parse(stdout);
+  if (result.code !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
+  return result;
+}
+
+export function quantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i];
+}
+
+export const median = (values) => quantile(values, 0.5);
+
+export function table(rows) {
+  const widths = Object.keys(rows[0]).map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
+  console.log(line(Object.keys(rows[0])));
+  for (const r of rows) console.log(line(Object.values(r)));
+}

@@ -1,0 +1,19 @@
+// `npm run bench`: every benchmark in turn, each printing its own figures.
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const dir = fileURLToPath(new URL(".", import.meta.url));
+const only = process.argv.slice(2);
+const skip = new Set(["run.mjs", "lib.mjs"]);
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith(".mjs") && !skip.has(f))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+let failed = 0;
+for (const file of files) {
+  console.log(`\n== ${file}`);
+  const r = spawnSync(process.execPath, [`${dir}${file}`], { stdio: "inherit" });
+  if (r.status !== 0) failed++;
+}
+process.exitCode = failed > 0 ? 1 : 0;

@@ -1,0 +1,120 @@
+"""Moves the protocol off the standard fds and captures everything written to fds 1 and 2.
+
+Fds 1 and 2 both point at one pipe, so Python prints, tracebacks and the output of subprocesses
+(`!cmd`, `os.system`, `subprocess.run`) arrive in the order they were written and can never
+corrupt the protocol. A reader thread drains the pipe while a cell runs (so writers never block and
+output streams live); at the end of the cell the main thread drains whatever is left under the
+same lock. Everything written before the cell ended is then collected, with no thread hand-off on
+the hot path; output written later (a background process) goes to the next cell.
+"""
+
+import codecs
+import io
+import os
+import select
+import sys
+import threading
+
+_READ = 1 << 16
+
+
+class Capture:
+    def __init__(self):
+        # os.dup returns non-inheritable fds, so subprocesses never hold the protocol or diagnostics.
+        self.proto_in = os.dup(0)
+        self.proto_out = os.dup(1)
+        self.diag = os.dup(2)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        self._r, self._w = os.pipe()
+        os.set_blocking(self._r, False)
+        os.dup2(self._w, 1)
+        os.dup2(self._w, 2)
+        st = os.fstat(self._w)
+        self._pipe_id = (st.st_dev, st.st_ino)
+        sys.stdout = _text_stream(1)
+        sys.stderr = _text_stream(2)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._lock = threading.Lock()
+        self._chunks = []
+        self.on_text = None  # called with each decoded chunk, capture lock held
+        self.on_cell_end = None  # called once the cell's output is complete, capture lock held
+        threading.Thread(target=self._read_loop, name="relm-output", daemon=True).start()
+
+    def end_cell(self):
+        """Returns everything written since the previous call (Python and subprocesses)."""
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        self._restore_fds()
+        with self._lock:
+            self._drain()
+            taken, self._chunks = self._chunks, []
+            if self.on_cell_end is not None:
+                self.on_cell_end()
+        return "".join(taken)
+
+    def _restore_fds(self):
+        # A cell that closed or re-pointed fd 1/2 would otherwise lose all later output.
+        for fd in (1, 2):
+            try:
+                st = os.fstat(fd)
+                if (st.st_dev, st.st_ino) == self._pipe_id:
+                    continue
+            except OSError:
+                pass
+            os.dup2(self._w, fd)
+
+    def _drain(self):
+        """Reads what the pipe holds now; capture lock held. A short read means it is empty."""
+        while True:
+            try:
+                data = os.read(self._r, _READ)
+            except BlockingIOError:
+                return
+            text = self._decoder.decode(data)
+            if text:
+                self._chunks.append(text)
+                if self.on_text is not None:
+                    self.on_text(text)
+            if len(data) < _READ:
+                return
+
+    def _read_loop(self):
+        poller = select.poll()
+        poller.register(self._r, select.POLLIN)
+        while True:
+            poller.poll()
+            with self._lock:
+                self._drain()
+
+
+class _FdWriter(io.RawIOBase):
+    """Raw writer that never returns a short write (TextIOWrapper does not retry)."""
+
+    def __init__(self, fd):
+        super().__init__()
+        self._fd = fd
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return self._fd
+
+    def write(self, b):
+        view = memoryview(b)
+        total = len(view)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        return total
+
+
+def _text_stream(fd):
+    buffered = io.BufferedWriter(_FdWriter(fd), buffer_size=1 << 16)
+    return io.TextIOWrapper(
+        buffered, encoding="utf-8", errors="replace", line_buffering=True, write_through=True
+    )

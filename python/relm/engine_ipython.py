@@ -1,0 +1,129 @@
+"""Cells run in IPython's InteractiveShell, so `!cmd`, `%%bash`, `%cd`, magics and top-level
+`await` work. The shell is built for a pipe, not a terminal: no colours, no prompts, no history
+file, no completer, and results are printed without the `Out[n]:` prefix."""
+
+import sys
+
+from . import display, interrupts
+from .ipython_import import interactive_shell_class
+
+
+def create(first_count=1):
+    InteractiveShell = interactive_shell_class()
+    from IPython.core.displayhook import DisplayHook
+    from IPython.core.displaypub import DisplayPublisher
+    from traitlets.config import Config
+
+    class RelmDisplayHook(DisplayHook):
+        def write_output_prompt(self):
+            pass
+
+        def write_format_data(self, format_dict, md_dict=None):
+            png = format_dict.get("image/png")
+            if png is not None and display.add_png(png):
+                return
+            text = format_dict.get("text/plain")
+            if text is not None:
+                print(text)
+
+    class RelmDisplayPublisher(DisplayPublisher):
+        def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
+            png = data.get("image/png")
+            if png is not None and display.add_png(png):
+                print(f"[image {len(display.images)}: image/png]")
+                return
+            text = data.get("text/plain")
+            if text is not None:
+                print(text)
+
+        def clear_output(self, wait=False):
+            pass  # terminal escape codes would only be noise in captured text
+
+    class RelmShell(InteractiveShell):
+        # `!cmd` through system_raw: the command writes straight to fds 1/2 (our capture pipe), in
+        # order, instead of through a pty that turns "\n" into "\r\n".
+        def system(self, cmd):
+            __tracebackhide__ = True  # noqa: F841 - IPython leaves this frame out of tracebacks
+            _flush()
+            before = interrupts.state.received
+            self.system_raw(cmd)
+            # system_raw swallows the interrupt that killed the command; the rest of the cell must
+            # not run on as if nothing happened.
+            if interrupts.state.received != before:
+                raise KeyboardInterrupt
+
+        # IPython decides this by compiling the whole cell once more (~20 us per cell); a cell
+        # without these words cannot contain top-level await.
+        def should_run_async(self, raw_cell, *, transformed_cell=None, preprocessing_exc_tuple=None):
+            cell = raw_cell if transformed_cell is None else transformed_cell
+            if "await" not in cell and "async" not in cell:
+                return False
+            return super().should_run_async(
+                raw_cell, transformed_cell=transformed_cell, preprocessing_exc_tuple=preprocessing_exc_tuple
+            )
+
+        def init_virtualenv(self):
+            pass  # only prints a warning about virtualenvs
+
+        # The completer imports jedi (~100 ms); nothing over the protocol completes code, so build
+        # it only if something (e.g. the debugger) asks for it.
+        def init_completer(self):
+            pass
+
+        @property
+        def Completer(self):  # noqa: N802 - IPython's attribute name
+            if "_relm_completer" not in self.__dict__:
+                self.__dict__["_relm_completer"] = None
+                InteractiveShell.init_completer(self)
+            return self.__dict__["_relm_completer"]
+
+        @Completer.setter
+        def Completer(self, value):  # noqa: N802
+            self.__dict__["_relm_completer"] = value
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    shell = RelmShell.instance(
+        config=config,
+        colors="NoColor",
+        autoindent=False,
+        displayhook_class=RelmDisplayHook,
+        display_pub_class=RelmDisplayPublisher,
+    )
+    shell.display_formatter.active_types = ["text/plain", "image/png"]
+    shell.execution_count = first_count
+    return IPythonEngine(shell)
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+class IPythonEngine:
+    name = "ipython"
+
+    def __init__(self, shell):
+        from IPython.core import release
+
+        self.version = release.version
+        self.shell = shell
+        self.namespace = shell.user_ns
+        self.hidden = shell.user_ns_hidden
+
+    def run(self, code):
+        """Runs one cell; returns (execution_count, error or None)."""
+        result = self.shell.run_cell(code, store_history=True)
+        count = result.execution_count
+        if count is None:
+            count = self.shell.execution_count - 1
+        error = result.error_before_exec or result.error_in_exec
+        if error is None:
+            return count, None
+        return count, {"name": type(error).__name__, "value": str(error)}
+
+    def next_count(self):
+        return self.shell.execution_count

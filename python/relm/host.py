@@ -1,0 +1,46 @@
+"""Calls from Python code back to the host (the agent that owns this kernel).
+
+`call` blocks the calling thread until the host answers. Answers are delivered by the runner's
+protocol reader thread, so a cell can wait on the host without deadlock, and several threads may
+wait at once.
+"""
+
+import itertools
+import threading
+
+from . import protocol
+
+
+class HostError(Exception):
+    """The host answered a request with an error."""
+
+
+_ids = itertools.count(1)
+_pending = {}
+
+
+def call(method, params=None):
+    """Sends `method(params)` to the host and returns its JSON result; raises HostError on error."""
+    rid = next(_ids)
+    slot = [threading.Event(), None]
+    _pending[rid] = slot
+    try:
+        protocol.send({"type": "request", "id": rid, "method": method, "params": params})
+        slot[0].wait()
+    finally:
+        _pending.pop(rid, None)
+    msg = slot[1]
+    error = msg.get("error")
+    if error is not None:
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        raise HostError(str(error))
+    return msg.get("result")
+
+
+def resolve(msg):
+    """Hands a `response` message to the waiting caller (protocol reader thread)."""
+    slot = _pending.get(msg.get("id"))
+    if slot is not None:
+        slot[1] = msg
+        slot[0].set()

@@ -1,0 +1,225 @@
+"""The kernel process: `python -m relm.runner [--output-dir DIR] [--first-count N]`.
+
+Protocol: JSON lines on the original stdin/stdout (moved to private fds at start).
+Host -> runner: execute {id, code, cap}, set_var {id, name, text|file}, variables {id}, shutdown,
+                response {id, result|error}.
+Runner -> host: ready {pid, python, ipython}, stream {id, text}, result {id, count, status, output,
+                chars, truncated?, path?, error?, images?}, var {id, var|error}, vars {id, list|error},
+                request {id, method, params}.
+"""
+
+import keyword
+import os
+import queue
+import signal
+import sys
+import threading
+
+from . import api, capture, host, interrupts, protocol, streamer, variables
+from .cells import CellRunner
+
+
+def main(argv):
+    opts = _parse(argv)
+    cap = capture.Capture()  # first: nothing may reach the protocol fds before this
+    protocol.connect(cap.proto_out)
+    _diagnostics(cap.diag)
+    stream = streamer.Streamer(protocol.send)
+    cap.on_text = stream.feed
+    cap.on_cell_end = stream.end
+    inbox = queue.SimpleQueue()
+    threading.Thread(
+        target=protocol.read_loop,
+        args=(cap.proto_in, lambda m: _dispatch(m, inbox), _die),
+        name="relm-protocol",
+        daemon=True,
+    ).start()
+    interrupts.install()
+    _parent_death_signal()
+    engine = _engine(opts["first_count"])
+    exported = api.install(engine.namespace)
+    for name in exported + ["_out"]:
+        engine.hidden[name] = engine.namespace.get(name)
+    cells = CellRunner(engine, cap, stream, opts["output_dir"])
+    protocol.send(
+        {
+            "type": "ready",
+            "pid": os.getpid(),
+            "python": "%d.%d.%d" % sys.version_info[:3],
+            "ipython": engine.version,
+        }
+    )
+    _group_watchdog()
+    exported_values = [engine.namespace[n] for n in exported]
+    while True:
+        msg = inbox.get()
+        try:
+            _handle(msg, engine, cells, exported_values)
+        except KeyboardInterrupt:
+            pass  # a stray interrupt between cells; the cell itself has already been answered
+        except Exception as e:  # noqa: BLE001 - a bug here must not leave the host waiting forever
+            import traceback
+
+            traceback.print_exc(file=_diag_file)
+            _reply_error(msg, f"{type(e).__name__}: {e}")
+
+
+def _handle(msg, engine, cells, exported_values):
+    kind = msg.get("type")
+    if kind == "execute":
+        protocol.send(cells.execute(msg))
+    elif kind == "set_var":
+        try:
+            name, value = _load_variable(msg)
+        except (ValueError, OSError) as e:  # the caller's mistake: no traceback on stderr
+            protocol.send({"type": "var", "id": msg["id"], "error": str(e)})
+            return
+        engine.namespace[name] = value
+        protocol.send({"type": "var", "id": msg["id"], "var": variables.describe(name, value)})
+    elif kind == "variables":
+        found = variables.user_variables(engine.namespace, engine.hidden, exported_values)
+        protocol.send({"type": "vars", "id": msg["id"], "list": found})
+
+
+def _load_variable(msg):
+    name = msg.get("name")
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        raise ValueError(f"not a valid variable name: {name!r}")
+    if "file" not in msg:
+        return name, msg.get("text", "")
+    # Read here, not sent over the protocol: a 20 MB file costs one read, not a JSON round trip.
+    with open(msg["file"], "rb") as f:
+        data = f.read()
+    try:
+        return name, data.decode("utf-8")
+    except UnicodeDecodeError:
+        return name, data
+
+
+def _reply_error(msg, text):
+    kinds = {"execute": "result", "set_var": "var", "variables": "vars"}
+    kind = kinds.get(msg.get("type"))
+    if kind is None or "id" not in msg:
+        return
+    reply = {"type": kind, "id": msg["id"], "error": text}
+    if kind == "result":
+        reply.update(status="error", count=0, output=text, chars=len(text))
+        reply["error"] = {"name": "RelmError", "value": text}
+    protocol.send(reply)
+
+
+def _dispatch(msg, inbox):
+    kind = msg.get("type")
+    if kind == "response":
+        host.resolve(msg)
+    elif kind == "shutdown":
+        _die()
+    else:
+        inbox.put(msg)
+
+
+def _die():
+    """Host gone or asked us to stop: take the whole process group (the cell's subprocesses) with us."""
+    try:
+        if os.getpgrp() == os.getpid():
+            os.killpg(os.getpid(), signal.SIGKILL)
+    finally:
+        os._exit(0)
+
+
+def _parent_death_signal():
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:
+            _die()  # the parent died before prctl took effect
+    except Exception:
+        pass
+
+
+def _group_watchdog():
+    """Kills the process group once this process is gone, however it went.
+
+    PR_SET_PDEATHSIG kills the runner the moment the host dies, usually before the protocol reader
+    sees EOF, and a crash (os._exit, a segfault) skips our cleanup as well; either way a cell's
+    subprocesses would be orphaned. A tiny shell in the group waits on a pipe only this process
+    holds (close-on-exec: a cell's subprocesses do not) and kills the group when it closes.
+    """
+    if os.getpgrp() != os.getpid() or not os.path.exists("/bin/sh"):
+        return  # not our own group: killing it would hit whoever started us
+    try:
+        r, w = os.pipe()
+        script = 'trap "" INT; read _ || :; kill -9 0'
+        actions = [(os.POSIX_SPAWN_DUP2, r, 0)]
+        os.posix_spawn("/bin/sh", ["sh", "-c", script], os.environ, file_actions=actions)
+        os.close(r)
+        _keep.append(w)  # never written, never closed: it closes when this process ends
+    except Exception:
+        pass
+
+
+_keep = []
+
+
+def _engine(first_count):
+    choice = os.environ.get("RELM_KERNEL_ENGINE", "").strip().lower()
+    if choice != "plain":
+        try:
+            from . import engine_ipython
+
+            engine = engine_ipython.create(first_count)
+        except ImportError:
+            if choice == "ipython":
+                raise
+        else:
+            # Plots become display() images (read back as `images`), not windows nobody can see.
+            inline = _importable("matplotlib") and _importable("matplotlib_inline")
+            if inline and "MPLBACKEND" not in os.environ:
+                os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+            return engine
+    from .engine_plain import PlainEngine
+
+    return PlainEngine(first_count)
+
+
+def _importable(name):
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+_diag_file = sys.__stderr__
+
+
+def _diagnostics(fd):
+    """The runner's own errors go to the original stderr, which the host keeps; never to cell output."""
+    global _diag_file
+    _diag_file = os.fdopen(fd, "w", buffering=1, encoding="utf-8", errors="replace")
+    try:
+        import faulthandler
+
+        faulthandler.enable(file=_diag_file)
+    except Exception:
+        pass
+
+
+def _parse(argv):
+    opts = {"output_dir": None, "first_count": 1}
+    it = iter(argv)
+    for arg in it:
+        if arg == "--output-dir":
+            opts["output_dir"] = next(it)
+        elif arg == "--first-count":
+            opts["first_count"] = int(next(it))
+    return opts
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,17 @@
+export { scrubEnvironment } from "./env.js";
+export { KernelClosedError, KernelRequestError, KernelStartError, PythonNotFoundError } from "./errors.js";
+export { startKernel } from "./kernel.js";
+export { RELM_PYTHON_DIR } from "./paths.js";
+export { type FoundPython, findPython } from "./python.js";
+export type {
+  CellImage,
+  CellResult,
+  CellStatus,
+  HostRequestHandler,
+  Kernel,
+  KernelLifecycleEvent,
+  KernelOptions,
+  PythonInfo,
+  VariableSource,
+  VariableSummary,
+} from "./types.js";

@@ -1,0 +1,350 @@
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { scrubEnvironment } from "./env.js";
+import { KernelClosedError, KernelRequestError } from "./errors.js";
+import type { ResultMessage } from "./protocol.js";
+import { findPython } from "./python.js";
+import { type RunnerExit, RunnerExitedError, RunnerProcess } from "./runner-process.js";
+import type {
+  CellResult,
+  Kernel,
+  KernelLifecycleEvent,
+  KernelOptions,
+  PythonInfo,
+  VariableSource,
+  VariableSummary,
+} from "./types.js";
+
+const DEFAULT_CELL_TIMEOUT_MS = 300_000;
+const DEFAULT_INTERRUPT_GRACE_MS = 3_000;
+const DEFAULT_OUTPUT_CAP = 20_000;
+const SHUTDOWN_GRACE_MS = 1_000;
+const LOST = "All variables were lost.";
+
+/** Starts a Python kernel (IPython if available) and resolves once it accepts cells. */
+export async function startKernel(options: KernelOptions): Promise<Kernel> {
+  const python = options.python ?? (await findPython(options.env ?? process.env, options.pythonCacheDir));
+  const kernel = new LocalKernel(options, python);
+  await kernel.start();
+  return kernel;
+}
+
+/** Where a running cell stands with respect to its timeout. */
+type Phase = "running" | "interrupted" | "killed";
+
+class LocalKernel implements Kernel {
+  private runner!: RunnerProcess;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly outputDir: string | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private nextCount = 1;
+  private closed = false;
+  private shutdownDone: Promise<void> | null = null;
+  /** Output streamed by the running cell, kept in case the process dies before its result. */
+  private streamed: string[] | null = null;
+  /** Something the model must hear with its next cell (the kernel died while idle). */
+  private pendingNote: string | null = null;
+  /** Runners whose death the model has already been told about. */
+  private readonly reported = new WeakSet<RunnerProcess>();
+
+  constructor(
+    private readonly options: KernelOptions,
+    private readonly interpreter: PythonInfo,
+  ) {
+    this.env = scrubEnvironment(options.env ?? process.env, options.passEnv);
+    this.outputDir = options.outputDir ? path.resolve(options.cwd, options.outputDir) : undefined;
+  }
+
+  get pid(): number {
+    return this.runner.pid;
+  }
+
+  /** As the running kernel reports itself (`ipython: null` when it fell back to plain exec). */
+  get python(): PythonInfo {
+    return this.pythonOf(this.runner);
+  }
+
+  async start(): Promise<void> {
+    this.runner = await this.spawn();
+  }
+
+  execute(code: string, options?: { timeoutMs?: number }): Promise<CellResult> {
+    const timeoutMs = options?.timeoutMs ?? this.options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS;
+    return this.serial(() => this.runCell(code, timeoutMs));
+  }
+
+  setVariable(name: string, source: VariableSource): Promise<VariableSummary> {
+    return this.serial(async () => {
+      const runner = await this.live();
+      const reply = await runner.request(
+        "text" in source
+          ? { type: "set_var", name, text: source.text }
+          : { type: "set_var", name, file: path.resolve(this.options.cwd, source.file) },
+      );
+      if (reply.type !== "var" || !reply.var)
+        throw new KernelRequestError(errorOf(reply, "setVariable failed"));
+      return reply.var;
+    });
+  }
+
+  variables(): Promise<VariableSummary[]> {
+    return this.serial(async () => {
+      const reply = await (await this.live()).request({ type: "variables" });
+      if (reply.type !== "vars" || !reply.list)
+        throw new KernelRequestError(errorOf(reply, "variables failed"));
+      return reply.list;
+    });
+  }
+
+  interrupt(): void {
+    if (this.streamed) this.runner.signal("SIGINT");
+  }
+
+  shutdown(): Promise<void> {
+    if (this.shutdownDone) return this.shutdownDone;
+    this.closed = true;
+    const runner = this.runner;
+    this.shutdownDone = (async () => {
+      if (!runner) return;
+      runner.send({ type: "shutdown" });
+      const timer = setTimeout(() => runner.kill(), SHUTDOWN_GRACE_MS);
+      await runner.exited;
+      clearTimeout(timer);
+    })();
+    return this.shutdownDone;
+  }
+
+  private async runCell(code: string, timeoutMs: number): Promise<CellResult> {
+    if (this.closed) throw new KernelClosedError();
+    const started = performance.now();
+    let runner: RunnerProcess;
+    try {
+      runner = await this.live();
+    } catch (e) {
+      const note = `The kernel could not be restarted: ${messageOf(e)}`;
+      const result = withNote(this.failed(started, note), this.pendingNote);
+      this.pendingNote = null;
+      this.reported.add(this.runner);
+      return result;
+    }
+    const earlier = this.pendingNote;
+    this.pendingNote = null;
+    const streamed: string[] = [];
+    this.streamed = streamed;
+    let phase: Phase = "running";
+    let grace: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      phase = "interrupted";
+      runner.signal("SIGINT");
+      grace = setTimeout(() => {
+        phase = "killed";
+        runner.kill();
+      }, this.options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS);
+    }, timeoutMs);
+    let reply: ResultMessage | null = null;
+    let exit: RunnerExit | null = null;
+    try {
+      reply = (await runner.request({
+        type: "execute",
+        code,
+        cap: this.options.outputCap ?? DEFAULT_OUTPUT_CAP,
+      })) as ResultMessage;
+    } catch (e) {
+      if (!(e instanceof RunnerExitedError)) throw e;
+      exit = e.exit;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(grace);
+      this.streamed = null;
+    }
+    if (reply) {
+      this.nextCount = reply.count + 1;
+      const result = toCellResult(reply, performance.now() - started);
+      // The cell may have swallowed the interrupt (e.g. `%%bash`); it still ran into its timeout.
+      if (phase !== "running") {
+        result.status = "timeout";
+        result.note = `The cell was interrupted after ${seconds(timeoutMs)} (cell timeout); the kernel and its variables are intact.`;
+      }
+      return withNote(result, earlier);
+    }
+    this.reported.add(runner);
+    const count = this.nextCount++;
+    const output = streamed.join("");
+    let note: string;
+    if (this.closed) {
+      note = "The kernel was shut down while this cell ran.";
+    } else {
+      note =
+        phase === "running"
+          ? `The kernel process died during this cell (${describeExit(exit!)}) and was restarted. ${LOST}`
+          : `The cell was still running ${seconds(timeoutMs)} after it started (cell timeout) and did not stop ` +
+            `when interrupted; the kernel was killed and restarted. ${LOST}`;
+      try {
+        await this.restart(
+          phase === "running" ? `died during a cell (${describeExit(exit!)})` : "cell timeout",
+        );
+      } catch (e) {
+        note += ` Restarting it failed: ${messageOf(e)}`;
+      }
+    }
+    return withNote(
+      {
+        executionCount: count,
+        status: phase === "running" ? "crashed" : "timeout",
+        output,
+        outputChars: output.length,
+        truncated: false,
+        images: [],
+        note,
+        durationMs: performance.now() - started,
+      },
+      earlier,
+    );
+  }
+
+  private failed(started: number, note: string): CellResult {
+    return {
+      executionCount: this.nextCount,
+      status: "crashed",
+      output: "",
+      outputChars: 0,
+      truncated: false,
+      images: [],
+      note,
+      durationMs: performance.now() - started,
+    };
+  }
+
+  /** Runs one kernel operation at a time, in call order. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * The current runner, restarted first if it died while idle (a death during a cell is handled,
+   * and the kernel restarted, by runCell itself).
+   */
+  private async live(): Promise<RunnerProcess> {
+    if (this.closed) throw new KernelClosedError();
+    const exit = this.runner.exit;
+    if (!exit) return this.runner;
+    if (!this.reported.has(this.runner)) {
+      this.pendingNote = `The kernel process died between cells (${describeExit(exit)}) and was restarted. ${LOST}`;
+    }
+    await this.restart(`died while idle (${describeExit(exit)})`);
+    return this.runner;
+  }
+
+  private async restart(reason: string): Promise<void> {
+    const old = this.runner;
+    old.kill();
+    await old.exited;
+    this.runner = await this.spawn();
+    this.emit({ type: "restarted", pid: this.runner.pid, reason });
+  }
+
+  private async spawn(): Promise<RunnerProcess> {
+    const t0 = performance.now();
+    const runner: RunnerProcess = await RunnerProcess.start({
+      python: this.interpreter.path,
+      cwd: this.options.cwd,
+      env: this.env,
+      outputDir: this.outputDir,
+      firstCount: this.nextCount,
+      onStream: (_id, text) => {
+        if (!this.streamed) return;
+        this.streamed.push(text);
+        this.options.onOutput?.(text);
+      },
+      onRequest: (id, method, params) => this.answer(runner, id, method, params),
+    });
+    if (this.closed) {
+      runner.kill();
+      await runner.exited;
+      throw new KernelClosedError();
+    }
+    void runner.exited.then((exit) => this.exited(runner, exit));
+    this.emit({
+      type: "started",
+      pid: runner.pid,
+      python: this.pythonOf(runner),
+      startMs: performance.now() - t0,
+    });
+    return runner;
+  }
+
+  private exited(runner: RunnerProcess, exit: RunnerExit): void {
+    if (this.closed || runner !== this.runner) return;
+    this.emit({
+      type: "died",
+      pid: runner.pid,
+      code: exit.code,
+      signal: exit.signal,
+      stderr: runner.stderrTail,
+    });
+  }
+
+  private answer(runner: RunnerProcess, id: number, method: string, params: unknown): void {
+    const handler = this.options.onHostRequest;
+    if (!handler) {
+      runner.send({ type: "response", id, error: `this kernel's host does not handle "${method}"` });
+      return;
+    }
+    Promise.resolve()
+      .then(() => handler(method, params))
+      .then(
+        (result) => runner.send({ type: "response", id, result: result ?? null }),
+        (e: unknown) => runner.send({ type: "response", id, error: messageOf(e) }),
+      );
+  }
+
+  private pythonOf(runner: RunnerProcess): PythonInfo {
+    return { path: this.interpreter.path, version: runner.ready.python, ipython: runner.ready.ipython };
+  }
+
+  private emit(event: KernelLifecycleEvent): void {
+    try {
+      this.options.onLifecycle?.(event);
+    } catch {
+      // a listener's bug must not break the kernel
+    }
+  }
+}
+
+function toCellResult(msg: ResultMessage, durationMs: number): CellResult {
+  const result: CellResult = {
+    executionCount: msg.count,
+    status: msg.status,
+    output: msg.output,
+    outputChars: msg.chars,
+    truncated: msg.truncated ?? false,
+    images: msg.images ? msg.images.map((data) => ({ mimeType: "image/png", data })) : [],
+    durationMs,
+  };
+  if (msg.path) result.fullOutputPath = msg.path;
+  if (msg.error) result.error = msg.error;
+  return result;
+}
+
+function withNote(result: CellResult, earlier: string | null): CellResult {
+  if (earlier) result.note = result.note ? `${earlier} ${result.note}` : earlier;
+  return result;
+}
+
+function describeExit(exit: RunnerExit): string {
+  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function errorOf(reply: { error?: unknown }, fallback: string): string {
+  return typeof reply.error === "string" ? reply.error : fallback;
+}

@@ -1,0 +1,68 @@
+// The runner's wire protocol: one JSON object per line on the runner's stdin/stdout.
+import type { VariableSummary } from "./types.js";
+
+export type HostMessage =
+  | { type: "execute"; id: number; code: string; cap: number }
+  | { type: "set_var"; id: number; name: string; text: string }
+  | { type: "set_var"; id: number; name: string; file: string }
+  | { type: "variables"; id: number }
+  | { type: "shutdown" }
+  | { type: "response"; id: number; result: unknown }
+  | { type: "response"; id: number; error: string };
+
+export interface ReadyMessage {
+  type: "ready";
+  pid: number;
+  python: string;
+  ipython: string | null;
+}
+
+export interface ResultMessage {
+  type: "result";
+  id: number;
+  count: number;
+  status: "ok" | "error";
+  output: string;
+  chars: number;
+  truncated?: boolean;
+  path?: string;
+  error?: { name: string; value: string };
+  images?: string[];
+}
+
+export type RunnerMessage =
+  | ReadyMessage
+  | { type: "stream"; id: number; text: string }
+  | ResultMessage
+  | { type: "var"; id: number; var?: VariableSummary; error?: string }
+  | { type: "vars"; id: number; list?: VariableSummary[]; error?: string }
+  | { type: "request"; id: number; method: string; params: unknown };
+
+/** Messages that answer a host message with the same id. */
+export type ReplyMessage = Extract<RunnerMessage, { type: "result" | "var" | "vars" }>;
+
+/** Splits a stream of text into lines, keeping a partial last line for the next chunk. */
+export class LineSplitter {
+  private rest = "";
+
+  constructor(private readonly onLine: (line: string) => void) {}
+
+  push(chunk: string): void {
+    let start = 0;
+    let end = chunk.indexOf("\n");
+    if (end < 0) {
+      this.rest += chunk;
+      return;
+    }
+    let line = this.rest + chunk.slice(0, end);
+    this.rest = "";
+    for (;;) {
+      if (line) this.onLine(line);
+      start = end + 1;
+      end = chunk.indexOf("\n", start);
+      if (end < 0) break;
+      line = chunk.slice(start, end);
+    }
+    this.rest = chunk.slice(start);
+  }
+}

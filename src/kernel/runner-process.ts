@@ -1,0 +1,221 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { KernelStartError } from "./errors.js";
+import {
+  type HostMessage,
+  LineSplitter,
+  type ReadyMessage,
+  type ReplyMessage,
+  type RunnerMessage,
+} from "./protocol.js";
+
+export interface RunnerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface RunnerSpawnOptions {
+  python: string;
+  cwd: string;
+  /** Already scrubbed, with relm's python dir on PYTHONPATH. */
+  env: NodeJS.ProcessEnv;
+  outputDir?: string;
+  /** Execution count of the first cell (continues the numbering across restarts). */
+  firstCount: number;
+  readyTimeoutMs?: number;
+  onStream: (id: number, text: string) => void;
+  onRequest: (id: number, method: string, params: unknown) => void;
+}
+
+type Request = Exclude<Extract<HostMessage, { id: number }>, { type: "response" }>;
+type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
+/** A host message that expects a reply, before its id is assigned. */
+export type RequestBody = WithoutId<Request>;
+
+/** Raised to callers waiting on a runner that died. */
+export class RunnerExitedError extends Error {
+  constructor(readonly exit: RunnerExit) {
+    super(`kernel process exited (code ${exit.code}, signal ${exit.signal})`);
+  }
+}
+
+const STDERR_KEEP = 64 * 1024;
+const CLOSE_GRACE_MS = 500;
+
+// Process groups of live runners. Killed synchronously when Node exits, so no Python process (nor
+// anything a cell started) outlives the host.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const group of liveGroups) killGroup(group, "SIGKILL");
+  });
+}
+
+/** Signals a whole process group; false if it no longer exists. */
+export function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One runner process (`python -m relm.runner`), in its own process group. */
+export class RunnerProcess {
+  readonly pid: number;
+  /** Resolves once the process and its stdio are gone (and its group has been killed). */
+  readonly exited: Promise<RunnerExit>;
+  ready!: ReadyMessage;
+  exit: RunnerExit | null = null;
+  private stderr = "";
+  private nextId = 1;
+  private readonly waiting = new Map<
+    number,
+    { resolve: (m: ReplyMessage) => void; reject: (e: Error) => void }
+  >();
+  private onReady: ((m: ReadyMessage) => void) | null = null;
+
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly opts: RunnerSpawnOptions,
+  ) {
+    this.pid = child.pid!;
+    trackGroup(this.pid);
+    const lines = new LineSplitter((line) => this.receive(line));
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => lines.push(chunk));
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_KEEP);
+    });
+    child.stdin.on("error", () => {}); // EPIPE when the runner died; the exit handler reports it
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        // Members of the group (a cell's background processes) may still hold its stdio open.
+        killGroup(this.pid, "SIGKILL");
+        const exit = { code, signal };
+        let done = false;
+        const finish = () => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          liveGroups.delete(this.pid);
+          this.exit = exit;
+          const err = new RunnerExitedError(exit);
+          for (const w of this.waiting.values()) w.reject(err);
+          this.waiting.clear();
+          resolve(exit);
+        };
+        const timer = setTimeout(finish, CLOSE_GRACE_MS);
+        child.once("close", finish);
+      });
+    });
+  }
+
+  static async start(opts: RunnerSpawnOptions): Promise<RunnerProcess> {
+    const args = ["-m", "relm.runner", "--first-count", String(opts.firstCount)];
+    if (opts.outputDir) args.push("--output-dir", opts.outputDir);
+    const child = spawn(opts.python, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true, // own process group: interrupts and kills reach the cell's subprocesses too
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const spawnError = await new Promise<Error | null>((resolve) => {
+      child.once("spawn", () => resolve(null));
+      child.once("error", (e) => resolve(e));
+    });
+    if (spawnError) throw new KernelStartError(`could not start ${opts.python}: ${spawnError.message}`, "");
+    const runner = new RunnerProcess(child, opts);
+    const timeoutMs = opts.readyTimeoutMs ?? 60_000;
+    try {
+      runner.ready = await new Promise<ReadyMessage>((resolve, reject) => {
+        const timer = setTimeout(
+          () =>
+            reject(new KernelStartError(`the kernel did not start within ${timeoutMs} ms`, runner.stderr)),
+          timeoutMs,
+        );
+        runner.onReady = (msg) => {
+          clearTimeout(timer);
+          resolve(msg);
+        };
+        void runner.exited.then((exit) => {
+          clearTimeout(timer);
+          const how = `code ${exit.code}, signal ${exit.signal}`;
+          reject(new KernelStartError(`the kernel exited while starting (${how})`, runner.stderr));
+        });
+      });
+    } catch (e) {
+      runner.kill();
+      await runner.exited;
+      throw e;
+    }
+    return runner;
+  }
+
+  get alive(): boolean {
+    return this.exit === null;
+  }
+
+  /** The runner's own stderr (its crashes), last 64 KB. */
+  get stderrTail(): string {
+    return this.stderr;
+  }
+
+  send(msg: HostMessage): void {
+    if (this.alive) this.child.stdin.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  /** Sends a message with a fresh id and resolves with the reply carrying that id. */
+  request(msg: RequestBody): Promise<ReplyMessage> {
+    if (!this.alive) return Promise.reject(new RunnerExitedError(this.exit!));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.child.stdin.write(`${JSON.stringify({ ...msg, id })}\n`);
+    });
+  }
+
+  /** Signals the runner's whole process group. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.alive) killGroup(this.pid, signal);
+  }
+
+  kill(): void {
+    killGroup(this.pid, "SIGKILL");
+  }
+
+  private receive(line: string): void {
+    let msg: RunnerMessage;
+    try {
+      msg = JSON.parse(line) as RunnerMessage;
+    } catch {
+      this.stderr = `${this.stderr}unparseable protocol line: ${line.slice(0, 200)}\n`.slice(-STDERR_KEEP);
+      return;
+    }
+    switch (msg.type) {
+      case "stream":
+        this.opts.onStream(msg.id, msg.text);
+        break;
+      case "request":
+        this.opts.onRequest(msg.id, msg.method, msg.params);
+        break;
+      case "ready":
+        this.onReady?.(msg);
+        this.onReady = null;
+        break;
+      default: {
+        const w = this.waiting.get(msg.id);
+        if (w) {
+          this.waiting.delete(msg.id);
+          w.resolve(msg);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// Anthropic messages responses as the real API writes them.
+
+import { type Answer, pieces } from "./answer.js";
+
+export function anthropicStopReason(answer: Answer): string {
+  return answer.toolCalls.length > 0 ? "tool_use" : "end_turn";
+}
+
+/** Anthropic's input_tokens excludes cache reads; the total is their sum. */
+function usageJson(answer: Answer, outputTokens: number): Record<string, unknown> | undefined {
+  const u = answer.usage;
+  if (!u) return undefined;
+  return {
+    input_tokens: u.input - u.cached,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: u.cached,
+    output_tokens: outputTokens,
+  };
+}
+
+export function anthropicStreamFrames(answer: Answer): string[] {
+  const startUsage = usageJson(answer, 1);
+  const message: Record<string, unknown> = {
+    id: answer.id,
+    type: "message",
+    role: "assistant",
+    model: answer.model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+  };
+  if (startUsage) message.usage = startUsage;
+  const frames = [
+    frame("message_start", { type: "message_start", message }),
+    frame("ping", { type: "ping" }),
+  ];
+  let index = 0;
+  if (answer.text !== "" || answer.toolCalls.length === 0) {
+    frames.push(
+      frame("content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "text", text: "" },
+      }),
+    );
+    for (const text of pieces(answer.text, 16)) {
+      frames.push(
+        frame("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "text_delta", text },
+        }),
+      );
+    }
+    frames.push(frame("content_block_stop", { type: "content_block_stop", index }));
+    index++;
+  }
+  for (const call of answer.toolCalls) {
+    const block = { type: "tool_use", id: call.id, name: call.name, input: {} };
+    frames.push(frame("content_block_start", { type: "content_block_start", index, content_block: block }));
+    for (const partial_json of ["", ...pieces(call.arguments, 12)]) {
+      const delta = { type: "input_json_delta", partial_json };
+      frames.push(frame("content_block_delta", { type: "content_block_delta", index, delta }));
+    }
+    frames.push(frame("content_block_stop", { type: "content_block_stop", index }));
+    index++;
+  }
+  const delta: Record<string, unknown> = {
+    type: "message_delta",
+    delta: { stop_reason: anthropicStopReason(answer), stop_sequence: null },
+  };
+  if (answer.usage) delta.usage = { output_tokens: answer.usage.output };
+  frames.push(frame("message_delta", delta));
+  frames.push(frame("message_stop", { type: "message_stop" }));
+  return frames;
+}
+
+export function anthropicJson(answer: Answer): string {
+  const content: Record<string, unknown>[] = [];
+  if (answer.text !== "") content.push({ type: "text", text: answer.text });
+  for (const call of answer.toolCalls) {
+    content.push({ type: "tool_use", id: call.id, name: call.name, input: parseInput(call.arguments) });
+  }
+  const body: Record<string, unknown> = {
+    id: answer.id,
+    type: "message",
+    role: "assistant",
+    model: answer.model,
+    content,
+    stop_reason: anthropicStopReason(answer),
+    stop_sequence: null,
+  };
+  const usage = usageJson(answer, answer.usage?.output ?? 0);
+  if (usage) body.usage = usage;
+  return JSON.stringify(body);
+}
+
+/** The non-streaming API returns `input` parsed; text that is not a JSON object cannot be represented. */
+function parseInput(raw: string): unknown {
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
+  } catch {
+    // fall through
+  }
+  return { invalid_json: raw };
+}
+
+export function anthropicError(message: string, type: string): string {
+  return JSON.stringify({ type: "error", error: { type, message } });
+}
+
+function frame(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}

@@ -1,0 +1,126 @@
+// Low-level response writing for the scripted model server, and small pure helpers it uses.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { anthropicError } from "./anthropic-wire.js";
+import { openaiError } from "./openai-wire.js";
+import type { Reply, WireFormatName } from "./script.js";
+
+export function sendStatusStep(
+  res: ServerResponse,
+  format: WireFormatName,
+  reply: Extract<Reply, { kind: "status" }>,
+) {
+  const headers: Record<string, string> = { ...reply.headers };
+  if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter);
+  if (reply.body !== undefined) {
+    const json = reply.body.trimStart().startsWith("{");
+    return send(
+      res,
+      reply.status,
+      reply.body,
+      json ? "application/json" : "text/plain; charset=utf-8",
+      headers,
+    );
+  }
+  const message = `scripted HTTP ${reply.status}`;
+  const body =
+    format === "openai"
+      ? openaiError(message, reply.status >= 500 ? "server_error" : "invalid_request_error")
+      : anthropicError(message, reply.status === 429 ? "rate_limit_error" : "api_error");
+  return send(res, reply.status, body, "application/json", headers);
+}
+
+export function sendError(
+  res: ServerResponse,
+  format: WireFormatName,
+  status: number,
+  message: string,
+  type: string,
+) {
+  send(res, status, format === "openai" ? openaiError(message, type) : anthropicError(message, type));
+}
+
+/** Headers and part of the body, then a destroyed socket: the client sees a stream without its end. */
+export function dropResponse(res: ServerResponse, stream: boolean, frames: string[], json: string) {
+  if (stream) {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const part = frames.slice(0, Math.max(1, Math.floor(frames.length / 2))).join("");
+    res.write(part, () => res.destroy());
+    return;
+  }
+  res.writeHead(200, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(json)),
+  });
+  res.write(json.slice(0, Math.floor(json.length / 2)), () => res.destroy());
+}
+
+export function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  contentType = "application/json",
+  headers: Record<string, string> = {},
+) {
+  if (res.destroyed) return;
+  res.writeHead(status, {
+    "content-type": contentType,
+    "content-length": String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
+}
+
+export function modelList(models: string[], anthropic: boolean): string {
+  if (anthropic) {
+    const data = models.map((id) => ({
+      type: "model",
+      id,
+      display_name: id,
+      created_at: "1970-01-01T00:00:00Z",
+    }));
+    return JSON.stringify({
+      data,
+      has_more: false,
+      first_id: models[0] ?? null,
+      last_id: models.at(-1) ?? null,
+    });
+  }
+  const data = models.map((id) => ({ id, object: "model", created: 0, owned_by: "relm" }));
+  return JSON.stringify({ object: "list", data });
+}
+
+export function presentedKey(req: IncomingMessage, format: WireFormatName): string | undefined {
+  const auth = req.headers.authorization;
+  const bearer = auth?.startsWith("Bearer ") ? auth.slice(7) : undefined;
+  if (format === "openai") return bearer;
+  const key = req.headers["x-api-key"];
+  return (typeof key === "string" ? key : undefined) ?? bearer;
+}
+
+export function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+export function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
+}
+
+export function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+export function findLast<T>(items: T[], predicate: (item: T) => boolean): T | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i] as T;
+    if (predicate(item)) return item;
+  }
+  return undefined;
+}

@@ -1,0 +1,131 @@
+// The script language of the scripted model: what a test or the demo says the "model" does next,
+// and what it can look at in the request to decide.
+
+export type WireFormatName = "openai" | "anthropic";
+
+interface StepTiming {
+  /** Wait this long before responding; default ScriptedModelOptions.latencyMs. */
+  delayMs?: number;
+}
+
+export interface ScriptToolCall {
+  name: string;
+  /** Sent verbatim when a string (it may be any text, even invalid JSON); JSON-encoded when an object. */
+  arguments: string | Record<string, unknown>;
+}
+
+export type ScriptStep =
+  /** A final answer. */
+  | ({ text: string; code?: undefined; toolCalls?: undefined } & StepTiming)
+  /** One call of the `ipython` tool with `{"code": ...}`, after optional text. */
+  | ({ code: string; text?: string } & StepTiming)
+  | ({ toolCalls: ScriptToolCall[]; text?: string } & StepTiming)
+  /** An HTTP error; `body` defaults to the format's JSON error; `retryAfter` is in seconds. */
+  | ({ status: number; body?: string; retryAfter?: number; headers?: Record<string, string> } & StepTiming)
+  /** Part of a response, then the socket is destroyed with no terminal marker. */
+  | ({ drop: true; text?: string } & StepTiming);
+
+export interface ScriptContext {
+  /** 0-based number of this scripted request (requests rejected for auth or model are not counted). */
+  index: number;
+  body: unknown;
+  rawBody: string;
+  format: WireFormatName;
+  /** Text of the last tool result in the request, for either format. */
+  lastToolResult?: string;
+  /** Text of the last user message that has text. */
+  lastUserText?: string;
+}
+
+export type StepFunction = (ctx: ScriptContext) => ScriptStep | Promise<ScriptStep>;
+export type ScriptItem = ScriptStep | StepFunction;
+
+/** What a step becomes once normalised: the wire writers only see these. */
+export type Reply =
+  | { kind: "answer"; text: string; toolCalls: { name: string; arguments: string }[] }
+  | { kind: "status"; status: number; body?: string; retryAfter?: number; headers?: Record<string, string> }
+  | { kind: "drop"; text: string };
+
+export function toReply(step: ScriptStep): Reply {
+  if ("status" in step && typeof step.status === "number") {
+    return {
+      kind: "status",
+      status: step.status,
+      body: step.body,
+      retryAfter: step.retryAfter,
+      headers: step.headers,
+    };
+  }
+  if ("drop" in step && step.drop) {
+    return { kind: "drop", text: step.text ?? "This answer is cut off in the middle of a sentence because" };
+  }
+  const text = "text" in step && typeof step.text === "string" ? step.text : "";
+  if ("code" in step && typeof step.code === "string") {
+    return {
+      kind: "answer",
+      text,
+      toolCalls: [{ name: "ipython", arguments: JSON.stringify({ code: step.code }) }],
+    };
+  }
+  if ("toolCalls" in step && Array.isArray(step.toolCalls)) {
+    const toolCalls = step.toolCalls.map((c) => ({
+      name: c.name,
+      arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+    }));
+    return { kind: "answer", text, toolCalls };
+  }
+  if ("text" in step && typeof step.text === "string") return { kind: "answer", text, toolCalls: [] };
+  throw new Error(`not a script step: ${JSON.stringify(step)}`);
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** Text of a content value that is a string or an array of blocks/parts with `text`. */
+function textOf(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
+  const texts = content
+    .map((c) => record(c))
+    .filter((c) => c?.type === "text" && typeof c.text === "string")
+    .map((c) => c?.text as string);
+  return texts.length > 0 ? texts.join("\n") : undefined;
+}
+
+export function describeRequest(
+  format: WireFormatName,
+  body: unknown,
+): Pick<ScriptContext, "lastToolResult" | "lastUserText"> {
+  const messages = record(body)?.messages;
+  const out: Pick<ScriptContext, "lastToolResult" | "lastUserText"> = {};
+  if (!Array.isArray(messages)) return out;
+  for (const item of messages) {
+    const m = record(item);
+    if (!m) continue;
+    if (format === "openai") {
+      if (m.role === "tool") out.lastToolResult = textOf(m.content) ?? "";
+      else if (m.role === "user") {
+        const text = textOf(m.content);
+        if (text !== undefined) out.lastUserText = text;
+      }
+      continue;
+    }
+    if (m.role !== "user") continue;
+    if (typeof m.content === "string") {
+      out.lastUserText = m.content;
+      continue;
+    }
+    if (!Array.isArray(m.content)) continue;
+    const texts: string[] = [];
+    for (const block of m.content) {
+      const b = record(block);
+      if (b?.type === "tool_result") out.lastToolResult = textOf(b.content) ?? "";
+      else if (b?.type === "text" && typeof b.text === "string") texts.push(b.text);
+    }
+    if (texts.length > 0) out.lastUserText = texts.join("\n");
+  }
+  return out;
+}

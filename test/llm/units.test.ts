@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { redact } from "../../src/llm/errors.js";
+import { computeCost, guessAcceptsImages, lookupPrice } from "../../src/llm/index.js";
+import { backoffMs, DEFAULT_RETRY_POLICY, parseRetryAfter } from "../../src/llm/retry.js";
+import { parseSse, type SseEvent } from "../../src/llm/sse.js";
+
+async function sse(...chunks: string[]): Promise<SseEvent[]> {
+  async function* source() {
+    for (const c of chunks) yield new TextEncoder().encode(c);
+  }
+  const out: SseEvent[] = [];
+  for await (const e of parseSse(source())) out.push(e);
+  return out;
+}
+
+describe("parseSse", () => {
+  it("joins fields across chunk boundaries, CRLF and CR line ends", async () => {
+    expect(await sse("event: a\r", '\ndata: {"x"', ":1}\r\n\r\n", "data:two\rdata: lines\r\r")).toEqual([
+      { event: "a", data: '{"x":1}' },
+      { event: "message", data: "two\nlines" },
+    ]);
+  });
+
+  it("skips comments, keeps a final event without its blank line, drops a cut-off line", async () => {
+    expect(await sse(": keep-alive\n\n", "data: [DONE]\n")).toEqual([{ event: "message", data: "[DONE]" }]);
+    expect(await sse('data: {"partial')).toEqual([]);
+  });
+
+  it("decodes multi-byte characters split between chunks", async () => {
+    const bytes = new TextEncoder().encode("data: é€\n\n");
+    async function* source() {
+      for (const b of bytes) yield Uint8Array.of(b);
+    }
+    const out: SseEvent[] = [];
+    for await (const e of parseSse(source())) out.push(e);
+    expect(out).toEqual([{ event: "message", data: "é€" }]);
+  });
+});
+
+describe("pricing", () => {
+  it("matches exact names, dated snapshots and provider prefixes by the longest known name", () => {
+    expect(lookupPrice("gpt-4o")?.input).toBe(2.5);
+    expect(lookupPrice("gpt-4o-2024-08-06")?.input).toBe(2.5);
+    expect(lookupPrice("gpt-4o-mini")?.input).toBe(0.15);
+    expect(lookupPrice("openai/gpt-4.1-mini")?.input).toBe(0.4);
+    expect(lookupPrice("claude-sonnet-4-5-20250929")?.output).toBe(15);
+    expect(lookupPrice("anthropic/claude-haiku-4.5")?.input).toBe(1);
+    expect(lookupPrice("gpt-4-1106-preview")).toBeNull();
+    expect(lookupPrice("llama3.1:8b")).toBeNull();
+  });
+
+  it("prices cached and cache-write tokens at their own rates", () => {
+    const usage = {
+      inputTokens: 1_000_000,
+      outputTokens: 100_000,
+      cachedInputTokens: 600_000,
+      cacheWriteTokens: 300_000,
+      estimated: false,
+    };
+    const price = { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 };
+    expect(computeCost(usage, price)).toBeCloseTo(0.1 * 3 + 0.6 * 0.3 + 0.3 * 3.75 + 0.1 * 15, 10);
+    expect(computeCost(usage, { input: 1, output: 2 })).toBeCloseTo(1 + 0.2, 10);
+    expect(computeCost(usage, null)).toBeNull();
+  });
+
+  it("guesses which models take images", () => {
+    expect(guessAcceptsImages("anthropic", "claude-3-5-haiku-latest")).toBe(true);
+    expect(guessAcceptsImages("anthropic", "claude-opus-4-1")).toBe(true);
+    expect(guessAcceptsImages("anthropic", "claude-2.1")).toBe(false);
+    expect(guessAcceptsImages("openai", "gpt-4o-mini")).toBe(true);
+    expect(guessAcceptsImages("openai", "gpt-5")).toBe(true);
+    expect(guessAcceptsImages("openai", "o3")).toBe(true);
+    expect(guessAcceptsImages("openai", "o3-mini")).toBe(false);
+    expect(guessAcceptsImages("openai", "qwen2.5-coder:7b")).toBe(false);
+    expect(guessAcceptsImages("openai", "openrouter/anthropic/claude-sonnet-4")).toBe(true);
+  });
+});
+
+describe("retry timing", () => {
+  it("reads retry-after-ms, seconds and HTTP dates", () => {
+    expect(parseRetryAfter(new Headers({ "retry-after-ms": "250", "retry-after": "9" }))).toBe(250);
+    expect(parseRetryAfter(new Headers({ "retry-after": "2" }))).toBe(2000);
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:05 GMT" }), now)).toBe(5000);
+    expect(parseRetryAfter(new Headers({ "retry-after": "soon" }))).toBeUndefined();
+    expect(parseRetryAfter(new Headers())).toBeUndefined();
+  });
+
+  it("uses full jitter under a doubling ceiling, and caps Retry-After at 60 s", () => {
+    const policy = { ...DEFAULT_RETRY_POLICY, retryBaseMs: 1000, retryMaxMs: 30_000 };
+    expect(backoffMs(1, policy, undefined, () => 0.999)).toBe(999);
+    expect(backoffMs(3, policy, undefined, () => 0.5)).toBe(2000);
+    expect(backoffMs(10, policy, undefined, () => 1)).toBe(30_000);
+    expect(backoffMs(1, policy, undefined, () => 0)).toBe(0);
+    expect(backoffMs(1, policy, 120_000)).toBe(60_000);
+    expect(backoffMs(1, policy, 1500)).toBe(1500);
+  });
+});
+
+describe("redact", () => {
+  it("removes every occurrence of the key", () => {
+    expect(redact("key sk-abc123 and sk-abc123.", "sk-abc123")).toBe("key [redacted] and [redacted].");
+    expect(redact("nothing", undefined)).toBe("nothing");
+  });
+});
