@@ -2,6 +2,7 @@ import type { JournalEvent } from "../session/types.js";
 
 /** Events that only matter while they happen (streamed text, live cell output); they are not journaled. */
 export type LiveEvent =
+  | { type: "session"; id: string; dir: string; title: string; provider: string; model: string }
   | { type: "text_delta"; turn: number; delta: string }
   | { type: "text_reset"; turn: number }
   | { type: "cell_output_delta"; callId: string; text: string };

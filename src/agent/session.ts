@@ -78,6 +78,14 @@ export class AgentSession {
       { secrets: options.secrets },
     );
 
+    this.emit({
+      type: "session",
+      id: this.id,
+      dir: this.dir,
+      title: options.title,
+      provider: options.client.provider,
+      model: options.client.model,
+    });
     const described = options.variables.map((spec) => describeVariable(spec));
     for (const v of described) {
       this.record({ type: "variable", name: v.name, varType: v.type, size: v.size, preview: v.preview });
@@ -230,6 +238,21 @@ export class AgentSession {
 
   private async runCell(turn: number, callId: string, code: string): Promise<CellResult> {
     const kernel = await this.kernelReady;
+    if (this.abort.signal.aborted) {
+      // Interrupted while the kernel was still starting: the cell never ran.
+      const skipped: CellResult = {
+        executionCount: 0,
+        status: "error",
+        output: "",
+        outputChars: 0,
+        truncated: false,
+        images: [],
+        note: "Not run: the user interrupted the turn.",
+        durationMs: 0,
+      };
+      this.recordCell(turn, callId, skipped);
+      return skipped;
+    }
     this.currentCallId = callId;
     let result: CellResult;
     try {

@@ -85,7 +85,7 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
       "Which endpoint in the server log `log` has the most errors?",
       { json: flags.json, var: [`log=@${logPath}`] },
       { ...io, cwd: workdir },
-      { client, config, banner: `scripted model relm-demo at ${model.openaiBaseUrl}` },
+      { client, config },
     );
     return code;
   } finally {

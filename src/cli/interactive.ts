@@ -14,7 +14,8 @@ Ctrl-C while the agent works interrupts the running cell or model call.`;
 
 /**
  * The plain line-based session started by `relm` with no arguments: one conversation and one kernel
- * for as long as it runs. (A full terminal UI replaces it later; the event stream stays the same.)
+ * for as long as it runs. Lines typed while the agent works are queued and run in order, so piped
+ * input works too. (A full terminal UI replaces this later; the event stream stays the same.)
  */
 export async function interactive(flags: SessionFlags, io: RunIo): Promise<number> {
   const config = resolveConfig(io.env, flags);
@@ -26,60 +27,44 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
   let session: AgentSession | undefined;
   let busy = false;
   let lastSigint = 0;
-  let pending = "";
+  let quitting = false;
 
-  const finish = async (): Promise<number> => {
-    rl.close();
-    if (session) {
-      await session.close();
-      io.stdout.write(`session ${session.id} saved (${describeSpend(session.spent())})\n`);
+  rl.on("SIGINT", () => {
+    if (busy && session) {
+      session.interrupt();
+      return;
     }
-    return EXIT.done;
-  };
+    const now = Date.now();
+    if (now - lastSigint < 2000 || rl.line.length === 0) {
+      quitting = true;
+      rl.close();
+      return;
+    }
+    lastSigint = now;
+    io.stdout.write("\n(Ctrl-C again to quit)\n");
+    rl.prompt();
+  });
 
-  return new Promise<number>((resolve) => {
-    rl.on("SIGINT", () => {
-      if (busy && session) {
-        session.interrupt();
-        return;
-      }
-      const now = Date.now();
-      if (now - lastSigint < 2000 || rl.line.length === 0) {
-        void finish().then(resolve);
-        return;
-      }
-      lastSigint = now;
-      io.stdout.write("\n(Ctrl-C again to quit)\n");
-      rl.prompt();
-    });
-    rl.on("close", () => {
-      if (!busy) void finish().then(resolve);
-    });
-    rl.on("line", async (raw) => {
-      if (busy) {
-        io.stdout.write("(still working: wait, or press Ctrl-C to interrupt)\n");
-        return;
-      }
-      if (raw.endsWith("\\")) {
-        pending += `${raw.slice(0, -1)}\n`;
-        return;
-      }
-      const line = (pending + raw).trim();
-      pending = "";
-      if (line === "") return rl.prompt();
-      if (line === "/exit" || line === "/quit") return void finish().then(resolve);
-      if (line === "/help") {
-        io.stdout.write(`${HELP}\n`);
-        return rl.prompt();
-      }
+  let pending = "";
+  rl.prompt();
+  for await (const raw of rl) {
+    if (quitting) break;
+    if (raw.endsWith("\\")) {
+      pending += `${raw.slice(0, -1)}\n`;
+      continue;
+    }
+    const line = (pending + raw).trim();
+    pending = "";
+    if (line === "/exit" || line === "/quit") break;
+    if (line === "/help") io.stdout.write(`${HELP}\n`);
+    else if (line.startsWith("/"))
+      io.stdout.write(`unknown command ${line.split(" ")[0]}; /help lists them\n`);
+    else if (line !== "") {
       busy = true;
       try {
         if (!session) {
-          const prepared = await prepareSession(titleOf(line), flags, io, (e) => renderer.handle(e), {
-            client,
-            config,
-          });
-          session = prepared.session;
+          const sink = (e: Parameters<ProgressRenderer["handle"]>[0]) => renderer.handle(e);
+          session = (await prepareSession(titleOf(line), flags, io, sink, { client, config })).session;
         }
         const outcome = await session.run(line);
         if (outcome.status === "budget") io.stdout.write(`${outcome.stop.message}\n`);
@@ -89,8 +74,13 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
       } finally {
         busy = false;
       }
-      rl.prompt();
-    });
+    }
     rl.prompt();
-  });
+  }
+  rl.close();
+  if (session) {
+    await session.close();
+    io.stdout.write(`\nsession ${session.id} saved (${describeSpend(session.spent())})\n`);
+  }
+  return EXIT.done;
 }

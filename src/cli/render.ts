@@ -59,6 +59,9 @@ export class ProgressRenderer {
         return;
       case "cell_output_delta":
         return;
+      case "session":
+        this.line(s.dim(`relm · session ${event.id} · ${event.model} via ${event.provider}`));
+        return;
       case "variable":
         this.line(s.dim(`• ${event.name}: ${event.varType}, ${event.size}`));
         return;

@@ -38,17 +38,13 @@ export async function runOnce(
   task: string,
   flags: RunFlags,
   io: RunIo,
-  overrides: { client?: ModelClient; config?: ResolvedConfig; banner?: string } = {},
+  overrides: { client?: ModelClient; config?: ResolvedConfig } = {},
 ): Promise<number> {
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   const sink = flags.json
     ? (event: AgentEvent) => io.stdout.write(`${JSON.stringify(event)}\n`)
     : (event: AgentEvent) => renderer.handle(event);
-  const { session, client } = await prepareSession(titleOf(task), flags, io, sink, overrides);
-  if (!flags.json) {
-    const where = overrides.banner ?? `${client.model} via ${client.provider}`;
-    io.stderr.write(`relm · session ${session.id} · ${where}\n`);
-  }
+  const { session } = await prepareSession(titleOf(task), flags, io, sink, overrides);
 
   let interrupts = 0;
   const onSigint = () => {

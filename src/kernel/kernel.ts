@@ -17,6 +17,7 @@ import type {
 
 const DEFAULT_CELL_TIMEOUT_MS = 300_000;
 const DEFAULT_INTERRUPT_GRACE_MS = 3_000;
+const INTERRUPT_REPEAT_MS = 250;
 const DEFAULT_OUTPUT_CAP = 20_000;
 const SHUTDOWN_GRACE_MS = 1_000;
 const LOST = "All variables were lost.";
@@ -40,6 +41,8 @@ class LocalKernel implements Kernel {
   private nextCount = 1;
   private closed = false;
   private shutdownDone: Promise<void> | null = null;
+  /** Re-sends SIGINT while an interrupted cell is still running. */
+  private interruptRepeat: NodeJS.Timeout | undefined;
   /** Output streamed by the running cell, kept in case the process dies before its result. */
   private streamed: string[] | null = null;
   /** Something the model must hear with its next cell (the kernel died while idle). */
@@ -97,7 +100,13 @@ class LocalKernel implements Kernel {
   }
 
   interrupt(): void {
-    if (this.streamed) this.runner.signal("SIGINT");
+    if (!this.streamed) return;
+    this.runner.signal("SIGINT");
+    // The first signal can land before the runner has marked the cell as running, and an idle runner
+    // ignores SIGINT; repeating it until the cell ends closes that window.
+    this.interruptRepeat ??= setInterval(() => {
+      if (this.streamed) this.runner.signal("SIGINT");
+    }, INTERRUPT_REPEAT_MS);
   }
 
   shutdown(): Promise<void> {
@@ -155,6 +164,8 @@ class LocalKernel implements Kernel {
     } finally {
       clearTimeout(timer);
       clearTimeout(grace);
+      clearInterval(this.interruptRepeat);
+      this.interruptRepeat = undefined;
       this.streamed = null;
     }
     if (reply) {

@@ -1,14 +1,20 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runRelm } from "../support/cli.js";
+import { kernelsIn, runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { type Format, type Rig, startRig } from "../support/scripted.js";
 
 let rig: Rig | undefined;
 afterEach(async () => {
-  await rig?.close();
+  const current = rig;
   rig = undefined;
+  try {
+    // Every kernel relm started is gone once the relm process has exited.
+    if (current) expect(kernelsIn(current.cwd)).toEqual([]);
+  } finally {
+    await current?.close();
+  }
 });
 
 const CACHE_MARK = `,"cache_control":{"type":"ephemeral"}`;

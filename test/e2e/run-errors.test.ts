@@ -1,12 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanEnv, closedPort, runRelm, tempDir } from "../support/cli.js";
+import { cleanEnv, closedPort, kernelsIn, runRelm, tempDir } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { type Rig, startRig } from "../support/scripted.js";
 
 let rig: Rig | undefined;
 afterEach(async () => {
-  await rig?.close();
+  const current = rig;
   rig = undefined;
+  try {
+    // Every kernel relm started is gone once the relm process has exited.
+    if (current) expect(kernelsIn(current.cwd)).toEqual([]);
+  } finally {
+    await current?.close();
+  }
 });
 
 describe("model failures and budgets", () => {

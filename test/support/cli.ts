@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,4 +68,20 @@ export async function closedPort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** Pids of relm kernel runners (`python -m relm.runner`) whose working directory is `cwd`. */
+export function kernelsIn(cwd: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (cmdline.includes("relm.runner") && readlinkSync(`/proc/${entry}/cwd`) === cwd)
+        pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked, or is not ours to inspect.
+    }
+  }
+  return pids;
 }

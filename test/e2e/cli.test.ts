@@ -1,0 +1,215 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanEnv, kernelsIn, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
+import { onlyJournal } from "../support/journal.js";
+import { type Rig, startRig } from "../support/scripted.js";
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  const current = rig;
+  rig = undefined;
+  try {
+    if (current) expect(kernelsIn(current.cwd)).toEqual([]);
+  } finally {
+    await current?.close();
+  }
+});
+
+const TINY_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+async function until<T>(probe: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return undefined;
+}
+
+describe("help and version", () => {
+  it("prints the version and help for every command", async () => {
+    const pkg = JSON.parse(readFileSync(join(RELM_BIN, "../../../package.json"), "utf8")) as {
+      version: string;
+    };
+    expect((await runRelm(["--version"])).stdout.trim()).toBe(pkg.version);
+    const top = await runRelm(["--help"]);
+    expect(top.code).toBe(0);
+    for (const command of ["run", "demo", "doctor", "export", "login"]) {
+      expect(top.stdout).toContain(command);
+      const help = await runRelm([command, "--help"]);
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toMatch(/Usage: relm/);
+    }
+    expect((await runRelm(["run", "--help"])).stdout).toContain("--max-cost");
+  });
+
+  it("rejects an unknown command with exit 2", async () => {
+    const result = await runRelm(["frobnicate"]);
+    expect(result.code).toBe(2);
+  });
+});
+
+describe("relm demo", () => {
+  it("runs the scripted end-to-end session with a real kernel", async () => {
+    const home = tempDir();
+    try {
+      const result = await runRelm(["demo"], { env: cleanEnv({ RELM_HOME: home.path }) });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/\/api\/orders has the most errors: \d+/);
+      expect(result.stderr).toContain("▸ ipython");
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
+describe("a run's journal and exports", () => {
+  it("streams events as JSON lines and exports the session by id prefix", async () => {
+    rig = await startRig("openai", {
+      script: [{ code: "squares = [i * i for i in range(5)]\nsquares" }, { text: "done" }],
+    });
+    const result = await runRelm(["run", "--json", "squares"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; id?: string; text?: string });
+    expect(events[0]?.type).toBe("session");
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["model_request", "cell", "cell_output", "final"]),
+    );
+    expect(events.at(-1)).toMatchObject({ type: "final", text: "done" });
+
+    const id = events[0]?.id as string;
+    const notebook = await runRelm(["export", id.slice(0, 4), "--format", "ipynb"], { env: rig.env });
+    expect(notebook.code).toBe(0);
+    const nb = JSON.parse(notebook.stdout) as {
+      nbformat: number;
+      cells: { cell_type: string; source: string[] }[];
+    };
+    expect(nb.nbformat).toBe(4);
+    const code = nb.cells.filter((c) => c.cell_type === "code");
+    expect(code).toHaveLength(1);
+    expect(code[0]?.source.join("")).toContain("squares = [i * i");
+    expect(notebook.stdout).toContain("[0, 1, 4, 9, 16]");
+
+    const md = await runRelm(["export", id, "--format", "md"], { env: rig.env });
+    expect(md.stdout).toContain("squares = [i * i");
+    const missing = await runRelm(["export", "zzzzzz"], { env: rig.env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/zzzzzz/);
+  });
+});
+
+describe("kernel start overlaps the first model call", () => {
+  it("has the kernel running while the first request is still unanswered", async () => {
+    let cwd = "";
+    rig = await startRig("openai", {
+      script: [
+        async () => {
+          const pids = await until(() => {
+            const found = kernelsIn(cwd);
+            return found.length > 0 ? found : undefined;
+          }, 20_000);
+          return { text: pids ? "kernel was already up" : "no kernel yet" };
+        },
+      ],
+    });
+    cwd = rig.cwd;
+    const result = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe("kernel was already up");
+  });
+});
+
+describe("images from cells", () => {
+  it("passes image/png display output to a model that takes images", async () => {
+    rig = await startRig(
+      "anthropic",
+      {
+        script: [
+          {
+            code: `import base64\nfrom IPython.display import Image, display\ndisplay(Image(data=base64.b64decode("${TINY_PNG}")))`,
+          },
+          { text: "saw it" },
+        ],
+      },
+      { config: { acceptsImages: true } },
+    );
+    const result = await runRelm(["run", "plot"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    const body = JSON.parse(rig.model.requests[1]?.rawBody ?? "{}") as { messages: { content: unknown }[] };
+    const blocks = JSON.stringify(body.messages.at(-1)?.content);
+    expect(blocks).toContain('"type":"image"');
+    expect(blocks).toContain('"media_type":"image/png"');
+    const { dir, lines } = onlyJournal(rig.home);
+    const files = lines.find((l) => l.type === "cell_output")?.imageFiles as string[];
+    expect(files).toHaveLength(1);
+    expect(existsSync(join(dir, files[0] as string))).toBe(true);
+  });
+});
+
+describe("Ctrl-C", () => {
+  it("interrupts a running cell and exits 130 with nothing left running", async () => {
+    rig = await startRig("openai", { script: [{ code: "import time\ntime.sleep(60)" }, { text: "never" }] });
+    const child = spawn(process.execPath, [RELM_BIN, "run", "sleep"], {
+      env: rig.env,
+      cwd: rig.cwd,
+      stdio: "pipe",
+    });
+    const home = rig.home;
+    const started = await until(() => {
+      try {
+        return onlyJournal(home).lines.some((l) => l.type === "cell") ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    }, 20_000);
+    expect(started).toBe(true);
+    const code = await new Promise<number | null>((resolve) => {
+      child.on("close", resolve);
+      child.kill("SIGINT");
+    });
+    expect(code).toBe(130);
+    expect(onlyJournal(home).lines.some((l) => l.type === "interrupted")).toBe(true);
+  });
+});
+
+describe("interactive session", () => {
+  it("runs piped lines in order in one kernel, then saves the session", async () => {
+    rig = await startRig("openai", {
+      script: [
+        { code: "total = 40" },
+        { text: "set" },
+        { code: "print(total + 2)" },
+        (ctx) => ({ text: `got ${ctx.lastToolResult?.trim()}` }),
+      ],
+    });
+    const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input: "set total\nprint it\n/exit\n" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("got 42");
+    expect(result.stdout).toMatch(/session \w+ saved/);
+    expect(rig.model.requests).toHaveLength(4);
+  });
+});
+
+describe("relm doctor", () => {
+  it("reports Python, IPython and a reachable endpoint", async () => {
+    rig = await startRig("openai", { script: [], models: ["scripted"] });
+    const result = await runRelm(["doctor"], { env: rig.env });
+    expect(result.stdout).toMatch(/python\s+\S+ \(Python \d+\.\d+/);
+    expect(result.stdout).toMatch(/endpoint .*reachable, serves scripted/);
+    expect(result.code).toBe(0);
+  });
+
+  it("fails on a model the endpoint does not serve", async () => {
+    rig = await startRig("openai", { script: [], models: ["other-model"] });
+    const result = await runRelm(["doctor"], { env: rig.env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/"scripted" is not listed/);
+  });
+});
