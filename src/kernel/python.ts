@@ -54,7 +54,8 @@ export async function findPython(
     if (hit) return hit;
   }
   const found = await probeAll(candidates, relmPython, env);
-  if (cacheDir) writeCache(cacheDir, key, found);
+  // A miss is not cached: the user may install IPython next (as doctor advises) without touching python3.
+  if (cacheDir && found.ipython) writeCache(cacheDir, key, found);
   return found;
 }
 

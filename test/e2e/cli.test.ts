@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanEnv, kernelsIn, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
@@ -211,5 +211,27 @@ describe("relm doctor", () => {
     const result = await runRelm(["doctor"], { env: rig.env });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/"scripted" is not listed/);
+  });
+});
+
+describe("without IPython", () => {
+  it("falls back to plain Python, and doctor says how to install IPython", async () => {
+    rig = await startRig("openai", {
+      script: [{ code: "x = 20 + 22\nx" }, (ctx) => ({ text: `plain said ${ctx.lastToolResult?.trim()}` })],
+      models: ["scripted"],
+    });
+    const healthy = await runRelm(["doctor"], { env: rig.env });
+    const python = /python\s+(\S+) \(/.exec(healthy.stdout)?.[1] ?? "";
+    expect(python).not.toBe("");
+    const wrapper = join(rig.cwd, "python-without-ipython");
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${python} -S "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const env = { ...rig.env, RELM_PYTHON: wrapper };
+    const doctor = await runRelm(["doctor"], { env });
+    expect(doctor.stdout).toMatch(/warn\s+python .*has no IPython.*apt-get install python3-ipython/);
+    const result = await runRelm(["run", "add"], { env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("plain said 42");
+    expect(rig.model.requests[0]?.rawBody).toContain("without IPython");
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findPython, PythonNotFoundError } from "../../src/kernel/index.js";
@@ -34,5 +34,21 @@ describe("findPython", () => {
     const found = await findPython({ PATH: "" });
     expect(found.path).toMatch(/python/);
     if (found.ipython === null) expect(found.warning).toMatch(/IPython/);
+  });
+
+  it("does not cache an interpreter without IPython, so installing it later takes effect", async () => {
+    const real = await findPython(process.env);
+    const dir = await tempDir();
+    // -S hides site-packages, where IPython lives: an interpreter that works but has no IPython.
+    const noIPython = path.join(dir, "python-without-ipython");
+    writeFileSync(noIPython, `#!/bin/sh\nexec ${real.path} -S "$@"\n`);
+    chmodSync(noIPython, 0o755);
+    const cacheDir = await tempDir();
+    const first = await findPython({ ...process.env, RELM_PYTHON: noIPython }, cacheDir);
+    expect(first.ipython).toBeNull();
+    expect(first.warning).toMatch(/IPython/);
+    expect(existsSync(path.join(cacheDir, "python.json"))).toBe(false);
+    const second = await findPython({ ...process.env, RELM_PYTHON: noIPython }, cacheDir);
+    expect(second.cached).toBe(false);
   });
 });
