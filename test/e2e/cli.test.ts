@@ -1,21 +1,12 @@
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cleanEnv, kernelsIn, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
-import { type Rig, startRig } from "../support/scripted.js";
+import { useRigs } from "../support/scripted.js";
 
-let rig: Rig | undefined;
-afterEach(async () => {
-  const current = rig;
-  rig = undefined;
-  try {
-    if (current) expect(kernelsIn(current.cwd)).toEqual([]);
-  } finally {
-    await current?.close();
-  }
-});
+const startRig = useRigs();
 
 const TINY_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -69,7 +60,7 @@ describe("relm demo", () => {
 
 describe("a run's journal and exports", () => {
   it("streams events as JSON lines and exports the session by id prefix", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [{ code: "squares = [i * i for i in range(5)]\nsquares" }, { text: "done" }],
     });
     const result = await runRelm(["run", "--json", "squares"], { env: rig.env, cwd: rig.cwd });
@@ -108,7 +99,7 @@ describe("a run's journal and exports", () => {
 describe("kernel start overlaps the first model call", () => {
   it("has the kernel running while the first request is still unanswered", async () => {
     let cwd = "";
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [
         async () => {
           const pids = await until(() => {
@@ -128,7 +119,7 @@ describe("kernel start overlaps the first model call", () => {
 
 describe("images from cells", () => {
   it("passes image/png display output to a model that takes images", async () => {
-    rig = await startRig(
+    const rig = await startRig(
       "anthropic",
       {
         script: [
@@ -155,7 +146,9 @@ describe("images from cells", () => {
 
 describe("Ctrl-C", () => {
   it("interrupts a running cell and exits 130 with nothing left running", async () => {
-    rig = await startRig("openai", { script: [{ code: "import time\ntime.sleep(60)" }, { text: "never" }] });
+    const rig = await startRig("openai", {
+      script: [{ code: "import time\ntime.sleep(60)" }, { text: "never" }],
+    });
     const child = spawn(process.execPath, [RELM_BIN, "run", "sleep"], {
       env: rig.env,
       cwd: rig.cwd,
@@ -181,7 +174,7 @@ describe("Ctrl-C", () => {
 
 describe("interactive session", () => {
   it("runs piped lines in order in one kernel, then saves the session", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [
         { code: "total = 40" },
         { text: "set" },
@@ -199,7 +192,7 @@ describe("interactive session", () => {
 
 describe("relm doctor", () => {
   it("reports Python, IPython and a reachable endpoint", async () => {
-    rig = await startRig("openai", { script: [], models: ["scripted"] });
+    const rig = await startRig("openai", { script: [], models: ["scripted"] });
     const result = await runRelm(["doctor"], { env: rig.env });
     expect(result.stdout).toMatch(/python\s+\S+ \(Python \d+\.\d+/);
     expect(result.stdout).toMatch(/endpoint .*reachable, serves scripted/);
@@ -207,7 +200,7 @@ describe("relm doctor", () => {
   });
 
   it("fails on a model the endpoint does not serve", async () => {
-    rig = await startRig("openai", { script: [], models: ["other-model"] });
+    const rig = await startRig("openai", { script: [], models: ["other-model"] });
     const result = await runRelm(["doctor"], { env: rig.env });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/"scripted" is not listed/);
@@ -216,7 +209,7 @@ describe("relm doctor", () => {
 
 describe("without IPython", () => {
   it("falls back to plain Python, and doctor says how to install IPython", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [{ code: "x = 20 + 22\nx" }, (ctx) => ({ text: `plain said ${ctx.lastToolResult?.trim()}` })],
       models: ["scripted"],
     });

@@ -1,19 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { kernelsIn, runRelm } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
-import { type Format, type Rig, startRig } from "../support/scripted.js";
+import { type Format, useRigs } from "../support/scripted.js";
 
-let rig: Rig | undefined;
-afterEach(async () => {
-  const current = rig;
-  rig = undefined;
-  try {
-    // Every kernel relm started is gone once the relm process has exited.
-    if (current) expect(kernelsIn(current.cwd)).toEqual([]);
-  } finally {
-    await current?.close();
-  }
-});
+const startRig = useRigs();
 
 const combos: [Format, boolean][] = [
   ["openai", true],
@@ -24,7 +14,7 @@ const combos: [Format, boolean][] = [
 
 describe.each(combos)("relm run over %s (streaming %s)", (format, stream) => {
   it("runs a real cell and answers with what the kernel computed", async () => {
-    rig = await startRig(
+    const rig = await startRig(
       format,
       {
         script: [
@@ -53,7 +43,7 @@ describe.each(combos)("relm run over %s (streaming %s)", (format, stream) => {
 
 describe("shell output reaches the model", () => {
   it("captures !echo, %%bash, os.system and subprocess output", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [
         { code: "!echo from-bang-$((40+2))" },
         { code: "%%bash\necho from-bash-cell\nls /definitely-missing-dir 2>&1 | head -1 >&2" },

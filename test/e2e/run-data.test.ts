@@ -1,27 +1,17 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { kernelsIn, runRelm } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
-import { type Format, type Rig, startRig } from "../support/scripted.js";
+import { type Format, useRigs } from "../support/scripted.js";
 
-let rig: Rig | undefined;
-afterEach(async () => {
-  const current = rig;
-  rig = undefined;
-  try {
-    // Every kernel relm started is gone once the relm process has exited.
-    if (current) expect(kernelsIn(current.cwd)).toEqual([]);
-  } finally {
-    await current?.close();
-  }
-});
+const startRig = useRigs();
 
 const CACHE_MARK = `,"cache_control":{"type":"ephemeral"}`;
 
 describe("data lives in variables, not in the prompt", () => {
   it("loads a 20 MB file with --var; the first request stays under 30 KB", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [
         { code: "print(len(big), big[:5], repr(big[-3:]))" },
         (ctx) => ({ text: ctx.lastToolResult?.trim() ?? "" }),
@@ -53,7 +43,7 @@ describe("data lives in variables, not in the prompt", () => {
 describe("secrets never reach the kernel, the journal or the output", () => {
   it("scrubs the kernel environment and redacts the key", async () => {
     const key = "sk-live-abcdefghijklmnop";
-    rig = await startRig(
+    const rig = await startRig(
       "openai",
       {
         script: [
@@ -105,7 +95,7 @@ describe("secrets never reach the kernel, the journal or the output", () => {
 
 describe.each<Format>(["openai", "anthropic"])("prompt-cache friendly requests (%s)", (format) => {
   it("each request body extends the previous one byte for byte", async () => {
-    rig = await startRig(format, {
+    const rig = await startRig(format, {
       script: [
         { code: "a = 1\nprint(a)" },
         { text: "thinking", code: "b = a + 1\nprint(b)" },

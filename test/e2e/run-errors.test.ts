@@ -1,23 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { cleanEnv, closedPort, kernelsIn, runRelm, tempDir } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, closedPort, runRelm, tempDir } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
-import { type Rig, startRig } from "../support/scripted.js";
+import { useRigs } from "../support/scripted.js";
 
-let rig: Rig | undefined;
-afterEach(async () => {
-  const current = rig;
-  rig = undefined;
-  try {
-    // Every kernel relm started is gone once the relm process has exited.
-    if (current) expect(kernelsIn(current.cwd)).toEqual([]);
-  } finally {
-    await current?.close();
-  }
-});
+const startRig = useRigs();
 
 describe("model failures and budgets", () => {
   it("retries a 500 and finishes", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [{ status: 500, body: "overloaded" }, { code: "print(2 + 2)" }, { text: "four" }],
     });
     const result = await runRelm(["run", "add"], { env: rig.env, cwd: rig.cwd });
@@ -29,7 +19,7 @@ describe("model failures and budgets", () => {
   });
 
   it("retries a dropped stream and finishes", async () => {
-    rig = await startRig("anthropic", { script: [{ drop: true }, { text: "whole answer" }] });
+    const rig = await startRig("anthropic", { script: [{ drop: true }, { text: "whole answer" }] });
     const result = await runRelm(["run", "answer"], { env: rig.env, cwd: rig.cwd });
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe("whole answer");
@@ -37,7 +27,7 @@ describe("model failures and budgets", () => {
 
   it("explains a 401 without printing the key, exit 1", async () => {
     const key = "sk-test-secret-key-1234567890";
-    rig = await startRig(
+    const rig = await startRig(
       "openai",
       { script: [{ text: "never" }], requireApiKey: "sk-the-right-one-0000" },
       { env: { RELM_API_KEY: key } },
@@ -51,7 +41,7 @@ describe("model failures and budgets", () => {
   });
 
   it("stops at --max-turns with exit 3 and names the budget", async () => {
-    rig = await startRig("openai", { script: [{ code: "print(1)" }, { text: "never reached" }] });
+    const rig = await startRig("openai", { script: [{ code: "print(1)" }, { text: "never reached" }] });
     const result = await runRelm(["run", "--max-turns", "1", "two turns"], { env: rig.env, cwd: rig.cwd });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/max-turns/);
@@ -62,7 +52,7 @@ describe("model failures and budgets", () => {
   });
 
   it("stops at --max-tokens with exit 3", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "never" }],
     });
     const result = await runRelm(["run", "--max-tokens", "10", "spend"], { env: rig.env, cwd: rig.cwd });

@@ -1,23 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { kernelsIn, runRelm } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
-import { type Rig, startRig } from "../support/scripted.js";
+import { useRigs } from "../support/scripted.js";
 
-let rig: Rig | undefined;
-afterEach(async () => {
-  const current = rig;
-  rig = undefined;
-  try {
-    // Every kernel relm started is gone once the relm process has exited.
-    if (current) expect(kernelsIn(current.cwd)).toEqual([]);
-  } finally {
-    await current?.close();
-  }
-});
+const startRig = useRigs();
 
 describe("the kernel under stress, end to end", () => {
   it("caps a 5 MB output for the model and keeps the full text in _out", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [
         { code: "print('HEAD-MARK' + 'x' * 5_000_000 + 'TAIL-MARK')" },
         (ctx) => {
@@ -42,7 +32,7 @@ describe("the kernel under stress, end to end", () => {
   });
 
   it("interrupts `while True: pass` at --cell-timeout and carries on", async () => {
-    rig = await startRig("openai", {
+    const rig = await startRig("openai", {
       script: [{ code: "y = 5\nwhile True:\n    pass" }, { code: "print('y is', y)" }, { text: "recovered" }],
     });
     const result = await runRelm(["run", "--cell-timeout", "2", "loop forever"], {
@@ -59,7 +49,7 @@ describe("the kernel under stress, end to end", () => {
   });
 
   it("restarts a crashed kernel, tells the model, and finishes", async () => {
-    rig = await startRig("anthropic", {
+    const rig = await startRig("anthropic", {
       script: [
         { code: "import os\nos._exit(1)" },
         (ctx) => ({ code: `print('still here')  # told: ${/restarted/.test(ctx.lastToolResult ?? "")}` }),

@@ -1,11 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { afterEach, expect } from "vitest";
 import {
   type ScriptedModel,
   type ScriptedModelOptions,
   startScriptedModel,
 } from "../../src/llm/scripted/index.js";
-import { cleanEnv, tempDir } from "./cli.js";
+import { cleanEnv, kernelsIn, tempDir } from "./cli.js";
 
 export type Format = "openai" | "anthropic";
 
@@ -54,5 +55,27 @@ export async function startRig(
       home.cleanup();
       cwd.cleanup();
     },
+  };
+}
+
+/**
+ * `startRig` for a test file: every rig started in a test is checked and closed after it. Once relm has
+ * exited, none of the kernels it started may still be running.
+ */
+export function useRigs(): typeof startRig {
+  let started: Rig[] = [];
+  afterEach(async () => {
+    const rigs = started;
+    started = [];
+    try {
+      for (const rig of rigs) expect(kernelsIn(rig.cwd)).toEqual([]);
+    } finally {
+      for (const rig of rigs) await rig.close();
+    }
+  });
+  return async (...args) => {
+    const rig = await startRig(...args);
+    started.push(rig);
+    return rig;
   };
 }

@@ -1,0 +1,71 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { onlyJournal } from "../support/journal.js";
+import { useRigs } from "../support/scripted.js";
+
+const startRig = useRigs();
+
+describe("more budgets", () => {
+  it("stops at --max-time before the next model call, exit 3", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "import time\ntime.sleep(1.5)" }, { text: "never" }],
+    });
+    const result = await runRelm(["run", "--max-time", "1s", "slow"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/--max-time/);
+    expect(rig.model.requests).toHaveLength(1);
+  });
+
+  it("stops at --max-cost using the configured prices, exit 3", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "never" }] },
+      // $5000 per million tokens: a first scripted request of ~600 tokens costs about $3.
+      { config: { prices: { scripted: { input: 5000, output: 5000 } } } },
+    );
+    const result = await runRelm(["run", "--max-cost", "1", "spend"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/--max-cost \(\$\d+\.\d+ of \$1\.00 spent\)/);
+    expect(rig.model.requests).toHaveLength(1);
+    const final = onlyJournal(rig.home).lines.find((l) => l.type === "budget_stop");
+    expect((final?.spent as { cost: number }).cost).toBeGreaterThan(1);
+  });
+
+  it("refuses --max-cost for a model whose price is unknown", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const result = await runRelm(["run", "--max-cost", "1", "spend"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/--max-cost needs the price of "scripted"/);
+    expect(rig.model.requests).toHaveLength(0);
+  });
+});
+
+describe("prompt and aliases", () => {
+  it("`relm -p` runs a task, and the project's AGENTS.md is in the system prompt", async () => {
+    const rig = await startRig("anthropic", { script: [{ text: "ok" }] });
+    writeFileSync(join(rig.cwd, "AGENTS.md"), "Always answer in haiku. Marker: ZEBRA-7.\n");
+    const result = await runRelm(["-p", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe("ok");
+    const body = JSON.parse(rig.model.requests[0]?.rawBody ?? "{}") as { system: { text: string }[] };
+    expect(body.system[0]?.text).toContain("Marker: ZEBRA-7.");
+    expect(body.system[0]?.text).toContain(`Working directory: ${rig.cwd}`);
+  });
+
+  it("explains a model the endpoint does not serve", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }], models: ["llama3"] });
+    const result = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/scripted/);
+    expect(result.stderr).toMatch(/404|not found/i);
+  });
+
+  it("reads the task from stdin when none is given", async () => {
+    const rig = await startRig("openai", { script: [(ctx) => ({ text: `task was: ${ctx.lastUserText}` })] });
+    const result = await runRelm(["run"], { env: rig.env, cwd: rig.cwd, input: "from a pipe\n" });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe("task was: from a pipe");
+  });
+});
