@@ -101,7 +101,7 @@ export async function doctor(flags: ConfigFlags, io: RunIo): Promise<number> {
   const m = config.model;
   const key = m.apiKey ? `API key set (from ${m.sources.apiKey})` : "no API key";
   checks.push({
-    ok: m.model ? true : false,
+    ok: m.model !== undefined,
     label: "model",
     detail: m.model
       ? `${m.model} via ${m.provider} at ${m.baseUrl}; ${key}`
