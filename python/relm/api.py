@@ -26,6 +26,7 @@ EXPORTS = {
 }
 
 
-def install(namespace):
+def install(namespace, output_dir=None):
+    """Installs EXPORTS into the user namespace; `output_dir` is where values handed to the host go."""
     namespace.update(EXPORTS)
     return list(EXPORTS)

@@ -37,7 +37,7 @@ def main(argv):
     interrupts.install()
     _parent_death_signal()
     engine = _engine(opts["first_count"])
-    exported = api.install(engine.namespace)
+    exported = api.install(engine.namespace, output_dir=opts["output_dir"])
     for name in exported + ["_out"]:
         engine.hidden[name] = engine.namespace.get(name)
     cells = CellRunner(engine, cap, stream, opts["output_dir"])
