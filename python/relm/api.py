@@ -6,27 +6,43 @@ and hides these names from the variables listing.
 
 import json
 
-from . import host
+from . import handoff, host
+from .agents import llm, rlm
 
 
 def submit(value):
-    """Sets this agent's result to `value` and ends its run after this cell.
+    """Sets this agent's result to `value` (any picklable value) and ends its run after this cell.
 
-    JSON-able values are sent as they are; anything else is sent as its repr().
+    A parent agent's rlm() call gets the value itself; a person sees it as JSON, or as its repr().
     """
     try:
         json.dumps(value, allow_nan=False)
+        as_json = {"json": value}
     except (TypeError, ValueError):
-        value = repr(value)
-    host.call("submit", {"value": value})
+        as_json = {}
+    try:
+        path = handoff.dump(value, "submit(): the value")
+    except TypeError:
+        if not as_json:
+            raise
+        path = None
+    host.call("submit", {**as_json, "repr": _short_repr(value), "pickle": path})
+
+
+def _short_repr(value, limit=2000):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more chars]"
 
 
 EXPORTS = {
     "submit": submit,
+    "rlm": rlm,
+    "llm": llm,
 }
 
 
 def install(namespace, output_dir=None):
     """Installs EXPORTS into the user namespace; `output_dir` is where values handed to the host go."""
+    handoff.configure(output_dir)
     namespace.update(EXPORTS)
     return list(EXPORTS)

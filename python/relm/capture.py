@@ -19,10 +19,13 @@ _READ = 1 << 16
 
 
 class Capture:
-    def __init__(self):
+    def __init__(self, proto=None):
+        """`proto`: the protocol's (read fd, write fd) when it does not arrive on fds 0/1 (a kernel
+        forked from the warm template talks over a socket); by default private copies of fds 0/1."""
         # os.dup returns non-inheritable fds, so subprocesses never hold the protocol or diagnostics.
-        self.proto_in = os.dup(0)
-        self.proto_out = os.dup(1)
+        if proto is None:
+            proto = (os.dup(0), os.dup(1))
+        self.proto_in, self.proto_out = proto
         self.diag = os.dup(2)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)

@@ -12,7 +12,11 @@ from . import protocol
 
 
 class HostError(Exception):
-    """The host answered a request with an error."""
+    """The host answered a request with an error; `code` names its kind when the host gave one."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
 
 
 _ids = itertools.count(1)
@@ -33,7 +37,7 @@ def call(method, params=None):
     error = msg.get("error")
     if error is not None:
         if isinstance(error, dict):
-            error = error.get("message", error)
+            raise HostError(str(error.get("message", error)), error.get("code"))
         raise HostError(str(error))
     return msg.get("result")
 

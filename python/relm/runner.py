@@ -1,6 +1,7 @@
 """The kernel process: `python -m relm.runner [--output-dir DIR] [--first-count N]`.
 
-Protocol: JSON lines on the original stdin/stdout (moved to private fds at start).
+Protocol: JSON lines on the original stdin/stdout (moved to private fds at start), or on a Unix socket
+for a kernel forked from the warm template (relm.template, relm.forked).
 Host -> runner: execute {id, code, cap}, set_var {id, name, text|file}, variables {id}, shutdown,
                 response {id, result|error}.
 Runner -> host: ready {pid, python, ipython}, stream {id, text}, result {id, count, status, output,
@@ -20,8 +21,16 @@ from .cells import CellRunner
 
 
 def main(argv):
-    opts = _parse(argv)
-    cap = capture.Capture()  # first: nothing may reach the protocol fds before this
+    serve(_parse(argv))
+
+
+def serve(opts, proto=None, engine=None):
+    """Runs the kernel until the host goes away; never returns.
+
+    `proto` is the protocol's (read fd, write fd) when it is not on fds 0/1, and `engine` an engine
+    built before the process was forked: both come from the warm template (relm.template).
+    """
+    cap = capture.Capture(proto)  # first: nothing may reach the protocol fds before this
     protocol.connect(cap.proto_out)
     _diagnostics(cap.diag)
     stream = streamer.Streamer(protocol.send)
@@ -36,7 +45,7 @@ def main(argv):
     ).start()
     interrupts.install()
     _parent_death_signal()
-    engine = _engine(opts["first_count"])
+    engine = _engine(opts["first_count"], engine)
     exported = api.install(engine.namespace, output_dir=opts["output_dir"])
     for name in exported + ["_out"]:
         engine.hidden[name] = engine.namespace.get(name)
@@ -71,7 +80,7 @@ def _handle(msg, engine, cells, exported_values):
     elif kind == "set_var":
         try:
             name, value = _load_variable(msg)
-        except (ValueError, OSError) as e:  # the caller's mistake: no traceback on stderr
+        except (ValueError, OSError, EOFError, ImportError, AttributeError) as e:  # bad input: no traceback
             protocol.send({"type": "var", "id": msg["id"], "error": str(e)})
             return
         engine.namespace[name] = value
@@ -85,6 +94,11 @@ def _load_variable(msg):
     name = msg.get("name")
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
         raise ValueError(f"not a valid variable name: {name!r}")
+    if "pickle" in msg:
+        # A value handed over by another agent's kernel (rlm(..., name=value)).
+        from . import handoff
+
+        return name, handoff.load(msg["pickle"])
     if "file" not in msg:
         return name, msg.get("text", "")
     # Read here, not sent over the protocol: a 20 MB file costs one read, not a JSON round trip.
@@ -165,25 +179,37 @@ def _group_watchdog():
 _keep = []
 
 
-def _engine(first_count):
+def build_engine(first_count=1):
+    """IPython's shell, or None for plain exec (RELM_KERNEL_ENGINE=plain, or no IPython)."""
     choice = os.environ.get("RELM_KERNEL_ENGINE", "").strip().lower()
-    if choice != "plain":
-        try:
-            from . import engine_ipython
+    if choice == "plain":
+        return None
+    try:
+        from . import engine_ipython
 
-            engine = engine_ipython.create(first_count)
-        except ImportError:
-            if choice == "ipython":
-                raise
-        else:
-            # Plots become display() images (read back as `images`), not windows nobody can see.
-            inline = _importable("matplotlib") and _importable("matplotlib_inline")
-            if inline and "MPLBACKEND" not in os.environ:
-                os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
-            return engine
-    from .engine_plain import PlainEngine
+        return engine_ipython.create(first_count)
+    except ImportError:
+        if choice == "ipython":
+            raise
+        return None
 
-    return PlainEngine(first_count)
+
+def _engine(first_count, prebuilt=None):
+    if prebuilt is not None:
+        # Built by the template (counting from 1) for an identical RELM_KERNEL_ENGINE; the host checks.
+        prebuilt.shell.execution_count = first_count
+        engine = prebuilt
+    else:
+        engine = build_engine(first_count)
+    if engine is None:
+        from .engine_plain import PlainEngine
+
+        return PlainEngine(first_count)
+    # Plots become display() images (read back as `images`), not windows nobody can see.
+    inline = _importable("matplotlib") and _importable("matplotlib_inline")
+    if inline and "MPLBACKEND" not in os.environ:
+        os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    return engine
 
 
 def _importable(name):

@@ -20,7 +20,9 @@ export interface BudgetStop {
 
 /**
  * Spend so far against the user's limits. Checked before every model call and failing closed: a limit
- * that is reached stops the next call, so a budget is never exceeded by more than the call in flight.
+ * that is reached stops the next call, so a budget is never exceeded by more than the calls in flight.
+ * Budgets form a tree: a child agent's spend is also its parent's, up to the root, and a child may call
+ * the model only while every budget above it allows it.
  */
 export class Budget {
   private turns = 0;
@@ -30,15 +32,28 @@ export class Budget {
 
   constructor(
     readonly limits: BudgetLimits,
+    private readonly parent?: Budget,
     private readonly now: () => number = Date.now,
   ) {
     this.startedAt = now();
   }
 
+  /** A budget for a child agent: its own limits, inside this one's. */
+  child(limits: BudgetLimits = {}): Budget {
+    return new Budget(limits, this, this.now);
+  }
+
+  /** One model call by this agent; its tokens and cost also count for every agent above it. */
   recordCall(tokens: number, cost: number | null): void {
     this.turns += 1;
+    this.addSpend(tokens, cost);
+  }
+
+  /** Spend that is not one of this agent's turns (llm() calls, children's calls). */
+  addSpend(tokens: number, cost: number | null): void {
     this.tokens += tokens;
     this.cost = cost === null || this.cost === null ? null : this.cost + cost;
+    this.parent?.addSpend(tokens, cost);
   }
 
   spent(): SpendRecord {
@@ -50,11 +65,20 @@ export class Budget {
     };
   }
 
-  /** The first limit already reached, or undefined when another model call is allowed. */
+  /** The first limit already reached here or above, or undefined when another model call is allowed. */
   check(): BudgetStop | undefined {
+    return this.parent?.checkShared() ?? this.checkOwn(true);
+  }
+
+  /** Turns are each agent's own; tokens, time and cost limits hold for the whole tree below. */
+  private checkShared(): BudgetStop | undefined {
+    return this.parent?.checkShared() ?? this.checkOwn(false);
+  }
+
+  private checkOwn(withTurns: boolean): BudgetStop | undefined {
     const spent = this.spent();
     const { maxTurns, maxTokens, maxTimeMs, maxCost } = this.limits;
-    if (maxTurns !== undefined && spent.turns >= maxTurns) {
+    if (withTurns && maxTurns !== undefined && spent.turns >= maxTurns) {
       return this.stop("max-turns", maxTurns, spent, `${spent.turns} of ${maxTurns} model calls used`);
     }
     if (maxTokens !== undefined && spent.tokens >= maxTokens) {

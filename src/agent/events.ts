@@ -7,8 +7,11 @@ export type LiveEvent =
   | { type: "text_reset"; turn: number }
   | { type: "cell_output_delta"; callId: string; text: string };
 
-/** The one event stream every front end consumes: journal events (durable, numbered) and live events. */
-export type AgentEvent = JournalEvent | LiveEvent;
+/**
+ * The one event stream every front end consumes: journal events (durable, numbered) and live events.
+ * Events of child agents carry `agent`, the id of the agent they belong to; the root's have none.
+ */
+export type AgentEvent = (JournalEvent | LiveEvent) & { agent?: string };
 
 export type EventSink = (event: AgentEvent) => void;
 

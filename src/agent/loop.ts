@@ -21,8 +21,12 @@ export interface LoopContext {
   record(body: JournalBody): JournalEvent;
   /** Runs a cell in the kernel and journals its result (redacted, images written aside). */
   runCell(turn: number, callId: string, code: string): Promise<CellResult>;
-  /** The value passed to submit() during the last cell, if any; reading it clears it. */
-  takeSubmission(): { value: unknown } | undefined;
+  /** The value passed to submit() during the last cell, if any, and its text; reading it clears it. */
+  takeSubmission(): { value: unknown; text: string } | undefined;
+  /** Messages that arrived for this agent since the last turn boundary; reading them clears them. */
+  takeMessages(): { from: string; text: string }[];
+  /** Why an aborted turn stopped (a person's Ctrl-C, or a parent's cancel). */
+  interruptReason(): string;
   nextTurnNumber(): number;
   /** Set while a turn runs; aborted by interrupt(). */
   abort: AbortController;
@@ -38,6 +42,14 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
 
   for (;;) {
     if (ctx.abort.signal.aborted) return interrupted(ctx);
+    for (const m of ctx.takeMessages()) {
+      // Delivered at the turn boundary, so the model reads it before deciding its next step.
+      ctx.record({ type: "message", from: m.from, to: "self", text: m.text });
+      ctx.messages.push({
+        role: "user",
+        content: [{ type: "text", text: `[message from ${m.from}]\n${m.text}` }],
+      });
+    }
     const stop = ctx.budget.check();
     if (stop) {
       ctx.record({
@@ -178,7 +190,7 @@ function answerSkipped(ctx: LoopContext, calls: ToolCall[], reason: string): voi
 }
 
 function interrupted(ctx: LoopContext): TurnOutcome {
-  const reason = "interrupted by the user";
+  const reason = ctx.interruptReason();
   ctx.record({ type: "interrupted", reason });
   return { status: "interrupted", reason };
 }

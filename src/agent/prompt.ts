@@ -19,7 +19,10 @@ You have one tool, \`ipython\`, which runs a cell of code in a persistent IPytho
 Large inputs are given to you as Python variables, not pasted into this conversation. Inspect them in code (len, slicing, regex, parsing) and print only what you need. Keep intermediate results in variables.
 
 # Python API (already imported)
-- \`submit(value)\`: sets your result to any JSON-able value and ends your run after the current cell.
+- \`rlm(task, **variables)\` runs a child agent, with its own kernel and transcript, on \`task\` and returns its result. Keyword arguments become variables in the child's kernel; the child is told their names, types and sizes, never their content. Use children to split large work (one per file, chunk or question) and keep your own context small. Raises \`rlm.ChildError\` (with \`.reason\` and \`.last_output\`) if the child fails, \`rlm.BudgetExceeded\` when the budget runs out.
+- \`rlm.spawn(task, name=None, spec=None, model=None, **variables)\` starts a child without waiting and returns an \`Agent\`: \`.result(timeout=None)\`, \`.status\`, \`.send(text)\`, \`.cancel()\`, \`.id\`, \`.name\`; \`await agent\` works too. \`rlm.map(task, items, max_parallel=None)\` runs one child per item (given as the variable \`item\`) and returns their results in order; \`rlm.collect(agents)\` waits for many; \`rlm.agents()\` lists your children with status and spend.
+- \`llm(prompt, model=None)\` is one plain completion (no kernel, no tools), for cheap classification or summaries; \`llm.batch(prompts)\` runs many at once.
+- \`submit(value)\` sets your result to any picklable value and ends your run after the current cell. When another agent started you, its code receives that value itself.
 
 # Finishing
 When the task is done, reply with your final answer as plain text and no tool call. Be concise and concrete: say what you found or changed, and how you checked it. If you could not finish, say what is missing.
@@ -27,6 +30,9 @@ When the task is done, reply with your final answer as plain text and no tool ca
 
 export interface EnvironmentFacts {
   cwd: string;
+  /** 0 for the agent a person started; children are one deeper than their parent. */
+  depth: number;
+  maxDepth: number;
   date: string;
   platform: string;
   pythonVersion: string;
@@ -45,6 +51,11 @@ export function renderEnvironment(facts: EnvironmentFacts): string {
       ? `- Python ${facts.pythonVersion} with IPython ${facts.ipythonVersion}`
       : `- Python ${facts.pythonVersion} without IPython: plain Python only (no !commands or %magics; use subprocess)`,
   ];
+  lines.push(
+    facts.depth < facts.maxDepth
+      ? `- Sub-agents: available (you are at depth ${facts.depth} of at most ${facts.maxDepth})`
+      : `- Sub-agents: not available at your depth (${facts.depth} of at most ${facts.maxDepth}); rlm() raises, so do the work in this kernel`,
+  );
   if (facts.variables.length > 0) {
     lines.push("", "# Variables in the kernel", ...facts.variables.map((v) => `- ${v}`));
   }
@@ -71,12 +82,31 @@ export function findAgentsMd(cwd: string, maxChars = 20_000): { path: string; te
   }
 }
 
-export function buildSystemPrompt(
-  facts: EnvironmentFacts,
-  agentsMd?: { path: string; text: string },
-): string {
+export interface PromptExtras {
+  agentsMd?: { path: string; text: string };
+  /** Set for a child agent: how it was started. */
+  role?: string;
+  /** A spec's instructions for this child. */
+  instructions?: { spec: string; text: string };
+  /** Specs this agent may start children from. */
+  specs?: { name: string; description: string }[];
+}
+
+/** Base prompt, then project instructions, the agent's role and spec, environment facts and specs. */
+export function buildSystemPrompt(facts: EnvironmentFacts, extras: PromptExtras = {}): string {
   const sections = [BASE_PROMPT.trimEnd()];
-  if (agentsMd) sections.push(`# Project instructions (${agentsMd.path})\n${agentsMd.text.trimEnd()}`);
+  if (extras.agentsMd) {
+    sections.push(`# Project instructions (${extras.agentsMd.path})\n${extras.agentsMd.text.trimEnd()}`);
+  }
+  if (extras.role) sections.push(`# Your role\n${extras.role}`);
+  if (extras.instructions) {
+    const { spec, text } = extras.instructions;
+    sections.push(`# Instructions for this sub-agent (spec "${spec}")\n${text}`);
+  }
   sections.push(renderEnvironment(facts));
+  if (extras.specs && extras.specs.length > 0 && facts.depth < facts.maxDepth) {
+    const list = extras.specs.map((s) => `- ${s.name}: ${s.description}`).join("\n");
+    sections.push(`# Sub-agent specs (rlm.spawn(task, spec="NAME"))\n${list}`);
+  }
   return `${sections.join("\n\n")}\n`;
 }

@@ -1,146 +1,211 @@
+import { rmSync } from "node:fs";
 import { findPython, startKernel } from "../kernel/index.js";
-import type { CellResult, Kernel, KernelLifecycleEvent, PythonInfo } from "../kernel/types.js";
+import type { CellResult, Kernel, KernelLifecycleEvent } from "../kernel/types.js";
 import type { Message, ModelClient } from "../llm/types.js";
 import { Journal, newSessionId, sessionDir } from "../session/index.js";
-import type { JournalBody, JournalEvent } from "../session/types.js";
+import type { JournalBody, JournalEvent, SpendRecord } from "../session/types.js";
 import { Budget, type BudgetLimits } from "./budget.js";
+import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } from "./children.js";
 import type { AgentEvent, EventSink } from "./events.js";
+import { handleHostRequest } from "./host-api.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
-import { buildSystemPrompt, findAgentsMd } from "./prompt.js";
+import { buildSystemPrompt } from "./prompt.js";
+import type { AgentSpec } from "./specs.js";
+import { AgentTree, type KernelSettings, type TreeOptions } from "./tree.js";
 import { describeVariable, renderVariableLine, type VariableSpec } from "./variables.js";
 
-export interface KernelSettings {
-  /** Environment the kernel is started from; it is scrubbed of secrets first. */
-  env: NodeJS.ProcessEnv;
-  passEnv: string[];
-  cellTimeoutMs: number;
-  outputCap: number;
-  /** Where interpreter discovery caches its result. */
-  cacheDir: string;
-}
+export type { KernelSettings };
 
-export interface SessionOptions {
-  client: ModelClient;
-  home: string;
-  cwd: string;
+export interface SessionOptions extends TreeOptions {
   title: string;
   variables: VariableSpec[];
   limits: BudgetLimits;
-  kernel: KernelSettings;
-  /** Exact values never to write to the journal or show the model (API keys). */
-  secrets: string[];
-  relmVersion: string;
-  sink?: EventSink;
-  now?: () => Date;
 }
 
+interface AgentParams {
+  id: string;
+  dir: string;
+  title: string;
+  depth: number;
+  parentId?: string;
+  client: ModelClient;
+  budget: Budget;
+  variables: VariableSpec[];
+  sink: EventSink;
+  spec?: AgentSpec;
+}
+
+/** Thrown inside a child's turn when its kernel dies: a child fails fast and its parent decides. */
+class KernelCrashError extends Error {}
+
+const LAST_OUTPUT_CHARS = 2000;
+
 /**
- * A conversation with one model and one kernel, journaled. The kernel starts while the first model
- * request is in flight and is awaited only when the first cell needs it.
+ * One agent: a conversation with a model and one kernel, journaled. The kernel starts while the first
+ * model request is in flight and is awaited only when the first cell needs it. Children are agents of
+ * the same class, one level deeper, sharing the tree (endpoint, interpreter, event stream).
  */
-export class AgentSession {
+export class AgentSession implements ChildAgent {
   readonly id: string;
   readonly dir: string;
+  readonly depth: number;
   readonly journal: Journal;
-  readonly python: PythonInfo;
+  readonly budget: Budget;
+  readonly client: ModelClient;
+  readonly children: ChildManager;
   private readonly messages: Message[] = [];
-  private readonly budget: Budget;
-  private readonly sink: EventSink;
+  private readonly inbox: { from: string; text: string }[] = [];
   private readonly kernelReady: Promise<Kernel>;
   private readonly system: string;
   private turnCounter = 0;
-  private submission: { value: unknown } | undefined;
+  private submission: SubmitPayload | undefined;
   private abort = new AbortController();
+  private cancelled: string | undefined;
   private liveKernel: Kernel | undefined;
+  private currentCallId: string | undefined;
+  private pendingReload = false;
+  private lastSeen = "";
   private closed = false;
 
   private constructor(
-    private readonly options: SessionOptions,
-    python: PythonInfo,
+    readonly tree: AgentTree,
+    private readonly params: AgentParams,
   ) {
-    this.python = python;
-    this.sink = options.sink ?? (() => {});
-    this.budget = new Budget(options.limits);
-    this.id = newSessionId();
-    this.dir = sessionDir(options.home, this.id);
-    const now = (options.now ?? (() => new Date()))();
+    this.id = params.id;
+    this.dir = params.dir;
+    this.depth = params.depth;
+    this.budget = params.budget;
+    this.client = params.client;
+    this.children = new ChildManager(this);
+    const now = tree.now();
     this.journal = Journal.create(
       this.dir,
       {
         id: this.id,
+        parent: params.parentId,
         created: now.toISOString(),
-        cwd: options.cwd,
-        title: options.title,
-        provider: options.client.provider,
-        model: options.client.model,
-        relm: options.relmVersion,
+        cwd: tree.options.cwd,
+        title: params.title,
+        provider: params.client.provider,
+        model: params.client.model,
+        relm: tree.options.relmVersion,
       },
-      { secrets: options.secrets },
+      { secrets: tree.options.secrets },
     );
-
     this.emit({
       type: "session",
       id: this.id,
       dir: this.dir,
-      title: options.title,
-      provider: options.client.provider,
-      model: options.client.model,
+      title: params.title,
+      provider: params.client.provider,
+      model: params.client.model,
     });
-    const described = options.variables.map((spec) => describeVariable(spec));
+    const described = params.variables.map((spec) => describeVariable(spec));
     for (const v of described) {
       this.record({ type: "variable", name: v.name, varType: v.type, size: v.size, preview: v.preview });
     }
     this.system = buildSystemPrompt(
       {
-        cwd: options.cwd,
+        cwd: tree.options.cwd,
+        depth: this.depth,
+        maxDepth: tree.maxDepth,
         date: now.toISOString().slice(0, 10),
         platform: `${process.platform} ${process.arch}`,
-        pythonVersion: python.version,
-        ipythonVersion: python.ipython,
+        pythonVersion: tree.python.version,
+        ipythonVersion: tree.python.ipython,
         variables: described.map(renderVariableLine),
       },
-      findAgentsMd(options.cwd),
+      {
+        agentsMd: tree.agentsMd,
+        role: params.parentId
+          ? "You are a sub-agent: another agent's code started you with the task below and is waiting for " +
+            "your result. Finish it yourself; for a structured result call submit(value), otherwise your " +
+            "final text is the result."
+          : undefined,
+        instructions: params.spec?.instructions
+          ? { spec: params.spec.name, text: params.spec.instructions }
+          : undefined,
+        specs: tree.specs(),
+      },
     );
     this.kernelReady = this.bootKernel();
     // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
     this.kernelReady.catch(() => {});
   }
 
+  /** The agent a person starts: the root of a new tree. */
   static async create(options: SessionOptions): Promise<AgentSession> {
     const python = await findPython(options.kernel.env, options.kernel.cacheDir);
-    return new AgentSession(options, python);
+    const tree = new AgentTree(options, python);
+    const id = newSessionId();
+    return new AgentSession(tree, {
+      id,
+      dir: sessionDir(options.home, id),
+      title: options.title,
+      depth: 0,
+      client: options.client,
+      budget: new Budget(options.limits),
+      variables: options.variables,
+      sink: tree.sink,
+    });
+  }
+
+  newChild(params: ChildParams): ChildAgent {
+    const parentSink = this.params.sink;
+    return new AgentSession(this.tree, {
+      id: params.id,
+      dir: params.dir,
+      title: params.task.split("\n")[0]?.slice(0, 80) ?? params.name,
+      depth: params.depth,
+      parentId: params.parentId,
+      client: params.client,
+      budget: params.budget,
+      variables: params.variables,
+      spec: params.spec,
+      // Events of descendants keep the id of the agent they came from.
+      sink: (event) => parentSink("agent" in event ? event : { ...event, agent: params.id }),
+    });
   }
 
   get systemPrompt(): string {
     return this.system;
   }
 
-  spent() {
+  spent(): SpendRecord {
     return this.budget.spent();
+  }
+
+  lastOutput(): string {
+    return this.lastSeen;
   }
 
   /** Runs one user turn to its end. Never throws for model or cell failures: they are outcomes. */
   async run(userText: string): Promise<TurnOutcome> {
     if (this.closed) throw new Error("session is closed");
+    if (this.cancelled) return { status: "interrupted", reason: this.cancelled };
     this.abort = new AbortController();
     const ctx: LoopContext = {
-      client: this.options.client,
+      client: this.client,
       system: this.system,
       messages: this.messages,
       budget: this.budget,
-      sink: this.sink,
+      sink: this.params.sink,
       abort: this.abort,
       record: (body) => this.record(body),
       runCell: (turn, callId, code) => this.runCell(turn, callId, code),
       takeSubmission: () => {
         const s = this.submission;
         this.submission = undefined;
-        return s;
+        return s ? { value: s, text: submissionText(s) } : undefined;
       },
+      takeMessages: () => this.inbox.splice(0),
       nextTurnNumber: () => ++this.turnCounter,
+      interruptReason: () => this.cancelled ?? "interrupted by the user",
     };
     try {
-      return await runTurn(ctx, userText);
+      const outcome = await runTurn(ctx, userText);
+      if (outcome.status === "done") this.lastSeen = outcome.text.slice(-LAST_OUTPUT_CHARS);
+      return outcome;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.record({ type: "error", message });
@@ -154,41 +219,62 @@ export class AgentSession {
     this.liveKernel?.interrupt();
   }
 
+  /** Ends this agent's work for good, and its children's. */
+  cancel(reason: string): void {
+    this.cancelled ??= reason;
+    this.interrupt();
+    this.children.cancelAll(reason);
+  }
+
+  deliver(from: string, text: string): void {
+    this.inbox.push({ from, text });
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.children.closeAll("its parent ended");
     const kernel = await this.kernelReady.catch(() => undefined);
     await kernel?.shutdown();
-    this.journal.sync();
     this.journal.close();
   }
 
-  private record(body: JournalBody): JournalEvent {
+  record(body: JournalBody): JournalEvent {
     const event = this.journal.append(body);
     this.emit(event);
     return event;
   }
 
+  /** For llm(): the tree's client for a model name. */
+  clientFor(model?: string | null): ModelClient {
+    return model ? this.tree.client(model) : this.client;
+  }
+
+  setSubmission(payload: SubmitPayload): void {
+    this.record({ type: "submit", value: payload.json !== undefined ? payload.json : payload.repr });
+    this.submission = payload;
+  }
+
   private emit(event: AgentEvent): void {
     try {
-      this.sink(event);
+      this.params.sink(event);
     } catch {
       // A broken front end must not stop the agent; the journal already has the event.
     }
   }
 
   private async bootKernel(): Promise<Kernel> {
-    const { kernel: k, cwd } = this.options;
+    const k = this.tree.options.kernel;
     const kernel = await startKernel({
-      cwd,
+      cwd: this.tree.options.cwd,
       env: k.env,
       passEnv: k.passEnv,
-      python: this.python,
+      python: this.tree.python,
       cellTimeoutMs: k.cellTimeoutMs,
       outputCap: k.outputCap,
       outputDir: this.journal.outputsDir,
       onOutput: (text) => this.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
-      onHostRequest: (method, params) => this.handleHostRequest(method, params),
+      onHostRequest: (method, params) => handleHostRequest(this, method, params),
       onLifecycle: (event) => this.onKernelLifecycle(event),
     });
     this.liveKernel = kernel;
@@ -197,13 +283,15 @@ export class AgentSession {
     return kernel;
   }
 
-  private currentCallId: string | undefined;
-
   private async loadVariables(kernel: Kernel): Promise<void> {
-    for (const spec of this.options.variables) await kernel.setVariable(spec.name, spec.source);
+    for (const spec of this.params.variables) {
+      await kernel.setVariable(spec.name, spec.source);
+      if (spec.consume && "pickle" in spec.source) rmSync(spec.source.pickle, { force: true });
+    }
   }
 
   private onKernelLifecycle(event: KernelLifecycleEvent): void {
+    if (this.closed) return;
     if (event.type === "started") {
       this.record({
         type: "kernel",
@@ -224,32 +312,11 @@ export class AgentSession {
     }
   }
 
-  private pendingReload = false;
-
-  private async handleHostRequest(method: string, params: unknown): Promise<unknown> {
-    if (method === "submit") {
-      const value = (params as { value?: unknown } | null)?.value;
-      this.record({ type: "submit", value });
-      this.submission = { value };
-      return null;
-    }
-    throw new Error(`unknown host method "${method}"`);
-  }
-
   private async runCell(turn: number, callId: string, code: string): Promise<CellResult> {
     const kernel = await this.kernelReady;
     if (this.abort.signal.aborted) {
       // Interrupted while the kernel was still starting: the cell never ran.
-      const skipped: CellResult = {
-        executionCount: 0,
-        status: "error",
-        output: "",
-        outputChars: 0,
-        truncated: false,
-        images: [],
-        note: "Not run: the user interrupted the turn.",
-        durationMs: 0,
-      };
+      const skipped = notRun("Not run: the turn was interrupted.");
       this.recordCell(turn, callId, skipped);
       return skipped;
     }
@@ -261,10 +328,15 @@ export class AgentSession {
       this.currentCallId = undefined;
     }
     result = { ...result, output: this.journal.redact(result.output) };
+    this.lastSeen = result.output.slice(-LAST_OUTPUT_CHARS);
+    if (result.status === "crashed" && this.params.parentId) {
+      this.recordCell(turn, callId, result);
+      throw new KernelCrashError(`its kernel died during a cell: ${result.note ?? "no detail"}`);
+    }
     if (this.pendingReload) {
       // A restarted kernel lost the user's --var inputs; put them back so the model can carry on.
       this.pendingReload = false;
-      const names = this.options.variables.map((v) => v.name);
+      const names = this.params.variables.map((v) => v.name);
       if (names.length > 0) {
         await this.loadVariables(kernel);
         result.note = `${result.note ?? "The kernel was restarted."} The inputs ${names.join(", ")} were loaded again.`;
@@ -297,4 +369,23 @@ export class AgentSession {
       durationMs: result.durationMs,
     });
   }
+}
+
+function notRun(note: string): CellResult {
+  return {
+    executionCount: 0,
+    status: "error",
+    output: "",
+    outputChars: 0,
+    truncated: false,
+    images: [],
+    note,
+    durationMs: 0,
+  };
+}
+
+/** How a submitted value reads as a final answer: JSON when it has one, else its repr. */
+function submissionText(payload: SubmitPayload): string {
+  if (payload.json === undefined) return payload.repr;
+  return typeof payload.json === "string" ? payload.json : JSON.stringify(payload.json, null, 2);
 }

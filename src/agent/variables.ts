@@ -6,12 +6,16 @@ import type { VariableSource } from "../kernel/types.js";
 export interface VariableSpec {
   name: string;
   source: VariableSource;
+  /** Delete the source file once the kernel has loaded it (a hand-off from another kernel). */
+  consume?: boolean;
+  /** Given when another kernel described the value (a pickle cannot be described from here). */
+  description?: VariableDescription;
 }
 
 /** What the prompt says about a variable: never its content, only its shape and a short preview. */
 export interface VariableDescription {
   name: string;
-  type: "str" | "bytes";
+  type: string;
   size: string;
   preview: string;
   origin?: string;
@@ -60,6 +64,8 @@ function preview(text: string): string {
  * even started. The kernel makes the same str/bytes choice (valid UTF-8 becomes str).
  */
 export function describeVariable(spec: VariableSpec): VariableDescription {
+  if (spec.description) return spec.description;
+  if ("pickle" in spec.source) throw new Error("values from another kernel are described by that kernel");
   if ("text" in spec.source) {
     const text = spec.source.text;
     return {

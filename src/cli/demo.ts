@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveConfig } from "../config/config.js";
-import { createModelClient } from "../llm/index.js";
 import { type ScriptStep, startScriptedModel } from "../llm/scripted/index.js";
 import { type RunIo, runOnce } from "./run.js";
 
@@ -70,12 +69,12 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
   });
   try {
     const config = resolveConfig(io.env, {});
-    const client = createModelClient({
-      provider: "openai",
+    const clientOptions = {
+      provider: "openai" as const,
       baseUrl: model.openaiBaseUrl,
       model: "relm-demo",
       retryBaseMs: 50,
-    });
+    };
     if (!flags.json) {
       io.stderr.write(
         `relm demo: a scripted model on ${model.url} drives a real Python kernel (no API key).\n`,
@@ -85,7 +84,7 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
       "Which endpoint in the server log `log` has the most errors?",
       { json: flags.json, var: [`log=@${logPath}`] },
       { ...io, cwd: workdir },
-      { client, config },
+      { clientOptions, config },
     );
     return code;
   } finally {

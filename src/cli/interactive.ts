@@ -64,7 +64,7 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
       try {
         if (!session) {
           const sink = (e: Parameters<ProgressRenderer["handle"]>[0]) => renderer.handle(e);
-          session = (await prepareSession(titleOf(line), flags, io, sink, { client, config })).session;
+          session = (await prepareSession(titleOf(line), flags, io, sink, { config })).session;
         }
         const outcome = await session.run(line);
         if (outcome.status === "budget") io.stdout.write(`${outcome.stop.message}\n`);

@@ -27,6 +27,7 @@ function addSessionOptions(cmd: Command): Command {
       [],
     )
     .option("--cell-timeout <seconds>", "interrupt a cell after this many seconds (default 300)")
+    .option("--max-depth <n>", "how deep sub-agents may nest; 0 disables rlm() (default 2)")
     .option(
       "--pass-env <NAME>",
       "let a secret-looking variable through to the kernel (repeatable)",

@@ -27,6 +27,11 @@ function styles(color: boolean): Record<"dim" | "bold" | "red" | "green" | "yell
   };
 }
 
+function firstLine(text: string, max = 100): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
 function clip(lines: string[], head: number, tail: number): string[] {
   if (lines.length <= head + tail + 1) return lines;
   return [...lines.slice(0, head), `… ${lines.length - head - tail} more lines`, ...lines.slice(-tail)];
@@ -45,6 +50,10 @@ export class ProgressRenderer {
   }
 
   handle(event: AgentEvent): void {
+    if (event.agent) {
+      this.handleChild(event, event.agent);
+      return;
+    }
     const s = this.s;
     switch (event.type) {
       case "text_delta":
@@ -105,9 +114,59 @@ export class ProgressRenderer {
       case "interrupted":
         this.line(s.yellow(`■ ${event.reason}`));
         return;
+      case "child_spawned":
+        this.names.set(event.id, event.name);
+        this.line(s.cyan(`⇢ sub-agent ${event.name} (${event.id}): ${firstLine(event.task)}`));
+        return;
+      case "child_finished":
+        this.renderChildEnd(event, "");
+        return;
       default:
         return;
     }
+  }
+
+  private readonly names = new Map<string, string>();
+
+  /** Children's work, one short line per step, indented under the agent that started them. */
+  private handleChild(event: AgentEvent, agent: string): void {
+    const s = this.s;
+    const who = s.dim(`  ${this.names.get(agent) ?? agent} │`);
+    switch (event.type) {
+      case "child_spawned":
+        this.names.set(event.id, event.name);
+        this.line(`${who} ${s.cyan(`⇢ sub-agent ${event.name} (${event.id}): ${firstLine(event.task)}`)}`);
+        return;
+      case "child_finished":
+        this.renderChildEnd(event, `${who} `);
+        return;
+      case "cell":
+        this.line(`${who} ${s.cyan("▸")} ${firstLine(event.code)}`);
+        return;
+      case "cell_output": {
+        const mark = event.status === "ok" ? s.green("✓") : s.red(`✗ ${event.status}`);
+        this.line(`${who}   ${mark} ${s.dim(formatDuration(event.durationMs))}`);
+        return;
+      }
+      case "model_error":
+      case "error":
+        this.line(`${who} ${s.red(`✗ ${event.message}`)}`);
+        return;
+      case "budget_stop":
+        this.line(`${who} ${s.red(`■ ${event.message}`)}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private renderChildEnd(event: Extract<AgentEvent, { type: "child_finished" }>, prefix: string): void {
+    const s = this.s;
+    const mark = event.status === "done" ? s.green("⇠") : s.red("⇠");
+    const detail = event.status === "done" ? firstLine(event.result ?? "") : (event.reason ?? "");
+    this.line(
+      `${prefix}${mark} ${event.name} ${event.status}${detail ? `: ${detail}` : ""} ${s.dim(`(${describeSpend(event.spent)})`)}`,
+    );
   }
 
   private renderCode(code: string): void {

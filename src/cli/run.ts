@@ -1,11 +1,9 @@
 import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { TurnOutcome } from "../agent/loop.js";
-import type { ResolvedConfig } from "../config/config.js";
-import type { ModelClient } from "../llm/types.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
-import { type CliIo, prepareSession, type SessionFlags, titleOf } from "./setup.js";
+import { type CliIo, prepareSession, type SessionFlags, type SessionOverrides, titleOf } from "./setup.js";
 
 export interface RunFlags extends SessionFlags {
   json?: boolean;
@@ -38,7 +36,7 @@ export async function runOnce(
   task: string,
   flags: RunFlags,
   io: RunIo,
-  overrides: { client?: ModelClient; config?: ResolvedConfig } = {},
+  overrides: SessionOverrides = {},
 ): Promise<number> {
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   const sink = flags.json

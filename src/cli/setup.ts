@@ -8,7 +8,7 @@ import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } 
 import { parseDuration } from "../config/duration.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { createModelClient } from "../llm/index.js";
-import type { ModelClient } from "../llm/types.js";
+import type { ClientOptions, ModelClient } from "../llm/types.js";
 import { relmVersion } from "./version.js";
 
 /** Flags shared by `relm run`, `relm -p` and the interactive session. */
@@ -20,6 +20,7 @@ export interface SessionFlags extends ConfigFlags {
   var?: string[];
   cellTimeout?: string;
   passEnv?: string[];
+  maxDepth?: string;
 }
 
 export interface CliIo {
@@ -45,21 +46,28 @@ export function parseLimits(flags: SessionFlags): BudgetLimits {
   };
 }
 
-export function buildClient(config: ResolvedConfig): ModelClient {
+export function buildClient(config: ResolvedConfig, model?: string): ModelClient {
   const m = config.model;
-  if (!m.model) throw new ConfigError(noModelMessage());
+  const name = model ?? m.model;
+  if (!name) throw new ConfigError(noModelMessage());
   return createModelClient({
     provider: m.provider,
     baseUrl: m.baseUrl,
     apiKey: m.apiKey,
-    model: m.model,
+    model: name,
     stream: m.stream,
     maxAttempts: m.retry.maxAttempts,
     retryBaseMs: m.retry.baseMs,
     retryMaxMs: m.retry.maxMs,
-    price: m.price,
+    price: model ? config.prices[model] : m.price,
     acceptsImages: m.acceptsImages,
   });
+}
+
+/** For the demo: an explicit endpoint instead of the configured one. */
+export interface SessionOverrides {
+  clientOptions?: ClientOptions;
+  config?: ResolvedConfig;
 }
 
 export interface PreparedSession {
@@ -74,7 +82,7 @@ export async function prepareSession(
   flags: SessionFlags,
   io: CliIo,
   sink: EventSink,
-  overrides: { client?: ModelClient; config?: ResolvedConfig } = {},
+  overrides: SessionOverrides = {},
 ): Promise<PreparedSession> {
   const config = overrides.config ?? resolveConfig(io.env, flags);
   const limits = parseLimits(flags);
@@ -83,7 +91,11 @@ export async function prepareSession(
     flags.cellTimeout === undefined
       ? config.cellTimeoutMs
       : (positiveNumber(flags.cellTimeout, "--cell-timeout", false) as number) * 1000;
-  const client = overrides.client ?? buildClient(config);
+  const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
+  const maxDepth = flags.maxDepth === undefined ? 2 : Number(flags.maxDepth);
+  if (!Number.isInteger(maxDepth) || maxDepth < 0) {
+    throw new UsageError(`--max-depth must be a whole number of 0 or more, got "${flags.maxDepth}"`);
+  }
   if (limits.maxCost !== undefined && client.price === null) {
     throw new ConfigError(
       `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +
@@ -107,6 +119,12 @@ export async function prepareSession(
     },
     secrets: secretValues(io.env, [config.model.apiKey]),
     relmVersion: relmVersion(),
+    maxDepth,
+    // Children may name another model on the same endpoint (rlm(..., model=...), specs, llm()).
+    clientFor: (model) =>
+      overrides.clientOptions
+        ? createModelClient({ ...overrides.clientOptions, model })
+        : buildClient(config, model),
     sink,
   });
   return { session, config, client };

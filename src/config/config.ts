@@ -56,6 +56,8 @@ export interface ResolvedConfig {
   configFound: boolean;
   model: ModelConfig;
   python?: string;
+  /** Prices per model name from config.json. */
+  prices: Record<string, Price>;
   cellTimeoutMs: number;
   outputCap: number;
 }
@@ -149,6 +151,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     configPath,
     configFound: file !== undefined,
     python: env.RELM_PYTHON || cfg.python,
+    prices: cfg.prices ?? {},
     cellTimeoutMs: (cfg.cellTimeoutSeconds ?? 300) * 1000,
     outputCap: cfg.outputCap ?? 20_000,
     model: {

@@ -82,7 +82,9 @@ class LocalKernel implements Kernel {
       const reply = await runner.request(
         "text" in source
           ? { type: "set_var", name, text: source.text }
-          : { type: "set_var", name, file: path.resolve(this.options.cwd, source.file) },
+          : "pickle" in source
+            ? { type: "set_var", name, pickle: source.pickle }
+            : { type: "set_var", name, file: path.resolve(this.options.cwd, source.file) },
       );
       if (reply.type !== "var" || !reply.var)
         throw new KernelRequestError(errorOf(reply, "setVariable failed"));
@@ -307,7 +309,7 @@ class LocalKernel implements Kernel {
       .then(() => handler(method, params))
       .then(
         (result) => runner.send({ type: "response", id, result: result ?? null }),
-        (e: unknown) => runner.send({ type: "response", id, error: messageOf(e) }),
+        (e: unknown) => runner.send({ type: "response", id, error: hostErrorPayload(e) }),
       );
   }
 
@@ -358,4 +360,10 @@ function messageOf(e: unknown): string {
 
 function errorOf(reply: { error?: unknown }, fallback: string): string {
   return typeof reply.error === "string" ? reply.error : fallback;
+}
+
+/** A host error as Python sees it: the message, plus a code (e.g. "budget") it can map to an exception. */
+function hostErrorPayload(e: unknown): string | { message: string; code: string } {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? { message: messageOf(e), code } : messageOf(e);
 }

@@ -5,10 +5,11 @@ export type HostMessage =
   | { type: "execute"; id: number; code: string; cap: number }
   | { type: "set_var"; id: number; name: string; text: string }
   | { type: "set_var"; id: number; name: string; file: string }
+  | { type: "set_var"; id: number; name: string; pickle: string }
   | { type: "variables"; id: number }
   | { type: "shutdown" }
   | { type: "response"; id: number; result: unknown }
-  | { type: "response"; id: number; error: string };
+  | { type: "response"; id: number; error: string | { message: string; code: string } };
 
 export interface ReadyMessage {
   type: "ready";

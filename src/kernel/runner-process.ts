@@ -1,5 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { KernelStartError } from "./errors.js";
+import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
+import type { RunnerExit, RunnerLink } from "./link.js";
 import {
   type HostMessage,
   LineSplitter,
@@ -8,10 +10,8 @@ import {
   type RunnerMessage,
 } from "./protocol.js";
 
-export interface RunnerExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export { killGroup } from "./host-exit.js";
+export type { RunnerExit } from "./link.js";
 
 export interface RunnerSpawnOptions {
   python: string;
@@ -23,7 +23,8 @@ export interface RunnerSpawnOptions {
   firstCount: number;
   readyTimeoutMs?: number;
   onStream: (id: number, text: string) => void;
-  onRequest: (id: number, method: string, params: unknown) => void;
+  /** `runner` is the process that asked; answer on it. */
+  onRequest: (id: number, method: string, params: unknown, runner: RunnerProcess) => void;
 }
 
 type Request = Exclude<Extract<HostMessage, { id: number }>, { type: "response" }>;
@@ -41,34 +42,10 @@ export class RunnerExitedError extends Error {
 const STDERR_KEEP = 64 * 1024;
 const CLOSE_GRACE_MS = 500;
 
-// Process groups of live runners. Killed synchronously when Node exits, so no Python process (nor
-// anything a cell started) outlives the host.
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function trackGroup(pid: number): void {
-  liveGroups.add(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const group of liveGroups) killGroup(group, "SIGKILL");
-  });
-}
-
-/** Signals a whole process group; false if it no longer exists. */
-export function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** One runner process (`python -m relm.runner`), in its own process group. */
+/** One runner process (`python -m relm.runner`, or forked from the template), in its own process group. */
 export class RunnerProcess {
   readonly pid: number;
-  /** Resolves once the process and its stdio are gone (and its group has been killed). */
+  /** Resolves once the process and its channel are gone (and its group has been killed). */
   readonly exited: Promise<RunnerExit>;
   ready!: ReadyMessage;
   exit: RunnerExit | null = null;
@@ -81,57 +58,36 @@ export class RunnerProcess {
   private onReady: ((m: ReadyMessage) => void) | null = null;
 
   private constructor(
-    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly link: RunnerLink,
     private readonly opts: RunnerSpawnOptions,
   ) {
-    this.pid = child.pid!;
+    this.pid = link.pid;
     trackGroup(this.pid);
     const lines = new LineSplitter((line) => this.receive(line));
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => lines.push(chunk));
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      this.stderr = (this.stderr + chunk).slice(-STDERR_KEEP);
-    });
-    child.stdin.on("error", () => {}); // EPIPE when the runner died; the exit handler reports it
-    this.exited = new Promise((resolve) => {
-      child.once("exit", (code, signal) => {
-        // Members of the group (a cell's background processes) may still hold its stdio open.
-        killGroup(this.pid, "SIGKILL");
-        const exit = { code, signal };
-        let done = false;
-        const finish = () => {
-          if (done) return;
-          done = true;
-          clearTimeout(timer);
-          liveGroups.delete(this.pid);
-          this.exit = exit;
-          const err = new RunnerExitedError(exit);
-          for (const w of this.waiting.values()) w.reject(err);
-          this.waiting.clear();
-          resolve(exit);
-        };
-        const timer = setTimeout(finish, CLOSE_GRACE_MS);
-        child.once("close", finish);
-      });
+    link.listen(
+      (text) => lines.push(text),
+      (text) => {
+        this.stderr = (this.stderr + text).slice(-STDERR_KEEP);
+      },
+    );
+    this.exited = link.gone.then((exit) => {
+      untrackGroup(this.pid);
+      this.exit = exit;
+      const err = new RunnerExitedError(exit);
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+      return exit;
     });
   }
 
+  /** Spawns `python -m relm.runner` and resolves once it is ready. */
   static async start(opts: RunnerSpawnOptions): Promise<RunnerProcess> {
-    const args = ["-m", "relm.runner", "--first-count", String(opts.firstCount)];
-    if (opts.outputDir) args.push("--output-dir", opts.outputDir);
-    const child = spawn(opts.python, args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      detached: true, // own process group: interrupts and kills reach the cell's subprocesses too
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const spawnError = await new Promise<Error | null>((resolve) => {
-      child.once("spawn", () => resolve(null));
-      child.once("error", (e) => resolve(e));
-    });
-    if (spawnError) throw new KernelStartError(`could not start ${opts.python}: ${spawnError.message}`, "");
-    const runner = new RunnerProcess(child, opts);
+    return RunnerProcess.open(await spawnLink(opts), opts);
+  }
+
+  /** Resolves once the runner at the other end of `link` is ready; kills it if it never is. */
+  static async open(link: RunnerLink, opts: RunnerSpawnOptions): Promise<RunnerProcess> {
+    const runner = new RunnerProcess(link, opts);
     const timeoutMs = opts.readyTimeoutMs ?? 60_000;
     try {
       runner.ready = await new Promise<ReadyMessage>((resolve, reject) => {
@@ -168,7 +124,7 @@ export class RunnerProcess {
   }
 
   send(msg: HostMessage): void {
-    if (this.alive) this.child.stdin.write(`${JSON.stringify(msg)}\n`);
+    if (this.alive) this.link.write(`${JSON.stringify(msg)}\n`);
   }
 
   /** Sends a message with a fresh id and resolves with the reply carrying that id. */
@@ -177,7 +133,7 @@ export class RunnerProcess {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.child.stdin.write(`${JSON.stringify({ ...msg, id })}\n`);
+      this.link.write(`${JSON.stringify({ ...msg, id })}\n`);
     });
   }
 
@@ -203,7 +159,7 @@ export class RunnerProcess {
         this.opts.onStream(msg.id, msg.text);
         break;
       case "request":
-        this.opts.onRequest(msg.id, msg.method, msg.params);
+        this.opts.onRequest(msg.id, msg.method, msg.params, this);
         break;
       case "ready":
         this.onReady?.(msg);
@@ -217,5 +173,55 @@ export class RunnerProcess {
         }
       }
     }
+  }
+}
+
+/** `python -m relm.runner` as a child of this process, the protocol on its stdin/stdout. */
+async function spawnLink(opts: RunnerSpawnOptions): Promise<RunnerLink> {
+  const args = ["-m", "relm.runner", "--first-count", String(opts.firstCount)];
+  if (opts.outputDir) args.push("--output-dir", opts.outputDir);
+  const child = spawn(opts.python, args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true, // own process group: interrupts and kills reach the cell's subprocesses too
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const spawnError = await new Promise<Error | null>((resolve) => {
+    child.once("spawn", () => resolve(null));
+    child.once("error", (e) => resolve(e));
+  });
+  if (spawnError) throw new KernelStartError(`could not start ${opts.python}: ${spawnError.message}`, "");
+  return new SpawnLink(child);
+}
+
+class SpawnLink implements RunnerLink {
+  readonly pid: number;
+  readonly gone: Promise<RunnerExit>;
+
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    this.pid = child.pid!;
+    child.stdin.on("error", () => {}); // EPIPE when the runner died; the exit handler reports it
+    this.gone = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        // Members of the group (a cell's background processes) may still hold its stdio open.
+        killGroup(this.pid, "SIGKILL");
+        const timer = setTimeout(() => resolve({ code, signal }), CLOSE_GRACE_MS);
+        child.once("close", () => {
+          clearTimeout(timer);
+          resolve({ code, signal });
+        });
+      });
+    });
+  }
+
+  listen(onProtocol: (text: string) => void, onDiagnostics: (text: string) => void): void {
+    this.child.stdout.setEncoding("utf8");
+    this.child.stdout.on("data", onProtocol);
+    this.child.stderr.setEncoding("utf8");
+    this.child.stderr.on("data", onDiagnostics);
+  }
+
+  write(text: string): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.stdin.write(text);
   }
 }

@@ -48,7 +48,8 @@ export interface VariableSummary {
   preview: string;
 }
 
-export type VariableSource = { text: string } | { file: string };
+/** Text, a file's content (read by the kernel), or a pickle file written by another kernel. */
+export type VariableSource = { text: string } | { file: string } | { pickle: string };
 
 /** A request from Python code back to the host (rlm, llm, submit, ...). */
 export type HostRequestHandler = (method: string, params: unknown) => Promise<unknown>;

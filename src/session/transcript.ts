@@ -143,6 +143,22 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
       case "submit":
         blocks.push({ kind: "note", text: `Result submitted: ${preview(e.value)}` });
         break;
+      case "child_spawned":
+        blocks.push({ kind: "note", text: `Sub-agent ${e.name} (${e.id}) started: ${e.task}` });
+        break;
+      case "child_finished":
+        blocks.push({
+          kind: "note",
+          text:
+            `Sub-agent ${e.name} (${e.id}) ${e.status}` +
+            (e.reason ? `: ${e.reason}` : "") +
+            (e.result ? ` → ${e.result}` : "") +
+            ` [${formatSpend(e.spent)}]; its transcript: children/${e.id}/`,
+        });
+        break;
+      case "message":
+        blocks.push({ kind: "note", text: `Message from ${e.from} to ${e.to}: ${e.text}` });
+        break;
       case "error":
         blocks.push({ kind: "note", text: `Error: ${e.message}` });
         break;

@@ -59,6 +59,34 @@ export type JournalBody =
   | { type: "tool_error"; turn: number; callId: string; message: string }
   | { type: "submit"; value: unknown }
   | {
+      type: "child_spawned";
+      id: string;
+      name: string;
+      task: string;
+      spec?: string;
+      model: string;
+      variables: { name: string; type: string; size: string }[];
+    }
+  | {
+      type: "child_finished";
+      id: string;
+      name: string;
+      status: "done" | "failed" | "cancelled";
+      reason?: string;
+      /** Short preview of the result handed back to the parent's code. */
+      result?: string;
+      spent: SpendRecord;
+    }
+  | { type: "message"; from: string; to: string; text: string }
+  | {
+      type: "llm_call";
+      model: string;
+      prompts: number;
+      usage: UsageRecord;
+      cost: number | null;
+      durationMs: number;
+    }
+  | {
       type: "cell_output";
       turn: number;
       callId: string;

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { useKernels } from "./helpers.js";
 
@@ -37,11 +38,31 @@ describe("requests from Python to the host", async () => {
     expect(r.output).toBe("[0, 1, 2, 3, 4, 5, 6, 7]\n");
   });
 
-  it("submit() sends the value (or its repr) to the host", async () => {
+  it("submit() sends the value as JSON when it can, its repr, and a pickle of it", async () => {
     await kernel.execute("submit({'answer': 42})");
-    expect(calls).toContainEqual(["submit", { value: { answer: 42 } }]);
-    await kernel.execute("submit(object)");
-    expect(calls).toContainEqual(["submit", { value: "<class 'object'>" }]);
+    const first = calls.find(([m]) => m === "submit")?.[1] as { json: unknown; repr: string; pickle: string };
+    expect(first.json).toEqual({ answer: 42 });
+    expect(first.repr).toBe("{'answer': 42}");
+    expect(existsSync(first.pickle)).toBe(true);
+    calls.length = 0;
+    await kernel.execute("import fractions\nsubmit(fractions.Fraction(1, 3))");
+    const second = calls.find(([m]) => m === "submit")?.[1] as {
+      json?: unknown;
+      repr: string;
+      pickle: string;
+    };
+    expect(second.json).toBeUndefined();
+    expect(second.repr).toBe("Fraction(1, 3)");
+    const back = await kernel.execute(
+      `import pickle\nprint(pickle.load(open(${JSON.stringify(second.pickle)}, 'rb')))`,
+    );
+    expect(back.output).toBe("1/3\n");
+  });
+
+  it("submit() of an unpicklable, non-JSON value raises a TypeError in the cell", async () => {
+    const r = await kernel.execute("import threading\nsubmit(threading.Lock())");
+    expect(r.error?.name).toBe("TypeError");
+    expect(r.output).toMatch(/cannot be pickled/);
   });
 
   it("fails cleanly without a host handler", async () => {

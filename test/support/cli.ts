@@ -70,7 +70,7 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Pids of relm kernel runners (`python -m relm.runner`) whose working directory is `cwd`. */
+/** Pids of relm's Python processes (kernel runners, kernel templates) whose working directory is `cwd`. */
 export function kernelsIn(cwd: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {

@@ -1,0 +1,197 @@
+"""The warm template: `python -m relm.template`. Forks kernels that are ready in milliseconds.
+
+A cold kernel pays for starting Python and importing IPython (~270 ms, ~45 MB) every time. The
+template pays once: it imports relm's runtime and IPython and builds the shell, then forks one child
+per request. Each child starts from this pristine state (never from another kernel), talks to the
+host over the host's Unix socket (relm.forked) and shares the template's memory pages until it
+writes to them.
+
+Host -> template (stdin, JSON lines): fork {id, token, socket, cwd, env, output_dir, first_count}.
+Template -> host (stdout): ready {pid, python, ipython}, forked {id, pid}, error {id, error},
+exit {pid, code, signal} (the host is not the kernels' parent, so it learns how they ended here).
+The template exits, killing its kernels, when its stdin closes; it dies with the host (PDEATHSIG).
+"""
+
+import gc
+import json
+import os
+import select
+import signal
+import sys
+import threading
+import traceback
+
+from . import forked, runner
+
+# Imported lazily by the runner or the first cell; imported here they are shared by every fork.
+_WARM_IMPORTS = ("ctypes", "faulthandler", "importlib.util", "queue", "socket", "traceback")
+
+
+class Origin:
+    """What a fork needs to know about the template it came from."""
+
+    def __init__(self, fds):
+        self.pid = os.getpid()
+        self.cwd = os.getcwd()
+        self.path0 = sys.path[0] if sys.path else None
+        self.home = os.environ.get("HOME")
+        self.pythonpath = os.environ.get("PYTHONPATH", "")
+        # With -m, PYTHONPATH's entries follow sys.path[0], made absolute against the start directory.
+        n = len(self.pythonpath.split(os.pathsep)) if self.pythonpath else 0
+        self.path_entries = sys.path[1 : 1 + n]
+        self.fds = fds
+        self.signals = {}  # dispositions the template changed, for the child to restore
+
+
+def main():
+    gc.disable()  # no collections punching holes in pages the forks share; gc.freeze() before fork
+    proto_in, proto_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)  # a stray print must never corrupt the protocol
+    runner._parent_death_signal()
+    for name in _WARM_IMPORTS:
+        __import__(name)
+    engine = runner.build_engine(1)
+    if engine is not None:
+        # The first cell of a process imports and caches a good deal inside IPython; done here once,
+        # leaving no trace (no history, no count, no variables), instead of in every kernel.
+        engine.shell.run_cell("None", store_history=False)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    origin = Origin([proto_in, proto_out, wake_r, wake_w])
+    origin.signals[signal.SIGCHLD] = signal.getsignal(signal.SIGCHLD)
+    # A handler (not SIG_IGN, which would auto-reap and lose exit codes) that wakes the select below.
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    signal.set_wakeup_fd(wake_w)
+    template = Template(proto_out, engine, origin)
+    template.send(
+        {
+            "type": "ready",
+            "pid": os.getpid(),
+            "python": "%d.%d.%d" % sys.version_info[:3],
+            "ipython": engine.version if engine is not None else None,
+        }
+    )
+    gc.freeze()
+    template.serve(proto_in, wake_r)
+
+
+class Template:
+    def __init__(self, out_fd, engine, origin):
+        self.out_fd = out_fd
+        self.engine = engine
+        self.origin = origin
+        self.children = set()
+
+    def send(self, msg):
+        data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.out_fd, view) :]
+
+    def serve(self, in_fd, wake_r):
+        buf = b""
+        while True:
+            readable, _, _ = select.select([in_fd, wake_r], [], [])
+            if wake_r in readable:
+                _drain(wake_r)
+                self.reap()
+            if in_fd in readable:
+                data = os.read(in_fd, 1 << 16)
+                if not data:
+                    break
+                *lines, buf = (buf + data).split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        self.handle(json.loads(line))
+        self.shutdown()
+
+    def handle(self, msg):
+        if msg.get("type") != "fork":
+            return
+        try:
+            pid = self.fork(msg)
+        except Exception as e:  # noqa: BLE001 - the host falls back to spawning the kernel
+            self.send({"type": "error", "id": msg.get("id"), "error": f"{type(e).__name__}: {e}"})
+            return
+        self.send({"type": "forked", "id": msg["id"], "pid": pid})
+
+    def fork(self, msg):
+        # fork() copies only the calling thread: a lock held by any other thread would stay locked
+        # forever in the child. The runner starts its threads after the fork.
+        if threading.active_count() != 1:
+            raise RuntimeError(f"the template has {threading.active_count()} threads; forking is unsafe")
+        gc.freeze()  # whatever the template allocated since: never scanned (and so never copied) by forks
+        pid = os.fork()
+        if pid == 0:
+            _child(msg, self.engine, self.origin)  # never returns
+        self.children.add(pid)
+        return pid
+
+    def reap(self):
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            self.children.discard(pid)
+            code = os.waitstatus_to_exitcode(status)
+            if code >= 0:
+                self.send({"type": "exit", "pid": pid, "code": code, "signal": None})
+            else:
+                self.send({"type": "exit", "pid": pid, "code": None, "signal": _signal_name(-code)})
+
+    def shutdown(self):
+        """The host closed our stdin: take every kernel (and what its cells started) with us."""
+        for pid in list(self.children):
+            for target in (-pid, pid):  # its group; itself if it died before setpgid
+                try:
+                    os.kill(target, signal.SIGKILL)
+                except OSError:
+                    pass
+        for _ in range(100):
+            self.reap()
+            if not self.children:
+                break
+            select.select([], [], [], 0.01)
+        os._exit(0)
+
+
+def _child(msg, engine, origin):
+    code = 1
+    try:
+        forked.run(msg, engine, origin)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    except BaseException:  # noqa: BLE001 - reported on the kernel's diagnostics channel
+        try:
+            traceback.print_exc(file=runner._diag_file)
+            runner._diag_file.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(code)
+
+
+def _drain(fd):
+    try:
+        while os.read(fd, 512):
+            pass
+    except BlockingIOError:
+        pass
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"SIG{number}"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+import type { ModelClient } from "../llm/types.js";
+import type { JournalBody } from "../session/types.js";
+import type { Budget } from "./budget.js";
+import type { ChildManager, SubmitPayload } from "./children.js";
+import { complete, completeBatch } from "./completions.js";
+import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
+
+/** The agent a kernel belongs to, as the kernel's calls see it. */
+export interface HostApiAgent {
+  readonly budget: Budget;
+  readonly children: ChildManager;
+  record(body: JournalBody): unknown;
+  clientFor(model?: string | null): ModelClient;
+  setSubmission(payload: SubmitPayload): void;
+}
+
+/** Answers a call from Python (python/relm/api.py, agents.py) to the agent that owns the kernel. */
+export async function handleHostRequest(agent: HostApiAgent, method: string, raw: unknown): Promise<unknown> {
+  switch (method) {
+    case "submit": {
+      const params = asRecord(raw, "submit");
+      const pickle = optionalString(params, "pickle") ?? null;
+      agent.setSubmission({ json: params.json, repr: String(params.repr ?? ""), pickle });
+      return null;
+    }
+    case "rlm.spawn":
+      return agent.children.spawn(raw);
+    case "rlm.wait":
+      return agent.children.wait(raw);
+    case "rlm.status":
+      return agent.children.status(raw);
+    case "rlm.send":
+      return agent.children.send(raw);
+    case "rlm.cancel":
+      return agent.children.cancel(raw);
+    case "rlm.list":
+      return agent.children.list();
+    case "rlm.map":
+      return agent.children.map(raw);
+    case "llm": {
+      const params = asRecord(raw, "llm");
+      const host = {
+        budget: agent.budget,
+        client: (m?: string | null) => agent.clientFor(m),
+        record: agent.record.bind(agent),
+      };
+      return {
+        text: await complete(host, requiredString(params, "prompt"), optionalString(params, "model")),
+      };
+    }
+    case "llm.batch": {
+      const params = asRecord(raw, "llm.batch");
+      const prompts = Array.isArray(params.prompts) ? params.prompts.map(String) : [];
+      const parallel = typeof params.max_parallel === "number" ? params.max_parallel : 8;
+      const host = {
+        budget: agent.budget,
+        client: (m?: string | null) => agent.clientFor(m),
+        record: agent.record.bind(agent),
+      };
+      return { texts: await completeBatch(host, prompts, optionalString(params, "model"), parallel) };
+    }
+    default:
+      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  }
+}

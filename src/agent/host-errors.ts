@@ -1,0 +1,34 @@
+/**
+ * An error answered to Python code that called the host. The code becomes a Python exception there:
+ * "budget" → rlm.BudgetExceeded, "depth" → RuntimeError, "usage" → ValueError, "not_found" → LookupError.
+ */
+export class HostRequestError extends Error {
+  override name = "HostRequestError";
+
+  constructor(
+    message: string,
+    readonly code: "budget" | "depth" | "usage" | "not_found",
+  ) {
+    super(message);
+  }
+}
+
+export function asRecord(value: unknown, what: string): Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new HostRequestError(`${what}: expected an object of parameters`, "usage");
+  }
+  return value as Record<string, unknown>;
+}
+
+export function optionalString(params: Record<string, unknown>, key: string): string | undefined {
+  const value = params[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new HostRequestError(`${key} must be a string`, "usage");
+  return value;
+}
+
+export function requiredString(params: Record<string, unknown>, key: string): string {
+  const value = optionalString(params, key);
+  if (value === undefined) throw new HostRequestError(`${key} is required`, "usage");
+  return value;
+}

@@ -1,0 +1,78 @@
+import type { PythonInfo } from "../kernel/types.js";
+import type { ModelClient } from "../llm/types.js";
+import type { EventSink } from "./events.js";
+import { findAgentsMd } from "./prompt.js";
+import { type AgentSpec, listSpecs } from "./specs.js";
+
+export interface KernelSettings {
+  /** Environment the kernels are started from; it is scrubbed of secrets first. */
+  env: NodeJS.ProcessEnv;
+  passEnv: string[];
+  cellTimeoutMs: number;
+  outputCap: number;
+  /** Where interpreter discovery caches its result. */
+  cacheDir: string;
+}
+
+export interface TreeOptions {
+  /** The root agent's model. */
+  client: ModelClient;
+  /** Another model on the same endpoint (rlm(..., model=...), specs, llm(..., model=...)). */
+  clientFor?: (model: string) => ModelClient;
+  home: string;
+  cwd: string;
+  kernel: KernelSettings;
+  /** Exact values never to write to a journal or show a model (API keys). */
+  secrets: string[];
+  relmVersion: string;
+  /** Depth of the deepest agent allowed; the root is depth 0. Default 2. */
+  maxDepth?: number;
+  sink?: EventSink;
+  now?: () => Date;
+}
+
+/**
+ * What every agent of one tree shares: the endpoint, the interpreter, the project's instructions and
+ * specs, and the event stream the front end reads. Each agent has its own kernel, journal and budget.
+ */
+export class AgentTree {
+  readonly maxDepth: number;
+  readonly agentsMd: { path: string; text: string } | undefined;
+  private readonly clients = new Map<string, ModelClient>();
+  private specsCache: AgentSpec[] | undefined;
+
+  constructor(
+    readonly options: TreeOptions,
+    readonly python: PythonInfo,
+  ) {
+    this.maxDepth = options.maxDepth ?? 2;
+    this.agentsMd = findAgentsMd(options.cwd);
+    this.clients.set(options.client.model, options.client);
+  }
+
+  get sink(): EventSink {
+    return this.options.sink ?? (() => {});
+  }
+
+  now(): Date {
+    return (this.options.now ?? (() => new Date()))();
+  }
+
+  /** The client for a model name; the root's client when no name is given. */
+  client(model?: string | null): ModelClient {
+    if (!model) return this.options.client;
+    let client = this.clients.get(model);
+    if (!client) {
+      if (!this.options.clientFor) return this.options.client;
+      client = this.options.clientFor(model);
+      this.clients.set(model, client);
+    }
+    return client;
+  }
+
+  /** The project's usable sub-agent specs, read once per tree. */
+  specs(): AgentSpec[] {
+    this.specsCache ??= listSpecs(this.options.cwd);
+    return this.specsCache;
+  }
+}

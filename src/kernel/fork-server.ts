@@ -1,0 +1,144 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { trackFile, untrackFile } from "./host-exit.js";
+
+/**
+ * The host end of forked kernels' transport. The host cannot hand pipes to a process it did not
+ * spawn, so each forked kernel connects to this Unix socket instead: once for its protocol, once for
+ * its own stderr. The first line on each connection names the fork's random token and the channel;
+ * a connection with an unknown token is dropped. The socket lives in a 0700 directory and is 0600,
+ * so only this user can connect at all; the token then ties a connection to the fork that asked.
+ */
+
+export type ForkChannel = "protocol" | "stderr";
+
+/** Receives a fork's connections; `head` is what arrived after the handshake line. */
+export type ChannelHandler = (channel: ForkChannel, socket: Socket, head: string) => void;
+
+// sockaddr_un.sun_path is 104 bytes on macOS (108 on Linux), including the terminating NUL.
+const MAX_SOCKET_PATH = 103;
+const HANDSHAKE_MAX = 1024;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+export class ForkServer {
+  private readonly expected = new Map<string, ChannelHandler>();
+  private closed: Promise<void> | null = null;
+
+  private constructor(
+    private readonly server: Server,
+    /** Absolute path of the socket. */
+    readonly path: string,
+  ) {
+    server.on("connection", (socket) => this.handshake(socket));
+  }
+
+  /** Listens on a fresh socket in `dir` (default: a private directory under the temp dir). */
+  static async open(dir?: string): Promise<ForkServer> {
+    const socketDir = privateDir(dir);
+    const file = path.join(socketDir, `k${process.pid}-${randomBytes(4).toString("hex")}.sock`);
+    if (Buffer.byteLength(file) > MAX_SOCKET_PATH) {
+      throw new Error(`socket path too long for a Unix socket (${Buffer.byteLength(file)} bytes): ${file}`);
+    }
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(file, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    chmodSync(file, 0o600);
+    trackFile(file);
+    server.unref(); // an idle template must not keep the host alive; pending forks hold their own timers
+    return new ForkServer(server, file);
+  }
+
+  /** Routes connections carrying `token` to `handler` until the returned function is called. */
+  expect(token: string, handler: ChannelHandler): () => void {
+    this.expected.set(token, handler);
+    return () => {
+      if (this.expected.get(token) === handler) this.expected.delete(token);
+    };
+  }
+
+  close(): Promise<void> {
+    this.closed ??= new Promise((resolve) => {
+      this.expected.clear();
+      this.server.close(() => resolve());
+      // close() only stops accepting; the file must go too (Node removes it, but be sure).
+      try {
+        unlinkSync(this.path);
+      } catch {
+        // already gone
+      }
+      untrackFile(this.path);
+    });
+    return this.closed;
+  }
+
+  private handshake(socket: Socket): void {
+    socket.setEncoding("utf8");
+    let buffered = "";
+    const drop = () => socket.destroy();
+    const timer = setTimeout(drop, HANDSHAKE_TIMEOUT_MS);
+    timer.unref();
+    socket.on("error", drop);
+    const onData = (chunk: string) => {
+      buffered += chunk;
+      const end = buffered.indexOf("\n");
+      if (end < 0) {
+        if (buffered.length > HANDSHAKE_MAX) drop();
+        return;
+      }
+      socket.off("data", onData);
+      socket.off("error", drop);
+      clearTimeout(timer);
+      const hello = parseHello(buffered.slice(0, end));
+      const handler = hello && this.expected.get(hello.token);
+      if (!hello || !handler) return drop();
+      socket.pause(); // the handler attaches its own listeners; nothing may be lost meanwhile
+      handler(hello.channel, socket, buffered.slice(end + 1));
+    };
+    socket.on("data", onData);
+  }
+}
+
+/** A fresh token for one fork: 128 random bits. */
+export function forkToken(): string {
+  return randomBytes(16).toString("hex");
+}
+
+function parseHello(line: string): { token: string; channel: ForkChannel } | null {
+  try {
+    const msg = JSON.parse(line) as { token?: unknown; channel?: unknown };
+    if (typeof msg.token !== "string" || (msg.channel !== "protocol" && msg.channel !== "stderr")) return null;
+    return { token: msg.token, channel: msg.channel };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `dir` (or `$TMPDIR/relm-<uid>`, or `/tmp/relm-<uid>` when that path is too long for a socket),
+ * created 0700 if missing. An existing directory must be ours and is made private; a symlink or
+ * someone else's directory is refused, since whoever controls it could intercept the kernels.
+ */
+function privateDir(dir: string | undefined): string {
+  const uid = process.getuid?.() ?? 0;
+  let chosen = dir;
+  if (!chosen) {
+    chosen = path.join(os.tmpdir(), `relm-${uid}`);
+    // Leaves room for the socket's own name (~24 bytes).
+    if (Buffer.byteLength(chosen) > MAX_SOCKET_PATH - 32) chosen = `/tmp/relm-${uid}`;
+  }
+  chosen = path.resolve(chosen);
+  mkdirSync(chosen, { recursive: true, mode: 0o700 });
+  const st = lstatSync(chosen);
+  if (!st.isDirectory()) throw new Error(`${chosen} is not a directory`);
+  if (process.getuid && st.uid !== uid) throw new Error(`${chosen} belongs to another user (uid ${st.uid})`);
+  if ((st.mode & 0o077) !== 0) chmodSync(chosen, 0o700);
+  return chosen;
+}

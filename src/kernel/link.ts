@@ -1,0 +1,21 @@
+// How the host reaches one runner process, whichever way it was started.
+
+export interface RunnerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/**
+ * The channel to one runner: a spawned child's stdio, or the Unix socket of a kernel forked from the
+ * warm template. RunnerProcess speaks the JSON-lines protocol over either and cannot tell them apart.
+ */
+export interface RunnerLink {
+  /** The runner's pid, which is also its process group id. */
+  readonly pid: number;
+  /** Resolves once the runner is gone and its channel closed; its group has been killed by then. */
+  readonly gone: Promise<RunnerExit>;
+  /** Starts delivering the runner's protocol text and its own stderr (diagnostics). Called once. */
+  listen(onProtocol: (text: string) => void, onDiagnostics: (text: string) => void): void;
+  /** Writes protocol text; dropped once the runner is gone. */
+  write(text: string): void;
+}

@@ -1,0 +1,315 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { Socket } from "node:net";
+import path from "node:path";
+import { scrubEnvironment } from "./env.js";
+import { KernelStartError } from "./errors.js";
+import { ForkServer } from "./fork-server.js";
+import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
+import type { RunnerExit } from "./link.js";
+import { LineSplitter } from "./protocol.js";
+import type { KernelTemplate, KernelTemplateOptions, PythonInfo } from "./types.js";
+
+/**
+ * The host side of the warm template (`python -m relm.template`): a Python process that has imported
+ * IPython and relm's runtime once and forks kernels from that state on request (see
+ * python/relm/template.py). Kernels use it through `KernelOptions.template`.
+ */
+
+const READY_TIMEOUT_MS = 60_000;
+const FORK_TIMEOUT_MS = 10_000;
+const CLOSE_GRACE_MS = 1_000;
+const STDERR_KEEP = 64 * 1024;
+
+// Read by Python (or relm's runtime) when the template starts, so a forked kernel would run with the
+// template's values: a kernel whose environment sets them differently is spawned instead.
+// PYTHONPATH is re-applied after the fork and PYTHONUNBUFFERED is always 1.
+const STARTUP_ENV = /^(PYTHON(?!PATH$|UNBUFFERED$).*|LC_.*|LANG|LD_.*|DYLD_.*|RELM_KERNEL_ENGINE)$/;
+
+/** Starts a template that forks kernels for `options.python`. Never forks on Windows (see `alive`). */
+export async function startKernelTemplate(options: KernelTemplateOptions): Promise<KernelTemplate> {
+  if (process.platform !== "linux" && process.platform !== "darwin") {
+    return new UnavailableTemplate(options.python, `forking kernels is not supported on ${process.platform}`);
+  }
+  const server = await ForkServer.open(options.socketDir);
+  try {
+    return await ForkingTemplate.start(options, server);
+  } catch (e) {
+    await server.close();
+    throw e;
+  }
+}
+
+export interface ForkRequest {
+  token: string;
+  cwd: string;
+  /** Already scrubbed (the kernel's own environment). */
+  env: NodeJS.ProcessEnv;
+  outputDir?: string;
+  firstCount: number;
+}
+
+type TemplateMessage =
+  | { type: "ready"; pid: number; python: string; ipython: string | null }
+  | { type: "forked"; id: number; pid: number }
+  | { type: "error"; id: number; error: string }
+  | { type: "exit"; pid: number; code: number | null; signal: NodeJS.Signals | null };
+
+/** A live template process. */
+export class ForkingTemplate implements KernelTemplate {
+  readonly pid: number;
+  readonly python: PythonInfo;
+  /** Resolves once the template process is gone. */
+  readonly exited: Promise<void>;
+  private exitText: string | null = null;
+  private stderr = "";
+  private nextId = 1;
+  private closing: Promise<void> | null = null;
+  private readonly pending = new Map<number, { resolve: (pid: number) => void; reject: (e: Error) => void }>();
+  /** Forked kernels not yet reported dead. */
+  private readonly kernels = new Set<number>();
+  private readonly watchers = new Map<number, (exit: RunnerExit) => void>();
+  /** Exit reports that arrived before anyone watched that pid. */
+  private readonly unclaimed = new Map<number, RunnerExit>();
+  private onReady: ((msg: Extract<TemplateMessage, { type: "ready" }>) => void) | null = null;
+
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    readonly server: ForkServer,
+    python: PythonInfo,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.pid = child.pid!;
+    this.python = python;
+    trackGroup(this.pid);
+    const lines = new LineSplitter((line) => this.receive(line));
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => lines.push(chunk));
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-STDERR_KEEP);
+    });
+    child.stdin.on("error", () => {}); // EPIPE once it died; the exit handler reports it
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.exitText = signal ? `killed by ${signal}` : `exit code ${code}`;
+        killGroup(this.pid, "SIGKILL"); // a child caught between fork() and setpgid()
+        untrackGroup(this.pid);
+        this.died();
+        void this.server.close();
+        resolve();
+      });
+    });
+    // An idle template must not keep the host alive; pending forks hold timers of their own.
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as Socket).unref?.();
+  }
+
+  static async start(options: KernelTemplateOptions, server: ForkServer): Promise<ForkingTemplate> {
+    const env = scrubEnvironment(options.env ?? process.env);
+    const child = spawn(options.python.path, ["-m", "relm.template"], {
+      // Nothing importable there: sys.path[0] is the start directory (each fork replaces it).
+      cwd: path.dirname(server.path),
+      env,
+      detached: true, // own process group, like the kernels
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const spawnError = await new Promise<Error | null>((resolve) => {
+      child.once("spawn", () => resolve(null));
+      child.once("error", (e) => resolve(e));
+    });
+    if (spawnError) {
+      throw new KernelStartError(`could not start ${options.python.path}: ${spawnError.message}`, "");
+    }
+    const template = new ForkingTemplate(child, server, options.python, env);
+    try {
+      const ready = await new Promise<Extract<TemplateMessage, { type: "ready" }>>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          reject(new KernelStartError("the kernel template did not start in time", template.stderr));
+        }, READY_TIMEOUT_MS);
+        template.onReady = (msg) => {
+          clearTimeout(timer);
+          resolve(msg);
+        };
+        void template.exited.then(() => {
+          clearTimeout(timer);
+          const why = `the kernel template exited while starting (${template.exitText})`;
+          reject(new KernelStartError(why, template.stderr));
+        });
+      });
+      (template as { python: PythonInfo }).python = {
+        path: options.python.path,
+        version: ready.python,
+        ipython: ready.ipython,
+      };
+    } catch (e) {
+      killGroup(template.pid, "SIGKILL");
+      await template.exited;
+      throw e;
+    }
+    return template;
+  }
+
+  get alive(): boolean {
+    return this.exitText === null && this.closing === null;
+  }
+
+  /** The template's own stderr, last 64 KB. */
+  get stderrTail(): string {
+    return this.stderr;
+  }
+
+  /** Why a kernel with this interpreter and (scrubbed) environment cannot be forked from here, or null. */
+  refusal(python: PythonInfo, env: NodeJS.ProcessEnv): string | null {
+    if (!this.alive) return `the kernel template is not running (${this.exitText ?? "closed"})`;
+    if (path.resolve(python.path) !== path.resolve(this.python.path)) {
+      return `the kernel uses ${python.path}, the template ${this.python.path}`;
+    }
+    const names = new Set([...Object.keys(env), ...Object.keys(this.env)]);
+    const differ = [...names].filter((n) => STARTUP_ENV.test(n) && env[n] !== this.env[n]).sort();
+    if (differ.length > 0) return `the kernel's environment differs from the template's in ${differ.join(", ")}`;
+    return null;
+  }
+
+  /** Forks a kernel; resolves with its pid once forked (it then connects with `request.token`). */
+  fork(request: ForkRequest): Promise<number> {
+    if (!this.alive) {
+      return Promise.reject(new Error(`the kernel template is not running (${this.exitText ?? "closed"})`));
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`the kernel template did not fork within ${FORK_TIMEOUT_MS} ms`));
+      }, FORK_TIMEOUT_MS);
+      this.pending.set(id, {
+        resolve: (pid) => {
+          clearTimeout(timer);
+          resolve(pid);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+      const msg = {
+        type: "fork",
+        id,
+        token: request.token,
+        socket: this.server.path,
+        cwd: path.resolve(request.cwd),
+        env: request.env,
+        output_dir: request.outputDir ?? null,
+        first_count: request.firstCount,
+      };
+      this.child.stdin.write(`${JSON.stringify(msg)}\n`);
+    });
+  }
+
+  /**
+   * Calls `onExit` once with how forked kernel `pid` ended (the template is its parent, not us).
+   * If the template itself dies, its kernels die with it (and are killed here): reported as SIGKILL.
+   */
+  watch(pid: number, onExit: (exit: RunnerExit) => void): () => void {
+    const known = this.unclaimed.get(pid) ?? (this.exitText !== null ? templateDeath() : undefined);
+    if (known) {
+      this.unclaimed.delete(pid);
+      queueMicrotask(() => onExit(known));
+      return () => {};
+    }
+    this.watchers.set(pid, onExit);
+    return () => {
+      if (this.watchers.get(pid) === onExit) this.watchers.delete(pid);
+    };
+  }
+
+  /** Stops the template and kills every kernel forked from it. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const pid of this.kernels) killGroup(pid, "SIGKILL");
+      this.child.stdin.end(); // the template kills its kernels (even one forked just now) and exits
+      const timer = setTimeout(() => killGroup(this.pid, "SIGKILL"), CLOSE_GRACE_MS);
+      await this.exited;
+      clearTimeout(timer);
+      await this.server.close();
+    })();
+    return this.closing;
+  }
+
+  private died(): void {
+    const err = new Error(`the kernel template exited (${this.exitText})`);
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    // On Linux they die with it (PR_SET_PDEATHSIG); elsewhere they would live on.
+    for (const pid of this.kernels) killGroup(pid, "SIGKILL");
+    for (const pid of this.kernels) untrackGroup(pid);
+    this.kernels.clear();
+    const watchers = [...this.watchers.values()];
+    this.watchers.clear();
+    for (const onExit of watchers) onExit(templateDeath());
+  }
+
+  private receive(line: string): void {
+    let msg: TemplateMessage;
+    try {
+      msg = JSON.parse(line) as TemplateMessage;
+    } catch {
+      this.stderr = `${this.stderr}unparseable template line: ${line.slice(0, 200)}\n`.slice(-STDERR_KEEP);
+      return;
+    }
+    switch (msg.type) {
+      case "ready":
+        this.onReady?.(msg);
+        this.onReady = null;
+        break;
+      case "forked": {
+        this.kernels.add(msg.pid);
+        trackGroup(msg.pid);
+        const p = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        if (p) p.resolve(msg.pid);
+        else killGroup(msg.pid, "SIGKILL"); // its request timed out: nobody will talk to it
+        break;
+      }
+      case "error": {
+        const p = this.pending.get(msg.id);
+        this.pending.delete(msg.id);
+        p?.reject(new Error(`the kernel template could not fork: ${msg.error}`));
+        break;
+      }
+      case "exit": {
+        this.kernels.delete(msg.pid);
+        untrackGroup(msg.pid);
+        const exit = { code: msg.code, signal: msg.signal };
+        const onExit = this.watchers.get(msg.pid);
+        this.watchers.delete(msg.pid);
+        if (onExit) onExit(exit);
+        else this.unclaimed.set(msg.pid, exit);
+        break;
+      }
+    }
+  }
+}
+
+/** Stands in for a template where forking is unavailable: kernels given it are spawned. */
+class UnavailableTemplate implements KernelTemplate {
+  readonly pid = 0;
+  readonly alive = false;
+
+  constructor(
+    readonly python: PythonInfo,
+    readonly reason: string,
+  ) {}
+
+  async close(): Promise<void> {}
+}
+
+/** Why `template` cannot fork a kernel with this interpreter and (scrubbed) environment, or null. */
+export function forkRefusal(template: KernelTemplate, python: PythonInfo, env: NodeJS.ProcessEnv): string | null {
+  if (template instanceof ForkingTemplate) return template.refusal(python, env);
+  if (template instanceof UnavailableTemplate) return template.reason;
+  return "the template was not made by startKernelTemplate";
+}
+
+function templateDeath(): RunnerExit {
+  return { code: null, signal: "SIGKILL" };
+}
