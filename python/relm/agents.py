@@ -123,7 +123,9 @@ class Rlm:
                 "rlm.spawn",
                 {"task": str(task), "name": name, "spec": spec, "model": model, "variables": packed},
             )
-        except BaseException:
+        except Exception:
+            # Refused by the host: the files are still ours. (Once the host has the request, a child
+            # may be loading them, and the host deletes them.)
             handoff.discard(packed)
             raise
         return Agent(info)
@@ -151,10 +153,11 @@ class Rlm:
                     "fail_fast": not return_exceptions,
                 },
             )
-        finally:
+        except Exception:
             handoff.discard(common)
             for v in children:
                 handoff.discard(v)
+            raise
         outcomes = [_decode(r) for r in reply["results"]]
         if not return_exceptions:
             for outcome in outcomes:

@@ -17,18 +17,14 @@ import time
 from . import runner
 
 
-def run(msg, engine, origin):
-    """Never returns (the runner exits the process)."""
-    signal.set_wakeup_fd(-1)  # it points at the template's pipe, closed next
-    for fd in origin.fds:
-        os.close(fd)
-    os.setpgid(0, 0)  # own group: the host's interrupts and kills reach this kernel and its cells only
-    for signum, handler in origin.signals.items():
-        signal.signal(signum, handler)
-    runner._parent_death_signal()  # the parent is now the template, which dies with the host
-    if os.getppid() != origin.pid:
-        os._exit(1)  # the template died before prctl took effect
-    gc.enable()
+def run(msg, engine, origin, wait_fd=None):
+    """Never returns (the runner exits the process). A spare (`wait_fd`) reads its request from there."""
+    _detach(origin)
+    if wait_fd is not None:
+        if engine is not None:
+            # Costs a kernel's first cell ~10 ms of copy-on-write page faults; a spare pays it ahead.
+            engine.shell.run_cell("None", store_history=False)
+        msg = _wait(wait_fd)
     # Diagnostics first, so anything that goes wrong from here on reaches the host.
     diag = _connect(msg, "stderr")
     os.dup2(diag.fileno(), 2)
@@ -45,6 +41,32 @@ def run(msg, engine, origin):
         sys.argv += ["--output-dir", opts["output_dir"]]
     fd = proto.detach()
     runner.serve(opts, proto=(fd, os.dup(fd)), engine=engine)
+
+
+def _detach(origin):
+    """Leaves the template's process group, file descriptors and signal handlers behind."""
+    signal.set_wakeup_fd(-1)  # it points at the template's pipe, closed next
+    for fd in origin.fds:
+        os.close(fd)
+    os.setpgid(0, 0)  # own group: the host's interrupts and kills reach this kernel and its cells only
+    for signum, handler in origin.signals.items():
+        signal.signal(signum, handler)
+    runner._parent_death_signal()  # the parent is now the template, which dies with the host
+    if os.getppid() != origin.pid:
+        os._exit(1)  # the template died before prctl took effect
+    gc.enable()
+
+
+def _wait(fd):
+    """The request the template hands this spare; exits if the template closes the pipe instead."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            os._exit(0)
+        data += chunk
+    os.close(fd)
+    return json.loads(data)
 
 
 def _connect(msg, channel):

@@ -6,6 +6,11 @@ per request. Each child starts from this pristine state (never from another kern
 host over the host's Unix socket (relm.forked) and shares the template's memory pages until it
 writes to them.
 
+To answer quickly, the template keeps one spare child forked ahead of time (when it has been idle for
+a moment): it has done the start-up a kernel can do without knowing its request, including the page
+copying a first cell causes, and takes the next request over a pipe. It never ran user code, so it is
+as pristine as a fresh fork.
+
 Host -> template (stdin, JSON lines): fork {id, token, socket, cwd, env, output_dir, first_count}.
 Template -> host (stdout): ready {pid, python, ipython}, forked {id, pid}, error {id, error},
 exit {pid, code, signal} (the host is not the kernels' parent, so it learns how they ended here).
@@ -25,6 +30,9 @@ from . import forked, runner
 
 # Imported lazily by the runner or the first cell; imported here they are shared by every fork.
 _WARM_IMPORTS = ("ctypes", "faulthandler", "importlib.util", "queue", "socket", "traceback")
+# The spare is forked once the template has been idle this long, so that it does not compete for the
+# CPU with a kernel that is starting right now (measured: back-to-back forks get slower without it).
+SPARE_DELAY = 0.02
 
 
 class Origin:
@@ -84,7 +92,12 @@ class Template:
         self.out_fd = out_fd
         self.engine = engine
         self.origin = origin
-        self.children = set()
+        self.children = set()  # every live child, spare included
+        self.announced = set()  # children the host knows about (and gets exit reports for)
+        # (pid, write end of its pipe): a child forked ahead of time that has done all the start-up a
+        # kernel can do before knowing its socket, directory and environment, and waits for them.
+        self.spare = None
+        self.spares = True  # off once making one failed: no retrying every SPARE_DELAY
 
     def send(self, msg):
         data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
@@ -95,7 +108,11 @@ class Template:
     def serve(self, in_fd, wake_r):
         buf = b""
         while True:
-            readable, _, _ = select.select([in_fd, wake_r], [], [])
+            timeout = SPARE_DELAY if self.spare is None and self.spares else None
+            readable, _, _ = select.select([in_fd, wake_r], [], [], timeout)
+            if not readable:
+                self.make_spare()
+                continue
             if wake_r in readable:
                 _drain(wake_r)
                 self.reap()
@@ -106,20 +123,52 @@ class Template:
                 *lines, buf = (buf + data).split(b"\n")
                 for line in lines:
                     if line.strip():
-                        self.handle(json.loads(line))
+                        try:
+                            self.handle(json.loads(line))
+                        except Exception:  # noqa: BLE001 - one bad line must not end the template
+                            traceback.print_exc()
         self.shutdown()
 
     def handle(self, msg):
         if msg.get("type") != "fork":
             return
         try:
-            pid = self.fork(msg)
+            pid = self.hand_to_spare(msg) or self.fork(msg)
         except Exception as e:  # noqa: BLE001 - the host falls back to spawning the kernel
             self.send({"type": "error", "id": msg.get("id"), "error": f"{type(e).__name__}: {e}"})
             return
-        self.send({"type": "forked", "id": msg["id"], "pid": pid})
+        self.announced.add(pid)
+        self.send({"type": "forked", "id": msg.get("id"), "pid": pid})
 
-    def fork(self, msg):
+    def hand_to_spare(self, msg):
+        """Gives the request to the waiting spare; its pid, or None if there is none (or it died)."""
+        if self.spare is None:
+            return None
+        pid, w = self.spare
+        self.spare = None
+        try:
+            data = (json.dumps(msg) + "\n").encode()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view) :]
+        except OSError:  # BrokenPipeError: it died; reap() collects it
+            return None
+        finally:
+            os.close(w)
+        return pid
+
+    def make_spare(self):
+        try:
+            r, w = os.pipe()
+            pid = self.fork(None, wait_fd=r)
+        except Exception:  # noqa: BLE001 - no spares: requests are forked directly
+            traceback.print_exc()
+            self.spares = False
+            return
+        os.close(r)
+        self.spare = (pid, w)
+
+    def fork(self, msg, wait_fd=None):
         # fork() copies only the calling thread: a lock held by any other thread would stay locked
         # forever in the child. The runner starts its threads after the fork.
         if threading.active_count() != 1:
@@ -127,7 +176,8 @@ class Template:
         gc.freeze()  # whatever the template allocated since: never scanned (and so never copied) by forks
         pid = os.fork()
         if pid == 0:
-            _child(msg, self.engine, self.origin)  # never returns
+            inherited = [self.spare[1]] if self.spare else []  # another child's pipe
+            _child(msg, self.engine, self.origin, inherited, wait_fd)  # never returns
         self.children.add(pid)
         return pid
 
@@ -140,6 +190,12 @@ class Template:
             if pid == 0:
                 return
             self.children.discard(pid)
+            if self.spare is not None and self.spare[0] == pid:
+                os.close(self.spare[1])
+                self.spare = None
+            if pid not in self.announced:
+                continue
+            self.announced.discard(pid)
             code = os.waitstatus_to_exitcode(status)
             if code >= 0:
                 self.send({"type": "exit", "pid": pid, "code": code, "signal": None})
@@ -162,10 +218,12 @@ class Template:
         os._exit(0)
 
 
-def _child(msg, engine, origin):
+def _child(msg, engine, origin, inherited, wait_fd):
     code = 1
     try:
-        forked.run(msg, engine, origin)
+        for fd in inherited:
+            os.close(fd)
+        forked.run(msg, engine, origin, wait_fd)
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else 1
     except BaseException:  # noqa: BLE001 - reported on the kernel's diagnostics channel

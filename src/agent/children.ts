@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ModelClient } from "../llm/types.js";
 import { newSessionId } from "../session/index.js";
@@ -191,6 +192,7 @@ export class ChildManager {
             last_output: "",
             budget: false,
           };
+          for (const v of perItem[i] ?? []) if ("pickle" in v.source) rmSync(v.source.pickle, { force: true });
           continue;
         }
         const record = this.start(task, {
@@ -209,7 +211,12 @@ export class ChildManager {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(limit, perItem.length) }, worker));
+    try {
+      await Promise.all(Array.from({ length: Math.min(limit, perItem.length) }, worker));
+    } finally {
+      // Every child has loaded (or will never load) the shared inputs: they are ours to remove.
+      for (const v of shared) if ("pickle" in v.source) rmSync(v.source.pickle, { force: true });
+    }
     return { results };
   }
 

@@ -234,8 +234,12 @@ export class AgentSession implements ChildAgent {
     if (this.closed) return;
     this.closed = true;
     await this.children.closeAll("its parent ended");
-    const kernel = await this.kernelReady.catch(() => undefined);
-    await kernel?.shutdown();
+    await this.kernelReady.catch(() => undefined);
+    // Also when the boot failed half-way (e.g. loading an input): the process may be running.
+    await this.liveKernel?.shutdown();
+    // Inputs handed over for this agent are its to remove, loaded or not (it may never have started).
+    for (const v of this.params.variables)
+      if (v.consume && "pickle" in v.source) rmSync(v.source.pickle, { force: true });
     this.journal.close();
   }
 

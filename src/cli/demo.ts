@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveConfig } from "../config/config.js";
-import { type ScriptStep, startScriptedModel } from "../llm/scripted/index.js";
+import { byTask, type ScriptStep, startScriptedModel } from "../llm/scripted/index.js";
 import { type RunIo, runOnce } from "./run.js";
 
 const ENDPOINTS = ["/api/login", "/api/orders", "/api/search", "/api/cart", "/api/profile", "/health"];
@@ -28,6 +28,9 @@ export function demoLog(lines = 5000): string {
   return `${out.join("\n")}\n`;
 }
 
+const TASK = "Which endpoint in the server log `log` has the most errors, and how slow are the worst ones?";
+const CHILD_TASK = "Measure the latency of the endpoint `item` in the server log `log`.";
+
 const INSPECT = `print(type(log).__name__, f"{len(log):,} chars")
 print(log[:200])`;
 
@@ -37,17 +40,33 @@ lines = log.count("\\n")
 print(f"{sum(errors.values())} errors in {lines} lines")
 errors.most_common(3)`;
 
+// Three sub-agents, one per endpoint, each with the log as a variable in its own kernel.
+const FAN_OUT = `worst = [endpoint for endpoint, _ in errors.most_common(3)]
+latency = rlm.map("${CHILD_TASK}", worst, log=log)
+for row in latency:
+    print(row)`;
+
+const CHILD_MEASURE = `import re
+ms = sorted(int(m.group(1)) for m in re.finditer(rf" {re.escape(item)} \\d+ (\\d+)ms", log))
+submit({"endpoint": item, "requests": len(ms), "p95_ms": ms[int(len(ms) * 0.95)]})`;
+
 const SHELL = "!wc -l demo-server.log && grep -c ERROR demo-server.log";
 
-/** The final answer is written from what the real kernel printed, not from a canned string. */
-function answerFrom(toolResult: string | undefined): ScriptStep {
-  const top = [...(toolResult ?? "").matchAll(/\('([^']+)', (\d+)\)/g)].map((m) => `${m[1]} (${m[2]})`);
-  const total = /(\d+) errors in (\d+) lines/.exec(toolResult ?? "");
-  if (top.length === 0 || !total) return { text: `I could not read the kernel's output:\n${toolResult}` };
+/** The final answer is written from what the real kernels printed, not from a canned string. */
+function answerFrom(counts: string | undefined, latency: string | undefined): ScriptStep {
+  const top = [...(counts ?? "").matchAll(/\('([^']+)', (\d+)\)/g)].map((m) => `${m[1]} (${m[2]})`);
+  const total = /(\d+) errors in (\d+) lines/.exec(counts ?? "");
+  const p95 = [...(latency ?? "").matchAll(/'endpoint': '([^']+)', 'requests': (\d+), 'p95_ms': (\d+)/g)].map(
+    (m) => `${m[1]} ${m[3]} ms over ${m[2]} requests`,
+  );
+  if (top.length === 0 || !total || p95.length === 0) {
+    return { text: `I could not read the kernels' output:\n${counts}\n${latency}` };
+  }
   return {
     text:
       `${top[0]?.replace(/ \((\d+)\)/, " has the most errors: $1")}.\n` +
-      `The log has ${total[1]} errors in ${total[2]} lines; the top three endpoints are ${top.join(", ")}.`,
+      `The log has ${total[1]} errors in ${total[2]} lines; the top three endpoints are ${top.join(", ")}.\n` +
+      `Their 95th-percentile latencies, measured by three sub-agents: ${p95.join("; ")}.`,
   };
 }
 
@@ -55,17 +74,25 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
   const workdir = mkdtempSync(join(tmpdir(), "relm-demo-"));
   const logPath = join(workdir, "demo-server.log");
   writeFileSync(logPath, demoLog());
-  let countOutput: string | undefined;
+  let counts: string | undefined;
+  let latency: string | undefined;
   const model = await startScriptedModel({
-    script: [
-      { text: "The log is in the variable `log`; I'll look at its shape first.", code: INSPECT },
-      { text: "Now I'll count errors per endpoint in Python, without printing the log.", code: COUNT },
-      (ctx) => {
-        countOutput = ctx.lastToolResult;
-        return { text: "Cross-checking with the shell:", code: SHELL };
-      },
-      () => answerFrom(countOutput),
-    ],
+    script: byTask({
+      [TASK]: [
+        { text: "The log is in the variable `log`; I'll look at its shape first.", code: INSPECT },
+        { text: "Now I'll count errors per endpoint in Python, without printing the log.", code: COUNT },
+        (ctx) => {
+          counts = ctx.lastToolResult;
+          return { text: "I'll ask one sub-agent per endpoint for its latency, in parallel.", code: FAN_OUT };
+        },
+        (ctx) => {
+          latency = ctx.lastToolResult;
+          return { text: "Cross-checking the error count with the shell:", code: SHELL };
+        },
+        () => answerFrom(counts, latency),
+      ],
+      [CHILD_TASK]: [{ text: "I'll measure it from the log in my kernel.", code: CHILD_MEASURE }],
+    }),
   });
   try {
     const config = resolveConfig(io.env, {});
@@ -77,11 +104,11 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
     };
     if (!flags.json) {
       io.stderr.write(
-        `relm demo: a scripted model on ${model.url} drives a real Python kernel (no API key).\n`,
+        `relm demo: a scripted model on ${model.url} drives real Python kernels and sub-agents (no API key).\n`,
       );
     }
     const code = await runOnce(
-      "Which endpoint in the server log `log` has the most errors?",
+      TASK,
       { json: flags.json, var: [`log=@${logPath}`] },
       { ...io, cwd: workdir },
       { clientOptions, config },

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, unlinkSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -25,7 +25,7 @@ const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export class ForkServer {
   private readonly expected = new Map<string, ChannelHandler>();
-  private closed: Promise<void> | null = null;
+  private closed = false;
 
   private constructor(
     private readonly server: Server,
@@ -38,6 +38,7 @@ export class ForkServer {
   /** Listens on a fresh socket in `dir` (default: a private directory under the temp dir). */
   static async open(dir?: string): Promise<ForkServer> {
     const socketDir = privateDir(dir);
+    removeStale(socketDir);
     const file = path.join(socketDir, `k${process.pid}-${randomBytes(4).toString("hex")}.sock`);
     if (Buffer.byteLength(file) > MAX_SOCKET_PATH) {
       throw new Error(`socket path too long for a Unix socket (${Buffer.byteLength(file)} bytes): ${file}`);
@@ -64,19 +65,18 @@ export class ForkServer {
     };
   }
 
-  close(): Promise<void> {
-    this.closed ??= new Promise((resolve) => {
-      this.expected.clear();
-      this.server.close(() => resolve());
-      // close() only stops accepting; the file must go too (Node removes it, but be sure).
-      try {
-        unlinkSync(this.path);
-      } catch {
-        // already gone
-      }
-      untrackFile(this.path);
-    });
-    return this.closed;
+  /** Stops accepting connections; those already made belong to their kernels and stay open. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.expected.clear();
+    this.server.close();
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // Node removed it already
+    }
+    untrackFile(this.path);
   }
 
   private handshake(socket: Socket): void {
@@ -106,6 +106,28 @@ export class ForkServer {
   }
 }
 
+/** Sockets of hosts that died without cleaning up (SIGKILL skips the exit hook). */
+function removeStale(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const owner = /^k(\d+)-[0-9a-f]+\.sock$/.exec(name)?.[1];
+    if (!owner || processExists(Number(owner))) continue;
+    try {
+      unlinkSync(path.join(dir, name));
+    } catch {
+      // another host got there first
+    }
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** A fresh token for one fork: 128 random bits. */
 export function forkToken(): string {
   return randomBytes(16).toString("hex");
@@ -114,7 +136,8 @@ export function forkToken(): string {
 function parseHello(line: string): { token: string; channel: ForkChannel } | null {
   try {
     const msg = JSON.parse(line) as { token?: unknown; channel?: unknown };
-    if (typeof msg.token !== "string" || (msg.channel !== "protocol" && msg.channel !== "stderr")) return null;
+    if (typeof msg.token !== "string" || (msg.channel !== "protocol" && msg.channel !== "stderr"))
+      return null;
     return { token: msg.token, channel: msg.channel };
   } catch {
     return null;

@@ -3,6 +3,7 @@ export { KernelClosedError, KernelRequestError, KernelStartError, PythonNotFound
 export { startKernel } from "./kernel.js";
 export { RELM_PYTHON_DIR } from "./paths.js";
 export { type FoundPython, findPython } from "./python.js";
+export { startKernelTemplate } from "./template.js";
 export type {
   CellImage,
   CellResult,
@@ -11,6 +12,8 @@ export type {
   Kernel,
   KernelLifecycleEvent,
   KernelOptions,
+  KernelTemplate,
+  KernelTemplateOptions,
   PythonInfo,
   VariableSource,
   VariableSummary,

@@ -2,9 +2,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { scrubEnvironment } from "./env.js";
 import { KernelClosedError, KernelRequestError } from "./errors.js";
+import { startRunner } from "./fork-link.js";
 import type { ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
-import { type RunnerExit, RunnerExitedError, RunnerProcess } from "./runner-process.js";
+import { type RunnerExit, RunnerExitedError, type RunnerProcess } from "./runner-process.js";
 import type {
   CellResult,
   Kernel,
@@ -22,9 +23,15 @@ const DEFAULT_OUTPUT_CAP = 20_000;
 const SHUTDOWN_GRACE_MS = 1_000;
 const LOST = "All variables were lost.";
 
-/** Starts a Python kernel (IPython if available) and resolves once it accepts cells. */
+/**
+ * Starts a Python kernel (IPython if available) and resolves once it accepts cells; forked from
+ * `options.template` when given (and its interpreter, unless `options.python` says otherwise).
+ */
 export async function startKernel(options: KernelOptions): Promise<Kernel> {
-  const python = options.python ?? (await findPython(options.env ?? process.env, options.pythonCacheDir));
+  const python =
+    options.python ??
+    options.template?.python ??
+    (await findPython(options.env ?? process.env, options.pythonCacheDir));
   const kernel = new LocalKernel(options, python);
   await kernel.start();
   return kernel;
@@ -260,7 +267,7 @@ class LocalKernel implements Kernel {
 
   private async spawn(): Promise<RunnerProcess> {
     const t0 = performance.now();
-    const runner: RunnerProcess = await RunnerProcess.start({
+    const { runner, forkedFrom, fallback } = await startRunner(this.options.template, this.interpreter, {
       python: this.interpreter.path,
       cwd: this.options.cwd,
       env: this.env,
@@ -271,7 +278,7 @@ class LocalKernel implements Kernel {
         this.streamed.push(text);
         this.options.onOutput?.(text);
       },
-      onRequest: (id, method, params) => this.answer(runner, id, method, params),
+      onRequest: (id, method, params, from) => this.answer(from, id, method, params),
     });
     if (this.closed) {
       runner.kill();
@@ -284,6 +291,8 @@ class LocalKernel implements Kernel {
       pid: runner.pid,
       python: this.pythonOf(runner),
       startMs: performance.now() - t0,
+      ...(forkedFrom !== undefined ? { forkedFrom } : {}),
+      ...(fallback !== undefined ? { fallback } : {}),
     });
     return runner;
   }
@@ -347,7 +356,9 @@ function withNote(result: CellResult, earlier: string | null): CellResult {
 }
 
 function describeExit(exit: RunnerExit): string {
-  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`;
+  if (exit.signal) return `killed by ${exit.signal}`;
+  // A forked kernel whose template could not say how it ended.
+  return exit.code === null ? "cause unknown" : `exit code ${exit.code}`;
 }
 
 function seconds(ms: number): string {

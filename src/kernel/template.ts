@@ -57,14 +57,16 @@ type TemplateMessage =
 /** A live template process. */
 export class ForkingTemplate implements KernelTemplate {
   readonly pid: number;
-  readonly python: PythonInfo;
   /** Resolves once the template process is gone. */
   readonly exited: Promise<void>;
   private exitText: string | null = null;
   private stderr = "";
   private nextId = 1;
   private closing: Promise<void> | null = null;
-  private readonly pending = new Map<number, { resolve: (pid: number) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (pid: number) => void; reject: (e: Error) => void }
+  >();
   /** Forked kernels not yet reported dead. */
   private readonly kernels = new Set<number>();
   private readonly watchers = new Map<number, (exit: RunnerExit) => void>();
@@ -75,11 +77,10 @@ export class ForkingTemplate implements KernelTemplate {
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
     readonly server: ForkServer,
-    python: PythonInfo,
+    private info: PythonInfo,
     private readonly env: NodeJS.ProcessEnv,
   ) {
     this.pid = child.pid!;
-    this.python = python;
     trackGroup(this.pid);
     const lines = new LineSplitter((line) => this.receive(line));
     child.stdout.setEncoding("utf8");
@@ -136,17 +137,18 @@ export class ForkingTemplate implements KernelTemplate {
           reject(new KernelStartError(why, template.stderr));
         });
       });
-      (template as { python: PythonInfo }).python = {
-        path: options.python.path,
-        version: ready.python,
-        ipython: ready.ipython,
-      };
+      template.info = { path: options.python.path, version: ready.python, ipython: ready.ipython };
     } catch (e) {
       killGroup(template.pid, "SIGKILL");
       await template.exited;
       throw e;
     }
     return template;
+  }
+
+  /** As the template reports itself (`ipython: null` when its kernels fall back to plain exec). */
+  get python(): PythonInfo {
+    return this.info;
   }
 
   get alive(): boolean {
@@ -166,7 +168,8 @@ export class ForkingTemplate implements KernelTemplate {
     }
     const names = new Set([...Object.keys(env), ...Object.keys(this.env)]);
     const differ = [...names].filter((n) => STARTUP_ENV.test(n) && env[n] !== this.env[n]).sort();
-    if (differ.length > 0) return `the kernel's environment differs from the template's in ${differ.join(", ")}`;
+    if (differ.length > 0)
+      return `the kernel's environment differs from the template's in ${differ.join(", ")}`;
     return null;
   }
 
@@ -262,6 +265,7 @@ export class ForkingTemplate implements KernelTemplate {
         this.onReady = null;
         break;
       case "forked": {
+        this.unclaimed.delete(msg.pid); // a report for an earlier process that had this pid
         this.kernels.add(msg.pid);
         trackGroup(msg.pid);
         const p = this.pending.get(msg.id);
@@ -304,7 +308,11 @@ class UnavailableTemplate implements KernelTemplate {
 }
 
 /** Why `template` cannot fork a kernel with this interpreter and (scrubbed) environment, or null. */
-export function forkRefusal(template: KernelTemplate, python: PythonInfo, env: NodeJS.ProcessEnv): string | null {
+export function forkRefusal(
+  template: KernelTemplate,
+  python: PythonInfo,
+  env: NodeJS.ProcessEnv,
+): string | null {
   if (template instanceof ForkingTemplate) return template.refusal(python, env);
   if (template instanceof UnavailableTemplate) return template.reason;
   return "the template was not made by startKernelTemplate";

@@ -51,7 +51,9 @@ describe("relm demo", () => {
       const result = await runRelm(["demo"], { env: cleanEnv({ RELM_HOME: home.path }) });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toMatch(/\/api\/orders has the most errors: \d+/);
+      expect(result.stdout).toMatch(/measured by three sub-agents: \/api\/orders \d+ ms over \d+ requests/);
       expect(result.stderr).toContain("▸ ipython");
+      expect(result.stderr.match(/⇠ map-\d done/g)).toHaveLength(3);
     } finally {
       home.cleanup();
     }

@@ -1,7 +1,8 @@
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runRelm } from "../support/cli.js";
+import { kernelsIn, RELM_BIN, runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { byTask, whoAsks } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
@@ -100,9 +101,7 @@ describe("rlm() from a cell", () => {
     const result = await runRelm(["run", "ROOT: classify"], { env: rig.env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe("first ['second', 'third']");
-    const plain = rig.model.requests.filter((r) =>
-      whoAsks({ index: 0, body: r.body, rawBody: r.rawBody, format: "openai" }).task.startsWith("LLM: "),
-    );
+    const plain = rig.model.requests.filter((r) => whoAsks({ body: r.body }).task.startsWith("LLM: "));
     expect(plain).toHaveLength(3);
     for (const r of plain) expect((r.body as { tools?: unknown[] }).tools ?? []).toHaveLength(0);
     expect(onlyJournal(rig.home).lines.filter((l) => l.type === "llm_call")).toHaveLength(3);
@@ -302,4 +301,42 @@ describe("visibility", () => {
     expect(order.indexOf("root:child_spawned")).toBeLessThan(order.indexOf(`${spawned?.id}:cell`));
     expect(order.indexOf(`${spawned?.id}:final`)).toBeLessThan(order.indexOf("root:child_finished"));
   });
+});
+
+describe("no orphans", () => {
+  it.each(["SIGINT", "SIGKILL"] as const)(
+    "%s to relm while children run leaves no Python behind",
+    async (signal) => {
+      const rig = await startRig("openai", {
+        script: byTask({
+          "ROOT: fan out": [{ code: 'rlm.map("CHILD: sleep", range(3))' }, { text: "never" }],
+          "CHILD: sleep": [{ code: "import time\ntime.sleep(120)" }, { text: "never" }],
+        }),
+      });
+      const child = spawn(process.execPath, [RELM_BIN, "run", "ROOT: fan out"], {
+        env: rig.env,
+        cwd: rig.cwd,
+      });
+      const sleeping = () => {
+        try {
+          return childJournals(onlyJournal(rig.home).dir).filter((c) =>
+            c.lines.some((l) => l.type === "cell"),
+          ).length;
+        } catch {
+          return 0;
+        }
+      };
+      for (let i = 0; i < 800 && sleeping() < 3; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(sleeping()).toBe(3);
+      expect(kernelsIn(rig.cwd).length).toBeGreaterThanOrEqual(4);
+      const code = await new Promise<number | null>((resolve) => {
+        child.on("close", resolve);
+        child.kill(signal);
+      });
+      expect(code).toBe(signal === "SIGINT" ? 130 : null);
+      for (let i = 0; i < 400 && kernelsIn(rig.cwd).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(kernelsIn(rig.cwd)).toEqual([]);
+    },
+  );
 });

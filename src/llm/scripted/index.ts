@@ -1,3 +1,4 @@
+export { byTask, whoAsks } from "./router.js";
 export type {
   ScriptContext,
   ScriptItem,
