@@ -192,7 +192,8 @@ export class ChildManager {
             last_output: "",
             budget: false,
           };
-          for (const v of perItem[i] ?? []) if ("pickle" in v.source) rmSync(v.source.pickle, { force: true });
+          for (const v of perItem[i] ?? [])
+            if ("pickle" in v.source) rmSync(v.source.pickle, { force: true });
           continue;
         }
         const record = this.start(task, {

@@ -237,6 +237,7 @@ export class AgentSession implements ChildAgent {
     await this.kernelReady.catch(() => undefined);
     // Also when the boot failed half-way (e.g. loading an input): the process may be running.
     await this.liveKernel?.shutdown();
+    if (this.depth === 0) await this.tree.close();
     // Inputs handed over for this agent are its to remove, loaded or not (it may never have started).
     for (const v of this.params.variables)
       if (v.consume && "pickle" in v.source) rmSync(v.source.pickle, { force: true });
@@ -269,7 +270,9 @@ export class AgentSession implements ChildAgent {
 
   private async bootKernel(): Promise<Kernel> {
     const k = this.tree.options.kernel;
+    const template = this.depth > 0 ? await this.tree.kernelTemplate() : undefined;
     const kernel = await startKernel({
+      template,
       cwd: this.tree.options.cwd,
       env: k.env,
       passEnv: k.passEnv,
@@ -297,11 +300,16 @@ export class AgentSession implements ChildAgent {
   private onKernelLifecycle(event: KernelLifecycleEvent): void {
     if (this.closed) return;
     if (event.type === "started") {
+      const how = event.forkedFrom
+        ? `, forked from template ${event.forkedFrom}`
+        : event.fallback
+          ? `, spawned (${event.fallback})`
+          : "";
       this.record({
         type: "kernel",
         event: "started",
         pid: event.pid,
-        detail: `python ${event.python.version}`,
+        detail: `python ${event.python.version}${how}`,
       });
     } else if (event.type === "died") {
       this.record({

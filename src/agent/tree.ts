@@ -1,4 +1,5 @@
-import type { PythonInfo } from "../kernel/types.js";
+import { startKernelTemplate } from "../kernel/index.js";
+import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
 import type { ModelClient } from "../llm/types.js";
 import type { EventSink } from "./events.js";
 import { findAgentsMd } from "./prompt.js";
@@ -40,6 +41,7 @@ export class AgentTree {
   readonly agentsMd: { path: string; text: string } | undefined;
   private readonly clients = new Map<string, ModelClient>();
   private specsCache: AgentSpec[] | undefined;
+  private template: Promise<KernelTemplate | undefined> | undefined;
 
   constructor(
     readonly options: TreeOptions,
@@ -68,6 +70,24 @@ export class AgentTree {
       this.clients.set(model, client);
     }
     return client;
+  }
+
+  /**
+   * The warm template children's kernels are forked from (milliseconds instead of a cold start). It is
+   * started with the first child, so a run that never delegates never pays for it; if it cannot start,
+   * kernels are spawned as usual.
+   */
+  kernelTemplate(): Promise<KernelTemplate | undefined> {
+    this.template ??= startKernelTemplate({ python: this.python, env: this.options.kernel.env }).catch(
+      () => undefined,
+    );
+    return this.template;
+  }
+
+  /** Stops what the tree shares (the template and any kernel still forked from it). */
+  async close(): Promise<void> {
+    const template = await this.template;
+    await template?.close();
   }
 
   /** The project's usable sub-agent specs, read once per tree. */

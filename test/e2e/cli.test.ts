@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, kernelsIn, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
+import { cleanEnv, pythonsOf, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { useRigs } from "../support/scripted.js";
 
@@ -100,19 +100,19 @@ describe("a run's journal and exports", () => {
 
 describe("kernel start overlaps the first model call", () => {
   it("has the kernel running while the first request is still unanswered", async () => {
-    let cwd = "";
+    let home = "";
     const rig = await startRig("openai", {
       script: [
         async () => {
           const pids = await until(() => {
-            const found = kernelsIn(cwd);
+            const found = pythonsOf(home);
             return found.length > 0 ? found : undefined;
           }, 20_000);
           return { text: pids ? "kernel was already up" : "no kernel yet" };
         },
       ],
     });
-    cwd = rig.cwd;
+    home = rig.home;
     const result = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe("kernel was already up");

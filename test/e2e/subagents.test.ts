@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { kernelsIn, RELM_BIN, runRelm } from "../support/cli.js";
+import { pythonsOf, RELM_BIN, runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { byTask, whoAsks } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
@@ -319,8 +319,9 @@ describe("no orphans", () => {
       });
       const sleeping = () => {
         try {
-          return childJournals(onlyJournal(rig.home).dir).filter((c) =>
-            c.lines.some((l) => l.type === "cell"),
+          // A child's kernel is up and its cell sent once both are on record.
+          return childJournals(onlyJournal(rig.home).dir).filter(
+            (c) => c.lines.some((l) => l.type === "kernel") && c.lines.some((l) => l.type === "cell"),
           ).length;
         } catch {
           return 0;
@@ -328,15 +329,16 @@ describe("no orphans", () => {
       };
       for (let i = 0; i < 800 && sleeping() < 3; i++) await new Promise((r) => setTimeout(r, 25));
       expect(sleeping()).toBe(3);
-      expect(kernelsIn(rig.cwd).length).toBeGreaterThanOrEqual(4);
+      // The root's kernel, the template, and three kernels forked from it.
+      expect(pythonsOf(rig.home).length).toBeGreaterThanOrEqual(5);
       const code = await new Promise<number | null>((resolve) => {
         child.on("close", resolve);
         child.kill(signal);
       });
       expect(code).toBe(signal === "SIGINT" ? 130 : null);
-      for (let i = 0; i < 400 && kernelsIn(rig.cwd).length > 0; i++)
+      for (let i = 0; i < 400 && pythonsOf(rig.home).length > 0; i++)
         await new Promise((r) => setTimeout(r, 25));
-      expect(kernelsIn(rig.cwd)).toEqual([]);
+      expect(pythonsOf(rig.home)).toEqual([]);
     },
   );
 });

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -70,15 +70,20 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Pids of relm's Python processes (kernel runners, kernel templates) whose working directory is `cwd`. */
-export function kernelsIn(cwd: string): number[] {
+/**
+ * Pids of relm's Python processes (kernel runners, kernel templates and the kernels forked from them)
+ * started by a relm whose RELM_HOME is `home`. A fork keeps its template's start-up environment, so the
+ * variable identifies every one of them, wherever they chdir'd.
+ */
+export function pythonsOf(home: string): number[] {
+  const marker = `\0RELM_HOME=${home}\0`;
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (cmdline.includes("relm.runner") && readlinkSync(`/proc/${entry}/cwd`) === cwd)
-        pids.push(Number(entry));
+      if (!cmdline.includes("relm.runner") && !cmdline.includes("relm.template")) continue;
+      if (`\0${readFileSync(`/proc/${entry}/environ`, "utf8")}`.includes(marker)) pids.push(Number(entry));
     } catch {
       // The process ended while we looked, or is not ours to inspect.
     }

@@ -6,7 +6,7 @@ import {
   type ScriptedModelOptions,
   startScriptedModel,
 } from "../../src/llm/scripted/index.js";
-import { cleanEnv, kernelsIn, tempDir } from "./cli.js";
+import { cleanEnv, pythonsOf, tempDir } from "./cli.js";
 
 export type Format = "openai" | "anthropic";
 
@@ -68,7 +68,7 @@ export function useRigs(): typeof startRig {
     const rigs = started;
     started = [];
     try {
-      for (const rig of rigs) expect(kernelsIn(rig.cwd)).toEqual([]);
+      for (const rig of rigs) expect(pythonsOf(rig.home)).toEqual([]);
     } finally {
       for (const rig of rigs) await rig.close();
     }
