@@ -72,6 +72,23 @@ describe("rlm() from a cell", () => {
     expect(result.stdout.trim()).toBe("dict {'a': 1}");
   });
 
+  it("an unpicklable input is a TypeError naming the variable, and no child starts", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: bad input": [
+          {
+            code: 'import threading\ntry:\n    rlm("CHILD: never", lock=threading.Lock())\nexcept TypeError as e:\n    print(e)',
+          },
+          echoLastCell,
+        ],
+      }),
+    });
+    const result = await runRelm(["run", "ROOT: bad input"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^rlm: variable 'lock' cannot be pickled/);
+    expect(rig.model.requests).toHaveLength(2);
+  });
+
   it("rlm.map runs one child per item and keeps the input order", async () => {
     const rig = await startRig("openai", {
       latencyMs: 300,
@@ -163,6 +180,53 @@ describe("Agent handles", () => {
     expect(result.stdout.trim()).toBe("still running: running\nended: cancelled");
     const { lines } = onlyJournal(rig.home);
     expect(lines.find((l) => l.type === "child_finished")?.status).toBe("cancelled");
+  });
+
+  it("agents are awaitable: asyncio.gather and rlm.collect both return results in order", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: gather": [
+          {
+            code: [
+              "import asyncio",
+              'agents = [rlm.spawn("CHILD: echo", word=w) for w in ["alpha", "beta", "gamma"]]',
+              "print(await asyncio.gather(*agents))",
+              'print(rlm.collect([rlm.spawn("CHILD: echo", word="delta")]))',
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        "CHILD: echo": [{ code: "submit(word.upper())" }],
+      }),
+    });
+    const result = await runRelm(["run", "ROOT: gather"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("['ALPHA', 'BETA', 'GAMMA']\n['DELTA']");
+  });
+
+  it("cancelling a child cancels its own children", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: cancel the middle": [
+          {
+            code: [
+              'a = rlm.spawn("CHILD: delegate and wait")',
+              "try:\n    a.result(timeout=3)\nexcept TimeoutError:\n    a.cancel()",
+              "try:\n    a.result()\nexcept rlm.ChildError as e:\n    print(e.status)",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        "CHILD: delegate and wait": [{ code: 'rlm("GRANDCHILD: sleep")' }, { text: "never" }],
+        "GRANDCHILD: sleep": [{ code: "import time\ntime.sleep(120)" }, { text: "never" }],
+      }),
+    });
+    const result = await runRelm(["run", "ROOT: cancel the middle"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("cancelled");
+    const [child] = childJournals(onlyJournal(rig.home).dir);
+    const grandchild = child?.lines.find((l) => l.type === "child_finished");
+    expect(grandchild?.status).toBe("cancelled");
   });
 
   it("rlm.agents() lists children with status and spend", async () => {
