@@ -83,6 +83,8 @@ export function findAgentsMd(cwd: string, maxChars = 20_000): { path: string; te
 }
 
 export interface PromptExtras {
+  /** The continual harness's rendered entries (memories, skills, prompts, specs), frozen per session. */
+  harness?: string;
   agentsMd?: { path: string; text: string };
   /** Set for a child agent: how it was started. */
   role?: string;
@@ -95,6 +97,7 @@ export interface PromptExtras {
 /** Base prompt, then project instructions, the agent's role and spec, environment facts and specs. */
 export function buildSystemPrompt(facts: EnvironmentFacts, extras: PromptExtras = {}): string {
   const sections = [BASE_PROMPT.trimEnd()];
+  if (extras.harness?.trim()) sections.push(extras.harness.trimEnd());
   if (extras.agentsMd) {
     sections.push(`# Project instructions (${extras.agentsMd.path})\n${extras.agentsMd.text.trimEnd()}`);
   }

@@ -116,6 +116,7 @@ export class AgentSession implements ChildAgent {
         variables: described.map(renderVariableLine),
       },
       {
+        harness: tree.options.harness?.block,
         agentsMd: tree.agentsMd,
         role: params.parentId
           ? "You are a sub-agent: another agent's code started you with the task below and is waiting for " +

@@ -26,6 +26,11 @@ export interface TreeOptions {
   /** Exact values never to write to a journal or show a model (API keys). */
   secrets: string[];
   relmVersion: string;
+  /**
+   * The continual harness as of the start of this tree: its prompt block (rendered once, so the system
+   * prompt stays byte-stable for the whole session) and where its skills' Python packages live.
+   */
+  harness?: { block: string; skillPaths: string[] };
   /** Depth of the deepest agent allowed; the root is depth 0. Default 2. */
   maxDepth?: number;
   sink?: EventSink;
