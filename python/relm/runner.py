@@ -88,6 +88,22 @@ def _handle(msg, engine, cells, exported_values):
     elif kind == "variables":
         found = variables.user_variables(engine.namespace, engine.hidden, exported_values)
         protocol.send({"type": "vars", "id": msg["id"], "list": found})
+    elif kind == "snapshot":
+        from . import snapshot
+
+        report = snapshot.take(
+            msg["dir"],
+            engine.namespace,
+            engine.hidden,
+            exported_values,
+            msg.get("max_var_bytes", 64 << 20),
+            msg.get("max_total_bytes", 256 << 20),
+        )
+        protocol.send({"type": "snapshot", "id": msg["id"], "report": report})
+    elif kind == "restore":
+        from . import snapshot
+
+        protocol.send({"type": "restored", "id": msg["id"], "report": snapshot.restore(msg["dir"], engine.namespace)})
 
 
 def _load_variable(msg):
@@ -111,7 +127,7 @@ def _load_variable(msg):
 
 
 def _reply_error(msg, text):
-    kinds = {"execute": "result", "set_var": "var", "variables": "vars"}
+    kinds = {"execute": "result", "set_var": "var", "variables": "vars", "snapshot": "snapshot", "restore": "restored"}
     kind = kinds.get(msg.get("type"))
     if kind is None or "id" not in msg:
         return

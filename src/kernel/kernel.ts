@@ -12,6 +12,8 @@ import type {
   KernelLifecycleEvent,
   KernelOptions,
   PythonInfo,
+  RestoreReport,
+  SnapshotReport,
   VariableSource,
   VariableSummary,
 } from "./types.js";
@@ -96,6 +98,26 @@ class LocalKernel implements Kernel {
       if (reply.type !== "var" || !reply.var)
         throw new KernelRequestError(errorOf(reply, "setVariable failed"));
       return reply.var;
+    });
+  }
+
+  snapshot(dir: string): Promise<SnapshotReport> {
+    return this.serial(async () => {
+      const reply = await (await this.live()).request({ type: "snapshot", dir });
+      if (reply.type !== "snapshot" || !reply.report) {
+        throw new KernelRequestError(errorOf(reply, "snapshot failed"));
+      }
+      return reply.report;
+    });
+  }
+
+  restore(dir: string): Promise<RestoreReport> {
+    return this.serial(async () => {
+      const reply = await (await this.live()).request({ type: "restore", dir });
+      if (reply.type !== "restored" || !reply.report) {
+        throw new KernelRequestError(errorOf(reply, "restore failed"));
+      }
+      return reply.report;
     });
   }
 

@@ -1,5 +1,5 @@
 // The runner's wire protocol: one JSON object per line on the runner's stdin/stdout.
-import type { VariableSummary } from "./types.js";
+import type { RestoreReport, SnapshotReport, VariableSummary } from "./types.js";
 
 export type HostMessage =
   | { type: "execute"; id: number; code: string; cap: number }
@@ -7,6 +7,8 @@ export type HostMessage =
   | { type: "set_var"; id: number; name: string; file: string }
   | { type: "set_var"; id: number; name: string; pickle: string }
   | { type: "variables"; id: number }
+  | { type: "snapshot"; id: number; dir: string; max_var_bytes?: number; max_total_bytes?: number }
+  | { type: "restore"; id: number; dir: string }
   | { type: "shutdown" }
   | { type: "response"; id: number; result: unknown }
   | { type: "response"; id: number; error: string | { message: string; code: string } };
@@ -37,10 +39,12 @@ export type RunnerMessage =
   | ResultMessage
   | { type: "var"; id: number; var?: VariableSummary; error?: string }
   | { type: "vars"; id: number; list?: VariableSummary[]; error?: string }
+  | { type: "snapshot"; id: number; report?: SnapshotReport; error?: string }
+  | { type: "restored"; id: number; report?: RestoreReport; error?: string }
   | { type: "request"; id: number; method: string; params: unknown };
 
 /** Messages that answer a host message with the same id. */
-export type ReplyMessage = Extract<RunnerMessage, { type: "result" | "var" | "vars" }>;
+export type ReplyMessage = Extract<RunnerMessage, { type: "result" | "var" | "vars" | "snapshot" | "restored" }>;
 
 /** Splits a stream of text into lines, keeping a partial last line for the next chunk. */
 export class LineSplitter {

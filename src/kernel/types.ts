@@ -51,6 +51,20 @@ export interface VariableSummary {
 /** Text, a file's content (read by the kernel), or a pickle file written by another kernel. */
 export type VariableSource = { text: string } | { file: string } | { pickle: string };
 
+/** What a snapshot of the user's variables holds, and what it could not hold (told to the model). */
+export interface SnapshotReport {
+  saved: string[];
+  skipped: { name: string; reason: string }[];
+  bytes: number;
+}
+
+export interface RestoreReport {
+  restored: VariableSummary[];
+  failed: { name: string; reason: string }[];
+  /** Variables the snapshot could not hold in the first place. */
+  skipped: { name: string; reason: string }[];
+}
+
 /** A request from Python code back to the host (rlm, llm, submit, ...). */
 export type HostRequestHandler = (method: string, params: unknown) => Promise<unknown>;
 
@@ -135,6 +149,10 @@ export interface Kernel {
   setVariable(name: string, source: VariableSource): Promise<VariableSummary>;
   /** User variables currently defined (no modules, functions of relm, or IPython internals). */
   variables(): Promise<VariableSummary[]>;
+  /** Pickles the user's variables into `dir` (one file each, unchanged immutable values skipped). */
+  snapshot(dir: string): Promise<SnapshotReport>;
+  /** Loads a snapshot taken by snapshot() (in this or an earlier kernel). */
+  restore(dir: string): Promise<RestoreReport>;
   /** SIGINT to the running cell (and its subprocesses); no-op when idle. */
   interrupt(): void;
   /** Kills the process group and waits for it to be gone. Idempotent. */
