@@ -149,7 +149,7 @@ async function runToolCalls(
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
     if (ctx.abort.signal.aborted) {
-      answerSkipped(ctx, calls.slice(i), "not run: the user interrupted the turn");
+      answerSkipped(ctx, turn, calls.slice(i), "not run: the turn was interrupted");
       return interrupted(ctx);
     }
     const parsed = parseToolCall(call);
@@ -168,19 +168,18 @@ async function runToolCalls(
 
     const submission = ctx.takeSubmission();
     if (submission) {
-      answerSkipped(ctx, calls.slice(i + 1), "not run: submit() ended the run");
-      const text =
-        typeof submission.value === "string" ? submission.value : JSON.stringify(submission.value, null, 2);
-      ctx.record({ type: "final", text, spent: ctx.budget.spent() });
-      return { status: "done", text, submitted: true, value: submission.value };
+      answerSkipped(ctx, turn, calls.slice(i + 1), "not run: submit() ended the run");
+      ctx.record({ type: "final", text: submission.text, spent: ctx.budget.spent() });
+      return { status: "done", text: submission.text, submitted: true, value: submission.value };
     }
   }
   return undefined;
 }
 
 /** Every tool call needs an answer, or the next request is rejected by the provider. */
-function answerSkipped(ctx: LoopContext, calls: ToolCall[], reason: string): void {
+function answerSkipped(ctx: LoopContext, turn: number, calls: ToolCall[], reason: string): void {
   for (const call of calls) {
+    ctx.record({ type: "tool_skipped", turn, callId: call.id, reason });
     ctx.messages.push({
       role: "tool",
       toolCallId: call.id,

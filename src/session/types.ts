@@ -57,6 +57,11 @@ export type JournalBody =
   | { type: "model_error"; turn: number; kind: string; status?: number; message: string }
   | { type: "cell"; turn: number; callId: string; code: string }
   | { type: "tool_error"; turn: number; callId: string; message: string }
+  /** A tool call answered without running it (interrupted turn, submit() ended the run, host stopped). */
+  | { type: "tool_skipped"; turn: number; callId: string; reason: string }
+  /** The session continues in a new host process; what was in flight when the old one stopped. */
+  | { type: "resumed"; uncertain: string[]; restored: string[]; notRestored: { name: string; reason: string }[] }
+  | { type: "snapshot"; saved: number; skipped: { name: string; reason: string }[]; bytes: number }
   | { type: "submit"; value: unknown }
   | {
       type: "child_spawned";

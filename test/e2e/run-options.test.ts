@@ -69,3 +69,15 @@ describe("prompt and aliases", () => {
     expect(result.stdout.trim()).toBe("task was: from a pipe");
   });
 });
+
+describe("submit() at the root", () => {
+  it("prints the submitted value as JSON, or its repr when it has no JSON form", async () => {
+    const rig = await startRig("openai", { script: [{ code: 'submit({"a": 1, "b": [1, 2]})' }] });
+    const result = await runRelm(["run", "give me data"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ a: 1, b: [1, 2] });
+    const other = await startRig("openai", { script: [{ code: "import fractions\nsubmit(fractions.Fraction(1, 3))" }] });
+    const second = await runRelm(["run", "a fraction"], { env: other.env, cwd: other.cwd });
+    expect(second.stdout.trim()).toBe("Fraction(1, 3)");
+  });
+});
