@@ -1,8 +1,9 @@
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { findPython, startKernel } from "../kernel/index.js";
 import type { CellResult, Kernel, KernelLifecycleEvent } from "../kernel/types.js";
 import type { Message, ModelClient } from "../llm/types.js";
-import { Journal, newSessionId, sessionDir } from "../session/index.js";
+import { JOURNAL_FILE, Journal, newSessionId, readJournal, sessionDir } from "../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../session/types.js";
 import { Budget, type BudgetLimits } from "./budget.js";
 import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } from "./children.js";
@@ -10,6 +11,7 @@ import type { AgentEvent, EventSink } from "./events.js";
 import { handleHostRequest } from "./host-api.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import { buildSystemPrompt } from "./prompt.js";
+import { type RebuiltConversation, rebuildConversation } from "./resume.js";
 import type { AgentSpec } from "./specs.js";
 import { AgentTree, type KernelSettings, type TreeOptions } from "./tree.js";
 import { describeVariable, renderVariableLine, type VariableSpec } from "./variables.js";
@@ -20,6 +22,16 @@ export interface SessionOptions extends TreeOptions {
   title: string;
   variables: VariableSpec[];
   limits: BudgetLimits;
+}
+
+export interface ResumeOptions extends TreeOptions {
+  id: string;
+  limits: BudgetLimits;
+}
+
+/** A session that cannot be continued; the message says why. */
+export class SessionResumeError extends Error {
+  override name = "SessionResumeError";
 }
 
 interface AgentParams {
@@ -33,6 +45,8 @@ interface AgentParams {
   variables: VariableSpec[];
   sink: EventSink;
   spec?: AgentSpec;
+  /** Continue an existing journal instead of starting one. */
+  resume?: { journal: Journal; system: string; rebuilt: RebuiltConversation };
 }
 
 /** Thrown inside a child's turn when its kernel dies: a child fails fast and its parent decides. */
@@ -55,7 +69,8 @@ export class AgentSession implements ChildAgent {
   readonly children: ChildManager;
   private readonly messages: Message[] = [];
   private readonly inbox: { from: string; text: string }[] = [];
-  private readonly kernelReady: Promise<Kernel>;
+  /** The kernel, booting or live; undefined before the first boot and after releaseKernel(). */
+  private kernelReady: Promise<Kernel> | undefined;
   private readonly system: string;
   private turnCounter = 0;
   private submission: SubmitPayload | undefined;
@@ -78,6 +93,14 @@ export class AgentSession implements ChildAgent {
     this.client = params.client;
     this.children = new ChildManager(this);
     const now = tree.now();
+    if (params.resume) {
+      this.journal = params.resume.journal;
+      this.system = params.resume.system;
+      this.messages.push(...params.resume.rebuilt.messages);
+      this.turnCounter = params.resume.rebuilt.lastTurn;
+      this.emit(this.sessionEvent(params));
+      return;
+    }
     this.journal = Journal.create(
       this.dir,
       {
@@ -92,14 +115,7 @@ export class AgentSession implements ChildAgent {
       },
       { secrets: tree.options.secrets },
     );
-    this.emit({
-      type: "session",
-      id: this.id,
-      dir: this.dir,
-      title: params.title,
-      provider: params.client.provider,
-      model: params.client.model,
-    });
+    this.emit(this.sessionEvent(params));
     const described = params.variables.map((spec) => describeVariable(spec));
     for (const v of described) {
       this.record({ type: "variable", name: v.name, varType: v.type, size: v.size, preview: v.preview });
@@ -129,9 +145,30 @@ export class AgentSession implements ChildAgent {
         specs: tree.specs(),
       },
     );
-    this.kernelReady = this.bootKernel();
-    // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
-    this.kernelReady.catch(() => {});
+    // Kept in the journal so a resumed session sends exactly the same system prompt (prompt cache).
+    this.record({ type: "system_prompt", text: this.system });
+    this.ensureKernel();
+  }
+
+  private sessionEvent(params: AgentParams): AgentEvent {
+    return {
+      type: "session",
+      id: this.id,
+      dir: this.dir,
+      title: params.title,
+      provider: params.client.provider,
+      model: params.client.model,
+    };
+  }
+
+  /** Starts the kernel if there is none (first use, or after releaseKernel()). */
+  private ensureKernel(): Promise<Kernel> {
+    if (!this.kernelReady) {
+      this.kernelReady = this.bootKernel();
+      // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
+      this.kernelReady.catch(() => {});
+    }
+    return this.kernelReady;
   }
 
   /** The agent a person starts: the root of a new tree. */
@@ -149,6 +186,73 @@ export class AgentSession implements ChildAgent {
       variables: options.variables,
       sink: tree.sink,
     });
+  }
+
+  /**
+   * Continues a saved or interrupted session in this process: the conversation is rebuilt from the
+   * journal, whatever was in flight is answered as "not replayed", and the kernel is restored from the
+   * last snapshot. Returns the note that tells the model all that; send it as (the start of) the next
+   * turn's message.
+   */
+  static async resume(options: ResumeOptions): Promise<{ session: AgentSession; note: string }> {
+    const python = await findPython(options.kernel.env, options.kernel.cacheDir);
+    const tree = new AgentTree(options, python);
+    const dir = sessionDir(options.home, options.id);
+    const { header, events } = readJournal(join(dir, JOURNAL_FILE));
+    if (header.parent) {
+      throw new SessionResumeError(`session ${options.id} is a sub-agent of ${header.parent}; resume that session instead`);
+    }
+    const journal = Journal.open(dir, { secrets: options.secrets });
+    const system = events.find((e) => e.type === "system_prompt");
+    if (!system || system.type !== "system_prompt") {
+      journal.close();
+      throw new SessionResumeError(`session ${options.id} was written by an older relm and cannot be resumed`);
+    }
+    const rebuilt = rebuildConversation(dir, events);
+    const session = new AgentSession(tree, {
+      id: options.id,
+      dir,
+      title: header.title,
+      depth: 0,
+      client: options.client,
+      budget: new Budget(options.limits),
+      variables: [],
+      sink: tree.sink,
+      resume: { journal, system: system.text, rebuilt },
+    });
+    const note = await session.settleAfterResume(rebuilt, journal.repairedTail);
+    return { session, note };
+  }
+
+  private async settleAfterResume(rebuilt: RebuiltConversation, repairedTail: boolean): Promise<string> {
+    const uncertain: string[] = [];
+    if (repairedTail) uncertain.push("the journal's last line was half-written and was removed");
+    if (rebuilt.modelCallInFlight !== undefined) {
+      uncertain.push(`the model call of turn ${rebuilt.modelCallInFlight} was in flight; it was not replayed`);
+    }
+    for (const { turn, call, started } of rebuilt.unanswered) {
+      const reason = started
+        ? "not run again: this cell was running when the session's host stopped, so it may have run partly"
+        : "not run: the session's host stopped before this cell ran";
+      this.record({ type: "tool_skipped", turn, callId: call.id, reason });
+      this.messages.push({ role: "tool", toolCallId: call.id, content: [{ type: "text", text: `[${reason}]` }] });
+      uncertain.push(`a cell of turn ${turn} ${started ? "was running (it may have run partly)" : "had not started"}`);
+    }
+    this.restoreOnBoot = true;
+    await this.ensureKernel().catch(() => undefined);
+    const restored = this.restored ?? { restored: [], notRestored: [] };
+    this.restored = undefined;
+    this.record({ type: "resumed", uncertain, restored: restored.restored, notRestored: restored.notRestored });
+    const lines = [`[relm] This session was resumed in a new process (${this.tree.now().toISOString()}).`];
+    if (uncertain.length > 0) lines.push(`When the previous process stopped: ${uncertain.join("; ")}.`);
+    if (restored.restored.length > 0) {
+      lines.push(`Kernel variables restored from the snapshot after the last finished cell: ${restored.restored.join(", ")}.`);
+    }
+    if (restored.notRestored.length > 0) {
+      const lost = restored.notRestored.map((v) => `${v.name} (${v.reason})`).join(", ");
+      lines.push(`Not restored: ${lost}.`);
+    }
+    return lines.join("\n");
   }
 
   newChild(params: ChildParams): ChildAgent {
@@ -235,7 +339,8 @@ export class AgentSession implements ChildAgent {
     if (this.closed) return;
     this.closed = true;
     await this.children.closeAll("its parent ended");
-    await this.kernelReady.catch(() => undefined);
+    await this.kernelReady?.catch(() => undefined);
+    await this.snapshotting;
     // Also when the boot failed half-way (e.g. loading an input): the process may be running.
     await this.liveKernel?.shutdown();
     if (this.depth === 0) await this.tree.close();
@@ -288,7 +393,58 @@ export class AgentSession implements ChildAgent {
     this.liveKernel = kernel;
     await this.loadVariables(kernel);
     this.pendingReload = false;
+    if (this.restoreOnBoot) {
+      this.restoreOnBoot = false;
+      const report = await kernel.restore(this.snapshotDir);
+      this.restored = {
+        restored: report.restored.map((v) => v.name),
+        notRestored: [...report.failed, ...report.skipped],
+      };
+    }
     return kernel;
+  }
+
+  /** Where the root agent's variables are pickled after each cell (see python/relm/snapshot.py). */
+  get snapshotDir(): string {
+    return join(this.dir, "snapshot");
+  }
+
+  private restoreOnBoot = false;
+  /** What the last restore brought back, for the next note to the model. */
+  private restored: { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined;
+  private snapshotting: Promise<void> = Promise.resolve();
+
+  /** Pickles the variables after a cell (root agent only: it is the one a new host resumes). */
+  private snapshotAfterCell(kernel: Kernel): void {
+    if (this.depth !== 0) return;
+    this.snapshotting = this.snapshotting
+      .then(() => kernel.snapshot(this.snapshotDir))
+      .then((report) => {
+        if (!this.closed) {
+          this.record({ type: "snapshot", saved: report.saved.length, skipped: report.skipped, bytes: report.bytes });
+        }
+      })
+      .catch(() => {
+        // A kernel that died meanwhile has nothing to save; the previous snapshot stays.
+      });
+  }
+
+  /**
+   * Frees the kernel of an idle session: its variables are snapshotted, the process exits, and the
+   * next cell starts a new kernel that loads them back.
+   */
+  async releaseKernel(): Promise<void> {
+    const booting = this.kernelReady;
+    if (!booting) return;
+    const kernel = await booting.catch(() => undefined);
+    if (kernel) {
+      await this.snapshotting;
+      if (this.depth === 0) await kernel.snapshot(this.snapshotDir).catch(() => undefined);
+      await kernel.shutdown();
+    }
+    this.kernelReady = undefined;
+    this.liveKernel = undefined;
+    this.restoreOnBoot = true;
   }
 
   private async loadVariables(kernel: Kernel): Promise<void> {
@@ -326,7 +482,7 @@ export class AgentSession implements ChildAgent {
   }
 
   private async runCell(turn: number, callId: string, code: string): Promise<CellResult> {
-    const kernel = await this.kernelReady;
+    const kernel = await this.ensureKernel();
     if (this.abort.signal.aborted) {
       // Interrupted while the kernel was still starting: the cell never ran.
       const skipped = notRun("Not run: the turn was interrupted.");
@@ -355,7 +511,13 @@ export class AgentSession implements ChildAgent {
         result.note = `${result.note ?? "The kernel was restarted."} The inputs ${names.join(", ")} were loaded again.`;
       }
     }
+    if (this.restored && this.restored.notRestored.length > 0) {
+      const lost = this.restored.notRestored.map((v) => `${v.name} (${v.reason})`).join(", ");
+      result.note = `${result.note ? `${result.note} ` : ""}The kernel was restarted and its variables restored from a snapshot, except: ${lost}.`;
+    }
+    this.restored = undefined;
     this.recordCell(turn, callId, result);
+    this.snapshotAfterCell(kernel);
     return result;
   }
 

@@ -113,6 +113,11 @@ export class Journal {
     );
   }
 
+  /** Bytes of the journal on disk: where the next event will start. */
+  get byteLength(): number {
+    return this.size;
+  }
+
   /** `n` of the last event written; 0 when there is none. */
   get lastN(): number {
     return this.nextN - 1;

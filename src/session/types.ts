@@ -33,6 +33,8 @@ export interface SpendRecord {
 }
 
 export type JournalBody =
+  /** The exact system prompt of this session (first event), reused verbatim when it is resumed. */
+  | { type: "system_prompt"; text: string }
   | { type: "user"; text: string }
   | { type: "variable"; name: string; varType: string; size: string; preview: string }
   | { type: "kernel"; event: "started" | "died" | "restarted"; pid: number; detail: string }

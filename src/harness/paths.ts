@@ -1,0 +1,68 @@
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
+
+/** A scope that cannot be opened as asked (e.g. the session scope without a session). */
+export class HarnessScopeError extends Error {
+  override name = "HarnessScopeError";
+}
+
+/**
+ * The project a working directory belongs to: the nearest directory (up to the repository root) that
+ * has a `.relm/` folder, else the repository root, else the working directory itself.
+ */
+export function projectRoot(cwd: string): string {
+  let dir = cwd;
+  for (;;) {
+    if (existsSync(join(dir, ".relm"))) return dir;
+    if (existsSync(join(dir, ".git"))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return cwd;
+    dir = parent;
+  }
+}
+
+export function scopeLocation(scope: Scope, ctx: HarnessContext): ScopeLocation {
+  switch (scope) {
+    case "user":
+      return { scope, dir: join(ctx.home, "harness"), skillsDir: join(ctx.home, "skills"), private: true };
+    case "project": {
+      const root = projectRoot(ctx.cwd);
+      return {
+        scope,
+        dir: join(root, ".relm", "harness"),
+        skillsDir: join(root, ".relm", "skills"),
+        private: false,
+      };
+    }
+    case "session":
+      if (!ctx.sessionDir) {
+        throw new HarnessScopeError("the session scope needs a session: give --session ID");
+      }
+      return {
+        scope,
+        dir: join(ctx.sessionDir, "harness"),
+        skillsDir: join(ctx.sessionDir, "harness", "skills"),
+        private: true,
+      };
+  }
+}
+
+/** Skill folders discovered besides the scopes' own: the Agent Skills location of the project. */
+export function agentsSkillsDir(cwd: string): string {
+  return join(projectRoot(cwd), ".agents", "skills");
+}
+
+/** mkdir -p; private folders are 0700 (tightened when they already exist and are ours). */
+export function ensureDir(path: string, isPrivate: boolean): void {
+  mkdirSync(path, { recursive: true, mode: isPrivate ? 0o700 : 0o755 });
+  if (!isPrivate) return;
+  const st = statSync(path);
+  if (st.uid === process.getuid?.() && (st.mode & 0o777) !== 0o700) chmodSync(path, 0o700);
+}
+
+/** Writes a whole file; private files are 0600 whatever the umask. */
+export function writeFile(path: string, data: string, isPrivate: boolean): void {
+  writeFileSync(path, data, { mode: isPrivate ? 0o600 : 0o644 });
+  if (isPrivate) chmodSync(path, 0o600);
+}

@@ -1,0 +1,108 @@
+// The continual harness's vocabulary: entries, the edits that change them, and the revisions that
+// group edits. A scope's revisions.jsonl holds one Revision per line; its current state is derived.
+
+export const KINDS = ["prompt", "memory", "skill", "agent"] as const;
+export type EntryKind = (typeof KINDS)[number];
+
+/** Most general first: the order entries are rendered in, and the order skills are shadowed in reverse. */
+export const SCOPES = ["user", "project", "session"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const HARNESS_LOG_VERSION = 1;
+
+/** One harness entry as the revision log stores it. */
+export interface Entry {
+  id: string;
+  kind: EntryKind;
+  /** For skills and agents: the name (a Python identifier / spec name). */
+  title: string;
+  /** Memory or prompt text; a skill's description; an agent spec's instructions. */
+  content: string;
+  source: "refine" | "user";
+  created: string;
+  updated: string;
+  /** A skill's Python package (its __init__.py), materialised into the scope's skills folder. */
+  code?: string;
+}
+
+/** An entry as read: which scope holds it, the last revision that touched it, how often it was used. */
+export interface EntryState extends Entry {
+  scope: Scope;
+  rev: string;
+  uses: number;
+}
+
+export interface Edit {
+  op: "add" | "update" | "remove";
+  id: string;
+  before: Entry | null;
+  after: Entry | null;
+  /** Journal event numbers that justify this edit (refine), in the revision's session. */
+  evidence?: number[];
+  reason?: string;
+}
+
+export interface Revision {
+  v: number;
+  rev: string;
+  /** 1-based position in this scope's log. */
+  seq: number;
+  parent: string | null;
+  time: string;
+  /** Who made it: "user", "refine <model>", "agent <session id>". */
+  author: string;
+  reason: string;
+  /** The session whose journal the edits' evidence numbers refer to. */
+  evidence: { session: string; events: number[] } | null;
+  /** The journal events a refinement reviewed; the next refinement of that session starts after `to`. */
+  trajectory?: { session: string; from: number; to: number };
+  /** Set when this revision undoes another. */
+  revert?: string;
+  edits: Edit[];
+}
+
+/** What a caller asks for; the store turns it into an Edit with before/after under its lock. */
+export type Intent =
+  | {
+      op: "add";
+      kind: EntryKind;
+      title: string;
+      content: string;
+      code?: string;
+      source: "refine" | "user";
+      /** Keep this id (import between scopes); a new one is made otherwise. */
+      id?: string;
+      /** Keep these times (import between scopes). */
+      created?: string;
+      evidence?: number[];
+      reason?: string;
+    }
+  | {
+      op: "update";
+      id: string;
+      title?: string;
+      content?: string;
+      code?: string;
+      evidence?: number[];
+      reason?: string;
+    }
+  | { op: "remove"; id: string; evidence?: number[]; reason?: string };
+
+/** Where a scope's files live. */
+export interface ScopeLocation {
+  scope: Scope;
+  /** revisions.jsonl, uses.jsonl, the lock. */
+  dir: string;
+  /** Where this scope's skill entries are written as folders (and discovered from). */
+  skillsDir: string;
+  /** User and session scopes hold private data: files 0600, folders 0700. */
+  private: boolean;
+}
+
+/** Where the harness of one working directory lives. The session scope exists once a session does. */
+export interface HarnessContext {
+  cwd: string;
+  home: string;
+  /** The root session's directory ($RELM_HOME/sessions/ID). */
+  sessionDir?: string;
+}
