@@ -19,6 +19,8 @@ import { describeVariable, renderVariableLine, type VariableSpec } from "./varia
 export type { KernelSettings };
 
 export interface SessionOptions extends TreeOptions {
+  /** Given when the id was chosen before the session started (a detached run prints it first). */
+  id?: string;
   title: string;
   variables: VariableSpec[];
   limits: BudgetLimits;
@@ -175,7 +177,7 @@ export class AgentSession implements ChildAgent {
   static async create(options: SessionOptions): Promise<AgentSession> {
     const python = await findPython(options.kernel.env, options.kernel.cacheDir);
     const tree = new AgentTree(options, python);
-    const id = newSessionId();
+    const id = options.id ?? newSessionId();
     return new AgentSession(tree, {
       id,
       dir: sessionDir(options.home, id),
@@ -333,6 +335,11 @@ export class AgentSession implements ChildAgent {
 
   deliver(from: string, text: string): void {
     this.inbox.push({ from, text });
+  }
+
+  /** Messages that arrived after the last turn boundary of a turn that has ended. */
+  takeUndelivered(): { from: string; text: string }[] {
+    return this.inbox.splice(0);
   }
 
   async close(): Promise<void> {

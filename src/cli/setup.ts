@@ -3,6 +3,7 @@ import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
 import { secretValues } from "../agent/redact.js";
 import { AgentSession } from "../agent/session.js";
+import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
 import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } from "../config/config.js";
 import { parseDuration } from "../config/duration.js";
@@ -74,19 +75,21 @@ export interface PreparedSession {
   session: AgentSession;
   config: ResolvedConfig;
   client: ModelClient;
+  /** For a resumed session: what the model must be told first (see AgentSession.resume). */
+  resumeNote?: string;
 }
 
-/** Validates every flag before anything starts, then opens a journaled session with its kernel booting. */
-export async function prepareSession(
-  title: string,
-  flags: SessionFlags,
-  io: CliIo,
-  sink: EventSink,
-  overrides: SessionOverrides = {},
-): Promise<PreparedSession> {
+interface PreparedTree {
+  config: ResolvedConfig;
+  client: ModelClient;
+  limits: BudgetLimits;
+  tree: TreeOptions;
+}
+
+/** Validates every flag before anything starts and builds what every agent of the tree shares. */
+function prepareTree(flags: SessionFlags, io: CliIo, sink: EventSink, overrides: SessionOverrides): PreparedTree {
   const config = overrides.config ?? resolveConfig(io.env, flags);
   const limits = parseLimits(flags);
-  const variables = (flags.var ?? []).map((v) => parseVariableFlag(v, io.cwd));
   const cellTimeoutMs =
     flags.cellTimeout === undefined
       ? config.cellTimeoutMs
@@ -103,13 +106,10 @@ export async function prepareSession(
     );
   }
   const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
-  const session = await AgentSession.create({
+  const tree: TreeOptions = {
     client,
     home: config.home,
     cwd: io.cwd,
-    title,
-    variables,
-    limits,
     kernel: {
       env,
       passEnv: flags.passEnv ?? [],
@@ -126,8 +126,37 @@ export async function prepareSession(
         ? createModelClient({ ...overrides.clientOptions, model })
         : buildClient(config, model),
     sink,
-  });
+  };
+  return { config, client, limits, tree };
+}
+
+/** A new session, its kernel booting while the caller sends the first request. */
+export async function prepareSession(
+  title: string,
+  flags: SessionFlags,
+  io: CliIo,
+  sink: EventSink,
+  overrides: SessionOverrides = {},
+  id?: string,
+): Promise<PreparedSession> {
+  const variables = (flags.var ?? []).map((v) => parseVariableFlag(v, io.cwd));
+  const { config, client, limits, tree } = prepareTree(flags, io, sink, overrides);
+  const session = await AgentSession.create({ ...tree, id, title, variables, limits });
   return { session, config, client };
+}
+
+/** An existing session, continued from its journal (relm run --resume). */
+export async function resumeSession(
+  id: string,
+  flags: SessionFlags,
+  io: CliIo,
+  sink: EventSink,
+  overrides: SessionOverrides = {},
+): Promise<PreparedSession> {
+  if ((flags.var ?? []).length > 0) throw new UsageError("--var cannot be used with --resume: the kernel's variables are restored");
+  const { config, client, limits, tree } = prepareTree(flags, io, sink, overrides);
+  const { session, note } = await AgentSession.resume({ ...tree, id, limits });
+  return { session, config, client, resumeNote: note };
 }
 
 export function titleOf(task: string): string {

@@ -1,0 +1,62 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { readHeaderAndTail, sessionsDir } from "../session/index.js";
+import type { JournalEvent } from "../session/types.js";
+import { isLive } from "./client.js";
+import { claimsLiveHost, readState, type SessionState, type SessionStatus } from "./state.js";
+
+export interface SessionListing extends SessionState {
+  live: boolean;
+}
+
+/**
+ * Every session under RELM_HOME, live or saved, newest first. Reads each session's state file (or, for a
+ * session that has none, the head and tail of its journal) and checks the socket only of sessions that
+ * claim a live host, so it stays fast with hundreds of sessions and starts no process.
+ */
+export async function listSessions(home: string): Promise<SessionListing[]> {
+  const root = sessionsDir(home);
+  if (!existsSync(root)) return [];
+  const ids = readdirSync(root).filter((id) => existsSync(join(root, id, "journal.jsonl")));
+  const listed = await Promise.all(ids.map((id) => describe(home, id)));
+  return listed
+    .filter((s): s is SessionListing => s !== undefined)
+    .sort((a, b) => b.created.localeCompare(a.created));
+}
+
+export async function describe(home: string, id: string): Promise<SessionListing | undefined> {
+  const state = readState(home, id) ?? fromJournal(home, id);
+  if (!state) return undefined;
+  if (!claimsLiveHost(state.status)) return { ...state, live: false };
+  const live = await isLive(home, id);
+  if (live) return { ...state, live };
+  // The host is gone without saying so (killed, crashed, machine rebooted).
+  const status: SessionStatus = state.status === "idle" ? "done" : "interrupted";
+  return { ...state, status, reason: status === "interrupted" ? "its host process stopped" : state.reason, live };
+}
+
+function fromJournal(home: string, id: string): SessionState | undefined {
+  try {
+    const { header, events } = readHeaderAndTail(join(sessionsDir(home), id, "journal.jsonl"));
+    const last = events.at(-1) as JournalEvent | undefined;
+    const status: SessionStatus =
+      last?.type === "final" ? "done" : last && ["error", "model_error", "budget_stop"].includes(last.type) ? "failed" : "interrupted";
+    const spent = [...events].reverse().find((e) => e.type === "final" || e.type === "budget_stop") as
+      | { spent: { tokens: number; cost: number | null } }
+      | undefined;
+    return {
+      id,
+      title: header.title,
+      cwd: header.cwd,
+      created: header.created,
+      status,
+      lastActivity: last?.t ?? header.created,
+      tokens: spent?.spent.tokens ?? 0,
+      cost: spent?.spent.cost ?? null,
+      pid: 0,
+      detached: false,
+    };
+  } catch {
+    return undefined;
+  }
+}

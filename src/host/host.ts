@@ -1,0 +1,245 @@
+import type { AgentEvent } from "../agent/events.js";
+import type { TurnOutcome } from "../agent/loop.js";
+import type { AgentSession } from "../agent/session.js";
+import { JournalIndex } from "./journal-index.js";
+import { RPC, RpcError } from "./rpc.js";
+import { SessionServer } from "./server.js";
+import { type SessionState, type SessionStatus, writeState } from "./state.js";
+
+export interface HostOptions {
+  home: string;
+  session: AgentSession;
+  title: string;
+  cwd: string;
+  detached: boolean;
+  /** A detached host exits this long after its last turn (after snapshotting); default 30 min. */
+  idleExitMs?: number;
+  /** An idle host frees its kernel (snapshotted) after this long; default 5 min. */
+  kernelIdleMs?: number;
+}
+
+const MAX_MESSAGE_BYTES = 16 * 1024;
+const MAX_QUEUED = 100;
+
+/** A message waiting for the agent: from a person (`user`), another session, or a schedule. */
+export interface Inbound {
+  from: string;
+  text: string;
+}
+
+/**
+ * Runs one session tree in this process and serves it on its socket: clients attach (journal replay,
+ * then live events), send messages (a new turn when idle, else delivered at the next turn boundary) and
+ * stop it. Keeps state.json current. A detached host stays up between turns until it has been idle for
+ * a while, then snapshots and exits; a revived host resumes from the journal.
+ */
+export class SessionHost {
+  private server: SessionServer | undefined;
+  private readonly index: JournalIndex;
+  private readonly queue: Inbound[] = [];
+  private turn: Promise<TurnOutcome> | undefined;
+  private status: SessionStatus = "idle";
+  private reason: string | undefined;
+  private stopping = false;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private kernelTimer: NodeJS.Timeout | undefined;
+  private stateTimer: NodeJS.Timeout | undefined;
+  private lastActivity = new Date().toISOString();
+  private readonly created: string;
+  private resolveExit: ((outcome: TurnOutcome | undefined) => void) | undefined;
+  /** Resolves when the host has stopped (idle exit, stop request, or its work ended in the foreground). */
+  readonly exited: Promise<TurnOutcome | undefined>;
+  private lastOutcome: TurnOutcome | undefined;
+
+  constructor(private readonly options: HostOptions) {
+    this.index = new JournalIndex(options.session.journal.path);
+    this.index.scan();
+    this.created = options.session.journal.header.created;
+    this.exited = new Promise((resolve) => {
+      this.resolveExit = resolve;
+    });
+  }
+
+  get id(): string {
+    return this.options.session.id;
+  }
+
+  /** Starts serving; throws SessionBusyError when another host already serves this session. */
+  async listen(): Promise<void> {
+    this.server = await SessionServer.listen(this.options.home, this.id, {
+      replay: (after, emit) => this.index.replay(after, emit),
+      call: (method, params) => this.call(method, params),
+    });
+    this.writeState();
+  }
+
+  /** Feed every event of the tree here (the session's sink): indexes, publishes, tracks activity. */
+  onEvent(event: AgentEvent): void {
+    if ("n" in event && !event.agent) this.index.note(event.n, this.options.session.journal.byteLength);
+    this.server?.publish(event);
+    this.lastActivity = new Date().toISOString();
+    if (event.type === "child_spawned" && !event.agent) this.setStatus("waiting");
+    if (event.type === "model_request" && !event.agent && this.status === "waiting") this.setStatus("running");
+    if (event.type === "model_response" && !event.agent) this.scheduleStateWrite();
+  }
+
+  /** Queues a message; it starts a turn now if the session is idle. */
+  deliver(message: Inbound): void {
+    if (Buffer.byteLength(message.text) > MAX_MESSAGE_BYTES) {
+      throw new RpcError(RPC.invalidParams, `message too long: at most ${MAX_MESSAGE_BYTES} bytes`);
+    }
+    if (this.queue.length >= MAX_QUEUED) {
+      throw new RpcError(RPC.refused, `the inbox of session ${this.id} is full (${MAX_QUEUED} messages waiting)`);
+    }
+    if (this.stopping) throw new RpcError(RPC.refused, `session ${this.id} is stopping`);
+    if (this.turn) {
+      this.options.session.deliver(message.from, message.text);
+      return;
+    }
+    this.queue.push(message);
+    this.pump();
+  }
+
+  /** Runs a turn with this text (the task, or a resume note). */
+  start(text: string): void {
+    this.queue.push({ from: "user", text });
+    this.pump();
+  }
+
+  /** Graceful stop: the running cell is interrupted, state flushed, the host closes. */
+  async stop(reason = "stopped on request"): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.clearTimers();
+    if (this.turn) {
+      this.options.session.cancel(reason);
+      await this.turn.catch(() => undefined);
+      this.setStatus("interrupted", reason);
+    }
+    await this.shutdown();
+  }
+
+  /** Ends a foreground host once its work is done (no idle wait). */
+  async finish(): Promise<void> {
+    if (this.turn) await this.turn.catch(() => undefined);
+    this.stopping = true;
+    this.clearTimers();
+    await this.shutdown();
+  }
+
+  private async shutdown(): Promise<void> {
+    // Nobody serves it any more: a session that was waiting for more work is finished.
+    if (this.status === "idle") this.status = "done";
+    await this.options.session.close();
+    this.writeState();
+    await this.server?.close();
+    this.resolveExit?.(this.lastOutcome);
+  }
+
+  private pump(): void {
+    if (this.turn || this.stopping || this.queue.length === 0) return;
+    const batch = this.queue.splice(0);
+    const text = batch.map((m) => (m.from === "user" ? m.text : `[message from ${m.from}]\n${m.text}`)).join("\n\n");
+    this.clearTimers();
+    this.setStatus("running");
+    this.turn = this.options.session.run(text);
+    void this.turn.then((outcome) => this.afterTurn(outcome));
+  }
+
+  private afterTurn(outcome: TurnOutcome): void {
+    this.turn = undefined;
+    this.lastOutcome = outcome;
+    if (outcome.status === "done") this.setStatus("idle");
+    else if (outcome.status === "interrupted") this.setStatus("interrupted", outcome.reason);
+    else this.setStatus("failed", outcome.status === "budget" ? outcome.stop.message : outcome.message);
+    // Messages that arrived too late for the turn that just ended start the next one.
+    for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
+    if (this.queue.length > 0 && !this.stopping) return this.pump();
+    if (this.options.detached && !this.stopping) this.armIdleTimers();
+  }
+
+  private armIdleTimers(): void {
+    this.clearTimers();
+    this.kernelTimer = setTimeout(() => void this.options.session.releaseKernel(), this.options.kernelIdleMs ?? 300_000);
+    this.idleTimer = setTimeout(() => void this.idleExit(), this.options.idleExitMs ?? 1_800_000);
+  }
+
+  private async idleExit(): Promise<void> {
+    if (this.turn || this.stopping) return;
+    this.stopping = true;
+    this.clearTimers();
+    await this.options.session.releaseKernel();
+    await this.shutdown();
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.kernelTimer);
+  }
+
+  private async call(method: string, params: unknown): Promise<unknown> {
+    const p = (params ?? {}) as Record<string, unknown>;
+    switch (method) {
+      case "status":
+        return this.snapshotState();
+      case "send": {
+        if (typeof p.text !== "string") throw new RpcError(RPC.invalidParams, "send needs a text");
+        this.deliver({ from: "user", text: p.text });
+        return { delivered: this.turn ? "at the next turn boundary" : "now" };
+      }
+      case "message": {
+        if (typeof p.from !== "string" || typeof p.text !== "string") {
+          throw new RpcError(RPC.invalidParams, "message needs from and text");
+        }
+        this.options.session.record({ type: "message", from: p.from, to: this.id, text: p.text });
+        this.deliver({ from: p.from, text: p.text });
+        return { delivered: true };
+      }
+      case "stop":
+        setImmediate(() => void this.stop(typeof p.reason === "string" ? p.reason : "stopped on request"));
+        return { stopping: true };
+      default:
+        throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
+    }
+  }
+
+  private setStatus(status: SessionStatus, reason?: string): void {
+    this.status = status;
+    this.reason = reason;
+    this.writeState();
+  }
+
+  private scheduleStateWrite(): void {
+    if (this.stateTimer) return;
+    this.stateTimer = setTimeout(() => {
+      this.stateTimer = undefined;
+      this.writeState();
+    }, 1000);
+    this.stateTimer.unref();
+  }
+
+  private snapshotState(): SessionState {
+    const spent = this.options.session.spent();
+    return {
+      id: this.id,
+      title: this.options.title,
+      cwd: this.options.cwd,
+      created: this.created,
+      status: this.status,
+      reason: this.reason,
+      lastActivity: this.lastActivity,
+      tokens: spent.tokens,
+      cost: spent.cost,
+      pid: process.pid,
+      detached: this.options.detached,
+    };
+  }
+
+  private writeState(): void {
+    try {
+      writeState(this.options.home, this.snapshotState());
+    } catch {
+      // The journal is the record; a state file that could not be written is rebuilt from it.
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { closeSync, openSync, readSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+
+const CHUNK = 1 << 20;
+
+/**
+ * Byte offsets of a journal's events, so a client that re-attaches with its last event number is sent
+ * exactly the events it misses, reading only those bytes rather than the whole file.
+ */
+export class JournalIndex {
+  /** ends[n] = byte offset just past event n; ends[0] = just past the header line. */
+  private readonly ends: number[] = [];
+
+  constructor(private readonly path: string) {}
+
+  /** Indexes what is on disk now (a resumed session's history). */
+  scan(): void {
+    this.ends.length = 0;
+    const fd = openSync(this.path, "r");
+    try {
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      let position = 0;
+      for (;;) {
+        const read = readSync(fd, buffer, 0, CHUNK, position);
+        if (read === 0) break;
+        for (let i = buffer.indexOf(10, 0); i !== -1 && i < read; i = buffer.indexOf(10, i + 1)) {
+          this.ends.push(position + i + 1);
+        }
+        position += read;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Records that event `n` ends at `end` (called right after the journal appended it). */
+  note(n: number, end: number): void {
+    this.ends[n] = end;
+  }
+
+  get lastN(): number {
+    return this.ends.length - 1;
+  }
+
+  /** Calls `emit` with each event after `after`, in order; returns the last n sent (or `after`). */
+  replay(after: number, emit: (event: unknown) => void): number {
+    const from = Math.max(0, Math.min(after, this.lastN));
+    const start = this.ends[from];
+    const end = this.ends[this.lastN];
+    if (start === undefined || end === undefined || end <= start) return from;
+    const fd = openSync(this.path, "r");
+    let last = from;
+    try {
+      let position = start;
+      let carry = "";
+      // A chunk can end inside a multi-byte character: the decoder holds it for the next one.
+      const decoder = new StringDecoder("utf8");
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      while (position < end) {
+        const read = readSync(fd, buffer, 0, Math.min(CHUNK, end - position), position);
+        if (read === 0) break;
+        position += read;
+        const lines = (carry + decoder.write(buffer.subarray(0, read))).split("\n");
+        carry = lines.pop() ?? "";
+        for (const line of lines) {
+          if (line === "") continue;
+          const event = JSON.parse(line) as { n: number };
+          last = event.n;
+          emit(event);
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return last;
+  }
+}

@@ -1,0 +1,133 @@
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, unlinkSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { SessionClient } from "./client.js";
+import { runDir, socketPath } from "./paths.js";
+import { isRequest, onMessages, RPC, RpcError, type RpcRequest, send } from "./rpc.js";
+
+export interface ServerHandlers {
+  /** Journal events with n > after, in order (read from the journal file). */
+  replay(after: number, emit: (event: unknown) => void): number;
+  call(method: string, params: unknown): Promise<unknown> | unknown;
+}
+
+/** The session already has a live host. */
+export class SessionBusyError extends Error {
+  override name = "SessionBusyError";
+}
+
+interface Client {
+  socket: Socket;
+  attached: boolean;
+}
+
+/**
+ * A session host's socket: `$RELM_HOME/run/ID.sock`, user-only. Liveness is held by the kernel, not by a
+ * file: on Linux the host also binds an abstract socket named after the session, which exists exactly
+ * as long as the process, so a second host can never start for the same session and no lock goes stale.
+ */
+export class SessionServer {
+  private readonly clients = new Set<Client>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly lock: Server | undefined,
+    readonly path: string,
+    private readonly handlers: ServerHandlers,
+  ) {
+    server.on("connection", (socket) => this.accept(socket));
+  }
+
+  static async listen(home: string, id: string, handlers: ServerHandlers): Promise<SessionServer> {
+    runDir(home);
+    const path = socketPath(home, id);
+    const lock = await takeLock(home, id);
+    if (existsSync(path)) {
+      const other = await SessionClient.connect(home, id, 500);
+      if (other) {
+        other.close();
+        lock?.close();
+        throw new SessionBusyError(`session ${id} already has a live host`);
+      }
+      unlinkSync(path); // stale: its host died without cleaning up
+    }
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    chmodSync(path, 0o600);
+    return new SessionServer(server, lock, path, handlers);
+  }
+
+  /** Sends an event to every attached client (live tail). */
+  publish(event: unknown): void {
+    for (const client of this.clients) {
+      if (client.attached) send(client.socket, { jsonrpc: "2.0", method: "event", params: event });
+    }
+  }
+
+  /** Tells attached clients the host is going away, then stops listening and removes the socket. */
+  async close(reason = "the session host stopped"): Promise<void> {
+    for (const client of this.clients) {
+      send(client.socket, { jsonrpc: "2.0", method: "closing", params: { reason } });
+      client.socket.end();
+    }
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.lock?.close();
+    if (existsSync(this.path)) unlinkSync(this.path);
+  }
+
+  private accept(socket: Socket): void {
+    const client: Client = { socket, attached: false };
+    this.clients.add(client);
+    socket.on("close", () => this.clients.delete(client));
+    socket.on("error", () => socket.destroy());
+    onMessages(socket, (message) => {
+      if (isRequest(message)) void this.answer(client, message);
+    });
+  }
+
+  private async answer(client: Client, request: RpcRequest): Promise<void> {
+    const { id, method, params } = request;
+    try {
+      if (method === "attach") {
+        // Replay and switch to live in one synchronous step: no event can slip between the two.
+        const after = Number((params as { after?: number } | undefined)?.after ?? 0);
+        const last = this.handlers.replay(after, (event) =>
+          send(client.socket, { jsonrpc: "2.0", method: "event", params: event }),
+        );
+        client.attached = true;
+        send(client.socket, { jsonrpc: "2.0", id, result: { lastN: last } });
+        return;
+      }
+      if (method === "detach") {
+        client.attached = false;
+        send(client.socket, { jsonrpc: "2.0", id, result: null });
+        return;
+      }
+      const result = await this.handlers.call(method, params);
+      send(client.socket, { jsonrpc: "2.0", id, result: result ?? null });
+    } catch (error) {
+      const code = error instanceof RpcError ? error.code : RPC.refused;
+      send(client.socket, { jsonrpc: "2.0", id, error: { code, message: (error as Error).message } });
+    }
+  }
+}
+
+/** The abstract-socket lock (Linux). Elsewhere the connect check in listen() is what keeps hosts single. */
+async function takeLock(home: string, id: string): Promise<Server | undefined> {
+  if (process.platform !== "linux") return undefined;
+  const name = `\0relm-${createHash("sha256").update(home).digest("hex").slice(0, 16)}-${id}`;
+  const lock = createServer((socket) => socket.destroy());
+  return new Promise((resolve, reject) => {
+    lock.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") reject(new SessionBusyError(`session ${id} already has a live host`));
+      else resolve(undefined);
+    });
+    lock.listen(name, () => resolve(lock));
+  });
+}
