@@ -202,13 +202,17 @@ export class AgentSession implements ChildAgent {
     const dir = sessionDir(options.home, options.id);
     const { header, events } = readJournal(join(dir, JOURNAL_FILE));
     if (header.parent) {
-      throw new SessionResumeError(`session ${options.id} is a sub-agent of ${header.parent}; resume that session instead`);
+      throw new SessionResumeError(
+        `session ${options.id} is a sub-agent of ${header.parent}; resume that session instead`,
+      );
     }
     const journal = Journal.open(dir, { secrets: options.secrets });
     const system = events.find((e) => e.type === "system_prompt");
-    if (!system || system.type !== "system_prompt") {
+    if (system?.type !== "system_prompt") {
       journal.close();
-      throw new SessionResumeError(`session ${options.id} was written by an older relm and cannot be resumed`);
+      throw new SessionResumeError(
+        `session ${options.id} was written by an older relm and cannot be resumed`,
+      );
     }
     const rebuilt = rebuildConversation(dir, events);
     const session = new AgentSession(tree, {
@@ -223,6 +227,9 @@ export class AgentSession implements ChildAgent {
       resume: { journal, system: system.text, rebuilt },
     });
     const note = await session.settleAfterResume(rebuilt, journal.repairedTail);
+    session.notePending = note;
+    session.settledAtResume =
+      rebuilt.settled && rebuilt.unanswered.length === 0 && rebuilt.modelCallInFlight === undefined;
     return { session, note };
   }
 
@@ -230,25 +237,40 @@ export class AgentSession implements ChildAgent {
     const uncertain: string[] = [];
     if (repairedTail) uncertain.push("the journal's last line was half-written and was removed");
     if (rebuilt.modelCallInFlight !== undefined) {
-      uncertain.push(`the model call of turn ${rebuilt.modelCallInFlight} was in flight; it was not replayed`);
+      uncertain.push(
+        `the model call of turn ${rebuilt.modelCallInFlight} was in flight; it was not replayed`,
+      );
     }
     for (const { turn, call, started } of rebuilt.unanswered) {
       const reason = started
         ? "not run again: this cell was running when the session's host stopped, so it may have run partly"
         : "not run: the session's host stopped before this cell ran";
       this.record({ type: "tool_skipped", turn, callId: call.id, reason });
-      this.messages.push({ role: "tool", toolCallId: call.id, content: [{ type: "text", text: `[${reason}]` }] });
-      uncertain.push(`a cell of turn ${turn} ${started ? "was running (it may have run partly)" : "had not started"}`);
+      this.messages.push({
+        role: "tool",
+        toolCallId: call.id,
+        content: [{ type: "text", text: `[${reason}]` }],
+      });
+      uncertain.push(
+        `a cell of turn ${turn} ${started ? "was running (it may have run partly)" : "had not started"}`,
+      );
     }
     this.restoreOnBoot = true;
     await this.ensureKernel().catch(() => undefined);
     const restored = this.restored ?? { restored: [], notRestored: [] };
     this.restored = undefined;
-    this.record({ type: "resumed", uncertain, restored: restored.restored, notRestored: restored.notRestored });
+    this.record({
+      type: "resumed",
+      uncertain,
+      restored: restored.restored,
+      notRestored: restored.notRestored,
+    });
     const lines = [`[relm] This session was resumed in a new process (${this.tree.now().toISOString()}).`];
     if (uncertain.length > 0) lines.push(`When the previous process stopped: ${uncertain.join("; ")}.`);
     if (restored.restored.length > 0) {
-      lines.push(`Kernel variables restored from the snapshot after the last finished cell: ${restored.restored.join(", ")}.`);
+      lines.push(
+        `Kernel variables restored from the snapshot after the last finished cell: ${restored.restored.join(", ")}.`,
+      );
     }
     if (restored.notRestored.length > 0) {
       const lost = restored.notRestored.map((v) => `${v.name} (${v.reason})`).join(", ");
@@ -286,9 +308,16 @@ export class AgentSession implements ChildAgent {
     return this.lastSeen;
   }
 
+  /** Told to the model with the next message (what a resume found), then cleared. */
+  private notePending: string | undefined;
+  /** A resumed session whose last turn had ended: nothing to continue until new work arrives. */
+  settledAtResume = false;
+
   /** Runs one user turn to its end. Never throws for model or cell failures: they are outcomes. */
-  async run(userText: string): Promise<TurnOutcome> {
+  async run(message: string): Promise<TurnOutcome> {
     if (this.closed) throw new Error("session is closed");
+    const userText = this.notePending ? `${this.notePending}\n\n${message}` : message;
+    this.notePending = undefined;
     if (this.cancelled) return { status: "interrupted", reason: this.cancelled };
     this.abort = new AbortController();
     const ctx: LoopContext = {
@@ -428,7 +457,12 @@ export class AgentSession implements ChildAgent {
       .then(() => kernel.snapshot(this.snapshotDir))
       .then((report) => {
         if (!this.closed) {
-          this.record({ type: "snapshot", saved: report.saved.length, skipped: report.skipped, bytes: report.bytes });
+          this.record({
+            type: "snapshot",
+            saved: report.saved.length,
+            skipped: report.skipped,
+            bytes: report.bytes,
+          });
         }
       })
       .catch(() => {

@@ -1,6 +1,8 @@
 import { Command, CommanderError, Option } from "commander";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { EXIT } from "./exit-codes.js";
+import { registerHarnessCommands } from "./harness-command.js";
+import { registerSessionCommands } from "./sessions-command.js";
 import { relmVersion } from "./version.js";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -64,9 +66,38 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       .command("run")
       .description("run one task to its end; the answer goes to stdout, progress to stderr (alias: relm -p)")
       .argument("[task...]", "what to do (read from stdin when omitted and stdin is not a terminal)")
-      .option("--json", "print every event as one JSON line on stdout"),
+      .option("--json", "print every event as one JSON line on stdout")
+      .option("--detach", "run in the background (survives closing the terminal) and print the session id")
+      .option("--resume <id>", "continue a saved or interrupted session from its journal")
+      .option(
+        "--idle-timeout <seconds>",
+        "a detached session's host exits after this long idle (default 1800)",
+      )
+      .addOption(new Option("--as-host <id>").hideHelp()),
   ).action(async (words: string[], flags) => {
-    const task = words.length > 0 ? words.join(" ") : await readTaskFromStdin();
+    const task =
+      words.length > 0
+        ? words.join(" ")
+        : flags.resume || flags.asHost
+          ? undefined
+          : await readTaskFromStdin();
+    if (flags.asHost) {
+      // A detached host binds its socket before loading the agent: it is the session's lock, and the
+      // launcher is waiting for it.
+      const [{ SessionServer }, { relmHomeFrom }] = await Promise.all([
+        import("../host/server.js"),
+        import("../config/config.js"),
+      ]);
+      const bound = await SessionServer.listen(relmHomeFrom(io.env), flags.asHost);
+      const { runAsHost } = await import("./run.js");
+      setExit(await runAsHost(task, flags, runIo, bound));
+      return;
+    }
+    if (flags.detach) {
+      const { launchDetached } = await import("./launch.js");
+      setExit(await launchDetached(task, flags, runIo));
+      return;
+    }
     const { runOnce } = await import("./run.js");
     setExit(await runOnce(task, flags, runIo));
   });
@@ -112,6 +143,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     setExit(await login(flags, runIo));
   });
 
+  registerSessionCommands(program, runIo, setExit);
+  registerHarnessCommands(program, io, setExit);
   return program;
 }
 
@@ -136,7 +169,19 @@ export function reportError(error: unknown, stderr: NodeJS.WritableStream): numb
     return EXIT.usage;
   }
   const name = error instanceof Error ? error.name : "";
-  if (error instanceof ConfigError || name.endsWith("NotFoundError") || name.endsWith("IdError")) {
+  const userFacing = [
+    "SessionResumeError",
+    "SessionBusyError",
+    "HostLaunchError",
+    "SocketPathError",
+    "SpecError",
+  ];
+  if (
+    error instanceof ConfigError ||
+    name.endsWith("NotFoundError") ||
+    name.endsWith("IdError") ||
+    userFacing.includes(name)
+  ) {
     stderr.write(`relm: ${(error as Error).message}\n`);
     return EXIT.error;
   }

@@ -6,6 +6,8 @@ export interface RenderOptions {
   color: boolean;
   /** Stream the model's text as it arrives (interactive); otherwise show it when the response completes. */
   streamText: boolean;
+  /** Print the final answer's text (views of a journal, where nothing else prints it). */
+  printFinal?: boolean;
   /** Lines of code and of output shown per cell. */
   codeLines?: number;
   outputHead?: number;
@@ -106,6 +108,7 @@ export class ProgressRenderer {
         this.line(s.red(`■ ${event.message}`));
         return;
       case "final":
+        if (this.options.printFinal) this.line(event.text);
         this.line(s.dim(`✓ ${describeSpend(event.spent)}`));
         return;
       case "error":

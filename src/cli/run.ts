@@ -1,48 +1,93 @@
 import { describeSpend } from "../agent/budget.js";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent, EventSink } from "../agent/events.js";
 import type { TurnOutcome } from "../agent/loop.js";
+import { UsageError } from "../config/errors.js";
+import { SessionHost } from "../host/host.js";
+import type { SessionServer } from "../host/server.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
-import { type CliIo, prepareSession, type SessionFlags, type SessionOverrides, titleOf } from "./setup.js";
+import {
+  type CliIo,
+  type PreparedSession,
+  prepareSession,
+  resumeSession,
+  type SessionFlags,
+  type SessionOverrides,
+  titleOf,
+} from "./setup.js";
 
 export interface RunFlags extends SessionFlags {
   json?: boolean;
+  detach?: boolean;
+  resume?: string;
+  /** Internal: this process is the detached host of session ID (see launch.ts). */
+  asHost?: string;
+  idleTimeout?: string;
 }
 
 export interface RunIo extends CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   color: boolean;
+  /** The command line as given, for re-launching it as a detached host. */
+  argv?: string[];
 }
 
-export function exitCodeFor(outcome: TurnOutcome): number {
-  switch (outcome.status) {
+export function exitCodeFor(outcome: TurnOutcome | undefined): number {
+  switch (outcome?.status) {
     case "done":
       return EXIT.done;
     case "budget":
       return EXIT.budget;
     case "interrupted":
       return EXIT.interrupted;
+    case undefined:
+      return EXIT.done;
     default:
       return EXIT.error;
   }
 }
 
+/** One sink the front end and the host both listen to; the host joins once it exists. */
+class Fanout {
+  private readonly sinks: EventSink[] = [];
+  readonly sink: EventSink = (event) => {
+    for (const s of this.sinks) s(event);
+  };
+  add(sink: EventSink): void {
+    this.sinks.push(sink);
+  }
+}
+
 /**
- * `relm run`: one task, answered on stdout, progress on stderr (or every event as JSON on stdout).
+ * `relm run`: one task, answered on stdout, progress on stderr (or every event as JSON on stdout). The
+ * run is a session host while it lasts, so `relm attach` and `relm send` reach it from other terminals.
  * The first Ctrl-C interrupts the work and ends the run with 130; a second one exits at once.
  */
 export async function runOnce(
-  task: string,
+  task: string | undefined,
   flags: RunFlags,
   io: RunIo,
   overrides: SessionOverrides = {},
 ): Promise<number> {
+  const fanout = new Fanout();
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
-  const sink = flags.json
-    ? (event: AgentEvent) => io.stdout.write(`${JSON.stringify(event)}\n`)
-    : (event: AgentEvent) => renderer.handle(event);
-  const { session } = await prepareSession(titleOf(task), flags, io, sink, overrides);
+  fanout.add(
+    flags.json
+      ? (event: AgentEvent) => io.stdout.write(`${JSON.stringify(event)}\n`)
+      : (event: AgentEvent) => renderer.handle(event),
+  );
+  const { prepared, text } = await open(task, flags, io, fanout.sink, overrides);
+  const { session } = prepared;
+  const host = new SessionHost({
+    home: prepared.config.home,
+    session,
+    title: session.journal.header.title,
+    cwd: io.cwd,
+    detached: false,
+  });
+  fanout.add((event) => host.onEvent(event));
+  await host.listen();
 
   let interrupts = 0;
   const onSigint = () => {
@@ -55,24 +100,100 @@ export async function runOnce(
     }
   };
   process.on("SIGINT", onSigint);
-  let outcome: TurnOutcome;
+  let outcome: TurnOutcome | undefined;
   try {
-    outcome = await session.run(task);
+    host.start(text);
+    await host.finish();
+    outcome = await host.exited;
   } finally {
     process.off("SIGINT", onSigint);
-    await session.close();
   }
 
-  if (!flags.json) {
-    if (outcome.status === "done") {
-      io.stdout.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
-    } else if (outcome.status === "budget") {
-      io.stderr.write(`relm: ${outcome.stop.message}; spent ${describeSpend(outcome.stop.spent)}\n`);
-    } else if (outcome.status === "error") {
-      io.stderr.write(`relm: ${outcome.message}\n`);
-    }
-    if (outcome.status !== "done")
-      io.stderr.write(`session ${session.id}: relm export ${session.id} --format md\n`);
-  }
+  if (!flags.json) report(outcome, session.id, io);
   return exitCodeFor(outcome);
+}
+
+function report(outcome: TurnOutcome | undefined, id: string, io: RunIo): void {
+  if (outcome?.status === "done") {
+    io.stdout.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
+    return;
+  }
+  if (outcome?.status === "budget") {
+    io.stderr.write(`relm: ${outcome.stop.message}; spent ${describeSpend(outcome.stop.spent)}\n`);
+  } else if (outcome?.status === "error") {
+    io.stderr.write(`relm: ${outcome.message}\n`);
+  }
+  io.stderr.write(`session ${id}: relm export ${id} --format md, or relm run --resume ${id}\n`);
+}
+
+/** A new session for the task, or a saved one continued (with what the model must hear first). */
+async function open(
+  task: string | undefined,
+  flags: RunFlags,
+  io: RunIo,
+  sink: EventSink,
+  overrides: SessionOverrides,
+  id?: string,
+): Promise<{ prepared: PreparedSession; text: string }> {
+  if (flags.resume) {
+    // The session prepends what the resume found (in-flight work, restored variables) to this text.
+    const prepared = await resumeSession(flags.resume, flags, io, sink, overrides);
+    return { prepared, text: task ?? "Continue the task where you left off." };
+  }
+  if (!task) throw new UsageError('no task given: relm run "what to do"');
+  return { prepared: await prepareSession(titleOf(task), flags, io, sink, overrides, id), text: task };
+}
+
+/**
+ * The detached host (started by `relm run --detach` or revived by send / attach / a schedule): runs the
+ * task if there is one, then serves the session until it has been idle for a while. Output goes to the
+ * session's host.log.
+ */
+export async function runAsHost(
+  task: string | undefined,
+  flags: RunFlags,
+  io: RunIo,
+  bound: SessionServer,
+): Promise<number> {
+  const fanout = new Fanout();
+  const renderer = new ProgressRenderer(io.stderr, { color: false, streamText: false });
+  fanout.add((event) => renderer.handle(event));
+  const id = flags.asHost as string;
+  const resuming = Boolean(flags.resume);
+  const { prepared, text } = await open(
+    task,
+    { ...flags, resume: resuming ? id : undefined },
+    io,
+    fanout.sink,
+    {},
+    id,
+  );
+  const session = prepared.session;
+  const idleMs = flags.idleTimeout ? parseIdle(flags.idleTimeout) : undefined;
+  const host = new SessionHost({
+    home: prepared.config.home,
+    session,
+    title: session.journal.header.title,
+    cwd: io.cwd,
+    detached: true,
+    idleExitMs: idleMs,
+  });
+  fanout.add((event) => host.onEvent(event));
+  await host.listen(bound);
+  const stop = () => void host.stop("the host was asked to stop (signal)");
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGHUP", () => {});
+  // A resumed session with nothing left half done waits for work instead of inventing a turn.
+  if (!resuming || task || !session.settledAtResume) host.start(text);
+  else host.idle();
+  const outcome = await host.exited;
+  return exitCodeFor(outcome);
+}
+
+function parseIdle(text: string): number {
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`--idle-timeout must be seconds > 0, got "${text}"`);
+  return seconds * 1000;
 }

@@ -10,7 +10,12 @@ import { parseDuration } from "../config/duration.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
+import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import { buildClient } from "./client.js";
+import { sessionHarness } from "./harness-setup.js";
 import { relmVersion } from "./version.js";
+
+export { buildClient };
 
 /** Flags shared by `relm run`, `relm -p` and the interactive session. */
 export interface SessionFlags extends ConfigFlags {
@@ -47,24 +52,6 @@ export function parseLimits(flags: SessionFlags): BudgetLimits {
   };
 }
 
-export function buildClient(config: ResolvedConfig, model?: string): ModelClient {
-  const m = config.model;
-  const name = model ?? m.model;
-  if (!name) throw new ConfigError(noModelMessage());
-  return createModelClient({
-    provider: m.provider,
-    baseUrl: m.baseUrl,
-    apiKey: m.apiKey,
-    model: name,
-    stream: m.stream,
-    maxAttempts: m.retry.maxAttempts,
-    retryBaseMs: m.retry.baseMs,
-    retryMaxMs: m.retry.maxMs,
-    price: model ? config.prices[model] : m.price,
-    acceptsImages: m.acceptsImages,
-  });
-}
-
 /** For the demo: an explicit endpoint instead of the configured one. */
 export interface SessionOverrides {
   clientOptions?: ClientOptions;
@@ -87,7 +74,13 @@ interface PreparedTree {
 }
 
 /** Validates every flag before anything starts and builds what every agent of the tree shares. */
-function prepareTree(flags: SessionFlags, io: CliIo, sink: EventSink, overrides: SessionOverrides): PreparedTree {
+function prepareTree(
+  flags: SessionFlags,
+  io: CliIo,
+  sink: EventSink,
+  overrides: SessionOverrides,
+  resumeId?: string,
+): PreparedTree {
   const config = overrides.config ?? resolveConfig(io.env, flags);
   const limits = parseLimits(flags);
   const cellTimeoutMs =
@@ -105,7 +98,14 @@ function prepareTree(flags: SessionFlags, io: CliIo, sink: EventSink, overrides:
         `as {"prices": {"${client.model}": {"input": USD_PER_MTOK, "output": USD_PER_MTOK}}}`,
     );
   }
-  const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
+  // A new session's own scope is empty by definition; a resumed one brings its lessons back.
+  const harness = sessionHarness(
+    { cwd: io.cwd, home: config.home, sessionDir: resumeId ? sessionDir(config.home, resumeId) : undefined },
+    config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env,
+    sink,
+    config.refineModel,
+  );
+  const env = harness.env;
   const tree: TreeOptions = {
     client,
     home: config.home,
@@ -125,7 +125,8 @@ function prepareTree(flags: SessionFlags, io: CliIo, sink: EventSink, overrides:
       overrides.clientOptions
         ? createModelClient({ ...overrides.clientOptions, model })
         : buildClient(config, model),
-    sink,
+    sink: harness.sink,
+    harness: harness.option,
   };
   return { config, client, limits, tree };
 }
@@ -153,9 +154,11 @@ export async function resumeSession(
   sink: EventSink,
   overrides: SessionOverrides = {},
 ): Promise<PreparedSession> {
-  if ((flags.var ?? []).length > 0) throw new UsageError("--var cannot be used with --resume: the kernel's variables are restored");
-  const { config, client, limits, tree } = prepareTree(flags, io, sink, overrides);
-  const { session, note } = await AgentSession.resume({ ...tree, id, limits });
+  if ((flags.var ?? []).length > 0)
+    throw new UsageError("--var cannot be used with --resume: the kernel's variables are restored");
+  const { config, client, limits, tree } = prepareTree(flags, io, sink, overrides, id);
+  const full = resolveSessionId(sessionsDir(tree.home), id);
+  const { session, note } = await AgentSession.resume({ ...tree, id: full, limits });
   return { session, config, client, resumeNote: note };
 }
 

@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { socketPath } from "./paths.js";
-import { isResponse, onMessages, type RpcMessage, RpcError, type RpcNotification, send } from "./rpc.js";
+import { isResponse, onMessages, RpcError, type RpcMessage, type RpcNotification, send } from "./rpc.js";
 
 /** A connection to a live session host. */
 export class SessionClient {
@@ -13,7 +13,8 @@ export class SessionClient {
     onMessages(socket, (m) => this.receive(m));
     this.closed = new Promise((resolve) => {
       socket.on("close", () => {
-        for (const p of this.pending.values()) p.reject(new RpcError(-32000, "the session host closed the connection"));
+        for (const p of this.pending.values())
+          p.reject(new RpcError(-32000, "the session host closed the connection"));
         this.pending.clear();
         resolve();
       });

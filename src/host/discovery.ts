@@ -32,7 +32,12 @@ export async function describe(home: string, id: string): Promise<SessionListing
   if (live) return { ...state, live };
   // The host is gone without saying so (killed, crashed, machine rebooted).
   const status: SessionStatus = state.status === "idle" ? "done" : "interrupted";
-  return { ...state, status, reason: status === "interrupted" ? "its host process stopped" : state.reason, live };
+  return {
+    ...state,
+    status,
+    reason: status === "interrupted" ? "its host process stopped" : state.reason,
+    live,
+  };
 }
 
 function fromJournal(home: string, id: string): SessionState | undefined {
@@ -40,7 +45,11 @@ function fromJournal(home: string, id: string): SessionState | undefined {
     const { header, events } = readHeaderAndTail(join(sessionsDir(home), id, "journal.jsonl"));
     const last = events.at(-1) as JournalEvent | undefined;
     const status: SessionStatus =
-      last?.type === "final" ? "done" : last && ["error", "model_error", "budget_stop"].includes(last.type) ? "failed" : "interrupted";
+      last?.type === "final"
+        ? "done"
+        : last && ["error", "model_error", "budget_stop"].includes(last.type)
+          ? "failed"
+          : "interrupted";
     const spent = [...events].reverse().find((e) => e.type === "final" || e.type === "budget_stop") as
       | { spent: { tokens: number; cost: number | null } }
       | undefined;

@@ -64,12 +64,17 @@ export class SessionHost {
     return this.options.session.id;
   }
 
-  /** Starts serving; throws SessionBusyError when another host already serves this session. */
-  async listen(): Promise<void> {
-    this.server = await SessionServer.listen(this.options.home, this.id, {
-      replay: (after, emit) => this.index.replay(after, emit),
-      call: (method, params) => this.call(method, params),
-    });
+  /**
+   * Starts serving, on a socket bound earlier (a detached host binds it first: it is the session's lock)
+   * or a new one; throws SessionBusyError when another host already serves this session.
+   */
+  async listen(bound?: SessionServer): Promise<void> {
+    const handlers = {
+      replay: (after: number, emit: (event: unknown) => void) => this.index.replay(after, emit),
+      call: (method: string, params: unknown) => this.call(method, params),
+    };
+    this.server = bound ?? (await SessionServer.listen(this.options.home, this.id));
+    this.server.serve(handlers);
     this.writeState();
   }
 
@@ -79,7 +84,8 @@ export class SessionHost {
     this.server?.publish(event);
     this.lastActivity = new Date().toISOString();
     if (event.type === "child_spawned" && !event.agent) this.setStatus("waiting");
-    if (event.type === "model_request" && !event.agent && this.status === "waiting") this.setStatus("running");
+    if (event.type === "model_request" && !event.agent && this.status === "waiting")
+      this.setStatus("running");
     if (event.type === "model_response" && !event.agent) this.scheduleStateWrite();
   }
 
@@ -89,7 +95,10 @@ export class SessionHost {
       throw new RpcError(RPC.invalidParams, `message too long: at most ${MAX_MESSAGE_BYTES} bytes`);
     }
     if (this.queue.length >= MAX_QUEUED) {
-      throw new RpcError(RPC.refused, `the inbox of session ${this.id} is full (${MAX_QUEUED} messages waiting)`);
+      throw new RpcError(
+        RPC.refused,
+        `the inbox of session ${this.id} is full (${MAX_QUEUED} messages waiting)`,
+      );
     }
     if (this.stopping) throw new RpcError(RPC.refused, `session ${this.id} is stopping`);
     if (this.turn) {
@@ -104,6 +113,12 @@ export class SessionHost {
   start(text: string): void {
     this.queue.push({ from: "user", text });
     this.pump();
+  }
+
+  /** Waits for work (a resumed session whose last turn had ended). */
+  idle(): void {
+    this.setStatus("idle");
+    if (this.options.detached) this.armIdleTimers();
   }
 
   /** Graceful stop: the running cell is interrupted, state flushed, the host closes. */
@@ -139,7 +154,9 @@ export class SessionHost {
   private pump(): void {
     if (this.turn || this.stopping || this.queue.length === 0) return;
     const batch = this.queue.splice(0);
-    const text = batch.map((m) => (m.from === "user" ? m.text : `[message from ${m.from}]\n${m.text}`)).join("\n\n");
+    const text = batch
+      .map((m) => (m.from === "user" ? m.text : `[message from ${m.from}]\n${m.text}`))
+      .join("\n\n");
     this.clearTimers();
     this.setStatus("running");
     this.turn = this.options.session.run(text);
@@ -154,13 +171,16 @@ export class SessionHost {
     else this.setStatus("failed", outcome.status === "budget" ? outcome.stop.message : outcome.message);
     // Messages that arrived too late for the turn that just ended start the next one.
     for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
-    if (this.queue.length > 0 && !this.stopping) return this.pump();
-    if (this.options.detached && !this.stopping) this.armIdleTimers();
+    if (this.queue.length > 0 && !this.stopping) this.pump();
+    else if (this.options.detached && !this.stopping) this.armIdleTimers();
   }
 
   private armIdleTimers(): void {
     this.clearTimers();
-    this.kernelTimer = setTimeout(() => void this.options.session.releaseKernel(), this.options.kernelIdleMs ?? 300_000);
+    this.kernelTimer = setTimeout(
+      () => void this.options.session.releaseKernel(),
+      this.options.kernelIdleMs ?? 300_000,
+    );
     this.idleTimer = setTimeout(() => void this.idleExit(), this.options.idleExitMs ?? 1_800_000);
   }
 

@@ -33,12 +33,12 @@ export class SessionServer {
     private readonly server: Server,
     private readonly lock: Server | undefined,
     readonly path: string,
-    private readonly handlers: ServerHandlers,
+    private handlers: ServerHandlers,
   ) {
     server.on("connection", (socket) => this.accept(socket));
   }
 
-  static async listen(home: string, id: string, handlers: ServerHandlers): Promise<SessionServer> {
+  static async listen(home: string, id: string, handlers: ServerHandlers = STARTING): Promise<SessionServer> {
     runDir(home);
     const path = socketPath(home, id);
     const lock = await takeLock(home, id);
@@ -61,6 +61,11 @@ export class SessionServer {
     });
     chmodSync(path, 0o600);
     return new SessionServer(server, lock, path, handlers);
+  }
+
+  /** Hands the connection over to the session once it exists (the socket is bound first: it is the lock). */
+  serve(handlers: ServerHandlers): void {
+    this.handlers = handlers;
   }
 
   /** Sends an event to every attached client (live tail). */
@@ -117,6 +122,14 @@ export class SessionServer {
     }
   }
 }
+
+/** Until the session is ready: nothing to replay yet, and calls are refused with a clear reason. */
+const STARTING: ServerHandlers = {
+  replay: (after) => after,
+  call: () => {
+    throw new RpcError(RPC.refused, "the session is still starting; try again in a moment");
+  },
+};
 
 /** The abstract-socket lock (Linux). Elsewhere the connect check in listen() is what keeps hosts single. */
 async function takeLock(home: string, id: string): Promise<Server | undefined> {

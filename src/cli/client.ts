@@ -1,0 +1,23 @@
+import { noModelMessage, type ResolvedConfig } from "../config/config.js";
+import { ConfigError } from "../config/errors.js";
+import { createModelClient } from "../llm/index.js";
+import type { ModelClient } from "../llm/types.js";
+
+/** The model client for the configured endpoint (or another model on it). */
+export function buildClient(config: ResolvedConfig, model?: string): ModelClient {
+  const m = config.model;
+  const name = model ?? m.model;
+  if (!name) throw new ConfigError(noModelMessage());
+  return createModelClient({
+    provider: m.provider,
+    baseUrl: m.baseUrl,
+    apiKey: m.apiKey,
+    model: name,
+    stream: m.stream,
+    maxAttempts: m.retry.maxAttempts,
+    retryBaseMs: m.retry.baseMs,
+    retryMaxMs: m.retry.maxMs,
+    price: model ? config.prices[model] : m.price,
+    acceptsImages: m.acceptsImages,
+  });
+}

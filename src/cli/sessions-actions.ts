@@ -1,0 +1,212 @@
+import { createInterface } from "node:readline";
+import type { AgentEvent } from "../agent/events.js";
+import { relmHomeFrom } from "../config/config.js";
+import { UsageError } from "../config/errors.js";
+import { SessionClient } from "../host/client.js";
+import { describe, listSessions, type SessionListing } from "../host/discovery.js";
+import { JOURNAL_FILE, readJournal, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import { EXIT } from "./exit-codes.js";
+import { ProgressRenderer } from "./render.js";
+import type { RunIo } from "./run.js";
+import { reviveHost } from "./spawn-host.js";
+
+function ago(iso: string): string {
+  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  if (s < 60) return `${Math.round(s)}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86400)}d ago`;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  return rows
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  "))
+    .join("\n");
+}
+
+function resolve(home: string, prefix: string): string {
+  return resolveSessionId(sessionsDir(home), prefix);
+}
+
+/** Prints events as the progress view does, or as JSON lines. */
+function printer(io: RunIo, json: boolean): (event: AgentEvent) => void {
+  const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: false, printFinal: true });
+  return json ? (e) => io.stdout.write(`${JSON.stringify(e)}\n`) : (e) => renderer.handle(e);
+}
+
+/** Replays the journal file (no host needed) and returns the last event number. */
+function replayFile(home: string, id: string, emit: (e: AgentEvent) => void): number {
+  const { events } = readJournal(`${sessionDir(home, id)}/${JOURNAL_FILE}`);
+  for (const e of events) emit(e as AgentEvent);
+  return events.at(-1)?.n ?? 0;
+}
+
+const TURN_ENDS = new Set(["final", "budget_stop", "error", "model_error", "interrupted"]);
+
+/**
+ * Follows a live host from event `after`: replay of what is missing, then live events, until it closes,
+ * or with `untilIdle`, until the session has no work left (`logs --follow` ends with the task).
+ */
+async function follow(
+  client: SessionClient,
+  after: number,
+  emit: (e: AgentEvent) => void,
+  untilIdle = false,
+): Promise<void> {
+  const checkIdle = async () => {
+    const state = await client.call<{ status: string }>("status").catch(() => undefined);
+    if (state && state.status !== "running" && state.status !== "waiting") client.close();
+  };
+  client.onNotification((n) => {
+    if (n.method !== "event") return;
+    const event = n.params as AgentEvent;
+    emit(event);
+    if (untilIdle && !event.agent && TURN_ENDS.has(event.type)) setTimeout(() => void checkIdle(), 50);
+  });
+  await client.call("attach", { after });
+  if (untilIdle) await checkIdle();
+  await client.closed;
+}
+
+export async function agentsAction(io: RunIo, flags: { json?: boolean }): Promise<number> {
+  const sessions = await listSessions(relmHomeFrom(io.env));
+  if (flags.json) {
+    for (const s of sessions) io.stdout.write(`${JSON.stringify(s)}\n`);
+  } else if (sessions.length === 0) {
+    io.stdout.write('no sessions yet: relm run "..." or relm demo\n');
+  } else {
+    const rows = [["ID", "STATUS", "STARTED", "ACTIVE", "TOKENS", "COST", "CWD", "TITLE"]];
+    for (const s of sessions) {
+      const cost = s.cost === null ? "-" : `$${s.cost.toFixed(2)}`;
+      rows.push([
+        s.id,
+        s.status,
+        ago(s.created),
+        ago(s.lastActivity),
+        String(s.tokens),
+        cost,
+        s.cwd,
+        s.title,
+      ]);
+    }
+    io.stdout.write(`${table(rows)}\n`);
+  }
+  return EXIT.done;
+}
+
+export async function logsAction(
+  io: RunIo,
+  prefix: string,
+  flags: { follow?: boolean; json?: boolean },
+): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  const id = resolve(home, prefix);
+  const emit = printer(io, Boolean(flags.json));
+  const client = flags.follow ? await SessionClient.connect(home, id) : undefined;
+  if (client) await follow(client, 0, emit, true);
+  else replayFile(home, id, emit);
+  return EXIT.done;
+}
+
+export async function attachAction(io: RunIo, prefix: string, flags: { json?: boolean }): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  return attach(home, resolve(home, prefix), io, Boolean(flags.json));
+}
+
+export async function sendAction(io: RunIo, prefix: string, words: string[]): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  const id = resolve(home, prefix);
+  const text = words.join(" ");
+  const client = await SessionClient.connect(home, id);
+  if (client) {
+    const result = await client.call<{ delivered: string }>("send", { text });
+    client.close();
+    io.stderr.write(`sent to ${id}: delivered ${result.delivered}\n`);
+  } else {
+    await reviveHost(home, id, io.env, text);
+    io.stderr.write(`session ${id} was not running: resumed it with your message\n`);
+  }
+  return EXIT.done;
+}
+
+export async function stopAction(io: RunIo, prefix: string): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  return (await stopSession(home, resolve(home, prefix), io)) ? EXIT.done : EXIT.error;
+}
+
+export async function statusAction(io: RunIo): Promise<number> {
+  const live = (await listSessions(relmHomeFrom(io.env))).filter((s) => s.live);
+  io.stdout.write(live.length === 0 ? "no live sessions\n" : `${live.map(line).join("\n")}\n`);
+  return EXIT.done;
+}
+
+export async function shutdownAction(io: RunIo): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  const live = (await listSessions(home)).filter((s) => s.live);
+  const results = await Promise.all(live.map((s) => stopSession(home, s.id, io)));
+  io.stdout.write(`stopped ${results.filter(Boolean).length} of ${live.length} live sessions\n`);
+  return results.every(Boolean) ? EXIT.done : EXIT.error;
+}
+
+function line(s: SessionListing): string {
+  return `${s.id}  ${s.status.padEnd(11)} pid ${s.pid}  ${s.title}`;
+}
+
+async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
+  const client = await SessionClient.connect(home, id);
+  if (!client) {
+    io.stderr.write(`session ${id} is not running\n`);
+    return false;
+  }
+  await client.call("stop", {});
+  await client.closed;
+  io.stderr.write(`stopped ${id}\n`);
+  return true;
+}
+
+/**
+ * The plain attach view: history and live events, and a prompt line whose lines are sent to the
+ * session. A session that is not running shows its history; an interrupted one can be resumed.
+ */
+async function attach(home: string, id: string, io: RunIo, json: boolean): Promise<number> {
+  const emit = printer(io, json);
+  let client = await SessionClient.connect(home, id);
+  let last = 0;
+  if (!client) {
+    last = replayFile(home, id, emit);
+    const listing = await describe(home, id);
+    const status = listing?.status ?? "unknown";
+    const interactive = Boolean(process.stdin.isTTY);
+    if (status !== "interrupted" || !interactive) {
+      io.stderr.write(`session ${id} is ${status}; relm send ${id} "..." continues it\n`);
+      return EXIT.done;
+    }
+    const answer = await ask(`session ${id} was interrupted. Resume it now? [Y/n] `);
+    if (/^n/i.test(answer)) return EXIT.done;
+    await reviveHost(home, id, io.env, "Continue the task where you left off.");
+    client = await SessionClient.connect(home, id);
+    if (!client) throw new UsageError(`session ${id} did not come back up; see relm logs ${id}`);
+  }
+  const connected = client;
+  const rl = createInterface({ input: process.stdin });
+  rl.on("line", (text) => {
+    if (text.trim())
+      void connected.call("send", { text }).catch((e: Error) => io.stderr.write(`${e.message}\n`));
+  });
+  rl.on("SIGINT", () => connected.close());
+  await follow(connected, last, emit);
+  rl.close();
+  io.stderr.write(`\nsession ${id}: its host stopped; relm agents shows its status\n`);
+  return EXIT.done;
+}
+
+function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise((resolve) =>
+    rl.question(question, (answer) => {
+      rl.close();
+      resolve(answer);
+    }),
+  );
+}

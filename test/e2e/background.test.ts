@@ -1,0 +1,219 @@
+import { spawn } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SessionClient } from "../../src/host/client.js";
+import { RELM_BIN, runRelm } from "../support/cli.js";
+import { type JournalLine, onlyJournal } from "../support/journal.js";
+import { byTask } from "../support/router.js";
+import { type Rig, useRigs } from "../support/scripted.js";
+
+const startRig = useRigs();
+
+async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("timed out waiting");
+}
+
+function journalLines(rig: Rig): JournalLine[] {
+  try {
+    return onlyJournal(rig.home).lines;
+  } catch {
+    return [];
+  }
+}
+
+async function detach(rig: Rig, task: string, extra: string[] = []): Promise<string> {
+  const result = await runRelm(["run", "--detach", ...extra, task], { env: rig.env, cwd: rig.cwd });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.trim();
+}
+
+async function agents(rig: Rig): Promise<{ id: string; status: string; live: boolean; pid: number }[]> {
+  const result = await runRelm(["agents", "--json"], { env: rig.env });
+  return result.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+/** Stops whatever the test left running, so the rig's no-orphans check sees a quiet machine. */
+async function shutdown(rig: Rig): Promise<void> {
+  await runRelm(["shutdown"], { env: rig.env });
+}
+
+describe("background sessions", () => {
+  it("detach from a shell that exits; list, follow the logs to completion, attach to the finished session", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "TASK: in the background": [
+          { code: "import time\nfor i in range(3):\n    print('step', i, flush=True)\n    time.sleep(0.3)" },
+          { text: "background work finished" },
+        ],
+      }),
+    });
+    try {
+      // Started from a shell that exits as soon as relm has printed the id: the work goes on without it.
+      const idFile = join(rig.cwd, "id.txt");
+      const shell = spawn(
+        "/bin/sh",
+        [
+          "-c",
+          `"${process.execPath}" "${RELM_BIN}" run --detach "TASK: in the background" > "${idFile}"; exit 0`,
+        ],
+        {
+          env: rig.env,
+          cwd: rig.cwd,
+        },
+      );
+      expect(await new Promise((r) => shell.on("close", r))).toBe(0);
+      const id = readFileSync(idFile, "utf8").trim();
+      expect(id).toMatch(/^[0-9a-z]{8}$/);
+      const listed = (await agents(rig)).find((s) => s.id === id);
+      expect(listed?.live).toBe(true);
+      expect(["running", "idle"]).toContain(listed?.status);
+      expect(listed?.pid).not.toBe(process.pid);
+
+      const logs = await runRelm(["logs", id, "--follow"], { env: rig.env });
+      expect(logs.code).toBe(0);
+      expect(logs.stdout).toContain("step 2");
+      expect(logs.stdout).toContain("background work finished");
+
+      await runRelm(["stop", id], { env: rig.env });
+      expect((await agents(rig)).find((s) => s.id === id)?.status).toBe("done");
+      const attach = await runRelm(["attach", id], { env: rig.env });
+      expect(attach.stdout).toContain("for i in range(3)");
+      expect(attach.stdout).toContain("step 0");
+      expect(attach.stdout).toContain("background work finished");
+    } finally {
+      await shutdown(rig);
+    }
+  });
+
+  it("survives kill -9 of its host: shown as interrupted, resumed from the journal, nothing lost", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "TASK: long job": [
+          { code: "progress = 41" },
+          { code: "import time\ntime.sleep(60)" },
+          (ctx) => ({
+            code: `print('resumed with progress', progress + 1)  # ${ctx.lastToolResult?.length}`,
+          }),
+          (ctx) => ({ text: `final: ${ctx.lastToolResult?.trim()}` }),
+        ],
+      }),
+    });
+    try {
+      const id = await detach(rig, "TASK: long job");
+      // `progress` is snapshotted after the first cell; the second is running when the host dies.
+      await until(() => (journalLines(rig).filter((l) => l.type === "cell").length === 2 ? true : undefined));
+      await until(() => (journalLines(rig).some((l) => l.type === "snapshot") ? true : undefined));
+      const before = readFileSync(join(onlyJournal(rig.home).dir, "journal.jsonl"), "utf8");
+      const state = JSON.parse(readFileSync(join(onlyJournal(rig.home).dir, "state.json"), "utf8")) as {
+        pid: number;
+      };
+      process.kill(state.pid, "SIGKILL");
+      await until(() => {
+        try {
+          process.kill(state.pid, 0);
+          return undefined;
+        } catch {
+          return true;
+        }
+      });
+      expect((await agents(rig)).find((s) => s.id === id)?.status).toBe("interrupted");
+
+      const resumed = await runRelm(["run", "--resume", id.slice(0, 5)], { env: rig.env, cwd: rig.cwd });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stdout.trim()).toMatch(/^final: .*resumed with progress/);
+
+      const after = readFileSync(join(onlyJournal(rig.home).dir, "journal.jsonl"), "utf8");
+      expect(after.startsWith(before.slice(0, before.lastIndexOf("\n") + 1))).toBe(true);
+      const lines = after
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as JournalLine);
+      const resumedEvent = lines.find((l) => l.type === "resumed");
+      expect(JSON.stringify(resumedEvent?.uncertain)).toMatch(/was running/);
+      expect(
+        lines.some((l) => l.type === "tool_skipped" && /may have run partly/.test(String(l.reason))),
+      ).toBe(true);
+      // The note the model got says what happened and that nothing was replayed.
+      const resumeRequest = rig.model.requests.at(-2)?.rawBody ?? "";
+      expect(resumeRequest).toContain("resumed in a new process");
+    } finally {
+      await shutdown(rig);
+    }
+  });
+
+  it("serves two attached clients in order; a re-attaching client gets exactly what it missed", async () => {
+    const steps = Array.from({ length: 6 }, (_, i) => ({ code: `print(${i})`, delayMs: 150 }));
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: stream": [...steps, { text: "streamed", delayMs: 150 }] }),
+    });
+    try {
+      const id = await detach(rig, "TASK: stream");
+      const a = (await SessionClient.connect(rig.home, id)) as SessionClient;
+      const b = (await SessionClient.connect(rig.home, id)) as SessionClient;
+      const seenA: number[] = [];
+      const seenB: number[] = [];
+      a.onNotification((n) => {
+        const e = n.params as { n?: number; agent?: string };
+        if (n.method === "event" && e.n !== undefined && !e.agent) seenA.push(e.n);
+      });
+      let bGone = false;
+      b.onNotification((n) => {
+        const e = n.params as { n?: number; agent?: string };
+        if (n.method === "event" && e.n !== undefined && !e.agent && !bGone) {
+          seenB.push(e.n);
+          if (seenB.length === 8) {
+            bGone = true;
+            b.close();
+          }
+        }
+      });
+      await a.call("attach", { after: 0 });
+      await b.call("attach", { after: 0 });
+      await until(() => (bGone ? true : undefined));
+      const again = (await SessionClient.connect(rig.home, id)) as SessionClient;
+      const missed: number[] = [];
+      again.onNotification((n) => {
+        const e = n.params as { n?: number; agent?: string };
+        if (n.method === "event" && e.n !== undefined && !e.agent) missed.push(e.n);
+      });
+      await again.call("attach", { after: seenB.at(-1) });
+      await until(() => (journalLines(rig).some((l) => l.type === "final") ? true : undefined));
+      await new Promise((r) => setTimeout(r, 200));
+      const total = journalLines(rig).length - 1;
+      expect(seenA).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+      expect([...seenB, ...missed]).toEqual(seenA);
+      a.close();
+      again.close();
+    } finally {
+      await shutdown(rig);
+    }
+  });
+
+  it("keeps run/ and its sockets user-only", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: modes": [{ code: "import time\ntime.sleep(30)" }, { text: "never" }] }),
+    });
+    try {
+      const id = await detach(rig, "TASK: modes");
+      expect(statSync(join(rig.home, "run")).mode & 0o777).toBe(0o700);
+      const socket = statSync(join(rig.home, "run", `${id}.sock`));
+      expect(socket.isSocket()).toBe(true);
+      expect(socket.mode & 0o777).toBe(0o600);
+      expect(statSync(join(rig.home, "sessions", id)).mode & 0o777).toBe(0o700);
+      expect(statSync(join(rig.home, "sessions", id, "journal.jsonl")).mode & 0o777).toBe(0o600);
+    } finally {
+      await shutdown(rig);
+    }
+  });
+});
