@@ -44,7 +44,10 @@ export type RunnerMessage =
   | { type: "request"; id: number; method: string; params: unknown };
 
 /** Messages that answer a host message with the same id. */
-export type ReplyMessage = Extract<RunnerMessage, { type: "result" | "var" | "vars" | "snapshot" | "restored" }>;
+export type ReplyMessage = Extract<
+  RunnerMessage,
+  { type: "result" | "var" | "vars" | "snapshot" | "restored" }
+>;
 
 /** Splits a stream of text into lines, keeping a partial last line for the next chunk. */
 export class LineSplitter {

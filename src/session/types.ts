@@ -62,7 +62,12 @@ export type JournalBody =
   /** A tool call answered without running it (interrupted turn, submit() ended the run, host stopped). */
   | { type: "tool_skipped"; turn: number; callId: string; reason: string }
   /** The session continues in a new host process; what was in flight when the old one stopped. */
-  | { type: "resumed"; uncertain: string[]; restored: string[]; notRestored: { name: string; reason: string }[] }
+  | {
+      type: "resumed";
+      uncertain: string[];
+      restored: string[];
+      notRestored: { name: string; reason: string }[];
+    }
   | { type: "snapshot"; saved: number; skipped: { name: string; reason: string }[]; bytes: number }
   | { type: "submit"; value: unknown }
   | {
