@@ -1,0 +1,58 @@
+import { HostRequestError, asRecord, requiredString } from "./host-errors.js";
+
+export const MAX_MESSAGE_BYTES = 16 * 1024;
+export const MAX_INBOX = 100;
+
+export interface Received {
+  from: string;
+  text: string;
+  time: string;
+}
+
+/** What messaging needs of the agent a kernel belongs to. */
+export interface MessagingAgent {
+  readonly id: string;
+  readonly parentAgent: { id: string; deliver(from: string, text: string): void } | undefined;
+  /** Running children by name or id; "all" gives every running child. */
+  childRecipients(to: string): { id: string; name: string; deliver(from: string, text: string): void }[] | undefined;
+  /** Messages to other sessions on this machine (provided by the host layer). */
+  sendToSession?: (to: string, from: string, text: string) => Promise<void>;
+  takeReceived(): Received[];
+  record(body: { type: "message"; from: string; to: string; text: string }): unknown;
+}
+
+/**
+ * `send(to, text)` / `inbox()` from Python. The sender is always this agent: a `from` in the request is
+ * refused, so code in a kernel cannot speak for another agent.
+ */
+export async function handleMessageRequest(agent: MessagingAgent, method: string, raw: unknown): Promise<unknown> {
+  const params = asRecord(raw, method);
+  if (method === "msg.inbox") return agent.takeReceived();
+  if (method !== "msg.send") throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  if ("from" in params) {
+    throw new HostRequestError("send(): the sender is stamped by relm and cannot be given", "usage");
+  }
+  const to = requiredString(params, "to");
+  const text = requiredString(params, "text");
+  if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) {
+    throw new HostRequestError(`send(): message too long (at most ${MAX_MESSAGE_BYTES} bytes)`, "usage");
+  }
+  if (to === "parent") {
+    if (!agent.parentAgent) throw new HostRequestError("send(): this agent has no parent", "not_found");
+    agent.parentAgent.deliver(agent.id, text);
+    agent.record({ type: "message", from: agent.id, to: agent.parentAgent.id, text });
+    return { to: agent.parentAgent.id };
+  }
+  const children = agent.childRecipients(to);
+  if (children) {
+    for (const child of children) {
+      child.deliver("parent", text);
+      agent.record({ type: "message", from: agent.id, to: child.id, text });
+    }
+    return { to: children.map((c) => c.id) };
+  }
+  if (!agent.sendToSession) throw new HostRequestError(`send(): no agent named "${to}"`, "not_found");
+  await agent.sendToSession(to, agent.id, text);
+  agent.record({ type: "message", from: agent.id, to, text });
+  return { to };
+}

@@ -1,0 +1,140 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { type JournalLine, onlyJournal } from "../support/journal.js";
+import { byTask } from "../support/router.js";
+import { useRigs } from "../support/scripted.js";
+
+const startRig = useRigs();
+const echoLastCell = (ctx: { lastToolResult?: string }) => ({ text: ctx.lastToolResult?.trim() ?? "" });
+
+async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("timed out");
+}
+
+describe("messages between agents", () => {
+  it("parent and child talk both ways; the sender is stamped by relm", async () => {
+    let home = "";
+    const parentSent = () => {
+      try {
+        return onlyJournal(home).lines.some((l) => l.type === "message" && l.text === "ping");
+      } catch {
+        return false;
+      }
+    };
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: talk": [
+          {
+            code: [
+              'a = rlm.spawn("CHILD: talk back", name="kid")',
+              'a.send("ping")',
+              "print(a.result())",
+              "print([(m['from'] == a.id, m['text']) for m in inbox()])",
+              "import relm.host",
+              "try:",
+              '    relm.host.call("msg.send", {"to": "kid", "text": "forged", "from": "someone-else"})',
+              "except relm.host.HostError as e:",
+              "    print('refused:', e)",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        "CHILD: talk back": [
+          async () => {
+            await waitFor(parentSent);
+            return { code: 'send("parent", "pong from kid")' };
+          },
+          (ctx) => ({ text: `got ${ctx.lastUserText?.split("\n").at(-1)}` }),
+        ],
+      }),
+    });
+    home = rig.home;
+    const result = await runRelm(["run", "ROOT: talk"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    expect(lines[0]).toBe("got ping");
+    expect(lines[1]).toBe("[(True, 'pong from kid')]");
+    expect(lines[2]).toMatch(/^refused: send\(\): the sender is stamped by relm/);
+    const root = onlyJournal(rig.home).lines;
+    expect(root.some((l) => l.type === "message" && l.text === "ping")).toBe(true);
+  });
+
+  it("refuses a message to a full inbox with a clear error", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: flood": [
+          {
+            code: [
+              'a = rlm.spawn("CHILD: busy")',
+              "sent = 0",
+              "try:",
+              "    for i in range(150):",
+              '        a.send(f"message {i}")',
+              "        sent += 1",
+              "except Exception as e:",
+              "    print(sent, e)",
+              "a.cancel()",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        "CHILD: busy": [{ code: "import time\ntime.sleep(60)" }, { text: "never" }],
+      }),
+    });
+    const result = await runRelm(["run", "ROOT: flood"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^100 .*inbox of agent \w+ is full \(100 messages unread\)/);
+  });
+
+  it("reaches another session through its host, which starts a turn for it", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "SESSION A: wait for mail": [{ text: "waiting" }, (ctx) => ({ text: `A read: ${ctx.lastUserText}` })],
+        "SESSION B: write to A": [
+          (ctx) => {
+            const id = /for (\w+)$/.exec(ctx.lastUserText ?? "")?.[1];
+            return { code: `print(send("${id}", "hello A, this is B"))` };
+          },
+          echoLastCell,
+        ],
+      }),
+    });
+    const a = await runRelm(["run", "--detach", "SESSION A: wait for mail"], { env: rig.env, cwd: rig.cwd });
+    const idA = a.stdout.trim();
+    try {
+      const journalA = () => {
+        const { lines } = onlyJournalOf(rig.home, idA);
+        return lines;
+      };
+      await waitFor(() => journalA().some((l) => l.type === "final"));
+      const b = await runRelm(["run", `SESSION B: write to A for ${idA}`], { env: rig.env, cwd: rig.cwd });
+      expect(b.code, b.stderr).toBe(0);
+      await waitFor(() => journalA().filter((l) => l.type === "final").length === 2);
+      const lines = journalA();
+      const received = lines.find((l) => l.type === "message" && l.to === idA);
+      expect(received?.text).toBe("hello A, this is B");
+      expect(received?.from).toMatch(/^\w{8}$/);
+      expect(received?.from).not.toBe(idA);
+      expect(lines.filter((l) => l.type === "final").at(-1)?.text).toBe(
+        `A read: [message from ${received?.from}]\nhello A, this is B`,
+      );
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  });
+});
+
+function onlyJournalOf(home: string, id: string): { lines: JournalLine[] } {
+  const raw = readFileSync(`${home}/sessions/${id}/journal.jsonl`, "utf8");
+  return {
+    lines: raw
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as JournalLine),
+  };
+}
