@@ -1,7 +1,9 @@
 import { Command, CommanderError, Option } from "commander";
 import { ConfigError, UsageError } from "../config/errors.js";
+import { registerCheckpointCommands } from "./checkpoints-command.js";
 import { EXIT } from "./exit-codes.js";
 import { registerHarnessCommands } from "./harness-command.js";
+import { registerScheduleCommands } from "./schedule-command.js";
 import { registerSessionCommands } from "./sessions-command.js";
 import { relmVersion } from "./version.js";
 
@@ -144,7 +146,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   });
 
   registerSessionCommands(program, runIo, setExit);
+  registerScheduleCommands(program, runIo, setExit);
   registerHarnessCommands(program, io, setExit);
+  registerCheckpointCommands(program, io, setExit);
   return program;
 }
 

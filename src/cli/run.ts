@@ -15,6 +15,7 @@ import {
   type SessionOverrides,
   titleOf,
 } from "./setup.js";
+import { ensureWaker } from "./spawn-host.js";
 
 export interface RunFlags extends SessionFlags {
   json?: boolean;
@@ -85,6 +86,7 @@ export async function runOnce(
     title: session.journal.header.title,
     cwd: io.cwd,
     detached: false,
+    ensureWaker: () => ensureWaker(prepared.config.home, io.env),
   });
   fanout.add((event) => host.onEvent(event));
   await host.listen();
@@ -177,6 +179,7 @@ export async function runAsHost(
     cwd: io.cwd,
     detached: true,
     idleExitMs: idleMs,
+    ensureWaker: () => ensureWaker(prepared.config.home, io.env),
   });
   fanout.add((event) => host.onEvent(event));
   await host.listen(bound);

@@ -79,3 +79,18 @@ export async function reviveHost(
   if (message !== undefined) args.push("--", message);
   await spawnHost(home, id, args, env, header.cwd);
 }
+
+/** Starts the per-user waker (src/host/waker.ts) unless one runs; it exits by itself when no job is left. */
+export async function ensureWaker(home: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const { wakerRunning } = await import("../host/waker.js");
+  if (await wakerRunning(home)) return;
+  ensurePrivateDir(home);
+  const log = openSync(`${home}/waker.log`, "a", 0o600);
+  const child = spawn(process.execPath, [MAIN, "__waker"], {
+    env,
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
+  closeSync(log);
+  child.unref();
+}

@@ -3,6 +3,8 @@ import type { TurnOutcome } from "../agent/loop.js";
 import type { AgentSession } from "../agent/session.js";
 import { JournalIndex } from "./journal-index.js";
 import { RPC, RpcError } from "./rpc.js";
+import { Scheduler } from "./scheduler.js";
+import { addJob, cancelJob, describeTiming } from "./schedules.js";
 import { SessionServer } from "./server.js";
 import { type SessionState, type SessionStatus, writeState } from "./state.js";
 
@@ -16,6 +18,8 @@ export interface HostOptions {
   idleExitMs?: number;
   /** An idle host frees its kernel (snapshotted) after this long; default 5 min. */
   kernelIdleMs?: number;
+  /** Called when the host stops with schedules still to come, so a waker can revive it in time. */
+  ensureWaker?: () => Promise<void>;
 }
 
 const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -50,11 +54,36 @@ export class SessionHost {
   /** Resolves when the host has stopped (idle exit, stop request, or its work ended in the foreground). */
   readonly exited: Promise<TurnOutcome | undefined>;
   private lastOutcome: TurnOutcome | undefined;
+  readonly scheduler: Scheduler;
 
   constructor(private readonly options: HostOptions) {
     this.index = new JournalIndex(options.session.journal.path);
     this.index.scan();
     this.created = options.session.journal.header.created;
+    this.scheduler = new Scheduler(options.home, options.session.id, (from, text) =>
+      this.deliver({ from, text }),
+    );
+    // schedule(...) from Python reaches this host's jobs.
+    options.session.tree.options.scheduler = {
+      add: (timing, prompt) => {
+        const job = addJob(options.home, options.session.id, timing, prompt);
+        this.scheduler.reload();
+        return { id: job.id, timing: describeTiming(job.timing) };
+      },
+      list: () =>
+        this.scheduler
+          .pending()
+          .map((j) => ({
+            id: j.id,
+            timing: describeTiming(j.timing),
+            prompt: j.prompt,
+            next: j.next?.toISOString(),
+          })),
+      cancel: (id) => {
+        cancelJob(options.home, id);
+        this.scheduler.reload();
+      },
+    };
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
@@ -76,6 +105,7 @@ export class SessionHost {
     this.server = bound ?? (await SessionServer.listen(this.options.home, this.id));
     this.server.serve(handlers);
     this.writeState();
+    this.scheduler.reload();
   }
 
   /** Feed every event of the tree here (the session's sink): indexes, publishes, tracks activity. */
@@ -143,11 +173,13 @@ export class SessionHost {
   }
 
   private async shutdown(): Promise<void> {
+    this.scheduler.stop();
     // Nobody serves it any more: a session that was waiting for more work is finished.
     if (this.status === "idle") this.status = "done";
     await this.options.session.close();
     this.writeState();
     await this.server?.close();
+    if (this.scheduler.pending().length > 0) await this.options.ensureWaker?.().catch(() => undefined);
     this.resolveExit?.(this.lastOutcome);
   }
 
@@ -215,6 +247,9 @@ export class SessionHost {
         this.deliver({ from: p.from, text: p.text });
         return { delivered: true };
       }
+      case "schedule.reload":
+        this.scheduler.reload();
+        return { jobs: this.scheduler.pending().length };
       case "stop":
         setImmediate(() => void this.stop(typeof p.reason === "string" ? p.reason : "stopped on request"));
         return { stopping: true };

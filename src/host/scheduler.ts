@@ -1,0 +1,65 @@
+import { claimTick, describeTiming, dueTick, type JobState, sessionJobs } from "./schedules.js";
+
+/** The longest a timer sleeps before looking again (jobs may be added by other processes meanwhile). */
+const MAX_SLEEP_MS = 60_000;
+
+/**
+ * Delivers a session's scheduled ticks while its host runs. Each tick is claimed on disk before it is
+ * delivered, so a crash can lose a tick but never deliver one twice; ticks missed while no host ran are
+ * delivered as one, saying how many it stands for. A tick that comes while a turn runs is read at the
+ * next turn boundary.
+ */
+export class Scheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly home: string,
+    private readonly session: string,
+    private readonly deliver: (from: string, text: string) => void,
+  ) {}
+
+  /** Delivers what is due now and sleeps until the next tick. Call again after any change of jobs. */
+  reload(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    const now = new Date();
+    for (const job of this.jobs(now)) this.fire(job, now);
+    const next = this.jobs(new Date())
+      .map((j) => j.next?.getTime())
+      .filter((t): t is number => t !== undefined)
+      .sort((a, b) => a - b)[0];
+    if (next === undefined) return;
+    const wait = Math.min(MAX_SLEEP_MS, Math.max(0, next - Date.now()));
+    this.timer = setTimeout(() => this.reload(), wait);
+  }
+
+  /** Jobs that still have ticks coming. */
+  pending(): JobState[] {
+    return this.jobs(new Date()).filter((j) => j.next !== undefined);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  private jobs(now: Date): JobState[] {
+    return sessionJobs(this.home, this.session, now).filter((j) => !j.cancelled);
+  }
+
+  private fire(job: JobState, now: Date): void {
+    const tick = dueTick(job, now);
+    if (!tick) return;
+    claimTick(this.home, this.session, job.id, tick.due, tick.count);
+    const missed =
+      tick.count > 1
+        ? ` (${tick.count - 1} earlier tick${tick.count > 2 ? "s were" : " was"} missed while the session was not running; this one stands for all ${tick.count})`
+        : "";
+    try {
+      this.deliver(`schedule ${job.id}`, `[${describeTiming(job.timing)}] ${job.prompt}${missed}`);
+    } catch {
+      // A full inbox refuses the tick: it stays claimed (at most once), and the next one will come.
+    }
+  }
+}

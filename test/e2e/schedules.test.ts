@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { type JournalLine, onlyJournal } from "../support/journal.js";
+import { byTask } from "../support/router.js";
+import { useRigs } from "../support/scripted.js";
+
+const startRig = useRigs();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("schedules", () => {
+  it("--every 2s re-enters the session at least twice in 7 s; a killed host never gets a tick twice", async () => {
+    const ticks = Array.from({ length: 20 }, (_, i) => ({ text: `tick answer ${i}` }));
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: be scheduled": [{ text: "ready" }, ...ticks] }),
+    });
+    try {
+      const id = (
+        await runRelm(["run", "--detach", "TASK: be scheduled"], { env: rig.env, cwd: rig.cwd })
+      ).stdout.trim();
+      const add = await runRelm(["schedule", "add", id, "--every", "2s", "check the build"], {
+        env: rig.env,
+      });
+      expect(add.code, add.stderr).toBe(0);
+      const job = add.stdout.trim();
+      const dir = onlyJournal(rig.home).dir;
+      const deliveries = () =>
+        onlyJournal(rig.home).lines.filter(
+          (l: JournalLine) => l.type === "user" && String(l.text).includes("check the build"),
+        );
+      const started = Date.now();
+      while (deliveries().length < 1 && Date.now() - started < 7000) await sleep(50);
+      expect(deliveries().length).toBeGreaterThanOrEqual(1);
+
+      const state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { pid: number };
+      process.kill(state.pid, "SIGKILL");
+      // The waker revives the host for the next due tick.
+      while (deliveries().length < 2 && Date.now() - started < 7000) await sleep(50);
+      expect(deliveries().length).toBeGreaterThanOrEqual(2);
+
+      const claims = readFileSync(join(dir, "schedules.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { op: string; job?: string; due?: string })
+        .filter((r) => r.op === "claim");
+      const dues = claims.map((c) => c.due);
+      expect(new Set(dues).size).toBe(dues.length);
+      // Each delivered message is one claimed tick: never more deliveries than claims.
+      expect(deliveries().length).toBeLessThanOrEqual(claims.length);
+      expect(claims.every((c) => c.job === job)).toBe(true);
+
+      const cancel = await runRelm(["schedule", "cancel", job], { env: rig.env });
+      expect(cancel.code).toBe(0);
+      expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+      await sleep(1200); // the waker sees no jobs left and exits
+    }
+  });
+
+  it("explains a bad schedule", async () => {
+    const rig = await startRig("openai", { script: [{ text: "ok" }] });
+    await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    const id = onlyJournal(rig.home).lines[0]?.id as string;
+    const bad = await runRelm(["schedule", "add", id, "--cron", "61 * * * *", "x"], { env: rig.env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--cron "61 \* \* \* \*"/);
+    const both = await runRelm(
+      ["schedule", "add", id, "--every", "1m", "--at", "2030-01-01T00:00:00Z", "x"],
+      {
+        env: rig.env,
+      },
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/exactly one of --every, --at, --cron/);
+  });
+});
