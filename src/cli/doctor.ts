@@ -1,8 +1,10 @@
 import { join } from "node:path";
 import { type ConfigFlags, noModelMessage, resolveConfig } from "../config/config.js";
+import { findProblems } from "../host/doctor.js";
 import { findPython } from "../kernel/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
+import { ensureWaker } from "./spawn-host.js";
 import { relmVersion } from "./version.js";
 
 interface Check {
@@ -62,7 +64,7 @@ async function probeEndpoint(
   }
 }
 
-export async function doctor(flags: ConfigFlags, io: RunIo): Promise<number> {
+export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo): Promise<number> {
   const checks: Check[] = [
     { ok: true, label: "relm", detail: `${relmVersion()} on Node ${process.version}` },
   ];
@@ -113,5 +115,24 @@ export async function doctor(flags: ConfigFlags, io: RunIo): Promise<number> {
     const mark = c.ok === true ? "ok  " : c.ok === "warn" ? "warn" : "FAIL";
     io.stdout.write(`${mark}  ${c.label.padEnd(9)} ${c.detail}\n`);
   }
-  return checks.some((c) => c.ok === false) ? EXIT.error : EXIT.done;
+  const stateOk = await checkState(config.home, flags.fix === true, io);
+  return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
+}
+
+/** relm's own files and processes: stale sockets, orphan kernels, torn journals; repaired with --fix. */
+async function checkState(home: string, fix: boolean, io: RunIo): Promise<boolean> {
+  const problems = await findProblems(home, () => ensureWaker(home, io.env));
+  if (problems.length === 0) {
+    io.stdout.write("ok    sessions  no stale sockets, orphan kernels or torn journals\n");
+    return true;
+  }
+  for (const p of problems) {
+    if (fix) {
+      await p.apply();
+      io.stdout.write(`fixed sessions  ${p.problem}: ${p.fix}\n`);
+    } else {
+      io.stdout.write(`FAIL  sessions  ${p.problem} (relm doctor --fix would ${p.fix})\n`);
+    }
+  }
+  return fix;
 }

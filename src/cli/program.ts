@@ -114,7 +114,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     });
 
   addModelOptions(
-    program.command("doctor").description("check Python, IPython, configuration and the model endpoint"),
+    program
+      .command("doctor")
+      .description("check Python, IPython, configuration, the endpoint, and relm's own state")
+      .option("--fix", "repair what it finds: stale sockets, orphan kernels, half-written journal lines"),
   ).action(async (flags) => {
     const { doctor } = await import("./doctor.js");
     setExit(await doctor(flags, runIo));

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionClient } from "../../src/host/client.js";
@@ -215,5 +215,37 @@ describe("background sessions", () => {
     } finally {
       await shutdown(rig);
     }
+  });
+});
+
+describe("relm doctor --fix", () => {
+  it("finds and repairs a stale socket and a half-written journal line", async () => {
+    const rig = await startRig("openai", { script: [{ text: "ok" }], models: ["scripted"] });
+    await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    const { dir } = onlyJournal(rig.home);
+    appendFileSync(join(dir, "journal.jsonl"), '{"n":99,"t":"2026-');
+    mkdirSync(join(rig.home, "run"), { recursive: true, mode: 0o700 });
+    const stale = join(rig.home, "run", "zzzzzzzz.sock");
+    spawnSync("python3", [
+      "-c",
+      `import socket; socket.socket(socket.AF_UNIX).bind(${JSON.stringify(stale)})`,
+    ]);
+    expect(statSync(stale).isSocket()).toBe(true);
+
+    const check = await runRelm(["doctor"], { env: rig.env });
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/stale socket .*zzzzzzzz\.sock/);
+    expect(check.stdout).toMatch(/half-written/);
+
+    const fix = await runRelm(["doctor", "--fix"], { env: rig.env });
+    expect(fix.stdout).toMatch(/fixed sessions {2}stale socket/);
+    expect(fix.stdout).toMatch(/fixed sessions {2}session \w+: the journal's last line is half-written/);
+    expect(existsSync(stale)).toBe(false);
+    const text = readFileSync(join(dir, "journal.jsonl"), "utf8");
+    expect(text.endsWith("}\n")).toBe(true);
+    for (const line of text.trim().split("\n")) JSON.parse(line);
+    expect((await runRelm(["doctor"], { env: rig.env })).stdout).toMatch(
+      /no stale sockets, orphan kernels or torn journals/,
+    );
   });
 });
