@@ -8,6 +8,9 @@ import json
 
 from . import handoff, host
 from .agents import llm, rlm
+from .messages import inbox, send
+from .schedule import schedule
+from .harness import harness, install_import_watch
 
 
 def submit(value):
@@ -38,11 +41,16 @@ EXPORTS = {
     "submit": submit,
     "rlm": rlm,
     "llm": llm,
+    "send": send,
+    "inbox": inbox,
+    "schedule": schedule,
+    "harness": harness,
 }
 
 
 def install(namespace, output_dir=None):
     """Installs EXPORTS into the user namespace; `output_dir` is where values handed to the host go."""
     handoff.configure(output_dir)
+    install_import_watch()
     namespace.update(EXPORTS)
     return list(EXPORTS)

@@ -6,7 +6,7 @@ import type { JournalBody, SpendRecord } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
 import type { TurnOutcome } from "./loop.js";
-import { type AgentSpec, loadSpec } from "./specs.js";
+import type { AgentSpec } from "./specs.js";
 import type { AgentTree } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
 
@@ -221,6 +221,24 @@ export class ChildManager {
     return { results };
   }
 
+  /** Running children a message to `to` reaches: one by name or id, or every one for "all". */
+  recipients(
+    to: string,
+  ): { id: string; name: string; deliver(from: string, text: string): void }[] | undefined {
+    const running = [...this.records.values()].filter((r) => r.status === "running");
+    const chosen = to === "all" ? running : running.filter((r) => r.id === to || r.name === to);
+    if (chosen.length === 0) {
+      const ended = [...this.records.values()].find((r) => r.id === to || r.name === to);
+      if (ended) throw new HostRequestError(`send(): child ${to} has already ${ended.status}`, "usage");
+      return to === "all" ? [] : undefined;
+    }
+    return chosen.map((r) => ({
+      id: r.id,
+      name: r.name,
+      deliver: (from, text) => r.agent.deliver(from, text),
+    }));
+  }
+
   /** Cancels every running child and waits until all of them (and their kernels) are gone. */
   async closeAll(reason: string): Promise<void> {
     for (const r of this.records.values()) if (r.status === "running") r.agent.cancel(reason);
@@ -245,7 +263,7 @@ export class ChildManager {
     }
     const stop = parent.budget.check();
     if (stop) throw new HostRequestError(`rlm: ${stop.message}`, "budget");
-    const spec = opts.spec ? loadSpec(tree.options.cwd, opts.spec) : undefined;
+    const spec = opts.spec ? tree.spec(opts.spec) : undefined;
     const client = tree.client(opts.model ?? spec?.model);
     const id = newSessionId();
     this.counter += 1;

@@ -3,10 +3,14 @@ import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import type { ChildManager, SubmitPayload } from "./children.js";
 import { complete, completeBatch } from "./completions.js";
+import { type HarnessApiAgent, handleHarnessRequest } from "./harness-api.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
+import { handleMessageRequest, type MessagingAgent } from "./messaging.js";
+import type { TreeOptions } from "./tree.js";
 
 /** The agent a kernel belongs to, as the kernel's calls see it. */
-export interface HostApiAgent {
+export interface HostApiAgent extends HarnessApiAgent, MessagingAgent {
+  readonly scheduler: TreeOptions["scheduler"];
   readonly budget: Budget;
   readonly children: ChildManager;
   record(body: JournalBody): unknown;
@@ -16,6 +20,9 @@ export interface HostApiAgent {
 
 /** Answers a call from Python (python/relm/api.py, agents.py) to the agent that owns the kernel. */
 export async function handleHostRequest(agent: HostApiAgent, method: string, raw: unknown): Promise<unknown> {
+  if (method.startsWith("harness.")) return handleHarnessRequest(agent, method, raw);
+  if (method.startsWith("msg.")) return handleMessageRequest(agent, method, raw);
+  if (method.startsWith("schedule.")) return handleScheduleRequest(agent.scheduler, method, raw);
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");
@@ -61,5 +68,29 @@ export async function handleHostRequest(agent: HostApiAgent, method: string, raw
     }
     default:
       throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  }
+}
+
+/** `schedule(...)` from Python: ticks re-enter this session (see src/host/scheduler.ts). */
+function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: string, raw: unknown): unknown {
+  if (!scheduler)
+    throw new HostRequestError("schedule(): this session is not hosted, so it cannot be re-entered", "usage");
+  const params = asRecord(raw, method);
+  if (method === "schedule.list") return scheduler.list();
+  if (method === "schedule.cancel") {
+    scheduler.cancel(requiredString(params, "id"));
+    return null;
+  }
+  if (method !== "schedule.add")
+    throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  const prompt = requiredString(params, "prompt");
+  const forms = (["every", "at", "cron"] as const).filter((k) => typeof params[k] === "string");
+  if (forms.length !== 1)
+    throw new HostRequestError("schedule(): give exactly one of every=, at=, cron=", "usage");
+  const key = forms[0] as "every" | "at" | "cron";
+  try {
+    return scheduler.add({ [key]: params[key] as string } as { every: string }, prompt);
+  } catch (error) {
+    throw new HostRequestError(`schedule(): ${(error as Error).message}`, "usage");
   }
 }

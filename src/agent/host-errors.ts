@@ -1,13 +1,14 @@
 /**
  * An error answered to Python code that called the host. The code becomes a Python exception there:
- * "budget" → rlm.BudgetExceeded, "depth" → RuntimeError, "usage" → ValueError, "not_found" → LookupError.
+ * "budget" → rlm.BudgetExceeded, "depth" → RuntimeError, "usage" → ValueError, "not_found" → LookupError,
+ * "conflict" → relm.harness.ConflictError.
  */
 export class HostRequestError extends Error {
   override name = "HostRequestError";
 
   constructor(
     message: string,
-    readonly code: "budget" | "depth" | "usage" | "not_found",
+    readonly code: "budget" | "depth" | "usage" | "not_found" | "conflict",
   ) {
     super(message);
   }

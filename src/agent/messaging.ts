@@ -1,4 +1,4 @@
-import { HostRequestError, asRecord, requiredString } from "./host-errors.js";
+import { asRecord, HostRequestError, requiredString } from "./host-errors.js";
 
 export const MAX_MESSAGE_BYTES = 16 * 1024;
 export const MAX_INBOX = 100;
@@ -14,7 +14,9 @@ export interface MessagingAgent {
   readonly id: string;
   readonly parentAgent: { id: string; deliver(from: string, text: string): void } | undefined;
   /** Running children by name or id; "all" gives every running child. */
-  childRecipients(to: string): { id: string; name: string; deliver(from: string, text: string): void }[] | undefined;
+  childRecipients(
+    to: string,
+  ): { id: string; name: string; deliver(from: string, text: string): void }[] | undefined;
   /** Messages to other sessions on this machine (provided by the host layer). */
   sendToSession?: (to: string, from: string, text: string) => Promise<void>;
   takeReceived(): Received[];
@@ -25,7 +27,11 @@ export interface MessagingAgent {
  * `send(to, text)` / `inbox()` from Python. The sender is always this agent: a `from` in the request is
  * refused, so code in a kernel cannot speak for another agent.
  */
-export async function handleMessageRequest(agent: MessagingAgent, method: string, raw: unknown): Promise<unknown> {
+export async function handleMessageRequest(
+  agent: MessagingAgent,
+  method: string,
+  raw: unknown,
+): Promise<unknown> {
   const params = asRecord(raw, method);
   if (method === "msg.inbox") return agent.takeReceived();
   if (method !== "msg.send") throw new HostRequestError(`the host has no method "${method}"`, "not_found");

@@ -36,7 +36,10 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
         break;
       case "message":
         if (e.to === "self") {
-          messages.push({ role: "user", content: [{ type: "text", text: `[message from ${e.from}]\n${e.text}` }] });
+          messages.push({
+            role: "user",
+            content: [{ type: "text", text: `[message from ${e.from}]\n${e.text}` }],
+          });
         }
         break;
       case "model_request":
@@ -66,7 +69,11 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
         break;
       case "tool_skipped":
         pending.delete(e.callId);
-        messages.push({ role: "tool", toolCallId: e.callId, content: [{ type: "text", text: `[${e.reason}]` }] });
+        messages.push({
+          role: "tool",
+          toolCallId: e.callId,
+          content: [{ type: "text", text: `[${e.reason}]` }],
+        });
         break;
       case "final":
         settled = true;

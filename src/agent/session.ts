@@ -9,7 +9,9 @@ import { Budget, type BudgetLimits } from "./budget.js";
 import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } from "./children.js";
 import type { AgentEvent, EventSink } from "./events.js";
 import { handleHostRequest } from "./host-api.js";
+import { HostRequestError } from "./host-errors.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
+import { MAX_INBOX, type Received } from "./messaging.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { type RebuiltConversation, rebuildConversation } from "./resume.js";
 import type { AgentSpec } from "./specs.js";
@@ -47,6 +49,8 @@ interface AgentParams {
   variables: VariableSpec[];
   sink: EventSink;
   spec?: AgentSpec;
+  /** The agent that started this one. */
+  parent?: AgentSession;
   /** Continue an existing journal instead of starting one. */
   resume?: { journal: Journal; system: string; rebuilt: RebuiltConversation };
 }
@@ -291,6 +295,7 @@ export class AgentSession implements ChildAgent {
       budget: params.budget,
       variables: params.variables,
       spec: params.spec,
+      parent: this,
       // Events of descendants keep the id of the agent they came from.
       sink: (event) => parentSink("agent" in event ? event : { ...event, agent: params.id }),
     });
@@ -362,8 +367,39 @@ export class AgentSession implements ChildAgent {
     this.children.cancelAll(reason);
   }
 
+  /** A message for this agent: read by the model at its next turn boundary, and by inbox() in code. */
   deliver(from: string, text: string): void {
+    if (this.inbox.length >= MAX_INBOX) {
+      throw new HostRequestError(
+        `the inbox of agent ${this.id} is full (${MAX_INBOX} messages unread)`,
+        "usage",
+      );
+    }
     this.inbox.push({ from, text });
+    this.received.push({ from, text, time: new Date().toISOString() });
+    if (this.received.length > MAX_INBOX * 10) this.received.splice(0, this.received.length - MAX_INBOX * 10);
+  }
+
+  private readonly received: Received[] = [];
+
+  takeReceived(): Received[] {
+    return this.received.splice(0);
+  }
+
+  get parentAgent(): AgentSession | undefined {
+    return this.params.parent;
+  }
+
+  childRecipients(to: string) {
+    return this.children.recipients(to);
+  }
+
+  get scheduler() {
+    return this.tree.options.scheduler;
+  }
+
+  get sendToSession(): ((to: string, from: string, text: string) => Promise<void>) | undefined {
+    return this.tree.options.sendToSession;
   }
 
   /** Messages that arrived after the last turn boundary of a turn that has ended. */

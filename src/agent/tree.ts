@@ -1,9 +1,12 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { HarnessSpec } from "../harness/index.js";
 import { startKernelTemplate } from "../kernel/index.js";
 import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
 import type { ModelClient } from "../llm/types.js";
 import type { EventSink } from "./events.js";
 import { findAgentsMd } from "./prompt.js";
-import { type AgentSpec, listSpecs } from "./specs.js";
+import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
 
 export interface KernelSettings {
   /** Environment the kernels are started from; it is scrubbed of secrets first. */
@@ -30,7 +33,27 @@ export interface TreeOptions {
    * The continual harness as of the start of this tree: its prompt block (rendered once, so the system
    * prompt stays byte-stable for the whole session) and where its skills' Python packages live.
    */
-  harness?: { block: string; skillPaths: string[] };
+  harness?: {
+    block: string;
+    skillPaths: string[];
+    /** Sub-agent specs kept as harness entries; a spec file of the same name wins. */
+    specs?: HarnessSpec[];
+    /** The model refinements use when none is named; the calling agent's own model otherwise. */
+    refineModel?: string;
+    /**
+     * The block as the harness is now, with the root session's own scope: for a compaction, which
+     * starts a new cache prefix anyway and is where a mid-session refinement takes effect.
+     */
+    reload?: (sessionDir: string) => string;
+  };
+  /** Schedules of this session (set by its host; absent when nothing hosts the session). */
+  scheduler?: {
+    add(timing: { every: string } | { at: string } | { cron: string }, prompt: string): unknown;
+    list(): unknown;
+    cancel(id: string): void;
+  };
+  /** Delivers a message to another session on this machine (the host layer knows how). */
+  sendToSession?: (to: string, from: string, text: string) => Promise<void>;
   /** Depth of the deepest agent allowed; the root is depth 0. Default 2. */
   maxDepth?: number;
   sink?: EventSink;
@@ -93,6 +116,22 @@ export class AgentTree {
   async close(): Promise<void> {
     const template = await this.template;
     await template?.close();
+  }
+
+  /** A spec by name: the project's `.relm/agents/NAME.yaml`, else a harness entry of kind agent. */
+  spec(name: string): AgentSpec {
+    const kept = this.options.harness?.specs?.find((s) => s.name === name);
+    const dir = specsDir(this.options.cwd);
+    const hasFile =
+      dir !== undefined && ["yaml", "yml"].some((ext) => existsSync(join(dir, `${name}.${ext}`)));
+    if (!kept || hasFile) return loadSpec(this.options.cwd, name);
+    return {
+      name,
+      path: `harness entry ${kept.entryId} (${kept.scope} scope)`,
+      description: kept.description,
+      instructions: kept.instructions,
+      limits: {},
+    };
   }
 
   /** The project's usable sub-agent specs, read once per tree. */

@@ -3,12 +3,14 @@ import { describeSpend } from "../agent/budget.js";
 import type { AgentSession } from "../agent/session.js";
 import { resolveConfig } from "../config/config.js";
 import { EXIT } from "./exit-codes.js";
+import { refineSlash } from "./refine-slash.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { buildClient, prepareSession, type SessionFlags, titleOf } from "./setup.js";
 
 const HELP = `Type a task and press Enter; end a line with \\ to continue it on the next line.
   /help   this text
+  /refine [session|project|user]   review this session's work and propose harness edits (asks first)
   /exit   leave (also Ctrl-D, or Ctrl-C twice)
 Ctrl-C while the agent works interrupts the running cell or model call.`;
 
@@ -45,9 +47,15 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
     rl.prompt();
   });
 
+  // Read line by line (not for-await) so /refine can take its y/N answer from the same stream.
+  const lines = rl[Symbol.asyncIterator]();
+  const nextLine = async () => {
+    const next = await lines.next();
+    return next.done ? undefined : (next.value as string);
+  };
   let pending = "";
   rl.prompt();
-  for await (const raw of rl) {
+  for (let raw = await nextLine(); raw !== undefined; raw = await nextLine()) {
     if (quitting) break;
     if (raw.endsWith("\\")) {
       pending += `${raw.slice(0, -1)}\n`;
@@ -57,7 +65,19 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
     pending = "";
     if (line === "/exit" || line === "/quit") break;
     if (line === "/help") io.stdout.write(`${HELP}\n`);
-    else if (line.startsWith("/"))
+    else if (line === "/refine" || line.startsWith("/refine ")) {
+      busy = true;
+      try {
+        await refineSlash(line.slice("/refine".length), session, config, io, async (question) => {
+          io.stdout.write(question);
+          return (await nextLine()) ?? "";
+        });
+      } catch (error) {
+        io.stdout.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      } finally {
+        busy = false;
+      }
+    } else if (line.startsWith("/"))
       io.stdout.write(`unknown command ${line.split(" ")[0]}; /help lists them\n`);
     else if (line !== "") {
       busy = true;

@@ -178,7 +178,8 @@ export async function runAsHost(
     title: session.journal.header.title,
     cwd: io.cwd,
     detached: true,
-    idleExitMs: idleMs,
+    idleExitMs: idleMs ?? prepared.config.idleTimeoutMs,
+    kernelIdleMs: prepared.config.kernelIdleTimeoutMs,
     ensureWaker: () => ensureWaker(prepared.config.home, io.env),
   });
   fanout.add((event) => host.onEvent(event));

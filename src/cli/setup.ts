@@ -1,13 +1,15 @@
 import { join } from "node:path";
 import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
+import { HostRequestError } from "../agent/host-errors.js";
 import { secretValues } from "../agent/redact.js";
 import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
-import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } from "../config/config.js";
+import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "../config/config.js";
 import { parseDuration } from "../config/duration.js";
 import { ConfigError, UsageError } from "../config/errors.js";
+import { SessionClient } from "../host/client.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
@@ -127,8 +129,28 @@ function prepareTree(
         : buildClient(config, model),
     sink: harness.sink,
     harness: harness.option,
+    sendToSession: (to, from, text) => sendToSession(config.home, to, from, text),
   };
   return { config, client, limits, tree };
+}
+
+/** `send(session_id, text)` from Python: to another session's host, stamped with the sender. */
+async function sendToSession(home: string, to: string, from: string, text: string): Promise<void> {
+  let id: string;
+  try {
+    id = resolveSessionId(sessionsDir(home), to);
+  } catch {
+    throw new HostRequestError(`send(): no child, parent or session called "${to}"`, "not_found");
+  }
+  const client = await SessionClient.connect(home, id);
+  if (!client) throw new HostRequestError(`send(): session ${id} is not running`, "usage");
+  try {
+    await client.call("message", { from, text });
+  } catch (error) {
+    throw new HostRequestError(`send(): ${(error as Error).message}`, "usage");
+  } finally {
+    client.close();
+  }
 }
 
 /** A new session, its kernel booting while the caller sends the first request. */

@@ -19,6 +19,12 @@ export interface ConfigFile {
   retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
   cellTimeoutSeconds?: number;
   outputCap?: number;
+  /** A detached session's host exits after this long without work (default 1800). */
+  idleTimeoutSeconds?: number;
+  /** An idle session frees its kernel (variables snapshotted) after this long (default 300). */
+  kernelIdleTimeoutSeconds?: number;
+  /** The model `/refine` and `relm refine` use; the session's own model when unset. */
+  refineModel?: string;
 }
 
 const FILE_KEYS: (keyof ConfigFile)[] = [
@@ -33,6 +39,9 @@ const FILE_KEYS: (keyof ConfigFile)[] = [
   "retry",
   "cellTimeoutSeconds",
   "outputCap",
+  "idleTimeoutSeconds",
+  "kernelIdleTimeoutSeconds",
+  "refineModel",
 ];
 
 export type Source = "flag" | "env" | "config" | "default";
@@ -60,6 +69,10 @@ export interface ResolvedConfig {
   prices: Record<string, Price>;
   cellTimeoutMs: number;
   outputCap: number;
+  idleTimeoutMs: number;
+  kernelIdleTimeoutMs: number;
+  /** RELM_REFINE_MODEL, else config.json's refineModel; undefined means the session's model. */
+  refineModel?: string;
 }
 
 export interface ConfigFlags {
@@ -154,6 +167,9 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     prices: cfg.prices ?? {},
     cellTimeoutMs: (cfg.cellTimeoutSeconds ?? 300) * 1000,
     outputCap: cfg.outputCap ?? 20_000,
+    idleTimeoutMs: (cfg.idleTimeoutSeconds ?? 1800) * 1000,
+    kernelIdleTimeoutMs: (cfg.kernelIdleTimeoutSeconds ?? 300) * 1000,
+    refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
     model: {
       provider,
       baseUrl,

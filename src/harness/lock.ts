@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 /** Another process holds the lock for longer than we are willing to wait. */
 export class HarnessLockError extends Error {
   override name = "HarnessLockError";
+  readonly code = "conflict";
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -52,7 +53,10 @@ export function withLock<T>(path: string, work: () => T, timeoutMs = 10_000): T 
     }
     if (fd !== undefined) {
       try {
-        writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }));
+        writeSync(
+          fd,
+          JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }),
+        );
       } finally {
         closeSync(fd);
       }
@@ -72,7 +76,9 @@ export function withLock<T>(path: string, work: () => T, timeoutMs = 10_000): T 
       continue;
     }
     if (Date.now() > deadline) {
-      const who = holder ? `process ${holder.pid} on ${holder.host} since ${holder.since}` : "another process";
+      const who = holder
+        ? `process ${holder.pid} on ${holder.host} since ${holder.since}`
+        : "another process";
       throw new HarnessLockError(
         `the harness is locked by ${who}; if no relm is running there, remove ${path}`,
       );

@@ -5,6 +5,7 @@ import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
 /** A scope that cannot be opened as asked (e.g. the session scope without a session). */
 export class HarnessScopeError extends Error {
   override name = "HarnessScopeError";
+  readonly code = "usage";
 }
 
 /**

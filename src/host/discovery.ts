@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { readHeaderAndTail, sessionsDir } from "../session/index.js";
 import type { JournalEvent } from "../session/types.js";
 import { isLive } from "./client.js";
-import { claimsLiveHost, readState, type SessionState, type SessionStatus } from "./state.js";
+import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeState } from "./state.js";
 
 export interface SessionListing extends SessionState {
   live: boolean;
@@ -25,8 +25,19 @@ export async function listSessions(home: string): Promise<SessionListing[]> {
 }
 
 export async function describe(home: string, id: string): Promise<SessionListing | undefined> {
-  const state = readState(home, id) ?? fromJournal(home, id);
-  if (!state) return undefined;
+  let state = readState(home, id);
+  if (!state) {
+    state = fromJournal(home, id);
+    if (!state) return undefined;
+    // Remembered for the next listing; a live host overwrites it whenever it changes anything.
+    if (!claimsLiveHost(state.status)) {
+      try {
+        writeState(home, state);
+      } catch {
+        // Listing must work on a read-only RELM_HOME too.
+      }
+    }
+  }
   if (!claimsLiveHost(state.status)) return { ...state, live: false };
   const live = await isLive(home, id);
   if (live) return { ...state, live };
@@ -42,7 +53,11 @@ export async function describe(home: string, id: string): Promise<SessionListing
 
 function fromJournal(home: string, id: string): SessionState | undefined {
   try {
-    const { header, events } = readHeaderAndTail(join(sessionsDir(home), id, "journal.jsonl"));
+    const path = join(sessionsDir(home), id, "journal.jsonl");
+    // The last few events decide the status; a bigger tail only when the last line is long.
+    let tail = readHeaderAndTail(path, 8192);
+    if (tail.events.length === 0) tail = readHeaderAndTail(path);
+    const { header, events } = tail;
     const last = events.at(-1) as JournalEvent | undefined;
     const status: SessionStatus =
       last?.type === "final"

@@ -71,14 +71,12 @@ export class SessionHost {
         return { id: job.id, timing: describeTiming(job.timing) };
       },
       list: () =>
-        this.scheduler
-          .pending()
-          .map((j) => ({
-            id: j.id,
-            timing: describeTiming(j.timing),
-            prompt: j.prompt,
-            next: j.next?.toISOString(),
-          })),
+        this.scheduler.pending().map((j) => ({
+          id: j.id,
+          timing: describeTiming(j.timing),
+          prompt: j.prompt,
+          next: j.next?.toISOString(),
+        })),
       cancel: (id) => {
         cancelJob(options.home, id);
         this.scheduler.reload();

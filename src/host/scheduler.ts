@@ -24,8 +24,8 @@ export class Scheduler {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const now = new Date();
-    for (const job of this.jobs(now)) this.fire(job, now);
-    const next = this.jobs(new Date())
+    for (const job of this.jobs()) this.fire(job, now);
+    const next = this.jobs()
       .map((j) => j.next?.getTime())
       .filter((t): t is number => t !== undefined)
       .sort((a, b) => a - b)[0];
@@ -36,7 +36,7 @@ export class Scheduler {
 
   /** Jobs that still have ticks coming. */
   pending(): JobState[] {
-    return this.jobs(new Date()).filter((j) => j.next !== undefined);
+    return this.jobs().filter((j) => j.next !== undefined);
   }
 
   stop(): void {
@@ -44,8 +44,8 @@ export class Scheduler {
     clearTimeout(this.timer);
   }
 
-  private jobs(now: Date): JobState[] {
-    return sessionJobs(this.home, this.session, now).filter((j) => !j.cancelled);
+  private jobs(): JobState[] {
+    return sessionJobs(this.home, this.session).filter((j) => !j.cancelled);
   }
 
   private fire(job: JobState, now: Date): void {

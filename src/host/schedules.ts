@@ -104,7 +104,7 @@ export function claimTick(home: string, session: string, job: string, due: Date,
 }
 
 /** The jobs of one session, with their claims applied. */
-export function sessionJobs(home: string, session: string, now = new Date()): JobState[] {
+export function sessionJobs(home: string, session: string): JobState[] {
   const path = file(home, session);
   if (!existsSync(path)) return [];
   const jobs = new Map<string, JobState>();
@@ -124,7 +124,7 @@ export function sessionJobs(home: string, session: string, now = new Date()): Jo
       else job.lastClaimed = record.due;
     }
   }
-  for (const job of jobs.values()) job.next = job.cancelled ? undefined : nextDue(job, now);
+  for (const job of jobs.values()) job.next = job.cancelled ? undefined : nextDue(job);
   return [...jobs.values()];
 }
 
@@ -135,7 +135,7 @@ export function allJobs(home: string): JobState[] {
 }
 
 /** The next due time after the last claimed tick (which may already be in the past: a missed tick). */
-function nextDue(job: JobState, now: Date): Date | undefined {
+function nextDue(job: JobState): Date | undefined {
   const since = new Date(job.lastClaimed ?? job.created);
   const t = job.timing;
   if ("at" in t) return job.lastClaimed ? undefined : new Date(t.at);

@@ -76,7 +76,9 @@ describe("submit() at the root", () => {
     const result = await runRelm(["run", "give me data"], { env: rig.env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ a: 1, b: [1, 2] });
-    const other = await startRig("openai", { script: [{ code: "import fractions\nsubmit(fractions.Fraction(1, 3))" }] });
+    const other = await startRig("openai", {
+      script: [{ code: "import fractions\nsubmit(fractions.Fraction(1, 3))" }],
+    });
     const second = await runRelm(["run", "a fraction"], { env: other.env, cwd: other.cwd });
     expect(second.stdout.trim()).toBe("Fraction(1, 3)");
   });

@@ -1,0 +1,190 @@
+// Background sessions: listing 200 saved sessions, a detached host's start, attaching to a 50 MB journal,
+// and an idle host's memory once its kernel has been snapshotted and exited.
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { SessionClient } from "../dist/host/client.js";
+import { byTask, startScriptedModel } from "../dist/llm/scripted/index.js";
+import { Journal, newSessionId, sessionDir } from "../dist/session/index.js";
+import { measure, median, ROOT, table } from "./lib.mjs";
+
+const relm = join(ROOT, "dist/cli/main.js");
+const model = await startScriptedModel({
+  script: byTask({ "BENCH: idle": [{ code: "x = 1" }, { text: "done" }], "BENCH: noop": [{ text: "ok" }] }),
+});
+const home = mkdtempSync(join(tmpdir(), "relm-bench-sessions-"));
+writeFileSync(join(home, "config.json"), JSON.stringify({ kernelIdleTimeoutSeconds: 1 }));
+const env = {
+  ...process.env,
+  RELM_HOME: home,
+  RELM_BASE_URL: model.openaiBaseUrl,
+  RELM_MODEL: "bench",
+  NO_COLOR: "1",
+};
+const run = (args) => promisify(execFile)(process.execPath, [relm, ...args], { env, encoding: "utf8" });
+
+function fakeSession(events, outputBytes = 200) {
+  const id = newSessionId();
+  const journal = Journal.create(sessionDir(home, id), {
+    id,
+    created: new Date().toISOString(),
+    cwd: home,
+    title: `synthetic session ${id}`,
+    provider: "openai",
+    model: "bench",
+    relm: "bench",
+  });
+  journal.append({ type: "system_prompt", text: "You are relm." });
+  journal.append({ type: "user", text: "synthetic" });
+  const output = "y".repeat(outputBytes);
+  for (let i = 0; i < events; i++) {
+    journal.append({ type: "cell", turn: i, callId: `c${i}`, code: `print(${i})` });
+    journal.append({
+      type: "cell_output",
+      turn: i,
+      callId: `c${i}`,
+      executionCount: i + 1,
+      status: "ok",
+      output,
+      outputChars: output.length,
+      truncated: false,
+      imageFiles: [],
+      durationMs: 1,
+    });
+  }
+  journal.append({ type: "final", text: "done", spent: { turns: 1, tokens: 10, elapsedMs: 1, cost: 0 } });
+  journal.close();
+  return id;
+}
+
+try {
+  // 1. relm agents with 200 saved sessions.
+  for (let i = 0; i < 200; i++) fakeSession(5);
+  const listing = Array.from({ length: 10 }, () => measure(process.execPath, [relm, "agents"], env));
+  console.log("# relm agents, 200 saved sessions (median of 10)");
+  table([
+    {
+      "wall ms": median(listing.map((r) => r.wall_ms)).toFixed(0),
+      "peak RSS MB": (median(listing.map((r) => r.max_rss_kb)) / 1024).toFixed(0),
+    },
+  ]);
+  console.log("goal: under 150 ms\n");
+
+  // 2. A detached host: start to socket accepting, and the whole `relm run --detach` command.
+  const accept = [];
+  for (let i = 0; i < 5; i++) {
+    const id = newSessionId();
+    const t0 = performance.now();
+    const child = spawn(
+      process.execPath,
+      [relm, "run", "--as-host", id, "--idle-timeout", "1", "BENCH: noop"],
+      {
+        env,
+        stdio: "ignore",
+        detached: true,
+      },
+    );
+    child.unref();
+    for (;;) {
+      const client = await SessionClient.connect(home, id, 200);
+      if (client) {
+        client.close();
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    accept.push(performance.now() - t0);
+  }
+  const detachRuns = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    await run(["run", "--detach", "--idle-timeout", "1", "BENCH: noop"]);
+    detachRuns.push(performance.now() - t0);
+  }
+  console.log("# detached host (median of 5)");
+  table([
+    { measure: "process start to socket accepting", ms: median(accept).toFixed(0) },
+    { measure: "`relm run --detach` until the session answers", ms: median(detachRuns).toFixed(0) },
+  ]);
+  console.log("goal: socket accepting under 150 ms\n");
+
+  // 3. Attach to a session with a 50 MB journal.
+  const big = fakeSession(120_000, 200);
+  const bigPath = join(sessionDir(home, big), "journal.jsonl");
+  const size = statSync(bigPath).size;
+  await run(["run", "--detach", "--resume", big, "--idle-timeout", "60"]);
+  const client = await SessionClient.connect(home, big);
+  let first;
+  let events = 0;
+  const t0 = performance.now();
+  client.onNotification((n) => {
+    if (n.method !== "event") return;
+    first ??= performance.now() - t0;
+    events++;
+  });
+  const { lastN } = await client.call("attach", { after: 0 });
+  const full = performance.now() - t0;
+  client.close();
+  const again = await SessionClient.connect(home, big);
+  let missed = 0;
+  again.onNotification((n) => {
+    if (n.method === "event") missed++;
+  });
+  const t1 = performance.now();
+  await again.call("attach", { after: lastN - 10 });
+  const tail = performance.now() - t1;
+  let live;
+  const t2 = performance.now();
+  again.onNotification((n) => {
+    if (n.method === "event") live ??= performance.now() - t2;
+  });
+  // A message is journaled (and published) the moment the host receives it.
+  await again.call("message", { from: "bench", text: "ping" }).catch(() => undefined);
+  while (live === undefined) await new Promise((r) => setTimeout(r, 5));
+  again.close();
+  await run(["stop", big]).catch(() => undefined);
+  console.log(`# attach to a ${(size / 1e6).toFixed(1)} MB journal (${lastN} events)`);
+  table([
+    { attach: "from event 0: first event", ms: first.toFixed(0), "bytes read": size.toLocaleString("en-US") },
+    {
+      attach: "from event 0: whole history",
+      ms: full.toFixed(0),
+      "bytes read": size.toLocaleString("en-US"),
+    },
+    {
+      attach: `re-attach after ${lastN - 10}: ${missed} missing events`,
+      ms: tail.toFixed(1),
+      "bytes read": "only those events",
+    },
+    { attach: "then: first live event after a send", ms: live.toFixed(0), "bytes read": "-" },
+  ]);
+  console.log(`(${events} events replayed)\n`);
+
+  // 4. An idle host's memory once its kernel has been snapshotted and exited (kernelIdleTimeoutSeconds: 1).
+  const { stdout } = await run(["run", "--detach", "--idle-timeout", "60", "BENCH: idle"]);
+  const idle = stdout.trim();
+  await new Promise((r) => setTimeout(r, 3000));
+  const state = JSON.parse(readFileSync(join(sessionDir(home, idle), "state.json"), "utf8"));
+  const status = readFileSync(`/proc/${state.pid}/status`, "utf8");
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+  const kernels = readdirSync("/proc").filter((p) => {
+    try {
+      const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8");
+      return (
+        cmd.includes("relm.runner") &&
+        readFileSync(`/proc/${p}/environ`, "utf8").includes(`RELM_HOME=${home}\0`)
+      );
+    } catch {
+      return false;
+    }
+  });
+  console.log("# idle session host, kernel snapshotted and exited");
+  table([{ "host RSS MB": rss.toFixed(1), "kernels still running": kernels.length }]);
+  console.log("goal: under 60 MB");
+  await run(["shutdown"]);
+} finally {
+  await model.close();
+  rmSync(home, { recursive: true, force: true });
+}

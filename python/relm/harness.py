@@ -1,0 +1,201 @@
+"""`harness`: the continual harness (memories, prompts, skills, sub-agent specs) from Python.
+
+Entries live in three scopes: "session" (this session's folder), "project" (.relm/harness/, meant to
+be committed) and "user" ($RELM_HOME/harness/). Every change is a revision that can be shown and
+reverted (`relm harness log`, `relm harness revert REV`). This session's system prompt does not change
+when the harness does: new entries take effect in the next session (or after a compaction).
+"""
+
+import importlib
+import os
+import sys
+
+from . import host
+
+
+class ConflictError(Exception):
+    """The harness changed under this edit (another session wrote first), or a revert would overwrite
+    a later revision; the message names the revision in the way."""
+
+
+_ERRORS = {"usage": ValueError, "not_found": LookupError, "depth": RuntimeError, "conflict": ConflictError}
+
+
+def _call(method, params):
+    try:
+        return host.call(method, params)
+    except host.HostError as e:
+        if e.code == "budget":
+            from .agents import BudgetExceeded
+
+            raise BudgetExceeded(method, str(e), status="stopped") from None
+        if e.code in _ERRORS:
+            raise _ERRORS[e.code](str(e)) from None
+        raise
+
+
+class Refinement:
+    """Edits the refine model proposed and relm checked. Nothing is written until `apply()`."""
+
+    def __init__(self, reply):
+        self.id = reply["id"]
+        self.scope = reply["scope"]
+        self.session = reply["session"]
+        self.model = reply["model"]
+        self.edits = reply["edits"]
+        self.rejected = reply["rejected"]
+        self.diff = reply["diff"]
+        self.error = reply.get("error")
+        self.applied = reply.get("applied")
+
+    def apply(self):
+        """Writes the accepted edits as one revision; returns its id and summary."""
+        if self.applied is None:
+            if not self.edits:
+                raise ValueError("this refinement has no edits to apply")
+            self.applied = _call("harness.apply", {"id": self.id})
+        return self.applied
+
+    def __repr__(self):
+        lines = [f"<Refinement of session {self.session} by {self.model} -> {self.scope} scope>"]
+        if self.error:
+            lines.append(f"nothing proposed: {self.error}")
+        elif self.edits:
+            state = f"applied as {self.applied['revision']}" if self.applied else "not applied yet: .apply()"
+            lines.append(f"{len(self.edits)} edit(s) {state}")
+            lines.append(self.diff)
+        else:
+            lines.append("no edits")
+        for r in self.rejected:
+            lines.append(f"rejected edit {r['index'] + 1}: {r['reason']}")
+        return "\n".join(lines)
+
+
+class Harness:
+    """The harness as this session sees it. `help(harness)` lists what it can do."""
+
+    ConflictError = ConflictError
+    Refinement = Refinement
+
+    def entries(self, kind=None, scope=None):
+        """Current entries of every scope (dicts: id, kind, title, content, scope, uses, ...)."""
+        found = _call("harness.state", {})["entries"]
+        return [
+            e for e in found if (kind is None or e["kind"] == kind) and (scope is None or e["scope"] == scope)
+        ]
+
+    def skills(self):
+        """Skill folders visible to this session: name, description, scope, module, dir, uses."""
+        return _call("harness.state", {})["skills"]
+
+    def log(self, scope="session"):
+        """The scope's revisions, oldest first."""
+        return _call("harness.log", {"scope": scope})["revisions"]
+
+    def propose(self, content, kind="memory", title=None, *, op="add", id=None, reason=None):
+        """Records an edit for the next refinement to consider (it still needs evidence there)."""
+        edit = {"op": op, "kind": kind, "title": title, "content": content, "id": id, "reason": reason}
+        return _call("harness.propose", {"edit": {k: v for k, v in edit.items() if v is not None}})
+
+    def refine(self, scope="session", model=None, apply=False):
+        """Reviews this session's work since its last refinement and returns the checked edits.
+
+        With apply=False (default) nothing is written: look at the result, then call .apply().
+        """
+        reply = _call("harness.refine", {"scope": scope, "model": model, "apply": bool(apply)})
+        return Refinement(reply)
+
+    def save_skill(self, name, description, code, scope="session", test=None):
+        """Saves working code as a skill: a package `name` importable in every later kernel.
+
+        `code` is the package's source (a string, or a function/class/module whose source is taken).
+        Before saving, `import name` (and then `test`, a string of code, if given) runs in a fresh
+        Python process; a failure raises ValueError and saves nothing.
+        """
+        if not isinstance(code, str):
+            import inspect
+
+            code = inspect.getsource(code)
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"skill name must be a Python module name, not {name!r}")
+        _smoke_test(name, code, test)
+        params = {"name": name, "description": str(description), "code": code, "scope": scope}
+        reply = _call("harness.save_skill", params)
+        path = reply["path"]
+        if path not in sys.path:
+            sys.path.insert(0, path)
+        importlib.invalidate_caches()
+        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+            del sys.modules[module]  # a skill saved again is imported afresh
+        return reply
+
+    def cite(self, id):
+        """Counts a use of a memory or prompt entry (as citing [id] in a reply does)."""
+        return _call("harness.used", {"id": str(id)})
+
+    def revert(self, rev, scope="session", force=False):
+        """Appends the inverse of revision `rev`; refused when a later revision changed its entries."""
+        return _call("harness.revert", {"rev": rev, "scope": scope, "force": bool(force)})
+
+    def __repr__(self):
+        return "<harness: entries(), skills(), log(), propose(), refine(), save_skill(); help(harness)>"
+
+
+def _smoke_test(name, code, test):
+    # Imported here: every kernel loads this module, few ever save a skill.
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="relm-skill-") as tmp:
+        os.mkdir(os.path.join(tmp, name))
+        with open(os.path.join(tmp, name, "__init__.py"), "w", encoding="utf-8") as f:
+            f.write(code)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = tmp + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        script = f"import {name}\n" + (test or "")
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+            )
+        except subprocess.TimeoutExpired:
+            raise ValueError(f"the smoke test of skill {name!r} ran over 120 s; nothing was saved") from None
+        if done.returncode != 0:
+            what = f"import {name}" + (" and the test" if test else "")
+            detail = (done.stderr or done.stdout).strip()[-2000:]
+            raise ValueError(f"skill {name!r} failed its smoke test ({what}); nothing was saved:\n{detail}")
+
+
+class _SkillImports:
+    """A meta path finder that only watches: the first import of a skill's package counts one use."""
+
+    def __init__(self):
+        self._path = None
+        self._names = set()
+        self._seen = set()
+
+    def _skills(self):
+        if self._path != sys.path:
+            self._path = list(sys.path)
+            names = set()
+            for entry in sys.path:
+                if entry and os.path.isfile(os.path.join(entry, "SKILL.md")):
+                    names.add(os.path.basename(os.path.normpath(entry)).replace("-", "_"))
+            self._names = names
+        return self._names
+
+    def find_spec(self, fullname, path=None, target=None):
+        if path is None and fullname not in self._seen and fullname in self._skills():
+            self._seen.add(fullname)
+            try:
+                host.call("harness.used", {"skill": fullname})
+            except Exception:  # noqa: BLE001 - a use count must never break an import
+                pass
+        return None
+
+
+def install_import_watch():
+    if not any(isinstance(f, _SkillImports) for f in sys.meta_path):
+        sys.meta_path.insert(0, _SkillImports())
+
+
+harness = Harness()

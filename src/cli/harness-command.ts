@@ -1,0 +1,124 @@
+import { type Command, Option } from "commander";
+
+interface Io {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+const SCOPES = ["session", "project", "user"];
+
+function scoped(cmd: Command, what: string): Command {
+  return cmd
+    .addOption(new Option("--scope <scope>", what).choices(SCOPES))
+    .option("--session <id>", "the session whose scope to use (any unique prefix of its id)");
+}
+
+/** `relm harness …` and `relm refine ID`: definitions only; the work is loaded when a command runs. */
+export function registerHarnessCommands(program: Command, io: Io, setExit: (code: number) => void): void {
+  const actions = () => import("./harness-actions.js");
+
+  program
+    .command("refine")
+    .description("review a session's work since its last refinement and propose harness edits (a diff)")
+    .argument("<id>", "session id or a unique prefix of it")
+    .option("--dry-run", "show the proposed edits and write nothing")
+    .option("--apply", "apply the checked edits without asking (needed when not in a terminal)")
+    .addOption(new Option("--scope <scope>", "where the edits go (default session)").choices(SCOPES))
+    .addOption(
+      new Option("--provider <name>", "wire format of the endpoint").choices(["openai", "anthropic"]),
+    )
+    .option("--base-url <url>", "endpoint of the refine model")
+    .option("--model <name>", "refine model (default: refineModel in config.json, else the session's model)")
+    .action(async (id: string, flags) => {
+      const { refineCommand } = await import("./refine-command.js");
+      setExit(await refineCommand(id, flags, io));
+    });
+
+  const harness = program
+    .command("harness")
+    .description("the continual harness: memories, prompts, skills and sub-agent specs, with history");
+
+  scoped(
+    harness
+      .command("add")
+      .description("add an entry by hand (one revision)")
+      .argument("<kind>", "prompt, memory, skill or agent")
+      .argument("<content>", "the text (for a skill: its description; for an agent: its instructions)")
+      .option("--title <title>", "a short title; the name of a skill or agent")
+      .option("--reason <text>", "why, for the log"),
+    "where the entry goes (default project)",
+  ).action(async (kind: string, content: string, flags) =>
+    setExit(await (await actions()).addCommand(kind, content, flags, io)),
+  );
+
+  scoped(
+    harness
+      .command("rm")
+      .description("remove an entry (one revision; `relm harness revert` brings it back)")
+      .argument("<entry>", "entry id or a unique prefix of it")
+      .option("--reason <text>", "why, for the log"),
+    "the scope to look in (default: every scope)",
+  ).action(async (entry: string, flags) => setExit(await (await actions()).rmCommand(entry, flags, io)));
+
+  scoped(
+    harness
+      .command("list")
+      .description("the current entries with their scope and use count")
+      .option("--json", "one JSON object per entry"),
+    "only this scope",
+  ).action(async (flags) => setExit(await (await actions()).listCommand(flags, io)));
+
+  scoped(
+    harness
+      .command("log")
+      .description("revisions, newest last; --stale lists entries never used")
+      .option("--stale", "list memories, skills and specs that were never used")
+      .option("--json", "print the revisions as JSON lines"),
+    "only this scope",
+  ).action(async (flags) => setExit(await (await actions()).logCommand(flags, io)));
+
+  for (const [name, description] of [
+    ["show", "a revision in full: author, reason, evidence, every edit's before and after"],
+    ["diff", "what a revision changed, as a diff"],
+  ] as const) {
+    scoped(
+      harness
+        .command(name)
+        .description(description)
+        .argument("<rev>", "revision id or a unique prefix of it"),
+      "the scope to look in (default: every scope)",
+    ).action(async (rev: string, flags) =>
+      setExit(await (await actions()).showCommand(name, rev, flags, io)),
+    );
+  }
+
+  scoped(
+    harness
+      .command("revert")
+      .description("append the inverse of a revision; refused if a later revision changed the same entries")
+      .argument("<rev>", "revision id or a unique prefix of it")
+      .option("--force", "revert anyway: the entries go back to what they were before REV"),
+    "the scope to look in (default: every scope)",
+  ).action(async (rev: string, flags) => setExit(await (await actions()).revertCommand(rev, flags, io)));
+
+  scoped(
+    harness
+      .command("export")
+      .description("write entries as JSON (all of the scope's, or the ones named) for `relm harness import`")
+      .argument("[entries...]", "entry ids or unique prefixes (default: every entry of the scope)")
+      .option("-o, --output <file>", "write to a file instead of stdout"),
+    "the scope to export (default session with --session, else project)",
+  ).action(async (entries: string[], flags) =>
+    setExit(await (await actions()).exportCommand(entries, flags, io)),
+  );
+
+  scoped(
+    harness
+      .command("import")
+      .description("add exported entries to a scope, e.g. promote a session's lesson to the project")
+      .argument("<file>", "a file written by `relm harness export`, or - for stdin"),
+    "where the entries go (default project)",
+  ).action(async (file: string, flags) => setExit(await (await actions()).importCommand(file, flags, io)));
+}

@@ -1,0 +1,77 @@
+import { scopeLocation } from "./paths.js";
+import { renderHarness } from "./render.js";
+import { discoverSkills, type SkillInfo } from "./skills.js";
+import { HarnessStore } from "./store.js";
+import { type EntryState, type HarnessContext, SCOPES, type Scope } from "./types.js";
+
+/** A sub-agent spec kept as a harness entry (kind "agent"). */
+export interface HarnessSpec {
+  name: string;
+  description: string;
+  instructions: string;
+  entryId: string;
+  scope: Scope;
+}
+
+export interface LoadedHarness {
+  /** Rendered once, placed right after the base system prompt. */
+  block: string;
+  /** Skill folders with a Python package, most specific first: put them on the kernels' PYTHONPATH. */
+  skillPaths: string[];
+  skills: (SkillInfo & { uses: number })[];
+  /** Every entry of the scopes that exist for `ctx`. */
+  entries: EntryState[];
+  specs: HarnessSpec[];
+}
+
+/** The stores visible from `ctx`: user and project always, the session's when there is one. */
+export function openStores(ctx: HarnessContext): HarnessStore[] {
+  return SCOPES.filter((s) => s !== "session" || ctx.sessionDir).map(
+    (s) => new HarnessStore(scopeLocation(s, ctx)),
+  );
+}
+
+/** Skill use counts live in the scope the skill folder belongs to. */
+export function skillUseKey(skill: Pick<SkillInfo, "module" | "name">): string {
+  return `skill:${skill.module ?? skill.name}`;
+}
+
+/**
+ * The harness as a new agent tree sees it. For a new session the session scope is empty by definition
+ * (it lives in the session's own folder), so callers pass `sessionDir` only for an existing session.
+ */
+export function loadHarness(ctx: HarnessContext): LoadedHarness {
+  const stores = openStores(ctx);
+  const seen = new Set<string>();
+  const entries: EntryState[] = [];
+  const uses = new Map<Scope, Map<string, number>>();
+  for (const store of stores) {
+    uses.set(store.scope, store.useCounts());
+    for (const entry of store.entries()) {
+      // The same lesson exported to a wider scope is shown once.
+      if (seen.has(entry.id)) continue;
+      seen.add(entry.id);
+      entries.push(entry);
+    }
+  }
+  const skills = discoverSkills(ctx).map((s) => ({
+    ...s,
+    uses: uses.get(s.scope)?.get(skillUseKey(s)) ?? 0,
+  }));
+  const specs = entries
+    .filter((e) => e.kind === "agent")
+    .map((e) => ({
+      name: e.title,
+      description: e.content.trim().split("\n")[0] ?? "",
+      instructions: e.content.trim(),
+      entryId: e.id,
+      scope: e.scope,
+    }));
+  return {
+    block: renderHarness(entries, skills),
+    skillPaths: skills.filter((s) => s.module).map((s) => s.dir),
+    skills,
+    entries,
+    specs,
+  };
+}

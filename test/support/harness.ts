@@ -1,0 +1,57 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
+
+/** The refine request (relm's refine prompt), as opposed to an agent's turn. */
+export function isRefine(ctx: Pick<ScriptContext, "rawBody">): boolean {
+  return ctx.rawBody.includes("Propose harness edits for session");
+}
+
+/** Event numbers in a refine prompt's trajectory whose description starts with `what` ("cell", "output (error"). */
+export function eventNumbers(ctx: Pick<ScriptContext, "lastUserText">, what: string): number[] {
+  const text = ctx.lastUserText ?? "";
+  return [...text.matchAll(/^\[(\d+)\] (.*)$/gm)]
+    .filter((m) => m[2]?.startsWith(what))
+    .map((m) => Number(m[1]));
+}
+
+/** Entry ids listed under "Current harness entries" in a refine prompt. */
+export function listedEntries(ctx: Pick<ScriptContext, "lastUserText">): string[] {
+  return [...(ctx.lastUserText ?? "").matchAll(/^- \[([a-z]+-[0-9a-z]{6})\]/gm)].map((m) => m[1] as string);
+}
+
+/** A refine model's answer: the edits as a JSON array. */
+export function edits(list: unknown[]): ScriptStep {
+  return { text: JSON.stringify(list) };
+}
+
+export function sessionIds(home: string): string[] {
+  const dir = join(home, "sessions");
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+/** Every file under the given folders, with its bytes and mode: to prove a command wrote nothing. */
+export function snapshot(...roots: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      const st = statSync(path);
+      if (st.isDirectory()) {
+        out[`${path}/`] = `dir ${st.mode}`;
+        walk(path);
+      } else out[path] = `${st.mode} ${readFileSync(path, "base64")}`;
+    }
+  };
+  for (const root of roots) if (existsSync(root)) walk(root);
+  return out;
+}
+
+/** The system prompt of a captured request, for either wire format. */
+export function systemOf(body: unknown): string {
+  const b = body as { system?: unknown; messages?: { role: string; content: unknown }[] };
+  if (typeof b.system === "string") return b.system;
+  if (Array.isArray(b.system)) return b.system.map((s: { text?: string }) => s.text ?? "").join("");
+  const first = b.messages?.find((m) => m.role === "system");
+  return typeof first?.content === "string" ? first.content : JSON.stringify(first?.content ?? "");
+}
