@@ -1,9 +1,9 @@
 // Where a working directory's shadow repository lives and how it is set up.
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { type GitContext, gitText, runGit } from "./git.js";
 
 /** `$RELM_HOME/checkpoints/<hash>`: one per real path of a working directory, whatever the session. */
@@ -18,19 +18,44 @@ export function shadowDirFor(home: string, realCwd: string): string {
  */
 const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff\n";
 
+const CONFIG = `[core]
+\tbare = false
+\tautocrlf = false
+\tsafecrlf = false
+\tuntrackedCache = true
+\tquotePath = false
+[gc]
+\tauto = 0
+[advice]
+\taddEmbeddedRepo = false
+\taddIgnoredFile = false
+[commit]
+\tgpgSign = false
+`;
+
 /** Escapes a literal path for a gitignore pattern, anchored at the work tree root. */
 function ignorePattern(path: string): string {
-  return `/${path.split(sep).join("/").replace(/[\\*?[\]!# ]/g, (c) => `\\${c}`)}/`;
+  return `/${path
+    .split(sep)
+    .join("/")
+    .replace(/[\\*?[\]!# ]/g, (c) => `\\${c}`)}/`;
 }
 
 function userExcludesFile(env: NodeJS.ProcessEnv): string | undefined {
   const xdg = env.XDG_CONFIG_HOME?.trim();
-  const candidates = [xdg ? join(xdg, "git", "ignore") : undefined, join(env.HOME ?? homedir(), ".config", "git", "ignore")];
+  const candidates = [
+    xdg ? join(xdg, "git", "ignore") : undefined,
+    join(env.HOME ?? homedir(), ".config", "git", "ignore"),
+  ];
   return candidates.find((p) => p !== undefined && existsSync(p));
 }
 
 /** The user's own core.excludesFile (read-only look at their config), else git's default location. */
-async function resolveUserExcludes(git: string, userEnv: NodeJS.ProcessEnv, cwd: string): Promise<string | undefined> {
+async function resolveUserExcludes(
+  git: string,
+  userEnv: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<string | undefined> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(userEnv)) if (!k.startsWith("GIT_")) env[k] = v;
   try {
@@ -60,36 +85,35 @@ export interface ShadowSetup {
 export async function prepareShadow({ ctx, realCwd, home, userEnv }: ShadowSetup): Promise<void> {
   if (!existsSync(join(ctx.gitDir, "HEAD"))) {
     await runGit(ctx, ["init", "--quiet"]);
-    const settings: [string, string][] = [
-      ["core.bare", "false"],
-      ["core.autocrlf", "false"],
-      ["core.safecrlf", "false"],
-      ["core.symlinks", "true"],
-      ["core.untrackedCache", "true"],
-      ["core.quotePath", "false"],
-      ["gc.auto", "0"],
-      ["advice.addEmbeddedRepo", "false"],
-      ["advice.addIgnoredFile", "false"],
-      ["commit.gpgSign", "false"],
-    ];
-    for (const [key, value] of settings) await runGit(ctx, ["config", key, value]);
+    // Appended rather than set one by one: a git call costs ~10 ms, and init's own probes
+    // (filemode, symlinks, case) stay in the [core] section above.
+    appendFileSync(join(ctx.gitDir, "config"), CONFIG);
     writeFileSync(join(ctx.gitDir, "relm-cwd"), `${realCwd}\n`);
   }
-  const excludes = await resolveUserExcludes(ctx.git, userEnv, realCwd);
-  if (excludes) await runGit(ctx, ["config", "core.excludesFile", excludes]);
-  else await runGit(ctx, ["config", "--unset-all", "core.excludesFile"], { okCodes: [5] });
-
   const info = join(ctx.gitDir, "info");
   mkdirSync(info, { recursive: true });
   writeFileSync(join(info, "attributes"), ATTRIBUTES);
-  const lines = ["# written by relm: the user's repositories and relm's own state are never snapshotted", ".git"];
+  const lines = [
+    "# written by relm: the user's repositories and relm's own state are never snapshotted",
+    ".git",
+  ];
   const relHome = relative(realCwd, home);
   if (relHome === "") lines.push("/*");
-  else if (!relHome.startsWith("..") && !relHome.startsWith(sep)) lines.push(ignorePattern(relHome));
-  try {
-    lines.push("# from the user's .git/info/exclude", readFileSync(join(realCwd, ".git", "info", "exclude"), "utf8"));
-  } catch {
-    // No repository here, or .git is a file (a worktree): nothing more to exclude.
+  else if (relHome !== ".." && !relHome.startsWith(`..${sep}`) && !isAbsolute(relHome)) {
+    lines.push(ignorePattern(relHome));
+  }
+  // Their patterns are relative to the work tree root, as in info/exclude, so they can be copied.
+  const sources = [
+    join(realCwd, ".git", "info", "exclude"),
+    await resolveUserExcludes(ctx.git, userEnv, dirname(ctx.gitDir)),
+  ];
+  for (const source of sources) {
+    if (!source) continue;
+    try {
+      lines.push(`# from ${source}`, readFileSync(source, "utf8"));
+    } catch {
+      // No repository here, or .git is a file (a worktree): nothing more to exclude.
+    }
   }
   writeFileSync(join(info, "exclude"), `${lines.join("\n")}\n`);
 }

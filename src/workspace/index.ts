@@ -1,0 +1,11 @@
+export {
+  type Checkpoint,
+  Checkpoints,
+  type CheckpointsOptions,
+  DEFAULT_MAX_FILE_BYTES,
+  type RestoreResult,
+  type SkippedFile,
+  type Unavailable,
+} from "./checkpoints.js";
+export { CheckpointError } from "./git.js";
+export { shadowDirFor } from "./shadow.js";
