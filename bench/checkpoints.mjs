@@ -102,6 +102,7 @@ rows.push({
   operation: "fingerprint",
   p50: `${median(fp).toFixed(1)} ms`,
   max: `${quantile(fp, 1).toFixed(1)} ms`,
+  cpu: cpuSince(fpMark),
   n: RUNS,
 });
 
@@ -133,6 +134,7 @@ rows.push({
   operation: `list (${(await cp.list()).length} checkpoints)`,
   p50: `${list.toFixed(1)} ms`,
   max: "",
+  cpu: cpuSince(cpu.length - 1),
   n: 1,
 });
 

@@ -1,16 +1,21 @@
 import { createInterface } from "node:readline";
 import { describeSpend } from "../agent/budget.js";
+import type { EventSink } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
 import { resolveConfig } from "../config/config.js";
+import { SessionHost } from "../host/host.js";
 import { EXIT } from "./exit-codes.js";
 import { refineSlash } from "./refine-slash.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { buildClient, prepareSession, type SessionFlags, titleOf } from "./setup.js";
+import { ensureWaker } from "./spawn-host.js";
 
 const HELP = `Type a task and press Enter; end a line with \\ to continue it on the next line.
   /help   this text
   /refine [session|project|user]   review this session's work and propose harness edits (asks first)
+  /heartbeat 10m "prompt"   re-enter this session every 10m with the prompt (also --at/--cron via relm schedule)
+  /heartbeat off            cancel this session's heartbeats
   /exit   leave (also Ctrl-D, or Ctrl-C twice)
 Ctrl-C while the agent works interrupts the running cell or model call.`;
 
@@ -27,13 +32,14 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
   io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}\n/help for commands\n`);
 
   let session: AgentSession | undefined;
+  let host: SessionHost | undefined;
   let busy = false;
   let lastSigint = 0;
   let quitting = false;
 
   rl.on("SIGINT", () => {
-    if (busy && session) {
-      session.interrupt();
+    if (busy && host) {
+      host.interrupt();
       return;
     }
     const now = Date.now();
@@ -77,16 +83,33 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
       } finally {
         busy = false;
       }
+    } else if (line === "/heartbeat" || line.startsWith("/heartbeat ")) {
+      io.stdout.write(`${heartbeat(line.slice("/heartbeat".length).trim(), host)}\n`);
     } else if (line.startsWith("/"))
       io.stdout.write(`unknown command ${line.split(" ")[0]}; /help lists them\n`);
     else if (line !== "") {
       busy = true;
       try {
-        if (!session) {
-          const sink = (e: Parameters<ProgressRenderer["handle"]>[0]) => renderer.handle(e);
+        if (!session || !host) {
+          const fanout: EventSink[] = [(e) => renderer.handle(e)];
+          const sink: EventSink = (e) => {
+            for (const s of fanout) s(e);
+          };
           session = (await prepareSession(titleOf(line), flags, io, sink, { config })).session;
+          // Hosted like any session: others can attach or send to it, and heartbeats re-enter it.
+          const hosted = new SessionHost({
+            home: config.home,
+            session,
+            title: titleOf(line),
+            cwd: io.cwd,
+            detached: false,
+            ensureWaker: () => ensureWaker(config.home, io.env),
+          });
+          fanout.push((e) => hosted.onEvent(e));
+          await hosted.listen();
+          host = hosted;
         }
-        const outcome = await session.run(line);
+        const outcome = await host.ask(line);
         if (outcome.status === "budget") io.stdout.write(`${outcome.stop.message}\n`);
         if (outcome.status === "error") io.stdout.write(`error: ${outcome.message}\n`);
       } catch (error) {
@@ -99,8 +122,28 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
   }
   rl.close();
   if (session) {
-    await session.close();
+    await (host ? host.finish() : session.close());
     io.stdout.write(`\nsession ${session.id} saved (${describeSpend(session.spent())})\n`);
   }
   return EXIT.done;
+}
+
+/** `/heartbeat 10m "prompt"` and `/heartbeat off`, on this session's host scheduler. */
+function heartbeat(args: string, host: SessionHost | undefined): string {
+  const scheduler = host?.session.tree.options.scheduler;
+  if (!host || !scheduler) return "start the session with a first message, then add a heartbeat";
+  if (args === "off") {
+    const jobs = scheduler.list() as { id: string }[];
+    for (const j of jobs) scheduler.cancel(j.id);
+    return `cancelled ${jobs.length} heartbeat(s)`;
+  }
+  const match = /^(\S+)\s+(.+)$/.exec(args);
+  if (!match) return 'usage: /heartbeat 10m "what to do at each beat"   (or /heartbeat off)';
+  const prompt = (match[2] as string).replace(/^"(.*)"$/, "$1");
+  try {
+    const job = scheduler.add({ every: match[1] as string }, prompt) as { id: string; timing: string };
+    return `heartbeat ${job.id}: ${job.timing}; /heartbeat off cancels it`;
+  } catch (error) {
+    return `error: ${(error as Error).message}`;
+  }
 }

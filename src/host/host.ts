@@ -29,6 +29,8 @@ const MAX_QUEUED = 100;
 export interface Inbound {
   from: string;
   text: string;
+  /** Told how the turn that carried this message ended. */
+  done?: (outcome: TurnOutcome) => void;
 }
 
 /**
@@ -91,6 +93,10 @@ export class SessionHost {
     return this.options.session.id;
   }
 
+  get session(): AgentSession {
+    return this.options.session;
+  }
+
   /**
    * Starts serving, on a socket bound earlier (a detached host binds it first: it is the session's lock)
    * or a new one; throws SessionBusyError when another host already serves this session.
@@ -143,6 +149,19 @@ export class SessionHost {
     this.pump();
   }
 
+  /** A person's message in a hosted interactive session: resolves when the turn that read it ends. */
+  ask(text: string): Promise<TurnOutcome> {
+    return new Promise((done) => {
+      this.queue.push({ from: "user", text, done });
+      this.pump();
+    });
+  }
+
+  /** Interrupts the running turn (a person's Ctrl-C); the session stays up. */
+  interrupt(): void {
+    this.options.session.interrupt();
+  }
+
   /** Waits for work (a resumed session whose last turn had ended). */
   idle(): void {
     this.setStatus("idle");
@@ -184,6 +203,7 @@ export class SessionHost {
   private pump(): void {
     if (this.turn || this.stopping || this.queue.length === 0) return;
     const batch = this.queue.splice(0);
+    this.waiting = batch.flatMap((m) => (m.done ? [m.done] : []));
     const text = batch
       .map((m) => (m.from === "user" ? m.text : `[message from ${m.from}]\n${m.text}`))
       .join("\n\n");
@@ -193,8 +213,11 @@ export class SessionHost {
     void this.turn.then((outcome) => this.afterTurn(outcome));
   }
 
+  private waiting: ((outcome: TurnOutcome) => void)[] = [];
+
   private afterTurn(outcome: TurnOutcome): void {
     this.turn = undefined;
+    for (const done of this.waiting.splice(0)) done(outcome);
     this.lastOutcome = outcome;
     if (outcome.status === "done") this.setStatus("idle");
     else if (outcome.status === "interrupted") this.setStatus("interrupted", outcome.reason);

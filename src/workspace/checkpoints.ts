@@ -2,7 +2,7 @@
 // each turn that runs code, so a turn's file changes can be undone. The user's own .git is never read for
 // history, never written and never consulted as GIT_DIR.
 
-import { lstatSync, mkdirSync, realpathSync, rmSync } from "node:fs";
+import { lstatSync, mkdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { CheckpointError, type GitContext, gitText, probeGit, runGit, shadowEnv, splitNul } from "./git.js";
@@ -64,6 +64,8 @@ export interface Unavailable {
 export class Checkpoints {
   readonly ref: string;
   private readonly lock: RepoLock;
+  /** The tree the index held after this instance last wrote it, and the index file's identity then. */
+  private indexState: { tree: string; id: string } | undefined;
   /** The head of this session's ref as last read or written, so a snapshot need not ask git. */
   private last: { commit: string; tree: string } | undefined;
 
@@ -137,7 +139,7 @@ export class Checkpoints {
   /** Commits the whole work tree as the state before `turn`. Unchanged files cost a stat each. */
   snapshot(turn: number, label?: string): Promise<Checkpoint> {
     return this.lock.run(async () => {
-      const { tree, skipped, warnings } = await this.stage();
+      const { tree, skipped, warnings, base, changes } = await this.stage();
       const head = await this.head();
       const time = new Date();
       const message = formatMessage({ turn, label, sessionId: this.sessionId, time, skipped });
@@ -145,7 +147,10 @@ export class Checkpoints {
       writeRef(this.gitDir, this.ref, commit);
       this.last = { commit, tree };
       const before = head?.tree ?? EMPTY_TREE;
-      const filesChanged = before === tree ? 0 : await this.countChanges(before, tree);
+      // `add -v` names every path it changed in the index; when the index held exactly the previous
+      // checkpoint, that is the count, and a fourth git call is saved.
+      const filesChanged =
+        before === tree ? 0 : base === before ? changes : await this.countChanges(before, tree);
       return { turn, label, time: time.toISOString(), commit, tree, filesChanged, skipped, warnings };
     });
   }
@@ -223,8 +228,11 @@ export class Checkpoints {
    * are checked against the size limit before `add` reads them; a tracked file that grew past it is seen
    * in `add -v`'s report and taken out again (that file is read once).
    */
-  private async stage(): Promise<{ tree: string; skipped: SkippedFile[]; warnings: string[] }> {
+  private async stage(): Promise<Staged> {
     this.clearStaleIndexLock();
+    // The index is shared with other sessions in this directory: trust what it held only if nobody
+    // rewrote it since this instance wrote its tree.
+    const base = this.indexState?.id === this.indexId() ? this.indexState.tree : undefined;
     const untracked = splitNul(
       (await runGit(this.ctx, ["ls-files", "-z", "--others", "--exclude-standard"])).stdout,
     );
@@ -243,10 +251,13 @@ export class Checkpoints {
     });
     const warnings = added.code === 0 ? [] : warningLines(added.stderr);
     const known = new Set(untracked);
-    const updated = added.stdout
+    const report = added.stdout
       .toString("utf8")
       .split("\n")
-      .filter((l) => l.startsWith("add '") && l.endsWith("'"))
+      .filter((l) => (l.startsWith("add '") || l.startsWith("remove '")) && l.endsWith("'"));
+    const changes = new Set(report.map((l) => l.slice(l.indexOf("'") + 1, -1))).size;
+    const updated = report
+      .filter((l) => l.startsWith("add '"))
       .map((l) => l.slice(5, -1))
       .filter((p) => !known.has(p));
     const grown = this.measure(updated).skipped;
@@ -258,7 +269,18 @@ export class Checkpoints {
       skipped.push(...grown);
     }
     const tree = await gitText(this.ctx, ["write-tree"]);
-    return { tree, skipped, warnings };
+    this.indexState = { tree, id: this.indexId() };
+    return { tree, skipped, warnings, base, changes };
+  }
+
+  /** Identity of the index file's current version (git replaces it on every write). */
+  private indexId(): string {
+    try {
+      const st = statSync(join(this.gitDir, "index"), { bigint: true });
+      return `${st.ino}:${st.size}:${st.mtimeNs}`;
+    } catch {
+      return "";
+    }
   }
 
   /** Files over the size limit among `paths`, and the bytes of the others. */
@@ -282,6 +304,16 @@ export class Checkpoints {
   private clearStaleIndexLock(): void {
     rmSync(join(this.ctx.gitDir, "index.lock"), { force: true });
   }
+}
+
+interface Staged {
+  tree: string;
+  skipped: SkippedFile[];
+  warnings: string[];
+  /** The tree the index held before staging, when known. */
+  base: string | undefined;
+  /** Paths `add` changed in the index. */
+  changes: number;
 }
 
 function warningLines(stderr: string): string[] {

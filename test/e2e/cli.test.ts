@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, pythonsOf, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
+import { byTask } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
@@ -228,5 +229,37 @@ describe("without IPython", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe("plain said 42");
     expect(rig.model.requests[0]?.rawBody).toContain("without IPython");
+  });
+});
+
+describe("interactive heartbeats", () => {
+  it("/heartbeat re-enters the session while it is open, /heartbeat off stops it", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "hello there": [{ text: "hi" }, ...Array.from({ length: 10 }, (_, i) => ({ text: `beat ${i}` }))],
+      }),
+    });
+    const child = spawn(process.execPath, [RELM_BIN], {
+      env: rig.env,
+      cwd: rig.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.stdin.write("hello there\n");
+    await until(() => (out.includes("hi") ? true : undefined), 20_000);
+    child.stdin.write('/heartbeat 1s "are the tests green?"\n');
+    await until(() => (out.includes("beat 1") ? true : undefined), 20_000);
+    child.stdin.write("/heartbeat off\n/exit\n");
+    const code = await new Promise((r) => child.on("close", r));
+    expect(code).toBe(0);
+    expect(out).toMatch(/heartbeat j\w+: every 1s/);
+    expect(out).toMatch(/cancelled 1 heartbeat/);
+    const users = onlyJournal(rig.home)
+      .lines.filter((l) => l.type === "user")
+      .map((l) => String(l.text));
+    expect(users.filter((t) => t.includes("are the tests green?")).length).toBeGreaterThanOrEqual(2);
   });
 });

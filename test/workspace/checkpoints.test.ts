@@ -162,6 +162,24 @@ describe("checkpoints", () => {
     expect(Number.isNaN(Date.parse(list[0]?.time ?? ""))).toBe(false);
   });
 
+  it("counts changed files the same way when snapshotting and when listing", async () => {
+    const w = workspace();
+    const cp = await open(w, "s1", { maxFileBytes: 1024 });
+    const counts = [(await cp.snapshot(1)).filesChanged];
+    write(w.cwd, "a.txt", "a\n");
+    write(w.cwd, "src/main.py", "changed\n");
+    counts.push((await cp.snapshot(2)).filesChanged);
+    chmodSync(join(w.cwd, "a.txt"), 0o755);
+    rmSync(join(w.cwd, "README.md"));
+    write(w.cwd, "src/main.py", Buffer.alloc(2048, 1));
+    counts.push((await cp.snapshot(3)).filesChanged);
+    await cp.fingerprint();
+    write(w.cwd, "b.txt", "b\n");
+    counts.push((await cp.snapshot(4)).filesChanged);
+    expect(counts).toEqual([3, 2, 3, 1]);
+    expect((await cp.list()).map((c) => c.filesChanged)).toEqual(counts);
+  });
+
   it("restores the next checkpoint when the turn has none, and says which turns exist when none fits", async () => {
     const w = workspace();
     const cp = await open(w);
