@@ -178,13 +178,16 @@ async function attach(home: string, id: string, io: RunIo, json: boolean): Promi
     const listing = await describe(home, id);
     const status = listing?.status ?? "unknown";
     const interactive = Boolean(process.stdin.isTTY);
-    if (status !== "interrupted" || !interactive) {
+    if (!interactive) {
       io.stderr.write(`session ${id} is ${status}; relm send ${id} "..." continues it\n`);
       return EXIT.done;
     }
-    const answer = await ask(`session ${id} was interrupted. Resume it now? [Y/n] `);
-    if (/^n/i.test(answer)) return EXIT.done;
-    await reviveHost(home, id, io.env, "Continue the task where you left off.");
+    // Attaching is one of the ways an exited session comes back (send and a due schedule are the others).
+    const interrupted = status === "interrupted";
+    const question = interrupted ? "was interrupted. Resume it now? [Y/n] " : `is ${status}. Reopen it to continue? [y/N] `;
+    const answer = await ask(`session ${id} ${question}`);
+    if (interrupted ? /^n/i.test(answer) : !/^y/i.test(answer)) return EXIT.done;
+    await reviveHost(home, id, io.env, interrupted ? "Continue the task where you left off." : undefined);
     client = await SessionClient.connect(home, id);
     if (!client) throw new UsageError(`session ${id} did not come back up; see relm logs ${id}`);
   }
