@@ -4,7 +4,7 @@
 
 import { lstatSync, mkdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { CheckpointError, type GitContext, gitText, probeGit, runGit, shadowEnv, splitNul } from "./git.js";
 import { RepoLock } from "./lock.js";
 import { type Checkpoint, formatMessage, parseLog, type SkippedFile } from "./log.js";
@@ -120,8 +120,8 @@ export class Checkpoints {
         unavailable: `file checkpoints are off: git ${version.join(".")} is too old (need ${MIN_GIT.join(".")} or newer)`,
       };
     }
-    mkdirSync(join(options.home, "checkpoints"), { recursive: true, mode: 0o700 });
-    const gitDir = shadowDirFor(options.home, realCwd);
+    mkdirSync(join(resolve(options.home), "checkpoints"), { recursive: true, mode: 0o700 });
+    const gitDir = shadowDirFor(resolve(options.home), realCwd);
     mkdirSync(gitDir, { recursive: true, mode: 0o700 });
     const ctx: GitContext = { git, gitDir, workTree: realCwd, env: shadowEnv(userEnv, gitDir, realCwd) };
     const cp = new Checkpoints(
@@ -151,7 +151,17 @@ export class Checkpoints {
       // checkpoint, that is the count, and a fourth git call is saved.
       const filesChanged =
         before === tree ? 0 : base === before ? changes : await this.countChanges(before, tree);
-      return { turn, label, time: time.toISOString(), commit, tree, filesChanged, skipped, warnings };
+      const checkpoint: Checkpoint = {
+        turn,
+        time: time.toISOString(),
+        commit,
+        tree,
+        filesChanged,
+        skipped,
+        warnings,
+      };
+      if (label !== undefined) checkpoint.label = label;
+      return checkpoint;
     });
   }
 
@@ -177,7 +187,8 @@ export class Checkpoints {
           `no checkpoint at or after turn ${turn}; checkpoints exist before turns ${turns}`,
         );
       }
-      const { tree: current } = await this.stage();
+      // An undo must see everything the agent created, however much: no flood limit here.
+      const { tree: current } = await this.stage(false);
       const head = await this.head();
       const message = `before restoring turn ${target.turn}\n\nRelm-Session: ${this.sessionId}\n`;
       const backup = writeCommit(this.gitDir, current, head ? [head.commit] : [], message, new Date());
@@ -228,7 +239,7 @@ export class Checkpoints {
    * are checked against the size limit before `add` reads them; a tracked file that grew past it is seen
    * in `add -v`'s report and taken out again (that file is read once).
    */
-  private async stage(): Promise<Staged> {
+  private async stage(limited = true): Promise<Staged> {
     this.clearStaleIndexLock();
     // The index is shared with other sessions in this directory: trust what it held only if nobody
     // rewrote it since this instance wrote its tree.
@@ -237,7 +248,7 @@ export class Checkpoints {
       (await runGit(this.ctx, ["ls-files", "-z", "--others", "--exclude-standard"])).stdout,
     );
     const { skipped, bytes } = this.measure(untracked);
-    if (untracked.length - skipped.length > this.limits.files || bytes > this.limits.bytes) {
+    if (limited && (untracked.length - skipped.length > this.limits.files || bytes > this.limits.bytes)) {
       throw new CheckpointError(
         `${untracked.length} new files (${(bytes / 1024 ** 2).toFixed(0)} MB) in ${this.cwd} are more than a ` +
           `checkpoint takes in at once (${this.limits.files} files, ${(this.limits.bytes / 1024 ** 2).toFixed(0)} MB); ` +

@@ -1,6 +1,7 @@
 // Running git against the shadow repository, with an environment that cannot reach the user's own repo.
 
 import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
 
 export class CheckpointError extends Error {
   override readonly name = "CheckpointError";
@@ -120,7 +121,7 @@ export function splitNul(buf: Buffer): string[] {
 
 /** `git version 2.39.5` → [2, 39]; null when git is missing or says something else. */
 export async function probeGit(git: string, env: NodeJS.ProcessEnv): Promise<[number, number] | null> {
-  const ctx: GitContext = { git, gitDir: "", workTree: process.cwd(), env };
+  const ctx: GitContext = { git, gitDir: "", workTree: tmpdir(), env };
   try {
     const text = await gitText(ctx, ["--version"], { timeoutMs: 10_000 });
     const m = /(\d+)\.(\d+)/.exec(text);

@@ -139,6 +139,9 @@ describe("checkpoints", () => {
     await expect(cp.snapshot(2)).rejects.toThrow(
       /8 new files .* more than a checkpoint takes in at once .*\.gitignore/,
     );
+    // Undo still sees (and removes) them.
+    expect((await cp.restore(1)).removed).toHaveLength(8);
+    for (let i = 0; i < 8; i++) write(w.cwd, `data/part-${i}.csv`, "1,2\n");
     write(w.cwd, ".gitignore", "*.log\nbuild/\ndata/\n");
     expect((await cp.snapshot(2)).filesChanged).toBe(1);
   });
