@@ -1,10 +1,10 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { findPython, startKernel } from "../kernel/index.js";
-import type { CellResult, Kernel, KernelLifecycleEvent } from "../kernel/types.js";
+import { findPython } from "../kernel/index.js";
 import type { Message, ModelClient } from "../llm/types.js";
 import { JOURNAL_FILE, Journal, newSessionId, readJournal, sessionDir } from "../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../session/types.js";
+import { AgentKernel } from "./agent-kernel.js";
 import { Budget, type BudgetLimits } from "./budget.js";
 import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } from "./children.js";
 import type { AgentEvent, EventSink } from "./events.js";
@@ -55,9 +55,6 @@ interface AgentParams {
   resume?: { journal: Journal; system: string; rebuilt: RebuiltConversation };
 }
 
-/** Thrown inside a child's turn when its kernel dies: a child fails fast and its parent decides. */
-class KernelCrashError extends Error {}
-
 const LAST_OUTPUT_CHARS = 2000;
 
 /**
@@ -75,29 +72,46 @@ export class AgentSession implements ChildAgent {
   readonly children: ChildManager;
   private readonly messages: Message[] = [];
   private readonly inbox: { from: string; text: string }[] = [];
-  /** The kernel, booting or live; undefined before the first boot and after releaseKernel(). */
-  private kernelReady: Promise<Kernel> | undefined;
+  private readonly kernel: AgentKernel;
   private readonly system: string;
   private turnCounter = 0;
   private submission: SubmitPayload | undefined;
   private abort = new AbortController();
   private cancelled: string | undefined;
-  private liveKernel: Kernel | undefined;
-  private currentCallId: string | undefined;
-  private pendingReload = false;
   private lastSeen = "";
-  private closed = false;
+  closed = false;
 
   private constructor(
     readonly tree: AgentTree,
     private readonly params: AgentParams,
   ) {
+    // The kernel reads these as they change (the journal is opened below, `closed` later).
+    const self = this;
     this.id = params.id;
     this.dir = params.dir;
     this.depth = params.depth;
     this.budget = params.budget;
     this.client = params.client;
     this.children = new ChildManager(this);
+    this.kernel = new AgentKernel({
+      tree,
+      depth: this.depth,
+      dir: this.dir,
+      get journal() {
+        return self.journal;
+      },
+      variables: params.variables,
+      failOnCrash: params.parentId !== undefined,
+      get closed() {
+        return self.closed;
+      },
+      get aborted() {
+        return self.abort.signal.aborted;
+      },
+      record: (body) => this.record(body),
+      emit: (event) => this.emit(event),
+      hostRequest: (method, p) => handleHostRequest(this, method, p),
+    });
     const now = tree.now();
     if (params.resume) {
       this.journal = params.resume.journal;
@@ -153,7 +167,7 @@ export class AgentSession implements ChildAgent {
     );
     // Kept in the journal so a resumed session sends exactly the same system prompt (prompt cache).
     this.record({ type: "system_prompt", text: this.system });
-    this.ensureKernel();
+    this.kernel.ensure();
   }
 
   private sessionEvent(params: AgentParams): AgentEvent {
@@ -165,16 +179,6 @@ export class AgentSession implements ChildAgent {
       provider: params.client.provider,
       model: params.client.model,
     };
-  }
-
-  /** Starts the kernel if there is none (first use, or after releaseKernel()). */
-  private ensureKernel(): Promise<Kernel> {
-    if (!this.kernelReady) {
-      this.kernelReady = this.bootKernel();
-      // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
-      this.kernelReady.catch(() => {});
-    }
-    return this.kernelReady;
   }
 
   /** The agent a person starts: the root of a new tree. */
@@ -259,10 +263,9 @@ export class AgentSession implements ChildAgent {
         `a cell of turn ${turn} ${started ? "was running (it may have run partly)" : "had not started"}`,
       );
     }
-    this.restoreOnBoot = true;
-    await this.ensureKernel().catch(() => undefined);
-    const restored = this.restored ?? { restored: [], notRestored: [] };
-    this.restored = undefined;
+    this.kernel.restoreNext();
+    await this.kernel.ensure().catch(() => undefined);
+    const restored = this.kernel.takeRestored() ?? { restored: [], notRestored: [] };
     this.record({
       type: "resumed",
       uncertain,
@@ -333,7 +336,11 @@ export class AgentSession implements ChildAgent {
       sink: this.params.sink,
       abort: this.abort,
       record: (body) => this.record(body),
-      runCell: (turn, callId, code) => this.runCell(turn, callId, code),
+      runCell: async (turn, callId, code) => {
+        const result = await this.kernel.runCell(turn, callId, code);
+        this.lastSeen = result.output.slice(-LAST_OUTPUT_CHARS);
+        return result;
+      },
       takeSubmission: () => {
         const s = this.submission;
         this.submission = undefined;
@@ -357,7 +364,7 @@ export class AgentSession implements ChildAgent {
   /** Stops the model stream and interrupts the running cell; the turn ends as "interrupted". */
   interrupt(): void {
     this.abort.abort();
-    this.liveKernel?.interrupt();
+    this.kernel.interrupt();
   }
 
   /** Ends this agent's work for good, and its children's. */
@@ -411,10 +418,7 @@ export class AgentSession implements ChildAgent {
     if (this.closed) return;
     this.closed = true;
     await this.children.closeAll("its parent ended");
-    await this.kernelReady?.catch(() => undefined);
-    await this.snapshotting;
-    // Also when the boot failed half-way (e.g. loading an input): the process may be running.
-    await this.liveKernel?.shutdown();
+    await this.kernel.close();
     if (this.depth === 0) await this.tree.close();
     // Inputs handed over for this agent are its to remove, loaded or not (it may never have started).
     for (const v of this.params.variables)
@@ -438,6 +442,11 @@ export class AgentSession implements ChildAgent {
     this.submission = payload;
   }
 
+  /** Frees the kernel of an idle session (snapshotted; the next cell restores it). */
+  releaseKernel(): Promise<void> {
+    return this.kernel.release();
+  }
+
   private emit(event: AgentEvent): void {
     try {
       this.params.sink(event);
@@ -445,195 +454,6 @@ export class AgentSession implements ChildAgent {
       // A broken front end must not stop the agent; the journal already has the event.
     }
   }
-
-  private async bootKernel(): Promise<Kernel> {
-    const k = this.tree.options.kernel;
-    const template = this.depth > 0 ? await this.tree.kernelTemplate() : undefined;
-    const kernel = await startKernel({
-      template,
-      cwd: this.tree.options.cwd,
-      env: k.env,
-      passEnv: k.passEnv,
-      python: this.tree.python,
-      cellTimeoutMs: k.cellTimeoutMs,
-      outputCap: k.outputCap,
-      outputDir: this.journal.outputsDir,
-      onOutput: (text) => this.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
-      onHostRequest: (method, params) => handleHostRequest(this, method, params),
-      onLifecycle: (event) => this.onKernelLifecycle(event),
-    });
-    this.liveKernel = kernel;
-    await this.loadVariables(kernel);
-    this.pendingReload = false;
-    if (this.restoreOnBoot) {
-      this.restoreOnBoot = false;
-      const report = await kernel.restore(this.snapshotDir);
-      this.restored = {
-        restored: report.restored.map((v) => v.name),
-        notRestored: [...report.failed, ...report.skipped],
-      };
-    }
-    return kernel;
-  }
-
-  /** Where the root agent's variables are pickled after each cell (see python/relm/snapshot.py). */
-  get snapshotDir(): string {
-    return join(this.dir, "snapshot");
-  }
-
-  private restoreOnBoot = false;
-  /** What the last restore brought back, for the next note to the model. */
-  private restored: { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined;
-  private snapshotting: Promise<void> = Promise.resolve();
-
-  /** Pickles the variables after a cell (root agent only: it is the one a new host resumes). */
-  private snapshotAfterCell(kernel: Kernel): void {
-    if (this.depth !== 0) return;
-    this.snapshotting = this.snapshotting
-      .then(() => kernel.snapshot(this.snapshotDir))
-      .then((report) => {
-        if (!this.closed) {
-          this.record({
-            type: "snapshot",
-            saved: report.saved.length,
-            skipped: report.skipped,
-            bytes: report.bytes,
-          });
-        }
-      })
-      .catch(() => {
-        // A kernel that died meanwhile has nothing to save; the previous snapshot stays.
-      });
-  }
-
-  /**
-   * Frees the kernel of an idle session: its variables are snapshotted, the process exits, and the
-   * next cell starts a new kernel that loads them back.
-   */
-  async releaseKernel(): Promise<void> {
-    const booting = this.kernelReady;
-    if (!booting) return;
-    const kernel = await booting.catch(() => undefined);
-    if (kernel) {
-      await this.snapshotting;
-      if (this.depth === 0) await kernel.snapshot(this.snapshotDir).catch(() => undefined);
-      await kernel.shutdown();
-    }
-    this.kernelReady = undefined;
-    this.liveKernel = undefined;
-    this.restoreOnBoot = true;
-  }
-
-  private async loadVariables(kernel: Kernel): Promise<void> {
-    for (const spec of this.params.variables) {
-      await kernel.setVariable(spec.name, spec.source);
-      if (spec.consume && "pickle" in spec.source) rmSync(spec.source.pickle, { force: true });
-    }
-  }
-
-  private onKernelLifecycle(event: KernelLifecycleEvent): void {
-    if (this.closed) return;
-    if (event.type === "started") {
-      const how = event.forkedFrom
-        ? `, forked from template ${event.forkedFrom}`
-        : event.fallback
-          ? `, spawned (${event.fallback})`
-          : "";
-      this.record({
-        type: "kernel",
-        event: "started",
-        pid: event.pid,
-        detail: `python ${event.python.version}${how}`,
-      });
-    } else if (event.type === "died") {
-      this.record({
-        type: "kernel",
-        event: "died",
-        pid: event.pid,
-        detail: `code ${event.code} signal ${event.signal}`,
-      });
-    } else {
-      this.record({ type: "kernel", event: "restarted", pid: event.pid, detail: event.reason });
-      this.pendingReload = true;
-    }
-  }
-
-  private async runCell(turn: number, callId: string, code: string): Promise<CellResult> {
-    const kernel = await this.ensureKernel();
-    if (this.abort.signal.aborted) {
-      // Interrupted while the kernel was still starting: the cell never ran.
-      const skipped = notRun("Not run: the turn was interrupted.");
-      this.recordCell(turn, callId, skipped);
-      return skipped;
-    }
-    this.currentCallId = callId;
-    let result: CellResult;
-    try {
-      result = await kernel.execute(code);
-    } finally {
-      this.currentCallId = undefined;
-    }
-    result = { ...result, output: this.journal.redact(result.output) };
-    this.lastSeen = result.output.slice(-LAST_OUTPUT_CHARS);
-    if (result.status === "crashed" && this.params.parentId) {
-      this.recordCell(turn, callId, result);
-      throw new KernelCrashError(`its kernel died during a cell: ${result.note ?? "no detail"}`);
-    }
-    if (this.pendingReload) {
-      // A restarted kernel lost the user's --var inputs; put them back so the model can carry on.
-      this.pendingReload = false;
-      const names = this.params.variables.map((v) => v.name);
-      if (names.length > 0) {
-        await this.loadVariables(kernel);
-        result.note = `${result.note ?? "The kernel was restarted."} The inputs ${names.join(", ")} were loaded again.`;
-      }
-    }
-    if (this.restored && this.restored.notRestored.length > 0) {
-      const lost = this.restored.notRestored.map((v) => `${v.name} (${v.reason})`).join(", ");
-      result.note = `${result.note ? `${result.note} ` : ""}The kernel was restarted and its variables restored from a snapshot, except: ${lost}.`;
-    }
-    this.restored = undefined;
-    this.recordCell(turn, callId, result);
-    this.snapshotAfterCell(kernel);
-    return result;
-  }
-
-  private recordCell(turn: number, callId: string, result: CellResult): void {
-    const imageFiles = result.images.map((image, i) =>
-      this.journal.writeOutputFile(
-        `cell-${result.executionCount}-${i}.png`,
-        Buffer.from(image.data, "base64"),
-      ),
-    );
-    this.record({
-      type: "cell_output",
-      turn,
-      callId,
-      executionCount: result.executionCount,
-      status: result.status,
-      output: result.output,
-      outputChars: result.outputChars,
-      truncated: result.truncated,
-      fullOutputFile: result.fullOutputPath ? this.journal.relativePath(result.fullOutputPath) : undefined,
-      imageFiles,
-      error: result.error,
-      note: result.note,
-      durationMs: result.durationMs,
-    });
-  }
-}
-
-function notRun(note: string): CellResult {
-  return {
-    executionCount: 0,
-    status: "error",
-    output: "",
-    outputChars: 0,
-    truncated: false,
-    images: [],
-    note,
-    durationMs: 0,
-  };
 }
 
 /** How a submitted value reads as a final answer: JSON when it has one, else its repr. */

@@ -184,7 +184,9 @@ async function attach(home: string, id: string, io: RunIo, json: boolean): Promi
     }
     // Attaching is one of the ways an exited session comes back (send and a due schedule are the others).
     const interrupted = status === "interrupted";
-    const question = interrupted ? "was interrupted. Resume it now? [Y/n] " : `is ${status}. Reopen it to continue? [y/N] `;
+    const question = interrupted
+      ? "was interrupted. Resume it now? [Y/n] "
+      : `is ${status}. Reopen it to continue? [y/N] `;
     const answer = await ask(`session ${id} ${question}`);
     if (interrupted ? /^n/i.test(answer) : !/^y/i.test(answer)) return EXIT.done;
     await reviveHost(home, id, io.env, interrupted ? "Continue the task where you left off." : undefined);

@@ -1,0 +1,267 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { startKernel } from "../kernel/index.js";
+import type { CellResult, Kernel, KernelLifecycleEvent } from "../kernel/types.js";
+import type { Journal } from "../session/index.js";
+import type { JournalBody } from "../session/types.js";
+import type { AgentEvent } from "./events.js";
+import type { AgentTree } from "./tree.js";
+import type { VariableSpec } from "./variables.js";
+
+/** What the kernel of an agent needs from the agent. */
+export interface KernelOwner {
+  readonly tree: AgentTree;
+  readonly depth: number;
+  readonly dir: string;
+  readonly journal: Journal;
+  readonly variables: VariableSpec[];
+  /** A child fails fast when its kernel dies (its parent decides); the root restarts and goes on. */
+  readonly failOnCrash: boolean;
+  readonly closed: boolean;
+  readonly aborted: boolean;
+  record(body: JournalBody): unknown;
+  emit(event: AgentEvent): void;
+  hostRequest(method: string, params: unknown): Promise<unknown>;
+}
+
+/** Thrown inside a child's turn when its kernel dies. */
+export class KernelCrashError extends Error {}
+
+/**
+ * An agent's kernel over its life: started on first use (while the first model call is in flight),
+ * its cells journaled, its variables snapshotted after each cell (root agent), released when idle and
+ * restored on the next cell, restarted after a crash with the agent's inputs loaded again.
+ */
+export class AgentKernel {
+  /** The kernel, booting or live; undefined before the first boot and after release(). */
+  private kernelReady: Promise<Kernel> | undefined;
+  private liveKernel: Kernel | undefined;
+  private currentCallId: string | undefined;
+  private pendingReload = false;
+
+  constructor(private readonly owner: KernelOwner) {}
+
+  /** Starts the kernel if there is none (first use, or after release()). */
+  ensure(): Promise<Kernel> {
+    if (!this.kernelReady) {
+      this.kernelReady = this.boot();
+      // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
+      this.kernelReady.catch(() => {});
+    }
+    return this.kernelReady;
+  }
+
+  /** Restore the snapshot into the next kernel that boots (a resumed session). */
+  restoreNext(): void {
+    this.restoreOnBoot = true;
+  }
+
+  /** What the last restore brought back, once (cleared by reading). */
+  takeRestored(): { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined {
+    const r = this.restored;
+    this.restored = undefined;
+    return r;
+  }
+
+  interrupt(): void {
+    this.liveKernel?.interrupt();
+  }
+
+  /** Waits for pending snapshots and stops the kernel (also one whose boot failed half-way). */
+  async close(): Promise<void> {
+    await this.kernelReady?.catch(() => undefined);
+    await this.snapshotting;
+    await this.liveKernel?.shutdown();
+  }
+
+  private async boot(): Promise<Kernel> {
+    const k = this.owner.tree.options.kernel;
+    const template = this.owner.depth > 0 ? await this.owner.tree.kernelTemplate() : undefined;
+    const kernel = await startKernel({
+      template,
+      cwd: this.owner.tree.options.cwd,
+      env: k.env,
+      passEnv: k.passEnv,
+      python: this.owner.tree.python,
+      cellTimeoutMs: k.cellTimeoutMs,
+      outputCap: k.outputCap,
+      outputDir: this.owner.journal.outputsDir,
+      onOutput: (text) =>
+        this.owner.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
+      onHostRequest: (method, params) => this.owner.hostRequest(method, params),
+      onLifecycle: (event) => this.onLifecycle(event),
+    });
+    this.liveKernel = kernel;
+    await this.loadVariables(kernel);
+    this.pendingReload = false;
+    if (this.restoreOnBoot) {
+      this.restoreOnBoot = false;
+      const report = await kernel.restore(this.snapshotDir);
+      this.restored = {
+        restored: report.restored.map((v) => v.name),
+        notRestored: [...report.failed, ...report.skipped],
+      };
+    }
+    return kernel;
+  }
+
+  /** Where the root agent's variables are pickled after each cell (see python/relm/snapshot.py). */
+  get snapshotDir(): string {
+    return join(this.owner.dir, "snapshot");
+  }
+
+  private restoreOnBoot = false;
+  /** What the last restore brought back, for the next note to the model. */
+  private restored: { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined;
+  private snapshotting: Promise<void> = Promise.resolve();
+
+  /** Pickles the variables after a cell (root agent only: it is the one a new host resumes). */
+  private snapshotAfterCell(kernel: Kernel): void {
+    if (this.owner.depth !== 0) return;
+    this.snapshotting = this.snapshotting
+      .then(() => kernel.snapshot(this.snapshotDir))
+      .then((report) => {
+        if (!this.owner.closed) {
+          this.owner.record({
+            type: "snapshot",
+            saved: report.saved.length,
+            skipped: report.skipped,
+            bytes: report.bytes,
+          });
+        }
+      })
+      .catch(() => {
+        // A kernel that died meanwhile has nothing to save; the previous snapshot stays.
+      });
+  }
+
+  /**
+   * Frees the kernel of an idle session: its variables are snapshotted, the process exits, and the
+   * next cell starts a new kernel that loads them back.
+   */
+  async release(): Promise<void> {
+    const booting = this.kernelReady;
+    if (!booting) return;
+    const kernel = await booting.catch(() => undefined);
+    if (kernel) {
+      await this.snapshotting;
+      if (this.owner.depth === 0) await kernel.snapshot(this.snapshotDir).catch(() => undefined);
+      await kernel.shutdown();
+    }
+    this.kernelReady = undefined;
+    this.liveKernel = undefined;
+    this.restoreOnBoot = true;
+  }
+
+  private async loadVariables(kernel: Kernel): Promise<void> {
+    for (const spec of this.owner.variables) {
+      await kernel.setVariable(spec.name, spec.source);
+      if (spec.consume && "pickle" in spec.source) rmSync(spec.source.pickle, { force: true });
+    }
+  }
+
+  private onLifecycle(event: KernelLifecycleEvent): void {
+    if (this.owner.closed) return;
+    if (event.type === "started") {
+      const how = event.forkedFrom
+        ? `, forked from template ${event.forkedFrom}`
+        : event.fallback
+          ? `, spawned (${event.fallback})`
+          : "";
+      this.owner.record({
+        type: "kernel",
+        event: "started",
+        pid: event.pid,
+        detail: `python ${event.python.version}${how}`,
+      });
+    } else if (event.type === "died") {
+      this.owner.record({
+        type: "kernel",
+        event: "died",
+        pid: event.pid,
+        detail: `code ${event.code} signal ${event.signal}`,
+      });
+    } else {
+      this.owner.record({ type: "kernel", event: "restarted", pid: event.pid, detail: event.reason });
+      this.pendingReload = true;
+    }
+  }
+
+  async runCell(turn: number, callId: string, code: string): Promise<CellResult> {
+    const kernel = await this.ensure();
+    if (this.owner.aborted) {
+      // Interrupted while the kernel was still starting: the cell never ran.
+      const skipped = notRun("Not run: the turn was interrupted.");
+      this.recordCell(turn, callId, skipped);
+      return skipped;
+    }
+    this.currentCallId = callId;
+    let result: CellResult;
+    try {
+      result = await kernel.execute(code);
+    } finally {
+      this.currentCallId = undefined;
+    }
+    result = { ...result, output: this.owner.journal.redact(result.output) };
+    if (result.status === "crashed" && this.owner.failOnCrash) {
+      this.recordCell(turn, callId, result);
+      throw new KernelCrashError(`its kernel died during a cell: ${result.note ?? "no detail"}`);
+    }
+    if (this.pendingReload) {
+      // A restarted kernel lost the user's --var inputs; put them back so the model can carry on.
+      this.pendingReload = false;
+      const names = this.owner.variables.map((v) => v.name);
+      if (names.length > 0) {
+        await this.loadVariables(kernel);
+        result.note = `${result.note ?? "The kernel was restarted."} The inputs ${names.join(", ")} were loaded again.`;
+      }
+    }
+    if (this.restored && this.restored.notRestored.length > 0) {
+      const lost = this.restored.notRestored.map((v) => `${v.name} (${v.reason})`).join(", ");
+      result.note = `${result.note ? `${result.note} ` : ""}The kernel was restarted and its variables restored from a snapshot, except: ${lost}.`;
+    }
+    this.restored = undefined;
+    this.recordCell(turn, callId, result);
+    this.snapshotAfterCell(kernel);
+    return result;
+  }
+
+  private recordCell(turn: number, callId: string, result: CellResult): void {
+    const imageFiles = result.images.map((image, i) =>
+      this.owner.journal.writeOutputFile(
+        `cell-${result.executionCount}-${i}.png`,
+        Buffer.from(image.data, "base64"),
+      ),
+    );
+    this.owner.record({
+      type: "cell_output",
+      turn,
+      callId,
+      executionCount: result.executionCount,
+      status: result.status,
+      output: result.output,
+      outputChars: result.outputChars,
+      truncated: result.truncated,
+      fullOutputFile: result.fullOutputPath
+        ? this.owner.journal.relativePath(result.fullOutputPath)
+        : undefined,
+      imageFiles,
+      error: result.error,
+      note: result.note,
+      durationMs: result.durationMs,
+    });
+  }
+}
+
+function notRun(note: string): CellResult {
+  return {
+    executionCount: 0,
+    status: "error",
+    output: "",
+    outputChars: 0,
+    truncated: false,
+    images: [],
+    note,
+    durationMs: 0,
+  };
+}
