@@ -10,6 +10,7 @@ from . import handoff, host
 from .agents import llm, rlm
 from .messages import inbox, send
 from .schedule import schedule
+from .goals import done, goal
 from .harness import harness, install_import_watch
 
 
@@ -44,12 +45,25 @@ EXPORTS = {
     "send": send,
     "inbox": inbox,
     "schedule": schedule,
+    "goal": goal,
+    "done": done,
     "harness": harness,
 }
 
 
+def _no_input(prompt=""):
+    """Nobody types into a kernel: waiting for an answer would wait forever."""
+    raise RuntimeError(
+        "input() is not available: no person is attached to this kernel. Decide yourself, or end "
+        f"your turn and ask in your answer. (The prompt was: {str(prompt)[:200]!r})"
+    )
+
+
 def install(namespace, output_dir=None):
     """Installs EXPORTS into the user namespace; `output_dir` is where values handed to the host go."""
+    import builtins
+
+    builtins.input = _no_input
     handoff.configure(output_dir)
     install_import_watch()
     namespace.update(EXPORTS)

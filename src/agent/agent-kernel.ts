@@ -67,6 +67,12 @@ export class AgentKernel {
     this.liveKernel?.interrupt();
   }
 
+  /** Names of the user's variables in the live kernel (none when it is not running). */
+  async variableNames(): Promise<string[]> {
+    if (!this.liveKernel) return [];
+    return (await this.liveKernel.variables().catch(() => [])).map((v) => v.name);
+  }
+
   /** Waits for pending snapshots and stops the kernel (also one whose boot failed half-way). */
   async close(): Promise<void> {
     await this.kernelReady?.catch(() => undefined);

@@ -9,7 +9,7 @@ import { handleMessageRequest, type MessagingAgent } from "./messaging.js";
 import type { TreeOptions } from "./tree.js";
 
 /** The agent a kernel belongs to, as the kernel's calls see it. */
-export interface HostApiAgent extends HarnessApiAgent, MessagingAgent {
+export interface HostApiAgent extends HarnessApiAgent, MessagingAgent, GoalAgent {
   readonly scheduler: TreeOptions["scheduler"];
   readonly budget: Budget;
   readonly children: ChildManager;
@@ -23,6 +23,7 @@ export async function handleHostRequest(agent: HostApiAgent, method: string, raw
   if (method.startsWith("harness.")) return handleHarnessRequest(agent, method, raw);
   if (method.startsWith("msg.")) return handleMessageRequest(agent, method, raw);
   if (method.startsWith("schedule.")) return handleScheduleRequest(agent.scheduler, method, raw);
+  if (method.startsWith("goal.")) return handleGoalRequest(agent, method, raw);
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");
@@ -92,5 +93,42 @@ function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: stri
     return scheduler.add({ [key]: params[key] as string } as { every: string }, prompt);
   } catch (error) {
     throw new HostRequestError(`schedule(): ${(error as Error).message}`, "usage");
+  }
+}
+
+export interface GoalAgent {
+  goal: string | undefined;
+  goalDone: boolean;
+  progressNotes: number;
+  setGoal(text: string): void;
+  record(body: JournalBody): unknown;
+  setSubmission(payload: SubmitPayload): void;
+}
+
+/** `goal` and `done()` from Python: the objective of an autonomous run and its progress notes. */
+function handleGoalRequest(agent: GoalAgent, method: string, raw: unknown): unknown {
+  const params = asRecord(raw, method);
+  switch (method) {
+    case "goal.get":
+      return { text: agent.goal ?? null, done: agent.goalDone };
+    case "goal.set":
+      agent.setGoal(requiredString(params, "text"));
+      return null;
+    case "goal.progress": {
+      const text = requiredString(params, "text");
+      agent.progressNotes += 1;
+      agent.record({ type: "goal_progress", text });
+      return null;
+    }
+    case "goal.done": {
+      // Like submit(): the run ends after this cell, with the note as its answer.
+      const note = optionalString(params, "note");
+      agent.goalDone = true;
+      agent.record({ type: "goal_done", note });
+      agent.setSubmission({ json: note ?? "done", repr: JSON.stringify(note ?? "done"), pickle: null });
+      return null;
+    }
+    default:
+      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
   }
 }

@@ -27,6 +27,12 @@ export interface LoopContext {
   takeMessages(): { from: string; text: string }[];
   /** Why an aborted turn stopped (a person's Ctrl-C, or a parent's cancel). */
   interruptReason(): string;
+  /** Before each model call: compaction when the prompt nears the model's window. */
+  beforeModelCall?(): Promise<void>;
+  /** Before the first cell of a turn: the file checkpoint. */
+  beforeCells?(turn: number): Promise<void>;
+  /** After each model response: its prompt size, for deciding on compaction. */
+  afterResponse?(usage: { inputTokens: number }): void;
   nextTurnNumber(): number;
   /** Set while a turn runs; aborted by interrupt(). */
   abort: AbortController;
@@ -50,6 +56,7 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
         content: [{ type: "text", text: `[message from ${m.from}]\n${m.text}` }],
       });
     }
+    await ctx.beforeModelCall?.();
     const stop = ctx.budget.check();
     if (stop) {
       ctx.record({
@@ -82,6 +89,7 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
     const response = outcome.response;
     const usage = response.usage;
     ctx.budget.recordCall(usage.inputTokens + usage.outputTokens, response.cost);
+    ctx.afterResponse?.(usage);
     const message = response.message;
     ctx.record({
       type: "model_response",
@@ -162,6 +170,7 @@ async function runToolCalls(
       });
       continue;
     }
+    await ctx.beforeCells?.(turn);
     ctx.record({ type: "cell", turn, callId: call.id, code: parsed.code });
     const result = await ctx.runCell(turn, call.id, parsed.code);
     ctx.messages.push({ role: "tool", toolCallId: call.id, content: renderCellResult(result) });

@@ -16,6 +16,8 @@ export interface RebuiltConversation {
   modelCallInFlight: number | undefined;
   /** The last turn ended with a final answer (nothing was left half done). */
   settled: boolean;
+  /** The goal set last, if any. */
+  goal?: string;
 }
 
 /**
@@ -28,8 +30,12 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
   let lastTurn = 0;
   let inFlight: number | undefined;
   let settled = true;
+  let goal: string | undefined;
   for (const e of events) {
     switch (e.type) {
+      case "goal":
+        goal = e.text;
+        break;
       case "user":
         messages.push({ role: "user", content: [{ type: "text", text: e.text }] });
         settled = false;
@@ -78,11 +84,29 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
       case "final":
         settled = true;
         break;
+      case "compaction": {
+        // The same swap the live session made: the summary, then the turns it kept verbatim.
+        const kept = e.kept > 0 ? messages.slice(-e.kept) : [];
+        messages.splice(
+          0,
+          messages.length,
+          { role: "user", content: [{ type: "text", text: e.summaryMessage }] },
+          ...kept,
+        );
+        break;
+      }
       default:
         break;
     }
   }
-  return { messages, lastTurn, unanswered: [...pending.values()], modelCallInFlight: inFlight, settled };
+  return {
+    messages,
+    lastTurn,
+    unanswered: [...pending.values()],
+    modelCallInFlight: inFlight,
+    settled,
+    goal,
+  };
 }
 
 function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {

@@ -14,6 +14,8 @@ import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import { MAX_INBOX, type Received } from "./messaging.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { type RebuiltConversation, rebuildConversation } from "./resume.js";
+import { SessionCheckpoints } from "./session-checkpoints.js";
+import { compactConversation } from "./session-compaction.js";
 import type { AgentSpec } from "./specs.js";
 import { AgentTree, type KernelSettings, type TreeOptions } from "./tree.js";
 import { describeVariable, renderVariableLine, type VariableSpec } from "./variables.js";
@@ -73,7 +75,18 @@ export class AgentSession implements ChildAgent {
   private readonly messages: Message[] = [];
   private readonly inbox: { from: string; text: string }[] = [];
   private readonly kernel: AgentKernel;
-  private readonly system: string;
+  private system: string;
+  /** How the system prompt was built, so a compaction can rebuild it with a refined harness. */
+  private promptInputs: Parameters<typeof buildSystemPrompt> | undefined;
+  /** File checkpoints before each turn that runs code (the root agent; children share its files). */
+  private readonly checkpoints: SessionCheckpoints | undefined;
+  private lastInputTokens = 0;
+  /** The objective restated at every continuation and after every compaction (/goal, --goal). */
+  goal: string | undefined;
+  goalDone = false;
+  /** Counters an autonomous run compares to notice a stall. */
+  progressNotes = 0;
+  cellsRun = 0;
   private turnCounter = 0;
   private submission: SubmitPayload | undefined;
   private abort = new AbortController();
@@ -118,7 +131,9 @@ export class AgentSession implements ChildAgent {
       this.system = params.resume.system;
       this.messages.push(...params.resume.rebuilt.messages);
       this.turnCounter = params.resume.rebuilt.lastTurn;
+      this.goal = params.resume.rebuilt.goal;
       this.emit(this.sessionEvent(params));
+      this.checkpoints = this.openCheckpoints();
       return;
     }
     this.journal = Journal.create(
@@ -140,7 +155,7 @@ export class AgentSession implements ChildAgent {
     for (const v of described) {
       this.record({ type: "variable", name: v.name, varType: v.type, size: v.size, preview: v.preview });
     }
-    this.system = buildSystemPrompt(
+    this.promptInputs = [
       {
         cwd: tree.options.cwd,
         depth: this.depth,
@@ -164,10 +179,18 @@ export class AgentSession implements ChildAgent {
           : undefined,
         specs: tree.specs(),
       },
-    );
+    ];
+    this.system = buildSystemPrompt(...this.promptInputs);
     // Kept in the journal so a resumed session sends exactly the same system prompt (prompt cache).
     this.record({ type: "system_prompt", text: this.system });
     this.kernel.ensure();
+    this.checkpoints = this.depth === 0 ? this.openCheckpoints() : undefined;
+  }
+
+  private openCheckpoints(): SessionCheckpoints {
+    return new SessionCheckpoints(this.tree.options.home, this.tree.options.cwd, this.id, (b) =>
+      this.record(b),
+    );
   }
 
   private sessionEvent(params: AgentParams): AgentEvent {
@@ -215,7 +238,8 @@ export class AgentSession implements ChildAgent {
       );
     }
     const journal = Journal.open(dir, { secrets: options.secrets });
-    const system = events.find((e) => e.type === "system_prompt");
+    // The latest one: a compaction may have renewed it (with a refined harness).
+    const system = events.findLast((e) => e.type === "system_prompt");
     if (system?.type !== "system_prompt") {
       journal.close();
       throw new SessionResumeError(
@@ -328,9 +352,12 @@ export class AgentSession implements ChildAgent {
     this.notePending = undefined;
     if (this.cancelled) return { status: "interrupted", reason: this.cancelled };
     this.abort = new AbortController();
+    const self = this;
     const ctx: LoopContext = {
       client: this.client,
-      system: this.system,
+      get system() {
+        return self.system;
+      },
       messages: this.messages,
       budget: this.budget,
       sink: this.params.sink,
@@ -338,6 +365,7 @@ export class AgentSession implements ChildAgent {
       record: (body) => this.record(body),
       runCell: async (turn, callId, code) => {
         const result = await this.kernel.runCell(turn, callId, code);
+        if (result.output.length > 0) this.cellsRun += 1;
         this.lastSeen = result.output.slice(-LAST_OUTPUT_CHARS);
         return result;
       },
@@ -349,6 +377,15 @@ export class AgentSession implements ChildAgent {
       takeMessages: () => this.inbox.splice(0),
       nextTurnNumber: () => ++this.turnCounter,
       interruptReason: () => this.cancelled ?? "interrupted by the user",
+      beforeModelCall: async () => {
+        await this.compact(false);
+      },
+      beforeCells: async (turn) => {
+        await this.checkpoints?.beforeCells(turn);
+      },
+      afterResponse: (usage) => {
+        this.lastInputTokens = usage.inputTokens;
+      },
     };
     try {
       const outcome = await runTurn(ctx, userText);
@@ -440,6 +477,62 @@ export class AgentSession implements ChildAgent {
   setSubmission(payload: SubmitPayload): void {
     this.record({ type: "submit", value: payload.json !== undefined ? payload.json : payload.repr });
     this.submission = payload;
+  }
+
+  /**
+   * Compacts the conversation when the prompt nears the model's window (or now, when forced: /compact).
+   * A refined harness takes effect here: the system prompt is rebuilt with it and journaled.
+   */
+  async compact(force: boolean): Promise<string> {
+    const outcome = await compactConversation(
+      {
+        client: this.client,
+        messages: this.messages,
+        budget: this.budget,
+        goal: this.goal,
+        record: (b) => this.record(b),
+        liveVariables: () => this.kernel.variableNames(),
+        filesTouched: () => this.checkpoints?.filesTouched() ?? Promise.resolve([]),
+      },
+      this.tree.options.compaction ?? {},
+      this.lastInputTokens,
+      force,
+    );
+    if (!outcome.compacted) return outcome.message;
+    this.lastInputTokens = 0;
+    const reload = this.tree.options.harness?.reload;
+    if (reload && this.promptInputs) {
+      const [facts, extras] = this.promptInputs;
+      this.promptInputs = [facts, { ...extras, harness: reload(this.dir) }];
+      const renewed = buildSystemPrompt(...this.promptInputs);
+      if (renewed !== this.system) {
+        this.system = renewed;
+        this.record({ type: "system_prompt", text: renewed });
+      }
+    }
+    return outcome.message;
+  }
+
+  /** Puts the files back as they were before `turn` (default: the last turn with a checkpoint). */
+  undo(turn?: number) {
+    return (
+      this.checkpoints?.undo(turn) ?? Promise.resolve({ error: "file checkpoints belong to the root agent" })
+    );
+  }
+
+  /** The workspace's state as a hash, for "nothing changed" checks (null without checkpoints). */
+  fingerprint(): Promise<string | null> {
+    return this.checkpoints?.fingerprint() ?? Promise.resolve(null);
+  }
+
+  get cwd(): string {
+    return this.tree.options.cwd;
+  }
+
+  setGoal(text: string): void {
+    this.goal = text;
+    this.goalDone = false;
+    this.record({ type: "goal", text });
   }
 
   /** Frees the kernel of an idle session (snapshotted; the next cell restores it). */

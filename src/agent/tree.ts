@@ -6,6 +6,7 @@ import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
 import type { ModelClient } from "../llm/types.js";
 import type { EventSink } from "./events.js";
 import { findAgentsMd } from "./prompt.js";
+import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
 
 export interface KernelSettings {
@@ -46,6 +47,8 @@ export interface TreeOptions {
      */
     reload?: (sessionDir: string) => string;
   };
+  /** When and how conversations are compacted (context windows, threshold). */
+  compaction?: CompactionSettings;
   /** Schedules of this session (set by its host; absent when nothing hosts the session). */
   scheduler?: {
     add(timing: { every: string } | { at: string } | { cron: string }, prompt: string): unknown;

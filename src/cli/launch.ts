@@ -21,6 +21,9 @@ function passThrough(flags: RunFlags): string[] {
     ["cellTimeout", "--cell-timeout"],
     ["maxDepth", "--max-depth"],
     ["idleTimeout", "--idle-timeout"],
+    ["gateTimeout", "--gate-timeout"],
+    ["maxGateFailures", "--max-gate-failures"],
+    ["goal", "--goal"],
   ];
   for (const [key, flag] of single) {
     const value = flags[key];
@@ -28,6 +31,9 @@ function passThrough(flags: RunFlags): string[] {
   }
   for (const v of flags.var ?? []) args.push("--var", v);
   for (const name of flags.passEnv ?? []) args.push("--pass-env", name);
+  for (const gate of flags.gate ?? []) args.push("--gate", gate);
+  if (flags.autonomous) args.push("--autonomous");
+  if (flags.unattended) args.push("--unattended");
   return args;
 }
 

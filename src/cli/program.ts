@@ -75,6 +75,23 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         "--idle-timeout <seconds>",
         "a detached session's host exits after this long idle (default 1800)",
       )
+      .option(
+        "--gate <command>",
+        "autonomous: done only when this shell command exits 0 (repeatable)",
+        collect,
+        [],
+      )
+      .option("--gate-timeout <seconds>", "time limit of each gate command (default 300)")
+      .option(
+        "--max-gate-failures <n>",
+        "stop (exit 4) after the same gate failed N times with no file change (default 3)",
+      )
+      .option(
+        "--autonomous",
+        "keep going with continuation prompts until done() is called or a budget is spent",
+      )
+      .option("--goal <objective>", "the objective, restated at every continuation and after compaction")
+      .option("--unattended", "nobody will answer questions (implied by --detach with autonomous mode)")
       .addOption(new Option("--as-host <id>").hideHelp()),
   ).action(async (words: string[], flags) => {
     const task =
@@ -82,7 +99,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         ? words.join(" ")
         : flags.resume || flags.asHost
           ? undefined
-          : await readTaskFromStdin();
+          : flags.goal
+            ? flags.goal
+            : await readTaskFromStdin();
     if (flags.asHost) {
       // A detached host binds its socket before loading the agent: it is the session's lock, and the
       // launcher is waiting for it.

@@ -121,6 +121,40 @@ export class ProgressRenderer {
         this.names.set(event.id, event.name);
         this.line(s.cyan(`⇢ sub-agent ${event.name} (${event.id}): ${firstLine(event.task)}`));
         return;
+      case "gate_run":
+        for (const r of event.results) {
+          const mark = r.passed
+            ? s.green("✓ gate")
+            : s.red(`✗ gate (exit ${r.exitCode ?? "none"}${r.timedOut ? ", timed out" : ""})`);
+          this.line(`${mark} ${r.command} ${s.dim(formatDuration(r.durationMs))}`);
+        }
+        return;
+      case "autonomy_end":
+        this.line(
+          (event.outcome === "gates passed" || event.outcome === "done" ? s.green : s.yellow)(
+            `■ ${event.report.split("\n")[0]}`,
+          ),
+        );
+        return;
+      case "checkpoint":
+        if (event.warning) this.line(s.yellow(`⚠ ${event.warning}`));
+        return;
+      case "compaction":
+        this.line(
+          s.dim(
+            `⇊ compacted ${event.summarized} messages: about ${event.tokensBefore} → ${event.tokensAfter} tokens`,
+          ),
+        );
+        return;
+      case "goal":
+        this.line(s.cyan(`◎ goal: ${event.text}`));
+        return;
+      case "goal_progress":
+        this.line(s.dim(`◎ progress: ${event.text}`));
+        return;
+      case "goal_paused":
+        this.line(s.yellow(`◎ goal paused: ${event.reason}`));
+        return;
       case "child_finished":
         this.renderChildEnd(event, "");
         return;

@@ -1,6 +1,6 @@
+import type { AutonomousOutcome, AutonomySettings } from "../agent/autonomy.js";
 import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent, EventSink } from "../agent/events.js";
-import type { TurnOutcome } from "../agent/loop.js";
 import { UsageError } from "../config/errors.js";
 import { SessionHost } from "../host/host.js";
 import type { SessionServer } from "../host/server.js";
@@ -24,6 +24,12 @@ export interface RunFlags extends SessionFlags {
   /** Internal: this process is the detached host of session ID (see launch.ts). */
   asHost?: string;
   idleTimeout?: string;
+  gate?: string[];
+  gateTimeout?: string;
+  maxGateFailures?: string;
+  autonomous?: boolean;
+  goal?: string;
+  unattended?: boolean;
 }
 
 export interface RunIo extends CliIo {
@@ -34,8 +40,10 @@ export interface RunIo extends CliIo {
   argv?: string[];
 }
 
-export function exitCodeFor(outcome: TurnOutcome | undefined): number {
+export function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
   switch (outcome?.status) {
+    case "gates_failing":
+      return EXIT.gatesFailing;
     case "done":
       return EXIT.done;
     case "budget":
@@ -86,10 +94,16 @@ export async function runOnce(
     title: session.journal.header.title,
     cwd: io.cwd,
     detached: false,
+    autonomy: autonomyFrom(flags, false),
     ensureWaker: () => ensureWaker(prepared.config.home, io.env),
   });
   fanout.add((event) => host.onEvent(event));
+  let autonomyReport: string | undefined;
+  fanout.add((event) => {
+    if (event.type === "autonomy_end" && !event.agent) autonomyReport = event.report;
+  });
   await host.listen();
+  if (flags.goal) session.setGoal(flags.goal);
 
   let interrupts = 0;
   const onSigint = () => {
@@ -102,7 +116,7 @@ export async function runOnce(
     }
   };
   process.on("SIGINT", onSigint);
-  let outcome: TurnOutcome | undefined;
+  let outcome: AutonomousOutcome | undefined;
   try {
     host.start(text);
     await host.finish();
@@ -111,16 +125,24 @@ export async function runOnce(
     process.off("SIGINT", onSigint);
   }
 
-  if (!flags.json) report(outcome, session.id, io);
+  if (!flags.json) report(outcome, session.id, io, autonomyReport);
   return exitCodeFor(outcome);
 }
 
-function report(outcome: TurnOutcome | undefined, id: string, io: RunIo): void {
+function report(
+  outcome: AutonomousOutcome | undefined,
+  id: string,
+  io: RunIo,
+  autonomyReport?: string,
+): void {
+  if (autonomyReport) io.stderr.write(`relm: ${autonomyReport.split("\n")[0]}\n`);
   if (outcome?.status === "done") {
     io.stdout.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
     return;
   }
-  if (outcome?.status === "budget") {
+  if (autonomyReport) {
+    // Already said above, in the words of the autonomous run's own report.
+  } else if (outcome?.status === "budget") {
     io.stderr.write(`relm: ${outcome.stop.message}; spent ${describeSpend(outcome.stop.spent)}\n`);
   } else if (outcome?.status === "error") {
     io.stderr.write(`relm: ${outcome.message}\n`);
@@ -180,10 +202,12 @@ export async function runAsHost(
     detached: true,
     idleExitMs: idleMs ?? prepared.config.idleTimeoutMs,
     kernelIdleMs: prepared.config.kernelIdleTimeoutMs,
+    autonomy: autonomyFrom(flags, true),
     ensureWaker: () => ensureWaker(prepared.config.home, io.env),
   });
   fanout.add((event) => host.onEvent(event));
   await host.listen(bound);
+  if (flags.goal && !flags.resume) session.setGoal(flags.goal);
   const stop = () => void host.stop("the host was asked to stop (signal)");
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
@@ -193,6 +217,28 @@ export async function runAsHost(
   else host.idle();
   const outcome = await host.exited;
   return exitCodeFor(outcome);
+}
+
+/**
+ * Autonomous mode for `relm run`: on with --autonomous or any --gate. A detached autonomous run is
+ * unattended: nobody is there to answer.
+ */
+export function autonomyFrom(flags: RunFlags, detached: boolean): AutonomySettings | undefined {
+  const gates = flags.gate ?? [];
+  if (!flags.autonomous && gates.length === 0) return undefined;
+  const positive = (value: string | undefined, flag: string): number | undefined => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new UsageError(`${flag} must be a positive whole number, got "${value}"`);
+    return n;
+  };
+  return {
+    gates,
+    gateTimeoutMs: (positive(flags.gateTimeout, "--gate-timeout") ?? 300) * 1000,
+    maxGateFailures: positive(flags.maxGateFailures, "--max-gate-failures"),
+    unattended: flags.unattended === true || detached,
+  };
 }
 
 function parseIdle(text: string): number {

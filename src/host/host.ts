@@ -1,5 +1,5 @@
+import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
 import type { AgentEvent } from "../agent/events.js";
-import type { TurnOutcome } from "../agent/loop.js";
 import type { AgentSession } from "../agent/session.js";
 import { JournalIndex } from "./journal-index.js";
 import { RPC, RpcError } from "./rpc.js";
@@ -18,6 +18,8 @@ export interface HostOptions {
   idleExitMs?: number;
   /** An idle host frees its kernel (snapshotted) after this long; default 5 min. */
   kernelIdleMs?: number;
+  /** Autonomous mode: turns continue until gates pass, done() is called, or a budget is spent. */
+  autonomy?: AutonomySettings;
   /** Called when the host stops with schedules still to come, so a waker can revive it in time. */
   ensureWaker?: () => Promise<void>;
 }
@@ -30,7 +32,7 @@ export interface Inbound {
   from: string;
   text: string;
   /** Told how the turn that carried this message ended. */
-  done?: (outcome: TurnOutcome) => void;
+  done?: (outcome: AutonomousOutcome) => void;
 }
 
 /**
@@ -43,7 +45,7 @@ export class SessionHost {
   private server: SessionServer | undefined;
   private readonly index: JournalIndex;
   private readonly queue: Inbound[] = [];
-  private turn: Promise<TurnOutcome> | undefined;
+  private turn: Promise<AutonomousOutcome> | undefined;
   private status: SessionStatus = "idle";
   private reason: string | undefined;
   private stopping = false;
@@ -52,10 +54,10 @@ export class SessionHost {
   private stateTimer: NodeJS.Timeout | undefined;
   private lastActivity = new Date().toISOString();
   private readonly created: string;
-  private resolveExit: ((outcome: TurnOutcome | undefined) => void) | undefined;
+  private resolveExit: ((outcome: AutonomousOutcome | undefined) => void) | undefined;
   /** Resolves when the host has stopped (idle exit, stop request, or its work ended in the foreground). */
-  readonly exited: Promise<TurnOutcome | undefined>;
-  private lastOutcome: TurnOutcome | undefined;
+  readonly exited: Promise<AutonomousOutcome | undefined>;
+  private lastOutcome: AutonomousOutcome | undefined;
   readonly scheduler: Scheduler;
 
   constructor(private readonly options: HostOptions) {
@@ -150,7 +152,7 @@ export class SessionHost {
   }
 
   /** A person's message in a hosted interactive session: resolves when the turn that read it ends. */
-  ask(text: string): Promise<TurnOutcome> {
+  ask(text: string): Promise<AutonomousOutcome> {
     return new Promise((done) => {
       this.queue.push({ from: "user", text, done });
       this.pump();
@@ -209,19 +211,32 @@ export class SessionHost {
       .join("\n\n");
     this.clearTimers();
     this.setStatus("running");
-    this.turn = this.options.session.run(text);
+    const autonomy = this.options.autonomy;
+    this.turn = autonomy
+      ? runAutonomously(this.options.session, text, autonomy)
+      : this.options.session.run(text);
     void this.turn.then((outcome) => this.afterTurn(outcome));
   }
 
-  private waiting: ((outcome: TurnOutcome) => void)[] = [];
+  private waiting: ((outcome: AutonomousOutcome) => void)[] = [];
 
-  private afterTurn(outcome: TurnOutcome): void {
+  /** Turns autonomous mode on (settings) or off (undefined) for the next turns. */
+  setAutonomy(settings: AutonomySettings | undefined): void {
+    this.options.autonomy = settings;
+  }
+
+  get autonomy(): AutonomySettings | undefined {
+    return this.options.autonomy;
+  }
+
+  private afterTurn(outcome: AutonomousOutcome): void {
     this.turn = undefined;
     for (const done of this.waiting.splice(0)) done(outcome);
     this.lastOutcome = outcome;
     if (outcome.status === "done") this.setStatus("idle");
     else if (outcome.status === "interrupted") this.setStatus("interrupted", outcome.reason);
-    else this.setStatus("failed", outcome.status === "budget" ? outcome.stop.message : outcome.message);
+    else if (outcome.status === "stalled") this.setStatus("idle", `paused: ${outcome.report}`);
+    else this.setStatus("failed", failureReason(outcome));
     // Messages that arrived too late for the turn that just ended start the next one.
     for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
     if (this.queue.length > 0 && !this.stopping) this.pump();
@@ -317,5 +332,18 @@ export class SessionHost {
     } catch {
       // The journal is the record; a state file that could not be written is rebuilt from it.
     }
+  }
+}
+
+function failureReason(outcome: AutonomousOutcome): string {
+  switch (outcome.status) {
+    case "budget":
+      return outcome.stop.message;
+    case "error":
+      return outcome.message;
+    case "gates_failing":
+      return `gates still failing: ${outcome.report.split("\n")[0]}`;
+    default:
+      return outcome.status;
   }
 }

@@ -33,6 +33,10 @@ export function scrubEnvironment(
     out[name] = value;
   }
   out.PYTHONUNBUFFERED = "1";
+  // Tools that would stop and wait for a person (there is none: stdin is /dev/null) fail instead.
+  out.GIT_TERMINAL_PROMPT = "0";
+  out.DEBIAN_FRONTEND ??= "noninteractive";
+  out.PIP_NO_INPUT ??= "1";
   const existing = out.PYTHONPATH;
   out.PYTHONPATH = existing ? `${pythonDir}${delimiter}${existing}` : pythonDir;
   return out;

@@ -70,6 +70,56 @@ export type JournalBody =
     }
   | { type: "snapshot"; saved: number; skipped: { name: string; reason: string }[]; bytes: number }
   | { type: "submit"; value: unknown }
+  /** Files as they were before this turn's cells, in the shadow repository (relm undo restores them). */
+  | {
+      type: "checkpoint";
+      turn: number;
+      commit?: string;
+      filesChanged?: number;
+      warning?: string;
+      durationMs: number;
+    }
+  | {
+      type: "gate_run";
+      passed: boolean;
+      results: {
+        command: string;
+        exitCode: number | null;
+        passed: boolean;
+        timedOut: boolean;
+        output: string;
+        durationMs: number;
+      }[];
+      skipped: string[];
+      /** The same gate failing with the workspace unchanged, this many times in a row. */
+      sameFailures: number;
+    }
+  | { type: "goal"; text: string }
+  | { type: "goal_progress"; text: string }
+  | { type: "goal_done"; note?: string }
+  | { type: "goal_paused"; reason: string }
+  /** Older messages were replaced by `summaryMessage`; the last `kept` messages stayed. */
+  | {
+      type: "compaction";
+      summaryMessage: string;
+      kept: number;
+      summarized: number;
+      tokensBefore: number;
+      tokensAfter: number;
+    }
+  /** How an autonomous run ended, in words that never claim more than was checked. */
+  | {
+      type: "autonomy_end";
+      outcome:
+        | "gates passed"
+        | "done"
+        | "budget exhausted"
+        | "gates still failing"
+        | "stalled"
+        | "error"
+        | "interrupted";
+      report: string;
+    }
   | {
       type: "child_spawned";
       id: string;

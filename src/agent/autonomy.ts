@@ -1,0 +1,150 @@
+import type { JournalBody } from "../session/types.js";
+import { describeSpend } from "./budget.js";
+import { describeGateResults, runGates } from "./gates.js";
+import { GateStall } from "./gates-stall.js";
+import type { TurnOutcome } from "./loop.js";
+
+export interface AutonomySettings {
+  /** Shell commands that decide when the work is done; all must exit 0. */
+  gates: string[];
+  gateTimeoutMs?: number;
+  /** Stop (exit 4) after the same gate failed this many times in a row with the files unchanged. */
+  maxGateFailures?: number;
+  /** Without gates: pause after this many continuations with no change, output or progress note. */
+  maxIdleContinuations?: number;
+  /** No person will answer: questions are refused and the model is told to decide. */
+  unattended?: boolean;
+}
+
+/** What an autonomous run drives: one agent's turns, and what tells progress from going in circles. */
+export interface AutonomousAgent {
+  readonly goal: string | undefined;
+  readonly goalDone: boolean;
+  readonly progressNotes: number;
+  readonly cellsRun: number;
+  readonly cwd: string;
+  run(message: string): Promise<TurnOutcome>;
+  fingerprint(): Promise<string | null>;
+  record(body: JournalBody): unknown;
+}
+
+export type AutonomousOutcome =
+  | TurnOutcome
+  | { status: "gates_failing"; report: string }
+  | { status: "stalled"; report: string };
+
+/** The report every autonomous run ends with, and the final outcome. */
+function end(agent: AutonomousAgent, outcome: AutonomousOutcome, report: string): AutonomousOutcome {
+  const word =
+    outcome.status === "done"
+      ? "done"
+      : outcome.status === "budget"
+        ? "budget exhausted"
+        : outcome.status === "gates_failing"
+          ? "gates still failing"
+          : outcome.status === "stalled"
+            ? "stalled"
+            : outcome.status === "interrupted"
+              ? "interrupted"
+              : "error";
+  agent.record({
+    type: "autonomy_end",
+    outcome: report.startsWith("gates passed") ? "gates passed" : word,
+    report,
+  });
+  return outcome;
+}
+
+function continuation(agent: AutonomousAgent, unattended: boolean): string {
+  const goal = agent.goal ? `Goal: ${agent.goal}\n` : "";
+  const alone = unattended
+    ? "Nobody can answer questions in this run: decide for yourself and say what you assumed. "
+    : "";
+  return (
+    `[relm: autonomous mode] ${goal}Continue the work. ${alone}` +
+    'Record real steps forward with goal.progress("..."). When the goal is achieved and checked, call done("what was done") in a cell.'
+  );
+}
+
+/**
+ * Autonomous mode: keeps a run going until it is really done. With gates, "done" means every gate
+ * command exits 0; a failing gate's output goes back to the model, and the same gate failing again and
+ * again with the files unchanged ends the run as "gates still failing". Without gates, the model is
+ * prompted to continue until it calls done(), and a run that stops changing anything is paused rather
+ * than left to loop. Budgets end it as "budget exhausted" (the turn loop checks them before every call).
+ */
+export async function runAutonomously(
+  agent: AutonomousAgent,
+  firstMessage: string,
+  settings: AutonomySettings,
+): Promise<AutonomousOutcome> {
+  const stall = new GateStall();
+  const maxFailures = settings.maxGateFailures ?? 3;
+  const maxIdle = settings.maxIdleContinuations ?? 3;
+  let idle = 0;
+  let before = { fingerprint: await agent.fingerprint(), cells: agent.cellsRun, notes: agent.progressNotes };
+  let outcome = await agent.run(firstMessage);
+  for (;;) {
+    if (outcome.status === "budget") {
+      return end(
+        agent,
+        outcome,
+        `budget exhausted: ${outcome.stop.message}; spent ${describeSpend(outcome.stop.spent)}`,
+      );
+    }
+    if (outcome.status !== "done")
+      return end(agent, outcome, outcome.status === "error" ? outcome.message : outcome.reason);
+
+    let next: string;
+    if (settings.gates.length > 0) {
+      const run = await runGates(settings.gates, { cwd: agent.cwd, timeoutMs: settings.gateTimeoutMs });
+      const fingerprint = await agent.fingerprint();
+      const same = stall.record(run, fingerprint);
+      agent.record({
+        type: "gate_run",
+        passed: run.passed,
+        results: run.results.map((r) => ({
+          command: r.command,
+          exitCode: r.exitCode,
+          passed: r.passed,
+          timedOut: r.timedOut,
+          output: r.output,
+          durationMs: r.durationMs,
+        })),
+        skipped: run.skipped,
+        sameFailures: same,
+      });
+      const described = describeGateResults(run);
+      if (run.passed) return end(agent, outcome, `gates passed: ${described}`);
+      if (same >= maxFailures) {
+        const failure = describeGateResults(run, { failureOutput: true });
+        return end(
+          agent,
+          { status: "gates_failing", report: failure },
+          `gates still failing: the same gate failed ${same} times with no change in the files. ${failure}`,
+        );
+      }
+      next =
+        `[relm: autonomous mode] The work is not done yet: ${describeGateResults(run, { failureOutput: true })}\n` +
+        `${agent.goal ? `Goal: ${agent.goal}\n` : ""}Fix the cause, then finish again.`;
+    } else {
+      if (agent.goalDone) return end(agent, outcome, "done: the model called done()");
+      const now = {
+        fingerprint: await agent.fingerprint(),
+        cells: agent.cellsRun,
+        notes: agent.progressNotes,
+      };
+      const changed =
+        now.fingerprint !== before.fingerprint || now.cells !== before.cells || now.notes !== before.notes;
+      idle = changed ? 0 : idle + 1;
+      before = now;
+      if (idle >= maxIdle) {
+        const reason = `no file change, no new cell output and no progress note in ${idle} continuations`;
+        agent.record({ type: "goal_paused", reason });
+        return end(agent, { status: "stalled", report: reason }, `stalled: the goal is paused (${reason})`);
+      }
+      next = continuation(agent, settings.unattended === true);
+    }
+    outcome = await agent.run(next);
+  }
+}

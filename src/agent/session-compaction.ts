@@ -1,0 +1,69 @@
+import type { Message, ModelClient } from "../llm/types.js";
+import type { JournalBody } from "../session/types.js";
+import type { Budget } from "./budget.js";
+import { compactMessages, contextWindow, needsCompaction } from "./compaction.js";
+
+export interface CompactionSettings {
+  /** Fraction of the context window at which the conversation is compacted (default 0.8). */
+  threshold?: number;
+  /** Context windows by model-name prefix, overriding the built-in table. */
+  windows?: Record<string, number>;
+}
+
+export interface CompactionHost {
+  readonly client: ModelClient;
+  readonly messages: Message[];
+  readonly budget: Budget;
+  readonly goal: string | undefined;
+  record(body: JournalBody): unknown;
+  liveVariables(): Promise<string[]>;
+  filesTouched(): Promise<string[]>;
+}
+
+/**
+ * Replaces the older turns of a conversation by a summary the model writes (goal, constraints, progress,
+ * live variable names, files touched) and keeps the last turns verbatim. The kernel is untouched. The
+ * journal gets a marker with the summary, so the full history stays there and a resume rebuilds the same
+ * messages. Returns what happened, or why nothing did.
+ */
+export async function compactConversation(
+  host: CompactionHost,
+  settings: CompactionSettings,
+  lastInputTokens: number,
+  force: boolean,
+): Promise<{ compacted: boolean; message: string }> {
+  const window = contextWindow(host.client.model, settings.windows).tokens;
+  if (!force && !needsCompaction(lastInputTokens, window, settings.threshold ?? 0.8)) {
+    return { compacted: false, message: "not needed" };
+  }
+  const stop = host.budget.check();
+  if (stop) return { compacted: false, message: stop.message };
+  const result = await compactMessages({
+    client: host.client,
+    messages: host.messages,
+    goal: host.goal,
+    liveVariables: await host.liveVariables(),
+    filesTouched: await host.filesTouched(),
+    window,
+  });
+  if ("error" in result) return { compacted: false, message: `compaction failed: ${result.error}` };
+  host.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost);
+  const summary = result.messages[0];
+  const summaryText =
+    summary?.role === "user"
+      ? summary.content.map((p) => (p.type === "text" ? p.text : "")).join("")
+      : result.summary;
+  host.record({
+    type: "compaction",
+    summaryMessage: summaryText,
+    kept: result.messages.length - 1,
+    summarized: result.summarized,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+  });
+  host.messages.splice(0, host.messages.length, ...result.messages);
+  return {
+    compacted: true,
+    message: `compacted ${result.summarized} messages: about ${result.tokensBefore} → ${result.tokensAfter} tokens`,
+  };
+}
