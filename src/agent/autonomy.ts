@@ -84,6 +84,7 @@ export async function runAutonomously(
   let idle = 0;
   let before = { fingerprint: await agent.fingerprint(), cells: agent.cellsRun, notes: agent.progressNotes };
   let outcome = await agent.run(firstMessage);
+  let continued = false;
   for (;;) {
     if (outcome.status === "budget") {
       return end(
@@ -136,7 +137,8 @@ export async function runAutonomously(
       };
       const changed =
         now.fingerprint !== before.fingerprint || now.cells !== before.cells || now.notes !== before.notes;
-      idle = changed ? 0 : idle + 1;
+      // The first turn is the task itself; only continuations that changed nothing count.
+      idle = changed || !continued ? 0 : idle + 1;
       before = now;
       if (idle >= maxIdle) {
         const reason = `no file change, no new cell output and no progress note in ${idle} continuations`;
@@ -145,6 +147,7 @@ export async function runAutonomously(
       }
       next = continuation(agent, settings.unattended === true);
     }
+    continued = true;
     outcome = await agent.run(next);
   }
 }

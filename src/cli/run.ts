@@ -135,7 +135,7 @@ function report(
   io: RunIo,
   autonomyReport?: string,
 ): void {
-  if (autonomyReport) io.stderr.write(`relm: ${autonomyReport.split("\n")[0]}\n`);
+  if (autonomyReport) io.stderr.write(`relm: ${autonomyReport.trimEnd()}\n`);
   if (outcome?.status === "done") {
     io.stdout.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
     return;

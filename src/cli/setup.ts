@@ -130,6 +130,7 @@ function prepareTree(
     sink: harness.sink,
     harness: harness.option,
     sendToSession: (to, from, text) => sendToSession(config.home, to, from, text),
+    compaction: config.compaction,
   };
   return { config, client, limits, tree };
 }

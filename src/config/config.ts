@@ -23,6 +23,10 @@ export interface ConfigFile {
   idleTimeoutSeconds?: number;
   /** An idle session frees its kernel (variables snapshotted) after this long (default 300). */
   kernelIdleTimeoutSeconds?: number;
+  /** Context windows in tokens by model-name prefix, overriding the built-in table (e.g. Ollama's num_ctx). */
+  contextWindows?: Record<string, number>;
+  /** Compact the conversation when the prompt reaches this fraction of the window (default 0.8). */
+  compactAt?: number;
   /** The model `/refine` and `relm refine` use; the session's own model when unset. */
   refineModel?: string;
 }
@@ -41,6 +45,8 @@ const FILE_KEYS: (keyof ConfigFile)[] = [
   "outputCap",
   "idleTimeoutSeconds",
   "kernelIdleTimeoutSeconds",
+  "contextWindows",
+  "compactAt",
   "refineModel",
 ];
 
@@ -71,6 +77,7 @@ export interface ResolvedConfig {
   outputCap: number;
   idleTimeoutMs: number;
   kernelIdleTimeoutMs: number;
+  compaction: { windows: Record<string, number>; threshold: number };
   /** RELM_REFINE_MODEL, else config.json's refineModel; undefined means the session's model. */
   refineModel?: string;
 }
@@ -169,6 +176,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     outputCap: cfg.outputCap ?? 20_000,
     idleTimeoutMs: (cfg.idleTimeoutSeconds ?? 1800) * 1000,
     kernelIdleTimeoutMs: (cfg.kernelIdleTimeoutSeconds ?? 300) * 1000,
+    compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
     refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
     model: {
       provider,

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { rebuildConversation } from "../../src/agent/resume.js";
+import type { JournalEvent } from "../../src/session/types.js";
+
+let n = 0;
+const at = (body: Record<string, unknown>) =>
+  ({ n: ++n, t: "2026-12-02T00:00:00Z", ...body }) as JournalEvent;
+const usage = {
+  inputTokens: 1,
+  outputTokens: 1,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  estimated: false,
+};
+const response = (turn: number, text: string, calls: string[]) =>
+  at({
+    type: "model_response",
+    turn,
+    text,
+    toolCalls: calls.map((id) => ({ id, name: "ipython", arguments: '{"code":"1"}' })),
+    usage,
+    cost: null,
+    stopReason: "x",
+    requestBytes: 1,
+    attempts: 1,
+    durationMs: 1,
+  });
+const output = (callId: string, text: string) =>
+  at({
+    type: "cell_output",
+    turn: 1,
+    callId,
+    executionCount: 1,
+    status: "ok",
+    output: text,
+    outputChars: text.length,
+    truncated: false,
+    imageFiles: [],
+    durationMs: 1,
+  });
+
+describe("rebuilding a conversation from its journal", () => {
+  it("replays messages, applies compactions, and reports what was in flight", () => {
+    const events = [
+      at({ type: "goal", text: "ship it" }),
+      at({ type: "user", text: "task" }),
+      at({ type: "model_request", turn: 1, messages: 1 }),
+      response(1, "", ["a"]),
+      at({ type: "cell", turn: 1, callId: "a", code: "1" }),
+      output("a", "one\n"),
+      at({ type: "model_request", turn: 2, messages: 3 }),
+      response(2, "more", ["b"]),
+      at({ type: "cell", turn: 2, callId: "b", code: "1" }),
+      output("b", "two\n"),
+      at({
+        type: "compaction",
+        summaryMessage: "SUMMARY",
+        kept: 2,
+        summarized: 3,
+        tokensBefore: 9,
+        tokensAfter: 3,
+      }),
+      at({ type: "model_request", turn: 3, messages: 3 }),
+      response(3, "", ["c", "d"]),
+      at({ type: "cell", turn: 3, callId: "c", code: "1" }),
+    ];
+    const rebuilt = rebuildConversation("/nonexistent", events);
+    expect(rebuilt.goal).toBe("ship it");
+    expect(rebuilt.lastTurn).toBe(3);
+    expect(rebuilt.settled).toBe(false);
+    expect(rebuilt.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(rebuilt.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "SUMMARY" }] });
+    expect(rebuilt.messages[2]).toEqual({
+      role: "tool",
+      toolCallId: "b",
+      content: [{ type: "text", text: "two\n" }],
+    });
+    expect(rebuilt.unanswered.map((u) => [u.call.id, u.started])).toEqual([
+      ["c", true],
+      ["d", false],
+    ]);
+  });
+
+  it("knows a model call that never got its answer", () => {
+    const rebuilt = rebuildConversation("/x", [
+      at({ type: "user", text: "t" }),
+      at({ type: "model_request", turn: 1, messages: 1 }),
+    ]);
+    expect(rebuilt.modelCallInFlight).toBe(1);
+  });
+});
