@@ -45,6 +45,8 @@ export async function compactConversation(
     liveVariables: await host.liveVariables(),
     filesTouched: await host.filesTouched(),
     window,
+    // Asked for by hand, a short conversation still has something to compact.
+    keepLastTurns: force ? 1 : 2,
   });
   if ("error" in result) return { compacted: false, message: `compaction failed: ${result.error}` };
   host.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost);

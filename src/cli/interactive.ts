@@ -16,6 +16,10 @@ const HELP = `Type a task and press Enter; end a line with \\ to continue it on 
   /refine [session|project|user]   review this session's work and propose harness edits (asks first)
   /heartbeat 10m "prompt"   re-enter this session every 10m with the prompt (also --at/--cron via relm schedule)
   /heartbeat off            cancel this session's heartbeats
+  /goal "objective"         set the goal restated at every continuation and after compaction
+  /autonomous on [gate...]  keep going until gates pass (or done() without gates); off; status
+  /compact                  summarise the older turns now (the kernel keeps its variables)
+  /undo                     put the files back as they were before the last turn that ran code
   /exit   leave (also Ctrl-D, or Ctrl-C twice)
 Ctrl-C while the agent works interrupts the running cell or model call.`;
 
@@ -85,6 +89,13 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
       }
     } else if (line === "/heartbeat" || line.startsWith("/heartbeat ")) {
       io.stdout.write(`${heartbeat(line.slice("/heartbeat".length).trim(), host)}\n`);
+    } else if (/^\/(goal|autonomous|compact|undo)(\s|$)/.test(line)) {
+      busy = true;
+      try {
+        io.stdout.write(`${await longRunCommand(line, host)}\n`);
+      } finally {
+        busy = false;
+      }
     } else if (line.startsWith("/"))
       io.stdout.write(`unknown command ${line.split(" ")[0]}; /help lists them\n`);
     else if (line !== "") {
@@ -145,5 +156,43 @@ function heartbeat(args: string, host: SessionHost | undefined): string {
     return `heartbeat ${job.id}: ${job.timing}; /heartbeat off cancels it`;
   } catch (error) {
     return `error: ${(error as Error).message}`;
+  }
+}
+
+/** /goal, /autonomous, /compact and /undo: the long-running controls of a hosted session. */
+async function longRunCommand(line: string, host: SessionHost | undefined): Promise<string> {
+  if (!host) return "start the session with a first message first";
+  const [command, ...rest] = line.slice(1).split(/\s+/);
+  const args = rest.join(" ").trim();
+  const session = host.session;
+  switch (command) {
+    case "goal":
+      if (!args) return session.goal ? `goal: ${session.goal}` : 'no goal: /goal "objective" sets one';
+      session.setGoal(args.replace(/^"(.*)"$/, "$1"));
+      return `goal set: ${session.goal}`;
+    case "autonomous": {
+      const [mode, ...gates] = rest;
+      if (mode === "on") {
+        host.setAutonomy({ gates, unattended: false });
+        return gates.length > 0
+          ? `autonomous: on, done when ${gates.map((g) => `\`${g}\``).join(", ")} exit 0`
+          : "autonomous: on, continuing until done() is called or a budget is spent";
+      }
+      if (mode === "off") {
+        host.setAutonomy(undefined);
+        return "autonomous: off";
+      }
+      const a = host.autonomy;
+      return a ? `autonomous: on (${a.gates.length} gate(s): ${a.gates.join(", ") || "none"})` : "autonomous: off";
+    }
+    case "compact":
+      return session.compact(true);
+    case "undo": {
+      const result = await session.undo();
+      if ("error" in result) return result.error;
+      return `restored ${result.changed.length} file(s), removed ${result.removed.length}: the files are as before turn ${result.checkpoint.turn}`;
+    }
+    default:
+      return `unknown command /${command}`;
   }
 }

@@ -263,3 +263,37 @@ describe("interactive heartbeats", () => {
     expect(users.filter((t) => t.includes("are the tests green?")).length).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe("interactive long-run controls", () => {
+  it("/goal, /autonomous, /compact and /undo", async () => {
+    const rig = await startRig("openai", {
+      script: async (ctx) =>
+        (ctx.body as { tools?: unknown }).tools
+          ? byTask({
+              "TASK: edit": [{ code: "open('notes.txt', 'w').write('changed')" }, { text: "edited" }],
+            })(ctx)
+          : { text: "## Goal\nedit notes" },
+    });
+    writeFileSync(join(rig.cwd, "notes.txt"), "original");
+    const input = [
+      "TASK: edit",
+      '/goal "keep notes tidy"',
+      "/autonomous on true",
+      "/autonomous status",
+      "/autonomous off",
+      "/compact",
+      "/undo",
+      "/exit",
+      "",
+    ].join("\n");
+    const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("goal set: keep notes tidy");
+    expect(result.stdout).toContain("autonomous: on, done when `true` exit 0");
+    expect(result.stdout).toContain("autonomous: on (1 gate(s): true)");
+    expect(result.stdout).toContain("autonomous: off");
+    expect(result.stdout).toMatch(/compacted \d+ messages/);
+    expect(result.stdout).toMatch(/restored 1 file\(s\), removed 0: the files are as before turn 1/);
+    expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("original");
+  });
+});
