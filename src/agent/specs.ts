@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { isMap, isScalar, LineCounter, parseDocument } from "yaml";
 import { parseDuration } from "../config/duration.js";
+import { yamlLib } from "../config/lazy.js";
 import type { BudgetLimits } from "./budget.js";
 
 /** A named kind of child agent: `.relm/agents/NAME.yaml`. */
@@ -74,6 +74,7 @@ export function loadSpec(cwd: string, name: string): AgentSpec {
 }
 
 export function parseSpec(path: string): AgentSpec {
+  const { isMap, isScalar, LineCounter, parseDocument } = yamlLib();
   const text = readFileSync(path, "utf8");
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });

@@ -183,7 +183,9 @@ async function longRunCommand(line: string, host: SessionHost | undefined): Prom
         return "autonomous: off";
       }
       const a = host.autonomy;
-      return a ? `autonomous: on (${a.gates.length} gate(s): ${a.gates.join(", ") || "none"})` : "autonomous: off";
+      return a
+        ? `autonomous: on (${a.gates.length} gate(s): ${a.gates.join(", ") || "none"})`
+        : "autonomous: off";
     }
     case "compact":
       return session.compact(true);

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { stringify } from "yaml";
+import { yamlLib } from "../config/lazy.js";
 import { ensureDir, writeFile } from "./paths.js";
 import type { Entry, ScopeLocation } from "./types.js";
 
@@ -8,7 +8,7 @@ import type { Entry, ScopeLocation } from "./types.js";
 export const MARKER_FILE = ".harness-entry";
 
 export function skillMarkdown(name: string, description: string, entryId?: string): string {
-  const front = stringify({ name, description }, { lineWidth: 0 }).trimEnd();
+  const front = yamlLib().stringify({ name, description }, { lineWidth: 0 }).trimEnd();
   const origin = entryId
     ? `\n\nKept by relm's harness as entry ${entryId}: \`relm harness log\` shows its history.`
     : "";

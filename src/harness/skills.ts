@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { yamlLib } from "../config/lazy.js";
 import { agentsSkillsDir, scopeLocation } from "./paths.js";
 import { markerOf } from "./skill-files.js";
 import type { HarnessContext, Scope } from "./types.js";
@@ -29,7 +29,7 @@ export function readSkillFile(path: string): { name?: string; description: strin
   const match = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text);
   if (!match) return undefined;
   try {
-    const front = parse(match[1] as string) as Record<string, unknown> | null;
+    const front = yamlLib().parse(match[1] as string) as Record<string, unknown> | null;
     const description = typeof front?.description === "string" ? front.description.trim() : "";
     if (!description) return undefined;
     return { name: typeof front?.name === "string" ? front.name.trim() : undefined, description };

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { Cron } from "croner";
 import { parseDuration } from "../config/duration.js";
+import { cronLib } from "../config/lazy.js";
 import { sessionsDir } from "../session/index.js";
 
 export type JobTiming = { every: string } | { at: string } | { cron: string };
@@ -55,7 +55,7 @@ export function parseTiming(timing: JobTiming): JobTiming {
     return timing;
   }
   try {
-    new Cron(timing.cron, { paused: true });
+    new (cronLib().Cron)(timing.cron, { paused: true });
   } catch (error) {
     throw new ScheduleError(`--cron "${timing.cron}": ${(error as Error).message}`);
   }
@@ -140,7 +140,7 @@ function nextDue(job: JobState): Date | undefined {
   const t = job.timing;
   if ("at" in t) return job.lastClaimed ? undefined : new Date(t.at);
   if ("every" in t) return new Date(since.getTime() + parseDuration(t.every));
-  return new Cron(t.cron, { paused: true }).nextRun(since) ?? undefined;
+  return new (cronLib().Cron)(t.cron, { paused: true }).nextRun(since) ?? undefined;
 }
 
 /**
@@ -157,7 +157,7 @@ export function dueTick(job: JobState, now: Date): { due: Date; count: number } 
     const following =
       "every" in t
         ? new Date(due.getTime() + parseDuration(t.every))
-        : (new Cron(t.cron, { paused: true }).nextRun(due) ?? undefined);
+        : (new (cronLib().Cron)(t.cron, { paused: true }).nextRun(due) ?? undefined);
     if (!following || following > now) break;
     due = following;
     count++;
