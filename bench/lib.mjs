@@ -7,8 +7,12 @@ export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const MEASURE = fileURLToPath(new URL("./measure.py", import.meta.url));
 
 /** Wall time and memory of one run of a command (see measure.py for what each figure means). */
-export function measure(cmd, args, env = process.env, cwd = ROOT) {
-  const out = execFileSync("python3", [MEASURE, cmd, ...args], { env, cwd, encoding: "utf8" });
+export function measure(cmd, args, env = process.env, cwd = ROOT, { poll = true } = {}) {
+  const out = execFileSync("python3", [MEASURE, ...(poll ? [] : ["--no-poll"]), cmd, ...args], {
+    env,
+    cwd,
+    encoding: "utf8",
+  });
   const result = JSON.parse(out);
   if (result.code !== 0) throw new Error(`${cmd} ${args.join(" ")} exited ${result.code}: ${result.stderr}`);
   return result;

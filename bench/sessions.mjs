@@ -2,6 +2,7 @@
 // and an idle host's memory once its kernel has been snapshotted and exited.
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -62,7 +63,13 @@ function fakeSession(events, outputBytes = 200) {
 try {
   // 1. relm agents with 200 saved sessions.
   for (let i = 0; i < 200; i++) fakeSession(5);
-  const listing = Array.from({ length: 10 }, () => measure(process.execPath, [relm, "agents"], env));
+  measure(process.execPath, [relm, "agents"], env); // the first listing writes each session's state file
+  const listing = Array.from({ length: 10 }, () =>
+    measure(process.execPath, [relm, "agents"], env, ROOT, { poll: false }),
+  );
+  const bare = Array.from({ length: 10 }, () =>
+    measure(process.execPath, ["-e", "0"], env, ROOT, { poll: false }),
+  );
   console.log("# relm agents, 200 saved sessions (median of 10)");
   table([
     {
@@ -87,13 +94,18 @@ try {
       },
     );
     child.unref();
+    const path = join(home, "run", `${id}.sock`);
     for (;;) {
-      const client = await SessionClient.connect(home, id, 200);
-      if (client) {
-        client.close();
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 2));
+      const ok = await new Promise((resolve) => {
+        const socket = connect(path);
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once("error", () => resolve(false));
+      });
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 1));
     }
     accept.push(performance.now() - t0);
   }

@@ -6,7 +6,9 @@ const RUNS = Number(process.env.RUNS ?? 20);
 const relm = join(ROOT, "dist/cli/main.js");
 
 function series(args) {
-  const runs = Array.from({ length: RUNS }, () => measure(process.execPath, args));
+  const runs = Array.from({ length: RUNS }, () =>
+    measure(process.execPath, args, process.env, ROOT, { poll: false }),
+  );
   return {
     wall: median(runs.map((r) => r.wall_ms)),
     rss: median(runs.map((r) => r.max_rss_kb)) / 1024,

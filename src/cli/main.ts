@@ -13,6 +13,12 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   process.stdout.write(`${relmVersion()}\n`);
 } else {
+  const asHost = argv[0] === "run" ? argv.indexOf("--as-host") : -1;
+  const hostId = asHost > 0 ? argv[asHost + 1] : undefined;
+  if (hostId) {
+    const { bindEarly } = await import("../host/early-bind.js");
+    await bindEarly(hostId);
+  }
   const bundle = "./app.js";
   const { main } = (await import(bundle)) as typeof import("./dispatch.js");
   process.exitCode = await main(argv);

@@ -105,11 +105,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     if (flags.asHost) {
       // A detached host binds its socket before loading the agent: it is the session's lock, and the
       // launcher is waiting for it.
-      const [{ SessionServer }, { relmHomeFrom }] = await Promise.all([
+      const [{ SessionServer }, { relmHomeFrom }, { takeEarlyBound }] = await Promise.all([
         import("../host/server.js"),
         import("../config/config.js"),
+        import("../host/early-bind.js"),
       ]);
-      const bound = await SessionServer.listen(relmHomeFrom(io.env), flags.asHost);
+      const bound =
+        takeEarlyBound(flags.asHost) ?? (await SessionServer.listen(relmHomeFrom(io.env), flags.asHost));
       const { runAsHost } = await import("./run.js");
       setExit(await runAsHost(task, flags, runIo, bound));
       return;

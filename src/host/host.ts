@@ -1,4 +1,6 @@
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
 import { JournalIndex } from "./journal-index.js";
@@ -246,7 +248,7 @@ export class SessionHost {
   private armIdleTimers(): void {
     this.clearTimers();
     this.kernelTimer = setTimeout(
-      () => void this.options.session.releaseKernel(),
+      () => void this.options.session.releaseKernel().then(compactMemory),
       this.options.kernelIdleMs ?? 300_000,
     );
     this.idleTimer = setTimeout(() => void this.idleExit(), this.options.idleExitMs ?? 1_800_000);
@@ -345,5 +347,18 @@ function failureReason(outcome: AutonomousOutcome): string {
       return `gates still failing: ${outcome.report.split("\n")[0]}`;
     default:
       return outcome.status;
+  }
+}
+
+/**
+ * An idle host may wait for hours: give back the memory the work used (a full collection, which V8 only
+ * runs on its own under pressure), so a waiting session costs little.
+ */
+function compactMemory(): void {
+  try {
+    setFlagsFromString("--expose-gc");
+    (runInNewContext("gc") as () => void)();
+  } catch {
+    // Only an optimisation.
   }
 }

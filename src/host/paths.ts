@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ensurePrivateDir } from "../session/index.js";
+import { ensurePrivateDir } from "../session/paths.js";
 
 /** Longest path a Unix socket can bind on every platform we run on (macOS: 104 bytes). */
 const SOCKET_PATH_MAX = 103;
