@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describeRefinement, proposeRefinement } from "../agent/refine.js";
 import { resolveConfig } from "../config/config.js";
+import { createModelClient } from "../llm/index.js";
 import { byTask, type ScriptStep, startScriptedModel } from "../llm/scripted/index.js";
+import { JOURNAL_FILE, sessionDir } from "../session/index.js";
 import { type RunIo, runOnce } from "./run.js";
 
 const ENDPOINTS = ["/api/login", "/api/orders", "/api/search", "/api/cart", "/api/profile", "/health"];
@@ -70,6 +73,31 @@ function answerFrom(counts: string | undefined, latency: string | undefined): Sc
   };
 }
 
+/** The scripted reviewer: cites the cell that counted the errors, and (to show the check) a made-up event. */
+function refineAnswer(request: string): string {
+  const counted = /\[(\d+)\] output \(ok\):\n\s+\d+ errors in \d+ lines/.exec(request)?.[1];
+  const edits = [
+    {
+      op: "add",
+      kind: "memory",
+      title: "Counting errors in server logs",
+      content:
+        "Count ERROR lines per endpoint with one regex over the log variable; never print the log itself.",
+      evidence: counted ? [Number(counted)] : [],
+      reason: "the count took one cell and printed only the totals",
+    },
+    {
+      op: "add",
+      kind: "memory",
+      title: "Unchecked claim",
+      content: "The orders service is always the slowest.",
+      evidence: [9999],
+      reason: "a claim with no event behind it",
+    },
+  ];
+  return JSON.stringify(edits);
+}
+
 export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<number> {
   const workdir = mkdtempSync(join(tmpdir(), "relm-demo-"));
   const logPath = join(workdir, "demo-server.log");
@@ -78,6 +106,9 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
   let latency: string | undefined;
   const model = await startScriptedModel({
     script: byTask({
+      // First: the review's request quotes the whole trajectory, the task included.
+      // The review after the work: one lesson with real evidence, one citing an event that does not exist.
+      "Propose harness edits": [(ctx) => ({ text: refineAnswer(ctx.lastUserText ?? "") })],
       [TASK]: [
         { text: "The log is in the variable `log`; I'll look at its shape first.", code: INSPECT },
         { text: "Now I'll count errors per endpoint in Python, without printing the log.", code: COUNT },
@@ -107,12 +138,27 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
         `relm demo: a scripted model on ${model.url} drives real Python kernels and sub-agents (no API key).\n`,
       );
     }
+    let session: string | undefined;
     const code = await runOnce(
       TASK,
       { json: flags.json, var: [`log=@${logPath}`] },
       { ...io, cwd: workdir },
       { clientOptions, config },
+      (id) => {
+        session = id;
+      },
     );
+    if (code !== 0 || flags.json || !session) return code;
+    io.stdout.write(
+      `\n$ relm refine ${session} --dry-run   # what this session taught, checked against its journal\n`,
+    );
+    const ref = await proposeRefinement({
+      journalPath: join(sessionDir(config.home, session), JOURNAL_FILE),
+      ctx: { cwd: workdir, home: config.home, sessionDir: sessionDir(config.home, session) },
+      scope: "session",
+      client: createModelClient(clientOptions),
+    });
+    io.stdout.write(`${describeRefinement(ref)}\ndry run: nothing was written\n`);
     return code;
   } finally {
     await model.close();

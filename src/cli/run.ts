@@ -78,6 +78,7 @@ export async function runOnce(
   flags: RunFlags,
   io: RunIo,
   overrides: SessionOverrides = {},
+  onSession?: (id: string) => void,
 ): Promise<number> {
   const fanout = new Fanout();
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
@@ -88,6 +89,7 @@ export async function runOnce(
   );
   const { prepared, text } = await open(task, flags, io, fanout.sink, overrides);
   const { session } = prepared;
+  onSession?.(session.id);
   const host = new SessionHost({
     home: prepared.config.home,
     session,

@@ -19,7 +19,10 @@ export async function bindEarly(id: string): Promise<void> {
 
 /** The socket bound by bindEarly() for this session, if any; rethrows its error. */
 export function takeEarlyBound(id: string): SessionServer | undefined {
-  const slot = globalThis as unknown as Record<symbol, { id: string; server?: SessionServer; error?: unknown } | undefined>;
+  const slot = globalThis as unknown as Record<
+    symbol,
+    { id: string; server?: SessionServer; error?: unknown } | undefined
+  >;
   const bound = slot[KEY];
   if (!bound || bound.id !== id) return undefined;
   slot[KEY] = undefined;

@@ -1,6 +1,6 @@
-import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
 import { JournalIndex } from "./journal-index.js";
