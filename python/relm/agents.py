@@ -204,15 +204,17 @@ class Llm:
 _ERRORS = {"depth": RuntimeError, "usage": ValueError, "not_found": LookupError}
 
 
-def _call(method, params):
-    """host.call, with the host's error codes turned into the exceptions Python code expects."""
+def _call(method, params, errors=None):
+    """host.call, with the host's error codes turned into the exceptions Python code expects
+    (`errors` adds codes of a caller's own)."""
     try:
         return host.call(method, params)
     except host.HostError as e:
         if e.code == "budget":
             raise BudgetExceeded(method, str(e), status="stopped") from None
-        if e.code in _ERRORS:
-            raise _ERRORS[e.code](str(e)) from None
+        known = {**_ERRORS, **(errors or {})}
+        if e.code in known:
+            raise known[e.code](str(e)) from None
         raise
 
 

@@ -11,6 +11,7 @@ import os
 import sys
 
 from . import host
+from .agents import _call as _agents_call
 
 
 class ConflictError(Exception):
@@ -18,20 +19,8 @@ class ConflictError(Exception):
     a later revision; the message names the revision in the way."""
 
 
-_ERRORS = {"usage": ValueError, "not_found": LookupError, "depth": RuntimeError, "conflict": ConflictError}
-
-
 def _call(method, params):
-    try:
-        return host.call(method, params)
-    except host.HostError as e:
-        if e.code == "budget":
-            from .agents import BudgetExceeded
-
-            raise BudgetExceeded(method, str(e), status="stopped") from None
-        if e.code in _ERRORS:
-            raise _ERRORS[e.code](str(e)) from None
-        raise
+    return _agents_call(method, params, {"conflict": ConflictError})
 
 
 class Refinement:

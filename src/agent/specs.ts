@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
 import { parseDuration } from "../config/duration.js";
 import { yamlLib } from "../config/lazy.js";
+import { projectRoot } from "../harness/paths.js";
 import type { BudgetLimits } from "./budget.js";
 
 /** A named kind of child agent: `.relm/agents/NAME.yaml`. */
@@ -23,21 +24,9 @@ export class SpecError extends Error {
 
 const FIELDS = ["description", "model", "instructions", "max_turns", "max_tokens", "max_time"] as const;
 
-/** The nearest directory, from `cwd` up to the repository root, that has a `.relm/` folder. */
-export function findProjectDir(cwd: string): string | undefined {
-  let dir = cwd;
-  for (;;) {
-    if (existsSync(join(dir, ".relm"))) return dir;
-    if (existsSync(join(dir, ".git"))) return undefined;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
-export function specsDir(cwd: string): string | undefined {
-  const project = findProjectDir(cwd);
-  return project ? join(project, ".relm", "agents") : undefined;
+/** `.relm/agents/` of the project: the nearest `.relm/` up to the repository root (as for the harness). */
+export function specsDir(cwd: string): string {
+  return join(projectRoot(cwd), ".relm", "agents");
 }
 
 /**
@@ -46,7 +35,7 @@ export function specsDir(cwd: string): string | undefined {
  */
 export function listSpecs(cwd: string): AgentSpec[] {
   const dir = specsDir(cwd);
-  if (!dir || !existsSync(dir)) return [];
+  if (!existsSync(dir)) return [];
   const specs: AgentSpec[] = [];
   for (const file of readdirSync(dir)
     .filter((f) => /\.ya?ml$/.test(f))
@@ -64,11 +53,11 @@ export function loadSpec(cwd: string, name: string): AgentSpec {
   if (!/^[A-Za-z0-9][\w.-]*$/.test(name)) throw new SpecError(`spec "${name}": not a valid spec name`);
   const dir = specsDir(cwd);
   for (const ext of ["yaml", "yml"]) {
-    const path = dir ? join(dir, `${name}.${ext}`) : undefined;
-    if (path && existsSync(path)) return parseSpec(path);
+    const path = join(dir, `${name}.${ext}`);
+    if (existsSync(path)) return parseSpec(path);
   }
   const known = listSpecs(cwd).map((s) => s.name);
-  const where = dir ?? join(cwd, ".relm", "agents");
+  const where = dir;
   const hint = known.length ? ` (known: ${known.join(", ")})` : "";
   throw new SpecError(`no sub-agent spec "${name}" in ${where}${hint}`);
 }

@@ -125,8 +125,7 @@ export class AgentTree {
   spec(name: string): AgentSpec {
     const kept = this.options.harness?.specs?.find((s) => s.name === name);
     const dir = specsDir(this.options.cwd);
-    const hasFile =
-      dir !== undefined && ["yaml", "yml"].some((ext) => existsSync(join(dir, `${name}.${ext}`)));
+    const hasFile = ["yaml", "yml"].some((ext) => existsSync(join(dir, `${name}.${ext}`)));
     if (!kept || hasFile) return loadSpec(this.options.cwd, name);
     return {
       name,
