@@ -4,6 +4,8 @@ import { relmHomeFrom } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { SessionClient } from "../host/client.js";
 import { describe, listSessions, type SessionListing } from "../host/discovery.js";
+import { allJobs } from "../host/schedules.js";
+import { wakerRunning } from "../host/waker.js";
 import { JOURNAL_FILE, readJournal, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
@@ -136,8 +138,15 @@ export async function stopAction(io: RunIo, prefix: string): Promise<number> {
 }
 
 export async function statusAction(io: RunIo): Promise<number> {
-  const live = (await listSessions(relmHomeFrom(io.env))).filter((s) => s.live);
+  const home = relmHomeFrom(io.env);
+  const live = (await listSessions(home)).filter((s) => s.live);
   io.stdout.write(live.length === 0 ? "no live sessions\n" : `${live.map(line).join("\n")}\n`);
+  const jobs = allJobs(home).filter((j) => !j.cancelled && j.next);
+  const waker = await wakerRunning(home);
+  io.stdout.write(
+    `${jobs.length} scheduled job(s); waker ${waker ? "running" : "not running"}` +
+      `${jobs.length > 0 && !waker ? " (relm doctor --fix starts it)" : ""}\n`,
+  );
   return EXIT.done;
 }
 
