@@ -1,5 +1,8 @@
 // Shared helpers for the benchmarks: process measurement and small statistics.
 import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
@@ -43,4 +46,17 @@ export function table(rows) {
   const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
   console.log(line(Object.keys(rows[0])));
   for (const r of rows) console.log(line(Object.values(r)));
+}
+
+/** A private RELM_HOME and the environment that points relm at a scripted model. */
+export function scriptedEnv(model, prefix = "relm-bench-home-") {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  const env = {
+    ...process.env,
+    RELM_HOME: home,
+    RELM_BASE_URL: model.openaiBaseUrl,
+    RELM_MODEL: "bench",
+    NO_COLOR: "1",
+  };
+  return { home, env };
 }

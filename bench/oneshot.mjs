@@ -1,24 +1,16 @@
 // A one-shot run against a scripted model that answers instantly: task -> one cell `print(1+1)` -> answer.
 // Measures the whole `relm run` process tree (Node + Python kernel): wall time and peak summed RSS.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { startScriptedModel } from "../dist/llm/scripted/index.js";
-import { measureAsync, median, quantile, ROOT, table } from "./lib.mjs";
+import { measureAsync, median, quantile, ROOT, scriptedEnv, table } from "./lib.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 10);
 const model = await startScriptedModel({
   script: (ctx) =>
     ctx.lastToolResult ? { text: `the kernel said ${ctx.lastToolResult.trim()}` } : { code: "print(1+1)" },
 });
-const home = mkdtempSync(join(tmpdir(), "relm-bench-home-"));
-const env = {
-  ...process.env,
-  RELM_HOME: home,
-  RELM_BASE_URL: model.openaiBaseUrl,
-  RELM_MODEL: "bench",
-  NO_COLOR: "1",
-};
+const { home, env } = scriptedEnv(model, "relm-bench-home-");
 try {
   const runs = [];
   for (let i = 0; i < RUNS + 1; i++) {

@@ -1,29 +1,21 @@
 // Background sessions: listing 200 saved sessions, a detached host's start, attaching to a 50 MB journal,
 // and an idle host's memory once its kernel has been snapshotted and exited.
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { SessionClient } from "../dist/host/client.js";
 import { byTask, startScriptedModel } from "../dist/llm/scripted/index.js";
 import { Journal, newSessionId, sessionDir } from "../dist/session/index.js";
-import { measure, median, ROOT, table } from "./lib.mjs";
+import { measure, median, ROOT, scriptedEnv, table } from "./lib.mjs";
 
 const relm = join(ROOT, "dist/cli/main.js");
 const model = await startScriptedModel({
   script: byTask({ "BENCH: idle": [{ code: "x = 1" }, { text: "done" }], "BENCH: noop": [{ text: "ok" }] }),
 });
-const home = mkdtempSync(join(tmpdir(), "relm-bench-sessions-"));
+const { home, env } = scriptedEnv(model, "relm-bench-sessions-");
 writeFileSync(join(home, "config.json"), JSON.stringify({ kernelIdleTimeoutSeconds: 1 }));
-const env = {
-  ...process.env,
-  RELM_HOME: home,
-  RELM_BASE_URL: model.openaiBaseUrl,
-  RELM_MODEL: "bench",
-  NO_COLOR: "1",
-};
 const run = (args) => promisify(execFile)(process.execPath, [relm, ...args], { env, encoding: "utf8" });
 
 function fakeSession(events, outputBytes = 200) {

@@ -2,11 +2,10 @@
 //  1. spawn-to-result of a child doing one cell (instant model), measured inside the parent's cell;
 //  2. fan-out: 32 children at once, one cell each (instant model): wall time and peak memory of the tree;
 //  3. rlm.map over 8 items with a model that takes 300 ms per response, against the sequential time.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { byTask, startScriptedModel } from "../dist/llm/scripted/index.js";
-import { measureAsync, ROOT, table } from "./lib.mjs";
+import { measureAsync, ROOT, scriptedEnv, table } from "./lib.mjs";
 
 const SEQUENTIAL = `import time
 ts = []
@@ -37,14 +36,7 @@ const model = await startScriptedModel({
     "CHILD: one cell": [{ code: "print(1 + 1)" }, { text: "2" }],
   }),
 });
-const home = mkdtempSync(join(tmpdir(), "relm-bench-home-"));
-const env = {
-  ...process.env,
-  RELM_HOME: home,
-  RELM_BASE_URL: model.openaiBaseUrl,
-  RELM_MODEL: "bench",
-  NO_COLOR: "1",
-};
+const { home, env } = scriptedEnv(model, "relm-bench-home-");
 const relm = join(ROOT, "dist/cli/main.js");
 
 async function run(task) {
