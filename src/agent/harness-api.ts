@@ -20,7 +20,7 @@ import { sessionsDir } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
-import { applyRefinement, proposeRefinement, type Refinement } from "./refine.js";
+import { applyRefinement, proposeForSession, type Refinement } from "./refine.js";
 import { recordProposal } from "./refine-proposals.js";
 
 /** What the harness calls need of the agent whose kernel made them. */
@@ -111,24 +111,12 @@ async function refine(agent: HarnessApiAgent, params: Record<string, unknown>) {
   if (stop) throw new HostRequestError(`harness.refine: ${stop.message}`, "budget");
   const model = optionalString(params, "model") ?? agent.tree.options.harness?.refineModel;
   const client = model ? agent.tree.client(model) : agent.client;
-  const started = Date.now();
-  const ref = await proposeRefinement({
+  const ref = await proposeForSession(agent, {
     journalPath: agent.journal.path,
     ctx: contextOf(agent),
     scope: scopeOf(params, "session"),
     client,
   });
-  if (ref.usage) {
-    agent.budget.addSpend(ref.usage.inputTokens + ref.usage.outputTokens, ref.cost);
-    agent.record({
-      type: "llm_call",
-      model: client.model,
-      prompts: 1,
-      usage: { ...ref.usage, estimated: ref.usage.estimated },
-      cost: ref.cost,
-      durationMs: Date.now() - started,
-    });
-  }
   const id = randomBytes(4).toString("hex");
   const view = refinementView(id, ref);
   if (params.apply === true && ref.accepted.length > 0) return { ...view, applied: apply(agent, ref) };

@@ -15,7 +15,8 @@ import {
 import { collectResponse } from "../llm/index.js";
 import type { ModelClient, Usage } from "../llm/types.js";
 import { readJournal } from "../session/index.js";
-import type { JournalEvent } from "../session/types.js";
+import type { JournalBody, JournalEvent } from "../session/types.js";
+import type { Budget } from "./budget.js";
 import { parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
@@ -196,6 +197,30 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     accepted.push({ index, intent, edit });
   });
   return { ...withSpend, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
+}
+
+/**
+ * A refinement asked for by a running session (`/refine`, `harness.refine()`): its model call counts
+ * against the session's budgets and is journaled as an llm_call, like `llm()`.
+ */
+export async function proposeForSession(
+  session: { budget: Budget; record(body: JournalBody): unknown },
+  options: RefineOptions,
+): Promise<Refinement> {
+  const started = Date.now();
+  const ref = await proposeRefinement(options);
+  if (ref.usage) {
+    session.budget.addSpend(ref.usage.inputTokens + ref.usage.outputTokens, ref.cost);
+    session.record({
+      type: "llm_call",
+      model: options.client.model,
+      prompts: 1,
+      usage: ref.usage,
+      cost: ref.cost,
+      durationMs: Date.now() - started,
+    });
+  }
+  return ref;
 }
 
 /** Writes the accepted edits as one revision of the target scope. */

@@ -1,4 +1,4 @@
-import { describeRefinement, proposeRefinement } from "../agent/refine.js";
+import { describeRefinement, proposeForSession } from "../agent/refine.js";
 import type { AgentSession } from "../agent/session.js";
 import type { ResolvedConfig } from "../config/config.js";
 import type { Scope } from "../harness/index.js";
@@ -30,20 +30,7 @@ export async function refineSlash(
   const scope: Scope = word;
   const ctx = { cwd: io.cwd, home: config.home, sessionDir: session.dir };
   const client = config.refineModel ? buildClient(config, config.refineModel) : session.client;
-  const started = Date.now();
-  const ref = await proposeRefinement({ journalPath: session.journal.path, ctx, scope, client });
-  if (ref.usage) {
-    // A refinement is a model call of this session: it counts against its budgets like llm() does.
-    session.budget.addSpend(ref.usage.inputTokens + ref.usage.outputTokens, ref.cost);
-    session.record({
-      type: "llm_call",
-      model: client.model,
-      prompts: 1,
-      usage: ref.usage,
-      cost: ref.cost,
-      durationMs: Date.now() - started,
-    });
-  }
+  const ref = await proposeForSession(session, { journalPath: session.journal.path, ctx, scope, client });
   io.stdout.write(`${describeRefinement(ref)}\n`);
   if (ref.accepted.length === 0) return;
   const answer = await ask(`Apply ${ref.accepted.length} edit(s) to the ${scope} scope? [y/N] `);

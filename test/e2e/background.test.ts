@@ -7,18 +7,9 @@ import { RELM_BIN, runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { byTask } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
+import { until } from "../support/wait.js";
 
 const startRig = useRigs();
-
-async function until<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("timed out waiting");
-}
 
 function journalLines(rig: Rig): JournalLine[] {
   try {

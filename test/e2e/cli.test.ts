@@ -6,21 +6,12 @@ import { cleanEnv, pythonsOf, RELM_BIN, runRelm, tempDir } from "../support/cli.
 import { onlyJournal } from "../support/journal.js";
 import { byTask } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
+import { poll, until } from "../support/wait.js";
 
 const startRig = useRigs();
 
 const TINY_PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-
-async function until<T>(probe: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return undefined;
-}
 
 describe("help and version", () => {
   it("prints the version and help for every command", async () => {
@@ -109,7 +100,7 @@ describe("kernel start overlaps the first model call", () => {
     const rig = await startRig("openai", {
       script: [
         async () => {
-          const pids = await until(() => {
+          const pids = await poll(() => {
             const found = pythonsOf(home);
             return found.length > 0 ? found : undefined;
           }, 20_000);
@@ -162,7 +153,7 @@ describe("Ctrl-C", () => {
       stdio: "pipe",
     });
     const home = rig.home;
-    const started = await until(() => {
+    const started = await poll(() => {
       try {
         return onlyJournal(home).lines.some((l) => l.type === "cell") ? true : undefined;
       } catch {

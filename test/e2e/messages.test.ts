@@ -2,19 +2,11 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
-import { byTask } from "../support/router.js";
+import { byTask, echoLastCell } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
+import { until } from "../support/wait.js";
 
 const startRig = useRigs();
-const echoLastCell = (ctx: { lastToolResult?: string }) => ({ text: ctx.lastToolResult?.trim() ?? "" });
-
-async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("timed out");
-}
 
 describe("messages between agents", () => {
   it("parent and child talk both ways; the sender is stamped by relm", async () => {
@@ -46,7 +38,7 @@ describe("messages between agents", () => {
         ],
         "CHILD: talk back": [
           async () => {
-            await waitFor(parentSent);
+            await until(() => (parentSent() ? true : undefined));
             return { code: 'send("parent", "pong from kid")' };
           },
           (ctx) => ({ text: `got ${ctx.lastUserText?.split("\n").at(-1)}` }),
@@ -111,10 +103,10 @@ describe("messages between agents", () => {
         const { lines } = onlyJournalOf(rig.home, idA);
         return lines;
       };
-      await waitFor(() => journalA().some((l) => l.type === "final"));
+      await until(() => (journalA().some((l) => l.type === "final") ? true : undefined));
       const b = await runRelm(["run", `SESSION B: write to A for ${idA}`], { env: rig.env, cwd: rig.cwd });
       expect(b.code, b.stderr).toBe(0);
-      await waitFor(() => journalA().filter((l) => l.type === "final").length === 2);
+      await until(() => (journalA().filter((l) => l.type === "final").length === 2 ? true : undefined));
       const lines = journalA();
       const received = lines.find((l) => l.type === "message" && l.to === idA);
       expect(received?.text).toBe("hello A, this is B");

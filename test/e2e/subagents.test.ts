@@ -4,13 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pythonsOf, RELM_BIN, runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
-import { byTask, whoAsks } from "../support/router.js";
+import { byTask, echoLastCell, whoAsks } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
 
 /** The final answer of the root: whatever its last cell printed. */
-const echoLastCell = (ctx: { lastToolResult?: string }) => ({ text: ctx.lastToolResult?.trim() ?? "" });
 
 function childJournals(dir: string): { id: string; lines: JournalLine[] }[] {
   const children = join(dir, "children");
