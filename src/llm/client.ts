@@ -25,21 +25,27 @@ export function createModelClient(options: ClientOptions): ModelClient {
     model: options.model,
     acceptsImages,
     price,
-    stream: (request, signal) => streamSafely(options, wire, policy, acceptsImages, price, request, signal),
+    stream: (request, signal) =>
+      streamSafely({ options, wire, policy, acceptsImages, price }, request, signal),
   };
 }
 
+/** What a client fixed when it was created, for each of its requests. */
+interface Setup {
+  options: ClientOptions;
+  wire: WireFormat;
+  policy: RetryPolicy;
+  acceptsImages: boolean;
+  price: Price | null;
+}
+
 async function* streamSafely(
-  options: ClientOptions,
-  wire: WireFormat,
-  policy: RetryPolicy,
-  acceptsImages: boolean,
-  price: Price | null,
+  setup: Setup,
   request: ModelRequest,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamEvent, void> {
   try {
-    yield* streamRequest(options, wire, policy, acceptsImages, price, request, signal);
+    yield* streamRequest(setup, request, signal);
   } catch (err) {
     // A bug here must still end the stream the documented way rather than reject the consumer's loop.
     const text = err instanceof Error ? err.message : String(err);
@@ -47,7 +53,7 @@ async function* streamSafely(
       type: "error",
       error: {
         kind: "stream",
-        message: redact(`internal error: ${oneLine(text)}`, options.apiKey),
+        message: redact(`internal error: ${oneLine(text)}`, setup.options.apiKey),
         attempts: 0,
       },
     };
@@ -55,11 +61,7 @@ async function* streamSafely(
 }
 
 async function* streamRequest(
-  options: ClientOptions,
-  wire: WireFormat,
-  policy: RetryPolicy,
-  acceptsImages: boolean,
-  price: Price | null,
+  { options, wire, policy, acceptsImages, price }: Setup,
   request: ModelRequest,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamEvent, void> {
