@@ -187,7 +187,8 @@ export class SessionHost {
 
   /** Ends a foreground host once its work is done (no idle wait). */
   async finish(): Promise<void> {
-    if (this.turn) await this.turn.catch(() => undefined);
+    // A message that arrived as the last turn ended starts one more turn: answer it before closing.
+    while (this.turn) await this.turn.catch(() => undefined);
     this.stopping = true;
     this.clearTimers();
     await this.shutdown();
