@@ -12,7 +12,7 @@ export async function exportCommand(
 ): Promise<number> {
   const home = relmHomeFrom(io.env);
   const id = resolveSessionId(sessionsDir(home), idOrPrefix);
-  const text = exportSession(sessionDir(home, id), flags.format);
+  const text = await exportSession(sessionDir(home, id), flags.format);
   if (flags.output) {
     const path = resolve(io.cwd, flags.output);
     writeFileSync(path, text);

@@ -11,7 +11,7 @@ export const EXPORT_FORMATS = ["md", "jsonl", "ipynb", "html"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The session in `dir` as one document. Throws JournalFormatError for a damaged journal. */
-export function exportSession(dir: string, format: ExportFormat): string {
+export async function exportSession(dir: string, format: ExportFormat): Promise<string> {
   const path = join(dir, JOURNAL_FILE);
   const journal = readJournal(path);
   switch (format) {
@@ -20,8 +20,11 @@ export function exportSession(dir: string, format: ExportFormat): string {
       return readFileSync(path).subarray(0, journal.endOffset).toString("utf8");
     case "md":
       return renderMarkdown(buildTranscript(journal.header, journal.events));
-    case "html":
-      return renderHtml(buildTranscript(journal.header, journal.events), dir);
+    case "html": {
+      // Lazy: the markdown parser is only loaded for html (the bundler makes this its own chunk).
+      const { markdownToHtml } = await import("./markdown-html.js");
+      return renderHtml(buildTranscript(journal.header, journal.events), dir, markdownToHtml);
+    }
     case "ipynb": {
       const blocks = buildTranscript(journal.header, journal.events);
       return `${JSON.stringify(buildNotebook(dir, journal.header, blocks), null, 1)}\n`;

@@ -6,6 +6,11 @@ body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto
 pre { background: #f6f8fa; padding: .75rem; overflow-x: auto; border-radius: 4px; }
 pre.output { background: #fff; border: 1px solid #ddd; }
 .text { white-space: pre-wrap; }
+.markdown table { border-collapse: collapse; }
+.markdown th, .markdown td { border: 1px solid #ddd; padding: .25rem .6rem; }
+.markdown blockquote { color: #555; border-left: 3px solid #ccc; margin-left: 0; padding-left: .75rem; }
+.markdown code { background: #f6f8fa; padding: .1rem .25rem; border-radius: 3px; }
+.markdown pre code { padding: 0; }
 .note { color: #555; border-left: 3px solid #ccc; padding-left: .75rem; white-space: pre-wrap; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
 dt { font-weight: 600; }
@@ -32,7 +37,10 @@ function image(dir: string, path: string): string {
   return `<img alt="${escapeHtml(path)}" src="data:image/png;base64,${data.toString("base64")}">`;
 }
 
-function renderBlock(block: Block, dir: string): string {
+/** Markdown text to an HTML fragment that escapes any HTML inside it (see markdown-html.ts). */
+export type MarkdownToHtml = (text: string) => string;
+
+function renderBlock(block: Block, dir: string, markdown: MarkdownToHtml): string {
   switch (block.kind) {
     case "title":
       return `<h1>${escapeHtml(block.text)}</h1>`;
@@ -41,7 +49,9 @@ function renderBlock(block: Block, dir: string): string {
     case "heading":
       return `<h2>${escapeHtml(block.text)}</h2>`;
     case "text":
-      return `<div class="text">${escapeHtml(block.text.trim())}</div>`;
+      // The person's own words stay as typed; the model writes markdown (rendered, its HTML escaped).
+      if (block.from === "user") return `<div class="text">${escapeHtml(block.text.trim())}</div>`;
+      return `<div class="markdown">${markdown(block.text.trim())}</div>`;
     case "note":
       return note(block.text);
     case "cell": {
@@ -58,10 +68,10 @@ function renderBlock(block: Block, dir: string): string {
   }
 }
 
-export function renderHtml(blocks: Block[], dir: string): string {
+export function renderHtml(blocks: Block[], dir: string, markdown: MarkdownToHtml): string {
   const first = blocks[0];
   const title = first?.kind === "title" ? first.text : "relm session";
-  const body = blocks.map((b) => renderBlock(b, dir)).join("\n");
+  const body = blocks.map((b) => renderBlock(b, dir, markdown)).join("\n");
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

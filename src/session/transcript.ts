@@ -7,8 +7,8 @@ export type Block =
   | { kind: "title"; text: string }
   | { kind: "meta"; items: [string, string][] }
   | { kind: "heading"; text: string }
-  /** Prose written by the user or the model: markdown, kept as is. */
-  | { kind: "text"; text: string }
+  /** Prose written by the user or the model: markdown, kept as is (html renders only the model's). */
+  | { kind: "text"; text: string; from: "user" | "model" }
   /** relm's own remarks: stops, errors, kernel restarts. Plain text. */
   | { kind: "note"; text: string }
   | { kind: "cell"; code: string; result?: CellResult };
@@ -86,14 +86,14 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
   for (const e of events) {
     switch (e.type) {
       case "user":
-        blocks.push({ kind: "heading", text: "User" }, { kind: "text", text: e.text });
+        blocks.push({ kind: "heading", text: "User" }, { kind: "text", text: e.text, from: "user" });
         break;
       case "model_response":
         if (e.text.trim()) {
           lastReply = { index: blocks.length, text: e.text };
           blocks.push(
             { kind: "heading", text: `Assistant (turn ${e.turn})` },
-            { kind: "text", text: e.text },
+            { kind: "text", text: e.text, from: "model" },
           );
         }
         break;
@@ -135,7 +135,7 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
         spent = e.spent;
         if (lastReply && lastReply.text.trim() === e.text.trim()) blocks.splice(lastReply.index, 2);
         lastReply = null;
-        blocks.push({ kind: "heading", text: "Final answer" }, { kind: "text", text: e.text });
+        blocks.push({ kind: "heading", text: "Final answer" }, { kind: "text", text: e.text, from: "model" });
         break;
       case "tool_error":
         blocks.push({ kind: "note", text: `Tool call failed: ${e.message}` });

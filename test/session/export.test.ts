@@ -80,13 +80,13 @@ function session(): string {
 }
 
 describe("exportSession", () => {
-  it("jsonl is the journal itself", () => {
+  it("jsonl is the journal itself", async () => {
     const dir = session();
-    expect(exportSession(dir, "jsonl")).toBe(readFileSync(join(dir, "journal.jsonl"), "utf8"));
+    expect(await exportSession(dir, "jsonl")).toBe(readFileSync(join(dir, "journal.jsonl"), "utf8"));
   });
 
-  it("md is a readable transcript with code and outputs", () => {
-    const md = exportSession(session(), "md");
+  it("md is a readable transcript with code and outputs", async () => {
+    const md = await exportSession(session(), "md");
     expect(md).toContain("# Count the lines");
     expect(md).toContain("abcd2345");
     expect(md).toContain("test-model");
@@ -99,8 +99,8 @@ describe("exportSession", () => {
     expect(md).toContain("$0.0042");
   });
 
-  it("ipynb is an nbformat 4.5 notebook of the cells the agent ran", () => {
-    const nb = JSON.parse(exportSession(session(), "ipynb"));
+  it("ipynb is an nbformat 4.5 notebook of the cells the agent ran", async () => {
+    const nb = JSON.parse(await exportSession(session(), "ipynb"));
     expect(nb.nbformat).toBe(4);
     expect(nb.nbformat_minor).toBe(5);
     expect(nb.metadata.kernelspec.name).toBe("python3");
@@ -142,12 +142,95 @@ describe("exportSession", () => {
     expect(markdown.some((m: string) => m.includes("Done: 400 rows."))).toBe(true);
   });
 
-  it("html is self-contained and escaped", () => {
-    const html = exportSession(session(), "html");
+  it("html is self-contained and escaped", async () => {
+    const html = await exportSession(session(), "html");
     expect(html).toContain("<!DOCTYPE html>");
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(html).not.toContain("<script");
     expect(html).toContain(`data:image/png;base64,${PNG.toString("base64")}`);
     expect(html).not.toMatch(/(src|href)="(?!data:)/);
   });
+
+  it("html renders the model's markdown: headings, tables, fenced code with its language", async () => {
+    const html = await exportSession(markdownSession(), "html");
+    expect(html).toContain("<h2>Result</h2>");
+    expect(html).toMatch(/<table>\s*<thead>\s*<tr>\s*<th>file<\/th>\s*<th>rows<\/th>/);
+    expect(html).toMatch(/<td>data\.csv<\/td>\s*<td>400<\/td>/);
+    expect(html).toContain('<pre><code class="language-python">print(&quot;a &lt; b&quot;)');
+    expect(html).toContain("<li>first <strong>bold</strong></li>");
+    expect(html).toContain("<em>shape</em>");
+    expect(html).toContain(
+      '<a href="https://example.com/docs?a=1&amp;b=2" rel="noopener noreferrer">docs</a>',
+    );
+    // The model's earlier reply is markdown too; a single newline stays a line break, as in the UI.
+    expect(html).toContain("<h3>Plan</h3>");
+    expect(html).toMatch(/and click me, again,<br>\s*<a href="&amp;#106;avascript/);
+    // The person's own words stay as typed, and cells stay preformatted and escaped.
+    expect(html).toContain('<div class="text">Count rows; **not** a heading</div>');
+    expect(html).toContain('<pre class="code"><code>print(&quot;## not markdown&quot;)</code></pre>');
+    expect(html).toContain('<pre class="output">## not markdown\n| a | b |\n</pre>');
+  });
+
+  it("html escapes raw HTML and drops script links in the model's text", async () => {
+    const html = await exportSession(markdownSession(), "html");
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain("&lt;img src=x onerror=alert(2)&gt;");
+    expect(html).not.toMatch(/<script|<img src=x|<iframe/i);
+    expect(html).not.toMatch(/href="\s*(javascript|vbscript|data):/i);
+    // An entity stays literal text in the attribute (a relative URL), never decoded into a scheme.
+    expect(html).not.toMatch(/href="[^"]*&#/);
+    // The link text survives without its target; a remote image is a link, never fetched on open.
+    expect(html).toContain("click me");
+    expect(html).not.toContain('src="https://');
+    expect(html).toContain(
+      '<a href="https://example.com/pixel.png" rel="noopener noreferrer">[image: pixel]</a>',
+    );
+  });
+
+  it("md keeps the model's markdown as written", async () => {
+    const md = await exportSession(markdownSession(), "md");
+    expect(md).toContain(`## Final answer\n\n${FINAL}`);
+    expect(md).toContain("### Plan\n\n1. first **bold**");
+  });
 });
+
+const FINAL = `## Result
+
+| file | rows |
+|------|------|
+| data.csv | 400 |
+
+\`\`\`python
+print("a < b")
+\`\`\`
+
+The *shape* is fine; see [docs](https://example.com/docs?a=1&b=2).
+
+<script>alert(1)</script>
+
+Inline <img src=x onerror=alert(2)> and [click me](javascript:alert(3)), [again](JaVaScRiPt:alert(4)),
+[encoded](&#106;avascript:alert(5)), [data](data:text/html;base64,PHNjcmlwdD4=) and ![pixel](https://example.com/pixel.png).`;
+
+/** A session whose model writes markdown (and some hostile HTML) around one cell. */
+function markdownSession(): string {
+  const dir = join(tempDir(), "mdmd2345");
+  const j = Journal.create(dir, header());
+  j.append({ type: "user", text: "Count rows; **not** a heading" });
+  j.append({
+    type: "model_response",
+    turn: 1,
+    text: "### Plan\n\n1. first **bold**\n2. then the rest",
+    toolCalls: [],
+    usage,
+    cost: 0.002,
+    stopReason: "tool_calls",
+    requestBytes: 500,
+    attempts: 1,
+    durationMs: 10,
+  });
+  j.append({ type: "cell", turn: 1, callId: "a", code: 'print("## not markdown")' });
+  j.append(output("a", 1, { output: "## not markdown\n| a | b |\n", outputChars: 26 }));
+  j.append({ type: "final", text: FINAL, spent });
+  j.close();
+  return dir;
+}
