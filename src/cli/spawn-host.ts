@@ -1,0 +1,96 @@
+import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { SessionClient } from "../host/client.js";
+import { hostLogPath } from "../host/paths.js";
+import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
+
+const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+const READY_TIMEOUT_MS = 20_000;
+
+/** Starts a detached host process and waits until its socket answers (or it fails, with its log). */
+export async function spawnHost(
+  home: string,
+  id: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<void> {
+  ensurePrivateDir(sessionDir(home, id));
+  const logPath = hostLogPath(home, id);
+  const log = openSync(logPath, "a", 0o600);
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    cwd,
+    env: { ...env, NO_COLOR: "1" },
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
+  closeSync(log);
+  let exited: number | null | undefined;
+  child.on("exit", (code) => {
+    exited = code;
+  });
+  child.unref();
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  // Ready means the session answers, not just that the socket is bound: a host that fails while it
+  // starts (no Python, a journal it cannot resume) is reported here, with its log.
+  while (Date.now() < deadline) {
+    if (await answers(home, id)) return;
+    if (exited !== undefined) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const tail = readFileSync(logPath, "utf8").trim().split("\n").slice(-8).join("\n");
+  throw new HostLaunchError(
+    exited !== undefined
+      ? `the session host exited (code ${exited}) before it was ready:\n${tail}`
+      : `the session host did not come up within ${READY_TIMEOUT_MS / 1000} s; see ${logPath}`,
+  );
+}
+
+async function answers(home: string, id: string): Promise<boolean> {
+  const client = await SessionClient.connect(home, id, 1000);
+  if (!client) return false;
+  try {
+    await client.call("status");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    client.close();
+  }
+}
+
+export class HostLaunchError extends Error {
+  override name = "HostLaunchError";
+}
+
+/**
+ * Brings an exited session back: a detached host resumes it from its journal and, given a message,
+ * runs it as the next turn; without one it waits for work (a due schedule, an attach).
+ */
+export async function reviveHost(
+  home: string,
+  id: string,
+  env: NodeJS.ProcessEnv,
+  message?: string,
+): Promise<void> {
+  const { header } = readJournal(`${sessionDir(home, id)}/journal.jsonl`);
+  const args = ["run", "--as-host", id, "--resume", id];
+  if (message !== undefined) args.push("--", message);
+  await spawnHost(home, id, args, env, header.cwd);
+}
+
+/** Starts the per-user waker (src/host/waker.ts) unless one runs; it exits by itself when no job is left. */
+export async function ensureWaker(home: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const { wakerRunning } = await import("../host/waker.js");
+  if (await wakerRunning(home)) return;
+  ensurePrivateDir(home);
+  const log = openSync(`${home}/waker.log`, "a", 0o600);
+  const child = spawn(process.execPath, [MAIN, "__waker"], {
+    env,
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
+  closeSync(log);
+  child.unref();
+}
