@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { SessionClient } from "../host/client.js";
-import { hostLogPath } from "../host/paths.js";
+import { SessionClient } from "./client.js";
+import { hostLogPath } from "./paths.js";
 import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 
-const MAIN = fileURLToPath(new URL("./main.js", import.meta.url));
+// The CLI entry: dist/cli/main.js, whether this module runs from dist/host/ or from a chunk in dist/cli/.
+const MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const READY_TIMEOUT_MS = 20_000;
 
 /** Starts a detached host process and waits until its socket answers (or it fails, with its log). */
@@ -73,16 +74,17 @@ export async function reviveHost(
   id: string,
   env: NodeJS.ProcessEnv,
   message?: string,
+  extraArgs: string[] = [],
 ): Promise<void> {
   const { header } = readJournal(`${sessionDir(home, id)}/journal.jsonl`);
-  const args = ["run", "--as-host", id, "--resume", id];
+  const args = ["run", "--as-host", id, "--resume", id, ...extraArgs];
   if (message !== undefined) args.push("--", message);
   await spawnHost(home, id, args, env, header.cwd);
 }
 
 /** Starts the per-user waker (src/host/waker.ts) unless one runs; it exits by itself when no job is left. */
 export async function ensureWaker(home: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const { wakerRunning } = await import("../host/waker.js");
+  const { wakerRunning } = await import("./waker.js");
   if (await wakerRunning(home)) return;
   ensurePrivateDir(home);
   const log = openSync(`${home}/waker.log`, "a", 0o600);

@@ -1,0 +1,82 @@
+// What an endpoint serves, and whether a model there answers: for the login picker and /model.
+import { collectResponse, isModelError } from "./complete.js";
+import { createModelClient } from "./index.js";
+import type { Provider } from "./types.js";
+
+export type ModelList = { ids: string[] } | { error: string; status?: number };
+
+/** The URL that lists an endpoint's models (OpenAI-compatible: {base}/models; Anthropic: /v1/models). */
+export function modelsUrl(provider: Provider, baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  return provider === "anthropic" ? `${base.replace(/\/v1$/, "")}/v1/models` : `${base}/models`;
+}
+
+/** Asks the endpoint for its models; never throws. The key is sent only to that endpoint. */
+export async function listModels(
+  provider: Provider,
+  baseUrl: string,
+  apiKey: string | undefined,
+  timeoutMs = 5000,
+): Promise<ModelList> {
+  const url = modelsUrl(provider, baseUrl);
+  const headers: Record<string, string> =
+    provider === "anthropic"
+      ? { "anthropic-version": "2023-06-01", ...(apiKey ? { "x-api-key": apiKey } : {}) }
+      : apiKey
+        ? { authorization: `Bearer ${apiKey}` }
+        : {};
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    if (response.status === 401 || response.status === 403) {
+      return { error: `${url} rejected the API key (HTTP ${response.status})`, status: response.status };
+    }
+    if (!response.ok) return { error: `${url} answered HTTP ${response.status}`, status: response.status };
+    const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[]; models?: { name?: unknown }[] };
+    // OpenAI and Anthropic answer {data: [{id}]}; Ollama's native /api/tags answers {models: [{name}]}.
+    const ids = [
+      ...(body.data ?? []).map((m) => m.id),
+      ...(body.models ?? []).map((m) => m.name),
+    ].filter((id): id is string => typeof id === "string" && id !== "");
+    return { ids: [...new Set(ids)].sort() };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    if (cause === "ECONNREFUSED") return { error: `nothing is listening at ${url}` };
+    if ((error as Error).name === "TimeoutError") return { error: `${url} did not answer within ${timeoutMs / 1000} s` };
+    return { error: `${url}: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * One tiny request (a one-token answer) that proves the endpoint, key and model work together.
+ * Returns undefined when it does, else what went wrong in words a person can act on.
+ */
+export async function testModel(options: {
+  provider: Provider;
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  timeoutMs?: number;
+}): Promise<string | undefined> {
+  const client = createModelClient({
+    provider: options.provider,
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    model: options.model,
+    stream: false,
+    maxAttempts: 1,
+  });
+  const signal = AbortSignal.timeout(options.timeoutMs ?? 30_000);
+  const result = await collectResponse(
+    client.stream(
+      {
+        system: "Answer with one word.",
+        messages: [{ role: "user", content: [{ type: "text", text: "Say ok." }] }],
+        tools: [],
+        maxOutputTokens: 1,
+      },
+      signal,
+    ),
+  );
+  if (!isModelError(result)) return undefined;
+  return result.error.kind === "aborted" ? "the test request timed out" : result.error.message;
+}

@@ -1,0 +1,97 @@
+// What the root agent is doing right now, as one line above the input: a spinner while the model is
+// called (with the time to its first token), a running cell, sub-agents being waited for.
+import { type Component, truncateToWidth } from "@mariozechner/pi-tui";
+import type { AgentEvent } from "../agent/events.js";
+import { formatDuration } from "../config/duration.js";
+import type { Theme } from "./theme.js";
+
+export type Phase = "idle" | "starting" | "thinking" | "responding" | "running" | "waiting" | "interrupting";
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+export class Activity implements Component {
+  phase: Phase = "idle";
+  private since = 0;
+  private requestAt = 0;
+  private firstTokenMs: number | undefined;
+  private turn = 0;
+
+  constructor(
+    private readonly theme: Theme,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get busy(): boolean {
+    return this.phase !== "idle";
+  }
+
+  set(phase: Phase): void {
+    if (phase === this.phase) return;
+    this.phase = phase;
+    this.since = this.now();
+  }
+
+  /** Follows the root agent's events; returns whether the line changed. */
+  apply(event: AgentEvent): boolean {
+    if (event.agent) return false;
+    const now = this.now();
+    switch (event.type) {
+      case "user":
+        if (this.phase === "idle" || this.phase === "starting") this.set("thinking");
+        return true;
+      case "model_request":
+        this.turn = event.turn;
+        this.requestAt = now;
+        this.firstTokenMs = undefined;
+        this.set("thinking");
+        return true;
+      case "text_delta":
+        if (this.firstTokenMs === undefined) this.firstTokenMs = now - this.requestAt;
+        this.set("responding");
+        return true;
+      case "model_response":
+        if (this.firstTokenMs === undefined && this.requestAt > 0) this.firstTokenMs = event.durationMs;
+        return true;
+      case "cell":
+        this.set("running");
+        return true;
+      case "cell_output":
+        this.set("thinking");
+        return true;
+      case "child_spawned":
+        this.set("waiting");
+        return true;
+      case "final":
+      case "error":
+      case "interrupted":
+      case "budget_stop":
+      case "autonomy_end":
+        this.set("idle");
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  invalidate(): void {}
+
+  render(width: number): string[] {
+    if (this.phase === "idle") return [];
+    const t = this.theme;
+    const now = this.now();
+    const frame = FRAMES[Math.floor(now / 80) % FRAMES.length] as string;
+    const elapsed = formatDuration(now - this.since);
+    const ttft = this.firstTokenMs !== undefined ? t.dim(` · first token ${formatDuration(this.firstTokenMs)}`) : "";
+    const words: Record<Phase, string> = {
+      idle: "",
+      starting: "starting the session",
+      thinking: this.turn > 0 ? `thinking (turn ${this.turn})` : "thinking",
+      responding: "responding",
+      running: "running a cell",
+      waiting: "waiting for sub-agents",
+      interrupting: "interrupting",
+    };
+    const hint = this.phase === "interrupting" ? "" : t.dim("  esc to interrupt");
+    return ["", truncateToWidth(`${t.accent(frame)} ${words[this.phase]} ${t.dim(elapsed)}${ttft}${hint}`, width)];
+  }
+}

@@ -1,0 +1,175 @@
+// One cell in the transcript: its code (highlighted), its output streaming in as the kernel produces it,
+// the time it has been running, and how it ended. Long outputs fold to head and tail.
+import { readFileSync } from "node:fs";
+import { type Component, getCapabilities, Image, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { formatDuration } from "../config/duration.js";
+import type { JournalEventOf } from "../session/types.js";
+import { highlightCell } from "./highlight.js";
+import { OutputBuffer } from "./output-buffer.js";
+import type { Theme } from "./theme.js";
+
+const CODE_LINES = 12;
+const RUNNING_TAIL = 10;
+const FOLDED_HEAD = 6;
+const FOLDED_TAIL = 6;
+const EXPANDED_MAX = 2000;
+
+export interface CellView {
+  /** Shared by every cell: ctrl+o shows outputs in full. */
+  expanded: boolean;
+  now(): number;
+}
+
+type CellEnd = JournalEventOf<"cell_output"> & { exitCode?: number };
+
+export class CellBlock implements Component {
+  private readonly output = new OutputBuffer();
+  private end: CellEnd | undefined;
+  private readonly code: string[];
+  private cache: { key: string; lines: string[] } | undefined;
+  private streamed = false;
+
+  constructor(
+    readonly callId: string,
+    code: string,
+    private readonly startedAt: number,
+    private readonly theme: Theme,
+    private readonly view: CellView,
+    /** Where the session keeps image files (relative paths in cell_output are under it). */
+    private readonly sessionDir: string | undefined,
+  ) {
+    const trimmed = code.replace(/\n+$/, "");
+    this.code = theme.color ? highlightCell(trimmed) : trimmed.split("\n");
+  }
+
+  get running(): boolean {
+    return this.end === undefined;
+  }
+
+  /** Output as it streams from the kernel (not journaled; the final event carries the capped text). */
+  appendOutput(text: string): void {
+    this.streamed = true;
+    this.output.append(text);
+    this.cache = undefined;
+  }
+
+  finish(event: CellEnd): void {
+    this.end = event;
+    // A replayed cell (or one attached to mid-way) has no stream: show what the journal kept.
+    if (!this.streamed) this.output.append(event.output);
+    this.cache = undefined;
+  }
+
+  invalidate(): void {
+    this.cache = undefined;
+  }
+
+  get failed(): boolean {
+    const end = this.end;
+    if (!end) return false;
+    return end.status !== "ok" || (end.exitCode !== undefined && end.exitCode !== 0);
+  }
+
+  render(width: number): string[] {
+    const elapsed = this.end ? this.end.durationMs : Math.max(0, this.view.now() - this.startedAt);
+    // Running cells re-render as their clock ticks; finished ones only when their shape changes.
+    const key = `${width}:${this.view.expanded}:${this.end ? "end" : Math.floor(elapsed / 100)}:${this.output.chars}`;
+    if (this.cache?.key === key) return this.cache.lines;
+    const lines = this.build(width, elapsed);
+    this.cache = { key, lines };
+    return lines;
+  }
+
+  private build(width: number, elapsed: number): string[] {
+    const t = this.theme;
+    const lines: string[] = [""];
+    lines.push(truncateToWidth(`${t.accent("▸")} ${t.dim("ipython")}`, width));
+    const gutter = t.accent("│ ");
+    const shown = this.code.length > CODE_LINES ? this.code.slice(0, CODE_LINES) : this.code;
+    for (const line of shown) lines.push(truncateToWidth(`  ${gutter}${line}`, width));
+    if (this.code.length > CODE_LINES) {
+      lines.push(t.dim(`  │ … ${this.code.length - CODE_LINES} more lines of code`));
+    }
+    for (const line of this.outputLines()) lines.push(truncateToWidth(`  ${t.dim("┊")} ${line}`, width));
+    lines.push(...this.footer(width, elapsed));
+    return lines;
+  }
+
+  private outputLines(): string[] {
+    const t = this.theme;
+    const total = this.output.lineCount();
+    if (total === 0) return [];
+    const style = (l: string) => t.dim(sanitize(l));
+    if (this.view.expanded) {
+      const { head, dropped, tail } = this.output.kept();
+      const all = [...head.map(style)];
+      if (dropped > 0) all.push(t.warn(`… ${dropped.toLocaleString("en-US")} lines not kept here (see the journal's outputs/)`));
+      all.push(...tail.map(style));
+      if (all.length > EXPANDED_MAX) {
+        const cut = all.length - EXPANDED_MAX;
+        return [...all.slice(0, EXPANDED_MAX / 2), t.warn(`… ${cut.toLocaleString("en-US")} more lines`), ...all.slice(-EXPANDED_MAX / 2)];
+      }
+      return all;
+    }
+    if (this.running) {
+      if (total <= RUNNING_TAIL) return this.output.last(RUNNING_TAIL).map(style);
+      return [t.dim(`… ${(total - RUNNING_TAIL).toLocaleString("en-US")} earlier lines`), ...this.output.last(RUNNING_TAIL).map(style)];
+    }
+    if (total <= FOLDED_HEAD + FOLDED_TAIL + 1) return [...this.output.first(total)].map(style);
+    const hidden = total - FOLDED_HEAD - FOLDED_TAIL;
+    return [
+      ...this.output.first(FOLDED_HEAD).map(style),
+      t.dim(`… ${hidden.toLocaleString("en-US")} more lines · ctrl+o shows all`),
+      ...this.output.last(FOLDED_TAIL).map(style),
+    ];
+  }
+
+  private footer(width: number, elapsed: number): string[] {
+    const t = this.theme;
+    const time = formatDuration(elapsed);
+    const end = this.end;
+    if (!end) return [truncateToWidth(`  ${t.accent("◌")} ${t.dim(`running ${time}`)}`, width)];
+    const out: string[] = [];
+    if (end.status === "ok" && !this.failed) out.push(`  ${t.ok("✓")} ${t.dim(time)}`);
+    else if (end.status === "ok") out.push(`  ${t.error(`✗ exit status ${end.exitCode}`)} ${t.dim(time)}`);
+    else {
+      const what = end.error ? `${end.error.name}${end.error.value ? `: ${end.error.value}` : ""}` : end.status;
+      out.push(`  ${t.error(`✗ ${end.status === "error" ? what : `${end.status}${end.error ? ` (${what})` : ""}`}`)} ${t.dim(time)}`);
+    }
+    if (end.note) out.push(...wrapTextWithAnsi(t.warn(`  ⚠ ${end.note}`), width));
+    const lines = out.map((l) => truncateToWidth(l, width));
+    for (const file of end.imageFiles) {
+      const path = this.sessionDir ? `${this.sessionDir}/${file}` : file;
+      const inline = this.inlineImage(path, width);
+      if (inline) lines.push(...inline);
+      else lines.push(truncateToWidth(`  ${t.accent("▣")} ${t.dim(`image: ${path}`)}`, width));
+    }
+    return lines;
+  }
+
+  private readonly images = new Map<string, Image | null>();
+
+  /** The image drawn in the terminal (kitty / iTerm2 graphics), or undefined where it cannot be. */
+  private inlineImage(path: string, width: number): string[] | undefined {
+    if (!getCapabilities().images) return undefined;
+    let image = this.images.get(path);
+    if (image === undefined) {
+      try {
+        const data = readFileSync(path).toString("base64");
+        image = new Image(data, "image/png", { fallbackColor: this.theme.dim }, { maxWidthCells: 80, maxHeightCells: 24, filename: path });
+      } catch {
+        image = null;
+      }
+      this.images.set(path, image);
+    }
+    return image ? image.render(width) : undefined;
+  }
+}
+
+/** Output is shown as text: control characters other than tab would move the terminal's cursor. */
+function sanitize(line: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  return line
+    .replace(/\t/g, "    ")
+    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007|[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+}

@@ -1,0 +1,263 @@
+// Modal dialogs drawn over the transcript: a list to pick from (with type-to-filter), a line of text to
+// type (optionally masked, for keys), a yes/no question. Each resolves to undefined on Esc; Ctrl-C is
+// handled by the caller's flow (the login picker exits with 130, the session treats it as Esc).
+import {
+  type Component,
+  type Focusable,
+  Input,
+  Key,
+  matchesKey,
+  type SelectItem,
+  SelectList,
+  type TUI,
+  truncateToWidth,
+  visibleWidth,
+  wrapTextWithAnsi,
+} from "@mariozechner/pi-tui";
+import type { Theme } from "./theme.js";
+
+export interface DialogHost {
+  tui: TUI;
+  theme: Theme;
+  /** Called with the keystroke when a dialog sees Ctrl-C (default: treated as Esc). */
+  onCtrlC?: () => void;
+}
+
+/** A framed box with a title, a body and a hint line. */
+class Frame implements Component, Focusable {
+  private _focused = false;
+
+  constructor(
+    private readonly theme: Theme,
+    private readonly title: string,
+    private readonly body: Component & Partial<Focusable>,
+    private readonly hint: string,
+    private readonly text?: string,
+  ) {}
+
+  get focused(): boolean {
+    return this._focused;
+  }
+
+  set focused(value: boolean) {
+    this._focused = value;
+    if ("focused" in this.body) this.body.focused = value;
+  }
+
+  invalidate(): void {
+    this.body.invalidate();
+  }
+
+  handleInput(data: string): void {
+    this.body.handleInput?.(data);
+  }
+
+  render(width: number): string[] {
+    const t = this.theme;
+    const inner = Math.max(10, width - 4);
+    const row = (s: string) => {
+      const cut = truncateToWidth(s, inner);
+      return `${t.border("│")} ${cut}${" ".repeat(Math.max(0, inner - visibleWidth(cut)))} ${t.border("│")}`;
+    };
+    const titleText = ` ${this.title} `;
+    const lines = [t.border(`╭─${t.c.bold(titleText)}${"─".repeat(Math.max(0, width - 3 - visibleWidth(titleText)))}╮`)];
+    if (this.text) for (const l of this.text.split("\n").flatMap((x) => wrapTextWithAnsi(x, inner))) lines.push(row(l));
+    for (const l of this.body.render(inner)) lines.push(row(l));
+    lines.push(row(t.dim(this.hint)));
+    lines.push(t.border(`╰${"─".repeat(Math.max(0, width - 2))}╯`));
+    return lines;
+  }
+}
+
+/** A list that filters as the person types. */
+class FilterList implements Component, Focusable {
+  focused = false;
+  private query = "";
+  readonly list: SelectList;
+
+  constructor(
+    items: SelectItem[],
+    theme: Theme,
+    private readonly filterable: boolean,
+    maxVisible: number,
+    private readonly onPick: (item: SelectItem | undefined) => void,
+  ) {
+    this.list = new SelectList(items, maxVisible, theme.select);
+    this.list.onSelect = (item) => onPick(item);
+    this.list.onCancel = () => onPick(undefined);
+    this.theme = theme;
+  }
+
+  private readonly theme: Theme;
+
+  invalidate(): void {
+    this.list.invalidate();
+  }
+
+  handleInput(data: string): void {
+    if (this.filterable && data.length === 1 && data >= " " && data !== "\x7f") {
+      this.query += data;
+      this.list.setFilter(this.query);
+      return;
+    }
+    if (this.filterable && matchesKey(data, Key.backspace)) {
+      this.query = this.query.slice(0, -1);
+      this.list.setFilter(this.query);
+      return;
+    }
+    this.list.handleInput(data);
+  }
+
+  render(width: number): string[] {
+    const lines = this.list.render(width);
+    if (!this.filterable) return lines;
+    return [`${this.theme.accent("filter ›")} ${this.query}${this.focused ? "▏" : ""}`, ...lines];
+  }
+}
+
+/** An Input whose characters are shown as dots: for API keys. */
+class MaskedInput implements Component, Focusable {
+  focused = false;
+  readonly input = new Input();
+
+  invalidate(): void {}
+
+  handleInput(data: string): void {
+    this.input.handleInput(data);
+  }
+
+  render(width: number): string[] {
+    const n = [...this.input.getValue()].length;
+    const shown = n === 0 ? "" : `${"•".repeat(Math.min(n, width - 20))} (${n} characters)`;
+    return [truncateToWidth(`› ${shown}${this.focused ? "▏" : ""}`, width)];
+  }
+}
+
+function show<T>(
+  host: DialogHost,
+  build: (done: (value: T | undefined) => void) => { frame: Component; keys?: (data: string) => boolean },
+): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    let finished = false;
+    const done = (value: T | undefined) => {
+      if (finished) return;
+      finished = true;
+      handle.hide();
+      removeListener();
+      host.tui.requestRender();
+      resolve(value);
+    };
+    const { frame, keys } = build(done);
+    const handle = host.tui.showOverlay(frame, { width: "90%", maxHeight: "80%", anchor: "center" });
+    const removeListener = host.tui.addInputListener((data) => {
+      if (!handle.isFocused()) return undefined;
+      if (matchesKey(data, Key.ctrl("c"))) {
+        if (host.onCtrlC) host.onCtrlC();
+        done(undefined);
+        return { consume: true };
+      }
+      if (keys?.(data)) return { consume: true };
+      return undefined;
+    });
+    host.tui.requestRender();
+  });
+}
+
+export function pickFrom(
+  host: DialogHost,
+  options: { title: string; text?: string; items: SelectItem[]; filterable?: boolean; initial?: string; hint?: string },
+): Promise<string | undefined> {
+  return show<string>(host, (done) => {
+    const rows = Math.max(5, Math.min(15, host.tui.terminal.rows - 10));
+    const list = new FilterList(options.items, host.theme, options.filterable ?? options.items.length > 8, rows, (item) =>
+      done(item?.value),
+    );
+    const start = options.items.findIndex((i) => i.value === options.initial);
+    if (start >= 0) list.list.setSelectedIndex(start);
+    const hint = options.hint ?? `↑↓ choose · enter select · esc back${options.filterable ? " · type to filter" : ""}`;
+    return { frame: new Frame(host.theme, options.title, list, hint, options.text) };
+  });
+}
+
+export function askText(
+  host: DialogHost,
+  options: { title: string; text?: string; initial?: string; mask?: boolean; hint?: string },
+): Promise<string | undefined> {
+  return show<string>(host, (done) => {
+    const masked = options.mask ? new MaskedInput() : undefined;
+    const input = masked ? masked.input : new Input();
+    if (options.initial) input.setValue(options.initial);
+    input.onSubmit = (value) => done(value);
+    input.onEscape = () => done(undefined);
+    const body: Component & Focusable = masked ?? input;
+    const hint = options.hint ?? "enter confirm · esc back";
+    return {
+      frame: new Frame(host.theme, options.title, body, hint, options.text),
+      keys: (data) => {
+        if (matchesKey(data, Key.escape)) {
+          done(undefined);
+          return true;
+        }
+        return false;
+      },
+    };
+  });
+}
+
+export async function confirm(host: DialogHost, title: string, text: string, yes = "yes", no = "no"): Promise<boolean> {
+  const answer = await pickFrom(host, {
+    title,
+    text,
+    items: [
+      { value: "yes", label: yes },
+      { value: "no", label: no },
+    ],
+    filterable: false,
+  });
+  return answer === "yes";
+}
+
+/** A read-only view of text (a diff, a transcript), scrolled with ↑↓ / PgUp / PgDn. */
+export function showText(host: DialogHost, title: string, lines: () => string[]): Promise<void> {
+  return show<void>(host, (done) => {
+    let offset = 0;
+    const view: Component = {
+      invalidate() {},
+      render(width: number) {
+        const all = lines().flatMap((l) => wrapTextWithAnsi(l, width));
+        const rows = Math.max(5, host.tui.terminal.rows - 8);
+        offset = Math.max(0, Math.min(offset, all.length - rows));
+        const shown = all.slice(offset, offset + rows);
+        if (all.length > rows) shown.push(host.theme.dim(`lines ${offset + 1}–${offset + shown.length} of ${all.length}`));
+        return shown;
+      },
+    };
+    return {
+      frame: new Frame(host.theme, title, view, "↑↓ pgup pgdn scroll · esc close"),
+      keys: (data) => {
+        const page = Math.max(5, host.tui.terminal.rows - 10);
+        if (matchesKey(data, Key.escape) || data === "q") done(undefined);
+        else if (matchesKey(data, Key.up)) offset -= 1;
+        else if (matchesKey(data, Key.down)) offset += 1;
+        else if (matchesKey(data, Key.pageUp)) offset -= page;
+        else if (matchesKey(data, Key.pageDown)) offset += page;
+        else return false;
+        host.tui.requestRender();
+        return true;
+      },
+    };
+  });
+}
+
+/** A box saying what is being waited for; hide() removes it. It takes no keys (Ctrl-C still reaches the caller). */
+export function showBusy(host: DialogHost, title: string, text: string): { hide(): void } {
+  const frame = new Frame(host.theme, title, { invalidate() {}, render: () => [] }, "please wait…", text);
+  const handle = host.tui.showOverlay(frame, { width: "90%", anchor: "center", nonCapturing: true });
+  host.tui.requestRender();
+  return {
+    hide() {
+      handle.hide();
+      host.tui.requestRender();
+    },
+  };
+}

@@ -1,0 +1,238 @@
+// The provider picker (first launch, /login, `relm login` in a terminal): endpoint → key (masked) →
+// model from the endpoint's own list → a one-token test request → config.json saved 0600. Esc goes back a
+// step; Ctrl-C cancels the whole flow and nothing is written.
+import { join } from "node:path";
+import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../config/config.js";
+import { writeConfigFile } from "../config/save.js";
+import { listModels, testModel } from "../llm/models.js";
+import type { Provider } from "../llm/types.js";
+import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
+
+interface Endpoint {
+  id: "anthropic" | "openai" | "openrouter" | "ollama" | "custom";
+  label: string;
+  provider: Provider;
+  baseUrl: string;
+  keyEnv?: string;
+  needsKey: boolean;
+}
+
+export type LoginResult =
+  | { status: "saved"; path: string; config: ConfigFile }
+  | { status: "cancelled" }
+  | { status: "interrupted" };
+
+function ollamaBase(env: NodeJS.ProcessEnv): string {
+  const host = env.OLLAMA_HOST?.trim();
+  if (!host) return "http://127.0.0.1:11434/v1";
+  const withScheme = /^https?:\/\//.test(host) ? host : `http://${host}`;
+  return `${withScheme.replace(/\/+$/, "")}/v1`;
+}
+
+function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
+  return [
+    { id: "anthropic", label: "Anthropic", provider: "anthropic", baseUrl: DEFAULT_BASE_URL.anthropic, keyEnv: "ANTHROPIC_API_KEY", needsKey: true },
+    { id: "openai", label: "OpenAI", provider: "openai", baseUrl: DEFAULT_BASE_URL.openai, keyEnv: "OPENAI_API_KEY", needsKey: true },
+    { id: "openrouter", label: "OpenRouter", provider: "openai", baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", needsKey: true },
+    { id: "ollama", label: "Ollama (local)", provider: "openai", baseUrl: ollamaBase(env), needsKey: false },
+    { id: "custom", label: "Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp…)", provider: "openai", baseUrl: "", needsKey: false },
+  ];
+}
+
+class Cancelled extends Error {}
+
+/** Runs the flow in `host`'s terminal. `home` is $RELM_HOME. */
+export async function loginFlow(host: DialogHost, env: NodeJS.ProcessEnv, home: string): Promise<LoginResult> {
+  const path = join(home, "config.json");
+  let existing: ConfigFile;
+  try {
+    existing = readConfigFile(path) ?? {};
+  } catch {
+    existing = {};
+  }
+  let interrupted = false;
+  const dialogs: DialogHost = { ...host, onCtrlC: () => (interrupted = true) };
+  const check = <T>(value: T | undefined): T => {
+    if (interrupted) throw new Cancelled("interrupted");
+    if (value === undefined) throw new Cancelled("back");
+    return value;
+  };
+  const all = endpoints(env);
+  const current = all.find((e) => e.id !== "custom" && existing.baseUrl === e.baseUrl) ?? (existing.baseUrl ? all.find((e) => e.id === "custom") : undefined);
+  // Ollama answers in milliseconds when it runs; the picker says whether it does.
+  const ollama = all.find((e) => e.id === "ollama") as Endpoint;
+  const probe = await Promise.race([
+    listModels("openai", ollama.baseUrl, undefined, 800),
+    new Promise<undefined>((r) => setTimeout(r, 900)),
+  ]);
+
+  type Step = "endpoint" | "url" | "key" | "model" | "test";
+  let step: Step = "endpoint";
+  // Where Esc goes: the steps taken so far.
+  const trail: Step[] = [];
+  const go = (next: Step) => {
+    // A failed test's menu is not a place to come back to.
+    if (step !== "test") trail.push(step);
+    step = next;
+  };
+  let endpoint: Endpoint | undefined;
+  let baseUrl = "";
+  let key: { value?: string; source: "typed" | "env" | "saved" | "none" } = { source: "none" };
+  let model = "";
+  for (;;) {
+    try {
+      if (step === "endpoint") {
+        const items = all.map((e) => {
+          let description = e.baseUrl;
+          if (e.keyEnv && env[e.keyEnv]) description += ` · ${e.keyEnv} is set`;
+          if (e.id === "ollama") {
+            description = probe && "ids" in probe ? `${e.baseUrl} · running, ${probe.ids.length} model(s)` : `${e.baseUrl} · not answering`;
+          }
+          if (e.id === "custom") description = "you give the URL";
+          return { value: e.id, label: e.label, description };
+        });
+        const choice = await pickFrom(dialogs, {
+          title: "Choose a model provider",
+          text: "relm talks to an API of your choice. The key stays in $RELM_HOME/config.json (mode 0600) and is never shown to the model.",
+          items,
+          initial: endpoint?.id ?? current?.id,
+          filterable: false,
+        });
+        if (interrupted) return { status: "interrupted" };
+        if (choice === undefined) return { status: "cancelled" };
+        endpoint = all.find((e) => e.id === choice) as Endpoint;
+        baseUrl = endpoint.baseUrl;
+        go(endpoint.id === "custom" || endpoint.id === "ollama" ? "url" : "key");
+        continue;
+      }
+      const ep = endpoint as Endpoint;
+      if (step === "url") {
+        const initial =
+          ep.id === "ollama" ? ep.baseUrl : current?.id === "custom" ? existing.baseUrl : "http://localhost:8000/v1";
+        const url = check(
+          await askText(dialogs, {
+            title: ep.id === "ollama" ? "Ollama's address" : "The server's base URL",
+            text: "The OpenAI-compatible base URL, usually ending in /v1.",
+            initial,
+          }),
+        ).trim();
+        if (!/^https?:\/\/\S+$/.test(url)) {
+          await askText(dialogs, {
+            title: "Not a URL",
+            text: `"${url}" must start with http:// or https://`,
+            hint: "enter or esc to try again",
+          });
+          if (interrupted) return { status: "interrupted" };
+          continue;
+        }
+        baseUrl = url.replace(/\/+$/, "");
+        go(ep.id === "ollama" ? "model" : "key");
+        continue;
+      }
+      if (step === "key") {
+        key = await chooseKey(dialogs, ep, baseUrl, existing, env, check);
+        go("model");
+        continue;
+      }
+      if (step === "model") {
+        model = await chooseModel(dialogs, ep, baseUrl, key.value, existing, check);
+        go("test");
+        continue;
+      }
+      const busy = showBusy(dialogs, "Checking", `Sending a one-token request to ${model} at ${baseUrl}…`);
+      const problem = await testModel({ provider: ep.provider, baseUrl, apiKey: key.value, model });
+      busy.hide();
+      if (interrupted) return { status: "interrupted" };
+      if (problem) {
+        const next = check(
+          await pickFrom(dialogs, {
+            title: "The test request failed",
+            text: problem,
+            items: [
+              { value: "model", label: "Choose another model" },
+              ...(ep.id === "ollama" ? [] : [{ value: "key", label: "Enter the key again" }]),
+              { value: "save", label: "Save anyway" },
+              { value: "endpoint", label: "Start over" },
+            ],
+            filterable: false,
+          }),
+        );
+        if (next !== "save") {
+          go(next as Step);
+          continue;
+        }
+      }
+      const config: ConfigFile = { ...existing, provider: ep.provider, baseUrl, model };
+      if (key.source === "typed") config.apiKey = key.value;
+      else if (key.source !== "saved") delete config.apiKey;
+      writeConfigFile(path, config);
+      return { status: "saved", path, config };
+    } catch (error) {
+      if (!(error instanceof Cancelled)) throw error;
+      if (interrupted) return { status: "interrupted" };
+      // Esc: one step back (the failed test's menu goes back to the model).
+      step = trail.pop() ?? "endpoint";
+    }
+  }
+}
+
+async function chooseKey(
+  dialogs: DialogHost,
+  ep: Endpoint,
+  baseUrl: string,
+  existing: ConfigFile,
+  env: NodeJS.ProcessEnv,
+  check: <T>(v: T | undefined) => T,
+): Promise<{ value?: string; source: "typed" | "env" | "saved" | "none" }> {
+  const fromEnv = ep.keyEnv ? env[ep.keyEnv]?.trim() : undefined;
+  const saved = existing.baseUrl === baseUrl ? existing.apiKey : undefined;
+  if (ep.id === "ollama") return { source: "none" };
+  const lines = [`Paste the API key for ${ep.label === "Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp…)" ? baseUrl : ep.label}. It is typed masked and sent only to ${new URL(baseUrl).host}.`];
+  if (fromEnv) lines.push(`Enter alone uses $${ep.keyEnv} from your environment (not copied into the config).`);
+  else if (saved) lines.push("Enter alone keeps the key already saved.");
+  else if (!ep.needsKey) lines.push("Enter alone if the server needs no key.");
+  const typed = check(await askText(dialogs, { title: "API key", text: lines.join("\n"), mask: true })).trim();
+  if (typed) return { value: typed, source: "typed" };
+  if (fromEnv) return { value: fromEnv, source: "env" };
+  if (saved) return { value: saved, source: "saved" };
+  if (ep.needsKey) {
+    await askText(dialogs, { title: "A key is needed", text: `${ep.label} needs an API key.`, hint: "enter or esc to go back" });
+    throw new Cancelled("back");
+  }
+  return { source: "none" };
+}
+
+async function chooseModel(
+  dialogs: DialogHost,
+  ep: Endpoint,
+  baseUrl: string,
+  apiKey: string | undefined,
+  existing: ConfigFile,
+  check: <T>(v: T | undefined) => T,
+): Promise<string> {
+  const busy = showBusy(dialogs, "Models", `Asking ${baseUrl} for its models…`);
+  const listed = await listModels(ep.provider, baseUrl, apiKey);
+  busy.hide();
+  const initial = existing.baseUrl === baseUrl ? existing.model : undefined;
+  const TYPE = "\u0000type";
+  if ("ids" in listed && listed.ids.length > 0) {
+    const items = [
+      ...listed.ids.map((id) => ({ value: id, label: id })),
+      { value: TYPE, label: "✎ type a model name" },
+    ];
+    const picked = check(
+      await pickFrom(dialogs, {
+        title: `Choose a model (${listed.ids.length} at ${new URL(baseUrl).host})`,
+        items,
+        initial,
+        filterable: true,
+      }),
+    );
+    if (picked !== TYPE) return picked;
+  }
+  const text = "error" in listed ? `Could not list the models: ${listed.error}` : "Type the model's name as the endpoint knows it.";
+  for (;;) {
+    const typed = check(await askText(dialogs, { title: "Model name", text, initial })).trim();
+    if (typed) return typed;
+  }
+}

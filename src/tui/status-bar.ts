@@ -1,0 +1,101 @@
+// The status line under the input: model and provider, context used, tokens and cost, budget left,
+// kernel state, goal and autonomy, session id, directory and branch. Figures come from the host's
+// `info` answer (the journal's own numbers), refreshed as the session works.
+import { homedir } from "node:os";
+import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
+import { formatDuration } from "../config/duration.js";
+import { formatTokens } from "./agent-panel.js";
+import type { LinkState, SessionInfo } from "./session-link.js";
+import type { Theme } from "./theme.js";
+
+export interface StatusData {
+  info: SessionInfo | undefined;
+  /** Model and provider from the configuration, before any session exists. */
+  model: string;
+  provider: string;
+  cwd: string;
+  branch: string | null;
+  link: LinkState;
+  /** Goal and autonomy chosen before the first message (sent with it). */
+  pendingGoal?: string;
+  pendingGates?: string[] | null;
+}
+
+function money(n: number): string {
+  return n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
+}
+
+function shortPath(path: string): string {
+  const home = homedir();
+  return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+/** What is left of each budget that is set, e.g. "budget 7 turns · 12k tok · $1.40 · 12m left". */
+export function budgetLeft(info: SessionInfo): string | undefined {
+  const { limits, spent } = info;
+  const parts: string[] = [];
+  if (limits.maxTurns !== undefined) parts.push(`${Math.max(0, limits.maxTurns - spent.turns)} turns`);
+  if (limits.maxTokens !== undefined) parts.push(`${formatTokens(Math.max(0, limits.maxTokens - spent.tokens))} tok`);
+  if (limits.maxCost !== undefined) parts.push(money(Math.max(0, limits.maxCost - (spent.cost ?? 0))));
+  if (limits.maxTimeMs !== undefined) parts.push(formatDuration(Math.max(0, limits.maxTimeMs - spent.elapsedMs)));
+  return parts.length > 0 ? `budget ${parts.join(" · ")} left` : undefined;
+}
+
+export function contextPercent(info: SessionInfo): number {
+  if (info.contextWindow <= 0) return 0;
+  return Math.round((100 * info.contextTokens) / info.contextWindow);
+}
+
+export function statusLines(d: StatusData, width: number, t: Theme): string[] {
+  const sep = t.dim(" │ ");
+  const info = d.info;
+  const first: string[] = [`${t.c.bold(info?.model ?? d.model)} ${t.dim(`via ${info?.provider ?? d.provider}`)}`];
+  if (info) {
+    const pct = contextPercent(info);
+    const ctx = `ctx ${pct}%`;
+    first.push(pct >= 80 ? t.warn(ctx) : pct >= 60 ? t.c.yellowBright(ctx) : ctx);
+    const u = info.usage;
+    first.push(`↑${formatTokens(u.input)} ↓${formatTokens(u.output)}${u.cached > 0 ? t.dim(` (${formatTokens(u.cached)} cached)`) : ""}`);
+    first.push(info.cost === null ? t.dim("unpriced") : money(info.cost));
+    const left = budgetLeft(info);
+    if (left) first.push(left);
+    const k = info.kernel;
+    first.push(`kernel ${k === "busy" ? t.accent(k) : k === "restarting" ? t.warn(k) : k}`);
+  } else {
+    first.push(t.dim(d.link === "starting" ? "starting…" : "new session"));
+  }
+  const second: string[] = [];
+  const goal = info?.goal ?? d.pendingGoal;
+  if (goal) second.push(t.accent(`◎ ${goal}`));
+  const gates = info ? info.autonomy?.gates : d.pendingGates === null ? undefined : d.pendingGates;
+  if (gates) second.push(t.accent(`autonomous${gates.length > 0 ? ` (${gates.length} gate${gates.length === 1 ? "" : "s"})` : ""}`));
+  if (d.link === "offline") second.push(t.warn("not running: your next message resumes it"));
+  if (info?.id) second.push(t.dim(info.id));
+  const branch = info?.branch ?? d.branch;
+  second.push(t.dim(`${shortPath(info?.cwd ?? d.cwd)}${branch ? ` (${branch})` : ""}`));
+  return [fit(first, sep, width), fit(second, sep, width)];
+}
+
+/** Joins parts with the separator, dropping parts from the end that do not fit. */
+function fit(parts: string[], sep: string, width: number): string {
+  let line = "";
+  for (const part of parts) {
+    const next = line ? `${line}${sep}${part}` : part;
+    if (visibleWidth(next) > width) break;
+    line = next;
+  }
+  return truncateToWidth(line || (parts[0] ?? ""), width);
+}
+
+export class StatusBar implements Component {
+  constructor(
+    private readonly data: () => StatusData,
+    private readonly theme: Theme,
+  ) {}
+
+  invalidate(): void {}
+
+  render(width: number): string[] {
+    return statusLines(this.data(), width, this.theme);
+  }
+}

@@ -1,0 +1,231 @@
+// The transcript of one agent: the event stream turned into blocks. The root session's view and a
+// child's read-only view are the same class, filtered by agent id.
+import { Container } from "@mariozechner/pi-tui";
+import { describeSpend } from "../agent/budget.js";
+import type { AgentEvent } from "../agent/events.js";
+import { formatDuration } from "../config/duration.js";
+import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
+import { CellBlock, type CellView } from "./cell-block.js";
+import type { Theme } from "./theme.js";
+
+function firstLine(text: string, max = 100): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export class Transcript extends Container {
+  private assistant: AssistantBlock | undefined;
+  private readonly cells = new Map<string, CellBlock>();
+  private readonly running = new Set<CellBlock>();
+  /** Children started in a row are summed up in one line instead of one line each. */
+  private spawnSummary: { block: NoticeBlock; labels: string[] } | undefined;
+  private finishSummary: { block: NoticeBlock; done: number; failed: string[]; cancelled: number } | undefined;
+  sessionDir: string | undefined;
+
+  constructor(
+    private readonly theme: Theme,
+    private readonly view: CellView,
+    /** Only events of this agent (undefined: the session's root agent). */
+    private readonly agent: string | undefined = undefined,
+  ) {
+    super();
+  }
+
+  /** Cells still running (their clocks tick). */
+  get hasRunningCells(): boolean {
+    return this.running.size > 0;
+  }
+
+  /** Adds a line of the UI's own (command results, hints). */
+  note(text: string, gap = false): void {
+    this.breakRuns();
+    this.addChild(new NoticeBlock(text, gap));
+  }
+
+  /** Adds a message of the person's own before the host has echoed it (queued work). */
+  addUser(text: string): void {
+    this.breakRuns();
+    this.addChild(new UserBlock(text, this.theme));
+  }
+
+  /** Handles one event; returns whether the view changed. */
+  apply(event: AgentEvent): boolean {
+    if (event.agent !== this.agent) return false;
+    const t = this.theme;
+    switch (event.type) {
+      case "session":
+        this.sessionDir = event.dir;
+        return false;
+      case "user":
+        this.breakRuns();
+        this.addChild(new UserBlock(event.text, t));
+        return true;
+      case "message":
+        if (event.to !== "self") return false;
+        this.breakRuns();
+        this.addChild(new UserBlock(event.text, t, event.from === "user" ? undefined : event.from));
+        return true;
+      case "variable":
+        this.note(t.dim(`• ${event.name}: ${event.varType}, ${event.size}`));
+        return true;
+      case "text_delta":
+        this.currentAssistant().append(event.delta);
+        return true;
+      case "text_reset":
+        this.currentAssistant().set("");
+        this.note(t.warn("↻ the response was cut off; retrying"));
+        return true;
+      case "model_response":
+        if (event.text.trim() !== "") this.currentAssistant().set(event.text);
+        this.assistant = undefined;
+        return true;
+      case "cell": {
+        this.breakRuns();
+        this.assistant = undefined;
+        const block = new CellBlock(event.callId, event.code, Date.parse(event.t), t, this.view, this.sessionDir);
+        this.cells.set(event.callId, block);
+        this.running.add(block);
+        this.addChild(block);
+        return true;
+      }
+      case "cell_output_delta": {
+        const block = this.cells.get(event.callId);
+        if (!block?.running) return false;
+        block.appendOutput(event.text);
+        return true;
+      }
+      case "cell_output": {
+        const block = this.cells.get(event.callId);
+        if (!block) return false;
+        block.finish(event);
+        this.running.delete(block);
+        return true;
+      }
+      case "child_spawned":
+        this.noteSpawn(event.label ?? event.name);
+        return true;
+      case "child_finished":
+        this.noteFinish(event.status, event.label ?? event.name, event.reason);
+        return true;
+      default:
+        return this.applyNotice(event);
+    }
+  }
+
+  /** Marks every running cell as no longer streaming (the host went away mid-cell). */
+  abandonRunning(): void {
+    this.running.clear();
+  }
+
+  private applyNotice(event: AgentEvent): boolean {
+    const t = this.theme;
+    const line = ((): string | undefined => {
+      switch (event.type) {
+        case "tool_error":
+          return t.error(`✗ ${event.message}`);
+        case "tool_skipped":
+          return t.dim(`· a cell was not run: ${event.reason}`);
+        case "kernel":
+          return event.event === "started" ? undefined : t.warn(`⚠ kernel ${event.event}: ${event.detail}`);
+        case "model_retry":
+          return t.warn(`↻ model call failed (${event.reason}); retry ${event.attempt} in ${formatDuration(event.delayMs)}`);
+        case "model_error":
+          return t.error(`✗ model error: ${event.message}`);
+        case "budget_stop":
+          return t.error(`■ ${event.message}`);
+        case "final":
+          return t.dim(`✓ ${describeSpend(event.spent)}`);
+        case "error":
+          return t.error(`✗ ${event.message}`);
+        case "interrupted":
+          return t.warn(`■ ${event.reason}`);
+        case "gate_run":
+          return event.results
+            .map((r) =>
+              r.passed
+                ? `${t.ok("✓ gate")} ${r.command} ${t.dim(formatDuration(r.durationMs))}`
+                : `${t.error(`✗ gate (exit ${r.exitCode ?? "none"}${r.timedOut ? ", timed out" : ""})`)} ${r.command} ${t.dim(formatDuration(r.durationMs))}`,
+            )
+            .join("\n");
+        case "autonomy_end":
+          return (event.outcome === "gates passed" || event.outcome === "done" ? t.ok : t.warn)(`■ ${firstLine(event.report, 200)}`);
+        case "goal":
+          return t.accent(`◎ goal: ${event.text}`);
+        case "goal_progress":
+          return t.dim(`◎ progress: ${event.text}`);
+        case "goal_paused":
+          return t.warn(`◎ goal paused: ${event.reason}`);
+        case "goal_done":
+          return t.ok(`◎ goal done${event.note ? `: ${event.note}` : ""}`);
+        case "compaction":
+          return t.dim(`⇊ compacted ${event.summarized} messages: about ${event.tokensBefore} → ${event.tokensAfter} tokens`);
+        case "checkpoint":
+          return event.warning ? t.warn(`⚠ ${event.warning}`) : undefined;
+        case "resumed": {
+          const parts = ["↺ resumed in a new process"];
+          if (event.restored.length > 0) parts.push(`restored ${event.restored.join(", ")}`);
+          if (event.notRestored.length > 0) parts.push(`not restored: ${event.notRestored.map((v) => v.name).join(", ")}`);
+          if (event.uncertain.length > 0) parts.push(event.uncertain.join("; "));
+          return t.dim(parts.join(" · "));
+        }
+        case "llm_call":
+          return t.dim(`· llm(): ${event.prompts} prompt${event.prompts === 1 ? "" : "s"} to ${event.model}`);
+        case "submit":
+          return t.dim("· submitted a result");
+        default: {
+          const other = event as { type: string; model?: string; provider?: string };
+          if (other.type === "model" && other.model) return t.accent(`⇄ model: ${other.model}`);
+          return undefined;
+        }
+      }
+    })();
+    if (line === undefined) return false;
+    this.note(line);
+    return true;
+  }
+
+  private currentAssistant(): AssistantBlock {
+    if (!this.assistant) {
+      this.breakRuns();
+      this.assistant = new AssistantBlock(this.theme);
+      this.addChild(this.assistant);
+    }
+    return this.assistant;
+  }
+
+  private breakRuns(): void {
+    this.spawnSummary = undefined;
+    this.finishSummary = undefined;
+  }
+
+  private noteSpawn(label: string): void {
+    this.finishSummary = undefined;
+    const t = this.theme;
+    if (!this.spawnSummary) {
+      this.spawnSummary = { block: new NoticeBlock(""), labels: [] };
+      this.addChild(this.spawnSummary.block);
+    }
+    const s = this.spawnSummary;
+    s.labels.push(label);
+    const names = s.labels.length <= 4 ? s.labels.join(", ") : `${s.labels.slice(0, 3).join(", ")} and ${s.labels.length - 3} more`;
+    s.block.setText(t.accent(`⇢ ${s.labels.length === 1 ? "sub-agent" : `${s.labels.length} sub-agents`}: ${names}`));
+  }
+
+  private noteFinish(status: string, label: string, reason?: string): void {
+    this.spawnSummary = undefined;
+    const t = this.theme;
+    if (!this.finishSummary) {
+      this.finishSummary = { block: new NoticeBlock(""), done: 0, failed: [], cancelled: 0 };
+      this.addChild(this.finishSummary.block);
+    }
+    const s = this.finishSummary;
+    if (status === "done") s.done++;
+    else if (status === "cancelled") s.cancelled++;
+    else s.failed.push(`${label}${reason ? ` (${firstLine(reason, 60)})` : ""}`);
+    const parts = [];
+    if (s.done > 0) parts.push(t.ok(`${s.done} done`));
+    if (s.cancelled > 0) parts.push(t.warn(`${s.cancelled} cancelled`));
+    if (s.failed.length > 0) parts.push(t.error(`${s.failed.length} failed: ${s.failed.join(", ")}`));
+    s.block.setText(`${t.accent("⇠ sub-agents:")} ${parts.join(", ")}`);
+  }
+}
