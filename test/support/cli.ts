@@ -23,13 +23,17 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
-/** Runs the built `relm` binary as a real process. */
+/**
+ * Runs the built `relm` binary as a real process; `bin` runs another copy (an installed one) as a user
+ * would, through its shebang.
+ */
 export function runRelm(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number; bin?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RELM_BIN, ...args], {
+    const [command, argv] = options.bin ? [options.bin, args] : [process.execPath, [RELM_BIN, ...args]];
+    const child = spawn(command, argv, {
       cwd: options.cwd ?? ROOT,
       env: options.env ?? cleanEnv(),
       stdio: ["pipe", "pipe", "pipe"],
