@@ -46,6 +46,12 @@ export class AgentsModel {
   /** Bumped on every change, so views can cache their rendering. */
   version = 0;
 
+  clear(): void {
+    this.nodes.clear();
+    this.top.length = 0;
+    this.version++;
+  }
+
   get size(): number {
     return this.nodes.size;
   }

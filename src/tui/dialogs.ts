@@ -217,23 +217,41 @@ export async function confirm(host: DialogHost, title: string, text: string, yes
   return answer === "yes";
 }
 
-/** A read-only view of text (a diff, a transcript), scrolled with ↑↓ / PgUp / PgDn. */
+/** A read-only view of text (a diff, a report), scrolled with ↑↓ / PgUp / PgDn. */
 export function showText(host: DialogHost, title: string, lines: () => string[]): Promise<void> {
+  return showView(host, title, (width) => lines().flatMap((l) => wrapTextWithAnsi(l, width)));
+}
+
+/**
+ * A read-only, scrollable view of rendered lines (a sub-agent's live transcript). With `follow`, it stays
+ * at the end as lines are added until the person scrolls up. `keys` handles extra keys (true = consumed).
+ */
+export function showView(
+  host: DialogHost,
+  title: string,
+  render: (width: number) => string[],
+  options: { follow?: boolean; hint?: string; keys?: (data: string) => boolean } = {},
+): Promise<void> {
   return show<void>(host, (done) => {
     let offset = 0;
+    let atEnd = options.follow ?? false;
+    let lastMax = 0;
     const view: Component = {
       invalidate() {},
       render(width: number) {
-        const all = lines().flatMap((l) => wrapTextWithAnsi(l, width));
+        const all = render(width);
         const rows = Math.max(5, host.tui.terminal.rows - 8);
-        offset = Math.max(0, Math.min(offset, all.length - rows));
+        lastMax = Math.max(0, all.length - rows);
+        if (atEnd) offset = lastMax;
+        offset = Math.max(0, Math.min(offset, lastMax));
         const shown = all.slice(offset, offset + rows);
         if (all.length > rows) shown.push(host.theme.dim(`lines ${offset + 1}–${offset + shown.length} of ${all.length}`));
         return shown;
       },
     };
+    const hint = options.hint ?? "↑↓ pgup pgdn scroll · esc close";
     return {
-      frame: new Frame(host.theme, title, view, "↑↓ pgup pgdn scroll · esc close"),
+      frame: new Frame(host.theme, title, view, hint),
       keys: (data) => {
         const page = Math.max(5, host.tui.terminal.rows - 10);
         if (matchesKey(data, Key.escape) || data === "q") done(undefined);
@@ -241,7 +259,9 @@ export function showText(host: DialogHost, title: string, lines: () => string[])
         else if (matchesKey(data, Key.down)) offset += 1;
         else if (matchesKey(data, Key.pageUp)) offset -= page;
         else if (matchesKey(data, Key.pageDown)) offset += page;
+        else if (options.keys?.(data)) return true;
         else return false;
+        atEnd = offset >= lastMax;
         host.tui.requestRender();
         return true;
       },

@@ -1,6 +1,17 @@
 // The full-screen terminal UI's entry points. Loaded lazily (never by `relm --version`, `relm run` or
-// `relm -p`): the CLI imports this module only when stdout and stdin are a terminal.
-import type { RunFlags, RunIo } from "../cli/run.js";
+// `relm -p`): the CLI imports this module only when stdin and stdout are a terminal.
+import { ProcessTerminal, TUI } from "@mariozechner/pi-tui";
+import { type ConfigFlags, relmHomeFrom, resolveConfig } from "../config/config.js";
+import { UsageError } from "../config/errors.js";
+import { relmVersion } from "../config/version.js";
+import { listSessions } from "../host/discovery.js";
+import { gitBranch } from "../host/info.js";
+import { resolveSessionId, sessionsDir } from "../session/index.js";
+import { App, type AppOptions } from "./app.js";
+import { loginFlow } from "./login.js";
+import { DEFAULT_PASTE_THRESHOLD } from "./pastes.js";
+import { pickSession } from "./slash-session.js";
+import { makeTheme } from "./theme.js";
 
 /** What the UI opens with. */
 export interface TuiStart {
@@ -16,12 +27,166 @@ export interface TuiStart {
   resumeMessage?: string;
 }
 
-/** Runs the UI until the person leaves; returns the process exit code. */
-export async function runTui(_start: TuiStart, _flags: RunFlags, _io: RunIo): Promise<number> {
-  throw new Error("the terminal UI is being built");
+/** The command-line flags the UI honours (those of `relm` itself; budgets go to the session's host). */
+export interface TuiFlags extends ConfigFlags {
+  maxTurns?: string;
+  maxTokens?: string;
+  maxTime?: string;
+  maxCost?: string;
+  var?: string[];
+  cellTimeout?: string;
+  passEnv?: string[];
+  maxDepth?: string;
 }
 
-/** `relm login` in a terminal (and /login): the provider picker; exit 0 saved, 130 cancelled. */
-export async function runLoginUi(_flags: RunFlags, _io: RunIo): Promise<number> {
-  throw new Error("the terminal UI is being built");
+export interface TuiIo {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** The session flags as a new host's command line. */
+function hostArgs(flags: TuiFlags): string[] {
+  const args: string[] = [];
+  const single: [keyof TuiFlags, string][] = [
+    ["provider", "--provider"],
+    ["baseUrl", "--base-url"],
+    ["maxTurns", "--max-turns"],
+    ["maxTokens", "--max-tokens"],
+    ["maxTime", "--max-time"],
+    ["maxCost", "--max-cost"],
+    ["cellTimeout", "--cell-timeout"],
+    ["maxDepth", "--max-depth"],
+  ];
+  for (const [key, flag] of single) {
+    const value = flags[key];
+    if (typeof value === "string") args.push(flag, value);
+  }
+  if (flags.model) args.push("--model", flags.model);
+  for (const v of flags.var ?? []) args.push("--var", v);
+  for (const name of flags.passEnv ?? []) args.push("--pass-env", name);
+  return args;
+}
+
+function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["configured"] {
+  const config = resolveConfig(env, flags);
+  return {
+    model: config.model.model ?? "",
+    provider: config.model.provider,
+    baseUrl: config.model.baseUrl,
+    apiKey: config.model.apiKey,
+  };
+}
+
+function pasteThreshold(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.RELM_PASTE_THRESHOLD);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_PASTE_THRESHOLD;
+}
+
+/** Runs `body` with the terminal in the UI's hands, and gives it back whatever happens. */
+async function withTerminal<T>(body: (tui: TUI) => Promise<T>): Promise<T> {
+  const tui = new TUI(new ProcessTerminal());
+  const restore = () => tui.stop();
+  process.once("exit", restore);
+  try {
+    tui.start();
+    return await body(tui);
+  } finally {
+    process.off("exit", restore);
+    tui.stop();
+  }
+}
+
+/** Runs the UI until the person leaves; returns the process exit code. */
+export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promise<number> {
+  // Configuration mistakes are reported before the screen is taken over.
+  const initial = configured(io.env, flags);
+  const home = relmHomeFrom(io.env);
+  if (start.sessionId) resolveSessionId(sessionsDir(home), start.sessionId);
+  const theme = makeTheme(io.env);
+  let farewell: string | undefined;
+  const code = await withTerminal(async (tui) => {
+    const app = new App({
+      tui,
+      theme,
+      env: io.env,
+      cwd: io.cwd,
+      home,
+      configured: initial,
+      branch: gitBranch(io.cwd),
+      version: relmVersion(),
+      hostArgs: hostArgs(flags),
+      pasteThreshold: pasteThreshold(io.env),
+      reloadConfig: () => {
+        try {
+          return configured(io.env, flags);
+        } catch {
+          return undefined;
+        }
+      },
+    });
+    const onSignal = () => app.detach();
+    process.on("SIGTERM", onSignal);
+    process.on("SIGHUP", onSignal);
+    try {
+      tui.requestRender();
+      if (!(await opening(app, start, initial.model === ""))) return 130;
+      const result = await app.exited;
+      farewell = app.farewellMessage;
+      return result;
+    } finally {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGHUP", onSignal);
+    }
+  });
+  if (farewell) io.stdout.write(`${farewell}\n`);
+  return code;
+}
+
+/** What the UI does first; false when the person cancelled the first-launch picker with Ctrl-C. */
+async function opening(app: App, start: TuiStart, needsLogin: boolean): Promise<boolean> {
+  if (needsLogin && !start.sessionId && !start.continueLast && !start.pickSession) {
+    app.note(app.theme.accent("No model is configured yet: choose a provider to start."));
+    const result = await loginFlow(app.dialogs, app.env, app.home);
+    if (result.status === "interrupted") return false;
+    if (result.status === "saved") {
+      app.reloadConfigured();
+      app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} at ${result.config.baseUrl}`));
+    } else app.note(app.theme.warn("No model yet: /login chooses one (or run `relm demo` to see relm work without one)."));
+  }
+  try {
+    if (start.task) await app.submit(start.task);
+    else if (start.continueLast) {
+      const last = (await listSessions(app.home)).find((s) => s.cwd === app.cwd);
+      if (last) await app.openSession(last.id);
+      else app.note(app.theme.dim("no earlier session in this directory: this is a new one"));
+    } else if (start.pickSession) {
+      const id = await pickSession(app);
+      if (id) await app.openSession(id);
+    } else if (start.sessionId) {
+      await app.openSession(resolveSessionId(sessionsDir(app.home), start.sessionId));
+      if (start.resumeMessage) await app.submit(start.resumeMessage);
+    }
+  } catch (error) {
+    app.note(app.theme.error(`✗ ${(error as Error).message}`));
+  }
+  app.tui.requestRender();
+  return true;
+}
+
+/** `relm login` in a terminal (and /login): the provider picker; exit 0 saved, 1 left, 130 cancelled. */
+export async function runLoginUi(_flags: TuiFlags, io: TuiIo): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  let outcome: Awaited<ReturnType<typeof loginFlow>> | undefined;
+  await withTerminal(async (tui) => {
+    outcome = await loginFlow({ tui, theme: makeTheme(io.env) }, io.env, home);
+  });
+  if (!outcome) throw new UsageError("login did not finish");
+  if (outcome.status === "saved") {
+    io.stdout.write(`saved ${outcome.path} (${outcome.config.model} at ${outcome.config.baseUrl}); check it with \`relm doctor\`\n`);
+    return 0;
+  }
+  io.stderr.write("relm: login cancelled; nothing was written\n");
+  return outcome.status === "interrupted" ? 130 : 1;
 }

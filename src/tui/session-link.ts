@@ -66,8 +66,7 @@ export class SessionLink {
   }
 
   /** A new session whose host runs `task` as its first turn (flags such as a goal go in `extraArgs`). */
-  async start(task: string, extraArgs: string[] = []): Promise<string> {
-    const id = newSessionId();
+  async start(task: string, extraArgs: string[] = [], id = newSessionId()): Promise<string> {
     this.sessionId = id;
     this.setState("starting");
     const args = ["run", "--as-host", id, "--interactive", ...this.options.hostArgs, ...extraArgs, "--", task];

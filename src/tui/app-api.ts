@@ -1,0 +1,36 @@
+import type { TUI } from "@mariozechner/pi-tui";
+import type { AgentsModel } from "./agents-model.js";
+import type { DialogHost } from "./dialogs.js";
+import type { SessionInfo, SessionLink } from "./session-link.js";
+import type { Theme } from "./theme.js";
+
+/** What slash commands may use of the running UI. */
+export interface AppApi {
+  readonly tui: TUI;
+  readonly theme: Theme;
+  readonly dialogs: DialogHost;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly home: string;
+  readonly link: SessionLink;
+  readonly agents: AgentsModel;
+  readonly info: SessionInfo | undefined;
+  /** Model and provider new sessions start with (config, or what /model chose before the first message). */
+  readonly configured: { model: string; provider: string; baseUrl: string; apiKey?: string };
+  /** Chosen before the first message; sent with it when the session starts. */
+  readonly pending: { goal?: string; gates?: string[] | null; model?: string };
+  readonly busy: boolean;
+  /** A line in the transcript from the UI itself. */
+  note(text: string): void;
+  refreshInfo(): void;
+  /** Makes sure a host serves the session (revives an exited one); false when there is no session yet. */
+  ensureLive(): Promise<boolean>;
+  openSession(id: string): Promise<void>;
+  newSession(clearScreen: boolean): Promise<void>;
+  login(): Promise<void>;
+  quit(): Promise<void>;
+  detach(): void;
+  focusAgents(): void;
+  setExpanded(expanded: boolean): void;
+  showHelp(): void;
+}

@@ -1,0 +1,462 @@
+// The terminal UI: one screen with the transcript, the agent panel, what is queued, what the agent is
+// doing, the input and the status line. It is a client of a session host: everything it shows comes
+// from the host's event stream, everything it changes goes through the host.
+import { Editor, type TUI } from "@mariozechner/pi-tui";
+import type { AgentEvent } from "../agent/events.js";
+import { ConfigError } from "../config/errors.js";
+import { newSessionId } from "../session/index.js";
+import { AgentPanel } from "./agent-panel.js";
+import { AgentsModel } from "./agents-model.js";
+import type { AppApi } from "./app-api.js";
+import { Activity } from "./activity.js";
+import { NoticeBlock } from "./blocks.js";
+import { openChildView } from "./child-view.js";
+import { RelmCompletion } from "./completion.js";
+import { type DialogHost, confirm, pickFrom, showText } from "./dialogs.js";
+import { helpLines } from "./help.js";
+import { InputHistory } from "./history.js";
+import { installKeys } from "./keys.js";
+import { loginFlow } from "./login.js";
+import { Pastes } from "./pastes.js";
+import { QueueView } from "./queue-view.js";
+import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
+import { allCommands, paletteEntries, runSlash } from "./slash.js";
+import { StatusBar } from "./status-bar.js";
+import type { Theme } from "./theme.js";
+import { Transcript } from "./transcript.js";
+import { writeStartVariables } from "./start-variables.js";
+
+/** Events after which the host's figures (tokens, context, kernel state) are worth asking for again. */
+const INFO_EVENTS = new Set([
+  "user",
+  "model_response",
+  "llm_call",
+  "cell",
+  "cell_output",
+  "kernel",
+  "child_finished",
+  "final",
+  "goal",
+  "compaction",
+  "model",
+  "budget_stop",
+  "autonomy_end",
+  "interrupted",
+  "error",
+]);
+
+export interface AppOptions {
+  tui: TUI;
+  theme: Theme;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  home: string;
+  configured: { model: string; provider: string; baseUrl: string; apiKey?: string };
+  branch: string | null;
+  version: string;
+  /** Flags new hosts start with (budgets, --model…), as command-line words. */
+  hostArgs: string[];
+  pasteThreshold: number;
+  /** Reads the configuration again (after /login). */
+  reloadConfig(): AppOptions["configured"] | undefined;
+}
+
+export class App implements AppApi {
+  readonly tui: TUI;
+  readonly theme: Theme;
+  readonly dialogs: DialogHost;
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly home: string;
+  readonly agents = new AgentsModel();
+  readonly pending: { goal?: string; gates?: string[] | null; model?: string } = {};
+  configured: AppOptions["configured"];
+  info: SessionInfo | undefined;
+  link: SessionLink;
+  readonly editor: Editor;
+  readonly panel: AgentPanel;
+  readonly activity: Activity;
+  transcript: Transcript;
+  private readonly queue: QueueView;
+  private readonly header: NoticeBlock;
+  private readonly cellView = { expanded: false, now: () => Date.now() };
+  private readonly commands = allCommands();
+  readonly history: InputHistory;
+  readonly pastes = new Pastes();
+  private readonly childViews = new Set<Transcript>();
+  private ticker: NodeJS.Timeout | undefined;
+  private infoTimer: NodeJS.Timeout | undefined;
+  private resolveExit: ((code: number) => void) | undefined;
+  private farewell: string | undefined;
+  readonly exited: Promise<number>;
+
+  constructor(private readonly options: AppOptions) {
+    this.tui = options.tui;
+    this.theme = options.theme;
+    this.env = options.env;
+    this.cwd = options.cwd;
+    this.home = options.home;
+    this.configured = options.configured;
+    this.dialogs = { tui: this.tui, theme: this.theme };
+    this.exited = new Promise((resolve) => {
+      this.resolveExit = resolve;
+    });
+    this.history = new InputHistory(this.home, this.cwd);
+    this.header = new NoticeBlock(this.headerText());
+    this.transcript = new Transcript(this.theme, this.cellView);
+    this.activity = new Activity(this.theme);
+    this.queue = new QueueView(this.theme);
+    this.panel = new AgentPanel(this.agents, this.theme, this.panelActions(), () => Math.max(3, Math.floor(this.tui.terminal.rows / 3)));
+    this.editor = new Editor(this.tui, this.theme.editor, { paddingX: 1, autocompleteMaxVisible: 8 });
+    this.editor.setAutocompleteProvider(new RelmCompletion(paletteEntries(this.commands), this.cwd));
+    for (const entry of this.history.all()) this.editor.addToHistory(entry);
+    this.editor.onSubmit = (text) => void this.submit(text);
+    const status = new StatusBar(
+      () => ({
+        info: this.info,
+        model: this.pending.model ?? this.configured.model,
+        provider: this.configured.provider,
+        cwd: this.cwd,
+        branch: options.branch,
+        link: this.link.state,
+        pendingGoal: this.pending.goal,
+        pendingGates: this.pending.gates,
+      }),
+      this.theme,
+    );
+    this.link = this.newLink();
+    for (const c of [this.header, this.transcript, this.panel, this.queue, this.activity, this.editor, status]) {
+      this.tui.addChild(c);
+    }
+    this.tui.setFocus(this.editor);
+    installKeys(this);
+    this.ticker = setInterval(() => this.tick(), 100);
+    this.ticker.unref();
+  }
+
+  get busy(): boolean {
+    return this.activity.busy;
+  }
+
+  get pasteThreshold(): number {
+    return this.options.pasteThreshold;
+  }
+
+  private headerText(): string {
+    const t = this.theme;
+    return [
+      `${t.c.bold("relm")} ${t.dim(this.options.version)}  ${t.dim("·")}  ${this.cwd}`,
+      t.dim("/help commands · @ files · esc interrupts · ctrl+t agents · ctrl+o outputs · ctrl+b detach · ctrl+d quit"),
+    ].join("\n");
+  }
+
+  private newLink(): SessionLink {
+    return new SessionLink({
+      home: this.home,
+      env: this.env,
+      cwd: this.cwd,
+      hostArgs: this.options.hostArgs,
+      onEvent: (event) => this.onEvent(event),
+      onState: (state, detail) => this.onLinkState(state, detail),
+    });
+  }
+
+  // --- events -------------------------------------------------------------------------------------
+
+  onEvent(event: AgentEvent): void {
+    this.transcript.apply(event);
+    this.agents.apply(event);
+    this.activity.apply(event);
+    this.queue.apply(event);
+    for (const view of this.childViews) view.apply(event);
+    if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
+    if (INFO_EVENTS.has(event.type) && !event.agent) this.refreshInfo();
+    else if (event.type === "model_response" || event.type === "child_finished") this.refreshInfo();
+    this.tui.requestRender();
+  }
+
+  private onLinkState(state: LinkState, detail?: string): void {
+    if (state === "live") this.refreshInfo(0);
+    if (state === "offline" && detail) {
+      this.transcript.abandonRunning();
+      this.activity.set("idle");
+      this.queue.clear();
+      this.note(this.theme.warn(`■ ${detail}; your next message resumes the session`));
+    }
+    this.tui.requestRender();
+  }
+
+  refreshInfo(delayMs = 250): void {
+    if (this.infoTimer || !this.link.live) return;
+    this.infoTimer = setTimeout(() => {
+      this.infoTimer = undefined;
+      if (!this.link.live) return;
+      this.link
+        .call<SessionInfo>("info")
+        .then((info) => {
+          this.info = info;
+          // The host knows best whether a turn is running (after attaching mid-turn, say).
+          if (!info.busy && this.activity.busy && this.activity.phase !== "starting") this.activity.set("idle");
+          if (info.busy && !this.activity.busy) this.activity.set("thinking");
+          this.tui.requestRender();
+        })
+        .catch(() => undefined);
+    }, delayMs);
+  }
+
+  private tick(): void {
+    if (this.activity.busy || this.transcript.hasRunningCells || this.agents.running() > 0) this.tui.requestRender();
+    if (this.activity.busy && this.link.live && Date.now() % 2000 < 100) this.refreshInfo();
+  }
+
+  note(text: string): void {
+    this.transcript.note(text);
+    this.tui.requestRender();
+  }
+
+  // --- input --------------------------------------------------------------------------------------
+
+  async submit(raw: string): Promise<void> {
+    const text = raw.trim();
+    if (text === "") return;
+    this.editor.addToHistory(text);
+    this.history.add(text);
+    if (text.startsWith("/") && !text.startsWith("//")) {
+      await runSlash(this, this.commands, text);
+      this.tui.requestRender();
+      return;
+    }
+    const message = text.startsWith("//") ? text.slice(1) : text;
+    const { text: body, variables } = this.pastes.take(message);
+    try {
+      await this.send(body, variables);
+    } catch (error) {
+      this.note(this.theme.error(`✗ ${(error as Error).message}`));
+      if (error instanceof ConfigError) this.note(this.theme.dim("/login sets up a provider and model"));
+    }
+    this.tui.requestRender();
+  }
+
+  private async send(text: string, variables: { name: string; text: string }[]): Promise<void> {
+    if (this.link.state === "new") {
+      if (!(this.pending.model ?? this.configured.model)) {
+        throw new ConfigError("no model configured yet");
+      }
+      this.activity.set("starting");
+      this.editor.disableSubmit = true;
+      try {
+        const id = newSessionId();
+        const extra = writeStartVariables(this.home, id, variables);
+        if (this.pending.model) extra.push("--model", this.pending.model);
+        if (this.pending.goal) extra.push("--goal", this.pending.goal);
+        if (this.pending.gates) {
+          if (this.pending.gates.length === 0) extra.push("--autonomous");
+          for (const gate of this.pending.gates) extra.push("--gate", gate);
+        }
+        await this.link.start(text, extra, id);
+      } catch (error) {
+        this.activity.set("idle");
+        throw error;
+      } finally {
+        this.editor.disableSubmit = false;
+      }
+      this.pending.goal = undefined;
+      this.pending.gates = undefined;
+      return;
+    }
+    if (!(await this.ensureLive())) return;
+    if (this.busy) {
+      this.queue.add(text);
+      this.tui.requestRender();
+    }
+    await this.link.call("send", { text, variables });
+    if (!this.busy) this.activity.set("thinking");
+  }
+
+  async ensureLive(): Promise<boolean> {
+    if (this.link.live) return true;
+    if (this.link.state === "offline") {
+      this.activity.set("starting");
+      try {
+        await this.link.revive();
+      } finally {
+        this.activity.set("idle");
+      }
+      return true;
+    }
+    return false;
+  }
+
+  interrupt(): void {
+    if (!this.link.live || !this.busy) return;
+    this.activity.set("interrupting");
+    void this.link.call("interrupt", {}).catch((error: Error) => this.note(this.theme.error(`✗ ${error.message}`)));
+  }
+
+  setExpanded(expanded: boolean): void {
+    this.cellView.expanded = expanded;
+    for (const c of this.transcript.children) c.invalidate();
+    this.tui.requestRender();
+  }
+
+  toggleExpanded(): void {
+    this.setExpanded(!this.cellView.expanded);
+  }
+
+  focusAgents(): void {
+    if (this.agents.size === 0) {
+      this.note(this.theme.dim("no sub-agents in this session yet"));
+      return;
+    }
+    this.panel.pinned = true;
+    this.panel.focused = true;
+    this.tui.setFocus(this.panel);
+    this.tui.requestRender();
+  }
+
+  unfocusAgents(): void {
+    this.panel.focused = false;
+    this.panel.pinned = false;
+    this.tui.setFocus(this.editor);
+    this.tui.requestRender();
+  }
+
+  private panelActions() {
+    return {
+      open: (node: { id: string; label: string }) => {
+        void openChildView(this, node.id, node.label, this.childViews).catch((error: Error) =>
+          this.note(this.theme.error(`✗ ${error.message}`)),
+        );
+      },
+      message: (node: { id: string; label: string }) => void this.messageChild(node.id, node.label),
+      cancel: (node: { id: string; label: string }) => void this.cancelChild(node.id, node.label),
+      close: () => this.unfocusAgents(),
+    };
+  }
+
+  private async messageChild(id: string, label: string): Promise<void> {
+    const { askText } = await import("./dialogs.js");
+    const text = await askText(this.dialogs, { title: `Message to ${label}`, text: "Read by the sub-agent at its next turn boundary." });
+    if (!text?.trim() || !(await this.ensureLive())) return;
+    await this.link.call("child.send", { id, text }).then(
+      () => this.note(this.theme.dim(`→ sent to ${label}`)),
+      (error: Error) => this.note(this.theme.error(`✗ ${error.message}`)),
+    );
+  }
+
+  private async cancelChild(id: string, label: string): Promise<void> {
+    if (!(await confirm(this.dialogs, "Cancel sub-agent", `Cancel ${label} and its own sub-agents?`, "cancel it", "keep it"))) return;
+    if (!(await this.ensureLive())) return;
+    await this.link.call("child.cancel", { id }).catch((error: Error) => this.note(this.theme.error(`✗ ${error.message}`)));
+  }
+
+  showHelp(): void {
+    void showText(this.dialogs, "relm — commands and keys", () => helpLines(this.commands, this.theme));
+  }
+
+  // --- sessions -----------------------------------------------------------------------------------
+
+  /** Leaves the current session (stopped when idle, left running when working) and clears the screen. */
+  private async leaveCurrent(clearScreen: boolean): Promise<void> {
+    if (this.link.live) {
+      if (this.busy) {
+        this.link.detach();
+        this.note(this.theme.dim(`session ${this.link.id} keeps running in the background`));
+      } else await this.link.stop();
+    }
+    this.transcript = this.replaceTranscript(clearScreen);
+    this.agents.clear();
+    this.queue.clear();
+    this.pastes.reset();
+    this.activity.set("idle");
+    this.info = undefined;
+    this.link = this.newLink();
+  }
+
+  private replaceTranscript(clearScreen: boolean): Transcript {
+    const fresh = new Transcript(this.theme, this.cellView);
+    const index = this.tui.children.indexOf(this.transcript);
+    if (clearScreen) this.tui.children.splice(index, 1, fresh);
+    else {
+      // Keep what was shown, with a rule between the old session and the next.
+      this.transcript.note(this.theme.dim("─".repeat(20)), true);
+      this.tui.children.splice(index + 1, 0, fresh);
+    }
+    if (clearScreen) this.tui.requestRender(true);
+    return fresh;
+  }
+
+  async newSession(clearScreen: boolean): Promise<void> {
+    const was = this.link.id;
+    await this.leaveCurrent(clearScreen);
+    this.note(this.theme.dim(`new session${was ? ` (the previous one, ${was}, is saved: /resume)` : ""}`));
+  }
+
+  async openSession(id: string): Promise<void> {
+    if (id === this.link.id) return;
+    await this.leaveCurrent(true);
+    await this.link.open(id);
+    this.note(this.theme.dim(this.link.live ? `attached to ${id}` : `session ${id} (saved): your next message resumes it`));
+  }
+
+  async login(): Promise<void> {
+    const result = await loginFlow(this.dialogs, this.env, this.home);
+    if (result.status !== "saved") {
+      this.note(this.theme.dim("login cancelled; nothing was written"));
+      return;
+    }
+    this.reloadConfigured();
+    this.note(this.theme.ok(`✓ saved ${result.path}: ${result.config.model} at ${result.config.baseUrl}`));
+    if (this.link.live && this.info && result.config.model && this.info.model !== result.config.model) {
+      this.note(this.theme.dim("this session keeps its endpoint; /model switches its model, /new starts one with the new settings"));
+    }
+  }
+
+  reloadConfigured(): void {
+    const fresh = this.options.reloadConfig();
+    if (fresh) this.configured = fresh;
+    this.tui.requestRender();
+  }
+
+  // --- leaving ------------------------------------------------------------------------------------
+
+  async quit(): Promise<void> {
+    const id = this.link.id;
+    if (this.busy && this.link.live) {
+      const choice = await pickFrom(this.dialogs, {
+        title: "The agent is working",
+        items: [
+          { value: "stop", label: "Stop it and quit", description: "the running cell is interrupted; the session is saved" },
+          { value: "detach", label: "Leave it running in the background", description: `relm attach ${id} to come back` },
+          { value: "stay", label: "Stay" },
+        ],
+        filterable: false,
+      });
+      if (choice === "detach") return this.detach();
+      if (choice !== "stop") return;
+    }
+    if (this.link.live) await this.link.stop();
+    this.finish(id ? `session ${id} saved. Come back with: relm --continue   (or relm attach ${id})` : undefined, 0);
+  }
+
+  detach(): void {
+    const id = this.link.id;
+    if (!id || !this.link.live) {
+      this.finish(id ? `session ${id} saved. Come back with: relm --continue` : undefined, 0);
+      return;
+    }
+    this.link.detach();
+    this.finish(`session ${id} keeps running in the background. relm attach ${id} to come back · relm stop ${id} to stop it`, 0);
+  }
+
+  finish(message: string | undefined, code: number): void {
+    this.farewell = message;
+    clearInterval(this.ticker);
+    clearTimeout(this.infoTimer);
+    this.resolveExit?.(code);
+  }
+
+  get farewellMessage(): string | undefined {
+    return this.farewell;
+  }
+}

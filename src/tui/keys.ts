@@ -1,0 +1,86 @@
+// The keys the UI itself answers (before the input editor sees them): interrupting, leaving, the agent
+// panel, output folding, history search, and large pastes.
+import { Key, matchesKey } from "@mariozechner/pi-tui";
+import type { App } from "./app.js";
+import { pickFrom } from "./dialogs.js";
+
+const PASTE_START = "\x1b[200~";
+const PASTE_END = "\x1b[201~";
+const QUIT_WINDOW_MS = 2000;
+
+export function installKeys(app: App): void {
+  let lastCtrlC = 0;
+  app.tui.addInputListener((data) => {
+    // Dialogs (overlays) handle their own keys.
+    if (app.tui.hasOverlay()) return undefined;
+    if (app.panel.focused) {
+      if (matchesKey(data, Key.ctrl("c"))) {
+        app.unfocusAgents();
+        return { consume: true };
+      }
+      return undefined;
+    }
+    if (data.startsWith(PASTE_START) && data.endsWith(PASTE_END)) {
+      const text = data.slice(PASTE_START.length, -PASTE_END.length);
+      if (text.length > app.pasteThreshold) {
+        app.editor.insertTextAtCursor(app.pastes.hold(text.replace(/\r\n?/g, "\n")));
+        app.tui.requestRender();
+        return { consume: true };
+      }
+      return undefined;
+    }
+    const empty = app.editor.getText().length === 0;
+    if (matchesKey(data, Key.ctrl("c"))) {
+      if (app.busy) app.interrupt();
+      else if (!empty) app.editor.setText("");
+      else if (Date.now() - lastCtrlC < QUIT_WINDOW_MS) void app.quit();
+      else {
+        lastCtrlC = Date.now();
+        app.note(app.theme.dim("press ctrl+c again to quit (ctrl+b leaves the session running instead)"));
+      }
+      return { consume: true };
+    }
+    if (matchesKey(data, Key.escape) && app.busy) {
+      app.interrupt();
+      return { consume: true };
+    }
+    if (matchesKey(data, Key.ctrl("d")) && empty) {
+      void app.quit();
+      return { consume: true };
+    }
+    if (matchesKey(data, Key.ctrl("b")) && empty) {
+      app.detach();
+      return { consume: true };
+    }
+    if (matchesKey(data, Key.ctrl("t"))) {
+      app.focusAgents();
+      return { consume: true };
+    }
+    if (matchesKey(data, Key.ctrl("o"))) {
+      app.toggleExpanded();
+      return { consume: true };
+    }
+    if (matchesKey(data, Key.ctrl("r"))) {
+      void searchHistory(app);
+      return { consume: true };
+    }
+    return undefined;
+  });
+}
+
+async function searchHistory(app: App): Promise<void> {
+  const entries = app.history.search("");
+  if (entries.length === 0) {
+    app.note(app.theme.dim("no history yet in this directory"));
+    return;
+  }
+  const picked = await pickFrom(app.dialogs, {
+    title: "Search history (this directory)",
+    items: entries.slice(0, 500).map((e, i) => ({ value: String(i), label: e.replace(/\s+/g, " ") })),
+    filterable: true,
+    hint: "type to search · enter puts it in the input · esc back",
+  });
+  if (picked === undefined) return;
+  app.editor.setText(entries[Number(picked)] ?? "");
+  app.tui.requestRender();
+}
