@@ -1,6 +1,7 @@
 import { connect, type Socket } from "node:net";
+import { MAX_DECODABLE_BYTES } from "./lines.js";
 import { socketPath } from "./paths.js";
-import { isResponse, onMessages, RpcError, type RpcMessage, type RpcNotification, send } from "./rpc.js";
+import { type Frame, onMessages, RpcError, type RpcNotification, send } from "./rpc.js";
 
 /** A connection to a live session host. */
 export class SessionClient {
@@ -10,7 +11,11 @@ export class SessionClient {
   readonly closed: Promise<void>;
 
   private constructor(private readonly socket: Socket) {
-    onMessages(socket, (m) => this.receive(m));
+    // The host is trusted to send big events (a cell's full output): only what Node cannot decode is skipped.
+    onMessages(socket, (frame) => this.receive(frame), {
+      maxLineBytes: MAX_DECODABLE_BYTES,
+      overflow: "skip",
+    });
     this.closed = new Promise((resolve) => {
       socket.on("close", () => {
         for (const p of this.pending.values())
@@ -63,16 +68,18 @@ export class SessionClient {
     this.socket.destroy();
   }
 
-  private receive(message: RpcMessage): void {
-    if (isResponse(message)) {
-      const p = this.pending.get(message.id);
+  /** Answers to our calls and notifications; anything else (requests, frames we do not understand) is ignored. */
+  private receive(frame: Frame): void {
+    if (frame.kind === "response") {
+      const { id, error, result } = frame.response;
+      const p = typeof id === "number" ? this.pending.get(id) : undefined;
       if (!p) return;
-      this.pending.delete(message.id);
-      if (message.error) p.reject(new RpcError(message.error.code, message.error.message));
-      else p.resolve(message.result);
+      this.pending.delete(id as number);
+      if (error) p.reject(new RpcError(error.code, error.message));
+      else p.resolve(result);
       return;
     }
-    if ("method" in message && !("id" in message)) for (const l of this.listeners) l(message);
+    if (frame.kind === "notification") for (const l of this.listeners) l(frame.notification);
   }
 }
 

@@ -1,11 +1,15 @@
 // Newline-delimited JSON-RPC 2.0 over a local socket: what clients (attach, logs, send) and session
-// hosts say to each other. One JSON object per line; notifications have no id.
+// hosts say to each other. One JSON object per line; notifications have no id. Every line is classified
+// into a Frame before anyone looks inside it: a peer can send anything, and nothing it sends may throw.
 import type { Socket } from "node:net";
-import { LineSplitter } from "../kernel/protocol.js";
+import { BoundedLineSplitter, MAX_LINE_BYTES } from "./lines.js";
+
+/** JSON-RPC 2.0 ids: a number, a string, or null (answered as given). */
+export type RpcId = number | string | null;
 
 export interface RpcRequest {
   jsonrpc: "2.0";
-  id: number;
+  id: RpcId;
   method: string;
   params?: unknown;
 }
@@ -18,12 +22,19 @@ export interface RpcNotification {
 
 export interface RpcResponse {
   jsonrpc: "2.0";
-  id: number;
+  id: RpcId;
   result?: unknown;
   error?: { code: number; message: string };
 }
 
 export type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
+
+/** What one line turned out to be. `invalid` carries the error to answer it with (id null when unknown). */
+export type Frame =
+  | { kind: "request"; request: RpcRequest }
+  | { kind: "notification"; notification: RpcNotification }
+  | { kind: "response"; response: RpcResponse }
+  | { kind: "invalid"; id: RpcId; code: number; message: string };
 
 /** JSON-RPC error codes: the standard ones, and ours above -32000. */
 export const RPC = {
@@ -46,33 +57,125 @@ export class RpcError extends Error {
   }
 }
 
-/** Frames lines on a socket; a line that is not JSON ends the connection (the peer is not speaking our protocol). */
-export function onMessages(socket: Socket, handle: (message: RpcMessage) => void): void {
-  socket.setEncoding("utf8");
-  const splitter = new LineSplitter((line) => {
-    if (line.trim() === "") return;
-    let message: RpcMessage;
-    try {
-      message = JSON.parse(line) as RpcMessage;
-    } catch {
-      send(socket, { jsonrpc: "2.0", id: 0, error: { code: RPC.parseError, message: "not JSON" } });
-      socket.destroy();
-      return;
+/**
+ * The JSON-RPC code an error carries, judged by shape rather than instanceof: a detached host's socket is
+ * served by the unbundled modules (bound before the CLI bundle loads), while its handlers throw the
+ * bundle's own copy of RpcError.
+ */
+export function rpcErrorCode(error: unknown): number | undefined {
+  if (error instanceof RpcError) return error.code;
+  const e = error as { name?: unknown; code?: unknown } | null;
+  if (typeof e !== "object" || e === null) return undefined;
+  return e.name === "RpcError" && typeof e.code === "number" ? e.code : undefined;
+}
+
+export interface FramingOptions {
+  /** Longest line accepted, in bytes (default MAX_LINE_BYTES). */
+  maxLineBytes?: number;
+  /**
+   * What a longer line does: "drop" (a host facing clients) hands over an invalid frame to answer, then
+   * ends the connection; "skip" (a client facing its host) skips that line and reads on.
+   */
+  overflow?: "drop" | "skip";
+}
+
+/**
+ * Frames lines on a socket and hands each one over classified. Reading pauses while the socket's
+ * writes are backed up, so a peer that sends requests but never reads their answers cannot make the
+ * answers pile up in memory.
+ */
+export function onMessages(
+  socket: Socket,
+  handle: (frame: Frame) => void,
+  options: FramingOptions = {},
+): void {
+  const maxBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+  const drop = (options.overflow ?? "drop") === "drop";
+  const splitter = new BoundedLineSplitter(
+    (line) => {
+      if (line.trim() !== "") handle(parseFrame(line));
+    },
+    () => {
+      if (!drop) return;
+      splitter.close();
+      socket.pause();
+      const limit = `${Math.round(maxBytes / 2 ** 20)} MiB`;
+      handle(invalid(null, RPC.invalidRequest, `line longer than ${limit}: closing the connection`));
+      // Let the error reply go out, but do not wait long for a peer that does not read.
+      const timer = setTimeout(() => socket.destroy(), 1000);
+      timer.unref();
+      socket.end(() => {
+        clearTimeout(timer);
+        socket.destroy();
+      });
+    },
+    maxBytes,
+  );
+  let draining = false;
+  socket.on("data", (chunk: Buffer) => {
+    splitter.push(chunk);
+    if (socket.writableNeedDrain && !socket.destroyed && !draining) {
+      draining = true;
+      socket.pause();
+      socket.once("drain", () => {
+        draining = false;
+        socket.resume();
+      });
     }
-    handle(message);
   });
-  socket.on("data", (chunk: string) => splitter.push(chunk));
+}
+
+/** Classifies one line. Never throws: bad JSON, too deep, wrong shapes all become `invalid` frames. */
+export function parseFrame(line: string): Frame {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return invalid(null, RPC.parseError, "parse error: the line is not valid JSON");
+  }
+  if (Array.isArray(value))
+    return invalid(null, RPC.invalidRequest, "batches are not supported: one request per line");
+  if (typeof value !== "object" || value === null) {
+    return invalid(null, RPC.invalidRequest, "invalid request: expected a JSON object");
+  }
+  const m = value as Record<string, unknown>;
+  const hasId = Object.hasOwn(m, "id");
+  if (hasId && !isRpcId(m.id))
+    return invalid(null, RPC.invalidRequest, "invalid request: id must be a number, a string or null");
+  const id = hasId ? (m.id as RpcId) : null;
+  if (Object.hasOwn(m, "jsonrpc") && m.jsonrpc !== "2.0") {
+    return invalid(id, RPC.invalidRequest, 'invalid request: jsonrpc must be "2.0"');
+  }
+  if (Object.hasOwn(m, "method")) {
+    if (typeof m.method !== "string")
+      return invalid(id, RPC.invalidRequest, "invalid request: method must be a string");
+    const base = { jsonrpc: "2.0" as const, method: m.method, params: m.params };
+    return hasId
+      ? { kind: "request", request: { ...base, id } }
+      : { kind: "notification", notification: base };
+  }
+  if (hasId && Object.hasOwn(m, "error")) {
+    const e = m.error as { code?: unknown; message?: unknown } | null;
+    const error =
+      typeof e === "object" && e !== null && typeof e.code === "number" && typeof e.message === "string"
+        ? { code: e.code, message: e.message }
+        : { code: RPC.internal, message: "the peer sent a malformed error" };
+    return { kind: "response", response: { jsonrpc: "2.0", id, error } };
+  }
+  if (hasId && Object.hasOwn(m, "result"))
+    return { kind: "response", response: { jsonrpc: "2.0", id, result: m.result } };
+  return invalid(id, RPC.invalidRequest, "invalid request: no method");
+}
+
+function isRpcId(id: unknown): id is RpcId {
+  return id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+}
+
+function invalid(id: RpcId, code: number, message: string): Frame {
+  return { kind: "invalid", id, code, message };
 }
 
 export function send(socket: Socket, message: RpcMessage): boolean {
   if (socket.destroyed || !socket.writable) return false;
   return socket.write(`${JSON.stringify(message)}\n`);
-}
-
-export function isRequest(m: RpcMessage): m is RpcRequest {
-  return "method" in m && "id" in m && typeof m.id === "number";
-}
-
-export function isResponse(m: RpcMessage): m is RpcResponse {
-  return !("method" in m) && "id" in m;
 }

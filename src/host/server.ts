@@ -3,7 +3,7 @@ import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { SessionClient } from "./client.js";
 import { runDir, socketPath } from "./paths.js";
-import { isRequest, onMessages, RPC, RpcError, type RpcRequest, send } from "./rpc.js";
+import { type Frame, onMessages, RPC, RpcError, type RpcRequest, rpcErrorCode, send } from "./rpc.js";
 
 export interface ServerHandlers {
   /** Journal events with n > after, in order (read from the journal file). */
@@ -91,17 +91,34 @@ export class SessionServer {
     this.clients.add(client);
     socket.on("close", () => this.clients.delete(client));
     socket.on("error", () => socket.destroy());
-    onMessages(socket, (message) => {
-      if (isRequest(message)) void this.answer(client, message);
-    });
+    onMessages(socket, (frame) => this.receive(client, frame));
+  }
+
+  /** Requests are answered; anything else a client sends that is not a notification gets an error. */
+  private receive(client: Client, frame: Frame): void {
+    if (frame.kind === "request") void this.answer(client, frame.request);
+    else if (frame.kind === "invalid") {
+      send(client.socket, {
+        jsonrpc: "2.0",
+        id: frame.id,
+        error: { code: frame.code, message: frame.message },
+      });
+    } else if (frame.kind === "response") {
+      const error = { code: RPC.invalidRequest, message: "invalid request: no method" };
+      send(client.socket, { jsonrpc: "2.0", id: frame.response.id, error });
+    }
+    // Notifications are never answered, and the host defines none: they are ignored.
   }
 
   private async answer(client: Client, request: RpcRequest): Promise<void> {
     const { id, method, params } = request;
     try {
+      if (params !== undefined && params !== null && typeof params !== "object") {
+        throw new RpcError(RPC.invalidParams, "invalid params: expected an object");
+      }
       if (method === "attach") {
         // Replay and switch to live in one synchronous step: no event can slip between the two.
-        const after = Number((params as { after?: number } | undefined)?.after ?? 0);
+        const after = attachAfter(params);
         const last = this.handlers.replay(after, (event) =>
           send(client.socket, { jsonrpc: "2.0", method: "event", params: event }),
         );
@@ -117,10 +134,20 @@ export class SessionServer {
       const result = await this.handlers.call(method, params);
       send(client.socket, { jsonrpc: "2.0", id, result: result ?? null });
     } catch (error) {
-      const code = error instanceof RpcError ? error.code : RPC.refused;
-      send(client.socket, { jsonrpc: "2.0", id, error: { code, message: (error as Error).message } });
+      const code = rpcErrorCode(error) ?? RPC.refused;
+      const message = error instanceof Error ? error.message : String(error);
+      send(client.socket, { jsonrpc: "2.0", id, error: { code, message } });
     }
   }
+}
+
+/** `attach`'s `after`: absent (from the start) or a journal event number. */
+function attachAfter(params: unknown): number {
+  const after = (params as { after?: unknown } | null | undefined)?.after ?? 0;
+  if (typeof after !== "number" || !Number.isInteger(after) || after < 0) {
+    throw new RpcError(RPC.invalidParams, "invalid params: attach's after must be a whole number >= 0");
+  }
+  return after;
 }
 
 /** Until the session is ready: nothing to replay yet, and calls are refused with a clear reason. */

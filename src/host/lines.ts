@@ -1,0 +1,86 @@
+// Line framing for session sockets, bounded: a peer that sends bytes without a newline must not make the
+// host hold them all. (kernel/protocol.ts has its own splitter for the trusted kernel pipe.)
+import { constants } from "node:buffer";
+
+/** The longest line a session host accepts from a client (64 MiB): longer means broken or hostile. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** The longest line Node can decode into one string at all: the most a client accepts from its host. */
+export const MAX_DECODABLE_BYTES = constants.MAX_STRING_LENGTH;
+
+/** Above this, the buffer of a finished long line is released instead of kept for the next one. */
+const KEEP_BYTES = 1024 * 1024;
+
+/**
+ * Splits a byte stream into UTF-8 lines (newline = 0x0A, which never occurs inside a multi-byte
+ * character, so lines are decoded whole; invalid bytes become U+FFFD). At most `maxBytes` of an
+ * unfinished line are held, in one buffer that grows by doubling (many tiny reads cost no per-read
+ * overhead). A line longer than that is reported once to `onOverflow` and the rest of it is skipped up
+ * to its newline without being kept.
+ */
+export class BoundedLineSplitter {
+  private buffer = Buffer.alloc(0);
+  private size = 0;
+  private skipping = false;
+  private closed = false;
+
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly onOverflow: () => void,
+    readonly maxBytes = MAX_LINE_BYTES,
+  ) {}
+
+  /** Bytes of the unfinished line held now (never more than maxBytes). */
+  get buffered(): number {
+    return this.size;
+  }
+
+  /** Drops what is held; later pushes are ignored (the connection is going away). */
+  close(): void {
+    this.closed = true;
+    this.release();
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length && !this.closed) {
+      const newline = chunk.indexOf(10, start);
+      const end = newline < 0 ? chunk.length : newline;
+      if (this.skipping) {
+        if (newline >= 0) this.skipping = false;
+      } else if (this.size + (end - start) > this.maxBytes) {
+        this.release();
+        this.skipping = newline < 0;
+        this.onOverflow();
+      } else if (newline < 0) {
+        this.append(chunk.subarray(start, end));
+      } else if (this.size === 0) {
+        this.onLine(chunk.toString("utf8", start, end));
+      } else {
+        this.append(chunk.subarray(start, end));
+        const line = this.buffer.toString("utf8", 0, this.size);
+        if (this.buffer.length > KEEP_BYTES) this.release();
+        else this.size = 0;
+        this.onLine(line);
+      }
+      start = end + 1;
+    }
+  }
+
+  private append(piece: Buffer): void {
+    const needed = this.size + piece.length;
+    if (needed > this.buffer.length) {
+      const capacity = Math.min(this.maxBytes, Math.max(needed, this.buffer.length * 2, 4096));
+      const grown = Buffer.allocUnsafe(capacity);
+      this.buffer.copy(grown, 0, 0, this.size);
+      this.buffer = grown;
+    }
+    piece.copy(this.buffer, this.size);
+    this.size = needed;
+  }
+
+  private release(): void {
+    this.buffer = Buffer.alloc(0);
+    this.size = 0;
+  }
+}
