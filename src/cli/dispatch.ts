@@ -1,5 +1,8 @@
 import { EXIT } from "./exit-codes.js";
-import { buildProgram, reportError } from "./program.js";
+import { commandNames } from "./parse-errors.js";
+import { buildProgram } from "./program.js";
+import { reportError } from "./report-error.js";
+import { refuseTypo } from "./suggest.js";
 
 /** `relm -p TASK` is the short form of `relm run TASK`. */
 function normaliseArgv(argv: string[]): string[] {
@@ -16,6 +19,12 @@ export async function main(argv: string[]): Promise<number> {
     },
   );
   try {
+    // `relm agnets --json`: commander would complain about the option before the action sees the word.
+    const [first, ...rest] = argv;
+    if (first && !first.startsWith("-") && rest.every((a) => a.startsWith("-"))) {
+      const names = commandNames(program);
+      if (!names.includes(first)) refuseTypo([first], names);
+    }
     await program.parseAsync(normaliseArgv(argv), { from: "user" });
   } catch (error) {
     return reportError(error, process.stderr);

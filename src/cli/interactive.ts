@@ -8,7 +8,7 @@ import { EXIT } from "./exit-codes.js";
 import { refineSlash } from "./refine-slash.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
-import { buildClient, prepareSession, type SessionFlags, titleOf } from "./setup.js";
+import { buildClient, prepareSession, resumeSession, type SessionFlags, titleOf } from "./setup.js";
 import { ensureWaker } from "./spawn-host.js";
 
 const HELP = `Type a task and press Enter; end a line with \\ to continue it on the next line.
@@ -23,17 +23,29 @@ const HELP = `Type a task and press Enter; end a line with \\ to continue it on 
   /exit   leave (also Ctrl-D, or Ctrl-C twice)
 Ctrl-C while the agent works interrupts the running cell or model call.`;
 
+/** Line mode's start: a first message (`relm "task"`), and a saved session to continue (`--resume`). */
+export interface InteractiveStart {
+  task?: string;
+  /** A full session id; it must not have a live host. */
+  resumeId?: string;
+}
+
 /**
- * The plain line-based session started by `relm` with no arguments: one conversation and one kernel
- * for as long as it runs. Lines typed while the agent works are queued and run in order, so piped
- * input works too. (A full terminal UI replaces this later; the event stream stays the same.)
+ * The plain line-based session of `relm` where the full-screen UI cannot be drawn (a pipe, TERM=dumb,
+ * RELM_NO_TUI=1): one conversation and one kernel for as long as it runs. Lines typed while the agent
+ * works are queued and run in order, so piped input works too.
  */
-export async function interactive(flags: SessionFlags, io: RunIo): Promise<number> {
+export async function interactive(
+  flags: SessionFlags,
+  io: RunIo,
+  start: InteractiveStart = {},
+): Promise<number> {
   const config = resolveConfig(io.env, flags);
   const client = buildClient(config);
   const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: true });
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
   io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}\n/help for commands\n`);
+  if (start.resumeId) io.stdout.write(`continuing session ${start.resumeId}\n`);
 
   let session: AgentSession | undefined;
   let host: SessionHost | undefined;
@@ -63,9 +75,18 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
     const next = await lines.next();
     return next.done ? undefined : (next.value as string);
   };
+  // The first message of `relm "task"` is handled as if it had been typed at the prompt.
+  let first = start.task;
+  const nextInput = async () => {
+    if (first === undefined) return nextLine();
+    const task = first;
+    first = undefined;
+    return task;
+  };
   let pending = "";
-  rl.prompt();
-  for (let raw = await nextLine(); raw !== undefined; raw = await nextLine()) {
+  if (start.task !== undefined) io.stdout.write(`› ${start.task}\n`);
+  else rl.prompt();
+  for (let raw = await nextInput(); raw !== undefined; raw = await nextInput()) {
     if (quitting) break;
     if (raw.endsWith("\\")) {
       pending += `${raw.slice(0, -1)}\n`;
@@ -106,12 +127,14 @@ export async function interactive(flags: SessionFlags, io: RunIo): Promise<numbe
           const sink: EventSink = (e) => {
             for (const s of fanout) s(e);
           };
-          session = (await prepareSession(titleOf(line), flags, io, sink, { config })).session;
+          session = start.resumeId
+            ? (await resumeSession(start.resumeId, flags, io, sink, { config })).session
+            : (await prepareSession(titleOf(line), flags, io, sink, { config })).session;
           // Hosted like any session: others can attach or send to it, and heartbeats re-enter it.
           const hosted = new SessionHost({
             home: config.home,
             session,
-            title: titleOf(line),
+            title: session.journal.header.title,
             cwd: io.cwd,
             detached: false,
             ensureWaker: () => ensureWaker(config.home, io.env),

@@ -1,5 +1,11 @@
+// `relm login` without the full-screen picker: scripted (`--api-key-stdin`, or stdin not a terminal),
+// or prompted line by line where the UI cannot be drawn (TERM=dumb, RELM_NO_TUI=1). Either way the
+// current settings are the defaults, a missing model is refused before any key is asked for, and the
+// key is never echoed.
+
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
+import { Writable } from "node:stream";
 import {
   type ConfigFile,
   type ConfigFlags,
@@ -21,58 +27,148 @@ const PRESETS: { name: string; provider: Provider; baseUrl: string; needsKey: bo
   { name: "OpenRouter", provider: "openai", baseUrl: "https://openrouter.ai/api/v1", needsKey: true },
 ];
 
-function ask(rl: Interface, question: string, fallback?: string): Promise<string> {
-  const suffix = fallback ? ` [${fallback}]` : "";
-  return new Promise((resolve) =>
-    rl.question(`${question}${suffix}: `, (a) => resolve(a.trim() || fallback || "")),
+type LoginFlags = ConfigFlags & { apiKeyStdin?: boolean };
+
+const NEEDS_MODEL = "relm login needs a model: --model NAME (the endpoint's name for it)";
+
+/** Ctrl-C at a prompt: nothing is written. */
+class LoginCancelled extends Error {}
+
+/** The endpoint from the flags, else the current one; a new provider without a URL gets its default. */
+function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: Provider; baseUrl: string } {
+  const current = existing.provider ?? "openai";
+  const provider = (flags.provider as Provider | undefined) ?? current;
+  const kept = provider === current ? existing.baseUrl : undefined;
+  return { provider, baseUrl: flags.baseUrl ?? kept ?? DEFAULT_BASE_URL[provider] };
+}
+
+/** A saved key goes only to the endpoint it was saved for: never sent to a new base URL unasked. */
+function withKey(next: ConfigFile, existing: ConfigFile, key: string | undefined): ConfigFile {
+  if (key) return { ...next, apiKey: key };
+  if (next.baseUrl === existing.baseUrl) return next;
+  const { apiKey: _dropped, ...rest } = next;
+  return rest;
+}
+
+/** Writes provider, endpoint, model and key to $RELM_HOME/config.json, readable by the user only. */
+export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  const path = `${home}/config.json`;
+  const existing: ConfigFile = readConfigFile(path) ?? {};
+  if (flags.model !== undefined && flags.model.trim() === "") throw new UsageError(NEEDS_MODEL);
+  let next: ConfigFile;
+  if (flags.apiKeyStdin || !process.stdin.isTTY) {
+    next = await scripted(flags, existing);
+  } else {
+    try {
+      next = await prompted(flags, existing, io);
+    } catch (error) {
+      if (!(error instanceof LoginCancelled)) throw error;
+      io.stderr.write("\nrelm: login cancelled; nothing was saved\n");
+      return EXIT.interrupted;
+    }
+  }
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  writeFileSync(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  const keyNote = next.apiKey ? "" : ", no saved key";
+  io.stdout.write(
+    `saved ${path} (${next.model} via ${next.provider} at ${next.baseUrl}${keyNote}); check it with \`relm doctor\`\n`,
   );
+  return EXIT.done;
+}
+
+async function scripted(flags: LoginFlags, existing: ConfigFile): Promise<ConfigFile> {
+  // Checked before the key is read: a refused login must not have consumed it.
+  const model = flags.model ?? existing.model;
+  if (!model) throw new UsageError(`${NEEDS_MODEL}; without a terminal also --provider and --base-url`);
+  const next = { ...existing, ...endpointOf(flags, existing), model };
+  if (!flags.apiKeyStdin) return withKey(next, existing, undefined);
+  const key = await readStdin();
+  if (!key) throw new UsageError("--api-key-stdin: nothing arrived on stdin");
+  return withKey(next, existing, key);
+}
+
+async function prompted(flags: LoginFlags, existing: ConfigFile, io: RunIo): Promise<ConfigFile> {
+  const prompt = new Prompt(io);
+  try {
+    let endpoint = endpointOf(flags, existing);
+    let needsKey = true;
+    if (!flags.provider && !flags.baseUrl) {
+      for (const [i, p] of PRESETS.entries()) io.stdout.write(`  ${i + 1}. ${p.name}  ${p.baseUrl}\n`);
+      const current = existing.baseUrl ? `current: ${existing.baseUrl}` : "1";
+      const answer = await prompt.ask("Endpoint (a number, or an OpenAI-compatible base URL)", current);
+      const preset = /^\d+$/.test(answer) ? PRESETS[Number(answer) - 1] : undefined;
+      if (preset) endpoint = { provider: preset.provider, baseUrl: preset.baseUrl };
+      else if (/^https?:\/\//.test(answer)) endpoint = { provider: "openai", baseUrl: answer };
+      else if (answer !== current)
+        throw new UsageError(`"${answer}" is neither a number from the list nor an http(s) URL`);
+      needsKey = PRESETS.find((p) => p.baseUrl === endpoint.baseUrl)?.needsKey ?? true;
+    }
+    const model = flags.model ?? (await prompt.ask("Model", existing.model));
+    if (!model) throw new UsageError(`${NEEDS_MODEL}; type one at the prompt or pass --model`);
+    const next = { ...existing, ...endpoint, model };
+    if (!needsKey) return withKey(next, existing, undefined);
+    const keep = existing.apiKey && endpoint.baseUrl === existing.baseUrl;
+    const hint = keep ? "Enter keeps the saved one" : "Enter for none: the environment's key is used";
+    return withKey(next, existing, await prompt.secret(`API key (hidden; ${hint})`));
+  } finally {
+    prompt.close();
+  }
+}
+
+/** Line prompts on a terminal whose echo can be switched off for the key. */
+class Prompt {
+  private muted = false;
+  private readonly rl: Interface;
+
+  constructor(private readonly io: RunIo) {
+    const echo = new Writable({
+      write: (chunk, _encoding, done) => {
+        if (!this.muted) io.stdout.write(chunk);
+        done();
+      },
+    });
+    this.rl = createInterface({ input: process.stdin, output: echo, terminal: true });
+  }
+
+  ask(question: string, fallback?: string): Promise<string> {
+    const suffix = fallback ? ` [${fallback}]` : "";
+    return this.question(`${question}${suffix}: `).then((a) => a.trim() || fallback || "");
+  }
+
+  /** The answer is not echoed, not even as stars: its length is nobody's business either. */
+  async secret(question: string): Promise<string> {
+    const answer = this.question(`${question}: `);
+    this.muted = true;
+    try {
+      return (await answer).trim();
+    } finally {
+      this.muted = false;
+      this.io.stdout.write("\n");
+    }
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+
+  private question(text: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const cancel = () => reject(new LoginCancelled());
+      this.rl.once("SIGINT", cancel);
+      this.rl.once("close", cancel);
+      this.rl.question(text, (answer) => {
+        this.rl.off("SIGINT", cancel);
+        this.rl.off("close", cancel);
+        resolve(answer);
+      });
+    });
+  }
 }
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8").trim();
-}
-
-/** Writes provider, endpoint, model and key to $RELM_HOME/config.json, readable by the user only. */
-export async function login(flags: ConfigFlags & { apiKeyStdin?: boolean }, io: RunIo): Promise<number> {
-  const home = relmHomeFrom(io.env);
-  const path = `${home}/config.json`;
-  const existing: ConfigFile = readConfigFile(path) ?? {};
-  const next: ConfigFile = { ...existing };
-  const scripted = flags.apiKeyStdin || !process.stdin.isTTY;
-
-  if (scripted) {
-    if (!flags.model)
-      throw new UsageError("relm login without a terminal needs --model (and --provider, --base-url)");
-    next.provider = (flags.provider as Provider | undefined) ?? existing.provider ?? "openai";
-    next.baseUrl = flags.baseUrl ?? existing.baseUrl ?? DEFAULT_BASE_URL[next.provider];
-    next.model = flags.model;
-    if (flags.apiKeyStdin) next.apiKey = await readStdin();
-  } else {
-    const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream });
-    try {
-      for (const [i, p] of PRESETS.entries()) io.stdout.write(`  ${i + 1}. ${p.name}  ${p.baseUrl}\n`);
-      const answer = await ask(rl, "Endpoint (a number, or an OpenAI-compatible base URL)", "1");
-      const preset = PRESETS[Number(answer) - 1];
-      const typedUrl = /^https?:\/\//.test(answer) ? answer : undefined;
-      next.provider = (flags.provider as Provider | undefined) ?? preset?.provider ?? "openai";
-      next.baseUrl = flags.baseUrl ?? preset?.baseUrl ?? typedUrl ?? (await ask(rl, "Base URL"));
-      next.model = flags.model ?? (await ask(rl, "Model", existing.model));
-      if (preset?.needsKey ?? true) {
-        const key = await ask(rl, "API key (leave empty to keep the current one or use the environment)");
-        if (key) next.apiKey = key;
-      }
-    } finally {
-      rl.close();
-    }
-  }
-  if (!next.model) throw new UsageError("a model name is required");
-  mkdirSync(home, { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
-  io.stdout.write(
-    `saved ${path} (${next.model} via ${next.provider} at ${next.baseUrl}); check it with \`relm doctor\`\n`,
-  );
-  return EXIT.done;
 }

@@ -1,8 +1,10 @@
-import { Command, CommanderError, Option } from "commander";
-import { ConfigError, UsageError } from "../config/errors.js";
+import { Command, Option } from "commander";
+import { UsageError } from "../config/errors.js";
 import { registerCheckpointCommands } from "./checkpoints-command.js";
-import { EXIT } from "./exit-codes.js";
+import { loginUsesUi, openLoginUi, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
 import { registerHarnessCommands } from "./harness-command.js";
+import { commandNames, tagParseErrors } from "./parse-errors.js";
+import { checkRunFlags } from "./run-flags.js";
 import { registerScheduleCommands } from "./schedule-command.js";
 import { registerSessionCommands } from "./sessions-command.js";
 import { relmVersion } from "./version.js";
@@ -56,11 +58,23 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .enablePositionalOptions()
     .showSuggestionAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    .helpCommand(true)
+    // Parse errors are printed by reportError (parse-errors.ts), with the failing command's usage.
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: () => {},
+    });
 
-  addSessionOptions(program).action(async (flags) => {
-    const { interactive } = await import("./interactive.js");
-    setExit(await interactive(flags, runIo));
+  // `relm`, `relm "task"`, `relm --continue`, `relm --resume [ID]`: front-end.ts decides UI or line mode.
+  addSessionOptions(
+    program
+      .argument("[task...]", "a first message (without a terminal: run it once, like relm run)")
+      .option("-c, --continue", "reopen this directory's last session")
+      .option("-r, --resume [id]", "reopen a session (without an id: pick one)"),
+  ).action(async (words: string[], flags) => {
+    const { rootAction } = await import("./root-command.js");
+    setExit(await rootAction(words, flags, runIo, commandNames(program)));
   });
 
   addSessionOptions(
@@ -94,6 +108,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       .option("--unattended", "nobody will answer questions (implied by --detach with autonomous mode)")
       .addOption(new Option("--as-host <id>").hideHelp()),
   ).action(async (words: string[], flags) => {
+    checkRunFlags(flags);
     const task =
       words.length > 0
         ? words.join(" ")
@@ -114,6 +129,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         takeEarlyBound(flags.asHost) ?? (await SessionServer.listen(relmHomeFrom(io.env), flags.asHost));
       const { runAsHost } = await import("./run.js");
       setExit(await runAsHost(task, flags, runIo, bound));
+      return;
+    }
+    if (resumeRunUsesUi(flags, terminalOf(io))) {
+      setExit(await openTui({ sessionId: flags.resume, resumeMessage: task }, flags, runIo));
       return;
     }
     if (flags.detach) {
@@ -165,6 +184,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       .description("choose a provider, endpoint, model and key; saved to $RELM_HOME/config.json (mode 0600)")
       .option("--api-key-stdin", "read the API key from stdin instead of prompting"),
   ).action(async (flags) => {
+    if (loginUsesUi(flags, terminalOf(io))) {
+      setExit(await openLoginUi(flags, runIo));
+      return;
+    }
     const { login } = await import("./login.js");
     setExit(await login(flags, runIo));
   });
@@ -173,6 +196,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerScheduleCommands(program, runIo, setExit);
   registerHarnessCommands(program, io, setExit);
   registerCheckpointCommands(program, io, setExit);
+  tagParseErrors(program);
   return program;
 }
 
@@ -183,38 +207,4 @@ async function readTaskFromStdin(): Promise<string> {
   const task = Buffer.concat(chunks).toString("utf8").trim();
   if (task.length === 0) throw new UsageError("no task given on stdin");
   return task;
-}
-
-/** Maps a thrown error to its message and exit code; unknown errors keep their stack for bug reports. */
-export function reportError(error: unknown, stderr: NodeJS.WritableStream): number {
-  if (error instanceof CommanderError) {
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return EXIT.done;
-    if (error.code === "commander.help") return EXIT.done;
-    return EXIT.usage;
-  }
-  if (error instanceof UsageError) {
-    stderr.write(`relm: ${error.message}\n`);
-    return EXIT.usage;
-  }
-  const name = error instanceof Error ? error.name : "";
-  const userFacing = [
-    "SessionResumeError",
-    "SessionBusyError",
-    "HostLaunchError",
-    "SocketPathError",
-    "SpecError",
-  ];
-  if (
-    error instanceof ConfigError ||
-    name.endsWith("NotFoundError") ||
-    name.endsWith("IdError") ||
-    userFacing.includes(name)
-  ) {
-    stderr.write(`relm: ${(error as Error).message}\n`);
-    return EXIT.error;
-  }
-  stderr.write(
-    `relm: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  return EXIT.error;
 }

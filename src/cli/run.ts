@@ -6,6 +6,7 @@ import { SessionHost } from "../host/host.js";
 import type { SessionServer } from "../host/server.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
+import { idleMsOf, positiveWhole } from "./run-flags.js";
 import {
   type CliIo,
   type PreparedSession,
@@ -195,7 +196,7 @@ export async function runAsHost(
     id,
   );
   const session = prepared.session;
-  const idleMs = flags.idleTimeout ? parseIdle(flags.idleTimeout) : undefined;
+  const idleMs = flags.idleTimeout ? idleMsOf(flags.idleTimeout) : undefined;
   const host = new SessionHost({
     home: prepared.config.home,
     session,
@@ -228,24 +229,10 @@ export async function runAsHost(
 export function autonomyFrom(flags: RunFlags, detached: boolean): AutonomySettings | undefined {
   const gates = flags.gate ?? [];
   if (!flags.autonomous && gates.length === 0) return undefined;
-  const positive = (value: string | undefined, flag: string): number | undefined => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0)
-      throw new UsageError(`${flag} must be a positive whole number, got "${value}"`);
-    return n;
-  };
   return {
     gates,
-    gateTimeoutMs: (positive(flags.gateTimeout, "--gate-timeout") ?? 300) * 1000,
-    maxGateFailures: positive(flags.maxGateFailures, "--max-gate-failures"),
+    gateTimeoutMs: (positiveWhole(flags.gateTimeout, "--gate-timeout") ?? 300) * 1000,
+    maxGateFailures: positiveWhole(flags.maxGateFailures, "--max-gate-failures"),
     unattended: flags.unattended === true || detached,
   };
-}
-
-function parseIdle(text: string): number {
-  const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new UsageError(`--idle-timeout must be seconds > 0, got "${text}"`);
-  return seconds * 1000;
 }

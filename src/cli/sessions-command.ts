@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { attachUsesUi, openTui, terminalOf } from "./front-end.js";
 import type { RunIo } from "./run.js";
 
 type SetExit = (code: number) => void;
@@ -28,9 +29,14 @@ export function registerSessionCommands(program: Command, io: RunIo, setExit: Se
     .description("show a session's whole history, then follow it live; lines you type are sent to it")
     .argument("<id>", "session id or a unique prefix")
     .option("--json", "one JSON event per line")
-    .action(async (id: string, flags: { json?: boolean }) =>
-      setExit(await (await actions()).attachAction(io, id, flags)),
-    );
+    .action(async (id: string, flags: { json?: boolean }) => {
+      // In a terminal the full-screen UI attaches; the plain view serves pipes, TERM=dumb and --json.
+      if (attachUsesUi(flags, terminalOf(io))) {
+        setExit(await openTui({ sessionId: id }, {}, io));
+        return;
+      }
+      setExit(await (await actions()).attachAction(io, id, flags));
+    });
 
   program
     .command("send")

@@ -54,6 +54,25 @@ export function parseLimits(flags: SessionFlags): BudgetLimits {
   };
 }
 
+function maxDepthOf(flags: SessionFlags): number {
+  const maxDepth = flags.maxDepth === undefined ? 2 : Number(flags.maxDepth);
+  if (!Number.isInteger(maxDepth) || maxDepth < 0) {
+    throw new UsageError(`--max-depth must be a whole number of 0 or more, got "${flags.maxDepth}"`);
+  }
+  return maxDepth;
+}
+
+/**
+ * The session flags' values, checked without building anything: for front ends (line mode) that
+ * start the session only at the first message, so a bad value is still reported at once.
+ */
+export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
+  parseLimits(flags);
+  positiveNumber(flags.cellTimeout, "--cell-timeout", false);
+  maxDepthOf(flags);
+  for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
+}
+
 /** For the demo: an explicit endpoint instead of the configured one. */
 export interface SessionOverrides {
   clientOptions?: ClientOptions;
@@ -90,10 +109,7 @@ function prepareTree(
       ? config.cellTimeoutMs
       : (positiveNumber(flags.cellTimeout, "--cell-timeout", false) as number) * 1000;
   const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
-  const maxDepth = flags.maxDepth === undefined ? 2 : Number(flags.maxDepth);
-  if (!Number.isInteger(maxDepth) || maxDepth < 0) {
-    throw new UsageError(`--max-depth must be a whole number of 0 or more, got "${flags.maxDepth}"`);
-  }
+  const maxDepth = maxDepthOf(flags);
   if (limits.maxCost !== undefined && client.price === null) {
     throw new ConfigError(
       `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +

@@ -30,9 +30,10 @@ describe("help and version", () => {
     expect((await runRelm(["run", "--help"])).stdout).toContain("--max-cost");
   });
 
-  it("rejects an unknown command with exit 2", async () => {
-    const result = await runRelm(["frobnicate"]);
+  it("rejects a mistyped command with exit 2 and the command it probably meant", async () => {
+    const result = await runRelm(["agnets"]);
     expect(result.code).toBe(2);
+    expect(result.stderr).toBe('relm: unknown command "agnets" — did you mean "agents"?\n');
   });
 });
 

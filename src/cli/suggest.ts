@@ -1,0 +1,58 @@
+// Telling a mistyped command from a task: `relm agnets` must not start a session about "agnets", and
+// `relm "fix the login bug"` must not be refused as an unknown command. The rule (docs/cli.md):
+// exactly one argument that is a single word, within edit distance 2 of a command's name or a prefix
+// of one, is a typo; anything else that is not a command is a task.
+
+import { UsageError } from "../config/errors.js";
+
+/** Levenshtein distance (insert, delete, substitute), enough for command names of a few letters. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitute = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitute));
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/** The command `word` most likely meant, or undefined when it is not close to any of `names`. */
+export function closestCommand(word: string, names: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  let best: { name: string; score: number } | undefined;
+  for (const name of names) {
+    // A prefix ("ag", "sched") is as good as one typo; an exact name is never asked about.
+    const score = name.startsWith(w) ? 1 : editDistance(w, name);
+    if (score <= 2 && (!best || score < best.score)) best = { name, score };
+  }
+  return best?.name;
+}
+
+/** A single word of letters, digits, `-` and `_`: what a command name typed by hand looks like. */
+const WORD = /^[A-Za-z][\w-]*$/;
+
+/**
+ * For the arguments after `relm` (options removed) that are not a command: the command they
+ * probably meant, when they are a single word close to one; undefined when they are a task.
+ */
+export function typoOf(words: readonly string[], names: readonly string[]): string | undefined {
+  if (words.length !== 1) return undefined;
+  const word = words[0] as string;
+  if (!WORD.test(word)) return undefined;
+  return closestCommand(word, names);
+}
+
+/** `relm agnets`: the message every unknown command gets, with the command it probably meant. */
+export function unknownCommandError(word: string, suggestion: string, parent = ""): UsageError {
+  const path = parent ? `${parent} ` : "";
+  return new UsageError(`unknown command "${path}${word}" — did you mean "${path}${suggestion}"?`);
+}
+
+/** Throws when the words are a mistyped command rather than a task. */
+export function refuseTypo(words: readonly string[], commandNames: readonly string[]): void {
+  const meant = typoOf(words, commandNames);
+  if (meant) throw unknownCommandError(words[0] as string, meant);
+}
