@@ -61,6 +61,9 @@ class CellRunner:
         result["chars"] = chars
         if error is not None:
             result["error"] = error
+        shell_exit = getattr(self.engine, "shell_exit", None)
+        if shell_exit is not None:
+            result["shell_exit"] = shell_exit
         if display.images:
             result["images"] = list(display.images)
         return result

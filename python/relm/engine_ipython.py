@@ -113,9 +113,23 @@ class IPythonEngine:
         self.shell = shell
         self.namespace = shell.user_ns
         self.hidden = shell.user_ns_hidden
+        # The exit status of the cell's failing `!command`, if one failed (IPython itself only sets
+        # `_exit_code` and carries on, so the cell would otherwise look successful).
+        self.shell_exit = None
+        original = shell.system
+
+        def system(cmd):
+            result = original(cmd)
+            code = shell.user_ns.get("_exit_code")
+            if isinstance(code, int) and code != 0:
+                self.shell_exit = code
+            return result
+
+        shell.system = system
 
     def run(self, code):
         """Runs one cell; returns (execution_count, error or None)."""
+        self.shell_exit = None
         result = self.shell.run_cell(code, store_history=True)
         count = result.execution_count
         if count is None:

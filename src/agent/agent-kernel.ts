@@ -24,6 +24,9 @@ export interface KernelOwner {
   hostRequest(method: string, params: unknown): Promise<unknown>;
 }
 
+/** What a status line shows about an agent's kernel. */
+export type KernelState = "starting" | "idle" | "busy" | "restarting" | "stopped";
+
 /** Thrown inside a child's turn when its kernel dies. */
 export class KernelCrashError extends Error {}
 
@@ -38,13 +41,22 @@ export class AgentKernel {
   private liveKernel: Kernel | undefined;
   private currentCallId: string | undefined;
   private pendingReload = false;
+  private booting = false;
+  private executing = false;
+  private dead = false;
 
   constructor(private readonly owner: KernelOwner) {}
 
   /** Starts the kernel if there is none (first use, or after release()). */
   ensure(): Promise<Kernel> {
     if (!this.kernelReady) {
-      this.kernelReady = this.boot();
+      this.booting = true;
+      const ready = this.boot();
+      this.kernelReady = ready;
+      void ready.then(
+        () => this.booted(ready),
+        () => this.booted(ready),
+      );
       // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
       this.kernelReady.catch(() => {});
     }
@@ -63,8 +75,34 @@ export class AgentKernel {
     return r;
   }
 
+  private booted(ready: Promise<Kernel>): void {
+    if (this.kernelReady === ready) this.booting = false;
+  }
+
+  /** Where the kernel is in its life, for a status line. */
+  get state(): KernelState {
+    if (this.owner.closed || !this.kernelReady) return "stopped";
+    if (this.booting) return "starting";
+    if (this.dead) return this.executing ? "restarting" : "stopped";
+    return this.executing ? "busy" : "idle";
+  }
+
   interrupt(): void {
     this.liveKernel?.interrupt();
+  }
+
+  /**
+   * A variable a person sent: kept with the agent's inputs (so a restarted kernel loads it again) and
+   * set in the kernel now when one runs; otherwise the next kernel to boot loads it.
+   */
+  async addVariable(spec: VariableSpec): Promise<void> {
+    const inputs = this.owner.variables;
+    const same = inputs.findIndex((v) => v.name === spec.name);
+    if (same >= 0) inputs.splice(same, 1);
+    inputs.push(spec);
+    if (!this.kernelReady) return;
+    const kernel = await this.kernelReady;
+    await kernel.setVariable(spec.name, spec.source);
   }
 
   /** Names of the user's variables in the live kernel (none when it is not running). */
@@ -156,6 +194,7 @@ export class AgentKernel {
     }
     this.kernelReady = undefined;
     this.liveKernel = undefined;
+    this.booting = false;
     this.restoreOnBoot = true;
   }
 
@@ -168,6 +207,7 @@ export class AgentKernel {
 
   private onLifecycle(event: KernelLifecycleEvent): void {
     if (this.owner.closed) return;
+    this.dead = event.type === "died";
     if (event.type === "started") {
       const how = event.forkedFrom
         ? `, forked from template ${event.forkedFrom}`
@@ -202,11 +242,13 @@ export class AgentKernel {
       return skipped;
     }
     this.currentCallId = callId;
+    this.executing = true;
     let result: CellResult;
     try {
       result = await kernel.execute(code);
     } finally {
       this.currentCallId = undefined;
+      this.executing = false;
     }
     result = { ...result, output: this.owner.journal.redact(result.output) };
     if (result.status === "crashed" && this.owner.failOnCrash) {
@@ -253,6 +295,7 @@ export class AgentKernel {
         : undefined,
       imageFiles,
       error: result.error,
+      exitCode: result.shellExitCode,
       note: result.note,
       durationMs: result.durationMs,
     });

@@ -42,6 +42,9 @@ export function parseToolCall(call: ToolCall): ParsedCall {
 /** The text the model sees for a cell: its output, then anything it must know about the kernel. */
 export function renderCellResult(result: CellResult): ContentPart[] {
   let text = result.output.length > 0 ? result.output : "[no output]";
+  if (result.shellExitCode !== undefined) {
+    text += `${text.endsWith("\n") ? "" : "\n"}[relm] A shell command in this cell exited with status ${result.shellExitCode}.`;
+  }
   if (result.note) text += `${text.endsWith("\n") ? "" : "\n"}[relm] ${result.note}`;
   const content: ContentPart[] = [{ type: "text", text }];
   for (const image of result.images)

@@ -369,6 +369,7 @@ function toCellResult(msg: ResultMessage, durationMs: number): CellResult {
   };
   if (msg.path) result.fullOutputPath = msg.path;
   if (msg.error) result.error = msg.error;
+  if (typeof msg.shell_exit === "number") result.shellExitCode = msg.shell_exit;
   return result;
 }
 

@@ -30,6 +30,8 @@ export interface ResultMessage {
   truncated?: boolean;
   path?: string;
   error?: { name: string; value: string };
+  /** A `!command` of the cell exited with this non-zero status. */
+  shell_exit?: number;
   images?: string[];
 }
 

@@ -33,6 +33,8 @@ export interface CellResult {
   /** Where the full output was written when it was truncated (absolute path), if an output dir was given. */
   fullOutputPath?: string;
   error?: { name: string; value: string };
+  /** A shell command of the cell (`!cmd`) exited with this non-zero status; the cell itself went on. */
+  shellExitCode?: number;
   images: CellImage[];
   /** Facts the model must be told, e.g. "The kernel was restarted; all variables were lost." */
   note?: string;

@@ -95,6 +95,10 @@ export type JournalBody =
       sameFailures: number;
     }
   | { type: "goal"; text: string }
+  /** The root's model was switched (UI `/model`); the model calls after it use this one. */
+  | { type: "model"; model: string; provider: string }
+  /** Files put back to the checkpoint before `turn` (`/undo`); `backup` holds the state just before. */
+  | { type: "undo"; turn: number; changed: string[]; removed: string[]; backup?: string }
   | { type: "goal_progress"; text: string }
   | { type: "goal_done"; note?: string }
   | { type: "goal_paused"; reason: string }
@@ -106,6 +110,9 @@ export type JournalBody =
       summarized: number;
       tokensBefore: number;
       tokensAfter: number;
+      /** The summary call's own spend (absent in journals written before it was recorded). */
+      usage?: UsageRecord;
+      cost?: number | null;
     }
   /** How an autonomous run ended, in words that never claim more than was checked. */
   | {
@@ -127,12 +134,15 @@ export type JournalBody =
       task: string;
       spec?: string;
       model: string;
+      /** What a person sees instead of the name: rlm.map's item preview, or rlm.spawn's name. */
+      label?: string;
       variables: { name: string; type: string; size: string }[];
     }
   | {
       type: "child_finished";
       id: string;
       name: string;
+      label?: string;
       status: "done" | "failed" | "cancelled";
       reason?: string;
       /** Short preview of the result handed back to the parent's code. */
@@ -163,6 +173,8 @@ export type JournalBody =
       /** Relative paths of image/png files written beside the journal. */
       imageFiles: string[];
       error?: { name: string; value: string };
+      /** A shell command of the cell (`!cmd`) exited with this non-zero status. */
+      exitCode?: number;
       note?: string;
       durationMs: number;
     }
