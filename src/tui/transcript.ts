@@ -180,7 +180,8 @@ export class Transcript extends Container {
       }
     })();
     if (line === undefined) return false;
-    this.note(line);
+    // Not note(): a notice between sub-agents finishing must not split their summary line.
+    this.addChild(new NoticeBlock(line));
     return true;
   }
 
