@@ -20,6 +20,18 @@ export interface ChildAgent {
   spent(): SpendRecord;
   /** The last cell output or text, for error reports. */
   lastOutput(): string;
+  /** Its own children (a person may reach any agent of the tree). */
+  readonly children: ChildManager;
+}
+
+/** A descendant found by id, and what a person may do with it. */
+export interface Descendant {
+  id: string;
+  name: string;
+  status: ChildStatus;
+  /** A person's message, read by the child at its next turn boundary (journaled by its parent). */
+  deliver(text: string): void;
+  cancel(reason: string): void;
 }
 
 export interface ChildParams {
@@ -64,6 +76,7 @@ export type ChildReply =
 interface ChildRecord {
   id: string;
   name: string;
+  label?: string;
   task: string;
   model: string;
   startedAt: number;
@@ -83,6 +96,7 @@ interface PackedVariable {
 }
 
 const PREVIEW = 200;
+const LABEL_CHARS = 60;
 
 /**
  * The children of one agent: spawning them (each with its own kernel, journal and budget inside the
@@ -96,8 +110,10 @@ export class ChildManager {
 
   spawn(raw: unknown): { id: string; name: string } {
     const params = asRecord(raw, "rlm.spawn");
+    const name = optionalString(params, "name");
     const record = this.start(requiredString(params, "task"), {
-      name: optionalString(params, "name"),
+      name,
+      label: name,
       spec: optionalString(params, "spec"),
       model: optionalString(params, "model"),
       variables: this.variables(params.variables, true),
@@ -198,6 +214,7 @@ export class ChildManager {
         }
         const record = this.start(task, {
           name: `${spec ?? "map"}-${i}`,
+          label: labelOf(perItem[i]?.find((v) => v.name === "item")?.description),
           spec,
           model,
           variables: [...shared, ...(perItem[i] as VariableSpec[])],
@@ -249,9 +266,46 @@ export class ChildManager {
     for (const r of this.records.values()) if (r.status === "running") r.agent.cancel(reason);
   }
 
+  /** How many children are still running (their own children not counted). */
+  get running(): number {
+    let n = 0;
+    for (const r of this.records.values()) if (r.status === "running") n += 1;
+    return n;
+  }
+
+  /** Any agent below this one, by id: a child, or a child's child, and so on. */
+  descendant(id: string): Descendant | undefined {
+    const record = this.records.get(id);
+    if (!record) {
+      for (const r of this.records.values()) {
+        const found = r.agent.children.descendant(id);
+        if (found) return found;
+      }
+      return undefined;
+    }
+    return {
+      id: record.id,
+      name: record.name,
+      status: record.status,
+      deliver: (text) => {
+        if (record.status !== "running") {
+          throw new HostRequestError(
+            `sub-agent ${record.id} has already ${record.status === "done" ? "finished" : record.status}; it cannot take messages`,
+            "usage",
+          );
+        }
+        this.parent.record({ type: "message", from: "user", to: record.id, text });
+        record.agent.deliver("user", text);
+      },
+      cancel: (reason) => {
+        if (record.status === "running") record.agent.cancel(reason);
+      },
+    };
+  }
+
   private start(
     task: string,
-    opts: { name?: string; spec?: string; model?: string; variables: VariableSpec[] },
+    opts: { name?: string; label?: string; spec?: string; model?: string; variables: VariableSpec[] },
   ): ChildRecord {
     const parent = this.parent;
     const tree = parent.tree;
@@ -275,6 +329,7 @@ export class ChildManager {
       task,
       spec: spec?.name,
       model: client.model,
+      label: opts.label,
       variables: opts.variables.map((v) => ({
         name: v.name,
         type: v.description?.type ?? "?",
@@ -296,6 +351,7 @@ export class ChildManager {
     const record: ChildRecord = {
       id,
       name,
+      label: opts.label,
       task,
       model: client.model,
       startedAt: Date.now(),
@@ -323,6 +379,7 @@ export class ChildManager {
       type: "child_finished",
       id: record.id,
       name: record.name,
+      label: record.label,
       status: reply.status,
       reason: reply.status === "done" ? undefined : reply.reason,
       result: reply.status === "done" ? previewOf(reply.value) : undefined,
@@ -408,4 +465,17 @@ function previewOf(value: Extract<ChildReply, { status: "done" }>["value"]): str
   const text =
     value.kind === "text" ? value.text : value.kind === "json" ? JSON.stringify(value.value) : value.repr;
   return text.length > PREVIEW ? `${text.slice(0, PREVIEW - 1)}…` : text;
+}
+
+/**
+ * A map child's label: its item's preview on one line, at most 60 chars. A string item's quotes are
+ * dropped, so `'src/a.py'` reads `src/a.py`.
+ */
+function labelOf(description: { type: string; preview: string } | undefined): string | undefined {
+  if (!description) return undefined;
+  let text = description.preview.replace(/\s+/g, " ").trim();
+  const quoted = /^(['"])(.*)\1$/.exec(text) ?? /^(['"])(.*)…$/.exec(text);
+  if (description.type === "str" && quoted) text = quoted[2] as string;
+  if (text.length === 0) return undefined;
+  return text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text;
 }

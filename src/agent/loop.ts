@@ -31,8 +31,8 @@ export interface LoopContext {
   beforeModelCall?(): Promise<void>;
   /** Before the first cell of a turn: the file checkpoint. */
   beforeCells?(turn: number): Promise<void>;
-  /** After each model response: its prompt size, for deciding on compaction. */
-  afterResponse?(usage: { inputTokens: number }): void;
+  /** After each model response: its size (the next prompt holds it all), for deciding on compaction. */
+  afterResponse?(usage: { inputTokens: number; outputTokens: number }): void;
   nextTurnNumber(): number;
   /** Set while a turn runs; aborted by interrupt(). */
   abort: AbortController;

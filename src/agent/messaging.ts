@@ -9,6 +9,43 @@ export interface Received {
   time: string;
 }
 
+/**
+ * An agent's incoming messages: unread ones wait for the model's next turn boundary; every one is also
+ * kept (bounded) for inbox() in code.
+ */
+export class Mailbox {
+  private readonly unread: { from: string; text: string }[] = [];
+  private readonly received: Received[] = [];
+
+  constructor(private readonly owner: string) {}
+
+  deliver(from: string, text: string): void {
+    if (this.unread.length >= MAX_INBOX) {
+      throw new HostRequestError(
+        `the inbox of agent ${this.owner} is full (${MAX_INBOX} messages unread)`,
+        "usage",
+      );
+    }
+    this.unread.push({ from, text });
+    this.received.push({ from, text, time: new Date().toISOString() });
+    if (this.received.length > MAX_INBOX * 10) this.received.splice(0, this.received.length - MAX_INBOX * 10);
+  }
+
+  /** What the model has not read yet; reading clears it. */
+  takeUnread(): { from: string; text: string }[] {
+    return this.unread.splice(0);
+  }
+
+  get unreadCount(): number {
+    return this.unread.length;
+  }
+
+  /** Everything delivered since the last call, for inbox(). */
+  takeReceived(): Received[] {
+    return this.received.splice(0);
+  }
+}
+
 /** What messaging needs of the agent a kernel belongs to. */
 export interface MessagingAgent {
   readonly id: string;

@@ -18,6 +18,10 @@ export interface RebuiltConversation {
   settled: boolean;
   /** The goal set last, if any. */
   goal?: string;
+  /** The model switched to last (`model` events), if any. */
+  model?: string;
+  /** Input + output tokens of the last model response since the last compaction (0 when none). */
+  contextTokens: number;
 }
 
 /**
@@ -31,10 +35,15 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
   let inFlight: number | undefined;
   let settled = true;
   let goal: string | undefined;
+  let model: string | undefined;
+  let contextTokens = 0;
   for (const e of events) {
     switch (e.type) {
       case "goal":
         goal = e.text;
+        break;
+      case "model":
+        model = e.model;
         break;
       case "user":
         messages.push({ role: "user", content: [{ type: "text", text: e.text }] });
@@ -57,6 +66,7 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
         break;
       case "model_response":
         inFlight = undefined;
+        contextTokens = e.usage.inputTokens + e.usage.outputTokens;
         messages.push({ role: "assistant", text: e.text, toolCalls: e.toolCalls });
         for (const call of e.toolCalls) pending.set(call.id, { turn: e.turn, call, started: false });
         break;
@@ -85,6 +95,7 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
         settled = true;
         break;
       case "compaction": {
+        contextTokens = 0;
         // The same swap the live session made: the summary, then the turns it kept verbatim.
         const kept = e.kept > 0 ? messages.slice(-e.kept) : [];
         messages.splice(
@@ -106,6 +117,8 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
     modelCallInFlight: inFlight,
     settled,
     goal,
+    model,
+    contextTokens,
   };
 }
 

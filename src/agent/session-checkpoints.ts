@@ -1,7 +1,16 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import type { JournalBody } from "../session/types.js";
+import type { JournalBody, JournalEvent } from "../session/types.js";
 import { Checkpoints, type RestoreResult } from "../workspace/index.js";
+
+/** One checkpoint as a front end lists it. */
+export interface CheckpointSummary {
+  turn: number;
+  time: string;
+  filesChanged: number;
+  /** Restored by an undo since the last turn that ran code (the next plain undo goes further back). */
+  restored: boolean;
+}
 
 const run = promisify(execFile);
 
@@ -15,13 +24,20 @@ export class SessionCheckpoints {
   private readonly ready: Promise<Checkpoints | undefined>;
   private warned = false;
   private lastTurn: number | undefined;
+  /**
+   * Turns whose checkpoints were restored since the last turn that ran code, in order: a plain undo
+   * steps back from the last of them, so it never restores the same checkpoint twice.
+   */
+  private restoredTurns: number[];
 
   constructor(
     home: string,
     cwd: string,
     sessionId: string,
     private readonly record: (body: JournalBody) => unknown,
+    restoredTurns: number[] = [],
   ) {
+    this.restoredTurns = [...restoredTurns];
     this.ready = Checkpoints.open({ home, cwd, sessionId })
       .then((opened) => {
         if ("unavailable" in opened) {
@@ -42,6 +58,8 @@ export class SessionCheckpoints {
   async beforeCells(turn: number): Promise<void> {
     if (this.lastTurn === turn) return;
     this.lastTurn = turn;
+    // New work: the next undo starts again from this turn's checkpoint.
+    this.restoredTurns = [];
     const checkpoints = await this.ready;
     if (!checkpoints) return;
     const started = Date.now();
@@ -93,15 +111,55 @@ export class SessionCheckpoints {
     }
   }
 
-  /** Restores the files to before `turn` (default: the last turn that has a checkpoint). */
+  /** This session's checkpoints, newest first. */
+  async list(): Promise<CheckpointSummary[] | { error: string }> {
+    const checkpoints = await this.ready;
+    if (!checkpoints) return { error: "file checkpoints are not available in this session" };
+    const list = await checkpoints.list();
+    return list.reverse().map((c) => ({
+      turn: c.turn,
+      time: c.time,
+      filesChanged: c.filesChanged,
+      restored: this.restoredTurns.includes(c.turn),
+    }));
+  }
+
+  /**
+   * Restores the files to before `turn`. Without a turn, steps back one code-running turn: the last
+   * checkpoint first, then each time the one before the checkpoint restored last. Journaled as `undo`.
+   */
   async undo(turn?: number): Promise<RestoreResult | { error: string }> {
     const checkpoints = await this.ready;
     if (!checkpoints) return { error: "file checkpoints are not available in this session" };
     const list = await checkpoints.list();
-    const target = turn ?? list.at(-1)?.turn;
+    let target = turn;
+    if (target === undefined) {
+      const last = this.restoredTurns.at(-1);
+      target = last === undefined ? list.at(-1)?.turn : list.findLast((c) => c.turn < last)?.turn;
+      if (target === undefined && last !== undefined) {
+        return {
+          error: `nothing older to undo: the files are already as before turn ${last}, this session's first checkpoint`,
+        };
+      }
+    }
     if (target === undefined)
       return { error: "no checkpoint yet: one is taken before each turn that runs code" };
-    return checkpoints.restore(target);
+    let result: RestoreResult;
+    try {
+      result = await checkpoints.restore(target);
+    } catch (error) {
+      if ((error as Error).name === "CheckpointError") return { error: (error as Error).message };
+      throw error;
+    }
+    this.restoredTurns.push(result.checkpoint.turn);
+    this.record({
+      type: "undo",
+      turn: result.checkpoint.turn,
+      changed: result.changed,
+      removed: result.removed,
+      backup: result.backup,
+    });
+    return result;
   }
 
   private warn(reason: string): void {
@@ -114,4 +172,14 @@ export class SessionCheckpoints {
       durationMs: 0,
     });
   }
+}
+
+/** The undo steps taken since the last checkpoint, from a journal (a resumed session keeps stepping). */
+export function restoredSinceLastCheckpoint(events: readonly JournalEvent[]): number[] {
+  const turns: number[] = [];
+  for (const e of events) {
+    if (e.type === "checkpoint" && e.turn > 0) turns.splice(0);
+    else if (e.type === "undo") turns.push(e.turn);
+  }
+  return turns;
 }

@@ -62,6 +62,8 @@ export async function compactConversation(
     summarized: result.summarized,
     tokensBefore: result.tokensBefore,
     tokensAfter: result.tokensAfter,
+    usage: result.usage,
+    cost: result.cost,
   });
   host.messages.splice(0, host.messages.length, ...result.messages);
   return {

@@ -1,21 +1,26 @@
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { findPython } from "../kernel/index.js";
 import type { Message, ModelClient } from "../llm/types.js";
-import { JOURNAL_FILE, Journal, newSessionId, readJournal, sessionDir } from "../session/index.js";
+import { Journal, newSessionId, sessionDir } from "../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../session/types.js";
-import { AgentKernel } from "./agent-kernel.js";
+import { AgentKernel, type KernelState } from "./agent-kernel.js";
 import { Budget, type BudgetLimits } from "./budget.js";
 import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } from "./children.js";
 import type { AgentEvent, EventSink } from "./events.js";
 import { handleHostRequest } from "./host-api.js";
-import { HostRequestError } from "./host-errors.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
-import { MAX_INBOX, type Received } from "./messaging.js";
+import { Mailbox, type Received } from "./messaging.js";
 import { buildSystemPrompt } from "./prompt.js";
-import { type RebuiltConversation, rebuildConversation } from "./resume.js";
-import { SessionCheckpoints } from "./session-checkpoints.js";
+import type { RebuiltConversation } from "./resume.js";
+import {
+  type CheckpointSummary,
+  restoredSinceLastCheckpoint,
+  SessionCheckpoints,
+} from "./session-checkpoints.js";
 import { compactConversation } from "./session-compaction.js";
+import { type PromptInputs, promptInputsFor, renewedPrompt, resumedPromptInputs } from "./session-prompt.js";
+import { openForResume, SessionResumeError, settleResumed } from "./session-resume.js";
+import { PendingVariables, type UserVariable } from "./session-variables.js";
 import type { AgentSpec } from "./specs.js";
 import { AgentTree, type KernelSettings, type TreeOptions } from "./tree.js";
 import { describeVariable, renderVariableLine, type VariableSpec } from "./variables.js";
@@ -35,10 +40,7 @@ export interface ResumeOptions extends TreeOptions {
   limits: BudgetLimits;
 }
 
-/** A session that cannot be continued; the message says why. */
-export class SessionResumeError extends Error {
-  override name = "SessionResumeError";
-}
+export { SessionResumeError };
 
 interface AgentParams {
   id: string;
@@ -54,7 +56,7 @@ interface AgentParams {
   /** The agent that started this one. */
   parent?: AgentSession;
   /** Continue an existing journal instead of starting one. */
-  resume?: { journal: Journal; system: string; rebuilt: RebuiltConversation };
+  resume?: { journal: Journal; system: string; rebuilt: RebuiltConversation; events: JournalEvent[] };
 }
 
 const LAST_OUTPUT_CHARS = 2000;
@@ -70,17 +72,25 @@ export class AgentSession implements ChildAgent {
   readonly depth: number;
   readonly journal: Journal;
   readonly budget: Budget;
-  readonly client: ModelClient;
   readonly children: ChildManager;
+  /** The model this agent calls; the root's can be switched (`setModel`). */
+  private currentClient: ModelClient;
   private readonly messages: Message[] = [];
-  private readonly inbox: { from: string; text: string }[] = [];
+  private readonly mailbox: Mailbox;
   private readonly kernel: AgentKernel;
   private system: string;
   /** How the system prompt was built, so a compaction can rebuild it with a refined harness. */
-  private promptInputs: Parameters<typeof buildSystemPrompt> | undefined;
+  private promptInputs: PromptInputs;
   /** File checkpoints before each turn that runs code (the root agent; children share its files). */
   private readonly checkpoints: SessionCheckpoints | undefined;
-  private lastInputTokens = 0;
+  /** Input + output tokens of the last model response: the next prompt's size, which compaction watches. */
+  private lastContextTokens = 0;
+  /** Variables a person sent with a message, set in the kernel before the model reads it. */
+  private readonly pendingVariables = new PendingVariables(() => this.dir);
+  /** Inside run(): a turn of this agent is in progress. */
+  private running = false;
+  /** An interrupt came between two turns of one piece of work (an autonomous run): stop the next one. */
+  interruptNextRun = false;
   /** The objective restated at every continuation and after every compaction (/goal, --goal). */
   goal: string | undefined;
   goalDone = false;
@@ -104,8 +114,9 @@ export class AgentSession implements ChildAgent {
     this.dir = params.dir;
     this.depth = params.depth;
     this.budget = params.budget;
-    this.client = params.client;
+    this.currentClient = params.client;
     this.children = new ChildManager(this);
+    this.mailbox = new Mailbox(this.id);
     this.kernel = new AgentKernel({
       tree,
       depth: this.depth,
@@ -127,13 +138,16 @@ export class AgentSession implements ChildAgent {
     });
     const now = tree.now();
     if (params.resume) {
+      const { rebuilt, events } = params.resume;
       this.journal = params.resume.journal;
       this.system = params.resume.system;
-      this.messages.push(...params.resume.rebuilt.messages);
-      this.turnCounter = params.resume.rebuilt.lastTurn;
-      this.goal = params.resume.rebuilt.goal;
+      this.messages.push(...rebuilt.messages);
+      this.turnCounter = rebuilt.lastTurn;
+      this.goal = rebuilt.goal;
+      this.lastContextTokens = rebuilt.contextTokens;
+      this.promptInputs = resumedPromptInputs(tree, events);
       this.emit(this.sessionEvent(params));
-      this.checkpoints = this.openCheckpoints();
+      this.checkpoints = this.openCheckpoints(restoredSinceLastCheckpoint(events));
       return;
     }
     this.journal = Journal.create(
@@ -155,31 +169,12 @@ export class AgentSession implements ChildAgent {
     for (const v of described) {
       this.record({ type: "variable", name: v.name, varType: v.type, size: v.size, preview: v.preview });
     }
-    this.promptInputs = [
-      {
-        cwd: tree.options.cwd,
-        depth: this.depth,
-        maxDepth: tree.maxDepth,
-        date: now.toISOString().slice(0, 10),
-        platform: `${process.platform} ${process.arch}`,
-        pythonVersion: tree.python.version,
-        ipythonVersion: tree.python.ipython,
-        variables: described.map(renderVariableLine),
-      },
-      {
-        harness: tree.options.harness?.block,
-        agentsMd: tree.agentsMd,
-        role: params.parentId
-          ? "You are a sub-agent: another agent's code started you with the task below and is waiting for " +
-            "your result. Finish it yourself; for a structured result call submit(value), otherwise your " +
-            "final text is the result."
-          : undefined,
-        instructions: params.spec?.instructions
-          ? { spec: params.spec.name, text: params.spec.instructions }
-          : undefined,
-        specs: tree.specs(),
-      },
-    ];
+    this.promptInputs = promptInputsFor(tree, {
+      depth: this.depth,
+      variables: described.map(renderVariableLine),
+      child: params.parentId !== undefined,
+      spec: params.spec,
+    });
     this.system = buildSystemPrompt(...this.promptInputs);
     // Kept in the journal so a resumed session sends exactly the same system prompt (prompt cache).
     this.record({ type: "system_prompt", text: this.system });
@@ -187,9 +182,13 @@ export class AgentSession implements ChildAgent {
     this.checkpoints = this.depth === 0 ? this.openCheckpoints() : undefined;
   }
 
-  private openCheckpoints(): SessionCheckpoints {
-    return new SessionCheckpoints(this.tree.options.home, this.tree.options.cwd, this.id, (b) =>
-      this.record(b),
+  private openCheckpoints(restored?: number[]): SessionCheckpoints {
+    return new SessionCheckpoints(
+      this.tree.options.home,
+      this.tree.options.cwd,
+      this.id,
+      (b) => this.record(b),
+      restored,
     );
   }
 
@@ -231,83 +230,39 @@ export class AgentSession implements ChildAgent {
     const python = await findPython(options.kernel.env, options.kernel.cacheDir);
     const tree = new AgentTree(options, python);
     const dir = sessionDir(options.home, options.id);
-    const { header, events } = readJournal(join(dir, JOURNAL_FILE));
-    if (header.parent) {
-      throw new SessionResumeError(
-        `session ${options.id} is a sub-agent of ${header.parent}; resume that session instead`,
-      );
-    }
-    const journal = Journal.open(dir, { secrets: options.secrets });
-    // The latest one: a compaction may have renewed it (with a refined harness).
-    const system = events.findLast((e) => e.type === "system_prompt");
-    if (system?.type !== "system_prompt") {
-      journal.close();
-      throw new SessionResumeError(
-        `session ${options.id} was written by an older relm and cannot be resumed`,
-      );
-    }
-    const rebuilt = rebuildConversation(dir, events);
+    const { header, events, journal, system, rebuilt } = openForResume(dir, options.id, options.secrets);
+    // A model switched with /model stays switched; children without a model of their own follow it.
+    const client = rebuilt.model ? tree.client(rebuilt.model) : options.client;
+    tree.setDefaultClient(client);
     const session = new AgentSession(tree, {
       id: options.id,
       dir,
       title: header.title,
       depth: 0,
-      client: options.client,
+      client,
       budget: new Budget(options.limits),
       variables: [],
       sink: tree.sink,
-      resume: { journal, system: system.text, rebuilt },
+      resume: { journal, system, rebuilt, events },
     });
-    const note = await session.settleAfterResume(rebuilt, journal.repairedTail);
+    const note = await settleResumed(
+      {
+        record: (body) => session.record(body),
+        pushMessage: (message) => session.messages.push(message),
+        restoreKernel: async () => {
+          session.kernel.restoreNext();
+          await session.kernel.ensure().catch(() => undefined);
+          return session.kernel.takeRestored() ?? { restored: [], notRestored: [] };
+        },
+        now: () => tree.now(),
+      },
+      rebuilt,
+      journal.repairedTail,
+    );
     session.notePending = note;
     session.settledAtResume =
       rebuilt.settled && rebuilt.unanswered.length === 0 && rebuilt.modelCallInFlight === undefined;
     return { session, note };
-  }
-
-  private async settleAfterResume(rebuilt: RebuiltConversation, repairedTail: boolean): Promise<string> {
-    const uncertain: string[] = [];
-    if (repairedTail) uncertain.push("the journal's last line was half-written and was removed");
-    if (rebuilt.modelCallInFlight !== undefined) {
-      uncertain.push(
-        `the model call of turn ${rebuilt.modelCallInFlight} was in flight; it was not replayed`,
-      );
-    }
-    for (const { turn, call, started } of rebuilt.unanswered) {
-      const reason = started
-        ? "not run again: this cell was running when the session's host stopped, so it may have run partly"
-        : "not run: the session's host stopped before this cell ran";
-      this.record({ type: "tool_skipped", turn, callId: call.id, reason });
-      this.messages.push({
-        role: "tool",
-        toolCallId: call.id,
-        content: [{ type: "text", text: `[${reason}]` }],
-      });
-      uncertain.push(
-        `a cell of turn ${turn} ${started ? "was running (it may have run partly)" : "had not started"}`,
-      );
-    }
-    this.kernel.restoreNext();
-    await this.kernel.ensure().catch(() => undefined);
-    const restored = this.kernel.takeRestored() ?? { restored: [], notRestored: [] };
-    this.record({
-      type: "resumed",
-      uncertain,
-      restored: restored.restored,
-      notRestored: restored.notRestored,
-    });
-    const lines = [`[relm] This session was resumed in a new process (${this.tree.now().toISOString()}).`];
-    if (uncertain.length > 0) lines.push(`When the previous process stopped: ${uncertain.join("; ")}.`);
-    if (restored.restored.length > 0) {
-      lines.push(
-        `Kernel variables restored from the snapshot after the last finished cell: ${restored.restored.join(", ")}.`,
-      );
-    }
-    if (restored.notRestored.length > 0) {
-      const lost = restored.notRestored.map((v) => `${v.name} (${v.reason})`).join(", ");
-      lines.push(`Not restored: ${lost}.`);
-    }
-    return lines.join("\n");
   }
 
   newChild(params: ChildParams): ChildAgent {
@@ -332,6 +287,43 @@ export class AgentSession implements ChildAgent {
     return this.system;
   }
 
+  get client(): ModelClient {
+    return this.currentClient;
+  }
+
+  /**
+   * Switches this agent to another model of the same endpoint from its next model call (journaled as
+   * `model`); children started later without a model of their own get it too.
+   */
+  setModel(name: string): ModelClient {
+    if (name !== this.currentClient.model && !this.tree.canSwitchModels) {
+      throw new Error("this session's endpoint was set up for one model only");
+    }
+    const client = this.tree.client(name);
+    this.currentClient = client;
+    if (this.depth === 0) this.tree.setDefaultClient(client);
+    this.record({ type: "model", model: client.model, provider: client.provider });
+    return client;
+  }
+
+  /** Input + output tokens of the last model response (0 before any, and right after a compaction). */
+  get contextTokens(): number {
+    return this.lastContextTokens;
+  }
+
+  get kernelState(): KernelState {
+    return this.kernel.state;
+  }
+
+  get busy(): boolean {
+    return this.running;
+  }
+
+  /** Messages delivered during a turn and not yet read at a turn boundary. */
+  get unread(): number {
+    return this.mailbox.unreadCount;
+  }
+
   spent(): SpendRecord {
     return this.budget.spent();
   }
@@ -351,10 +343,17 @@ export class AgentSession implements ChildAgent {
     const userText = this.notePending ? `${this.notePending}\n\n${message}` : message;
     this.notePending = undefined;
     if (this.cancelled) return { status: "interrupted", reason: this.cancelled };
+    if (this.interruptNextRun) {
+      this.interruptNextRun = false;
+      this.record({ type: "interrupted", reason: "interrupted by the user" });
+      return { status: "interrupted", reason: "interrupted by the user" };
+    }
     this.abort = new AbortController();
     const self = this;
     const ctx: LoopContext = {
-      client: this.client,
+      get client() {
+        return self.client;
+      },
       get system() {
         return self.system;
       },
@@ -374,27 +373,42 @@ export class AgentSession implements ChildAgent {
         this.submission = undefined;
         return s ? { value: s, text: submissionText(s) } : undefined;
       },
-      takeMessages: () => this.inbox.splice(0),
+      takeMessages: () => this.mailbox.takeUnread(),
       nextTurnNumber: () => ++this.turnCounter,
       interruptReason: () => this.cancelled ?? "interrupted by the user",
       beforeModelCall: async () => {
+        await this.pendingVariables.apply({
+          addVariable: (spec) => this.kernel.addVariable(spec),
+          record: (body) => this.record(body),
+          note: (text) => this.messages.push({ role: "user", content: [{ type: "text", text }] }),
+          named: (d) => {
+            const facts = this.promptInputs[0];
+            const others = facts.variables.filter((line) => !line.startsWith(`\`${d.name}\`:`));
+            facts.variables = [...others, renderVariableLine(d)];
+          },
+        });
         await this.compact(false);
       },
       beforeCells: async (turn) => {
         await this.checkpoints?.beforeCells(turn);
       },
       afterResponse: (usage) => {
-        this.lastInputTokens = usage.inputTokens;
+        this.lastContextTokens = usage.inputTokens + usage.outputTokens;
       },
     };
+    this.running = true;
     try {
       const outcome = await runTurn(ctx, userText);
       if (outcome.status === "done") this.lastSeen = outcome.text.slice(-LAST_OUTPUT_CHARS);
+      // An interrupted turn ends once its sub-agents are gone too (kernels closed, ends journaled).
+      if (outcome.status === "interrupted") await this.children.closeAll(outcome.reason);
       return outcome;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.record({ type: "error", message });
       return { status: "error", message };
+    } finally {
+      this.running = false;
     }
   }
 
@@ -402,6 +416,25 @@ export class AgentSession implements ChildAgent {
   interrupt(): void {
     this.abort.abort();
     this.kernel.interrupt();
+  }
+
+  /**
+   * A person's stop: the running turn ends (model stream and cell) and every running descendant is
+   * cancelled, but this agent takes the next message as usual. True when something was running.
+   */
+  interruptTree(reason = "interrupted by the user"): boolean {
+    const active = this.running || this.children.running > 0;
+    this.interrupt();
+    this.children.cancelAll(reason);
+    return active;
+  }
+
+  /**
+   * Variables a person sent with a message: staged now (files in the session folder), set in the
+   * kernel at the next turn boundary, before the model reads the message. Returns how to name them.
+   */
+  queueVariables(variables: UserVariable[]): string[] {
+    return this.pendingVariables.queue(variables);
   }
 
   /** Ends this agent's work for good, and its children's. */
@@ -413,21 +446,11 @@ export class AgentSession implements ChildAgent {
 
   /** A message for this agent: read by the model at its next turn boundary, and by inbox() in code. */
   deliver(from: string, text: string): void {
-    if (this.inbox.length >= MAX_INBOX) {
-      throw new HostRequestError(
-        `the inbox of agent ${this.id} is full (${MAX_INBOX} messages unread)`,
-        "usage",
-      );
-    }
-    this.inbox.push({ from, text });
-    this.received.push({ from, text, time: new Date().toISOString() });
-    if (this.received.length > MAX_INBOX * 10) this.received.splice(0, this.received.length - MAX_INBOX * 10);
+    this.mailbox.deliver(from, text);
   }
 
-  private readonly received: Received[] = [];
-
   takeReceived(): Received[] {
-    return this.received.splice(0);
+    return this.mailbox.takeReceived();
   }
 
   get parentAgent(): AgentSession | undefined {
@@ -448,7 +471,7 @@ export class AgentSession implements ChildAgent {
 
   /** Messages that arrived after the last turn boundary of a turn that has ended. */
   takeUndelivered(): { from: string; text: string }[] {
-    return this.inbox.splice(0);
+    return this.mailbox.takeUnread();
   }
 
   async close(): Promise<void> {
@@ -495,29 +518,49 @@ export class AgentSession implements ChildAgent {
         filesTouched: () => this.checkpoints?.filesTouched() ?? Promise.resolve([]),
       },
       this.tree.options.compaction ?? {},
-      this.lastInputTokens,
+      this.lastContextTokens,
       force,
     );
     if (!outcome.compacted) return outcome.message;
-    this.lastInputTokens = 0;
+    this.lastContextTokens = 0;
     const reload = this.tree.options.harness?.reload;
-    if (reload && this.promptInputs) {
-      const [facts, extras] = this.promptInputs;
-      this.promptInputs = [facts, { ...extras, harness: reload(this.dir) }];
-      const renewed = buildSystemPrompt(...this.promptInputs);
-      if (renewed !== this.system) {
-        this.system = renewed;
-        this.record({ type: "system_prompt", text: renewed });
+    if (reload) {
+      // With the root session's own scope, whichever agent compacts; children started after the
+      // root's compaction get the renewed block too.
+      const block = reload(this.rootDir);
+      if (this.depth === 0) this.tree.harnessBlock = block;
+      const renewed = renewedPrompt(this.promptInputs, block, this.system);
+      if (renewed) {
+        this.promptInputs = renewed.inputs;
+        this.system = renewed.text;
+        this.record({ type: "system_prompt", text: renewed.text });
       }
     }
     return outcome.message;
   }
 
-  /** Puts the files back as they were before `turn` (default: the last turn with a checkpoint). */
+  /**
+   * Puts the files back as they were before `turn`; without one, steps back one code-running turn
+   * each time (never the same checkpoint twice).
+   */
   undo(turn?: number) {
     return (
       this.checkpoints?.undo(turn) ?? Promise.resolve({ error: "file checkpoints belong to the root agent" })
     );
+  }
+
+  /** The file checkpoints of this session, newest first. */
+  listCheckpoints(): Promise<CheckpointSummary[] | { error: string }> {
+    return (
+      this.checkpoints?.list() ?? Promise.resolve({ error: "file checkpoints belong to the root agent" })
+    );
+  }
+
+  /** The root agent's folder: its harness scope is the session scope of the whole tree. */
+  private get rootDir(): string {
+    let root: AgentSession = this;
+    while (root.params.parent) root = root.params.parent;
+    return root.dir;
   }
 
   /** The workspace's state as a hash, for "nothing changed" checks (null without checkpoints). */

@@ -73,6 +73,13 @@ export class AgentTree {
   private readonly clients = new Map<string, ModelClient>();
   private specsCache: AgentSpec[] | undefined;
   private template: Promise<KernelTemplate | undefined> | undefined;
+  /** The model agents get when none is named: the root's, as last switched (`/model`). */
+  private defaultClient: ModelClient;
+  /**
+   * The harness block new agents' prompts carry: the one rendered at the start of the tree, renewed
+   * when the root's compaction reloads the harness (so children started after it see refined entries).
+   */
+  harnessBlock: string | undefined;
 
   constructor(
     readonly options: TreeOptions,
@@ -81,6 +88,18 @@ export class AgentTree {
     this.maxDepth = options.maxDepth ?? 2;
     this.agentsMd = findAgentsMd(options.cwd);
     this.clients.set(options.client.model, options.client);
+    this.defaultClient = options.client;
+    this.harnessBlock = options.harness?.block;
+  }
+
+  /** Makes `client` the model of agents that name none (the root switched to it). */
+  setDefaultClient(client: ModelClient): void {
+    this.defaultClient = client;
+  }
+
+  /** True when agents of this tree may use another model than the one they started with. */
+  get canSwitchModels(): boolean {
+    return this.options.clientFor !== undefined;
   }
 
   get sink(): EventSink {
@@ -91,12 +110,12 @@ export class AgentTree {
     return (this.options.now ?? (() => new Date()))();
   }
 
-  /** The client for a model name; the root's client when no name is given. */
+  /** The client for a model name; the root's current client when no name is given. */
   client(model?: string | null): ModelClient {
-    if (!model) return this.options.client;
+    if (!model) return this.defaultClient;
     let client = this.clients.get(model);
     if (!client) {
-      if (!this.options.clientFor) return this.options.client;
+      if (!this.options.clientFor) return this.defaultClient;
       client = this.options.clientFor(model);
       this.clients.set(model, client);
     }

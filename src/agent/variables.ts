@@ -30,13 +30,18 @@ const PY_KEYWORDS = new Set(
 
 const PREVIEW_CHARS = 160;
 
+/** A name a user may give a kernel variable: a Python identifier, not a keyword, not starting with "_". */
+export function isVariableName(name: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PY_KEYWORDS.has(name) && !name.startsWith("_");
+}
+
 /** `NAME=@FILE` loads a file, `NAME=TEXT` a literal string. */
 export function parseVariableFlag(flag: string, cwd: string): VariableSpec {
   const eq = flag.indexOf("=");
   if (eq <= 0) throw new UsageError(`--var "${flag}": expected NAME=TEXT or NAME=@FILE`);
   const name = flag.slice(0, eq);
   const value = flag.slice(eq + 1);
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || PY_KEYWORDS.has(name) || name.startsWith("_")) {
+  if (!isVariableName(name)) {
     throw new UsageError(`--var "${name}": the name must be a Python identifier not starting with "_"`);
   }
   if (value.startsWith("@")) {

@@ -149,6 +149,16 @@ export class ProgressRenderer {
       case "goal":
         this.line(s.cyan(`◎ goal: ${event.text}`));
         return;
+      case "model":
+        this.line(s.cyan(`⇄ model: ${event.model} via ${event.provider}`));
+        return;
+      case "undo":
+        this.line(
+          s.yellow(
+            `↶ files put back to before turn ${event.turn} (${event.changed.length} restored, ${event.removed.length} removed)`,
+          ),
+        );
+        return;
       case "goal_progress":
         this.line(s.dim(`◎ progress: ${event.text}`));
         return;

@@ -1,0 +1,69 @@
+import type { JournalEvent } from "../session/types.js";
+import { buildSystemPrompt, type EnvironmentFacts, type PromptExtras } from "./prompt.js";
+import type { AgentSpec } from "./specs.js";
+import type { AgentTree } from "./tree.js";
+import { renderVariableLine } from "./variables.js";
+
+/** How an agent's system prompt is built, kept so a compaction can rebuild it with a refined harness. */
+export type PromptInputs = [EnvironmentFacts, PromptExtras];
+
+const CHILD_ROLE =
+  "You are a sub-agent: another agent's code started you with the task below and is waiting for " +
+  "your result. Finish it yourself; for a structured result call submit(value), otherwise your " +
+  "final text is the result.";
+
+/** The facts and sections of an agent's system prompt, as of now. */
+export function promptInputsFor(
+  tree: AgentTree,
+  agent: { depth: number; variables: string[]; child: boolean; spec?: AgentSpec },
+): PromptInputs {
+  return [
+    {
+      cwd: tree.options.cwd,
+      depth: agent.depth,
+      maxDepth: tree.maxDepth,
+      date: tree.now().toISOString().slice(0, 10),
+      platform: `${process.platform} ${process.arch}`,
+      pythonVersion: tree.python.version,
+      ipythonVersion: tree.python.ipython,
+      variables: agent.variables,
+    },
+    {
+      harness: tree.harnessBlock,
+      agentsMd: tree.agentsMd,
+      role: agent.child ? CHILD_ROLE : undefined,
+      instructions: agent.spec?.instructions
+        ? { spec: agent.spec.name, text: agent.spec.instructions }
+        : undefined,
+      specs: tree.specs(),
+    },
+  ];
+}
+
+/**
+ * A resumed root's prompt inputs, rebuilt from its journal (its variables as journaled), so that its
+ * next compaction can renew the system prompt with a refined harness like a new session's does.
+ */
+export function resumedPromptInputs(tree: AgentTree, events: readonly JournalEvent[]): PromptInputs {
+  const variables = events.flatMap((e) =>
+    e.type === "variable"
+      ? [renderVariableLine({ name: e.name, type: e.varType, size: e.size, preview: e.preview })]
+      : [],
+  );
+  return promptInputsFor(tree, { depth: 0, variables, child: false });
+}
+
+/**
+ * The prompt after a compaction: the same inputs with the harness as it is now (`reload`), or
+ * undefined when nothing can change (no harness, or the same text).
+ */
+export function renewedPrompt(
+  inputs: PromptInputs,
+  block: string | undefined,
+  current: string,
+): { inputs: PromptInputs; text: string } | undefined {
+  const [facts, extras] = inputs;
+  const renewed: PromptInputs = [facts, { ...extras, harness: block }];
+  const text = buildSystemPrompt(...renewed);
+  return text === current ? undefined : { inputs: renewed, text };
+}
