@@ -3,12 +3,15 @@ import { runInNewContext } from "node:vm";
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
+import type { UserVariable } from "../agent/session-variables.js";
+import { HostCommands } from "./commands.js";
 import { JournalIndex } from "./journal-index.js";
 import { RPC, RpcError } from "./rpc.js";
 import { Scheduler } from "./scheduler.js";
 import { addJob, cancelJob, describeTiming } from "./schedules.js";
 import { SessionServer } from "./server.js";
 import { type SessionState, type SessionStatus, writeState } from "./state.js";
+import { UsageTally } from "./tree-usage.js";
 
 export interface HostOptions {
   home: string;
@@ -24,6 +27,8 @@ export interface HostOptions {
   autonomy?: AutonomySettings;
   /** Called when the host stops with schedules still to come, so a waker can revive it in time. */
   ensureWaker?: () => Promise<void>;
+  /** Started for a person's front end (the terminal UI): autonomous mode is never unattended. */
+  interactive?: boolean;
 }
 
 const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -33,6 +38,8 @@ const MAX_QUEUED = 100;
 export interface Inbound {
   from: string;
   text: string;
+  /** Put into the root kernel (as str) before the model reads the message. */
+  variables?: UserVariable[];
   /** Told how the turn that carried this message ended. */
   done?: (outcome: AutonomousOutcome) => void;
 }
@@ -61,10 +68,16 @@ export class SessionHost {
   readonly exited: Promise<AutonomousOutcome | undefined>;
   private lastOutcome: AutonomousOutcome | undefined;
   readonly scheduler: Scheduler;
+  /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
+  readonly usage: UsageTally;
+  private readonly commands: HostCommands;
+  /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
+  private attachedClients = 0;
 
   constructor(private readonly options: HostOptions) {
     this.index = new JournalIndex(options.session.journal.path);
     this.index.scan();
+    this.usage = UsageTally.ofTree(options.session.dir);
     this.created = options.session.journal.header.created;
     this.scheduler = new Scheduler(options.home, options.session.id, (from, text) =>
       this.deliver({ from, text }),
@@ -91,6 +104,7 @@ export class SessionHost {
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
+    this.commands = new HostCommands(this);
   }
 
   get id(): string {
@@ -101,6 +115,46 @@ export class SessionHost {
     return this.options.session;
   }
 
+  get home(): string {
+    return this.options.home;
+  }
+
+  get title(): string {
+    return this.options.title;
+  }
+
+  get cwd(): string {
+    return this.options.cwd;
+  }
+
+  get currentStatus(): SessionStatus {
+    return this.status;
+  }
+
+  get statusReason(): string | undefined {
+    return this.reason;
+  }
+
+  /** A turn (or an autonomous run of turns) is in progress. */
+  get busy(): boolean {
+    return this.turn !== undefined;
+  }
+
+  /** Messages waiting: queued for the next turn, or delivered during this one and not yet read. */
+  get queued(): number {
+    return this.queue.length + this.options.session.unread;
+  }
+
+  /** Autonomous mode set by a person here may assume nobody answers only on a detached, non-UI host. */
+  get unattended(): boolean {
+    return this.options.detached && !this.options.interactive;
+  }
+
+  /** Answers a method as the socket would (for an in-process front end, e.g. line mode). */
+  command(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    return this.call(method, params);
+  }
+
   /**
    * Starts serving, on a socket bound earlier (a detached host binds it first: it is the session's lock)
    * or a new one; throws SessionBusyError when another host already serves this session.
@@ -109,6 +163,7 @@ export class SessionHost {
     const handlers = {
       replay: (after: number, emit: (event: unknown) => void) => this.index.replay(after, emit),
       call: (method: string, params: unknown) => this.call(method, params),
+      attached: (count: number) => this.onAttached(count),
     };
     this.server = bound ?? (await SessionServer.listen(this.options.home, this.id));
     this.server.serve(handlers);
@@ -120,6 +175,7 @@ export class SessionHost {
   onEvent(event: AgentEvent): void {
     if ("n" in event && !event.agent) this.index.note(event.n, this.options.session.journal.byteLength);
     this.server?.publish(event);
+    this.usage.add(event as { type: string });
     this.lastActivity = new Date().toISOString();
     if (event.type === "child_spawned" && !event.agent) this.setStatus("waiting");
     if (event.type === "model_request" && !event.agent && this.status === "waiting")
@@ -127,7 +183,7 @@ export class SessionHost {
     if (event.type === "model_response" && !event.agent) this.scheduleStateWrite();
   }
 
-  /** Queues a message; it starts a turn now if the session is idle. */
+  /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
   deliver(message: Inbound): void {
     if (Buffer.byteLength(message.text) > MAX_MESSAGE_BYTES) {
       throw new RpcError(RPC.invalidParams, `message too long: at most ${MAX_MESSAGE_BYTES} bytes`);
@@ -139,11 +195,18 @@ export class SessionHost {
       );
     }
     if (this.stopping) throw new RpcError(RPC.refused, `session ${this.id} is stopping`);
+    // A session started without a task is named by its first message.
+    if (!this.options.title && message.from === "user") this.options.title = titleOf(message.text);
+    const named = message.variables?.length ? this.options.session.queueVariables(message.variables) : [];
+    const text =
+      named.length > 0
+        ? `${message.text}\n\n[relm] Set in the kernel with this message: ${named.join("; ")}`
+        : message.text;
     if (this.turn) {
-      this.options.session.deliver(message.from, message.text);
+      this.options.session.deliver(message.from, text);
       return;
     }
-    this.queue.push(message);
+    this.queue.push({ ...message, text });
     this.pump();
   }
 
@@ -161,9 +224,17 @@ export class SessionHost {
     });
   }
 
-  /** Interrupts the running turn (a person's Ctrl-C); the session stays up. */
-  interrupt(): void {
-    this.options.session.interrupt();
+  /**
+   * A person's Ctrl-C / Esc: the running turn stops (model stream and cell) and every running sub-agent
+   * is cancelled, with its whole subtree; the session stays up for the next message. True when
+   * something was running.
+   */
+  interrupt(): boolean {
+    const session = this.options.session;
+    const active = session.interruptTree();
+    // Between two turns of an autonomous run (gates running): the next turn must not start.
+    if (this.turn && !session.busy) session.interruptNextRun = true;
+    return active || this.turn !== undefined;
   }
 
   /** Waits for work (a resumed session whose last turn had ended). */
@@ -234,6 +305,7 @@ export class SessionHost {
 
   private afterTurn(outcome: AutonomousOutcome): void {
     this.turn = undefined;
+    this.options.session.interruptNextRun = false;
     for (const done of this.waiting.splice(0)) done(outcome);
     this.lastOutcome = outcome;
     if (outcome.status === "done") this.setStatus("idle");
@@ -246,8 +318,16 @@ export class SessionHost {
     else if (this.options.detached && !this.stopping) this.armIdleTimers();
   }
 
+  private onAttached(count: number): void {
+    this.attachedClients = count;
+    if (count > 0) this.clearTimers();
+    else if (this.options.detached && !this.turn && !this.stopping) this.armIdleTimers();
+  }
+
   private armIdleTimers(): void {
     this.clearTimers();
+    // Someone is watching: the session stays ready (timers start again when the last one leaves).
+    if (this.attachedClients > 0) return;
     this.kernelTimer = setTimeout(
       () => void this.options.session.releaseKernel().then(compactMemory),
       this.options.kernelIdleMs ?? 300_000,
@@ -273,11 +353,6 @@ export class SessionHost {
     switch (method) {
       case "status":
         return this.snapshotState();
-      case "send": {
-        if (typeof p.text !== "string") throw new RpcError(RPC.invalidParams, "send needs a text");
-        this.deliver({ from: "user", text: p.text });
-        return { delivered: this.turn ? "at the next turn boundary" : "now" };
-      }
       case "message": {
         if (typeof p.from !== "string" || typeof p.text !== "string") {
           throw new RpcError(RPC.invalidParams, "message needs from and text");
@@ -293,7 +368,7 @@ export class SessionHost {
         setImmediate(() => void this.stop(typeof p.reason === "string" ? p.reason : "stopped on request"));
         return { stopping: true };
       default:
-        throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
+        return this.commands.call(method, p);
     }
   }
 
@@ -336,6 +411,11 @@ export class SessionHost {
       // The journal is the record; a state file that could not be written is rebuilt from it.
     }
   }
+}
+
+function titleOf(text: string): string {
+  const first = text.trim().split("\n")[0] ?? "";
+  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
 }
 
 function failureReason(outcome: AutonomousOutcome): string {

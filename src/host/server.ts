@@ -9,6 +9,8 @@ export interface ServerHandlers {
   /** Journal events with n > after, in order (read from the journal file). */
   replay(after: number, emit: (event: unknown) => void): number;
   call(method: string, params: unknown): Promise<unknown> | unknown;
+  /** How many clients now follow the live events (told on every change). */
+  attached?(count: number): void;
 }
 
 /** The session already has a live host. */
@@ -28,6 +30,7 @@ interface Client {
  */
 export class SessionServer {
   private readonly clients = new Set<Client>();
+  private attachedCount = 0;
 
   private constructor(
     private readonly server: Server,
@@ -66,6 +69,21 @@ export class SessionServer {
   /** Hands the connection over to the session once it exists (the socket is bound first: it is the lock). */
   serve(handlers: ServerHandlers): void {
     this.handlers = handlers;
+    if (this.attachedCount > 0) handlers.attached?.(this.attachedCount);
+  }
+
+  /** Clients attached to the live events now. */
+  get attached(): number {
+    return this.attachedCount;
+  }
+
+  /** Counts attached clients again and tells the session when the number changed. */
+  private noteAttached(): void {
+    let count = 0;
+    for (const c of this.clients) if (c.attached) count += 1;
+    if (count === this.attachedCount) return;
+    this.attachedCount = count;
+    this.handlers.attached?.(count);
   }
 
   /** Sends an event to every attached client (live tail). */
@@ -89,7 +107,10 @@ export class SessionServer {
   private accept(socket: Socket): void {
     const client: Client = { socket, attached: false };
     this.clients.add(client);
-    socket.on("close", () => this.clients.delete(client));
+    socket.on("close", () => {
+      this.clients.delete(client);
+      this.noteAttached();
+    });
     socket.on("error", () => socket.destroy());
     onMessages(socket, (frame) => this.receive(client, frame));
   }
@@ -124,11 +145,13 @@ export class SessionServer {
         );
         client.attached = true;
         send(client.socket, { jsonrpc: "2.0", id, result: { lastN: last } });
+        this.noteAttached();
         return;
       }
       if (method === "detach") {
         client.attached = false;
         send(client.socket, { jsonrpc: "2.0", id, result: null });
+        this.noteAttached();
         return;
       }
       const result = await this.handlers.call(method, params);
