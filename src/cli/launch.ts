@@ -34,6 +34,7 @@ function passThrough(flags: RunFlags): string[] {
   for (const gate of flags.gate ?? []) args.push("--gate", gate);
   if (flags.autonomous) args.push("--autonomous");
   if (flags.unattended) args.push("--unattended");
+  if (flags.interactive) args.push("--interactive");
   return args;
 }
 
@@ -49,7 +50,8 @@ export async function launchDetached(task: string | undefined, flags: RunFlags, 
   if (flags.resume && (await isLive(config.home, id))) {
     throw new UsageError(`session ${id} is already running; follow it with relm attach ${id}`);
   }
-  if (!flags.resume && !task) throw new UsageError('no task given: relm run --detach "what to do"');
+  if (!flags.resume && !task && !flags.interactive)
+    throw new UsageError('no task given: relm run --detach "what to do"');
   const args = ["run", "--as-host", id, ...(flags.resume ? ["--resume", id] : []), ...passThrough(flags)];
   if (task) args.push("--", task);
   await spawnHost(config.home, id, args, io.env, io.cwd);

@@ -106,13 +106,15 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       )
       .option("--goal <objective>", "the objective, restated at every continuation and after compaction")
       .option("--unattended", "nobody will answer questions (implied by --detach with autonomous mode)")
-      .addOption(new Option("--as-host <id>").hideHelp()),
+      .addOption(new Option("--as-host <id>").hideHelp())
+      // Started by the terminal UI: a person is there, so autonomous mode is not unattended.
+      .addOption(new Option("--interactive").hideHelp()),
   ).action(async (words: string[], flags) => {
     checkRunFlags(flags);
     const task =
       words.length > 0
         ? words.join(" ")
-        : flags.resume || flags.asHost
+        : flags.resume || flags.asHost || flags.interactive
           ? undefined
           : flags.goal
             ? flags.goal

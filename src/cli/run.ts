@@ -31,6 +31,8 @@ export interface RunFlags extends SessionFlags {
   autonomous?: boolean;
   goal?: string;
   unattended?: boolean;
+  /** Internal: the host was started by the terminal UI (a person is there; autonomy is attended). */
+  interactive?: boolean;
 }
 
 export interface RunIo extends CliIo {
@@ -167,8 +169,12 @@ async function open(
     const prepared = await resumeSession(flags.resume, flags, io, sink, overrides);
     return { prepared, text: task ?? "Continue the task where you left off." };
   }
-  if (!task) throw new UsageError('no task given: relm run "what to do"');
-  return { prepared: await prepareSession(titleOf(task), flags, io, sink, overrides, id), text: task };
+  // The terminal UI may start a session before its first message (to set a goal first): it waits.
+  if (!task && !flags.interactive) throw new UsageError('no task given: relm run "what to do"');
+  return {
+    prepared: await prepareSession(task ? titleOf(task) : "", flags, io, sink, overrides, id),
+    text: task ?? "",
+  };
 }
 
 /**
@@ -207,6 +213,7 @@ export async function runAsHost(
     kernelIdleMs: prepared.config.kernelIdleTimeoutMs,
     autonomy: autonomyFrom(flags, true),
     ensureWaker: () => ensureWaker(prepared.config.home, io.env),
+    interactive: flags.interactive === true,
   });
   fanout.add((event) => host.onEvent(event));
   await host.listen(bound);
@@ -215,16 +222,18 @@ export async function runAsHost(
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   process.on("SIGHUP", () => {});
-  // A resumed session with nothing left half done waits for work instead of inventing a turn.
-  if (!resuming || task || !session.settledAtResume) host.start(text);
-  else host.idle();
+  // A resumed session with nothing left half done waits for work instead of inventing a turn, and so
+  // does a new one the terminal UI started without a first message.
+  const waitForWork = resuming ? !task && session.settledAtResume : !task;
+  if (waitForWork) host.idle();
+  else host.start(text);
   const outcome = await host.exited;
   return exitCodeFor(outcome);
 }
 
 /**
  * Autonomous mode for `relm run`: on with --autonomous or any --gate. A detached autonomous run is
- * unattended: nobody is there to answer.
+ * unattended (nobody is there to answer), unless the terminal UI started it (--interactive).
  */
 export function autonomyFrom(flags: RunFlags, detached: boolean): AutonomySettings | undefined {
   const gates = flags.gate ?? [];
@@ -233,6 +242,6 @@ export function autonomyFrom(flags: RunFlags, detached: boolean): AutonomySettin
     gates,
     gateTimeoutMs: (positiveWhole(flags.gateTimeout, "--gate-timeout") ?? 300) * 1000,
     maxGateFailures: positiveWhole(flags.maxGateFailures, "--max-gate-failures"),
-    unattended: flags.unattended === true || detached,
+    unattended: flags.unattended === true || (detached && !flags.interactive),
   };
 }
