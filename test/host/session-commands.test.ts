@@ -6,14 +6,18 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { checkUserVariables, MAX_VARIABLE_BYTES } from "../../src/agent/session-variables.js";
+import { autonomyFrom } from "../../src/cli/run.js";
 import { prepareSession, resumeSession } from "../../src/cli/setup.js";
 import { SessionClient } from "../../src/host/client.js";
 import { SessionHost } from "../../src/host/host.js";
 import type { SessionInfo } from "../../src/host/info.js";
 import { RPC, type RpcError } from "../../src/host/rpc.js";
-import { pythonsOf } from "../support/cli.js";
+import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
+import { exportSession } from "../../src/session/index.js";
+import { pythonsOf, runRelm } from "../support/cli.js";
+import { edits, eventNumbers, isRefine, systemOf } from "../support/harness.js";
 import type { JournalLine } from "../support/journal.js";
-import { byTask, echoLastCell } from "../support/router.js";
+import { byTask, echoLastCell, whoAsks } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { poll, until } from "../support/wait.js";
 
@@ -327,6 +331,10 @@ describe("model", () => {
     const bad = await rpcError(s.client.call("model", { name: "two words" }));
     expect(bad.code).toBe(RPC.invalidParams);
     await s.close();
+    // Exports read past the new event.
+    for (const format of ["md", "html", "ipynb", "jsonl"] as const) {
+      expect(await exportSession(s.dir, format)).toContain("two");
+    }
 
     const again = await hosted(rig, { resume: s.id });
     expect((await again.info()).model).toBe("bigger-model");
@@ -498,5 +506,96 @@ describe("attached clients", () => {
     await until(() => (exited ? true : undefined), 10_000);
     expect(pythonsOf(rig.home)).toEqual([]);
     s.client.close();
+  });
+});
+
+describe("refine", () => {
+  const LESSON = "LESSON-7Q: the config file is a Python literal";
+  /** The root: a cell for a task, the cell's output as the answer, a child when asked to delegate. */
+  function script(ctx: ScriptContext): ScriptStep {
+    if (isRefine(ctx)) {
+      const [cell] = eventNumbers(ctx, "cell");
+      return edits([{ op: "add", kind: "memory", content: LESSON, evidence: [cell], reason: "seen" }]);
+    }
+    if (ctx.rawBody.includes("You summarise the earlier part"))
+      return { text: "## Goal\nLearn.\n## Progress so far\nDone." };
+    if (whoAsks(ctx).task.includes("CHILD: check")) return { text: "child ok" };
+    const messages = (ctx.body as { messages: { role: string }[] }).messages;
+    if (messages.at(-1)?.role === "tool") return { text: ctx.lastToolResult?.trim() ?? "" };
+    const said = ctx.lastUserText ?? "";
+    if (said.includes("ROOT: learn")) return { code: "print('learned')" };
+    if (said.includes("now delegate")) return { code: 'print(rlm("CHILD: check"))' };
+    return { text: "ok" };
+  }
+
+  it("proposes without writing, applies by token, and takes effect where appliesWhere says: after the next compaction, children too", async () => {
+    const rig = await startRig("openai", { script });
+    const s = await hosted(rig);
+    await s.turn("ROOT: learn");
+    const proposed = await s.client.call<{
+      description: string;
+      accepted: number;
+      token: string;
+      appliesWhere: string;
+    }>("refine", { scope: "session" });
+    expect(proposed.accepted).toBe(1);
+    expect(proposed.description).toContain(LESSON);
+    expect(proposed.appliesWhere).toMatch(/^This session only .* from its next compaction/);
+    expect(existsSync(join(s.dir, "harness", "revisions.jsonl"))).toBe(false);
+    expect((await rpcError(s.client.call("refine", { scope: "team" }))).code).toBe(RPC.invalidParams);
+
+    const applied = await s.client.call<{ applied: boolean; report: string; appliesWhere: string }>(
+      "refine.apply",
+      {
+        token: proposed.token,
+      },
+    );
+    expect(applied).toMatchObject({ applied: true, appliesWhere: proposed.appliesWhere });
+    expect(applied.report).toMatch(/applied as revision \w+ in the session scope/);
+    expect((await rpcError(s.client.call("refine.apply", { token: proposed.token }))).code).toBe(
+      RPC.invalidParams,
+    );
+
+    // Not yet: the prompt stays byte-stable until a compaction rebuilds it.
+    await s.turn("hello");
+    expect(systemOf(rig.model.requests.at(-1)?.body)).not.toContain(LESSON);
+    expect(await s.client.call("compact", {})).toEqual({ message: expect.stringMatching(/^compacted /) });
+    await s.turn("now delegate");
+    const agentRequests = rig.model.requests.filter(
+      (r) => !isRefine(r) && !r.rawBody.includes("You summarise"),
+    );
+    const rootAfter = agentRequests.filter((r) => whoAsks(r).task.includes("Learn."));
+    const child = agentRequests.filter((r) => whoAsks(r).task.includes("CHILD: check"));
+    expect(rootAfter.length).toBeGreaterThan(0);
+    expect(child).toHaveLength(1);
+    for (const r of [...rootAfter, ...child]) expect(systemOf(r.body)).toContain(LESSON);
+    expect(s.events.some((e) => e.type === "final" && !e.agent && e.text === "child ok")).toBe(true);
+    await s.close();
+  });
+});
+
+describe("relm run --interactive", () => {
+  it("starts a background host that waits for its first message; its autonomous mode is attended", async () => {
+    expect(autonomyFrom({ autonomous: true, interactive: true }, true)?.unattended).toBe(false);
+    expect(autonomyFrom({ autonomous: true }, true)?.unattended).toBe(true);
+    const rig = await startRig("openai", { script: byTask({ "ROOT: first": [{ text: "first answer" }] }) });
+    const started = await runRelm(["run", "--detach", "--interactive"], { env: rig.env, cwd: rig.cwd });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    const client = (await SessionClient.connect(rig.home, id)) as SessionClient;
+    // A goal before the first message; the host is idle, and not started on a made-up task.
+    expect(await client.call("goal", { text: "answer once" })).toEqual({ goal: "answer once", done: false });
+    expect(await client.call<SessionInfo>("info")).toMatchObject({ busy: false, status: "idle", title: "" });
+    expect(rig.model.requests).toHaveLength(0);
+    await client.call("send", { text: "ROOT: first" });
+    const done = await until(async () => {
+      const info = await client.call<SessionInfo>("info");
+      return info.busy ? undefined : info;
+    });
+    expect(done).toMatchObject({ title: "ROOT: first", goal: "answer once" });
+    expect(rig.model.requests).toHaveLength(1);
+    await client.call("stop", {});
+    await client.closed;
+    await until(() => (pythonsOf(rig.home).length === 0 ? true : undefined));
   });
 });
