@@ -195,9 +195,9 @@ export class HostCommands {
     if (!scheduler) throw new RpcError(RPC.refused, "this session has no scheduler");
     const list = () => scheduler.list() as { id: string; timing: string; prompt: string; next?: string }[];
     if (p.off === true) {
-      const cancelled = list().map((j) => j.id);
-      for (const id of cancelled) scheduler.cancel(id);
-      return { cancelled, jobs: list() };
+      const ids = list().map((j) => j.id);
+      for (const id of ids) scheduler.cancel(id);
+      return { cancelled: ids.length, jobs: list() };
     }
     if (p.every === undefined && p.prompt === undefined) return { jobs: list() };
     if (typeof p.every !== "string" || typeof p.prompt !== "string" || p.prompt.trim() === "") {

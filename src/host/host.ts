@@ -198,9 +198,11 @@ export class SessionHost {
     // A session started without a task is named by its first message.
     if (!this.options.title && message.from === "user") this.options.title = titleOf(message.text);
     const named = message.variables?.length ? this.options.session.queueVariables(message.variables) : [];
+    // The model must know each variable; one the client already named in its text is not named twice.
+    const untold = named.filter((line) => !message.text.includes(line.slice(0, line.indexOf(":"))));
     const text =
-      named.length > 0
-        ? `${message.text}\n\n[relm] Set in the kernel with this message: ${named.join("; ")}`
+      untold.length > 0
+        ? `${message.text}\n\n[relm] Set in the kernel with this message: ${untold.join("; ")}`
         : message.text;
     if (this.turn) {
       this.options.session.deliver(message.from, text);
