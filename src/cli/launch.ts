@@ -1,7 +1,7 @@
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { isLive } from "../host/client.js";
-import { newSessionId } from "../session/index.js";
+import { newSessionId, resolveSessionId, sessionsDir } from "../session/index.js";
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunFlags, RunIo } from "./run.js";
@@ -46,7 +46,8 @@ function passThrough(flags: RunFlags): string[] {
 export async function launchDetached(task: string | undefined, flags: RunFlags, io: RunIo): Promise<number> {
   const config = resolveConfig(io.env, flags);
   buildClient(config);
-  const id = flags.resume ?? newSessionId();
+  // A prefix names the session here: the host's socket and lock are under the full id.
+  const id = flags.resume ? resolveSessionId(sessionsDir(config.home), flags.resume) : newSessionId();
   if (flags.resume && (await isLive(config.home, id))) {
     throw new UsageError(`session ${id} is already running; follow it with relm attach ${id}`);
   }

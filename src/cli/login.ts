@@ -29,7 +29,7 @@ const PRESETS: { name: string; provider: Provider; baseUrl: string; needsKey: bo
 
 type LoginFlags = ConfigFlags & { apiKeyStdin?: boolean };
 
-const NEEDS_MODEL = "relm login needs a model: --model NAME (the endpoint's name for it)";
+const NEEDS_MODEL = "login needs a model: --model NAME (the endpoint's name for it)";
 
 /** Ctrl-C at a prompt: nothing is written. */
 class LoginCancelled extends Error {}
