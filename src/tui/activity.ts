@@ -81,7 +81,8 @@ export class Activity implements Component {
     const now = this.now();
     const frame = FRAMES[Math.floor(now / 80) % FRAMES.length] as string;
     const elapsed = formatDuration(now - this.since);
-    const ttft = this.firstTokenMs !== undefined ? t.dim(` · first token ${formatDuration(this.firstTokenMs)}`) : "";
+    const ttft =
+      this.firstTokenMs !== undefined ? t.dim(` · first token ${formatDuration(this.firstTokenMs)}`) : "";
     const words: Record<Phase, string> = {
       idle: "",
       starting: "starting the session",
@@ -92,6 +93,9 @@ export class Activity implements Component {
       interrupting: "interrupting",
     };
     const hint = this.phase === "interrupting" ? "" : t.dim("  esc to interrupt");
-    return ["", truncateToWidth(`${t.accent(frame)} ${words[this.phase]} ${t.dim(elapsed)}${ttft}${hint}`, width)];
+    return [
+      "",
+      truncateToWidth(`${t.accent(frame)} ${words[this.phase]} ${t.dim(elapsed)}${ttft}${hint}`, width),
+    ];
   }
 }

@@ -81,7 +81,9 @@ export class AgentPanel implements Component {
     if (counts.done) parts.push(t.ok(`${counts.done} done`));
     if (counts.failed) parts.push(t.error(`${counts.failed} failed`));
     if (counts.cancelled) parts.push(t.warn(`${counts.cancelled} cancelled`));
-    const hint = this.focused ? t.dim("↑↓ select · enter open · m message · c cancel · esc back") : t.dim("ctrl+t to select");
+    const hint = this.focused
+      ? t.dim("↑↓ select · enter open · m message · c cancel · esc back")
+      : t.dim("ctrl+t to select");
     const header = `${t.accent("agents")} ${parts.join(t.dim(" · "))}  ${hint}`;
     const lines = [truncateToWidth(header, width)];
     const max = Math.max(1, this.maxRows() - 1);
@@ -104,7 +106,13 @@ export class AgentPanel implements Component {
     const t = this.theme;
     const mark = MARKS[node.status];
     const color =
-      node.status === "done" ? t.ok : node.status === "failed" ? t.error : node.status === "cancelled" ? t.warn : t.accent;
+      node.status === "done"
+        ? t.ok
+        : node.status === "failed"
+          ? t.error
+          : node.status === "cancelled"
+            ? t.warn
+            : t.accent;
     const elapsed = formatDuration((node.endedAt ?? this.now()) - node.startedAt);
     const spend = `${formatTokens(node.tokens)} tok${node.cost === null ? "" : ` $${node.cost.toFixed(3)}`}`;
     const right = t.dim(`${elapsed} · ${spend}`);

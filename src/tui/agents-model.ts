@@ -105,7 +105,8 @@ export class AgentsModel {
       node.cost = event.spent.cost;
       node.result = event.result;
       node.reason = event.reason;
-      node.step = event.status === "done" ? firstLine(event.result ?? "done") : (event.reason ?? event.status);
+      node.step =
+        event.status === "done" ? firstLine(event.result ?? "done") : (event.reason ?? event.status);
       const parent = node.parent ? this.nodes.get(node.parent) : undefined;
       if (parent && !isEnded(parent) && parent.status === "waiting" && this.runningChildren(parent) === 0) {
         parent.status = "thinking";

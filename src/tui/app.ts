@@ -1,18 +1,17 @@
 // The terminal UI: one screen with the transcript, the agent panel, what is queued, what the agent is
 // doing, the input and the status line. It is a client of a session host: everything it shows comes
 // from the host's event stream, everything it changes goes through the host.
-import { Editor, type TUI } from "@mariozechner/pi-tui";
+import { type Component, Editor, type TUI, truncateToWidth } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/events.js";
 import { ConfigError } from "../config/errors.js";
 import { newSessionId } from "../session/index.js";
+import { Activity } from "./activity.js";
 import { AgentPanel } from "./agent-panel.js";
 import { AgentsModel } from "./agents-model.js";
 import type { AppApi } from "./app-api.js";
-import { Activity } from "./activity.js";
-import { NoticeBlock } from "./blocks.js";
 import { openChildView } from "./child-view.js";
 import { RelmCompletion } from "./completion.js";
-import { type DialogHost, confirm, pickFrom, showText } from "./dialogs.js";
+import { confirm, type DialogHost, pickFrom, showText } from "./dialogs.js";
 import { helpLines } from "./help.js";
 import { InputHistory } from "./history.js";
 import { installKeys } from "./keys.js";
@@ -21,10 +20,10 @@ import { Pastes } from "./pastes.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
 import { allCommands, paletteEntries, runSlash } from "./slash.js";
+import { writeStartVariables } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
 import type { Theme } from "./theme.js";
 import { Transcript } from "./transcript.js";
-import { writeStartVariables } from "./start-variables.js";
 
 /** Events after which the host's figures (tokens, context, kernel state) are worth asking for again. */
 const INFO_EVENTS = new Set([
@@ -44,6 +43,8 @@ const INFO_EVENTS = new Set([
   "interrupted",
   "error",
 ]);
+
+const TURN_ENDS = new Set(["final", "error", "interrupted", "budget_stop", "autonomy_end"]);
 
 export interface AppOptions {
   tui: TUI;
@@ -78,7 +79,7 @@ export class App implements AppApi {
   readonly activity: Activity;
   transcript: Transcript;
   private readonly queue: QueueView;
-  private readonly header: NoticeBlock;
+  private readonly header: Component;
   private readonly cellView = { expanded: false, now: () => Date.now() };
   private readonly commands = allCommands();
   readonly history: InputHistory;
@@ -102,11 +103,13 @@ export class App implements AppApi {
       this.resolveExit = resolve;
     });
     this.history = new InputHistory(this.home, this.cwd);
-    this.header = new NoticeBlock(this.headerText());
+    this.header = this.headerBlock();
     this.transcript = new Transcript(this.theme, this.cellView);
     this.activity = new Activity(this.theme);
     this.queue = new QueueView(this.theme);
-    this.panel = new AgentPanel(this.agents, this.theme, this.panelActions(), () => Math.max(3, Math.floor(this.tui.terminal.rows / 3)));
+    this.panel = new AgentPanel(this.agents, this.theme, this.panelActions(), () =>
+      Math.max(3, Math.floor(this.tui.terminal.rows / 3)),
+    );
     this.editor = new Editor(this.tui, this.theme.editor, { paddingX: 1, autocompleteMaxVisible: 8 });
     this.editor.setAutocompleteProvider(new RelmCompletion(paletteEntries(this.commands), this.cwd));
     for (const entry of this.history.all()) this.editor.addToHistory(entry);
@@ -125,7 +128,15 @@ export class App implements AppApi {
       this.theme,
     );
     this.link = this.newLink();
-    for (const c of [this.header, this.transcript, this.panel, this.queue, this.activity, this.editor, status]) {
+    for (const c of [
+      this.header,
+      this.transcript,
+      this.panel,
+      this.queue,
+      this.activity,
+      this.editor,
+      status,
+    ]) {
       this.tui.addChild(c);
     }
     this.tui.setFocus(this.editor);
@@ -142,12 +153,31 @@ export class App implements AppApi {
     return this.options.pasteThreshold;
   }
 
-  private headerText(): string {
+  private headerBlock(): Component {
     const t = this.theme;
-    return [
-      `${t.c.bold("relm")} ${t.dim(this.options.version)}  ${t.dim("·")}  ${this.cwd}`,
-      t.dim("/help commands · @ files · esc interrupts · ctrl+t agents · ctrl+o outputs · ctrl+b detach · ctrl+d quit"),
-    ].join("\n");
+    const title = `${t.c.bold("relm")} ${t.dim(this.options.version)}  ${t.dim("·")}  ${this.cwd}`;
+    const hints = [
+      "/help commands",
+      "@ files",
+      "esc interrupts",
+      "ctrl+t agents",
+      "ctrl+o outputs",
+      "ctrl+b detach",
+      "ctrl+d quit",
+    ];
+    return {
+      invalidate() {},
+      render: (width: number) => {
+        // As many hints as fit on one line, in order of importance.
+        let line = "";
+        for (const h of hints) {
+          const next = line ? `${line} · ${h}` : h;
+          if (next.length > width) break;
+          line = next;
+        }
+        return [truncateToWidth(title, width), t.dim(line)];
+      },
+    };
   }
 
   private newLink(): SessionLink {
@@ -164,6 +194,7 @@ export class App implements AppApi {
   // --- events -------------------------------------------------------------------------------------
 
   onEvent(event: AgentEvent): void {
+    if (!event.agent && TURN_ENDS.has(event.type)) this.turnEnds++;
     this.transcript.apply(event);
     this.agents.apply(event);
     this.activity.apply(event);
@@ -175,8 +206,17 @@ export class App implements AppApi {
     this.tui.requestRender();
   }
 
+  /** The next `info` answer may say a turn is running (set when a connection is made). */
+  private syncBusy = false;
+  /** Turns seen ending, so an `info` answer sent before one ended is not taken for news. */
+  private turnEnds = 0;
+  private lastInfoAt = 0;
+
   private onLinkState(state: LinkState, detail?: string): void {
-    if (state === "live") this.refreshInfo(0);
+    if (state === "live") {
+      this.syncBusy = true;
+      this.refreshInfo(0);
+    }
     if (state === "offline" && detail) {
       this.transcript.abandonRunning();
       this.activity.set("idle");
@@ -191,13 +231,20 @@ export class App implements AppApi {
     this.infoTimer = setTimeout(() => {
       this.infoTimer = undefined;
       if (!this.link.live) return;
+      const endsBefore = this.turnEnds;
+      this.lastInfoAt = Date.now();
       this.link
         .call<SessionInfo>("info")
         .then((info) => {
           this.info = info;
-          // The host knows best whether a turn is running (after attaching mid-turn, say).
-          if (!info.busy && this.activity.busy && this.activity.phase !== "starting") this.activity.set("idle");
-          if (info.busy && !this.activity.busy) this.activity.set("thinking");
+          // An answer that crossed a turn's end on the way says nothing about the next turn.
+          if (this.turnEnds !== endsBefore) return this.tui.requestRender();
+          // The host knows best whether a turn is running: after attaching mid-turn, say. Only then,
+          // though: later answers can be older than the events already shown (a turn that just ended).
+          if (!info.busy && this.activity.busy && this.activity.phase !== "starting")
+            this.activity.set("idle");
+          if (info.busy && !this.activity.busy && this.syncBusy) this.activity.set("thinking");
+          this.syncBusy = false;
           this.tui.requestRender();
         })
         .catch(() => undefined);
@@ -205,8 +252,10 @@ export class App implements AppApi {
   }
 
   private tick(): void {
-    if (this.activity.busy || this.transcript.hasRunningCells || this.agents.running() > 0) this.tui.requestRender();
-    if (this.activity.busy && this.link.live && Date.now() % 2000 < 100) this.refreshInfo();
+    if (this.activity.busy || this.transcript.hasRunningCells || this.agents.running() > 0)
+      this.tui.requestRender();
+    // While the agent works, the time budget and the kernel's state move without events.
+    if (this.activity.busy && this.link.live && Date.now() - this.lastInfoAt > 2000) this.refreshInfo(0);
   }
 
   note(text: string): void {
@@ -290,7 +339,9 @@ export class App implements AppApi {
   interrupt(): void {
     if (!this.link.live || !this.busy) return;
     this.activity.set("interrupting");
-    void this.link.call("interrupt", {}).catch((error: Error) => this.note(this.theme.error(`✗ ${error.message}`)));
+    void this.link
+      .call("interrupt", {})
+      .catch((error: Error) => this.note(this.theme.error(`✗ ${error.message}`)));
   }
 
   setExpanded(expanded: boolean): void {
@@ -336,7 +387,10 @@ export class App implements AppApi {
 
   private async messageChild(id: string, label: string): Promise<void> {
     const { askText } = await import("./dialogs.js");
-    const text = await askText(this.dialogs, { title: `Message to ${label}`, text: "Read by the sub-agent at its next turn boundary." });
+    const text = await askText(this.dialogs, {
+      title: `Message to ${label}`,
+      text: "Read by the sub-agent at its next turn boundary.",
+    });
     if (!text?.trim() || !(await this.ensureLive())) return;
     await this.link.call("child.send", { id, text }).then(
       () => this.note(this.theme.dim(`→ sent to ${label}`)),
@@ -345,9 +399,20 @@ export class App implements AppApi {
   }
 
   private async cancelChild(id: string, label: string): Promise<void> {
-    if (!(await confirm(this.dialogs, "Cancel sub-agent", `Cancel ${label} and its own sub-agents?`, "cancel it", "keep it"))) return;
+    if (
+      !(await confirm(
+        this.dialogs,
+        "Cancel sub-agent",
+        `Cancel ${label} and its own sub-agents?`,
+        "cancel it",
+        "keep it",
+      ))
+    )
+      return;
     if (!(await this.ensureLive())) return;
-    await this.link.call("child.cancel", { id }).catch((error: Error) => this.note(this.theme.error(`✗ ${error.message}`)));
+    await this.link
+      .call("child.cancel", { id })
+      .catch((error: Error) => this.note(this.theme.error(`✗ ${error.message}`)));
   }
 
   showHelp(): void {
@@ -396,7 +461,11 @@ export class App implements AppApi {
     if (id === this.link.id) return;
     await this.leaveCurrent(true);
     await this.link.open(id);
-    this.note(this.theme.dim(this.link.live ? `attached to ${id}` : `session ${id} (saved): your next message resumes it`));
+    this.note(
+      this.theme.dim(
+        this.link.live ? `attached to ${id}` : `session ${id} (saved): your next message resumes it`,
+      ),
+    );
   }
 
   async login(): Promise<void> {
@@ -408,7 +477,11 @@ export class App implements AppApi {
     this.reloadConfigured();
     this.note(this.theme.ok(`✓ saved ${result.path}: ${result.config.model} at ${result.config.baseUrl}`));
     if (this.link.live && this.info && result.config.model && this.info.model !== result.config.model) {
-      this.note(this.theme.dim("this session keeps its endpoint; /model switches its model, /new starts one with the new settings"));
+      this.note(
+        this.theme.dim(
+          "this session keeps its endpoint; /model switches its model, /new starts one with the new settings",
+        ),
+      );
     }
   }
 
@@ -426,8 +499,16 @@ export class App implements AppApi {
       const choice = await pickFrom(this.dialogs, {
         title: "The agent is working",
         items: [
-          { value: "stop", label: "Stop it and quit", description: "the running cell is interrupted; the session is saved" },
-          { value: "detach", label: "Leave it running in the background", description: `relm attach ${id} to come back` },
+          {
+            value: "stop",
+            label: "Stop it and quit",
+            description: "the running cell is interrupted; the session is saved",
+          },
+          {
+            value: "detach",
+            label: "Leave it running in the background",
+            description: `relm attach ${id} to come back`,
+          },
           { value: "stay", label: "Stay" },
         ],
         filterable: false,
@@ -436,7 +517,10 @@ export class App implements AppApi {
       if (choice !== "stop") return;
     }
     if (this.link.live) await this.link.stop();
-    this.finish(id ? `session ${id} saved. Come back with: relm --continue   (or relm attach ${id})` : undefined, 0);
+    this.finish(
+      id ? `session ${id} saved. Come back with: relm --continue   (or relm attach ${id})` : undefined,
+      0,
+    );
   }
 
   detach(): void {
@@ -446,7 +530,10 @@ export class App implements AppApi {
       return;
     }
     this.link.detach();
-    this.finish(`session ${id} keeps running in the background. relm attach ${id} to come back · relm stop ${id} to stop it`, 0);
+    this.finish(
+      `session ${id} keeps running in the background. relm attach ${id} to come back · relm stop ${id} to stop it`,
+      0,
+    );
   }
 
   finish(message: string | undefined, code: number): void {

@@ -1,7 +1,13 @@
 // One cell in the transcript: its code (highlighted), its output streaming in as the kernel produces it,
 // the time it has been running, and how it ended. Long outputs fold to head and tail.
 import { readFileSync } from "node:fs";
-import { type Component, getCapabilities, Image, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import {
+  type Component,
+  getCapabilities,
+  Image,
+  truncateToWidth,
+  wrapTextWithAnsi,
+} from "@mariozechner/pi-tui";
 import { formatDuration } from "../config/duration.js";
 import type { JournalEventOf } from "../session/types.js";
 import { highlightCell } from "./highlight.js";
@@ -103,17 +109,27 @@ export class CellBlock implements Component {
     if (this.view.expanded) {
       const { head, dropped, tail } = this.output.kept();
       const all = [...head.map(style)];
-      if (dropped > 0) all.push(t.warn(`… ${dropped.toLocaleString("en-US")} lines not kept here (see the journal's outputs/)`));
+      if (dropped > 0)
+        all.push(
+          t.warn(`… ${dropped.toLocaleString("en-US")} lines not kept here (see the journal's outputs/)`),
+        );
       all.push(...tail.map(style));
       if (all.length > EXPANDED_MAX) {
         const cut = all.length - EXPANDED_MAX;
-        return [...all.slice(0, EXPANDED_MAX / 2), t.warn(`… ${cut.toLocaleString("en-US")} more lines`), ...all.slice(-EXPANDED_MAX / 2)];
+        return [
+          ...all.slice(0, EXPANDED_MAX / 2),
+          t.warn(`… ${cut.toLocaleString("en-US")} more lines`),
+          ...all.slice(-EXPANDED_MAX / 2),
+        ];
       }
       return all;
     }
     if (this.running) {
       if (total <= RUNNING_TAIL) return this.output.last(RUNNING_TAIL).map(style);
-      return [t.dim(`… ${(total - RUNNING_TAIL).toLocaleString("en-US")} earlier lines`), ...this.output.last(RUNNING_TAIL).map(style)];
+      return [
+        t.dim(`… ${(total - RUNNING_TAIL).toLocaleString("en-US")} earlier lines`),
+        ...this.output.last(RUNNING_TAIL).map(style),
+      ];
     }
     if (total <= FOLDED_HEAD + FOLDED_TAIL + 1) return [...this.output.first(total)].map(style);
     const hidden = total - FOLDED_HEAD - FOLDED_TAIL;
@@ -133,8 +149,12 @@ export class CellBlock implements Component {
     if (end.status === "ok" && !this.failed) out.push(`  ${t.ok("✓")} ${t.dim(time)}`);
     else if (end.status === "ok") out.push(`  ${t.error(`✗ exit status ${end.exitCode}`)} ${t.dim(time)}`);
     else {
-      const what = end.error ? `${end.error.name}${end.error.value ? `: ${end.error.value}` : ""}` : end.status;
-      out.push(`  ${t.error(`✗ ${end.status === "error" ? what : `${end.status}${end.error ? ` (${what})` : ""}`}`)} ${t.dim(time)}`);
+      const what = end.error
+        ? `${end.error.name}${end.error.value ? `: ${end.error.value}` : ""}`
+        : end.status;
+      out.push(
+        `  ${t.error(`✗ ${end.status === "error" ? what : `${end.status}${end.error ? ` (${what})` : ""}`}`)} ${t.dim(time)}`,
+      );
     }
     if (end.note) out.push(...wrapTextWithAnsi(t.warn(`  ⚠ ${end.note}`), width));
     const lines = out.map((l) => truncateToWidth(l, width));
@@ -156,7 +176,12 @@ export class CellBlock implements Component {
     if (image === undefined) {
       try {
         const data = readFileSync(path).toString("base64");
-        image = new Image(data, "image/png", { fallbackColor: this.theme.dim }, { maxWidthCells: 80, maxHeightCells: 24, filename: path });
+        image = new Image(
+          data,
+          "image/png",
+          { fallbackColor: this.theme.dim },
+          { maxWidthCells: 80, maxHeightCells: 24, filename: path },
+        );
       } catch {
         image = null;
       }
@@ -168,8 +193,10 @@ export class CellBlock implements Component {
 
 /** Output is shown as text: control characters other than tab would move the terminal's cursor. */
 function sanitize(line: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-  return line
-    .replace(/\t/g, "    ")
-    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007|[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
+  return (
+    line
+      .replace(/\t/g, "    ")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+      .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007|[\u0000-\u0008\u000b-\u001f\u007f]/g, "")
+  );
 }

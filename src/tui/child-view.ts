@@ -5,7 +5,12 @@ import type { App } from "./app.js";
 import { showView } from "./dialogs.js";
 import { Transcript } from "./transcript.js";
 
-export async function openChildView(app: App, id: string, label: string, views: Set<Transcript>): Promise<void> {
+export async function openChildView(
+  app: App,
+  id: string,
+  label: string,
+  views: Set<Transcript>,
+): Promise<void> {
   const view = new Transcript(app.theme, { expanded: false, now: () => Date.now() }, id);
   if (await app.ensureLive()) {
     const history = await app.link.call<{ events: AgentEvent[] }>("child.events", { id });

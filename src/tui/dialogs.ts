@@ -60,8 +60,11 @@ class Frame implements Component, Focusable {
       return `${t.border("│")} ${cut}${" ".repeat(Math.max(0, inner - visibleWidth(cut)))} ${t.border("│")}`;
     };
     const titleText = ` ${this.title} `;
-    const lines = [t.border(`╭─${t.c.bold(titleText)}${"─".repeat(Math.max(0, width - 3 - visibleWidth(titleText)))}╮`)];
-    if (this.text) for (const l of this.text.split("\n").flatMap((x) => wrapTextWithAnsi(x, inner))) lines.push(row(l));
+    const lines = [
+      t.border(`╭─${t.c.bold(titleText)}${"─".repeat(Math.max(0, width - 3 - visibleWidth(titleText)))}╮`),
+    ];
+    if (this.text)
+      for (const l of this.text.split("\n").flatMap((x) => wrapTextWithAnsi(x, inner))) lines.push(row(l));
     for (const l of this.body.render(inner)) lines.push(row(l));
     lines.push(row(t.dim(this.hint)));
     lines.push(t.border(`╰${"─".repeat(Math.max(0, width - 2))}╯`));
@@ -80,7 +83,7 @@ class FilterList implements Component, Focusable {
     theme: Theme,
     private readonly filterable: boolean,
     maxVisible: number,
-    private readonly onPick: (item: SelectItem | undefined) => void,
+    onPick: (item: SelectItem | undefined) => void,
   ) {
     this.list = new SelectList(items, maxVisible, theme.select);
     this.list.onSelect = (item) => onPick(item);
@@ -165,16 +168,28 @@ function show<T>(
 
 export function pickFrom(
   host: DialogHost,
-  options: { title: string; text?: string; items: SelectItem[]; filterable?: boolean; initial?: string; hint?: string },
+  options: {
+    title: string;
+    text?: string;
+    items: SelectItem[];
+    filterable?: boolean;
+    initial?: string;
+    hint?: string;
+  },
 ): Promise<string | undefined> {
   return show<string>(host, (done) => {
     const rows = Math.max(5, Math.min(15, host.tui.terminal.rows - 10));
-    const list = new FilterList(options.items, host.theme, options.filterable ?? options.items.length > 8, rows, (item) =>
-      done(item?.value),
+    const list = new FilterList(
+      options.items,
+      host.theme,
+      options.filterable ?? options.items.length > 8,
+      rows,
+      (item) => done(item?.value),
     );
     const start = options.items.findIndex((i) => i.value === options.initial);
     if (start >= 0) list.list.setSelectedIndex(start);
-    const hint = options.hint ?? `↑↓ choose · enter select · esc back${options.filterable ? " · type to filter" : ""}`;
+    const hint =
+      options.hint ?? `↑↓ choose · enter select · esc back${options.filterable ? " · type to filter" : ""}`;
     return { frame: new Frame(host.theme, options.title, list, hint, options.text) };
   });
 }
@@ -186,7 +201,11 @@ export function askText(
   return show<string>(host, (done) => {
     const masked = options.mask ? new MaskedInput() : undefined;
     const input = masked ? masked.input : new Input();
-    if (options.initial) input.setValue(options.initial);
+    if (options.initial) {
+      input.setValue(options.initial);
+      // Editing starts at the end of the suggestion (Input leaves its cursor at the start).
+      input.handleInput("\x05");
+    }
     input.onSubmit = (value) => done(value);
     input.onEscape = () => done(undefined);
     const body: Component & Focusable = masked ?? input;
@@ -204,7 +223,13 @@ export function askText(
   });
 }
 
-export async function confirm(host: DialogHost, title: string, text: string, yes = "yes", no = "no"): Promise<boolean> {
+export async function confirm(
+  host: DialogHost,
+  title: string,
+  text: string,
+  yes = "yes",
+  no = "no",
+): Promise<boolean> {
   const answer = await pickFrom(host, {
     title,
     text,
@@ -245,7 +270,8 @@ export function showView(
         if (atEnd) offset = lastMax;
         offset = Math.max(0, Math.min(offset, lastMax));
         const shown = all.slice(offset, offset + rows);
-        if (all.length > rows) shown.push(host.theme.dim(`lines ${offset + 1}–${offset + shown.length} of ${all.length}`));
+        if (all.length > rows)
+          shown.push(host.theme.dim(`lines ${offset + 1}–${offset + shown.length} of ${all.length}`));
         return shown;
       },
     };

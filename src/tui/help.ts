@@ -20,13 +20,16 @@ const KEYS: [string, string][] = [
 export function helpLines(commands: CommandSpec[], t: Theme): string[] {
   const lines = [t.c.bold("Commands")];
   const width = Math.max(...commands.map((c) => `/${c.name} ${c.args ?? ""}`.length));
-  for (const c of commands) lines.push(`  ${`/${c.name} ${c.args ?? ""}`.padEnd(width)}  ${t.dim(c.description)}`);
+  for (const c of commands)
+    lines.push(`  ${`/${c.name} ${c.args ?? ""}`.padEnd(width)}  ${t.dim(c.description)}`);
   lines.push("", t.c.bold("Keys"));
   const kw = Math.max(...KEYS.map(([k]) => k.length));
   for (const [k, d] of KEYS) lines.push(`  ${k.padEnd(kw)}  ${t.dim(d)}`);
   lines.push(
     "",
-    t.dim("Arguments are read like a shell's: /autonomous on \"npm test\" is one gate. Start a message with // to send a literal /."),
+    t.dim(
+      'Arguments are read like a shell\'s: /autonomous on "npm test" is one gate. Start a message with // to send a literal /.',
+    ),
     t.dim("Leave with ctrl+d (saved; relm --continue reopens it) or ctrl+b (keeps running; relm attach ID)."),
   );
   return lines;

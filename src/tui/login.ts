@@ -31,18 +31,49 @@ function ollamaBase(env: NodeJS.ProcessEnv): string {
 
 function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
   return [
-    { id: "anthropic", label: "Anthropic", provider: "anthropic", baseUrl: DEFAULT_BASE_URL.anthropic, keyEnv: "ANTHROPIC_API_KEY", needsKey: true },
-    { id: "openai", label: "OpenAI", provider: "openai", baseUrl: DEFAULT_BASE_URL.openai, keyEnv: "OPENAI_API_KEY", needsKey: true },
-    { id: "openrouter", label: "OpenRouter", provider: "openai", baseUrl: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", needsKey: true },
+    {
+      id: "anthropic",
+      label: "Anthropic",
+      provider: "anthropic",
+      baseUrl: DEFAULT_BASE_URL.anthropic,
+      keyEnv: "ANTHROPIC_API_KEY",
+      needsKey: true,
+    },
+    {
+      id: "openai",
+      label: "OpenAI",
+      provider: "openai",
+      baseUrl: DEFAULT_BASE_URL.openai,
+      keyEnv: "OPENAI_API_KEY",
+      needsKey: true,
+    },
+    {
+      id: "openrouter",
+      label: "OpenRouter",
+      provider: "openai",
+      baseUrl: "https://openrouter.ai/api/v1",
+      keyEnv: "OPENROUTER_API_KEY",
+      needsKey: true,
+    },
     { id: "ollama", label: "Ollama (local)", provider: "openai", baseUrl: ollamaBase(env), needsKey: false },
-    { id: "custom", label: "Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp…)", provider: "openai", baseUrl: "", needsKey: false },
+    {
+      id: "custom",
+      label: "Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp…)",
+      provider: "openai",
+      baseUrl: "",
+      needsKey: false,
+    },
   ];
 }
 
 class Cancelled extends Error {}
 
 /** Runs the flow in `host`'s terminal. `home` is $RELM_HOME. */
-export async function loginFlow(host: DialogHost, env: NodeJS.ProcessEnv, home: string): Promise<LoginResult> {
+export async function loginFlow(
+  host: DialogHost,
+  env: NodeJS.ProcessEnv,
+  home: string,
+): Promise<LoginResult> {
   const path = join(home, "config.json");
   let existing: ConfigFile;
   try {
@@ -58,7 +89,9 @@ export async function loginFlow(host: DialogHost, env: NodeJS.ProcessEnv, home: 
     return value;
   };
   const all = endpoints(env);
-  const current = all.find((e) => e.id !== "custom" && existing.baseUrl === e.baseUrl) ?? (existing.baseUrl ? all.find((e) => e.id === "custom") : undefined);
+  const current =
+    all.find((e) => e.id !== "custom" && existing.baseUrl === e.baseUrl) ??
+    (existing.baseUrl ? all.find((e) => e.id === "custom") : undefined);
   // Ollama answers in milliseconds when it runs; the picker says whether it does.
   const ollama = all.find((e) => e.id === "ollama") as Endpoint;
   const probe = await Promise.race([
@@ -86,7 +119,10 @@ export async function loginFlow(host: DialogHost, env: NodeJS.ProcessEnv, home: 
           let description = e.baseUrl;
           if (e.keyEnv && env[e.keyEnv]) description += ` · ${e.keyEnv} is set`;
           if (e.id === "ollama") {
-            description = probe && "ids" in probe ? `${e.baseUrl} · running, ${probe.ids.length} model(s)` : `${e.baseUrl} · not answering`;
+            description =
+              probe && "ids" in probe
+                ? `${e.baseUrl} · running, ${probe.ids.length} model(s)`
+                : `${e.baseUrl} · not answering`;
           }
           if (e.id === "custom") description = "you give the URL";
           return { value: e.id, label: e.label, description };
@@ -108,7 +144,11 @@ export async function loginFlow(host: DialogHost, env: NodeJS.ProcessEnv, home: 
       const ep = endpoint as Endpoint;
       if (step === "url") {
         const initial =
-          ep.id === "ollama" ? ep.baseUrl : current?.id === "custom" ? existing.baseUrl : "http://localhost:8000/v1";
+          ep.id === "ollama"
+            ? ep.baseUrl
+            : current?.id === "custom"
+              ? existing.baseUrl
+              : "http://localhost:8000/v1";
         const url = check(
           await askText(dialogs, {
             title: ep.id === "ollama" ? "Ollama's address" : "The server's base URL",
@@ -187,16 +227,25 @@ async function chooseKey(
   const fromEnv = ep.keyEnv ? env[ep.keyEnv]?.trim() : undefined;
   const saved = existing.baseUrl === baseUrl ? existing.apiKey : undefined;
   if (ep.id === "ollama") return { source: "none" };
-  const lines = [`Paste the API key for ${ep.label === "Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp…)" ? baseUrl : ep.label}. It is typed masked and sent only to ${new URL(baseUrl).host}.`];
-  if (fromEnv) lines.push(`Enter alone uses $${ep.keyEnv} from your environment (not copied into the config).`);
+  const lines = [
+    `Paste the API key for ${ep.label === "Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp…)" ? baseUrl : ep.label}. It is typed masked and sent only to ${new URL(baseUrl).host}.`,
+  ];
+  if (fromEnv)
+    lines.push(`Enter alone uses $${ep.keyEnv} from your environment (not copied into the config).`);
   else if (saved) lines.push("Enter alone keeps the key already saved.");
   else if (!ep.needsKey) lines.push("Enter alone if the server needs no key.");
-  const typed = check(await askText(dialogs, { title: "API key", text: lines.join("\n"), mask: true })).trim();
+  const typed = check(
+    await askText(dialogs, { title: "API key", text: lines.join("\n"), mask: true }),
+  ).trim();
   if (typed) return { value: typed, source: "typed" };
   if (fromEnv) return { value: fromEnv, source: "env" };
   if (saved) return { value: saved, source: "saved" };
   if (ep.needsKey) {
-    await askText(dialogs, { title: "A key is needed", text: `${ep.label} needs an API key.`, hint: "enter or esc to go back" });
+    await askText(dialogs, {
+      title: "A key is needed",
+      text: `${ep.label} needs an API key.`,
+      hint: "enter or esc to go back",
+    });
     throw new Cancelled("back");
   }
   return { source: "none" };
@@ -230,7 +279,10 @@ async function chooseModel(
     );
     if (picked !== TYPE) return picked;
   }
-  const text = "error" in listed ? `Could not list the models: ${listed.error}` : "Type the model's name as the endpoint knows it.";
+  const text =
+    "error" in listed
+      ? `Could not list the models: ${listed.error}`
+      : "Type the model's name as the endpoint knows it.";
   for (;;) {
     const typed = check(await askText(dialogs, { title: "Model name", text, initial })).trim();
     if (typed) return typed;

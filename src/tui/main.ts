@@ -153,14 +153,20 @@ async function opening(app: App, start: TuiStart, needsLogin: boolean): Promise<
     if (result.status === "saved") {
       app.reloadConfigured();
       app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} at ${result.config.baseUrl}`));
-    } else app.note(app.theme.warn("No model yet: /login chooses one (or run `relm demo` to see relm work without one)."));
+    } else
+      app.note(
+        app.theme.warn("No model yet: /login chooses one (or run `relm demo` to see relm work without one)."),
+      );
   }
   try {
     if (start.task) await app.submit(start.task);
     else if (start.continueLast) {
-      const last = (await listSessions(app.home)).find((s) => s.cwd === app.cwd);
+      // The one worked on last (not the one started last): what "continue" means to a person.
+      const here = (await listSessions(app.home)).filter((s) => s.cwd === app.cwd);
+      const last = here.sort((a, b) => b.lastActivity.localeCompare(a.lastActivity))[0];
       if (last) await app.openSession(last.id);
       else app.note(app.theme.dim("no earlier session in this directory: this is a new one"));
+      if (start.resumeMessage) await app.submit(start.resumeMessage);
     } else if (start.pickSession) {
       const id = await pickSession(app);
       if (id) await app.openSession(id);
@@ -184,7 +190,9 @@ export async function runLoginUi(_flags: TuiFlags, io: TuiIo): Promise<number> {
   });
   if (!outcome) throw new UsageError("login did not finish");
   if (outcome.status === "saved") {
-    io.stdout.write(`saved ${outcome.path} (${outcome.config.model} at ${outcome.config.baseUrl}); check it with \`relm doctor\`\n`);
+    io.stdout.write(
+      `saved ${outcome.path} (${outcome.config.model} at ${outcome.config.baseUrl}); check it with \`relm doctor\`\n`,
+    );
     return 0;
   }
   io.stderr.write("relm: login cancelled; nothing was written\n");

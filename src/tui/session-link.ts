@@ -69,7 +69,16 @@ export class SessionLink {
   async start(task: string, extraArgs: string[] = [], id = newSessionId()): Promise<string> {
     this.sessionId = id;
     this.setState("starting");
-    const args = ["run", "--as-host", id, "--interactive", ...this.options.hostArgs, ...extraArgs, "--", task];
+    const args = [
+      "run",
+      "--as-host",
+      id,
+      "--interactive",
+      ...this.options.hostArgs,
+      ...extraArgs,
+      "--",
+      task,
+    ];
     try {
       await spawnHost(this.options.home, id, args, this.options.env, this.options.cwd);
     } catch (error) {

@@ -5,7 +5,14 @@ import { resolve } from "node:path";
 import { listSessions } from "../host/discovery.js";
 import { listModels } from "../llm/models.js";
 import type { Provider } from "../llm/types.js";
-import { EXPORT_FORMATS, type ExportFormat, exportSession, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  exportSession,
+  resolveSessionId,
+  sessionDir,
+  sessionsDir,
+} from "../session/index.js";
 import { formatTokens } from "./agent-panel.js";
 import type { AppApi } from "./app-api.js";
 import { pickFrom, showText } from "./dialogs.js";
@@ -21,7 +28,10 @@ export function ago(iso: string): string {
 }
 
 /** This directory's sessions, newest first, as picker items. */
-export async function pickSession(api: AppApi, title = "Resume a session of this directory"): Promise<string | undefined> {
+export async function pickSession(
+  api: AppApi,
+  title = "Resume a session of this directory",
+): Promise<string | undefined> {
   const sessions = (await listSessions(api.home)).filter((s) => s.cwd === api.cwd);
   if (sessions.length === 0) {
     api.note(api.theme.dim("no saved sessions in this directory yet"));
@@ -50,7 +60,11 @@ async function chooseModel(api: AppApi, args: string[]): Promise<void> {
     const current = api.info?.model ?? api.pending.model ?? api.configured.model;
     name = await pickFrom(api.dialogs, {
       title: "Model for the next turn",
-      items: listed.ids.map((id) => ({ value: id, label: id, description: id === current ? "current" : undefined })),
+      items: listed.ids.map((id) => ({
+        value: id,
+        label: id,
+        description: id === current ? "current" : undefined,
+      })),
       initial: current,
       filterable: true,
     });
@@ -102,7 +116,9 @@ function costText(api: AppApi): string[] {
   if (nodes.length > 0) {
     lines.push("", "sub-agents (included above):");
     for (const { node, depth } of nodes) {
-      lines.push(`  ${"  ".repeat(depth)}${node.label}  ${node.status}  ${formatTokens(node.tokens)} tok${node.cost === null ? "" : `  $${node.cost.toFixed(4)}`}`);
+      lines.push(
+        `  ${"  ".repeat(depth)}${node.label}  ${node.status}  ${formatTokens(node.tokens)} tok${node.cost === null ? "" : `  $${node.cost.toFixed(4)}`}`,
+      );
     }
   }
   return lines;
@@ -111,8 +127,17 @@ function costText(api: AppApi): string[] {
 export function sessionCommands(): CommandSpec[] {
   return [
     { name: "help", description: "commands and keys", run: (api) => api.showHelp() },
-    { name: "login", description: "choose the provider, key and model (saved 0600)", run: (api) => api.login() },
-    { name: "model", args: "[NAME]", description: "switch the model for the next turn (a list when no name)", run: chooseModel },
+    {
+      name: "login",
+      description: "choose the provider, key and model (saved 0600)",
+      run: (api) => api.login(),
+    },
+    {
+      name: "model",
+      args: "[NAME]",
+      description: "switch the model for the next turn (a list when no name)",
+      run: chooseModel,
+    },
     {
       name: "resume",
       args: "[ID]",
@@ -122,25 +147,58 @@ export function sessionCommands(): CommandSpec[] {
         if (id) await api.openSession(id);
       },
     },
-    { name: "new", description: "start a new session (this one is saved)", run: (api) => api.newSession(false) },
-    { name: "clear", description: "clear the screen and start a new session", run: (api) => api.newSession(true) },
+    {
+      name: "new",
+      description: "start a new session (this one is saved)",
+      run: (api) => api.newSession(false),
+    },
+    {
+      name: "clear",
+      description: "clear the screen and start a new session",
+      run: (api) => api.newSession(true),
+    },
     {
       name: "attach",
       args: "ID",
       description: "open another session (running or saved) by id or prefix",
       run: async (api, args) => {
         if (!args[0]) {
-          api.note(api.theme.warn("usage: /attach ID   (relm agents lists them; /resume picks one of this directory)"));
+          api.note(
+            api.theme.warn(
+              "usage: /attach ID   (relm agents lists them; /resume picks one of this directory)",
+            ),
+          );
           return;
         }
         await api.openSession(resolveSessionId(sessionsDir(api.home), args[0]));
       },
     },
-    { name: "detach", description: "leave; the session keeps running in the background (also ctrl+b)", run: (api) => api.detach() },
-    { name: "quit", description: "stop the session and leave (also ctrl+d; /exit)", run: (api) => api.quit() },
-    { name: "export", args: "[md|html|ipynb|jsonl] [FILE]", description: "write the session to a file", run: exportCommand },
-    { name: "cost", description: "tokens, cost, context and budgets in detail", run: (api) => showText(api.dialogs, "Spend", () => costText(api)) },
-    { name: "agents", description: "select a sub-agent: open its transcript, message or cancel it", run: (api) => api.focusAgents() },
+    {
+      name: "detach",
+      description: "leave; the session keeps running in the background (also ctrl+b)",
+      run: (api) => api.detach(),
+    },
+    {
+      name: "quit",
+      description: "stop the session and leave (also ctrl+d; /exit)",
+      run: (api) => api.quit(),
+    },
+    {
+      name: "export",
+      args: "[md|html|ipynb|jsonl] [FILE]",
+      description: "write the session to a file",
+      run: exportCommand,
+    },
+    {
+      name: "cost",
+      description: "tokens, cost, context and budgets in detail",
+      run: (api) => showText(api.dialogs, "Spend", () => costText(api)),
+    },
+    {
+      name: "agents",
+      description: "select a sub-agent: open its transcript, message or cancel it",
+      run: (api) => api.focusAgents(),
+    },
     {
       name: "expand",
       args: "[on|off]",

@@ -1,8 +1,8 @@
 // Slash commands that steer the work: goal, autonomy, compaction, undo, refine, heartbeats.
 import type { AppApi } from "./app-api.js";
 import { confirm, pickFrom, showText } from "./dialogs.js";
-import { ago } from "./slash-session.js";
 import type { CommandSpec } from "./slash.js";
+import { ago } from "./slash-session.js";
 
 /** Runs a host method, reviving an exited session first; says so when there is no session yet. */
 async function onHost<T>(api: AppApi, method: string, params: unknown): Promise<T | undefined> {
@@ -17,7 +17,11 @@ async function goal(api: AppApi, args: string[]): Promise<void> {
   const text = args.join(" ").trim();
   if (!api.link.id) {
     if (!text) {
-      api.note(api.pending.goal ? `goal (set when the session starts): ${api.pending.goal}` : 'no goal: /goal "objective" sets one');
+      api.note(
+        api.pending.goal
+          ? `goal (set when the session starts): ${api.pending.goal}`
+          : 'no goal: /goal "objective" sets one',
+      );
       return;
     }
     api.pending.goal = text;
@@ -45,7 +49,11 @@ async function autonomous(api: AppApi, args: string[]): Promise<void> {
   if (!api.link.id) {
     if (mode === "on") api.pending.gates = gates;
     if (mode === "off") api.pending.gates = null;
-    api.note(api.theme.accent(`${describe(api.pending.gates ? { gates: api.pending.gates } : null)}${mode === "status" ? "" : " (from the first message)"}`));
+    api.note(
+      api.theme.accent(
+        `${describe(api.pending.gates ? { gates: api.pending.gates } : null)}${mode === "status" ? "" : " (from the first message)"}`,
+      ),
+    );
     api.tui.requestRender();
     return;
   }
@@ -58,7 +66,9 @@ async function autonomous(api: AppApi, args: string[]): Promise<void> {
 async function undo(api: AppApi, args: string[]): Promise<void> {
   let turn: number | undefined;
   if (args[0] === "pick" || args[0] === "list") {
-    const listed = await onHost<{ checkpoints: { turn: number; time: string; filesChanged: number; restored: boolean }[] }>(api, "checkpoints", {});
+    const listed = await onHost<{
+      checkpoints: { turn: number; time: string; filesChanged: number; restored: boolean }[];
+    }>(api, "checkpoints", {});
     if (!listed) return;
     if (listed.checkpoints.length === 0) {
       api.note(api.theme.dim("no checkpoints yet: they are taken before each turn that runs code"));
@@ -78,7 +88,11 @@ async function undo(api: AppApi, args: string[]): Promise<void> {
   } else if (args[0] !== undefined) {
     turn = Number(args[0]);
     if (!Number.isInteger(turn) || turn <= 0) {
-      api.note(api.theme.warn("usage: /undo [TURN | pick]   (no argument: one code-running turn further back each time)"));
+      api.note(
+        api.theme.warn(
+          "usage: /undo [TURN | pick]   (no argument: one code-running turn further back each time)",
+        ),
+      );
       return;
     }
   }
@@ -86,7 +100,11 @@ async function undo(api: AppApi, args: string[]): Promise<void> {
     api.note(api.theme.warn("the agent is working: interrupt it (esc) before putting files back"));
     return;
   }
-  const result = await onHost<{ turn: number; changed: string[]; removed: string[] } | { error: string }>(api, "undo", turn === undefined ? {} : { turn });
+  const result = await onHost<{ turn: number; changed: string[]; removed: string[] } | { error: string }>(
+    api,
+    "undo",
+    turn === undefined ? {} : { turn },
+  );
   if (!result) return;
   if ("error" in result) api.note(api.theme.warn(result.error));
   else {
@@ -105,18 +123,36 @@ async function refine(api: AppApi, args: string[]): Promise<void> {
     return;
   }
   api.note(api.theme.dim(`reviewing this session's work for lessons (${scope} scope)…`));
-  const proposal = await onHost<{ description: string; accepted: number; token: string; appliesWhere: string }>(api, "refine", { scope });
+  const proposal = await onHost<{
+    description: string;
+    accepted: number;
+    token: string;
+    appliesWhere: string;
+  }>(api, "refine", { scope });
   if (!proposal) return;
   if (proposal.accepted === 0) {
     await showText(api.dialogs, "Refine: nothing to apply", () => proposal.description.split("\n"));
     return;
   }
-  await showText(api.dialogs, `Refine: ${proposal.accepted} checked edit(s)`, () => [...proposal.description.split("\n"), "", `Where it applies: ${proposal.appliesWhere}`]);
-  if (!(await confirm(api.dialogs, "Apply?", `Apply ${proposal.accepted} edit(s) to the ${scope} scope? ${proposal.appliesWhere}`))) {
+  await showText(api.dialogs, `Refine: ${proposal.accepted} checked edit(s)`, () => [
+    ...proposal.description.split("\n"),
+    "",
+    `Where it applies: ${proposal.appliesWhere}`,
+  ]);
+  if (
+    !(await confirm(
+      api.dialogs,
+      "Apply?",
+      `Apply ${proposal.accepted} edit(s) to the ${scope} scope? ${proposal.appliesWhere}`,
+    ))
+  ) {
     api.note(api.theme.dim("not applied"));
     return;
   }
-  const applied = await api.link.call<{ applied: number; report: string; appliesWhere: string }>("refine.apply", { token: proposal.token });
+  const applied = await api.link.call<{ applied: number; report: string; appliesWhere: string }>(
+    "refine.apply",
+    { token: proposal.token },
+  );
   api.note(api.theme.ok(`✓ ${applied.report.trim()}\n  ${applied.appliesWhere}`));
 }
 
@@ -127,7 +163,11 @@ async function heartbeat(api: AppApi, args: string[]): Promise<void> {
     return;
   }
   if (args.length < 2) {
-    const result = await onHost<{ jobs: { id: string; timing: string; prompt: string }[] }>(api, "heartbeat", {});
+    const result = await onHost<{ jobs: { id: string; timing: string; prompt: string }[] }>(
+      api,
+      "heartbeat",
+      {},
+    );
     if (!result) return;
     api.note(
       result.jobs.length === 0
@@ -137,14 +177,30 @@ async function heartbeat(api: AppApi, args: string[]): Promise<void> {
     return;
   }
   const [every, ...words] = args;
-  const result = await onHost<{ job?: { id: string; timing: string } }>(api, "heartbeat", { every, prompt: words.join(" ") });
-  if (result?.job) api.note(api.theme.accent(`♥ heartbeat ${result.job.id}: ${result.job.timing}; /heartbeat off cancels it`));
+  const result = await onHost<{ job?: { id: string; timing: string } }>(api, "heartbeat", {
+    every,
+    prompt: words.join(" "),
+  });
+  if (result?.job)
+    api.note(
+      api.theme.accent(`♥ heartbeat ${result.job.id}: ${result.job.timing}; /heartbeat off cancels it`),
+    );
 }
 
 export function workCommands(): CommandSpec[] {
   return [
-    { name: "goal", args: '"OBJECTIVE"', description: "the objective restated at every continuation and after compaction", run: goal },
-    { name: "autonomous", args: 'on ["GATE" …] | off | status', description: "keep going until the gates pass (or done())", run: autonomous },
+    {
+      name: "goal",
+      args: '"OBJECTIVE"',
+      description: "the objective restated at every continuation and after compaction",
+      run: goal,
+    },
+    {
+      name: "autonomous",
+      args: 'on ["GATE" …] | off | status',
+      description: "keep going until the gates pass (or done())",
+      run: autonomous,
+    },
     {
       name: "compact",
       description: "summarise the older turns now (the kernel keeps its variables)",
@@ -153,8 +209,23 @@ export function workCommands(): CommandSpec[] {
         if (result) api.note(api.theme.dim(result.message));
       },
     },
-    { name: "undo", args: "[TURN | pick]", description: "put the files back as before the last code-running turn", run: undo },
-    { name: "refine", args: "[session|project|user]", description: "review this session's work and keep checked lessons", run: refine },
-    { name: "heartbeat", args: '10m "PROMPT" | off', description: "re-enter this session on a schedule", run: heartbeat },
+    {
+      name: "undo",
+      args: "[TURN | pick]",
+      description: "put the files back as before the last code-running turn",
+      run: undo,
+    },
+    {
+      name: "refine",
+      args: "[session|project|user]",
+      description: "review this session's work and keep checked lessons",
+      run: refine,
+    },
+    {
+      name: "heartbeat",
+      args: '10m "PROMPT" | off',
+      description: "re-enter this session on a schedule",
+      run: heartbeat,
+    },
   ];
 }

@@ -1,8 +1,8 @@
 // Slash commands: the palette's entries (name, arguments, one line each) and what each one does. Every
 // command that changes the session goes through the session host, so it is journaled like the rest.
 import type { SlashCommand } from "@mariozechner/pi-tui";
-import { ArgumentSyntaxError, shellWords } from "./shell-words.js";
 import type { AppApi } from "./app-api.js";
+import { ArgumentSyntaxError, shellWords } from "./shell-words.js";
 import { sessionCommands } from "./slash-session.js";
 import { workCommands } from "./slash-work.js";
 

@@ -7,7 +7,11 @@ import { sessionDir } from "../session/index.js";
  * and handed to its host as `--var NAME=@FILE`, so they are kernel variables before the first cell runs.
  * Returns the host arguments.
  */
-export function writeStartVariables(home: string, id: string, variables: { name: string; text: string }[]): string[] {
+export function writeStartVariables(
+  home: string,
+  id: string,
+  variables: { name: string; text: string }[],
+): string[] {
   if (variables.length === 0) return [];
   const dir = join(sessionDir(home, id), "inputs");
   mkdirSync(dir, { recursive: true, mode: 0o700 });

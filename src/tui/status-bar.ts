@@ -35,9 +35,11 @@ export function budgetLeft(info: SessionInfo): string | undefined {
   const { limits, spent } = info;
   const parts: string[] = [];
   if (limits.maxTurns !== undefined) parts.push(`${Math.max(0, limits.maxTurns - spent.turns)} turns`);
-  if (limits.maxTokens !== undefined) parts.push(`${formatTokens(Math.max(0, limits.maxTokens - spent.tokens))} tok`);
+  if (limits.maxTokens !== undefined)
+    parts.push(`${formatTokens(Math.max(0, limits.maxTokens - spent.tokens))} tok`);
   if (limits.maxCost !== undefined) parts.push(money(Math.max(0, limits.maxCost - (spent.cost ?? 0))));
-  if (limits.maxTimeMs !== undefined) parts.push(formatDuration(Math.max(0, limits.maxTimeMs - spent.elapsedMs)));
+  if (limits.maxTimeMs !== undefined)
+    parts.push(formatDuration(Math.max(0, limits.maxTimeMs - spent.elapsedMs)));
   return parts.length > 0 ? `budget ${parts.join(" · ")} left` : undefined;
 }
 
@@ -49,13 +51,17 @@ export function contextPercent(info: SessionInfo): number {
 export function statusLines(d: StatusData, width: number, t: Theme): string[] {
   const sep = t.dim(" │ ");
   const info = d.info;
-  const first: string[] = [`${t.c.bold(info?.model ?? d.model)} ${t.dim(`via ${info?.provider ?? d.provider}`)}`];
+  const first: string[] = [
+    `${t.c.bold(info?.model ?? d.model)} ${t.dim(`via ${info?.provider ?? d.provider}`)}`,
+  ];
   if (info) {
     const pct = contextPercent(info);
     const ctx = `ctx ${pct}%`;
     first.push(pct >= 80 ? t.warn(ctx) : pct >= 60 ? t.c.yellowBright(ctx) : ctx);
     const u = info.usage;
-    first.push(`↑${formatTokens(u.input)} ↓${formatTokens(u.output)}${u.cached > 0 ? t.dim(` (${formatTokens(u.cached)} cached)`) : ""}`);
+    first.push(
+      `↑${formatTokens(u.input)} ↓${formatTokens(u.output)}${u.cached > 0 ? t.dim(` (${formatTokens(u.cached)} cached)`) : ""}`,
+    );
     first.push(info.cost === null ? t.dim("unpriced") : money(info.cost));
     const left = budgetLeft(info);
     if (left) first.push(left);
@@ -68,16 +74,21 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
   const goal = info?.goal ?? d.pendingGoal;
   if (goal) second.push(t.accent(`◎ ${goal}`));
   const gates = info ? info.autonomy?.gates : d.pendingGates === null ? undefined : d.pendingGates;
-  if (gates) second.push(t.accent(`autonomous${gates.length > 0 ? ` (${gates.length} gate${gates.length === 1 ? "" : "s"})` : ""}`));
+  if (gates)
+    second.push(
+      t.accent(
+        `autonomous${gates.length > 0 ? ` (${gates.length} gate${gates.length === 1 ? "" : "s"})` : ""}`,
+      ),
+    );
   if (d.link === "offline") second.push(t.warn("not running: your next message resumes it"));
   if (info?.id) second.push(t.dim(info.id));
   const branch = info?.branch ?? d.branch;
   second.push(t.dim(`${shortPath(info?.cwd ?? d.cwd)}${branch ? ` (${branch})` : ""}`));
-  return [fit(first, sep, width), fit(second, sep, width)];
+  return [joinFitting(first, sep, width), joinFitting(second, sep, width)];
 }
 
 /** Joins parts with the separator, dropping parts from the end that do not fit. */
-function fit(parts: string[], sep: string, width: number): string {
+function joinFitting(parts: string[], sep: string, width: number): string {
   let line = "";
   for (const part of parts) {
     const next = line ? `${line}${sep}${part}` : part;

@@ -1,7 +1,8 @@
 // Colours and glyphs of the terminal UI in one place. NO_COLOR (https://no-color.org) turns colour off;
 // structure (marks, indentation, folding) carries the meaning on its own.
-import { Chalk, type ChalkInstance } from "chalk";
+
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
+import { Chalk, type ChalkInstance } from "chalk";
 import { highlightLines } from "./highlight.js";
 
 export interface Theme {

@@ -19,7 +19,9 @@ export class Transcript extends Container {
   private readonly running = new Set<CellBlock>();
   /** Children started in a row are summed up in one line instead of one line each. */
   private spawnSummary: { block: NoticeBlock; labels: string[] } | undefined;
-  private finishSummary: { block: NoticeBlock; done: number; failed: string[]; cancelled: number } | undefined;
+  private finishSummary:
+    | { block: NoticeBlock; done: number; failed: string[]; cancelled: number }
+    | undefined;
   sessionDir: string | undefined;
 
   constructor(
@@ -82,7 +84,14 @@ export class Transcript extends Container {
       case "cell": {
         this.breakRuns();
         this.assistant = undefined;
-        const block = new CellBlock(event.callId, event.code, Date.parse(event.t), t, this.view, this.sessionDir);
+        const block = new CellBlock(
+          event.callId,
+          event.code,
+          Date.parse(event.t),
+          t,
+          this.view,
+          this.sessionDir,
+        );
         this.cells.set(event.callId, block);
         this.running.add(block);
         this.addChild(block);
@@ -128,7 +137,9 @@ export class Transcript extends Container {
         case "kernel":
           return event.event === "started" ? undefined : t.warn(`⚠ kernel ${event.event}: ${event.detail}`);
         case "model_retry":
-          return t.warn(`↻ model call failed (${event.reason}); retry ${event.attempt} in ${formatDuration(event.delayMs)}`);
+          return t.warn(
+            `↻ model call failed (${event.reason}); retry ${event.attempt} in ${formatDuration(event.delayMs)}`,
+          );
         case "model_error":
           return t.error(`✗ model error: ${event.message}`);
         case "budget_stop":
@@ -148,7 +159,9 @@ export class Transcript extends Container {
             )
             .join("\n");
         case "autonomy_end":
-          return (event.outcome === "gates passed" || event.outcome === "done" ? t.ok : t.warn)(`■ ${firstLine(event.report, 200)}`);
+          return (event.outcome === "gates passed" || event.outcome === "done" ? t.ok : t.warn)(
+            `■ ${firstLine(event.report, 200)}`,
+          );
         case "goal":
           return t.accent(`◎ goal: ${event.text}`);
         case "goal_progress":
@@ -158,13 +171,16 @@ export class Transcript extends Container {
         case "goal_done":
           return t.ok(`◎ goal done${event.note ? `: ${event.note}` : ""}`);
         case "compaction":
-          return t.dim(`⇊ compacted ${event.summarized} messages: about ${event.tokensBefore} → ${event.tokensAfter} tokens`);
+          return t.dim(
+            `⇊ compacted ${event.summarized} messages: about ${event.tokensBefore} → ${event.tokensAfter} tokens`,
+          );
         case "checkpoint":
           return event.warning ? t.warn(`⚠ ${event.warning}`) : undefined;
         case "resumed": {
           const parts = ["↺ resumed in a new process"];
           if (event.restored.length > 0) parts.push(`restored ${event.restored.join(", ")}`);
-          if (event.notRestored.length > 0) parts.push(`not restored: ${event.notRestored.map((v) => v.name).join(", ")}`);
+          if (event.notRestored.length > 0)
+            parts.push(`not restored: ${event.notRestored.map((v) => v.name).join(", ")}`);
           if (event.uncertain.length > 0) parts.push(event.uncertain.join("; "));
           return t.dim(parts.join(" · "));
         }
@@ -208,8 +224,13 @@ export class Transcript extends Container {
     }
     const s = this.spawnSummary;
     s.labels.push(label);
-    const names = s.labels.length <= 4 ? s.labels.join(", ") : `${s.labels.slice(0, 3).join(", ")} and ${s.labels.length - 3} more`;
-    s.block.setText(t.accent(`⇢ ${s.labels.length === 1 ? "sub-agent" : `${s.labels.length} sub-agents`}: ${names}`));
+    const names =
+      s.labels.length <= 4
+        ? s.labels.join(", ")
+        : `${s.labels.slice(0, 3).join(", ")} and ${s.labels.length - 3} more`;
+    s.block.setText(
+      t.accent(`⇢ ${s.labels.length === 1 ? "sub-agent" : `${s.labels.length} sub-agents`}: ${names}`),
+    );
   }
 
   private noteFinish(status: string, label: string, reason?: string): void {

@@ -65,7 +65,7 @@ export interface PtyOptions {
   args?: string[];
   /** Program and leading arguments; default `[node, dist/cli/main.js]`, i.e. the built relm. */
   command?: string[];
-  /** Default cleanEnv(). TERM=xterm-256color and COLORTERM=truecolor are set; NO_COLOR is removed. */
+  /** Default cleanEnv(). TERM=xterm-256color (unless TERM=dumb is given) and COLORTERM=truecolor are set; NO_COLOR is removed. */
   env?: NodeJS.ProcessEnv;
   /** Keep NO_COLOR (cleanEnv sets it for piped tests; a terminal UI test usually wants colours). */
   noColor?: boolean;
@@ -103,9 +103,11 @@ export class Pty {
   constructor(options: PtyOptions = {}) {
     const cols = options.cols ?? 100;
     const rows = options.rows ?? 30;
+    const given = options.env ?? cleanEnv();
+    // A test may ask for another terminal type (TERM=dumb); otherwise the emulator's own.
     const env: NodeJS.ProcessEnv = {
-      ...(options.env ?? cleanEnv()),
-      TERM: "xterm-256color",
+      ...given,
+      TERM: given.TERM === "dumb" ? "dumb" : "xterm-256color",
       COLORTERM: "truecolor",
     };
     if (!options.noColor) delete env.NO_COLOR;
@@ -122,7 +124,7 @@ export class Pty {
       });
     }
     this.proc = pty.spawn(file, [...lead, ...(options.args ?? [])], {
-      name: "xterm-256color",
+      name: env.TERM ?? "xterm-256color",
       cols,
       rows,
       cwd: options.cwd ?? ROOT,

@@ -29,7 +29,10 @@ function childKernelPids(home: string, id: string): number[] {
   for (const child of readdirSync(dir)) {
     const file = join(dir, child, "journal.jsonl");
     if (!existsSync(file)) continue;
-    const lines = readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const lines = readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     for (const e of lines) {
       if (e.type === "kernel" && e.event === "started") pids.push(e.pid as number);
     }
@@ -50,7 +53,8 @@ describe("terminal UI agent panel", () => {
     await ui.type("fan out please");
     await ui.press("enter");
     const panel = await ui.waitFor(/agents 3 working/);
-    for (const item of ["alpha", "beta", "gamma"]) expect(panel).toMatch(new RegExp(`${item} (starting|thinking|running)`));
+    for (const item of ["alpha", "beta", "gamma"])
+      expect(panel).toMatch(new RegExp(`${item} (starting|thinking|running)`));
     expect(panel).not.toContain("map-0");
     await ui.waitFor(/alpha running/);
     await ui.waitFor("all three shouted");
@@ -69,7 +73,9 @@ describe("terminal UI agent panel", () => {
     await ui.waitFor("new session");
     await ui.type("fan out please");
     await ui.press("enter");
-    await ui.waitFor(/(alpha|beta|gamma) running[\s\S]*(alpha|beta|gamma) running[\s\S]*(alpha|beta|gamma) running/);
+    await ui.waitFor(
+      /(alpha|beta|gamma) running[\s\S]*(alpha|beta|gamma) running[\s\S]*(alpha|beta|gamma) running/,
+    );
     const [id] = sessionIds(rig.home);
     const pids = await until(() => {
       const p = childKernelPids(rig.home, id as string);

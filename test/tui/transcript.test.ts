@@ -1,7 +1,7 @@
 // The UI's transcript in a real terminal: live cell output, pastes, markdown, failed cells.
 import { describe, expect, it } from "vitest";
 import { echoLastCell } from "../support/router.js";
-import { useTui, untilJournal } from "../support/tui.js";
+import { untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
 
@@ -9,7 +9,9 @@ const SLOW_CELL = "import time\nfor i in range(6):\n    print(f'tick {i}', flush
 
 describe("terminal UI transcript", () => {
   it("shows each line of a running cell before the cell ends", async () => {
-    const rig = await startRig("openai", { script: [{ code: SLOW_CELL }, { text: "## Done\n\nAll **six** ticks." }] });
+    const rig = await startRig("openai", {
+      script: [{ code: SLOW_CELL }, { text: "## Done\n\nAll **six** ticks." }],
+    });
     const ui = open(rig);
     await ui.waitFor("new session");
     await ui.type("tick please");
@@ -72,7 +74,11 @@ describe("terminal UI transcript", () => {
     const rig = await startRig("openai", {
       script: [{ code: "print(type(paste_1).__name__, len(paste_1), paste_1.count('\\n'))" }, echoLastCell],
     });
-    const log = Array.from({ length: 1000 }, (_, i) => `2026-12-01T00:00:${String(i % 60).padStart(2, "0")} INFO request ${i} served in ${i % 97} ms`).join("\n");
+    const log = Array.from(
+      { length: 1000 },
+      (_, i) =>
+        `2026-12-01T00:00:${String(i % 60).padStart(2, "0")} INFO request ${i} served in ${i % 97} ms`,
+    ).join("\n");
     expect(log.length).toBeGreaterThan(50_000);
     const ui = open(rig);
     await ui.waitFor("new session");

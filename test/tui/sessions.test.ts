@@ -1,0 +1,85 @@
+// Leaving and coming back: /detach keeps the session running; attach shows its history and what it
+// does next; --continue reopens this directory's last session.
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { byTask } from "../support/router.js";
+import { sessionIds, untilJournal, useTui } from "../support/tui.js";
+import { until } from "../support/wait.js";
+
+const { startRig, open } = useTui();
+
+describe("terminal UI sessions", () => {
+  it("/detach leaves it running; relm attach in a second terminal shows the history and the next live output", async () => {
+    const rig = await startRig("openai", {
+      // One conversation: every turn of it plays the next step of the same script.
+      script: byTask({
+        "first task": [
+          { code: "print('first cell ran')" },
+          { text: "first answer" },
+          {
+            code: "import time\nfor i in range(5):\n    print(f'second {i}', flush=True)\n    time.sleep(0.3)",
+          },
+          { text: "second answer" },
+        ],
+      }),
+    });
+    const ui = open(rig);
+    await ui.waitFor("new session");
+    await ui.type("first task");
+    await ui.press("enter");
+    await ui.waitFor("first answer");
+    const [id] = sessionIds(rig.home);
+    await ui.type("/detach");
+    await ui.press("enter");
+    const exit = await ui.waitForExit();
+    expect(exit.exitCode).toBe(0);
+    expect(ui.allText()).toContain(`session ${id} keeps running in the background`);
+    // Still served by its host.
+    const agents = await runRelm(["agents", "--json"], { env: rig.env, cwd: rig.cwd });
+    expect(JSON.parse(agents.stdout.trim().split("\n")[0] as string)).toMatchObject({ id, live: true });
+
+    const second = open(rig, ["attach", id as string]);
+    await second.waitFor("first answer", { where: "all" });
+    expect(second.allText()).toContain("first cell ran");
+    expect(second.allText()).toContain("› first task");
+    // Slash commands work in the attached view too.
+    await second.type("/cost");
+    await second.press("enter");
+    await second.waitFor("model calls");
+    await second.press("escape");
+    await runRelm(["send", id as string, "now the second task"], { env: rig.env, cwd: rig.cwd });
+    await second.waitFor("second 1");
+    await second.waitFor("second answer");
+  });
+
+  it("relm --continue reopens the last session of this directory and resumes it on the next message", async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "remembered: the number is 7" }, { text: "you said 7" }],
+    });
+    const ui = open(rig);
+    await ui.waitFor("new session");
+    await ui.type("remember the number 7");
+    await ui.press("enter");
+    await ui.waitFor("remembered: the number is 7");
+    await ui.press("ctrl-d");
+    expect((await ui.waitForExit()).exitCode).toBe(0);
+    const [id] = sessionIds(rig.home);
+    expect(ui.allText()).toContain("relm --continue");
+    await until(async () => {
+      const r = await runRelm(["agents", "--json"], { env: rig.env, cwd: rig.cwd });
+      return r.stdout.includes('"live":false') ? true : undefined;
+    });
+
+    const back = open(rig, ["--continue"]);
+    await back.waitFor("remembered: the number is 7", { where: "all" });
+    await back.waitFor("your next message resumes it");
+    await back.type("what number?");
+    await back.press("enter");
+    await back.waitFor("you said 7");
+    expect(sessionIds(rig.home)).toEqual([id]);
+    const lines = await untilJournal(rig.home, (l) => l.filter((e) => e.type === "final").length === 2);
+    expect(lines.some((e) => e.type === "resumed")).toBe(true);
+    // The resumed request carries the whole conversation.
+    expect(rig.model.requests.at(-1)?.rawBody).toContain("remember the number 7");
+  });
+});

@@ -1,0 +1,53 @@
+// The status line's figures come from the journal; commands set before the first message take effect.
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CONTEXT_WINDOW } from "../../src/agent/compaction-windows.js";
+import { formatTokens } from "../../src/tui/agent-panel.js";
+import { untilJournal, useTui } from "../support/tui.js";
+
+const { startRig, open } = useTui();
+
+describe("terminal UI status line", () => {
+  it("shows tokens and context use that match the journal", async () => {
+    const rig = await startRig("openai", { script: [{ code: "print(6 * 7)" }, { text: "42" }] });
+    const ui = open(rig, [], { cols: 140 });
+    await ui.waitFor("new session");
+    await ui.type("multiply");
+    await ui.press("enter");
+    await ui.waitFor(/✓ 2 model calls/);
+    const lines = await untilJournal(rig.home, (l) => l.some((e) => e.type === "final"));
+    const responses = lines.filter((e) => e.type === "model_response") as unknown as {
+      usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
+    }[];
+    const input = responses.reduce((s, r) => s + r.usage.inputTokens, 0);
+    const output = responses.reduce((s, r) => s + r.usage.outputTokens, 0);
+    const last = responses.at(-1)?.usage;
+    const pct = Math.round(
+      (100 * ((last?.inputTokens ?? 0) + (last?.outputTokens ?? 0))) / DEFAULT_CONTEXT_WINDOW,
+    );
+    const status = await ui.waitFor(`↑${formatTokens(input)} ↓${formatTokens(output)}`);
+    expect(status).toContain(`ctx ${pct}%`);
+    expect(status).toMatch(/kernel idle/);
+    expect(status).toContain("unpriced");
+    const id = (lines.find((e) => e.type === "header") as { id?: string } | undefined)?.id;
+    expect(status).toContain(id as string);
+  });
+
+  it('/autonomous on "python -m pytest -q" before the first message records one gate', async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "I think it is done" }],
+      onExhausted: "repeat-last",
+    });
+    const ui = open(rig, [], { cols: 140 });
+    await ui.waitFor("new session");
+    await ui.type('/autonomous on "python -m pytest -q"');
+    await ui.press("enter");
+    await ui.waitFor("autonomous: on — done when `python -m pytest -q` exit 0");
+    await ui.waitFor("autonomous (1 gate)");
+    await ui.type("make the tests pass");
+    await ui.press("enter");
+    const lines = await untilJournal(rig.home, (l) => l.some((e) => e.type === "gate_run"));
+    const gate = lines.find((e) => e.type === "gate_run") as unknown as { results: { command: string }[] };
+    expect(gate.results.map((r) => r.command)).toEqual(["python -m pytest -q"]);
+    await ui.press("escape");
+  });
+});
