@@ -1,7 +1,7 @@
 // The terminal UI: one screen with the transcript, the agent panel, what is queued, what the agent is
 // doing, the input and the status line. It is a client of a session host: everything it shows comes
 // from the host's event stream, everything it changes goes through the host.
-import { type Component, Editor, type TUI, truncateToWidth } from "@mariozechner/pi-tui";
+import { type Component, Editor, type TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/events.js";
 import { ConfigError } from "../config/errors.js";
 import { newSessionId } from "../session/index.js";
@@ -9,18 +9,19 @@ import { Activity } from "./activity.js";
 import { AgentPanel } from "./agent-panel.js";
 import { AgentsModel } from "./agents-model.js";
 import type { AppApi } from "./app-api.js";
-import { openChildView } from "./child-view.js";
+import { childActions } from "./child-view.js";
 import { RelmCompletion } from "./completion.js";
-import { confirm, type DialogHost, pickFrom, showText } from "./dialogs.js";
+import { type DialogHost, pickFrom, showText } from "./dialogs.js";
+import { headerBlock } from "./header.js";
 import { helpLines } from "./help.js";
 import { InputHistory } from "./history.js";
 import { installKeys } from "./keys.js";
-import { loginFlow } from "./login.js";
+import { loginInSession } from "./login.js";
 import { Pastes } from "./pastes.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
 import { allCommands, paletteEntries, runSlash } from "./slash.js";
-import { writeStartVariables } from "./start-variables.js";
+import { startArgs } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
 import type { Theme } from "./theme.js";
 import { Transcript } from "./transcript.js";
@@ -103,11 +104,11 @@ export class App implements AppApi {
       this.resolveExit = resolve;
     });
     this.history = new InputHistory(this.home, this.cwd);
-    this.header = this.headerBlock();
+    this.header = headerBlock(this.theme, options.version, this.cwd);
     this.transcript = new Transcript(this.theme, this.cellView);
     this.activity = new Activity(this.theme);
     this.queue = new QueueView(this.theme);
-    this.panel = new AgentPanel(this.agents, this.theme, this.panelActions(), () =>
+    this.panel = new AgentPanel(this.agents, this.theme, childActions(this, this.childViews), () =>
       Math.max(3, Math.floor(this.tui.terminal.rows / 3)),
     );
     this.editor = new Editor(this.tui, this.theme.editor, { paddingX: 1, autocompleteMaxVisible: 8 });
@@ -151,33 +152,6 @@ export class App implements AppApi {
 
   get pasteThreshold(): number {
     return this.options.pasteThreshold;
-  }
-
-  private headerBlock(): Component {
-    const t = this.theme;
-    const title = `${t.c.bold("relm")} ${t.dim(this.options.version)}  ${t.dim("·")}  ${this.cwd}`;
-    const hints = [
-      "/help commands",
-      "@ files",
-      "esc interrupts",
-      "ctrl+t agents",
-      "ctrl+o outputs",
-      "ctrl+b detach",
-      "ctrl+d quit",
-    ];
-    return {
-      invalidate() {},
-      render: (width: number) => {
-        // As many hints as fit on one line, in order of importance.
-        let line = "";
-        for (const h of hints) {
-          const next = line ? `${line} · ${h}` : h;
-          if (next.length > width) break;
-          line = next;
-        }
-        return [truncateToWidth(title, width), t.dim(line)];
-      },
-    };
   }
 
   private newLink(): SessionLink {
@@ -295,13 +269,7 @@ export class App implements AppApi {
       this.editor.disableSubmit = true;
       try {
         const id = newSessionId();
-        const extra = writeStartVariables(this.home, id, variables);
-        if (this.pending.model) extra.push("--model", this.pending.model);
-        if (this.pending.goal) extra.push("--goal", this.pending.goal);
-        if (this.pending.gates) {
-          if (this.pending.gates.length === 0) extra.push("--autonomous");
-          for (const gate of this.pending.gates) extra.push("--gate", gate);
-        }
+        const extra = startArgs(this.home, id, variables, this.pending);
         await this.link.start(text, extra, id);
       } catch (error) {
         this.activity.set("idle");
@@ -372,49 +340,6 @@ export class App implements AppApi {
     this.tui.requestRender();
   }
 
-  private panelActions() {
-    return {
-      open: (node: { id: string; label: string }) => {
-        void openChildView(this, node.id, node.label, this.childViews).catch((error: Error) =>
-          this.note(this.theme.error(`✗ ${error.message}`)),
-        );
-      },
-      message: (node: { id: string; label: string }) => void this.messageChild(node.id, node.label),
-      cancel: (node: { id: string; label: string }) => void this.cancelChild(node.id, node.label),
-      close: () => this.unfocusAgents(),
-    };
-  }
-
-  private async messageChild(id: string, label: string): Promise<void> {
-    const { askText } = await import("./dialogs.js");
-    const text = await askText(this.dialogs, {
-      title: `Message to ${label}`,
-      text: "Read by the sub-agent at its next turn boundary.",
-    });
-    if (!text?.trim() || !(await this.ensureLive())) return;
-    await this.link.call("child.send", { id, text }).then(
-      () => this.note(this.theme.dim(`→ sent to ${label}`)),
-      (error: Error) => this.note(this.theme.error(`✗ ${error.message}`)),
-    );
-  }
-
-  private async cancelChild(id: string, label: string): Promise<void> {
-    if (
-      !(await confirm(
-        this.dialogs,
-        "Cancel sub-agent",
-        `Cancel ${label} and its own sub-agents?`,
-        "cancel it",
-        "keep it",
-      ))
-    )
-      return;
-    if (!(await this.ensureLive())) return;
-    await this.link
-      .call("child.cancel", { id })
-      .catch((error: Error) => this.note(this.theme.error(`✗ ${error.message}`)));
-  }
-
   showHelp(): void {
     void showText(this.dialogs, "relm — commands and keys", () => helpLines(this.commands, this.theme));
   }
@@ -469,20 +394,7 @@ export class App implements AppApi {
   }
 
   async login(): Promise<void> {
-    const result = await loginFlow(this.dialogs, this.env, this.home);
-    if (result.status !== "saved") {
-      this.note(this.theme.dim("login cancelled; nothing was written"));
-      return;
-    }
-    this.reloadConfigured();
-    this.note(this.theme.ok(`✓ saved ${result.path}: ${result.config.model} at ${result.config.baseUrl}`));
-    if (this.link.live && this.info && result.config.model && this.info.model !== result.config.model) {
-      this.note(
-        this.theme.dim(
-          "this session keeps its endpoint; /model switches its model, /new starts one with the new settings",
-        ),
-      );
-    }
+    await loginInSession(this);
   }
 
   reloadConfigured(): void {

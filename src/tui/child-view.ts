@@ -1,8 +1,9 @@
 // A sub-agent's transcript, read-only, in a scrollable overlay: its history from its journal (through
 // the host), then its live events as they arrive.
 import type { AgentEvent } from "../agent/events.js";
+import type { PanelActions } from "./agent-panel.js";
 import type { App } from "./app.js";
-import { showView } from "./dialogs.js";
+import { askText, confirm, showView } from "./dialogs.js";
 import { Transcript } from "./transcript.js";
 
 export async function openChildView(
@@ -33,4 +34,37 @@ export async function openChildView(
   } finally {
     views.delete(view);
   }
+}
+
+/** What the agent panel's keys do to the selected sub-agent. */
+export function childActions(app: App, views: Set<Transcript>): PanelActions {
+  const fail = (error: Error) => app.note(app.theme.error(`✗ ${error.message}`));
+  return {
+    open: (node) => void openChildView(app, node.id, node.label, views).catch(fail),
+    message: (node) => void messageChild(app, node.id, node.label).catch(fail),
+    cancel: (node) => void cancelChild(app, node.id, node.label).catch(fail),
+    close: () => app.unfocusAgents(),
+  };
+}
+
+async function messageChild(app: App, id: string, label: string): Promise<void> {
+  const text = await askText(app.dialogs, {
+    title: `Message to ${label}`,
+    text: "Read by the sub-agent at its next turn boundary.",
+  });
+  if (!text?.trim() || !(await app.ensureLive())) return;
+  await app.link.call("child.send", { id, text });
+  app.note(app.theme.dim(`→ sent to ${label}`));
+}
+
+async function cancelChild(app: App, id: string, label: string): Promise<void> {
+  const sure = await confirm(
+    app.dialogs,
+    "Cancel sub-agent",
+    `Cancel ${label} and its own sub-agents?`,
+    "cancel it",
+    "keep it",
+  );
+  if (!sure || !(await app.ensureLive())) return;
+  await app.link.call("child.cancel", { id });
 }

@@ -6,6 +6,7 @@ import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../config/con
 import { writeConfigFile } from "../config/save.js";
 import { listModels, testModel } from "../llm/models.js";
 import type { Provider } from "../llm/types.js";
+import type { App } from "./app.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
 
 interface Endpoint {
@@ -286,5 +287,23 @@ async function chooseModel(
   for (;;) {
     const typed = check(await askText(dialogs, { title: "Model name", text, initial })).trim();
     if (typed) return typed;
+  }
+}
+
+/** /login inside a session: the flow, then what changed for this session and the next ones. */
+export async function loginInSession(app: App): Promise<void> {
+  const result = await loginFlow(app.dialogs, app.env, app.home);
+  if (result.status !== "saved") {
+    app.note(app.theme.dim("login cancelled; nothing was written"));
+    return;
+  }
+  app.reloadConfigured();
+  app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} at ${result.config.baseUrl}`));
+  if (app.link.live && app.info && result.config.model && app.info.model !== result.config.model) {
+    app.note(
+      app.theme.dim(
+        "this session keeps its endpoint; /model switches its model, /new starts one with the new settings",
+      ),
+    );
   }
 }

@@ -9,29 +9,7 @@ import { JOURNAL_FILE, newSessionId, readJournal, sessionDir } from "../session/
 export type LinkState = "new" | "starting" | "live" | "offline" | "closed";
 
 /** What `info` answers (see docs/sessions.md, "The protocol"). */
-export interface SessionInfo {
-  id: string;
-  title: string;
-  cwd: string;
-  provider: string;
-  model: string;
-  status: string;
-  reason?: string;
-  busy: boolean;
-  queued: number;
-  contextWindow: number;
-  contextTokens: number;
-  usage: { input: number; output: number; cached: number; cacheWrite: number };
-  tokens: number;
-  cost: number | null;
-  elapsedMs: number;
-  limits: { maxTurns?: number; maxTokens?: number; maxTimeMs?: number; maxCost?: number };
-  spent: { turns: number; tokens: number; elapsedMs: number; cost: number | null };
-  kernel: "starting" | "idle" | "busy" | "restarting" | "stopped";
-  goal: string | null;
-  autonomy: { gates: string[] } | null;
-  branch: string | null;
-}
+export type { SessionInfo } from "../host/info.js";
 
 export interface LinkOptions {
   home: string;

@@ -149,7 +149,7 @@ async function refine(api: AppApi, args: string[]): Promise<void> {
     api.note(api.theme.dim("not applied"));
     return;
   }
-  const applied = await api.link.call<{ applied: number; report: string; appliesWhere: string }>(
+  const applied = await api.link.call<{ applied: boolean; report: string; appliesWhere: string }>(
     "refine.apply",
     { token: proposal.token },
   );

@@ -23,3 +23,20 @@ export function writeStartVariables(
   }
   return args;
 }
+
+/** A new host's extra arguments: the first message's pastes, and what was chosen before it. */
+export function startArgs(
+  home: string,
+  id: string,
+  variables: { name: string; text: string }[],
+  pending: { goal?: string; gates?: string[] | null; model?: string },
+): string[] {
+  const extra = writeStartVariables(home, id, variables);
+  if (pending.model) extra.push("--model", pending.model);
+  if (pending.goal) extra.push("--goal", pending.goal);
+  if (pending.gates) {
+    if (pending.gates.length === 0) extra.push("--autonomous");
+    for (const gate of pending.gates) extra.push("--gate", gate);
+  }
+  return extra;
+}

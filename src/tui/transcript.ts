@@ -23,6 +23,8 @@ export class Transcript extends Container {
     | { block: NoticeBlock; done: number; failed: string[]; cancelled: number }
     | undefined;
   sessionDir: string | undefined;
+  /** Sub-agents' labels by id, for the lines that say how they ended. */
+  private readonly labels = new Map<string, string>();
 
   constructor(
     private readonly theme: Theme,
@@ -111,10 +113,11 @@ export class Transcript extends Container {
         return true;
       }
       case "child_spawned":
+        this.labels.set(event.id, event.label ?? event.name);
         this.noteSpawn(event.label ?? event.name);
         return true;
       case "child_finished":
-        this.noteFinish(event.status, event.label ?? event.name, event.reason);
+        this.noteFinish(event.status, event.label ?? this.labels.get(event.id) ?? event.name, event.reason);
         return true;
       default:
         return this.applyNotice(event);
