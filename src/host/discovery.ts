@@ -38,9 +38,12 @@ export async function describe(home: string, id: string): Promise<SessionListing
       }
     }
   }
-  if (!claimsLiveHost(state.status)) return { ...state, live: false };
+  // A host that outlives a failed or interrupted turn (an interactive session waiting for the next
+  // message) still claims its pid: check its socket too, but only when that process exists.
+  if (!claimsLiveHost(state.status) && !processExists(state.pid)) return { ...state, live: false };
   const live = await isLive(home, id);
   if (live) return { ...state, live };
+  if (!claimsLiveHost(state.status)) return { ...state, live: false };
   // The host is gone without saying so (killed, crashed, machine rebooted).
   const status: SessionStatus = state.status === "idle" ? "done" : "interrupted";
   return {
@@ -82,5 +85,16 @@ function fromJournal(home: string, id: string): SessionState | undefined {
     };
   } catch {
     return undefined;
+  }
+}
+
+/** Whether a process with this pid exists (it may belong to someone else: the socket decides). */
+function processExists(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -4,6 +4,7 @@
 import {
   type Component,
   type Focusable,
+  fuzzyFilter,
   Input,
   Key,
   matchesKey,
@@ -72,26 +73,43 @@ class Frame implements Component, Focusable {
   }
 }
 
-/** A list that filters as the person types. */
+/**
+ * A list that filters as the person types: every word of the query must match the label or the
+ * description, fuzzily (SelectList's own filter only matches the start of an item's value).
+ */
 class FilterList implements Component, Focusable {
   focused = false;
   private query = "";
-  readonly list: SelectList;
+  list: SelectList;
 
   constructor(
-    items: SelectItem[],
-    theme: Theme,
+    private readonly items: SelectItem[],
+    private readonly theme: Theme,
     private readonly filterable: boolean,
-    maxVisible: number,
-    onPick: (item: SelectItem | undefined) => void,
+    private readonly maxVisible: number,
+    private readonly onPick: (item: SelectItem | undefined) => void,
   ) {
-    this.list = new SelectList(items, maxVisible, theme.select);
-    this.list.onSelect = (item) => onPick(item);
-    this.list.onCancel = () => onPick(undefined);
-    this.theme = theme;
+    this.list = this.build(items);
   }
 
-  private readonly theme: Theme;
+  private build(items: SelectItem[]): SelectList {
+    const list = new SelectList(items, this.maxVisible, this.theme.select);
+    list.onSelect = (item) => this.onPick(item);
+    list.onCancel = () => this.onPick(undefined);
+    return list;
+  }
+
+  private refilter(): void {
+    const words = this.query.trim().split(/\s+/).filter(Boolean);
+    let shown = this.items;
+    for (const word of words) {
+      shown = fuzzyFilter(shown, word, (i) => `${i.label} ${i.description ?? ""}`);
+    }
+    this.list = this.build(shown);
+    this.count = shown.length;
+  }
+
+  private count = -1;
 
   invalidate(): void {
     this.list.invalidate();
@@ -100,19 +118,21 @@ class FilterList implements Component, Focusable {
   handleInput(data: string): void {
     if (this.filterable && data.length === 1 && data >= " " && data !== "\x7f") {
       this.query += data;
-      this.list.setFilter(this.query);
+      this.refilter();
       return;
     }
     if (this.filterable && matchesKey(data, Key.backspace)) {
       this.query = this.query.slice(0, -1);
-      this.list.setFilter(this.query);
+      this.refilter();
       return;
     }
+    // Enter with nothing left to choose keeps the dialog open.
+    if (this.count === 0 && matchesKey(data, Key.enter)) return;
     this.list.handleInput(data);
   }
 
   render(width: number): string[] {
-    const lines = this.list.render(width);
+    const lines = this.count === 0 ? [this.theme.dim("  nothing matches")] : this.list.render(width);
     if (!this.filterable) return lines;
     return [`${this.theme.accent("filter ›")} ${this.query}${this.focused ? "▏" : ""}`, ...lines];
   }

@@ -8,7 +8,7 @@ import { pythonsOf, runRelm } from "./cli.js";
 import type { JournalLine } from "./journal.js";
 import { type Pty, type PtyOptions, usePtys } from "./pty.js";
 import { type Rig, useRigs } from "./scripted.js";
-import { until } from "./wait.js";
+import { poll, until } from "./wait.js";
 
 export interface TuiKit {
   startRig: ReturnType<typeof useRigs>;
@@ -22,7 +22,11 @@ export function useTui(): TuiKit {
   afterEach(async () => {
     for (const rig of rigs.splice(0)) {
       await runRelm(["shutdown"], { env: rig.env, cwd: rig.cwd });
-      await until(() => (pythonsOf(rig.home).length === 0 ? true : undefined), 20_000);
+      const gone = await poll(() => (pythonsOf(rig.home).length === 0 ? true : undefined), 20_000);
+      if (!gone) {
+        const left = pythonsOf(rig.home).map((pid) => `${pid}: ${describeProcess(pid)}`);
+        throw new Error(`relm processes left after shutdown:\n${left.join("\n")}`);
+      }
     }
   });
   const startPty = usePtys();
@@ -54,7 +58,11 @@ export function journalOf(home: string, id: string): JournalLine[] {
 }
 
 /** Waits until the only session's journal has an event matching `test`; returns the journal. */
-export async function untilJournal(home: string, test: (lines: JournalLine[]) => boolean, timeoutMs = 30_000): Promise<JournalLine[]> {
+export async function untilJournal(
+  home: string,
+  test: (lines: JournalLine[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<JournalLine[]> {
   return until(() => {
     const [id] = sessionIds(home);
     if (!id) return undefined;
@@ -65,4 +73,16 @@ export async function untilJournal(home: string, test: (lines: JournalLine[]) =>
       return undefined;
     }
   }, timeoutMs);
+}
+
+/** A process's command line and parent, for a failure message. */
+function describeProcess(pid: number): string {
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+    const ppid = /PPid:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    const parent = ppid ? readFileSync(`/proc/${ppid}/cmdline`, "utf8").split("\0").join(" ").trim() : "?";
+    return `${cmd} (parent ${ppid}: ${parent})`;
+  } catch {
+    return "(gone)";
+  }
 }
