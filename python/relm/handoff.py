@@ -24,6 +24,8 @@ def _directory():
     global _dir
     if _dir is None:
         _dir = tempfile.mkdtemp(prefix="relm-handoff-")
+    else:
+        os.makedirs(_dir, mode=0o700, exist_ok=True)  # --output-dir may not exist yet (cells creates it lazily too)
     return _dir
 
 
@@ -48,11 +50,15 @@ def load(path):
 def pack_variables(values, what="rlm"):
     """Describes and pickles keyword variables for a child agent."""
     packed = []
-    for name, value in values.items():
-        if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-            raise ValueError(f"{what}: {name!r} cannot be a variable name (use an identifier not starting with _)")
-        path = dump(value, f"{what}: variable {name!r}")
-        packed.append({**variables.describe(name, value), "pickle": path})
+    try:
+        for name, value in values.items():
+            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+                raise ValueError(f"{what}: {name!r} cannot be a variable name (use an identifier not starting with _)")
+            path = dump(value, f"{what}: variable {name!r}")
+            packed.append({**variables.describe(name, value), "pickle": path})
+    except BaseException:
+        discard(packed)  # the caller never sees these paths, so it could not remove them
+        raise
     return packed
 
 

@@ -16,14 +16,16 @@ from . import variables
 _IMMUTABLE = (str, bytes, int, float, complex, bool, type(None), frozenset, range)
 MANIFEST = "manifest.json"
 
-_last = {}  # name -> (id(obj), file) of immutable values saved last time
+# name -> (value, file) of immutable values saved last time. The value itself, not its id(): once the
+# variable is rebound the old object may be freed and a new one (`del x; x = "..."`, a loop) get its id.
+_last = {}
 
 
 def _unchanged(name, value, directory):
     seen = _last.get(name)
     return (
         seen is not None
-        and seen[0] == id(value)
+        and seen[0] is value
         and isinstance(value, _IMMUTABLE)
         and os.path.exists(os.path.join(directory, seen[1]))
     )
@@ -70,9 +72,12 @@ def take(directory, namespace, hidden, exported, max_var_bytes, max_total_bytes)
         total += len(data)
         saved.append(name)
         if isinstance(value, _IMMUTABLE):
-            _last[name] = (id(value), file)
+            _last[name] = (value, file)
         else:
             _last.pop(name, None)
+    current = set(saved)
+    for name in [n for n in _last if n not in current]:
+        del _last[name]  # keep nothing alive that the namespace no longer holds
     for stale in os.listdir(directory):
         if stale not in keep and stale.endswith(".pkl"):
             os.unlink(os.path.join(directory, stale))

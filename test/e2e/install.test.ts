@@ -98,7 +98,7 @@ describe("the npm tarball", () => {
     }
     const unwanted = files.filter(
       (f) =>
-        /^(src|test|bench|docs|scripts|\.ci|node_modules)\//.test(f) ||
+        /^(src|test|bench|docs|scripts|\.ci|node_modules|python\/tests)\//.test(f) ||
         /\.(ts|map|png|jpe?g|gif|tgz|pyc)$/.test(f) ||
         f.includes("__pycache__"),
     );

@@ -1,0 +1,113 @@
+"""What only the IPython engine does: `!cmd` and its exit status, magics, await, display images."""
+
+import base64
+import os
+import signal
+import time
+import unittest
+
+from .support import HAVE_IPYTHON, NO_IPYTHON, Runner, png_bytes, temp_dir
+
+
+@unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
+class IPythonKernelTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.runner = Runner("ipython", cwd=temp_dir(cls))
+        cls.addClassCleanup(cls.runner.close)
+
+    def execute(self, code, **kwargs):
+        return self.runner.execute(code, **kwargs)[0]
+
+    def test_a_failing_shell_command_sets_shell_exit(self):
+        result = self.execute("!echo out; exit 3")
+        self.assertEqual(result["shell_exit"], 3)
+        self.assertEqual(result["output"], "out\n")
+        # IPython itself carries on after a failing command; the host marks the cell failed from this.
+        self.assertEqual(result["status"], "ok")
+        self.assertEqual(self.execute("!false")["shell_exit"], 1)
+        # Killed by a signal: IPython's convention, minus the signal number.
+        self.assertEqual(self.execute("!kill -TERM $$")["shell_exit"], -15)
+
+    def test_a_succeeding_shell_command_sets_no_shell_exit(self):
+        result = self.execute("!echo fine")
+        self.assertEqual(result["output"], "fine\n")
+        self.assertNotIn("shell_exit", result)
+        self.assertNotIn("shell_exit", self.execute("x = 1"))
+
+    def test_shell_exit_belongs_to_its_own_cell(self):
+        self.assertEqual(self.execute("!false")["shell_exit"], 1)
+        self.assertNotIn("shell_exit", self.execute("print('next cell')"))
+
+    def test_a_failure_anywhere_in_the_cell_is_kept(self):
+        result = self.execute("!exit 2\n!true\nprint('went on')")
+        self.assertEqual(result["shell_exit"], 2)
+        self.assertTrue(result["output"].endswith("went on\n"))
+
+    def test_a_command_in_a_loop_or_function_counts_too(self):
+        result = self.execute("def run(c):\n    !{c}\nfor c in ['true', 'exit 4', 'true']:\n    run(c)")
+        self.assertEqual(result["shell_exit"], 4)
+
+    def test_shell_exit_beside_a_python_error(self):
+        result = self.execute("!exit 5\nraise ValueError('later')")
+        self.assertEqual(result["status"], "error")
+        self.assertEqual(result["error"]["name"], "ValueError")
+        self.assertEqual(result["shell_exit"], 5)
+
+    def test_shell_output_is_captured_in_order_with_python_output(self):
+        result = self.execute("print('one')\n!echo two; echo three >&2\nprint('four')")
+        self.assertEqual(result["output"], "one\ntwo\nthree\nfour\n")  # no pty: no "\r\n"
+
+    def test_cell_magics_and_cd(self):
+        result = self.execute("%%bash\necho from bash\necho $((6 * 7))")
+        self.assertEqual(result["output"], "from bash\n42\n")
+        sub = os.path.join(temp_dir(self), "sub dir")
+        os.mkdir(sub)
+        start = self.execute("import os\nprint(os.getcwd())")["output"].strip()
+        self.execute(f"%cd {sub!r}")
+        self.addCleanup(self.execute, f"%cd {start!r}")  # before the directory is removed
+        self.assertEqual(self.execute("os.getcwd()")["output"], f"{sub!r}\n")
+        self.assertEqual(self.execute("!pwd")["output"], f"{sub}\n")
+
+    def test_top_level_await_and_no_out_prompt(self):
+        result = self.execute("import asyncio\nawait asyncio.sleep(0)\n6 * 7")
+        self.assertEqual(result["output"], "42\n")
+
+    def test_display_of_an_image_returns_it_beside_the_text(self):
+        png = png_bytes()
+        self.runner.execute(f"from IPython.display import Image, display\npng = {png!r}")
+        result = self.execute("print('before')\ndisplay(Image(data=png))\nprint('after')")
+        self.assertEqual(result["images"], [base64.b64encode(png).decode()])
+        self.assertEqual(result["output"], "before\n[image 1: image/png]\nafter\n")
+        result = self.execute("Image(data=png)")  # a final expression with an image repr
+        self.assertEqual(result["images"], [base64.b64encode(png).decode()])
+        self.assertEqual(result["output"], "")
+        self.assertNotIn("images", self.execute("print('no image')"))
+
+    def test_interrupting_a_shell_command_stops_the_cell(self):
+        code = "print('started', flush=True)\n!sleep 60\nprint('not' + ' reached')"
+        cid = self.runner.new_id()
+        self.runner.send({"type": "execute", "id": cid, "code": code})
+        started = time.monotonic()
+        first = self.runner.next()
+        self.assertEqual((first["type"], first["text"][:8]), ("stream", "started\n"))
+        # As the host does: the whole group, so the shell command is interrupted too; repeated until
+        # the cell ends (one signal could land before `sleep` has started).
+        result = None
+        while result is None:
+            os.killpg(self.runner.pid, signal.SIGINT)
+            try:
+                msg = self.runner.next(timeout=0.5)
+            except AssertionError:
+                continue
+            if msg["type"] == "result":
+                result = msg
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertEqual(result["error"]["name"], "KeyboardInterrupt")
+        self.assertNotIn("not reached", result["output"])
+        self.assertNotIn("shell_exit", result)
+        self.assertEqual(self.execute("'alive'")["output"], "'alive'\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
