@@ -1,13 +1,17 @@
 // Bundles the CLI (everything behind dist/cli/main.js) into dist/cli/app.js plus lazily loaded chunks:
 // one file per command path loads in a fraction of the time of a hundred small modules. The chunks sit
 // beside main.js so that paths relative to a module (../../python, ../../package.json) still resolve.
-import { readdirSync, rmSync } from "node:fs";
+// The packages bundled in (the terminal UI's libraries among them) are build-time dependencies of the
+// published package; their licences are collected into dist/THIRD_PARTY_LICENSES.md.
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { build } from "esbuild";
 
-const outdir = new URL("../dist/cli/", import.meta.url).pathname;
+const root = new URL("../", import.meta.url).pathname;
+const outdir = join(root, "dist/cli/");
 for (const file of readdirSync(outdir))
   if (file.startsWith("chunk-") || file === "app.js") rmSync(outdir + file);
-await build({
+const result = await build({
   entryPoints: { app: `${outdir}dispatch.js` },
   bundle: true,
   splitting: true,
@@ -17,8 +21,42 @@ await build({
   outdir,
   chunkNames: "chunk-[hash]",
   logLevel: "warning",
+  metafile: true,
   // Bundled CommonJS (commander) calls require() for Node built-ins.
   banner: {
     js: "import { createRequire as __relmRequire } from 'node:module'; const require = __relmRequire(import.meta.url);",
   },
 });
+
+/** The package directory a bundled input file belongs to (the innermost node_modules/NAME). */
+function packageDir(input) {
+  const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+  return m ? join(root, m[1]) : undefined;
+}
+
+const packages = new Map();
+for (const input of Object.keys(result.metafile.inputs)) {
+  const dir = packageDir(input);
+  if (!dir || packages.has(dir)) continue;
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const licenceFile = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+  packages.set(dir, {
+    name: pkg.name,
+    version: pkg.version,
+    license: typeof pkg.license === "string" ? pkg.license : (pkg.license?.type ?? "see package"),
+    text: licenceFile ? readFileSync(join(dir, licenceFile), "utf8").trim() : undefined,
+  });
+}
+const sorted = [...packages.values()].sort((a, b) => a.name.localeCompare(b.name));
+const lines = [
+  "# Third-party code bundled into relm's CLI",
+  "",
+  "These packages are compiled into `dist/cli/` by `scripts/bundle.mjs`; their licences follow.",
+  "",
+];
+for (const p of sorted) {
+  lines.push(`## ${p.name} ${p.version} (${p.license})`, "");
+  if (p.text) lines.push("```", p.text, "```", "");
+}
+const target = join(root, "dist/THIRD_PARTY_LICENSES.md");
+if (existsSync(dirname(target))) writeFileSync(target, `${lines.join("\n")}\n`);

@@ -15,6 +15,7 @@ import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanEnv, pythonsOf, RELM_BIN, ROOT, runRelm, tempDir } from "../support/cli.js";
+import { startPty } from "../support/pty.js";
 import { useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
 
@@ -187,5 +188,17 @@ describe("the npm tarball", () => {
     expect(run.stdout.trim()).toBe(
       `relm from ${join(realpathSync(installed), "python", "relm", "__init__.py")}`,
     );
+
+    // The terminal UI is bundled into the installed copy (its libraries are not installed beside it).
+    expect(existsSync(join(installed, "node_modules", "@mariozechner"))).toBe(false);
+    const ui = startPty({ command: [bin], env: { ...rig.env, PATH: env.PATH }, cwd: rig.cwd });
+    try {
+      await ui.waitFor("new session");
+      await ui.press("ctrl-d");
+      expect((await ui.waitForExit()).exitCode).toBe(0);
+    } finally {
+      await ui.close();
+    }
+    expect(readFileSync(join(installed, "dist", "THIRD_PARTY_LICENSES.md"), "utf8")).toContain("@mariozechner/pi-tui");
   }, 400_000);
 });
