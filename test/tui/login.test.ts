@@ -102,4 +102,35 @@ describe("terminal UI first launch", () => {
     expect((await ui.waitForExit()).exitCode).toBe(130);
     expect(existsSync(join(rig.home, "config.json"))).toBe(false);
   });
+
+  it("relm login in a terminal is the same picker; it keeps the current settings as defaults", async () => {
+    const rig = await startRig("openai", {
+      models: ["first-model", "second-model"],
+      script: [{ text: "ok" }],
+      onExhausted: "repeat-last",
+    });
+    const port = new URL(rig.model.url).port;
+    const env = cleanEnv({ RELM_HOME: rig.home, OLLAMA_HOST: `127.0.0.1:${port}` });
+    rmSync(join(rig.home, "config.json"));
+    const first = open(rig, ["login"], { env });
+    await first.waitFor("Choose a model provider");
+    await first.press("down", "down", "down", "enter");
+    await first.waitFor("Ollama's address");
+    await first.press("enter");
+    await first.waitFor("Choose a model");
+    await first.type("second");
+    await first.press("enter");
+    expect((await first.waitForExit()).exitCode).toBe(0);
+    expect(first.allText()).toMatch(/saved .*config\.json \(second-model at http:\/\/127\.0\.0\.1:\d+\/v1\)/);
+    // Run again: the picker starts on the saved endpoint and the model list on the saved model.
+    const again = open(rig, ["login"], { env });
+    await again.waitFor("Choose a model provider");
+    await again.press("enter");
+    await again.waitFor("Ollama's address");
+    await again.press("enter");
+    await again.waitFor(/→ second-model/);
+    await again.press("ctrl-c");
+    expect((await again.waitForExit()).exitCode).toBe(130);
+    expect(JSON.parse(readFileSync(join(rig.home, "config.json"), "utf8")).model).toBe("second-model");
+  });
 });
