@@ -1,6 +1,9 @@
-import type { TUI } from "@mariozechner/pi-tui";
+import type { Editor, SlashCommand, TUI } from "@mariozechner/pi-tui";
+import type { AgentPanel } from "./agent-panel.js";
 import type { AgentsModel } from "./agents-model.js";
 import type { DialogHost } from "./dialogs.js";
+import type { InputHistory } from "./history.js";
+import type { Pastes } from "./pastes.js";
 import type { SessionInfo, SessionLink } from "./session-link.js";
 import type { Theme } from "./theme.js";
 
@@ -34,3 +37,26 @@ export interface AppApi {
   setExpanded(expanded: boolean): void;
   showHelp(): void;
 }
+
+/** What the UI's key handling, child views and login use of the running app (its parts, not its logic). */
+export interface AppControl extends AppApi {
+  readonly editor: Editor;
+  readonly panel: AgentPanel;
+  readonly history: InputHistory;
+  readonly pastes: Pastes;
+  readonly pasteThreshold: number;
+  interrupt(): void;
+  toggleExpanded(): void;
+  unfocusAgents(): void;
+  reloadConfigured(): void;
+}
+
+/** A slash command: its palette entry and what it does. */
+export interface CommandSpec {
+  name: string;
+  args?: string;
+  description: string;
+  run(api: AppApi, args: string[], raw: string): Promise<void> | void;
+}
+
+export type { SlashCommand };

@@ -8,7 +8,7 @@ import { newSessionId } from "../session/index.js";
 import { Activity } from "./activity.js";
 import { AgentPanel } from "./agent-panel.js";
 import { AgentsModel } from "./agents-model.js";
-import type { AppApi } from "./app-api.js";
+import type { AppControl } from "./app-api.js";
 import { childActions } from "./child-view.js";
 import { RelmCompletion } from "./completion.js";
 import { type DialogHost, pickFrom, showText } from "./dialogs.js";
@@ -63,7 +63,7 @@ export interface AppOptions {
   reloadConfig(): AppOptions["configured"] | undefined;
 }
 
-export class App implements AppApi {
+export class App implements AppControl {
   readonly tui: TUI;
   readonly theme: Theme;
   readonly dialogs: DialogHost;

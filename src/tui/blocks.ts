@@ -1,6 +1,12 @@
 // The transcript's simple blocks: the person's messages, the model's text (markdown, streaming), and
 // one-line notices (retries, gates, compaction…).
-import { type Component, Markdown, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import {
+  type Component,
+  Markdown,
+  type MarkdownTheme,
+  truncateToWidth,
+  wrapTextWithAnsi,
+} from "@mariozechner/pi-tui";
 import type { Theme } from "./theme.js";
 
 const USER_LINES = 12;
@@ -46,9 +52,10 @@ export class UserBlock implements Component {
 export class AssistantBlock implements Component {
   private readonly md: Markdown;
   private text = "";
+  private readonly highlighted = new HighlightMemo();
 
   constructor(theme: Theme) {
-    this.md = new Markdown("", 0, 0, theme.markdown);
+    this.md = new Markdown("", 0, 0, this.highlighted.wrap(theme.markdown));
   }
 
   get content(): string {
@@ -72,7 +79,41 @@ export class AssistantBlock implements Component {
 
   render(width: number): string[] {
     if (this.text.trim() === "") return [];
+    this.highlighted.nextRender();
     return ["", ...this.md.render(width)];
+  }
+}
+
+/**
+ * Remembers highlighted code blocks between renders. While an answer streams, each frame renders all of
+ * its markdown again (the text changed), and highlighting every code block anew was the largest part of
+ * that (bench/tui.mjs, docs/benchmarks.md). Only the blocks of the last render are kept, so the growing
+ * versions of a block that is still streaming do not pile up.
+ */
+class HighlightMemo {
+  private current = new Map<string, string[]>();
+  private previous = new Map<string, string[]>();
+
+  wrap(theme: MarkdownTheme): MarkdownTheme {
+    const highlight = theme.highlightCode;
+    if (!highlight) return theme;
+    return {
+      ...theme,
+      highlightCode: (code, lang) => {
+        const key = `${lang ?? ""}\n${code}`;
+        let lines = this.current.get(key) ?? this.previous.get(key);
+        if (!lines) lines = highlight(code, lang);
+        this.current.set(key, lines);
+        return lines;
+      },
+    };
+  }
+
+  /** Called before each render: what the last render did not use is dropped at the next one. */
+  nextRender(): void {
+    if (this.current.size === 0) return;
+    this.previous = this.current;
+    this.current = new Map();
   }
 }
 

@@ -2,12 +2,12 @@
 // the host), then its live events as they arrive.
 import type { AgentEvent } from "../agent/events.js";
 import type { PanelActions } from "./agent-panel.js";
-import type { App } from "./app.js";
+import type { AppControl } from "./app-api.js";
 import { askText, confirm, showView } from "./dialogs.js";
 import { Transcript } from "./transcript.js";
 
 export async function openChildView(
-  app: App,
+  app: AppControl,
   id: string,
   label: string,
   views: Set<Transcript>,
@@ -37,7 +37,7 @@ export async function openChildView(
 }
 
 /** What the agent panel's keys do to the selected sub-agent. */
-export function childActions(app: App, views: Set<Transcript>): PanelActions {
+export function childActions(app: AppControl, views: Set<Transcript>): PanelActions {
   const fail = (error: Error) => app.note(app.theme.error(`✗ ${error.message}`));
   return {
     open: (node) => void openChildView(app, node.id, node.label, views).catch(fail),
@@ -47,7 +47,7 @@ export function childActions(app: App, views: Set<Transcript>): PanelActions {
   };
 }
 
-async function messageChild(app: App, id: string, label: string): Promise<void> {
+async function messageChild(app: AppControl, id: string, label: string): Promise<void> {
   const text = await askText(app.dialogs, {
     title: `Message to ${label}`,
     text: "Read by the sub-agent at its next turn boundary.",
@@ -57,7 +57,7 @@ async function messageChild(app: App, id: string, label: string): Promise<void> 
   app.note(app.theme.dim(`→ sent to ${label}`));
 }
 
-async function cancelChild(app: App, id: string, label: string): Promise<void> {
+async function cancelChild(app: AppControl, id: string, label: string): Promise<void> {
   const sure = await confirm(
     app.dialogs,
     "Cancel sub-agent",

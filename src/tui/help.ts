@@ -1,4 +1,4 @@
-import type { CommandSpec } from "./slash.js";
+import type { CommandSpec } from "./app-api.js";
 import type { Theme } from "./theme.js";
 
 const KEYS: [string, string][] = [

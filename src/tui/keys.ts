@@ -1,14 +1,14 @@
 // The keys the UI itself answers (before the input editor sees them): interrupting, leaving, the agent
 // panel, output folding, history search, and large pastes.
 import { Key, matchesKey } from "@mariozechner/pi-tui";
-import type { App } from "./app.js";
+import type { AppControl } from "./app-api.js";
 import { pickFrom } from "./dialogs.js";
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 const QUIT_WINDOW_MS = 2000;
 
-export function installKeys(app: App): void {
+export function installKeys(app: AppControl): void {
   let lastCtrlC = 0;
   app.tui.addInputListener((data) => {
     // Dialogs (overlays) handle their own keys.
@@ -68,7 +68,7 @@ export function installKeys(app: App): void {
   });
 }
 
-async function searchHistory(app: App): Promise<void> {
+async function searchHistory(app: AppControl): Promise<void> {
   const entries = app.history.search("");
   if (entries.length === 0) {
     app.note(app.theme.dim("no history yet in this directory"));

@@ -6,7 +6,7 @@ import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../config/con
 import { writeConfigFile } from "../config/save.js";
 import { listModels, testModel } from "../llm/models.js";
 import type { Provider } from "../llm/types.js";
-import type { App } from "./app.js";
+import type { AppControl } from "./app-api.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
 
 interface Endpoint {
@@ -291,7 +291,7 @@ async function chooseModel(
 }
 
 /** /login inside a session: the flow, then what changed for this session and the next ones. */
-export async function loginInSession(app: App): Promise<void> {
+export async function loginInSession(app: AppControl): Promise<void> {
   const result = await loginFlow(app.dialogs, app.env, app.home);
   if (result.status !== "saved") {
     app.note(app.theme.dim("login cancelled; nothing was written"));

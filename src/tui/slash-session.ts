@@ -14,18 +14,10 @@ import {
   sessionsDir,
 } from "../session/index.js";
 import { formatTokens } from "./agent-panel.js";
-import type { AppApi } from "./app-api.js";
+import type { AppApi, CommandSpec } from "./app-api.js";
 import { pickFrom, showText } from "./dialogs.js";
-import type { CommandSpec } from "./slash.js";
+import { ago } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
-
-export function ago(iso: string): string {
-  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
-  if (s < 60) return `${Math.round(s)}s ago`;
-  if (s < 3600) return `${Math.round(s / 60)}m ago`;
-  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
-  return `${Math.round(s / 86400)}d ago`;
-}
 
 /** This directory's sessions, newest first, as picker items. */
 export async function pickSession(

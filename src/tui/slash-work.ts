@@ -1,8 +1,7 @@
 // Slash commands that steer the work: goal, autonomy, compaction, undo, refine, heartbeats.
-import type { AppApi } from "./app-api.js";
+import type { AppApi, CommandSpec } from "./app-api.js";
 import { confirm, pickFrom, showText } from "./dialogs.js";
-import type { CommandSpec } from "./slash.js";
-import { ago } from "./slash-session.js";
+import { ago } from "./format.js";
 
 /** Runs a host method, reviving an exited session first; says so when there is no session yet. */
 async function onHost<T>(api: AppApi, method: string, params: unknown): Promise<T | undefined> {

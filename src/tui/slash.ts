@@ -1,18 +1,13 @@
 // Slash commands: the palette's entries (name, arguments, one line each) and what each one does. Every
 // command that changes the session goes through the session host, so it is journaled like the rest.
 import type { SlashCommand } from "@mariozechner/pi-tui";
-import type { AppApi } from "./app-api.js";
+import type { AppApi, CommandSpec } from "./app-api.js";
+
+export type { CommandSpec };
+
 import { ArgumentSyntaxError, shellWords } from "./shell-words.js";
 import { sessionCommands } from "./slash-session.js";
 import { workCommands } from "./slash-work.js";
-
-export interface CommandSpec {
-  name: string;
-  args?: string;
-  description: string;
-  /** Runs without a session too (before the first message). */
-  run(api: AppApi, args: string[], raw: string): Promise<void> | void;
-}
 
 export function allCommands(): CommandSpec[] {
   return [...sessionCommands(), ...workCommands()];
