@@ -11,7 +11,7 @@ import { AgentsModel } from "./agents-model.js";
 import type { AppControl } from "./app-api.js";
 import { childActions } from "./child-view.js";
 import { RelmCompletion } from "./completion.js";
-import { type DialogHost, pickFrom, showText } from "./dialogs.js";
+import { type DialogHost, pickFrom, showView } from "./dialogs.js";
 import { headerBlock } from "./header.js";
 import { helpLines } from "./help.js";
 import { InputHistory } from "./history.js";
@@ -341,7 +341,7 @@ export class App implements AppControl {
   }
 
   showHelp(): void {
-    void showText(this.dialogs, "relm — commands and keys", () => helpLines(this.commands, this.theme));
+    void showView(this.dialogs, "relm — commands and keys", (width) => helpLines(this.commands, this.theme, width));
   }
 
   // --- sessions -----------------------------------------------------------------------------------

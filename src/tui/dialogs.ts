@@ -285,7 +285,8 @@ export function showView(
       invalidate() {},
       render(width: number) {
         const all = render(width);
-        const rows = Math.max(5, host.tui.terminal.rows - 8);
+        // The frame (borders, hint, position line) must fit the overlay's 80% of the screen.
+        const rows = Math.max(5, Math.floor(host.tui.terminal.rows * 0.8) - 5);
         lastMax = Math.max(0, all.length - rows);
         if (atEnd) offset = lastMax;
         offset = Math.max(0, Math.min(offset, lastMax));

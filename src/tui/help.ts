@@ -1,3 +1,4 @@
+import { visibleWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import type { CommandSpec } from "./app-api.js";
 import type { Theme } from "./theme.js";
 
@@ -17,20 +18,43 @@ const KEYS: [string, string][] = [
   ["paste", "over 2,000 characters becomes a kernel variable (paste_1…) instead of prompt text"],
 ];
 
-export function helpLines(commands: CommandSpec[], t: Theme): string[] {
-  const lines = [t.c.bold("Commands")];
-  const width = Math.max(...commands.map((c) => `/${c.name} ${c.args ?? ""}`.length));
-  for (const c of commands)
-    lines.push(`  ${`/${c.name} ${c.args ?? ""}`.padEnd(width)}  ${t.dim(c.description)}`);
-  lines.push("", t.c.bold("Keys"));
-  const kw = Math.max(...KEYS.map(([k]) => k.length));
-  for (const [k, d] of KEYS) lines.push(`  ${k.padEnd(kw)}  ${t.dim(d)}`);
-  lines.push(
-    "",
-    t.dim(
-      'Arguments are read like a shell\'s: /autonomous on "npm test" is one gate. Start a message with // to send a literal /.',
+/** Two columns at any width: the term, then its description wrapped under itself. */
+function table(rows: [string, string][], width: number, t: Theme): string[] {
+  const column = Math.min(30, Math.max(...rows.map(([k]) => visibleWidth(k))));
+  const room = Math.max(20, width - column - 4);
+  const out: string[] = [];
+  for (const [term, description] of rows) {
+    const wrapped = wrapTextWithAnsi(description, room);
+    if (visibleWidth(term) > column) {
+      out.push(`  ${term}`);
+      for (const w of wrapped) out.push(`  ${" ".repeat(column)}  ${t.dim(w)}`);
+      continue;
+    }
+    wrapped.forEach((w, i) => {
+      out.push(`  ${(i === 0 ? term : "").padEnd(column)}  ${t.dim(w)}`);
+    });
+  }
+  return out;
+}
+
+export function helpLines(commands: CommandSpec[], t: Theme, width: number): string[] {
+  return [
+    t.c.bold("Commands"),
+    ...table(
+      commands.map((c) => [`/${c.name}${c.args ? ` ${c.args}` : ""}`, c.description]),
+      width,
+      t,
     ),
-    t.dim("Leave with ctrl+d (saved; relm --continue reopens it) or ctrl+b (keeps running; relm attach ID)."),
-  );
-  return lines;
+    "",
+    t.c.bold("Keys"),
+    ...table(KEYS, width, t),
+    "",
+    ...wrapTextWithAnsi(
+      t.dim(
+        'Arguments are read like a shell\'s: /autonomous on "npm test" is one gate. Start a message with // to send a literal /. ' +
+          "Leave with ctrl+d (saved; relm --continue reopens it) or ctrl+b (keeps running; relm attach ID).",
+      ),
+      width,
+    ),
+  ];
 }
