@@ -134,7 +134,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       return;
     }
     if (resumeRunUsesUi(flags, terminalOf(io))) {
-      setExit(await openTui({ sessionId: flags.resume, resumeMessage: task }, flags, runIo));
+      setExit(
+        await openTui({ sessionId: flags.resume, resumeMessage: task, continueWork: true }, flags, runIo),
+      );
       return;
     }
     if (flags.detach) {

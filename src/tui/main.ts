@@ -25,6 +25,11 @@ export interface TuiStart {
   sessionId?: string;
   /** `relm run --resume ID "text"`: sent to the resumed session as its next message. */
   resumeMessage?: string;
+  /**
+   * `relm run --resume ID`: bring the session's host back at once, so work that was cut off continues
+   * (`relm --resume ID` only shows it, and resumes it with the next message).
+   */
+  continueWork?: boolean;
 }
 
 /** The command-line flags the UI honours (those of `relm` itself; budgets go to the session's host). */
@@ -173,6 +178,7 @@ async function opening(app: App, start: TuiStart, needsLogin: boolean): Promise<
     } else if (start.sessionId) {
       await app.openSession(resolveSessionId(sessionsDir(app.home), start.sessionId));
       if (start.resumeMessage) await app.submit(start.resumeMessage);
+      else if (start.continueWork) await app.ensureLive();
     }
   } catch (error) {
     app.note(app.theme.error(`✗ ${(error as Error).message}`));

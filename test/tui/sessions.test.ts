@@ -82,4 +82,30 @@ describe("terminal UI sessions", () => {
     // The resumed request carries the whole conversation.
     expect(rig.model.requests.at(-1)?.rawBody).toContain("remember the number 7");
   });
+
+  it("relm run --resume ID in a terminal reopens an interrupted session in the UI and continues its work", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "long task": [
+          { code: "import time\nprint('started', flush=True)\ntime.sleep(120)" },
+          { text: "continued after the crash" },
+        ],
+      }),
+    });
+    const launched = await runRelm(["run", "--detach", "long task"], { env: rig.env, cwd: rig.cwd });
+    const id = launched.stdout.trim();
+    const lines = await untilJournal(rig.home, (l) => l.some((e) => e.type === "cell"));
+    expect(lines.length).toBeGreaterThan(0);
+    const agents = await runRelm(["agents", "--json"], { env: rig.env, cwd: rig.cwd });
+    const pid = (JSON.parse(agents.stdout.trim().split("\n")[0] as string) as { pid: number }).pid;
+    process.kill(pid, "SIGKILL");
+    await until(async () => {
+      const r = await runRelm(["agents", "--json"], { env: rig.env, cwd: rig.cwd });
+      return r.stdout.includes('"live":false') ? true : undefined;
+    });
+    const ui = open(rig, ["run", "--resume", id]);
+    await ui.waitFor("› long task", { where: "all" });
+    await ui.waitFor("resumed in a new process");
+    await ui.waitFor("continued after the crash");
+  });
 });
