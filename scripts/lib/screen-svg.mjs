@@ -62,6 +62,31 @@ export function cellColor(cell, which, theme = DEFAULT_THEME) {
   return { mode: "default", value: -1, hex: undefined };
 }
 
+/**
+ * Box-drawing characters drawn as lines from the cell's centre to its edges (left, right, up, down),
+ * as terminals draw them: a glyph is shorter than the line height, so tables and frames drawn as text
+ * would have gaps between rows. Characters not listed (dashed, heavy, double) stay text.
+ */
+const BOX_ARMS = {
+  "─": "lr",
+  "│": "ud",
+  "┌": "rd",
+  "┐": "ld",
+  "└": "ru",
+  "┘": "lu",
+  "├": "udr",
+  "┤": "udl",
+  "┬": "lrd",
+  "┴": "lru",
+  "┼": "lrud",
+  "╭": "rd",
+  "╮": "ld",
+  "╰": "ru",
+  "╯": "lu",
+};
+
+const ROUNDED = new Set(["╭", "╮", "╰", "╯"]);
+
 const escapeXml = (s) =>
   s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
@@ -137,6 +162,8 @@ export function screenToSvg(term, options = {}) {
   }
   const backgrounds = [];
   const texts = [];
+  const boxes = [];
+  const stroke = Math.max(1, Math.round(fontSize / 14));
   const cell = buffer.getNullCell();
   for (let y = 0; y < term.rows; y++) {
     const line = buffer.getLine(buffer.baseY + y);
@@ -180,6 +207,25 @@ export function screenToSvg(term, options = {}) {
         bgRun = { x, cells: w, colour: look.bg };
       }
       const chars = cell.getChars() || " ";
+      const arms = BOX_ARMS[chars];
+      if (arms && !look.invisible) {
+        flushText();
+        const mx = pad + x * cw + cw / 2;
+        const my = cy + ch / 2;
+        const ends = { l: [pad + x * cw, my], r: [pad + (x + 1) * cw, my], u: [mx, cy], d: [mx, cy + ch] };
+        const at = ([px, py]) => `${px.toFixed(2)} ${py}`;
+        const centre = at([mx, my]);
+        // Rounded corners (╭╮╰╯) bend through the centre; the others are straight arms.
+        const rounded = ROUNDED.has(chars);
+        const d = rounded
+          ? `M${at(ends[arms[0]])}Q${centre} ${at(ends[arms[1]])}`
+          : [...arms].map((a) => `M${centre}L${at(ends[a])}`).join("");
+        // Straight lines crisp, so neighbouring cells join without anti-aliased seams.
+        boxes.push(
+          `<path d="${d}" fill="none" stroke="${look.fg}" stroke-width="${stroke}"${rounded ? "" : ' shape-rendering="crispEdges"'}${look.dim ? ' stroke-opacity="0.5"' : ""}/>`,
+        );
+        continue;
+      }
       // Wide characters get a text element of their own, so stretching a run never skews the grid.
       if (w === 1 && textRun && textRun.wide === false && sameText(textRun.look, look)) {
         textRun.chars += chars;
@@ -192,6 +238,6 @@ export function screenToSvg(term, options = {}) {
     flushBg();
     flushText();
   }
-  out.push(...backgrounds, ...texts, "</svg>");
+  out.push(...backgrounds, ...boxes, ...texts, "</svg>");
   return `${out.join("\n")}\n`;
 }
