@@ -51,6 +51,7 @@ export function formatEdit(edit: Edit): string {
   if (edit.evidence && edit.evidence.length > 0) why.push(`evidence: events ${edit.evidence.join(", ")}`);
   if (edit.reason) why.push(edit.reason);
   if (why.length > 0) lines.push(`    (${why.join("; ")})`);
+  if (edit.hypothesis) lines.push(`    hypothesis: ${edit.hypothesis}`);
   return lines.join("\n");
 }
 
@@ -75,6 +76,14 @@ export function formatRevision(r: Revision): string {
     `reason:   ${r.reason}`,
   ];
   if (r.revert) lines.push(`reverts:  ${r.revert}`);
+  if (r.verdict) {
+    const v = r.verdict;
+    lines.push(
+      `verdict:  ${v.verdict} (${v.rev} in the ${v.scope} scope${v.session ? ` of session ${v.session}` : ""})`,
+    );
+    lines.push(`          ${v.evidence}`);
+    if (v.verify) lines.push(`verify:   ${v.verify.summary} (${v.verify.time})`);
+  }
   if (r.evidence)
     lines.push(`evidence: session ${r.evidence.session}, events ${r.evidence.events.join(", ")}`);
   if (r.trajectory) {
@@ -87,6 +96,7 @@ export function formatRevision(r: Revision): string {
     lines.push(`  after:  ${e.after ? JSON.stringify(e.after) : "(none)"}`);
     if (e.evidence?.length) lines.push(`  evidence: events ${e.evidence.join(", ")}`);
     if (e.reason) lines.push(`  reason: ${e.reason}`);
+    if (e.hypothesis) lines.push(`  hypothesis: ${e.hypothesis}`);
   }
   return lines.join("\n");
 }

@@ -36,19 +36,25 @@ export function intentToEdit(
       updated: now,
     };
     if (intent.code !== undefined) after.code = intent.code;
-    return { op: "add", id, before: null, after, evidence: intent.evidence, reason: intent.reason };
+    return withHypothesis(
+      { op: "add", id, before: null, after, evidence: intent.evidence, reason: intent.reason },
+      intent,
+    );
   }
   const current = state.get(intent.id)?.entry;
   if (!current) return { dropped: `no entry ${intent.id} in the ${scope} scope` };
   if (intent.op === "remove") {
-    return {
-      op: "remove",
-      id: intent.id,
-      before: current,
-      after: null,
-      evidence: intent.evidence,
-      reason: intent.reason,
-    };
+    return withHypothesis(
+      {
+        op: "remove",
+        id: intent.id,
+        before: current,
+        after: null,
+        evidence: intent.evidence,
+        reason: intent.reason,
+      },
+      intent,
+    );
   }
   const after: Entry = {
     ...current,
@@ -57,12 +63,20 @@ export function intentToEdit(
     updated: now,
   };
   if (intent.code !== undefined) after.code = intent.code;
-  return {
-    op: "update",
-    id: intent.id,
-    before: current,
-    after,
-    evidence: intent.evidence,
-    reason: intent.reason,
-  };
+  return withHypothesis(
+    {
+      op: "update",
+      id: intent.id,
+      before: current,
+      after,
+      evidence: intent.evidence,
+      reason: intent.reason,
+    },
+    intent,
+  );
+}
+
+/** The intent's hypothesis goes with its edit into the revision (absent stays absent: old logs unchanged). */
+function withHypothesis(edit: Edit, intent: Intent): Edit {
+  return intent.hypothesis ? { ...edit, hypothesis: intent.hypothesis } : edit;
 }

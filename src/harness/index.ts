@@ -10,7 +10,7 @@ export {
   scopeLocation,
   writeFile,
 } from "./paths.js";
-export { renderHarness } from "./render.js";
+export { renderedLine, renderHarness } from "./render.js";
 export { MARKER_FILE, skillMarkdown, syncSkillFolders } from "./skill-files.js";
 export { discoverSkills, readSkillFile, type SkillInfo } from "./skills.js";
 export {
@@ -28,10 +28,12 @@ export {
   HarnessConflictError,
   HarnessLogError,
   HarnessStore,
+  LOCK_FILE,
   REVISIONS_FILE,
   RevisionNotFoundError,
   USES_FILE,
   useKey,
 } from "./store.js";
 export * from "./types.js";
+export * from "./verdict-log.js";
 export { type CheckContext, type Checked, checkIntent, checkName, LIMITS } from "./validate.js";

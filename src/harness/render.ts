@@ -1,5 +1,5 @@
 import type { SkillInfo } from "./skills.js";
-import { type EntryKind, type EntryState, SCOPES } from "./types.js";
+import { type Entry, type EntryKind, type EntryState, SCOPES } from "./types.js";
 import { LIMITS } from "./validate.js";
 
 const HEADINGS: Record<EntryKind, string> = {
@@ -46,10 +46,19 @@ function stableEntryOrder(a: EntryState, b: EntryState): number {
   );
 }
 
-function entryLine(e: EntryState): string {
+function entryLine(e: Entry): string {
   const text = cap(e.content, LIMITS[e.kind].chars);
   if (e.kind === "agent") return bullet(`${e.title}: `, text.split("\n")[0] ?? "");
   return bullet(`[${e.id}] ${e.title ? `${e.title}: ` : ""}`, text);
+}
+
+/**
+ * The line an entry is rendered as in the prompt block (a skill's without its import hint): the mark a
+ * journaled system prompt carries while that version of the entry is in force.
+ */
+export function renderedLine(e: Entry): string {
+  if (e.kind === "skill") return `- ${e.title}: ${cap(e.content, LIMITS.skill.chars)}`;
+  return entryLine(e);
 }
 
 function skillLine(s: SkillInfo): string {

@@ -34,7 +34,8 @@ import {
 
 export const REVISIONS_FILE = "revisions.jsonl";
 export const USES_FILE = "uses.jsonl";
-const LOCK_FILE = "revisions.lock";
+/** Held by every writer of a scope (revisions and verdicts alike). */
+export const LOCK_FILE = "revisions.lock";
 
 /** The log cannot be read (a damaged line, an unresolved merge). The message names the file and line. */
 export class HarnessLogError extends Error {
@@ -68,6 +69,8 @@ export interface CommitRequest {
   reason: string;
   evidence?: Revision["evidence"];
   trajectory?: Revision["trajectory"];
+  /** A promotion on the strength of a verdict names it. */
+  verdict?: Revision["verdict"];
   now?: Date;
 }
 
@@ -168,6 +171,7 @@ export class HarnessStore {
         reason: request.reason,
         evidence: request.evidence ?? null,
         trajectory: request.trajectory,
+        verdict: request.verdict,
         edits,
         time: now,
       });
@@ -179,7 +183,10 @@ export class HarnessStore {
    * Appends the inverse of `query`. Refused, naming the later revision, when a later revision touched
    * one of its entries (the undo would silently overwrite that work) unless `force` is set.
    */
-  revert(query: string, options: { force?: boolean; author: string; now?: Date }): Revision {
+  revert(
+    query: string,
+    options: { force?: boolean; author: string; now?: Date; reason?: string; verdict?: Revision["verdict"] },
+  ): Revision {
     const { revision: target } = this.find(query);
     return this.locked((revisions, state) => {
       const index = revisions.findIndex((r) => r.rev === target.rev);
@@ -203,9 +210,10 @@ export class HarnessStore {
       }
       return this.append(revisions, {
         author: options.author,
-        reason: `revert ${target.rev}${first ? " (forced)" : ""}`,
+        reason: options.reason ?? `revert ${target.rev}${first ? " (forced)" : ""}`,
         evidence: null,
         revert: target.rev,
+        verdict: options.verdict,
         edits,
         time: (options.now ?? new Date()).toISOString(),
       });
@@ -259,6 +267,7 @@ export class HarnessStore {
       evidence: fields.evidence,
       ...(fields.trajectory ? { trajectory: fields.trajectory } : {}),
       ...(fields.revert ? { revert: fields.revert } : {}),
+      ...(fields.verdict ? { verdict: fields.verdict } : {}),
       edits: fields.edits,
     };
     const fd = openSync(this.logPath, "a", this.location.private ? 0o600 : 0o644);

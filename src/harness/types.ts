@@ -40,6 +40,8 @@ export interface Edit {
   /** Journal event numbers that justify this edit (refine), in the revision's session. */
   evidence?: number[];
   reason?: string;
+  /** What the edit should change in the work that follows (e.g. "the gate `pytest -q` stops failing on ImportError"). */
+  hypothesis?: string;
 }
 
 export interface Revision {
@@ -58,7 +60,22 @@ export interface Revision {
   trajectory?: { session: string; from: number; to: number };
   /** Set when this revision undoes another. */
   revert?: string;
+  /** Set when a verdict wrote this revision: an automatic revert (regressed) or a promotion (improved). */
+  verdict?: VerdictNote;
   edits: Edit[];
+}
+
+/** Why a revision was written on the strength of a verdict (docs/harness.md, "Verdicts"). */
+export interface VerdictNote {
+  /** The revision judged, in `scope` (for a promotion: the session scope of `session`). */
+  rev: string;
+  scope: Scope;
+  session?: string;
+  verdict: "regressed" | "improved";
+  /** The windows compared, naming sessions and journal events (gate runs or cells), before and after. */
+  evidence: string;
+  /** A promotion of an edit learnt in an autonomous run: the replay check (`relm harness verify`) it passed. */
+  verify?: { time: string; summary: string };
 }
 
 /** What a caller asks for; the store turns it into an Edit with before/after under its lock. */
@@ -76,6 +93,7 @@ export type Intent =
       created?: string;
       evidence?: number[];
       reason?: string;
+      hypothesis?: string;
     }
   | {
       op: "update";
@@ -85,8 +103,9 @@ export type Intent =
       code?: string;
       evidence?: number[];
       reason?: string;
+      hypothesis?: string;
     }
-  | { op: "remove"; id: string; evidence?: number[]; reason?: string };
+  | { op: "remove"; id: string; evidence?: number[]; reason?: string; hypothesis?: string };
 
 /** Where a scope's files live. */
 export interface ScopeLocation {

@@ -1,0 +1,160 @@
+// What relm concluded about each applied edit, kept beside the scope's revisions: verdicts (did the work
+// after the edit go better or worse than before it), replay checks (`relm harness verify`) and promotions.
+// Append-only, one record per line; nothing here changes the harness itself (reverts and promotions are
+// revisions of their own).
+
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { withLock } from "./lock.js";
+import { ensureDir } from "./paths.js";
+import { LOCK_FILE } from "./store.js";
+import type { Scope, ScopeLocation } from "./types.js";
+
+export const VERDICTS_FILE = "verdicts.jsonl";
+export const VERDICT_LOG_VERSION = 1;
+
+export type Verdict = "improved" | "regressed" | "neutral" | "pending";
+
+/**
+ * One unit of a window, named by where it is: with gates, an attempt at a passing gate run (`ok`: it
+ * reached one); without gates, a cell (`ok`: it ran without error).
+ */
+export interface WindowUnit {
+  session: string;
+  /** Journal events of `session` it spans. */
+  from: number;
+  to: number;
+  time: string;
+  ok: boolean;
+  /** Model calls and tokens (input + output) it took. */
+  turns: number;
+  tokens: number;
+  /** Its gate runs (journal event numbers) and whether each passed. */
+  gateRuns?: { n: number; passed: boolean }[];
+  /** Errors of the kind the edit targeted (its evidence's cell errors and failed gates). */
+  targeted: number;
+  /** A cell that came right after a failed one: a retry. */
+  retry?: boolean;
+}
+
+export interface WindowSummary {
+  units: WindowUnit[];
+  /** Attempts that reached a passing gate run / cells that ran without error. */
+  ok: number;
+  /** Means over the attempts that reached green (gates only). */
+  turnsToGreen: number | null;
+  tokensToGreen: number | null;
+  retries: number;
+  targeted: number;
+}
+
+export interface VerdictRecord {
+  v: number;
+  type: "verdict";
+  t: string;
+  rev: string;
+  verdict: Verdict;
+  /** The window after the edit is full: later work does not change this verdict. */
+  final: boolean;
+  signal: "gates" | "cells";
+  before: WindowSummary;
+  after: WindowSummary;
+  /** One line: what changed, naming sessions and events. */
+  summary: string;
+  /** The revision that reverted the edit because of this verdict. */
+  reverted?: string;
+  /** Why a regressed edit was not reverted (a later revision changed the same entries). */
+  refused?: string;
+}
+
+/** One replay of the recorded task(s) under `relm harness verify`. */
+export interface VerifyRun {
+  /** How the run ended: done, gates passed, gates still failing, budget exhausted, error… */
+  outcome: string;
+  /** null when no gate was run. */
+  gatesPassed: boolean | null;
+  turns: number;
+  tokens: number;
+  cost: number | null;
+  elapsedMs: number;
+  /** The replay's own session id (its journal is under the scratch home, kept only with --keep). */
+  session: string;
+}
+
+export interface VerifyRecord {
+  v: number;
+  type: "verify";
+  t: string;
+  rev: string;
+  passed: boolean;
+  summary: string;
+  /** The session the edit was learnt from, whose task(s) were replayed. */
+  session: string;
+  model: string;
+  tasks: string[];
+  gates: string[];
+  /** Where the scratch copies came from: the checkpoint the session started from, or a copy of its folder. */
+  workspace: { source: "checkpoint" | "copy"; commit?: string };
+  budget: { maxTurns?: number; maxTokens?: number; maxCost?: number; maxTimeMs?: number };
+  with: VerifyRun;
+  without: VerifyRun;
+}
+
+export interface PromotionRecord {
+  v: number;
+  type: "promotion";
+  t: string;
+  rev: string;
+  entry: string;
+  to: Scope;
+  /** The revision written in the target scope. */
+  revision: string;
+}
+
+export type VerdictLogRecord = VerdictRecord | VerifyRecord | PromotionRecord;
+type RecordOf<T extends VerdictLogRecord["type"]> = Extract<VerdictLogRecord, { type: T }>;
+
+/** A scope's verdicts.jsonl. */
+export class VerdictLog {
+  readonly path: string;
+
+  constructor(readonly location: ScopeLocation) {
+    this.path = join(location.dir, VERDICTS_FILE);
+  }
+
+  records(): VerdictLogRecord[] {
+    if (!existsSync(this.path)) return [];
+    const out: VerdictLogRecord[] = [];
+    for (const line of readFileSync(this.path, "utf8").split("\n")) {
+      if (line.trim() === "") continue;
+      try {
+        const record = JSON.parse(line) as VerdictLogRecord;
+        if (typeof record.rev === "string" && typeof record.type === "string") out.push(record);
+      } catch {
+        // A torn last line (a crash mid-write) loses only that record.
+      }
+    }
+    return out;
+  }
+
+  /** The newest record of `type` about revision `rev`. */
+  latest<T extends VerdictLogRecord["type"]>(rev: string, type: T): RecordOf<T> | undefined {
+    return this.records().findLast((r): r is RecordOf<T> => r.rev === rev && r.type === type);
+  }
+
+  /**
+   * Appends `record` unless the newest record of its type about the same revision already says the same
+   * (`same`), checked under the scope's lock: evaluating twice, or in two processes at once, writes once.
+   */
+  append<T extends VerdictLogRecord>(record: T, same?: (last: T) => boolean): boolean {
+    ensureDir(this.location.dir, this.location.private);
+    return withLock(join(this.location.dir, LOCK_FILE), () => {
+      const last = this.latest(record.rev, record.type) as T | undefined;
+      if (last && same?.(last)) return false;
+      appendFileSync(this.path, `${JSON.stringify(record)}\n`, {
+        mode: this.location.private ? 0o600 : 0o644,
+      });
+      return true;
+    });
+  }
+}
