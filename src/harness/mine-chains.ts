@@ -1,0 +1,349 @@
+// Finds chains of consecutive cells that recur with small variations across a project's sessions.
+// Deterministic: the same journals always give the same chains, in the same order, with the cells
+// each came from. See docs/harness.md "Skills from repeated work".
+import { analyseNames, type ChainNames, freeNames } from "./mine-names.js";
+import { isFString, literalValue, statements, type Token, tokenize } from "./mine-tokens.js";
+
+/** One cell as a journal recorded it. */
+export interface RecordedCell {
+  /** The `cell` event's number in its journal. */
+  event: number;
+  code: string;
+  /** What the cell printed (the full text when the journal kept it aside). */
+  output: string;
+  /** Ran to the end without an exception (status "ok", no failing `!command`). */
+  ok: boolean;
+  /** False when the output was cut and the full text is gone: it cannot be a smoke test's answer. */
+  complete?: boolean;
+}
+
+/** The cells of one agent's journal, in order. */
+export interface RecordedSession {
+  /** Session id; a child is named by its path, e.g. `4f8k2m1a/children/9d2x…`. */
+  id: string;
+  cwd: string;
+  cells: RecordedCell[];
+}
+
+export interface MineOptions {
+  minLength?: number;
+  maxLength?: number;
+  /** Chains with fewer code tokens are too small to be worth a function. */
+  minTokens?: number;
+  /** Chains whose occurrences differ in more literals than this are different work. */
+  maxParameters?: number;
+}
+
+/** Where a chain was seen: which session, which cells (by index and journal event number). */
+export interface Occurrence {
+  session: string;
+  cwd: string;
+  /** Index of its first cell in the session's cells. */
+  start: number;
+  events: number[];
+  /** Every literal of the chain, as this occurrence wrote it (source text), in chain order. */
+  literals: string[];
+  /** The cells' outputs, one after the other. */
+  output: string;
+  /** Whether every cell's output is what it printed in full. */
+  complete: boolean;
+}
+
+/** Literals that vary between occurrences and always vary together: one parameter. */
+export interface VaryingLiteral {
+  /** Indices into the chain's literals. */
+  slots: number[];
+}
+
+export interface Chain {
+  /** The normalised chain: its cells with literals and bound names abstracted. */
+  key: string;
+  length: number;
+  occurrences: Occurrence[];
+  sessions: string[];
+  /** Tokens of each cell of the first occurrence: the code a function is built from. */
+  cells: Token[][];
+  /** The literal tokens of the first occurrence, in chain order. */
+  literalTokens: Token[];
+  names: ChainNames;
+  varying: VaryingLiteral[];
+  /** Names read from outside the chain that are neither builtins nor imported: the chain needs them. */
+  unresolved: string[];
+  /** `import …` statements of earlier cells that the chain relies on (e.g. `import json`). */
+  imports: string[];
+  /** Why no skill is proposed for it, when none is. */
+  problem?: string;
+}
+
+export interface MineResult {
+  /** Chains a skill can be made of, most repeated work first. */
+  chains: Chain[];
+  /** Repeated chains no skill is proposed for, with the reason (in `problem`). */
+  skipped: Chain[];
+}
+
+const BUILTINS = new Set(
+  (
+    "ArithmeticError AssertionError AttributeError BaseException BlockingIOError BrokenPipeError BufferError " +
+    "ConnectionError EOFError Ellipsis Exception FileExistsError FileNotFoundError FloatingPointError " +
+    "GeneratorExit IOError ImportError IndexError IsADirectoryError KeyError KeyboardInterrupt LookupError " +
+    "MemoryError ModuleNotFoundError NameError NotADirectoryError NotImplemented NotImplementedError OSError " +
+    "OverflowError PermissionError RecursionError RuntimeError StopIteration SyntaxError SystemExit " +
+    "TimeoutError TypeError UnicodeDecodeError UnicodeEncodeError UnicodeError ValueError Warning " +
+    "ZeroDivisionError UserWarning DeprecationWarning abs aiter all anext any ascii bin bool breakpoint " +
+    "bytearray bytes callable chr classmethod compile complex delattr dict dir divmod enumerate eval exec " +
+    "filter float format frozenset getattr globals hasattr hash help hex id input int isinstance issubclass " +
+    "iter len list locals map max memoryview min next object oct open ord pow print property range repr " +
+    "reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip display " +
+    "get_ipython __name__"
+  ).split(" "),
+);
+/** relm's pre-imported names (python/relm/api.py EXPORTS): a package imports them from relm.api. */
+const RELM_EXPORTS = new Set([
+  "submit",
+  "rlm",
+  "llm",
+  "send",
+  "inbox",
+  "schedule",
+  "goal",
+  "done",
+  "harness",
+]);
+
+interface PreparedCell {
+  cell: RecordedCell;
+  tokens: Token[];
+  problem?: string;
+  /** Code tokens (no comments): the cell's size. */
+  size: number;
+}
+
+interface Window {
+  session: number;
+  start: number;
+  length: number;
+}
+
+export function mineChains(sessions: readonly RecordedSession[], options: MineOptions = {}): MineResult {
+  const minLength = options.minLength ?? 2;
+  const maxLength = options.maxLength ?? 5;
+  const minTokens = options.minTokens ?? 10;
+  const prepared = sessions.map((s) => s.cells.map(prepare));
+  const groups = new Map<string, Window[]>();
+  prepared.forEach((cells, session) => {
+    for (let length = minLength; length <= maxLength; length++) {
+      for (let start = 0; start + length <= cells.length; start++) {
+        const window = cells.slice(start, start + length);
+        if (window.some((c) => !c.cell.ok || c.problem)) continue;
+        if (window.reduce((n, c) => n + c.size, 0) < minTokens) continue;
+        const key = chainKey(window.map((c) => c.tokens));
+        const list = groups.get(key) ?? [];
+        list.push({ session, start, length });
+        groups.set(key, list);
+      }
+    }
+  });
+  const repeated: { key: string; windows: Window[] }[] = [];
+  for (const [key, windows] of groups) {
+    const kept = nonOverlapping(windows);
+    const distinct = new Set(kept.map((w) => w.session)).size;
+    if (distinct >= 2 || kept.length >= 3) repeated.push({ key, windows: kept });
+  }
+  const chains = repeated.map(({ key, windows }) =>
+    describeChain(key, windows, sessions, prepared, options.maxParameters ?? 4),
+  );
+  const usable = chains.filter((c) => !c.problem);
+  const keep = (c: Chain, among: Chain[]) => !among.some((other) => other !== c && covers(other, c));
+  const order = (a: Chain, b: Chain) =>
+    b.occurrences.length * b.length - a.occurrences.length * a.length ||
+    firstSeen(a) - firstSeen(b) ||
+    a.key.localeCompare(b.key);
+  return {
+    chains: usable.filter((c) => keep(c, usable)).sort(order),
+    skipped: chains.filter((c) => c.problem && keep(c, chains)).sort(order),
+  };
+
+  function firstSeen(c: Chain): number {
+    const o = c.occurrences[0] as Occurrence;
+    return sessions.findIndex((s) => s.id === o.session) * 1e6 + o.start;
+  }
+}
+
+function prepare(cell: RecordedCell): PreparedCell {
+  const { tokens, problem } = tokenize(cell.code);
+  const size = tokens.filter((t) => t.kind !== "comment" && t.kind !== "newline").length;
+  return { cell, tokens, problem, size };
+}
+
+/**
+ * The normalised form of a window: comments and spacing dropped, string and number literals replaced
+ * by their kind, names the chain binds replaced by their order of first use ($1, $2 …), indentation
+ * kept as levels. Two windows with the same key differ only in literals and in consistently renamed
+ * variables.
+ */
+export function chainKey(cells: readonly (readonly Token[])[]): string {
+  const names = analyseNames(cells);
+  const renamed = new Map<string, string>();
+  return cells
+    .map((tokens) =>
+      tokens
+        .flatMap((t) => {
+          if (t.kind === "comment") return [];
+          if (t.kind === "newline") return [`\n${t.level}`];
+          if (t.kind === "number") return ["<num>"];
+          if (t.kind === "string")
+            return [isFString(t) ? t.text : /^[a-zA-Z]*b/i.test(t.text) ? "<bytes>" : "<str>"];
+          if (t.kind === "name" && names.roles.get(t) === "name" && names.renamable.has(t.text)) {
+            if (!renamed.has(t.text)) renamed.set(t.text, `$${renamed.size + 1}`);
+            return [renamed.get(t.text) as string];
+          }
+          return [t.text];
+        })
+        .join(" "),
+    )
+    .join("\n--cell--\n");
+}
+
+/** Occurrences in one session may not share cells: the earliest wins. */
+function nonOverlapping(windows: Window[]): Window[] {
+  const out: Window[] = [];
+  const sorted = [...windows].sort((a, b) => a.session - b.session || a.start - b.start);
+  for (const w of sorted) {
+    const last = out.at(-1);
+    if (last && last.session === w.session && w.start < last.start + last.length) continue;
+    out.push(w);
+  }
+  return out;
+}
+
+/** `outer` is longer and each of `inner`'s occurrences lies within one of its occurrences. */
+function covers(outer: Chain, inner: Chain): boolean {
+  if (outer.length <= inner.length) return false;
+  return inner.occurrences.every((o) =>
+    outer.occurrences.some(
+      (p) =>
+        p.session === o.session && p.start <= o.start && o.start + inner.length <= p.start + outer.length,
+    ),
+  );
+}
+
+function literalsOf(cells: readonly Token[][]): Token[] {
+  return cells.flatMap((tokens) =>
+    tokens.filter((t) => t.kind === "number" || (t.kind === "string" && !isFString(t))),
+  );
+}
+
+function describeChain(
+  key: string,
+  windows: Window[],
+  sessions: readonly RecordedSession[],
+  prepared: PreparedCell[][],
+  maxParameters: number,
+): Chain {
+  const first = windows[0] as Window;
+  const cellsOf = (w: Window) => (prepared[w.session] as PreparedCell[]).slice(w.start, w.start + w.length);
+  const occurrences = windows.map((w): Occurrence => {
+    const cells = cellsOf(w);
+    const session = sessions[w.session] as RecordedSession;
+    return {
+      session: session.id,
+      cwd: session.cwd,
+      start: w.start,
+      events: cells.map((c) => c.cell.event),
+      literals: literalsOf(cells.map((c) => c.tokens)).map((t) => t.text),
+      output: cells.map((c) => c.cell.output).join(""),
+      complete: cells.every((c) => c.cell.complete !== false),
+    };
+  });
+  const cells = cellsOf(first).map((c) => c.tokens);
+  const names = analyseNames(cells);
+  const literalTokens = literalsOf(cells);
+  const values = windows.map((w) => literalsOf(cellsOf(w).map((c) => c.tokens)).map(literalValue));
+  const varying = varyingLiterals(values);
+  const imports = importsBefore(windows, prepared);
+  const unresolved = freeNames(cells, names).filter(
+    (n) => !BUILTINS.has(n) && !RELM_EXPORTS.has(n) && !imports.has(n),
+  );
+  const chain: Chain = {
+    key,
+    length: first.length,
+    occurrences,
+    sessions: [...new Set(occurrences.map((o) => o.session))],
+    cells,
+    literalTokens,
+    names,
+    varying,
+    unresolved,
+    imports: neededImports(cells, names, imports),
+  };
+  if (unresolved.length > 0) {
+    chain.problem = `reads ${unresolved.map((n) => `\`${n}\``).join(", ")}, made by earlier cells, not by the chain`;
+  } else if (varying.length > maxParameters) {
+    chain.problem = `its occurrences differ in ${varying.length} literals (at most ${maxParameters} make one skill)`;
+  }
+  return chain;
+}
+
+/** Slots whose values differ between occurrences, grouped when they always hold the same values. */
+export function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
+  const slots = values[0]?.length ?? 0;
+  const groups = new Map<string, number[]>();
+  for (let s = 0; s < slots; s++) {
+    const column = values.map((v) => v[s] ?? "");
+    if (column.every((v) => v === column[0])) continue;
+    const key = JSON.stringify(column);
+    groups.set(key, [...(groups.get(key) ?? []), s]);
+  }
+  return [...groups.values()].map((slotList) => ({ slots: slotList }));
+}
+
+/** Names imported by the cells before each occurrence (`import json` → json: "import json"). */
+function importsBefore(windows: Window[], prepared: PreparedCell[][]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const w of windows) {
+    for (const cell of (prepared[w.session] as PreparedCell[]).slice(0, w.start)) {
+      if (!cell.cell.ok) continue;
+      for (const statement of statements(cell.tokens)) {
+        if (statement[0]?.depth !== 0 || statement[0].level !== 0) continue;
+        if (statement[0].text !== "import" && statement[0].text !== "from") continue;
+        const text = cell.cell.code.slice(statement[0].start, (statement.at(-1) as Token).end);
+        for (const name of importedNames(statement)) if (!found.has(name)) found.set(name, text);
+      }
+    }
+  }
+  return found;
+}
+
+function importedNames(statement: Token[]): string[] {
+  const out: string[] = [];
+  const from = statement[0]?.text === "from";
+  let k = from ? statement.findIndex((t) => t.text === "import") + 1 : 1;
+  let itemStart = true;
+  for (; k > 0 && k < statement.length; k++) {
+    const t = statement[k] as Token;
+    if (t.text === ",") itemStart = true;
+    if (t.kind !== "name") continue;
+    if (t.text === "as") {
+      out.pop();
+      const alias = statement[k + 1];
+      if (alias) out.push(alias.text);
+      k++;
+    } else if (itemStart) {
+      out.push(t.text);
+      itemStart = false;
+    }
+  }
+  return out.filter((n) => n !== "*");
+}
+
+function neededImports(cells: Token[][], names: ChainNames, imports: Map<string, string>): string[] {
+  const free = freeNames(cells, names);
+  const lines = new Set<string>();
+  for (const n of free) {
+    const line = imports.get(n);
+    if (line && !BUILTINS.has(n)) lines.add(line);
+    else if (RELM_EXPORTS.has(n)) lines.add(`from relm.api import ${n}`);
+  }
+  return [...lines].sort();
+}
