@@ -105,6 +105,27 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
 
   scoped(
     harness
+      .command("skills")
+      .description(
+        "the skills in use; --suggest proposes skills from repeated chains of cells in this project's sessions",
+      )
+      .option(
+        "--suggest",
+        "mine this project's sessions for repeated work and show skill candidates (writes nothing)",
+      )
+      .option(
+        "--apply <name>",
+        "smoke-test candidate NAME in a fresh forked kernel; apply it only if it passes",
+      )
+      .option("--json", "print the candidates as one JSON object"),
+    "where --apply puts the skill (default project)",
+  ).action(async (flags) => {
+    const { skillsCommand } = await import("./harness-skills.js");
+    setExit(await skillsCommand(flags, io));
+  });
+
+  scoped(
+    harness
       .command("export")
       .description("write entries as JSON (all of the scope's, or the ones named) for `relm harness import`")
       .argument("[entries...]", "entry ids or unique prefixes (default: every entry of the scope)")
