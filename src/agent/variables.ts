@@ -100,7 +100,7 @@ export function describeVariable(spec: VariableSpec): VariableDescription {
   return {
     name: spec.name,
     type: "str",
-    size: `${countCodePoints(text).toLocaleString("en-US")} chars, ${countLines(text).toLocaleString("en-US")} lines`,
+    size: `${countCodePoints(text).toLocaleString("en-US")} chars, ${plural(countLines(text), "line")}`,
     preview: preview(text),
     origin: spec.source.file,
   };
@@ -125,4 +125,8 @@ function countLines(text: string): number {
 export function renderVariableLine(v: VariableDescription): string {
   const from = v.origin ? ` (from ${v.origin})` : "";
   return `\`${v.name}\`: ${v.type}, ${v.size}${from}; starts ${v.preview}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
 }

@@ -1,4 +1,5 @@
 import type { Editor, SlashCommand, TUI } from "@mariozechner/pi-tui";
+import type { AgentEvent } from "../agent/events.js";
 import type { AgentPanel } from "./agent-panel.js";
 import type { AgentsModel } from "./agents-model.js";
 import type { DialogHost } from "./dialogs.js";
@@ -49,6 +50,8 @@ export interface AppControl extends AppApi {
   toggleExpanded(): void;
   unfocusAgents(): void;
   reloadConfigured(): void;
+  /** A sub-agent's streamed output not yet in its journal. */
+  liveEvents(id: string): AgentEvent[];
 }
 
 /** A slash command: its palette entry and what it does. */

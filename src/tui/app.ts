@@ -1,7 +1,7 @@
 // The terminal UI: one screen with the transcript, the agent panel, what is queued, what the agent is
 // doing, the input and the status line. It is a client of a session host: everything it shows comes
 // from the host's event stream, everything it changes goes through the host.
-import { type Component, Editor, type TUI } from "@mariozechner/pi-tui";
+import type { Component, Editor, TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/events.js";
 import { ConfigError } from "../config/errors.js";
 import { newSessionId } from "../session/index.js";
@@ -15,6 +15,7 @@ import { type DialogHost, pickFrom, showView } from "./dialogs.js";
 import { headerBlock } from "./header.js";
 import { helpLines } from "./help.js";
 import { InputHistory } from "./history.js";
+import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
 import { Pastes } from "./pastes.js";
@@ -111,7 +112,7 @@ export class App implements AppControl {
     this.panel = new AgentPanel(this.agents, this.theme, childActions(this, this.childViews), () =>
       Math.max(3, Math.floor(this.tui.terminal.rows / 3)),
     );
-    this.editor = new Editor(this.tui, this.theme.editor, { paddingX: 1, autocompleteMaxVisible: 8 });
+    this.editor = new InputEditor(this.tui, this.theme.editor, { paddingX: 1, autocompleteMaxVisible: 8 });
     this.editor.setAutocompleteProvider(new RelmCompletion(paletteEntries(this.commands), this.cwd));
     for (const entry of this.history.all()) this.editor.addToHistory(entry);
     this.editor.onSubmit = (text) => void this.submit(text);
@@ -123,6 +124,8 @@ export class App implements AppControl {
         cwd: this.cwd,
         branch: options.branch,
         link: this.link.state,
+        sessionId: this.link.id,
+        kernel: this.kernelState,
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
       }),
@@ -167,7 +170,42 @@ export class App implements AppControl {
 
   // --- events -------------------------------------------------------------------------------------
 
+  /** The root kernel's state from events; the host's `info` is asked less often than this changes. */
+  private kernelState: SessionInfo["kernel"] | undefined;
+
+  private trackKernel(event: AgentEvent): void {
+    if (event.agent) return;
+    if (event.type === "kernel") this.kernelState = event.event === "died" ? "restarting" : "idle";
+    else if (event.type === "cell") this.kernelState = "busy";
+    else if (event.type === "cell_output") this.kernelState = "idle";
+  }
+
+  /**
+   * Sub-agents' streamed output since their last journaled step: a child's transcript opened mid-cell
+   * shows what its cell printed so far (the journal has it only when the cell ends).
+   */
+  private readonly childLive = new Map<string, AgentEvent[]>();
+
+  private keepChildLive(event: AgentEvent): void {
+    const id = event.agent;
+    if (!id) return;
+    if (event.type === "cell_output_delta" || event.type === "text_delta") {
+      const list = this.childLive.get(id) ?? [];
+      list.push(event);
+      if (list.length > 2000) list.splice(0, list.length - 2000);
+      this.childLive.set(id, list);
+    } else if (event.type === "cell_output" || event.type === "model_response") {
+      this.childLive.delete(id);
+    } else if (event.type === "child_finished") this.childLive.delete(event.id);
+  }
+
+  liveEvents(id: string): AgentEvent[] {
+    return [...(this.childLive.get(id) ?? [])];
+  }
+
   onEvent(event: AgentEvent): void {
+    this.keepChildLive(event);
+    this.trackKernel(event);
     if (!event.agent && TURN_ENDS.has(event.type)) this.turnEnds++;
     this.transcript.apply(event);
     this.agents.apply(event);
@@ -211,6 +249,8 @@ export class App implements AppControl {
         .call<SessionInfo>("info")
         .then((info) => {
           this.info = info;
+          // The host's answer wins over what events suggested (a kernel freed while idle, say).
+          this.kernelState = undefined;
           // An answer that crossed a turn's end on the way says nothing about the next turn.
           if (this.turnEnds !== endsBefore) return this.tui.requestRender();
           // The host knows best whether a turn is running: after attaching mid-turn, say. Only then,
@@ -229,7 +269,8 @@ export class App implements AppControl {
     if (this.activity.busy || this.transcript.hasRunningCells || this.agents.running() > 0)
       this.tui.requestRender();
     // While the agent works, the time budget and the kernel's state move without events.
-    if (this.activity.busy && this.link.live && Date.now() - this.lastInfoAt > 2000) this.refreshInfo(0);
+    const every = this.activity.busy ? 2000 : 15_000;
+    if (this.link.live && Date.now() - this.lastInfoAt > every) this.refreshInfo(0);
   }
 
   note(text: string): void {
@@ -242,15 +283,16 @@ export class App implements AppControl {
   async submit(raw: string): Promise<void> {
     const text = raw.trim();
     if (text === "") return;
-    this.editor.addToHistory(text);
-    this.history.add(text);
     if (text.startsWith("/") && !text.startsWith("//")) {
+      this.remember(text);
       await runSlash(this, this.commands, text);
       this.tui.requestRender();
       return;
     }
     const message = text.startsWith("//") ? text.slice(1) : text;
-    const { text: body, variables } = this.pastes.take(message);
+    const { text: body, short, variables } = this.pastes.take(message);
+    // History keeps the variables' names, not the paste tokens (which mean nothing once sent).
+    this.remember(short);
     try {
       await this.send(body, variables);
     } catch (error) {
@@ -258,6 +300,11 @@ export class App implements AppControl {
       if (error instanceof ConfigError) this.note(this.theme.dim("/login sets up a provider and model"));
     }
     this.tui.requestRender();
+  }
+
+  private remember(text: string): void {
+    this.editor.addToHistory(text);
+    this.history.add(text);
   }
 
   private async send(text: string, variables: { name: string; text: string }[]): Promise<void> {
@@ -341,7 +388,9 @@ export class App implements AppControl {
   }
 
   showHelp(): void {
-    void showView(this.dialogs, "relm — commands and keys", (width) => helpLines(this.commands, this.theme, width));
+    void showView(this.dialogs, "relm — commands and keys", (width) =>
+      helpLines(this.commands, this.theme, width),
+    );
   }
 
   // --- sessions -----------------------------------------------------------------------------------

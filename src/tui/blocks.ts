@@ -5,6 +5,7 @@ import {
   Markdown,
   type MarkdownTheme,
   truncateToWidth,
+  visibleWidth,
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import { lexer, type Token } from "marked";
@@ -35,7 +36,11 @@ export class UserBlock implements Component {
     const who = this.from ? t.dim(`[from ${this.from}] `) : "";
     shown.forEach((line, i) => {
       const prefix = i === 0 ? `${t.accent("›")} ${who}` : "  ";
-      const wrapped = wrapTextWithAnsi(t.user(line), Math.max(10, width - 2));
+      // A word longer than the width wraps onto its own lines; no empty line in between.
+      const pieces = wrapTextWithAnsi(t.user(line), Math.max(10, width - 2)).filter(
+        (w) => visibleWidth(w) > 0,
+      );
+      const wrapped = pieces.length > 0 ? pieces : [""];
       wrapped.forEach((w, j) => {
         lines.push(truncateToWidth(`${j === 0 ? prefix : "  "}${w}`, width));
       });

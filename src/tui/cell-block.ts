@@ -89,14 +89,14 @@ export class CellBlock implements Component {
   private build(width: number, elapsed: number): string[] {
     const t = this.theme;
     const lines: string[] = [""];
-    lines.push(truncateToWidth(`${t.accent("▸")} ${t.dim("ipython")}`, width));
+    lines.push(clip(`${t.accent("▸")} ${t.dim("ipython")}`, width));
     const gutter = t.accent("│ ");
     const shown = this.code.length > CODE_LINES ? this.code.slice(0, CODE_LINES) : this.code;
-    for (const line of shown) lines.push(truncateToWidth(`  ${gutter}${line}`, width));
+    for (const line of shown) lines.push(clip(`  ${gutter}${line}`, width));
     if (this.code.length > CODE_LINES) {
       lines.push(t.dim(`  │ … ${this.code.length - CODE_LINES} more lines of code`));
     }
-    for (const line of this.outputLines()) lines.push(truncateToWidth(`  ${t.dim("┊")} ${line}`, width));
+    for (const line of this.outputLines()) lines.push(clip(`  ${t.dim("┊")} ${line}`, width));
     lines.push(...this.footer(width, elapsed));
     return lines;
   }
@@ -144,7 +144,7 @@ export class CellBlock implements Component {
     const t = this.theme;
     const time = formatDuration(elapsed);
     const end = this.end;
-    if (!end) return [truncateToWidth(`  ${t.accent("◌")} ${t.dim(`running ${time}`)}`, width)];
+    if (!end) return [clip(`  ${t.accent("◌")} ${t.dim(`running ${time}`)}`, width)];
     const out: string[] = [];
     if (end.status === "ok" && !this.failed) out.push(`  ${t.ok("✓")} ${t.dim(time)}`);
     else if (end.status === "ok") out.push(`  ${t.error(`✗ exit status ${end.exitCode}`)} ${t.dim(time)}`);
@@ -157,12 +157,12 @@ export class CellBlock implements Component {
       );
     }
     if (end.note) out.push(...wrapTextWithAnsi(t.warn(`  ⚠ ${end.note}`), width));
-    const lines = out.map((l) => truncateToWidth(l, width));
+    const lines = out.map((l) => clip(l, width));
     for (const file of end.imageFiles) {
       const path = this.sessionDir ? `${this.sessionDir}/${file}` : file;
       const inline = this.inlineImage(path, width);
       if (inline) lines.push(...inline);
-      else lines.push(truncateToWidth(`  ${t.accent("▣")} ${t.dim(`image: ${path}`)}`, width));
+      else lines.push(clip(`  ${t.accent("▣")} ${t.dim(`image: ${path}`)}`, width));
     }
     return lines;
   }
@@ -189,6 +189,21 @@ export class CellBlock implements Component {
     }
     return image ? image.render(width) : undefined;
   }
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what is left out
+const SGR = /\u001b\[[0-9;]*m/g;
+
+/**
+ * truncateToWidth, without measuring lines that cannot be too wide: measuring every line grapheme by
+ * grapheme was most of the time of drawing a long transcript the first time (bench/tui.mjs). No
+ * character takes more than two columns (a tab three), so a line with at most half as many characters
+ * as the width, colour codes aside, is returned as it is, exactly as truncateToWidth returns it.
+ */
+function clip(line: string, width: number): string {
+  const plain = line.replace(SGR, "");
+  const tabs = plain.split("\t").length - 1;
+  return 2 * plain.length + tabs <= width ? line : truncateToWidth(line, width);
 }
 
 /** Output is shown as text: control characters other than tab would move the terminal's cursor. */

@@ -17,6 +17,7 @@ export async function openChildView(
     const history = await app.link.call<{ events: AgentEvent[] }>("child.events", { id });
     for (const event of history.events) view.apply({ ...event, agent: id });
   }
+  for (const event of app.liveEvents(id)) view.apply(event);
   views.add(view);
   try {
     await showView(app.dialogs, `sub-agent ${label} (read-only)`, (width) => view.render(width), {

@@ -88,12 +88,20 @@ class FilterList implements Component, Focusable {
     private readonly filterable: boolean,
     private readonly maxVisible: number,
     private readonly onPick: (item: SelectItem | undefined) => void,
+    /** The width the list will be drawn at (the dialog's inside). */
+    private readonly width: () => number,
   ) {
     this.list = this.build(items);
   }
 
   private build(items: SelectItem[]): SelectList {
-    const list = new SelectList(items, this.maxVisible, this.theme.select);
+    // Labels (titles, names) get the room they need, up to most of the width; descriptions the rest.
+    const longest = Math.max(8, ...items.map((i) => visibleWidth(i.label)));
+    const half = Math.max(24, Math.floor(this.width() * 0.5));
+    const list = new SelectList(items, this.maxVisible, this.theme.select, {
+      minPrimaryColumnWidth: Math.min(longest + 2, 24),
+      maxPrimaryColumnWidth: Math.min(longest + 2, half),
+    });
     list.onSelect = (item) => this.onPick(item);
     list.onCancel = () => this.onPick(undefined);
     return list;
@@ -205,6 +213,8 @@ export function pickFrom(
       options.filterable ?? options.items.length > 8,
       rows,
       (item) => done(item?.value),
+      // The dialog is 90% of the screen, less its border and padding.
+      () => Math.floor(host.tui.terminal.columns * 0.9) - 4,
     );
     const start = options.items.findIndex((i) => i.value === options.initial);
     if (start >= 0) list.list.setSelectedIndex(start);

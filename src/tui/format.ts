@@ -1,3 +1,5 @@
+import { formatDuration } from "../config/duration.js";
+
 /** How long ago an ISO time was, in a few characters ("5m ago"). */
 export function ago(iso: string): string {
   const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
@@ -5,4 +7,22 @@ export function ago(iso: string): string {
   if (s < 3600) return `${Math.round(s / 60)}m ago`;
   if (s < 86400) return `${Math.round(s / 3600)}h ago`;
   return `${Math.round(s / 86400)}d ago`;
+}
+
+/** US dollars: cents for amounts of a dollar or more, four decimals below (so $0.0028 is not "$0.00"). */
+export function money(n: number): string {
+  if (n === 0) return "$0";
+  return Math.abs(n) >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
+}
+
+/** A turn's spend in one line, as the status line words it ("unpriced" when prices are unknown). */
+export function spendLine(spent: {
+  turns: number;
+  tokens: number;
+  elapsedMs: number;
+  cost: number | null;
+}): string {
+  const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
+  const cost = spent.cost === null ? "unpriced" : money(spent.cost);
+  return `${calls} · ${spent.tokens.toLocaleString("en-US")} tokens · ${formatDuration(spent.elapsedMs)} · ${cost}`;
 }

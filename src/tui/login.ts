@@ -59,7 +59,7 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
     { id: "ollama", label: "Ollama (local)", provider: "openai", baseUrl: ollamaBase(env), needsKey: false },
     {
       id: "custom",
-      label: "Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp…)",
+      label: "OpenAI-compatible server",
       provider: "openai",
       baseUrl: "",
       needsKey: false,
@@ -125,7 +125,7 @@ export async function loginFlow(
                 ? `${e.baseUrl} · running, ${probe.ids.length} model(s)`
                 : `${e.baseUrl} · not answering`;
           }
-          if (e.id === "custom") description = "you give the URL";
+          if (e.id === "custom") description = "vLLM, LM Studio, llama.cpp…: you give the URL";
           return { value: e.id, label: e.label, description };
         });
         const choice = await pickFrom(dialogs, {
@@ -229,7 +229,7 @@ async function chooseKey(
   const saved = existing.baseUrl === baseUrl ? existing.apiKey : undefined;
   if (ep.id === "ollama") return { source: "none" };
   const lines = [
-    `Paste the API key for ${ep.label === "Any OpenAI-compatible server (vLLM, LM Studio, llama.cpp…)" ? baseUrl : ep.label}. It is typed masked and sent only to ${new URL(baseUrl).host}.`,
+    `Paste the API key for ${ep.id === "custom" ? baseUrl : ep.label}. It is typed masked and sent only to ${new URL(baseUrl).host}.`,
   ];
   if (fromEnv)
     lines.push(`Enter alone uses $${ep.keyEnv} from your environment (not copied into the config).`);

@@ -42,6 +42,7 @@ export interface TuiFlags extends ConfigFlags {
   cellTimeout?: string;
   passEnv?: string[];
   maxDepth?: string;
+  learn?: boolean;
 }
 
 export interface TuiIo {
@@ -71,6 +72,7 @@ function hostArgs(flags: TuiFlags): string[] {
   if (flags.model) args.push("--model", flags.model);
   for (const v of flags.var ?? []) args.push("--var", v);
   for (const name of flags.passEnv ?? []) args.push("--pass-env", name);
+  if (flags.learn) args.push("--learn");
   return args;
 }
 

@@ -9,8 +9,15 @@ export interface PastedVariable {
   text: string;
 }
 
+/** Counted as the kernel side counts them: a final newline does not start another line. */
+function lineCount(text: string): number {
+  if (text.length === 0) return 0;
+  const breaks = text.split("\n").length - 1;
+  return text.endsWith("\n") ? breaks : breaks + 1;
+}
+
 function describe(text: string): string {
-  const lines = text.length === 0 ? 0 : text.split("\n").length;
+  const lines = lineCount(text);
   return `${text.length.toLocaleString("en-US")} chars, ${lines.toLocaleString("en-US")} line${lines === 1 ? "" : "s"}`;
 }
 
@@ -39,20 +46,26 @@ export class Pastes {
   }
 
   /**
-   * The message to send and the variables it refers to. Tokens the person deleted from the editor are
-   * dropped; the ones left become a sentence the model can act on.
+   * The message to send and the variables it refers to. Each token left in the input becomes the
+   * variable's name in backticks; what the variable holds is said once, after the message, so its first
+   * line (the session's title) stays what the person wrote. `short` is the message with names only, for
+   * the input history. Tokens the person deleted are dropped with their text.
    */
-  take(message: string): { text: string; variables: PastedVariable[] } {
+  take(message: string): { text: string; short: string; variables: PastedVariable[] } {
     const variables: PastedVariable[] = [];
-    let text = message;
+    const notes: string[] = [];
+    let short = message;
     for (const [token, v] of this.held) {
-      if (!text.includes(token)) continue;
+      if (!short.includes(token)) continue;
+      short = short.split(token).join(`\`${v.name}\``);
       const head = v.text.slice(0, 120).replace(/\s+/g, " ");
-      const ref = `\`${v.name}\` (pasted text, now a str variable in your kernel: ${describe(v.text)}; starts ${JSON.stringify(head)}${v.text.length > 120 ? "…" : ""})`;
-      text = text.split(token).join(ref);
+      notes.push(
+        `[\`${v.name}\` is a str variable in your kernel holding text the user pasted: ${describe(v.text)}; it starts ${JSON.stringify(head)}${v.text.length > 120 ? "…" : ""}]`,
+      );
       variables.push({ name: v.name, text: v.text });
     }
     this.held.clear();
-    return { text, variables };
+    const text = notes.length > 0 ? `${short}\n\n${notes.join("\n")}` : short;
+    return { text, short, variables };
   }
 }

@@ -16,7 +16,7 @@ import {
 import { formatTokens } from "./agent-panel.js";
 import type { AppApi, CommandSpec } from "./app-api.js";
 import { pickFrom, showText } from "./dialogs.js";
-import { ago } from "./format.js";
+import { ago, money } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
 
 /** This directory's sessions, newest first, as picker items. */
@@ -34,7 +34,7 @@ export async function pickSession(
     items: sessions.map((s) => ({
       value: s.id,
       label: s.title || "(untitled)",
-      description: `${s.live ? "● " : ""}${s.status} · ${ago(s.lastActivity)} · ${formatTokens(s.tokens)} tok${s.cost === null ? "" : ` · $${s.cost.toFixed(2)}`} · ${s.id}`,
+      description: `${s.live ? "● " : ""}${s.status} · ${ago(s.lastActivity)} · ${formatTokens(s.tokens)} tok${s.cost === null ? " · unpriced" : ` · ${money(s.cost)}`} · ${s.id}`,
     })),
     filterable: true,
   });
@@ -99,19 +99,20 @@ function costText(api: AppApi): string[] {
     `context      ${formatTokens(info.contextTokens)} of ${formatTokens(info.contextWindow)} tokens (${contextPercent(info)}%; compaction near 80%)`,
     `input        ${u.input.toLocaleString("en-US")} tokens (${u.cached.toLocaleString("en-US")} from the prompt cache, ${u.cacheWrite.toLocaleString("en-US")} written to it)`,
     `output       ${u.output.toLocaleString("en-US")} tokens`,
-    `model calls  ${info.spent.turns}`,
-    `cost         ${info.cost === null ? "unpriced (add the model's prices to config.json to see it)" : `$${info.cost.toFixed(4)}`}`,
+    `model calls  ${info.spent.turns} by the main agent (tokens and cost above include the sub-agents')`,
+    `cost         ${info.cost === null ? "unpriced (add the model's prices to config.json to see it)" : money(info.cost)}`,
   ];
   const left = budgetLeft(info);
   lines.push(`budgets      ${left ?? "none set (--max-turns, --max-tokens, --max-time, --max-cost)"}`);
   const nodes = api.agents.flatten();
   if (nodes.length > 0) {
     lines.push("", "sub-agents (included above):");
-    for (const { node, depth } of nodes) {
-      lines.push(
-        `  ${"  ".repeat(depth)}${node.label}  ${node.status}  ${formatTokens(node.tokens)} tok${node.cost === null ? "" : `  $${node.cost.toFixed(4)}`}`,
-      );
-    }
+    const names = nodes.map(({ node, depth }) => `${"  ".repeat(depth)}${node.label}`);
+    const width = Math.max(...names.map((n) => n.length));
+    nodes.forEach(({ node }, i) => {
+      const spend = `${formatTokens(node.tokens).padStart(6)} tok${node.cost === null ? "" : `  ${money(node.cost)}`}`;
+      lines.push(`  ${(names[i] as string).padEnd(width)}  ${node.status.padEnd(9)}  ${spend}`);
+    });
   }
   return lines;
 }

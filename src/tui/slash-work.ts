@@ -155,6 +155,39 @@ async function refine(api: AppApi, args: string[]): Promise<void> {
   api.note(api.theme.ok(`✓ ${applied.report.trim()}\n  ${applied.appliesWhere}`));
 }
 
+/** `/learn on|off|status`: online refinement through the host's `learn` method. */
+async function learn(api: AppApi, args: string[]): Promise<void> {
+  const mode = args[0] ?? "status";
+  if (!["on", "off", "status"].includes(mode)) {
+    api.note(api.theme.warn("usage: /learn on | off | status"));
+    return;
+  }
+  const result = await onHost<{
+    learn: { everyTurns: number; atCompaction: boolean; onGateFailure: number } | null;
+    passes: number;
+    applied: number;
+    spent: { tokens: number; cost: number | null };
+  }>(api, "learn", { mode });
+  if (!result) return;
+  const cost = result.spent.cost === null ? "cost unknown" : `$${result.spent.cost.toFixed(4)}`;
+  const so = `${result.passes} pass(es), ${result.applied} edit(s) applied, ${result.spent.tokens} tokens, ${cost}`;
+  const l = result.learn;
+  const when = l
+    ? [
+        l.everyTurns > 0 ? `every ${l.everyTurns} model calls` : "",
+        l.atCompaction ? "at compaction" : "",
+        l.onGateFailure > 0 ? `after ${l.onGateFailure} identical gate failures` : "",
+      ].filter(Boolean)
+    : [];
+  api.note(
+    api.theme.accent(
+      l
+        ? `learning: on — ${when.join(", ") || "no trigger set"}; lessons apply from the next compaction (${so})`
+        : `learning: off (${so})`,
+    ),
+  );
+}
+
 async function heartbeat(api: AppApi, args: string[]): Promise<void> {
   if (args[0] === "off") {
     const result = await onHost<{ cancelled?: number }>(api, "heartbeat", { off: true });
@@ -219,6 +252,12 @@ export function workCommands(): CommandSpec[] {
       args: "[session|project|user]",
       description: "review this session's work and keep checked lessons",
       run: refine,
+    },
+    {
+      name: "learn",
+      args: "on | off | status",
+      description: "review the work during the session and keep checked lessons",
+      run: learn,
     },
     {
       name: "heartbeat",

@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { formatDuration } from "../config/duration.js";
 import { formatTokens } from "./agent-panel.js";
+import { money } from "./format.js";
 import type { LinkState, SessionInfo } from "./session-link.js";
 import type { Theme } from "./theme.js";
 
@@ -16,13 +17,13 @@ export interface StatusData {
   cwd: string;
   branch: string | null;
   link: LinkState;
+  /** The session shown, before (or without) its host's figures. */
+  sessionId?: string;
+  /** The kernel's state as the UI last saw it in events (fresher than the host's last answer). */
+  kernel?: SessionInfo["kernel"];
   /** Goal and autonomy chosen before the first message (sent with it). */
   pendingGoal?: string;
   pendingGates?: string[] | null;
-}
-
-function money(n: number): string {
-  return n < 0.01 && n > 0 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
 }
 
 function shortPath(path: string): string {
@@ -37,7 +38,11 @@ export function budgetLeft(info: SessionInfo): string | undefined {
   if (limits.maxTurns !== undefined) parts.push(`${Math.max(0, limits.maxTurns - spent.turns)} turns`);
   if (limits.maxTokens !== undefined)
     parts.push(`${formatTokens(Math.max(0, limits.maxTokens - spent.tokens))} tok`);
-  if (limits.maxCost !== undefined) parts.push(money(Math.max(0, limits.maxCost - (spent.cost ?? 0))));
+  if (limits.maxCost !== undefined) {
+    const left = Math.max(0, limits.maxCost - (spent.cost ?? 0));
+    // Enough decimals that a small spend shows against a small budget ($1.997, not $2.00).
+    parts.push(left >= 10 ? `$${left.toFixed(2)}` : `$${left.toFixed(3)}`);
+  }
   if (limits.maxTimeMs !== undefined)
     parts.push(formatDuration(Math.max(0, limits.maxTimeMs - spent.elapsedMs)));
   return parts.length > 0 ? `budget ${parts.join(" · ")} left` : undefined;
@@ -51,8 +56,9 @@ export function contextPercent(info: SessionInfo): number {
 export function statusLines(d: StatusData, width: number, t: Theme): string[] {
   const sep = t.dim(" │ ");
   const info = d.info;
+  const model = info?.model ?? d.model;
   const first: string[] = [
-    `${t.c.bold(info?.model ?? d.model)} ${t.dim(`via ${info?.provider ?? d.provider}`)}`,
+    model ? `${t.c.bold(model)} ${t.dim(`via ${info?.provider ?? d.provider}`)}` : t.warn("no model: /login"),
   ];
   if (info) {
     const pct = contextPercent(info);
@@ -65,10 +71,12 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
     first.push(info.cost === null ? t.dim("unpriced") : money(info.cost));
     const left = budgetLeft(info);
     if (left) first.push(left);
-    const k = info.kernel;
+    const k = d.kernel ?? info.kernel;
     first.push(`kernel ${k === "busy" ? t.accent(k) : k === "restarting" ? t.warn(k) : k}`);
   } else {
-    first.push(t.dim(d.link === "starting" ? "starting…" : "new session"));
+    first.push(
+      t.dim(d.link === "starting" ? "starting…" : d.link === "offline" ? "saved session" : "new session"),
+    );
   }
   const second: string[] = [];
   const goal = info?.goal ?? d.pendingGoal;
@@ -81,7 +89,8 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
       ),
     );
   if (d.link === "offline") second.push(t.warn("not running: your next message resumes it"));
-  if (info?.id) second.push(t.dim(info.id));
+  const id = info?.id ?? d.sessionId;
+  if (id) second.push(t.dim(id));
   const branch = info?.branch ?? d.branch;
   second.push(t.dim(`${shortPath(info?.cwd ?? d.cwd)}${branch ? ` (${branch})` : ""}`));
   return [joinFitting(first, sep, width), joinFitting(second, sep, width)];

@@ -1,11 +1,11 @@
 // The transcript of one agent: the event stream turned into blocks. The root session's view and a
 // child's read-only view are the same class, filtered by agent id.
 import { Container } from "@mariozechner/pi-tui";
-import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent } from "../agent/events.js";
 import { formatDuration } from "../config/duration.js";
 import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
 import { CellBlock, type CellView } from "./cell-block.js";
+import { spendLine } from "./format.js";
 import type { Theme } from "./theme.js";
 
 function firstLine(text: string, max = 100): string {
@@ -148,7 +148,7 @@ export class Transcript extends Container {
         case "budget_stop":
           return t.error(`■ ${event.message}`);
         case "final":
-          return t.dim(`✓ ${describeSpend(event.spent)}`);
+          return t.dim(`✓ ${spendLine(event.spent)}`);
         case "error":
           return t.error(`✗ ${event.message}`);
         case "interrupted":
@@ -199,8 +199,9 @@ export class Transcript extends Container {
       }
     })();
     if (line === undefined) return false;
-    // Not note(): a notice between sub-agents finishing must not split their summary line.
-    this.addChild(new NoticeBlock(line));
+    // Not note(): a notice between sub-agents finishing must not split their summary line. The line
+    // that ends a turn stands apart from the answer above it.
+    this.addChild(new NoticeBlock(line, event.type === "final"));
     return true;
   }
 

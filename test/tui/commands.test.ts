@@ -71,7 +71,7 @@ describe("terminal UI commands", () => {
       await ui.waitFor("new session");
       await ui.type(prompt);
       await ui.press("enter");
-      await ui.waitFor(/✓ \d+ model calls?,/);
+      await ui.waitFor(/✓ \d+ model calls? ·/);
       await ui.press("ctrl-d");
       await ui.waitForExit();
     }

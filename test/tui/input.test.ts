@@ -7,7 +7,7 @@ import { untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
 /** The line that closes a turn: only then is the agent idle (the answer's text shows a little earlier). */
-const TURN_ENDED = /✓ \d+ model calls?,/;
+const TURN_ENDED = /✓ \d+ model calls? ·/;
 
 describe("terminal UI input", () => {
   it("Alt+Enter and Shift+Enter add lines; Enter sends them as one message", async () => {

@@ -27,7 +27,7 @@ describe("terminal UI sessions", () => {
     await ui.waitFor("new session");
     await ui.type("first task");
     await ui.press("enter");
-    await ui.waitFor(/✓ \d+ model calls?,/);
+    await ui.waitFor(/✓ \d+ model calls? ·/);
     const [id] = sessionIds(rig.home);
     await ui.type("/detach");
     await ui.press("enter");
@@ -60,7 +60,7 @@ describe("terminal UI sessions", () => {
     await ui.waitFor("new session");
     await ui.type("remember the number 7");
     await ui.press("enter");
-    await ui.waitFor(/✓ \d+ model calls?,/);
+    await ui.waitFor(/✓ \d+ model calls? ·/);
     await ui.press("ctrl-d");
     expect((await ui.waitForExit()).exitCode).toBe(0);
     const [id] = sessionIds(rig.home);

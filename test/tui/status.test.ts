@@ -13,7 +13,7 @@ describe("terminal UI status line", () => {
     await ui.waitFor("new session");
     await ui.type("multiply");
     await ui.press("enter");
-    await ui.waitFor(/✓ 2 model calls/);
+    await ui.waitFor(/✓ 2 model calls ·/);
     const lines = await untilJournal(rig.home, (l) => l.some((e) => e.type === "final"));
     const responses = lines.filter((e) => e.type === "model_response") as unknown as {
       usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };

@@ -29,7 +29,7 @@ describe("terminal UI transcript", () => {
     expect(screen).not.toContain("## Done");
     expect(screen).not.toContain("**six**");
     expect(ui.styleOf("six").bold).toBe(true);
-    await ui.waitFor(/✓ \d+ model calls?,/);
+    await ui.waitFor(/✓ \d+ model calls? ·/);
     await ui.press("ctrl-d");
     expect((await ui.waitForExit()).exitCode).toBe(0);
     expect(ui.allText()).toMatch(/session \w+ saved/);

@@ -200,14 +200,14 @@ describe("status line", () => {
   it("shows context use, tokens, cost, budget left, kernel, goal, autonomy, id and branch", () => {
     const i = info();
     expect(contextPercent(i)).toBe(25);
-    expect(budgetLeft(i)).toBe("budget 7 turns · $1.54 left");
+    expect(budgetLeft(i)).toBe("budget 7 turns · $1.543 left");
     const [first, second] = statusLines(
       { info: i, model: "x", provider: "y", cwd: "/", branch: null, link: "live" },
       200,
       plain,
     );
     expect(first).toBe(
-      "gpt-test via openai │ ctx 25% │ ↑123k ↓7.9k (100k cached) │ $0.46 │ budget 7 turns · $1.54 left │ kernel busy",
+      "gpt-test via openai │ ctx 25% │ ↑123k ↓7.9k (100k cached) │ $0.4567 │ budget 7 turns · $1.543 left │ kernel busy",
     );
     expect(second).toBe("◎ ship it │ autonomous (1 gate) │ abc12345 │ /tmp/project (main)");
     expect(
