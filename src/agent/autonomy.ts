@@ -1,6 +1,6 @@
 import type { JournalBody } from "../session/types.js";
 import { describeSpend } from "./budget.js";
-import { describeGateResults, runGates } from "./gates.js";
+import { describeGateResults, type GatesRun, runGates } from "./gates.js";
 import { GateStall } from "./gates-stall.js";
 import type { TurnOutcome } from "./loop.js";
 
@@ -26,6 +26,8 @@ export interface AutonomousAgent {
   run(message: string): Promise<TurnOutcome>;
   fingerprint(): Promise<string | null>;
   record(body: JournalBody): unknown;
+  /** Online refinement (learn.ts): told of every gates run, it may review the work before the next turn. */
+  readonly learning?: { afterGateRun(run: GatesRun, event?: number): Promise<void> };
 }
 
 export type AutonomousOutcome =
@@ -101,7 +103,7 @@ export async function runAutonomously(
       const run = await runGates(settings.gates, { cwd: agent.cwd, timeoutMs: settings.gateTimeoutMs });
       const fingerprint = await agent.fingerprint();
       const same = stall.record(run, fingerprint);
-      agent.record({
+      const recorded = agent.record({
         type: "gate_run",
         passed: run.passed,
         results: run.results.map((r) => ({
@@ -125,6 +127,8 @@ export async function runAutonomously(
           `gates still failing: the same gate failed ${same} times with no change in the files. ${failure}`,
         );
       }
+      // The same failure again: a learning pass may keep the lesson before the model tries once more.
+      await agent.learning?.afterGateRun(run, (recorded as { n?: number } | undefined)?.n);
       next =
         `[relm: autonomous mode] The work is not done yet: ${describeGateResults(run, { failureOutput: true })}\n` +
         `${agent.goal ? `Goal: ${agent.goal}\n` : ""}Fix the cause, then finish again.`;

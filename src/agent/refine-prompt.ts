@@ -14,7 +14,7 @@ Kinds of entry:
 - "agent": a sub-agent spec; "title" is its name, "content" its instructions, first line a description.
 
 Reply with only a JSON array, no prose. Elements:
-{"op": "add", "kind": "memory", "title": "short title", "content": "the lesson", "evidence": [12, 15], "reason": "why it matters"}
+{"op": "add", "kind": "memory", "title": "short title", "content": "the lesson", "evidence": [12, 15], "reason": "why it matters", "hypothesis": "what should change once agents read it, e.g. the gate stops failing on ImportError"}
 {"op": "update", "id": "mem-xxxxxx", "content": "the corrected lesson", "evidence": [20], "reason": "..."}
 {"op": "remove", "id": "mem-xxxxxx", "evidence": [21], "reason": "shown wrong by event 21"}
 Reply [] when nothing is worth keeping.`;
@@ -26,6 +26,8 @@ export function refinePrompt(opts: {
   entries: readonly EntryState[];
   proposals: readonly Proposal[];
   trajectory: Trajectory;
+  /** Why this review runs now and what to look at first (a learning pass's trigger). */
+  focus?: string;
 }): string {
   const { session, scope, entries, proposals, trajectory } = opts;
   const lines = [`Propose harness edits for session ${session} (edits go to the ${scope} scope).`, ""];
@@ -41,6 +43,7 @@ export function refinePrompt(opts: {
     for (const p of proposals) lines.push(`- at event ${p.event}: ${JSON.stringify(p.edit)}`);
     lines.push("");
   }
+  if (opts.focus) lines.push("# Why this review runs now", opts.focus, "");
   lines.push(`# Trajectory: events ${trajectory.from}–${trajectory.to} of session ${session}`);
   lines.push(trajectory.text || "(no new events since the last refinement)");
   lines.push("", "Reply with only the JSON array of edits.");

@@ -55,6 +55,19 @@ export function describeEvent(e: JournalEvent): string | undefined {
       return `${at} message ${e.from} → ${e.to}: ${clip(e.text, 500)}`;
     case "submit":
       return `${at} submit: ${clip(JSON.stringify(e.value) ?? "", 500)}`;
+    case "gate_run": {
+      const ran = e.results.map((r) => {
+        const how = r.passed
+          ? "passed"
+          : r.timedOut
+            ? "timed out"
+            : `failed (exit ${r.exitCode ?? "killed"})`;
+        return `gate \`${r.command}\` ${how}`;
+      });
+      const failed = e.results.find((r) => !r.passed);
+      const output = failed ? `\n    ${indent(clip(failed.output || "[no output]", 800))}` : "";
+      return `${at} gates ${e.passed ? "passed" : "failed"}: ${ran.join("; ")}${output}`;
+    }
     case "budget_stop":
       return `${at} budget stop: ${e.message}`;
     case "final":

@@ -13,7 +13,7 @@ import {
   scopeLocation,
 } from "../harness/index.js";
 import { collectResponse } from "../llm/index.js";
-import type { ModelClient, Usage } from "../llm/types.js";
+import type { ModelClient, ModelRequest, Usage } from "../llm/types.js";
 import { readJournal } from "../session/index.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget } from "./budget.js";
@@ -30,6 +30,14 @@ export interface RefineOptions {
   client: ModelClient;
   signal?: AbortSignal;
   maxChars?: number;
+  /** Review the events after this one (default: after the last applied refinement of the session). */
+  after?: number;
+  /** What to look at first (a learning pass's trigger), told to the refine model before the trajectory. */
+  focus?: string;
+  /** Caps the refine model's answer, so its cost can be bounded before the call. */
+  maxOutputTokens?: number;
+  /** Sees the exact request before it is sent; a reason returned skips the call (a budget would not cover it). */
+  preflight?: (request: ModelRequest) => string | undefined;
 }
 
 export interface Rejected {
@@ -54,6 +62,8 @@ export interface Refinement {
   error?: string;
   /** Set when there was nothing to review (no events since the last refinement). */
   note?: string;
+  /** Why the model was not called although there was something to review (`preflight` said so). */
+  skipped?: string;
   usage?: Usage;
   cost: number | null;
 }
@@ -119,7 +129,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const target = new HarnessStore(scopeLocation(scope, ctx));
   const revisions = target.revisions();
   const parent = revisions.at(-1)?.rev ?? null;
-  const after = lastRefined(ctx, session);
+  const after = Math.max(options.after ?? 0, lastRefined(ctx, session));
   const trajectory = collectTrajectory(journal.events, after, options.maxChars);
   const entries = openStores(ctx).flatMap((s) => s.entries());
   const proposals = ctx.sessionDir ? readProposals(scopeLocation("session", ctx).dir, session, after) : [];
@@ -140,17 +150,16 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
       error: `no new events in session ${session} since its last refinement (event ${after})`,
     };
   }
-  const prompt = refinePrompt({ session, scope, entries, proposals, trajectory });
-  const result = await collectResponse(
-    client.stream(
-      {
-        system: REFINE_SYSTEM,
-        messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
-        tools: [],
-      },
-      options.signal,
-    ),
-  );
+  const prompt = refinePrompt({ session, scope, entries, proposals, trajectory, focus: options.focus });
+  const request: ModelRequest = {
+    system: REFINE_SYSTEM,
+    messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
+    tools: [],
+    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+  };
+  const skipped = options.preflight?.(request);
+  if (skipped !== undefined) return { ...base, skipped };
+  const result = await collectResponse(client.stream(request, options.signal));
   if ("error" in result) return { ...base, error: `the refine model failed: ${result.error.message}` };
   const withSpend = { ...base, usage: result.usage, cost: result.cost };
   const list = parseEditList(result.message.text);
@@ -193,8 +202,10 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     }
     applyEdits(working, [edit], "");
     // The id shown in the preview is the id that gets written.
-    const intent = checked.intent.op === "add" ? { ...checked.intent, id: edit.id } : checked.intent;
-    accepted.push({ index, intent, edit });
+    const withId = checked.intent.op === "add" ? { ...checked.intent, id: edit.id } : checked.intent;
+    const hypothesis = hypothesisOf(raw);
+    const intent = hypothesis ? { ...withId, hypothesis } : withId;
+    accepted.push({ index, intent, edit: hypothesis ? { ...edit, hypothesis } : edit });
   });
   return { ...withSpend, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
 }
@@ -223,15 +234,27 @@ export async function proposeForSession(
   return ref;
 }
 
-/** Writes the accepted edits as one revision of the target scope. */
-export function applyRefinement(ref: Refinement, ctx: HarnessContext): CommitResult {
+/** What the refine model said an edit should change, when it said it (kept to one short line). */
+function hypothesisOf(raw: unknown): string | undefined {
+  const h = raw && typeof raw === "object" ? (raw as { hypothesis?: unknown }).hypothesis : undefined;
+  if (typeof h !== "string" || h.trim() === "") return undefined;
+  const line = h.trim().replace(/\s+/g, " ");
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+}
+
+/** Writes the accepted edits as one revision of the target scope (`by` names who, and why, when not a person's refine). */
+export function applyRefinement(
+  ref: Refinement,
+  ctx: HarnessContext,
+  by: { author?: string; reason?: string } = {},
+): CommitResult {
   const store = new HarnessStore(scopeLocation(ref.scope, ctx));
   const events = [...new Set(ref.accepted.flatMap((a) => a.intent.evidence ?? []))].sort((a, b) => a - b);
   return store.commit({
     intents: ref.accepted.map((a) => a.intent),
     parent: ref.parent,
-    author: `refine ${ref.model}`,
-    reason: `refine of session ${ref.session}`,
+    author: by.author ?? `refine ${ref.model}`,
+    reason: by.reason ?? `refine of session ${ref.session}`,
     evidence: { session: ref.session, events },
     trajectory: { session: ref.session, from: ref.trajectory.from, to: ref.trajectory.to },
   });
@@ -243,6 +266,7 @@ export function describeRefinement(ref: Refinement): string {
   const window = `events ${ref.trajectory.from}–${ref.trajectory.to}${ref.trajectory.omitted ? `, ${ref.trajectory.omitted} left out for length` : ""}`;
   lines.push(`refine of session ${ref.session} (${window}) with ${ref.model} → ${ref.scope} scope`);
   if (ref.note) lines.push(ref.note);
+  else if (ref.skipped) lines.push(`not run: ${ref.skipped}`);
   else if (ref.error) lines.push(`nothing proposed: ${ref.error}`);
   else if (ref.accepted.length === 0) lines.push("no edits to apply");
   else lines.push(`${ref.accepted.length} edit(s) to apply:`, ref.diff);

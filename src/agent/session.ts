@@ -8,6 +8,7 @@ import { Budget, type BudgetLimits } from "./budget.js";
 import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } from "./children.js";
 import type { AgentEvent, EventSink } from "./events.js";
 import { handleHostRequest } from "./host-api.js";
+import { rootLearning, type SessionLearning } from "./learn.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import { Mailbox, type Received } from "./messaging.js";
 import { buildSystemPrompt } from "./prompt.js";
@@ -94,6 +95,8 @@ export class AgentSession implements ChildAgent {
   /** The objective restated at every continuation and after every compaction (/goal, --goal). */
   goal: string | undefined;
   goalDone = false;
+  /** Online refinement (--learn, /learn): the root's only; undefined in children. */
+  learning: SessionLearning | undefined;
   /** Counters an autonomous run compares to notice a stall. */
   progressNotes = 0;
   cellsRun = 0;
@@ -148,6 +151,7 @@ export class AgentSession implements ChildAgent {
       this.promptInputs = resumedPromptInputs(tree, events);
       this.emit(this.sessionEvent(params));
       this.checkpoints = this.openCheckpoints(restoredSinceLastCheckpoint(events));
+      this.learning = this.startLearning(events);
       return;
     }
     this.journal = Journal.create(
@@ -180,6 +184,13 @@ export class AgentSession implements ChildAgent {
     this.record({ type: "system_prompt", text: this.system });
     this.kernel.ensure();
     this.checkpoints = this.depth === 0 ? this.openCheckpoints() : undefined;
+    this.learning = this.startLearning([]);
+  }
+
+  private startLearning(events: readonly JournalEvent[]): SessionLearning | undefined {
+    if (this.depth > 0) return undefined;
+    const signal = () => (this.running ? this.abort.signal : undefined);
+    return rootLearning(this, events, () => this.turnCounter, signal);
   }
 
   private openCheckpoints(restored?: number[]): SessionCheckpoints {
@@ -388,6 +399,7 @@ export class AgentSession implements ChildAgent {
           },
         });
         await this.compact(false);
+        await this.learning?.beforeModelCall();
       },
       beforeCells: async (turn) => {
         await this.checkpoints?.beforeCells(turn);
@@ -523,6 +535,8 @@ export class AgentSession implements ChildAgent {
     );
     if (!outcome.compacted) return outcome.message;
     this.lastContextTokens = 0;
+    // Before the prompt is rebuilt below, so what a learning pass applies is in it.
+    await this.learning?.atCompaction();
     const reload = this.tree.options.harness?.reload;
     if (reload) {
       // With the root session's own scope, whichever agent compacts; children started after the

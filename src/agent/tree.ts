@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { LearnSettings } from "../config/learn-config.js";
 import type { HarnessSpec } from "../harness/index.js";
 import { startKernelTemplate } from "../kernel/index.js";
 import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
@@ -49,6 +50,8 @@ export interface TreeOptions {
   };
   /** When and how conversations are compacted (context windows, threshold). */
   compaction?: CompactionSettings;
+  /** Online refinement of the root (learn.ts): the policy from config, and whether it starts on. */
+  learn?: { settings: LearnSettings; on: boolean };
   /** Schedules of this session (set by its host; absent when nothing hosts the session). */
   scheduler?: {
     add(timing: { every: string } | { at: string } | { cron: string }, prompt: string): unknown;

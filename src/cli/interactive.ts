@@ -5,6 +5,7 @@ import type { AgentSession } from "../agent/session.js";
 import { resolveConfig } from "../config/config.js";
 import { SessionHost } from "../host/host.js";
 import { EXIT } from "./exit-codes.js";
+import { learnSlash } from "./learn-slash.js";
 import { refineSlash } from "./refine-slash.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
@@ -18,6 +19,7 @@ const HELP = `Type a task and press Enter; end a line with \\ to continue it on 
   /heartbeat off            cancel this session's heartbeats
   /goal "objective"         set the goal restated at every continuation and after compaction
   /autonomous on [gate...]  keep going until gates pass (or done() without gates); off; status
+  /learn on|off|status      review the work during the session and keep checked lessons (session scope)
   /compact                  summarise the older turns now (the kernel keeps its variables)
   /undo                     put the files back as they were before the last turn that ran code
   /exit   leave (also Ctrl-D, or Ctrl-C twice)
@@ -52,6 +54,8 @@ export async function interactive(
   let busy = false;
   let lastSigint = 0;
   let quitting = false;
+  // /learn before the first message: the session starts with it.
+  const pendingLearn: { learn?: boolean } = {};
 
   rl.on("SIGINT", () => {
     if (busy && host) {
@@ -108,6 +112,8 @@ export async function interactive(
       } finally {
         busy = false;
       }
+    } else if (line === "/learn" || line.startsWith("/learn ")) {
+      io.stdout.write(`${learnSlash(line.slice("/learn".length), session, pendingLearn)}\n`);
     } else if (line === "/heartbeat" || line.startsWith("/heartbeat ")) {
       io.stdout.write(`${heartbeat(line.slice("/heartbeat".length).trim(), host)}\n`);
     } else if (/^\/(goal|autonomous|compact|undo)(\s|$)/.test(line)) {
@@ -127,9 +133,12 @@ export async function interactive(
           const sink: EventSink = (e) => {
             for (const s of fanout) s(e);
           };
+          const withLearn = { ...flags, learn: pendingLearn.learn ?? flags.learn };
           session = start.resumeId
-            ? (await resumeSession(start.resumeId, flags, io, sink, { config })).session
-            : (await prepareSession(titleOf(line), flags, io, sink, { config })).session;
+            ? (await resumeSession(start.resumeId, withLearn, io, sink, { config })).session
+            : (await prepareSession(titleOf(line), withLearn, io, sink, { config })).session;
+          // Off asked for before the start wins over config's learn.enabled and a resumed journal.
+          if (pendingLearn.learn === false) session.learning?.setOn(false);
           // Hosted like any session: others can attach or send to it, and heartbeats re-enter it.
           const hosted = new SessionHost({
             home: config.home,

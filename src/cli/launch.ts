@@ -35,6 +35,7 @@ function passThrough(flags: RunFlags): string[] {
   if (flags.autonomous) args.push("--autonomous");
   if (flags.unattended) args.push("--unattended");
   if (flags.interactive) args.push("--interactive");
+  if (flags.learn) args.push("--learn");
   return args;
 }
 

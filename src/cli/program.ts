@@ -39,7 +39,8 @@ function addSessionOptions(cmd: Command): Command {
       "let a secret-looking variable through to the kernel (repeatable)",
       collect,
       [],
-    );
+    )
+    .option("--learn", "review the work during the session and keep checked lessons (docs/harness.md)");
 }
 
 interface Io {

@@ -29,6 +29,8 @@ export interface SessionFlags extends ConfigFlags {
   cellTimeout?: string;
   passEnv?: string[];
   maxDepth?: string;
+  /** Online refinement: learning passes during the session (config.json's learn section says when). */
+  learn?: boolean;
 }
 
 export interface CliIo {
@@ -147,6 +149,7 @@ function prepareTree(
     harness: harness.option,
     sendToSession: (to, from, text) => sendToSession(config.home, to, from, text),
     compaction: config.compaction,
+    learn: { settings: config.learn, on: flags.learn === true },
   };
   return { config, client, limits, tree };
 }

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Price, Provider } from "../llm/types.js";
 import { ConfigError } from "./errors.js";
+import { type LearnFileSection, type LearnSettings, parseLearnSection } from "./learn-config.js";
 
 /** What `$RELM_HOME/config.json` may hold. Every field is optional; the environment overrides it. */
 export interface ConfigFile {
@@ -29,6 +30,8 @@ export interface ConfigFile {
   compactAt?: number;
   /** The model `/refine` and `relm refine` use; the session's own model when unset. */
   refineModel?: string;
+  /** Online refinement (`--learn`): when passes run, what they may spend, which model (learn-config.ts). */
+  learn?: LearnFileSection;
 }
 
 const FILE_KEYS: (keyof ConfigFile)[] = [
@@ -48,6 +51,7 @@ const FILE_KEYS: (keyof ConfigFile)[] = [
   "contextWindows",
   "compactAt",
   "refineModel",
+  "learn",
 ];
 
 export type Source = "flag" | "env" | "config" | "default";
@@ -80,6 +84,8 @@ export interface ResolvedConfig {
   compaction: { windows: Record<string, number>; threshold: number };
   /** RELM_REFINE_MODEL, else config.json's refineModel; undefined means the session's model. */
   refineModel?: string;
+  /** The online-refinement policy with its defaults (on only with --learn, /learn on or learn.enabled). */
+  learn: LearnSettings;
 }
 
 export interface ConfigFlags {
@@ -121,6 +127,7 @@ export function readConfigFile(path: string): ConfigFile | undefined {
   }
   const file = parsed as ConfigFile;
   if (file.provider !== undefined) parseProvider(file.provider, `${path}: provider`);
+  parseLearnSection(file.learn, `${path}: learn`);
   return file;
 }
 
@@ -178,6 +185,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     kernelIdleTimeoutMs: (cfg.kernelIdleTimeoutSeconds ?? 300) * 1000,
     compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
     refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
+    learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
     model: {
       provider,
       baseUrl,

@@ -3,6 +3,7 @@
 
 import { join } from "node:path";
 import type { AutonomySettings } from "../agent/autonomy.js";
+import type { LearnStatus } from "../agent/learn.js";
 import type { AgentSession } from "../agent/session.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/session-variables.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
@@ -76,6 +77,8 @@ export class HostCommands {
         return this.refine.propose(p);
       case "refine.apply":
         return this.refine.apply(p);
+      case "learn":
+        return this.learn(p);
       case "child.cancel":
         return this.childCancel(p);
       case "child.send":
@@ -168,6 +171,17 @@ export class HostCommands {
     }
     const a = this.host.autonomy;
     return { autonomy: a ? { gates: [...a.gates] } : null };
+  }
+
+  /** `/learn on|off|status`: online refinement of this session (journaled, so a resume keeps it). */
+  private learn(p: Params): LearnStatus {
+    const learning = this.host.session.learning;
+    if (!learning) throw new RpcError(RPC.refused, "learn: this session cannot learn (not a root agent)");
+    const mode = p.mode ?? "status";
+    if (mode === "on" || mode === "off") return learning.setOn(mode === "on");
+    if (mode !== "status")
+      throw new RpcError(RPC.invalidParams, 'learn: mode must be "on", "off" or "status"');
+    return learning.status();
   }
 
   private async undo(p: Params) {

@@ -32,6 +32,18 @@ export interface SpendRecord {
   cost: number | null;
 }
 
+/** An edit a learning pass applied, as its journal event lists it. */
+export interface LearnedEdit {
+  op: "add" | "update" | "remove";
+  id: string;
+  kind: string;
+  /** The entry's text after the edit (before it, for a removal), cut at 300 characters. */
+  content: string;
+  /** What it should change in the work that follows. */
+  hypothesis: string;
+  evidence: number[];
+}
+
 export type JournalBody =
   /** The exact system prompt of this session (first event), reused verbatim when it is resumed. */
   | { type: "system_prompt"; text: string }
@@ -176,6 +188,33 @@ export type JournalBody =
       /** A shell command of the cell (`!cmd`) exited with this non-zero status. */
       exitCode?: number;
       note?: string;
+      durationMs: number;
+    }
+  /** Online refinement turned on or off for this session (--learn, /learn, learn.enabled); a resume keeps it. */
+  | { type: "learn_mode"; on: boolean }
+  /** One learning pass (docs/harness.md, "Learning on the fly"); its model call is the llm_call before it. */
+  | {
+      type: "learn";
+      /** 1-based, counting every pass of the session, skipped ones too. */
+      pass: number;
+      trigger: "compaction" | "every_turns" | "gate_failure";
+      /** applied: a revision was written; nothing_applied: the model was asked, nothing passed the checks. */
+      outcome: "applied" | "nothing_applied" | "skipped" | "failed";
+      /** Why it was skipped or failed. */
+      reason?: string;
+      model: string;
+      scope: string;
+      /** The journal events reviewed (null when the pass never reached the model). */
+      reviewed: { from: number; to: number; omitted: number } | null;
+      proposed: number;
+      applied: LearnedEdit[];
+      rejected: { index: number; reason: string; edit: string }[];
+      /** The harness revision holding the applied edits. */
+      revision?: string;
+      /** What the pass was expected to cost at most, checked against the budgets before it started. */
+      estimate?: { tokens: number; cost: number | null; durationMs: number };
+      tokens: number;
+      cost: number | null;
       durationMs: number;
     }
   | { type: "budget_stop"; budget: string; limit: number; spent: SpendRecord; message: string }
