@@ -22,7 +22,7 @@ export interface AppApi {
   /** Model and provider new sessions start with (config, or what /model chose before the first message). */
   readonly configured: { model: string; provider: string; baseUrl: string; apiKey?: string };
   /** Chosen before the first message; sent with it when the session starts. */
-  readonly pending: { goal?: string; gates?: string[] | null; model?: string };
+  readonly pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean };
   readonly busy: boolean;
   /** A line in the transcript from the UI itself. */
   note(text: string): void;

@@ -72,7 +72,7 @@ export class App implements AppControl {
   readonly cwd: string;
   readonly home: string;
   readonly agents = new AgentsModel();
-  readonly pending: { goal?: string; gates?: string[] | null; model?: string } = {};
+  readonly pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean } = {};
   configured: AppOptions["configured"];
   info: SessionInfo | undefined;
   link: SessionLink;
@@ -326,6 +326,7 @@ export class App implements AppControl {
       }
       this.pending.goal = undefined;
       this.pending.gates = undefined;
+      this.pending.learn = undefined;
       return;
     }
     if (!(await this.ensureLive())) return;

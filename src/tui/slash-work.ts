@@ -1,7 +1,7 @@
 // Slash commands that steer the work: goal, autonomy, compaction, undo, refine, heartbeats.
 import type { AppApi, CommandSpec } from "./app-api.js";
 import { confirm, pickFrom, showText } from "./dialogs.js";
-import { ago } from "./format.js";
+import { ago, money } from "./format.js";
 
 /** Runs a host method, reviving an exited session first; says so when there is no session yet. */
 async function onHost<T>(api: AppApi, method: string, params: unknown): Promise<T | undefined> {
@@ -162,6 +162,16 @@ async function learn(api: AppApi, args: string[]): Promise<void> {
     api.note(api.theme.warn("usage: /learn on | off | status"));
     return;
   }
+  if (!api.link.id) {
+    // Before the first message: remembered, and the session starts with it.
+    if (mode !== "status") api.pending.learn = mode === "on";
+    api.note(
+      api.theme.accent(
+        `learning: ${api.pending.learn ? "on" : "off"}${mode === "status" ? "" : " (from the first message)"}`,
+      ),
+    );
+    return;
+  }
   const result = await onHost<{
     learn: { everyTurns: number; atCompaction: boolean; onGateFailure: number } | null;
     passes: number;
@@ -169,7 +179,7 @@ async function learn(api: AppApi, args: string[]): Promise<void> {
     spent: { tokens: number; cost: number | null };
   }>(api, "learn", { mode });
   if (!result) return;
-  const cost = result.spent.cost === null ? "cost unknown" : `$${result.spent.cost.toFixed(4)}`;
+  const cost = result.spent.cost === null ? "unpriced" : money(result.spent.cost);
   const so = `${result.passes} pass(es), ${result.applied} edit(s) applied, ${result.spent.tokens} tokens, ${cost}`;
   const l = result.learn;
   const when = l

@@ -29,11 +29,12 @@ export function startArgs(
   home: string,
   id: string,
   variables: { name: string; text: string }[],
-  pending: { goal?: string; gates?: string[] | null; model?: string },
+  pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean },
 ): string[] {
   const extra = writeStartVariables(home, id, variables);
   if (pending.model) extra.push("--model", pending.model);
   if (pending.goal) extra.push("--goal", pending.goal);
+  if (pending.learn) extra.push("--learn");
   if (pending.gates) {
     if (pending.gates.length === 0) extra.push("--autonomous");
     for (const gate of pending.gates) extra.push("--gate", gate);
