@@ -81,9 +81,21 @@ class Harness:
         """The scope's revisions, oldest first."""
         return _call("harness.log", {"scope": scope})["revisions"]
 
-    def propose(self, content, kind="memory", title=None, *, op="add", id=None, reason=None):
-        """Records an edit for the next refinement to consider (it still needs evidence there)."""
-        edit = {"op": op, "kind": kind, "title": title, "content": content, "id": id, "reason": reason}
+    def propose(self, content, kind="memory", title=None, *, op="add", id=None, reason=None, hypothesis=None):
+        """Records an edit for the next refinement to consider (it still needs evidence there).
+
+        `hypothesis` says what the edit should change in the work that follows (e.g. "the gate stops
+        failing on ImportError"); the edit is judged on that work (`relm harness stats`).
+        """
+        edit = {
+            "op": op,
+            "kind": kind,
+            "title": title,
+            "content": content,
+            "id": id,
+            "reason": reason,
+            "hypothesis": hypothesis,
+        }
         return _call("harness.propose", {"edit": {k: v for k, v in edit.items() if v is not None}})
 
     def refine(self, scope="session", model=None, apply=False):

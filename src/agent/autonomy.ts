@@ -14,6 +14,8 @@ export interface AutonomySettings {
   maxIdleContinuations?: number;
   /** No person will answer: questions are refused and the model is told to decide. */
   unattended?: boolean;
+  /** After each gate run is journaled: the host judges harness edits there (src/host/verdict-hook.ts). */
+  afterGateRun?: () => void | Promise<void>;
 }
 
 /** What an autonomous run drives: one agent's turns, and what tells progress from going in circles. */
@@ -117,6 +119,7 @@ export async function runAutonomously(
         skipped: run.skipped,
         sameFailures: same,
       });
+      await settings.afterGateRun?.();
       const described = describeGateResults(run);
       if (run.passed) return end(agent, outcome, `gates passed: ${described}`);
       if (same >= maxFailures) {

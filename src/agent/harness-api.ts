@@ -21,6 +21,7 @@ import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
 import { applyRefinement, proposeForSession, type Refinement } from "./refine.js";
+import { requireHypotheses } from "./refine-hypothesis.js";
 import { recordProposal } from "./refine-proposals.js";
 
 /** What the harness calls need of the agent whose kernel made them. */
@@ -69,6 +70,7 @@ function editView(edit: {
   after: Entry | null;
   evidence?: number[];
   reason?: string;
+  hypothesis?: string;
 }) {
   const e = edit.after ?? edit.before;
   return {
@@ -79,6 +81,7 @@ function editView(edit: {
     content: e?.content,
     evidence: edit.evidence ?? [],
     reason: edit.reason ?? null,
+    hypothesis: edit.hypothesis ?? null,
   };
 }
 
@@ -111,12 +114,14 @@ async function refine(agent: HarnessApiAgent, params: Record<string, unknown>) {
   if (stop) throw new HostRequestError(`harness.refine: ${stop.message}`, "budget");
   const model = optionalString(params, "model") ?? agent.tree.options.harness?.refineModel;
   const client = model ? agent.tree.client(model) : agent.client;
-  const ref = await proposeForSession(agent, {
-    journalPath: agent.journal.path,
-    ctx: contextOf(agent),
-    scope: scopeOf(params, "session"),
-    client,
-  });
+  const ref = requireHypotheses(
+    await proposeForSession(agent, {
+      journalPath: agent.journal.path,
+      ctx: contextOf(agent),
+      scope: scopeOf(params, "session"),
+      client,
+    }),
+  );
   const id = randomBytes(4).toString("hex");
   const view = refinementView(id, ref);
   if (params.apply === true && ref.accepted.length > 0) return { ...view, applied: apply(agent, ref) };

@@ -14,7 +14,7 @@ import {
   scopeLocation,
 } from "../harness/index.js";
 import { type Chain, mineChains } from "../harness/mine-chains.js";
-import { chainSignature, packageChain, type SkillCandidate } from "../harness/mine-package.js";
+import { chainSignature, listed, packageChain, type SkillCandidate } from "../harness/mine-package.js";
 import { KEYWORDS } from "../harness/mine-tokens.js";
 import type { PythonInfo } from "../kernel/types.js";
 import { runSmokeTest, type SmokeRun } from "./skill-smoke.js";
@@ -124,7 +124,9 @@ export async function applySkill(
   if (!run.passed) return { run };
   const { chain } = candidate;
   const first = chain.occurrences[0];
-  const sessions = chain.occurrences.map((o) => `${o.session} (events ${o.events.join(", ")})`).join("; ");
+  const sessions = listed(chain.occurrences.map((o) => `${o.session} (events ${o.events.join(", ")})`)).join(
+    "; ",
+  );
   const store = new HarnessStore(scopeLocation(scope, ctx));
   const { revision } = store.commit({
     intents: [

@@ -61,6 +61,7 @@ export function summarise(units: readonly WindowUnit[]): WindowSummary {
 }
 
 const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
+const whole = (n: number | null) => (n === null ? "–" : Math.round(n).toLocaleString("en-US"));
 
 /** Gate runs of a window as evidence: `session#event pass|fail`, grouped by attempt. */
 export function gateEvidence(units: readonly WindowUnit[]): string {
@@ -100,7 +101,7 @@ export function judgeAttempts(before: readonly Unit[], after: readonly Unit[], l
   const head =
     `gates: green ${b.ok}/${before.length} → ${a.ok}/${after.length} attempts, ` +
     `turns to green ${fixed(b.turnsToGreen)} → ${fixed(a.turnsToGreen)}, ` +
-    `tokens to green ${fixed(b.tokensToGreen)} → ${fixed(a.tokensToGreen)}` +
+    `tokens to green ${whole(b.tokensToGreen)} → ${whole(a.tokensToGreen)}` +
     (b.targeted + a.targeted > 0 ? `, targeted errors ${b.targeted} → ${a.targeted}` : "");
   const evidence = `gate runs before: ${gateEvidence(b.units)}; after: ${gateEvidence(a.units)}`;
   let verdict: Verdict = "neutral";

@@ -101,7 +101,7 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
     const revisions = store.revisions();
     if (revisions.length === 0) continue;
     const revertedBy = new Map(revisions.flatMap((r) => (r.revert ? [[r.revert, r.rev] as const] : [])));
-    const log = new VerdictLog(store.location);
+    const log = new VerdictLog(store.location, ctx.home);
     const candidates = revisions.filter((r) => r.edits.length > 0 && !r.revert).slice(-MAX_OPEN);
     for (const revision of candidates) {
       const latest = log.latest(revision.rev, "verdict");

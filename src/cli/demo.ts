@@ -85,6 +85,7 @@ function refineAnswer(request: string): string {
         "Count ERROR lines per endpoint with one regex over the log variable; never print the log itself.",
       evidence: counted ? [Number(counted)] : [],
       reason: "the count took one cell and printed only the totals",
+      hypothesis: "log questions take one counting cell, and the log is never printed",
     },
     {
       op: "add",
@@ -93,6 +94,7 @@ function refineAnswer(request: string): string {
       content: "The orders service is always the slowest.",
       evidence: [9999],
       reason: "a claim with no event behind it",
+      hypothesis: "latency questions are answered faster",
     },
   ];
   return JSON.stringify(edits);

@@ -29,7 +29,7 @@ const EXPORT_TAG = "relm-harness-export";
 export function addCommand(
   kind: string,
   content: string,
-  flags: ScopeFlags & { title?: string; reason?: string },
+  flags: ScopeFlags & { title?: string; reason?: string; hypothesis?: string },
   io: HarnessIo,
 ): Promise<number> {
   return guarded(io, () => {
@@ -43,7 +43,14 @@ export function addCommand(
       .filter((s) => s.scope !== scope)
       .flatMap((s) => s.entries());
     const checked = checkIntent(
-      { op: "add", kind, title: flags.title ?? "", content, reason: flags.reason },
+      {
+        op: "add",
+        kind,
+        title: flags.title ?? "",
+        content,
+        reason: flags.reason,
+        hypothesis: flags.hypothesis,
+      },
       { state: store.state(), scopeName: scope, others, batch: [], requireEvidence: false, source: "user" },
     );
     if (!checked.ok) throw new HarnessCliError(`not added: ${checked.reason}`);

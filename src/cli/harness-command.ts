@@ -1,4 +1,5 @@
 import { type Command, Option } from "commander";
+import { registerVerdictCommands } from "./harness-verdict-commands.js";
 
 interface Io {
   stdout: NodeJS.WritableStream;
@@ -47,7 +48,11 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
       .argument("<kind>", "prompt, memory, skill or agent")
       .argument("<content>", "the text (for a skill: its description; for an agent: its instructions)")
       .option("--title <title>", "a short title; the name of a skill or agent")
-      .option("--reason <text>", "why, for the log"),
+      .option("--reason <text>", "why, for the log")
+      .option(
+        "--hypothesis <text>",
+        "what the entry should change in the work that follows (judged by `relm harness stats`)",
+      ),
     "where the entry goes (default project)",
   ).action(async (kind: string, content: string, flags) =>
     setExit(await (await actions()).addCommand(kind, content, flags, io)),
@@ -142,4 +147,6 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
       .argument("<file>", "a file written by `relm harness export`, or - for stdin"),
     "where the entries go (default project)",
   ).action(async (file: string, flags) => setExit(await (await actions()).importCommand(file, flags, io)));
+
+  registerVerdictCommands(harness, scoped, io, setExit);
 }

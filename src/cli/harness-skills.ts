@@ -5,7 +5,7 @@ import { applyRefusal, applySkill, type Suggestions, suggestSkills } from "../ag
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { discoverSkills, type HarnessContext, loadHarness, revisionSummary } from "../harness/index.js";
-import type { SkillCandidate } from "../harness/mine-package.js";
+import { listed, type SkillCandidate } from "../harness/mine-package.js";
 import { findPython } from "../kernel/index.js";
 import { EXIT } from "./exit-codes.js";
 import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
@@ -59,7 +59,7 @@ function report(found: Suggestions): string {
   );
   for (const c of found.candidates) out.push("", ...describeCandidate(c));
   for (const a of found.applied) {
-    const where = a.chain.occurrences.map((o) => o.session).join(", ");
+    const where = listed(a.chain.sessions, 5).join(", ");
     out.push(
       "",
       `already applied: the ${a.chain.length}-cell chain of ${where} is skill ${a.skill} (${a.scope} scope)`,
@@ -67,7 +67,10 @@ function report(found: Suggestions): string {
   }
   if (found.skipped.length > 0) out.push("", "repeated, but not proposed:");
   for (const s of found.skipped) {
-    const where = s.occurrences.map((o) => `${o.session} events ${o.events.join(",")}`).join("; ");
+    const where = listed(
+      s.occurrences.map((o) => `${o.session} events ${o.events.join(",")}`),
+      5,
+    ).join("; ");
     out.push(`  a ${s.length}-cell chain (${where}): ${s.problem}`);
   }
   for (const u of found.unreadable) out.push(`not read: ${u.path}: ${u.reason}`);
@@ -83,8 +86,8 @@ function report(found: Suggestions): string {
 
 function describeCandidate(c: SkillCandidate): string[] {
   const lines = [`${c.name}(${c.parameters.map((p) => p.name).join(", ")})`, `  ${c.description}`, "  from:"];
-  for (const o of c.chain.occurrences)
-    lines.push(`    session ${o.session}, journal events ${o.events.join(", ")}`);
+  const from = c.chain.occurrences.map((o) => `session ${o.session}, journal events ${o.events.join(", ")}`);
+  for (const line of listed(from)) lines.push(`    ${line}`);
   if (c.parameters.length > 0) lines.push("  parameters:");
   for (const p of c.parameters) lines.push(`    ${p.name}: ${p.origin}; recorded ${p.values.join(", ")}`);
   if ("problem" in c.smoke) lines.push(`  smoke test: none, ${c.smoke.problem}`);

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { applyRefinement, describeRefinement, proposeRefinement, type Refinement } from "../agent/refine.js";
+import { requireHypotheses } from "../agent/refine-hypothesis.js";
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { type HarnessContext, revisionSummary, type Scope } from "../harness/index.js";
@@ -61,7 +62,7 @@ export function refineCommand(id: string, flags: RefineFlags, io: HarnessIo): Pr
       config,
       flags.model ?? config.refineModel ?? header.model ?? config.model.model,
     );
-    const ref = await proposeRefinement({ journalPath, ctx, scope, client });
+    const ref = requireHypotheses(await proposeRefinement({ journalPath, ctx, scope, client }));
     io.stdout.write(`${describeRefinement(ref)}\n`);
     if (ref.error) return EXIT.error;
     if (ref.accepted.length === 0) return EXIT.done;

@@ -1,4 +1,5 @@
 import { describeRefinement, proposeForSession } from "../agent/refine.js";
+import { requireHypotheses } from "../agent/refine-hypothesis.js";
 import type { AgentSession } from "../agent/session.js";
 import type { ResolvedConfig } from "../config/config.js";
 import type { Scope } from "../harness/index.js";
@@ -30,7 +31,9 @@ export async function refineSlash(
   const scope: Scope = word;
   const ctx = { cwd: io.cwd, home: config.home, sessionDir: session.dir };
   const client = config.refineModel ? buildClient(config, config.refineModel) : session.client;
-  const ref = await proposeForSession(session, { journalPath: session.journal.path, ctx, scope, client });
+  const ref = requireHypotheses(
+    await proposeForSession(session, { journalPath: session.journal.path, ctx, scope, client }),
+  );
   io.stdout.write(`${describeRefinement(ref)}\n`);
   if (ref.accepted.length === 0) return;
   const answer = await ask(`Apply ${ref.accepted.length} edit(s) to the ${scope} scope? [y/N] `);

@@ -139,6 +139,17 @@ export class ProgressRenderer {
       case "checkpoint":
         if (event.warning) this.line(s.yellow(`⚠ ${event.warning}`));
         return;
+      case "harness_verdict": {
+        const action = event.reverted
+          ? `, reverted as ${event.reverted}`
+          : event.refused
+            ? ", not reverted"
+            : "";
+        const paint =
+          event.verdict === "regressed" ? s.yellow : event.verdict === "improved" ? s.green : s.dim;
+        this.line(paint(`⚖ harness edit ${event.rev} (${event.scope}): ${event.verdict}${action}`));
+        return;
+      }
       case "compaction":
         this.line(
           s.dim(

@@ -117,6 +117,10 @@ interface PreparedCell {
   problem?: string;
   /** Code tokens (no comments): the cell's size. */
   size: number;
+  /** Names this cell binds (renamable ones); a window's are the union of its cells'. */
+  binds: Set<string>;
+  /** The cell's normalised tokens; a string is fixed, `{ name }` is renamed when the window binds it. */
+  pieces: (string | { name: string })[];
 }
 
 interface Window {
@@ -130,6 +134,7 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
   const maxLength = options.maxLength ?? 5;
   const minTokens = options.minTokens ?? 10;
   const prepared = sessions.map((s) => s.cells.map(prepare));
+  const imports = prepared.map(sessionImports);
   const groups = new Map<string, Window[]>();
   prepared.forEach((cells, session) => {
     for (let length = minLength; length <= maxLength; length++) {
@@ -137,7 +142,7 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
         const window = cells.slice(start, start + length);
         if (window.some((c) => !c.cell.ok || c.problem)) continue;
         if (window.reduce((n, c) => n + c.size, 0) < minTokens) continue;
-        const key = chainKey(window.map((c) => c.tokens));
+        const key = windowKey(window);
         const list = groups.get(key) ?? [];
         list.push({ session, start, length });
         groups.set(key, list);
@@ -151,10 +156,12 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
     if (distinct >= 2 || kept.length >= 3) repeated.push({ key, windows: kept });
   }
   const chains = repeated.map(({ key, windows }) =>
-    describeChain(key, windows, sessions, prepared, options.maxParameters ?? 4),
+    describeChain(key, windows, sessions, prepared, imports, options.maxParameters ?? 4),
   );
   const usable = chains.filter((c) => !c.problem);
-  const keep = (c: Chain, among: Chain[]) => !among.some((other) => other !== c && covers(other, c));
+  const starts = new Map(chains.map((c) => [c, startsBySession(c)]));
+  const keep = (c: Chain, among: Chain[]) =>
+    !among.some((other) => other !== c && covers(other, starts.get(other) as Starts, c));
   const order = (a: Chain, b: Chain) =>
     b.occurrences.length * b.length - a.occurrences.length * a.length ||
     firstSeen(a) - firstSeen(b) ||
@@ -170,10 +177,43 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
   }
 }
 
+// Everything about a cell that does not depend on the window is worked out once per cell.
 function prepare(cell: RecordedCell): PreparedCell {
   const { tokens, problem } = tokenize(cell.code);
   const size = tokens.filter((t) => t.kind !== "comment" && t.kind !== "newline").length;
-  return { cell, tokens, problem, size };
+  const names = analyseNames([tokens]);
+  const pieces = tokens.flatMap((t): PreparedCell["pieces"] => {
+    if (t.kind === "comment") return [];
+    if (t.kind === "newline") return [`\n${t.level}`];
+    if (t.kind === "number") return ["<num>"];
+    if (t.kind === "string")
+      return [isFString(t) ? t.text : /^[a-zA-Z]*b/i.test(t.text) ? "<bytes>" : "<str>"];
+    if (t.kind === "name" && names.roles.get(t) === "name") return [{ name: t.text }];
+    return [t.text];
+  });
+  return { cell, tokens, problem, size, binds: names.renamable, pieces };
+}
+
+function windowKey(cells: readonly PreparedCell[]): string {
+  const binds = new Set(cells.flatMap((c) => [...c.binds]));
+  const renamed = new Map<string, string>();
+  const parts: string[] = [];
+  for (const cell of cells) {
+    if (parts.length > 0) parts.push("\n--cell--\n");
+    for (const p of cell.pieces) {
+      if (typeof p === "string") parts.push(p);
+      else if (!binds.has(p.name)) parts.push(p.name);
+      else {
+        let to = renamed.get(p.name);
+        if (to === undefined) {
+          to = `$${renamed.size + 1}`;
+          renamed.set(p.name, to);
+        }
+        parts.push(to);
+      }
+    }
+  }
+  return parts.join(" ");
 }
 
 /**
@@ -182,27 +222,8 @@ function prepare(cell: RecordedCell): PreparedCell {
  * kept as levels. Two windows with the same key differ only in literals and in consistently renamed
  * variables.
  */
-export function chainKey(cells: readonly (readonly Token[])[]): string {
-  const names = analyseNames(cells);
-  const renamed = new Map<string, string>();
-  return cells
-    .map((tokens) =>
-      tokens
-        .flatMap((t) => {
-          if (t.kind === "comment") return [];
-          if (t.kind === "newline") return [`\n${t.level}`];
-          if (t.kind === "number") return ["<num>"];
-          if (t.kind === "string")
-            return [isFString(t) ? t.text : /^[a-zA-Z]*b/i.test(t.text) ? "<bytes>" : "<str>"];
-          if (t.kind === "name" && names.roles.get(t) === "name" && names.renamable.has(t.text)) {
-            if (!renamed.has(t.text)) renamed.set(t.text, `$${renamed.size + 1}`);
-            return [renamed.get(t.text) as string];
-          }
-          return [t.text];
-        })
-        .join(" "),
-    )
-    .join("\n--cell--\n");
+export function chainKey(cells: readonly string[]): string {
+  return windowKey(cells.map((code) => prepare({ event: 0, code, output: "", ok: true })));
 }
 
 /** Occurrences in one session may not share cells: the earliest wins. */
@@ -217,15 +238,39 @@ function nonOverlapping(windows: Window[]): Window[] {
   return out;
 }
 
+/** Per session, the sorted first-cell indices of a chain's occurrences. */
+type Starts = Map<string, number[]>;
+
+function startsBySession(chain: Chain): Starts {
+  const out: Starts = new Map();
+  for (const o of chain.occurrences) {
+    const list = out.get(o.session) ?? [];
+    list.push(o.start);
+    out.set(o.session, list);
+  }
+  return out;
+}
+
 /** `outer` is longer and each of `inner`'s occurrences lies within one of its occurrences. */
-function covers(outer: Chain, inner: Chain): boolean {
+function covers(outer: Chain, outerStarts: Starts, inner: Chain): boolean {
   if (outer.length <= inner.length) return false;
-  return inner.occurrences.every((o) =>
-    outer.occurrences.some(
-      (p) =>
-        p.session === o.session && p.start <= o.start && o.start + inner.length <= p.start + outer.length,
-    ),
-  );
+  const slack = outer.length - inner.length;
+  return inner.occurrences.every((o) => {
+    const list = outerStarts.get(o.session);
+    if (!list) return false;
+    // The last outer occurrence starting at or before o: they never overlap, so only it can hold o.
+    let lo = 0;
+    let hi = list.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if ((list[mid] as number) <= o.start) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found >= 0 && o.start - (list[found] as number) <= slack;
+  });
 }
 
 function literalsOf(cells: readonly Token[][]): Token[] {
@@ -239,6 +284,7 @@ function describeChain(
   windows: Window[],
   sessions: readonly RecordedSession[],
   prepared: PreparedCell[][],
+  sessionImportsOf: SessionImports[],
   maxParameters: number,
 ): Chain {
   const first = windows[0] as Window;
@@ -261,10 +307,9 @@ function describeChain(
   const literalTokens = literalsOf(cells);
   const values = windows.map((w) => literalsOf(cellsOf(w).map((c) => c.tokens)).map(literalValue));
   const varying = varyingLiterals(values);
-  const imports = importsBefore(windows, prepared);
-  const unresolved = freeNames(cells, names).filter(
-    (n) => !BUILTINS.has(n) && !RELM_EXPORTS.has(n) && !imports.has(n),
-  );
+  const outside = freeNames(cells, names).filter((n) => !BUILTINS.has(n) && !RELM_EXPORTS.has(n));
+  const imports = importsBefore(outside, windows, sessionImportsOf);
+  const unresolved = outside.filter((n) => !imports.has(n));
   const chain: Chain = {
     key,
     length: first.length,
@@ -298,17 +343,32 @@ export function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
   return [...groups.values()].map((slotList) => ({ slots: slotList }));
 }
 
-/** Names imported by the cells before each occurrence (`import json` → json: "import json"). */
-function importsBefore(windows: Window[], prepared: PreparedCell[][]): Map<string, string> {
+/** Where a session first imports each name at top level: cell index and the statement's text. */
+type SessionImports = Map<string, { index: number; text: string }>;
+
+function sessionImports(cells: readonly PreparedCell[]): SessionImports {
+  const found: SessionImports = new Map();
+  cells.forEach((cell, index) => {
+    if (!cell.cell.ok || !cell.pieces.some((p) => p === "import")) return;
+    for (const statement of statements(cell.tokens)) {
+      if (statement[0]?.depth !== 0 || statement[0].level !== 0) continue;
+      if (statement[0].text !== "import" && statement[0].text !== "from") continue;
+      const text = cell.cell.code.slice(statement[0].start, (statement.at(-1) as Token).end);
+      for (const name of importedNames(statement)) if (!found.has(name)) found.set(name, { index, text });
+    }
+  });
+  return found;
+}
+
+/** Of `names`, those some occurrence's session imported before it (`json` → "import json"). */
+function importsBefore(names: string[], windows: Window[], imports: SessionImports[]): Map<string, string> {
   const found = new Map<string, string>();
-  for (const w of windows) {
-    for (const cell of (prepared[w.session] as PreparedCell[]).slice(0, w.start)) {
-      if (!cell.cell.ok) continue;
-      for (const statement of statements(cell.tokens)) {
-        if (statement[0]?.depth !== 0 || statement[0].level !== 0) continue;
-        if (statement[0].text !== "import" && statement[0].text !== "from") continue;
-        const text = cell.cell.code.slice(statement[0].start, (statement.at(-1) as Token).end);
-        for (const name of importedNames(statement)) if (!found.has(name)) found.set(name, text);
+  for (const name of names) {
+    for (const w of windows) {
+      const at = imports[w.session]?.get(name);
+      if (at && at.index < w.start) {
+        found.set(name, at.text);
+        break;
       }
     }
   }

@@ -69,7 +69,7 @@ export function packageChain(
   const body = functionBody(chain, sources, slotNames);
   const name = uniqueName(functionName(chain, parameters), taken);
   const signature = chainSignature(chain);
-  const where = chain.occurrences.map((o) => `${o.session} (journal events ${o.events.join(", ")})`);
+  const where = listed(chain.occurrences.map((o) => `${o.session} (journal events ${o.events.join(", ")})`));
   const summary = summaryOf(chain);
   const times = `${chain.occurrences.length} times in ${chain.sessions.length} session${chain.sessions.length === 1 ? "" : "s"}`;
   const args = parameters.map((p) => p.name).join(", ");
@@ -296,11 +296,14 @@ function uniqueName(name: string, taken: ReadonlySet<string>): string {
   }
 }
 
-/** The chain's first comment, else the calls it makes: deterministic and checkable. */
+/** The chain's first whole-line comment, else the calls it makes: deterministic and checkable. */
 function summaryOf(chain: Chain): string {
+  // A comment at the end of a line annotates that line; one on its own line says what follows.
   const comment = chain.cells
-    .flat()
-    .find((t) => t.kind === "comment" && t.text.replace(/^#\s*/, "").length > 3);
+    .flatMap((tokens) =>
+      tokens.filter((t, k) => t.kind === "comment" && (k === 0 || tokens[k - 1]?.kind === "newline")),
+    )
+    .find((t) => t.text.replace(/^#\s*/, "").length > 3);
   if (comment) return oneLine(comment.text.replace(/^#+\s*/, "")).replace(/[.:]$/, "");
   const calls: string[] = [];
   for (const tokens of chain.cells) {
@@ -354,6 +357,11 @@ export function normaliseOutput(text: string): string {
     .map((l) => l.trimEnd())
     .join("\n")
     .replace(/\n+$/, "");
+}
+
+/** At most `max` items, the rest counted: a chain seen a thousand times is not listed a thousand times. */
+export function listed(items: string[], max = 10): string[] {
+  return items.length <= max ? items : [...items.slice(0, max), `… and ${items.length - max} more`];
 }
 
 /** Text safe inside a """docstring""": backslashes doubled, triple quotes broken up. */

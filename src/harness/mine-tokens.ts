@@ -59,9 +59,10 @@ const SINGLE = "+-*/%@&|^~<>()[]{},:;.=";
 
 const NAME_START = /[\p{L}_]/u;
 const NAME_CHAR = /[\p{L}\p{N}_]/u;
-const STRING_PREFIX = /^(?:[rRbBuUfF]{1,2})?(?:'''|"""|'|")/;
+// Sticky: matched at an offset without slicing the rest of the cell.
+const STRING_PREFIX = /(?:[rRbBuUfF]{1,2})?(?:'''|"""|'|")/y;
 const NUMBER =
-  /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)/;
+  /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)/y;
 
 /** Tokens of one cell, with each logical line's indentation level. */
 export function tokenize(source: string): Tokenized {
@@ -108,7 +109,8 @@ export function tokenize(source: string): Tokenized {
       if (depth === 0 && (c === "!" || c === "%")) problem ??= "uses an IPython magic or `!command`";
     }
     const rest = source.slice(i, i + 4);
-    const quote = STRING_PREFIX.exec(source.slice(i, i + 5));
+    STRING_PREFIX.lastIndex = i;
+    const quote = c === "'" || c === '"' || "rRbBuUfF".includes(c) ? STRING_PREFIX.exec(source) : null;
     if (quote && (quote[0].length > 1 || c === "'" || c === '"')) {
       const end = stringEnd(source, i, quote[0]);
       if (end < 0) {
@@ -127,7 +129,8 @@ export function tokenize(source: string): Tokenized {
       i = j;
       continue;
     }
-    const number = /[0-9.]/.test(c) ? NUMBER.exec(source.slice(i)) : null;
+    NUMBER.lastIndex = i;
+    const number = (c >= "0" && c <= "9") || c === "." ? NUMBER.exec(source) : null;
     if (number && number[0] !== ".") {
       push("number", i, i + number[0].length);
       i += number[0].length;

@@ -28,7 +28,12 @@ export interface CheckContext {
   /** Refine edits must cite events; hand edits need not. */
   requireEvidence: boolean;
   source: "refine" | "user";
+  /** Refuse an edit that does not say what it should change (a refine pass's edits must). */
+  requireHypothesis?: boolean;
 }
+
+/** A hypothesis is one line of what the edit should change; longer ones are cut. */
+export const HYPOTHESIS_CHARS = 300;
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
@@ -98,6 +103,11 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
   const evidence = evidenceOf(r, ctx.requireEvidence);
   if (typeof evidence === "string") return { ok: false, reason: evidence };
   const reason = str(r.reason);
+  const hypothesis = hypothesisOf(r.hypothesis);
+  if (ctx.requireHypothesis && !hypothesis) {
+    return { ok: false, reason: 'states no hypothesis: say what the edit should change ("hypothesis")' };
+  }
+  const said = hypothesis ? { hypothesis } : {};
   if (op === "add") {
     if (!kindText || !(KINDS as readonly string[]).includes(kindText)) {
       return { ok: false, reason: `kind must be one of ${KINDS.join(", ")}` };
@@ -122,7 +132,7 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
       // Code becomes importable in every kernel, so it only comes through save_skill's smoke test.
       return { ok: false, reason: "skill code is saved only by harness.save_skill(), which tests it first" };
     }
-    return { ok: true, intent: { op, kind, title, content, source: ctx.source, evidence, reason } };
+    return { ok: true, intent: { op, kind, title, content, source: ctx.source, evidence, reason, ...said } };
   }
   if (op !== "update" && op !== "remove")
     return { ok: false, reason: `op must be add, update or remove, not "${op}"` };
@@ -140,11 +150,18 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
   if (ctx.batch.some((i) => i.op !== "add" && i.id === id)) {
     return { ok: false, reason: `entry ${id} is already edited by this refinement` };
   }
-  if (op === "remove") return { ok: true, intent: { op, id, evidence, reason } };
+  if (op === "remove") return { ok: true, intent: { op, id, evidence, reason, ...said } };
   const title = str(r.title)?.trim() ?? current.title;
   const content = str(r.content) ?? current.content;
   if (title === current.title && content === current.content) return { ok: false, reason: "changes nothing" };
   const bad = checkText(current.kind, title, content) ?? duplicateOf(current.kind, title, content, ctx, id);
   if (bad) return { ok: false, reason: bad };
-  return { ok: true, intent: { op, id, title, content, evidence, reason } };
+  return { ok: true, intent: { op, id, title, content, evidence, reason, ...said } };
+}
+
+function hypothesisOf(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const line = value.trim().replace(/\s+/g, " ");
+  if (line === "") return undefined;
+  return line.length > HYPOTHESIS_CHARS ? `${line.slice(0, HYPOTHESIS_CHARS - 1)}…` : line;
 }

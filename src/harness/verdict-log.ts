@@ -3,11 +3,11 @@
 // Append-only, one record per line; nothing here changes the harness itself (reverts and promotions are
 // revisions of their own).
 
+import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { withLock } from "./lock.js";
 import { ensureDir } from "./paths.js";
-import { LOCK_FILE } from "./store.js";
 import type { Scope, ScopeLocation } from "./types.js";
 
 export const VERDICTS_FILE = "verdicts.jsonl";
@@ -114,12 +114,25 @@ export interface PromotionRecord {
 export type VerdictLogRecord = VerdictRecord | VerifyRecord | PromotionRecord;
 type RecordOf<T extends VerdictLogRecord["type"]> = Extract<VerdictLogRecord, { type: T }>;
 
-/** A scope's verdicts.jsonl. */
+/**
+ * Where a scope's verdicts are kept: beside its revisions, except for the project scope. Its verdicts are
+ * judged from this user's sessions (in $RELM_HOME) and stay there, under a hash of the project's harness
+ * folder: judging and replaying never write into the working tree.
+ */
+export function verdictDir(location: ScopeLocation, home: string): string {
+  if (location.private) return location.dir;
+  const hash = createHash("sha256").update(location.dir).digest("hex").slice(0, 20);
+  return join(home, "verdicts", hash);
+}
+
+/** A scope's verdicts.jsonl (private: 0600, in 0700 folders). */
 export class VerdictLog {
+  readonly dir: string;
   readonly path: string;
 
-  constructor(readonly location: ScopeLocation) {
-    this.path = join(location.dir, VERDICTS_FILE);
+  constructor(location: ScopeLocation, home: string) {
+    this.dir = verdictDir(location, home);
+    this.path = join(this.dir, VERDICTS_FILE);
   }
 
   records(): VerdictLogRecord[] {
@@ -147,13 +160,11 @@ export class VerdictLog {
    * (`same`), checked under the scope's lock: evaluating twice, or in two processes at once, writes once.
    */
   append<T extends VerdictLogRecord>(record: T, same?: (last: T) => boolean): boolean {
-    ensureDir(this.location.dir, this.location.private);
-    return withLock(join(this.location.dir, LOCK_FILE), () => {
+    ensureDir(this.dir, true);
+    return withLock(join(this.dir, "verdicts.lock"), () => {
       const last = this.latest(record.rev, record.type) as T | undefined;
       if (last && same?.(last)) return false;
-      appendFileSync(this.path, `${JSON.stringify(record)}\n`, {
-        mode: this.location.private ? 0o600 : 0o644,
-      });
+      appendFileSync(this.path, `${JSON.stringify(record)}\n`, { mode: 0o600 });
       return true;
     });
   }

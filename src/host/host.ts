@@ -12,6 +12,7 @@ import { addJob, cancelJob, describeTiming } from "./schedules.js";
 import { SessionServer } from "./server.js";
 import { type SessionState, type SessionStatus, writeState } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
+import { judgeEdits } from "./verdict-hook.js";
 
 export interface HostOptions {
   home: string;
@@ -271,6 +272,8 @@ export class SessionHost {
     this.scheduler.stop();
     // Nobody serves it any more: a session that was waiting for more work is finished.
     if (this.status === "idle") this.status = "done";
+    // The session's work is complete: the last chance to judge edits with it before it closes.
+    this.judge();
     await this.options.session.close();
     this.writeState();
     await this.server?.close();
@@ -289,12 +292,21 @@ export class SessionHost {
     this.setStatus("running");
     const autonomy = this.options.autonomy;
     this.turn = autonomy
-      ? runAutonomously(this.options.session, text, autonomy)
+      ? runAutonomously(this.options.session, text, { ...autonomy, afterGateRun: () => this.judge() })
       : this.options.session.run(text);
-    void this.turn.then((outcome) => this.afterTurn(outcome));
+    void this.turn.then((outcome) => {
+      // An autonomous run's last attempt has just ended: judge the edits its work bears on.
+      if (autonomy) this.judge();
+      this.afterTurn(outcome);
+    });
   }
 
   private waiting: ((outcome: AutonomousOutcome) => void)[] = [];
+
+  /** Verdicts on harness edits (docs/harness.md, "Verdicts"); a regression found is reverted. */
+  private judge(): void {
+    judgeEdits(this.options.session, this.options.home);
+  }
 
   /** Turns autonomous mode on (settings) or off (undefined) for the next turns. */
   setAutonomy(settings: AutonomySettings | undefined): void {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../agent/refine.js";
+import { requireHypotheses } from "../agent/refine-hypothesis.js";
 import { whereRefinementApplies } from "../agent/refine-where.js";
 import type { AgentSession } from "../agent/session.js";
 import {
@@ -50,12 +51,14 @@ export class RefineProposals {
     if (stop) throw new RpcError(RPC.refused, `refine: ${stop.message}`);
     const ctx: HarnessContext = { cwd: session.cwd, home: this.home, sessionDir: session.dir };
     const client = session.clientFor(session.tree.options.harness?.refineModel);
-    const ref = await proposeForSession(session, {
-      journalPath: session.journal.path,
-      ctx,
-      scope: scope as Scope,
-      client,
-    });
+    const ref = requireHypotheses(
+      await proposeForSession(session, {
+        journalPath: session.journal.path,
+        ctx,
+        scope: scope as Scope,
+        client,
+      }),
+    );
     this.prune();
     const token = randomBytes(12).toString("hex");
     this.pending.set(token, { ref, ctx, at: Date.now() });

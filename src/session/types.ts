@@ -217,6 +217,22 @@ export type JournalBody =
       cost: number | null;
       durationMs: number;
     }
+  /** A verdict on a harness edit, recorded by the host that judged it (docs/harness.md, "Verdicts"). */
+  | {
+      type: "harness_verdict";
+      scope: string;
+      /** The revision judged. */
+      rev: string;
+      verdict: "improved" | "regressed" | "neutral";
+      /** The window after the edit is full: later work does not change it. */
+      final: boolean;
+      /** The windows compared, naming sessions and events. */
+      summary: string;
+      /** The revision that reverted the edit (a regression). */
+      reverted?: string;
+      /** Why a regression was not reverted. */
+      refused?: string;
+    }
   | { type: "budget_stop"; budget: string; limit: number; spent: SpendRecord; message: string }
   | { type: "final"; text: string; spent: SpendRecord }
   | { type: "error"; message: string }

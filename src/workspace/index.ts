@@ -8,4 +8,5 @@ export {
   type Unavailable,
 } from "./checkpoints.js";
 export { CheckpointError } from "./git.js";
+export { type MaterialiseOptions, materialiseCheckpoint } from "./materialise.js";
 export { shadowDirFor } from "./shadow.js";

@@ -333,7 +333,7 @@ describe("evaluateVerdicts on a project", () => {
   function project() {
     const h = rig();
     const store = new HarnessStore(scopeLocation("project", { cwd: h.cwd, home: h.home }));
-    return { ...h, store, log: new VerdictLog(store.location) };
+    return { ...h, store, log: new VerdictLog(store.location, h.home) };
   }
 
   it("reverts a regression with a revision naming the gate runs, and writes it once however often it runs", () => {

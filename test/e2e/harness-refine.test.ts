@@ -40,14 +40,16 @@ function threeEdits(ctx: ScriptContext): ScriptStep {
       content: "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
       evidence: [failed, fixed],
       reason: "json.loads failed on it",
+      hypothesis: "no JSONDecodeError on config.txt again",
     },
     {
       op: "update",
       id: existing,
       content: "Run the tests with `npm test`, never `npx jest`.",
       evidence: [fixed],
+      hypothesis: "the tests run first time",
     },
-    { op: "add", kind: "memory", content: "The data folder is read-only.", evidence: [999] },
+    { op: "add", kind: "memory", content: "The data folder is read-only.", evidence: [999], hypothesis: "h" },
   ]);
 }
 
@@ -200,7 +202,13 @@ describe("relm refine", () => {
           const [cell] = eventNumbers(ctx, "cell:");
           const which = (ctx.lastUserText ?? "").includes("ROOT: first task") ? "first" : "second";
           return edits([
-            { op: "add", kind: "memory", content: `Lesson from the ${which} task.`, evidence: [cell] },
+            {
+              op: "add",
+              kind: "memory",
+              content: `Lesson from the ${which} task.`,
+              evidence: [cell],
+              hypothesis: "the task goes faster",
+            },
           ]);
         },
       ),

@@ -125,7 +125,13 @@ describe("refining mid-session", () => {
         (ctx) => {
           const [cell] = eventNumbers(ctx, "cell:");
           return edits([
-            { op: "add", kind: "memory", content: "MID-SESSION-LESSON: x starts at 20.", evidence: [cell] },
+            {
+              op: "add",
+              kind: "memory",
+              content: "MID-SESSION-LESSON: x starts at 20.",
+              evidence: [cell],
+              hypothesis: "x is not misread again",
+            },
           ]);
         },
       ),
@@ -173,6 +179,7 @@ describe("refining mid-session", () => {
               kind: "memory",
               content: `Lesson ${seen.length}: the API needs a trailing slash.`,
               evidence: [cell],
+              hypothesis: "no more 404s from a missing slash",
             },
           ]);
         },

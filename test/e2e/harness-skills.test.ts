@@ -148,6 +148,10 @@ describe("skills from repeated work", () => {
       const folder = join(rig.cwd, ".relm", "skills", "top_from_path");
       expect(readFileSync(join(folder, "SKILL.md"), "utf8")).toContain("name: top_from_path");
       expect(existsSync(join(folder, "top_from_path", "__init__.py"))).toBe(true);
+      const listing = await relm(rig, "harness", "skills");
+      expect(listing.stdout).toMatch(
+        /^top_from_path {2}project {2}uses 0 {2}import top_from_path {2}top_from_path\(path\): /m,
+      );
       const log = await relm(rig, "harness", "log", "--scope", "project");
       expect(log.stdout).toContain("skill top_from_path from repeated work");
 

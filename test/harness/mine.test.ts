@@ -19,7 +19,7 @@ function session(
   };
 }
 
-const key = (...cells: string[]) => chainKey(cells.map((c) => tokenize(c).tokens));
+const key = (...cells: string[]) => chainKey(cells);
 
 const READ = (file: string) => [
   `path = "${file}"\ntext = open(path).read()`,
@@ -265,7 +265,7 @@ describe("packaging a chain as a skill", () => {
   it("generates code Python compiles", () => {
     const cells = (n: number, name: string) => [
       `import math\nvalues = [math.sqrt(i) for i in range(${n})]  # roots\nvalues[:2]`,
-      `label = '${name}'\nif values:\n    best = max(values)\nelse:\n    best = None\nprint(label, best)`,
+      `# pick the best root\nlabel = '${name}'\nif values:\n    best = max(values)\nelse:\n    best = None\nprint(label, best)`,
       "best",
     ];
     const skill = packaged([session("s1", cells(4, "a\\tb")), session("s2", cells(9, 'say "hi"'))]);
@@ -276,6 +276,10 @@ describe("packaging a chain as a skill", () => {
     });
     expect(run.status, `${run.stderr}\n${skill.code}`).toBe(0);
     expect(skill.parameters.map((p) => p.name)).toEqual(["n", "label"]);
+    // The whole-line comment says what the chain does; the one after code (# roots) does not.
+    expect(skill.description).toBe(
+      "best_from_n(n, label): pick the best root; packaged from a 3-cell chain run 2 times in 2 sessions",
+    );
   });
 
   it("cannot be smoke-tested when every recorded input is gone or its output was cut", () => {

@@ -517,7 +517,16 @@ describe("refine", () => {
   function script(ctx: ScriptContext): ScriptStep {
     if (isRefine(ctx)) {
       const [cell] = eventNumbers(ctx, "cell");
-      return edits([{ op: "add", kind: "memory", content: LESSON, evidence: [cell], reason: "seen" }]);
+      return edits([
+        {
+          op: "add",
+          kind: "memory",
+          content: LESSON,
+          evidence: [cell],
+          reason: "seen",
+          hypothesis: "read right",
+        },
+      ]);
     }
     if (ctx.rawBody.includes("You summarise the earlier part"))
       return { text: "## Goal\nLearn.\n## Progress so far\nDone." };
