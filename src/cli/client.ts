@@ -17,6 +17,7 @@ export function buildClient(config: ResolvedConfig, model?: string): ModelClient
     maxAttempts: m.retry.maxAttempts,
     retryBaseMs: m.retry.baseMs,
     retryMaxMs: m.retry.maxMs,
+    idleTimeoutMs: m.requestIdleTimeoutMs,
     price: model ? config.prices[model] : m.price,
     acceptsImages: m.acceptsImages,
   });

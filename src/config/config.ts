@@ -18,6 +18,8 @@ export interface ConfigFile {
   acceptsImages?: boolean;
   stream?: boolean;
   retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
+  /** Seconds without a byte from the model server before a try is abandoned (and retried); default 300. */
+  requestIdleTimeout?: number;
   cellTimeoutSeconds?: number;
   outputCap?: number;
   /** A detached session's host exits after this long without work (default 1800). */
@@ -44,6 +46,7 @@ const FILE_KEYS: (keyof ConfigFile)[] = [
   "acceptsImages",
   "stream",
   "retry",
+  "requestIdleTimeout",
   "cellTimeoutSeconds",
   "outputCap",
   "idleTimeoutSeconds",
@@ -65,6 +68,8 @@ export interface ModelConfig {
   acceptsImages?: boolean;
   stream: boolean;
   retry: { maxAttempts?: number; baseMs?: number; maxMs?: number };
+  /** config.json's requestIdleTimeout in ms; undefined means the client's default (300 s). */
+  requestIdleTimeoutMs?: number;
   /** Where each value came from, for `relm doctor`. Never includes the key itself. */
   sources: { provider: Source; baseUrl: Source; apiKey: Source | "none"; model: Source | "none" };
 }
@@ -127,6 +132,12 @@ export function readConfigFile(path: string): ConfigFile | undefined {
   }
   const file = parsed as ConfigFile;
   if (file.provider !== undefined) parseProvider(file.provider, `${path}: provider`);
+  const idle = file.requestIdleTimeout;
+  if (idle !== undefined && !(typeof idle === "number" && Number.isFinite(idle) && idle > 0)) {
+    throw new ConfigError(
+      `${path}: requestIdleTimeout must be a positive number of seconds, got ${JSON.stringify(idle)}`,
+    );
+  }
   parseLearnSection(file.learn, `${path}: learn`);
   return file;
 }
@@ -195,6 +206,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
       acceptsImages: cfg.acceptsImages,
       stream: cfg.stream ?? true,
       retry: cfg.retry ?? {},
+      requestIdleTimeoutMs: cfg.requestIdleTimeout === undefined ? undefined : cfg.requestIdleTimeout * 1000,
       sources: {
         provider: providerPick[1],
         baseUrl: basePick[1],

@@ -8,6 +8,7 @@ export type {
   CellImage,
   CellResult,
   CellStatus,
+  ExecuteOptions,
   HostRequestHandler,
   Kernel,
   KernelLifecycleEvent,

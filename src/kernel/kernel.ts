@@ -8,6 +8,7 @@ import { findPython } from "./python.js";
 import { type RunnerExit, RunnerExitedError, type RunnerProcess } from "./runner-process.js";
 import type {
   CellResult,
+  ExecuteOptions,
   Kernel,
   KernelLifecycleEvent,
   KernelOptions,
@@ -37,6 +38,13 @@ export async function startKernel(options: KernelOptions): Promise<Kernel> {
   const kernel = new LocalKernel(options, python);
   await kernel.start();
   return kernel;
+}
+
+/** A cell's timeout, the grace after its interrupt, and what the note calls it. */
+interface CellLimit {
+  timeoutMs: number;
+  graceMs: number;
+  reason: string;
 }
 
 /** Where a running cell stands with respect to its timeout. */
@@ -80,9 +88,13 @@ class LocalKernel implements Kernel {
     this.runner = await this.spawn();
   }
 
-  execute(code: string, options?: { timeoutMs?: number }): Promise<CellResult> {
-    const timeoutMs = options?.timeoutMs ?? this.options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS;
-    return this.serial(() => this.runCell(code, timeoutMs));
+  execute(code: string, options: ExecuteOptions = {}): Promise<CellResult> {
+    const limit: CellLimit = {
+      timeoutMs: options.timeoutMs ?? this.options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS,
+      graceMs: options.interruptGraceMs ?? this.options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+      reason: options.timeoutReason ?? "cell timeout",
+    };
+    return this.serial(() => this.runCell(code, limit));
   }
 
   setVariable(name: string, source: VariableSource): Promise<VariableSummary> {
@@ -154,7 +166,8 @@ class LocalKernel implements Kernel {
     return this.shutdownDone;
   }
 
-  private async runCell(code: string, timeoutMs: number): Promise<CellResult> {
+  private async runCell(code: string, limit: CellLimit): Promise<CellResult> {
+    const { timeoutMs, reason } = limit;
     if (this.closed) throw new KernelClosedError();
     const started = performance.now();
     let runner: RunnerProcess;
@@ -175,11 +188,12 @@ class LocalKernel implements Kernel {
     let grace: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       phase = "interrupted";
-      runner.signal("SIGINT");
+      // Repeated until the cell ends: a short timeout can fire before the runner marks the cell running.
+      this.interrupt();
       grace = setTimeout(() => {
         phase = "killed";
         runner.kill();
-      }, this.options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS);
+      }, limit.graceMs);
     }, timeoutMs);
     let reply: ResultMessage | null = null;
     let exit: RunnerExit | null = null;
@@ -205,7 +219,7 @@ class LocalKernel implements Kernel {
       // The cell may have swallowed the interrupt (e.g. `%%bash`); it still ran into its timeout.
       if (phase !== "running") {
         result.status = "timeout";
-        result.note = `The cell was interrupted after ${seconds(timeoutMs)} (cell timeout); the kernel and its variables are intact.`;
+        result.note = `The cell was interrupted after ${seconds(timeoutMs)} (${reason}); the kernel and its variables are intact.`;
       }
       return withNote(result, earlier);
     }
@@ -219,12 +233,10 @@ class LocalKernel implements Kernel {
       note =
         phase === "running"
           ? `The kernel process died during this cell (${describeExit(exit!)}) and was restarted. ${LOST}`
-          : `The cell was still running ${seconds(timeoutMs)} after it started (cell timeout) and did not stop ` +
+          : `The cell was still running ${seconds(timeoutMs)} after it started (${reason}) and did not stop ` +
             `when interrupted; the kernel was killed and restarted. ${LOST}`;
       try {
-        await this.restart(
-          phase === "running" ? `died during a cell (${describeExit(exit!)})` : "cell timeout",
-        );
+        await this.restart(phase === "running" ? `died during a cell (${describeExit(exit!)})` : reason);
       } catch (e) {
         note += ` Restarting it failed: ${messageOf(e)}`;
       }

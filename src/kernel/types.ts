@@ -143,11 +143,21 @@ export type KernelLifecycleEvent =
     }
   | { type: "restarted"; pid: number; reason: string };
 
+/** How long one cell may run, and what its note calls the limit when it is reached. */
+export interface ExecuteOptions {
+  /** Default KernelOptions.cellTimeoutMs. */
+  timeoutMs?: number;
+  /** After SIGINT at the timeout, wait this long before kill + restart; default KernelOptions.interruptGraceMs. */
+  interruptGraceMs?: number;
+  /** The limit in the model's note, e.g. "the time budget ran out"; default "cell timeout". */
+  timeoutReason?: string;
+}
+
 export interface Kernel {
   readonly python: PythonInfo;
   readonly pid: number;
   /** Runs one cell. Never rejects for cell errors, timeouts or crashes: those are CellResult statuses. */
-  execute(code: string, options?: { timeoutMs?: number }): Promise<CellResult>;
+  execute(code: string, options?: ExecuteOptions): Promise<CellResult>;
   setVariable(name: string, source: VariableSource): Promise<VariableSummary>;
   /** User variables currently defined (no modules, functions of relm, or IPython internals). */
   variables(): Promise<VariableSummary[]>;

@@ -4,6 +4,7 @@
 import { anthropicWire } from "./anthropic.js";
 import { type ErrorContext, oneLine, redact } from "./errors.js";
 import { sendWithRetries } from "./http.js";
+import { outputLimit, TokenEstimator } from "./limits.js";
 import { openaiWire } from "./openai.js";
 import { computeCost, guessAcceptsImages, lookupPrice } from "./pricing.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
@@ -20,13 +21,28 @@ export function createModelClient(options: ClientOptions): ModelClient {
     retryMaxMs: options.retryMaxMs ?? DEFAULT_RETRY_POLICY.retryMaxMs,
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_RETRY_POLICY.idleTimeoutMs,
   };
+  const maxOutputTokens = options.maxOutputTokens ?? outputLimit(options.provider, options.model);
+  const setup: Setup = {
+    options,
+    wire,
+    policy,
+    acceptsImages,
+    price,
+    maxOutputTokens,
+    estimator: new TokenEstimator(),
+  };
   return {
     provider: options.provider,
     model: options.model,
     acceptsImages,
     price,
-    stream: (request, signal) =>
-      streamSafely({ options, wire, policy, acceptsImages, price }, request, signal),
+    maxOutputTokens,
+    // With the widest cap the body may carry: the field counts as prompt too.
+    estimateInputTokens: (request) =>
+      setup.estimator.estimate(
+        Buffer.byteLength(buildBody(setup, { ...request, maxOutputTokens: WIDEST_CAP })),
+      ),
+    stream: (request, signal) => streamSafely(setup, request, signal),
   };
 }
 
@@ -37,6 +53,26 @@ interface Setup {
   policy: RetryPolicy;
   acceptsImages: boolean;
   price: Price | null;
+  /** The model's output limit, when known: no request asks for more. */
+  maxOutputTokens: number | undefined;
+  /** Prompt tokens per body byte, learned from this client's answers. */
+  estimator: TokenEstimator;
+}
+
+/** A stand-in cap as long as any real one, for measuring a body before its cap is known. */
+const WIDEST_CAP = 999_999_999;
+
+function buildBody(setup: Setup, request: ModelRequest): string {
+  const { options, wire, acceptsImages, maxOutputTokens } = setup;
+  const asked = request.maxOutputTokens ?? options.maxOutputTokens;
+  return wire.body(request, {
+    model: options.model,
+    baseUrl: options.baseUrl,
+    stream: options.stream ?? true,
+    acceptsImages,
+    maxOutputTokens:
+      asked !== undefined && maxOutputTokens !== undefined ? Math.min(asked, maxOutputTokens) : asked,
+  });
 }
 
 async function* streamSafely(
@@ -61,10 +97,11 @@ async function* streamSafely(
 }
 
 async function* streamRequest(
-  { options, wire, policy, acceptsImages, price }: Setup,
+  setup: Setup,
   request: ModelRequest,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamEvent, void> {
+  const { options, wire, policy, price } = setup;
   const url = wire.endpoint(options.baseUrl);
   const ctx: ErrorContext = { url, baseUrl: options.baseUrl, model: options.model, apiKey: options.apiKey };
   if (!/^https?:\/\//i.test(options.baseUrl) || !URL.canParse(url)) {
@@ -76,19 +113,23 @@ async function* streamRequest(
     return;
   }
   const stream = options.stream ?? true;
-  const body = wire.body(request, {
-    model: options.model,
-    baseUrl: options.baseUrl,
+  const body = buildBody(setup, request);
+  const bytes = Buffer.byteLength(body);
+  const call = {
+    url,
+    headers: wire.headers(options.apiKey),
+    body,
     stream,
-    acceptsImages,
-    maxOutputTokens: request.maxOutputTokens ?? options.maxOutputTokens,
-  });
-  const call = { url, headers: wire.headers(options.apiKey), body, stream, wire, ctx };
+    wire,
+    ctx,
+    deadline: request.deadline,
+  };
   for await (const event of sendWithRetries(call, policy, signal)) {
     if (event.type !== "decoded") {
       yield event;
       continue;
     }
+    if (event.value.usage) setup.estimator.observe(bytes, event.value.usage.inputTokens);
     const usage = event.value.usage ?? estimateUsage(body, event.value);
     yield {
       type: "done",
@@ -97,7 +138,7 @@ async function* streamRequest(
       cost: computeCost(usage, price),
       stopReason: event.value.stopReason,
       attempts: event.attempts,
-      requestBytes: Buffer.byteLength(body),
+      requestBytes: bytes,
     };
   }
 }

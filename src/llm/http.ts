@@ -11,7 +11,7 @@ import {
   redact,
   toModelError,
 } from "./errors.js";
-import { backoffMs, parseRetryAfter, type RetryPolicy, sleep } from "./retry.js";
+import { backoffMs, parseRetryAfter, type RetryPolicy, retryFits, sleep } from "./retry.js";
 import { parseSse } from "./sse.js";
 import type { StreamEvent } from "./types.js";
 import { type Decoded, type DecodeResult, type DeltaEvent, replayDeltas, type WireFormat } from "./wire.js";
@@ -23,6 +23,8 @@ export interface HttpCall {
   stream: boolean;
   wire: Pick<WireFormat, "decodeStream" | "decodeJson">;
   ctx: ErrorContext;
+  /** Epoch ms: no retry starts that the time left cannot cover (see retryFits). */
+  deadline?: number;
 }
 
 export type HttpEvent =
@@ -43,6 +45,7 @@ export async function* sendWithRetries(
       yield { type: "error", error: abortedError(attempt - 1) };
       return;
     }
+    const tryStarted = Date.now();
     const result = yield* tryOnce(call, policy, signal);
     if (result.ok) {
       yield { type: "decoded", value: result.value, attempts: attempt };
@@ -58,6 +61,16 @@ export async function* sendWithRetries(
       return;
     }
     const delayMs = backoffMs(attempt, policy, failure.retryAfterMs);
+    if (
+      call.deadline !== undefined &&
+      !retryFits(call.deadline, Date.now(), delayMs, Date.now() - tryStarted, policy)
+    ) {
+      const error = toModelError(failure, attempt, call.ctx.apiKey);
+      error.message += "; not retried: the time left before the deadline cannot cover another try";
+      error.outOfTime = true;
+      yield { type: "error", error };
+      return;
+    }
     yield { type: "retry", attempt: attempt + 1, delayMs, reason: redact(failure.message, call.ctx.apiKey) };
     if (!(await sleep(delayMs, signal))) {
       yield { type: "error", error: abortedError(attempt) };

@@ -29,6 +29,25 @@ export function backoffMs(
   return Math.round(random() * ceiling);
 }
 
+/** The shortest a try is assumed to take when deciding whether a retry still fits before a deadline. */
+export const MIN_TRY_MS = 1000;
+
+/**
+ * Whether a retry after `delayMs` can still be of use before `deadline`: the time left must cover the
+ * delay and one more try, assumed to take as long as the failed one did (at least MIN_TRY_MS, at most
+ * the idle timeout — a try that hung ran into it).
+ */
+export function retryFits(
+  deadline: number,
+  now: number,
+  delayMs: number,
+  lastTryMs: number,
+  policy: Pick<RetryPolicy, "idleTimeoutMs">,
+): boolean {
+  const tryMs = Math.min(policy.idleTimeoutMs, Math.max(MIN_TRY_MS, lastTryMs));
+  return now + delayMs + tryMs <= deadline;
+}
+
 /** `retry-after-ms` (OpenAI), then `retry-after` as seconds or an HTTP date. */
 export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
   const ms = headers.get("retry-after-ms");

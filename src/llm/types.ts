@@ -43,7 +43,13 @@ export interface ModelRequest {
   system: string;
   messages: readonly Message[];
   tools: readonly ToolSpec[];
+  /** Sent as max_tokens (Anthropic; OpenAI-compatible servers) or max_completion_tokens (openai.com). */
   maxOutputTokens?: number;
+  /**
+   * Epoch ms after which the caller has no use for an answer: no retry starts that the time left cannot
+   * cover. A try already in flight is not cut here; abort the signal for that.
+   */
+  deadline?: number;
 }
 
 export interface Usage {
@@ -80,6 +86,8 @@ export interface ModelError {
   /** Body excerpt returned by the server, capped, for diagnostics. */
   detail?: string;
   attempts: number;
+  /** The failure was worth another try, but the request's deadline left no time for one. */
+  outOfTime?: boolean;
 }
 
 export interface ModelResponse {
@@ -116,6 +124,13 @@ export interface ModelClient {
   readonly acceptsImages: boolean;
   /** Prices in effect (ClientOptions.price, else the built-in table), or null when unknown. */
   readonly price: Price | null;
+  /** The most output tokens one answer of this model may have, when known (configured or built in). */
+  readonly maxOutputTokens: number | undefined;
+  /**
+   * The prompt tokens `request` will count, estimated from its body before it is sent: calibrated on the
+   * server's own counts of earlier requests, with a margin; four bytes a token before any.
+   */
+  estimateInputTokens(request: ModelRequest): number;
   /** Never throws and never rejects: failures arrive as an `error` event. */
   stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
 }
@@ -141,11 +156,12 @@ export interface ClientOptions {
   /** First backoff step in ms; default 1000. Doubles per try, with full jitter, capped by retryMaxMs. */
   retryBaseMs?: number;
   retryMaxMs?: number;
-  /** Abort a try when no byte arrives for this long; default 300 000. */
+  /** Abort a try when no byte arrives for this long; default 300 000 (config `requestIdleTimeout`). */
   idleTimeoutMs?: number;
   /** Overrides the built-in price table. */
   price?: Price;
   /** Overrides the built-in guess of whether the model takes images. */
   acceptsImages?: boolean;
+  /** The model's output limit; default: the built-in table (see limits.ts), else none sent. */
   maxOutputTokens?: number;
 }

@@ -14,6 +14,30 @@ export interface Answer {
   toolCalls: { id: string; name: string; arguments: string }[];
   /** null when the server is told not to report usage. */
   usage: ScriptedUsage | null;
+  /** Cut off at the request's max_tokens, as a real model's answer would be (finish_reason length). */
+  truncated?: boolean;
+}
+
+/** Characters per output token, the same four the usage report counts. */
+export const CHARS_PER_TOKEN = 4;
+
+/**
+ * Cuts an answer to `maxTokens` output tokens the way a model that hits its limit stops: mid-text, or
+ * mid-arguments of a tool call (whose JSON is then incomplete), and nothing after that.
+ */
+export function limitAnswer(answer: Answer, maxTokens: number | undefined): Answer {
+  if (maxTokens === undefined || outputChars(answer) <= maxTokens * CHARS_PER_TOKEN) return answer;
+  let room = Math.max(0, maxTokens * CHARS_PER_TOKEN);
+  const text = answer.text.slice(0, room);
+  room -= text.length;
+  const toolCalls: Answer["toolCalls"] = [];
+  for (const call of answer.toolCalls) {
+    if (room <= 0) break;
+    const args = call.arguments.slice(0, room);
+    room -= args.length;
+    toolCalls.push({ ...call, arguments: args });
+  }
+  return { ...answer, text, toolCalls, truncated: true };
 }
 
 /** Fixed-size pieces, so streamed deltas exercise reassembly the same way on every run. */

@@ -3,6 +3,7 @@
 import { type Answer, pieces } from "./answer.js";
 
 export function anthropicStopReason(answer: Answer): string {
+  if (answer.truncated) return "max_tokens";
   return answer.toolCalls.length > 0 ? "tool_use" : "end_turn";
 }
 

@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Answer, outputChars } from "./answer.js";
+import { type Answer, limitAnswer, outputChars } from "./answer.js";
 import { anthropicError, anthropicJson, anthropicStreamFrames } from "./anthropic-wire.js";
 import { openaiError, openaiJson, openaiStreamFrames } from "./openai-wire.js";
 import {
@@ -72,6 +72,15 @@ export interface ScriptedModel {
 }
 
 const DEFAULT_MODELS = ["scripted"];
+
+/** The answer's token limit as either format names it (OpenAI's newer field first). */
+function maxTokensOf(fields: Record<string, unknown>): number | undefined {
+  for (const key of ["max_completion_tokens", "max_tokens"]) {
+    const value = fields[key];
+    if (typeof value === "number" && Number.isFinite(value)) return value;
+  }
+  return undefined;
+}
 
 export async function startScriptedModel(options: ScriptedModelOptions): Promise<ScriptedModel> {
   const requests: CapturedRequest[] = [];
@@ -162,7 +171,14 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
 
     if (reply.kind === "status") return sendStatusStep(res, format, reply);
     const stream = fields.stream === true;
-    const answer = makeAnswer(format, model || "scripted", reply, rawBody, previous?.rawBody);
+    const answer = makeAnswer(
+      format,
+      model || "scripted",
+      reply,
+      rawBody,
+      previous?.rawBody,
+      maxTokensOf(fields),
+    );
     const frames =
       format === "openai"
         ? openaiStreamFrames(answer, record(fields.stream_options)?.include_usage === true)
@@ -189,6 +205,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     reply: Extract<Reply, { kind: "answer" | "drop" }>,
     rawBody: string,
     previousBody: string | undefined,
+    maxTokens: number | undefined,
   ): Answer => {
     responseCount++;
     const toolCalls =
@@ -198,13 +215,16 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
             id: `${format === "openai" ? "call" : "toolu"}_${++toolCallCount}`,
           }))
         : [];
-    const answer: Answer = {
-      id: format === "openai" ? `chatcmpl-scripted-${responseCount}` : `msg_scripted_${responseCount}`,
-      model,
-      text: reply.text,
-      toolCalls,
-      usage: null,
-    };
+    const answer: Answer = limitAnswer(
+      {
+        id: format === "openai" ? `chatcmpl-scripted-${responseCount}` : `msg_scripted_${responseCount}`,
+        model,
+        text: reply.text,
+        toolCalls,
+        usage: null,
+      },
+      maxTokens,
+    );
     if (options.reportUsage !== false) {
       const input = Math.ceil(rawBody.length / 4);
       // A shared prefix with the previous request stands in for a provider's prompt cache hit.
