@@ -24,6 +24,23 @@ function memory(pid) {
   };
 }
 
+/** The kernel's keeper (python/relm/keeper.py; Linux), its parent, if it has one. */
+function keeperOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  const comm = readFileSync(`/proc/${parent}/comm`, "utf8").trim();
+  return comm === "relm-keeper" ? parent : undefined;
+}
+
+/** A kernel's memory together with its keeper's: what one more kernel costs. */
+function kernelMemory(pid) {
+  const own = memory(pid);
+  const keeper = keeperOf(pid);
+  if (keeper === undefined) return own;
+  const k = memory(keeper);
+  return { pss: own.pss + k.pss, rss: own.rss + k.rss, uss: own.uss + k.uss };
+}
+
 const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const ms = (v) => `${v.toFixed(1)} ms`;
 const mb = (v) => `${v.toFixed(1)} MB`;
@@ -56,7 +73,7 @@ async function idleMemory(options, n) {
   const kernels = [];
   for (let i = 0; i < n; i++) kernels.push((await firstCell(options)).kernel);
   await new Promise((r) => setTimeout(r, 1000)); // let the runners' start-up settle
-  const figures = kernels.map((k) => memory(k.pid));
+  const figures = kernels.map((k) => kernelMemory(k.pid));
   await Promise.all(kernels.map((k) => k.shutdown()));
   return {
     pss: mean(figures.map((f) => f.pss)),
@@ -113,5 +130,7 @@ const memoryRow = (path, m, alive) => ({
   "private / kernel": mb(m.uss),
   "kernels alive": alive,
 });
-console.log("\nIdle kernels (runner process only; Pss splits shared pages among their sharers):");
+console.log(
+  "\nIdle kernels (runner process and its keeper, if any; Pss splits shared pages among their sharers):",
+);
 table([memoryRow("fork", forkedMemory, IDLE), memoryRow("spawn", spawnedMemory, SPAWNED_IDLE)]);

@@ -1,9 +1,9 @@
 """A kernel's first moments after the warm template (relm.template) forked it.
 
 Turns a copy of the template into a kernel that behaves like a spawned `python -m relm.runner`:
-its own process group and parent-death signal, the template's file descriptors and signal handlers
-gone, the kernel's environment and working directory, and the protocol on the host's Unix socket
-instead of stdin/stdout. Then the runner's own main loop takes over.
+a keeper above it (relm.keeper), its own process group and parent-death signal, the template's file
+descriptors and signal handlers gone, the kernel's environment and working directory, and the protocol
+on the host's Unix socket instead of stdin/stdout. Then the runner's own main loop takes over.
 """
 
 import gc
@@ -14,7 +14,7 @@ import socket
 import sys
 import time
 
-from . import runner
+from . import keeper, runner
 
 
 def run(msg, engine, origin, wait_fd=None):
@@ -54,6 +54,9 @@ def _detach(origin):
     runner._parent_death_signal()  # the parent is now the template, which dies with the host
     if os.getppid() != origin.pid:
         os._exit(1)  # the template died before prctl took effect
+    # This process becomes the kernel's keeper (relm.keeper) and the kernel goes on in a child; a spare
+    # pays for that fork ahead of time too. Before gc.enable(): the keeper leaves shared pages alone.
+    keeper.split()
     gc.enable()
 
 

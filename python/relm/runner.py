@@ -16,11 +16,12 @@ import signal
 import sys
 import threading
 
-from . import api, capture, host, interrupts, protocol, streamer, variables
+from . import api, capture, host, interrupts, keeper, protocol, streamer, variables
 from .cells import CellRunner
 
 
 def main(argv):
+    keeper.split()  # first, before any thread: on Linux this process becomes the keeper (relm.keeper)
     serve(_parse(argv))
 
 

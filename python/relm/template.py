@@ -24,9 +24,10 @@ import select
 import signal
 import sys
 import threading
+import time
 import traceback
 
-from . import forked, runner
+from . import forked, keeper, runner
 
 # Imported lazily by the runner or the first cell; imported here they are shared by every fork.
 _WARM_IMPORTS = ("ctypes", "faulthandler", "importlib.util", "queue", "socket", "traceback")
@@ -81,6 +82,10 @@ def main():
             "pid": os.getpid(),
             "python": "%d.%d.%d" % sys.version_info[:3],
             "ipython": engine.version if engine is not None else None,
+            # Each fork is a keeper with the kernel below it (relm.keeper): the host ends a kernel by
+            # killing the kernel's group, and a keeper with SIGTERM, never SIGKILL (it would leave
+            # the kernel's detached processes behind).
+            "keepers": keeper.available(),
         }
     )
     gc.freeze()
@@ -203,19 +208,40 @@ class Template:
                 self.send({"type": "exit", "pid": pid, "code": None, "signal": _signal_name(-code)})
 
     def shutdown(self):
-        """The host closed our stdin: take every kernel (and what its cells started) with us."""
+        """The host closed our stdin: take every kernel (and what its cells started) with us.
+
+        Keepers get SIGTERM and end their kernel and everything below it themselves (a SIGKILL would
+        leave the kernel's detached processes behind); whatever still runs after a while is killed.
+        """
+        keepers = keeper.available()
+        self.kill_children(signal.SIGTERM if keepers else signal.SIGKILL, group=not keepers)
+        deadline = time.monotonic() + (keeper.END_DEADLINE + 1 if keepers else 1)
+        while self.children and time.monotonic() < deadline:
+            self._reap_quietly()
+            if self.children:
+                select.select([], [], [], 0.01)
+        if self.children:
+            self.kill_children(signal.SIGKILL, group=True)
+            for _ in range(100):
+                self._reap_quietly()
+                if not self.children:
+                    break
+                select.select([], [], [], 0.01)
+        os._exit(0)
+
+    def _reap_quietly(self):
+        try:
+            self.reap()
+        except OSError:  # the host stopped reading our reports: reap on regardless
+            self.announced.clear()
+
+    def kill_children(self, signum, group):
         for pid in list(self.children):
-            for target in (-pid, pid):  # its group; itself if it died before setpgid
+            for target in (-pid, pid) if group else (pid,):  # its group; itself if it died before setpgid
                 try:
-                    os.kill(target, signal.SIGKILL)
+                    os.kill(target, signum)
                 except OSError:
                     pass
-        for _ in range(100):
-            self.reap()
-            if not self.children:
-                break
-            select.select([], [], [], 0.01)
-        os._exit(0)
 
 
 def _child(msg, engine, origin, inherited, wait_fd):

@@ -78,6 +78,12 @@ class Runner:
 
     @property
     def pid(self):
+        """The kernel's pid and process group (on Linux the child of a keeper, which is `proc`)."""
+        return self.ready["pid"]
+
+    @property
+    def keeper_pid(self):
+        """The process started here: the kernel's keeper on Linux (relm.keeper), else the kernel itself."""
         return self.proc.pid
 
     def _read(self):
@@ -165,16 +171,27 @@ class Runner:
             try:
                 self.proc.wait(TIMEOUT)
             except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                except OSError:
-                    pass
+                for group in (self.pid, self.proc.pid):  # the kernel's group, then its keeper's
+                    try:
+                        os.killpg(group, signal.SIGKILL)
+                    except OSError:
+                        pass
                 self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 stream.close()
             except OSError:
                 pass
+
+
+def parent_of(pid):
+    """`pid`'s parent, from /proc (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
 def alive(pid):

@@ -125,9 +125,11 @@ class ForkLink implements RunnerLink {
     socket.on("close", () => {
       this.open.delete(channel);
       if (channel === "protocol" && !this.protocolClosed) {
-        // The runner never closes its protocol while it lives: it is gone, or going.
+        // The runner never closes its protocol while it lives: it is gone, or going. SIGTERM, not
+        // SIGKILL: on Linux this is its keeper, which then ends everything below it (and exits); the
+        // template's report of the exit then kills what is left of the group (elsewhere: the runner's).
         this.protocolClosed = true;
-        if (this.pid) killGroup(this.pid, "SIGKILL");
+        if (this.pid) killGroup(this.pid, "SIGTERM");
       }
       this.settle();
     });

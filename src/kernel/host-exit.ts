@@ -2,8 +2,9 @@ import { unlinkSync } from "node:fs";
 
 // Process groups (kernels, templates) and socket files this host owns. On exit Node runs only
 // synchronous code, so they are killed and removed right there: no Python process, nor anything a
-// cell started, outlives the host, and no stale socket is left behind.
-const liveGroups = new Set<number>();
+// cell started, outlives the host, and no stale socket is left behind. A kernel's keeper
+// (python/relm/keeper.py) gets SIGTERM instead: it then ends whatever the kernel detached.
+const liveGroups = new Map<number, NodeJS.Signals>();
 const liveFiles = new Set<string>();
 let hookInstalled = false;
 
@@ -11,7 +12,7 @@ function installHook(): void {
   if (hookInstalled) return;
   hookInstalled = true;
   process.on("exit", () => {
-    for (const group of liveGroups) killGroup(group, "SIGKILL");
+    for (const [group, signal] of liveGroups) killGroup(group, signal);
     for (const file of liveFiles) {
       try {
         unlinkSync(file);
@@ -22,10 +23,10 @@ function installHook(): void {
   });
 }
 
-/** Kills process group `pgid` when the host exits, unless untracked first. */
-export function trackGroup(pgid: number): void {
+/** Kills process group `pgid` (with `signal`, SIGKILL by default) when the host exits, unless untracked first. */
+export function trackGroup(pgid: number, signal: NodeJS.Signals = "SIGKILL"): void {
   installHook();
-  liveGroups.add(pgid);
+  liveGroups.set(pgid, signal);
 }
 
 export function untrackGroup(pgid: number): void {

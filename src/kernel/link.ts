@@ -10,7 +10,11 @@ export interface RunnerExit {
  * warm template. RunnerProcess speaks the JSON-lines protocol over either and cannot tell them apart.
  */
 export interface RunnerLink {
-  /** The runner's pid, which is also its process group id. */
+  /**
+   * The process the host started or was told about, which is also its process group id: the runner,
+   * or on Linux its keeper (python/relm/keeper.py), the runner's parent; the runner's own pid then
+   * comes with its ready message.
+   */
   readonly pid: number;
   /** Resolves once the runner is gone and its channel closed; its group has been killed by then. */
   readonly gone: Promise<RunnerExit>;

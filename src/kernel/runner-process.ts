@@ -42,9 +42,16 @@ export class RunnerExitedError extends Error {
 const STDERR_KEEP = 64 * 1024;
 const CLOSE_GRACE_MS = 500;
 
-/** One runner process (`python -m relm.runner`, or forked from the template), in its own process group. */
+/**
+ * One runner process (`python -m relm.runner`, or forked from the template), in its own process group.
+ * On Linux a keeper stands between it and the host (python/relm/keeper.py): the link's process is the
+ * keeper, the runner its child. Signals go to the runner's group; the keeper is never killed with
+ * SIGKILL, since it ends what the runner's cells detached once the runner is gone.
+ */
 export class RunnerProcess {
-  readonly pid: number;
+  private kernelPid: number;
+  /** The runner's keeper (the link's process), when there is one. */
+  keeper: number | undefined;
   /** Resolves once the process and its channel are gone (and its group has been killed). */
   readonly exited: Promise<RunnerExit>;
   ready!: ReadyMessage;
@@ -61,8 +68,8 @@ export class RunnerProcess {
     private readonly link: RunnerLink,
     private readonly opts: RunnerSpawnOptions,
   ) {
-    this.pid = link.pid;
-    trackGroup(this.pid);
+    this.kernelPid = link.pid;
+    trackGroup(link.pid);
     const lines = new LineSplitter((line) => this.receive(line));
     link.listen(
       (text) => lines.push(text),
@@ -71,13 +78,19 @@ export class RunnerProcess {
       },
     );
     this.exited = link.gone.then((exit) => {
-      untrackGroup(this.pid);
+      untrackGroup(this.kernelPid);
+      untrackGroup(link.pid);
       this.exit = exit;
       const err = new RunnerExitedError(exit);
       for (const w of this.waiting.values()) w.reject(err);
       this.waiting.clear();
       return exit;
     });
+  }
+
+  /** The runner's pid and process group: the link's process until ready, then the runner's own. */
+  get pid(): number {
+    return this.kernelPid;
   }
 
   /** Spawns `python -m relm.runner` and resolves once it is ready. */
@@ -162,7 +175,15 @@ export class RunnerProcess {
         this.opts.onRequest(msg.id, msg.method, msg.params, this);
         break;
       case "ready":
-        this.onReady?.(msg);
+        if (!this.onReady) break; // said once; a later one is not the runner's
+        if (msg.pid !== this.link.pid && Number.isSafeInteger(msg.pid) && msg.pid > 0) {
+          // Below a keeper: the runner's own group gets signals; the keeper ends with SIGTERM.
+          this.keeper = this.link.pid;
+          this.kernelPid = msg.pid;
+          trackGroup(msg.pid);
+          trackGroup(this.link.pid, "SIGTERM");
+        }
+        this.onReady(msg);
         this.onReady = null;
         break;
       default: {

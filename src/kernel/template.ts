@@ -49,7 +49,7 @@ export interface ForkRequest {
 }
 
 type TemplateMessage =
-  | { type: "ready"; pid: number; python: string; ipython: string | null }
+  | { type: "ready"; pid: number; python: string; ipython: string | null; keepers?: boolean }
   | { type: "forked"; id: number; pid: number }
   | { type: "error"; id: number; error: string }
   | { type: "exit"; pid: number; code: number | null; signal: NodeJS.Signals | null };
@@ -73,6 +73,11 @@ export class ForkingTemplate implements KernelTemplate {
   /** Exit reports that arrived before anyone watched that pid. */
   private readonly unclaimed = new Map<number, RunnerExit>();
   private onReady: ((msg: Extract<TemplateMessage, { type: "ready" }>) => void) | null = null;
+  /**
+   * Each fork is a keeper with the kernel below it (Linux, python/relm/keeper.py): it is ended with
+   * SIGTERM, never SIGKILL, so that it can end what the kernel's cells detached.
+   */
+  private keepers = false;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -138,6 +143,7 @@ export class ForkingTemplate implements KernelTemplate {
         });
       });
       template.info = { path: options.python.path, version: ready.python, ipython: ready.ipython };
+      template.keepers = ready.keepers === true;
     } catch (e) {
       killGroup(template.pid, "SIGKILL");
       await template.exited;
@@ -228,7 +234,7 @@ export class ForkingTemplate implements KernelTemplate {
   /** Stops the template and kills every kernel forked from it. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      for (const pid of this.kernels) killGroup(pid, "SIGKILL");
+      for (const pid of this.kernels) killGroup(pid, this.endSignal);
       this.child.stdin.end(); // the template kills its kernels (even one forked just now) and exits
       const timer = setTimeout(() => killGroup(this.pid, "SIGKILL"), CLOSE_GRACE_MS);
       await this.exited;
@@ -238,12 +244,17 @@ export class ForkingTemplate implements KernelTemplate {
     return this.closing;
   }
 
+  /** How a forked kernel is ended from here: its keeper with SIGTERM, else its group with SIGKILL. */
+  private get endSignal(): NodeJS.Signals {
+    return this.keepers ? "SIGTERM" : "SIGKILL";
+  }
+
   private died(): void {
     const err = new Error(`the kernel template exited (${this.exitText})`);
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
-    // On Linux they die with it (PR_SET_PDEATHSIG); elsewhere they would live on.
-    for (const pid of this.kernels) killGroup(pid, "SIGKILL");
+    // On Linux they die with it (PR_SET_PDEATHSIG; keepers get SIGTERM); elsewhere they would live on.
+    for (const pid of this.kernels) killGroup(pid, this.endSignal);
     for (const pid of this.kernels) untrackGroup(pid);
     this.kernels.clear();
     const watchers = [...this.watchers.values()];
@@ -267,7 +278,7 @@ export class ForkingTemplate implements KernelTemplate {
       case "forked": {
         this.unclaimed.delete(msg.pid); // a report for an earlier process that had this pid
         this.kernels.add(msg.pid);
-        trackGroup(msg.pid);
+        trackGroup(msg.pid, this.endSignal);
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
         if (p) p.resolve(msg.pid);

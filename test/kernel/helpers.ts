@@ -41,6 +41,16 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** `pid`'s parent (Linux /proc), or undefined once it is gone. */
+export function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** True while any non-zombie process is in process group `pgid` (Linux /proc). */
 export function groupAlive(pgid: number): boolean {
   for (const entry of readdirSync("/proc")) {
