@@ -4,6 +4,7 @@ import { startKernel } from "../kernel/index.js";
 import type { CellResult, Kernel, KernelLifecycleEvent } from "../kernel/types.js";
 import type { Journal } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";
+import { cellLimit } from "./deadline.js";
 import type { AgentEvent } from "./events.js";
 import type { AgentTree } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
@@ -233,11 +234,14 @@ export class AgentKernel {
     }
   }
 
-  async runCell(turn: number, callId: string, code: string): Promise<CellResult> {
+  /** Runs a cell; `deadline` (epoch ms): the time budget's end, where the cell is interrupted. */
+  async runCell(turn: number, callId: string, code: string, deadline?: number): Promise<CellResult> {
     const kernel = await this.ensure();
-    if (this.owner.aborted) {
-      // Interrupted while the kernel was still starting: the cell never ran.
-      const skipped = notRun("Not run: the turn was interrupted.");
+    if (this.owner.aborted || (deadline !== undefined && Date.now() >= deadline)) {
+      // Interrupted, or out of time, while the kernel was still starting: the cell never ran.
+      const skipped = notRun(
+        this.owner.aborted ? "Not run: the turn was interrupted." : "Not run: the time budget ran out.",
+      );
       this.recordCell(turn, callId, skipped);
       return skipped;
     }
@@ -245,7 +249,7 @@ export class AgentKernel {
     this.executing = true;
     let result: CellResult;
     try {
-      result = await kernel.execute(code);
+      result = await kernel.execute(code, cellLimit(deadline, this.owner.tree.options.kernel.cellTimeoutMs));
     } finally {
       this.currentCallId = undefined;
       this.executing = false;

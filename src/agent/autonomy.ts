@@ -1,5 +1,6 @@
 import type { JournalBody } from "../session/types.js";
-import { describeSpend } from "./budget.js";
+import { type Budget, describeSpend } from "./budget.js";
+import { Deadline } from "./deadline.js";
 import { describeGateResults, type GatesRun, runGates } from "./gates.js";
 import { GateStall } from "./gates-stall.js";
 import type { TurnOutcome } from "./loop.js";
@@ -28,6 +29,8 @@ export interface AutonomousAgent {
   run(message: string): Promise<TurnOutcome>;
   fingerprint(): Promise<string | null>;
   record(body: JournalBody): unknown;
+  /** Its budget: gates are stopped at the --max-time deadline too. */
+  readonly budget?: Budget;
   /** Online refinement (learn.ts): told of every gates run, it may review the work before the next turn. */
   readonly learning?: { afterGateRun(run: GatesRun, event?: number): Promise<void> };
 }
@@ -102,7 +105,13 @@ export async function runAutonomously(
 
     let next: string;
     if (settings.gates.length > 0) {
-      const run = await runGates(settings.gates, { cwd: agent.cwd, timeoutMs: settings.gateTimeoutMs });
+      const deadline = agent.budget ? new Deadline(agent.budget) : undefined;
+      const run = await runGates(settings.gates, {
+        cwd: agent.cwd,
+        timeoutMs: settings.gateTimeoutMs,
+        signal: deadline?.signal,
+      });
+      deadline?.dispose();
       const fingerprint = await agent.fingerprint();
       const same = stall.record(run, fingerprint);
       const recorded = agent.record({
@@ -122,6 +131,17 @@ export async function runAutonomously(
       await settings.afterGateRun?.();
       const described = describeGateResults(run);
       if (run.passed) return end(agent, outcome, `gates passed: ${described}`);
+      const stop = deadline?.expired ? (agent.budget?.check() ?? agent.budget?.timeStop()) : undefined;
+      if (stop) {
+        // The gates were stopped at the deadline: the work is neither done nor worth another turn.
+        const { budget, limit, spent, message } = stop;
+        agent.record({ type: "budget_stop", budget, limit, spent, message });
+        return end(
+          agent,
+          { status: "budget", stop },
+          `budget exhausted: ${message}; spent ${describeSpend(spent)}`,
+        );
+      }
       if (same >= maxFailures) {
         const failure = describeGateResults(run, { failureOutput: true });
         return end(

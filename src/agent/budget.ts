@@ -29,6 +29,10 @@ export class Budget {
   private tokens = 0;
   private cost: number | null = 0;
   private readonly startedAt: number;
+  /** Tokens held by requests in flight here and below (their prompt plus the answer they may have). */
+  private reserved = 0;
+  /** Callers waiting for a reservation to be given back (kept on the root, which every one reaches). */
+  private readonly waiters = new Set<() => void>();
 
   constructor(
     readonly limits: BudgetLimits,
@@ -63,6 +67,112 @@ export class Budget {
       elapsedMs: this.now() - this.startedAt,
       cost: this.cost,
     };
+  }
+
+  /** Epoch ms (on this budget's clock) at which the first --max-time here or above runs out. */
+  deadline(): number | undefined {
+    const own = this.limits.maxTimeMs === undefined ? undefined : this.startedAt + this.limits.maxTimeMs;
+    return earliest(own, this.parent?.deadline());
+  }
+
+  /** Milliseconds to the deadline (0 once passed), or undefined without a time limit. */
+  timeLeftMs(): number | undefined {
+    const deadline = this.deadline();
+    return deadline === undefined ? undefined : Math.max(0, deadline - this.now());
+  }
+
+  /**
+   * Tokens still allowed here and above, or undefined without a token limit. Unless `inFlight` is
+   * false, what requests in flight have reserved counts as spent.
+   */
+  tokensLeft(inFlight = true): number | undefined {
+    const { maxTokens } = this.limits;
+    const own =
+      maxTokens === undefined ? undefined : maxTokens - this.tokens - (inFlight ? this.reserved : 0);
+    const above = this.parent?.tokensLeft(inFlight);
+    return own === undefined ? above : above === undefined ? own : Math.min(own, above);
+  }
+
+  /**
+   * Holds `tokens` for a request in flight, here and above, so concurrent requests of the tree cannot
+   * together ask for more than is left. Returns the release; call it after the spend is recorded.
+   */
+  reserve(tokens: number): () => void {
+    const held = Math.max(0, tokens);
+    for (let b: Budget | undefined = this; b; b = b.parent) b.reserved += held;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (let b: Budget | undefined = this; b; b = b.parent) b.reserved -= held;
+      const waiters = [...this.root.waiters];
+      this.root.waiters.clear();
+      for (const wake of waiters) wake();
+    };
+  }
+
+  /** Resolves when a reservation anywhere in the tree is released, or when `signal` aborts. */
+  released(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const wake = () => {
+        signal?.removeEventListener("abort", wake);
+        this.root.waiters.delete(wake);
+        resolve();
+      };
+      this.root.waiters.add(wake);
+      signal?.addEventListener("abort", wake, { once: true });
+    });
+  }
+
+  private get root(): Budget {
+    return this.parent ? this.parent.root : this;
+  }
+
+  /**
+   * The --max-tokens stop of the tightest token limit here or above, though it is not reached yet:
+   * `why` says what the tokens left cannot cover.
+   */
+  tokenStop(why: string): BudgetStop | undefined {
+    const level = this.tightest(
+      (b) => b.limits.maxTokens,
+      (b) => (b.limits.maxTokens ?? 0) - b.tokens,
+    );
+    const maxTokens = level?.limits.maxTokens;
+    if (!level || maxTokens === undefined) return undefined;
+    const spent = level.spent();
+    return level.stop("max-tokens", maxTokens, spent, `${spent.tokens} of ${maxTokens} tokens used; ${why}`);
+  }
+
+  /**
+   * The --max-time stop of the earliest deadline here or above: for a deadline a timer saw pass, or,
+   * with `why`, for time left that cannot cover what comes next.
+   */
+  timeStop(why?: string): BudgetStop | undefined {
+    const level = this.tightest(
+      (b) => b.limits.maxTimeMs,
+      (b) => b.startedAt + (b.limits.maxTimeMs ?? 0),
+    );
+    const maxTimeMs = level?.limits.maxTimeMs;
+    if (!level || maxTimeMs === undefined) return undefined;
+    const spent = level.spent();
+    // A timer may fire a moment before the clock agrees.
+    if (!why) spent.elapsedMs = Math.max(spent.elapsedMs, maxTimeMs);
+    const used = `${formatDuration(spent.elapsedMs)} of ${formatDuration(maxTimeMs)} used`;
+    return level.stop("max-time", maxTimeMs, spent, why ? `${used}; ${why}` : used);
+  }
+
+  /** The level here or above with a limit whose `measure` is smallest. */
+  private tightest(
+    limit: (b: Budget) => number | undefined,
+    measure: (b: Budget) => number,
+  ): Budget | undefined {
+    let best: Budget | undefined;
+    for (let b: Budget | undefined = this; b; b = b.parent) {
+      if (limit(b) === undefined) continue;
+      if (!best || measure(b) < measure(best)) best = b;
+    }
+    return best;
   }
 
   /** The first limit already reached here or above, or undefined when another model call is allowed. */
@@ -109,6 +219,10 @@ export class Budget {
   private stop(budget: BudgetStop["budget"], limit: number, spent: SpendRecord, detail: string): BudgetStop {
     return { budget, limit, spent, message: `budget exhausted: --${budget} (${detail})` };
   }
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 export function describeSpend(spent: SpendRecord): string {

@@ -3,7 +3,7 @@
 // caller journals a marker pointing at the full history and swaps the messages in.
 
 import { collectResponse, isModelError } from "../llm/complete.js";
-import type { Message, ModelClient, ModelError, Usage } from "../llm/types.js";
+import type { Message, ModelClient, ModelError, ModelRequest, Usage } from "../llm/types.js";
 import { renderTranscript } from "./compaction-render.js";
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction-windows.js";
 
@@ -37,6 +37,13 @@ export interface CompactOptions {
   /** Default 2 048. */
   maxSummaryTokens?: number;
   signal?: AbortSignal;
+  /**
+   * Lets the summary request through the caller's budget (its answer capped, a signal for its deadline),
+   * or says why not. The caller gives back whatever it reserved once it has booked the spend.
+   */
+  admit?: (
+    request: ModelRequest,
+  ) => Promise<{ request: ModelRequest; signal?: AbortSignal } | { error: string }>;
 }
 
 export interface CompactResult {
@@ -144,17 +151,15 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
     `Files touched:\n${list(options.filesTouched, "(none recorded)")}`,
   ].join("\n\n");
   const request = `${facts}\n\nTranscript of the earlier turns:\n\n${renderTranscript(older, budget - facts.length)}\n\nWrite the summary now.`;
-  const response = await collectResponse(
-    options.client.stream(
-      {
-        system: SYSTEM,
-        messages: [{ role: "user", content: [{ type: "text", text: request }] }],
-        tools: [],
-        maxOutputTokens: maxSummaryTokens,
-      },
-      options.signal,
-    ),
-  );
+  const asked: ModelRequest = {
+    system: SYSTEM,
+    messages: [{ role: "user", content: [{ type: "text", text: request }] }],
+    tools: [],
+    maxOutputTokens: maxSummaryTokens,
+  };
+  const gate = options.admit ? await options.admit(asked) : { request: asked, signal: options.signal };
+  if ("error" in gate) return { error: gate.error };
+  const response = await collectResponse(options.client.stream(gate.request, gate.signal ?? options.signal));
   if (isModelError(response)) {
     return { error: `compaction failed: ${response.error.message}`, modelError: response.error };
   }

@@ -3,6 +3,7 @@ import type { ModelClient } from "../llm/types.js";
 import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { HostRequestError } from "./host-errors.js";
+import { admit } from "./request-budget.js";
 
 const SYSTEM = "Answer the request directly and concisely.";
 
@@ -17,29 +18,42 @@ export interface CompletionHost {
  * budgets as every other model call of the tree and is checked before it is made.
  */
 export async function complete(host: CompletionHost, prompt: string, model?: string | null): Promise<string> {
-  const stop = host.budget.check();
-  if (stop) throw new HostRequestError(`llm: ${stop.message}`, "budget");
   const client = host.client(model);
   const started = Date.now();
-  const result = await collectResponse(
-    client.stream({
-      system: SYSTEM,
-      messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
-      tools: [],
-    }),
-  );
-  if ("error" in result) throw new Error(`llm: ${result.error.message}`);
-  const usage = result.usage;
-  host.budget.addSpend(usage.inputTokens + usage.outputTokens, result.cost);
-  host.record({
-    type: "llm_call",
-    model: client.model,
-    prompts: 1,
-    usage,
-    cost: result.cost,
-    durationMs: Date.now() - started,
+  // Admitted like every model call of the tree: answer capped by --max-tokens, aborted at --max-time.
+  const admitted = await admit(host.budget, client, {
+    system: SYSTEM,
+    messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
+    tools: [],
   });
-  return result.message.text;
+  if (admitted.status === "budget") throw new HostRequestError(`llm: ${admitted.stop.message}`, "budget");
+  if (admitted.status === "aborted") throw new Error("llm: the model request was aborted");
+  const admission = admitted.admission;
+  try {
+    const result = await collectResponse(client.stream(admission.request, admission.signal));
+    if ("error" in result) {
+      const timeStop = admission.expired
+        ? (host.budget.check() ?? host.budget.timeStop())
+        : result.error.outOfTime
+          ? host.budget.timeStop(`a retry of the failed llm() request would not fit: ${result.error.message}`)
+          : undefined;
+      if (timeStop) throw new HostRequestError(`llm: ${timeStop.message}`, "budget");
+      throw new Error(`llm: ${result.error.message}`);
+    }
+    const usage = result.usage;
+    host.budget.addSpend(usage.inputTokens + usage.outputTokens, result.cost);
+    host.record({
+      type: "llm_call",
+      model: client.model,
+      prompts: 1,
+      usage,
+      cost: result.cost,
+      durationMs: Date.now() - started,
+    });
+    return result.message.text;
+  } finally {
+    admission.release();
+  }
 }
 
 /** `llm.batch(prompts)`: concurrent completions, at most `parallel` at once, answers in order. */

@@ -3,7 +3,9 @@ import type { Message, ModelClient, ModelError, ModelResponse, ToolCall } from "
 import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget, BudgetStop } from "./budget.js";
 import type { EventSink } from "./events.js";
+import { type Admission, admit } from "./request-budget.js";
 import { IPYTHON_TOOL, parseToolCall, renderCellResult } from "./tool.js";
+import { continuationNote, cutOff, MAX_CONTINUATIONS } from "./truncation.js";
 
 export type TurnOutcome =
   | { status: "done"; text: string; submitted: boolean; value?: unknown }
@@ -19,8 +21,13 @@ export interface LoopContext {
   readonly budget: Budget;
   readonly sink: EventSink;
   record(body: JournalBody): JournalEvent;
-  /** Runs a cell in the kernel and journals its result (redacted, images written aside). */
-  runCell(turn: number, callId: string, code: string): Promise<CellResult>;
+  /**
+   * Runs a cell in the kernel and journals its result (redacted, images written aside). `deadline`
+   * (epoch ms): the time budget's end, at which the cell is interrupted.
+   */
+  runCell(turn: number, callId: string, code: string, deadline?: number): Promise<CellResult>;
+  /** The model's context window in tokens, when known: an answer is capped to fit beside the prompt. */
+  readonly contextWindow?: number;
   /** The value passed to submit() during the last cell, if any, and its text; reading it clears it. */
   takeSubmission(): { value: unknown; text: string } | undefined;
   /** Messages that arrived for this agent since the last turn boundary; reading them clears them. */
@@ -45,6 +52,8 @@ export interface LoopContext {
 export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnOutcome> {
   ctx.record({ type: "user", text: userText });
   ctx.messages.push({ role: "user", content: [{ type: "text", text: userText }] });
+  /** Texts of an answer cut off at the output limit and continued, in order. */
+  const parts: string[] = [];
 
   for (;;) {
     if (ctx.abort.signal.aborted) return interrupted(ctx);
@@ -58,69 +67,129 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
     }
     await ctx.beforeModelCall?.();
     const stop = ctx.budget.check();
-    if (stop) {
-      ctx.record({
-        type: "budget_stop",
-        budget: stop.budget,
-        limit: stop.limit,
-        spent: stop.spent,
-        message: stop.message,
-      });
-      return { status: "budget", stop };
-    }
+    if (stop) return budgetStop(ctx, stop);
 
-    const turn = ctx.nextTurnNumber();
-    ctx.record({ type: "model_request", turn, messages: ctx.messages.length });
-    const started = Date.now();
-    const outcome = await callModel(ctx, turn);
-    if ("error" in outcome) {
-      const error = outcome.error;
-      if (error.kind === "aborted") return interrupted(ctx);
-      ctx.record({
-        type: "model_error",
-        turn,
-        kind: error.kind,
-        status: error.status,
-        message: error.message,
-      });
-      return { status: "error", message: error.message, error };
-    }
-
-    const response = outcome.response;
-    const usage = response.usage;
-    ctx.budget.recordCall(usage.inputTokens + usage.outputTokens, response.cost);
-    ctx.afterResponse?.(usage);
-    const message = response.message;
-    ctx.record({
-      type: "model_response",
-      turn,
-      text: message.text,
-      toolCalls: message.toolCalls,
-      usage,
-      cost: response.cost,
-      stopReason: response.stopReason,
-      requestBytes: response.requestBytes,
-      attempts: response.attempts,
-      durationMs: Date.now() - started,
+    const request = { system: ctx.system, messages: ctx.messages, tools: [IPYTHON_TOOL] };
+    const admitted = await admit(ctx.budget, ctx.client, request, ctx.abort.signal, {
+      window: ctx.contextWindow,
     });
+    if (admitted.status === "budget") return budgetStop(ctx, admitted.stop);
+    if (admitted.status === "aborted") return interrupted(ctx);
+    const admission = admitted.admission;
+    const turn = ctx.nextTurnNumber();
+    let response: ModelResponse;
+    try {
+      ctx.record({ type: "model_request", turn, messages: ctx.messages.length });
+      const started = Date.now();
+      const outcome = await callModel(ctx, turn, admission);
+      if ("error" in outcome) return failed(ctx, turn, outcome.error, admission);
+      response = outcome.response;
+      const usage = response.usage;
+      // Booked before the reservation is given back, so no other request sees the tokens free twice.
+      ctx.budget.recordCall(usage.inputTokens + usage.outputTokens, response.cost);
+      ctx.afterResponse?.(usage);
+      ctx.record({
+        type: "model_response",
+        turn,
+        text: response.message.text,
+        toolCalls: response.message.toolCalls,
+        usage,
+        cost: response.cost,
+        stopReason: response.stopReason,
+        requestBytes: response.requestBytes,
+        attempts: response.attempts,
+        durationMs: Date.now() - started,
+      });
+    } finally {
+      admission.release();
+    }
+    const message = response.message;
     ctx.messages.push(message);
+    const truncated = cutOff(response.stopReason);
 
     if (message.toolCalls.length === 0) {
-      ctx.record({ type: "final", text: message.text, spent: ctx.budget.spent() });
-      return { status: "done", text: message.text, submitted: false };
+      if (truncated) {
+        const by = admission.cappedByBudget ? "budget" : "model";
+        const maxOutputTokens = admission.maxOutputTokens;
+        if (by === "budget") {
+          // What was left of --max-tokens is spent: the answer stays unfinished, and the run says so.
+          ctx.record({ type: "truncated", turn, maxOutputTokens, by, action: "stopped" });
+          const why = `the answer was cut off at ${maxOutputTokens} tokens, all that was left`;
+          return budgetStop(ctx, ctx.budget.check() ?? (ctx.budget.tokenStop(why) as BudgetStop));
+        }
+        if (parts.length >= MAX_CONTINUATIONS) {
+          ctx.record({ type: "truncated", turn, maxOutputTokens, by, action: "gave_up" });
+          const text =
+            `the model's answer was cut off at its output limit (stop reason "${response.stopReason}") ` +
+            `${parts.length + 1} times in a row; the unfinished answer is in the journal, not reported as done`;
+          ctx.record({ type: "error", message: text });
+          return { status: "error", message: text };
+        }
+        ctx.record({ type: "truncated", turn, maxOutputTokens, by, action: "continued" });
+        parts.push(message.text);
+        const note = continuationNote(maxOutputTokens);
+        ctx.record({ type: "message", from: "relm", to: "self", text: note });
+        ctx.messages.push({
+          role: "user",
+          content: [{ type: "text", text: `[message from relm]\n${note}` }],
+        });
+        continue;
+      }
+      const text = parts.join("") + message.text;
+      ctx.record({ type: "final", text, spent: ctx.budget.spent() });
+      return { status: "done", text, submitted: false };
+    }
+    parts.length = 0;
+    if (truncated) {
+      // Calls whose arguments were cut off fail to parse and the model is told; complete ones run.
+      ctx.record({
+        type: "truncated",
+        turn,
+        maxOutputTokens: admission.maxOutputTokens,
+        by: admission.cappedByBudget ? "budget" : "model",
+        action: "continued",
+      });
     }
 
-    const afterCells = await runToolCalls(ctx, turn, message.toolCalls);
+    const afterCells = await runToolCalls(ctx, turn, message.toolCalls, truncated);
     if (afterCells) return afterCells;
   }
+}
+
+/** A request that failed: cut off by the time budget, refused a retry for lack of time, interrupted, or an error. */
+function failed(ctx: LoopContext, turn: number, error: ModelError, admission: Admission): TurnOutcome {
+  if (admission.expired) {
+    // Answered in the journal, so a resume does not take the request for one still in flight.
+    const message = "the model request was cut off at the --max-time deadline";
+    ctx.record({ type: "model_error", turn, kind: "timeout", message });
+    return budgetStop(ctx, ctx.budget.check() ?? (ctx.budget.timeStop() as BudgetStop));
+  }
+  if (error.kind === "aborted") return interrupted(ctx);
+  ctx.record({ type: "model_error", turn, kind: error.kind, status: error.status, message: error.message });
+  if (error.outOfTime) {
+    const stop = ctx.budget.timeStop(`a retry of the failed model request would not fit: ${error.message}`);
+    if (stop) return budgetStop(ctx, stop);
+  }
+  return { status: "error", message: error.message, error };
+}
+
+function budgetStop(ctx: LoopContext, stop: BudgetStop): TurnOutcome {
+  ctx.record({
+    type: "budget_stop",
+    budget: stop.budget,
+    limit: stop.limit,
+    spent: stop.spent,
+    message: stop.message,
+  });
+  return { status: "budget", stop };
 }
 
 async function callModel(
   ctx: LoopContext,
   turn: number,
+  admission: Admission,
 ): Promise<{ response: ModelResponse } | { error: ModelError }> {
-  const request = { system: ctx.system, messages: ctx.messages, tools: [IPYTHON_TOOL] };
-  for await (const event of ctx.client.stream(request, ctx.abort.signal)) {
+  for await (const event of ctx.client.stream(admission.request, admission.signal)) {
     switch (event.type) {
       case "text":
         ctx.sink({ type: "text_delta", turn, delta: event.delta });
@@ -153,6 +222,7 @@ async function runToolCalls(
   ctx: LoopContext,
   turn: number,
   calls: ToolCall[],
+  truncated: boolean,
 ): Promise<TurnOutcome | undefined> {
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
@@ -160,19 +230,30 @@ async function runToolCalls(
       answerSkipped(ctx, turn, calls.slice(i), "not run: the turn was interrupted");
       return interrupted(ctx);
     }
+    const timeLeft = ctx.budget.timeLeftMs();
+    if (timeLeft === 0) {
+      answerSkipped(ctx, turn, calls.slice(i), "not run: the time budget ran out");
+      return budgetStop(ctx, ctx.budget.check() ?? (ctx.budget.timeStop() as BudgetStop));
+    }
     const parsed = parseToolCall(call);
     if (!parsed.ok) {
-      ctx.record({ type: "tool_error", turn, callId: call.id, message: parsed.error });
+      const error = truncated
+        ? `${parsed.error} Your answer was cut off at its output limit in the middle of this call: send shorter cells.`
+        : parsed.error;
+      ctx.record({ type: "tool_error", turn, callId: call.id, message: error });
       ctx.messages.push({
         role: "tool",
         toolCallId: call.id,
-        content: [{ type: "text", text: parsed.error }],
+        content: [{ type: "text", text: error }],
       });
       continue;
     }
     await ctx.beforeCells?.(turn);
     ctx.record({ type: "cell", turn, callId: call.id, code: parsed.code });
-    const result = await ctx.runCell(turn, call.id, parsed.code);
+    // Measured after the checkpoint, which took its own time.
+    const left = ctx.budget.timeLeftMs();
+    const deadline = left === undefined ? undefined : Date.now() + left;
+    const result = await ctx.runCell(turn, call.id, parsed.code, deadline);
     ctx.messages.push({ role: "tool", toolCallId: call.id, content: renderCellResult(result) });
 
     const submission = ctx.takeSubmission();

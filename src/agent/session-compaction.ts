@@ -1,7 +1,8 @@
 import type { Message, ModelClient } from "../llm/types.js";
 import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
-import { compactMessages, contextWindow, needsCompaction } from "./compaction.js";
+import { type CompactResult, compactMessages, contextWindow, needsCompaction } from "./compaction.js";
+import { type Admission, admit } from "./request-budget.js";
 
 export interface CompactionSettings {
   /** Fraction of the context window at which the conversation is compacted (default 0.8). */
@@ -38,17 +39,35 @@ export async function compactConversation(
   }
   const stop = host.budget.check();
   if (stop) return { compacted: false, message: stop.message };
-  const result = await compactMessages({
-    client: host.client,
-    messages: host.messages,
-    goal: host.goal,
-    liveVariables: await host.liveVariables(),
-    filesTouched: await host.filesTouched(),
-    window,
-    // Asked for by hand, a short conversation still has something to compact.
-    keepLastTurns: force ? 1 : 2,
-  });
-  if ("error" in result) return { compacted: false, message: `compaction failed: ${result.error}` };
+  let admission: Admission | undefined;
+  try {
+    const result = await compactMessages({
+      client: host.client,
+      messages: host.messages,
+      goal: host.goal,
+      liveVariables: await host.liveVariables(),
+      filesTouched: await host.filesTouched(),
+      window,
+      // Asked for by hand, a short conversation still has something to compact.
+      keepLastTurns: force ? 1 : 2,
+      // Like every model call: its answer capped by --max-tokens, aborted at --max-time.
+      admit: async (request) => {
+        const admitted = await admit(host.budget, host.client, request, undefined, { window });
+        if (admitted.status === "budget") return { error: admitted.stop.message };
+        if (admitted.status === "aborted") return { error: "aborted" };
+        admission = admitted.admission;
+        return { request: admission.request, signal: admission.signal };
+      },
+    });
+    if ("error" in result) return { compacted: false, message: `compaction failed: ${result.error}` };
+    return applyCompaction(host, result);
+  } finally {
+    admission?.release();
+  }
+}
+
+/** Books the summary's spend, journals the marker and swaps the messages in. */
+function applyCompaction(host: CompactionHost, result: CompactResult): { compacted: true; message: string } {
   host.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost);
   const summary = result.messages[0];
   const summaryText =

@@ -6,6 +6,7 @@ import type { JournalBody, JournalEvent, SpendRecord } from "../session/types.js
 import { AgentKernel, type KernelState } from "./agent-kernel.js";
 import { Budget, type BudgetLimits } from "./budget.js";
 import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } from "./children.js";
+import { contextWindow } from "./compaction.js";
 import type { AgentEvent, EventSink } from "./events.js";
 import { handleHostRequest } from "./host-api.js";
 import { rootLearning, type SessionLearning } from "./learn.js";
@@ -368,13 +369,16 @@ export class AgentSession implements ChildAgent {
       get system() {
         return self.system;
       },
+      get contextWindow() {
+        return contextWindow(self.client.model, self.tree.options.compaction?.windows).tokens;
+      },
       messages: this.messages,
       budget: this.budget,
       sink: this.params.sink,
       abort: this.abort,
       record: (body) => this.record(body),
-      runCell: async (turn, callId, code) => {
-        const result = await this.kernel.runCell(turn, callId, code);
+      runCell: async (turn, callId, code, deadline) => {
+        const result = await this.kernel.runCell(turn, callId, code, deadline);
         if (result.output.length > 0) this.cellsRun += 1;
         this.lastSeen = result.output.slice(-LAST_OUTPUT_CHARS);
         return result;

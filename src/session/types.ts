@@ -234,6 +234,17 @@ export type JournalBody =
       refused?: string;
     }
   | { type: "budget_stop"; budget: string; limit: number; spent: SpendRecord; message: string }
+  /**
+   * The model's answer stopped at its output cap (finish reason `length` / `max_tokens`): `by` says whose
+   * cap it was, `action` what happened next (see docs/budgets.md).
+   */
+  | {
+      type: "truncated";
+      turn: number;
+      maxOutputTokens?: number;
+      by: "budget" | "model";
+      action: "continued" | "stopped" | "gave_up";
+    }
   | { type: "final"; text: string; spent: SpendRecord }
   | { type: "error"; message: string }
   | { type: "interrupted"; reason: string };
