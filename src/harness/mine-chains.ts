@@ -121,6 +121,8 @@ interface PreparedCell {
   binds: Set<string>;
   /** The cell's normalised tokens; a string is fixed, `{ name }` is renamed when the window binds it. */
   pieces: (string | { name: string })[];
+  /** The pieces with every variable as `_`: equal for any two cells whose normalised forms can be equal. */
+  shape: string;
 }
 
 interface Window {
@@ -135,20 +137,40 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
   const minTokens = options.minTokens ?? 10;
   const prepared = sessions.map((s) => s.cells.map(prepare));
   const imports = prepared.map(sessionImports);
-  const groups = new Map<string, Window[]>();
+  // First by the cells' shapes (cheap: ids of interned strings), then, only where two or more windows
+  // share a shape, by the full normalised key: most windows of a history are unique.
+  const shapes = new Map<string, number>();
+  const shapeIds = prepared.map((cells) =>
+    cells.map((c) => {
+      const id = shapes.get(c.shape) ?? shapes.size;
+      shapes.set(c.shape, id);
+      return id;
+    }),
+  );
+  const coarse = new Map<string, Window[]>();
   prepared.forEach((cells, session) => {
     for (let length = minLength; length <= maxLength; length++) {
       for (let start = 0; start + length <= cells.length; start++) {
         const window = cells.slice(start, start + length);
         if (window.some((c) => !c.cell.ok || c.problem)) continue;
         if (window.reduce((n, c) => n + c.size, 0) < minTokens) continue;
-        const key = windowKey(window);
-        const list = groups.get(key) ?? [];
-        list.push({ session, start, length });
-        groups.set(key, list);
+        const key = `${length}:${shapeIds[session]?.slice(start, start + length).join(",")}`;
+        const list = coarse.get(key);
+        if (list) list.push({ session, start, length });
+        else coarse.set(key, [{ session, start, length }]);
       }
     }
   });
+  const groups = new Map<string, Window[]>();
+  for (const windows of coarse.values()) {
+    if (windows.length < 2) continue;
+    for (const w of windows) {
+      const key = windowKey((prepared[w.session] as PreparedCell[]).slice(w.start, w.start + w.length));
+      const list = groups.get(key);
+      if (list) list.push(w);
+      else groups.set(key, [w]);
+    }
+  }
   const repeated: { key: string; windows: Window[] }[] = [];
   for (const [key, windows] of groups) {
     const kept = nonOverlapping(windows);
@@ -191,7 +213,8 @@ function prepare(cell: RecordedCell): PreparedCell {
     if (t.kind === "name" && names.roles.get(t) === "name") return [{ name: t.text }];
     return [t.text];
   });
-  return { cell, tokens, problem, size, binds: names.renamable, pieces };
+  const shape = pieces.map((p) => (typeof p === "string" ? p : "_")).join(" ");
+  return { cell, tokens, problem, size, binds: names.renamable, pieces, shape };
 }
 
 function windowKey(cells: readonly PreparedCell[]): string {

@@ -64,6 +64,15 @@ const STRING_PREFIX = /(?:[rRbBuUfF]{1,2})?(?:'''|"""|'|")/y;
 const NUMBER =
   /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?[jJ]?)/y;
 
+/** ASCII by comparison (most code), other letters by Unicode class. */
+function isNameChar(c: string, first: boolean): boolean {
+  const code = c.charCodeAt(0);
+  if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95) return true;
+  if (code >= 48 && code <= 57) return !first;
+  if (code < 128) return false;
+  return (first ? NAME_START : NAME_CHAR).test(c);
+}
+
 /** Tokens of one cell, with each logical line's indentation level. */
 export function tokenize(source: string): Tokenized {
   const tokens: Token[] = [];
@@ -108,7 +117,6 @@ export function tokenize(source: string): Tokenized {
       lineStart = false;
       if (depth === 0 && (c === "!" || c === "%")) problem ??= "uses an IPython magic or `!command`";
     }
-    const rest = source.slice(i, i + 4);
     STRING_PREFIX.lastIndex = i;
     const quote = c === "'" || c === '"' || "rRbBuUfF".includes(c) ? STRING_PREFIX.exec(source) : null;
     if (quote && (quote[0].length > 1 || c === "'" || c === '"')) {
@@ -122,9 +130,9 @@ export function tokenize(source: string): Tokenized {
       i = end;
       continue;
     }
-    if (NAME_START.test(c)) {
+    if (isNameChar(c, true)) {
       let j = i + 1;
-      while (j < source.length && NAME_CHAR.test(source[j] as string)) j++;
+      while (j < source.length && isNameChar(source[j] as string, false)) j++;
       push("name", i, j);
       i = j;
       continue;
@@ -136,7 +144,11 @@ export function tokenize(source: string): Tokenized {
       i += number[0].length;
       continue;
     }
-    const op = OPS.find((o) => rest.startsWith(o)) ?? (SINGLE.includes(c) ? c : undefined);
+    const op = SINGLE.includes(c)
+      ? (OPS.find((o) => source.startsWith(o, i)) ?? c)
+      : c === "!" && source[i + 1] === "="
+        ? "!="
+        : undefined;
     if (op) {
       if (op === ")" || op === "]" || op === "}") depth = Math.max(0, depth - 1);
       push("op", i, i + op.length);
