@@ -1,5 +1,5 @@
 import { rmSync } from "node:fs";
-import { findPython } from "../kernel/index.js";
+import { findPython, markKernelEnv } from "../kernel/index.js";
 import type { Message, ModelClient } from "../llm/types.js";
 import { Journal, newSessionId, sessionDir } from "../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../session/types.js";
@@ -218,8 +218,8 @@ export class AgentSession implements ChildAgent {
   /** The agent a person starts: the root of a new tree. */
   static async create(options: SessionOptions): Promise<AgentSession> {
     const python = await findPython(options.kernel.env, options.kernel.cacheDir);
-    const tree = new AgentTree(options, python);
     const id = options.id ?? newSessionId();
+    const tree = new AgentTree(markKernels(options, id), python);
     return new AgentSession(tree, {
       id,
       dir: sessionDir(options.home, id),
@@ -240,7 +240,7 @@ export class AgentSession implements ChildAgent {
    */
   static async resume(options: ResumeOptions): Promise<{ session: AgentSession; note: string }> {
     const python = await findPython(options.kernel.env, options.kernel.cacheDir);
-    const tree = new AgentTree(options, python);
+    const tree = new AgentTree(markKernels(options, options.id), python);
     const dir = sessionDir(options.home, options.id);
     const { header, events, journal, system, rebuilt } = openForResume(dir, options.id, options.secrets);
     // A model switched with /model stays switched; children without a model of their own follow it.
@@ -614,4 +614,12 @@ export class AgentSession implements ChildAgent {
 function submissionText(payload: SubmitPayload): string {
   if (payload.json === undefined) return payload.repr;
   return typeof payload.json === "string" ? payload.json : JSON.stringify(payload.json, null, 2);
+}
+
+/**
+ * The tree's options with its kernels (and their template) marked as this session's: a session host
+ * then knows a connection from inside them for what it is (src/host/peer.ts).
+ */
+function markKernels<T extends TreeOptions>(options: T, id: string): T {
+  return { ...options, kernel: { ...options.kernel, env: markKernelEnv(options.kernel.env, id) } };
 }

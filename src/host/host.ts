@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
@@ -6,6 +7,7 @@ import type { AgentSession } from "../agent/session.js";
 import type { UserVariable } from "../agent/session-variables.js";
 import { HostCommands } from "./commands.js";
 import { JournalIndex } from "./journal-index.js";
+import { PeerIdentifier } from "./peer-creds.js";
 import { RPC, RpcError } from "./rpc.js";
 import { Scheduler } from "./scheduler.js";
 import { addJob, cancelJob, describeTiming } from "./schedules.js";
@@ -53,6 +55,8 @@ export interface Inbound {
  */
 export class SessionHost {
   private server: SessionServer | undefined;
+  /** Who the socket's clients are: code inside a kernel may not act as the person (docs/sessions.md). */
+  private peers: PeerIdentifier | undefined;
   private readonly index: JournalIndex;
   private readonly queue: Inbound[] = [];
   private turn: Promise<AutonomousOutcome> | undefined;
@@ -161,10 +165,13 @@ export class SessionHost {
    * or a new one; throws SessionBusyError when another host already serves this session.
    */
   async listen(bound?: SessionServer): Promise<void> {
+    const peers = new PeerIdentifier(this.options.session.tree.python.path);
+    this.peers = peers;
     const handlers = {
       replay: (after: number, emit: (event: unknown) => void) => this.index.replay(after, emit),
       call: (method: string, params: unknown) => this.call(method, params),
       attached: (count: number) => this.onAttached(count),
+      identify: (socket: Socket) => peers.identify(socket),
     };
     this.server = bound ?? (await SessionServer.listen(this.options.home, this.id));
     this.server.serve(handlers);
@@ -277,6 +284,7 @@ export class SessionHost {
     await this.options.session.close();
     this.writeState();
     await this.server?.close();
+    this.peers?.close();
     if (this.scheduler.pending().length > 0) await this.options.ensureWaker?.().catch(() => undefined);
     this.resolveExit?.(this.lastOutcome);
   }

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { SessionClient } from "./client.js";
 import { runDir, socketPath } from "./paths.js";
+import type { Peer } from "./peer.js";
 import { type Frame, onMessages, RPC, RpcError, type RpcRequest, rpcErrorCode, send } from "./rpc.js";
 
 export interface ServerHandlers {
@@ -11,7 +12,17 @@ export interface ServerHandlers {
   call(method: string, params: unknown): Promise<unknown> | unknown;
   /** How many clients now follow the live events (told on every change). */
   attached?(count: number): void;
+  /** Who a client is (src/host/peer.ts); without it every client acts as the user. */
+  identify?(socket: Socket): Promise<Peer>;
 }
+
+/** Methods that only read what the user's files already hold: anyone may call them, unidentified. */
+const READ_ONLY = new Set(["status", "info", "detach", "child.events", "checkpoints"]);
+/**
+ * What a client inside a relm kernel may do: read (attach too) and send a message stamped with its
+ * own session. Everything else would let code a model wrote act as the person (docs/sessions.md).
+ */
+const KERNEL_METHODS = new Set([...READ_ONLY, "attach", "message"]);
 
 /** The session already has a live host. */
 export class SessionBusyError extends Error {
@@ -21,6 +32,10 @@ export class SessionBusyError extends Error {
 interface Client {
   socket: Socket;
   attached: boolean;
+  /** Who it is, once a method needed to know (identified once per connection). */
+  peer?: Promise<Peer>;
+  /** Identified as not the user: its attach does not keep the host up. */
+  restricted?: boolean;
 }
 
 /**
@@ -80,7 +95,7 @@ export class SessionServer {
   /** Counts attached clients again and tells the session when the number changed. */
   private noteAttached(): void {
     let count = 0;
-    for (const c of this.clients) if (c.attached) count += 1;
+    for (const c of this.clients) if (c.attached && !c.restricted) count += 1;
     if (count === this.attachedCount) return;
     this.attachedCount = count;
     this.handlers.attached?.(count);
@@ -115,6 +130,23 @@ export class SessionServer {
     onMessages(socket, (frame) => this.receive(client, frame));
   }
 
+  /**
+   * Who `client` is, when `method` needs to know (anything beyond reading, and attach); undefined
+   * when it need not, or nothing can tell (then it acts as the user). Once asked, every later request
+   * of the connection waits for the same answer, so requests are still handled in order.
+   */
+  private peerOf(client: Client, method: string): Promise<Peer> | undefined {
+    if (!client.peer) {
+      const identify = this.handlers.identify;
+      if (!identify || READ_ONLY.has(method)) return undefined;
+      client.peer = identify(client.socket).then((peer) => {
+        client.restricted = peer.kind !== "user";
+        return peer;
+      });
+    }
+    return client.peer;
+  }
+
   /** Requests are answered; anything else a client sends that is not a notification gets an error. */
   private receive(client: Client, frame: Frame): void {
     if (frame.kind === "request") void this.answer(client, frame.request);
@@ -132,11 +164,14 @@ export class SessionServer {
   }
 
   private async answer(client: Client, request: RpcRequest): Promise<void> {
-    const { id, method, params } = request;
+    const { id, method } = request;
+    let { params } = request;
     try {
       if (params !== undefined && params !== null && typeof params !== "object") {
         throw new RpcError(RPC.invalidParams, "invalid params: expected an object");
       }
+      const peer = await this.peerOf(client, method);
+      if (peer && peer.kind !== "user") params = asKernel(peer, method, params);
       if (method === "attach") {
         // Replay and switch to live in one synchronous step: no event can slip between the two.
         const after = attachAfter(params);
@@ -162,6 +197,25 @@ export class SessionServer {
       send(client.socket, { jsonrpc: "2.0", id, error: { code, message } });
     }
   }
+}
+
+/**
+ * What `method` may do for a client inside a kernel (or one that could not be identified): a message
+ * is stamped with its own session whatever `from` it gave; methods beyond reading are refused.
+ */
+function asKernel(peer: Exclude<Peer, { kind: "user" }>, method: string, params: unknown): unknown {
+  if (!KERNEL_METHODS.has(method)) {
+    const who =
+      peer.kind === "kernel"
+        ? `from inside a relm kernel (process ${peer.pid}, session ${peer.session})`
+        : `from a process relm could not identify (${peer.reason})`;
+    throw new RpcError(
+      RPC.refused,
+      `${method} refused: this connection comes ${who}; a kernel may only message a session and read it (message, status, info, attach)`,
+    );
+  }
+  if (method !== "message") return params;
+  return { ...(params as object | null), from: peer.kind === "kernel" ? peer.session : "unknown" };
 }
 
 /** `attach`'s `after`: absent (from the start) or a journal event number. */

@@ -41,3 +41,17 @@ export function scrubEnvironment(
   out.PYTHONPATH = existing ? `${pythonDir}${delimiter}${existing}` : pythonDir;
   return out;
 }
+
+/**
+ * Names the session a kernel belongs to, in the environment it starts with: `RELM_KERNEL=<session id>`.
+ * The kernel's processes keep it in /proc/PID/environ whatever a cell later does to os.environ, and its
+ * keeper (python/relm/keeper.py) runs no cell at all; a session host reads it to tell a connection
+ * made from inside a kernel from a person's (src/host/peer.ts), `relm doctor` to find what a gone
+ * session left running.
+ */
+export const KERNEL_MARKER = "RELM_KERNEL";
+
+/** `env` with the marker of `session` (a kernel started from it belongs to that session). */
+export function markKernelEnv(env: NodeJS.ProcessEnv, session: string): NodeJS.ProcessEnv {
+  return { ...env, [KERNEL_MARKER]: session };
+}
