@@ -9,6 +9,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { join } from "node:path";
+import { KERNEL_MARKER } from "../kernel/index.js";
 import { Journal, sessionsDir } from "../session/index.js";
 import { isLive } from "./client.js";
 import { allJobs } from "./schedules.js";
@@ -72,6 +73,68 @@ async function orphanKernels(home: string): Promise<Finding[]> {
     });
   }
   return found;
+}
+
+/**
+ * Processes a kernel left behind: their start-up environment names a session of this RELM_HOME
+ * (`RELM_KERNEL`, which every kernel starts with and passes on to what its cells start) that has no
+ * live host any more. A kernel's keeper (python/relm/keeper.py) ends everything below it when the kernel
+ * ends; this finds what survived anyway (the keeper itself was killed with SIGKILL, or relm ran
+ * somewhere without keepers). Kernel processes themselves are orphanKernels' business. A process a
+ * cell started with an emptied environment cannot be told apart from the user's own, and is not
+ * found. Linux only (/proc).
+ */
+async function survivors(home: string): Promise<Finding[]> {
+  if (!existsSync("/proc")) return [];
+  const root = sessionsDir(home);
+  const mine = new Set(lineageOf(process.pid)); // never ourselves, nor what we run under
+  const live = new Map<string, Promise<boolean>>();
+  const found: Finding[] = [];
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    const session = markerIn(readProc(pid, "environ"));
+    if (!session || mine.has(Number(pid)) || !existsSync(join(root, session))) continue;
+    const cmdline = (readProc(pid, "cmdline") ?? "").split("\0").filter(Boolean);
+    if (cmdline.length === 0 || cmdline.some((a) => a === "relm.runner" || a === "relm.template")) continue;
+    if (!live.has(session)) live.set(session, isLive(home, session));
+    if (await live.get(session)) continue;
+    const command = cmdline.join(" ");
+    found.push({
+      problem: `process ${pid} (${command.length > 60 ? `${command.slice(0, 59)}…` : command}) outlived session ${session}`,
+      fix: "kill it",
+      apply: () => {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // ended meanwhile
+        }
+      },
+    });
+  }
+  return found;
+}
+
+/** The session a process's start-up environment marks it with (KERNEL_MARKER), if any. */
+function markerIn(environ: string | undefined): string | undefined {
+  if (!environ) return undefined;
+  const needle = `\0${KERNEL_MARKER}=`;
+  const text = `\0${environ}`;
+  const at = text.indexOf(needle);
+  if (at < 0) return undefined;
+  const start = at + needle.length;
+  const end = text.indexOf("\0", start);
+  const value = text.slice(start, end < 0 ? undefined : end);
+  return /^[0-9A-Za-z]{1,64}$/.test(value) ? value : undefined;
+}
+
+/** `pid` and its ancestors. */
+function lineageOf(pid: number): number[] {
+  const chain: number[] = [];
+  for (let p = pid; p > 0 && chain.length < 4096 && !chain.includes(p); ) {
+    chain.push(p);
+    const stat = readProc(String(p), "stat") ?? "";
+    p = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1] ?? 0) || 0;
+  }
+  return chain;
 }
 
 function lastLineTorn(path: string): boolean {
@@ -140,6 +203,7 @@ export async function findProblems(home: string, startWaker: () => Promise<void>
   const groups = await Promise.all([
     staleSockets(home),
     orphanKernels(home),
+    survivors(home),
     sessionsState(home),
     missingWaker(home, startWaker),
   ]);
