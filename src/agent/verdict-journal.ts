@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { projectRoot } from "../harness/index.js";
-import { JOURNAL_FILE, readJournal, sessionsDir } from "../session/index.js";
+import { JOURNAL_FILE, readHeaderAndTail, readJournal, sessionsDir } from "../session/index.js";
 import type { JournalEvent } from "../session/types.js";
 
 /** The message autonomous mode sends between turns: a continuation, not a new task. */
@@ -118,14 +118,34 @@ export function readTrace(journalPath: string): SessionTrace | undefined {
   return trace;
 }
 
+const cwds = new Map<string, string | null>();
+
+/** A journal's working directory from its header alone (headers never change): null when unreadable. */
+function cwdOf(journalPath: string): string | null {
+  let cwd = cwds.get(journalPath);
+  if (cwd === undefined) {
+    try {
+      cwd = readHeaderAndTail(journalPath, 1).header.cwd;
+    } catch {
+      cwd = null;
+    }
+    if (cwd !== null) cwds.set(journalPath, cwd);
+  }
+  return cwd;
+}
+
 /** Root sessions under $RELM_HOME whose working directory `accept`s, oldest first. */
 export function sessionTraces(home: string, accept: (cwd: string) => boolean): SessionTrace[] {
   const dir = sessionsDir(home);
   if (!existsSync(dir)) return [];
   const out: SessionTrace[] = [];
   for (const id of readdirSync(dir)) {
-    const trace = readTrace(join(dir, id, JOURNAL_FILE));
-    if (trace && accept(trace.cwd)) out.push(trace);
+    const path = join(dir, id, JOURNAL_FILE);
+    // Only the sessions that can count are read in full.
+    const cwd = cwdOf(path);
+    if (cwd === null || !accept(cwd)) continue;
+    const trace = readTrace(path);
+    if (trace) out.push(trace);
   }
   return out.sort((a, b) => a.created.localeCompare(b.created));
 }

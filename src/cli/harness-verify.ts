@@ -3,14 +3,14 @@
 // files the session started from; the difference in gate result, turns and tokens is reported and
 // recorded on the revision (its scope's verdicts.jsonl). A promotion from an autonomous run needs a pass.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { provenanceOf, replayPlan } from "../agent/verify-plan.js";
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { VERDICT_LOG_VERSION, VerdictLog, type VerifyRecord, type VerifyRun } from "../harness/index.js";
-import { resolveSessionId, sessionsDir } from "../session/index.js";
+import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import {
   findRevision,
@@ -106,6 +106,11 @@ export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo):
     if (!from) {
       throw new HarnessCliError(
         `${revision.rev} names no session it was learnt from (a hand edit); give --from SESSION to replay that session's task(s)`,
+      );
+    }
+    if (!existsSync(join(sessionDir(ctx.home, from), JOURNAL_FILE))) {
+      throw new HarnessCliError(
+        `${revision.rev} was learnt from session ${from}, whose journal is gone from ${sessionsDir(ctx.home)}; give --from SESSION to replay another`,
       );
     }
     const plan = replayPlan(ctx.home, from, revision);

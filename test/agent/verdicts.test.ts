@@ -385,6 +385,52 @@ describe("evaluateVerdicts on a project", () => {
     expect(p.log.records()).toHaveLength(1);
   });
 
+  it("without gates, judges the cells that used the entry against the cells before it", () => {
+    const p = project();
+    const miss = { name: "FileNotFoundError", value: "[Errno 2] No such file or directory: 'data.json'" };
+    const clumsy = [
+      task("T"),
+      reply(),
+      cell("open('data.json')"),
+      output(miss),
+      reply(),
+      cell("open('data.csv')"),
+      output(),
+    ];
+    writeSession(p.home, p.cwd, "before01", BASE, clumsy);
+    writeSession(p.home, p.cwd, "before02", BASE, clumsy);
+    const { revision } = p.store.commit({
+      intents: [
+        {
+          op: "add",
+          kind: "memory",
+          title: memory.title,
+          content: memory.content,
+          source: "user",
+          id: memory.id,
+        },
+      ],
+      author: "user",
+      reason: "test",
+      now: new Date(tick()),
+    });
+    const prompt = `${BASE}\n${renderedLine(revision?.edits[0]?.after as Entry)}`;
+    const cited = [task("T"), reply(100, "per [mem-abc123]"), cell("open('data.csv')"), output()];
+    // A session with the memory whose cells never cite it says nothing about it.
+    writeSession(p.home, p.cwd, "after000", prompt, [task("T"), reply(), cell("print(1)"), output(miss)]);
+    for (const id of ["after001", "after002", "after003", "after004"])
+      writeSession(p.home, p.cwd, id, prompt, cited);
+    const [judged] = evaluateVerdicts({ cwd: p.cwd, home: p.home }, { apply: true });
+    expect(judged?.judgement).toMatchObject({ signal: "cells", verdict: "improved" });
+    expect(judged?.judgement.summary).toContain("cells: failed 2/4 → 0/4, retries 2 → 0");
+    expect(judged?.judgement.after.units.map((u) => u.session)).toEqual([
+      "after001",
+      "after002",
+      "after003",
+      "after004",
+    ]);
+  });
+
   it("marks an improvement, writes nothing with apply: false, and nothing twice", () => {
     const p = project();
     writeSession(p.home, p.cwd, "before01", BASE, climb("T", 2));
