@@ -107,6 +107,18 @@ export class ProgressRenderer {
       case "budget_stop":
         this.line(s.red(`■ ${event.message}`));
         return;
+      case "truncated": {
+        const cap =
+          event.maxOutputTokens === undefined ? "its output limit" : `${event.maxOutputTokens} tokens`;
+        const next =
+          event.action === "continued"
+            ? "asking the model to continue"
+            : event.action === "stopped"
+              ? "all that was left of --max-tokens"
+              : "not reported as done";
+        this.line(s.yellow(`⚠ the answer was cut off at ${cap}; ${next}`));
+        return;
+      }
       case "final":
         if (this.options.printFinal) this.line(event.text);
         this.line(s.dim(`✓ ${describeSpend(event.spent)}`));

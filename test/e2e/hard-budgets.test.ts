@@ -228,6 +228,7 @@ describe("an answer cut off at the output limit is never passed off as done", ()
     const result = await timed(rig, ["run", "long answer"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe(`${first}b-end`);
+    expect(result.stderr).toContain("⚠ the answer was cut off at 4096 tokens; asking the model to continue");
     const { lines } = onlyJournal(rig.home);
     expect(ofType(lines, "truncated")[0]).toMatchObject({
       by: "model",
