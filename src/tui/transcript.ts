@@ -191,6 +191,46 @@ export class Transcript extends Container {
           return t.dim(`· llm(): ${event.prompts} prompt${event.prompts === 1 ? "" : "s"} to ${event.model}`);
         case "submit":
           return t.dim("· submitted a result");
+        case "truncated":
+          return t.warn(
+            event.action === "continued"
+              ? `↻ the answer was cut off at ${event.maxOutputTokens ?? "the"} tokens (${event.by === "budget" ? "token budget" : "model limit"}); asking the model to continue`
+              : `■ the answer was cut off (${event.by === "budget" ? "token budget" : "model limit"})${event.action === "gave_up" ? " and is unfinished" : ""}`,
+          );
+        case "undo":
+          return t.ok(
+            `↶ files as before turn ${event.turn}: ${event.changed.length} restored, ${event.removed.length} removed`,
+          );
+        case "learn_mode":
+          return t.accent(`✎ learning ${event.on ? "on" : "off"}`);
+        case "learn": {
+          const what =
+            event.outcome === "applied"
+              ? t.accent(
+                  `✎ learned ${event.applied.length} lesson(s) (${event.trigger.replace("_", " ")}); they apply from the next compaction`,
+                )
+              : event.outcome === "nothing_applied"
+                ? t.dim(
+                    `✎ learning pass ${event.pass} (${event.trigger.replace("_", " ")}): nothing passed the checks`,
+                  )
+                : t.dim(
+                    `✎ learning pass ${event.pass} ${event.outcome}${event.reason ? `: ${event.reason}` : ""}`,
+                  );
+          const lessons =
+            event.outcome === "applied"
+              ? event.applied.map((a) => t.dim(`  · ${firstLine(a.content, 120)}`))
+              : [];
+          return [what, ...lessons].join("\n");
+        }
+        case "harness_verdict": {
+          const mark = event.verdict === "improved" ? t.ok : event.verdict === "regressed" ? t.error : t.dim;
+          const tail = event.reverted
+            ? ` — reverted (${event.reverted})`
+            : event.refused
+              ? ` — not reverted: ${event.refused}`
+              : "";
+          return mark(`◆ harness edit ${event.rev} ${event.verdict}${event.final ? "" : " so far"}${tail}`);
+        }
         default: {
           const other = event as { type: string; model?: string; provider?: string };
           if (other.type === "model" && other.model) return t.accent(`⇄ model: ${other.model}`);

@@ -422,4 +422,53 @@ describe("Transcript", () => {
     expect(shown).not.toContain("**");
     expect(shown).toMatch(/- a *\n- b/);
   });
+
+  it("says what learning, verdicts and truncation did", () => {
+    const tr = new Transcript(plain, view);
+    tr.apply(
+      ev({
+        type: "learn",
+        pass: 1,
+        trigger: "gate_failure",
+        outcome: "applied",
+        model: "m",
+        scope: "session",
+        reviewed: { from: 1, to: 9, omitted: 0 },
+        proposed: 1,
+        applied: [
+          {
+            op: "add",
+            id: "e1",
+            kind: "memory",
+            content: "Run pytest with -x first.",
+            hypothesis: "h",
+            evidence: [],
+          },
+        ],
+        rejected: [],
+        tokens: 10,
+        cost: null,
+        durationMs: 5,
+      }),
+    );
+    tr.apply(
+      ev({
+        type: "harness_verdict",
+        scope: "session",
+        rev: "r3",
+        verdict: "regressed",
+        final: true,
+        summary: "s",
+        reverted: "r4",
+      }),
+    );
+    tr.apply(ev({ type: "truncated", turn: 2, maxOutputTokens: 512, by: "model", action: "continued" }));
+    const shown = tr.render(200).filter(Boolean);
+    expect(shown).toEqual([
+      "✎ learned 1 lesson(s) (gate failure); they apply from the next compaction",
+      "  · Run pytest with -x first.",
+      "◆ harness edit r3 regressed — reverted (r4)",
+      "↻ the answer was cut off at 512 tokens (model limit); asking the model to continue",
+    ]);
+  });
 });
