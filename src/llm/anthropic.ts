@@ -259,6 +259,10 @@ function decodeAnthropicJson(json: unknown): DecodeResult {
   if (!response) return malformed("response");
   if (response.type === "error") return streamError(response);
   if (!Array.isArray(response.content)) return malformed("response (no content)");
+  // A whole message always has a stop_reason; one with neither it nor content is no answer.
+  if (typeof response.stop_reason !== "string" && response.content.length === 0) {
+    return malformed("response (no content and no stop_reason)");
+  }
   const assembly = new Assembly();
   for (const item of response.content) {
     const block = asRecord(item);

@@ -215,15 +215,16 @@ async function* decodeOpenAIStream(
       finishReason = choice.finish_reason;
     }
   }
-  // Some compatible servers never send [DONE]; a finish_reason and a clean close are enough.
-  if (!sawDone && finishReason === undefined) {
-    return {
-      ok: false,
-      failure: { kind: "stream", retryable: true, message: "the stream ended before the model finished" },
-    };
+  // Only a finish_reason says the model finished: some compatible servers never send [DONE] (a
+  // finish_reason and a clean close are enough), and `[DONE]` after chunks without one — or with empty
+  // `choices` only — is a reply that never came, to be retried like a dropped stream, not an empty answer.
+  if (finishReason === undefined) {
+    const message = sawDone
+      ? "the stream ended without a finish reason (no answer in it)"
+      : "the stream ended before the model finished";
+    return { ok: false, failure: { kind: "stream", retryable: true, message } };
   }
-  const stop = finishReason ?? (assembly.toolCalls.length > 0 ? "tool_calls" : "stop");
-  return { ok: true, value: assembly.decoded(stop, usage) };
+  return { ok: true, value: assembly.decoded(finishReason, usage) };
 }
 
 function decodeOpenAIJson(json: unknown): DecodeResult {

@@ -25,6 +25,21 @@ describe("model failures and budgets", () => {
     expect(result.stdout.trim()).toBe("whole answer");
   });
 
+  it.each(["openai", "anthropic"] as const)(
+    "%s: a stream that never finishes is retried, and is an error when it never does",
+    async (format) => {
+      const rig = await startRig(format, { script: [{ unfinished: true }, { text: "whole answer" }] });
+      const result = await runRelm(["run", "answer"], { env: rig.env, cwd: rig.cwd });
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim()).toBe("whole answer");
+      const failing = await startRig(format, { script: [{ unfinished: true }], onExhausted: "repeat-last" });
+      const failed = await runRelm(["run", "answer"], { env: failing.env, cwd: failing.cwd });
+      expect(failed.code).toBe(1);
+      expect(failed.stdout.trim()).toBe("");
+      expect(failed.stderr).toMatch(/finish|message_stop/);
+    },
+  );
+
   it("explains a 401 without printing the key, exit 1", async () => {
     const key = "sk-test-secret-key-1234567890";
     const rig = await startRig(

@@ -158,6 +158,23 @@ describe.each(MATRIX)("%s client (stream: %s)", (provider, stream) => {
     expect(m.requests).toHaveLength(2);
   });
 
+  it("retries a reply that ends cleanly without a finish reason or message_stop", async () => {
+    const m = await start({
+      script: [{ unfinished: true }, { unfinished: true, text: "half" }, { text: "whole" }],
+    });
+    const list = await events(clientFor(m, provider, stream), hello);
+    expect(ofType(list, "retry")).toHaveLength(2);
+    expect(doneOf(list).message.text).toBe("whole");
+    expect(m.requests).toHaveLength(3);
+  });
+
+  it("never turns a stream of unfinished replies into an empty answer", async () => {
+    const m = await start({ script: [{ unfinished: true }], onExhausted: "repeat-last" });
+    const list = await events(clientFor(m, provider, stream, { maxAttempts: 2 }), hello);
+    expect(ofType(list, "done")).toHaveLength(0);
+    expect(errorOf(list).error).toMatchObject({ kind: "stream", attempts: 2 });
+  });
+
   it("gives up with one error event after exactly 5 attempts", async () => {
     const fail = { status: 503 };
     const m = await start({ script: [fail, fail, fail, fail, fail, { text: "too late" }] });

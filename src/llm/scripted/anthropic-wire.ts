@@ -76,6 +76,27 @@ export function anthropicStreamFrames(answer: Answer): string[] {
   return frames;
 }
 
+/** Every frame of the answer but `message_stop`: the stream closes cleanly without finishing. */
+export function anthropicUnfinishedFrames(answer: Answer): string[] {
+  return anthropicStreamFrames(answer).filter((f) => !f.startsWith("event: message_stop\n"));
+}
+
+/** A message with no content and no stop_reason, which a finished answer always has. */
+export function anthropicUnfinishedJson(answer: Answer): string {
+  const body: Record<string, unknown> = {
+    id: answer.id,
+    type: "message",
+    role: "assistant",
+    model: answer.model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+  };
+  const usage = usageJson(answer, 0);
+  if (usage) body.usage = usage;
+  return JSON.stringify(body);
+}
+
 export function anthropicJson(answer: Answer): string {
   const content: Record<string, unknown>[] = [];
   if (answer.text !== "") content.push({ type: "text", text: answer.text });

@@ -44,6 +44,42 @@ export function openaiStreamFrames(answer: Answer, includeUsage: boolean): strin
   return frames;
 }
 
+/**
+ * A stream that closes cleanly with `[DONE]` but never names a finish reason: the text (if any) in
+ * chunks without one, or, with no text, only chunks whose `choices` is empty — as some proxies send.
+ */
+export function openaiUnfinishedFrames(answer: Answer, includeUsage: boolean): string[] {
+  const base = { id: answer.id, object: "chat.completion.chunk", created: 0, model: answer.model };
+  const frames: string[] = [];
+  if (answer.text === "") frames.push(frame({ ...base, choices: [] }));
+  for (const piece of pieces(answer.text, 16)) {
+    frames.push(
+      frame({
+        ...base,
+        choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }],
+      }),
+    );
+  }
+  const usage = usageJson(answer);
+  if (includeUsage && usage) frames.push(frame({ ...base, choices: [], usage }));
+  frames.push("data: [DONE]\n\n");
+  return frames;
+}
+
+/** A whole response with no choice in it. */
+export function openaiUnfinishedJson(answer: Answer): string {
+  const body: Record<string, unknown> = {
+    id: answer.id,
+    object: "chat.completion",
+    created: 0,
+    model: answer.model,
+    choices: [],
+  };
+  const usage = usageJson(answer);
+  if (usage) body.usage = usage;
+  return JSON.stringify(body);
+}
+
 export function openaiJson(answer: Answer): string {
   const message: Record<string, unknown> = {
     role: "assistant",

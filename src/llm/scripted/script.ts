@@ -23,7 +23,13 @@ export type ScriptStep =
   /** An HTTP error; `body` defaults to the format's JSON error; `retryAfter` is in seconds. */
   | ({ status: number; body?: string; retryAfter?: number; headers?: Record<string, string> } & StepTiming)
   /** Part of a response, then the socket is destroyed with no terminal marker. */
-  | ({ drop: true; text?: string } & StepTiming);
+  | ({ drop: true; text?: string } & StepTiming)
+  /**
+   * A response that ends cleanly but never finishes the answer: OpenAI chunks without a finish_reason
+   * (with no text, chunks whose `choices` is empty) then `[DONE]`; Anthropic without `message_stop`.
+   * Not streamed: OpenAI `choices: []`, Anthropic no content and no stop_reason.
+   */
+  | ({ unfinished: true; text?: string } & StepTiming);
 
 export interface ScriptContext {
   /** 0-based number of this scripted request (requests rejected for auth or model are not counted). */
@@ -44,7 +50,8 @@ export type ScriptItem = ScriptStep | StepFunction;
 export type Reply =
   | { kind: "answer"; text: string; toolCalls: { name: string; arguments: string }[] }
   | { kind: "status"; status: number; body?: string; retryAfter?: number; headers?: Record<string, string> }
-  | { kind: "drop"; text: string };
+  | { kind: "drop"; text: string }
+  | { kind: "unfinished"; text: string };
 
 export function toReply(step: ScriptStep): Reply {
   if ("status" in step && typeof step.status === "number") {
@@ -60,6 +67,7 @@ export function toReply(step: ScriptStep): Reply {
     return { kind: "drop", text: step.text ?? "This answer is cut off in the middle of a sentence because" };
   }
   const text = "text" in step && typeof step.text === "string" ? step.text : "";
+  if ("unfinished" in step && step.unfinished) return { kind: "unfinished", text };
   if ("code" in step && typeof step.code === "string") {
     return {
       kind: "answer",

@@ -4,8 +4,20 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Answer, limitAnswer, outputChars } from "./answer.js";
-import { anthropicError, anthropicJson, anthropicStreamFrames } from "./anthropic-wire.js";
-import { openaiError, openaiJson, openaiStreamFrames } from "./openai-wire.js";
+import {
+  anthropicError,
+  anthropicJson,
+  anthropicStreamFrames,
+  anthropicUnfinishedFrames,
+  anthropicUnfinishedJson,
+} from "./anthropic-wire.js";
+import {
+  openaiError,
+  openaiJson,
+  openaiStreamFrames,
+  openaiUnfinishedFrames,
+  openaiUnfinishedJson,
+} from "./openai-wire.js";
 import {
   commonPrefix,
   dropResponse,
@@ -179,11 +191,16 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       previous?.rawBody,
       maxTokensOf(fields),
     );
+    const includeUsage = record(fields.stream_options)?.include_usage === true;
+    const unfinished = reply.kind === "unfinished";
     const frames =
       format === "openai"
-        ? openaiStreamFrames(answer, record(fields.stream_options)?.include_usage === true)
-        : anthropicStreamFrames(answer);
-    const json = format === "openai" ? openaiJson(answer) : anthropicJson(answer);
+        ? (unfinished ? openaiUnfinishedFrames : openaiStreamFrames)(answer, includeUsage)
+        : (unfinished ? anthropicUnfinishedFrames : anthropicStreamFrames)(answer);
+    const json =
+      format === "openai"
+        ? (unfinished ? openaiUnfinishedJson : openaiJson)(answer)
+        : (unfinished ? anthropicUnfinishedJson : anthropicJson)(answer);
     if (reply.kind === "drop") return dropResponse(res, stream, frames, json);
     if (!stream) return send(res, 200, json);
     res.writeHead(200, {
@@ -202,7 +219,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   const makeAnswer = (
     format: WireFormatName,
     model: string,
-    reply: Extract<Reply, { kind: "answer" | "drop" }>,
+    reply: Extract<Reply, { kind: "answer" | "drop" | "unfinished" }>,
     rawBody: string,
     previousBody: string | undefined,
     maxTokens: number | undefined,
