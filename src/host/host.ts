@@ -167,6 +167,8 @@ export class SessionHost {
   async listen(bound?: SessionServer): Promise<void> {
     const peers = new PeerIdentifier(this.options.session.tree.python.path);
     this.peers = peers;
+    // A front end will connect to a background or UI host: its first request need not wait for the helper.
+    if (this.options.detached || this.options.interactive) peers.warm();
     const handlers = {
       replay: (after: number, emit: (event: unknown) => void) => this.index.replay(after, emit),
       call: (method: string, params: unknown) => this.call(method, params),

@@ -60,6 +60,13 @@ export class PeerCredentials {
     });
   }
 
+  /** Starts the helper ahead of the first question (it exits again after a minute without one). */
+  warm(): void {
+    if (this.closed) return;
+    this.running();
+    if (this.waiting.size === 0) this.armIdle();
+  }
+
   /** Stops the helper; later questions are refused. */
   close(): void {
     this.closed = true;
@@ -147,6 +154,11 @@ export class PeerIdentifier {
     } catch (error) {
       return { kind: "unknown", reason: (error as Error).message };
     }
+  }
+
+  /** Gets ready for clients (a host that expects them: the first one need not wait for the helper). */
+  warm(): void {
+    this.creds?.warm();
   }
 
   close(): void {
