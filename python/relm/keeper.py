@@ -73,6 +73,7 @@ def split():
     if not available() or _prctl(PR_SET_CHILD_SUBREAPER, 1) != 0:
         return None
     keeper = os.getpid()
+    parent = os.getppid()
     try:
         pid = os.fork()
     except OSError:
@@ -84,23 +85,28 @@ def split():
         if os.getppid() != keeper:
             os._exit(1)  # the keeper died before prctl took effect
         return keeper
-    _keep(pid)
+    _keep(pid, parent)
 
 
-def _keep(kernel):
+def _keep(kernel, parent):
     """The keeper's whole life: reap orphans until the kernel ends, then end what is left and exit."""
+    status = None
     try:
         _set_name(b"relm-keeper")  # shown by ps -o comm and top (its command line stays the kernel's)
         for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
             signal.signal(signum, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, lambda signum, frame: _stop_kernel(kernel))
         _prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+        if os.getppid() != parent:
+            _stop_kernel(kernel)  # the parent died before prctl took effect: end now
         _release_fds()
         status = _wait_for(kernel)
-        end_all(os.getpid(), END_DEADLINE)
-    except BaseException:  # noqa: BLE001 - whatever happens, the keeper must not run relm's code
+    except BaseException:  # noqa: BLE001 - whatever happens, the keeper must not go on to run relm's code
         _stop_kernel(kernel)
-        status = None
+    try:
+        end_all(os.getpid(), END_DEADLINE)  # the kernel too, if it still runs
+    except BaseException:  # noqa: BLE001
+        pass
     _exit_like(status)
 
 
