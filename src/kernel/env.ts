@@ -1,4 +1,5 @@
 import { delimiter } from "node:path";
+import { hasCredentialUrl } from "../config/credential-urls.js";
 import { RELM_PYTHON_DIR } from "./paths.js";
 
 // Provider keys and other credentials never reach model-written code unless passed on purpose.
@@ -16,9 +17,15 @@ export function isSecretName(name: string): boolean {
   return SECRET_PATTERNS.some((re) => re.test(name));
 }
 
+/** A secret by its name, or by its value: a URL with a password in it (DATABASE_URL, proxies). */
+export function isSecretEntry(name: string, value: string): boolean {
+  return isSecretName(name) || hasCredentialUrl(value);
+}
+
 /**
- * The environment a kernel sees: `env` without secrets (except names in `passEnv`, compared
- * case-insensitively), with unbuffered Python and relm's Python package first on PYTHONPATH.
+ * The environment a kernel sees: `env` without secrets, by name or by a value that is a URL with a
+ * password (except names in `passEnv`, compared case-insensitively), with unbuffered Python and relm's
+ * Python package first on PYTHONPATH.
  */
 export function scrubEnvironment(
   env: NodeJS.ProcessEnv,
@@ -29,7 +36,7 @@ export function scrubEnvironment(
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (isSecretName(name) && !allowed.has(name.toUpperCase())) continue;
+    if (isSecretEntry(name, value) && !allowed.has(name.toUpperCase())) continue;
     out[name] = value;
   }
   out.PYTHONUNBUFFERED = "1";

@@ -1,10 +1,13 @@
+import { maskCredentialUrls } from "../config/credential-urls.js";
+
 export const REDACTED = "[REDACTED]";
 
 // Shorter strings would redact ordinary words and numbers; real keys and tokens are far longer.
 const MIN_SECRET_LENGTH = 8;
 
 /**
- * Replaces known secrets inside string values (and keys) before anything is serialised. Working on values
+ * Replaces known secrets inside string values (and keys) before anything is serialised, and the password
+ * of any URL that carries one (`postgres://app:[REDACTED]@db`), known or not. Working on values
  * rather than on the serialised line keeps every line valid JSON: a textual replace could cut through an
  * escape sequence such as `\n`.
  */
@@ -31,12 +34,12 @@ export class Redactor {
   text(text: string): string {
     let out = text;
     for (const needle of this.needles) if (out.includes(needle)) out = out.replaceAll(needle, REDACTED);
-    return out;
+    return maskCredentialUrls(out, REDACTED);
   }
 
-  /** A copy of a JSON-shaped value with every string redacted; the value itself when there is nothing to hide. */
+  /** A copy of a JSON-shaped value with every string redacted. */
   value<T>(value: T): T {
-    return this.active ? (this.walk(value) as T) : value;
+    return this.walk(value) as T;
   }
 
   private walk(value: unknown): unknown {

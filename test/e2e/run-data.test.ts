@@ -93,6 +93,53 @@ describe("secrets never reach the kernel, the journal or the output", () => {
   });
 });
 
+describe("URLs with a password are secrets too", () => {
+  it("keeps DATABASE_URL out of the kernel and every password of such URLs out of the journal", async () => {
+    const dsn = "postgres://app:Sup3r-s3cret-pw@db.example:5432/prod";
+    const rig = await startRig(
+      "openai",
+      {
+        script: [
+          { code: "import os\nprint(sorted(k for k in os.environ if k.endswith(('_URL', '_PROXY'))))" },
+          {
+            code: [
+              "from urllib.parse import urlparse",
+              "dsn = open('dsn.txt').read().strip()",
+              "print(dsn)",
+              "print(urlparse(dsn).password)",
+              // Put together in the cell, so the code the model wrote does not hold it.
+              "print('other mysql://reader:' + 'n0t-in' + '-env-pw@replica/db')",
+            ].join("\n"),
+          },
+          { text: "checked" },
+        ],
+      },
+      {
+        env: {
+          DATABASE_URL: dsn,
+          HTTPS_PROXY: "http://proxy-user:proxy-pass-99@proxy:3128",
+          REPO_URL: "ssh://git@github.com/org/repo.git",
+          SERVICE_URL: "http://localhost:8080/",
+        },
+      },
+    );
+    writeFileSync(join(rig.cwd, "dsn.txt"), `${dsn}\n`);
+    const result = await runRelm(["run", "look at env"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    const names = rig.model.requests[1]?.rawBody ?? "";
+    expect(names).toContain("'REPO_URL', 'SERVICE_URL']");
+    expect(names).not.toContain("'DATABASE_URL'");
+    expect(names).not.toContain("'HTTPS_PROXY'");
+    const { raw } = onlyJournal(rig.home);
+    expect(raw).toContain("mysql://reader:[REDACTED]@replica/db");
+    for (const secret of ["Sup3r-s3cret-pw", "proxy-pass-99", "n0t-in-env-pw"]) {
+      expect(raw).not.toContain(secret);
+      expect(result.stdout + result.stderr).not.toContain(secret);
+      for (const r of rig.model.requests) expect(r.rawBody).not.toContain(secret);
+    }
+  });
+});
+
 describe.each<Format>(["openai", "anthropic"])("prompt-cache friendly requests (%s)", (format) => {
   it("each request body extends the previous one byte for byte", async () => {
     const rig = await startRig(format, {

@@ -24,6 +24,24 @@ describe("scrubEnvironment", () => {
     expect(env.PYTHONPATH).toBe(`${RELM_PYTHON_DIR}:/extra`);
   });
 
+  it("drops values that are URLs with a password, whatever their name, and keeps other URLs", () => {
+    const env = scrubEnvironment({
+      DATABASE_URL: "postgres://app:s3cret-pw@db.internal:5432/prod",
+      HTTPS_PROXY: "http://proxy-user:proxy-pass@proxy:3128",
+      CACHE: "redis://:only-a-password@cache:6379/0",
+      REPO_URL: "ssh://git@github.com/org/repo.git",
+      SERVICE_URL: "http://localhost:8080/api?x=a@b",
+    });
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.HTTPS_PROXY).toBeUndefined();
+    expect(env.CACHE).toBeUndefined();
+    expect(env.REPO_URL).toBe("ssh://git@github.com/org/repo.git");
+    expect(env.SERVICE_URL).toBe("http://localhost:8080/api?x=a@b");
+    expect(scrubEnvironment({ DATABASE_URL: "postgres://a:b@h/d" }, ["database_url"]).DATABASE_URL).toBe(
+      "postgres://a:b@h/d",
+    );
+  });
+
   it("lets names in passEnv through", () => {
     const env = scrubEnvironment(SECRETS, ["github_token"]);
     expect(env.GITHUB_TOKEN).toBe("k2");
@@ -38,6 +56,16 @@ describe("kernel environment", () => {
     const kernel = await start({ env: { ...process.env, ...SECRETS } });
     const r = await kernel.execute(probe);
     expect(JSON.parse(r.output)).toEqual([]);
+  });
+
+  it("has no DATABASE_URL with a password in it", async () => {
+    const kernel = await start({
+      env: { ...process.env, DATABASE_URL: "postgresql://app:pw-1234567@db/x", PLAIN_URL: "http://h/" },
+    });
+    const r = await kernel.execute(
+      "import os\nprint(os.environ.get('DATABASE_URL'), os.environ.get('PLAIN_URL'))",
+    );
+    expect(r.output.trim()).toBe("None http://h/");
   });
 
   it("gets variables named in passEnv", async () => {
