@@ -9,6 +9,14 @@ Runner -> host: ready {pid, python, ipython}, stream {id, text}, result {id, cou
                 request {id, method, params}.
 """
 
+if __name__ == "__main__":
+    # First of all, before any thread and before the imports below: on Linux this process becomes the
+    # kernel's keeper (relm.keeper) and the kernel goes on in a child. The keeper keeps only what the
+    # process holds at this point, so splitting before the imports saves it the kernel's modules.
+    from relm import keeper as _keeper
+
+    _keeper.split()
+
 import keyword
 import os
 import queue
@@ -16,12 +24,11 @@ import signal
 import sys
 import threading
 
-from . import api, capture, host, interrupts, keeper, protocol, streamer, variables
+from . import api, capture, host, interrupts, protocol, streamer, variables
 from .cells import CellRunner
 
 
 def main(argv):
-    keeper.split()  # first, before any thread: on Linux this process becomes the keeper (relm.keeper)
     serve(_parse(argv))
 
 
