@@ -27,6 +27,14 @@ export class Mailbox {
       );
     }
     this.unread.push({ from, text });
+    this.note(from, text);
+  }
+
+  /**
+   * A message the model reads as the text of the turn it starts (an idle session's): not unread, but
+   * inbox() in that turn's cells must see it like any other.
+   */
+  note(from: string, text: string): void {
     this.received.push({ from, text, time: new Date().toISOString() });
     if (this.received.length > MAX_INBOX * 10) this.received.splice(0, this.received.length - MAX_INBOX * 10);
   }

@@ -465,6 +465,11 @@ export class AgentSession implements ChildAgent {
     this.mailbox.deliver(from, text);
   }
 
+  /** A message that starts a turn (its text is the turn's): inbox() in code sees it too. */
+  noteReceived(from: string, text: string): void {
+    this.mailbox.note(from, text);
+  }
+
   takeReceived(): Received[] {
     return this.mailbox.takeReceived();
   }

@@ -218,6 +218,8 @@ export class SessionHost {
       this.options.session.deliver(message.from, text);
       return;
     }
+    // It starts a turn as that turn's text; code in the turn reads it with inbox() like any message.
+    this.options.session.noteReceived(message.from, text);
     this.queue.push({ ...message, text });
     this.pump();
   }

@@ -330,12 +330,19 @@ export class App implements AppControl {
       return;
     }
     if (!(await this.ensureLive())) return;
-    if (this.busy) {
+    const queuedHere = this.busy;
+    if (queuedHere) {
       this.queue.add(text);
       this.tui.requestRender();
     }
-    await this.link.call("send", { text, variables });
-    if (!this.busy) this.activity.set("thinking");
+    const { delivered } = await this.link.call<{ delivered: string }>("send", { text, variables });
+    // The host knows whether the message started a turn; the activity shown here follows its events and
+    // may lag (a turn a schedule just started, one that just ended).
+    if (delivered === "now") this.activity.set("thinking");
+    else if (!queuedHere) {
+      this.queue.add(text);
+      this.tui.requestRender();
+    }
   }
 
   async ensureLive(): Promise<boolean> {
