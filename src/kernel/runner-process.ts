@@ -63,6 +63,12 @@ export class RunnerProcess {
     { resolve: (m: ReplyMessage) => void; reject: (e: Error) => void }
   >();
   private onReady: ((m: ReadyMessage) => void) | null = null;
+  /**
+   * The runner's ready message. Listened for before the link delivers anything: a forked kernel can
+   * say ready before the template has reported the fork, and its link then hands that message on the
+   * moment we listen (it was once dropped there, and the fork waited out the ready timeout).
+   */
+  private readonly readySaid: Promise<ReadyMessage>;
 
   private constructor(
     private readonly link: RunnerLink,
@@ -70,6 +76,9 @@ export class RunnerProcess {
   ) {
     this.kernelPid = link.pid;
     trackGroup(link.pid);
+    this.readySaid = new Promise((resolve) => {
+      this.onReady = resolve;
+    });
     const lines = new LineSplitter((line) => this.receive(line));
     link.listen(
       (text) => lines.push(text),
@@ -109,10 +118,10 @@ export class RunnerProcess {
             reject(new KernelStartError(`the kernel did not start within ${timeoutMs} ms`, runner.stderr)),
           timeoutMs,
         );
-        runner.onReady = (msg) => {
+        void runner.readySaid.then((msg) => {
           clearTimeout(timer);
           resolve(msg);
-        };
+        });
         void runner.exited.then((exit) => {
           clearTimeout(timer);
           const how = `code ${exit.code}, signal ${exit.signal}`;
