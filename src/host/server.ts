@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import { UserError } from "../config/errors.js";
 import { SessionClient } from "./client.js";
 import { runDir, socketPath } from "./paths.js";
 import type { Peer } from "./peer.js";
@@ -25,7 +26,7 @@ const READ_ONLY = new Set(["status", "info", "detach", "child.events", "checkpoi
 const KERNEL_METHODS = new Set([...READ_ONLY, "attach", "message"]);
 
 /** The session already has a live host. */
-export class SessionBusyError extends Error {
+export class SessionBusyError extends UserError {
   override name = "SessionBusyError";
 }
 
@@ -211,7 +212,8 @@ function asKernel(peer: Exclude<Peer, { kind: "user" }>, method: string, params:
         : `from a process relm could not identify (${peer.reason})`;
     throw new RpcError(
       RPC.refused,
-      `${method} refused: this connection comes ${who}; a kernel may only message a session and read it (message, status, info, attach)`,
+      `${method} refused: this connection comes ${who}; a kernel may only message a session and read it ` +
+        '(message, status, info, attach); from Python, send("SESSION_ID", text) sends a message as this session',
     );
   }
   if (method !== "message") return params;
