@@ -80,7 +80,7 @@ export async function agentsAction(io: RunIo, flags: { json?: boolean }): Promis
   } else {
     const rows = [["ID", "STATUS", "STARTED", "ACTIVE", "TOKENS", "COST", "CWD", "TITLE"]];
     for (const s of sessions) {
-      const cost = s.cost === null ? "-" : `$${s.cost.toFixed(2)}`;
+      const cost = s.cost === null ? "unpriced" : usd(s.cost);
       rows.push([
         s.id,
         s.status,
@@ -95,6 +95,12 @@ export async function agentsAction(io: RunIo, flags: { json?: boolean }): Promis
     io.stdout.write(`${table(rows)}\n`);
   }
   return EXIT.done;
+}
+
+/** Cents from a dollar up, four decimals below (a small spend is not "$0.00"). */
+function usd(n: number): string {
+  if (n === 0) return "$0";
+  return n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
 }
 
 export async function logsAction(

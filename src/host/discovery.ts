@@ -4,6 +4,7 @@ import { readHeaderAndTail, sessionsDir } from "../session/index.js";
 import type { JournalEvent } from "../session/types.js";
 import { isLive } from "./client.js";
 import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeState } from "./state.js";
+import { UsageTally } from "./tree-usage.js";
 
 export interface SessionListing extends SessionState {
   live: boolean;
@@ -68,9 +69,9 @@ function fromJournal(home: string, id: string): SessionState | undefined {
         : last && ["error", "model_error", "budget_stop"].includes(last.type)
           ? "failed"
           : "interrupted";
-    const spent = [...events].reverse().find((e) => e.type === "final" || e.type === "budget_stop") as
-      | { spent: { tokens: number; cost: number | null } }
-      | undefined;
+    // What every journal of the tree says was spent, before and after any resume (a `final` event's
+    // `spent` is only its own run's). Read once: the state file written below remembers it.
+    const tally = UsageTally.ofTree(join(sessionsDir(home), id));
     return {
       id,
       title: header.title,
@@ -78,8 +79,8 @@ function fromJournal(home: string, id: string): SessionState | undefined {
       created: header.created,
       status,
       lastActivity: last?.t ?? header.created,
-      tokens: spent?.spent.tokens ?? 0,
-      cost: spent?.spent.cost ?? null,
+      tokens: tally.usage.input + tally.usage.output,
+      cost: tally.cost,
       pid: 0,
       detached: false,
     };

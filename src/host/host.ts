@@ -414,7 +414,9 @@ export class SessionHost {
   }
 
   private snapshotState(): SessionState {
-    const spent = this.options.session.spent();
+    // The whole tree over the session's life, work before a resume included (the budget counts only
+    // what this process spent); null cost once any call was unpriced.
+    const { usage, cost } = this.usage;
     return {
       id: this.id,
       title: this.options.title,
@@ -423,8 +425,8 @@ export class SessionHost {
       status: this.status,
       reason: this.reason,
       lastActivity: this.lastActivity,
-      tokens: spent.tokens,
-      cost: spent.cost,
+      tokens: usage.input + usage.output,
+      cost,
       pid: process.pid,
       detached: this.options.detached,
     };

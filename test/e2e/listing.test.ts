@@ -1,0 +1,110 @@
+// What `relm agents`, `relm status` and `relm shutdown` say of sessions (issue 10, item 8): spend over
+// the session's whole life, across resumes; a live host whose last turn failed is still seen and stopped.
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { onlyJournal } from "../support/journal.js";
+import { type Rig, useRigs } from "../support/scripted.js";
+import { until } from "../support/wait.js";
+
+const startRig = useRigs();
+
+interface Listed {
+  id: string;
+  status: string;
+  live: boolean;
+  tokens: number;
+  cost: number | null;
+}
+
+async function agents(rig: Rig): Promise<Listed[]> {
+  const result = await runRelm(["agents", "--json"], { env: rig.env });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Listed);
+}
+
+/** Tokens and cost of every spending event of the journal. */
+function journalSpend(rig: Rig): { tokens: number; cost: number | null } {
+  let tokens = 0;
+  let cost: number | null = 0;
+  for (const l of onlyJournal(rig.home).lines) {
+    if (!["model_response", "llm_call", "compaction"].includes(l.type) || !l.usage) continue;
+    const u = l.usage as { inputTokens: number; outputTokens: number };
+    tokens += u.inputTokens + u.outputTokens;
+    const c = (l.cost ?? null) as number | null;
+    cost = cost === null || c === null ? null : cost + c;
+  }
+  return { tokens, cost };
+}
+
+async function runAndResume(rig: Rig): Promise<string> {
+  const first = await runRelm(["run", "first part"], { env: rig.env, cwd: rig.cwd });
+  expect(first.code, first.stderr).toBe(0);
+  const [listed] = await agents(rig);
+  const id = listed?.id as string;
+  const before = listed?.tokens as number;
+  expect(before).toBeGreaterThan(0);
+  const again = await runRelm(["run", "--resume", id, "second part"], { env: rig.env, cwd: rig.cwd });
+  expect(again.code, again.stderr).toBe(0);
+  const [after] = await agents(rig);
+  expect(after?.tokens).toBeGreaterThan(before);
+  return id;
+}
+
+describe("relm agents after a resume", () => {
+  it("counts the tokens of the whole session, and an unpriced model stays unpriced", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "print(6 * 7)" }, { text: "forty-two" }, { text: "resumed and done" }],
+    });
+    const id = await runAndResume(rig);
+    const [listed] = await agents(rig);
+    const spend = journalSpend(rig);
+    expect(spend.cost).toBeNull();
+    expect(listed).toMatchObject({ id, tokens: spend.tokens, cost: null });
+    const table = await runRelm(["agents"], { env: rig.env });
+    const row = table.stdout.split("\n").find((l) => l.startsWith(id)) ?? "";
+    expect(row).toContain(String(spend.tokens));
+    expect(row).toContain("unpriced");
+    expect(row).not.toContain("$");
+  });
+
+  it("counts the cost of the whole session of a priced model", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ code: "print(6 * 7)" }, { text: "forty-two" }, { text: "resumed and done" }] },
+      { config: { prices: { scripted: { input: 1000, output: 2000 } } } },
+    );
+    await runAndResume(rig);
+    const [listed] = await agents(rig);
+    const spend = journalSpend(rig);
+    expect(spend.cost).toBeGreaterThan(0);
+    expect(listed?.tokens).toBe(spend.tokens);
+    expect(listed?.cost).toBeCloseTo(spend.cost as number, 9);
+  });
+});
+
+describe("a live host whose last turn failed", () => {
+  it("is listed by relm status and stopped by relm shutdown", async () => {
+    const rig = await startRig("openai", {
+      script: [{ status: 400, body: '{"error":{"message":"this request cannot work"}}' }],
+    });
+    const started = await runRelm(["run", "--detach", "doomed"], { env: rig.env, cwd: rig.cwd });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    await until(async () => {
+      const s = (await agents(rig)).find((l) => l.id === id);
+      return s?.status === "failed" ? s : undefined;
+    }, 30_000);
+    expect((await agents(rig)).find((l) => l.id === id)).toMatchObject({ status: "failed", live: true });
+    const status = await runRelm(["status"], { env: rig.env });
+    expect(status.stdout).toMatch(new RegExp(`^${id}\\s+failed`, "m"));
+    const shutdown = await runRelm(["shutdown"], { env: rig.env });
+    expect(shutdown.code, shutdown.stderr).toBe(0);
+    expect(shutdown.stdout).toContain("stopped 1 of 1 live sessions");
+    expect((await agents(rig)).find((l) => l.id === id)?.live).toBe(false);
+    expect((await runRelm(["status"], { env: rig.env })).stdout).toContain("no live sessions");
+  });
+});
