@@ -1,8 +1,11 @@
 import { Command, Option } from "commander";
 import { UsageError } from "../config/errors.js";
+import { registerAcpCommand } from "./acp-command.js";
 import { registerCheckpointCommands } from "./checkpoints-command.js";
 import { loginUsesUi, openLoginUi, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
 import { registerHarnessCommands } from "./harness-command.js";
+import { registerMcpCommands } from "./mcp-command.js";
+import { registerMcpServeCommand } from "./mcp-serve-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
 import { checkRunFlags } from "./run-flags.js";
 import { registerScheduleCommands } from "./schedule-command.js";
@@ -201,6 +204,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerScheduleCommands(program, runIo, setExit);
   registerHarnessCommands(program, io, setExit);
   registerCheckpointCommands(program, io, setExit);
+  registerMcpCommands(program, runIo, setExit);
+  registerAcpCommand(program, runIo, setExit, addSessionOptions);
+  registerMcpServeCommand(program, runIo, setExit, addSessionOptions);
   tagParseErrors(program);
   return program;
 }

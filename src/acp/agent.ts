@@ -1,0 +1,205 @@
+// `relm acp`: relm as an Agent Client Protocol agent on stdio, for Zed, JetBrains IDEs, Neovim plugins
+// and any ACP client (docs/editors.md). Each editor thread is a relm session served by its own host;
+// this process is a client of those hosts and holds no kernel.
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import {
+  type AgentCapabilities,
+  type AuthMethod,
+  agent,
+  type ClientCapabilities,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  RequestError,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
+import { noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
+import { relmVersion } from "../config/version.js";
+import { listSessions } from "../host/discovery.js";
+import { JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
+import { ACP_COMMANDS } from "./commands.js";
+import { AcpSession, MODES, PromptError, type SessionContext } from "./session.js";
+
+export interface AcpOptions {
+  env: NodeJS.ProcessEnv;
+  /** Flags every session host is started with (model, endpoint, budgets…). */
+  hostArgs: string[];
+  stderr: NodeJS.WritableStream;
+}
+
+const CAPABILITIES: AgentCapabilities = {
+  loadSession: true,
+  // Files the editor embeds become kernel variables; images and audio are not taken.
+  promptCapabilities: { image: false, audio: false, embeddedContext: true },
+  mcpCapabilities: { http: false, sse: false },
+  sessionCapabilities: { list: {} },
+};
+
+/** How to sign in, mirroring `relm login` (the editor runs it in a terminal when it can). */
+function authMethods(client: ClientCapabilities | undefined): AuthMethod[] {
+  const login: AuthMethod = client?.auth?.terminal
+    ? {
+        type: "terminal",
+        id: "relm-login",
+        name: "relm login",
+        description: "Choose the provider, endpoint, model and API key; saved to ~/.relm/config.json (0600).",
+        args: ["login"],
+      }
+    : {
+        id: "relm-login",
+        name: "relm login",
+        description:
+          "Run `relm login` in a terminal (provider, endpoint, model and key, saved to ~/.relm/config.json), then try again.",
+      };
+  return [
+    login,
+    {
+      id: "environment",
+      name: "Environment variables",
+      description:
+        "Set RELM_MODEL and a key (RELM_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY; RELM_BASE_URL for another endpoint) in the agent server's env.",
+    },
+  ];
+}
+
+/** A model is configured (relm login, or the environment): otherwise the client is asked to sign in. */
+function requireModel(env: NodeJS.ProcessEnv): void {
+  let configured = false;
+  try {
+    configured = Boolean(resolveConfig(env).model.model);
+  } catch (error) {
+    throw RequestError.authRequired(undefined, (error as Error).message);
+  }
+  if (!configured) throw RequestError.authRequired(undefined, noModelMessage());
+}
+
+function checkCwd(cwd: string): void {
+  if (!isAbsolute(cwd))
+    throw RequestError.invalidParams(undefined, `cwd must be an absolute path, got ${cwd}`);
+  let dir = false;
+  try {
+    dir = statSync(cwd).isDirectory();
+  } catch {
+    dir = false;
+  }
+  if (!dir) throw RequestError.invalidParams(undefined, `cwd ${cwd} is not a directory`);
+}
+
+function asRequestError(error: unknown): unknown {
+  if (error instanceof PromptError) return RequestError.internalError(undefined, error.message);
+  return error;
+}
+
+export async function runAcp(options: AcpOptions): Promise<number> {
+  const home = relmHomeFrom(options.env);
+  const sessions = new Map<string, AcpSession>();
+  let clientCapabilities: ClientCapabilities | undefined;
+  let send: (sessionId: string, update: SessionUpdate) => Promise<void> = async () => {};
+  const ctx: SessionContext = {
+    home,
+    env: options.env,
+    hostArgs: options.hostArgs,
+    send: (sessionId, update) => send(sessionId, update),
+  };
+
+  const publishCommands = (session: AcpSession) =>
+    setTimeout(() => {
+      void send(session.id, {
+        sessionUpdate: "available_commands_update",
+        availableCommands: ACP_COMMANDS.map((c) => ({
+          name: c.name,
+          description: c.description,
+          ...(c.hint ? { input: { hint: c.hint } } : {}),
+        })),
+      }).catch(() => undefined);
+    }, 0);
+
+  /** A session this client has not opened in this process is taken up without replaying it. */
+  const sessionOf = async (id: string): Promise<AcpSession> => {
+    const known = sessions.get(id);
+    if (known) return known;
+    if (!/^[0-9a-z]{8}$/.test(id) || !existsSync(join(sessionDir(home, id), JOURNAL_FILE)))
+      throw RequestError.resourceNotFound(id);
+    const session = await AcpSession.load(id, ctx, false);
+    sessions.set(id, session);
+    return session;
+  };
+
+  const app = agent({ name: "relm" })
+    .onRequest("initialize", ({ params }) => {
+      clientCapabilities = params.clientCapabilities;
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: CAPABILITIES,
+        authMethods: authMethods(clientCapabilities),
+        agentInfo: { name: "relm", title: "relm", version: relmVersion() },
+      };
+    })
+    .onRequest("authenticate", () => {
+      requireModel(options.env);
+      return {};
+    })
+    .onRequest("session/new", ({ params }) => {
+      requireModel(options.env);
+      checkCwd(params.cwd);
+      const session = AcpSession.create(newSessionId(), params.cwd, ctx);
+      sessions.set(session.id, session);
+      publishCommands(session);
+      return { sessionId: session.id, modes: { currentModeId: session.modeId, availableModes: MODES } };
+    })
+    .onRequest("session/load", async ({ params }) => {
+      const id = params.sessionId;
+      if (!/^[0-9a-z]{8}$/.test(id) || !existsSync(join(sessionDir(home, id), JOURNAL_FILE)))
+        throw RequestError.resourceNotFound(id);
+      sessions.get(id)?.detach();
+      const session = await AcpSession.load(id, ctx).catch((error: Error) => {
+        throw RequestError.internalError(undefined, `session ${id}: ${error.message}`);
+      });
+      sessions.set(id, session);
+      publishCommands(session);
+      return { modes: { currentModeId: session.modeId, availableModes: MODES } };
+    })
+    .onRequest("session/list", async ({ params }) => {
+      const all = await listSessions(home);
+      return {
+        sessions: all
+          .filter((s) => !params.cwd || s.cwd === params.cwd)
+          .slice(0, 500)
+          .map((s) => ({ sessionId: s.id, cwd: s.cwd, title: s.title || null, updatedAt: s.lastActivity })),
+      };
+    })
+    .onRequest("session/prompt", async ({ params }) => {
+      const session = await sessionOf(params.sessionId);
+      try {
+        return { stopReason: await session.prompt(params.prompt) };
+      } catch (error) {
+        throw asRequestError(error);
+      }
+    })
+    .onRequest("session/set_mode", async ({ params }) => {
+      const session = await sessionOf(params.sessionId);
+      try {
+        await session.setMode(params.modeId);
+      } catch (error) {
+        if (error instanceof PromptError) throw RequestError.invalidParams(undefined, error.message);
+        throw error;
+      }
+      return {};
+    })
+    .onNotification("session/cancel", async ({ params }) => {
+      await sessions.get(params.sessionId)?.cancel();
+    });
+
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const connection = app.connect(stream);
+  send = (sessionId, update) => connection.client.notify("session/update", { sessionId, update });
+  options.stderr.write(`relm ${relmVersion()}: ACP agent on stdio (RELM_HOME ${home})\n`);
+  await connection.closed;
+  // The editor went away: the sessions go on in their hosts (relm agents lists them; they idle out).
+  for (const session of sessions.values()) session.detach();
+  return 0;
+}

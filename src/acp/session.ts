@@ -1,0 +1,344 @@
+// One editor thread = one relm session, driven purely as a client of its session host (as the terminal
+// UI does): the host is started at the first prompt (or revived when the session had ended), its events
+// are mapped to session/update notifications, a prompt ends when the host has no work left, and a cancel
+// is the host's `interrupt`. The host outlives this process, so the session stays a normal relm session:
+// `relm agents`, `relm attach ID` and `relm run --resume ID` work on it.
+import { join } from "node:path";
+import type { ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type { AgentEvent } from "../agent/events.js";
+import { checkUserVariables, type UserVariable } from "../agent/session-variables.js";
+import { isVariableName } from "../agent/variables.js";
+import { SessionClient } from "../host/client.js";
+import { reviveHost, spawnHost } from "../host/spawn.js";
+import { type WorkOutcome, WorkWatch } from "../host/work-watch.js";
+import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
+import { parseCommand, runCommand } from "./commands.js";
+import { UpdateMapper } from "./updates.js";
+
+export interface SessionContext {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Flags every host this agent starts gets (model, budgets…), as command-line words. */
+  hostArgs: string[];
+  /** Sends one session/update for this session (in order). */
+  send(sessionId: string, update: SessionUpdate): Promise<void>;
+}
+
+export const MODES: SessionModeState["availableModes"] = [
+  { id: "normal", name: "Normal", description: "answers each message, then waits for the next" },
+  {
+    id: "autonomous",
+    name: "Autonomous",
+    description:
+      "keeps going with continuation prompts until done() is called, the gates pass or a budget is spent",
+  },
+];
+
+/** Live output is sent at most this often per tool call. */
+const FLUSH_MS = 50;
+const MAX_VARIABLES = 20;
+
+type State = "new" | "live" | "offline";
+
+/** A prompt that cannot be run (bad content, a host that will not start): told to the client. */
+export class PromptError extends Error {
+  override name = "PromptError";
+}
+
+export class AcpSession {
+  private state: State;
+  private client: SessionClient | undefined;
+  private readonly mapper: UpdateMapper;
+  private readonly watches = new Set<WorkWatch>();
+  private outbox: Promise<void> = Promise.resolve();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private lastN = 0;
+  private cancelRequested = false;
+  autonomous = false;
+
+  private constructor(
+    readonly id: string,
+    readonly cwd: string,
+    private readonly ctx: SessionContext,
+    state: State,
+  ) {
+    this.state = state;
+    this.mapper = new UpdateMapper(sessionDir(ctx.home, id));
+  }
+
+  /** A new thread: nothing starts (no host, no journal) until its first prompt. */
+  static create(id: string, cwd: string, ctx: SessionContext): AcpSession {
+    return new AcpSession(id, cwd, ctx, "new");
+  }
+
+  /**
+   * An existing session: its history is sent as updates (a live host replays it and then streams; an
+   * ended one is read from its journal and revived at the next prompt). Resolves once the history is out.
+   * Without `replay` the history is skipped (a client that prompts a session it did not load).
+   */
+  static async load(id: string, ctx: SessionContext, replay = true): Promise<AcpSession> {
+    const { header, events } = readJournal(join(sessionDir(ctx.home, id), JOURNAL_FILE));
+    const session = new AcpSession(id, header.cwd, ctx, "offline");
+    if (!replay) session.lastN = events.at(-1)?.n ?? 0;
+    const client = await SessionClient.connect(ctx.home, id);
+    if (client) {
+      await session.adopt(client);
+      const info = await client.call<{ autonomy: unknown }>("info", {}).catch(() => undefined);
+      session.autonomous = Boolean(info?.autonomy);
+    } else {
+      if (replay) for (const event of events) session.onEvent(event as AgentEvent);
+      session.lastN = events.at(-1)?.n ?? 0;
+    }
+    await session.drain();
+    return session;
+  }
+
+  get modeId(): string {
+    return this.autonomous ? "autonomous" : "normal";
+  }
+
+  /** Runs a prompt to the end of the work it starts; a slash command is answered here. */
+  async prompt(blocks: ContentBlock[]): Promise<StopReason> {
+    const { text, variables } = messageOf(blocks);
+    const command = variables.length === 0 ? parseCommand(text) : undefined;
+    if (command) {
+      await this.command(command.command.name, command.args);
+      return "end_turn";
+    }
+    if (text.trim() === "" && variables.length === 0) return "end_turn";
+    this.cancelRequested = false;
+    this.mapper.sentByClient(text);
+    let watch: WorkWatch | undefined;
+    const delivered = await this.ensureHost({ text, variables }, (client) => {
+      watch = this.watch(client);
+    });
+    const client = this.client;
+    if (!client) throw new PromptError("the session host is not running");
+    watch ??= this.watch(client);
+    if (!delivered) {
+      try {
+        await client.call("send", { text, variables });
+      } catch (error) {
+        this.watches.delete(watch);
+        throw new PromptError((error as Error).message);
+      }
+    }
+    if (this.cancelRequested) await client.call("interrupt", {}).catch(() => undefined);
+    const outcome = await watch.settled;
+    this.watches.delete(watch);
+    await this.drain();
+    return this.stopReason(outcome);
+  }
+
+  /** session/cancel: the running cell is interrupted and sub-agents are cancelled (host `interrupt`). */
+  async cancel(): Promise<void> {
+    this.cancelRequested = true;
+    await this.client?.call("interrupt", {}).catch(() => undefined);
+  }
+
+  async setMode(modeId: string): Promise<void> {
+    if (!MODES.some((m) => m.id === modeId))
+      throw new PromptError(`no mode "${modeId}" (normal, autonomous)`);
+    const on = modeId === "autonomous";
+    if (this.client) await this.client.call("autonomy", { mode: on ? "on" : "off" });
+    this.autonomous = on;
+  }
+
+  /** Leaves the host running (it idles out on its own); this client stops following it. */
+  detach(): void {
+    clearTimeout(this.flushTimer);
+    this.client?.close();
+    this.client = undefined;
+  }
+
+  private async command(name: string, args: string[]): Promise<void> {
+    await this.ensureHost(undefined);
+    const client = this.client;
+    if (!client) throw new PromptError("the session host is not running");
+    let reply: string;
+    try {
+      reply = await runCommand(name, args, {
+        call: (method, params) => client.call(method, params),
+        autonomy: (on) => {
+          this.autonomous = on;
+          this.queue({ sessionUpdate: "current_mode_update", currentModeId: this.modeId });
+        },
+      });
+    } catch (error) {
+      reply = `/${name}: ${(error as Error).message}`;
+    }
+    this.queue({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply } });
+    await this.drain();
+  }
+
+  private stopReason(outcome: WorkOutcome): StopReason {
+    if (this.cancelRequested || outcome.status === "interrupted") return "cancelled";
+    if (outcome.status === "closed") throw new PromptError(`the session host stopped: ${outcome.text}`);
+    return "end_turn";
+  }
+
+  private watch(client: SessionClient): WorkWatch {
+    const watch = new WorkWatch(client);
+    this.watches.add(watch);
+    return watch;
+  }
+
+  /**
+   * Makes sure a host serves the session: started for a new thread, revived for an ended session.
+   * Returns true when `message` was handed to the host as it started (a revived session's first turn).
+   * `beforeAttach` sees the client before history replays, so a watch misses nothing.
+   */
+  private async ensureHost(
+    message: { text: string; variables: UserVariable[] } | undefined,
+    beforeAttach?: (client: SessionClient) => void,
+  ): Promise<boolean> {
+    if (this.client) return false;
+    const { home, env } = this.ctx;
+    const flags = ["--interactive", ...(this.autonomous ? ["--autonomous"] : []), ...this.ctx.hostArgs];
+    let delivered = false;
+    try {
+      if (this.state === "new") {
+        await spawnHost(home, this.id, ["run", "--as-host", this.id, ...flags], env, this.cwd);
+      } else {
+        // The resume note and the person's message go in one turn, as `relm send` does it.
+        const withText = message && message.variables.length === 0 ? message.text : undefined;
+        await reviveHost(home, this.id, env, withText, flags);
+        delivered = withText !== undefined;
+      }
+    } catch (error) {
+      throw new PromptError((error as Error).message);
+    }
+    const client = await SessionClient.connect(home, this.id);
+    if (!client) throw new PromptError(`session ${this.id}: its host did not answer`);
+    beforeAttach?.(client);
+    await this.adopt(client);
+    return delivered;
+  }
+
+  /** Follows a host: its events become updates; history after `lastN` is replayed first. */
+  private async adopt(client: SessionClient): Promise<void> {
+    this.client = client;
+    this.state = "live";
+    client.onNotification((n) => {
+      if (n.method === "event") this.onEvent(n.params as AgentEvent);
+      else if (n.method === "closing") {
+        const reason = (n.params as { reason?: string } | undefined)?.reason ?? "the session host stopped";
+        for (const watch of this.watches) watch.hostClosing(reason);
+      }
+    });
+    void client.closed.then(() => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.state = "offline";
+    });
+    await client.call("attach", { after: this.lastN });
+  }
+
+  private onEvent(event: AgentEvent): void {
+    if ("n" in event && !event.agent && typeof event.n === "number") this.lastN = event.n;
+    for (const watch of this.watches) watch.feed(event);
+    const live = event.type === "cell_output_delta" || event.type === "text_delta";
+    // Output gathered so far goes out before whatever this event says (a cell's end follows its output).
+    if (event.type !== "cell_output_delta") this.flush();
+    for (const update of this.mapper.map(event)) this.queue(update);
+    if (this.mapper.pending && !this.flushTimer) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = undefined;
+        this.flush();
+      }, FLUSH_MS);
+    }
+    if (!live && event.type === "model_response" && !event.agent && this.client) void this.usage(this.client);
+  }
+
+  private flush(): void {
+    for (const update of this.mapper.flush()) this.queue(update);
+  }
+
+  /** The context in use and what the session has cost, after each of the root's model calls. */
+  private async usage(client: SessionClient): Promise<void> {
+    const info = await client
+      .call<{ contextTokens: number; contextWindow: number; cost: number | null }>("info", {})
+      .catch(() => undefined);
+    if (!info) return;
+    this.queue({
+      sessionUpdate: "usage_update",
+      used: info.contextTokens,
+      size: info.contextWindow,
+      ...(info.cost !== null ? { cost: { amount: info.cost, currency: "USD" } } : {}),
+    });
+  }
+
+  private queue(update: SessionUpdate): void {
+    // A client that has gone away cannot be told; the session goes on regardless.
+    this.outbox = this.outbox.then(() => this.ctx.send(this.id, update)).catch(() => undefined);
+  }
+
+  /** Resolves once every update queued so far has been written. */
+  drain(): Promise<void> {
+    this.flush();
+    return this.outbox;
+  }
+}
+
+function pathOf(uri: string): string {
+  if (uri.startsWith("file://")) {
+    try {
+      return decodeURIComponent(new URL(uri).pathname);
+    } catch {
+      return uri;
+    }
+  }
+  return uri;
+}
+
+/** A Python name for an attached file: its base name, made an identifier. */
+function variableName(uri: string, taken: Set<string>): string {
+  const base = pathOf(uri).split("/").filter(Boolean).at(-1) ?? "";
+  let name = base
+    .replace(/[^A-Za-z0-9_]/g, "_")
+    .replace(/^[^A-Za-z]+/, "")
+    .toLowerCase();
+  if (!isVariableName(name)) name = "context";
+  let candidate = name;
+  for (let i = 2; taken.has(candidate); i++) candidate = `${name}_${i}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+/**
+ * The prompt as relm takes it: text as it is, files the editor mentions by link as their paths, and
+ * files it embeds as kernel variables (the model gets their name, size and a preview, not the content).
+ */
+export function messageOf(blocks: ContentBlock[]): { text: string; variables: UserVariable[] } {
+  const parts: string[] = [];
+  const variables: UserVariable[] = [];
+  const taken = new Set<string>();
+  for (const block of blocks) {
+    switch (block.type) {
+      case "text":
+        parts.push(block.text);
+        break;
+      case "resource_link":
+        parts.push(` ${pathOf(block.uri)} `);
+        break;
+      case "resource": {
+        const resource = block.resource;
+        if ("text" in resource && variables.length < MAX_VARIABLES) {
+          const name = variableName(resource.uri, taken);
+          variables.push({ name, text: resource.text });
+          parts.push(` ${pathOf(resource.uri)} (its content is in the kernel variable ${name}) `);
+        } else {
+          parts.push(` ${pathOf(resource.uri)} `);
+        }
+        break;
+      }
+      default:
+        parts.push(`[${block.type} content is not supported by relm and was left out]`);
+    }
+  }
+  try {
+    return { text: parts.join("").trim(), variables: checkUserVariables(variables) };
+  } catch (error) {
+    throw new PromptError((error as Error).message);
+  }
+}

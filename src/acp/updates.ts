@@ -1,0 +1,363 @@
+// The session's event stream as ACP `session/update`s: the model's text as message chunks, each cell of
+// the root agent as an "execute" tool call (its code, its output as it streams, its final status), each
+// sub-agent as a tool call whose content follows the child's steps, and the goal as a plan. History
+// (a journal replayed by session/load) and live events go through the same mapping; live-only events
+// (text and output deltas) simply never appear in a journal.
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { AgentEvent } from "../agent/events.js";
+
+/** Live output kept per cell: the tail, like a terminal's scrollback. */
+const LIVE_OUTPUT_CHARS = 20_000;
+/** Lines of a sub-agent's steps shown in its tool call. */
+const CHILD_LOG_LINES = 40;
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+function firstLine(text: string, max = 80): string {
+  const line =
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function fence(text: string, lang = ""): string {
+  // A fence longer than any run of backticks inside, so code containing ``` still renders.
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = "`".repeat(longest + 1);
+  return `${ticks}${lang}\n${text.replace(/\n$/, "")}\n${ticks}`;
+}
+
+function textContent(text: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}
+
+interface CellState {
+  code: string;
+  output: string;
+  dirty: boolean;
+}
+
+interface ChildState {
+  title: string;
+  task: string;
+  log: string[];
+  dirty: boolean;
+}
+
+export const cellCallId = (callId: string) => `cell:${callId}`;
+export const childCallId = (id: string) => `agent:${id}`;
+
+/**
+ * Maps one session's events to updates. Stateful (cells and sub-agents in flight, whether the current
+ * answer was streamed); one mapper per client connection to the session.
+ */
+export class UpdateMapper {
+  private readonly cells = new Map<string, CellState>();
+  private readonly children = new Map<string, ChildState>();
+  /** The model's current answer arrived as text deltas: its model_response must not repeat it. */
+  private streamed = false;
+  private goal: { text: string; done: boolean } | undefined;
+  private progress: string[] = [];
+  /** Texts this client sent as prompts: their `user` events are not echoed back. */
+  private readonly sent: string[] = [];
+
+  constructor(private readonly sessionDir: string) {}
+
+  /** A prompt this client sent: the client shows it already. */
+  sentByClient(text: string): void {
+    this.sent.push(text);
+  }
+
+  map(event: AgentEvent): SessionUpdate[] {
+    if (event.agent) return this.mapChild(event.agent, event);
+    switch (event.type) {
+      case "text_delta":
+        this.streamed = true;
+        return event.delta
+          ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.delta } }]
+          : [];
+      case "model_response": {
+        const streamed = this.streamed;
+        this.streamed = false;
+        if (streamed || event.text.trim() === "") return [];
+        return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.text } }];
+      }
+      case "user": {
+        const mine = this.sent.findIndex((t) => event.text.includes(t));
+        if (mine !== -1) {
+          this.sent.splice(mine, 1);
+          return [];
+        }
+        return [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: event.text } }];
+      }
+      case "message":
+        if (event.to !== "self" || event.from === "relm") return [];
+        return [
+          {
+            sessionUpdate: "user_message_chunk",
+            content: { type: "text", text: `[message from ${event.from}]\n${event.text}` },
+          },
+        ];
+      case "cell":
+        return [this.startCell(event.callId, event.code)];
+      case "cell_output_delta": {
+        const cell = this.cells.get(event.callId);
+        if (!cell) return [];
+        cell.output = (cell.output + event.text).slice(-LIVE_OUTPUT_CHARS);
+        cell.dirty = true;
+        return [];
+      }
+      case "cell_output":
+        return [this.endCell(event)];
+      case "tool_error":
+        return [this.failCall(event.callId, event.message)];
+      case "tool_skipped":
+        return [this.failCall(event.callId, `not run: ${event.reason}`)];
+      case "child_spawned":
+        return [this.startChild(event)];
+      case "child_finished":
+        return [this.endChild(event)];
+      case "goal":
+        this.goal = { text: event.text, done: false };
+        this.progress = [];
+        return [this.plan()];
+      case "goal_progress":
+        this.progress = [...this.progress, event.text].slice(-20);
+        return this.goal ? [this.plan()] : [];
+      case "goal_done":
+        if (!this.goal) return [];
+        this.goal.done = true;
+        return [this.plan()];
+      case "budget_stop":
+        return [this.notice(`■ ${event.message}`)];
+      case "model_error":
+      case "error":
+        return [this.notice(`✗ ${event.message}`)];
+      case "autonomy_end":
+        return [this.notice(`■ ${event.report.trim()}`)];
+      case "resumed":
+        return [this.notice("↺ resumed in a new process")];
+      default:
+        return [];
+    }
+  }
+
+  /** Live output gathered since the last flush, one update per cell (and sub-agent) that changed. */
+  flush(): SessionUpdate[] {
+    const out: SessionUpdate[] = [];
+    for (const [callId, cell] of this.cells) {
+      if (!cell.dirty) continue;
+      cell.dirty = false;
+      out.push({
+        sessionUpdate: "tool_call_update",
+        toolCallId: cellCallId(callId),
+        content: this.cellContent(cell),
+      });
+    }
+    for (const [id, child] of this.children) {
+      if (!child.dirty) continue;
+      child.dirty = false;
+      out.push({
+        sessionUpdate: "tool_call_update",
+        toolCallId: childCallId(id),
+        content: this.childContent(child),
+      });
+    }
+    return out;
+  }
+
+  /** Whether live output waits to be flushed. */
+  get pending(): boolean {
+    return [...this.cells.values()].some((c) => c.dirty) || [...this.children.values()].some((c) => c.dirty);
+  }
+
+  private notice(text: string): SessionUpdate {
+    return { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${text}\n` } };
+  }
+
+  private cellContent(cell: CellState, final?: string): ToolCallContent[] {
+    const content = [textContent(fence(cell.code, "python"))];
+    const output = final ?? cell.output;
+    if (output.trim() !== "") content.push(textContent(fence(output)));
+    return content;
+  }
+
+  private startCell(callId: string, code: string): SessionUpdate {
+    this.streamed = false;
+    const cell: CellState = { code, output: "", dirty: false };
+    this.cells.set(callId, cell);
+    return {
+      sessionUpdate: "tool_call",
+      toolCallId: cellCallId(callId),
+      title: firstLine(code) || "Python",
+      kind: "execute",
+      status: "in_progress",
+      rawInput: { code },
+      content: this.cellContent(cell),
+    };
+  }
+
+  private endCell(event: Extract<AgentEvent, { type: "cell_output" }>): SessionUpdate {
+    const cell = this.cells.get(event.callId) ?? { code: "", output: "", dirty: false };
+    this.cells.delete(event.callId);
+    const status: ToolCallStatus = event.status === "ok" ? "completed" : "failed";
+    const content = this.cellContent(cell, event.output);
+    for (const image of event.imageFiles) {
+      const data = this.image(image);
+      if (data) content.push({ type: "content", content: { type: "image", mimeType: "image/png", data } });
+    }
+    if (event.note) content.push(textContent(event.note));
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId: cellCallId(event.callId),
+      status,
+      content,
+      rawOutput: {
+        status: event.status,
+        executionCount: event.executionCount,
+        durationMs: event.durationMs,
+        ...(event.error ? { error: event.error } : {}),
+        ...(event.exitCode !== undefined ? { exitCode: event.exitCode } : {}),
+        ...(event.truncated ? { truncated: true, outputChars: event.outputChars } : {}),
+      },
+    };
+  }
+
+  private image(relative: string): string | undefined {
+    try {
+      const path = join(this.sessionDir, relative);
+      if (statSync(path).size > MAX_IMAGE_BYTES) return undefined;
+      return readFileSync(path).toString("base64");
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A call that failed before (or instead of) running: announced as failed if it was never shown. */
+  private failCall(callId: string, message: string): SessionUpdate {
+    const known = this.cells.has(callId);
+    this.cells.delete(callId);
+    if (known)
+      return {
+        sessionUpdate: "tool_call_update",
+        toolCallId: cellCallId(callId),
+        status: "failed",
+        content: [textContent(message)],
+      };
+    return {
+      sessionUpdate: "tool_call",
+      toolCallId: cellCallId(callId),
+      title: "Python",
+      kind: "execute",
+      status: "failed",
+      content: [textContent(message)],
+    };
+  }
+
+  private childContent(child: ChildState, tail?: string): ToolCallContent[] {
+    const lines = child.log.slice(-CHILD_LOG_LINES);
+    const body = [child.task, ...(lines.length > 0 ? ["", ...lines] : []), ...(tail ? ["", tail] : [])];
+    return [textContent(body.join("\n"))];
+  }
+
+  private startChild(event: Extract<AgentEvent, { type: "child_spawned" }>): SessionUpdate {
+    const parent = event.agent ? ` (of ${event.agent})` : "";
+    const child: ChildState = {
+      title: `Sub-agent ${event.label ?? event.name}${parent}`,
+      task: event.task,
+      log: [],
+      dirty: false,
+    };
+    this.children.set(event.id, child);
+    return {
+      sessionUpdate: "tool_call",
+      toolCallId: childCallId(event.id),
+      title: child.title,
+      kind: "think",
+      status: "in_progress",
+      rawInput: {
+        id: event.id,
+        task: event.task,
+        model: event.model,
+        ...(event.spec ? { spec: event.spec } : {}),
+        variables: event.variables,
+      },
+      content: this.childContent(child),
+    };
+  }
+
+  private endChild(event: Extract<AgentEvent, { type: "child_finished" }>): SessionUpdate {
+    const child = this.children.get(event.id) ?? {
+      title: `Sub-agent ${event.label ?? event.name}`,
+      task: "",
+      log: [],
+      dirty: false,
+    };
+    this.children.delete(event.id);
+    const tail =
+      event.status === "done"
+        ? `result: ${event.result ?? "(none)"}`
+        : `${event.status}${event.reason ? `: ${event.reason}` : ""}`;
+    return {
+      sessionUpdate: "tool_call_update",
+      toolCallId: childCallId(event.id),
+      status: event.status === "done" ? "completed" : "failed",
+      content: this.childContent(child, tail),
+      rawOutput: {
+        status: event.status,
+        ...(event.result !== undefined ? { result: event.result } : {}),
+        ...(event.reason ? { reason: event.reason } : {}),
+        spent: event.spent,
+      },
+    };
+  }
+
+  /** A sub-agent's own step: a line in its tool call (its children get tool calls of their own). */
+  private mapChild(id: string, event: AgentEvent): SessionUpdate[] {
+    if (event.type === "child_spawned") return [this.startChild(event)];
+    if (event.type === "child_finished") return [this.endChild(event)];
+    const child = this.children.get(id);
+    if (!child) return [];
+    const line = ((): string | undefined => {
+      switch (event.type) {
+        case "cell":
+          return `▸ ${firstLine(event.code)}`;
+        case "cell_output": {
+          const out = firstLine(event.output, 100);
+          return `  ${event.status === "ok" ? "✓" : "✗"} ${event.status}${out ? `: ${out}` : ""}`;
+        }
+        case "model_response":
+          return event.text.trim() ? `· ${firstLine(event.text, 100)}` : undefined;
+        case "budget_stop":
+        case "error":
+        case "model_error":
+          return `✗ ${event.message}`;
+        default:
+          return undefined;
+      }
+    })();
+    if (!line) return [];
+    child.log.push(line);
+    if (child.log.length > CHILD_LOG_LINES * 2) child.log.splice(0, child.log.length - CHILD_LOG_LINES);
+    child.dirty = true;
+    return [];
+  }
+
+  private plan(): SessionUpdate {
+    const goal = this.goal as { text: string; done: boolean };
+    return {
+      sessionUpdate: "plan",
+      entries: [
+        { content: goal.text, priority: "high", status: goal.done ? "completed" : "in_progress" },
+        ...this.progress.map((text) => ({
+          content: text,
+          priority: "medium" as const,
+          status: "completed" as const,
+        })),
+      ],
+    };
+  }
+}

@@ -1,0 +1,44 @@
+import type { Command } from "commander";
+import { UsageError } from "../config/errors.js";
+import type { HostFlags } from "./host-args.js";
+import type { RunIo } from "./run.js";
+
+type SetExit = (code: number) => void;
+
+/**
+ * `relm acp`: an Agent Client Protocol agent on stdio for editors (docs/editors.md). `relm acp login`
+ * is `relm login`, for editors that run an agent's sign-in in a terminal.
+ */
+export function registerAcpCommand(
+  program: Command,
+  io: RunIo,
+  setExit: SetExit,
+  addSessionOptions: (cmd: Command) => Command,
+): void {
+  addSessionOptions(
+    program
+      .command("acp")
+      .description("serve editors (Zed, JetBrains, Neovim) over the Agent Client Protocol on stdio")
+      .argument("[action]", '"login": sign in, as relm login (editors run it in a terminal)')
+      .option("--idle-timeout <seconds>", "a session's host exits after this long idle (default 1800)"),
+  ).action(async (action: string | undefined, flags: HostFlags) => {
+    if (action === "login") {
+      const { loginUsesUi, openLoginUi, terminalOf } = await import("./front-end.js");
+      if (loginUsesUi({}, terminalOf(io))) {
+        setExit(await openLoginUi(flags, io));
+        return;
+      }
+      const { login } = await import("./login.js");
+      setExit(await login(flags, io));
+      return;
+    }
+    if (action !== undefined)
+      throw new UsageError(`relm acp ${action}: unknown action (relm acp, relm acp login)`);
+    const [{ runAcp }, { checkHostFlags, hostArgsOf }] = await Promise.all([
+      import("../acp/agent.js"),
+      import("./host-args.js"),
+    ]);
+    checkHostFlags(flags);
+    setExit(await runAcp({ env: io.env, hostArgs: hostArgsOf(flags, { budgets: true }), stderr: io.stderr }));
+  });
+}

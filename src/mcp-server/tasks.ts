@@ -1,0 +1,328 @@
+// What the MCP server's tools do to sessions. Each task is an ordinary relm session served by its own
+// detached host (as `relm run --detach` starts one), so `relm agents`, `attach`, `logs` and `send` see it
+// like any other; this process is only a client of those hosts.
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { AgentEvent } from "../agent/events.js";
+import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/session-variables.js";
+import { SessionClient } from "../host/client.js";
+import { describe, type SessionListing } from "../host/discovery.js";
+import { reviveHost, spawnHost } from "../host/spawn.js";
+import { outcomeOf, type WorkOutcome, WorkWatch } from "../host/work-watch.js";
+import {
+  JOURNAL_FILE,
+  newSessionId,
+  readHeaderAndTail,
+  readJournal,
+  resolveSessionId,
+  sessionDir,
+  sessionsDir,
+} from "../session/index.js";
+
+/** A mistake in a tool's arguments (or a session that cannot be used): told to the calling model. */
+export class TaskInputError extends Error {
+  override name = "TaskInputError";
+}
+
+/** Budgets in the units the tools take them (snake_case, as MCP clients' models write them). */
+export interface TaskBudgets {
+  max_turns?: number;
+  max_tokens?: number;
+  /** Seconds. */
+  max_time?: number;
+  /** US dollars. */
+  max_cost?: number;
+}
+
+export interface TaskRequest {
+  task: string;
+  cwd?: string;
+  variables?: Record<string, string>;
+  budgets?: TaskBudgets;
+}
+
+/** Limits in relm's own units (`relm mcp serve --max-…` caps every task with these). */
+export interface Limits {
+  maxTurns?: number;
+  maxTokens?: number;
+  maxTimeMs?: number;
+  maxCost?: number;
+}
+
+export interface TaskEnvironment {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Where a task without `cwd` runs. */
+  cwd: string;
+  /** Flags every host is started with (model, endpoint, cell timeout, depth…), as command-line words. */
+  hostArgs: string[];
+  /** The most any task may spend; a task's own budgets can only be lower. */
+  caps: Limits;
+  /** Throws when no task could start (no model configured): said before any process starts. */
+  preflight?: () => void;
+}
+
+/** The lower of two limits, either of which may be absent. */
+function lower(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+export function effectiveLimits(caps: Limits, budgets: TaskBudgets = {}): Limits {
+  return {
+    maxTurns: lower(caps.maxTurns, budgets.max_turns),
+    maxTokens: lower(caps.maxTokens, budgets.max_tokens),
+    maxTimeMs: lower(caps.maxTimeMs, budgets.max_time === undefined ? undefined : budgets.max_time * 1000),
+    maxCost: lower(caps.maxCost, budgets.max_cost),
+  };
+}
+
+export function limitArgs(limits: Limits): string[] {
+  const args: string[] = [];
+  if (limits.maxTurns !== undefined) args.push("--max-turns", String(limits.maxTurns));
+  if (limits.maxTokens !== undefined) args.push("--max-tokens", String(limits.maxTokens));
+  if (limits.maxTimeMs !== undefined)
+    args.push("--max-time", `${Math.max(1, Math.round(limits.maxTimeMs))}ms`);
+  if (limits.maxCost !== undefined) args.push("--max-cost", String(limits.maxCost));
+  return args;
+}
+
+function workingDir(base: string, cwd: string | undefined): string {
+  if (cwd === undefined) return base;
+  const dir = resolve(base, cwd);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    throw new TaskInputError(`cwd ${dir} does not exist`);
+  }
+  if (!isDir) throw new TaskInputError(`cwd ${dir} is not a directory`);
+  return dir;
+}
+
+/**
+ * Starts a session's host on the task and returns its id once the host answers. Variables are staged
+ * in the session's `inputs/` (0600) and loaded into the kernel as `str` before the first model call.
+ */
+export async function startTask(environment: TaskEnvironment, request: TaskRequest): Promise<string> {
+  const task = request.task.trim();
+  if (task.length === 0) throw new TaskInputError("task is empty: say what relm should do");
+  const cwd = workingDir(environment.cwd, request.cwd);
+  environment.preflight?.();
+  let variables: ReturnType<typeof checkUserVariables>;
+  try {
+    variables = checkUserVariables(
+      Object.entries(request.variables ?? {}).map(([name, text]) => ({ name, text })),
+    );
+  } catch (error) {
+    if (error instanceof VariableInputError) throw new TaskInputError(error.message);
+    throw error;
+  }
+  const id = newSessionId();
+  const staged = stageUserVariables(sessionDir(environment.home, id), variables);
+  const args = [
+    "run",
+    "--as-host",
+    id,
+    ...environment.hostArgs,
+    ...limitArgs(effectiveLimits(environment.caps, request.budgets)),
+    ...staged.flatMap(({ spec }) => ["--var", `${spec.name}=@${(spec.source as { file: string }).file}`]),
+    "--",
+    task,
+  ];
+  await spawnHost(environment.home, id, args, environment.env, cwd);
+  return id;
+}
+
+/** A session id or unique prefix, as a full id. */
+export function sessionIdOf(home: string, prefix: string): string {
+  try {
+    return resolveSessionId(sessionsDir(home), prefix);
+  } catch (error) {
+    throw new TaskInputError((error as Error).message);
+  }
+}
+
+/** `n` of the session's last journal event (0 when it has none yet). */
+function lastEventN(home: string, id: string): number {
+  try {
+    return readHeaderAndTail(join(sessionDir(home, id), JOURNAL_FILE), 4096).lastN;
+  } catch {
+    return 0;
+  }
+}
+
+export interface Follow {
+  /** Every event of the tree, root and sub-agents, as it arrives. */
+  onEvent?: (event: AgentEvent) => void;
+  signal?: AbortSignal;
+  /** Give up waiting (the work goes on) after this long. */
+  timeoutMs?: number;
+  /** Work that ended before `after` (from the journal): the outcome when nothing is running now. */
+  seed?: () => WorkOutcome | undefined;
+}
+
+/** How following a session's work ended: its outcome, or that the caller stopped waiting. */
+export type Followed = { outcome: WorkOutcome } | { waiting: "aborted" | "timeout" };
+
+/**
+ * Follows the session's live host from event `after` until the work ends. Resolves `undefined` for the
+ * outcome when no host is serving it.
+ */
+export async function follow(
+  home: string,
+  id: string,
+  after: number,
+  options: Follow = {},
+): Promise<Followed | undefined> {
+  const client = await SessionClient.connect(home, id);
+  if (!client) return undefined;
+  const watch = new WorkWatch(client);
+  client.onNotification((n) => {
+    if (n.method === "event") {
+      const event = n.params as AgentEvent;
+      watch.feed(event);
+      options.onEvent?.(event);
+    } else if (n.method === "closing") {
+      watch.hostClosing((n.params as { reason?: string } | undefined)?.reason ?? "the session host stopped");
+    }
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<Followed>((resolve) => {
+    if (options.timeoutMs !== undefined)
+      timer = setTimeout(() => resolve({ waiting: "timeout" }), options.timeoutMs);
+    onAbort = () => resolve({ waiting: "aborted" });
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await client.call("attach", { after });
+    if (options.seed) watch.seed(options.seed());
+    return await Promise.race([watch.settled.then((outcome) => ({ outcome })), stopped]);
+  } catch {
+    return { outcome: { status: "closed", text: "the session host closed the connection" } };
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+    client.close();
+  }
+}
+
+/** Sends the person's message to a session; one whose host has exited is resumed with it. */
+export async function sendMessage(
+  environment: TaskEnvironment,
+  id: string,
+  text: string,
+  variables: Record<string, string> = {},
+): Promise<{ delivered: string; after: number }> {
+  if (text.trim().length === 0) throw new TaskInputError("text is empty");
+  let checked: ReturnType<typeof checkUserVariables>;
+  try {
+    checked = checkUserVariables(Object.entries(variables).map(([name, value]) => ({ name, text: value })));
+  } catch (error) {
+    if (error instanceof VariableInputError) throw new TaskInputError(error.message);
+    throw error;
+  }
+  const after = lastEventN(environment.home, id);
+  let client = await SessionClient.connect(environment.home, id);
+  if (!client) {
+    // Resumed from its journal by a new host; with the message as its first turn when it has no
+    // variables (those go through the socket, so the host starts empty-handed and then gets both).
+    const revivalArgs = [...environment.hostArgs, ...limitArgs(environment.caps)];
+    if (checked.length === 0) {
+      await reviveHost(environment.home, id, environment.env, text, revivalArgs);
+      return { delivered: "resumed the session with it", after };
+    }
+    await reviveHost(environment.home, id, environment.env, undefined, revivalArgs);
+    client = await SessionClient.connect(environment.home, id);
+    if (!client) throw new TaskInputError(`session ${id} did not come back up; see relm logs ${id}`);
+  }
+  try {
+    const result = await client.call<{ delivered: string }>("send", { text, variables: checked });
+    return { delivered: result.delivered, after };
+  } catch (error) {
+    throw new TaskInputError(`session ${id}: ${(error as Error).message}`);
+  } finally {
+    client.close();
+  }
+}
+
+/** Asks a live host to interrupt its work and stop (a foreground task whose caller went away). */
+export async function stopTask(home: string, id: string, interrupt: boolean): Promise<void> {
+  const client = await SessionClient.connect(home, id);
+  if (!client) return;
+  try {
+    if (interrupt) await client.call("interrupt", {}).catch(() => undefined);
+    await client.call("stop", { reason: "its MCP client stopped waiting" }).catch(() => undefined);
+    await client.closed;
+  } finally {
+    client.close();
+  }
+}
+
+/** What task_status and list_sessions say about a session. */
+export interface TaskSummary {
+  session_id: string;
+  /** relm's status: running, waiting (on sub-agents), idle, done, failed, interrupted. */
+  status: string;
+  /** No work in progress: the last task's outcome is final (until a new message). */
+  finished: boolean;
+  live: boolean;
+  title: string;
+  cwd: string;
+  created: string;
+  last_activity: string;
+  tokens: number;
+  cost_usd: number | null;
+  reason?: string;
+}
+
+export function summary(listing: SessionListing): TaskSummary {
+  return {
+    session_id: listing.id,
+    status: listing.status,
+    finished: listing.status !== "running" && listing.status !== "waiting",
+    live: listing.live,
+    title: listing.title,
+    cwd: listing.cwd,
+    created: listing.created,
+    last_activity: listing.lastActivity,
+    tokens: listing.tokens,
+    cost_usd: listing.cost,
+    ...(listing.reason ? { reason: listing.reason } : {}),
+  };
+}
+
+export async function taskSummary(home: string, id: string): Promise<TaskSummary> {
+  const listing = await describe(home, id);
+  if (!listing) throw new TaskInputError(`session ${id} has no journal yet`);
+  return summary(listing);
+}
+
+/** The outcome of the session's last finished turn, from its journal (undefined before any ended). */
+export function lastOutcome(home: string, id: string): WorkOutcome | undefined {
+  const path = join(sessionDir(home, id), JOURNAL_FILE);
+  const find = (events: AgentEvent[]): WorkOutcome | undefined => {
+    let report: string | undefined;
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i] as AgentEvent;
+      if (event.agent) continue;
+      if (event.type === "autonomy_end" && report === undefined) report = event.report;
+      // A later message started new work: what ended before it is not that work's outcome.
+      if (event.type === "user") return undefined;
+      const outcome = outcomeOf(event);
+      if (outcome) return report ? { ...outcome, report } : outcome;
+    }
+    return undefined;
+  };
+  try {
+    const tail = find(readHeaderAndTail(path, 256 * 1024).events as AgentEvent[]);
+    return tail ?? find(readJournal(path).events as AgentEvent[]);
+  } catch {
+    return undefined;
+  }
+}
+
+export { lastEventN };

@@ -1,0 +1,98 @@
+// The editor's command list stays the terminal UI's (names and descriptions), and prompts become
+// relm messages the way the docs say.
+import { describe, expect, it } from "vitest";
+import { ACP_COMMANDS, parseCommand, words } from "../../src/acp/commands.js";
+import { messageOf } from "../../src/acp/session.js";
+import { UpdateMapper } from "../../src/acp/updates.js";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { allCommands } from "../../src/tui/slash.js";
+
+describe("ACP slash commands", () => {
+  it("are the terminal UI's commands, with the UI's descriptions", () => {
+    const ui = new Map(allCommands().map((c) => [c.name, c.description]));
+    for (const command of ACP_COMMANDS) {
+      expect(ui.has(command.name), `/${command.name} is not a UI command any more`).toBe(true);
+      expect(command.description, `/${command.name}`).toBe(ui.get(command.name));
+    }
+  });
+
+  it("parses /name with shell-like arguments; other text is a message", () => {
+    expect(parseCommand('/goal "ship the parser" now')).toMatchObject({
+      command: { name: "goal" },
+      args: ["ship the parser", "now"],
+    });
+    expect(parseCommand("/Autonomous on 'npm test'")?.args).toEqual(["on", "npm test"]);
+    expect(parseCommand("/nosuch thing")).toBeUndefined();
+    expect(parseCommand("fix /goal in the parser")).toBeUndefined();
+    expect(words(`a "" 'b c' d"e f"`)).toEqual(["a", "", "b c", "de f"]);
+  });
+});
+
+describe("ACP prompts", () => {
+  it("keeps text, names linked files by path and puts embedded files in kernel variables", () => {
+    const { text, variables } = messageOf([
+      { type: "text", text: "Review" },
+      { type: "resource_link", uri: "file:///repo/src/a%20b.ts", name: "a b.ts" },
+      { type: "text", text: "and" },
+      { type: "resource", resource: { uri: "file:///repo/data/2024-sales.csv", text: "x,y\n1,2\n" } },
+      { type: "resource", resource: { uri: "file:///other/2024-sales.csv", text: "z\n" } },
+    ]);
+    expect(text).toBe(
+      "Review /repo/src/a b.ts and /repo/data/2024-sales.csv (its content is in the kernel variable sales_csv)  /other/2024-sales.csv (its content is in the kernel variable sales_csv_2)",
+    );
+    expect(variables).toEqual([
+      { name: "sales_csv", text: "x,y\n1,2\n" },
+      { name: "sales_csv_2", text: "z\n" },
+    ]);
+  });
+});
+
+describe("ACP updates", () => {
+  const at = (n: number, body: Record<string, unknown>) =>
+    ({ n, t: "2026-01-01T00:00:00Z", ...body }) as AgentEvent;
+
+  it("sends a streamed answer once, and a replayed one from its model_response", () => {
+    const live = new UpdateMapper("/nonexistent");
+    expect(live.map({ type: "text_delta", turn: 1, delta: "Hel" })).toHaveLength(1);
+    expect(live.map({ type: "text_delta", turn: 1, delta: "lo" })).toHaveLength(1);
+    expect(live.map(at(4, { type: "model_response", turn: 1, text: "Hello", toolCalls: [] }))).toEqual([]);
+
+    const replay = new UpdateMapper("/nonexistent");
+    expect(replay.map(at(4, { type: "model_response", turn: 1, text: "Hello", toolCalls: [] }))).toEqual([
+      { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hello" } },
+    ]);
+  });
+
+  it("coalesces live output per cell and ends the call with the journaled output and status", () => {
+    const m = new UpdateMapper("/nonexistent");
+    const [start] = m.map(at(5, { type: "cell", turn: 1, callId: "c1", code: "\n# load\nimport x" }));
+    expect(start).toMatchObject({
+      sessionUpdate: "tool_call",
+      toolCallId: "cell:c1",
+      title: "# load",
+      kind: "execute",
+    });
+    m.map({ type: "cell_output_delta", callId: "c1", text: "a\n" });
+    m.map({ type: "cell_output_delta", callId: "c1", text: "b\n" });
+    expect(m.pending).toBe(true);
+    const flushed = m.flush();
+    expect(flushed).toHaveLength(1);
+    expect(JSON.stringify(flushed[0])).toContain("a\\nb");
+    expect(m.flush()).toEqual([]);
+    const [end] = m.map(
+      at(6, {
+        type: "cell_output",
+        turn: 1,
+        callId: "c1",
+        executionCount: 1,
+        status: "error",
+        output: "a\nb\nTraceback",
+        outputChars: 12,
+        truncated: false,
+        imageFiles: [],
+        durationMs: 5,
+      }),
+    );
+    expect(end).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "cell:c1", status: "failed" });
+  });
+});
