@@ -1,6 +1,6 @@
 // The release path a new user takes: the tarball `npm pack` makes, installed globally into a fresh
 // prefix (never the machine's own), runs from outside the repository with nothing configured.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import {
   accessSync,
   constants,
@@ -79,6 +79,38 @@ async function pack(dest: string): Promise<{ tarball: string; files: string[] }>
   const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   if (!info) throw new Error(`npm pack printed no package: ${stdout}`);
   return { tarball: join(dest, info.filename), files: info.files.map((f) => f.path) };
+}
+
+/** Starts an installed stdio server, sends one JSON-RPC request, returns its first answer line. */
+function firstAnswer(
+  bin: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  request: object,
+): Promise<{ result?: Record<string, unknown>; error?: unknown }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { env, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => child.kill(), 30_000);
+    child.stderr.on("data", (d) => {
+      err += d;
+    });
+    child.stdout.on("data", (d) => {
+      out += d;
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line) {
+        clearTimeout(timer);
+        child.kill();
+        resolve(JSON.parse(line));
+      }
+    });
+    child.on("exit", () => {
+      clearTimeout(timer);
+      reject(new Error(`relm ${args.join(" ")} gave no answer: ${out}${err}`));
+    });
+    child.stdin.write(`${JSON.stringify(request)}\n`);
+  });
 }
 
 describe("the npm tarball", () => {
@@ -200,5 +232,32 @@ describe("the npm tarball", () => {
       await ui.close();
     }
     expect(readFileSync(join(installed, "dist", "THIRD_PARTY_LICENSES.md"), "utf8")).toContain("@mariozechner/pi-tui");
+
+    // The MCP and ACP SDKs are bundled as well: both stdio servers answer initialize from the installed copy.
+    expect(existsSync(join(installed, "node_modules", "@modelcontextprotocol"))).toBe(false);
+    const mcp = await firstAnswer(
+      bin,
+      ["mcp", "serve"],
+      { ...rig.env, PATH: env.PATH },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+    );
+    expect(mcp.result?.serverInfo).toMatchObject({ name: "relm", version: VERSION });
+    const acp = await firstAnswer(
+      bin,
+      ["acp"],
+      { ...rig.env, PATH: env.PATH },
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      },
+    );
+    expect(acp.result?.agentInfo).toMatchObject({ name: "relm", version: VERSION });
   }, 400_000);
 });
