@@ -17,12 +17,14 @@ if __name__ == "__main__":
 
     _keeper.split()
 
+import collections
 import keyword
 import os
 import queue
 import signal
 import sys
 import threading
+import time
 
 from . import api, capture, host, interrupts, protocol, streamer, variables
 from .cells import CellRunner
@@ -68,10 +70,12 @@ def serve(opts, proto=None, engine=None):
     )
     _group_watchdog()
     exported_values = [engine.namespace[n] for n in exported]
+    mailbox = _Mailbox(inbox)
+    _snapshots["complete"] = time.monotonic()  # a forked kernel: not the template's start
     while True:
-        msg = inbox.get()
+        msg = mailbox.get()
         try:
-            _handle(msg, engine, cells, exported_values)
+            _handle(msg, engine, cells, exported_values, mailbox)
         except KeyboardInterrupt:
             pass  # a stray interrupt between cells; the cell itself has already been answered
         except Exception as e:  # noqa: BLE001 - a bug here must not leave the host waiting forever
@@ -81,7 +85,58 @@ def serve(opts, proto=None, engine=None):
             _reply_error(msg, f"{type(e).__name__}: {e}")
 
 
-def _handle(msg, engine, cells, exported_values):
+class _Mailbox:
+    """The host's messages in order, with a look ahead for a snapshot that must give way to them."""
+
+    def __init__(self, inbox):
+        self._inbox = inbox
+        self._early = collections.deque()  # taken out of the inbox by waiting(), not yet handled
+
+    def get(self):
+        return self._early.popleft() if self._early else self._inbox.get()
+
+    def waiting(self):
+        if self._early:
+            return True
+        try:
+            self._early.append(self._inbox.get_nowait())
+        except queue.Empty:
+            return False
+        return True
+
+
+# A snapshot gives way to the next message (relm.snapshot) once it has taken this long (a small one just
+# finishes), but not for ever: once the last complete one is FORCE_SNAPSHOT_AFTER old, the next one
+# finishes before the kernel reads on.
+SNAPSHOT_GRACE = 0.005
+FORCE_SNAPSHOT_AFTER = 30.0
+_snapshots = {"complete": time.monotonic()}
+
+
+def _snapshot(msg, engine, exported_values, mailbox):
+    from . import snapshot
+
+    started = time.monotonic()
+    overdue = started - _snapshots["complete"] > FORCE_SNAPSHOT_AFTER
+
+    def give_way():
+        return time.monotonic() - started > SNAPSHOT_GRACE and mailbox.waiting()
+
+    report = snapshot.take(
+        msg["dir"],
+        engine.namespace,
+        engine.hidden,
+        exported_values,
+        msg.get("max_var_bytes", 64 << 20),
+        msg.get("max_total_bytes", 256 << 20),
+        should_stop=None if overdue else give_way,
+    )
+    if not report.get("superseded"):
+        _snapshots["complete"] = time.monotonic()
+    protocol.send({"type": "snapshot", "id": msg["id"], "report": report})
+
+
+def _handle(msg, engine, cells, exported_values, mailbox):
     kind = msg.get("type")
     if kind == "execute":
         protocol.send(cells.execute(msg))
@@ -97,17 +152,7 @@ def _handle(msg, engine, cells, exported_values):
         found = variables.user_variables(engine.namespace, engine.hidden, exported_values)
         protocol.send({"type": "vars", "id": msg["id"], "list": found})
     elif kind == "snapshot":
-        from . import snapshot
-
-        report = snapshot.take(
-            msg["dir"],
-            engine.namespace,
-            engine.hidden,
-            exported_values,
-            msg.get("max_var_bytes", 64 << 20),
-            msg.get("max_total_bytes", 256 << 20),
-        )
-        protocol.send({"type": "snapshot", "id": msg["id"], "report": report})
+        _snapshot(msg, engine, exported_values, mailbox)
     elif kind == "restore":
         from . import snapshot
 

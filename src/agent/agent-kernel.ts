@@ -131,6 +131,7 @@ export class AgentKernel {
       cellTimeoutMs: k.cellTimeoutMs,
       outputCap: k.outputCap,
       outputDir: this.owner.journal.outputsDir,
+      secrets: this.owner.tree.options.secrets,
       onOutput: (text) =>
         this.owner.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
       onHostRequest: (method, params) => this.owner.hostRequest(method, params),
@@ -159,25 +160,39 @@ export class AgentKernel {
   /** What the last restore brought back, for the next note to the model. */
   private restored: { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined;
   private snapshotting: Promise<void> = Promise.resolve();
+  /** A cell ended while a snapshot was under way: take one more when it is done. */
+  private snapshotWanted = false;
+  private snapshotRunning = false;
 
-  /** Pickles the variables after a cell (root agent only: it is the one a new host resumes). */
+  /**
+   * Pickles the variables after a cell (root agent only: it is the one a new host resumes). The kernel
+   * does it while the model is asked for the next step, and gives it up when the next cell comes first;
+   * cells that end meanwhile are covered by one more snapshot, not one each.
+   */
   private snapshotAfterCell(kernel: Kernel): void {
     if (this.owner.depth !== 0) return;
-    this.snapshotting = this.snapshotting
-      .then(() => kernel.snapshot(this.snapshotDir))
-      .then((report) => {
-        if (!this.owner.closed) {
-          this.owner.record({
-            type: "snapshot",
-            saved: report.saved.length,
-            skipped: report.skipped,
-            bytes: report.bytes,
-          });
+    this.snapshotWanted = true;
+    if (this.snapshotRunning) return;
+    this.snapshotRunning = true;
+    this.snapshotting = (async () => {
+      while (this.snapshotWanted && !this.owner.closed) {
+        this.snapshotWanted = false;
+        try {
+          const report = await kernel.snapshot(this.snapshotDir);
+          if (!report.superseded && !this.owner.closed) {
+            this.owner.record({
+              type: "snapshot",
+              saved: report.saved.length,
+              skipped: report.skipped,
+              bytes: report.bytes,
+            });
+          }
+        } catch {
+          // A kernel that died meanwhile has nothing to save; the previous snapshot stays.
         }
-      })
-      .catch(() => {
-        // A kernel that died meanwhile has nothing to save; the previous snapshot stays.
-      });
+      }
+      this.snapshotRunning = false;
+    })();
   }
 
   /**

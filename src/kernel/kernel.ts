@@ -6,6 +6,7 @@ import { startRunner } from "./fork-link.js";
 import type { ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
 import { type RunnerExit, RunnerExitedError, type RunnerProcess } from "./runner-process.js";
+import { settleSnapshot } from "./snapshot-secrets.js";
 import type {
   CellResult,
   ExecuteOptions,
@@ -55,6 +56,9 @@ class LocalKernel implements Kernel {
   private readonly env: NodeJS.ProcessEnv;
   private readonly outputDir: string | undefined;
   private chain: Promise<unknown> = Promise.resolve();
+  /** Snapshots one at a time: the next reads the manifest the last one settled. */
+  private snapshots: Promise<unknown> = Promise.resolve();
+  private snapshotsPending = 0;
   private nextCount = 1;
   private closed = false;
   private shutdownDone: Promise<void> | null = null;
@@ -114,13 +118,31 @@ class LocalKernel implements Kernel {
   }
 
   snapshot(dir: string): Promise<SnapshotReport> {
-    return this.serial(async () => {
-      const reply = await (await this.live()).request({ type: "snapshot", dir });
-      if (reply.type !== "snapshot" || !reply.report) {
-        throw new KernelRequestError(errorOf(reply, "snapshot failed"));
-      }
-      return reply.report;
-    });
+    // Queued behind the cells sent before it, so it holds the state after them; but the chain is not
+    // held while the runner works on it: the next cell is sent at once and makes it give way.
+    const send = () =>
+      this.serial(async () => {
+        const pending = (await this.live()).request({ type: "snapshot", dir });
+        pending.catch(() => {}); // awaited below; a runner that dies first must not be "unhandled"
+        return { reply: pending };
+      });
+    // One at a time: a round reads the manifest the one before it settled. Behind an unsettled one, it
+    // is queued once that one is settled (and then holds a later state: still one between cells).
+    const sent = this.snapshotsPending === 0 ? send() : this.snapshots.then(send);
+    this.snapshotsPending++;
+    const round = sent
+      .then(async ({ reply }) => {
+        const answer = await reply;
+        if (answer.type !== "snapshot" || !answer.report) {
+          throw new KernelRequestError(errorOf(answer, "snapshot failed"));
+        }
+        return settleSnapshot(dir, answer.report, this.options.secrets ?? []);
+      })
+      .finally(() => {
+        this.snapshotsPending--;
+      });
+    this.snapshots = round.catch(() => {});
+    return round;
   }
 
   restore(dir: string): Promise<RestoreReport> {

@@ -1,5 +1,6 @@
 // The runner's wire protocol: one JSON object per line on the runner's stdin/stdout.
-import type { RestoreReport, SnapshotReport, VariableSummary } from "./types.js";
+import type { RunnerSnapshot } from "./snapshot-secrets.js";
+import type { RestoreReport, VariableSummary } from "./types.js";
 
 export type HostMessage =
   | { type: "execute"; id: number; code: string; cap: number }
@@ -41,7 +42,7 @@ export type RunnerMessage =
   | ResultMessage
   | { type: "var"; id: number; var?: VariableSummary; error?: string }
   | { type: "vars"; id: number; list?: VariableSummary[]; error?: string }
-  | { type: "snapshot"; id: number; report?: SnapshotReport; error?: string }
+  | { type: "snapshot"; id: number; report?: RunnerSnapshot; error?: string }
   | { type: "restored"; id: number; report?: RestoreReport; error?: string }
   | { type: "request"; id: number; method: string; params: unknown };
 

@@ -58,6 +58,11 @@ export interface SnapshotReport {
   saved: string[];
   skipped: { name: string; reason: string }[];
   bytes: number;
+  /**
+   * The kernel got another message (the next cell) before this snapshot was done and gave it up: the
+   * previous snapshot stays as it was; the next one (after the next cell) starts over.
+   */
+  superseded?: boolean;
 }
 
 export interface RestoreReport {
@@ -88,6 +93,11 @@ export interface KernelOptions {
   outputCap?: number;
   /** Directory where full outputs of truncated cells are written (e.g. the session's outputs/). */
   outputDir?: string;
+  /**
+   * Values a variable snapshot must not keep (API keys, tokens: the values the journal redacts). The
+   * host checks the files for them; they never reach the kernel (see snapshot-secrets.ts).
+   */
+  secrets?: readonly string[];
   /** Live output of the running cell, as it arrives. */
   onOutput?: (text: string) => void;
   onHostRequest?: HostRequestHandler;
@@ -161,7 +171,12 @@ export interface Kernel {
   setVariable(name: string, source: VariableSource): Promise<VariableSummary>;
   /** User variables currently defined (no modules, functions of relm, or IPython internals). */
   variables(): Promise<VariableSummary[]>;
-  /** Pickles the user's variables into `dir` (one file each, unchanged immutable values skipped). */
+  /**
+   * Pickles the user's variables into `dir` (one file each; values over the caps, values holding a
+   * secret and what cannot be pickled are listed as skipped; unchanged values are not written again).
+   * Runs while the kernel waits and gives way to the next message (`superseded`); the next cell does
+   * not wait for it. One at a time: a call waits for the one before it to be settled.
+   */
   snapshot(dir: string): Promise<SnapshotReport>;
   /** Loads a snapshot taken by snapshot() (in this or an earlier kernel). */
   restore(dir: string): Promise<RestoreReport>;

@@ -1,0 +1,49 @@
+"""Snapshots in a running kernel: taken while it waits, given up for the next message, then taken again."""
+
+import os
+import unittest
+
+from relm import snapshot
+
+from .support import Runner, temp_dir
+
+
+class RunnerSnapshotTests(unittest.TestCase):
+    def setUp(self):
+        self.runner = Runner("plain")
+        self.addCleanup(self.runner.close)
+        self.dir = os.path.join(temp_dir(self), "snap")
+
+    def test_a_snapshot_gives_way_to_the_next_cell_and_the_next_one_completes(self):
+        result, _ = self.runner.execute("small = 1")
+        first = self.runner.ask({"type": "snapshot", "dir": self.dir}, "snapshot")["report"]
+        self.assertEqual(first["saved"], ["small"])
+        # A long pickling (half a million strings, under the 64 MB cap) ...
+        self.runner.execute("rows = [str(i) for i in range(500_000)]")
+        # ... and a cell sent right behind the request: the snapshot must not make it wait.
+        snap_id, cell_id = self.runner.new_id(), self.runner.new_id()
+        self.runner.send_raw(
+            (
+                f'{{"type": "snapshot", "id": "{snap_id}", "dir": "{self.dir}"}}\n'
+                f'{{"type": "execute", "id": "{cell_id}", "code": "rows.append(\'more\')"}}\n'
+            ).encode()
+        )
+        reply = self.runner.expect("snapshot")
+        self.assertEqual((reply["id"], reply["report"]), (snap_id, {"superseded": True}))
+        result, _ = self.runner.collect(cell_id)
+        self.assertEqual(result["status"], "ok")
+        # The last complete snapshot is untouched, with no half-written file beside it.
+        self.assertEqual(snapshot.read_manifest(self.dir)["saved"], ["small"])
+        self.assertEqual(len([f for f in os.listdir(self.dir) if f != snapshot.MANIFEST]), 1)
+        # With nothing behind it, the next one finishes and holds the state after the last cell.
+        done = self.runner.ask({"type": "snapshot", "dir": self.dir}, "snapshot")["report"]
+        self.assertEqual(done["saved"], ["small", "rows"])
+        other = Runner("plain")
+        self.addCleanup(other.close)
+        other.ask({"type": "restore", "dir": self.dir}, "restored")
+        result, _ = other.execute("print(len(rows), rows[-1])")
+        self.assertEqual(result["output"], "500001 more\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
