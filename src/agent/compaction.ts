@@ -64,6 +64,13 @@ export interface CompactResult {
 export interface CompactFailure {
   error: string;
   modelError?: ModelError;
+  /**
+   * Nothing went wrong: a summary would not make the prompt smaller (a short conversation), so nothing
+   * was replaced. With `usage`/`cost` when a summary was written and then discarded (its spend is real).
+   */
+  skipped?: boolean;
+  usage?: Usage;
+  cost?: number | null;
 }
 
 const SYSTEM = `You summarise the earlier part of a coding agent's session so that the agent can continue without it. The agent works in a persistent IPython kernel whose variables survive. Write concise Markdown with exactly these sections:
@@ -136,7 +143,10 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
   const older = options.messages.slice(0, cut);
   const kept = options.messages.slice(cut);
   if (older.length === 0) {
-    return { error: `nothing to compact: the conversation has no turns before the last ${keepLastTurns}` };
+    return {
+      skipped: true,
+      error: `not compacted: nothing to compact, the conversation has no turns before the last ${keepLastTurns}`,
+    };
   }
   const goal = options.goal ?? defaultGoal(options.messages);
   const constraints = options.constraints ?? [];
@@ -150,6 +160,12 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
     `Live kernel variables (names): ${list(options.liveVariables, "(none recorded)", (v) => v).replace(/\n/g, ", ")}`,
     `Files touched:\n${list(options.filesTouched, "(none recorded)")}`,
   ].join("\n\n");
+  // What the summary message holds besides the model's words: when that alone is no smaller than the
+  // turns it would replace, a summary can only make the prompt larger, so no model call is made.
+  const tokensBefore = estimateMessagesTokens(options.messages);
+  const scaffold = summaryMessage(goal, constraints, options, "", kept.length, keepLastTurns);
+  const floor = estimateMessagesTokens([scaffold, ...withoutOrphans(kept)]);
+  if (floor >= tokensBefore) return notSmaller(tokensBefore, floor);
   const request = `${facts}\n\nTranscript of the earlier turns:\n\n${renderTranscript(older, budget - facts.length)}\n\nWrite the summary now.`;
   const asked: ModelRequest = {
     system: SYSTEM,
@@ -166,6 +182,43 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
   const summary = response.message.text.trim();
   if (summary === "") return { error: "compaction failed: the model returned an empty summary" };
 
+  const messages: Message[] = [
+    summaryMessage(goal, constraints, options, summary, kept.length, keepLastTurns),
+    ...withoutOrphans(kept),
+  ];
+  const tokensAfter = estimateMessagesTokens(messages);
+  // A summary longer than what it replaces is discarded; its call was still paid for.
+  if (tokensAfter >= tokensBefore) {
+    return { ...notSmaller(tokensBefore, tokensAfter), usage: response.usage, cost: response.cost };
+  }
+  return {
+    messages,
+    summary,
+    usage: response.usage,
+    cost: response.cost,
+    summarized: older.length,
+    kept: kept.length,
+    tokensBefore,
+    tokensAfter,
+  };
+}
+
+function notSmaller(before: number, after: number): CompactFailure {
+  return {
+    skipped: true,
+    error: `not compacted: the conversation is short (about ${before} tokens) and a summary would not make it smaller (about ${after})`,
+  };
+}
+
+/** The message that stands for the older turns: relm's sections, then the model's summary. */
+function summaryMessage(
+  goal: string,
+  constraints: readonly string[],
+  options: Pick<CompactOptions, "liveVariables" | "filesTouched">,
+  summary: string,
+  kept: number,
+  keepLastTurns: number,
+): Message {
   const text = [
     COMPACTION_NOTICE,
     `## Goal\n${goal}`,
@@ -174,21 +227,11 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
     `## Files touched\n${list(options.filesTouched, "(none recorded)")}`,
     // The model's own headings go one level down, under ours.
     `## Summary of the earlier turns\n${summary.replace(/^(#{1,5}) /gm, "#$1 ")}`,
-    kept.length > 0
+    kept > 0
       ? `The last ${keepLastTurns === 1 ? "turn follows" : "turns follow"} verbatim. Continue working towards the goal.`
       : "Continue working towards the goal.",
   ].join("\n\n");
-  const messages: Message[] = [{ role: "user", content: [{ type: "text", text }] }, ...withoutOrphans(kept)];
-  return {
-    messages,
-    summary,
-    usage: response.usage,
-    cost: response.cost,
-    summarized: older.length,
-    kept: kept.length,
-    tokensBefore: estimateMessagesTokens(options.messages),
-    tokensAfter: estimateMessagesTokens(messages),
-  };
+  return { role: "user", content: [{ type: "text", text }] };
 }
 
 /** Drops tool results whose call is not in `kept` (providers reject them); the cut should leave none. */

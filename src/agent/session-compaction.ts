@@ -21,6 +21,13 @@ export interface CompactionHost {
   filesTouched(): Promise<string[]>;
 }
 
+/** What a compaction did; `skipped` when a summary would not have made the prompt smaller. */
+export interface CompactionOutcome {
+  compacted: boolean;
+  message: string;
+  skipped?: boolean;
+}
+
 /**
  * Replaces the older turns of a conversation by a summary the model writes (goal, constraints, progress,
  * live variable names, files touched) and keeps the last turns verbatim. The kernel is untouched. The
@@ -32,7 +39,7 @@ export async function compactConversation(
   settings: CompactionSettings,
   lastInputTokens: number,
   force: boolean,
-): Promise<{ compacted: boolean; message: string }> {
+): Promise<CompactionOutcome> {
   const window = contextWindow(host.client.model, settings.windows).tokens;
   if (!force && !needsCompaction(lastInputTokens, window, settings.threshold ?? 0.8)) {
     return { compacted: false, message: "not needed" };
@@ -40,6 +47,7 @@ export async function compactConversation(
   const stop = host.budget.check();
   if (stop) return { compacted: false, message: stop.message };
   let admission: Admission | undefined;
+  const started = Date.now();
   try {
     const result = await compactMessages({
       client: host.client,
@@ -59,7 +67,25 @@ export async function compactConversation(
         return { request: admission.request, signal: admission.signal };
       },
     });
-    if ("error" in result) return { compacted: false, message: `compaction failed: ${result.error}` };
+    if ("error" in result) {
+      // A summary written and then discarded (it would not have shrunk the prompt) was still paid for.
+      if (result.usage) {
+        host.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost ?? null);
+        host.record({
+          type: "llm_call",
+          model: host.client.model,
+          prompts: 1,
+          usage: result.usage,
+          cost: result.cost ?? null,
+          durationMs: Date.now() - started,
+        });
+      }
+      const message =
+        result.skipped || result.error.startsWith("compaction failed")
+          ? result.error
+          : `compaction failed: ${result.error}`;
+      return { compacted: false, message, skipped: result.skipped };
+    }
     return applyCompaction(host, result);
   } finally {
     admission?.release();

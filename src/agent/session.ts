@@ -19,7 +19,7 @@ import {
   restoredSinceLastCheckpoint,
   SessionCheckpoints,
 } from "./session-checkpoints.js";
-import { compactConversation } from "./session-compaction.js";
+import { type CompactionOutcome, compactConversation } from "./session-compaction.js";
 import { type PromptInputs, promptInputsFor, renewedPrompt, resumedPromptInputs } from "./session-prompt.js";
 import { openForResume, SessionResumeError, settleResumed } from "./session-resume.js";
 import { PendingVariables, type UserVariable } from "./session-variables.js";
@@ -525,9 +525,10 @@ export class AgentSession implements ChildAgent {
 
   /**
    * Compacts the conversation when the prompt nears the model's window (or now, when forced: /compact).
-   * A refined harness takes effect here: the system prompt is rebuilt with it and journaled.
+   * A refined harness takes effect here: the system prompt is rebuilt with it and journaled — also by a
+   * /compact that is skipped because a summary would not shrink the prompt.
    */
-  async compact(force: boolean): Promise<string> {
+  async compact(force: boolean): Promise<CompactionOutcome> {
     const outcome = await compactConversation(
       {
         client: this.client,
@@ -542,10 +543,11 @@ export class AgentSession implements ChildAgent {
       this.lastContextTokens,
       force,
     );
-    if (!outcome.compacted) return outcome.message;
-    this.lastContextTokens = 0;
-    // Before the prompt is rebuilt below, so what a learning pass applies is in it.
-    await this.learning?.atCompaction();
+    if (outcome.compacted) {
+      this.lastContextTokens = 0;
+      // Before the prompt is rebuilt below, so what a learning pass applies is in it.
+      await this.learning?.atCompaction();
+    } else if (!(force && outcome.skipped)) return outcome;
     const reload = this.tree.options.harness?.reload;
     if (reload) {
       // With the root session's own scope, whichever agent compacts; children started after the
@@ -557,9 +559,15 @@ export class AgentSession implements ChildAgent {
         this.promptInputs = renewed.inputs;
         this.system = renewed.text;
         this.record({ type: "system_prompt", text: renewed.text });
+        if (!outcome.compacted) {
+          return {
+            ...outcome,
+            message: `${outcome.message}; the system prompt was renewed with the harness`,
+          };
+        }
       }
     }
-    return outcome.message;
+    return outcome;
   }
 
   /**

@@ -119,7 +119,8 @@ export async function interactive(
     } else if (/^\/(goal|autonomous|compact|undo)(\s|$)/.test(line)) {
       busy = true;
       try {
-        io.stdout.write(`${await longRunCommand(line, host)}\n`);
+        const said = await longRunCommand(line, host);
+        if (said) io.stdout.write(`${said}\n`);
       } finally {
         busy = false;
       }
@@ -219,8 +220,11 @@ async function longRunCommand(line: string, host: SessionHost | undefined): Prom
         ? `autonomous: on (${a.gates.length} gate(s): ${a.gates.join(", ") || "none"})`
         : "autonomous: off";
     }
-    case "compact":
-      return session.compact(true);
+    case "compact": {
+      // A compaction that happened is shown once, by its journal event's line.
+      const outcome = await session.compact(true);
+      return outcome.compacted ? "" : outcome.message;
+    }
     case "undo": {
       const result = await session.undo();
       if ("error" in result) return result.error;

@@ -64,7 +64,9 @@ export class HostCommands {
         return this.autonomy(p);
       case "compact":
         this.refuseWhileBusy("compact");
-        return { message: await this.host.session.compact(true) };
+        // `compacted` false: nothing was replaced (the message says why); true: the journal's
+        // compaction event, which front ends show, says what.
+        return await this.host.session.compact(true);
       case "checkpoints": {
         const list = await this.host.session.listCheckpoints();
         return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };

@@ -247,8 +247,9 @@ export function workCommands(): CommandSpec[] {
       name: "compact",
       description: "summarise the older turns now (the kernel keeps its variables)",
       run: async (api) => {
-        const result = await onHost<{ message: string }>(api, "compact", {});
-        if (result) api.note(api.theme.dim(result.message));
+        const result = await onHost<{ compacted: boolean; message: string }>(api, "compact", {});
+        // A compaction that happened is shown once, by its journal event's line in the transcript.
+        if (result && !result.compacted) api.note(api.theme.dim(result.message));
       },
     },
     {

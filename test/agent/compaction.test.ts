@@ -191,6 +191,48 @@ describe("compactMessages", () => {
     expect(short).toMatchObject({ error: expect.stringMatching(/nothing to compact/) });
     expect(model.requests.length).toBe(2);
   });
+
+  it("skips a conversation a summary would not shrink, without a model call", async () => {
+    const model = await scripted([{ text: SUMMARY }]);
+    const client: ModelClient = clientFor(model, "openai", true);
+    // A short task, one small cell and an answer: what a summary replaces is less than its own headings.
+    const messages: Message[] = [
+      userText("print 2+2"),
+      {
+        role: "assistant",
+        text: "",
+        toolCalls: [{ id: "c1", name: "ipython", arguments: '{"code":"2+2"}' }],
+      },
+      { role: "tool", toolCallId: "c1", content: [{ type: "text", text: "4" }] },
+      { role: "assistant", text: "4", toolCalls: [] },
+    ];
+    const result = await compactMessages({
+      client,
+      messages,
+      liveVariables: [],
+      filesTouched: [],
+      keepLastTurns: 1,
+    });
+    expect(result).toMatchObject({ skipped: true, error: expect.stringMatching(/^not compacted: .*short/) });
+    expect("usage" in result && result.usage).toBeFalsy();
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("discards a summary longer than what it replaces, and reports what it cost", async () => {
+    const model = await scripted([{ text: `## Progress so far\n${"a long-winded summary ".repeat(400)}` }]);
+    const client: ModelClient = clientFor(model, "openai", true);
+    const messages = longConversation(3);
+    const result = await compactMessages({
+      client,
+      messages,
+      liveVariables: [],
+      filesTouched: [],
+      keepLastTurns: 1,
+    });
+    expect(result).toMatchObject({ skipped: true, error: expect.stringMatching(/^not compacted/) });
+    expect("usage" in result && result.usage?.outputTokens).toBeGreaterThan(0);
+    expect(model.requests).toHaveLength(1);
+  });
 });
 
 describe("context windows", () => {

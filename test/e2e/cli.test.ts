@@ -261,12 +261,27 @@ describe("interactive heartbeats", () => {
 });
 
 describe("interactive long-run controls", () => {
+  it("/compact of a short conversation leaves it alone, says so once, and asks the model nothing", async () => {
+    const rig = await startRig("openai", { script: [{ code: "print(2 + 2)" }, { text: "four" }] });
+    const input = ["TASK: add 2 and 2", "/compact", "/exit", ""].join("\n");
+    const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.match(/not compacted: the conversation is short/g)).toHaveLength(1);
+    expect(result.stdout).not.toMatch(/compacted \d+ messages/);
+    expect(rig.model.requests).toHaveLength(2);
+    expect(onlyJournal(rig.home).lines.some((l) => l.type === "compaction")).toBe(false);
+  });
+
   it("/goal, /autonomous, /compact and /undo", async () => {
     const rig = await startRig("openai", {
       script: async (ctx) =>
         (ctx.body as { tools?: unknown }).tools
           ? byTask({
-              "TASK: edit": [{ code: "open('notes.txt', 'w').write('changed')" }, { text: "edited" }],
+              "TASK: edit": [
+                // Output long enough that a summary is smaller than what it replaces.
+                { code: "open('notes.txt', 'w').write('changed')\nprint('lorem ipsum ' * 1500)" },
+                { text: "edited" },
+              ],
             })(ctx)
           : { text: "## Goal\nedit notes" },
     });
@@ -288,7 +303,8 @@ describe("interactive long-run controls", () => {
     expect(result.stdout).toContain("autonomous: on, done when `true` exit 0");
     expect(result.stdout).toContain("autonomous: on (1 gate(s): true)");
     expect(result.stdout).toContain("autonomous: off");
-    expect(result.stdout).toMatch(/compacted \d+ messages/);
+    // Said once: by the compaction event's line, not again as the command's answer.
+    expect(result.stdout.match(/compacted \d+ messages/g)).toHaveLength(1);
     expect(result.stdout).toMatch(/restored 1 file\(s\), removed 0: the files are as before turn 1/);
     expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("original");
   });
