@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { RELM_BIN, runRelm } from "../support/cli.js";
 import { byTask } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
+import { until } from "../support/wait.js";
 
 const startRig = useRigs();
 
@@ -162,6 +163,47 @@ describe("relm mcp serve", () => {
       expect(reply.content[0]?.text).toBe("second answer");
     } catch (error) {
       throw new Error(`${(error as Error).message}\nserver stderr: ${stderr()}`);
+    } finally {
+      await close();
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  });
+
+  it("a run_task its client cancels is interrupted and saved; send_message resumes it", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "TASK: sleepy": [
+          { code: "import time\nprint('zz', flush=True)\ntime.sleep(120)" },
+          { text: "awake again" },
+        ],
+      }),
+    });
+    const { client, close } = await serve(rig);
+    try {
+      const controller = new AbortController();
+      const progress: string[] = [];
+      const pending = client.callTool({ name: "run_task", arguments: { task: "TASK: sleepy" } }, undefined, {
+        timeout: 60_000,
+        signal: controller.signal,
+        onprogress: (p) => progress.push(p.message ?? ""),
+      });
+      await until(() => (progress.some((m) => m.startsWith("running a cell")) ? true : undefined), 60_000);
+      controller.abort();
+      await expect(pending).rejects.toThrow();
+      const listed = await until(async () => {
+        const agents = await runRelm(["agents", "--json"], { env: rig.env });
+        const [s] = agents.stdout
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { id: string; status: string; live: boolean });
+        return s && !s.live ? s : undefined;
+      });
+      expect(listed.status).toBe("interrupted");
+
+      const reply = await call(client, "send_message", { session_id: listed.id, text: "go on", wait: true });
+      expect(reply.isError, text(reply)).toBeFalsy();
+      expect(reply.content[0]?.text).toBe("awake again");
     } finally {
       await close();
       await runRelm(["shutdown"], { env: rig.env });
