@@ -204,6 +204,58 @@ describe("relm acp", () => {
     }
   });
 
+  it("session/cancel also cancels running sub-agents", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "TASK: wait for a child": [
+          { code: "r = rlm('TASK: slow child')\nprint(r)" },
+          { text: "not this turn" },
+        ],
+        "TASK: slow child": [{ code: "import time\nprint('child sleeping', flush=True)\ntime.sleep(120)" }],
+      }),
+    });
+    const editor = startEditor(rig);
+    try {
+      await initialize(editor);
+      const { sessionId: id } = await editor.conn.agent.request("session/new", {
+        cwd: rig.cwd,
+        mcpServers: [],
+      });
+      const prompt = editor.conn.agent.request("session/prompt", {
+        sessionId: id,
+        prompt: [{ type: "text", text: "TASK: wait for a child" }],
+      });
+      const child = await until(
+        () => of(editor, id, "tool_call").find((c) => c.toolCallId.startsWith("agent:")),
+        60_000,
+      );
+      // The child's cell has started (its step is in the child's tool call).
+      await until(
+        () =>
+          of(editor, id, "tool_call_update").some(
+            (u) => u.toolCallId === child.toolCallId && contentText(u.content).includes("▸ import time"),
+          )
+            ? true
+            : undefined,
+        60_000,
+      );
+      const t0 = Date.now();
+      await editor.conn.agent.notify("session/cancel", { sessionId: id });
+      expect((await prompt).stopReason).toBe("cancelled");
+      const elapsed = Date.now() - t0;
+      const end = of(editor, id, "tool_call_update")
+        .filter((u) => u.toolCallId === child.toolCallId)
+        .at(-1);
+      expect(end?.status).toBe("failed");
+      expect(contentText(end?.content)).toContain("cancelled");
+      // Recorded for the docs' claim, bounded loosely: the child's kernel is closed before the turn ends.
+      expect(elapsed).toBeLessThan(5000);
+    } finally {
+      await editor.close();
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  });
+
   it("session/load of an interrupted session replays its history, then resumes it at the next prompt", async () => {
     const rig = await startRig("openai", {
       script: byTask({
