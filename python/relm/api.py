@@ -12,6 +12,7 @@ from .messages import inbox, send
 from .schedule import schedule
 from .goals import done, goal
 from .harness import harness, install_import_watch
+from .mcp import mcp
 
 
 def submit(value):
@@ -48,6 +49,7 @@ EXPORTS = {
     "goal": goal,
     "done": done,
     "harness": harness,
+    "mcp": mcp,
 }
 
 

@@ -42,6 +42,12 @@ def call(method, params=None):
     return msg.get("result")
 
 
+def notify(method, params=None):
+    """Sends `method(params)` without waiting for the answer (e.g. a cancellation from an interrupted
+    cell, which must not block on the host)."""
+    protocol.send({"type": "request", "id": next(_ids), "method": method, "params": params})
+
+
 def resolve(msg):
     """Hands a `response` message to the waiting caller (protocol reader thread)."""
     slot = _pending.get(msg.get("id"))

@@ -5,11 +5,13 @@ import type { ChildManager, SubmitPayload } from "./children.js";
 import { complete, completeBatch } from "./completions.js";
 import { type HarnessApiAgent, handleHarnessRequest } from "./harness-api.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
+import { handleMcpRequest, type McpApiAgent } from "./mcp-api.js";
 import { handleMessageRequest, type MessagingAgent } from "./messaging.js";
 import type { TreeOptions } from "./tree.js";
 
 /** The agent a kernel belongs to, as the kernel's calls see it. */
-export interface HostApiAgent extends HarnessApiAgent, MessagingAgent, GoalAgent {
+export interface HostApiAgent extends HarnessApiAgent, MessagingAgent, GoalAgent, McpApiAgent {
+  readonly tree: HarnessApiAgent["tree"] & McpApiAgent["tree"];
   readonly scheduler: TreeOptions["scheduler"];
   readonly budget: Budget;
   readonly children: ChildManager;
@@ -24,6 +26,7 @@ export async function handleHostRequest(agent: HostApiAgent, method: string, raw
   if (method.startsWith("msg.")) return handleMessageRequest(agent, method, raw);
   if (method.startsWith("schedule.")) return handleScheduleRequest(agent.scheduler, method, raw);
   if (method.startsWith("goal.")) return handleGoalRequest(agent, method, raw);
+  if (method.startsWith("mcp.")) return handleMcpRequest(agent, method, raw);
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");

@@ -1,14 +1,14 @@
 /**
  * An error answered to Python code that called the host. The code becomes a Python exception there:
  * "budget" → rlm.BudgetExceeded, "depth" → RuntimeError, "usage" → ValueError, "not_found" → LookupError,
- * "conflict" → relm.harness.ConflictError.
+ * "conflict" → relm.harness.ConflictError, "mcp_server" / "mcp_tool" → mcp.ServerError / mcp.ToolError.
  */
 export class HostRequestError extends Error {
   override name = "HostRequestError";
 
   constructor(
     message: string,
-    readonly code: "budget" | "depth" | "usage" | "not_found" | "conflict",
+    readonly code: "budget" | "depth" | "usage" | "not_found" | "conflict" | "mcp_server" | "mcp_tool",
   ) {
     super(message);
   }

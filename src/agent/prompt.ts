@@ -92,6 +92,8 @@ export interface PromptExtras {
   instructions?: { spec: string; text: string };
   /** Specs this agent may start children from. */
   specs?: { name: string; description: string }[];
+  /** The MCP servers and their tools (mcp-prompt.ts), frozen per session like the harness. */
+  mcp?: string;
 }
 
 /** Base prompt, then project instructions, the agent's role and spec, environment facts and specs. */
@@ -107,6 +109,7 @@ export function buildSystemPrompt(facts: EnvironmentFacts, extras: PromptExtras 
     sections.push(`# Instructions for this sub-agent (spec "${spec}")\n${text}`);
   }
   sections.push(renderEnvironment(facts));
+  if (extras.mcp?.trim()) sections.push(extras.mcp.trimEnd());
   if (extras.specs && extras.specs.length > 0 && facts.depth < facts.maxDepth) {
     const list = extras.specs.map((s) => `- ${s.name}: ${s.description}`).join("\n");
     sections.push(`# Sub-agent specs (rlm.spawn(task, spec="NAME"))\n${list}`);

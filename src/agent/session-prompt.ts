@@ -36,6 +36,7 @@ export function promptInputsFor(
         ? { spec: agent.spec.name, text: agent.spec.instructions }
         : undefined,
       specs: tree.specs(),
+      mcp: tree.mcpBlock,
     },
   ];
 }

@@ -2,10 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LearnSettings } from "../config/learn-config.js";
 import type { HarnessSpec } from "../harness/index.js";
-import { startKernelTemplate } from "../kernel/index.js";
+import { KERNEL_MARKER, startKernelTemplate } from "../kernel/index.js";
 import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
 import type { ModelClient } from "../llm/types.js";
+import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
+import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
 import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
@@ -48,6 +50,11 @@ export interface TreeOptions {
      */
     reload?: (sessionDir: string) => string;
   };
+  /**
+   * The configured MCP servers (src/mcp/config.ts) and the environment their processes start from
+   * (secret-looking names are removed; each server's own `env` is added). None starts before a call.
+   */
+  mcp?: { config: McpConfig; env: NodeJS.ProcessEnv };
   /** When and how conversations are compacted (context windows, threshold). */
   compaction?: CompactionSettings;
   /** Online refinement of the root (learn.ts): the policy from config, and whether it starts on. */
@@ -83,6 +90,10 @@ export class AgentTree {
    * when the root's compaction reloads the harness (so children started after it see refined entries).
    */
   harnessBlock: string | undefined;
+  /** The MCP servers every agent of the tree shares; undefined when none is configured. */
+  readonly mcp: McpClients | undefined;
+  /** Their listing in every agent's system prompt, rendered once (src/agent/mcp-prompt.ts). */
+  readonly mcpBlock: string | undefined;
 
   constructor(
     readonly options: TreeOptions,
@@ -93,6 +104,21 @@ export class AgentTree {
     this.clients.set(options.client.model, options.client);
     this.defaultClient = options.client;
     this.harnessBlock = options.harness?.block;
+    const mcp = options.mcp;
+    if (mcp && mcp.config.servers.length > 0) {
+      const marker = options.kernel.env[KERNEL_MARKER];
+      this.mcp = new McpClients(mcp.config, {
+        // Marked like the kernels: `relm doctor --fix` ends a server its gone session left behind, and a
+        // server that connects to the session's socket is refused what a kernel is refused.
+        env: marker ? { ...mcp.env, [KERNEL_MARKER]: marker } : mcp.env,
+        cwd: options.cwd,
+        cacheDir: options.kernel.cacheDir,
+        clientVersion: options.relmVersion,
+        // No one request outlasts a cell; calls from a cell stop earlier, when it is interrupted.
+        requestTimeoutMs: Math.max(options.kernel.cellTimeoutMs, 60_000),
+      });
+      this.mcpBlock = renderMcpBlock(this.mcp.catalog());
+    }
   }
 
   /** Makes `client` the model of agents that name none (the root switched to it). */
@@ -137,10 +163,10 @@ export class AgentTree {
     return this.template;
   }
 
-  /** Stops what the tree shares (the template and any kernel still forked from it). */
+  /** Stops what the tree shares (the template and any kernel still forked from it, the MCP servers). */
   async close(): Promise<void> {
     const template = await this.template;
-    await template?.close();
+    await Promise.all([template?.close(), this.mcp?.close()]);
   }
 
   /** A spec by name: the project's `.relm/agents/NAME.yaml`, else a harness entry of kind agent. */

@@ -12,6 +12,7 @@ import { ConfigError, UsageError } from "../config/errors.js";
 import { SessionClient } from "../host/client.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
+import { loadMcpConfig, serverSecrets } from "../mcp/index.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { buildClient } from "./client.js";
 import { sessionHarness } from "./harness-setup.js";
@@ -126,6 +127,8 @@ function prepareTree(
     config.refineModel,
   );
   const env = harness.env;
+  // Read now (no server starts before a call); a server's env and header values join the secrets.
+  const mcp = loadMcpConfig(io.cwd, config.home, io.env);
   const tree: TreeOptions = {
     client,
     home: config.home,
@@ -137,7 +140,7 @@ function prepareTree(
       outputCap: config.outputCap,
       cacheDir: join(config.home, "cache"),
     },
-    secrets: secretValues(io.env, [config.model.apiKey]),
+    secrets: secretValues(io.env, [config.model.apiKey, ...serverSecrets(mcp.servers)]),
     relmVersion: relmVersion(),
     maxDepth,
     // Children may name another model on the same endpoint (rlm(..., model=...), specs, llm()).
@@ -150,6 +153,7 @@ function prepareTree(
     sendToSession: (to, from, text) => sendToSession(config.home, to, from, text),
     compaction: config.compaction,
     learn: { settings: config.learn, on: flags.learn === true },
+    mcp: { config: mcp, env: io.env },
   };
   return { config, client, limits, tree };
 }

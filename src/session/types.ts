@@ -50,6 +50,8 @@ export type JournalBody =
   | { type: "user"; text: string }
   | { type: "variable"; name: string; varType: string; size: string; preview: string }
   | { type: "kernel"; event: "started" | "died" | "restarted"; pid: number; detail: string }
+  /** An MCP server this agent's call started, or that failed it (docs/mcp.md). */
+  | { type: "mcp"; server: string; event: "started" | "failed"; detail: string }
   | {
       type: "model_request";
       turn: number;

@@ -1,0 +1,145 @@
+import { isSecretName } from "../kernel/index.js";
+import type { McpConfig, McpServer, McpTransport } from "./config.js";
+import { type ConnectionOptions, type ConnectionState, McpConnection } from "./connection.js";
+import { McpServerError } from "./errors.js";
+import { type CachedTool, readToolCache, writeToolCache } from "./tool-cache.js";
+
+export interface McpClientsOptions {
+  /** The environment stdio servers start from; names that look secret are removed first. */
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** $RELM_HOME/cache: where tool lists are kept between sessions. */
+  cacheDir: string;
+  clientVersion: string;
+  requestTimeoutMs: number;
+}
+
+export interface ServerStatus {
+  name: string;
+  transport: McpTransport;
+  scope: "project" | "user";
+  source: string;
+  /** The command line or URL, without env or header values. */
+  target: string;
+  state: ConnectionState | "unusable";
+  pid?: number;
+  /** Why it is unusable, failed or exited. */
+  error?: string;
+  /** Tool names: from the running server, else from the cache, else null (never run). */
+  tools: string[] | null;
+}
+
+/** A server's tools as a session's prompt lists them: from the cache, so that no server has to start. */
+export interface CatalogEntry {
+  name: string;
+  transport: McpTransport;
+  tools: CachedTool[] | undefined;
+  problem?: string;
+}
+
+/**
+ * The MCP servers of one agent tree: every configured server, each connected on the first request that
+ * needs it and shared by every agent of the tree (their kernels' calls all reach this host process),
+ * all stopped by close() when the session ends.
+ */
+export class McpClients {
+  private readonly connections = new Map<string, McpConnection>();
+  private readonly connectionOptions: ConnectionOptions;
+
+  constructor(
+    readonly config: McpConfig,
+    private readonly options: McpClientsOptions,
+  ) {
+    this.connectionOptions = {
+      env: withoutSecrets(options.env),
+      cwd: options.cwd,
+      clientName: "relm",
+      clientVersion: options.clientVersion,
+      requestTimeoutMs: options.requestTimeoutMs,
+      onTools: (server, tools) => writeToolCache(options.cacheDir, server, tools),
+    };
+  }
+
+  get servers(): readonly McpServer[] {
+    return this.config.servers;
+  }
+
+  /** The connection to a configured server (not started by this); McpServerError for an unknown name. */
+  get(name: string): McpConnection {
+    let connection = this.connections.get(name);
+    if (connection) return connection;
+    const server = this.config.servers.find((s) => s.name === name);
+    if (!server) {
+      const names = this.config.servers.map((s) => s.name);
+      throw new McpServerError(
+        name,
+        `no MCP server is called "${name}"; ${names.length > 0 ? `configured: ${names.join(", ")}` : "none is configured (relm mcp add, docs/mcp.md)"}`,
+      );
+    }
+    connection = new McpConnection(server, this.connectionOptions);
+    this.connections.set(name, connection);
+    return connection;
+  }
+
+  /** Every server and its state; starts nothing. */
+  status(): ServerStatus[] {
+    return this.config.servers.map((server) => {
+      const c = this.connections.get(server.name);
+      const live = c?.knownTools?.map((t) => t.name);
+      const cached = live ?? readToolCache(this.options.cacheDir, server)?.map((t) => t.name);
+      const state = server.problem ? "unusable" : (c?.state ?? "not started");
+      const status: ServerStatus = {
+        name: server.name,
+        transport: server.transport,
+        scope: server.scope,
+        source: server.source,
+        target: targetOf(server),
+        state,
+        tools: cached ?? null,
+      };
+      if (c?.pid && c.state === "running") status.pid = c.pid;
+      const error = server.problem ?? (c && c.state !== "running" ? c.lastError : undefined);
+      if (error) status.error = error;
+      return status;
+    });
+  }
+
+  /** What the system prompt lists: configured servers with the tools cached for them. */
+  catalog(): CatalogEntry[] {
+    return this.config.servers.map((server) => ({
+      name: server.name,
+      transport: server.transport,
+      tools: server.problem ? undefined : readToolCache(this.options.cacheDir, server),
+      problem: server.problem,
+    }));
+  }
+
+  /** Pids of the stdio servers running now. */
+  runningPids(): number[] {
+    return [...this.connections.values()].flatMap((c) => (c.state === "running" && c.pid ? [c.pid] : []));
+  }
+
+  /** Stops every server (the end of the session). */
+  async close(): Promise<void> {
+    await Promise.all([...this.connections.values()].map((c) => c.close().catch(() => {})));
+  }
+}
+
+/** The command line or URL of a server, for listings: never its env or header values. */
+export function targetOf(server: McpServer): string {
+  if (server.transport !== "stdio") return server.url ?? "";
+  return [server.command ?? "", ...server.args].map(quoteArg).join(" ");
+}
+
+function quoteArg(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
+}
+
+/** The session's environment minus secret-looking names (provider keys): a server gets only its own. */
+function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && !isSecretName(name)) out[name] = value;
+  }
+  return out;
+}

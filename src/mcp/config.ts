@@ -1,0 +1,247 @@
+// MCP server configuration in the shape other MCP clients already use:
+// {"mcpServers": {NAME: {command, args, env, cwd} | {url, headers, type}}}. Read from the project's
+// .relm/mcp.json and .mcp.json and from $RELM_HOME/mcp.json; a project's entry replaces the user's of
+// the same name. Nothing here starts a server.
+
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { ConfigError } from "../config/errors.js";
+
+/** "http" is Streamable HTTP, falling back to the older HTTP+SSE transport when the server wants it. */
+export type McpTransport = "stdio" | "http" | "sse";
+export type McpScope = "project" | "user";
+
+export interface McpServer {
+  name: string;
+  scope: McpScope;
+  /** The file the entry came from. */
+  source: string;
+  transport: McpTransport;
+  command?: string;
+  args: string[];
+  /** Given to the server's process only (never to a kernel, a journal or a prompt). */
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  /** Sent to the server only, like env. */
+  headers: Record<string, string>;
+  /** Why the entry cannot be used (an unset ${VAR}, "disabled": true), told to whoever calls it. */
+  problem?: string;
+}
+
+export interface McpConfig {
+  /** By name; project entries replace user entries of the same name. */
+  servers: McpServer[];
+  /** The files read, most important first (whether or not they exist). */
+  files: { path: string; scope: McpScope }[];
+}
+
+/**
+ * The project a working directory belongs to, as the harness sees it (src/harness/paths.ts, a layer
+ * above this one): the nearest directory up to the repository root with a `.relm/` folder, else the
+ * repository root, else the working directory.
+ */
+export function mcpProjectRoot(cwd: string): string {
+  let dir = resolve(cwd);
+  for (;;) {
+    if (existsSync(join(dir, ".relm")) || existsSync(join(dir, ".git"))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return resolve(cwd);
+    dir = parent;
+  }
+}
+
+/** The configuration files, most important first: the project's relm file, its shared file, the user's. */
+export function mcpConfigFiles(cwd: string, home: string): { path: string; scope: McpScope }[] {
+  const root = mcpProjectRoot(cwd);
+  return [
+    { path: join(root, ".relm", "mcp.json"), scope: "project" },
+    { path: join(root, ".mcp.json"), scope: "project" },
+    { path: join(home, "mcp.json"), scope: "user" },
+  ];
+}
+
+/** Reads one file's `mcpServers` object; undefined when the file does not exist. */
+export function readServersFile(path: string): Record<string, unknown> | undefined {
+  if (!existsSync(path)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`);
+  }
+  if (!isRecord(parsed)) throw new ConfigError(`${path} must hold a JSON object with "mcpServers"`);
+  const servers = parsed.mcpServers ?? {};
+  if (!isRecord(servers)) throw new ConfigError(`${path}: "mcpServers" must be an object of servers by name`);
+  return servers;
+}
+
+/**
+ * Every configured server. `env` is where `${VAR}` and `${VAR:-default}` in the entries are looked up
+ * (the usual way to keep a token out of a file). A file that is not JSON is a ConfigError; an entry
+ * that cannot be used (malformed, disabled, an unset variable) is kept with its `problem`, so that
+ * calling it says why.
+ */
+export function loadMcpConfig(cwd: string, home: string, env: NodeJS.ProcessEnv): McpConfig {
+  const files = mcpConfigFiles(cwd, home);
+  const byName = new Map<string, McpServer>();
+  for (const file of files) {
+    const entries = readServersFile(file.path);
+    if (!entries) continue;
+    for (const [name, raw] of Object.entries(entries)) {
+      if (byName.has(name)) continue;
+      try {
+        byName.set(name, parseServer(name, raw, file.path, file.scope, env, dirname(file.path)));
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        // An entry relm cannot read (another client's extension, a typo) must not stop a session that
+        // never calls it; calling it, or `relm mcp list`, says what is wrong.
+        byName.set(name, unusable(name, file.path, file.scope, error.message));
+      }
+    }
+  }
+  return { servers: [...byName.values()], files };
+}
+
+function unusable(name: string, source: string, scope: McpScope, problem: string): McpServer {
+  return { name, scope, source, transport: "stdio", args: [], env: {}, headers: {}, problem };
+}
+
+const TRANSPORTS: Record<string, McpTransport> = {
+  stdio: "stdio",
+  http: "http",
+  "streamable-http": "http",
+  streamableHttp: "http",
+  sse: "sse",
+};
+
+/** One entry, checked; structural mistakes are ConfigErrors naming the file and the server. */
+export function parseServer(
+  name: string,
+  raw: unknown,
+  source: string,
+  scope: McpScope,
+  env: NodeJS.ProcessEnv,
+  baseDir: string,
+): McpServer {
+  const where = `${source}: server "${name}"`;
+  if (!isRecord(raw)) throw new ConfigError(`${where} must be an object`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(name))
+    throw new ConfigError(`${where}: a name may hold only letters, digits, "_", "-" and "."`);
+  const typeName = raw.type === undefined ? undefined : String(raw.type);
+  if (typeName !== undefined && !(typeName in TRANSPORTS))
+    throw new ConfigError(`${where}: unknown "type" ${JSON.stringify(typeName)} (stdio, http or sse)`);
+  const command = optionalString(raw, "command", where);
+  const url = optionalString(raw, "url", where);
+  const transport: McpTransport = typeName ? (TRANSPORTS[typeName] as McpTransport) : url ? "http" : "stdio";
+  if (transport === "stdio" && !command) throw new ConfigError(`${where} needs "command" (or "url")`);
+  if (transport !== "stdio" && !url) throw new ConfigError(`${where} needs "url"`);
+  const unset = new Set<string>();
+  const expand = (value: string) => expandVars(value, env, unset);
+  const server: McpServer = {
+    name,
+    scope,
+    source,
+    transport,
+    args: stringList(raw, "args", where).map(expand),
+    env: mapValues(stringRecord(raw, "env", where), expand),
+    headers: mapValues(stringRecord(raw, "headers", where), expand),
+  };
+  if (transport === "stdio") {
+    server.command = expand(command as string);
+    const cwd = optionalString(raw, "cwd", where);
+    if (cwd) server.cwd = resolve(baseDir, expand(cwd));
+  } else {
+    server.url = expand(url as string);
+    if (unset.size === 0 && !/^https?:\/\//.test(server.url))
+      throw new ConfigError(`${where}: "url" must start with http:// or https://`);
+  }
+  if (raw.disabled === true) server.problem = `it is disabled in ${source}`;
+  else if (unset.size > 0)
+    server.problem = `${source} uses ${[...unset].map((v) => `\${${v}}`).join(", ")}, which ${unset.size === 1 ? "is" : "are"} not set`;
+  return server;
+}
+
+/** `${VAR}` and `${VAR:-default}`, from `env`; unset names without a default are collected. */
+export function expandVars(value: string, env: NodeJS.ProcessEnv, unset: Set<string>): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback) => {
+    const found = env[name];
+    if (found !== undefined && found !== "") return found;
+    if (fallback !== undefined) return fallback as string;
+    unset.add(name);
+    return "";
+  });
+}
+
+/**
+ * The values a server is given that must never be shown: its env values and header values (whole,
+ * and the token after "Bearer " or "Basic "), to be added to the session's secrets.
+ */
+export function serverSecrets(servers: readonly McpServer[]): string[] {
+  const out: string[] = [];
+  for (const s of servers) {
+    out.push(...Object.values(s.env));
+    for (const value of Object.values(s.headers)) {
+      out.push(value);
+      const token = /^\s*\w+\s+(\S{8,})\s*$/.exec(value)?.[1];
+      if (token) out.push(token);
+    }
+  }
+  return out;
+}
+
+/** A stable hash of everything that decides what a server is (its tool list is cached under it). */
+export function serverHash(server: McpServer): string {
+  const identity = {
+    transport: server.transport,
+    command: server.command,
+    args: server.args,
+    env: sorted(server.env),
+    cwd: server.cwd,
+    url: server.url,
+    headers: sorted(server.headers),
+  };
+  return createHash("sha256").update(JSON.stringify(identity)).digest("hex").slice(0, 32);
+}
+
+function sorted(record: Record<string, string>): [string, string][] {
+  return Object.entries(record).sort(([a], [b]) => a.localeCompare(b));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function optionalString(raw: Record<string, unknown>, key: string, where: string): string | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || value.trim() === "")
+    throw new ConfigError(`${where}: "${key}" must be a non-empty string`);
+  return value;
+}
+
+function stringList(raw: Record<string, unknown>, key: string, where: string): string[] {
+  const value = raw[key];
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((v) => typeof v !== "string"))
+    throw new ConfigError(`${where}: "${key}" must be a list of strings`);
+  return value as string[];
+}
+
+function stringRecord(raw: Record<string, unknown>, key: string, where: string): Record<string, string> {
+  const value = raw[key];
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) throw new ConfigError(`${where}: "${key}" must be an object of strings`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === "number" || typeof v === "boolean") out[k] = String(v);
+    else if (typeof v === "string") out[k] = v;
+    else throw new ConfigError(`${where}: "${key}.${k}" must be a string`);
+  }
+  return out;
+}
+
+function mapValues(record: Record<string, string>, fn: (v: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, fn(v)]));
+}

@@ -1,0 +1,423 @@
+// One configured server over the life of a session: started on the first request that needs it,
+// restarted by the next request after it exits, stopped with the session. Failures become McpServerError
+// (the server is unusable: it names the server and ends with its stderr) or McpRequestError (the server
+// answered with an error).
+
+import { performance } from "node:perf_hooks";
+import type { McpServer, McpTransport } from "./config.js";
+import { McpRequestError, McpServerError } from "./errors.js";
+import type { Opened } from "./sdk.js";
+import { StdioTransport } from "./stdio.js";
+
+type Sdk = typeof import("./sdk.js");
+let sdkModule: Promise<Sdk> | undefined;
+
+/** The SDK, loaded on first use (see sdk.ts). */
+export function loadSdk(): Promise<Sdk> {
+  if (!sdkModule) {
+    const loading = import("./sdk.js");
+    sdkModule = loading;
+    // A failed load (a damaged install) is tried again by the next request.
+    loading.catch(() => {
+      if (sdkModule === loading) sdkModule = undefined;
+    });
+  }
+  return sdkModule;
+}
+
+export type ConnectionState = "not started" | "starting" | "running" | "failed" | "exited" | "stopped";
+
+export interface ToolInfo {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+/** A server that has just started, for the journal of the agent whose call started it. */
+export interface StartInfo {
+  server: string;
+  kind: "stdio" | "http" | "sse";
+  pid?: number;
+  ms: number;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Told when this request is the one that started the server. */
+  onStart?: (info: StartInfo) => void;
+}
+
+export interface ConnectionOptions {
+  /** The environment a stdio server starts from (the session's, without secrets); its `env` goes on top. */
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  clientName: string;
+  clientVersion: string;
+  /** How long one request (and the handshake) may take. */
+  requestTimeoutMs: number;
+  /** A fresh tool list from the server (to cache for the next session's prompt). */
+  onTools?: (server: McpServer, tools: ToolInfo[]) => void;
+}
+
+/** Pages of a list request followed to the end (at most this many, against a server that loops). */
+const MAX_PAGES = 100;
+
+export class McpConnection {
+  state: ConnectionState = "not started";
+  /** Why it last failed or exited. */
+  lastError: string | undefined;
+  pid: number | undefined;
+  kind: "stdio" | "http" | "sse" | undefined;
+  private opened: Opened | undefined;
+  private opening: Promise<Opened> | undefined;
+  private generation = 0;
+  private toolList: ToolInfo[] | undefined;
+  private closing = false;
+
+  constructor(
+    readonly server: McpServer,
+    private readonly options: ConnectionOptions,
+  ) {}
+
+  get name(): string {
+    return this.server.name;
+  }
+
+  get transport(): McpTransport {
+    return this.server.transport;
+  }
+
+  /** The tools as last listed by the running server (undefined before it ran or after it changed them). */
+  get knownTools(): ToolInfo[] | undefined {
+    return this.toolList;
+  }
+
+  async tools(options: RequestOptions = {}): Promise<ToolInfo[]> {
+    if (this.toolList && this.state === "running") return this.toolList;
+    const tools = await this.request(options, async (client, signal) => {
+      const all: ToolInfo[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const result = await client.listTools(cursor ? { cursor } : {}, this.requestOptions(signal));
+        for (const t of result.tools) {
+          all.push({
+            name: t.name,
+            title: t.title ?? (t.annotations?.title as string | undefined),
+            description: t.description ?? "",
+            inputSchema: t.inputSchema as Record<string, unknown>,
+            outputSchema: t.outputSchema as Record<string, unknown> | undefined,
+          });
+        }
+        cursor = result.nextCursor;
+        if (!cursor) break;
+      }
+      return all;
+    });
+    this.toolList = tools;
+    this.options.onTools?.(this.server, tools);
+    return tools;
+  }
+
+  callTool(name: string, args: Record<string, unknown>, options: RequestOptions = {}): Promise<unknown> {
+    return this.request(options, (client, signal) =>
+      client.callTool({ name, arguments: args }, undefined, {
+        ...this.requestOptions(signal),
+        resetTimeoutOnProgress: true,
+        // Progress from a long tool keeps its request alive; ignoring the values costs nothing.
+        onprogress: () => {},
+      }),
+    );
+  }
+
+  listResources(options: RequestOptions = {}): Promise<unknown[]> {
+    return this.request(options, (client, signal) =>
+      this.pages(
+        (cursor) => client.listResources(cursor ? { cursor } : {}, this.requestOptions(signal)),
+        "resources",
+      ),
+    );
+  }
+
+  listResourceTemplates(options: RequestOptions = {}): Promise<unknown[]> {
+    return this.request(options, (client, signal) =>
+      this.pages(
+        (cursor) => client.listResourceTemplates(cursor ? { cursor } : {}, this.requestOptions(signal)),
+        "resourceTemplates",
+      ),
+    );
+  }
+
+  readResource(uri: string, options: RequestOptions = {}): Promise<unknown> {
+    return this.request(options, (client, signal) =>
+      client.readResource({ uri }, this.requestOptions(signal)),
+    );
+  }
+
+  listPrompts(options: RequestOptions = {}): Promise<unknown[]> {
+    return this.request(options, (client, signal) =>
+      this.pages(
+        (cursor) => client.listPrompts(cursor ? { cursor } : {}, this.requestOptions(signal)),
+        "prompts",
+      ),
+    );
+  }
+
+  getPrompt(name: string, args: Record<string, string>, options: RequestOptions = {}): Promise<unknown> {
+    return this.request(options, (client, signal) =>
+      client.getPrompt({ name, arguments: args }, this.requestOptions(signal)),
+    );
+  }
+
+  /** Stops the server (end of the session); later requests are refused. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const opening = this.opening;
+    this.opening = undefined;
+    const opened = this.opened ?? (await opening?.catch(() => undefined));
+    this.opened = undefined;
+    if (this.state !== "not started") this.state = "stopped";
+    if (opened) await (await loadSdk()).closeServer(opened);
+  }
+
+  private requestOptions(signal?: AbortSignal) {
+    return { signal, timeout: this.options.requestTimeoutMs };
+  }
+
+  private async pages<K extends string>(
+    fetchPage: (cursor?: string) => Promise<Record<K, unknown> & { nextCursor?: string }>,
+    key: K,
+  ): Promise<unknown[]> {
+    const all: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await fetchPage(cursor);
+      const items = result[key];
+      if (Array.isArray(items)) all.push(...items);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return all;
+  }
+
+  /** Runs `fn` against a running server (started first if needed), with its failures translated. */
+  private async request<T>(
+    options: RequestOptions,
+    fn: (client: Opened["client"], signal?: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const opened = await this.open(options);
+    const generation = this.generation;
+    try {
+      return await fn(opened.client, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw await this.translate(error, generation, opened);
+    }
+  }
+
+  private async open(options: RequestOptions): Promise<Opened> {
+    if (this.closing) throw new McpServerError(this.name, `MCP server "${this.name}": the session is ending`);
+    if (this.server.problem)
+      throw new McpServerError(this.name, `MCP server "${this.name}" cannot be used: ${this.server.problem}`);
+    if (this.opened && this.state === "running") return this.opened;
+    if (!this.opening) {
+      const opening = this.start(options.onStart);
+      this.opening = opening;
+      // Its failure is reported to every request waiting on it; nobody waiting must not crash the host.
+      opening.catch(() => {});
+    }
+    return abortable(this.opening, options.signal);
+  }
+
+  private async start(onStart?: (info: StartInfo) => void): Promise<Opened> {
+    this.state = "starting";
+    const generation = ++this.generation;
+    const started = performance.now();
+    const server = this.server;
+    // The process boots while the SDK loads (each takes a few hundred milliseconds).
+    const stdio =
+      server.transport === "stdio"
+        ? new StdioTransport({
+            command: server.command as string,
+            args: server.args,
+            env: { ...this.options.env, ...server.env },
+            cwd: server.cwd ?? this.options.cwd,
+          })
+        : undefined;
+    stdio?.spawn().catch(() => {});
+    let sdk: Sdk;
+    try {
+      sdk = await loadSdk();
+    } catch (error) {
+      await stdio?.close();
+      this.state = "failed";
+      this.opening = undefined;
+      this.lastError = `MCP server "${this.name}" could not start: relm could not load the MCP SDK (${messageOf(error)})`;
+      throw new McpServerError(this.name, this.lastError);
+    }
+    try {
+      const opened = await sdk.openServer(
+        server,
+        {
+          clientName: this.options.clientName,
+          clientVersion: this.options.clientVersion,
+          timeoutMs: this.options.requestTimeoutMs,
+          onListChanged: () => {
+            this.toolList = undefined;
+          },
+          onClose: () => this.ended(generation),
+        },
+        stdio,
+      );
+      if (this.closing) {
+        await sdk.closeServer(opened);
+        throw new McpServerError(this.name, `MCP server "${this.name}": the session is ending`);
+      }
+      if (opened.stdio?.exit) throw Object.assign(new Error("Connection closed"), { stdio: opened.stdio });
+      this.opened = opened;
+      this.kind = opened.kind;
+      this.pid = opened.stdio?.pid;
+      this.state = "running";
+      this.lastError = undefined;
+      onStart?.({
+        server: this.name,
+        kind: opened.kind,
+        pid: this.pid,
+        ms: Math.round(performance.now() - started),
+      });
+      return opened;
+    } catch (error) {
+      const failure = error instanceof McpServerError ? error : this.startFailure(error);
+      if (!this.closing) {
+        this.state = "failed";
+        this.lastError = failure.message;
+      }
+      this.opening = undefined;
+      throw failure;
+    }
+  }
+
+  /** The connection of `generation` ended by itself (a process exited, an HTTP session closed). */
+  private ended(generation: number): void {
+    if (generation !== this.generation || this.closing) return;
+    const stdio = this.opened?.stdio;
+    this.opened = undefined;
+    this.opening = undefined;
+    this.toolList = undefined;
+    if (this.state === "running") {
+      this.state = "exited";
+      this.lastError = `MCP server "${this.name}" ${stdio ? `exited (${describeExit(stdio.exit)})` : "closed the connection"}`;
+    }
+  }
+
+  private startFailure(error: unknown): McpServerError {
+    const e = error as NodeJS.ErrnoException & { stdio?: Opened["stdio"]; code?: unknown };
+    const stdio = e.stdio;
+    const tail = stdio?.stderr.tail() ?? "";
+    const where = this.server.transport === "stdio" ? `command "${this.server.command}"` : this.server.url;
+    if (e.code === "ENOENT" || e.code === "EACCES")
+      return new McpServerError(
+        this.name,
+        `MCP server "${this.name}" could not start: ${where} ${e.code === "ENOENT" ? "was not found" : "is not executable"}`,
+      );
+    if (stdio?.exit)
+      return new McpServerError(
+        this.name,
+        `MCP server "${this.name}" (${where}) exited before it was ready (${describeExit(stdio.exit)})`,
+        tail,
+      );
+    if (isTimeout(error))
+      return new McpServerError(
+        this.name,
+        `MCP server "${this.name}" (${where}) did not complete the MCP handshake within ${seconds(this.options.requestTimeoutMs)}`,
+        tail,
+      );
+    const verb = this.server.transport === "stdio" ? "could not start" : "could not be reached";
+    return new McpServerError(
+      this.name,
+      `MCP server "${this.name}" (${where}) ${verb}: ${messageOf(error)}`,
+      tail,
+    );
+  }
+
+  private async translate(error: unknown, generation: number, opened: Opened): Promise<Error> {
+    const code = (error as { code?: unknown }).code;
+    const { ErrorCode, McpError } = await loadSdk();
+    const gone =
+      generation !== this.generation || this.opened !== opened || code === ErrorCode.ConnectionClosed;
+    if (gone && opened.stdio) {
+      await opened.stdio.close().catch(() => {});
+      return new McpServerError(
+        this.name,
+        `MCP server "${this.name}" exited during the request (${describeExit(opened.stdio.exit)})`,
+        opened.stdio.stderr.tail(),
+      );
+    }
+    if (error instanceof McpError && code !== ErrorCode.ConnectionClosed) {
+      if (code === ErrorCode.RequestTimeout)
+        return new McpRequestError(
+          this.name,
+          `MCP server "${this.name}" did not answer within ${seconds(this.options.requestTimeoutMs)}`,
+          code as number,
+        );
+      return new McpRequestError(this.name, error.message.replace(/^MCP error -?\d+: /, ""), code as number);
+    }
+    // A transport failure (an HTTP server gone, a refused connection): the next request connects again.
+    if (this.opened === opened) {
+      this.opened = undefined;
+      this.opening = undefined;
+      this.state = "failed";
+      this.toolList = undefined;
+      void (await loadSdk()).closeServer(opened).catch(() => {});
+    }
+    const failure = new McpServerError(
+      this.name,
+      `MCP server "${this.name}" failed: ${messageOf(error)}`,
+      opened.stdio?.stderr.tail() ?? "",
+    );
+    this.lastError = failure.message;
+    return failure;
+  }
+}
+
+/** Waits for `promise`, or rejects as soon as `signal` aborts (the work itself goes on). */
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null } | undefined): string {
+  if (!exit) return "still running";
+  if (exit.signal) return `killed by ${exit.signal}`;
+  return `exit code ${exit.code}`;
+}
+
+function isTimeout(error: unknown): boolean {
+  return (error as { code?: unknown }).code === -32001;
+}
+
+function messageOf(error: unknown): string {
+  const e = error as Error & { cause?: { message?: string; code?: string } };
+  const cause = e?.cause?.code ?? e?.cause?.message;
+  const text = e instanceof Error ? e.message : String(error);
+  return cause && !text.includes(cause) ? `${text} (${cause})` : text;
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}

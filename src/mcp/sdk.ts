@@ -1,0 +1,111 @@
+// Everything that needs the MCP SDK, in one module that is imported on first use only
+// (`await import("./sdk.js")` in connection.ts): a session that never calls an MCP server never loads it,
+// and `relm --version` / `relm -p` stay as fast as before. The SDK is bundled into dist/cli by esbuild.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ErrorCode,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { McpServer } from "./config.js";
+import type { StdioTransport } from "./stdio.js";
+
+export { Client, ErrorCode, McpError };
+
+export interface Opened {
+  client: Client;
+  transport: Transport;
+  /** How it is connected: "stdio", "http" (Streamable HTTP) or "sse" (the older HTTP+SSE). */
+  kind: "stdio" | "http" | "sse";
+  /** The stdio server's process. */
+  stdio?: StdioTransport;
+}
+
+export interface OpenOptions {
+  clientName: string;
+  clientVersion: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** The server's lists changed (notifications/…/list_changed). */
+  onListChanged: () => void;
+  /** The connection ended (the process exited, the HTTP session was closed). */
+  onClose: () => void;
+}
+
+function newClient(options: OpenOptions): Client {
+  const client = new Client(
+    { name: options.clientName, version: options.clientVersion },
+    { capabilities: {} },
+  );
+  for (const schema of [
+    ToolListChangedNotificationSchema,
+    ResourceListChangedNotificationSchema,
+    PromptListChangedNotificationSchema,
+  ]) {
+    client.setNotificationHandler(schema, async () => options.onListChanged());
+  }
+  return client;
+}
+
+/**
+ * Completes the MCP handshake with a server: `stdio`, already spawned by the caller (a stdio server),
+ * or the server's URL (Streamable HTTP, else HTTP+SSE).
+ */
+export async function openServer(
+  server: McpServer,
+  options: OpenOptions,
+  stdio?: StdioTransport,
+): Promise<Opened> {
+  const request = { timeout: options.timeoutMs, signal: options.signal };
+  if (stdio) {
+    const client = newClient(options);
+    client.onclose = options.onClose;
+    try {
+      await client.connect(stdio, request);
+    } catch (error) {
+      await stdio.close().catch(() => {});
+      throw Object.assign(error as Error, { stdio });
+    }
+    return { client, transport: stdio, kind: "stdio", stdio };
+  }
+  const url = new URL(server.url as string);
+  const requestInit = { headers: server.headers };
+  if (server.transport === "http") {
+    const client = newClient(options);
+    const transport = new StreamableHTTPClientTransport(url, { requestInit });
+    try {
+      await client.connect(transport, request);
+      client.onclose = options.onClose;
+      return { client, transport, kind: "http" };
+    } catch (error) {
+      await transport.close().catch(() => {});
+      // Servers made before Streamable HTTP answer its POST with 404 or 405 and serve HTTP+SSE instead.
+      const status = (error as { code?: unknown }).code;
+      if (options.signal?.aborted || !(status === 404 || status === 405 || status === 400)) throw error;
+    }
+  }
+  const client = newClient(options);
+  // (The SDK sends requestInit's headers with the event stream's GET too.)
+  const transport = new SSEClientTransport(url, { requestInit });
+  await client.connect(transport, request);
+  client.onclose = options.onClose;
+  return { client, transport, kind: "sse" };
+}
+
+/** Ends a connection: the HTTP session is terminated (best effort), a process is stopped. */
+export async function closeServer(opened: Opened): Promise<void> {
+  opened.client.onclose = undefined;
+  if (opened.transport instanceof StreamableHTTPClientTransport) {
+    await Promise.race([
+      opened.transport.terminateSession().catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, 500).unref()),
+    ]);
+  }
+  await opened.client.close().catch(() => {});
+}

@@ -1,0 +1,189 @@
+// The stdio transport: a server as a child process speaking JSON-RPC lines on stdin/stdout. relm's own
+// rather than the SDK's StdioClientTransport because relm needs what that one hides: the exit status and
+// the tail of stderr (for the error a kernel sees), a process group of its own (so a Ctrl-C at the
+// terminal, meant for a cell, does not reach the server, and `npx`'s grandchildren end with it), a
+// quick stop at the end of a session, and a start before the SDK is loaded. It imports only the SDK's
+// types, so loading it loads nothing of the SDK.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { TailBuffer } from "./errors.js";
+
+export interface StdioParams {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** After stdin closes, a server gets this long to exit by itself before SIGTERM, then SIGKILL. */
+const EXIT_GRACE_MS = 300;
+const TERM_GRACE_MS = 1000;
+/** A line longer than this is not a message (a server writing garbage to stdout). */
+const MAX_LINE = 256 * 1024 * 1024;
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly stderr = new TailBuffer();
+  exit: ProcessExit | undefined;
+  private child: ChildProcess | undefined;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private exited: Promise<void> | undefined;
+  private started: Promise<void> | undefined;
+  /** Messages that arrived before the client took over (it starts the transport after spawn()). */
+  private early: JSONRPCMessage[] = [];
+
+  constructor(private readonly params: StdioParams) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /**
+   * Starts the process. Called by the connection before the SDK is loaded, so the server boots while
+   * the SDK loads (both take a few hundred milliseconds); the client's own start() call then finds it
+   * running.
+   */
+  spawn(): Promise<void> {
+    this.started ??= this.launch();
+    return this.started;
+  }
+
+  /** Transport.start(): the client is ready for messages now. */
+  async start(): Promise<void> {
+    await this.spawn();
+    const early = this.early;
+    this.early = [];
+    for (const message of early) this.onmessage?.(message);
+  }
+
+  private launch(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.params.command, this.params.args, {
+        cwd: this.params.cwd,
+        env: this.params.env,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+      });
+      this.child = child;
+      this.exited = new Promise((done) => child.once("close", () => done()));
+      child.once("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.once("spawn", () => resolve());
+      child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
+      child.stderr?.setEncoding("utf8").on("data", (text: string) => this.stderr.push(text));
+      // A server that exits while we write would otherwise crash the host with EPIPE.
+      child.stdin?.on("error", () => {});
+      child.once("exit", (code, signal) => {
+        this.exit = { code, signal };
+      });
+      child.once("close", (code, signal) => {
+        this.exit ??= { code, signal };
+        this.onclose?.();
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.exit || stdin.destroyed) return Promise.reject(new Error("the server is not running"));
+    return new Promise((resolve) => {
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else stdin.once("drain", () => resolve());
+    });
+  }
+
+  /** Closes stdin (most servers exit then), then SIGTERM and SIGKILL to its process group if not. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.exit) return;
+    child.stdin?.end();
+    if (await this.exitsWithin(EXIT_GRACE_MS)) return;
+    this.signal("SIGTERM");
+    if (await this.exitsWithin(TERM_GRACE_MS)) return;
+    this.signal("SIGKILL");
+    await this.exitsWithin(TERM_GRACE_MS);
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (!pid) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  private async exitsWithin(ms: number): Promise<boolean> {
+    if (this.exit) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+    });
+    const done = await Promise.race([this.exited?.then(() => true as const), timeout]);
+    clearTimeout(timer);
+    return done === true;
+  }
+
+  private read(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(10, start);
+      if (nl < 0) break;
+      const piece = chunk.subarray(start, nl);
+      const line = this.pending.length > 0 ? Buffer.concat([...this.pending, piece]) : piece;
+      this.pending = [];
+      this.pendingBytes = 0;
+      start = nl + 1;
+      this.deliver(line.toString("utf8"));
+    }
+    if (start < chunk.length) {
+      this.pending.push(chunk.subarray(start));
+      this.pendingBytes += chunk.length - start;
+      if (this.pendingBytes > MAX_LINE) {
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.onerror?.(new Error(`the server wrote a line longer than ${MAX_LINE} bytes to stdout`));
+      }
+    }
+  }
+
+  private deliver(line: string): void {
+    const text = line.endsWith("\r") ? line.slice(0, -1) : line;
+    if (text.trim() === "") return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      // Servers that print logs to stdout: not a message, and not fatal.
+      this.stderr.push(`[stdout] ${text.slice(0, 500)}\n`);
+      return;
+    }
+    if (
+      message === null ||
+      typeof message !== "object" ||
+      (message as { jsonrpc?: unknown }).jsonrpc !== "2.0"
+    ) {
+      this.stderr.push(`[stdout] ${text.slice(0, 500)}\n`);
+      return;
+    }
+    if (this.onmessage) this.onmessage(message as JSONRPCMessage);
+    else this.early.push(message as JSONRPCMessage);
+  }
+}
