@@ -103,6 +103,14 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     send: (sessionId, update) => send(sessionId, update),
   };
 
+  /** Editors' MCP servers are not connected (relm reads its own MCP configuration): said in the log. */
+  const noteMcpServers = (servers: { name: string }[]) => {
+    if (servers.length === 0) return;
+    options.stderr.write(
+      `relm: the editor's MCP servers (${servers.map((s) => s.name).join(", ")}) are not connected; relm uses .mcp.json, .relm/mcp.json and $RELM_HOME/mcp.json\n`,
+    );
+  };
+
   const publishCommands = (session: AcpSession) =>
     setTimeout(() => {
       void send(session.id, {
@@ -143,6 +151,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     .onRequest("session/new", ({ params }) => {
       requireModel(options.env);
       checkCwd(params.cwd);
+      noteMcpServers(params.mcpServers);
       const session = AcpSession.create(newSessionId(), params.cwd, ctx);
       sessions.set(session.id, session);
       publishCommands(session);
@@ -152,6 +161,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       const id = params.sessionId;
       if (!/^[0-9a-z]{8}$/.test(id) || !existsSync(join(sessionDir(home, id), JOURNAL_FILE)))
         throw RequestError.resourceNotFound(id);
+      noteMcpServers(params.mcpServers);
       sessions.get(id)?.detach();
       const session = await AcpSession.load(id, ctx).catch((error: Error) => {
         throw RequestError.internalError(undefined, `session ${id}: ${error.message}`);

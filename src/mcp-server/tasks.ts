@@ -249,15 +249,20 @@ export async function sendMessage(
   }
 }
 
+/** How long a stop may take before this server stops waiting for it (the host goes on stopping). */
+const STOP_WAIT_MS = 30_000;
+
 /** Asks a live host to interrupt its work and stop (a foreground task whose caller went away). */
 export async function stopTask(home: string, id: string, interrupt: boolean): Promise<void> {
   const client = await SessionClient.connect(home, id);
   if (!client) return;
+  let timer: NodeJS.Timeout | undefined;
   try {
     if (interrupt) await client.call("interrupt", {}).catch(() => undefined);
     await client.call("stop", { reason: "its MCP client stopped waiting" }).catch(() => undefined);
-    await client.closed;
+    await Promise.race([client.closed, new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
   } finally {
+    clearTimeout(timer);
     client.close();
   }
 }
