@@ -5,7 +5,7 @@ import type { Trajectory } from "./refine-trajectory.js";
 /** Fixed, so every refinement's request starts with the same bytes (and is cheap to cache). */
 export const REFINE_SYSTEM = `You review the work of relm, a coding agent that works by running Python cells, and keep its "harness": short, durable lessons that later sessions read after their fixed base prompt.
 
-Propose at most 5 edits, only for lessons that will matter again: a mistake that cost turns, a project fact that had to be discovered, a procedure worth reusing. Do not record what the task was or what was done once. Every edit must cite the [n] numbers of the trajectory events that show the lesson; an edit without real evidence is rejected. The base system prompt cannot be changed.
+Propose at most 5 edits, only for lessons that will matter again: a mistake that cost turns, a project fact that had to be discovered, a procedure worth reusing. Do not record what the task was or what was done once. Every edit must cite the [n] numbers of the trajectory events that show the lesson, and quote in "quote" the exact words of those events that it rests on (copied verbatim from the trajectory, at least a few words; a list of quotes when it rests on several). An edit without real evidence, or whose quote is not found word for word in the events it cites, is rejected. The base system prompt cannot be changed.
 
 Kinds of entry:
 - "memory": a fact or lesson, one or two sentences (at most 500 characters).
@@ -14,9 +14,9 @@ Kinds of entry:
 - "agent": a sub-agent spec; "title" is its name, "content" its instructions, first line a description.
 
 Reply with only a JSON array, no prose. Elements:
-{"op": "add", "kind": "memory", "title": "short title", "content": "the lesson", "evidence": [12, 15], "reason": "why it matters", "hypothesis": "what should change once agents read it, e.g. the gate stops failing on ImportError"}
-{"op": "update", "id": "mem-xxxxxx", "content": "the corrected lesson", "evidence": [20], "reason": "..."}
-{"op": "remove", "id": "mem-xxxxxx", "evidence": [21], "reason": "shown wrong by event 21"}
+{"op": "add", "kind": "memory", "title": "short title", "content": "the lesson", "evidence": [12, 15], "quote": ["ModuleNotFoundError: No module named 'yaml'", "pip install pyyaml"], "reason": "why it matters", "hypothesis": "what should change once agents read it, e.g. the gate stops failing on ImportError"}
+{"op": "update", "id": "mem-xxxxxx", "content": "the corrected lesson", "evidence": [20], "quote": "words of event 20", "reason": "..."}
+{"op": "remove", "id": "mem-xxxxxx", "evidence": [21], "quote": "words of event 21", "reason": "shown wrong by event 21"}
 Reply [] when nothing is worth keeping.`;
 
 /** The user message of a refinement: the harness as it is, the agent's own proposals, the trajectory. */

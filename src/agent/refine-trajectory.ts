@@ -8,6 +8,8 @@ export interface Trajectory {
   to: number;
   /** Event numbers printed in `text`: the only ones an edit may cite. */
   shown: Set<number>;
+  /** Each shown event's block as printed (after its `[n] `): what an edit's quote must be found in. */
+  texts: Map<number, string>;
   /** Events of the window left out to keep within the budget. */
   omitted: number;
 }
@@ -104,6 +106,7 @@ export function collectTrajectory(
       from,
       to,
       shown: new Set(blocks.map((b) => b.n)),
+      texts: textsOf(blocks),
       omitted: 0,
     };
   }
@@ -127,6 +130,11 @@ export function collectTrajectory(
     from,
     to,
     shown: new Set(all.map((b) => b.n)),
+    texts: textsOf(all),
     omitted,
   };
+}
+
+function textsOf(blocks: readonly { n: number; text: string }[]): Map<number, string> {
+  return new Map(blocks.map((b) => [b.n, b.text.slice(`[${b.n}] `.length)]));
 }

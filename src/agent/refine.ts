@@ -19,6 +19,7 @@ import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
+import { checkQuotes } from "./refine-quotes.js";
 import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
 
 export interface RefineOptions {
@@ -178,6 +179,11 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
         : { reason: "not an object" };
     if ("reason" in evidence) {
       rejected.push({ index, edit: raw, reason: evidence.reason });
+      return;
+    }
+    const quoted = checkQuotes((raw as { quote?: unknown }).quote, evidence.events, trajectory);
+    if ("reason" in quoted) {
+      rejected.push({ index, edit: raw, reason: quoted.reason });
       return;
     }
     const checked = checkIntent(

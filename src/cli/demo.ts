@@ -73,9 +73,13 @@ function answerFrom(counts: string | undefined, latency: string | undefined): Sc
   };
 }
 
-/** The scripted reviewer: cites the cell that counted the errors, and (to show the check) a made-up event. */
+/**
+ * The scripted reviewer: cites the cell that counted the errors and quotes its output; then (to show the
+ * check) a claim that cites the task but quotes words the task does not contain.
+ */
 function refineAnswer(request: string): string {
-  const counted = /\[(\d+)\] output \(ok\):\n\s+\d+ errors in \d+ lines/.exec(request)?.[1];
+  const counted = /\[(\d+)\] output \(ok\):\n\s+(\d+ errors in \d+ lines)/.exec(request);
+  const task = /^\[(\d+)\] user: /m.exec(request)?.[1];
   const edits = [
     {
       op: "add",
@@ -83,7 +87,8 @@ function refineAnswer(request: string): string {
       title: "Counting errors in server logs",
       content:
         "Count ERROR lines per endpoint with one regex over the log variable; never print the log itself.",
-      evidence: counted ? [Number(counted)] : [],
+      evidence: counted ? [Number(counted[1])] : [],
+      quote: counted?.[2] ?? "",
       reason: "the count took one cell and printed only the totals",
       hypothesis: "log questions take one counting cell, and the log is never printed",
     },
@@ -92,8 +97,9 @@ function refineAnswer(request: string): string {
       kind: "memory",
       title: "Unchecked claim",
       content: "The orders service is always the slowest.",
-      evidence: [9999],
-      reason: "a claim with no event behind it",
+      evidence: task ? [Number(task)] : [],
+      quote: "the orders service is always the slowest",
+      reason: "a claim the cited event does not support",
       hypothesis: "latency questions are answered faster",
     },
   ];
@@ -109,7 +115,7 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
   const model = await startScriptedModel({
     script: byTask({
       // First: the review's request quotes the whole trajectory, the task included.
-      // The review after the work: one lesson with real evidence, one citing an event that does not exist.
+      // The review after the work: one lesson with real evidence, one whose quote the cited event lacks.
       "Propose harness edits": [(ctx) => ({ text: refineAnswer(ctx.lastUserText ?? "") })],
       [TASK]: [
         { text: "The log is in the variable `log`; I'll look at its shape first.", code: INSPECT },

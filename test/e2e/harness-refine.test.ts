@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { HarnessStore, type Revision, scopeLocation } from "../../src/harness/index.js";
 import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
 import { runRelm } from "../support/cli.js";
-import { edits, eventNumbers, isRefine, listedEntries, sessionIds, snapshot } from "../support/harness.js";
+import {
+  edits,
+  eventNumbers,
+  isRefine,
+  listedEntries,
+  quoteOf,
+  sessionIds,
+  snapshot,
+} from "../support/harness.js";
 import { byTask } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 
@@ -27,11 +35,15 @@ const PARSE_TASK = {
   ],
 };
 
-/** Three edits: a new memory and an update of an existing one (both with real evidence), one citing event 999. */
-function threeEdits(ctx: ScriptContext): ScriptStep {
+/**
+ * Five edits: a new memory and an update of an existing one (both with real evidence and quotes), one
+ * citing event 999, one quoting words its cited event does not hold, one quoting nothing.
+ */
+function fiveEdits(ctx: ScriptContext): ScriptStep {
   const [failed] = eventNumbers(ctx, "output (error");
   const [, fixed] = eventNumbers(ctx, "cell:");
   const [existing] = listedEntries(ctx);
+  const [task] = eventNumbers(ctx, "user:");
   return edits([
     {
       op: "add",
@@ -39,6 +51,7 @@ function threeEdits(ctx: ScriptContext): ScriptStep {
       title: "config format",
       content: "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
       evidence: [failed, fixed],
+      quote: [quoteOf(ctx, failed), quoteOf(ctx, fixed)],
       reason: "json.loads failed on it",
       hypothesis: "no JSONDecodeError on config.txt again",
     },
@@ -47,9 +60,27 @@ function threeEdits(ctx: ScriptContext): ScriptStep {
       id: existing,
       content: "Run the tests with `npm test`, never `npx jest`.",
       evidence: [fixed],
+      quote: quoteOf(ctx, fixed),
       hypothesis: "the tests run first time",
     },
-    { op: "add", kind: "memory", content: "The data folder is read-only.", evidence: [999], hypothesis: "h" },
+    {
+      op: "add",
+      kind: "memory",
+      content: "The data folder is read-only.",
+      evidence: [999],
+      quote: "Permission denied",
+      hypothesis: "h",
+    },
+    // A claim the cited event does not support: it cites the task, whose words do not say it.
+    {
+      op: "add",
+      kind: "memory",
+      content: "The deploy server is in Frankfurt.",
+      evidence: [task],
+      quote: "the deploy server is in Frankfurt",
+      hypothesis: "h",
+    },
+    { op: "add", kind: "memory", content: "Configs are small.", evidence: [task], hypothesis: "h" },
   ]);
 }
 
@@ -65,8 +96,8 @@ const entriesOf = (store: HarnessStore) =>
   [...store.state().values()].map((s) => s.entry).sort((a, b) => a.id.localeCompare(b.id));
 
 describe("relm refine", () => {
-  it("rejects the edit citing a missing event, applies the other two as one revision, and revert restores the state", async () => {
-    const rig = await startRig("openai", { script: scripted(PARSE_TASK, threeEdits) });
+  it("rejects edits citing a missing event, quoting words their event lacks or quoting nothing; applies the other two as one revision; revert restores the state", async () => {
+    const rig = await startRig("openai", { script: scripted(PARSE_TASK, fiveEdits) });
     const added = await runRelm(["harness", "add", "memory", "Run the tests with npx jest."], {
       env: rig.env,
       cwd: rig.cwd,
@@ -85,6 +116,10 @@ describe("relm refine", () => {
         `rejected edit 3: cites event 999, which does not exist in session ${id} \\(events 1–\\d+\\)`,
       ),
     );
+    expect(refined.stdout).toMatch(
+      /rejected edit 4: quote "the deploy server is in Frankfurt" is not found in the cited event \d+/,
+    );
+    expect(refined.stdout).toMatch(/rejected edit 5: quotes nothing/);
     expect(refined.stdout).toContain("+ add memory");
     expect(refined.stdout).toContain("-   Run the tests with npx jest.");
     expect(refined.stdout).toContain("+   Run the tests with `npm test`, never `npx jest`.");
@@ -115,7 +150,7 @@ describe("relm refine", () => {
   });
 
   it("refuses to revert a revision whose entry was changed later, naming that revision, unless --force", async () => {
-    const rig = await startRig("anthropic", { script: scripted(PARSE_TASK, threeEdits) });
+    const rig = await startRig("anthropic", { script: scripted(PARSE_TASK, fiveEdits) });
     await runRelm(["harness", "add", "memory", "Run the tests with npx jest."], {
       env: rig.env,
       cwd: rig.cwd,
@@ -154,7 +189,7 @@ describe("relm refine", () => {
 
   it("--dry-run shows the diff and changes nothing on disk; without --apply a piped run applies nothing", async () => {
     const rig = await startRig("openai", {
-      script: scripted(PARSE_TASK, threeEdits),
+      script: scripted(PARSE_TASK, fiveEdits),
       onExhausted: "repeat-last",
     });
     await runRelm(["harness", "add", "memory", "Run the tests with npx jest."], {
@@ -207,6 +242,7 @@ describe("relm refine", () => {
               kind: "memory",
               content: `Lesson from the ${which} task.`,
               evidence: [cell],
+              quote: quoteOf(ctx, cell),
               hypothesis: "the task goes faster",
             },
           ]);

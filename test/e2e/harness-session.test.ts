@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { HarnessStore, scopeLocation } from "../../src/harness/index.js";
 import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
 import { runRelm } from "../support/cli.js";
-import { edits, eventNumbers, isRefine, sessionIds, systemOf } from "../support/harness.js";
+import { edits, eventNumbers, isRefine, quoteOf, sessionIds, systemOf } from "../support/harness.js";
 import { byTask } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 
@@ -130,6 +130,7 @@ describe("refining mid-session", () => {
               kind: "memory",
               content: "MID-SESSION-LESSON: x starts at 20.",
               evidence: [cell],
+              quote: quoteOf(ctx, cell),
               hypothesis: "x is not misread again",
             },
           ]);
@@ -179,6 +180,7 @@ describe("refining mid-session", () => {
               kind: "memory",
               content: `Lesson ${seen.length}: the API needs a trailing slash.`,
               evidence: [cell],
+              quote: quoteOf(ctx, cell),
               hypothesis: "no more 404s from a missing slash",
             },
           ]);

@@ -18,7 +18,7 @@ import { SessionHost } from "../../src/host/host.js";
 import type { SessionInfo } from "../../src/host/info.js";
 import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
 import { runRelm } from "../support/cli.js";
-import { edits, eventNumbers, isRefine, sessionIds, systemOf } from "../support/harness.js";
+import { edits, eventNumbers, isRefine, quoteOf, sessionIds, systemOf } from "../support/harness.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
 
@@ -64,10 +64,11 @@ function lessonAnswer(lesson: string, extra: unknown[] = []) {
         kind: "memory",
         content: lesson,
         evidence: [cell],
+        quote: quoteOf(ctx, cell),
         reason: "three tries each time",
         hypothesis: "the build gate passes at the first try",
       },
-      ...extra.map((e) => ({ ...(e as object), evidence: [cell] })),
+      ...extra.map((e) => ({ ...(e as object), evidence: [cell], quote: quoteOf(ctx, cell) })),
     ]);
   };
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { HarnessStore, scopeLocation } from "../../src/harness/index.js";
 import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
 import { pythonsOf, runRelm } from "../support/cli.js";
-import { edits, eventNumbers, isRefine, systemOf } from "../support/harness.js";
+import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../support/harness.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
@@ -63,6 +63,7 @@ function lessonOnce(seen: string[]) {
         kind: "memory",
         content: MEMORY,
         evidence: gates,
+        quote: quoteOf(ctx, gates[0]),
         reason: "the same ImportError twice",
         hypothesis: "the gate stops failing on ImportError",
       },

@@ -10,7 +10,7 @@ import { SessionHost } from "../../src/host/host.js";
 import type { SessionInfo } from "../../src/host/info.js";
 import { RPC, type RpcError } from "../../src/host/rpc.js";
 import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
-import { edits, eventNumbers, isRefine, systemOf } from "../support/harness.js";
+import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../support/harness.js";
 import type { JournalLine } from "../support/journal.js";
 import { whoAsks } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
@@ -41,7 +41,9 @@ function script(): (ctx: ScriptContext) => ScriptStep {
   return (ctx) => {
     if (isRefine(ctx)) {
       const gates = eventNumbers(ctx, "gates failed");
-      return edits([{ op: "add", kind: "memory", content: MEMORY, evidence: gates }]);
+      return edits([
+        { op: "add", kind: "memory", content: MEMORY, evidence: gates, quote: quoteOf(ctx, gates[0]) },
+      ]);
     }
     if (whoAsks(ctx).task.includes("CHILD: check")) return { text: "child ok" };
     return root[step++] ?? { text: "nothing left" };

@@ -13,7 +13,7 @@ import { RPC, type RpcError } from "../../src/host/rpc.js";
 import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
 import { exportSession } from "../../src/session/index.js";
 import { pythonsOf, runRelm } from "../support/cli.js";
-import { edits, eventNumbers, isRefine, systemOf } from "../support/harness.js";
+import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../support/harness.js";
 import { hosted, journal } from "../support/hosted.js";
 import type { JournalLine } from "../support/journal.js";
 import { byTask, echoLastCell, whoAsks } from "../support/router.js";
@@ -455,6 +455,7 @@ describe("refine", () => {
           kind: "memory",
           content: LESSON,
           evidence: [cell],
+          quote: quoteOf(ctx, cell),
           reason: "seen",
           hypothesis: "read right",
         },

@@ -15,6 +15,19 @@ export function eventNumbers(ctx: Pick<ScriptContext, "lastUserText">, what: str
     .map((m) => Number(m[1]));
 }
 
+/**
+ * Words of event `n` exactly as the refine prompt shows them (the start of its block), for an edit's
+ * "quote": relm rejects an edit whose quote is not found in the events it cites.
+ */
+export function quoteOf(ctx: Pick<ScriptContext, "lastUserText">, n: number | undefined): string {
+  const text = ctx.lastUserText ?? "";
+  const start = text.indexOf(`\n[${n}] `);
+  if (n === undefined || start < 0) return "";
+  const rest = text.slice(start + `\n[${n}] `.length);
+  const end = rest.search(/\n\[\d+\] |\n\[events |\n\nReply with only/);
+  return (end < 0 ? rest : rest.slice(0, end)).replace(/\s+/g, " ").trim().slice(0, 60).trim();
+}
+
 /** Entry ids listed under "Current harness entries" in a refine prompt. */
 export function listedEntries(ctx: Pick<ScriptContext, "lastUserText">): string[] {
   return [...(ctx.lastUserText ?? "").matchAll(/^- \[([a-z]+-[0-9a-z]{6})\]/gm)].map((m) => m[1] as string);
