@@ -1,11 +1,12 @@
 import { join } from "node:path";
+import { UserError } from "../config/errors.js";
 import type { Message } from "../llm/types.js";
 import { JOURNAL_FILE, Journal, readJournal } from "../session/index.js";
 import type { JournalBody, JournalEvent, JournalHeader } from "../session/types.js";
 import { type RebuiltConversation, rebuildConversation } from "./resume.js";
 
 /** A session that cannot be continued; the message says why. */
-export class SessionResumeError extends Error {
+export class SessionResumeError extends UserError {
   override name = "SessionResumeError";
 }
 

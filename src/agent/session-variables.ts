@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { UserError } from "../config/errors.js";
 import { ensurePrivateDir } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";
 import {
@@ -17,8 +18,9 @@ export interface UserVariable {
 }
 
 /** A variable that is too large or badly named; the message says which and why. */
-export class VariableInputError extends Error {
+export class VariableInputError extends UserError {
   override name = "VariableInputError";
+  override readonly exitCode = 2;
 }
 
 export const MAX_VARIABLE_BYTES = 32 * 1024 * 1024;

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseDuration } from "../config/duration.js";
+import { UserError } from "../config/errors.js";
 import { yamlLib } from "../config/lazy.js";
 import { projectRoot } from "../harness/paths.js";
 import type { BudgetLimits } from "./budget.js";
@@ -17,7 +18,7 @@ export interface AgentSpec {
 }
 
 /** A spec file that cannot be used; the message names the file and line. */
-export class SpecError extends Error {
+export class SpecError extends UserError {
   override name = "SpecError";
   readonly code = "usage";
 }

@@ -1,3 +1,4 @@
+import { relmHomeFrom } from "../config/config.js";
 import { EXIT } from "./exit-codes.js";
 import { commandNames } from "./parse-errors.js";
 import { buildProgram } from "./program.js";
@@ -27,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     await program.parseAsync(normaliseArgv(argv), { from: "user" });
   } catch (error) {
-    return reportError(error, process.stderr);
+    return reportError(error, process.stderr, relmHomeFrom(process.env));
   }
   return code;
 }

@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ConfigFlags, noModelMessage, resolveConfig } from "../config/config.js";
+import { homeProblem } from "../config/home-check.js";
 import { findProblems } from "../host/doctor.js";
 import { findPython } from "../kernel/index.js";
 import { EXIT } from "./exit-codes.js";
@@ -77,6 +79,21 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
       : `${config.configPath} (not present; using the environment)`,
   });
 
+  const home = homeProblem(config.home);
+  checks.push(
+    home
+      ? {
+          ok: false,
+          label: "home",
+          detail: `RELM_HOME ${config.home} cannot be used: ${home}. Point RELM_HOME at a writable directory.`,
+        }
+      : {
+          ok: true,
+          label: "home",
+          detail: existsSync(config.home) ? config.home : `${config.home} (created when first needed)`,
+        },
+  );
+
   try {
     const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
     const python = await findPython(env, join(config.home, "cache"));
@@ -115,7 +132,8 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
     const mark = c.ok === true ? "ok  " : c.ok === "warn" ? "warn" : "FAIL";
     io.stdout.write(`${mark}  ${c.label.padEnd(9)} ${c.detail}\n`);
   }
-  const stateOk = await checkState(config.home, flags.fix === true, io);
+  // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.
+  const stateOk = home ? false : await checkState(config.home, flags.fix === true, io);
   return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
 }
 

@@ -1,9 +1,8 @@
 import { relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
+import { isUserError, UsageError, UserError, userExitCode } from "../config/errors.js";
 import {
   type EntryState,
   type HarnessContext,
-  HarnessScopeError,
   HarnessStore,
   openStores,
   type Revision,
@@ -11,7 +10,6 @@ import {
   scopeLocation,
 } from "../harness/index.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
-import { EXIT } from "./exit-codes.js";
 
 export interface HarnessIo {
   stdout: NodeJS.WritableStream;
@@ -89,33 +87,18 @@ export function findEntry(stores: HarnessStore[], query: string): EntryState {
 }
 
 /** A harness problem the user can act on (exit 1). */
-export class HarnessCliError extends Error {
+export class HarnessCliError extends UserError {
   override name = "HarnessCliError";
 }
-
-const USER_ERRORS = [
-  "HarnessCliError",
-  "HarnessConflictError",
-  "HarnessLogError",
-  "HarnessLockError",
-  "RevisionNotFoundError",
-  "SessionNotFoundError",
-  "AmbiguousSessionIdError",
-  "JournalFormatError",
-];
 
 /** Runs a command; the harness's own errors become a message and exit code 1 (2 for bad usage). */
 export async function guarded(io: HarnessIo, work: () => Promise<number> | number): Promise<number> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof UsageError || error instanceof HarnessScopeError) {
+    if (isUserError(error)) {
       io.stderr.write(`relm: ${error.message}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof Error && USER_ERRORS.includes(error.name)) {
-      io.stderr.write(`relm: ${error.message}\n`);
-      return EXIT.error;
+      return userExitCode(error);
     }
     throw error;
   }

@@ -47,6 +47,9 @@ function passThrough(flags: RunFlags): string[] {
 export async function launchDetached(task: string | undefined, flags: RunFlags, io: RunIo): Promise<number> {
   const config = resolveConfig(io.env, flags);
   buildClient(config);
+  // Mistakes in the session's flags are shown here, not in the host's log.
+  const { checkSessionFlags } = await import("./setup.js");
+  checkSessionFlags(flags, io.cwd);
   // A prefix names the session here: the host's socket and lock are under the full id.
   const id = flags.resume ? resolveSessionId(sessionsDir(config.home), flags.resume) : newSessionId();
   if (flags.resume && (await isLive(config.home, id))) {

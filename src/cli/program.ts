@@ -134,7 +134,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       const bound =
         takeEarlyBound(flags.asHost) ?? (await SessionServer.listen(relmHomeFrom(io.env), flags.asHost));
       const { runAsHost } = await import("./run.js");
-      setExit(await runAsHost(task, flags, runIo, bound));
+      try {
+        setExit(await runAsHost(task, flags, runIo, bound));
+      } catch (error) {
+        // A host that fails while it starts must exit: the bound socket would keep it (and the
+        // session's lock) alive, and its launcher waiting.
+        await bound.close("the session host could not start");
+        throw error;
+      }
       return;
     }
     if (resumeRunUsesUi(flags, terminalOf(io))) {

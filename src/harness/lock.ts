@@ -1,8 +1,9 @@
 import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
+import { UserError } from "../config/errors.js";
 
 /** Another process holds the lock for longer than we are willing to wait. */
-export class HarnessLockError extends Error {
+export class HarnessLockError extends UserError {
   override name = "HarnessLockError";
   readonly code = "conflict";
 }

@@ -1,10 +1,12 @@
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { UserError } from "../config/errors.js";
 import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
 
 /** A scope that cannot be opened as asked (e.g. the session scope without a session). */
-export class HarnessScopeError extends Error {
+export class HarnessScopeError extends UserError {
   override name = "HarnessScopeError";
+  override readonly exitCode = 2;
   readonly code = "usage";
 }
 

@@ -9,6 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { UserError } from "../config/errors.js";
 import { intentToEdit } from "./edits.js";
 import { withLock } from "./lock.js";
 import { ensureDir, writeFile } from "./paths.js";
@@ -38,13 +39,13 @@ export const USES_FILE = "uses.jsonl";
 export const LOCK_FILE = "revisions.lock";
 
 /** The log cannot be read (a damaged line, an unresolved merge). The message names the file and line. */
-export class HarnessLogError extends Error {
+export class HarnessLogError extends UserError {
   override name = "HarnessLogError";
   readonly code = "usage";
 }
 
 /** An edit that would silently overwrite a later one; the message names the revision in the way. */
-export class HarnessConflictError extends Error {
+export class HarnessConflictError extends UserError {
   override name = "HarnessConflictError";
   readonly code = "conflict";
   constructor(
@@ -56,7 +57,7 @@ export class HarnessConflictError extends Error {
 }
 
 /** A revision id or prefix that matches nothing, or more than one. */
-export class RevisionNotFoundError extends Error {
+export class RevisionNotFoundError extends UserError {
   override name = "RevisionNotFoundError";
   readonly code = "not_found";
 }

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { UserError } from "../config/errors.js";
 import { ensurePrivateDir } from "../session/paths.js";
 
 /** Longest path a Unix socket can bind on every platform we run on (macOS: 104 bytes). */
@@ -11,7 +12,7 @@ export function runDir(home: string): string {
   return dir;
 }
 
-export class SocketPathError extends Error {
+export class SocketPathError extends UserError {
   override name = "SocketPathError";
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { parseDuration } from "../config/duration.js";
+import { UserError } from "../config/errors.js";
 import { cronLib } from "../config/lazy.js";
 import { sessionsDir } from "../session/index.js";
 
@@ -28,7 +29,7 @@ type Record =
   | { op: "cancel"; job: string; at: string }
   | { op: "claim"; job: string; due: string; at: string; merged: number };
 
-export class ScheduleError extends Error {
+export class ScheduleError extends UserError {
   override name = "ScheduleError";
 }
 
@@ -54,11 +55,16 @@ export function parseTiming(timing: JobTiming): JobTiming {
     }
     return timing;
   }
+  let next: Date | null;
   try {
-    new (cronLib().Cron)(timing.cron, { paused: true });
+    next = new (cronLib().Cron)(timing.cron, { paused: true }).nextRun();
   } catch (error) {
-    throw new ScheduleError(`--cron "${timing.cron}": ${(error as Error).message}`);
+    throw new ScheduleError(
+      `--cron "${timing.cron}": ${(error as Error).message.replace(/^CronPattern: /, "")}`,
+    );
   }
+  // "0 0 30 2 *" (February 30th) parses, but a job that never ticks is a mistake, not a schedule.
+  if (!next) throw new ScheduleError(`--cron "${timing.cron}": no date ever matches it`);
   return timing;
 }
 
@@ -140,7 +146,11 @@ function nextDue(job: JobState): Date | undefined {
   const t = job.timing;
   if ("at" in t) return job.lastClaimed ? undefined : new Date(t.at);
   if ("every" in t) return new Date(since.getTime() + parseDuration(t.every));
-  return new (cronLib().Cron)(t.cron, { paused: true }).nextRun(since) ?? undefined;
+  try {
+    return new (cronLib().Cron)(t.cron, { paused: true }).nextRun(since) ?? undefined;
+  } catch {
+    return undefined; // an expression edited into the file by hand: the job never ticks, nothing crashes
+  }
 }
 
 /**

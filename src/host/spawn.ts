@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { UserError } from "../config/errors.js";
+import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
 import { hostLogPath } from "./paths.js";
-import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 
 // The CLI entry: dist/cli/main.js, whether this module runs from dist/host/ or from a chunk in dist/cli/.
 const MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
@@ -61,7 +62,7 @@ async function answers(home: string, id: string): Promise<boolean> {
   }
 }
 
-export class HostLaunchError extends Error {
+export class HostLaunchError extends UserError {
   override name = "HostLaunchError";
 }
 

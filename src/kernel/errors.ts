@@ -1,5 +1,7 @@
+import { UserError } from "../config/errors.js";
+
 /** No usable Python interpreter was found (or RELM_PYTHON points at something that is not one). */
-export class PythonNotFoundError extends Error {
+export class PythonNotFoundError extends UserError {
   override readonly name = "PythonNotFoundError";
   constructor(
     readonly tried: string[],
@@ -15,7 +17,7 @@ export class PythonNotFoundError extends Error {
 }
 
 /** The kernel process failed to start or to say it was ready. */
-export class KernelStartError extends Error {
+export class KernelStartError extends UserError {
   override readonly name = "KernelStartError";
   constructor(
     message: string,

@@ -1,5 +1,7 @@
+import { UserError } from "../config/errors.js";
+
 /** A journal that cannot be trusted: a damaged line other than the last, or a format this relm cannot read. */
-export class JournalFormatError extends Error {
+export class JournalFormatError extends UserError {
   override readonly name = "JournalFormatError";
   constructor(
     readonly file: string,
@@ -13,4 +15,9 @@ export class JournalFormatError extends Error {
       line !== undefined ? `${file}:${line}` : offset !== undefined ? `${file} (byte ${offset})` : file;
     super(`${where}: ${reason}`);
   }
+}
+
+/** A session id that cannot name a session folder (empty, `.`, `..`, or with a path separator). */
+export class SessionIdError extends UserError {
+  override readonly name = "SessionIdError";
 }

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
+import { UserError } from "../config/errors.js";
 
 // Crockford base32 without i, l, o, u: nothing to confuse when reading an id aloud or typing it.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 const ID_LENGTH = 8;
 const MAX_LISTED = 10;
 
-export class SessionNotFoundError extends Error {
+export class SessionNotFoundError extends UserError {
   override readonly name = "SessionNotFoundError";
   constructor(
     readonly query: string,
@@ -16,7 +17,7 @@ export class SessionNotFoundError extends Error {
   }
 }
 
-export class AmbiguousSessionIdError extends Error {
+export class AmbiguousSessionIdError extends UserError {
   override readonly name = "AmbiguousSessionIdError";
   constructor(
     readonly query: string,

@@ -1,4 +1,4 @@
-export { JournalFormatError } from "./errors.js";
+export { JournalFormatError, SessionIdError } from "./errors.js";
 export { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
 export { AmbiguousSessionIdError, newSessionId, resolveSessionId, SessionNotFoundError } from "./ids.js";
 export { JOURNAL_FILE, Journal, type JournalOptions, OUTPUTS_DIR } from "./journal.js";

@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { SessionIdError } from "./errors.js";
 
 /** $RELM_HOME, or ~/.relm (one definition, shared with configuration). */
 export { relmHomeFrom as relmHome } from "../config/config.js";
@@ -11,7 +12,7 @@ export function sessionsDir(home: string): string {
 export function sessionDir(home: string, id: string): string {
   // An id comes from the user's command line; never let it climb out of sessions/.
   if (id === "" || id === "." || id === ".." || /[/\\]/.test(id)) {
-    throw new Error(`Invalid session id: ${JSON.stringify(id)}`);
+    throw new SessionIdError(`Invalid session id: ${JSON.stringify(id)}`);
   }
   return join(sessionsDir(home), id);
 }

@@ -1,6 +1,9 @@
+import { UserError } from "../config/errors.js";
+
 /** A slash command's arguments could not be read (an unclosed quote). */
-export class ArgumentSyntaxError extends Error {
+export class ArgumentSyntaxError extends UserError {
   override name = "ArgumentSyntaxError";
+  override readonly exitCode = 2;
 }
 
 /**

@@ -2,8 +2,9 @@
 
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
+import { UserError } from "../config/errors.js";
 
-export class CheckpointError extends Error {
+export class CheckpointError extends UserError {
   override readonly name = "CheckpointError";
 }
 
