@@ -12,11 +12,11 @@ import {
   type Scope,
   scopeLocation,
 } from "../harness/index.js";
-import { collectResponse } from "../llm/index.js";
 import type { ModelClient, ModelRequest, Usage } from "../llm/types.js";
 import { readJournal } from "../session/index.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget } from "./budget.js";
+import { callRefineModel } from "./refine-call.js";
 import { parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
@@ -39,6 +39,15 @@ export interface RefineOptions {
   maxOutputTokens?: number;
   /** Sees the exact request before it is sent; a reason returned skips the call (a budget would not cover it). */
   preflight?: (request: ModelRequest) => string | undefined;
+  /**
+   * The budgets of the session the refinement runs in: the call is admitted like every other model call
+   * (answer capped by what is left of --max-tokens, aborted at --max-time); one they refuse is skipped.
+   */
+  budget?: Budget;
+  /** Context-window overrides (config.json contextWindows), for the answer's cap beside the prompt. */
+  windows?: Record<string, number>;
+  /** Books the call's spend before the tokens it held in the budget are given back. */
+  onSpend?: (usage: Usage, cost: number | null, durationMs: number) => void;
 }
 
 export interface Rejected {
@@ -160,10 +169,14 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   };
   const skipped = options.preflight?.(request);
   if (skipped !== undefined) return { ...base, skipped };
-  const result = await collectResponse(client.stream(request, options.signal));
-  if ("error" in result) return { ...base, error: `the refine model failed: ${result.error.message}` };
+  const result = await callRefineModel(client, request, options);
+  if (result.status === "refused") return { ...base, skipped: result.reason };
+  if (result.status === "failed") {
+    const spent = result.usage ? { usage: result.usage, cost: result.cost ?? null } : {};
+    return { ...base, ...spent, error: result.error };
+  }
   const withSpend = { ...base, usage: result.usage, cost: result.cost };
-  const list = parseEditList(result.message.text);
+  const list = parseEditList(result.text);
   if (!Array.isArray(list)) return { ...withSpend, error: list.error };
 
   const state = target.state();
@@ -217,27 +230,22 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
 }
 
 /**
- * A refinement asked for by a running session (`/refine`, `harness.refine()`): its model call counts
- * against the session's budgets and is journaled as an llm_call, like `llm()`.
+ * A refinement asked for by a running session (`/refine`, `harness.refine()`, a learning pass): its model
+ * call is admitted by the session's budgets like `llm()` (capped by --max-tokens, stopped at --max-time),
+ * counts against them and is journaled as an llm_call.
  */
 export async function proposeForSession(
   session: { budget: Budget; record(body: JournalBody): unknown },
   options: RefineOptions,
 ): Promise<Refinement> {
-  const started = Date.now();
-  const ref = await proposeRefinement(options);
-  if (ref.usage) {
-    session.budget.addSpend(ref.usage.inputTokens + ref.usage.outputTokens, ref.cost);
-    session.record({
-      type: "llm_call",
-      model: options.client.model,
-      prompts: 1,
-      usage: ref.usage,
-      cost: ref.cost,
-      durationMs: Date.now() - started,
-    });
-  }
-  return ref;
+  return proposeRefinement({
+    ...options,
+    budget: session.budget,
+    onSpend: (usage, cost, durationMs) => {
+      session.budget.addSpend(usage.inputTokens + usage.outputTokens, cost);
+      session.record({ type: "llm_call", model: options.client.model, prompts: 1, usage, cost, durationMs });
+    },
+  });
 }
 
 /** What the refine model said an edit should change, when it said it (kept to one short line). */

@@ -32,7 +32,13 @@ export async function refineSlash(
   const ctx = { cwd: io.cwd, home: config.home, sessionDir: session.dir };
   const client = config.refineModel ? buildClient(config, config.refineModel) : session.client;
   const ref = requireHypotheses(
-    await proposeForSession(session, { journalPath: session.journal.path, ctx, scope, client }),
+    await proposeForSession(session, {
+      journalPath: session.journal.path,
+      ctx,
+      scope,
+      client,
+      windows: session.tree.options.compaction?.windows,
+    }),
   );
   io.stdout.write(`${describeRefinement(ref)}\n`);
   if (ref.accepted.length === 0) return;

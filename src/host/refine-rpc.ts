@@ -57,6 +57,7 @@ export class RefineProposals {
         ctx,
         scope: scope as Scope,
         client,
+        windows: session.tree.options.compaction?.windows,
       }),
     );
     this.prune();
