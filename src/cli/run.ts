@@ -104,8 +104,11 @@ export async function runOnce(
   });
   fanout.add((event) => host.onEvent(event));
   let autonomyReport: string | undefined;
+  // Errors the progress view has already shown (✗ …): the closing report does not repeat them.
+  const shown = new Set<string>();
   fanout.add((event) => {
     if (event.type === "autonomy_end" && !event.agent) autonomyReport = event.report;
+    if ((event.type === "model_error" || event.type === "error") && !event.agent) shown.add(event.message);
   });
   await host.listen();
   if (flags.goal) session.setGoal(flags.goal);
@@ -130,7 +133,7 @@ export async function runOnce(
     process.off("SIGINT", onSigint);
   }
 
-  if (!flags.json) report(outcome, session.id, io, autonomyReport);
+  if (!flags.json) report(outcome, session.id, io, autonomyReport, shown);
   return exitCodeFor(outcome);
 }
 
@@ -139,6 +142,7 @@ function report(
   id: string,
   io: RunIo,
   autonomyReport?: string,
+  shown: ReadonlySet<string> = new Set(),
 ): void {
   if (autonomyReport) io.stderr.write(`relm: ${autonomyReport.trimEnd()}\n`);
   if (outcome?.status === "done") {
@@ -149,7 +153,7 @@ function report(
     // Already said above, in the words of the autonomous run's own report.
   } else if (outcome?.status === "budget") {
     io.stderr.write(`relm: ${outcome.stop.message}; spent ${describeSpend(outcome.stop.spent)}\n`);
-  } else if (outcome?.status === "error") {
+  } else if (outcome?.status === "error" && !shown.has(outcome.message)) {
     io.stderr.write(`relm: ${outcome.message}\n`);
   }
   io.stderr.write(`session ${id}: relm export ${id} --format md, or relm run --resume ${id}\n`);

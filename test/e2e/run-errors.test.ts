@@ -40,6 +40,17 @@ describe("model failures and budgets", () => {
     },
   );
 
+  it("says a model error once, not again as relm's closing line", async () => {
+    const rig = await startRig("openai", {
+      script: [{ status: 400, body: '{"error":{"message":"context too long for this model"}}' }],
+    });
+    const result = await runRelm(["run", "hi"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr.match(/context too long for this model/g)).toHaveLength(1);
+    expect(result.stderr).toMatch(/✗ model error: .*context too long for this model/);
+    expect(result.stderr).toMatch(/relm run --resume/);
+  });
+
   it("explains a 401 without printing the key, exit 1", async () => {
     const key = "sk-test-secret-key-1234567890";
     const rig = await startRig(
