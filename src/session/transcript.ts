@@ -82,6 +82,15 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
   // The model's last reply usually is the final answer too; it is shown once, under "Final answer".
   let lastReply: { index: number; text: string } | null = null;
   let spent: SpendRecord | null = null;
+  let lastCell: Extract<Block, { kind: "cell" }> | undefined;
+  // "Kernel started" goes right before the first cell that kernel ran, however the start and the cell
+  // interleaved in the journal (a kernel starts ahead of time, or lazily once the cell asks for it).
+  let pendingStart: Block | undefined;
+  const insertBefore = (target: Block, block: Block) => {
+    const at = blocks.indexOf(target);
+    blocks.splice(at, 0, block);
+    if (lastReply && lastReply.index >= at) lastReply.index++;
+  };
 
   for (const e of events) {
     switch (e.type) {
@@ -95,12 +104,18 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
             { kind: "heading", text: `Assistant (turn ${e.turn})` },
             { kind: "text", text: e.text, from: "model" },
           );
+        } else if (e.toolCalls.length > 0) {
+          // A turn that only ran code still has its own heading, not the previous turn's (or "User").
+          blocks.push({ kind: "heading", text: `Assistant (turn ${e.turn})` });
         }
         break;
       case "cell": {
         const block: Extract<Block, { kind: "cell" }> = { kind: "cell", code: e.code };
         cells.set(e.callId, block);
+        if (pendingStart) blocks.push(pendingStart);
+        pendingStart = undefined;
         blocks.push(block);
+        lastCell = block;
         break;
       }
       case "cell_output": {
@@ -112,12 +127,17 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
       case "variable":
         blocks.push({ kind: "note", text: `Variable ${e.name}: ${e.varType}, ${e.size}` });
         break;
-      case "kernel":
-        blocks.push({
+      case "kernel": {
+        const note: Block = {
           kind: "note",
           text: `Kernel ${e.event} (pid ${e.pid})${e.detail ? `: ${e.detail}` : ""}`,
-        });
+        };
+        if (e.event !== "started") blocks.push(note);
+        // Started for the cell waiting on it: before that cell; else before the next cell.
+        else if (lastCell && !lastCell.result) insertBefore(lastCell, note);
+        else pendingStart = note;
         break;
+      }
       case "model_error":
         blocks.push({
           kind: "note",
@@ -170,6 +190,7 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
         break;
     }
   }
+  if (pendingStart) blocks.push(pendingStart);
   blocks.push(
     { kind: "heading", text: "Spend" },
     { kind: "note", text: formatSpend(spent ?? spendFromResponses(header, events)) },

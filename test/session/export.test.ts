@@ -234,3 +234,54 @@ function markdownSession(): string {
   j.close();
   return dir;
 }
+
+/** Two turns that only run code; the kernel's start journaled ahead of the first cell or after it. */
+function codeOnlySession(id: string, kernelFirst: boolean): string {
+  const dir = join(tempDir(), id);
+  const j = Journal.create(dir, header(id));
+  const started = { type: "kernel", event: "started", pid: 4242, detail: "python 3.12" } as const;
+  const call = (turn: number, callId: string) => ({
+    type: "model_response" as const,
+    turn,
+    text: "",
+    toolCalls: [{ id: callId, name: "ipython", arguments: "{}" }],
+    usage,
+    cost: 0.001,
+    stopReason: "tool_calls",
+    requestBytes: 500,
+    attempts: 1,
+    durationMs: 10,
+  });
+  j.append({ type: "user", text: "Count the lines" });
+  if (kernelFirst) j.append(started);
+  j.append(call(1, "a"));
+  j.append({ type: "cell", turn: 1, callId: "a", code: "n = 3" });
+  if (!kernelFirst) j.append(started);
+  j.append(output("a", 1, {}));
+  j.append(call(2, "b"));
+  j.append({ type: "cell", turn: 2, callId: "b", code: "print(n)" });
+  j.append(output("b", 2, { output: "3\n", outputChars: 2 }));
+  j.append({ type: "final", text: "3 lines.", spent });
+  j.close();
+  return dir;
+}
+
+describe("turns that only ran code", () => {
+  it("sit under their own heading, and the kernel's start is before its first cell however it was journaled", async () => {
+    const early = await exportSession(codeOnlySession("early234", true), "md");
+    const late = await exportSession(codeOnlySession("late2345", false), "md");
+    const body = (md: string) => md.slice(md.indexOf("## User"));
+    expect(body(early)).toBe(body(late));
+    const sections = body(early).split(/^## /m);
+    expect(sections[1]).toBe("User\n\nCount the lines\n\n");
+    expect(sections[2]).toBe(
+      "Assistant (turn 1)\n\n> Kernel started (pid 4242): python 3.12\n\n```python\nn = 3\n```\n\n",
+    );
+    expect(sections[3]).toMatch(/^Assistant \(turn 2\)\n\n```python\nprint\(n\)\n```/);
+    const html = await exportSession(codeOnlySession("html2345", false), "html");
+    const order = ["User", "Assistant (turn 1)", "Kernel started", "n = 3", "Assistant (turn 2)", "print(n)"];
+    const at = order.map((text) => html.indexOf(text));
+    expect(at.every((i) => i > 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+});
