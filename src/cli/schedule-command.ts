@@ -3,7 +3,7 @@ import type { RunIo } from "./run.js";
 
 type SetExit = (code: number) => void;
 
-/** `relm schedule add|list|cancel` and the hidden per-user waker; the work is loaded only when used. */
+/** `relm schedule add|list|cancel|pause|resume` and the hidden per-user waker; the work is loaded only when used. */
 export function registerScheduleCommands(program: Command, io: RunIo, setExit: SetExit): void {
   const actions = () => import("./schedule-actions.js");
   const schedule = program
@@ -22,7 +22,7 @@ export function registerScheduleCommands(program: Command, io: RunIo, setExit: S
     );
   schedule
     .command("list")
-    .description("jobs with ticks still to come")
+    .description("jobs with ticks still to come, and which are paused")
     .argument("[id]", "only this session's jobs")
     .option("--json", "one JSON object per job")
     .action(async (id: string | undefined, flags: { json?: boolean }) =>
@@ -33,6 +33,16 @@ export function registerScheduleCommands(program: Command, io: RunIo, setExit: S
     .description("end a job")
     .argument("<job>", "the job id (relm schedule list)")
     .action(async (job: string) => setExit(await (await actions()).cancelAction(io, job)));
+  schedule
+    .command("pause")
+    .description("pause jobs: kept, but no tick is delivered and no session woken until resumed")
+    .argument("[target]", "a job id, or a session id or prefix (default: every job)")
+    .action(async (target: string | undefined) => setExit(await (await actions()).pauseAction(io, target)));
+  schedule
+    .command("resume")
+    .description("resume paused jobs (relm shutdown pauses them all); ticks missed meanwhile are skipped")
+    .argument("[target]", "a job id, or a session id or prefix (default: every paused job)")
+    .action(async (target: string | undefined) => setExit(await (await actions()).resumeAction(io, target)));
   program
     .command("__waker", { hidden: true })
     .action(async () => setExit(await (await actions()).wakerAction(io)));

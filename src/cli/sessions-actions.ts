@@ -4,12 +4,13 @@ import { relmHomeFrom } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { SessionClient } from "../host/client.js";
 import { describe, listSessions, type SessionListing } from "../host/discovery.js";
-import { allJobs } from "../host/schedules.js";
+import { activeJobs, allJobs } from "../host/schedules.js";
 import { wakerRunning } from "../host/waker.js";
 import { JOURNAL_FILE, readJournal, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
+import { pausedNote } from "./schedule-actions.js";
 import { reviveHost } from "./spawn-host.js";
 
 function ago(iso: string): string {
@@ -148,27 +149,22 @@ export async function statusAction(io: RunIo): Promise<number> {
   const live = (await listSessions(home)).filter((s) => s.live);
   io.stdout.write(live.length === 0 ? "no live sessions\n" : `${live.map(line).join("\n")}\n`);
   const jobs = allJobs(home).filter((j) => !j.cancelled && j.next);
+  const active = activeJobs(jobs);
   const waker = await wakerRunning(home);
   io.stdout.write(
     `${jobs.length} scheduled job(s); waker ${waker ? "running" : "not running"}` +
-      `${jobs.length > 0 && !waker ? " (relm doctor --fix starts it)" : ""}\n`,
+      `${active.length > 0 && !waker ? " (relm doctor --fix starts it)" : ""}\n`,
   );
+  const paused = pausedNote(jobs);
+  if (paused) io.stdout.write(`${paused}\n`);
   return EXIT.done;
-}
-
-export async function shutdownAction(io: RunIo): Promise<number> {
-  const home = relmHomeFrom(io.env);
-  const live = (await listSessions(home)).filter((s) => s.live);
-  const results = await Promise.all(live.map((s) => stopSession(home, s.id, io)));
-  io.stdout.write(`stopped ${results.filter(Boolean).length} of ${live.length} live sessions\n`);
-  return results.every(Boolean) ? EXIT.done : EXIT.error;
 }
 
 function line(s: SessionListing): string {
   return `${s.id}  ${s.status.padEnd(11)} pid ${s.pid}  ${s.title}`;
 }
 
-async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
+export async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
   const client = await SessionClient.connect(home, id);
   if (!client) {
     io.stderr.write(`session ${id} is not running\n`);

@@ -60,6 +60,6 @@ export function registerSessionCommands(program: Command, io: RunIo, setExit: Se
 
   program
     .command("shutdown")
-    .description("stop every live session gracefully")
-    .action(async () => setExit(await (await actions()).shutdownAction(io)));
+    .description("stop every live session gracefully and pause the schedules (relm schedule resume)")
+    .action(async () => setExit(await (await import("./shutdown.js")).shutdownAction(io)));
 }

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { KERNEL_MARKER } from "../kernel/index.js";
 import { Journal, sessionsDir } from "../session/index.js";
 import { isLive } from "./client.js";
-import { allJobs } from "./schedules.js";
+import { activeJobs, allJobs } from "./schedules.js";
 import { claimsLiveHost, readState, writeState } from "./state.js";
 import { wakerRunning } from "./waker.js";
 
@@ -188,7 +188,7 @@ async function sessionsState(home: string): Promise<Finding[]> {
 
 /** Scheduled jobs with ticks to come but no waker to revive their sessions. */
 async function missingWaker(home: string, startWaker: () => Promise<void>): Promise<Finding[]> {
-  const pending = allJobs(home).filter((j) => !j.cancelled && j.next);
+  const pending = activeJobs(allJobs(home)); // paused ones need no waker
   if (pending.length === 0 || (await wakerRunning(home))) return [];
   return [
     {

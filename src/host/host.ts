@@ -95,12 +95,16 @@ export class SessionHost {
         return { id: job.id, timing: describeTiming(job.timing) };
       },
       list: () =>
-        this.scheduler.pending().map((j) => ({
-          id: j.id,
-          timing: describeTiming(j.timing),
-          prompt: j.prompt,
-          next: j.next?.toISOString(),
-        })),
+        this.scheduler
+          .jobs()
+          .filter((j) => j.next !== undefined)
+          .map((j) => ({
+            id: j.id,
+            timing: describeTiming(j.timing),
+            prompt: j.prompt,
+            next: j.next?.toISOString(),
+            ...(j.paused ? { paused: j.paused } : {}),
+          })),
       cancel: (id) => {
         cancelJob(options.home, id);
         this.scheduler.reload();

@@ -1,7 +1,9 @@
-import { claimTick, describeTiming, dueTick, type JobState, sessionJobs } from "./schedules.js";
+import { activeJobs, claimTick, describeTiming, dueTick, type JobState, sessionJobs } from "./schedules.js";
 
 /** The longest a timer sleeps before looking again (jobs may be added by other processes meanwhile). */
 const MAX_SLEEP_MS = 60_000;
+/** After a tick could not be claimed, how long before trying again. */
+const RETRY_MS = 1000;
 
 /**
  * Delivers a session's scheduled ticks while its host runs. Each tick is claimed on disk before it is
@@ -24,19 +26,25 @@ export class Scheduler {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const now = new Date();
-    for (const job of this.jobs()) this.fire(job, now);
-    const next = this.jobs()
+    let failed = false;
+    for (const job of this.pending()) failed = !this.fire(job, now) || failed;
+    const next = this.pending()
       .map((j) => j.next?.getTime())
       .filter((t): t is number => t !== undefined)
       .sort((a, b) => a - b)[0];
     if (next === undefined) return;
-    const wait = Math.min(MAX_SLEEP_MS, Math.max(0, next - Date.now()));
+    const wait = Math.min(MAX_SLEEP_MS, Math.max(failed ? RETRY_MS : 0, next - Date.now()));
     this.timer = setTimeout(() => this.reload(), wait);
   }
 
-  /** Jobs that still have ticks coming. */
+  /** Jobs that still have ticks coming and are not paused. */
   pending(): JobState[] {
-    return this.jobs().filter((j) => j.next !== undefined);
+    return activeJobs(this.jobs());
+  }
+
+  /** Jobs not cancelled, paused ones included. */
+  jobs(): JobState[] {
+    return sessionJobs(this.home, this.session).filter((j) => !j.cancelled);
   }
 
   stop(): void {
@@ -44,14 +52,15 @@ export class Scheduler {
     clearTimeout(this.timer);
   }
 
-  private jobs(): JobState[] {
-    return sessionJobs(this.home, this.session).filter((j) => !j.cancelled);
-  }
-
-  private fire(job: JobState, now: Date): void {
+  /** False when a due tick could not be claimed (and so was not delivered). */
+  private fire(job: JobState, now: Date): boolean {
     const tick = dueTick(job, now);
-    if (!tick) return;
-    claimTick(this.home, this.session, job.id, tick.due, tick.count);
+    if (!tick) return true;
+    try {
+      claimTick(this.home, this.session, job.id, tick.due, tick.count);
+    } catch {
+      return false; // not claimed (the file is locked or unwritable), so not delivered: tried again soon
+    }
     const missed =
       tick.count > 1
         ? ` (${tick.count - 1} earlier tick${tick.count > 2 ? "s were" : " was"} missed while the session was not running; this one stands for all ${tick.count})`
@@ -61,5 +70,6 @@ export class Scheduler {
     } catch {
       // A full inbox refuses the tick: it stays claimed (at most once), and the next one will come.
     }
+    return true;
   }
 }

@@ -1,20 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
 import { parseDuration } from "../config/duration.js";
 import { UserError } from "../config/errors.js";
 import { cronLib } from "../config/lazy.js";
 import { sessionsDir } from "../session/index.js";
+import {
+  appendRecords,
+  type Job,
+  type JobTiming,
+  type Pause,
+  readJobs,
+  type ScheduleRecord,
+  scheduleFile,
+} from "./schedule-store.js";
 
-export type JobTiming = { every: string } | { at: string } | { cron: string };
-
-export interface Job {
-  id: string;
-  session: string;
-  timing: JobTiming;
-  prompt: string;
-  created: string;
-}
+export type { Job, JobTiming, Pause } from "./schedule-store.js";
 
 export interface JobState extends Job {
   /** Due time of the last tick claimed (delivered at most once). */
@@ -22,23 +22,17 @@ export interface JobState extends Job {
   /** When the next tick is due; undefined when the job is finished (an --at that fired). */
   next?: Date;
   cancelled: boolean;
+  /** Set while the job is paused (by relm shutdown or relm schedule pause): no tick is delivered. */
+  paused?: Pause;
+  /** When it was last resumed. */
+  resumed?: string;
 }
-
-type Record =
-  | { op: "add"; job: Job }
-  | { op: "cancel"; job: string; at: string }
-  | { op: "claim"; job: string; due: string; at: string; merged: number };
 
 export class ScheduleError extends UserError {
   override name = "ScheduleError";
 }
 
-const FILE = "schedules.jsonl";
 const MIN_EVERY_MS = 1000;
-
-function file(home: string, session: string): string {
-  return join(sessionsDir(home), session, FILE);
-}
 
 /** Checks a timing and returns it normalised; the message says what is wrong and what would be right. */
 export function parseTiming(timing: JobTiming): JobTiming {
@@ -68,15 +62,8 @@ export function parseTiming(timing: JobTiming): JobTiming {
   return timing;
 }
 
-function append(home: string, session: string, record: Record, durable: boolean): void {
-  const fd = openSync(file(home, session), "a", 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(record)}\n`);
-    // A claim must be on disk before its tick is delivered: after a crash it is never delivered again.
-    if (durable) fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+function append(home: string, session: string, record: ScheduleRecord, durable: boolean): void {
+  appendRecords(home, session, [record], durable);
 }
 
 export function addJob(home: string, session: string, timing: JobTiming, prompt: string): Job {
@@ -111,39 +98,77 @@ export function claimTick(home: string, session: string, job: string, due: Date,
 
 /** The jobs of one session, with their claims applied. */
 export function sessionJobs(home: string, session: string): JobState[] {
-  const path = file(home, session);
-  if (!existsSync(path)) return [];
-  const jobs = new Map<string, JobState>();
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    if (!line.trim()) continue;
-    let record: Record;
-    try {
-      record = JSON.parse(line) as Record;
-    } catch {
-      continue; // a line torn by a crash: the claim it held was never acted on
-    }
-    if (record.op === "add") jobs.set(record.job.id, { ...record.job, cancelled: false });
-    else {
-      const job = jobs.get(record.job);
-      if (!job) continue;
-      if (record.op === "cancel") job.cancelled = true;
-      else job.lastClaimed = record.due;
-    }
+  return readJobs(scheduleFile(home, session)).map(({ claim, ...stored }) => {
+    const job: JobState = { ...stored, ...(claim ? { lastClaimed: claim.due } : {}) };
+    job.next = job.cancelled ? undefined : nextDue(job);
+    return job;
+  });
+}
+
+/** Jobs with ticks to come that are not paused: what a host delivers and the waker wakes sessions for. */
+export function activeJobs(jobs: JobState[]): JobState[] {
+  return jobs.filter((j) => !j.cancelled && j.next !== undefined && !j.paused);
+}
+
+/**
+ * Pauses the active jobs `which` accepts (default all): they keep their place but deliver nothing, and
+ * wake nothing, until resumed. Returns the jobs it paused.
+ */
+export function pauseJobs(
+  home: string,
+  reason: string,
+  which: (job: JobState) => boolean = () => true,
+): JobState[] {
+  const at = new Date().toISOString();
+  const paused: JobState[] = [];
+  for (const session of sessionIds(home)) {
+    const jobs = activeJobs(sessionJobs(home, session)).filter(which);
+    appendRecords(
+      home,
+      session,
+      jobs.map((j) => ({ op: "pause", job: j.id, at, reason })),
+      true,
+    );
+    paused.push(...jobs.map((j) => ({ ...j, paused: { since: at, reason } })));
   }
-  for (const job of jobs.values()) job.next = job.cancelled ? undefined : nextDue(job);
-  return [...jobs.values()];
+  return paused;
+}
+
+/**
+ * Resumes paused jobs (those `which` accepts; default all). A resumed job owes no tick that fell due
+ * while it was paused: its next tick is the first one after now (an --at time that passed fires now).
+ */
+export function resumeJobs(home: string, which: (job: JobState) => boolean = () => true): JobState[] {
+  const at = new Date().toISOString();
+  const resumed: JobState[] = [];
+  for (const session of sessionIds(home)) {
+    const jobs = sessionJobs(home, session).filter((j) => !j.cancelled && j.paused && which(j));
+    appendRecords(
+      home,
+      session,
+      jobs.map((j) => ({ op: "resume", job: j.id, at })),
+      true,
+    );
+    resumed.push(...sessionJobs(home, session).filter((j) => jobs.some((p) => p.id === j.id)));
+  }
+  return resumed;
+}
+
+function sessionIds(home: string): string[] {
+  const root = sessionsDir(home);
+  return existsSync(root) ? readdirSync(root) : [];
 }
 
 export function allJobs(home: string): JobState[] {
-  const root = sessionsDir(home);
-  if (!existsSync(root)) return [];
-  return readdirSync(root).flatMap((id) => sessionJobs(home, id));
+  return sessionIds(home).flatMap((id) => sessionJobs(home, id));
 }
 
 /** The next due time after the last claimed tick (which may already be in the past: a missed tick). */
 function nextDue(job: JobState): Date | undefined {
-  const since = new Date(job.lastClaimed ?? job.created);
   const t = job.timing;
+  // Ticks that fell due while the job was paused are not owed: it counts again from its resume.
+  const base = job.lastClaimed ?? job.created;
+  const since = new Date(job.resumed && job.resumed > base && !("at" in t) ? job.resumed : base);
   if ("at" in t) return job.lastClaimed ? undefined : new Date(t.at);
   if ("every" in t) return new Date(since.getTime() + parseDuration(t.every));
   try {

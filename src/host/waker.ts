@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:net";
 import { isLive } from "./client.js";
-import { allJobs } from "./schedules.js";
+import { activeJobs, allJobs, sessionJobs } from "./schedules.js";
 
 const POLL_MS = 1000;
 const REVIVE_BACKOFF_MS = 15_000;
@@ -31,7 +31,7 @@ export async function wakerRunning(home: string): Promise<boolean> {
 /**
  * The per-user waker: a small process that exists only while some schedule has ticks to come. It never
  * delivers a tick itself; when a session with a due tick has no live host, it revives the host, which
- * claims and delivers the tick. It exits when no job is left.
+ * claims and delivers the tick. It exits when no job is left that is not paused.
  */
 export async function runWaker(home: string, revive: (session: string) => Promise<void>): Promise<void> {
   const lock = await takeWakerLock(home);
@@ -39,12 +39,15 @@ export async function runWaker(home: string, revive: (session: string) => Promis
   const revived = new Map<string, number>();
   try {
     for (;;) {
-      const jobs = allJobs(home).filter((j) => !j.cancelled && j.next !== undefined);
+      // Paused jobs (relm shutdown, relm schedule pause) wake nothing: with only those left it exits.
+      const jobs = activeJobs(allJobs(home));
       if (jobs.length === 0) return;
       const now = Date.now();
       const due = new Set(jobs.filter((j) => (j.next as Date).getTime() <= now).map((j) => j.session));
       for (const session of due) {
         if ((revived.get(session) ?? 0) > now - REVIVE_BACKOFF_MS) continue;
+        // Reviving takes a while: a pause (relm shutdown) may have come meanwhile.
+        if (!activeJobs(sessionJobs(home, session)).some((j) => (j.next as Date).getTime() <= now)) continue;
         if (await isLive(home, session)) continue;
         revived.set(session, now);
         await revive(session).catch(() => undefined);

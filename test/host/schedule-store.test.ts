@@ -1,0 +1,210 @@
+// The schedules file: compaction keeps its meaning and its size bounded; writers in several processes
+// (hosts claiming ticks, the CLI adding and pausing) never lose a record, even while it is compacted.
+import { spawn } from "node:child_process";
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { withFileLock } from "../../src/host/file-lock.js";
+import { scheduleFile } from "../../src/host/schedule-store.js";
+import { Scheduler } from "../../src/host/scheduler.js";
+import {
+  activeJobs,
+  addJob,
+  claimTick,
+  dueTick,
+  type JobState,
+  pauseJobs,
+  resumeJobs,
+  sessionJobs,
+} from "../../src/host/schedules.js";
+import { ROOT, tempDir } from "../support/cli.js";
+import { poll, until } from "../support/wait.js";
+
+const homes: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of homes.splice(0)) cleanup();
+});
+
+function home(...sessions: string[]): string {
+  const dir = tempDir("relm-sched-");
+  homes.push(dir.cleanup);
+  for (const s of sessions) mkdirSync(join(dir.path, "sessions", s), { recursive: true });
+  return dir.path;
+}
+
+const lines = (path: string) => readFileSync(path, "utf8").trim().split("\n");
+/** What a job means, without the fields that only say when something was written. */
+const meaning = (jobs: JobState[]) =>
+  jobs.map((j) => ({ id: j.id, lastClaimed: j.lastClaimed, next: j.next?.toISOString(), paused: j.paused }));
+
+describe("the schedules file", () => {
+  it("compaction keeps the meaning: each job's add, last claim and pause; cancelled jobs go", () => {
+    const h = home("s1");
+    const file = scheduleFile(h, "s1");
+    const created = new Date(Date.now() - 86_400_000).toISOString();
+    const job = (id: string, timing: object) => ({
+      op: "add",
+      job: { id, session: "s1", timing, prompt: id, created },
+    });
+    const claim = (id: string, i: number) => ({
+      op: "claim",
+      job: id,
+      due: new Date(Date.parse(created) + i * 5000).toISOString(),
+      at: created,
+      merged: 1,
+    });
+    // A day of history written as an older relm would have left it: never compacted.
+    const history: object[] = [
+      job("ja", { every: "5s" }),
+      job("jb", { every: "1m" }),
+      job("jc", { cron: "0 9 * * *" }),
+    ];
+    for (let i = 1; i <= 3000; i++) {
+      history.push(claim("ja", i));
+      if (i % 100 === 0) history.push(claim("jb", i));
+      if (i === 1000) history.push({ op: "cancel", job: "jc", at: created });
+      if (i === 2000) history.push({ op: "pause", job: "jb", at: created, reason: "test" });
+    }
+    writeFileSync(file, history.map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const before = meaning(sessionJobs(h, "s1").filter((j) => !j.cancelled));
+    expect(before.map((j) => j.id)).toEqual(["ja", "jb"]);
+
+    claimTick(h, "s1", "ja", new Date(Date.parse(created) + 3001 * 5000), 1); // appends, then compacts
+    const after = meaning(sessionJobs(h, "s1"));
+    expect(after[1]).toEqual(before[1]); // jb: its last claim and its pause
+    expect(after[0]?.lastClaimed).toBe(new Date(Date.parse(created) + 3001 * 5000).toISOString());
+    expect(lines(file).map((l) => JSON.parse(l).op)).toEqual(["add", "claim", "add", "claim", "pause"]);
+  });
+
+  it("stays small however many ticks are claimed", () => {
+    const h = home("s1");
+    const a = addJob(h, "s1", { every: "5s" }, "tick a");
+    const t0 = Date.parse(a.created);
+    let largest = 0;
+    for (let i = 1; i <= 1000; i++) {
+      claimTick(h, "s1", a.id, new Date(t0 + i * 5000), 1);
+      largest = Math.max(largest, statSync(scheduleFile(h, "s1")).size);
+    }
+    // 1,000 claims of ~120 bytes would be ~120 KB; compaction starts at 32 KB.
+    expect(largest).toBeLessThan(40 * 1024);
+    expect(statSync(scheduleFile(h, "s1")).size).toBeLessThan(32 * 1024);
+    expect(sessionJobs(h, "s1")[0]?.lastClaimed).toBe(new Date(t0 + 1000 * 5000).toISOString());
+  });
+
+  it("a record written after a line torn by a crash is not swallowed by it", () => {
+    const h = home("s1");
+    const job = addJob(h, "s1", { every: "10s" }, "x");
+    appendFileSync(scheduleFile(h, "s1"), '{"op":"claim","job":"'); // the crash
+    const due = new Date(Date.parse(job.created) + 10_000);
+    claimTick(h, "s1", job.id, due, 1);
+    expect(sessionJobs(h, "s1")[0]?.lastClaimed).toBe(due.toISOString());
+    expect(lines(scheduleFile(h, "s1"))).toHaveLength(3);
+  });
+
+  it("a lock left by a process that died is taken over; one a live process holds is waited for", () => {
+    const h = home("s1");
+    const lock = join(h, "sessions", "s1", "schedules.lock");
+    writeFileSync(lock, "999999999"); // no such process
+    expect(withFileLock(lock, () => 42)).toBe(42);
+    writeFileSync(lock, String(process.ppid)); // alive: the runner of this test
+    expect(() => withFileLock(lock, () => 0, 100)).toThrow(/held for over 100 ms/);
+  });
+
+  it("writers in several processes, compacting as they go, lose nothing; a reader never sees a claim go back", async () => {
+    const h = home("s1");
+    const writers = 4;
+    const claims = 600;
+    const jobs = Array.from({ length: writers }, (_, i) => addJob(h, "s1", { every: "1s" }, `w${i}`));
+    // Each writer claims its own job's ticks in order, through the built module (as a host would).
+    const script = `
+        const { claimTick } = await import(${JSON.stringify(join(ROOT, "dist/host/schedules.js"))});
+        const [home, job, n, t0] = process.argv.slice(1);
+        for (let i = 1; i <= Number(n); i++) claimTick(home, "s1", job, new Date(Number(t0) + i * 1000), 1);
+      `;
+    const t0 = Date.parse(jobs[0]?.created ?? "");
+    const done = jobs.map(
+      (job) =>
+        new Promise<number | null>((resolve) => {
+          const child = spawn(
+            process.execPath,
+            ["--input-type=module", "-e", script, h, job.id, String(claims), String(t0)],
+            { stdio: ["ignore", "ignore", "inherit"] },
+          );
+          child.on("close", resolve);
+        }),
+    );
+    let finished = false;
+    const all = Promise.all(done).finally(() => {
+      finished = true;
+    });
+    const last = new Map<string, string>();
+    let reads = 0;
+    while (!finished) {
+      for (const j of sessionJobs(h, "s1")) {
+        const seen = j.lastClaimed ?? "";
+        expect(seen >= (last.get(j.id) ?? ""), `claim of ${j.id} went back`).toBe(true);
+        last.set(j.id, seen);
+      }
+      reads++;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await all).toEqual(jobs.map(() => 0));
+    const end = new Date(t0 + claims * 1000).toISOString();
+    expect(sessionJobs(h, "s1").map((j) => [j.id, j.lastClaimed])).toEqual(jobs.map((j) => [j.id, end]));
+    expect(reads).toBeGreaterThan(10);
+    expect(statSync(scheduleFile(h, "s1")).size).toBeLessThan(40 * 1024);
+  }, 120_000);
+});
+
+describe("paused jobs", () => {
+  it("are kept but not active; resumed, they owe no tick that fell due while paused", () => {
+    const h = home("s1", "s2");
+    const every = addJob(h, "s1", { every: "1h" }, "hourly");
+    const at = addJob(h, "s2", { at: new Date(Date.now() - 1000).toISOString() }, "once");
+    // Pretend the hourly job was last claimed a day ago: five ticks missed.
+    claimTick(h, "s1", every.id, new Date(Date.now() - 5.5 * 3600_000), 1);
+    expect(dueTick(sessionJobs(h, "s1")[0] as JobState, new Date())?.count).toBe(5);
+
+    const paused = pauseJobs(h, "relm shutdown");
+    expect(paused.map((j) => j.id).sort()).toEqual([every.id, at.id].sort());
+    const all = [...sessionJobs(h, "s1"), ...sessionJobs(h, "s2")];
+    expect(activeJobs(all)).toEqual([]);
+    expect(all.every((j) => j.paused?.reason === "relm shutdown" && j.next !== undefined)).toBe(true);
+    expect(pauseJobs(h, "again")).toEqual([]); // nothing active is left to pause
+
+    const before = Date.now();
+    const resumed = resumeJobs(h, (j) => j.session === "s1");
+    expect(resumed.map((j) => j.id)).toEqual([every.id]);
+    const hourly = sessionJobs(h, "s1")[0] as JobState;
+    expect(hourly.paused).toBeUndefined();
+    // The next tick is an hour after the resume, not the five missed ones at once.
+    expect(hourly.next?.getTime()).toBeGreaterThanOrEqual(before + 3600_000);
+    expect(dueTick(hourly, new Date())).toBeUndefined();
+    expect(activeJobs(sessionJobs(h, "s2"))).toEqual([]); // still paused
+
+    resumeJobs(h);
+    const once = sessionJobs(h, "s2")[0] as JobState;
+    expect(dueTick(once, new Date())?.count).toBe(1); // an --at that passed while paused fires now
+  });
+
+  it("a host's scheduler delivers nothing while its job is paused, and ticks again once resumed", async () => {
+    const h = home("s1");
+    const job = addJob(h, "s1", { every: "1s" }, "tick");
+    pauseJobs(h, "test");
+    const delivered: string[] = [];
+    const scheduler = new Scheduler(h, "s1", (_from, text) => delivered.push(text));
+    try {
+      scheduler.reload();
+      expect(scheduler.pending()).toEqual([]);
+      expect(scheduler.jobs().map((j) => j.id)).toEqual([job.id]);
+      // Three intervals pass with nothing delivered.
+      expect(await poll(() => (delivered.length > 0 ? true : undefined), 3000)).toBeUndefined();
+      resumeJobs(h);
+      scheduler.reload();
+      await until(() => (delivered.length > 0 ? true : undefined), 5000);
+      expect(delivered[0]).toBe("[every 1s] tick"); // no missed ticks owed for the pause
+    } finally {
+      scheduler.stop();
+    }
+  });
+});
