@@ -13,6 +13,12 @@ import {
   ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator,
+} from "@modelcontextprotocol/sdk/validation/types.js";
 import type { McpServer } from "./config.js";
 import type { StdioTransport } from "./stdio.js";
 
@@ -38,10 +44,29 @@ export interface OpenOptions {
   onClose: () => void;
 }
 
+/**
+ * The SDK checks a tool's structured result against its output schema with ajv, compiling a validator
+ * for every tool as soon as the tools are listed (and building an Ajv instance with the client). Here a
+ * validator is compiled the first time its tool's result is checked: listing a server with many tools
+ * costs no compilation, and a client that never sees structured content never builds Ajv.
+ */
+class LazyValidator implements jsonSchemaValidator {
+  private ajv: AjvJsonSchemaValidator | undefined;
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    let compiled: JsonSchemaValidator<T> | undefined;
+    return (input) => {
+      this.ajv ??= new AjvJsonSchemaValidator();
+      compiled ??= this.ajv.getValidator<T>(schema);
+      return compiled(input);
+    };
+  }
+}
+
 function newClient(options: OpenOptions): Client {
   const client = new Client(
     { name: options.clientName, version: options.clientVersion },
-    { capabilities: {} },
+    { capabilities: {}, jsonSchemaValidator: new LazyValidator() },
   );
   for (const schema of [
     ToolListChangedNotificationSchema,

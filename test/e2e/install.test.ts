@@ -10,11 +10,13 @@ import {
   readFileSync,
   realpathSync,
   statSync,
+  writeFileSync,
 } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanEnv, pythonsOf, RELM_BIN, ROOT, runRelm, tempDir } from "../support/cli.js";
+import { EVERYTHING } from "../support/mcp.js";
 import { startPty } from "../support/pty.js";
 import { useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
@@ -231,7 +233,9 @@ describe("the npm tarball", () => {
     } finally {
       await ui.close();
     }
-    expect(readFileSync(join(installed, "dist", "THIRD_PARTY_LICENSES.md"), "utf8")).toContain("@mariozechner/pi-tui");
+    expect(readFileSync(join(installed, "dist", "THIRD_PARTY_LICENSES.md"), "utf8")).toContain(
+      "@mariozechner/pi-tui",
+    );
 
     // The MCP and ACP SDKs are bundled as well: both stdio servers answer initialize from the installed copy.
     expect(existsSync(join(installed, "node_modules", "@modelcontextprotocol"))).toBe(false);
@@ -259,5 +263,26 @@ describe("the npm tarball", () => {
       },
     );
     expect(acp.result?.agentInfo).toMatchObject({ name: "relm", version: VERSION });
+
+    // The MCP client side is bundled too: a session of the installed copy calls a stdio server's tool.
+    const withMcp = await startRig("openai", {
+      script: [
+        { code: "print(mcp.everything.echo(message='from the installed copy'))" },
+        (c) => ({ text: c.lastToolResult?.trim() ?? "" }),
+      ],
+    });
+    writeFileSync(
+      join(withMcp.cwd, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
+      }),
+    );
+    const called = await runRelm(["run", "call an MCP tool"], {
+      bin,
+      env: { ...withMcp.env, PATH: env.PATH },
+      cwd: withMcp.cwd,
+    });
+    expect(called.code, called.stderr).toBe(0);
+    expect(called.stdout.trim()).toBe("Echo: from the installed copy");
   }, 400_000);
 });

@@ -2,11 +2,23 @@
 // called from cells of real `relm run` sessions driven by the scripted model, over stdio and over
 // Streamable HTTP.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isAlive } from "../kernel/helpers.js";
-import { runRelm } from "../support/cli.js";
+import { ROOT, runRelm, tempDir } from "../support/cli.js";
 import {
   everythingWithPidFile,
   filesystemStdio,
@@ -15,6 +27,7 @@ import {
 } from "../support/mcp.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
+import { until } from "../support/wait.js";
 
 const startRig = useRigs();
 const SECRET = "mcp-e2e-secret-6c1f0aa8d2";
@@ -240,5 +253,52 @@ describe("MCP over Streamable HTTP in a session", () => {
     for (const body of rig.bodies()) expect(body).not.toContain(SECRET);
     const started = journals(rig.home).filter((l) => l.includes('"type":"mcp"') && l.includes('"started"'));
     expect(started).toHaveLength(1);
+  });
+});
+
+describe("a session that never calls MCP never loads the SDK", () => {
+  it("runs with the SDK's chunks deleted from a copy of the build; a call then fails cleanly", async () => {
+    const copy = tempDir("relm-no-mcp-sdk-");
+    try {
+      cpSync(join(ROOT, "dist"), join(copy.path, "dist"), { recursive: true });
+      copyFileSync(join(ROOT, "package.json"), join(copy.path, "package.json"));
+      symlinkSync(join(ROOT, "python"), join(copy.path, "python"));
+      const cli = join(copy.path, "dist/cli");
+      const sdk = /^\/\/ (dist\/mcp\/sdk\.js|node_modules\/(@modelcontextprotocol|zod)\/)/m;
+      const removed = readdirSync(cli).filter(
+        (f) => f.endsWith(".js") && sdk.test(readFileSync(join(cli, f), "utf8")),
+      );
+      expect(removed.length).toBeGreaterThan(0);
+      expect(removed).not.toContain("app.js");
+      for (const f of removed) rmSync(join(cli, f));
+      const bin = join(cli, "main.js");
+      chmodSync(bin, 0o755);
+
+      const rig = await startRig("openai", {
+        script: byTask({
+          "ROOT: no tools": [{ code: "print(len(mcp.servers()))" }, echoLastCell],
+          "ROOT: call one": [
+            {
+              code: "try:\n    mcp.everything.echo(message='x')\nexcept mcp.ServerError as e:\n    print(e)",
+            },
+            echoLastCell,
+          ],
+        }),
+      });
+      const { pidFile } = configure(rig);
+      const quiet = await runRelm(["run", "ROOT: no tools"], { env: rig.env, cwd: rig.cwd, bin });
+      expect(quiet.code, quiet.stderr).toBe(0);
+      expect(quiet.stdout.trim()).toBe("2");
+      const call = await runRelm(["run", "ROOT: call one"], { env: rig.env, cwd: rig.cwd, bin });
+      expect(call.code, call.stderr).toBe(0);
+      expect(call.stdout).toContain(
+        'MCP server "everything" could not start: relm could not load the MCP SDK',
+      );
+      // The server was spawned before the SDK was found missing, and stopped again.
+      if (existsSync(pidFile))
+        await until(() => (isAlive(Number(readFileSync(pidFile, "utf8"))) ? undefined : true));
+    } finally {
+      copy.cleanup();
+    }
   });
 });
