@@ -9,6 +9,7 @@ the hot path; output written later (a background process) goes to the next cell.
 """
 
 import codecs
+import errno
 import io
 import os
 import select
@@ -36,8 +37,8 @@ class Capture:
         os.dup2(self._w, 2)
         st = os.fstat(self._w)
         self._pipe_id = (st.st_dev, st.st_ino)
-        sys.stdout = _text_stream(1)
-        sys.stderr = _text_stream(2)
+        sys.stdout = _text_stream(1, self._w)
+        sys.stderr = _text_stream(2, self._w)
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._lock = threading.Lock()
         self._chunks = []
@@ -96,11 +97,17 @@ class Capture:
 
 
 class _FdWriter(io.RawIOBase):
-    """Raw writer that never returns a short write (TextIOWrapper does not retry)."""
+    """Raw writer that never returns a short write (TextIOWrapper does not retry).
 
-    def __init__(self, fd):
+    A cell may close fd 1 or 2 (`os.close(1)`): Python's own prints, and the traceback of the error that
+    follows, then go to `fallback` (the capture pipe's own end) and stay in that cell's output, instead
+    of failing and waiting in the buffer for the next cell once the fds are restored.
+    """
+
+    def __init__(self, fd, fallback):
         super().__init__()
         self._fd = fd
+        self._fallback = fallback
 
     def writable(self):
         return True
@@ -112,12 +119,18 @@ class _FdWriter(io.RawIOBase):
         view = memoryview(b)
         total = len(view)
         while view:
-            view = view[os.write(self._fd, view) :]
+            try:
+                written = os.write(self._fd, view)
+            except OSError as e:
+                if e.errno != errno.EBADF:
+                    raise
+                written = os.write(self._fallback, view)
+            view = view[written:]
         return total
 
 
-def _text_stream(fd):
-    buffered = io.BufferedWriter(_FdWriter(fd), buffer_size=1 << 16)
+def _text_stream(fd, fallback):
+    buffered = io.BufferedWriter(_FdWriter(fd, fallback), buffer_size=1 << 16)
     return io.TextIOWrapper(
         buffered, encoding="utf-8", errors="replace", line_buffering=True, write_through=True
     )

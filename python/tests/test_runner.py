@@ -81,6 +81,25 @@ class RunnerContract:
         self.assertNotIn("relm/", result["output"])  # no frames of the runner itself
         self.assertEqual(self.run_ok("'still here'")[0]["output"], "'still here'\n")
 
+    def test_a_cell_that_closes_fds_1_and_2_keeps_its_own_output_and_traceback(self):
+        code = (
+            "import os\n"
+            "print('mine-before')\n"
+            "os.close(1)\n"
+            "os.close(2)\n"
+            "print('mine-after')\n"
+            "raise ValueError('boom')"
+        )
+        result, _ = self.runner.execute(code)
+        self.assertEqual(result["status"], "error", result["output"])
+        self.assertEqual(result["error"], {"name": "ValueError", "value": "boom"})
+        self.assertTrue(result["output"].startswith("mine-before\nmine-after\n"), result["output"])
+        self.assertIn("ValueError", result["output"])
+        self.assertNotIn("Bad file descriptor", result["output"])
+        # The next cell gets only its own output, and the fds work again for subprocesses.
+        after, _ = self.run_ok("import subprocess\nprint('next')\n_ = subprocess.run('echo sub', shell=True)")
+        self.assertEqual(after["output"], "next\nsub\n")
+
     def test_counts_increase_per_cell(self):
         first = self.run_ok("1")[0]["count"]
         self.assertEqual(self.run_ok("2")[0]["count"], first + 1)
