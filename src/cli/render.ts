@@ -30,8 +30,33 @@ function styles(color: boolean): Record<"dim" | "bold" | "red" | "green" | "yell
 }
 
 function firstLine(text: string, max = 100): string {
-  const line = text.trim().split("\n")[0] ?? "";
+  const start = text.trimStart();
+  const end = start.indexOf("\n");
+  const line = (end < 0 ? start.slice(0, max + 1) : start.slice(0, Math.min(end, max + 1))).trimEnd();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Characters of one code or output line shown; a cell's 10 MB literal is not echoed. */
+const LINE_CHARS = 200;
+
+function clipLine(line: string): string {
+  return line.length > LINE_CHARS
+    ? `${line.slice(0, LINE_CHARS)}… (+${line.length - LINE_CHARS} chars)`
+    : line;
+}
+
+/** The first `max` lines of `text` and how many it has, without splitting all of a huge text. */
+function headLines(text: string, max: number): { lines: string[]; total: number } {
+  const lines: string[] = [];
+  let total = 0;
+  let start = 0;
+  for (;;) {
+    const end = text.indexOf("\n", start);
+    total++;
+    if (lines.length < max) lines.push(text.slice(start, end < 0 ? text.length : end));
+    if (end < 0) return { lines, total };
+    start = end + 1;
+  }
 }
 
 function clip(lines: string[], head: number, tail: number): string[] {
@@ -240,9 +265,12 @@ export class ProgressRenderer {
   }
 
   private renderCode(code: string): void {
-    const lines = code.replace(/\n+$/, "").split("\n");
+    let end = code.length;
+    while (end > 0 && code.charCodeAt(end - 1) === 10) end--;
     const max = this.options.codeLines ?? 8;
-    const shown = lines.length > max ? [...lines.slice(0, max), `… +${lines.length - max} lines`] : lines;
+    const { lines, total } = headLines(code.slice(0, end), max);
+    const shown = lines.map(clipLine);
+    if (total > max) shown.push(`… +${total - max} lines`);
     this.line(this.s.cyan("▸ ipython"));
     for (const l of shown) this.line(`  ${this.s.cyan("│")} ${l}`);
   }
@@ -252,8 +280,7 @@ export class ProgressRenderer {
     const text = output.replace(/\n+$/, "");
     if (text.length > 0) {
       const lines = clip(text.split("\n"), this.options.outputHead ?? 6, this.options.outputTail ?? 3);
-      for (const l of lines)
-        this.line(`  ${s.dim("│")} ${s.dim(l.length > 200 ? `${l.slice(0, 200)}…` : l)}`);
+      for (const l of lines) this.line(`  ${s.dim("│")} ${s.dim(clipLine(l))}`);
     }
     const mark =
       status === "ok" ? s.green("✓") : status === "error" ? s.red("✗ error") : s.yellow(`⚠ ${status}`);
