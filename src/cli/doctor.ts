@@ -137,20 +137,27 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
   return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
 }
 
-/** relm's own files and processes: stale sockets, orphan kernels, torn journals; repaired with --fix. */
+/**
+ * relm's own files and processes: stale sockets, orphan kernels, torn or damaged journals; repaired with
+ * --fix where a repair is safe, else the person is told what to do.
+ */
 async function checkState(home: string, fix: boolean, io: RunIo): Promise<boolean> {
   const problems = await findProblems(home, () => ensureWaker(home, io.env));
   if (problems.length === 0) {
-    io.stdout.write("ok    sessions  no stale sockets, orphan kernels or torn journals\n");
+    io.stdout.write("ok    sessions  no stale sockets, orphan kernels, torn or damaged journals\n");
     return true;
   }
+  let allFixed = fix;
   for (const p of problems) {
-    if (fix) {
+    if (!p.apply) {
+      io.stdout.write(`FAIL  sessions  ${p.problem} (by hand: ${p.fix})\n`);
+      allFixed = false;
+    } else if (fix) {
       await p.apply();
       io.stdout.write(`fixed sessions  ${p.problem}: ${p.fix}\n`);
     } else {
       io.stdout.write(`FAIL  sessions  ${p.problem} (relm doctor --fix would ${p.fix})\n`);
     }
   }
-  return fix;
+  return allFixed;
 }

@@ -84,7 +84,7 @@ export async function agentsAction(io: RunIo, flags: { json?: boolean }): Promis
       const cost = s.cost === null ? "unpriced" : usd(s.cost);
       rows.push([
         s.id,
-        s.status,
+        s.damaged ? "damaged" : s.status,
         ago(s.created),
         ago(s.lastActivity),
         String(s.tokens),
@@ -94,6 +94,11 @@ export async function agentsAction(io: RunIo, flags: { json?: boolean }): Promis
       ]);
     }
     io.stdout.write(`${table(rows)}\n`);
+    const damaged = sessions.filter((s) => s.damaged);
+    if (damaged.length > 0) {
+      const ids = damaged.map((s) => s.id).join(", ");
+      io.stdout.write(`damaged journal: ${ids}; relm doctor says where and how to recover\n`);
+    }
   }
   return EXIT.done;
 }

@@ -1,6 +1,12 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readHeaderAndTail, sessionsDir } from "../session/index.js";
+import {
+  JournalFormatError,
+  readDamage,
+  readHeaderAndTail,
+  readJournalHeader,
+  sessionsDir,
+} from "../session/index.js";
 import type { JournalEvent } from "../session/types.js";
 import { isLive } from "./client.js";
 import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeState } from "./state.js";
@@ -8,6 +14,8 @@ import { UsageTally } from "./tree-usage.js";
 
 export interface SessionListing extends SessionState {
   live: boolean;
+  /** The journal is damaged in the middle (as a reader or `relm doctor` found it): where, and how. */
+  damaged?: { line?: number; reason: string };
 }
 
 /**
@@ -26,6 +34,13 @@ export async function listSessions(home: string): Promise<SessionListing[]> {
 }
 
 export async function describe(home: string, id: string): Promise<SessionListing | undefined> {
+  const listing = await describeState(home, id);
+  // One small file that exists only after a reader found damage: no journal is read for this.
+  const damage = listing && readDamage(join(sessionsDir(home), id));
+  return damage ? { ...listing, damaged: { line: damage.line, reason: damage.reason } } : listing;
+}
+
+async function describeState(home: string, id: string): Promise<SessionListing | undefined> {
   let state = readState(home, id);
   if (!state) {
     state = fromJournal(home, id);
@@ -56,8 +71,8 @@ export async function describe(home: string, id: string): Promise<SessionListing
 }
 
 function fromJournal(home: string, id: string): SessionState | undefined {
+  const path = join(sessionsDir(home), id, "journal.jsonl");
   try {
-    const path = join(sessionsDir(home), id, "journal.jsonl");
     // The last few events decide the status; a bigger tail only when the last line is long.
     let tail = readHeaderAndTail(path, 8192);
     if (tail.events.length === 0) tail = readHeaderAndTail(path);
@@ -84,9 +99,38 @@ function fromJournal(home: string, id: string): SessionState | undefined {
       pid: 0,
       detached: false,
     };
-  } catch {
-    return undefined;
+  } catch (error) {
+    // Damaged within the tail read (the read recorded it): listed from its header, to be marked.
+    return error instanceof JournalFormatError && error.kind === "damaged" ? fromHeader(path, id) : undefined;
   }
+}
+
+/** A session whose journal cannot be read to its end, listed by what its first line still says. */
+function fromHeader(path: string, id: string): SessionState | undefined {
+  let header: { title: string; cwd: string; created: string };
+  try {
+    header = readJournalHeader(path);
+  } catch {
+    // Not even the header: still listed (to be marked), by the file's date.
+    try {
+      header = { title: "(journal damaged)", cwd: "", created: statSync(path).mtime.toISOString() };
+    } catch {
+      return undefined;
+    }
+  }
+  return {
+    id,
+    title: header.title,
+    cwd: header.cwd,
+    created: header.created,
+    status: "interrupted",
+    reason: "its journal is damaged",
+    lastActivity: header.created,
+    tokens: 0,
+    cost: null,
+    pid: 0,
+    detached: false,
+  };
 }
 
 /** Whether a process with this pid exists (it may belong to someone else: the socket decides). */

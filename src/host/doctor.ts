@@ -1,17 +1,9 @@
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  unlinkSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { KERNEL_MARKER } from "../kernel/index.js";
-import { Journal, sessionsDir } from "../session/index.js";
+import { sessionsDir } from "../session/index.js";
 import { isLive } from "./client.js";
+import { journalFindings } from "./journal-doctor.js";
 import { activeJobs, allJobs } from "./schedules.js";
 import { claimsLiveHost, readState, writeState } from "./state.js";
 import { wakerRunning } from "./waker.js";
@@ -19,8 +11,9 @@ import { wakerRunning } from "./waker.js";
 /** Something wrong with relm's own state, and how to set it right. */
 export interface Finding {
   problem: string;
+  /** What --fix does, or (with no apply) what the person has to do. */
   fix: string;
-  apply(): Promise<void> | void;
+  apply?(): Promise<void> | void;
 }
 
 /** Sockets in run/ that nobody listens on: their host died without removing them. */
@@ -137,28 +130,7 @@ function lineageOf(pid: number): number[] {
   return chain;
 }
 
-function lastLineTorn(path: string): boolean {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    if (size === 0) return false;
-    const buffer = Buffer.alloc(Math.min(size, 1 << 16));
-    readSync(fd, buffer, 0, buffer.length, size - buffer.length);
-    const text = buffer.toString("utf8");
-    if (!text.endsWith("\n")) return true;
-    const last = text.slice(0, -1).split("\n").pop() ?? "";
-    try {
-      JSON.parse(last);
-      return false;
-    } catch {
-      return true;
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Journals (of sessions without a live host) whose last line was cut by a crash, and stale states. */
+/** Journals (of sessions without a live host) torn by a crash or damaged in the middle, and stale states. */
 async function sessionsState(home: string): Promise<Finding[]> {
   const root = sessionsDir(home);
   if (!existsSync(root)) return [];
@@ -166,13 +138,7 @@ async function sessionsState(home: string): Promise<Finding[]> {
   for (const id of readdirSync(root)) {
     const dir = join(root, id);
     if (!existsSync(join(dir, "journal.jsonl")) || (await isLive(home, id))) continue;
-    if (lastLineTorn(join(dir, "journal.jsonl"))) {
-      found.push({
-        problem: `session ${id}: the journal's last line is half-written (a crash mid-write)`,
-        fix: "cut the torn line off (everything before it is intact)",
-        apply: () => Journal.open(dir).close(),
-      });
-    }
+    found.push(...journalFindings(home, id, dir));
     const state = readState(home, id);
     if (state && claimsLiveHost(state.status)) {
       found.push({

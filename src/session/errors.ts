@@ -10,10 +10,15 @@ export class JournalFormatError extends UserError {
     readonly reason: string,
     /** Byte offset of the offending line, when known. */
     readonly offset?: number,
+    /** "damaged": bytes that are not what relm wrote; "version": a journal another relm wrote. */
+    readonly kind: "damaged" | "version" = "damaged",
   ) {
     const where =
       line !== undefined ? `${file}:${line}` : offset !== undefined ? `${file} (byte ${offset})` : file;
-    super(`${where}: ${reason}`);
+    // The person's next step, since nothing else in the message says what to do about it.
+    const next =
+      kind === "damaged" ? "; the journal is damaged there: `relm doctor` says how to recover it" : "";
+    super(`${where}: ${reason}${next}`);
   }
 }
 

@@ -1,3 +1,11 @@
+export {
+  checkJournal,
+  cutAtDamage,
+  DAMAGE_FILE,
+  type JournalDamage,
+  type JournalHealth,
+  readDamage,
+} from "./damage.js";
 export { JournalFormatError, SessionIdError } from "./errors.js";
 export { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
 export { AmbiguousSessionIdError, newSessionId, resolveSessionId, SessionNotFoundError } from "./ids.js";
@@ -9,6 +17,7 @@ export {
   readHeaderAndTail,
   readJournal,
   readJournalFrom,
+  readJournalHeader,
 } from "./read.js";
 export { REDACTED } from "./redact.js";
 export * from "./types.js";

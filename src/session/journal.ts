@@ -12,6 +12,8 @@ import {
   writeSync,
 } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { recordDamage } from "./damage.js";
+import { JournalFormatError } from "./errors.js";
 import { ensurePrivateDir } from "./paths.js";
 import { Redactor } from "./redact.js";
 import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
@@ -94,6 +96,9 @@ export class Journal {
       const head = scanHeader(readFd, size, path);
       header = head.header;
       scan = scanEvents(readFd, size, head.end, path, TAIL_BYTES);
+    } catch (error) {
+      if (error instanceof JournalFormatError) recordDamage(error);
+      throw error;
     } finally {
       closeSync(readFd);
     }

@@ -1,4 +1,6 @@
 import { closeSync, fstatSync, openSync } from "node:fs";
+import { recordDamage } from "./damage.js";
+import { JournalFormatError } from "./errors.js";
 import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
 import type { JournalEvent, JournalHeader } from "./types.js";
 
@@ -22,9 +24,18 @@ function withFile<T>(path: string, read: (fd: number, size: number) => T): T {
   const fd = openSync(path, "r");
   try {
     return read(fd, fstatSync(fd).size);
+  } catch (error) {
+    // Whoever reads a damaged journal first leaves a note for listings (relm agents marks the session).
+    if (error instanceof JournalFormatError) recordDamage(error);
+    throw error;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The journal's first line alone: a session's title, folder and start, even when later lines are damaged. */
+export function readJournalHeader(path: string): JournalHeader {
+  return withFile(path, (fd, size) => scanHeader(fd, size, path).header);
 }
 
 /** The whole journal. Throws JournalFormatError for a damaged line other than the last, or a foreign version. */

@@ -32,11 +32,11 @@ function parseJson(text: string): unknown {
 export function parseHeader(text: string, file: string): JournalHeader {
   const value = parseJson(text);
   if (!isObject(value) || value.type !== "header") {
-    throw new JournalFormatError(file, 1, "first line is not a journal header");
+    throw new JournalFormatError(file, 1, "first line is not a journal header", 0);
   }
   const version = value.version;
   if (typeof version !== "number" || !Number.isFinite(version)) {
-    throw new JournalFormatError(file, 1, "journal header has no version");
+    throw new JournalFormatError(file, 1, "journal header has no version", 0);
   }
   // Minor versions only add fields; a different major version may mean anything.
   if (Math.trunc(version) !== JOURNAL_VERSION) {
@@ -44,9 +44,11 @@ export function parseHeader(text: string, file: string): JournalHeader {
       file,
       1,
       `unsupported journal version ${version} (this relm reads version ${JOURNAL_VERSION})`,
+      0,
+      "version",
     );
   }
-  if (typeof value.id !== "string") throw new JournalFormatError(file, 1, "journal header has no id");
+  if (typeof value.id !== "string") throw new JournalFormatError(file, 1, "journal header has no id", 0);
   return value as unknown as JournalHeader;
 }
 
@@ -73,7 +75,12 @@ export function scanHeader(fd: number, size: number, file: string): HeaderScan {
     const nl = buf.indexOf(NL);
     if (nl >= 0) return { header: parseHeader(buf.toString("utf8", 0, nl), file), end: nl + 1 };
     if (want >= size) {
-      throw new JournalFormatError(file, 1, size === 0 ? "empty file (no header)" : "incomplete header line");
+      throw new JournalFormatError(
+        file,
+        1,
+        size === 0 ? "empty file (no header)" : "incomplete header line",
+        0,
+      );
     }
     want = Math.min(size, want * 4);
   }

@@ -236,7 +236,7 @@ describe("relm doctor --fix", () => {
     expect(text.endsWith("}\n")).toBe(true);
     for (const line of text.trim().split("\n")) JSON.parse(line);
     expect((await runRelm(["doctor"], { env: rig.env })).stdout).toMatch(
-      /no stale sockets, orphan kernels or torn journals/,
+      /no stale sockets, orphan kernels, torn or damaged journals/,
     );
   });
 });

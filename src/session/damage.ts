@@ -1,0 +1,141 @@
+// A journal damaged in the middle (a line that is not what relm wrote, followed by more lines): found by
+// reading it whole, remembered beside it so a listing of sessions can mark it without reading every
+// journal, and recovered by cutting the journal just before the damage, keeping a copy of the original.
+// A torn last line is not damage: it is what a crash mid-write leaves, and Journal.open cuts it itself.
+
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { JournalFormatError } from "./errors.js";
+import { scanEvents, scanHeader } from "./scan.js";
+
+/** Beside journal.jsonl: what a reader found wrong with it, valid while the journal is unchanged. */
+export const DAMAGE_FILE = "journal-damage.json";
+
+export interface JournalDamage {
+  /** 1-based line of the first damaged line (undefined when only a tail was read). */
+  line?: number;
+  /** Byte offset where that line starts: everything before it is intact. */
+  offset?: number;
+  reason: string;
+  /** The journal's size and modification time when the damage was found: a changed file is re-read. */
+  size: number;
+  mtimeMs: number;
+}
+
+export type JournalHealth =
+  | { kind: "ok"; events: number }
+  | { kind: "torn"; events: number }
+  | {
+      kind: "damaged";
+      error: JournalFormatError;
+      /** Events before the damaged line: what a cut keeps. */
+      eventsBefore: number;
+      /** Lines from the damaged one to the end: what a cut drops (kept in the copy). */
+      linesFrom: number;
+    }
+  | { kind: "foreign"; error: JournalFormatError };
+
+/** Reads the whole journal at `path` and says whether relm can trust it, and if not, where it breaks. */
+export function checkJournal(path: string): JournalHealth {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    try {
+      const head = scanHeader(fd, size, path);
+      const scan = scanEvents(fd, size, head.end, path);
+      return { kind: scan.truncatedTail ? "torn" : "ok", events: scan.events.length };
+    } catch (error) {
+      if (!(error instanceof JournalFormatError)) throw error;
+      if (error.kind === "version") return { kind: "foreign", error };
+      const offset = error.offset ?? 0;
+      // Lines before the damaged one, less the header: the events a cut keeps.
+      const before = Math.max(0, countLines(fd, 0, offset) - 1);
+      return { kind: "damaged", error, eventsBefore: before, linesFrom: countLines(fd, offset, size) };
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Lines in the bytes [from, to) of the file, a last one without a newline included. */
+function countLines(fd: number, from: number, to: number): number {
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  let lines = 0;
+  let last = 10;
+  for (let position = from; position < to; ) {
+    const n = readSync(fd, buffer, 0, Math.min(buffer.length, to - position), position);
+    if (n === 0) break;
+    for (let i = buffer.indexOf(10, 0); i !== -1 && i < n; i = buffer.indexOf(10, i + 1)) lines++;
+    last = buffer[n - 1] as number;
+    position += n;
+  }
+  return last === 10 ? lines : lines + 1;
+}
+
+/**
+ * Remembers, beside the journal, that a reader found it damaged, so `relm agents` can mark the session
+ * without reading whole journals. Best effort: a read-only RELM_HOME just goes unmarked.
+ */
+export function recordDamage(error: JournalFormatError): void {
+  if (error.kind !== "damaged") return;
+  try {
+    const st = statSync(error.file);
+    const damage: JournalDamage = {
+      line: error.line,
+      offset: error.offset,
+      reason: error.reason,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+    };
+    writeFileSync(join(dirname(error.file), DAMAGE_FILE), `${JSON.stringify(damage)}\n`, { mode: 0o600 });
+  } catch {
+    // Marking is a courtesy to later listings; the error itself is still reported.
+  }
+}
+
+/** The damage recorded for the journal in `dir`, while the journal is still as it was then. */
+export function readDamage(dir: string): JournalDamage | undefined {
+  let damage: JournalDamage;
+  try {
+    damage = JSON.parse(readFileSync(join(dir, DAMAGE_FILE), "utf8")) as JournalDamage;
+  } catch {
+    return undefined; // none recorded (the usual case: one failed open, no more)
+  }
+  try {
+    const st = statSync(join(dir, "journal.jsonl"));
+    if (st.size === damage.size && st.mtimeMs === damage.mtimeMs) return damage;
+  } catch {
+    // the journal is gone: so is what was wrong with it
+  }
+  return undefined;
+}
+
+/**
+ * Recovers a journal damaged in the middle: the original is kept as `journal.jsonl.damaged-TIME` (0600)
+ * and the journal is cut just before the first damaged line, so it reads as if the session had
+ * stopped there (a resume continues from the last intact event). Returns the copy's path.
+ */
+export function cutAtDamage(dir: string, offset: number, now = new Date()): string {
+  const path = join(dir, "journal.jsonl");
+  const backup = `${path}.damaged-${now.toISOString().replace(/[:.]/g, "-")}`;
+  copyFileSync(path, backup, constants.COPYFILE_EXCL);
+  truncateSync(path, offset);
+  try {
+    unlinkSync(join(dir, DAMAGE_FILE));
+  } catch {
+    // none recorded
+  }
+  return backup;
+}
