@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { parseDuration } from "../config/duration.js";
+import { parseTimeLimit } from "../config/duration.js";
 import { UserError } from "../config/errors.js";
 import { yamlLib } from "../config/lazy.js";
 import { projectRoot } from "../harness/paths.js";
@@ -95,7 +95,8 @@ export function parseSpec(path: string): AgentSpec {
         throw new SpecError(`${where}: max_time must be a duration such as 90s or 10m`);
       }
       try {
-        spec.limits.maxTimeMs = parseDuration(String(value), "max_time");
+        const ms = parseTimeLimit(String(value), "max_time");
+        if (ms !== undefined) spec.limits.maxTimeMs = ms;
       } catch (error) {
         throw new SpecError(`${where}: ${(error as Error).message}`);
       }

@@ -1,7 +1,7 @@
 // The session flags of a front end that starts session hosts itself (`relm acp`, `relm mcp serve`), as
 // the command-line words each host it starts is given: the host checks them again as it starts.
 import type { BudgetLimits } from "../agent/budget.js";
-import { parseDuration } from "../config/duration.js";
+import { parseTimeLimit } from "../config/duration.js";
 import { UsageError } from "../config/errors.js";
 import type { SessionFlags } from "./setup.js";
 
@@ -49,7 +49,7 @@ export function limitsOf(flags: HostFlags): BudgetLimits {
   return {
     maxTurns: positive(flags.maxTurns, "--max-turns", true),
     maxTokens: positive(flags.maxTokens, "--max-tokens", true),
-    maxTimeMs: flags.maxTime === undefined ? undefined : parseDuration(flags.maxTime, "--max-time"),
+    maxTimeMs: parseTimeLimit(flags.maxTime, "--max-time"),
     maxCost: positive(flags.maxCost, "--max-cost", false),
   };
 }

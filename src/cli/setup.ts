@@ -7,7 +7,7 @@ import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
 import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "../config/config.js";
-import { parseDuration } from "../config/duration.js";
+import { parseTimeLimit } from "../config/duration.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { SessionClient } from "../host/client.js";
 import { createModelClient } from "../llm/index.js";
@@ -52,7 +52,7 @@ export function parseLimits(flags: SessionFlags): BudgetLimits {
   return {
     maxTurns: positiveNumber(flags.maxTurns, "--max-turns", true),
     maxTokens: positiveNumber(flags.maxTokens, "--max-tokens", true),
-    maxTimeMs: flags.maxTime === undefined ? undefined : parseDuration(flags.maxTime, "--max-time"),
+    maxTimeMs: parseTimeLimit(flags.maxTime, "--max-time"),
     maxCost: positiveNumber(flags.maxCost?.replace(/^\$/, ""), "--max-cost", false),
   };
 }

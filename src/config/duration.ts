@@ -14,6 +14,19 @@ export function parseDuration(text: string, what = "duration"): number {
   return Math.round(parts.reduce((sum, p) => sum + Number(p[1]) * (UNIT_MS[p[2] as string] ?? 0), 0));
 }
 
+/**
+ * A time budget (`--max-time`, a spec's `max_time`): a duration, where 0 ("0", "0s", "0m") means no limit,
+ * as it does for `timeout 0` and curl's `--max-time 0` — a run that is over before it starts is never
+ * what was meant. undefined: no limit.
+ */
+export function parseTimeLimit(text: string | undefined, what: string): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text, what);
+  if (ms > 0) return ms;
+  // "0.1ms" is a (tiny) limit, not none.
+  return /[1-9]/.test(text) ? 1 : undefined;
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = ms / 1000;

@@ -33,6 +33,11 @@ describe("sub-agent specs", () => {
     });
   });
 
+  it("takes max_time: 0 as no time limit of its own", () => {
+    spec("free.yaml", "description: x\nmax_time: 0\n");
+    expect(loadSpec(project, "free").limits.maxTimeMs).toBeUndefined();
+  });
+
   it("names the file and line of an unknown field", () => {
     spec("bad.yaml", "description: x\n\nflavour: mint\n");
     expect(() => loadSpec(project, "bad")).toThrow(SpecError);

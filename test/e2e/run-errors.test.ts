@@ -77,6 +77,17 @@ describe("model failures and budgets", () => {
     ).toBe(true);
   });
 
+  it("--max-time 0 means no time limit, not a run over before it starts", async () => {
+    const rig = await startRig("openai", { script: [{ code: "print(6 * 7)" }, { text: "forty-two" }] });
+    const result = await runRelm(["run", "--max-time", "0", "multiply"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("forty-two");
+    expect(onlyJournal(rig.home).lines.some((l) => l.type === "budget_stop")).toBe(false);
+    const bad = await runRelm(["run", "--max-time", "-1", "x"], { env: rig.env, cwd: rig.cwd });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^relm: invalid --max-time "-1"/);
+  });
+
   it("stops at --max-tokens with exit 3", async () => {
     const rig = await startRig("openai", {
       script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "never" }],
