@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 
 const dir = fileURLToPath(new URL(".", import.meta.url));
 const only = process.argv.slice(2);
-const skip = new Set(["run.mjs", "lib.mjs"]);
+const skip = new Set(["run.mjs", "lib.mjs", "tui-lib.mjs"]);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith(".mjs") && !skip.has(f))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
