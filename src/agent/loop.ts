@@ -34,6 +34,8 @@ export interface LoopContext {
   takeMessages(): { from: string; text: string }[];
   /** Why an aborted turn stopped (a person's Ctrl-C, or a parent's cancel). */
   interruptReason(): string;
+  /** A tool call's arguments as they stream in (MCP servers a cell names start while it is written). */
+  onToolCallDelta?(index: number, delta: string): void;
   /** Before each model call: compaction when the prompt nears the model's window. */
   beforeModelCall?(): Promise<void>;
   /** Before the first cell of a turn: the file checkpoint. */
@@ -193,6 +195,9 @@ async function callModel(
     switch (event.type) {
       case "text":
         ctx.sink({ type: "text_delta", turn, delta: event.delta });
+        break;
+      case "tool_call_delta":
+        ctx.onToolCallDelta?.(event.index, event.delta);
         break;
       case "retry":
         ctx.record({

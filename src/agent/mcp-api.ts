@@ -10,6 +10,7 @@ import {
   McpRequestError,
   McpServerError,
   type RequestOptions,
+  type StartInfo,
 } from "../mcp/index.js";
 import { Redactor } from "../session/redact.js";
 import type { JournalBody } from "../session/types.js";
@@ -72,13 +73,7 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
   const deadline = new Deadline(agent.budget, controller.signal);
   const options: RequestOptions = {
     signal: deadline.signal,
-    onStart: (info) =>
-      agent.record({
-        type: "mcp",
-        server: info.server,
-        event: "started",
-        detail: `${info.kind}${info.pid ? `, pid ${info.pid}` : ""}, ready in ${info.ms} ms`,
-      }),
+    onStart: (info) => agent.record(startedEvent(info)),
   };
   try {
     return redactor.value(await dispatch(connection, method, params, options));
@@ -106,6 +101,16 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
 }
 
 type Connection = McpConnection;
+
+/** The journal event of a server that started: how, its pid, how long the start took. */
+export function startedEvent(info: StartInfo): JournalBody {
+  return {
+    type: "mcp",
+    server: info.server,
+    event: "started",
+    detail: `${info.kind}${info.pid ? `, pid ${info.pid}` : ""}, ready in ${info.ms} ms`,
+  };
+}
 
 async function dispatch(
   connection: Connection,

@@ -9,6 +9,8 @@ import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } f
 import { contextWindow } from "./compaction.js";
 import type { AgentEvent, EventSink } from "./events.js";
 import { handleHostRequest } from "./host-api.js";
+import { startedEvent } from "./mcp-api.js";
+import { McpWarmer } from "./mcp-warm.js";
 import { rootLearning, type SessionLearning } from "./learn.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import { Mailbox, type Received } from "./messaging.js";
@@ -106,6 +108,8 @@ export class AgentSession implements ChildAgent {
   private abort = new AbortController();
   private cancelled: string | undefined;
   private lastSeen = "";
+  /** Starts the MCP servers a cell names while the model writes it (mcp-warm.ts). */
+  private readonly mcpWarmer: McpWarmer | undefined;
   closed = false;
 
   private constructor(
@@ -121,6 +125,7 @@ export class AgentSession implements ChildAgent {
     this.currentClient = params.client;
     this.children = new ChildManager(this);
     this.mailbox = new Mailbox(this.id);
+    this.mcpWarmer = tree.mcp ? new McpWarmer(tree.mcp, (info) => this.record(startedEvent(info))) : undefined;
     this.kernel = new AgentKernel({
       tree,
       depth: this.depth,
@@ -411,7 +416,9 @@ export class AgentSession implements ChildAgent {
       afterResponse: (usage) => {
         this.lastContextTokens = usage.inputTokens + usage.outputTokens;
       },
+      onToolCallDelta: (index, delta) => this.mcpWarmer?.push(index, delta),
     };
+    this.mcpWarmer?.reset();
     this.running = true;
     try {
       const outcome = await runTurn(ctx, userText);

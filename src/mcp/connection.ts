@@ -170,6 +170,16 @@ export class McpConnection {
     );
   }
 
+  /**
+   * Starts the server ahead of a request that is coming (a cell being written names it), so that its
+   * start overlaps the model's writing. Only a server never started in this session: one that failed or
+   * exited is started again by the request that needs it.
+   */
+  warm(onStart?: (info: StartInfo) => void): void {
+    if (this.state !== "not started" || this.closing || this.server.problem) return;
+    this.open({ onStart }).catch(() => {});
+  }
+
   /** Stops the server (end of the session); later requests are refused. */
   async close(): Promise<void> {
     this.closing = true;

@@ -136,6 +136,26 @@ describe("MCP over stdio in a session", () => {
     expect(journals(rig.home).some((l) => l.includes('"type":"mcp"'))).toBe(false);
   });
 
+  it("a server the model's cell names starts while the cell is still being written", async () => {
+    // The cell only mentions the server: the start comes from the streamed code, not from a call.
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: write about it": [
+          { code: "# later: mcp.everything.echo(message='hi')\nprint('not called yet')" },
+          echoLastCell,
+        ],
+      }),
+      chunkDelayMs: 20,
+    });
+    const { pidFile } = configure(rig);
+    const result = await runRelm(["run", "ROOT: write about it"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("not called yet");
+    expect(existsSync(pidFile)).toBe(true);
+    expect(isAlive(Number(readFileSync(pidFile, "utf8")))).toBe(false);
+    expect(journals(rig.home).some((l) => l.includes('"type":"mcp"') && l.includes('"started"'))).toBe(true);
+  });
+
   it("a child agent calls a tool through its parent's host: one server for the tree", async () => {
     const rig = await startRig("anthropic", {
       script: byTask({
