@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ConfigFlags, noModelMessage, resolveConfig } from "../config/config.js";
 import { homeProblem } from "../config/home-check.js";
+import { describeSkillProblem, findSkills } from "../harness/index.js";
 import { findProblems } from "../host/doctor.js";
 import { findPython } from "../kernel/index.js";
 import { EXIT } from "./exit-codes.js";
@@ -116,6 +117,14 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
   } catch (error) {
     checks.push({ ok: false, label: "python", detail: (error as Error).message });
   }
+
+  // A SKILL.md with bad front matter is left out of every session: say which and why.
+  const skills = findSkills({ cwd: io.cwd, home: config.home });
+  if (skills.problems.length === 0) {
+    checks.push({ ok: true, label: "skills", detail: `${skills.skills.length} found, none left out` });
+  }
+  for (const p of skills.problems)
+    checks.push({ ok: "warn", label: "skills", detail: describeSkillProblem(p) });
 
   const m = config.model;
   const key = m.apiKey ? `API key set (from ${m.sources.apiKey})` : "no API key";

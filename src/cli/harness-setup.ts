@@ -7,6 +7,8 @@ import { type HarnessContext, HarnessLogError, loadHarness } from "../harness/in
 
 export interface SessionHarness {
   option: NonNullable<TreeOptions["harness"]>;
+  /** SKILL.md files left out (bad front matter), one line each: the session warns about them. */
+  warnings: string[];
   /** The kernels' environment with every skill package folder on PYTHONPATH. */
   env: NodeJS.ProcessEnv;
   sink: EventSink;
@@ -40,6 +42,7 @@ export function sessionHarness(
       refineModel,
       reload: (sessionDir) => loadHarness({ ...ctx, sessionDir }).block,
     },
+    warnings: loaded.problems,
     env: paths.length > 0 ? { ...env, PYTHONPATH: paths.join(delimiter) } : env,
     sink: trackHarnessUses(sink, loaded, ctx),
   };

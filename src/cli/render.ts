@@ -148,6 +148,9 @@ export class ProgressRenderer {
         if (this.options.printFinal) this.line(event.text);
         this.line(s.dim(`✓ ${describeSpend(event.spent)}`));
         return;
+      case "warning":
+        this.line(s.yellow(`⚠ ${event.message}`));
+        return;
       case "error":
         this.line(s.red(`✗ ${event.message}`));
         return;

@@ -95,6 +95,8 @@ interface PreparedTree {
   client: ModelClient;
   limits: BudgetLimits;
   tree: TreeOptions;
+  /** Said at the session's start (journaled, so a detached session's log has them too). */
+  warnings: string[];
 }
 
 /** Validates every flag before anything starts and builds what every agent of the tree shares. */
@@ -155,7 +157,7 @@ function prepareTree(
     learn: { settings: config.learn, on: flags.learn === true },
     mcp: { config: mcp, env: io.env },
   };
-  return { config, client, limits, tree };
+  return { config, client, limits, tree, warnings: harness.warnings };
 }
 
 /** `send(session_id, text)` from Python: to another session's host, stamped with the sender. */
@@ -187,8 +189,9 @@ export async function prepareSession(
   id?: string,
 ): Promise<PreparedSession> {
   const variables = (flags.var ?? []).map((v) => parseVariableFlag(v, io.cwd));
-  const { config, client, limits, tree } = prepareTree(flags, io, sink, overrides);
+  const { config, client, limits, tree, warnings } = prepareTree(flags, io, sink, overrides);
   const session = await AgentSession.create({ ...tree, id, title, variables, limits });
+  for (const message of warnings) session.record({ type: "warning", message });
   return { session, config, client };
 }
 
@@ -202,9 +205,10 @@ export async function resumeSession(
 ): Promise<PreparedSession> {
   if ((flags.var ?? []).length > 0)
     throw new UsageError("--var cannot be used with --resume: the kernel's variables are restored");
-  const { config, client, limits, tree } = prepareTree(flags, io, sink, overrides, id);
+  const { config, client, limits, tree, warnings } = prepareTree(flags, io, sink, overrides, id);
   const full = resolveSessionId(sessionsDir(tree.home), id);
   const { session, note } = await AgentSession.resume({ ...tree, id: full, limits });
+  for (const message of warnings) session.record({ type: "warning", message });
   return { session, config, client, resumeNote: note };
 }
 

@@ -12,7 +12,15 @@ export {
 } from "./paths.js";
 export { renderedLine, renderHarness } from "./render.js";
 export { MARKER_FILE, skillMarkdown, syncSkillFolders } from "./skill-files.js";
-export { discoverSkills, readSkillFile, type SkillInfo } from "./skills.js";
+export {
+  checkSkillFile,
+  describeSkillProblem,
+  discoverSkills,
+  findSkills,
+  readSkillFile,
+  type SkillInfo,
+  type SkillProblem,
+} from "./skills.js";
 export {
   applyEdits,
   type Current,
@@ -35,5 +43,5 @@ export {
   useKey,
 } from "./store.js";
 export * from "./types.js";
-export * from "./verdict-log.js";
 export { type CheckContext, type Checked, checkIntent, checkName, LIMITS } from "./validate.js";
+export * from "./verdict-log.js";

@@ -1,6 +1,6 @@
 import { scopeLocation } from "./paths.js";
 import { renderHarness } from "./render.js";
-import { discoverSkills, type SkillInfo } from "./skills.js";
+import { describeSkillProblem, findSkills, type SkillInfo } from "./skills.js";
 import { HarnessStore } from "./store.js";
 import { type EntryState, type HarnessContext, SCOPES, type Scope } from "./types.js";
 
@@ -19,6 +19,8 @@ export interface LoadedHarness {
   /** Skill folders with a Python package, most specific first: put them on the kernels' PYTHONPATH. */
   skillPaths: string[];
   skills: (SkillInfo & { uses: number })[];
+  /** One line per SKILL.md left out (bad front matter): a session warns about them at its start. */
+  problems: string[];
   /** Every entry of the scopes that exist for `ctx`. */
   entries: EntryState[];
   specs: HarnessSpec[];
@@ -54,7 +56,8 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
       entries.push(entry);
     }
   }
-  const skills = discoverSkills(ctx).map((s) => ({
+  const found = findSkills(ctx);
+  const skills = found.skills.map((s) => ({
     ...s,
     uses: uses.get(s.scope)?.get(skillUseKey(s)) ?? 0,
   }));
@@ -71,6 +74,7 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
     block: renderHarness(entries, skills),
     skillPaths: skills.filter((s) => s.module).map((s) => s.dir),
     skills,
+    problems: found.problems.map(describeSkillProblem),
     entries,
     specs,
   };

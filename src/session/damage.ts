@@ -107,11 +107,14 @@ export function recordDamage(error: JournalFormatError): void {
 
 /** The damage recorded for the journal in `dir`, while the journal is still as it was then. */
 export function readDamage(dir: string): JournalDamage | undefined {
+  const file = join(dir, DAMAGE_FILE);
+  // Called for every session of a listing: the usual absence costs one stat, and no exception.
+  if (!statSync(file, { throwIfNoEntry: false })) return undefined;
   let damage: JournalDamage;
   try {
-    damage = JSON.parse(readFileSync(join(dir, DAMAGE_FILE), "utf8")) as JournalDamage;
+    damage = JSON.parse(readFileSync(file, "utf8")) as JournalDamage;
   } catch {
-    return undefined; // none recorded (the usual case: one failed open, no more)
+    return undefined;
   }
   try {
     const st = statSync(join(dir, "journal.jsonl"));

@@ -160,6 +160,9 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
       case "tool_error":
         blocks.push({ kind: "note", text: `Tool call failed: ${e.message}` });
         break;
+      case "warning":
+        blocks.push({ kind: "note", text: `Warning: ${e.message}` });
+        break;
       case "submit":
         blocks.push({ kind: "note", text: `Result submitted: ${preview(e.value)}` });
         break;

@@ -248,6 +248,8 @@ export type JournalBody =
       action: "continued" | "stopped" | "gave_up";
     }
   | { type: "final"; text: string; spent: SpendRecord }
+  /** Something the person should fix that did not stop the session (a SKILL.md left out). */
+  | { type: "warning"; message: string }
   | { type: "error"; message: string }
   | { type: "interrupted"; reason: string };
 

@@ -149,6 +149,8 @@ export class Transcript extends Container {
           return t.error(`■ ${event.message}`);
         case "final":
           return t.dim(`✓ ${spendLine(event.spent)}`);
+        case "warning":
+          return t.warn(`⚠ ${event.message}`);
         case "error":
           return t.error(`✗ ${event.message}`);
         case "interrupted":

@@ -176,3 +176,34 @@ describe("user errors through the binary", () => {
     }
   });
 });
+
+describe("a SKILL.md with bad front matter", () => {
+  it("is reported by doctor and warned about at the session's start, not dropped in silence", async () => {
+    const rig = await startRig("openai", { script: [{ text: "done" }], models: ["scripted"] });
+    const skills = join(rig.cwd, ".relm", "skills");
+    mkdirSync(join(skills, "good"), { recursive: true });
+    writeFileSync(join(skills, "good", "SKILL.md"), "---\nname: good\ndescription: Counts words.\n---\n");
+    mkdirSync(join(skills, "broken"), { recursive: true });
+    const broken = join(skills, "broken", "SKILL.md");
+    writeFileSync(broken, "---\nname: broken\ndescription: [unclosed\n---\n");
+    const warning = `skill ${broken} is left out: front matter line 3 is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]`;
+
+    const doctor = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
+    expect(doctor.stdout).toContain(`warn  skills    ${warning}\n`);
+    expect(doctor.code, doctor.stdout).toBe(0); // a warning: the rest works
+
+    const run = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`⚠ ${warning}\n`);
+    const system = JSON.parse(rig.bodies()[0] as string).messages[0].content as string;
+    expect(system).toContain("Counts words.");
+    // Journaled, so a detached session's log and relm logs show it too.
+    const id = (await runRelm(["agents", "--json"], { env: rig.env })).stdout.match(/"id":"(\w+)"/)?.[1];
+    const logs = await runRelm(["logs", id as string], { env: rig.env });
+    expect(logs.stdout).toContain(`⚠ ${warning}`);
+
+    writeFileSync(broken, "---\nname: broken\ndescription: Fixed now.\n---\n");
+    const fixed = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
+    expect(fixed.stdout).toContain("ok    skills    2 found, none left out\n");
+  });
+});
