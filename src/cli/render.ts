@@ -126,6 +126,9 @@ export class ProgressRenderer {
       case "kernel":
         if (event.event !== "started") this.line(s.yellow(`⚠ kernel ${event.event}: ${event.detail}`));
         return;
+      case "mcp":
+        if (event.event === "failed") this.line(s.yellow(`⚠ ${event.detail.split("\n")[0]}`));
+        return;
       case "model_error":
         this.line(s.red(`✗ model error: ${event.message}`));
         return;

@@ -139,6 +139,10 @@ export class Transcript extends Container {
           return t.dim(`· a cell was not run: ${event.reason}`);
         case "kernel":
           return event.event === "started" ? undefined : t.warn(`⚠ kernel ${event.event}: ${event.detail}`);
+        case "mcp":
+          return event.event === "started"
+            ? t.dim(`· MCP server ${event.server} started (${event.detail})`)
+            : t.warn(`⚠ ${event.detail.split("\n")[0]}`);
         case "model_retry":
           return t.warn(
             `↻ model call failed (${event.reason}); retry ${event.attempt} in ${formatDuration(event.delayMs)}`,
