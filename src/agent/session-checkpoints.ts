@@ -23,6 +23,8 @@ const run = promisify(execFile);
 export class SessionCheckpoints {
   private readonly ready: Promise<Checkpoints | undefined>;
   private warned = false;
+  /** The last snapshot warning journaled: the same one again (a refusal each turn) is not repeated. */
+  private lastWarning: string | undefined;
   private lastTurn: number | undefined;
   /**
    * Turns whose checkpoints were restored since the last turn that ran code, in order: a plain undo
@@ -38,7 +40,8 @@ export class SessionCheckpoints {
     restoredTurns: number[] = [],
   ) {
     this.restoredTurns = [...restoredTurns];
-    this.ready = Checkpoints.open({ home, cwd, sessionId })
+    // Watched: a snapshot then costs what changed since the last one, not a look at every file.
+    this.ready = Checkpoints.open({ home, cwd, sessionId, watch: true })
       .then((opened) => {
         if ("unavailable" in opened) {
           this.warn(opened.unavailable);
@@ -65,6 +68,7 @@ export class SessionCheckpoints {
     const started = Date.now();
     try {
       const c = await checkpoints.snapshot(turn);
+      this.lastWarning = undefined;
       this.record({
         type: "checkpoint",
         turn,
@@ -73,13 +77,16 @@ export class SessionCheckpoints {
         durationMs: Date.now() - started,
       });
     } catch (error) {
-      this.record({
-        type: "checkpoint",
-        turn,
-        warning: (error as Error).message,
-        durationMs: Date.now() - started,
-      });
+      const warning = (error as Error).message;
+      if (warning === this.lastWarning) return; // said once; the checkpoints say it again if it changes
+      this.lastWarning = warning;
+      this.record({ type: "checkpoint", turn, warning, durationMs: Date.now() - started });
     }
+  }
+
+  /** Stops watching the files (the session ends). */
+  async close(): Promise<void> {
+    (await this.ready)?.close();
   }
 
   /** The workspace's state as a hash (no commit), for "nothing changed" checks; null when unknown. */

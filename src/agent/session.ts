@@ -507,6 +507,7 @@ export class AgentSession implements ChildAgent {
     this.closed = true;
     await this.children.closeAll("its parent ended");
     await this.kernel.close();
+    await this.checkpoints?.close();
     if (this.depth === 0) await this.tree.close();
     // Inputs handed over for this agent are its to remove, loaded or not (it may never have started).
     for (const v of this.params.variables)

@@ -1,16 +1,23 @@
 // File checkpoints: the working directory committed into a shadow git repository under $RELM_HOME before
 // each turn that runs code, so a turn's file changes can be undone. The user's own .git is never read for
-// history, never written and never consulted as GIT_DIR.
+// history, never written and never consulted as GIT_DIR; a new shadow repository only reads its index and
+// borrows its objects (seed.ts).
 
-import { lstatSync, mkdirSync, realpathSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { clearStaleIndexLock, fullStage, indexId, type Staged, TooManyNewFiles } from "./full-stage.js";
 import { CheckpointError, type GitContext, gitText, probeGit, runGit, shadowEnv, splitNul } from "./git.js";
+import { applyChanges } from "./incremental.js";
 import { RepoLock } from "./lock.js";
 import { type Checkpoint, formatMessage, parseLog, type SkippedFile } from "./log.js";
+import { type MaintenanceResult, maintain } from "./maintenance.js";
 import { readLooseCommitTree, readRef, writeCommit, writeRef } from "./objects.js";
 import { restoreTree } from "./restore.js";
+import { seedFromUserRepo, unseed } from "./seed.js";
 import { prepareShadow, shadowDirFor } from "./shadow.js";
+import { TreeStore } from "./trees.js";
+import { TreeWatcher } from "./watch.js";
 
 export type { Checkpoint, SkippedFile } from "./log.js";
 
@@ -18,6 +25,12 @@ export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** Git knows this tree without it being stored. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const MIN_GIT: [number, number] = [2, 20];
+/** Even with a watcher, the whole tree is scanned this often (a change it missed is caught then). */
+const FULL_SCAN_EVERY_MS = 10 * 60_000;
+/** A refused snapshot (too many new files) is tried again after this long, or when a .gitignore changes. */
+const RETRY_REFUSED_MS = 10 * 60_000;
+/** Snapshots between looks at whether the repository wants packing. */
+const MAINTAIN_EVERY = 50;
 
 export interface CheckpointsOptions {
   /** $RELM_HOME */
@@ -39,6 +52,13 @@ export interface CheckpointsOptions {
   env?: NodeJS.ProcessEnv;
   /** How long to wait for another process's snapshot of the same directory; default 30 s. */
   lockWaitMs?: number;
+  /**
+   * Watch the work tree for changes (inotify), so a snapshot costs what changed rather than a stat of
+   * every file; for a session that takes many snapshots. Default false (one-off commands).
+   */
+  watch?: boolean;
+  /** Pack the shadow repository in the background when it needs it; default: as `watch`. */
+  maintain?: boolean;
 }
 
 export interface RestoreResult {
@@ -68,6 +88,20 @@ export class Checkpoints {
   private indexState: { tree: string; id: string } | undefined;
   /** The head of this session's ref as last read or written, so a snapshot need not ask git. */
   private last: { commit: string; tree: string } | undefined;
+  /** The work tree's tree as of the last staging; what changed since is the watcher's to say. */
+  private current: string | undefined;
+  /** Files over the size limit as of the last staging. */
+  private tooLarge = new Map<string, number>();
+  private lastFullScan = 0;
+  /** The last refusal (too many new files): repeated without a scan until something may have changed. */
+  private refused: { message: string; at: number } | undefined;
+  private watcher: TreeWatcher | undefined;
+  private watchReady: Promise<void> = Promise.resolve();
+  private readonly trees: TreeStore;
+  private sinceMaintenance = 0;
+  private maintaining: Promise<MaintenanceResult> | undefined;
+  /** The user's object store this repository was just seeded from (seed.ts), until a full scan used it. */
+  private seededFrom: string | undefined;
 
   private constructor(
     private readonly ctx: GitContext,
@@ -75,9 +109,11 @@ export class Checkpoints {
     readonly maxFileBytes: number,
     private readonly limits: { files: number; bytes: number },
     lockWaitMs: number,
+    private readonly autoMaintain: boolean,
   ) {
     this.ref = `refs/relm/${sessionId}`;
     this.lock = new RepoLock(join(ctx.gitDir, "relm.lock"), lockWaitMs);
+    this.trees = new TreeStore(ctx);
   }
 
   /** The shadow repository's directory (GIT_DIR). */
@@ -130,10 +166,68 @@ export class Checkpoints {
       options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
       { files: options.maxNewFiles ?? 100_000, bytes: options.maxNewBytes ?? 2 * 1024 ** 3 },
       options.lockWaitMs ?? 30_000,
+      options.maintain ?? options.watch ?? false,
     );
     const home = safeRealpath(options.home);
-    await cp.lock.run(() => prepareShadow({ ctx, realCwd, home, userEnv }));
+    const relHome = relative(realCwd, home);
+    const homeInside =
+      relHome === "" || (relHome !== ".." && !relHome.startsWith(`..${sep}`) && !isAbsolute(relHome));
+    const homePath = relHome.split(sep).join("/");
+    const underHome = (path: string) =>
+      homeInside && (homePath === "" || path === homePath || path.startsWith(`${homePath}/`));
+    await cp.lock.run(async () => {
+      await prepareShadow({ ctx, realCwd, home, userEnv });
+      cp.seededFrom = seedFromUserRepo({
+        gitDir,
+        realCwd,
+        maxFileBytes: cp.maxFileBytes,
+        excluded: underHome,
+      });
+    });
+    if (options.watch) cp.startWatching(underHome);
     return cp;
+  }
+
+  /** Stops watching the work tree (a session that ends). Snapshots still work, scanning everything. */
+  close(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    this.trees.close();
+  }
+
+  /** Packs the shadow repository if it needs it (also done by itself in the background); for tests. */
+  maintain(): Promise<MaintenanceResult> {
+    this.maintaining ??= maintain(this.ctx).finally(() => {
+      this.maintaining = undefined;
+    });
+    return this.maintaining;
+  }
+
+  private startWatching(underHome: (path: string) => boolean): void {
+    const watcher = new TreeWatcher(this.cwd);
+    this.watcher = watcher;
+    this.watchReady = (async () => {
+      // Ignored directories are not watched (node_modules would cost thousands of watches).
+      let ignored = new Set<string>();
+      try {
+        const out = await runGit(this.ctx, [
+          "ls-files",
+          "-z",
+          "-o",
+          "-i",
+          "--directory",
+          "--exclude-standard",
+        ]);
+        ignored = new Set(
+          splitNul(out.stdout)
+            .filter((p) => p.endsWith("/"))
+            .map((p) => p.slice(0, -1)),
+        );
+      } catch {
+        // Then everything is watched.
+      }
+      await watcher.start((dir) => ignored.has(dir) || underHome(dir));
+    })().catch(() => watcher.invalidate());
   }
 
   /** Commits the whole work tree as the state before `turn`. Unchanged files cost a stat each. */
@@ -146,6 +240,7 @@ export class Checkpoints {
       const commit = writeCommit(this.gitDir, tree, head ? [head.commit] : [], message, time);
       writeRef(this.gitDir, this.ref, commit);
       this.last = { commit, tree };
+      this.afterSnapshot();
       const before = head?.tree ?? EMPTY_TREE;
       // `add -v` names every path it changed in the index; when the index held exactly the previous
       // checkpoint, that is the count, and a fourth git call is saved.
@@ -187,14 +282,16 @@ export class Checkpoints {
           `no checkpoint at or after turn ${turn}; checkpoints exist before turns ${turns}`,
         );
       }
-      // An undo must see everything the agent created, however much: no flood limit here.
-      const { tree: current } = await this.stage(false);
+      // An undo must see everything the agent created, however much: no flood limit here; and the index
+      // must hold the work tree for the restore, so a full scan.
+      const { tree: current } = await this.stage(false, true);
       const head = await this.head();
       const message = `before restoring turn ${target.turn}\n\nRelm-Session: ${this.sessionId}\n`;
       const backup = writeCommit(this.gitDir, current, head ? [head.commit] : [], message, new Date());
       writeRef(this.gitDir, `refs/relm-undo/${this.sessionId}`, backup);
       this.clearStaleIndexLock();
       const { changed, removed, keptIgnored } = await restoreTree(this.ctx, current, target.tree);
+      this.current = undefined; // files were rewritten: the next snapshot scans everything
       return { checkpoint: target, changed, removed, keptIgnored, notRestored: target.skipped, backup };
     });
   }
@@ -234,105 +331,99 @@ export class Checkpoints {
   }
 
   /**
-   * Brings the index up to the work tree and writes its tree, in three git calls: every git process costs
-   * 10–30 ms to start, so that count is what keeps a snapshot of an unchanged tree fast. Untracked files
-   * are checked against the size limit before `add` reads them; a tracked file that grew past it is seen
-   * in `add -v`'s report and taken out again (that file is read once).
+   * The work tree as a tree: from the last one and what the watcher saw change when it can vouch for
+   * that (a few files read, a few trees written), else by a full scan through the index (full-stage.ts).
    */
-  private async stage(limited = true): Promise<Staged> {
-    this.clearStaleIndexLock();
-    // The index is shared with other sessions in this directory: trust what it held only if nobody
-    // rewrote it since this instance wrote its tree.
-    const base = this.indexState?.id === this.indexId() ? this.indexState.tree : undefined;
-    const untracked = splitNul(
-      (await runGit(this.ctx, ["ls-files", "-z", "--others", "--exclude-standard"])).stdout,
-    );
-    const { skipped, bytes } = this.measure(untracked);
-    if (limited && (untracked.length - skipped.length > this.limits.files || bytes > this.limits.bytes)) {
-      throw new CheckpointError(
-        `${untracked.length} new files (${(bytes / 1024 ** 2).toFixed(0)} MB) in ${this.cwd} are more than a ` +
-          `checkpoint takes in at once (${this.limits.files} files, ${(this.limits.bytes / 1024 ** 2).toFixed(0)} MB); ` +
-          "list data or build directories in .gitignore to checkpoint the rest",
-      );
+  private async stage(limited = true, full = false): Promise<Staged> {
+    await this.watchReady;
+    // Change notices queued before this point (a cell's last writes) are read by the event loop first:
+    // one full turn of it, polling, runs between these two hops.
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    // Taken first: whatever changes from now on is the next snapshot's.
+    const changes = this.watcher?.take() ?? { all: true, paths: [] };
+    const now = Date.now();
+    if (limited && this.refused) {
+      const rules = changes.paths.some((p) => p.split("/").includes(".gitignore"));
+      if (!rules && now - this.refused.at < RETRY_REFUSED_MS) throw new TooManyNewFiles(this.refused.message);
     }
-    const excluded = skipped.map((s) => `:(exclude,literal)${s.path}`);
-    // --ignore-errors: an unreadable file costs that file, not the whole snapshot.
-    const added = await runGit(this.ctx, ["add", "-A", "-v", "--ignore-errors", "--", ".", ...excluded], {
-      okCodes: [1],
-    });
-    const warnings = added.code === 0 ? [] : warningLines(added.stderr);
-    const known = new Set(untracked);
-    const report = added.stdout
-      .toString("utf8")
-      .split("\n")
-      .filter((l) => (l.startsWith("add '") || l.startsWith("remove '")) && l.endsWith("'"));
-    const changes = new Set(report.map((l) => l.slice(l.indexOf("'") + 1, -1))).size;
-    const updated = report
-      .filter((l) => l.startsWith("add '"))
-      .map((l) => l.slice(5, -1))
-      .filter((p) => !known.has(p));
-    const grown = this.measure(updated).skipped;
-    if (grown.length > 0) {
-      // Leaving it in would snapshot the large content; leaving the old entry would snapshot stale content.
-      await runGit(this.ctx, ["update-index", "-z", "--force-remove", "--stdin"], {
-        input: `${grown.map((s) => s.path).join("\0")}\0`,
-      });
-      skipped.push(...grown);
-    }
-    const tree = await gitText(this.ctx, ["write-tree"]);
-    this.indexState = { tree, id: this.indexId() };
-    return { tree, skipped, warnings, base, changes };
-  }
-
-  /** Identity of the index file's current version (git replaces it on every write). */
-  private indexId(): string {
-    try {
-      const st = statSync(join(this.gitDir, "index"), { bigint: true });
-      return `${st.ino}:${st.size}:${st.mtimeNs}`;
-    } catch {
-      return "";
-    }
-  }
-
-  /** Files over the size limit among `paths`, and the bytes of the others. */
-  private measure(paths: string[]): { skipped: SkippedFile[]; bytes: number } {
-    const skipped: SkippedFile[] = [];
-    let bytes = 0;
-    for (const path of paths) {
-      try {
-        const st = lstatSync(join(this.cwd, path));
-        if (!st.isFile()) continue;
-        if (st.size > this.maxFileBytes) skipped.push({ path, bytes: st.size });
-        else bytes += st.size;
-      } catch {
-        // Gone since git listed it; `add -A` has recorded that.
+    const base = this.current;
+    if (!full && !changes.all && base !== undefined && now - this.lastFullScan < FULL_SCAN_EVERY_MS) {
+      if (changes.paths.length === 0) {
+        return { tree: base, skipped: this.skippedList(), warnings: [], base, changes: 0 };
+      }
+      const increment = await applyChanges(base, changes.paths, {
+        ctx: this.ctx,
+        trees: this.trees,
+        watcher: this.watcher as TreeWatcher,
+        maxFileBytes: this.maxFileBytes,
+      }).finally(() => this.trees.close());
+      if (increment !== "full") {
+        for (const [path, bytes] of increment.skipped) {
+          if (bytes === undefined) this.tooLarge.delete(path);
+          else this.tooLarge.set(path, bytes);
+        }
+        this.current = increment.tree;
+        return {
+          tree: increment.tree,
+          skipped: this.skippedList(),
+          warnings: increment.warnings,
+          base,
+          changes: increment.changed,
+        };
       }
     }
-    return { skipped, bytes };
+    return this.scan(limited);
   }
 
-  /** Only relm runs git on this repository, and only under our lock: an index.lock now is a killed git's. */
+  private async scan(limited: boolean): Promise<Staged> {
+    this.current = undefined;
+    const options = {
+      ctx: this.ctx,
+      cwd: this.cwd,
+      maxFileBytes: this.maxFileBytes,
+      limits: limited ? this.limits : undefined,
+      // The index is shared with other sessions in this directory: trust what it held only if nobody
+      // rewrote it since this instance wrote its tree.
+      base: this.indexState?.id === indexId(this.gitDir) ? this.indexState.tree : undefined,
+    };
+    let staged: Staged;
+    try {
+      staged = await fullStage(options);
+    } catch (error) {
+      if (error instanceof TooManyNewFiles) {
+        this.refused = { message: error.message, at: Date.now() };
+        throw error;
+      }
+      if (!this.seededFrom) throw error;
+      // The user's index named an object their store does not have (a partial clone?): start empty.
+      unseed(this.gitDir, this.seededFrom);
+      this.seededFrom = undefined;
+      staged = await fullStage({ ...options, base: undefined });
+    }
+    this.refused = undefined;
+    this.seededFrom = undefined;
+    this.indexState = { tree: staged.tree, id: indexId(this.gitDir) };
+    this.current = staged.tree;
+    this.lastFullScan = Date.now();
+    this.tooLarge = new Map(staged.skipped.map((s) => [s.path, s.bytes]));
+    this.sinceMaintenance = MAINTAIN_EVERY; // a scan may have stored many objects: look soon
+    return staged;
+  }
+
+  private skippedList(): SkippedFile[] {
+    return [...this.tooLarge].map(([path, bytes]) => ({ path, bytes }));
+  }
+
+  private afterSnapshot(): void {
+    if (!this.autoMaintain || ++this.sinceMaintenance < MAINTAIN_EVERY) return;
+    this.sinceMaintenance = 0;
+    void this.maintain();
+  }
+
   private clearStaleIndexLock(): void {
-    rmSync(join(this.ctx.gitDir, "index.lock"), { force: true });
+    clearStaleIndexLock(this.ctx);
   }
-}
-
-interface Staged {
-  tree: string;
-  skipped: SkippedFile[];
-  warnings: string[];
-  /** The tree the index held before staging, when known. */
-  base: string | undefined;
-  /** Paths `add` changed in the index. */
-  changes: number;
-}
-
-function warningLines(stderr: string): string[] {
-  return stderr
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0)
-    .slice(0, 20);
 }
 
 function safeRealpath(path: string): string {

@@ -21,14 +21,34 @@ export function writeCommit(
   const seconds = Math.floor(when.getTime() / 1000);
   const lines = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`)];
   lines.push(`author ${IDENT} ${seconds} +0000`, `committer ${IDENT} ${seconds} +0000`);
-  const body = Buffer.from(`${lines.join("\n")}\n\n${message}`, "utf8");
-  const data = Buffer.concat([Buffer.from(`commit ${body.length}\0`), body]);
-  const id = createHash("sha1").update(data).digest("hex");
+  return writeObject(gitDir, "commit", Buffer.from(`${lines.join("\n")}\n\n${message}`, "utf8"));
+}
+
+/** The id an object would have (SHA-1 of its header and body). */
+export function objectId(type: "blob" | "tree" | "commit", body: Buffer): string {
+  return createHash("sha1").update(`${type} ${body.length}\0`).update(body).digest("hex");
+}
+
+/**
+ * Writes a loose object and returns its id; one that is already there (loose) is not written again.
+ * An object only in a pack (or an alternate) is written loose once more: harmless, repacking drops it.
+ */
+export function writeObject(gitDir: string, type: "blob" | "tree" | "commit", body: Buffer): string {
+  const id = objectId(type, body);
   const path = join(gitDir, "objects", id.slice(0, 2), id.slice(2));
   if (!existsSync(path)) {
-    mkdirSync(dirname(path), { recursive: true });
     const tmp = join(dirname(path), `tmp_relm_${randomBytes(6).toString("hex")}`);
-    writeFileSync(tmp, deflateSync(data), { mode: 0o444 });
+    const data = deflateSync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]), { level: 1 });
+    for (let attempt = 0; ; attempt++) {
+      mkdirSync(dirname(path), { recursive: true });
+      try {
+        writeFileSync(tmp, data, { mode: 0o444 });
+        break;
+      } catch (err) {
+        // Packing (maintenance.ts) removes object directories it emptied: make it again, as git does.
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 3) throw err;
+      }
+    }
     try {
       linkSync(tmp, path); // like git: never replace an object that is already there
     } catch (err) {
