@@ -53,6 +53,9 @@ _MUTABLE = object()  # stands for a value that must not be remembered by identit
 # name -> (value, digest) of immutable values as last saved. The value itself, not its id(): once the
 # variable is rebound the old object may be freed and a new one (`del x; x = "..."`, a loop) get its id.
 _last = {}
+# name -> (value, length, reason) of containers the writer had to stop at the cap: the same object, as
+# long, is not pickled up to the cap again after every cell.
+_over = {}
 
 __all__ = ["MANIFEST", "Superseded", "read_manifest", "restore", "take"]
 
@@ -113,6 +116,13 @@ def _candidates(namespace, hidden, exported):
         yield name, value
 
 
+def _length(value):
+    try:
+        return len(value)
+    except Exception:  # noqa: BLE001 - not sized: never taken as unchanged
+        return None
+
+
 def _base(name):
     # Variable names can be longer than a file name may be; the manifest maps names to files anyway.
     return name if len(name.encode()) <= 150 else "v" + hashlib.sha1(name.encode()).hexdigest()[:20]
@@ -138,6 +148,7 @@ class _Round:
         self.files, self.digests, self.unverified, self.secret = {}, {}, [], {}
         self.written = []  # a file being written: removed if the round is dropped
         self.immutables = {}  # name -> (value, digest), for _last once the round is kept
+        self.over = {}  # for _over, likewise
 
     def check(self):
         if self.should_stop is not None and self.should_stop():
@@ -154,6 +165,11 @@ class _Round:
             return
         remembered = value if immutable else _MUTABLE
         limit = min(self.max_var, self.max_total - self.total)
+        over = _over.get(name)
+        if over is not None and over[0] is value and over[1] == _length(value):
+            self.over[name] = over
+            self._skip(name, over[2])
+            return
         estimate = sizing.estimate(value, limit)
         if estimate > limit:
             self._skip(name, self._too_large(f"about {estimate:,} bytes", limit))
@@ -164,7 +180,10 @@ class _Round:
                 return
             self._write(name, value, digest, limit, remembered)
         except TooLarge:
-            self._skip(name, self._too_large(f"over {limit:,} bytes", limit))
+            reason = self._too_large(f"over {limit:,} bytes", limit)
+            self._skip(name, reason)
+            if not immutable and _length(value) is not None:
+                self.over[name] = (value, _length(value), reason)
         except Superseded:
             raise
         except Exception as e:  # noqa: BLE001 - every kind of pickling failure is just "not saved"
@@ -267,6 +286,8 @@ class _Round:
         write_atomic(os.path.join(self.dir, MANIFEST), json.dumps(manifest).encode())
         _last.clear()
         _last.update(self.immutables)  # keeps nothing alive that the namespace no longer holds
+        _over.clear()
+        _over.update(self.over)
         keep = set(self.files.values())
         for stale in os.listdir(self.dir):
             if stale not in keep and (stale.endswith(".pkl") or stale.endswith(".pkl.tmp")):

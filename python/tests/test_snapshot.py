@@ -36,6 +36,16 @@ class Counted:
         return (Counted, (self.payload,))
 
 
+class CountedDict(dict):
+    """A dict that records every time it is pickled."""
+
+    pickled = 0
+
+    def __reduce_ex__(self, protocol):
+        CountedDict.pickled += 1
+        return super().__reduce_ex__(protocol)
+
+
 class Declared:
     """A buffer-like object that says how big it is (as numpy arrays do), and must not be pickled."""
 
@@ -76,6 +86,7 @@ class SnapshotTests(unittest.TestCase):
     def setUp(self):
         self.dir = os.path.join(temp_dir(self), "snap")
         snapshot._last.clear()
+        snapshot._over.clear()
 
     def test_picklable_values_round_trip_into_a_new_namespace(self):
         ns = {"n": 42, "text": "héllo", "data": {"rows": [1, 2, 3]}, "p": Point(1, 2), "raw": b"\x00\xff"}
@@ -142,6 +153,21 @@ class SnapshotTests(unittest.TestCase):
         self.assertEqual(reasons, {"sneaky": f"too large to snapshot (over {BIG:,} bytes)"})
         self.assertEqual(report["saved"], ["ok"])
         self.assertEqual(pkl_files(self.dir), [os.path.basename(file_of(self.dir, "ok"))])  # nothing partial
+
+    def test_a_container_stopped_at_the_cap_is_not_pickled_again_while_unchanged(self):
+        # Sampled small (a dict is sampled from its first items), pickled large: only the writer finds out.
+        rows = CountedDict({i: "x" for i in range(40)})
+        rows.update({i: "y" * 5000 + str(i) for i in range(40, 440)})
+        ns = {"rows": rows}
+        CountedDict.pickled = 0
+        first = take(self.dir, ns)
+        self.assertEqual(first["skipped"], [{"name": "rows", "reason": f"too large to snapshot (over {BIG:,} bytes)"}])
+        self.assertEqual(CountedDict.pickled, 1)
+        self.assertEqual(take(self.dir, ns)["skipped"], first["skipped"])
+        self.assertEqual(CountedDict.pickled, 1)  # same object, same length: not tried again
+        rows[1000] = "z"
+        take(self.dir, ns)
+        self.assertEqual(CountedDict.pickled, 2)
 
     def test_files_are_private(self):
         take(self.dir, {"secret": "s"})
