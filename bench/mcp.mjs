@@ -10,6 +10,7 @@ import { execFile, spawn, spawnSync } from "node:child_process";
 import {
   copyFileSync,
   cpSync,
+  existsSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -28,12 +29,28 @@ import { startScriptedModel } from "../dist/llm/scripted/index.js";
 import { McpClients, parseServer } from "../dist/mcp/index.js";
 import { median, quantile, ROOT } from "./lib.mjs";
 
+/** True when every chunk a file of the bundle imports is there (a copy taken mid-build is not). */
+function complete(cli) {
+  if (!existsSync(path.join(cli, "app.js"))) return false;
+  for (const f of readdirSync(cli).filter((n) => n.endsWith(".js"))) {
+    for (const m of readFileSync(path.join(cli, f), "utf8").matchAll(/"\.\/((?:chunk-[A-Z0-9]+|app)\.js)"/g))
+      if (!existsSync(path.join(cli, m[1]))) return false;
+  }
+  return true;
+}
+
 // A copy of the build, so that a rebuild while this runs (chunk names change) cannot break a session.
 const BUILD = mkdtempSync(path.join(os.tmpdir(), "relm-bench-mcp-build-"));
-cpSync(path.join(ROOT, "dist"), path.join(BUILD, "dist"), { recursive: true });
+process.on("exit", () => rmSync(BUILD, { recursive: true, force: true }));
+for (let attempt = 0; ; attempt++) {
+  rmSync(path.join(BUILD, "dist"), { recursive: true, force: true });
+  cpSync(path.join(ROOT, "dist"), path.join(BUILD, "dist"), { recursive: true });
+  if (complete(path.join(BUILD, "dist/cli"))) break;
+  if (attempt === 20) throw new Error("dist/ is incomplete: run npm run build");
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+}
 copyFileSync(path.join(ROOT, "package.json"), path.join(BUILD, "package.json"));
 symlinkSync(path.join(ROOT, "python"), path.join(BUILD, "python"));
-process.on("exit", () => rmSync(BUILD, { recursive: true, force: true }));
 
 const FILESYSTEM = path.join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const CALLS = Number(process.argv[2] ?? 300);
