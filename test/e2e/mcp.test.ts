@@ -2,6 +2,7 @@
 // called from cells of real `relm run` sessions driven by the scripted model, over stdio and over
 // Streamable HTTP.
 
+import { spawn } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
@@ -18,7 +19,7 @@ import {
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isAlive } from "../kernel/helpers.js";
-import { ROOT, runRelm, tempDir } from "../support/cli.js";
+import { RELM_BIN, ROOT, runRelm, tempDir } from "../support/cli.js";
 import {
   everythingWithPidFile,
   filesystemStdio,
@@ -208,6 +209,39 @@ describe("MCP over stdio in a session", () => {
     expect(cell).toContain("everything: starting as");
     expect(journals(rig.home).some((l) => l.includes('"type":"mcp"') && l.includes('"failed"'))).toBe(true);
   });
+
+  it.each(["SIGINT", "SIGKILL"] as const)(
+    "%s to relm while a server runs leaves no server behind",
+    async (signal) => {
+      const rig = await startRig("openai", {
+        script: byTask({
+          "ROOT: hold it": [
+            {
+              code: "mcp.everything.echo(message='up')\nprint('calling', flush=True)\nimport time\ntime.sleep(120)",
+            },
+            { text: "never" },
+          ],
+        }),
+      });
+      const { pidFile } = configure(rig);
+      const child = spawn(process.execPath, [RELM_BIN, "run", "ROOT: hold it"], {
+        env: rig.env,
+        cwd: rig.cwd,
+      });
+      const pid = await until(() => {
+        const started = journals(rig.home).some((l) => l.includes('"type":"mcp"') && l.includes('"started"'));
+        return started && existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined;
+      }, 60_000);
+      expect(isAlive(pid)).toBe(true);
+      const code = await new Promise<number | null>((resolve) => {
+        child.on("close", resolve);
+        child.kill(signal);
+      });
+      expect(code).toBe(signal === "SIGINT" ? 130 : null);
+      // Stopped by the session's end, or (SIGKILL) by its stdin closing with the host.
+      await until(() => (isAlive(pid) ? undefined : true), 10_000);
+    },
+  );
 
   it("a server's env secret is not visible in the kernel, the journal or the requests", async () => {
     const rig = await startRig("openai", {
