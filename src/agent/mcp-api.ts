@@ -88,7 +88,7 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
     }
     if (error instanceof McpServerError) {
       const message = redactor.text(error.message);
-      agent.record({ type: "mcp", server, event: "failed", detail: message });
+      if (!error.repeated) agent.record({ type: "mcp", server, event: "failed", detail: message });
       throw new HostRequestError(message, "mcp_server");
     }
     if (error instanceof McpRequestError)

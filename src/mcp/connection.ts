@@ -61,6 +61,9 @@ export interface ConnectionOptions {
   onTools?: (server: McpServer, tools: ToolInfo[]) => void;
 }
 
+/** After a failed start, requests within this long get its error instead of starting it again. */
+const RESTART_PAUSE_MS = 5000;
+
 /** Pages of a list request followed to the end (at most this many, against a server that loops). */
 const MAX_PAGES = 100;
 
@@ -75,6 +78,8 @@ export class McpConnection {
   private generation = 0;
   private toolList: ToolInfo[] | undefined;
   private closing = false;
+  /** The last failed start, which later requests get for RESTART_PAUSE_MS instead of another try. */
+  private startFailed: { at: number; error: McpServerError } | undefined;
 
   constructor(
     readonly server: McpServer,
@@ -231,6 +236,18 @@ export class McpConnection {
     if (this.server.problem)
       throw new McpServerError(this.name, `MCP server "${this.name}" cannot be used: ${this.server.problem}`);
     if (this.opened && this.state === "running") return this.opened;
+    // A start that just failed is not tried again at once: a loop of calls must not spawn a broken
+    // command hundreds of times (and journal each), so they get its error until the pause is over.
+    const failed = this.startFailed;
+    if (failed && !this.opening && performance.now() - failed.at < RESTART_PAUSE_MS) {
+      const ago = Math.max(1, Math.round((performance.now() - failed.at) / 1000));
+      throw new McpServerError(
+        this.name,
+        `${failed.error.message.split("\n")[0]} (${ago} s ago; not tried again for ${RESTART_PAUSE_MS / 1000} s)`,
+        failed.error.stderrTail,
+        true,
+      );
+    }
     if (!this.opening) {
       const opening = this.start(options.onStart);
       this.opening = opening;
@@ -290,6 +307,7 @@ export class McpConnection {
       this.pid = opened.stdio?.pid;
       this.state = "running";
       this.lastError = undefined;
+      this.startFailed = undefined;
       onStart?.({
         server: this.name,
         kind: opened.kind,
@@ -302,6 +320,7 @@ export class McpConnection {
       if (!this.closing) {
         this.state = "failed";
         this.lastError = failure.message;
+        this.startFailed = { at: performance.now(), error: failure };
       }
       this.opening = undefined;
       throw failure;

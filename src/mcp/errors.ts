@@ -9,6 +9,8 @@ export class McpServerError extends Error {
     readonly server: string,
     message: string,
     readonly stderrTail = "",
+    /** The same failure as a moment ago, told again without a new attempt (nothing new to journal). */
+    readonly repeated = false,
   ) {
     super(stderrTail ? `${message}\nIts stderr ended with:\n${indent(stderrTail)}` : message);
   }

@@ -210,6 +210,14 @@ describe("servers that fail", async () => {
     expect(out.output).toContain('True | MCP server "broken"');
     expect(out.output).toContain("exited before it was ready (exit code 3)");
     expect(out.output).toContain("fatal: no config for broken");
+    // Called again at once, it is not spawned again: the same error, said to be recent, journaled once.
+    const again = await r.kernel.execute(
+      "try:\n    mcp.broken.echo()\nexcept mcp.ServerError as e:\n    print(e)",
+    );
+    expect(again.output).toMatch(
+      /exited before it was ready \(exit code 3\) \(\d+ s ago; not tried again for 5 s\)/,
+    );
+    expect(again.output).toContain("fatal: no config for broken");
     const missing = await r.kernel.execute(
       "try:\n    mcp.missing.tools()\nexcept mcp.ServerError as e:\n    print(e)",
     );
@@ -224,6 +232,7 @@ describe("servers that fail", async () => {
     expect(r.events).toContainEqual(
       expect.objectContaining({ type: "mcp", server: "broken", event: "failed" }),
     );
+    expect(r.events.filter((e) => e.type === "mcp" && e.server === "broken")).toHaveLength(1);
   });
 
   it("a server that exits mid-call raises mcp.ServerError with its stderr; the next call starts it again", async () => {
