@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ConfigFlags, noModelMessage, resolveConfig } from "../config/config.js";
+import { ConfigError } from "../config/errors.js";
 import { homeProblem } from "../config/home-check.js";
 import { describeSkillProblem, findSkills } from "../harness/index.js";
 import { findProblems } from "../host/doctor.js";
@@ -71,7 +72,16 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
   const checks: Check[] = [
     { ok: true, label: "relm", detail: `${relmVersion()} on Node ${process.version}` },
   ];
-  const config = resolveConfig(io.env, flags);
+  let config: ReturnType<typeof resolveConfig>;
+  try {
+    config = resolveConfig(io.env, flags);
+  } catch (error) {
+    // A config.json value of the wrong type (or a bad URL): everything else depends on the config.
+    if (!(error instanceof ConfigError)) throw error;
+    checks.push({ ok: false, label: "config", detail: error.message });
+    printChecks(checks, io);
+    return EXIT.error;
+  }
   checks.push({
     ok: true,
     label: "config",
@@ -137,13 +147,17 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
   });
   if (m.model) checks.push(await probeEndpoint(m.provider, m.baseUrl, m.apiKey, m.model));
 
+  printChecks(checks, io);
+  // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.
+  const stateOk = home ? false : await checkState(config.home, flags.fix === true, io);
+  return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
+}
+
+function printChecks(checks: Check[], io: RunIo): void {
   for (const c of checks) {
     const mark = c.ok === true ? "ok  " : c.ok === "warn" ? "warn" : "FAIL";
     io.stdout.write(`${mark}  ${c.label.padEnd(9)} ${c.detail}\n`);
   }
-  // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.
-  const stateOk = home ? false : await checkState(config.home, flags.fix === true, io);
-  return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
 }
 
 /**

@@ -3,59 +3,11 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Price, Provider } from "../llm/types.js";
 import { ConfigError } from "./errors.js";
-import { type LearnFileSection, type LearnSettings, parseLearnSection } from "./learn-config.js";
+import { type LearnSettings, parseLearnSection } from "./learn-config.js";
+import { type ConfigFile, checkConfig, configFileSchema } from "./schema.js";
 
-/** What `$RELM_HOME/config.json` may hold. Every field is optional; the environment overrides it. */
-export interface ConfigFile {
-  provider?: Provider;
-  baseUrl?: string;
-  apiKey?: string;
-  model?: string;
-  python?: string;
-  /** Per-model prices (USD per million tokens), overriding the built-in table. */
-  prices?: Record<string, Price>;
-  /** Force image support on or off for the configured model. */
-  acceptsImages?: boolean;
-  stream?: boolean;
-  retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
-  /** Seconds without a byte from the model server before a try is abandoned (and retried); default 300. */
-  requestIdleTimeout?: number;
-  cellTimeoutSeconds?: number;
-  outputCap?: number;
-  /** A detached session's host exits after this long without work (default 1800). */
-  idleTimeoutSeconds?: number;
-  /** An idle session frees its kernel (variables snapshotted) after this long (default 300). */
-  kernelIdleTimeoutSeconds?: number;
-  /** Context windows in tokens by model-name prefix, overriding the built-in table (e.g. Ollama's num_ctx). */
-  contextWindows?: Record<string, number>;
-  /** Compact the conversation when the prompt reaches this fraction of the window (default 0.8). */
-  compactAt?: number;
-  /** The model `/refine` and `relm refine` use; the session's own model when unset. */
-  refineModel?: string;
-  /** Online refinement (`--learn`): when passes run, what they may spend, which model (learn-config.ts). */
-  learn?: LearnFileSection;
-}
-
-const FILE_KEYS: (keyof ConfigFile)[] = [
-  "provider",
-  "baseUrl",
-  "apiKey",
-  "model",
-  "python",
-  "prices",
-  "acceptsImages",
-  "stream",
-  "retry",
-  "requestIdleTimeout",
-  "cellTimeoutSeconds",
-  "outputCap",
-  "idleTimeoutSeconds",
-  "kernelIdleTimeoutSeconds",
-  "contextWindows",
-  "compactAt",
-  "refineModel",
-  "learn",
-];
+// What config.json may hold, and its type, is the schema in schema.ts.
+export type { ConfigFile } from "./schema.js";
 
 export type Source = "flag" | "env" | "config" | "default";
 
@@ -112,6 +64,7 @@ export function relmHomeFrom(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(configured);
 }
 
+/** config.json, checked against its schema; undefined when there is none. */
 export function readConfigFile(path: string): ConfigFile | undefined {
   if (!existsSync(path)) return undefined;
   const text = readFileSync(path, "utf8");
@@ -121,25 +74,7 @@ export function readConfigFile(path: string): ConfigFile | undefined {
   } catch (error) {
     throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or delete it`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(`${path} must hold a JSON object`);
-  }
-  const unknown = Object.keys(parsed).filter((k) => !FILE_KEYS.includes(k as keyof ConfigFile));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `${path}: unknown field(s) ${unknown.join(", ")}; known fields: ${FILE_KEYS.join(", ")}`,
-    );
-  }
-  const file = parsed as ConfigFile;
-  if (file.provider !== undefined) parseProvider(file.provider, `${path}: provider`);
-  const idle = file.requestIdleTimeout;
-  if (idle !== undefined && !(typeof idle === "number" && Number.isFinite(idle) && idle > 0)) {
-    throw new ConfigError(
-      `${path}: requestIdleTimeout must be a positive number of seconds, got ${JSON.stringify(idle)}`,
-    );
-  }
-  parseLearnSection(file.learn, `${path}: learn`);
-  return file;
+  return checkConfig(configFileSchema, parsed, path);
 }
 
 function parseProvider(value: string, where: string): Provider {

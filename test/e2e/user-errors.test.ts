@@ -2,11 +2,23 @@
 // the right exit code, never "internal error" and a stack trace. Each case runs the built binary.
 
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { reportError } from "../../src/cli/report-error.js";
-import { type CliResult, cleanEnv, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
+import { type CliResult, cleanEnv, RELM_BIN, ROOT, runRelm, tempDir } from "../support/cli.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
@@ -205,5 +217,60 @@ describe("a SKILL.md with bad front matter", () => {
     writeFileSync(broken, "---\nname: broken\ndescription: Fixed now.\n---\n");
     const fixed = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
     expect(fixed.stdout).toContain("ok    skills    2 found, none left out\n");
+  });
+});
+
+describe("config.json values of the wrong type", () => {
+  it("end the command with the key, what it must be and what it was; doctor says the same", async () => {
+    const rig = await startRig("openai", { script: [{ text: "done" }] });
+    const path = join(rig.home, "config.json");
+    writeFileSync(path, JSON.stringify({ cellTimeoutSeconds: "5m", learn: { budget: { tokens: -1 } } }));
+    const message = `${path}: cellTimeoutSeconds must be a number > 0 (seconds), got "5m"; learn.budget.tokens must be a whole number of 1 or more, got -1`;
+    for (const args of [
+      ["run", "hello"],
+      ["run", "--detach", "hello"],
+      ["agents"],
+      ["login", "--model", "m"],
+    ]) {
+      const result = await runRelm(args, { env: rig.env, cwd: rig.cwd });
+      if (args[0] === "agents") {
+        expect(result.code, result.stderr).toBe(0); // listing sessions reads no configuration
+        continue;
+      }
+      expectUserError(result, 1, message);
+    }
+    const doctor = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(`FAIL  config    ${message}\n`);
+    expect(doctor.stderr).toBe("");
+    expect(rig.model.requests).toHaveLength(0);
+  });
+
+  it("the check is bundled with the configuration, which relm --version never loads", async () => {
+    // A copy of the build without the chunk that holds valibot: --version still answers, run cannot.
+    const copy = tempDir("relm-no-valibot-");
+    try {
+      cpSync(join(ROOT, "dist"), join(copy.path, "dist"), { recursive: true });
+      copyFileSync(join(ROOT, "package.json"), join(copy.path, "package.json"));
+      const cli = join(copy.path, "dist/cli");
+      const holding = readdirSync(cli).filter(
+        (f) =>
+          f.endsWith(".js") &&
+          /^\/\/ (.*\/)?node_modules\/valibot\//m.test(readFileSync(join(cli, f), "utf8")),
+      );
+      expect(holding).toHaveLength(1);
+      rmSync(join(cli, holding[0] as string));
+      const bin = join(cli, "main.js");
+      const node = (args: string[], env = cleanEnv()) =>
+        spawnSync(process.execPath, [bin, ...args], { env, encoding: "utf8", input: "" });
+      const version = node(["--version"]);
+      expect(version.status, version.stderr).toBe(0);
+      expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+      const run = node(["run", "hello"], cleanEnv({ RELM_HOME: join(copy.path, "home") }));
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain("Cannot find module");
+    } finally {
+      copy.cleanup();
+    }
   });
 });
