@@ -39,17 +39,25 @@ export function decodeTree(body: Buffer): TreeEntry[] {
 }
 
 export function encodeTree(entries: TreeEntry[]): Buffer {
-  // Git's order: by name bytes, a tree's name compared as if it ended in "/".
-  const keyed = entries.map((e) => ({
-    e,
-    key: Buffer.from(e.mode === TREE_MODE ? `${e.name}/` : e.name, "utf8"),
-  }));
-  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
-  const parts: Buffer[] = [];
-  for (const { e } of keyed)
-    parts.push(Buffer.from(`${e.mode} ${e.name}\0`, "utf8"), Buffer.from(e.oid, "hex"));
-  return Buffer.concat(parts);
+  // Git's order: by name bytes, a tree's name compared as if it ended in "/". For ASCII names string
+  // order is byte order (the common case, and no buffer per entry); otherwise bytes are compared.
+  const keyed = entries.map((e) => ({ e, key: e.mode === TREE_MODE ? `${e.name}/` : e.name }));
+  if (keyed.every((k) => ASCII.test(k.key)))
+    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  else keyed.sort((a, b) => Buffer.compare(Buffer.from(a.key, "utf8"), Buffer.from(b.key, "utf8")));
+  let size = 0;
+  for (const { e } of keyed) size += e.mode.length + Buffer.byteLength(e.name, "utf8") + 22;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const { e } of keyed) {
+    at += out.write(`${e.mode} ${e.name}`, at, "utf8");
+    out[at++] = 0;
+    at += out.write(e.oid, at, "hex");
+  }
+  return out;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * Trees by id: from a small cache (the trees this process wrote or read lately), else from one
