@@ -233,7 +233,7 @@ export class Checkpoints {
   /** Commits the whole work tree as the state before `turn`. Unchanged files cost a stat each. */
   snapshot(turn: number, label?: string): Promise<Checkpoint> {
     return this.lock.run(async () => {
-      const { tree, skipped, warnings, base, changes } = await this.stage();
+      const { tree, skipped, warnings, base, changes, paths } = await this.stage();
       const head = await this.head();
       const time = new Date();
       const message = formatMessage({ turn, label, sessionId: this.sessionId, time, skipped });
@@ -245,7 +245,13 @@ export class Checkpoints {
       // `add -v` names every path it changed in the index; when the index held exactly the previous
       // checkpoint, that is the count, and a fourth git call is saved.
       const filesChanged =
-        before === tree ? 0 : base === before ? changes : await this.countChanges(before, tree);
+        before === tree
+          ? 0
+          : base === before
+            ? changes
+            : before === EMPTY_TREE && paths !== undefined
+              ? paths // the first checkpoint: every path, counted from the index's header
+              : await this.countChanges(before, tree);
       const checkpoint: Checkpoint = {
         turn,
         time: time.toISOString(),

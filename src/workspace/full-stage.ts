@@ -1,7 +1,7 @@
 // The whole work tree into the shadow index and a tree, by git: what a checkpoint does the first time, when
 // the watcher cannot vouch for what changed, and before a restore.
 
-import { lstatSync, rmSync, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { CheckpointError, type GitContext, gitText, runGit, splitNul } from "./git.js";
 import type { SkippedFile } from "./log.js";
@@ -14,6 +14,8 @@ export interface Staged {
   base: string | undefined;
   /** Paths changed relative to `base`. */
   changes: number;
+  /** Paths in the tree, when a full scan just wrote it (the first checkpoint's count of changes). */
+  paths?: number;
 }
 
 export interface FullStageOptions {
@@ -72,7 +74,23 @@ export async function fullStage(o: FullStageOptions): Promise<Staged> {
     skipped.push(...grown);
   }
   const tree = await gitText(ctx, ["write-tree"]);
-  return { tree, skipped, warnings, base: o.base, changes };
+  return { tree, skipped, warnings, base: o.base, changes, paths: indexEntries(ctx.gitDir) };
+}
+
+/** The number of entries in the index (its header says), i.e. of paths in the tree just written from it. */
+function indexEntries(gitDir: string): number | undefined {
+  try {
+    const fd = openSync(join(gitDir, "index"), "r");
+    try {
+      const header = Buffer.alloc(12);
+      readSync(fd, header, 0, 12, 0);
+      return header.toString("latin1", 0, 4) === "DIRC" ? header.readUInt32BE(8) : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 /** A snapshot refused for taking in too much at once (the error says what to ignore). */

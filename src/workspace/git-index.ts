@@ -94,7 +94,7 @@ export function readIndex(path: string): IndexEntry[] {
       uid: buf.readUInt32BE(at + 28),
       gid: buf.readUInt32BE(at + 32),
       size: buf.readUInt32BE(at + 36),
-      oid: Buffer.from(buf.subarray(at + 40, at + 60)),
+      oid: buf.subarray(at + 40, at + 60),
       path,
     };
     at = next;
@@ -110,19 +110,21 @@ export function readIndex(path: string): IndexEntry[] {
   return entries;
 }
 
-/** Writes a version 2 index holding `entries` (sorted here) and no extensions. */
+/** Writes a version 2 index holding `entries` and no extensions; they are sorted by path bytes first. */
 export function encodeIndex(entries: IndexEntry[]): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
-  const parts: Buffer[] = [];
-  const header = Buffer.alloc(12);
-  header.writeUInt32BE(SIGNATURE, 0);
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(sorted.length, 8);
-  parts.push(header);
+  // Usually in order already (read from an index): checked pairwise, sorted only when needed.
+  const inOrder = entries.every(
+    (e, i) => i === 0 || comparePaths((entries[i - 1] as IndexEntry).path, e.path) < 0,
+  );
+  const sorted = inOrder ? entries : [...entries].sort((a, b) => comparePaths(a.path, b.path));
+  let size = 12 + 20;
+  for (const e of sorted) size += (ENTRY_FIXED + Buffer.byteLength(e.path, "utf8") + 8) & ~7;
+  const out = Buffer.alloc(size); // zeroed: the padding after each name is NULs
+  out.writeUInt32BE(SIGNATURE, 0);
+  out.writeUInt32BE(2, 4);
+  out.writeUInt32BE(sorted.length, 8);
+  let at = 12;
   for (const e of sorted) {
-    const name = Buffer.from(e.path, "utf8");
-    const length = (ENTRY_FIXED + name.length + 8) & ~7;
-    const b = Buffer.alloc(length);
     const fields = [
       e.ctimeSec,
       e.ctimeNsec,
@@ -135,16 +137,25 @@ export function encodeIndex(entries: IndexEntry[]): Buffer {
       e.gid,
       e.size,
     ];
-    fields.forEach((v, i) => {
-      b.writeUInt32BE(v >>> 0, i * 4);
-    });
-    e.oid.copy(b, 40);
-    b.writeUInt16BE(Math.min(name.length, 0xfff), 60);
-    name.copy(b, ENTRY_FIXED);
-    parts.push(b);
+    for (const [i, v] of fields.entries()) out.writeUInt32BE(v >>> 0, at + i * 4);
+    e.oid.copy(out, at + 40);
+    const nameLength = out.write(e.path, at + ENTRY_FIXED, "utf8");
+    out.writeUInt16BE(Math.min(nameLength, 0xfff), at + 60);
+    at += (ENTRY_FIXED + nameLength + 8) & ~7;
   }
-  const body = Buffer.concat(parts);
-  return Buffer.concat([body, createHash("sha1").update(body).digest()]);
+  createHash("sha1").update(out.subarray(0, at)).digest().copy(out, at);
+  return out;
+}
+
+/** True when every character is ASCII (then UTF-8 has one byte per character). */
+function ascii(s: string): boolean {
+  return Buffer.byteLength(s, "utf8") === s.length;
+}
+
+/** Git's index order: by the bytes of the path (string order is the same for ASCII paths). */
+function comparePaths(a: string, b: string): number {
+  if (ascii(a) && ascii(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
 /**

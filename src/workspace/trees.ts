@@ -42,8 +42,7 @@ export function encodeTree(entries: TreeEntry[]): Buffer {
   // Git's order: by name bytes, a tree's name compared as if it ended in "/". For ASCII names string
   // order is byte order (the common case, and no buffer per entry); otherwise bytes are compared.
   const keyed = entries.map((e) => ({ e, key: e.mode === TREE_MODE ? `${e.name}/` : e.name }));
-  if (keyed.every((k) => ASCII.test(k.key)))
-    keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  if (keyed.every((k) => ascii(k.key))) keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   else keyed.sort((a, b) => Buffer.compare(Buffer.from(a.key, "utf8"), Buffer.from(b.key, "utf8")));
   let size = 0;
   for (const { e } of keyed) size += e.mode.length + Buffer.byteLength(e.name, "utf8") + 22;
@@ -57,7 +56,10 @@ export function encodeTree(entries: TreeEntry[]): Buffer {
   return out;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** True when every character is ASCII (then UTF-8 has one byte per character). */
+function ascii(s: string): boolean {
+  return Buffer.byteLength(s, "utf8") === s.length;
+}
 
 /**
  * Trees by id: from a small cache (the trees this process wrote or read lately), else from one
