@@ -112,10 +112,15 @@ export class AgentKernel {
     return (await this.liveKernel.variables().catch(() => [])).map((v) => v.name);
   }
 
-  /** Waits for pending snapshots and stops the kernel (also one whose boot failed half-way). */
+  /**
+   * Waits for pending snapshots, takes the last cell's one if the next cell always came first (a fast
+   * loop gives every snapshot up), and stops the kernel (also one whose boot failed half-way).
+   */
   async close(): Promise<void> {
     await this.kernelReady?.catch(() => undefined);
     await this.snapshotting;
+    if (this.snapshotStale && this.liveKernel)
+      await this.liveKernel.snapshot(this.snapshotDir).catch(() => {});
     await this.liveKernel?.shutdown();
   }
 
@@ -163,6 +168,8 @@ export class AgentKernel {
   /** A cell ended while a snapshot was under way: take one more when it is done. */
   private snapshotWanted = false;
   private snapshotRunning = false;
+  /** A cell ended after the last snapshot that completed. */
+  private snapshotStale = false;
 
   /**
    * Pickles the variables after a cell (root agent only: it is the one a new host resumes). The kernel
@@ -172,6 +179,7 @@ export class AgentKernel {
   private snapshotAfterCell(kernel: Kernel): void {
     if (this.owner.depth !== 0) return;
     this.snapshotWanted = true;
+    this.snapshotStale = true;
     if (this.snapshotRunning) return;
     this.snapshotRunning = true;
     this.snapshotting = (async () => {
@@ -179,6 +187,7 @@ export class AgentKernel {
         this.snapshotWanted = false;
         try {
           const report = await kernel.snapshot(this.snapshotDir);
+          if (!report.superseded && !this.snapshotWanted) this.snapshotStale = false;
           if (!report.superseded && !this.owner.closed) {
             this.owner.record({
               type: "snapshot",
