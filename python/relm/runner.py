@@ -2,11 +2,13 @@
 
 Protocol: JSON lines on the original stdin/stdout (moved to private fds at start), or on a Unix socket
 for a kernel forked from the warm template (relm.template, relm.forked).
-Host -> runner: execute {id, code, cap}, set_var {id, name, text|file}, variables {id}, shutdown,
+Host -> runner: execute {id, code, cap}, set_var {id, name, text|file}, variables {id},
+                snapshot {id, dir, max_var_bytes?, max_total_bytes?}, restore {id, dir}, shutdown,
                 response {id, result|error}.
 Runner -> host: ready {pid, python, ipython}, stream {id, text}, result {id, count, status, output,
                 chars, truncated?, path?, error?, images?}, var {id, var|error}, vars {id, list|error},
-                request {id, method, params}.
+                snapshot {id, report|error} (report: the manifest, or {superseded: true} when the next
+                message came first; relm.snapshot), restored {id, report|error}, request {id, method, params}.
 """
 
 if __name__ == "__main__":

@@ -186,6 +186,8 @@ class _Round:
                 self.over[name] = (value, _length(value), reason)
         except Superseded:
             raise
+        except OSError as e:  # the disk, not the value: say which
+            self._skip(name, f"not written ({e.strerror or type(e).__name__})")
         except Exception as e:  # noqa: BLE001 - every kind of pickling failure is just "not saved"
             self._skip(name, f"cannot be pickled ({type(e).__name__})")
 

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import type { JournalBody, JournalEvent } from "../session/types.js";
-import { Checkpoints, type RestoreResult } from "../workspace/index.js";
+import { Checkpoints, type CheckpointsOptions, type RestoreResult } from "../workspace/index.js";
 
 /** One checkpoint as a front end lists it. */
 export interface CheckpointSummary {
@@ -38,10 +38,12 @@ export class SessionCheckpoints {
     sessionId: string,
     private readonly record: (body: JournalBody) => unknown,
     restoredTurns: number[] = [],
+    /** Limits and the like for the checkpoints (tests). */
+    options: Partial<CheckpointsOptions> = {},
   ) {
     this.restoredTurns = [...restoredTurns];
     // Watched: a snapshot then costs what changed since the last one, not a look at every file.
-    this.ready = Checkpoints.open({ home, cwd, sessionId, watch: true })
+    this.ready = Checkpoints.open({ ...options, home, cwd, sessionId, watch: true })
       .then((opened) => {
         if ("unavailable" in opened) {
           this.warn(opened.unavailable);
