@@ -184,7 +184,8 @@ export class Checkpoints {
         excluded: underHome,
       });
     });
-    if (options.watch) cp.startWatching(underHome);
+    // Linux only: elsewhere fs.watch's notices are coalesced or late in ways a checkpoint cannot trust.
+    if (options.watch && process.platform === "linux") cp.startWatching(underHome);
     return cp;
   }
 

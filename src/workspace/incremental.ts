@@ -145,8 +145,8 @@ async function walk(root: string, dir: string): Promise<{ files: string[]; dirs:
   const files: string[] = [];
   const dirs: string[] = [];
   const queue = [dir];
-  while (queue.length > 0) {
-    const d = queue.shift() as string;
+  for (let next = 0; next < queue.length; next++) {
+    const d = queue[next] as string;
     let entries: import("node:fs").Dirent[];
     try {
       entries = await readdir(join(root, d), { withFileTypes: true });

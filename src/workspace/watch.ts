@@ -35,8 +35,8 @@ export class TreeWatcher {
    */
   async start(skip: (relDir: string) => boolean): Promise<void> {
     const queue = [""];
-    while (queue.length > 0 && !this.stopped) {
-      const dir = queue.shift() as string;
+    for (let next = 0; next < queue.length && !this.stopped; next++) {
+      const dir = queue[next] as string;
       this.add(dir);
       let entries: import("node:fs").Dirent[];
       try {
