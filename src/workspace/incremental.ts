@@ -34,6 +34,8 @@ interface Seen {
   kind: "file" | "link" | "dir" | undefined;
   size: number;
   mode: number;
+  /** A directory that is not the one watched under this name (deleted and made again, or moved in). */
+  replaced?: boolean;
 }
 
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -56,10 +58,11 @@ export async function applyChanges(base: string, paths: string[], o: Options): P
     seen.filter((s) => !s.old && s.kind).map((s) => s.path),
   );
   seen = seen.filter((s) => !ignored.has(s.path));
-  const newDirs = seen.filter((s) => s.kind === "dir" && s.old?.mode !== TREE_MODE);
+  const newDirs = seen.filter((s) => s.kind === "dir" && (s.old?.mode !== TREE_MODE || s.replaced));
   if (newDirs.length > 0) {
     const inside: Seen[] = [];
     for (const dir of newDirs) {
+      o.watcher.remove(dir.path); // a replaced one's watches are on directories that are gone
       o.watcher.add(dir.path); // first: what is created after the walk below is reported
       const found = await walk(o.ctx.workTree, dir.path);
       if (found === "full" || seen.length + inside.length + found.files.length > MAX_CHANGES) return "full";
@@ -82,8 +85,8 @@ export async function applyChanges(base: string, paths: string[], o: Options): P
   for (const s of seen) {
     let entry: TreeEntry | undefined;
     if (s.kind === "dir") {
-      if (s.old?.mode === TREE_MODE) continue; // still a directory: its own watch reports inside
-      entry = undefined; // a file became a directory: the file goes, what is inside comes from the walk
+      if (s.old?.mode === TREE_MODE && !s.replaced) continue; // its own watch reports inside
+      entry = undefined; // what was here goes; what is inside now comes from the walk
     } else if (s.kind === undefined) {
       entry = undefined;
       skipped.set(s.path, undefined);
@@ -122,7 +125,8 @@ async function see(root: Node, path: string, o: Options): Promise<Seen | null | 
           ? "dir"
           : undefined;
   if (!old && !kind) return null; // came and went
-  return { path, old, kind, size: st?.size ?? 0, mode: st?.mode ?? 0 };
+  const replaced = kind === "dir" && old?.mode === TREE_MODE && !o.watcher.watching(path, st?.ino);
+  return { path, old, kind, size: st?.size ?? 0, mode: st?.mode ?? 0, replaced };
 }
 
 /** The file's tree entry (its content stored), or a warning when it cannot be read. */

@@ -4,7 +4,7 @@
 // many changes at once, the limit on watched directories) makes the next checkpoint scan everything, as
 // it would without a watcher.
 
-import { type FSWatcher, watch } from "node:fs";
+import { type FSWatcher, statSync, watch } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -21,6 +21,8 @@ export interface Changes {
 
 export class TreeWatcher {
   private readonly watchers = new Map<string, FSWatcher>();
+  /** The inode each watch is on: a directory deleted and made again under the same name is another. */
+  private readonly inodes = new Map<string, number>();
   private dirty = new Set<string>();
   private lost = true; // nothing is known until start() has set up every watch
   /** Why watching stopped for good (the checkpoints then scan everything every time). */
@@ -84,6 +86,7 @@ export class TreeWatcher {
         this.remove(dir);
       });
       this.watchers.set(dir, w);
+      this.inodes.set(dir, statSync(join(this.root, dir)).ino);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "ENOSPC" || code === "EMFILE") {
@@ -98,12 +101,14 @@ export class TreeWatcher {
       if (d === dir || dir === "" || d.startsWith(`${dir}/`)) {
         w.close();
         this.watchers.delete(d);
+        this.inodes.delete(d);
       }
     }
   }
 
-  watching(dir: string): boolean {
-    return this.watchers.has(dir);
+  /** True when `dir` is watched, and (given its inode now) still the directory the watch is on. */
+  watching(dir: string, ino?: number): boolean {
+    return this.watchers.has(dir) && (ino === undefined || this.inodes.get(dir) === ino);
   }
 
   close(): void {

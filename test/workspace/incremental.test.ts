@@ -81,6 +81,14 @@ describe("checkpoints of a watched work tree", () => {
       ["delete", () => rmSync(join(w.cwd, "README.md"))],
       ["new nested directories", () => write(w.cwd, "pkg/sub/deep/mod.py", "x = 1\n")],
       ["a file in the new directory", () => write(w.cwd, "pkg/sub/other.py", "y = 2\n")],
+      [
+        "directory made again under its name",
+        () => {
+          rmSync(join(w.cwd, "pkg/sub/deep"), { recursive: true });
+          write(w.cwd, "pkg/sub/deep/again.py", "a = 1\n");
+        },
+      ],
+      ["in the directory made again", () => write(w.cwd, "pkg/sub/deep/more.py", "m = 2\n")],
       ["an ignored file", () => write(w.cwd, "debug.log", "ignored\n")],
       ["an ignored directory", () => write(w.cwd, "build/out/a.bin", "ignored\n")],
       ["in the ignored directory", () => write(w.cwd, "build/out/b.bin", "ignored\n")],
