@@ -106,7 +106,15 @@ export class ChildManager {
   private readonly records = new Map<string, ChildRecord>();
   private counter = 0;
 
-  constructor(private readonly parent: ChildHost) {}
+  constructor(private parent: ChildHost) {}
+
+  /**
+   * The agent that owns these children has ended (and so have they): nothing is spawned here any more,
+   * and its session, kernel and journal are let go. The records stay, for rlm.agents() and lookups.
+   */
+  retire(): void {
+    this.parent = new RetiredHost(this.parent.id);
+  }
 
   spawn(raw: unknown): { id: string; name: string } {
     const params = asRecord(raw, "rlm.spawn");
@@ -385,6 +393,10 @@ export class ChildManager {
       result: reply.status === "done" ? previewOf(reply.value) : undefined,
       spent: record.agent.spent(),
     });
+    // Kept for rlm.agents() and rlm.wait() as long as the parent lives: without this, every child that
+    // ever ran stayed in memory with its session, kernel links and sockets (a parent fanning out 4
+    // children every 10 s grew by ~20 KB a child).
+    record.agent = new EndedChild(record.agent);
     return reply;
   }
 
@@ -451,6 +463,79 @@ export class ChildManager {
         description: { name: v.name, type: String(v.type), size: String(v.size), preview: String(v.preview) },
       };
     });
+  }
+}
+
+/** What is kept of a child once it has ended: its id, its spend and its (retired) children. */
+class EndedChild implements ChildAgent {
+  readonly id: string;
+  readonly children: ChildManager;
+  private readonly spend: SpendRecord;
+
+  constructor(agent: ChildAgent) {
+    this.id = agent.id;
+    this.spend = agent.spent();
+    this.children = agent.children;
+    this.children.retire();
+  }
+
+  spent(): SpendRecord {
+    return this.spend;
+  }
+
+  lastOutput(): string {
+    return "";
+  }
+
+  run(): Promise<TurnOutcome> {
+    return Promise.reject(this.gone());
+  }
+
+  cancel(): void {}
+
+  deliver(): void {
+    throw this.gone();
+  }
+
+  async close(): Promise<void> {}
+
+  private gone(): HostRequestError {
+    return new HostRequestError(`child agent ${this.id} has ended`, "usage");
+  }
+}
+
+/** The parent of a retired ChildManager: it keeps the id and refuses to start anything. */
+class RetiredHost implements ChildHost {
+  readonly depth = Number.POSITIVE_INFINITY;
+
+  constructor(readonly id: string) {}
+
+  get dir(): string {
+    return this.refuse();
+  }
+
+  get tree(): AgentTree {
+    return this.refuse();
+  }
+
+  get budget(): Budget {
+    return this.refuse();
+  }
+
+  get client(): ModelClient {
+    return this.refuse();
+  }
+
+  record(): undefined {
+    return undefined;
+  }
+
+  newChild(): ChildAgent {
+    return this.refuse();
+  }
+
+  private refuse(): never {
+    throw new HostRequestError(`agent ${this.id} has ended; it starts no more sub-agents`, "usage");
   }
 }
 

@@ -6,6 +6,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
 import type { UserVariable } from "../agent/session-variables.js";
 import { HostCommands } from "./commands.js";
+import { IdleCollector } from "./idle-gc.js";
 import { JournalIndex } from "./journal-index.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { RPC, RpcError } from "./rpc.js";
@@ -73,6 +74,7 @@ export class SessionHost {
   readonly exited: Promise<AutonomousOutcome | undefined>;
   private lastOutcome: AutonomousOutcome | undefined;
   readonly scheduler: Scheduler;
+  private readonly collector = new IdleCollector();
   /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
   readonly usage: UsageTally;
   private readonly commands: HostCommands;
@@ -285,6 +287,7 @@ export class SessionHost {
 
   private async shutdown(): Promise<void> {
     this.scheduler.stop();
+    this.collector.stop();
     // Nobody serves it any more: a session that was waiting for more work is finished.
     if (this.status === "idle") this.status = "done";
     // The session's work is complete: the last chance to judge edits with it before it closes.
@@ -305,6 +308,7 @@ export class SessionHost {
       .map((m) => (m.from === "user" ? m.text : `[message from ${m.from}]\n${m.text}`))
       .join("\n\n");
     this.clearTimers();
+    this.collector.busy();
     this.setStatus("running");
     const autonomy = this.options.autonomy;
     this.turn = autonomy
@@ -345,7 +349,10 @@ export class SessionHost {
     // Messages that arrived too late for the turn that just ended start the next one.
     for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
     if (this.queue.length > 0 && !this.stopping) this.pump();
-    else if (this.options.detached && !this.stopping) this.armIdleTimers();
+    else {
+      if (this.options.detached && !this.stopping) this.armIdleTimers();
+      this.collector.idle(); // the turn's garbage, before the next one (src/host/idle-gc.ts)
+    }
   }
 
   private onAttached(count: number): void {

@@ -4,7 +4,6 @@
 
 import {
   closeSync,
-  existsSync,
   fstatSync,
   fsyncSync,
   openSync,
@@ -12,6 +11,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  statSync,
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
@@ -67,9 +67,23 @@ export function scheduleFile(home: string, session: string): string {
   return join(sessionsDir(home), session, FILE);
 }
 
-/** The jobs recorded in `path`, in the order they were added. */
+/**
+ * Parsed files by path, with the identity of the file they were read from: the waker looks at every
+ * session's file each second and a host several times a tick, and most looks find nothing changed.
+ * An append changes the size, a compaction the inode; then the file is read again.
+ */
+const parsed = new Map<string, { key: string; jobs: StoredJob[] }>();
+
+/** The jobs recorded in `path`, in the order they were added. Shared between callers: do not mutate. */
 export function readJobs(path: string): StoredJob[] {
-  if (!existsSync(path)) return [];
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st) {
+    parsed.delete(path);
+    return [];
+  }
+  const key = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  const known = parsed.get(path);
+  if (known?.key === key) return known.jobs;
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -77,7 +91,10 @@ export function readJobs(path: string): StoredJob[] {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return []; // the session was just deleted
     throw e;
   }
-  return [...fold(text).values()];
+  // Read after the stat: what is kept is at least as new as the key, and a later change alters the key.
+  const jobs = [...fold(text).values()];
+  parsed.set(path, { key, jobs });
+  return jobs;
 }
 
 function fold(text: string): Map<string, StoredJob> {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:net";
 import { isLive } from "./client.js";
+import { IdleCollector } from "./idle-gc.js";
 import { activeJobs, allJobs, sessionJobs } from "./schedules.js";
 
 const POLL_MS = 1000;
@@ -37,6 +38,8 @@ export async function runWaker(home: string, revive: (session: string) => Promis
   const lock = await takeWakerLock(home);
   if (!lock) return;
   const revived = new Map<string, number>();
+  // Between looks it only sleeps, for hours: its garbage is collected in full now and then (idle-gc.ts).
+  const collector = new IdleCollector();
   try {
     for (;;) {
       // Paused jobs (relm shutdown, relm schedule pause) wake nothing: with only those left it exits.
@@ -52,10 +55,12 @@ export async function runWaker(home: string, revive: (session: string) => Promis
         revived.set(session, now);
         await revive(session).catch(() => undefined);
       }
+      collector.idle();
       const next = Math.min(...jobs.map((j) => (j.next as Date).getTime()));
       await new Promise((r) => setTimeout(r, Math.max(50, Math.min(POLL_MS, next - Date.now()))));
     }
   } finally {
+    collector.stop();
     lock.close();
   }
 }
