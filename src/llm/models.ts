@@ -31,17 +31,20 @@ export async function listModels(
       return { error: `${url} rejected the API key (HTTP ${response.status})`, status: response.status };
     }
     if (!response.ok) return { error: `${url} answered HTTP ${response.status}`, status: response.status };
-    const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[]; models?: { name?: unknown }[] };
+    const body = (await response.json().catch(() => ({}))) as {
+      data?: { id?: unknown }[];
+      models?: { name?: unknown }[];
+    };
     // OpenAI and Anthropic answer {data: [{id}]}; Ollama's native /api/tags answers {models: [{name}]}.
-    const ids = [
-      ...(body.data ?? []).map((m) => m.id),
-      ...(body.models ?? []).map((m) => m.name),
-    ].filter((id): id is string => typeof id === "string" && id !== "");
+    const ids = [...(body.data ?? []).map((m) => m.id), ...(body.models ?? []).map((m) => m.name)].filter(
+      (id): id is string => typeof id === "string" && id !== "",
+    );
     return { ids: [...new Set(ids)].sort() };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     if (cause === "ECONNREFUSED") return { error: `nothing is listening at ${url}` };
-    if ((error as Error).name === "TimeoutError") return { error: `${url} did not answer within ${timeoutMs / 1000} s` };
+    if ((error as Error).name === "TimeoutError")
+      return { error: `${url} did not answer within ${timeoutMs / 1000} s` };
     return { error: `${url}: ${(error as Error).message}` };
   }
 }

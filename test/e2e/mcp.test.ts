@@ -138,11 +138,21 @@ describe("MCP over stdio in a session", () => {
   });
 
   it("a server the model's cell names starts while the cell is still being written", async () => {
-    // The cell only mentions the server: the start comes from the streamed code, not from a call.
+    // The cell only mentions the server: the start comes from the streamed code, not from a call. The
+    // cell then waits (up to 60 s) for the start to be journaled, so a slow machine cannot end the
+    // session before the server is ready; it never calls the server itself.
+    const waitForStart = [
+      "# later: mcp.everything.echo(message='hi')",
+      "import glob, time",
+      "end = time.time() + 60",
+      "while time.time() < end and not any('\"started\"' in open(p).read() for p in glob.glob(HOME + '/sessions/**/*.jsonl', recursive=True)):",
+      "    time.sleep(0.05)",
+      "print('not called yet')",
+    ];
     const rig = await startRig("openai", {
       script: byTask({
         "ROOT: write about it": [
-          { code: "# later: mcp.everything.echo(message='hi')\nprint('not called yet')" },
+          () => ({ code: waitForStart.join("\n").replace("HOME", JSON.stringify(rig.home)) }),
           echoLastCell,
         ],
       }),

@@ -89,7 +89,7 @@ describe("a forked kernel's ready message and the template's fork report race", 
 });
 
 /** How many forks the race test makes (RELM_FORK_RACE=N for more; bench/fork-race.mjs makes thousands). */
-const FORKS = Number(process.env.RELM_FORK_RACE ?? 1000);
+const FORKS = Number(process.env.RELM_FORK_RACE ?? 600);
 const PARALLEL = 4;
 
 describe("many forks with the fork report held back at random", () => {

@@ -38,6 +38,8 @@ const startPty = usePtys();
 async function startProgram(cols = 100, rows = 30): Promise<Pty> {
   const p = startPty({ command: [process.execPath, "-e", PROGRAM], cols, rows });
   await p.waitFor(`ready ${cols}x${rows}`);
+  // The coloured line is a second write: wait for it too, not only for the first.
+  await p.waitFor("fancy");
   return p;
 }
 
