@@ -6,7 +6,7 @@ import { ROOT, table } from "./lib.mjs";
 
 const { compactMessages, needsCompaction } = await import(join(ROOT, "dist/agent/compaction.js"));
 const { createModelClient, collectResponse } = await import(join(ROOT, "dist/llm/index.js"));
-const { startScriptedModel } = await import(join(ROOT, "dist/llm/scripted/index.js"));
+const { startScriptedModel } = await import(join(ROOT, "dist/scripted/index.js"));
 
 const GOAL =
   "Port the CSV importer in src/importer.py to streaming and keep every test in tests/ passing (GOAL-MARK)";

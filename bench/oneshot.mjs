@@ -2,7 +2,7 @@
 // Measures the whole `relm run` process tree (Node + Python kernel): wall time and peak summed RSS.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { startScriptedModel } from "../dist/llm/scripted/index.js";
+import { startScriptedModel } from "../dist/scripted/index.js";
 import { measureAsync, median, quantile, ROOT, scriptedEnv, table } from "./lib.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 10);

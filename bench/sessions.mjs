@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { SessionClient } from "../dist/host/client.js";
-import { byTask, startScriptedModel } from "../dist/llm/scripted/index.js";
+import { byTask, startScriptedModel } from "../dist/scripted/index.js";
 import { Journal, newSessionId, sessionDir } from "../dist/session/index.js";
 import { measure, median, ROOT, scriptedEnv, table } from "./lib.mjs";
 

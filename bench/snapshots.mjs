@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { startScriptedModel } from "../dist/llm/scripted/index.js";
+import { startScriptedModel } from "../dist/scripted/index.js";
 import { median, quantile, ROOT, scriptedEnv, table } from "./lib.mjs";
 
 const CELLS = Number(process.argv[2] ?? 15);

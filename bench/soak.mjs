@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
-import { startScriptedModel, whoAsks } from "../dist/llm/scripted/index.js";
+import { startScriptedModel, whoAsks } from "../dist/scripted/index.js";
 import { diff, growthByHolder, printDiff, summarize } from "./heap-diff.mjs";
 import { median, ROOT, scriptedEnv } from "./lib.mjs";
 

@@ -4,7 +4,7 @@
 //  3. rlm.map over 8 items with a model that takes 300 ms per response, against the sequential time.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { byTask, startScriptedModel } from "../dist/llm/scripted/index.js";
+import { byTask, startScriptedModel } from "../dist/scripted/index.js";
 import { measureAsync, ROOT, scriptedEnv, table } from "./lib.mjs";
 
 const SEQUENTIAL = `import time

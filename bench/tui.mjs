@@ -36,7 +36,7 @@ import {
 } from "./tui-lib.mjs";
 
 const LAUNCHES = Number(process.env.RUNS ?? 20);
-const scripted = await import(pathToFileURL(join(ROOT, "dist/llm/scripted/index.js")).href);
+const scripted = await import(pathToFileURL(join(ROOT, "dist/scripted/index.js")).href);
 const rig = (script, options) => makeRig(scripted.startScriptedModel, script, options);
 
 // --- 1. launch to first paint ---------------------------------------------------------------------

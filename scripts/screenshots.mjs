@@ -32,7 +32,7 @@ function spendShown(text) {
  * The scenarios. Each: name, cols × rows, args (relm's arguments), title (of the window; default
  * "relm ARGS"), env (added to the environment; a function of { modelUrl, ollamaHost } may compute it;
  * null removes a variable), config (merged into config.json), serve (options of the scripted model
- * besides its script), model (its replies, see src/llm/scripted/script.ts; or a function of byTask, the
+ * besides its script), model (its replies, see src/scripted/script.ts; or a function of byTask, the
  * router that gives each agent its own replies), files (created in the project directory first), git
  * (make the project a git repository on branch main), saved (sessions made first with `relm run TASK`,
  * then dated hoursAgo), steps, and quit (steps after the pictures, so relm can leave cleanly).
@@ -349,7 +349,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const harness = await loadHarness();
-const scripted = await import(pathToFileURL(join(ROOT, "dist/llm/scripted/index.js")).href);
+const scripted = await import(pathToFileURL(join(ROOT, "dist/scripted/index.js")).href);
 mkdirSync(OUT, { recursive: true });
 let failed = 0;
 for (const scenario of SCENARIOS.filter((s) => wanted.length === 0 || wanted.includes(s.name))) {

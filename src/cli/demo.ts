@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describeRefinement, proposeRefinement } from "../agent/refine.js";
 import { resolveConfig } from "../config/config.js";
 import { createModelClient } from "../llm/index.js";
-import { byTask, type ScriptStep, startScriptedModel } from "../llm/scripted/index.js";
+import { byTask, type ScriptStep, startScriptedModel } from "../scripted/index.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
 import { type RunIo, runOnce } from "./run.js";
 

@@ -9,7 +9,7 @@ import {
   needsCompaction,
 } from "../../src/agent/compaction.js";
 import { collectResponse, isModelError } from "../../src/llm/index.js";
-import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../src/llm/scripted/index.js";
+import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../src/scripted/index.js";
 import type { Message, ModelClient } from "../../src/llm/types.js";
 import { clientFor, request, userText } from "../llm/helpers.js";
 

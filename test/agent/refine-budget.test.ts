@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Budget } from "../../src/agent/budget.js";
 import { proposeForSession } from "../../src/agent/refine.js";
-import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../src/llm/scripted/index.js";
+import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../src/scripted/index.js";
 import { Journal } from "../../src/session/index.js";
 import type { JournalBody } from "../../src/session/types.js";
 import { clientFor } from "../llm/helpers.js";

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { ScriptContext } from "../../src/llm/scripted/index.js";
+import type { ScriptContext } from "../../src/scripted/index.js";
 import { runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { byTask } from "../support/router.js";

@@ -16,7 +16,7 @@ import {
 import { SessionClient } from "../../src/host/client.js";
 import { SessionHost } from "../../src/host/host.js";
 import type { SessionInfo } from "../../src/host/info.js";
-import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
+import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf, sessionIds, systemOf } from "../support/harness.js";
 import { type Rig, useRigs } from "../support/scripted.js";

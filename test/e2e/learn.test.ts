@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HarnessStore, scopeLocation } from "../../src/harness/index.js";
-import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
+import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { pythonsOf, runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../support/harness.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";

@@ -9,7 +9,7 @@ import { SessionClient } from "../../src/host/client.js";
 import { SessionHost } from "../../src/host/host.js";
 import type { SessionInfo } from "../../src/host/info.js";
 import { RPC, type RpcError } from "../../src/host/rpc.js";
-import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
+import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../support/harness.js";
 import type { JournalLine } from "../support/journal.js";
 import { whoAsks } from "../support/router.js";

@@ -10,7 +10,7 @@ import { autonomyFrom } from "../../src/cli/run.js";
 import { SessionClient } from "../../src/host/client.js";
 import type { SessionInfo } from "../../src/host/info.js";
 import { RPC, type RpcError } from "../../src/host/rpc.js";
-import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
+import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { exportSession } from "../../src/session/index.js";
 import { pythonsOf, runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../support/harness.js";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ScriptedModel, startScriptedModel } from "../../src/llm/scripted/index.js";
+import { type ScriptedModel, startScriptedModel } from "../../src/scripted/index.js";
 import type { Message, ModelClient, Provider } from "../../src/llm/types.js";
 import { clientFor, doneOf, events, FORMATS, MARKER, PNG_BASE64, request, userText } from "./helpers.js";
 

@@ -4,7 +4,7 @@ import {
   type ScriptedModel,
   type ScriptedModelOptions,
   startScriptedModel,
-} from "../../src/llm/scripted/index.js";
+} from "../../src/scripted/index.js";
 import type { Message } from "../../src/llm/types.js";
 import { clientFor, doneOf, errorOf, events, MATRIX, ofType, request, userText } from "./helpers.js";
 

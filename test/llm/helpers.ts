@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { createModelClient } from "../../src/llm/index.js";
-import type { ScriptedModel } from "../../src/llm/scripted/index.js";
+import type { ScriptedModel } from "../../src/scripted/index.js";
 import type {
   ClientOptions,
   Message,

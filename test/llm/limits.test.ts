@@ -4,8 +4,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { outputLimit, TokenEstimator } from "../../src/llm/limits.js";
 import { MIN_TRY_MS, retryFits } from "../../src/llm/retry.js";
-import { limitAnswer } from "../../src/llm/scripted/answer.js";
-import { type ScriptedModel, startScriptedModel } from "../../src/llm/scripted/index.js";
+import { limitAnswer } from "../../src/scripted/answer.js";
+import { type ScriptedModel, startScriptedModel } from "../../src/scripted/index.js";
 import { clientFor, doneOf, errorOf, events, FORMATS, ofType, request, userText } from "./helpers.js";
 
 let model: ScriptedModel | undefined;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ScriptContext, type ScriptedModel, startScriptedModel } from "../../src/llm/scripted/index.js";
+import { type ScriptContext, type ScriptedModel, startScriptedModel } from "../../src/scripted/index.js";
 import type { Message } from "../../src/llm/types.js";
 import { clientFor, doneOf, errorOf, events, FORMATS, request, userText } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { ScriptContext, ScriptStep } from "../../src/llm/scripted/index.js";
+import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 
 /** The refine request (relm's refine prompt), as opposed to an agent's turn. */
 export function isRefine(ctx: Pick<ScriptContext, "rawBody">): boolean {

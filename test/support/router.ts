@@ -1,4 +1,4 @@
-export { byTask, whoAsks } from "../../src/llm/scripted/index.js";
+export { byTask, whoAsks } from "../../src/scripted/index.js";
 
 /** A final answer that repeats what the last cell printed. */
 export const echoLastCell = (ctx: { lastToolResult?: string }) => ({

@@ -5,7 +5,7 @@ import {
   type ScriptedModel,
   type ScriptedModelOptions,
   startScriptedModel,
-} from "../../src/llm/scripted/index.js";
+} from "../../src/scripted/index.js";
 import { cleanEnv, pythonsOf, tempDir } from "./cli.js";
 
 export type Format = "openai" | "anthropic";
