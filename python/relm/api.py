@@ -13,6 +13,7 @@ from .schedule import schedule
 from .goals import done, goal
 from .harness import harness, install_import_watch
 from .mcp import mcp
+from .toolkit import EXPORTS as TOOLKIT
 
 
 def submit(value):
@@ -50,6 +51,8 @@ EXPORTS = {
     "done": done,
     "harness": harness,
     "mcp": mcp,
+    # view, edit, apply_patch, write, grep, glob, tree, run_tests and the web and image functions.
+    **TOOLKIT,
 }
 
 

@@ -83,6 +83,8 @@ export function findAgentsMd(cwd: string, maxChars = 20_000): { path: string; te
 }
 
 export interface PromptExtras {
+  /** The bundled toolkit's one-line listing (toolkit-prompt.ts), rendered once per tree. */
+  toolkit?: string;
   /** The continual harness's rendered entries (memories, skills, prompts, specs), frozen per session. */
   harness?: string;
   agentsMd?: { path: string; text: string };
@@ -99,6 +101,8 @@ export interface PromptExtras {
 /** Base prompt, then project instructions, the agent's role and spec, environment facts and specs. */
 export function buildSystemPrompt(facts: EnvironmentFacts, extras: PromptExtras = {}): string {
   const sections = [BASE_PROMPT.trimEnd()];
+  // Right after the base: it is the same for every session of a release, so it stays in the cached prefix.
+  if (extras.toolkit?.trim()) sections.push(extras.toolkit.trimEnd());
   if (extras.harness?.trim()) sections.push(extras.harness.trimEnd());
   if (extras.agentsMd) {
     sections.push(`# Project instructions (${extras.agentsMd.path})\n${extras.agentsMd.text.trimEnd()}`);

@@ -111,6 +111,19 @@ export type JournalBody =
   | { type: "goal"; text: string }
   /** The root's model was switched (UI `/model`); the model calls after it use this one. */
   | { type: "model"; model: string; provider: string }
+  /**
+   * A file changed by the kernel's toolkit (edit, write, apply_patch): its unified diff, cut at 40 000
+   * chars. `from` is a moved file's old path. The turn's checkpoint holds the file as it was.
+   */
+  | {
+      type: "file_edit";
+      path: string;
+      action: "create" | "write" | "edit" | "patch" | "delete" | "move";
+      from?: string;
+      added: number;
+      removed: number;
+      diff: string;
+    }
   /** Files put back to the checkpoint before `turn` (`/undo`); `backup` holds the state just before. */
   | { type: "undo"; turn: number; changed: string[]; removed: string[]; backup?: string }
   | { type: "goal_progress"; text: string }

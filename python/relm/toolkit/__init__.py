@@ -1,0 +1,32 @@
+"""relm's bundled toolkit: the functions coding and research agents reach for, pre-imported in every kernel.
+
+One module per area; each lists what it exports in its own EXPORTS. Their docstrings are the manual
+(`help(edit)`); the system prompt names each in one line (src/agent/toolkit-prompt.ts). Everything here
+works on the kernel's own file system relative to its cwd (a remote kernel's too) and reaches the host
+only over the kernel's channel (relm.host), so nothing assumes the host's disk.
+
+Modules: files (view, edit, write), patch (apply_patch), search (grep, glob, tree), tests (run_tests);
+web (fetch, search) and images (look) are added beside them.
+"""
+
+import importlib
+
+# Module names in the order their exports are installed; a module that is missing (not written yet) or
+# fails to import is left out rather than breaking every kernel's start.
+_MODULES = ("files", "patch", "search", "tests", "web", "images")
+
+
+def _collect():
+    exports = {}
+    for name in _MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"{__name__}.{name}":
+                continue
+            raise
+        exports.update(getattr(module, "EXPORTS", {}))
+    return exports
+
+
+EXPORTS = _collect()

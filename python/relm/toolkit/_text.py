@@ -1,0 +1,211 @@
+"""What the toolkit's modules share: text shown as itself, the output cap, files read and written back
+byte for byte (encoding, BOM, line endings), and the host notice of a changed file."""
+
+import difflib
+import os
+import tempfile
+
+# No toolkit function returns more text than this for display; the kernel caps a cell's output
+# (20 000 chars by default) and a function's result should leave room for the rest of the cell.
+OUTPUT_CAP = 12_000
+# A changed file's diff sent to the journal is cut at this size.
+DIFF_CAP = 20_000
+
+
+class Shown(str):
+    """A str whose repr is the text itself: as a cell's last expression it reads like printed output,
+    and it is still a str (slice it, search it, print it)."""
+
+    def __repr__(self):
+        return str(self)
+
+    def _repr_pretty_(self, p, cycle):  # IPython's display hook
+        p.text(str(self))
+
+
+def cap(text, limit=OUTPUT_CAP, hint=""):
+    """`text` cut to about `limit` chars at a line break, with a note of what was left out."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit)
+    if cut < limit // 2:
+        cut = limit
+    rest = text[cut:].count("\n")
+    note = f"\n[... {len(text) - cut} more chars, {rest} more lines cut at the {limit}-char cap"
+    return text[:cut] + note + (f"; {hint}" if hint else "") + "]"
+
+
+class FileText:
+    """A text file decoded so that writing it back gives the same bytes.
+
+    `text` uses "\\n" line endings when the file's are all CRLF (`newline` remembers which), so an
+    `old` string written with "\\n" matches. UTF-8 (with or without BOM) is read as such, undecodable
+    bytes kept as surrogates; a file whose non-ASCII bytes are none of them UTF-8 is read as latin-1
+    (cp1252 and latin-1 files both round-trip byte for byte that way); UTF-16 with a BOM as UTF-16.
+    """
+
+    def __init__(self, text, encoding="utf-8", errors="strict", bom=b"", newline="\n"):
+        self.text = text
+        self.encoding = encoding
+        self.errors = errors
+        self.bom = bom
+        self.newline = newline
+
+    @classmethod
+    def decode(cls, data):
+        if data.startswith(b"\xef\xbb\xbf"):
+            return cls._lines(data[3:].decode("utf-8", "surrogateescape"), "utf-8", "surrogateescape", data[:3])
+        for bom, enc in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+            if data.startswith(bom):
+                try:
+                    return cls._lines(data[2:].decode(enc), enc, "strict", bom)
+                except UnicodeDecodeError:
+                    break
+        try:
+            return cls._lines(data.decode("utf-8"), "utf-8", "strict", b"")
+        except UnicodeDecodeError:
+            pass
+        text = data.decode("utf-8", "surrogateescape")
+        # Any non-ASCII character that decoded properly means UTF-8 with a few stray bytes; none means a
+        # single-byte encoding, where latin-1 keeps every byte and shows "é" as "é" for latin-1 files.
+        if any(ord(c) > 127 and not 0xDC80 <= ord(c) <= 0xDCFF for c in text):
+            return cls._lines(text, "utf-8", "surrogateescape", b"")
+        return cls._lines(data.decode("latin-1"), "latin-1", "strict", b"")
+
+    @classmethod
+    def _lines(cls, text, encoding, errors, bom):
+        crlf = text.count("\r\n")
+        if crlf and crlf == text.count("\n"):
+            return cls(text.replace("\r\n", "\n"), encoding, errors, bom, "\r\n")
+        return cls(text, encoding, errors, bom, "\n")
+
+    def encode(self, text):
+        """`text` (with "\\n" endings when the file is CRLF) as the file's bytes; a clear error when the
+        file's encoding cannot hold a character of it."""
+        if self.newline == "\r\n":
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        try:
+            return self.bom + text.encode(self.encoding, self.errors)
+        except UnicodeEncodeError as e:
+            bad = e.object[e.start : e.end]
+            raise ValueError(
+                f"the file is {self.encoding}, which cannot hold {bad!r} from the new text; "
+                "use characters it can encode (or write() the file anew as UTF-8)"
+            ) from None
+
+    def fit(self, text):
+        """`text` given by a caller, in this file's line-ending convention ("\\r\\n" made "\\n")."""
+        return text.replace("\r\n", "\n") if self.newline == "\r\n" else text
+
+
+def read_file(path):
+    """(FileText, bytes) of an existing regular file; clear errors for what is not one."""
+    check_path(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file (cwd is {os.getcwd()})")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a directory; tree({path!r}) lists it")
+    with open(path, "rb") as f:
+        data = f.read()
+    if b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ValueError(f"{path} looks binary (it has NUL bytes); the toolkit edits text files only")
+    return FileText.decode(data), data
+
+
+def check_path(path):
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
+    if not str(path):
+        raise ValueError("path is empty")
+
+
+def check_text(name, value):
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+
+
+def write_atomic(path, data):
+    """Writes `data` to `path` through a temp file in the same folder and a rename, keeping the mode of
+    a file that was there; returns the temp file's path before the rename (for callers that batch)."""
+    tmp = stage(path, data)
+    os.replace(tmp, path)
+
+
+def stage(path, data):
+    """`data` in a temp file beside `path`, with `path`'s mode if it exists; returns the temp path."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".relm-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        except FileNotFoundError:
+            os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def unified_diff(path, before, after):
+    """A unified diff of two texts (None for a missing file) as git would label it."""
+    a = [] if before is None else before.splitlines(keepends=True)
+    b = [] if after is None else after.splitlines(keepends=True)
+    name = rel(path)
+    lines = difflib.unified_diff(
+        a,
+        b,
+        "/dev/null" if before is None else f"a/{name}",
+        "/dev/null" if after is None else f"b/{name}",
+        n=3,
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def diff_stats(diff):
+    """(added, removed) lines of a unified diff."""
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+def rel(path):
+    """`path` relative to the cwd when it is inside it, with "/"."""
+    full = os.path.abspath(path)
+    try:
+        r = os.path.relpath(full)
+    except ValueError:
+        return full
+    return full if r.startswith("..") else r.replace(os.sep, "/")
+
+
+def report_change(path, action, diff, moved_from=None):
+    """Tells the host a file changed (journaled as a `file_edit` event with its diff). Outside a relm
+    kernel, or with a host that does not know the call, the change is simply not journaled."""
+    from .. import host, protocol
+
+    if not protocol.connected():
+        return
+    added, removed = diff_stats(diff)
+    text = diff if len(diff) <= DIFF_CAP else diff[:DIFF_CAP] + f"\n[diff cut at {DIFF_CAP} chars]\n"
+    params = {"path": rel(path), "action": action, "diff": text, "added": added, "removed": removed}
+    if moved_from is not None:
+        params["from"] = rel(moved_from)
+    try:
+        host.notify("toolkit.file_edit", params)
+    except Exception:  # noqa: BLE001 - the edit is done; a lost journal line must not undo it
+        pass

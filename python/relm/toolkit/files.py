@@ -1,0 +1,250 @@
+"""view, edit and write: reading and changing files the way a careful person would.
+
+Every change goes through a temp file and a rename, keeps the file's encoding, BOM, line endings and
+mode, and is reported to the host, which journals it with its diff (`file_edit`). The session's
+checkpoint taken before each turn that runs code already holds the files as they were, so /undo puts
+back what these functions changed.
+"""
+
+import difflib
+import os
+
+from ._text import (
+    OUTPUT_CAP,
+    FileText,
+    Shown,
+    check_path,
+    check_text,
+    diff_stats,
+    read_file,
+    rel,
+    report_change,
+    unified_diff,
+    write_atomic,
+)
+
+LINE_CAP = 1000  # chars of one line shown by view(); the rest is counted, not shown
+SHOWN_DIFF = 3000  # chars of the diff an edit returns
+
+
+class EditError(ValueError):
+    """edit() refused: `old` is missing or matches too many times. The message says where and why."""
+
+
+def view(path, start=None, end=None):
+    """Shows a text file with line numbers: `view("src/app.py")`, `view("src/app.py", 120, 160)`.
+
+    `start` and `end` are 1-based and inclusive; negative counts from the end (`view(p, -20)` is the
+    last 20 lines). The result is a str (printable, searchable) capped at about 12 000 chars with a note
+    saying how to see the rest; lines over 1000 chars are cut. Raises FileNotFoundError,
+    IsADirectoryError (use tree()) or ValueError for a binary file or a bad range.
+    """
+    ft, _ = read_file(path)
+    lines = ft.text.splitlines()
+    total = len(lines)
+    first, last = _range(start, end, total)
+    out = []
+    size = 0
+    shown_last = first - 1
+    for n in range(first, last + 1):
+        line = lines[n - 1]
+        if len(line) > LINE_CAP:
+            line = line[:LINE_CAP] + f" [... {len(line) - LINE_CAP} more chars]"
+        entry = f"{n:>6}\t{line}"
+        if size + len(entry) + 1 > OUTPUT_CAP and out:
+            break
+        out.append(entry)
+        size += len(entry) + 1
+        shown_last = n
+    if total == 0:
+        out.append(f"[{rel(path)} is empty]")
+    elif shown_last < last:
+        out.append(
+            f"[... lines {shown_last + 1}-{last} of {total} not shown (output cap); "
+            f"view({rel(path)!r}, {shown_last + 1}) for more]"
+        )
+    elif (first, last) != (1, total):
+        out.append(f"[lines {first}-{last} of {total}]")
+    return Shown("\n".join(out))
+
+
+def _range(start, end, total):
+    for name, value in (("start", start), ("end", end)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise TypeError(f"{name} must be an int line number (1-based) or None")
+    first = 1 if start is None else (total + start + 1 if start < 0 else start)
+    last = total if end is None else (total + end + 1 if end < 0 else min(end, total))
+    if start == 0 or end == 0:
+        raise ValueError("line numbers start at 1 (negative ones count from the end)")
+    first = max(first, 1)
+    if total and first > total:
+        raise ValueError(f"start={start} is past the end: the file has {total} lines")
+    if last < first and total:
+        raise ValueError(f"end={end} is before start={start}")
+    return first, last
+
+
+def edit(path, old, new, count=1):
+    """Replaces the exact text `old` with `new` in the file at `path`, and returns what changed (a diff).
+
+    `old` must occur at least once and at most `count` times (default 1: exactly once); every
+    occurrence is replaced. Include enough surrounding lines to make `old` unique. Whitespace, tabs and
+    case matter; "\\n" in `old`/`new` matches a CRLF file's line endings, and the file's encoding, BOM,
+    line endings and trailing newline are kept. Raises EditError (a ValueError) when `old` is missing
+    (naming the closest line, or a whitespace or line-ending mismatch) or matches more than `count`
+    times (saying how many and at which lines); FileNotFoundError for a missing file (use write()).
+    """
+    check_path(path)
+    check_text("old", old)
+    check_text("new", new)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive int (how many occurrences may be replaced), not {count!r}")
+    if old == "":
+        raise ValueError("old is empty: give the exact text to replace (write() creates or overwrites a file)")
+    ft, data = read_file(path)
+    old_t, new_t = ft.fit(old), ft.fit(new)
+    if old_t == new_t:
+        raise ValueError("old and new are the same: nothing would change")
+    text = ft.text
+    starts = _occurrences(text, old_t)
+    if not starts:
+        raise EditError(_missing(path, ft, data, old_t))
+    if len(starts) > count:
+        where = ", ".join(str(_line_of(text, i)) for i in starts[:20])
+        more = f" and {len(starts) - 20} more" if len(starts) > 20 else ""
+        raise EditError(
+            f"{rel(path)}: old matches {len(starts)} times (at lines {where}{more}), more than count={count}; "
+            f"add surrounding lines to make it unique, or pass count={len(starts)} to replace them all"
+        )
+    after = text.replace(old_t, new_t)
+    write_atomic(path, ft.encode(after))
+    diff = unified_diff(path, text, after)
+    report_change(path, "edit", diff)
+    lines = ", ".join(str(_line_of(text, i)) for i in starts)
+    added, removed = diff_stats(diff)
+    head = (
+        f"edited {rel(path)}: {len(starts)} replacement{'s' if len(starts) > 1 else ''} "
+        f"at line{'s' if len(starts) > 1 else ''} {lines} (+{added} -{removed})"
+    )
+    shown = diff if len(diff) <= SHOWN_DIFF else diff[:SHOWN_DIFF] + f"[... diff cut at {SHOWN_DIFF} chars]\n"
+    return Shown(f"{head}\n{shown}".rstrip("\n"))
+
+
+def _occurrences(text, old):
+    """Starts of the non-overlapping occurrences of `old`, as str.replace would find them."""
+    out = []
+    i = text.find(old)
+    while i != -1:
+        out.append(i)
+        i = text.find(old, i + len(old))
+    return out
+
+
+def _line_of(text, index):
+    return text.count("\n", 0, index) + 1
+
+
+def _missing(path, ft, data, old):
+    """Why `old` was not found: a line-ending or whitespace mismatch, or the closest line."""
+    name = rel(path)
+    head = f"{name}: old was not found"
+    text = ft.text
+    # Line endings: the file mixes them, and the text is there with the other kind.
+    if ft.newline == "\n" and "\n" in old:
+        other = old.replace("\r\n", "\n").replace("\n", "\r\n")
+        if other != old and other in text:
+            return f"{head} as given, but it is there with CRLF line endings (at line {_line_of(text, text.find(other))}): use \\r\\n in old"
+        other = old.replace("\r\n", "\n")
+        if other != old and other in text:
+            return f"{head} as given, but it is there with LF line endings (at line {_line_of(text, text.find(other))}): use \\n in old"
+    lines = text.split("\n")
+    want = old.split("\n")
+    while want and not want[-1].strip():
+        want.pop()
+    while want and not want[0].strip():
+        want.pop(0)
+    if not want:
+        return f"{head} (old is only whitespace and it does not occur)"
+    # Whitespace: the same lines with other indentation, tabs for spaces, trailing spaces.
+    norm_want = [" ".join(w.split()) for w in want]
+    norm_lines = [" ".join(line.split()) for line in lines]
+    for i in range(len(lines) - len(want) + 1):
+        if norm_lines[i : i + len(want)] == norm_want:
+            for j, w in enumerate(want):
+                have = lines[i + j]
+                if have != w:
+                    hint = _whitespace_hint(have, w)
+                    return (
+                        f"{head} exactly, but it is at line {i + 1} with different whitespace: line {i + j + 1} "
+                        f"is {have!r} where old has {w!r}{hint}. Copy the text exactly (view({name!r}, {i + 1}, {i + len(want)}))"
+                    )
+            break
+    # The closest line to old's first line (or the first that differs, when the first is there).
+    probe = want[0]
+    for w in want:
+        if w not in text:
+            probe = w
+            break
+    stripped = [line.strip() for line in lines]
+    close = difflib.get_close_matches(probe.strip(), stripped, n=1, cutoff=0.5)
+    if close:
+        n = stripped.index(close[0]) + 1
+        return (
+            f"{head}. The line {probe.strip()!r} is not in the file; the closest is line {n}: {lines[n - 1]!r}. "
+            f"Check it with view({name!r}, {max(1, n - 3)}, {n + 3})"
+        )
+    return f"{head}, nor anything close to {probe.strip()!r}; grep() or view({name!r}) to find the text"
+
+
+def _whitespace_hint(have, want):
+    lead_have = have[: len(have) - len(have.lstrip())]
+    lead_want = want[: len(want) - len(want.lstrip())]
+    if "\t" in lead_have and "\t" not in lead_want:
+        return " (the file indents with tabs)"
+    if "\t" in lead_want and "\t" not in lead_have:
+        return " (the file indents with spaces)"
+    if lead_have != lead_want:
+        return f" (indentation {len(lead_have)} vs {len(lead_want)} chars)"
+    if have.rstrip() == want.rstrip():
+        return " (trailing whitespace differs)"
+    return " (spacing inside the line differs)"
+
+
+def write(path, text):
+    """Writes `text` to the file at `path`, creating it and any missing parent folders; returns what
+    changed: "created PATH (N lines)", "PATH: N lines changed (+a -b)" or "PATH: unchanged".
+
+    An existing file keeps its encoding, BOM and line endings (text with "\\n" is written as CRLF into
+    a CRLF file); a new file is UTF-8. Use edit() for a small change to a big file.
+    """
+    check_path(path)
+    check_text("text", text)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path} is a directory")
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    before = None
+    ft = FileText("")
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            data = f.read()
+        if b"\0" not in data[:8192]:
+            ft = FileText.decode(data)
+            before = ft.text
+            text = ft.fit(text)
+        else:
+            before = ""  # a binary file replaced by text: the diff shows only the new text
+    if before == text:
+        return Shown(f"{rel(path)}: unchanged")
+    write_atomic(path, ft.encode(text))
+    diff = unified_diff(path, before, text)
+    report_change(path, "create" if before is None else "write", diff)
+    n = len(text.splitlines())
+    if before is None:
+        return Shown(f"created {rel(path)} ({n} line{'' if n == 1 else 's'})")
+    added, removed = diff_stats(diff)
+    changed = max(added, removed)
+    return Shown(f"{rel(path)}: {changed} line{'' if changed == 1 else 's'} changed (+{added} -{removed}), {n} lines now")
+
+
+EXPORTS = {"view": view, "edit": edit, "write": write}
