@@ -35,6 +35,20 @@ def install():
     signal.signal(signal.SIGINT, _handler)
 
 
+def request():
+    """An interrupt asked for over the protocol (no signal reaches a kernel behind ssh or a container):
+    SIGINT to the kernel's group, as the host sends locally, so a cell's `!sleep` stops too."""
+    import os
+
+    try:
+        if os.getpgrp() == os.getpid():
+            os.killpg(os.getpid(), signal.SIGINT)
+        else:
+            os.kill(os.getpid(), signal.SIGINT)
+    except OSError:
+        pass
+
+
 @contextlib.contextmanager
 def deferred():
     """Delays a KeyboardInterrupt aimed at the main thread until the block is done."""

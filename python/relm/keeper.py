@@ -64,11 +64,12 @@ def available():
         return False
 
 
-def split():
+def split(scratch=None):
     """Forks the keeper off. Returns in the kernel (the child) with the keeper's pid, or None when there
     is no keeper (not Linux, or it could not be set up); never returns in the keeper.
 
-    Call it before any thread starts (fork copies only the calling thread).
+    Call it before any thread starts (fork copies only the calling thread). `scratch`: a directory the
+    keeper removes once the kernel has ended (a remote kernel's, relm.remote).
     """
     if not available() or _prctl(PR_SET_CHILD_SUBREAPER, 1) != 0:
         return None
@@ -85,10 +86,10 @@ def split():
         if os.getppid() != keeper:
             os._exit(1)  # the keeper died before prctl took effect
         return keeper
-    _keep(pid, parent)
+    _keep(pid, parent, scratch)
 
 
-def _keep(kernel, parent):
+def _keep(kernel, parent, scratch=None):
     """The keeper's whole life: reap orphans until the kernel ends, then end what is left and exit."""
     status = None
     try:
@@ -107,6 +108,10 @@ def _keep(kernel, parent):
         end_all(os.getpid(), END_DEADLINE)  # the kernel too, if it still runs
     except BaseException:  # noqa: BLE001
         pass
+    if scratch:
+        import shutil
+
+        shutil.rmtree(scratch, ignore_errors=True)
     _exit_like(status)
 
 

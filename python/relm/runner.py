@@ -4,11 +4,12 @@ Protocol: JSON lines on the original stdin/stdout (moved to private fds at start
 for a kernel forked from the warm template (relm.template, relm.forked).
 Host -> runner: execute {id, code, cap}, set_var {id, name, text|file}, variables {id},
                 snapshot {id, dir, max_var_bytes?, max_total_bytes?}, restore {id, dir}, shutdown,
-                response {id, result|error}.
-Runner -> host: ready {pid, python, ipython}, stream {id, text}, result {id, count, status, output,
+                response {id, result|error}, interrupt (as SIGINT to the kernel's group: for kernels that
+                signals cannot reach, e.g. over ssh), file_write/file_read/file_remove (relm.transfer).
+Runner -> host: ready {pid, python, ipython, scratch?, build?}, stream {id, text}, result {id, count, status, output,
                 chars, truncated?, path?, error?, images?}, var {id, var|error}, vars {id, list|error},
                 snapshot {id, report|error} (report: the manifest, or {superseded: true} when the next
-                message came first; relm.snapshot), restored {id, report|error}, request {id, method, params}.
+                message came first; relm.snapshot), restored {id, report|error}, request {id, method, params}, file {id, ...}.
 """
 
 if __name__ == "__main__":
@@ -28,7 +29,7 @@ import sys
 import threading
 import time
 
-from . import api, capture, host, interrupts, protocol, streamer, variables
+from . import api, capture, host, interrupts, protocol, streamer, transfer, variables
 from .cells import CellRunner
 
 
@@ -57,19 +58,16 @@ def serve(opts, proto=None, engine=None):
     ).start()
     interrupts.install()
     _parent_death_signal()
+    _scratch.append(opts.get("scratch"))
     engine = _engine(opts["first_count"], engine)
     exported = api.install(engine.namespace, output_dir=opts["output_dir"])
     for name in exported + ["_out"]:
         engine.hidden[name] = engine.namespace.get(name)
     cells = CellRunner(engine, cap, stream, opts["output_dir"])
-    protocol.send(
-        {
-            "type": "ready",
-            "pid": os.getpid(),
-            "python": "%d.%d.%d" % sys.version_info[:3],
-            "ipython": engine.version,
-        }
-    )
+    ready = {"type": "ready", "pid": os.getpid(), "python": "%d.%d.%d" % sys.version_info[:3], "ipython": engine.version}
+    if opts.get("scratch"):
+        ready.update(scratch=opts["scratch"], build=opts.get("build"))  # a remote kernel (relm.remote)
+    protocol.send(ready)
     _group_watchdog()
     exported_values = [engine.namespace[n] for n in exported]
     mailbox = _Mailbox(inbox)
@@ -199,12 +197,20 @@ def _dispatch(msg, inbox):
         host.resolve(msg)
     elif kind == "shutdown":
         _die()
+    elif kind == "interrupt":
+        interrupts.request()
+    elif kind in transfer.KINDS:
+        transfer.handle(msg, protocol.send)
     else:
         inbox.put(msg)
 
 
 def _die():
     """Host gone or asked us to stop: take the whole process group (the cell's subprocesses) with us."""
+    if _scratch and _scratch[0]:
+        import shutil
+
+        shutil.rmtree(_scratch[0], ignore_errors=True)  # a remote kernel's (its keeper does it too)
     try:
         if os.getpgrp() == os.getpid():
             os.killpg(os.getpid(), signal.SIGKILL)
@@ -248,6 +254,7 @@ def _group_watchdog():
 
 
 _keep = []
+_scratch = []
 
 
 def build_engine(first_count=1):

@@ -3,6 +3,7 @@ import { performance } from "node:perf_hooks";
 import { scrubEnvironment } from "./env.js";
 import { KernelClosedError, KernelRequestError } from "./errors.js";
 import { startRunner } from "./fork-link.js";
+import { LOCAL } from "./launchers/local.js";
 import type { ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
 import { type RunnerExit, RunnerExitedError, type RunnerProcess } from "./runner-process.js";
@@ -32,10 +33,14 @@ const LOST = "All variables were lost.";
  * `options.template` when given (and its interpreter, unless `options.python` says otherwise).
  */
 export async function startKernel(options: KernelOptions): Promise<Kernel> {
+  const launcher = options.launcher ?? LOCAL;
+  // A remote kernel's interpreter is over there: named by its launcher, described by its ready message.
   const python =
-    options.python ??
-    options.template?.python ??
-    (await findPython(options.env ?? process.env, options.pythonCacheDir));
+    launcher.transport === "remote"
+      ? { path: `${launcher.python ?? "python3"} on ${launcher.uri}`, version: "", ipython: null }
+      : (options.python ??
+        options.template?.python ??
+        (await findPython(options.env ?? process.env, options.pythonCacheDir)));
   const kernel = new LocalKernel(options, python);
   await kernel.start();
   return kernel;
@@ -323,7 +328,11 @@ class LocalKernel implements Kernel {
 
   private async spawn(): Promise<RunnerProcess> {
     const t0 = performance.now();
-    const { runner, forkedFrom, fallback } = await startRunner(this.options.template, this.interpreter, {
+    const launcher = this.options.launcher ?? LOCAL;
+    // Only the plain local launcher forks: there is no template on the other side of the others.
+    const template = launcher.forkable ? this.options.template : undefined;
+    const { runner, forkedFrom, fallback } = await startRunner(template, this.interpreter, {
+      launcher,
       python: this.interpreter.path,
       cwd: this.options.cwd,
       env: this.env,

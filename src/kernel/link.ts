@@ -22,4 +22,9 @@ export interface RunnerLink {
   listen(onProtocol: (text: string) => void, onDiagnostics: (text: string) => void): void;
   /** Writes protocol text; dropped once the runner is gone. */
   write(text: string): void;
+  /**
+   * In a sandbox with its own pid namespace: the host's pid of a pid the runner reports (its ready
+   * message), undefined when that process is gone. Absent: the runner's pids are the host's.
+   */
+  hostPid?(inner: number): number | undefined;
 }

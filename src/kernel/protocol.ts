@@ -11,6 +11,10 @@ export type HostMessage =
   | { type: "snapshot"; id: number; dir: string; max_var_bytes?: number; max_total_bytes?: number }
   | { type: "restore"; id: number; dir: string }
   | { type: "shutdown" }
+  | { type: "interrupt" }
+  | { type: "file_write"; id: number; path: string; data: string; append?: boolean }
+  | { type: "file_read"; id: number; path: string; offset: number; length: number }
+  | { type: "file_remove"; id: number; path: string }
   | { type: "response"; id: number; result: unknown }
   | { type: "response"; id: number; error: string | { message: string; code: string } };
 
@@ -19,6 +23,10 @@ export interface ReadyMessage {
   pid: number;
   python: string;
   ipython: string | null;
+  /** A remote kernel's scratch directory over there (python/relm/remote.py); absent for local ones. */
+  scratch?: string;
+  /** The hash of the relm package it was sent (bootstrap.ts), remote kernels only. */
+  build?: string;
 }
 
 export interface ResultMessage {
@@ -44,12 +52,13 @@ export type RunnerMessage =
   | { type: "vars"; id: number; list?: VariableSummary[]; error?: string }
   | { type: "snapshot"; id: number; report?: RunnerSnapshot; error?: string }
   | { type: "restored"; id: number; report?: RestoreReport; error?: string }
-  | { type: "request"; id: number; method: string; params: unknown };
+  | { type: "request"; id: number; method: string; params: unknown }
+  | { type: "file"; id: number; data?: string; size?: number; error?: string };
 
 /** Messages that answer a host message with the same id. */
 export type ReplyMessage = Extract<
   RunnerMessage,
-  { type: "result" | "var" | "vars" | "snapshot" | "restored" }
+  { type: "result" | "var" | "vars" | "snapshot" | "restored" | "file" }
 >;
 
 /** Splits a stream of text into lines, keeping a partial last line for the next chunk. */

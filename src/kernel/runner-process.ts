@@ -1,6 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { KernelStartError } from "./errors.js";
 import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
+import { BOOTSTRAP, bootstrapPayload } from "./launchers/bootstrap.js";
+import { LOCAL } from "./launchers/local.js";
+import type { Launcher } from "./launchers/types.js";
 import type { RunnerExit, RunnerLink } from "./link.js";
 import {
   type HostMessage,
@@ -22,6 +25,8 @@ export interface RunnerSpawnOptions {
   /** Execution count of the first cell (continues the numbering across restarts). */
   firstCount: number;
   readyTimeoutMs?: number;
+  /** Where and how the runner is started; default LOCAL (`python -m relm.runner` here). */
+  launcher?: Launcher;
   onStream: (id: number, text: string) => void;
   /** `runner` is the process that asked; answer on it. */
   onRequest: (id: number, method: string, params: unknown, runner: RunnerProcess) => void;
@@ -56,6 +61,11 @@ export class RunnerProcess {
   readonly exited: Promise<RunnerExit>;
   ready!: ReadyMessage;
   exit: RunnerExit | null = null;
+  /**
+   * The runner shares no disk and no signals with this machine (launcher transport "remote"):
+   * interrupts go over the protocol, and files cross it (remote-files.ts) under `ready.scratch`.
+   */
+  readonly remote: boolean;
   private stderr = "";
   private nextId = 1;
   private readonly waiting = new Map<
@@ -75,6 +85,7 @@ export class RunnerProcess {
     private readonly opts: RunnerSpawnOptions,
   ) {
     this.kernelPid = link.pid;
+    this.remote = opts.launcher?.transport === "remote";
     trackGroup(link.pid);
     this.readySaid = new Promise((resolve) => {
       this.onReady = resolve;
@@ -159,12 +170,16 @@ export class RunnerProcess {
     });
   }
 
-  /** Signals the runner's whole process group. */
+  /** Signals the runner's whole process group (a remote one: SIGINT as a protocol message). */
   signal(signal: NodeJS.Signals): void {
-    if (this.alive) killGroup(this.pid, signal);
+    if (!this.alive) return;
+    if (this.remote && signal === "SIGINT") this.send({ type: "interrupt" });
+    else killGroup(this.pid, signal);
   }
 
+  /** Kills the runner; a remote one is also asked to exit, in case its launcher's client dies slowly. */
   kill(): void {
+    if (this.remote) this.send({ type: "shutdown" });
     killGroup(this.pid, "SIGKILL");
   }
 
@@ -185,11 +200,14 @@ export class RunnerProcess {
         break;
       case "ready":
         if (!this.onReady) break; // said once; a later one is not the runner's
-        if (msg.pid !== this.link.pid && Number.isSafeInteger(msg.pid) && msg.pid > 0) {
+        // A remote runner's pid is not one of ours: signals go to the launcher's group (its client).
+        // A sandboxed runner says its pid inside the sandbox's pid namespace: the host's is looked up.
+        const pid = this.link.hostPid && Number.isSafeInteger(msg.pid) ? this.link.hostPid(msg.pid) : msg.pid;
+        if (!this.remote && pid !== undefined && pid !== this.link.pid && Number.isSafeInteger(pid) && pid > 0) {
           // Below a keeper: the runner's own group gets signals; the keeper ends with SIGTERM.
           this.keeper = this.link.pid;
-          this.kernelPid = msg.pid;
-          trackGroup(msg.pid);
+          this.kernelPid = pid;
+          trackGroup(pid);
           trackGroup(this.link.pid, "SIGTERM");
         }
         this.onReady(msg);
@@ -206,13 +224,25 @@ export class RunnerProcess {
   }
 }
 
-/** `python -m relm.runner` as a child of this process, the protocol on its stdin/stdout. */
+/**
+ * The runner as a child of this process, the protocol on its stdin/stdout: `python -m relm.runner`
+ * (local transport), or the bootstrap (remote transport; relm's Python package is written on stdin
+ * first), each wrapped in its launcher's command.
+ */
 async function spawnLink(opts: RunnerSpawnOptions): Promise<RunnerLink> {
-  const args = ["-m", "relm.runner", "--first-count", String(opts.firstCount)];
-  if (opts.outputDir) args.push("--output-dir", opts.outputDir);
-  const child = spawn(opts.python, args, {
-    cwd: opts.cwd,
-    env: opts.env,
+  const launcher = opts.launcher ?? LOCAL;
+  const remote = launcher.transport === "remote";
+  let inner: string[];
+  if (remote) {
+    inner = [launcher.python ?? "python3", "-c", BOOTSTRAP];
+  } else {
+    inner = [opts.python, "-m", "relm.runner", "--first-count", String(opts.firstCount)];
+    if (opts.outputDir) inner.push("--output-dir", opts.outputDir);
+  }
+  const cmd = launcher.command({ cwd: opts.cwd, inner, env: opts.env });
+  const child = spawn(cmd.file, cmd.args, {
+    cwd: cmd.cwd ?? opts.cwd,
+    env: cmd.env ?? opts.env,
     detached: true, // own process group: interrupts and kills reach the cell's subprocesses too
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -220,13 +250,36 @@ async function spawnLink(opts: RunnerSpawnOptions): Promise<RunnerLink> {
     child.once("spawn", () => resolve(null));
     child.once("error", (e) => resolve(e));
   });
-  if (spawnError) throw new KernelStartError(`could not start ${opts.python}: ${spawnError.message}`, "");
-  return new SpawnLink(child);
+  if (spawnError) {
+    const what = launcher === LOCAL ? cmd.file : `${cmd.file} (kernel ${launcher.uri})`;
+    throw new KernelStartError(`could not start ${what}: ${spawnError.message}`, "");
+  }
+  const link = new SpawnLink(child);
+  const hostPid = launcher.hostPid; // sandbox: its own pid namespace
+  if (hostPid) link.hostPid = (inner) => hostPid(link.pid, inner);
+  if (remote) {
+    const settings = { env: remoteEnv(opts.env), firstCount: opts.firstCount };
+    link.write(bootstrapPayload(launcher.workdir ? { ...settings, workdir: launcher.workdir } : settings));
+  }
+  return link;
+}
+
+// What of the kernel's environment goes with a remote kernel: relm's own settings, never the host's
+// PATH, HOME or anything else (the other machine has its own).
+const REMOTE_ENV =
+  /^(PYTHONUNBUFFERED|GIT_TERMINAL_PROMPT|DEBIAN_FRONTEND|PIP_NO_INPUT|RELM_KERNEL|RELM_KERNEL_ENGINE)$/;
+
+function remoteEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && REMOTE_ENV.test(name)) out[name] = value;
+  return out;
 }
 
 class SpawnLink implements RunnerLink {
   readonly pid: number;
   readonly gone: Promise<RunnerExit>;
+  hostPid?: (inner: number) => number | undefined;
 
   constructor(private readonly child: ChildProcessWithoutNullStreams) {
     this.pid = child.pid!;
@@ -251,7 +304,7 @@ class SpawnLink implements RunnerLink {
     this.child.stderr.on("data", onDiagnostics);
   }
 
-  write(text: string): void {
+  write(text: string | Buffer): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.stdin.write(text);
   }
 }

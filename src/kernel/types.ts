@@ -1,3 +1,4 @@
+import type { Launcher } from "./launchers/types.js";
 // The Python execution environment as the rest of relm sees it. No model concepts here.
 
 export interface PythonInfo {
@@ -109,6 +110,11 @@ export interface KernelOptions {
    * the template is dead, uses another interpreter, or cannot fork.
    */
   template?: KernelTemplate;
+  /**
+   * Where the kernel runs (src/kernel/launchers/): default LOCAL. Kernels of any other launcher are
+   * spawned (never forked from `template`); remote ones get relm's Python package over the pipe.
+   */
+  launcher?: Launcher;
 }
 
 /** A warm Python process that forks kernels (see startKernelTemplate). */

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import { UsageError } from "../../src/config/errors.js";
+import { BOOTSTRAP, bootstrapArchive, bootstrapPayload } from "../../src/kernel/launchers/bootstrap.js";
+import { LOCAL, parseKernelUri } from "../../src/kernel/launchers/index.js";
+import type { LaunchContext } from "../../src/kernel/launchers/types.js";
+
+const ctx: LaunchContext = { cwd: "/proj", inner: ["python3", "-c", "print('hi')"], env: {} };
+
+function usage(uri: string, where?: string): string {
+  try {
+    parseKernelUri(uri, where);
+  } catch (e) {
+    expect(e).toBeInstanceOf(UsageError);
+    return (e as Error).message;
+  }
+  throw new Error(`${uri} was accepted`);
+}
+
+describe("kernel URIs", () => {
+  it("local is the default, forkable and runs the runner's argv as is", () => {
+    expect(parseKernelUri("local")).toBe(LOCAL);
+    expect(parseKernelUri("  ")).toBe(LOCAL);
+    expect(LOCAL.forkable).toBe(true);
+    expect(LOCAL.command({ ...ctx, inner: ["/usr/bin/python3", "-m", "relm.runner"] })).toEqual({
+      file: "/usr/bin/python3",
+      args: ["-m", "relm.runner"],
+    });
+  });
+
+  it('cmd: wraps the interpreter in sh, appended or where the command says "$@"', () => {
+    const l = parseKernelUri("cmd:nice -n 5");
+    expect([l.scheme, l.transport, l.forkable]).toEqual(["cmd", "remote", false]);
+    expect(l.command(ctx)).toEqual({
+      file: "/bin/sh",
+      args: ["-c", 'nice -n 5 "$@"', "relm-kernel", "python3", "-c", "print('hi')"],
+    });
+    const placed = parseKernelUri(`cmd:sh -c 'cd /data && exec "$@"' sh`);
+    expect(placed.command(ctx).args[1]).toBe(`sh -c 'cd /data && exec "$@"' sh`);
+  });
+
+  it("ssh:// with user, port, workdir and options", () => {
+    const l = parseKernelUri("ssh://me@gpu1:2222/~/proj?python=python3.11&control=auto");
+    expect([l.scheme, l.transport, l.forkable, l.python, l.workdir]).toEqual([
+      "ssh",
+      "remote",
+      false,
+      "python3.11",
+      "~/proj",
+    ]);
+    const cmd = l.command({ ...ctx, env: { RELM_SSH_CONFIG: "/tmp/cfg" } });
+    expect(cmd.file).toBe("ssh");
+    expect(cmd.args).toEqual(
+      expect.arrayContaining([
+        "-T",
+        "BatchMode=yes",
+        "-F",
+        "/tmp/cfg",
+        "-p",
+        "2222",
+        "-l",
+        "me",
+        "ControlMaster=auto",
+      ]),
+    );
+    // The remote shell gets one quoted command; the host comes right after "--".
+    expect(cmd.args.slice(-3)).toEqual(["--", "gpu1", `exec python3 -c 'print('"'"'hi'"'"')'`]);
+    expect(parseKernelUri("ssh://gpu1/srv/data").workdir).toBe("/srv/data");
+    expect(parseKernelUri("ssh://gpu1").workdir).toBeUndefined();
+    const plain = parseKernelUri("ssh://[::1]").command(ctx).args;
+    expect(plain).toContain("::1");
+    expect(plain).not.toContain("-p");
+    expect(plain).not.toContain("ControlMaster=auto");
+  });
+
+  it("bad URIs say where they came from, what is wrong and what to write", () => {
+    expect(usage("ssh://host:99999")).toBe(
+      '--kernel "ssh://host:99999": the port must be a number 1-65535, not "99999". Use ssh://[user@]host[:port][/workdir][?python=PATH&control=auto].',
+    );
+    expect(usage("ssh://", "config kernel")).toMatch(/^config kernel "ssh:\/\/": no host\. Use ssh:\/\//);
+    expect(usage("ssh://me:pw@host")).toMatch(
+      /passwords cannot be given in the URI\. Use a key or an ssh agent/,
+    );
+    expect(usage("ssh://host?pyton=x")).toMatch(/unknown option "pyton" \(known: python, control\)/);
+    expect(usage("ssh://host?control=yes")).toMatch(/control must be auto or no/);
+    expect(usage("ssh://-oProxyCommand=x")).toMatch(/a host cannot start with -/);
+    expect(usage("cmd:")).toMatch(/"cmd:": no command after cmd:\. Use cmd:COMMAND/);
+    expect(usage("gopher://x", "agent spec review")).toMatch(
+      /^agent spec review "gopher:\/\/x": unknown kernel target\. Use one of: local, cmd:COMMAND, ssh:\/\//,
+    );
+    expect(usage("slurm://")).toMatch(/the slurm launcher is not available in this build|slurm/);
+  });
+});
+
+describe("the bootstrap", () => {
+  it("fits on a command line and carries relm's package with a length prefix", () => {
+    expect(BOOTSTRAP.length).toBeLessThan(1024);
+    expect(BOOTSTRAP).not.toContain("'");
+    const archive = bootstrapArchive();
+    expect(bootstrapArchive()).toBe(archive); // packed once
+    const payload = bootstrapPayload({ env: { A: "1" }, firstCount: 3, workdir: "~/w" });
+    const n = Number(payload.subarray(0, 12).toString());
+    expect(n).toBe(archive.bytes.length);
+    const settings = JSON.parse(payload.subarray(12 + n).toString());
+    expect(settings).toEqual({ env: { A: "1" }, firstCount: 3, workdir: "~/w", build: archive.hash });
+  });
+});
