@@ -6,6 +6,7 @@ import { startRunner } from "./fork-link.js";
 import { LOCAL } from "./launchers/local.js";
 import type { ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
+import { RemoteFiles } from "./remote-files.js";
 import { type RunnerExit, RunnerExitedError, type RunnerProcess } from "./runner-process.js";
 import { settleSnapshot } from "./snapshot-secrets.js";
 import type {
@@ -109,13 +110,16 @@ class LocalKernel implements Kernel {
   setVariable(name: string, source: VariableSource): Promise<VariableSummary> {
     return this.serial(async () => {
       const runner = await this.live();
-      const reply = await runner.request(
-        "text" in source
-          ? { type: "set_var", name, text: source.text }
+      const files = this.files(runner);
+      const msg = files
+        ? await files.setVarMessage(name, source, this.options.cwd) // the file crosses first
+        : "text" in source
+          ? ({ type: "set_var", name, text: source.text } as const)
           : "pickle" in source
-            ? { type: "set_var", name, pickle: source.pickle }
-            : { type: "set_var", name, file: path.resolve(this.options.cwd, source.file) },
-      );
+            ? ({ type: "set_var", name, pickle: source.pickle } as const)
+            : ({ type: "set_var", name, file: path.resolve(this.options.cwd, source.file) } as const);
+      const reply = await runner.request(msg);
+      files?.dropped(msg);
       if (reply.type !== "var" || !reply.var)
         throw new KernelRequestError(errorOf(reply, "setVariable failed"));
       return reply.var;
@@ -127,21 +131,26 @@ class LocalKernel implements Kernel {
     // held while the runner works on it: the next cell is sent at once and makes it give way.
     const send = () =>
       this.serial(async () => {
-        const pending = (await this.live()).request({ type: "snapshot", dir });
+        const runner = await this.live();
+        const files = this.files(runner); // a remote kernel writes it over there; fetched below
+        const pending = runner.request({ type: "snapshot", dir: files ? files.snapshotDir : dir });
         pending.catch(() => {}); // awaited below; a runner that dies first must not be "unhandled"
-        return { reply: pending };
+        return { reply: pending, files };
       });
     // One at a time: a round reads the manifest the one before it settled. Behind an unsettled one, it
     // is queued once that one is settled (and then holds a later state: still one between cells).
     const sent = this.snapshotsPending === 0 ? send() : this.snapshots.then(send);
     this.snapshotsPending++;
     const round = sent
-      .then(async ({ reply }) => {
+      .then(async ({ reply, files }) => {
         const answer = await reply;
         if (answer.type !== "snapshot" || !answer.report) {
           throw new KernelRequestError(errorOf(answer, "snapshot failed"));
         }
-        return settleSnapshot(dir, answer.report, this.options.secrets ?? []);
+        await files?.pullSnapshot(dir, answer.report);
+        const settled = await settleSnapshot(dir, answer.report, this.options.secrets ?? []);
+        if (files && (answer.report.unverified?.length ?? 0) > 0) await files.pushManifest(dir);
+        return settled;
       })
       .finally(() => {
         this.snapshotsPending--;
@@ -152,7 +161,12 @@ class LocalKernel implements Kernel {
 
   restore(dir: string): Promise<RestoreReport> {
     return this.serial(async () => {
-      const reply = await (await this.live()).request({ type: "restore", dir });
+      const runner = await this.live();
+      const files = this.files(runner);
+      const reply = await runner.request({
+        type: "restore",
+        dir: files ? await files.pushSnapshot(dir) : dir,
+      });
       if (reply.type !== "restored" || !reply.report) {
         throw new KernelRequestError(errorOf(reply, "restore failed"));
       }
@@ -242,6 +256,8 @@ class LocalKernel implements Kernel {
     }
     if (reply) {
       this.nextCount = reply.count + 1;
+      const files = this.files(runner);
+      if (files && reply.path) reply.path = await files.fullOutput(reply.path, this.outputDir);
       const result = toCellResult(reply, performance.now() - started);
       // The cell may have swallowed the interrupt (e.g. `%%bash`); it still ran into its timeout.
       if (phase !== "running") {
@@ -379,12 +395,20 @@ class LocalKernel implements Kernel {
       runner.send({ type: "response", id, error: `this kernel's host does not handle "${method}"` });
       return;
     }
+    const files = this.files(runner); // pickles named in the request or its answer cross the pipe
     Promise.resolve()
-      .then(() => handler(method, params))
+      .then(async () => (files ? files.inbound(params) : params))
+      .then((local) => handler(method, local))
+      .then((result) => (files ? files.outbound(result) : result))
       .then(
         (result) => runner.send({ type: "response", id, result: result ?? null }),
         (e: unknown) => runner.send({ type: "response", id, error: hostErrorPayload(e) }),
       );
+  }
+
+  /** How files reach `runner` when it shares no disk with this machine (remote-files.ts). */
+  private files(runner: RunnerProcess): RemoteFiles | undefined {
+    return runner.remote ? RemoteFiles.of(runner, this.outputDir) : undefined;
   }
 
   private pythonOf(runner: RunnerProcess): PythonInfo {
