@@ -3,6 +3,7 @@ byte for byte (encoding, BOM, line endings), and the host notice of a changed fi
 
 import difflib
 import os
+import re
 import tempfile
 
 # No toolkit function returns more text than this for display; the kernel caps a cell's output
@@ -156,9 +157,29 @@ def _umask():
 
 def unified_diff(path, before, after):
     """A unified diff of two texts (None for a missing file) as git would label it."""
-    a = [] if before is None else before.splitlines(keepends=True)
-    b = [] if after is None else after.splitlines(keepends=True)
     name = rel(path)
+    before_t, after_t = before or "", after or ""
+    # difflib is slow on big inputs: diff only the lines from a little before the first difference to a
+    # little after the last (found by comparing the texts, not their lines), and shift the hunks' line
+    # numbers by the lines skipped.
+    head = _common_prefix(before_t, after_t)
+    tail = _common_suffix(before_t, after_t, min(len(before_t), len(after_t)) - head)
+    start = head
+    for _ in range(4):
+        start = before_t.rfind("\n", 0, max(start, 0))
+        if start == -1:
+            break
+    start = start + 1  # a line start (0 when fewer than 4 lines come first)
+    end_a, end_b = len(before_t) - tail, len(after_t) - tail
+    for _ in range(4):
+        nxt = before_t.find("\n", end_a)
+        if nxt == -1:
+            end_a, end_b = len(before_t), len(after_t)
+            break
+        end_a, end_b = nxt + 1, end_b + (nxt + 1 - end_a)
+    skip = before_t.count("\n", 0, start)
+    a = [] if before is None else before_t[start:end_a].splitlines(keepends=True)
+    b = [] if after is None else after_t[start:end_b].splitlines(keepends=True)
     lines = difflib.unified_diff(
         a,
         b,
@@ -168,8 +189,39 @@ def unified_diff(path, before, after):
     )
     out = []
     for line in lines:
+        if skip and line.startswith("@@"):
+            line = _HUNK_HEAD.sub(lambda m: _shift(m, skip), line)
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def _common_prefix(a, b):
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:  # the longest k with a[:k] == b[:k]
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a, b, most):
+    lo, hi = 0, max(most, 0)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+_HUNK_HEAD = re.compile(r"([-+])(\d+)")
+
+
+def _shift(m, by):
+    return f"{m.group(1)}{int(m.group(2)) + by}"
 
 
 def diff_stats(diff):

@@ -8,6 +8,7 @@ back what these functions changed.
 
 import difflib
 import os
+import re
 
 from ._text import (
     OUTPUT_CAP,
@@ -23,7 +24,7 @@ from ._text import (
     write_atomic,
 )
 
-LINE_CAP = 1000  # chars of one line shown by view(); the rest is counted, not shown
+LINE_CAP = 1000  # chars of one line shown by view() or in an edit's diff; the rest is counted, not shown
 SHOWN_DIFF = 3000  # chars of the diff an edit returns
 
 
@@ -101,6 +102,8 @@ def edit(path, old, new, count=1):
         raise ValueError(f"count must be a positive int (how many occurrences may be replaced), not {count!r}")
     if old == "":
         raise ValueError("old is empty: give the exact text to replace (write() creates or overwrites a file)")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file (cwd is {os.getcwd()}); write() creates a file")
     ft, data = read_file(path)
     old_t, new_t = ft.fit(old), ft.fit(new)
     if old_t == new_t:
@@ -126,7 +129,12 @@ def edit(path, old, new, count=1):
         f"edited {rel(path)}: {len(starts)} replacement{'s' if len(starts) > 1 else ''} "
         f"at line{'s' if len(starts) > 1 else ''} {lines} (+{added} -{removed})"
     )
-    shown = diff if len(diff) <= SHOWN_DIFF else diff[:SHOWN_DIFF] + f"[... diff cut at {SHOWN_DIFF} chars]\n"
+    shown = "".join(
+        line if len(line) <= LINE_CAP else line[:LINE_CAP] + f" [... {len(line) - LINE_CAP} more chars]\n"
+        for line in diff.splitlines(keepends=True)
+    )
+    if len(shown) > SHOWN_DIFF:
+        shown = shown[:SHOWN_DIFF] + f"[... diff cut at {SHOWN_DIFF} chars]\n"
     return Shown(f"{head}\n{shown}".rstrip("\n"))
 
 
@@ -169,7 +177,7 @@ def _missing(path, ft, data, old):
     norm_want = [" ".join(w.split()) for w in want]
     norm_lines = [" ".join(line.split()) for line in lines]
     for i in range(len(lines) - len(want) + 1):
-        if norm_lines[i : i + len(want)] == norm_want:
+        if norm_lines[i] == norm_want[0] and norm_lines[i : i + len(want)] == norm_want:
             for j, w in enumerate(want):
                 have = lines[i + j]
                 if have != w:
@@ -185,15 +193,31 @@ def _missing(path, ft, data, old):
         if w not in text:
             probe = w
             break
-    stripped = [line.strip() for line in lines]
-    close = difflib.get_close_matches(probe.strip(), stripped, n=1, cutoff=0.5)
-    if close:
-        n = stripped.index(close[0]) + 1
+    n = _closest_line(lines, probe.strip())
+    if n:
         return (
             f"{head}. The line {probe.strip()!r} is not in the file; the closest is line {n}: {lines[n - 1]!r}. "
             f"Check it with view({name!r}, {max(1, n - 3)}, {n + 3})"
         )
     return f"{head}, nor anything close to {probe.strip()!r}; grep() or view({name!r}) to find the text"
+
+
+def _closest_line(lines, probe):
+    """1-based number of the line most like `probe`, or None. In a big file only lines sharing one of
+    its longer words are compared, so a refusal stays quick."""
+    numbered = list(enumerate(lines, 1))
+    if len(numbered) > 5000:
+        words = sorted(set(re.findall(r"\w{3,}", probe)), key=len, reverse=True)[:3]
+        numbered = [(n, line) for n, line in numbered if any(w in line for w in words)][:5000]
+    best, score = None, 0.5
+    matcher = difflib.SequenceMatcher(b=probe)
+    for n, line in numbered:
+        matcher.set_seq1(line.strip())
+        if matcher.real_quick_ratio() > score and matcher.quick_ratio() > score:
+            ratio = matcher.ratio()
+            if ratio > score:
+                best, score = n, ratio
+    return best
 
 
 def _whitespace_hint(have, want):

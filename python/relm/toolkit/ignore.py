@@ -1,0 +1,231 @@
+"""A minimal .gitignore matcher and the walk that uses it, for grep/glob/tree without ripgrep or git.
+
+Rules come from every .gitignore from the repository's root (the nearest parent with .git; without one,
+every parent, as ripgrep does) down to each directory walked, plus .git/info/exclude; the last rule that
+matches wins, `!` re-includes, a trailing `/` matches directories only, a `/` elsewhere anchors the
+pattern to its .gitignore's folder, `**` spans folders. An ignored directory is not entered (git cannot
+re-include anything below it either). `.git` itself is always skipped; hidden files are kept.
+"""
+
+import os
+import re
+
+
+def translate(pattern):
+    """A gitignore glob (already without `!`, leading `/` or trailing `/`) as a regex body."""
+    out = []
+    i = 0
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            if pattern.startswith("**", i):
+                before_ok = i == 0 or pattern[i - 1] == "/"
+                after = pattern[i + 2 : i + 3]
+                if before_ok and after == "/":
+                    out.append("(?:.*/)?")
+                    i += 3
+                    continue
+                if before_ok and after == "":
+                    out.append(".*")
+                    i += 2
+                    continue
+                out.append("[^/]*")
+                i += 2
+                continue
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1 : j]
+                if body[:1] in ("!", "^"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(pattern[i]))
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+class Rule:
+    __slots__ = ("base", "regex", "negate", "dir_only")
+
+    def __init__(self, base, regex, negate, dir_only):
+        self.base = base  # absolute folder of the .gitignore, ending in "/"
+        self.regex = regex
+        self.negate = negate
+        self.dir_only = dir_only
+
+
+def parse(text, base):
+    rules = []
+    for raw in text.splitlines():
+        line = raw
+        if not line.strip() or line.startswith("#"):
+            continue
+        # Trailing spaces are dropped unless escaped with a backslash.
+        stripped = line.rstrip(" ")
+        if stripped.endswith("\\") and len(stripped) < len(line):
+            stripped += " "
+        line = stripped
+        negate = line.startswith("!")
+        if negate:
+            line = line[1:]
+        elif line.startswith("\\!") or line.startswith("\\#"):
+            line = line[1:]
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        anchored = "/" in line
+        line = line.lstrip("/")
+        body = translate(line)
+        regex = re.compile(("^" if anchored else "^(?:.*/)?") + body + "$", re.DOTALL)
+        rules.append(Rule(base, regex, negate, dir_only))
+    return rules
+
+
+def _read_rules(folder):
+    path = os.path.join(folder, ".gitignore")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return parse(f.read(), _slash(folder))
+    except OSError:
+        return []
+
+
+def _slash(folder):
+    folder = os.path.abspath(folder)
+    return folder if folder.endswith("/") else folder + "/"
+
+
+def repo_root(start):
+    folder = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def inherited_rules(folder):
+    """The rules that apply inside `folder` from .gitignore files above it (and the repo's exclude)."""
+    folder = os.path.abspath(folder)
+    root = repo_root(folder)
+    chain = []  # folders above `folder`, nearest first, up to the repository's root (or /)
+    f = folder
+    while f != root:
+        parent = os.path.dirname(f)
+        if parent == f:
+            break
+        f = parent
+        chain.append(f)
+    rules = []
+    if root is not None:
+        try:
+            with open(os.path.join(root, ".git", "info", "exclude"), encoding="utf-8", errors="replace") as fh:
+                rules.extend(parse(fh.read(), _slash(root)))
+        except OSError:
+            pass
+    for f in reversed(chain):
+        rules.extend(_read_rules(f))
+    return rules
+
+
+def ignored(rules, abspath, is_dir):
+    """True when the last rule matching `abspath` ignores it."""
+    verdict = False
+    for r in rules:
+        if r.dir_only and not is_dir:
+            continue
+        if not abspath.startswith(r.base):
+            continue
+        if r.regex.match(abspath[len(r.base) :]):
+            verdict = not r.negate
+    return verdict
+
+
+def _sort_key(name):
+    return name.encode("utf-8", "surrogateescape")
+
+
+def walk(top, dirs=False):
+    """Paths below `top` that .gitignore files do not exclude, in path order (each folder's entries by
+    name, folders entered where they sort), as (path joined to `top`, is_dir). Symlinks are skipped."""
+    top_abs = os.path.abspath(top)
+    base_rules = inherited_rules(top_abs)
+    if ignored(base_rules, top_abs, True) and top_abs != repo_root(top_abs):
+        return
+    yield from _walk(top, top_abs, base_rules + _read_rules(top_abs), dirs)
+
+
+def _walk(shown, absdir, rules, dirs):
+    try:
+        entries = sorted(os.scandir(absdir), key=lambda e: _sort_key(e.name))
+    except OSError:
+        return
+    for e in entries:
+        if e.name == ".git":
+            continue
+        try:
+            if e.is_symlink():
+                continue
+            is_dir = e.is_dir()
+        except OSError:
+            continue
+        full = os.path.join(absdir, e.name)
+        if ignored(rules, full, is_dir):
+            continue
+        path = os.path.join(shown, e.name) if shown not in (".", "") else e.name
+        if is_dir:
+            if dirs:
+                yield path, True
+            yield from _walk(path, full, rules + _read_rules(full), dirs)
+        else:
+            yield path, False
+
+
+class Cache:
+    """Whether single paths are ignored, with the rules of each folder read once (for results found by a
+    tool whose own ignoring is not trusted)."""
+
+    def __init__(self):
+        self._rules = {}
+        self._dirs = {}
+
+    def rules(self, folder):
+        """The rules that apply to the entries of `folder` (absolute)."""
+        if folder not in self._rules:
+            root = repo_root(folder)
+            parent = os.path.dirname(folder)
+            if folder == root or parent == folder:
+                above = inherited_rules(folder)
+            else:
+                above = self.rules(parent)
+            self._rules[folder] = above + _read_rules(folder)
+        return self._rules[folder]
+
+    def dir_ignored(self, folder):
+        if folder not in self._dirs:
+            parent = os.path.dirname(folder)
+            root = repo_root(folder)
+            if parent == folder or folder == root:
+                self._dirs[folder] = False
+            else:
+                self._dirs[folder] = self.dir_ignored(parent) or ignored(self.rules(parent), folder, True)
+        return self._dirs[folder]
+
+    def ignored(self, path):
+        full = os.path.abspath(path)
+        folder = os.path.dirname(full)
+        return self.dir_ignored(folder) or ignored(self.rules(folder), full, False)

@@ -1,0 +1,371 @@
+"""grep, glob and tree: finding code without reading every file, .gitignore respected.
+
+grep uses ripgrep (`rg --json`) when it is on PATH, `git grep` inside a git repository, pure Python
+otherwise; all three take Python's regex syntax as far as they share it (a pattern ripgrep refuses,
+such as a look-behind, is searched in Python), see the same files (hidden ones included, .git and
+ignored ones left out, binary files skipped) and give the same results in the same order.
+"""
+
+import glob as _stdlib_glob
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import namedtuple
+
+from . import ignore
+from ._text import OUTPUT_CAP, Shown, check_path, check_text
+
+TEXT_CAP = 300  # chars of a matching line kept in a result
+COLLECT_LIMIT = 10_000  # matches read from a backend before it is stopped
+
+
+class Match(namedtuple("Match", "path line text")):
+    """One matching line: `path` (relative to the cwd when given relative), 1-based `line`, `text`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"{self.path}:{self.line}: {self.text}"
+
+
+class Results(list):
+    """A list of results whose repr is one per line, with `note` (set when the list was capped)."""
+
+    note = ""
+    backend = ""
+
+    def __repr__(self):
+        body = "\n".join(repr(m) if isinstance(m, Match) else str(m) for m in self)
+        if not self:
+            body = "(no matches)" if self.backend else "(nothing found)"
+        if len(body) > OUTPUT_CAP:
+            cut = body.rfind("\n", 0, OUTPUT_CAP)
+            body = body[: cut if cut > 0 else OUTPUT_CAP] + "\n[... more in the list than shown: slice or loop over it]"
+        return body + (f"\n[{self.note}]" if self.note else "")
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(repr(self))
+
+
+def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
+    """Searches files under `path` for the regex `pattern` (Python syntax) and returns a list of
+    Match(path, line, text), one per matching line, in path order.
+
+    `.gitignore` is honoured (ignored files and folders, .git and binary files are skipped; hidden files
+    are searched). `glob` keeps files whose name matches (e.g. "*.py"; with a "/", the path below `path`,
+    e.g. "src/**/*.ts"). At most `max_results` matches are returned; the list's `.note` then says how
+    many there were. Uses ripgrep, else git grep, else Python (`.backend` says which).
+    """
+    check_text("pattern", pattern)
+    check_path(path)
+    if glob is not None:
+        check_text("glob", glob)
+    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
+        raise ValueError(f"max_results must be a positive int, not {max_results!r}")
+    flags = re.IGNORECASE if ignore_case else 0
+    try:
+        regex = re.compile(pattern, flags)
+    except re.error as e:
+        raise ValueError(f"bad regex {pattern!r}: {e}") from None
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file or folder (cwd is {os.getcwd()})")
+    keep = _glob_filter(glob, path)
+    found = None
+    backend = ""
+    if shutil.which("rg"):
+        found, backend = _rg(pattern, path, glob, ignore_case), "rg"
+    if found is None and ignore.repo_root(path) is not None and shutil.which("git"):
+        found, backend = _git_grep(pattern, path, ignore_case), "git grep"
+    if found is None:
+        found, backend = _python(regex, path, keep), "python"
+    if backend == "rg":
+        # ripgrep 13 misses anchored rules ("src/x.py") of a .gitignore above the folder it searches.
+        check = ignore.Cache()
+        found = [m for m in found if not check.ignored(m.path)]
+    absolute = os.path.isabs(path)
+    found = [Match(_canon(m.path, absolute), m.line, m.text) for m in found]
+    found = [m for m in found if keep(m.path)]
+    found.sort(key=lambda m: (_path_key(m.path), m.line))
+    out = Results(found[:max_results])
+    out.backend = backend
+    if len(found) > max_results:
+        total = f"more than {COLLECT_LIMIT}" if len(found) >= COLLECT_LIMIT else str(len(found))
+        out.note = f"showing {max_results} of {total} matches; narrow the pattern, path or glob, or raise max_results"
+    return out
+
+
+def _canon(path, absolute):
+    """One spelling of a path whichever backend found it: absolute when the search path was, else
+    relative to the cwd ("a.py", not "../src/a.py" from inside src)."""
+    full = os.path.abspath(path)
+    return full if absolute else _norm(os.path.relpath(full))
+
+
+def _path_key(path):
+    return [p.encode("utf-8", "surrogateescape") for p in path.split("/")]
+
+
+def _clip(text):
+    text = text.rstrip("\r\n")
+    return text if len(text) <= TEXT_CAP else text[:TEXT_CAP] + f" [... {len(text) - TEXT_CAP} more chars]"
+
+
+def _norm(p):
+    p = os.path.normpath(p)
+    return p.replace(os.sep, "/")
+
+
+def _rg(pattern, path, glob, ignore_case):
+    args = ["rg", "--json", "--hidden", "--no-require-git", "--no-config", "--no-ignore-dot", "--sort", "path"]
+    args += ["-g", "!.git", "--no-messages"]
+    if ignore_case:
+        args.append("-i")
+    if glob and "/" not in glob:
+        args += ["-g", glob]
+    args += ["-e", pattern, "--", path]
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    except OSError:
+        return None
+    found = []
+    try:
+        for raw in proc.stdout:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            if msg.get("type") != "match":
+                continue
+            data = msg["data"]
+            name = _rg_text(data["path"])
+            text = _rg_text(data["lines"])
+            found.append(Match(_norm(name), data["line_number"], _clip(text)))
+            if len(found) >= COLLECT_LIMIT:
+                break
+    finally:
+        if proc.poll() is None and len(found) >= COLLECT_LIMIT:
+            proc.kill()
+        proc.stdout.close()
+        err = proc.stderr.read().decode("utf-8", "replace")
+        proc.stderr.close()
+        code = proc.wait()
+    if code == 2 and not found and "regex" in err.lower():
+        return None  # a pattern Rust's regex refuses (look-around, back-references): Python does it
+    if code not in (0, 1) and not found and len(found) < COLLECT_LIMIT and code != -9:
+        return None
+    return found
+
+
+def _rg_text(obj):
+    if "text" in obj:
+        return obj["text"]
+    import base64
+
+    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "surrogateescape")
+
+
+def _git_grep(pattern, path, ignore_case):
+    args = ["git", "grep", "-z", "-n", "-I", "--no-color", "--untracked", "--exclude-standard", "-P"]
+    if ignore_case:
+        args.append("-i")
+    args += ["-e", pattern, "--", path]
+    try:
+        proc = subprocess.run(args, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode not in (0, 1):
+        return None  # no PCRE in this git, a pattern it refuses, a path outside the repository
+    found = []
+    for raw in proc.stdout.split(b"\n"):
+        parts = raw.split(b"\0", 2)
+        if len(parts) != 3:
+            continue
+        name = parts[0].decode("utf-8", "surrogateescape")
+        text = parts[2].decode("utf-8", "replace")
+        found.append(Match(_norm(name), int(parts[1]), _clip(text)))
+        if len(found) >= COLLECT_LIMIT:
+            break
+    # git lists a file given by path with its name as given; a folder's files relative to the cwd.
+    return found
+
+
+def _python(regex, path, keep):
+    found = []
+    files = [(path, False)] if os.path.isfile(path) else ignore.walk(path)
+    for name, is_dir in files:
+        if is_dir or not keep(_norm(name)):
+            continue
+        try:
+            with open(name, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if b"\0" in data:
+            continue  # binary, as rg and git grep treat it
+        lines = data.decode("utf-8", "replace").split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the empty string after the last newline is not a line
+        for n, line in enumerate(lines, 1):
+            line = line.rstrip("\r")
+            if regex.search(line):
+                found.append(Match(_norm(name), n, _clip(line)))
+        if len(found) >= COLLECT_LIMIT:
+            break
+    return found
+
+
+def _glob_filter(glob, root):
+    """A predicate on result paths: the name matches `glob` (no "/"), or the path below `root` does."""
+    if not glob:
+        return lambda p: True
+    regex = re.compile("^" + ignore.translate(glob.lstrip("/")) + "$", re.DOTALL)
+    if "/" not in glob:
+        return lambda p: bool(regex.match(p.rsplit("/", 1)[-1]))
+    top = os.path.abspath(root)
+
+    def keep(p):
+        return bool(regex.match(_norm(os.path.relpath(os.path.abspath(p), top))))
+
+    return keep
+
+
+def glob(pattern, path=".", max_results=500):
+    """Files and folders matching the glob `pattern` below `path`, .gitignore respected, sorted:
+    `glob("**/*.py")` (any depth), `glob("src/*.ts")`, `glob("*.md")` (top level only).
+
+    Hidden files are included; .git and ignored paths are not. At most `max_results` paths; `.note`
+    says how many more there were. (The standard library's `glob.glob`/`glob.iglob` are reachable as
+    attributes, so code written for the module still runs.)
+    """
+    check_text("pattern", pattern)
+    check_path(path)
+    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
+        raise ValueError(f"max_results must be a positive int, not {max_results!r}")
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        raise NotADirectoryError(f"{path}: no such folder (cwd is {os.getcwd()})")
+    pattern = pattern.replace(os.sep, "/")
+    if pattern.startswith("/"):
+        path, pattern = "/", pattern.lstrip("/")
+    # The leading parts without wildcards name where to start walking.
+    parts = pattern.split("/")
+    lead = []
+    while len(parts) > 1 and not _stdlib_glob.has_magic(parts[0]):
+        lead.append(parts.pop(0))
+    start = os.path.join(path, *lead) if lead else path
+    rest = "/".join(parts)
+    out = Results()
+    if not os.path.isdir(start):
+        out.note = f"{_norm(start)} is not a folder"
+        return out
+    regex = re.compile("^" + ignore.translate(rest) + "$", re.DOTALL)
+    recursive = "**" in rest or "/" in rest
+    found = []
+    start_shown = _norm(start)
+    for name, is_dir in ignore.walk(start, dirs=True) if recursive else _top(start):
+        below = _norm(os.path.relpath(name, start)) if os.path.isabs(name) else _below(_norm(name), start_shown)
+        if regex.match(below):
+            found.append(_norm(name))
+            if len(found) > max_results * 10 and len(found) > 10_000:
+                break
+    found.sort(key=_path_key)
+    out.extend(found[:max_results])
+    if len(found) > max_results:
+        out.note = f"showing {max_results} of {len(found)} paths; narrow the pattern or raise max_results"
+    return out
+
+
+def _below(name, start):
+    return name[len(start) + 1 :] if start != "." and name.startswith(start + "/") else name
+
+
+def _top(folder):
+    rules = ignore.inherited_rules(folder) + ignore._read_rules(os.path.abspath(folder))
+    for e in sorted(os.scandir(folder), key=lambda e: e.name):
+        if e.name == ".git":
+            continue
+        is_dir = e.is_dir(follow_symlinks=False)
+        if ignore.ignored(rules, os.path.abspath(e.path), is_dir):
+            continue
+        yield (os.path.join(folder, e.name) if folder != "." else e.name), is_dir
+
+
+glob.glob = _stdlib_glob.glob
+glob.iglob = _stdlib_glob.iglob
+glob.escape = _stdlib_glob.escape
+glob.has_magic = _stdlib_glob.has_magic
+
+
+def tree(path=".", depth=2, max_entries=400):
+    """The folders and files below `path`, `depth` levels deep, .gitignore respected, as indented text.
+
+    Folders come first, each with a trailing "/"; a folder deeper than `depth` shows how many entries it
+    holds. At most 50 entries per folder and `max_entries` lines in all, with notes where cut.
+    """
+    check_path(path)
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"depth must be a positive int, not {depth!r}")
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        raise NotADirectoryError(f"{path}: no such folder (cwd is {os.getcwd()}); view() shows a file")
+    rules = ignore.inherited_rules(path)
+    lines = [_norm(path).rstrip("/") + "/"]
+    state = {"left": max_entries}
+    _tree(os.path.abspath(path), rules, 1, depth, lines, state)
+    if state["left"] <= 0:
+        lines.append(f"[... cut at {max_entries} lines; tree(path, depth) of a subfolder shows more]")
+    return Shown("\n".join(lines))
+
+
+PER_FOLDER = 50
+
+
+def _tree(absdir, rules, level, depth, lines, state):
+    rules = rules + ignore._read_rules(absdir)
+    entries = _entries(absdir, rules)
+    folders = [e for e in entries if e[1]]
+    files = [e for e in entries if not e[1]]
+    shown = 0
+    indent = "  " * level
+    for name, is_dir, full in folders + files:
+        if state["left"] <= 0:
+            return
+        if shown >= PER_FOLDER:
+            lines.append(f"{indent}[... {len(entries) - shown} more entries]")
+            state["left"] -= 1
+            return
+        shown += 1
+        state["left"] -= 1
+        if not is_dir:
+            lines.append(f"{indent}{name}")
+        elif level >= depth:
+            inner = len(_entries(full, rules + ignore._read_rules(full)))
+            lines.append(f"{indent}{name}/ ({inner} entr{'y' if inner == 1 else 'ies'})")
+        else:
+            lines.append(f"{indent}{name}/")
+            _tree(full, rules, level + 1, depth, lines, state)
+
+
+def _entries(absdir, rules):
+    out = []
+    try:
+        listing = sorted(os.scandir(absdir), key=lambda e: e.name)
+    except OSError:
+        return out
+    for e in listing:
+        if e.name == ".git":
+            continue
+        try:
+            is_dir = e.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        full = os.path.join(absdir, e.name)
+        if not ignore.ignored(rules, full, is_dir):
+            out.append((e.name, is_dir, full))
+    return out
+
+
+EXPORTS = {"grep": grep, "glob": glob, "tree": tree}

@@ -1,0 +1,351 @@
+"""The toolkit's file functions (relm.toolkit.files, .patch): the edit corpus, view, write, apply_patch."""
+
+import os
+import unittest
+
+from relm.toolkit import files, patch
+from relm.toolkit.files import edit, view, write
+from relm.toolkit.patch import PatchError, apply_patch
+
+from .edit_corpus import CASES
+from .support import temp_dir
+
+
+class InDir(unittest.TestCase):
+    def setUp(self):
+        self.dir = temp_dir(self)
+        self.old_cwd = os.getcwd()
+        os.chdir(self.dir)
+        self.addCleanup(os.chdir, self.old_cwd)
+
+    def put(self, name, data):
+        os.makedirs(os.path.dirname(name) or ".", exist_ok=True)
+        with open(name, "wb") as f:
+            f.write(data)
+
+    def get(self, name):
+        with open(name, "rb") as f:
+            return f.read()
+
+
+class EditCorpus(InDir):
+    def test_corpus_is_big_enough(self):
+        self.assertGreaterEqual(len(CASES), 40)
+        kinds = " ".join(c["name"] for c in CASES)
+        for word in ("unique", "missing", "matches", "CRLF", "latin-1", "tab", "trailing newline", "huge", "unicode"):
+            self.assertIn(word, kinds)
+
+    def test_every_case(self):
+        for case in CASES:
+            with self.subTest(case["name"]):
+                path = "f.txt"
+                if os.path.exists(path):
+                    os.unlink(path)
+                if case["file"] is not None:
+                    self.put(path, case["file"])
+                args = (path, case["old"], case["new"]) + ((case["count"],) if "count" in case else ())
+                if "refuse" in case:
+                    kind, words = case["refuse"]
+                    with self.assertRaises(Exception) as caught:
+                        edit(*args)
+                    names = [t.__name__ for t in type(caught.exception).__mro__]
+                    self.assertIn(kind, names, f"{type(caught.exception).__name__}: {caught.exception}")
+                    for word in words:
+                        self.assertIn(word, str(caught.exception))
+                    if case["file"] is not None:
+                        self.assertEqual(self.get(path), case["file"], "a refused edit changed the file")
+                    else:
+                        self.assertFalse(os.path.exists(path))
+                else:
+                    summary = edit(*args)
+                    self.assertEqual(self.get(path), case["expect"])
+                    self.assertIn("edited f.txt", summary)
+                leftovers = [n for n in os.listdir(".") if n.startswith(".relm-")]
+                self.assertEqual(leftovers, [], "temp files left behind")
+
+    def test_mode_is_kept(self):
+        self.put("run.sh", b"#!/bin/sh\necho hi\n")
+        os.chmod("run.sh", 0o755)
+        edit("run.sh", "hi", "there")
+        self.assertEqual(os.stat("run.sh").st_mode & 0o777, 0o755)
+
+    def test_summary_shows_the_diff_and_reads_as_text(self):
+        self.put("a.py", b"x = 1\n")
+        out = edit("a.py", "x = 1", "x = 2")
+        self.assertIn("-x = 1\n+x = 2", out)
+        self.assertEqual(repr(out), str(out))  # shown as text, not as a quoted string
+
+
+class View(InDir):
+    def test_numbers_and_ranges(self):
+        self.put("a.txt", b"".join(b"line %d\n" % i for i in range(1, 11)))
+        self.assertEqual(view("a.txt").splitlines()[0], "     1\tline 1")
+        part = view("a.txt", 3, 4)
+        self.assertIn("     3\tline 3\n     4\tline 4", part)
+        self.assertNotIn("line 5", part)
+        self.assertIn("[lines 3-4 of 10]", part)
+        self.assertIn("    10\tline 10", view("a.txt", -2))
+
+    def test_cap_says_how_to_continue(self):
+        self.put("big.txt", b"".join(b"%d %s\n" % (i, b"x" * 80) for i in range(5000)))
+        out = view("big.txt")
+        self.assertLess(len(out), files.OUTPUT_CAP + 200)
+        self.assertRegex(out, r"view\('big.txt', \d+\) for more")
+        long = "y" * 5000
+        self.put("long.txt", long.encode() + b"\n")
+        self.assertIn("more chars]", view("long.txt"))
+
+    def test_crlf_and_latin1(self):
+        self.put("w.txt", b"caf\xe9\r\nb\r\n")
+        self.assertEqual(view("w.txt").splitlines()[:2], ["     1\tcafé", "     2\tb"])
+
+    def test_refusals(self):
+        os.mkdir("d")
+        with self.assertRaisesRegex(IsADirectoryError, "tree"):
+            view("d")
+        with self.assertRaises(FileNotFoundError):
+            view("nope.txt")
+        self.put("a.txt", b"a\n")
+        with self.assertRaisesRegex(ValueError, "past the end"):
+            view("a.txt", 5)
+        with self.assertRaisesRegex(ValueError, "start at 1"):
+            view("a.txt", 0)
+        with self.assertRaises(TypeError):
+            view("a.txt", "1")
+
+
+class Write(InDir):
+    def test_creates_folders_and_reports(self):
+        self.assertEqual(write("a/b/c.txt", "one\ntwo\n"), "created a/b/c.txt (2 lines)")
+        self.assertEqual(self.get("a/b/c.txt"), b"one\ntwo\n")
+        self.assertEqual(write("a/b/c.txt", "one\n2\n"), "a/b/c.txt: 1 line changed (+1 -1), 2 lines now")
+        self.assertEqual(write("a/b/c.txt", "one\n2\n"), "a/b/c.txt: unchanged")
+
+    def test_keeps_crlf_and_encoding_of_an_existing_file(self):
+        self.put("w.txt", b"caf\xe9\r\n")
+        write("w.txt", "thé\nx\n")
+        self.assertEqual(self.get("w.txt"), b"th\xe9\r\nx\r\n")
+
+    def test_refusals(self):
+        os.mkdir("d")
+        with self.assertRaises(IsADirectoryError):
+            write("d", "x")
+        with self.assertRaisesRegex(TypeError, "text must be a str"):
+            write("f.txt", b"x")
+
+
+THREE = {"a.py": b"def a():\n    return 1\n", "b.py": b"def b():\n    return 2\n", "c.py": b"def c():\n    return 3\n"}
+
+GOOD_UNIFIED = """diff --git a/a.py b/a.py
+--- a/a.py
++++ b/a.py
+@@ -1,2 +1,2 @@
+ def a():
+-    return 1
++    return 10
+diff --git a/b.py b/b.py
+--- a/b.py
++++ b/b.py
+@@ -1,2 +1,3 @@
+ def b():
+-    return 2
++    x = 20
++    return x
+"""
+
+
+class ApplyPatch(InDir):
+    def setUp(self):
+        super().setUp()
+        for name, data in THREE.items():
+            self.put(name, data)
+
+    def unchanged(self):
+        for name, data in THREE.items():
+            self.assertEqual(self.get(name), data, name)
+        self.assertEqual(sorted(n for n in os.listdir(".") if not n.startswith("__")), ["a.py", "b.py", "c.py"])
+
+    def test_three_files_one_bad_hunk_changes_nothing(self):
+        bad = GOOD_UNIFIED + """--- a/c.py
++++ b/c.py
+@@ -1,2 +1,2 @@
+ def c():
+-    return 4
++    return 30
+"""
+        with self.assertRaises(PatchError) as caught:
+            apply_patch(bad)
+        self.assertIn("c.py: hunk 1 of 1 does not apply", str(caught.exception))
+        self.assertIn("nothing was changed", str(caught.exception))
+        self.unchanged()
+
+    def test_codex_format_with_one_bad_hunk_changes_nothing(self):
+        bad = """*** Begin Patch
+*** Update File: a.py
+@@ def a():
+-    return 1
++    return 10
+*** Add File: new/d.py
++def d():
++    return 4
+*** Update File: b.py
+@@
+-    return 99
++    return 20
+*** End Patch"""
+        with self.assertRaisesRegex(PatchError, "b.py: hunk 1 of 1 does not apply"):
+            apply_patch(bad)
+        self.unchanged()
+        self.assertFalse(os.path.exists("new"))
+
+    def test_unified_applies(self):
+        out = apply_patch(GOOD_UNIFIED)
+        self.assertIn("M a.py (+1 -1)", out)
+        self.assertEqual(self.get("a.py"), b"def a():\n    return 10\n")
+        self.assertEqual(self.get("b.py"), b"def b():\n    x = 20\n    return x\n")
+        self.assertEqual(self.get("c.py"), THREE["c.py"])
+
+    def test_unified_add_delete_rename_without_prefixes_and_wrong_counts(self):
+        text = """--- /dev/null
++++ b/new.txt
+@@ -0,0 +1,2 @@
++hello
++world
+--- a/c.py
++++ /dev/null
+@@ -1,2 +0,0 @@
+-def c():
+-    return 3
+diff --git a/b.py b/moved/b2.py
+similarity index 100%
+rename from b.py
+rename to moved/b2.py
+--- a.py
++++ a.py
+@@ -1,9 +1,9 @@
+ def a():
+-    return 1
++    return 11
+"""
+        out = apply_patch(text)
+        self.assertEqual(self.get("new.txt"), b"hello\nworld\n")
+        self.assertFalse(os.path.exists("c.py"))
+        self.assertFalse(os.path.exists("b.py"))
+        self.assertEqual(self.get("moved/b2.py"), THREE["b.py"])
+        self.assertEqual(self.get("a.py"), b"def a():\n    return 11\n")
+        for line in ("A new.txt", "D c.py", "R b.py -> moved/b2.py", "M a.py"):
+            self.assertIn(line, out)
+
+    def test_codex_format_all_operations(self):
+        self.put("crlf.txt", b"one\r\ntwo\r\nthree\r\n")
+        out = apply_patch("""*** Begin Patch
+*** Add File: docs/notes.md
++# Notes
++
++text
+*** Delete File: c.py
+*** Update File: a.py
+*** Move to: lib/a.py
+@@ def a():
+-    return 1
++    return 100
+*** Update File: crlf.txt
+@@
+ one
+-two
++TWO
+ three
+*** End of File
+*** End Patch
+""")
+        self.assertEqual(self.get("docs/notes.md"), b"# Notes\n\ntext\n")
+        self.assertFalse(os.path.exists("c.py") or os.path.exists("a.py"))
+        self.assertEqual(self.get("lib/a.py"), b"def a():\n    return 100\n")
+        self.assertEqual(self.get("crlf.txt"), b"one\r\nTWO\r\nthree\r\n")
+        self.assertIn("R a.py -> lib/a.py", out)
+
+    def test_context_found_despite_trailing_whitespace_and_offset(self):
+        self.put("a.py", b"# header\n\n\ndef a():   \n    return 1\n")
+        apply_patch("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def a():\n-    return 1\n+    return 2\n")
+        self.assertEqual(self.get("a.py"), b"# header\n\n\ndef a():   \n    return 2\n")
+
+    def test_no_newline_at_end_of_file(self):
+        self.put("n.txt", b"a\nb")
+        apply_patch("--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n")
+        self.assertEqual(self.get("n.txt"), b"a\nc\n")
+
+    def test_refusals(self):
+        with self.assertRaisesRegex(PatchError, "empty"):
+            apply_patch("  \n")
+        with self.assertRaisesRegex(PatchError, "no file changes"):
+            apply_patch("just some text\n")
+        with self.assertRaisesRegex(PatchError, "End Patch is missing"):
+            apply_patch("*** Begin Patch\n*** Delete File: a.py\n")
+        with self.assertRaisesRegex(PatchError, "the file exists"):
+            apply_patch("*** Begin Patch\n*** Add File: a.py\n+x\n*** End Patch")
+        with self.assertRaisesRegex(PatchError, "no such file"):
+            apply_patch("*** Begin Patch\n*** Delete File: zz.py\n*** End Patch")
+        with self.assertRaisesRegex(PatchError, "absolute"):
+            apply_patch("*** Begin Patch\n*** Delete File: /etc/passwd\n*** End Patch")
+        with self.assertRaises(TypeError):
+            apply_patch(None)
+        self.unchanged()
+
+    def test_a_failed_rename_puts_back_what_was_written(self):
+        real = patch.os.replace
+        calls = []
+
+        def failing(src, dst):
+            calls.append(dst)
+            if len(calls) == 2:
+                raise OSError("disk full")
+            real(src, dst)
+
+        patch.os.replace = failing
+        try:
+            with self.assertRaisesRegex(OSError, "disk full"):
+                apply_patch(GOOD_UNIFIED)
+        finally:
+            patch.os.replace = real
+        self.unchanged()
+        self.assertEqual([n for n in os.listdir(".") if n.startswith(".relm-")], [])
+
+
+class Diffs(InDir):
+    def test_a_changed_files_diff_applies_back(self):
+        # The journaled diff (relm.toolkit._text.unified_diff, which diffs only around the changes) is a
+        # real unified diff: applied to the old text it gives the new one, for many random changes.
+        import random
+
+        from relm.toolkit._text import unified_diff
+
+        rnd = random.Random(7)
+        for _ in range(300):
+            a = "".join(rnd.choice(["x\n", "y\n", "z\n", ""]) for _ in range(rnd.randint(0, 25)))
+            if rnd.random() < 0.3:
+                a = a.rstrip("\n")
+            lines = a.splitlines(keepends=True)
+            for _ in range(rnd.randint(1, 3)):
+                i = rnd.randint(0, len(lines))
+                if rnd.random() < 0.5:
+                    lines.insert(i, rnd.choice(["q\n", "x\n"]))
+                elif lines:
+                    del lines[min(i, len(lines) - 1)]
+            b = "".join(lines)
+            if rnd.random() < 0.2:
+                b = b.rstrip("\n")
+            if a == b:
+                continue
+            self.put("p.txt", a.encode())
+            apply_patch(unified_diff("p.txt", a, b))
+            self.assertEqual(self.get("p.txt").decode(), b, (a, b))
+
+    def test_huge_single_line_is_cut_in_the_summary(self):
+        self.put("h.txt", b"x" * 100_000 + b"A\n")
+        out = edit("h.txt", "A", "B")
+        self.assertLess(len(out), 4000)
+        self.assertIn("more chars]", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
