@@ -1,0 +1,229 @@
+"""Reading patches: unified diffs (git diff output) and the `*** Begin Patch` format, as file operations
+with hunks for relm.toolkit.patch to check and apply."""
+
+import re
+
+
+class PatchError(ValueError):
+    """apply_patch() refused: the message lists every hunk or file that does not apply. Nothing changed."""
+
+
+class _Hunk:
+    def __init__(self, body, line=None, anchor=None, eof=False, no_eol_old=False, no_eol_new=False):
+        self.body = body  # (tag, line without ending): " " context, "-" removed, "+" added
+        self.line = line  # 1-based old start from a unified header, if any
+        self.anchor = anchor  # the `@@ text` of the Begin Patch format: a line to find first
+        self.eof = eof
+        self.no_eol_old = no_eol_old
+        self.no_eol_new = no_eol_new
+
+    @property
+    def old(self):
+        """The lines the hunk expects to find."""
+        return [t for tag, t in self.body if tag != "+"]
+
+    @property
+    def new(self):
+        """The lines it leaves."""
+        return [t for tag, t in self.body if tag != "-"]
+
+    def replace(self, found):
+        """The new lines for `found` (the file's lines where `old` matched): context lines are kept as the
+        file has them (they may differ in whitespace from the patch's)."""
+        out = []
+        it = iter(found)
+        for tag, text in self.body:
+            if tag == " ":
+                out.append(next(it))
+            elif tag == "-":
+                next(it)
+            else:
+                out.append(text)
+        return out
+
+
+class _Op:
+    def __init__(self, kind, path, hunks=None, content=None, move_to=None):
+        self.kind = kind  # add | delete | update
+        self.path = path
+        self.hunks = hunks or []
+        self.content = content  # an added file's text
+        self.move_to = move_to
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _strip_prefix(name):
+    name = name.split("\t")[0].strip()
+    if name.startswith('"') and name.endswith('"'):
+        name = name[1:-1]
+    if name == "/dev/null":
+        return None
+    if name.startswith(("a/", "b/")):
+        return name[2:]
+    return name
+
+
+def parse_unified(text):
+    lines = text.split("\n")
+    ops = []
+    i = 0
+    git_rename = {}
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("diff --git "):
+            git_rename = {}
+            i += 1
+            continue
+        if line.startswith("GIT binary patch") or (line.startswith("Binary files ") and line.endswith(" differ")):
+            raise PatchError("the patch changes a binary file; apply_patch handles text files only")
+        if line.startswith("rename from "):
+            git_rename["from"] = line[len("rename from ") :]
+        elif line.startswith("rename to "):
+            git_rename["to"] = line[len("rename to ") :]
+            if not _content_follows(lines, i + 1, git_rename.get("from")):
+                ops.append(_Op("update", git_rename["from"], [], move_to=git_rename["to"]))
+                git_rename = {}
+        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            old_name, new_name = _strip_prefix(line[4:]), _strip_prefix(lines[i + 1][4:])
+            i += 2
+            hunks = []
+            while i < len(lines) and lines[i].startswith("@@"):
+                hunk, i = _read_unified_hunk(lines, i)
+                hunks.append(hunk)
+            if old_name is None and new_name is not None:
+                content = "\n".join(ln for h in hunks for ln in h.new)
+                if hunks and not hunks[-1].no_eol_new and content:
+                    content += "\n"
+                ops.append(_Op("add", new_name, content=content))
+            elif new_name is None and old_name is not None:
+                ops.append(_Op("delete", old_name, hunks=hunks))
+            elif old_name is not None:
+                ops.append(_Op("update", old_name, hunks, move_to=new_name if new_name != old_name else None))
+            git_rename = {}
+            continue
+        i += 1
+    return ops
+
+
+def _content_follows(lines, i, source):
+    """After `rename to`: whether ---/+++ lines of the same file follow (a rename with changes); a pure
+    rename has none (what follows is another file's diff, or nothing)."""
+    while i < len(lines) and lines[i].startswith(("index ", "similarity ", "dissimilarity ", "old mode", "new mode")):
+        i += 1
+    return i < len(lines) and lines[i].startswith("--- ") and _strip_prefix(lines[i][4:]) == source
+
+
+def _read_unified_hunk(lines, i):
+    m = _HUNK.match(lines[i])
+    start = int(m.group(1)) if m else None
+    if m and m.group(2) == "0":
+        start += 1  # "-5,0": insert after line 5
+    i += 1
+    body = []
+    no_eol_old = no_eol_new = False
+    last = None
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("@@") or line.startswith("diff --git "):
+            break
+        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            break
+        if line.startswith("\\"):
+            if last == "-":
+                no_eol_old = True
+            elif last == "+":
+                no_eol_new = True
+            elif last == " ":
+                no_eol_old = no_eol_new = True
+            i += 1
+            continue
+        tag, rest = (line[:1], line[1:]) if line else (" ", "")
+        if tag not in " +-":
+            break
+        body.append((tag, rest, line == ""))
+        last = tag
+        i += 1
+    while body and body[-1][2]:  # blank lines after the hunk (end of patch), not context
+        body.pop()
+    body = [(tag, rest) for tag, rest, _ in body]
+    return _Hunk(body, line=start, no_eol_old=no_eol_old, no_eol_new=no_eol_new), i
+
+
+def parse_codex(text):
+    lines = text.split("\n")
+    try:
+        i = next(n for n, ln in enumerate(lines) if ln.strip() == "*** Begin Patch") + 1
+    except StopIteration:
+        raise PatchError("*** Begin Patch not found") from None
+    ops = []
+    ended = False
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() == "*** End Patch":
+            ended = True
+            break
+        if line.startswith("*** Add File: "):
+            path = line[len("*** Add File: ") :].strip()
+            i += 1
+            body = []
+            while i < len(lines) and not lines[i].startswith("*** "):
+                if not lines[i].startswith("+") and lines[i].strip():
+                    raise PatchError(f"*** Add File: {path}: every line must start with '+', not {lines[i][:60]!r}")
+                body.append(lines[i][1:])
+                i += 1
+            while body and body[-1] == "" and i >= len(lines):
+                body.pop()
+            ops.append(_Op("add", path, content="\n".join(body) + ("\n" if body else "")))
+            continue
+        if line.startswith("*** Delete File: "):
+            ops.append(_Op("delete", line[len("*** Delete File: ") :].strip()))
+            i += 1
+            continue
+        if line.startswith("*** Update File: "):
+            op = _Op("update", line[len("*** Update File: ") :].strip())
+            i += 1
+            if i < len(lines) and lines[i].startswith("*** Move to: "):
+                op.move_to = lines[i][len("*** Move to: ") :].strip()
+                i += 1
+            i = _read_codex_chunks(lines, i, op)
+            ops.append(op)
+            continue
+        if line.strip():
+            raise PatchError(f"unexpected line in the patch: {line[:80]!r} (expected *** Add/Update/Delete File: or *** End Patch)")
+        i += 1
+    if not ended:
+        raise PatchError("*** End Patch is missing: the patch may be cut off")
+    return ops
+
+
+def _read_codex_chunks(lines, i, op):
+    hunk = None
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("*** End of File"):
+            if hunk is not None:
+                hunk.eof = True
+            i += 1
+            continue
+        if line.startswith("*** "):
+            break
+        if line.startswith("@@"):
+            hunk = _Hunk([], anchor=line[2:].strip() or None)
+            op.hunks.append(hunk)
+            i += 1
+            continue
+        if hunk is None:
+            hunk = _Hunk([])
+            op.hunks.append(hunk)
+        tag, rest = (line[:1], line[1:]) if line else (" ", "")
+        if tag not in " +-":
+            raise PatchError(f"*** Update File: {op.path}: a line must start with ' ', '+' or '-', not {line[:60]!r}")
+        hunk.body.append((tag, rest))
+        i += 1
+    for h in op.hunks:  # blank lines before the next *** are spacing, not context
+        while h.body and h.body[-1] == (" ", "") and not h.eof:
+            h.body.pop()
+    op.hunks = [h for h in op.hunks if h.body]
+    return i
