@@ -275,11 +275,11 @@ class LocalKernel implements Kernel {
     } else {
       note =
         phase === "running"
-          ? `The kernel process died during this cell (${describeExit(exit!)}) and was restarted. ${LOST}`
+          ? `The kernel process died during this cell (${this.why(runner, exit!)}) and was restarted. ${LOST}`
           : `The cell was still running ${seconds(timeoutMs)} after it started (${reason}) and did not stop ` +
             `when interrupted; the kernel was killed and restarted. ${LOST}`;
       try {
-        await this.restart(phase === "running" ? `died during a cell (${describeExit(exit!)})` : reason);
+        await this.restart(phase === "running" ? `died during a cell (${this.why(runner, exit!)})` : reason);
       } catch (e) {
         note += ` Restarting it failed: ${messageOf(e)}`;
       }
@@ -328,10 +328,16 @@ class LocalKernel implements Kernel {
     const exit = this.runner.exit;
     if (!exit) return this.runner;
     if (!this.reported.has(this.runner)) {
-      this.pendingNote = `The kernel process died between cells (${describeExit(exit)}) and was restarted. ${LOST}`;
+      this.pendingNote = `The kernel process died between cells (${this.why(this.runner, exit)}) and was restarted. ${LOST}`;
     }
-    await this.restart(`died while idle (${describeExit(exit)})`);
+    await this.restart(`died while idle (${this.why(this.runner, exit)})`);
     return this.runner;
+  }
+
+  /** How `runner` ended: its exit, and what its launcher's target said about it (a cancelled Slurm step). */
+  private why(runner: RunnerProcess, exit: RunnerExit): string {
+    const said = (this.options.launcher ?? LOCAL).explainExit?.(runner.stderrTail);
+    return said ? `${describeExit(exit)}: ${said}` : describeExit(exit);
   }
 
   private async restart(reason: string): Promise<void> {

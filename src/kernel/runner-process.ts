@@ -239,7 +239,9 @@ async function spawnLink(opts: RunnerSpawnOptions): Promise<RunnerLink> {
     inner = [opts.python, "-m", "relm.runner", "--first-count", String(opts.firstCount)];
     if (opts.outputDir) inner.push("--output-dir", opts.outputDir);
   }
-  const cmd = launcher.command({ cwd: opts.cwd, inner, env: opts.env });
+  const ctx = { cwd: opts.cwd, inner, env: opts.env };
+  await launcher.prepare?.(ctx);
+  const cmd = launcher.command(ctx);
   const child = spawn(cmd.file, cmd.args, {
     cwd: cmd.cwd ?? opts.cwd,
     env: cmd.env ?? opts.env,

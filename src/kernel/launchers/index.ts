@@ -1,6 +1,7 @@
 // Kernel URIs to launchers (see types.ts for what a launcher is and how to add one).
 import { cmdScheme } from "./cmd.js";
 import { LOCAL, localScheme } from "./local.js";
+import { slurmScheme } from "./slurm.js";
 import { sshScheme } from "./ssh.js";
 import type { Launcher, LauncherScheme } from "./types.js";
 import { launcherUsage } from "./uri.js";
@@ -10,7 +11,7 @@ export type { LaunchCommand, LaunchContext, Launcher, LauncherScheme, Transport 
 export { launcherUsage, shellQuote } from "./uri.js";
 
 /** Every kernel target relm knows; adding a launcher is one line here. */
-export const SCHEMES: readonly LauncherScheme[] = [localScheme, cmdScheme, sshScheme];
+export const SCHEMES: readonly LauncherScheme[] = [localScheme, cmdScheme, sshScheme, slurmScheme];
 
 // Named in the contract (ARCHITECTURE.md) but maybe not in this build yet: said so, not "unknown".
 const PLANNED = ["sandbox", "container", "slurm", "k8s"];

@@ -76,8 +76,19 @@ export interface Launcher {
    * itself (the bootstrap changes into it); absent: wherever the command starts.
    */
   readonly workdir?: string;
+  /**
+   * Awaited before each command(): work the launcher does once, asynchronously, before its first
+   * kernel (slurm's alloc=session waits here for its allocation). Not counted in the ready timeout.
+   */
+  prepare?(ctx: LaunchContext): Promise<void>;
   /** The command line that runs `ctx.inner` on the target. */
   command(ctx: LaunchContext): LaunchCommand;
+  /**
+   * Why the target ended the kernel, read from the launcher's stderr (e.g. "Slurm step 12.0 on n1 was
+   * cancelled (scancel)"); undefined when the target said nothing (the kernel itself crashed). Added to
+   * the crash note the model and a failed child's parent see.
+   */
+  explainExit?(stderr: string): string | undefined;
   /**
    * A launcher whose process has its own pid namespace (the sandbox): the host's pid of the process
    * called `inner` in there, below `outer` (the pid spawned here); undefined once it is gone.

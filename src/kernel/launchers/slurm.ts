@@ -1,0 +1,289 @@
+// `slurm://[partition][?cpus=N&mem=..&time=..&gres=..&account=..&qos=..&constraint=..&alloc=session]`:
+// each kernel is one Slurm job step started by `srun`, its stdin/stdout the protocol (`--unbuffered`:
+// srun forwards each write at once instead of when its buffer fills). The kernel's agent loop stays in
+// the host (model calls are I/O); only Python runs on the cluster.
+//
+// Without `alloc=session` every kernel is its own job (srun allocates, runs one step, releases). With
+// it, one allocation is held for the host's life (`salloc --no-shell`, made on the first kernel's
+// start, cancelled when the host exits) and every kernel is a step in it (`srun --jobid=J --overlap`:
+// kernels mostly wait on the model, so they share the allocation's CPUs rather than queue for them).
+// Run inside an allocation already (SLURM_JOB_ID set, e.g. relm started under salloc or sbatch),
+// plain srun makes steps in that job: Slurm's own rule, kept.
+//
+// Transport "remote": a compute node need not share the host's disk; the bootstrap sends relm's
+// Python package over stdin and files cross over the protocol. srun starts the step in the host's
+// working directory (its default; on a cluster the project usually sits on a shared filesystem), or in
+// `workdir=` when given. The step's environment is the kernel's scrubbed one (srun's default
+// --export=ALL), so `module load` done before relm starts carries over, and no secret does.
+import { execFile, execFileSync } from "node:child_process";
+import { KernelStartError } from "../errors.js";
+import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
+import { launcherUsage, queryOptions } from "./uri.js";
+
+const SYNTAX =
+  "slurm://[partition][?cpus=N&mem=SIZE&time=LIMIT&gres=..&account=..&qos=..&constraint=..&alloc=session&nodes=N&python=PATH&workdir=DIR]";
+const USE = `Use ${SYNTAX}`;
+const OPTIONS = [
+  "cpus",
+  "mem",
+  "time",
+  "gres",
+  "account",
+  "qos",
+  "constraint",
+  "alloc",
+  "nodes",
+  "python",
+  "workdir",
+] as const;
+
+export interface SlurmTarget {
+  partition?: string;
+  cpus?: number;
+  mem?: string;
+  time?: string;
+  gres?: string;
+  account?: string;
+  qos?: string;
+  constraint?: string;
+  /** Hold one allocation for the session and run kernels as steps in it. */
+  session: boolean;
+  /** Nodes of the session's allocation (alloc=session only). */
+  nodes?: number;
+  python: string;
+  workdir?: string;
+}
+
+/** The job name every kernel step (and the session's allocation) carries, for squeue/sacct. */
+export const SLURM_JOB_NAME = "relm-kernel";
+
+export class SlurmLauncher implements Launcher {
+  readonly scheme = "slurm";
+  readonly transport = "remote";
+  readonly forkable = false;
+
+  constructor(
+    readonly uri: string,
+    readonly target: SlurmTarget,
+  ) {}
+
+  get python(): string {
+    return this.target.python;
+  }
+
+  get workdir(): string | undefined {
+    return this.target.workdir;
+  }
+
+  /** alloc=session: makes (once per host, per URI) the allocation the kernels run in. */
+  async prepare(ctx: LaunchContext): Promise<void> {
+    if (this.target.session) await sessionAllocation(this.uri, this.target, ctx);
+  }
+
+  command(ctx: LaunchContext): LaunchCommand {
+    const t = this.target;
+    const args = ["--unbuffered", "--quiet", `--job-name=${SLURM_JOB_NAME}`, "--ntasks=1", "--nodes=1"];
+    // The step ends when its one task does, and a task killed by a signal fails the step at once.
+    args.push("--kill-on-bad-exit=1");
+    const jobId = t.session ? allocations.get(this.uri)?.jobId : undefined;
+    if (t.session && !jobId) {
+      throw new KernelStartError(`no Slurm allocation for ${this.uri} (prepare() was not awaited)`, "");
+    }
+    if (jobId) {
+      // A step of the held allocation: its resources were asked for by salloc; steps share them.
+      args.push(`--jobid=${jobId}`, "--overlap");
+      if (t.cpus !== undefined) args.push(`--cpus-per-task=${t.cpus}`);
+      if (t.gres !== undefined) args.push(`--gres=${t.gres}`);
+    } else {
+      args.push(...resourceArgs(t));
+    }
+    args.push("--", ...ctx.inner);
+    return { file: "srun", args };
+  }
+
+  /** What srun said about a step that ended under it (cancelled, node failure, time limit), if anything. */
+  explainExit(stderr: string): string | undefined {
+    return slurmExitReason(stderr);
+  }
+}
+
+/** sbatch/salloc/srun flags for the target's resources (a new job). */
+function resourceArgs(t: SlurmTarget): string[] {
+  const args: string[] = [];
+  if (t.partition) args.push(`--partition=${t.partition}`);
+  if (t.cpus !== undefined) args.push(`--cpus-per-task=${t.cpus}`);
+  if (t.mem !== undefined) args.push(`--mem=${t.mem}`);
+  if (t.time !== undefined) args.push(`--time=${t.time}`);
+  if (t.gres !== undefined) args.push(`--gres=${t.gres}`);
+  if (t.account !== undefined) args.push(`--account=${t.account}`);
+  if (t.qos !== undefined) args.push(`--qos=${t.qos}`);
+  if (t.constraint !== undefined) args.push(`--constraint=${t.constraint}`);
+  return args;
+}
+
+/**
+ * Why Slurm ended a step, from srun's and slurmstepd's words on stderr: "the Slurm step was cancelled"
+ * (scancel), "its node failed", "it reached its time limit", "it ran out of memory"; undefined when
+ * Slurm said nothing (the kernel itself crashed).
+ */
+export function slurmExitReason(stderr: string): string | undefined {
+  const said =
+    /\*\*\* (STEP|JOB) ([\d.]+) ON (\S+) CANCELLED AT \S+(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)/m.exec(stderr);
+  if (said) {
+    const [, kind, id, node, due] = said;
+    const what = `Slurm ${kind === "STEP" ? "step" : "job"} ${id} on ${node}`;
+    if (due?.includes("TIME LIMIT")) return `${what} reached its time limit`;
+    if (due?.includes("NODE FAIL")) return `${what} was ended by a node failure`;
+    if (due?.includes("PREEMPTION")) return `${what} was preempted`;
+    return `${what} was cancelled${due ? ` (${due.toLowerCase()})` : " (scancel)"}`;
+  }
+  if (/Node failure on (\S+)/.test(stderr))
+    return `the Slurm node ${/Node failure on (\S+)/.exec(stderr)![1]} failed`;
+  if (/oom-kill|Exceeded (job|step) memory limit/i.test(stderr)) return "the Slurm step ran out of memory";
+  if (/Job step aborted/.test(stderr)) return "the Slurm step was aborted";
+  const refused = /srun: error: (Unable to (?:allocate resources|create step)[^\n]*)/.exec(stderr);
+  if (refused) return `Slurm refused the kernel: ${refused[1]}`;
+  return undefined;
+}
+
+interface Allocation {
+  /** Resolves with the job id once granted. */
+  ready: Promise<string>;
+  jobId?: string;
+}
+
+/** The session's allocations (alloc=session), one per URI, alive as long as this process. */
+const allocations = new Map<string, Allocation>();
+
+function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Promise<string> {
+  const known = allocations.get(uri);
+  if (known) return known.ready;
+  const args = ["--no-shell", `--job-name=${SLURM_JOB_NAME}`, ...resourceArgs(t)];
+  if (t.nodes !== undefined) args.push(`--nodes=${t.nodes}`);
+  const entry: Allocation = {
+    ready: new Promise((resolve, reject) => {
+      // salloc waits in the queue until granted, then prints "Granted job allocation N" and exits.
+      execFile("salloc", args, { env: ctx.env, cwd: ctx.cwd }, (error, _stdout, stderr) => {
+        const granted = /Granted job allocation (\d+)/.exec(stderr);
+        if (granted) {
+          entry.jobId = granted[1]!;
+          cancelAtExit(entry.jobId, ctx.env);
+          resolve(entry.jobId);
+          return;
+        }
+        allocations.delete(uri); // the next kernel asks again
+        const why = error ? error.message.split("\n")[0] : "no job id";
+        reject(new KernelStartError(`salloc for ${uri} failed: ${why}`, stderr));
+      });
+    }),
+  };
+  allocations.set(uri, entry);
+  return entry.ready;
+}
+
+let exitHook = false;
+const toCancel = new Map<string, NodeJS.ProcessEnv>();
+
+/**
+ * The held allocation ends with this process (exit, or a signal the host turns into an exit); after a
+ * SIGKILL it runs until its time limit, so `time=` is worth giving with alloc=session (docs/scale.md).
+ */
+function cancelAtExit(jobId: string, env: NodeJS.ProcessEnv): void {
+  toCancel.set(jobId, env);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const [id, e] of toCancel) {
+      try {
+        execFileSync("scancel", [id], { env: e, stdio: "ignore", timeout: 5000 });
+      } catch {
+        // already gone, or Slurm unreachable: its time limit ends it
+      }
+    }
+  });
+}
+
+/** Cancels the allocations this process holds (tests, and a host closing its last session). */
+export function releaseSlurmAllocations(): void {
+  for (const [id, env] of toCancel) {
+    execFile("scancel", [id], { env }, () => {});
+    toCancel.delete(id);
+  }
+  allocations.clear();
+}
+
+export function parseSlurm(uri: string, where: string): SlurmLauncher {
+  const m = /^slurm:(?:\/\/([^?/]*)\/?)?(?:\?(.*))?$/.exec(uri);
+  if (!m) throw launcherUsage(where, uri, "not a slurm URI", `${USE}, e.g. slurm://gpu?cpus=4&gres=gpu:1.`);
+  const [, partition = "", query = ""] = m;
+  if (partition && !/^[A-Za-z0-9_.,-]+$/.test(partition)) {
+    throw launcherUsage(where, uri, `"${partition}" is not a partition name`, `${USE}.`);
+  }
+  const opts = queryOptions(query, OPTIONS, where, uri, SYNTAX);
+  const count = (key: string): number | undefined => {
+    const raw = opts.get(key);
+    if (raw === undefined) return undefined;
+    if (!/^[1-9]\d{0,5}$/.test(raw))
+      throw launcherUsage(where, uri, `${key} must be a positive whole number, not "${raw}"`, `${USE}.`);
+    return Number(raw);
+  };
+  const word = (key: string, form: RegExp, example: string): string | undefined => {
+    const raw = opts.get(key);
+    if (raw === undefined) return undefined;
+    if (!form.test(raw))
+      throw launcherUsage(where, uri, `${key}="${raw}" is not valid`, `Give e.g. ${key}=${example}.`);
+    return raw;
+  };
+  const alloc = opts.get("alloc");
+  if (alloc !== undefined && !["session", "job"].includes(alloc)) {
+    throw launcherUsage(where, uri, `alloc must be session or job, not "${alloc}"`, `${USE}.`);
+  }
+  const session = alloc === "session";
+  const nodes = count("nodes");
+  if (nodes !== undefined && !session) {
+    throw launcherUsage(
+      where,
+      uri,
+      "nodes= sizes the session's allocation",
+      "Add alloc=session, or leave nodes out.",
+    );
+  }
+  const python = opts.get("python") ?? "python3";
+  if (!python)
+    throw launcherUsage(
+      where,
+      uri,
+      "python= is empty",
+      "Name the interpreter on the nodes, e.g. ?python=python3.11.",
+    );
+  const target: SlurmTarget = { session, python };
+  if (partition) target.partition = partition;
+  const cpus = count("cpus");
+  if (cpus !== undefined) target.cpus = cpus;
+  if (nodes !== undefined) target.nodes = nodes;
+  const mem = word("mem", /^\d+[KMGT]?B?$/i, "4G");
+  if (mem !== undefined) target.mem = mem;
+  const time = word("time", /^(\d+-)?\d+(:\d+){0,2}$|^UNLIMITED$|^INFINITE$/i, "2:00:00");
+  if (time !== undefined) target.time = time;
+  const gres = word("gres", /^[A-Za-z0-9_:,.-]+$/, "gpu:1");
+  if (gres !== undefined) target.gres = gres;
+  for (const key of ["account", "qos", "constraint"] as const) {
+    const value = word(key, /^[A-Za-z0-9_.,&|:[\]*-]+$/, key === "constraint" ? "a100" : "myproject");
+    if (value !== undefined) target[key] = value;
+  }
+  const workdir = opts.get("workdir");
+  if (workdir !== undefined) {
+    if (!workdir.startsWith("/") && !workdir.startsWith("~")) {
+      throw launcherUsage(
+        where,
+        uri,
+        `workdir must be an absolute path on the nodes, not "${workdir}"`,
+        `${USE}.`,
+      );
+    }
+    target.workdir = workdir;
+  }
+  return new SlurmLauncher(uri, target);
+}
+
+export const slurmScheme: LauncherScheme = { scheme: "slurm", syntax: SYNTAX, parse: parseSlurm };

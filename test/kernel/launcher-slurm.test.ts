@@ -1,0 +1,73 @@
+// Kernels as Slurm job steps (slurm://) on a single-node cluster the test starts itself
+// (test/support/slurm.ts): cells run on the "cluster", the step is visible to squeue while the kernel
+// lives, a cancelled step is named as such in the crash note, and alloc=session runs kernels as steps
+// of one held allocation.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseKernelUri } from "../../src/kernel/launchers/index.js";
+import { releaseSlurmAllocations } from "../../src/kernel/launchers/slurm.js";
+import { type SlurmCluster, slurmAvailable, startSlurm } from "../support/slurm.js";
+import { until } from "../support/wait.js";
+import { tempDir, testPython, useKernels } from "./helpers.js";
+
+let cluster: SlurmCluster;
+// The interpreter named in the URI, as a cluster user would (python3 on PATH here is a slow pyenv shim).
+let python = "";
+beforeAll(async () => {
+  python = encodeURIComponent((await testPython()).path);
+  if (slurmAvailable()) cluster = await startSlurm();
+});
+afterAll(async () => {
+  releaseSlurmAllocations();
+  await cluster?.stop();
+});
+const start = useKernels(); // registered after the cluster's hooks: its kernels end first
+
+describe.runIf(slurmAvailable())("kernels through slurm://", () => {
+  it("runs a kernel as a Slurm step, and names a cancelled step in the crash note", async () => {
+    const work = await tempDir();
+    const kernel = await start({
+      cwd: work,
+      env: cluster.env,
+      launcher: parseKernelUri(`slurm://debug?cpus=1&python=${python}`),
+    });
+    const r = await kernel.execute(
+      "import os\nprint(os.environ['SLURM_JOB_ID'], os.environ['SLURM_STEP_ID'], os.getcwd())",
+    );
+    expect(r.status).toBe("ok");
+    const [job, step, cwd] = r.output.trim().split(" ");
+    expect(step).toBe("0");
+    expect(cwd).toBe(work);
+    const steps = await cluster.steps();
+    expect(steps).toContainEqual({ step: `${job}.0`, name: "relm-kernel" });
+    const cell = kernel.execute("import time\nprint('waiting', flush=True)\ntime.sleep(60)");
+    await until(async () => (await cluster.steps()).length > 0 || undefined); // the cell is running
+    await cluster.run("scancel", [`${job}.0`]);
+    const crashed = await cell;
+    expect(crashed.status).toBe("crashed");
+    expect(crashed.note).toMatch(new RegExp(`Slurm step ${job}\\.0 on ${cluster.node} was cancelled`));
+    // Restarted as a new job: the kernel goes on.
+    const again = await kernel.execute("import os\nprint(os.environ['SLURM_JOB_ID'])");
+    expect(again.output.trim()).not.toBe(job);
+  });
+
+  it("alloc=session: kernels are steps of one allocation held for the session", async () => {
+    const launcher = parseKernelUri(`slurm://?alloc=session&time=10&python=${python}`);
+    const [a, b] = await Promise.all([
+      start({ env: cluster.env, launcher }),
+      start({ env: cluster.env, launcher }),
+    ]);
+    const ids = await Promise.all(
+      [a, b].map(async (k) =>
+        (
+          await k.execute("import os\nprint(os.environ['SLURM_JOB_ID'], os.environ['SLURM_STEP_ID'])")
+        ).output.trim(),
+      ),
+    );
+    const [jobA, stepA] = ids[0]!.split(" ");
+    const [jobB, stepB] = ids[1]!.split(" ");
+    expect(jobA).toBe(jobB);
+    expect(new Set([stepA, stepB])).toEqual(new Set(["0", "1"]));
+    const steps = (await cluster.steps()).filter((s) => s.step.startsWith(`${jobA}.`));
+    expect(steps.map((s) => s.step).sort()).toEqual([`${jobA}.0`, `${jobA}.1`]);
+  });
+});
