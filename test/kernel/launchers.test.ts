@@ -87,7 +87,7 @@ describe("kernel URIs", () => {
     expect(usage("gopher://x", "agent spec review")).toMatch(
       /^agent spec review "gopher:\/\/x": unknown kernel target\. Use one of: local, cmd:COMMAND, ssh:\/\//,
     );
-    expect(usage("slurm://")).toMatch(/the slurm launcher is not available in this build|slurm/);
+    expect(usage("slurm://?cpus=0")).toMatch(/cpus must be a positive whole number, not "0"/);
   });
 });
 
