@@ -1,0 +1,229 @@
+"""grep, glob and tree (relm.toolkit.search): .gitignore honoured, caps, and the same results whether
+ripgrep, git grep or pure Python does the search (ripgrep and git hidden by PATH)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+from relm.toolkit import search
+from relm.toolkit.search import Match, glob, grep, tree
+
+from .support import temp_dir
+
+FILES = {
+    ".gitignore": "build/\nnode_modules\n*.log\n!keep.log\n/docs/*.tmp\nsrc/sub/ignored.py\n",
+    "src/a.py": "import os\nneedle = 1\n",
+    "src/sub/b.py": "def f():\n    return 'Needle two'\n",
+    "src/sub/ignored.py": "needle ignored by an anchored rule\n",
+    "src/sub/.gitignore": "local.txt\n",
+    "src/sub/local.txt": "needle ignored by a nested .gitignore\n",
+    "build/out.py": "needle in build\n",
+    "node_modules/x/i.js": "needle in node_modules\n",
+    ".hidden/h.txt": "needle in a hidden folder\n",
+    "x.log": "needle in a log\n",
+    "keep.log": "needle kept by a negation\n",
+    "docs/t.tmp": "needle tmp\n",
+    "docs/t.md": "needle doc\n",
+    "a.txt": "needle\nneedle again\n",
+    "a/z.txt": "needle\n",
+    "crlf.txt": "first\r\nneedle crlf\r\n",
+}
+
+
+def make_tree(root, git):
+    for name, text in FILES.items():
+        path = os.path.join(root, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", newline="") as f:
+            f.write(text)
+    with open(os.path.join(root, "bin.dat"), "wb") as f:
+        f.write(b"needle\0binary")
+    if git:
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+        subprocess.run(["git", "add", ".gitignore", "src/a.py"], cwd=root, check=True)
+
+
+def without(test, *tools):
+    """A PATH holding the tools on this PATH except `tools` (links in a temp folder)."""
+    folder = temp_dir(test)
+    for name in ("git", "rg", "sh"):
+        found = shutil.which(name)
+        if found and name not in tools:
+            os.symlink(found, os.path.join(folder, name))
+    return folder
+
+
+class Backends(unittest.TestCase):
+    def setUp(self):
+        self.old_cwd = os.getcwd()
+        self.old_path = os.environ["PATH"]
+        self.addCleanup(os.chdir, self.old_cwd)
+        self.addCleanup(os.environ.__setitem__, "PATH", self.old_path)
+
+    def each(self, *args, **kwargs):
+        """grep's results with each backend this machine has: {backend: [tuples]}."""
+        out = {}
+        paths = {"rg": self.old_path, "git grep": without(self, "rg"), "python": without(self, "rg", "git")}
+        for want, path in paths.items():
+            os.environ["PATH"] = path
+            result = grep(*args, **kwargs)
+            out[result.backend] = [tuple(m) for m in result]
+        os.environ["PATH"] = self.old_path
+        return out
+
+    def test_gitignore_honoured_and_backends_agree(self):
+        for git in (True, False):
+            with self.subTest(git=git):
+                root = temp_dir(self)
+                make_tree(root, git)
+                os.chdir(root)
+                results = self.each("needle", ignore_case=True)
+                expect = [
+                    (".hidden/h.txt", 1, "needle in a hidden folder"),
+                    ("a/z.txt", 1, "needle"),
+                    ("a.txt", 1, "needle"),
+                    ("a.txt", 2, "needle again"),
+                    ("crlf.txt", 2, "needle crlf"),
+                    ("docs/t.md", 1, "needle doc"),
+                    ("keep.log", 1, "needle kept by a negation"),
+                    ("src/a.py", 2, "needle = 1"),
+                    ("src/sub/b.py", 2, "    return 'Needle two'"),
+                ]
+                if shutil.which("rg"):
+                    self.assertIn("rg", results)
+                self.assertIn("python", results)
+                if git:
+                    self.assertIn("git grep", results)
+                for backend, found in results.items():
+                    self.assertEqual(found, expect, backend)
+
+    def test_subfolder_glob_case_and_caps_agree(self):
+        root = temp_dir(self)
+        make_tree(root, True)
+        os.chdir(os.path.join(root, "src"))
+        cases = [
+            (("needle",), {"path": ".."}),
+            (("needle",), {"path": "."}),
+            (("needle",), {"path": "..", "glob": "*.py", "ignore_case": True}),
+            (("needle",), {"path": "..", "glob": "src/**/*.py", "ignore_case": True}),
+            (("ne+dle",), {"path": "..", "max_results": 3}),
+            (("(?<=ne)edle",), {"path": ".."}),  # a look-behind: ripgrep refuses it, Python does it
+        ]
+        for args, kwargs in cases:
+            with self.subTest(args=args, kwargs=kwargs):
+                results = self.each(*args, **kwargs)
+                values = list(results.values())
+                self.assertGreater(len(values[0]), 0)
+                for backend, found in results.items():
+                    self.assertEqual(found, values[0], backend)
+        self.assertEqual(grep("needle", path="..", glob="*.py")[0], Match("a.py", 2, "needle = 1"))
+
+
+class Grep(unittest.TestCase):
+    def setUp(self):
+        self.root = temp_dir(self)
+        make_tree(self.root, True)
+        self.old_cwd = os.getcwd()
+        os.chdir(self.root)
+        self.addCleanup(os.chdir, self.old_cwd)
+
+    def test_cap_and_note(self):
+        with open("many.txt", "w") as f:
+            f.write("hit\n" * 500)
+        found = grep("hit", max_results=20)
+        self.assertEqual(len(found), 20)
+        self.assertIn("showing 20 of 500 matches", found.note)
+        self.assertIn("[showing 20 of 500", repr(found))
+        self.assertEqual(found[0], Match("many.txt", 1, "hit"))
+        path, line, text = found[1]
+        self.assertEqual((path, line, text), ("many.txt", 2, "hit"))
+
+    def test_repr_is_one_line_per_match_and_capped(self):
+        self.assertEqual(repr(grep("again")), "a.txt:2: needle again")
+        self.assertEqual(repr(grep("nothing-like-this")), "(no matches)")
+        with open("wide.txt", "w") as f:
+            f.write(("hit " + "w" * 400 + "\n") * 200)
+        out = grep("hit", path="wide.txt", max_results=200)
+        self.assertIn("more chars]", out[0].text)
+        self.assertLess(len(repr(out)), search.OUTPUT_CAP + 200)
+
+    def test_single_file_and_misuse(self):
+        self.assertEqual([m.line for m in grep("needle", path="a.txt")], [1, 2])
+        with self.assertRaisesRegex(ValueError, "bad regex"):
+            grep("(")
+        with self.assertRaises(FileNotFoundError):
+            grep("x", path="nope")
+        with self.assertRaisesRegex(ValueError, "max_results"):
+            grep("x", max_results=0)
+        with self.assertRaises(TypeError):
+            grep(b"x")
+
+
+class GlobAndTree(unittest.TestCase):
+    def setUp(self):
+        self.root = temp_dir(self)
+        make_tree(self.root, True)
+        self.old_cwd = os.getcwd()
+        os.chdir(self.root)
+        self.addCleanup(os.chdir, self.old_cwd)
+
+    def test_glob(self):
+        self.assertEqual(list(glob("**/*.py")), ["src/a.py", "src/sub/b.py"])
+        self.assertEqual(list(glob("*.log")), ["keep.log"])
+        self.assertEqual(list(glob("src/*.py")), ["src/a.py"])
+        self.assertEqual(list(glob("*.py", path="src")), ["src/a.py"])
+        self.assertIn("src/sub", list(glob("src/*")))
+        capped = glob("**/*", max_results=3)
+        self.assertEqual(len(capped), 3)
+        self.assertIn("showing 3 of", capped.note)
+        # The standard library's functions stay reachable for code written for the module.
+        self.assertIn("x.log", glob.glob("*.log"))
+        with self.assertRaises(NotADirectoryError):
+            glob("*", path="a.txt")
+
+    def test_tree(self):
+        out = tree(".", depth=2)
+        self.assertTrue(out.startswith("./\n"))
+        self.assertIn("  src/\n", out)
+        self.assertIn("    sub/ (2 entries)", out)  # b.py and its .gitignore; ignored.py, local.txt left out
+        for gone in ("build", "node_modules", "x.log", ".git/"):
+            self.assertNotIn(gone, out)
+        os.makedirs("wide")
+        for i in range(120):
+            open(os.path.join("wide", f"f{i:03}.txt"), "w").close()
+        out = tree("wide")
+        self.assertIn("[... 70 more entries]", out)
+        small = tree(".", depth=3, max_entries=5)
+        self.assertIn("[... cut at 5 lines", small)
+        with self.assertRaises(ValueError):
+            tree(".", depth=0)
+        with self.assertRaises(NotADirectoryError):
+            tree("a.txt")
+
+
+class IgnoreMatcher(unittest.TestCase):
+    def test_agrees_with_git_check_ignore(self):
+        if not shutil.which("git"):
+            self.skipTest("git is not installed")
+        root = temp_dir(self)
+        rules = "*.o\n/top.txt\ndir/\n**/deep/*.c\na/**/b\n!important.o\nwild?.md\n[abc]x.txt\n\\#hash\nsp\\ \n"
+        paths = ["x.o", "important.o", "top.txt", "sub/top.txt", "dir/f", "sub/dir/f", "q/deep/k.c", "deep/k.c",
+                 "deep/k.h", "a/b", "a/x/y/b", "wild1.md", "wild12.md", "ax.txt", "dx.txt", "#hash", "sp ", "sp"]
+        with open(os.path.join(root, ".gitignore"), "w") as f:
+            f.write(rules)
+        for p in paths:
+            full = os.path.join(root, p)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            open(full, "w").close()
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+        proc = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=root, capture_output=True, text=True)
+        by_git = set(proc.stdout.splitlines())
+        walked = {p for p, is_dir in search.ignore.walk(root) if not is_dir}
+        mine = {p for p in paths if os.path.join(root, p) not in walked}
+        self.assertEqual(mine, by_git)
+
+
+if __name__ == "__main__":
+    unittest.main()
