@@ -225,9 +225,12 @@ def _parent_death_signal():
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
+        parent = os.getppid()
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-        if os.getppid() == 1:
-            _die()  # the parent died before prctl took effect
+        # The parent died before prctl took effect (we were re-parented). Not `== 1`: in a sandbox's pid
+        # namespace the living parent (bubblewrap's init) is pid 1.
+        if os.getppid() != parent:
+            _die()
     except Exception:
         pass
 

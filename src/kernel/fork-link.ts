@@ -21,7 +21,7 @@ export async function startRunner(
   opts: RunnerSpawnOptions,
 ): Promise<{ runner: RunnerProcess; forkedFrom?: number; fallback?: string }> {
   if (!template) return { runner: await RunnerProcess.start(opts) };
-  let fallback = forkRefusal(template, python, opts.env);
+  let fallback = forkRefusal(template, python, opts.env, opts.launcher);
   if (fallback === null) {
     try {
       return { runner: await forkRunner(template, opts), forkedFrom: template.pid };
@@ -86,6 +86,11 @@ class ForkLink implements RunnerLink {
     this.release = template.server.expect(token, (channel, socket, head) =>
       this.connected(channel, socket, head),
     );
+  }
+
+  /** In a sandbox: the host pid of a pid the kernel reports (see ForkingTemplate.hostPid). */
+  hostPid(inner: number): number | undefined {
+    return this.template.hostPid(inner);
   }
 
   attach(pid: number): void {

@@ -7,6 +7,7 @@ import { ForkServer } from "./fork-server.js";
 import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
 import type { RunnerExit } from "./link.js";
 import { LineSplitter } from "./protocol.js";
+import type { ProcessWrapper } from "./sandbox/types.js";
 import type { KernelTemplate, KernelTemplateOptions, PythonInfo } from "./types.js";
 
 /**
@@ -78,12 +79,16 @@ export class ForkingTemplate implements KernelTemplate {
    * SIGTERM, never SIGKILL, so that it can end what the kernel's cells detached.
    */
   private keepers = false;
+  /** Inside a sandbox's pid namespace: the host pids of forked kernels, by the pid the template said. */
+  private readonly hostPids = new Map<number, number>();
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
     readonly server: ForkServer,
     private info: PythonInfo,
     private readonly env: NodeJS.ProcessEnv,
+    /** What the template was started in (the sandbox); kernels forked from it share it. */
+    readonly wrapper: ProcessWrapper | undefined,
   ) {
     this.pid = child.pid!;
     trackGroup(this.pid);
@@ -112,10 +117,20 @@ export class ForkingTemplate implements KernelTemplate {
 
   static async start(options: KernelTemplateOptions, server: ForkServer): Promise<ForkingTemplate> {
     const env = scrubEnvironment(options.env ?? process.env);
-    const child = spawn(options.python.path, ["-m", "relm.template"], {
-      // Nothing importable there: sys.path[0] is the start directory (each fork replaces it).
-      cwd: path.dirname(server.path),
+    // Nothing importable there: sys.path[0] is the start directory (each fork replaces it).
+    const local = {
+      file: options.python.path,
+      args: ["-m", "relm.template"],
       env,
+      cwd: path.dirname(server.path),
+    };
+    const wrapped = options.wrapper?.command({ cwd: local.cwd, inner: [local.file, ...local.args], env }, [
+      server.path,
+    ]);
+    const command = wrapped ? { ...local, ...wrapped } : local;
+    const child = spawn(command.file, command.args, {
+      cwd: command.cwd,
+      env: command.env,
       detached: true, // own process group, like the kernels
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -124,9 +139,9 @@ export class ForkingTemplate implements KernelTemplate {
       child.once("error", (e) => resolve(e));
     });
     if (spawnError) {
-      throw new KernelStartError(`could not start ${options.python.path}: ${spawnError.message}`, "");
+      throw new KernelStartError(`could not start ${command.file}: ${spawnError.message}`, "");
     }
-    const template = new ForkingTemplate(child, server, options.python, env);
+    const template = new ForkingTemplate(child, server, options.python, env, options.wrapper);
     try {
       const ready = await new Promise<Extract<TemplateMessage, { type: "ready" }>>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -166,9 +181,14 @@ export class ForkingTemplate implements KernelTemplate {
     return this.stderr;
   }
 
-  /** Why a kernel with this interpreter and (scrubbed) environment cannot be forked from here, or null. */
-  refusal(python: PythonInfo, env: NodeJS.ProcessEnv): string | null {
+  /**
+   * Why a kernel with this interpreter, (scrubbed) environment and wrapper (its sandbox) cannot be
+   * forked from here, or null.
+   */
+  refusal(python: PythonInfo, env: NodeJS.ProcessEnv, wrapper?: ProcessWrapper): string | null {
     if (!this.alive) return `the kernel template is not running (${this.exitText ?? "closed"})`;
+    // A sandbox launcher is known by its own forkEnv; the plain local launcher has none.
+    if (wrapper?.forkEnv !== this.wrapper?.forkEnv) return "the kernel template runs in another sandbox";
     if (path.resolve(python.path) !== path.resolve(this.python.path)) {
       return `the kernel uses ${python.path}, the template ${this.python.path}`;
     }
@@ -206,7 +226,7 @@ export class ForkingTemplate implements KernelTemplate {
         token: request.token,
         socket: this.server.path,
         cwd: path.resolve(request.cwd),
-        env: request.env,
+        env: this.wrapper?.forkEnv ? this.wrapper.forkEnv(request.env) : request.env,
         output_dir: request.outputDir ?? null,
         first_count: request.firstCount,
       };
@@ -244,6 +264,15 @@ export class ForkingTemplate implements KernelTemplate {
     return this.closing;
   }
 
+  /**
+   * The host pid of a process the template (in a sandbox's pid namespace) calls `inner`; undefined
+   * when it cannot be found. Identity outside a sandbox.
+   */
+  hostPid(inner: number): number | undefined {
+    const hostPid = this.wrapper?.hostPid;
+    return hostPid ? hostPid(this.pid, inner) : inner;
+  }
+
   /** How a forked kernel is ended from here: its keeper with SIGTERM, else its group with SIGKILL. */
   private get endSignal(): NodeJS.Signals {
     return this.keepers ? "SIGTERM" : "SIGKILL";
@@ -276,13 +305,20 @@ export class ForkingTemplate implements KernelTemplate {
         this.onReady = null;
         break;
       case "forked": {
-        this.unclaimed.delete(msg.pid); // a report for an earlier process that had this pid
-        this.kernels.add(msg.pid);
-        trackGroup(msg.pid, this.endSignal);
+        const pid = this.hostPid(msg.pid);
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
-        if (p) p.resolve(msg.pid);
-        else killGroup(msg.pid, "SIGKILL"); // its request timed out: nobody will talk to it
+        if (pid === undefined) {
+          // In a sandbox, and already gone: its exit report follows and finds no one.
+          p?.reject(new Error("the forked kernel exited at once"));
+          break;
+        }
+        if (pid !== msg.pid) this.hostPids.set(msg.pid, pid);
+        this.unclaimed.delete(pid); // a report for an earlier process that had this pid
+        this.kernels.add(pid);
+        trackGroup(pid, this.endSignal);
+        if (p) p.resolve(pid);
+        else killGroup(pid, "SIGKILL"); // its request timed out: nobody will talk to it
         break;
       }
       case "error": {
@@ -292,13 +328,20 @@ export class ForkingTemplate implements KernelTemplate {
         break;
       }
       case "exit": {
-        this.kernels.delete(msg.pid);
-        untrackGroup(msg.pid);
+        let pid = msg.pid;
+        if (this.wrapper?.hostPid) {
+          const known = this.hostPids.get(msg.pid);
+          this.hostPids.delete(msg.pid);
+          if (known === undefined) break; // never handed out (see "forked")
+          pid = known;
+        }
+        this.kernels.delete(pid);
+        untrackGroup(pid);
         const exit = { code: msg.code, signal: msg.signal };
-        const onExit = this.watchers.get(msg.pid);
-        this.watchers.delete(msg.pid);
+        const onExit = this.watchers.get(pid);
+        this.watchers.delete(pid);
         if (onExit) onExit(exit);
-        else this.unclaimed.set(msg.pid, exit);
+        else this.unclaimed.set(pid, exit);
         break;
       }
     }
@@ -318,13 +361,17 @@ class UnavailableTemplate implements KernelTemplate {
   async close(): Promise<void> {}
 }
 
-/** Why `template` cannot fork a kernel with this interpreter and (scrubbed) environment, or null. */
+/**
+ * Why `template` cannot fork a kernel with this interpreter, (scrubbed) environment and wrapper (the
+ * sandbox it must run in), or null.
+ */
 export function forkRefusal(
   template: KernelTemplate,
   python: PythonInfo,
   env: NodeJS.ProcessEnv,
+  wrapper?: ProcessWrapper,
 ): string | null {
-  if (template instanceof ForkingTemplate) return template.refusal(python, env);
+  if (template instanceof ForkingTemplate) return template.refusal(python, env, wrapper);
   if (template instanceof UnavailableTemplate) return template.reason;
   return "the template was not made by startKernelTemplate";
 }

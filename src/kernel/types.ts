@@ -1,4 +1,5 @@
 import type { Launcher } from "./launchers/types.js";
+import type { ProcessWrapper } from "./sandbox/types.js";
 // The Python execution environment as the rest of relm sees it. No model concepts here.
 
 export interface PythonInfo {
@@ -136,6 +137,11 @@ export interface KernelTemplateOptions {
   env?: NodeJS.ProcessEnv;
   /** Private directory (0700) for the socket forked kernels connect to; default `$TMPDIR/relm-<uid>`. */
   socketDir?: string;
+  /**
+   * Start the template through this (the session's sandbox launcher): kernels forked from it are in
+   * the same sandbox, and only kernels given the same launcher are forked from it.
+   */
+  wrapper?: ProcessWrapper;
 }
 
 export type KernelLifecycleEvent =

@@ -1,0 +1,53 @@
+// `sandbox`: the local runner inside the session's sandbox (src/kernel/sandbox/): bubblewrap on Linux,
+// sandbox-exec on macOS. Kernels of child agents are forked from a warm template that runs inside the
+// same sandbox (the template is started through this launcher too), so they inherit it.
+import type { KernelSandbox, ProcessWrapper } from "../sandbox/types.js";
+import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
+import { launcherUsage } from "./uri.js";
+
+export const SANDBOX_URI = "sandbox";
+
+/** The launcher of one opened sandbox (one per session tree: its kernels and its template share it). */
+export function sandboxLauncher(sandbox: KernelSandbox): Launcher & ProcessWrapper {
+  return {
+    uri: SANDBOX_URI,
+    scheme: "sandbox",
+    transport: "local",
+    // From a template that is itself in this sandbox: fork-link.ts refuses any other template.
+    forkable: true,
+    command(ctx: LaunchContext, sockets?: string[]): LaunchCommand {
+      const [file, ...args] = ctx.inner;
+      return sandbox.wrap({ file: file!, args, env: ctx.env, cwd: ctx.cwd }, sockets);
+    },
+    hostPid: (outer, inner) => sandbox.hostPid(outer, inner),
+    forkEnv: (env) => sandbox.env(env),
+  };
+}
+
+/**
+ * `--kernel sandbox` / config `kernel: sandbox`: parsed here, opened per session (it needs the
+ * session's folders and its --allow-net list), so the parsed launcher only marks the wish; the agent
+ * layer opens the sandbox and uses sandboxLauncher() instead.
+ */
+export const sandboxScheme: LauncherScheme = {
+  scheme: "sandbox",
+  syntax: "sandbox",
+  parse: (uri: string, where: string): Launcher => {
+    if (uri !== SANDBOX_URI)
+      throw launcherUsage(
+        where,
+        uri,
+        "the sandbox takes no options",
+        "Use sandbox, with --allow-net for network.",
+      );
+    return {
+      uri: SANDBOX_URI,
+      scheme: "sandbox",
+      transport: "local",
+      forkable: true,
+      command(): LaunchCommand {
+        throw new Error("the sandbox launcher is opened per session (sandboxLauncher)");
+      },
+    };
+  },
+};

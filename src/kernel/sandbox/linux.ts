@@ -1,0 +1,119 @@
+// The sandbox on Linux: bubblewrap. See bwrap.ts for the command line, proxy.ts for the allow-list.
+import { mkdirSync, readdirSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { RELM_PYTHON_DIR } from "../paths.js";
+import { type BwrapPlan, bwrapArgs, PROXY_PORT } from "./bwrap.js";
+import { hostPidBelow } from "./pids.js";
+import type { NetProxy } from "./proxy.js";
+import type { KernelSandbox, SandboxPaths, SandboxSettings, SpawnCommand } from "./types.js";
+
+const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
+
+function real(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function within(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** GPUs and the like: device nodes a kernel on this machine would be expected to use. */
+function gpuDevices(): string[] {
+  let names: string[];
+  try {
+    names = readdirSync("/dev");
+  } catch {
+    return [];
+  }
+  return names.filter((n) => /^nvidia/.test(n) || n === "dri" || n === "kfd").map((n) => `/dev/${n}`);
+}
+
+export class LinuxSandbox implements KernelSandbox {
+  private readonly plan: Omit<BwrapPlan, "sockets">;
+
+  constructor(
+    readonly settings: SandboxSettings,
+    paths: SandboxPaths,
+    readonly engine: string,
+    /** Where the interpreter lives (its prefix is shown read-only in strict mode). */
+    python: string,
+    private readonly proxy: NetProxy | undefined,
+  ) {
+    for (const dir of paths.writable) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const project = real(paths.project) ?? path.resolve(paths.project);
+    const home = paths.home ? real(paths.home) : undefined;
+    const hideHome = settings.mode === "strict" && home && home !== "/" ? [home] : [];
+    // The project itself is never hidden (relm started in $HOME or in RELM_HOME); a parent of it is, and
+    // the project is bound back on top (bwrap.ts orders the mounts).
+    const hidden = [...new Set([...paths.hidden.map(real), ...hideHome])].filter(
+      (p): p is string => p !== undefined && p !== "/" && p !== project,
+    );
+    // What must stay readable inside a hidden directory: relm's package, the interpreter's prefix (a
+    // venv or pyenv under $HOME), PYTHONPATH entries such as skills under RELM_HOME.
+    const wanted = [RELM_PYTHON_DIR, path.dirname(path.dirname(real(python) ?? python)), ...paths.readable];
+    const readable = [...new Set(wanted.map(real).filter((p): p is string => p !== undefined))].filter(
+      (p) => hidden.some((h) => within(p, h)) && !within(p, project),
+    );
+    const resolv = real("/etc/resolv.conf");
+    this.plan = {
+      net:
+        settings.net.kind === "list"
+          ? {
+              proxySocket: proxy!.path,
+              forwarder: path.join(RELM_PYTHON_DIR, "relm", "netfwd.py"),
+              python: real(python) ?? python,
+            }
+          : settings.net.kind,
+      project,
+      writable: paths.writable.map((p) => real(p) ?? p),
+      hidden,
+      readable,
+      runFiles: resolv?.startsWith("/run/") ? [resolv] : [],
+      devices: gpuDevices(),
+      root: process.getuid?.() === 0,
+    };
+  }
+
+  wrap(command: SpawnCommand, sockets: string[] = []): SpawnCommand {
+    const env = this.env(command.env);
+    const argv = [command.file, ...command.args];
+    // Other hosts' fork sockets sit beside this one: the directory is hidden, this socket bound back.
+    const socketDirs = sockets.map((s) => path.dirname(s)).filter((d) => d !== "/");
+    const hidden = [...new Set([...this.plan.hidden, ...socketDirs])];
+    const args = bwrapArgs({ ...this.plan, hidden, sockets }, argv, command.cwd);
+    return { file: "bwrap", args, env, cwd: command.cwd };
+  }
+
+  env(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    const out: NodeJS.ProcessEnv = { ...env, TMPDIR: "/tmp", TMP: "/tmp", TEMP: "/tmp" };
+    // A relm started inside is sandboxed already: it must not try to nest another bubblewrap.
+    delete out.RELM_SANDBOX;
+    delete out.RELM_ALLOW_NET;
+    out.RELM_IN_SANDBOX = this.settings.mode; // for the kernel's own messages and `!env`
+    // $HOME is read-only (or empty): tools that keep state there would warn at every start.
+    out.IPYTHONDIR ??= "/tmp/.ipython";
+    out.MPLCONFIGDIR ??= "/tmp/.matplotlib";
+    if (this.settings.net.kind === "list") {
+      for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
+        out[name] = PROXY_URL;
+        out[name.toLowerCase()] = PROXY_URL;
+      }
+      out.NO_PROXY = "";
+      out.no_proxy = "";
+    }
+    return out;
+  }
+
+  hostPid(outer: number, inner: number): number | undefined {
+    return hostPidBelow(outer, inner);
+  }
+
+  async close(): Promise<void> {
+    await this.proxy?.close();
+  }
+}

@@ -1,0 +1,111 @@
+// The sandbox on macOS: `sandbox-exec -p PROFILE` (Seatbelt) with a profile generated here.
+// UNTESTED: written without a Mac to run it on (docs/sandbox.md says so). sandbox-exec is deprecated by
+// Apple but still shipped and used by other tools (Codex CLI, Bazel). Seatbelt has no pid or network
+// namespaces: other processes are hidden by denying process-info on them, and an allow-list is
+// enforced by letting the kernel connect to the host's proxy port on 127.0.0.1 and nothing else.
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { RELM_PYTHON_DIR } from "../paths.js";
+import type { NetProxy } from "./proxy.js";
+import type { KernelSandbox, SandboxPaths, SandboxSettings, SpawnCommand } from "./types.js";
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/** A Scheme string literal. */
+function q(p: string): string {
+  return `"${p.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+
+/** The Seatbelt profile for these settings (later rules win over earlier ones that match). */
+export function seatbeltProfile(
+  settings: SandboxSettings,
+  paths: SandboxPaths,
+  options: { python: string; sockets: string[]; proxyPort?: number },
+): string {
+  const project = real(paths.project);
+  const writable = [project, ...paths.writable.map(real), "/private/tmp", "/private/var/folders"];
+  const readable = [RELM_PYTHON_DIR, path.dirname(path.dirname(real(options.python))), ...paths.readable].map(
+    real,
+  );
+  const lines = [
+    "(version 1)",
+    "(allow default)",
+    // Files: read-only everywhere but the project, the session's folders and the temp directories.
+    "(deny file-write*)",
+    `(allow file-write* ${writable.map((p) => `(subpath ${q(p)})`).join(" ")} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
+    // RELM_HOME (other sessions' journals and sockets) and the fork sockets' directory are unreadable.
+    ...paths.hidden.map((h) => `(deny file-read* file-write* (subpath ${q(real(h))}))`),
+  ];
+  if (settings.mode === "strict" && paths.home)
+    lines.push(`(deny file-read* file-write* (subpath ${q(real(paths.home))}))`);
+  // What must stay reachable inside the hidden directories.
+  lines.push(`(allow file-read* ${readable.map((p) => `(subpath ${q(p)})`).join(" ")})`);
+  lines.push(`(allow file-read* file-write* ${writable.map((p) => `(subpath ${q(p)})`).join(" ")})`);
+  for (const s of options.sockets) lines.push(`(allow file-read* file-write* (literal ${q(real(s))}))`);
+  // Other processes: no environment, arguments or memory of theirs to read; signals only to our own.
+  lines.push("(deny process-info* (target others))", "(deny signal (target others))");
+  if (settings.net.kind !== "all") {
+    lines.push("(deny network*)");
+    for (const s of options.sockets)
+      lines.push(`(allow network-outbound (remote unix-socket (path-literal ${q(real(s))})))`);
+    if (options.proxyPort)
+      lines.push(`(allow network-outbound (remote ip "localhost:${options.proxyPort}"))`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export class MacSandbox implements KernelSandbox {
+  readonly engine = "sandbox-exec";
+
+  constructor(
+    readonly settings: SandboxSettings,
+    private readonly paths: SandboxPaths,
+    private readonly python: string,
+    private readonly proxy: NetProxy | undefined,
+  ) {}
+
+  wrap(command: SpawnCommand, sockets: string[] = []): SpawnCommand {
+    const profile = seatbeltProfile(this.settings, this.paths, {
+      python: this.python,
+      sockets,
+      proxyPort: this.proxy?.port,
+    });
+    return {
+      file: "/usr/bin/sandbox-exec",
+      args: ["-p", profile, command.file, ...command.args],
+      env: this.env(command.env),
+      cwd: command.cwd,
+    };
+  }
+
+  env(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    const out: NodeJS.ProcessEnv = { ...env, RELM_IN_SANDBOX: this.settings.mode };
+    delete out.RELM_SANDBOX;
+    delete out.RELM_ALLOW_NET;
+    if (this.proxy) {
+      const url = `http://127.0.0.1:${this.proxy.port}`;
+      for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
+        out[name] = url;
+        out[name.toLowerCase()] = url;
+      }
+      out.NO_PROXY = "";
+      out.no_proxy = "";
+    }
+    return out;
+  }
+
+  /** No pid namespace: the kernel's pids are the host's. */
+  hostPid(_outer: number, inner: number): number {
+    return inner;
+  }
+
+  async close(): Promise<void> {
+    await this.proxy?.close();
+  }
+}

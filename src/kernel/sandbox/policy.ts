@@ -1,0 +1,104 @@
+// Sandbox settings from their words: config `sandbox: off | workspace | strict`, `--sandbox`,
+// `--allow-net` (all) and `--allow-net HOST[:PORT]` (repeatable), and the allow-list's matching.
+import { UsageError } from "../../config/errors.js";
+import type { NetPolicy, NetRule, SandboxMode, SandboxSettings } from "./types.js";
+
+export type SandboxConfigMode = "off" | SandboxMode;
+
+/** What `--allow-net` without a value stands for (commander's preset). */
+export const ALLOW_ALL = "*";
+
+// A DNS name (optionally `*.` in front), an IPv4 address, or an IPv6 address in brackets.
+const HOST = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?$/;
+const IPV6 = /^\[[0-9A-Fa-f:.]+\]$/;
+
+/** One `--allow-net` value as a rule; a UsageError says what is wrong. */
+export function parseNetRule(text: string): NetRule {
+  const word = text.trim();
+  let host = word;
+  let port: number | undefined;
+  const m = /^(.*):(\d+)$/.exec(word);
+  if (m && (!word.startsWith("[") || m[1]!.endsWith("]"))) {
+    host = m[1]!;
+    port = Number(m[2]);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new UsageError(`--allow-net ${JSON.stringify(text)}: the port must be 1-65535`);
+  }
+  if (!HOST.test(host) && !IPV6.test(host)) {
+    throw new UsageError(
+      `--allow-net ${JSON.stringify(text)} is not HOST or HOST:PORT (e.g. pypi.org, 127.0.0.1:8080, *.github.com). ` +
+        `Give it as --allow-net=HOST, or put the task after --`,
+    );
+  }
+  return { host: normalHost(host), ...(port !== undefined ? { port } : {}) };
+}
+
+function normalHost(host: string): string {
+  return host
+    .toLowerCase()
+    .replace(/\.$/, "")
+    .replace(/^\[(.*)\]$/, "$1");
+}
+
+/** The network policy of `--allow-net` values (none given: no network). */
+export function netPolicyOf(values: readonly string[] | undefined): NetPolicy {
+  const list = values ?? [];
+  if (list.length === 0) return { kind: "none" };
+  if (list.includes(ALLOW_ALL)) return { kind: "all" };
+  return { kind: "list", rules: list.map(parseNetRule) };
+}
+
+/** True when `host:port` (as a CONNECT or a proxied URL names it) is on the allow-list. */
+export function allowed(rules: readonly NetRule[], host: string, port: number): boolean {
+  const h = normalHost(host);
+  return rules.some((r) => {
+    if (r.port !== undefined && r.port !== port) return false;
+    if (r.host.startsWith("*.")) return h.endsWith(r.host.slice(1)) && h.length > r.host.length - 1;
+    return r.host === h;
+  });
+}
+
+/**
+ * The sandbox a session asks for: `--sandbox` turns it on (workspace, or strict when config says so),
+ * config `sandbox` alone too; `--allow-net` needs one of them. Undefined: no sandbox.
+ */
+export function sandboxSettingsOf(
+  flags: { sandbox?: boolean; allowNet?: readonly string[] },
+  configMode: SandboxConfigMode | undefined,
+  configAllowNet?: readonly string[],
+): SandboxSettings | undefined {
+  const mode: SandboxMode | undefined =
+    configMode === "strict"
+      ? "strict"
+      : flags.sandbox || configMode === "workspace"
+        ? "workspace"
+        : undefined;
+  const given = flags.allowNet ?? [];
+  if (!mode) {
+    if (given.length > 0)
+      throw new UsageError(
+        "--allow-net applies to a sandboxed kernel: add --sandbox (or set sandbox in config)",
+      );
+    return undefined;
+  }
+  return { mode, net: netPolicyOf(given.length > 0 ? given : configAllowNet) };
+}
+
+/** The words a host process is given to run with the same sandbox (`relm run --detach`, hosts). */
+export function sandboxArgs(flags: { sandbox?: boolean; allowNet?: readonly string[] }): string[] {
+  const args: string[] = [];
+  if (flags.sandbox) args.push("--sandbox");
+  for (const v of flags.allowNet ?? []) args.push(`--allow-net=${v}`); // "=": never takes the next word
+  return args;
+}
+
+/** For the journal and messages: "workspace, no network" and the like. */
+export function describeSandbox(s: SandboxSettings): string {
+  const net =
+    s.net.kind === "none"
+      ? "no network"
+      : s.net.kind === "all"
+        ? "full network"
+        : `network to ${s.net.rules.map((r) => (r.port ? `${r.host}:${r.port}` : r.host)).join(", ")}`;
+  return `${s.mode}, ${net}`;
+}
