@@ -3,16 +3,25 @@
 // beside main.js so that paths relative to a module (../../python, ../../package.json) still resolve.
 // The packages bundled in (the terminal UI's libraries among them) are build-time dependencies of the
 // published package; their licences are collected into dist/THIRD_PARTY_LICENSES.md.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 
 const root = new URL("../", import.meta.url).pathname;
 const outdir = join(root, "dist/cli/");
 for (const file of readdirSync(outdir))
-  if (file.startsWith("chunk-") || file === "app.js") rmSync(outdir + file);
+  if (file.startsWith("chunk-") || file === "app.js" || file === "ui.js") rmSync(outdir + file);
 const result = await build({
-  entryPoints: { app: `${outdir}dispatch.js` },
+  // app: every command; ui: bare `relm` at a terminal, straight to the terminal UI (src/cli/ui-entry.ts).
+  entryPoints: { app: `${outdir}dispatch.js`, ui: `${outdir}ui-entry.js` },
   bundle: true,
   splitting: true,
   platform: "node",
@@ -60,3 +69,8 @@ for (const p of sorted) {
 }
 const target = join(root, "dist/THIRD_PARTY_LICENSES.md");
 if (existsSync(dirname(target))) writeFileSync(target, `${lines.join("\n")}\n`);
+
+// The model catalog is data read at run time (src/llm/catalog/index.ts), not code: tsc does not copy it.
+// Bundled chunks in dist/cli/ find it at ../llm/catalog/models.json.
+mkdirSync(join(root, "dist/llm/catalog"), { recursive: true });
+copyFileSync(join(root, "src/llm/catalog/models.json"), join(root, "dist/llm/catalog/models.json"));

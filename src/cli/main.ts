@@ -19,7 +19,19 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     const { bindEarly } = await import("../host/early-bind.js");
     await bindEarly(hostId);
   }
-  const bundle = "./app.js";
-  const { main } = (await import(bundle)) as typeof import("./dispatch.js");
-  process.exitCode = await main(argv);
+  if (argv.length === 0 && opensUiDirectly(process.env)) {
+    const entry = "./ui.js";
+    const { mainUi } = (await import(entry)) as typeof import("./ui-entry.js");
+    process.exitCode = await mainUi();
+  } else {
+    const bundle = "./app.js";
+    const { main } = (await import(bundle)) as typeof import("./dispatch.js");
+    process.exitCode = await main(argv);
+  }
+}
+
+/** Bare `relm` where the UI can be drawn (front-end.ts's uiAvailable, repeated here to load nothing). */
+function opensUiDirectly(env: NodeJS.ProcessEnv): boolean {
+  const noTui = Boolean(env.RELM_NO_TUI) && env.RELM_NO_TUI !== "0";
+  return Boolean(process.stdin.isTTY && process.stdout.isTTY) && env.TERM !== "dumb" && !noTui;
 }

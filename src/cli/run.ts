@@ -230,10 +230,17 @@ export async function runAsHost(
   // does a new one the terminal UI started without a first message.
   const waitForWork = resuming ? !task && session.settledAtResume : !task;
   if (waitForWork) host.idle();
-  else host.start(text);
+  else {
+    // The UI that started this host is about to attach: its first turn's streamed text is for it.
+    if (flags.interactive) await host.firstClient(FIRST_CLIENT_WAIT_MS);
+    host.start(text);
+  }
   const outcome = await host.exited;
   return exitCodeFor(outcome);
 }
+
+/** How long an --interactive host with a first message waits for the UI that started it to attach. */
+const FIRST_CLIENT_WAIT_MS = 5_000;
 
 /**
  * Autonomous mode for `relm run`: on with --autonomous or any --gate. A detached autonomous run is

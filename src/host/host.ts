@@ -80,6 +80,7 @@ export class SessionHost {
   private readonly commands: HostCommands;
   /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
   private attachedClients = 0;
+  private readonly clientWaiters = new Set<() => void>();
 
   constructor(private readonly options: HostOptions) {
     this.index = new JournalIndex(options.session.journal.path);
@@ -311,6 +312,8 @@ export class SessionHost {
     this.collector.busy();
     this.setStatus("running");
     const autonomy = this.options.autonomy;
+    // run_tests() in the kernels falls back to the gates when the project names no test command.
+    this.options.session.tree.gates = autonomy?.gates ?? [];
     this.turn = autonomy
       ? runAutonomously(this.options.session, text, { ...autonomy, afterGateRun: () => this.judge() })
       : this.options.session.run(text);
@@ -355,8 +358,28 @@ export class SessionHost {
     }
   }
 
+  /**
+   * Resolves once a client has attached, or after `timeoutMs`: the terminal UI starts a host with its
+   * first message and attaches a moment later, and the turn's streamed text (never journaled) would be
+   * lost to it if the turn began first.
+   */
+  firstClient(timeoutMs: number): Promise<void> {
+    if (this.attachedClients > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const waiters = this.clientWaiters;
+      function done() {
+        clearTimeout(timer);
+        waiters.delete(done);
+        resolve();
+      }
+      waiters.add(done);
+    });
+  }
+
   private onAttached(count: number): void {
     this.attachedClients = count;
+    if (count > 0) for (const waiter of [...this.clientWaiters]) waiter();
     if (count > 0) this.clearTimers();
     else if (this.options.detached && !this.turn && !this.stopping) this.armIdleTimers();
   }

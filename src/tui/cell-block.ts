@@ -10,7 +10,7 @@ import {
 } from "@mariozechner/pi-tui";
 import { formatDuration } from "../config/duration.js";
 import type { JournalEventOf } from "../session/types.js";
-import { highlightCell } from "./highlight.js";
+import { highlightCell } from "./highlight-lazy.js";
 import { OutputBuffer } from "./output-buffer.js";
 import type { Theme } from "./theme.js";
 

@@ -8,6 +8,7 @@ import { listSessions } from "../host/discovery.js";
 import { gitBranch } from "../host/info.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
+import { ensureHighlighter } from "./highlight-lazy.js";
 import { loginFlow } from "./login.js";
 import { DEFAULT_PASTE_THRESHOLD } from "./pastes.js";
 import { pickSession } from "./slash-session.js";
@@ -138,7 +139,9 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
     process.on("SIGHUP", onSignal);
     try {
       tui.requestRender();
-      if (!(await opening(app, start, initial.model === ""))) return 130;
+      // Loaded while the first frame is drawn (file reads are asynchronous), awaited before any code is shown.
+      const highlighter = ensureHighlighter();
+      if (!(await opening(app, start, initial.model === "", highlighter))) return 130;
       const result = await app.exited;
       farewell = app.farewellMessage;
       return result;
@@ -152,7 +155,12 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
 }
 
 /** What the UI does first; false when the person cancelled the first-launch picker with Ctrl-C. */
-async function opening(app: App, start: TuiStart, needsLogin: boolean): Promise<boolean> {
+async function opening(
+  app: App,
+  start: TuiStart,
+  needsLogin: boolean,
+  highlighter: Promise<void>,
+): Promise<boolean> {
   if (needsLogin && !start.sessionId && !start.continueLast && !start.pickSession) {
     app.note(app.theme.accent("No model is configured yet: choose a provider to start."));
     const result = await loginFlow(app.dialogs, app.env, app.home);
@@ -165,6 +173,7 @@ async function opening(app: App, start: TuiStart, needsLogin: boolean): Promise<
         app.theme.warn("No model yet: /login chooses one (or run `relm demo` to see relm work without one)."),
       );
   }
+  await highlighter;
   try {
     if (start.task) await app.submit(start.task);
     else if (start.continueLast) {

@@ -3,7 +3,7 @@
 
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
 import { Chalk, type ChalkInstance } from "chalk";
-import { highlightLines } from "./highlight.js";
+import { highlightLines } from "./highlight-lazy.js";
 
 export interface Theme {
   color: boolean;

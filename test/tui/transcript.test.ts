@@ -35,6 +35,23 @@ describe("terminal UI transcript", () => {
     expect(ui.allText()).toMatch(/session \w+ saved/);
   });
 
+  it("streams the first turn of a new session as it is written, not only its final text", async () => {
+    // The UI starts the session's host with the first message and attaches a moment later; the host
+    // waits for it, so the answer's first words are on screen while the rest is still being written.
+    const words = Array.from({ length: 40 }, (_, i) => `w${String(i + 1).padStart(2, "0")}`);
+    const rig = await startRig("openai", { script: [{ text: words.join(" ") }], chunkDelayMs: 100 });
+    const ui = open(rig);
+    await ui.waitFor("new session");
+    await ui.type("say the words");
+    await ui.press("enter");
+    const early = await ui.waitFor("w01");
+    expect(early).not.toContain("w40");
+    await ui.waitFor("w40");
+    await ui.waitFor(/✓ \d+ model calls? ·/);
+    await ui.press("ctrl-d");
+    expect((await ui.waitForExit()).exitCode).toBe(0);
+  });
+
   it("marks a failed cell as failed, a Python error and a shell command's non-zero status alike", async () => {
     const rig = await startRig("openai", {
       script: [{ code: "1/0" }, { code: "!exit 3" }, { text: "both failed" }],

@@ -1,0 +1,18 @@
+// `relm` with no arguments at a terminal: the most common start, so it skips the command-line parser
+// (commander and every command's wiring, ~40 ms of loading) and opens the terminal UI directly. Any
+// argument, a pipe, TERM=dumb or RELM_NO_TUI goes through dispatch.ts as before (main.ts decides).
+import { runTui } from "../tui/main.js";
+
+export async function mainUi(): Promise<number> {
+  const io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  try {
+    // The same flags commander gives `relm` with no options (its repeatable options start empty).
+    return await runTui({}, { var: [], passEnv: [] }, io);
+  } catch (error) {
+    const [{ reportError }, { relmHomeFrom }] = await Promise.all([
+      import("./report-error.js"),
+      import("../config/config.js"),
+    ]);
+    return reportError(error, process.stderr, relmHomeFrom(process.env));
+  }
+}
