@@ -1,4 +1,5 @@
 // The highlighter is loaded after the first paint: until then code is plain, afterwards coloured.
+import { stripVTControlCharacters } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ensureHighlighter, highlightCell, highlightLines } from "../../src/tui/highlight-lazy.js";
 
@@ -13,7 +14,7 @@ describe("the lazily loaded highlighter", () => {
     const cell = highlightCell(code);
     expect(cell).toHaveLength(2);
     expect(cell[0]).toContain(ESC);
-    expect(cell.join("\n").replace(/\x1b\[[0-9;]*m/g, "")).toBe(code);
+    expect(stripVTControlCharacters(cell.join("\n"))).toBe(code);
     expect(highlightLines("let a = 1;", "ts")[0]).toContain(ESC);
     // A language it does not know stays plain.
     expect(highlightLines("x := 1", "nosuchlang")).toEqual(["x := 1"]);
