@@ -1,38 +1,25 @@
-// Output limits of well-known models and the prompt-size estimate used to cap an answer before it is
-// asked for. Deliberately small, like the price table: unknown models get no limit from us (the server
-// applies its own), and ClientOptions.maxOutputTokens overrides everything here.
+// Output limits of known models (from the model catalog) and the prompt-size estimate used to cap an
+// answer before it is asked for. Unknown models get no limit from us (the server applies its own), and
+// ClientOptions.maxOutputTokens overrides everything here.
 
 import { defaultMaxTokens } from "./anthropic.js";
-import { normalizeModelName } from "./pricing.js";
+import { type FindOptions, findModel } from "./catalog/index.js";
 import type { Provider } from "./types.js";
 
-/** Output tokens one answer may have, by model-name prefix (OpenAI's published limits). */
-const OPENAI_OUTPUT: Record<string, number> = {
-  "gpt-5": 128_000,
-  "gpt-4-1": 32_768,
-  "gpt-4o": 16_384,
-  "gpt-4-turbo": 4_096,
-  "gpt-3-5-turbo": 4_096,
-  o1: 100_000,
-  "o1-mini": 65_536,
-  o3: 100_000,
-  "o3-mini": 100_000,
-  "o4-mini": 100_000,
-};
-
-const OPENAI_SORTED = Object.entries(OPENAI_OUTPUT).sort((a, b) => b[0].length - a[0].length);
-
 /**
- * The model's output limit: what relm asks Anthropic for by default (older models reject more), the
- * table for OpenAI's models, undefined for other OpenAI-compatible servers.
+ * The model's output limit: the catalog's (the endpoint's section, else the model's maker's), never
+ * more for Anthropic than what relm asks it for by default (older models reject more); undefined when
+ * the catalog does not know the model.
  */
-export function outputLimit(provider: Provider, model: string): number | undefined {
-  if (provider === "anthropic") return defaultMaxTokens(model);
-  const name = normalizeModelName(model);
-  for (const [known, limit] of OPENAI_SORTED) {
-    if (name === known || name.startsWith(`${known}-`)) return limit;
-  }
-  return undefined;
+export function outputLimit(
+  provider: Provider,
+  model: string,
+  options: FindOptions = {},
+): number | undefined {
+  const known = findModel(model, options)?.maxOutput;
+  if (provider !== "anthropic") return known;
+  const asked = defaultMaxTokens(model);
+  return known === undefined ? asked : Math.min(known, asked);
 }
 
 /** Before any server count: four bytes a token, the figure relm books when a server reports no usage. */

@@ -236,23 +236,24 @@ describe("compactMessages", () => {
 });
 
 describe("context windows", () => {
-  it("looks models up by family prefix, with overrides first and a default for unknown ones", () => {
-    expect(contextWindow("gpt-4o-2024-08-06")).toMatchObject({ tokens: 128_000, source: "table" });
+  it("looks models up in the catalog, with overrides first and a default for unknown ones", () => {
+    expect(contextWindow("gpt-4o-2024-08-06")).toMatchObject({ tokens: 128_000, source: "catalog" });
     expect(contextWindow("gpt-4.1-mini").tokens).toBe(1_047_576);
-    expect(contextWindow("gpt-4-0613").tokens).toBe(8_192);
+    // A dated snapshot of a known model is that model; GPT-5's input limit is below its window.
+    expect(contextWindow("gpt-4-0613")).toMatchObject({ tokens: 8_192, matched: "gpt-4" });
     expect(contextWindow("openai/gpt-5-mini").tokens).toBe(272_000);
     expect(contextWindow("o3-mini").tokens).toBe(200_000);
     expect(contextWindow("claude-sonnet-4-5-20250929").tokens).toBe(200_000);
-    expect(contextWindow("qwen3:8b").tokens).toBe(32_768);
+    // A model served elsewhere (an Ollama tag of a model another provider lists) keeps its window.
     expect(contextWindow("qwen3-coder:30b").tokens).toBe(262_144);
-    expect(contextWindow("llama3.1:70b").tokens).toBe(131_072);
-    expect(contextWindow("llama3:8b").tokens).toBe(8_192);
-    expect(contextWindow("mistral-large-latest").tokens).toBe(131_072);
+    // Local families the catalog does not list get the conservative default, not a guess.
+    expect(contextWindow("qwen3:8b")).toEqual({ tokens: 32_768, source: "default" });
     expect(contextWindow("my-finetune")).toEqual({ tokens: 32_768, source: "default" });
     expect(contextWindow("qwen3:8b", { qwen3: 40_960 })).toMatchObject({
       tokens: 40_960,
       source: "override",
     });
+    expect(contextWindow("gpt-4o", { "gpt-4o": 64_000 }).tokens).toBe(64_000);
     expect(contextWindow("scripted", { scripted: 4_096 }).tokens).toBe(4_096);
   });
 
