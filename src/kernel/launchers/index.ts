@@ -1,5 +1,7 @@
 // Kernel URIs to launchers (see types.ts for what a launcher is and how to add one).
 import { cmdScheme } from "./cmd.js";
+import { containerScheme } from "./container.js";
+import { k8sScheme } from "./k8s.js";
 import { LOCAL, localScheme } from "./local.js";
 import { slurmScheme } from "./slurm.js";
 import { sshScheme } from "./ssh.js";
@@ -11,7 +13,14 @@ export type { LaunchCommand, LaunchContext, Launcher, LauncherScheme, Transport 
 export { launcherUsage, shellQuote } from "./uri.js";
 
 /** Every kernel target relm knows; adding a launcher is one line here. */
-export const SCHEMES: readonly LauncherScheme[] = [localScheme, cmdScheme, sshScheme, slurmScheme];
+export const SCHEMES: readonly LauncherScheme[] = [
+  localScheme,
+  cmdScheme,
+  sshScheme,
+  slurmScheme,
+  containerScheme,
+  k8sScheme,
+];
 
 // Named in the contract (ARCHITECTURE.md) but maybe not in this build yet: said so, not "unknown".
 const PLANNED = ["sandbox", "container", "slurm", "k8s"];

@@ -1,0 +1,172 @@
+// `container://IMAGE[?engine=podman|docker&network=MODE&python=PATH]`: the kernel in a fresh container
+// (`podman run` or `docker run`, `--rm -i`), the project directory mounted at the same path and made
+// the working directory, so paths the model sees are the host's. The container ends with the kernel:
+// the runner exits when its stdin closes, which it does when relm (or the engine's client) goes.
+//
+// `container://` or `container:///` (no image): podman's `--rootfs /:O`, the host's own root as the
+// container's, writes to an overlay that is thrown away (the mounted project excepted). Needs no image
+// and no registry; isolates processes, network namespace and writes outside the project, not reads
+// (for that, use the sandbox). Docker has no --rootfs: an image is required there.
+//
+// Transport "remote": the image need not have relm (the bootstrap sends relm's Python package over
+// stdin) and shares no disk with the host beyond the project, so files cross over the protocol.
+import { existsSync, readFileSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
+import { launcherUsage, queryOptions } from "./uri.js";
+
+const SYNTAX = "container://[IMAGE][?engine=podman|docker&network=MODE&python=PATH]";
+const USE = `Use ${SYNTAX}`;
+const ENGINES = ["podman", "docker"] as const;
+type Engine = (typeof ENGINES)[number];
+
+export interface ContainerTarget {
+  /** undefined: the host's root filesystem (podman --rootfs /:O). */
+  image?: string;
+  /** undefined: podman when on PATH, else docker. */
+  engine?: Engine;
+  /** The engine's --network (none, host, ...); undefined: the engine's default. */
+  network?: string;
+  python: string;
+}
+
+export class ContainerLauncher implements Launcher {
+  readonly scheme = "container";
+  readonly transport = "remote";
+  readonly forkable = false;
+
+  constructor(
+    readonly uri: string,
+    readonly target: ContainerTarget,
+  ) {}
+
+  get python(): string {
+    return this.target.python;
+  }
+
+  command(ctx: LaunchContext): LaunchCommand {
+    const t = this.target;
+    const engine = t.engine ?? (onPath("podman", ctx.env) ? "podman" : "docker");
+    const args = ["run", "--rm", "-i", "--label", "relm.kernel=1"];
+    // The protocol is the container's stdout: the engine's own log would be a second copy of it.
+    args.push("--log-driver=none");
+    if (t.network) args.push(`--network=${t.network}`);
+    args.push("-v", `${ctx.cwd}:${ctx.cwd}`, "-w", ctx.cwd);
+    if (engine === "podman") args.push(...podmanUlimits());
+    if (engine === "docker" && process.getuid && process.getuid() !== 0) {
+      // Files the kernel writes in the mounted project belong to the user, not to root.
+      args.push("--user", `${process.getuid()}:${process.getgid?.() ?? process.getuid()}`);
+    }
+    if (t.image) args.push(t.image);
+    else args.push("--rootfs", "/:O");
+    args.push(...ctx.inner);
+    return { file: engine, args };
+  }
+}
+
+/**
+ * `--ulimit` flags for podman: the limits this process runs with. Podman run by root otherwise asks
+ * the runtime for its own defaults (nofile 1048576, nproc 4194304), and where the host may not raise
+ * limits (no CAP_SYS_RESOURCE, e.g. inside another container) runc then fails with "error setting
+ * rlimit type 6/7: operation not permitted". The current soft limits are always allowed; nproc is also
+ * capped at the kernel's pid_max, since no more processes can exist and a higher value was refused
+ * on the machine this was tested on (nproc 96362 failed, 32768 = pid_max worked).
+ */
+export function podmanUlimits(): string[] {
+  const limits = softLimits();
+  const out: string[] = [];
+  if (limits.nofile !== undefined) out.push("--ulimit", `nofile=${limits.nofile}:${limits.nofile}`);
+  if (limits.nproc !== undefined) {
+    const nproc = Math.min(limits.nproc, pidMax() ?? limits.nproc);
+    out.push("--ulimit", `nproc=${nproc}:${nproc}`);
+  }
+  return out;
+}
+
+/** This process's soft limits of open files and processes (Linux /proc/self/limits); {} elsewhere. */
+function softLimits(): { nofile?: number; nproc?: number } {
+  let text: string;
+  try {
+    text = readFileSync("/proc/self/limits", "utf8");
+  } catch {
+    return {};
+  }
+  const soft = (name: string): number | undefined => {
+    const m = new RegExp(`^${name}\\s+(\\d+|unlimited)`, "m").exec(text);
+    return m && m[1] !== "unlimited" ? Number(m[1]) : undefined;
+  };
+  const out: { nofile?: number; nproc?: number } = {};
+  const nofile = soft("Max open files");
+  const nproc = soft("Max processes");
+  if (nofile !== undefined) out.nofile = nofile;
+  if (nproc !== undefined) out.nproc = nproc;
+  return out;
+}
+
+function pidMax(): number | undefined {
+  try {
+    const n = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8").trim());
+    return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
+  return (env.PATH ?? process.env.PATH ?? "")
+    .split(delimiter)
+    .some((dir) => dir !== "" && existsSync(join(dir, name)));
+}
+
+export function parseContainer(uri: string, where: string): ContainerLauncher {
+  const m = /^container:(?:\/\/)?([^?]*)(?:\?(.*))?$/.exec(uri);
+  if (!m) throw launcherUsage(where, uri, "not a container URI", `${USE}.`);
+  const [, rawImage = "", query = ""] = m;
+  const image = rawImage === "/" ? "" : rawImage;
+  if (image && !/^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/.test(image)) {
+    throw launcherUsage(
+      where,
+      uri,
+      `"${image}" is not an image name`,
+      `${USE}, e.g. container://python:3.12-slim.`,
+    );
+  }
+  const opts = queryOptions(query, ["engine", "network", "python"], where, uri, SYNTAX);
+  const engine = opts.get("engine");
+  if (engine !== undefined && !ENGINES.includes(engine as Engine)) {
+    throw launcherUsage(where, uri, `engine must be podman or docker, not "${engine}"`, `${USE}.`);
+  }
+  if (!image && engine === "docker") {
+    throw launcherUsage(
+      where,
+      uri,
+      "docker needs an image (only podman can use the host's root, --rootfs)",
+      "Name an image, e.g. container://python:3.12-slim?engine=docker.",
+    );
+  }
+  const network = opts.get("network");
+  if (network !== undefined && !/^[A-Za-z0-9_.:-]+$/.test(network)) {
+    throw launcherUsage(
+      where,
+      uri,
+      `network="${network}" is not valid`,
+      "Give e.g. network=none or network=host.",
+    );
+  }
+  const python = opts.get("python") ?? "python3";
+  if (!python)
+    throw launcherUsage(
+      where,
+      uri,
+      "python= is empty",
+      "Name the interpreter in the image, e.g. ?python=python3.12.",
+    );
+  const target: ContainerTarget = { python };
+  if (image) target.image = image;
+  // No image means --rootfs, which only podman has.
+  if (engine !== undefined || !image) target.engine = (engine as Engine | undefined) ?? "podman";
+  if (network !== undefined) target.network = network;
+  return new ContainerLauncher(uri, target);
+}
+
+export const containerScheme: LauncherScheme = { scheme: "container", syntax: SYNTAX, parse: parseContainer };
