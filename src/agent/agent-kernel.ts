@@ -127,8 +127,10 @@ export class AgentKernel {
   private async boot(): Promise<Kernel> {
     const k = this.owner.tree.options.kernel;
     const template = this.owner.depth > 0 ? await this.owner.tree.kernelTemplate() : undefined;
+    const launcher = await this.owner.tree.kernelLauncher(); // the tree's sandbox, if any
     const kernel = await startKernel({
       template,
+      ...(launcher ? { launcher } : {}),
       cwd: this.owner.tree.options.cwd,
       env: k.env,
       passEnv: k.passEnv,

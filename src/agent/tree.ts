@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LearnSettings } from "../config/learn-config.js";
+import type { SandboxSettings } from "../kernel/sandbox/types.js";
 import type { HarnessSpec } from "../harness/index.js";
 import { KERNEL_MARKER, startKernelTemplate } from "../kernel/index.js";
 import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
+import { openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
 import type { ModelClient } from "../llm/types.js";
 import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
@@ -20,6 +22,8 @@ export interface KernelSettings {
   outputCap: number;
   /** Where interpreter discovery caches its result. */
   cacheDir: string;
+  /** Every kernel of the tree (and the template its children fork from) in this sandbox (docs/sandbox.md). */
+  sandbox?: SandboxSettings;
 }
 
 export interface TreeOptions {
@@ -157,16 +161,28 @@ export class AgentTree {
    * kernels are spawned as usual.
    */
   kernelTemplate(): Promise<KernelTemplate | undefined> {
-    this.template ??= startKernelTemplate({ python: this.python, env: this.options.kernel.env }).catch(
-      () => undefined,
-    );
+    this.template ??= this.kernelLauncher()
+      .then((wrapper) => startKernelTemplate({ python: this.python, env: this.options.kernel.env, wrapper }))
+      .catch(() => undefined);
     return this.template;
+  }
+
+  private sandbox: Promise<SandboxLauncher | undefined> | undefined;
+
+  /**
+   * The launcher every kernel of the tree starts through: the tree's sandbox, opened on first use (one
+   * for the root kernel and the template, so forked children share it); undefined without one.
+   */
+  kernelLauncher(): Promise<SandboxLauncher | undefined> {
+    this.sandbox ??= openTreeSandbox(this.options, this.python);
+    return this.sandbox;
   }
 
   /** Stops what the tree shares (the template and any kernel still forked from it, the MCP servers). */
   async close(): Promise<void> {
     const template = await this.template;
     await Promise.all([template?.close(), this.mcp?.close()]);
+    await (await this.sandbox?.catch(() => undefined))?.sandbox.close(); // after the kernels inside it
   }
 
   /** A spec by name: the project's `.relm/agents/NAME.yaml`, else a harness entry of kind agent. */

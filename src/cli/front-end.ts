@@ -5,6 +5,7 @@
 import { UsageError } from "../config/errors.js";
 import type { TuiStart } from "../tui/main.js";
 import type { RunFlags, RunIo } from "./run.js";
+import { sandboxEnv } from "./sandbox-flags.js";
 
 /** What the process is connected to. */
 export interface Terminal {
@@ -114,7 +115,8 @@ export async function openTui(start: TuiStart, flags: RunFlags, io: RunIo): Prom
     start = { ...start, sessionId: resolveSessionId(sessionsDir(relmHomeFrom(io.env)), start.sessionId) };
   }
   const { runTui } = await import("../tui/main.js");
-  return runTui(start, flags, io);
+  // The hosts the UI starts inherit its environment: that is how they get --sandbox and --allow-net.
+  return runTui(start, flags, { ...io, env: sandboxEnv(flags, io.env) });
 }
 
 export async function openLoginUi(flags: RunFlags, io: RunIo): Promise<number> {

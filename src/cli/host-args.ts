@@ -3,6 +3,7 @@
 import type { BudgetLimits } from "../agent/budget.js";
 import { parseTimeLimit } from "../config/duration.js";
 import { UsageError } from "../config/errors.js";
+import { sandboxArgs } from "../kernel/sandbox/policy.js";
 import type { SessionFlags } from "./setup.js";
 
 export interface HostFlags extends SessionFlags {
@@ -33,6 +34,7 @@ export function hostArgsOf(flags: HostFlags, options: { budgets: boolean }): str
   }
   for (const name of flags.passEnv ?? []) args.push("--pass-env", name);
   if (flags.learn) args.push("--learn");
+  args.push(...sandboxArgs(flags));
   return args;
 }
 

@@ -5,6 +5,7 @@ import { newSessionId, resolveSessionId, sessionsDir } from "../session/index.js
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunFlags, RunIo } from "./run.js";
+import { sandboxArgs } from "../kernel/sandbox/policy.js";
 import { spawnHost } from "./spawn-host.js";
 
 /** The flags a detached host needs to run the session the same way. */
@@ -36,6 +37,7 @@ function passThrough(flags: RunFlags): string[] {
   if (flags.unattended) args.push("--unattended");
   if (flags.interactive) args.push("--interactive");
   if (flags.learn) args.push("--learn");
+  args.push(...sandboxArgs(flags));
   return args;
 }
 

@@ -43,7 +43,14 @@ function addSessionOptions(cmd: Command): Command {
       collect,
       [],
     )
-    .option("--learn", "review the work during the session and keep checked lessons (docs/harness.md)");
+    .option("--learn", "review the work during the session and keep checked lessons (docs/harness.md)")
+    .option("--sandbox", "run the kernels in a sandbox: read-only system, writable project, no network (docs/sandbox.md)")
+    .addOption(
+      new Option("--allow-net [HOST[:PORT]]", "sandbox: network to all, or to HOST[:PORT] only (repeatable)")
+        .preset("*")
+        .argParser(collect)
+        .default([]),
+    );
 }
 
 interface Io {

@@ -14,8 +14,10 @@ import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
 import { loadMcpConfig, serverSecrets } from "../mcp/index.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { buildClient } from "./client.js";
 import { sessionHarness } from "./harness-setup.js";
+import { sandboxOf } from "./sandbox-flags.js";
 import { relmVersion } from "./version.js";
 
 export { buildClient };
@@ -32,6 +34,9 @@ export interface SessionFlags extends ConfigFlags {
   maxDepth?: string;
   /** Online refinement: learning passes during the session (config.json's learn section says when). */
   learn?: boolean;
+  /** `--sandbox`: the kernels run in a sandbox (docs/sandbox.md); `--allow-net` opens its network. */
+  sandbox?: boolean;
+  allowNet?: string[];
 }
 
 export interface CliIo {
@@ -74,6 +79,7 @@ export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
   positiveNumber(flags.cellTimeout, "--cell-timeout", false);
   maxDepthOf(flags);
   for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
+  sandboxSettingsOf(flags, undefined); // the --allow-net values; the rest is checked with the config
 }
 
 /** For the demo: an explicit endpoint instead of the configured one. */
@@ -115,6 +121,7 @@ function prepareTree(
       : (positiveNumber(flags.cellTimeout, "--cell-timeout", false) as number) * 1000;
   const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
   const maxDepth = maxDepthOf(flags);
+  const sandbox = sandboxOf(flags, config, io.env);
   if (limits.maxCost !== undefined && client.price === null) {
     throw new ConfigError(
       `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +
@@ -141,6 +148,7 @@ function prepareTree(
       cellTimeoutMs,
       outputCap: config.outputCap,
       cacheDir: join(config.home, "cache"),
+      ...(sandbox ? { sandbox } : {}),
     },
     secrets: secretValues(io.env, [config.model.apiKey, ...serverSecrets(mcp.servers)]),
     relmVersion: relmVersion(),

@@ -43,6 +43,10 @@ export interface ResolvedConfig {
   refineModel?: string;
   /** The online-refinement policy with its defaults (on only with --learn, /learn on or learn.enabled). */
   learn: LearnSettings;
+  /** config.json's `sandbox` (--sandbox turns on "workspace" when it is unset or "off"). */
+  sandbox?: "off" | "workspace" | "strict";
+  /** config.json's `allowNet`: what a sandboxed kernel may reach when --allow-net is not given. */
+  allowNet?: string[];
 }
 
 export interface ConfigFlags {
@@ -132,6 +136,8 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
     refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
+    sandbox: cfg.sandbox,
+    allowNet: cfg.allowNet,
     model: {
       provider,
       baseUrl,

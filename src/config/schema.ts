@@ -143,6 +143,14 @@ export const configFileSchema = fields(
     refineModel: v.optional(text("must be a model name")),
     /** Online refinement (`--learn`): when passes run, what they may spend, which model. */
     learn: v.optional(learnSectionSchema),
+    /** Kernels in a sandbox (docs/sandbox.md): "workspace" (read-only system), "strict" (also $HOME hidden). */
+    sandbox: v.optional(
+      v.picklist(["off", "workspace", "strict"], 'must be "off", "workspace" or "strict"'),
+    ),
+    /** What a sandboxed kernel may connect to (`--allow-net` replaces it): ["HOST[:PORT]", ...] or ["*"]. */
+    allowNet: v.optional(
+      v.array(text("must be HOST or HOST:PORT"), 'must be a list such as ["pypi.org", "127.0.0.1:8080"] or ["*"]'),
+    ),
   },
   "must hold a JSON object",
 );
