@@ -4,7 +4,6 @@ ripgrep, git grep or pure Python does the search (ripgrep and git hidden by PATH
 import os
 import shutil
 import subprocess
-import sys
 import unittest
 
 from relm.toolkit import search

@@ -8,7 +8,7 @@ was already written. Files keep their encoding, BOM and line endings.
 import difflib
 import os
 
-from ._text import FileText, Shown, check_text, diff_stats, read_file, rel, report_change, stage, unified_diff
+from ._text import FileText, Shown, cap, check_text, diff_stats, read_file, rel, report_change, stage, unified_diff
 from .patch_parse import PatchError, parse_codex, parse_unified
 
 
@@ -43,7 +43,7 @@ def apply_patch(text):
     plan, problems = _plan(ops)
     if problems:
         raise PatchError("the patch does not apply; nothing was changed:\n" + "\n".join(f"- {p}" for p in problems))
-    return Shown(_commit(plan))
+    return Shown(cap(_commit(plan)))
 
 
 # ---- checking -----------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import OUTPUT_CAP, Shown, check_path, check_text
+from ._text import OUTPUT_CAP, Shown, cap, check_path, check_text
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 10_000  # matches read from a backend before it is stopped
@@ -75,7 +75,10 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     keep = _glob_filter(glob, path)
     found = None
     backend = ""
-    if shutil.which("rg"):
+    if os.path.isfile(path):
+        # One file named outright is searched whatever .gitignore says, the same way by every backend.
+        found, backend = _python(regex, path, keep), "python"
+    elif shutil.which("rg"):
         found, backend = _rg(pattern, path, glob, ignore_case), "rg"
     if found is None and ignore.repo_root(path) is not None and shutil.which("git"):
         found, backend = _git_grep(pattern, path, ignore_case), "git grep"
@@ -317,7 +320,7 @@ def tree(path=".", depth=2, max_entries=400):
     _tree(os.path.abspath(path), rules, 1, depth, lines, state)
     if state["left"] <= 0:
         lines.append(f"[... cut at {max_entries} lines; tree(path, depth) of a subfolder shows more]")
-    return Shown("\n".join(lines))
+    return Shown(cap("\n".join(lines)))
 
 
 PER_FOLDER = 50

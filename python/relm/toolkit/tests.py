@@ -58,7 +58,8 @@ class TestReport:
         if self.first_failure:
             out.append("first failure:\n" + self.first_failure.rstrip())
         if not counts or (not self.ok and not self.first_failure):
-            out.append("last lines of the output:\n" + self.output[-1500:].rstrip())
+            tail = self.output[-1500:].rstrip()
+            out.append("last lines of the output:\n" + tail if tail else "(no output)")
         return "\n".join(out)
 
     def _repr_pretty_(self, p, cycle):
