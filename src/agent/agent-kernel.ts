@@ -1,13 +1,21 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { startKernel } from "../kernel/index.js";
-import type { CellResult, Kernel, KernelLifecycleEvent } from "../kernel/types.js";
+import type { CellImage, CellResult, Kernel, KernelLifecycleEvent } from "../kernel/types.js";
 import type { Journal } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";
 import { cellLimit } from "./deadline.js";
 import type { AgentEvent } from "./events.js";
 import type { AgentTree } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
+
+/** Journaled image files are named by their type (resume.ts reads the type back from the name). */
+export const IMAGE_EXTENSIONS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+};
 
 /** What the kernel of an agent needs from the agent. */
 export interface KernelOwner {
@@ -46,7 +54,17 @@ export class AgentKernel {
   private executing = false;
   private dead = false;
 
+  /** Images look() attached during the running cell; they join its result (look-api.ts). */
+  private attached: CellImage[] = [];
+
   constructor(private readonly owner: KernelOwner) {}
+
+  /** An image for the result of the cell running now; false when it has 8 already. */
+  attachImage(image: CellImage): boolean {
+    if (this.attached.length >= 8) return false;
+    this.attached.push(image);
+    return true;
+  }
 
   /** Starts the kernel if there is none (first use, or after release()). */
   ensure(): Promise<Kernel> {
@@ -280,6 +298,7 @@ export class AgentKernel {
       this.currentCallId = undefined;
       this.executing = false;
     }
+    if (this.attached.length > 0) result = { ...result, images: [...result.images, ...this.attached.splice(0)] };
     result = { ...result, output: this.owner.journal.redact(result.output) };
     if (result.status === "crashed" && this.owner.failOnCrash) {
       this.recordCell(turn, callId, result);
@@ -307,7 +326,7 @@ export class AgentKernel {
   private recordCell(turn: number, callId: string, result: CellResult): void {
     const imageFiles = result.images.map((image, i) =>
       this.owner.journal.writeOutputFile(
-        `cell-${result.executionCount}-${i}.png`,
+        `cell-${result.executionCount}-${i}.${IMAGE_EXTENSIONS[image.mimeType] ?? "png"}`,
         Buffer.from(image.data, "base64"),
       ),
     );

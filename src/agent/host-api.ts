@@ -5,13 +5,21 @@ import type { ChildManager, SubmitPayload } from "./children.js";
 import { complete, completeBatch } from "./completions.js";
 import { type HarnessApiAgent, handleHarnessRequest } from "./harness-api.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
+import { handleLookRequest, type LookAgent } from "./look-api.js";
 import { handleMcpRequest, type McpApiAgent } from "./mcp-api.js";
 import { handleMessageRequest, type MessagingAgent } from "./messaging.js";
 import type { TreeOptions } from "./tree.js";
+import { handleWebRequest, type WebApiAgent } from "./web-api.js";
 
 /** The agent a kernel belongs to, as the kernel's calls see it. */
-export interface HostApiAgent extends HarnessApiAgent, MessagingAgent, GoalAgent, McpApiAgent {
-  readonly tree: HarnessApiAgent["tree"] & McpApiAgent["tree"];
+export interface HostApiAgent
+  extends HarnessApiAgent,
+    MessagingAgent,
+    GoalAgent,
+    McpApiAgent,
+    WebApiAgent,
+    LookAgent {
+  readonly tree: HarnessApiAgent["tree"] & McpApiAgent["tree"] & WebApiAgent["tree"];
   readonly scheduler: TreeOptions["scheduler"];
   readonly budget: Budget;
   readonly children: ChildManager;
@@ -27,6 +35,8 @@ export async function handleHostRequest(agent: HostApiAgent, method: string, raw
   if (method.startsWith("schedule.")) return handleScheduleRequest(agent.scheduler, method, raw);
   if (method.startsWith("goal.")) return handleGoalRequest(agent, method, raw);
   if (method.startsWith("mcp.")) return handleMcpRequest(agent, method, raw);
+  if (method.startsWith("web.")) return handleWebRequest(agent, method, raw);
+  if (method.startsWith("look.")) return handleLookRequest(agent, method, raw);
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");

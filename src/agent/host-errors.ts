@@ -1,14 +1,23 @@
 /**
  * An error answered to Python code that called the host. The code becomes a Python exception there:
  * "budget" → rlm.BudgetExceeded, "depth" → RuntimeError, "usage" → ValueError, "not_found" → LookupError,
- * "conflict" → relm.harness.ConflictError, "mcp_server" / "mcp_tool" → mcp.ServerError / mcp.ToolError.
+ * "conflict" → relm.harness.ConflictError, "mcp_server" / "mcp_tool" → mcp.ServerError / mcp.ToolError,
+ * "web" → relm.toolkit.web.WebError (fetch, search).
  */
 export class HostRequestError extends Error {
   override name = "HostRequestError";
 
   constructor(
     message: string,
-    readonly code: "budget" | "depth" | "usage" | "not_found" | "conflict" | "mcp_server" | "mcp_tool",
+    readonly code:
+      | "budget"
+      | "depth"
+      | "usage"
+      | "not_found"
+      | "conflict"
+      | "mcp_server"
+      | "mcp_tool"
+      | "web",
   ) {
     super(message);
   }

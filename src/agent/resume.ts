@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CellResult } from "../kernel/types.js";
+import type { CellImage, CellResult } from "../kernel/types.js";
 import type { Message, ToolCall } from "../llm/types.js";
 import type { JournalEvent } from "../session/types.js";
 import { renderCellResult } from "./tool.js";
@@ -124,7 +124,7 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
 
 function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {
   const images = e.imageFiles.map((file) => ({
-    mimeType: "image/png" as const,
+    mimeType: imageTypeOf(file),
     data: readFileSync(join(dir, file)).toString("base64"),
   }));
   return {
@@ -137,4 +137,13 @@ function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>
     note: e.note,
     durationMs: e.durationMs,
   };
+}
+
+/** The type of a journaled image file, from the extension agent-kernel.ts gave it. */
+function imageTypeOf(file: string): CellImage["mimeType"] {
+  const ext = file.slice(file.lastIndexOf(".") + 1).toLowerCase();
+  if (ext === "jpg" || ext === "jpeg") return "image/jpeg";
+  if (ext === "gif") return "image/gif";
+  if (ext === "webp") return "image/webp";
+  return "image/png";
 }

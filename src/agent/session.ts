@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { findPython, markKernelEnv } from "../kernel/index.js";
+import type { CellImage } from "../kernel/types.js";
 import type { Message, ModelClient } from "../llm/types.js";
 import { Journal, newSessionId, sessionDir } from "../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../session/types.js";
@@ -519,6 +520,11 @@ export class AgentSession implements ChildAgent {
     const event = this.journal.append(body);
     this.emit(event);
     return event;
+  }
+
+  /** look(): an image for the result of the cell running now (look-api.ts). */
+  attachImage(image: CellImage): boolean {
+    return this.kernel.attachImage(image);
   }
 
   /** For llm(): the tree's client for a model name. */

@@ -17,6 +17,9 @@ export const TOOLKIT_LINES: readonly string[] = [
   "grep(pattern, path='.', glob=None, ignore_case=False): .gitignore-aware regex, list of (path, line, text)",
   "glob(pattern), tree(path='.', depth=2): .gitignore-aware file listings",
   "run_tests(cmd=None): runs the project's tests → .passed .failed .failures .first_failure .tail",
+  "fetch(url): a web page as markdown/text (.title, .final_url); fetch.raw(url): its bytes",
+  "search(query, n=5): web results, each .title .url .snippet",
+  "look(image): see an image file, figure, array or PIL image with this cell's result",
 ];
 
 /** The block as it appears in the system prompt. */

@@ -13,6 +13,7 @@ import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
 import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
+import type { WebSettings } from "./web-api.js";
 
 export interface KernelSettings {
   /** Environment the kernels are started from; it is scrubbed of secrets first. */
@@ -59,6 +60,8 @@ export interface TreeOptions {
    * (secret-looking names are removed; each server's own `env` is added). None starts before a call.
    */
   mcp?: { config: McpConfig; env: NodeJS.ProcessEnv };
+  /** fetch()/search() in the kernels: which hosts they may reach and the search provider (web-api.ts). */
+  web?: WebSettings;
   /** When and how conversations are compacted (context windows, threshold). */
   compaction?: CompactionSettings;
   /** Online refinement of the root (learn.ts): the policy from config, and whether it starts on. */

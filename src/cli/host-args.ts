@@ -34,6 +34,7 @@ export function hostArgsOf(flags: HostFlags, options: { budgets: boolean }): str
   }
   for (const name of flags.passEnv ?? []) args.push("--pass-env", name);
   if (flags.learn) args.push("--learn");
+  for (const hosts of flags.allowWeb ?? []) args.push("--allow-web", hosts);
   args.push(...sandboxArgs(flags));
   return args;
 }

@@ -37,6 +37,7 @@ function passThrough(flags: RunFlags): string[] {
   if (flags.unattended) args.push("--unattended");
   if (flags.interactive) args.push("--interactive");
   if (flags.learn) args.push("--learn");
+  for (const hosts of flags.allowWeb ?? []) args.push("--allow-web", hosts);
   args.push(...sandboxArgs(flags));
   return args;
 }

@@ -50,6 +50,12 @@ function addSessionOptions(cmd: Command): Command {
         .preset("*")
         .argParser(collect)
         .default([]),
+    )
+    .option(
+      "--allow-web <HOST[,HOST]>",
+      "hosts fetch() may reach (repeatable; needed in the sandbox; docs/toolkit.md)",
+      collect,
+      [],
     );
 }
 

@@ -6,6 +6,7 @@ import { secretValues } from "../agent/redact.js";
 import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
+import type { WebSettings } from "../agent/web-api.js";
 import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "../config/config.js";
 import { parseTimeLimit } from "../config/duration.js";
 import { ConfigError, UsageError } from "../config/errors.js";
@@ -14,6 +15,7 @@ import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
 import { loadMcpConfig, serverSecrets } from "../mcp/index.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import { parseAllowWeb } from "../web/policy.js";
 import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { buildClient } from "./client.js";
 import { sessionHarness } from "./harness-setup.js";
@@ -34,6 +36,8 @@ export interface SessionFlags extends ConfigFlags {
   maxDepth?: string;
   /** Online refinement: learning passes during the session (config.json's learn section says when). */
   learn?: boolean;
+  /** `--allow-web HOST[,HOST]`: the hosts fetch() may reach (added to config.json's allowWeb). */
+  allowWeb?: string[];
   /** `--sandbox`: the kernels run in a sandbox (docs/sandbox.md); `--allow-net` opens its network. */
   sandbox?: boolean;
   allowNet?: string[];
@@ -79,7 +83,14 @@ export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
   positiveNumber(flags.cellTimeout, "--cell-timeout", false);
   maxDepthOf(flags);
   for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
+  parseAllowWeb(flags.allowWeb ?? []);
   sandboxSettingsOf(flags, undefined); // the --allow-net values; the rest is checked with the config
+}
+
+/** What fetch()/search() may reach (src/web/policy.ts): config.json's allowWeb and --allow-web together. */
+function webSettings(flags: SessionFlags, config: ResolvedConfig): WebSettings {
+  const listed = [...parseAllowWeb(config.allowWeb ?? [], "allowWeb"), ...parseAllowWeb(flags.allowWeb ?? [])];
+  return { allow: listed.length > 0 ? listed : undefined, search: config.search };
 }
 
 /** For the demo: an explicit endpoint instead of the configured one. */
@@ -150,7 +161,11 @@ function prepareTree(
       cacheDir: join(config.home, "cache"),
       ...(sandbox ? { sandbox } : {}),
     },
-    secrets: secretValues(io.env, [config.model.apiKey, ...serverSecrets(mcp.servers)]),
+    secrets: secretValues(io.env, [
+      config.model.apiKey,
+      config.search?.apiKey,
+      ...serverSecrets(mcp.servers),
+    ]),
     relmVersion: relmVersion(),
     maxDepth,
     // Children may name another model on the same endpoint (rlm(..., model=...), specs, llm()).
@@ -164,6 +179,7 @@ function prepareTree(
     compaction: config.compaction,
     learn: { settings: config.learn, on: flags.learn === true },
     mcp: { config: mcp, env: io.env },
+    web: webSettings(flags, config),
   };
   return { config, client, limits, tree, warnings: harness.warnings };
 }

@@ -47,6 +47,10 @@ export interface ResolvedConfig {
   sandbox?: "off" | "workspace" | "strict";
   /** config.json's `allowNet`: what a sandboxed kernel may reach when --allow-net is not given. */
   allowNet?: string[];
+  /** config.json's `search` (the provider search() uses; its key never leaves the host). */
+  search?: ConfigFile["search"];
+  /** config.json's `allowWeb`: hosts fetch() may reach; --allow-web adds to them. */
+  allowWeb?: string[];
 }
 
 export interface ConfigFlags {
@@ -136,6 +140,8 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
     refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
+    search: cfg.search,
+    allowWeb: cfg.allowWeb,
     sandbox: cfg.sandbox,
     allowNet: cfg.allowNet,
     model: {

@@ -95,6 +95,26 @@ export const learnSectionSchema = fields({
 
 export type LearnFileSection = v.InferOutput<typeof learnSectionSchema>;
 
+/** config.json's `search`: the provider `search()` uses, its key, and its endpoint when not the public one. */
+function searchSectionSchema() {
+  return fields(
+    {
+      provider: v.picklist(
+        ["searxng", "brave", "tavily", "serper", "exa"],
+        'must be one of "searxng", "brave", "tavily", "serper", "exa"',
+      ),
+      apiKey: v.optional(text()),
+      baseUrl: v.optional(
+        v.pipe(
+          v.string("must be an http:// or https:// URL"),
+          v.regex(/^https?:\/\//, "must be an http:// or https:// URL"),
+        ),
+      ),
+    },
+    "must be an object: {provider, apiKey, baseUrl}",
+  );
+}
+
 /** What `$RELM_HOME/config.json` may hold. Every field is optional; the environment overrides it. */
 export const configFileSchema = fields(
   {
@@ -143,6 +163,12 @@ export const configFileSchema = fields(
     refineModel: v.optional(text("must be a model name")),
     /** Online refinement (`--learn`): when passes run, what they may spend, which model. */
     learn: v.optional(learnSectionSchema),
+    /** Web search for `search()` in the kernel (`relm login --search`); the key stays in the host. */
+    search: v.optional(searchSectionSchema()),
+    /** Hosts `fetch()` may reach (`--allow-web` adds to them); unset: any host, none in the sandbox. */
+    allowWeb: v.optional(
+      v.array(text("must be a host name"), 'must be a list of host names, e.g. ["docs.python.org"]'),
+    ),
     /** Kernels in a sandbox (docs/sandbox.md): "workspace" (read-only system), "strict" (also $HOME hidden). */
     sandbox: v.optional(
       v.picklist(["off", "workspace", "strict"], 'must be "off", "workspace" or "strict"'),
@@ -174,7 +200,7 @@ function describe(issue: v.BaseIssue<unknown>, where: string): string {
   if (issue.type === "object" && issue.input === undefined) return `${subject} is missing`;
   // An API key is never echoed, even a malformed one: only its type is.
   const shown =
-    key === "apiKey"
+    key === "apiKey" || key === "search.apiKey"
       ? `a ${Array.isArray(issue.input) ? "list" : typeof issue.input}`
       : JSON.stringify(issue.input);
   const got = issue.input === undefined ? "missing" : `got ${shown}`;

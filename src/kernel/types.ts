@@ -12,7 +12,8 @@ export interface PythonInfo {
 }
 
 export interface CellImage {
-  mimeType: "image/png";
+  /** PNG from the kernel's display(); the agent adds look()'s images of the other types. */
+  mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
   /** base64 */
   data: string;
 }

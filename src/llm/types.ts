@@ -4,7 +4,10 @@ export type Provider = "openai" | "anthropic";
 
 export type ContentPart =
   | { type: "text"; text: string }
-  | { type: "image"; mimeType: "image/png"; data: string };
+  | { type: "image"; mimeType: ImageMimeType; data: string };
+
+/** The image types every wire format here sends (cells' display() images are PNG; look() adds the rest). */
+export type ImageMimeType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
 /** A tool call as the model sent it; `arguments` is the raw JSON text, parsed by the caller. */
 export interface ToolCall {
