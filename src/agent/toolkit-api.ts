@@ -28,7 +28,10 @@ export function handleToolkitRequest(agent: ToolkitApiAgent, method: string, raw
         ...(from !== undefined ? { from } : {}),
         added: count(params.added),
         removed: count(params.removed),
-        diff: diff.length > DIFF_CHARS ? `${diff.slice(0, DIFF_CHARS)}\n[diff cut at ${DIFF_CHARS} chars]\n` : diff,
+        diff:
+          diff.length > DIFF_CHARS
+            ? `${diff.slice(0, DIFF_CHARS)}\n[diff cut at ${DIFF_CHARS} chars]\n`
+            : diff,
       });
       return null;
     }
