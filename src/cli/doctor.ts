@@ -6,6 +6,7 @@ import { homeProblem } from "../config/home-check.js";
 import { describeSkillProblem, findSkills } from "../harness/index.js";
 import { findProblems } from "../host/doctor.js";
 import { findPython } from "../kernel/index.js";
+import { probeSandbox } from "../kernel/sandbox/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
 import { ensureWaker } from "./spawn-host.js";
@@ -136,6 +137,8 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
   for (const p of skills.problems)
     checks.push({ ok: "warn", label: "skills", detail: describeSkillProblem(p) });
 
+  checks.push(sandboxCheck(io.env, config.sandbox));
+
   const m = config.model;
   const key = m.apiKey ? `API key set (from ${m.sources.apiKey})` : "no API key";
   checks.push({
@@ -151,6 +154,19 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
   // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.
   const stateOk = home ? false : await checkState(config.home, flags.fix === true, io);
   return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
+}
+
+/** Whether `--sandbox` can work here (bubblewrap and its namespaces); a FAIL only when config asks for it. */
+function sandboxCheck(env: NodeJS.ProcessEnv, configured: string | undefined): Check {
+  const wanted = configured === "workspace" || configured === "strict";
+  const probe = probeSandbox(env);
+  const mode = wanted ? ` (config: sandbox ${configured})` : "";
+  if (probe.ok) return { ok: true, label: "sandbox", detail: `${probe.detail}${mode}` };
+  return {
+    ok: wanted ? false : "warn",
+    label: "sandbox",
+    detail: `--sandbox unavailable: ${probe.detail}${mode}`,
+  };
 }
 
 function printChecks(checks: Check[], io: RunIo): void {

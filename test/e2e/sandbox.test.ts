@@ -149,6 +149,12 @@ describe.skipIf(!linux)("relm run --sandbox", () => {
     expect(a.stdout.trim()).toBe("45 90 word");
   });
 
+  it("relm doctor says whether sandboxing works here", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const result = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
+    expect(result.stdout).toMatch(/^ok +sandbox +bubblewrap [\d.]+, pid\/net\/mount namespaces work/m);
+  });
+
   it("--allow-net without a sandbox is a usage error", async () => {
     const rig = await startRig("openai", { script: [{ text: "never" }] });
     const result = await runRelm(["run", "--allow-net=pypi.org", "task"], { env: rig.env, cwd: rig.cwd });
