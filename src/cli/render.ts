@@ -213,6 +213,13 @@ export class ProgressRenderer {
           ),
         );
         return;
+      case "file_edit": {
+        // The diff itself stays in the journal (relm logs --json, exports); one line says what changed.
+        const what =
+          event.action === "move" ? `moved ${event.from} → ${event.path}` : `${event.action} ${event.path}`;
+        this.line(s.dim(`✎ ${what} (+${event.added} -${event.removed})`));
+        return;
+      }
       case "goal_progress":
         this.line(s.dim(`◎ progress: ${event.text}`));
         return;

@@ -182,6 +182,14 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
       case "message":
         blocks.push({ kind: "note", text: `Message from ${e.from} to ${e.to}: ${e.text}` });
         break;
+      case "file_edit":
+        blocks.push({
+          kind: "note",
+          text:
+            (e.action === "move" ? `File moved: ${e.from} → ${e.path}` : `File ${e.action}: ${e.path}`) +
+            ` (+${e.added} -${e.removed})`,
+        });
+        break;
       case "error":
         blocks.push({ kind: "note", text: `Error: ${e.message}` });
         break;
