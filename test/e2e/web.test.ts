@@ -253,3 +253,44 @@ describe("the web and images toolkit in a session", () => {
     expect(rig.bodies().some((b) => b.includes("image_url") || b.includes("data:image"))).toBe(false);
   });
 });
+
+const bwrap = process.platform === "linux" && existsSync("/usr/bin/bwrap");
+
+describe.skipIf(!bwrap)("the web from a sandboxed kernel", () => {
+  it("has no network of its own, yet fetch() reaches the allowed host through the host and no other", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: sandboxed web": [
+          {
+            code:
+              "import urllib.request\ntry:\n    urllib.request.urlopen(SITE + '/page', timeout=5); print('DIRECT reached')\n" +
+              "except Exception as e:\n    print('DIRECT', type(e).__name__)\n" +
+              "print('FETCHED', fetch(SITE + '/page').title)\n" +
+              "try:\n    fetch(OTHER + '/')\nexcept fetch.Error as e:\n    print('REFUSED', e)\n",
+          },
+          echoLastCell,
+        ],
+      }),
+    });
+    const result = await runRelm(
+      [
+        "run",
+        "--sandbox",
+        "--allow-web",
+        `127.0.0.1:${new URL(site).port}`,
+        "--var",
+        `SITE=${site}`,
+        "--var",
+        `OTHER=${other}`,
+        "ROOT: sandboxed web",
+      ],
+      { env: rig.env, cwd: rig.cwd },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/DIRECT (URLError|OSError|ConnectionRefusedError)/);
+    expect(result.stdout).toContain("FETCHED Local docs");
+    expect(result.stdout).toMatch(
+      /REFUSED 127\.0\.0\.1:\d+ is not in the allowed web hosts \(127\.0\.0\.1:\d+\)/,
+    );
+  });
+});

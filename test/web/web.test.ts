@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webPolicy } from "../../src/agent/web-api.js";
 import {
   getWithLimits,
   parseAllowWeb,
@@ -149,6 +150,15 @@ describe("fetch in the host", () => {
     );
     expect(refusal(new URL("file:///etc/passwd"), OPEN)).toMatch(/only http and https/);
     expect(() => parseAllowWeb(["https://x.org/path"])).toThrow(/not a host name/);
+  });
+
+  it("a tree in a sandbox with its network closed allows no unlisted host; one with --allow-net * is open", () => {
+    const base = { secrets: [], web: {} };
+    expect(webPolicy({ ...base, kernel: {} })).toEqual({ allow: undefined, sandboxed: false });
+    expect(webPolicy({ ...base, kernel: { sandbox: { net: { kind: "none" } } } }).sandboxed).toBe(true);
+    expect(webPolicy({ ...base, kernel: { sandbox: { net: { kind: "list" } } } }).sandboxed).toBe(true);
+    expect(webPolicy({ ...base, kernel: { sandbox: { net: { kind: "all" } } } }).sandboxed).toBe(false);
+    expect(webPolicy({ secrets: [], web: { allow: ["x.org"] }, kernel: {} }).allow).toEqual(["x.org"]);
   });
 
   it("gives up at its timeout", async () => {
