@@ -104,8 +104,8 @@ class Rlm:
     BudgetExceeded = BudgetExceeded
     Agent = Agent
 
-    def __call__(self, task, *, name=None, spec=None, model=None, **variables):
-        agent = self.spawn(task, name=name, spec=spec, model=model, **variables)
+    def __call__(self, task, *, name=None, spec=None, model=None, kernel=None, **variables):
+        agent = self.spawn(task, name=name, spec=spec, model=model, kernel=kernel, **variables)
         try:
             return agent.result()
         except KeyboardInterrupt:
@@ -116,13 +116,15 @@ class Rlm:
                 pass
             raise
 
-    def spawn(self, task, *, name=None, spec=None, model=None, **variables):
+    def spawn(self, task, *, name=None, spec=None, model=None, kernel=None, **variables):
+        """`kernel`: where the child's kernel runs, a kernel URI ("ssh://gpu1", "cmd:...", "local");
+        default: this agent's."""
         packed = handoff.pack_variables(variables)
         try:
-            info = _call(
-                "rlm.spawn",
-                {"task": str(task), "name": name, "spec": spec, "model": model, "variables": packed},
-            )
+            params = {"task": str(task), "name": name, "spec": spec, "model": model, "variables": packed}
+            if kernel is not None:
+                params["kernel"] = str(kernel)
+            info = _call("rlm.spawn", params)
         except Exception:
             # Refused by the host: the files are still ours. (Once the host has the request, a child
             # may be loading them, and the host deletes them.)
@@ -130,9 +132,12 @@ class Rlm:
             raise
         return Agent(info)
 
-    def map(self, task, items, *, max_parallel=None, return_exceptions=False, spec=None, model=None, **shared):
+    def map(
+        self, task, items, *, max_parallel=None, return_exceptions=False, spec=None, model=None, kernel=None, **shared
+    ):
         """One child per item (as the variable `item`, plus any `shared` variables), at most
         `max_parallel` at a time (default: cores x 4, at most 32). Results come back in input order.
+        `kernel` (a kernel URI, e.g. "ssh://gpu1") runs every child's kernel there.
         A failure raises its ChildError (the others are cancelled) unless return_exceptions=True, in
         which case it takes the item's place in the list."""
         items = list(items)
@@ -151,6 +156,7 @@ class Rlm:
                     "children": [{"variables": v} for v in children],
                     "max_parallel": int(max_parallel or _default_parallelism()),
                     "fail_fast": not return_exceptions,
+                    **({"kernel": str(kernel)} if kernel is not None else {}),
                 },
             )
         except Exception:

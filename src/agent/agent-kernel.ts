@@ -5,6 +5,7 @@ import type { CellImage, CellResult, Kernel, KernelLifecycleEvent } from "../ker
 import type { Journal } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";
 import { cellLimit } from "./deadline.js";
+import { kernelTarget } from "./kernel-target.js";
 import type { AgentEvent } from "./events.js";
 import type { AgentTree } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
@@ -26,6 +27,8 @@ export interface KernelOwner {
   readonly variables: VariableSpec[];
   /** A child fails fast when its kernel dies (its parent decides); the root restarts and goes on. */
   readonly failOnCrash: boolean;
+  /** Where its kernel runs: a kernel URI (kernel-target.ts); undefined: the tree's own launcher. */
+  readonly kernelUri?: string;
   readonly closed: boolean;
   readonly aborted: boolean;
   record(body: JournalBody): unknown;
@@ -144,8 +147,10 @@ export class AgentKernel {
 
   private async boot(): Promise<Kernel> {
     const k = this.owner.tree.options.kernel;
-    const template = this.owner.depth > 0 ? await this.owner.tree.kernelTemplate() : undefined;
-    const launcher = await this.owner.tree.kernelLauncher(); // the tree's sandbox, if any
+    const target = await kernelTarget(this.owner.kernelUri, () => this.owner.tree.kernelLauncher());
+    const launcher = target.launcher; // a remote one, the tree's sandbox, or none (local)
+    const forked = this.owner.depth > 0 && target.forkable;
+    const template = forked ? await this.owner.tree.kernelTemplate() : undefined;
     const kernel = await startKernel({
       template,
       ...(launcher ? { launcher } : {}),

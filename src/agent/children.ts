@@ -5,6 +5,7 @@ import { newSessionId } from "../session/index.js";
 import type { JournalBody, SpendRecord } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
+import { checkKernelUri } from "./kernel-target.js";
 import type { TurnOutcome } from "./loop.js";
 import type { AgentSpec } from "./specs.js";
 import type { AgentTree } from "./tree.js";
@@ -45,6 +46,8 @@ export interface ChildParams {
   budget: Budget;
   variables: VariableSpec[];
   spec?: AgentSpec;
+  /** A kernel URI (rlm.spawn(..., kernel=...), the spec's `kernel:`); default: the parent's. */
+  kernel?: string;
 }
 
 /** The parent side: where children live and how to make one. */
@@ -124,6 +127,7 @@ export class ChildManager {
       label: name,
       spec: optionalString(params, "spec"),
       model: optionalString(params, "model"),
+      kernel: optionalString(params, "kernel"),
       variables: this.variables(params.variables, true),
     });
     return { id: record.id, name: record.name };
@@ -200,6 +204,7 @@ export class ChildManager {
     const failFast = params.fail_fast !== false;
     const spec = optionalString(params, "spec");
     const model = optionalString(params, "model");
+    const kernel = optionalString(params, "kernel");
 
     const results: ChildReply[] = new Array(perItem.length);
     const running = new Set<ChildRecord>();
@@ -225,6 +230,7 @@ export class ChildManager {
           label: labelOf(perItem[i]?.find((v) => v.name === "item")?.description),
           spec,
           model,
+          kernel,
           variables: [...shared, ...(perItem[i] as VariableSpec[])],
         });
         running.add(record);
@@ -313,7 +319,14 @@ export class ChildManager {
 
   private start(
     task: string,
-    opts: { name?: string; label?: string; spec?: string; model?: string; variables: VariableSpec[] },
+    opts: {
+      name?: string;
+      label?: string;
+      spec?: string;
+      model?: string;
+      kernel?: string;
+      variables: VariableSpec[];
+    },
   ): ChildRecord {
     const parent = this.parent;
     const tree = parent.tree;
@@ -327,6 +340,7 @@ export class ChildManager {
     if (stop) throw new HostRequestError(`rlm: ${stop.message}`, "budget");
     const spec = opts.spec ? tree.spec(opts.spec) : undefined;
     const client = tree.client(opts.model ?? spec?.model);
+    const kernel = childKernel(opts.kernel, spec);
     const id = newSessionId();
     this.counter += 1;
     const name = opts.name ?? (spec ? `${spec.name}-${this.counter}` : `child-${this.counter}`);
@@ -355,6 +369,7 @@ export class ChildManager {
       budget: parent.budget.child(spec?.limits),
       variables: opts.variables,
       spec,
+      ...(kernel ? { kernel } : {}),
     });
     const record: ChildRecord = {
       id,
@@ -563,4 +578,13 @@ function labelOf(description: { type: string; preview: string } | undefined): st
   if (description.type === "str" && quoted) text = quoted[2] as string;
   if (text.length === 0) return undefined;
   return text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text;
+}
+
+/** A child's kernel URI: the call's, else its spec's; a bad one is the caller's ValueError. */
+function childKernel(uri: string | undefined, spec: AgentSpec | undefined): string | undefined {
+  try {
+    return checkKernelUri(uri, "rlm kernel=") ?? spec?.kernel;
+  } catch (error) {
+    throw new HostRequestError(error instanceof Error ? error.message : String(error), "usage");
+  }
 }

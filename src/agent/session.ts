@@ -58,6 +58,8 @@ interface AgentParams {
   variables: VariableSpec[];
   sink: EventSink;
   spec?: AgentSpec;
+  /** Where its kernel runs (a kernel URI); default: its parent's, the root's the tree's (kernel-target.ts). */
+  kernel?: string;
   /** The agent that started this one. */
   parent?: AgentSession;
   /** Continue an existing journal instead of starting one. */
@@ -75,6 +77,10 @@ export class AgentSession implements ChildAgent {
   readonly id: string;
   readonly dir: string;
   readonly depth: number;
+  /** Where this agent's kernel runs (a kernel URI), undefined: the tree's own launcher. */
+  get kernelUri(): string | undefined {
+    return this.params.kernel ?? this.params.parent?.kernelUri ?? this.tree.options.kernel.target;
+  }
   readonly journal: Journal;
   readonly budget: Budget;
   readonly children: ChildManager;
@@ -136,6 +142,7 @@ export class AgentSession implements ChildAgent {
       },
       variables: params.variables,
       failOnCrash: params.parentId !== undefined,
+      kernelUri: params.kernel ?? params.parent?.kernelUri ?? tree.options.kernel.target,
       get closed() {
         return self.closed;
       },
@@ -295,6 +302,7 @@ export class AgentSession implements ChildAgent {
       budget: params.budget,
       variables: params.variables,
       spec: params.spec,
+      ...(params.kernel ? { kernel: params.kernel } : {}),
       parent: this,
       // Events of descendants keep the id of the agent they came from.
       sink: (event) => parentSink("agent" in event ? event : { ...event, agent: params.id }),

@@ -4,6 +4,7 @@ import { parseTimeLimit } from "../config/duration.js";
 import { UserError } from "../config/errors.js";
 import { yamlLib } from "../config/lazy.js";
 import { projectRoot } from "../harness/paths.js";
+import { parseKernelUri } from "../kernel/launchers/index.js";
 import type { BudgetLimits } from "./budget.js";
 
 /** A named kind of child agent: `.relm/agents/NAME.yaml`. */
@@ -14,6 +15,8 @@ export interface AgentSpec {
   model?: string;
   /** Appended to the child's system prompt. */
   instructions?: string;
+  /** Where its kernel runs: a kernel URI (`kernel: ssh://gpu1`), checked when the spec is read. */
+  kernel?: string;
   limits: BudgetLimits;
 }
 
@@ -23,7 +26,7 @@ export class SpecError extends UserError {
   readonly code = "usage";
 }
 
-const FIELDS = ["description", "model", "instructions", "max_turns", "max_tokens", "max_time"] as const;
+const FIELDS = ["description", "model", "instructions", "kernel", "max_turns", "max_tokens", "max_time"] as const;
 
 /** `.relm/agents/` of the project: the nearest `.relm/` up to the repository root (as for the harness). */
 export function specsDir(cwd: string): string {
@@ -104,10 +107,21 @@ export function parseSpec(path: string): AgentSpec {
       if (typeof value !== "string") throw new SpecError(`${where}: ${key} must be text`);
       if (key === "description") spec.description = value.trim();
       else if (key === "model") spec.model = value.trim();
+      else if (key === "kernel") spec.kernel = specKernel(value, where);
       else spec.instructions = value.trim();
     }
   }
   if (!spec.description)
     throw new SpecError(`${at(0)}: a spec needs a description (one line: what it is for)`);
   return spec;
+}
+
+/** A spec's `kernel:`, checked now: a bad URI names the file and line. */
+function specKernel(value: string, where: string): string {
+  try {
+    parseKernelUri(value, `${where}: kernel`);
+  } catch (error) {
+    throw new SpecError(error instanceof Error ? error.message : String(error));
+  }
+  return value.trim();
 }

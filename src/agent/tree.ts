@@ -23,6 +23,8 @@ export interface KernelSettings {
   outputCap: number;
   /** Where interpreter discovery caches its result. */
   cacheDir: string;
+  /** Where the root's kernel runs (and its children's, unless they say): a kernel URI (docs/launchers.md). */
+  target?: string;
   /** Every kernel of the tree (and the template its children fork from) in this sandbox (docs/sandbox.md). */
   sandbox?: SandboxSettings;
 }

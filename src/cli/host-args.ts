@@ -20,6 +20,7 @@ export function hostArgsOf(flags: HostFlags, options: { budgets: boolean }): str
     ["cellTimeout", "--cell-timeout"],
     ["maxDepth", "--max-depth"],
     ["idleTimeout", "--idle-timeout"],
+    ["kernel", "--kernel"],
   ];
   if (options.budgets)
     single.push(

@@ -25,6 +25,7 @@ function passThrough(flags: RunFlags): string[] {
     ["gateTimeout", "--gate-timeout"],
     ["maxGateFailures", "--max-gate-failures"],
     ["goal", "--goal"],
+    ["kernel", "--kernel"],
   ];
   for (const [key, flag] of single) {
     const value = flags[key];

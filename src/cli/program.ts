@@ -44,6 +44,10 @@ function addSessionOptions(cmd: Command): Command {
       [],
     )
     .option("--learn", "review the work during the session and keep checked lessons (docs/harness.md)")
+    .option(
+      "--kernel <URI>",
+      "where kernels run: local, sandbox, cmd:COMMAND, ssh://[user@]host[:port][/workdir] (docs/launchers.md)",
+    )
     .option("--sandbox", "run the kernels in a sandbox: read-only system, writable project, no network (docs/sandbox.md)")
     .addOption(
       new Option("--allow-net [HOST[:PORT]]", "sandbox: network to all, or to HOST[:PORT] only (repeatable)")

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
 import { HostRequestError } from "../agent/host-errors.js";
+import { checkKernelUri } from "../agent/kernel-target.js";
 import { secretValues } from "../agent/redact.js";
 import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
@@ -38,6 +39,8 @@ export interface SessionFlags extends ConfigFlags {
   learn?: boolean;
   /** `--allow-web HOST[,HOST]`: the hosts fetch() may reach (added to config.json's allowWeb). */
   allowWeb?: string[];
+  /** `--kernel URI`: where kernels run (docs/launchers.md); config.json's `kernel` otherwise. */
+  kernel?: string;
   /** `--sandbox`: the kernels run in a sandbox (docs/sandbox.md); `--allow-net` opens its network. */
   sandbox?: boolean;
   allowNet?: string[];
@@ -83,6 +86,7 @@ export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
   positiveNumber(flags.cellTimeout, "--cell-timeout", false);
   maxDepthOf(flags);
   for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
+  checkKernelUri(flags.kernel, "--kernel");
   parseAllowWeb(flags.allowWeb ?? []);
   sandboxSettingsOf(flags, undefined); // the --allow-net values; the rest is checked with the config
 }
@@ -132,7 +136,9 @@ function prepareTree(
       : (positiveNumber(flags.cellTimeout, "--cell-timeout", false) as number) * 1000;
   const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
   const maxDepth = maxDepthOf(flags);
-  const sandbox = sandboxOf(flags, config, io.env);
+  const target = kernelTargetOf(flags, config);
+  // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
+  const sandbox = sandboxOf(target === "sandbox" ? { ...flags, sandbox: true } : flags, config, io.env);
   if (limits.maxCost !== undefined && client.price === null) {
     throw new ConfigError(
       `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +
@@ -159,6 +165,7 @@ function prepareTree(
       cellTimeoutMs,
       outputCap: config.outputCap,
       cacheDir: join(config.home, "cache"),
+      ...(target ? { target } : {}),
       ...(sandbox ? { sandbox } : {}),
     },
     secrets: secretValues(io.env, [
@@ -239,4 +246,14 @@ export async function resumeSession(
 export function titleOf(task: string): string {
   const first = task.trim().split("\n")[0] ?? "";
   return first.length > 80 ? `${first.slice(0, 79)}…` : first;
+}
+
+/** The session's kernel URI: `--kernel`, else config.json's `kernel`; checked (a bad flag exits 2). */
+function kernelTargetOf(flags: SessionFlags, config: ResolvedConfig): string | undefined {
+  if (flags.kernel !== undefined) return checkKernelUri(flags.kernel, "--kernel");
+  try {
+    return checkKernelUri(config.kernel, `${config.configPath}: kernel`);
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
 }

@@ -47,6 +47,8 @@ export interface ResolvedConfig {
   sandbox?: "off" | "workspace" | "strict";
   /** config.json's `allowNet`: what a sandboxed kernel may reach when --allow-net is not given. */
   allowNet?: string[];
+  /** config.json's `kernel`: where kernels run, a kernel URI (`--kernel` overrides it; docs/launchers.md). */
+  kernel?: string;
   /** config.json's `search` (the provider search() uses; its key never leaves the host). */
   search?: ConfigFile["search"];
   /** config.json's `allowWeb`: hosts fetch() may reach; --allow-web adds to them. */
@@ -144,6 +146,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     allowWeb: cfg.allowWeb,
     sandbox: cfg.sandbox,
     allowNet: cfg.allowNet,
+    kernel: cfg.kernel,
     model: {
       provider,
       baseUrl,

@@ -173,6 +173,8 @@ export const configFileSchema = fields(
     sandbox: v.optional(
       v.picklist(["off", "workspace", "strict"], 'must be "off", "workspace" or "strict"'),
     ),
+    /** Where kernels run (`--kernel` overrides it): "local", "sandbox", "cmd:COMMAND", "ssh://host", ... */
+    kernel: v.optional(text('must be a kernel URI such as "local", "ssh://host" or "cmd:COMMAND"')),
     /** What a sandboxed kernel may connect to (`--allow-net` replaces it): ["HOST[:PORT]", ...] or ["*"]. */
     allowNet: v.optional(
       v.array(text("must be HOST or HOST:PORT"), 'must be a list such as ["pypi.org", "127.0.0.1:8080"] or ["*"]'),
