@@ -60,3 +60,23 @@ export function scriptedEnv(model, prefix = "relm-bench-home-") {
   };
   return { home, env };
 }
+
+/**
+ * A single-node Slurm cluster (munged, slurmctld, slurmd as root) for the launcher benches: the tests'
+ * own helper (test/support/slurm.ts), bundled with esbuild on the fly. Undefined when the daemons are
+ * not installed or this is not root; `cluster.stop()` ends it.
+ */
+export async function startTestSlurm(options = {}) {
+  const { build } = await import("esbuild");
+  const out = join(mkdtempSync(join(tmpdir(), "relm-bench-slurm-")), "slurm.mjs");
+  await build({
+    entryPoints: [join(ROOT, "test/support/slurm.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: out,
+    logLevel: "warning",
+  });
+  const { slurmAvailable, startSlurm } = await import(out);
+  return slurmAvailable() ? startSlurm(options) : undefined;
+}
