@@ -95,6 +95,8 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
         turn,
         text: response.message.text,
         toolCalls: response.message.toolCalls,
+        // Sent back with this answer in every later request, after a resume too.
+        ...(response.message.reasoning ? { reasoning: response.message.reasoning } : {}),
         usage,
         cost: response.cost,
         stopReason: response.stopReason,

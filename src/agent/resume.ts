@@ -67,7 +67,11 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
       case "model_response":
         inFlight = undefined;
         contextTokens = e.usage.inputTokens + e.usage.outputTokens;
-        messages.push({ role: "assistant", text: e.text, toolCalls: e.toolCalls });
+        messages.push(
+          e.reasoning
+            ? { role: "assistant", text: e.text, toolCalls: e.toolCalls, reasoning: e.reasoning }
+            : { role: "assistant", text: e.text, toolCalls: e.toolCalls },
+        );
         for (const call of e.toolCalls) pending.set(call.id, { turn: e.turn, call, started: false });
         break;
       case "cell": {

@@ -1,14 +1,15 @@
 // An answer the model did not finish: it stopped at its output cap (OpenAI finish_reason `length`,
-// Anthropic stop_reason `max_tokens`). It is never passed off as a final answer: cut off by the model's
-// own limit it is continued, a few times at most; cut off by what was left of --max-tokens the run stops
-// as over budget (docs/budgets.md).
+// Anthropic stop_reason `max_tokens`, Responses incomplete for `max_output_tokens`). It is never passed
+// off as a final answer: cut off by the model's own limit it is continued, a few times at most; cut off
+// by what was left of --max-tokens the run stops as over budget (docs/budgets.md).
 
 /** Continuations of one answer before the run gives up and reports it as cut off. */
 export const MAX_CONTINUATIONS = 3;
 
 /** True for the stop reasons that mean "cut off at the output cap". */
 export function cutOff(stopReason: string): boolean {
-  return stopReason === "length" || stopReason === "max_tokens";
+  // Responses: an answer left incomplete at max_output_tokens.
+  return stopReason === "length" || stopReason === "max_tokens" || stopReason === "max_output_tokens";
 }
 
 /** What the model is told after an answer was cut off. */

@@ -20,5 +20,6 @@ export function buildClient(config: ResolvedConfig, model?: string): ModelClient
     idleTimeoutMs: m.requestIdleTimeoutMs,
     price: model ? config.prices[model] : m.price,
     acceptsImages: m.acceptsImages,
+    ...(m.thinking ? { thinking: m.thinking } : {}),
   });
 }

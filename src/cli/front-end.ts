@@ -115,8 +115,10 @@ export async function openTui(start: TuiStart, flags: RunFlags, io: RunIo): Prom
     start = { ...start, sessionId: resolveSessionId(sessionsDir(relmHomeFrom(io.env)), start.sessionId) };
   }
   const { runTui } = await import("../tui/main.js");
-  // The hosts the UI starts inherit its environment: that is how they get --sandbox and --allow-net.
-  return runTui(start, flags, { ...io, env: sandboxEnv(flags, io.env) });
+  // The hosts the UI starts inherit its environment: that is how they get --thinking.
+  // --sandbox and --allow-net the same way (sandbox-flags.ts).
+  const env = sandboxEnv(flags, flags.thinking ? { ...io.env, RELM_THINKING: flags.thinking } : io.env);
+  return runTui(start, flags, { ...io, env });
 }
 
 export async function openLoginUi(flags: RunFlags, io: RunIo): Promise<number> {

@@ -17,6 +17,7 @@ export function hostArgsOf(flags: HostFlags, options: { budgets: boolean }): str
     ["provider", "--provider"],
     ["baseUrl", "--base-url"],
     ["model", "--model"],
+    ["thinking", "--thinking"],
     ["cellTimeout", "--cell-timeout"],
     ["maxDepth", "--max-depth"],
     ["idleTimeout", "--idle-timeout"],

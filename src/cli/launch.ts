@@ -15,6 +15,7 @@ function passThrough(flags: RunFlags): string[] {
     ["provider", "--provider"],
     ["baseUrl", "--base-url"],
     ["model", "--model"],
+    ["thinking", "--thinking"],
     ["maxTurns", "--max-turns"],
     ["maxTokens", "--max-tokens"],
     ["maxTime", "--max-time"],

@@ -17,7 +17,11 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 function addModelOptions(cmd: Command): Command {
   return cmd
     .addOption(
-      new Option("--provider <name>", "wire format of the endpoint").choices(["openai", "anthropic"]),
+      new Option("--provider <name>", "wire format of the endpoint").choices([
+        "openai",
+        "openai-responses",
+        "anthropic",
+      ]),
     )
     .option("--base-url <url>", "endpoint, e.g. http://localhost:11434/v1 (Ollama)")
     .option("--model <name>", "model name at that endpoint");
@@ -25,6 +29,7 @@ function addModelOptions(cmd: Command): Command {
 
 function addSessionOptions(cmd: Command): Command {
   return addModelOptions(cmd)
+    .option("--thinking <level>", "how hard reasoning models think: off, low, medium or high")
     .option("--max-turns <n>", "stop after N model calls (exit 3)")
     .option("--max-tokens <n>", "stop after N input+output tokens (exit 3)")
     .option("--max-time <duration>", "stop after this long, e.g. 30m (exit 3)")

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Price, Provider } from "../llm/types.js";
-import { ConfigError } from "./errors.js";
+import { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "../llm/types.js";
+import { ConfigError, UsageError } from "./errors.js";
 import { type LearnSettings, parseLearnSection } from "./learn-config.js";
 import { type ConfigFile, checkConfig, configFileSchema } from "./schema.js";
 
@@ -22,6 +22,8 @@ export interface ModelConfig {
   retry: { maxAttempts?: number; baseMs?: number; maxMs?: number };
   /** config.json's requestIdleTimeout in ms; undefined means the client's default (300 s). */
   requestIdleTimeoutMs?: number;
+  /** `--thinking` / RELM_THINKING / config `thinking`; undefined sends nothing (the model's default). */
+  thinking?: ThinkingLevel;
   /** Where each value came from, for `relm doctor`. Never includes the key itself. */
   sources: { provider: Source; baseUrl: Source; apiKey: Source | "none"; model: Source | "none" };
 }
@@ -59,12 +61,30 @@ export interface ConfigFlags {
   provider?: string;
   baseUrl?: string;
   model?: string;
+  /** `--thinking off|low|medium|high`. */
+  thinking?: string;
 }
 
 export const DEFAULT_BASE_URL: Record<Provider, string> = {
   openai: "https://api.openai.com/v1",
+  "openai-responses": "https://api.openai.com/v1",
   anthropic: "https://api.anthropic.com",
 };
+
+/** `--thinking`, else RELM_THINKING, else config.json's `thinking`; unset leaves it to the model. */
+function resolveThinking(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cfg: ConfigFile,
+): ThinkingLevel | undefined {
+  const pick = firstSet<string>([flag, "flag"], [env.RELM_THINKING, "env"], [cfg.thinking, "config"]);
+  if (!pick) return undefined;
+  const value = pick[0].trim().toLowerCase();
+  if ((THINKING_LEVELS as readonly string[]).includes(value)) return value as ThinkingLevel;
+  const where = pick[1] === "flag" ? "--thinking" : pick[1] === "env" ? "RELM_THINKING" : "thinking";
+  const message = `${where} must be one of ${THINKING_LEVELS.join(", ")}, got "${pick[0]}"`;
+  throw pick[1] === "flag" ? new UsageError(message) : new ConfigError(message);
+}
 
 /** $RELM_HOME (a leading ~ is expanded), or ~/.relm. */
 export function relmHomeFrom(env: NodeJS.ProcessEnv = process.env): string {
@@ -88,8 +108,10 @@ export function readConfigFile(path: string): ConfigFile | undefined {
 }
 
 function parseProvider(value: string, where: string): Provider {
-  if (value === "openai" || value === "anthropic") return value;
-  throw new ConfigError(`${where} is "${value}"; use "openai" (any OpenAI-compatible server) or "anthropic"`);
+  if (value === "openai" || value === "openai-responses" || value === "anthropic") return value;
+  throw new ConfigError(
+    `${where} is "${value}"; use "openai" (any OpenAI-compatible server), "openai-responses" or "anthropic"`,
+  );
 }
 
 function firstSet<T>(...candidates: [T | undefined, Source][]): [T, Source] | undefined {
@@ -114,7 +136,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
   const provider = parseProvider(providerPick[0], providerPick[1] === "flag" ? "--provider" : "provider");
 
   const standardKey = provider === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY;
-  const standardBase = provider === "openai" ? env.OPENAI_BASE_URL : env.ANTHROPIC_BASE_URL;
+  const standardBase = provider === "anthropic" ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL;
   const basePick = firstSet<string>(
     [flags.baseUrl, "flag"],
     [env.RELM_BASE_URL, "env"],
@@ -157,6 +179,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
       stream: cfg.stream ?? true,
       retry: cfg.retry ?? {},
       requestIdleTimeoutMs: cfg.requestIdleTimeout === undefined ? undefined : cfg.requestIdleTimeout * 1000,
+      thinking: resolveThinking(flags.thinking, env, cfg),
       sources: {
         provider: providerPick[1],
         baseUrl: basePick[1],

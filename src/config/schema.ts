@@ -119,7 +119,10 @@ function searchSectionSchema() {
 export const configFileSchema = fields(
   {
     provider: v.optional(
-      v.picklist(["openai", "anthropic"], 'must be "openai" (any OpenAI-compatible server) or "anthropic"'),
+      v.picklist(
+        ["openai", "openai-responses", "anthropic"],
+        'must be "openai" (any OpenAI-compatible server), "openai-responses" or "anthropic"',
+      ),
     ),
     baseUrl: v.optional(
       v.pipe(
@@ -142,6 +145,10 @@ export const configFileSchema = fields(
         baseMs: v.optional(atLeast0(" (milliseconds)")),
         maxMs: v.optional(atLeast0(" (milliseconds)")),
       }),
+    ),
+    /** How hard reasoning models think (`--thinking`); unset leaves it to the model. */
+    thinking: v.optional(
+      v.picklist(["off", "low", "medium", "high"], 'must be "off", "low", "medium" or "high"'),
     ),
     /** Seconds without a byte from the model server before a try is abandoned (and retried); default 300. */
     requestIdleTimeout: v.optional(above0(" (seconds)")),

@@ -4,7 +4,16 @@
 import { imagePlaceholder } from "./content.js";
 import { oneLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
-import type { ContentPart, Message, ModelErrorKind, ModelRequest, ToolCall, Usage } from "./types.js";
+import { anthropicThinkingBudget } from "./thinking.js";
+import type {
+  ContentPart,
+  Message,
+  ModelErrorKind,
+  ModelRequest,
+  Reasoning,
+  ToolCall,
+  Usage,
+} from "./types.js";
 import {
   Assembly,
   asNumber,
@@ -46,10 +55,12 @@ export function defaultMaxTokens(model: string): number {
 }
 
 export function buildAnthropicBody(request: ModelRequest, settings: BodySettings): string {
-  const head: Record<string, unknown> = {
-    model: settings.model,
-    max_tokens: settings.maxOutputTokens ?? defaultMaxTokens(settings.model),
-  };
+  const maxTokens = settings.maxOutputTokens ?? defaultMaxTokens(settings.model);
+  const head: Record<string, unknown> = { model: settings.model, max_tokens: maxTokens };
+  // Extended thinking: its budget counts against max_tokens. relm sends no temperature, which thinking
+  // requires (only the default 1 is allowed with it).
+  const thinkingBudget = anthropicThinkingBudget(settings.thinking, maxTokens);
+  if (thinkingBudget !== undefined) head.thinking = { type: "enabled", budget_tokens: thinkingBudget };
   if (settings.stream) head.stream = true;
   if (request.system) {
     head.system = [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }];
@@ -61,7 +72,7 @@ export function buildAnthropicBody(request: ModelRequest, settings: BodySettings
       input_schema: t.parameters,
     }));
   }
-  const turns = groupTurns(request.messages, settings.acceptsImages);
+  const turns = groupTurns(request.messages, settings.acceptsImages, thinkingBudget !== undefined);
   const last = turns[turns.length - 1];
   if (last) {
     // Added as the block's final key, so deleting `,"cache_control":{...}` restores the unmarked bytes.
@@ -78,8 +89,12 @@ interface Turn {
   blocks: string[];
 }
 
-/** Anthropic requires alternating roles: tool results and user text that follow each other share a turn. */
-function groupTurns(messages: readonly Message[], acceptsImages: boolean): Turn[] {
+/**
+ * Anthropic requires alternating roles: tool results and user text that follow each other share a turn.
+ * With thinking on, an answer's thinking blocks go first, as received (their signatures must verify);
+ * with it off they are left out, which the API allows.
+ */
+function groupTurns(messages: readonly Message[], acceptsImages: boolean, thinking: boolean): Turn[] {
   const turns: Turn[] = [];
   for (const m of messages) {
     const role = m.role === "assistant" ? "assistant" : "user";
@@ -100,6 +115,9 @@ function groupTurns(messages: readonly Message[], acceptsImages: boolean): Turn[
         }),
       );
     } else {
+      if (thinking && m.reasoning?.format === "anthropic") {
+        for (const block of m.reasoning.items) turn.blocks.push(JSON.stringify(block));
+      }
       if (m.text) turn.blocks.push(JSON.stringify({ type: "text", text: m.text }));
       for (const call of m.toolCalls) turn.blocks.push(toolUseBlock(call));
     }
@@ -188,6 +206,7 @@ async function* decodeAnthropicStream(
 ): AsyncGenerator<DeltaEvent, DecodeResult> {
   const assembly = new Assembly();
   const toolByBlock = new Map<number, number>();
+  const thinking = new Thinking();
   let usage: Usage | null = null;
   let stopReason: string | undefined;
   let complete = false;
@@ -215,10 +234,16 @@ async function* decodeAnthropicStream(
       } else if (block.type === "text" && typeof block.text === "string") {
         const ev = assembly.addText(block.text);
         if (ev) yield ev;
+      } else if (block.type === "thinking" || block.type === "redacted_thinking") {
+        const text = thinking.start(blockIndex, block);
+        if (text) yield { type: "reasoning", delta: text };
       }
     } else if (type === "content_block_delta") {
       const delta = asRecord(data.delta) ?? {};
-      if (delta.type === "text_delta" && typeof delta.text === "string") {
+      if (delta.type === "thinking_delta" || delta.type === "signature_delta") {
+        const text = thinking.add(asNumber(data.index) ?? -1, delta);
+        if (text) yield { type: "reasoning", delta: text };
+      } else if (delta.type === "text_delta" && typeof delta.text === "string") {
         const ev = assembly.addText(delta.text);
         if (ev) yield ev;
       } else if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
@@ -251,7 +276,46 @@ async function* decodeAnthropicStream(
     };
   }
   const stop = stopReason ?? (assembly.toolCalls.length > 0 ? "tool_use" : "end_turn");
-  return { ok: true, value: assembly.decoded(stop, usage) };
+  const value = assembly.decoded(stop, usage);
+  const reasoning = thinking.reasoning();
+  if (reasoning) value.reasoning = reasoning;
+  return { ok: true, value };
+}
+
+/** Thinking and redacted_thinking blocks as they stream, by content block index, in order. */
+class Thinking {
+  private readonly blocks = new Map<number, Record<string, unknown>>();
+
+  /** Returns the block's readable text so far, if any. */
+  start(index: number, block: Record<string, unknown>): string {
+    const copy = { ...block };
+    if (copy.type === "thinking") {
+      if (typeof copy.thinking !== "string") copy.thinking = "";
+      if (typeof copy.signature !== "string") copy.signature = "";
+    }
+    this.blocks.set(index, copy);
+    return typeof copy.thinking === "string" ? copy.thinking : "";
+  }
+
+  /** A thinking_delta or signature_delta; returns new readable text. */
+  add(index: number, delta: Record<string, unknown>): string {
+    const block = this.blocks.get(index);
+    if (!block) return "";
+    if (delta.type === "thinking_delta" && typeof delta.thinking === "string") {
+      block.thinking = `${block.thinking ?? ""}${delta.thinking}`;
+      return delta.thinking;
+    }
+    if (delta.type === "signature_delta" && typeof delta.signature === "string") {
+      block.signature = `${block.signature ?? ""}${delta.signature}`;
+    }
+    return "";
+  }
+
+  reasoning(): Reasoning | undefined {
+    if (this.blocks.size === 0) return undefined;
+    const items = [...this.blocks.entries()].sort((a, b) => a[0] - b[0]).map(([, block]) => block);
+    return { format: "anthropic", items };
+  }
 }
 
 function decodeAnthropicJson(json: unknown): DecodeResult {
@@ -264,9 +328,11 @@ function decodeAnthropicJson(json: unknown): DecodeResult {
     return malformed("response (no content and no stop_reason)");
   }
   const assembly = new Assembly();
+  const thinkingBlocks: Record<string, unknown>[] = [];
   for (const item of response.content) {
     const block = asRecord(item);
-    if (block?.type === "text" && typeof block.text === "string") assembly.addText(block.text);
+    if (block?.type === "thinking" || block?.type === "redacted_thinking") thinkingBlocks.push(block);
+    else if (block?.type === "text" && typeof block.text === "string") assembly.addText(block.text);
     else if (block?.type === "tool_use") {
       const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
       const { index } = assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
@@ -279,5 +345,7 @@ function decodeAnthropicJson(json: unknown): DecodeResult {
       : assembly.toolCalls.length > 0
         ? "tool_use"
         : "end_turn";
-  return { ok: true, value: assembly.decoded(stop, mergeUsage(null, response.usage)) };
+  const value = assembly.decoded(stop, mergeUsage(null, response.usage));
+  if (thinkingBlocks.length > 0) value.reasoning = { format: "anthropic", items: thinkingBlocks };
+  return { ok: true, value };
 }

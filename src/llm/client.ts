@@ -7,12 +7,29 @@ import { sendWithRetries } from "./http.js";
 import { outputLimit, TokenEstimator } from "./limits.js";
 import { openaiWire } from "./openai.js";
 import { computeCost, guessAcceptsImages, lookupPrice } from "./pricing.js";
+import { responsesWire } from "./responses.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
-import type { ClientOptions, ModelClient, ModelRequest, Price, StreamEvent, Usage } from "./types.js";
+import { isOpenAIReasoningModel } from "./thinking.js";
+import type {
+  AssistantMessage,
+  ClientOptions,
+  ModelClient,
+  ModelRequest,
+  Price,
+  Provider,
+  StreamEvent,
+  Usage,
+} from "./types.js";
 import type { Decoded, WireFormat } from "./wire.js";
 
+const WIRES: Record<Provider, WireFormat> = {
+  openai: openaiWire,
+  "openai-responses": responsesWire,
+  anthropic: anthropicWire,
+};
+
 export function createModelClient(options: ClientOptions): ModelClient {
-  const wire: WireFormat = options.provider === "anthropic" ? anthropicWire : openaiWire;
+  const wire: WireFormat = WIRES[options.provider] ?? openaiWire;
   const acceptsImages = options.acceptsImages ?? guessAcceptsImages(options.provider, options.model);
   const price = options.price ?? lookupPrice(options.model);
   const policy: RetryPolicy = {
@@ -72,6 +89,9 @@ function buildBody(setup: Setup, request: ModelRequest): string {
     acceptsImages,
     maxOutputTokens:
       asked !== undefined && maxOutputTokens !== undefined ? Math.min(asked, maxOutputTokens) : asked,
+    thinking: options.thinking,
+    reasoningModel: options.reasoning ?? isOpenAIReasoningModel(options.model),
+    promptCacheKey: options.promptCacheKey,
   });
 }
 
@@ -117,12 +137,14 @@ async function* streamRequest(
   const bytes = Buffer.byteLength(body);
   const call = {
     url,
-    headers: wire.headers(options.apiKey),
+    // A sign-in's headers replace the API key's (ClientOptions.auth).
+    headers: wire.headers(options.auth ? undefined : options.apiKey),
     body,
     stream,
     wire,
     ctx,
     deadline: request.deadline,
+    auth: options.auth,
   };
   for await (const event of sendWithRetries(call, policy, signal)) {
     if (event.type !== "decoded") {
@@ -131,9 +153,15 @@ async function* streamRequest(
     }
     if (event.value.usage) setup.estimator.observe(bytes, event.value.usage.inputTokens);
     const usage = event.value.usage ?? estimateUsage(body, event.value);
+    const message: AssistantMessage = {
+      role: "assistant",
+      text: event.value.text,
+      toolCalls: event.value.toolCalls,
+    };
+    if (event.value.reasoning) message.reasoning = event.value.reasoning;
     yield {
       type: "done",
-      message: { role: "assistant", text: event.value.text, toolCalls: event.value.toolCalls },
+      message,
       usage,
       cost: computeCost(usage, price),
       stopReason: event.value.stopReason,

@@ -25,6 +25,8 @@ export interface HttpCall {
   ctx: ErrorContext;
   /** Epoch ms: no retry starts that the time left cannot cover (see retryFits). */
   deadline?: number;
+  /** Authenticating headers added before each try (subscriptions); see ClientOptions.auth. */
+  auth?: (context: { refresh: boolean }) => Promise<Record<string, string>>;
 }
 
 export type HttpEvent =
@@ -40,18 +42,27 @@ export async function* sendWithRetries(
   signal?: AbortSignal,
 ): AsyncGenerator<HttpEvent, void> {
   const maxAttempts = Math.max(1, Math.floor(policy.maxAttempts));
+  let refresh = false;
+  let refreshed = false;
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) {
       yield { type: "error", error: abortedError(attempt - 1) };
       return;
     }
     const tryStarted = Date.now();
-    const result = yield* tryOnce(call, policy, signal);
+    const result = yield* tryOnce(call, policy, signal, refresh);
+    refresh = false;
     if (result.ok) {
       yield { type: "decoded", value: result.value, attempts: attempt };
       return;
     }
     const failure = result.failure;
+    if (failure.status === 401 && call.auth && !refreshed) {
+      // A token that expired early or was revoked: refreshed once, and the try repeated at once.
+      refresh = true;
+      refreshed = true;
+      continue;
+    }
     if (failure.kind === "aborted" || signal?.aborted) {
       yield { type: "error", error: abortedError(attempt) };
       return;
@@ -83,6 +94,7 @@ async function* tryOnce(
   call: HttpCall,
   policy: RetryPolicy,
   signal: AbortSignal | undefined,
+  refresh: boolean,
 ): AsyncGenerator<DeltaEvent, DecodeResult> {
   const controller = new AbortController();
   let idle = false;
@@ -100,12 +112,22 @@ async function* tryOnce(
   };
 
   try {
+    let headers = call.headers;
+    if (call.auth) {
+      try {
+        headers = { ...headers, ...(await call.auth({ refresh })) };
+      } catch (err) {
+        // A sign-in that cannot produce a token (refresh refused, signed out) is the user's to fix.
+        const text = err instanceof Error ? err.message : String(err);
+        return fail({ kind: "auth", retryable: false, message: `sign-in failed: ${text}` });
+      }
+    }
     let response: Response;
     const timer = setTimeout(onIdle, policy.idleTimeoutMs);
     try {
       response = await fetch(call.url, {
         method: "POST",
-        headers: call.headers,
+        headers,
         body: call.body,
         signal: controller.signal,
       });

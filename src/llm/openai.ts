@@ -3,6 +3,7 @@
 import { dataUrl, flattenToText } from "./content.js";
 import { oneLine, serverMessage } from "./errors.js";
 import type { SseEvent } from "./sse.js";
+import { openaiEffort } from "./thinking.js";
 import type { ContentPart, Message, ModelRequest, ToolResultMessage, Usage } from "./types.js";
 import {
   Assembly,
@@ -43,6 +44,8 @@ export function buildOpenAIBody(request: ModelRequest, settings: BodySettings): 
       : "max_tokens";
     head[field] = settings.maxOutputTokens;
   }
+  const effort = openaiEffort(settings.thinking, settings.reasoningModel);
+  if (effort) head.reasoning_effort = effort;
   if (request.tools.length > 0) {
     head.tools = request.tools.map((t) => ({
       type: "function",

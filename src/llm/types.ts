@@ -1,6 +1,29 @@
 // Wire-neutral shapes shared by every model client. Nothing here knows about agents or kernels.
 
-export type Provider = "openai" | "anthropic";
+/** The wire format: OpenAI chat-completions, OpenAI Responses, Anthropic messages. */
+export type Provider = "openai" | "openai-responses" | "anthropic";
+
+/** How hard a reasoning model thinks (`--thinking`, config `thinking`), mapped per wire format in thinking.ts. */
+export type ThinkingLevel = "off" | "low" | "medium" | "high";
+
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "low", "medium", "high"];
+
+/**
+ * The reasoning an answer came with, kept so it is sent back unchanged with that answer in later
+ * requests: OpenAI's Responses API continues a model's reasoning from its (encrypted) reasoning items,
+ * and Anthropic requires an answer's thinking blocks (signed) before its tool_use blocks. Opaque outside
+ * the wire format that produced it; any other format leaves it out.
+ */
+export interface Reasoning {
+  format: "openai-responses" | "anthropic";
+  /**
+   * Responses: the reasoning output items (id, summary, encrypted_content, ...); Anthropic: the thinking
+   * and redacted_thinking blocks (with their signatures). Each exactly as received, in order.
+   */
+  items: Record<string, unknown>[];
+  /** Responses: the output item ids of the answer's message (key "message") and function calls (by call id). */
+  itemIds?: Record<string, string>;
+}
 
 export type ContentPart =
   | { type: "text"; text: string }
@@ -25,6 +48,8 @@ export interface AssistantMessage {
   role: "assistant";
   text: string;
   toolCalls: ToolCall[];
+  /** Reasoning to send back with this answer (see Reasoning); absent for most models. */
+  reasoning?: Reasoning;
 }
 
 export interface ToolResultMessage {
@@ -68,6 +93,8 @@ export interface Usage {
   cacheWriteTokens: number;
   /** True when the provider did not report usage and the figures are our estimate. */
   estimated: boolean;
+  /** Output tokens spent on reasoning (included in outputTokens), when the provider reports them. */
+  reasoningTokens?: number;
 }
 
 export type ModelErrorKind =
@@ -100,7 +127,8 @@ export interface ModelResponse {
   cost: number | null;
   /**
    * The provider's own value: OpenAI `stop` / `tool_calls` / `length`,
-   * Anthropic `end_turn` / `tool_use` / `max_tokens`.
+   * Anthropic `end_turn` / `tool_use` / `max_tokens`, Responses `completed` or the reason it is
+   * incomplete (`max_output_tokens`, `content_filter`).
    */
   stopReason: string;
   attempts: number;
@@ -116,6 +144,8 @@ export type StreamEvent =
   | { type: "text"; delta: string }
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_delta"; index: number; delta: string }
+  /** Readable reasoning as it streams (Responses reasoning summaries, Anthropic thinking); display only. */
+  | { type: "reasoning"; delta: string }
   /** `attempt` is the number of the try about to start (2 for the first retry); `delayMs` the wait before it. */
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | ({ type: "done" } & ModelResponse)
@@ -167,4 +197,15 @@ export interface ClientOptions {
   acceptsImages?: boolean;
   /** The model's output limit; default: the built-in table (see limits.ts), else none sent. */
   maxOutputTokens?: number;
+  /** `--thinking`; unset sends nothing (the model's default). Mapped per wire format (thinking.ts). */
+  thinking?: ThinkingLevel;
+  /** Whether the model reasons (Responses: asks for encrypted reasoning); default: guessed from its name. */
+  reasoning?: boolean;
+  /** Responses `prompt_cache_key` (the same for every request of a session, so they share a cache). */
+  promptCacheKey?: string;
+  /**
+   * Request headers that authenticate, instead of the API key's (subscription sign-in): called before
+   * every try. After a 401 it is called once more with `refresh: true` and the try repeated at once.
+   */
+  auth?: (context: { refresh: boolean }) => Promise<Record<string, string>>;
 }

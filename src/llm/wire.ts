@@ -3,9 +3,13 @@
 
 import type { Failure } from "./errors.js";
 import type { SseEvent } from "./sse.js";
-import type { ModelRequest, StreamEvent, ToolCall, Usage } from "./types.js";
+import { reasoningText } from "./thinking.js";
+import type { ModelRequest, Reasoning, StreamEvent, ThinkingLevel, ToolCall, Usage } from "./types.js";
 
-export type DeltaEvent = Extract<StreamEvent, { type: "text" | "tool_call_start" | "tool_call_delta" }>;
+export type DeltaEvent = Extract<
+  StreamEvent,
+  { type: "text" | "tool_call_start" | "tool_call_delta" | "reasoning" }
+>;
 
 /** One complete answer as decoded from the wire, before cost accounting. */
 export interface Decoded {
@@ -14,6 +18,8 @@ export interface Decoded {
   stopReason: string;
   /** null when the server reported no usage at all. */
   usage: Usage | null;
+  /** Reasoning to send back with the answer (Responses reasoning items, Anthropic thinking blocks). */
+  reasoning?: Reasoning;
 }
 
 export type DecodeResult = { ok: true; value: Decoded } | { ok: false; failure: Failure };
@@ -24,6 +30,10 @@ export interface BodySettings {
   stream: boolean;
   acceptsImages: boolean;
   maxOutputTokens?: number;
+  thinking?: ThinkingLevel;
+  /** The model reasons (OpenAI reasoning models): it takes an effort, and Responses asks for its reasoning. */
+  reasoningModel: boolean;
+  promptCacheKey?: string;
 }
 
 export interface WireFormat {
@@ -69,6 +79,8 @@ export class Assembly {
 
 /** The delta events a streaming client would have seen, for answers that arrived as one JSON document. */
 export function* replayDeltas(decoded: Decoded): Generator<DeltaEvent> {
+  const thinking = reasoningText(decoded.reasoning);
+  if (thinking) yield { type: "reasoning", delta: thinking };
   if (decoded.text) yield { type: "text", delta: decoded.text };
   for (const [index, call] of decoded.toolCalls.entries()) {
     yield { type: "tool_call_start", index, id: call.id, name: call.name };

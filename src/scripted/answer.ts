@@ -16,6 +16,23 @@ export interface Answer {
   usage: ScriptedUsage | null;
   /** Cut off at the request's max_tokens, as a real model's answer would be (finish_reason length). */
   truncated?: boolean;
+  /**
+   * What the model thought first: a Responses reasoning item (`id`, summary `text`, `secret` as its
+   * encrypted_content when the request asked for it) or an Anthropic thinking block (`secret` its
+   * signature; `redacted` the data of a redacted_thinking block after it).
+   */
+  thought?: Thought;
+  /** Responses output item ids: the message's, and each function call's by call id. */
+  itemIds?: { message: string; calls: Record<string, string> };
+}
+
+export interface Thought {
+  id: string;
+  text: string;
+  secret: string;
+  redacted?: string;
+  /** Responses: whether encrypted_content is included (the request's `include`). */
+  encrypted?: boolean;
 }
 
 /** Characters per output token, the same four the usage report counts. */

@@ -36,6 +36,22 @@ export function anthropicStreamFrames(answer: Answer): string[] {
     frame("ping", { type: "ping" }),
   ];
   let index = 0;
+  for (const block of thinkingBlocks(answer)) {
+    if (block.type === "redacted_thinking") {
+      frames.push(frame("content_block_start", { type: "content_block_start", index, content_block: block }));
+    } else {
+      const start = { type: "thinking", thinking: "", signature: "" };
+      frames.push(frame("content_block_start", { type: "content_block_start", index, content_block: start }));
+      for (const thinking of pieces(String(block.thinking), 16)) {
+        const delta = { type: "thinking_delta", thinking };
+        frames.push(frame("content_block_delta", { type: "content_block_delta", index, delta }));
+      }
+      const delta = { type: "signature_delta", signature: block.signature };
+      frames.push(frame("content_block_delta", { type: "content_block_delta", index, delta }));
+    }
+    frames.push(frame("content_block_stop", { type: "content_block_stop", index }));
+    index++;
+  }
   if (answer.text !== "" || answer.toolCalls.length === 0) {
     frames.push(
       frame("content_block_start", {
@@ -97,8 +113,17 @@ export function anthropicUnfinishedJson(answer: Answer): string {
   return JSON.stringify(body);
 }
 
+/** The answer's thinking and redacted_thinking blocks, as the API returns them whole. */
+export function thinkingBlocks(answer: Answer): Record<string, unknown>[] {
+  const t = answer.thought;
+  if (!t) return [];
+  const blocks: Record<string, unknown>[] = [{ type: "thinking", thinking: t.text, signature: t.secret }];
+  if (t.redacted !== undefined) blocks.push({ type: "redacted_thinking", data: t.redacted });
+  return blocks;
+}
+
 export function anthropicJson(answer: Answer): string {
-  const content: Record<string, unknown>[] = [];
+  const content: Record<string, unknown>[] = [...thinkingBlocks(answer)];
   if (answer.text !== "") content.push({ type: "text", text: answer.text });
   for (const call of answer.toolCalls) {
     content.push({ type: "tool_use", id: call.id, name: call.name, input: parseInput(call.arguments) });

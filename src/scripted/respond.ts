@@ -24,7 +24,7 @@ export function sendStatusStep(
   }
   const message = `scripted HTTP ${reply.status}`;
   const body =
-    format === "openai"
+    format !== "anthropic"
       ? openaiError(message, reply.status >= 500 ? "server_error" : "invalid_request_error")
       : anthropicError(message, reply.status === 429 ? "rate_limit_error" : "api_error");
   return send(res, reply.status, body, "application/json", headers);
@@ -37,7 +37,7 @@ export function sendError(
   message: string,
   type: string,
 ) {
-  send(res, status, format === "openai" ? openaiError(message, type) : anthropicError(message, type));
+  send(res, status, format !== "anthropic" ? openaiError(message, type) : anthropicError(message, type));
 }
 
 /** Headers and part of the body, then a destroyed socket: the client sees a stream without its end. */
@@ -93,7 +93,7 @@ export function modelList(models: string[], anthropic: boolean): string {
 export function presentedKey(req: IncomingMessage, format: WireFormatName): string | undefined {
   const auth = req.headers.authorization;
   const bearer = auth?.startsWith("Bearer ") ? auth.slice(7) : undefined;
-  if (format === "openai") return bearer;
+  if (format !== "anthropic") return bearer;
   const key = req.headers["x-api-key"];
   return (typeof key === "string" ? key : undefined) ?? bearer;
 }

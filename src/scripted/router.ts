@@ -19,8 +19,29 @@ function textOf(content: unknown): string {
     .join("");
 }
 
+/** Responses input: user messages' text, and each run of the model's own items counts as one turn. */
+function whoAsksResponses(input: unknown[]): { task: string; turn: number } {
+  let task: string | undefined;
+  let turn = 0;
+  let inAnswer = false;
+  for (const raw of input) {
+    const item = (raw ?? {}) as { type?: string; role?: string; content?: unknown };
+    const own = item.type === "reasoning" || item.type === "function_call" || item.role === "assistant";
+    if (own && !inAnswer) turn++;
+    inAnswer = own;
+    if (item.role === "user" && task === undefined) {
+      task = Array.isArray(item.content)
+        ? item.content.map((c) => (c as { text?: string })?.text ?? "").join("")
+        : textOf(item.content);
+    }
+  }
+  return { task: task ?? "", turn };
+}
+
 /** The task of the agent that sent this request and how many turns it has had (assistant messages). */
 export function whoAsks(ctx: Pick<ScriptContext, "body">): { task: string; turn: number } {
+  const input = (ctx.body as { input?: unknown }).input;
+  if (Array.isArray(input)) return whoAsksResponses(input);
   const body = ctx.body as { messages?: WireMessage[] };
   const messages = (body.messages ?? []).filter((m) => m.role !== "system");
   const task = textOf(messages.find((m) => m.role === "user")?.content);

@@ -1,11 +1,22 @@
 // The script language of the scripted model: what a test or the demo says the "model" does next,
 // and what it can look at in the request to decide.
 
-export type WireFormatName = "openai" | "anthropic";
+export type WireFormatName = "openai" | "responses" | "anthropic";
 
 interface StepTiming {
   /** Wait this long before responding; default ScriptedModelOptions.latencyMs. */
   delayMs?: number;
+}
+
+/**
+ * What the model thought before answering: a Responses reasoning item (its summary this text, its
+ * encrypted_content made by the server) or, when the request enables thinking, an Anthropic thinking
+ * block (signed by the server). Chat completions ignore it.
+ */
+interface StepReasoning {
+  reasoning?: string;
+  /** Anthropic: a redacted_thinking block with this data, after the thinking block. */
+  redactedThinking?: string;
 }
 
 export interface ScriptToolCall {
@@ -16,10 +27,10 @@ export interface ScriptToolCall {
 
 export type ScriptStep =
   /** A final answer. */
-  | ({ text: string; code?: undefined; toolCalls?: undefined } & StepTiming)
+  | ({ text: string; code?: undefined; toolCalls?: undefined } & StepTiming & StepReasoning)
   /** One call of the `ipython` tool with `{"code": ...}`, after optional text. */
-  | ({ code: string; text?: string } & StepTiming)
-  | ({ toolCalls: ScriptToolCall[]; text?: string } & StepTiming)
+  | ({ code: string; text?: string } & StepTiming & StepReasoning)
+  | ({ toolCalls: ScriptToolCall[]; text?: string } & StepTiming & StepReasoning)
   /** An HTTP error; `body` defaults to the format's JSON error; `retryAfter` is in seconds. */
   | ({ status: number; body?: string; retryAfter?: number; headers?: Record<string, string> } & StepTiming)
   /** Part of a response, then the socket is destroyed with no terminal marker. */
@@ -29,7 +40,13 @@ export type ScriptStep =
    * (with no text, chunks whose `choices` is empty) then `[DONE]`; Anthropic without `message_stop`.
    * Not streamed: OpenAI `choices: []`, Anthropic no content and no stop_reason.
    */
-  | ({ unfinished: true; text?: string } & StepTiming);
+  | ({ unfinished: true; text?: string } & StepTiming)
+  /**
+   * A response that starts (HTTP 200) and then fails in the stream: Responses `response.failed`,
+   * Anthropic an `error` event, OpenAI a chunk with `error`. `code` e.g. server_error (retried) or
+   * invalid_prompt (not).
+   */
+  | ({ failed: { code: string; message: string } } & StepTiming);
 
 export interface ScriptContext {
   /** 0-based number of this scripted request (requests rejected for auth or model are not counted). */
@@ -48,7 +65,14 @@ export type ScriptItem = ScriptStep | StepFunction;
 
 /** What a step becomes once normalised: the wire writers only see these. */
 export type Reply =
-  | { kind: "answer"; text: string; toolCalls: { name: string; arguments: string }[] }
+  | {
+      kind: "answer";
+      text: string;
+      toolCalls: { name: string; arguments: string }[];
+      reasoning?: string;
+      redactedThinking?: string;
+    }
+  | { kind: "failed"; code: string; message: string }
   | { kind: "status"; status: number; body?: string; retryAfter?: number; headers?: Record<string, string> }
   | { kind: "drop"; text: string }
   | { kind: "unfinished"; text: string };
@@ -66,13 +90,19 @@ export function toReply(step: ScriptStep): Reply {
   if ("drop" in step && step.drop) {
     return { kind: "drop", text: step.text ?? "This answer is cut off in the middle of a sentence because" };
   }
+  if ("failed" in step && step.failed) return { kind: "failed", ...step.failed };
   const text = "text" in step && typeof step.text === "string" ? step.text : "";
   if ("unfinished" in step && step.unfinished) return { kind: "unfinished", text };
+  const thought: { reasoning?: string; redactedThinking?: string } = {};
+  if ("reasoning" in step && typeof step.reasoning === "string") thought.reasoning = step.reasoning;
+  if ("redactedThinking" in step && typeof step.redactedThinking === "string")
+    thought.redactedThinking = step.redactedThinking;
   if ("code" in step && typeof step.code === "string") {
     return {
       kind: "answer",
       text,
       toolCalls: [{ name: "ipython", arguments: JSON.stringify({ code: step.code }) }],
+      ...thought,
     };
   }
   if ("toolCalls" in step && Array.isArray(step.toolCalls)) {
@@ -80,9 +110,10 @@ export function toReply(step: ScriptStep): Reply {
       name: c.name,
       arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
     }));
-    return { kind: "answer", text, toolCalls };
+    return { kind: "answer", text, toolCalls, ...thought };
   }
-  if ("text" in step && typeof step.text === "string") return { kind: "answer", text, toolCalls: [] };
+  if ("text" in step && typeof step.text === "string")
+    return { kind: "answer", text, toolCalls: [], ...thought };
   throw new Error(`not a script step: ${JSON.stringify(step)}`);
 }
 
@@ -103,10 +134,32 @@ function textOf(content: unknown): string | undefined {
   return texts.length > 0 ? texts.join("\n") : undefined;
 }
 
+/** Responses input: `function_call_output` items and user messages of `input_text` parts. */
+function describeResponsesInput(input: unknown): Pick<ScriptContext, "lastToolResult" | "lastUserText"> {
+  const out: Pick<ScriptContext, "lastToolResult" | "lastUserText"> = {};
+  if (!Array.isArray(input)) return out;
+  for (const raw of input) {
+    const item = record(raw);
+    if (item?.type === "function_call_output")
+      out.lastToolResult = typeof item.output === "string" ? item.output : "";
+    else if (item?.role === "user") {
+      const parts = Array.isArray(item.content) ? item.content : [];
+      const texts = parts
+        .map((p) => record(p))
+        .filter((p) => p?.type === "input_text" && typeof p.text === "string")
+        .map((p) => p?.text as string);
+      if (typeof item.content === "string") out.lastUserText = item.content;
+      else if (texts.length > 0) out.lastUserText = texts.join("\n");
+    }
+  }
+  return out;
+}
+
 export function describeRequest(
   format: WireFormatName,
   body: unknown,
 ): Pick<ScriptContext, "lastToolResult" | "lastUserText"> {
+  if (format === "responses") return describeResponsesInput(record(body)?.input);
   const messages = record(body)?.messages;
   const out: Pick<ScriptContext, "lastToolResult" | "lastUserText"> = {};
   if (!Array.isArray(messages)) return out;

@@ -31,6 +31,14 @@ import {
   sendStatusStep,
 } from "./respond.js";
 import {
+  responsesFailedFrames,
+  responsesFailedJson,
+  responsesJson,
+  responsesStreamFrames,
+  responsesUnfinishedFrames,
+  responsesUnfinishedJson,
+} from "./responses-wire.js";
+import {
   describeRequest,
   type Reply,
   type ScriptContext,
@@ -40,6 +48,7 @@ import {
   toReply,
   type WireFormatName,
 } from "./script.js";
+import { checkReturnedThoughts, type Thoughts } from "./thoughts.js";
 
 export interface ScriptedModelOptions {
   /** Steps consumed one per model request, in arrival order across both formats; or one function for all. */
@@ -76,6 +85,8 @@ export interface ScriptedModel {
   openaiBaseUrl: string;
   /** url, for Anthropic clients (which add /v1 themselves). */
   anthropicBaseUrl: string;
+  /** url + "/v1", for Responses API clients (POST /v1/responses). */
+  responsesBaseUrl: string;
   /** Model requests (not GET /v1/models), in arrival order. */
   requests: CapturedRequest[];
   /** Things that went wrong on the server side (script exhausted, bad JSON, unknown path, step threw). */
@@ -87,11 +98,52 @@ const DEFAULT_MODELS = ["scripted"];
 
 /** The answer's token limit as either format names it (OpenAI's newer field first). */
 function maxTokensOf(fields: Record<string, unknown>): number | undefined {
-  for (const key of ["max_completion_tokens", "max_tokens"]) {
+  for (const key of ["max_completion_tokens", "max_tokens", "max_output_tokens"]) {
     const value = fields[key];
     if (typeof value === "number" && Number.isFinite(value)) return value;
   }
   return undefined;
+}
+
+/** The streamed frames and the whole-JSON form of a reply in its wire format. */
+function render(
+  format: WireFormatName,
+  reply: Extract<Reply, { kind: "answer" | "drop" | "unfinished" | "failed" }>,
+  answer: Answer,
+  includeUsage: boolean,
+): { frames: string[]; json: string } {
+  const unfinished = reply.kind === "unfinished";
+  if (reply.kind === "failed") {
+    const { code, message } = reply;
+    if (format === "responses") {
+      return {
+        frames: responsesFailedFrames(answer, code, message),
+        json: responsesFailedJson(answer, code, message),
+      };
+    }
+    if (format === "anthropic") {
+      const error = anthropicError(message, code);
+      return { frames: [`event: error\ndata: ${error}\n\n`], json: error };
+    }
+    const error = openaiError(message, code, code);
+    return { frames: [`data: ${error}\n\n`], json: error };
+  }
+  if (format === "responses") {
+    return {
+      frames: (unfinished ? responsesUnfinishedFrames : responsesStreamFrames)(answer),
+      json: (unfinished ? responsesUnfinishedJson : responsesJson)(answer),
+    };
+  }
+  if (format === "openai") {
+    return {
+      frames: (unfinished ? openaiUnfinishedFrames : openaiStreamFrames)(answer, includeUsage),
+      json: (unfinished ? openaiUnfinishedJson : openaiJson)(answer),
+    };
+  }
+  return {
+    frames: (unfinished ? anthropicUnfinishedFrames : anthropicStreamFrames)(answer),
+    json: (unfinished ? anthropicUnfinishedJson : anthropicJson)(answer),
+  };
 }
 
 export async function startScriptedModel(options: ScriptedModelOptions): Promise<ScriptedModel> {
@@ -102,6 +154,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   let toolCallCount = 0;
   let responseCount = 0;
   let closed = false;
+  /** Reasoning the server handed out, to check that what comes back is what it sent. */
+  const thoughts: Thoughts = { issued: new Map() };
 
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -155,7 +209,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     if (!authorized(req, format)) return sendAuthError(req, res, format);
     const model = typeof fields.model === "string" ? fields.model : "";
     if (options.models && !options.models.includes(model)) {
-      return format === "openai"
+      return format !== "anthropic"
         ? send(
             res,
             404,
@@ -163,6 +217,10 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
           )
         : send(res, 404, anthropicError(`model: ${model}`, "not_found_error"));
     }
+
+    // As the real APIs do: reasoning sent back altered (or made up) is refused before the model runs.
+    const refusal = checkReturnedThoughts(format, fields, thoughts);
+    if (refusal) return sendError(res, format, 400, refusal, "invalid_request_error");
 
     const ctx: ScriptContext = { index: consumed++, body, rawBody, format, ...describeRequest(format, body) };
     const step = await nextStep(ctx);
@@ -186,21 +244,14 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     const answer = makeAnswer(
       format,
       model || "scripted",
-      reply,
+      reply.kind === "failed" ? { kind: "answer", text: "", toolCalls: [] } : reply,
       rawBody,
       previous?.rawBody,
       maxTokensOf(fields),
     );
+    if (reply.kind === "answer") addThought(answer, reply, format, fields);
     const includeUsage = record(fields.stream_options)?.include_usage === true;
-    const unfinished = reply.kind === "unfinished";
-    const frames =
-      format === "openai"
-        ? (unfinished ? openaiUnfinishedFrames : openaiStreamFrames)(answer, includeUsage)
-        : (unfinished ? anthropicUnfinishedFrames : anthropicStreamFrames)(answer);
-    const json =
-      format === "openai"
-        ? (unfinished ? openaiUnfinishedJson : openaiJson)(answer)
-        : (unfinished ? anthropicUnfinishedJson : anthropicJson)(answer);
+    const { frames, json } = render(format, reply, answer, includeUsage);
     if (reply.kind === "drop") return dropResponse(res, stream, frames, json);
     if (!stream) return send(res, 200, json);
     res.writeHead(200, {
@@ -216,6 +267,36 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     res.end();
   };
 
+  /** What the model thought, in the request's format: Responses always (reasoning models do), Anthropic with thinking on. */
+  const addThought = (
+    answer: Answer,
+    reply: Extract<Reply, { kind: "answer" }>,
+    format: WireFormatName,
+    fields: Record<string, unknown>,
+  ) => {
+    const n = responseCount;
+    if (format === "responses" && reply.reasoning !== undefined) {
+      const include = Array.isArray(fields.include) ? fields.include : [];
+      const secret = Buffer.from(`scripted reasoning ${n}: ${reply.reasoning}`).toString("base64");
+      answer.thought = {
+        id: `rs_scripted_${n}`,
+        text: reply.reasoning,
+        secret,
+        encrypted: include.includes("reasoning.encrypted_content"),
+      };
+    } else if (format === "anthropic" && record(fields.thinking)?.type === "enabled") {
+      // A model with thinking on always thinks first.
+      const text = reply.reasoning ?? "Considering the next step.";
+      answer.thought = {
+        id: `thinking_${n}`,
+        text,
+        secret: Buffer.from(`scripted signature ${n}`).toString("base64"),
+      };
+      if (reply.redactedThinking !== undefined) answer.thought.redacted = reply.redactedThinking;
+    }
+    if (answer.thought) thoughts.issued.set(answer.thought.id, { ...answer.thought });
+  };
+
   const makeAnswer = (
     format: WireFormatName,
     model: string,
@@ -229,12 +310,17 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       reply.kind === "answer"
         ? reply.toolCalls.map((c) => ({
             ...c,
-            id: `${format === "openai" ? "call" : "toolu"}_${++toolCallCount}`,
+            id: `${format === "anthropic" ? "toolu" : "call"}_${++toolCallCount}`,
           }))
         : [];
     const answer: Answer = limitAnswer(
       {
-        id: format === "openai" ? `chatcmpl-scripted-${responseCount}` : `msg_scripted_${responseCount}`,
+        id:
+          format === "openai"
+            ? `chatcmpl-scripted-${responseCount}`
+            : format === "responses"
+              ? `resp_scripted_${responseCount}`
+              : `msg_scripted_${responseCount}`,
         model,
         text: reply.text,
         toolCalls,
@@ -242,6 +328,11 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       },
       maxTokens,
     );
+    if (format === "responses") {
+      const calls: Record<string, string> = {};
+      for (const call of answer.toolCalls) calls[call.id] = `fc_scripted_${call.id.slice(5)}`;
+      answer.itemIds = { message: `msg_scripted_${responseCount}`, calls };
+    }
     if (options.reportUsage !== false) {
       const input = Math.ceil(rawBody.length / 4);
       // A shared prefix with the previous request stands in for a provider's prompt cache hit.
@@ -259,7 +350,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   const sendAuthError = (req: IncomingMessage, res: ServerResponse, format: WireFormatName) => {
     // Echo the key the way real servers partly do, so clients' redaction is exercised.
     const given = presentedKey(req, format) ?? "";
-    if (format === "openai") {
+    if (format !== "anthropic") {
       const message = `Incorrect API key provided: ${given}.`;
       return send(res, 401, openaiError(message, "invalid_request_error", "invalid_api_key"));
     }
@@ -287,6 +378,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     }
     if (req.method === "POST" && path === "/v1/messages")
       return handleModelRequest(req, res, "anthropic", rawBody);
+    if (req.method === "POST" && path === "/v1/responses")
+      return handleModelRequest(req, res, "responses", rawBody);
     if (req.method === "GET" && path === "/v1/models") {
       const anthropic =
         req.headers["anthropic-version"] !== undefined || req.headers["x-api-key"] !== undefined;
@@ -312,6 +405,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     url,
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
+    responsesBaseUrl: `${url}/v1`,
     requests,
     problems,
     close: () =>

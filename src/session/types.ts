@@ -22,6 +22,8 @@ export interface UsageRecord {
   cachedInputTokens: number;
   cacheWriteTokens: number;
   estimated: boolean;
+  /** Output tokens spent on reasoning (part of outputTokens), when the provider says. */
+  reasoningTokens?: number;
 }
 
 export interface SpendRecord {
@@ -63,6 +65,12 @@ export type JournalBody =
       turn: number;
       text: string;
       toolCalls: { id: string; name: string; arguments: string }[];
+      /** The answer's reasoning as the provider sent it (llm Reasoning), sent back unchanged; docs/providers.md. */
+      reasoning?: {
+        format: "openai-responses" | "anthropic";
+        items: Record<string, unknown>[];
+        itemIds?: Record<string, string>;
+      };
       usage: UsageRecord;
       cost: number | null;
       stopReason: string;

@@ -39,7 +39,7 @@ export function clientFor(
 ): ModelClient {
   return createModelClient({
     provider,
-    baseUrl: provider === "openai" ? model.openaiBaseUrl : model.anthropicBaseUrl,
+    baseUrl: provider === "anthropic" ? model.anthropicBaseUrl : model.openaiBaseUrl,
     model: "scripted",
     stream,
     retryBaseMs: 5,

@@ -1,0 +1,142 @@
+// OpenAI's Responses API (POST /v1/responses), stateless: `store: false`, and each answer's reasoning
+// items (encrypted) sent back with it in later requests, so a reasoning model keeps its train of thought
+// across the tool loop without OpenAI keeping the conversation. Bodies are built so that each request
+// is a byte extension of the previous one (`input` last, every item serialised from its own message).
+
+import { dataUrl, flattenToText } from "./content.js";
+import { decodeResponsesJson, decodeResponsesStream } from "./responses-decode.js";
+import { openaiEffort } from "./thinking.js";
+import type { AssistantMessage, ContentPart, Message, ModelRequest, ToolResultMessage } from "./types.js";
+import { type BodySettings, trimSlashes, type WireFormat } from "./wire.js";
+
+const IMAGES_FOLLOW = "attached in the next message";
+
+export const responsesWire: WireFormat = {
+  endpoint: (baseUrl) => `${trimSlashes(baseUrl)}/responses`,
+  headers(apiKey) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    return headers;
+  },
+  body: buildResponsesBody,
+  decodeStream: decodeResponsesStream,
+  decodeJson: decodeResponsesJson,
+};
+
+export function buildResponsesBody(request: ModelRequest, settings: BodySettings): string {
+  const head: Record<string, unknown> = { model: settings.model };
+  if (request.system) head.instructions = request.system;
+  if (settings.stream) head.stream = true;
+  // Nothing is kept at OpenAI: the conversation (reasoning included) travels in every request.
+  head.store = false;
+  if (settings.reasoningModel) {
+    // Without store, the reasoning comes back only encrypted, and only when asked for.
+    head.include = ["reasoning.encrypted_content"];
+    const effort = openaiEffort(settings.thinking, true);
+    if (effort) head.reasoning = { effort };
+  }
+  if (settings.maxOutputTokens !== undefined) head.max_output_tokens = settings.maxOutputTokens;
+  if (settings.promptCacheKey) head.prompt_cache_key = settings.promptCacheKey;
+  if (request.tools.length > 0) {
+    head.tools = request.tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      // Responses defaults to strict schemas, which need every property required; relm's are not.
+      strict: false,
+    }));
+  }
+  const input = serializeInput(request.messages, settings.acceptsImages);
+  return `${JSON.stringify(head).slice(0, -1)},"input":[${input.join(",")}]}`;
+}
+
+/** One JSON text per input item; each depends only on its own source message, never on later ones. */
+function serializeInput(messages: readonly Message[], acceptsImages: boolean): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Message;
+    if (m.role === "user") {
+      out.push(
+        JSON.stringify({ type: "message", role: "user", content: userContent(m.content, acceptsImages) }),
+      );
+    } else if (m.role === "assistant") {
+      out.push(...assistantItems(m));
+    } else {
+      // Images of a run of tool results go into one user message after it, as for chat completions.
+      const run: ToolResultMessage[] = [];
+      while (i < messages.length && messages[i]?.role === "tool")
+        run.push(messages[i++] as ToolResultMessage);
+      i--;
+      out.push(...toolRun(run, acceptsImages));
+    }
+  }
+  return out;
+}
+
+/**
+ * The answer's output items in the order the API produced them: reasoning, the message, the function
+ * calls. Reasoning items are spliced in as received; the message and calls keep their item ids, which
+ * the API pairs each reasoning item with.
+ */
+function assistantItems(m: AssistantMessage): string[] {
+  const out: string[] = [];
+  const reasoning = m.reasoning?.format === "openai-responses" ? m.reasoning : undefined;
+  for (const item of reasoning?.items ?? []) out.push(JSON.stringify(item));
+  const ids = reasoning?.itemIds ?? {};
+  if (m.text !== "") {
+    const messageId = ids.message;
+    out.push(
+      JSON.stringify(
+        messageId
+          ? {
+              type: "message",
+              role: "assistant",
+              content: [{ type: "output_text", text: m.text, annotations: [] }],
+              status: "completed",
+              id: messageId,
+            }
+          : { type: "message", role: "assistant", content: [{ type: "output_text", text: m.text }] },
+      ),
+    );
+  }
+  for (const call of m.toolCalls) {
+    const item: Record<string, unknown> = {
+      type: "function_call",
+      call_id: call.id,
+      name: call.name,
+      // The model's own text, verbatim: re-serialising could change bytes and miss the cache.
+      arguments: call.arguments,
+    };
+    const id = ids[call.id];
+    if (id) item.id = id;
+    out.push(JSON.stringify(item));
+  }
+  return out;
+}
+
+function toolRun(run: ToolResultMessage[], acceptsImages: boolean): string[] {
+  const out: string[] = [];
+  const imageParts: unknown[] = [];
+  for (const m of run) {
+    const images = m.content.filter((p) => p.type === "image");
+    const sendImages = acceptsImages && images.length > 0;
+    const output = sendImages ? flattenToText(m.content, IMAGES_FOLLOW) : flattenToText(m.content);
+    out.push(JSON.stringify({ type: "function_call_output", call_id: m.toolCallId, output }));
+    if (sendImages) {
+      imageParts.push({ type: "input_text", text: `Images from tool call ${m.toolCallId}:` });
+      for (const image of images) imageParts.push({ type: "input_image", image_url: dataUrl(image) });
+    }
+  }
+  if (imageParts.length > 0) out.push(JSON.stringify({ type: "message", role: "user", content: imageParts }));
+  return out;
+}
+
+function userContent(parts: readonly ContentPart[], acceptsImages: boolean): unknown[] {
+  if (!acceptsImages || parts.every((p) => p.type === "text")) {
+    return [{ type: "input_text", text: flattenToText(parts) }];
+  }
+  return parts.map((p) =>
+    p.type === "text" ? { type: "input_text", text: p.text } : { type: "input_image", image_url: dataUrl(p) },
+  );
+}
