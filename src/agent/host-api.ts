@@ -8,6 +8,7 @@ import { asRecord, HostRequestError, optionalString, requiredString } from "./ho
 import { handleLookRequest, type LookAgent } from "./look-api.js";
 import { handleMcpRequest, type McpApiAgent } from "./mcp-api.js";
 import { handleMessageRequest, type MessagingAgent } from "./messaging.js";
+import { handleToolkitRequest, type ToolkitApiAgent } from "./toolkit-api.js";
 import type { TreeOptions } from "./tree.js";
 import { handleWebRequest, type WebApiAgent } from "./web-api.js";
 
@@ -17,9 +18,13 @@ export interface HostApiAgent
     MessagingAgent,
     GoalAgent,
     McpApiAgent,
+    ToolkitApiAgent,
     WebApiAgent,
     LookAgent {
-  readonly tree: HarnessApiAgent["tree"] & McpApiAgent["tree"] & WebApiAgent["tree"];
+  readonly tree: HarnessApiAgent["tree"] &
+    McpApiAgent["tree"] &
+    ToolkitApiAgent["tree"] &
+    WebApiAgent["tree"];
   readonly scheduler: TreeOptions["scheduler"];
   readonly budget: Budget;
   readonly children: ChildManager;
@@ -37,6 +42,7 @@ export async function handleHostRequest(agent: HostApiAgent, method: string, raw
   if (method.startsWith("mcp.")) return handleMcpRequest(agent, method, raw);
   if (method.startsWith("web.")) return handleWebRequest(agent, method, raw);
   if (method.startsWith("look.")) return handleLookRequest(agent, method, raw);
+  if (method.startsWith("toolkit.")) return handleToolkitRequest(agent, method, raw);
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");

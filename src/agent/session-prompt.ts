@@ -29,6 +29,7 @@ export function promptInputsFor(
       variables: agent.variables,
     },
     {
+      toolkit: tree.toolkitBlock,
       harness: tree.harnessBlock,
       agentsMd: tree.agentsMd,
       role: agent.child ? CHILD_ROLE : undefined,

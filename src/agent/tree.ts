@@ -5,7 +5,7 @@ import type { SandboxSettings } from "../kernel/sandbox/types.js";
 import type { HarnessSpec } from "../harness/index.js";
 import { KERNEL_MARKER, startKernelTemplate } from "../kernel/index.js";
 import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
-import { openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
+import { type SandboxLauncher, openTreeSandbox } from "./sandbox.js";
 import type { ModelClient } from "../llm/types.js";
 import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
@@ -14,6 +14,7 @@ import { findAgentsMd } from "./prompt.js";
 import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
 import type { WebSettings } from "./web-api.js";
+import { renderToolkitBlock } from "./toolkit-prompt.js";
 
 export interface KernelSettings {
   /** Environment the kernels are started from; it is scrubbed of secrets first. */
@@ -99,6 +100,13 @@ export class AgentTree {
    * when the root's compaction reloads the harness (so children started after it see refined entries).
    */
   harnessBlock: string | undefined;
+  /** The toolkit's listing in every agent's system prompt, rendered once (src/agent/toolkit-prompt.ts). */
+  readonly toolkitBlock = renderToolkitBlock();
+  /**
+   * The session's gate commands while it runs autonomously (set by its host), for `run_tests()` in any
+   * agent's kernel to run when the project names no test command of its own.
+   */
+  gates: readonly string[] = [];
   /** The MCP servers every agent of the tree shares; undefined when none is configured. */
   readonly mcp: McpClients | undefined;
   /** Their listing in every agent's system prompt, rendered once (src/agent/mcp-prompt.ts). */
