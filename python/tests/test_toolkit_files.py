@@ -69,6 +69,20 @@ class EditCorpus(InDir):
         edit("run.sh", "hi", "there")
         self.assertEqual(os.stat("run.sh").st_mode & 0o777, 0o755)
 
+    def test_a_symlink_stays_a_link(self):
+        self.put("real.txt", b"a\n")
+        os.symlink("real.txt", "link.txt")
+        edit("link.txt", "a", "b")
+        write("link.txt", "c\n")
+        self.assertTrue(os.path.islink("link.txt"))
+        self.assertEqual(self.get("real.txt"), b"c\n")
+
+    def test_line_numbers_agree_with_view_despite_odd_breaks(self):
+        # A form feed or a lone CR is a line break to str.splitlines(), not to edit/view/grep.
+        self.put("odd.txt", b"a\x0cb\rc\nmark\n")
+        self.assertIn("     2\tmark", view("odd.txt"))
+        self.assertIn("at line 2", edit("odd.txt", "mark", "MARK"))
+
     def test_summary_shows_the_diff_and_reads_as_text(self):
         self.put("a.py", b"x = 1\n")
         out = edit("a.py", "x = 1", "x = 2")

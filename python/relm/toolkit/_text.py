@@ -127,14 +127,16 @@ def check_text(name, value):
 
 def write_atomic(path, data):
     """Writes `data` to `path` through a temp file in the same folder and a rename, keeping the mode of
-    a file that was there; returns the temp file's path before the rename (for callers that batch)."""
+    a file that was there."""
     tmp = stage(path, data)
-    os.replace(tmp, path)
+    os.replace(tmp, os.path.realpath(path))  # through a symlink: the link stays, its target changes
 
 
 def stage(path, data):
-    """`data` in a temp file beside `path`, with `path`'s mode if it exists; returns the temp path."""
-    folder = os.path.dirname(os.path.abspath(path))
+    """`data` in a temp file beside `path` (beside the file a symlink points to), with the file's mode
+    if it exists; returns the temp path."""
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".relm-", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:

@@ -41,7 +41,11 @@ def view(path, start=None, end=None):
     IsADirectoryError (use tree()) or ValueError for a binary file or a bad range.
     """
     ft, _ = read_file(path)
-    lines = ft.text.splitlines()
+    # Lines end at "\n" only (as edit() and grep count them), not at every character str.splitlines()
+    # takes for a line break.
+    lines = ft.text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
     total = len(lines)
     first, last = _range(start, end, total)
     out = []

@@ -225,7 +225,7 @@ def _commit(plan):
                 with open(s.path, "rb") as f:
                     originals[s.path] = f.read()
         for s, tmp in staged:
-            os.replace(tmp, s.path)
+            os.replace(tmp, os.path.realpath(s.path))
             done.append(s)
         for s in changed:
             if s.after is None:
