@@ -95,8 +95,11 @@ class FileText:
             ) from None
 
     def fit(self, text):
-        """`text` given by a caller, in this file's line-ending convention ("\\r\\n" made "\\n")."""
-        return text.replace("\r\n", "\n") if self.newline == "\r\n" else text
+        """`text` given by a caller, in this file's line-ending convention: "\\r\\n" made "\\n" in a
+        CRLF file (kept as "\\n" by the decoding) and in a file without any CR."""
+        if self.newline == "\r\n" or "\r" not in self.text:
+            return text.replace("\r\n", "\n")
+        return text
 
 
 def read_file(path):

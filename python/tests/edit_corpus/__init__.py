@@ -49,6 +49,7 @@ CASES = [
     dict(name="CRLF file, CRLF old", file=b"one\r\ntwo\r\n", old="one\r\ntwo", new="1\r\n2", expect=b"1\r\n2\r\n"),
     dict(name="CRLF file, inserted lines get CRLF", file=b"a\r\nb\r\n", old="a\n", new="a\nnew\n", expect=b"a\r\nnew\r\nb\r\n"),
     dict(name="CRLF file without final newline", file=b"a\r\nb", old="b", new="c", expect=b"a\r\nc"),
+    dict(name="LF file, CRLF old", file=b"a\nb\nc\n", old="a\r\nb", new="x\r\ny", expect=b"x\ny\nc\n"),
     dict(name="lone CR kept", file=b"a\rb\nc\n", old="c", new="d", expect=b"a\rb\nd\n"),
     # ---- encodings ----
     dict(name="latin-1 file", file=b"caf\xe9 cr\xe8me\n", old="café", new="cafe", expect=b"cafe cr\xe8me\n"),
