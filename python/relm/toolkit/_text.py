@@ -1,10 +1,8 @@
 """What the toolkit's modules share: text shown as itself, the output cap, files read and written back
 byte for byte (encoding, BOM, line endings), and the host notice of a changed file."""
 
-import difflib
 import os
 import re
-import tempfile
 
 # No toolkit function returns more text than this for display; the kernel caps a cell's output
 # (20 000 chars by default) and a function's result should leave room for the rest of the cell.
@@ -138,6 +136,8 @@ def write_atomic(path, data):
 def stage(path, data):
     """`data` in a temp file beside `path` (beside the file a symlink points to), with the file's mode
     if it exists; returns the temp path."""
+    import tempfile  # on first use: kernels start without it
+
     path = os.path.realpath(path)
     folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".relm-", suffix=".tmp", dir=folder)
@@ -162,6 +162,8 @@ def _umask():
 
 def unified_diff(path, before, after):
     """A unified diff of two texts (None for a missing file) as git would label it."""
+    import difflib  # on first use: kernels start without it
+
     name = rel(path)
     before_t, after_t = before or "", after or ""
     # difflib is slow on big inputs: diff only the lines from a little before the first difference to a

@@ -6,7 +6,6 @@ checkpoint taken before each turn that runs code already holds the files as they
 back what these functions changed.
 """
 
-import difflib
 import os
 import re
 
@@ -209,6 +208,8 @@ def _missing(path, ft, data, old):
 def _closest_line(lines, probe):
     """1-based number of the line most like `probe`, or None. In a big file only lines sharing one of
     its longer words are compared, so a refusal stays quick."""
+    import difflib  # on first use: kernels start without it
+
     numbered = list(enumerate(lines, 1))
     if len(numbered) > 5000:
         words = sorted(set(re.findall(r"\w{3,}", probe)), key=len, reverse=True)[:3]

@@ -5,7 +5,6 @@ written (temp files beside their targets, then renames), and a failure while ren
 was already written. Files keep their encoding, BOM and line endings.
 """
 
-import difflib
 import os
 
 from ._text import FileText, Shown, cap, check_text, diff_stats, read_file, rel, report_change, stage, unified_diff
@@ -189,6 +188,8 @@ def _seek(lines, want, start, near, eof=False):
 
 
 def _closest(lines, probe, lead=" ; closest line "):
+    import difflib  # on first use: kernels start without it
+
     stripped = [x.strip() for x in lines]
     close = difflib.get_close_matches(probe.strip(), stripped, n=1, cutoff=0.6)
     if not close:
