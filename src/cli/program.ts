@@ -219,8 +219,17 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     program
       .command("login")
       .description("choose a provider, endpoint, model and key; saved to $RELM_HOME/config.json (mode 0600)")
-      .option("--api-key-stdin", "read the API key from stdin instead of prompting"),
+      .option("--api-key-stdin", "read the API key from stdin instead of prompting")
+      .option(
+        "--search [provider]",
+        "set up web search for search() in the kernel: searxng, brave, tavily, serper or exa (docs/toolkit.md)",
+      ),
   ).action(async (flags) => {
+    if (flags.search !== undefined) {
+      const { loginSearch } = await import("./login-search.js");
+      setExit(await loginSearch(flags, runIo));
+      return;
+    }
     if (loginUsesUi(flags, terminalOf(io))) {
       setExit(await openLoginUi(flags, runIo));
       return;
