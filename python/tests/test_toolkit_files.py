@@ -361,5 +361,39 @@ class Diffs(InDir):
         self.assertIn("more chars]", out)
 
 
+class Package(unittest.TestCase):
+    def test_every_function_is_exported_to_kernels(self):
+        from relm import api
+
+        for name in ("view", "edit", "apply_patch", "write", "grep", "glob", "tree", "run_tests"):
+            self.assertIs(api.EXPORTS[name].__module__.startswith("relm.toolkit"), True, name)
+            self.assertGreater(len(api.EXPORTS[name].__doc__ or ""), 200, f"{name} has no manual")
+
+    def test_a_broken_module_is_left_out_not_the_kernel(self):
+        import contextlib
+        import importlib
+        import io
+        import types
+
+        import relm.toolkit as tk
+
+        def fake(name):
+            if name.endswith(".tests"):
+                raise RuntimeError("boom")
+            return importlib.import_module(name)
+
+        tk.importlib = types.SimpleNamespace(import_module=fake)
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                exports = tk._collect()
+        finally:
+            tk.importlib = importlib
+            tk.FAILED.pop("tests", None)
+        self.assertNotIn("run_tests", exports)
+        self.assertIn("edit", exports)
+        self.assertIn("the toolkit's tests module did not load: RuntimeError: boom", err.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -10,10 +10,12 @@ web (fetch, search) and images (look) are added beside them.
 """
 
 import importlib
+import sys
 
-# Module names in the order their exports are installed; a module that is missing (not written yet) or
-# fails to import is left out rather than breaking every kernel's start.
+# Module names in the order their exports are installed; a module that is missing or fails to import
+# is left out (and named in FAILED and on stderr) rather than breaking every kernel's start.
 _MODULES = ("files", "patch", "search", "tests", "web", "images")
+FAILED = {}
 
 
 def _collect():
@@ -24,8 +26,13 @@ def _collect():
         except ModuleNotFoundError as e:
             if e.name == f"{__name__}.{name}":
                 continue
-            raise
-        exports.update(getattr(module, "EXPORTS", {}))
+            FAILED[name] = f"{type(e).__name__}: {e}"
+        except Exception as e:  # noqa: BLE001 - one broken module must not cost the kernel the rest
+            FAILED[name] = f"{type(e).__name__}: {e}"
+        else:
+            exports.update(getattr(module, "EXPORTS", {}))
+            continue
+        print(f"relm: the toolkit's {name} module did not load: {FAILED[name]}", file=sys.stderr)
     return exports
 
 
