@@ -8,8 +8,10 @@ import { listSessions } from "../host/discovery.js";
 import { gitBranch } from "../host/info.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
+import { renderInputEagerly } from "./eager-input.js";
 import { ensureHighlighter } from "./highlight-lazy.js";
 import { loginFlow } from "./login.js";
+import { reachedBy } from "./login-subscription.js";
 import { DEFAULT_PASTE_THRESHOLD } from "./pastes.js";
 import { pickSession } from "./slash-session.js";
 import { makeTheme } from "./theme.js";
@@ -95,6 +97,7 @@ function pasteThreshold(env: NodeJS.ProcessEnv): number {
 /** Runs `body` with the terminal in the UI's hands, and gives it back whatever happens. */
 async function withTerminal<T>(body: (tui: TUI) => Promise<T>): Promise<T> {
   const tui = new TUI(new ProcessTerminal());
+  renderInputEagerly(tui);
   const restore = () => tui.stop();
   process.once("exit", restore);
   try {
@@ -167,7 +170,7 @@ async function opening(
     if (result.status === "interrupted") return false;
     if (result.status === "saved") {
       app.reloadConfigured();
-      app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} at ${result.config.baseUrl}`));
+      app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
     } else
       app.note(
         app.theme.warn("No model yet: /login chooses one (or run `relm demo` to see relm work without one)."),
@@ -208,7 +211,7 @@ export async function runLoginUi(_flags: TuiFlags, io: TuiIo): Promise<number> {
   if (!outcome) throw new UsageError("login did not finish");
   if (outcome.status === "saved") {
     io.stdout.write(
-      `saved ${outcome.path} (${outcome.config.model} at ${outcome.config.baseUrl}); check it with \`relm doctor\`\n`,
+      `saved ${outcome.path} (${outcome.config.model} ${reachedBy(outcome.config)}); check it with \`relm doctor\`\n`,
     );
     return 0;
   }
