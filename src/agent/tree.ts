@@ -1,20 +1,20 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LearnSettings } from "../config/learn-config.js";
-import type { SandboxSettings } from "../kernel/sandbox/types.js";
 import type { HarnessSpec } from "../harness/index.js";
 import { KERNEL_MARKER, startKernelTemplate } from "../kernel/index.js";
+import type { SandboxSettings } from "../kernel/sandbox/types.js";
 import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
-import { type SandboxLauncher, openTreeSandbox } from "./sandbox.js";
 import type { ModelClient } from "../llm/types.js";
 import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
+import { openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
 import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
-import type { WebSettings } from "./web-api.js";
 import { renderToolkitBlock } from "./toolkit-prompt.js";
+import type { WebSettings } from "./web-api.js";
 
 export interface KernelSettings {
   /** Environment the kernels are started from; it is scrubbed of secrets first. */
