@@ -82,7 +82,10 @@ function serializeInput(messages: readonly Message[], acceptsImages: boolean): s
 function assistantItems(m: AssistantMessage): string[] {
   const out: string[] = [];
   const reasoning = m.reasoning?.format === "openai-responses" ? m.reasoning : undefined;
-  for (const item of reasoning?.items ?? []) out.push(JSON.stringify(item));
+  // Reasoning must be followed by the item it led to; an answer cut off while still reasoning has none,
+  // and its reasoning is left out (the same way in every request, so the prefix holds).
+  const followed = m.text !== "" || m.toolCalls.length > 0;
+  if (followed) for (const item of reasoning?.items ?? []) out.push(JSON.stringify(item));
   const ids = reasoning?.itemIds ?? {};
   if (m.text !== "") {
     const messageId = ids.message;

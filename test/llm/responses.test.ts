@@ -152,6 +152,21 @@ describe("Responses API failures and settings", () => {
     expect(failed.error.message).toMatch(/could not be verified/);
   });
 
+  it("leaves out the reasoning of an answer cut off before it said anything", async () => {
+    model = await startScriptedModel({
+      script: [{ reasoning: "Long thought.", text: "abc" }, { text: "ok" }],
+    });
+    const client = clientFor(model, "openai-responses", true, { model: "o3" });
+    const messages: Message[] = [userText("go")];
+    const cut = doneOf(await events(client, request(messages, { maxOutputTokens: 0 })));
+    expect(cut.stopReason).toBe("max_output_tokens");
+    expect(cut.message.text).toBe("");
+    expect(cut.message.reasoning?.items).toHaveLength(1);
+    messages.push(cut.message, userText("continue"));
+    expect(doneOf(await events(client, request(messages))).message.text).toBe("ok");
+    expect(inputOf(model, 1).map((x) => x.role ?? x.type)).toEqual(["user", "user"]);
+  });
+
   it("retries a stream that ends without response.completed", async () => {
     model = await startScriptedModel({ script: [{ unfinished: true, text: "half" }, { text: "whole" }] });
     const list = await events(clientFor(model, "openai-responses", true), request([userText("hi")]));
