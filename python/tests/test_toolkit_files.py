@@ -283,6 +283,25 @@ rename to moved/b2.py
         apply_patch("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def a():\n-    return 1\n+    return 2\n")
         self.assertEqual(self.get("a.py"), b"# header\n\n\ndef a():   \n    return 2\n")
 
+    def test_hunk_counts_keep_lines_that_look_like_headers(self):
+        # Removing "-- old" and adding "++ new" shows as "--- old" / "+++ new": the counts say they are
+        # hunk lines, not a new file's header.
+        self.put("q.sql", b"select 1;\n-- old\nselect 2;\n")
+        apply_patch("--- a/q.sql\n+++ b/q.sql\n@@ -1,3 +1,3 @@\n select 1;\n--- old\n+++ new\n select 2;\n")
+        self.assertEqual(self.get("q.sql"), b"select 1;\n++ new\nselect 2;\n")
+
+    def test_format_patch_signature_and_short_counts(self):
+        mail = (
+            "From 1234 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\n---\n a.py | 2 +-\n\n"
+            "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def a():\n-    return 1\n+    return 5\n"
+            "-- \n2.39.5\n"
+        )
+        apply_patch(mail)
+        self.assertEqual(self.get("a.py"), b"def a():\n    return 5\n")
+        # Counts too small for the lines that follow: the lines win.
+        apply_patch("--- a/b.py\n+++ b/b.py\n@@ -1,1 +1,1 @@\n def b():\n-    return 2\n+    return 6\n")
+        self.assertEqual(self.get("b.py"), b"def b():\n    return 6\n")
+
     def test_no_newline_at_end_of_file(self):
         self.put("n.txt", b"a\nb")
         apply_patch("--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n")

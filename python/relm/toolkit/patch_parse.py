@@ -116,10 +116,18 @@ def _content_follows(lines, i, source):
 
 
 def _read_unified_hunk(lines, i):
+    """The hunk whose @@ line is lines[i], and the index after it. Its line counts are trusted when the
+    lines agree with them (so a removed "-- comment" line, shown as "--- comment", stays in the hunk);
+    models often miscount, so otherwise the hunk runs while lines look like hunk lines."""
     m = _HUNK.match(lines[i])
     start = int(m.group(1)) if m else None
     if m and m.group(2) == "0":
         start += 1  # "-5,0": insert after line 5
+    if m:
+        counted = _read_counted(lines, i + 1, int(m.group(2) or 1), int(m.group(4) or 1))
+        if counted is not None:
+            body, no_eol_old, no_eol_new, end = counted
+            return _Hunk(body, line=start, no_eol_old=no_eol_old, no_eol_new=no_eol_new), end
     i += 1
     body = []
     no_eol_old = no_eol_new = False
@@ -131,12 +139,7 @@ def _read_unified_hunk(lines, i):
         if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
             break
         if line.startswith("\\"):
-            if last == "-":
-                no_eol_old = True
-            elif last == "+":
-                no_eol_new = True
-            elif last == " ":
-                no_eol_old = no_eol_new = True
+            no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
             i += 1
             continue
         tag, rest = (line[:1], line[1:]) if line else (" ", "")
@@ -149,6 +152,58 @@ def _read_unified_hunk(lines, i):
         body.pop()
     body = [(tag, rest) for tag, rest, _ in body]
     return _Hunk(body, line=start, no_eol_old=no_eol_old, no_eol_new=no_eol_new), i
+
+
+def _no_eol(last, no_eol_old, no_eol_new):
+    """The "\\ No newline at end of file" marker applies to the line before it."""
+    if last == "-":
+        return True, no_eol_new
+    if last == "+":
+        return no_eol_old, True
+    if last == " ":
+        return True, True
+    return no_eol_old, no_eol_new
+
+
+def _read_counted(lines, i, old_n, new_n):
+    """(body, no_eol_old, no_eol_new, next index) read by the header's counts, or None when the lines
+    do not fit them (too few, a line that is no hunk line, or more hunk lines right after)."""
+    body = []
+    no_eol_old = no_eol_new = False
+    last = None
+    o = n = 0
+    while o < old_n or n < new_n:
+        if i >= len(lines):
+            return None
+        line = lines[i]
+        if line.startswith("\\"):
+            no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
+            i += 1
+            continue
+        tag, rest = (line[:1], line[1:]) if line else (" ", "")
+        if tag not in " +-":
+            return None
+        o += tag != "+"
+        n += tag != "-"
+        if o > old_n or n > new_n:
+            return None
+        body.append((tag, rest))
+        last = tag
+        i += 1
+    while i < len(lines) and lines[i].startswith("\\"):
+        no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
+        i += 1
+    if i < len(lines):
+        nxt = lines[i]
+        header = nxt.startswith(("@@", "diff ")) or (
+            nxt.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
+        )
+        # More lines that look like the hunk's (not a format-patch signature "-- "): the counts were short.
+        if nxt[:1] in ("+", "-") and not header and nxt != "-- ":
+            return None
+        if nxt.startswith(" ") and not header:
+            return None
+    return body, no_eol_old, no_eol_new, i
 
 
 def parse_codex(text):
