@@ -278,6 +278,13 @@ rename to moved/b2.py
         self.assertEqual(self.get("crlf.txt"), b"one\r\nTWO\r\nthree\r\n")
         self.assertIn("R a.py -> lib/a.py", out)
 
+    def test_codex_anchors_in_turn(self):
+        self.put("k.py", b"class A:\n    def f(self):\n        return 0\n\n\nclass B:\n    def f(self):\n        return 0\n")
+        apply_patch("*** Begin Patch\n*** Update File: k.py\n@@ class B:\n@@     def f(self):\n-        return 0\n+        return 2\n*** End Patch")
+        self.assertEqual(self.get("k.py").decode().split("return"), ["class A:\n    def f(self):\n        ", " 0\n\n\nclass B:\n    def f(self):\n        ", " 2\n"])
+        with self.assertRaisesRegex(PatchError, "the line after @@ \\('class C:'\\) is not in the file"):
+            apply_patch("*** Begin Patch\n*** Update File: k.py\n@@ class C:\n-        return 0\n+        return 3\n*** End Patch")
+
     def test_context_found_despite_trailing_whitespace_and_offset(self):
         self.put("a.py", b"# header\n\n\ndef a():   \n    return 1\n")
         apply_patch("--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def a():\n-    return 1\n+    return 2\n")

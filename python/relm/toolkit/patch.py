@@ -129,16 +129,20 @@ def _apply_hunks(path, text, hunks):
     for n, h in enumerate(hunks, 1):
         where = f"{path}: hunk {n} of {len(hunks)}"
         start = cursor
-        if h.anchor is not None:
-            found = _seek(lines, [h.anchor], start, None)
+        missing = None
+        for anchor in h.anchors:
+            found = _seek(lines, [anchor], start, None)
             if found is None:
-                problems.append(f"{where}: the line after @@ ({h.anchor!r}) is not in the file{_closest(lines, h.anchor)}")
-                continue
+                missing = anchor
+                break
             start = found + 1
+        if missing is not None:
+            problems.append(f"{where}: the line after @@ ({missing!r}) is not in the file{_closest(lines, missing)}")
+            continue
         if not h.old:
             if h.line is not None:
                 at = min(max(h.line - 1, 0), len(lines))
-            elif h.anchor is not None:
+            elif h.anchors:
                 at = start
             else:
                 at = len(lines)

@@ -9,10 +9,12 @@ class PatchError(ValueError):
 
 
 class _Hunk:
-    def __init__(self, body, line=None, anchor=None, eof=False, no_eol_old=False, no_eol_new=False):
+    def __init__(self, body, line=None, anchors=(), eof=False, no_eol_old=False, no_eol_new=False):
         self.body = body  # (tag, line without ending): " " context, "-" removed, "+" added
         self.line = line  # 1-based old start from a unified header, if any
-        self.anchor = anchor  # the `@@ text` of the Begin Patch format: a line to find first
+        # The `@@ text` lines of the Begin Patch format: lines to find first, in turn (`@@ class A` then
+        # `@@ def f():` reaches the f of class A).
+        self.anchors = list(anchors)
         self.eof = eof
         self.no_eol_old = no_eol_old
         self.no_eol_new = no_eol_new
@@ -265,7 +267,13 @@ def _read_codex_chunks(lines, i, op):
         if line.startswith("*** "):
             break
         if line.startswith("@@"):
-            hunk = _Hunk([], anchor=line[2:].strip() or None)
+            anchor = line[2:].strip()
+            if hunk is not None and not hunk.body:
+                if anchor:
+                    hunk.anchors.append(anchor)
+                i += 1
+                continue
+            hunk = _Hunk([], anchors=[anchor] if anchor else [])
             op.hunks.append(hunk)
             i += 1
             continue
