@@ -26,6 +26,8 @@ export interface LoopContext {
    * (epoch ms): the time budget's end, at which the cell is interrupted.
    */
   runCell(turn: number, callId: string, code: string, deadline?: number): Promise<CellResult>;
+  /** Names this conversation to the provider's prompt cache (the session id; see ModelRequest.cacheKey). */
+  readonly cacheKey?: string;
   /** The model's context window in tokens, when known: an answer is capped to fit beside the prompt. */
   readonly contextWindow?: number;
   /** The value passed to submit() during the last cell, if any, and its text; reading it clears it. */
@@ -71,7 +73,12 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
     const stop = ctx.budget.check();
     if (stop) return budgetStop(ctx, stop);
 
-    const request = { system: ctx.system, messages: ctx.messages, tools: [IPYTHON_TOOL] };
+    const request = {
+      system: ctx.system,
+      messages: ctx.messages,
+      tools: [IPYTHON_TOOL],
+      ...(ctx.cacheKey ? { cacheKey: ctx.cacheKey } : {}),
+    };
     const admitted = await admit(ctx.budget, ctx.client, request, ctx.abort.signal, {
       window: ctx.contextWindow,
     });

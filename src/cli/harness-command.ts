@@ -28,7 +28,10 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
     .option("--apply", "apply the checked edits without asking (needed when not in a terminal)")
     .addOption(new Option("--scope <scope>", "where the edits go (default session)").choices(SCOPES))
     .addOption(
-      new Option("--provider <name>", "wire format of the endpoint").choices(["openai", "anthropic"]),
+      new Option(
+        "--provider <name>",
+        "openai, openai-responses, anthropic or a preset: openrouter, gemini, groq, deepseek, mistral, xai, together, fireworks, cerebras, azure, lmstudio, vllm, ollama",
+      ),
     )
     .option("--base-url <url>", "endpoint of the refine model")
     .option("--model <name>", "refine model (default: refineModel in config.json, else the session's model)")

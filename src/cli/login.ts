@@ -14,17 +14,26 @@ import {
   relmHomeFrom,
 } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
-import type { Provider } from "../llm/types.js";
+import { findPreset, PRESETS as PROVIDER_PRESETS, presetNames, suggestPreset } from "../llm/presets.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
 
-const PRESETS: { name: string; provider: Provider; baseUrl: string; needsKey: boolean }[] = [
+/** `provider` is what config.json saves: a wire format or a provider preset's name. */
+const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: boolean }[] = [
   { name: "Ollama (local)", provider: "openai", baseUrl: "http://localhost:11434/v1", needsKey: false },
   { name: "LM Studio (local)", provider: "openai", baseUrl: "http://localhost:1234/v1", needsKey: false },
   { name: "vLLM (local)", provider: "openai", baseUrl: "http://localhost:8000/v1", needsKey: false },
   { name: "OpenAI", provider: "openai", baseUrl: DEFAULT_BASE_URL.openai, needsKey: true },
   { name: "Anthropic", provider: "anthropic", baseUrl: DEFAULT_BASE_URL.anthropic, needsKey: true },
-  { name: "OpenRouter", provider: "openai", baseUrl: "https://openrouter.ai/api/v1", needsKey: true },
+  // The other provider presets (llm/presets.ts), in their order.
+  ...PROVIDER_PRESETS.filter(
+    (p) => !p.local && !["openai", "openai-responses", "anthropic"].includes(p.name),
+  ).map((p) => ({
+    name: p.label,
+    provider: p.name,
+    baseUrl: p.baseUrl,
+    needsKey: true,
+  })),
 ];
 
 type LoginFlags = ConfigFlags & { apiKeyStdin?: boolean };
@@ -35,11 +44,19 @@ const NEEDS_MODEL = "login needs a model: --model NAME (the endpoint's name for 
 class LoginCancelled extends Error {}
 
 /** The endpoint from the flags, else the current one; a new provider without a URL gets its default. */
-function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: Provider; baseUrl: string } {
+function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: string; baseUrl: string } {
   const current = existing.provider ?? "openai";
-  const provider = (flags.provider as Provider | undefined) ?? current;
+  const provider = flags.provider ?? current;
+  const preset = findPreset(provider);
+  if (!preset) {
+    const suggestion = suggestPreset(provider);
+    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
+    throw new UsageError(
+      `--provider "${provider}" is not a known provider${hint}; known: ${presetNames().join(", ")}`,
+    );
+  }
   const kept = provider === current ? existing.baseUrl : undefined;
-  return { provider, baseUrl: flags.baseUrl ?? kept ?? DEFAULT_BASE_URL[provider] };
+  return { provider: preset.name, baseUrl: flags.baseUrl ?? kept ?? preset.baseUrl };
 }
 
 /** A saved key goes only to the endpoint it was saved for: never sent to a new base URL unasked. */

@@ -79,7 +79,7 @@ export async function agentsAction(io: RunIo, flags: { json?: boolean }): Promis
   } else if (sessions.length === 0) {
     io.stdout.write('no sessions yet: relm run "..." or relm demo\n');
   } else {
-    const rows = [["ID", "STATUS", "STARTED", "ACTIVE", "TOKENS", "COST", "CWD", "TITLE"]];
+    const rows = [["ID", "STATUS", "STARTED", "ACTIVE", "TOKENS", "CACHED", "COST", "CWD", "TITLE"]];
     for (const s of sessions) {
       const cost = s.cost === null ? "unpriced" : usd(s.cost);
       rows.push([
@@ -88,6 +88,8 @@ export async function agentsAction(io: RunIo, flags: { json?: boolean }): Promis
         ago(s.created),
         ago(s.lastActivity),
         String(s.tokens),
+        // Input tokens read from the provider's prompt cache (priced lower); "-" before it was recorded.
+        s.cachedTokens === undefined ? "-" : String(s.cachedTokens),
         cost,
         s.cwd,
         s.title,

@@ -95,6 +95,8 @@ function fromJournal(home: string, id: string): SessionState | undefined {
       status,
       lastActivity: last?.t ?? header.created,
       tokens: tally.usage.input + tally.usage.output,
+      cachedTokens: tally.usage.cached,
+      cacheWriteTokens: tally.usage.cacheWrite,
       cost: tally.cost,
       pid: 0,
       detached: false,

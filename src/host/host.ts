@@ -460,6 +460,8 @@ export class SessionHost {
       reason: this.reason,
       lastActivity: this.lastActivity,
       tokens: usage.input + usage.output,
+      cachedTokens: usage.cached,
+      cacheWriteTokens: usage.cacheWrite,
       cost,
       pid: process.pid,
       detached: this.options.detached,

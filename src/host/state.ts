@@ -18,6 +18,10 @@ export interface SessionState {
   reason?: string;
   lastActivity: string;
   tokens: number;
+  /** Of the input tokens, those read from the provider's prompt cache (absent in older state files). */
+  cachedTokens?: number;
+  /** Of the input tokens, those written to the provider's prompt cache (Anthropic). */
+  cacheWriteTokens?: number;
   cost: number | null;
   pid: number;
   detached: boolean;

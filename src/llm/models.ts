@@ -1,6 +1,7 @@
 // What an endpoint serves, and whether a model there answers: for the login picker and /model.
 import { collectResponse, isModelError } from "./complete.js";
 import { createModelClient } from "./index.js";
+import { presetClientOptions } from "./presets.js";
 import type { Provider } from "./types.js";
 
 export type ModelList = { ids: string[] } | { error: string; status?: number };
@@ -59,8 +60,11 @@ export async function testModel(options: {
   apiKey?: string;
   model: string;
   timeoutMs?: number;
+  /** A provider preset's name: its headers, query and key header (Azure's api-key) are used too. */
+  preset?: string;
 }): Promise<string | undefined> {
   const client = createModelClient({
+    ...presetClientOptions(options.preset, process.env),
     provider: options.provider,
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,

@@ -78,6 +78,11 @@ export interface ModelRequest {
    * cover. A try already in flight is not cut here; abort the signal for that.
    */
   deadline?: number;
+  /**
+   * A stable name for the conversation this request continues (the session id): sent as OpenAI's
+   * `prompt_cache_key` where the endpoint takes one, so a session's requests share a cache. Not secret.
+   */
+  cacheKey?: string;
 }
 
 export interface Usage {
@@ -203,6 +208,16 @@ export interface ClientOptions {
   reasoning?: boolean;
   /** Responses `prompt_cache_key` (the same for every request of a session, so they share a cache). */
   promptCacheKey?: string;
+  /** Extra headers of every request (a provider preset's). */
+  headers?: Record<string, string>;
+  /** Query parameters of every request (Azure's api-version). */
+  query?: Record<string, string>;
+  /** Send the key as `api-key: KEY` (Azure) instead of the wire format's own header. */
+  keyHeader?: "authorization" | "x-api-key" | "api-key";
+  /** The model catalog section prices, windows and limits are looked up in first (a preset's). */
+  catalog?: string;
+  /** A local server (LM Studio, vLLM, Ollama): the catalog gives no price, only windows and limits. */
+  local?: boolean;
   /**
    * Request headers that authenticate, instead of the API key's (subscription sign-in): called before
    * every try. After a 401 it is called once more with `refresh: true` and the try repeated at once.

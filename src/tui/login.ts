@@ -5,18 +5,40 @@ import { join } from "node:path";
 import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../config/config.js";
 import { writeConfigFile } from "../config/save.js";
 import { listModels, testModel } from "../llm/models.js";
+import { PRESETS, presetBaseUrl } from "../llm/presets.js";
 import type { Provider } from "../llm/types.js";
 import type { AppControl } from "./app-api.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
 
 interface Endpoint {
-  id: "anthropic" | "openai" | "openrouter" | "ollama" | "custom";
+  /** anthropic, openai, openrouter, ollama, custom, or another provider preset's name. */
+  id: string;
   label: string;
   provider: Provider;
   baseUrl: string;
   keyEnv?: string;
   needsKey: boolean;
 }
+  /** The provider preset saved as config `provider` (its headers, query and catalog then apply). */
+  preset?: string;
+  /** The base URL is asked for (a local server's address, Azure's resource endpoint). */
+  askUrl?: boolean;
+}
+
+const LISTED_FIRST = new Set(["anthropic", "openai", "openai-responses", "openrouter", "ollama"]);
+
+/** The other provider presets (llm/presets.ts), after the entries above. */
+function presetEndpoints(): Endpoint[] {
+  return PRESETS.filter((p) => !LISTED_FIRST.has(p.name)).map((p) => ({
+    id: p.name,
+    label: p.label,
+    provider: p.wire,
+    baseUrl: p.baseUrl,
+    ...(p.keyEnv[0] ? { keyEnv: p.keyEnv[0] } : {}),
+    needsKey: !p.local,
+    preset: p.name,
+    ...(p.local || p.baseUrlFrom ? { askUrl: true } : {}),
+  }));
 
 export type LoginResult =
   | { status: "saved"; path: string; config: ConfigFile }
@@ -56,6 +78,7 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
       keyEnv: "OPENROUTER_API_KEY",
       needsKey: true,
     },
+      preset: "openrouter",
     { id: "ollama", label: "Ollama (local)", provider: "openai", baseUrl: ollamaBase(env), needsKey: false },
     {
       id: "custom",
@@ -65,6 +88,7 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
       needsKey: false,
     },
   ];
+    ...presetEndpoints(),
 }
 
 class Cancelled extends Error {}
@@ -139,13 +163,13 @@ export async function loginFlow(
         if (choice === undefined) return { status: "cancelled" };
         endpoint = all.find((e) => e.id === choice) as Endpoint;
         baseUrl = endpoint.baseUrl;
-        go(endpoint.id === "custom" || endpoint.id === "ollama" ? "url" : "key");
+        go(endpoint.id === "custom" || endpoint.id === "ollama" || endpoint.askUrl ? "url" : "key");
         continue;
       }
       const ep = endpoint as Endpoint;
       if (step === "url") {
         const initial =
-          ep.id === "ollama"
+          ep.id === "ollama" || ep.askUrl
             ? ep.baseUrl
             : current?.id === "custom"
               ? existing.baseUrl
@@ -166,7 +190,7 @@ export async function loginFlow(
           if (interrupted) return { status: "interrupted" };
           continue;
         }
-        baseUrl = url.replace(/\/+$/, "");
+        baseUrl = presetBaseUrl(ep.preset, url);
         go(ep.id === "ollama" ? "model" : "key");
         continue;
       }
@@ -181,7 +205,13 @@ export async function loginFlow(
         continue;
       }
       const busy = showBusy(dialogs, "Checking", `Sending a one-token request to ${model} at ${baseUrl}…`);
-      const problem = await testModel({ provider: ep.provider, baseUrl, apiKey: key.value, model });
+      const problem = await testModel({
+        provider: ep.provider,
+        baseUrl,
+        apiKey: key.value,
+        model,
+        ...(ep.preset ? { preset: ep.preset } : {}),
+      });
       busy.hide();
       if (interrupted) return { status: "interrupted" };
       if (problem) {
@@ -203,7 +233,7 @@ export async function loginFlow(
           continue;
         }
       }
-      const config: ConfigFile = { ...existing, provider: ep.provider, baseUrl, model };
+      const config: ConfigFile = { ...existing, provider: ep.preset ?? ep.provider, baseUrl, model };
       if (key.source === "typed") config.apiKey = key.value;
       else if (key.source !== "saved") delete config.apiKey;
       writeConfigFile(path, config);

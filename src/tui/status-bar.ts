@@ -65,9 +65,7 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
     const ctx = `ctx ${pct}%`;
     first.push(pct >= 80 ? t.warn(ctx) : pct >= 60 ? t.c.yellowBright(ctx) : ctx);
     const u = info.usage;
-    first.push(
-      `↑${formatTokens(u.input)} ↓${formatTokens(u.output)}${u.cached > 0 ? t.dim(` (${formatTokens(u.cached)} cached)`) : ""}`,
-    );
+    first.push(`↑${formatTokens(u.input)} ↓${formatTokens(u.output)}${cacheNote(u, t)}`);
     first.push(info.cost === null ? t.dim("unpriced") : money(info.cost));
     const left = budgetLeft(info);
     if (left) first.push(left);
@@ -118,4 +116,11 @@ export class StatusBar implements Component {
   render(width: number): string[] {
     return statusLines(this.data(), width, this.theme);
   }
+}
+
+/** Prompt-cache reads (and writes, where the provider reports them: Anthropic) beside the input tokens. */
+function cacheNote(u: { cached: number; cacheWrite: number }, t: Theme): string {
+  if (u.cached === 0 && u.cacheWrite === 0) return "";
+  const written = u.cacheWrite > 0 ? `, ${formatTokens(u.cacheWrite)} written` : "";
+  return t.dim(` (${formatTokens(u.cached)} cached${written})`);
 }

@@ -76,8 +76,8 @@ describe("config.json", () => {
       ],
       [{ cellTimeoutSeconds: 0 }, "config.json: cellTimeoutSeconds must be a number > 0 (seconds), got 0"],
       [
-        { provider: "ollama" },
-        'config.json: provider must be "openai" (any OpenAI-compatible server) or "anthropic", got "ollama"',
+        { provider: 42 },
+        'config.json: provider must be a provider name such as "openai", "anthropic" or "openrouter", got 42',
       ],
       [
         { baseUrl: "localhost:11434" },
