@@ -126,6 +126,11 @@ export function sessionCommands(): CommandSpec[] {
       run: (api) => api.login(),
     },
     {
+      name: "search-setup",
+      description: "choose the web search provider and key for search() (saved 0600)",
+      run: async (api) => (await import("./login-search.js")).searchSetupInSession(api),
+    },
+    {
       name: "model",
       args: "[NAME]",
       description: "switch the model for the next turn (a list when no name)",
