@@ -387,6 +387,10 @@ class Diffs(InDir):
         self.assertIn("more chars]", out)
 
 
+def files_module_path(name):
+    return os.path.join(os.path.dirname(files.__file__), name)
+
+
 class Package(unittest.TestCase):
     def test_every_function_is_exported_to_kernels(self):
         from relm import api
@@ -394,6 +398,17 @@ class Package(unittest.TestCase):
         for name in ("view", "edit", "apply_patch", "write", "grep", "glob", "tree", "run_tests"):
             self.assertIs(api.EXPORTS[name].__module__.startswith("relm.toolkit"), True, name)
             self.assertGreater(len(api.EXPORTS[name].__doc__ or ""), 200, f"{name} has no manual")
+
+    def test_a_misuse_is_raised_without_the_toolkits_frames(self):
+        import traceback
+
+        from relm import api
+
+        for call in (lambda: api.EXPORTS["view"]("/nonexistent/x"), lambda: api.EXPORTS["grep"]("(")):
+            with self.assertRaises((OSError, ValueError)) as caught:
+                call()
+            files = {frame.filename for frame in traceback.extract_tb(caught.exception.__traceback__)}
+            self.assertEqual({f for f in files if "toolkit" in f}, {files_module_path("_text.py")})
 
     def test_a_broken_module_is_left_out_not_the_kernel(self):
         import contextlib

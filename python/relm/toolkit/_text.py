@@ -11,6 +11,22 @@ OUTPUT_CAP = 12_000
 DIFF_CAP = 20_000
 
 
+def public(fn):
+    """A toolkit function as the kernel gets it: a misuse (ValueError, TypeError, OSError) is raised
+    without the toolkit's own frames, so the model's traceback is its cell and the message."""
+    import functools
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841 - IPython shows this frame only as the last one
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, TypeError, OSError) as error:
+            raise error.with_traceback(None) from None
+
+    return call
+
+
 class Shown(str):
     """A str whose repr is the text itself: as a cell's last expression it reads like printed output,
     and it is still a str (slice it, search it, print it)."""

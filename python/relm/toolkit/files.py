@@ -16,6 +16,7 @@ from ._text import (
     check_path,
     check_text,
     diff_stats,
+    public,
     read_file,
     rel,
     report_change,
@@ -31,6 +32,7 @@ class EditError(ValueError):
     """edit() refused: `old` is missing or matches too many times. The message says where and why."""
 
 
+@public
 def view(path, start=None, end=None):
     """Shows a text file with line numbers: `view("src/app.py")`, `view("src/app.py", 120, 160)`.
 
@@ -88,6 +90,7 @@ def _range(start, end, total):
     return first, last
 
 
+@public
 def edit(path, old, new, count=1):
     """Replaces the exact text `old` with `new` in the file at `path`, and returns what changed (a diff).
 
@@ -239,6 +242,7 @@ def _whitespace_hint(have, want):
     return " (spacing inside the line differs)"
 
 
+@public
 def write(path, text):
     """Writes `text` to the file at `path`, creating it and any missing parent folders; returns what
     changed: "created PATH (N lines)", "PATH: N lines changed (+a -b)" or "PATH: unchanged".

@@ -7,10 +7,23 @@ was already written. Files keep their encoding, BOM and line endings.
 
 import os
 
-from ._text import FileText, Shown, cap, check_text, diff_stats, read_file, rel, report_change, stage, unified_diff
+from ._text import (
+    FileText,
+    Shown,
+    cap,
+    check_text,
+    diff_stats,
+    public,
+    read_file,
+    rel,
+    report_change,
+    stage,
+    unified_diff,
+)
 from .patch_parse import PatchError, parse_codex, parse_unified
 
 
+@public
 def apply_patch(text):
     """Applies a patch to files under the cwd and returns a summary of what changed.
 

@@ -15,7 +15,7 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import OUTPUT_CAP, Shown, cap, check_path, check_text
+from ._text import OUTPUT_CAP, Shown, cap, check_path, check_text, public
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 10_000  # matches read from a backend before it is stopped
@@ -49,6 +49,7 @@ class Results(list):
         p.text(repr(self))
 
 
+@public
 def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     """Searches files under `path` for the regex `pattern` (Python syntax) and returns a list of
     Match(path, line, text), one per matching line, in path order.
@@ -235,6 +236,7 @@ def _glob_filter(glob, root):
     return keep
 
 
+@public
 def glob(pattern, path=".", max_results=500):
     """Files and folders matching the glob `pattern` below `path`, .gitignore respected, sorted:
     `glob("**/*.py")` (any depth), `glob("src/*.ts")`, `glob("*.md")` (top level only).
@@ -302,6 +304,7 @@ glob.escape = _stdlib_glob.escape
 glob.has_magic = _stdlib_glob.has_magic
 
 
+@public
 def tree(path=".", depth=2, max_entries=400):
     """The folders and files below `path`, `depth` levels deep, .gitignore respected, as indented text.
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+from ._text import public
 from .runners import parse
 
 TAIL = 4000  # chars of the raw output kept as .tail
@@ -69,6 +70,7 @@ class TestReport:
         return self.ok
 
 
+@public
 def run_tests(cmd=None, timeout=None, cwd=None):
     """Runs the project's tests and returns a TestReport: `.ok`, `.passed`, `.failed`, `.skipped`,
     `.failures` (names), `.first_failure` (its trace), `.tail` (end of the raw output), `.output`.
