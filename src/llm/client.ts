@@ -91,6 +91,7 @@ function buildBody(setup: Setup, request: ModelRequest): string {
       asked !== undefined && maxOutputTokens !== undefined ? Math.min(asked, maxOutputTokens) : asked,
     thinking: options.thinking,
     reasoningModel: options.reasoning ?? isOpenAIReasoningModel(options.model),
+    reasoningSummary: options.reasoningSummary,
     promptCacheKey: options.promptCacheKey,
   });
 }

@@ -33,7 +33,10 @@ export function buildResponsesBody(request: ModelRequest, settings: BodySettings
     // Without store, the reasoning comes back only encrypted, and only when asked for.
     head.include = ["reasoning.encrypted_content"];
     const effort = openaiEffort(settings.thinking, true);
-    if (effort) head.reasoning = { effort };
+    const reasoning: Record<string, string> = effort ? { effort } : {};
+    // Summaries only when asked for: unverified organizations get a 400 for them.
+    if (settings.reasoningSummary) reasoning.summary = "auto";
+    if (Object.keys(reasoning).length > 0) head.reasoning = reasoning;
   }
   if (settings.maxOutputTokens !== undefined) head.max_output_tokens = settings.maxOutputTokens;
   if (settings.promptCacheKey) head.prompt_cache_key = settings.promptCacheKey;

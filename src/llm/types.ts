@@ -206,6 +206,11 @@ export interface ClientOptions {
   thinking?: ThinkingLevel;
   /** Whether the model reasons (Responses: asks for encrypted reasoning); default: guessed from its name. */
   reasoning?: boolean;
+  /**
+   * Responses: ask for reasoning summaries (`reasoning.summary: "auto"`), streamed as `reasoning` events.
+   * Off by default: OpenAI refuses it (400) for organizations that are not verified.
+   */
+  reasoningSummary?: boolean;
   /** Responses `prompt_cache_key` (the same for every request of a session, so they share a cache). */
   promptCacheKey?: string;
   /** Extra headers of every request (a provider preset's). */

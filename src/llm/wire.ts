@@ -33,6 +33,8 @@ export interface BodySettings {
   thinking?: ThinkingLevel;
   /** The model reasons (OpenAI reasoning models): it takes an effort, and Responses asks for its reasoning. */
   reasoningModel: boolean;
+  /** Responses: ask for reasoning summaries (ClientOptions.reasoningSummary). */
+  reasoningSummary?: boolean;
   promptCacheKey?: string;
 }
 

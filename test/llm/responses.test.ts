@@ -175,7 +175,7 @@ describe("Responses API failures and settings", () => {
   });
 
   it("maps --thinking to reasoning.effort for reasoning models only, none for off", async () => {
-    model = await startScriptedModel({ script: [{ text: "a" }, { text: "b" }, { text: "c" }] });
+    model = await startScriptedModel({ script: [{ text: "a" }], onExhausted: "repeat-last" });
     for (const [name, thinking] of [
       ["o4-mini", "high"],
       ["gpt-5", "off"],
@@ -185,8 +185,19 @@ describe("Responses API failures and settings", () => {
         await events(clientFor(model, "openai-responses", true, { model: name, thinking }), request([])),
       );
     }
+    doneOf(
+      await events(
+        clientFor(model, "openai-responses", true, {
+          model: "gpt-5",
+          thinking: "low",
+          reasoningSummary: true,
+        }),
+        request([]),
+      ),
+    );
     const bodies = model.requests.map((r) => r.body as Item);
     expect(bodies[0]?.reasoning).toEqual({ effort: "high" });
+    expect(bodies[3]?.reasoning).toEqual({ effort: "low", summary: "auto" });
     expect(bodies[1]?.reasoning).toBeUndefined();
     expect(bodies[1]?.include).toEqual(["reasoning.encrypted_content"]);
     expect(bodies[2]?.reasoning).toBeUndefined();
