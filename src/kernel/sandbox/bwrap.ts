@@ -12,7 +12,8 @@ export interface BwrapPlan {
   writable: string[];
   /** Directories hidden under an empty tmpfs (RELM_HOME, the fork sockets' dir, $HOME in strict mode). */
   hidden: string[];
-  readable: string[];
+  /** Shown read-only at `dest` (the path the kernel is given), from `src` (its real path). */
+  readable: { src: string; dest: string }[];
   /** Unix sockets bound in at their own path (the warm template's fork socket). */
   sockets: string[];
   /** Files under /run that must stay visible (e.g. /etc/resolv.conf's target). */
@@ -47,7 +48,7 @@ export function bwrapArgs(plan: BwrapPlan, argv: string[], cwd: string): string[
     { op: "--tmpfs", dest: "/dev/shm" },
     ...plan.hidden.map((dest): Mount => ({ op: "--tmpfs", dest })),
     ...plan.runFiles.map((p): Mount => ({ op: "--ro-bind", src: p, dest: p })),
-    ...plan.readable.map((p): Mount => ({ op: "--ro-bind", src: p, dest: p })),
+    ...plan.readable.map(({ src, dest }): Mount => ({ op: "--ro-bind", src, dest })),
     ...plan.devices.map((p): Mount => ({ op: "--dev-bind", src: p, dest: p })),
     { op: "--bind", src: plan.project, dest: plan.project },
     ...plan.writable.map((p): Mount => ({ op: "--bind", src: p, dest: p })),

@@ -8,6 +8,8 @@ import type { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings, SpawnCommand } from "./types.js";
 
 const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
+/** Directories every sandbox gets its own empty copy of (bwrap.ts). */
+const PRIVATE_DIRS = ["/tmp", "/run", "/dev/shm"];
 
 function real(p: string): string | undefined {
   try {
@@ -53,12 +55,20 @@ export class LinuxSandbox implements KernelSandbox {
     const hidden = [...new Set([...paths.hidden.map(real), ...hideHome])].filter(
       (p): p is string => p !== undefined && p !== "/" && p !== project,
     );
-    // What must stay readable inside a hidden directory: relm's package, the interpreter's prefix (a
-    // venv or pyenv under $HOME), PYTHONPATH entries such as skills under RELM_HOME.
-    const wanted = [RELM_PYTHON_DIR, path.dirname(path.dirname(real(python) ?? python)), ...paths.readable];
-    const readable = [...new Set(wanted.map(real).filter((p): p is string => p !== undefined))].filter(
-      (p) => hidden.some((h) => within(p, h)) && !within(p, project),
-    );
+    // What must stay readable inside a hidden directory (or the sandbox's own /tmp): relm's package, the
+    // interpreter's prefix (a venv, or pyenv under $HOME), PYTHONPATH entries such as skills under
+    // RELM_HOME. Each at the path the kernel is given and at its real path (they differ through symlinks).
+    const wanted = [RELM_PYTHON_DIR, path.dirname(path.dirname(python)), ...paths.readable];
+    wanted.push(path.dirname(path.dirname(real(python) ?? python)));
+    const covered = [...hidden, ...PRIVATE_DIRS];
+    const binds = new Map<string, string>();
+    for (const p of wanted) {
+      const src = real(p);
+      if (!src) continue;
+      for (const dest of [path.resolve(p), src])
+        if (covered.some((h) => within(dest, h)) && !within(dest, project)) binds.set(dest, src);
+    }
+    const readable = [...binds].map(([dest, src]) => ({ src, dest }));
     const resolv = real("/etc/resolv.conf");
     this.plan = {
       net:

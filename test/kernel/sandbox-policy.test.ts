@@ -1,0 +1,142 @@
+// The sandbox's settings and its bubblewrap command line, without running anything.
+import { describe, expect, it } from "vitest";
+import { type BwrapPlan, bwrapArgs } from "../../src/kernel/sandbox/bwrap.js";
+import {
+  allowed,
+  netPolicyOf,
+  parseNetRule,
+  sandboxArgs,
+  sandboxSettingsOf,
+} from "../../src/kernel/sandbox/policy.js";
+
+describe("--allow-net values", () => {
+  it("parse as HOST[:PORT], wildcards and IPv6 in brackets", () => {
+    expect(parseNetRule("PyPI.org")).toEqual({ host: "pypi.org" });
+    expect(parseNetRule("127.0.0.1:8080")).toEqual({ host: "127.0.0.1", port: 8080 });
+    expect(parseNetRule("*.github.com:443")).toEqual({ host: "*.github.com", port: 443 });
+    expect(parseNetRule("[::1]:9000")).toEqual({ host: "::1", port: 9000 });
+    expect(() => parseNetRule("fix the bug")).toThrow(/is not HOST or HOST:PORT.*--allow-net=HOST/);
+    expect(() => parseNetRule("h:70000")).toThrow(/port must be 1-65535/);
+    expect(netPolicyOf([])).toEqual({ kind: "none" });
+    expect(netPolicyOf(["*"])).toEqual({ kind: "all" });
+    expect(netPolicyOf(["a.org", "*"])).toEqual({ kind: "all" });
+  });
+
+  it("match the name and port a client asks for", () => {
+    const rules = [parseNetRule("pypi.org"), parseNetRule("127.0.0.1:8080"), parseNetRule("*.github.com")];
+    expect(allowed(rules, "pypi.org", 443)).toBe(true);
+    expect(allowed(rules, "PYPI.ORG.", 80)).toBe(true);
+    expect(allowed(rules, "evil-pypi.org", 443)).toBe(false);
+    expect(allowed(rules, "127.0.0.1", 8080)).toBe(true);
+    expect(allowed(rules, "127.0.0.1", 8081)).toBe(false);
+    expect(allowed(rules, "api.github.com", 443)).toBe(true);
+    expect(allowed(rules, "github.com", 443)).toBe(false);
+    expect(allowed(rules, "notgithub.com", 443)).toBe(false);
+  });
+
+  it("need a sandbox, from the flag or the config; strict comes from the config", () => {
+    expect(sandboxSettingsOf({}, undefined)).toBeUndefined();
+    expect(sandboxSettingsOf({}, "off")).toBeUndefined();
+    expect(() => sandboxSettingsOf({ allowNet: ["*"] }, "off")).toThrow(
+      /--allow-net applies to a sandboxed kernel/,
+    );
+    expect(sandboxSettingsOf({ sandbox: true }, undefined)).toEqual({
+      mode: "workspace",
+      net: { kind: "none" },
+    });
+    expect(sandboxSettingsOf({ sandbox: true }, "strict")?.mode).toBe("strict");
+    expect(sandboxSettingsOf({}, "workspace", ["a.org"])?.net).toEqual({
+      kind: "list",
+      rules: [{ host: "a.org" }],
+    });
+    expect(sandboxSettingsOf({ sandbox: true, allowNet: ["*"] }, undefined, ["a.org"])?.net).toEqual({
+      kind: "all",
+    });
+    expect(sandboxArgs({ sandbox: true, allowNet: ["*", "a.org:1"] })).toEqual([
+      "--sandbox",
+      "--allow-net=*",
+      "--allow-net=a.org:1",
+    ]);
+  });
+});
+
+describe("the bubblewrap command line", () => {
+  const plan: BwrapPlan = {
+    net: "none",
+    project: "/home/me/proj",
+    writable: ["/home/me/.relm/sessions/S/outputs"],
+    hidden: ["/home/me/.relm", "/home/me/proj/.relm-home"],
+    readable: [{ src: "/work/relm/python", dest: "/home/me/.relm/python" }],
+    sockets: ["/tmp/relm-0/k1.sock"],
+    runFiles: [],
+    devices: [],
+    root: true,
+  };
+  const args = bwrapArgs(plan, ["python3", "-m", "relm.runner"], "/home/me/proj");
+  const at = (...words: string[]) => {
+    for (let i = 0; i < args.length; i++) if (words.every((w, j) => args[i + j] === w)) return i;
+    return -1;
+  };
+
+  it("isolates pid, net and ipc, dies with relm and drops capabilities as root", () => {
+    for (const flag of ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent"])
+      expect(args).toContain(flag);
+    expect(at("--cap-drop", "ALL")).toBeGreaterThan(-1);
+    expect(bwrapArgs({ ...plan, net: "all", root: false }, ["x"], "/")).not.toContain("--unshare-net");
+    expect(bwrapArgs({ ...plan, root: false }, ["x"], "/")).not.toContain("--cap-drop");
+  });
+
+  it("orders mounts parents first: hidden dirs before what is bound back into them", () => {
+    const ro = at("--ro-bind", "/", "/");
+    const tmp = at("--tmpfs", "/tmp");
+    const home = at("--tmpfs", "/home/me/.relm");
+    const outputs = at("--bind", "/home/me/.relm/sessions/S/outputs", "/home/me/.relm/sessions/S/outputs");
+    const python = at("--ro-bind", "/work/relm/python", "/home/me/.relm/python");
+    const project = at("--bind", "/home/me/proj", "/home/me/proj");
+    const inner = at("--tmpfs", "/home/me/proj/.relm-home");
+    const socket = at("--bind", "/tmp/relm-0/k1.sock", "/tmp/relm-0/k1.sock");
+    expect(ro).toBeGreaterThan(-1);
+    expect(tmp).toBeGreaterThan(ro);
+    expect(outputs).toBeGreaterThan(home);
+    expect(python).toBeGreaterThan(home);
+    expect(inner).toBeGreaterThan(project); // RELM_HOME inside the project stays hidden
+    expect(socket).toBeGreaterThan(tmp);
+    expect(args.slice(at("--chdir"))).toEqual([
+      "--chdir",
+      "/home/me/proj",
+      "--",
+      "python3",
+      "-m",
+      "relm.runner",
+    ]);
+  });
+
+  it("a project that is /tmp itself is bound over the private /tmp", () => {
+    const a = bwrapArgs({ ...plan, project: "/tmp", hidden: [] }, ["x"], "/tmp");
+    expect(a.indexOf("/tmp", a.indexOf("--bind"))).toBeGreaterThan(a.indexOf("--tmpfs"));
+  });
+
+  it("with an allow-list, starts the forwarder before the kernel and binds the proxy socket", () => {
+    const a = bwrapArgs(
+      {
+        ...plan,
+        net: { proxySocket: "/tmp/relm-0/n1.sock", forwarder: "/r/netfwd.py", python: "/usr/bin/python3" },
+      },
+      ["python3", "-m", "relm.runner"],
+      "/home/me/proj",
+    );
+    expect(a).toContain("--unshare-net");
+    const bind = a.indexOf("/tmp/relm-0/n1.sock");
+    expect(a[bind - 1]).toBe("--bind");
+    expect(a[bind + 1]).toBe("/run/relm-net/proxy.sock");
+    const sh = a.indexOf("/bin/sh");
+    expect(a.slice(sh + 3, sh + 8)).toEqual([
+      "relm-sandbox",
+      "/usr/bin/python3",
+      "/r/netfwd.py",
+      "/run/relm-net/proxy.sock",
+      "3128",
+    ]);
+    expect(a.slice(-3)).toEqual(["python3", "-m", "relm.runner"]);
+  });
+});
