@@ -2,9 +2,11 @@
 // (test/support/slurm.ts): cells run on the "cluster", the step is visible to squeue while the kernel
 // lives, a cancelled step is named as such in the crash note, and alloc=session runs kernels as steps
 // of one held allocation.
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
 import { releaseSlurmAllocations } from "../../src/kernel/launchers/slurm.js";
+import { ROOT } from "../support/cli.js";
 import { type SlurmCluster, slurmAvailable, startSlurm } from "../support/slurm.js";
 import { until } from "../support/wait.js";
 import { tempDir, testPython, useKernels } from "./helpers.js";
@@ -69,5 +71,54 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     expect(new Set([stepA, stepB])).toEqual(new Set(["0", "1"]));
     const steps = (await cluster.steps()).filter((s) => s.step.startsWith(`${jobA}.`));
     expect(steps.map((s) => s.step).sort()).toEqual([`${jobA}.0`, `${jobA}.1`]);
+  });
+
+  it("alloc=session: the allocation ends with the process that holds it, even after SIGKILL", async () => {
+    const script =
+      `import { parseKernelUri } from ${JSON.stringify(`${ROOT}dist/kernel/launchers/index.js`)};\n` +
+      `const l = parseKernelUri("slurm://?alloc=session");\n` +
+      "await l.prepare({ cwd: process.cwd(), inner: [], env: process.env });\n" +
+      'console.log("granted"); setInterval(() => {}, 1000);';
+    const holder = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      env: cluster.env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    holder.stdout.on("data", (d) => {
+      out += d;
+    });
+    await until(() => (out.includes("granted") ? true : undefined), 60_000);
+    const held = async () =>
+      (await cluster.run("squeue", ["-h", "-o", "%i %j %T"]))
+        .split("\n")
+        .filter((l) => l.includes("RUNNING"));
+    const before = (await held()).length;
+    expect(before).toBeGreaterThan(0);
+    holder.kill("SIGKILL");
+    await until(async () => ((await held()).length < before ? true : undefined), 30_000);
+  });
+
+  it("a host killed with SIGKILL leaves no step behind: the kernel's stdin closes and it exits", async () => {
+    const script =
+      `import { startKernel } from ${JSON.stringify(`${ROOT}dist/kernel/index.js`)};\n` +
+      `import { parseKernelUri } from ${JSON.stringify(`${ROOT}dist/kernel/launchers/index.js`)};\n` +
+      `const k = await startKernel({ cwd: process.cwd(), launcher: parseKernelUri(${JSON.stringify(`slurm://?python=${python}`)}) });\n` +
+      "const r = await k.execute(\"import os\\nprint(os.environ['SLURM_JOB_ID'])\");\n" +
+      "console.log('job', r.output.trim()); setInterval(() => {}, 1000);";
+    const host = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      env: cluster.env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    host.stdout.on("data", (d) => {
+      out += d;
+    });
+    const job = await until(() => /job (\d+)/.exec(out)?.[1], 60_000);
+    expect((await cluster.steps()).map((s) => s.step)).toContain(`${job}.0`);
+    host.kill("SIGKILL");
+    await until(
+      async () => ((await cluster.steps()).some((s) => s.step.startsWith(`${job}.`)) ? undefined : true),
+      30_000,
+    );
   });
 });

@@ -4,8 +4,8 @@
 // the host (model calls are I/O); only Python runs on the cluster.
 //
 // Without `alloc=session` every kernel is its own job (srun allocates, runs one step, releases). With
-// it, one allocation is held for the host's life (`salloc --no-shell`, made on the first kernel's
-// start, cancelled when the host exits) and every kernel is a step in it (`srun --jobid=J --overlap`:
+// it, one allocation is held for the host's life (salloc, made on the first kernel's start and
+// relinquished when the host's process ends, however it ends) and every kernel is a step in it (`srun --jobid=J --overlap`:
 // kernels mostly wait on the model, so they share the allocation's CPUs rather than queue for them).
 // Run inside an allocation already (SLURM_JOB_ID set, e.g. relm started under salloc or sbatch),
 // plain srun makes steps in that job: Slurm's own rule, kept.
@@ -15,7 +15,8 @@
 // working directory (its default; on a cluster the project usually sits on a shared filesystem), or in
 // `workdir=` when given. The step's environment is the kernel's scrubbed one (srun's default
 // --export=ALL), so `module load` done before relm starts carries over, and no secret does.
-import { execFile, execFileSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Socket } from "node:net";
 import { KernelStartError } from "../errors.js";
 import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
 import { launcherUsage, queryOptions } from "./uri.js";
@@ -150,65 +151,65 @@ interface Allocation {
   /** Resolves with the job id once granted. */
   ready: Promise<string>;
   jobId?: string;
+  /** The salloc process holding it; the allocation ends when its stdin closes. */
+  holder: ChildProcess;
 }
 
 /** The session's allocations (alloc=session), one per URI, alive as long as this process. */
 const allocations = new Map<string, Allocation>();
 
+/**
+ * One allocation held by `salloc ... sh -c 'cat >/dev/null'`: salloc runs its command once granted and
+ * relinquishes the allocation when the command ends, and `cat` ends when its stdin, a pipe from this
+ * process, closes. So the allocation goes with this process however it ends (exit, crash, SIGKILL):
+ * the kernel closing its end is enough, no exit hook, and nothing is left for its time limit to end.
+ */
 function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Promise<string> {
   const known = allocations.get(uri);
   if (known) return known.ready;
-  const args = ["--no-shell", `--job-name=${SLURM_JOB_NAME}`, ...resourceArgs(t)];
+  const args = [`--job-name=${SLURM_JOB_NAME}`, ...resourceArgs(t)];
   if (t.nodes !== undefined) args.push(`--nodes=${t.nodes}`);
+  args.push("sh", "-c", "cat >/dev/null");
+  const holder = spawn("salloc", args, {
+    env: ctx.env,
+    cwd: ctx.cwd,
+    detached: true, // not in the terminal's process group: Ctrl-C is relm's to handle
+    stdio: ["pipe", "ignore", "pipe"],
+  });
+  holder.stdin?.on("error", () => {});
+  // Held for as long as this process runs, but never what keeps it running (once granted: a kernel
+  // waiting for its allocation is something to wait for).
+  holder.unref();
+  (holder.stdin as Socket | null)?.unref();
+  let said = "";
   const entry: Allocation = {
+    holder,
     ready: new Promise((resolve, reject) => {
-      // salloc waits in the queue until granted, then prints "Granted job allocation N" and exits.
-      execFile("salloc", args, { env: ctx.env, cwd: ctx.cwd }, (error, _stdout, stderr) => {
-        const granted = /Granted job allocation (\d+)/.exec(stderr);
-        if (granted) {
+      holder.stderr?.setEncoding("utf8");
+      holder.stderr?.on("data", (text: string) => {
+        said = (said + text).slice(-8192);
+        const granted = /Granted job allocation (\d+)/.exec(said);
+        if (granted && !entry.jobId) {
           entry.jobId = granted[1]!;
-          cancelAtExit(entry.jobId, ctx.env);
+          (holder.stderr as Socket | null)?.unref();
           resolve(entry.jobId);
-          return;
         }
-        allocations.delete(uri); // the next kernel asks again
-        const why = error ? error.message.split("\n")[0] : "no job id";
-        reject(new KernelStartError(`salloc for ${uri} failed: ${why}`, stderr));
       });
+      const failed = (why: string) => {
+        if (allocations.get(uri) === entry) allocations.delete(uri); // the next kernel asks again
+        if (!entry.jobId) reject(new KernelStartError(`salloc for ${uri} failed: ${why}`, said));
+      };
+      holder.once("error", (e) => failed(e.message));
+      holder.once("exit", (code, signal) => failed(signal ? `killed by ${signal}` : `exit code ${code}`));
     }),
   };
   allocations.set(uri, entry);
   return entry.ready;
 }
 
-let exitHook = false;
-const toCancel = new Map<string, NodeJS.ProcessEnv>();
-
-/**
- * The held allocation ends with this process (exit, or a signal the host turns into an exit); after a
- * SIGKILL it runs until its time limit, so `time=` is worth giving with alloc=session (docs/scale.md).
- */
-function cancelAtExit(jobId: string, env: NodeJS.ProcessEnv): void {
-  toCancel.set(jobId, env);
-  if (exitHook) return;
-  exitHook = true;
-  process.once("exit", () => {
-    for (const [id, e] of toCancel) {
-      try {
-        execFileSync("scancel", [id], { env: e, stdio: "ignore", timeout: 5000 });
-      } catch {
-        // already gone, or Slurm unreachable: its time limit ends it
-      }
-    }
-  });
-}
-
-/** Cancels the allocations this process holds (tests, and a host closing its last session). */
+/** Ends the allocations this process holds (tests; a process that exits ends them anyway). */
 export function releaseSlurmAllocations(): void {
-  for (const [id, env] of toCancel) {
-    execFile("scancel", [id], { env }, () => {});
-    toCancel.delete(id);
-  }
+  for (const a of allocations.values()) a.holder.stdin?.end();
   allocations.clear();
 }
 
