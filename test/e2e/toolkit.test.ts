@@ -78,7 +78,7 @@ describe("the toolkit in the kernel", () => {
     const undo = await runRelm(["undo", id], { env: rig.env });
     expect(undo.code, undo.stderr).toBe(0);
     expect(readFileSync(join(rig.cwd, "calc.py"), "utf8")).toBe(BUGGY);
-  });
+  }, 180_000); // four relm processes, a kernel and four test runs: slow on a loaded machine
 
   it("a child agent, in a kernel forked from the template, has the toolkit; its edits go to its own journal", async () => {
     const rig = await startRig("openai", {
@@ -116,5 +116,5 @@ describe("the toolkit in the kernel", () => {
       ["patch", "calc.py"],
     ]);
     expect(edits[1]?.diff).toContain("+    return b + a");
-  });
+  }, 120_000);
 });
