@@ -4,7 +4,7 @@
 import { imagePlaceholder } from "./content.js";
 import { oneLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
-import { anthropicThinkingBudget } from "./thinking.js";
+import { anthropicMaxTokens, anthropicThinkingBudget } from "./thinking.js";
 import type {
   ContentPart,
   Message,
@@ -55,7 +55,8 @@ export function defaultMaxTokens(model: string): number {
 }
 
 export function buildAnthropicBody(request: ModelRequest, settings: BodySettings): string {
-  const maxTokens = settings.maxOutputTokens ?? defaultMaxTokens(settings.model);
+  const usual = defaultMaxTokens(settings.model);
+  const maxTokens = settings.maxOutputTokens ?? anthropicMaxTokens(settings.model, settings.thinking, usual);
   const head: Record<string, unknown> = { model: settings.model, max_tokens: maxTokens };
   // Extended thinking: its budget counts against max_tokens. relm sends no temperature, which thinking
   // requires (only the default 1 is allowed with it).

@@ -1,6 +1,7 @@
 // `--thinking off|low|medium|high` as each wire format takes it, and which models reason at all.
 // Unset means "send nothing": the model's own default, which is what relm did before the setting existed.
 
+import { findModel } from "./catalog/index.js";
 import { normalizeModelName } from "./pricing.js";
 import type { Reasoning, ThinkingLevel } from "./types.js";
 
@@ -26,6 +27,18 @@ export function anthropicThinkingBudget(
   if (level === undefined || level === "off") return undefined;
   const budget = Math.min(ANTHROPIC_THINKING_BUDGET[level], Math.floor((maxTokens * 3) / 4));
   return budget >= ANTHROPIC_MIN_THINKING ? budget : undefined;
+}
+
+/**
+ * max_tokens of an Anthropic request that no budget capped: relm's usual ask, and with thinking on the
+ * thinking budget on top of it, so the answer keeps its room, within the model's output limit from the
+ * catalog (unknown models keep the usual ask, and thinking gets its share of that).
+ */
+export function anthropicMaxTokens(model: string, level: ThinkingLevel | undefined, usual: number): number {
+  if (level === undefined || level === "off") return usual;
+  const limit = findModel(model)?.maxOutput;
+  if (limit === undefined) return usual;
+  return Math.max(usual, Math.min(usual + ANTHROPIC_THINKING_BUDGET[level], limit));
 }
 
 /**

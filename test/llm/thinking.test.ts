@@ -61,7 +61,8 @@ describe.each([true, false])("Anthropic extended thinking (stream %s)", (stream)
 
     const body = bodyOf(model, 0);
     expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 8192 });
-    expect(body.max_tokens as number).toBeGreaterThan(8192);
+    // The thinking budget comes on top of relm's usual 16 384 (within the model's 64 000).
+    expect(body.max_tokens).toBe(16_384 + 8192);
     expect(body.temperature).toBeUndefined();
     // Later requests: each answer's thinking first, exactly as received, then its tool_use.
     const third = bodyOf(model, 2);
@@ -105,6 +106,23 @@ describe("thinking settings", () => {
       { type: "enabled", budget_tokens: 24_576 },
       { type: "enabled", budget_tokens: 1500 },
       undefined,
+    ]);
+  });
+
+  it("without a budget's cap, max_tokens grows by the thinking budget within the model's output limit", async () => {
+    model = await startScriptedModel({ script: [{ text: "a" }], onExhausted: "repeat-last" });
+    for (const name of ["claude-opus-4-1", "a-claude-relm-does-not-know"]) {
+      const client = clientFor(model, "anthropic", true, { model: name, thinking: "high" });
+      doneOf(await events(client, request([userText("hi")])));
+    }
+    const heads = model.requests.map((r) => {
+      const body = r.body as Json;
+      return [body.max_tokens, (body.thinking as { budget_tokens: number }).budget_tokens];
+    });
+    // Opus 4.1 writes at most 32 000 tokens; an unknown model keeps relm's usual 16 384.
+    expect(heads).toEqual([
+      [32_000, 24_000],
+      [16_384, 12_288],
     ]);
   });
 
