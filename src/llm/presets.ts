@@ -216,9 +216,11 @@ export function findPreset(name: string): ProviderPreset | undefined {
   return PRESETS.find((p) => p.name === wanted) ?? PRESETS.find((p) => ALIASES[wanted] === p.name);
 }
 
-/** Names that choose OpenAI's wire format themselves, on any endpoint (otherwise wireFor decides). */
+/**
+ * Names of the openai preset with its wire format fixed, on any endpoint (otherwise wireFor decides);
+ * `openai-responses` is a preset of its own.
+ */
 const OPENAI_WIRES: Record<string, Provider> = {
-  "openai-responses": "openai-responses",
   "openai-chat": "openai",
 };
 
