@@ -198,6 +198,18 @@ export interface FindOptions {
  */
 export function findModel(model: string, options: FindOptions = {}): CatalogModel | undefined {
   if (model.trim() === "") return undefined;
+  // Asked per model call and per status poll, mostly for the same few names: remembered.
+  const key = `${options.section ?? ""}\u0000${options.fallback ?? "makers"}\u0000${model}`;
+  if (found.has(key)) return found.get(key);
+  const result = search(model, options);
+  if (found.size >= 1000) found.clear();
+  found.set(key, result);
+  return result;
+}
+
+const found = new Map<string, CatalogModel | undefined>();
+
+function search(model: string, options: FindOptions): CatalogModel | undefined {
   const order: string[] = [];
   if (options.section) order.push(options.section);
   const fallback = options.fallback ?? "makers";
@@ -217,4 +229,5 @@ export function findModel(model: string, options: FindOptions = {}): CatalogMode
 export function resetCatalog(): void {
   loaded = undefined;
   indexes = undefined;
+  found.clear();
 }
