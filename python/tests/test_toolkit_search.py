@@ -108,6 +108,7 @@ class Backends(unittest.TestCase):
             (("needle",), {"path": "..", "glob": "*.py", "ignore_case": True}),
             (("needle",), {"path": "..", "glob": "src/**/*.py", "ignore_case": True}),
             (("ne+dle",), {"path": "..", "max_results": 3}),
+            (("needle",), {"path": "..", "glob": "*.{py,md}"}),
             (("(?<=ne)edle",), {"path": ".."}),  # a look-behind: ripgrep refuses it, Python does it
         ]
         for args, kwargs in cases:
@@ -172,6 +173,7 @@ class GlobAndTree(unittest.TestCase):
         self.assertEqual(list(glob("**/*.py")), ["src/a.py", "src/sub/b.py"])
         self.assertEqual(list(glob("*.log")), ["keep.log"])
         self.assertEqual(list(glob("src/*.py")), ["src/a.py"])
+        self.assertEqual(list(glob("**/*.{md,log}")), ["docs/t.md", "keep.log"])
         self.assertEqual(list(glob("*.py", path="src")), ["src/a.py"])
         self.assertIn("src/sub", list(glob("src/*")))
         capped = glob("**/*", max_results=3)

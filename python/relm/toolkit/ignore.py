@@ -11,13 +11,20 @@ import os
 import re
 
 
-def translate(pattern):
-    """A gitignore glob (already without `!`, leading `/` or trailing `/`) as a regex body."""
+def translate(pattern, braces=False):
+    """A gitignore glob (already without `!`, leading `/` or trailing `/`) as a regex body; with
+    `braces`, `{a,b}` means a or b as in shell and ripgrep globs (not in .gitignore files)."""
     out = []
     i = 0
     n = len(pattern)
     while i < n:
         c = pattern[i]
+        if braces and c == "{":
+            end, parts = _brace(pattern, i)
+            if end is not None:
+                out.append("(?:" + "|".join(translate(p, braces) for p in parts) + ")")
+                i = end + 1
+                continue
         if c == "*":
             if pattern.startswith("**", i):
                 before_ok = i == 0 or pattern[i - 1] == "/"
@@ -53,6 +60,26 @@ def translate(pattern):
             out.append(re.escape(c))
         i += 1
     return "".join(out)
+
+
+def _brace(pattern, start):
+    """(index of the "}" closing the "{" at `start`, the comma-separated parts), or (None, None)."""
+    depth = 0
+    parts = []
+    last = start + 1
+    for i in range(start, len(pattern)):
+        c = pattern[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                parts.append(pattern[last:i])
+                return i, parts
+        elif c == "," and depth == 1:
+            parts.append(pattern[last:i])
+            last = i + 1
+    return None, None
 
 
 class Rule:

@@ -2,7 +2,7 @@
 
 grep uses ripgrep (`rg --json`) when it is on PATH, `git grep` inside a git repository, pure Python
 otherwise; all three take Python's regex syntax as far as they share it (a pattern ripgrep refuses,
-such as a look-behind, is searched in Python), see the same files (hidden ones included, .git and
+such as a look-behind, goes to git grep's PCRE or to Python), see the same files (hidden ones included, .git and
 ignored ones left out, binary files skipped) and give the same results in the same order.
 """
 
@@ -225,7 +225,7 @@ def _glob_filter(glob, root):
     """A predicate on result paths: the name matches `glob` (no "/"), or the path below `root` does."""
     if not glob:
         return lambda p: True
-    regex = re.compile("^" + ignore.translate(glob.lstrip("/")) + "$", re.DOTALL)
+    regex = re.compile("^" + ignore.translate(glob.lstrip("/"), braces=True) + "$", re.DOTALL)
     if "/" not in glob:
         return lambda p: bool(regex.match(p.rsplit("/", 1)[-1]))
     top = os.path.abspath(root)
@@ -266,7 +266,7 @@ def glob(pattern, path=".", max_results=500):
     if not os.path.isdir(start):
         out.note = f"{_norm(start)} is not a folder"
         return out
-    regex = re.compile("^" + ignore.translate(rest) + "$", re.DOTALL)
+    regex = re.compile("^" + ignore.translate(rest, braces=True) + "$", re.DOTALL)
     recursive = "**" in rest or "/" in rest
     found = []
     start_shown = _norm(start)
