@@ -155,6 +155,8 @@ class Grep(unittest.TestCase):
             grep("(")
         with self.assertRaises(FileNotFoundError):
             grep("x", path="nope")
+        with self.assertRaisesRegex(FileNotFoundError, r"pass glob='\*\.py'"):
+            grep("x", path="*.py")
         with self.assertRaisesRegex(ValueError, "max_results"):
             grep("x", max_results=0)
         with self.assertRaises(TypeError):

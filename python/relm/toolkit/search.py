@@ -72,7 +72,8 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
         raise ValueError(f"bad regex {pattern!r}: {e}") from None
     path = os.fspath(path)
     if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such file or folder (cwd is {os.getcwd()})")
+        hint = f"; to search only some files, pass glob={path!r}" if _stdlib_glob.has_magic(path) else ""
+        raise FileNotFoundError(f"{path}: no such file or folder (cwd is {os.getcwd()}){hint}")
     keep = _glob_filter(glob, path)
     found = None
     backend = ""
