@@ -129,7 +129,9 @@ def edit(path, old, new, count=1):
     write_atomic(path, ft.encode(after))
     diff = unified_diff(path, text, after)
     report_change(path, "edit", diff)
-    lines = ", ".join(str(_line_of(text, i)) for i in starts)
+    lines = ", ".join(str(_line_of(text, i)) for i in starts[:20])
+    if len(starts) > 20:
+        lines += f" and {len(starts) - 20} more"
     added, removed = diff_stats(diff)
     head = (
         f"edited {rel(path)}: {len(starts)} replacement{'s' if len(starts) > 1 else ''} "
