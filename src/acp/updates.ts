@@ -7,6 +7,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.js";
+import { imageTypeOfFile } from "../session/image-files.js";
 
 /** Live output kept per cell: the tail, like a terminal's scrollback. */
 const LIVE_OUTPUT_CHARS = 20_000;
@@ -207,7 +208,8 @@ export class UpdateMapper {
     const content = this.cellContent(cell, event.output);
     for (const image of event.imageFiles) {
       const data = this.image(image);
-      if (data) content.push({ type: "content", content: { type: "image", mimeType: "image/png", data } });
+      if (data)
+        content.push({ type: "content", content: { type: "image", mimeType: imageTypeOfFile(image), data } });
     }
     if (event.note) content.push(textContent(event.note));
     return {

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CellImage, CellResult } from "../kernel/types.js";
+import type { CellResult } from "../kernel/types.js";
 import type { Message, ToolCall } from "../llm/types.js";
+import { imageTypeOfFile } from "../session/image-files.js";
 import type { JournalEvent } from "../session/types.js";
 import { renderCellResult } from "./tool.js";
 
@@ -128,7 +129,7 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
 
 function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {
   const images = e.imageFiles.map((file) => ({
-    mimeType: imageTypeOf(file),
+    mimeType: imageTypeOfFile(file),
     data: readFileSync(join(dir, file)).toString("base64"),
   }));
   return {
@@ -141,13 +142,4 @@ function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>
     note: e.note,
     durationMs: e.durationMs,
   };
-}
-
-/** The type of a journaled image file, from the extension agent-kernel.ts gave it. */
-function imageTypeOf(file: string): CellImage["mimeType"] {
-  const ext = file.slice(file.lastIndexOf(".") + 1).toLowerCase();
-  if (ext === "jpg" || ext === "jpeg") return "image/jpeg";
-  if (ext === "gif") return "image/gif";
-  if (ext === "webp") return "image/webp";
-  return "image/png";
 }

@@ -1,4 +1,5 @@
 // The session as an nbformat 4.5 notebook, so the agent's work can be reopened and re-run in Jupyter.
+import { imageTypeOfFile } from "./image-files.js";
 import { renderBlockMarkdown } from "./render-md.js";
 import { readSessionFile } from "./session-files.js";
 import type { Block, CellResult } from "./transcript.js";
@@ -74,7 +75,7 @@ function cellOutputs(dir: string, r: CellResult): Output[] {
     }
     outputs.push({
       output_type: "display_data",
-      data: { "image/png": data.toString("base64"), "text/plain": [`<image ${file}>`] },
+      data: { [imageTypeOfFile(file)]: data.toString("base64"), "text/plain": [`<image ${file}>`] },
       metadata: {},
     });
   }

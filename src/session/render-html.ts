@@ -1,3 +1,4 @@
+import { imageTypeOfFile } from "./image-files.js";
 import { readSessionFile } from "./session-files.js";
 import { type Block, cellNotes } from "./transcript.js";
 
@@ -34,7 +35,7 @@ function note(text: string): string {
 function image(dir: string, path: string): string {
   const data = readSessionFile(dir, path);
   if (!data) return note(`Image missing: ${path}`);
-  return `<img alt="${escapeHtml(path)}" src="data:image/png;base64,${data.toString("base64")}">`;
+  return `<img alt="${escapeHtml(path)}" src="data:${imageTypeOfFile(path)};base64,${data.toString("base64")}">`;
 }
 
 /** Markdown text to an HTML fragment that escapes any HTML inside it (see markdown-html.ts). */
