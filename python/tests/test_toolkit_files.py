@@ -32,7 +32,17 @@ class EditCorpus(InDir):
     def test_corpus_is_big_enough(self):
         self.assertGreaterEqual(len(CASES), 40)
         kinds = " ".join(c["name"] for c in CASES)
-        for word in ("unique", "missing", "matches", "CRLF", "latin-1", "tab", "trailing newline", "huge", "unicode"):
+        for word in (
+            "unique",
+            "missing",
+            "matches",
+            "CRLF",
+            "latin-1",
+            "tab",
+            "trailing newline",
+            "huge",
+            "unicode",
+        ):
             self.assertIn(word, kinds)
 
     def test_every_case(self):
@@ -148,7 +158,11 @@ class Write(InDir):
             write("f.txt", b"x")
 
 
-THREE = {"a.py": b"def a():\n    return 1\n", "b.py": b"def b():\n    return 2\n", "c.py": b"def c():\n    return 3\n"}
+THREE = {
+    "a.py": b"def a():\n    return 1\n",
+    "b.py": b"def b():\n    return 2\n",
+    "c.py": b"def c():\n    return 3\n",
+}
 
 GOOD_UNIFIED = """diff --git a/a.py b/a.py
 --- a/a.py
@@ -177,16 +191,21 @@ class ApplyPatch(InDir):
     def unchanged(self):
         for name, data in THREE.items():
             self.assertEqual(self.get(name), data, name)
-        self.assertEqual(sorted(n for n in os.listdir(".") if not n.startswith("__")), ["a.py", "b.py", "c.py"])
+        self.assertEqual(
+            sorted(n for n in os.listdir(".") if not n.startswith("__")), ["a.py", "b.py", "c.py"]
+        )
 
     def test_three_files_one_bad_hunk_changes_nothing(self):
-        bad = GOOD_UNIFIED + """--- a/c.py
+        bad = (
+            GOOD_UNIFIED
+            + """--- a/c.py
 +++ b/c.py
 @@ -1,2 +1,2 @@
  def c():
 -    return 4
 +    return 30
 """
+        )
         with self.assertRaises(PatchError) as caught:
             apply_patch(bad)
         self.assertIn("c.py: hunk 1 of 1 does not apply", str(caught.exception))
@@ -279,11 +298,21 @@ rename to moved/b2.py
         self.assertIn("R a.py -> lib/a.py", out)
 
     def test_codex_anchors_in_turn(self):
-        self.put("k.py", b"class A:\n    def f(self):\n        return 0\n\n\nclass B:\n    def f(self):\n        return 0\n")
-        apply_patch("*** Begin Patch\n*** Update File: k.py\n@@ class B:\n@@     def f(self):\n-        return 0\n+        return 2\n*** End Patch")
-        self.assertEqual(self.get("k.py").decode().split("return"), ["class A:\n    def f(self):\n        ", " 0\n\n\nclass B:\n    def f(self):\n        ", " 2\n"])
+        self.put(
+            "k.py",
+            b"class A:\n    def f(self):\n        return 0\n\n\nclass B:\n    def f(self):\n        return 0\n",
+        )
+        apply_patch(
+            "*** Begin Patch\n*** Update File: k.py\n@@ class B:\n@@     def f(self):\n-        return 0\n+        return 2\n*** End Patch"
+        )
+        self.assertEqual(
+            self.get("k.py").decode().split("return"),
+            ["class A:\n    def f(self):\n        ", " 0\n\n\nclass B:\n    def f(self):\n        ", " 2\n"],
+        )
         with self.assertRaisesRegex(PatchError, "the line after @@ \\('class C:'\\) is not in the file"):
-            apply_patch("*** Begin Patch\n*** Update File: k.py\n@@ class C:\n-        return 0\n+        return 3\n*** End Patch")
+            apply_patch(
+                "*** Begin Patch\n*** Update File: k.py\n@@ class C:\n-        return 0\n+        return 3\n*** End Patch"
+            )
 
     def test_context_found_despite_trailing_whitespace_and_offset(self):
         self.put("a.py", b"# header\n\n\ndef a():   \n    return 1\n")

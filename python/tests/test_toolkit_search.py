@@ -65,7 +65,7 @@ class Backends(unittest.TestCase):
         """grep's results with each backend this machine has: {backend: [tuples]}."""
         out = {}
         paths = {"rg": self.old_path, "git grep": without(self, "rg"), "python": without(self, "rg", "git")}
-        for want, path in paths.items():
+        for path in paths.values():
             os.environ["PATH"] = path
             result = grep(*args, **kwargs)
             out[result.backend] = [tuple(m) for m in result]
@@ -211,9 +211,29 @@ class IgnoreMatcher(unittest.TestCase):
         if not shutil.which("git"):
             self.skipTest("git is not installed")
         root = temp_dir(self)
-        rules = "*.o\n/top.txt\ndir/\n**/deep/*.c\na/**/b\n!important.o\nwild?.md\n[abc]x.txt\n\\#hash\nsp\\ \n"
-        paths = ["x.o", "important.o", "top.txt", "sub/top.txt", "dir/f", "sub/dir/f", "q/deep/k.c", "deep/k.c",
-                 "deep/k.h", "a/b", "a/x/y/b", "wild1.md", "wild12.md", "ax.txt", "dx.txt", "#hash", "sp ", "sp"]
+        rules = (
+            "*.o\n/top.txt\ndir/\n**/deep/*.c\na/**/b\n!important.o\nwild?.md\n[abc]x.txt\n\\#hash\nsp\\ \n"
+        )
+        paths = [
+            "x.o",
+            "important.o",
+            "top.txt",
+            "sub/top.txt",
+            "dir/f",
+            "sub/dir/f",
+            "q/deep/k.c",
+            "deep/k.c",
+            "deep/k.h",
+            "a/b",
+            "a/x/y/b",
+            "wild1.md",
+            "wild12.md",
+            "ax.txt",
+            "dx.txt",
+            "#hash",
+            "sp ",
+            "sp",
+        ]
         with open(os.path.join(root, ".gitignore"), "w") as f:
             f.write(rules)
         for p in paths:
@@ -221,7 +241,9 @@ class IgnoreMatcher(unittest.TestCase):
             os.makedirs(os.path.dirname(full), exist_ok=True)
             open(full, "w").close()
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-        proc = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=root, capture_output=True, text=True)
+        proc = subprocess.run(
+            ["git", "check-ignore", "--no-index", *paths], cwd=root, capture_output=True, text=True
+        )
         by_git = set(proc.stdout.splitlines())
         walked = {p for p, is_dir in search.ignore.walk(root) if not is_dir}
         mine = {p for p in paths if os.path.join(root, p) not in walked}

@@ -16,9 +16,30 @@ OUTPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner_outpu
 
 # file: (runner, passed, failed, skipped, failing names, words of the first failure's trace)
 EXPECTED = {
-    "pytest.txt": ("pytest", 1, 2, 1, ["test_x.py::T::test_bad", "test_x.py::T::test_err"], ["test_bad", "AssertionError: 1 != 2"]),
-    "unittest.txt": ("unittest", 1, 2, 1, ["test_x.T.test_err", "test_x.T.test_bad"], ["ERROR: test_err", "KeyError: 'k'"]),
-    "vitest.txt": ("vitest", 1, 1, 1, ["a.test.ts > math > subtracts"], ["expected 1 to be 2", "a.test.ts:4:39"]),
+    "pytest.txt": (
+        "pytest",
+        1,
+        2,
+        1,
+        ["test_x.py::T::test_bad", "test_x.py::T::test_err"],
+        ["test_bad", "AssertionError: 1 != 2"],
+    ),
+    "unittest.txt": (
+        "unittest",
+        1,
+        2,
+        1,
+        ["test_x.T.test_err", "test_x.T.test_bad"],
+        ["ERROR: test_err", "KeyError: 'k'"],
+    ),
+    "vitest.txt": (
+        "vitest",
+        1,
+        1,
+        1,
+        ["a.test.ts > math > subtracts"],
+        ["expected 1 to be 2", "a.test.ts:4:39"],
+    ),
     "jest.txt": ("jest", 1, 1, 1, ["math › subtracts"], ["Expected: 2", "sum.test.js:3:39"]),
     "tap.txt": ("node --test", 2, 2, 1, ["subtracts", "inner fails"], ["not ok 2 - subtracts", "1 !== 2"]),
     "spec.txt": ("node --test", 2, 2, 1, ["subtracts", "inner fails"], ["✖ subtracts", "1 !== 2"]),
@@ -41,7 +62,9 @@ class Parsers(unittest.TestCase):
                     self.assertIn(word, p.first_failure)
 
     def test_passing_runs_and_unknown_output(self):
-        p = parse("....\n----------------------------------------------------------------------\nRan 4 tests in 0.01s\n\nOK\n")
+        p = parse(
+            "....\n----------------------------------------------------------------------\nRan 4 tests in 0.01s\n\nOK\n"
+        )
         self.assertEqual((p.passed, p.failed, p.skipped, p.failures, p.first_failure), (4, 0, 0, [], None))
         p = parse("============================== 12 passed in 0.31s ==============================\n")
         self.assertEqual((p.passed, p.failed), (12, 0))
@@ -83,12 +106,23 @@ class Detect(unittest.TestCase):
                 root = self.project(files)
                 self.assertEqual(detect(root), (command, root))
         # npm's placeholder script is no test command; the Makefile is used instead.
-        root = self.project({"package.json": json.dumps({"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}), "Makefile": "test:\n\ttrue\n"})
+        root = self.project(
+            {
+                "package.json": json.dumps(
+                    {"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}
+                ),
+                "Makefile": "test:\n\ttrue\n",
+            }
+        )
         self.assertEqual(detect(root)[0], "make test")
         root = self.project({"pyproject.toml": "[tool.pytest.ini_options]\n"})
         self.assertIn("pytest", detect(root)[0])
         root = self.project({"tests/test_a.py": ""})
-        self.assertTrue(detect(root)[0].startswith(py.replace(" ", "\\ ")) or "pytest" in detect(root)[0] or "unittest" in detect(root)[0])
+        self.assertTrue(
+            detect(root)[0].startswith(py.replace(" ", "\\ "))
+            or "pytest" in detect(root)[0]
+            or "unittest" in detect(root)[0]
+        )
         # From a subfolder, the project above it.
         root = self.project({"Makefile": "test:\n\ttrue\n", "src/x/y.c": ""})
         self.assertEqual(detect(os.path.join(root, "src", "x")), ("make test", root))
@@ -132,7 +166,9 @@ class RealRuns(unittest.TestCase):
         self.assertIn("Ran 2 tests", report.tail)
         with open(os.path.join(self.root, "calc.py"), "w") as f:
             f.write("def add(a, b):\n    return a + b\n")
-        report = run_tests([sys.executable, "-m", "unittest", "discover", "-s", "tests", "-t", "."], cwd=self.root)
+        report = run_tests(
+            [sys.executable, "-m", "unittest", "discover", "-s", "tests", "-t", "."], cwd=self.root
+        )
         self.assertTrue(report.ok)
         self.assertEqual((report.passed, report.failed, report.failures), (2, 0, []))
         self.assertTrue(repr(report).startswith("run_tests: "))
@@ -150,8 +186,10 @@ class RealRuns(unittest.TestCase):
         if not shutil.which("node"):
             self.skipTest("node is not installed")
         with open(os.path.join(self.root, "a.test.mjs"), "w") as f:
-            f.write('import test from "node:test";\nimport assert from "node:assert";\n'
-                    'test("ok", () => {});\ntest("bad", () => assert.equal(1, 2));\n')
+            f.write(
+                'import test from "node:test";\nimport assert from "node:assert";\n'
+                'test("ok", () => {});\ntest("bad", () => assert.equal(1, 2));\n'
+            )
         report = run_tests("node --test a.test.mjs", cwd=self.root)
         self.assertEqual((report.passed, report.failed, report.failures), (1, 1, ["bad"]))
         self.assertIn("1 == 2", report.first_failure)

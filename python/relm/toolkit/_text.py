@@ -69,7 +69,9 @@ class FileText:
     @classmethod
     def decode(cls, data):
         if data.startswith(b"\xef\xbb\xbf"):
-            return cls._lines(data[3:].decode("utf-8", "surrogateescape"), "utf-8", "surrogateescape", data[:3])
+            return cls._lines(
+                data[3:].decode("utf-8", "surrogateescape"), "utf-8", "surrogateescape", data[:3]
+            )
         for bom, enc in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
             if data.startswith(bom):
                 try:

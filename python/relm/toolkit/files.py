@@ -105,9 +105,13 @@ def edit(path, old, new, count=1):
     check_text("old", old)
     check_text("new", new)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(f"count must be a positive int (how many occurrences may be replaced), not {count!r}")
+        raise ValueError(
+            f"count must be a positive int (how many occurrences may be replaced), not {count!r}"
+        )
     if old == "":
-        raise ValueError("old is empty: give the exact text to replace (write() creates or overwrites a file)")
+        raise ValueError(
+            "old is empty: give the exact text to replace (write() creates or overwrites a file)"
+        )
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file (cwd is {os.getcwd()}); write() creates a file")
     ft, data = read_file(path)
@@ -279,7 +283,9 @@ def write(path, text):
         return Shown(f"created {rel(path)} ({n} line{'' if n == 1 else 's'})")
     added, removed = diff_stats(diff)
     changed = max(added, removed)
-    return Shown(f"{rel(path)}: {changed} line{'' if changed == 1 else 's'} changed (+{added} -{removed}), {n} lines now")
+    return Shown(
+        f"{rel(path)}: {changed} line{'' if changed == 1 else 's'} changed (+{added} -{removed}), {n} lines now"
+    )
 
 
 EXPORTS = {"view": view, "edit": edit, "write": write}

@@ -160,7 +160,9 @@ def inherited_rules(folder):
     rules = []
     if root is not None:
         try:
-            with open(os.path.join(root, ".git", "info", "exclude"), encoding="utf-8", errors="replace") as fh:
+            with open(
+                os.path.join(root, ".git", "info", "exclude"), encoding="utf-8", errors="replace"
+            ) as fh:
                 rules.extend(parse(fh.read(), _slash(root)))
         except OSError:
             pass

@@ -51,10 +51,14 @@ def apply_patch(text):
         raise PatchError("the patch is empty")
     ops = parse_codex(text) if "*** Begin Patch" in text else parse_unified(text)
     if not ops:
-        raise PatchError("no file changes found in the patch: give a unified diff (--- a/x, +++ b/x, @@) or *** Begin Patch")
+        raise PatchError(
+            "no file changes found in the patch: give a unified diff (--- a/x, +++ b/x, @@) or *** Begin Patch"
+        )
     plan, problems = _plan(ops)
     if problems:
-        raise PatchError("the patch does not apply; nothing was changed:\n" + "\n".join(f"- {p}" for p in problems))
+        raise PatchError(
+            "the patch does not apply; nothing was changed:\n" + "\n".join(f"- {p}" for p in problems)
+        )
     return Shown(cap(_commit(plan)))
 
 
@@ -150,7 +154,9 @@ def _apply_hunks(path, text, hunks):
                 break
             start = found + 1
         if missing is not None:
-            problems.append(f"{where}: the line after @@ ({missing!r}) is not in the file{_closest(lines, missing)}")
+            problems.append(
+                f"{where}: the line after @@ ({missing!r}) is not in the file{_closest(lines, missing)}"
+            )
             continue
         if not h.old:
             if h.line is not None:
@@ -168,7 +174,9 @@ def _apply_hunks(path, text, hunks):
         if at is None:
             at = _seek(lines, h.old, 0, h.line, h.eof)  # hunks out of order
         if at is None:
-            missing = next((o for o in h.old if o.strip() and not any(o.strip() == x.strip() for x in lines)), h.old[0])
+            missing = next(
+                (o for o in h.old if o.strip() and not any(o.strip() == x.strip() for x in lines)), h.old[0]
+            )
             problems.append(
                 f"{where} does not apply: its {len(h.old)} context/removed lines are not in the file "
                 f"(e.g. {missing!r}{_closest(lines, missing, ' ; closest line ')})"
@@ -256,7 +264,7 @@ def _commit(plan):
                     f.write(originals[s.path])
             else:
                 _unlink(s.path)
-        for s, tmp in staged:
+        for _, tmp in staged:
             _unlink(tmp)
         raise
     moved_to = {os.path.normpath(b): a for a, b in moves}

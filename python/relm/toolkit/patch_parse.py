@@ -78,7 +78,9 @@ def parse_unified(text):
             git_rename = {}
             i += 1
             continue
-        if line.startswith("GIT binary patch") or (line.startswith("Binary files ") and line.endswith(" differ")):
+        if line.startswith("GIT binary patch") or (
+            line.startswith("Binary files ") and line.endswith(" differ")
+        ):
             raise PatchError("the patch changes a binary file; apply_patch handles text files only")
         if line.startswith("rename from "):
             git_rename["from"] = line[len("rename from ") :]
@@ -112,7 +114,9 @@ def parse_unified(text):
 def _content_follows(lines, i, source):
     """After `rename to`: whether ---/+++ lines of the same file follow (a rename with changes); a pure
     rename has none (what follows is another file's diff, or nothing)."""
-    while i < len(lines) and lines[i].startswith(("index ", "similarity ", "dissimilarity ", "old mode", "new mode")):
+    while i < len(lines) and lines[i].startswith(
+        ("index ", "similarity ", "dissimilarity ", "old mode", "new mode")
+    ):
         i += 1
     return i < len(lines) and lines[i].startswith("--- ") and _strip_prefix(lines[i][4:]) == source
 
@@ -227,7 +231,9 @@ def parse_codex(text):
             body = []
             while i < len(lines) and not lines[i].startswith("*** "):
                 if not lines[i].startswith("+") and lines[i].strip():
-                    raise PatchError(f"*** Add File: {path}: every line must start with '+', not {lines[i][:60]!r}")
+                    raise PatchError(
+                        f"*** Add File: {path}: every line must start with '+', not {lines[i][:60]!r}"
+                    )
                 body.append(lines[i][1:])
                 i += 1
             while body and body[-1] == "" and i >= len(lines):
@@ -248,7 +254,9 @@ def parse_codex(text):
             ops.append(op)
             continue
         if line.strip():
-            raise PatchError(f"unexpected line in the patch: {line[:80]!r} (expected *** Add/Update/Delete File: or *** End Patch)")
+            raise PatchError(
+                f"unexpected line in the patch: {line[:80]!r} (expected *** Add/Update/Delete File: or *** End Patch)"
+            )
         i += 1
     if not ended:
         raise PatchError("*** End Patch is missing: the patch may be cut off")
@@ -282,7 +290,9 @@ def _read_codex_chunks(lines, i, op):
             op.hunks.append(hunk)
         tag, rest = (line[:1], line[1:]) if line else (" ", "")
         if tag not in " +-":
-            raise PatchError(f"*** Update File: {op.path}: a line must start with ' ', '+' or '-', not {line[:60]!r}")
+            raise PatchError(
+                f"*** Update File: {op.path}: a line must start with ' ', '+' or '-', not {line[:60]!r}"
+            )
         hunk.body.append((tag, rest))
         i += 1
     for h in op.hunks:  # blank lines before the next *** are spacing, not context

@@ -58,22 +58,39 @@ def _block(lines, start, stop, limit=60):
 
 # ---- pytest ----
 
-_PYTEST_SUMMARY = re.compile(r"^(?:=+ )?((?:\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(?:, )?)+) in [\d.]+s")
+_PYTEST_SUMMARY = re.compile(
+    r"^(?:=+ )?((?:\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)(?:, )?)+) in [\d.]+s"
+)
 
 
 def _pytest(lines, output, p):
-    summary = next((m for m in (_PYTEST_SUMMARY.match(l) for l in reversed(lines)) if m), None)
+    summary = next((m for m in (_PYTEST_SUMMARY.match(ln) for ln in reversed(lines)) if m), None)
     if not summary:
         return
-    c = _counts(summary.group(1), {"passed": ("passed",), "failed": ("failed",), "errors": ("error", "errors"), "skipped": ("skipped",)})
-    names = [m.group(2) for m in (re.match(r"^(FAILED|ERROR) (\S+)", l) for l in lines) if m]
+    c = _counts(
+        summary.group(1),
+        {
+            "passed": ("passed",),
+            "failed": ("failed",),
+            "errors": ("error", "errors"),
+            "skipped": ("skipped",),
+        },
+    )
+    names = [m.group(2) for m in (re.match(r"^(FAILED|ERROR) (\S+)", ln) for ln in lines) if m]
     trace = None
     for i, line in enumerate(lines):
         if re.match(r"^=+ (FAILURES|ERRORS) =+$", line):
             j = i + 1
             trace = _block(lines, j, r"^(_{3,} .* _{3,}|=+ .* =+)$", 80)
             break
-    p.add("pytest", c.get("passed", 0), c.get("failed", 0) + c.get("errors", 0), c.get("skipped", 0), names, trace)
+    p.add(
+        "pytest",
+        c.get("passed", 0),
+        c.get("failed", 0) + c.get("errors", 0),
+        c.get("skipped", 0),
+        names,
+        trace,
+    )
 
 
 # ---- unittest ----
@@ -88,7 +105,7 @@ def _unittest(lines, output, p):
     if ran is None:
         return
     total, at = ran
-    verdict = next((l for l in lines[at + 1 : at + 4] if re.match(r"^(OK|FAILED)\b", l)), "")
+    verdict = next((ln for ln in lines[at + 1 : at + 4] if re.match(r"^(OK|FAILED)\b", ln)), "")
     pairs = dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", verdict))
     failed = pairs.get("failures", 0) + pairs.get("errors", 0) + pairs.get("unexpected_successes", 0)
     skipped = pairs.get("skipped", 0) + pairs.get("expected_failures", 0)
@@ -110,10 +127,14 @@ def _unittest(lines, output, p):
 
 
 def _vitest(lines, output, p):
-    tests = next((m for m in (re.match(r"^\s*Tests\s{2,}(.*?)(?:\((\d+)\))?\s*$", l) for l in lines) if m), None)
+    tests = next(
+        (m for m in (re.match(r"^\s*Tests\s{2,}(.*?)(?:\((\d+)\))?\s*$", ln) for ln in lines) if m), None
+    )
     if not tests:
         return
-    c = _counts(tests.group(1), {"passed": ("passed",), "failed": ("failed",), "skipped": ("skipped", "todo")})
+    c = _counts(
+        tests.group(1), {"passed": ("passed",), "failed": ("failed",), "skipped": ("skipped", "todo")}
+    )
     if not c:
         return
     names = []
@@ -125,7 +146,7 @@ def _vitest(lines, output, p):
             if trace is None:
                 trace = _block(lines, i, r"^\s*(FAIL\s|⎯{3,})", 60)
     if not names:
-        names = [m.group(1) for m in (re.match(r"^\s*[×✗]\s+(.+?)(?:\s+\d+ms)?$", l) for l in lines) if m]
+        names = [m.group(1) for m in (re.match(r"^\s*[×✗]\s+(.+?)(?:\s+\d+ms)?$", ln) for ln in lines) if m]
     p.add("vitest", c.get("passed", 0), c.get("failed", 0), c.get("skipped", 0), names, trace)
 
 
@@ -133,10 +154,13 @@ def _vitest(lines, output, p):
 
 
 def _jest(lines, output, p):
-    tests = next((m for m in (re.match(r"^Tests:\s+(.*)$", l) for l in lines) if m), None)
+    tests = next((m for m in (re.match(r"^Tests:\s+(.*)$", ln) for ln in lines) if m), None)
     if not tests:
         return
-    c = _counts(tests.group(1), {"passed": ("passed",), "failed": ("failed",), "skipped": ("skipped", "todo", "pending")})
+    c = _counts(
+        tests.group(1),
+        {"passed": ("passed",), "failed": ("failed",), "skipped": ("skipped", "todo", "pending")},
+    )
     names = []
     trace = None
     for i, line in enumerate(lines):
@@ -166,7 +190,11 @@ def _node_tap(lines, output, p):
         m = re.match(r"^(\s*)not ok \d+ - (.+?)(?: # .*)?$", line)
         if not m:
             continue
-        block = _block(lines, i + 1, r"^\s*\.\.\.$", 40) if re.match(r"^\s*---$", lines[i + 1] if i + 1 < len(lines) else "") else ""
+        block = (
+            _block(lines, i + 1, r"^\s*\.\.\.$", 40)
+            if re.match(r"^\s*---$", lines[i + 1] if i + 1 < len(lines) else "")
+            else ""
+        )
         if "subtestsFailed" in block:
             continue  # a file or suite that failed because of its tests, which are named already
         names.append(m.group(2))
@@ -203,8 +231,8 @@ def _node_spec(lines, output, p):
 
 
 def _go(lines, output, p):
-    res = [m for m in (re.match(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", l) for l in lines) if m]
-    packages = [m for m in (re.match(r"^(ok|FAIL|---)\s+\S+\s+[\d.]+s", l) for l in lines) if m]
+    res = [m for m in (re.match(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", ln) for ln in lines) if m]
+    packages = [m for m in (re.match(r"^(ok|FAIL|---)\s+\S+\s+[\d.]+s", ln) for ln in lines) if m]
     if not res and not packages:
         return
     kinds = [m.group(1) for m in res]
@@ -232,13 +260,19 @@ def _go(lines, output, p):
 
 
 def _cargo(lines, output, p):
-    results = [m for m in (re.match(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", l) for l in lines) if m]
+    results = [
+        m
+        for m in (
+            re.match(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", ln) for ln in lines
+        )
+        if m
+    ]
     if not results:
         return
     passed = sum(int(m.group(1)) for m in results)
     failed = sum(int(m.group(2)) for m in results)
     ignored = sum(int(m.group(3)) for m in results)
-    names = [m.group(1) for m in (re.match(r"^test (\S+) \.\.\. FAILED$", l) for l in lines) if m]
+    names = [m.group(1) for m in (re.match(r"^test (\S+) \.\.\. FAILED$", ln) for ln in lines) if m]
     trace = None
     for i, line in enumerate(lines):
         if re.match(r"^---- \S+ stdout ----$", line):

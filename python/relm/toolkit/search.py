@@ -42,7 +42,10 @@ class Results(list):
             body = "(no matches)" if self.backend else "(nothing found)"
         if len(body) > OUTPUT_CAP:
             cut = body.rfind("\n", 0, OUTPUT_CAP)
-            body = body[: cut if cut > 0 else OUTPUT_CAP] + "\n[... more in the list than shown: slice or loop over it]"
+            body = (
+                body[: cut if cut > 0 else OUTPUT_CAP]
+                + "\n[... more in the list than shown: slice or loop over it]"
+            )
         return body + (f"\n[{self.note}]" if self.note else "")
 
     def _repr_pretty_(self, p, cycle):
@@ -124,7 +127,16 @@ def _norm(p):
 
 
 def _rg(pattern, path, glob, ignore_case):
-    args = ["rg", "--json", "--hidden", "--no-require-git", "--no-config", "--no-ignore-dot", "--sort", "path"]
+    args = [
+        "rg",
+        "--json",
+        "--hidden",
+        "--no-require-git",
+        "--no-config",
+        "--no-ignore-dot",
+        "--sort",
+        "path",
+    ]
     args += ["-g", "!.git", "--no-messages"]
     if ignore_case:
         args.append("-i")
@@ -132,7 +144,9 @@ def _rg(pattern, path, glob, ignore_case):
         args += ["-g", glob]
     args += ["-e", pattern, "--", path]
     try:
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+        )
     except OSError:
         return None
     found = []
@@ -271,8 +285,10 @@ def glob(pattern, path=".", max_results=500):
     recursive = "**" in rest or "/" in rest
     found = []
     start_shown = _norm(start)
-    for name, is_dir in ignore.walk(start, dirs=True) if recursive else _top(start):
-        below = _norm(os.path.relpath(name, start)) if os.path.isabs(name) else _below(_norm(name), start_shown)
+    for name, _is_dir in ignore.walk(start, dirs=True) if recursive else _top(start):
+        below = (
+            _norm(os.path.relpath(name, start)) if os.path.isabs(name) else _below(_norm(name), start_shown)
+        )
         if regex.match(below):
             found.append(_norm(name))
             if len(found) > max_results * 10 and len(found) > 10_000:

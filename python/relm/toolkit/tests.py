@@ -44,8 +44,14 @@ class TestReport:
         self.ok = exit_code == 0 and not timed_out
 
     def __repr__(self):
-        state = "passed" if self.ok else ("TIMED OUT" if self.timed_out else f"FAILED (exit {self.exit_code})")
-        counts = [f"{n} {w}" for n, w in ((self.passed, "passed"), (self.failed, "failed"), (self.skipped, "skipped")) if n is not None]
+        state = (
+            "passed" if self.ok else ("TIMED OUT" if self.timed_out else f"FAILED (exit {self.exit_code})")
+        )
+        counts = [
+            f"{n} {w}"
+            for n, w in ((self.passed, "passed"), (self.failed, "failed"), (self.skipped, "skipped"))
+            if n is not None
+        ]
         head = f"run_tests: {self.command} — {state} in {self.duration:.1f}s"
         if counts:
             head += ": " + ", ".join(counts)
@@ -90,7 +96,9 @@ def run_tests(cmd=None, timeout=None, cwd=None):
         cmd = shlex.join(str(c) for c in cmd)
     elif not isinstance(cmd, str) or not cmd.strip():
         raise ValueError(f"cmd must be a shell command string or a list of arguments, not {cmd!r}")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
+    ):
         raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
     env = dict(os.environ, CI="1", NO_COLOR="1", FORCE_COLOR="0", PY_COLORS="0", TERM="dumb")
     start = time.monotonic()
@@ -132,7 +140,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 def _clean(text):
     text = _ANSI.sub("", text)
     # A carriage return redraws a line (progress bars): keep what it was redrawn to.
-    return "\n".join(line.rsplit("\r", 1)[-1] if "\r" in line.rstrip("\r") else line.rstrip("\r") for line in text.split("\n"))
+    return "\n".join(
+        line.rsplit("\r", 1)[-1] if "\r" in line.rstrip("\r") else line.rstrip("\r")
+        for line in text.split("\n")
+    )
 
 
 def detect(cwd):
@@ -197,7 +208,11 @@ def _pytest_configured(folder):
     for name in ("pytest.ini", "conftest.py"):
         if os.path.exists(os.path.join(folder, name)):
             return True
-    for name, marker in (("pyproject.toml", "[tool.pytest"), ("setup.cfg", "[tool:pytest]"), ("tox.ini", "[pytest]")):
+    for name, marker in (
+        ("pyproject.toml", "[tool.pytest"),
+        ("setup.cfg", "[tool:pytest]"),
+        ("tox.ini", "[pytest]"),
+    ):
         try:
             with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
                 if marker in f.read():
