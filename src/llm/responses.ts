@@ -86,9 +86,12 @@ function assistantItems(m: AssistantMessage): string[] {
   const out: string[] = [];
   const reasoning = m.reasoning?.format === "openai-responses" ? m.reasoning : undefined;
   // Reasoning must be followed by the item it led to; an answer cut off while still reasoning has none,
-  // and its reasoning is left out (the same way in every request, so the prefix holds).
+  // and its reasoning is left out (the same way in every request, so the prefix holds). So is an item
+  // without encrypted content: with `store: false` OpenAI cannot find it by its id and refuses it.
   const followed = m.text !== "" || m.toolCalls.length > 0;
-  if (followed) for (const item of reasoning?.items ?? []) out.push(JSON.stringify(item));
+  for (const item of reasoning?.items ?? []) {
+    if (followed && typeof item.encrypted_content === "string") out.push(JSON.stringify(item));
+  }
   const ids = reasoning?.itemIds ?? {};
   if (m.text !== "") {
     const messageId = ids.message;

@@ -25,12 +25,12 @@ export function checkReturnedThoughts(
   fields: Record<string, unknown>,
   thoughts: Thoughts,
 ): string | undefined {
-  if (format === "responses") return checkResponses(fields.input, thoughts);
+  if (format === "responses") return checkResponses(fields.input, fields.store === false, thoughts);
   if (format === "anthropic") return checkAnthropic(fields, thoughts);
   return undefined;
 }
 
-function checkResponses(input: unknown, thoughts: Thoughts): string | undefined {
+function checkResponses(input: unknown, stateless: boolean, thoughts: Thoughts): string | undefined {
   if (!Array.isArray(input)) return undefined;
   for (const [i, raw] of input.entries()) {
     const item = record(raw);
@@ -38,6 +38,9 @@ function checkResponses(input: unknown, thoughts: Thoughts): string | undefined 
     const id = typeof item.id === "string" ? item.id : "";
     const thought = thoughts.issued.get(id);
     if (!thought) return `input[${i}]: reasoning item "${id}" was not produced by this server`;
+    if (stateless && typeof item.encrypted_content !== "string") {
+      return `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false.`;
+    }
     const expected = reasoningItem({ thought } as Parameters<typeof reasoningItem>[0]);
     if (JSON.stringify(item) !== JSON.stringify(expected)) {
       return `input[${i}]: the encrypted content of reasoning item "${id}" could not be verified (the item was changed)`;

@@ -167,6 +167,26 @@ describe("Responses API failures and settings", () => {
     expect(inputOf(model, 1).map((x) => x.role ?? x.type)).toEqual(["user", "user"]);
   });
 
+  it("leaves out reasoning items that came without encrypted content", async () => {
+    model = await startScriptedModel({ script: [{ reasoning: "Unseen.", code: "x = 1" }, { text: "ok" }] });
+    // Not taken for a reasoning model, so encrypted content is not asked for and the item has none.
+    const client = clientFor(model, "openai-responses", true, { model: "my-reasoner" });
+    const messages: Message[] = [userText("go")];
+    const first = doneOf(await events(client, request(messages)));
+    expect(first.message.reasoning?.items[0]?.encrypted_content).toBeUndefined();
+    messages.push(first.message, {
+      role: "tool",
+      toolCallId: "call_1",
+      content: [{ type: "text", text: "" }],
+    });
+    expect(doneOf(await events(client, request(messages))).message.text).toBe("ok");
+    expect(inputOf(model, 1).map((x) => x.type)).toEqual([
+      "message",
+      "function_call",
+      "function_call_output",
+    ]);
+  });
+
   it("retries a stream that ends without response.completed", async () => {
     model = await startScriptedModel({ script: [{ unfinished: true, text: "half" }, { text: "whole" }] });
     const list = await events(clientFor(model, "openai-responses", true), request([userText("hi")]));
