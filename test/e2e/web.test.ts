@@ -254,6 +254,39 @@ describe("the web and images toolkit in a session", () => {
   });
 });
 
+/** SOI, a JFIF APP0 and a baseline SOF0 of 640×480: a JPEG header whose size can be read (look() sends JPEG files as they are). */
+function jpegHeader(): Buffer {
+  const app0 = Buffer.from([0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]);
+  const sof0 = Buffer.from([0xff, 0xc0, 0, 11, 8, 0x01, 0xe0, 0x02, 0x80, 1, 1, 0x11, 0]);
+  return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, sof0, Buffer.from([0xff, 0xd9])]);
+}
+
+describe("look() with the Anthropic wire format", () => {
+  it("sends a JPEG file as an image block of the tool result, and journals it as .jpg", async () => {
+    const rig = await startRig(
+      "anthropic",
+      { script: byTask({ "ROOT: look at a photo": [{ code: "look('photo.jpg')" }, { text: "seen" }] }) },
+      { config: { acceptsImages: true } },
+    );
+    const jpeg = jpegHeader();
+    writeFileSync(join(rig.cwd, "photo.jpg"), jpeg);
+    const result = await runRelm(["run", "ROOT: look at a photo"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    const body = rig.model.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] };
+    const results = body.messages.flatMap((m) =>
+      Array.isArray(m.content) ? (m.content as { type: string; content?: unknown }[]) : [],
+    );
+    const toolResult = results.find((b) => b.type === "tool_result");
+    expect(JSON.stringify(toolResult?.content)).toContain("[look: photo.jpg attached (JPEG, 640×480, 1 KB)");
+    expect(toolResult?.content).toContainEqual({
+      type: "image",
+      source: { type: "base64", media_type: "image/jpeg", data: jpeg.toString("base64") },
+    });
+    const journal = allText(join(rig.home, "sessions"));
+    expect(journal).toMatch(/"imageFiles":\["outputs\/cell-1-0\.jpg"\]/);
+  });
+});
+
 const bwrap = process.platform === "linux" && existsSync("/usr/bin/bwrap");
 
 describe.skipIf(!bwrap)("the web from a sandboxed kernel", () => {
