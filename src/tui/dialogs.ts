@@ -166,7 +166,12 @@ class MaskedInput implements Component, Focusable {
 
 function show<T>(
   host: DialogHost,
-  build: (done: (value: T | undefined) => void) => { frame: Component; keys?: (data: string) => boolean },
+  build: (done: (value: T | undefined) => void) => {
+    frame: Component;
+    keys?: (data: string) => boolean;
+    /** Closes the dialog (as Esc would) when something else settled what it asked (a sign-in's callback). */
+    signal?: AbortSignal;
+  },
 ): Promise<T | undefined> {
   return new Promise((resolve) => {
     let finished = false;
@@ -175,10 +180,12 @@ function show<T>(
       finished = true;
       handle.hide();
       removeListener();
+      signal?.removeEventListener("abort", onAbort);
       host.tui.requestRender();
       resolve(value);
     };
-    const { frame, keys } = build(done);
+    const onAbort = () => done(undefined);
+    const { frame, keys, signal } = build(done);
     const handle = host.tui.showOverlay(frame, { width: "90%", maxHeight: "80%", anchor: "center" });
     const removeListener = host.tui.addInputListener((data) => {
       if (!handle.isFocused()) return undefined;
@@ -190,6 +197,8 @@ function show<T>(
       if (keys?.(data)) return { consume: true };
       return undefined;
     });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) done(undefined);
     host.tui.requestRender();
   });
 }
@@ -226,7 +235,14 @@ export function pickFrom(
 
 export function askText(
   host: DialogHost,
-  options: { title: string; text?: string; initial?: string; mask?: boolean; hint?: string },
+  options: {
+    title: string;
+    text?: string;
+    initial?: string;
+    mask?: boolean;
+    hint?: string;
+    signal?: AbortSignal;
+  },
 ): Promise<string | undefined> {
   return show<string>(host, (done) => {
     const masked = options.mask ? new MaskedInput() : undefined;
@@ -242,6 +258,7 @@ export function askText(
     const hint = options.hint ?? "enter confirm · esc back";
     return {
       frame: new Frame(host.theme, options.title, body, hint, options.text),
+      signal: options.signal,
       keys: (data) => {
         if (matchesKey(data, Key.escape)) {
           done(undefined);
