@@ -14,6 +14,7 @@ import {
   relmHomeFrom,
 } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
+import { SUBSCRIPTIONS, type SubscriptionId } from "../config/subscriptions.js";
 import { findPreset, PRESETS as PROVIDER_PRESETS, presetNames, suggestPreset } from "../llm/presets.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
@@ -42,6 +43,13 @@ const NEEDS_MODEL = "login needs a model: --model NAME (the endpoint's name for 
 
 /** Ctrl-C at a prompt: nothing is written. */
 class LoginCancelled extends Error {}
+
+/** A subscription picked from the list: its sign-in takes over (subscription-login.ts). */
+class SubscriptionChosen extends Error {
+  constructor(readonly id: SubscriptionId) {
+    super(id);
+  }
+}
 
 /** The endpoint from the flags, else the current one; a new provider without a URL gets its default. */
 function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: string; baseUrl: string } {
@@ -80,6 +88,10 @@ export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
     try {
       next = await prompted(flags, existing, io);
     } catch (error) {
+      if (error instanceof SubscriptionChosen) {
+        const { subscriptionLogin } = await import("./subscription-login.js");
+        return subscriptionLogin(error.id, { model: flags.model }, io);
+      }
       if (!(error instanceof LoginCancelled)) throw error;
       io.stderr.write("\nrelm: login cancelled; nothing was saved\n");
       return EXIT.interrupted;
@@ -113,8 +125,13 @@ async function prompted(flags: LoginFlags, existing: ConfigFile, io: RunIo): Pro
     let needsKey = true;
     if (!flags.provider && !flags.baseUrl) {
       for (const [i, p] of PRESETS.entries()) io.stdout.write(`  ${i + 1}. ${p.name}  ${p.baseUrl}\n`);
+      for (const [i, sub] of SUBSCRIPTIONS.entries()) {
+        io.stdout.write(`  ${PRESETS.length + i + 1}. ${sub.label} (subscription: relm login ${sub.id})\n`);
+      }
       const current = existing.baseUrl ? `current: ${existing.baseUrl}` : "1";
       const answer = await prompt.ask("Endpoint (a number, or an OpenAI-compatible base URL)", current);
+      const sub = /^\d+$/.test(answer) ? SUBSCRIPTIONS[Number(answer) - PRESETS.length - 1] : undefined;
+      if (sub) throw new SubscriptionChosen(sub.id);
       const preset = /^\d+$/.test(answer) ? PRESETS[Number(answer) - 1] : undefined;
       if (preset) endpoint = { provider: preset.provider, baseUrl: preset.baseUrl };
       else if (/^https?:\/\//.test(answer)) endpoint = { provider: "openai", baseUrl: answer };

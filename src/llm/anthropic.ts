@@ -66,6 +66,10 @@ export function buildAnthropicBody(request: ModelRequest, settings: BodySettings
   if (request.system) {
     head.system = [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }];
   }
+  // A constant block first (a subscription's required identity line), so the cached prefix stays stable.
+  if (settings.systemPreamble) {
+    head.system = [{ type: "text", text: settings.systemPreamble }, ...((head.system as unknown[]) ?? [])];
+  }
   if (request.tools.length > 0) {
     head.tools = request.tools.map((t) => ({
       name: t.name,

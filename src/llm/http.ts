@@ -8,7 +8,9 @@ import {
   httpFailure,
   idleFailure,
   networkFailure,
+  oneLine,
   redact,
+  serverMessage,
   toModelError,
 } from "./errors.js";
 import { backoffMs, parseRetryAfter, type RetryPolicy, retryFits, sleep } from "./retry.js";
@@ -63,6 +65,14 @@ export async function* sendWithRetries(
       refreshed = true;
       continue;
     }
+    if ((failure.status === 401 || failure.status === 403) && call.auth) {
+      // Not an API key's failure: refused again with fresh credentials, only a new sign-in can help.
+      const again = failure.status === 401 ? " even after a token refresh" : "";
+      const said = failure.detail ? `: ${oneLine(serverMessage(failure.detail))}` : "";
+      failure.message =
+        `${call.ctx.baseUrl} refused the sign-in${again} (HTTP ${failure.status})${said}; ` +
+        "run `relm login` to sign in again";
+    }
     if (failure.kind === "aborted" || signal?.aborted) {
       yield { type: "error", error: abortedError(attempt) };
       return;
@@ -113,9 +123,15 @@ async function* tryOnce(
 
   try {
     let headers = call.headers;
+    /** The sign-in's header values: a server that echoes them must not put them in an error. */
+    let authValues: string[] = [];
     if (call.auth) {
       try {
-        headers = { ...headers, ...(await call.auth({ refresh })) };
+        const added = await call.auth({ refresh });
+        headers = withAuthHeaders(headers, added);
+        authValues = Object.entries(added)
+          .filter(([name]) => /^(authorization|x-api-key)$/i.test(name))
+          .flatMap(([, v]) => [v, v.replace(/^(Bearer|token) /i, "")]);
       } catch (err) {
         // A sign-in that cannot produce a token (refresh refused, signed out) is the user's to fix.
         const text = err instanceof Error ? err.message : String(err);
@@ -146,7 +162,8 @@ async function* tryOnce(
         } catch {
           // The status alone is enough to classify the failure.
         }
-        return fail(httpFailure(response.status, text, call.ctx, parseRetryAfter(response.headers)));
+        const failure = httpFailure(response.status, text, call.ctx, parseRetryAfter(response.headers));
+        return fail(redactFailure(failure, authValues));
       }
       const contentType = response.headers.get("content-type") ?? "";
       // Some servers ignore `stream: true` and answer with one JSON document; accept that too.
@@ -175,6 +192,22 @@ async function* tryOnce(
     // Releases the connection when the decoder stopped early (after its end marker) or the consumer left.
     controller.abort();
   }
+}
+
+/** The sign-in's headers over the wire format's; beta flags from both are kept (Anthropic's list). */
+function withAuthHeaders(base: Record<string, string>, added: Record<string, string>): Record<string, string> {
+  const merged = { ...base, ...added };
+  const beta = [base["anthropic-beta"], added["anthropic-beta"]].filter(Boolean);
+  if (beta.length > 1) merged["anthropic-beta"] = beta.join(",");
+  return merged;
+}
+
+function redactFailure(failure: Failure, secrets: string[]): Failure {
+  for (const secret of secrets) {
+    failure.message = redact(failure.message, secret);
+    if (failure.detail !== undefined) failure.detail = redact(failure.detail, secret);
+  }
+  return failure;
 }
 
 /** Body chunks; the idle timer runs only while waiting on the network, not while the consumer works. */

@@ -227,5 +227,18 @@ export interface ClientOptions {
    * Request headers that authenticate, instead of the API key's (subscription sign-in): called before
    * every try. After a 401 it is called once more with `refresh: true` and the try repeated at once.
    */
-  auth?: (context: { refresh: boolean }) => Promise<Record<string, string>>;
+  auth?: (context: AuthContext) => Promise<Record<string, string>>;
+  /**
+   * System text sent before the agent's own, as its own block (Anthropic): Claude's subscription API
+   * accepts only requests whose system prompt starts with Claude Code's identity line.
+   */
+  systemPreamble?: string;
+}
+
+/** What ClientOptions.auth is told about a try. */
+export interface AuthContext {
+  /** After a 401: get new credentials first. */
+  refresh: boolean;
+  /** The role of the request's last message (Copilot counts a person's own turn differently). */
+  lastRole?: "user" | "assistant" | "tool";
 }

@@ -36,6 +36,8 @@ export interface BodySettings {
   /** Responses: ask for reasoning summaries (ClientOptions.reasoningSummary). */
   reasoningSummary?: boolean;
   promptCacheKey?: string;
+  /** ClientOptions.systemPreamble: a system block before the request's own (Anthropic). */
+  systemPreamble?: string;
 }
 
 export interface WireFormat {
