@@ -18,7 +18,7 @@ from . import ignore
 from ._text import OUTPUT_CAP, Shown, cap, check_path, check_text, public
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
-COLLECT_LIMIT = 10_000  # matches read from a backend before it is stopped
+COLLECT_LIMIT = 2_000  # matches read from a backend before it is stopped (more when max_results asks)
 
 
 class Match(namedtuple("Match", "path line text")):
@@ -78,17 +78,18 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
         hint = f"; to search only some files, pass glob={path!r}" if _stdlib_glob.has_magic(path) else ""
         raise FileNotFoundError(f"{path}: no such file or folder (cwd is {os.getcwd()}){hint}")
     keep = _glob_filter(glob, path)
+    limit = max(COLLECT_LIMIT, max_results + 1)
     found = None
     backend = ""
     if os.path.isfile(path):
         # One file named outright is searched whatever .gitignore says, the same way by every backend.
-        found, backend = _python(regex, path, keep), "python"
+        found, backend = _python(regex, path, keep, limit), "python"
     elif shutil.which("rg"):
-        found, backend = _rg(pattern, path, glob, ignore_case), "rg"
+        found, backend = _rg(pattern, path, glob, ignore_case, limit), "rg"
     if found is None and ignore.repo_root(path) is not None and shutil.which("git"):
-        found, backend = _git_grep(pattern, path, ignore_case), "git grep"
+        found, backend = _git_grep(pattern, path, ignore_case, limit), "git grep"
     if found is None:
-        found, backend = _python(regex, path, keep), "python"
+        found, backend = _python(regex, path, keep, limit), "python"
     if backend == "rg":
         # ripgrep 13 misses anchored rules ("src/x.py") of a .gitignore above the folder it searches.
         check = ignore.Cache()
@@ -100,7 +101,7 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     out = Results(found[:max_results])
     out.backend = backend
     if len(found) > max_results:
-        total = f"more than {COLLECT_LIMIT}" if len(found) >= COLLECT_LIMIT else str(len(found))
+        total = f"more than {limit}" if len(found) >= limit else str(len(found))
         out.note = f"showing {max_results} of {total} matches; narrow the pattern, path or glob, or raise max_results"
     return out
 
@@ -126,7 +127,7 @@ def _norm(p):
     return p.replace(os.sep, "/")
 
 
-def _rg(pattern, path, glob, ignore_case):
+def _rg(pattern, path, glob, ignore_case, limit):
     args = [
         "rg",
         "--json",
@@ -162,10 +163,10 @@ def _rg(pattern, path, glob, ignore_case):
             name = _rg_text(data["path"])
             text = _rg_text(data["lines"])
             found.append(Match(_norm(name), data["line_number"], _clip(text)))
-            if len(found) >= COLLECT_LIMIT:
+            if len(found) >= limit:
                 break
     finally:
-        if proc.poll() is None and len(found) >= COLLECT_LIMIT:
+        if proc.poll() is None and len(found) >= limit:
             proc.kill()
         proc.stdout.close()
         err = proc.stderr.read().decode("utf-8", "replace")
@@ -173,7 +174,7 @@ def _rg(pattern, path, glob, ignore_case):
         code = proc.wait()
     if code == 2 and not found and "regex" in err.lower():
         return None  # a pattern Rust's regex refuses (look-around, back-references): Python does it
-    if code not in (0, 1) and not found and len(found) < COLLECT_LIMIT and code != -9:
+    if code not in (0, 1) and not found and len(found) < limit and code != -9:
         return None
     return found
 
@@ -186,32 +187,38 @@ def _rg_text(obj):
     return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "surrogateescape")
 
 
-def _git_grep(pattern, path, ignore_case):
+def _git_grep(pattern, path, ignore_case, limit):
     args = ["git", "grep", "-z", "-n", "-I", "--no-color", "--untracked", "--exclude-standard", "-P"]
     if ignore_case:
         args.append("-i")
     args += ["-e", pattern, "--", path]
     try:
-        proc = subprocess.run(args, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
+        proc = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+        )
+    except OSError:
         return None
-    if proc.returncode not in (0, 1):
-        return None  # no PCRE in this git, a pattern it refuses, a path outside the repository
     found = []
-    for raw in proc.stdout.split(b"\n"):
-        parts = raw.split(b"\0", 2)
-        if len(parts) != 3:
-            continue
-        name = parts[0].decode("utf-8", "surrogateescape")
-        text = parts[2].decode("utf-8", "replace")
-        found.append(Match(_norm(name), int(parts[1]), _clip(text)))
-        if len(found) >= COLLECT_LIMIT:
-            break
-    # git lists a file given by path with its name as given; a folder's files relative to the cwd.
+    try:
+        for raw in proc.stdout:  # read as it comes: stopped once `limit` matches are in
+            parts = raw.rstrip(b"\n").split(b"\0", 2)
+            if len(parts) != 3:
+                continue
+            name = parts[0].decode("utf-8", "surrogateescape")
+            text = parts[2].decode("utf-8", "replace")
+            found.append(Match(_norm(name), int(parts[1]), _clip(text)))
+            if len(found) >= limit:
+                proc.kill()
+                break
+    finally:
+        proc.stdout.close()
+        code = proc.wait()
+    if code not in (0, 1) and len(found) < limit:
+        return None  # no PCRE in this git, a pattern it refuses, a path outside the repository
     return found
 
 
-def _python(regex, path, keep):
+def _python(regex, path, keep, limit):
     found = []
     files = [(path, False)] if os.path.isfile(path) else ignore.walk(path)
     for name, is_dir in files:
@@ -231,7 +238,7 @@ def _python(regex, path, keep):
             line = line.rstrip("\r")
             if regex.search(line):
                 found.append(Match(_norm(name), n, _clip(line)))
-        if len(found) >= COLLECT_LIMIT:
+        if len(found) >= limit:
             break
     return found
 
