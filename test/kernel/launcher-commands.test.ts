@@ -61,6 +61,12 @@ describe("slurm://", () => {
     );
   });
 
+  it("inside an allocation (SLURM_JOB_ID set) kernels are steps sharing its CPUs", () => {
+    const args = parseKernelUri("slurm://?cpus=2").command({ ...ctx, env: { SLURM_JOB_ID: "77" } }).args;
+    expect(args).toEqual(expect.arrayContaining(["--overlap", "--cpus-per-task=2"]));
+    expect(args.some((a) => a.startsWith("--jobid"))).toBe(false); // srun takes the job from the environment
+  });
+
   it("alloc=session needs its allocation before a command line", () => {
     const l = parseKernelUri("slurm://?alloc=session&nodes=2");
     expect(() => l.command(ctx)).toThrow(/no Slurm allocation/);

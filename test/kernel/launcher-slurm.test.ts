@@ -71,6 +71,15 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     expect(new Set([stepA, stepB])).toEqual(new Set(["0", "1"]));
     const steps = (await cluster.steps()).filter((s) => s.step.startsWith(`${jobA}.`));
     expect(steps.map((s) => s.step).sort()).toEqual([`${jobA}.0`, `${jobA}.1`]);
+    // relm run inside that allocation (SLURM_JOB_ID set, as under sbatch): plain slurm:// makes a step of it.
+    const inside = await start({
+      env: { ...cluster.env, SLURM_JOB_ID: jobA },
+      launcher: parseKernelUri(`slurm://?python=${python}`),
+    });
+    const where = await inside.execute(
+      "import os\nprint(os.environ['SLURM_JOB_ID'], os.environ['SLURM_STEP_ID'])",
+    );
+    expect(where.output.trim()).toBe(`${jobA} 2`);
   });
 
   it("alloc=session: the allocation ends with the process that holds it, even after SIGKILL", async () => {

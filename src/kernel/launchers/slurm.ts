@@ -8,7 +8,7 @@
 // relinquished when the host's process ends, however it ends) and every kernel is a step in it (`srun --jobid=J --overlap`:
 // kernels mostly wait on the model, so they share the allocation's CPUs rather than queue for them).
 // Run inside an allocation already (SLURM_JOB_ID set, e.g. relm started under salloc or sbatch),
-// plain srun makes steps in that job: Slurm's own rule, kept.
+// plain srun makes steps in that job (Slurm's own rule, kept), sharing its CPUs (--overlap) as well.
 //
 // Transport "remote": a compute node need not share the host's disk; the bootstrap sends relm's
 // Python package over stdin and files cross over the protocol. srun starts the step in the host's
@@ -90,9 +90,13 @@ export class SlurmLauncher implements Launcher {
     if (t.session && !jobId) {
       throw new KernelStartError(`no Slurm allocation for ${this.uri} (prepare() was not awaited)`, "");
     }
-    if (jobId) {
-      // A step of the held allocation: its resources were asked for by salloc; steps share them.
-      args.push(`--jobid=${jobId}`, "--overlap");
+    // relm itself runs in an allocation (under sbatch or salloc): srun makes steps of that job.
+    const inherited = !t.session && Boolean(ctx.env.SLURM_JOB_ID);
+    if (jobId || inherited) {
+      // A step of an allocation whose resources were asked for already: kernels mostly wait on the
+      // model, so steps share them (--overlap) instead of queueing for a CPU each.
+      if (jobId) args.push(`--jobid=${jobId}`);
+      args.push("--overlap");
       if (t.cpus !== undefined) args.push(`--cpus-per-task=${t.cpus}`);
       if (t.gres !== undefined) args.push(`--gres=${t.gres}`);
     } else {
