@@ -62,9 +62,12 @@ t = time.perf_counter()
 out = rlm.map("CHILD: one cell", range(32), max_parallel=32${kernel ? `, ${kernel}` : ""})
 print(f"wall={(time.perf_counter() - t) * 1000:.0f} ok={out == list(range(32))}")`;
 
-const hold = (n) => `import sys
-out = rlm.map("CHILD: hold", range(${n}), max_parallel=64, ${SLURM()})
+const hold = (n, child = "CHILD: hold") => `import sys
+out = rlm.map("${child}", range(${n}), max_parallel=64, ${SLURM()})
 print(len(out))`;
+const HOLD_CELL =
+  "import os, time\nopen(f'live-{item}', 'w').close()\n" +
+  "while not os.path.exists('release'):\n    time.sleep(0.5)\nsubmit(item)";
 
 const echo = (ctx) => ({ text: ctx.lastToolResult?.trim() ?? "" });
 const model = await startScriptedModel({
@@ -74,14 +77,13 @@ const model = await startScriptedModel({
     "ROOT: fan out slurm alloc": [{ code: fanOut(SLURM("&alloc=session")) }, echo],
     "ROOT: hold 8": [{ code: hold(8) }, echo],
     "ROOT: hold 32": [{ code: hold(32) }, echo],
-    "CHILD: one cell": [{ code: "submit(item)" }],
-    "CHILD: hold": [
-      {
-        code:
-          "import os, time\nopen(f'live-{item}', 'w').close()\n" +
-          "while not os.path.exists('release'):\n    time.sleep(0.5)\nsubmit(item)",
-      },
+    "ROOT: hold 32 after 10 turns": [{ code: hold(32, "CHILD: 9 cells, then hold") }, echo],
+    "CHILD: 9 cells, then hold": [
+      ...Array.from({ length: 9 }, (_, i) => ({ code: `x = ${i}` })),
+      { code: HOLD_CELL },
     ],
+    "CHILD: one cell": [{ code: "submit(item)" }],
+    "CHILD: hold": [{ code: HOLD_CELL }],
   }),
 });
 const { home, env: baseEnv } = scriptedEnv(model, "relm-bench-scale-");
@@ -172,9 +174,9 @@ const until = async (probe, ms = 300_000) => {
   throw new Error("timed out");
 };
 
-async function holdAndSample(n) {
+async function holdAndSample(n, task = `ROOT: hold ${n}`) {
   const cwd = mkdtempSync(join(os.tmpdir(), "relm-bench-hold-"));
-  const done = run(`ROOT: hold ${n}`, cwd);
+  const done = run(task, cwd);
   const root = run.pid;
   const t0 = Date.now();
   await until(() => readdirSync(cwd).filter((f) => f.startsWith("live-")).length === n);
@@ -243,6 +245,12 @@ try {
   );
   console.log(
     `counted: ${b.nodeProcs} relm (node) processes and the srun clients; not counted (kernels, keepers): ${b.notCounted}`,
+  );
+  const c = await holdAndSample(32, "ROOT: hold 32 after 10 turns");
+  const turnMs = ((c.startCpuS - b.startCpuS) * 1000) / (32 * 9);
+  console.log(
+    `host CPU per model turn of a remote child (32 children, 10 turns vs 1 each, instant model): ${f(turnMs, 1)} ms ` +
+      `(${f(c.startCpuS, 2)} s vs ${f(b.startCpuS, 2)} s)`,
   );
   const per = (k) => (b[k] - a[k]) / (b.n - a.n);
   console.log(
