@@ -221,6 +221,9 @@ export async function prepareSession(
 ): Promise<PreparedSession> {
   const variables = (flags.var ?? []).map((v) => parseVariableFlag(v, io.cwd));
   const { config, client, limits, tree, warnings } = prepareTree(flags, io, sink, overrides);
+  // The kernel reads --var files itself: in a sandbox they must be visible wherever they are.
+  const files = variables.flatMap((v) => ("file" in v.source ? [v.source.file] : []));
+  if (tree.kernel.sandbox && files.length > 0) tree.kernel.sandbox = { ...tree.kernel.sandbox, readable: files };
   const session = await AgentSession.create({ ...tree, id, title, variables, limits });
   for (const message of warnings) session.record({ type: "warning", message });
   return { session, config, client };

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createServer } from "node:http";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
@@ -133,7 +133,7 @@ describe.skipIf(!linux)("relm run --sandbox", () => {
     const script = () =>
       byTask({
         "ROOT: sum": [
-          { code: "x = sum(range(10))\nprint(x, rlm('CHILD: double', n=x), llm('LLM: word'))" },
+          { code: "x = sum(range(10))\nprint(x, rlm('CHILD: double', n=x), llm('LLM: word'), data)" },
           echoLastCell,
         ],
         "CHILD: double": [{ code: "submit(n * 2)" }],
@@ -141,12 +141,19 @@ describe.skipIf(!linux)("relm run --sandbox", () => {
       });
     const plain = await startRig("openai", { script: script() });
     const boxed = await startRig("openai", { script: script() });
-    const a = await runRelm(["run", "ROOT: sum"], { env: plain.env, cwd: plain.cwd });
-    const b = await runRelm(["run", "--sandbox", "ROOT: sum"], { env: boxed.env, cwd: boxed.cwd });
+    // A --var file in the host's /tmp, which the sandbox replaces with its own: bound in read-only.
+    const data = join(tmpdir(), `relm-sandbox-var-${process.pid}.txt`);
+    writeFileSync(data, "from-a-file");
+    servers.push(async () => rmSync(data, { force: true }));
+    const a = await runRelm(["run", `--var=data=@${data}`, "ROOT: sum"], { env: plain.env, cwd: plain.cwd });
+    const b = await runRelm(["run", "--sandbox", `--var=data=@${data}`, "ROOT: sum"], {
+      env: boxed.env,
+      cwd: boxed.cwd,
+    });
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toBe(a.stdout);
-    expect(a.stdout.trim()).toBe("45 90 word");
+    expect(a.stdout.trim()).toBe("45 90 word from-a-file");
   });
 
   it("relm doctor says whether sandboxing works here", async () => {

@@ -93,7 +93,10 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
   if (missing) throw new SandboxUnavailableError(missing);
   const session = request.sessionDir;
   const writable = session ? ["outputs", "snapshot", "children"].map((d) => path.join(session, d)) : [];
-  const readable = (request.env.PYTHONPATH ?? "").split(path.delimiter).filter((p) => p && existsSync(p));
+  const readable = [
+    ...(request.env.PYTHONPATH ?? "").split(path.delimiter),
+    ...(settings.readable ?? []),
+  ].filter((p) => p && existsSync(p));
   const hidden = [request.relmHome].filter((d): d is string => !!d && existsSync(d));
   let proxy: NetProxy | undefined;
   if (settings.net.kind === "list") {

@@ -16,6 +16,11 @@ export interface NetRule {
 export interface SandboxSettings {
   mode: SandboxMode;
   net: NetPolicy;
+  /**
+   * Files the kernels must read wherever they are (the session's `--var NAME=@FILE` files, which may
+   * sit in the hidden /tmp): shown read-only at their own path.
+   */
+  readable?: string[];
 }
 
 /** The paths a sandbox exposes or hides, beyond the read-only system. */
