@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { findPython, startKernel, startKernelTemplate } from "../dist/kernel/index.js";
 import { parseKernelUri } from "../dist/kernel/launchers/index.js";
 import { releaseSlurmAllocations } from "../dist/kernel/launchers/slurm.js";
-import { median, quantile, startTestSlurm, table } from "./lib.mjs";
+import { median, quantile, startTestSlurm, startTestSshd, table } from "./lib.mjs";
 
 const RUNS = Number(process.argv[2] ?? 5);
 const python = await findPython(process.env);
@@ -27,6 +27,10 @@ export const LAUNCHERS = [
     name: "cmd:env (remote bootstrap, this machine)",
     uri: `cmd:env PATH=${dirname(python.path)}:/usr/bin:/bin`,
   },
+  // A private sshd on 127.0.0.1: a new ssh connection per kernel (key exchange included), the remote
+  // login's PATH (its python3); `control=auto` reuses one connection (ControlMaster).
+  { name: "ssh:// (sshd on 127.0.0.1, a connection per kernel)", uri: "ssh://SSHD/tmp", needs: "sshd" },
+  { name: "ssh://?control=auto (one shared connection)", uri: "ssh://SSHD/tmp?control=auto", needs: "sshd" },
   { name: "container:// (podman --rootfs /:O)", uri: "container://?network=none", needs: "podman" },
   { name: "slurm:// (srun: one job per kernel)", uri: `slurm://?python=${PY}`, needs: "slurm" },
   {
@@ -47,12 +51,14 @@ function installed(cmd) {
 
 const cwd = mkdtempSync(join(os.tmpdir(), "relm-bench-launchers-"));
 const slurm = LAUNCHERS.some((l) => l.needs === "slurm") ? await startTestSlurm() : undefined;
-const env = slurm ? slurm.env : process.env;
+const sshd = LAUNCHERS.some((l) => l.needs === "sshd") ? await startTestSshd() : undefined;
+const env = { ...(slurm ? slurm.env : process.env), ...(sshd ? { RELM_SSH_CONFIG: sshd.config } : {}) };
 const template = await startKernelTemplate({ python, env });
 const rows = [];
 try {
   for (const l of LAUNCHERS) {
-    if ((l.needs === "podman" && !installed("podman")) || (l.needs === "slurm" && !slurm)) {
+    const missing = { podman: !installed("podman"), slurm: !slurm, sshd: !sshd };
+    if (l.needs && missing[l.needs]) {
       rows.push({
         launcher: l.name,
         "ready p50 ms": "skipped",
@@ -61,7 +67,7 @@ try {
       });
       continue;
     }
-    const launcher = parseKernelUri(l.uri);
+    const launcher = parseKernelUri(sshd ? l.uri.replace("SSHD", sshd.host) : l.uri);
     const ready = [];
     const first = [];
     // One warm-up (podman's storage, Slurm's first job, the template's spare), then RUNS measured.
@@ -89,6 +95,7 @@ try {
   releaseSlurmAllocations();
   await template.close();
   await slurm?.stop();
+  await sshd?.stop();
   rmSync(cwd, { recursive: true, force: true });
 }
 console.log(

@@ -80,3 +80,19 @@ export async function startTestSlurm(options = {}) {
   const { slurmAvailable, startSlurm } = await import(out);
   return slurmAvailable() ? startSlurm(options) : undefined;
 }
+
+/** A private sshd on 127.0.0.1 (test/support/sshd.ts, bundled like startTestSlurm); undefined without sshd. */
+export async function startTestSshd() {
+  const { build } = await import("esbuild");
+  const out = join(mkdtempSync(join(tmpdir(), "relm-bench-sshd-")), "sshd.mjs");
+  await build({
+    entryPoints: [join(ROOT, "test/support/sshd.ts")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: out,
+    logLevel: "warning",
+  });
+  const { sshdAvailable, startSshd } = await import(out);
+  return sshdAvailable() ? startSshd() : undefined;
+}

@@ -268,7 +268,7 @@ export class AgentKernel {
         type: "kernel",
         event: "started",
         pid: event.pid,
-        detail: `python ${event.python.version}${how}`,
+        detail: `python ${event.python.version}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
       });
     } else if (event.type === "died") {
       this.owner.record({

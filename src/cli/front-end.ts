@@ -117,7 +117,8 @@ export async function openTui(start: TuiStart, flags: RunFlags, io: RunIo): Prom
   const { runTui } = await import("../tui/main.js");
   // The hosts the UI starts inherit its environment: that is how they get --thinking.
   // --sandbox and --allow-net the same way (sandbox-flags.ts).
-  const env = sandboxEnv(flags, flags.thinking ? { ...io.env, RELM_THINKING: flags.thinking } : io.env);
+  const base = sandboxEnv(flags, flags.thinking ? { ...io.env, RELM_THINKING: flags.thinking } : io.env);
+  const env = flags.kernel ? { ...base, RELM_KERNEL_URI: flags.kernel } : base; // --kernel likewise (setup.ts)
   return runTui(start, flags, { ...io, env });
 }
 

@@ -136,7 +136,7 @@ function prepareTree(
       : (positiveNumber(flags.cellTimeout, "--cell-timeout", false) as number) * 1000;
   const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
   const maxDepth = maxDepthOf(flags);
-  const target = kernelTargetOf(flags, config);
+  const target = kernelTargetOf(flags, config, io.env);
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
   const sandbox = sandboxOf(target === "sandbox" ? { ...flags, sandbox: true } : flags, config, io.env);
   if (limits.maxCost !== undefined && client.price === null) {
@@ -251,9 +251,13 @@ export function titleOf(task: string): string {
   return first.length > 80 ? `${first.slice(0, 79)}…` : first;
 }
 
-/** The session's kernel URI: `--kernel`, else config.json's `kernel`; checked (a bad flag exits 2). */
-function kernelTargetOf(flags: SessionFlags, config: ResolvedConfig): string | undefined {
+/**
+ * The session's kernel URI: `--kernel`, else RELM_KERNEL_URI (how the hosts the terminal UI starts get
+ * `relm --kernel`), else config.json's `kernel`; checked (a bad flag exits 2).
+ */
+function kernelTargetOf(flags: SessionFlags, config: ResolvedConfig, env: NodeJS.ProcessEnv): string | undefined {
   if (flags.kernel !== undefined) return checkKernelUri(flags.kernel, "--kernel");
+  if (env.RELM_KERNEL_URI?.trim()) return checkKernelUri(env.RELM_KERNEL_URI, "RELM_KERNEL_URI");
   try {
     return checkKernelUri(config.kernel, `${config.configPath}: kernel`);
   } catch (error) {

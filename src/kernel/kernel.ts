@@ -380,6 +380,7 @@ class LocalKernel implements Kernel {
       startMs: performance.now() - t0,
       ...(forkedFrom !== undefined ? { forkedFrom } : {}),
       ...(fallback !== undefined ? { fallback } : {}),
+      ...(launcher !== LOCAL ? { launcher: launcher.uri } : {}),
     });
     return runner;
   }

@@ -155,6 +155,8 @@ export type KernelLifecycleEvent =
       forkedFrom?: number;
       /** Why a kernel given a template was spawned instead (template dead, fork failed, ...). */
       fallback?: string;
+      /** The kernel URI it was started through, when not `local` (src/kernel/launchers/). */
+      launcher?: string;
     }
   | {
       type: "died";

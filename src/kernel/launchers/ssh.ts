@@ -4,6 +4,7 @@
 // `control=auto` shares one connection between the session's kernels (ControlMaster, kept 60 s).
 // The remote command is `exec python3 -c BOOTSTRAP` (bootstrap.ts): nothing is installed there; the
 // workdir is entered by the bootstrap (`/~/x` is x under the remote home; none: the home itself).
+import { mkdirSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
@@ -49,6 +50,7 @@ export class SshLauncher implements Launcher {
     if (t.user !== undefined) args.push("-l", t.user);
     if (t.control) {
       const dir = join(tmpdir(), `relm-${userInfo().uid}`);
+      mkdirSync(dir, { recursive: true, mode: 0o700 }); // ssh does not make the socket's directory
       args.push("-o", "ControlMaster=auto", "-o", "ControlPersist=60", "-o", `ControlPath=${dir}/ssh-%C`);
     }
     args.push("--", t.host, `exec ${ctx.inner.map(shellQuote).join(" ")}`);

@@ -1,0 +1,133 @@
+// `--kernel ssh://...` against a private sshd on 127.0.0.1 (test/support/sshd.ts): the kernel, its
+// child's and the restarted ones all start through the system ssh client with relm's Python package
+// sent over the pipe, in a work directory nothing else uses, so the remote side can be checked for
+// leftovers by looking at which processes sit there (over ssh, as one would on another machine).
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { type JournalLine, onlyJournal } from "../support/journal.js";
+import { byTask, echoLastCell } from "../support/router.js";
+import { type Rig, useRigs } from "../support/scripted.js";
+import { type Sshd, startSshd } from "../support/sshd.js";
+import { until } from "../support/wait.js";
+
+const startRig = useRigs();
+// A private copy of the build when set (other builds in the same tree replace dist/ while this runs).
+const bin = process.env.RELM_TEST_BIN ? { bin: process.env.RELM_TEST_BIN } : {};
+let sshd: Sshd;
+let remoteDir: string;
+
+beforeAll(async () => {
+  sshd = await startSshd();
+  remoteDir = mkdtempSync(join(tmpdir(), "relm-remote-work-"));
+}, 60_000);
+
+afterAll(async () => {
+  await sshd?.stop();
+  if (remoteDir) rmSync(remoteDir, { recursive: true, force: true });
+});
+
+/** Pids of processes over there whose working directory is the kernels' work directory. */
+async function remoteKernels(): Promise<number[]> {
+  const script = `for p in /proc/[0-9]*; do [ "$(readlink $p/cwd 2>/dev/null)" = ${JSON.stringify(remoteDir)} ] && echo \${p#/proc/}; done; true`;
+  return (await sshd.run(script)).split(/\s+/).filter(Boolean).map(Number);
+}
+
+function rigOf(script: Parameters<typeof startRig>[1]["script"]): Promise<Rig> {
+  return startRig("openai", { script }, { env: { RELM_SSH_CONFIG: sshd.config } });
+}
+
+const lines = (rig: Rig): JournalLine[] => {
+  try {
+    return onlyJournal(rig.home).lines;
+  } catch {
+    return [];
+  }
+};
+
+describe("kernels over ssh", () => {
+  it("runs a whole session remotely: cells, !shell, a timeout, a crash, a 20 MB --var", async () => {
+    const rig = await rigOf(
+      byTask({
+        "ROOT: remote": [
+          { code: "import os\nprint(os.getcwd(), len(big), big[:3])\n!echo shell-ok" },
+          { code: "import time\ntime.sleep(120)" },
+          { code: "import os\nos._exit(7)" },
+          { code: "print('after the crash', len(big))" },
+          { text: "all done" },
+        ],
+      }),
+    );
+    const big = join(rig.cwd, "big.txt");
+    writeFileSync(big, `abc${"x".repeat(20_000_000 - 3)}`);
+    const uri = `ssh://${sshd.host}${remoteDir}`;
+    const result = await runRelm(
+      ["run", "--kernel", uri, "--cell-timeout", "3", "--var", `big=@${big}`, "ROOT: remote"],
+      { env: rig.env, cwd: rig.cwd, timeoutMs: 240_000, ...bin },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("all done");
+    const bodies = rig.bodies();
+    expect(bodies.join("\n")).toContain(`${remoteDir} 20000000 abc`);
+    expect(bodies.join("\n")).toContain("shell-ok");
+    expect(bodies.join("\n")).toContain("after the crash 20000000");
+    const journal = lines(rig);
+    const cells = journal.filter((l) => l.type === "cell_output").map((l) => l.status);
+    expect(cells).toEqual(["ok", "timeout", "crashed", "ok"]);
+    const timedOut = journal.filter((l) => l.type === "cell_output")[1];
+    expect(String(timedOut?.note)).toMatch(/interrupted after 3 s.*intact/); // over the protocol, not killed
+    expect(journal.some((l) => l.type === "kernel" && l.event === "restarted")).toBe(true);
+    expect(String(journal.find((l) => l.type === "kernel")?.detail)).toContain(uri);
+    // Nothing is left over there once relm has exited.
+    await until(async () => ((await remoteKernels()).length === 0 ? true : undefined), 20_000);
+  }, 300_000);
+
+  it("a child from the remote kernel; snapshots come home; kill -9 of the host ends the remote kernel; --resume", async () => {
+    const rig = await rigOf(
+      byTask({
+        "ROOT: long": [
+          { code: "progress = 41\nnote = 'kept ' * 3" },
+          { code: 'where = rlm("CHILD: where are you")\nprint("child said", where)' },
+          { code: "import time\ntime.sleep(300)" },
+          (ctx) => ({ code: `print('resumed with', progress + 1, note)  # ${ctx.lastToolResult?.length}` }),
+          echoLastCell,
+        ],
+        "CHILD: where are you": [{ code: "import os\nsubmit(os.getcwd())" }, { text: "submitted" }],
+      }),
+    );
+    const uri = `ssh://${sshd.host}${remoteDir}`;
+    const detached = await runRelm(["run", "--detach", "--kernel", uri, "ROOT: long"], {
+      env: rig.env,
+      cwd: rig.cwd,
+      ...bin,
+    });
+    expect(detached.code, detached.stderr).toBe(0);
+    const id = detached.stdout.trim();
+    await until(() => (lines(rig).filter((l) => l.type === "cell").length === 3 ? true : undefined), 180_000);
+    // The child ran over there too, and its result came back through the remote kernel.
+    expect(rig.bodies().join("\n")).toContain(`child said ${remoteDir}`);
+    await until(() => (lines(rig).some((l) => l.type === "snapshot") ? true : undefined), 30_000);
+    const dir = onlyJournal(rig.home).dir;
+    const snapshot = join(dir, "snapshot");
+    const manifest = JSON.parse(readFileSync(join(snapshot, "manifest.json"), "utf8")) as { saved: string[] };
+    // After the first cell at least (the next cell may have come before a later one could finish).
+    expect(manifest.saved).toEqual(expect.arrayContaining(["note", "progress"]));
+    expect(readdirSync(snapshot).filter((f) => f.endsWith(".pkl"))).toHaveLength(manifest.saved.length);
+    expect((await remoteKernels()).length).toBeGreaterThan(0); // the sleeping cell's kernel, over there
+    const { pid } = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { pid: number };
+    process.kill(pid, "SIGKILL");
+    await until(async () => ((await remoteKernels()).length === 0 ? true : undefined), 30_000);
+
+    const resumed = await runRelm(["run", "--resume", id, "--kernel", uri], {
+      env: rig.env,
+      cwd: rig.cwd,
+      timeoutMs: 180_000,
+      ...bin,
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout.trim()).toMatch(/^resumed with 42 kept kept kept/);
+    await until(async () => ((await remoteKernels()).length === 0 ? true : undefined), 20_000);
+  }, 420_000);
+});
