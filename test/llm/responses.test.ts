@@ -3,7 +3,7 @@
 // failures in the stream, and the sign-in hook.
 import { afterEach, describe, expect, it } from "vitest";
 import type { Message, ModelClient } from "../../src/llm/types.js";
-import { type ScriptedModel, startScriptedModel } from "../../src/scripted/index.js";
+import { type ScriptedModel, startScriptedModel, whoAsks } from "../../src/scripted/index.js";
 import { clientFor, doneOf, errorOf, events, ofType, request, userText } from "./helpers.js";
 
 let model: ScriptedModel | undefined;
@@ -241,5 +241,20 @@ describe("Responses API failures and settings", () => {
       "Bearer stale-token",
       "Bearer fresh-token",
     ]);
+  });
+});
+
+describe("the scripted server's view of a Responses request", () => {
+  it("names the asking agent's task and counts each answer's run of items as one turn", () => {
+    const input = [
+      { type: "message", role: "user", content: [{ type: "input_text", text: "count the files" }] },
+      { type: "reasoning", id: "rs_1", summary: [] },
+      { type: "message", role: "assistant", content: [{ type: "output_text", text: "Counting." }] },
+      { type: "function_call", call_id: "call_1", name: "ipython", arguments: "{}" },
+      { type: "function_call_output", call_id: "call_1", output: "3" },
+      { type: "function_call", call_id: "call_2", name: "ipython", arguments: "{}" },
+      { type: "function_call_output", call_id: "call_2", output: "4" },
+    ];
+    expect(whoAsks({ body: { input } })).toEqual({ task: "count the files", turn: 2 });
   });
 });
