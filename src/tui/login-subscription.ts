@@ -20,8 +20,9 @@ export function subscriptionItems(home: string): { value: string; label: string;
   const signedIn = readAuthFile(home).subscriptions;
   return SUBSCRIPTIONS.map((s) => ({
     value: `${PREFIX}${s.id}`,
-    label: `${s.label} (subscription)`,
-    description: `${s.description}${signedIn[s.id] ? " · signed in" : ""}`,
+    // No longer than the other labels: the list's description column keeps its width.
+    label: s.label,
+    description: `subscription${signedIn[s.id] ? " (signed in)" : ""} · ${s.description}`,
   }));
 }
 

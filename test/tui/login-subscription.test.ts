@@ -31,7 +31,7 @@ describe("login picker: subscriptions", () => {
     });
     const ui = open(rig, ["login"], { env });
     await ui.waitFor("Choose a model provider");
-    await ui.waitFor(/Claude Pro\/Max \(subscription\)/);
+    await ui.waitFor(/Claude Pro\/Max +subscription/);
     await ui.press("down", "down", "down", "down", "down", "enter");
     await ui.waitFor("Sign in to Claude Pro/Max");
     await ui.waitFor("A browser opened at this page");
