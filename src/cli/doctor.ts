@@ -7,6 +7,7 @@ import { describeSkillProblem, findSkills } from "../harness/index.js";
 import { findProblems } from "../host/doctor.js";
 import { findPython } from "../kernel/index.js";
 import { probeSandbox } from "../kernel/sandbox/index.js";
+import { webCheck } from "./doctor-web.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
 import { ensureWaker } from "./spawn-host.js";
@@ -138,6 +139,7 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
     checks.push({ ok: "warn", label: "skills", detail: describeSkillProblem(p) });
 
   checks.push(sandboxCheck(io.env, config.sandbox));
+  checks.push(webCheck(config, io.env));
 
   const m = config.model;
   const key = m.apiKey ? `API key set (from ${m.sources.apiKey})` : "no API key";

@@ -15,9 +15,8 @@ describe("relm login --search", () => {
   it("saves a provider and its key from stdin, keeps the model settings, refuses what is missing", async () => {
     const home = tempDir();
     try {
-      writeFileSync(join(home.path, "config.json"), JSON.stringify({ model: "gpt-x", apiKey: "sk-model" }), {
-        mode: 0o644,
-      });
+      const modelSettings = { model: "gpt-x", apiKey: "sk-model", baseUrl: "http://127.0.0.1:9/v1" };
+      writeFileSync(join(home.path, "config.json"), JSON.stringify(modelSettings), { mode: 0o644 });
       const env = cleanEnv({ RELM_HOME: home.path });
       const saved = await runRelm(["login", "--search", "brave", "--api-key-stdin"], {
         env,
@@ -28,10 +27,13 @@ describe("relm login --search", () => {
       expect(saved.stdout + saved.stderr).not.toContain("brave-secret-key");
       expect(statSync(join(home.path, "config.json")).mode & 0o777).toBe(0o600);
       expect(config(home.path)).toEqual({
-        model: "gpt-x",
-        apiKey: "sk-model",
+        ...modelSettings,
         search: { provider: "brave", apiKey: "brave-secret-key" },
       });
+      // relm doctor names the provider, never the key.
+      const doctor = await runRelm(["doctor"], { env });
+      expect(doctor.stdout).toMatch(/ok\s+web\s+search\(\): brave, key saved; PDFs/);
+      expect(doctor.stdout + doctor.stderr).not.toContain("brave-secret-key");
 
       const noUrl = await runRelm(["login", "--search", "searxng"], { env });
       expect(noUrl.code).toBe(2);
