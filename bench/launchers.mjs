@@ -2,7 +2,7 @@
 // fork from the warm template. Real software only: podman for container://, a single-node Slurm
 // cluster started here (test/support/slurm.ts) for slurm://. A launcher whose software is missing is
 // listed as skipped. Linux, as root for Slurm.
-//   npm run build --silent && node bench/launchers.mjs [runs=5]
+//   npm run build --silent && node bench/launchers.mjs [runs=5]   (RELM_BENCH_ONLY=local,ssh: some only)
 // To add a launcher: one entry in LAUNCHERS (its URI; `needs` names what must be installed).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -49,6 +49,10 @@ function installed(cmd) {
   }
 }
 
+// RELM_BENCH_ONLY=local,cmd,ssh measures only the launchers whose URI starts with one of those.
+const only = process.env.RELM_BENCH_ONLY?.split(",").filter(Boolean);
+if (only)
+  LAUNCHERS.splice(0, LAUNCHERS.length, ...LAUNCHERS.filter((l) => only.some((p) => l.uri.startsWith(p))));
 const cwd = mkdtempSync(join(os.tmpdir(), "relm-bench-launchers-"));
 const slurm = LAUNCHERS.some((l) => l.needs === "slurm") ? await startTestSlurm() : undefined;
 const sshd = LAUNCHERS.some((l) => l.needs === "sshd") ? await startTestSshd() : undefined;

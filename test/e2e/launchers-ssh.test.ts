@@ -130,4 +130,29 @@ describe("kernels over ssh", () => {
     expect(resumed.stdout.trim()).toMatch(/^resumed with 42 kept kept kept/);
     await until(async () => ((await remoteKernels()).length === 0 ? true : undefined), 20_000);
   }, 420_000);
+
+  it("rlm(..., kernel=) starts one child elsewhere; a bad URI is the cell's ValueError", async () => {
+    const rig = await rigOf(
+      byTask({
+        "ROOT: per call": [
+          {
+            code:
+              'try:\n    rlm("CHILD: never", kernel="ftp://x")\nexcept ValueError as e:\n    print("refused:", e)\n' +
+              'print(rlm("CHILD: via cmd", kernel="cmd:env VIA=per-call"))',
+          },
+          echoLastCell,
+        ],
+        "CHILD: via cmd": [{ code: "import os\nsubmit(os.environ['VIA'])" }, { text: "submitted" }],
+      }),
+    );
+    const result = await runRelm(["run", "ROOT: per call"], {
+      env: rig.env,
+      cwd: rig.cwd,
+      timeoutMs: 180_000,
+      ...bin,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('refused: rlm kernel= "ftp://x": unknown kernel target');
+    expect(result.stdout.trim().split("\n").at(-1)).toBe("per-call");
+  }, 200_000);
 });

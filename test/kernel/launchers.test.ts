@@ -85,7 +85,7 @@ describe("kernel URIs", () => {
     expect(usage("ssh://-oProxyCommand=x")).toMatch(/a host cannot start with -/);
     expect(usage("cmd:")).toMatch(/"cmd:": no command after cmd:\. Use cmd:COMMAND/);
     expect(usage("gopher://x", "agent spec review")).toMatch(
-      /^agent spec review "gopher:\/\/x": unknown kernel target\. Use one of: local, cmd:COMMAND, ssh:\/\//,
+      /^agent spec review "gopher:\/\/x": unknown kernel target\. Use one of: local, (.+, )?cmd:COMMAND, ssh:\/\/\[user@\]host\[:port\]\[\/workdir\](, |\.$)/,
     );
     expect(usage("slurm://?cpus=0")).toMatch(/cpus must be a positive whole number, not "0"/);
   });

@@ -35,7 +35,8 @@ export function parseKernelUri(uri: string, where = "--kernel"): Launcher {
   const scheme = schemeOf(text);
   const found = SCHEMES.find((s) => s.scheme === scheme);
   if (found) return found.parse(text, where);
-  const list = SCHEMES.map((s) => s.syntax.split(" ")[0]).join(", ");
+  // The forms without their options: the message stays one readable line.
+  const list = SCHEMES.map((s) => s.syntax.split(" ")[0]!.replace(/\[\?.*$/, "")).join(", ");
   if (PLANNED.includes(scheme)) {
     throw launcherUsage(
       where,
