@@ -38,7 +38,10 @@ export function buildResponsesBody(request: ModelRequest, settings: BodySettings
     if (settings.reasoningSummary) reasoning.summary = "auto";
     if (Object.keys(reasoning).length > 0) head.reasoning = reasoning;
   }
-  if (settings.maxOutputTokens !== undefined) head.max_output_tokens = settings.maxOutputTokens;
+  // ChatGPT's Codex backend (subscriptions) refuses the field and keeps its own output limit.
+  if (settings.maxOutputTokens !== undefined && !isChatGptBackend(settings.baseUrl)) {
+    head.max_output_tokens = settings.maxOutputTokens;
+  }
   if (settings.promptCacheKey) head.prompt_cache_key = settings.promptCacheKey;
   if (request.tools.length > 0) {
     head.tools = request.tools.map((t) => ({
@@ -52,6 +55,14 @@ export function buildResponsesBody(request: ModelRequest, settings: BodySettings
   }
   const input = serializeInput(request.messages, settings.acceptsImages);
   return `${JSON.stringify(head).slice(0, -1)},"input":[${input.join(",")}]}`;
+}
+
+function isChatGptBackend(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === "chatgpt.com";
+  } catch {
+    return false;
+  }
 }
 
 /** One JSON text per input item; each depends only on its own source message, never on later ones. */

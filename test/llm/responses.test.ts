@@ -2,6 +2,7 @@
 // answers, reasoning items carried across turns unchanged, byte-extending bodies, usage, truncation,
 // failures in the stream, and the sign-in hook.
 import { afterEach, describe, expect, it } from "vitest";
+import { buildResponsesBody } from "../../src/llm/responses.js";
 import type { Message, ModelClient } from "../../src/llm/types.js";
 import { type ScriptedModel, startScriptedModel, whoAsks } from "../../src/scripted/index.js";
 import { clientFor, doneOf, errorOf, events, ofType, request, userText } from "./helpers.js";
@@ -241,6 +242,22 @@ describe("Responses API failures and settings", () => {
       "Bearer stale-token",
       "Bearer fresh-token",
     ]);
+  });
+});
+
+describe("Responses bodies for ChatGPT's Codex backend", () => {
+  it("leave out max_output_tokens, which that backend refuses", () => {
+    const settings = {
+      model: "gpt-5",
+      stream: true,
+      acceptsImages: true,
+      reasoningModel: true,
+      maxOutputTokens: 500,
+    };
+    const body = (baseUrl: string) =>
+      JSON.parse(buildResponsesBody(request([userText("hi")]), { ...settings, baseUrl })) as Item;
+    expect(body("https://chatgpt.com/backend-api/codex").max_output_tokens).toBeUndefined();
+    expect(body("https://api.openai.com/v1").max_output_tokens).toBe(500);
   });
 });
 
