@@ -17,7 +17,15 @@ export interface CliResult {
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(RELM_|OPENAI_|ANTHROPIC_)/.test(k)) continue;
+    // Provider keys and endpoints too: a key in the environment chooses its provider (docs/providers.md).
+    if (/^(RELM_|OPENAI_|ANTHROPIC_|AZURE_OPENAI_)/.test(k)) continue;
+    if (
+      /^(OPENROUTER|GEMINI|GOOGLE|GROQ|DEEPSEEK|MISTRAL|XAI|TOGETHER|FIREWORKS|CEREBRAS|VLLM)_API_KEY$/.test(
+        k,
+      )
+    )
+      continue;
+    if (k === "OLLAMA_HOST") continue;
     env[k] = v;
   }
   return { ...env, NO_COLOR: "1", ...extra };
