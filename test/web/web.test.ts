@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webPolicy } from "../../src/agent/web-api.js";
+import { onPath } from "../../src/cli/doctor-web.js";
 import {
   getWithLimits,
   parseAllowWeb,
@@ -18,6 +19,30 @@ import {
 } from "../../src/web/index.js";
 
 const OPEN: WebPolicy = { allow: undefined, sandboxed: false };
+const hasPdftotext = onPath("pdftotext", process.env);
+
+/** A one-page PDF showing `text` in Helvetica, with a correct cross-reference table. */
+function minimalPdf(text: string): Buffer {
+  const stream = `BT /F1 24 Tf 72 720 Td (${text}) Tj ET`;
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ];
+  let out = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, "0")} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}
 const MB = 1_000_000;
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -163,6 +188,14 @@ describe("fetch in the host", () => {
 
   it("gives up at its timeout", async () => {
     await expect(get("/slow", { timeoutMs: 300 })).rejects.toThrow(/no complete answer within 0.3 s/);
+  });
+
+  it.skipIf(!hasPdftotext)("turns a PDF into text with pdftotext", async () => {
+    const page = await readable(minimalPdf("Hello from a PDF page"), "application/pdf", "u");
+    expect(page.kind).toBe("pdf");
+    expect(page.text).toContain("Hello from a PDF page");
+    // No type at all: recognised by its first bytes.
+    expect((await readable(minimalPdf("Sniffed"), "", "u")).text).toContain("Sniffed");
   });
 
   it("refuses binary bodies as text and points to fetch.raw", async () => {
