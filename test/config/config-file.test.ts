@@ -119,7 +119,7 @@ describe("config.json", () => {
       [[], "config.json must hold a JSON object, got []"],
       [
         { cellTimeout: 5, modle: "x" },
-        "config.json: unknown field(s) cellTimeout, modle; known fields: provider, baseUrl, apiKey, model, python, prices, acceptsImages, stream, retry, requestIdleTimeout, cellTimeoutSeconds, outputCap, idleTimeoutSeconds, kernelIdleTimeoutSeconds, contextWindows, compactAt, refineModel, learn",
+        "config.json: unknown field(s) cellTimeout, modle; known fields: provider, baseUrl, apiKey, model, python, prices, acceptsImages, stream, retry, thinking, requestIdleTimeout, cellTimeoutSeconds, outputCap, idleTimeoutSeconds, kernelIdleTimeoutSeconds, contextWindows, compactAt, refineModel, learn, subscription, oauthUrls, search, allowWeb, sandbox, kernel, allowNet",
       ],
       // Every problem at once, not one per run.
       [
