@@ -101,6 +101,23 @@ describe("the model catalog in a run", () => {
   });
 });
 
+describe("prompt caching", () => {
+  it("names the session to OpenAI's cache: every request of a session carries its id as prompt_cache_key", async () => {
+    const rig = await startRig("openai", { script: [{ code: "x = 6 * 7\nx" }, { text: "42" }] });
+    const env = { ...rig.env, RELM_PROVIDER: "openai-responses", RELM_BASE_URL: rig.model.responsesBaseUrl };
+    const result = await runRelm(["run", "go"], { env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    const id = onlyJournal(rig.home).dir.split("/").at(-1) as string;
+    const bodies = rig.model.requests.map((r) => r.body as { prompt_cache_key?: string });
+    expect(rig.model.requests.map((r) => r.path)).toEqual(["/v1/responses", "/v1/responses"]);
+    expect(bodies.map((b) => b.prompt_cache_key)).toEqual([id, id]);
+    // Chat completions to a server that is not OpenAI's own get no such field (some refuse unknown ones).
+    const plain = await startRig("openai", { script: [{ text: "ok" }] });
+    expect((await runRelm(["run", "go"], { env: plain.env, cwd: plain.cwd })).code).toBe(0);
+    expect(plain.model.requests[0]?.rawBody).not.toContain("prompt_cache_key");
+  });
+});
+
 describe("provider presets from the command line", () => {
   it("an Azure key and endpoint in the environment choose Azure: deployment path, api-version, api-key", async () => {
     const model = await startScriptedModel({ script: [{ text: "from azure" }] });
