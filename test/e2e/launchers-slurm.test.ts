@@ -65,7 +65,7 @@ describe.runIf(slurmAvailable())("rlm.map with kernel=slurm://", () => {
     const marker = join(rig.cwd, "job-of-5");
     const cancelled = await until(
       () => (existsSync(marker) ? readFileSync(marker, "utf8").trim() || undefined : undefined),
-      90_000,
+      150_000,
     );
     await cluster.run("scancel", [`${cancelled}.0`]);
     const result = await run;
@@ -83,12 +83,12 @@ describe.runIf(slurmAvailable())("rlm.map with kernel=slurm://", () => {
     expect(new Set([...jobs, cancelled]).size).toBe(16); // one job (and its step 0) per kernel
     expect(tuples.every((m) => m[3] === "0")).toBe(true);
     expect(most).toBeGreaterThan(0); // seen running by squeue --steps
-    const finished = await until(() => {
+    // Every kernel's job in slurmctld's completion log (the cancelled child's restarted kernel, a
+    // 17th job, may end later than the others).
+    await until(() => {
       const logged = cluster.completedJobs().filter((l) => l.includes("Name=relm-kernel"));
-      return logged.length >= 16 ? logged : undefined;
+      return [...jobs, cancelled].every((id) => logged.some((l) => l.includes(`JobId=${id} `))) || undefined;
     }, 30_000);
-    for (const id of [...jobs, cancelled])
-      expect(finished.some((l) => l.includes(`JobId=${id} `))).toBe(true);
     expect(onlyJournal(rig.home).lines.filter((l) => l.type === "child_finished")).toHaveLength(16);
-  });
+  }, 180_000); // 35-60 s at load averages 20-50 on 2 cores: 16 Python starts share them with the host
 });
