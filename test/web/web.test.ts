@@ -4,7 +4,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webPolicy } from "../../src/agent/web-api.js";
+import { Budget } from "../../src/agent/budget.js";
+import { HostRequestError } from "../../src/agent/host-errors.js";
+import { handleWebRequest, webPolicy } from "../../src/agent/web-api.js";
 import { onPath } from "../../src/cli/doctor-web.js";
 import {
   getWithLimits,
@@ -17,6 +19,7 @@ import {
   type WebPolicy,
   webSearch,
 } from "../../src/web/index.js";
+import { until } from "../support/wait.js";
 
 const OPEN: WebPolicy = { allow: undefined, sandboxed: false };
 const hasPdftotext = onPath("pdftotext", process.env);
@@ -68,6 +71,8 @@ const PAGE = `<!doctype html><html><head><title>The &amp; Title</title>
 
 let site: { server: Server; base: string };
 let bigSent = 0;
+/** Requests /slow received (it answers its headers and never ends the body). */
+let slowSeen = 0;
 
 beforeAll(async () => {
   site = await serve((req, res) => {
@@ -98,6 +103,7 @@ beforeAll(async () => {
     } else if (url.pathname === "/to-ftp") {
       res.writeHead(301, { location: "ftp://example.org/file" }).end();
     } else if (url.pathname === "/slow") {
+      slowSeen += 1;
       res.writeHead(200, { "content-type": "text/plain" });
       res.write("start");
     } else {
@@ -347,5 +353,58 @@ describe("search providers", () => {
     );
     await expect(denied).rejects.toThrow(WebError);
     await expect(denied).rejects.toThrow(/HTTP 401; check the key with relm login --search/);
+  });
+});
+
+describe("the host's web.* calls", () => {
+  const agent = (budget: Budget, web = {}) => ({
+    id: "agent-1",
+    budget,
+    tree: { options: { secrets: ["a-secret-value-123"], web, kernel: {} } },
+  });
+
+  it("stop at the --max-time deadline with a budget error, and when Python cancels them", async () => {
+    const tight = agent(new Budget({ maxTimeMs: 400 }));
+    const late = handleWebRequest(tight, "web.fetch", { url: `${site.base}/slow`, timeout: 60 });
+    await expect(late).rejects.toThrow(HostRequestError);
+    await expect(late).rejects.toMatchObject({
+      code: "budget",
+      message: expect.stringMatching(/--max-time/),
+    });
+
+    const open = agent(new Budget({}));
+    const pending = handleWebRequest(open, "web.fetch", {
+      url: `${site.base}/slow`,
+      timeout: 60,
+      call: "c1",
+    });
+    // Cancelled once the server has it, as an interrupted cell would.
+    const before = slowSeen;
+    await until(() => slowSeen > before || undefined);
+    await handleWebRequest(open, "web.cancel", { call: "c1" });
+    await expect(pending).rejects.toMatchObject({ code: "web", message: "fetch(): cancelled" });
+  });
+
+  it("answer a page, a usage error, and never echo a secret", async () => {
+    const a = agent(new Budget({}));
+    const page = (await handleWebRequest(a, "web.fetch", { url: `${site.base}/page` })) as Record<
+      string,
+      unknown
+    >;
+    expect(page).toMatchObject({
+      status: 200,
+      kind: "html",
+      title: "The & Title",
+      final_url: `${site.base}/page`,
+    });
+    await expect(
+      handleWebRequest(a, "web.fetch", { url: `${site.base}/page`, max_bytes: -1 }),
+    ).rejects.toMatchObject({
+      code: "usage",
+    });
+    const secretUrl = `${site.base}/nothing?token=a-secret-value-123`;
+    const missing = (await handleWebRequest(a, "web.fetch", { url: secretUrl })) as Record<string, unknown>;
+    expect(missing.status).toBe(404);
+    expect(JSON.stringify(missing)).not.toContain("a-secret-value-123");
   });
 });
