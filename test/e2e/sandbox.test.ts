@@ -156,6 +156,19 @@ describe.skipIf(!linux)("relm run --sandbox", () => {
     expect(a.stdout.trim()).toBe("45 90 word from-a-file");
   });
 
+  it("--kernel sandbox is --sandbox", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: `open(${JSON.stringify(join(elsewhere, "via-kernel-uri"))}, 'w')` }, echoLastCell],
+    });
+    const result = await runRelm(["run", "--kernel", "sandbox", "write elsewhere"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Read-only file system/);
+    expect(existsSync(join(elsewhere, "via-kernel-uri"))).toBe(false);
+  });
+
   it("relm doctor says whether sandboxing works here", async () => {
     const rig = await startRig("openai", { script: [{ text: "never" }] });
     const result = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });

@@ -1,5 +1,6 @@
 // The sandbox's settings and its bubblewrap command line, without running anything.
 import { describe, expect, it } from "vitest";
+import { parseKernelUri } from "../../src/kernel/launchers/index.js";
 import { type BwrapPlan, bwrapArgs } from "../../src/kernel/sandbox/bwrap.js";
 import {
   allowed,
@@ -57,6 +58,14 @@ describe("--allow-net values", () => {
       "--allow-net=*",
       "--allow-net=a.org:1",
     ]);
+  });
+});
+
+describe("the kernel URI sandbox", () => {
+  it("parses as the sandbox launcher's marker (opened per session), with no options", () => {
+    const launcher = parseKernelUri("sandbox");
+    expect(launcher).toMatchObject({ scheme: "sandbox", transport: "local", forkable: true });
+    expect(() => parseKernelUri("sandbox:strict")).toThrow(/takes no options/);
   });
 });
 

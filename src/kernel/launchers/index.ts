@@ -3,6 +3,7 @@ import { cmdScheme } from "./cmd.js";
 import { containerScheme } from "./container.js";
 import { k8sScheme } from "./k8s.js";
 import { LOCAL, localScheme } from "./local.js";
+import { sandboxScheme } from "./sandbox.js";
 import { slurmScheme } from "./slurm.js";
 import { sshScheme } from "./ssh.js";
 import type { Launcher, LauncherScheme } from "./types.js";
@@ -20,6 +21,7 @@ export const SCHEMES: readonly LauncherScheme[] = [
   slurmScheme,
   containerScheme,
   k8sScheme,
+  sandboxScheme,
 ];
 
 // Named in the contract (ARCHITECTURE.md) but maybe not in this build yet: said so, not "unknown".
