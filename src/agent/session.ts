@@ -386,6 +386,7 @@ export class AgentSession implements ChildAgent {
       get contextWindow() {
         return contextWindow(self.client.model, self.tree.options.compaction?.windows).tokens;
       },
+      cacheKey: this.id,
       messages: this.messages,
       budget: this.budget,
       sink: this.params.sink,

@@ -1,5 +1,6 @@
 import { noModelMessage, type ResolvedConfig } from "../config/config.js";
 import { ConfigError } from "../config/errors.js";
+import { subscriptionClientOptions } from "../llm/auth/client-options.js";
 import { createModelClient } from "../llm/index.js";
 import type { ModelClient } from "../llm/types.js";
 
@@ -21,5 +22,13 @@ export function buildClient(config: ResolvedConfig, model?: string): ModelClient
     price: model ? config.prices[model] : m.price,
     acceptsImages: m.acceptsImages,
     ...(m.thinking ? { thinking: m.thinking } : {}),
+    // The provider preset's request shape and catalog section.
+    ...(m.headers ? { headers: m.headers } : {}),
+    ...(m.query ? { query: m.query } : {}),
+    ...(m.keyHeader ? { keyHeader: m.keyHeader } : {}),
+    ...(m.catalog ? { catalog: m.catalog } : {}),
+    ...(m.local ? { local: true } : {}),
+    // A subscription's OAuth tokens (auth.json) authenticate instead of a key.
+    ...(m.subscription ? subscriptionClientOptions(config.home, m.subscription) : {}),
   });
 }

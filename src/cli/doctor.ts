@@ -26,12 +26,16 @@ async function probeEndpoint(
   apiKey: string | undefined,
   model: string | undefined,
 ): Promise<Check> {
+  keyHeader?: string,
   const url = provider === "anthropic" ? `${baseUrl.replace(/\/v1$/, "")}/v1/models` : `${baseUrl}/models`;
   const headers: Record<string, string> =
     provider === "anthropic"
       ? { "anthropic-version": "2023-06-01", ...(apiKey ? { "x-api-key": apiKey } : {}) }
       : apiKey
-        ? { authorization: `Bearer ${apiKey}` }
+        ? // Azure's preset sends its key as api-key, not as a Bearer token.
+          keyHeader === "api-key"
+          ? { "api-key": apiKey }
+          : { authorization: `Bearer ${apiKey}` }
         : {};
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
@@ -147,7 +151,7 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
     ok: m.model !== undefined,
     label: "model",
     detail: m.model
-      ? `${m.model} via ${m.provider} at ${m.baseUrl}; ${key}`
+      ? `${m.model} via ${m.preset === m.provider ? m.provider : `${m.preset} (${m.provider})`} at ${m.baseUrl} (provider from ${m.sources.provider}); ${key}`
       : `none configured.\n${noModelMessage().replace(/^/gm, "    ")}`,
   });
   if (m.model) checks.push(await probeEndpoint(m.provider, m.baseUrl, m.apiKey, m.model));

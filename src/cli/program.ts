@@ -6,6 +6,7 @@ import { loginUsesUi, openLoginUi, openTui, resumeRunUsesUi, terminalOf } from "
 import { registerHarnessCommands } from "./harness-command.js";
 import { registerMcpCommands } from "./mcp-command.js";
 import { registerMcpServeCommand } from "./mcp-serve-command.js";
+import { registerModelsCommand } from "./models-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
 import { checkRunFlags } from "./run-flags.js";
 import { registerScheduleCommands } from "./schedule-command.js";
@@ -17,11 +18,10 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 function addModelOptions(cmd: Command): Command {
   return cmd
     .addOption(
-      new Option("--provider <name>", "wire format of the endpoint").choices([
-        "openai",
-        "openai-responses",
-        "anthropic",
-      ]),
+      new Option(
+        "--provider <name>",
+        "openai, openai-responses, anthropic or a preset: openrouter, gemini, groq, deepseek, mistral, xai, together, fireworks, cerebras, azure, lmstudio, vllm, ollama",
+      ),
     )
     .option("--base-url <url>", "endpoint, e.g. http://localhost:11434/v1 (Ollama)")
     .option("--model <name>", "model name at that endpoint");
@@ -53,7 +53,10 @@ function addSessionOptions(cmd: Command): Command {
       "--kernel <URI>",
       "where kernels run: local, sandbox, cmd:COMMAND, ssh://[user@]host[:port][/workdir] (docs/launchers.md)",
     )
-    .option("--sandbox", "run the kernels in a sandbox: read-only system, writable project, no network (docs/sandbox.md)")
+    .option(
+      "--sandbox",
+      "run the kernels in a sandbox: read-only system, writable project, no network (docs/sandbox.md)",
+    )
     .addOption(
       new Option("--allow-net [HOST[:PORT]]", "sandbox: network to all, or to HOST[:PORT] only (repeatable)")
         .preset("*")
@@ -219,15 +222,34 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     program
       .command("login")
       .description("choose a provider, endpoint, model and key; saved to $RELM_HOME/config.json (mode 0600)")
+      .argument("[subscription]", "sign in with a subscription instead: claude, chatgpt or copilot")
       .option("--api-key-stdin", "read the API key from stdin instead of prompting")
+      .option("--device", "subscription sign-in with a device code (a browser on another machine)")
       .option(
         "--search [provider]",
         "set up web search for search() in the kernel: searxng, brave, tavily, serper or exa (docs/toolkit.md)",
+      )
+      .addHelpText(
+        "after",
+        [
+          "",
+          "Subscriptions (tokens in $RELM_HOME/auth.json, mode 0600; see docs/subscriptions.md):",
+          "  relm login claude     Claude Pro/Max: browser sign-in; over ssh paste the address the browser ends on",
+          "  relm login chatgpt    ChatGPT Plus/Pro (the Codex sign-in): browser, or --device",
+          "  relm login copilot    GitHub Copilot: device code at github.com",
+          "  relm logout [NAME]    remove a subscription's tokens (no NAME: every sign-in and the saved key)",
+          "--max-cost counts a subscription's tokens at API list prices.",
+        ].join("\n"),
       ),
-  ).action(async (flags) => {
+  ).action(async (subscription: string | undefined, flags) => {
     if (flags.search !== undefined) {
       const { loginSearch } = await import("./login-search.js");
       setExit(await loginSearch(flags, runIo));
+      return;
+    }
+    if (subscription !== undefined) {
+      const { subscriptionLogin } = await import("./subscription-login.js");
+      setExit(await subscriptionLogin(subscription, flags, runIo));
       return;
     }
     if (loginUsesUi(flags, terminalOf(io))) {
@@ -238,6 +260,16 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     setExit(await login(flags, runIo));
   });
 
+  program
+    .command("logout")
+    .description("sign out: a subscription's tokens, or with no name every sign-in and the saved API key")
+    .argument("[name]", "claude, chatgpt, copilot, or key (the API key in config.json)")
+    .action(async (name: string | undefined) => {
+      const { logout } = await import("./logout.js");
+      setExit(await logout(name, runIo));
+    });
+
+  registerModelsCommand(program, runIo, setExit);
   registerSessionCommands(program, runIo, setExit);
   registerScheduleCommands(program, runIo, setExit);
   registerHarnessCommands(program, io, setExit);

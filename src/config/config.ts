@@ -1,10 +1,22 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import {
+  envBaseUrl,
+  envKey,
+  findPreset,
+  type ProviderPreset,
+  presetClientOptions,
+  presetNames,
+  presetsWithEnvKey,
+  suggestPreset,
+  wireFor,
+} from "../llm/presets.js";
 import { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "../llm/types.js";
 import { ConfigError, UsageError } from "./errors.js";
 import { type LearnSettings, parseLearnSection } from "./learn-config.js";
 import { type ConfigFile, checkConfig, configFileSchema } from "./schema.js";
+import { type SubscriptionSetting, subscriptionFrom, withSubscription } from "./subscription-config.js";
 
 // What config.json may hold, and its type, is the schema in schema.ts.
 export type { ConfigFile } from "./schema.js";
@@ -24,6 +36,20 @@ export interface ModelConfig {
   requestIdleTimeoutMs?: number;
   /** `--thinking` / RELM_THINKING / config `thinking`; undefined sends nothing (the model's default). */
   thinking?: ThinkingLevel;
+  /** The provider preset by name (openai, anthropic, openrouter, azure, ollama, ...): see llm/presets.ts. */
+  preset: string;
+  /** Sent with every request (the preset's own headers). */
+  headers?: Record<string, string>;
+  /** Query parameters of every request (Azure's api-version). */
+  query?: Record<string, string>;
+  /** The header that carries the key when it is not `authorization: Bearer` (Azure: api-key). */
+  keyHeader?: "authorization" | "x-api-key" | "api-key";
+  /** The model catalog section of the provider's models and prices. */
+  catalog?: string;
+  /** A server on this machine (LM Studio, vLLM, Ollama): no key needed, models unpriced unless configured. */
+  local?: boolean;
+  /** Signed in with a subscription (`relm login`): its OAuth tokens authenticate instead of a key. */
+  subscription?: SubscriptionSetting;
   /** Where each value came from, for `relm doctor`. Never includes the key itself. */
   sources: { provider: Source; baseUrl: Source; apiKey: Source | "none"; model: Source | "none" };
 }
@@ -107,11 +133,31 @@ export function readConfigFile(path: string): ConfigFile | undefined {
   return checkConfig(configFileSchema, parsed, path);
 }
 
-function parseProvider(value: string, where: string): Provider {
-  if (value === "openai" || value === "openai-responses" || value === "anthropic") return value;
-  throw new ConfigError(
-    `${where} is "${value}"; use "openai" (any OpenAI-compatible server), "openai-responses" or "anthropic"`,
-  );
+function parseProvider(value: string, source: Source): ProviderPreset {
+  const preset = findPreset(value);
+  if (preset) return preset;
+  const suggestion = suggestPreset(value);
+  const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
+  const message = `${source === "flag" ? "--provider" : "provider"} "${value}" is not a known provider${hint}; known: ${presetNames().join(", ")}`;
+  // A flag is a usage mistake (exit 2); RELM_PROVIDER or config.json is configuration (exit 1).
+  throw source === "flag" ? new UsageError(message) : new ConfigError(message);
+}
+
+/**
+ * With no provider named anywhere and no OpenAI endpoint or key configured, a key already in the
+ * environment picks its provider (ANTHROPIC_API_KEY, OPENROUTER_API_KEY, GEMINI_API_KEY, ...), in
+ * picker order when there are several.
+ */
+function providerFromEnvKey(env: NodeJS.ProcessEnv, cfg: ConfigFile): ProviderPreset | undefined {
+  const openaiConfigured = [
+    env.RELM_API_KEY,
+    env.OPENAI_API_KEY,
+    env.RELM_BASE_URL,
+    env.OPENAI_BASE_URL,
+    cfg.apiKey,
+    cfg.baseUrl,
+  ].some((v) => typeof v === "string" && v.trim() !== "");
+  return openaiConfigured ? undefined : presetsWithEnvKey(env)[0];
 }
 
 function firstSet<T>(...candidates: [T | undefined, Source][]): [T, Source] | undefined {
@@ -128,28 +174,33 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
   const file = readConfigFile(configPath);
   const cfg = file ?? {};
 
-  const providerPick = firstSet<string>(
+  const named = firstSet<string>(
     [flags.provider, "flag"],
     [env.RELM_PROVIDER, "env"],
     [cfg.provider, "config"],
-  ) ?? ["openai", "default"];
-  const provider = parseProvider(providerPick[0], providerPick[1] === "flag" ? "--provider" : "provider");
+  );
+  const byKey = named ? undefined : providerFromEnvKey(env, cfg);
+  const providerPick: [string, Source] = named ?? (byKey ? [byKey.name, "env"] : ["openai", "default"]);
+  const preset = parseProvider(providerPick[0], providerPick[1]);
 
-  const standardKey = provider === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY;
-  const standardBase = provider === "anthropic" ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL;
   const basePick = firstSet<string>(
     [flags.baseUrl, "flag"],
     [env.RELM_BASE_URL, "env"],
-    [standardBase, "env"],
+    [envBaseUrl(preset, env), "env"],
     [cfg.baseUrl, "config"],
-  ) ?? [DEFAULT_BASE_URL[provider], "default"];
-  const keyPick = firstSet<string>([env.RELM_API_KEY, "env"], [standardKey, "env"], [cfg.apiKey, "config"]);
+  ) ?? [preset.baseUrl, "default"];
+  const keyPick = firstSet<string>(
+    [env.RELM_API_KEY, "env"],
+    [envKey(preset, env), "env"],
+    [cfg.apiKey, "config"],
+  );
   const modelPick = firstSet<string>([flags.model, "flag"], [env.RELM_MODEL, "env"], [cfg.model, "config"]);
 
   const baseUrl = basePick[0].replace(/\/+$/, "");
   if (!/^https?:\/\//.test(baseUrl)) {
     throw new ConfigError(`base URL "${baseUrl}" must start with http:// or https://`);
   }
+  const provider = wireFor(preset, baseUrl);
   const model = modelPick?.[0];
   return {
     home,
@@ -171,6 +222,8 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     kernel: cfg.kernel,
     model: {
       provider,
+      preset: preset.name,
+      ...presetClientOptions(preset.name, env),
       baseUrl,
       apiKey: keyPick?.[0],
       model,

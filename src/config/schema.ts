@@ -118,12 +118,9 @@ function searchSectionSchema() {
 /** What `$RELM_HOME/config.json` may hold. Every field is optional; the environment overrides it. */
 export const configFileSchema = fields(
   {
-    provider: v.optional(
-      v.picklist(
-        ["openai", "openai-responses", "anthropic"],
-        'must be "openai" (any OpenAI-compatible server), "openai-responses" or "anthropic"',
-      ),
-    ),
+    // Which names exist (presets, wire formats) is checked when the configuration is resolved, with a
+    // suggestion for a typo (config.ts parseProvider).
+    provider: v.optional(text('must be a provider name such as "openai", "anthropic" or "openrouter"')),
     baseUrl: v.optional(
       v.pipe(
         v.string("must be an http:// or https:// URL"),

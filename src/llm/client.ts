@@ -3,9 +3,10 @@
 
 import { anthropicWire } from "./anthropic.js";
 import { type ErrorContext, oneLine, redact } from "./errors.js";
-import { sendWithRetries } from "./http.js";
+import { type HttpCall, sendWithRetries } from "./http.js";
 import { outputLimit, TokenEstimator } from "./limits.js";
 import { openaiWire } from "./openai.js";
+import { fillBaseUrl, presetHeaders, sendsCacheKey, withQuery } from "./presets.js";
 import { computeCost, guessAcceptsImages, lookupPrice } from "./pricing.js";
 import { responsesWire } from "./responses.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
@@ -30,15 +31,20 @@ const WIRES: Record<Provider, WireFormat> = {
 
 export function createModelClient(options: ClientOptions): ModelClient {
   const wire: WireFormat = WIRES[options.provider] ?? openaiWire;
-  const acceptsImages = options.acceptsImages ?? guessAcceptsImages(options.provider, options.model);
-  const price = options.price ?? lookupPrice(options.model);
+  // The catalog: the preset's section first; a local server's models cost nothing per token there and
+  // run with the server's own output limit.
+  const section = { section: options.catalog };
+  const acceptsImages = options.acceptsImages ?? guessAcceptsImages(options.provider, options.model, section);
+  const price = options.price ?? (options.local ? null : lookupPrice(options.model, section));
   const policy: RetryPolicy = {
     maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
     retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_POLICY.retryBaseMs,
     retryMaxMs: options.retryMaxMs ?? DEFAULT_RETRY_POLICY.retryMaxMs,
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_RETRY_POLICY.idleTimeoutMs,
   };
-  const maxOutputTokens = options.maxOutputTokens ?? outputLimit(options.provider, options.model);
+  const maxOutputTokens =
+    options.maxOutputTokens ??
+    outputLimit(options.provider, options.model, options.local ? { fallback: "none" } : section);
   const setup: Setup = {
     options,
     wire,
@@ -92,7 +98,10 @@ function buildBody(setup: Setup, request: ModelRequest): string {
     thinking: options.thinking,
     reasoningModel: options.reasoning ?? isOpenAIReasoningModel(options.model),
     reasoningSummary: options.reasoningSummary,
-    promptCacheKey: options.promptCacheKey,
+    promptCacheKey: sendsCacheKey(options.provider, options.baseUrl)
+      ? (request.cacheKey ?? options.promptCacheKey)
+      : undefined,
+    systemPreamble: options.systemPreamble,
   });
 }
 
@@ -123,7 +132,7 @@ async function* streamRequest(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamEvent, void> {
   const { options, wire, policy, price } = setup;
-  const url = wire.endpoint(options.baseUrl);
+  const url = withQuery(wire.endpoint(fillBaseUrl(options.baseUrl, options.model)), options.query);
   const ctx: ErrorContext = { url, baseUrl: options.baseUrl, model: options.model, apiKey: options.apiKey };
   if (!/^https?:\/\//i.test(options.baseUrl) || !URL.canParse(url)) {
     const message = `the base URL "${options.baseUrl}" is not an http(s) URL; check RELM_BASE_URL`;
@@ -139,13 +148,18 @@ async function* streamRequest(
   const call = {
     url,
     // A sign-in's headers replace the API key's (ClientOptions.auth).
-    headers: wire.headers(options.auth ? undefined : options.apiKey),
+    headers: presetHeaders(
+      wire.headers(options.auth ? undefined : options.apiKey),
+      options.auth ? undefined : options.apiKey,
+      options.keyHeader,
+      options.headers,
+    ),
     body,
     stream,
     wire,
     ctx,
     deadline: request.deadline,
-    auth: options.auth,
+    auth: authFor(options, request),
   };
   for await (const event of sendWithRetries(call, policy, signal)) {
     if (event.type !== "decoded") {
@@ -170,6 +184,14 @@ async function* streamRequest(
       requestBytes: bytes,
     };
   }
+}
+
+/** ClientOptions.auth, told the role of the request's last message as well. */
+function authFor(options: ClientOptions, request: ModelRequest): HttpCall["auth"] {
+  const auth = options.auth;
+  if (!auth) return undefined;
+  const lastRole = request.messages[request.messages.length - 1]?.role;
+  return (context) => auth({ ...context, lastRole });
 }
 
 /** About four characters per token; good enough for budgets when the server says nothing. */

@@ -44,6 +44,9 @@ export function buildOpenAIBody(request: ModelRequest, settings: BodySettings): 
       : "max_tokens";
     head[field] = settings.maxOutputTokens;
   }
+  // The same key for every request of a session (the client sends one only to api.openai.com), so
+  // OpenAI routes them to the cache that holds their shared prefix.
+  if (settings.promptCacheKey) head.prompt_cache_key = settings.promptCacheKey;
   const effort = openaiEffort(settings.thinking, settings.reasoningModel);
   if (effort) head.reasoning_effort = effort;
   if (request.tools.length > 0) {
