@@ -25,8 +25,8 @@ async function probeEndpoint(
   baseUrl: string,
   apiKey: string | undefined,
   model: string | undefined,
-): Promise<Check> {
   keyHeader?: string,
+): Promise<Check> {
   const url = provider === "anthropic" ? `${baseUrl.replace(/\/v1$/, "")}/v1/models` : `${baseUrl}/models`;
   const headers: Record<string, string> =
     provider === "anthropic"

@@ -18,7 +18,6 @@ interface Endpoint {
   baseUrl: string;
   keyEnv?: string;
   needsKey: boolean;
-}
   /** The provider preset saved as config `provider` (its headers, query and catalog then apply). */
   preset?: string;
   /** The base URL is asked for (a local server's address, Azure's resource endpoint). */
@@ -39,6 +38,7 @@ function presetEndpoints(): Endpoint[] {
     preset: p.name,
     ...(p.local || p.baseUrlFrom ? { askUrl: true } : {}),
   }));
+}
 
 export type LoginResult =
   | { status: "saved"; path: string; config: ConfigFile }
@@ -77,8 +77,8 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
       baseUrl: "https://openrouter.ai/api/v1",
       keyEnv: "OPENROUTER_API_KEY",
       needsKey: true,
-    },
       preset: "openrouter",
+    },
     { id: "ollama", label: "Ollama (local)", provider: "openai", baseUrl: ollamaBase(env), needsKey: false },
     {
       id: "custom",
@@ -87,8 +87,8 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
       baseUrl: "",
       needsKey: false,
     },
-  ];
     ...presetEndpoints(),
+  ];
 }
 
 class Cancelled extends Error {}
