@@ -105,7 +105,7 @@ describe("subscription requests", () => {
     expect(first?.headers.authorization).toBe("Bearer claude-access");
     expect(first?.headers["x-api-key"]).toBeUndefined();
     expect(first?.headers["anthropic-beta"]).toContain("oauth-2025-04-20");
-    const system = (first?.body as { system: { text: string }[] }).system;
+    const system = (first?.body as { system: { text: string }[] } | undefined)?.system ?? [];
     expect(system.map((b) => b.text)).toEqual([
       "You are Claude Code, Anthropic's official CLI for Claude.",
       "You are relm.",

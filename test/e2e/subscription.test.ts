@@ -52,9 +52,19 @@ async function login(s: Setup): Promise<{ code: number | null; stdout: string; s
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
   child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  let code: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("close", (c) => {
+      code = c;
+      resolve(c);
+    }),
+  );
   try {
-    const url = await until(() => stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0]);
+    const url = await until(() => {
+      if (code !== undefined)
+        throw new Error(`relm login exited (${code}) before printing the URL: ${stderr}`);
+      return stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
+    }, 60_000);
     expect(await actAsBrowser(url)).toBe(200);
     return { code: await exited, stdout, stderr };
   } finally {
@@ -119,7 +129,7 @@ describe("subscription sign-in, end to end", () => {
     expect(first?.headers.authorization).toBe(`Bearer ${token}`);
     expect(first?.headers["anthropic-beta"]).toContain("oauth-2025-04-20");
     expect(first?.headers["x-api-key"]).toBeUndefined();
-    const system = (first?.body as { system: { text: string }[] }).system;
+    const system = (first?.body as { system: { text: string }[] } | undefined)?.system ?? [];
     expect(system[0]?.text).toBe("You are Claude Code, Anthropic's official CLI for Claude.");
     // The cell ran, and no environment value of the kernel is a token.
     const printed = model.requests[1]?.rawBody ?? "";
@@ -129,7 +139,9 @@ describe("subscription sign-in, end to end", () => {
     expect(printed).toContain("subscriptions");
     expectNoSecrets(s, [run.stdout, run.stderr, ...model.requests.slice(1).map((r) => r.rawBody)]);
     // Nothing but the model API and the token endpoint ever saw a token.
-    expect(s.server.requests.filter((r) => r.raw.includes(token) || JSON.stringify(r.headers).includes(token))).toEqual([]);
+    expect(
+      s.server.requests.filter((r) => r.raw.includes(token) || JSON.stringify(r.headers).includes(token)),
+    ).toEqual([]);
 
     const out = await runRelm(["logout", "claude"], { env: s.env() });
     expect(out.code, out.stderr).toBe(0);
@@ -162,7 +174,9 @@ describe("subscription sign-in, end to end", () => {
     cleanup.push(() => refusing.close());
     const failed = await runRelm(["run", "hello"], { env: s.env(refusing), cwd: s.cwd });
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/refused the sign-in even after a token refresh \(HTTP 401\).*run `relm login`/);
+    expect(failed.stderr).toMatch(
+      /refused the sign-in even after a token refresh \(HTTP 401\).*run `relm login`/,
+    );
     expect(s.server.refreshes()).toBe(2);
     expect(refusing.requests).toHaveLength(2);
     expectNoSecrets(s, [run.stdout, run.stderr, failed.stdout, failed.stderr], true);
