@@ -123,6 +123,42 @@ class Files(unittest.TestCase):
             look(self.write("a.png", b"\x89PNG\r\n\x1a\n"))
 
 
+class FakeFigure:
+    """What look() uses of a matplotlib Figure: its size and savefig (matplotlib is not needed here)."""
+
+    def __init__(self, png):
+        self.png = png
+        self.canvas = object()
+        self.dpi_asked = None
+
+    def get_size_inches(self):
+        return (6.4, 4.8)
+
+    def savefig(self, buf, format, dpi):
+        self.dpi_asked = dpi
+        buf.write(self.png)
+
+
+class FakeAxes:
+    def __init__(self, figure):
+        self.figure = figure
+
+    def get_figure(self):
+        return self.figure
+
+
+@unittest.skipIf(np is None, "numpy is not installed")
+class Figures(unittest.TestCase):
+    def test_a_figure_and_its_axes_are_saved_as_png_at_a_fitting_resolution(self):
+        png = images._png(np.zeros((48, 64), np.uint8))
+        fig = FakeFigure(png)
+        self.assertEqual(images._encode(fig, 1568, "the figure")[1:], ("image/png", (64, 48)))
+        self.assertAlmostEqual(fig.dpi_asked, 150.0)
+        self.assertEqual(images._label(FakeAxes(fig)), "the figure")
+        images._encode(FakeAxes(fig), 320, "the figure")
+        self.assertAlmostEqual(fig.dpi_asked, 50.0)
+
+
 class WebValues(unittest.TestCase):
     def test_page_is_a_str_shown_with_a_header_and_capped(self):
         page = web.Page("# Title\n" + "x" * 50_000, {"final_url": "https://e.org/", "kind": "html", "title": "T"})

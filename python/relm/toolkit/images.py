@@ -23,8 +23,8 @@ MAX_PIXELS_SIDE = 8000  # no provider takes an image with a side longer than thi
 def look(image, max_side=MAX_SIDE):
     """look(image, max_side=1568): attach an image to this cell's result so you see it next.
 
-    `image` is a file path (PNG, JPEG, GIF, WebP), image bytes, a matplotlib Figure (or the pyplot
-    module: its current figure), a numpy array (H×W gray, H×W×3 RGB, H×W×4 RGBA; uint8, bool, or floats
+    `image` is a file path (PNG, JPEG, GIF, WebP), image bytes, a matplotlib Figure or Axes (or the
+    pyplot module: its current figure), a numpy array (H×W gray, H×W×3 RGB, H×W×4 RGBA; uint8, bool, or floats
     in 0..1), or a PIL Image. Big images are downscaled to `max_side` px on the long side and under
     3.75 MB. Prints what was attached, or says plainly that this model does not take images (then
     nothing is attached: describe the image with code instead). At most 8 images per cell.
@@ -83,7 +83,10 @@ def _label(image):
 def _is_figure(obj):
     if getattr(obj, "__name__", "") == "matplotlib.pyplot":
         return True
-    return hasattr(obj, "savefig") and hasattr(obj, "canvas")
+    if hasattr(obj, "savefig") and hasattr(obj, "canvas"):
+        return True
+    # An Axes (what plt.subplots() and df.plot() return): its figure.
+    return hasattr(obj, "get_figure") and hasattr(getattr(obj, "figure", None), "savefig")
 
 
 def _check_source(image):
@@ -199,6 +202,8 @@ def _from_bytes(data, max_side, label):
 def _from_figure(fig, max_side, label):
     if getattr(fig, "__name__", "") == "matplotlib.pyplot":
         fig = fig.gcf()
+    elif not hasattr(fig, "savefig"):
+        fig = fig.figure
     w_in, h_in = fig.get_size_inches()
     # A dpi that makes the long side at most max_side pixels (figures are usually 6.4×4.8 in).
     dpi = min(150.0, max_side / max(w_in, h_in, 0.1))
