@@ -1,7 +1,9 @@
 // Subscription sign-in in process, against a local authorization server over real HTTP: PKCE S256 and state,
 // the saved file's mode, refresh before expiry, one refresh shared by concurrent clients, device flows.
+import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   challengeOf,
@@ -10,7 +12,7 @@ import {
   signIn,
   storeTokens,
 } from "../../src/llm/auth/index.js";
-import { tempDir } from "../support/cli.js";
+import { ROOT, tempDir } from "../support/cli.js";
 import { actAsBrowser, type OAuthServer, startOAuthServer } from "../support/oauth-server.js";
 import { until } from "../support/wait.js";
 
@@ -167,6 +169,33 @@ describe("refresh", () => {
     expect(new Set(all.map((h) => h.authorization))).toEqual(new Set([`Bearer ${server.issued[1]}`]));
     const saved = JSON.parse(readFileSync(join(home, "auth.json"), "utf8"));
     expect(saved.subscriptions.claude.access).toBe(server.issued[1]);
+  });
+
+  it("separate processes refreshing at once (several session hosts) spend one refresh and agree", async () => {
+    const { server, home } = await setup();
+    const first = await signedIn(server, home);
+    await storeTokens(home, "claude", { ...first, expires: Date.now() - 1000 });
+    const module = pathToFileURL(join(ROOT, "dist/llm/auth/index.js")).href;
+    const script = [
+      `const { SubscriptionAuth } = await import(${JSON.stringify(module)});`,
+      `const auth = new SubscriptionAuth(${JSON.stringify(home)}, "claude", ${JSON.stringify(server.url)});`,
+      "process.stdout.write((await auth.headers()).authorization);",
+    ].join("\n");
+    const run = () =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (err += d));
+        child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))));
+      });
+    const answers = await Promise.all([run(), run(), run()]);
+    expect(server.refreshes()).toBe(1);
+    expect(new Set(answers)).toEqual(new Set([`Bearer ${server.issued[1]}`]));
+    expect(readAuthFile(home).subscriptions.claude?.access).toBe(server.issued[1]);
   });
 
   it("after a 401 refreshes once; a refused refresh says to run relm login", async () => {
