@@ -159,6 +159,8 @@ export class AgentKernel {
       passEnv: k.passEnv,
       python: this.owner.tree.python,
       cellTimeoutMs: k.cellTimeoutMs,
+      // A child fails when its kernel dies: no restart (a new Slurm job, say) before it says so.
+      restartAfterCrash: !this.owner.failOnCrash,
       outputCap: k.outputCap,
       outputDir: this.owner.journal.outputsDir,
       secrets: this.owner.tree.options.secrets,

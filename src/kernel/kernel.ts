@@ -272,6 +272,9 @@ class LocalKernel implements Kernel {
     let note: string;
     if (this.closed) {
       note = "The kernel was shut down while this cell ran.";
+    } else if (phase === "running" && this.options.restartAfterCrash === false) {
+      // Restarted by live() if the kernel is used again.
+      note = `The kernel process died during this cell (${this.why(runner, exit!)}). ${LOST}`;
     } else {
       note =
         phase === "running"

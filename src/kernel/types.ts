@@ -101,6 +101,12 @@ export interface KernelOptions {
    * host checks the files for them; they never reach the kernel (see snapshot-secrets.ts).
    */
   secrets?: readonly string[];
+  /**
+   * Restart the kernel as soon as it dies during a cell (default true). A child agent, which fails when
+   * its kernel dies, says false: its kernel is restarted only if it is used again (a Slurm kernel's
+   * restart is a new job, which could wait in the queue before the child's failure is reported).
+   */
+  restartAfterCrash?: boolean;
   /** Live output of the running cell, as it arrives. */
   onOutput?: (text: string) => void;
   onHostRequest?: HostRequestHandler;
