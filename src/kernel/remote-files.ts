@@ -4,8 +4,8 @@
 //   a resumed snapshot is written there before it is restored;
 // - out: a truncated cell's full output, pickles in the kernel's requests (rlm.spawn/map variables,
 //   submit) and every snapshot file are fetched into this machine's session directory.
-// Content crosses in 4 MB pieces, one request at a time per file, so memory stays bounded and a cell's
-// own traffic is never held up for long. Everything here is a no-op for local kernels (of() is undefined).
+// Content crosses in 4 MB pieces, at most 3 of a file on their way at once, so memory stays bounded
+// and a cell's own traffic is never held up for long. Everything here is a no-op for local kernels (of() is undefined).
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -17,6 +17,8 @@ import type { RunnerSnapshot } from "./snapshot-secrets.js";
 import type { VariableSource } from "./types.js";
 
 const CHUNK = 4 << 20;
+/** Pieces of one file on their way at once. */
+const WINDOW = 3;
 const MANIFEST = "manifest.json";
 
 export class RemoteFiles {
@@ -137,43 +139,53 @@ export class RemoteFiles {
     });
   }
 
-  /** Copies local file `local` to `there`; resolves with `there`. */
+  /**
+   * Copies local file `local` to `there`; resolves with `there`. Pieces go out back to back, at most
+   * WINDOW unanswered (the runner writes them in order on one thread), so a round trip per piece is
+   * not waited for while memory stays bounded.
+   */
   async push(local: string, there: string): Promise<string> {
     const handle = await open(local, "r");
+    const inFlight: Promise<unknown>[] = [];
     try {
       const size = (await handle.stat()).size;
-      const buf = Buffer.alloc(Math.min(CHUNK, Math.max(size, 1)));
       let offset = 0;
       do {
+        const buf = Buffer.alloc(Math.min(CHUNK, Math.max(size - offset, 1)));
         const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
-        await this.ask({
-          type: "file_write",
-          path: there,
-          data: buf.subarray(0, bytesRead).toString("base64"),
-          append: offset > 0,
-        });
+        const data = buf.subarray(0, bytesRead).toString("base64");
+        const sent = this.ask({ type: "file_write", path: there, data, append: offset > 0 });
+        sent.catch(() => {}); // awaited below; a failure meanwhile must not be "unhandled"
+        inFlight.push(sent);
+        if (inFlight.length >= WINDOW) await inFlight.shift();
         offset += bytesRead;
         if (bytesRead === 0) break;
       } while (offset < size);
+      await Promise.all(inFlight);
     } finally {
+      await Promise.allSettled(inFlight);
       await handle.close();
     }
     return there;
   }
 
-  /** Copies `there` to local file `local` (0600, written whole or not at all). */
+  /** Copies `there` to local file `local` (0600, written whole or not at all); pieces asked WINDOW at a time. */
   async pull(there: string, local: string): Promise<void> {
     await mkdir(path.dirname(local), { recursive: true, mode: 0o700 });
     const tmp = `${local}.${process.pid}.part`;
     const handle = await open(tmp, "w", 0o600);
+    const piece = async (offset: number) => {
+      const reply = await this.ask({ type: "file_read", path: there, offset, length: CHUNK });
+      const data = Buffer.from(reply.data ?? "", "base64");
+      if (data.length > 0) await handle.write(data, 0, data.length, offset);
+      return reply.size ?? 0;
+    };
     try {
-      let offset = 0;
-      for (;;) {
-        const reply = await this.ask({ type: "file_read", path: there, offset, length: CHUNK });
-        const data = Buffer.from(reply.data ?? "", "base64");
-        if (data.length > 0) await handle.write(data);
-        offset += data.length;
-        if (data.length === 0 || offset >= (reply.size ?? 0)) break;
+      const size = await piece(0);
+      const offsets: number[] = [];
+      for (let at = CHUNK; at < size; at += CHUNK) offsets.push(at);
+      for (let i = 0; i < offsets.length; i += WINDOW) {
+        await Promise.all(offsets.slice(i, i + WINDOW).map(piece));
       }
     } catch (e) {
       await handle.close();

@@ -36,11 +36,25 @@ export async function startSshd(): Promise<Sshd> {
   const dir = tempDir("relm-sshd-");
   const d = dir.path;
   const port = await closedPort();
-  await exec("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "relm-test-host", "-f", join(d, "host_key")]);
+  await exec("ssh-keygen", [
+    "-q",
+    "-t",
+    "ed25519",
+    "-N",
+    "",
+    "-C",
+    "relm-test-host",
+    "-f",
+    join(d, "host_key"),
+  ]);
   await exec("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "relm-test-client", "-f", join(d, "id")]);
   await exec("cp", [join(d, "id.pub"), join(d, "authorized_keys")]);
-  // sshd's compiled-in privilege separation directory.
-  mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
+  // sshd's compiled-in privilege separation directory (needed as root; a user's sshd does without).
+  try {
+    mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
+  } catch {
+    // not root: sshd says so itself if it needs it
+  }
   const user = userInfo().username;
   writeFileSync(
     join(d, "sshd_config"),
@@ -106,7 +120,16 @@ export async function startSshd(): Promise<Sshd> {
     dir.cleanup();
   };
   try {
-    await until(async () => ((await run("true").then(() => true, () => false)) ? true : undefined), 20_000);
+    await until(
+      async () =>
+        (await run("true").then(
+          () => true,
+          () => false,
+        ))
+          ? true
+          : undefined,
+      20_000,
+    );
   } catch (e) {
     await stop();
     throw e;
