@@ -50,5 +50,5 @@ describe.runIf(podman)("relm run --kernel container://", () => {
     expect(result.stdout.trim()).toMatch(new RegExp(`^pid \\d+ ns True ${rig.cwd}\\nshell-ok$`));
     expect(readFileSync(join(rig.cwd, "from-container.txt"), "utf8")).toBe("made inside");
     expect(kernelContainers().filter((id) => !before.includes(id))).toEqual([]);
-  });
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 });

@@ -49,7 +49,7 @@ describe.runIf(podman)("a kernel through container:// (podman --rootfs)", () => 
       "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=2)\nexcept OSError as e:\n    print('no network', type(e).__name__)",
     );
     expect(net.output).toMatch(/no network/);
-  });
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
   it("leaves no container behind when its podman client is killed, or at shutdown", async () => {
     const kernel = await start({
@@ -65,5 +65,5 @@ describe.runIf(podman)("a kernel through container:// (podman --rootfs)", () => 
     expect(second).not.toBe(first);
     await kernel.shutdown();
     await until(() => (containers().includes(second.slice(0, 12)) ? undefined : true), 30_000);
-  });
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 });

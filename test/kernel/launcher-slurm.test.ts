@@ -50,7 +50,7 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     // Restarted as a new job: the kernel goes on.
     const again = await kernel.execute("import os\nprint(os.environ['SLURM_JOB_ID'])");
     expect(again.output.trim()).not.toBe(job);
-  });
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
   it("alloc=session: kernels are steps of one allocation held for the session", async () => {
     const launcher = parseKernelUri(`slurm://?alloc=session&time=10&python=${python}`);
@@ -80,7 +80,7 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
       "import os\nprint(os.environ['SLURM_JOB_ID'], os.environ['SLURM_STEP_ID'])",
     );
     expect(where.output.trim()).toBe(`${jobA} 2`);
-  });
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
   it("alloc=session: the allocation ends with the process that holds it, even after SIGKILL", async () => {
     const script =
@@ -105,7 +105,7 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     expect(before).toBeGreaterThan(0);
     holder.kill("SIGKILL");
     await until(async () => ((await held()).length < before ? true : undefined), 30_000);
-  });
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
   it("a host killed with SIGKILL leaves no step behind: the kernel's stdin closes and it exits", async () => {
     const script =
@@ -129,5 +129,5 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
       async () => ((await cluster.steps()).some((s) => s.step.startsWith(`${job}.`)) ? undefined : true),
       30_000,
     );
-  });
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 });
