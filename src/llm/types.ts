@@ -233,6 +233,8 @@ export interface ClientOptions {
    * accepts only requests whose system prompt starts with Claude Code's identity line.
    */
   systemPreamble?: string;
+  /** false: no output cap is sent (ChatGPT's Codex backend rejects `max_output_tokens`). Default true. */
+  sendOutputCap?: boolean;
 }
 
 /** What ClientOptions.auth is told about a try. */

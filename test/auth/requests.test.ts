@@ -49,8 +49,11 @@ describe("subscription requests", () => {
       model: "gpt-5-codex",
       ...subscriptionClientOptions(home, { id: "chatgpt" }),
     });
-    const answer = await collectResponse(client.stream(ask("hi")));
+    const answer = await collectResponse(client.stream({ ...ask("hi"), maxOutputTokens: 1000 }));
     expect(answer).toMatchObject({ message: { text: "one" } });
+    // The Codex backend's own rules: nothing stored, no output cap.
+    expect(model.requests[0]?.body).toMatchObject({ store: false, instructions: "You are relm." });
+    expect(model.requests[0]?.body).not.toHaveProperty("max_output_tokens");
     const headers = model.requests[0]?.headers ?? {};
     expect(model.requests[0]?.path).toBe("/v1/responses");
     expect(headers.authorization).toBe("Bearer chatgpt-access");

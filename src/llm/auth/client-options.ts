@@ -20,10 +20,12 @@ export function subscriptionAuth(home: string, setting: SubscriptionSetting): Su
 export function subscriptionClientOptions(
   home: string,
   setting: SubscriptionSetting,
-): Pick<ClientOptions, "auth" | "systemPreamble"> {
+): Pick<ClientOptions, "auth" | "systemPreamble" | "sendOutputCap"> {
   const auth = subscriptionAuth(home, setting);
   return {
     auth: auth.headers,
     ...(auth.systemPreamble ? { systemPreamble: auth.systemPreamble } : {}),
+    // The Codex backend refuses a request with max_output_tokens (other agents strip it too).
+    ...(setting.id === "chatgpt" ? { sendOutputCap: false } : {}),
   };
 }
