@@ -9,6 +9,7 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import { formatDuration } from "../config/duration.js";
+import { imageTypeOfFile } from "../session/image-files.js";
 import type { JournalEventOf } from "../session/types.js";
 import { highlightCell } from "./highlight-lazy.js";
 import { OutputBuffer } from "./output-buffer.js";
@@ -178,7 +179,7 @@ export class CellBlock implements Component {
         const data = readFileSync(path).toString("base64");
         image = new Image(
           data,
-          "image/png",
+          imageTypeOfFile(path),
           { fallbackColor: this.theme.dim },
           { maxWidthCells: 80, maxHeightCells: 24, filename: path },
         );
