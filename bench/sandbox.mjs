@@ -15,6 +15,7 @@ import {
 } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { startScriptedModel } from "../dist/scripted/index.js";
 import { median, quantile, ROOT, scriptedEnv, table } from "./lib.mjs";
@@ -72,6 +73,64 @@ async function timed(cmd, args, env) {
 
 const ms = (n) => n.toFixed(0);
 const delta = (n) => `${n >= 0 ? "+" : ""}${n.toFixed(0)}`;
+
+// Kernel start and first cell, in this process (no relm run around it): spawned plain, spawned in the
+// sandbox (no network; with an allow-list), interleaved. The sandbox's share of a one-shot run.
+async function kernelStarts(n) {
+  const { findPython, startKernel } = await import(join(BUILD, "dist/kernel/index.js"));
+  const { openSandbox, netPolicyOf } = await import(join(BUILD, "dist/kernel/sandbox/index.js"));
+  const { sandboxLauncher } = await import(join(BUILD, "dist/kernel/launchers/sandbox.js"));
+  const python = await findPython(process.env);
+  const project = mkdtempSync(join(os.tmpdir(), "relm-bench-sandbox-project-"));
+  const open = async (allow) =>
+    sandboxLauncher(
+      await openSandbox({
+        settings: { mode: "workspace", net: netPolicyOf(allow) },
+        project,
+        env: process.env,
+        python: python.path,
+      }),
+    );
+  const kinds = [
+    ["plain", async () => undefined],
+    ["--sandbox", () => open([])],
+    ["--sandbox --allow-net=pypi.org", () => open(["pypi.org"])],
+  ];
+  const times = new Map(kinds.map(([k]) => [k, []]));
+  for (let i = 0; i < n; i++) {
+    for (const [name, make] of kinds) {
+      const t0 = performance.now();
+      const launcher = await make();
+      const kernel = await startKernel({ cwd: project, python, ...(launcher ? { launcher } : {}) });
+      await kernel.execute("1 + 1");
+      times.get(name).push(performance.now() - t0);
+      await kernel.shutdown();
+    }
+  }
+  rmSync(project, { recursive: true, force: true });
+  const base = Math.min(...times.get("plain"));
+  console.log(
+    `# kernel start + first cell, in process (${n} interleaved runs each, load ${os.loadavg()[0].toFixed(1)})`,
+  );
+  table(
+    kinds.map(([name]) => {
+      const t = times.get(name);
+      return {
+        kernel: name,
+        "min ms": ms(Math.min(...t)),
+        "median ms": ms(median(t)),
+        "min vs plain": delta(Math.min(...t) - base),
+      };
+    }),
+  );
+  console.log("");
+}
+
+if (process.env.ONLY === "kernel") {
+  await kernelStarts(Number(process.env.RUNS ?? 15));
+  process.exit(0);
+}
+await kernelStarts(Number(process.env.RUNS ?? 15));
 
 const model = await startScriptedModel({
   script: (ctx) =>
