@@ -3,42 +3,19 @@
 import type { BudgetLimits } from "../agent/budget.js";
 import { parseTimeLimit } from "../config/duration.js";
 import { UsageError } from "../config/errors.js";
-import { sandboxArgs } from "../kernel/sandbox/policy.js";
+import { hostArgsOf as sharedHostArgs } from "../host/host-args.js";
 import type { SessionFlags } from "./setup.js";
 
 export interface HostFlags extends SessionFlags {
   idleTimeout?: string;
 }
 
-/** `budgets: false` leaves the budget flags out (the MCP server caps each task itself). */
+/**
+ * `budgets: false` leaves the budget flags out (the MCP server caps each task itself). No --var (each
+ * task gives its own) and no per-task flags: the words come from host/host-args.ts, the one list.
+ */
 export function hostArgsOf(flags: HostFlags, options: { budgets: boolean }): string[] {
-  const args: string[] = [];
-  const single: [keyof HostFlags, string][] = [
-    ["provider", "--provider"],
-    ["baseUrl", "--base-url"],
-    ["model", "--model"],
-    ["thinking", "--thinking"],
-    ["cellTimeout", "--cell-timeout"],
-    ["maxDepth", "--max-depth"],
-    ["idleTimeout", "--idle-timeout"],
-    ["kernel", "--kernel"],
-  ];
-  if (options.budgets)
-    single.push(
-      ["maxTurns", "--max-turns"],
-      ["maxTokens", "--max-tokens"],
-      ["maxTime", "--max-time"],
-      ["maxCost", "--max-cost"],
-    );
-  for (const [key, flag] of single) {
-    const value = flags[key];
-    if (typeof value === "string") args.push(flag, value);
-  }
-  for (const name of flags.passEnv ?? []) args.push("--pass-env", name);
-  if (flags.learn) args.push("--learn");
-  for (const hosts of flags.allowWeb ?? []) args.push("--allow-web", hosts);
-  args.push(...sandboxArgs(flags));
-  return args;
+  return sharedHostArgs(flags, { budgets: options.budgets, variables: false, task: false });
 }
 
 function positive(value: string | undefined, flag: string, integer: boolean): number | undefined {

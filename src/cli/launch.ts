@@ -1,48 +1,12 @@
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { isLive } from "../host/client.js";
+import { hostArgsOf } from "../host/host-args.js";
 import { newSessionId, resolveSessionId, sessionsDir } from "../session/index.js";
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunFlags, RunIo } from "./run.js";
-import { sandboxArgs } from "../kernel/sandbox/policy.js";
 import { spawnHost } from "./spawn-host.js";
-
-/** The flags a detached host needs to run the session the same way. */
-function passThrough(flags: RunFlags): string[] {
-  const args: string[] = [];
-  const single: [keyof RunFlags, string][] = [
-    ["provider", "--provider"],
-    ["baseUrl", "--base-url"],
-    ["model", "--model"],
-    ["thinking", "--thinking"],
-    ["maxTurns", "--max-turns"],
-    ["maxTokens", "--max-tokens"],
-    ["maxTime", "--max-time"],
-    ["maxCost", "--max-cost"],
-    ["cellTimeout", "--cell-timeout"],
-    ["maxDepth", "--max-depth"],
-    ["idleTimeout", "--idle-timeout"],
-    ["gateTimeout", "--gate-timeout"],
-    ["maxGateFailures", "--max-gate-failures"],
-    ["goal", "--goal"],
-    ["kernel", "--kernel"],
-  ];
-  for (const [key, flag] of single) {
-    const value = flags[key];
-    if (typeof value === "string") args.push(flag, value);
-  }
-  for (const v of flags.var ?? []) args.push("--var", v);
-  for (const name of flags.passEnv ?? []) args.push("--pass-env", name);
-  for (const gate of flags.gate ?? []) args.push("--gate", gate);
-  if (flags.autonomous) args.push("--autonomous");
-  if (flags.unattended) args.push("--unattended");
-  if (flags.interactive) args.push("--interactive");
-  if (flags.learn) args.push("--learn");
-  for (const hosts of flags.allowWeb ?? []) args.push("--allow-web", hosts);
-  args.push(...sandboxArgs(flags));
-  return args;
-}
 
 /**
  * `relm run --detach`: checks what can be checked here (so mistakes show in this terminal), starts the
@@ -62,7 +26,7 @@ export async function launchDetached(task: string | undefined, flags: RunFlags, 
   }
   if (!flags.resume && !task && !flags.interactive)
     throw new UsageError('no task given: relm run --detach "what to do"');
-  const args = ["run", "--as-host", id, ...(flags.resume ? ["--resume", id] : []), ...passThrough(flags)];
+  const args = ["run", "--as-host", id, ...(flags.resume ? ["--resume", id] : []), ...hostArgsOf(flags)];
   if (task) args.push("--", task);
   await spawnHost(config.home, id, args, io.env, io.cwd);
   io.stdout.write(`${id}\n`);

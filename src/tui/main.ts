@@ -5,6 +5,7 @@ import { type ConfigFlags, relmHomeFrom, resolveConfig } from "../config/config.
 import { UsageError } from "../config/errors.js";
 import { relmVersion } from "../config/version.js";
 import { listSessions } from "../host/discovery.js";
+import { type HostFlagsRecord, hostArgsOf } from "../host/host-args.js";
 import { gitBranch } from "../host/info.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
@@ -35,18 +36,19 @@ export interface TuiStart {
   continueWork?: boolean;
 }
 
-/** The command-line flags the UI honours (those of `relm` itself; budgets go to the session's host). */
-export interface TuiFlags extends ConfigFlags {
-  maxTurns?: string;
-  maxTokens?: string;
-  maxTime?: string;
-  maxCost?: string;
-  var?: string[];
-  cellTimeout?: string;
-  passEnv?: string[];
-  maxDepth?: string;
-  learn?: boolean;
-}
+/**
+ * The command-line flags the UI honours: the session flags of `relm` itself, all given to every host it
+ * starts (host/host-args.ts). Per-task flags (gates, goal, autonomy) are asked for per session instead.
+ */
+export type TuiFlags = ConfigFlags & Omit<HostFlagsRecord, TaskFlag>;
+type TaskFlag =
+  | "gate"
+  | "gateTimeout"
+  | "maxGateFailures"
+  | "goal"
+  | "autonomous"
+  | "unattended"
+  | "interactive";
 
 export interface TuiIo {
   env: NodeJS.ProcessEnv;
@@ -55,28 +57,9 @@ export interface TuiIo {
   stderr: NodeJS.WritableStream;
 }
 
-/** The session flags as a new host's command line. */
-function hostArgs(flags: TuiFlags): string[] {
-  const args: string[] = [];
-  const single: [keyof TuiFlags, string][] = [
-    ["provider", "--provider"],
-    ["baseUrl", "--base-url"],
-    ["maxTurns", "--max-turns"],
-    ["maxTokens", "--max-tokens"],
-    ["maxTime", "--max-time"],
-    ["maxCost", "--max-cost"],
-    ["cellTimeout", "--cell-timeout"],
-    ["maxDepth", "--max-depth"],
-  ];
-  for (const [key, flag] of single) {
-    const value = flags[key];
-    if (typeof value === "string") args.push(flag, value);
-  }
-  if (flags.model) args.push("--model", flags.model);
-  for (const v of flags.var ?? []) args.push("--var", v);
-  for (const name of flags.passEnv ?? []) args.push("--pass-env", name);
-  if (flags.learn) args.push("--learn");
-  return args;
+/** The session flags as a new host's command line (the same list `relm run --detach` uses). */
+export function tuiHostArgs(flags: TuiFlags): string[] {
+  return hostArgsOf(flags, { task: false });
 }
 
 function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["configured"] {
@@ -127,7 +110,7 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
       configured: initial,
       branch: gitBranch(io.cwd),
       version: relmVersion(),
-      hostArgs: hostArgs(flags),
+      hostArgs: tuiHostArgs(flags),
       pasteThreshold: pasteThreshold(io.env),
       reloadConfig: () => {
         try {
