@@ -12,15 +12,16 @@ import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "../config/
 import { parseTimeLimit } from "../config/duration.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { SessionClient } from "../host/client.js";
+import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
 import { loadMcpConfig, serverSecrets } from "../mcp/index.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
-import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { buildClient } from "./client.js";
 import { sessionHarness } from "./harness-setup.js";
 import { sandboxOf } from "./sandbox-flags.js";
+import { subscriptionNotes, subscriptionSecrets } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
 
 export { buildClient };
@@ -86,8 +87,8 @@ export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
   positiveNumber(flags.cellTimeout, "--cell-timeout", false);
   maxDepthOf(flags);
   for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
-  checkKernelUri(flags.kernel, "--kernel");
   parseAllowWeb(flags.allowWeb ?? []);
+  checkKernelUri(flags.kernel, "--kernel");
   sandboxSettingsOf(flags, undefined); // the --allow-net values; the rest is checked with the config
 }
 
@@ -172,6 +173,7 @@ function prepareTree(
       config.model.apiKey,
       config.search?.apiKey,
       ...serverSecrets(mcp.servers),
+      ...subscriptionSecrets(config),
     ]),
     relmVersion: relmVersion(),
     maxDepth,
@@ -188,7 +190,8 @@ function prepareTree(
     mcp: { config: mcp, env: io.env },
     web: webSettings(flags, config),
   };
-  return { config, client, limits, tree, warnings: harness.warnings };
+  const warnings = [...harness.warnings, ...subscriptionNotes(config, limits)];
+  return { config, client, limits, tree, warnings };
 }
 
 /** `send(session_id, text)` from Python: to another session's host, stamped with the sender. */

@@ -71,16 +71,16 @@ export interface ResolvedConfig {
   refineModel?: string;
   /** The online-refinement policy with its defaults (on only with --learn, /learn on or learn.enabled). */
   learn: LearnSettings;
+  /** config.json's `search` (the provider search() uses; its key never leaves the host). */
+  search?: ConfigFile["search"];
+  /** config.json's `allowWeb`: hosts fetch() may reach; --allow-web adds to them. */
+  allowWeb?: string[];
   /** config.json's `sandbox` (--sandbox turns on "workspace" when it is unset or "off"). */
   sandbox?: "off" | "workspace" | "strict";
   /** config.json's `allowNet`: what a sandboxed kernel may reach when --allow-net is not given. */
   allowNet?: string[];
   /** config.json's `kernel`: where kernels run, a kernel URI (`--kernel` overrides it; docs/launchers.md). */
   kernel?: string;
-  /** config.json's `search` (the provider search() uses; its key never leaves the host). */
-  search?: ConfigFile["search"];
-  /** config.json's `allowWeb`: hosts fetch() may reach; --allow-web adds to them. */
-  allowWeb?: string[];
 }
 
 export interface ConfigFlags {
@@ -202,7 +202,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
   }
   const provider = wireFor(preset, baseUrl);
   const model = modelPick?.[0];
-  return {
+  const resolved: ResolvedConfig = {
     home,
     configPath,
     configFound: file !== undefined,
@@ -241,6 +241,12 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
       },
     },
   };
+  resolved.model = withSubscription(
+    resolved.model,
+    subscriptionFrom(env, cfg, named !== undefined && named[1] !== "config"),
+    flags.baseUrl || env.RELM_BASE_URL || undefined,
+  );
+  return resolved;
 }
 
 /** The error shown when no model is configured: exactly what to set, with a local example. */

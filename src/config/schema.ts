@@ -167,6 +167,25 @@ export const configFileSchema = fields(
     refineModel: v.optional(text("must be a model name")),
     /** Online refinement (`--learn`): when passes run, what they may spend, which model. */
     learn: v.optional(learnSectionSchema),
+    /** The subscription `relm login` signed in with (tokens in auth.json, never here); "none" for none. */
+    subscription: v.optional(
+      v.picklist(
+        ["claude", "chatgpt", "copilot", "none"],
+        'must be "claude", "chatgpt", "copilot" or "none"',
+      ),
+    ),
+    /** Moves a subscription's OAuth endpoints to another base URL (tests, proxies): {"claude": URL}. */
+    oauthUrls: v.optional(
+      fields({
+        claude: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL"))),
+        chatgpt: v.optional(
+          v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL")),
+        ),
+        copilot: v.optional(
+          v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL")),
+        ),
+      }),
+    ),
     /** Web search for `search()` in the kernel (`relm login --search`); the key stays in the host. */
     search: v.optional(searchSectionSchema()),
     /** Hosts `fetch()` may reach (`--allow-web` adds to them); unset: any host, none in the sandbox. */
@@ -174,14 +193,15 @@ export const configFileSchema = fields(
       v.array(text("must be a host name"), 'must be a list of host names, e.g. ["docs.python.org"]'),
     ),
     /** Kernels in a sandbox (docs/sandbox.md): "workspace" (read-only system), "strict" (also $HOME hidden). */
-    sandbox: v.optional(
-      v.picklist(["off", "workspace", "strict"], 'must be "off", "workspace" or "strict"'),
-    ),
+    sandbox: v.optional(v.picklist(["off", "workspace", "strict"], 'must be "off", "workspace" or "strict"')),
     /** Where kernels run (`--kernel` overrides it): "local", "sandbox", "cmd:COMMAND", "ssh://host", ... */
     kernel: v.optional(text('must be a kernel URI such as "local", "ssh://host" or "cmd:COMMAND"')),
     /** What a sandboxed kernel may connect to (`--allow-net` replaces it): ["HOST[:PORT]", ...] or ["*"]. */
     allowNet: v.optional(
-      v.array(text("must be HOST or HOST:PORT"), 'must be a list such as ["pypi.org", "127.0.0.1:8080"] or ["*"]'),
+      v.array(
+        text("must be HOST or HOST:PORT"),
+        'must be a list such as ["pypi.org", "127.0.0.1:8080"] or ["*"]',
+      ),
     ),
   },
   "must hold a JSON object",

@@ -94,7 +94,11 @@ function buildBody(setup: Setup, request: ModelRequest): string {
     stream: options.stream ?? true,
     acceptsImages,
     maxOutputTokens:
-      asked !== undefined && maxOutputTokens !== undefined ? Math.min(asked, maxOutputTokens) : asked,
+      options.sendOutputCap === false
+        ? undefined
+        : asked !== undefined && maxOutputTokens !== undefined
+          ? Math.min(asked, maxOutputTokens)
+          : asked,
     thinking: options.thinking,
     reasoningModel: options.reasoning ?? isOpenAIReasoningModel(options.model),
     reasoningSummary: options.reasoningSummary,

@@ -9,6 +9,7 @@ import { PRESETS, presetBaseUrl } from "../llm/presets.js";
 import type { Provider } from "../llm/types.js";
 import type { AppControl } from "./app-api.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
+import { reachedBy, subscriptionItems, subscriptionLoginFlow, subscriptionOf } from "./login-subscription.js";
 
 interface Endpoint {
   /** anthropic, openai, openrouter, ollama, custom, or another provider preset's name. */
@@ -152,15 +153,38 @@ export async function loginFlow(
           if (e.id === "custom") description = "vLLM, LM Studio, llama.cpp…: you give the URL";
           return { value: e.id, label: e.label, description };
         });
+        // The plans people already pay for, after the five main entries (login-subscription.ts).
+        items.splice(items.findIndex((i) => i.value === "custom") + 1, 0, ...subscriptionItems(home));
         const choice = await pickFrom(dialogs, {
           title: "Choose a model provider",
-          text: "relm talks to an API of your choice. The key stays in $RELM_HOME/config.json (mode 0600) and is never shown to the model.",
+          text: "Sign in with a subscription, or use an API key (kept in $RELM_HOME/config.json, mode 0600). Neither is ever shown to the model.",
           items,
           initial: endpoint?.id ?? current?.id,
           filterable: false,
         });
         if (interrupted) return { status: "interrupted" };
         if (choice === undefined) return { status: "cancelled" };
+        const subscription = subscriptionOf(choice);
+        if (subscription) {
+          const signed = await subscriptionLoginFlow(
+            dialogs,
+            env,
+            home,
+            subscription,
+            existing,
+            () => interrupted,
+          );
+          if (signed.status !== "back") return signed;
+          if (signed.problem) {
+            await askText(dialogs, {
+              title: "Sign-in failed",
+              text: signed.problem,
+              hint: "enter or esc to go back",
+            });
+            if (interrupted) return { status: "interrupted" };
+          }
+          continue;
+        }
         endpoint = all.find((e) => e.id === choice) as Endpoint;
         baseUrl = endpoint.baseUrl;
         go(endpoint.id === "custom" || endpoint.id === "ollama" || endpoint.askUrl ? "url" : "key");
@@ -328,7 +352,7 @@ export async function loginInSession(app: AppControl): Promise<void> {
     return;
   }
   app.reloadConfigured();
-  app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} at ${result.config.baseUrl}`));
+  app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
   if (app.link.live && app.info && result.config.model && app.info.model !== result.config.model) {
     app.note(
       app.theme.dim(
