@@ -107,6 +107,10 @@ describe("subscription sign-in, end to end", () => {
     expect(JSON.stringify(config)).not.toContain(s.server.issued[0]);
 
     const token = s.server.issued[0] as string;
+    // doctor checks the sign-in rather than probing the API without it.
+    const doctor = await runRelm(["doctor"], { env: s.env() });
+    expect(doctor.stdout).toMatch(/subscription.*Claude Pro\/Max: signed in .*good for \d+ more min/);
+    expect(doctor.stdout).not.toContain(token);
     // The kernel prints digests of its environment's values, and tries to read the token file.
     const model = await startScriptedModel({
       requireApiKey: token,
