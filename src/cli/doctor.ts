@@ -11,6 +11,7 @@ import { webCheck } from "./doctor-web.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
 import { ensureWaker } from "./spawn-host.js";
+import { subscriptionCheck } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
 
 interface Check {
@@ -146,7 +147,12 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
   checks.push(webCheck(config, io.env));
 
   const m = config.model;
-  const key = m.apiKey ? `API key set (from ${m.sources.apiKey})` : "no API key";
+  const signedIn = subscriptionCheck(config);
+  const key = signedIn
+    ? "signed in with a subscription"
+    : m.apiKey
+      ? `API key set (from ${m.sources.apiKey})`
+      : "no API key";
   checks.push({
     ok: m.model !== undefined,
     label: "model",
@@ -154,7 +160,18 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
       ? `${m.model} via ${m.preset === m.provider ? m.provider : `${m.preset} (${m.provider})`} at ${m.baseUrl} (provider from ${m.sources.provider}); ${key}`
       : `none configured.\n${noModelMessage().replace(/^/gm, "    ")}`,
   });
-  if (m.model) checks.push(await probeEndpoint(m.provider, m.baseUrl, m.apiKey, m.model));
+  // A subscription's API needs its OAuth headers, which an unauthenticated probe lacks: its sign-in is checked.
+  if (signedIn) checks.push(signedIn);
+  else if (m.model)
+    checks.push(
+      await probeEndpoint(
+        m.provider,
+        m.baseUrl.replaceAll("{model}", m.model),
+        m.apiKey,
+        m.model,
+        m.keyHeader,
+      ),
+    );
 
   printChecks(checks, io);
   // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.
