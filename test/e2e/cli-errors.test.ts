@@ -90,6 +90,10 @@ function specialCalls(ids: { real: string; ambiguous: string }): string[][] {
     ["--resume", "xxxxxxxx"],
     ["--resume", ids.ambiguous],
     ["run", "--max-time", "5 fortnights", "hello"],
+    // Provider names are checked against the presets (no fixed choices for commander to check).
+    ["run", "--provider", "bogus", "hello"],
+    ["run", "--provider", "openrouterr", "hello"],
+    ["models", "--provider", "bogus"],
     ["run", "--var", `data=@${NOWHERE}`, "hello"],
     ["run", "--var", "not a name=1", "hello"],
     ["run", "--resume", "xxxxxxxx"],
