@@ -34,9 +34,10 @@ export class SubscriptionAuth {
    * or (`refresh`) the server just refused it. Rejects with what the person must do when it cannot.
    */
   readonly headers = async (context: AuthContext = { refresh: false }): Promise<Record<string, string>> => {
-    // The token the server refused: the one held, or (nothing sent yet by this client) the saved one.
-    const refused = this.tokens?.access ?? savedTokens(this.home, this.id)?.access;
-    const tokens = context.refresh ? await this.refresh(refused) : await this.fresh();
+    // After a 401, the token the server refused: the one held, or (nothing sent yet by this client) the saved one.
+    const tokens = context.refresh
+      ? await this.refresh(this.tokens?.access ?? savedTokens(this.home, this.id)?.access)
+      : await this.fresh();
     const wanted: HeaderContext = { lastRole: context.lastRole };
     return this.provider.apiHeaders(tokens, wanted);
   };
