@@ -217,6 +217,15 @@ describe("status line", () => {
         plain,
       )[0],
     ).toContain("unpriced");
+    // Anthropic reports cache writes too: both beside the input tokens.
+    const written = info({ usage: { input: 123_456, output: 7_890, cached: 100_000, cacheWrite: 4_000 } });
+    expect(
+      statusLines(
+        { info: written, model: "", provider: "", cwd: "/", branch: null, link: "live" },
+        200,
+        plain,
+      )[0],
+    ).toContain("↑123k ↓7.9k (100k cached, 4.0k written)");
   });
 
   it("drops what does not fit instead of wrapping", () => {
