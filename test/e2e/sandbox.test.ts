@@ -14,7 +14,6 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
-import { onlyJournal } from "../support/journal.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 
@@ -106,7 +105,11 @@ describe.skipIf(!linux)("relm run --sandbox", () => {
     expect(existsSync(join(rig.cwd, "touched-child"))).toBe(true);
     expect(existsSync(join(elsewhere, "outside-root"))).toBe(false);
     // The child's kernel was forked from the template, inside the sandbox.
-    const { dir } = onlyJournal(rig.home);
+    const sessions = readdirSync(join(rig.home, "sessions"), { withFileTypes: true }).filter((d) =>
+      d.isDirectory(),
+    );
+    expect(sessions).toHaveLength(1);
+    const dir = join(rig.home, "sessions", sessions[0]!.name);
     const [child] = readdirSync(join(dir, "children"));
     const childJournal = readFileSync(join(dir, "children", child!, "journal.jsonl"), "utf8");
     expect(childJournal).toMatch(/"event":"started"[^\n]*forked from template/);
