@@ -15,7 +15,13 @@ import {
 } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { SUBSCRIPTIONS, type SubscriptionId } from "../config/subscriptions.js";
-import { findPreset, PRESETS as PROVIDER_PRESETS, presetNames, suggestPreset } from "../llm/presets.js";
+import {
+  findPreset,
+  PRESETS as PROVIDER_PRESETS,
+  presetBaseUrl,
+  presetNames,
+  suggestPreset,
+} from "../llm/presets.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
 
@@ -26,9 +32,10 @@ const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: bool
   { name: "vLLM (local)", provider: "openai", baseUrl: "http://localhost:8000/v1", needsKey: false },
   { name: "OpenAI", provider: "openai", baseUrl: DEFAULT_BASE_URL.openai, needsKey: true },
   { name: "Anthropic", provider: "anthropic", baseUrl: DEFAULT_BASE_URL.anthropic, needsKey: true },
-  // The other provider presets (llm/presets.ts), in their order.
+  // The other provider presets (llm/presets.ts), in their order. Azure needs its resource's URL:
+  // `relm login --provider azure --base-url https://NAME.openai.azure.com --model DEPLOYMENT`.
   ...PROVIDER_PRESETS.filter(
-    (p) => !p.local && !["openai", "openai-responses", "anthropic"].includes(p.name),
+    (p) => !p.local && !["openai", "openai-responses", "anthropic", "azure"].includes(p.name),
   ).map((p) => ({
     name: p.label,
     provider: p.name,
@@ -64,7 +71,9 @@ function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: string
     );
   }
   const kept = provider === current ? existing.baseUrl : undefined;
-  return { provider: preset.name, baseUrl: flags.baseUrl ?? kept ?? preset.baseUrl };
+  // Azure's resource endpoint given as --base-url becomes its deployment URL, as AZURE_OPENAI_ENDPOINT does.
+  const given = flags.baseUrl === undefined ? undefined : presetBaseUrl(preset.name, flags.baseUrl);
+  return { provider: preset.name, baseUrl: given ?? kept ?? preset.baseUrl };
 }
 
 /** A saved key goes only to the endpoint it was saved for: never sent to a new base URL unasked. */
