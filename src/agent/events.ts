@@ -4,6 +4,8 @@ import type { JournalEvent } from "../session/types.js";
 export type LiveEvent =
   | { type: "session"; id: string; dir: string; title: string; provider: string; model: string }
   | { type: "text_delta"; turn: number; delta: string }
+  /** The model's reasoning (Responses summaries, Anthropic thinking) as it streams; the journal keeps it in model_response.reasoning. */
+  | { type: "reasoning_delta"; turn: number; delta: string }
   | { type: "text_reset"; turn: number }
   | { type: "cell_output_delta"; callId: string; text: string };
 

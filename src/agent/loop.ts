@@ -205,6 +205,9 @@ async function callModel(
       case "text":
         ctx.sink({ type: "text_delta", turn, delta: event.delta });
         break;
+      case "reasoning":
+        ctx.sink({ type: "reasoning_delta", turn, delta: event.delta });
+        break;
       case "tool_call_delta":
         ctx.onToolCallDelta?.(event.index, event.delta);
         break;

@@ -189,7 +189,11 @@ export class App implements AppControl {
   private keepChildLive(event: AgentEvent): void {
     const id = event.agent;
     if (!id) return;
-    if (event.type === "cell_output_delta" || event.type === "text_delta") {
+    if (
+      event.type === "cell_output_delta" ||
+      event.type === "text_delta" ||
+      event.type === "reasoning_delta"
+    ) {
       const list = this.childLive.get(id) ?? [];
       list.push(event);
       if (list.length > 2000) list.splice(0, list.length - 2000);

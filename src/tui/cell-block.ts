@@ -11,6 +11,7 @@ import {
 import { formatDuration } from "../config/duration.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import type { JournalEventOf } from "../session/types.js";
+import type { FileEditBlock } from "./file-edit-block.js";
 import { highlightCell } from "./highlight-lazy.js";
 import { OutputBuffer } from "./output-buffer.js";
 import type { Theme } from "./theme.js";
@@ -35,6 +36,8 @@ export class CellBlock implements Component {
   private readonly code: string[];
   private cache: { key: string; lines: string[] } | undefined;
   private streamed = false;
+  /** Files this cell changed (file_edit events come between its `cell` and `cell_output`). */
+  private readonly edits: FileEditBlock[] = [];
 
   constructor(
     readonly callId: string,
@@ -60,6 +63,12 @@ export class CellBlock implements Component {
     this.cache = undefined;
   }
 
+  /** A file this cell changed, shown after its output so far. */
+  addEdit(edit: FileEditBlock): void {
+    this.edits.push(edit);
+    this.cache = undefined;
+  }
+
   finish(event: CellEnd): void {
     this.end = event;
     // A replayed cell (or one attached to mid-way) has no stream: show what the journal kept.
@@ -80,7 +89,7 @@ export class CellBlock implements Component {
   render(width: number): string[] {
     const elapsed = this.end ? this.end.durationMs : Math.max(0, this.view.now() - this.startedAt);
     // Running cells re-render as their clock ticks; finished ones only when their shape changes.
-    const key = `${width}:${this.view.expanded}:${this.end ? "end" : Math.floor(elapsed / 100)}:${this.output.chars}`;
+    const key = `${width}:${this.view.expanded}:${this.end ? "end" : Math.floor(elapsed / 100)}:${this.output.chars}:${this.edits.length}`;
     if (this.cache?.key === key) return this.cache.lines;
     const lines = this.build(width, elapsed);
     this.cache = { key, lines };
@@ -98,6 +107,7 @@ export class CellBlock implements Component {
       lines.push(t.dim(`  │ … ${this.code.length - CODE_LINES} more lines of code`));
     }
     for (const line of this.outputLines()) lines.push(clip(`  ${t.dim("┊")} ${line}`, width));
+    for (const edit of this.edits) lines.push(...edit.render(width));
     lines.push(...this.footer(width, elapsed));
     return lines;
   }
@@ -201,14 +211,14 @@ const SGR = /\u001b\[[0-9;]*m/g;
  * character takes more than two columns (a tab three), so a line with at most half as many characters
  * as the width, colour codes aside, is returned as it is, exactly as truncateToWidth returns it.
  */
-function clip(line: string, width: number): string {
+export function clip(line: string, width: number): string {
   const plain = line.replace(SGR, "");
   const tabs = plain.split("\t").length - 1;
   return 2 * plain.length + tabs <= width ? line : truncateToWidth(line, width);
 }
 
 /** Output is shown as text: control characters other than tab would move the terminal's cursor. */
-function sanitize(line: string): string {
+export function sanitize(line: string): string {
   return (
     line
       .replace(/\t/g, "    ")

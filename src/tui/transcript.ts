@@ -3,10 +3,13 @@
 import { Container } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/events.js";
 import { formatDuration } from "../config/duration.js";
+import { reasoningText } from "../llm/thinking.js";
 import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
 import { CellBlock, type CellView } from "./cell-block.js";
+import { FileEditBlock } from "./file-edit-block.js";
 import { spendLine } from "./format.js";
 import type { Theme } from "./theme.js";
+import { ThinkingBlock } from "./thinking-block.js";
 
 function firstLine(text: string, max = 100): string {
   const line = text.trim().split("\n")[0] ?? "";
@@ -15,6 +18,8 @@ function firstLine(text: string, max = 100): string {
 
 export class Transcript extends Container {
   private assistant: AssistantBlock | undefined;
+  /** The reasoning of the answer streaming now. */
+  private thinking: ThinkingBlock | undefined;
   private readonly cells = new Map<string, CellBlock>();
   private readonly running = new Set<CellBlock>();
   /** Children started in a row are summed up in one line instead of one line each. */
@@ -75,17 +80,33 @@ export class Transcript extends Container {
       case "text_delta":
         this.currentAssistant().append(event.delta);
         return true;
+      case "reasoning_delta":
+        this.currentThinking().append(event.delta);
+        return true;
       case "text_reset":
+        this.thinking?.reset();
         this.currentAssistant().set("");
         this.note(t.warn("↻ the response was cut off; retrying"));
         return true;
       case "model_response":
+        this.endThinking(reasoningText(event.reasoning));
         if (event.text.trim() !== "") this.currentAssistant().set(event.text);
         this.assistant = undefined;
         return true;
+      case "file_edit": {
+        // The kernel runs one cell at a time: the change is the latest running cell's.
+        const cell = [...this.running].at(-1);
+        if (cell) cell.addEdit(new FileEditBlock(event, t, this.view));
+        else {
+          this.breakRuns();
+          this.addChild(new FileEditBlock(event, t, this.view, true));
+        }
+        return true;
+      }
       case "cell": {
         this.breakRuns();
         this.assistant = undefined;
+        this.thinking = undefined;
         const block = new CellBlock(
           event.callId,
           event.code,
@@ -249,6 +270,37 @@ export class Transcript extends Container {
     // that ends a turn stands apart from the answer above it.
     this.addChild(new NoticeBlock(line, event.type === "final"));
     return true;
+  }
+
+  private currentThinking(): ThinkingBlock {
+    if (!this.thinking) {
+      this.breakRuns();
+      this.thinking = new ThinkingBlock(this.theme, this.view);
+      this.addChild(this.thinking);
+    }
+    return this.thinking;
+  }
+
+  /**
+   * An answer is complete: its streamed reasoning becomes the one-line summary. A replayed answer (no
+   * stream) gets its block from the journaled reasoning, above the answer's text.
+   */
+  private endThinking(journaled: string): void {
+    const block = this.thinking;
+    this.thinking = undefined;
+    if (block) {
+      block.finish(journaled);
+      return;
+    }
+    if (journaled.trim() === "") return;
+    const fresh = new ThinkingBlock(this.theme, this.view);
+    fresh.finish(journaled);
+    const at = this.assistant ? this.children.indexOf(this.assistant) : -1;
+    if (at >= 0) this.children.splice(at, 0, fresh);
+    else {
+      this.breakRuns();
+      this.addChild(fresh);
+    }
   }
 
   private currentAssistant(): AssistantBlock {

@@ -1,0 +1,81 @@
+// A file the kernel's toolkit changed (a `file_edit` event): the path, +added −removed, and the unified
+// diff coloured, folded to a few lines like a long cell output (ctrl+o shows it all). Shown inside the
+// cell that made the change, or on its own when no cell of the view is running (a replay from the middle).
+import type { Component } from "@mariozechner/pi-tui";
+import type { JournalEventOf } from "../session/types.js";
+import { type CellView, clip, sanitize } from "./cell-block.js";
+import type { Theme } from "./theme.js";
+
+/** Diff lines shown while folded; a diff of one more line than this is shown whole. */
+export const DIFF_FOLDED = 8;
+const DIFF_EXPANDED_MAX = 2000;
+
+export type FileEdit = Pick<
+  JournalEventOf<"file_edit">,
+  "path" | "action" | "from" | "added" | "removed" | "diff"
+>;
+
+export class FileEditBlock implements Component {
+  private cache: { key: string; lines: string[] } | undefined;
+  private readonly diff: string[];
+
+  constructor(
+    private readonly edit: FileEdit,
+    private readonly theme: Theme,
+    private readonly view: CellView,
+    /** On its own in the transcript (not inside a cell): a blank line above, as other blocks have. */
+    private readonly standalone = false,
+  ) {
+    // The `--- a/` / `+++ b/` header names the path the first line already shows.
+    this.diff = edit.diff
+      .replace(/\n+$/, "")
+      .split("\n")
+      .filter((l, i) => !(i < 2 && (l.startsWith("--- ") || l.startsWith("+++ "))) && l !== "");
+  }
+
+  invalidate(): void {
+    this.cache = undefined;
+  }
+
+  render(width: number): string[] {
+    const key = `${width}:${this.view.expanded}`;
+    if (this.cache?.key === key) return this.cache.lines;
+    const lines = this.build(width);
+    this.cache = { key, lines };
+    return lines;
+  }
+
+  private build(width: number): string[] {
+    const t = this.theme;
+    const e = this.edit;
+    const what = e.action === "move" ? `moved ${e.from ?? "?"} → ${e.path}` : `${e.action} ${e.path}`;
+    const counts = `${t.ok(`+${e.added}`)} ${t.error(`−${e.removed}`)}`;
+    const lines = this.standalone ? [""] : [];
+    lines.push(clip(`  ${t.accent("✎")} ${what} ${counts}`, width));
+    const style = (l: string): string => {
+      const line = sanitize(l);
+      if (line.startsWith("@@")) return t.dim(line);
+      if (line.startsWith("+")) return t.ok(line);
+      if (line.startsWith("-")) return t.error(line);
+      if (line.startsWith("\\")) return t.dim(line); // "\ No newline at end of file"
+      return line;
+    };
+    const all = this.diff;
+    let shown: string[];
+    if (this.view.expanded) {
+      shown = all.slice(0, DIFF_EXPANDED_MAX).map(style);
+      if (all.length > DIFF_EXPANDED_MAX)
+        shown.push(t.warn(`… ${(all.length - DIFF_EXPANDED_MAX).toLocaleString("en-US")} more lines`));
+    } else if (all.length <= DIFF_FOLDED + 1) {
+      shown = all.map(style);
+    } else {
+      shown = [
+        ...all.slice(0, DIFF_FOLDED).map(style),
+        t.dim(`… ${(all.length - DIFF_FOLDED).toLocaleString("en-US")} more lines · ctrl+o shows all`),
+      ];
+    }
+    const gutter = t.dim("┆");
+    for (const l of shown) lines.push(clip(`    ${gutter} ${l}`, width));
+    return lines;
+  }
+}
