@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
 import { HostRequestError } from "../agent/host-errors.js";
@@ -21,7 +21,7 @@ import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { sessionHarness } from "./harness-setup.js";
 import { sandboxOf } from "./sandbox-flags.js";
-import { subscriptionNotes, subscriptionSecrets } from "./subscription-session.js";
+import { followSubscriptionSecrets, subscriptionNotes, subscriptionSecrets } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
 
 export { buildClient };
@@ -45,6 +45,8 @@ export interface SessionFlags extends ConfigFlags {
   /** `--sandbox`: the kernels run in a sandbox (docs/sandbox.md); `--allow-net` opens its network. */
   sandbox?: boolean;
   allowNet?: string[];
+  /** `--mcp-config FILE`: MCP servers for this session only (an mcpServers file), before the configured ones. */
+  mcpConfig?: string[];
 }
 
 export interface CliIo {
@@ -155,7 +157,8 @@ function prepareTree(
   );
   const env = harness.env;
   // Read now (no server starts before a call); a server's env and header values join the secrets.
-  const mcp = loadMcpConfig(io.cwd, config.home, io.env);
+  const mcpFiles = (flags.mcpConfig ?? []).map((file) => resolve(io.cwd, file));
+  const mcp = loadMcpConfig(io.cwd, config.home, io.env, mcpFiles);
   const tree: TreeOptions = {
     client,
     home: config.home,
@@ -190,6 +193,7 @@ function prepareTree(
     mcp: { config: mcp, env: io.env },
     web: webSettings(flags, config),
   };
+  followSubscriptionSecrets(config, tree.secrets);
   const warnings = [...harness.warnings, ...subscriptionNotes(config, limits)];
   return { config, client, limits, tree, warnings };
 }

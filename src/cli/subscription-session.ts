@@ -12,6 +12,20 @@ export function subscriptionSecrets(config: ResolvedConfig): string[] {
   return setting ? subscriptionAuth(config.home, setting).secrets() : [];
 }
 
+/**
+ * Tokens the subscription gets later (a refresh) join `secrets`, the session's own list, which its journal
+ * and snapshot checks read at each use.
+ */
+export function followSubscriptionSecrets(config: ResolvedConfig, secrets: string[]): void {
+  const setting = config.model.subscription;
+  if (!setting) return;
+  subscriptionAuth(config.home, setting).onTokens((tokens) => {
+    for (const value of [tokens.access, tokens.refresh]) {
+      if (value.length >= 8 && !secrets.includes(value)) secrets.push(value);
+    }
+  });
+}
+
 export function subscriptionNotes(config: ResolvedConfig, limits: BudgetLimits): string[] {
   const setting = config.model.subscription;
   if (!setting || limits.maxCost === undefined) return [];

@@ -12,11 +12,20 @@ const MIN_SECRET_LENGTH = 8;
  * escape sequence such as `\n`.
  */
 export class Redactor {
-  private readonly needles: string[];
+  private needles: string[] = [];
+  /** How many entries of `secrets` the needles were built from. */
+  private known = -1;
 
-  constructor(secrets: readonly string[] = []) {
+  /** `secrets` may grow later (a subscription's refreshed tokens): new entries count from the next use. */
+  constructor(private readonly secrets: readonly string[] = []) {
+    this.update();
+  }
+
+  private update(): void {
+    if (this.secrets.length === this.known) return;
+    this.known = this.secrets.length;
     const set = new Set<string>();
-    for (const secret of secrets) {
+    for (const secret of this.secrets) {
       if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH) continue;
       set.add(secret);
       // Inside a JSON document nested in a string (tool-call arguments) the secret appears escaped.
@@ -28,10 +37,12 @@ export class Redactor {
   }
 
   get active(): boolean {
+    this.update();
     return this.needles.length > 0;
   }
 
   text(text: string): string {
+    this.update();
     let out = text;
     for (const needle of this.needles) if (out.includes(needle)) out = out.replaceAll(needle, REDACTED);
     return maskCredentialUrls(out, REDACTED);

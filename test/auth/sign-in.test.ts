@@ -12,6 +12,7 @@ import {
   signIn,
   storeTokens,
 } from "../../src/llm/auth/index.js";
+import { Redactor } from "../../src/session/redact.js";
 import { ROOT, tempDir } from "../support/cli.js";
 import { actAsBrowser, type OAuthServer, startOAuthServer } from "../support/oauth-server.js";
 import { until } from "../support/wait.js";
@@ -208,6 +209,20 @@ describe("refresh", () => {
     await expect(auth.headers({ refresh: true })).rejects.toThrow(
       /expired or was revoked.*relm login claude/,
     );
+  });
+
+  it("tokens from a refresh join a running session's redaction list", async () => {
+    const { server, home } = await setup();
+    const first = await signedIn(server, home);
+    await storeTokens(home, "claude", { ...first, expires: Date.now() - 1000 });
+    const secrets = [first.access, first.refresh];
+    const redactor = new Redactor(secrets);
+    const auth = new SubscriptionAuth(home, "claude", server.url);
+    auth.onTokens((t) => secrets.push(t.access, t.refresh));
+    await auth.headers();
+    const fresh = server.issued[1] as string;
+    expect(secrets).toContain(fresh);
+    expect(redactor.text(`token ${fresh}`)).toBe("token [REDACTED]");
   });
 
   it("says to sign in when there are no tokens", async () => {

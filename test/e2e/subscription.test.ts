@@ -159,7 +159,12 @@ describe("subscription sign-in, end to end", () => {
     expect((await login(s)).code).toBe(0);
     // The model API accepts only the token the next refresh will issue.
     const next = s.server.nextAccess();
-    const model = await startScriptedModel({ requireApiKey: next, script: [{ text: "fine" }] });
+    // After the refresh, the kernel reads the token file: the new tokens are redacted too.
+    const authFile = join(s.home, "auth.json");
+    const model = await startScriptedModel({
+      requireApiKey: next,
+      script: [{ code: `print(open(${JSON.stringify(authFile)}).read())` }, { text: "fine" }],
+    });
     cleanup.push(() => model.close());
     // Detached, so a session host (and its host.log) does the requests.
     const started = await runRelm(["run", "--detach", "hello"], { env: s.env(model), cwd: s.cwd });

@@ -18,6 +18,7 @@ export class SubscriptionAuth {
   /** Every token this client has held, for redaction. */
   private readonly seen = new Set<string>();
   private refreshing?: Promise<Tokens>;
+  private readonly listeners: ((tokens: Tokens) => void)[] = [];
 
   constructor(
     private readonly home: string,
@@ -51,8 +52,15 @@ export class SubscriptionAuth {
     return [...this.seen];
   }
 
+  /** Called with every token this client starts to use after the first (refreshes, another host's). */
+  onTokens(listener: (tokens: Tokens) => void): void {
+    this.listeners.push(listener);
+  }
+
   private remember(tokens: Tokens): Tokens {
+    const known = this.seen.has(tokens.access) && this.seen.has(tokens.refresh);
     for (const secret of [tokens.access, tokens.refresh]) if (secret) this.seen.add(secret);
+    if (!known) for (const listener of this.listeners) listener(tokens);
     return tokens;
   }
 
