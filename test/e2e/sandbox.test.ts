@@ -178,6 +178,17 @@ describe.skipIf(!linux)("relm run --sandbox", () => {
     expect(result.stdout).toMatch(/^ok +sandbox +bubblewrap [\d.]+, pid\/net\/mount namespaces work/m);
   });
 
+  it("without bubblewrap, says how to install it before anything starts", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const env = { ...rig.env, PATH: "/nonexistent" };
+    const result = await runRelm(["run", "--sandbox", "task"], { env, cwd: rig.cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^relm: --sandbox needs bubblewrap \(bwrap\), which is not installed; install bubblewrap: apt-get install bubblewrap/m,
+    );
+    expect(rig.model.requests).toHaveLength(0);
+  });
+
   it("--allow-net without a sandbox is a usage error", async () => {
     const rig = await startRig("openai", { script: [{ text: "never" }] });
     const result = await runRelm(["run", "--allow-net=pypi.org", "task"], { env: rig.env, cwd: rig.cwd });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
 import { type BwrapPlan, bwrapArgs } from "../../src/kernel/sandbox/bwrap.js";
+import { sandboxUnavailable } from "../../src/kernel/sandbox/index.js";
 import {
   allowed,
   netPolicyOf,
@@ -58,6 +59,15 @@ describe("--allow-net values", () => {
       "--allow-net=*",
       "--allow-net=a.org:1",
     ]);
+  });
+});
+
+describe("without bubblewrap", () => {
+  it("the sandbox is refused with the command that installs it", () => {
+    const why = sandboxUnavailable({ PATH: "/nonexistent" });
+    if (process.platform === "linux")
+      expect(why).toMatch(/not installed; install bubblewrap: apt-get install bubblewrap/);
+    else expect(why).toBeDefined();
   });
 });
 

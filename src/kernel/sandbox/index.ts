@@ -50,7 +50,7 @@ export interface SandboxRequest {
 }
 
 function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of [...(env.PATH ?? "").split(path.delimiter), "/usr/bin", "/usr/local/bin"]) {
+  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
     if (!dir) continue;
     const file = path.join(dir, name);
     try {
@@ -119,7 +119,7 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
     readable,
     home: request.env.HOME,
   };
-  if (linux) return new LinuxSandbox(settings, paths, "bubblewrap", request.python, proxy);
+  if (linux) return new LinuxSandbox(settings, paths, which("bwrap", request.env)!, request.python, proxy);
   return new MacSandbox(settings, paths, request.python, proxy);
 }
 

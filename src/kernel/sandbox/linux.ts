@@ -36,12 +36,14 @@ function gpuDevices(): string[] {
 }
 
 export class LinuxSandbox implements KernelSandbox {
+  readonly engine = "bubblewrap";
   private readonly plan: Omit<BwrapPlan, "sockets">;
 
   constructor(
     readonly settings: SandboxSettings,
     paths: SandboxPaths,
-    readonly engine: string,
+    /** bubblewrap's path, found on the kernels' PATH when the sandbox was opened. */
+    private readonly bwrap: string,
     /** Where the interpreter lives (its prefix is shown read-only in strict mode). */
     python: string,
     private readonly proxy: NetProxy | undefined,
@@ -96,7 +98,7 @@ export class LinuxSandbox implements KernelSandbox {
     const socketDirs = sockets.map((s) => path.dirname(s)).filter((d) => d !== "/");
     const hidden = [...new Set([...this.plan.hidden, ...socketDirs])];
     const args = bwrapArgs({ ...this.plan, hidden, sockets }, argv, command.cwd);
-    return { file: "bwrap", args, env, cwd: command.cwd };
+    return { file: this.bwrap, args, env, cwd: command.cwd };
   }
 
   env(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
