@@ -9,6 +9,7 @@ import {
   type AuthMethod,
   agent,
   type ClientCapabilities,
+  type McpServer,
   ndJsonStream,
   PROTOCOL_VERSION,
   RequestError,
@@ -19,6 +20,7 @@ import { relmVersion } from "../config/version.js";
 import { listSessions } from "../host/discovery.js";
 import { JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
 import { ACP_COMMANDS } from "./commands.js";
+import { EDITOR_MCP_FILE, writeEditorServers } from "./mcp-servers.js";
 import { AcpSession, MODES, PromptError, type SessionContext } from "./session.js";
 
 export interface AcpOptions {
@@ -32,7 +34,8 @@ const CAPABILITIES: AgentCapabilities = {
   loadSession: true,
   // Files the editor embeds become kernel variables; images and audio are not taken.
   promptCapabilities: { image: false, audio: false, embeddedContext: true },
-  mcpCapabilities: { http: false, sse: false },
+  // The editor's servers of every transport become the session's own (mcp-servers.ts).
+  mcpCapabilities: { http: true, sse: true },
   sessionCapabilities: { list: {} },
 };
 
@@ -103,11 +106,18 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     send: (sessionId, update) => send(sessionId, update),
   };
 
-  /** Editors' MCP servers are not connected (relm reads its own MCP configuration): said in the log. */
-  const noteMcpServers = (servers: { name: string }[]) => {
+  /**
+   * The editor's MCP servers become the session's own (src/acp/mcp-servers.ts): the file its host is
+   * started with. A host already running keeps the servers it started with (said in the log).
+   */
+  const useMcpServers = (session: AcpSession, servers: McpServer[], live = false) => {
+    session.mcpConfig = writeEditorServers(home, session.id, servers);
     if (servers.length === 0) return;
+    const names = servers.map((s) => s.name).join(", ");
     options.stderr.write(
-      `relm: the editor's MCP servers (${servers.map((s) => s.name).join(", ")}) are not connected; relm uses .mcp.json, .relm/mcp.json and $RELM_HOME/mcp.json\n`,
+      live
+        ? `relm: session ${session.id} is running; its host keeps the MCP servers it started with (the editor's ${names} apply when it is revived)\n`
+        : `relm: session ${session.id} gets the editor's MCP servers: ${names}\n`,
     );
   };
 
@@ -130,6 +140,9 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     if (!/^[0-9a-z]{8}$/.test(id) || !existsSync(join(sessionDir(home, id), JOURNAL_FILE)))
       throw RequestError.resourceNotFound(id);
     const session = await AcpSession.load(id, ctx, false);
+    // The servers an earlier session/new or session/load of it gave, if it was revived.
+    const editorServers = join(sessionDir(home, id), EDITOR_MCP_FILE);
+    if (existsSync(editorServers)) session.mcpConfig = editorServers;
     sessions.set(id, session);
     return session;
   };
@@ -151,8 +164,8 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     .onRequest("session/new", ({ params }) => {
       requireModel(options.env);
       checkCwd(params.cwd);
-      noteMcpServers(params.mcpServers);
       const session = AcpSession.create(newSessionId(), params.cwd, ctx);
+      useMcpServers(session, params.mcpServers);
       sessions.set(session.id, session);
       publishCommands(session);
       return { sessionId: session.id, modes: { currentModeId: session.modeId, availableModes: MODES } };
@@ -161,11 +174,11 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       const id = params.sessionId;
       if (!/^[0-9a-z]{8}$/.test(id) || !existsSync(join(sessionDir(home, id), JOURNAL_FILE)))
         throw RequestError.resourceNotFound(id);
-      noteMcpServers(params.mcpServers);
       sessions.get(id)?.detach();
       const session = await AcpSession.load(id, ctx).catch((error: Error) => {
         throw RequestError.internalError(undefined, `session ${id}: ${error.message}`);
       });
+      useMcpServers(session, params.mcpServers, session.live);
       sessions.set(id, session);
       publishCommands(session);
       return { modes: { currentModeId: session.modeId, availableModes: MODES } };

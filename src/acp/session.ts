@@ -55,6 +55,8 @@ export class AcpSession {
   private lastN = 0;
   private cancelRequested = false;
   autonomous = false;
+  /** The editor's MCP servers for this session's host (`--mcp-config`), when it gave any. */
+  mcpConfig: string | undefined;
 
   private constructor(
     readonly id: string,
@@ -91,6 +93,11 @@ export class AcpSession {
     }
     await session.drain();
     return session;
+  }
+
+  /** A host serves the session now. */
+  get live(): boolean {
+    return this.client !== undefined;
   }
 
   get modeId(): string {
@@ -194,7 +201,13 @@ export class AcpSession {
   ): Promise<boolean> {
     if (this.client) return false;
     const { home, env } = this.ctx;
-    const flags = ["--interactive", ...(this.autonomous ? ["--autonomous"] : []), ...this.ctx.hostArgs];
+    const flags = [
+      "--interactive",
+      ...(this.autonomous ? ["--autonomous"] : []),
+      // Before relm acp's own --mcp-config files: the editor's servers win for the same name.
+      ...(this.mcpConfig ? ["--mcp-config", this.mcpConfig] : []),
+      ...this.ctx.hostArgs,
+    ];
     let delivered = false;
     try {
       if (this.state === "new") {

@@ -1,5 +1,6 @@
 // The session flags of a front end that starts session hosts itself (`relm acp`, `relm mcp serve`), as
 // the command-line words each host it starts is given: the host checks them again as it starts.
+import { existsSync } from "node:fs";
 import type { BudgetLimits } from "../agent/budget.js";
 import { parseTimeLimit } from "../config/duration.js";
 import { UsageError } from "../config/errors.js";
@@ -46,6 +47,8 @@ export function checkHostFlags(flags: HostFlags): void {
   limitsOf(flags);
   positive(flags.cellTimeout, "--cell-timeout", false);
   positive(flags.idleTimeout, "--idle-timeout", false);
+  for (const file of flags.mcpConfig ?? [])
+    if (!existsSync(file)) throw new UsageError(`--mcp-config ${file}: no such file`);
   if (flags.maxDepth !== undefined && !/^\d+$/.test(flags.maxDepth))
     throw new UsageError(`--max-depth must be a whole number of 0 or more, got "${flags.maxDepth}"`);
 }

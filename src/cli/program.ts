@@ -68,6 +68,12 @@ function addSessionOptions(cmd: Command): Command {
       "hosts fetch() may reach (repeatable; needed in the sandbox; docs/toolkit.md)",
       collect,
       [],
+    )
+    .option(
+      "--mcp-config <FILE>",
+      'MCP servers for this session only, from a {"mcpServers": ...} file; they win over configured ones of the same name (repeatable; docs/mcp.md)',
+      collect,
+      [],
     );
 }
 

@@ -2,6 +2,7 @@
 // `relm run --detach` (cli/launch.ts), `relm acp` / `relm mcp serve` (cli/host-args.ts) and the terminal
 // UI (tui/main.ts) all use, so a flag added to `relm run` reaches every host (test/host/host-args.test.ts
 // fails when a `relm run` option is neither here nor in NOT_PASSED_TO_HOSTS). The host checks them again.
+import { resolve } from "node:path";
 import { sandboxArgs } from "../kernel/sandbox/policy.js";
 
 /** The session flags as commander gives them (camelCase keys, strings, booleans, repeatable lists). */
@@ -31,6 +32,7 @@ export interface HostFlagsRecord {
   autonomous?: boolean;
   unattended?: boolean;
   interactive?: boolean;
+  mcpConfig?: string[];
 }
 
 type Kind = "value" | "list" | "switch";
@@ -54,6 +56,8 @@ export const HOST_FLAGS: readonly { key: keyof HostFlagsRecord; flag: string; ki
   { key: "passEnv", flag: "--pass-env", kind: "list", group: "session" },
   { key: "learn", flag: "--learn", kind: "switch", group: "session" },
   { key: "allowWeb", flag: "--allow-web", kind: "list", group: "session" },
+  // Made absolute: a host may run in another directory (relm acp's hosts run in the editor's project).
+  { key: "mcpConfig", flag: "--mcp-config", kind: "list", group: "session" },
   // --sandbox and --allow-net are written by sandboxArgs (kernel/sandbox/policy.ts).
   { key: "sandbox", flag: "--sandbox", kind: "switch", group: "session" },
   { key: "allowNet", flag: "--allow-net", kind: "list", group: "session" },
@@ -97,7 +101,8 @@ export function hostArgsOf(flags: HostFlagsRecord, options: HostArgsOptions = {}
     if (skip.has(group) || key === "sandbox" || key === "allowNet") continue;
     const value = flags[key];
     if (kind === "value" && typeof value === "string") args.push(flag, value);
-    else if (kind === "list" && Array.isArray(value)) for (const v of value) args.push(flag, v);
+    else if (kind === "list" && Array.isArray(value))
+      for (const v of value) args.push(flag, key === "mcpConfig" ? resolve(v) : v);
     else if (kind === "switch" && value === true) args.push(flag);
   }
   args.push(...sandboxArgs(flags));

@@ -1,5 +1,5 @@
 import { isSecretName } from "../kernel/index.js";
-import type { McpConfig, McpServer, McpTransport } from "./config.js";
+import type { McpConfig, McpScope, McpServer, McpTransport } from "./config.js";
 import { type ConnectionOptions, type ConnectionState, McpConnection } from "./connection.js";
 import { McpServerError } from "./errors.js";
 import { type CachedTool, readToolCache, writeToolCache } from "./tool-cache.js";
@@ -17,7 +17,7 @@ export interface McpClientsOptions {
 export interface ServerStatus {
   name: string;
   transport: McpTransport;
-  scope: "project" | "user";
+  scope: McpScope;
   source: string;
   /** The command line or URL, without env or header values. */
   target: string;

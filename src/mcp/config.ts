@@ -1,7 +1,8 @@
 // MCP server configuration in the shape other MCP clients already use:
 // {"mcpServers": {NAME: {command, args, env, cwd} | {url, headers, type}}}. Read from the project's
 // .relm/mcp.json and .mcp.json and from $RELM_HOME/mcp.json; a project's entry replaces the user's of
-// the same name. Nothing here starts a server.
+// the same name. A session's own files (`--mcp-config FILE`, the editor's servers under `relm acp`) come
+// before both. Nothing here starts a server.
 
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -10,7 +11,8 @@ import { ConfigError } from "../config/errors.js";
 
 /** "http" is Streamable HTTP, falling back to the older HTTP+SSE transport when the server wants it. */
 export type McpTransport = "stdio" | "http" | "sse";
-export type McpScope = "project" | "user";
+/** "session": given to this session only (--mcp-config); wins over "project", which wins over "user". */
+export type McpScope = "session" | "project" | "user";
 
 export interface McpServer {
   name: string;
@@ -31,7 +33,7 @@ export interface McpServer {
 }
 
 export interface McpConfig {
-  /** By name; project entries replace user entries of the same name. */
+  /** By name; session entries replace project entries, which replace user entries of the same name. */
   servers: McpServer[];
   /** The files read, most important first (whether or not they exist). */
   files: { path: string; scope: McpScope }[];
@@ -78,13 +80,23 @@ export function readServersFile(path: string): Record<string, unknown> | undefin
 }
 
 /**
- * Every configured server. `env` is where `${VAR}` and `${VAR:-default}` in the entries are looked up
+ * Every configured server; `sessionFiles` (--mcp-config, absolute) come first and must exist. `env` is where `${VAR}` and `${VAR:-default}` in the entries are looked up
  * (the usual way to keep a token out of a file). A file that is not JSON is a ConfigError; an entry
  * that cannot be used (malformed, disabled, an unset variable) is kept with its `problem`, so that
  * calling it says why.
  */
-export function loadMcpConfig(cwd: string, home: string, env: NodeJS.ProcessEnv): McpConfig {
-  const files = mcpConfigFiles(cwd, home);
+export function loadMcpConfig(
+  cwd: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  sessionFiles: readonly string[] = [],
+): McpConfig {
+  for (const path of sessionFiles)
+    if (!existsSync(path)) throw new ConfigError(`--mcp-config ${path}: no such file`);
+  const files = [
+    ...sessionFiles.map((path) => ({ path, scope: "session" as const })),
+    ...mcpConfigFiles(cwd, home),
+  ];
   const byName = new Map<string, McpServer>();
   for (const file of files) {
     const entries = readServersFile(file.path);
