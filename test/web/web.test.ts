@@ -373,13 +373,13 @@ describe("the host's web.* calls", () => {
     });
 
     const open = agent(new Budget({}));
+    const before = slowSeen;
     const pending = handleWebRequest(open, "web.fetch", {
       url: `${site.base}/slow`,
       timeout: 60,
       call: "c1",
     });
     // Cancelled once the server has it, as an interrupted cell would.
-    const before = slowSeen;
     await until(() => slowSeen > before || undefined);
     await handleWebRequest(open, "web.cancel", { call: "c1" });
     await expect(pending).rejects.toMatchObject({ code: "web", message: "fetch(): cancelled" });
