@@ -94,8 +94,11 @@ export class Transcript extends Container {
         this.assistant = undefined;
         return true;
       case "file_edit": {
-        // The kernel runs one cell at a time: the change is the latest running cell's.
-        const cell = [...this.running].at(-1);
+        // The kernel runs one cell at a time: the change is the latest running cell's. The toolkit's
+        // message can reach the host after the cell's end, so the cell just ended takes it too while
+        // nothing has come after it.
+        const last = this.children.at(-1);
+        const cell = [...this.running].at(-1) ?? (last instanceof CellBlock ? last : undefined);
         if (cell) cell.addEdit(new FileEditBlock(event, t, this.view));
         else {
           this.breakRuns();

@@ -110,12 +110,22 @@ describe("file_edit in the transcript", () => {
     expect(text).toContain(colour.dim("@@ -1 +1 @@"));
   });
 
+  it("goes into the cell just ended when it arrives after the cell's end", () => {
+    const tr = new Transcript(plain, { expanded: false, now: () => 0 });
+    tr.apply(ev({ type: "cell", turn: 1, callId: "c", code: "x" }));
+    tr.apply(cellEnd("c"));
+    tr.apply(ev({ type: "file_edit", path: "a.txt", action: "create", added: 1, removed: 0, diff: "+a\n" }));
+    const lines = shown(tr);
+    expect(lines.slice(-3)).toEqual(["  ✎ create a.txt +1 −0", "    ┆ +a", "  ✓ 40 ms"]);
+  });
+
   it("stands on its own when no cell is running, and says where a file moved", () => {
     const tr = new Transcript(plain, { expanded: false, now: () => 0 });
+    tr.note("before");
     tr.apply(
       ev({ type: "file_edit", path: "b.txt", from: "a.txt", action: "move", added: 0, removed: 0, diff: "" }),
     );
-    expect(shown(tr)).toEqual(["  ✎ moved a.txt → b.txt +0 −0"]);
+    expect(shown(tr)).toEqual(["before", "  ✎ moved a.txt → b.txt +0 −0"]);
   });
 });
 
