@@ -18,10 +18,15 @@ import { build } from "esbuild";
 const root = new URL("../", import.meta.url).pathname;
 const outdir = join(root, "dist/cli/");
 for (const file of readdirSync(outdir))
-  if (file.startsWith("chunk-") || file === "app.js" || file === "ui.js") rmSync(outdir + file);
+  if (file.startsWith("chunk-") || ["app.js", "ui.js", "agents.js"].includes(file)) rmSync(outdir + file);
 const result = await build({
-  // app: every command; ui: bare `relm` at a terminal, straight to the terminal UI (src/cli/ui-entry.ts).
-  entryPoints: { app: `${outdir}dispatch.js`, ui: `${outdir}ui-entry.js` },
+  // app: every command; ui: bare `relm` at a terminal, straight to the terminal UI (src/cli/ui-entry.ts);
+  // agents: `relm agents [--json]`, the listing alone (src/cli/agents-entry.ts).
+  entryPoints: {
+    app: `${outdir}dispatch.js`,
+    ui: `${outdir}ui-entry.js`,
+    agents: `${outdir}agents-entry.js`,
+  },
   bundle: true,
   splitting: true,
   platform: "node",

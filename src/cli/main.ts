@@ -19,7 +19,11 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     const { bindEarly } = await import("../host/early-bind.js");
     await bindEarly(hostId);
   }
-  if (argv.length === 0 && opensUiDirectly(process.env)) {
+  if (argv[0] === "agents" && (argv.length === 1 || (argv.length === 2 && argv[1] === "--json"))) {
+    const entry = "./agents.js";
+    const { mainAgents } = (await import(entry)) as typeof import("./agents-entry.js");
+    process.exitCode = await mainAgents(argv.length === 2);
+  } else if (argv.length === 0 && opensUiDirectly(process.env)) {
     const entry = "./ui.js";
     const { mainUi } = (await import(entry)) as typeof import("./ui-entry.js");
     process.exitCode = await mainUi();

@@ -1,15 +1,14 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import {
-  JournalFormatError,
-  readDamage,
-  readHeaderAndTail,
-  readJournalHeader,
-  sessionsDir,
-} from "../session/index.js";
+// The session layer's modules by name, not its index: `relm agents` loads only what a listing needs.
+import { damagedIds, readDamage } from "../session/damage.js";
+import { JournalFormatError } from "../session/errors.js";
+import { sessionsDir } from "../session/paths.js";
+import { readHeaderAndTail, readJournalHeader } from "../session/read.js";
 import type { JournalEvent } from "../session/types.js";
 import { isLive } from "./client.js";
-import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeState } from "./state.js";
+import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeStateFile } from "./state.js";
+import { compactIfWorthIt, logStates, readLog } from "./states-log.js";
 import { UsageTally } from "./tree-usage.js";
 
 export interface SessionListing extends SessionState {
@@ -19,28 +18,60 @@ export interface SessionListing extends SessionState {
 }
 
 /**
- * Every session under RELM_HOME, live or saved, newest first. Reads each session's state file (or, for a
- * session that has none, the head and tail of its journal) and checks the socket only of sessions that
- * claim a live host, so it stays fast with hundreds of sessions and starts no process.
+ * Every session under RELM_HOME, live or saved, newest first. Reads index/states.jsonl (every summary a
+ * host wrote, states-log.ts) and one readdir of sessions/; only a session the log does not know is
+ * described from its own files (its state file, or the head and tail of its journal) and then logged.
+ * Sockets are checked only for sessions that claim a live host, so a listing of a thousand sessions
+ * reads a few files and starts no process.
  */
 export async function listSessions(home: string): Promise<SessionListing[]> {
   const root = sessionsDir(home);
-  if (!existsSync(root)) return [];
-  const ids = readdirSync(root).filter((id) => existsSync(join(root, id, "journal.jsonl")));
-  const listed = await Promise.all(ids.map((id) => describe(home, id)));
-  return listed
-    .filter((s): s is SessionListing => s !== undefined)
-    .sort((a, b) => b.created.localeCompare(a.created));
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const log = readLog(home);
+  const fresh: SessionState[] = [];
+  const states: SessionState[] = [];
+  for (const id of names) {
+    let state = log.states.get(id);
+    if (!state) {
+      if (!existsSync(join(root, id, "journal.jsonl"))) continue;
+      state = stateOf(home, id);
+      if (!state) continue;
+      fresh.push(state);
+    }
+    states.push(state);
+  }
+  // Read after the sessions described from their journals above: reading one may have found damage.
+  const damaged = damagedIds(home);
+  const listed = await Promise.all(
+    states.map(async (state) => {
+      const listing = await withLiveness(home, state);
+      return damaged.has(state.id) ? withDamage(home, listing) : listing;
+    }),
+  );
+  logStates(home, fresh);
+  compactIfWorthIt(home, log, new Set(states.map((s) => s.id)));
+  return listed.sort((a, b) => b.created.localeCompare(a.created));
 }
 
 export async function describe(home: string, id: string): Promise<SessionListing | undefined> {
-  const listing = await describeState(home, id);
+  const state = stateOf(home, id);
+  return state && withDamage(home, await withLiveness(home, state));
+}
+
+/** The damage a reader recorded for the session's journal, if it still applies. */
+function withDamage(home: string, listing: SessionListing): SessionListing {
   // One small file that exists only after a reader found damage: no journal is read for this.
-  const damage = listing && readDamage(join(sessionsDir(home), id));
+  const damage = readDamage(join(sessionsDir(home), listing.id));
   return damage ? { ...listing, damaged: { line: damage.line, reason: damage.reason } } : listing;
 }
 
-async function describeState(home: string, id: string): Promise<SessionListing | undefined> {
+/** The session's summary from its own files: state.json, or its journal (then remembered in state.json). */
+function stateOf(home: string, id: string): SessionState | undefined {
   let state = readState(home, id);
   if (!state) {
     state = fromJournal(home, id);
@@ -48,12 +79,17 @@ async function describeState(home: string, id: string): Promise<SessionListing |
     // Remembered for the next listing; a live host overwrites it whenever it changes anything.
     if (!claimsLiveHost(state.status)) {
       try {
-        writeState(home, state);
+        writeStateFile(home, state);
       } catch {
         // Listing must work on a read-only RELM_HOME too.
       }
     }
   }
+  return state;
+}
+
+async function withLiveness(home: string, state: SessionState): Promise<SessionListing> {
+  const id = state.id;
   // A host that outlives a failed or interrupted turn (an interactive session waiting for the next
   // message) still claims its pid: check its socket too, but only when that process exists.
   if (!claimsLiveHost(state.status) && !processExists(state.pid)) return { ...state, live: false };

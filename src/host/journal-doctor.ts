@@ -8,6 +8,7 @@ import { join, relative } from "node:path";
 import { checkJournal, cutAtDamage, JOURNAL_FILE, Journal } from "../session/index.js";
 import type { Finding } from "./doctor.js";
 import { statePath } from "./paths.js";
+import { forgetState } from "./states-log.js";
 
 /** The journal folders of a session: its own and every sub-agent's (children/ID/, nested). */
 function journalDirs(dir: string): string[] {
@@ -59,7 +60,10 @@ export function journalFindings(home: string, id: string, dir: string): Finding[
       apply: () => {
         cutAtDamage(journalDir, offset);
         // The session's summary described the journal before the cut: the next listing rebuilds it.
-        if (journalDir === dir) unlinkIfThere(statePath(home, id));
+        if (journalDir === dir) {
+          unlinkIfThere(statePath(home, id));
+          forgetState(home, id);
+        }
       },
     });
   }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { statePath } from "./paths.js";
+import { logState } from "./states-log.js";
 
 export type SessionStatus = "running" | "idle" | "waiting" | "done" | "failed" | "interrupted";
 
@@ -27,7 +28,14 @@ export interface SessionState {
   detached: boolean;
 }
 
+/** Writes state.json and appends it to index/states.jsonl, the index listings read (states-log.ts). */
 export function writeState(home: string, state: SessionState): void {
+  writeStateFile(home, state);
+  logState(home, state);
+}
+
+/** state.json only: for a caller that logs many states at once (a listing). */
+export function writeStateFile(home: string, state: SessionState): void {
   const path = statePath(home, state.id);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(state)}\n`, { mode: 0o600 });

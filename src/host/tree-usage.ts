@@ -1,8 +1,10 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { JOURNAL_FILE } from "../session/index.js";
 import type { UsageRecord } from "../session/types.js";
+
+/** session/journal.ts's JOURNAL_FILE, named here so a listing does not load the journal writer. */
+const JOURNAL_FILE = "journal.jsonl";
 
 const CHUNK = 1 << 20;
 

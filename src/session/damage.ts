@@ -4,6 +4,7 @@
 // A torn last line is not damage: it is what a crash mid-write leaves, and Journal.open cuts it itself.
 
 import {
+  appendFileSync,
   closeSync,
   constants,
   copyFileSync,
@@ -16,12 +17,29 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { JournalFormatError } from "./errors.js";
+import { ensurePrivateDir } from "./paths.js";
 import { scanEvents, scanHeader } from "./scan.js";
 
 /** Beside journal.jsonl: what a reader found wrong with it, valid while the journal is unchanged. */
 export const DAMAGE_FILE = "journal-damage.json";
+
+/** In $RELM_HOME/index/: ids of sessions whose journal a reader found damaged (one a line, may repeat). */
+export const DAMAGED_INDEX = "damaged.log";
+
+/** The ids index/damaged.log names (candidates only: readDamage says whether each still is). */
+export function damagedIds(home: string): Set<string> {
+  try {
+    return new Set(
+      readFileSync(join(home, "index", DAMAGED_INDEX), "utf8")
+        .split("\n")
+        .filter(Boolean),
+    );
+  } catch {
+    return new Set();
+  }
+}
 
 export interface JournalDamage {
   /** 1-based line of the first damaged line (undefined when only a tail was read). */
@@ -99,7 +117,16 @@ export function recordDamage(error: JournalFormatError): void {
       size: st.size,
       mtimeMs: st.mtimeMs,
     };
-    writeFileSync(join(dirname(error.file), DAMAGE_FILE), `${JSON.stringify(damage)}\n`, { mode: 0o600 });
+    const dir = dirname(error.file);
+    writeFileSync(join(dir, DAMAGE_FILE), `${JSON.stringify(damage)}\n`, { mode: 0o600 });
+    // A session's own journal (sessions/ID/journal.jsonl) is also named in $RELM_HOME/index/damaged.log,
+    // so a listing learns which sessions to look at from one file instead of a stat per session.
+    const sessions = dirname(dir);
+    if (basename(sessions) === "sessions") {
+      const index = join(dirname(sessions), "index");
+      ensurePrivateDir(index);
+      appendFileSync(join(index, DAMAGED_INDEX), `${basename(dir)}\n`, { mode: 0o600 });
+    }
   } catch {
     // Marking is a courtesy to later listings; the error itself is still reported.
   }

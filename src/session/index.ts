@@ -2,6 +2,8 @@ export {
   checkJournal,
   cutAtDamage,
   DAMAGE_FILE,
+  DAMAGED_INDEX,
+  damagedIds,
   type JournalDamage,
   type JournalHealth,
   readDamage,

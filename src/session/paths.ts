@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { SessionIdError } from "./errors.js";
 
 /** $RELM_HOME, or ~/.relm (one definition, shared with configuration). */
-export { relmHomeFrom as relmHome } from "../config/config.js";
+export { relmHomeFrom as relmHome } from "../config/home.js";
 
 export function sessionsDir(home: string): string {
   return join(home, "sessions");

@@ -2,7 +2,7 @@
 // to `relm doctor`; `relm agents` marks the session; doctor says what is lost and how to recover, and
 // --fix keeps a copy and cuts the journal before the damage so the session can be resumed.
 
-import { existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type CliResult, runRelm } from "../support/cli.js";
@@ -113,7 +113,7 @@ describe("a journal damaged in the middle", () => {
     const rig = await startRig("openai", { script });
     const { id, dir, lines } = await sessionWithCells(rig, "TASK: two");
     damageLine(dir, lines, lines.length - 1); // not the last line: that would be a torn write
-    unlinkSync(join(dir, "state.json"));
+    forgetSummary(rig.home, dir);
     const listed = agentsJson(await runRelm(["agents", "--json"], { env: rig.env }));
     expect(listed[0]).toMatchObject({ id, status: "interrupted", damaged: { reason: "invalid JSON" } });
   });
@@ -122,7 +122,7 @@ describe("a journal damaged in the middle", () => {
     const rig = await startRig("openai", { script });
     const { id, dir, lines } = await sessionWithCells(rig, "TASK: two");
     damageLine(dir, lines, 1);
-    unlinkSync(join(dir, "state.json"));
+    forgetSummary(rig.home, dir);
     const listed = agentsJson(await runRelm(["agents", "--json"], { env: rig.env }));
     expect(listed[0]).toMatchObject({ id, damaged: { line: 1 } });
     const fix = await runRelm(["doctor", "--fix"], { env: rig.env });
@@ -136,3 +136,9 @@ describe("a journal damaged in the middle", () => {
     expect(readdirSync(dir).some((f) => f.startsWith("journal.jsonl.damaged-"))).toBe(false);
   });
 });
+
+/** No summary says otherwise: neither the session's state.json nor the listing index (index/states.jsonl). */
+function forgetSummary(home: string, dir: string): void {
+  unlinkSync(join(dir, "state.json"));
+  rmSync(join(home, "index", "states.jsonl"), { force: true });
+}
