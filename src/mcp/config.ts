@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { ConfigError } from "../config/errors.js";
+import { ConfigError, UsageError } from "../config/errors.js";
 
 /** "http" is Streamable HTTP, falling back to the older HTTP+SSE transport when the server wants it. */
 export type McpTransport = "stdio" | "http" | "sse";
@@ -92,7 +92,7 @@ export function loadMcpConfig(
   sessionFiles: readonly string[] = [],
 ): McpConfig {
   for (const path of sessionFiles)
-    if (!existsSync(path)) throw new ConfigError(`--mcp-config ${path}: no such file`);
+    if (!existsSync(path)) throw new UsageError(`--mcp-config ${path}: no such file`);
   const files = [
     ...sessionFiles.map((path) => ({ path, scope: "session" as const })),
     ...mcpConfigFiles(cwd, home),

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/errors.js";
+import { ConfigError, UsageError } from "../../src/config/errors.js";
 import { loadMcpConfig, serverHash, serverSecrets } from "../../src/mcp/index.js";
 import { tempDir } from "../support/cli.js";
 
@@ -27,6 +27,19 @@ function project(files: Record<string, unknown>): { cwd: string; home: string } 
 }
 
 describe("MCP configuration", () => {
+  it("--mcp-config files are the session's scope and win over project and user servers; a missing one is a usage error", () => {
+    const { cwd, home } = project({
+      ".mcp.json": { mcpServers: { a: { command: "project-a" }, b: { command: "project-b" } } },
+      "editor.json": { mcpServers: { a: { type: "sse", url: "https://example.com/sse" } } },
+    });
+    const config = loadMcpConfig(cwd, home, {}, [join(cwd, "editor.json")]);
+    expect(config.servers.map((s) => [s.name, s.scope, s.transport])).toEqual([
+      ["a", "session", "sse"],
+      ["b", "project", "stdio"],
+    ]);
+    expect(() => loadMcpConfig(cwd, home, {}, [join(cwd, "gone.json")])).toThrow(UsageError);
+  });
+
   it("reads .relm/mcp.json, then .mcp.json, then $RELM_HOME/mcp.json; the project's entry wins", () => {
     const { cwd, home } = project({
       ".relm/mcp.json": { mcpServers: { a: { command: "relm-a" } } },
