@@ -1,6 +1,7 @@
 import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent } from "../agent/events.js";
 import { formatDuration } from "../config/duration.js";
+import { reasoningText } from "../llm/thinking.js";
 
 export interface RenderOptions {
   color: boolean;
@@ -68,6 +69,8 @@ function clip(lines: string[], head: number, tail: number): string[] {
 export class ProgressRenderer {
   private readonly s: ReturnType<typeof styles>;
   private midLine = false;
+  /** The turn whose reasoning has had its one line (reasoning itself is not printed). */
+  private thoughtTurn: number | undefined;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -95,6 +98,10 @@ export class ProgressRenderer {
         return;
       case "cell_output_delta":
         return;
+      case "reasoning_delta":
+        if (this.thoughtTurn !== event.turn) this.line(s.dim("✻ thinking…"));
+        this.thoughtTurn = event.turn;
+        return;
       case "session":
         this.line(s.dim(`relm · session ${event.id} · ${event.model} via ${event.provider}`));
         return;
@@ -108,12 +115,17 @@ export class ProgressRenderer {
           ),
         );
         return;
-      case "model_response":
+      case "model_response": {
+        // A replayed (or unstreamed) answer's reasoning: its first line, once.
+        const thought = this.thoughtTurn === event.turn ? "" : reasoningText(event.reasoning).trim();
+        if (thought) this.line(s.dim(`✻ thought · ${clipLine(thought.split("\n")[0] ?? "")}`));
+        this.thoughtTurn = undefined;
         if (!this.options.streamText && event.toolCalls.length > 0 && event.text.trim().length > 0) {
           this.line(s.dim(event.text.trim()));
         }
         if (this.options.streamText && this.midLine) this.line("");
         return;
+      }
       case "cell":
         this.renderCode(event.code);
         return;

@@ -40,3 +40,39 @@ describe("ProgressRenderer with a 10 MB cell", () => {
     expect(text).toContain("…");
   });
 });
+
+describe("ProgressRenderer and reasoning", () => {
+  const response = (turn: number, reasoning?: unknown): AgentEvent =>
+    ({
+      n: 2,
+      t,
+      type: "model_response",
+      turn,
+      text: "",
+      toolCalls: [],
+      ...(reasoning ? { reasoning } : {}),
+      usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, cacheWriteTokens: 0, estimated: false },
+      cost: 0,
+      stopReason: "stop",
+      requestBytes: 1,
+      attempts: 1,
+      durationMs: 1,
+    }) as AgentEvent;
+  const thinking = {
+    format: "anthropic",
+    items: [{ type: "thinking", thinking: "Plan it\nthen act", signature: "s" }],
+  };
+
+  it("gives streamed reasoning one dim line, not its text", () => {
+    const text = render([
+      { type: "reasoning_delta", turn: 1, delta: "Plan it" },
+      { type: "reasoning_delta", turn: 1, delta: "\nthen act" },
+      response(1, thinking),
+    ]);
+    expect(text).toBe("✻ thinking…\n");
+  });
+
+  it("gives a replayed answer's reasoning its first line", () => {
+    expect(render([response(1, thinking), response(2)])).toBe("✻ thought · Plan it\n");
+  });
+});
