@@ -35,6 +35,9 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
     )
     .option("--base-url <url>", "endpoint of the refine model")
     .option("--model <name>", "refine model (default: refineModel in config.json, else the session's model)")
+    .option("--max-tokens <n>", "the refine call's input+output tokens at most (not called if it cannot fit)")
+    .option("--max-time <duration>", "abort the refine call after this long, e.g. 2m")
+    .option("--max-cost <usd>", "the refine call's cost at most, in US dollars")
     .action(async (id: string, flags) => {
       const { refineCommand } = await import("./refine-command.js");
       setExit(await refineCommand(id, flags, io));

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { Budget } from "../agent/budget.js";
 import { applyRefinement, describeRefinement, proposeRefinement, type Refinement } from "../agent/refine.js";
 import { requireHypotheses } from "../agent/refine-hypothesis.js";
 import { resolveConfig } from "../config/config.js";
@@ -9,6 +10,7 @@ import { JOURNAL_FILE, readHeaderAndTail } from "../session/index.js";
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import { guarded, type HarnessIo, harnessContext } from "./harness-cli.js";
+import { limitsOf } from "./host-args.js";
 
 export interface RefineFlags {
   dryRun?: boolean;
@@ -17,6 +19,10 @@ export interface RefineFlags {
   provider?: string;
   baseUrl?: string;
   model?: string;
+  /** The refine call's own budgets, as on `relm run` (a call they cannot cover is not made). */
+  maxTokens?: string;
+  maxTime?: string;
+  maxCost?: string;
 }
 
 /** Writes the refinement and says what happened; returns the exit code. */
@@ -52,6 +58,8 @@ export function refineCommand(id: string, flags: RefineFlags, io: HarnessIo): Pr
   return guarded(io, async () => {
     if (flags.dryRun && flags.apply) throw new UsageError("--dry-run and --apply cannot be used together");
     const scope = flags.scope ?? "session";
+    // Checked before anything is read: a bad value is a usage error.
+    const budget = new Budget(limitsOf(flags));
     const ctx = harnessContext({}, io, id);
     const sessionDir = ctx.sessionDir as string;
     const journalPath = join(sessionDir, JOURNAL_FILE);
@@ -62,7 +70,7 @@ export function refineCommand(id: string, flags: RefineFlags, io: HarnessIo): Pr
       config,
       flags.model ?? config.refineModel ?? header.model ?? config.model.model,
     );
-    const ref = requireHypotheses(await proposeRefinement({ journalPath, ctx, scope, client }));
+    const ref = requireHypotheses(await proposeRefinement({ journalPath, ctx, scope, client, budget }));
     io.stdout.write(`${describeRefinement(ref)}\n`);
     if (ref.error) return EXIT.error;
     if (ref.accepted.length === 0) return EXIT.done;

@@ -215,6 +215,19 @@ describe("relm refine", () => {
 
     const both = await runRelm(["refine", id, "--dry-run", "--apply"], { env: rig.env, cwd: rig.cwd });
     expect(both.code).toBe(2);
+
+    // Budget flags as on relm run: a call the token budget cannot cover is not made; bad values are usage errors.
+    const calls = rig.bodies().length;
+    const capped = await runRelm(["refine", id, "--dry-run", "--max-tokens", "5"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(capped.code, capped.stderr).toBe(0);
+    expect(capped.stdout).toContain("not run:");
+    expect(rig.bodies().length).toBe(calls);
+    const bad = await runRelm(["refine", id, "--max-cost", "lots"], { env: rig.env, cwd: rig.cwd });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--max-cost must be a positive number");
   });
 
   it("two processes refining one scope at once: both revisions land, in order, nothing lost", async () => {
