@@ -180,8 +180,12 @@ describe("background sessions", () => {
       });
       await again.call("attach", { after: seenB.at(-1) });
       await until(() => (journalLines(rig).some((l) => l.type === "final") ? true : undefined));
-      await new Promise((r) => setTimeout(r, 200));
-      const total = journalLines(rig).length - 1;
+      // The last events reach the clients after they reach the journal: wait for both to have them all.
+      const events = () => journalLines(rig).length - 1;
+      await until(() =>
+        seenA.length >= events() && seenB.length + missed.length >= events() ? true : undefined,
+      );
+      const total = events();
       expect(seenA).toEqual(Array.from({ length: total }, (_, i) => i + 1));
       expect([...seenB, ...missed]).toEqual(seenA);
       a.close();
