@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { until } from "../support/wait.js";
 import { starts, useForking } from "./fork-helpers.js";
 import { isAlive } from "./helpers.js";
 
@@ -75,8 +76,10 @@ describe("forked kernels: timeouts, interrupts and crashes", () => {
   it("notices a kernel killed while idle and says so with the next cell", async () => {
     const template = await forking.template();
     const kernel = await forking.kernel(template);
-    process.kill(kernel.pid, "SIGKILL");
-    await new Promise((r) => setTimeout(r, 300));
+    const pid = kernel.pid;
+    process.kill(pid, "SIGKILL");
+    // The next cell must find the death already noticed (a death during the cell is another case).
+    await until(() => (forking.events.some((e) => e.type === "died" && e.pid === pid) ? true : undefined));
     const r = await kernel.execute("2 + 2");
     expect(r.status).toBe("ok");
     expect(r.output).toBe("4\n");

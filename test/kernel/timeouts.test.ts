@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { KernelLifecycleEvent } from "../../src/kernel/index.js";
+import { until } from "../support/wait.js";
 import { isAlive, useKernels } from "./helpers.js";
 
 const start = useKernels();
@@ -61,10 +62,12 @@ describe("timeouts, interrupts and crashes", () => {
   });
 
   it("tells the next cell when the kernel died while idle", async () => {
-    const kernel = await start();
+    const events: KernelLifecycleEvent[] = [];
+    const kernel = await start({ onLifecycle: (e) => events.push(e) });
     const pid = kernel.pid;
     process.kill(pid, "SIGKILL");
-    await new Promise((r) => setTimeout(r, 200));
+    // The next cell must find the death already noticed (a death during the cell is another case).
+    await until(() => (events.some((e) => e.type === "died" && e.pid === pid) ? true : undefined));
     const r = await kernel.execute("2 + 2");
     expect(r.status).toBe("ok");
     expect(r.output).toBe("4\n");
