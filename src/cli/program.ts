@@ -143,7 +143,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       .option("--unattended", "nobody will answer questions (implied by --detach with autonomous mode)")
       .addOption(new Option("--as-host <id>").hideHelp())
       // Started by the terminal UI: a person is there, so autonomous mode is not unattended.
-      .addOption(new Option("--interactive").hideHelp()),
+      .addOption(new Option("--interactive").hideHelp())
+      // Started by the terminal UI with its first message: wait (up to 5 s) for the UI to attach first.
+      .addOption(new Option("--await-client").hideHelp()),
   ).action(async (words: string[], flags) => {
     checkRunFlags(flags);
     const task =

@@ -33,6 +33,8 @@ export interface RunFlags extends SessionFlags {
   unattended?: boolean;
   /** Internal: the host was started by the terminal UI (a person is there; autonomy is attended). */
   interactive?: boolean;
+  /** The terminal UI that starts this host attaches a moment later: its first turn waits for it. */
+  awaitClient?: boolean;
 }
 
 export interface RunIo extends CliIo {
@@ -232,7 +234,7 @@ export async function runAsHost(
   if (waitForWork) host.idle();
   else {
     // The UI that started this host is about to attach: its first turn's streamed text is for it.
-    if (flags.interactive) await host.firstClient(FIRST_CLIENT_WAIT_MS);
+    if (flags.awaitClient) await host.firstClient(FIRST_CLIENT_WAIT_MS);
     host.start(text);
   }
   const outcome = await host.exited;

@@ -76,6 +76,7 @@ export const NOT_PASSED_TO_HOSTS: Readonly<Record<string, string>> = {
   detach: "what made this process start the host",
   resume: "the launcher gives --resume ID itself",
   asHost: "the launcher gives --as-host ID itself",
+  awaitClient: "only the terminal UI gives it, to the host it starts for its own first message",
 };
 
 export interface HostArgsOptions {

@@ -52,6 +52,7 @@ export class SessionLink {
       "--as-host",
       id,
       "--interactive",
+      "--await-client",
       ...this.options.hostArgs,
       ...extraArgs,
       "--",
