@@ -25,8 +25,8 @@ import { promisify } from "node:util";
 import { Budget } from "../dist/agent/budget.js";
 import { handleMcpRequest } from "../dist/agent/mcp-api.js";
 import { findPython, startKernel } from "../dist/kernel/index.js";
-import { startScriptedModel } from "../dist/scripted/index.js";
 import { McpClients, parseServer } from "../dist/mcp/index.js";
+import { startScriptedModel } from "../dist/scripted/index.js";
 import { median, quantile, ROOT } from "./lib.mjs";
 
 /** True when every chunk a file of the bundle imports is there (a copy taken mid-build is not). */

@@ -5,8 +5,8 @@ import type { CellImage, CellResult, Kernel, KernelLifecycleEvent } from "../ker
 import type { Journal } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";
 import { cellLimit } from "./deadline.js";
-import { kernelTarget } from "./kernel-target.js";
 import type { AgentEvent } from "./events.js";
+import { kernelTarget } from "./kernel-target.js";
 import type { AgentTree } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
 
@@ -305,7 +305,8 @@ export class AgentKernel {
       this.currentCallId = undefined;
       this.executing = false;
     }
-    if (this.attached.length > 0) result = { ...result, images: [...result.images, ...this.attached.splice(0)] };
+    if (this.attached.length > 0)
+      result = { ...result, images: [...result.images, ...this.attached.splice(0)] };
     result = { ...result, output: this.owner.journal.redact(result.output) };
     if (result.status === "crashed" && this.owner.failOnCrash) {
       this.recordCell(turn, callId, result);

@@ -10,10 +10,10 @@ import { type ChildAgent, ChildManager, type ChildParams, type SubmitPayload } f
 import { contextWindow } from "./compaction.js";
 import type { AgentEvent, EventSink } from "./events.js";
 import { handleHostRequest } from "./host-api.js";
-import { startedEvent } from "./mcp-api.js";
-import { McpWarmer } from "./mcp-warm.js";
 import { rootLearning, type SessionLearning } from "./learn.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
+import { startedEvent } from "./mcp-api.js";
+import { McpWarmer } from "./mcp-warm.js";
 import { Mailbox, type Received } from "./messaging.js";
 import { buildSystemPrompt } from "./prompt.js";
 import type { RebuiltConversation } from "./resume.js";
@@ -132,7 +132,9 @@ export class AgentSession implements ChildAgent {
     this.currentClient = params.client;
     this.children = new ChildManager(this);
     this.mailbox = new Mailbox(this.id);
-    this.mcpWarmer = tree.mcp ? new McpWarmer(tree.mcp, (info) => this.record(startedEvent(info))) : undefined;
+    this.mcpWarmer = tree.mcp
+      ? new McpWarmer(tree.mcp, (info) => this.record(startedEvent(info)))
+      : undefined;
     this.kernel = new AgentKernel({
       tree,
       depth: this.depth,

@@ -26,7 +26,15 @@ export class SpecError extends UserError {
   readonly code = "usage";
 }
 
-const FIELDS = ["description", "model", "instructions", "kernel", "max_turns", "max_tokens", "max_time"] as const;
+const FIELDS = [
+  "description",
+  "model",
+  "instructions",
+  "kernel",
+  "max_turns",
+  "max_tokens",
+  "max_time",
+] as const;
 
 /** `.relm/agents/` of the project: the nearest `.relm/` up to the repository root (as for the harness). */
 export function specsDir(cwd: string): string {

@@ -96,7 +96,10 @@ export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
 
 /** What fetch()/search() may reach (src/web/policy.ts): config.json's allowWeb and --allow-web together. */
 function webSettings(flags: SessionFlags, config: ResolvedConfig): WebSettings {
-  const listed = [...parseAllowWeb(config.allowWeb ?? [], "allowWeb"), ...parseAllowWeb(flags.allowWeb ?? [])];
+  const listed = [
+    ...parseAllowWeb(config.allowWeb ?? [], "allowWeb"),
+    ...parseAllowWeb(flags.allowWeb ?? []),
+  ];
   return { allow: listed.length > 0 ? listed : undefined, search: config.search };
 }
 
@@ -230,7 +233,8 @@ export async function prepareSession(
   const { config, client, limits, tree, warnings } = prepareTree(flags, io, sink, overrides);
   // The kernel reads --var files itself: in a sandbox they must be visible wherever they are.
   const files = variables.flatMap((v) => ("file" in v.source ? [v.source.file] : []));
-  if (tree.kernel.sandbox && files.length > 0) tree.kernel.sandbox = { ...tree.kernel.sandbox, readable: files };
+  if (tree.kernel.sandbox && files.length > 0)
+    tree.kernel.sandbox = { ...tree.kernel.sandbox, readable: files };
   const session = await AgentSession.create({ ...tree, id, title, variables, limits });
   for (const message of warnings) session.record({ type: "warning", message });
   return { session, config, client };
@@ -262,7 +266,11 @@ export function titleOf(task: string): string {
  * The session's kernel URI: `--kernel`, else RELM_KERNEL_URI (how the hosts the terminal UI starts get
  * `relm --kernel`), else config.json's `kernel`; checked (a bad flag exits 2).
  */
-function kernelTargetOf(flags: SessionFlags, config: ResolvedConfig, env: NodeJS.ProcessEnv): string | undefined {
+function kernelTargetOf(
+  flags: SessionFlags,
+  config: ResolvedConfig,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
   if (flags.kernel !== undefined) return checkKernelUri(flags.kernel, "--kernel");
   if (env.RELM_KERNEL_URI?.trim()) return checkKernelUri(env.RELM_KERNEL_URI, "RELM_KERNEL_URI");
   try {

@@ -198,12 +198,18 @@ export class RunnerProcess {
       case "request":
         this.opts.onRequest(msg.id, msg.method, msg.params, this);
         break;
-      case "ready":
+      case "ready": {
         if (!this.onReady) break; // said once; a later one is not the runner's
         // A remote runner's pid is not one of ours: signals go to the launcher's group (its client).
         // A sandboxed runner says its pid inside the sandbox's pid namespace: the host's is looked up.
         const pid = this.link.hostPid && Number.isSafeInteger(msg.pid) ? this.link.hostPid(msg.pid) : msg.pid;
-        if (!this.remote && pid !== undefined && pid !== this.link.pid && Number.isSafeInteger(pid) && pid > 0) {
+        if (
+          !this.remote &&
+          pid !== undefined &&
+          pid !== this.link.pid &&
+          Number.isSafeInteger(pid) &&
+          pid > 0
+        ) {
           // Below a keeper: the runner's own group gets signals; the keeper ends with SIGTERM.
           this.keeper = this.link.pid;
           this.kernelPid = pid;
@@ -213,6 +219,7 @@ export class RunnerProcess {
         this.onReady(msg);
         this.onReady = null;
         break;
+      }
       default: {
         const w = this.waiting.get(msg.id);
         if (w) {

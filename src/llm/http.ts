@@ -195,7 +195,10 @@ async function* tryOnce(
 }
 
 /** The sign-in's headers over the wire format's; beta flags from both are kept (Anthropic's list). */
-function withAuthHeaders(base: Record<string, string>, added: Record<string, string>): Record<string, string> {
+function withAuthHeaders(
+  base: Record<string, string>,
+  added: Record<string, string>,
+): Record<string, string> {
   const merged = { ...base, ...added };
   const beta = [base["anthropic-beta"], added["anthropic-beta"]].filter(Boolean);
   if (beta.length > 1) merged["anthropic-beta"] = beta.join(",");

@@ -9,8 +9,8 @@ import {
   needsCompaction,
 } from "../../src/agent/compaction.js";
 import { collectResponse, isModelError } from "../../src/llm/index.js";
-import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../src/scripted/index.js";
 import type { Message, ModelClient } from "../../src/llm/types.js";
+import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../src/scripted/index.js";
 import { clientFor, request, userText } from "../llm/helpers.js";
 
 const GOAL = "Make `pytest tests/test_parse.py` pass without editing the tests (GOAL-7f3a)";

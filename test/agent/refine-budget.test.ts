@@ -49,7 +49,8 @@ async function session(script: ScriptItem[], limits: ConstructorParameters<typeo
   return { budget, recorded, refine: () => proposeForSession(host, options) };
 }
 
-const capOf = (m: ScriptedModel) => (m.requests.at(-1)?.body as { max_tokens?: number }).max_tokens;
+const capOf = (m: ScriptedModel) =>
+  (m.requests.at(-1)?.body as { max_tokens?: number } | undefined)?.max_tokens;
 
 describe("a refinement under the session's budgets", () => {
   it("caps its answer by what is left of --max-tokens and books the spend before giving the tokens back", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ScriptedModel, startScriptedModel } from "../../src/scripted/index.js";
 import type { Message, ModelClient, Provider } from "../../src/llm/types.js";
+import { type ScriptedModel, startScriptedModel } from "../../src/scripted/index.js";
 import { clientFor, doneOf, events, FORMATS, MARKER, PNG_BASE64, request, userText } from "./helpers.js";
 
 let model: ScriptedModel | undefined;

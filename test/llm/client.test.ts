@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { collectResponse, isModelError } from "../../src/llm/index.js";
+import type { Message } from "../../src/llm/types.js";
 import {
   type ScriptedModel,
   type ScriptedModelOptions,
   startScriptedModel,
 } from "../../src/scripted/index.js";
-import type { Message } from "../../src/llm/types.js";
 import { clientFor, doneOf, errorOf, events, MATRIX, ofType, request, userText } from "./helpers.js";
 
 let model: ScriptedModel | undefined;

@@ -1,6 +1,5 @@
 import { createServer } from "node:net";
 import { createModelClient } from "../../src/llm/index.js";
-import type { ScriptedModel } from "../../src/scripted/index.js";
 import type {
   ClientOptions,
   Message,
@@ -10,6 +9,7 @@ import type {
   StreamEvent,
   ToolSpec,
 } from "../../src/llm/types.js";
+import type { ScriptedModel } from "../../src/scripted/index.js";
 
 export const FORMATS: Provider[] = ["openai", "anthropic"];
 export const MATRIX: [Provider, boolean][] = [

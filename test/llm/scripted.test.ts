@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type ScriptContext, type ScriptedModel, startScriptedModel } from "../../src/scripted/index.js";
 import type { Message } from "../../src/llm/types.js";
+import { type ScriptContext, type ScriptedModel, startScriptedModel } from "../../src/scripted/index.js";
 import { clientFor, doneOf, errorOf, events, FORMATS, request, userText } from "./helpers.js";
 
 let model: ScriptedModel | undefined;

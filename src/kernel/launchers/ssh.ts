@@ -62,7 +62,7 @@ export function parseSsh(uri: string, where: string): SshLauncher {
   const m = FORM.exec(uri);
   if (!m) throw launcherUsage(where, uri, "not an ssh URI", `${USE}.`);
   const [, user, rawHost = "", rawPort, rawPath, query = ""] = m;
-  if (user !== undefined && user.includes(":")) {
+  if (user?.includes(":")) {
     throw launcherUsage(
       where,
       uri,
