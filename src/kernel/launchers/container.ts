@@ -10,9 +10,11 @@
 //
 // Transport "remote": the image need not have relm (the bootstrap sends relm's Python package over
 // stdin) and shares no disk with the host beyond the project, so files cross over the protocol.
+
 import { existsSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
+import { RemoteLauncher } from "./remote.js";
+import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, queryOptions } from "./uri.js";
 
 const SYNTAX = "container://[IMAGE][?engine=podman|docker&network=MODE&python=PATH]";
@@ -30,19 +32,8 @@ export interface ContainerTarget {
   python: string;
 }
 
-export class ContainerLauncher implements Launcher {
+export class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
   readonly scheme = "container";
-  readonly transport = "remote";
-  readonly forkable = false;
-
-  constructor(
-    readonly uri: string,
-    readonly target: ContainerTarget,
-  ) {}
-
-  get python(): string {
-    return this.target.python;
-  }
 
   command(ctx: LaunchContext): LaunchCommand {
     const t = this.target;

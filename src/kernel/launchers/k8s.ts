@@ -11,8 +11,10 @@
 //
 // Transport "remote": no disk is shared; the image only needs a Python 3.10+.
 // Verified against kubectl's argument parsing only (no cluster on the test machines): docs/scale.md.
+
 import { randomBytes } from "node:crypto";
-import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
+import { RemoteLauncher } from "./remote.js";
+import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, queryOptions } from "./uri.js";
 
 const SYNTAX =
@@ -38,24 +40,16 @@ export interface K8sTarget {
   workdir?: string;
 }
 
-export class K8sLauncher implements Launcher {
+export class K8sLauncher extends RemoteLauncher<K8sTarget> {
   readonly scheme = "k8s";
-  readonly transport = "remote";
-  readonly forkable = false;
 
   constructor(
-    readonly uri: string,
-    readonly target: K8sTarget,
+    uri: string,
+    target: K8sTarget,
     /** The name of a new pod (tests give a fixed one). */
     private readonly podName: () => string = () => `relm-kernel-${randomBytes(4).toString("hex")}`,
-  ) {}
-
-  get python(): string {
-    return this.target.python;
-  }
-
-  get workdir(): string | undefined {
-    return this.target.workdir;
+  ) {
+    super(uri, target);
   }
 
   command(ctx: LaunchContext): LaunchCommand {

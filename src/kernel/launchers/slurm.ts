@@ -15,10 +15,12 @@
 // working directory (its default; on a cluster the project usually sits on a shared filesystem), or in
 // `workdir=` when given. The step's environment is the kernel's scrubbed one (srun's default
 // --export=ALL), so `module load` done before relm starts carries over, and no secret does.
+
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { KernelStartError } from "../errors.js";
-import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
+import { RemoteLauncher } from "./remote.js";
+import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, queryOptions } from "./uri.js";
 
 const SYNTAX =
@@ -58,23 +60,8 @@ export interface SlurmTarget {
 /** The job name every kernel step (and the session's allocation) carries, for squeue/sacct. */
 export const SLURM_JOB_NAME = "relm-kernel";
 
-export class SlurmLauncher implements Launcher {
+export class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
   readonly scheme = "slurm";
-  readonly transport = "remote";
-  readonly forkable = false;
-
-  constructor(
-    readonly uri: string,
-    readonly target: SlurmTarget,
-  ) {}
-
-  get python(): string {
-    return this.target.python;
-  }
-
-  get workdir(): string | undefined {
-    return this.target.workdir;
-  }
 
   /** alloc=session: makes (once per host, per URI) the allocation the kernels run in. */
   async prepare(ctx: LaunchContext): Promise<void> {

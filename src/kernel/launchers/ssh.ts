@@ -4,10 +4,12 @@
 // `control=auto` shares one connection between the session's kernels (ControlMaster, kept 60 s).
 // The remote command is `exec python3 -c BOOTSTRAP` (bootstrap.ts): nothing is installed there; the
 // workdir is entered by the bootstrap (`/~/x` is x under the remote home; none: the home itself).
+
 import { mkdirSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
+import { RemoteLauncher } from "./remote.js";
+import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, queryOptions, shellQuote } from "./uri.js";
 
 const SYNTAX = "ssh://[user@]host[:port][/workdir][?python=PATH&control=auto]";
@@ -23,23 +25,8 @@ export interface SshTarget {
   control: boolean;
 }
 
-export class SshLauncher implements Launcher {
+export class SshLauncher extends RemoteLauncher<SshTarget> {
   readonly scheme = "ssh";
-  readonly transport = "remote";
-  readonly forkable = false;
-
-  constructor(
-    readonly uri: string,
-    readonly target: SshTarget,
-  ) {}
-
-  get python(): string {
-    return this.target.python;
-  }
-
-  get workdir(): string | undefined {
-    return this.target.workdir;
-  }
 
   command(ctx: LaunchContext): LaunchCommand {
     const t = this.target;
