@@ -80,7 +80,8 @@ export class SessionHost {
   private readonly commands: HostCommands;
   /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
   private attachedClients = 0;
-  private readonly clientWaiters = new Set<() => void>();
+  /** Set while the host waits for its first client (firstClient). */
+  private onFirstClient: (() => void) | undefined;
 
   constructor(private readonly options: HostOptions) {
     this.index = new JournalIndex(options.session.journal.path);
@@ -366,22 +367,21 @@ export class SessionHost {
   firstClient(timeoutMs: number): Promise<void> {
     if (this.attachedClients > 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      const waiters = this.clientWaiters;
-      function done() {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.onFirstClient = () => {
         clearTimeout(timer);
-        waiters.delete(done);
         resolve();
-      }
-      waiters.add(done);
+      };
     });
   }
 
   private onAttached(count: number): void {
     this.attachedClients = count;
-    if (count > 0) for (const waiter of [...this.clientWaiters]) waiter();
-    if (count > 0) this.clearTimers();
-    else if (this.options.detached && !this.turn && !this.stopping) this.armIdleTimers();
+    if (count > 0) {
+      this.onFirstClient?.();
+      this.onFirstClient = undefined;
+      this.clearTimers();
+    } else if (this.options.detached && !this.turn && !this.stopping) this.armIdleTimers();
   }
 
   private armIdleTimers(): void {
