@@ -125,7 +125,7 @@ async function see(root: Node, path: string, o: Options): Promise<Seen | null | 
           ? "dir"
           : undefined;
   if (!old && !kind) return null; // came and went
-  const replaced = kind === "dir" && old?.mode === TREE_MODE && !o.watcher.watching(path, st?.ino);
+  const replaced = kind === "dir" && old?.mode === TREE_MODE && !o.watcher.watching(path, st);
   return { path, old, kind, size: st?.size ?? 0, mode: st?.mode ?? 0, replaced };
 }
 

@@ -4,7 +4,7 @@
 // many changes at once, the limit on watched directories) makes the next checkpoint scan everything, as
 // it would without a watcher.
 
-import { type FSWatcher, statSync, watch } from "node:fs";
+import { type FSWatcher, type Stats, statSync, watch } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -21,8 +21,11 @@ export interface Changes {
 
 export class TreeWatcher {
   private readonly watchers = new Map<string, FSWatcher>();
-  /** The inode each watch is on: a directory deleted and made again under the same name is another. */
-  private readonly inodes = new Map<string, number>();
+  /**
+   * The directory each watch is on, as inode and birth time: a directory deleted and made again under the
+   * same name is another, though ext4 often hands it the same inode number at once.
+   */
+  private readonly identities = new Map<string, string>();
   private dirty = new Set<string>();
   private lost = true; // nothing is known until start() has set up every watch
   /** Why watching stopped for good (the checkpoints then scan everything every time). */
@@ -86,7 +89,7 @@ export class TreeWatcher {
         this.remove(dir);
       });
       this.watchers.set(dir, w);
-      this.inodes.set(dir, statSync(join(this.root, dir)).ino);
+      this.identities.set(dir, identity(statSync(join(this.root, dir))));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "ENOSPC" || code === "EMFILE") {
@@ -101,14 +104,17 @@ export class TreeWatcher {
       if (d === dir || dir === "" || d.startsWith(`${dir}/`)) {
         w.close();
         this.watchers.delete(d);
-        this.inodes.delete(d);
+        this.identities.delete(d);
       }
     }
   }
 
-  /** True when `dir` is watched, and (given its inode now) still the directory the watch is on. */
-  watching(dir: string, ino?: number): boolean {
-    return this.watchers.has(dir) && (ino === undefined || this.inodes.get(dir) === ino);
+  /** True when `dir` is watched, and (given its status now) still the directory the watch is on. */
+  watching(dir: string, now?: Stats): boolean {
+    if (!this.watchers.has(dir)) return false;
+    if (now === undefined) return true;
+    // Without a birth time (a file system that keeps none) the inode alone cannot tell: walk it again.
+    return now.birthtimeMs > 0 && this.identities.get(dir) === identity(now);
   }
 
   close(): void {
@@ -131,4 +137,8 @@ export class TreeWatcher {
     this.remove("");
     this.lost = true;
   }
+}
+
+function identity(st: Stats): string {
+  return `${st.ino}:${st.birthtimeMs}`;
 }
