@@ -217,7 +217,14 @@ function asKernel(peer: Exclude<Peer, { kind: "user" }>, method: string, params:
     );
   }
   if (method !== "message") return params;
-  return { ...(params as object | null), from: peer.kind === "kernel" ? peer.session : "unknown" };
+  // A message must name its sender: one from a process that could not be identified (gone already,
+  // as a client that writes and hangs up is, or the helper failed) would reach the model unattributed.
+  if (peer.kind !== "kernel")
+    throw new RpcError(
+      RPC.refused,
+      `message refused: relm could not identify the sending process (${peer.reason}); try again`,
+    );
+  return { ...(params as object | null), from: peer.session };
 }
 
 /** `attach`'s `after`: absent (from the start) or a journal event number. */

@@ -140,12 +140,14 @@ describe("MCP over stdio in a session", () => {
   it("a server the model's cell names starts while the cell is still being written", async () => {
     // The cell only mentions the server: the start comes from the streamed code, not from a call. The
     // cell then waits (up to 60 s) for the start to be journaled, so a slow machine cannot end the
-    // session before the server is ready; it never calls the server itself.
+    // session before the server is ready (the kernel's own start is journaled as "started" too, so the
+    // line must be the server's); it never calls the server itself.
     const waitForStart = [
       "# later: mcp.everything.echo(message='hi')",
       "import glob, time",
       "end = time.time() + 60",
-      "while time.time() < end and not any('\"started\"' in open(p).read() for p in glob.glob(HOME + '/sessions/**/*.jsonl', recursive=True)):",
+      'started = lambda line: \'"type":"mcp"\' in line and \'"started"\' in line',
+      "while time.time() < end and not any(started(l) for p in glob.glob(HOME + '/sessions/**/*.jsonl', recursive=True) for l in open(p)):",
       "    time.sleep(0.05)",
       "print('not called yet')",
     ];
