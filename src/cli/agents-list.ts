@@ -1,7 +1,7 @@
 // `relm agents`: the table of sessions. Kept apart from the other session commands so that the lean entry
 // (agents-entry.ts, dist/cli/agents.js) loads only this, the listing and its few dependencies.
 import { relmHomeFrom } from "../config/home.js";
-import { listSessions } from "../host/discovery.js";
+import { listSessions, type SessionListing } from "../host/discovery.js";
 import { EXIT } from "./exit-codes.js";
 
 export interface AgentsIo {
@@ -9,36 +9,60 @@ export interface AgentsIo {
   stdout: NodeJS.WritableStream;
 }
 
-function ago(iso: string): string {
-  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+function ago(iso: string, now: number): string {
+  const s = Math.max(0, (now - Date.parse(iso)) / 1000);
   if (s < 60) return `${Math.round(s)}s ago`;
   if (s < 3600) return `${Math.round(s / 60)}m ago`;
   if (s < 86400) return `${Math.round(s / 3600)}h ago`;
   return `${Math.round(s / 86400)}d ago`;
 }
 
+/** Columns padded to their widest cell, the last one left as it is. */
 function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-  return rows
-    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  "))
-    .join("\n");
+  const widths: number[] = [];
+  for (const row of rows) {
+    for (let i = 0; i < row.length - 1; i++) widths[i] = Math.max(widths[i] ?? 0, (row[i] as string).length);
+  }
+  let out = "";
+  for (const row of rows) {
+    let line = "";
+    for (let i = 0; i < row.length - 1; i++) line += `${(row[i] as string).padEnd(widths[i] as number)}  `;
+    out += `${line}${row.at(-1) ?? ""}\n`;
+  }
+  return out;
 }
 
-export async function agentsAction(io: AgentsIo, flags: { json?: boolean }): Promise<number> {
+/** Rows the table shows by default: a terminal's worth (newest first, so the newest stay in view). */
+export const RECENT_ROWS = 20;
+
+/**
+ * What the table shows without --all: every session with a live host or a damaged journal, and the newest
+ * others up to RECENT_ROWS rows; how many older ones it left out.
+ */
+function shown(sessions: SessionListing[], all: boolean): { rows: SessionListing[]; hidden: number } {
+  if (all || sessions.length <= RECENT_ROWS) return { rows: sessions, hidden: 0 };
+  const rows: SessionListing[] = [];
+  for (const s of sessions) if (s.live || s.damaged || rows.length < RECENT_ROWS) rows.push(s);
+  return { rows, hidden: sessions.length - rows.length };
+}
+
+export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: boolean }): Promise<number> {
   const sessions = await listSessions(relmHomeFrom(io.env));
   if (flags.json) {
     for (const s of sessions) io.stdout.write(`${JSON.stringify(s)}\n`);
   } else if (sessions.length === 0) {
     io.stdout.write('no sessions yet: relm run "..." or relm demo\n');
   } else {
+    const now = Date.now();
+    const { rows: listed, hidden } = shown(sessions, flags.all === true);
     const rows = [["ID", "STATUS", "STARTED", "ACTIVE", "TOKENS", "CACHED", "COST", "CWD", "TITLE"]];
-    for (const s of sessions) {
+    for (const s of listed) {
       const cost = s.cost === null ? "unpriced" : usd(s.cost);
       rows.push([
         s.id,
         s.damaged ? "damaged" : s.status,
-        ago(s.created),
-        ago(s.lastActivity),
+        ago(s.created, now),
+        ago(s.lastActivity, now),
         String(s.tokens),
         // Input tokens read from the provider's prompt cache (priced lower); "-" before it was recorded.
         s.cachedTokens === undefined ? "-" : String(s.cachedTokens),
@@ -47,7 +71,8 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean }): Pro
         s.title,
       ]);
     }
-    io.stdout.write(`${table(rows)}\n`);
+    io.stdout.write(table(rows));
+    if (hidden > 0) io.stdout.write(`… and ${hidden} older sessions: relm agents --all lists every one\n`);
     const damaged = sessions.filter((s) => s.damaged);
     if (damaged.length > 0) {
       const ids = damaged.map((s) => s.id).join(", ");

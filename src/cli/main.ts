@@ -2,7 +2,6 @@
 // Entry point. `--version` is answered before anything else is loaded, so it costs little more than Node.
 // Everything else is one bundle (dist/cli/app.js, built by esbuild from dispatch.js): a hundred small
 // modules cost ~60 ms more to resolve and load on every start than one file.
-import { relmVersion } from "./version.js";
 
 // `relm agents | head` closes the pipe early: that is not an error worth a stack trace.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -11,6 +10,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+  const { relmVersion } = await import("./version.js");
   process.stdout.write(`${relmVersion()}\n`);
 } else {
   const asHost = argv[0] === "run" ? argv.indexOf("--as-host") : -1;
@@ -19,10 +19,11 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     const { bindEarly } = await import("../host/early-bind.js");
     await bindEarly(hostId);
   }
-  if (argv[0] === "agents" && (argv.length === 1 || (argv.length === 2 && argv[1] === "--json"))) {
+  const listing = argv[0] === "agents" ? agentsFlags(argv.slice(1)) : undefined;
+  if (listing) {
     const entry = "./agents.js";
     const { mainAgents } = (await import(entry)) as typeof import("./agents-entry.js");
-    process.exitCode = await mainAgents(argv.length === 2);
+    process.exitCode = await mainAgents(listing);
   } else if (argv.length === 0 && opensUiDirectly(process.env)) {
     const entry = "./ui.js";
     const { mainUi } = (await import(entry)) as typeof import("./ui-entry.js");
@@ -38,4 +39,11 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 function opensUiDirectly(env: NodeJS.ProcessEnv): boolean {
   const noTui = Boolean(env.RELM_NO_TUI) && env.RELM_NO_TUI !== "0";
   return Boolean(process.stdin.isTTY && process.stdout.isTTY) && env.TERM !== "dumb" && !noTui;
+}
+
+/** `relm agents` with nothing but --json, --all or -a (each once): the lean entry; anything else parses. */
+function agentsFlags(rest: string[]): { json: boolean; all: boolean } | undefined {
+  const known = new Set(["--json", "--all", "-a"]);
+  if (!rest.every((a) => known.has(a)) || new Set(rest).size !== rest.length) return undefined;
+  return { json: rest.includes("--json"), all: rest.includes("--all") || rest.includes("-a") };
 }

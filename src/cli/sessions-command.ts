@@ -10,9 +10,14 @@ export function registerSessionCommands(program: Command, io: RunIo, setExit: Se
 
   program
     .command("agents")
-    .description("list every session, live or saved: id, status, title, cwd, started, last activity, spend")
-    .option("--json", "one JSON object per session")
-    .action(async (flags: { json?: boolean }) => setExit(await (await actions()).agentsAction(io, flags)));
+    .description(
+      "list sessions, live or saved: id, status, title, cwd, started, last activity, spend (the live ones and the 20 newest; --all for every one)",
+    )
+    .option("-a, --all", "every session, however many")
+    .option("--json", "one JSON object per session (every one)")
+    .action(async (flags: { json?: boolean; all?: boolean }) =>
+      setExit(await (await actions()).agentsAction(io, flags)),
+    );
 
   program
     .command("logs")

@@ -47,15 +47,25 @@ export async function listSessions(home: string): Promise<SessionListing[]> {
   }
   // Read after the sessions described from their journals above: reading one may have found damage.
   const damaged = damagedIds(home);
-  const listed = await Promise.all(
-    states.map(async (state) => {
-      const listing = await withLiveness(home, state);
-      return damaged.has(state.id) ? withDamage(home, listing) : listing;
-    }),
-  );
+  // Most sessions are over and their host gone: listed as they are, without a promise each; only those
+  // whose host may live are checked on their sockets (in parallel).
+  const listed: SessionListing[] = [];
+  const checks: Promise<SessionListing>[] = [];
+  for (const state of states) {
+    if (claimsLiveHost(state.status) || processExists(state.pid)) checks.push(withLiveness(home, state));
+    else listed.push(Object.assign(state, { live: false })); // read for this listing alone: no copy
+  }
+  listed.push(...(await Promise.all(checks)));
+  if (damaged.size > 0) {
+    for (let i = 0; i < listed.length; i++) {
+      const listing = listed[i] as SessionListing;
+      if (damaged.has(listing.id)) listed[i] = withDamage(home, listing);
+    }
+  }
   logStates(home, fresh);
   compactIfWorthIt(home, log, new Set(states.map((s) => s.id)));
-  return listed.sort((a, b) => b.created.localeCompare(a.created));
+  // ISO timestamps: ordered as plain strings (localeCompare would ask ICU for each of the n log n pairs).
+  return listed.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
 }
 
 export async function describe(home: string, id: string): Promise<SessionListing | undefined> {

@@ -88,21 +88,37 @@ export function readLog(home: string): StatesLog {
   } catch {
     return { states, lines: 0 };
   }
-  let lines = 0;
-  for (const line of text.split("\n")) {
-    if (!line) continue;
-    lines++;
-    let entry: Entry;
-    try {
-      entry = JSON.parse(line) as Entry;
-    } catch {
-      continue; // a torn line: the session is described from its files
-    }
+  const { entries, lines } = parseLog(text);
+  for (const entry of entries) {
     if (typeof entry?.id !== "string") continue;
     if ("forget" in entry) states.delete(entry.id);
     else states.set(entry.id, entry);
   }
   return { states, lines };
+}
+
+/**
+ * The log's entries: parsed as one JSON array (one call and no array of lines, instead of a thousand
+ * calls), or line by line when that fails, skipping a torn line (its session is then described from its
+ * files).
+ */
+function parseLog(text: string): { entries: (Entry | undefined)[]; lines: number } {
+  const body = text.trimEnd();
+  if (!body) return { entries: [], lines: 0 };
+  try {
+    const entries = JSON.parse(`[${body.replaceAll("\n", ",")}]`) as Entry[];
+    return { entries, lines: entries.length };
+  } catch {
+    const lines = body.split("\n").filter(Boolean);
+    const entries = lines.map((line) => {
+      try {
+        return JSON.parse(line) as Entry;
+      } catch {
+        return undefined;
+      }
+    });
+    return { entries, lines: lines.length };
+  }
 }
 
 /** Appends summaries the listing built from the sessions' own files (sessions missing from the log). */

@@ -1,6 +1,10 @@
 // What `relm agents`, `relm status` and `relm shutdown` say of sessions (issue 10, item 8): spend over
 // the session's whole life, across resumes; a live host whose last turn failed is still seen and stopped.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Journal, newSessionId, sessionDir } from "../../src/session/index.js";
 import { runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { type Rig, useRigs } from "../support/scripted.js";
@@ -106,5 +110,45 @@ describe("a live host whose last turn failed", () => {
     expect(shutdown.stdout).toContain("stopped 1 of 1 live sessions");
     expect((await agents(rig)).find((l) => l.id === id)?.live).toBe(false);
     expect((await runRelm(["status"], { env: rig.env })).stdout).toContain("no live sessions");
+  });
+});
+
+describe("relm agents with a long history", () => {
+  it("shows the 20 newest and says how many are left out; --all, -a and --json list every one", async () => {
+    const home = mkdtempSync(join(tmpdir(), "relm-many-"));
+    try {
+      const ids: string[] = []; // oldest first
+      for (let i = 0; i < 25; i++) {
+        const id = newSessionId();
+        const created = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+        const j = Journal.create(sessionDir(home, id), {
+          id,
+          created,
+          cwd: home,
+          title: `task ${i}`,
+          provider: "openai",
+          model: "m",
+          relm: "test",
+        });
+        j.append({ type: "final", text: "done", spent: { turns: 1, tokens: 0, elapsedMs: 1, cost: 0 } });
+        j.close();
+        ids.push(id);
+      }
+      const env = { ...process.env, RELM_HOME: home };
+      const rowsOf = (out: string) => out.split("\n").filter((l) => /^[a-z0-9]{8}\s/.test(l));
+      const table = await runRelm(["agents"], { env });
+      expect(table.code, table.stderr).toBe(0);
+      expect(rowsOf(table.stdout).map((l) => l.split(/\s+/)[0])).toEqual(ids.slice(5).reverse());
+      expect(table.stdout).toContain("… and 5 older sessions: relm agents --all lists every one");
+      for (const flag of ["--all", "-a"]) {
+        const all = await runRelm(["agents", flag], { env });
+        expect(rowsOf(all.stdout)).toHaveLength(25);
+        expect(all.stdout).not.toContain("older sessions");
+      }
+      const json = await runRelm(["agents", "--json"], { env });
+      expect(json.stdout.trim().split("\n")).toHaveLength(25);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
