@@ -15,6 +15,7 @@ import { type DialogHost, pickFrom, showView } from "./dialogs.js";
 import { headerBlock } from "./header.js";
 import { helpLines } from "./help.js";
 import { InputHistory } from "./history.js";
+import { HostFigures } from "./host-figures.js";
 import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
@@ -26,27 +27,6 @@ import { startArgs } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
 import type { Theme } from "./theme.js";
 import { Transcript } from "./transcript.js";
-
-/** Events after which the host's figures (tokens, context, kernel state) are worth asking for again. */
-const INFO_EVENTS = new Set([
-  "user",
-  "model_response",
-  "llm_call",
-  "cell",
-  "cell_output",
-  "kernel",
-  "child_finished",
-  "final",
-  "goal",
-  "compaction",
-  "model",
-  "budget_stop",
-  "autonomy_end",
-  "interrupted",
-  "error",
-]);
-
-const TURN_ENDS = new Set(["final", "error", "interrupted", "budget_stop", "autonomy_end"]);
 
 export interface AppOptions {
   tui: TUI;
@@ -74,7 +54,6 @@ export class App implements AppControl {
   readonly agents = new AgentsModel();
   readonly pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean } = {};
   configured: AppOptions["configured"];
-  info: SessionInfo | undefined;
   link: SessionLink;
   readonly editor: Editor;
   readonly panel: AgentPanel;
@@ -87,8 +66,8 @@ export class App implements AppControl {
   readonly history: InputHistory;
   readonly pastes = new Pastes();
   private readonly childViews = new Set<Transcript>();
+  private readonly figures = new HostFigures(this);
   private ticker: NodeJS.Timeout | undefined;
-  private infoTimer: NodeJS.Timeout | undefined;
   private resolveExit: ((code: number) => void) | undefined;
   private farewell: string | undefined;
   readonly exited: Promise<number>;
@@ -118,14 +97,14 @@ export class App implements AppControl {
     this.editor.onSubmit = (text) => void this.submit(text);
     const status = new StatusBar(
       () => ({
-        info: this.info,
+        info: this.figures.info,
         model: this.pending.model ?? this.configured.model,
         provider: this.configured.provider,
         cwd: this.cwd,
         branch: options.branch,
         link: this.link.state,
         sessionId: this.link.id,
-        kernel: this.kernelState,
+        kernel: this.figures.kernel,
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
       }),
@@ -157,6 +136,10 @@ export class App implements AppControl {
     return this.options.pasteThreshold;
   }
 
+  get info(): SessionInfo | undefined {
+    return this.figures.info;
+  }
+
   private newLink(): SessionLink {
     return new SessionLink({
       home: this.home,
@@ -169,16 +152,6 @@ export class App implements AppControl {
   }
 
   // --- events -------------------------------------------------------------------------------------
-
-  /** The root kernel's state from events; the host's `info` is asked less often than this changes. */
-  private kernelState: SessionInfo["kernel"] | undefined;
-
-  private trackKernel(event: AgentEvent): void {
-    if (event.agent) return;
-    if (event.type === "kernel") this.kernelState = event.event === "died" ? "restarting" : "idle";
-    else if (event.type === "cell") this.kernelState = "busy";
-    else if (event.type === "cell_output") this.kernelState = "idle";
-  }
 
   /**
    * Sub-agents' streamed output since their last journaled step: a child's transcript opened mid-cell
@@ -209,30 +182,18 @@ export class App implements AppControl {
 
   onEvent(event: AgentEvent): void {
     this.keepChildLive(event);
-    this.trackKernel(event);
-    if (!event.agent && TURN_ENDS.has(event.type)) this.turnEnds++;
+    this.figures.apply(event);
     this.transcript.apply(event);
     this.agents.apply(event);
     this.activity.apply(event);
     this.queue.apply(event);
     for (const view of this.childViews) view.apply(event);
     if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
-    if (INFO_EVENTS.has(event.type) && !event.agent) this.refreshInfo();
-    else if (event.type === "model_response" || event.type === "child_finished") this.refreshInfo();
     this.tui.requestRender();
   }
 
-  /** The next `info` answer may say a turn is running (set when a connection is made). */
-  private syncBusy = false;
-  /** Turns seen ending, so an `info` answer sent before one ended is not taken for news. */
-  private turnEnds = 0;
-  private lastInfoAt = 0;
-
   private onLinkState(state: LinkState, detail?: string): void {
-    if (state === "live") {
-      this.syncBusy = true;
-      this.refreshInfo(0);
-    }
+    if (state === "live") this.figures.connected();
     if (state === "offline" && detail) {
       this.transcript.abandonRunning();
       this.activity.set("idle");
@@ -242,39 +203,14 @@ export class App implements AppControl {
     this.tui.requestRender();
   }
 
-  refreshInfo(delayMs = 250): void {
-    if (this.infoTimer || !this.link.live) return;
-    this.infoTimer = setTimeout(() => {
-      this.infoTimer = undefined;
-      if (!this.link.live) return;
-      const endsBefore = this.turnEnds;
-      this.lastInfoAt = Date.now();
-      this.link
-        .call<SessionInfo>("info")
-        .then((info) => {
-          this.info = info;
-          // The host's answer wins over what events suggested (a kernel freed while idle, say).
-          this.kernelState = undefined;
-          // An answer that crossed a turn's end on the way says nothing about the next turn.
-          if (this.turnEnds !== endsBefore) return this.tui.requestRender();
-          // The host knows best whether a turn is running: after attaching mid-turn, say. Only then,
-          // though: later answers can be older than the events already shown (a turn that just ended).
-          if (!info.busy && this.activity.busy && this.activity.phase !== "starting")
-            this.activity.set("idle");
-          if (info.busy && !this.activity.busy && this.syncBusy) this.activity.set("thinking");
-          this.syncBusy = false;
-          this.tui.requestRender();
-        })
-        .catch(() => undefined);
-    }, delayMs);
+  refreshInfo(): void {
+    this.figures.refresh();
   }
 
   private tick(): void {
     if (this.activity.busy || this.transcript.hasRunningCells || this.agents.running() > 0)
       this.tui.requestRender();
-    // While the agent works, the time budget and the kernel's state move without events.
-    const every = this.activity.busy ? 2000 : 15_000;
-    if (this.link.live && Date.now() - this.lastInfoAt > every) this.refreshInfo(0);
+    this.figures.tick();
   }
 
   note(text: string): void {
@@ -420,7 +356,7 @@ export class App implements AppControl {
     this.queue.clear();
     this.pastes.reset();
     this.activity.set("idle");
-    this.info = undefined;
+    this.figures.info = undefined;
     this.link = this.newLink();
   }
 
@@ -512,7 +448,7 @@ export class App implements AppControl {
   finish(message: string | undefined, code: number): void {
     this.farewell = message;
     clearInterval(this.ticker);
-    clearTimeout(this.infoTimer);
+    this.figures.stop();
     this.resolveExit?.(code);
   }
 
