@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   envBaseUrl,
   envKey,
@@ -14,12 +13,15 @@ import {
 } from "../llm/presets.js";
 import { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "../llm/types.js";
 import { ConfigError, UsageError } from "./errors.js";
+import { relmHomeFrom } from "./home.js";
 import { type LearnSettings, parseLearnSection } from "./learn-config.js";
 import { type ConfigFile, checkConfig, configFileSchema } from "./schema.js";
 import { type SubscriptionSetting, subscriptionFrom, withSubscription } from "./subscription-config.js";
 
 // What config.json may hold, and its type, is the schema in schema.ts.
 export type { ConfigFile } from "./schema.js";
+// Defined in home.ts (which the lean `relm agents` entry loads alone); callers of config.ts find it here too.
+export { relmHomeFrom };
 
 export type Source = "flag" | "env" | "config" | "default";
 
@@ -110,14 +112,6 @@ function resolveThinking(
   const where = pick[1] === "flag" ? "--thinking" : pick[1] === "env" ? "RELM_THINKING" : "thinking";
   const message = `${where} must be one of ${THINKING_LEVELS.join(", ")}, got "${pick[0]}"`;
   throw pick[1] === "flag" ? new UsageError(message) : new ConfigError(message);
-}
-
-/** $RELM_HOME (a leading ~ is expanded), or ~/.relm. */
-export function relmHomeFrom(env: NodeJS.ProcessEnv = process.env): string {
-  const configured = env.RELM_HOME?.trim();
-  if (!configured) return join(homedir(), ".relm");
-  if (configured === "~" || configured.startsWith("~/")) return join(homedir(), configured.slice(1));
-  return resolve(configured);
 }
 
 /** config.json, checked against its schema; undefined when there is none. */

@@ -3,7 +3,7 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
-/** $RELM_HOME (a leading ~ is expanded), or ~/.relm. The same as config.ts's relmHomeFrom. */
+/** $RELM_HOME (a leading ~ is expanded), or ~/.relm. config.ts re-exports it. */
 export function relmHomeFrom(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.RELM_HOME?.trim();
   if (!configured) return join(homedir(), ".relm");
