@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { until } from "../support/wait.js";
 import { starts, useForking } from "./fork-helpers.js";
-import { isAlive } from "./helpers.js";
+import { inGroup, isAlive } from "./helpers.js";
 
 const forking = useForking();
 
@@ -24,7 +24,9 @@ describe("forked kernels: timeouts, interrupts and crashes", () => {
     const template = await forking.template();
     const kernel = await forking.kernel(template);
     const pending = kernel.execute("!sleep 30\nprint('must not' + ' run')");
-    setTimeout(() => kernel.interrupt(), 300);
+    // Interrupt once the shell command runs, so the interrupt has a subprocess to stop.
+    await until(() => (inGroup(kernel.pid, "sleep").length > 0 ? true : undefined));
+    kernel.interrupt();
     const r = await pending;
     expect(r.error?.name).toBe("KeyboardInterrupt");
     expect(r.output).not.toContain("must not run");

@@ -10,16 +10,8 @@ import {
   startKernel,
   startKernelTemplate,
 } from "../../src/kernel/index.js";
+import { eventually } from "../support/wait.js";
 import { groupAlive, isAlive, testPython } from "./helpers.js";
-
-export async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
 
 export interface Forking {
   template(options?: Partial<KernelTemplateOptions>): Promise<KernelTemplate>;
@@ -45,8 +37,8 @@ export function useForking(): Forking {
     await Promise.all(kernels.splice(0).map((k) => k.shutdown()));
     await Promise.all(templates.splice(0).map((t) => t.close()));
     for (const pid of pids) {
-      expect(await until(() => !isAlive(pid)), `process ${pid} still alive`).toBe(true);
-      expect(await until(() => !groupAlive(pid)), `process group ${pid} still alive`).toBe(true);
+      expect(await eventually(() => !isAlive(pid)), `process ${pid} still alive`).toBe(true);
+      expect(await eventually(() => !groupAlive(pid)), `process group ${pid} still alive`).toBe(true);
     }
     pids.clear();
     events.length = 0;

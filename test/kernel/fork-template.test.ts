@@ -5,7 +5,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { KernelStartError, scrubEnvironment } from "../../src/kernel/index.js";
 import type { ForkingTemplate } from "../../src/kernel/template.js";
-import { starts, until, useForking } from "./fork-helpers.js";
+import { eventually } from "../support/wait.js";
+import { starts, useForking } from "./fork-helpers.js";
 import { isAlive, tempDir, testPython } from "./helpers.js";
 
 const forking = useForking();
@@ -22,8 +23,8 @@ describe("the kernel template", () => {
     await template.close();
     await template.close(); // idempotent
     expect(template.alive).toBe(false);
-    expect(await until(() => !isAlive(template.pid))).toBe(true);
-    expect(await until(() => !isAlive(a.pid) && !isAlive(b.pid) && !isAlive(sleeper))).toBe(true);
+    expect(await eventually(() => !isAlive(template.pid))).toBe(true);
+    expect(await eventually(() => !isAlive(a.pid) && !isAlive(b.pid) && !isAlive(sleeper))).toBe(true);
   });
 
   it("a template killed with SIGKILL takes its kernels with it", async () => {
@@ -33,8 +34,8 @@ describe("the kernel template", () => {
     const sleeper = Number((await b.execute(BACKGROUND_SLEEP)).output);
     forking.track(sleeper);
     process.kill(template.pid, "SIGKILL");
-    expect(await until(() => !isAlive(a.pid) && !isAlive(b.pid) && !isAlive(sleeper))).toBe(true);
-    expect(await until(() => !template.alive)).toBe(true);
+    expect(await eventually(() => !isAlive(a.pid) && !isAlive(b.pid) && !isAlive(sleeper))).toBe(true);
+    expect(await eventually(() => !template.alive)).toBe(true);
   });
 
   it("when the template is dead, kernels are spawned instead (and the reason is given)", async () => {
@@ -134,6 +135,6 @@ os.kill(os.getpid(), signal.SIGKILL)
       expect(pid).toBeGreaterThan(0);
       forking.track(pid);
     }
-    expect(await until(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
+    expect(await eventually(() => pids.every((pid) => !isAlive(pid)))).toBe(true);
   });
 });

@@ -66,6 +66,23 @@ export function groupAlive(pgid: number): boolean {
   return false;
 }
 
+/** Pids of live processes named `command` (as /proc's comm gives it) in process group `pgid`. */
+export function inGroup(pgid: number, command: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (name === command && Number(pgrp) === pgid && state !== "Z") found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
 /**
  * Starts kernels for one test file and, after the file, shuts them down and checks that no runner
  * process (including ones replaced by restarts) is left.

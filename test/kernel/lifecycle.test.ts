@@ -6,20 +6,12 @@ import {
   scrubEnvironment,
   startKernel,
 } from "../../src/kernel/index.js";
+import { eventually } from "../support/wait.js";
 import { groupAlive, isAlive, parentOf, testPython, useKernels } from "./helpers.js";
 
 const start = useKernels();
 
 const BACKGROUND_SLEEP = "import subprocess\nsubprocess.Popen(['sleep', '60']).pid";
-
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
 
 describe("kernel lifecycle", () => {
   it("shutdown kills the runner and its whole process group", async () => {
@@ -30,7 +22,7 @@ describe("kernel lifecycle", () => {
     await kernel.shutdown();
     await kernel.shutdown(); // idempotent
     expect(isAlive(pid)).toBe(false);
-    expect(await until(() => !groupAlive(pid))).toBe(true);
+    expect(await eventually(() => !groupAlive(pid))).toBe(true);
     expect(isAlive(sleeper)).toBe(false);
     await expect(kernel.execute("1")).rejects.toBeInstanceOf(KernelClosedError);
   });
@@ -40,7 +32,7 @@ describe("kernel lifecycle", () => {
     const sleeper = Number((await kernel.execute(BACKGROUND_SLEEP)).output);
     const r = await kernel.execute("import os\nos._exit(3)");
     expect(r.status).toBe("crashed");
-    expect(await until(() => !isAlive(sleeper))).toBe(true);
+    expect(await eventually(() => !isAlive(sleeper))).toBe(true);
   });
 
   it("the runner kills its group and exits when its stdin closes (host died)", async () => {
@@ -60,14 +52,14 @@ describe("kernel lifecycle", () => {
       lines.push(...parts);
     });
     const exited = new Promise((resolve) => child.once("exit", resolve));
-    expect(await until(() => lines.length > 0, 30_000)).toBe(true);
+    expect(await eventually(() => lines.length > 0, 30_000)).toBe(true);
     const ready = JSON.parse(lines[0]!) as { type: string; pid: number };
     expect(ready.type).toBe("ready");
     // On Linux the process started is the kernel's keeper (python/relm/keeper.py), the kernel its child.
     if (process.platform === "linux") expect(parentOf(ready.pid)).toBe(child.pid);
     else expect(ready.pid).toBe(child.pid);
     child.stdin.write(`${JSON.stringify({ type: "execute", id: 1, code: BACKGROUND_SLEEP, cap: 1000 })}\n`);
-    expect(await until(() => lines.some((l) => l.includes('"result"')), 30_000)).toBe(true);
+    expect(await eventually(() => lines.some((l) => l.includes('"result"')), 30_000)).toBe(true);
     const result = JSON.parse(lines.find((l) => l.includes('"result"'))!);
     const sleeper = Number(result.output);
     expect(isAlive(sleeper)).toBe(true);
@@ -75,7 +67,7 @@ describe("kernel lifecycle", () => {
     await exited;
     expect(isAlive(child.pid!)).toBe(false);
     expect(isAlive(ready.pid)).toBe(false);
-    expect(await until(() => !isAlive(sleeper))).toBe(true);
+    expect(await eventually(() => !isAlive(sleeper))).toBe(true);
   });
 
   it("a host killed with SIGKILL leaves no runner or cell subprocess behind", async () => {
@@ -108,7 +100,7 @@ os.kill(os.getpid(), signal.SIGKILL)
     const [runner, sleeper] = out.trim().split(" ").map(Number);
     expect(runner).toBeGreaterThan(0);
     expect(sleeper).toBeGreaterThan(0);
-    expect(await until(() => !isAlive(runner!) && !isAlive(sleeper!))).toBe(true);
+    expect(await eventually(() => !isAlive(runner!) && !isAlive(sleeper!))).toBe(true);
   });
 
   it("reports a kernel that cannot start", async () => {

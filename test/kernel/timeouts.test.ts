@@ -1,7 +1,9 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { KernelLifecycleEvent } from "../../src/kernel/index.js";
-import { until } from "../support/wait.js";
-import { isAlive, useKernels } from "./helpers.js";
+import { pythonWaitForFile, until } from "../support/wait.js";
+import { isAlive, tempDir, useKernels } from "./helpers.js";
 
 const start = useKernels();
 
@@ -43,12 +45,18 @@ describe("timeouts, interrupts and crashes", () => {
   });
 
   it("reports a crash with what streamed so far and starts a fresh kernel", async () => {
-    const kernel = await start();
+    const output: string[] = [];
+    const kernel = await start({ onOutput: (text) => output.push(text) });
     await kernel.execute("z = 1");
     const oldPid = kernel.pid;
-    const r = await kernel.execute(
-      "import os, time\nprint('last words', flush=True)\ntime.sleep(0.3)\nos._exit(1)",
+    // The cell dies only once its last words have reached the host.
+    const release = path.join(await tempDir(), "crash-now");
+    const running = kernel.execute(
+      `print('last words', flush=True)\n${pythonWaitForFile(release)}\n_os._exit(1)`,
     );
+    await until(() => (output.join("").includes("last words") ? true : undefined));
+    writeFileSync(release, "");
+    const r = await running;
     expect(r.status).toBe("crashed");
     expect(r.output).toContain("last words");
     expect(r.note).toMatch(/died during this cell \(exit code 1\)/);
@@ -75,12 +83,18 @@ describe("timeouts, interrupts and crashes", () => {
   });
 
   it("interrupt() stops the running cell; SIGINT while idle is ignored", async () => {
-    const kernel = await start();
+    const output: string[] = [];
+    const kernel = await start({ onOutput: (text) => output.push(text) });
     kernel.interrupt(); // idle: no-op
     process.kill(-kernel.pid, "SIGINT"); // even a stray group signal must not kill an idle kernel
-    await new Promise((r) => setTimeout(r, 100));
-    const pending = kernel.execute("import time\nfor _ in range(600): time.sleep(0.1)");
-    setTimeout(() => kernel.interrupt(), 300);
+    // A round trip: the kernel has handled the stray signal, while idle, before it answers a cell.
+    await kernel.execute("None");
+    // Runs for a minute unless interrupted, which happens once it has said it started.
+    const pending = kernel.execute(
+      "import time\nprint('looping', flush=True)\nfor _ in range(600): time.sleep(0.1)",
+    );
+    await until(() => (output.join("").includes("looping") ? true : undefined));
+    kernel.interrupt();
     const r = await pending;
     expect(r.status).toBe("error");
     expect(r.error?.name).toBe("KeyboardInterrupt");
