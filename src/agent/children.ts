@@ -1,15 +1,16 @@
-import { rmSync } from "node:fs";
-import { join } from "node:path";
 import type { ModelClient } from "../llm/types.js";
-import { newSessionId } from "../session/index.js";
 import type { JournalBody, SpendRecord } from "../session/types.js";
 import type { Budget } from "./budget.js";
+import { type LaunchedChild, type LaunchOptions, launchChild, packedVariables } from "./child-launch.js";
+import { mapChildren } from "./child-map.js";
+import { type ChildReply, EndedChild, finishedRecord, RetiredHost, replyFor } from "./child-result.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
-import { checkKernelUri } from "./kernel-target.js";
 import type { TurnOutcome } from "./loop.js";
 import type { AgentSpec } from "./specs.js";
 import type { AgentTree } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
+
+export type { ChildReply, SubmitPayload } from "./child-result.js";
 
 /** What a parent needs of a child agent. */
 export interface ChildAgent {
@@ -64,46 +65,18 @@ export interface ChildHost {
 
 export type ChildStatus = "running" | "done" | "failed" | "cancelled";
 
-/** A child's end as Python decodes it (see python/relm/agents.py `_decode`). */
-export type ChildReply =
-  | {
-      id: string;
-      status: "done";
-      value:
-        | { kind: "text"; text: string }
-        | { kind: "json"; value: unknown }
-        | { kind: "pickle"; path: string; repr: string };
-    }
-  | { id: string; status: "failed" | "cancelled"; reason: string; last_output: string; budget: boolean };
-
-interface ChildRecord {
-  id: string;
-  name: string;
-  label?: string;
-  task: string;
-  model: string;
+/** A child as its parent tracks it: what it was started with, its state, and its end once known. */
+interface ChildRecord extends LaunchedChild {
   startedAt: number;
-  agent: ChildAgent;
   status: ChildStatus;
   reply?: ChildReply;
   done: Promise<ChildReply>;
 }
 
-/** A packed variable from Python: described there, pickled to a file the child's kernel loads. */
-interface PackedVariable {
-  name: string;
-  type: string;
-  size: string;
-  preview: string;
-  pickle: string;
-}
-
-const PREVIEW = 200;
-const LABEL_CHARS = 60;
-
 /**
- * The children of one agent: spawning them (each with its own kernel, journal and budget inside the
- * parent's), waiting, messaging, cancelling, and reporting their ends to the parent's journal.
+ * The children of one agent, as it tracks them: the calls Python makes about them (spawn, wait, status,
+ * send, cancel, list, map), a person's reach into the tree, and each child's end reported to the
+ * parent's journal. Starting one is child-launch.ts; what a child hands back is child-result.ts.
  */
 export class ChildManager {
   private readonly records = new Map<string, ChildRecord>();
@@ -128,7 +101,7 @@ export class ChildManager {
       spec: optionalString(params, "spec"),
       model: optionalString(params, "model"),
       kernel: optionalString(params, "kernel"),
-      variables: this.variables(params.variables, true),
+      variables: packedVariables(params.variables, true),
     });
     return { id: record.id, name: record.name };
   }
@@ -192,64 +165,9 @@ export class ChildManager {
     });
   }
 
-  /** One child per item, at most `max_parallel` at once; results in input order. */
-  async map(raw: unknown): Promise<{ results: ChildReply[] }> {
-    const params = asRecord(raw, "rlm.map");
-    const task = requiredString(params, "task");
-    const shared = this.variables(params.shared, false);
-    const items = Array.isArray(params.children) ? params.children : [];
-    const perItem = items.map((c) => this.variables(asRecord(c, "rlm.map child").variables, true));
-    const limit =
-      typeof params.max_parallel === "number" && params.max_parallel > 0 ? params.max_parallel : 8;
-    const failFast = params.fail_fast !== false;
-    const spec = optionalString(params, "spec");
-    const model = optionalString(params, "model");
-    const kernel = optionalString(params, "kernel");
-
-    const results: ChildReply[] = new Array(perItem.length);
-    const running = new Set<ChildRecord>();
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      while (next < perItem.length) {
-        const i = next++;
-        if (failed) {
-          results[i] = {
-            id: "",
-            status: "cancelled",
-            reason: "not started: an earlier item failed",
-            last_output: "",
-            budget: false,
-          };
-          for (const v of perItem[i] ?? [])
-            if ("pickle" in v.source) rmSync(v.source.pickle, { force: true });
-          continue;
-        }
-        const record = this.start(task, {
-          name: `${spec ?? "map"}-${i}`,
-          label: labelOf(perItem[i]?.find((v) => v.name === "item")?.description),
-          spec,
-          model,
-          kernel,
-          variables: [...shared, ...(perItem[i] as VariableSpec[])],
-        });
-        running.add(record);
-        const reply = await record.done;
-        running.delete(record);
-        results[i] = reply;
-        if (reply.status !== "done" && failFast && !failed) {
-          failed = true;
-          for (const other of running) other.agent.cancel("cancelled: another item of rlm.map failed");
-        }
-      }
-    };
-    try {
-      await Promise.all(Array.from({ length: Math.min(limit, perItem.length) }, worker));
-    } finally {
-      // Every child has loaded (or will never load) the shared inputs: they are ours to remove.
-      for (const v of shared) if ("pickle" in v.source) rmSync(v.source.pickle, { force: true });
-    }
-    return { results };
+  /** One child per item, at most `max_parallel` at once; results in input order (child-map.ts). */
+  map(raw: unknown): Promise<{ results: ChildReply[] }> {
+    return mapChildren(raw, (task, opts) => this.start(task, opts));
   }
 
   /** Running children a message to `to` reaches: one by name or id, or every one for "all". */
@@ -317,76 +235,20 @@ export class ChildManager {
     };
   }
 
-  private start(
-    task: string,
-    opts: {
-      name?: string;
-      label?: string;
-      spec?: string;
-      model?: string;
-      kernel?: string;
-      variables: VariableSpec[];
-    },
-  ): ChildRecord {
-    const parent = this.parent;
-    const tree = parent.tree;
-    if (parent.depth >= tree.maxDepth) {
-      throw new HostRequestError(
-        `rlm: no sub-agents at depth ${parent.depth} (--max-depth ${tree.maxDepth}); do this part of the work in this kernel`,
-        "depth",
-      );
-    }
-    const stop = parent.budget.check();
-    if (stop) throw new HostRequestError(`rlm: ${stop.message}`, "budget");
-    const spec = opts.spec ? tree.spec(opts.spec) : undefined;
-    const client = tree.client(opts.model ?? spec?.model);
-    const kernel = childKernel(opts.kernel, spec);
-    const id = newSessionId();
-    this.counter += 1;
-    const name = opts.name ?? (spec ? `${spec.name}-${this.counter}` : `child-${this.counter}`);
-    parent.record({
-      type: "child_spawned",
-      id,
-      name,
-      task,
-      spec: spec?.name,
-      model: client.model,
-      label: opts.label,
-      variables: opts.variables.map((v) => ({
-        name: v.name,
-        type: v.description?.type ?? "?",
-        size: v.description?.size ?? "?",
-      })),
-    });
-    const agent = parent.newChild({
-      id,
-      dir: join(parent.dir, "children", id),
-      name,
-      task,
-      depth: parent.depth + 1,
-      parentId: parent.id,
-      client,
-      budget: parent.budget.child(spec?.limits),
-      variables: opts.variables,
-      spec,
-      ...(kernel ? { kernel } : {}),
-    });
+  private start(task: string, opts: LaunchOptions): ChildRecord {
+    const launched = launchChild(this.parent, task, opts, () => ++this.counter);
     const record: ChildRecord = {
-      id,
-      name,
-      label: opts.label,
-      task,
-      model: client.model,
+      ...launched,
       startedAt: Date.now(),
-      agent,
       status: "running",
       done: undefined as unknown as Promise<ChildReply>,
     };
     record.done = this.supervise(record, task);
-    this.records.set(id, record);
+    this.records.set(record.id, record);
     return record;
   }
 
+  /** Runs the child's task to its end, then hands its reply back and lets the child go. */
   private async supervise(record: ChildRecord, task: string): Promise<ChildReply> {
     let outcome: TurnOutcome;
     try {
@@ -394,20 +256,11 @@ export class ChildManager {
     } catch (error) {
       outcome = { status: "error", message: error instanceof Error ? error.message : String(error) };
     }
-    const reply = this.replyFor(record, outcome);
+    const reply = replyFor(record.id, outcome, () => record.agent.lastOutput());
     await record.agent.close().catch(() => {});
     record.status = reply.status;
     record.reply = reply;
-    this.parent.record({
-      type: "child_finished",
-      id: record.id,
-      name: record.name,
-      label: record.label,
-      status: reply.status,
-      reason: reply.status === "done" ? undefined : reply.reason,
-      result: reply.status === "done" ? previewOf(reply.value) : undefined,
-      spent: record.agent.spent(),
-    });
+    this.parent.record(finishedRecord(record, reply, record.agent.spent()));
     // Kept for rlm.agents() and rlm.wait() as long as the parent lives: without this, every child that
     // ever ran stayed in memory with its session, kernel links and sockets (a parent fanning out 4
     // children every 10 s grew by ~20 KB a child).
@@ -415,176 +268,9 @@ export class ChildManager {
     return reply;
   }
 
-  private replyFor(record: ChildRecord, outcome: TurnOutcome): ChildReply {
-    const id = record.id;
-    switch (outcome.status) {
-      case "done": {
-        const submitted = outcome.submitted ? (outcome.value as SubmitPayload) : undefined;
-        if (!submitted) return { id, status: "done", value: { kind: "text", text: outcome.text } };
-        if (submitted.pickle) {
-          return {
-            id,
-            status: "done",
-            value: { kind: "pickle", path: submitted.pickle, repr: submitted.repr },
-          };
-        }
-        return { id, status: "done", value: { kind: "json", value: submitted.json ?? null } };
-      }
-      case "budget":
-        return {
-          id,
-          status: "failed",
-          reason: outcome.stop.message,
-          last_output: record.agent.lastOutput(),
-          budget: true,
-        };
-      case "interrupted":
-        return {
-          id,
-          status: "cancelled",
-          reason: outcome.reason,
-          last_output: record.agent.lastOutput(),
-          budget: false,
-        };
-      default:
-        return {
-          id,
-          status: "failed",
-          reason: outcome.message,
-          last_output: record.agent.lastOutput(),
-          budget: false,
-        };
-    }
-  }
-
   private find(id: unknown): ChildRecord {
     const record = typeof id === "string" ? this.records.get(id) : undefined;
     if (!record) throw new HostRequestError(`no child agent with id ${JSON.stringify(id)}`, "not_found");
     return record;
-  }
-
-  private variables(raw: unknown, consume: boolean): VariableSpec[] {
-    if (raw === undefined || raw === null) return [];
-    if (!Array.isArray(raw)) throw new HostRequestError("variables must be a list", "usage");
-    return raw.map((item) => {
-      const v = asRecord(item, "variable") as unknown as PackedVariable;
-      if (typeof v.name !== "string" || typeof v.pickle !== "string") {
-        throw new HostRequestError("each variable needs a name and a pickle file", "usage");
-      }
-      return {
-        name: v.name,
-        source: { pickle: v.pickle },
-        consume,
-        description: { name: v.name, type: String(v.type), size: String(v.size), preview: String(v.preview) },
-      };
-    });
-  }
-}
-
-/** What is kept of a child once it has ended: its id, its spend and its (retired) children. */
-class EndedChild implements ChildAgent {
-  readonly id: string;
-  readonly children: ChildManager;
-  private readonly spend: SpendRecord;
-
-  constructor(agent: ChildAgent) {
-    this.id = agent.id;
-    this.spend = agent.spent();
-    this.children = agent.children;
-    this.children.retire();
-  }
-
-  spent(): SpendRecord {
-    return this.spend;
-  }
-
-  lastOutput(): string {
-    return "";
-  }
-
-  run(): Promise<TurnOutcome> {
-    return Promise.reject(this.gone());
-  }
-
-  cancel(): void {}
-
-  deliver(): void {
-    throw this.gone();
-  }
-
-  async close(): Promise<void> {}
-
-  private gone(): HostRequestError {
-    return new HostRequestError(`child agent ${this.id} has ended`, "usage");
-  }
-}
-
-/** The parent of a retired ChildManager: it keeps the id and refuses to start anything. */
-class RetiredHost implements ChildHost {
-  readonly depth = Number.POSITIVE_INFINITY;
-
-  constructor(readonly id: string) {}
-
-  get dir(): string {
-    return this.refuse();
-  }
-
-  get tree(): AgentTree {
-    return this.refuse();
-  }
-
-  get budget(): Budget {
-    return this.refuse();
-  }
-
-  get client(): ModelClient {
-    return this.refuse();
-  }
-
-  record(): undefined {
-    return undefined;
-  }
-
-  newChild(): ChildAgent {
-    return this.refuse();
-  }
-
-  private refuse(): never {
-    throw new HostRequestError(`agent ${this.id} has ended; it starts no more sub-agents`, "usage");
-  }
-}
-
-/** What submit() sends from Python (python/relm/api.py). */
-export interface SubmitPayload {
-  json?: unknown;
-  repr: string;
-  pickle: string | null;
-}
-
-function previewOf(value: Extract<ChildReply, { status: "done" }>["value"]): string {
-  const text =
-    value.kind === "text" ? value.text : value.kind === "json" ? JSON.stringify(value.value) : value.repr;
-  return text.length > PREVIEW ? `${text.slice(0, PREVIEW - 1)}…` : text;
-}
-
-/**
- * A map child's label: its item's preview on one line, at most 60 chars. A string item's quotes are
- * dropped, so `'src/a.py'` reads `src/a.py`.
- */
-function labelOf(description: { type: string; preview: string } | undefined): string | undefined {
-  if (!description) return undefined;
-  let text = description.preview.replace(/\s+/g, " ").trim();
-  const quoted = /^(['"])(.*)\1$/.exec(text) ?? /^(['"])(.*)…$/.exec(text);
-  if (description.type === "str" && quoted) text = quoted[2] as string;
-  if (text.length === 0) return undefined;
-  return text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text;
-}
-
-/** A child's kernel URI: the call's, else its spec's; a bad one is the caller's ValueError. */
-function childKernel(uri: string | undefined, spec: AgentSpec | undefined): string | undefined {
-  try {
-    return checkKernelUri(uri, "rlm kernel=") ?? spec?.kernel;
-  } catch (error) {
-    throw new HostRequestError(error instanceof Error ? error.message : String(error), "usage");
   }
 }
