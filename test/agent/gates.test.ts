@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeGateResult, describeGateResults, runGate, runGates } from "../../src/agent/gates.js";
 import { GateStall } from "../../src/agent/gates-stall.js";
 import { tempDir } from "../support/cli.js";
+import { eventually } from "../support/wait.js";
 
 let dirs: { cleanup: () => void }[] = [];
 afterEach(() => {
@@ -27,9 +27,8 @@ function alive(pid: number): boolean {
 }
 
 /** Waits (boundedly) for a process to be gone; the assertion is that it goes, not how fast. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 200 && alive(pid); i++) await sleep(25);
-  return !alive(pid);
+function gone(pid: number): Promise<boolean> {
+  return eventually(() => !alive(pid));
 }
 
 describe("runGate", () => {

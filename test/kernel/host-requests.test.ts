@@ -10,6 +10,7 @@ describe("requests from Python to the host", async () => {
     onHostRequest: async (method, params) => {
       calls.push([method, params]);
       if (method === "fail") throw new Error("no such thing");
+      // A slow answer, so that the threads' calls overlap at the host (what "several at once" means).
       if (method === "slow") await new Promise((r) => setTimeout(r, 50));
       return method === "submit" ? undefined : { echo: params };
     },

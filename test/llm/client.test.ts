@@ -6,6 +6,7 @@ import {
   type ScriptedModelOptions,
   startScriptedModel,
 } from "../../src/scripted/index.js";
+import { until } from "../support/wait.js";
 import { clientFor, doneOf, errorOf, events, MATRIX, ofType, request, userText } from "./helpers.js";
 
 let model: ScriptedModel | undefined;
@@ -251,10 +252,11 @@ describe.each(MATRIX)("%s client (stream: %s)", (provider, stream) => {
   });
 
   it("ends with aborted when the signal fires mid-request", async () => {
+    // Answers far later than the test lasts: only the abort ends the request.
     const m = await start({ script: [{ text: "too slow", delayMs: 10_000 }] });
     const controller = new AbortController();
     const pending = events(clientFor(m, provider, stream), hello, controller.signal);
-    while (m.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await until(() => (m.requests.length > 0 ? true : undefined));
     controller.abort();
     const list = await pending;
     expect(errorOf(list).error.kind).toBe("aborted");
@@ -270,6 +272,7 @@ describe.each(MATRIX)("%s client (stream: %s)", (provider, stream) => {
   });
 
   it("retries a try that goes idle", async () => {
+    // The first try stays silent 20 times longer than the idle limit: the limit, not the delay, ends it.
     const m = await start({ script: [{ text: "late", delayMs: 2_000 }, { text: "prompt" }] });
     const list = await events(clientFor(m, provider, stream, { idleTimeoutMs: 100 }), hello);
     expect(ofType(list, "retry")[0]?.reason).toMatch(/no data from .* for 100 ms/);

@@ -28,6 +28,8 @@ interface Rig {
   clients: McpClients;
   events: JournalBody[];
   settled: { method: string; ms: number; error?: string }[];
+  /** Methods of the host requests, as they arrive (before they are answered). */
+  arrived: string[];
 }
 
 const toClose: McpClients[] = [];
@@ -53,6 +55,7 @@ async function rig(entries: Record<string, unknown>, budget = new Budget({})): P
   toClose.push(clients);
   const events: JournalBody[] = [];
   const settled: Rig["settled"] = [];
+  const arrived: string[] = [];
   const agent: McpApiAgent = {
     id: "root",
     tree: { mcp: clients, options: { secrets: [SECRET] } },
@@ -62,6 +65,7 @@ async function rig(entries: Record<string, unknown>, budget = new Budget({})): P
   const kernel = await start({
     cwd: dir,
     onHostRequest: async (method, params) => {
+      arrived.push(method);
       const t = performance.now();
       try {
         const result = await handleMcpRequest(agent, method, params);
@@ -73,7 +77,7 @@ async function rig(entries: Record<string, unknown>, budget = new Budget({})): P
       }
     },
   });
-  return { kernel, clients, events, settled };
+  return { kernel, clients, events, settled, arrived };
 }
 
 describe("MCP tools as Python functions (stdio)", async () => {
@@ -176,16 +180,17 @@ describe("MCP tools as Python functions (stdio)", async () => {
 
   it("an interrupted cell cancels its pending MCP request", async () => {
     const before = r.settled.length;
+    const arrivedBefore = r.arrived.length;
     const running = r.kernel.execute(
       "try:\n    mcp.everything.trigger_long_running_operation(duration=30, steps=30)\nexcept KeyboardInterrupt:\n    print('interrupted')",
     );
     // Interrupt once the call is in flight at the host.
     await until(() => (r.clients.get("everything").state === "running" ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await until(() => (r.arrived.slice(arrivedBefore).includes("mcp.call") ? true : undefined));
     r.kernel.interrupt();
     const result = await running;
     expect(result.output).toContain("interrupted");
-    const call = await until(() => r.settled.slice(before).find((s) => s.method === "mcp.call"), 5000);
+    const call = await until(() => r.settled.slice(before).find((s) => s.method === "mcp.call"));
     expect(call.error).toContain("cancelled");
     expect(call.ms).toBeLessThan(10_000);
     // The server is still usable.
