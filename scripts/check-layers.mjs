@@ -30,8 +30,6 @@ export const EXCEPTIONS = new Set([
   "cli -> tui",
   "cli -> acp",
   "cli -> mcp-server",
-  // Known violation, to be removed: config.ts resolves provider presets and thinking levels from llm/.
-  "config -> llm",
 ]);
 
 export function violations(srcDir) {

@@ -1,5 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ConfigError, UsageError } from "./errors.js";
+import { relmHomeFrom } from "./home.js";
+import { type LearnSettings, parseLearnSection } from "./learn-config.js";
+import { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "./model-types.js";
 import {
   envBaseUrl,
   envKey,
@@ -10,11 +14,7 @@ import {
   presetsWithEnvKey,
   suggestPreset,
   wireFor,
-} from "../llm/presets.js";
-import { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "../llm/types.js";
-import { ConfigError, UsageError } from "./errors.js";
-import { relmHomeFrom } from "./home.js";
-import { type LearnSettings, parseLearnSection } from "./learn-config.js";
+} from "./presets.js";
 import { type ConfigFile, checkConfig, configFileSchema } from "./schema.js";
 import { type SubscriptionSetting, subscriptionFrom, withSubscription } from "./subscription-config.js";
 
@@ -38,7 +38,7 @@ export interface ModelConfig {
   requestIdleTimeoutMs?: number;
   /** `--thinking` / RELM_THINKING / config `thinking`; undefined sends nothing (the model's default). */
   thinking?: ThinkingLevel;
-  /** The provider preset by name (openai, anthropic, openrouter, azure, ollama, ...): see llm/presets.ts. */
+  /** The provider preset by name (openai, anthropic, openrouter, azure, ollama, ...): see config/presets.ts. */
   preset: string;
   /** Sent with every request (the preset's own headers). */
   headers?: Record<string, string>;

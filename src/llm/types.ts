@@ -1,12 +1,10 @@
 // Wire-neutral shapes shared by every model client. Nothing here knows about agents or kernels.
 
-/** The wire format: OpenAI chat-completions, OpenAI Responses, Anthropic messages. */
-export type Provider = "openai" | "openai-responses" | "anthropic";
+// The wire format, the thinking levels and the price are named by the configuration too, so they are
+// defined below llm/, in config/model-types.ts.
+import type { Price, Provider, ThinkingLevel } from "../config/model-types.js";
 
-/** How hard a reasoning model thinks (`--thinking`, config `thinking`), mapped per wire format in thinking.ts. */
-export type ThinkingLevel = "off" | "low" | "medium" | "high";
-
-export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "low", "medium", "high"];
+export { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "../config/model-types.js";
 
 /**
  * The reasoning an answer came with, kept so it is sent back unchanged with that answer in later
@@ -171,14 +169,6 @@ export interface ModelClient {
   estimateInputTokens(request: ModelRequest): number;
   /** Never throws and never rejects: failures arrive as an `error` event. */
   stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
-}
-
-/** USD per million tokens. */
-export interface Price {
-  input: number;
-  output: number;
-  cachedInput?: number;
-  cacheWrite?: number;
 }
 
 export interface ClientOptions {

@@ -1,0 +1,357 @@
+// Provider presets: what it takes to talk to a known provider (wire format, base URL, where its key is
+// found, how the key is sent, default headers and query), selected by name (`--provider openrouter`,
+// RELM_PROVIDER, config `provider`) or by a key already in the environment, and the rules that pick one.
+// Plain data, kept in config/ because resolving the configuration needs it; llm/presets.ts adds what
+// requests do with a preset (headers, query, the cache key).
+
+import type { Provider } from "./model-types.js";
+
+export interface ProviderPreset {
+  name: string;
+  /** For pickers and `relm models`. */
+  label: string;
+  /** The wire format requests use. */
+  wire: Provider;
+  /** Default base URL. `{model}` is replaced by the model name (Azure's deployment URL). */
+  baseUrl: string;
+  /** Environment variables that hold the key, first set wins (RELM_API_KEY is checked before them). */
+  keyEnv: string[];
+  /** An environment variable that moves the base URL (RELM_BASE_URL and --base-url still win). */
+  baseUrlEnv?: string;
+  /** Turns that variable's value into a base URL (Azure: the resource endpoint -> deployment URL). */
+  baseUrlFrom?: (value: string) => string;
+  /** The header that carries the key: `authorization` (Bearer, the default), `x-api-key`, `api-key`. */
+  keyHeader?: "authorization" | "x-api-key" | "api-key";
+  /** Headers sent with every request (attribution headers OpenRouter asks apps for). */
+  headers?: Record<string, string>;
+  /** Query parameters of every request (Azure's api-version); values may be overridden by env. */
+  query?: Record<string, string>;
+  /** Environment variables that override query values (name -> query key). */
+  queryEnv?: Record<string, string>;
+  /** The model catalog section with this provider's models and prices; none for local servers. */
+  catalog?: string;
+  /** A server on this machine: no key needed, and no price (its models cost nothing per token here). */
+  local?: boolean;
+  /** Where a key is made, for the login picker. */
+  keyUrl?: string;
+}
+
+const AZURE_API_VERSION = "2024-10-21";
+
+/** Azure's resource endpoint (https://NAME.openai.azure.com) becomes the deployment URL shape. */
+function azureBase(value: string): string {
+  const base = value.replace(/\/+$/, "");
+  return /\/openai\/deployments\//.test(base) ? base : `${base}/openai/deployments/{model}`;
+}
+
+/** `OLLAMA_HOST` is host[:port] or a URL; Ollama's OpenAI-compatible API is under /v1. */
+function ollamaBase(value: string): string {
+  const url = (/^https?:\/\//.test(value) ? value : `http://${value}`).replace(/\/+$/, "");
+  return url.endsWith("/v1") ? url : `${url}/v1`;
+}
+
+/** Presets in the order pickers show them; openai and anthropic are the two wire formats' own. */
+export const PRESETS: readonly ProviderPreset[] = [
+  {
+    name: "openai",
+    label: "OpenAI",
+    wire: "openai",
+    baseUrl: "https://api.openai.com/v1",
+    keyEnv: ["OPENAI_API_KEY"],
+    baseUrlEnv: "OPENAI_BASE_URL",
+    catalog: "openai",
+    keyUrl: "https://platform.openai.com/api-keys",
+  },
+  {
+    // OpenAI's Responses API (reasoning carried across turns): same endpoint, key and catalog.
+    name: "openai-responses",
+    label: "OpenAI (Responses API)",
+    wire: "openai-responses",
+    baseUrl: "https://api.openai.com/v1",
+    keyEnv: ["OPENAI_API_KEY"],
+    baseUrlEnv: "OPENAI_BASE_URL",
+    catalog: "openai",
+    keyUrl: "https://platform.openai.com/api-keys",
+  },
+  {
+    name: "anthropic",
+    label: "Anthropic",
+    wire: "anthropic",
+    baseUrl: "https://api.anthropic.com",
+    keyEnv: ["ANTHROPIC_API_KEY"],
+    baseUrlEnv: "ANTHROPIC_BASE_URL",
+    keyHeader: "x-api-key",
+    catalog: "anthropic",
+    keyUrl: "https://console.anthropic.com/settings/keys",
+  },
+  {
+    name: "openrouter",
+    label: "OpenRouter",
+    wire: "openai",
+    baseUrl: "https://openrouter.ai/api/v1",
+    keyEnv: ["OPENROUTER_API_KEY"],
+    // OpenRouter's app attribution: the name shown on its activity pages.
+    headers: { "X-Title": "relm" },
+    catalog: "openrouter",
+    keyUrl: "https://openrouter.ai/keys",
+  },
+  {
+    name: "gemini",
+    label: "Google Gemini",
+    wire: "openai",
+    baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai",
+    keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+    catalog: "google",
+    keyUrl: "https://aistudio.google.com/apikey",
+  },
+  {
+    name: "groq",
+    label: "Groq",
+    wire: "openai",
+    baseUrl: "https://api.groq.com/openai/v1",
+    keyEnv: ["GROQ_API_KEY"],
+    catalog: "groq",
+    keyUrl: "https://console.groq.com/keys",
+  },
+  {
+    name: "deepseek",
+    label: "DeepSeek",
+    wire: "openai",
+    baseUrl: "https://api.deepseek.com/v1",
+    keyEnv: ["DEEPSEEK_API_KEY"],
+    catalog: "deepseek",
+    keyUrl: "https://platform.deepseek.com/api_keys",
+  },
+  {
+    name: "mistral",
+    label: "Mistral",
+    wire: "openai",
+    baseUrl: "https://api.mistral.ai/v1",
+    keyEnv: ["MISTRAL_API_KEY"],
+    catalog: "mistral",
+    keyUrl: "https://console.mistral.ai/api-keys",
+  },
+  {
+    name: "xai",
+    label: "xAI",
+    wire: "openai",
+    baseUrl: "https://api.x.ai/v1",
+    keyEnv: ["XAI_API_KEY"],
+    catalog: "xai",
+    keyUrl: "https://console.x.ai",
+  },
+  {
+    name: "together",
+    label: "Together AI",
+    wire: "openai",
+    baseUrl: "https://api.together.xyz/v1",
+    keyEnv: ["TOGETHER_API_KEY"],
+    keyUrl: "https://api.together.ai/settings/api-keys",
+  },
+  {
+    name: "fireworks",
+    label: "Fireworks AI",
+    wire: "openai",
+    baseUrl: "https://api.fireworks.ai/inference/v1",
+    keyEnv: ["FIREWORKS_API_KEY"],
+    catalog: "fireworks",
+    keyUrl: "https://fireworks.ai/account/api-keys",
+  },
+  {
+    name: "cerebras",
+    label: "Cerebras",
+    wire: "openai",
+    baseUrl: "https://api.cerebras.ai/v1",
+    keyEnv: ["CEREBRAS_API_KEY"],
+    catalog: "cerebras",
+    keyUrl: "https://cloud.cerebras.ai",
+  },
+  {
+    name: "azure",
+    label: "Azure OpenAI",
+    wire: "openai",
+    // Placeholder until AZURE_OPENAI_ENDPOINT, RELM_BASE_URL or config baseUrl names the resource.
+    baseUrl: "https://YOUR-RESOURCE.openai.azure.com/openai/deployments/{model}",
+    keyEnv: ["AZURE_OPENAI_API_KEY"],
+    baseUrlEnv: "AZURE_OPENAI_ENDPOINT",
+    baseUrlFrom: azureBase,
+    keyHeader: "api-key",
+    query: { "api-version": AZURE_API_VERSION },
+    queryEnv: { AZURE_OPENAI_API_VERSION: "api-version" },
+    catalog: "azure",
+    keyUrl: "https://portal.azure.com",
+  },
+  {
+    name: "lmstudio",
+    label: "LM Studio (local)",
+    wire: "openai",
+    baseUrl: "http://localhost:1234/v1",
+    keyEnv: [],
+    local: true,
+  },
+  {
+    name: "vllm",
+    label: "vLLM (local)",
+    wire: "openai",
+    baseUrl: "http://localhost:8000/v1",
+    keyEnv: ["VLLM_API_KEY"],
+    local: true,
+  },
+  {
+    name: "ollama",
+    label: "Ollama (local)",
+    wire: "openai",
+    baseUrl: "http://localhost:11434/v1",
+    keyEnv: [],
+    baseUrlEnv: "OLLAMA_HOST",
+    baseUrlFrom: ollamaBase,
+    local: true,
+  },
+];
+
+export function findPreset(name: string): ProviderPreset | undefined {
+  const wanted = name.trim().toLowerCase();
+  const wire = OPENAI_WIRES[wanted];
+  const openai = PRESETS[0] as ProviderPreset;
+  if (wire) return { ...openai, name: wanted, label: `${openai.label} (${wanted})`, wire };
+  return PRESETS.find((p) => p.name === wanted) ?? PRESETS.find((p) => ALIASES[wanted] === p.name);
+}
+
+/**
+ * Names of the openai preset with its wire format fixed, on any endpoint (otherwise wireFor decides);
+ * `openai-responses` is a preset of its own.
+ */
+const OPENAI_WIRES: Record<string, Provider> = {
+  "openai-chat": "openai",
+};
+
+/**
+ * The wire format requests use: the preset's, except that the openai preset speaks the Responses API
+ * to OpenAI's own endpoint (reasoning carried across turns); other OpenAI-compatible servers mostly know
+ * only chat completions. `--provider openai-chat` keeps chat completions there too.
+ */
+export function wireFor(preset: ProviderPreset, baseUrl: string): Provider {
+  if (preset.name !== "openai") return preset.wire;
+  try {
+    return new URL(baseUrl).hostname === "api.openai.com" ? "openai-responses" : preset.wire;
+  } catch {
+    return preset.wire;
+  }
+}
+
+/** Other names people type for the same provider. */
+const ALIASES: Record<string, string> = {
+  google: "gemini",
+  "azure-openai": "azure",
+  grok: "xai",
+  "lm-studio": "lmstudio",
+  togetherai: "together",
+  "fireworks-ai": "fireworks",
+};
+
+export function presetNames(): string[] {
+  return PRESETS.map((p) => p.name);
+}
+
+/**
+ * Presets whose key sits in the environment, in picker order, for choosing a provider when nothing
+ * else is configured. openai is left out: its key is the default provider's already.
+ */
+export function presetsWithEnvKey(env: NodeJS.ProcessEnv): ProviderPreset[] {
+  return PRESETS.filter(
+    (p) =>
+      p.wire !== "openai-responses" &&
+      p.name !== "openai" &&
+      !p.local &&
+      p.keyEnv.some((k) => Boolean(env[k]?.trim())),
+  );
+}
+
+/** The first of the preset's key variables that is set. */
+export function envKey(preset: ProviderPreset, env: NodeJS.ProcessEnv): string | undefined {
+  for (const name of preset.keyEnv) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/** The preset's base URL from its environment variable, if set. */
+export function envBaseUrl(preset: ProviderPreset, env: NodeJS.ProcessEnv): string | undefined {
+  const value = preset.baseUrlEnv ? env[preset.baseUrlEnv]?.trim() : undefined;
+  if (!value) return undefined;
+  return preset.baseUrlFrom ? preset.baseUrlFrom(value) : value;
+}
+
+/** The preset's query with environment overrides applied. */
+export function presetQuery(
+  preset: ProviderPreset,
+  env: NodeJS.ProcessEnv,
+): Record<string, string> | undefined {
+  if (!preset.query) return undefined;
+  const query = { ...preset.query };
+  for (const [name, key] of Object.entries(preset.queryEnv ?? {})) {
+    const value = env[name]?.trim();
+    if (value) query[key] = value;
+  }
+  return query;
+}
+
+/** The closest known preset name to a mistyped one (edit distance at most 2), for "did you mean". */
+export function suggestPreset(name: string): string | undefined {
+  const wanted = name.trim().toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of [...presetNames(), ...Object.keys(ALIASES), ...Object.keys(OPENAI_WIRES)]) {
+    const distance = editDistance(wanted, candidate);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
+  }
+  if (!best) {
+    const prefixed = presetNames().find((n) => n.startsWith(wanted) || wanted.startsWith(n));
+    return wanted.length >= 3 ? prefixed : undefined;
+  }
+  return ALIASES[best.name] ?? best.name;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] as number;
+      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** The ClientOptions a preset adds to provider, base URL and key (its request shape and catalog). */
+export function presetClientOptions(
+  name: string | undefined,
+  env: NodeJS.ProcessEnv = {},
+): {
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  keyHeader?: ProviderPreset["keyHeader"];
+  catalog?: string;
+  local?: boolean;
+} {
+  const preset = name ? findPreset(name) : undefined;
+  if (!preset) return {};
+  const query = presetQuery(preset, env);
+  return {
+    ...(preset.headers ? { headers: { ...preset.headers } } : {}),
+    ...(query ? { query } : {}),
+    ...(preset.keyHeader ? { keyHeader: preset.keyHeader } : {}),
+    ...(preset.catalog ? { catalog: preset.catalog } : {}),
+    ...(preset.local ? { local: true } : {}),
+  };
+}
+
+/** A base URL a person typed for a preset, in the shape the preset needs (Azure: the deployment URL). */
+export function presetBaseUrl(name: string | undefined, typed: string): string {
+  const url = typed.trim().replace(/\/+$/, "");
+  const preset = name ? findPreset(name) : undefined;
+  return preset?.baseUrlFrom ? preset.baseUrlFrom(url) : url;
+}
