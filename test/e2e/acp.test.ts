@@ -1,7 +1,7 @@
 // `relm acp` driven by the ACP SDK's own client connection over real stdio, with the scripted model and
 // real kernels: what Zed or another editor would see.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -17,7 +17,7 @@ import { RELM_BIN, runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { byTask } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
-import { until } from "../support/wait.js";
+import { pythonWaitForFile, until } from "../support/wait.js";
 
 const startRig = useRigs();
 
@@ -91,15 +91,18 @@ function outputText(content: unknown): string {
 
 describe("relm acp", () => {
   it("initialize, new session, prompt: streamed chunks, one execute tool call per cell with live output, end of turn", async () => {
+    let release = "";
     const rig = await startRig("openai", {
       script: byTask({
         "TASK: two cells": [
-          { code: "import time\nprint('first', flush=True)\ntime.sleep(0.6)\nprint('second')" },
+          // "second" waits until the test has seen "first" arrive live (a sleep between them raced the editor).
+          () => ({ code: `print('first', flush=True)\n${pythonWaitForFile(release)}\nprint('second')` }),
           { code: "1/0" },
           { text: "Both cells ran; the second one divided by zero." },
         ],
       }),
     });
+    release = join(rig.cwd, "print-second");
     const editor = startEditor(rig);
     try {
       const init = await initialize(editor);
@@ -115,10 +118,18 @@ describe("relm acp", () => {
       const commands = await until(() => of(editor, id, "available_commands_update")[0]);
       expect(commands.availableCommands.map((c) => c.name)).toContain("goal");
 
-      const response = await editor.conn.agent.request("session/prompt", {
+      const prompted = editor.conn.agent.request("session/prompt", {
         sessionId: id,
         prompt: [{ type: "text", text: "TASK: two cells" }],
       });
+      prompted.catch(() => {}); // awaited below; a failure meanwhile must not count as unhandled
+      await until(() =>
+        of(editor, id, "tool_call_update").some((u) => outputText(u.content).includes("first"))
+          ? true
+          : undefined,
+      );
+      writeFileSync(release, "");
+      const response = await prompted;
       expect(response.stopReason, editor.stderr()).toBe("end_turn");
 
       const chunks = of(editor, id, "agent_message_chunk");

@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { wakerRunning } from "../../src/host/waker.js";
 import { runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { byTask } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
+import { poll } from "../support/wait.js";
 
 const startRig = useRigs();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -29,6 +31,8 @@ describe("schedules", () => {
         onlyJournal(rig.home).lines.filter(
           (l: JournalLine) => l.type === "user" && String(l.text).includes("check the build"),
         );
+      // The 7 s is the test's claim (two ticks of --every 2s within it, even across a kill), not a
+      // deadline for something slow, so it is not widened like the other waits.
       const started = Date.now();
       while (deliveries().length < 1 && Date.now() - started < 7000) await sleep(50);
       expect(deliveries().length).toBeGreaterThanOrEqual(1);
@@ -55,7 +59,8 @@ describe("schedules", () => {
       expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
     } finally {
       await runRelm(["shutdown"], { env: rig.env });
-      await sleep(1200); // the waker sees no jobs left and exits
+      // The waker sees no jobs left and exits (shutdown waits for that too; this holds when it failed).
+      await poll(async () => ((await wakerRunning(rig.home)) ? undefined : true), 30_000);
     }
   });
 

@@ -6,6 +6,7 @@ import { pythonsOf, RELM_BIN, runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { byTask, echoLastCell, whoAsks } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
+import { poll } from "../support/wait.js";
 
 const startRig = useRigs();
 
@@ -142,7 +143,7 @@ describe("Agent handles", () => {
         "CHILD: listen": [
           async () => {
             // Answer only once the parent's message is on record, so it is waiting at the next boundary.
-            for (let i = 0; i < 400 && !messageJournaled(); i++) await new Promise((r) => setTimeout(r, 25));
+            await poll(() => (messageJournaled() ? true : undefined), 60_000);
             return { code: "print('working')" };
           },
           (ctx) => ({ text: `heard: ${ctx.lastUserText?.split("\n").at(-1)}` }),
@@ -390,7 +391,7 @@ describe("no orphans", () => {
           return 0;
         }
       };
-      for (let i = 0; i < 800 && sleeping() < 3; i++) await new Promise((r) => setTimeout(r, 25));
+      await poll(() => (sleeping() >= 3 ? true : undefined), 60_000);
       expect(sleeping()).toBe(3);
       // The root's kernel, the template, and three kernels forked from it.
       expect(pythonsOf(rig.home).length).toBeGreaterThanOrEqual(5);
@@ -399,8 +400,7 @@ describe("no orphans", () => {
         child.kill(signal);
       });
       expect(code).toBe(signal === "SIGINT" ? 130 : null);
-      for (let i = 0; i < 400 && pythonsOf(rig.home).length > 0; i++)
-        await new Promise((r) => setTimeout(r, 25));
+      await poll(() => (pythonsOf(rig.home).length === 0 ? true : undefined), 30_000);
       expect(pythonsOf(rig.home)).toEqual([]);
     },
   );
