@@ -2,6 +2,13 @@
 // localhost:1455 redirect, or its device code (for a browser elsewhere). Requests go to the Codex backend's
 // Responses API with the account id taken from the access token's claims.
 import { expiryFrom, OAuthError, oauthErrorText, oauthFetch, stringField } from "./oauth-http.js";
+import {
+  exchangeCode,
+  pkceAuthorizeUrl,
+  refreshTokenOf,
+  refreshTokens,
+  type TokenEndpoint,
+} from "./pkce-flow.js";
 import type { DevicePoll, DeviceStart, SubscriptionProvider, Tokens } from "./types.js";
 
 const CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann";
@@ -32,56 +39,32 @@ function accountIdOf(...tokens: (string | undefined)[]): string | undefined {
 
 /** `base` moves every endpoint (tests, proxies): the paths stay those of auth.openai.com. */
 export function chatgptProvider(base = ISSUER): SubscriptionProvider {
-  const tokenUrl = `${base}/oauth/token`;
-  const tokensOf = (json: Record<string, unknown>, what: string, previous?: Tokens): Tokens => {
-    const access = stringField(json, "access_token", what);
-    const idToken = typeof json.id_token === "string" ? json.id_token : undefined;
-    const accountId = accountIdOf(access, idToken) ?? previous?.accountId;
-    if (!accountId)
-      throw new OAuthError(`${what}: the token names no ChatGPT account (is this a ChatGPT plan?)`);
-    return {
-      access,
-      refresh: typeof json.refresh_token === "string" ? json.refresh_token : (previous?.refresh ?? ""),
-      expires: expiryFrom(json),
-      accountId,
-    };
+  const endpoint: TokenEndpoint = {
+    url: `${base}/oauth/token`,
+    clientId: CLIENT_ID,
+    body: "form",
+    tokensOf: (json, what, previous) => {
+      const access = stringField(json, "access_token", what);
+      const idToken = typeof json.id_token === "string" ? json.id_token : undefined;
+      const accountId = accountIdOf(access, idToken) ?? previous?.accountId;
+      if (!accountId)
+        throw new OAuthError(`${what}: the token names no ChatGPT account (is this a ChatGPT plan?)`);
+      return { access, refresh: refreshTokenOf(json, previous), expires: expiryFrom(json), accountId };
+    },
   };
-  const exchange = async (code: string, verifier: string, redirectUri: string): Promise<Tokens> => {
-    const what = "ChatGPT sign-in";
-    const answer = await oauthFetch(what, tokenUrl, {
-      form: {
-        grant_type: "authorization_code",
-        client_id: CLIENT_ID,
-        code,
-        code_verifier: verifier,
-        redirect_uri: redirectUri,
-      },
-    });
-    if (answer.status !== 200)
-      throw new OAuthError(`${what}: the token endpoint refused the code (${oauthErrorText(answer)})`);
-    return tokensOf(answer.json, what);
-  };
+  const exchange = (code: string, verifier: string, redirectUri: string): Promise<Tokens> =>
+    exchangeCode(endpoint, "ChatGPT sign-in", { code, code_verifier: verifier, redirect_uri: redirectUri });
   return {
     id: "chatgpt",
     browser: {
       callbackPort: 1455,
       callbackPath: "/auth/callback",
-      authorizeUrl({ challenge, state, redirectUri }) {
-        const url = new URL(`${base}/oauth/authorize`);
-        url.search = new URLSearchParams({
-          response_type: "code",
-          client_id: CLIENT_ID,
-          redirect_uri: redirectUri,
-          scope: SCOPES,
-          code_challenge: challenge,
-          code_challenge_method: "S256",
-          state,
+      authorizeUrl: (params) =>
+        pkceAuthorizeUrl(`${base}/oauth/authorize`, { clientId: CLIENT_ID, scope: SCOPES }, params, {
           id_token_add_organizations: "true",
           codex_cli_simplified_flow: "true",
           originator: "relm",
-        }).toString();
-        return url.toString();
-      },
+        }),
       exchange: ({ code, verifier, redirectUri }) => exchange(code, verifier, redirectUri),
     },
     device: {
@@ -116,18 +99,7 @@ export function chatgptProvider(base = ISSUER): SubscriptionProvider {
         return { tokens: await exchange(code, verifier, `${base}/deviceauth/callback`) };
       },
     },
-    async refresh(tokens) {
-      const what = "ChatGPT token refresh";
-      const answer = await oauthFetch(what, tokenUrl, {
-        form: { grant_type: "refresh_token", client_id: CLIENT_ID, refresh_token: tokens.refresh },
-      });
-      if (answer.status === 400 || answer.status === 401 || answer.status === 403) {
-        throw new OAuthError(`${what} was refused (${oauthErrorText(answer)})`, true, answer.status);
-      }
-      if (answer.status !== 200)
-        throw new OAuthError(`${what} failed (${oauthErrorText(answer)})`, false, answer.status);
-      return tokensOf(answer.json, what, tokens);
-    },
+    refresh: (tokens) => refreshTokens(endpoint, "ChatGPT token refresh", tokens),
     apiHeaders(tokens) {
       const headers: Record<string, string> = {
         authorization: `Bearer ${tokens.access}`,
