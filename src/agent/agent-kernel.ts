@@ -18,21 +18,25 @@ export const IMAGE_EXTENSIONS: Record<string, string> = {
   "image/webp": "webp",
 };
 
-/** What the kernel of an agent needs from the agent. */
+/** What the kernel of an agent needs from the agent: plain parts, read as they change. */
 export interface KernelOwner {
   readonly tree: AgentTree;
   readonly depth: number;
   readonly dir: string;
-  readonly journal: Journal;
+  /** Its journal (cells, kernel events, snapshots) and the front end's stream (live cell output). */
+  readonly log: {
+    readonly journal: Journal;
+    record(body: JournalBody): unknown;
+    emit(event: AgentEvent): void;
+  };
   readonly variables: VariableSpec[];
   /** A child fails fast when its kernel dies (its parent decides); the root restarts and goes on. */
   readonly failOnCrash: boolean;
   /** Where its kernel runs: a kernel URI (kernel-target.ts); undefined: the tree's own launcher. */
   readonly kernelUri?: string;
-  readonly closed: boolean;
-  readonly aborted: boolean;
-  record(body: JournalBody): unknown;
-  emit(event: AgentEvent): void;
+  /** The agent has ended; its running turn was interrupted (session-turns.ts). */
+  readonly state: { readonly closed: boolean; readonly aborted: boolean };
+  /** A call from Python in the kernel (host-api.ts). */
   hostRequest(method: string, params: unknown): Promise<unknown>;
 }
 
@@ -85,16 +89,16 @@ export class AgentKernel {
     return this.kernelReady;
   }
 
-  /** Restore the snapshot into the next kernel that boots (a resumed session). */
-  restoreNext(): void {
+  /**
+   * A resumed session: starts the kernel with the last snapshot restored into it and says what came
+   * back (nothing when the kernel cannot start; the next cell says why).
+   */
+  async restoreSnapshot(): Promise<{ restored: string[]; notRestored: { name: string; reason: string }[] }> {
     this.restoreOnBoot = true;
-  }
-
-  /** What the last restore brought back, once (cleared by reading). */
-  takeRestored(): { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined {
+    await this.ensure().catch(() => undefined);
     const r = this.restored;
     this.restored = undefined;
-    return r;
+    return r ?? { restored: [], notRestored: [] };
   }
 
   private booted(ready: Promise<Kernel>): void {
@@ -103,7 +107,7 @@ export class AgentKernel {
 
   /** Where the kernel is in its life, for a status line. */
   get state(): KernelState {
-    if (this.owner.closed || !this.kernelReady) return "stopped";
+    if (this.owner.state.closed || !this.kernelReady) return "stopped";
     if (this.booting) return "starting";
     if (this.dead) return this.executing ? "restarting" : "stopped";
     return this.executing ? "busy" : "idle";
@@ -162,10 +166,10 @@ export class AgentKernel {
       // A child fails when its kernel dies: no restart (a new Slurm job, say) before it says so.
       restartAfterCrash: !this.owner.failOnCrash,
       outputCap: k.outputCap,
-      outputDir: this.owner.journal.outputsDir,
+      outputDir: this.owner.log.journal.outputsDir,
       secrets: this.owner.tree.options.secrets,
       onOutput: (text) =>
-        this.owner.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
+        this.owner.log.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
       onHostRequest: (method, params) => this.owner.hostRequest(method, params),
       onLifecycle: (event) => this.onLifecycle(event),
     });
@@ -210,13 +214,13 @@ export class AgentKernel {
     if (this.snapshotRunning) return;
     this.snapshotRunning = true;
     this.snapshotting = (async () => {
-      while (this.snapshotWanted && !this.owner.closed) {
+      while (this.snapshotWanted && !this.owner.state.closed) {
         this.snapshotWanted = false;
         try {
           const report = await kernel.snapshot(this.snapshotDir);
           if (!report.superseded && !this.snapshotWanted) this.snapshotStale = false;
-          if (!report.superseded && !this.owner.closed) {
-            this.owner.record({
+          if (!report.superseded && !this.owner.state.closed) {
+            this.owner.log.record({
               type: "snapshot",
               saved: report.saved.length,
               skipped: report.skipped,
@@ -258,7 +262,7 @@ export class AgentKernel {
   }
 
   private onLifecycle(event: KernelLifecycleEvent): void {
-    if (this.owner.closed) return;
+    if (this.owner.state.closed) return;
     this.dead = event.type === "died";
     if (event.type === "started") {
       const how = event.forkedFrom
@@ -266,21 +270,21 @@ export class AgentKernel {
         : event.fallback
           ? `, spawned (${event.fallback})`
           : "";
-      this.owner.record({
+      this.owner.log.record({
         type: "kernel",
         event: "started",
         pid: event.pid,
         detail: `python ${event.python.version}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
       });
     } else if (event.type === "died") {
-      this.owner.record({
+      this.owner.log.record({
         type: "kernel",
         event: "died",
         pid: event.pid,
         detail: `code ${event.code} signal ${event.signal}`,
       });
     } else {
-      this.owner.record({ type: "kernel", event: "restarted", pid: event.pid, detail: event.reason });
+      this.owner.log.record({ type: "kernel", event: "restarted", pid: event.pid, detail: event.reason });
       this.pendingReload = true;
     }
   }
@@ -288,10 +292,10 @@ export class AgentKernel {
   /** Runs a cell; `deadline` (epoch ms): the time budget's end, where the cell is interrupted. */
   async runCell(turn: number, callId: string, code: string, deadline?: number): Promise<CellResult> {
     const kernel = await this.ensure();
-    if (this.owner.aborted || (deadline !== undefined && Date.now() >= deadline)) {
+    if (this.owner.state.aborted || (deadline !== undefined && Date.now() >= deadline)) {
       // Interrupted, or out of time, while the kernel was still starting: the cell never ran.
       const skipped = notRun(
-        this.owner.aborted ? "Not run: the turn was interrupted." : "Not run: the time budget ran out.",
+        this.owner.state.aborted ? "Not run: the turn was interrupted." : "Not run: the time budget ran out.",
       );
       this.recordCell(turn, callId, skipped);
       return skipped;
@@ -307,7 +311,7 @@ export class AgentKernel {
     }
     if (this.attached.length > 0)
       result = { ...result, images: [...result.images, ...this.attached.splice(0)] };
-    result = { ...result, output: this.owner.journal.redact(result.output) };
+    result = { ...result, output: this.owner.log.journal.redact(result.output) };
     if (result.status === "crashed" && this.owner.failOnCrash) {
       this.recordCell(turn, callId, result);
       throw new KernelCrashError(`its kernel died during a cell: ${result.note ?? "no detail"}`);
@@ -333,12 +337,12 @@ export class AgentKernel {
 
   private recordCell(turn: number, callId: string, result: CellResult): void {
     const imageFiles = result.images.map((image, i) =>
-      this.owner.journal.writeOutputFile(
+      this.owner.log.journal.writeOutputFile(
         `cell-${result.executionCount}-${i}.${IMAGE_EXTENSIONS[image.mimeType] ?? "png"}`,
         Buffer.from(image.data, "base64"),
       ),
     );
-    this.owner.record({
+    this.owner.log.record({
       type: "cell_output",
       turn,
       callId,
@@ -348,7 +352,7 @@ export class AgentKernel {
       outputChars: result.outputChars,
       truncated: result.truncated,
       fullOutputFile: result.fullOutputPath
-        ? this.owner.journal.relativePath(result.fullOutputPath)
+        ? this.owner.log.journal.relativePath(result.fullOutputPath)
         : undefined,
       imageFiles,
       error: result.error,

@@ -1,7 +1,8 @@
 import type { CellResult } from "../kernel/types.js";
-import type { Message, ModelClient, ModelError, ModelResponse, ToolCall } from "../llm/types.js";
+import type { ModelClient, ModelError, ModelResponse, ToolCall } from "../llm/types.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget, BudgetStop } from "./budget.js";
+import type { Conversation } from "./conversation.js";
 import type { EventSink } from "./events.js";
 import { type Admission, admit } from "./request-budget.js";
 import { IPYTHON_TOOL, parseToolCall, renderCellResult } from "./tool.js";
@@ -13,19 +14,23 @@ export type TurnOutcome =
   | { status: "error"; message: string; error?: ModelError }
   | { status: "interrupted"; reason: string };
 
-/** Everything one turn of the loop needs from its session. */
+/** Everything one turn of the loop needs: the agent's conversation, log and kernel, and its limits. */
 export interface LoopContext {
   readonly client: ModelClient;
-  readonly system: string;
-  readonly messages: Message[];
-  readonly budget: Budget;
+  /** The conversation the turn carries on: prompt, messages, turn numbers (conversation.ts). */
+  readonly conversation: Conversation;
+  /** The agent's journal, each event also shown to the front end (agent-log.ts). */
+  readonly log: { record(body: JournalBody): JournalEvent };
+  /** Live events only (streamed text and reasoning). */
   readonly sink: EventSink;
-  record(body: JournalBody): JournalEvent;
   /**
-   * Runs a cell in the kernel and journals its result (redacted, images written aside). `deadline`
-   * (epoch ms): the time budget's end, at which the cell is interrupted.
+   * The agent's kernel (agent-kernel.ts): runs a cell and journals its result (redacted, images written
+   * aside). `deadline` (epoch ms): the time budget's end, at which the cell is interrupted.
    */
-  runCell(turn: number, callId: string, code: string, deadline?: number): Promise<CellResult>;
+  readonly kernel: {
+    runCell(turn: number, callId: string, code: string, deadline?: number): Promise<CellResult>;
+  };
+  readonly budget: Budget;
   /** Names this conversation to the provider's prompt cache (the session id; see ModelRequest.cacheKey). */
   readonly cacheKey?: string;
   /** The model's context window in tokens, when known: an answer is capped to fit beside the prompt. */
@@ -38,13 +43,10 @@ export interface LoopContext {
   interruptReason(): string;
   /** A tool call's arguments as they stream in (MCP servers a cell names start while it is written). */
   onToolCallDelta?(index: number, delta: string): void;
-  /** Before each model call: compaction when the prompt nears the model's window. */
+  /** Before each model call: variables a person sent, compaction when the prompt nears the window. */
   beforeModelCall?(): Promise<void>;
   /** Before the first cell of a turn: the file checkpoint. */
   beforeCells?(turn: number): Promise<void>;
-  /** After each model response: its size (the next prompt holds it all), for deciding on compaction. */
-  afterResponse?(usage: { inputTokens: number; outputTokens: number }): void;
-  nextTurnNumber(): number;
   /** Set while a turn runs; aborted by interrupt(). */
   abort: AbortController;
 }
@@ -54,8 +56,14 @@ export interface LoopContext {
  * answers without a tool call, submits a value, or a budget, error or interrupt stops it.
  */
 export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnOutcome> {
-  ctx.record({ type: "user", text: userText });
-  ctx.messages.push({ role: "user", content: [{ type: "text", text: userText }] });
+  const outcome = await turnLoop(ctx, userText);
+  if (outcome.status === "done") ctx.conversation.answered(outcome.text);
+  return outcome;
+}
+
+async function turnLoop(ctx: LoopContext, userText: string): Promise<TurnOutcome> {
+  ctx.log.record({ type: "user", text: userText });
+  ctx.conversation.messages.push({ role: "user", content: [{ type: "text", text: userText }] });
   /** Texts of an answer cut off at the output limit and continued, in order. */
   const parts: string[] = [];
 
@@ -63,8 +71,8 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
     if (ctx.abort.signal.aborted) return interrupted(ctx);
     for (const m of ctx.takeMessages()) {
       // Delivered at the turn boundary, so the model reads it before deciding its next step.
-      ctx.record({ type: "message", from: m.from, to: "self", text: m.text });
-      ctx.messages.push({
+      ctx.log.record({ type: "message", from: m.from, to: "self", text: m.text });
+      ctx.conversation.messages.push({
         role: "user",
         content: [{ type: "text", text: `[message from ${m.from}]\n${m.text}` }],
       });
@@ -74,8 +82,8 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
     if (stop) return budgetStop(ctx, stop);
 
     const request = {
-      system: ctx.system,
-      messages: ctx.messages,
+      system: ctx.conversation.system,
+      messages: ctx.conversation.messages,
       tools: [IPYTHON_TOOL],
       ...(ctx.cacheKey ? { cacheKey: ctx.cacheKey } : {}),
     };
@@ -85,10 +93,10 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
     if (admitted.status === "budget") return budgetStop(ctx, admitted.stop);
     if (admitted.status === "aborted") return interrupted(ctx);
     const admission = admitted.admission;
-    const turn = ctx.nextTurnNumber();
+    const turn = ctx.conversation.nextTurn();
     let response: ModelResponse;
     try {
-      ctx.record({ type: "model_request", turn, messages: ctx.messages.length });
+      ctx.log.record({ type: "model_request", turn, messages: ctx.conversation.messages.length });
       const started = Date.now();
       const outcome = await callModel(ctx, turn, admission);
       if ("error" in outcome) return failed(ctx, turn, outcome.error, admission);
@@ -96,8 +104,8 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
       const usage = response.usage;
       // Booked before the reservation is given back, so no other request sees the tokens free twice.
       ctx.budget.recordCall(usage.inputTokens + usage.outputTokens, response.cost);
-      ctx.afterResponse?.(usage);
-      ctx.record({
+      ctx.conversation.sized(usage);
+      ctx.log.record({
         type: "model_response",
         turn,
         text: response.message.text,
@@ -115,7 +123,7 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
       admission.release();
     }
     const message = response.message;
-    ctx.messages.push(message);
+    ctx.conversation.messages.push(message);
     const truncated = cutOff(response.stopReason);
 
     if (message.toolCalls.length === 0) {
@@ -124,36 +132,36 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
         const maxOutputTokens = admission.maxOutputTokens;
         if (by === "budget") {
           // What was left of --max-tokens is spent: the answer stays unfinished, and the run says so.
-          ctx.record({ type: "truncated", turn, maxOutputTokens, by, action: "stopped" });
+          ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "stopped" });
           const why = `the answer was cut off at ${maxOutputTokens} tokens, all that was left`;
           return budgetStop(ctx, ctx.budget.check() ?? (ctx.budget.tokenStop(why) as BudgetStop));
         }
         if (parts.length >= MAX_CONTINUATIONS) {
-          ctx.record({ type: "truncated", turn, maxOutputTokens, by, action: "gave_up" });
+          ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "gave_up" });
           const text =
             `the model's answer was cut off at its output limit (stop reason "${response.stopReason}") ` +
             `${parts.length + 1} times in a row; the unfinished answer is in the journal, not reported as done`;
-          ctx.record({ type: "error", message: text });
+          ctx.log.record({ type: "error", message: text });
           return { status: "error", message: text };
         }
-        ctx.record({ type: "truncated", turn, maxOutputTokens, by, action: "continued" });
+        ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "continued" });
         parts.push(message.text);
         const note = continuationNote(maxOutputTokens);
-        ctx.record({ type: "message", from: "relm", to: "self", text: note });
-        ctx.messages.push({
+        ctx.log.record({ type: "message", from: "relm", to: "self", text: note });
+        ctx.conversation.messages.push({
           role: "user",
           content: [{ type: "text", text: `[message from relm]\n${note}` }],
         });
         continue;
       }
       const text = parts.join("") + message.text;
-      ctx.record({ type: "final", text, spent: ctx.budget.spent() });
+      ctx.log.record({ type: "final", text, spent: ctx.budget.spent() });
       return { status: "done", text, submitted: false };
     }
     parts.length = 0;
     if (truncated) {
       // Calls whose arguments were cut off fail to parse and the model is told; complete ones run.
-      ctx.record({
+      ctx.log.record({
         type: "truncated",
         turn,
         maxOutputTokens: admission.maxOutputTokens,
@@ -172,11 +180,17 @@ function failed(ctx: LoopContext, turn: number, error: ModelError, admission: Ad
   if (admission.expired) {
     // Answered in the journal, so a resume does not take the request for one still in flight.
     const message = "the model request was cut off at the --max-time deadline";
-    ctx.record({ type: "model_error", turn, kind: "timeout", message });
+    ctx.log.record({ type: "model_error", turn, kind: "timeout", message });
     return budgetStop(ctx, ctx.budget.check() ?? (ctx.budget.timeStop() as BudgetStop));
   }
   if (error.kind === "aborted") return interrupted(ctx);
-  ctx.record({ type: "model_error", turn, kind: error.kind, status: error.status, message: error.message });
+  ctx.log.record({
+    type: "model_error",
+    turn,
+    kind: error.kind,
+    status: error.status,
+    message: error.message,
+  });
   if (error.outOfTime) {
     const stop = ctx.budget.timeStop(`a retry of the failed model request would not fit: ${error.message}`);
     if (stop) return budgetStop(ctx, stop);
@@ -185,7 +199,7 @@ function failed(ctx: LoopContext, turn: number, error: ModelError, admission: Ad
 }
 
 function budgetStop(ctx: LoopContext, stop: BudgetStop): TurnOutcome {
-  ctx.record({
+  ctx.log.record({
     type: "budget_stop",
     budget: stop.budget,
     limit: stop.limit,
@@ -212,7 +226,7 @@ async function callModel(
         ctx.onToolCallDelta?.(event.index, event.delta);
         break;
       case "retry":
-        ctx.record({
+        ctx.log.record({
           type: "model_retry",
           turn,
           attempt: event.attempt,
@@ -257,8 +271,8 @@ async function runToolCalls(
       const error = truncated
         ? `${parsed.error} Your answer was cut off at its output limit in the middle of this call: send shorter cells.`
         : parsed.error;
-      ctx.record({ type: "tool_error", turn, callId: call.id, message: error });
-      ctx.messages.push({
+      ctx.log.record({ type: "tool_error", turn, callId: call.id, message: error });
+      ctx.conversation.messages.push({
         role: "tool",
         toolCallId: call.id,
         content: [{ type: "text", text: error }],
@@ -266,17 +280,18 @@ async function runToolCalls(
       continue;
     }
     await ctx.beforeCells?.(turn);
-    ctx.record({ type: "cell", turn, callId: call.id, code: parsed.code });
+    ctx.log.record({ type: "cell", turn, callId: call.id, code: parsed.code });
     // Measured after the checkpoint, which took its own time.
     const left = ctx.budget.timeLeftMs();
     const deadline = left === undefined ? undefined : Date.now() + left;
-    const result = await ctx.runCell(turn, call.id, parsed.code, deadline);
-    ctx.messages.push({ role: "tool", toolCallId: call.id, content: renderCellResult(result) });
+    const result = await ctx.kernel.runCell(turn, call.id, parsed.code, deadline);
+    ctx.conversation.sawCell(result);
+    ctx.conversation.messages.push({ role: "tool", toolCallId: call.id, content: renderCellResult(result) });
 
     const submission = ctx.takeSubmission();
     if (submission) {
       answerSkipped(ctx, turn, calls.slice(i + 1), "not run: submit() ended the run");
-      ctx.record({ type: "final", text: submission.text, spent: ctx.budget.spent() });
+      ctx.log.record({ type: "final", text: submission.text, spent: ctx.budget.spent() });
       return { status: "done", text: submission.text, submitted: true, value: submission.value };
     }
   }
@@ -286,8 +301,8 @@ async function runToolCalls(
 /** Every tool call needs an answer, or the next request is rejected by the provider. */
 function answerSkipped(ctx: LoopContext, turn: number, calls: ToolCall[], reason: string): void {
   for (const call of calls) {
-    ctx.record({ type: "tool_skipped", turn, callId: call.id, reason });
-    ctx.messages.push({
+    ctx.log.record({ type: "tool_skipped", turn, callId: call.id, reason });
+    ctx.conversation.messages.push({
       role: "tool",
       toolCallId: call.id,
       content: [{ type: "text", text: `[${reason}]` }],
@@ -297,6 +312,6 @@ function answerSkipped(ctx: LoopContext, turn: number, calls: ToolCall[], reason
 
 function interrupted(ctx: LoopContext): TurnOutcome {
   const reason = ctx.interruptReason();
-  ctx.record({ type: "interrupted", reason });
+  ctx.log.record({ type: "interrupted", reason });
   return { status: "interrupted", reason };
 }

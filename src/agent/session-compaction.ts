@@ -2,7 +2,9 @@ import type { Message, ModelClient } from "../llm/types.js";
 import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { type CompactResult, compactMessages, contextWindow, needsCompaction } from "./compaction.js";
+import type { Conversation } from "./conversation.js";
 import { type Admission, admit } from "./request-budget.js";
+import type { AgentTree } from "./tree.js";
 
 export interface CompactionSettings {
   /** Fraction of the context window at which the conversation is compacted (default 0.8). */
@@ -115,4 +117,63 @@ function applyCompaction(host: CompactionHost, result: CompactResult): { compact
     compacted: true,
     message: `compacted ${result.summarized} messages: about ${result.tokensBefore} → ${result.tokensAfter} tokens`,
   };
+}
+
+/** What compacting one agent touches: its conversation and prompt, and what a summary names. */
+export interface CompactingAgent {
+  readonly tree: AgentTree;
+  readonly depth: number;
+  /** The root agent's folder: its harness scope is the session scope of the whole tree. */
+  readonly rootDir: string;
+  readonly model: { readonly current: ModelClient };
+  readonly conversation: Conversation;
+  readonly budget: Budget;
+  readonly goal: { readonly text: string | undefined };
+  readonly log: { record(body: JournalBody): unknown };
+  readonly kernel: { variableNames(): Promise<string[]> };
+  readonly checkpoints: { filesTouched(): Promise<string[]> } | undefined;
+  readonly learning: { atCompaction(): Promise<void> } | undefined;
+}
+
+/**
+ * Compacts an agent's conversation when the prompt nears the model's window (or now, when forced:
+ * /compact). A refined harness takes effect here: the system prompt is rebuilt with it and journaled —
+ * also by a /compact that is skipped because a summary would not shrink the prompt.
+ */
+export async function compactAgent(agent: CompactingAgent, force: boolean): Promise<CompactionOutcome> {
+  const { conversation, tree } = agent;
+  const outcome = await compactConversation(
+    {
+      client: agent.model.current,
+      messages: conversation.messages,
+      budget: agent.budget,
+      goal: agent.goal.text,
+      record: (b) => agent.log.record(b),
+      liveVariables: () => agent.kernel.variableNames(),
+      filesTouched: () => agent.checkpoints?.filesTouched() ?? Promise.resolve([]),
+    },
+    tree.options.compaction ?? {},
+    conversation.contextTokens,
+    force,
+  );
+  if (outcome.compacted) {
+    conversation.contextTokens = 0;
+    // Before the prompt is rebuilt below, so what a learning pass applies is in it.
+    await agent.learning?.atCompaction();
+  } else if (!(force && outcome.skipped)) return outcome;
+  const reload = tree.options.harness?.reload;
+  if (reload) {
+    // With the root session's own scope, whichever agent compacts; children started after the
+    // root's compaction get the renewed block too.
+    const block = reload(agent.rootDir);
+    if (agent.depth === 0) tree.harnessBlock = block;
+    const renewed = conversation.renew(block);
+    if (renewed) {
+      agent.log.record({ type: "system_prompt", text: renewed });
+      if (!outcome.compacted) {
+        return { ...outcome, message: `${outcome.message}; the system prompt was renewed with the harness` };
+      }
+    }
+  }
+  return outcome;
 }
