@@ -44,6 +44,7 @@ describe("background sessions", () => {
     const rig = await startRig("openai", {
       script: byTask({
         "TASK: in the background": [
+          // Work that outlives the shell that started it (nothing below depends on how long it takes).
           { code: "import time\nfor i in range(3):\n    print('step', i, flush=True)\n    time.sleep(0.3)" },
           { text: "background work finished" },
         ],
@@ -144,6 +145,8 @@ describe("background sessions", () => {
   });
 
   it("serves two attached clients in order; a re-attaching client gets exactly what it missed", async () => {
+    // Spread over ~1 s so that clients attach and leave while events still come (the replay is checked
+    // exactly however the timing falls).
     const steps = Array.from({ length: 6 }, (_, i) => ({ code: `print(${i})`, delayMs: 150 }));
     const rig = await startRig("openai", {
       script: byTask({ "TASK: stream": [...steps, { text: "streamed", delayMs: 150 }] }),
@@ -197,6 +200,7 @@ describe("background sessions", () => {
 
   it("keeps run/ and its sockets user-only", async () => {
     const rig = await startRig("openai", {
+      // A long cell keeps the session live while its files are looked at; shutdown ends it.
       script: byTask({ "TASK: modes": [{ code: "import time\ntime.sleep(30)" }, { text: "never" }] }),
     });
     try {

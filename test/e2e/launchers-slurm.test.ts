@@ -54,6 +54,7 @@ describe.runIf(slurmAvailable())("rlm.map with kernel=slurm://", () => {
     const env = { ...rig.env, SLURM_CONF: cluster.conf };
     let most = 0;
     let watching = true;
+    // Samples squeue every 100 ms while the run lasts (an observer's interval, not a wait for something).
     const watcher = (async () => {
       while (watching) {
         const steps = await cluster.steps().catch(() => []);

@@ -127,6 +127,7 @@ describe("relm mcp serve", () => {
     const rig = await startRig("openai", {
       script: byTask({
         "TASK: slow job": [
+          // Slow work; the early task_result below accepts "running" or "done", so its length is not raced.
           { code: "import time\ntime.sleep(1.5)\nprint('slept')" },
           { text: "slow job finished" },
           { text: "second answer" },

@@ -75,6 +75,7 @@ describe("messages between agents", () => {
           },
           echoLastCell,
         ],
+        // Busy in a cell, so it reads none of the messages; the parent cancels it.
         "CHILD: busy": [{ code: "import time\ntime.sleep(60)" }, { text: "never" }],
       }),
     });

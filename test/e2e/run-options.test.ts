@@ -10,6 +10,7 @@ const startRig = useRigs();
 describe("more budgets", () => {
   it("stops at --max-time before the next model call, exit 3", async () => {
     const rig = await startRig("openai", {
+      // A cell longer than --max-time 1s: the budget, not the cell, decides (interrupted or not, no next call).
       script: [{ code: "import time\ntime.sleep(1.5)" }, { text: "never" }],
     });
     const result = await runRelm(["run", "--max-time", "1s", "slow"], { env: rig.env, cwd: rig.cwd });

@@ -1,12 +1,12 @@
 // The agent panel: sub-agents of rlm.map labelled by their item, their live status, and Esc cancelling
 // the whole running subtree.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { pythonsOf } from "../support/cli.js";
 import { byTask } from "../support/router.js";
 import { sessionIds, untilJournal, useTui } from "../support/tui.js";
-import { until } from "../support/wait.js";
+import { pythonWaitForFile, until } from "../support/wait.js";
 
 const { startRig, open } = useTui();
 
@@ -42,12 +42,15 @@ function childKernelPids(home: string, id: string): number[] {
 
 describe("terminal UI agent panel", () => {
   it("shows rlm.map's children labelled by item, live, then done", async () => {
+    let release = "";
     const rig = await startRig("openai", {
       script: byTask({
         "fan out": [{ code: FAN_OUT }, { text: "all three shouted" }],
-        "shout the item": [{ code: "import time\ntime.sleep(1.5)\nsubmit(item.upper())" }],
+        // The children run until the test has seen them running (a 1.5 s cell could end unseen).
+        "shout the item": [() => ({ code: `${pythonWaitForFile(release)}\nsubmit(item.upper())` })],
       }),
     });
+    release = join(rig.cwd, "shout-now");
     const ui = open(rig, [], { cols: 120, rows: 40 });
     await ui.waitFor("new session");
     await ui.type("fan out please");
@@ -57,6 +60,7 @@ describe("terminal UI agent panel", () => {
       expect(panel).toMatch(new RegExp(`${item} (starting|thinking|running)`));
     expect(panel).not.toContain("map-0");
     await ui.waitFor(/alpha running/);
+    writeFileSync(release, "");
     await ui.waitFor("all three shouted");
     expect(ui.allText()).toContain("⇠ sub-agents: 3 done");
     expect(ui.allText()).toContain("['ALPHA', 'BETA', 'GAMMA']");

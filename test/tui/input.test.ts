@@ -3,11 +3,25 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { untilJournal, useTui } from "../support/tui.js";
+import { SessionClient } from "../../src/host/client.js";
+import { sessionIds, untilJournal, useTui } from "../support/tui.js";
+import { pythonWaitForFile, until } from "../support/wait.js";
 
 const { startRig, open } = useTui();
 /** The line that closes a turn: only then is the agent idle (the answer's text shows a little earlier). */
 const TURN_ENDED = /✓ \d+ model calls? ·/;
+
+/** How many messages the only session's host holds for the agent (its own info). */
+async function queuedAtHost(home: string): Promise<number> {
+  const [id] = sessionIds(home);
+  const client = id ? await SessionClient.connect(home, id) : undefined;
+  if (!client) return 0;
+  try {
+    return (await client.call<{ queued: number }>("info")).queued;
+  } finally {
+    client.close();
+  }
+}
 
 describe("terminal UI input", () => {
   it("Alt+Enter and Shift+Enter add lines; Enter sends them as one message", async () => {
@@ -49,13 +63,16 @@ describe("terminal UI input", () => {
   });
 
   it("queues a message typed while the agent works and delivers it at the next step", async () => {
+    let release = "";
     const rig = await startRig("openai", {
       script: [
-        { code: "import time\nfor i in range(10):\n    print(i, flush=True)\n    time.sleep(0.3)" },
+        // Works until the test has seen the message queued (a 3 s cell could end before the typing landed).
+        () => ({ code: `print('counting', flush=True)\n${pythonWaitForFile(release)}` }),
         { text: "first done" },
       ],
       onExhausted: "repeat-last",
     });
+    release = join(rig.cwd, "stop-counting");
     const ui = open(rig);
     await ui.waitFor("new session");
     await ui.type("count slowly");
@@ -64,6 +81,9 @@ describe("terminal UI input", () => {
     await ui.type("also check the docs");
     await ui.press("enter");
     await ui.waitFor("⋯ queued: also check the docs");
+    // The UI shows it queued before it is sent: the cell ends once the host holds it.
+    await until(async () => ((await queuedAtHost(rig.home)) > 0 ? true : undefined));
+    writeFileSync(release, "");
     const lines = await untilJournal(rig.home, (l) =>
       l.some((e) => e.type === "message" && e.from === "user" && e.text === "also check the docs"),
     );

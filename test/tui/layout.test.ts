@@ -1,4 +1,6 @@
 // Terminal sizes and resizing, and the fallback to line mode where a full-screen UI cannot be drawn.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
 import type { Pty } from "../support/pty.js";
@@ -6,8 +8,18 @@ import { useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
 
+// Forty rows over about two seconds: output that streams (the whole-turn tests only wait for its end).
 const STREAM =
   "import time\nfor i in range(40):\n    print(f'row {i:02d} ' + 'x' * 70, flush=True)\n    time.sleep(0.05)";
+/** The same rows, holding after rows 05, 15 and 25 until the test has resized (file `resized-N` in `dir`). */
+const steppedStream = (dir: string) =>
+  [
+    "import os, time",
+    "for i in range(40):",
+    "    print(f'row {i:02d} ' + 'x' * 70, flush=True)",
+    `    while i in (5, 15, 25) and not os.path.exists(os.path.join(${JSON.stringify(dir)}, f'resized-{i:02d}')):`,
+    "        time.sleep(0.02)",
+  ].join("\n");
 const ANSWER =
   "## Summary\n\nForty rows were printed; the **last** one is `row 39`.\n\n| rows | width |\n|---|---|\n| 40 | 77 |\n";
 
@@ -51,15 +63,23 @@ describe("terminal UI layout", () => {
   }
 
   it("survives resizes while output streams", async () => {
-    const rig = await startRig("openai", { script: [{ code: STREAM }, { text: ANSWER }] });
+    let dir = "";
+    const rig = await startRig("openai", {
+      script: [() => ({ code: steppedStream(dir) }), { text: ANSWER }],
+    });
+    dir = rig.cwd;
     const ui = open(rig, [], { cols: 100, rows: 30 });
+    const resized = (row: string) => writeFileSync(join(dir, `resized-${row}`), "");
     await runTurn(ui);
     await ui.waitFor("row 05");
     ui.resize(80, 24);
+    resized("05");
     await ui.waitFor("row 15");
     ui.resize(200, 60);
+    resized("15");
     await ui.waitFor("row 25");
     ui.resize(120, 40);
+    resized("25");
     await ui.waitFor("Forty rows were printed");
     expectIntact(ui, 120);
     // The cell's footer and its folded output are shown once, at the final width.

@@ -128,6 +128,7 @@ describe("pty harness", () => {
     const p = await startProgram();
     await p.type("s");
     await until(() => (p.output().includes("frame-start") ? true : undefined));
+    // The text has arrived (above) and the update stays open until "e": no match however long it looks.
     await expect(p.waitFor("frame-start", { timeoutMs: 300 })).rejects.toThrow(/timed out/);
     await p.type("e");
     await p.waitFor("frame-end");
@@ -136,6 +137,7 @@ describe("pty harness", () => {
 
   it("fails with the screen in the message on a timeout, and fast when the program has exited", async () => {
     const p = await startProgram();
+    // The timeout itself is under test: 200 ms of looking for text the program never prints.
     const timeout = await p.waitFor("never shown", { timeoutMs: 200 }).catch((e: Error) => e);
     expect(timeout).toBeInstanceOf(Error);
     expect((timeout as Error).message).toMatch(

@@ -17,6 +17,7 @@ describe("terminal UI sessions", () => {
           { code: "print('first cell ran')" },
           { text: "first answer" },
           {
+            // Output over ~1.5 s for the attached view to show (it is only checked to appear, not when).
             code: "import time\nfor i in range(5):\n    print(f'second {i}', flush=True)\n    time.sleep(0.3)",
           },
           { text: "second answer" },

@@ -1,17 +1,29 @@
 // The UI's transcript in a real terminal: live cell output, pastes, markdown, failed cells.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { echoLastCell } from "../support/router.js";
 import { untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
 
-const SLOW_CELL = "import time\nfor i in range(6):\n    print(f'tick {i}', flush=True)\n    time.sleep(0.2)";
+/** Prints six ticks; after ticks 0, 2 and 4 it holds until the test has seen them (file `seen-N` in `dir`). */
+const slowCell = (dir: string) =>
+  [
+    "import os, time",
+    "for i in range(6):",
+    "    print(f'tick {i}', flush=True)",
+    `    while i % 2 == 0 and i < 5 and not os.path.exists(os.path.join(${JSON.stringify(dir)}, f'seen-{i}')):`,
+    "        time.sleep(0.02)",
+  ].join("\n");
 
 describe("terminal UI transcript", () => {
   it("shows each line of a running cell before the cell ends", async () => {
+    let dir = "";
     const rig = await startRig("openai", {
-      script: [{ code: SLOW_CELL }, { text: "## Done\n\nAll **six** ticks." }],
+      script: [() => ({ code: slowCell(dir) }), { text: "## Done\n\nAll **six** ticks." }],
     });
+    dir = rig.cwd;
     const ui = open(rig);
     await ui.waitFor("new session");
     await ui.type("tick please");
@@ -20,6 +32,7 @@ describe("terminal UI transcript", () => {
     for (const i of [0, 2, 4]) {
       const screen = await ui.waitFor(`tick ${i}`);
       if (i < 5) expect(screen).toMatch(/◌ running/);
+      writeFileSync(join(dir, `seen-${i}`), "");
     }
     await ui.waitFor("All six ticks.");
     const screen = ui.screenText();
