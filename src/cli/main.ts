@@ -16,8 +16,10 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   const asHost = argv[0] === "run" ? argv.indexOf("--as-host") : -1;
   const hostId = asHost > 0 ? argv[asHost + 1] : undefined;
   if (hostId) {
+    // Started again by an idle session's stub: the socket is inherited, not bound (src/host/handoff.ts).
+    const adopt = argv.indexOf("--adopt");
     const { bindEarly } = await import("../host/early-bind.js");
-    await bindEarly(hostId);
+    await bindEarly(hostId, adopt > 0 ? argv[adopt + 1] : undefined);
   }
   const listing = argv[0] === "agents" ? agentsFlags(argv.slice(1)) : undefined;
   if (listing) {

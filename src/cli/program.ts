@@ -145,7 +145,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       // Started by the terminal UI: a person is there, so autonomous mode is not unattended.
       .addOption(new Option("--interactive").hideHelp())
       // Started by the terminal UI with its first message: wait (up to 5 s) for the UI to attach first.
-      .addOption(new Option("--await-client").hideHelp()),
+      .addOption(new Option("--await-client").hideHelp())
+      // Started again by an idle session's stub, with its socket inherited (src/host/handoff.ts).
+      .addOption(new Option("--adopt <layout>").hideHelp()),
   ).action(async (words: string[], flags) => {
     checkRunFlags(flags);
     const task =

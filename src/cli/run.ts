@@ -220,6 +220,9 @@ export async function runAsHost(
     autonomy: autonomyFrom(flags, true),
     ensureWaker: () => ensureWaker(prepared.config.home, io.env),
     interactive: flags.interactive === true,
+    // Idle with its kernel freed, the host leaves a stub holding the socket (src/host/handoff.ts) and
+    // ends here at once: its event loop must not turn again, or it could accept a connection.
+    handOffWhenIdle: { exit: () => process.exit(0) },
   });
   fanout.add((event) => host.onEvent(event));
   await host.listen(bound);

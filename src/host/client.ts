@@ -1,5 +1,6 @@
 import { connect, type Socket } from "node:net";
 import { MAX_DECODABLE_BYTES } from "./lines.js";
+import { lockAddress } from "./lock-address.js";
 import { socketPath } from "./paths.js";
 import { type Frame, onMessages, RpcError, type RpcNotification, send } from "./rpc.js";
 
@@ -83,9 +84,27 @@ export class SessionClient {
   }
 }
 
-/** True when a host is listening on the session's socket: liveness from the kernel, not from a file. */
+/**
+ * True when a host (or the stub holding an idle host's place) lives for the session: liveness from the
+ * kernel, not from a file. On Linux the session's lock is asked, never its socket: a connection to an
+ * idle session's socket would revive its host (src/host/stub.ts).
+ */
 export async function isLive(home: string, id: string): Promise<boolean> {
-  const client = await SessionClient.connect(home, id, 1000);
-  client?.close();
-  return client !== undefined;
+  const lock = await lockAddress(home, id);
+  if (lock === undefined) {
+    const client = await SessionClient.connect(home, id, 1000);
+    client?.close();
+    return client !== undefined;
+  }
+  return new Promise((resolve) => {
+    const socket = connect(lock);
+    const done = (live: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(live);
+    };
+    const timer = setTimeout(() => done(false), 1000);
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
 }

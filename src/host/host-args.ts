@@ -77,6 +77,7 @@ export const NOT_PASSED_TO_HOSTS: Readonly<Record<string, string>> = {
   resume: "the launcher gives --resume ID itself",
   asHost: "the launcher gives --as-host ID itself",
   awaitClient: "only the terminal UI gives it, to the host it starts for its own first message",
+  adopt: "only an idle session's stub gives it, to the host it starts again (src/host/handoff.ts)",
 };
 
 export interface HostArgsOptions {

@@ -1,20 +1,25 @@
 import type { Socket } from "node:net";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
-import type { UserVariable } from "../agent/session-variables.js";
+
+export type { Inbound } from "./inbound.js";
+
 import { HostCommands } from "./commands.js";
-import { IdleCollector } from "./idle-gc.js";
+import { reviveArgs, startStub, stubAvailable } from "./handoff.js";
+import { compactMemory, IdleCollector } from "./idle-gc.js";
+import { IdleTimers } from "./idle-timers.js";
+import { checkInbound, type Inbound, withVariablesNamed } from "./inbound.js";
 import { JournalIndex } from "./journal-index.js";
+import { kernelScheduler } from "./kernel-scheduler.js";
+import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { RPC, RpcError } from "./rpc.js";
 import { Scheduler } from "./scheduler.js";
-import { addJob, cancelJob, describeTiming } from "./schedules.js";
 import { SessionServer } from "./server.js";
 import { type SessionState, type SessionStatus, writeState } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
+import { failureReason, titleOf } from "./turn-words.js";
 import { judgeEdits } from "./verdict-hook.js";
 
 export interface HostOptions {
@@ -33,19 +38,11 @@ export interface HostOptions {
   ensureWaker?: () => Promise<void>;
   /** Started for a person's front end (the terminal UI): autonomous mode is never unattended. */
   interactive?: boolean;
-}
-
-const MAX_MESSAGE_BYTES = 16 * 1024;
-const MAX_QUEUED = 100;
-
-/** A message waiting for the agent: from a person (`user`), another session, or a schedule. */
-export interface Inbound {
-  from: string;
-  text: string;
-  /** Put into the root kernel (as str) before the model reads the message. */
-  variables?: UserVariable[];
-  /** Told how the turn that carried this message ended. */
-  done?: (outcome: AutonomousOutcome) => void;
+  /**
+   * Once its kernel is freed, an idle detached host hands its socket to a stub and ends its process
+   * with `exit` (src/host/handoff.ts); without this it stays up until its idle deadline.
+   */
+  handOffWhenIdle?: { exit: () => void };
 }
 
 /**
@@ -64,8 +61,7 @@ export class SessionHost {
   private status: SessionStatus = "idle";
   private reason: string | undefined;
   private stopping = false;
-  private idleTimer: NodeJS.Timeout | undefined;
-  private kernelTimer: NodeJS.Timeout | undefined;
+  private readonly idleTimers: IdleTimers;
   private stateTimer: NodeJS.Timeout | undefined;
   private lastActivity = new Date().toISOString();
   private readonly created: string;
@@ -92,28 +88,12 @@ export class SessionHost {
       this.deliver({ from, text }),
     );
     // schedule(...) from Python reaches this host's jobs.
-    options.session.tree.options.scheduler = {
-      add: (timing, prompt) => {
-        const job = addJob(options.home, options.session.id, timing, prompt);
-        this.scheduler.reload();
-        return { id: job.id, timing: describeTiming(job.timing) };
-      },
-      list: () =>
-        this.scheduler
-          .jobs()
-          .filter((j) => j.next !== undefined)
-          .map((j) => ({
-            id: j.id,
-            timing: describeTiming(j.timing),
-            prompt: j.prompt,
-            next: j.next?.toISOString(),
-            ...(j.paused ? { paused: j.paused } : {}),
-          })),
-      cancel: (id) => {
-        cancelJob(options.home, id);
-        this.scheduler.reload();
-      },
-    };
+    options.session.tree.options.scheduler = kernelScheduler(
+      options.home,
+      options.session.id,
+      this.scheduler,
+    );
+    this.idleTimers = new IdleTimers(options.kernelIdleMs ?? 300_000, options.idleExitMs ?? 1_800_000);
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
@@ -203,25 +183,11 @@ export class SessionHost {
 
   /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
   deliver(message: Inbound): void {
-    if (Buffer.byteLength(message.text) > MAX_MESSAGE_BYTES) {
-      throw new RpcError(RPC.invalidParams, `message too long: at most ${MAX_MESSAGE_BYTES} bytes`);
-    }
-    if (this.queue.length >= MAX_QUEUED) {
-      throw new RpcError(
-        RPC.refused,
-        `the inbox of session ${this.id} is full (${MAX_QUEUED} messages waiting)`,
-      );
-    }
-    if (this.stopping) throw new RpcError(RPC.refused, `session ${this.id} is stopping`);
+    checkInbound(message.text, this.queue.length, this.id, this.stopping);
     // A session started without a task is named by its first message.
     if (!this.options.title && message.from === "user") this.options.title = titleOf(message.text);
     const named = message.variables?.length ? this.options.session.queueVariables(message.variables) : [];
-    // The model must know each variable; one the client already named in its text is not named twice.
-    const untold = named.filter((line) => !message.text.includes(line.slice(0, line.indexOf(":"))));
-    const text =
-      untold.length > 0
-        ? `${message.text}\n\n[relm] Set in the kernel with this message: ${untold.join("; ")}`
-        : message.text;
+    const text = withVariablesNamed(message.text, named);
     if (this.turn) {
       this.options.session.deliver(message.from, text);
       return;
@@ -296,6 +262,10 @@ export class SessionHost {
     this.judge();
     await this.options.session.close();
     this.writeState();
+    await this.shutdownServer();
+  }
+
+  private async shutdownServer(): Promise<void> {
     await this.server?.close();
     this.peers?.close();
     if (this.scheduler.pending().length > 0) await this.options.ensureWaker?.().catch(() => undefined);
@@ -388,11 +358,55 @@ export class SessionHost {
     this.clearTimers();
     // Someone is watching: the session stays ready (timers start again when the last one leaves).
     if (this.attachedClients > 0) return;
-    this.kernelTimer = setTimeout(
-      () => void this.options.session.releaseKernel().then(compactMemory),
-      this.options.kernelIdleMs ?? 300_000,
+    const handOff = this.options.handOffWhenIdle;
+    this.idleTimers.arm(
+      () =>
+        void this.options.session.releaseKernel().then(() => {
+          if (handOff && stubAvailable()) return this.handOff(handOff.exit);
+          compactMemory();
+        }),
+      () => void this.idleExit(),
     );
-    this.idleTimer = setTimeout(() => void this.idleExit(), this.options.idleExitMs ?? 1_800_000);
+  }
+
+  /**
+   * Hands the session's socket to a stub (src/host/handoff.ts) and ends this process: the session stays
+   * reachable at a fraction of the memory, and the first client or the next scheduled tick brings the
+   * host back. Stays up instead while anything is going on or a client is connected.
+   */
+  private async handOff(exit: () => void): Promise<void> {
+    const server = this.server;
+    if (!server || this.turn || this.stopping || this.queue.length > 0 || this.attachedClients > 0) return;
+    if (!server.hold()) return; // a client is connected
+    const deadline = this.idleTimers.deadline;
+    this.stopping = true;
+    this.clearTimers();
+    this.scheduler.stop();
+    this.collector.stop();
+    this.judge();
+    await this.options.session.close();
+    this.peers?.close();
+    const next = this.scheduler.nextTickAt();
+    // Ticks the stub's idle deadline would miss are the waker's to bring (it sees the stub as live).
+    if (next !== undefined) await this.options.ensureWaker?.().catch(() => undefined);
+    // From here to exit() nothing waits: a connection accepted meanwhile would be in no one's hands.
+    const pid = startStub(server, {
+      cwd: this.options.cwd,
+      logPath: hostLogPath(this.options.home, this.id),
+      revive: reviveArgs(this.id),
+      idleExitAt: deadline,
+      wakeAt: next,
+    });
+    if (pid === undefined) {
+      // No stub: the host exits as at its idle deadline (send, attach or a tick revive it).
+      this.status = "done";
+      this.writeState();
+      await this.shutdownServer();
+      return;
+    }
+    this.writeState(pid);
+    exit();
+    this.resolveExit?.(this.lastOutcome);
   }
 
   private async idleExit(): Promise<void> {
@@ -404,8 +418,7 @@ export class SessionHost {
   }
 
   private clearTimers(): void {
-    clearTimeout(this.idleTimer);
-    clearTimeout(this.kernelTimer);
+    this.idleTimers.clear();
   }
 
   private async call(method: string, params: unknown): Promise<unknown> {
@@ -447,7 +460,7 @@ export class SessionHost {
     this.stateTimer.unref();
   }
 
-  private snapshotState(): SessionState {
+  private snapshotState(pid = process.pid): SessionState {
     // The whole tree over the session's life, work before a resume included (the budget counts only
     // what this process spent); null cost once any call was unpriced.
     const { usage, cost } = this.usage;
@@ -463,47 +476,17 @@ export class SessionHost {
       cachedTokens: usage.cached,
       cacheWriteTokens: usage.cacheWrite,
       cost,
-      pid: process.pid,
+      pid,
       detached: this.options.detached,
     };
   }
 
-  private writeState(): void {
+  /** `pid`: the process that holds the session now (a stub, after a handoff). */
+  private writeState(pid?: number): void {
     try {
-      writeState(this.options.home, this.snapshotState());
+      writeState(this.options.home, this.snapshotState(pid));
     } catch {
       // The journal is the record; a state file that could not be written is rebuilt from it.
     }
-  }
-}
-
-function titleOf(text: string): string {
-  const first = text.trim().split("\n")[0] ?? "";
-  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
-}
-
-function failureReason(outcome: AutonomousOutcome): string {
-  switch (outcome.status) {
-    case "budget":
-      return outcome.stop.message;
-    case "error":
-      return outcome.message;
-    case "gates_failing":
-      return `gates still failing: ${outcome.report.split("\n")[0]}`;
-    default:
-      return outcome.status;
-  }
-}
-
-/**
- * An idle host may wait for hours: give back the memory the work used (a full collection, which V8 only
- * runs on its own under pressure), so a waiting session costs little.
- */
-function compactMemory(): void {
-  try {
-    setFlagsFromString("--expose-gc");
-    (runInNewContext("gc") as () => void)();
-  } catch {
-    // Only an optimisation.
   }
 }

@@ -31,6 +31,14 @@ function collector(): (() => void) | null {
   return collect;
 }
 
+/**
+ * A full collection now: an idle host that freed its kernel may wait for hours, and gives back the
+ * memory the work used (V8 runs one on its own only under pressure).
+ */
+export function compactMemory(): void {
+  collector()?.();
+}
+
 /** Collects once a process has been quiet for `quietMs`, at most once every `minGapMs`. */
 export class IdleCollector {
   private timer: NodeJS.Timeout | undefined;

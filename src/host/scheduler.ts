@@ -28,13 +28,18 @@ export class Scheduler {
     const now = new Date();
     let failed = false;
     for (const job of this.pending()) failed = !this.fire(job, now) || failed;
-    const next = this.pending()
-      .map((j) => j.next?.getTime())
-      .filter((t): t is number => t !== undefined)
-      .sort((a, b) => a - b)[0];
+    const next = this.nextTickAt();
     if (next === undefined) return;
     const wait = Math.min(MAX_SLEEP_MS, Math.max(failed ? RETRY_MS : 0, next - Date.now()));
     this.timer = setTimeout(() => this.reload(), wait);
+  }
+
+  /** When the next tick of any job is due (epoch ms); undefined when none is coming. */
+  nextTickAt(): number | undefined {
+    return this.pending()
+      .map((j) => j.next?.getTime())
+      .filter((t): t is number => t !== undefined)
+      .sort((a, b) => a - b)[0];
   }
 
   /** Jobs that still have ticks coming and are not paused. */

@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
+import { createServer, type Server, Socket } from "node:net";
 import { UserError } from "../config/errors.js";
 import { SessionClient } from "./client.js";
+import { lockAddress } from "./lock-address.js";
 import { runDir, socketPath } from "./paths.js";
 import type { Peer } from "./peer.js";
 import { type Frame, onMessages, RPC, RpcError, type RpcRequest, rpcErrorCode, send } from "./rpc.js";
@@ -47,14 +47,34 @@ interface Client {
 export class SessionServer {
   private readonly clients = new Set<Client>();
   private attachedCount = 0;
+  /**
+   * Connections accepted before serve(), not read yet (the server pauses each on accept): they are
+   * answered once the session exists, or passed on unread to the process that takes the socket over.
+   * Undefined while serving.
+   */
+  private held: Socket[] | undefined = [];
 
   private constructor(
     private readonly server: Server,
     private readonly lock: Server | undefined,
     readonly path: string,
-    private handlers: ServerHandlers,
+    private handlers: ServerHandlers = STARTING,
   ) {
-    server.on("connection", (socket) => this.accept(socket));
+    server.on("connection", (socket) => this.take(socket));
+  }
+
+  /**
+   * Takes over the socket of a session from the process that held it (a stub, or an idle host handing
+   * its place to one: src/host/handoff.ts): the listening socket and the lock as inherited file
+   * descriptors, and connections that process accepted but never read.
+   */
+  static adopt(path: string, fds: { listen: number; lock?: number; clients: number[] }): SessionServer {
+    const server = createServer({ pauseOnConnect: true }).listen({ fd: fds.listen });
+    const lock =
+      fds.lock === undefined ? undefined : createServer((s) => s.destroy()).listen({ fd: fds.lock });
+    const adopted = new SessionServer(server, lock, path);
+    for (const fd of fds.clients) adopted.take(new Socket({ fd, readable: true, writable: true }));
+    return adopted;
   }
 
   static async listen(home: string, id: string, handlers: ServerHandlers = STARTING): Promise<SessionServer> {
@@ -70,7 +90,7 @@ export class SessionServer {
       }
       unlinkSync(path); // stale: its host died without cleaning up
     }
-    const server = createServer();
+    const server = createServer({ pauseOnConnect: true });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(path, () => {
@@ -79,13 +99,46 @@ export class SessionServer {
       });
     });
     chmodSync(path, 0o600);
-    return new SessionServer(server, lock, path, handlers);
+    const bound = new SessionServer(server, lock, path, handlers);
+    if (handlers !== STARTING) bound.serve(handlers);
+    return bound;
   }
 
-  /** Hands the connection over to the session once it exists (the socket is bound first: it is the lock). */
+  /**
+   * Hands the connection over to the session once it exists (the socket is bound first: it is the lock);
+   * connections held until now are read from here on.
+   */
   serve(handlers: ServerHandlers): void {
     this.handlers = handlers;
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const socket of held) if (!socket.destroyed) this.accept(socket);
     if (this.attachedCount > 0) handlers.attached?.(this.attachedCount);
+  }
+
+  /**
+   * Stops reading new connections (they are held, unread) so that the socket can be handed to another
+   * process; false when a client is connected now (a handoff would cut it off).
+   */
+  hold(): boolean {
+    if (this.clients.size > 0) return false;
+    this.held ??= [];
+    return true;
+  }
+
+  /** Reads connections again after hold(), when the handoff did not happen. */
+  resume(): void {
+    this.serve(this.handlers);
+  }
+
+  /** What a handoff passes on: the listening socket's and the lock's descriptors, and held connections. */
+  descriptors(): { listen: number; lock?: number; clients: number[] } | undefined {
+    const listen = fdOf(this.server);
+    const lock = this.lock ? fdOf(this.lock) : undefined;
+    const clients = (this.held ?? []).filter((s) => !s.destroyed).map(fdOf);
+    if (listen === undefined || (this.lock && lock === undefined) || clients.includes(undefined))
+      return undefined;
+    return { listen, lock, clients: clients as number[] };
   }
 
   /** Clients attached to the live events now. */
@@ -111,6 +164,7 @@ export class SessionServer {
 
   /** Tells attached clients the host is going away, then stops listening and removes the socket. */
   async close(reason = "the session host stopped"): Promise<void> {
+    for (const socket of this.held ?? []) socket.destroy();
     for (const client of this.clients) {
       send(client.socket, { jsonrpc: "2.0", method: "closing", params: { reason } });
       client.socket.end();
@@ -118,6 +172,18 @@ export class SessionServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.lock?.close();
     if (existsSync(this.path)) unlinkSync(this.path);
+  }
+
+  private take(socket: Socket): void {
+    if (!this.held) {
+      this.accept(socket);
+      return;
+    }
+    this.held.push(socket);
+    socket.on("error", () => socket.destroy());
+    socket.once("close", () => {
+      if (this.held) this.held = this.held.filter((s) => s !== socket);
+    });
   }
 
   private accept(socket: Socket): void {
@@ -129,6 +195,7 @@ export class SessionServer {
     });
     socket.on("error", () => socket.destroy());
     onMessages(socket, (frame) => this.receive(client, frame));
+    socket.resume(); // accepted paused (pauseOnConnect): reading starts now that it is handled
   }
 
   /**
@@ -236,7 +303,16 @@ function attachAfter(params: unknown): number {
   return after;
 }
 
-/** Until the session is ready: nothing to replay yet, and calls are refused with a clear reason. */
+/**
+ * The file descriptor behind a listening server or a connection (Unix), to pass to another process;
+ * Node keeps it on the handle without a public accessor.
+ */
+function fdOf(owner: Server | Socket): number | undefined {
+  const fd = (owner as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
+  return typeof fd === "number" && fd >= 0 ? fd : undefined;
+}
+
+/** Until the session is ready (never seen by a client: connections are held until serve()). */
 const STARTING: ServerHandlers = {
   replay: (after) => after,
   call: () => {
@@ -246,8 +322,8 @@ const STARTING: ServerHandlers = {
 
 /** The abstract-socket lock (Linux). Elsewhere the connect check in listen() is what keeps hosts single. */
 async function takeLock(home: string, id: string): Promise<Server | undefined> {
-  if (process.platform !== "linux") return undefined;
-  const name = `\0relm-${createHash("sha256").update(home).digest("hex").slice(0, 16)}-${id}`;
+  const name = await lockAddress(home, id);
+  if (name === undefined) return undefined;
   const lock = createServer((socket) => socket.destroy());
   return new Promise((resolve, reject) => {
     lock.once("error", (error: NodeJS.ErrnoException) => {

@@ -1,0 +1,86 @@
+// The stub that holds an idle session's place (src/host/handoff.ts says why): run as
+// `node dist/host/stub.js PLAN` with the session's listening socket on fd 3, its lock on fd 4 and
+// connections already waiting on fd 5 on. It imports Node's built-ins only, so it costs what bare Node
+// does. It never reads a connection: the host it starts reads each from its first byte.
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
+
+interface Plan {
+  socketPath: string;
+  cwd: string;
+  logPath: string;
+  revive: string[];
+  idleExitAt: number;
+  wakeAt?: number;
+  lock: boolean;
+  clients: number;
+}
+
+const plan = JSON.parse(process.argv[2] ?? "{}") as Plan;
+const held: Socket[] = [];
+let leaving = false;
+
+// Paused on accept: nothing is read here, so the next host gets every byte the client sent.
+const listener = createServer({ pauseOnConnect: true }, (socket) => {
+  held.push(socket);
+  revive();
+});
+listener.on("error", () => leave(1));
+listener.listen({ fd: 3 });
+const lock = plan.lock ? createServer((s) => s.destroy()).listen({ fd: 4 }) : undefined;
+
+/** Starts the host with the socket, the lock and every waiting connection, then exits. */
+function revive(): void {
+  if (leaving) return;
+  leaving = true;
+  const waiting = Array.from({ length: plan.clients }, (_, i) => 5 + i);
+  for (const s of held) {
+    const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (typeof fd === "number") waiting.push(fd);
+  }
+  const layout = JSON.stringify({ lock: plan.lock, clients: waiting.length });
+  const log = openSync(plan.logPath, "a", 0o600);
+  try {
+    const child = spawn(process.execPath, [...plan.revive, "--adopt", layout], {
+      cwd: plan.cwd,
+      env: process.env,
+      detached: true,
+      stdio: ["ignore", log, log, 3, plan.lock ? 4 : "ignore", ...waiting],
+    });
+    child.unref();
+  } catch (error) {
+    process.stderr.write(`relm stub: could not start the session host again: ${String(error)}\n`);
+    leave(1);
+    return;
+  } finally {
+    closeSync(log);
+  }
+  // The host holds its own copies now. Opened from a descriptor, the listener is closed here without
+  // removing the socket file, and closing a connection's copy does not end it.
+  process.exit(0);
+}
+
+/** The idle deadline (or a fault): the session's socket goes, as when an idle host exits. */
+function leave(code: number): void {
+  leaving = true;
+  listener.close();
+  lock?.close();
+  try {
+    if (existsSync(plan.socketPath)) unlinkSync(plan.socketPath);
+  } catch {
+    // Gone already.
+  }
+  process.exit(code);
+}
+
+if (plan.clients > 0) revive();
+else {
+  const wait = (at: number, then: () => void) =>
+    setTimeout(then, Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1));
+  if (plan.wakeAt !== undefined && plan.wakeAt < plan.idleExitAt) wait(plan.wakeAt, revive);
+  else wait(plan.idleExitAt, () => leave(0));
+  process.on("SIGTERM", () => leave(0));
+  process.on("SIGINT", () => leave(0));
+  process.on("SIGHUP", () => {});
+}

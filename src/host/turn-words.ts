@@ -1,0 +1,21 @@
+// How a host names a session from its first message, and says why a turn failed (state.json's reason).
+import type { AutonomousOutcome } from "../agent/autonomy.js";
+
+/** A session's title from the first line of its first message. */
+export function titleOf(text: string): string {
+  const first = text.trim().split("\n")[0] ?? "";
+  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
+}
+
+export function failureReason(outcome: AutonomousOutcome): string {
+  switch (outcome.status) {
+    case "budget":
+      return outcome.stop.message;
+    case "error":
+      return outcome.message;
+    case "gates_failing":
+      return `gates still failing: ${outcome.report.split("\n")[0]}`;
+    default:
+      return outcome.status;
+  }
+}

@@ -1,0 +1,150 @@
+// An idle detached host hands its socket to a stub process and exits (src/host/handoff.ts): the session
+// stays live for listings without waking it; the first client, or the next scheduled tick, brings the
+// full host back on the same socket, with nothing the client sent lost and the kernel's state restored.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SessionClient } from "../../src/host/client.js";
+import { runRelm } from "../support/cli.js";
+import { type JournalLine, onlyJournal } from "../support/journal.js";
+import { type Rig, useRigs } from "../support/scripted.js";
+import { until } from "../support/wait.js";
+
+const startRig = useRigs();
+
+function lines(rig: Rig): JournalLine[] {
+  try {
+    return onlyJournal(rig.home).lines;
+  } catch {
+    return [];
+  }
+}
+
+function statePid(rig: Rig, id: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(rig.home, "sessions", id, "state.json"), "utf8")) as { pid: number })
+      .pid;
+  } catch {
+    return undefined;
+  }
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
+/** The pid of the stub holding session `id`, once its host has handed over. */
+function waitForStub(rig: Rig, id: string): Promise<number> {
+  return until(() => {
+    const pid = statePid(rig, id);
+    return pid && commandLine(pid).includes("host/stub.js") ? pid : undefined;
+  }, 60_000);
+}
+
+async function detach(rig: Rig, task: string): Promise<string> {
+  const result = await runRelm(["run", "--detach", task], { env: rig.env, cwd: rig.cwd });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.trim();
+}
+
+const quickIdle = { config: { kernelIdleTimeoutSeconds: 1, idleTimeoutSeconds: 300 } };
+
+describe.skipIf(process.platform !== "linux")("an idle session held by a stub", () => {
+  it("stays listed as live without waking; a send brings the host back with its variables and the message", async () => {
+    const rig = await startRig(
+      "openai",
+      {
+        script: [
+          { code: "x = 41" },
+          { text: "first done" },
+          { code: "print(x + 1)" },
+          { text: "second done" },
+        ],
+      },
+      quickIdle,
+    );
+    const id = await detach(rig, "remember a number");
+    await until(() => (lines(rig).some((l) => l.type === "final") ? true : undefined), 60_000);
+    const host = statePid(rig, id) as number;
+    const stub = await waitForStub(rig, id);
+    expect(stub).not.toBe(host);
+    await until(() => (existsSync(`/proc/${host}`) ? undefined : true), 30_000);
+    const socket = join(rig.home, "run", `${id}.sock`);
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+
+    // A listing asks the session's lock, never its socket: the stub stays, the host stays down.
+    const listed = await runRelm(["agents", "--json"], { env: rig.env });
+    expect(JSON.parse(listed.stdout.trim())).toMatchObject({ id, status: "idle", live: true, pid: stub });
+    expect(statePid(rig, id)).toBe(stub);
+    expect(commandLine(stub)).toContain("host/stub.js");
+
+    const sent = await runRelm(["send", id, "what is x + 1?"], { env: rig.env });
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stderr).toContain(`sent to ${id}`); // delivered through the socket, not by a fresh resume
+    await until(() => (lines(rig).filter((l) => l.type === "final").length === 2 ? true : undefined), 60_000);
+    const all = lines(rig);
+    const users = all.filter((l) => l.type === "user").map((l) => String(l.text));
+    expect(users).toHaveLength(2);
+    // The host that came back resumed from the journal and restored the kernel's variables.
+    expect(users[1]).toMatch(/^\[relm\] This session was resumed in a new process/);
+    expect(users[1]).toContain(
+      "Kernel variables restored from the snapshot after the last finished cell: x.",
+    );
+    expect(users[1]?.endsWith("what is x + 1?")).toBe(true);
+    const outputs = all.filter((l) => l.type === "cell_output").map((l) => String(l.output).trim());
+    expect(outputs.at(-1)).toBe("42");
+    expect(existsSync(`/proc/${stub}`)).toBe(false);
+
+    const stopped = await runRelm(["shutdown"], { env: rig.env });
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stdout).toContain("stopped 1 of 1 live sessions");
+  });
+
+  it("a client's request on the stub is answered by the host it starts; a due tick starts it too", async () => {
+    const rig = await startRig("openai", { script: () => ({ text: "ok" }) }, quickIdle);
+    const id = await detach(rig, "wait for ticks");
+    const stub = await waitForStub(rig, id);
+    const client = (await SessionClient.connect(rig.home, id)) as SessionClient;
+    const status = (await client.call("status")) as { id: string; pid: number };
+    client.close();
+    expect(status.id).toBe(id);
+    expect(status.pid).not.toBe(stub);
+    expect(commandLine(status.pid)).toContain("--adopt");
+
+    // Handed over again; then a tick, due while a stub holds the session, brings the host back for it.
+    const second = await waitForStub(rig, id);
+    expect(second).not.toBe(stub);
+    const at = new Date(Date.now() + 20_000).toISOString();
+    const added = await runRelm(["schedule", "add", id, "--at", at, "soon"], { env: rig.env });
+    expect(added.code, added.stderr).toBe(0);
+    const third = await waitForStub(rig, id); // the host the reload woke has handed over once more
+    expect(lines(rig).some((l) => l.type === "user" && String(l.text).includes("soon"))).toBe(false);
+    await until(
+      () => (lines(rig).some((l) => l.type === "user" && String(l.text).includes("soon")) ? true : undefined),
+      60_000,
+    );
+    expect(existsSync(`/proc/${third}`)).toBe(false);
+    await runRelm(["shutdown"], { env: rig.env });
+  });
+
+  it("at the idle deadline the stub removes the socket and exits; the session is then done", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: () => ({ text: "ok" }) },
+      {
+        config: { kernelIdleTimeoutSeconds: 1, idleTimeoutSeconds: 8 },
+      },
+    );
+    const id = await detach(rig, "then rest");
+    const stub = await waitForStub(rig, id);
+    const socket = join(rig.home, "run", `${id}.sock`);
+    await until(() => (existsSync(`/proc/${stub}`) ? undefined : true), 60_000);
+    expect(existsSync(socket)).toBe(false);
+    const listed = await runRelm(["agents", "--json"], { env: rig.env });
+    expect(JSON.parse(listed.stdout.trim())).toMatchObject({ id, status: "done", live: false });
+  });
+});
