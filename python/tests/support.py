@@ -194,6 +194,24 @@ def parent_of(pid):
     return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
+def in_group(pgid, name):
+    """Pids of live processes called `name` (/proc's comm) in process group `pgid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        state, _ppid, pgrp = stat[stat.rindex(")") + 2 :].split()[:3]
+        if comm == name and int(pgrp) == pgid and state != "Z":
+            found.append(int(entry))
+    return found
+
+
 def alive(pid):
     """True while `pid` exists and is not a zombie."""
     try:

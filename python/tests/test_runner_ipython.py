@@ -6,7 +6,7 @@ import signal
 import time
 import unittest
 
-from .support import HAVE_IPYTHON, NO_IPYTHON, Runner, png_bytes, temp_dir
+from .support import HAVE_IPYTHON, NO_IPYTHON, Runner, in_group, png_bytes, temp_dir, wait_until
 
 
 @unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
@@ -91,17 +91,11 @@ class IPythonKernelTests(unittest.TestCase):
         started = time.monotonic()
         first = self.runner.next()
         self.assertEqual((first["type"], first["text"][:8]), ("stream", "started\n"))
-        # As the host does: the whole group, so the shell command is interrupted too; repeated until
-        # the cell ends (one signal could land before `sleep` has started).
-        result = None
-        while result is None:
-            os.killpg(self.runner.pid, signal.SIGINT)
-            try:
-                msg = self.runner.next(timeout=0.5)
-            except AssertionError:
-                continue
-            if msg["type"] == "result":
-                result = msg
+        # Once the shell command runs (a signal before it starts would not test it), as the host does:
+        # the whole group, so the shell command is interrupted too.
+        wait_until(lambda: in_group(self.runner.pid, "sleep"), what="`sleep` to run in the kernel's group")
+        os.killpg(self.runner.pid, signal.SIGINT)
+        result, _ = self.runner.collect(cid)
         self.assertLess(time.monotonic() - started, 30)
         self.assertEqual(result["error"]["name"], "KeyboardInterrupt")
         self.assertNotIn("not reached", result["output"])
