@@ -162,6 +162,8 @@ describe("admitting a request", () => {
     void admit(b, client, ask("second")).then((r) => {
       second = r;
     });
+    // One turn of the event loop, not a time window: admit awaits nothing but the budget, so had it not
+    // waited for the sibling it would have answered by now.
     await new Promise((r) => setImmediate(r));
     expect(second).toBeUndefined();
     a.recordCall(1_000, 0);
