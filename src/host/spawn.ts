@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { UserError } from "../config/errors.js";
 import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
+import { HOST_NODE_FLAGS } from "./handoff.js";
 import { hostLogPath } from "./paths.js";
 
 // The CLI entry: dist/cli/main.js, whether this module runs from dist/host/ or from a chunk in dist/cli/.
@@ -21,7 +22,7 @@ export async function spawnHost(
   ensurePrivateDir(sessionDir(home, id));
   const logPath = hostLogPath(home, id);
   const log = openSync(logPath, "a", 0o600);
-  const child = spawn(process.execPath, [MAIN, ...args], {
+  const child = spawn(process.execPath, [...HOST_NODE_FLAGS, MAIN, ...args], {
     cwd,
     env: { ...env, NO_COLOR: "1" },
     detached: true,
