@@ -88,7 +88,7 @@ const model = await startScriptedModel({
 });
 const { home, env: baseEnv } = scriptedEnv(model, "relm-bench-scale-");
 const env = { ...baseEnv, SLURM_CONF: slurm.conf };
-const relm = join(BUILD, "dist/cli/main.js");
+const relm = join(BUILD, "dist/cli/relm.cjs");
 
 function run(task, cwd) {
   return new Promise((resolve, reject) => {

@@ -74,7 +74,7 @@ async function firstCall(model, home) {
     RELM_MODEL: "bench",
     NO_COLOR: "1",
   };
-  const cli = path.join(BUILD, "dist/cli/main.js");
+  const cli = path.join(BUILD, "dist/cli/relm.cjs");
   const { stdout } = await promisify(execFile)(process.execPath, [cli, "run", "first call"], {
     env,
     cwd,

@@ -15,7 +15,7 @@ try {
   const runs = [];
   for (let i = 0; i < RUNS + 1; i++) {
     runs.push(
-      await measureAsync(process.execPath, [join(ROOT, "dist/cli/main.js"), "run", "what is 1+1?"], env),
+      await measureAsync(process.execPath, [join(ROOT, "dist/cli/relm.cjs"), "run", "what is 1+1?"], env),
     );
   }
   const [first, ...warm] = runs;

@@ -138,7 +138,7 @@ const model = await startScriptedModel({
 });
 const { home, env } = scriptedEnv(model, "relm-bench-sandbox-");
 try {
-  const main = join(BUILD, "dist/cli/main.js");
+  const main = join(BUILD, "dist/cli/relm.cjs");
   // The interpreter probe is cached by the first run; not counted.
   await timed(process.execPath, [main, "run", "what is 1+1?"], env);
   const results = new Map(VARIANTS.map((v) => [v.name, []]));

@@ -11,7 +11,7 @@ import { byTask, startScriptedModel } from "../dist/scripted/index.js";
 import { Journal, newSessionId, sessionDir } from "../dist/session/index.js";
 import { measure, median, ROOT, scriptedEnv, table } from "./lib.mjs";
 
-const relm = join(ROOT, "dist/cli/main.js");
+const relm = join(ROOT, "dist/cli/relm.cjs");
 const SESSIONS = Number(process.env.RELM_BENCH_SESSIONS ?? 1000);
 
 /** User+system CPU milliseconds of one run of node with `args` (GNU time's accounting). */

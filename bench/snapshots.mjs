@@ -75,7 +75,7 @@ async function session(label, setup, delayMs = 0, extra = "") {
     const out = await new Promise((resolve, reject) =>
       execFile(
         process.execPath,
-        [join(ROOT, "dist/cli/main.js"), "run", "bench"],
+        [join(ROOT, "dist/cli/relm.cjs"), "run", "bench"],
         { env, cwd, encoding: "utf8", maxBuffer: 1 << 24 },
         (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
       ),

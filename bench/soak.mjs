@@ -52,7 +52,7 @@ if (opts.reports) {
     `${env.NODE_OPTIONS ?? ""} --report-on-signal --report-signal=SIGUSR2 --report-directory=${join(home, "reports")}`.trim();
 }
 const relm = (args) =>
-  promisify(execFile)(process.execPath, [join(ROOT, "dist/cli/main.js"), ...args], {
+  promisify(execFile)(process.execPath, [join(ROOT, "dist/cli/relm.cjs"), ...args], {
     env,
     cwd: work,
     encoding: "utf8",

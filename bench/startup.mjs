@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { measure, median, ROOT, table } from "./lib.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 20);
-const relm = join(ROOT, "dist/cli/main.js");
+const relm = join(ROOT, "dist/cli/relm.cjs");
 
 function series(args) {
   const runs = Array.from({ length: RUNS }, () =>

@@ -37,7 +37,7 @@ const model = await startScriptedModel({
   }),
 });
 const { home, env } = scriptedEnv(model, "relm-bench-home-");
-const relm = join(ROOT, "dist/cli/main.js");
+const relm = join(ROOT, "dist/cli/relm.cjs");
 
 async function run(task) {
   const { stdout } = await import("node:child_process").then(

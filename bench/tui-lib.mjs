@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { median, quantile, ROOT } from "./lib.mjs";
 
-export const RELM = join(ROOT, "dist/cli/main.js");
+export const RELM = join(ROOT, "dist/cli/relm.cjs");
 const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 /** pi-tui ends every frame it draws with this (end of synchronized output). */
 const FRAME_END = "\x1b[?2026l";

@@ -4,6 +4,7 @@
 // The packages bundled in (the terminal UI's libraries among them) are build-time dependencies of the
 // published package; their licences are collected into dist/THIRD_PARTY_LICENSES.md.
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -18,7 +19,8 @@ import { build } from "esbuild";
 const root = new URL("../", import.meta.url).pathname;
 const outdir = join(root, "dist/cli/");
 for (const file of readdirSync(outdir))
-  if (file.startsWith("chunk-") || ["app.js", "ui.js", "agents.js"].includes(file)) rmSync(outdir + file);
+  if (file.startsWith("chunk-") || ["app.js", "ui.js", "agents.js", "agents.cjs", "relm.cjs"].includes(file))
+    rmSync(outdir + file);
 const result = await build({
   // app: every command; ui: bare `relm` at a terminal, straight to the terminal UI (src/cli/ui-entry.ts);
   // agents: `relm agents [--json]`, the listing alone (src/cli/agents-entry.ts).
@@ -41,17 +43,32 @@ const result = await build({
   },
 });
 
-// `relm agents` is one file of its own, sharing no chunk: each module the loader resolves, reads and
-// compiles costs ~1 ms of a listing that should cost about what Node's own start does (bench/sessions.mjs).
+// `relm agents` is one file of its own, sharing no chunk, and CommonJS: each module the loader resolves,
+// reads and compiles costs ~1 ms of a listing that should cost about what Node's own start does
+// (bench/sessions.mjs), and the entry below requires it without starting the ES module loader.
 await build({
-  entryPoints: { agents: `${outdir}agents-entry.js` },
+  entryPoints: [`${outdir}agents-entry.js`],
   bundle: true,
   platform: "node",
-  format: "esm",
+  format: "cjs",
   target: "node20",
-  outdir,
+  outfile: `${outdir}agents.cjs`,
   logLevel: "warning",
 });
+// The installed entry (package.json's bin): src/cli/main.ts as CommonJS. It loads everything through
+// import() or require() of names held in variables, so converting it pulls nothing in; its one
+// `import.meta` is on the path only an ES module takes.
+await build({
+  entryPoints: [`${outdir}main.js`],
+  bundle: false,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  outfile: `${outdir}relm.cjs`,
+  logLevel: "warning",
+  logOverride: { "empty-import-meta": "silent" },
+});
+chmodSync(`${outdir}relm.cjs`, 0o755);
 
 /** The package directory a bundled input file belongs to (the innermost node_modules/NAME). */
 function packageDir(input) {

@@ -176,7 +176,7 @@ const SCENARIOS = [
 ];
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const RELM = join(ROOT, "dist/cli/main.js");
+const RELM = join(ROOT, "dist/cli/relm.cjs");
 const OUT = join(ROOT, "docs/screenshots");
 const WORK = join(tmpdir(), "relm-screenshots");
 /** Made-up prices for the scripted model, so spend shows in dollars as it would for a real one. */

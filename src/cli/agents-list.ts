@@ -1,7 +1,7 @@
 // `relm agents`: the table of sessions. Kept apart from the other session commands so that the lean entry
 // (agents-entry.ts, dist/cli/agents.js) loads only this, the listing and its few dependencies.
 import { relmHomeFrom } from "../config/home.js";
-import { listSessions, type SessionListing } from "../host/discovery.js";
+import { listNewest } from "../host/discovery.js";
 import { EXIT } from "./exit-codes.js";
 
 export interface AgentsIo {
@@ -35,28 +35,21 @@ function table(rows: string[][]): string {
 /** Rows the table shows by default: a terminal's worth (newest first, so the newest stay in view). */
 export const RECENT_ROWS = 20;
 
-/**
- * What the table shows without --all: every session with a live host or a damaged journal, and the newest
- * others up to RECENT_ROWS rows; how many older ones it left out.
- */
-function shown(sessions: SessionListing[], all: boolean): { rows: SessionListing[]; hidden: number } {
-  if (all || sessions.length <= RECENT_ROWS) return { rows: sessions, hidden: 0 };
-  const rows: SessionListing[] = [];
-  for (const s of sessions) if (s.live || s.damaged || rows.length < RECENT_ROWS) rows.push(s);
-  return { rows, hidden: sessions.length - rows.length };
-}
-
 export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: boolean }): Promise<number> {
-  const sessions = await listSessions(relmHomeFrom(io.env));
+  const home = relmHomeFrom(io.env);
+  // The table shows the live ones and the newest others unless --all; --json is for scripts: every one.
+  const { listings: sessions, hidden } = await listNewest(
+    home,
+    flags.json || flags.all ? Number.POSITIVE_INFINITY : RECENT_ROWS,
+  );
   if (flags.json) {
     for (const s of sessions) io.stdout.write(`${JSON.stringify(s)}\n`);
   } else if (sessions.length === 0) {
     io.stdout.write('no sessions yet: relm run "..." or relm demo\n');
   } else {
     const now = Date.now();
-    const { rows: listed, hidden } = shown(sessions, flags.all === true);
     const rows = [["ID", "STATUS", "STARTED", "ACTIVE", "TOKENS", "CACHED", "COST", "CWD", "TITLE"]];
-    for (const s of listed) {
+    for (const s of sessions) {
       const cost = s.cost === null ? "unpriced" : usd(s.cost);
       rows.push([
         s.id,

@@ -17,6 +17,15 @@ export interface SessionListing extends SessionState {
   damaged?: { line?: number; reason: string };
 }
 
+/** A session the listing knows: the fields it sorts and filters by, its whole summary on demand. */
+interface Known {
+  id: string;
+  created: string;
+  status: string;
+  pid: number;
+  readonly state: SessionState;
+}
+
 /**
  * Every session under RELM_HOME, live or saved, newest first. Reads index/states.jsonl (every summary a
  * host wrote, states-log.ts) and one readdir of sessions/; only a session the log does not know is
@@ -25,6 +34,48 @@ export interface SessionListing extends SessionState {
  * reads a few files and starts no process.
  */
 export async function listSessions(home: string): Promise<SessionListing[]> {
+  return (await listNewest(home, Number.POSITIVE_INFINITY)).listings;
+}
+
+/**
+ * The sessions a person looks at first: every one whose host may be live or whose journal is damaged,
+ * and the `newest` others; `hidden` counts the rest. Only the summaries shown are parsed.
+ */
+export async function listNewest(
+  home: string,
+  newest: number,
+): Promise<{ listings: SessionListing[]; hidden: number }> {
+  const known = knownSessions(home);
+  // Read after the sessions described from their journals: reading one may have found damage.
+  const damaged = damagedIds(home);
+  // ISO timestamps: ordered as plain strings (localeCompare would ask ICU for each of the n log n pairs).
+  known.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
+  const listings: SessionListing[] = [];
+  const checks: Promise<SessionListing>[] = [];
+  let others = 0;
+  let hidden = 0;
+  for (const k of known) {
+    const mayLive = claimsLiveHost(k.status as SessionStatus) || processExists(k.pid);
+    if (!mayLive && !damaged.has(k.id) && others++ >= newest) {
+      hidden++;
+      continue;
+    }
+    // Most sessions are over and their host gone: listed as they are; only those whose host may live
+    // are checked on their sockets (in parallel).
+    if (mayLive) checks.push(withLiveness(home, k.state));
+    else listings.push({ ...k.state, live: false });
+  }
+  listings.push(...(await Promise.all(checks)));
+  for (let i = 0; i < listings.length; i++) {
+    const listing = listings[i] as SessionListing;
+    if (damaged.has(listing.id)) listings[i] = withDamage(home, listing);
+  }
+  listings.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
+  return { listings, hidden };
+}
+
+/** Every session: from the log, or (not in it yet) from its own files, then logged. */
+function knownSessions(home: string): Known[] {
   const root = sessionsDir(home);
   let names: string[];
   try {
@@ -34,38 +85,22 @@ export async function listSessions(home: string): Promise<SessionListing[]> {
   }
   const log = readLog(home);
   const fresh: SessionState[] = [];
-  const states: SessionState[] = [];
+  const known: Known[] = [];
   for (const id of names) {
-    let state = log.states.get(id);
-    if (!state) {
-      if (!existsSync(join(root, id, "journal.jsonl"))) continue;
-      state = stateOf(home, id);
-      if (!state) continue;
-      fresh.push(state);
+    const logged = log.states.get(id);
+    if (logged) {
+      known.push(logged);
+      continue;
     }
-    states.push(state);
-  }
-  // Read after the sessions described from their journals above: reading one may have found damage.
-  const damaged = damagedIds(home);
-  // Most sessions are over and their host gone: listed as they are, without a promise each; only those
-  // whose host may live are checked on their sockets (in parallel).
-  const listed: SessionListing[] = [];
-  const checks: Promise<SessionListing>[] = [];
-  for (const state of states) {
-    if (claimsLiveHost(state.status) || processExists(state.pid)) checks.push(withLiveness(home, state));
-    else listed.push(Object.assign(state, { live: false })); // read for this listing alone: no copy
-  }
-  listed.push(...(await Promise.all(checks)));
-  if (damaged.size > 0) {
-    for (let i = 0; i < listed.length; i++) {
-      const listing = listed[i] as SessionListing;
-      if (damaged.has(listing.id)) listed[i] = withDamage(home, listing);
-    }
+    if (!existsSync(join(root, id, "journal.jsonl"))) continue;
+    const state = stateOf(home, id);
+    if (!state) continue;
+    fresh.push(state);
+    known.push({ id, created: state.created, status: state.status, pid: state.pid, state });
   }
   logStates(home, fresh);
-  compactIfWorthIt(home, log, new Set(states.map((s) => s.id)));
-  // ISO timestamps: ordered as plain strings (localeCompare would ask ICU for each of the n log n pairs).
-  return listed.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
+  compactIfWorthIt(home, log, new Set(known.map((k) => k.id)));
+  return known;
 }
 
 export async function describe(home: string, id: string): Promise<SessionListing | undefined> {

@@ -7,8 +7,8 @@ import { SessionClient } from "./client.js";
 import { HOST_NODE_FLAGS } from "./handoff.js";
 import { hostLogPath } from "./paths.js";
 
-// The CLI entry: dist/cli/main.js, whether this module runs from dist/host/ or from a chunk in dist/cli/.
-const MAIN = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+// The CLI entry (package.json's bin): dist/cli/relm.cjs, whether this module runs from dist/host/ or from a chunk in dist/cli/.
+const MAIN = fileURLToPath(new URL("../cli/relm.cjs", import.meta.url));
 const READY_TIMEOUT_MS = 20_000;
 
 /** Starts a detached host process and waits until its socket answers (or it fails, with its log). */

@@ -72,53 +72,107 @@ export function forgetState(home: string, id: string): void {
   append(home, { id, forget: true });
 }
 
+/**
+ * A session's last summary in the log: the fields a listing sorts and filters by, read straight from the
+ * line; the rest parsed only for a session that is shown (a listing of 1,000 shows 20).
+ */
+export class LoggedState {
+  private parsed: SessionState | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly created: string,
+    readonly status: string,
+    readonly pid: number,
+    /** The summary as written: one JSON object. */
+    readonly line: string,
+  ) {}
+
+  get state(): SessionState {
+    this.parsed ??= JSON.parse(this.line) as SessionState;
+    return this.parsed;
+  }
+}
+
 export interface StatesLog {
   /** The last summary of each session the log names. */
-  states: Map<string, SessionState>;
+  states: Map<string, LoggedState>;
   /** Lines read: far more than states.size means the log is worth compacting. */
   lines: number;
 }
 
 export function readLog(home: string): StatesLog {
   const dir = indexDir(home);
-  const states = new Map<string, SessionState>();
+  const states = new Map<string, LoggedState>();
   let text: string;
   try {
     text = readFileSync(join(dir, STATES_LOG), "utf8");
   } catch {
     return { states, lines: 0 };
   }
-  const { entries, lines } = parseLog(text);
-  for (const entry of entries) {
-    if (typeof entry?.id !== "string") continue;
-    if ("forget" in entry) states.delete(entry.id);
+  let lines = 0;
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    lines++;
+    const entry = entryOf(line);
+    if (!entry) continue; // a torn line: the session is described from its files
+    if (entry === "forget") states.delete(idOf(line) as string);
     else states.set(entry.id, entry);
   }
   return { states, lines };
 }
 
 /**
- * The log's entries: parsed as one JSON array (one call and no array of lines, instead of a thousand
- * calls), or line by line when that fails, skipping a torn line (its session is then described from its
- * files).
+ * One line of the log. Summaries are flat objects that JSON.stringify wrote, so a key in quotes followed
+ * by a colon occurs only as a key (inside a string every quote is escaped), and the values read here
+ * (an id, an ISO time, a status word, a pid) hold no escapes. A line in any other shape is parsed whole.
  */
-function parseLog(text: string): { entries: (Entry | undefined)[]; lines: number } {
-  const body = text.trimEnd();
-  if (!body) return { entries: [], lines: 0 };
+function entryOf(line: string): LoggedState | "forget" | undefined {
+  if (!line.endsWith("}")) return undefined;
+  const id = idOf(line);
+  if (id !== undefined && line.endsWith(',"forget":true}')) return "forget";
+  const created = stringField(line, "created");
+  const status = stringField(line, "status");
+  const pid = Number(numberField(line, "pid"));
+  if (id !== undefined && created !== undefined && status !== undefined && Number.isInteger(pid))
+    return new LoggedState(id, created, status, pid, line);
+  let parsed: Entry;
   try {
-    const entries = JSON.parse(`[${body.replaceAll("\n", ",")}]`) as Entry[];
-    return { entries, lines: entries.length };
+    parsed = JSON.parse(line) as Entry;
   } catch {
-    const lines = body.split("\n").filter(Boolean);
-    const entries = lines.map((line) => {
-      try {
-        return JSON.parse(line) as Entry;
-      } catch {
-        return undefined;
-      }
-    });
-    return { entries, lines: lines.length };
+    return undefined;
   }
+  if (typeof parsed?.id !== "string") return undefined;
+  if ("forget" in parsed) return "forget";
+  return new LoggedState(
+    parsed.id,
+    String(parsed.created),
+    String(parsed.status),
+    parsed.pid,
+    JSON.stringify(parsed),
+  );
+}
+
+function idOf(line: string): string | undefined {
+  return line.startsWith('{"id":"') ? line.slice(7, line.indexOf('"', 7)) : undefined;
+}
+
+function stringField(line: string, key: string): string | undefined {
+  const tag = `"${key}":"`;
+  const at = line.indexOf(tag);
+  if (at < 0) return undefined;
+  const end = line.indexOf('"', at + tag.length);
+  return end < 0 ? undefined : line.slice(at + tag.length, end);
+}
+
+function numberField(line: string, key: string): string | undefined {
+  const tag = `"${key}":`;
+  const at = line.indexOf(tag);
+  if (at < 0) return undefined;
+  const start = at + tag.length;
+  let end = start;
+  while (end < line.length && line.charCodeAt(end) >= 48 && line.charCodeAt(end) <= 57) end++;
+  return end > start ? line.slice(start, end) : undefined;
 }
 
 /** Appends summaries the listing built from the sessions' own files (sessions missing from the log). */
@@ -158,10 +212,10 @@ export function compactIfWorthIt(home: string, log: StatesLog, keep: Set<string>
   }
 }
 
-function compactLocked(dir: string, states: Map<string, SessionState>): void {
+function compactLocked(dir: string, states: Map<string, LoggedState>): void {
   const path = join(dir, STATES_LOG);
   const tmp = `${path}.${process.pid}.tmp`;
-  const text = [...states.values()].map((s) => `${JSON.stringify(s)}\n`).join("");
+  const text = [...states.values()].map((s) => `${s.line}\n`).join("");
   const fd = openSync(tmp, "w", 0o600);
   try {
     writeSync(fd, text);

@@ -29,6 +29,23 @@ function statePid(rig: Rig, id: string): number | undefined {
   }
 }
 
+/** Gone, or a zombie nobody has reaped yet (its parent, a subreaper, may be the test runner). */
+function ended(pid: number): boolean {
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+function readProc(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/status`, "utf8").split("\n").slice(0, 8).join("; ");
+  } catch {
+    return "gone";
+  }
+}
+
 function commandLine(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
@@ -72,7 +89,7 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     const host = statePid(rig, id) as number;
     const stub = await waitForStub(rig, id);
     expect(stub).not.toBe(host);
-    await until(() => (existsSync(`/proc/${host}`) ? undefined : true), 30_000);
+    await until(() => (ended(host) ? true : undefined), 30_000);
     const socket = join(rig.home, "run", `${id}.sock`);
     expect(statSync(socket).mode & 0o777).toBe(0o600);
 
@@ -97,7 +114,7 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     expect(users[1]?.endsWith("what is x + 1?")).toBe(true);
     const outputs = all.filter((l) => l.type === "cell_output").map((l) => String(l.output).trim());
     expect(outputs.at(-1)).toBe("42");
-    expect(existsSync(`/proc/${stub}`)).toBe(false);
+    expect(ended(stub), readProc(stub)).toBe(true);
 
     const stopped = await runRelm(["shutdown"], { env: rig.env });
     expect(stopped.code, stopped.stderr).toBe(0);
@@ -127,7 +144,7 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
       () => (lines(rig).some((l) => l.type === "user" && String(l.text).includes("soon")) ? true : undefined),
       60_000,
     );
-    expect(existsSync(`/proc/${third}`)).toBe(false);
+    expect(ended(third), readProc(third)).toBe(true);
     await runRelm(["shutdown"], { env: rig.env });
   });
 
@@ -142,7 +159,7 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     const id = await detach(rig, "then rest");
     const stub = await waitForStub(rig, id);
     const socket = join(rig.home, "run", `${id}.sock`);
-    await until(() => (existsSync(`/proc/${stub}`) ? undefined : true), 60_000);
+    await until(() => (ended(stub) ? true : undefined), 60_000);
     expect(existsSync(socket)).toBe(false);
     const listed = await runRelm(["agents", "--json"], { env: rig.env });
     expect(JSON.parse(listed.stdout.trim())).toMatchObject({ id, status: "done", live: false });

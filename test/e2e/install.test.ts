@@ -124,6 +124,7 @@ describe("the npm tarball", () => {
     for (const needed of [
       "package.json",
       "README.md",
+      "dist/cli/relm.cjs",
       "dist/cli/main.js",
       "dist/cli/app.js",
       "python/relm/__init__.py",
@@ -163,7 +164,7 @@ describe("the npm tarball", () => {
     );
     const bin = join(prefix, "bin", "relm");
     const installed = join(prefix, "lib", "node_modules", "relm");
-    expect(realpathSync(bin)).toBe(realpathSync(join(installed, "dist", "cli", "main.js")));
+    expect(realpathSync(bin)).toBe(realpathSync(join(installed, "dist", "cli", "relm.cjs")));
     expect(statSync(bin).mode & 0o111).not.toBe(0);
 
     // Installed as root with a strict umask or not, every file must be readable by whoever runs relm.

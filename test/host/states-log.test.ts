@@ -97,7 +97,7 @@ describe("the states log", () => {
       expect(log.lines).toBe(301);
       compactIfWorthIt(home.path, log, new Set(["aaaa0001"]));
       expect(logLines(home.path)).toHaveLength(1);
-      expect(readLog(home.path).states.get("aaaa0001")?.title).toBe("title 299");
+      expect(readLog(home.path).states.get("aaaa0001")?.state.title).toBe("title 299");
     } finally {
       home.cleanup();
     }

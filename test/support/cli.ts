@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const RELM_BIN = join(ROOT, "dist/cli/main.js");
+export const RELM_BIN = join(ROOT, "dist/cli/relm.cjs");
 
 export interface CliResult {
   code: number | null;

@@ -63,7 +63,7 @@ export interface WaitOptions {
 export interface PtyOptions {
   /** relm's arguments (appended to `command`). */
   args?: string[];
-  /** Program and leading arguments; default `[node, dist/cli/main.js]`, i.e. the built relm. */
+  /** Program and leading arguments; default `[node, dist/cli/relm.cjs]`, i.e. the built relm. */
   command?: string[];
   /** Default cleanEnv(). TERM=xterm-256color (unless TERM=dumb is given) and COLORTERM=truecolor are set; NO_COLOR is removed. */
   env?: NodeJS.ProcessEnv;
