@@ -58,9 +58,13 @@ const relm = (args) =>
     encoding: "utf8",
   });
 
-function rssMb(pid) {
+/** A /proc/PID/status figure in MB: VmRSS, or RssAnon (the process's own pages, without the `node`
+ * binary's file pages, which grow as more of Node's code runs and are shared by every host). */
+function rssMb(pid, field = "VmRSS") {
   try {
-    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(
+      readFileSync(`/proc/${pid}/status`, "utf8"),
+    )?.[1];
     return kb ? Number(kb) / 1024 : undefined;
   } catch {
     return undefined;
@@ -184,12 +188,15 @@ while (Date.now() - t0 < MINUTES * 60_000) {
     min: (Date.now() - t0) / 60_000,
     hosts: hosts.length,
     hostMedian: median(hosts),
+    anonMedian: median(
+      [...hostPids().values()].map((pid) => rssMb(pid, "RssAnon")).filter((v) => v !== undefined),
+    ),
     hostMax: Math.max(...hosts),
     waker: waker ? rssMb(waker) : undefined,
   };
   samples.push(sample);
   console.log(
-    `${sample.min.toFixed(1).padStart(5)} min  hosts ${sample.hosts}  RSS median ${sample.hostMedian?.toFixed(1)} MB, max ${sample.hostMax.toFixed(1)} MB  waker ${sample.waker?.toFixed(1) ?? "-"} MB`,
+    `${sample.min.toFixed(1).padStart(5)} min  hosts ${sample.hosts}  RSS median ${sample.hostMedian?.toFixed(1)} MB (anonymous ${sample.anonMedian?.toFixed(1)}), max ${sample.hostMax.toFixed(1)} MB  waker ${sample.waker?.toFixed(1) ?? "-"} MB`,
   );
   if (!baseline && Date.now() - t0 >= WARMUP_MS) {
     baseline = { sample, perHost: new Map([...hostPids()].map(([id, pid]) => [id, rssMb(pid)])) };
@@ -225,7 +232,7 @@ const growth = [...hostPids()]
 const pct = (a, b) => (a && b ? `${((b / a - 1) * 100).toFixed(1)}%` : "-");
 console.log("\nfrom the end of the warm-up to the end:");
 console.log(
-  `  hosts: RSS median ${baseline?.sample.hostMedian?.toFixed(1)} -> ${end.hostMedian?.toFixed(1)} MB (${pct(baseline?.sample.hostMedian, end.hostMedian)}); per host growth median ${median(growth)?.toFixed(1)}%, range ${Math.min(...growth).toFixed(1)}% to ${Math.max(...growth).toFixed(1)}%`,
+  `  hosts: RSS median ${baseline?.sample.hostMedian?.toFixed(1)} -> ${end.hostMedian?.toFixed(1)} MB (${pct(baseline?.sample.hostMedian, end.hostMedian)}), anonymous ${baseline?.sample.anonMedian?.toFixed(1)} -> ${end.anonMedian?.toFixed(1)} MB (${pct(baseline?.sample.anonMedian, end.anonMedian)}); per host growth median ${median(growth)?.toFixed(1)}%, range ${Math.min(...growth).toFixed(1)}% to ${Math.max(...growth).toFixed(1)}%`,
 );
 console.log(
   `  waker: RSS ${baseline?.sample.waker?.toFixed(1)} -> ${end.waker?.toFixed(1)} MB (${pct(baseline?.sample.waker, end.waker)})`,
