@@ -1,3 +1,4 @@
+import { oneLine } from "../config/text.js";
 import {
   applyEdits,
   type CommitResult,
@@ -252,8 +253,7 @@ export async function proposeForSession(
 function hypothesisOf(raw: unknown): string | undefined {
   const h = raw && typeof raw === "object" ? (raw as { hypothesis?: unknown }).hypothesis : undefined;
   if (typeof h !== "string" || h.trim() === "") return undefined;
-  const line = h.trim().replace(/\s+/g, " ");
-  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
+  return oneLine(h, 300);
 }
 
 /** Writes the accepted edits as one revision of the target scope (`by` names who, and why, when not a person's refine). */

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { UsageError } from "../config/errors.js";
+import { oneLine } from "../config/text.js";
 import {
   checkIntent,
   type Entry,
@@ -96,17 +97,12 @@ export function listCommand(flags: ScopeFlags & { json?: boolean }, io: HarnessI
       if (flags.json) io.stdout.write(`${JSON.stringify(e)}\n`);
       else
         io.stdout.write(
-          `${e.id}  ${e.scope}  ${e.kind}  uses ${e.uses}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content)}\n`,
+          `${e.id}  ${e.scope}  ${e.kind}  uses ${e.uses}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content, 90)}\n`,
         );
     }
     if (!flags.json && entries.length === 0) io.stdout.write("no harness entries\n");
     return EXIT.done;
   });
-}
-
-function oneLine(text: string, max = 90): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 export function logCommand(
@@ -144,7 +140,7 @@ function staleReport(
     if (flags.json) io.stdout.write(`${JSON.stringify(e)}\n`);
     else
       io.stdout.write(
-        `${e.id}  ${e.scope}  ${e.kind}  created ${e.created.slice(0, 10)}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content)}\n`,
+        `${e.id}  ${e.scope}  ${e.kind}  created ${e.created.slice(0, 10)}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content, 90)}\n`,
       );
   }
   for (const s of folders) {

@@ -3,6 +3,7 @@
 // only (no model): the same chain always gives the same skill.
 import { createHash } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
+import { oneLine } from "../config/text.js";
 import type { Chain, Occurrence } from "./mine-chains.js";
 import { functionBody } from "./mine-code.js";
 import { KEYWORDS, literalValue, statements, type Token } from "./mine-tokens.js";
@@ -87,7 +88,7 @@ export function packageChain(
     ),
     "",
     body.returns
-      ? `    Returns the value of \`${docText(oneLine(body.returns))}\` (what the last cell showed).`
+      ? `    Returns the value of \`${docText(oneLine(body.returns, 120))}\` (what the last cell showed).`
       : "    Returns None; what the cells printed is printed.",
     '    """',
   ];
@@ -304,7 +305,7 @@ function summaryOf(chain: Chain): string {
       tokens.filter((t, k) => t.kind === "comment" && (k === 0 || tokens[k - 1]?.kind === "newline")),
     )
     .find((t) => t.text.replace(/^#\s*/, "").length > 3);
-  if (comment) return oneLine(comment.text.replace(/^#+\s*/, "")).replace(/[.:]$/, "");
+  if (comment) return oneLine(comment.text.replace(/^#+\s*/, ""), 120).replace(/[.:]$/, "");
   const calls: string[] = [];
   for (const tokens of chain.cells) {
     tokens.forEach((t, k) => {
@@ -371,9 +372,4 @@ function docText(text: string): string {
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat;
 }

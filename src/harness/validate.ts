@@ -1,3 +1,4 @@
+import { oneLine } from "../config/text.js";
 import { type Current, normaliseText } from "./state.js";
 import { type Entry, type EntryKind, type Intent, KINDS } from "./types.js";
 
@@ -161,7 +162,6 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
 
 function hypothesisOf(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
-  const line = value.trim().replace(/\s+/g, " ");
-  if (line === "") return undefined;
-  return line.length > HYPOTHESIS_CHARS ? `${line.slice(0, HYPOTHESIS_CHARS - 1)}…` : line;
+  const line = oneLine(value, HYPOTHESIS_CHARS);
+  return line === "" ? undefined : line;
 }

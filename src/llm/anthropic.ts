@@ -2,7 +2,7 @@
 // one on the last block of the last message; the second moves forward with every request.
 
 import { imagePlaceholder } from "./content.js";
-import { oneLine } from "./errors.js";
+import { serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { anthropicMaxTokens, anthropicThinkingBudget } from "./thinking.js";
 import type {
@@ -202,7 +202,7 @@ function streamError(value: unknown): DecodeResult {
   }
   return {
     ok: false,
-    failure: { kind, retryable, message: `the server reported ${type}: ${oneLine(text)}` },
+    failure: { kind, retryable, message: `the server reported ${type}: ${serverLine(text)}` },
   };
 }
 

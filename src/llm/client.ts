@@ -2,7 +2,7 @@
 // decoded answer into a `done` event with usage and cost.
 
 import { anthropicWire } from "./anthropic.js";
-import { type ErrorContext, oneLine, redact } from "./errors.js";
+import { type ErrorContext, redact, serverLine } from "./errors.js";
 import { type HttpCall, sendWithRetries } from "./http.js";
 import { outputLimit, TokenEstimator } from "./limits.js";
 import { openaiWire } from "./openai.js";
@@ -123,7 +123,7 @@ async function* streamSafely(
       type: "error",
       error: {
         kind: "stream",
-        message: redact(`internal error: ${oneLine(text)}`, setup.options.apiKey),
+        message: redact(`internal error: ${serverLine(text)}`, setup.options.apiKey),
         attempts: 0,
       },
     };

@@ -1,6 +1,7 @@
 // Turns HTTP statuses and network failures into one-line, actionable ModelErrors. Every text that leaves
 // this module passes through `redact`, so an API key echoed by a server never reaches a log or the user.
 
+import { oneLine } from "../config/text.js";
 import type { ModelError, ModelErrorKind } from "./types.js";
 
 /** What went wrong in one try, before the retry loop decides whether to try again. */
@@ -28,9 +29,9 @@ export function redact(text: string, apiKey: string | undefined): string {
   return text.split(apiKey).join("[redacted]");
 }
 
-export function oneLine(text: string, max = MAX_SERVER_TEXT): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+/** A server's text as one line of an error message, cut at MAX_SERVER_TEXT characters. */
+export function serverLine(text: string): string {
+  return oneLine(text, MAX_SERVER_TEXT);
 }
 
 /** The human part of an error body, across the shapes OpenAI, Anthropic, Ollama, vLLM and FastAPI use. */
@@ -54,7 +55,7 @@ export function serverMessage(body: string): string {
 }
 
 function withServerText(base: string, body: string): string {
-  const text = oneLine(serverMessage(body));
+  const text = serverLine(serverMessage(body));
   return text ? `${base}: ${text}` : base;
 }
 

@@ -8,8 +8,8 @@ import {
   httpFailure,
   idleFailure,
   networkFailure,
-  oneLine,
   redact,
+  serverLine,
   serverMessage,
   toModelError,
 } from "./errors.js";
@@ -68,7 +68,7 @@ export async function* sendWithRetries(
     if ((failure.status === 401 || failure.status === 403) && call.auth) {
       // Not an API key's failure: refused again with fresh credentials, only a new sign-in can help.
       const again = failure.status === 401 ? " even after a token refresh" : "";
-      const said = failure.detail ? `: ${oneLine(serverMessage(failure.detail))}` : "";
+      const said = failure.detail ? `: ${serverLine(serverMessage(failure.detail))}` : "";
       failure.message =
         `${call.ctx.baseUrl} refused the sign-in${again} (HTTP ${failure.status})${said}; ` +
         "run `relm login` to sign in again";

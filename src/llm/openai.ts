@@ -1,7 +1,7 @@
 // OpenAI chat-completions, the dialect shared by OpenAI, Ollama, vLLM, LM Studio, llama.cpp and OpenRouter.
 
 import { dataUrl, flattenToText } from "./content.js";
-import { oneLine, serverMessage } from "./errors.js";
+import { serverLine, serverMessage } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { openaiEffort } from "./thinking.js";
 import type { ContentPart, Message, ModelRequest, ToolResultMessage, Usage } from "./types.js";
@@ -151,7 +151,7 @@ function streamedError(error: unknown): DecodeResult {
     failure: {
       kind: "server",
       retryable: true,
-      message: `the server reported an error mid-stream: ${oneLine(text)}`,
+      message: `the server reported an error mid-stream: ${serverLine(text)}`,
     },
   };
 }

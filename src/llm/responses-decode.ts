@@ -1,7 +1,7 @@
 // Decoding OpenAI Responses answers: the streamed events (or one response object) into text, function
 // calls, the reasoning items to send back, usage and the reason it stopped.
 
-import { oneLine } from "./errors.js";
+import { serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import type { ModelErrorKind, Reasoning, Usage } from "./types.js";
 import { Assembly, asNumber, asRecord, type DecodeResult, type DeltaEvent, malformed } from "./wire.js";
@@ -120,7 +120,7 @@ function reportedError(value: unknown): DecodeResult {
   }
   return {
     ok: false,
-    failure: { kind, retryable, message: `the server reported ${code}: ${oneLine(text)}` },
+    failure: { kind, retryable, message: `the server reported ${code}: ${serverLine(text)}` },
   };
 }
 

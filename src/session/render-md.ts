@@ -14,18 +14,19 @@ function quote(text: string): string {
     .join("\n");
 }
 
-function oneLine(text: string): string {
+/** Line breaks (and spaces around them) as one space; unlike config/text.ts oneLine(), spacing stays. */
+function joinLines(text: string): string {
   return text.replace(/\s*\n\s*/g, " ");
 }
 
 export function renderBlockMarkdown(block: Block): string {
   switch (block.kind) {
     case "title":
-      return `# ${oneLine(block.text)}`;
+      return `# ${joinLines(block.text)}`;
     case "meta":
-      return block.items.map(([k, v]) => `- **${k}:** ${oneLine(v)}`).join("\n");
+      return block.items.map(([k, v]) => `- **${k}:** ${joinLines(v)}`).join("\n");
     case "heading":
-      return `## ${oneLine(block.text)}`;
+      return `## ${joinLines(block.text)}`;
     case "text":
       return block.text.trim();
     case "note":

@@ -1,5 +1,7 @@
 // What a checkpoint commit says about itself, and reading it back from `git log`.
 
+import { oneLine } from "../config/text.js";
+
 export interface SkippedFile {
   path: string;
   bytes: number;
@@ -31,7 +33,7 @@ export function formatMessage(c: {
   skipped: SkippedFile[];
 }): string {
   const lines = [
-    `before turn ${c.turn}${c.label ? `: ${oneLine(c.label)}` : ""}`,
+    `before turn ${c.turn}${c.label ? `: ${oneLine(c.label, 72)}` : ""}`,
     "",
     `Relm-Turn: ${c.turn}`,
     `Relm-Session: ${c.sessionId}`,
@@ -43,11 +45,6 @@ export function formatMessage(c: {
     lines.push(`Relm-Skipped: ${JSON.stringify({ path: s.path, bytes: s.bytes })}`);
   }
   return `${lines.join("\n")}\n`;
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 72 ? `${line.slice(0, 71)}…` : line;
 }
 
 function trailer(body: string, key: string): string[] {

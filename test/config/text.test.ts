@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { oneLine } from "../../src/config/text.js";
+
+describe("oneLine", () => {
+  it("folds every whitespace run, newlines and tabs too, into one space and trims the ends", () => {
+    expect(oneLine("  a\n\n  b\tc  \r\n")).toBe("a b c");
+  });
+
+  it("cuts at max characters with the ellipsis as the last one, and leaves text that fits alone", () => {
+    expect(oneLine("abcdef", 4)).toBe("abc…");
+    expect(oneLine("abcd", 4)).toBe("abcd");
+    expect(oneLine("ab\n cd", 5)).toBe("ab cd");
+    expect(oneLine("x".repeat(500))).toBe("x".repeat(500)); // no max: never cut
+  });
+});
