@@ -4,12 +4,13 @@ import type { EventSink } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
 import { resolveConfig } from "../config/config.js";
 import { SessionHost } from "../host/host.js";
+import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { learnSlash } from "./learn-slash.js";
 import { refineSlash } from "./refine-slash.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
-import { buildClient, prepareSession, resumeSession, type SessionFlags, titleOf } from "./setup.js";
+import { buildClient, prepareSession, resumeSession, type SessionFlags } from "./setup.js";
 import { ensureWaker } from "./spawn-host.js";
 
 const HELP = `Type a task and press Enter; end a line with \\ to continue it on the next line.

@@ -4,6 +4,7 @@ import type { AgentEvent, EventSink } from "../agent/events.js";
 import { UsageError } from "../config/errors.js";
 import { SessionHost } from "../host/host.js";
 import type { SessionServer } from "../host/server.js";
+import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
 import { idleMsOf, positiveWhole } from "./run-flags.js";
@@ -14,7 +15,6 @@ import {
   resumeSession,
   type SessionFlags,
   type SessionOverrides,
-  titleOf,
 } from "./setup.js";
 import { ensureWaker } from "./spawn-host.js";
 

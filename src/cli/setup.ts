@@ -257,11 +257,6 @@ export async function resumeSession(
   return { session, config, client, resumeNote: note };
 }
 
-export function titleOf(task: string): string {
-  const first = task.trim().split("\n")[0] ?? "";
-  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
-}
-
 /**
  * The session's kernel URI: `--kernel`, else RELM_KERNEL_URI (how the hosts the terminal UI starts get
  * `relm --kernel`), else config.json's `kernel`; checked (a bad flag exits 2).

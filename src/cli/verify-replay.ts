@@ -9,9 +9,10 @@ import { type Variant, writeScratchHarness } from "../agent/verify-harness.js";
 import type { ReplayPlan } from "../agent/verify-plan.js";
 import type { ResolvedConfig } from "../config/config.js";
 import type { HarnessContext, Revision, Scope, VerifyRun } from "../harness/index.js";
+import { titleOf } from "../host/turn-words.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
 import { CheckpointError, materialiseCheckpoint } from "../workspace/index.js";
-import { prepareSession, type SessionFlags, titleOf } from "./setup.js";
+import { prepareSession, type SessionFlags } from "./setup.js";
 
 export interface ReplayRequest {
   real: HarnessContext;

@@ -9,3 +9,9 @@ export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/** The first line of `text` (leading and trailing whitespace of the whole dropped), cut like oneLine(). */
+export function firstLine(text: string, max: number): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

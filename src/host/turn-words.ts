@@ -1,10 +1,10 @@
 // How a host names a session from its first message, and says why a turn failed (state.json's reason).
 import type { AutonomousOutcome } from "../agent/autonomy.js";
+import { firstLine } from "../config/text.js";
 
 /** A session's title from the first line of its first message. */
 export function titleOf(text: string): string {
-  const first = text.trim().split("\n")[0] ?? "";
-  return first.length > 80 ? `${first.slice(0, 79)}…` : first;
+  return firstLine(text, 80);
 }
 
 export function failureReason(outcome: AutonomousOutcome): string {

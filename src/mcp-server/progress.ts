@@ -2,13 +2,9 @@
 // (a model call, a cell, a sub-agent), and a heartbeat while a step takes a while, so clients that reset
 // their request timeout on progress keep waiting. Progress must grow with every notification.
 import type { AgentEvent } from "../agent/events.js";
+import { firstLine } from "../config/text.js";
 
 const HEARTBEAT_MS = 10_000;
-
-function firstLine(text: string, max = 80): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
 
 /** What one event says as a progress line, or undefined for events that are not steps. */
 export function progressLine(event: AgentEvent): string | undefined {
@@ -17,7 +13,7 @@ export function progressLine(event: AgentEvent): string | undefined {
     case "model_request":
       return event.agent ? undefined : `model call (turn ${event.turn})`;
     case "cell":
-      return `${who}running a cell: ${firstLine(event.code)}`;
+      return `${who}running a cell: ${firstLine(event.code, 80)}`;
     case "cell_output":
       return `${who}cell ${event.status} after ${(event.durationMs / 1000).toFixed(1)} s`;
     case "child_spawned":

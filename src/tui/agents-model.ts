@@ -1,6 +1,7 @@
 // The agent tree as the UI knows it, derived from the event stream alone (the same events `--json`
 // prints), so attaching to a running session and watching it live build the same tree.
 import type { AgentEvent } from "../agent/events.js";
+import { firstLine } from "../config/text.js";
 
 export type AgentStatus = "starting" | "thinking" | "running" | "waiting" | "done" | "failed" | "cancelled";
 
@@ -33,11 +34,6 @@ export function isEnded(node: AgentNode): boolean {
 
 function timeOf(event: AgentEvent, now: number): number {
   return "t" in event && typeof event.t === "string" ? Date.parse(event.t) : now;
-}
-
-function firstLine(text: string, max = 60): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 export class AgentsModel {
@@ -73,7 +69,7 @@ export class AgentsModel {
       const label = (event as { label?: string }).label;
       const node: AgentNode = {
         id: event.id,
-        label: label && label.trim() !== "" ? firstLine(label) : event.name,
+        label: label && label.trim() !== "" ? firstLine(label, 60) : event.name,
         name: event.name,
         task: event.task,
         model: event.model,
@@ -106,7 +102,7 @@ export class AgentsModel {
       node.result = event.result;
       node.reason = event.reason;
       node.step =
-        event.status === "done" ? firstLine(event.result ?? "done") : (event.reason ?? event.status);
+        event.status === "done" ? firstLine(event.result ?? "done", 60) : (event.reason ?? event.status);
       const parent = node.parent ? this.nodes.get(node.parent) : undefined;
       if (parent && !isEnded(parent) && parent.status === "waiting" && this.runningChildren(parent) === 0) {
         parent.status = "thinking";
@@ -134,7 +130,7 @@ export class AgentsModel {
         return true;
       case "cell":
         node.status = "running";
-        node.step = firstLine(event.code.replace(/^\s*#.*\n/gm, ""));
+        node.step = firstLine(event.code.replace(/^\s*#.*\n/gm, ""), 60);
         return true;
       case "cell_output":
         node.status = "thinking";

@@ -3,6 +3,7 @@
 import { Container } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/events.js";
 import { formatDuration } from "../config/duration.js";
+import { firstLine } from "../config/text.js";
 import { reasoningText } from "../llm/thinking.js";
 import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
 import { CellBlock, type CellView } from "./cell-block.js";
@@ -10,11 +11,6 @@ import { FileEditBlock } from "./file-edit-block.js";
 import { spendLine } from "./format.js";
 import type { Theme } from "./theme.js";
 import { ThinkingBlock } from "./thinking-block.js";
-
-function firstLine(text: string, max = 100): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
 
 export class Transcript extends Container {
   private assistant: AssistantBlock | undefined;

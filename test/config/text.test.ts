@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { oneLine } from "../../src/config/text.js";
+import { firstLine, oneLine } from "../../src/config/text.js";
 
 describe("oneLine", () => {
   it("folds every whitespace run, newlines and tabs too, into one space and trims the ends", () => {
@@ -11,5 +11,13 @@ describe("oneLine", () => {
     expect(oneLine("abcd", 4)).toBe("abcd");
     expect(oneLine("ab\n cd", 5)).toBe("ab cd");
     expect(oneLine("x".repeat(500))).toBe("x".repeat(500)); // no max: never cut
+  });
+});
+
+describe("firstLine", () => {
+  it("keeps the first line of the trimmed text, cut at max characters with an ellipsis", () => {
+    expect(firstLine("\n  first  line\nsecond", 80)).toBe("first  line");
+    expect(firstLine("abcdef\nx", 4)).toBe("abc…");
+    expect(firstLine("abcd", 4)).toBe("abcd");
   });
 });
