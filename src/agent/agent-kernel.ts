@@ -300,6 +300,10 @@ export class AgentKernel {
       this.recordCell(turn, callId, skipped);
       return skipped;
     }
+    // Died between cells: it is started again on its next use. The inputs must be back before the cell
+    // runs (which reads them), not after it.
+    const reloadFirst = this.dead && !this.owner.failOnCrash && this.owner.variables.length > 0;
+    if (reloadFirst) await this.loadVariables(kernel);
     this.currentCallId = callId;
     this.executing = true;
     let result: CellResult;
@@ -321,7 +325,7 @@ export class AgentKernel {
       this.pendingReload = false;
       const names = this.owner.variables.map((v) => v.name);
       if (names.length > 0) {
-        await this.loadVariables(kernel);
+        if (!reloadFirst) await this.loadVariables(kernel);
         result.note = `${result.note ?? "The kernel was restarted."} The inputs ${names.join(", ")} were loaded again.`;
       }
     }

@@ -113,7 +113,7 @@ describe("an agent's kernel", () => {
   // idle is restarted inside kernel.execute(), and AgentKernel.runCell loads the --var inputs again only
   // after that cell ran. So the cell runs without them (NameError) while its note says "The inputs
   // greeting were loaded again." A crash during a cell is fine: the next cell comes after the reload.
-  it.fails("that died between cells has the inputs loaded before the next cell runs", async () => {
+  it("that died between cells has the inputs loaded before the next cell runs", async () => {
     const rig = await startRig("openai", {
       script: [
         { code: "import os\nprint(os.getpid())" },
