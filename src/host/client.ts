@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import { MAX_DECODABLE_BYTES } from "./lines.js";
+import { MAX_DECODABLE_BYTES } from "../kernel/lines.js";
 import { lockAddress } from "./lock-address.js";
 import { socketPath } from "./paths.js";
 import { type Frame, onMessages, RpcError, type RpcNotification, send } from "./rpc.js";

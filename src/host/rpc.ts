@@ -2,7 +2,7 @@
 // hosts say to each other. One JSON object per line; notifications have no id. Every line is classified
 // into a Frame before anyone looks inside it: a peer can send anything, and nothing it sends may throw.
 import type { Socket } from "node:net";
-import { BoundedLineSplitter, MAX_LINE_BYTES } from "./lines.js";
+import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
 
 /** JSON-RPC 2.0 ids: a number, a string, or null (answered as given). */
 export type RpcId = number | string | null;

@@ -60,29 +60,3 @@ export type ReplyMessage = Extract<
   RunnerMessage,
   { type: "result" | "var" | "vars" | "snapshot" | "restored" | "file" }
 >;
-
-/** Splits a stream of text into lines, keeping a partial last line for the next chunk. */
-export class LineSplitter {
-  private rest = "";
-
-  constructor(private readonly onLine: (line: string) => void) {}
-
-  push(chunk: string): void {
-    let start = 0;
-    let end = chunk.indexOf("\n");
-    if (end < 0) {
-      this.rest += chunk;
-      return;
-    }
-    let line = this.rest + chunk.slice(0, end);
-    this.rest = "";
-    for (;;) {
-      if (line) this.onLine(line);
-      start = end + 1;
-      end = chunk.indexOf("\n", start);
-      if (end < 0) break;
-      line = chunk.slice(start, end);
-    }
-    this.rest = chunk.slice(start);
-  }
-}

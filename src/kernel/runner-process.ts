@@ -4,14 +4,9 @@ import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
 import { BOOTSTRAP, bootstrapPayload } from "./launchers/bootstrap.js";
 import { LOCAL } from "./launchers/local.js";
 import type { Launcher } from "./launchers/types.js";
+import { LineSplitter } from "./lines.js";
 import type { RunnerExit, RunnerLink } from "./link.js";
-import {
-  type HostMessage,
-  LineSplitter,
-  type ReadyMessage,
-  type ReplyMessage,
-  type RunnerMessage,
-} from "./protocol.js";
+import type { HostMessage, ReadyMessage, ReplyMessage, RunnerMessage } from "./protocol.js";
 
 export { killGroup } from "./host-exit.js";
 export type { RunnerExit } from "./link.js";

@@ -5,8 +5,8 @@ import { scrubEnvironment } from "./env.js";
 import { KernelStartError } from "./errors.js";
 import { ForkServer } from "./fork-server.js";
 import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
+import { LineSplitter } from "./lines.js";
 import type { RunnerExit } from "./link.js";
-import { LineSplitter } from "./protocol.js";
 import type { ProcessWrapper } from "./sandbox/types.js";
 import type { KernelTemplate, KernelTemplateOptions, PythonInfo } from "./types.js";
 

@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { BoundedLineSplitter } from "../kernel/lines.js";
 import { TailBuffer } from "./errors.js";
 
 export interface StdioParams {
@@ -35,8 +36,11 @@ export class StdioTransport implements Transport {
   readonly stderr = new TailBuffer();
   exit: ProcessExit | undefined;
   private child: ChildProcess | undefined;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private readonly lines = new BoundedLineSplitter(
+    (line) => this.deliver(line),
+    () => this.onerror?.(new Error(`the server wrote a line longer than ${MAX_LINE} bytes to stdout`)),
+    MAX_LINE,
+  );
   private exited: Promise<void> | undefined;
   private started: Promise<void> | undefined;
   /** Messages that arrived before the client took over (it starts the transport after spawn()). */
@@ -81,7 +85,7 @@ export class StdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.once("spawn", () => resolve());
-      child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
+      child.stdout?.on("data", (chunk: Buffer) => this.lines.push(chunk));
       child.stderr?.setEncoding("utf8").on("data", (text: string) => this.stderr.push(text));
       // A server that exits while we write would otherwise crash the host with EPIPE.
       child.stdin?.on("error", () => {});
@@ -139,29 +143,6 @@ export class StdioTransport implements Transport {
     const done = await Promise.race([this.exited?.then(() => true as const), timeout]);
     clearTimeout(timer);
     return done === true;
-  }
-
-  private read(chunk: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(10, start);
-      if (nl < 0) break;
-      const piece = chunk.subarray(start, nl);
-      const line = this.pending.length > 0 ? Buffer.concat([...this.pending, piece]) : piece;
-      this.pending = [];
-      this.pendingBytes = 0;
-      start = nl + 1;
-      this.deliver(line.toString("utf8"));
-    }
-    if (start < chunk.length) {
-      this.pending.push(chunk.subarray(start));
-      this.pendingBytes += chunk.length - start;
-      if (this.pendingBytes > MAX_LINE) {
-        this.pending = [];
-        this.pendingBytes = 0;
-        this.onerror?.(new Error(`the server wrote a line longer than ${MAX_LINE} bytes to stdout`));
-      }
-    }
   }
 
   private deliver(line: string): void {

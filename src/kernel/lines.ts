@@ -1,5 +1,6 @@
-// Line framing for session sockets, bounded: a peer that sends bytes without a newline must not make the
-// host hold them all. (kernel/protocol.ts has its own splitter for the trusted kernel pipe.)
+// Line framing, the one home of every newline-delimited JSON stream: LineSplitter for text from a trusted
+// pipe (a kernel's protocol), BoundedLineSplitter for bytes from a peer that must not make us hold an
+// endless line (a session socket's client, an MCP server's stdout).
 import { constants } from "node:buffer";
 
 /** The longest line a session host accepts from a client (64 MiB): longer means broken or hostile. */
@@ -7,6 +8,35 @@ export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /** The longest line Node can decode into one string at all: the most a client accepts from its host. */
 export const MAX_DECODABLE_BYTES = constants.MAX_STRING_LENGTH;
+
+/**
+ * Splits a stream of text into lines, keeping a partial last line for the next chunk; empty lines are
+ * skipped. Unbounded: a kernel's pipe is trusted, and its long lines (a file read back) are meant.
+ */
+export class LineSplitter {
+  private rest = "";
+
+  constructor(private readonly onLine: (line: string) => void) {}
+
+  push(chunk: string): void {
+    let start = 0;
+    let end = chunk.indexOf("\n");
+    if (end < 0) {
+      this.rest += chunk;
+      return;
+    }
+    let line = this.rest + chunk.slice(0, end);
+    this.rest = "";
+    for (;;) {
+      if (line) this.onLine(line);
+      start = end + 1;
+      end = chunk.indexOf("\n", start);
+      if (end < 0) break;
+      line = chunk.slice(start, end);
+    }
+    this.rest = chunk.slice(start);
+  }
+}
 
 /** Above this, the buffer of a finished long line is released instead of kept for the next one. */
 const KEEP_BYTES = 1024 * 1024;
