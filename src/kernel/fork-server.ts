@@ -4,6 +4,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { trackFile, untrackFile } from "./host-exit.js";
+import { listenPrivate } from "./listen.js";
 
 /**
  * The host end of forked kernels' transport. The host cannot hand pipes to a process it did not
@@ -44,14 +45,7 @@ export class ForkServer {
       throw new Error(`socket path too long for a Unix socket (${Buffer.byteLength(file)} bytes): ${file}`);
     }
     const server = createServer();
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(file, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    chmodSync(file, 0o600);
+    await listenPrivate(server, file);
     trackFile(file);
     server.unref(); // an idle template must not keep the host alive; pending forks hold their own timers
     return new ForkServer(server, file);

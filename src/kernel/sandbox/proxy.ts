@@ -6,8 +6,9 @@
 // what it resolves to). A connection is pinned to the host of its first request: later requests on it
 // go to the same place whatever they say. Nothing else leaves the namespace: no DNS, no UDP, no raw
 // sockets, no client that ignores the proxy settings.
-import { chmodSync, unlinkSync } from "node:fs";
+import { unlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { listening, listenPrivate } from "../listen.js";
 import { allowed } from "./policy.js";
 import type { NetRule } from "./types.js";
 
@@ -37,16 +38,8 @@ export class NetProxy {
     const server = createServer();
     const proxy = new NetProxy(server, path);
     server.on("connection", (socket) => proxy.serve(socket, rules));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      const done = () => {
-        server.off("error", reject);
-        resolve();
-      };
-      if (path) server.listen(path, done);
-      else server.listen(0, "127.0.0.1", done);
-    });
-    if (path) chmodSync(path, 0o600);
+    if (path) await listenPrivate(server, path);
+    else await listening(server, { port: 0, host: "127.0.0.1" });
     server.unref(); // the kernels that use it keep the host alive, not the proxy
     return proxy;
   }
