@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { relmHomeFrom } from "../config/config.js";
 import { listSessions } from "../host/discovery.js";
+import { waitFor } from "../host/poll.js";
 import { type JobState, pauseJobs } from "../host/schedules.js";
 import { wakerRunning } from "../host/waker.js";
 import { EXIT } from "./exit-codes.js";
@@ -64,12 +65,7 @@ export async function shutdownAction(io: RunIo): Promise<number> {
 }
 
 async function exited(pid: number): Promise<boolean> {
-  const deadline = Date.now() + HOST_EXIT_MS;
-  while (processExists(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
+  return waitFor(() => !processExists(pid), HOST_EXIT_MS, 20);
 }
 
 /** Whether `pid` still runs (a zombie waiting for its parent to reap it does not). */
@@ -89,10 +85,5 @@ function processExists(pid: number): boolean {
 }
 
 async function wakerGone(home: string): Promise<boolean> {
-  const deadline = Date.now() + WAKER_EXIT_MS;
-  while (await wakerRunning(home)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
+  return waitFor(async () => !(await wakerRunning(home)), WAKER_EXIT_MS, 50);
 }

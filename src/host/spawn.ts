@@ -6,6 +6,7 @@ import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
 import { HOST_NODE_FLAGS } from "./handoff.js";
 import { hostLogPath } from "./paths.js";
+import { poll } from "./poll.js";
 
 // The CLI entry (package.json's bin): dist/cli/relm.cjs, whether this module runs from dist/host/ or from a chunk in dist/cli/.
 const MAIN = fileURLToPath(new URL("../cli/relm.cjs", import.meta.url));
@@ -34,14 +35,14 @@ export async function spawnHost(
     exited = code;
   });
   child.unref();
-  const deadline = Date.now() + READY_TIMEOUT_MS;
   // Ready means the session answers, not just that the socket is bound: a host that fails while it
   // starts (no Python, a journal it cannot resume) is reported here, with its log.
-  while (Date.now() < deadline) {
-    if (await answers(home, id)) return;
-    if (exited !== undefined) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const ready = await poll(
+    async () => ((await answers(home, id)) ? true : exited !== undefined ? false : undefined),
+    READY_TIMEOUT_MS,
+    20,
+  );
+  if (ready) return;
   const tail = readFileSync(logPath, "utf8").trim().split("\n").slice(-8).join("\n");
   throw new HostLaunchError(
     exited !== undefined
