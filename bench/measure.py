@@ -3,6 +3,8 @@
 peak_rss_sum_kb: the largest sum of VmRSS over the command's whole process tree, sampled every ~1 ms
     from /proc (Linux). Short-lived processes can slip between samples, so it is a lower bound.
 max_rss_kb: ru_maxrss of the biggest single process in the tree (exact, from the kernel's accounting).
+cpu_ms: user + system CPU time of the whole tree once it has exited (the kernel's accounting, to the
+    microsecond).
 peak_pss_sum_kb: the largest sum of PSS (proportional set size: shared pages divided among the processes
     sharing them) over the tree, sampled every ~25 ms; the fair figure for forked processes, whose RSS
     counts the pages they share with their template again and again.
@@ -76,6 +78,7 @@ def main():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(json.dumps({"wall_ms": wall * 1000, "peak_rss_sum_kb": peak, "max_rss_kb": usage.ru_maxrss,
                       "peak_pss_sum_kb": peak_pss,
+                      "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1000,
                       "code": proc.returncode, "stderr": err[-2000:]}))
 
 

@@ -1,6 +1,6 @@
 // Background sessions: listing 1,000 saved sessions, a detached host's start, attaching to a 50 MB journal,
 // and an idle host's memory once its kernel has been snapshotted and exited.
-import { execFile, spawn, spawnSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { loadavg } from "node:os";
@@ -14,12 +14,6 @@ import { measure, median, ROOT, scriptedEnv, table } from "./lib.mjs";
 const relm = join(ROOT, "dist/cli/relm.cjs");
 const SESSIONS = Number(process.env.RELM_BENCH_SESSIONS ?? 1000);
 
-/** User+system CPU milliseconds of one run of node with `args` (GNU time's accounting). */
-function cpuMs(args, env) {
-  const r = spawnSync("/usr/bin/time", ["-f", "%U %S", process.execPath, ...args], { env, encoding: "utf8" });
-  const [user, sys] = r.stderr.trim().split("\n").at(-1).split(" ").map(Number);
-  return (user + sys) * 1000;
-}
 const model = await startScriptedModel({
   script: byTask({ "BENCH: idle": [{ code: "x = 1" }, { text: "done" }], "BENCH: noop": [{ text: "ok" }] }),
 });
@@ -66,22 +60,19 @@ try {
   // compare: on a loaded 2-core machine wall time mostly measures the wait for a core.
   for (let i = 0; i < SESSIONS; i++) fakeSession(5);
   measure(process.execPath, [relm, "agents"], env); // the first listing describes each session and logs it
-  const listing = Array.from({ length: 10 }, () => ({
-    ...measure(process.execPath, [relm, "agents"], env, ROOT, { poll: false }),
-    cpu_ms: cpuMs([relm, "agents"], env),
-  }));
-  const everyRow = Array.from({ length: 10 }, () => ({
-    ...measure(process.execPath, [relm, "agents", "--all"], env, ROOT, { poll: false }),
-    cpu_ms: cpuMs([relm, "agents", "--all"], env),
-  }));
-  const bare = Array.from({ length: 10 }, () => ({
-    ...measure(process.execPath, ["-e", "0"], env, ROOT, { poll: false }),
-    cpu_ms: cpuMs(["-e", "0"], env),
-  }));
+  // Interleaved, so that a change in the machine's load falls on every command alike.
+  const listing = [];
+  const everyRow = [];
+  const bare = [];
+  for (let i = 0; i < 15; i++) {
+    listing.push(measure(process.execPath, [relm, "agents"], env, ROOT, { poll: false }));
+    everyRow.push(measure(process.execPath, [relm, "agents", "--all"], env, ROOT, { poll: false }));
+    bare.push(measure(process.execPath, ["-e", "0"], env, ROOT, { poll: false }));
+  }
   const ratio = median(listing.map((r) => r.cpu_ms)) / median(bare.map((r) => r.cpu_ms));
   const ratioAll = median(everyRow.map((r) => r.cpu_ms)) / median(bare.map((r) => r.cpu_ms));
   console.log(
-    `# relm agents, ${SESSIONS} saved sessions (median of 10; load average ${loadavg()[0].toFixed(1)})`,
+    `# relm agents, ${SESSIONS} saved sessions (median of 15, interleaved; load average ${loadavg()[0].toFixed(1)})`,
   );
   table(
     [
@@ -215,8 +206,15 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   const pid = holder();
   const kind = cmdline(pid).includes("stub.js") ? "stub (host handed over)" : "host";
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+  const rssOf = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+  // A process just started is still loading: measured once its RSS has held still for a second.
+  let rss = rssOf();
+  for (let still = 0; still < 5; ) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = rssOf();
+    still = Math.abs(now - rss) < 0.2 ? still + 1 : 0;
+    rss = now;
+  }
   const pss = Number(/Pss:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))[1]) / 1024;
   const kernels = readdirSync("/proc").filter((p) => {
     try {

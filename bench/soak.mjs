@@ -182,7 +182,7 @@ const first = sessions[0];
 while (Date.now() - t0 < MINUTES * 60_000) {
   await new Promise((r) => setTimeout(r, SAMPLE_MS));
   model.requests.length = 0; // the scripted server keeps every request; not what is measured
-  const hosts = [...hostPids().values()].map(rssMb).filter((v) => v !== undefined);
+  const hosts = [...hostPids().values()].map((pid) => rssMb(pid)).filter((v) => v !== undefined);
   const waker = wakerPid();
   const sample = {
     min: (Date.now() - t0) / 60_000,
