@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, unlinkSync } from "node:fs";
+import { existsSync, unlinkSync } from "node:fs";
 import { createServer, type Server, Socket } from "node:net";
 import { UserError } from "../config/errors.js";
+import { listenPrivate } from "../kernel/listen.js";
 import { SessionClient } from "./client.js";
 import { lockAddress } from "./lock-address.js";
 import { runDir, socketPath } from "./paths.js";
@@ -91,14 +92,7 @@ export class SessionServer {
       unlinkSync(path); // stale: its host died without cleaning up
     }
     const server = createServer({ pauseOnConnect: true });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(path, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-    chmodSync(path, 0o600);
+    await listenPrivate(server, path);
     const bound = new SessionServer(server, lock, path, handlers);
     if (handlers !== STARTING) bound.serve(handlers);
     return bound;
