@@ -89,8 +89,29 @@ export class LoggedState {
   ) {}
 
   get state(): SessionState {
-    this.parsed ??= JSON.parse(this.line) as SessionState;
+    this.parsed ??= this.parse();
     return this.parsed;
+  }
+
+  /** The whole summary; a line that no longer parses (two writes run together) is listed by what it said. */
+  private parse(): SessionState {
+    try {
+      return JSON.parse(this.line) as SessionState;
+    } catch {
+      const { id, created, status, pid } = this;
+      return {
+        id,
+        title: "(summary unreadable: relm doctor)",
+        cwd: "",
+        created,
+        status: status as SessionState["status"],
+        lastActivity: created,
+        tokens: 0,
+        cost: null,
+        pid,
+        detached: false,
+      };
+    }
   }
 }
 
@@ -116,7 +137,7 @@ export function readLog(home: string): StatesLog {
     lines++;
     const entry = entryOf(line);
     if (!entry) continue; // a torn line: the session is described from its files
-    if (entry === "forget") states.delete(idOf(line) as string);
+    if ("forget" in entry) states.delete(entry.forget);
     else states.set(entry.id, entry);
   }
   return { states, lines };
@@ -127,10 +148,10 @@ export function readLog(home: string): StatesLog {
  * by a colon occurs only as a key (inside a string every quote is escaped), and the values read here
  * (an id, an ISO time, a status word, a pid) hold no escapes. A line in any other shape is parsed whole.
  */
-function entryOf(line: string): LoggedState | "forget" | undefined {
+function entryOf(line: string): LoggedState | { forget: string } | undefined {
   if (!line.endsWith("}")) return undefined;
   const id = idOf(line);
-  if (id !== undefined && line.endsWith(',"forget":true}')) return "forget";
+  if (id !== undefined && line.endsWith(',"forget":true}')) return { forget: id };
   const created = stringField(line, "created");
   const status = stringField(line, "status");
   const pid = Number(numberField(line, "pid"));
@@ -143,7 +164,7 @@ function entryOf(line: string): LoggedState | "forget" | undefined {
     return undefined;
   }
   if (typeof parsed?.id !== "string") return undefined;
-  if ("forget" in parsed) return "forget";
+  if ("forget" in parsed) return { forget: parsed.id };
   return new LoggedState(
     parsed.id,
     String(parsed.created),

@@ -102,4 +102,31 @@ describe("the states log", () => {
       home.cleanup();
     }
   });
+
+  it("reads lines in any key order, honours forget, skips torn lines and lists run-together ones", () => {
+    const home = tempDir();
+    try {
+      const dir = indexDir(home.path);
+      mkdirSync(dir, { recursive: true });
+      const a = state("aaaa0001", "first");
+      const { id: _id, ...rest } = state("bbbb0002", "reordered");
+      const lines = [
+        JSON.stringify(a),
+        JSON.stringify({ ...rest, id: "bbbb0002" }), // id not first: parsed whole
+        JSON.stringify(state("cccc0003", "to forget")),
+        JSON.stringify({ id: "cccc0003", forget: true }),
+        `${JSON.stringify(state("dddd0004", "torn")).slice(0, 40)}${JSON.stringify(state("eeee0005", "after"))}`,
+        JSON.stringify(state("ffff0006", "torn at the end")).slice(0, 50),
+      ];
+      writeFileSync(join(dir, STATES_LOG), `${lines.join("\n")}\n`);
+      const log = readLog(home.path);
+      expect([...log.states.keys()].sort()).toEqual(["aaaa0001", "bbbb0002", "dddd0004"]);
+      expect(log.states.get("aaaa0001")?.state.title).toBe("first");
+      expect(log.states.get("bbbb0002")?.state.title).toBe("reordered");
+      // Two writes run together: still listed by its own fields, never a parse error in a listing.
+      expect(log.states.get("dddd0004")?.state.title).toBe("(summary unreadable: relm doctor)");
+    } finally {
+      home.cleanup();
+    }
+  });
 });
