@@ -22,8 +22,8 @@ for (const file of readdirSync(outdir))
   if (file.startsWith("chunk-") || ["app.js", "ui.js", "agents.js", "agents.cjs", "relm.cjs"].includes(file))
     rmSync(outdir + file);
 const result = await build({
-  // app: every command; ui: bare `relm` at a terminal, straight to the terminal UI (src/cli/ui-entry.ts);
-  // agents: `relm agents [--json]`, the listing alone (src/cli/agents-entry.ts).
+  // app: every command; ui: bare `relm` at a terminal, straight to the terminal UI (src/cli/ui-entry.ts).
+  // `relm agents` and the installed entry are built below, as CommonJS.
   entryPoints: {
     app: `${outdir}dispatch.js`,
     ui: `${outdir}ui-entry.js`,

@@ -1,4 +1,4 @@
-// `relm agents` and `relm agents --json`, the most frequent look at what runs: like bare `relm`
+// `relm agents [--all] [--json]`, the most frequent look at what runs: like bare `relm`
 // (ui-entry.ts) they skip the command-line parser and every command's wiring, and load only the listing
 // (main.ts routes them here; anything else on the line goes through dispatch.ts as before).
 import { agentsAction } from "./agents-list.js";

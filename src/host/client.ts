@@ -30,22 +30,8 @@ export class SessionClient {
 
   /** Connects to the host of session `id`; undefined when no host is listening (not live). */
   static async connect(home: string, id: string, timeoutMs = 2000): Promise<SessionClient | undefined> {
-    const path = socketPath(home, id);
-    return new Promise((resolve) => {
-      const socket = connect(path);
-      const timer = setTimeout(() => {
-        socket.destroy();
-        resolve(undefined);
-      }, timeoutMs);
-      socket.once("connect", () => {
-        clearTimeout(timer);
-        resolve(new SessionClient(socket));
-      });
-      socket.once("error", () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      });
-    });
+    const socket = await connectWithin(socketPath(home, id), timeoutMs);
+    return socket && new SessionClient(socket);
   }
 
   call<T = unknown>(method: string, params?: unknown): Promise<T> {
@@ -90,21 +76,26 @@ export class SessionClient {
  * idle session's socket would revive its host (src/host/stub.ts).
  */
 export async function isLive(home: string, id: string): Promise<boolean> {
-  const lock = await lockAddress(home, id);
-  if (lock === undefined) {
-    const client = await SessionClient.connect(home, id, 1000);
-    client?.close();
-    return client !== undefined;
-  }
+  const socket = await connectWithin((await lockAddress(home, id)) ?? socketPath(home, id), 1000);
+  socket?.destroy();
+  return socket !== undefined;
+}
+
+/** A connection to `address`, or undefined when nothing accepts it within `timeoutMs`. */
+function connectWithin(address: string, timeoutMs: number): Promise<Socket | undefined> {
   return new Promise((resolve) => {
-    const socket = connect(lock);
-    const done = (live: boolean) => {
-      clearTimeout(timer);
+    const socket = connect(address);
+    const timer = setTimeout(() => {
       socket.destroy();
-      resolve(live);
-    };
-    const timer = setTimeout(() => done(false), 1000);
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
+      resolve(undefined);
+    }, timeoutMs);
+    socket.once("connect", () => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
+    socket.once("error", () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
   });
 }

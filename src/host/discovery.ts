@@ -48,10 +48,9 @@ export async function listNewest(
   const known = knownSessions(home);
   // Read after the sessions described from their journals: reading one may have found damage.
   const damaged = damagedIds(home);
-  // ISO timestamps: ordered as plain strings (localeCompare would ask ICU for each of the n log n pairs).
-  known.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
+  known.sort(newestFirst);
   const listings: SessionListing[] = [];
-  const checks: Promise<SessionListing>[] = [];
+  const checks: Promise<void>[] = [];
   let others = 0;
   let hidden = 0;
   for (const k of known) {
@@ -60,18 +59,27 @@ export async function listNewest(
       hidden++;
       continue;
     }
-    // Most sessions are over and their host gone: listed as they are; only those whose host may live
-    // are checked on their sockets (in parallel).
-    if (mayLive) checks.push(withLiveness(home, k.state));
-    else listings.push({ ...k.state, live: false });
+    // Most sessions are over and their host gone: listed as they are. Only those whose host may live are
+    // checked on their sockets (in parallel), each filling its own place in the order.
+    const at = listings.push({ ...k.state, live: false }) - 1;
+    if (mayLive)
+      checks.push(
+        withLiveness(home, k.state).then((listing) => {
+          listings[at] = listing;
+        }),
+      );
   }
-  listings.push(...(await Promise.all(checks)));
+  await Promise.all(checks);
   for (let i = 0; i < listings.length; i++) {
     const listing = listings[i] as SessionListing;
     if (damaged.has(listing.id)) listings[i] = withDamage(home, listing);
   }
-  listings.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
   return { listings, hidden };
+}
+
+/** ISO timestamps, ordered as plain strings (localeCompare would ask ICU for each of the n log n pairs). */
+function newestFirst(a: { created: string }, b: { created: string }): number {
+  return a.created < b.created ? 1 : a.created > b.created ? -1 : 0;
 }
 
 /** Every session: from the log, or (not in it yet) from its own files, then logged. */

@@ -254,15 +254,20 @@ export class SessionHost {
   }
 
   private async shutdown(): Promise<void> {
-    this.scheduler.stop();
-    this.collector.stop();
     // Nobody serves it any more: a session that was waiting for more work is finished.
     if (this.status === "idle") this.status = "done";
-    // The session's work is complete: the last chance to judge edits with it before it closes.
-    this.judge();
-    await this.options.session.close();
+    await this.closeSession();
     this.writeState();
     await this.shutdownServer();
+  }
+
+  /** What this process does last with the session, whether it exits or hands the session to a stub. */
+  private async closeSession(): Promise<void> {
+    this.scheduler.stop();
+    this.collector.stop();
+    // The session's work is complete here: the last chance to judge edits with it before it closes.
+    this.judge();
+    await this.options.session.close();
   }
 
   private async shutdownServer(): Promise<void> {
@@ -381,11 +386,7 @@ export class SessionHost {
     const deadline = this.idleTimers.deadline;
     this.stopping = true;
     this.clearTimers();
-    this.scheduler.stop();
-    this.collector.stop();
-    this.judge();
-    await this.options.session.close();
-    this.peers?.close();
+    await this.closeSession();
     const next = this.scheduler.nextTickAt();
     // Ticks the stub's idle deadline would miss are the waker's to bring (it sees the stub as live).
     if (next !== undefined) await this.options.ensureWaker?.().catch(() => undefined);
@@ -405,6 +406,7 @@ export class SessionHost {
       return;
     }
     this.writeState(pid);
+    this.peers?.close();
     exit();
     this.resolveExit?.(this.lastOutcome);
   }

@@ -3,6 +3,7 @@ import { createServer, type Server, Socket } from "node:net";
 import { UserError } from "../config/errors.js";
 import { listenPrivate } from "../kernel/listen.js";
 import { SessionClient } from "./client.js";
+import { fdOf } from "./handoff.js";
 import { lockAddress } from "./lock-address.js";
 import { runDir, socketPath } from "./paths.js";
 import type { Peer } from "./peer.js";
@@ -118,11 +119,6 @@ export class SessionServer {
     if (this.clients.size > 0) return false;
     this.held ??= [];
     return true;
-  }
-
-  /** Reads connections again after hold(), when the handoff did not happen. */
-  resume(): void {
-    this.serve(this.handlers);
   }
 
   /** What a handoff passes on: the listening socket's and the lock's descriptors, and held connections. */
@@ -295,15 +291,6 @@ function attachAfter(params: unknown): number {
     throw new RpcError(RPC.invalidParams, "invalid params: attach's after must be a whole number >= 0");
   }
   return after;
-}
-
-/**
- * The file descriptor behind a listening server or a connection (Unix), to pass to another process;
- * Node keeps it on the handle without a public accessor.
- */
-function fdOf(owner: Server | Socket): number | undefined {
-  const fd = (owner as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
-  return typeof fd === "number" && fd >= 0 ? fd : undefined;
 }
 
 /** Until the session is ready (never seen by a client: connections are held until serve()). */

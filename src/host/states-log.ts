@@ -5,16 +5,7 @@
 // session missing from it is described the old way and appended). It sits outside sessions/, which holds
 // only session folders. Appends and compaction hold the same
 // short lock, so no append can land in a file that a compaction is replacing.
-import {
-  appendFileSync,
-  closeSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir } from "../session/paths.js";
 import { withFileLock } from "./file-lock.js";
@@ -35,30 +26,34 @@ const LOCK_WAIT_MS = 2000;
 /** A line of the log: a summary, or a session whose summary must be rebuilt (`forget`). */
 type Entry = SessionState | { id: string; forget: true };
 
-function append(home: string, entry: Entry): void {
+/** Appends entries under the log's lock, compacting past the hard cap; throws when it cannot. */
+function appendLocked(home: string, entries: Entry[]): void {
   const dir = indexDir(home);
-  const path = join(dir, STATES_LOG);
+  ensurePrivateDir(dir);
+  withFileLock(
+    join(dir, LOCK),
+    () => {
+      const fd = openSync(join(dir, STATES_LOG), "a", 0o600);
+      let size: number;
+      try {
+        writeSync(fd, entries.map((e) => `${JSON.stringify(e)}\n`).join(""));
+        size = fstatSync(fd).size;
+      } finally {
+        closeSync(fd);
+      }
+      if (size > HARD_CAP) compactLocked(dir, readLog(home).states);
+    },
+    LOCK_WAIT_MS,
+  );
+}
+
+function append(home: string, entry: Entry): void {
   try {
-    ensurePrivateDir(dir);
-    withFileLock(
-      join(dir, LOCK),
-      () => {
-        const fd = openSync(path, "a", 0o600);
-        let size: number;
-        try {
-          writeSync(fd, `${JSON.stringify(entry)}\n`);
-          size = fstatSync(fd).size;
-        } finally {
-          closeSync(fd);
-        }
-        if (size > HARD_CAP) compactLocked(dir, readLog(home).states);
-      },
-      LOCK_WAIT_MS,
-    );
+    appendLocked(home, [entry]);
   } catch {
     // A log that missed a write would list a stale summary: drop it, and the next listing rebuilds it
     // from the state files.
-    rmSync(path, { force: true });
+    rmSync(join(indexDir(home), STATES_LOG), { force: true });
   }
 }
 
@@ -199,17 +194,10 @@ function numberField(line: string, key: string): string | undefined {
 /** Appends summaries the listing built from the sessions' own files (sessions missing from the log). */
 export function logStates(home: string, states: SessionState[]): void {
   if (states.length === 0) return;
-  const dir = indexDir(home);
-  const path = join(dir, STATES_LOG);
   try {
-    ensurePrivateDir(dir);
-    withFileLock(
-      join(dir, LOCK),
-      () => appendFileSync(path, states.map((s) => `${JSON.stringify(s)}\n`).join(""), { mode: 0o600 }),
-      LOCK_WAIT_MS,
-    );
+    appendLocked(home, states);
   } catch {
-    // A read-only RELM_HOME, or a busy lock: the next listing describes them again.
+    // A read-only RELM_HOME, or a busy lock: the next listing describes them again (nothing is stale).
   }
 }
 

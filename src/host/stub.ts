@@ -1,23 +1,13 @@
 // The stub that holds an idle session's place (src/host/handoff.ts says why): run as
 // `node dist/host/stub.js PLAN` with the session's listening socket on fd 3, its lock on fd 4 and
-// connections already waiting on fd 5 on. It imports Node's built-ins only, so it costs what bare Node
-// does. It never reads a connection: the host it starts reads each from its first byte.
+// connections already waiting on fd 5 on. It imports Node's built-ins and src/host/handoff.ts (which
+// imports nothing else), so it costs what bare Node does. It never reads a connection: the host it starts reads each from its first byte.
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
+import { FIRST_CLIENT_FD, fdOf, LISTEN_FD, LOCK_FD, type StubPlan } from "./handoff.js";
 
-interface Plan {
-  socketPath: string;
-  cwd: string;
-  logPath: string;
-  revive: string[];
-  idleExitAt: number;
-  wakeAt?: number;
-  lock: boolean;
-  clients: number;
-}
-
-const plan = JSON.parse(process.argv[2] ?? "{}") as Plan;
+const plan = JSON.parse(process.argv[2] ?? "{}") as StubPlan;
 const held: Socket[] = [];
 let leaving = false;
 
@@ -27,17 +17,17 @@ const listener = createServer({ pauseOnConnect: true }, (socket) => {
   revive();
 });
 listener.on("error", () => leave(1));
-listener.listen({ fd: 3 });
-const lock = plan.lock ? createServer((s) => s.destroy()).listen({ fd: 4 }) : undefined;
+listener.listen({ fd: LISTEN_FD });
+const lock = plan.lock ? createServer((s) => s.destroy()).listen({ fd: LOCK_FD }) : undefined;
 
 /** Starts the host with the socket, the lock and every waiting connection, then exits. */
 function revive(): void {
   if (leaving) return;
   leaving = true;
-  const waiting = Array.from({ length: plan.clients }, (_, i) => 5 + i);
+  const waiting = Array.from({ length: plan.clients }, (_, i) => FIRST_CLIENT_FD + i);
   for (const s of held) {
-    const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
-    if (typeof fd === "number") waiting.push(fd);
+    const fd = fdOf(s);
+    if (fd !== undefined) waiting.push(fd);
   }
   const layout = JSON.stringify({ lock: plan.lock, clients: waiting.length });
   const log = openSync(plan.logPath, "a", 0o600);
@@ -46,7 +36,7 @@ function revive(): void {
       cwd: plan.cwd,
       env: process.env,
       detached: true,
-      stdio: ["ignore", log, log, 3, plan.lock ? 4 : "ignore", ...waiting],
+      stdio: ["ignore", log, log, LISTEN_FD, plan.lock ? LOCK_FD : "ignore", ...waiting],
     });
     child.unref();
   } catch (error) {
