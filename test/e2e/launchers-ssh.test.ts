@@ -111,10 +111,21 @@ describe("kernels over ssh", () => {
     await until(() => (lines(rig).some((l) => l.type === "snapshot") ? true : undefined), 30_000);
     const dir = onlyJournal(rig.home).dir;
     const snapshot = join(dir, "snapshot");
-    const manifest = JSON.parse(readFileSync(join(snapshot, "manifest.json"), "utf8")) as { saved: string[] };
+    // A round being brought home fetches its new files before its manifest and drops old ones after,
+    // so the directory is read until a round has settled: exactly the files its manifest lists.
+    const manifest = await until(() => {
+      const read = JSON.parse(readFileSync(join(snapshot, "manifest.json"), "utf8")) as {
+        saved: string[];
+        files: Record<string, string>;
+      };
+      const pickles = readdirSync(snapshot)
+        .filter((f) => f.endsWith(".pkl"))
+        .sort();
+      return JSON.stringify(pickles) === JSON.stringify(Object.values(read.files).sort()) ? read : undefined;
+    }, 30_000);
     // After the first cell at least (the next cell may have come before a later one could finish).
     expect(manifest.saved).toEqual(expect.arrayContaining(["note", "progress"]));
-    expect(readdirSync(snapshot).filter((f) => f.endsWith(".pkl"))).toHaveLength(manifest.saved.length);
+    expect(Object.keys(manifest.files).sort()).toEqual([...manifest.saved].sort());
     expect((await remoteKernels()).length).toBeGreaterThan(0); // the sleeping cell's kernel, over there
     const { pid } = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as { pid: number };
     process.kill(pid, "SIGKILL");
