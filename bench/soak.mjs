@@ -3,8 +3,10 @@
 // session host and of the waker is sampled throughout, and with --snapshots a heap snapshot of one host
 // and of the waker is taken after the warm-up and at the end and compared (bench/heap-diff.mjs).
 // Growth is measured from the end of the warm-up (caches, JIT and the kernel template settle first).
+// `--warmup compacted` ends the warm-up when every session has compacted its conversation once (its state
+// has reached its working size; needs --window) and then measures for a further MINUTES.
 // Run after `npm run build`:
-//   node bench/soak.mjs [--minutes 10] [--sessions 10] [--every 5s] [--fanout] [--warmup 2] [--snapshots]
+//   node bench/soak.mjs [--minutes 10] [--sessions 10] [--every 5s] [--fanout] [--warmup 2|compacted] [--snapshots]
 //                       [--reports] [--window TOKENS]
 // The hour-long figure in docs/benchmarks.md: node bench/soak.mjs --minutes 60 --sessions 10 --fanout
 import { execFile } from "node:child_process";
@@ -32,7 +34,13 @@ const { values: opts } = parseArgs({
 });
 if (opts.snapshots && opts.reports) throw new Error("--snapshots or --reports, not both (one signal)");
 const MINUTES = Number(opts.minutes);
-const WARMUP_MS = Number(opts.warmup) * 60_000;
+const UNTIL_COMPACTED = opts.warmup === "compacted";
+if (UNTIL_COMPACTED && !(Number(opts.window) > 0))
+  throw new Error("--warmup compacted needs --window TOKENS");
+const WARMUP_MS = UNTIL_COMPACTED ? 0 : Number(opts.warmup) * 60_000;
+if (!UNTIL_COMPACTED && !Number.isFinite(WARMUP_MS)) throw new Error("--warmup: minutes or compacted");
+/** Compactions asked of the model, by the session whose conversation it was ("tick 3", "fanout"). */
+const compactions = new Map();
 const SAMPLE_MS = 30_000;
 
 const model = await startScriptedModel({
@@ -40,7 +48,11 @@ const model = await startScriptedModel({
     const { task } = whoAsks(ctx);
     const messages = ctx.body.messages ?? [];
     const afterCell = messages.at(-1)?.role === "tool";
-    if (ctx.rawBody.includes("Transcript of the earlier turns")) return { text: "Ticks so far: all done." };
+    if (ctx.rawBody.includes("Transcript of the earlier turns")) {
+      const who = /SOAK: (tick \d+|fanout)/.exec(ctx.rawBody)?.[1] ?? "?";
+      compactions.set(who, (compactions.get(who) ?? 0) + 1);
+      return { text: "Ticks so far: all done." };
+    }
     if (task.includes("say hi")) return { text: "hi" }; // a fan-out child
     if (afterCell) return { text: "done" };
     if (task.includes("SOAK: fanout")) return { code: 'r = rlm.map("say hi", [1, 2, 3, 4])\nlen(r)' };
@@ -182,15 +194,20 @@ if (opts.fanout) {
   sessions.push(id);
 }
 console.log(
-  `${sessions.length} sessions ticking every ${opts.every}${opts.fanout ? " (+1 fanning out 4 children every 10s)" : ""} for ${MINUTES} min`,
+  `${sessions.length} sessions ticking every ${opts.every}${opts.fanout ? " (+1 fanning out 4 children every 10s)" : ""} for ${MINUTES} min${UNTIL_COMPACTED ? " after every session has compacted once" : ""}`,
 );
 
 const t0 = Date.now();
 const samples = [];
 let baseline;
+/** When the measured period ends: MINUTES after the start, or after the warm-up with --warmup compacted. */
+const endAt = () =>
+  UNTIL_COMPACTED ? (baseline ? baseline.at + MINUTES * 60_000 : Infinity) : t0 + MINUTES * 60_000;
+const allCompacted = () =>
+  sessions.every((_, i) => compactions.has(i < Number(opts.sessions) ? `tick ${i}` : "fanout"));
 const snaps = {};
 const first = sessions[0];
-while (Date.now() - t0 < MINUTES * 60_000) {
+while (Date.now() < endAt()) {
   await new Promise((r) => setTimeout(r, SAMPLE_MS));
   model.requests.length = 0; // the scripted server keeps every request; not what is measured
   const hosts = [...hostPids().values()].map((pid) => rssMb(pid)).filter((v) => v !== undefined);
@@ -209,8 +226,14 @@ while (Date.now() - t0 < MINUTES * 60_000) {
   console.log(
     `${sample.min.toFixed(1).padStart(5)} min  hosts ${sample.hosts}  RSS median ${sample.hostMedian?.toFixed(1)} MB (anonymous ${sample.anonMedian?.toFixed(1)}), max ${sample.hostMax.toFixed(1)} MB  waker ${sample.waker?.toFixed(1) ?? "-"} MB`,
   );
-  if (!baseline && Date.now() - t0 >= WARMUP_MS) {
-    baseline = { sample, perHost: new Map([...hostPids()].map(([id, pid]) => [id, rssMb(pid)])) };
+  if (!baseline && (UNTIL_COMPACTED ? allCompacted() : Date.now() - t0 >= WARMUP_MS)) {
+    if (UNTIL_COMPACTED)
+      console.log(`  every session has compacted once: measuring ${MINUTES} min from here`);
+    baseline = {
+      at: Date.now(),
+      sample,
+      perHost: new Map([...hostPids()].map(([id, pid]) => [id, rssMb(pid)])),
+    };
     if (opts.snapshots) {
       snaps.host0 = await snapshot(hostPids().get(first));
       if (opts.fanout) snaps.fan0 = await snapshot(hostPids().get(sessions.at(-1)));

@@ -5,6 +5,7 @@ import { UsageError } from "../config/errors.js";
 import { SessionClient } from "../host/client.js";
 import { describe, listSessions, type SessionListing } from "../host/discovery.js";
 import { activeJobs, allJobs } from "../host/schedules.js";
+import { stopHeldByStub } from "../host/stub-stop.js";
 import { wakerRunning } from "../host/waker.js";
 import { JOURNAL_FILE, readJournal, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 
@@ -121,6 +122,10 @@ function line(s: SessionListing): string {
 }
 
 export async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
+  if (await stopHeldByStub(home, id)) {
+    io.stderr.write(`stopped ${id}\n`);
+    return true;
+  }
   const client = await SessionClient.connect(home, id);
   if (!client) {
     io.stderr.write(`session ${id} is not running\n`);

@@ -148,6 +148,33 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     await runRelm(["shutdown"], { env: rig.env });
   });
 
+  it("relm stop and relm shutdown let a stub go without starting the host again", async () => {
+    const rig = await startRig("openai", { script: () => ({ text: "ok" }) }, quickIdle);
+    const [a, b] = [await detach(rig, "first to rest"), await detach(rig, "second to rest")];
+    const stubs = [await waitForStub(rig, a), await waitForStub(rig, b)];
+    const stateOf = (id: string) =>
+      JSON.parse(readFileSync(join(rig.home, "sessions", id, "state.json"), "utf8")) as {
+        pid: number;
+        status: string;
+      };
+
+    const stopped = await runRelm(["stop", a], { env: rig.env });
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(stopped.stderr).toContain(`stopped ${a}`);
+    // A host started to take the stop would have written its own pid: the stub's is still the last.
+    expect(stateOf(a)).toMatchObject({ pid: stubs[0], status: "done" });
+    expect(ended(stubs[0] as number), readProc(stubs[0] as number)).toBe(true);
+    expect(existsSync(join(rig.home, "run", `${a}.sock`))).toBe(false);
+
+    const shutdown = await runRelm(["shutdown"], { env: rig.env });
+    expect(shutdown.code, shutdown.stderr).toBe(0);
+    expect(shutdown.stdout).toContain("stopped 1 of 1 live sessions");
+    expect(stateOf(b)).toMatchObject({ pid: stubs[1], status: "done" });
+    expect(ended(stubs[1] as number), readProc(stubs[1] as number)).toBe(true);
+    const listed = (await runRelm(["agents", "--json"], { env: rig.env })).stdout.trim().split("\n");
+    expect(listed.map((l) => JSON.parse(l) as { live: boolean }).every((s) => !s.live)).toBe(true);
+  });
+
   it("at the idle deadline the stub removes the socket and exits; the session is then done", async () => {
     const rig = await startRig(
       "openai",
