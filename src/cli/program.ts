@@ -119,7 +119,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       .argument("[task...]", "what to do (read from stdin when omitted and stdin is not a terminal)")
       .option("--json", "print every event as one JSON line on stdout")
       .option("--detach", "run in the background (survives closing the terminal) and print the session id")
-      .option("--resume <id>", "continue a saved or interrupted session from its journal")
+      .option(
+        "--resume <id>",
+        "continue a saved or interrupted session from its journal, with the flags it was started with (flags given now replace them)",
+      )
       .option(
         "--idle-timeout <seconds>",
         "a detached session's host exits after this long idle (default 1800)",

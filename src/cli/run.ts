@@ -1,10 +1,13 @@
 import type { AutonomousOutcome, AutonomySettings } from "../agent/autonomy.js";
 import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent, EventSink } from "../agent/events.js";
+import { relmHomeFrom } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { SessionHost } from "../host/host.js";
 import type { SessionServer } from "../host/server.js";
+import { withRememberedFlags } from "../host/session-flags.js";
 import { titleOf } from "../host/turn-words.js";
+import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
 import { idleMsOf, positiveWhole } from "./run-flags.js";
@@ -85,6 +88,10 @@ export async function runOnce(
   overrides: SessionOverrides = {},
   onSession?: (id: string) => void,
 ): Promise<number> {
+  if (flags.resume) {
+    const home = overrides.config?.home ?? relmHomeFrom(io.env);
+    flags = withRememberedFlags(home, resolveSessionId(sessionsDir(home), flags.resume), flags);
+  }
   const fanout = new Fanout();
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   fanout.add(
@@ -199,6 +206,8 @@ export async function runAsHost(
   fanout.add((event) => renderer.handle(event));
   const id = flags.asHost as string;
   const resuming = Boolean(flags.resume);
+  // A host started again (send, attach, a schedule, a stub) is given no flags: the session's own apply.
+  if (resuming) flags = withRememberedFlags(relmHomeFrom(io.env), id, flags);
   const { prepared, text } = await open(
     task,
     { ...flags, resume: resuming ? id : undefined },

@@ -8,10 +8,11 @@ import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
 import type { WebSettings } from "../agent/web-api.js";
-import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "../config/config.js";
+import { type ConfigFlags, type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { parseTimeLimit } from "../config/duration.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { SessionClient } from "../host/client.js";
+import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
 import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
@@ -237,6 +238,8 @@ export async function prepareSession(
     tree.kernel.sandbox = { ...tree.kernel.sandbox, readable: files };
   const session = await AgentSession.create({ ...tree, id, title, variables, limits });
   for (const message of warnings) session.record({ type: "warning", message });
+  // Every later host of the session (a send, a schedule, an idle session's stub) starts with these.
+  rememberFlags(config.home, session.id, flags, io.cwd);
   return { session, config, client };
 }
 
@@ -250,10 +253,14 @@ export async function resumeSession(
 ): Promise<PreparedSession> {
   if ((flags.var ?? []).length > 0)
     throw new UsageError("--var cannot be used with --resume: the kernel's variables are restored");
-  const { config, client, limits, tree, warnings } = prepareTree(flags, io, sink, overrides, id);
-  const full = resolveSessionId(sessionsDir(tree.home), id);
+  const home = overrides.config?.home ?? relmHomeFrom(io.env);
+  const full = resolveSessionId(sessionsDir(home), id);
+  // The session runs as it was started; a flag given now replaces its remembered value.
+  const merged = withRememberedFlags(home, full, flags);
+  const { config, client, limits, tree, warnings } = prepareTree(merged, io, sink, overrides, full);
   const { session, note } = await AgentSession.resume({ ...tree, id: full, limits });
   for (const message of warnings) session.record({ type: "warning", message });
+  rememberFlags(config.home, full, merged, io.cwd);
   return { session, config, client, resumeNote: note };
 }
 

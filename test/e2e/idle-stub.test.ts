@@ -2,6 +2,7 @@
 // stays live for listings without waking it; the first client, or the next scheduled tick, brings the
 // full host back on the same socket, with nothing the client sent lost and the kernel's state restored.
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionClient } from "../../src/host/client.js";
@@ -173,6 +174,70 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     expect(ended(stubs[1] as number), readProc(stubs[1] as number)).toBe(true);
     const listed = (await runRelm(["agents", "--json"], { env: rig.env })).stdout.trim().split("\n");
     expect(listed.map((l) => JSON.parse(l) as { live: boolean }).every((s) => !s.live)).toBe(true);
+  });
+
+  it("a host started again runs the session with the flags it was started with", async () => {
+    // Reached from an unsandboxed kernel; refused (no network) from a sandboxed one.
+    const server = createServer((_req, res) => res.end("reached"));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as { port: number }).port;
+    const sandbox = existsSync("/usr/bin/bwrap");
+    const checks = [
+      "r = []",
+      "try:",
+      "    import urllib.request",
+      `    r.append('net:' + urllib.request.urlopen('http://127.0.0.1:${port}/', timeout=5).read().decode())`,
+      "except Exception as e:",
+      "    r.append('net:' + type(e).__name__)",
+      "try:",
+      "    rlm('CHILD: never')",
+      "    r.append('child:ran')",
+      "except Exception as e:",
+      "    r.append('child:refused')",
+      "print(' '.join(r))",
+    ].join("\n");
+    try {
+      const rig = await startRig(
+        "openai",
+        {
+          script: [
+            { code: "x = 1" },
+            { text: "first done" },
+            { code: checks },
+            { code: "import time\ntime.sleep(4)" },
+            { text: "second done" },
+          ],
+        },
+        quickIdle,
+      );
+      const flags = ["--cell-timeout", "1", "--max-depth", "0", ...(sandbox ? ["--sandbox"] : [])];
+      const started = await runRelm(["run", "--detach", ...flags, "keep my flags"], {
+        env: rig.env,
+        cwd: rig.cwd,
+      });
+      expect(started.code, started.stderr).toBe(0);
+      const id = started.stdout.trim();
+      const stub = await waitForStub(rig, id);
+      const sent = await runRelm(["send", id, "again"], { env: rig.env });
+      expect(sent.code, sent.stderr).toBe(0);
+      await until(
+        () => (lines(rig).filter((l) => l.type === "final").length === 2 ? true : undefined),
+        60_000,
+      );
+      // The host the stub started was given no flags: the session's remembered ones applied.
+      const revived = statePid(rig, id) as number;
+      expect(revived).not.toBe(stub);
+      expect(commandLine(revived)).toContain("--adopt");
+      expect(commandLine(revived)).not.toContain("--cell-timeout");
+      const outputs = lines(rig).filter((l) => l.type === "cell_output");
+      expect(String(outputs.at(-2)?.output).trim()).toBe(
+        `net:${sandbox ? "URLError" : "reached"} child:refused`,
+      );
+      expect(outputs.at(-1)?.status).toBe("timeout");
+      await runRelm(["shutdown"], { env: rig.env });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it("at the idle deadline the stub removes the socket and exits; the session is then done", async () => {

@@ -131,7 +131,8 @@ describe("kernels over ssh", () => {
     process.kill(pid, "SIGKILL");
     await until(async () => ((await remoteKernels()).length === 0 ? true : undefined), 30_000);
 
-    const resumed = await runRelm(["run", "--resume", id, "--kernel", uri], {
+    // Without --kernel: the session remembers where its kernels run.
+    const resumed = await runRelm(["run", "--resume", id], {
       env: rig.env,
       cwd: rig.cwd,
       timeoutMs: 180_000,
@@ -139,6 +140,9 @@ describe("kernels over ssh", () => {
     });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout.trim()).toMatch(/^resumed with 42 kept kept kept/);
+    const kernels = lines(rig).filter((l) => l.type === "kernel" && l.event === "started");
+    expect(kernels.length).toBeGreaterThan(1);
+    expect(String(kernels.at(-1)?.detail)).toContain(uri);
     await until(async () => ((await remoteKernels()).length === 0 ? true : undefined), 20_000);
   }, 420_000);
 
