@@ -215,6 +215,7 @@ function startConversation(
     variables: described.map(renderVariableLine),
     child: params.parentId !== undefined,
     spec: params.spec,
+    kernel: params.kernel ?? params.parent?.kernelUri ?? tree.options.kernel.target,
   });
   return Conversation.start(inputs, record);
 }

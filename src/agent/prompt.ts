@@ -37,6 +37,11 @@ export interface EnvironmentFacts {
   platform: string;
   pythonVersion: string;
   ipythonVersion: string | null;
+  /**
+   * The kernel URI when the agent's kernel runs elsewhere (ssh, a container, Slurm …): then the Python
+   * and platform found on this machine are not the kernel's, and the prompt says so instead.
+   */
+  remoteKernel?: string;
   /** One line per variable already in the kernel. */
   variables: string[];
 }
@@ -46,10 +51,16 @@ export function renderEnvironment(facts: EnvironmentFacts): string {
     "# Environment",
     `- Working directory: ${facts.cwd}`,
     `- Date: ${facts.date}`,
-    `- Platform: ${facts.platform}`,
-    facts.ipythonVersion
-      ? `- Python ${facts.pythonVersion} with IPython ${facts.ipythonVersion}`
-      : `- Python ${facts.pythonVersion} without IPython: plain Python only (no !commands or %magics; use subprocess)`,
+    ...(facts.remoteKernel
+      ? [
+          `- Kernel: runs through ${facts.remoteKernel}, not on this machine: its Python, platform, files and working directory are that side's (sys.version, platform.platform(), os.getcwd() tell)`,
+        ]
+      : [
+          `- Platform: ${facts.platform}`,
+          facts.ipythonVersion
+            ? `- Python ${facts.pythonVersion} with IPython ${facts.ipythonVersion}`
+            : `- Python ${facts.pythonVersion} without IPython: plain Python only (no !commands or %magics; use subprocess)`,
+        ]),
   ];
   lines.push(
     facts.depth < facts.maxDepth

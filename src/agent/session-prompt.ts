@@ -1,3 +1,4 @@
+import { parseKernelUri } from "../kernel/launchers/index.js";
 import type { JournalEvent } from "../session/types.js";
 import { buildSystemPrompt, type EnvironmentFacts, type PromptExtras } from "./prompt.js";
 import type { AgentSpec } from "./specs.js";
@@ -15,8 +16,9 @@ const CHILD_ROLE =
 /** The facts and sections of an agent's system prompt, as of now. */
 export function promptInputsFor(
   tree: AgentTree,
-  agent: { depth: number; variables: string[]; child: boolean; spec?: AgentSpec },
+  agent: { depth: number; variables: string[]; child: boolean; spec?: AgentSpec; kernel?: string },
 ): PromptInputs {
+  const remoteKernel = agent.kernel && isRemoteKernel(agent.kernel) ? agent.kernel : undefined;
   return [
     {
       cwd: tree.options.cwd,
@@ -26,6 +28,7 @@ export function promptInputsFor(
       platform: `${process.platform} ${process.arch}`,
       pythonVersion: tree.python.version,
       ipythonVersion: tree.python.ipython,
+      ...(remoteKernel ? { remoteKernel } : {}),
       variables: agent.variables,
     },
     {
@@ -52,7 +55,17 @@ export function resumedPromptInputs(tree: AgentTree, events: readonly JournalEve
       ? [renderVariableLine({ name: e.name, type: e.varType, size: e.size, preview: e.preview })]
       : [],
   );
-  return promptInputsFor(tree, { depth: 0, variables, child: false });
+  return promptInputsFor(tree, { depth: 0, variables, child: false, kernel: tree.options.kernel.target });
+}
+
+/** Whether kernel URI `uri` starts kernels elsewhere than this machine (not local, not its sandbox). */
+function isRemoteKernel(uri: string): boolean {
+  try {
+    const scheme = parseKernelUri(uri, "kernel").scheme;
+    return scheme !== "local" && scheme !== "sandbox";
+  } catch {
+    return false; // checked where it was given; a prompt is no place to fail
+  }
 }
 
 /**

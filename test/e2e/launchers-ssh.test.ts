@@ -72,6 +72,8 @@ describe("kernels over ssh", () => {
     const bodies = rig.bodies();
     expect(bodies.join("\n")).toContain(`${remoteDir} 20000000 abc`);
     expect(bodies.join("\n")).toContain("shell-ok");
+    // The prompt says where the kernel runs, not this machine's Python.
+    expect(bodies[0]).toContain(`Kernel: runs through ${uri}, not on this machine`);
     expect(bodies.join("\n")).toContain("after the crash 20000000");
     const journal = lines(rig);
     const cells = journal.filter((l) => l.type === "cell_output").map((l) => l.status);
@@ -169,5 +171,9 @@ describe("kernels over ssh", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('refused: rlm kernel= "ftp://x": unknown kernel target');
     expect(result.stdout.trim().split("\n").at(-1)).toBe("per-call");
+    const child = rig.bodies().find((b) => b.includes("CHILD: via cmd"));
+    expect(child).toContain("Kernel: runs through cmd:env VIA=per-call, not on this machine");
+    const root = rig.bodies().find((b) => b.includes("ROOT: per call"));
+    expect(root).not.toContain("Kernel: runs through");
   }, 200_000);
 });

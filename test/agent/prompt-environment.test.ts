@@ -1,0 +1,32 @@
+// The system prompt's environment section: this machine's Python and platform for a local kernel; for a
+// kernel elsewhere (ssh, a container, Slurm …) where it runs instead, since those facts are not its.
+import { describe, expect, it } from "vitest";
+import { type EnvironmentFacts, renderEnvironment } from "../../src/agent/prompt.js";
+
+const local: EnvironmentFacts = {
+  cwd: "/p",
+  depth: 0,
+  maxDepth: 2,
+  date: "2026-01-01",
+  platform: "linux x64",
+  pythonVersion: "3.12.0",
+  ipythonVersion: "8.0.0",
+  variables: [],
+};
+
+describe("the environment section", () => {
+  it("names this machine's Python and platform for a local kernel", () => {
+    const text = renderEnvironment(local);
+    expect(text).toContain("- Platform: linux x64");
+    expect(text).toContain("- Python 3.12.0 with IPython 8.0.0");
+    expect(text).not.toContain("Kernel:");
+  });
+
+  it("says where a kernel elsewhere runs, instead of facts that are not its own", () => {
+    const text = renderEnvironment({ ...local, remoteKernel: "ssh://gpu-box/work" });
+    expect(text).toContain("- Kernel: runs through ssh://gpu-box/work, not on this machine");
+    expect(text).not.toContain("Python 3.12.0");
+    expect(text).not.toContain("Platform: linux x64");
+    expect(text).toContain("- Working directory: /p");
+  });
+});
