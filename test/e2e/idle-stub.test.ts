@@ -220,15 +220,17 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
       const stub = await waitForStub(rig, id);
       const sent = await runRelm(["send", id, "again"], { env: rig.env });
       expect(sent.code, sent.stderr).toBe(0);
+      // The host the stub started was given no flags: the session's remembered ones applied. Read while
+      // it runs the turn (once idle again it hands over to a new stub).
+      const revived = await until(() => {
+        const pid = statePid(rig, id);
+        return pid && pid !== stub && commandLine(pid).includes("--adopt") ? pid : undefined;
+      }, 30_000);
+      expect(commandLine(revived)).not.toContain("--cell-timeout");
       await until(
         () => (lines(rig).filter((l) => l.type === "final").length === 2 ? true : undefined),
         60_000,
       );
-      // The host the stub started was given no flags: the session's remembered ones applied.
-      const revived = statePid(rig, id) as number;
-      expect(revived).not.toBe(stub);
-      expect(commandLine(revived)).toContain("--adopt");
-      expect(commandLine(revived)).not.toContain("--cell-timeout");
       const outputs = lines(rig).filter((l) => l.type === "cell_output");
       expect(String(outputs.at(-2)?.output).trim()).toBe(
         `net:${sandbox ? "URLError" : "reached"} child:refused`,
