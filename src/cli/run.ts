@@ -1,13 +1,10 @@
 import type { AutonomousOutcome, AutonomySettings } from "../agent/autonomy.js";
 import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent, EventSink } from "../agent/events.js";
-import { relmHomeFrom } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { SessionHost } from "../host/host.js";
 import type { SessionServer } from "../host/server.js";
-import { withRememberedFlags } from "../host/session-flags.js";
 import { titleOf } from "../host/turn-words.js";
-import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
 import { idleMsOf, positiveWhole } from "./run-flags.js";
@@ -88,10 +85,6 @@ export async function runOnce(
   overrides: SessionOverrides = {},
   onSession?: (id: string) => void,
 ): Promise<number> {
-  if (flags.resume) {
-    const home = overrides.config?.home ?? relmHomeFrom(io.env);
-    flags = withRememberedFlags(home, resolveSessionId(sessionsDir(home), flags.resume), flags);
-  }
   const fanout = new Fanout();
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   fanout.add(
@@ -99,7 +92,9 @@ export async function runOnce(
       ? (event: AgentEvent) => io.stdout.write(`${JSON.stringify(event)}\n`)
       : (event: AgentEvent) => renderer.handle(event),
   );
-  const { prepared, text } = await open(task, flags, io, fanout.sink, overrides);
+  const opened = await open(task, flags, io, fanout.sink, overrides);
+  const { prepared, text } = opened;
+  flags = opened.flags; // a resumed session's, with what it remembers
   const { session } = prepared;
   onSession?.(session.id);
   const host = new SessionHost({
@@ -176,17 +171,18 @@ async function open(
   sink: EventSink,
   overrides: SessionOverrides,
   id?: string,
-): Promise<{ prepared: PreparedSession; text: string }> {
+): Promise<{ prepared: PreparedSession; text: string; flags: RunFlags }> {
   if (flags.resume) {
     // The session prepends what the resume found (in-flight work, restored variables) to this text.
     const prepared = await resumeSession(flags.resume, flags, io, sink, overrides);
-    return { prepared, text: task ?? "Continue the task where you left off." };
+    return { prepared, text: task ?? "Continue the task where you left off.", flags: prepared.flags };
   }
   // The terminal UI may start a session before its first message (to set a goal first): it waits.
   if (!task && !flags.interactive) throw new UsageError('no task given: relm run "what to do"');
   return {
     prepared: await prepareSession(task ? titleOf(task) : "", flags, io, sink, overrides, id),
     text: task ?? "",
+    flags,
   };
 }
 
@@ -206,16 +202,9 @@ export async function runAsHost(
   fanout.add((event) => renderer.handle(event));
   const id = flags.asHost as string;
   const resuming = Boolean(flags.resume);
-  // A host started again (send, attach, a schedule, a stub) is given no flags: the session's own apply.
-  if (resuming) flags = withRememberedFlags(relmHomeFrom(io.env), id, flags);
-  const { prepared, text } = await open(
-    task,
-    { ...flags, resume: resuming ? id : undefined },
-    io,
-    fanout.sink,
-    {},
-    id,
-  );
+  const opened = await open(task, { ...flags, resume: resuming ? id : undefined }, io, fanout.sink, {}, id);
+  const { prepared, text } = opened;
+  flags = opened.flags; // a resumed session's, with what it remembers
   const session = prepared.session;
   const idleMs = flags.idleTimeout ? idleMsOf(flags.idleTimeout) : undefined;
   const host = new SessionHost({

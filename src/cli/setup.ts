@@ -244,24 +244,25 @@ export async function prepareSession(
 }
 
 /** An existing session, continued from its journal (relm run --resume). */
-export async function resumeSession(
+export async function resumeSession<F extends SessionFlags>(
   id: string,
-  flags: SessionFlags,
+  flags: F,
   io: CliIo,
   sink: EventSink,
   overrides: SessionOverrides = {},
-): Promise<PreparedSession> {
+): Promise<PreparedSession & { flags: F }> {
   if ((flags.var ?? []).length > 0)
     throw new UsageError("--var cannot be used with --resume: the kernel's variables are restored");
   const home = overrides.config?.home ?? relmHomeFrom(io.env);
   const full = resolveSessionId(sessionsDir(home), id);
-  // The session runs as it was started; a flag given now replaces its remembered value.
+  // The session runs as it was started (a host started again by send, attach, a schedule or a stub is
+  // given no flags); a flag given now replaces its remembered value. The caller runs with `flags` returned.
   const merged = withRememberedFlags(home, full, flags);
   const { config, client, limits, tree, warnings } = prepareTree(merged, io, sink, overrides, full);
   const { session, note } = await AgentSession.resume({ ...tree, id: full, limits });
   for (const message of warnings) session.record({ type: "warning", message });
   rememberFlags(config.home, full, merged, io.cwd);
-  return { session, config, client, resumeNote: note };
+  return { session, config, client, resumeNote: note, flags: merged };
 }
 
 /**

@@ -31,8 +31,10 @@ export function rememberFlags(home: string, id: string, flags: HostFlagsRecord, 
     kept[key] = key === "mcpConfig" && Array.isArray(value) ? value.map((f) => resolve(cwd, f)) : value;
   }
   const path = `${sessionDir(home, id)}/${FILE}`;
+  const text = `${JSON.stringify(kept)}\n`;
+  if (readText(path) === text) return; // a resume that gave no new flag: nothing to write
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(kept)}\n`, { mode: 0o600 });
+  writeFileSync(tmp, text, { mode: 0o600 });
   renameSync(tmp, path);
 }
 
@@ -50,7 +52,7 @@ export function withRememberedFlags<T extends HostFlagsRecord>(home: string, id:
 function readRemembered(home: string, id: string): HostFlagsRecord {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(`${sessionDir(home, id)}/${FILE}`, "utf8"));
+    parsed = JSON.parse(readText(`${sessionDir(home, id)}/${FILE}`) ?? "");
   } catch {
     return {}; // a session from before this file, or one whose file was lost: the flags given now
   }
@@ -72,4 +74,12 @@ function readRemembered(home: string, id: string): HostFlagsRecord {
 /** Given on the command line: a value, a switch that is on, a list with entries (commander's default is []). */
 function given(value: unknown): boolean {
   return typeof value === "string" || value === true || (Array.isArray(value) && value.length > 0);
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
 }

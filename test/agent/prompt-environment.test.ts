@@ -1,18 +1,8 @@
 // The system prompt's environment section: this machine's Python and platform for a local kernel; for a
 // kernel elsewhere (ssh, a container, Slurm …) where it runs instead, since those facts are not its.
 import { describe, expect, it } from "vitest";
-import { type EnvironmentFacts, renderEnvironment } from "../../src/agent/prompt.js";
-
-const local: EnvironmentFacts = {
-  cwd: "/p",
-  depth: 0,
-  maxDepth: 2,
-  date: "2026-01-01",
-  platform: "linux x64",
-  pythonVersion: "3.12.0",
-  ipythonVersion: "8.0.0",
-  variables: [],
-};
+import { renderEnvironment } from "../../src/agent/prompt.js";
+import { localFacts as local } from "../support/prompt-facts.js";
 
 describe("the environment section", () => {
   it("names this machine's Python and platform for a local kernel", () => {

@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildSystemPrompt, type EnvironmentFacts } from "../../src/agent/prompt.js";
+import { buildSystemPrompt } from "../../src/agent/prompt.js";
 import { renderToolkitBlock, TOOLKIT_BLOCK_BYTES, TOOLKIT_LINES } from "../../src/agent/toolkit-prompt.js";
-
-const facts: EnvironmentFacts = {
-  cwd: "/p",
-  depth: 0,
-  maxDepth: 2,
-  date: "2026-01-01",
-  platform: "linux x64",
-  pythonVersion: "3.12.0",
-  ipythonVersion: "8.0.0",
-  variables: [],
-};
+import { localFacts as facts } from "../support/prompt-facts.js";
 
 describe("the toolkit's prompt block", () => {
   it("adds under 1.5 KB to the system prompt, one line per function", () => {
