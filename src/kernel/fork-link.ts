@@ -8,7 +8,9 @@ import type { KernelTemplate, PythonInfo } from "./types.js";
 
 // After the protocol socket closes, how long to wait for the template's report of how the kernel
 // ended; after the report, how long to let the sockets drain (a cell's forked process may hold them).
-const REPORT_WAIT_MS = 200;
+// The report comes within milliseconds on an idle machine, but on two busy cores the template can
+// take longer than 200 ms to reap and write it; the wait only runs out when the template is hung.
+const REPORT_WAIT_MS = 3_000;
 const CLOSE_GRACE_MS = 500;
 
 /**
