@@ -39,6 +39,8 @@ export interface AppOptions {
   version: string;
   /** Flags new hosts start with (budgets, --model…), as command-line words. */
   hostArgs: string[];
+  /** Flags a saved session's host is brought back with (tui/session-link.ts). */
+  resumeArgs: string[];
   pasteThreshold: number;
   /** Reads the configuration again (after /login). */
   reloadConfig(): AppOptions["configured"] | undefined;
@@ -146,6 +148,7 @@ export class App implements AppControl {
       env: this.env,
       cwd: this.cwd,
       hostArgs: this.options.hostArgs,
+      resumeArgs: this.options.resumeArgs,
       onEvent: (event) => this.onEvent(event),
       onState: (state, detail) => this.onLinkState(state, detail),
     });

@@ -62,6 +62,14 @@ export function tuiHostArgs(flags: TuiFlags): string[] {
   return hostArgsOf(flags, { task: false });
 }
 
+/**
+ * The flags a saved session is brought back with: as for a new one, less --var (a session's variables
+ * are loaded once, at its start). They replace what the session remembers, as with `relm run --resume`.
+ */
+export function tuiResumeArgs(flags: TuiFlags): string[] {
+  return hostArgsOf(flags, { task: false, variables: false });
+}
+
 function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["configured"] {
   const config = resolveConfig(env, flags);
   return {
@@ -111,6 +119,7 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
       branch: gitBranch(io.cwd),
       version: relmVersion(),
       hostArgs: tuiHostArgs(flags),
+      resumeArgs: tuiResumeArgs(flags),
       pasteThreshold: pasteThreshold(io.env),
       reloadConfig: () => {
         try {

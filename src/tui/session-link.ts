@@ -17,6 +17,11 @@ export interface LinkOptions {
   cwd: string;
   /** Flags a new host is started with (budgets, model, gates…), as command-line words. */
   hostArgs: string[];
+  /**
+   * Flags a saved session's host is brought back with: those given to this `relm`, which replace the
+   * ones the session remembers (host/session-flags.ts); no --var, which belongs to a session's start.
+   */
+  resumeArgs: string[];
   onEvent(event: AgentEvent): void;
   onState(state: LinkState, detail?: string): void;
 }
@@ -88,7 +93,10 @@ export class SessionLink {
     if (!id) throw new Error("no session to revive");
     this.setState("starting");
     try {
-      await reviveHost(this.options.home, id, this.options.env, undefined, ["--interactive"]);
+      await reviveHost(this.options.home, id, this.options.env, undefined, [
+        "--interactive",
+        ...this.options.resumeArgs,
+      ]);
     } catch (error) {
       this.setState("offline", (error as Error).message);
       throw error;

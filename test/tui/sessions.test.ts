@@ -1,5 +1,7 @@
 // Leaving and coming back: /detach keeps the session running; attach shows its history and what it
 // does next; --continue reopens this directory's last session.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
 import { byTask } from "../support/router.js";
@@ -108,5 +110,24 @@ describe("terminal UI sessions", () => {
     await ui.waitFor("› long task", { where: "all" });
     await ui.waitFor("resumed in a new process");
     await ui.waitFor("continued after the crash");
+  });
+
+  it("relm --resume ID with flags brings the session back with them, in place of the ones it remembers", async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "first answer" }, { code: "import time\ntime.sleep(60)" }, { text: "stopped waiting" }],
+    });
+    const first = await runRelm(["run", "--cell-timeout", "120", "first task"], { env: rig.env, cwd: rig.cwd });
+    expect(first.code).toBe(0);
+    const [id] = sessionIds(rig.home);
+    const ui = open(rig, ["--resume", id as string, "--cell-timeout", "1"]);
+    await ui.waitFor("first answer", { where: "all" });
+    await ui.type("now wait");
+    await ui.press("enter");
+    await ui.waitFor("stopped waiting");
+    const lines = await untilJournal(rig.home, (l) => l.filter((e) => e.type === "final").length === 2);
+    const outputs = lines.filter((e) => e.type === "cell_output");
+    expect(outputs.at(-1)).toMatchObject({ status: "timeout" });
+    const remembered = JSON.parse(readFileSync(join(rig.home, "sessions", id as string, "flags.json"), "utf8"));
+    expect(remembered).toMatchObject({ cellTimeout: "1" });
   });
 });
