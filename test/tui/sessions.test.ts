@@ -114,9 +114,16 @@ describe("terminal UI sessions", () => {
 
   it("relm --resume ID with flags brings the session back with them, in place of the ones it remembers", async () => {
     const rig = await startRig("openai", {
-      script: [{ text: "first answer" }, { code: "import time\ntime.sleep(60)" }, { text: "stopped waiting" }],
+      script: [
+        { text: "first answer" },
+        { code: "import time\ntime.sleep(60)" },
+        { text: "stopped waiting" },
+      ],
     });
-    const first = await runRelm(["run", "--cell-timeout", "120", "first task"], { env: rig.env, cwd: rig.cwd });
+    const first = await runRelm(["run", "--cell-timeout", "120", "first task"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
     expect(first.code).toBe(0);
     const [id] = sessionIds(rig.home);
     const ui = open(rig, ["--resume", id as string, "--cell-timeout", "1"]);
@@ -127,7 +134,9 @@ describe("terminal UI sessions", () => {
     const lines = await untilJournal(rig.home, (l) => l.filter((e) => e.type === "final").length === 2);
     const outputs = lines.filter((e) => e.type === "cell_output");
     expect(outputs.at(-1)).toMatchObject({ status: "timeout" });
-    const remembered = JSON.parse(readFileSync(join(rig.home, "sessions", id as string, "flags.json"), "utf8"));
+    const remembered = JSON.parse(
+      readFileSync(join(rig.home, "sessions", id as string, "flags.json"), "utf8"),
+    );
     expect(remembered).toMatchObject({ cellTimeout: "1" });
   });
 });
