@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { relmHomeFrom } from "../config/config.js";
+import { processExists } from "../config/process.js";
 import { listSessions } from "../host/discovery.js";
 import { waitFor } from "../host/poll.js";
 import { type JobState, pauseJobs } from "../host/schedules.js";
@@ -66,22 +66,6 @@ export async function shutdownAction(io: RunIo): Promise<number> {
 
 async function exited(pid: number): Promise<boolean> {
   return waitFor(() => !processExists(pid), HOST_EXIT_MS, 20);
-}
-
-/** Whether `pid` still runs (a zombie waiting for its parent to reap it does not). */
-function processExists(pid: number): boolean {
-  if (!(pid > 0)) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return process.platform !== "linux";
-  }
 }
 
 async function wakerGone(home: string): Promise<boolean> {

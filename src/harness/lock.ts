@@ -1,6 +1,7 @@
 import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { UserError } from "../config/errors.js";
+import { processExists } from "../config/process.js";
 
 /** Another process holds the lock for longer than we are willing to wait. */
 export class HarnessLockError extends UserError {
@@ -12,15 +13,6 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 function sleep(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 interface Holder {
@@ -68,7 +60,7 @@ export function withLock<T>(path: string, work: () => T, timeoutMs = 10_000): T 
       }
     }
     const holder = readHolder(path);
-    if (holder && holder.host === hostname() && !alive(holder.pid)) {
+    if (holder && holder.host === hostname() && !processExists(holder.pid)) {
       try {
         unlinkSync(path);
       } catch {

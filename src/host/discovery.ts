@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { processExists } from "../config/process.js";
 // The session layer's modules by name, not its index: `relm agents` loads only what a listing needs.
 import { damagedIds, readDamage } from "../session/damage.js";
 import { JournalFormatError } from "../session/errors.js";
@@ -222,15 +223,4 @@ function fromHeader(path: string, id: string): SessionState | undefined {
     pid: 0,
     detached: false,
   };
-}
-
-/** Whether a process with this pid exists (it may belong to someone else: the socket decides). */
-function processExists(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

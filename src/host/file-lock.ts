@@ -3,6 +3,7 @@
 // small file), so a caller may block instead of becoming async.
 
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { processExists } from "../config/process.js";
 
 const POLL_MS = 5;
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -24,12 +25,7 @@ function alive(path: string, text: string): boolean {
   if (text === "") return recent(path); // its owner is writing its pid, or died before it could
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return false; // never nested here: one left by this process is stale
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return processExists(pid);
 }
 
 function recent(path: string): boolean {

@@ -3,6 +3,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, unlinkSync } from "node:f
 import { createServer, type Server, type Socket } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { processExists } from "../config/process.js";
 import { trackFile, untrackFile } from "./host-exit.js";
 import { listenPrivate } from "./listen.js";
 
@@ -110,15 +111,6 @@ function removeStale(dir: string): void {
     } catch {
       // another host got there first
     }
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -3,6 +3,7 @@
 
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { processExists } from "../config/process.js";
 import { CheckpointError } from "./git.js";
 
 const POLL_MS = 15;
@@ -16,12 +17,7 @@ function holderAlive(path: string): boolean {
   }
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return processExists(pid);
 }
 
 function tryAcquire(path: string): boolean {

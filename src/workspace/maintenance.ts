@@ -8,6 +8,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeS
 import { readdir } from "node:fs/promises";
 import { setPriority } from "node:os";
 import { join } from "node:path";
+import { processExists } from "../config/process.js";
 import type { GitContext } from "./git.js";
 import { alternatesFile } from "./seed.js";
 
@@ -104,21 +105,11 @@ function takeLock(path: string): boolean {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") return false;
       const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
-      if (alive(pid)) return false;
+      if (processExists(pid)) return false;
       rmSync(path, { force: true }); // its holder died
     }
   }
   return false;
-}
-
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function run(ctx: GitContext, args: string[]): Promise<void> {

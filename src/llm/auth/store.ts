@@ -14,6 +14,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { processExists } from "../../config/process.js";
 import type { SubscriptionId } from "../../config/subscriptions.js";
 import { isSubscriptionId } from "../../config/subscriptions.js";
 import type { Tokens } from "./types.js";
@@ -71,20 +72,11 @@ function writeAuthFile(home: string, file: AuthFile): void {
 const LOCK_STALE_MS = 60_000;
 const LOCK_WAIT_MS = 90_000;
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** A lock left by a process that died (or hung past any refresh's time) is taken over. */
 function lockIsStale(path: string): boolean {
   try {
     const pid = Number(readFileSync(path, "utf8").trim());
-    if (Number.isInteger(pid) && pid > 0 && !pidAlive(pid)) return true;
+    if (Number.isInteger(pid) && pid > 0 && !processExists(pid)) return true;
     return Date.now() - statSync(path).mtimeMs > LOCK_STALE_MS;
   } catch {
     // Gone already, or half-written this instant: try again.
