@@ -16,9 +16,14 @@ export class Activity implements Component {
   private firstTokenMs: number | undefined;
   private turn = 0;
 
+  /**
+   * `now` is the time shown (the app's clock, moved on by its tick); first-token latency is measured
+   * with `measure`, which must not have the tick's granularity.
+   */
   constructor(
     private readonly theme: Theme,
     private readonly now: () => number = Date.now,
+    private readonly measure: () => number = Date.now,
   ) {}
 
   get busy(): boolean {
@@ -34,7 +39,7 @@ export class Activity implements Component {
   /** Follows the root agent's events; returns whether the line changed. */
   apply(event: AgentEvent): boolean {
     if (event.agent) return false;
-    const now = this.now();
+    const now = this.measure();
     switch (event.type) {
       case "user":
         if (this.phase === "idle" || this.phase === "starting") this.set("thinking");
@@ -79,8 +84,8 @@ export class Activity implements Component {
     if (this.phase === "idle") return [];
     const t = this.theme;
     const now = this.now();
-    const frame = FRAMES[Math.floor(now / 80) % FRAMES.length] as string;
-    const elapsed = formatDuration(now - this.since);
+    const frame = FRAMES[Math.floor(now / 100) % FRAMES.length] as string;
+    const elapsed = formatDuration(Math.max(0, now - this.since));
     const ttft =
       this.firstTokenMs !== undefined ? t.dim(` · first token ${formatDuration(this.firstTokenMs)}`) : "";
     const words: Record<Phase, string> = {

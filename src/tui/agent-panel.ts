@@ -113,7 +113,7 @@ export class AgentPanel implements Component {
           : node.status === "cancelled"
             ? t.warn
             : t.accent;
-    const elapsed = formatDuration((node.endedAt ?? this.now()) - node.startedAt);
+    const elapsed = formatDuration(Math.max(0, (node.endedAt ?? this.now()) - node.startedAt));
     const spend = `${formatTokens(node.tokens)} tok${node.cost === null ? "" : ` $${node.cost.toFixed(3)}`}`;
     const right = t.dim(`${elapsed} · ${spend}`);
     const indent = "  ".repeat(depth);

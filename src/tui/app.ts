@@ -9,6 +9,7 @@ import { Activity } from "./activity.js";
 import { AgentPanel } from "./agent-panel.js";
 import { AgentsModel } from "./agents-model.js";
 import type { AppControl } from "./app-api.js";
+import { ChildLiveOutput, isDelta } from "./child-live.js";
 import { childActions } from "./child-view.js";
 import { RelmCompletion } from "./completion.js";
 import { type DialogHost, pickFrom, showView } from "./dialogs.js";
@@ -63,7 +64,14 @@ export class App implements AppControl {
   transcript: Transcript;
   private readonly queue: QueueView;
   private readonly header: Component;
-  private readonly cellView = { expanded: false, now: () => Date.now() };
+  /**
+   * The time every clock on screen shows (cells, sub-agents, the spinner), moved on by the 100 ms tick.
+   * One time for all of them means they all change in the tick's frame: eight sub-agents' clocks read
+   * from Date.now() each changed at its own moment, which drew about 50 frames a second instead of 10.
+   */
+  private shownTime = Date.now();
+  private readonly clock = () => this.shownTime;
+  private readonly cellView = { expanded: false, now: this.clock };
   private readonly commands = allCommands();
   readonly history: InputHistory;
   readonly pastes = new Pastes();
@@ -88,10 +96,14 @@ export class App implements AppControl {
     this.history = new InputHistory(this.home, this.cwd);
     this.header = headerBlock(this.theme, options.version, this.cwd);
     this.transcript = new Transcript(this.theme, this.cellView);
-    this.activity = new Activity(this.theme);
+    this.activity = new Activity(this.theme, this.clock);
     this.queue = new QueueView(this.theme);
-    this.panel = new AgentPanel(this.agents, this.theme, childActions(this, this.childViews), () =>
-      Math.max(3, Math.floor(this.tui.terminal.rows / 3)),
+    this.panel = new AgentPanel(
+      this.agents,
+      this.theme,
+      childActions(this, this.childViews),
+      () => Math.max(3, Math.floor(this.tui.terminal.rows / 3)),
+      this.clock,
     );
     this.editor = new InputEditor(this.tui, this.theme.editor, { paddingX: 1, autocompleteMaxVisible: 8 });
     this.editor.setAutocompleteProvider(new RelmCompletion(paletteEntries(this.commands), this.cwd));
@@ -156,43 +168,25 @@ export class App implements AppControl {
 
   // --- events -------------------------------------------------------------------------------------
 
-  /**
-   * Sub-agents' streamed output since their last journaled step: a child's transcript opened mid-cell
-   * shows what its cell printed so far (the journal has it only when the cell ends).
-   */
-  private readonly childLive = new Map<string, AgentEvent[]>();
-
-  private keepChildLive(event: AgentEvent): void {
-    const id = event.agent;
-    if (!id) return;
-    if (
-      event.type === "cell_output_delta" ||
-      event.type === "text_delta" ||
-      event.type === "reasoning_delta"
-    ) {
-      const list = this.childLive.get(id) ?? [];
-      list.push(event);
-      if (list.length > 2000) list.splice(0, list.length - 2000);
-      this.childLive.set(id, list);
-    } else if (event.type === "cell_output" || event.type === "model_response") {
-      this.childLive.delete(id);
-    } else if (event.type === "child_finished") this.childLive.delete(event.id);
-  }
+  /** Sub-agents' streamed output since their last journaled step (tui/child-live.ts). */
+  private readonly childLive = new ChildLiveOutput();
 
   liveEvents(id: string): AgentEvent[] {
-    return [...(this.childLive.get(id) ?? [])];
+    return this.childLive.events(id);
   }
 
   onEvent(event: AgentEvent): void {
-    this.keepChildLive(event);
+    this.childLive.apply(event);
     this.figures.apply(event);
-    this.transcript.apply(event);
-    this.agents.apply(event);
-    this.activity.apply(event);
-    this.queue.apply(event);
-    for (const view of this.childViews) view.apply(event);
+    let changed = this.transcript.apply(event);
+    changed = this.agents.apply(event) || changed;
+    changed = this.activity.apply(event) || changed;
+    changed = this.queue.apply(event) || changed;
+    for (const view of this.childViews) changed = view.apply(event) || changed;
     if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
-    this.tui.requestRender();
+    // A sub-agent's streamed output shows only in its own view: with none open, it changes nothing on
+    // screen, and eight children printing every 20 ms would otherwise lay out 60 frames a second.
+    if (changed || !(event.agent && isDelta(event))) this.tui.requestRender();
   }
 
   private onLinkState(state: LinkState, detail?: string): void {
@@ -211,6 +205,7 @@ export class App implements AppControl {
   }
 
   private tick(): void {
+    this.shownTime = Date.now();
     if (this.activity.busy || this.transcript.hasRunningCells || this.agents.running() > 0)
       this.tui.requestRender();
     this.figures.tick();
