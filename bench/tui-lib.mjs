@@ -190,6 +190,24 @@ function keyToScreen(p, key, test) {
 }
 
 /**
+ * The input line: the text between the last two horizontal rules on screen, where the editor draws.
+ * Keys are checked there, not anywhere on screen: a letter typed can also be in a session id.
+ */
+export function inputLine(text) {
+  const lines = text.split("\n");
+  const rules = [];
+  lines.forEach((line, i) => {
+    if (line.startsWith("──")) rules.push(i);
+  });
+  if (rules.length < 2) return "";
+  const [above, below] = rules.slice(-2);
+  return lines
+    .slice(above + 1, below)
+    .map((l) => l.trim())
+    .join("");
+}
+
+/**
  * Types one character at a time, 30–90 ms apart (like a person, so keys land at every point of the
  * render cycle), until `until()` says stop, clearing the input (ctrl+u) every 40 characters. Returns, for
  * each key, the time from writing it to the pty until the input line shows it, and how long before the
@@ -203,15 +221,15 @@ export async function typeAndTime(p, until, frames = []) {
     const want = `${typed}${letters[typed.length % letters.length]}`;
     const lastFrame = frames.at(-1)?.at ?? Number.NEGATIVE_INFINITY;
     const sinceFrame = performance.now() - lastFrame;
-    keys.push({ ms: await keyToScreen(p, want.at(-1), (text) => text.includes(want)), sinceFrame });
+    keys.push({ ms: await keyToScreen(p, want.at(-1), (text) => inputLine(text) === want), sinceFrame });
     typed = want;
     if (typed.length >= 40) {
-      await keyToScreen(p, "\x15", (text) => !text.includes(typed.slice(0, 8)));
+      await keyToScreen(p, "\x15", (text) => inputLine(text) === "");
       typed = "";
     }
     await sleep(30 + Math.random() * 60);
   }
-  if (typed) await keyToScreen(p, "\x15", (text) => !text.includes(typed.slice(0, 8)));
+  if (typed) await keyToScreen(p, "\x15", (text) => inputLine(text) === "");
   return keys;
 }
 

@@ -296,15 +296,19 @@ async function stream() {
 // --- 4. a 2,000-event transcript --------------------------------------------------------------------
 
 const TARGET_EVENTS = 2000;
-const STREAM_MORE = `import time\nfor i in range(800):\n    print(f"streamed line {i}", flush=True)\n    time.sleep(0.01)`;
+// Each session's cell and answer name its run: the second session opens on the first one's output, so
+// waiting for a fixed text would find it on screen already.
+const streamMore = (run) =>
+  `import time\nfor i in range(800):\n    print(f"run ${run} streamed line {i}", flush=True)\n    time.sleep(0.01)`;
 
 /** A sentence and a short cell per turn until the journal is long enough; "stream more" streams a cell. */
 function transcriptScript(turns) {
   return (ctx) => {
-    if (ctx.lastUserText?.includes("stream more"))
+    const run = /stream more lines please \(run (\d+)\)/.exec(ctx.lastUserText ?? "")?.[1];
+    if (run !== undefined)
       return ctx.body?.messages?.at(-1)?.role === "tool"
-        ? { text: "STREAM-MORE-DONE" }
-        : { code: STREAM_MORE };
+        ? { text: `STREAM-MORE-DONE run ${run}` }
+        : { code: streamMore(run) };
     const { turn } = scripted.whoAsks(ctx);
     if (turn < turns) return { text: `Step ${turn}: checking one more row.`, code: `print("row", ${turn})` };
     return { text: "TRANSCRIPT-END" };
@@ -312,7 +316,7 @@ function transcriptScript(turns) {
 }
 
 /** Opens the session in the UI, types for 8 s, then has a cell stream into it while typing. */
-async function session(r, id, nodeArgs = []) {
+async function session(r, id, run, nodeArgs = []) {
   const start = performance.now();
   const p = r.open(["--resume", id], { nodeArgs });
   const watch = watchFrames(p);
@@ -320,11 +324,11 @@ async function session(r, id, nodeArgs = []) {
   const openFrames = watch.frames.filter((f) => f.at <= start + opened);
   const idleUntil = performance.now() + 8000;
   const idle = await typeAndTime(p, () => performance.now() > idleUntil);
-  p.proc.write("stream more lines please\r");
-  await timeUntil(p, (t) => t.includes("streamed line 5"), performance.now(), 60_000);
+  p.proc.write(`stream more lines please (run ${run})\r`);
+  await timeUntil(p, (t) => t.includes(`run ${run} streamed line 5`), performance.now(), 60_000);
   const from = performance.now();
   let over = false;
-  const done = timeUntil(p, (t) => t.includes("STREAM-MORE-DONE"), from, 120_000).then(() => {
+  const done = timeUntil(p, (t) => t.includes(`STREAM-MORE-DONE run ${run}`), from, 120_000).then(() => {
     over = true;
   });
   const busy = await typeAndTime(p, () => over, watch.frames);
@@ -346,9 +350,9 @@ async function transcript() {
     const journal = join(r.home, "sessions", id, "journal.jsonl");
     const events = readFileSync(journal, "utf8").trim().split("\n").length;
     const buildS = (performance.now() - built) / 1000;
-    const m = await session(r, id);
+    const m = await session(r, id, 1);
     // The same steps again with a CPU profile of the UI: one frame is one call of pi-tui's doRender.
-    const profiled = await session(r, id, [
+    const profiled = await session(r, id, 2, [
       "--cpu-prof",
       `--cpu-prof-dir=${profiles}`,
       "--cpu-prof-interval=250",
