@@ -26,10 +26,10 @@ describe("processExists", () => {
   });
 
   it("counts a zombie as gone: it exited and only waits to be reaped", async () => {
-    // The shell starts `true` in the background and then becomes `sleep`, which never reaps it.
-    const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 60"], {
-      stdio: ["ignore", "pipe", "ignore"],
-    });
+    // A Python parent forks a child that exits at once, and never waits for it (a shell may reap it).
+    const code =
+      "import os, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(60)";
+    const parent = spawn("python3", ["-c", code], { stdio: ["ignore", "pipe", "ignore"] });
     parents.push(parent.pid as number);
     const zombie = await new Promise<number>((resolve) =>
       parent.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
