@@ -1,10 +1,9 @@
 // Sub-agents' streamed output since their last journaled step, so that a child's transcript opened
 // mid-cell shows what its cell printed so far (the journal has it only when the cell ends).
 //
-// A child printing a line every 20 ms sends 50 deltas a second; keeping each as an object made eight
-// such children hold 16,000 objects that lived long enough to be promoted and then died, and the major
-// collections that followed paused the UI for up to 25 ms (bench/tui.mjs keys). Consecutive deltas of one
-// stream are kept as one, with a bound on characters instead of on events.
+// A child printing a line every 20 ms sends 50 deltas a second, and each was kept as an object until its
+// cell ended (up to 2,000 per child). Consecutive deltas of one stream are now kept as one, with a bound
+// on characters instead of on events, so a long cell's output is a few objects, not thousands.
 import type { AgentEvent } from "../agent/events.js";
 
 type Delta = Extract<AgentEvent, { type: "cell_output_delta" | "text_delta" | "reasoning_delta" }>;
