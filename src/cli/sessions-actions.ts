@@ -35,6 +35,8 @@ function replayFile(home: string, id: string, emit: (e: AgentEvent) => void): nu
 }
 
 const TURN_ENDS = new Set(["final", "budget_stop", "error", "model_error", "interrupted"]);
+/** How often `logs --follow` asks a host whose turn has ended whether it is idle yet. */
+const IDLE_LOOK_MS = 50;
 
 /**
  * Follows a live host from event `after`: replay of what is missing, then live events, until it closes,
@@ -46,18 +48,46 @@ async function follow(
   emit: (e: AgentEvent) => void,
   untilIdle = false,
 ): Promise<void> {
-  const checkIdle = async () => {
+  let closed = false;
+  void client.closed.then(() => {
+    closed = true;
+  });
+  const idle = async () => {
     const state = await client.call<{ status: string }>("status").catch(() => undefined);
-    if (state && state.status !== "running" && state.status !== "waiting") client.close();
+    return state !== undefined && state.status !== "running" && state.status !== "waiting";
+  };
+  // The host marks itself idle a moment after a turn's last event (once the turn's work is saved), and
+  // on a busy machine that moment can be long: after a turn ends, look until it is idle or the next turn
+  // starts. One look 50 ms later left `logs --follow` waiting for the host to exit.
+  let turnOver = false;
+  let watching = false;
+  let replayed = false; // events before attach's answer are history: a turn ended there says nothing
+  const watchForIdle = async () => {
+    if (watching) return;
+    watching = true;
+    while (turnOver && !closed) {
+      await new Promise((r) => setTimeout(r, IDLE_LOOK_MS));
+      if (turnOver && !closed && (await idle())) {
+        client.close();
+        break;
+      }
+    }
+    watching = false;
   };
   client.onNotification((n) => {
     if (n.method !== "event") return;
     const event = n.params as AgentEvent;
     emit(event);
-    if (untilIdle && !event.agent && TURN_ENDS.has(event.type)) setTimeout(() => void checkIdle(), 50);
+    if (!untilIdle || event.agent) return;
+    if (TURN_ENDS.has(event.type)) {
+      turnOver = true;
+      if (replayed) void watchForIdle();
+    } else if (event.type === "user" || event.type === "model_request") turnOver = false;
   });
   await client.call("attach", { after });
-  if (untilIdle) await checkIdle();
+  replayed = true;
+  if (untilIdle && (await idle())) client.close();
+  else if (turnOver) void watchForIdle(); // the last turn ended as we attached; its host is not idle yet
   await client.closed;
 }
 

@@ -88,6 +88,28 @@ describe("background sessions", () => {
     }
   });
 
+  it("logs --follow ends when an autonomous session's gates have run after its answer", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: gated work": [{ text: "gated work answered" }] }),
+    });
+    try {
+      const gate = join(rig.cwd, "gate-ran");
+      // The gate runs after the answer, while the host still says "running"; then the host goes idle.
+      const id = await detach(rig, "TASK: gated work", [
+        "--autonomous",
+        "--gate",
+        `python3 -c "import time; time.sleep(1.5); open('${gate}', 'w').close()"`,
+      ]);
+      const logs = await runRelm(["logs", id, "--follow"], { env: rig.env, timeoutMs: 40_000 });
+      expect(logs.code, logs.stderr).toBe(0);
+      expect(logs.stdout).toContain("gated work answered");
+      expect(existsSync(gate)).toBe(true);
+      expect(journalLines(rig).some((l) => l.type === "autonomy_end")).toBe(true);
+    } finally {
+      await shutdown(rig);
+    }
+  });
+
   it("survives kill -9 of its host: shown as interrupted, resumed from the journal, nothing lost", async () => {
     const rig = await startRig("openai", {
       script: byTask({
