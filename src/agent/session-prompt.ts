@@ -58,11 +58,10 @@ export function resumedPromptInputs(tree: AgentTree, events: readonly JournalEve
   return promptInputsFor(tree, { depth: 0, variables, child: false, kernel: tree.options.kernel.target });
 }
 
-/** Whether kernel URI `uri` starts kernels elsewhere than this machine (not local, not its sandbox). */
+/** Whether kernel URI `uri` starts kernels that share nothing with this machine (its launcher's transport). */
 function isRemoteKernel(uri: string): boolean {
   try {
-    const scheme = parseKernelUri(uri, "kernel").scheme;
-    return scheme !== "local" && scheme !== "sandbox";
+    return parseKernelUri(uri, "kernel").transport === "remote";
   } catch {
     return false; // checked where it was given; a prompt is no place to fail
   }
