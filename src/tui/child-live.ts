@@ -54,9 +54,11 @@ export class ChildLiveOutput {
   private dropText(id: string, turn: number): void {
     const kept = this.byAgent.get(id);
     if (!kept) return;
-    const gone = kept.deltas.filter((d) => d.type === "text_delta" && d.turn === turn);
-    kept.deltas = kept.deltas.filter((d) => !gone.includes(d));
-    for (const d of gone) kept.chars -= textOf(d).length;
+    kept.deltas = kept.deltas.filter((d) => {
+      const taken = d.type === "text_delta" && d.turn === turn;
+      if (taken) kept.chars -= d.delta.length;
+      return !taken;
+    });
   }
 
   /** Drops the oldest text until the rest fits, cutting inside the oldest delta if needed. */
