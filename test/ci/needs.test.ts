@@ -8,8 +8,8 @@ import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "no
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../support/cli.js";
 import { tempDir, testPython } from "../kernel/helpers.js";
+import { ROOT } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const NEEDS = path.join(ROOT, ".ci/needs");
