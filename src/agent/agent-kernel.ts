@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { startKernel } from "../kernel/index.js";
-import type { CellImage, CellResult, Kernel, KernelLifecycleEvent } from "../kernel/types.js";
+import type { CellImage, CellResult, Kernel, KernelLifecycleEvent, PythonInfo } from "../kernel/types.js";
 import type { Journal } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";
 import { cellLimit } from "./deadline.js";
@@ -38,6 +38,8 @@ export interface KernelOwner {
   readonly state: { readonly closed: boolean; readonly aborted: boolean };
   /** A call from Python in the kernel (host-api.ts). */
   hostRequest(method: string, params: unknown): Promise<unknown>;
+  /** The kernel (re)started and reported its Python (whether it has IPython): for the system prompt. */
+  kernelStarted?(python: PythonInfo): void;
 }
 
 /** What a status line shows about an agent's kernel. */
@@ -270,12 +272,14 @@ export class AgentKernel {
         : event.fallback
           ? `, spawned (${event.fallback})`
           : "";
+      const ipython = event.python.ipython ? `, IPython ${event.python.ipython}` : " without IPython";
       this.owner.log.record({
         type: "kernel",
         event: "started",
         pid: event.pid,
-        detail: `python ${event.python.version}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
+        detail: `python ${event.python.version}${ipython}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
       });
+      this.owner.kernelStarted?.(event.python);
     } else if (event.type === "died") {
       this.owner.log.record({
         type: "kernel",

@@ -12,6 +12,7 @@ import { type ChildHost, ChildManager } from "./children.js";
 import { Conversation } from "./conversation.js";
 import type { EventSink } from "./events.js";
 import { handleHostRequest } from "./host-api.js";
+import { settleKernelFacts } from "./kernel-facts.js";
 import { rootLearning, type SessionLearning } from "./learn.js";
 import { startedEvent } from "./mcp-api.js";
 import { McpWarmer } from "./mcp-warm.js";
@@ -112,6 +113,7 @@ export function assembleAgent(
     state,
     // The target is made below; the kernel calls it only from a cell.
     hostRequest: (method, p): Promise<unknown> => handleHostRequest(hostApi, method, p),
+    kernelStarted: (python) => conversation.kernelStarted(python),
   });
   if (!resume) kernel.ensure();
   const restored = resume ? restoredSinceLastCheckpoint(resume.events) : undefined;
@@ -160,6 +162,13 @@ export function assembleAgent(
     state,
     mcpWarmer,
     beforeModelCall: async () => {
+      await settleKernelFacts({
+        conversation,
+        kernel,
+        log,
+        signal: state.abort.signal,
+        timeLeftMs: () => params.budget.timeLeftMs(),
+      });
       await compactAgent(compaction, false);
       await learning?.beforeModelCall();
     },

@@ -1,7 +1,7 @@
 import type { CellResult } from "../kernel/types.js";
 import type { Message } from "../llm/types.js";
 import type { JournalBody } from "../session/types.js";
-import { buildSystemPrompt } from "./prompt.js";
+import { buildSystemPrompt, type KernelPython } from "./prompt.js";
 import type { RebuiltConversation } from "./resume.js";
 import { type PromptInputs, renewedPrompt } from "./session-prompt.js";
 import { renderVariableLine, type VariableDescription } from "./variables.js";
@@ -22,6 +22,7 @@ export class Conversation {
   /** The end of the last cell output or final answer. */
   lastOutput = "";
   private turns = 0;
+  private kernelSettled = false;
 
   private constructor(
     private inputs: PromptInputs,
@@ -87,6 +88,35 @@ export class Conversation {
     const facts = this.inputs[0];
     const others = facts.variables.filter((line) => !line.startsWith(`\`${d.name}\`:`));
     facts.variables = [...others, renderVariableLine(d)];
+  }
+
+  /**
+   * The kernel (re)started and said what its Python is: the prompt's facts follow it, so any later
+   * rebuild of the prompt (the first request's, a compaction's) tells the truth about it.
+   */
+  kernelStarted(python: KernelPython): void {
+    this.inputs[0].python = { version: python.version, ipython: python.ipython };
+  }
+
+  /**
+   * Whether the prompt still has to hear from the kernel before the first request: one elsewhere, whose
+   * Python cannot be known before it starts (kernel-facts.ts).
+   */
+  get awaitsKernel(): boolean {
+    return this.turns === 0 && !this.kernelSettled && this.inputs[0].remoteKernel !== undefined;
+  }
+
+  /**
+   * Before the first request: the prompt rebuilt with what the kernel reported (kernelStarted); its
+   * text when that changed it (journal it), undefined when not. Nothing was sent yet, so no provider
+   * has cached the old one.
+   */
+  settleKernel(): string | undefined {
+    this.kernelSettled = true;
+    const text = buildSystemPrompt(...this.inputs);
+    if (text === this.text) return undefined;
+    this.text = text;
+    return text;
   }
 
   /**

@@ -8,9 +8,9 @@ import { dirname, join } from "node:path";
 export const BASE_PROMPT = `You are relm, an agent that works by running Python.
 
 # Your tool
-You have one tool, \`ipython\`, which runs a cell of code in a persistent IPython session on the user's machine.
+You have one tool, \`ipython\`, which runs a cell of code in a persistent Python session on the user's machine.
 - State persists between cells: variables, imports, functions, open files. Build on earlier cells instead of repeating work.
-- IPython syntax works: \`!ls\`, \`!git status\`, \`%%bash\` cells, \`%cd\`, and top-level \`await\`.
+- Where the kernel has IPython (the Environment section says), IPython syntax works: \`!ls\`, \`!git status\`, \`%%bash\` cells, \`%cd\`. Top-level \`await\` works in every kernel.
 - Output of print(), of the last expression, and of shell commands comes back to you, capped to a head and a tail. The full text of cell N stays in the kernel as \`_out[N]\`, so slice or search it in code rather than printing it again.
 - Each cell has a time limit; a cell that runs too long is interrupted. Run long jobs in steps or in the background.
 - The working directory is the user's project. Your code runs with the user's rights: read before you change, prefer small reversible edits, and never delete what you did not create.
@@ -28,6 +28,12 @@ Large inputs are given to you as Python variables, not pasted into this conversa
 When the task is done, reply with your final answer as plain text and no tool call. Be concise and concrete: say what you found or changed, and how you checked it. If you could not finish, say what is missing.
 `;
 
+/** A kernel's Python as it runs cells: its version, and IPython's (null: plain Python, no IPython syntax). */
+export interface KernelPython {
+  version: string;
+  ipython: string | null;
+}
+
 export interface EnvironmentFacts {
   cwd: string;
   /** 0 for the agent a person started; children are one deeper than their parent. */
@@ -35,11 +41,14 @@ export interface EnvironmentFacts {
   maxDepth: number;
   date: string;
   platform: string;
-  pythonVersion: string;
-  ipythonVersion: string | null;
   /**
-   * The kernel URI when the agent's kernel runs elsewhere (ssh, a container, Slurm …): then the Python
-   * and platform found on this machine are not the kernel's, and the prompt says so instead.
+   * The kernel's Python: for a local kernel the interpreter relm found here, for one elsewhere as the
+   * kernel reported itself when it started; undefined while not known (it had not started).
+   */
+  python?: KernelPython;
+  /**
+   * The kernel URI when the agent's kernel runs elsewhere (ssh, a container, Slurm …): then the
+   * platform found on this machine is not the kernel's, and the prompt says so instead.
    */
   remoteKernel?: string;
   /** One line per variable already in the kernel. */
@@ -51,16 +60,10 @@ export function renderEnvironment(facts: EnvironmentFacts): string {
     "# Environment",
     `- Working directory: ${facts.cwd}`,
     `- Date: ${facts.date}`,
-    ...(facts.remoteKernel
-      ? [
-          `- Kernel: runs through ${facts.remoteKernel}, not on this machine: its Python, platform, files and working directory are that side's (sys.version, platform.platform(), os.getcwd() tell)`,
-        ]
-      : [
-          `- Platform: ${facts.platform}`,
-          facts.ipythonVersion
-            ? `- Python ${facts.pythonVersion} with IPython ${facts.ipythonVersion}`
-            : `- Python ${facts.pythonVersion} without IPython: plain Python only (no !commands or %magics; use subprocess)`,
-        ]),
+    facts.remoteKernel
+      ? `- Kernel: runs through ${facts.remoteKernel}, not on this machine: its platform, files and working directory are that side's (platform.platform(), os.getcwd() tell)`
+      : `- Platform: ${facts.platform}`,
+    pythonLine(facts.python),
   ];
   lines.push(
     facts.depth < facts.maxDepth
@@ -71,6 +74,16 @@ export function renderEnvironment(facts: EnvironmentFacts): string {
     lines.push("", "# Variables in the kernel", ...facts.variables.map((v) => `- ${v}`));
   }
   return lines.join("\n");
+}
+
+/** What the kernel's Python takes: IPython syntax only where it has IPython (plain exec fails on `!`). */
+function pythonLine(python: KernelPython | undefined): string {
+  if (!python) {
+    return "- Python: not known yet (the kernel had not started): try IPython syntax (`!cmd`, `%magic`) in a small cell before relying on it";
+  }
+  return python.ipython
+    ? `- Python ${python.version} with IPython ${python.ipython}: IPython syntax works`
+    : `- Python ${python.version} without IPython: plain Python only. \`!commands\`, \`%magics\` and \`%%bash\` cells are syntax errors here; run shell commands with subprocess.run(...)`;
 }
 
 /** AGENTS.md from the working directory or the nearest parent that has one, capped so it cannot bloat. */

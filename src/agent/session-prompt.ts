@@ -1,6 +1,6 @@
 import { parseKernelUri } from "../kernel/launchers/index.js";
 import type { JournalEvent } from "../session/types.js";
-import { buildSystemPrompt, type EnvironmentFacts, type PromptExtras } from "./prompt.js";
+import { buildSystemPrompt, type EnvironmentFacts, type KernelPython, type PromptExtras } from "./prompt.js";
 import type { AgentSpec } from "./specs.js";
 import type { AgentTree } from "./tree.js";
 import { renderVariableLine } from "./variables.js";
@@ -26,9 +26,8 @@ export function promptInputsFor(
       maxDepth: tree.maxDepth,
       date: tree.now().toISOString().slice(0, 10),
       platform: `${process.platform} ${process.arch}`,
-      pythonVersion: tree.python.version,
-      ipythonVersion: tree.python.ipython,
-      ...(remoteKernel ? { remoteKernel } : {}),
+      // A kernel elsewhere says what its Python is when it starts (kernel-facts.ts waits for it).
+      ...(remoteKernel ? { remoteKernel } : { python: localPython(tree) }),
       variables: agent.variables,
     },
     {
@@ -56,6 +55,15 @@ export function resumedPromptInputs(tree: AgentTree, events: readonly JournalEve
       : [],
   );
   return promptInputsFor(tree, { depth: 0, variables, child: false, kernel: tree.options.kernel.target });
+}
+
+/**
+ * A local kernel's Python: the interpreter relm found here (probed before the kernel starts, so the
+ * first request need not wait for it); plain exec when the kernels' environment asks for it.
+ */
+function localPython(tree: AgentTree): KernelPython {
+  const plain = tree.options.kernel.env.RELM_KERNEL_ENGINE?.trim().toLowerCase() === "plain";
+  return { version: tree.python.version, ipython: plain ? null : tree.python.ipython };
 }
 
 /** Whether kernel URI `uri` starts kernels that share nothing with this machine (its launcher's transport). */

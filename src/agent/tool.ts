@@ -5,8 +5,9 @@ import type { ContentPart, ToolCall, ToolSpec } from "../llm/types.js";
 export const IPYTHON_TOOL: ToolSpec = {
   name: "ipython",
   description:
-    "Run a cell of Python in the persistent IPython session. State persists between calls. " +
-    "Supports !shell commands, %%bash cells, %magics and top-level await. Returns the cell's output.",
+    "Run a cell of Python in the persistent session. State persists between calls. Top-level await works; " +
+    "!shell commands, %%bash cells and %magics only where the kernel has IPython (the system prompt says). " +
+    "Returns the cell's output.",
   parameters: {
     type: "object",
     properties: {

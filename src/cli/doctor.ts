@@ -7,6 +7,7 @@ import { describeSkillProblem, findSkills } from "../harness/index.js";
 import { findProblems } from "../host/doctor.js";
 import { findPython } from "../kernel/index.js";
 import { probeSandbox } from "../kernel/sandbox/index.js";
+import { doctorKernelUri, kernelCheck } from "./doctor-kernel.js";
 import { webCheck } from "./doctor-web.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
@@ -75,7 +76,10 @@ async function probeEndpoint(
   }
 }
 
-export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo): Promise<number> {
+export async function doctor(
+  flags: ConfigFlags & { fix?: boolean; kernel?: string },
+  io: RunIo,
+): Promise<number> {
   const checks: Check[] = [
     { ok: true, label: "relm", detail: `${relmVersion()} on Node ${process.version}` },
   ];
@@ -133,6 +137,14 @@ export async function doctor(flags: ConfigFlags & { fix?: boolean }, io: RunIo):
     );
   } catch (error) {
     checks.push({ ok: false, label: "python", detail: (error as Error).message });
+  }
+  try {
+    const kernel = await kernelCheck(doctorKernelUri(flags.kernel, io.env, config), io.cwd, io.env);
+    if (kernel) checks.push(kernel);
+  } catch (error) {
+    // config.json's kernel is not a kernel URI (a bad --kernel is a usage error, exit 2).
+    if (!(error instanceof ConfigError)) throw error;
+    checks.push({ ok: false, label: "kernel", detail: error.message });
   }
 
   // A SKILL.md with bad front matter is left out of every session: say which and why.

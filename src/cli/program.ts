@@ -210,7 +210,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     program
       .command("doctor")
       .description("check Python, IPython, configuration, the endpoint, and relm's own state")
-      .option("--fix", "repair what it finds: stale sockets, orphan kernels, half-written journal lines"),
+      .option("--fix", "repair what it finds: stale sockets, orphan kernels, half-written journal lines")
+      .option(
+        "--kernel <URI>",
+        "also check the Python where kernels of this URI run (default: config's kernel)",
+      ),
   ).action(async (flags) => {
     const { doctor } = await import("./doctor.js");
     setExit(await doctor(flags, runIo));

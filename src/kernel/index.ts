@@ -2,6 +2,7 @@ export { isSecretEntry, isSecretName, KERNEL_MARKER, markKernelEnv, scrubEnviron
 export { KernelClosedError, KernelRequestError, KernelStartError, PythonNotFoundError } from "./errors.js";
 export { startKernel } from "./kernel.js";
 export { RELM_PYTHON_DIR } from "./paths.js";
+export { probeRemotePython } from "./probe-remote.js";
 export { type FoundPython, findPython } from "./python.js";
 export { startKernelTemplate } from "./template.js";
 export type {

@@ -23,8 +23,9 @@ export interface FoundPython extends PythonInfo {
 const CACHE_FILE = "python.json";
 const CACHE_VERSION = 1;
 
-// find_spec + metadata instead of `import IPython`: ~30 ms instead of ~0.5 s per candidate.
-const PROBE = `import sys, json, importlib.util as u
+// find_spec + metadata instead of `import IPython`: ~30 ms instead of ~0.5 s per candidate. Also run
+// through a remote kernel's launcher by `relm doctor` (probe-remote.ts): one line of JSON on stdout.
+export const PYTHON_PROBE = `import sys, json, importlib.util as u
 ok = sys.version_info >= (3, 10)
 v = None
 if ok and u.find_spec("IPython") is not None:
@@ -78,7 +79,7 @@ async function probeAll(
       }
       const warning = info.ipython
         ? undefined
-        : `RELM_PYTHON=${c.name} cannot import IPython: cells run with plain exec (no !cmd, %magics or top-level await).`;
+        : `RELM_PYTHON=${c.name} cannot import IPython: cells run with plain exec (no !cmd or %magics).`;
       return { ...info, cached: false, ...(warning ? { warning } : {}) };
     }
     if (!info || seen.has(info.path)) continue;
@@ -91,7 +92,7 @@ async function probeAll(
       ...fallback,
       cached: false,
       warning:
-        `${fallback.path} cannot import IPython: cells run with plain exec (no !cmd, %magics or top-level await). ` +
+        `${fallback.path} cannot import IPython: cells run with plain exec (no !cmd or %magics). ` +
         "Install it with `sudo apt-get install python3-ipython` (Debian/Ubuntu) or `python3 -m pip install ipython`.",
     };
   }
@@ -100,7 +101,7 @@ async function probeAll(
 
 function probe(file: string, env: NodeJS.ProcessEnv): Promise<PythonInfo | null> {
   return new Promise((resolve) => {
-    execFile(file, ["-c", PROBE], { env, timeout: 20_000, maxBuffer: 1 << 16 }, (err, stdout) => {
+    execFile(file, ["-c", PYTHON_PROBE], { env, timeout: 20_000, maxBuffer: 1 << 16 }, (err, stdout) => {
       if (err) return resolve(null);
       try {
         const r = JSON.parse(stdout.trim().split("\n").pop() ?? "") as PythonInfo & { ok: boolean };

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, pythonsOf, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
+import { venvWithoutIpython } from "../support/python-without-ipython.js";
 import { byTask } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 import { poll, until } from "../support/wait.js";
@@ -214,19 +215,17 @@ describe("without IPython", () => {
       script: [{ code: "x = 20 + 22\nx" }, (ctx) => ({ text: `plain said ${ctx.lastToolResult?.trim()}` })],
       models: ["scripted"],
     });
-    const healthy = await runRelm(["doctor"], { env: rig.env });
-    const python = /python\s+(\S+) \(/.exec(healthy.stdout)?.[1] ?? "";
-    expect(python).not.toBe("");
-    const wrapper = join(rig.cwd, "python-without-ipython");
-    writeFileSync(wrapper, `#!/bin/sh\nexec ${python} -S "$@"\n`);
-    chmodSync(wrapper, 0o755);
-    const env = { ...rig.env, RELM_PYTHON: wrapper };
+    const env = { ...rig.env, RELM_PYTHON: await venvWithoutIpython(rig.cwd) };
     const doctor = await runRelm(["doctor"], { env });
     expect(doctor.stdout).toMatch(/warn\s+python .*has no IPython.*apt-get install python3-ipython/);
     const result = await runRelm(["run", "add"], { env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe("plain said 42");
-    expect(rig.model.requests[0]?.rawBody).toContain("without IPython");
+    // The prompt and the tool promise no IPython syntax to this kernel (issue 19).
+    const body = rig.model.requests[0]?.rawBody ?? "";
+    expect(body).toMatch(/- Python 3\.\d+\.\d+ without IPython: plain Python only\. `!commands`, `%magics`/);
+    expect(body).toContain("run shell commands with subprocess.run(...)");
+    expect(body).not.toMatch(/with IPython \d|- IPython syntax works|Supports !shell commands/);
   });
 });
 

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
+import { venvWithoutIpython } from "../support/python-without-ipython.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 
@@ -51,4 +52,36 @@ describe.runIf(podman)("relm run --kernel container://", () => {
     expect(readFileSync(join(rig.cwd, "from-container.txt"), "utf8")).toBe("made inside");
     expect(kernelContainers().filter((id) => !before.includes(id))).toEqual([]);
   }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
+  it("tells the model the truth about a container's Python without IPython: plain Python, no !cmd", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: plain": [
+          {
+            code:
+              "import subprocess, sys\nprint(sys.prefix)\n" +
+              "print(subprocess.run(['echo', 'shell-ok'], capture_output=True, text=True).stdout.strip())",
+          },
+          { code: "!echo never" },
+          echoLastCell,
+        ],
+      }),
+    });
+    // In the project, which the container mounts at its own path: what the kernel's python= names.
+    const python = await venvWithoutIpython(rig.cwd);
+    const uri = `container://?network=none&python=${encodeURIComponent(python)}`;
+    const result = await runRelm(["run", "--kernel", uri, "ROOT: plain"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    const bodies = rig.bodies();
+    expect(bodies[1]).toContain(`${join(rig.cwd, "venv-no-ipython")}\\nshell-ok`);
+    // The kernel said it has no IPython before the first request: no IPython syntax is promised.
+    expect(bodies[0]).toContain(`Kernel: runs through ${uri}, not on this machine`);
+    expect(bodies[0]).toMatch(
+      /- Python 3\.\d+\.\d+ without IPython: plain Python only\. `!commands`, `%magics`/,
+    );
+    expect(bodies[0]).not.toMatch(/with IPython \d/);
+    expect(bodies[0]).not.toContain("not known yet");
+    // As the prompt said: `!` is a syntax error in this kernel.
+    expect(result.stdout).toContain("SyntaxError");
+  }, 120_000);
 });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
+import { venvWithoutIpython } from "../support/python-without-ipython.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { type Sshd, startSshd } from "../support/sshd.js";
@@ -176,4 +177,56 @@ describe("kernels over ssh", () => {
     const root = rig.bodies().find((b) => b.includes("ROOT: per call"));
     expect(root).not.toContain("Kernel: runs through");
   }, 200_000);
+
+  it("a child's kernel over there without IPython: its prompt says plain Python, and doctor warns", async () => {
+    const rig = await rigOf(
+      byTask({
+        "ROOT: plain child": [{ code: "print(rlm('CHILD: plain', kernel=URI))" }, echoLastCell],
+        "CHILD: plain": [
+          {
+            code: "import subprocess\nsubmit(subprocess.run(['echo', 'shell-ok'], capture_output=True, text=True).stdout.strip())",
+          },
+          { text: "submitted" },
+        ],
+      }),
+    );
+    const python = await venvWithoutIpython(rig.cwd);
+    const uri = `ssh://${sshd.host}${remoteDir}?python=${encodeURIComponent(python)}`;
+    const result = await runRelm(["run", "--var", `URI=${uri}`, "ROOT: plain child"], {
+      env: rig.env,
+      cwd: rig.cwd,
+      timeoutMs: 180_000,
+      ...bin,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim().split("\n").at(-1)).toBe("shell-ok");
+    // The child's kernel reported no IPython before the child's first request: no IPython syntax promised.
+    const child = rig.bodies().find((b) => b.includes("CHILD: plain"));
+    expect(child).toContain(`Kernel: runs through ${uri}, not on this machine`);
+    expect(child).toMatch(/- Python 3\.\d+\.\d+ without IPython: plain Python only\. `!commands`, `%magics`/);
+    expect(child).not.toMatch(/with IPython \d/);
+    // The root's kernel is this machine's, with IPython.
+    const root = rig.bodies().find((b) => b.includes("ROOT: plain child"));
+    expect(root).toMatch(/- Python 3\.\d+\.\d+ with IPython \S+: IPython syntax works/);
+
+    const doctor = await runRelm(["doctor", "--kernel", uri], { env: rig.env, cwd: rig.cwd, ...bin });
+    expect(doctor.stdout).toMatch(
+      new RegExp(
+        `warn\\s+kernel\\s+${reEscape(uri)}: ${reEscape(python)} \\(Python 3[.\\d]+\\) has no IPython \\(checked by running`,
+      ),
+    );
+    expect(doctor.stdout).toContain("or name an interpreter that has it with ?python=PATH");
+    const healthy = await runRelm(["doctor", "--kernel", `ssh://${sshd.host}`], {
+      env: rig.env,
+      cwd: rig.cwd,
+      ...bin,
+    });
+    expect(healthy.stdout).toMatch(
+      /ok\s+kernel\s+ssh:\/\/relm-test-ssh: \S+ \(Python 3[.\d]+, IPython \S+; checked by running python3 through it\)/,
+    );
+  }, 200_000);
 });
+
+function reEscape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
+import { venvWithoutIpython } from "../support/python-without-ipython.js";
 import { until } from "../support/wait.js";
 import { tempDir, useKernels } from "./helpers.js";
 
@@ -50,6 +51,20 @@ describe.runIf(podman)("a kernel through container:// (podman --rootfs)", () => 
     );
     expect(net.output).toMatch(/no network/);
   }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
+  it("reports the Python it runs with: IPython or not (a venv without it here), as the prompt then says", async () => {
+    const work = await tempDir();
+    const withIpython = await start({ cwd: work, launcher: parseKernelUri("container://?network=none") });
+    expect(withIpython.python.ipython).toMatch(/^\d/);
+    const python = await venvWithoutIpython(work);
+    const uri = `container://?network=none&python=${encodeURIComponent(python)}`;
+    const plain = await start({ cwd: work, launcher: parseKernelUri(uri) });
+    expect(plain.python.ipython).toBeNull();
+    expect(plain.python.version).toMatch(/^3\.\d+\.\d+$/);
+    const r = await plain.execute("!echo shell-ok");
+    expect(r.status).toBe("error");
+    expect(r.error?.name).toBe("SyntaxError");
+  }, 120_000);
 
   it("leaves no container behind when its podman client is killed, or at shutdown", async () => {
     const kernel = await start({

@@ -7,7 +7,6 @@ export const localFacts: EnvironmentFacts = {
   maxDepth: 2,
   date: "2026-01-01",
   platform: "linux x64",
-  pythonVersion: "3.12.0",
-  ipythonVersion: "8.0.0",
+  python: { version: "3.12.0", ipython: "8.0.0" },
   variables: [],
 };
