@@ -4,6 +4,7 @@
 // answered with an error).
 
 import { performance } from "node:perf_hooks";
+import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { McpServer, McpTransport } from "./config.js";
 import { McpRequestError, McpServerError } from "./errors.js";
 import type { Opened } from "./sdk.js";
@@ -59,6 +60,10 @@ export interface ConnectionOptions {
   requestTimeoutMs: number;
   /** A fresh tool list from the server (to cache for the next session's prompt). */
   onTools?: (server: McpServer, tools: ToolInfo[]) => void;
+  /** Why the server may not start now (a project server the user has not approved); asked at each start. */
+  refusal?: (server: McpServer) => string | undefined;
+  /** The sandbox a stdio server's process runs in, or undefined to run it as it is. */
+  confinement?: (server: McpServer) => Promise<KernelSandbox | undefined>;
 }
 
 /** After a failed start, requests within this long get its error instead of starting it again. */
@@ -80,6 +85,12 @@ export class McpConnection {
   private closing = false;
   /** The last failed start, which later requests get for RESTART_PAUSE_MS instead of another try. */
   private startFailed: { at: number; error: McpServerError } | undefined;
+  /** The refusal last given (told again without a new journal event). */
+  private refused: string | undefined;
+  /** Whether the running (or starting) process is inside the session's sandbox, for messages. */
+  private confined = false;
+  /** Stops a start in progress when the session ends (a handshake must not hold the session open). */
+  private startAbort: AbortController | undefined;
 
   constructor(
     readonly server: McpServer,
@@ -182,12 +193,15 @@ export class McpConnection {
    */
   warm(onStart?: (info: StartInfo) => void): void {
     if (this.state !== "not started" || this.closing || this.server.problem) return;
+    if (this.options.refusal?.(this.server)) return;
     this.open({ onStart }).catch(() => {});
   }
 
   /** Stops the server (end of the session); later requests are refused. */
   async close(): Promise<void> {
     this.closing = true;
+    // A handshake still under way ends now, not when its timeout runs out (the session would wait).
+    this.startAbort?.abort(new Error("the session is ending"));
     const opening = this.opening;
     this.opening = undefined;
     const opened = this.opened ?? (await opening?.catch(() => undefined));
@@ -233,6 +247,16 @@ export class McpConnection {
 
   private async open(options: RequestOptions): Promise<Opened> {
     if (this.closing) throw new McpServerError(this.name, `MCP server "${this.name}": the session is ending`);
+    if (!this.opened && !this.opening) {
+      // Before anything else the file says: an unapproved entry's text is not the user's.
+      const refusal = this.options.refusal?.(this.server);
+      if (refusal) {
+        const repeated = this.refused === refusal;
+        this.refused = refusal;
+        throw new McpServerError(this.name, refusal, "", repeated);
+      }
+      this.refused = undefined;
+    }
     if (this.server.problem)
       throw new McpServerError(this.name, `MCP server "${this.name}" cannot be used: ${this.server.problem}`);
     if (this.opened && this.state === "running") return this.opened;
@@ -262,26 +286,44 @@ export class McpConnection {
     const generation = ++this.generation;
     const started = performance.now();
     const server = this.server;
+    const abort = new AbortController();
+    this.startAbort = abort;
+    let stdio: StdioTransport | undefined;
+    if (server.transport === "stdio") {
+      let sandbox: KernelSandbox | undefined;
+      try {
+        sandbox = await this.options.confinement?.(server);
+      } catch (error) {
+        throw this.failedStart(
+          `MCP server "${this.name}" could not start: its sandbox could not be opened (${messageOf(error)})`,
+        );
+      }
+      this.confined = sandbox !== undefined;
+      const plain = {
+        file: server.command as string,
+        args: server.args,
+        env: { ...this.options.env, ...server.env },
+        cwd: server.cwd ?? this.options.cwd,
+      };
+      // Inside the session's sandbox: the same bubblewrap confinement as its kernels (trust.ts says when).
+      const command = sandbox ? sandbox.wrap(plain) : plain;
+      stdio = new StdioTransport({
+        command: command.file,
+        args: command.args,
+        env: command.env,
+        cwd: command.cwd,
+      });
+    }
     // The process boots while the SDK loads (each takes a few hundred milliseconds).
-    const stdio =
-      server.transport === "stdio"
-        ? new StdioTransport({
-            command: server.command as string,
-            args: server.args,
-            env: { ...this.options.env, ...server.env },
-            cwd: server.cwd ?? this.options.cwd,
-          })
-        : undefined;
     stdio?.spawn().catch(() => {});
     let sdk: Sdk;
     try {
       sdk = await loadSdk();
     } catch (error) {
       await stdio?.close();
-      this.state = "failed";
-      this.opening = undefined;
-      this.lastError = `MCP server "${this.name}" could not start: relm could not load the MCP SDK (${messageOf(error)})`;
-      throw new McpServerError(this.name, this.lastError);
+      throw this.failedStart(
+        `MCP server "${this.name}" could not start: relm could not load the MCP SDK (${messageOf(error)})`,
+      );
     }
     try {
       const opened = await sdk.openServer(
@@ -290,6 +332,7 @@ export class McpConnection {
           clientName: this.options.clientName,
           clientVersion: this.options.clientVersion,
           timeoutMs: this.options.requestTimeoutMs,
+          signal: abort.signal,
           onListChanged: () => {
             this.toolList = undefined;
           },
@@ -327,6 +370,16 @@ export class McpConnection {
     }
   }
 
+  /** A start that failed before the handshake began: recorded like any failed start. */
+  private failedStart(message: string): McpServerError {
+    const failure = new McpServerError(this.name, message);
+    this.state = "failed";
+    this.opening = undefined;
+    this.lastError = message;
+    this.startFailed = { at: performance.now(), error: failure };
+    return failure;
+  }
+
   /** The connection of `generation` ended by itself (a process exited, an HTTP session closed). */
   private ended(generation: number): void {
     if (generation !== this.generation || this.closing) return;
@@ -345,27 +398,39 @@ export class McpConnection {
     const stdio = e.stdio;
     const tail = stdio?.stderr.tail() ?? "";
     const where = this.server.transport === "stdio" ? `command "${this.server.command}"` : this.server.url;
+    // Told when a confined server fails: the sandbox (no network, read-only home) may be why.
+    const inside = this.confined
+      ? " (it ran inside the session's sandbox; docs/mcp.md says how to let a server out)"
+      : "";
     if (e.code === "ENOENT" || e.code === "EACCES")
       return new McpServerError(
         this.name,
         `MCP server "${this.name}" could not start: ${where} ${e.code === "ENOENT" ? "was not found" : "is not executable"}`,
       );
+    // Before the exit: a server whose handshake answer was refused has been stopped for it.
+    const malformed = stdio?.malformed ?? invalidResult(error);
+    if (malformed)
+      return new McpServerError(
+        this.name,
+        `MCP server "${this.name}" (${where}) failed the MCP handshake: ${malformed}`,
+        tail,
+      );
     if (stdio?.exit)
       return new McpServerError(
         this.name,
-        `MCP server "${this.name}" (${where}) exited before it was ready (${describeExit(stdio.exit)})`,
+        `MCP server "${this.name}" (${where}) exited before it was ready (${describeExit(stdio.exit)})${inside}`,
         tail,
       );
     if (isTimeout(error))
       return new McpServerError(
         this.name,
-        `MCP server "${this.name}" (${where}) did not complete the MCP handshake within ${seconds(this.options.requestTimeoutMs)}`,
+        `MCP server "${this.name}" (${where}) did not complete the MCP handshake within ${seconds(this.options.requestTimeoutMs)}${inside}`,
         tail,
       );
     const verb = this.server.transport === "stdio" ? "could not start" : "could not be reached";
     return new McpServerError(
       this.name,
-      `MCP server "${this.name}" (${where}) ${verb}: ${messageOf(error)}`,
+      `MCP server "${this.name}" (${where}) ${verb}: ${messageOf(error)}${inside}`,
       tail,
     );
   }
@@ -434,6 +499,20 @@ function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null
   if (!exit) return "still running";
   if (exit.signal) return `killed by ${exit.signal}`;
   return `exit code ${exit.code}`;
+}
+
+/**
+ * A result the SDK's schema refused (a zod error: `issues`), said in a line: which fields are wrong.
+ * The SDK's own message is the issues as a JSON dump.
+ */
+function invalidResult(error: unknown): string | undefined {
+  const issues = (error as { issues?: unknown })?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return undefined;
+  const said = issues.slice(0, 3).map((issue: { path?: unknown[]; message?: unknown }) => {
+    const path = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.join(".") : "the result";
+    return `${path}: ${String(issue.message ?? "invalid")}`;
+  });
+  return `its answer is not a valid MCP result (${said.join("; ")}${issues.length > 3 ? "; …" : ""})`;
 }
 
 function isTimeout(error: unknown): boolean {

@@ -25,9 +25,9 @@ describe("the MCP block of the system prompt", () => {
       { name: "web-api", transport: "http", tools: undefined },
       { name: "off", transport: "stdio", tools: undefined, problem: "it is disabled in /p/.mcp.json" },
     ]) as string;
-    expect(block).toContain("- `mcp.files` (stdio), 2 tools:\n  - files_tool_0: Does one useful thing");
+    expect(block).toContain('- `mcp.files` (stdio), 2 tools:\n  - files_tool_0: "Does one useful thing');
     expect(block).toContain("- `mcp.web_api` (http): tools not yet known, call mcp.web_api.tools()");
-    expect(block).toContain("- `mcp.off`: unusable (it is disabled in /p/.mcp.json)");
+    expect(block).toContain('- `mcp.off`: unusable ("it is disabled in /p/.mcp.json")');
   });
 
   it("stays within its limit: summaries while they fit, then names only, every server named", () => {
@@ -36,7 +36,7 @@ describe("the MCP block of the system prompt", () => {
     expect(block.length).toBeLessThanOrEqual(MCP_BLOCK_CHARS);
     for (const name of ["a", "b", "c"]) expect(block).toContain(`- \`mcp.${name}\` (stdio)`);
     // Summaries went round robin: every server has its first tool described.
-    for (const name of ["a", "b", "c"]) expect(block).toContain(`  - ${name}_tool_0: Does one`);
+    for (const name of ["a", "b", "c"]) expect(block).toContain(`  - ${name}_tool_0: "Does one`);
     expect(block).toMatch(/ {2}- also: a_tool_\d+, /);
     // Every tool is still named.
     for (let i = 0; i < 40; i++) expect(block).toContain(`a_tool_${i}`);
