@@ -1,6 +1,7 @@
 // A small stdio MCP server for the tests, speaking JSON-RPC lines by hand so that it can misbehave in
 // ways no SDK server would. `node mcp-fixture.mjs MODE`:
 //   bad-init  answers `initialize` with a result that is not an object (a string), then stays alive
+//   silent    never answers anything, and stays alive (a server stuck before its handshake)
 //   hostile   a tool whose name is 1,000 characters and tools whose descriptions try to give orders
 //   probe     a tool `write(path)` that tries to write a file and says what happened
 import { writeFileSync } from "node:fs";
@@ -32,6 +33,7 @@ const TOOLS = {
 
 function answer(request) {
   const { id, method, params } = request;
+  if (mode === "silent") return;
   if (method === "initialize") {
     if (mode === "bad-init") return send({ id, result: "not an object" });
     return send({
@@ -65,5 +67,5 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   if (!line.trim()) return;
   answer(JSON.parse(line));
 });
-// bad-init keeps running after stdin ends: relm has to stop it, not wait for it.
-if (mode === "bad-init") setInterval(() => {}, 1 << 30);
+// These keep running after stdin ends: relm has to stop them, not wait for them.
+if (mode === "bad-init" || mode === "silent") setInterval(() => {}, 1 << 30);

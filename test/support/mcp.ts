@@ -14,8 +14,18 @@ export const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-
 /** test/support/mcp-fixture.mjs: a hand-written stdio server that can misbehave (see its modes). */
 export const FIXTURE = join(ROOT, "test/support/mcp-fixture.mjs");
 
-export function fixtureStdio(mode: "bad-init" | "hostile" | "probe") {
+export type FixtureMode = "bad-init" | "silent" | "hostile" | "probe";
+
+export function fixtureStdio(mode: FixtureMode) {
   return { command: process.execPath, args: [FIXTURE, mode] };
+}
+
+/** The fixture started through `sh`, which first writes its pid to `pidFile` (did it start; is it gone). */
+export function fixtureWithPidFile(mode: FixtureMode, pidFile: string) {
+  return {
+    command: "/bin/sh",
+    args: ["-c", `echo $$ > '${pidFile}'; exec '${process.execPath}' '${FIXTURE}' ${mode}`],
+  };
 }
 
 /**
