@@ -359,7 +359,12 @@ export class McpConnection {
       });
       return opened;
     } catch (error) {
-      const failure = error instanceof McpServerError ? error : this.startFailure(error);
+      const failure =
+        error instanceof McpServerError
+          ? error
+          : this.closing
+            ? new McpServerError(this.name, `MCP server "${this.name}": the session is ending`)
+            : this.startFailure(error);
       if (!this.closing) {
         this.state = "failed";
         this.lastError = failure.message;
@@ -408,7 +413,7 @@ export class McpConnection {
         `MCP server "${this.name}" could not start: ${where} ${e.code === "ENOENT" ? "was not found" : "is not executable"}`,
       );
     // Before the exit: a server whose handshake answer was refused has been stopped for it.
-    const malformed = stdio?.malformed ?? invalidResult(error);
+    const malformed = stdio?.malformed ?? (error as { malformed?: string }).malformed ?? invalidResult(error);
     if (malformed)
       return new McpServerError(
         this.name,
