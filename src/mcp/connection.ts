@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { McpServer, McpTransport } from "./config.js";
 import { McpRequestError, McpServerError } from "./errors.js";
+import { describeExit, messageOf, seconds, startFailure } from "./failures.js";
 import type { Opened } from "./sdk.js";
 import { StdioTransport } from "./stdio.js";
 
@@ -364,7 +365,11 @@ export class McpConnection {
           ? error
           : this.closing
             ? new McpServerError(this.name, `MCP server "${this.name}": the session is ending`)
-            : this.startFailure(error);
+            : startFailure(error, {
+                server: this.server,
+                confined: this.confined,
+                timeoutMs: this.options.requestTimeoutMs,
+              });
       if (!this.closing) {
         this.state = "failed";
         this.lastError = failure.message;
@@ -396,48 +401,6 @@ export class McpConnection {
       this.state = "exited";
       this.lastError = `MCP server "${this.name}" ${stdio ? `exited (${describeExit(stdio.exit)})` : "closed the connection"}`;
     }
-  }
-
-  private startFailure(error: unknown): McpServerError {
-    const e = error as NodeJS.ErrnoException & { stdio?: Opened["stdio"]; code?: unknown };
-    const stdio = e.stdio;
-    const tail = stdio?.stderr.tail() ?? "";
-    const where = this.server.transport === "stdio" ? `command "${this.server.command}"` : this.server.url;
-    // Told when a confined server fails: the sandbox (no network, read-only home) may be why.
-    const inside = this.confined
-      ? " (it ran inside the session's sandbox; docs/mcp.md says how to let a server out)"
-      : "";
-    if (e.code === "ENOENT" || e.code === "EACCES")
-      return new McpServerError(
-        this.name,
-        `MCP server "${this.name}" could not start: ${where} ${e.code === "ENOENT" ? "was not found" : "is not executable"}`,
-      );
-    // Before the exit: a server whose handshake answer was refused has been stopped for it.
-    const malformed = stdio?.malformed ?? (error as { malformed?: string }).malformed ?? invalidResult(error);
-    if (malformed)
-      return new McpServerError(
-        this.name,
-        `MCP server "${this.name}" (${where}) failed the MCP handshake: ${malformed}`,
-        tail,
-      );
-    if (stdio?.exit)
-      return new McpServerError(
-        this.name,
-        `MCP server "${this.name}" (${where}) exited before it was ready (${describeExit(stdio.exit)})${inside}`,
-        tail,
-      );
-    if (isTimeout(error))
-      return new McpServerError(
-        this.name,
-        `MCP server "${this.name}" (${where}) did not complete the MCP handshake within ${seconds(this.options.requestTimeoutMs)}${inside}`,
-        tail,
-      );
-    const verb = this.server.transport === "stdio" ? "could not start" : "could not be reached";
-    return new McpServerError(
-      this.name,
-      `MCP server "${this.name}" (${where}) ${verb}: ${messageOf(error)}${inside}`,
-      tail,
-    );
   }
 
   private async translate(error: unknown, generation: number, opened: Opened): Promise<Error> {
@@ -498,39 +461,4 @@ function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null } | undefined): string {
-  if (!exit) return "still running";
-  if (exit.signal) return `killed by ${exit.signal}`;
-  return `exit code ${exit.code}`;
-}
-
-/**
- * A result the SDK's schema refused (a zod error: `issues`), said in a line: which fields are wrong.
- * The SDK's own message is the issues as a JSON dump.
- */
-function invalidResult(error: unknown): string | undefined {
-  const issues = (error as { issues?: unknown })?.issues;
-  if (!Array.isArray(issues) || issues.length === 0) return undefined;
-  const said = issues.slice(0, 3).map((issue: { path?: unknown[]; message?: unknown }) => {
-    const path = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.join(".") : "the result";
-    return `${path}: ${String(issue.message ?? "invalid")}`;
-  });
-  return `its answer is not a valid MCP result (${said.join("; ")}${issues.length > 3 ? "; …" : ""})`;
-}
-
-function isTimeout(error: unknown): boolean {
-  return (error as { code?: unknown }).code === -32001;
-}
-
-function messageOf(error: unknown): string {
-  const e = error as Error & { cause?: { message?: string; code?: string } };
-  const cause = e?.cause?.code ?? e?.cause?.message;
-  const text = e instanceof Error ? e.message : String(error);
-  return cause && !text.includes(cause) ? `${text} (${cause})` : text;
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }
