@@ -83,6 +83,8 @@ describe.skipIf(!linux)("project MCP servers need the user's approval; --sandbox
       `refused: project MCP server 'probe' (.mcp.json) is not approved: it would run \`/bin/sh -c 'echo first >> started.log; exec`,
     );
     expect(refused.stdout).toContain("approve it with `relm mcp approve probe`");
+    // The user sees it too, as the session's progress on stderr.
+    expect(refused.stderr).toContain("⚠ project MCP server 'probe' (.mcp.json) is not approved");
     expect(existsSync(log)).toBe(false);
     // Its prompt names the server as not approved, never as something to call.
     expect(systemPrompts(rig).at(-1)).toContain(
@@ -187,11 +189,33 @@ describe("approval without a sandbox", () => {
     );
     expect(ran.stdout).toContain("inside: wrote");
 
+    // Revoked, it is refused again, and the next prompt does not list the tools its last run cached.
+    expect((await relm("mcp", "revoke", "probe")).code).toBe(0);
+    const revoked = await relm(
+      "run",
+      "--mcp-config",
+      "ci-mcp.json",
+      "--var",
+      "OUTSIDE=/nonexistent/x",
+      "CALL: use the server",
+    );
+    expect(revoked.stdout).toContain("is not approved");
+    const prompt = systemPrompts(rig).at(-1) ?? "";
+    expect(prompt).toContain('- `mcp.probe`: not approved by the user ("ci-mcp.json")');
+    expect(prompt).not.toContain("Writes a file");
+
     // The same file outside the project is the user's own: trusted as given.
     const mine = join(rig.home, "..", `${rig.home.split("/").pop()}-mine.json`);
     writeFileSync(mine, JSON.stringify({ mcpServers: { other: plantedServer("mine") } }));
-    const list = await relm("mcp", "list", "--mcp-config", mine);
+    const list = await relm("mcp", "list", "--json", "--mcp-config", mine, "--mcp-config", "ci-mcp.json");
     rmSync(mine, { force: true });
-    expect(list.stdout).toMatch(/other {2}\(stdio, session: [^\n]+\n {2}[^\n]+\n(?! {2}NOT APPROVED)/);
+    const trust = Object.fromEntries(
+      list.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { name: string; trust: string })
+        .map((s) => [s.name, s.trust]),
+    );
+    expect(trust).toEqual({ other: "trusted", probe: "not approved" });
   }, 120_000);
 });
