@@ -88,6 +88,9 @@ describe("relm mcp", () => {
       .map((l) => JSON.parse(l));
     expect(json.map((s) => s.name)).toEqual(["web", "files", "everything"]);
     expect(json[2]).toMatchObject({ env: ["API_KEY"], tools: null, problem: null });
+    // What the user adds to the project's file is approved as written; the user's own file needs none.
+    expect(json.map((s) => s.trust)).toEqual(["approved", "approved", "trusted"]);
+    expect(web.stdout).toContain("Approved it for this project (relm mcp revoke web to undo).");
   });
 
   it("test starts the server, lists its tools and caches them for list and the next prompt", async () => {
@@ -122,6 +125,11 @@ describe("relm mcp", () => {
       [["add", "x", "-s", "team", "cmd"], '--scope must be user or project, got "team"'],
       [["remove", "nobody"], 'no MCP server called "nobody" in '],
       [["test", "nobody"], 'no MCP server called "nobody"'],
+      [["approve"], "name the servers to approve, or give --all"],
+      [["approve", "nobody"], 'no MCP server called "nobody"'],
+      [["approve", "--all", "x"], "give server names or --all, not both"],
+      [["revoke"], "name the servers whose approval to revoke, or give --all"],
+      [["revoke", "nobody"], 'no approval of an MCP server called "nobody"'],
     ];
     for (const [args, message] of cases) {
       const r = await relm(...args);
