@@ -17,6 +17,7 @@ import {
   mcpConfigFiles,
   mcpProjectRoot,
   parseServer,
+  printable,
   readToolCache,
   readTrust,
   summaryOf,
@@ -71,20 +72,22 @@ export async function listAction(
     );
     return EXIT.done;
   }
+  // What a project's file says is shown with its control characters escaped (an escape sequence in a
+  // command line must not redraw the terminal over what it runs).
+  const line = (text: string) => io.stdout.write(`${printable(text)}\n`);
   for (const { server: s, tools, admission } of rows) {
-    io.stdout.write(`${s.name}  (${s.transport}, ${s.scope}: ${s.source})\n`);
-    io.stdout.write(`  ${targetOf(s)}\n`);
+    line(`${s.name}  (${s.transport}, ${s.scope}: ${s.source})`);
+    line(`  ${targetOf(s)}`);
     const trust = trustLine(s, admission);
-    if (trust) io.stdout.write(`  ${trust}\n`);
+    if (trust) line(`  ${trust}`);
     const names = [
       ...Object.keys(s.env).map((k) => `env ${k}`),
       ...Object.keys(s.headers).map((h) => `header ${h}`),
     ];
-    if (names.length > 0) io.stdout.write(`  ${names.join(", ")} (values not shown)\n`);
-    if (s.problem) io.stdout.write(`  unusable: ${s.problem}\n`);
-    else if (tools)
-      io.stdout.write(`  tools (as of its last start): ${tools.map((t) => t.name).join(", ") || "none"}\n`);
-    else io.stdout.write(`  tools: not yet known (relm mcp test ${s.name})\n`);
+    if (names.length > 0) line(`  ${names.join(", ")} (values not shown)`);
+    if (s.problem) line(`  unusable: ${s.problem}`);
+    else if (tools) line(`  tools (as of its last start): ${tools.map((t) => t.name).join(", ") || "none"}`);
+    else line(`  tools: not yet known (relm mcp test ${s.name})`);
   }
   return EXIT.done;
 }

@@ -14,6 +14,7 @@ import {
   MCP_TRUST_KIND,
   type McpServer,
   mcpProjectRoot,
+  printable,
   readTrust,
   targetOf,
 } from "../mcp/index.js";
@@ -93,8 +94,11 @@ export async function approveAction(io: RunIo, names: string[], flags: TrustFlag
   });
   for (const server of chosen) {
     const key = server.approval!;
-    io.stdout.write(`Approved MCP server "${server.name}" (${key.file}) in ${key.project}:\n`);
-    for (const line of describeEntry(server)) io.stdout.write(`  ${line}\n`);
+    io.stdout.write(
+      `${printable(`Approved MCP server "${server.name}" (${key.file}) in ${key.project}:`)}\n`,
+    );
+    // Escaped: an escape sequence in the entry must not redraw the terminal over what it runs.
+    for (const line of describeEntry(server)) io.stdout.write(`  ${printable(line)}\n`);
     if (server.transport === "stdio")
       io.stdout.write(
         outside

@@ -39,6 +39,7 @@ export {
   MCP_TRUST_KIND,
   type McpApprovalKey,
   type McpTrustState,
+  printable,
   readTrust,
   revokeServer,
 } from "./trust.js";

@@ -106,8 +106,20 @@ function subject(server: McpServer, key: McpApprovalKey): TrustSubject {
 /** Commands in messages stay short: the file is what to read for the whole of it. */
 const DECLARED_CHARS = 300;
 
+/**
+ * Text from a project file as it may be shown, to a terminal or a model: control, format (bidi
+ * overrides, zero-width) and line-separator characters written as visible `\uXXXX` escapes, so that
+ * an escape sequence or a carriage return cannot hide part of a command from the user approving it.
+ */
+export function printable(text: string): string {
+  return text.replace(
+    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
+    (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
+  );
+}
+
 function shortened(text: string): string {
-  const flat = text.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ");
+  const flat = printable(text);
   return flat.length <= DECLARED_CHARS ? flat : `${flat.slice(0, DECLARED_CHARS - 1)}…`;
 }
 
@@ -130,10 +142,11 @@ export function admissionOf(server: McpServer, store: TrustStore | UserError): A
   if (!key) return { state: "trusted", outsideSandbox: server.unconfined === true };
   const verb = server.transport === "stdio" ? "run" : "connect to";
   const what = `\`${shortened(key.declared)}\``;
+  const name = shortened(server.name);
   const where =
     server.scope === "session"
-      ? `MCP server '${server.name}' (${key.file}, a --mcp-config file inside the project)`
-      : `project MCP server '${server.name}' (${key.file})`;
+      ? `MCP server '${name}' (${shortened(key.file)}, a --mcp-config file inside the project)`
+      : `project MCP server '${name}' (${shortened(key.file)})`;
   if (store instanceof UserError)
     return {
       state: "not approved",
@@ -145,8 +158,8 @@ export function admissionOf(server: McpServer, store: TrustStore | UserError): A
     return { state: "approved", outsideSandbox: trust.approval.options?.outsideSandbox === true };
   const refusal =
     trust.state === "changed"
-      ? `${where} has changed since you approved it: it would now ${verb} ${what}; approve it again with \`${key.approveWith}\``
-      : `${where} is not approved: it would ${verb} ${what}; approve it with \`${key.approveWith}\``;
+      ? `${where} has changed since you approved it: it would now ${verb} ${what}; approve it again with \`${shortened(key.approveWith)}\``
+      : `${where} is not approved: it would ${verb} ${what}; approve it with \`${shortened(key.approveWith)}\``;
   return { state: trust.state, outsideSandbox: false, refusal };
 }
 
