@@ -131,6 +131,9 @@ export class AgentTree {
         cwd: options.cwd,
         cacheDir: options.kernel.cacheDir,
         clientVersion: options.relmVersion,
+        home: options.home,
+        // A sandboxed session's stdio servers run in its sandbox (src/mcp/trust.ts says which may not).
+        ...(options.kernel.sandbox ? { sandbox: async () => (await this.kernelLauncher())?.sandbox } : {}),
         // No one request outlasts a cell; calls from a cell stop earlier, when it is interrupted.
         requestTimeoutMs: Math.max(options.kernel.cellTimeoutMs, 60_000),
       });

@@ -1,42 +1,53 @@
 // `relm mcp list|add|remove|test` (docs/mcp.md). Env and header values are never printed: listings
 // show their names only.
 
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pythonName } from "../agent/mcp-prompt.js";
 import { relmHomeFrom } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { addServerEntry, removeServerEntry, type ServerEntry, serverNamesIn } from "../mcp/config-file.js";
 import {
+  type Admission,
+  admissionOf,
   loadMcpConfig,
+  MAX_NAME,
   McpClients,
   type McpServer,
   McpServerError,
   mcpConfigFiles,
   mcpProjectRoot,
   parseServer,
+  printable,
   readToolCache,
+  readTrust,
   summaryOf,
   targetOf,
 } from "../mcp/index.js";
 import { EXIT } from "./exit-codes.js";
+import { approveWritten } from "./mcp-trust-actions.js";
 import type { RunIo } from "./run.js";
 import { relmVersion } from "./version.js";
 
-const NAME = /^[A-Za-z0-9_.-]+$/;
+const NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_NAME}}$`);
 
 function cacheDirOf(home: string): string {
   return join(home, "cache");
 }
 
-export async function listAction(io: RunIo, flags: { json?: boolean }): Promise<number> {
+export async function listAction(
+  io: RunIo,
+  flags: { json?: boolean; mcpConfig?: string[] },
+): Promise<number> {
   const home = relmHomeFrom(io.env);
-  const config = loadMcpConfig(io.cwd, home, io.env);
+  const files = (flags.mcpConfig ?? []).map((file) => resolve(io.cwd, file));
+  const config = loadMcpConfig(io.cwd, home, io.env, files);
+  const store = readTrust(home);
   const rows = config.servers.map((s) => {
     const tools = s.problem ? undefined : readToolCache(cacheDirOf(home), s);
-    return { server: s, tools };
+    return { server: s, tools, admission: admissionOf(s, store) };
   });
   if (flags.json) {
-    for (const { server: s, tools } of rows) {
+    for (const { server: s, tools, admission } of rows) {
       const line = {
         name: s.name,
         scope: s.scope,
@@ -47,6 +58,8 @@ export async function listAction(io: RunIo, flags: { json?: boolean }): Promise<
         headers: Object.keys(s.headers),
         tools: tools?.map((t) => t.name) ?? null,
         problem: s.problem ?? null,
+        trust: admission.state,
+        outsideSandbox: admission.outsideSandbox,
       };
       io.stdout.write(`${JSON.stringify(line)}\n`);
     }
@@ -59,20 +72,44 @@ export async function listAction(io: RunIo, flags: { json?: boolean }): Promise<
     );
     return EXIT.done;
   }
-  for (const { server: s, tools } of rows) {
-    io.stdout.write(`${s.name}  (${s.transport}, ${s.scope}: ${s.source})\n`);
-    io.stdout.write(`  ${targetOf(s)}\n`);
+  // What a project's file says is shown with its control characters escaped (an escape sequence in a
+  // command line must not redraw the terminal over what it runs).
+  const line = (text: string) => io.stdout.write(`${printable(text)}\n`);
+  for (const { server: s, tools, admission } of rows) {
+    line(`${s.name}  (${s.transport}, ${s.scope}: ${s.source})`);
+    line(`  ${targetOf(s)}`);
+    const trust = trustLine(s, admission);
+    if (trust) line(`  ${trust}`);
     const names = [
       ...Object.keys(s.env).map((k) => `env ${k}`),
       ...Object.keys(s.headers).map((h) => `header ${h}`),
     ];
-    if (names.length > 0) io.stdout.write(`  ${names.join(", ")} (values not shown)\n`);
-    if (s.problem) io.stdout.write(`  unusable: ${s.problem}\n`);
-    else if (tools)
-      io.stdout.write(`  tools (as of its last start): ${tools.map((t) => t.name).join(", ") || "none"}\n`);
-    else io.stdout.write(`  tools: not yet known (relm mcp test ${s.name})\n`);
+    if (names.length > 0) line(`  ${names.join(", ")} (values not shown)`);
+    if (s.problem) line(`  unusable: ${s.problem}`);
+    else if (tools) line(`  tools (as of its last start): ${tools.map((t) => t.name).join(", ") || "none"}`);
+    else line(`  tools: not yet known (relm mcp test ${s.name})`);
   }
   return EXIT.done;
+}
+
+/** Whether a session may start it (project servers), and where under --sandbox. */
+function trustLine(server: McpServer, admission: Admission): string | undefined {
+  const approveWith = server.approval?.approveWith ?? "";
+  const where = server.transport !== "stdio" ? "" : admission.outsideSandbox ? ", outside the sandbox" : "";
+  switch (admission.state) {
+    case "trusted":
+      return admission.outsideSandbox && server.transport === "stdio"
+        ? 'runs outside a session\'s sandbox ("sandbox": false)'
+        : undefined;
+    case "approved":
+      return `approved${where}`;
+    case "changed":
+      return `CHANGED since you approved it: sessions will not start it (${approveWith} after checking it)`;
+    case "not approved":
+      return admission.refusal?.includes("cannot be checked")
+        ? admission.refusal
+        : `NOT APPROVED: sessions will not start it (${approveWith} after checking it)`;
+  }
 }
 
 interface AddFlags {
@@ -81,6 +118,7 @@ interface AddFlags {
   env?: string[];
   header?: string[];
   force?: boolean;
+  outsideSandbox?: boolean;
 }
 
 export async function addAction(
@@ -91,7 +129,9 @@ export async function addAction(
   flags: AddFlags,
 ): Promise<number> {
   if (!NAME.test(name))
-    throw new UsageError(`a server name may hold only letters, digits, "_", "-" and "." (got "${name}")`);
+    throw new UsageError(
+      `a server name may hold only letters, digits, "_", "-" and "." (at most ${MAX_NAME} characters; got "${name}")`,
+    );
   const scope = scopeOf(flags.scope) ?? "user";
   const isUrl = /^https?:\/\//.test(target);
   const transport = flags.transport ?? (isUrl ? "http" : "stdio");
@@ -104,6 +144,8 @@ export async function addAction(
       throw new UsageError("--header is for HTTP servers; a command gets --env");
     entry.command = target;
     if (args.length > 0) entry.args = args;
+    // In the user's file the entry says it; a project's file cannot (its approval does, below).
+    if (flags.outsideSandbox && scope === "user") entry.sandbox = false;
     const env = parsePairs(flags.env ?? [], "--env", "=");
     if (Object.keys(env).length > 0) entry.env = env;
   } else {
@@ -126,6 +168,11 @@ export async function addAction(
       `${file} already configures "${name}": give --force to replace it, or relm mcp remove ${name}`,
     );
   io.stdout.write(`Added MCP server "${name}" (${transport}) to ${file}\n`);
+  if (scope === "project") {
+    // The user wrote this entry: approved as written (a later change to it needs a new approval).
+    approveWritten(io, home, name, entry, file, flags.outsideSandbox === true && transport === "stdio");
+    io.stdout.write(`Approved it for this project (relm mcp revoke ${name} to undo).\n`);
+  }
   const literal = Object.values({ ...entry.env, ...entry.headers }).some((v) => !v.includes("${"));
   if (scope === "project" && literal)
     io.stderr.write(
@@ -172,6 +219,7 @@ export async function testAction(io: RunIo, name: string, flags: { json?: boolea
     cacheDir: cacheDirOf(home),
     clientVersion: relmVersion(),
     requestTimeoutMs: 30_000,
+    home,
   });
   const started = performance.now();
   let startedIn: number | undefined;

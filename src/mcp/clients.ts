@@ -1,8 +1,10 @@
 import { isSecretName } from "../kernel/index.js";
+import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { McpConfig, McpScope, McpServer, McpTransport } from "./config.js";
 import { type ConnectionOptions, type ConnectionState, McpConnection } from "./connection.js";
 import { McpServerError } from "./errors.js";
 import { type CachedTool, readToolCache, writeToolCache } from "./tool-cache.js";
+import { type Admission, admissionOf, type McpTrustState, quoteArg, readTrust } from "./trust.js";
 
 export interface McpClientsOptions {
   /** The environment stdio servers start from; names that look secret are removed first. */
@@ -12,6 +14,13 @@ export interface McpClientsOptions {
   cacheDir: string;
   clientVersion: string;
   requestTimeoutMs: number;
+  /** $RELM_HOME, whose trust.json says which project servers the user approved (trust.ts). */
+  home: string;
+  /**
+   * The session's sandbox, when it has one: stdio servers run inside it unless the user let them out
+   * (trust.ts). Opened on first use (the kernels share it).
+   */
+  sandbox?: () => Promise<KernelSandbox | undefined>;
 }
 
 export interface ServerStatus {
@@ -21,7 +30,9 @@ export interface ServerStatus {
   source: string;
   /** The command line or URL, without env or header values. */
   target: string;
-  state: ConnectionState | "unusable";
+  state: ConnectionState | "unusable" | "not approved" | "changed";
+  /** "trusted" (the user's own file), "approved", "not approved" or "changed" since approved. */
+  trust: McpTrustState;
   pid?: number;
   /** Why it is unusable, failed or exited. */
   error?: string;
@@ -35,6 +46,8 @@ export interface CatalogEntry {
   transport: McpTransport;
   tools: CachedTool[] | undefined;
   problem?: string;
+  /** A project server the user has not approved (or not as it is now): it cannot be called. */
+  unapproved?: { state: "not approved" | "changed"; file: string; approveWith: string };
 }
 
 /**
@@ -57,7 +70,18 @@ export class McpClients {
       clientVersion: options.clientVersion,
       requestTimeoutMs: options.requestTimeoutMs,
       onTools: (server, tools) => writeToolCache(options.cacheDir, server, tools),
+      // Read at every start, so an approval given during the session counts from the next call.
+      refusal: (server) => this.admission(server).refusal,
+      confinement: async (server) => {
+        if (server.transport !== "stdio" || !options.sandbox) return undefined;
+        return this.admission(server).outsideSandbox ? undefined : options.sandbox();
+      },
     };
+  }
+
+  /** May `server` start now, and inside the sandbox or not. */
+  admission(server: McpServer, store = readTrust(this.options.home)): Admission {
+    return admissionOf(server, store);
   }
 
   get servers(): readonly McpServer[] {
@@ -83,11 +107,16 @@ export class McpClients {
 
   /** Every server and its state; starts nothing. */
   status(): ServerStatus[] {
+    const store = readTrust(this.options.home);
     return this.config.servers.map((server) => {
       const c = this.connections.get(server.name);
+      const admission = this.admission(server, store);
+      const refused = admission.refusal ? (admission.state as "not approved" | "changed") : undefined;
       const live = c?.knownTools?.map((t) => t.name);
-      const cached = live ?? readToolCache(this.options.cacheDir, server)?.map((t) => t.name);
-      const state = server.problem ? "unusable" : (c?.state ?? "not started");
+      const cached = refused
+        ? undefined
+        : (live ?? readToolCache(this.options.cacheDir, server)?.map((t) => t.name));
+      const state = refused ?? (server.problem ? "unusable" : (c?.state ?? "not started"));
       const status: ServerStatus = {
         name: server.name,
         transport: server.transport,
@@ -95,23 +124,40 @@ export class McpClients {
         source: server.source,
         target: targetOf(server),
         state,
+        trust: admission.state,
         tools: cached ?? null,
       };
       if (c?.pid && c.state === "running") status.pid = c.pid;
-      const error = server.problem ?? (c && c.state !== "running" ? c.lastError : undefined);
+      const error =
+        admission.refusal ?? server.problem ?? (c && c.state !== "running" ? c.lastError : undefined);
       if (error) status.error = error;
       return status;
     });
   }
 
-  /** What the system prompt lists: configured servers with the tools cached for them. */
+  /**
+   * What the system prompt lists: configured servers with the tools cached for them. A server that may
+   * not start is listed without its tools: what it offered is not the user's to vouch for.
+   */
   catalog(): CatalogEntry[] {
-    return this.config.servers.map((server) => ({
-      name: server.name,
-      transport: server.transport,
-      tools: server.problem ? undefined : readToolCache(this.options.cacheDir, server),
-      problem: server.problem,
-    }));
+    const store = readTrust(this.options.home);
+    return this.config.servers.map((server) => {
+      const admission = this.admission(server, store);
+      const key = server.approval;
+      if (key && (admission.state === "not approved" || admission.state === "changed"))
+        return {
+          name: server.name,
+          transport: server.transport,
+          tools: undefined,
+          unapproved: { state: admission.state, file: key.file, approveWith: key.approveWith },
+        };
+      return {
+        name: server.name,
+        transport: server.transport,
+        tools: server.problem ? undefined : readToolCache(this.options.cacheDir, server),
+        problem: server.problem,
+      };
+    });
   }
 
   /** Pids of the stdio servers running now. */
@@ -129,10 +175,6 @@ export class McpClients {
 export function targetOf(server: McpServer): string {
   if (server.transport !== "stdio") return server.url ?? "";
   return [server.command ?? "", ...server.args].map(quoteArg).join(" ");
-}
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 /** The session's environment minus secret-looking names (provider keys): a server gets only its own. */

@@ -13,6 +13,8 @@ export interface ServerEntry {
   env?: Record<string, string>;
   url?: string;
   headers?: Record<string, string>;
+  /** false: runs outside a sandboxed session's sandbox (honoured in the user's own file). */
+  sandbox?: false;
 }
 
 function readDocument(path: string): Record<string, unknown> {

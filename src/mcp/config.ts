@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError, UsageError } from "../config/errors.js";
+import { approvalKey, type McpApprovalKey, needsApproval } from "./trust.js";
 
 /** "http" is Streamable HTTP, falling back to the older HTTP+SSE transport when the server wants it. */
 export type McpTransport = "stdio" | "http" | "sse";
@@ -30,6 +31,13 @@ export interface McpServer {
   headers: Record<string, string>;
   /** Why the entry cannot be used (an unset ${VAR}, "disabled": true), told to whoever calls it. */
   problem?: string;
+  /**
+   * Set when the entry comes from a file inside the project: it starts only once the user approved
+   * this exact entry (trust.ts).
+   */
+  approval?: McpApprovalKey;
+  /** `"sandbox": false`: runs outside a sandboxed session's sandbox (honoured in the user's own files only). */
+  unconfined?: boolean;
 }
 
 export interface McpConfig {
@@ -98,19 +106,24 @@ export function loadMcpConfig(
     ...mcpConfigFiles(cwd, home),
   ];
   const byName = new Map<string, McpServer>();
+  const project = mcpProjectRoot(cwd);
   for (const file of files) {
     const entries = readServersFile(file.path);
     if (!entries) continue;
+    const approval = needsApproval(file.scope, file.path, project, home);
     for (const [name, raw] of Object.entries(entries)) {
       if (byName.has(name)) continue;
+      let server: McpServer;
       try {
-        byName.set(name, parseServer(name, raw, file.path, file.scope, env, dirname(file.path)));
+        server = parseServer(name, raw, file.path, file.scope, env, dirname(file.path));
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         // An entry relm cannot read (another client's extension, a typo) must not stop a session that
         // never calls it; calling it, or `relm mcp list`, says what is wrong.
-        byName.set(name, unusable(name, file.path, file.scope, error.message));
+        server = unusable(name, file.path, file.scope, error.message);
       }
+      if (approval) server.approval = approvalKey(name, raw, file.path, file.scope, project);
+      byName.set(name, server);
     }
   }
   return { servers: [...byName.values()], files };
@@ -119,6 +132,10 @@ export function loadMcpConfig(
 function unusable(name: string, source: string, scope: McpScope, problem: string): McpServer {
   return { name, scope, source, transport: "stdio", args: [], env: {}, headers: {}, problem };
 }
+
+/** Server names become Python attributes and prompt lines: a short, plain identifier. */
+export const MAX_NAME = 64;
+const SERVER_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_NAME}}$`);
 
 const TRANSPORTS: Record<string, McpTransport> = {
   stdio: "stdio",
@@ -137,10 +154,13 @@ export function parseServer(
   env: NodeJS.ProcessEnv,
   baseDir: string,
 ): McpServer {
-  const where = `${source}: server "${name}"`;
+  // JSON-quoted and cut: a name is text from the file, and this message may reach a prompt.
+  const where = `${source}: server ${JSON.stringify(name.length > 80 ? `${name.slice(0, 79)}…` : name)}`;
   if (!isRecord(raw)) throw new ConfigError(`${where} must be an object`);
-  if (!/^[A-Za-z0-9_.-]+$/.test(name))
-    throw new ConfigError(`${where}: a name may hold only letters, digits, "_", "-" and "."`);
+  if (!SERVER_NAME.test(name))
+    throw new ConfigError(
+      `${where}: a name may hold only letters, digits, "_", "-" and "." (at most ${MAX_NAME} characters)`,
+    );
   const typeName = raw.type === undefined ? undefined : String(raw.type);
   if (typeName !== undefined && !(typeName in TRANSPORTS))
     throw new ConfigError(`${where}: unknown "type" ${JSON.stringify(typeName)} (stdio, http or sse)`);
@@ -169,6 +189,9 @@ export function parseServer(
     if (unset.size === 0 && !/^https?:\/\//.test(server.url))
       throw new ConfigError(`${where}: "url" must start with http:// or https://`);
   }
+  if (raw.sandbox !== undefined && typeof raw.sandbox !== "boolean")
+    throw new ConfigError(`${where}: "sandbox" must be true or false`);
+  if (raw.sandbox === false) server.unconfined = true;
   if (raw.disabled === true) server.problem = `it is disabled in ${source}`;
   else if (unset.size > 0)
     server.problem = `${source} uses ${[...unset].map((v) => `\${${v}}`).join(", ")}, which ${unset.size === 1 ? "is" : "are"} not set`;

@@ -4,8 +4,10 @@
 // answered with an error).
 
 import { performance } from "node:perf_hooks";
+import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { McpServer, McpTransport } from "./config.js";
 import { McpRequestError, McpServerError } from "./errors.js";
+import { describeExit, messageOf, seconds, startFailure } from "./failures.js";
 import type { Opened } from "./sdk.js";
 import { StdioTransport } from "./stdio.js";
 
@@ -59,6 +61,10 @@ export interface ConnectionOptions {
   requestTimeoutMs: number;
   /** A fresh tool list from the server (to cache for the next session's prompt). */
   onTools?: (server: McpServer, tools: ToolInfo[]) => void;
+  /** Why the server may not start now (a project server the user has not approved); asked at each start. */
+  refusal?: (server: McpServer) => string | undefined;
+  /** The sandbox a stdio server's process runs in, or undefined to run it as it is. */
+  confinement?: (server: McpServer) => Promise<KernelSandbox | undefined>;
 }
 
 /** After a failed start, requests within this long get its error instead of starting it again. */
@@ -80,6 +86,12 @@ export class McpConnection {
   private closing = false;
   /** The last failed start, which later requests get for RESTART_PAUSE_MS instead of another try. */
   private startFailed: { at: number; error: McpServerError } | undefined;
+  /** The refusal last given (told again without a new journal event). */
+  private refused: string | undefined;
+  /** Whether the running (or starting) process is inside the session's sandbox, for messages. */
+  private confined = false;
+  /** Stops a start in progress when the session ends (a handshake must not hold the session open). */
+  private startAbort: AbortController | undefined;
 
   constructor(
     readonly server: McpServer,
@@ -182,12 +194,15 @@ export class McpConnection {
    */
   warm(onStart?: (info: StartInfo) => void): void {
     if (this.state !== "not started" || this.closing || this.server.problem) return;
+    if (this.options.refusal?.(this.server)) return;
     this.open({ onStart }).catch(() => {});
   }
 
   /** Stops the server (end of the session); later requests are refused. */
   async close(): Promise<void> {
     this.closing = true;
+    // A handshake still under way ends now, not when its timeout runs out (the session would wait).
+    this.startAbort?.abort(new Error("the session is ending"));
     const opening = this.opening;
     this.opening = undefined;
     const opened = this.opened ?? (await opening?.catch(() => undefined));
@@ -233,6 +248,16 @@ export class McpConnection {
 
   private async open(options: RequestOptions): Promise<Opened> {
     if (this.closing) throw new McpServerError(this.name, `MCP server "${this.name}": the session is ending`);
+    if (!this.opened && !this.opening) {
+      // Before anything else the file says: an unapproved entry's text is not the user's.
+      const refusal = this.options.refusal?.(this.server);
+      if (refusal) {
+        const repeated = this.refused === refusal;
+        this.refused = refusal;
+        throw new McpServerError(this.name, refusal, "", repeated);
+      }
+      this.refused = undefined;
+    }
     if (this.server.problem)
       throw new McpServerError(this.name, `MCP server "${this.name}" cannot be used: ${this.server.problem}`);
     if (this.opened && this.state === "running") return this.opened;
@@ -262,26 +287,44 @@ export class McpConnection {
     const generation = ++this.generation;
     const started = performance.now();
     const server = this.server;
+    const abort = new AbortController();
+    this.startAbort = abort;
+    let stdio: StdioTransport | undefined;
+    if (server.transport === "stdio") {
+      let sandbox: KernelSandbox | undefined;
+      try {
+        sandbox = await this.options.confinement?.(server);
+      } catch (error) {
+        throw this.failedStart(
+          `MCP server "${this.name}" could not start: its sandbox could not be opened (${messageOf(error)})`,
+        );
+      }
+      this.confined = sandbox !== undefined;
+      const plain = {
+        file: server.command as string,
+        args: server.args,
+        env: { ...this.options.env, ...server.env },
+        cwd: server.cwd ?? this.options.cwd,
+      };
+      // Inside the session's sandbox: the same bubblewrap confinement as its kernels (trust.ts says when).
+      const command = sandbox ? sandbox.wrap(plain) : plain;
+      stdio = new StdioTransport({
+        command: command.file,
+        args: command.args,
+        env: command.env,
+        cwd: command.cwd,
+      });
+    }
     // The process boots while the SDK loads (each takes a few hundred milliseconds).
-    const stdio =
-      server.transport === "stdio"
-        ? new StdioTransport({
-            command: server.command as string,
-            args: server.args,
-            env: { ...this.options.env, ...server.env },
-            cwd: server.cwd ?? this.options.cwd,
-          })
-        : undefined;
     stdio?.spawn().catch(() => {});
     let sdk: Sdk;
     try {
       sdk = await loadSdk();
     } catch (error) {
       await stdio?.close();
-      this.state = "failed";
-      this.opening = undefined;
-      this.lastError = `MCP server "${this.name}" could not start: relm could not load the MCP SDK (${messageOf(error)})`;
-      throw new McpServerError(this.name, this.lastError);
+      throw this.failedStart(
+        `MCP server "${this.name}" could not start: relm could not load the MCP SDK (${messageOf(error)})`,
+      );
     }
     try {
       const opened = await sdk.openServer(
@@ -290,6 +333,7 @@ export class McpConnection {
           clientName: this.options.clientName,
           clientVersion: this.options.clientVersion,
           timeoutMs: this.options.requestTimeoutMs,
+          signal: abort.signal,
           onListChanged: () => {
             this.toolList = undefined;
           },
@@ -316,7 +360,16 @@ export class McpConnection {
       });
       return opened;
     } catch (error) {
-      const failure = error instanceof McpServerError ? error : this.startFailure(error);
+      const failure =
+        error instanceof McpServerError
+          ? error
+          : this.closing
+            ? new McpServerError(this.name, `MCP server "${this.name}": the session is ending`)
+            : startFailure(error, {
+                server: this.server,
+                confined: this.confined,
+                timeoutMs: this.options.requestTimeoutMs,
+              });
       if (!this.closing) {
         this.state = "failed";
         this.lastError = failure.message;
@@ -325,6 +378,16 @@ export class McpConnection {
       this.opening = undefined;
       throw failure;
     }
+  }
+
+  /** A start that failed before the handshake began: recorded like any failed start. */
+  private failedStart(message: string): McpServerError {
+    const failure = new McpServerError(this.name, message);
+    this.state = "failed";
+    this.opening = undefined;
+    this.lastError = message;
+    this.startFailed = { at: performance.now(), error: failure };
+    return failure;
   }
 
   /** The connection of `generation` ended by itself (a process exited, an HTTP session closed). */
@@ -338,36 +401,6 @@ export class McpConnection {
       this.state = "exited";
       this.lastError = `MCP server "${this.name}" ${stdio ? `exited (${describeExit(stdio.exit)})` : "closed the connection"}`;
     }
-  }
-
-  private startFailure(error: unknown): McpServerError {
-    const e = error as NodeJS.ErrnoException & { stdio?: Opened["stdio"]; code?: unknown };
-    const stdio = e.stdio;
-    const tail = stdio?.stderr.tail() ?? "";
-    const where = this.server.transport === "stdio" ? `command "${this.server.command}"` : this.server.url;
-    if (e.code === "ENOENT" || e.code === "EACCES")
-      return new McpServerError(
-        this.name,
-        `MCP server "${this.name}" could not start: ${where} ${e.code === "ENOENT" ? "was not found" : "is not executable"}`,
-      );
-    if (stdio?.exit)
-      return new McpServerError(
-        this.name,
-        `MCP server "${this.name}" (${where}) exited before it was ready (${describeExit(stdio.exit)})`,
-        tail,
-      );
-    if (isTimeout(error))
-      return new McpServerError(
-        this.name,
-        `MCP server "${this.name}" (${where}) did not complete the MCP handshake within ${seconds(this.options.requestTimeoutMs)}`,
-        tail,
-      );
-    const verb = this.server.transport === "stdio" ? "could not start" : "could not be reached";
-    return new McpServerError(
-      this.name,
-      `MCP server "${this.name}" (${where}) ${verb}: ${messageOf(error)}`,
-      tail,
-    );
   }
 
   private async translate(error: unknown, generation: number, opened: Opened): Promise<Error> {
@@ -428,25 +461,4 @@ function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
       },
     );
   });
-}
-
-function describeExit(exit: { code: number | null; signal: NodeJS.Signals | null } | undefined): string {
-  if (!exit) return "still running";
-  if (exit.signal) return `killed by ${exit.signal}`;
-  return `exit code ${exit.code}`;
-}
-
-function isTimeout(error: unknown): boolean {
-  return (error as { code?: unknown }).code === -32001;
-}
-
-function messageOf(error: unknown): string {
-  const e = error as Error & { cause?: { message?: string; code?: string } };
-  const cause = e?.cause?.code ?? e?.cause?.message;
-  const text = e instanceof Error ? e.message : String(error);
-  return cause && !text.includes(cause) ? `${text} (${cause})` : text;
-}
-
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -10,6 +10,7 @@ export {
 export {
   expandVars,
   loadMcpConfig,
+  MAX_NAME,
   type McpConfig,
   type McpScope,
   type McpServer,
@@ -30,3 +31,15 @@ export {
 } from "./connection.js";
 export { McpRequestError, McpServerError } from "./errors.js";
 export { type CachedTool, readToolCache, summaryOf } from "./tool-cache.js";
+export {
+  type Admission,
+  admissionOf,
+  approvalKey,
+  approveServer,
+  MCP_TRUST_KIND,
+  type McpApprovalKey,
+  type McpTrustState,
+  printable,
+  readTrust,
+  revokeServer,
+} from "./trust.js";

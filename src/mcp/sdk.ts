@@ -105,22 +105,60 @@ export async function openServer(
     const client = newClient(options);
     const transport = new StreamableHTTPClientTransport(url, { requestInit });
     try {
-      await client.connect(transport, request);
+      await handshake(client, transport, options);
       client.onclose = options.onClose;
       return { client, transport, kind: "http" };
     } catch (error) {
       await transport.close().catch(() => {});
       // Servers made before Streamable HTTP answer its POST with 404 or 405 and serve HTTP+SSE instead.
       const status = (error as { code?: unknown }).code;
-      if (options.signal?.aborted || !(status === 404 || status === 405 || status === 400)) throw error;
+      if (options.signal?.aborted || !(status === 404 || status === 400 || status === 405)) throw error;
     }
   }
   const client = newClient(options);
   // (The SDK sends requestInit's headers with the event stream's GET too.)
   const transport = new SSEClientTransport(url, { requestInit });
-  await client.connect(transport, request);
+  try {
+    await handshake(client, transport, options);
+  } catch (error) {
+    await transport.close().catch(() => {});
+    throw error;
+  }
   client.onclose = options.onClose;
   return { client, transport, kind: "sse" };
+}
+
+/**
+ * The MCP handshake over HTTP. A message the SDK's HTTP transports cannot parse (an answer to
+ * `initialize` whose result is not an object, in an event stream) is only reported to `onerror`, and
+ * the request would wait for its timeout: during the handshake such an error ends it at once.
+ */
+async function handshake(client: Client, transport: Transport, options: OpenOptions): Promise<void> {
+  const failed = new AbortController();
+  let connecting = true;
+  let why: string | undefined;
+  transport.onerror = (error) => {
+    if (!connecting || why) return;
+    why = malformed(error);
+    if (why) failed.abort(new Error(why));
+  };
+  const signal = options.signal ? AbortSignal.any([options.signal, failed.signal]) : failed.signal;
+  try {
+    await client.connect(transport, { timeout: options.timeoutMs, signal });
+  } catch (error) {
+    // The SDK turns an abort into a timeout error: say what it was.
+    throw why ? Object.assign(new Error(why), { malformed: why }) : error;
+  } finally {
+    connecting = false;
+  }
+}
+
+/** Why a transport error means the server sent something that is not an MCP message, if it does. */
+function malformed(error: unknown): string | undefined {
+  if (error instanceof SyntaxError) return `its answer is not JSON (${error.message})`;
+  const issues = (error as { issues?: unknown })?.issues;
+  if (Array.isArray(issues)) return "its answer to initialize is not a valid JSON-RPC message";
+  return undefined;
 }
 
 /** Ends a connection: the HTTP session is terminated (best effort), a process is stopped. */

@@ -35,6 +35,14 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   readonly stderr = new TailBuffer();
   exit: ProcessExit | undefined;
+  /**
+   * Why the server's last invalid answer was refused (a result that is not an object, …). Such an
+   * answer reaches the client as an error for its request at once: the SDK would drop it and leave the
+   * request waiting until its timeout.
+   */
+  malformed: string | undefined;
+  /** Methods of the requests sent and not yet answered, by id (to name them in `malformed`). */
+  private readonly pending = new Map<string | number, string>();
   private child: ChildProcess | undefined;
   private readonly lines = new BoundedLineSplitter(
     (line) => this.deliver(line),
@@ -102,6 +110,13 @@ export class StdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.exit || stdin.destroyed) return Promise.reject(new Error("the server is not running"));
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if ((typeof id === "string" || typeof id === "number") && typeof method === "string") {
+      this.pending.set(id, method);
+      // Bounded by what is in flight; a server that never answers must not grow this without end.
+      if (this.pending.size > 10_000)
+        this.pending.delete(this.pending.keys().next().value as string | number);
+    }
     return new Promise((resolve) => {
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once("drain", () => resolve());
@@ -164,7 +179,63 @@ export class StdioTransport implements Transport {
       this.stderr.push(`[stdout] ${text.slice(0, 500)}\n`);
       return;
     }
-    if (this.onmessage) this.onmessage(message as JSONRPCMessage);
-    else this.early.push(message as JSONRPCMessage);
+    const checked = this.checked(message as Record<string, unknown>);
+    if (this.onmessage) this.onmessage(checked);
+    else this.early.push(checked);
   }
+
+  /**
+   * A response as the SDK accepts it: {jsonrpc, id, result: object} or {jsonrpc, id, error: {code,
+   * message, data?}}, other keys dropped. Anything else with an id the client is waiting for becomes an
+   * error response for it, so that the request fails now, naming what was wrong.
+   */
+  private checked(message: Record<string, unknown>): JSONRPCMessage {
+    const { id } = message;
+    if ("method" in message || (typeof id !== "string" && typeof id !== "number"))
+      return message as JSONRPCMessage;
+    const method = this.pending.get(id);
+    this.pending.delete(id);
+    const { result, error } = message;
+    if (error === undefined && isObject(result)) return { jsonrpc: "2.0", id, result } as JSONRPCMessage;
+    if (
+      result === undefined &&
+      isObject(error) &&
+      Number.isInteger(error.code) &&
+      typeof error.message === "string"
+    )
+      return {
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: error.code as number,
+          message: error.message,
+          ...("data" in error ? { data: error.data } : {}),
+        },
+      } as JSONRPCMessage;
+    const why =
+      result !== undefined && error !== undefined
+        ? "it has both a result and an error"
+        : result !== undefined
+          ? `its result is ${kindOf(result)}, not an object`
+          : error !== undefined
+            ? "its error is not an object with a numeric code and a message"
+            : "it has neither a result nor an error";
+    this.malformed = `its answer to ${method ?? `request ${JSON.stringify(id)}`} is not valid JSON-RPC (${why})`;
+    this.stderr.push(`[stdout] ${JSON.stringify(message).slice(0, 500)}\n`);
+    return {
+      jsonrpc: "2.0",
+      id,
+      error: { code: -32603, message: `the server's ${this.malformed.slice(4)}` },
+    } as JSONRPCMessage;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
 }

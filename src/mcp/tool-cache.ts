@@ -40,7 +40,13 @@ export function readToolCache(cacheDir: string, server: McpServer): CachedTool[]
 
 /** A description's first sentence (or line), cut at SUMMARY_CHARS: what a prompt's listing shows. */
 export function summaryOf(description: string): string {
-  const line = description.trim().split(/\r?\n/)[0]?.trim() ?? "";
+  // The server's text: its first line only (any line break counts), without control characters.
+  const line =
+    description
+      .trim()
+      .split(/[\n\r\v\f\u0085\u2028\u2029]/)[0]
+      ?.replace(/[\p{Cc}\p{Cf}]+/gu, " ")
+      .trim() ?? "";
   const sentence = /^(.{20,}?[.!?])\s/.exec(line)?.[1] ?? line;
   if (sentence.length <= SUMMARY_CHARS) return sentence;
   const cut = sentence.slice(0, SUMMARY_CHARS - 1);

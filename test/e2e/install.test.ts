@@ -16,7 +16,7 @@ import { delimiter, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanEnv, pythonsOf, RELM_BIN, ROOT, runRelm, tempDir } from "../support/cli.js";
-import { EVERYTHING } from "../support/mcp.js";
+import { approveProjectServers, EVERYTHING } from "../support/mcp.js";
 import { startPty } from "../support/pty.js";
 import { useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
@@ -278,6 +278,8 @@ describe("the npm tarball", () => {
         mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
       }),
     );
+    // A project's server starts only once approved (docs/mcp.md, "Trust").
+    approveProjectServers(withMcp.cwd, withMcp.home);
     const called = await runRelm(["run", "call an MCP tool"], {
       bin,
       env: { ...withMcp.env, PATH: env.PATH },

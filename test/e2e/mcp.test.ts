@@ -21,6 +21,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isAlive } from "../kernel/helpers.js";
 import { RELM_BIN, ROOT, runRelm, tempDir } from "../support/cli.js";
 import {
+  approveProjectServers,
   everythingWithPidFile,
   filesystemStdio,
   type HttpServer,
@@ -72,6 +73,7 @@ function configure(rig: Rig, extra: Record<string, unknown> = {}) {
       },
     }),
   );
+  approveProjectServers(rig.cwd, rig.home);
   return { data, pidFile };
 }
 
@@ -119,9 +121,9 @@ describe("MCP over stdio in a session", () => {
     expect(again.code, again.stderr).toBe(0);
     const next = systemPrompts(rig).at(-1) ?? "";
     expect(next).toContain("- `mcp.filesystem` (stdio), 14 tools:");
-    expect(next).toMatch(/ {2}- list_allowed_directories: Returns the list of directories/);
+    expect(next).toMatch(/ {2}- list_allowed_directories: "Returns the list of directories/);
     expect(next).toContain("- `mcp.everything` (stdio), ");
-    expect(next).toContain("  - get_env: Returns all environment variables");
+    expect(next).toContain('  - get_env: "Returns all environment variables');
     expect(next).not.toContain('"properties"');
   });
 
@@ -309,6 +311,7 @@ describe("MCP over Streamable HTTP in a session", () => {
         mcpServers: { web: { type: "http", url: http.url, headers: { Authorization: `Bearer ${SECRET}` } } },
       }),
     );
+    approveProjectServers(rig.cwd, rig.home);
     const result = await runRelm(["run", "ROOT: over http"], { env: rig.env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.trim().split("\n");

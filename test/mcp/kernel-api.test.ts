@@ -50,6 +50,7 @@ async function rig(entries: Record<string, unknown>, budget = new Budget({})): P
       cacheDir: join(dir, "cache"),
       clientVersion: "test",
       requestTimeoutMs: 60_000,
+      home: join(dir, "home"),
     },
   );
   toClose.push(clients);

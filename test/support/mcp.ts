@@ -4,11 +4,41 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { updateTrust } from "../../src/config/trust.js";
+import { approveServer, loadMcpConfig } from "../../src/mcp/index.js";
 import { closedPort, ROOT } from "./cli.js";
 import { until } from "./wait.js";
 
 export const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+/** test/support/mcp-fixture.mjs: a hand-written stdio server that can misbehave (see its modes). */
+export const FIXTURE = join(ROOT, "test/support/mcp-fixture.mjs");
+
+export type FixtureMode = "bad-init" | "silent" | "hostile" | "probe";
+
+export function fixtureStdio(mode: FixtureMode) {
+  return { command: process.execPath, args: [FIXTURE, mode] };
+}
+
+/** The fixture started through `sh`, which first writes its pid to `pidFile` (did it start; is it gone). */
+export function fixtureWithPidFile(mode: FixtureMode, pidFile: string) {
+  return {
+    command: "/bin/sh",
+    args: ["-c", `echo $$ > '${pidFile}'; exec '${process.execPath}' '${FIXTURE}' ${mode}`],
+  };
+}
+
+/**
+ * Approves every server of the project's MCP files as they are now, as `relm mcp approve --all` does
+ * (the same code), for tests about something else than trust (test/e2e/mcp-trust.test.ts runs the
+ * command itself).
+ */
+export function approveProjectServers(cwd: string, home: string): void {
+  const servers = loadMcpConfig(cwd, home, process.env).servers.filter((s) => s.approval);
+  updateTrust(home, (store) => {
+    for (const server of servers) approveServer(store, server, false);
+  });
+}
 
 /** `{command, args, env}` entries for `.mcp.json`. */
 export function everythingStdio(env: Record<string, string> = {}) {
