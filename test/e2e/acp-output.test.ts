@@ -1,12 +1,13 @@
 // What `relm acp` sends down the editor's pipes, driven by the ACP SDK's own client: a long-printing
 // cell's live updates stay small (ACP v1 replaces a tool call's content with each update, so each one
 // carries a bounded tail, and the whole output comes once, at the end).
-import { join } from "node:path";
+
 import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LIVE_TAIL_CHARS } from "../../src/acp/updates.js";
-import { runRelm } from "../support/cli.js";
 import { initialize, outputText, startEditor, updatesOf } from "../support/acp-editor.js";
+import { runRelm } from "../support/cli.js";
 import { byTask } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 import { pythonWaitForFile, until } from "../support/wait.js";
