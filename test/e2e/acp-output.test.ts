@@ -5,6 +5,7 @@
 
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { McpServer } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { LIVE_TAIL_CHARS } from "../../src/acp/updates.js";
 import { initialize, outputText, startEditor, updatesOf } from "../support/acp-editor.js";
@@ -103,7 +104,7 @@ describe("relm acp output", () => {
     try {
       await initialize(editor);
       const pipe = readlinkSync(`/proc/${editor.child.pid}/fd/2`);
-      const servers = [
+      const servers: McpServer[] = [
         { name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] },
       ];
       const { sessionId } = await editor.conn.agent.request("session/new", {
