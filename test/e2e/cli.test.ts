@@ -332,7 +332,9 @@ describe("interactive long-run controls", () => {
     expect(result.stdout).toContain("autonomous: off");
     // Said once: by the compaction event's line, not again as the command's answer.
     expect(result.stdout.match(/compacted \d+ messages/g)).toHaveLength(1);
-    expect(result.stdout).toMatch(/restored 1 file\(s\), removed 0: the files are as before turn 1/);
+    // The undo too: its event's line, once.
+    expect(result.stdout.match(/before turn 1/g)).toEqual(["before turn 1"]);
+    expect(result.stdout).toContain("↶ files put back to before turn 1 (1 restored, 0 removed)");
     expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("original");
   });
 });
