@@ -9,8 +9,19 @@ import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclien
 import type { AgentEvent } from "../agent/events.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 
-/** Live output kept per cell: the tail, like a terminal's scrollback. */
-const LIVE_OUTPUT_CHARS = 20_000;
+// ACP v1's tool_call_update replaces a tool call's whole `content` (it is not appended to), so a live
+// update cannot carry only the new output: whatever it leaves out disappears from the editor. Deltas
+// are not possible; what keeps each update small is that it carries a bounded view while the cell runs
+// — the code (cut if very long) and the last lines of output, like a terminal's visible screen — and
+// the cell's whole (journaled, capped) output once, when it ends.
+
+/** The live tail a running cell's update shows: at most this many lines and characters. */
+export const LIVE_TAIL_LINES = 40;
+export const LIVE_TAIL_CHARS = 4000;
+/** Output kept per running cell: what the live tail is cut from. */
+const LIVE_OUTPUT_CHARS = 2 * LIVE_TAIL_CHARS;
+/** Code longer than this is cut in live updates (shown whole in the tool call and when the cell ends). */
+export const LIVE_CODE_CHARS = 8000;
 /** Lines of a sub-agent's steps shown in its tool call. */
 const CHILD_LOG_LINES = 40;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -31,13 +42,33 @@ function fence(text: string, lang = ""): string {
   return `${ticks}${lang}\n${text.replace(/\n$/, "")}\n${ticks}`;
 }
 
+/**
+ * The last lines of a running cell's output (`kept`, the end of all it printed, `newlines` in all),
+ * saying how much came before them.
+ */
+export function liveTail(kept: string, newlines: number): string {
+  let start = Math.max(0, kept.length - LIVE_TAIL_CHARS);
+  const lines = kept.slice(start).split("\n");
+  // A trailing newline ends the last line rather than starting an empty one.
+  const keep = LIVE_TAIL_LINES + (lines.at(-1) === "" ? 1 : 0);
+  if (lines.length > keep) start = kept.length - lines.slice(-keep).join("\n").length;
+  const tail = kept.slice(start);
+  const earlier = newlines - (tail.split("\n").length - 1);
+  if (earlier <= 0 && start === 0) return tail;
+  const cut = earlier > 0 ? `${earlier} earlier line(s)` : "the start of a long line";
+  return `… ${cut} not shown while it runs (all of it when the cell ends)\n${tail}`;
+}
+
 function textContent(text: string): ToolCallContent {
   return { type: "content", content: { type: "text", text } };
 }
 
 interface CellState {
   code: string;
+  /** The end of what it printed so far (LIVE_OUTPUT_CHARS). */
   output: string;
+  /** Newlines in all it printed so far. */
+  newlines: number;
   dirty: boolean;
 }
 
@@ -108,6 +139,7 @@ export class UpdateMapper {
         const cell = this.cells.get(event.callId);
         if (!cell) return [];
         cell.output = (cell.output + event.text).slice(-LIVE_OUTPUT_CHARS);
+        cell.newlines += event.text.split("\n").length - 1;
         cell.dirty = true;
         return [];
       }
@@ -155,7 +187,7 @@ export class UpdateMapper {
       out.push({
         sessionUpdate: "tool_call_update",
         toolCallId: cellCallId(callId),
-        content: this.cellContent(cell),
+        content: this.liveCellContent(cell),
       });
     }
     for (const [id, child] of this.children) {
@@ -179,6 +211,18 @@ export class UpdateMapper {
     return { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n\n${text}\n` } };
   }
 
+  /** A running cell's bounded view: its code (cut when very long) and the tail of its output. */
+  private liveCellContent(cell: CellState): ToolCallContent[] {
+    const code =
+      cell.code.length > LIVE_CODE_CHARS
+        ? `${cell.code.slice(0, LIVE_CODE_CHARS)}\n# … ${cell.code.length - LIVE_CODE_CHARS} more characters of code`
+        : cell.code;
+    const content = [textContent(fence(code, "python"))];
+    const tail = liveTail(cell.output, cell.newlines);
+    if (tail.trim() !== "") content.push(textContent(fence(tail)));
+    return content;
+  }
+
   private cellContent(cell: CellState, final?: string): ToolCallContent[] {
     const content = [textContent(fence(cell.code, "python"))];
     const output = final ?? cell.output;
@@ -188,7 +232,7 @@ export class UpdateMapper {
 
   private startCell(callId: string, code: string): SessionUpdate {
     this.streamed = false;
-    const cell: CellState = { code, output: "", dirty: false };
+    const cell: CellState = { code, output: "", newlines: 0, dirty: false };
     this.cells.set(callId, cell);
     return {
       sessionUpdate: "tool_call",
@@ -202,7 +246,7 @@ export class UpdateMapper {
   }
 
   private endCell(event: Extract<AgentEvent, { type: "cell_output" }>): SessionUpdate {
-    const cell = this.cells.get(event.callId) ?? { code: "", output: "", dirty: false };
+    const cell = this.cells.get(event.callId) ?? { code: "", output: "", newlines: 0, dirty: false };
     this.cells.delete(event.callId);
     const status: ToolCallStatus = event.status === "ok" ? "completed" : "failed";
     const content = this.cellContent(cell, event.output);

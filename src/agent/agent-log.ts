@@ -19,6 +19,11 @@ export class AgentLog {
     return event;
   }
 
+  /** `text` as the journal would write it (secrets redacted). */
+  redact(text: string): string {
+    return this.journal.redact(text);
+  }
+
   emit(event: AgentEvent): void {
     try {
       this.sink(event);

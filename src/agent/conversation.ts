@@ -21,6 +21,8 @@ export class Conversation {
   cellsRun = 0;
   /** The end of the last cell output or final answer. */
   lastOutput = "";
+  /** Notices from the model client already journaled (each said once, not with every request). */
+  readonly notices = new Set<string>();
   private turns = 0;
   private kernelSettled = false;
 

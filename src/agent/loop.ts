@@ -1,4 +1,5 @@
 import type { CellResult } from "../kernel/types.js";
+import { journaledReasoning } from "../llm/anthropic-thinking.js";
 import type { ModelClient, ModelError, ModelResponse, ToolCall } from "../llm/types.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget, BudgetStop } from "./budget.js";
@@ -20,7 +21,7 @@ export interface LoopContext {
   /** The conversation the turn carries on: prompt, messages, turn numbers (conversation.ts). */
   readonly conversation: Conversation;
   /** The agent's journal, each event also shown to the front end (agent-log.ts). */
-  readonly log: { record(body: JournalBody): JournalEvent };
+  readonly log: { record(body: JournalBody): JournalEvent; redact?(text: string): string };
   /** Live events only (streamed text and reasoning). */
   readonly sink: EventSink;
   /**
@@ -110,8 +111,11 @@ async function turnLoop(ctx: LoopContext, userText: string): Promise<TurnOutcome
         turn,
         text: response.message.text,
         toolCalls: response.message.toolCalls,
-        // Sent back with this answer in every later request, after a resume too.
-        ...(response.message.reasoning ? { reasoning: response.message.reasoning } : {}),
+        // Sent back with this answer in every later request, after a resume too (but a thinking block
+        // whose text the journal redacts is marked as one that can no longer be sent back).
+        ...(response.message.reasoning
+          ? { reasoning: journaledReasoning(response.message.reasoning, (t) => ctx.log.redact?.(t) ?? t) }
+          : {}),
         usage,
         cost: response.cost,
         stopReason: response.stopReason,
@@ -224,6 +228,13 @@ async function callModel(
         break;
       case "tool_call_delta":
         ctx.onToolCallDelta?.(event.index, event.delta);
+        break;
+      case "notice":
+        // The same notice comes with every request that leaves the same blocks out: journaled once.
+        if (!ctx.conversation.notices.has(event.message)) {
+          ctx.conversation.notices.add(event.message);
+          ctx.log.record({ type: "warning", message: event.message });
+        }
         break;
       case "retry":
         ctx.log.record({

@@ -1,7 +1,6 @@
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { relmHomeFrom } from "../config/config.js";
-import { exportSession, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import { exportSession, resolveSessionId, sessionDir, sessionsDir, writeExport } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
 
@@ -12,13 +11,17 @@ export async function exportCommand(
 ): Promise<number> {
   const home = relmHomeFrom(io.env);
   const id = resolveSessionId(sessionsDir(home), idOrPrefix);
-  const text = await exportSession(sessionDir(home, id), flags.format);
   if (flags.output) {
-    const path = resolve(io.cwd, flags.output);
-    writeFileSync(path, text);
-    io.stderr.write(`wrote ${path}\n`);
+    const [path, ...images] = await writeExport(
+      sessionDir(home, id),
+      flags.format,
+      resolve(io.cwd, flags.output),
+    );
+    const beside =
+      images.length > 0 ? ` and ${images.length} image(s) in ${dirname(images[0] as string)}` : "";
+    io.stderr.write(`wrote ${path}${beside}\n`);
   } else {
-    io.stdout.write(text);
+    io.stdout.write(await exportSession(sessionDir(home, id), flags.format));
   }
   return EXIT.done;
 }

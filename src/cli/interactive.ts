@@ -228,8 +228,8 @@ async function longRunCommand(line: string, host: SessionHost | undefined): Prom
     }
     case "undo": {
       const result = await session.undo();
-      if ("error" in result) return result.error;
-      return `restored ${result.changed.length} file(s), removed ${result.removed.length}: the files are as before turn ${result.checkpoint.turn}`;
+      // Done, it is shown once, by its journal event's line.
+      return "error" in result ? result.error : "";
     }
     default:
       return `unknown command /${command}`;

@@ -6,6 +6,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
 import { Writable } from "node:stream";
+import { baseUrlProblem } from "../config/base-url.js";
 import {
   type ConfigFile,
   type ConfigFlags,
@@ -73,6 +74,8 @@ function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: string
   const kept = provider === current ? existing.baseUrl : undefined;
   // Azure's resource endpoint given as --base-url becomes its deployment URL, as AZURE_OPENAI_ENDPOINT does.
   const given = flags.baseUrl === undefined ? undefined : presetBaseUrl(preset.name, flags.baseUrl);
+  const problem = given === undefined ? undefined : baseUrlProblem(given);
+  if (problem) throw new UsageError(`--base-url: base URL "${given}" ${problem}`);
   return { provider: preset.name, baseUrl: given ?? kept ?? preset.baseUrl };
 }
 
@@ -143,8 +146,11 @@ async function prompted(flags: LoginFlags, existing: ConfigFile, io: RunIo): Pro
       if (sub) throw new SubscriptionChosen(sub.id);
       const preset = /^\d+$/.test(answer) ? PRESETS[Number(answer) - 1] : undefined;
       if (preset) endpoint = { provider: preset.provider, baseUrl: preset.baseUrl };
-      else if (/^https?:\/\//.test(answer)) endpoint = { provider: "openai", baseUrl: answer };
-      else if (answer !== current)
+      else if (/^https?:\/\//.test(answer)) {
+        const problem = baseUrlProblem(answer);
+        if (problem) throw new UsageError(`base URL "${answer}" ${problem}`);
+        endpoint = { provider: "openai", baseUrl: answer };
+      } else if (answer !== current)
         throw new UsageError(`"${answer}" is neither a number from the list nor an http(s) URL`);
       needsKey = PRESETS.find((p) => p.baseUrl === endpoint.baseUrl)?.needsKey ?? true;
     }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { baseUrlProblem } from "./base-url.js";
 import { ConfigError, UsageError } from "./errors.js";
 import { relmHomeFrom } from "./home.js";
 import { type LearnSettings, parseLearnSection } from "./learn-config.js";
@@ -161,6 +162,33 @@ function firstSet<T>(...candidates: [T | undefined, Source][]): [T, Source] | un
   return undefined;
 }
 
+/**
+ * Refuses a malformed base URL before any request, naming where it came from: a flag is a usage mistake
+ * (exit 2), the environment or config.json is configuration (exit 1), as for --provider.
+ */
+function checkBaseUrl(
+  url: string,
+  source: Source,
+  preset: ProviderPreset,
+  env: NodeJS.ProcessEnv,
+  configPath: string,
+): void {
+  const problem = baseUrlProblem(url);
+  if (!problem) return;
+  const where =
+    source === "flag"
+      ? "--base-url"
+      : source === "env"
+        ? env.RELM_BASE_URL
+          ? "RELM_BASE_URL"
+          : (preset.baseUrlEnv ?? "the environment")
+        : source === "config"
+          ? `baseUrl in ${configPath}`
+          : `provider ${preset.name}'s default`;
+  const message = `${where}: base URL "${url}" ${problem}`;
+  throw source === "flag" ? new UsageError(message) : new ConfigError(message);
+}
+
 /** Environment overrides the config file; flags override both. */
 export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): ResolvedConfig {
   const home = relmHomeFrom(env);
@@ -191,9 +219,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
   const modelPick = firstSet<string>([flags.model, "flag"], [env.RELM_MODEL, "env"], [cfg.model, "config"]);
 
   const baseUrl = basePick[0].replace(/\/+$/, "");
-  if (!/^https?:\/\//.test(baseUrl)) {
-    throw new ConfigError(`base URL "${baseUrl}" must start with http:// or https://`);
-  }
+  checkBaseUrl(baseUrl, basePick[1], preset, env, configPath);
   const provider = wireFor(preset, baseUrl);
   const model = modelPick?.[0];
   const resolved: ResolvedConfig = {

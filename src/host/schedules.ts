@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { parseDuration } from "../config/duration.js";
-import { UserError } from "../config/errors.js";
+import { UsageError, UserError } from "../config/errors.js";
 import { cronLib } from "../config/lazy.js";
 import { sessionsDir } from "../session/index.js";
 import {
@@ -33,9 +33,15 @@ export class ScheduleError extends UserError {
 }
 
 const MIN_EVERY_MS = 1000;
+/**
+ * How far in the past an --at time may be and still be taken (it then fires at once): clocks of two
+ * machines, or a time typed as "now", differ by seconds. Beyond that the time is a mistake (a wrong day,
+ * a local time read as UTC), and a job that fires at once is not what was asked for.
+ */
+export const AT_SKEW_MS = 60_000;
 
 /** Checks a timing and returns it normalised; the message says what is wrong and what would be right. */
-export function parseTiming(timing: JobTiming): JobTiming {
+export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
   if ("every" in timing) {
     const ms = parseDuration(timing.every, "--every");
     if (ms < MIN_EVERY_MS) throw new ScheduleError(`--every ${timing.every}: the shortest interval is 1s`);
@@ -45,6 +51,14 @@ export function parseTiming(timing: JobTiming): JobTiming {
     if (Number.isNaN(Date.parse(timing.at))) {
       throw new ScheduleError(
         `--at "${timing.at}": not a date and time; use ISO 8601, e.g. 2026-12-24T09:00:00Z`,
+      );
+    }
+    const at = new Date(timing.at);
+    if (at.getTime() < now.getTime() - AT_SKEW_MS) {
+      // A usage error (exit 2): the time given is wrong, not the schedule store.
+      throw new UsageError(
+        `--at "${timing.at}" is in the past (${at.toISOString()}; now is ${now.toISOString()}): ` +
+          "give a future time (a zone-less time is read as local time), or use relm send to tell the session now",
       );
     }
     return timing;

@@ -1,6 +1,7 @@
 // Anthropic messages. Prompt caching needs two markers: one on the system block (covers tools + system) and
 // one on the last block of the last message; the second moves forward with every request.
 
+import { type ThinkingToSend, thinkingNotice, thinkingToSend } from "./anthropic-thinking.js";
 import { imagePlaceholder } from "./content.js";
 import { serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
@@ -30,6 +31,11 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 export const CACHE_MARKER = '"cache_control":{"type":"ephemeral"}';
 
 export const anthropicWire: WireFormat = {
+  notices(request, settings) {
+    const budget = anthropicThinkingBudget(settings.thinking, anthropicMaxTokensFor(settings));
+    const notice = thinkingNotice(thinkingToSend(request.messages, budget !== undefined));
+    return notice ? [notice] : [];
+  },
   endpoint(baseUrl) {
     const base = trimSlashes(baseUrl);
     return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
@@ -54,14 +60,22 @@ export function defaultMaxTokens(model: string): number {
   return 16384;
 }
 
-export function buildAnthropicBody(request: ModelRequest, settings: BodySettings): string {
+/** max_tokens of a request: the cap asked for, else relm's usual ask for the model and its thinking. */
+function anthropicMaxTokensFor(settings: BodySettings): number {
   const usual = defaultMaxTokens(settings.model);
-  const maxTokens = settings.maxOutputTokens ?? anthropicMaxTokens(settings.model, settings.thinking, usual);
+  return settings.maxOutputTokens ?? anthropicMaxTokens(settings.model, settings.thinking, usual);
+}
+
+export function buildAnthropicBody(request: ModelRequest, settings: BodySettings): string {
+  const maxTokens = anthropicMaxTokensFor(settings);
   const head: Record<string, unknown> = { model: settings.model, max_tokens: maxTokens };
   // Extended thinking: its budget counts against max_tokens. relm sends no temperature, which thinking
   // requires (only the default 1 is allowed with it).
   const thinkingBudget = anthropicThinkingBudget(settings.thinking, maxTokens);
-  if (thinkingBudget !== undefined) head.thinking = { type: "enabled", budget_tokens: thinkingBudget };
+  const thinking = thinkingToSend(request.messages, thinkingBudget !== undefined);
+  if (thinkingBudget !== undefined && !thinking.thinkingOff) {
+    head.thinking = { type: "enabled", budget_tokens: thinkingBudget };
+  }
   if (settings.stream) head.stream = true;
   if (request.system) {
     head.system = [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }];
@@ -77,7 +91,7 @@ export function buildAnthropicBody(request: ModelRequest, settings: BodySettings
       input_schema: t.parameters,
     }));
   }
-  const turns = groupTurns(request.messages, settings.acceptsImages, thinkingBudget !== undefined);
+  const turns = groupTurns(request.messages, settings.acceptsImages, thinking);
   const last = turns[turns.length - 1];
   if (last) {
     // Added as the block's final key, so deleting `,"cache_control":{...}` restores the unmarked bytes.
@@ -96,12 +110,12 @@ interface Turn {
 
 /**
  * Anthropic requires alternating roles: tool results and user text that follow each other share a turn.
- * With thinking on, an answer's thinking blocks go first, as received (their signatures must verify);
- * with it off they are left out, which the API allows.
+ * With thinking on, an answer's thinking blocks go first, as received (their signatures must verify;
+ * anthropic-thinking.ts leaves out those that cannot); with it off they are left out, which the API allows.
  */
-function groupTurns(messages: readonly Message[], acceptsImages: boolean, thinking: boolean): Turn[] {
+function groupTurns(messages: readonly Message[], acceptsImages: boolean, thinking: ThinkingToSend): Turn[] {
   const turns: Turn[] = [];
-  for (const m of messages) {
+  for (const [i, m] of messages.entries()) {
     const role = m.role === "assistant" ? "assistant" : "user";
     let turn = turns[turns.length - 1];
     if (!turn || turn.role !== role) {
@@ -120,9 +134,7 @@ function groupTurns(messages: readonly Message[], acceptsImages: boolean, thinki
         }),
       );
     } else {
-      if (thinking && m.reasoning?.format === "anthropic") {
-        for (const block of m.reasoning.items) turn.blocks.push(JSON.stringify(block));
-      }
+      for (const block of thinking.blocks.get(i) ?? []) turn.blocks.push(JSON.stringify(block));
       if (m.text) turn.blocks.push(JSON.stringify({ type: "text", text: m.text }));
       for (const call of m.toolCalls) turn.blocks.push(toolUseBlock(call));
     }

@@ -21,7 +21,7 @@ import type {
   StreamEvent,
   Usage,
 } from "./types.js";
-import type { Decoded, WireFormat } from "./wire.js";
+import type { BodySettings, Decoded, WireFormat } from "./wire.js";
 
 const WIRES: Record<Provider, WireFormat> = {
   openai: openaiWire,
@@ -86,9 +86,13 @@ interface Setup {
 const WIDEST_CAP = 999_999_999;
 
 function buildBody(setup: Setup, request: ModelRequest): string {
-  const { options, wire, acceptsImages, maxOutputTokens } = setup;
+  return setup.wire.body(request, bodySettings(setup, request));
+}
+
+function bodySettings(setup: Setup, request: ModelRequest): BodySettings {
+  const { options, acceptsImages, maxOutputTokens } = setup;
   const asked = request.maxOutputTokens ?? options.maxOutputTokens;
-  return wire.body(request, {
+  return {
     model: options.model,
     baseUrl: options.baseUrl,
     stream: options.stream ?? true,
@@ -106,7 +110,7 @@ function buildBody(setup: Setup, request: ModelRequest): string {
       ? (request.cacheKey ?? options.promptCacheKey)
       : undefined,
     systemPreamble: options.systemPreamble,
-  });
+  };
 }
 
 async function* streamSafely(
@@ -148,6 +152,9 @@ async function* streamRequest(
   }
   const stream = options.stream ?? true;
   const body = buildBody(setup, request);
+  for (const message of wire.notices?.(request, bodySettings(setup, request)) ?? []) {
+    yield { type: "notice", message };
+  }
   const bytes = Buffer.byteLength(body);
   const call = {
     url,

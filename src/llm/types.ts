@@ -149,6 +149,8 @@ export type StreamEvent =
   | { type: "tool_call_delta"; index: number; delta: string }
   /** Readable reasoning as it streams (Responses reasoning summaries, Anthropic thinking); display only. */
   | { type: "reasoning"; delta: string }
+  /** Something the request had to leave out (e.g. thinking blocks that cannot verify), said before it is sent. */
+  | { type: "notice"; message: string }
   /** `attempt` is the number of the try about to start (2 for the first retry); `delayMs` the wait before it. */
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | ({ type: "done" } & ModelResponse)

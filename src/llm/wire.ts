@@ -45,6 +45,8 @@ export interface WireFormat {
   headers(apiKey: string | undefined): Record<string, string>;
   /** Deterministic JSON with `messages` as the last key, so successive bodies extend each other. */
   body(request: ModelRequest, settings: BodySettings): string;
+  /** What the body leaves out of the request that the caller should know of (journaled as warnings). */
+  notices?(request: ModelRequest, settings: BodySettings): string[];
   decodeStream(events: AsyncIterable<SseEvent>): AsyncGenerator<DeltaEvent, DecodeResult>;
   decodeJson(json: unknown): DecodeResult;
 }

@@ -9,7 +9,7 @@ export {
   readDamage,
 } from "./damage.js";
 export { JournalFormatError, SessionIdError } from "./errors.js";
-export { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
+export { EXPORT_FORMATS, type ExportFormat, exportSession, writeExport } from "./export.js";
 export { AmbiguousSessionIdError, newSessionId, resolveSessionId, SessionNotFoundError } from "./ids.js";
 export { JOURNAL_FILE, Journal, type JournalOptions, OUTPUTS_DIR } from "./journal.js";
 export { ensurePrivateDir, relmHome, sessionDir, sessionsDir } from "./paths.js";

@@ -19,7 +19,18 @@ function joinLines(text: string): string {
   return text.replace(/\s*\n\s*/g, " ");
 }
 
-export function renderBlockMarkdown(block: Block): string {
+/**
+ * How a Markdown export shows one of the session's images (`file`, relative to the session folder): a
+ * link that works from where the document is read (see export.ts).
+ */
+export type MarkdownImage = (file: string) => string;
+
+/** An image link to `target` (a path or URL), bracketed when it has spaces or parentheses. */
+export function imageLink(target: string): string {
+  return /[\s()<>]/.test(target) ? `![image](<${target}>)` : `![image](${target})`;
+}
+
+export function renderBlockMarkdown(block: Block, image: MarkdownImage = imageLink): string {
   switch (block.kind) {
     case "title":
       return `# ${joinLines(block.text)}`;
@@ -38,13 +49,13 @@ export function renderBlockMarkdown(block: Block): string {
         if (r.output) parts.push(fenced("text", r.output));
         const notes = cellNotes(r);
         if (notes.length > 0) parts.push(quote(notes.join("\n")));
-        for (const image of r.imageFiles) parts.push(`![image](${image})`);
+        for (const file of r.imageFiles) parts.push(image(file));
       }
       return parts.join("\n\n");
     }
   }
 }
 
-export function renderMarkdown(blocks: Block[]): string {
-  return `${blocks.map(renderBlockMarkdown).join("\n\n")}\n`;
+export function renderMarkdown(blocks: Block[], image: MarkdownImage = imageLink): string {
+  return `${blocks.map((b) => renderBlockMarkdown(b, image)).join("\n\n")}\n`;
 }

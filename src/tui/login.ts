@@ -2,6 +2,7 @@
 // model from the endpoint's own list → a one-token test request → config.json saved 0600. Esc goes back a
 // step; Ctrl-C cancels the whole flow and nothing is written.
 import { join } from "node:path";
+import { baseUrlProblem } from "../config/base-url.js";
 import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../config/config.js";
 import { writeConfigFile } from "../config/save.js";
 import { listModels, testModel } from "../llm/models.js";
@@ -205,10 +206,11 @@ export async function loginFlow(
             initial,
           }),
         ).trim();
-        if (!/^https?:\/\/\S+$/.test(url)) {
+        const problem = /\s/.test(url) ? "must not contain spaces" : baseUrlProblem(url);
+        if (problem) {
           await askText(dialogs, {
-            title: "Not a URL",
-            text: `"${url}" must start with http:// or https://`,
+            title: "Not a base URL",
+            text: `"${url}" ${problem}`,
             hint: "enter or esc to try again",
           });
           if (interrupted) return { status: "interrupted" };

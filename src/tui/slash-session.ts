@@ -1,17 +1,16 @@
 // Slash commands about the session itself: help, login and model, sessions (resume, new, attach,
 // detach, quit), export, spend and the agent panel.
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { listSessions } from "../host/discovery.js";
 import { listModels } from "../llm/models.js";
 import type { Provider } from "../llm/types.js";
 import {
   EXPORT_FORMATS,
   type ExportFormat,
-  exportSession,
   resolveSessionId,
   sessionDir,
   sessionsDir,
+  writeExport,
 } from "../session/index.js";
 import { formatTokens } from "./agent-panel.js";
 import type { AppApi, CommandSpec } from "./app-api.js";
@@ -86,8 +85,10 @@ async function exportCommand(api: AppApi, args: string[]): Promise<void> {
     return;
   }
   const file = resolve(api.cwd, args[1] ?? `relm-${id}.${format}`);
-  writeFileSync(file, await exportSession(sessionDir(api.home, id), format));
-  api.note(api.theme.ok(`✓ wrote ${file}`));
+  const [, ...images] = await writeExport(sessionDir(api.home, id), format, file);
+  const beside =
+    images.length > 0 ? ` (and ${images.length} image(s) in ${dirname(images[0] as string)})` : "";
+  api.note(api.theme.ok(`✓ wrote ${file}${beside}`));
 }
 
 function costText(api: AppApi): string[] {

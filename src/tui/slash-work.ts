@@ -105,14 +105,8 @@ async function undo(api: AppApi, args: string[]): Promise<void> {
     turn === undefined ? {} : { turn },
   );
   if (!result) return;
+  // Success is said by the session's `undo` event, which the transcript shows (once, with the files).
   if ("error" in result) api.note(api.theme.warn(result.error));
-  else {
-    api.note(
-      api.theme.ok(
-        `↶ files as before turn ${result.turn}: ${result.changed.length} restored, ${result.removed.length} removed${result.changed.length + result.removed.length > 0 ? ` (${[...result.changed, ...result.removed].slice(0, 5).join(", ")}${result.changed.length + result.removed.length > 5 ? ", …" : ""})` : ""} · /undo again steps further back`,
-      ),
-    );
-  }
 }
 
 async function refine(api: AppApi, args: string[]): Promise<void> {

@@ -224,9 +224,7 @@ export class Transcript extends Container {
               : `■ the answer was cut off (${event.by === "budget" ? "token budget" : "model limit"})${event.action === "gave_up" ? " and is unfinished" : ""}`,
           );
         case "undo":
-          return t.ok(
-            `↶ files as before turn ${event.turn}: ${event.changed.length} restored, ${event.removed.length} removed`,
-          );
+          return t.ok(describeUndo(event));
         case "learn_mode":
           return t.accent(`✎ learning ${event.on ? "on" : "off"}`);
         case "learn": {
@@ -351,4 +349,14 @@ export class Transcript extends Container {
     if (s.failed.length > 0) parts.push(t.error(`${s.failed.length} failed: ${s.failed.join(", ")}`));
     s.block.setText(`${t.accent("⇠ sub-agents:")} ${parts.join(", ")}`);
   }
+}
+
+/** One line for an `undo` event: what was put back (the first few files) and how to go further. */
+function describeUndo(event: { turn: number; changed: string[]; removed: string[] }): string {
+  const files = [...event.changed, ...event.removed];
+  const named = files.length > 0 ? ` (${files.slice(0, 5).join(", ")}${files.length > 5 ? ", …" : ""})` : "";
+  return (
+    `↶ files as before turn ${event.turn}: ${event.changed.length} restored, ${event.removed.length} removed` +
+    `${named} · /undo again steps further back`
+  );
 }

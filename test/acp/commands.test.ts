@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ACP_COMMANDS, parseCommand, words } from "../../src/acp/commands.js";
 import { messageOf } from "../../src/acp/session.js";
-import { UpdateMapper } from "../../src/acp/updates.js";
+import { LIVE_CODE_CHARS, LIVE_TAIL_LINES, liveTail, UpdateMapper } from "../../src/acp/updates.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { allCommands } from "../../src/tui/slash.js";
 
@@ -94,5 +94,54 @@ describe("ACP updates", () => {
       }),
     );
     expect(end).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "cell:c1", status: "failed" });
+  });
+});
+
+describe("a running cell's live view", () => {
+  const at = (n: number, body: Record<string, unknown>) =>
+    ({ n, t: "2026-01-01T00:00:00Z", ...body }) as AgentEvent;
+  const lines = (n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => `line ${from + i} ${"x".repeat(30)}\n`).join("");
+
+  it("is the last lines of the output, saying how many came before; short output is whole", () => {
+    expect(liveTail(lines(3), 3)).toBe(lines(3));
+    const tail = liveTail(lines(500), 500);
+    expect(tail).toBe(
+      `… ${500 - LIVE_TAIL_LINES} earlier line(s) not shown while it runs (all of it when the cell ends)\n${lines(LIVE_TAIL_LINES, 500 - LIVE_TAIL_LINES)}`,
+    );
+    // One very long line: its end, said to be cut.
+    expect(liveTail("y".repeat(50_000), 0)).toMatch(/^… the start of a long line not shown .*\ny{4000}$/);
+  });
+
+  it("each live update carries the code and that tail, not all the output so far; the end carries it all", () => {
+    const m = new UpdateMapper("/nonexistent");
+    const code = `print('x')\n${"# pad\n".repeat(2000)}`;
+    m.map(at(1, { type: "cell", turn: 1, callId: "c1", code }));
+    const sizes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      m.map({ type: "cell_output_delta", callId: "c1", text: lines(100, i * 100) });
+      const [update] = m.flush();
+      sizes.push(JSON.stringify(update).length);
+      expect(JSON.stringify(update)).toContain(`line ${i * 100 + 99} `);
+    }
+    // Bounded whatever was printed before: 2 000 lines never make an update bigger than 100 did.
+    expect(Math.max(...sizes)).toBeLessThan(LIVE_CODE_CHARS + 4000 + 500);
+    expect(Math.max(...sizes) - Math.min(...sizes.slice(1))).toBeLessThan(200);
+    const [end] = m.map(
+      at(2, {
+        type: "cell_output",
+        turn: 1,
+        callId: "c1",
+        executionCount: 1,
+        status: "ok",
+        output: lines(2000),
+        outputChars: 2000,
+        truncated: false,
+        imageFiles: [],
+        durationMs: 5,
+      }),
+    );
+    expect(JSON.stringify(end)).toContain("line 0 ");
+    expect(JSON.stringify(end)).toContain("# pad\\n# pad");
   });
 });

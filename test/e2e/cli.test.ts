@@ -98,6 +98,31 @@ describe("a run's journal and exports", () => {
   });
 });
 
+describe("a Markdown export written to a file", () => {
+  it("copies the cells' images beside it and links them from there", async () => {
+    const png =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    const rig = await startRig("openai", {
+      script: [
+        {
+          code: `import base64\nfrom IPython.display import Image, display\ndisplay(Image(data=base64.b64decode("${png}")))`,
+        },
+        { text: "drawn" },
+      ],
+    });
+    const run = await runRelm(["run", "draw"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const id = onlyJournal(rig.home).dir.split("/").at(-1) as string;
+    const exported = await runRelm(["export", id, "-o", "out/report.md"], { env: rig.env, cwd: rig.cwd });
+    expect(exported.code, exported.stderr).toBe(0);
+    const doc = join(rig.cwd, "out", "report.md");
+    expect(exported.stderr).toBe(`wrote ${doc} and 1 image(s) in ${join(rig.cwd, "out", "report_files")}\n`);
+    const link = /!\[image\]\(([^)]+)\)/.exec(readFileSync(doc, "utf8"))?.[1] as string;
+    expect(link).toMatch(/^report_files\/cell-1-\d+\.png$/);
+    expect(readFileSync(join(rig.cwd, "out", link)).toString("base64")).toBe(png);
+  });
+});
+
 describe("kernel start overlaps the first model call", () => {
   it("has the kernel running while the first request is still unanswered", async () => {
     let home = "";
@@ -306,7 +331,9 @@ describe("interactive long-run controls", () => {
     expect(result.stdout).toContain("autonomous: off");
     // Said once: by the compaction event's line, not again as the command's answer.
     expect(result.stdout.match(/compacted \d+ messages/g)).toHaveLength(1);
-    expect(result.stdout).toMatch(/restored 1 file\(s\), removed 0: the files are as before turn 1/);
+    // The undo too: its event's line, once.
+    expect(result.stdout.match(/before turn 1/g)).toEqual(["before turn 1"]);
+    expect(result.stdout).toContain("↶ files put back to before turn 1 (1 restored, 0 removed)");
     expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("original");
   });
 });

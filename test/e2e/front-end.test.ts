@@ -2,7 +2,7 @@
 // by the tui tests), and that the one-shot paths never load the UI's part of the bundle.
 
 import { spawn } from "node:child_process";
-import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, ROOT, runRelm, tempDir } from "../support/cli.js";
@@ -58,6 +58,27 @@ describe("relm without a terminal", () => {
     const said = lines.filter((l) => l.type === "user").map((l) => JSON.stringify(l));
     expect(said.join("\n")).toContain("what is it now?");
     expect(said.join("\n")).toContain("one more thing");
+  });
+
+  it("/undo in line mode puts the files back and says so once", async () => {
+    const rig = await startRig("openai", {
+      script: [
+        { code: "open('notes.txt', 'w').write('one')" },
+        { text: "wrote one" },
+        { code: "open('notes.txt', 'w').write('two')" },
+        { text: "wrote two" },
+      ],
+    });
+    writeFileSync(join(rig.cwd, "notes.txt"), "zero");
+    const first = await runRelm(["run", "write one"], { env: rig.env, cwd: rig.cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const undone = await runRelm(["--continue"], { env: rig.env, cwd: rig.cwd, input: "write two\n/undo\n" });
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("one");
+    const said = `${undone.stdout}${undone.stderr}`.split("\n").filter((l) => /before turn 3/.test(l));
+    expect(said).toEqual([
+      expect.stringContaining("↶ files put back to before turn 3 (1 restored, 0 removed)"),
+    ]);
   });
 
   it("--resume without an id needs a terminal for its picker, and says what to type instead", async () => {

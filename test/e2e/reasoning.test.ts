@@ -94,6 +94,44 @@ describe("--thinking", () => {
     for (const r of rig.model.requests.slice(2)) expect(r.rawBody).not.toContain('"thinking"');
   });
 
+  it("a resumed session leaves out a thinking block the journal redacted, and journals a warning saying so", async () => {
+    const secret = "tok-7f3a9c2e51d84b06";
+    const rig = await startRig(
+      "anthropic",
+      {
+        script: [
+          { reasoning: `The token is ${secret}; print one.`, code: "print(1)" },
+          { text: "printed" },
+          { text: "resumed fine" },
+        ],
+      },
+      { config: { thinking: "medium" }, env: { MY_SERVICE_TOKEN: secret } },
+    );
+    const first = await runRelm(["run", "print one"], { env: rig.env, cwd: rig.cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const before = onlyJournal(rig.home);
+    const journaled = responses(before.lines)[0]?.reasoning as { items: Line[] };
+    // The journal never holds the secret, and the block it changed is marked as one that cannot verify.
+    expect(JSON.stringify(before.lines)).not.toContain(secret);
+    expect(journaled.items[0]).toMatchObject({ type: "thinking", signature: "" });
+
+    const id = String(before.lines[0]?.id);
+    const resumed = await runRelm(["run", "--resume", id, "again"], { env: rig.env, cwd: rig.cwd });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout.trim()).toBe("resumed fine");
+    expect(resumed.stderr).toMatch(/⚠ 1 thinking block\(s\) left out of the request/);
+    expect(rig.model.problems).toEqual([]);
+    const last = rig.model.requests.at(-1)?.body as { thinking?: unknown; messages: { content: Line[] }[] };
+    expect(last.thinking).toEqual({ type: "enabled", budget_tokens: 8192 });
+    expect(last.messages[1]?.content.map((b) => b.type)).toEqual(["tool_use"]);
+    const warnings = onlyJournal(rig.home).lines.filter((l) => l.type === "warning");
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(/^1 thinking block\(s\) left out of the request to the model/),
+      }),
+    ]);
+  });
+
   it("a bad level is a usage error naming the flag and its choices", async () => {
     const rig = await startRig("openai", { script: [{ text: "never" }] });
     const result = await runRelm(["run", "--thinking", "extreme", "hi"], { env: rig.env, cwd: rig.cwd });

@@ -80,4 +80,18 @@ describe("schedules", () => {
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/exactly one of --every, --at, --cron/);
   });
+
+  it("refuses an --at time that has passed, naming it and now; nothing is scheduled", async () => {
+    const rig = await startRig("openai", { script: [{ text: "ok" }] });
+    await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    const id = onlyJournal(rig.home).lines[0]?.id as string;
+    const past = await runRelm(["schedule", "add", id, "--at", "2020-03-01T09:00:00Z", "x"], {
+      env: rig.env,
+    });
+    expect(past.code, past.stderr).toBe(2);
+    expect(past.stderr).toMatch(/--at "2020-03-01T09:00:00Z" is in the past/);
+    expect(past.stderr).toMatch(/now is \d{4}-\d\d-\d\dT/);
+    expect(past.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
+  });
 });

@@ -100,6 +100,23 @@ describe("user errors through the binary", () => {
     expect(rig.model.requests).toHaveLength(0);
   });
 
+  it("a base URL with an empty port, before any request", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never asked" }] });
+    const bad = `${rig.env.RELM_BASE_URL?.replace(/:\d+\//, ":/")}`;
+    expect(bad).toMatch(/^http:\/\/127\.0\.0\.1:\//);
+    const flag = await runRelm(["run", "--base-url", bad, "hello"], { env: rig.env, cwd: rig.cwd });
+    expectUserError(
+      flag,
+      2,
+      `--base-url: base URL "${bad}" has an empty port after the ':' (give one, e.g. :8080, or drop the ':')`,
+    );
+    const env = await runRelm(["run", "hello"], { env: { ...rig.env, RELM_BASE_URL: bad }, cwd: rig.cwd });
+    expectUserError(env, 1, /^relm: RELM_BASE_URL: base URL "http:\/\/127\.0\.0\.1:\/v1" has an empty port/);
+    const login = await runRelm(["login", "--model", "m", "--base-url", bad], { env: rig.env, cwd: rig.cwd });
+    expectUserError(login, 2, /^relm: --base-url: base URL .* has an empty port/);
+    expect(rig.model.requests).toHaveLength(0);
+  });
+
   it("RELM_HOME under a regular file", async () => {
     const dir = tempDir();
     try {

@@ -14,6 +14,7 @@ import {
   claimTick,
   dueTick,
   type JobState,
+  parseTiming,
   pauseJobs,
   resumeJobs,
   sessionJobs,
@@ -155,6 +156,24 @@ describe("the schedules file", () => {
     expect(reads).toBeGreaterThan(10);
     expect(statSync(scheduleFile(h, "s1")).size).toBeLessThan(40 * 1024);
   }, 120_000);
+});
+
+describe("--at times", () => {
+  it("a clearly past time is a usage error; a few seconds of clock skew are taken (the tick fires at once)", () => {
+    const now = new Date("2026-06-01T12:00:00Z");
+    let refused: unknown;
+    try {
+      parseTiming({ at: "2026-06-01T11:00:00Z" }, now);
+    } catch (error) {
+      refused = error;
+    }
+    expect(String(refused)).toMatch(
+      /--at "2026-06-01T11:00:00Z" is in the past \(2026-06-01T11:00:00.000Z; now is 2026-06-01T12:00:00.000Z\)/,
+    );
+    expect((refused as { exitCode?: number }).exitCode).toBe(2);
+    expect(parseTiming({ at: "2026-06-01T11:59:55Z" }, now)).toEqual({ at: "2026-06-01T11:59:55Z" });
+    expect(parseTiming({ at: "2026-06-01T12:30:00Z" }, now)).toEqual({ at: "2026-06-01T12:30:00Z" });
+  });
 });
 
 describe("paused jobs", () => {

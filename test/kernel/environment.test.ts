@@ -12,6 +12,25 @@ const SECRETS = {
   RELM_API_KEY: "k4",
   anthropic_api_key: "k5",
   DB_PASSWORD: "k6",
+  MY_APP_CREDENTIALS: "k7",
+  GOOGLE_APPLICATION_CREDENTIALS: "/home/u/key.json",
+  SSH_PRIVATE_KEY: "k8",
+  BASIC_AUTH: "user:pw",
+  npm_config__auth: "k9",
+  HTTP_AUTHORIZATION: "Bearer k10",
+  SMTP_PASS: "k11",
+};
+
+/** Names with AUTH, PASS or KEY in them that are not secrets (whole words only). */
+const ORDINARY = {
+  GIT_AUTHOR_NAME: "Ada",
+  OAUTH_CALLBACK_PORT: "8765",
+  AUTH_MODE: "basic",
+  AUTH_URL: "https://auth.example/",
+  SSH_AUTH_SOCK: "/tmp/ssh-x/agent.1",
+  PASSTHROUGH: "1",
+  KEYBOARD: "us",
+  CREDENTIALING_BODY: "x",
 };
 
 describe("scrubEnvironment", () => {
@@ -47,6 +66,13 @@ describe("scrubEnvironment", () => {
     expect(env.GITHUB_TOKEN).toBe("k2");
     expect(env.FOO_API_KEY).toBeUndefined();
   });
+
+  it("matches CREDENTIAL(S), PRIVATE_KEY, AUTH and PASS as whole words, not inside AUTHOR or OAUTH", () => {
+    const env = scrubEnvironment({ ...SECRETS, ...ORDINARY });
+    expect(Object.keys(SECRETS).filter((name) => name in env)).toEqual([]);
+    for (const [name, value] of Object.entries(ORDINARY)) expect(env[name], name).toBe(value);
+    expect(scrubEnvironment(SECRETS, ["my_app_credentials"]).MY_APP_CREDENTIALS).toBe("k7");
+  });
 });
 
 describe("kernel environment", () => {
@@ -69,9 +95,12 @@ describe("kernel environment", () => {
   });
 
   it("gets variables named in passEnv", async () => {
-    const kernel = await start({ env: { ...process.env, ...SECRETS }, passEnv: ["GITHUB_TOKEN"] });
+    const kernel = await start({
+      env: { ...process.env, ...SECRETS },
+      passEnv: ["GITHUB_TOKEN", "MY_APP_CREDENTIALS"],
+    });
     const r = await kernel.execute(probe);
-    expect(JSON.parse(r.output)).toEqual(["GITHUB_TOKEN"]);
+    expect(JSON.parse(r.output)).toEqual(["GITHUB_TOKEN", "MY_APP_CREDENTIALS"]);
   });
 
   it("runs in the given cwd", async () => {

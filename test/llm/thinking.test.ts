@@ -139,6 +139,54 @@ describe("thinking settings", () => {
     expect(failed.error.message).toMatch(/Invalid `signature`/);
   });
 
+  it("a thinking block without a signature is left out and said so; the request is accepted", async () => {
+    model = await startScriptedModel({
+      script: [
+        { reasoning: "Plan.", code: "x = 1" },
+        { reasoning: "Then y.", code: "y = 2" },
+        { text: "done" },
+        { text: "still done" },
+      ],
+    });
+    const client = clientFor(model, "anthropic", true, { thinking: "low" });
+    const messages: Message[] = [userText("go")];
+    const first = doneOf(await events(client, request(messages)));
+    // The first answer's block lost its signature (a stream cut before signature_delta, a server that
+    // does not sign, or a journal that redacted its text): it can never verify.
+    const unsigned = (first.message.reasoning?.items ?? []).map((b) => ({ ...b, signature: "" }));
+    messages.push({ ...first.message, reasoning: { format: "anthropic", items: unsigned } });
+    messages.push({ role: "tool", toolCallId: first.message.toolCalls[0]?.id ?? "", content: [] });
+    // It is the answer being continued: with nothing to start it, this request goes without thinking.
+    const second = await events(client, request(messages));
+    const said = ofType(second, "notice").map((e) => e.message);
+    expect(said).toEqual([
+      expect.stringMatching(
+        /^1 thinking block\(s\) left out of the request to the model: they carry no signature .*; this request goes without thinking/,
+      ),
+    ]);
+    const done = doneOf(second);
+    expect(model.problems).toEqual([]);
+    const body = bodyOf(model, 1);
+    expect(body.thinking).toBeUndefined();
+    expect(body.messages[1]?.content.map((b) => b.type)).toEqual(["tool_use"]);
+
+    // The answer it got was made without thinking, so the tool loop goes on without it (Anthropic
+    // refuses thinking in the middle of a tool loop whose last answer has none).
+    messages.push(done.message);
+    messages.push({ role: "tool", toolCallId: done.message.toolCalls[0]?.id ?? "", content: [] });
+    const third = doneOf(await events(client, request(messages)));
+    expect(bodyOf(model, 2).thinking).toBeUndefined();
+    // A new turn thinks again; the unsigned block stays out.
+    messages.push(third.message, userText("and now?"));
+    const fourth = await events(client, request(messages));
+    expect(ofType(fourth, "notice").map((e) => e.message)).toEqual([
+      expect.stringMatching(/^1 thinking block\(s\) left out .*redaction of a secret\)$/),
+    ]);
+    doneOf(fourth);
+    expect(model.problems).toEqual([]);
+    expect(bodyOf(model, 3).thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+  });
+
   it("chat completions get reasoning_effort only for OpenAI reasoning models", async () => {
     model = await startScriptedModel({ script: [{ text: "a" }, { text: "b" }, { text: "c" }] });
     for (const [name, thinking] of [

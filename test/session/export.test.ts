@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { exportSession, Journal, type JournalEventOf } from "../../src/session/index.js";
+import { exportSession, Journal, type JournalEventOf, writeExport } from "../../src/session/index.js";
 import { header, tempDir } from "./helpers.js";
 
 const PNG = Buffer.from(
@@ -97,6 +97,29 @@ describe("exportSession", () => {
     expect(md).toContain("## Final answer\n\nDone: 400 rows.");
     expect(md).toContain('Result submitted: {"rows":400}');
     expect(md).toContain("$0.0042");
+  });
+
+  it("md written to a file links its images from where the file is: copied into NAME_files beside it", async () => {
+    const dir = session();
+    const out = join(tempDir(), "reports", "week 1");
+    mkdirSync(out, { recursive: true });
+    const written = await writeExport(dir, "md", join(out, "count.md"));
+    expect(written).toEqual([join(out, "count.md"), join(out, "count_files", "cell-4-0.png")]);
+    const md = readFileSync(join(out, "count.md"), "utf8");
+    const links = [...md.matchAll(/!\[image\]\(<?([^)>]+)>?\)/g)].map((m) => m[1] as string);
+    expect(links).toEqual(["count_files/cell-4-0.png"]);
+    // The link works from the document's folder, not from the session's.
+    expect(readFileSync(join(out, links[0] as string))).toEqual(PNG);
+    expect(existsSync(join(dir, links[0] as string))).toBe(false);
+  });
+
+  it("md on stdout links its images by their absolute paths in the session folder", async () => {
+    const dir = session();
+    const md = await exportSession(dir, "md");
+    const link = /!\[image\]\(<?([^)>]+)>?\)/.exec(md)?.[1] as string;
+    expect(isAbsolute(link)).toBe(true);
+    expect(dirname(dirname(link))).toBe(dir);
+    expect(readFileSync(link)).toEqual(PNG);
   });
 
   it("ipynb is an nbformat 4.5 notebook of the cells the agent ran", async () => {

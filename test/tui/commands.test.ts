@@ -33,7 +33,7 @@ describe("terminal UI commands", () => {
     expect(JSON.parse(rig.model.requests.at(-1)?.rawBody ?? "{}").model).toBe("bigger-model");
   });
 
-  it("/undo steps back one code-running turn each time, never the same checkpoint twice", async () => {
+  it("/undo steps back one code-running turn each time, never the same checkpoint twice, and says so once", async () => {
     const rig = await startRig("openai", {
       script: [
         { code: "open('notes.txt', 'w').write('one')" },
@@ -60,6 +60,15 @@ describe("terminal UI commands", () => {
     await ui.press("enter");
     await ui.waitFor("files as before turn 1");
     expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("zero");
+    // Each undo is said once, with what it put back and how to go further (the session's undo event).
+    const said = (turn: number) =>
+      ui.scrollback().filter((row) => row.includes(`↶ files as before turn ${turn}:`));
+    expect(said(3)).toEqual([
+      expect.stringMatching(
+        /↶ files as before turn 3: 1 restored, 0 removed \(notes\.txt\) · \/undo again steps further back/,
+      ),
+    ]);
+    expect(said(1)).toHaveLength(1);
   });
 
   it("/resume lists this directory's sessions with title, status, age and spend, and opens one", async () => {
