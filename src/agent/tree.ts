@@ -8,6 +8,7 @@ import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
 import type { ModelClient } from "../llm/types.js";
 import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
+import type { KernelPolicy } from "./kernel-target.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
 import { openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
@@ -136,6 +137,11 @@ export class AgentTree {
       });
       this.mcpBlock = renderMcpBlock(this.mcp.catalog());
     }
+  }
+
+  /** What a kernel URI chosen by code must respect: the tree's sandbox and the user's own URI. */
+  get kernelPolicy(): KernelPolicy {
+    return { sandboxed: this.options.kernel.sandbox !== undefined, userUri: this.options.kernel.target };
   }
 
   /** Makes `client` the model of agents that name none (the root switched to it). */

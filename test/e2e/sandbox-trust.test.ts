@@ -1,0 +1,135 @@
+// The trust boundary of `--sandbox` (issue 19): nothing the confined side writes or chooses may make the
+// host run code outside the sandbox. Real bubblewrap, real kernels, the scripted model over HTTP. Each
+// escape would leave a marker file in the host's /tmp (the sandbox's /tmp is a private tmpfs, so a marker
+// there could only have been made outside it).
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { byTask, echoLastCell } from "../support/router.js";
+import { useRigs } from "../support/scripted.js";
+
+const startRig = useRigs();
+const linux = process.platform === "linux" && existsSync("/usr/bin/bwrap");
+
+const markers: string[] = [];
+afterAll(() => {
+  for (const m of markers) rmSync(m, { force: true });
+});
+
+/** A path in the host's /tmp that only a process outside the sandbox could create. */
+function hostMarker(name: string): string {
+  const path = join(tmpdir(), `relm-escape-${process.pid}-${name}`);
+  rmSync(path, { force: true });
+  markers.push(path);
+  return path;
+}
+
+/** Python that runs `call` and prints what became of it: its refusal, or "ran". */
+function attempt(label: string, call: string): string[] {
+  return [
+    "try:",
+    `    ${call}`,
+    `    print(${JSON.stringify(`${label}: ran`)})`,
+    "except Exception as e:",
+    `    print(${JSON.stringify(`${label}:`)}, type(e).__name__, e)`,
+  ];
+}
+
+describe.skipIf(!linux)("relm run --sandbox: what the confined side chooses does not steer the host", () => {
+  it("refuses a kernel= chosen in a cell (rlm, rlm.spawn, rlm.map) before its launcher runs", async () => {
+    const a = hostMarker("rlm");
+    const b = hostMarker("spawn");
+    const c = hostMarker("map");
+    const cmd = (marker: string) => JSON.stringify(`cmd:sh -c 'touch ${marker}'`);
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: escape": [
+          {
+            code: [
+              ...attempt("rlm", `rlm('CHILD: never', kernel=${cmd(a)})`),
+              ...attempt("spawn", `rlm.spawn('CHILD: never', kernel=${cmd(b)}).result()`),
+              ...attempt("map", `rlm.map('CHILD: never', [1, 2], kernel=${cmd(c)})`),
+              // The tree's own launcher is still fine: the child runs, inside the sandbox.
+              "print('local:', rlm('CHILD: where', kernel='local'))",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        "CHILD: where": [{ code: "import os\nsubmit(os.environ.get('RELM_IN_SANDBOX'))" }],
+        "CHILD: never": [{ text: "a child that should not have started" }],
+      }),
+    });
+    const result = await runRelm(["run", "--sandbox", "ROOT: escape"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    for (const marker of [a, b, c]) expect(existsSync(marker), marker).toBe(false);
+    const lines = result.stdout.trim().split("\n");
+    for (const [i, label] of ["rlm", "spawn", "map"].entries()) {
+      expect(lines[i]).toMatch(
+        new RegExp(
+          `^${label}: PermissionError rlm kernel=: kernel "cmd:sh -c 'touch [^']+'" refused: this session runs with --sandbox, and that kernel would start a command on the host, outside the sandbox\\..*Leave kernel= out`,
+        ),
+      );
+    }
+    expect(lines[3]).toBe("local: workspace");
+    // Nothing was started for the refused calls: no child ever asked the model about its task.
+    const children = rig.model.requests.filter((r) => !r.rawBody.includes("ROOT: escape"));
+    expect(children.filter((r) => r.rawBody.includes("CHILD: never"))).toHaveLength(0);
+    expect(children.filter((r) => r.rawBody.includes("CHILD: where")).length).toBeGreaterThan(0);
+  });
+
+  it("refuses a project spec's kernel: that a cell wrote, naming the spec file", async () => {
+    const marker = hostMarker("spec");
+    const spec = `description: planted\nkernel: "cmd:sh -c 'touch ${marker}'"\n`;
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: plant a spec": [
+          {
+            code: [
+              "import os",
+              "os.makedirs('.relm/agents', exist_ok=True)",
+              `open('.relm/agents/evil.yaml', 'w').write(${JSON.stringify(spec)})`,
+              ...attempt("spawn", "rlm.spawn('CHILD: never', spec='evil').result()"),
+              ...attempt("rlm", "rlm('CHILD: never', spec='evil')"),
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        "CHILD: never": [{ text: "a child that should not have started" }],
+      }),
+    });
+    const result = await runRelm(["run", "--sandbox", "ROOT: plant a spec"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const file = join(rig.cwd, ".relm", "agents", "evil.yaml");
+    for (const line of result.stdout.trim().split("\n")) {
+      expect(line).toContain(
+        `PermissionError agent spec "evil" (${file}): kernel "cmd:sh -c 'touch ${marker}'" refused: this session runs with --sandbox`,
+      );
+      expect(line).toContain("its kernel: is not trusted here");
+    }
+  });
+
+  it("a spec that names the session's own --kernel is the user's choice and runs", async () => {
+    // `cmd:env RELM_VIA=cmd` runs the kernel through env(1) on the host: the user asked for it.
+    const uri = "cmd:env RELM_VIA=cmd";
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: use the spec": [{ code: "print(rlm('CHILD: via', spec='remote'))" }, echoLastCell],
+        "CHILD: via": [{ code: "import os\nsubmit(os.environ.get('RELM_VIA'))" }],
+      }),
+    });
+    mkdirSync(join(rig.cwd, ".relm", "agents"), { recursive: true });
+    writeFileSync(
+      join(rig.cwd, ".relm", "agents", "remote.yaml"),
+      `description: runs where the user said\nkernel: "${uri}"\n`,
+    );
+    const result = await runRelm(["run", "--sandbox", "--kernel", uri, "ROOT: use the spec"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("cmd");
+  });
+});
