@@ -325,6 +325,11 @@ export class AgentSession implements ChildAgent {
     return this.parts.checkpoints?.fingerprint() ?? Promise.resolve(null);
   }
 
+  /** Gates run in the tree's sandbox when it has one (autonomy.ts). */
+  gateConfinement(): ReturnType<AgentTree["gateConfinement"]> {
+    return this.tree.gateConfinement();
+  }
+
   get cwd(): string {
     return this.tree.options.cwd;
   }

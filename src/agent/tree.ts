@@ -8,10 +8,11 @@ import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
 import type { ModelClient } from "../llm/types.js";
 import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
+import type { GateOptions } from "./gates.js";
 import type { KernelPolicy } from "./kernel-target.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
-import { openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
+import { confinedGates, openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
 import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
 import { renderToolkitBlock } from "./toolkit-prompt.js";
@@ -195,6 +196,12 @@ export class AgentTree {
   kernelLauncher(): Promise<SandboxLauncher | undefined> {
     this.sandbox ??= openTreeSandbox(this.options, this.python);
     return this.sandbox;
+  }
+
+  /** Where the session's gates run: in the tree's sandbox when it has one (opened now if need be). */
+  async gateConfinement(): Promise<Pick<GateOptions, "env" | "wrap"> | undefined> {
+    const launcher = await this.kernelLauncher();
+    return launcher ? confinedGates(launcher, this.options.kernel) : undefined;
   }
 
   /** Stops what the tree shares (the template and any kernel still forked from it, the MCP servers). */

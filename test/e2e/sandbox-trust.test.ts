@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
+import { onlyJournal } from "../support/journal.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 
@@ -131,5 +132,47 @@ describe.skipIf(!linux)("relm run --sandbox: what the confined side chooses does
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe("cmd");
+  });
+
+  it("runs a sandboxed session's gates inside its sandbox, with exit codes and output as before", async () => {
+    const marker = hostMarker("gate");
+    // What the cell makes of the gate's script: code that would run on the host if the gate did.
+    const planted = [
+      `touch ${marker}`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions
+      'echo "in:${RELM_IN_SANDBOX:-host} token:${GATE_TEST_TOKEN:-none}"',
+      "echo ran > gate-ran.txt",
+      "exit 0",
+    ].join("\n");
+    const rig = await startRig(
+      "openai",
+      {
+        script: byTask({
+          "ROOT: pass the gate": [
+            { text: "done" },
+            { code: `open('check.sh', 'w').write(${JSON.stringify(`${planted}\n`)})` },
+            { text: "done now" },
+          ],
+        }),
+      },
+      { env: { GATE_TEST_TOKEN: "sekrit-gate-token" } },
+    );
+    writeFileSync(join(rig.cwd, "check.sh"), "echo failing; exit 3\n");
+    const result = await runRelm(["run", "--sandbox", "--gate", "sh check.sh", "ROOT: pass the gate"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    // It ran, in the project (which is writable inside), and told the model its exit code as before.
+    expect(existsSync(join(rig.cwd, "gate-ran.txt"))).toBe(true);
+    const runs = onlyJournal(rig.home).lines.filter((l) => l.type === "gate_run") as unknown as {
+      passed: boolean;
+      results: { exitCode: number; output: string }[];
+    }[];
+    expect(runs.map((r) => [r.passed, r.results[0]?.exitCode, r.results[0]?.output])).toEqual([
+      [false, 3, "failing\n"],
+      [true, 0, "in:workspace token:none\n"],
+    ]);
   });
 });
