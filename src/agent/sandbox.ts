@@ -1,5 +1,7 @@
 // The sandbox of one agent tree (docs/sandbox.md): opened when its first kernel starts, shared by the
 // root kernel and the warm template children fork from, closed with the tree.
+import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import { KERNEL_MARKER, scrubEnvironment } from "../kernel/index.js";
 import { sandboxLauncher } from "../kernel/launchers/sandbox.js";
 import { openSandbox } from "../kernel/sandbox/index.js";
@@ -10,6 +12,42 @@ import type { GateOptions } from "./gates.js";
 import type { KernelSettings, TreeOptions } from "./tree.js";
 
 export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & { sandbox: KernelSandbox };
+
+/**
+ * What the host (relm, and git when the user reviews the work) reads from the project and obeys, shown
+ * read-only inside the sandbox (docs/sandbox.md): `.git` (config, hooks: a planted core.fsmonitor, alias
+ * or hook would run at the user's next `git status`), `.relm` (sub-agent specs, the project harness,
+ * `.relm/mcp.json`) and `.mcp.json` (MCP servers). Nothing the kernels write there today: the harness is
+ * written by the host, from outside.
+ */
+export const HOST_READ_FILES = [".git", ".relm", ".mcp.json"] as const;
+
+/** What the user should know about one of HOST_READ_FILES that sandboxed code created. */
+const CREATED_ADVICE: Record<(typeof HOST_READ_FILES)[number], string> = {
+  ".git":
+    "look at its config and hooks before you run git there (a core.fsmonitor, alias or hook in it runs with your rights)",
+  ".relm":
+    "review its sub-agent specs, MCP servers and harness entries before a session without --sandbox uses them",
+  ".mcp.json": "review its servers before you approve them",
+};
+
+/**
+ * Warnings for files of HOST_READ_FILES that did not exist when the sandbox opened (so could not be
+ * made read-only in it) and exist now: sandboxed code made them. `told` keeps each said once.
+ */
+export function createdByTheSandbox(sandbox: KernelSandbox, told: Set<string>): string[] {
+  const out: string[] = [];
+  for (const file of sandbox.unprotected) {
+    if (told.has(file) || !existsSync(file)) continue;
+    told.add(file);
+    const name = basename(file) as keyof typeof CREATED_ADVICE;
+    out.push(
+      `sandboxed code created ${file} (it did not exist when the sandbox started, so it was writable ` +
+        `inside): treat it as untrusted; ${CREATED_ADVICE[name] ?? "review it"}`,
+    );
+  }
+  return out;
+}
 
 /** The tree's sandbox launcher, or undefined when its kernels run unsandboxed. */
 export async function openTreeSandbox(
@@ -27,6 +65,7 @@ export async function openTreeSandbox(
     relmHome: options.home,
     env: options.kernel.env,
     python: python.path,
+    protect: HOST_READ_FILES,
   });
   return Object.assign(sandboxLauncher(sandbox), { sandbox });
 }

@@ -12,7 +12,7 @@ import type { GateOptions } from "./gates.js";
 import type { KernelPolicy } from "./kernel-target.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
-import { confinedGates, openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
+import { confinedGates, createdByTheSandbox, openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
 import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
 import { renderToolkitBlock } from "./toolkit-prompt.js";
@@ -202,6 +202,17 @@ export class AgentTree {
   async gateConfinement(): Promise<Pick<GateOptions, "env" | "wrap"> | undefined> {
     const launcher = await this.kernelLauncher();
     return launcher ? confinedGates(launcher, this.options.kernel) : undefined;
+  }
+
+  private readonly createdTold = new Set<string>();
+
+  /**
+   * Warnings, each once, about files the host reads that sandboxed code created since the sandbox
+   * opened (they could not be made read-only in it): none before the sandbox is open.
+   */
+  async sandboxCreated(): Promise<string[]> {
+    const launcher = await this.sandbox?.catch(() => undefined);
+    return launcher ? createdByTheSandbox(launcher.sandbox, this.createdTold) : [];
   }
 
   /** Stops what the tree shares (the template and any kernel still forked from it, the MCP servers). */

@@ -2,7 +2,8 @@
 // host run code outside the sandbox. Real bubblewrap, real kernels, the scripted model over HTTP. Each
 // escape would leave a marker file in the host's /tmp (the sandbox's /tmp is a private tmpfs, so a marker
 // there could only have been made outside it).
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -174,5 +175,95 @@ describe.skipIf(!linux)("relm run --sandbox: what the confined side chooses does
       [false, 3, "failing\n"],
       [true, 0, "in:workspace token:none\n"],
     ]);
+  });
+
+  it("shows the project's .git (and its submodules'), .relm and .mcp.json read-only inside", async () => {
+    const marker = hostMarker("git");
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: plant": [
+          {
+            code: [
+              "import errno, os, subprocess",
+              "r = []",
+              "def attempt(name, fn):",
+              "    try:",
+              "        fn(); r.append(name + ':done')",
+              "    except OSError as e:",
+              "        r.append(name + ':' + errno.errorcode[e.errno])",
+              `cfg = subprocess.run(['git', 'config', 'core.fsmonitor', ${JSON.stringify(`touch ${marker}; echo`)}], capture_output=True)`,
+              "r.append('config:' + ('done' if cfg.returncode == 0 else 'failed'))",
+              "attempt('hook', lambda: open('.git/hooks/post-checkout', 'w').write('#!/bin/sh\\ntouch x'))",
+              "attempt('move-git', lambda: os.rename('.git', 'git-aside'))",
+              "attempt('spec', lambda: open('.relm/agents/evil.yaml', 'w').write('description: x'))",
+              "attempt('mcp', lambda: open('.mcp.json', 'w').write('{}'))",
+              "attempt('sub-git', lambda: open('lib/sub/.git', 'w').write('gitdir: ../../evil'))",
+              "attempt('move-sub', lambda: os.rename('lib/sub', 'lib/aside'))",
+              "attempt('move-lib', lambda: os.rename('lib', 'lib-aside'))",
+              "attempt('work', lambda: open('lib/sub/file.txt', 'w').write('edited'))",
+              "attempt('new', lambda: open('new.txt', 'w').write('new'))",
+              "print(' '.join(r))",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+      }),
+    });
+    const env = { ...rig.env, GIT_AUTHOR_NAME: "u", GIT_AUTHOR_EMAIL: "u@x", GIT_COMMITTER_NAME: "u" };
+    const gitIn = (cwd: string, ...args: string[]) =>
+      execFileSync("git", ["-c", "protocol.file.allow=always", ...args], {
+        cwd,
+        env: { ...env, GIT_COMMITTER_EMAIL: "u@x" },
+        stdio: "pipe",
+      });
+    const upstream = join(rig.home, "upstream");
+    mkdirSync(upstream);
+    gitIn(upstream, "init", "-q");
+    writeFileSync(join(upstream, "file.txt"), "upstream\n");
+    gitIn(upstream, "add", "-A");
+    gitIn(upstream, "commit", "-qm", "one");
+    gitIn(rig.cwd, "init", "-q");
+    gitIn(rig.cwd, "submodule", "add", "-q", upstream, "lib/sub");
+    mkdirSync(join(rig.cwd, ".relm", "agents"), { recursive: true });
+    writeFileSync(join(rig.cwd, ".mcp.json"), '{"mcpServers": {}}\n');
+    gitIn(rig.cwd, "add", "-A");
+    gitIn(rig.cwd, "commit", "-qm", "project");
+
+    const result = await runRelm(["run", "--sandbox", "ROOT: plant"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(
+      "config:failed hook:EROFS move-git:EBUSY spec:EROFS mcp:EROFS sub-git:EROFS move-sub:EBUSY " +
+        "move-lib:EBUSY work:done new:done",
+    );
+    // The user's next git commands, in the project and in the submodule, run nothing planted.
+    gitIn(rig.cwd, "status");
+    gitIn(join(rig.cwd, "lib", "sub"), "status");
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(join(rig.cwd, "lib", "sub", ".git"), "utf8")).toMatch(/^gitdir: .*modules/);
+    expect(existsSync(join(rig.cwd, ".relm", "agents", "evil.yaml"))).toBe(false);
+  });
+
+  it("says which of those files sandboxed code created where none was (they could not be read-only)", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: make a repository": [
+          { code: "!git init -q\nimport os\nos.makedirs('.relm/agents')\nprint('made')" },
+          echoLastCell,
+        ],
+      }),
+    });
+    const result = await runRelm(["run", "--sandbox", "ROOT: make a repository"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const warnings = onlyJournal(rig.home)
+      .lines.filter((l) => l.type === "warning")
+      .map((l) => (l as unknown as { message: string }).message);
+    expect(warnings).toEqual([
+      `sandboxed code created ${join(rig.cwd, ".git")} (it did not exist when the sandbox started, so it was writable inside): treat it as untrusted; look at its config and hooks before you run git there (a core.fsmonitor, alias or hook in it runs with your rights)`,
+      `sandboxed code created ${join(rig.cwd, ".relm")} (it did not exist when the sandbox started, so it was writable inside): treat it as untrusted; review its sub-agent specs, MCP servers and harness entries before a session without --sandbox uses them`,
+    ]);
+    expect(result.stderr).toContain(`⚠ sandboxed code created ${join(rig.cwd, ".git")}`);
   });
 });
