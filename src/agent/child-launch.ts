@@ -3,6 +3,7 @@
 import { join } from "node:path";
 import { newSessionId } from "../session/index.js";
 import type { ChildAgent, ChildHost } from "./children.js";
+import { handoffPickle } from "./handoff-files.js";
 import { asRecord, HostRequestError } from "./host-errors.js";
 import { checkKernelUri, escapesSandbox, type KernelPolicy, sandboxRefusal } from "./kernel-target.js";
 import type { AgentSpec } from "./specs.js";
@@ -106,7 +107,7 @@ export function packedVariables(raw: unknown, consume: boolean): VariableSpec[] 
     }
     return {
       name: v.name,
-      source: { pickle: v.pickle },
+      source: { pickle: handoffPickle(v.pickle, `variable ${v.name}`) },
       consume,
       description: { name: v.name, type: String(v.type), size: String(v.size), preview: String(v.preview) },
     };

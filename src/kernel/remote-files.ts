@@ -13,7 +13,7 @@ import path from "node:path";
 import { KernelRequestError } from "./errors.js";
 import type { HostMessage } from "./protocol.js";
 import type { RunnerProcess } from "./runner-process.js";
-import type { RunnerSnapshot } from "./snapshot-secrets.js";
+import { isSnapshotFile, type RunnerSnapshot } from "./snapshot-secrets.js";
 import type { VariableSource } from "./types.js";
 
 const CHUNK = 4 << 20;
@@ -108,7 +108,8 @@ export class RemoteFiles {
     if (manifest === undefined) return this.snapshotDir; // nothing to restore: an empty directory there
     let files: string[] = [];
     try {
-      files = Object.values((JSON.parse(manifest) as RunnerSnapshot).files ?? {});
+      // The manifest was written by a kernel: only files of this folder are sent over.
+      files = Object.values((JSON.parse(manifest) as RunnerSnapshot).files ?? {}).filter(isSnapshotFile);
     } catch {
       // a damaged manifest: restore reports it as it would here
     }

@@ -29,6 +29,34 @@ export interface RunnerSnapshot {
 }
 
 /**
+ * A file a manifest may name: one file of the snapshot folder (python/relm/snapshot.py writes
+ * NAME.DIGEST.pkl). The kernel writes the manifest, and a sandboxed one must not get the host to read,
+ * delete (a file holding a secret is deleted below) or, for a remote kernel, write a file elsewhere.
+ */
+export function isSnapshotFile(name: unknown): name is string {
+  return typeof name === "string" && name.endsWith(".pkl") && !/[/\\\0]/.test(name);
+}
+
+const NOT_A_FILE = "not saved: the kernel named a file outside the snapshot folder";
+
+/** `round` without the variables whose file is not one of the folder's (they count as not saved). */
+export function checkedRound(round: RunnerSnapshot): RunnerSnapshot {
+  const files = round.files ?? {};
+  const bad = new Set(Object.keys(files).filter((name) => !isSnapshotFile(files[name])));
+  if (bad.size === 0) return round;
+  const keep = <T>(o: Record<string, T> | undefined) =>
+    o && Object.fromEntries(Object.entries(o).filter(([name]) => !bad.has(name)));
+  return {
+    ...round,
+    saved: (round.saved ?? []).filter((name) => !bad.has(name)),
+    skipped: [...(round.skipped ?? []), ...[...bad].map((name) => ({ name, reason: NOT_A_FILE }))],
+    files: keep(files),
+    digests: keep(round.digests),
+    unverified: (round.unverified ?? []).filter((name) => !bad.has(name)),
+  };
+}
+
+/**
  * Checks the files of a finished round for `secrets` and writes the manifest back without those that
  * hold one; returns what the snapshot holds. A round that gave way changed nothing on disk.
  */

@@ -1,0 +1,105 @@
+// Paths a kernel names in what it tells the host (handed-over pickles, a snapshot's manifest) never lead
+// the host to a file of the kernel's choosing: a sandboxed cell that names one outside the sandbox must
+// not get it deleted or read (issue 19). Real bubblewrap, real kernels, the scripted model over HTTP.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runRelm } from "../support/cli.js";
+import { byTask, echoLastCell } from "../support/router.js";
+import { useRigs } from "../support/scripted.js";
+
+const startRig = useRigs();
+const linux = process.platform === "linux" && existsSync("/usr/bin/bwrap");
+
+// Outside the project and not under /tmp (the sandbox's own): a file of the user's on the host's disk.
+const elsewhere = linux ? mkdtempSync(join(homedir(), ".relm-sandbox-paths-")) : "";
+afterAll(() => {
+  if (elsewhere) rmSync(elsewhere, { recursive: true, force: true });
+});
+
+/** A file of the user's that the sandbox cannot see or touch (its content: `text`). */
+function victim(name: string, text: string): string {
+  const path = join(elsewhere, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const API_KEY = "sk-relm-test-0123456789abcdef";
+
+describe.skipIf(!linux)("relm run --sandbox: paths a kernel names to the host", () => {
+  it("a pickle named in rlm.spawn, rlm.map or submit() must be a handed-over one", async () => {
+    const a = victim("spawned.txt", "precious\n");
+    const b = victim("mapped.txt", "precious\n");
+    const c = victim("submitted.txt", "precious\n");
+    const variable = (path: string) =>
+      `[{'name': 'v', 'pickle': ${JSON.stringify(path)}, 'type': 'str', 'size': '1', 'preview': "'x'"}]`;
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: name files": [
+          {
+            code: [
+              "from relm import host",
+              "def attempt(label, method, params):",
+              "    try:",
+              "        host.call(method, params)",
+              "        print(label + ': accepted')",
+              "    except Exception as e:",
+              "        print(label + ':', type(e).__name__, e)",
+              `attempt('spawn', 'rlm.spawn', {'task': 'CHILD: idle', 'variables': ${variable(a)}})`,
+              `attempt('map', 'rlm.map', {'task': 'CHILD: idle', 'shared': ${variable(b)}, 'children': [{'variables': []}]})`,
+              `attempt('submit', 'submit', {'repr': 'x', 'pickle': ${JSON.stringify(c)}})`,
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        "CHILD: idle": [{ text: "idle" }],
+      }),
+    });
+    const result = await runRelm(["run", "--sandbox", "ROOT: name files"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    for (const path of [a, b, c]) expect(readFileSync(path, "utf8"), path).toBe("precious\n");
+    const lines = result.stdout.trim().split("\n");
+    expect(lines).toEqual([
+      `spawn: HostError variable v: ${JSON.stringify(a)} is not a file relm's Python handed over (handoff-….pkl)`,
+      `map: HostError variable v: ${JSON.stringify(b)} is not a file relm's Python handed over (handoff-….pkl)`,
+      `submit: HostError submit: ${JSON.stringify(c)} is not a file relm's Python handed over (handoff-….pkl)`,
+    ]);
+  });
+
+  it("a snapshot manifest naming a file outside the snapshot folder is not followed", async () => {
+    // Holds the API key: the host deletes a snapshot file that does (so that no secret stays on disk).
+    const target = victim("holds-the-key.txt", `key = ${API_KEY}\n`);
+    const rig = await startRig(
+      "openai",
+      {
+        script: byTask({
+          "ROOT: forge a snapshot": [
+            {
+              // The kernel's next snapshot report names the victim as the file of a variable.
+              code: [
+                "import os, relm.snapshot as s",
+                "def take(directory, *args, **kwargs):",
+                `    rel = os.path.relpath(${JSON.stringify(target)}, directory)`,
+                "    return {'saved': ['x'], 'skipped': [], 'bytes': 1, 'files': {'x': rel}, 'digests': {}, 'unverified': ['x']}",
+                "s.take = take",
+                "x = 1",
+                "print('forged')",
+              ].join("\n"),
+            },
+            { code: "print('another cell, another snapshot')" },
+            echoLastCell,
+          ],
+        }),
+      },
+      { env: { RELM_API_KEY: API_KEY } },
+    );
+    const result = await runRelm(["run", "--sandbox", "ROOT: forge a snapshot"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(target)).toBe(true);
+    expect(readFileSync(target, "utf8")).toBe(`key = ${API_KEY}\n`);
+  });
+});
