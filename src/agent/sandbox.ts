@@ -22,7 +22,7 @@ export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & { sandbox: Ke
  */
 export const HOST_READ_FILES = [".git", ".relm", ".mcp.json"] as const;
 
-/** What the user should know about one of HOST_READ_FILES that sandboxed code created. */
+/** What the user should know about one of HOST_READ_FILES that appeared during the session. */
 const CREATED_ADVICE: Record<(typeof HOST_READ_FILES)[number], string> = {
   ".git":
     "look at its config and hooks before you run git there (a core.fsmonitor, alias or hook in it runs with your rights)",
@@ -33,7 +33,8 @@ const CREATED_ADVICE: Record<(typeof HOST_READ_FILES)[number], string> = {
 
 /**
  * Warnings for files of HOST_READ_FILES that did not exist when the sandbox opened (so could not be
- * made read-only in it) and exist now: sandboxed code made them. `told` keeps each said once.
+ * made read-only in it) and exist now: sandboxed code made them, or could have changed them since (the
+ * host creating .relm/harness/ mid-session is one way). `told` keeps each said once.
  */
 export function createdByTheSandbox(sandbox: KernelSandbox, told: Set<string>): string[] {
   const out: string[] = [];
@@ -42,8 +43,8 @@ export function createdByTheSandbox(sandbox: KernelSandbox, told: Set<string>): 
     told.add(file);
     const name = basename(file) as keyof typeof CREATED_ADVICE;
     out.push(
-      `sandboxed code created ${file} (it did not exist when the sandbox started, so it was writable ` +
-        `inside): treat it as untrusted; ${CREATED_ADVICE[name] ?? "review it"}`,
+      `${file} appeared during this sandboxed session (it did not exist when the sandbox started, so ` +
+        `sandboxed code can write it): treat it as untrusted; ${CREATED_ADVICE[name] ?? "review it"}`,
     );
   }
   return out;

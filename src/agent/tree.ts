@@ -207,7 +207,7 @@ export class AgentTree {
   private readonly createdTold = new Set<string>();
 
   /**
-   * Warnings, each once, about files the host reads that sandboxed code created since the sandbox
+   * Warnings, each once, about files the host reads that appeared (writable inside) since the sandbox
    * opened (they could not be made read-only in it): none before the sandbox is open.
    */
   async sandboxCreated(): Promise<string[]> {

@@ -243,7 +243,7 @@ describe.skipIf(!linux)("relm run --sandbox: what the confined side chooses does
     expect(existsSync(join(rig.cwd, ".relm", "agents", "evil.yaml"))).toBe(false);
   });
 
-  it("says which of those files sandboxed code created where none was (they could not be read-only)", async () => {
+  it("says which of those files appeared where none was (they could not be read-only)", async () => {
     const rig = await startRig("openai", {
       script: byTask({
         "ROOT: make a repository": [
@@ -261,9 +261,9 @@ describe.skipIf(!linux)("relm run --sandbox: what the confined side chooses does
       .lines.filter((l) => l.type === "warning")
       .map((l) => (l as unknown as { message: string }).message);
     expect(warnings).toEqual([
-      `sandboxed code created ${join(rig.cwd, ".git")} (it did not exist when the sandbox started, so it was writable inside): treat it as untrusted; look at its config and hooks before you run git there (a core.fsmonitor, alias or hook in it runs with your rights)`,
-      `sandboxed code created ${join(rig.cwd, ".relm")} (it did not exist when the sandbox started, so it was writable inside): treat it as untrusted; review its sub-agent specs, MCP servers and harness entries before a session without --sandbox uses them`,
+      `${join(rig.cwd, ".git")} appeared during this sandboxed session (it did not exist when the sandbox started, so sandboxed code can write it): treat it as untrusted; look at its config and hooks before you run git there (a core.fsmonitor, alias or hook in it runs with your rights)`,
+      `${join(rig.cwd, ".relm")} appeared during this sandboxed session (it did not exist when the sandbox started, so sandboxed code can write it): treat it as untrusted; review its sub-agent specs, MCP servers and harness entries before a session without --sandbox uses them`,
     ]);
-    expect(result.stderr).toContain(`⚠ sandboxed code created ${join(rig.cwd, ".git")}`);
+    expect(result.stderr).toContain(`⚠ ${join(rig.cwd, ".git")} appeared during this sandboxed session`);
   });
 });

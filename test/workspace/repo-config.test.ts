@@ -1,6 +1,6 @@
 // relm's own git calls never run what the project's repository configures (issue 19, item 5). The
 // project's .git is read-only inside a sandbox only when it existed as the sandbox opened; one that
-// sandboxed code created is the project's to say anything in, so relm must not obey it either.
+// appeared during a sandboxed session is the project's to say anything in, so relm must not obey it either.
 import { chmodSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
