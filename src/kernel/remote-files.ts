@@ -7,12 +7,13 @@
 // Content crosses in 4 MB pieces, at most 3 of a file on their way at once, so memory stays bounded
 // and a cell's own traffic is never held up for long. Everything here is a no-op for local kernels (of() is undefined).
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { KernelRequestError } from "./errors.js";
 import type { HostMessage } from "./protocol.js";
 import type { RunnerProcess } from "./runner-process.js";
+import { writeNoFollow } from "./sandbox/no-follow.js";
 import { isSnapshotFile, type RunnerSnapshot } from "./snapshot-secrets.js";
 import type { VariableSource } from "./types.js";
 
@@ -230,6 +231,5 @@ async function mapDeep(
 }
 
 async function writeAtomic(file: string, text: string): Promise<void> {
-  await writeFile(`${file}.tmp`, text, { mode: 0o600 });
-  await rename(`${file}.tmp`, file);
+  writeNoFollow(file, text); // the snapshot folder is writable by the session's (sandboxed) kernels
 }

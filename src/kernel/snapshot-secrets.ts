@@ -6,8 +6,9 @@
 // model is told, as of any variable not saved), and keeps the file's digest under `secret`, so that the
 // kernel does not write the unchanged value again. Unchanged files are not read twice.
 
-import { open, rename, rm, writeFile } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { writeNoFollow } from "./sandbox/no-follow.js";
 import type { SnapshotReport } from "./types.js";
 
 export const SECRET_REASON = "holds a secret value (an API key or token): not saved";
@@ -92,9 +93,8 @@ export async function settleSnapshot(
   }
   const manifest = { ...round, saved, skipped, bytes, files, digests, unverified: [], secret };
   delete manifest.superseded;
-  const target = join(dir, MANIFEST);
-  await writeFile(`${target}.tmp`, JSON.stringify(manifest), { mode: 0o600 });
-  await rename(`${target}.tmp`, target);
+  // The folder is the kernel's to write too: a link it put at the name must not be written through.
+  writeNoFollow(join(dir, MANIFEST), JSON.stringify(manifest));
   return { saved, skipped, bytes };
 }
 

@@ -1,7 +1,15 @@
 // Paths a kernel names in what it tells the host (handed-over pickles, a snapshot's manifest) never lead
 // the host to a file of the kernel's choosing: a sandboxed cell that names one outside the sandbox must
 // not get it deleted or read (issue 19). Real bubblewrap, real kernels, the scripted model over HTTP.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -101,5 +109,48 @@ describe.skipIf(!linux)("relm run --sandbox: paths a kernel names to the host", 
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(target)).toBe(true);
     expect(readFileSync(target, "utf8")).toBe(`key = ${API_KEY}\n`);
+  });
+
+  it("files the host writes in the session's folders replace a planted link, never write through it", async () => {
+    const image = victim("image-target.sh", "original\n");
+    const manifest = victim("manifest-target.sh", "original\n");
+    const rig = await startRig(
+      "openai",
+      {
+        script: byTask({
+          "ROOT: plant links": [
+            {
+              code: [
+                "import os, IPython",
+                "from relm import handoff",
+                "from IPython.display import display, Image",
+                "outputs = handoff._directory()",
+                "n = IPython.get_ipython().execution_count",
+                // Where the host will write this cell's image, and the next snapshot's manifest.
+                `os.symlink(${JSON.stringify(image)}, os.path.join(outputs, f'cell-{n}-0.png'))`,
+                "snapshot = os.path.join(os.path.dirname(outputs), 'snapshot')",
+                "os.makedirs(snapshot, exist_ok=True)",
+                `os.symlink(${JSON.stringify(manifest)}, os.path.join(snapshot, 'manifest.json.tmp'))`,
+                "x = 'a value to snapshot'",
+                "display(Image(data=b'\\x89PNG\\r\\n\\x1a\\n\\necho pwned\\n', format='png'))",
+                "print('planted', n)",
+              ].join("\n"),
+            },
+            { code: "print('one more cell')" },
+            echoLastCell,
+          ],
+        }),
+      },
+      { env: { RELM_API_KEY: API_KEY } },
+    );
+    const result = await runRelm(["run", "--sandbox", "ROOT: plant links"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(image, "utf8")).toBe("original\n");
+    expect(readFileSync(manifest, "utf8")).toBe("original\n");
+    // The image is where it belongs, as a file of the session.
+    const [session] = readdirSync(join(rig.home, "sessions"));
+    const written = join(rig.home, "sessions", session!, "outputs", "cell-1-0.png");
+    expect(lstatSync(written).isFile()).toBe(true);
+    expect(readFileSync(written, "utf8")).toContain("echo pwned");
   });
 });
