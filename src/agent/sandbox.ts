@@ -1,7 +1,8 @@
 // The sandbox of one agent tree (docs/sandbox.md): opened when its first kernel starts, shared by the
 // root kernel and the warm template children fork from, closed with the tree.
 import { existsSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
+import { lockProjectScope } from "../harness/index.js";
 import { KERNEL_MARKER, scrubEnvironment } from "../kernel/index.js";
 import { sandboxLauncher } from "../kernel/launchers/sandbox.js";
 import { openSandbox } from "../kernel/sandbox/index.js";
@@ -11,7 +12,11 @@ import { sessionDir } from "../session/index.js";
 import type { GateOptions } from "./gates.js";
 import type { KernelSettings, TreeOptions } from "./tree.js";
 
-export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & { sandbox: KernelSandbox };
+export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & {
+  sandbox: KernelSandbox;
+  /** Ends what opening it set up on the host besides the sandbox (the project harness's lock). */
+  release(): void;
+};
 
 /**
  * What the host (relm, and git when the user reviews the work) reads from the project and obeys, shown
@@ -21,6 +26,11 @@ export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & { sandbox: Ke
  * written by the host, from outside.
  */
 export const HOST_READ_FILES = [".git", ".relm", ".mcp.json"] as const;
+
+const PROJECT_SCOPE_LOCKED =
+  "the project scope cannot be written in this session: the project had no .relm/ when its sandbox " +
+  "started, so sandboxed code could write what relm would put there (and lead relm's writes elsewhere). " +
+  'Use scope "session" or "user", or create .relm/ in the project and start a new session';
 
 /** What the user should know about one of HOST_READ_FILES that appeared during the session. */
 const CREATED_ADVICE: Record<(typeof HOST_READ_FILES)[number], string> = {
@@ -68,7 +78,11 @@ export async function openTreeSandbox(
     python: python.path,
     protect: HOST_READ_FILES,
   });
-  return Object.assign(sandboxLauncher(sandbox), { sandbox });
+  // No .relm/ to show read-only: whatever relm would create there (the project harness) is writable
+  // inside, so relm writes none of it while this sandbox runs.
+  const dotRelm = sandbox.unprotected.find((p) => basename(p) === ".relm");
+  const release = dotRelm ? lockProjectScope(dirname(dotRelm), PROJECT_SCOPE_LOCKED) : () => {};
+  return Object.assign(sandboxLauncher(sandbox), { sandbox, release });
 }
 
 /**

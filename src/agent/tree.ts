@@ -219,7 +219,9 @@ export class AgentTree {
   async close(): Promise<void> {
     const template = await this.template;
     await Promise.all([template?.close(), this.mcp?.close()]);
-    await (await this.sandbox?.catch(() => undefined))?.sandbox.close(); // after the kernels inside it
+    const sandbox = await this.sandbox?.catch(() => undefined);
+    await sandbox?.sandbox.close(); // after the kernels inside it
+    sandbox?.release();
   }
 
   /** A spec by name: the project's `.relm/agents/NAME.yaml`, else a harness entry of kind agent. */

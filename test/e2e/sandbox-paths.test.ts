@@ -4,6 +4,7 @@
 import {
   existsSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -152,5 +153,69 @@ describe.skipIf(!linux)("relm run --sandbox: paths a kernel names to the host", 
     const written = join(rig.home, "sessions", session!, "outputs", "cell-1-0.png");
     expect(lstatSync(written).isFile()).toBe(true);
     expect(readFileSync(written, "utf8")).toContain("echo pwned");
+  });
+
+  it("relm writes no project harness while the sandbox can write what it would create there", async () => {
+    // The project has no .relm/, so the sandbox cannot show one read-only: a cell makes one with a link
+    // in it, and asks relm to save a skill to the project (its files would go where the link leads).
+    const target = mkdtempSync(join(elsewhere, "site-packages-"));
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: save a skill": [
+          {
+            code: [
+              "import os",
+              "os.makedirs('.relm')",
+              `os.symlink(${JSON.stringify(target)}, '.relm/skills')`,
+              "try:",
+              "    harness.save_skill('usercustomize', 'runs at every Python start', 'X = 1', scope='project')",
+              "    print('saved')",
+              "except Exception as e:",
+              "    print(type(e).__name__, e)",
+              "print(harness.save_skill('mine', 'a session skill', 'Y = 2')['path'] != '')",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+      }),
+    });
+    const result = await runRelm(["run", "--sandbox", "ROOT: save a skill"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(readdirSync(target)).toEqual([]);
+    expect(result.stdout.trim().split("\n")).toEqual([
+      "ValueError the project scope cannot be written in this session: the project had no .relm/ when its " +
+        "sandbox started, so sandboxed code could write what relm would put there (and lead relm's writes " +
+        'elsewhere). Use scope "session" or "user", or create .relm/ in the project and start a new session',
+      "True",
+    ]);
+  });
+
+  it("with a .relm/ there from the start, the project harness works as before (read-only inside)", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: save a skill": [
+          {
+            code: [
+              "print(harness.save_skill('projskill', 'a project skill', 'Z = 3', scope='project')['path'])",
+              "try:",
+              "    open('.relm/skills/projskill/projskill/__init__.py', 'w').write('Z = 4')",
+              "except OSError as e:",
+              "    print(e.strerror)",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+      }),
+    });
+    mkdirSync(join(rig.cwd, ".relm"));
+    const result = await runRelm(["run", "--sandbox", "ROOT: save a skill"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim().split("\n")).toEqual([
+      join(rig.cwd, ".relm", "skills", "projskill"),
+      "Read-only file system",
+    ]);
+    expect(
+      readFileSync(join(rig.cwd, ".relm", "skills", "projskill", "projskill", "__init__.py"), "utf8"),
+    ).toContain("Z = 3");
   });
 });
