@@ -207,7 +207,12 @@ class Llm:
         return "<llm: one plain completion; help(llm) for usage>"
 
 
-_ERRORS = {"depth": RuntimeError, "usage": ValueError, "not_found": LookupError}
+_ERRORS = {
+    "depth": RuntimeError,
+    "usage": ValueError,
+    "not_found": LookupError,
+    "sandbox": PermissionError,
+}
 
 
 def _call(method, params, errors=None):

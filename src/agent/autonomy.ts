@@ -1,7 +1,7 @@
 import type { JournalBody } from "../session/types.js";
 import { type Budget, describeSpend } from "./budget.js";
 import { Deadline } from "./deadline.js";
-import { describeGateResults, type GatesRun, runGates } from "./gates.js";
+import { describeGateResults, type GateOptions, type GatesRun, runGates } from "./gates.js";
 import { GateStall } from "./gates-stall.js";
 import type { TurnOutcome } from "./loop.js";
 
@@ -31,6 +31,8 @@ export interface AutonomousAgent {
   record(body: JournalBody): unknown;
   /** Its budget: gates are stopped at the --max-time deadline too. */
   readonly budget?: Budget;
+  /** Where its gates run: a sandboxed session's in its sandbox (docs/sandbox.md); undefined: the host. */
+  gateConfinement?(): Promise<Pick<GateOptions, "env" | "wrap"> | undefined>;
   /** Online refinement (learn.ts): told of every gates run, it may review the work before the next turn. */
   readonly learning?: { afterGateRun(run: GatesRun, event?: number): Promise<void> };
 }
@@ -105,11 +107,13 @@ export async function runAutonomously(
 
     let next: string;
     if (settings.gates.length > 0) {
+      const confined = await agent.gateConfinement?.();
       const deadline = agent.budget ? new Deadline(agent.budget) : undefined;
       const run = await runGates(settings.gates, {
         cwd: agent.cwd,
         timeoutMs: settings.gateTimeoutMs,
         signal: deadline?.signal,
+        ...confined,
       });
       deadline?.dispose();
       const fingerprint = await agent.fingerprint();

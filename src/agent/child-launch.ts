@@ -3,8 +3,9 @@
 import { join } from "node:path";
 import { newSessionId } from "../session/index.js";
 import type { ChildAgent, ChildHost } from "./children.js";
+import { handoffPickle } from "./handoff-files.js";
 import { asRecord, HostRequestError } from "./host-errors.js";
-import { checkKernelUri } from "./kernel-target.js";
+import { checkKernelUri, escapesSandbox, type KernelPolicy, sandboxRefusal } from "./kernel-target.js";
 import type { AgentSpec } from "./specs.js";
 import type { VariableSpec } from "./variables.js";
 
@@ -61,7 +62,7 @@ export function launchChild(
   if (stop) throw new HostRequestError(`rlm: ${stop.message}`, "budget");
   const spec = opts.spec ? tree.spec(opts.spec) : undefined;
   const client = tree.client(opts.model ?? spec?.model);
-  const kernel = childKernel(opts.kernel, spec);
+  const kernel = childKernel(opts.kernel, spec, tree.kernelPolicy);
   const id = newSessionId();
   const n = nextNumber();
   const name = opts.name ?? (spec ? `${spec.name}-${n}` : `child-${n}`);
@@ -106,7 +107,7 @@ export function packedVariables(raw: unknown, consume: boolean): VariableSpec[] 
     }
     return {
       name: v.name,
-      source: { pickle: v.pickle },
+      source: { pickle: handoffPickle(v.pickle, `variable ${v.name}`) },
       consume,
       description: { name: v.name, type: String(v.type), size: String(v.size), preview: String(v.preview) },
     };
@@ -126,11 +127,40 @@ export function labelOf(description: { type: string; preview: string } | undefin
   return text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text;
 }
 
-/** A child's kernel URI: the call's, else its spec's; a bad one is the caller's ValueError. */
-function childKernel(uri: string | undefined, spec: AgentSpec | undefined): string | undefined {
+/**
+ * A child's kernel URI: the call's, else its spec's. A bad one is the caller's ValueError; in a
+ * sandboxed tree one that would leave the sandbox is refused (PermissionError) before anything starts,
+ * since a cell or the project's files chose it, not the user (kernel-target.ts, docs/sandbox.md).
+ */
+function childKernel(
+  uri: string | undefined,
+  spec: AgentSpec | undefined,
+  policy: KernelPolicy,
+): string | undefined {
+  let called: string | undefined;
   try {
-    return checkKernelUri(uri, "rlm kernel=") ?? spec?.kernel;
+    called = checkKernelUri(uri, "rlm kernel=");
   } catch (error) {
     throw new HostRequestError(error instanceof Error ? error.message : String(error), "usage");
   }
+  if (called !== undefined) {
+    if (escapesSandbox(called, policy)) {
+      throw new HostRequestError(
+        `rlm kernel=: ${sandboxRefusal(called, policy)}. Leave kernel= out to run the sub-agent in this ` +
+          "sandbox; only the person running relm can choose another kernel (relm --kernel URI).",
+        "sandbox",
+      );
+    }
+    return called;
+  }
+  const fromSpec = spec?.kernel;
+  if (fromSpec !== undefined && escapesSandbox(fromSpec, policy)) {
+    throw new HostRequestError(
+      `agent spec "${spec?.name}" (${spec?.path}): ${sandboxRefusal(fromSpec, policy)}. The spec is a ` +
+        "project file, which sandboxed code can write, so its kernel: is not trusted here. Use the spec " +
+        "without --sandbox, or ask the person running relm to give that kernel with --kernel.",
+      "sandbox",
+    );
+  }
+  return fromSpec;
 }

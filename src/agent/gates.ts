@@ -3,6 +3,7 @@
 // interleaved as a terminal would show them, and capped head + tail for the model.
 
 import { spawn } from "node:child_process";
+import type { SpawnCommand } from "../kernel/sandbox/types.js";
 
 export interface GateOptions {
   cwd: string;
@@ -16,6 +17,11 @@ export interface GateOptions {
   signal?: AbortSignal;
   /** Between SIGTERM and SIGKILL on timeout or abort; default 2 000. */
   killGraceMs?: number;
+  /**
+   * Runs the gate's shell inside something: a sandboxed session's gates run in its sandbox (the gate's
+   * script sits in the project, which the kernels can rewrite). Its process group is still the gate's.
+   */
+  wrap?: (command: SpawnCommand) => SpawnCommand;
 }
 
 export interface GateResult {
@@ -94,9 +100,16 @@ export function runGate(command: string, options: GateOptions): Promise<GateResu
   return new Promise((resolve) => {
     // `exec 2>&1` on its own line runs before the command is parsed, so even the shell's own syntax
     // errors arrive on the one pipe, in order with everything else.
-    const child = spawn("/bin/sh", ["-c", `exec 2>&1\n${command}`], {
-      cwd: options.cwd,
+    const shell: SpawnCommand = {
+      file: "/bin/sh",
+      args: ["-c", `exec 2>&1\n${command}`],
       env: options.env ?? process.env,
+      cwd: options.cwd,
+    };
+    const run = options.wrap ? options.wrap(shell) : shell;
+    const child = spawn(run.file, run.args, {
+      cwd: run.cwd,
+      env: run.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });

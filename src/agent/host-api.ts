@@ -3,6 +3,7 @@ import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import type { ChildManager, SubmitPayload } from "./children.js";
 import { complete, completeBatch } from "./completions.js";
+import { handoffPickle } from "./handoff-files.js";
 import { type HarnessApiAgent, handleHarnessRequest } from "./harness-api.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
 import { handleLookRequest, type LookAgent } from "./look-api.js";
@@ -46,7 +47,8 @@ export async function handleHostRequest(agent: HostApiAgent, method: string, raw
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");
-      const pickle = optionalString(params, "pickle") ?? null;
+      const named = optionalString(params, "pickle");
+      const pickle = named === undefined ? null : handoffPickle(named, "submit");
       agent.setSubmission({ json: params.json, repr: String(params.repr ?? ""), pickle });
       return null;
     }

@@ -2,7 +2,8 @@
  * An error answered to Python code that called the host. The code becomes a Python exception there:
  * "budget" → rlm.BudgetExceeded, "depth" → RuntimeError, "usage" → ValueError, "not_found" → LookupError,
  * "conflict" → relm.harness.ConflictError, "mcp_server" / "mcp_tool" → mcp.ServerError / mcp.ToolError,
- * "web" → relm.toolkit.web.WebError (fetch, search).
+ * "web" → relm.toolkit.web.WebError (fetch, search), "sandbox" → PermissionError (refused because the
+ * session is sandboxed).
  */
 export class HostRequestError extends Error {
   override name = "HostRequestError";
@@ -17,7 +18,8 @@ export class HostRequestError extends Error {
       | "conflict"
       | "mcp_server"
       | "mcp_tool"
-      | "web",
+      | "web"
+      | "sandbox",
   ) {
     super(message);
   }

@@ -21,6 +21,39 @@ export function checkKernelUri(uri: string | undefined, where: string): string |
 }
 
 /**
+ * What decides whether a kernel URI that code chose may start its launcher: whether the tree is
+ * sandboxed, and the URI the user gave it (`--kernel`, RELM_KERNEL_URI, config `kernel`).
+ */
+export interface KernelPolicy {
+  sandboxed: boolean;
+  userUri: string | undefined;
+}
+
+/**
+ * True when a kernel URI chosen inside a sandboxed tree (a cell's `rlm(..., kernel=...)`, a project
+ * spec's `kernel:`) would leave the sandbox. Every launcher but the tree's own (`local`, `sandbox`) runs
+ * a command on the host: `cmd:` runs it as written, ssh/container/slurm/k8s run their clients here with
+ * the user's credentials. Only the user picks one: the URI the user gave the session is accepted, so
+ * children may still run where the root does.
+ */
+export function escapesSandbox(uri: string, policy: KernelPolicy): boolean {
+  if (!policy.sandboxed) return false;
+  const scheme = parseKernelUri(uri, "kernel").scheme;
+  if (scheme === "local" || scheme === "sandbox") return false;
+  return policy.userUri === undefined || uri.trim() !== policy.userUri.trim();
+}
+
+/** What a refused kernel URI's error says after naming where the URI came from. */
+export function sandboxRefusal(uri: string, policy: KernelPolicy): string {
+  const own = policy.userUri ? ` or the session's own --kernel "${policy.userUri}"` : "";
+  return (
+    `kernel "${uri.trim()}" refused: this session runs with --sandbox, and that kernel would start a ` +
+    `command on the host, outside the sandbox. A sub-agent's kernel may only be "local" or "sandbox" ` +
+    `(this sandbox)${own}`
+  );
+}
+
+/**
  * The launcher for an agent whose kernel target is `uri` (undefined: the tree's default); `treeLauncher`
  * gives the tree's own (its sandbox, opened on first use) or undefined.
  */

@@ -1,14 +1,64 @@
 // The sandbox of one agent tree (docs/sandbox.md): opened when its first kernel starts, shared by the
 // root kernel and the warm template children fork from, closed with the tree.
-import { KERNEL_MARKER } from "../kernel/index.js";
+import { existsSync } from "node:fs";
+import { basename, dirname } from "node:path";
+import { lockProjectScope } from "../harness/index.js";
+import { KERNEL_MARKER, scrubEnvironment } from "../kernel/index.js";
 import { sandboxLauncher } from "../kernel/launchers/sandbox.js";
 import { openSandbox } from "../kernel/sandbox/index.js";
 import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { PythonInfo } from "../kernel/types.js";
 import { sessionDir } from "../session/index.js";
-import type { TreeOptions } from "./tree.js";
+import type { GateOptions } from "./gates.js";
+import type { KernelSettings, TreeOptions } from "./tree.js";
 
-export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & { sandbox: KernelSandbox };
+export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & {
+  sandbox: KernelSandbox;
+  /** Ends what opening it set up on the host besides the sandbox (the project harness's lock). */
+  release(): void;
+};
+
+/**
+ * What the host (relm, and git when the user reviews the work) reads from the project and obeys, shown
+ * read-only inside the sandbox (docs/sandbox.md): `.git` (config, hooks: a planted core.fsmonitor, alias
+ * or hook would run at the user's next `git status`), `.relm` (sub-agent specs, the project harness,
+ * `.relm/mcp.json`) and `.mcp.json` (MCP servers). Nothing the kernels write there today: the harness is
+ * written by the host, from outside.
+ */
+export const HOST_READ_FILES = [".git", ".relm", ".mcp.json"] as const;
+
+const PROJECT_SCOPE_LOCKED =
+  "the project scope cannot be written in this session: the project had no .relm/ when its sandbox " +
+  "started, so sandboxed code could write what relm would put there (and lead relm's writes elsewhere). " +
+  'Use scope "session" or "user", or create .relm/ in the project and start a new session';
+
+/** What the user should know about one of HOST_READ_FILES that appeared during the session. */
+const CREATED_ADVICE: Record<(typeof HOST_READ_FILES)[number], string> = {
+  ".git":
+    "look at its config and hooks before you run git there (a core.fsmonitor, alias or hook in it runs with your rights)",
+  ".relm":
+    "review its sub-agent specs, MCP servers and harness entries before a session without --sandbox uses them",
+  ".mcp.json": "review its servers before you approve them",
+};
+
+/**
+ * Warnings for files of HOST_READ_FILES that did not exist when the sandbox opened (so could not be
+ * made read-only in it) and exist now: sandboxed code made them, or could have changed them since (the
+ * host creating .relm/harness/ mid-session is one way). `told` keeps each said once.
+ */
+export function createdByTheSandbox(sandbox: KernelSandbox, told: Set<string>): string[] {
+  const out: string[] = [];
+  for (const file of sandbox.unprotected) {
+    if (told.has(file) || !existsSync(file)) continue;
+    told.add(file);
+    const name = basename(file) as keyof typeof CREATED_ADVICE;
+    out.push(
+      `${file} appeared during this sandboxed session (it did not exist when the sandbox started, so ` +
+        `sandboxed code can write it): treat it as untrusted; ${CREATED_ADVICE[name] ?? "review it"}`,
+    );
+  }
+  return out;
+}
 
 /** The tree's sandbox launcher, or undefined when its kernels run unsandboxed. */
 export async function openTreeSandbox(
@@ -26,6 +76,27 @@ export async function openTreeSandbox(
     relmHome: options.home,
     env: options.kernel.env,
     python: python.path,
+    protect: HOST_READ_FILES,
   });
-  return Object.assign(sandboxLauncher(sandbox), { sandbox });
+  // No .relm/ to show read-only: whatever relm would create there (the project harness) is writable
+  // inside, so relm writes none of it while this sandbox runs.
+  const dotRelm = sandbox.unprotected.find((p) => basename(p) === ".relm");
+  const release = dotRelm ? lockProjectScope(dirname(dotRelm), PROJECT_SCOPE_LOCKED) : () => {};
+  return Object.assign(sandboxLauncher(sandbox), { sandbox, release });
+}
+
+/**
+ * How a sandboxed tree's gates run: inside its sandbox, as its kernels do (same mounts, same network
+ * policy), with the kernels' environment (no API keys). A gate is a command line, but the script it
+ * runs usually sits in the project, which the kernels can rewrite: on the host it would run their code.
+ */
+export function confinedGates(
+  launcher: SandboxLauncher,
+  kernel: KernelSettings,
+): Pick<GateOptions, "env" | "wrap"> {
+  const env = scrubEnvironment(kernel.env, kernel.passEnv);
+  // The gate's Python is the project's business: relm's package on its path is for kernels only.
+  env.PYTHONPATH = kernel.env.PYTHONPATH;
+  if (env.PYTHONPATH === undefined) delete env.PYTHONPATH;
+  return { env, wrap: (command) => launcher.sandbox.wrap(command) };
 }

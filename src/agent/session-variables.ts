@@ -1,6 +1,6 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../config/errors.js";
+import { writeNoFollow } from "../kernel/sandbox/no-follow.js";
 import { ensurePrivateDir } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";
 import {
@@ -76,7 +76,8 @@ export function stageUserVariables(
   ensurePrivateDir(inputs);
   return variables.map((v) => {
     const file = join(inputs, `${v.name}.txt`);
-    writeFileSync(file, v.text, { mode: 0o600 });
+    // A child's folder is writable by its tree's kernels (sandboxed ones too): not through a link there.
+    writeNoFollow(file, v.text, 0o600);
     const spec: VariableSpec = { name: v.name, source: { file } };
     // The path is relm's own bookkeeping: the model is told the shape, not where it was staged.
     const { origin: _origin, ...description } = describeVariable(spec);

@@ -237,8 +237,12 @@ export class AgentSession implements ChildAgent {
   }
 
   /** Runs one user turn to its end. Never throws for model or cell failures: they are outcomes. */
-  run(message: string): Promise<TurnOutcome> {
-    return this.parts.turns.run(message);
+  async run(message: string): Promise<TurnOutcome> {
+    const outcome = await this.parts.turns.run(message);
+    // The end of a turn is when a person looks at the work: say what they should not trust in it.
+    if (this.depth === 0)
+      for (const message of await this.tree.sandboxCreated()) this.record({ type: "warning", message });
+    return outcome;
   }
 
   /** Stops the model stream and interrupts the running cell; the turn ends as "interrupted". */
@@ -323,6 +327,11 @@ export class AgentSession implements ChildAgent {
   /** The workspace's state as a hash, for "nothing changed" checks (null without checkpoints). */
   fingerprint(): Promise<string | null> {
     return this.parts.checkpoints?.fingerprint() ?? Promise.resolve(null);
+  }
+
+  /** Gates run in the tree's sandbox when it has one (autonomy.ts). */
+  gateConfinement(): ReturnType<AgentTree["gateConfinement"]> {
+    return this.tree.gateConfinement();
   }
 
   get cwd(): string {

@@ -8,9 +8,11 @@ import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
 import type { ModelClient } from "../llm/types.js";
 import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
+import type { GateOptions } from "./gates.js";
+import type { KernelPolicy } from "./kernel-target.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
-import { openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
+import { confinedGates, createdByTheSandbox, openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
 import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
 import { renderToolkitBlock } from "./toolkit-prompt.js";
@@ -141,6 +143,11 @@ export class AgentTree {
     }
   }
 
+  /** What a kernel URI chosen by code must respect: the tree's sandbox and the user's own URI. */
+  get kernelPolicy(): KernelPolicy {
+    return { sandboxed: this.options.kernel.sandbox !== undefined, userUri: this.options.kernel.target };
+  }
+
   /** Makes `client` the model of agents that name none (the root switched to it). */
   setDefaultClient(client: ModelClient): void {
     this.defaultClient = client;
@@ -194,11 +201,30 @@ export class AgentTree {
     return this.sandbox;
   }
 
+  /** Where the session's gates run: in the tree's sandbox when it has one (opened now if need be). */
+  async gateConfinement(): Promise<Pick<GateOptions, "env" | "wrap"> | undefined> {
+    const launcher = await this.kernelLauncher();
+    return launcher ? confinedGates(launcher, this.options.kernel) : undefined;
+  }
+
+  private readonly createdTold = new Set<string>();
+
+  /**
+   * Warnings, each once, about files the host reads that appeared (writable inside) since the sandbox
+   * opened (they could not be made read-only in it): none before the sandbox is open.
+   */
+  async sandboxCreated(): Promise<string[]> {
+    const launcher = await this.sandbox?.catch(() => undefined);
+    return launcher ? createdByTheSandbox(launcher.sandbox, this.createdTold) : [];
+  }
+
   /** Stops what the tree shares (the template and any kernel still forked from it, the MCP servers). */
   async close(): Promise<void> {
     const template = await this.template;
     await Promise.all([template?.close(), this.mcp?.close()]);
-    await (await this.sandbox?.catch(() => undefined))?.sandbox.close(); // after the kernels inside it
+    const sandbox = await this.sandbox?.catch(() => undefined);
+    await sandbox?.sandbox.close(); // after the kernels inside it
+    sandbox?.release();
   }
 
   /** A spec by name: the project's `.relm/agents/NAME.yaml`, else a harness entry of kind agent. */

@@ -6,6 +6,7 @@ export {
   agentsSkillsDir,
   ensureDir,
   HarnessScopeError,
+  lockProjectScope,
   projectRoot,
   scopeLocation,
   writeFile,

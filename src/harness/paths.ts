@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../config/errors.js";
 import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
 
@@ -25,17 +25,53 @@ export function projectRoot(cwd: string): string {
   }
 }
 
+/**
+ * Project folders whose harness this process must not write: a sandbox of this process opened before
+ * the project had a `.relm/`, so its code can write what relm would create there, and a link it planted
+ * would lead relm's writes anywhere (a skill's files into the user's site-packages). Real path → why.
+ */
+const lockedProjects = new Map<string, string>();
+
+/** Refuses writes to the harness of projects at or below `dir` until the returned function is called. */
+export function lockProjectScope(dir: string, reason: string): () => void {
+  const key = realOrSame(dir);
+  lockedProjects.set(key, reason);
+  return () => {
+    if (lockedProjects.get(key) === reason) lockedProjects.delete(key);
+  };
+}
+
+function realOrSame(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+function lockOf(root: string): string | undefined {
+  if (lockedProjects.size === 0) return undefined;
+  const real = realOrSame(root);
+  for (const [dir, reason] of lockedProjects) {
+    const rel = relative(dir, real);
+    if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) return reason;
+  }
+  return undefined;
+}
+
 export function scopeLocation(scope: Scope, ctx: HarnessContext): ScopeLocation {
   switch (scope) {
     case "user":
       return { scope, dir: join(ctx.home, "harness"), skillsDir: join(ctx.home, "skills"), private: true };
     case "project": {
       const root = projectRoot(ctx.cwd);
+      const locked = lockOf(root);
       return {
         scope,
         dir: join(root, ".relm", "harness"),
         skillsDir: join(root, ".relm", "skills"),
         private: false,
+        ...(locked ? { locked } : {}),
       };
     }
     case "session":

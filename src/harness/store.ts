@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { UserError } from "../config/errors.js";
 import { intentToEdit } from "./edits.js";
 import { withLock } from "./lock.js";
-import { ensureDir, writeFile } from "./paths.js";
+import { ensureDir, HarnessScopeError, writeFile } from "./paths.js";
 import { syncSkillFolders } from "./skill-files.js";
 import {
   applyEdits,
@@ -223,6 +223,7 @@ export class HarnessStore {
 
   /** Counts one use of an entry (a cited memory, an imported skill); kept apart from the revisions. */
   recordUse(key: string, session?: string): void {
+    if (this.location.locked) return; // a count is not worth writing where relm may not write
     ensureDir(this.location.dir, this.location.private);
     this.ensureGitignore();
     const line = `${JSON.stringify({ t: new Date().toISOString(), key, session })}\n`;
@@ -244,6 +245,7 @@ export class HarnessStore {
   }
 
   private locked<T>(work: (revisions: Revision[], state: Current) => T): T {
+    if (this.location.locked) throw new HarnessScopeError(this.location.locked);
     ensureDir(this.location.dir, this.location.private);
     this.ensureGitignore();
     return withLock(join(this.location.dir, LOCK_FILE), () => {

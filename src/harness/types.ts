@@ -116,6 +116,8 @@ export interface ScopeLocation {
   skillsDir: string;
   /** User and session scopes hold private data: files 0600, folders 0700. */
   private: boolean;
+  /** Why this scope may not be written now (lockProjectScope); undefined: it may. */
+  locked?: string;
 }
 
 /** Where the harness of one working directory lives. The session scope exists once a session does. */

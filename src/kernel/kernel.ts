@@ -8,7 +8,7 @@ import type { ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
 import { RemoteFiles } from "./remote-files.js";
 import { type RunnerExit, RunnerExitedError, type RunnerProcess } from "./runner-process.js";
-import { settleSnapshot } from "./snapshot-secrets.js";
+import { checkedRound, settleSnapshot } from "./snapshot-secrets.js";
 import type {
   CellResult,
   ExecuteOptions,
@@ -147,9 +147,10 @@ class LocalKernel implements Kernel {
         if (answer.type !== "snapshot" || !answer.report) {
           throw new KernelRequestError(errorOf(answer, "snapshot failed"));
         }
-        await files?.pullSnapshot(dir, answer.report);
-        const settled = await settleSnapshot(dir, answer.report, this.options.secrets ?? []);
-        if (files && (answer.report.unverified?.length ?? 0) > 0) await files.pushManifest(dir);
+        const report = checkedRound(answer.report); // its file names are the kernel's word
+        await files?.pullSnapshot(dir, report);
+        const settled = await settleSnapshot(dir, report, this.options.secrets ?? []);
+        if (files && (report.unverified?.length ?? 0) > 0) await files.pushManifest(dir);
         return settled;
       })
       .finally(() => {

@@ -7,13 +7,14 @@
 // Content crosses in 4 MB pieces, at most 3 of a file on their way at once, so memory stays bounded
 // and a cell's own traffic is never held up for long. Everything here is a no-op for local kernels (of() is undefined).
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { KernelRequestError } from "./errors.js";
 import type { HostMessage } from "./protocol.js";
 import type { RunnerProcess } from "./runner-process.js";
-import type { RunnerSnapshot } from "./snapshot-secrets.js";
+import { writeNoFollow } from "./sandbox/no-follow.js";
+import { isSnapshotFile, type RunnerSnapshot } from "./snapshot-secrets.js";
 import type { VariableSource } from "./types.js";
 
 const CHUNK = 4 << 20;
@@ -108,7 +109,8 @@ export class RemoteFiles {
     if (manifest === undefined) return this.snapshotDir; // nothing to restore: an empty directory there
     let files: string[] = [];
     try {
-      files = Object.values((JSON.parse(manifest) as RunnerSnapshot).files ?? {});
+      // The manifest was written by a kernel: only files of this folder are sent over.
+      files = Object.values((JSON.parse(manifest) as RunnerSnapshot).files ?? {}).filter(isSnapshotFile);
     } catch {
       // a damaged manifest: restore reports it as it would here
     }
@@ -229,6 +231,5 @@ async function mapDeep(
 }
 
 async function writeAtomic(file: string, text: string): Promise<void> {
-  await writeFile(`${file}.tmp`, text, { mode: 0o600 });
-  await rename(`${file}.tmp`, file);
+  writeNoFollow(file, text); // the snapshot folder is writable by the session's (sandboxed) kernels
 }

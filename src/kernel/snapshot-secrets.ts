@@ -6,8 +6,9 @@
 // model is told, as of any variable not saved), and keeps the file's digest under `secret`, so that the
 // kernel does not write the unchanged value again. Unchanged files are not read twice.
 
-import { open, rename, rm, writeFile } from "node:fs/promises";
+import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { writeNoFollow } from "./sandbox/no-follow.js";
 import type { SnapshotReport } from "./types.js";
 
 export const SECRET_REASON = "holds a secret value (an API key or token): not saved";
@@ -26,6 +27,34 @@ export interface RunnerSnapshot {
   digests?: Record<string, string>;
   unverified?: string[];
   secret?: Record<string, string>;
+}
+
+/**
+ * A file a manifest may name: one file of the snapshot folder (python/relm/snapshot.py writes
+ * NAME.DIGEST.pkl). The kernel writes the manifest, and a sandboxed one must not get the host to read,
+ * delete (a file holding a secret is deleted below) or, for a remote kernel, write a file elsewhere.
+ */
+export function isSnapshotFile(name: unknown): name is string {
+  return typeof name === "string" && name.endsWith(".pkl") && !/[/\\\0]/.test(name);
+}
+
+const NOT_A_FILE = "not saved: the kernel named a file outside the snapshot folder";
+
+/** `round` without the variables whose file is not one of the folder's (they count as not saved). */
+export function checkedRound(round: RunnerSnapshot): RunnerSnapshot {
+  const files = round.files ?? {};
+  const bad = new Set(Object.keys(files).filter((name) => !isSnapshotFile(files[name])));
+  if (bad.size === 0) return round;
+  const keep = <T>(o: Record<string, T> | undefined) =>
+    o && Object.fromEntries(Object.entries(o).filter(([name]) => !bad.has(name)));
+  return {
+    ...round,
+    saved: (round.saved ?? []).filter((name) => !bad.has(name)),
+    skipped: [...(round.skipped ?? []), ...[...bad].map((name) => ({ name, reason: NOT_A_FILE }))],
+    files: keep(files),
+    digests: keep(round.digests),
+    unverified: (round.unverified ?? []).filter((name) => !bad.has(name)),
+  };
 }
 
 /**
@@ -64,9 +93,8 @@ export async function settleSnapshot(
   }
   const manifest = { ...round, saved, skipped, bytes, files, digests, unverified: [], secret };
   delete manifest.superseded;
-  const target = join(dir, MANIFEST);
-  await writeFile(`${target}.tmp`, JSON.stringify(manifest), { mode: 0o600 });
-  await rename(`${target}.tmp`, target);
+  // The folder is the kernel's to write too: a link it put at the name must not be written through.
+  writeNoFollow(join(dir, MANIFEST), JSON.stringify(manifest));
   return { saved, skipped, bytes };
 }
 

@@ -15,9 +15,9 @@ import {
   statSync,
   truncateSync,
   unlinkSync,
-  writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { writeNoFollow } from "../kernel/sandbox/no-follow.js";
 import { JournalFormatError } from "./errors.js";
 import { ensurePrivateDir } from "./paths.js";
 import { scanEvents, scanHeader } from "./scan.js";
@@ -118,7 +118,8 @@ export function recordDamage(error: JournalFormatError): void {
       mtimeMs: st.mtimeMs,
     };
     const dir = dirname(error.file);
-    writeFileSync(join(dir, DAMAGE_FILE), `${JSON.stringify(damage)}\n`, { mode: 0o600 });
+    // A sub-agent's folder is writable by the session's (sandboxed) kernels: not through a link there.
+    writeNoFollow(join(dir, DAMAGE_FILE), `${JSON.stringify(damage)}\n`, 0o600);
     // A session's own journal (sessions/ID/journal.jsonl) is also named in $RELM_HOME/index/damaged.log,
     // so a listing learns which sessions to look at from one file instead of a stat per session.
     const sessions = dirname(dir);

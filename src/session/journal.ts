@@ -1,5 +1,4 @@
 import {
-  chmodSync,
   closeSync,
   constants,
   fchmodSync,
@@ -8,10 +7,10 @@ import {
   ftruncateSync,
   openSync,
   truncateSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { writeNoFollow } from "../kernel/sandbox/no-follow.js";
 import { recordDamage } from "./damage.js";
 import { JournalFormatError } from "./errors.js";
 import { ensurePrivateDir } from "./paths.js";
@@ -165,8 +164,8 @@ export class Journal {
       throw new Error(`Invalid output file name: ${JSON.stringify(name)}`);
     }
     const path = join(this.outputsDir, name);
-    writeFileSync(path, typeof data === "string" ? this.redactor.text(data) : data, { mode: 0o600 });
-    chmodSync(path, 0o600); // an existing file keeps its old mode otherwise
+    // The outputs folder is the kernels' to write too (a sandboxed one's): never through a link there.
+    writeNoFollow(path, typeof data === "string" ? this.redactor.text(data) : data, 0o600);
     return `${OUTPUTS_DIR}/${name}`;
   }
 

@@ -21,7 +21,9 @@ export async function listProjectFiles(cwd: string, signal?: AbortSignal): Promi
   const fromGit = await new Promise<string[] | undefined>((resolve) => {
     execFile(
       "git",
-      ["ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+      // The project's .git/config is the project's (sandboxed code may have written it, docs/sandbox.md):
+      // its core.fsmonitor would run a command of its choosing at every `@`.
+      ["-c", "core.fsmonitor=false", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
       { cwd, maxBuffer: 64 * 1024 * 1024, signal },
       (error, stdout) => resolve(error ? undefined : stdout.split("\0").filter(Boolean).slice(0, MAX_FILES)),
     );

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkKernelUri, kernelTarget } from "../../src/agent/kernel-target.js";
+import { checkKernelUri, escapesSandbox, kernelTarget } from "../../src/agent/kernel-target.js";
 import { loadSpec, SpecError } from "../../src/agent/specs.js";
 import { UsageError } from "../../src/config/errors.js";
 import { LOCAL } from "../../src/kernel/launchers/index.js";
@@ -50,5 +50,20 @@ describe("kernel targets of agents", () => {
     const treeOwn = async () => LOCAL; // stands for the tree's sandbox launcher
     expect((await kernelTarget("sandbox", treeOwn)).launcher).toBe(LOCAL);
     await expect(kernelTarget("sandbox", none)).rejects.toThrow(/needs the session to run with --sandbox/);
+  });
+
+  it("in a sandboxed tree only the tree's own launcher and the user's URI are accepted from code", () => {
+    const boxed = { sandboxed: true, userUri: undefined };
+    for (const uri of ["local", "sandbox", " local "]) expect(escapesSandbox(uri, boxed)).toBe(false);
+    for (const uri of ["cmd:sh", "ssh://gpu1", "container://python:3.12", "slurm://gpu", "k8s://pod"])
+      expect(escapesSandbox(uri, boxed), uri).toBe(true);
+    const userGave = { sandboxed: true, userUri: "ssh://gpu1/~/proj" };
+    expect(escapesSandbox("ssh://gpu1/~/proj", userGave)).toBe(false);
+    expect(escapesSandbox(" ssh://gpu1/~/proj ", userGave)).toBe(false);
+    // Only exactly that URI: another directory or host on the same machine is code's choice.
+    expect(escapesSandbox("ssh://gpu1/~/other", userGave)).toBe(true);
+    expect(escapesSandbox("ssh://gpu1/~/proj?python=/tmp/x", userGave)).toBe(true);
+    // Without a sandbox every launcher is the session's to use, as before.
+    expect(escapesSandbox("cmd:sh", { sandboxed: false, userUri: undefined })).toBe(false);
   });
 });

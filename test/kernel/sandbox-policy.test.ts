@@ -90,6 +90,8 @@ describe("the bubblewrap command line", () => {
     runFiles: [],
     devices: [],
     root: true,
+    readOnly: ["/home/me/proj/.git", "/home/me/proj/lib/sub/.git"],
+    pinned: ["/home/me/proj/lib", "/home/me/proj/lib/sub"],
   };
   const args = bwrapArgs(plan, ["python3", "-m", "relm.runner"], "/home/me/proj");
   const at = (...words: string[]) => {
@@ -128,6 +130,18 @@ describe("the bubblewrap command line", () => {
       "-m",
       "relm.runner",
     ]);
+  });
+
+  it("shows what the host obeys read-only over the writable project, pinned folders before them", () => {
+    const project = at("--bind", "/home/me/proj", "/home/me/proj");
+    const git = at("--ro-bind", "/home/me/proj/.git", "/home/me/proj/.git");
+    const lib = at("--bind", "/home/me/proj/lib", "/home/me/proj/lib");
+    const sub = at("--bind", "/home/me/proj/lib/sub", "/home/me/proj/lib/sub");
+    const subGit = at("--ro-bind", "/home/me/proj/lib/sub/.git", "/home/me/proj/lib/sub/.git");
+    expect(git).toBeGreaterThan(project);
+    expect(lib).toBeGreaterThan(project);
+    expect(sub).toBeGreaterThan(lib);
+    expect(subGit).toBeGreaterThan(sub);
   });
 
   it("a project that is /tmp itself is bound over the private /tmp", () => {

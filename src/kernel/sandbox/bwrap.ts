@@ -22,6 +22,9 @@ export interface BwrapPlan {
   devices: string[];
   /** Whether bwrap runs with privileges (as root): then capabilities must be dropped explicitly. */
   root: boolean;
+  /** Inside the project: shown read-only (what the host obeys), and folders bound onto themselves. */
+  readOnly: string[];
+  pinned: string[];
 }
 
 type Mount =
@@ -51,6 +54,9 @@ export function bwrapArgs(plan: BwrapPlan, argv: string[], cwd: string): string[
     ...plan.readable.map(({ src, dest }): Mount => ({ op: "--ro-bind", src, dest })),
     ...plan.devices.map((p): Mount => ({ op: "--dev-bind", src: p, dest: p })),
     { op: "--bind", src: plan.project, dest: plan.project },
+    // Deeper than the project, so after it; a pinned folder before the read-only path below it.
+    ...plan.pinned.map((p): Mount => ({ op: "--bind", src: p, dest: p })),
+    ...plan.readOnly.map((p): Mount => ({ op: "--ro-bind", src: p, dest: p })),
     ...plan.writable.map((p): Mount => ({ op: "--bind", src: p, dest: p })),
     ...plan.sockets.map((p): Mount => ({ op: "--bind", src: p, dest: p })),
   ];

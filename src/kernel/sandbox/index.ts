@@ -2,13 +2,14 @@
 // and warm template are wrapped in; probeSandbox() tells `relm doctor` what this machine offers.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError } from "../../config/errors.js";
 import { trackFile, untrackFile } from "../host-exit.js";
 import { LinuxSandbox } from "./linux.js";
 import { MacSandbox } from "./macos.js";
+import { protectedPaths } from "./protect.js";
 import { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings } from "./types.js";
 
@@ -47,6 +48,11 @@ export interface SandboxRequest {
   env: NodeJS.ProcessEnv;
   /** The kernels' interpreter (its prefix stays readable when it is under a hidden directory). */
   python: string;
+  /**
+   * Names in the project the host reads and obeys (".git", ".relm", ".mcp.json"): read-only inside
+   * when they exist as the sandbox opens (protect.ts).
+   */
+  protect?: readonly string[];
 }
 
 function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
@@ -61,6 +67,14 @@ function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
     }
   }
   return undefined;
+}
+
+function realOrSame(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
 }
 
 /** A private directory for the proxy's socket (as the fork sockets': $TMPDIR/relm-UID, 0700). */
@@ -112,12 +126,17 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
       };
     }
   }
+  const project = realOrSame(request.project);
+  const guarded = protectedPaths(project, request.protect ?? []);
   const paths: SandboxPaths = {
     project: request.project,
     writable,
     hidden,
     readable,
     home: request.env.HOME,
+    readOnly: guarded.readOnly,
+    pinned: guarded.pinned,
+    unprotected: guarded.unprotected.map((name) => path.join(project, name)),
   };
   if (linux) return new LinuxSandbox(settings, paths, which("bwrap", request.env)!, request.python, proxy);
   return new MacSandbox(settings, paths, request.python, proxy);

@@ -37,6 +37,7 @@ function gpuDevices(): string[] {
 
 export class LinuxSandbox implements KernelSandbox {
   readonly engine = "bubblewrap";
+  readonly unprotected: readonly string[];
   private readonly plan: Omit<BwrapPlan, "sockets">;
 
   constructor(
@@ -71,6 +72,9 @@ export class LinuxSandbox implements KernelSandbox {
         if (covered.some((h) => within(dest, h)) && !within(dest, project)) binds.set(dest, src);
     }
     const readable = [...binds].map(([dest, src]) => ({ src, dest }));
+    // A hidden folder (RELM_HOME inside the project) stays hidden: nothing of it is bound back here.
+    const visible = (p: string) => !hidden.some((h) => within(p, h));
+    this.unprotected = paths.unprotected;
     const resolv = real("/etc/resolv.conf");
     this.plan = {
       net:
@@ -88,6 +92,8 @@ export class LinuxSandbox implements KernelSandbox {
       runFiles: resolv?.startsWith("/run/") ? [resolv] : [],
       devices: gpuDevices(),
       root: process.getuid?.() === 0,
+      readOnly: paths.readOnly.filter(visible),
+      pinned: paths.pinned.filter(visible),
     };
   }
 

@@ -48,6 +48,11 @@ export function seatbeltProfile(
   lines.push(`(allow file-read* ${readable.map((p) => `(subpath ${q(p)})`).join(" ")})`);
   lines.push(`(allow file-read* file-write* ${writable.map((p) => `(subpath ${q(p)})`).join(" ")})`);
   for (const s of options.sockets) lines.push(`(allow file-read* file-write* (literal ${q(real(s))}))`);
+  // What the host reads and obeys (.git, .relm, .mcp.json): no writes, whether it exists yet or not
+  // (Seatbelt matches paths, so unlike a mount it needs nothing to exist).
+  const guarded = [...paths.readOnly, ...paths.unprotected].map(real);
+  if (guarded.length > 0)
+    lines.push(`(deny file-write* ${guarded.map((p) => `(subpath ${q(p)})`).join(" ")})`);
   // Other processes: no environment, arguments or memory of theirs to read; signals only to our own.
   lines.push("(deny process-info* (target others))", "(deny signal (target others))");
   if (settings.net.kind !== "all") {
@@ -62,6 +67,8 @@ export function seatbeltProfile(
 
 export class MacSandbox implements KernelSandbox {
   readonly engine = "sandbox-exec";
+  /** None: the profile denies writes to the missing names too. */
+  readonly unprotected: readonly string[] = [];
 
   constructor(
     readonly settings: SandboxSettings,

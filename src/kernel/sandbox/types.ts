@@ -35,6 +35,14 @@ export interface SandboxPaths {
   readable: string[];
   /** The user's home ($HOME): hidden in strict mode. */
   home?: string;
+  /**
+   * Inside the project, read-only: what the host reads and obeys (.git, .relm, .mcp.json) as it was when
+   * the sandbox opened, and the directories pinned so they cannot be moved aside (protect.ts).
+   */
+  readOnly: string[];
+  pinned: string[];
+  /** Of those names, the ones that did not exist (absolute paths): created inside, they are writable. */
+  unprotected: string[];
 }
 
 /** A process to spawn: the local one, or the same wrapped in the sandbox. */
@@ -53,6 +61,11 @@ export interface KernelSandbox {
   readonly settings: SandboxSettings;
   /** e.g. "bubblewrap 0.8.0" or "sandbox-exec"; for the journal and `relm doctor`. */
   readonly engine: string;
+  /**
+   * Files the host reads (.git, .relm, .mcp.json) that did not exist when the sandbox opened, so could
+   * not be made read-only inside (absolute paths); the host must not trust them if they appear.
+   */
+  readonly unprotected: readonly string[];
   /** The command that runs `command` inside the sandbox; `sockets` are Unix sockets bound in (rw). */
   wrap(command: SpawnCommand, sockets?: string[]): SpawnCommand;
   /** The environment a process inside sees (TMPDIR, proxy settings), for kernels forked inside. */
