@@ -107,9 +107,17 @@ describe.skipIf(!linux)("project MCP servers need the user's approval; --sandbox
     expect(readFileSync(join(rig.cwd, "inside.txt"), "utf8")).toContain("written by the MCP server");
     expect(existsSync(outside)).toBe(false);
 
-    // A sandboxed cell changes the approved entry: refused again until approved again.
-    const changed = await run("CHANGE: edit the server");
+    // Once .mcp.json exists it is read-only inside the sandbox: a sandboxed cell cannot change it...
+    const blocked = await run("CHANGE: edit the server");
+    expect(blocked.code, blocked.stderr).toBe(0);
+    expect(readFileSync(join(rig.cwd, ".mcp.json"), "utf8")).toContain("echo first");
+    // ...but an unsandboxed one can: the changed entry is refused again until approved again.
+    const changed = await runRelm(["run", "--var", `OUTSIDE=${outside}`, "CHANGE: edit the server"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
     expect(changed.code, changed.stderr).toBe(0);
+    expect(readFileSync(join(rig.cwd, ".mcp.json"), "utf8")).toContain("echo second");
     const again = await run("CALL: use the server");
     expect(again.stdout).toContain(
       "refused: project MCP server 'probe' (.mcp.json) has changed since you approved it: it would now run `/bin/sh -c 'echo second >> started.log; exec",
