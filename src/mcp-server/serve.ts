@@ -4,8 +4,8 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type ConfigFlags, noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { relmVersion } from "../config/version.js";
-import { type Limits, stopTask, type TaskEnvironment, TaskInputError } from "./tasks.js";
 import { ServerStdioTransport } from "./stdio-transport.js";
+import { type Limits, stopTask, type TaskEnvironment, TaskInputError } from "./tasks.js";
 import { registerTools, type ServerState } from "./tools.js";
 
 export interface ServeOptions {
