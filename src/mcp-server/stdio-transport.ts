@@ -7,6 +7,7 @@
 
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { idOfEdges } from "../host/rpc.js";
 import { BoundedLineSplitter } from "../kernel/lines.js";
 
 /** The largest request accepted (the whole JSON-RPC frame, variables included): docs/mcp-server.md. */
@@ -125,26 +126,4 @@ function describeIssue(m: Record<string, unknown>): string {
   if (typeof m.method !== "string") return "method must be a string";
   if (Object.hasOwn(m, "params")) return "params must be an object when given";
   return "not a JSON-RPC request";
-}
-
-const ID_VALUE = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
-/** The id as the first member (`{"jsonrpc":"2.0","id":1,...`) or as the last (the SDK's clients write it there). */
-const ID_FIRST = new RegExp(
-  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}\s*,`,
-);
-const ID_LAST = new RegExp(String.raw`,\s*"id"\s*:\s*${ID_VALUE}\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`);
-
-/**
- * The id of a request too large to read, from its first and last few kB: only where it can only be the
- * request's own (the first or the last member of the outer object), else null.
- */
-export function idOfEdges(head: string, tail: string): Id {
-  const found = ID_FIRST.exec(head)?.[1] ?? ID_LAST.exec(tail.replace(/\r$/, ""))?.[1];
-  if (found === undefined) return null;
-  try {
-    const id: unknown = JSON.parse(found);
-    return validId(id) ? id : null;
-  } catch {
-    return null;
-  }
 }

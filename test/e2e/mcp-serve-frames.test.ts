@@ -5,7 +5,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { idOfEdges } from "../../src/mcp-server/stdio-transport.js";
+import { idOfEdges } from "../../src/host/rpc.js";
 import { RELM_BIN } from "../support/cli.js";
 import { byTask } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
