@@ -216,15 +216,6 @@ export class AcpSession {
   ): Promise<boolean> {
     if (this.client) return false;
     const { home, env } = this.ctx;
-    if (this.state === "offline") {
-      // The connection was lost, not necessarily the host: a live one is followed again, never started twice.
-      const live = await SessionClient.connect(home, this.id);
-      if (live) {
-        beforeAttach?.(live);
-        await this.adopt(live);
-        return false;
-      }
-    }
     const flags = [
       "--interactive",
       ...(this.autonomous ? ["--autonomous"] : []),
