@@ -48,6 +48,11 @@ export interface AdmitOptions {
   window?: number;
 }
 
+/**
+ * Admits `request` under `budget`, or says which budget refuses it. Waits while other requests of the
+ * tree hold tokens or money that this one needs (they give back what they did not use when they end),
+ * until the deadline or `signal`.
+ */
 export async function admit(
   budget: Budget,
   client: ModelClient,
@@ -106,16 +111,21 @@ export async function admit(
           ? undefined
           : Math.floor((freeMoney - prompt * rates.input) / rates.output);
       const others = [request.maxOutputTokens, client.maxOutputTokens, windowRoom(options.window, prompt)];
-      const cap = Math.min(...[byTokens, byCost, ...others].filter((n): n is number => n !== undefined));
+      const caps = [byTokens, byCost, ...others].filter((n): n is number => n !== undefined);
+      // None at all: a cost limit on a model whose answers cost nothing, with no other cap known.
+      const cap = caps.length > 0 ? Math.min(...caps) : undefined;
       const cappedBy =
-        byTokens !== undefined && byTokens <= cap
-          ? "max-tokens"
-          : byCost !== undefined && byCost <= cap
-            ? "max-cost"
-            : undefined;
-      const release = budget.reserve(prompt + cap, prompt * rates.input + cap * rates.output);
+        cap === undefined
+          ? undefined
+          : byTokens !== undefined && byTokens <= cap
+            ? "max-tokens"
+            : byCost !== undefined && byCost <= cap
+              ? "max-cost"
+              : undefined;
+      const answer = cap ?? 0;
+      const release = budget.reserve(prompt + answer, prompt * rates.input + answer * rates.output);
       admitted = true;
-      const capped = { ...request, maxOutputTokens: cap };
+      const capped = cap === undefined ? request : { ...request, maxOutputTokens: cap };
       return {
         status: "admitted",
         admission: admission(capped, client, deadline, { cap, cappedBy, release, prompt, budget }),

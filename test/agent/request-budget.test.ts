@@ -247,6 +247,16 @@ describe("admitting a request under --max-cost", () => {
       expect(enough.admission.maxOutputTokens).toBeGreaterThanOrEqual(MIN_ANSWER_TOKENS);
   });
 
+  it("sends no cap of its own for a model whose answers cost nothing and whose limit is unknown", async () => {
+    const client = offlineClient("scripted", "openai", { input: 1, output: 0 });
+    const result = await admit(new Budget({ maxCost: 5 }), client, ask("hi"));
+    if (result.status !== "admitted") throw new Error(result.status);
+    expect(result.admission.maxOutputTokens).toBeUndefined();
+    expect(result.admission.request.maxOutputTokens).toBeUndefined();
+    expect(result.admission.cappedByBudget).toBe(false);
+    result.admission.release();
+  });
+
   it("refuses a model whose price is unknown", async () => {
     const result = await admit(new Budget({ maxCost: 5 }), offlineClient("no-such-model-7b"), ask("hi"));
     expect(result.status === "budget" && result.stop.message).toMatch(
