@@ -8,10 +8,10 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { idOfEdges } from "../host/rpc.js";
-import { BoundedLineSplitter } from "../kernel/lines.js";
+import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
 
 /** The largest request accepted (the whole JSON-RPC frame, variables included): docs/mcp-server.md. */
-export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+export const MAX_FRAME_BYTES = MAX_LINE_BYTES;
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
