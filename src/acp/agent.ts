@@ -3,14 +3,12 @@
 // this process is a client of those hosts and holds no kernel.
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { Readable, Writable } from "node:stream";
 import {
   type AgentCapabilities,
   type AuthMethod,
   agent,
   type ClientCapabilities,
   type McpServer,
-  ndJsonStream,
   PROTOCOL_VERSION,
   RequestError,
   type SessionUpdate,
@@ -22,6 +20,7 @@ import { JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
 import { ACP_COMMANDS } from "./commands.js";
 import { EDITOR_MCP_FILE, writeEditorServers } from "./mcp-servers.js";
 import { AcpSession, MODES, PromptError, type SessionContext } from "./session.js";
+import { stdioStream } from "./stdio-stream.js";
 
 export interface AcpOptions {
   env: NodeJS.ProcessEnv;
@@ -214,10 +213,8 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       await sessions.get(params.sessionId)?.cancel();
     });
 
-  const stream = ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
-  );
+  // Not the SDK's ndJsonStream: one message too large must fail alone, not end the connection.
+  const stream = stdioStream(process.stdin, process.stdout);
   const connection = app.connect(stream);
   send = (sessionId, update) => connection.client.notify("session/update", { sessionId, update });
   options.stderr.write(`relm ${relmVersion()}: ACP agent on stdio (RELM_HOME ${home})\n`);

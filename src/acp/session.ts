@@ -9,6 +9,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { checkUserVariables, type UserVariable } from "../agent/session-variables.js";
 import { isVariableName } from "../agent/variables.js";
 import { SessionClient } from "../host/client.js";
+import { MAX_MESSAGE_BYTES } from "../host/inbound.js";
 import { reviveHost, spawnHost } from "../host/spawn.js";
 import { type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
@@ -37,6 +38,14 @@ export const MODES: SessionModeState["availableModes"] = [
 /** Live output is sent at most this often per tool call. */
 const FLUSH_MS = 50;
 const MAX_VARIABLES = 20;
+/**
+ * A prompt's text longer than this (a log pasted into the editor) is not sent as the message, which a
+ * host takes up to 16 KiB of (host/inbound.ts) and no model could read at 30 MB: the whole text goes
+ * into a kernel variable, and the message shows its start and end. The margin is for relm's note.
+ */
+const MAX_PROMPT_TEXT_BYTES = MAX_MESSAGE_BYTES - 2048;
+const SHOWN_HEAD_CHARS = 1500;
+const SHOWN_TAIL_CHARS = 500;
 
 type State = "new" | "live" | "offline";
 
@@ -54,6 +63,8 @@ export class AcpSession {
   private flushTimer: NodeJS.Timeout | undefined;
   private lastN = 0;
   private cancelRequested = false;
+  /** The last `prompt_N` variable a long prompt became in this session. */
+  private promptVariables = 0;
   autonomous = false;
   /** The editor's MCP servers for this session's host (`--mcp-config`), when it gave any. */
   mcpConfig: string | undefined;
@@ -82,6 +93,10 @@ export class AcpSession {
     const { header, events } = readJournal(join(sessionDir(ctx.home, id), JOURNAL_FILE));
     const session = new AcpSession(id, header.cwd, ctx, "offline");
     if (!replay) session.lastN = events.at(-1)?.n ?? 0;
+    for (const event of events) {
+      const m = event.type === "variable" ? /^prompt_(\d+)$/.exec(String(event.name)) : null;
+      if (m) session.promptVariables = Math.max(session.promptVariables, Number(m[1]));
+    }
     const client = await SessionClient.connect(ctx.home, id);
     if (client) {
       await session.adopt(client);
@@ -106,7 +121,7 @@ export class AcpSession {
 
   /** Runs a prompt to the end of the work it starts; a slash command is answered here. */
   async prompt(blocks: ContentBlock[]): Promise<StopReason> {
-    const { text, variables } = messageOf(blocks);
+    const { text, variables } = messageOf(blocks, () => `prompt_${++this.promptVariables}`);
     const command = variables.length === 0 ? parseCommand(text) : undefined;
     if (command) {
       await this.command(command.command.name, command.args);
@@ -321,8 +336,12 @@ function variableName(uri: string, taken: Set<string>): string {
 /**
  * The prompt as relm takes it: text as it is, files the editor mentions by link as their paths, and
  * files it embeds as kernel variables (the model gets their name, size and a preview, not the content).
+ * Text longer than a message may be becomes a kernel variable too, named by `longTextName`.
  */
-export function messageOf(blocks: ContentBlock[]): { text: string; variables: UserVariable[] } {
+export function messageOf(
+  blocks: ContentBlock[],
+  longTextName: () => string = () => "prompt_1",
+): { text: string; variables: UserVariable[] } {
   const parts: string[] = [];
   const variables: UserVariable[] = [];
   const taken = new Set<string>();
@@ -349,9 +368,33 @@ export function messageOf(blocks: ContentBlock[]): { text: string; variables: Us
         parts.push(`[${block.type} content is not supported by relm and was left out]`);
     }
   }
+  let text = parts.join("").trim();
+  if (Buffer.byteLength(text) > MAX_PROMPT_TEXT_BYTES) {
+    const name = longTextName();
+    variables.push({ name, text });
+    text = shortened(text, name);
+  }
   try {
-    return { text: parts.join("").trim(), variables: checkUserVariables(variables) };
+    return { text, variables: checkUserVariables(variables) };
   } catch (error) {
     throw new PromptError((error as Error).message);
   }
+}
+
+/** A long text as the message shows it: its start and end, and where the whole of it is. */
+function shortened(text: string, name: string): string {
+  const head = wholeChars(text.slice(0, SHOWN_HEAD_CHARS));
+  const tail = wholeChars(text.slice(-SHOWN_TAIL_CHARS));
+  const left = text.length - head.length - tail.length;
+  const count = text.length.toLocaleString("en-US");
+  return (
+    `${head}\n… [${left.toLocaleString("en-US")} characters left out here] …\n${tail}\n\n` +
+    `[relm] This message was ${count} characters long, more than a message may be: only its start and ` +
+    `end are shown above. The whole of it is in the kernel variable ${name} (str).`
+  );
+}
+
+/** Without a half of a surrogate pair at either end (a slice may cut one). */
+function wholeChars(text: string): string {
+  return text.replace(/^[\uDC00-\uDFFF]/, "").replace(/[\uD800-\uDBFF]$/, "");
 }

@@ -31,6 +31,8 @@ export class Budget {
   private readonly startedAt: number;
   /** Tokens held by requests in flight here and below (their prompt plus the answer they may have). */
   private reserved = 0;
+  /** USD held by requests in flight here and below: what their prompt and their capped answer may cost. */
+  private reservedCost = 0;
   /** Callers waiting for a reservation to be given back (kept on the root, which every one reaches). */
   private readonly waiters = new Set<() => void>();
 
@@ -94,17 +96,41 @@ export class Budget {
   }
 
   /**
-   * Holds `tokens` for a request in flight, here and above, so concurrent requests of the tree cannot
-   * together ask for more than is left. Returns the release; call it after the spend is recorded.
+   * USD still allowed here and above, or undefined without a cost limit (0 once a cost is unknown).
+   * Unless `inFlight` is false, what requests in flight have reserved counts as spent.
    */
-  reserve(tokens: number): () => void {
+  costLeft(inFlight = true): number | undefined {
+    const { maxCost } = this.limits;
+    const own =
+      maxCost === undefined
+        ? undefined
+        : this.cost === null
+          ? 0
+          : maxCost - this.cost - (inFlight ? this.reservedCost : 0);
+    const above = this.parent?.costLeft(inFlight);
+    return own === undefined ? above : above === undefined ? own : Math.min(own, above);
+  }
+
+  /**
+   * Holds `tokens` (and `cost` USD) for a request in flight, here and above, so concurrent requests of
+   * the tree cannot together ask for more than is left. Returns the release; call it after the spend is
+   * recorded.
+   */
+  reserve(tokens: number, cost = 0): () => void {
     const held = Math.max(0, tokens);
-    for (let b: Budget | undefined = this; b; b = b.parent) b.reserved += held;
+    const heldCost = Math.max(0, cost);
+    for (let b: Budget | undefined = this; b; b = b.parent) {
+      b.reserved += held;
+      b.reservedCost += heldCost;
+    }
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      for (let b: Budget | undefined = this; b; b = b.parent) b.reserved -= held;
+      for (let b: Budget | undefined = this; b; b = b.parent) {
+        b.reserved -= held;
+        b.reservedCost -= heldCost;
+      }
       const waiters = [...this.root.waiters];
       this.root.waiters.clear();
       for (const wake of waiters) wake();
@@ -142,6 +168,47 @@ export class Budget {
     if (!level || maxTokens === undefined) return undefined;
     const spent = level.spent();
     return level.stop("max-tokens", maxTokens, spent, `${spent.tokens} of ${maxTokens} tokens used; ${why}`);
+  }
+
+  /**
+   * The --max-cost stop of the tightest cost limit here or above, though it is not reached yet: `why`
+   * says what the money left cannot cover.
+   */
+  costStop(why: string): BudgetStop | undefined {
+    const level = this.tightest(
+      (b) => b.limits.maxCost,
+      (b) => (b.limits.maxCost ?? 0) - (b.cost ?? Number.POSITIVE_INFINITY),
+    );
+    const maxCost = level?.limits.maxCost;
+    if (!level || maxCost === undefined) return undefined;
+    const spent = level.spent();
+    return level.stop(
+      "max-cost",
+      maxCost,
+      spent,
+      `${usd(spent.cost)} of $${maxCost.toFixed(2)} spent; ${why}`,
+    );
+  }
+
+  /**
+   * The first token or cost limit here or above that `tokens` and `cost` more than is recorded would go
+   * past: a request in flight whose spend so far (estimated as it streams) says it must be stopped.
+   */
+  overrun(tokens: number, cost: number): BudgetStop | undefined {
+    for (let b: Budget | undefined = this; b; b = b.parent) {
+      const { maxTokens, maxCost } = b.limits;
+      if (maxTokens !== undefined && b.tokens + tokens > maxTokens) {
+        const spent = { ...b.spent(), tokens: b.tokens + tokens };
+        const detail = `about ${spent.tokens} of ${maxTokens} tokens used; the answer was stopped as it streamed`;
+        return b.stop("max-tokens", maxTokens, spent, detail);
+      }
+      if (maxCost !== undefined && b.cost !== null && b.cost + cost > maxCost) {
+        const spent = { ...b.spent(), cost: b.cost + cost };
+        const detail = `about ${usd(spent.cost)} of $${maxCost.toFixed(2)} spent; the answer was stopped as it streamed`;
+        return b.stop("max-cost", maxCost, spent, detail);
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -209,7 +276,7 @@ export class Budget {
         );
       }
       if (spent.cost >= maxCost) {
-        const used = `$${spent.cost.toFixed(4)} of $${maxCost.toFixed(2)}`;
+        const used = `${usd(spent.cost)} of $${maxCost.toFixed(2)}`;
         return this.stop("max-cost", maxCost, spent, `${used} spent`);
       }
     }
@@ -219,6 +286,10 @@ export class Budget {
   private stop(budget: BudgetStop["budget"], limit: number, spent: SpendRecord, detail: string): BudgetStop {
     return { budget, limit, spent, message: `budget exhausted: --${budget} (${detail})` };
   }
+}
+
+function usd(cost: number | null): string {
+  return cost === null ? "an unknown cost" : `$${cost.toFixed(4)}`;
 }
 
 function earliest(a: number | undefined, b: number | undefined): number | undefined {

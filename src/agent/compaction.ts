@@ -3,7 +3,7 @@
 // caller journals a marker pointing at the full history and swaps the messages in.
 
 import { collectResponse, isModelError } from "../llm/complete.js";
-import type { Message, ModelClient, ModelError, ModelRequest, Usage } from "../llm/types.js";
+import type { Message, ModelClient, ModelError, ModelRequest, StreamEvent, Usage } from "../llm/types.js";
 import { renderTranscript } from "./compaction-render.js";
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./compaction-windows.js";
 
@@ -43,7 +43,10 @@ export interface CompactOptions {
    */
   admit?: (
     request: ModelRequest,
-  ) => Promise<{ request: ModelRequest; signal?: AbortSignal } | { error: string }>;
+  ) => Promise<
+    | { request: ModelRequest; signal?: AbortSignal; stream?: () => AsyncIterable<StreamEvent> }
+    | { error: string }
+  >;
 }
 
 export interface CompactResult {
@@ -175,7 +178,12 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
   };
   const gate = options.admit ? await options.admit(asked) : { request: asked, signal: options.signal };
   if ("error" in gate) return { error: gate.error };
-  const response = await collectResponse(options.client.stream(gate.request, gate.signal ?? options.signal));
+  // The admission's own stream when it has one: metered against the budget as it arrives.
+  const events =
+    "stream" in gate && gate.stream
+      ? gate.stream()
+      : options.client.stream(gate.request, gate.signal ?? options.signal);
+  const response = await collectResponse(events);
   if (isModelError(response)) {
     return { error: `compaction failed: ${response.error.message}`, modelError: response.error };
   }

@@ -30,8 +30,23 @@ export async function complete(host: CompletionHost, prompt: string, model?: str
   if (admitted.status === "aborted") throw new Error("llm: the model request was aborted");
   const admission = admitted.admission;
   try {
-    const result = await collectResponse(client.stream(admission.request, admission.signal));
+    const result = await collectResponse(admission.stream());
     if ("error" in result) {
+      const overrun = admission.overrun;
+      if (overrun) {
+        // Stopped as it streamed: no server counted it, so what it cost by the estimate is booked.
+        const { usage, cost } = admission.estimatedSpend();
+        host.budget.addSpend(usage.inputTokens + usage.outputTokens, cost);
+        host.record({
+          type: "llm_call",
+          model: client.model,
+          prompts: 1,
+          usage,
+          cost,
+          durationMs: Date.now() - started,
+        });
+        throw new HostRequestError(`llm: ${host.budget.check()?.message ?? overrun.message}`, "budget");
+      }
       const timeStop = admission.expired
         ? (host.budget.check() ?? host.budget.timeStop())
         : result.error.outOfTime

@@ -49,6 +49,11 @@ export class Deadline {
     return left === undefined ? undefined : Date.now() + left;
   }
 
+  /** Aborts the work now, not for the deadline (a budget the streaming answer reached). */
+  cut(): void {
+    this.controller.abort();
+  }
+
   dispose(): void {
     clearTimeout(this.timer);
     this.parent?.removeEventListener("abort", this.onParentAbort);

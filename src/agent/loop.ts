@@ -138,7 +138,9 @@ async function turnLoop(ctx: LoopContext, userText: string): Promise<TurnOutcome
           // What was left of --max-tokens is spent: the answer stays unfinished, and the run says so.
           ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "stopped" });
           const why = `the answer was cut off at ${maxOutputTokens} tokens, all that was left`;
-          return budgetStop(ctx, ctx.budget.check() ?? (ctx.budget.tokenStop(why) as BudgetStop));
+          const stop =
+            admission.cappedBy === "max-cost" ? ctx.budget.costStop(why) : ctx.budget.tokenStop(why);
+          return budgetStop(ctx, ctx.budget.check() ?? (stop as BudgetStop));
         }
         if (parts.length >= MAX_CONTINUATIONS) {
           ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "gave_up" });
@@ -181,6 +183,15 @@ async function turnLoop(ctx: LoopContext, userText: string): Promise<TurnOutcome
 
 /** A request that failed: cut off by the time budget, refused a retry for lack of time, interrupted, or an error. */
 function failed(ctx: LoopContext, turn: number, error: ModelError, admission: Admission): TurnOutcome {
+  const overrun = admission.overrun;
+  if (overrun) {
+    // Stopped as it streamed: no server counted it, so what it cost by the estimate is booked.
+    const { usage, cost } = admission.estimatedSpend();
+    ctx.budget.recordCall(usage.inputTokens + usage.outputTokens, cost);
+    const message = `the model request was stopped as it streamed: it reached --${overrun.budget}`;
+    ctx.log.record({ type: "model_error", turn, kind: "budget", message, usage, cost });
+    return budgetStop(ctx, ctx.budget.check() ?? overrun);
+  }
   if (admission.expired) {
     // Answered in the journal, so a resume does not take the request for one still in flight.
     const message = "the model request was cut off at the --max-time deadline";
@@ -218,7 +229,7 @@ async function callModel(
   turn: number,
   admission: Admission,
 ): Promise<{ response: ModelResponse } | { error: ModelError }> {
-  for await (const event of ctx.client.stream(admission.request, admission.signal)) {
+  for await (const event of admission.stream()) {
     switch (event.type) {
       case "text":
         ctx.sink({ type: "text_delta", turn, delta: event.delta });

@@ -41,9 +41,21 @@ export async function callRefineModel(
     admission = admitted.admission;
   }
   try {
-    const sent = admission?.request ?? request;
-    const result = await collectResponse(client.stream(sent, admission?.signal ?? options.signal));
+    const result = await collectResponse(
+      admission ? admission.stream() : client.stream(request, options.signal),
+    );
     if ("error" in result) {
+      if (admission?.overrun) {
+        // Stopped as it streamed: no server counted it, so what it cost by the estimate is booked.
+        const { usage, cost } = admission.estimatedSpend();
+        options.onSpend?.(usage, cost, Date.now() - started);
+        return {
+          status: "failed",
+          error: `the refine model was stopped: ${admission.overrun.message}`,
+          usage,
+          cost,
+        };
+      }
       const outOfTime = admission?.expired || result.error.outOfTime;
       const why = outOfTime ? "was stopped by the time budget, --max-time" : "failed";
       return { status: "failed", error: `the refine model ${why}: ${result.error.message}` };
@@ -53,7 +65,7 @@ export async function callRefineModel(
     if (cutOff(result.stopReason) && admission?.cappedByBudget) {
       return {
         status: "failed",
-        error: `the refine model's answer was cut off at what was left of --max-tokens (${admission.maxOutputTokens} tokens)`,
+        error: `the refine model's answer was cut off at what was left of --${admission.cappedBy} (${admission.maxOutputTokens} tokens)`,
         ...spend,
       };
     }

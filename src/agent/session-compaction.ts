@@ -60,25 +60,35 @@ export async function compactConversation(
       window,
       // Asked for by hand, a short conversation still has something to compact.
       keepLastTurns: force ? 1 : 2,
-      // Like every model call: its answer capped by --max-tokens, aborted at --max-time.
+      // Like every model call: its answer capped by --max-tokens and --max-cost, aborted at --max-time.
       admit: async (request) => {
         const admitted = await admit(host.budget, host.client, request, undefined, { window });
         if (admitted.status === "budget") return { error: admitted.stop.message };
         if (admitted.status === "aborted") return { error: "aborted" };
         admission = admitted.admission;
-        return { request: admission.request, signal: admission.signal };
+        return {
+          request: admission.request,
+          signal: admission.signal,
+          stream: () => admitted.admission.stream(),
+        };
       },
     });
     if ("error" in result) {
-      // A summary written and then discarded (it would not have shrunk the prompt) was still paid for.
-      if (result.usage) {
-        host.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost ?? null);
+      // A summary written and then discarded (it would not have shrunk the prompt) was still paid for;
+      // one stopped by a budget as it streamed, by the estimate.
+      const paid = result.usage
+        ? { usage: result.usage, cost: result.cost ?? null }
+        : admission?.overrun
+          ? admission.estimatedSpend()
+          : undefined;
+      if (paid) {
+        host.budget.addSpend(paid.usage.inputTokens + paid.usage.outputTokens, paid.cost);
         host.record({
           type: "llm_call",
           model: host.client.model,
           prompts: 1,
-          usage: result.usage,
-          cost: result.cost ?? null,
+          usage: paid.usage,
+          cost: paid.cost,
           durationMs: Date.now() - started,
         });
       }

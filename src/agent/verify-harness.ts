@@ -2,8 +2,9 @@
 // project: every scope as it is now, except the judged revision's own scope, derived up to just before
 // the revision ("without") or up to and including it ("with"). The two replays differ by that one edit.
 
-import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import {
   deriveState,
   type Entry,
@@ -63,7 +64,7 @@ export function writeScratchHarness(
   scratch: ScratchPlace,
 ): void {
   // The project of the scratch copy is the copy itself, whatever harness its files brought along.
-  mkdirSync(join(scratch.cwd, ".relm"), { recursive: true });
+  makeDirs(join(scratch.cwd, ".relm"));
   rmSync(join(scratch.cwd, ".relm", "harness"), { recursive: true, force: true });
   const userSkills = join(real.home, "skills");
   if (existsSync(userSkills)) cpSync(userSkills, join(scratch.home, "skills"), { recursive: true });

@@ -19,6 +19,7 @@ export function buildClient(config: ResolvedConfig, model?: string): ModelClient
     retryBaseMs: m.retry.baseMs,
     retryMaxMs: m.retry.maxMs,
     idleTimeoutMs: m.requestIdleTimeoutMs,
+    ...(m.maxEventBytes ? { maxEventBytes: m.maxEventBytes } : {}),
     price: model ? config.prices[model] : m.price,
     acceptsImages: m.acceptsImages,
     ...(m.thinking ? { thinking: m.thinking } : {}),

@@ -3,7 +3,7 @@
 // current settings are the defaults, a missing model is refused before any key is asked for, and the
 // key is never echoed.
 
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
 import { Writable } from "node:stream";
 import { baseUrlProblem } from "../config/base-url.js";
@@ -14,6 +14,7 @@ import {
   readConfigFile,
   relmHomeFrom,
 } from "../config/config.js";
+import { makeDirs } from "../config/dirs.js";
 import { UsageError } from "../config/errors.js";
 import { SUBSCRIPTIONS, type SubscriptionId } from "../config/subscriptions.js";
 import {
@@ -109,7 +110,7 @@ export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
       return EXIT.interrupted;
     }
   }
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirs(home, 0o700);
   writeFileSync(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   const keyNote = next.apiKey ? "" : ", no saved key";

@@ -18,7 +18,8 @@ const FILE_ERRORS: Record<string, string> = {
   ENOTDIR: "a part of the path is not a directory",
   EEXIST: "already exists",
   EROFS: "read-only file system",
-  ENOSPC: "no space left on the device",
+  ENOSPC: "no space left on the device; free some space (or point RELM_HOME at another disk) and try again",
+  EDQUOT: "the disk quota is used up; free some space and try again",
   EMFILE: "too many open files",
 };
 

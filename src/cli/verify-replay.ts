@@ -2,12 +2,13 @@
 // harness with or without the edit, and the recorded task(s) run to their end under a budget. Nothing
 // here writes outside the scratch folder; the user's working tree is only ever read.
 
-import { cpSync, existsSync, mkdirSync } from "node:fs";
+import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { type AutonomousOutcome, runAutonomously } from "../agent/autonomy.js";
 import { type Variant, writeScratchHarness } from "../agent/verify-harness.js";
 import type { ReplayPlan } from "../agent/verify-plan.js";
 import type { ResolvedConfig } from "../config/config.js";
+import { makeDirs } from "../config/dirs.js";
 import type { HarnessContext, Revision, Scope, VerifyRun } from "../harness/index.js";
 import { titleOf } from "../host/turn-words.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
@@ -44,7 +45,7 @@ async function scratchWorkspace(request: ReplayRequest, dest: string): Promise<R
       if (!(error instanceof CheckpointError)) throw error;
     }
   }
-  mkdirSync(dest, { recursive: true });
+  makeDirs(dest);
   // The user's own repository is never part of a checkpoint; a copy leaves it out too.
   if (existsSync(plan.cwd)) {
     cpSync(plan.cwd, dest, { recursive: true, filter: (src) => !src.endsWith("/.git") });
@@ -73,7 +74,7 @@ function outcomeWord(outcome: AutonomousOutcome): string {
 export async function replayOnce(request: ReplayRequest, variant: Variant): Promise<ReplayResult> {
   const home = join(request.dir, "home");
   const cwd = join(request.dir, "work");
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirs(home, 0o700);
   const workspace = await scratchWorkspace(request, cwd);
   writeScratchHarness(request.real, request.scope, request.revision, variant, { home, cwd });
   const { config, model } = request;

@@ -37,6 +37,8 @@ export interface ModelConfig {
   retry: { maxAttempts?: number; baseMs?: number; maxMs?: number };
   /** config.json's requestIdleTimeout in ms; undefined means the client's default (300 s). */
   requestIdleTimeoutMs?: number;
+  /** config.json's maxStreamEventMB in bytes; undefined means the client's default (16 MiB). */
+  maxEventBytes?: number;
   /** `--thinking` / RELM_THINKING / config `thinking`; undefined sends nothing (the model's default). */
   thinking?: ThinkingLevel;
   /** The provider preset by name (openai, anthropic, openrouter, azure, ollama, ...): see config/presets.ts. */
@@ -252,6 +254,8 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
       stream: cfg.stream ?? true,
       retry: cfg.retry ?? {},
       requestIdleTimeoutMs: cfg.requestIdleTimeout === undefined ? undefined : cfg.requestIdleTimeout * 1000,
+      maxEventBytes:
+        cfg.maxStreamEventMB === undefined ? undefined : Math.round(cfg.maxStreamEventMB * 1024 * 1024),
       thinking: resolveThinking(flags.thinking, env, cfg),
       sources: {
         provider: providerPick[1],

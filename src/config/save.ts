@@ -1,6 +1,7 @@
-import { chmodSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ConfigFile } from "./config.js";
+import { makeDirs } from "./dirs.js";
 
 /**
  * Writes $RELM_HOME/config.json atomically and readable by the user only (it may hold an API key): a
@@ -8,7 +9,7 @@ import type { ConfigFile } from "./config.js";
  * others can read or the config is half-written.
  */
 export function writeConfigFile(path: string, config: ConfigFile): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeDirs(dirname(path), 0o700);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);

@@ -149,6 +149,8 @@ export const configFileSchema = fields(
     ),
     /** Seconds without a byte from the model server before a try is abandoned (and retried); default 300. */
     requestIdleTimeout: v.optional(above0(" (seconds)")),
+    /** The most one streamed event of the model server may hold, in MiB (default 16): more is malformed. */
+    maxStreamEventMB: v.optional(above0(" (megabytes)")),
     /** A cell is interrupted after this long (default 300). */
     cellTimeoutSeconds: v.optional(above0(" (seconds)")),
     /** Characters of a cell's output the model is shown (default 20 000). */

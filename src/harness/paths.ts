@@ -1,5 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { UserError } from "../config/errors.js";
 import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
 
@@ -94,7 +95,7 @@ export function agentsSkillsDir(cwd: string): string {
 
 /** mkdir -p; private folders are 0700 (tightened when they already exist and are ours). */
 export function ensureDir(path: string, isPrivate: boolean): void {
-  mkdirSync(path, { recursive: true, mode: isPrivate ? 0o700 : 0o755 });
+  makeDirs(path, isPrivate ? 0o700 : 0o755);
   if (!isPrivate) return;
   const st = statSync(path);
   if (st.uid === process.getuid?.() && (st.mode & 0o777) !== 0o700) chmodSync(path, 0o700);

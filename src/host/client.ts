@@ -1,8 +1,8 @@
 import { connect, type Socket } from "node:net";
-import { MAX_DECODABLE_BYTES } from "../kernel/lines.js";
+import { MAX_DECODABLE_BYTES, MAX_LINE_BYTES } from "../kernel/lines.js";
 import { lockAddress } from "./lock-address.js";
 import { socketPath } from "./paths.js";
-import { type Frame, onMessages, RpcError, type RpcNotification, send } from "./rpc.js";
+import { type Frame, onMessages, RPC, RpcError, type RpcNotification, writeLine } from "./rpc.js";
 
 /** A connection to a live session host. */
 export class SessionClient {
@@ -36,9 +36,22 @@ export class SessionClient {
 
   call<T = unknown>(method: string, params?: unknown): Promise<T> {
     const id = this.nextId++;
+    const line = JSON.stringify({ jsonrpc: "2.0", id, method, params });
     return new Promise<T>((resolve, reject) => {
+      // The host would refuse the line and close the connection: refused here, the connection stays.
+      const bytes = Buffer.byteLength(line);
+      if (bytes >= MAX_LINE_BYTES) {
+        const mib = (n: number) => `${(n / 2 ** 20).toFixed(n < 2 ** 30 ? 1 : 0)} MiB`;
+        reject(
+          new RpcError(
+            RPC.invalidParams,
+            `the message is too large for the session host: ${mib(bytes)} encoded, at most ${mib(MAX_LINE_BYTES)}`,
+          ),
+        );
+        return;
+      }
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      if (!send(this.socket, { jsonrpc: "2.0", id, method, params })) {
+      if (!writeLine(this.socket, line)) {
         this.pending.delete(id);
         reject(new RpcError(-32000, "the session host is not reachable"));
       }

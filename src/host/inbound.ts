@@ -3,7 +3,8 @@ import type { AutonomousOutcome } from "../agent/autonomy.js";
 import type { UserVariable } from "../agent/session-variables.js";
 import { RPC, RpcError } from "./rpc.js";
 
-const MAX_MESSAGE_BYTES = 16 * 1024;
+/** The longest message text a host takes; a front end puts more than this in a kernel variable. */
+export const MAX_MESSAGE_BYTES = 16 * 1024;
 const MAX_QUEUED = 100;
 
 /** A message waiting for the agent: from a person (`user`), another session, or a schedule. */

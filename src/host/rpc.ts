@@ -175,7 +175,39 @@ function invalid(id: RpcId, code: number, message: string): Frame {
   return { kind: "invalid", id, code, message };
 }
 
+/**
+ * Writes one message; false only when the socket can take nothing (closed). A full write buffer is not a
+ * failure: the message is queued behind what is there (a 30 MB prompt always fills it).
+ */
 export function send(socket: Socket, message: RpcMessage): boolean {
+  return writeLine(socket, JSON.stringify(message));
+}
+
+/** send() for a message already encoded as one line (without its newline). */
+export function writeLine(socket: Socket, line: string): boolean {
   if (socket.destroyed || !socket.writable) return false;
-  return socket.write(`${JSON.stringify(message)}\n`);
+  socket.write(`${line}\n`);
+  return true;
+}
+
+const ID_VALUE = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
+/** The id as the first member (`{"jsonrpc":"2.0","id":1,...`) or as the last (the SDK's clients write it there). */
+const ID_FIRST = new RegExp(
+  String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID_VALUE}\s*,`,
+);
+const ID_LAST = new RegExp(String.raw`,\s*"id"\s*:\s*${ID_VALUE}\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`);
+
+/**
+ * The id of a request too large to read, from its first and last few kB: only where it can only be the
+ * request's own (the first or the last member of the outer object), else null.
+ */
+export function idOfEdges(head: string, tail: string): string | number | null {
+  const found = ID_FIRST.exec(head)?.[1] ?? ID_LAST.exec(tail.replace(/\r$/, ""))?.[1];
+  if (found === undefined) return null;
+  try {
+    const id: unknown = JSON.parse(found);
+    return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { processExists } from "../config/process.js";
 import { trackFile, untrackFile } from "./host-exit.js";
 import { listenPrivate } from "./listen.js";
@@ -144,7 +145,7 @@ function privateDir(dir: string | undefined): string {
     if (Buffer.byteLength(chosen) > MAX_SOCKET_PATH - 32) chosen = `/tmp/relm-${uid}`;
   }
   chosen = path.resolve(chosen);
-  mkdirSync(chosen, { recursive: true, mode: 0o700 });
+  makeDirs(chosen, 0o700);
   const st = lstatSync(chosen);
   if (!st.isDirectory()) throw new Error(`${chosen} is not a directory`);
   if (process.getuid && st.uid !== uid) throw new Error(`${chosen} belongs to another user (uid ${st.uid})`);

@@ -41,23 +41,31 @@ export class LineSplitter {
 /** Above this, the buffer of a finished long line is released instead of kept for the next one. */
 const KEEP_BYTES = 1024 * 1024;
 
+/** How much of each end of a line too long to keep is kept, to tell what it was (a JSON-RPC id). */
+const EDGE_BYTES = 4096;
+
 /**
  * Splits a byte stream into UTF-8 lines (newline = 0x0A, which never occurs inside a multi-byte
  * character, so lines are decoded whole; invalid bytes become U+FFFD). At most `maxBytes` of an
  * unfinished line are held, in one buffer that grows by doubling (many tiny reads cost no per-read
  * overhead). A line longer than that is reported once to `onOverflow` and the rest of it is skipped up
- * to its newline without being kept.
+ * to its newline without being kept; when that newline comes, `onSkipped` (if given) gets the first and
+ * last few kB of the line, so that a reader can still answer it (by the id of a JSON-RPC request).
  */
 export class BoundedLineSplitter {
   private buffer = Buffer.alloc(0);
   private size = 0;
   private skipping = false;
   private closed = false;
+  /** The start and (so far) the end of the line being skipped. */
+  private head = Buffer.alloc(0);
+  private tail = Buffer.alloc(0);
 
   constructor(
     private readonly onLine: (line: string) => void,
     private readonly onOverflow: () => void,
     readonly maxBytes = MAX_LINE_BYTES,
+    private readonly onSkipped?: (edges: { head: string; tail: string }) => void,
   ) {}
 
   /** Bytes of the unfinished line held now (never more than maxBytes). */
@@ -77,11 +85,23 @@ export class BoundedLineSplitter {
       const newline = chunk.indexOf(10, start);
       const end = newline < 0 ? chunk.length : newline;
       if (this.skipping) {
-        if (newline >= 0) this.skipping = false;
+        this.keepTail(chunk.subarray(start, end));
+        if (newline >= 0) {
+          this.skipping = false;
+          this.skipped();
+        }
       } else if (this.size + (end - start) > this.maxBytes) {
+        const held = this.buffer.subarray(0, Math.min(this.size, EDGE_BYTES));
+        this.head = Buffer.concat([held, chunk.subarray(start, Math.min(end, start + EDGE_BYTES))]).subarray(
+          0,
+          EDGE_BYTES,
+        );
+        this.tail = Buffer.alloc(0);
+        this.keepTail(chunk.subarray(start, end));
         this.release();
         this.skipping = newline < 0;
         this.onOverflow();
+        if (newline >= 0 && !this.closed) this.skipped();
       } else if (newline < 0) {
         this.append(chunk.subarray(start, end));
       } else if (this.size === 0) {
@@ -95,6 +115,21 @@ export class BoundedLineSplitter {
       }
       start = end + 1;
     }
+  }
+
+  private keepTail(piece: Buffer): void {
+    if (!this.onSkipped) return;
+    this.tail =
+      piece.length >= EDGE_BYTES
+        ? Buffer.from(piece.subarray(piece.length - EDGE_BYTES))
+        : Buffer.concat([this.tail, piece]).subarray(-EDGE_BYTES);
+  }
+
+  private skipped(): void {
+    const edges = { head: this.head.toString("utf8"), tail: this.tail.toString("utf8") };
+    this.head = Buffer.alloc(0);
+    this.tail = Buffer.alloc(0);
+    this.onSkipped?.(edges);
   }
 
   private append(piece: Buffer): void {

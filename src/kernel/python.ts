@@ -2,7 +2,6 @@ import { execFile } from "node:child_process";
 import {
   accessSync,
   constants,
-  mkdirSync,
   readFileSync,
   realpathSync,
   renameSync,
@@ -10,6 +9,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { PythonNotFoundError } from "./errors.js";
 import type { PythonInfo } from "./types.js";
 
@@ -159,7 +159,7 @@ function readCache(dir: string, key: string): FoundPython | null {
 
 function writeCache(dir: string, key: string, found: FoundPython): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     const file = path.join(dir, CACHE_FILE);
     const tmp = `${file}.${process.pid}.tmp`;
     const data: CacheFile = { version: CACHE_VERSION, key, exe: fileStamp(found.path), found };

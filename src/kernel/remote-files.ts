@@ -7,9 +7,10 @@
 // Content crosses in 4 MB pieces, at most 3 of a file on their way at once, so memory stays bounded
 // and a cell's own traffic is never held up for long. Everything here is a no-op for local kernels (of() is undefined).
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { open, readdir, readFile, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { KernelRequestError } from "./errors.js";
 import type { HostMessage } from "./protocol.js";
 import type { RunnerProcess } from "./runner-process.js";
@@ -86,7 +87,7 @@ export class RemoteFiles {
    */
   async pullSnapshot(dir: string, round: RunnerSnapshot): Promise<void> {
     if (round.superseded) return;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir, 0o700);
     const keep = new Set(Object.values(round.files ?? {}));
     const have = new Set(await readdir(dir).catch(() => [] as string[]));
     for (const file of keep) {
@@ -173,7 +174,7 @@ export class RemoteFiles {
 
   /** Copies `there` to local file `local` (0600, written whole or not at all); pieces asked WINDOW at a time. */
   async pull(there: string, local: string): Promise<void> {
-    await mkdir(path.dirname(local), { recursive: true, mode: 0o700 });
+    makeDirs(path.dirname(local), 0o700);
     const tmp = `${local}.${process.pid}.part`;
     const handle = await open(tmp, "w", 0o600);
     const piece = async (offset: number) => {

@@ -10,6 +10,7 @@ import { fillBaseUrl, presetHeaders, sendsCacheKey, withQuery } from "./presets.
 import { computeCost, guessAcceptsImages, lookupPrice } from "./pricing.js";
 import { responsesWire } from "./responses.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import { DEFAULT_MAX_EVENT_BYTES } from "./sse.js";
 import { isOpenAIReasoningModel } from "./thinking.js";
 import type {
   AssistantMessage,
@@ -171,6 +172,7 @@ async function* streamRequest(
     ctx,
     deadline: request.deadline,
     auth: authFor(options, request),
+    maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
   };
   for await (const event of sendWithRetries(call, policy, signal)) {
     if (event.type !== "decoded") {

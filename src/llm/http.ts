@@ -14,7 +14,7 @@ import {
   toModelError,
 } from "./errors.js";
 import { backoffMs, parseRetryAfter, type RetryPolicy, retryFits, sleep } from "./retry.js";
-import { parseSse } from "./sse.js";
+import { formatBytes, parseSse, SseLimitError } from "./sse.js";
 import type { StreamEvent } from "./types.js";
 import { type Decoded, type DecodeResult, type DeltaEvent, replayDeltas, type WireFormat } from "./wire.js";
 
@@ -29,6 +29,8 @@ export interface HttpCall {
   deadline?: number;
   /** Authenticating headers added before each try (subscriptions); see ClientOptions.auth. */
   auth?: (context: { refresh: boolean }) => Promise<Record<string, string>>;
+  /** The most bytes one streamed event, or a whole JSON answer, may have (ClientOptions.maxEventBytes). */
+  maxEventBytes: number;
 }
 
 export type HttpEvent =
@@ -168,9 +170,9 @@ async function* tryOnce(
       const contentType = response.headers.get("content-type") ?? "";
       // Some servers ignore `stream: true` and answer with one JSON document; accept that too.
       if (call.stream && !contentType.includes("application/json")) {
-        return yield* call.wire.decodeStream(parseSse(chunks));
+        return yield* call.wire.decodeStream(parseSse(chunks, { maxEventBytes: call.maxEventBytes }));
       }
-      const text = await readText(chunks, Number.POSITIVE_INFINITY);
+      const text = await readText(chunks, call.maxEventBytes, true);
       let json: unknown;
       try {
         json = JSON.parse(text);
@@ -185,6 +187,7 @@ async function* tryOnce(
       if (result.ok) yield* replayDeltas(result.value);
       return result;
     } catch (err) {
+      if (err instanceof SseLimitError) return fail(oversizeFailure(call.ctx, err));
       return classify(err, "read");
     }
   } finally {
@@ -242,10 +245,28 @@ async function* timedChunks(
   }
 }
 
-async function readText(chunks: AsyncIterable<Uint8Array>, cap: number): Promise<string> {
+/**
+ * A server that sends more than the cap in one event is broken (no model writes 16 MB in one delta):
+ * the answer is refused rather than read on, and not retried — the same server would do it again.
+ */
+function oversizeFailure(ctx: ErrorContext, err: SseLimitError): Failure {
+  return {
+    kind: "stream",
+    retryable: false,
+    message:
+      `the response from ${ctx.url} was malformed: ${err.what} was larger than ${formatBytes(err.limitBytes)}; ` +
+      "if the server is right, raise maxStreamEventMB in config.json",
+  };
+}
+
+/** The body as text, cut at `cap` bytes; with `refuse`, a longer body is an SseLimitError instead. */
+async function readText(chunks: AsyncIterable<Uint8Array>, cap: number, refuse = false): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
+  let bytes = 0;
   for await (const chunk of chunks) {
+    bytes += chunk.length;
+    if (bytes > cap && refuse) throw new SseLimitError(cap, "the answer");
     text += decoder.decode(chunk, { stream: true });
     if (text.length > cap) return text.slice(0, cap);
   }

@@ -188,6 +188,11 @@ export interface ClientOptions {
   retryMaxMs?: number;
   /** Abort a try when no byte arrives for this long; default 300 000 (config `requestIdleTimeout`). */
   idleTimeoutMs?: number;
+  /**
+   * The most bytes one streamed event (or a whole non-streamed answer) may have; a larger one fails the
+   * request as malformed. Default 16 MiB (config `maxStreamEventMB`).
+   */
+  maxEventBytes?: number;
   /** Overrides the built-in price table. */
   price?: Price;
   /** Overrides the built-in guess of whether the model takes images. */

@@ -2,9 +2,9 @@
 // task is a normal relm session with its own detached host (docs/mcp-server.md); this process only
 // starts hosts and follows them, so it holds no kernel.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type ConfigFlags, noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { relmVersion } from "../config/version.js";
+import { ServerStdioTransport } from "./stdio-transport.js";
 import { type Limits, stopTask, type TaskEnvironment, TaskInputError } from "./tasks.js";
 import { registerTools, type ServerState } from "./tools.js";
 
@@ -43,7 +43,8 @@ export async function serveMcp(options: ServeOptions): Promise<number> {
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   registerTools(server, environment, state);
-  const transport = new StdioServerTransport();
+  // Answers every request, an oversize or malformed one with a JSON-RPC error (stdio-transport.ts).
+  const transport = new ServerStdioTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once("end", () => resolve());

@@ -2,8 +2,9 @@
 // replaced atomically. A file that holds env or header values is written 0600 (the user's file always:
 // it lives in the private $RELM_HOME).
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { ConfigError } from "../config/errors.js";
 
 export interface ServerEntry {
@@ -50,7 +51,7 @@ function holdsValues(servers: Record<string, unknown>): boolean {
 function writeDocument(path: string, doc: Record<string, unknown>, alwaysPrivate: boolean): void {
   const servers = serversOf(doc, path);
   const mode = alwaysPrivate || holdsValues(servers) ? 0o600 : 0o644;
-  mkdirSync(dirname(path), { recursive: true, mode: alwaysPrivate ? 0o700 : 0o755 });
+  makeDirs(dirname(path), alwaysPrivate ? 0o700 : 0o755);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(doc, null, 2)}\n`, { mode });
   chmodSync(tmp, mode);

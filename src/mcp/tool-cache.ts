@@ -4,8 +4,9 @@
 // lists what this cache knew when the session began, and "not yet known" for a server never run with
 // this exact configuration. Names and descriptions only: nothing secret is stored.
 
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { type McpServer, serverHash } from "./config.js";
 import type { ToolInfo } from "./connection.js";
 
@@ -61,7 +62,7 @@ export function writeToolCache(cacheDir: string, server: McpServer, tools: reado
   if (known && JSON.stringify(known) === JSON.stringify(entries)) return;
   const path = cacheFile(cacheDir, server);
   try {
-    mkdirSync(join(cacheDir, "mcp"), { recursive: true, mode: 0o700 });
+    makeDirs(join(cacheDir, "mcp"), 0o700);
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify({ version: VERSION, server: server.name, tools: entries })}\n`, {
       mode: 0o600,

@@ -67,3 +67,14 @@ export function pieces(text: string, size: number): string[] {
 export function outputChars(answer: Pick<Answer, "text" | "toolCalls">): number {
   return answer.text.length + answer.toolCalls.reduce((n, c) => n + c.arguments.length, 0);
 }
+
+/**
+ * An answer's frames split for an endless stream: those before the first delta of `text` (which must fit
+ * in one delta, 16 characters), and that delta's frame, to be written again and again.
+ */
+export function endlessFrames(frames: string[], text: string): { head: string[]; repeat: string } {
+  const quoted = JSON.stringify(text);
+  const at = frames.findIndex((f) => f.includes(quoted));
+  if (at === -1) throw new Error(`no frame carries ${quoted}`);
+  return { head: frames.slice(0, at), repeat: frames[at] as string };
+}

@@ -46,7 +46,18 @@ export type ScriptStep =
    * Anthropic an `error` event, OpenAI a chunk with `error`. `code` e.g. server_error (retried) or
    * invalid_prompt (not).
    */
-  | ({ failed: { code: string; message: string } } & StepTiming);
+  | ({ failed: { code: string; message: string } } & StepTiming)
+  /**
+   * Raw response text written as it is (HTTP 200, text/event-stream), piece by piece, then the response
+   * ends: malformed or hostile streams, e.g. one 50 MB `data:` line.
+   */
+  | ({ raw: string[] } & StepTiming)
+  /**
+   * A streamed answer that never ends: one text delta of `text` (at most 16 characters; default
+   * "and on and on ") written again and again until the client goes away or the server closes. Only
+   * Anthropic's stream reports usage (the prompt's, at its start); nothing reports the output's.
+   */
+  | ({ endless: true; text?: string } & StepTiming);
 
 export interface ScriptContext {
   /** 0-based number of this scripted request (requests rejected for auth or model are not counted). */
@@ -75,7 +86,9 @@ export type Reply =
   | { kind: "failed"; code: string; message: string }
   | { kind: "status"; status: number; body?: string; retryAfter?: number; headers?: Record<string, string> }
   | { kind: "drop"; text: string }
-  | { kind: "unfinished"; text: string };
+  | { kind: "unfinished"; text: string }
+  | { kind: "raw"; pieces: string[] }
+  | { kind: "endless"; text: string };
 
 export function toReply(step: ScriptStep): Reply {
   if ("status" in step && typeof step.status === "number") {
@@ -91,6 +104,13 @@ export function toReply(step: ScriptStep): Reply {
     return { kind: "drop", text: step.text ?? "This answer is cut off in the middle of a sentence because" };
   }
   if ("failed" in step && step.failed) return { kind: "failed", ...step.failed };
+  if ("raw" in step && Array.isArray(step.raw)) return { kind: "raw", pieces: step.raw };
+  if ("endless" in step && step.endless) {
+    const text = step.text ?? "and on and on ";
+    if (text.length === 0 || text.length > 16)
+      throw new Error("an endless step's text must be 1 to 16 characters");
+    return { kind: "endless", text };
+  }
   const text = "text" in step && typeof step.text === "string" ? step.text : "";
   if ("unfinished" in step && step.unfinished) return { kind: "unfinished", text };
   const thought: { reasoning?: string; redactedThinking?: string } = {};

@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Answer, limitAnswer, outputChars } from "./answer.js";
+import { type Answer, endlessFrames, limitAnswer, outputChars } from "./answer.js";
 import {
   anthropicError,
   anthropicJson,
@@ -240,31 +240,57 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     if (closed || res.destroyed) return;
 
     if (reply.kind === "status") return sendStatusStep(res, format, reply);
+    if (reply.kind === "raw") return writeStream(res, reply.pieces);
     const stream = fields.stream === true;
     const answer = makeAnswer(
       format,
       model || "scripted",
-      reply.kind === "failed" ? { kind: "answer", text: "", toolCalls: [] } : reply,
+      reply.kind === "failed" || reply.kind === "endless"
+        ? { kind: "answer", text: reply.kind === "endless" ? reply.text : "", toolCalls: [] }
+        : reply,
       rawBody,
       previous?.rawBody,
       maxTokensOf(fields),
     );
     if (reply.kind === "answer") addThought(answer, reply, format, fields);
     const includeUsage = record(fields.stream_options)?.include_usage === true;
+    if (reply.kind === "endless") {
+      const { frames } = render(format, { kind: "answer", text: reply.text, toolCalls: [] }, answer, false);
+      return writeEndless(res, endlessFrames(frames, reply.text));
+    }
     const { frames, json } = render(format, reply, answer, includeUsage);
     if (reply.kind === "drop") return dropResponse(res, stream, frames, json);
     if (!stream) return send(res, 200, json);
+    return writeStream(res, frames);
+  };
+
+  const streamHead = (res: ServerResponse) =>
     res.writeHead(200, {
       "content-type": "text/event-stream",
       "cache-control": "no-cache",
       connection: "keep-alive",
     });
+
+  const writeStream = async (res: ServerResponse, frames: string[]) => {
+    streamHead(res);
     for (const f of frames) {
       if (closed || res.destroyed) return;
       res.write(f);
       if (options.chunkDelayMs) await wait(options.chunkDelayMs);
     }
     res.end();
+  };
+
+  /** The head once, then the repeated frame until the client leaves or the server closes. */
+  const writeEndless = async (res: ServerResponse, endless: { head: string[]; repeat: string }) => {
+    streamHead(res);
+    for (const f of endless.head) res.write(f);
+    while (!closed && !res.destroyed) {
+      // Backpressure: a client that reads slowly is not buried, and the event loop gets its turn.
+      if (!res.write(endless.repeat)) await new Promise((resolve) => res.once("drain", resolve));
+      else await new Promise((resolve) => setImmediate(resolve));
+      if (options.chunkDelayMs) await wait(options.chunkDelayMs);
+    }
   };
 
   /** What the model thought, in the request's format: Responses always (reasoning models do), Anthropic with thinking on. */

@@ -1,12 +1,15 @@
 import {
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
   openSync,
+  rmdirSync,
   truncateSync,
+  unlinkSync,
   writeSync,
 } from "node:fs";
 import { join, relative, sep } from "node:path";
@@ -40,6 +43,8 @@ export class Journal {
   private nextN: number;
   /** Bytes on disk; lets a failed write be undone so a partial line is never followed by another line. */
   private size: number;
+  /** A failed write whose partial line could not be cut off: the error every later append repeats. */
+  private torn: Error | undefined;
 
   private constructor(
     readonly dir: string,
@@ -64,6 +69,7 @@ export class Journal {
     header: Omit<JournalHeader, "type" | "version">,
     options: JournalOptions = {},
   ): Journal {
+    const made = { dir: !existsSync(dir), outputs: !existsSync(join(dir, OUTPUTS_DIR)) };
     ensurePrivateDir(dir);
     ensurePrivateDir(join(dir, OUTPUTS_DIR));
     const redactor = new Redactor(options.secrets);
@@ -76,10 +82,14 @@ export class Journal {
     const fd = openSync(path, APPEND_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
       fchmodSync(fd, 0o600); // the mode given to open is filtered by the umask
-      const size = writeLine(fd, JSON.stringify(written));
+      const size = writeLine(fd, JSON.stringify(written), path);
       return new Journal(dir, written, fd, 0, size, false, redactor);
     } catch (err) {
       closeSync(fd);
+      // A journal without its header (a full disk) would list as a damaged session: none is left instead.
+      removeQuietly(() => unlinkSync(path));
+      if (made.outputs) removeQuietly(() => rmdirSync(join(dir, OUTPUTS_DIR)));
+      if (made.dir) removeQuietly(() => rmdirSync(dir));
       throw err;
     }
   }
@@ -141,12 +151,16 @@ export class Journal {
     }) as JournalEvent;
     const line = JSON.stringify(event);
     try {
-      this.size += writeLine(fd, line);
+      this.size += writeLine(fd, line, this.path);
     } catch (err) {
+      // A failed write (a full disk) may have left part of the line: cut back to the last whole one, so
+      // the next line is not glued onto it and the journal never reads as damaged.
       try {
         ftruncateSync(fd, this.size);
       } catch {
-        // The original error matters more; open() repairs the tail on the next run anyway.
+        // Not cut: nothing more may be appended (it would follow the half line). open() cuts the torn
+        // tail on the next run, and readers take it for what a crash leaves, not for damage.
+        this.torn = err as Error;
       }
       throw err;
     }
@@ -192,6 +206,7 @@ export class Journal {
 
   private requireOpen(): number {
     if (this.fd === null) throw new Error(`Journal is closed: ${this.path}`);
+    if (this.torn) throw this.torn;
     return this.fd;
   }
 }
@@ -200,9 +215,29 @@ export class Journal {
  * One write() per line, on an O_APPEND descriptor, so lines never interleave. The loop only repeats after a
  * short write, which regular files do only when the disk is full.
  */
-function writeLine(fd: number, line: string): number {
+function writeLine(fd: number, line: string, path: string): number {
   const buf = Buffer.from(`${line}\n`, "utf8");
   let written = 0;
-  while (written < buf.length) written += writeSync(fd, buf, written, buf.length - written);
+  try {
+    while (written < buf.length) written += writeSync(fd, buf, written, buf.length - written);
+  } catch (error) {
+    // A write to a descriptor names no file; the journal's is what a person must know (a full disk).
+    const e = error as NodeJS.ErrnoException;
+    if (typeof e.code === "string" && e.path === undefined) {
+      e.path = path;
+      // "ENOSPC: no space left on device, write" becomes "cannot write PATH: no space left on device".
+      const reason = e.message.replace(/^[A-Z]+: /, "").replace(/, write$/, "");
+      e.message = `cannot write ${path}: ${reason}`;
+    }
+    throw error;
+  }
   return buf.length;
+}
+
+function removeQuietly(remove: () => void): void {
+  try {
+    remove();
+  } catch {
+    // Left behind, it is only clutter; the error that stopped the write is what gets reported.
+  }
 }

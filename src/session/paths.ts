@@ -1,5 +1,6 @@
-import { chmodSync, mkdirSync, statSync } from "node:fs";
+import { chmodSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { SessionIdError } from "./errors.js";
 
 /** $RELM_HOME, or ~/.relm (one definition, shared with configuration). */
@@ -22,7 +23,7 @@ export function sessionDir(home: string, id: string): string {
  * directory we own is tightened too; one owned by someone else is left alone (chmod would fail anyway).
  */
 export function ensurePrivateDir(path: string): void {
-  mkdirSync(path, { recursive: true, mode: 0o700 });
+  makeDirs(path, 0o700);
   const st = statSync(path);
   if (!st.isDirectory()) throw new Error(`Not a directory: ${path}`);
   const uid = process.getuid?.();

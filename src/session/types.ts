@@ -78,7 +78,16 @@ export type JournalBody =
       attempts: number;
       durationMs: number;
     }
-  | { type: "model_error"; turn: number; kind: string; status?: number; message: string }
+  | {
+      type: "model_error";
+      turn: number;
+      kind: string;
+      status?: number;
+      message: string;
+      /** A request stopped by a budget as it streamed (kind "budget"): its spend by the estimate. */
+      usage?: UsageRecord;
+      cost?: number | null;
+    }
   | { type: "cell"; turn: number; callId: string; code: string }
   | { type: "tool_error"; turn: number; callId: string; message: string }
   /** A tool call answered without running it (interrupted turn, submit() ended the run, host stopped). */

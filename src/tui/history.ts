@@ -1,8 +1,9 @@
 // What the person typed, kept per project directory so Up/Down and Ctrl-R reach last week's prompts.
 // One JSON string per line in $RELM_HOME/history/<hash of the directory>.jsonl, user-only.
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 
 const KEEP = 1000;
 
@@ -14,7 +15,7 @@ export class InputHistory {
     const dir = join(home, "history");
     this.path = join(dir, `${createHash("sha256").update(cwd).digest("hex").slice(0, 16)}.jsonl`);
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeDirs(dir, 0o700);
       if (existsSync(this.path)) this.entries = parse(readFileSync(this.path, "utf8"));
     } catch {
       this.entries = [];

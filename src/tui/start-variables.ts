@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { sessionDir } from "../session/index.js";
 
 /**
@@ -14,7 +15,7 @@ export function writeStartVariables(
 ): string[] {
   if (variables.length === 0) return [];
   const dir = join(sessionDir(home, id), "inputs");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700);
   const args: string[] = [];
   for (const v of variables) {
     const file = join(dir, `${v.name}.txt`);

@@ -3,9 +3,10 @@
 // history, never written and never consulted as GIT_DIR; a new shadow repository only reads its index and
 // borrows its objects (seed.ts).
 
-import { mkdirSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { clearStaleIndexLock, fullStage, indexId, type Staged, TooManyNewFiles } from "./full-stage.js";
 import { CheckpointError, type GitContext, gitText, probeGit, runGit, shadowEnv, splitNul } from "./git.js";
 import { applyChanges } from "./incremental.js";
@@ -156,9 +157,9 @@ export class Checkpoints {
         unavailable: `file checkpoints are off: git ${version.join(".")} is too old (need ${MIN_GIT.join(".")} or newer)`,
       };
     }
-    mkdirSync(join(resolve(options.home), "checkpoints"), { recursive: true, mode: 0o700 });
+    makeDirs(join(resolve(options.home), "checkpoints"), 0o700);
     const gitDir = shadowDirFor(resolve(options.home), realCwd);
-    mkdirSync(gitDir, { recursive: true, mode: 0o700 });
+    makeDirs(gitDir, 0o700);
     const ctx: GitContext = { git, gitDir, workTree: realCwd, env: shadowEnv(userEnv, gitDir, realCwd) };
     const cp = new Checkpoints(
       ctx,

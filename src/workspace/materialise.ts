@@ -2,9 +2,10 @@
 // the shadow repository: the index used is a temporary one, and neither the working directory the
 // checkpoint was taken of nor the shadow's own index is touched.
 
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { CheckpointError, type GitContext, runGit, shadowEnv } from "./git.js";
 import { shadowDirFor } from "./shadow.js";
 
@@ -32,7 +33,7 @@ function realOrSame(path: string): string {
 /** Writes the files of checkpoint `commit` into `dest`. Files left out of it (too large, ignored) are absent. */
 export async function materialiseCheckpoint(options: MaterialiseOptions): Promise<void> {
   const gitDir = shadowDirFor(resolve(options.home), realOrSame(options.cwd));
-  mkdirSync(options.dest, { recursive: true });
+  makeDirs(options.dest);
   const scratch = mkdtempSync(join(tmpdir(), "relm-index-"));
   const env = {
     ...shadowEnv(options.env ?? process.env, gitDir, options.dest),

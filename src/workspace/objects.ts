@@ -4,9 +4,10 @@
 // and loose-ref formats; the shadow repository is always SHA-1 (created by us with no user config).
 
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
+import { makeDirs } from "../config/dirs.js";
 
 const IDENT = "relm <relm@localhost>";
 
@@ -40,7 +41,7 @@ export function writeObject(gitDir: string, type: "blob" | "tree" | "commit", bo
     const tmp = join(dirname(path), `tmp_relm_${randomBytes(6).toString("hex")}`);
     const data = deflateSync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]), { level: 1 });
     for (let attempt = 0; ; attempt++) {
-      mkdirSync(dirname(path), { recursive: true });
+      makeDirs(dirname(path));
       try {
         writeFileSync(tmp, data, { mode: 0o444 });
         break;
@@ -82,7 +83,7 @@ export function readRef(gitDir: string, ref: string): string | undefined {
 /** Points a ref at a commit, atomically (write aside, then rename over). */
 export function writeRef(gitDir: string, ref: string, id: string): void {
   const path = join(gitDir, ref);
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   const tmp = `${path}.lock`;
   writeFileSync(tmp, `${id}\n`);
   renameSync(tmp, path);

@@ -6,8 +6,9 @@
 // checkpoints borrow from it are copied into the shadow repository by its maintenance
 // (maintenance.ts), so a later `git gc` of theirs cannot take them away for long.
 
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { carriedEntries, encodeIndex } from "./git-index.js";
 
 export interface SeedOptions {
@@ -73,7 +74,7 @@ function addAlternate(gitDir: string, objects: string): void {
   const file = alternatesFile(gitDir);
   const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
   if (lines.includes(objects)) return;
-  mkdirSync(dirname(file), { recursive: true });
+  makeDirs(dirname(file));
   writeFileSync(file, `${[...lines, objects].join("\n")}\n`);
 }
 

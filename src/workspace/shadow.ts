@@ -1,9 +1,10 @@
 // Where a working directory's shadow repository lives and how it is set up.
 
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { type GitContext, gitText, runGit } from "./git.js";
 
 /** `$RELM_HOME/checkpoints/<hash>`: one per real path of a working directory, whatever the session. */
@@ -91,7 +92,7 @@ export async function prepareShadow({ ctx, realCwd, home, userEnv }: ShadowSetup
     writeFileSync(join(ctx.gitDir, "relm-cwd"), `${realCwd}\n`);
   }
   const info = join(ctx.gitDir, "info");
-  mkdirSync(info, { recursive: true });
+  makeDirs(info);
   writeFileSync(join(info, "attributes"), ATTRIBUTES);
   const lines = [
     "# written by relm: the user's repositories and relm's own state are never snapshotted",

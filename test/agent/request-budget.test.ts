@@ -17,8 +17,12 @@ function clock(start = 1_000_000): { now: () => number; advance(ms: number): voi
 }
 
 /** A client that is never asked anything here: admission only measures requests. */
-function offlineClient(model = "scripted", provider: "openai" | "anthropic" = "openai"): ModelClient {
-  return createModelClient({ provider, baseUrl: "http://127.0.0.1:9", model });
+function offlineClient(
+  model = "scripted",
+  provider: "openai" | "anthropic" = "openai",
+  price?: { input: number; output: number; cacheWrite?: number },
+): ModelClient {
+  return createModelClient({ provider, baseUrl: "http://127.0.0.1:9", model, ...(price ? { price } : {}) });
 }
 
 function ask(text: string, extra: Partial<ModelRequest> = {}): ModelRequest {
@@ -198,6 +202,75 @@ describe("admitting a request", () => {
     expect(
       (await admit(new Budget({ maxTimeMs: 60_000 }), offlineClient(), ask("hi"), controller.signal)).status,
     ).toBe("aborted");
+  });
+});
+
+describe("admitting a request under --max-cost", () => {
+  // $10 a million prompt tokens (a cache write $20, the dearer rate counts), $100 a million answer tokens.
+  const price = { input: 10, output: 100, cacheWrite: 20 };
+
+  it("caps the answer at what the money left pays for once the prompt is priced, and holds it", async () => {
+    const client = offlineClient("scripted", "openai", price);
+    const budget = new Budget({ maxCost: 1 });
+    budget.recordCall(1_000, 0.5);
+    const request = ask("hello");
+    const prompt = client.estimateInputTokens(request);
+    const result = await admit(budget, client, request);
+    if (result.status !== "admitted") throw new Error(result.status);
+    const cap = Math.floor((0.5 - prompt * 20e-6) / 100e-6);
+    expect(result.admission).toMatchObject({
+      maxOutputTokens: cap,
+      cappedByBudget: true,
+      cappedBy: "max-cost",
+    });
+    expect(result.admission.request.maxOutputTokens).toBe(cap);
+    // The worst case is held: a sibling sees (almost) nothing left.
+    expect(budget.costLeft()).toBeLessThan(100e-6);
+    result.admission.release();
+    expect(budget.costLeft()).toBeCloseTo(0.5, 10);
+  });
+
+  it("refuses before sending when the prompt and a minimal answer cost more than is left", async () => {
+    const client = offlineClient("scripted", "openai", price);
+    const request = ask("x".repeat(40_000));
+    const prompt = client.estimateInputTokens(request);
+    const worst = prompt * 20e-6 + MIN_ANSWER_TOKENS * 100e-6;
+    const tight = new Budget({ maxCost: worst * 0.99 });
+    const refused = await admit(tight, client, request);
+    expect(refused.status === "budget" && refused.stop).toMatchObject({ budget: "max-cost" });
+    expect(refused.status === "budget" && refused.stop.message).toMatch(
+      /\$0\.0000 of \$0\.\d+ spent; the next request may cost up to \$0\.\d{4} \(about \d+ prompt tokens/,
+    );
+    const enough = await admit(new Budget({ maxCost: worst * 1.01 }), client, request);
+    expect(enough.status).toBe("admitted");
+    if (enough.status === "admitted")
+      expect(enough.admission.maxOutputTokens).toBeGreaterThanOrEqual(MIN_ANSWER_TOKENS);
+  });
+
+  it("sends no cap of its own for a model whose answers cost nothing and whose limit is unknown", async () => {
+    const client = offlineClient("scripted", "openai", { input: 1, output: 0 });
+    const result = await admit(new Budget({ maxCost: 5 }), client, ask("hi"));
+    if (result.status !== "admitted") throw new Error(result.status);
+    expect(result.admission.maxOutputTokens).toBeUndefined();
+    expect(result.admission.request.maxOutputTokens).toBeUndefined();
+    expect(result.admission.cappedByBudget).toBe(false);
+    result.admission.release();
+  });
+
+  it("refuses a model whose price is unknown", async () => {
+    const result = await admit(new Budget({ maxCost: 5 }), offlineClient("no-such-model-7b"), ask("hi"));
+    expect(result.status === "budget" && result.stop.message).toMatch(
+      /price of "no-such-model-7b" is unknown/,
+    );
+  });
+
+  it("finds a spend in flight that goes past a token or cost limit, here or above", () => {
+    const root = new Budget({ maxCost: 1 });
+    const child = root.child({ maxTokens: 1_000 });
+    child.recordCall(400, 0.25);
+    expect(child.overrun(600, 0.75)).toBeUndefined();
+    expect(child.overrun(601, 0)?.budget).toBe("max-tokens");
+    expect(child.overrun(10, 0.76)).toMatchObject({ budget: "max-cost", spent: { cost: 1.01 } });
   });
 });
 

@@ -45,6 +45,7 @@ describe("config.json", () => {
       stream: true,
       retry: { maxAttempts: 3, baseMs: 5, maxMs: 50 },
       requestIdleTimeout: 1.5,
+      maxStreamEventMB: 32,
       cellTimeoutSeconds: 60,
       outputCap: 5000,
       idleTimeoutSeconds: 600,
@@ -86,6 +87,7 @@ describe("config.json", () => {
       [{ model: "" }, 'config.json: model must be a model name, got ""'],
       [{ apiKey: 123456789012 }, "config.json: apiKey must be non-empty text, got a number"],
       [{ stream: "yes" }, 'config.json: stream must be true or false, got "yes"'],
+      [{ maxStreamEventMB: 0 }, "config.json: maxStreamEventMB must be a number > 0 (megabytes), got 0"],
       [
         { outputCap: 2.5 },
         "config.json: outputCap must be a whole number of 1 or more (characters), got 2.5",
@@ -119,7 +121,7 @@ describe("config.json", () => {
       [[], "config.json must hold a JSON object, got []"],
       [
         { cellTimeout: 5, modle: "x" },
-        "config.json: unknown field(s) cellTimeout, modle; known fields: provider, baseUrl, apiKey, model, python, prices, acceptsImages, stream, retry, thinking, requestIdleTimeout, cellTimeoutSeconds, outputCap, idleTimeoutSeconds, kernelIdleTimeoutSeconds, contextWindows, compactAt, refineModel, learn, subscription, oauthUrls, search, allowWeb, sandbox, kernel, allowNet",
+        "config.json: unknown field(s) cellTimeout, modle; known fields: provider, baseUrl, apiKey, model, python, prices, acceptsImages, stream, retry, thinking, requestIdleTimeout, maxStreamEventMB, cellTimeoutSeconds, outputCap, idleTimeoutSeconds, kernelIdleTimeoutSeconds, contextWindows, compactAt, refineModel, learn, subscription, oauthUrls, search, allowWeb, sandbox, kernel, allowNet",
       ],
       // Every problem at once, not one per run.
       [

@@ -19,19 +19,21 @@ describe("more budgets", () => {
     expect(rig.model.requests).toHaveLength(1);
   });
 
-  it("stops at --max-cost using the configured prices, exit 3", async () => {
+  it("stops at --max-cost using the configured prices before a request it could not pay for, exit 3", async () => {
     const rig = await startRig(
       "openai",
       { script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "never" }] },
-      // $5000 per million tokens: a first scripted request of ~600 tokens costs about $3.
+      // $5000 per million tokens: a first scripted request of ~600 tokens would cost about $3.
       { config: { prices: { scripted: { input: 5000, output: 5000 } } } },
     );
     const result = await runRelm(["run", "--max-cost", "1", "spend"], { env: rig.env, cwd: rig.cwd });
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/--max-cost \(\$\d+\.\d+ of \$1\.00 spent\)/);
-    expect(rig.model.requests).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      /--max-cost \(\$0\.0000 of \$1\.00 spent; the next request may cost up to \$\d+\.\d+/,
+    );
+    expect(rig.model.requests).toHaveLength(0);
     const final = onlyJournal(rig.home).lines.find((l) => l.type === "budget_stop");
-    expect((final?.spent as { cost: number } | undefined)?.cost).toBeGreaterThan(1);
+    expect((final?.spent as { cost: number } | undefined)?.cost).toBe(0);
   });
 
   it("refuses --max-cost for a model whose price is unknown", async () => {

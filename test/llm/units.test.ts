@@ -2,14 +2,18 @@ import { describe, expect, it } from "vitest";
 import { redact } from "../../src/llm/errors.js";
 import { computeCost, guessAcceptsImages, lookupPrice } from "../../src/llm/index.js";
 import { backoffMs, DEFAULT_RETRY_POLICY, parseRetryAfter } from "../../src/llm/retry.js";
-import { parseSse, type SseEvent } from "../../src/llm/sse.js";
+import { parseSse, type SseEvent, SseLimitError } from "../../src/llm/sse.js";
 
 async function sse(...chunks: string[]): Promise<SseEvent[]> {
+  return sseCapped(undefined, ...chunks);
+}
+
+async function sseCapped(maxEventBytes: number | undefined, ...chunks: string[]): Promise<SseEvent[]> {
   async function* source() {
     for (const c of chunks) yield new TextEncoder().encode(c);
   }
   const out: SseEvent[] = [];
-  for await (const e of parseSse(source())) out.push(e);
+  for await (const e of parseSse(source(), { maxEventBytes })) out.push(e);
   return out;
 }
 
@@ -34,6 +38,22 @@ describe("parseSse", () => {
     const out: SseEvent[] = [];
     for await (const e of parseSse(source())) out.push(e);
     expect(out).toEqual([{ event: "message", data: "é€" }]);
+  });
+
+  it("refuses a line, or an event of many lines, longer than its cap, and keeps one that fits", async () => {
+    const line = `data: ${"x".repeat(200)}`;
+    // One line over the cap, arriving in pieces and never ended: refused without waiting for its end.
+    await expect(sseCapped(100, line.slice(0, 50), line.slice(50))).rejects.toThrow(SseLimitError);
+    await expect(sseCapped(100, `${line}\n\n`)).rejects.toThrow(/one event was larger than 100 bytes/);
+    const small = "data: 0123456789\n";
+    await expect(sseCapped(100, small.repeat(10), "\n")).rejects.toThrow(SseLimitError);
+    expect(await sseCapped(100, small.repeat(5), "\n", small.repeat(5), "\n")).toHaveLength(2);
+    // Under the default cap, a long line in many small chunks is whole.
+    const big = "y".repeat(4 * 1024 * 1024);
+    const chunks = [];
+    for (let i = 0; i < big.length; i += 16 * 1024) chunks.push(big.slice(i, i + 16 * 1024));
+    const out = await sse("data: ", ...chunks, "\n\n");
+    expect(out[0]?.data.length).toBe(big.length);
   });
 });
 

@@ -5,9 +5,9 @@
 // The remote command is `exec python3 -c BOOTSTRAP` (bootstrap.ts): nothing is installed there; the
 // workdir is entered by the bootstrap (`/~/x` is x under the remote home; none: the home itself).
 
-import { mkdirSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { makeDirs } from "../../config/dirs.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, queryOptions, shellQuote } from "./uri.js";
@@ -37,7 +37,7 @@ export class SshLauncher extends RemoteLauncher<SshTarget> {
     if (t.user !== undefined) args.push("-l", t.user);
     if (t.control) {
       const dir = join(tmpdir(), `relm-${userInfo().uid}`);
-      mkdirSync(dir, { recursive: true, mode: 0o700 }); // ssh does not make the socket's directory
+      makeDirs(dir, 0o700); // ssh does not make the socket's directory
       args.push("-o", "ControlMaster=auto", "-o", "ControlPersist=60", "-o", `ControlPath=${dir}/ssh-%C`);
     }
     args.push("--", t.host, `exec ${ctx.inner.map(shellQuote).join(" ")}`);

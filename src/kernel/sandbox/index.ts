@@ -2,9 +2,10 @@
 // and warm template are wrapped in; probeSandbox() tells `relm doctor` what this machine offers.
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { makeDirs } from "../../config/dirs.js";
 import { ConfigError } from "../../config/errors.js";
 import { trackFile, untrackFile } from "../host-exit.js";
 import { LinuxSandbox } from "./linux.js";
@@ -80,7 +81,7 @@ function realOrSame(p: string): string {
 /** A private directory for the proxy's socket (as the fork sockets': $TMPDIR/relm-UID, 0700). */
 function socketPath(): string {
   const dir = path.join(os.tmpdir(), `relm-${process.getuid?.() ?? 0}`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700);
   return path.join(dir, `n${process.pid}-${randomBytes(4).toString("hex")}.sock`);
 }
 

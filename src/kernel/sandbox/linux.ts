@@ -1,6 +1,7 @@
 // The sandbox on Linux: bubblewrap. See bwrap.ts for the command line, proxy.ts for the allow-list.
-import { mkdirSync, readdirSync, realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { makeDirs } from "../../config/dirs.js";
 import { RELM_PYTHON_DIR } from "../paths.js";
 import { type BwrapPlan, bwrapArgs, PROXY_PORT } from "./bwrap.js";
 import { hostPidBelow } from "./pids.js";
@@ -49,7 +50,7 @@ export class LinuxSandbox implements KernelSandbox {
     python: string,
     private readonly proxy: NetProxy | undefined,
   ) {
-    for (const dir of paths.writable) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const dir of paths.writable) makeDirs(dir, 0o700);
     const project = real(paths.project) ?? path.resolve(paths.project);
     const home = paths.home ? real(paths.home) : undefined;
     const hideHome = settings.mode === "strict" && home && home !== "/" ? [home] : [];

@@ -5,7 +5,6 @@
 import {
   chmodSync,
   closeSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -14,6 +13,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "../../config/dirs.js";
 import { processExists } from "../../config/process.js";
 import type { SubscriptionId } from "../../config/subscriptions.js";
 import { isSubscriptionId } from "../../config/subscriptions.js";
@@ -56,7 +56,7 @@ export function savedTokens(home: string, id: SubscriptionId): Tokens | undefine
 }
 
 function writeAuthFile(home: string, file: AuthFile): void {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirs(home, 0o700);
   const path = authPath(home);
   const tmp = `${path}.${process.pid}.tmp`;
   const fd = openSync(tmp, "w", 0o600);
@@ -86,7 +86,7 @@ function lockIsStale(path: string): boolean {
 
 /** Runs `fn` holding auth.json.lock (an O_EXCL file with the holder's pid). */
 export async function withAuthLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeDirs(home, 0o700);
   const lock = `${authPath(home)}.lock`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
