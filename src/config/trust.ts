@@ -13,13 +13,13 @@ import { createHash } from "node:crypto";
 import {
   chmodSync,
   existsSync,
-  mkdirSync,
   readFileSync,
   realpathSync,
   renameSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { makeDirs } from "./dirs.js";
 import { ConfigError } from "./errors.js";
 
 /** What is approved: in which project, what kind of thing ("mcp", "hook", "agent", "gate"…), which one. */
@@ -153,7 +153,7 @@ export class TrustStore {
         Object.fromEntries([...kinds].map(([kind, names]) => [kind, Object.fromEntries(names)])),
       ]),
     );
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(this.path), 0o700);
     const tmp = `${this.path}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify({ version: VERSION, projects }, null, 2)}\n`, { mode: 0o600 });
     chmodSync(tmp, 0o600);

@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { makeDirs } from "../config/dirs.js";
 import { absoluteImages, type ExportAsset, imagesBeside } from "./export-md.js";
 import { JOURNAL_FILE } from "./journal.js";
 import { buildNotebook } from "./notebook.js";
@@ -28,7 +29,7 @@ export async function writeExport(dir: string, format: ExportFormat, output: str
   const assets: ExportAsset[] = [];
   const text = await render(dir, format, imagesBeside(dir, path, assets));
   for (const asset of assets) {
-    mkdirSync(dirname(asset.path), { recursive: true });
+    makeDirs(dirname(asset.path));
     writeFileSync(asset.path, asset.data);
   }
   writeFileSync(path, text);
