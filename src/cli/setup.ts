@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
@@ -17,7 +18,7 @@ import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
 import { loadMcpConfig, serverSecrets } from "../mcp/index.js";
-import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { sessionHarness } from "./harness-setup.js";
@@ -162,6 +163,10 @@ function prepareTree(
   const env = harness.env;
   // Read now (no server starts before a call); a server's env and header values join the secrets.
   const mcpFiles = (flags.mcpConfig ?? []).map((file) => resolve(io.cwd, file));
+  // Whichever way the session came back (an editor's load, a schedule, `relm send`), the servers its
+  // editor gave last are its own while their file exists (session/paths.ts EDITOR_MCP_FILE).
+  const editorFile = resumeId ? editorMcpFile(config.home, resumeId) : undefined;
+  if (editorFile && existsSync(editorFile) && !mcpFiles.includes(editorFile)) mcpFiles.push(editorFile);
   const mcp = loadMcpConfig(io.cwd, config.home, io.env, mcpFiles);
   const tree: TreeOptions = {
     client,
