@@ -125,7 +125,7 @@ describe.skipIf(!linux)("relm run --sandbox: what the confined side chooses does
     writeFileSync(planted, `#!/bin/sh\ntouch ${marker} 2>/dev/null\nexec /usr/bin/python3 "$@"\n`, {
       mode: 0o755,
     });
-    const env = { ...rig.env, PATH: `${bin}:${rig.env.PATH ?? process.env.PATH}` };
+    const env: NodeJS.ProcessEnv = { ...rig.env, PATH: `${bin}:${rig.env.PATH ?? process.env.PATH}` };
     delete env.RELM_PYTHON;
     const result = await runRelm(["run", "--sandbox", "ROOT: which python"], { env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);
