@@ -196,7 +196,7 @@ function prepareTree(
         : buildClient(config, model),
     sink: harness.sink,
     harness: harness.option,
-    sendToSession: (to, from, text) => sendToSession(config.home, to, from, text),
+    sendToSession: (to, from, text) => sendToSession(config.home, to, from, text, sandbox !== undefined),
     compaction: config.compaction,
     learn: { settings: config.learn, on: flags.learn === true },
     mcp: { config: mcp, env: io.env },
@@ -207,8 +207,18 @@ function prepareTree(
   return { config, client, limits, tree, warnings };
 }
 
-/** `send(session_id, text)` from Python: to another session's host, stamped with the sender. */
-async function sendToSession(home: string, to: string, from: string, text: string): Promise<void> {
+/**
+ * `send(session_id, text)` from Python: to another session's host, stamped with the sender. From a
+ * sandboxed session only to sandboxed ones: a message is data to its reader's model, but a model that
+ * was prompt-injected inside the sandbox must not get to steer one whose kernels run unconfined.
+ */
+async function sendToSession(
+  home: string,
+  to: string,
+  from: string,
+  text: string,
+  sandboxed: boolean,
+): Promise<void> {
   let id: string;
   try {
     id = resolveSessionId(sessionsDir(home), to);
@@ -218,8 +228,16 @@ async function sendToSession(home: string, to: string, from: string, text: strin
   const client = await SessionClient.connect(home, id);
   if (!client) throw new HostRequestError(`send(): session ${id} is not running`, "usage");
   try {
+    if (sandboxed && (await client.call<{ sandboxed?: boolean }>("info")).sandboxed !== true) {
+      throw new HostRequestError(
+        `send(): session ${id} runs without a sandbox, and this session runs in one: its messages go only ` +
+          "to its own parent and children and to other sandboxed sessions (ask the user to pass it on)",
+        "sandbox",
+      );
+    }
     await client.call("message", { from, text });
   } catch (error) {
+    if (error instanceof HostRequestError) throw error;
     throw new HostRequestError(`send(): ${(error as Error).message}`, "usage");
   } finally {
     client.close();
