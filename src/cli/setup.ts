@@ -4,7 +4,6 @@ import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
 import { HostRequestError } from "../agent/host-errors.js";
 import { checkKernelUri } from "../agent/kernel-target.js";
-import { secretValues } from "../agent/redact.js";
 import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
@@ -17,13 +16,14 @@ import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
 import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
-import { loadMcpConfig, serverSecrets } from "../mcp/index.js";
+import { loadMcpConfig } from "../mcp/index.js";
 import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { sessionHarness } from "./harness-setup.js";
 import { sandboxOf } from "./sandbox-flags.js";
-import { followSubscriptionSecrets, subscriptionNotes, subscriptionSecrets } from "./subscription-session.js";
+import { sessionSecrets } from "./session-secrets.js";
+import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
 
 export { buildClient };
@@ -181,12 +181,8 @@ function prepareTree(
       ...(target ? { target } : {}),
       ...(sandbox ? { sandbox } : {}),
     },
-    secrets: secretValues(io.env, [
-      config.model.apiKey,
-      config.search?.apiKey,
-      ...serverSecrets(mcp.servers),
-      ...subscriptionSecrets(config),
-    ]),
+    // Every key and token relm holds, not only the active provider's (a cell may print auth.json).
+    secrets: sessionSecrets({ env: io.env, config, mcpServers: mcp.servers }),
     relmVersion: relmVersion(),
     maxDepth,
     // Children may name another model on the same endpoint (rlm(..., model=...), specs, llm()).
