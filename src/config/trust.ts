@@ -10,14 +10,7 @@
 // config.json), so a crash leaves the old approvals or the new ones, never half a file.
 
 import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  existsSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { makeDirs } from "./dirs.js";
 import { ConfigError } from "./errors.js";
