@@ -94,9 +94,18 @@ export function confinedGates(
   launcher: SandboxLauncher,
   kernel: KernelSettings,
 ): Pick<GateOptions, "env" | "wrap"> {
+  return { env: gateEnvironment(kernel), wrap: (command) => launcher.sandbox.wrap(command) };
+}
+
+/**
+ * The environment every gate runs with, sandboxed or not: the kernels' (no API keys or other secrets;
+ * `--pass-env` names still pass). A gate runs project code (a test suite the agent just changed), so it
+ * gets no more of the user's secrets than the agent's own cells do.
+ */
+export function gateEnvironment(kernel: KernelSettings): NodeJS.ProcessEnv {
   const env = scrubEnvironment(kernel.env, kernel.passEnv);
   // The gate's Python is the project's business: relm's package on its path is for kernels only.
   env.PYTHONPATH = kernel.env.PYTHONPATH;
   if (env.PYTHONPATH === undefined) delete env.PYTHONPATH;
-  return { env, wrap: (command) => launcher.sandbox.wrap(command) };
+  return env;
 }

@@ -12,7 +12,13 @@ import type { GateOptions } from "./gates.js";
 import type { KernelPolicy } from "./kernel-target.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
-import { confinedGates, createdByTheSandbox, openTreeSandbox, type SandboxLauncher } from "./sandbox.js";
+import {
+  confinedGates,
+  createdByTheSandbox,
+  gateEnvironment,
+  openTreeSandbox,
+  type SandboxLauncher,
+} from "./sandbox.js";
 import type { CompactionSettings } from "./session-compaction.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "./specs.js";
 import { renderToolkitBlock } from "./toolkit-prompt.js";
@@ -201,10 +207,15 @@ export class AgentTree {
     return this.sandbox;
   }
 
-  /** Where the session's gates run: in the tree's sandbox when it has one (opened now if need be). */
-  async gateConfinement(): Promise<Pick<GateOptions, "env" | "wrap"> | undefined> {
+  /**
+   * Where and with what the session's gates run: in the tree's sandbox when it has one (opened now if
+   * need be), and always with the kernels' environment (no keys).
+   */
+  async gateConfinement(): Promise<Pick<GateOptions, "env" | "wrap">> {
     const launcher = await this.kernelLauncher();
-    return launcher ? confinedGates(launcher, this.options.kernel) : undefined;
+    return launcher
+      ? confinedGates(launcher, this.options.kernel)
+      : { env: gateEnvironment(this.options.kernel) };
   }
 
   private readonly createdTold = new Set<string>();

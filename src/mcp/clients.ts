@@ -1,4 +1,4 @@
-import { isSecretName } from "../kernel/index.js";
+import { isSecretEntry } from "../kernel/index.js";
 import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { McpConfig, McpScope, McpServer, McpTransport } from "./config.js";
 import { type ConnectionOptions, type ConnectionState, McpConnection } from "./connection.js";
@@ -7,7 +7,7 @@ import { type CachedTool, readToolCache, writeToolCache } from "./tool-cache.js"
 import { type Admission, admissionOf, type McpTrustState, quoteArg, readTrust } from "./trust.js";
 
 export interface McpClientsOptions {
-  /** The environment stdio servers start from; names that look secret are removed first. */
+  /** The environment stdio servers start from; secrets (by name or a URL with a password) are removed first. */
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** $RELM_HOME/cache: where tool lists are kept between sessions. */
@@ -177,11 +177,14 @@ export function targetOf(server: McpServer): string {
   return [server.command ?? "", ...server.args].map(quoteArg).join(" ");
 }
 
-/** The session's environment minus secret-looking names (provider keys): a server gets only its own. */
+/**
+ * The session's environment minus secrets (provider keys, secret-looking names, URLs with a password, as
+ * for kernels): a server gets only the env its own configuration gives it.
+ */
 function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !isSecretName(name)) out[name] = value;
+    if (value !== undefined && !isSecretEntry(name, value)) out[name] = value;
   }
   return out;
 }

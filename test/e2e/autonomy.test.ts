@@ -42,6 +42,35 @@ describe("autonomous mode with gates", () => {
     });
   });
 
+  it("runs gates with the kernels' environment: no keys or secrets, --pass-env names still pass", async () => {
+    const rig = await startRig("openai", { script: byTask({ "TASK: check env": [{ text: "done" }] }) });
+    // The gate writes what it saw, so a failure says which variable reached it.
+    const gate =
+      'env | grep -E "^(MY_SERVICE_TOKEN|OPENAI_API_KEY)=" > gate-env.txt; test ! -s gate-env.txt';
+    const result = await runRelm(
+      [
+        "run",
+        "--pass-env",
+        "SHARED_PASSWORD",
+        "--gate",
+        gate,
+        "--gate",
+        'test "$SHARED_PASSWORD" = passed-on',
+        "TASK: check env",
+      ],
+      {
+        env: {
+          ...rig.env,
+          OPENAI_API_KEY: "sk-gate-test-0123456789",
+          MY_SERVICE_TOKEN: "tok-gate-test-0123456789",
+          SHARED_PASSWORD: "passed-on",
+        },
+        cwd: rig.cwd,
+      },
+    );
+    expect(result.code, `${result.stderr}\n${readFileSync(join(rig.cwd, "gate-env.txt"), "utf8")}`).toBe(0);
+  });
+
   it("stops with exit 4 when the same gate keeps failing and nothing changes", async () => {
     const rig = await startRig("openai", {
       script: byTask({

@@ -22,6 +22,12 @@ import { until } from "../support/wait.js";
 
 const start = useKernels();
 const SECRET = "mcp-env-secret-0123456789";
+// In relm's environment when the servers are configured: a stdio server must get neither (a URL with a
+// password is a secret whatever its name, as for kernels), only its own configured env.
+const URL_PASSWORD = "pw-mcp-url-0123456789";
+process.env.RELM_TEST_DATABASE_URL = `postgres://app:${URL_PASSWORD}@db.internal/app`;
+process.env.RELM_TEST_SERVICE_TOKEN = "tok-mcp-0123456789";
+process.env.RELM_TEST_PLAIN = "plain-value";
 
 interface Rig {
   kernel: Kernel;
@@ -97,6 +103,15 @@ describe("MCP tools as Python functions (stdio)", async () => {
     const out = await run("for s in mcp.servers(): print(s['name'], s['transport'], s['state'], s['tools'])");
     expect(out.output).toBe("everything stdio not started None\nfilesystem stdio not started None\n");
     expect(r.clients.runningPids()).toEqual([]);
+  });
+
+  it("a stdio server gets relm's environment without its secrets, plus its own env", async () => {
+    const out = await run("env = mcp.everything.get_env()\nprint(env)");
+    expect(out.error).toBeUndefined();
+    expect(out.output).toContain("plain-value");
+    expect(out.output).toContain("EVERYTHING_SECRET");
+    expect(out.output).not.toContain(URL_PASSWORD);
+    expect(out.output).not.toContain("tok-mcp-0123456789");
   });
 
   it("a filesystem tool returns a Python object; the start is journaled", async () => {
