@@ -106,8 +106,12 @@ describe("MCP tools as Python functions (stdio)", async () => {
   });
 
   it("a stdio server gets relm's environment without its secrets, plus its own env", async () => {
-    const out = await run("env = mcp.everything.get_env()\nprint(env)");
+    // By name: what reaches the kernel is redacted (a URL's password is masked there anyway).
+    const out = await run(
+      "env = str(mcp.everything.get_env())\nprint('DB URL passed:', 'RELM_TEST_DATABASE_URL' in env)\nprint(env)",
+    );
     expect(out.error).toBeUndefined();
+    expect(out.output).toContain("DB URL passed: False");
     expect(out.output).toContain("plain-value");
     expect(out.output).toContain("EVERYTHING_SECRET");
     expect(out.output).not.toContain(URL_PASSWORD);
