@@ -5,7 +5,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** Lower numbers are lower layers; a folder may import its own layer's folders only where listed below. */
+/**
+ * Lower numbers are lower layers; a folder may import its own layer's folders only where listed below.
+ * A key with a slash ("learning/commands") gives a subfolder a layer of its own.
+ */
 export const LAYERS = {
   config: 0,
   workspace: 0.5, // beside config/, using its error classes
@@ -14,10 +17,15 @@ export const LAYERS = {
   scripted: 1,
   kernel: 2,
   mcp: 3,
-  harness: 4,
+  // The continual-harness store and its skill mining, on their way into learning/ (layer 7.5 below).
+  "learning/store": 4,
+  "learning/skills": 4,
   session: 5,
   agent: 6,
   host: 7,
+  // The self-refining harness, one removable folder: attached to agents and hosts through the hooks
+  // agent/ exposes (src/agent/hooks.ts), registered by the composition root (src/cli/setup.ts).
+  learning: 7.5,
   cli: 8,
   tui: 8,
   acp: 8,
@@ -32,6 +40,13 @@ export const EXCEPTIONS = new Set([
   "cli -> mcp-server",
 ]);
 
+/** The LAYERS key of a path relative to src/: its subfolder's own when it has one, else its folder's. */
+function layerOf(path) {
+  const [folder, sub] = path.split("/");
+  const nested = `${folder}/${sub}`;
+  return nested in LAYERS ? nested : folder;
+}
+
 export function violations(srcDir) {
   const files = [];
   const walk = (dir) => {
@@ -44,12 +59,14 @@ export function violations(srcDir) {
   walk(srcDir);
   const found = [];
   for (const file of files) {
-    const from = relative(srcDir, file).split("/")[0];
+    const from = layerOf(relative(srcDir, file));
     const text = readFileSync(file, "utf8");
     for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.[^"']+)["']/g)) {
-      const to = relative(srcDir, resolve(dirname(file), m[1])).split("/")[0];
+      const to = layerOf(relative(srcDir, resolve(dirname(file), m[1])));
       if (to === from || to.startsWith("..") || !(to in LAYERS) || !(from in LAYERS)) continue;
       if (LAYERS[to] < LAYERS[from] || EXCEPTIONS.has(`${from} -> ${to}`)) continue;
+      // Subfolders of one folder on the same layer are that folder's own files.
+      if (LAYERS[to] === LAYERS[from] && to.split("/")[0] === from.split("/")[0]) continue;
       found.push(`${relative(srcDir, file)} imports ${m[1]} (${from} -> ${to})`);
     }
   }

@@ -14,7 +14,7 @@ import {
   scopeLocation,
   skillUseKey,
   useKey,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import type { ModelClient } from "../llm/types.js";
 import { sessionsDir } from "../session/index.js";
 import type { JournalBody } from "../session/types.js";

@@ -6,7 +6,7 @@ import {
   type LoadedHarness,
   scopeLocation,
   useKey,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import type { AgentEvent, EventSink } from "./events.js";
 
 /**

@@ -3,7 +3,7 @@
 // when a pass is due and whether the budgets cover it; this runs it, applies it and journals it.
 
 import { LEARN_DEFAULTS, type LearnSettings } from "../config/learn-config.js";
-import type { HarnessContext } from "../harness/index.js";
+import type { HarnessContext } from "../learning/store/index.js";
 import type { ModelClient } from "../llm/types.js";
 import type { JournalBody, JournalEvent, LearnedEdit } from "../session/types.js";
 import type { Budget } from "./budget.js";

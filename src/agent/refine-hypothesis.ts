@@ -1,4 +1,4 @@
-import { formatEdits } from "../harness/index.js";
+import { formatEdits } from "../learning/store/index.js";
 import type { Refinement } from "./refine.js";
 
 export const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should change ("hypothesis")';

@@ -1,4 +1,4 @@
-import type { EntryState, Scope } from "../harness/index.js";
+import type { EntryState, Scope } from "../learning/store/index.js";
 import type { Proposal } from "./refine-proposals.js";
 import type { Trajectory } from "./refine-trajectory.js";
 

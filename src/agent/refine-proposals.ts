@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir } from "../harness/index.js";
+import { ensureDir } from "../learning/store/index.js";
 
 /** An edit the agent suggested from Python (harness.propose) for the next refinement to consider. */
 export interface Proposal {

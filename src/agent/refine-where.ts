@@ -1,4 +1,4 @@
-import { type EntryKind, type HarnessContext, projectRoot, type Scope } from "../harness/index.js";
+import { type EntryKind, type HarnessContext, projectRoot, type Scope } from "../learning/store/index.js";
 
 const FROM_COMPACTION =
   "in this session from its next compaction (automatic when the conversation nears the model's context " +

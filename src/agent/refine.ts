@@ -12,7 +12,7 @@ import {
   openStores,
   type Scope,
   scopeLocation,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import type { ModelClient, ModelRequest, Usage } from "../llm/types.js";
 import { readJournal } from "../session/index.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";

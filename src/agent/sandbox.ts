@@ -2,12 +2,12 @@
 // root kernel and the warm template children fork from, closed with the tree.
 import { existsSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { lockProjectScope } from "../harness/index.js";
 import { KERNEL_MARKER, scrubEnvironment } from "../kernel/index.js";
 import { sandboxLauncher } from "../kernel/launchers/sandbox.js";
 import { openSandbox } from "../kernel/sandbox/index.js";
 import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { PythonInfo } from "../kernel/types.js";
+import { lockProjectScope } from "../learning/store/index.js";
 import { sessionDir } from "../session/index.js";
 import type { GateOptions } from "./gates.js";
 import type { KernelSettings, TreeOptions } from "./tree.js";

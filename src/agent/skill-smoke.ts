@@ -4,10 +4,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { diffLines } from "../harness/diff.js";
-import { normaliseOutput, type SmokeTest } from "../harness/mine-package.js";
 import { startKernel, startKernelTemplate } from "../kernel/index.js";
 import type { CellResult, KernelLifecycleEvent, PythonInfo } from "../kernel/types.js";
+import { normaliseOutput, type SmokeTest } from "../learning/skills/mine-package.js";
+import { diffLines } from "../learning/store/diff.js";
 
 export interface SmokeOptions {
   python: PythonInfo;

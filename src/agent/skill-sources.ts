@@ -1,8 +1,8 @@
 // The recorded cells of a project's sessions, for mining repeated work into skills.
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { RecordedCell, RecordedSession } from "../harness/mine-chains.js";
-import { projectRoot } from "../harness/paths.js";
+import type { RecordedCell, RecordedSession } from "../learning/skills/mine-chains.js";
+import { projectRoot } from "../learning/store/paths.js";
 import { JOURNAL_FILE, type JournalEvent, readJournal, sessionsDir } from "../session/index.js";
 import { readSessionFile } from "../session/session-files.js";
 

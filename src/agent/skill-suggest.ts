@@ -2,6 +2,15 @@
 // candidate, and apply one (as a harness revision) once its smoke test passed in a forked kernel.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { PythonInfo } from "../kernel/types.js";
+import { type Chain, mineChains } from "../learning/skills/mine-chains.js";
+import {
+  chainSignature,
+  listed,
+  packageChain,
+  type SkillCandidate,
+} from "../learning/skills/mine-package.js";
+import { KEYWORDS } from "../learning/skills/mine-tokens.js";
 import {
   checkName,
   discoverSkills,
@@ -12,11 +21,7 @@ import {
   type Revision,
   type Scope,
   scopeLocation,
-} from "../harness/index.js";
-import { type Chain, mineChains } from "../harness/mine-chains.js";
-import { chainSignature, listed, packageChain, type SkillCandidate } from "../harness/mine-package.js";
-import { KEYWORDS } from "../harness/mine-tokens.js";
-import type { PythonInfo } from "../kernel/types.js";
+} from "../learning/store/index.js";
 import { runSmokeTest, type SmokeRun } from "./skill-smoke.js";
 import { projectSessions } from "./skill-sources.js";
 

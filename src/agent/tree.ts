@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { LearnSettings } from "../config/learn-config.js";
-import type { HarnessSpec } from "../harness/index.js";
 import { KERNEL_MARKER, startKernelTemplate } from "../kernel/index.js";
 import type { SandboxSettings } from "../kernel/sandbox/types.js";
 import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
+import type { HarnessSpec } from "../learning/store/index.js";
 import type { ModelClient } from "../llm/types.js";
 import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";

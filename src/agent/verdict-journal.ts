@@ -3,7 +3,7 @@
 
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { projectRoot } from "../harness/index.js";
+import { projectRoot } from "../learning/store/index.js";
 import { JOURNAL_FILE, readHeaderAndTail, readJournal, sessionsDir } from "../session/index.js";
 import type { JournalEvent } from "../session/types.js";
 

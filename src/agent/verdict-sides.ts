@@ -9,7 +9,7 @@ import {
   type Revision,
   renderedLine,
   type Scope,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
 import {
   gateSignature,

@@ -1,7 +1,7 @@
 // Per-entry outcomes for `relm harness stats`: how the work went while each entry (as it is now) was in
 // the prompt — attempts at a passing gate and how many turns they took, and the cells that used it.
 
-import type { EntryState, HarnessContext, Revision, Scope } from "../harness/index.js";
+import type { EntryState, HarnessContext, Revision, Scope } from "../learning/store/index.js";
 import type { SessionTrace } from "./verdict-journal.js";
 import { cellUse, revisionSide, tracesFor } from "./verdict-sides.js";
 import { attemptsOf, cellsOf } from "./verdict-units.js";

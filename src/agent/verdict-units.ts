@@ -2,7 +2,7 @@
 // (with gates) or cells (without). Each unit lies wholly on one side of the edit — the prompt in force
 // throughout either had it or did not — so a prompt change in the middle of a task splits the attempt.
 
-import type { WindowUnit } from "../harness/index.js";
+import type { WindowUnit } from "../learning/store/index.js";
 import { gateSignature, type SessionTrace } from "./verdict-journal.js";
 
 /** Whether a prompt had the edit in force ("with"), had the state before it ("without"), or neither. */

@@ -1,7 +1,7 @@
 // Comparing the work after an edit with the comparable work before it. Pure: units in, a verdict out.
 // docs/harness.md ("Verdicts") states these rules in words; keep the two in step.
 
-import type { Verdict, WindowSummary, WindowUnit } from "../harness/index.js";
+import type { Verdict, WindowSummary, WindowUnit } from "../learning/store/index.js";
 import type { Unit } from "./verdict-units.js";
 
 export interface WindowLimits {

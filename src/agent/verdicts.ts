@@ -14,7 +14,7 @@ import {
   VerdictLog,
   type VerdictRecord,
   type WindowUnit,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import { cellUse, revisionSide, targetedErrors, tracesFor } from "./verdict-sides.js";
 import { attemptsOf, cellsOf } from "./verdict-units.js";
 import {

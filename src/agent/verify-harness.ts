@@ -15,7 +15,7 @@ import {
   type Revision,
   type Scope,
   scopeLocation,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 
 export type Variant = "with" | "without";
 

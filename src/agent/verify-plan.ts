@@ -2,7 +2,7 @@
 // its model, and the checkpoint its files started from — all read from that session's journal.
 
 import { join } from "node:path";
-import type { Revision } from "../harness/index.js";
+import type { Revision } from "../learning/store/index.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
 import { CONTINUATION } from "./verdict-journal.js";
 

@@ -10,7 +10,7 @@ import {
   KINDS,
   loadHarness,
   revisionSummary,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import { EXIT } from "./exit-codes.js";
 import {
   findEntry,

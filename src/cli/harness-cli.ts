@@ -8,7 +8,7 @@ import {
   type Revision,
   type Scope,
   scopeLocation,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 
 export interface HarnessIo {

@@ -3,7 +3,7 @@ import type { EventSink } from "../agent/events.js";
 import { trackHarnessUses } from "../agent/harness-uses.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { ConfigError } from "../config/errors.js";
-import { type HarnessContext, HarnessLogError, loadHarness } from "../harness/index.js";
+import { type HarnessContext, HarnessLogError, loadHarness } from "../learning/store/index.js";
 
 export interface SessionHarness {
   option: NonNullable<TreeOptions["harness"]>;

@@ -4,9 +4,14 @@ import { describeSmokeRun } from "../agent/skill-smoke.js";
 import { applyRefusal, applySkill, type Suggestions, suggestSkills } from "../agent/skill-suggest.js";
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
-import { discoverSkills, type HarnessContext, loadHarness, revisionSummary } from "../harness/index.js";
-import { listed, type SkillCandidate } from "../harness/mine-package.js";
 import { findPython } from "../kernel/index.js";
+import { listed, type SkillCandidate } from "../learning/skills/mine-package.js";
+import {
+  discoverSkills,
+  type HarnessContext,
+  loadHarness,
+  revisionSummary,
+} from "../learning/store/index.js";
 import { EXIT } from "./exit-codes.js";
 import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 

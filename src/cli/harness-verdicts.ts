@@ -15,7 +15,7 @@ import {
   type Intent,
   VERDICT_LOG_VERSION,
   VerdictLog,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import {

@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { provenanceOf, replayPlan } from "../agent/verify-plan.js";
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
-import { VERDICT_LOG_VERSION, VerdictLog, type VerifyRecord, type VerifyRun } from "../harness/index.js";
+import {
+  VERDICT_LOG_VERSION,
+  VerdictLog,
+  type VerifyRecord,
+  type VerifyRun,
+} from "../learning/store/index.js";
 import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import {

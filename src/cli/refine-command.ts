@@ -5,7 +5,7 @@ import { applyRefinement, describeRefinement, proposeRefinement, type Refinement
 import { requireHypotheses } from "../agent/refine-hypothesis.js";
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
-import { type HarnessContext, revisionSummary, type Scope } from "../harness/index.js";
+import { type HarnessContext, revisionSummary, type Scope } from "../learning/store/index.js";
 import { JOURNAL_FILE, readHeaderAndTail } from "../session/index.js";
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";

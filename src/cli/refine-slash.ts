@@ -2,7 +2,7 @@ import { describeRefinement, proposeForSession } from "../agent/refine.js";
 import { requireHypotheses } from "../agent/refine-hypothesis.js";
 import type { AgentSession } from "../agent/session.js";
 import type { ResolvedConfig } from "../config/config.js";
-import type { Scope } from "../harness/index.js";
+import type { Scope } from "../learning/store/index.js";
 import { buildClient } from "./client.js";
 import { isScope } from "./harness-cli.js";
 import { applyAndReport } from "./refine-command.js";

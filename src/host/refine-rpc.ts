@@ -9,7 +9,7 @@ import {
   revisionSummary,
   SCOPES,
   type Scope,
-} from "../harness/index.js";
+} from "../learning/store/index.js";
 import { RPC, RpcError } from "./rpc.js";
 
 /** Proposals are kept this long, and only this many, waiting for `refine.apply`. */

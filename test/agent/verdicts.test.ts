@@ -15,7 +15,7 @@ import {
   renderedLine,
   scopeLocation,
   VerdictLog,
-} from "../../src/harness/index.js";
+} from "../../src/learning/store/index.js";
 import type { JournalBody } from "../../src/session/types.js";
 import { tempDir } from "../support/cli.js";
 

@@ -1,4 +1,4 @@
-import { oneLine } from "../config/text.js";
+import { oneLine } from "../../config/text.js";
 import { type Current, normaliseText } from "./state.js";
 import { type Entry, type EntryKind, type Intent, KINDS } from "./types.js";
 

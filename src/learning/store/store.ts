@@ -9,7 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../config/errors.js";
+import { UserError } from "../../config/errors.js";
 import { intentToEdit } from "./edits.js";
 import { withLock } from "./lock.js";
 import { ensureDir, HarnessScopeError, writeFile } from "./paths.js";

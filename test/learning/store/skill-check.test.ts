@@ -3,8 +3,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkSkillFile, findSkills } from "../../src/harness/index.js";
-import { tempDir } from "../support/cli.js";
+import { checkSkillFile, findSkills } from "../../../src/learning/store/index.js";
+import { tempDir } from "../../support/cli.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -3,11 +3,11 @@
 // only (no model): the same chain always gives the same skill.
 import { createHash } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
-import { oneLine } from "../config/text.js";
+import { oneLine } from "../../config/text.js";
+import { LIMITS } from "../store/validate.js";
 import type { Chain, Occurrence } from "./mine-chains.js";
 import { functionBody } from "./mine-code.js";
 import { KEYWORDS, literalValue, statements, type Token } from "./mine-tokens.js";
-import { LIMITS } from "./validate.js";
 
 export interface SkillParameter {
   name: string;

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { yamlLib } from "../config/lazy.js";
+import { yamlLib } from "../../config/lazy.js";
 import { ensureDir, writeFile } from "./paths.js";
 import type { Entry, ScopeLocation } from "./types.js";
 

@@ -1,7 +1,7 @@
 import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { UserError } from "../config/errors.js";
-import { processExists } from "../config/process.js";
+import { UserError } from "../../config/errors.js";
+import { processExists } from "../../config/process.js";
 
 /** Another process holds the lock for longer than we are willing to wait. */
 export class HarnessLockError extends UserError {

@@ -9,8 +9,8 @@ import {
   loadHarness,
   renderHarness,
   scopeLocation,
-} from "../../src/harness/index.js";
-import { tempDir } from "../support/cli.js";
+} from "../../../src/learning/store/index.js";
+import { tempDir } from "../../support/cli.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

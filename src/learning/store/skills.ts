@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { yamlLib } from "../config/lazy.js";
+import { yamlLib } from "../../config/lazy.js";
 import { agentsSkillsDir, scopeLocation } from "./paths.js";
 import { markerOf } from "./skill-files.js";
 import type { HarnessContext, Scope } from "./types.js";

@@ -9,9 +9,9 @@ import {
   HarnessStore,
   type Intent,
   scopeLocation,
-} from "../../src/harness/index.js";
-import { withLock } from "../../src/harness/lock.js";
-import { tempDir } from "../support/cli.js";
+} from "../../../src/learning/store/index.js";
+import { withLock } from "../../../src/learning/store/lock.js";
+import { tempDir } from "../../support/cli.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

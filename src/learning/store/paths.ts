@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { makeDirs } from "../config/dirs.js";
-import { UserError } from "../config/errors.js";
+import { makeDirs } from "../../config/dirs.js";
+import { UserError } from "../../config/errors.js";
 import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
 
 /** A scope that cannot be opened as asked (e.g. the session scope without a session). */

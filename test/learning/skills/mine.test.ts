@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { chainKey, mineChains, type RecordedSession } from "../../src/harness/mine-chains.js";
-import { normaliseOutput, packageChain } from "../../src/harness/mine-package.js";
-import { tokenize } from "../../src/harness/mine-tokens.js";
+import { chainKey, mineChains, type RecordedSession } from "../../../src/learning/skills/mine-chains.js";
+import { normaliseOutput, packageChain } from "../../../src/learning/skills/mine-package.js";
+import { tokenize } from "../../../src/learning/skills/mine-tokens.js";
 
 /** A session whose cells all ran fine; outputs default to "". */
 function session(
