@@ -17,9 +17,6 @@ export const LAYERS = {
   scripted: 1,
   kernel: 2,
   mcp: 3,
-  // The continual-harness store and its skill mining, on their way into learning/ (layer 7.5 below).
-  "learning/store": 4,
-  "learning/skills": 4,
   session: 5,
   agent: 6,
   host: 7,

@@ -3,8 +3,8 @@ import { basename, join } from "node:path";
 import { parseTimeLimit } from "../config/duration.js";
 import { UserError } from "../config/errors.js";
 import { yamlLib } from "../config/lazy.js";
+import { projectRoot } from "../config/project-root.js";
 import { parseKernelUri } from "../kernel/launchers/index.js";
-import { projectRoot } from "../learning/store/paths.js";
 import type { BudgetLimits } from "./budget.js";
 
 /** A named kind of child agent: `.relm/agents/NAME.yaml`. */

@@ -1,11 +1,16 @@
 // `relm harness skills [--suggest] [--apply NAME] [--scope S]`: skills from repeated work.
 import { join } from "node:path";
-import { describeSmokeRun } from "../agent/skill-smoke.js";
-import { applyRefusal, applySkill, type Suggestions, suggestSkills } from "../agent/skill-suggest.js";
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { findPython } from "../kernel/index.js";
 import { listed, type SkillCandidate } from "../learning/skills/mine-package.js";
+import { describeSmokeRun } from "../learning/skills/skill-smoke.js";
+import {
+  applyRefusal,
+  applySkill,
+  type Suggestions,
+  suggestSkills,
+} from "../learning/skills/skill-suggest.js";
 import {
   discoverSkills,
   type HarnessContext,

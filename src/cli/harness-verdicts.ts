@@ -3,10 +3,6 @@
 // evidence that it helped, and after a passing replay check when it was learnt in an autonomous run).
 
 import { join } from "node:path";
-import { readTrace } from "../agent/verdict-journal.js";
-import { entryOutcomes } from "../agent/verdict-stats.js";
-import { type Evaluated, evaluateVerdicts } from "../agent/verdicts.js";
-import { provenanceOf } from "../agent/verify-plan.js";
 import { UsageError } from "../config/errors.js";
 import {
   checkIntent,
@@ -16,6 +12,10 @@ import {
   VERDICT_LOG_VERSION,
   VerdictLog,
 } from "../learning/store/index.js";
+import { readTrace } from "../learning/verdicts/verdict-journal.js";
+import { entryOutcomes } from "../learning/verdicts/verdict-stats.js";
+import { type Evaluated, evaluateVerdicts } from "../learning/verdicts/verdicts.js";
+import { provenanceOf } from "../learning/verdicts/verify-plan.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import {

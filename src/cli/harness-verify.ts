@@ -6,7 +6,6 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { provenanceOf, replayPlan } from "../agent/verify-plan.js";
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import {
@@ -15,6 +14,7 @@ import {
   type VerifyRecord,
   type VerifyRun,
 } from "../learning/store/index.js";
+import { provenanceOf, replayPlan } from "../learning/verdicts/verify-plan.js";
 import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { EXIT } from "./exit-codes.js";
 import {

@@ -1,5 +1,6 @@
-import type { LearnStatus } from "../agent/learn.js";
 import type { AgentSession } from "../agent/session.js";
+import { learningOf } from "../learning/attach/root-hooks.js";
+import type { LearnStatus } from "../learning/learn/learn.js";
 
 /** One line about online refinement: its policy when on, and what its passes did and cost so far. */
 export function describeLearn(status: LearnStatus): string {
@@ -26,10 +27,15 @@ export function learnSlash(
 ): string {
   const mode = args.trim() || "status";
   if (!["on", "off", "status"].includes(mode)) return "usage: /learn on | off | status";
-  const learning = session?.learning;
+  const learning = session && learningOf(session);
   if (!learning) {
     if (mode !== "status") pending.learn = mode === "on";
     return `learning: ${pending.learn ? "on" : "off"} (from the first message)`;
   }
   return describeLearn(mode === "status" ? learning.status() : learning.setOn(mode === "on"));
+}
+
+/** `/learn off` asked for before the first message wins over config's learn.enabled and a resumed journal. */
+export function applyPendingLearn(session: AgentSession, pending: { learn?: boolean }): void {
+  if (pending.learn === false) learningOf(session)?.setOn(false);
 }

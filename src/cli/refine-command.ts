@@ -1,10 +1,15 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Budget } from "../agent/budget.js";
-import { applyRefinement, describeRefinement, proposeRefinement, type Refinement } from "../agent/refine.js";
-import { requireHypotheses } from "../agent/refine-hypothesis.js";
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
+import {
+  applyRefinement,
+  describeRefinement,
+  proposeRefinement,
+  type Refinement,
+} from "../learning/refine/refine.js";
+import { requireHypotheses } from "../learning/refine/refine-hypothesis.js";
 import { type HarnessContext, revisionSummary, type Scope } from "../learning/store/index.js";
 import { JOURNAL_FILE, readHeaderAndTail } from "../session/index.js";
 import { buildClient } from "./client.js";

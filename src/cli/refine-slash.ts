@@ -1,7 +1,7 @@
-import { describeRefinement, proposeForSession } from "../agent/refine.js";
-import { requireHypotheses } from "../agent/refine-hypothesis.js";
 import type { AgentSession } from "../agent/session.js";
 import type { ResolvedConfig } from "../config/config.js";
+import { describeRefinement, proposeForSession } from "../learning/refine/refine.js";
+import { requireHypotheses } from "../learning/refine/refine-hypothesis.js";
 import type { Scope } from "../learning/store/index.js";
 import { buildClient } from "./client.js";
 import { isScope } from "./harness-cli.js";

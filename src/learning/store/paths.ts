@@ -1,29 +1,17 @@
-import { chmodSync, existsSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { chmodSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import { UserError } from "../../config/errors.js";
+import { projectRoot } from "../../config/project-root.js";
 import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
+
+export { projectRoot };
 
 /** A scope that cannot be opened as asked (e.g. the session scope without a session). */
 export class HarnessScopeError extends UserError {
   override name = "HarnessScopeError";
   override readonly exitCode = 2;
   readonly code = "usage";
-}
-
-/**
- * The project a working directory belongs to: the nearest directory (up to the repository root) that
- * has a `.relm/` folder, else the repository root, else the working directory itself.
- */
-export function projectRoot(cwd: string): string {
-  let dir = cwd;
-  for (;;) {
-    if (existsSync(join(dir, ".relm"))) return dir;
-    if (existsSync(join(dir, ".git"))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return cwd;
-    dir = parent;
-  }
 }
 
 /**
