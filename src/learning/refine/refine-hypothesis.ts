@@ -6,7 +6,7 @@ export const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should cha
 /**
  * A refine pass's edits must say what they should change, so the work after them can be judged
  * (docs/harness.md, "Verdicts"): an accepted edit without a hypothesis is moved to the rejected ones.
- * (Learning passes give a default from their trigger instead: src/agent/learn.ts.)
+ * (Learning passes give a default from their trigger instead: src/learning/learn/learn.ts.)
  */
 export function requireHypotheses(ref: Refinement): Refinement {
   const missing = ref.accepted.filter((a) => !a.intent.hypothesis && !a.edit.hypothesis);

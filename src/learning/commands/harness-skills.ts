@@ -1,23 +1,13 @@
 // `relm harness skills [--suggest] [--apply NAME] [--scope S]`: skills from repeated work.
 import { join } from "node:path";
-import { resolveConfig } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import { findPython } from "../kernel/index.js";
-import { listed, type SkillCandidate } from "../learning/skills/mine-package.js";
-import { describeSmokeRun } from "../learning/skills/skill-smoke.js";
-import {
-  applyRefusal,
-  applySkill,
-  type Suggestions,
-  suggestSkills,
-} from "../learning/skills/skill-suggest.js";
-import {
-  discoverSkills,
-  type HarnessContext,
-  loadHarness,
-  revisionSummary,
-} from "../learning/store/index.js";
-import { EXIT } from "./exit-codes.js";
+import { EXIT } from "../../cli/exit-codes.js";
+import { resolveConfig } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { findPython } from "../../kernel/index.js";
+import { listed, type SkillCandidate } from "../skills/mine-package.js";
+import { describeSmokeRun } from "../skills/skill-smoke.js";
+import { applyRefusal, applySkill, type Suggestions, suggestSkills } from "../skills/skill-suggest.js";
+import { discoverSkills, type HarnessContext, loadHarness, revisionSummary } from "../store/index.js";
 import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 
 export interface SkillsFlags extends ScopeFlags {

@@ -1,21 +1,16 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { Budget } from "../agent/budget.js";
-import { resolveConfig } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import {
-  applyRefinement,
-  describeRefinement,
-  proposeRefinement,
-  type Refinement,
-} from "../learning/refine/refine.js";
-import { requireHypotheses } from "../learning/refine/refine-hypothesis.js";
-import { type HarnessContext, revisionSummary, type Scope } from "../learning/store/index.js";
-import { JOURNAL_FILE, readHeaderAndTail } from "../session/index.js";
-import { buildClient } from "./client.js";
-import { EXIT } from "./exit-codes.js";
+import { Budget } from "../../agent/budget.js";
+import { buildClient } from "../../cli/client.js";
+import { EXIT } from "../../cli/exit-codes.js";
+import { limitsOf } from "../../cli/host-args.js";
+import { resolveConfig } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
+import { applyRefinement, describeRefinement, proposeRefinement, type Refinement } from "../refine/refine.js";
+import { requireHypotheses } from "../refine/refine-hypothesis.js";
+import { type HarnessContext, revisionSummary, type Scope } from "../store/index.js";
 import { guarded, type HarnessIo, harnessContext } from "./harness-cli.js";
-import { limitsOf } from "./host-args.js";
 
 export interface RefineFlags {
   dryRun?: boolean;

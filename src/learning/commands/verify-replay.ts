@@ -4,16 +4,16 @@
 
 import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { type AutonomousOutcome, runAutonomously } from "../agent/autonomy.js";
-import type { ResolvedConfig } from "../config/config.js";
-import { makeDirs } from "../config/dirs.js";
-import { titleOf } from "../host/turn-words.js";
-import type { HarnessContext, Revision, Scope, VerifyRun } from "../learning/store/index.js";
-import { type Variant, writeScratchHarness } from "../learning/verdicts/verify-harness.js";
-import type { ReplayPlan } from "../learning/verdicts/verify-plan.js";
-import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
-import { CheckpointError, materialiseCheckpoint } from "../workspace/index.js";
-import { prepareSession, type SessionFlags } from "./setup.js";
+import { type AutonomousOutcome, runAutonomously } from "../../agent/autonomy.js";
+import { prepareSession, type SessionFlags } from "../../cli/setup.js";
+import type { ResolvedConfig } from "../../config/config.js";
+import { makeDirs } from "../../config/dirs.js";
+import { titleOf } from "../../host/turn-words.js";
+import { JOURNAL_FILE, readJournal, sessionDir } from "../../session/index.js";
+import { CheckpointError, materialiseCheckpoint } from "../../workspace/index.js";
+import type { HarnessContext, Revision, Scope, VerifyRun } from "../store/index.js";
+import { type Variant, writeScratchHarness } from "../verdicts/verify-harness.js";
+import type { ReplayPlan } from "../verdicts/verify-plan.js";
 
 export interface ReplayRequest {
   real: HarnessContext;

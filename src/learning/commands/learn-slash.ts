@@ -1,6 +1,6 @@
-import type { AgentSession } from "../agent/session.js";
-import { learningOf } from "../learning/attach/root-hooks.js";
-import type { LearnStatus } from "../learning/learn/learn.js";
+import type { AgentSession } from "../../agent/session.js";
+import { learningOf } from "../attach/root-hooks.js";
+import type { LearnStatus } from "../learn/learn.js";
 
 /** One line about online refinement: its policy when on, and what its passes did and cost so far. */
 export function describeLearn(status: LearnStatus): string {

@@ -6,17 +6,13 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { resolveConfig } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import {
-  VERDICT_LOG_VERSION,
-  VerdictLog,
-  type VerifyRecord,
-  type VerifyRun,
-} from "../learning/store/index.js";
-import { provenanceOf, replayPlan } from "../learning/verdicts/verify-plan.js";
-import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
-import { EXIT } from "./exit-codes.js";
+import { EXIT } from "../../cli/exit-codes.js";
+import { parseLimits } from "../../cli/setup.js";
+import { resolveConfig } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
+import { VERDICT_LOG_VERSION, VerdictLog, type VerifyRecord, type VerifyRun } from "../store/index.js";
+import { provenanceOf, replayPlan } from "../verdicts/verify-plan.js";
 import {
   findRevision,
   guarded,
@@ -26,7 +22,6 @@ import {
   type ScopeFlags,
   storesFor,
 } from "./harness-cli.js";
-import { parseLimits } from "./setup.js";
 import { replayOnce } from "./verify-replay.js";
 
 export interface VerifyFlags extends ScopeFlags {

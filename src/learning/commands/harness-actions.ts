@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { UsageError } from "../config/errors.js";
-import { oneLine } from "../config/text.js";
+import { EXIT } from "../../cli/exit-codes.js";
+import { UsageError } from "../../config/errors.js";
+import { oneLine } from "../../config/text.js";
 import {
   checkIntent,
   type Entry,
@@ -10,8 +11,7 @@ import {
   KINDS,
   loadHarness,
   revisionSummary,
-} from "../learning/store/index.js";
-import { EXIT } from "./exit-codes.js";
+} from "../store/index.js";
 import {
   findEntry,
   findRevision,

@@ -1,12 +1,12 @@
-import type { AgentSession } from "../agent/session.js";
-import type { ResolvedConfig } from "../config/config.js";
-import { describeRefinement, proposeForSession } from "../learning/refine/refine.js";
-import { requireHypotheses } from "../learning/refine/refine-hypothesis.js";
-import type { Scope } from "../learning/store/index.js";
-import { buildClient } from "./client.js";
+import type { AgentSession } from "../../agent/session.js";
+import { buildClient } from "../../cli/client.js";
+import type { RunIo } from "../../cli/run.js";
+import type { ResolvedConfig } from "../../config/config.js";
+import { describeRefinement, proposeForSession } from "../refine/refine.js";
+import { requireHypotheses } from "../refine/refine-hypothesis.js";
+import type { Scope } from "../store/index.js";
 import { isScope } from "./harness-cli.js";
 import { applyAndReport } from "./refine-command.js";
-import type { RunIo } from "./run.js";
 
 /**
  * `/refine [session|project|user]` in the interactive session: review this session's work, show the

@@ -3,7 +3,9 @@
 // evidence that it helped, and after a passing replay check when it was learnt in an autonomous run).
 
 import { join } from "node:path";
-import { UsageError } from "../config/errors.js";
+import { EXIT } from "../../cli/exit-codes.js";
+import { UsageError } from "../../config/errors.js";
+import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
 import {
   checkIntent,
   type EntryState,
@@ -11,13 +13,11 @@ import {
   type Intent,
   VERDICT_LOG_VERSION,
   VerdictLog,
-} from "../learning/store/index.js";
-import { readTrace } from "../learning/verdicts/verdict-journal.js";
-import { entryOutcomes } from "../learning/verdicts/verdict-stats.js";
-import { type Evaluated, evaluateVerdicts } from "../learning/verdicts/verdicts.js";
-import { provenanceOf } from "../learning/verdicts/verify-plan.js";
-import { JOURNAL_FILE, sessionDir } from "../session/index.js";
-import { EXIT } from "./exit-codes.js";
+} from "../store/index.js";
+import { readTrace } from "../verdicts/verdict-journal.js";
+import { entryOutcomes } from "../verdicts/verdict-stats.js";
+import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
+import { provenanceOf } from "../verdicts/verify-plan.js";
 import {
   findEntry,
   guarded,

@@ -1,5 +1,6 @@
-import { relmHomeFrom } from "../config/config.js";
-import { isUserError, UsageError, UserError, userExitCode } from "../config/errors.js";
+import { relmHomeFrom } from "../../config/config.js";
+import { isUserError, UsageError, UserError, userExitCode } from "../../config/errors.js";
+import { resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
 import {
   type EntryState,
   type HarnessContext,
@@ -8,8 +9,7 @@ import {
   type Revision,
   type Scope,
   scopeLocation,
-} from "../learning/store/index.js";
-import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+} from "../store/index.js";
 
 export interface HarnessIo {
   stdout: NodeJS.WritableStream;
