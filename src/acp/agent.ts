@@ -16,9 +16,9 @@ import {
 import { noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { relmVersion } from "../config/version.js";
 import { listSessions } from "../host/discovery.js";
-import { JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
+import { editorMcpFile, JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
 import { ACP_COMMANDS } from "./commands.js";
-import { EDITOR_MCP_FILE, writeEditorServers } from "./mcp-servers.js";
+import { writeEditorServers } from "./mcp-servers.js";
 import { AcpSession, MODES, PromptError, type SessionContext } from "./session.js";
 import { stdioStream } from "./stdio-stream.js";
 
@@ -140,7 +140,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       throw RequestError.resourceNotFound(id);
     const session = await AcpSession.load(id, ctx, false);
     // The servers an earlier session/new or session/load of it gave, if it was revived.
-    const editorServers = join(sessionDir(home, id), EDITOR_MCP_FILE);
+    const editorServers = editorMcpFile(home, id);
     if (existsSync(editorServers)) session.mcpConfig = editorServers;
     sessions.set(id, session);
     return session;

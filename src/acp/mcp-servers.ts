@@ -5,9 +5,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { McpServer } from "@agentclientprotocol/sdk";
-import { ensurePrivateDir, sessionDir } from "../session/index.js";
-
-export const EDITOR_MCP_FILE = "editor-mcp.json";
+import { EDITOR_MCP_FILE, ensurePrivateDir, sessionDir } from "../session/index.js";
 
 /** A name relm can list and call (`mcp.NAME`): what config files accept, other characters as "_". */
 function serverName(name: string, taken: Set<string>): string {

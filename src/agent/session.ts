@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { findPython, markKernelEnv } from "../kernel/index.js";
+import { probeConfinement } from "../kernel/sandbox/index.js";
 import type { ModelClient } from "../llm/types.js";
 import { type Journal, newSessionId, sessionDir } from "../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../session/types.js";
@@ -78,7 +79,7 @@ export class AgentSession implements ChildAgent {
 
   /** The agent a person starts: the root of a new tree. */
   static async create(options: SessionOptions): Promise<AgentSession> {
-    const python = await findPython(options.kernel.env, options.kernel.cacheDir);
+    const python = await findTreePython(options);
     const id = options.id ?? newSessionId();
     const tree = new AgentTree(markKernels(options, id), python);
     return new AgentSession(tree, {
@@ -100,7 +101,7 @@ export class AgentSession implements ChildAgent {
    * turn's message.
    */
   static async resume(options: ResumeOptions): Promise<{ session: AgentSession; note: string }> {
-    const python = await findPython(options.kernel.env, options.kernel.cacheDir);
+    const python = await findTreePython(options);
     const tree = new AgentTree(markKernels(options, options.id), python);
     const dir = sessionDir(options.home, options.id);
     const { header, events, journal, system, rebuilt } = openForResume(dir, options.id, options.secrets);
@@ -348,6 +349,17 @@ export class AgentSession implements ChildAgent {
  * The tree's options with its kernels (and their template) marked as this session's: a session host
  * then knows a connection from inside them for what it is (src/host/peer.ts).
  */
+/**
+ * The tree's interpreter. In a sandboxed session, one that sandboxed code could have written (a python3
+ * on PATH inside the project, as an activated project venv puts it) is probed only inside a confinement:
+ * run on the host, a planted `python3` would run with the user's rights before any kernel starts.
+ */
+function findTreePython(options: TreeOptions) {
+  const { env, cacheDir, sandbox } = options.kernel;
+  const trust = sandbox ? { untrusted: [options.cwd], wrap: probeConfinement(env, options.home) } : undefined;
+  return findPython(env, cacheDir, trust);
+}
+
 function markKernels<T extends TreeOptions>(options: T, id: string): T {
   return { ...options, kernel: { ...options.kernel, env: markKernelEnv(options.kernel.env, id) } };
 }

@@ -1,4 +1,5 @@
 import { relmHomeFrom } from "../config/config.js";
+import { keepKeysPrivate } from "../host/private-keys.js";
 import { EXIT } from "./exit-codes.js";
 import { commandNames } from "./parse-errors.js";
 import { buildProgram } from "./program.js";
@@ -12,6 +13,8 @@ function normaliseArgv(argv: string[]): string[] {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // Before anything reads a key or starts a process: keys out of this process's /proc/PID/environ.
+  keepKeysPrivate();
   let code: number = EXIT.done;
   const program = buildProgram(
     { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },

@@ -202,7 +202,7 @@ async function longRunCommand(line: string, host: SessionHost | undefined): Prom
     case "goal":
       if (!args) return session.goal ? `goal: ${session.goal}` : 'no goal: /goal "objective" sets one';
       session.setGoal(args.replace(/^"(.*)"$/, "$1"));
-      return `goal set: ${session.goal}`;
+      return ""; // shown once, by its journal event's line ("◎ goal: …")
     case "autonomous": {
       const [mode, ...gates] = rest;
       if (mode === "on") {

@@ -3,7 +3,6 @@
 // current settings are the defaults, a missing model is refused before any key is asked for, and the
 // key is never echoed.
 
-import { chmodSync, writeFileSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
 import { Writable } from "node:stream";
 import { baseUrlProblem } from "../config/base-url.js";
@@ -14,8 +13,8 @@ import {
   readConfigFile,
   relmHomeFrom,
 } from "../config/config.js";
-import { makeDirs } from "../config/dirs.js";
 import { UsageError } from "../config/errors.js";
+import { writeConfigFile } from "../config/save.js";
 import { SUBSCRIPTIONS, type SubscriptionId } from "../config/subscriptions.js";
 import {
   findPreset,
@@ -110,9 +109,7 @@ export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
       return EXIT.interrupted;
     }
   }
-  makeDirs(home, 0o700);
-  writeFileSync(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  writeConfigFile(path, next);
   const keyNote = next.apiKey ? "" : ", no saved key";
   io.stdout.write(
     `saved ${path} (${next.model} via ${next.provider} at ${next.baseUrl}${keyNote}); check it with \`relm doctor\`\n`,

@@ -6,6 +6,7 @@ import { SessionHost } from "../host/host.js";
 import type { SessionServer } from "../host/server.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
+import { RedactedEvents } from "./redacted-events.js";
 import { ProgressRenderer } from "./render.js";
 import { idleMsOf, positiveWhole } from "./run-flags.js";
 import {
@@ -87,15 +88,13 @@ export async function runOnce(
 ): Promise<number> {
   const fanout = new Fanout();
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
-  fanout.add(
-    flags.json
-      ? (event: AgentEvent) => io.stdout.write(`${JSON.stringify(event)}\n`)
-      : (event: AgentEvent) => renderer.handle(event),
-  );
+  const json = new RedactedEvents((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
+  fanout.add(flags.json ? json.sink : (event: AgentEvent) => renderer.handle(event));
   const opened = await open(task, flags, io, fanout.sink, overrides);
   const { prepared, text } = opened;
   flags = opened.flags; // a resumed session's, with what it remembers
   const { session } = prepared;
+  json.use(session.tree.options.secrets);
   onSession?.(session.id);
   const host = new SessionHost({
     home: prepared.config.home,
@@ -137,7 +136,10 @@ export async function runOnce(
     process.off("SIGINT", onSigint);
   }
 
-  if (!flags.json) report(outcome, session.id, io, autonomyReport, shown);
+  json.end();
+  // The outcome is the agent's own (a parent's kernel gets a child's as it is); what is printed is
+  // redacted as the journal's copy is.
+  if (!flags.json) report(outcome, session.id, io, autonomyReport, shown, (t) => session.journal.redact(t));
   return exitCodeFor(outcome);
 }
 
@@ -147,18 +149,20 @@ function report(
   io: RunIo,
   autonomyReport?: string,
   shown: ReadonlySet<string> = new Set(),
+  redact: (text: string) => string = (text) => text,
 ): void {
-  if (autonomyReport) io.stderr.write(`relm: ${autonomyReport.trimEnd()}\n`);
+  if (autonomyReport) io.stderr.write(`relm: ${redact(autonomyReport).trimEnd()}\n`);
   if (outcome?.status === "done") {
-    io.stdout.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
+    const text = redact(outcome.text);
+    io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     return;
   }
   if (autonomyReport) {
     // Already said above, in the words of the autonomous run's own report.
   } else if (outcome?.status === "budget") {
-    io.stderr.write(`relm: ${outcome.stop.message}; spent ${describeSpend(outcome.stop.spent)}\n`);
-  } else if (outcome?.status === "error" && !shown.has(outcome.message)) {
-    io.stderr.write(`relm: ${outcome.message}\n`);
+    io.stderr.write(`relm: ${redact(outcome.stop.message)}; spent ${describeSpend(outcome.stop.spent)}\n`);
+  } else if (outcome?.status === "error" && !shown.has(redact(outcome.message))) {
+    io.stderr.write(`relm: ${redact(outcome.message)}\n`);
   }
   io.stderr.write(`session ${id}: relm export ${id} --format md, or relm run --resume ${id}\n`);
 }

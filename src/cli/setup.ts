@@ -1,9 +1,9 @@
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
 import { HostRequestError } from "../agent/host-errors.js";
 import { checkKernelUri } from "../agent/kernel-target.js";
-import { secretValues } from "../agent/redact.js";
 import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
@@ -17,12 +17,13 @@ import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
-import { loadMcpConfig, serverSecrets } from "../mcp/index.js";
-import { resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import { loadMcpConfig } from "../mcp/index.js";
+import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { sandboxOf } from "./sandbox-flags.js";
-import { followSubscriptionSecrets, subscriptionNotes, subscriptionSecrets } from "./subscription-session.js";
+import { sessionSecrets } from "./session-secrets.js";
+import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
 
 export { buildClient };
@@ -162,6 +163,10 @@ function prepareTree(
   const env = harness.env;
   // Read now (no server starts before a call); a server's env and header values join the secrets.
   const mcpFiles = (flags.mcpConfig ?? []).map((file) => resolve(io.cwd, file));
+  // Whichever way the session came back (an editor's load, a schedule, `relm send`), the servers its
+  // editor gave last are its own while their file exists (session/paths.ts EDITOR_MCP_FILE).
+  const editorFile = resumeId ? editorMcpFile(config.home, resumeId) : undefined;
+  if (editorFile && existsSync(editorFile) && !mcpFiles.includes(editorFile)) mcpFiles.push(editorFile);
   const mcp = loadMcpConfig(io.cwd, config.home, io.env, mcpFiles);
   const tree: TreeOptions = {
     client,
@@ -176,12 +181,8 @@ function prepareTree(
       ...(target ? { target } : {}),
       ...(sandbox ? { sandbox } : {}),
     },
-    secrets: secretValues(io.env, [
-      config.model.apiKey,
-      config.search?.apiKey,
-      ...serverSecrets(mcp.servers),
-      ...subscriptionSecrets(config),
-    ]),
+    // Every key and token relm holds, not only the active provider's (a cell may print auth.json).
+    secrets: sessionSecrets({ env: io.env, config, mcpServers: mcp.servers }),
     relmVersion: relmVersion(),
     maxDepth,
     // Children may name another model on the same endpoint (rlm(..., model=...), specs, llm()).
@@ -191,7 +192,7 @@ function prepareTree(
         : buildClient(config, model),
     sink: harness.sink,
     hooks: harness.hooks,
-    sendToSession: (to, from, text) => sendToSession(config.home, to, from, text),
+    sendToSession: (to, from, text) => sendToSession(config.home, to, from, text, sandbox !== undefined),
     compaction: config.compaction,
     mcp: { config: mcp, env: io.env },
     web: webSettings(flags, config),
@@ -201,8 +202,18 @@ function prepareTree(
   return { config, client, limits, tree, warnings };
 }
 
-/** `send(session_id, text)` from Python: to another session's host, stamped with the sender. */
-async function sendToSession(home: string, to: string, from: string, text: string): Promise<void> {
+/**
+ * `send(session_id, text)` from Python: to another session's host, stamped with the sender. From a
+ * sandboxed session only to sandboxed ones: a message is data to its reader's model, but a model that
+ * was prompt-injected inside the sandbox must not get to steer one whose kernels run unconfined.
+ */
+async function sendToSession(
+  home: string,
+  to: string,
+  from: string,
+  text: string,
+  sandboxed: boolean,
+): Promise<void> {
   let id: string;
   try {
     id = resolveSessionId(sessionsDir(home), to);
@@ -212,8 +223,16 @@ async function sendToSession(home: string, to: string, from: string, text: strin
   const client = await SessionClient.connect(home, id);
   if (!client) throw new HostRequestError(`send(): session ${id} is not running`, "usage");
   try {
+    if (sandboxed && (await client.call<{ sandboxed?: boolean }>("info")).sandboxed !== true) {
+      throw new HostRequestError(
+        `send(): session ${id} runs without a sandbox, and this session runs in one: its messages go only ` +
+          "to its own parent and children and to other sandboxed sessions (ask the user to pass it on)",
+        "sandbox",
+      );
+    }
     await client.call("message", { from, text });
   } catch (error) {
+    if (error instanceof HostRequestError) throw error;
     throw new HostRequestError(`send(): ${(error as Error).message}`, "usage");
   } finally {
     client.close();

@@ -10,17 +10,10 @@
 // config.json), so a crash leaves the old approvals or the new ones, never half a file.
 
 import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  existsSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { makeDirs } from "./dirs.js";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { ConfigError } from "./errors.js";
+import { writePrivateJson } from "./private-file.js";
 
 /** What is approved: in which project, what kind of thing ("mcp", "hook", "agent", "gate"…), which one. */
 export interface TrustSubject {
@@ -153,11 +146,7 @@ export class TrustStore {
         Object.fromEntries([...kinds].map(([kind, names]) => [kind, Object.fromEntries(names)])),
       ]),
     );
-    makeDirs(dirname(this.path), 0o700);
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ version: VERSION, projects }, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.path);
+    writePrivateJson(this.path, { version: VERSION, projects });
   }
 }
 

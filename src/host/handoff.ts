@@ -6,10 +6,12 @@
 //
 // Descriptors cross as the child's inherited stdio: fd 3 the listening socket, fd 4 the lock (when
 // there is one), fd 5 on the connections waiting. `--adopt LAYOUT` tells the next host which is which.
+// The keys cross on one more pipe after those (key-pipe.ts): the stub holds them for the host it starts,
+// and neither has them in its environment.
 
-import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { type Keys, spawnWithKeys } from "./key-pipe.js";
 import type { SessionServer } from "./server.js";
 
 // dist/host/stub.js, whether this module runs from dist/host/ or from a chunk in dist/cli/.
@@ -71,7 +73,8 @@ export function reviveArgs(id: string): string[] {
 }
 
 /**
- * Starts the stub with the server's socket, lock and held connections; its pid, or undefined when the
+ * Starts the stub with the server's socket, lock and held connections, `env` without secrets and `keys`
+ * on a pipe; its pid, or undefined when the
  * descriptors could not be had or the process not started (the host then exits as an idle host does).
  * Synchronous on purpose: the caller exits right after, before its event loop can accept another
  * connection that would then be lost.
@@ -79,6 +82,7 @@ export function reviveArgs(id: string): string[] {
 export function startStub(
   server: SessionServer,
   plan: Omit<StubPlan, "lock" | "clients" | "socketPath">,
+  environment: { env: NodeJS.ProcessEnv; keys: Keys },
 ): number | undefined {
   const fds = server.descriptors();
   if (!fds) return undefined;
@@ -91,12 +95,17 @@ export function startStub(
   let log: number | undefined;
   try {
     log = openSync(plan.logPath, "a", 0o600);
-    const child = spawn(process.execPath, [STUB, JSON.stringify(full)], {
-      cwd: plan.cwd,
-      env: process.env,
-      detached: true,
-      stdio: ["ignore", log, log, fds.listen, fds.lock ?? "ignore", ...fds.clients],
-    });
+    const child = spawnWithKeys(
+      process.execPath,
+      [STUB, JSON.stringify(full)],
+      {
+        cwd: plan.cwd,
+        env: environment.env,
+        detached: true,
+        stdio: ["ignore", log, log, fds.listen, fds.lock ?? "ignore", ...fds.clients],
+      },
+      environment.keys,
+    );
     child.unref();
     return child.pid;
   } catch {

@@ -14,6 +14,7 @@ import { JournalIndex } from "./journal-index.js";
 import { kernelScheduler } from "./kernel-scheduler.js";
 import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
+import { splitKeys } from "./private-keys.js";
 import { RPC, RpcError } from "./rpc.js";
 import { Scheduler } from "./scheduler.js";
 import { SessionServer } from "./server.js";
@@ -393,13 +394,17 @@ export class SessionHost {
     // Ticks the stub's idle deadline would miss are the waker's to bring (it sees the stub as live).
     if (next !== undefined) await this.options.ensureWaker?.().catch(() => undefined);
     // From here to exit() nothing waits: a connection accepted meanwhile would be in no one's hands.
-    const pid = startStub(server, {
-      cwd: this.options.cwd,
-      logPath: hostLogPath(this.options.home, this.id),
-      revive: reviveArgs(this.id),
-      idleExitAt: deadline,
-      wakeAt: next,
-    });
+    const pid = startStub(
+      server,
+      {
+        cwd: this.options.cwd,
+        logPath: hostLogPath(this.options.home, this.id),
+        revive: reviveArgs(this.id),
+        idleExitAt: deadline,
+        wakeAt: next,
+      },
+      splitKeys(process.env),
+    );
     if (pid === undefined) {
       // No stub: the host exits as at its idle deadline (send, attach or a tick revive it).
       this.status = "done";

@@ -38,6 +38,8 @@ export interface SessionInfo {
   /** What the budgets of this host count (since the host started the session). */
   spent: SpendRecord;
   kernel: KernelState;
+  /** Whether the session's kernels run in a sandbox (docs/sandbox.md); sandboxed sessions message only such. */
+  sandboxed: boolean;
   goal: string | null;
   autonomy: { gates: string[] } | null;
   branch: string | null;
@@ -80,6 +82,7 @@ export function sessionInfo(source: InfoSource): SessionInfo {
     limits: { ...session.budget.limits },
     spent: session.spent(),
     kernel: session.kernelState,
+    sandboxed: session.tree.options.kernel.sandbox !== undefined,
     goal: session.goal ?? null,
     autonomy: source.autonomy ? { gates: [...source.autonomy.gates] } : null,
     branch: gitBranch(source.cwd),

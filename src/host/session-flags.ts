@@ -6,7 +6,7 @@
 // A flag given again when resuming replaces the remembered one (and is remembered from then on).
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { sessionDir } from "../session/index.js";
+import { editorMcpFile, sessionDir } from "../session/index.js";
 import { HOST_FLAGS, type HostFlagsRecord } from "./host-args.js";
 
 const FILE = "flags.json";
@@ -28,7 +28,14 @@ export function rememberFlags(home: string, id: string, flags: HostFlagsRecord, 
   for (const { key } of HOST_FLAGS) {
     if (NOT_REMEMBERED.has(key) || !given(flags[key])) continue;
     const value = flags[key];
-    kept[key] = key === "mcpConfig" && Array.isArray(value) ? value.map((f) => resolve(cwd, f)) : value;
+    if (key === "mcpConfig" && Array.isArray(value)) {
+      const files = userMcpFiles(
+        home,
+        id,
+        value.map((f) => resolve(cwd, f)),
+      );
+      if (files.length > 0) kept[key] = files;
+    } else kept[key] = value;
   }
   const path = `${sessionDir(home, id)}/${FILE}`;
   const text = `${JSON.stringify(kept)}\n`;
@@ -68,7 +75,23 @@ function readRemembered(home: string, id: string): HostFlagsRecord {
           : Array.isArray(value) && value.every((v) => typeof v === "string");
     if (fits && !NOT_REMEMBERED.has(key)) out[key] = value;
   }
+  // Files of an earlier relm remembered the editor's file too: it is not the user's flag (see above).
+  if (out.mcpConfig) {
+    const files = userMcpFiles(home, id, out.mcpConfig as string[]);
+    if (files.length > 0) out.mcpConfig = files;
+    else delete out.mcpConfig;
+  }
   return out as HostFlagsRecord;
+}
+
+/**
+ * The --mcp-config files a session remembers: not its editor's file (EDITOR_MCP_FILE), which `relm acp`
+ * rewrites or removes at each session/load and every host of the session reads while it exists. Remembered,
+ * a load that gave no servers left a flag naming a removed file, and no host of the session could start.
+ */
+function userMcpFiles(home: string, id: string, files: string[]): string[] {
+  const editors = editorMcpFile(home, id);
+  return files.filter((file) => file !== editors);
 }
 
 /** Given on the command line: a value, a switch that is on, a list with entries (commander's default is []). */

@@ -1,18 +1,22 @@
-import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { UserError } from "../config/errors.js";
 import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
 import { HOST_NODE_FLAGS } from "./handoff.js";
+import { spawnWithKeys } from "./key-pipe.js";
 import { hostLogPath } from "./paths.js";
 import { poll } from "./poll.js";
+import { splitKeys } from "./private-keys.js";
 
 // The CLI entry (package.json's bin): dist/cli/relm.cjs, whether this module runs from dist/host/ or from a chunk in dist/cli/.
 const MAIN = fileURLToPath(new URL("../cli/relm.cjs", import.meta.url));
 const READY_TIMEOUT_MS = 20_000;
 
-/** Starts a detached host process and waits until its socket answers (or it fails, with its log). */
+/**
+ * Starts a detached host process and waits until its socket answers (or it fails, with its log). The
+ * secrets in `env` reach it on a pipe, not in its environment (private-keys.ts).
+ */
 export async function spawnHost(
   home: string,
   id: string,
@@ -23,12 +27,13 @@ export async function spawnHost(
   ensurePrivateDir(sessionDir(home, id));
   const logPath = hostLogPath(home, id);
   const log = openSync(logPath, "a", 0o600);
-  const child = spawn(process.execPath, [...HOST_NODE_FLAGS, MAIN, ...args], {
-    cwd,
-    env: { ...env, NO_COLOR: "1" },
-    detached: true,
-    stdio: ["ignore", log, log],
-  });
+  const { env: plain, keys } = splitKeys(env);
+  const child = spawnWithKeys(
+    process.execPath,
+    [...HOST_NODE_FLAGS, MAIN, ...args],
+    { cwd, env: { ...plain, NO_COLOR: "1" }, detached: true, stdio: ["ignore", log, log] },
+    keys,
+  );
   closeSync(log);
   let exited: number | null | undefined;
   child.on("exit", (code) => {
@@ -85,17 +90,22 @@ export async function reviveHost(
   await spawnHost(home, id, args, env, header.cwd);
 }
 
-/** Starts the per-user waker (src/host/waker.ts) unless one runs; it exits by itself when no job is left. */
+/**
+ * Starts the per-user waker (src/host/waker.ts) unless one runs; it exits by itself when no job is left.
+ * It revives hosts, so it holds the keys too: on a pipe, as a host does.
+ */
 export async function ensureWaker(home: string, env: NodeJS.ProcessEnv): Promise<void> {
   const { wakerRunning } = await import("./waker.js");
   if (await wakerRunning(home)) return;
   ensurePrivateDir(home);
   const log = openSync(`${home}/waker.log`, "a", 0o600);
-  const child = spawn(process.execPath, [MAIN, "__waker"], {
-    env,
-    detached: true,
-    stdio: ["ignore", log, log],
-  });
+  const { env: plain, keys } = splitKeys(env);
+  const child = spawnWithKeys(
+    process.execPath,
+    [MAIN, "__waker"],
+    { env: plain, detached: true, stdio: ["ignore", log, log] },
+    keys,
+  );
   closeSync(log);
   child.unref();
 }

@@ -1,13 +1,16 @@
 // The stub that holds an idle session's place (src/host/handoff.ts says why): run as
 // `node dist/host/stub.js PLAN` with the session's listening socket on fd 3, its lock on fd 4 and
-// connections already waiting on fd 5 on. It imports Node's built-ins and src/host/handoff.ts (which
-// imports nothing else), so it costs what bare Node does. It never reads a connection: the host it starts reads each from its first byte.
-import { spawn } from "node:child_process";
+// connections already waiting on fd 5 on, and the session's keys on the pipe RELM_KEYS_FD names. It
+// imports Node's built-ins and src/host/handoff.ts (which imports only src/host/key-pipe.ts, built-ins
+// only), so it costs what bare Node does. It never reads a connection: the host it starts reads each from its first byte.
 import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { FIRST_CLIENT_FD, fdOf, LISTEN_FD, LOCK_FD, type StubPlan } from "./handoff.js";
+import { receiveKeys, spawnWithKeys } from "./key-pipe.js";
 
 const plan = JSON.parse(process.argv[2] ?? "{}") as StubPlan;
+// Held for the host it starts, never put in this process's environment.
+const keys = receiveKeys();
 const held: Socket[] = [];
 let leaving = false;
 
@@ -32,12 +35,17 @@ function revive(): void {
   const layout = JSON.stringify({ lock: plan.lock, clients: waiting.length });
   const log = openSync(plan.logPath, "a", 0o600);
   try {
-    const child = spawn(process.execPath, [...plan.revive, "--adopt", layout], {
-      cwd: plan.cwd,
-      env: process.env,
-      detached: true,
-      stdio: ["ignore", log, log, LISTEN_FD, plan.lock ? LOCK_FD : "ignore", ...waiting],
-    });
+    const child = spawnWithKeys(
+      process.execPath,
+      [...plan.revive, "--adopt", layout],
+      {
+        cwd: plan.cwd,
+        env: process.env,
+        detached: true,
+        stdio: ["ignore", log, log, LISTEN_FD, plan.lock ? LOCK_FD : "ignore", ...waiting],
+      },
+      keys,
+    );
     child.unref();
   } catch (error) {
     process.stderr.write(`relm stub: could not start the session host again: ${String(error)}\n`);

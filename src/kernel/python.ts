@@ -20,6 +20,16 @@ export interface FoundPython extends PythonInfo {
   cached: boolean;
 }
 
+/**
+ * How to probe interpreters that sit where untrusted code can write (a sandboxed session's project: an
+ * activated `.venv/bin/python3`). Such a candidate is never run on the host as is: `wrap` turns its
+ * probe into a confined command (sandbox/index.ts probeConfinement), or, with no `wrap`, it is skipped.
+ */
+export interface ProbeTrust {
+  untrusted: readonly string[];
+  wrap?: (file: string, args: string[]) => { file: string; args: string[] };
+}
+
 const CACHE_FILE = "python.json";
 const CACHE_VERSION = 1;
 
@@ -45,6 +55,7 @@ print(json.dumps({"path": sys.executable, "version": "%d.%d.%d" % sys.version_in
 export async function findPython(
   env: NodeJS.ProcessEnv = process.env,
   cacheDir?: string,
+  trust?: ProbeTrust,
 ): Promise<FoundPython> {
   const relmPython = env.RELM_PYTHON?.trim();
   const names = relmPython ? [relmPython, "python3", "/usr/bin/python3"] : ["python3", "/usr/bin/python3"];
@@ -54,7 +65,7 @@ export async function findPython(
     const hit = readCache(cacheDir, key);
     if (hit) return hit;
   }
-  const found = await probeAll(candidates, relmPython, env);
+  const found = await probeAll(candidates, relmPython, env, trust);
   // A miss is not cached: the user may install IPython next (as doctor advises) without touching python3.
   if (cacheDir && found.ipython) writeCache(cacheDir, key, found);
   return found;
@@ -64,12 +75,13 @@ async function probeAll(
   candidates: { name: string; file: string | null }[],
   relmPython: string | undefined,
   env: NodeJS.ProcessEnv,
+  trust: ProbeTrust | undefined,
 ): Promise<FoundPython> {
   const tried = candidates.map((c) => c.name);
   let fallback: PythonInfo | null = null;
   const seen = new Set<string>();
   for (const [i, c] of candidates.entries()) {
-    const info = c.file ? await probe(c.file, env) : null;
+    const info = c.file ? await probe(c.file, env, trust) : null;
     if (relmPython && i === 0) {
       if (!info) {
         throw new PythonNotFoundError(
@@ -99,9 +111,15 @@ async function probeAll(
   throw new PythonNotFoundError(tried);
 }
 
-function probe(file: string, env: NodeJS.ProcessEnv): Promise<PythonInfo | null> {
+function probe(file: string, env: NodeJS.ProcessEnv, trust?: ProbeTrust): Promise<PythonInfo | null> {
+  let command = { file, args: ["-c", PYTHON_PROBE] };
+  if (trust && isUntrusted(file, trust.untrusted)) {
+    if (!trust.wrap) return Promise.resolve(null);
+    command = trust.wrap(command.file, command.args);
+  }
   return new Promise((resolve) => {
-    execFile(file, ["-c", PYTHON_PROBE], { env, timeout: 20_000, maxBuffer: 1 << 16 }, (err, stdout) => {
+    const options = { env, timeout: 20_000, maxBuffer: 1 << 16 };
+    execFile(command.file, command.args, options, (err, stdout) => {
       if (err) return resolve(null);
       try {
         const r = JSON.parse(stdout.trim().split("\n").pop() ?? "") as PythonInfo & { ok: boolean };
@@ -111,6 +129,25 @@ function probe(file: string, env: NodeJS.ProcessEnv): Promise<PythonInfo | null>
         resolve(null);
       }
     });
+  });
+}
+
+/** Whether `file` (or what its links lead to) lies in one of `dirs`. */
+function isUntrusted(file: string, dirs: readonly string[]): boolean {
+  const paths = [path.resolve(file)];
+  try {
+    paths.push(realpathSync(file));
+  } catch {
+    // a dangling link: its own path decides
+  }
+  return dirs.some((dir) => {
+    const roots = [path.resolve(dir)];
+    try {
+      roots.push(realpathSync(dir));
+    } catch {
+      // gone: its own path decides
+    }
+    return paths.some((p) => roots.some((root) => p === root || p.startsWith(root + path.sep)));
   });
 }
 

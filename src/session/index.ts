@@ -12,7 +12,14 @@ export { JournalFormatError, SessionIdError } from "./errors.js";
 export { EXPORT_FORMATS, type ExportFormat, exportSession, writeExport } from "./export.js";
 export { AmbiguousSessionIdError, newSessionId, resolveSessionId, SessionNotFoundError } from "./ids.js";
 export { JOURNAL_FILE, Journal, type JournalOptions, OUTPUTS_DIR } from "./journal.js";
-export { ensurePrivateDir, relmHome, sessionDir, sessionsDir } from "./paths.js";
+export {
+  EDITOR_MCP_FILE,
+  editorMcpFile,
+  ensurePrivateDir,
+  relmHome,
+  sessionDir,
+  sessionsDir,
+} from "./paths.js";
 export {
   type JournalTail,
   type ReadJournalResult,

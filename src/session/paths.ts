@@ -10,6 +10,17 @@ export function sessionsDir(home: string): string {
   return join(home, "sessions");
 }
 
+/**
+ * The MCP servers an editor gave a session over ACP (session/new, session/load), in the shape of
+ * .mcp.json, in the session's own directory: every host of the session starts them while the file exists,
+ * and the editor replaces or removes it each time it loads the session.
+ */
+export const EDITOR_MCP_FILE = "editor-mcp.json";
+
+export function editorMcpFile(home: string, id: string): string {
+  return join(sessionDir(home, id), EDITOR_MCP_FILE);
+}
+
 export function sessionDir(home: string, id: string): string {
   // An id comes from the user's command line; never let it climb out of sessions/.
   if (id === "" || id === "." || id === ".." || /[/\\]/.test(id)) {

@@ -48,6 +48,25 @@ export class Redactor {
     return maskCredentialUrls(out, REDACTED);
   }
 
+  /**
+   * How many characters at the end of `text` could be the start of a secret still being written (a
+   * streamed answer cut between two pieces): a stream holds them back until the next piece decides.
+   */
+  openTail(text: string): number {
+    this.update();
+    let longest = 0;
+    for (const needle of this.needles) {
+      const from = Math.max(0, text.length - needle.length + 1);
+      for (let at = from; at < text.length && text.length - at > longest; at++) {
+        if (needle.startsWith(text.slice(at))) {
+          longest = text.length - at;
+          break;
+        }
+      }
+    }
+    return longest;
+  }
+
   /** A copy of a JSON-shaped value with every string redacted. */
   value<T>(value: T): T {
     return this.walk(value) as T;

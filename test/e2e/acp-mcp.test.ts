@@ -2,7 +2,7 @@
 // ACP SDK's own client connection, they become the session's own servers (relm run --mcp-config), called
 // from cells of real kernels with the scripted model, their secrets kept out of everything relm writes.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -108,6 +108,8 @@ it("the editor's MCP servers are the session's own: called from a cell, again af
         echoLastCell,
         { code: "print(mcp.everything.echo(message='after load'))" },
         echoLastCell,
+        { code: "print('servers after a load with none:', mcp.servers())" },
+        echoLastCell,
       ],
     }),
   });
@@ -142,6 +144,20 @@ it("the editor's MCP servers are the session's own: called from a cell, again af
     await second.close();
     await runRelm(["shutdown"], { env: rig.env });
   }
+
+  // A later load that gives no servers drops the editor's (its file is removed) and the session still
+  // comes back: the host is not started with a remembered --mcp-config naming the removed file.
+  const third = await openEditor(rig);
+  try {
+    await third.conn.agent.request("session/load", { sessionId: id, cwd: rig.cwd, mcpServers: [] });
+    expect(existsSync(join(rig.home, "sessions", id, "editor-mcp.json"))).toBe(false);
+    await third.prompt(id, "without servers");
+    expect(third.texts()).toMatch(/servers after a load with none: (\[\]|\{\})/);
+  } finally {
+    await third.close();
+    await runRelm(["shutdown"], { env: rig.env });
+  }
+  expect(readFileSync(join(rig.home, "sessions", id, "flags.json"), "utf8")).not.toContain("editor-mcp");
 
   // The servers given at session/new were in the system prompt from the first request on (frozen).
   const systems = rig.model.requests.map((r) =>

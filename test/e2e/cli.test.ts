@@ -325,7 +325,9 @@ describe("interactive long-run controls", () => {
     ].join("\n");
     const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain("goal set: keep notes tidy");
+    // Said once, by the goal event's line (it was printed twice: as the command's answer and the event).
+    expect(result.stdout.match(/goal.*keep notes tidy/g)).toHaveLength(1);
+    expect(result.stdout).toContain("◎ goal: keep notes tidy");
     expect(result.stdout).toContain("autonomous: on, done when `true` exit 0");
     expect(result.stdout).toContain("autonomous: on (1 gate(s): true)");
     expect(result.stdout).toContain("autonomous: off");

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
@@ -120,6 +120,47 @@ describe("messages between agents", () => {
       await runRelm(["shutdown"], { env: rig.env });
     }
   });
+
+  it.skipIf(process.platform !== "linux" || !existsSync("/usr/bin/bwrap"))(
+    "from a sandboxed session, reaches only sandboxed sessions",
+    async () => {
+      const rig = await startRig("openai", {
+        script: byTask({
+          "SESSION OPEN: wait": [{ text: "waiting" }, (ctx) => ({ text: `read: ${ctx.lastUserText}` })],
+          "SESSION BOXED: wait": [{ text: "waiting" }, (ctx) => ({ text: `read: ${ctx.lastUserText}` })],
+          "SESSION B: write": [
+            (ctx) => {
+              const [, open, boxed] = /to (\w+) and (\w+)$/.exec(ctx.lastUserText ?? "") ?? [];
+              const tryTo = (id: string | undefined) =>
+                `try:\n    print(send("${id}", "from a sandbox"))\nexcept PermissionError as e:\n    print("refused:", e)`;
+              return { code: `${tryTo(open)}\n${tryTo(boxed)}` };
+            },
+            echoLastCell,
+          ],
+        }),
+      });
+      const start = async (task: string, extra: string[]) =>
+        (await runRelm(["run", "--detach", ...extra, task], { env: rig.env, cwd: rig.cwd })).stdout.trim();
+      const open = await start("SESSION OPEN: wait", []);
+      const boxed = await start("SESSION BOXED: wait", ["--sandbox"]);
+      const finals = (id: string) => onlyJournalOf(rig.home, id).lines.filter((l) => l.type === "final");
+      try {
+        await until(() => (finals(open).length === 1 && finals(boxed).length === 1 ? true : undefined));
+        const b = await runRelm(["run", "--sandbox", `SESSION B: write to ${open} and ${boxed}`], {
+          env: rig.env,
+          cwd: rig.cwd,
+        });
+        expect(b.code, b.stderr).toBe(0);
+        expect(b.stdout).toContain(`refused: send(): session ${open} runs without a sandbox`);
+        expect(b.stdout).toContain(`{'to': '${boxed}'}`);
+        await until(() => (finals(boxed).length === 2 ? true : undefined));
+        expect(finals(boxed).at(-1)?.text).toMatch(/^read: \[message from \w{8}\]\nfrom a sandbox$/);
+        expect(onlyJournalOf(rig.home, open).lines.some((l) => l.type === "message")).toBe(false);
+      } finally {
+        await runRelm(["shutdown"], { env: rig.env });
+      }
+    },
+  );
 });
 
 function onlyJournalOf(home: string, id: string): { lines: JournalLine[] } {

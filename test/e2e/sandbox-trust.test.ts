@@ -113,6 +113,33 @@ describe.skipIf(!linux)("relm run --sandbox: what the confined side chooses does
     }
   });
 
+  it("probes a python3 on PATH inside the project (an activated venv) only inside a confinement", async () => {
+    const marker = hostMarker("python-probe");
+    const rig = await startRig("openai", {
+      script: byTask({ "ROOT: which python": [{ code: "import sys; print(sys.executable)" }, echoLastCell] }),
+    });
+    // What sandboxed code could have left in an activated venv: a python3 that first does something.
+    const bin = join(rig.cwd, "venv", "bin");
+    mkdirSync(bin, { recursive: true });
+    const planted = join(bin, "python3");
+    writeFileSync(planted, `#!/bin/sh\ntouch ${marker} 2>/dev/null\nexec /usr/bin/python3 "$@"\n`, {
+      mode: 0o755,
+    });
+    const env: NodeJS.ProcessEnv = { ...rig.env, PATH: `${bin}:${rig.env.PATH ?? process.env.PATH}` };
+    delete env.RELM_PYTHON;
+    const result = await runRelm(["run", "--sandbox", "ROOT: which python"], { env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    // The kernel ran (inside the sandbox), but nothing of the planted file ran on the host.
+    expect(result.stdout).toContain("/usr/bin/python3");
+    expect(existsSync(marker)).toBe(false);
+    // Without --sandbox the project is trusted as the user's own: the same file is probed as it always
+    // was (once the cached answer is gone), which shows the check above could have failed.
+    rmSync(join(rig.home, "cache", "python.json"), { force: true });
+    const open = await runRelm(["run", "ROOT: which python"], { env, cwd: rig.cwd });
+    expect(open.code, open.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+  });
+
   it("a spec that names the session's own --kernel is the user's choice and runs", async () => {
     // `cmd:env RELM_VIA=cmd` runs the kernel through env(1) on the host: the user asked for it.
     const uri = "cmd:env RELM_VIA=cmd";

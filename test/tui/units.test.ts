@@ -188,6 +188,7 @@ function info(over: Partial<SessionInfo> = {}): SessionInfo {
     limits: { maxTurns: 10, maxCost: 2 },
     spent: { turns: 3, tokens: 131_346, elapsedMs: 60_000, cost: 0.4567 },
     kernel: "busy",
+    sandboxed: false,
     goal: "ship it",
     autonomy: { gates: ["npm test"] },
     branch: "main",

@@ -143,6 +143,42 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
   return new MacSandbox(settings, paths, request.python, proxy);
 }
 
+/**
+ * A confinement for probing an interpreter that untrusted code could have written (python.ts ProbeTrust):
+ * the whole filesystem read-only, RELM_HOME and /run hidden, no network, no capabilities. The probe
+ * prints one line the host parses as data, so nothing it does reaches the host. Undefined where
+ * bubblewrap is not available (such a candidate is then not probed at all).
+ */
+export function probeConfinement(
+  env: NodeJS.ProcessEnv,
+  relmHome: string | undefined,
+): ((file: string, args: string[]) => { file: string; args: string[] }) | undefined {
+  if (process.platform !== "linux") return undefined;
+  const bwrap = which("bwrap", env);
+  if (!bwrap) return undefined;
+  const hide = [relmHome, "/run", "/tmp"].filter((d): d is string => !!d && existsSync(d));
+  const root = process.getuid?.() === 0 ? ["--cap-drop", "ALL"] : [];
+  return (file, args) => ({
+    file: bwrap,
+    args: [
+      "--die-with-parent",
+      "--unshare-all",
+      ...root,
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      ...hide.flatMap((dir) => ["--tmpfs", dir]),
+      "--",
+      file,
+      ...args,
+    ],
+  });
+}
+
 /** What `relm doctor` says about sandboxing here. */
 export interface SandboxProbe {
   ok: boolean;

@@ -2,18 +2,10 @@
 // Writers (a sign-in, a refresh in any of several session hosts) hold auth.json.lock while they read,
 // change and atomically replace the file, so two hosts refreshing at once cannot lose each other's tokens
 // (a refresh token is often good for one use only: the loser must re-read, not refresh again).
-import {
-  chmodSync,
-  closeSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import { processExists } from "../../config/process.js";
 import type { SubscriptionId } from "../../config/subscriptions.js";
 import { isSubscriptionId } from "../../config/subscriptions.js";
@@ -56,17 +48,7 @@ export function savedTokens(home: string, id: SubscriptionId): Tokens | undefine
 }
 
 function writeAuthFile(home: string, file: AuthFile): void {
-  makeDirs(home, 0o700);
-  const path = authPath(home);
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(tmp, "w", 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(file, null, 2)}\n`);
-  } finally {
-    closeSync(fd);
-  }
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writePrivateJson(authPath(home), file);
 }
 
 const LOCK_STALE_MS = 60_000;
