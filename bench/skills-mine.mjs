@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ROOT, table } from "./lib.mjs";
 
-const { mineChains } = await import(join(ROOT, "dist/harness/mine-chains.js"));
+const { mineChains } = await import(join(ROOT, "dist/learning/skills/mine-chains.js"));
 
 const SESSIONS = Number(process.argv[2] ?? 200);
 const CELLS = Number(process.argv[3] ?? 150);

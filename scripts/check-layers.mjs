@@ -5,7 +5,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** Lower numbers are lower layers; a folder may import its own layer's folders only where listed below. */
+/**
+ * Lower numbers are lower layers; a folder may import its own layer's folders only where listed below.
+ * A key with a slash ("learning/commands") gives a subfolder a layer of its own.
+ */
 export const LAYERS = {
   config: 0,
   workspace: 0.5, // beside config/, using its error classes
@@ -14,11 +17,16 @@ export const LAYERS = {
   scripted: 1,
   kernel: 2,
   mcp: 3,
-  harness: 4,
   session: 5,
   agent: 6,
   host: 7,
+  // The self-refining harness, one removable folder: attached to agents and hosts through the hooks
+  // agent/ exposes (src/agent/hooks.ts), registered by the composition root (src/cli/setup.ts).
+  learning: 7.5,
   cli: 8,
+  // Its commands (relm harness, relm refine, /refine, /learn in line mode) sit on the command line's
+  // helpers; the command line registers them (the exception below).
+  "learning/commands": 8.5,
   tui: 8,
   acp: 8,
   "mcp-server": 8,
@@ -30,7 +38,43 @@ export const EXCEPTIONS = new Set([
   "cli -> tui",
   "cli -> acp",
   "cli -> mcp-server",
+  // The composition root registers learning's commands: program.ts `relm harness` and `relm refine`,
+  // interactive.ts `/refine` and `/learn`.
+  "cli -> learning/commands",
 ]);
+
+/**
+ * Folders that are plugins: only the files listed (the composition root) import them from outside, so
+ * removing one means removing those imports (docs/architecture.md, "The self-refining harness as one
+ * folder"). The agent and host reach learning/ through src/agent/hooks.ts only.
+ */
+export const ATTACHED = {
+  learning: ["cli/demo.ts", "cli/doctor.ts", "cli/interactive.ts", "cli/program.ts", "cli/setup.ts"],
+};
+
+/** The LAYERS key of a path relative to src/: its subfolder's own when it has one, else its folder's. */
+function layerOf(path) {
+  const [folder, sub] = path.split("/");
+  const nested = `${folder}/${sub}`;
+  return nested in LAYERS ? nested : folder;
+}
+
+/** "from -> to" when an import from layer `from` into layer `to` goes up or sideways undocumented. */
+function layerViolation(from, to) {
+  if (to === from || to.startsWith("..") || !(to in LAYERS) || !(from in LAYERS)) return undefined;
+  if (LAYERS[to] < LAYERS[from] || EXCEPTIONS.has(`${from} -> ${to}`)) return undefined;
+  // Subfolders of one folder on the same layer are that folder's own files.
+  if (LAYERS[to] === LAYERS[from] && to.split("/")[0] === from.split("/")[0]) return undefined;
+  return `${from} -> ${to}`;
+}
+
+/** Why file `path` (of layer `from`) may not import a plugin folder (ATTACHED), if it may not. */
+function attachViolation(path, from, to) {
+  const plugin = to.split("/")[0];
+  if (!(plugin in ATTACHED) || from.split("/")[0] === plugin || ATTACHED[plugin].includes(path))
+    return undefined;
+  return `only ${ATTACHED[plugin].join(", ")} attach ${plugin}/`;
+}
 
 export function violations(srcDir) {
   const files = [];
@@ -44,13 +88,13 @@ export function violations(srcDir) {
   walk(srcDir);
   const found = [];
   for (const file of files) {
-    const from = relative(srcDir, file).split("/")[0];
+    const path = relative(srcDir, file);
+    const from = layerOf(path);
     const text = readFileSync(file, "utf8");
     for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.[^"']+)["']/g)) {
-      const to = relative(srcDir, resolve(dirname(file), m[1])).split("/")[0];
-      if (to === from || to.startsWith("..") || !(to in LAYERS) || !(from in LAYERS)) continue;
-      if (LAYERS[to] < LAYERS[from] || EXCEPTIONS.has(`${from} -> ${to}`)) continue;
-      found.push(`${relative(srcDir, file)} imports ${m[1]} (${from} -> ${to})`);
+      const to = layerOf(relative(srcDir, resolve(dirname(file), m[1])));
+      const wrong = layerViolation(from, to) ?? attachViolation(path, from, to);
+      if (wrong) found.push(`${path} imports ${m[1]} (${wrong})`);
     }
   }
   return found;

@@ -1,13 +1,56 @@
 // Imports between the folders of src/ go downward only, apart from the exceptions docs/architecture.md
 // documents (scripts/check-layers.mjs holds the order and the exceptions).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 // @ts-expect-error: a plain .mjs script without type declarations
 import { violations } from "../scripts/check-layers.mjs";
+import { tempDir } from "./support/cli.js";
+
+/** A src/ tree in `root` of files that each import the files listed for them. */
+function srcTree(root: string, files: Record<string, string[]>): string {
+  const src = join(root, "src");
+  for (const [file, imports] of Object.entries(files)) {
+    const path = join(src, file);
+    mkdirSync(dirname(path), { recursive: true });
+    const lines = imports.map((to) => `import "${relativeImport(file, to)}";`);
+    writeFileSync(path, `${lines.join("\n")}\n`);
+  }
+  return src;
+}
+
+function relativeImport(from: string, to: string): string {
+  const up = from.split("/").length - 1;
+  return `${"../".repeat(up)}${to.replace(/\.ts$/, ".js")}`;
+}
 
 describe("layers", () => {
   it("no folder of src/ imports one above it", () => {
     const src = fileURLToPath(new URL("../src/", import.meta.url));
     expect(violations(src)).toEqual([]);
+  });
+
+  it("learning/ is reached only from the composition root, and its commands sit above the CLI", () => {
+    const dir = tempDir();
+    onTestFinished(dir.cleanup);
+    const src = srcTree(dir.path, {
+      "learning/store/index.ts": [],
+      "learning/refine/refine.ts": ["learning/store/index.ts", "agent/hooks.ts", "host/rpc.ts"],
+      "learning/commands/harness-command.ts": ["cli/exit-codes.ts", "learning/refine/refine.ts"],
+      "agent/hooks.ts": [],
+      "agent/tree.ts": ["learning/store/index.ts"],
+      "host/rpc.ts": [],
+      "host/commands.ts": ["learning/refine/refine.ts"],
+      "cli/exit-codes.ts": [],
+      "cli/setup.ts": ["learning/refine/refine.ts"],
+      "cli/program.ts": ["learning/commands/harness-command.ts"],
+      "cli/run.ts": ["learning/store/index.ts"],
+    });
+    expect(violations(src).sort()).toEqual([
+      "agent/tree.ts imports ../learning/store/index.js (agent -> learning)",
+      "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor.ts, cli/interactive.ts, cli/program.ts, cli/setup.ts attach learning/)",
+      "host/commands.ts imports ../learning/refine/refine.js (host -> learning)",
+    ]);
   });
 });

@@ -33,7 +33,7 @@ export interface HostTargetParts {
 /**
  * An agent as the calls from Python in its kernel see it (host-api.ts): submit(), rlm.*, llm(), send(),
  * goal.*, look() and the rest, each answered by the collaborator that owns it. One per agent, for its
- * whole life (harness-api.ts keeps a cell's pending refinements by it).
+ * whole life (learning's harness-api.ts keeps a cell's pending refinements by it).
  */
 export class HostApiTarget implements HostApiAgent {
   readonly id: string;

@@ -11,9 +11,9 @@ import type { Budget } from "./budget.js";
 import { type ChildHost, ChildManager } from "./children.js";
 import { Conversation } from "./conversation.js";
 import type { EventSink } from "./events.js";
+import type { RootHooks } from "./hooks.js";
 import { handleHostRequest } from "./host-api.js";
 import { settleKernelFacts } from "./kernel-facts.js";
-import { rootLearning, type SessionLearning } from "./learn.js";
 import { startedEvent } from "./mcp-api.js";
 import { McpWarmer } from "./mcp-warm.js";
 import { Mailbox } from "./messaging.js";
@@ -63,8 +63,8 @@ export interface AgentParts {
   readonly mailbox: Mailbox;
   /** File checkpoints before each turn that runs code (the root agent; children share its files). */
   readonly checkpoints: SessionCheckpoints | undefined;
-  /** Online refinement (--learn, /learn): the root's only. */
-  readonly learning: SessionLearning | undefined;
+  /** What the tree's plugin attached to the root (hooks.ts; learning: --learn, /learn, verdicts). */
+  readonly hooks: RootHooks | undefined;
   readonly compaction: CompactingAgent;
   readonly turns: TurnRunner;
   readonly hostApi: HostApiTarget;
@@ -121,22 +121,27 @@ export function assembleAgent(
     depth === 0
       ? new SessionCheckpoints(tree.options.home, tree.options.cwd, params.id, record, restored)
       : undefined;
-  const learning =
+  const hooks =
     depth === 0
-      ? rootLearning(
+      ? tree.options.hooks?.root?.(
           {
             id: params.id,
             dir: params.dir,
             cwd: tree.options.cwd,
+            home: tree.options.home,
             budget: params.budget,
             journal,
             tree,
+            get turns() {
+              return conversation.turn;
+            },
+            get signal() {
+              return state.signal;
+            },
             record,
             clientFor: (m) => model.named(m),
           },
           resume?.events ?? [],
-          () => conversation.turn,
-          () => state.signal,
         )
       : undefined;
   const shared = {
@@ -154,7 +159,7 @@ export function assembleAgent(
     children,
     mailbox,
     checkpoints,
-    learning,
+    hooks,
   };
   const compaction: CompactingAgent = shared;
   const turns = new TurnRunner({
@@ -170,7 +175,7 @@ export function assembleAgent(
         timeLeftMs: () => params.budget.timeLeftMs(),
       });
       await compactAgent(compaction, false);
-      await learning?.beforeModelCall();
+      await hooks?.beforeModelCall?.();
     },
   });
   const hostApi: HostApiTarget = new HostApiTarget({ ...shared, turns, parent: params.parent });
@@ -185,7 +190,7 @@ export function assembleAgent(
     children,
     mailbox,
     checkpoints,
-    learning,
+    hooks,
     compaction,
     turns,
     hostApi,

@@ -1,8 +1,9 @@
 import type { JournalBody } from "../session/types.js";
 import { type Budget, describeSpend } from "./budget.js";
 import { Deadline } from "./deadline.js";
-import { describeGateResults, type GateOptions, type GatesRun, runGates } from "./gates.js";
+import { describeGateResults, type GateOptions, runGates } from "./gates.js";
 import { GateStall } from "./gates-stall.js";
+import type { RootHooks } from "./hooks.js";
 import type { TurnOutcome } from "./loop.js";
 
 export interface AutonomySettings {
@@ -15,7 +16,7 @@ export interface AutonomySettings {
   maxIdleContinuations?: number;
   /** No person will answer: questions are refused and the model is told to decide. */
   unattended?: boolean;
-  /** After each gate run is journaled: the host judges harness edits there (src/host/verdict-hook.ts). */
+  /** After each gate run is journaled: the host lets the root's hooks judge the work there (hooks.ts). */
   afterGateRun?: () => void | Promise<void>;
 }
 
@@ -33,8 +34,8 @@ export interface AutonomousAgent {
   readonly budget?: Budget;
   /** Where its gates run: a sandboxed session's in its sandbox (docs/sandbox.md); undefined: the host. */
   gateConfinement?(): Promise<Pick<GateOptions, "env" | "wrap"> | undefined>;
-  /** Online refinement (learn.ts): told of every gates run, it may review the work before the next turn. */
-  readonly learning?: { afterGateRun(run: GatesRun, event?: number): Promise<void> };
+  /** The root's hooks (hooks.ts): told of every gates run, a learning pass may review the work first. */
+  readonly hooks?: Pick<RootHooks, "afterGateRun">;
 }
 
 export type AutonomousOutcome =
@@ -155,7 +156,7 @@ export async function runAutonomously(
         );
       }
       // The same failure again: a learning pass may keep the lesson before the model tries once more.
-      await agent.learning?.afterGateRun(run, (recorded as { n?: number } | undefined)?.n);
+      await agent.hooks?.afterGateRun?.(run, (recorded as { n?: number } | undefined)?.n);
       next =
         `[relm: autonomous mode] The work is not done yet: ${describeGateResults(run, { failureOutput: true })}\n` +
         `${agent.goal ? `Goal: ${agent.goal}\n` : ""}Fix the cause, then finish again.`;

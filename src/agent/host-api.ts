@@ -4,7 +4,7 @@ import type { Budget } from "./budget.js";
 import type { ChildManager, SubmitPayload } from "./children.js";
 import { complete, completeBatch } from "./completions.js";
 import { handoffPickle } from "./handoff-files.js";
-import { type HarnessApiAgent, handleHarnessRequest } from "./harness-api.js";
+import type { KernelCaller } from "./hooks.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
 import { handleLookRequest, type LookAgent } from "./look-api.js";
 import { handleMcpRequest, type McpApiAgent } from "./mcp-api.js";
@@ -15,15 +15,16 @@ import { handleWebRequest, type WebApiAgent } from "./web-api.js";
 
 /** The agent a kernel belongs to, as the kernel's calls see it. */
 export interface HostApiAgent
-  extends HarnessApiAgent,
+  extends KernelCaller,
     MessagingAgent,
     GoalAgent,
     McpApiAgent,
     ToolkitApiAgent,
     WebApiAgent,
     LookAgent {
-  readonly tree: HarnessApiAgent["tree"] &
-    McpApiAgent["tree"] &
+  readonly tree: KernelCaller["tree"] & {
+    readonly options: Pick<TreeOptions, "hooks">;
+  } & McpApiAgent["tree"] &
     ToolkitApiAgent["tree"] &
     WebApiAgent["tree"];
   readonly scheduler: TreeOptions["scheduler"];
@@ -36,7 +37,9 @@ export interface HostApiAgent
 
 /** Answers a call from Python (python/relm/api.py, agents.py) to the agent that owns the kernel. */
 export async function handleHostRequest(agent: HostApiAgent, method: string, raw: unknown): Promise<unknown> {
-  if (method.startsWith("harness.")) return handleHarnessRequest(agent, method, raw);
+  // A plugin's own calls (learning/: python/relm/harness.py's harness.*) go to it.
+  const plugin = agent.tree.options.hooks?.kernelCalls;
+  if (plugin && method.startsWith(plugin.prefix)) return plugin.handle(agent, method, raw);
   if (method.startsWith("msg.")) return handleMessageRequest(agent, method, raw);
   if (method.startsWith("schedule.")) return handleScheduleRequest(agent.scheduler, method, raw);
   if (method.startsWith("goal.")) return handleGoalRequest(agent, method, raw);

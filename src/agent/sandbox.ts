@@ -2,7 +2,6 @@
 // root kernel and the warm template children fork from, closed with the tree.
 import { existsSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { lockProjectScope } from "../harness/index.js";
 import { KERNEL_MARKER, scrubEnvironment } from "../kernel/index.js";
 import { sandboxLauncher } from "../kernel/launchers/sandbox.js";
 import { openSandbox } from "../kernel/sandbox/index.js";
@@ -26,11 +25,6 @@ export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & {
  * written by the host, from outside.
  */
 export const HOST_READ_FILES = [".git", ".relm", ".mcp.json"] as const;
-
-const PROJECT_SCOPE_LOCKED =
-  "the project scope cannot be written in this session: the project had no .relm/ when its sandbox " +
-  "started, so sandboxed code could write what relm would put there (and lead relm's writes elsewhere). " +
-  'Use scope "session" or "user", or create .relm/ in the project and start a new session';
 
 /** What the user should know about one of HOST_READ_FILES that appeared during the session. */
 const CREATED_ADVICE: Record<(typeof HOST_READ_FILES)[number], string> = {
@@ -81,7 +75,8 @@ export async function openTreeSandbox(
   // No .relm/ to show read-only: whatever relm would create there (the project harness) is writable
   // inside, so relm writes none of it while this sandbox runs.
   const dotRelm = sandbox.unprotected.find((p) => basename(p) === ".relm");
-  const release = dotRelm ? lockProjectScope(dirname(dotRelm), PROJECT_SCOPE_LOCKED) : () => {};
+  const lock = options.hooks?.lockProject;
+  const release = dotRelm && lock ? lock(dirname(dotRelm)) : () => {};
   return Object.assign(sandboxLauncher(sandbox), { sandbox, release });
 }
 

@@ -3,6 +3,7 @@ import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { type CompactResult, compactMessages, contextWindow, needsCompaction } from "./compaction.js";
 import type { Conversation } from "./conversation.js";
+import type { RootHooks } from "./hooks.js";
 import { type Admission, admit } from "./request-budget.js";
 import type { AgentTree } from "./tree.js";
 
@@ -142,7 +143,8 @@ export interface CompactingAgent {
   readonly log: { record(body: JournalBody): unknown };
   readonly kernel: { variableNames(): Promise<string[]> };
   readonly checkpoints: { filesTouched(): Promise<string[]> } | undefined;
-  readonly learning: { atCompaction(): Promise<void> } | undefined;
+  /** The root's hooks (hooks.ts); undefined in children and without a plugin. */
+  readonly hooks: Pick<RootHooks, "atCompaction"> | undefined;
 }
 
 /**
@@ -169,14 +171,14 @@ export async function compactAgent(agent: CompactingAgent, force: boolean): Prom
   if (outcome.compacted) {
     conversation.contextTokens = 0;
     // Before the prompt is rebuilt below, so what a learning pass applies is in it.
-    await agent.learning?.atCompaction();
+    await agent.hooks?.atCompaction?.();
   } else if (!(force && outcome.skipped)) return outcome;
-  const reload = tree.options.harness?.reload;
+  const reload = tree.options.hooks?.prompt?.reload;
   if (reload) {
     // With the root session's own scope, whichever agent compacts; children started after the
     // root's compaction get the renewed block too.
     const block = reload(agent.rootDir);
-    if (agent.depth === 0) tree.harnessBlock = block;
+    if (agent.depth === 0) tree.promptSection = block;
     const renewed = conversation.renew(block);
     if (renewed) {
       agent.log.record({ type: "system_prompt", text: renewed });

@@ -32,7 +32,7 @@ export function promptInputsFor(
     },
     {
       toolkit: tree.toolkitBlock,
-      harness: tree.harnessBlock,
+      harness: tree.promptSection,
       agentsMd: tree.agentsMd,
       role: agent.child ? CHILD_ROLE : undefined,
       instructions: agent.spec?.instructions

@@ -8,7 +8,7 @@ import type { KernelState } from "./agent-kernel.js";
 import { type AgentParams, type AgentParts, assembleAgent } from "./agent-parts.js";
 import { Budget, type BudgetLimits } from "./budget.js";
 import type { ChildAgent, ChildManager, ChildParams } from "./children.js";
-import type { SessionLearning } from "./learn.js";
+import type { RootHooks } from "./hooks.js";
 import type { TurnOutcome } from "./loop.js";
 import type { CheckpointSummary } from "./session-checkpoints.js";
 import { type CompactionOutcome, compactAgent } from "./session-compaction.js";
@@ -55,8 +55,8 @@ export class AgentSession implements ChildAgent {
   readonly journal: Journal;
   readonly budget: Budget;
   readonly children: ChildManager;
-  /** Online refinement (--learn, /learn): the root's only; undefined in children. */
-  readonly learning: SessionLearning | undefined;
+  /** What the tree's plugin attached to this root agent (hooks.ts); undefined in children. */
+  readonly hooks: RootHooks | undefined;
   /** A resumed session whose last turn had ended: nothing to continue until new work arrives. */
   settledAtResume = false;
   private readonly parts: AgentParts;
@@ -74,7 +74,7 @@ export class AgentSession implements ChildAgent {
     this.parts = assembleAgent(this, params);
     this.journal = this.parts.journal;
     this.children = this.parts.children;
-    this.learning = this.parts.learning;
+    this.hooks = this.parts.hooks;
   }
 
   /** The agent a person starts: the root of a new tree. */

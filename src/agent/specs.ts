@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { parseTimeLimit } from "../config/duration.js";
 import { UserError } from "../config/errors.js";
 import { yamlLib } from "../config/lazy.js";
-import { projectRoot } from "../harness/paths.js";
+import { projectRoot } from "../config/project-root.js";
 import { parseKernelUri } from "../kernel/launchers/index.js";
 import type { BudgetLimits } from "./budget.js";
 

@@ -1,7 +1,5 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { LearnSettings } from "../config/learn-config.js";
-import type { HarnessSpec } from "../harness/index.js";
 import { KERNEL_MARKER, startKernelTemplate } from "../kernel/index.js";
 import type { SandboxSettings } from "../kernel/sandbox/types.js";
 import type { KernelTemplate, PythonInfo } from "../kernel/types.js";
@@ -9,6 +7,7 @@ import type { ModelClient } from "../llm/types.js";
 import { McpClients, type McpConfig } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
 import type { GateOptions } from "./gates.js";
+import type { TreeHooks } from "./hooks.js";
 import type { KernelPolicy } from "./kernel-target.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
@@ -49,23 +48,8 @@ export interface TreeOptions {
   /** Exact values never to write to a journal or show a model (API keys). */
   secrets: string[];
   relmVersion: string;
-  /**
-   * The continual harness as of the start of this tree: its prompt block (rendered once, so the system
-   * prompt stays byte-stable for the whole session) and where its skills' Python packages live.
-   */
-  harness?: {
-    block: string;
-    skillPaths: string[];
-    /** Sub-agent specs kept as harness entries; a spec file of the same name wins. */
-    specs?: HarnessSpec[];
-    /** The model refinements use when none is named; the calling agent's own model otherwise. */
-    refineModel?: string;
-    /**
-     * The block as the harness is now, with the root session's own scope: for a compaction, which
-     * starts a new cache prefix anyway and is where a mid-session refinement takes effect.
-     */
-    reload?: (sessionDir: string) => string;
-  };
+  /** What a plugin attaches to the tree (src/agent/hooks.ts): the self-refining harness, src/learning/. */
+  hooks?: TreeHooks;
   /**
    * The configured MCP servers (src/mcp/config.ts) and the environment their processes start from
    * (secret-looking names are removed; each server's own `env` is added). None starts before a call.
@@ -75,8 +59,6 @@ export interface TreeOptions {
   web?: WebSettings;
   /** When and how conversations are compacted (context windows, threshold). */
   compaction?: CompactionSettings;
-  /** Online refinement of the root (learn.ts): the policy from config, and whether it starts on. */
-  learn?: { settings: LearnSettings; on: boolean };
   /** Schedules of this session (set by its host; absent when nothing hosts the session). */
   scheduler?: {
     add(timing: { every: string } | { at: string } | { cron: string }, prompt: string): unknown;
@@ -104,10 +86,10 @@ export class AgentTree {
   /** The model agents get when none is named: the root's, as last switched (`/model`). */
   private defaultClient: ModelClient;
   /**
-   * The harness block new agents' prompts carry: the one rendered at the start of the tree, renewed
-   * when the root's compaction reloads the harness (so children started after it see refined entries).
+   * The hooks' prompt section new agents' prompts carry: the one rendered at the start of the tree,
+   * renewed when the root's compaction reloads it (so children started after it see refined entries).
    */
-  harnessBlock: string | undefined;
+  promptSection: string | undefined;
   /** The toolkit's listing in every agent's system prompt, rendered once (src/agent/toolkit-prompt.ts). */
   readonly toolkitBlock = renderToolkitBlock();
   /**
@@ -128,7 +110,7 @@ export class AgentTree {
     this.agentsMd = findAgentsMd(options.cwd);
     this.clients.set(options.client.model, options.client);
     this.defaultClient = options.client;
-    this.harnessBlock = options.harness?.block;
+    this.promptSection = options.hooks?.prompt?.block;
     const mcp = options.mcp;
     if (mcp && mcp.config.servers.length > 0) {
       const marker = options.kernel.env[KERNEL_MARKER];
@@ -238,9 +220,9 @@ export class AgentTree {
     sandbox?.release();
   }
 
-  /** A spec by name: the project's `.relm/agents/NAME.yaml`, else a harness entry of kind agent. */
+  /** A spec by name: the project's `.relm/agents/NAME.yaml`, else one the hooks keep (a harness entry). */
   spec(name: string): AgentSpec {
-    const kept = this.options.harness?.specs?.find((s) => s.name === name);
+    const kept = this.options.hooks?.specs?.find((s) => s.name === name);
     const dir = specsDir(this.options.cwd);
     const hasFile = ["yaml", "yml"].some((ext) => existsSync(join(dir, `${name}.${ext}`)));
     if (!kept || hasFile) return loadSpec(this.options.cwd, name);

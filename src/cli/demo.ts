@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeRefinement, proposeRefinement } from "../agent/refine.js";
 import { resolveConfig } from "../config/config.js";
+import { describeRefinement, proposeRefinement } from "../learning/refine/refine.js";
 import { createModelClient } from "../llm/index.js";
 import { byTask, type ScriptStep, startScriptedModel } from "../scripted/index.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";

@@ -5,9 +5,9 @@ import type { AgentSession } from "../agent/session.js";
 import { resolveConfig } from "../config/config.js";
 import { SessionHost } from "../host/host.js";
 import { titleOf } from "../host/turn-words.js";
+import { applyPendingLearn, learnSlash } from "../learning/commands/learn-slash.js";
+import { refineSlash } from "../learning/commands/refine-slash.js";
 import { EXIT } from "./exit-codes.js";
-import { learnSlash } from "./learn-slash.js";
-import { refineSlash } from "./refine-slash.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { buildClient, prepareSession, resumeSession, type SessionFlags } from "./setup.js";
@@ -139,8 +139,7 @@ export async function interactive(
           session = start.resumeId
             ? (await resumeSession(start.resumeId, withLearn, io, sink, { config })).session
             : (await prepareSession(titleOf(line), withLearn, io, sink, { config })).session;
-          // Off asked for before the start wins over config's learn.enabled and a resumed journal.
-          if (pendingLearn.learn === false) session.learning?.setOn(false);
+          applyPendingLearn(session, pendingLearn);
           // Hosted like any session: others can attach or send to it, and heartbeats re-enter it.
           const hosted = new SessionHost({
             home: config.home,

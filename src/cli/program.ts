@@ -1,9 +1,9 @@
 import { Command, Option } from "commander";
 import { UsageError } from "../config/errors.js";
+import { registerHarnessCommands } from "../learning/commands/harness-command.js";
 import { registerAcpCommand } from "./acp-command.js";
 import { registerCheckpointCommands } from "./checkpoints-command.js";
 import { loginUsesUi, openLoginUi, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
-import { registerHarnessCommands } from "./harness-command.js";
 import { registerMcpCommands } from "./mcp-command.js";
 import { registerMcpServeCommand } from "./mcp-serve-command.js";
 import { registerModelsCommand } from "./models-command.js";

@@ -14,13 +14,13 @@ import { ConfigError, UsageError } from "../config/errors.js";
 import { SessionClient } from "../host/client.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
 import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
+import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
 import { loadMcpConfig } from "../mcp/index.js";
 import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
-import { sessionHarness } from "./harness-setup.js";
 import { sandboxOf } from "./sandbox-flags.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
@@ -158,7 +158,7 @@ function prepareTree(
     { cwd: io.cwd, home: config.home, sessionDir: resumeId ? sessionDir(config.home, resumeId) : undefined },
     config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env,
     sink,
-    config.refineModel,
+    { refineModel: config.refineModel, learn: { settings: config.learn, on: flags.learn === true } },
   );
   const env = harness.env;
   // Read now (no server starts before a call); a server's env and header values join the secrets.
@@ -191,10 +191,9 @@ function prepareTree(
         ? createModelClient({ ...overrides.clientOptions, model })
         : buildClient(config, model),
     sink: harness.sink,
-    harness: harness.option,
+    hooks: harness.hooks,
     sendToSession: (to, from, text) => sendToSession(config.home, to, from, text, sandbox !== undefined),
     compaction: config.compaction,
-    learn: { settings: config.learn, on: flags.learn === true },
     mcp: { config: mcp, env: io.env },
     web: webSettings(flags, config),
   };

@@ -3,12 +3,10 @@
 
 import { join } from "node:path";
 import type { AutonomySettings } from "../agent/autonomy.js";
-import type { LearnStatus } from "../agent/learn.js";
 import type { AgentSession } from "../agent/session.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/session-variables.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import { type SessionInfo, sessionInfo } from "./info.js";
-import { RefineProposals } from "./refine-rpc.js";
 import { RPC, RpcError } from "./rpc.js";
 import type { SessionStatus } from "./state.js";
 import { descendantDir, type UsageTally } from "./tree-usage.js";
@@ -41,11 +39,7 @@ const MAX_GATES = 20;
 type Params = Record<string, unknown>;
 
 export class HostCommands {
-  private readonly refine: RefineProposals;
-
-  constructor(private readonly host: CommandHost) {
-    this.refine = new RefineProposals(host.session, host.home);
-  }
+  constructor(private readonly host: CommandHost) {}
 
   /** Answers one method; unknown methods are RPC.methodNotFound. */
   async call(method: string, p: Params): Promise<unknown> {
@@ -75,20 +69,19 @@ export class HostCommands {
         return this.undo(p);
       case "heartbeat":
         return this.heartbeat(p);
-      case "refine":
-        return this.refine.propose(p);
-      case "refine.apply":
-        return this.refine.apply(p);
-      case "learn":
-        return this.learn(p);
       case "child.cancel":
         return this.childCancel(p);
       case "child.send":
         return this.childSend(p);
       case "child.events":
         return this.childEvents(p);
-      default:
+      default: {
+        // What the tree's plugin answers (src/agent/hooks.ts): learning's refine, refine.apply and learn.
+        const plugin = this.host.session.hooks?.hostMethods;
+        const handler = plugin && Object.hasOwn(plugin, method) ? plugin[method] : undefined;
+        if (handler) return handler(p);
         throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
+      }
     }
   }
 
@@ -173,17 +166,6 @@ export class HostCommands {
     }
     const a = this.host.autonomy;
     return { autonomy: a ? { gates: [...a.gates] } : null };
-  }
-
-  /** `/learn on|off|status`: online refinement of this session (journaled, so a resume keeps it). */
-  private learn(p: Params): LearnStatus {
-    const learning = this.host.session.learning;
-    if (!learning) throw new RpcError(RPC.refused, "learn: this session cannot learn (not a root agent)");
-    const mode = p.mode ?? "status";
-    if (mode === "on" || mode === "off") return learning.setOn(mode === "on");
-    if (mode !== "status")
-      throw new RpcError(RPC.invalidParams, 'learn: mode must be "on", "off" or "status"');
-    return learning.status();
   }
 
   private async undo(p: Params) {

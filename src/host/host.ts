@@ -21,7 +21,6 @@ import { SessionServer } from "./server.js";
 import { type SessionState, type SessionStatus, writeState } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
 import { failureReason, titleOf } from "./turn-words.js";
-import { judgeEdits } from "./verdict-hook.js";
 
 export interface HostOptions {
   home: string;
@@ -303,9 +302,12 @@ export class SessionHost {
 
   private waiting: ((outcome: AutonomousOutcome) => void)[] = [];
 
-  /** Verdicts on harness edits (docs/harness.md, "Verdicts"); a regression found is reverted. */
+  /**
+   * The work can be judged here: the session's hooks give verdicts on harness edits (docs/harness.md,
+   * "Verdicts"; a regression found is reverted).
+   */
   private judge(): void {
-    judgeEdits(this.options.session, this.options.home);
+    this.options.session.hooks?.judgeWork?.();
   }
 
   /** Turns autonomous mode on (settings) or off (undefined) for the next turns. */

@@ -48,8 +48,8 @@ export interface McpConfig {
 }
 
 /**
- * The project a working directory belongs to, as the harness sees it (src/harness/paths.ts, a layer
- * above this one): the nearest directory up to the repository root with a `.relm/` folder, else the
+ * The project a working directory belongs to, as the harness sees it (src/config/project-root.ts, on an
+ * unresolved path): the nearest directory up to the repository root with a `.relm/` folder, else the
  * repository root, else the working directory.
  */
 export function mcpProjectRoot(cwd: string): string {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HarnessStore, scopeLocation } from "../../src/harness/index.js";
+import { HarnessStore, scopeLocation } from "../../src/learning/store/index.js";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf, sessionIds, systemOf } from "../support/harness.js";

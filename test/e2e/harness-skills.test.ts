@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HarnessStore, scopeLocation } from "../../src/harness/index.js";
+import { HarnessStore, scopeLocation } from "../../src/learning/store/index.js";
 import { readJournal } from "../../src/session/index.js";
 import { runRelm } from "../support/cli.js";
 import { sessionIds, snapshot } from "../support/harness.js";

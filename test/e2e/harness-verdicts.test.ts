@@ -6,16 +6,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { prepareSession } from "../../src/cli/setup.js";
+import { SessionClient } from "../../src/host/client.js";
+import { SessionHost } from "../../src/host/host.js";
+import type { SessionInfo } from "../../src/host/info.js";
 import {
   HarnessStore,
   type Revision,
   scopeLocation,
   VerdictLog,
   type VerdictLogRecord,
-} from "../../src/harness/index.js";
-import { SessionClient } from "../../src/host/client.js";
-import { SessionHost } from "../../src/host/host.js";
-import type { SessionInfo } from "../../src/host/info.js";
+} from "../../src/learning/store/index.js";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf, sessionIds, systemOf } from "../support/harness.js";

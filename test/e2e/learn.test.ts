@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HarnessStore, scopeLocation } from "../../src/harness/index.js";
+import { HarnessStore, scopeLocation } from "../../src/learning/store/index.js";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { pythonsOf, runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../support/harness.js";

@@ -1,0 +1,237 @@
+import { randomBytes } from "node:crypto";
+import { join, relative, sep } from "node:path";
+import type { KernelCaller } from "../../agent/hooks.js";
+import { asRecord, HostRequestError, optionalString, requiredString } from "../../agent/host-errors.js";
+import { sessionsDir } from "../../session/index.js";
+import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
+import { requireHypotheses } from "../refine/refine-hypothesis.js";
+import { recordProposal } from "../refine/refine-proposals.js";
+import {
+  checkName,
+  discoverSkills,
+  type Entry,
+  type HarnessContext,
+  HarnessStore,
+  LIMITS,
+  loadHarness,
+  revisionSummary,
+  SCOPES,
+  type Scope,
+  scopeLocation,
+  skillUseKey,
+  useKey,
+} from "../store/index.js";
+
+/** What the harness calls need of the agent whose kernel made them. */
+export type HarnessApiAgent = KernelCaller;
+
+const CODE_CHARS = 100_000;
+// Refinements shown to a cell and not yet applied, per agent, by id.
+const pending = new WeakMap<HarnessApiAgent, Map<string, Refinement>>();
+
+/** The root session's folder: the session scope of every agent of the tree. */
+export function rootSessionDir(home: string, dir: string): string {
+  const root = sessionsDir(home);
+  const rel = relative(root, dir);
+  if (rel === "" || rel.startsWith("..")) return dir;
+  return join(root, rel.split(sep)[0] as string);
+}
+
+function contextOf(agent: HarnessApiAgent): HarnessContext {
+  const { cwd, home } = agent.tree.options;
+  return { cwd, home, sessionDir: rootSessionDir(home, agent.dir) };
+}
+
+function scopeOf(params: Record<string, unknown>, fallback: Scope): Scope {
+  const scope = optionalString(params, "scope") ?? fallback;
+  if (!(SCOPES as readonly string[]).includes(scope)) {
+    throw new HostRequestError(`scope must be one of ${SCOPES.join(", ")}, not "${scope}"`, "usage");
+  }
+  return scope as Scope;
+}
+
+function editView(edit: {
+  op: string;
+  id: string;
+  before: Entry | null;
+  after: Entry | null;
+  evidence?: number[];
+  reason?: string;
+  hypothesis?: string;
+}) {
+  const e = edit.after ?? edit.before;
+  return {
+    op: edit.op,
+    id: edit.id,
+    kind: e?.kind,
+    title: e?.title,
+    content: e?.content,
+    evidence: edit.evidence ?? [],
+    reason: edit.reason ?? null,
+    hypothesis: edit.hypothesis ?? null,
+  };
+}
+
+function refinementView(id: string, ref: Refinement) {
+  return {
+    id,
+    session: ref.session,
+    scope: ref.scope,
+    model: ref.model,
+    events: [ref.trajectory.from, ref.trajectory.to],
+    edits: ref.accepted.map((a) => editView(a.edit)),
+    rejected: ref.rejected.map((r) => ({ index: r.index, reason: r.reason, edit: r.edit })),
+    diff: ref.diff,
+    error: ref.error ?? null,
+  };
+}
+
+function apply(agent: HarnessApiAgent, ref: Refinement) {
+  const result = applyRefinement(ref, contextOf(agent));
+  return {
+    revision: result.revision?.rev ?? null,
+    summary: result.revision ? revisionSummary(result.revision) : null,
+    dropped: result.dropped.map((d) => ({ reason: d.reason })),
+    note: "applied to the harness on disk; this session's system prompt stays as it was (it takes effect in new sessions and after a compaction)",
+  };
+}
+
+async function refine(agent: HarnessApiAgent, params: Record<string, unknown>, refineModel?: string) {
+  const stop = agent.budget.check();
+  if (stop) throw new HostRequestError(`harness.refine: ${stop.message}`, "budget");
+  const model = optionalString(params, "model") ?? refineModel;
+  const client = model ? agent.tree.client(model) : agent.client;
+  const ref = requireHypotheses(
+    await proposeForSession(agent, {
+      journalPath: agent.journal.path,
+      ctx: contextOf(agent),
+      scope: scopeOf(params, "session"),
+      client,
+    }),
+  );
+  const id = randomBytes(4).toString("hex");
+  const view = refinementView(id, ref);
+  if (params.apply === true && ref.accepted.length > 0) return { ...view, applied: apply(agent, ref) };
+  if (ref.accepted.length > 0) {
+    const mine = pending.get(agent) ?? new Map<string, Refinement>();
+    mine.set(id, ref);
+    pending.set(agent, mine);
+  }
+  return { ...view, applied: null };
+}
+
+function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
+  const name = requiredString(params, "name");
+  const description = requiredString(params, "description").trim();
+  const code = requiredString(params, "code");
+  const bad = checkName("skill", name);
+  if (bad) throw new HostRequestError(bad, "usage");
+  if (!description || description.length > LIMITS.skill.chars) {
+    throw new HostRequestError(
+      `description must be 1 to ${LIMITS.skill.chars} chars, one line of what it does`,
+      "usage",
+    );
+  }
+  if (code.length > CODE_CHARS) throw new HostRequestError(`code is over ${CODE_CHARS} chars`, "usage");
+  const ctx = contextOf(agent);
+  const scope = scopeOf(params, "session");
+  const location = scopeLocation(scope, ctx);
+  const store = new HarnessStore(location);
+  const manual = discoverSkills(ctx).find(
+    (s) => s.module === name && s.entryId === undefined && s.dir === join(location.skillsDir, name),
+  );
+  if (manual) {
+    throw new HostRequestError(
+      `a skill folder ${manual.dir} exists that the harness does not manage; pick another name`,
+      "usage",
+    );
+  }
+  const existing = [...store.state().values()].find(
+    (s) => s.entry.kind === "skill" && s.entry.title === name,
+  );
+  const result = store.commit({
+    intents: existing
+      ? [{ op: "update", id: existing.entry.id, content: description, code }]
+      : [{ op: "add", kind: "skill", title: name, content: description, code, source: "user" }],
+    author: `agent ${agent.id}`,
+    reason: `harness.save_skill("${name}")`,
+  });
+  const rev = result.revision;
+  if (!rev) throw new HostRequestError(result.dropped[0]?.reason ?? "nothing was saved", "conflict");
+  return { name, scope, path: join(location.skillsDir, name), entry: rev.edits[0]?.id, revision: rev.rev };
+}
+
+function used(agent: HarnessApiAgent, params: Record<string, unknown>) {
+  const ctx = contextOf(agent);
+  const skill = optionalString(params, "skill");
+  if (skill) {
+    const found = discoverSkills(ctx).find((s) => (s.module ?? s.name) === skill);
+    if (!found) return { counted: false };
+    new HarnessStore(scopeLocation(found.scope, ctx)).recordUse(skillUseKey(found), agent.id);
+    return { counted: true };
+  }
+  const id = requiredString(params, "id");
+  const entry = loadHarness(ctx).entries.find((e) => e.id === id);
+  if (!entry) throw new HostRequestError(`no harness entry ${id}`, "not_found");
+  new HarnessStore(scopeLocation(entry.scope, ctx)).recordUse(useKey(entry), agent.id);
+  return { counted: true };
+}
+
+/**
+ * Answers `harness.*` calls from python/relm/harness.py; `refineModel` (config's) is the one
+ * `harness.refine()` uses when the call names none, else the calling agent's own model.
+ */
+export async function handleHarnessRequest(
+  agent: HarnessApiAgent,
+  method: string,
+  raw: unknown,
+  refineModel?: string,
+): Promise<unknown> {
+  const params = asRecord(raw ?? {}, method);
+  switch (method) {
+    case "harness.state": {
+      const ctx = contextOf(agent);
+      const loaded = loadHarness(ctx);
+      const scopes = Object.fromEntries(SCOPES.map((s) => [s, scopeLocation(s, ctx).dir]));
+      return { entries: loaded.entries, skills: loaded.skills, scopes };
+    }
+    case "harness.log": {
+      const store = new HarnessStore(scopeLocation(scopeOf(params, "session"), contextOf(agent)));
+      return { revisions: store.revisions().map((r) => ({ ...r, summary: revisionSummary(r) })) };
+    }
+    case "harness.propose": {
+      const edit = asRecord(params.edit, "harness.propose: edit");
+      const event = agent.journal.lastN;
+      const dir = scopeLocation("session", contextOf(agent)).dir;
+      recordProposal(dir, { t: new Date().toISOString(), agent: agent.id, event, edit });
+      return { event };
+    }
+    case "harness.refine":
+      return refine(agent, params, refineModel);
+    case "harness.apply": {
+      const id = requiredString(params, "id");
+      const ref = pending.get(agent)?.get(id);
+      if (!ref)
+        throw new HostRequestError(
+          `no refinement ${id} waiting to be applied (each applies once)`,
+          "not_found",
+        );
+      pending.get(agent)?.delete(id);
+      return apply(agent, ref);
+    }
+    case "harness.save_skill":
+      return saveSkill(agent, params);
+    case "harness.used":
+      return used(agent, params);
+    case "harness.revert": {
+      const store = new HarnessStore(scopeLocation(scopeOf(params, "session"), contextOf(agent)));
+      const rev = store.revert(requiredString(params, "rev"), {
+        force: params.force === true,
+        author: `agent ${agent.id}`,
+      });
+      return { revision: rev.rev, summary: revisionSummary(rev) };
+    }
+    default:
+      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  }
+}

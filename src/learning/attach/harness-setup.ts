@@ -1,0 +1,71 @@
+import { delimiter } from "node:path";
+import type { EventSink } from "../../agent/events.js";
+import type { TreeHooks } from "../../agent/hooks.js";
+import { ConfigError } from "../../config/errors.js";
+import type { LearnSettings } from "../../config/learn-config.js";
+import { type HarnessContext, HarnessLogError, loadHarness, lockProjectScope } from "../store/index.js";
+import { handleHarnessRequest } from "./harness-api.js";
+import { trackHarnessUses } from "./harness-uses.js";
+import { learningRootHooks } from "./root-hooks.js";
+
+export interface SessionHarness {
+  /** What learning attaches to the session's agent tree (TreeOptions.hooks). */
+  hooks: TreeHooks;
+  /** SKILL.md files left out (bad front matter), one line each: the session warns about them. */
+  warnings: string[];
+  /** The kernels' environment with every skill package folder on PYTHONPATH. */
+  env: NodeJS.ProcessEnv;
+  sink: EventSink;
+}
+
+export interface LearningSettings {
+  /** The model refinements use when none is named; the calling agent's own model otherwise. */
+  refineModel?: string;
+  /** Online refinement of the root: config's learn section, and whether --learn turned it on. */
+  learn: { settings: LearnSettings; on: boolean };
+}
+
+const PROJECT_SCOPE_LOCKED =
+  "the project scope cannot be written in this session: the project had no .relm/ when its sandbox " +
+  "started, so sandboxed code could write what relm would put there (and lead relm's writes elsewhere). " +
+  'Use scope "session" or "user", or create .relm/ in the project and start a new session';
+
+/**
+ * The harness of a session tree, read once, and learning attached to it: its prompt block (frozen for
+ * the whole session, so every request extends the previous one byte for byte), its sub-agent specs, the
+ * kernels' `harness.*` calls, skill packages importable in every kernel, a sink that counts uses of its
+ * entries, and the root's hooks (online refinement, verdicts, the host's refine and learn methods).
+ */
+export function sessionHarness(
+  ctx: HarnessContext,
+  env: NodeJS.ProcessEnv,
+  sink: EventSink,
+  settings: LearningSettings,
+): SessionHarness {
+  let loaded: ReturnType<typeof loadHarness>;
+  try {
+    loaded = loadHarness(ctx);
+  } catch (error) {
+    if (error instanceof HarnessLogError)
+      throw new ConfigError(`${error.message}; fix the file or move it away`);
+    throw error;
+  }
+  const paths = [...loaded.skillPaths, ...(env.PYTHONPATH ? [env.PYTHONPATH] : [])];
+  const { refineModel } = settings;
+  const reload = (sessionDir: string) => loadHarness({ ...ctx, sessionDir }).block;
+  return {
+    hooks: {
+      prompt: { block: loaded.block, reload },
+      specs: loaded.specs,
+      kernelCalls: {
+        prefix: "harness.",
+        handle: (agent, method, params) => handleHarnessRequest(agent, method, params, refineModel),
+      },
+      lockProject: (projectDir) => lockProjectScope(projectDir, PROJECT_SCOPE_LOCKED),
+      root: (agent, events) => learningRootHooks(agent, events, { ...settings.learn, refineModel }, reload),
+    },
+    warnings: loaded.problems,
+    env: paths.length > 0 ? { ...env, PYTHONPATH: paths.join(delimiter) } : env,
+    sink: trackHarnessUses(sink, loaded, ctx),
+  };
+}

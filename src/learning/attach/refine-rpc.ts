@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import type { HookedRoot } from "../../agent/hooks.js";
+import { RPC, RpcError } from "../../host/rpc.js";
+import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
+import { requireHypotheses } from "../refine/refine-hypothesis.js";
+import { whereRefinementApplies } from "../refine/refine-where.js";
+import { type EntryKind, type HarnessContext, revisionSummary, SCOPES, type Scope } from "../store/index.js";
+
+/** Proposals are kept this long, and only this many, waiting for `refine.apply`. */
+const KEEP_MS = 60 * 60 * 1000;
+const KEEP_COUNT = 8;
+
+export interface RefineProposal {
+  description: string;
+  accepted: number;
+  token: string;
+  appliesWhere: string;
+}
+
+export interface RefineApplied {
+  applied: boolean;
+  report: string;
+  appliesWhere: string;
+}
+
+/**
+ * `refine` and `refine.apply` of a session host: a refinement is proposed (a model call charged to the
+ * session, like /refine) and kept under a one-time token until a person agrees; nothing is written before.
+ */
+export class RefineProposals {
+  private readonly pending = new Map<string, { ref: Refinement; ctx: HarnessContext; at: number }>();
+
+  constructor(
+    private readonly session: HookedRoot,
+    /** Config's refineModel; the session's own model when unset. */
+    private readonly refineModel: string | undefined,
+  ) {}
+
+  async propose(params: Record<string, unknown>): Promise<RefineProposal> {
+    const scope = params.scope ?? "session";
+    if (typeof scope !== "string" || !(SCOPES as readonly string[]).includes(scope)) {
+      throw new RpcError(RPC.invalidParams, 'refine: scope must be "session", "project" or "user"');
+    }
+    const session = this.session;
+    const stop = session.budget.check();
+    if (stop) throw new RpcError(RPC.refused, `refine: ${stop.message}`);
+    const ctx: HarnessContext = { cwd: session.cwd, home: session.home, sessionDir: session.dir };
+    const client = session.clientFor(this.refineModel);
+    const ref = requireHypotheses(
+      await proposeForSession(session, {
+        journalPath: session.journal.path,
+        ctx,
+        scope: scope as Scope,
+        client,
+        windows: session.tree.options.compaction?.windows,
+      }),
+    );
+    this.prune();
+    const token = randomBytes(12).toString("hex");
+    this.pending.set(token, { ref, ctx, at: Date.now() });
+    return {
+      description: describeRefinement(ref),
+      accepted: ref.accepted.length,
+      token,
+      appliesWhere: where(ref, ctx),
+    };
+  }
+
+  apply(params: Record<string, unknown>): RefineApplied {
+    const token = params.token;
+    if (typeof token !== "string")
+      throw new RpcError(RPC.invalidParams, "refine.apply needs the token refine gave");
+    this.prune();
+    const kept = this.pending.get(token);
+    if (!kept) {
+      throw new RpcError(
+        RPC.invalidParams,
+        "refine.apply: no such proposal (it was applied already, or is older than an hour): run refine again",
+      );
+    }
+    this.pending.delete(token);
+    const { ref, ctx } = kept;
+    const appliesWhere = where(ref, ctx);
+    if (ref.accepted.length === 0) return { applied: false, report: "nothing to apply", appliesWhere };
+    const { revision, dropped } = applyRefinement(ref, ctx);
+    const lines = dropped.map((d) => `not applied: ${d.reason}`);
+    if (!revision) lines.push("nothing was applied");
+    else {
+      lines.push(
+        `applied as revision ${revision.rev} in the ${ref.scope} scope: ${revisionSummary(revision)}`,
+        `\`relm harness revert ${revision.rev}${scopeFlag(ref.scope, this.session.id)}\` undoes it`,
+      );
+    }
+    return { applied: revision !== undefined, report: lines.join("\n"), appliesWhere };
+  }
+
+  private prune(): void {
+    const now = Date.now();
+    for (const [token, kept] of this.pending) if (now - kept.at > KEEP_MS) this.pending.delete(token);
+    while (this.pending.size >= KEEP_COUNT) {
+      const oldest = this.pending.keys().next().value as string;
+      this.pending.delete(oldest);
+    }
+  }
+}
+
+function where(ref: Refinement, ctx: HarnessContext): string {
+  const kinds = ref.accepted.flatMap((a) => {
+    const kind = (a.edit.after ?? a.edit.before)?.kind;
+    return kind ? [kind] : [];
+  }) as EntryKind[];
+  return whereRefinementApplies(ref.scope, kinds, ctx);
+}
+
+function scopeFlag(scope: Scope, session: string): string {
+  return scope === "session" ? ` --session ${session}` : "";
+}

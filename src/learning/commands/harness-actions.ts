@@ -1,0 +1,272 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { EXIT } from "../../cli/exit-codes.js";
+import { UsageError } from "../../config/errors.js";
+import { oneLine } from "../../config/text.js";
+import {
+  checkIntent,
+  type Entry,
+  formatEdits,
+  formatRevision,
+  type Intent,
+  KINDS,
+  loadHarness,
+  revisionSummary,
+} from "../store/index.js";
+import {
+  findEntry,
+  findRevision,
+  guarded,
+  HarnessCliError,
+  type HarnessIo,
+  harnessContext,
+  type ScopeFlags,
+  storeFor,
+  storesFor,
+} from "./harness-cli.js";
+
+const EXPORT_TAG = "relm-harness-export";
+
+/** `relm harness add KIND CONTENT`: checked like a refinement's edit, without evidence. */
+export function addCommand(
+  kind: string,
+  content: string,
+  flags: ScopeFlags & { title?: string; reason?: string; hypothesis?: string },
+  io: HarnessIo,
+): Promise<number> {
+  return guarded(io, () => {
+    if (!(KINDS as readonly string[]).includes(kind)) {
+      throw new UsageError(`kind must be one of ${KINDS.join(", ")}, not "${kind}"`);
+    }
+    const ctx = harnessContext(flags, io);
+    const scope = flags.scope ?? "project";
+    const store = storeFor(scope, ctx);
+    const others = storesFor({}, ctx)
+      .filter((s) => s.scope !== scope)
+      .flatMap((s) => s.entries());
+    const checked = checkIntent(
+      {
+        op: "add",
+        kind,
+        title: flags.title ?? "",
+        content,
+        reason: flags.reason,
+        hypothesis: flags.hypothesis,
+      },
+      { state: store.state(), scopeName: scope, others, batch: [], requireEvidence: false, source: "user" },
+    );
+    if (!checked.ok) throw new HarnessCliError(`not added: ${checked.reason}`);
+    const { revision } = store.commit({
+      intents: [checked.intent],
+      author: "user",
+      reason: flags.reason ?? `relm harness add ${kind}`,
+    });
+    if (!revision) throw new HarnessCliError("not added: an equal entry appeared meanwhile");
+    io.stdout.write(
+      `${formatEdits(revision.edits)}\nadded to the ${scope} scope as revision ${revision.rev}\n`,
+    );
+    return EXIT.done;
+  });
+}
+
+export function rmCommand(
+  entryId: string,
+  flags: ScopeFlags & { reason?: string },
+  io: HarnessIo,
+): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext(flags, io);
+    const entry = findEntry(storesFor(flags, ctx), entryId);
+    const { revision } = storeFor(entry.scope, ctx).commit({
+      intents: [{ op: "remove", id: entry.id, reason: flags.reason }],
+      author: "user",
+      reason: flags.reason ?? `relm harness rm ${entry.id}`,
+    });
+    io.stdout.write(
+      `${formatEdits(revision?.edits ?? [])}\nremoved from the ${entry.scope} scope as revision ${revision?.rev}` +
+        ` (relm harness revert ${revision?.rev} brings it back)\n`,
+    );
+    return EXIT.done;
+  });
+}
+
+export function listCommand(flags: ScopeFlags & { json?: boolean }, io: HarnessIo): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext(flags, io);
+    const entries = storesFor(flags, ctx).flatMap((s) => s.entries());
+    for (const e of entries) {
+      if (flags.json) io.stdout.write(`${JSON.stringify(e)}\n`);
+      else
+        io.stdout.write(
+          `${e.id}  ${e.scope}  ${e.kind}  uses ${e.uses}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content, 90)}\n`,
+        );
+    }
+    if (!flags.json && entries.length === 0) io.stdout.write("no harness entries\n");
+    return EXIT.done;
+  });
+}
+
+export function logCommand(
+  flags: ScopeFlags & { stale?: boolean; json?: boolean },
+  io: HarnessIo,
+): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext(flags, io);
+    const stores = storesFor(flags, ctx);
+    if (flags.stale) return staleReport(stores, ctx, flags, io);
+    for (const store of stores) {
+      const revisions = store.revisions();
+      if (flags.json) {
+        for (const r of revisions) io.stdout.write(`${JSON.stringify({ scope: store.scope, ...r })}\n`);
+        continue;
+      }
+      io.stdout.write(`${store.scope} scope (${store.logPath}): ${revisions.length} revision(s)\n`);
+      for (const r of revisions) io.stdout.write(`  ${revisionSummary(r)}\n`);
+    }
+    return EXIT.done;
+  });
+}
+
+function staleReport(
+  stores: ReturnType<typeof storesFor>,
+  ctx: ReturnType<typeof harnessContext>,
+  flags: ScopeFlags & { json?: boolean },
+  io: HarnessIo,
+): number {
+  // Prompts are in effect whenever they are in the prompt; only lessons and tools have a use to count.
+  const scopes = new Set(stores.map((s) => s.scope));
+  const stale = stores.flatMap((s) => s.entries()).filter((e) => e.kind !== "prompt" && e.uses === 0);
+  const folders = loadHarness(ctx).skills.filter((s) => !s.entryId && s.uses === 0 && scopes.has(s.scope));
+  for (const e of stale) {
+    if (flags.json) io.stdout.write(`${JSON.stringify(e)}\n`);
+    else
+      io.stdout.write(
+        `${e.id}  ${e.scope}  ${e.kind}  created ${e.created.slice(0, 10)}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content, 90)}\n`,
+      );
+  }
+  for (const s of folders) {
+    if (flags.json)
+      io.stdout.write(`${JSON.stringify({ skillFolder: s.dir, name: s.name, scope: s.scope })}\n`);
+    else io.stdout.write(`skill folder ${s.name}  ${s.scope}  ${s.dir}\n`);
+  }
+  if (!flags.json && stale.length + folders.length === 0)
+    io.stdout.write("every memory, skill and spec has been used\n");
+  else if (!flags.json)
+    io.stdout.write("never used; `relm harness rm ENTRY` prunes one (and can be reverted)\n");
+  return EXIT.done;
+}
+
+export function showCommand(
+  what: "show" | "diff",
+  rev: string,
+  flags: ScopeFlags,
+  io: HarnessIo,
+): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext(flags, io);
+    const { store, revision } = findRevision(storesFor(flags, ctx), rev);
+    if (what === "show") io.stdout.write(`scope:    ${store.scope}\n${formatRevision(revision)}\n`);
+    else io.stdout.write(`${revisionSummary(revision)}\n${formatEdits(revision.edits)}\n`);
+    return EXIT.done;
+  });
+}
+
+export function revertCommand(
+  rev: string,
+  flags: ScopeFlags & { force?: boolean },
+  io: HarnessIo,
+): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext(flags, io);
+    const { store, revision } = findRevision(storesFor(flags, ctx), rev);
+    const undo = store.revert(revision.rev, { force: flags.force, author: "user" });
+    io.stdout.write(
+      `${formatEdits(undo.edits)}\nreverted ${revision.rev} in the ${store.scope} scope as revision ${undo.rev}\n`,
+    );
+    return EXIT.done;
+  });
+}
+
+export function exportCommand(
+  ids: string[],
+  flags: ScopeFlags & { output?: string },
+  io: HarnessIo,
+): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext(flags, io);
+    const scope = flags.scope ?? (flags.session ? "session" : "project");
+    const store = storeFor(scope, ctx);
+    const entries = ids.length === 0 ? store.entries() : ids.map((id) => findEntry([store], id));
+    const plain: Entry[] = entries.map(({ scope: _s, rev: _r, uses: _u, ...entry }) => entry);
+    const text = `${JSON.stringify({ [EXPORT_TAG]: 1, scope, entries: plain }, null, 2)}\n`;
+    if (flags.output) writeFileSync(flags.output, text, { mode: 0o600 });
+    else io.stdout.write(text);
+    if (flags.output)
+      io.stderr.write(
+        `exported ${plain.length} entr${plain.length === 1 ? "y" : "ies"} to ${flags.output}\n`,
+      );
+    return EXIT.done;
+  });
+}
+
+function readExport(file: string): { scope?: string; entries: Entry[] } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file === "-" ? 0 : file, "utf8"));
+  } catch (error) {
+    throw new HarnessCliError(`${file} is not a harness export (${(error as Error).message})`);
+  }
+  const data = parsed as { [EXPORT_TAG]?: number; scope?: string; entries?: unknown };
+  if (data?.[EXPORT_TAG] !== 1 || !Array.isArray(data.entries)) {
+    throw new HarnessCliError(`${file} is not a harness export: write one with \`relm harness export\``);
+  }
+  return { scope: data.scope, entries: data.entries as Entry[] };
+}
+
+export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext(flags, io);
+    const scope = flags.scope ?? "project";
+    const data = readExport(file);
+    const store = storeFor(scope, ctx);
+    const state = store.state();
+    const intents: Intent[] = [];
+    const problems: string[] = [];
+    for (const e of data.entries) {
+      const checked = checkIntent(
+        { op: "add", kind: e.kind, title: e.title, content: e.content },
+        {
+          state,
+          scopeName: scope,
+          others: [],
+          batch: intents,
+          requireEvidence: false,
+          source: e.source ?? "user",
+        },
+      );
+      if (!checked.ok || checked.intent.op !== "add") {
+        problems.push(`${e.id}: ${checked.ok ? "not an entry" : checked.reason}`);
+        continue;
+      }
+      // The lesson keeps its id and history times, so the same entry is recognisable in both scopes.
+      intents.push({
+        ...checked.intent,
+        id: e.id,
+        created: e.created,
+        code: e.code,
+        source: e.source ?? "user",
+      });
+    }
+    const { revision, dropped } = intents.length
+      ? store.commit({ intents, author: "user", reason: `import from the ${data.scope ?? "?"} scope` })
+      : { revision: undefined, dropped: [] };
+    for (const d of dropped) problems.push(`${d.intent.op === "add" ? d.intent.id : ""}: ${d.reason}`);
+    if (revision) {
+      io.stdout.write(
+        `${formatEdits(revision.edits)}\nimported ${revision.edits.length} entr${revision.edits.length === 1 ? "y" : "ies"} into the ${scope} scope as revision ${revision.rev}\n`,
+      );
+    }
+    for (const p of problems) io.stderr.write(`not imported: ${p}\n`);
+    if (!revision && problems.length === 0) io.stdout.write("nothing to import\n");
+    return revision || problems.length === 0 ? EXIT.done : EXIT.error;
+  });
+}

@@ -1,0 +1,109 @@
+import { relmHomeFrom } from "../../config/config.js";
+import { isUserError, UsageError, UserError, userExitCode } from "../../config/errors.js";
+import { resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
+import {
+  type EntryState,
+  type HarnessContext,
+  HarnessStore,
+  openStores,
+  type Revision,
+  type Scope,
+  scopeLocation,
+} from "../store/index.js";
+
+export interface HarnessIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export interface ScopeFlags {
+  scope?: Scope;
+  session?: string;
+}
+
+/** Where the harness is for this command: the project of the working directory, the user's home, a session. */
+export function harnessContext(flags: ScopeFlags, io: HarnessIo, sessionId?: string): HarnessContext {
+  const home = relmHomeFrom(io.env);
+  const query = sessionId ?? flags.session;
+  if (flags.scope === "session" && !query) {
+    throw new UsageError("the session scope needs a session: add --session ID");
+  }
+  const ctx: HarnessContext = { cwd: io.cwd, home };
+  if (query) ctx.sessionDir = sessionDir(home, resolveSessionId(sessionsDir(home), query));
+  return ctx;
+}
+
+/** The one store named by --scope, or every store visible from `ctx`. */
+export function storesFor(flags: ScopeFlags, ctx: HarnessContext): HarnessStore[] {
+  return flags.scope ? [new HarnessStore(scopeLocation(flags.scope, ctx))] : openStores(ctx);
+}
+
+export function storeFor(scope: Scope, ctx: HarnessContext): HarnessStore {
+  return new HarnessStore(scopeLocation(scope, ctx));
+}
+
+/** A revision by id or prefix in the given stores; it must match in exactly one. */
+export function findRevision(
+  stores: HarnessStore[],
+  query: string,
+): { store: HarnessStore; revision: Revision } {
+  const found: { store: HarnessStore; revision: Revision }[] = [];
+  const errors: string[] = [];
+  for (const store of stores) {
+    try {
+      found.push({ store, revision: store.find(query).revision });
+    } catch (error) {
+      if ((error as Error).name !== "RevisionNotFoundError") throw error;
+      errors.push((error as Error).message);
+    }
+  }
+  if (found.length === 1) return found[0] as { store: HarnessStore; revision: Revision };
+  if (found.length > 1) {
+    throw new UsageError(
+      `revision "${query}" matches in the ${found.map((f) => f.store.scope).join(" and ")} scopes; add --scope`,
+    );
+  }
+  const ambiguous = errors.find((m) => m.includes("ambiguous"));
+  const where = stores.map((s) => s.scope).join(", ");
+  throw new HarnessCliError(
+    ambiguous ?? `no revision "${query}" in the ${where} scope(s); \`relm harness log\` lists them`,
+  );
+}
+
+/** An entry by id or prefix in the given stores. */
+export function findEntry(stores: HarnessStore[], query: string): EntryState {
+  const all = stores.flatMap((s) => s.entries());
+  const exact = all.filter((e) => e.id === query);
+  const matches = exact.length > 0 ? exact : all.filter((e) => e.id.startsWith(query));
+  if (matches.length === 1) return matches[0] as EntryState;
+  if (matches.length === 0) {
+    throw new HarnessCliError(`no entry "${query}" in the ${stores.map((s) => s.scope).join(", ")} scope(s)`);
+  }
+  throw new UsageError(
+    `entry "${query}" is ambiguous: ${matches.map((e) => `${e.id} (${e.scope})`).join(", ")}; give more characters or --scope`,
+  );
+}
+
+/** A harness problem the user can act on (exit 1). */
+export class HarnessCliError extends UserError {
+  override name = "HarnessCliError";
+}
+
+/** Runs a command; the harness's own errors become a message and exit code 1 (2 for bad usage). */
+export async function guarded(io: HarnessIo, work: () => Promise<number> | number): Promise<number> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUserError(error)) {
+      io.stderr.write(`relm: ${error.message}\n`);
+      return userExitCode(error);
+    }
+    throw error;
+  }
+}
+
+export function isScope(value: string): value is Scope {
+  return value === "session" || value === "project" || value === "user";
+}

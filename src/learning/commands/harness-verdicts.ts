@@ -1,0 +1,241 @@
+// `relm harness stats` (per-entry use, outcomes and verdicts; it runs the evaluation, so a regression it
+// finds is reverted) and `relm harness promote ENTRY` (a session's lesson into the project, only with
+// evidence that it helped, and after a passing replay check when it was learnt in an autonomous run).
+
+import { join } from "node:path";
+import { EXIT } from "../../cli/exit-codes.js";
+import { UsageError } from "../../config/errors.js";
+import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
+import {
+  checkIntent,
+  type EntryState,
+  formatEdits,
+  type Intent,
+  VERDICT_LOG_VERSION,
+  VerdictLog,
+} from "../store/index.js";
+import { readTrace } from "../verdicts/verdict-journal.js";
+import { entryOutcomes } from "../verdicts/verdict-stats.js";
+import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
+import { provenanceOf } from "../verdicts/verify-plan.js";
+import {
+  findEntry,
+  guarded,
+  HarnessCliError,
+  type HarnessIo,
+  harnessContext,
+  isScope,
+  type ScopeFlags,
+  storeFor,
+  storesFor,
+} from "./harness-cli.js";
+
+const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
+
+function pad(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+function verdictWord(e: Evaluated | undefined): string {
+  if (!e) return "–";
+  const v = e.judgement.verdict;
+  if (e.reverted) return `${v}, reverted`;
+  return e.judgement.final ? v : `${v}${v === "pending" ? "" : " (so far)"}`;
+}
+
+export function statsCommand(
+  flags: ScopeFlags & { json?: boolean; dryRun?: boolean },
+  io: HarnessIo,
+): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext(flags, io);
+    const evaluated = evaluateVerdicts(ctx, {
+      apply: !flags.dryRun,
+      scopes: flags.scope ? [flags.scope] : undefined,
+    });
+    const byRev = new Map(evaluated.map((e) => [`${e.scope}:${e.revision.rev}`, e]));
+    const entries = storesFor(flags, ctx).flatMap((s) => s.entries());
+    const outcomes = entryOutcomes(ctx, entries);
+    const hypothesisOf = (e: EntryState) =>
+      byRev.get(`${e.scope}:${e.rev}`)?.revision.edits.find((x) => x.id === e.id)?.hypothesis;
+    if (flags.json) {
+      for (const e of entries) {
+        const v = byRev.get(`${e.scope}:${e.rev}`);
+        io.stdout.write(
+          `${JSON.stringify({
+            type: "entry",
+            id: e.id,
+            scope: e.scope,
+            kind: e.kind,
+            title: e.title,
+            uses: e.uses,
+            rev: e.rev,
+            hypothesis: hypothesisOf(e) ?? null,
+            outcomes: outcomes.get(e.id),
+            verdict: v
+              ? { verdict: v.judgement.verdict, final: v.judgement.final, summary: v.judgement.summary }
+              : null,
+          })}\n`,
+        );
+      }
+      for (const v of evaluated) {
+        io.stdout.write(
+          `${JSON.stringify({
+            type: "verdict",
+            scope: v.scope,
+            rev: v.revision.rev,
+            hypotheses: v.hypotheses,
+            ...v.judgement,
+            reverted: v.reverted ?? null,
+            refused: v.refused ?? null,
+          })}\n`,
+        );
+      }
+      return EXIT.done;
+    }
+    if (entries.length === 0) io.stdout.write("no harness entries\n");
+    else {
+      const rows = [
+        [
+          "ENTRY",
+          "SCOPE",
+          "KIND",
+          "USES",
+          "IN FORCE",
+          "GATES GREEN",
+          "TURNS→GREEN",
+          "CELLS FAILED",
+          "VERDICT",
+        ],
+      ];
+      for (const e of entries) {
+        const o = outcomes.get(e.id);
+        rows.push([
+          e.id,
+          e.scope,
+          e.kind,
+          String(e.uses),
+          `${o?.sessions ?? 0} session(s)`,
+          o && o.attempts > 0 ? `${o.green}/${o.attempts}` : "–",
+          fixed(o?.turnsToGreen ?? null),
+          o && o.cells > 0 ? `${o.failedCells}/${o.cells}` : "–",
+          verdictWord(byRev.get(`${e.scope}:${e.rev}`)),
+        ]);
+      }
+      io.stdout.write(`${pad(rows)}\n`);
+    }
+    const judged = evaluated.filter((v) => v.judgement.verdict !== "pending" || v.hypotheses.length > 0);
+    if (judged.length > 0)
+      io.stdout.write("\nverdicts (the work after each edit against the work before it):\n");
+    for (const v of judged) {
+      const action = v.reverted
+        ? ` — reverted as ${v.reverted}`
+        : v.refused
+          ? ` — not reverted: ${v.refused}`
+          : "";
+      io.stdout.write(`  ${v.revision.rev} (${v.scope}) ${v.judgement.summary}${action}\n`);
+      for (const h of v.hypotheses) io.stdout.write(`    hypothesis: ${h}\n`);
+    }
+    if (flags.dryRun) io.stdout.write("dry run: no verdict recorded, nothing reverted\n");
+    return EXIT.done;
+  });
+}
+
+export function promoteCommand(
+  query: string,
+  flags: ScopeFlags & { to?: string },
+  io: HarnessIo,
+): Promise<number> {
+  return guarded(io, () => {
+    const to = flags.to ?? "project";
+    if (!isScope(to) || to === "session") throw new UsageError(`--to must be project or user, not "${to}"`);
+    const ctx = harnessContext(flags, io);
+    if (!ctx.sessionDir) throw new UsageError("promote moves a session's entry: add --session ID");
+    const source = storeFor("session", ctx);
+    const entry = findEntry([source], query);
+    const { revision } = source.find(entry.rev);
+    const [judged] = evaluateVerdicts(ctx, { apply: true, scopes: ["session"] }).filter(
+      (e) => e.revision.rev === revision.rev,
+    );
+    const verdict = judged?.judgement;
+    if (!verdict || judged?.reverted || verdict.verdict !== "improved") {
+      const why = judged?.reverted
+        ? `it was reverted as ${judged.reverted}: ${verdict?.summary}`
+        : verdict
+          ? verdict.summary
+          : "no work has been judged since it was made";
+      throw new HarnessCliError(
+        `not promoted: no evidence that ${entry.id} (revision ${revision.rev}) helped: ${why}`,
+      );
+    }
+    const session = provenanceOf(revision) ?? (ctx.sessionDir.split("/").at(-1) as string);
+    const learntIn = readTrace(join(sessionDir(ctx.home, session), JOURNAL_FILE));
+    const log = new VerdictLog(source.location, ctx.home);
+    const verify = log.latest(revision.rev, "verify");
+    if (learntIn?.autonomous && !verify?.passed) {
+      throw new HarnessCliError(
+        `not promoted: ${revision.rev} was learnt in an autonomous run (session ${session}), so it needs a passing replay check first: ` +
+          `relm harness verify ${revision.rev} --session ${session}` +
+          (verify ? ` (the last one failed: ${verify.summary})` : ""),
+      );
+    }
+    const target = storeFor(to, ctx);
+    const others = storesFor({}, ctx)
+      .filter((s) => s.scope !== to)
+      .flatMap((s) => s.entries())
+      .filter((e) => e.id !== entry.id);
+    const hypothesis = revision.edits.find((e) => e.id === entry.id)?.hypothesis;
+    const checked = checkIntent(
+      { op: "add", kind: entry.kind, title: entry.title, content: entry.content, hypothesis },
+      {
+        state: target.state(),
+        scopeName: to,
+        others,
+        batch: [],
+        requireEvidence: false,
+        source: entry.source,
+      },
+    );
+    if (!checked.ok || checked.intent.op !== "add") {
+      throw new HarnessCliError(`not promoted: ${checked.ok ? "not an entry" : checked.reason}`);
+    }
+    const intent: Intent = { ...checked.intent, id: entry.id, created: entry.created, code: entry.code };
+    const { revision: written, dropped } = target.commit({
+      intents: [intent],
+      author: "user",
+      reason: `promote ${entry.id} from session ${session}: ${verdict.summary.split(":")[0]}`,
+      evidence: revision.evidence,
+      verdict: {
+        rev: revision.rev,
+        scope: "session",
+        session,
+        verdict: "improved",
+        evidence: verdict.summary,
+        ...(verify?.passed ? { verify: { time: verify.t, summary: verify.summary } } : {}),
+      },
+    });
+    if (!written) throw new HarnessCliError(`not promoted: ${dropped[0]?.reason ?? "nothing to write"}`);
+    log.append({
+      v: VERDICT_LOG_VERSION,
+      type: "promotion",
+      t: written.time,
+      rev: revision.rev,
+      entry: entry.id,
+      to,
+      revision: written.rev,
+    });
+    io.stdout.write(
+      `${formatEdits(written.edits)}\npromoted ${entry.id} to the ${to} scope as revision ${written.rev}\n` +
+        `evidence: ${verdict.summary}\n${verify?.passed ? `${verify.summary}\n` : ""}`,
+    );
+    return EXIT.done;
+  });
+}

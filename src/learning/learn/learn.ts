@@ -1,0 +1,339 @@
+// Learning on the fly: a running session reviews its own recent work with the refine machinery and keeps
+// checked lessons in its session scope (docs/harness.md, "Learning on the fly"). learn-policy.ts decides
+// when a pass is due and whether the budgets cover it; this runs it, applies it and journals it.
+
+import type { Budget } from "../../agent/budget.js";
+import type { HookedRoot } from "../../agent/hooks.js";
+import type { LearnSettings } from "../../config/learn-config.js";
+import type { ModelClient } from "../../llm/types.js";
+import type { JournalBody, JournalEvent, LearnedEdit } from "../../session/types.js";
+import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
+import type { HarnessContext } from "../store/index.js";
+import {
+  budgetRefusal,
+  dueByGate,
+  dueByTurns,
+  estimatePass,
+  FIRST_PASS_MS,
+  GateFailureStreak,
+  type GateOutcome,
+  LEARN_OUTPUT_TOKENS,
+  type LearnTrigger,
+  type PassEstimate,
+} from "./learn-policy.js";
+
+/** What learning needs of the root agent of a session tree. */
+export interface LearningHost {
+  readonly id: string;
+  /** The root session's folder: its harness is the session scope. */
+  readonly dir: string;
+  readonly cwd: string;
+  readonly home: string;
+  readonly budget: Budget;
+  readonly journalPath: string;
+  /** Model calls of the root agent so far. */
+  readonly turns: number;
+  /** Aborted when a person interrupts the turn a pass runs in. */
+  readonly signal: AbortSignal | undefined;
+  record(body: JournalBody): JournalEvent;
+  /** The refine model's client: `model`, else config's refineModel, else the session's own model. */
+  refineClient(model: string | undefined): ModelClient;
+  /** Children started from now on get the harness as it is now (the root's own prompt is untouched). */
+  renewChildrenBlock(): void;
+}
+
+/** `learn` of a session host and `/learn status`: the policy in effect (null when off) and its spend. */
+export interface LearnStatus {
+  learn: LearnSettings | null;
+  passes: number;
+  /** Edits applied by this session's passes. */
+  applied: number;
+  spent: { tokens: number; cost: number | null };
+}
+
+const FOCUS: Record<Exclude<LearnTrigger, "gate_failure">, string> = {
+  compaction:
+    "The conversation is being compacted now; the agent's prompt is rebuilt with the harness as it is after this review.",
+  every_turns: "A periodic review of the agent's recent work.",
+};
+
+/** The learning of one session tree (its root agent); off unless --learn, /learn on or learn.enabled. */
+export class SessionLearning {
+  private on: boolean;
+  private passes = 0;
+  private appliedEdits = 0;
+  private learned: { tokens: number; cost: number | null } = { tokens: 0, cost: 0 };
+  /** The last journal event a pass showed the refine model; the next pass starts after it. */
+  private lastReviewed = 0;
+  private lastPassTurn = 0;
+  private slowestMs = 0;
+  private running = false;
+  private readonly streak = new GateFailureStreak();
+
+  constructor(
+    private readonly host: LearningHost,
+    readonly settings: LearnSettings,
+    on: boolean,
+    /** A resumed session's journal: earlier passes, spend and the last /learn on|off are kept. */
+    events: readonly JournalEvent[] = [],
+  ) {
+    let mode: boolean | undefined;
+    let turn = 0;
+    for (const e of events) {
+      if (e.type === "model_request") turn = e.turn;
+      else if (e.type === "learn_mode") mode = e.on;
+      else if (e.type === "learn") {
+        this.passes = Math.max(this.passes, e.pass);
+        this.appliedEdits += e.applied.length;
+        this.addSpend(e.tokens, e.cost);
+        if (e.reviewed && e.outcome !== "failed")
+          this.lastReviewed = Math.max(this.lastReviewed, e.reviewed.to);
+        this.slowestMs = Math.max(this.slowestMs, e.outcome === "skipped" ? 0 : e.durationMs);
+        this.lastPassTurn = turn;
+      }
+    }
+    this.on = on || mode === true;
+    if (this.on && mode !== true) host.record({ type: "learn_mode", on: true });
+  }
+
+  get enabled(): boolean {
+    return this.on;
+  }
+
+  status(): LearnStatus {
+    return {
+      learn: this.on ? this.settings : null,
+      passes: this.passes,
+      applied: this.appliedEdits,
+      spent: { ...this.learned },
+    };
+  }
+
+  /** `/learn on|off`: journaled, so a resumed session keeps it. */
+  setOn(on: boolean): LearnStatus {
+    if (on !== this.on) {
+      this.on = on;
+      // Counting by turns starts afresh: turning it on is not a reason to run a pass at once.
+      this.lastPassTurn = this.host.turns;
+      this.host.record({ type: "learn_mode", on });
+    }
+    return this.status();
+  }
+
+  /** Before each model call of the root: a pass every `every_turns` model calls. */
+  async beforeModelCall(): Promise<void> {
+    if (this.on && dueByTurns(this.settings.everyTurns, this.host.turns, this.lastPassTurn))
+      await this.pass("every_turns", FOCUS.every_turns);
+  }
+
+  /** A compaction is about to rebuild the prompt: a pass now lands in the rebuilt prompt. */
+  async atCompaction(): Promise<void> {
+    if (this.on && this.settings.atCompaction) await this.pass("compaction", FOCUS.compaction);
+  }
+
+  /** After each gates run of an autonomous run (`event`: its gate_run journal event). */
+  async afterGateRun(run: { results: readonly GateOutcome[] }, event?: number): Promise<void> {
+    const streak = this.streak.record(run, event);
+    if (!this.on || !dueByGate(this.settings.onGateFailure, streak)) return;
+    const where = streak.events.length > 0 ? ` (events ${streak.events.join(", ")})` : "";
+    const gate = `the gate \`${streak.command}\``;
+    await this.pass(
+      "gate_failure",
+      `${gate} failed ${streak.count} times in a row with the same failure${where}. Look first for a lesson that would have avoided it.`,
+      `${gate} stops failing the way it did${where}`,
+    );
+  }
+
+  private addSpend(tokens: number, cost: number | null): void {
+    this.learned.tokens += tokens;
+    this.learned.cost = this.learned.cost === null || cost === null ? null : this.learned.cost + cost;
+  }
+
+  /** One pass: review, check, apply to the session scope, journal. Never throws. */
+  private async pass(trigger: LearnTrigger, focus: string, defaultHypothesis?: string): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    const pass = ++this.passes;
+    const host = this.host;
+    const started = Date.now();
+    let estimate: PassEstimate | undefined;
+    let model = "";
+    try {
+      const client = host.refineClient(this.settings.model);
+      model = client.model;
+      const ctx: HarnessContext = { cwd: host.cwd, home: host.home, sessionDir: host.dir };
+      const ref = await proposeForSession(host, {
+        journalPath: host.journalPath,
+        ctx,
+        scope: "session",
+        client,
+        signal: host.signal,
+        after: this.lastReviewed,
+        focus,
+        maxOutputTokens: LEARN_OUTPUT_TOKENS,
+        preflight: (request) => {
+          estimate = estimatePass(request, client.price, this.slowestMs || FIRST_PASS_MS);
+          return (
+            host.budget.check()?.message ??
+            budgetRefusal(estimate, {
+              limits: host.budget.limits,
+              spent: host.budget.spent(),
+              learned: this.learned,
+              budget: this.settings.budget,
+            })
+          );
+        },
+      });
+      this.finish(pass, trigger, ref, ctx, started, estimate, defaultHypothesis);
+    } catch (error) {
+      host.record({
+        ...emptyPass(pass, trigger, model || "?", Date.now() - started, estimate),
+        outcome: "failed",
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    } finally {
+      this.lastPassTurn = host.turns;
+      this.running = false;
+    }
+  }
+
+  private finish(
+    pass: number,
+    trigger: LearnTrigger,
+    ref: Refinement,
+    ctx: HarnessContext,
+    started: number,
+    estimate: PassEstimate | undefined,
+    defaultHypothesis: string | undefined,
+  ): void {
+    const tokens = ref.usage ? ref.usage.inputTokens + ref.usage.outputTokens : 0;
+    const cost = ref.usage ? ref.cost : 0;
+    this.addSpend(tokens, cost);
+    const base = {
+      ...emptyPass(pass, trigger, ref.model, Date.now() - started, estimate),
+      tokens,
+      cost,
+    };
+    // Nothing new to review, or a budget said no: the model was not asked.
+    if (ref.skipped !== undefined || ref.trajectory.to === 0) {
+      this.host.record({ ...base, outcome: "skipped", reason: ref.skipped ?? ref.error });
+      return;
+    }
+    this.slowestMs = Math.max(this.slowestMs, base.durationMs);
+    const reviewed = { ...ref.trajectory };
+    if (ref.error !== undefined) {
+      this.host.record({ ...base, reviewed, outcome: "failed", reason: ref.error });
+      return;
+    }
+    this.lastReviewed = Math.max(this.lastReviewed, ref.trajectory.to);
+    const rejected = ref.rejected.map((r) => ({ index: r.index, reason: r.reason, edit: clipJson(r.edit) }));
+    const proposed = ref.accepted.length + ref.rejected.length;
+    // Every applied edit says what it should change: the model's words, else the trigger's.
+    const accepted = ref.accepted.map((a) => {
+      const hypothesis =
+        a.intent.hypothesis ?? defaultHypothesis ?? a.intent.reason ?? "the cited mistake is not repeated";
+      return { ...a, intent: { ...a.intent, hypothesis }, edit: { ...a.edit, hypothesis } };
+    });
+    if (accepted.length === 0) {
+      this.host.record({ ...base, reviewed, proposed, rejected, outcome: "nothing_applied" });
+      return;
+    }
+    const { revision, dropped } = applyRefinement({ ...ref, accepted }, ctx, {
+      author: `learn ${ref.model}`,
+      reason: `learning pass ${pass} (${trigger}) of session ${ref.session}`,
+    });
+    for (const d of dropped)
+      rejected.push({ index: -1, reason: `not applied: ${d.reason}`, edit: clipJson(d.intent) });
+    const applied: LearnedEdit[] = revision
+      ? revision.edits.map((e) => ({
+          op: e.op,
+          id: e.id,
+          kind: (e.after ?? e.before)?.kind ?? "memory",
+          content: ((e.after ?? e.before)?.content ?? "").slice(0, 300),
+          hypothesis: e.hypothesis ?? "",
+          evidence: e.evidence ?? [],
+        }))
+      : [];
+    this.appliedEdits += applied.length;
+    this.host.record({
+      ...base,
+      reviewed,
+      proposed,
+      applied,
+      rejected,
+      outcome: revision ? "applied" : "nothing_applied",
+      ...(revision ? { revision: revision.rev } : {}),
+    });
+    if (revision) this.host.renewChildrenBlock();
+  }
+}
+
+function emptyPass(
+  pass: number,
+  trigger: LearnTrigger,
+  model: string,
+  durationMs: number,
+  estimate: PassEstimate | undefined,
+) {
+  return {
+    type: "learn" as const,
+    pass,
+    trigger,
+    model,
+    scope: "session",
+    reviewed: null,
+    proposed: 0,
+    applied: [] as LearnedEdit[],
+    rejected: [] as { index: number; reason: string; edit: string }[],
+    ...(estimate ? { estimate } : {}),
+    tokens: 0,
+    cost: 0 as number | null,
+    durationMs,
+  };
+}
+
+function clipJson(value: unknown): string {
+  const text = (value && typeof value === "object" ? JSON.stringify(value) : String(value)) ?? "";
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+/** Config's learn section, whether --learn turned it on, and config's refineModel. */
+export interface LearnOptions {
+  settings: LearnSettings;
+  on: boolean;
+  refineModel?: string;
+}
+
+/**
+ * The learning of a tree's root: config's learn section, on when --learn, learn.enabled or (resumed) the
+ * journal's last /learn says so.
+ */
+export function rootLearning(
+  agent: HookedRoot,
+  events: readonly JournalEvent[],
+  options: LearnOptions,
+  reload: ((sessionDir: string) => string) | undefined,
+): SessionLearning {
+  const settings = options.settings;
+  const host: LearningHost = {
+    id: agent.id,
+    dir: agent.dir,
+    cwd: agent.cwd,
+    home: agent.home,
+    budget: agent.budget,
+    journalPath: agent.journal.path,
+    get turns() {
+      return agent.turns;
+    },
+    get signal() {
+      return agent.signal;
+    },
+    record: (body) => agent.record(body),
+    refineClient: (model) => agent.clientFor(model ?? options.refineModel),
+    renewChildrenBlock: () => {
+      // Only new children read it: the root's own prompt changes at its next compaction, not here.
+      if (reload) agent.tree.promptSection = reload(agent.dir);
+    },
+  };
+  return new SessionLearning(host, settings, options.on || settings.enabled, events);
+}

@@ -1,0 +1,71 @@
+import type { EntryState, Scope } from "../store/index.js";
+import type { Proposal } from "./refine-proposals.js";
+import type { Trajectory } from "./refine-trajectory.js";
+
+/** Fixed, so every refinement's request starts with the same bytes (and is cheap to cache). */
+export const REFINE_SYSTEM = `You review the work of relm, a coding agent that works by running Python cells, and keep its "harness": short, durable lessons that later sessions read after their fixed base prompt.
+
+Propose at most 5 edits, only for lessons that will matter again: a mistake that cost turns, a project fact that had to be discovered, a procedure worth reusing. Do not record what the task was or what was done once. Every edit must cite the [n] numbers of the trajectory events that show the lesson, and quote in "quote" the exact words of those events that it rests on (copied verbatim from the trajectory, at least a few words; a list of quotes when it rests on several). An edit without real evidence, or whose quote is not found word for word in the events it cites, is rejected. The base system prompt cannot be changed.
+
+Kinds of entry:
+- "memory": a fact or lesson, one or two sentences (at most 500 characters).
+- "prompt": a standing instruction for future sessions (at most 1200 characters).
+- "skill": a reusable procedure; "title" is its name (a Python module name) and "content" a one-line description (at most 300 characters).
+- "agent": a sub-agent spec; "title" is its name, "content" its instructions, first line a description.
+
+Reply with only a JSON array, no prose. Elements:
+{"op": "add", "kind": "memory", "title": "short title", "content": "the lesson", "evidence": [12, 15], "quote": ["ModuleNotFoundError: No module named 'yaml'", "pip install pyyaml"], "reason": "why it matters", "hypothesis": "what should change once agents read it, e.g. the gate stops failing on ImportError"}
+{"op": "update", "id": "mem-xxxxxx", "content": "the corrected lesson", "evidence": [20], "quote": "words of event 20", "reason": "..."}
+{"op": "remove", "id": "mem-xxxxxx", "evidence": [21], "quote": "words of event 21", "reason": "shown wrong by event 21"}
+Reply [] when nothing is worth keeping.`;
+
+/** The user message of a refinement: the harness as it is, the agent's own proposals, the trajectory. */
+export function refinePrompt(opts: {
+  session: string;
+  scope: Scope;
+  entries: readonly EntryState[];
+  proposals: readonly Proposal[];
+  trajectory: Trajectory;
+  /** Why this review runs now and what to look at first (a learning pass's trigger). */
+  focus?: string;
+}): string {
+  const { session, scope, entries, proposals, trajectory } = opts;
+  const lines = [`Propose harness edits for session ${session} (edits go to the ${scope} scope).`, ""];
+  lines.push("# Current harness entries");
+  if (entries.length === 0) lines.push("(none)");
+  for (const e of entries) {
+    const title = e.title ? ` ${e.title}:` : "";
+    lines.push(`- [${e.id}] (${e.kind}, ${e.scope} scope)${title} ${e.content.replace(/\n/g, " ")}`);
+  }
+  lines.push(`Only entries of the ${scope} scope can be updated or removed.`, "");
+  if (proposals.length > 0) {
+    lines.push("# Edits the agent proposed during the session (adopt, improve or drop them)");
+    for (const p of proposals) lines.push(`- at event ${p.event}: ${JSON.stringify(p.edit)}`);
+    lines.push("");
+  }
+  if (opts.focus) lines.push("# Why this review runs now", opts.focus, "");
+  lines.push(`# Trajectory: events ${trajectory.from}–${trajectory.to} of session ${session}`);
+  lines.push(trajectory.text || "(no new events since the last refinement)");
+  lines.push("", "Reply with only the JSON array of edits.");
+  return lines.join("\n");
+}
+
+/** The edits in a model's reply: a JSON array, possibly in a code fence or after some prose. */
+export function parseEditList(text: string): unknown[] | { error: string } {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = (fenced ? fenced[1] : text) ?? "";
+  const start = body.indexOf("[");
+  const end = body.lastIndexOf("]");
+  const excerpt = text.trim().slice(0, 200);
+  if (start < 0 || end < start)
+    return { error: `the refine model did not answer with a JSON list of edits: ${excerpt}` };
+  try {
+    const parsed = JSON.parse(body.slice(start, end + 1)) as unknown;
+    if (Array.isArray(parsed)) return parsed;
+  } catch (error) {
+    return {
+      error: `the refine model's list of edits is not valid JSON (${(error as Error).message}): ${excerpt}`,
+    };
+  }
+  return { error: `the refine model did not answer with a JSON list of edits: ${excerpt}` };
+}

@@ -1,0 +1,47 @@
+import { type EntryKind, type HarnessContext, projectRoot, type Scope } from "../store/index.js";
+
+const FROM_COMPACTION =
+  "in this session from its next compaction (automatic when the conversation nears the model's context " +
+  "window, or at once with /compact): the system prompt is rebuilt with the harness as it is then, and " +
+  "sub-agents started after that compaction get it too; sub-agents already running keep theirs";
+
+/**
+ * Where applied edits take effect, in words that hold for this code: a session's prompt block is
+ * rendered once when its tree starts (so the provider's prompt cache keeps hitting) and renewed only
+ * when a compaction rebuilds the prompt (AgentSession.compact reloads the harness, user + project + the
+ * root session's own scope). New sessions load user and project scopes; only this session (and its
+ * resumes) reads its session scope. Specs and skill packages are read once per session.
+ */
+export function whereRefinementApplies(scope: Scope, kinds: EntryKind[], ctx: HarnessContext): string {
+  const parts: string[] = [];
+  switch (scope) {
+    case "session":
+      parts.push(
+        `This session only (no other session reads its session scope; it is kept if the session is resumed): ${FROM_COMPACTION}.`,
+      );
+      break;
+    case "project":
+      parts.push(
+        `New sessions of the project ${projectRoot(ctx.cwd)} from now on; ${FROM_COMPACTION}. ` +
+          "Other running sessions of the project pick it up at their own next compaction.",
+      );
+      break;
+    case "user":
+      parts.push(
+        `New sessions of this user in every project from now on; ${FROM_COMPACTION}. ` +
+          "Other running sessions pick it up at their own next compaction.",
+      );
+      break;
+  }
+  if (kinds.includes("agent")) {
+    parts.push(
+      'A sub-agent spec is listed in the prompt from then on, but rlm.spawn(spec="NAME") finds it only in new sessions.',
+    );
+  }
+  if (kinds.includes("skill")) {
+    parts.push(
+      "A skill's Python package becomes importable in new sessions (kernels get their path at start).",
+    );
+  }
+  return parts.join(" ");
+}

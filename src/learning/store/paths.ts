@@ -1,0 +1,96 @@
+import { chmodSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { makeDirs } from "../../config/dirs.js";
+import { UserError } from "../../config/errors.js";
+import { projectRoot } from "../../config/project-root.js";
+import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
+
+export { projectRoot };
+
+/** A scope that cannot be opened as asked (e.g. the session scope without a session). */
+export class HarnessScopeError extends UserError {
+  override name = "HarnessScopeError";
+  override readonly exitCode = 2;
+  readonly code = "usage";
+}
+
+/**
+ * Project folders whose harness this process must not write: a sandbox of this process opened before
+ * the project had a `.relm/`, so its code can write what relm would create there, and a link it planted
+ * would lead relm's writes anywhere (a skill's files into the user's site-packages). Real path → why.
+ */
+const lockedProjects = new Map<string, string>();
+
+/** Refuses writes to the harness of projects at or below `dir` until the returned function is called. */
+export function lockProjectScope(dir: string, reason: string): () => void {
+  const key = realOrSame(dir);
+  lockedProjects.set(key, reason);
+  return () => {
+    if (lockedProjects.get(key) === reason) lockedProjects.delete(key);
+  };
+}
+
+function realOrSame(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+function lockOf(root: string): string | undefined {
+  if (lockedProjects.size === 0) return undefined;
+  const real = realOrSame(root);
+  for (const [dir, reason] of lockedProjects) {
+    const rel = relative(dir, real);
+    if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) return reason;
+  }
+  return undefined;
+}
+
+export function scopeLocation(scope: Scope, ctx: HarnessContext): ScopeLocation {
+  switch (scope) {
+    case "user":
+      return { scope, dir: join(ctx.home, "harness"), skillsDir: join(ctx.home, "skills"), private: true };
+    case "project": {
+      const root = projectRoot(ctx.cwd);
+      const locked = lockOf(root);
+      return {
+        scope,
+        dir: join(root, ".relm", "harness"),
+        skillsDir: join(root, ".relm", "skills"),
+        private: false,
+        ...(locked ? { locked } : {}),
+      };
+    }
+    case "session":
+      if (!ctx.sessionDir) {
+        throw new HarnessScopeError("the session scope needs a session: give --session ID");
+      }
+      return {
+        scope,
+        dir: join(ctx.sessionDir, "harness"),
+        skillsDir: join(ctx.sessionDir, "harness", "skills"),
+        private: true,
+      };
+  }
+}
+
+/** Skill folders discovered besides the scopes' own: the Agent Skills location of the project. */
+export function agentsSkillsDir(cwd: string): string {
+  return join(projectRoot(cwd), ".agents", "skills");
+}
+
+/** mkdir -p; private folders are 0700 (tightened when they already exist and are ours). */
+export function ensureDir(path: string, isPrivate: boolean): void {
+  makeDirs(path, isPrivate ? 0o700 : 0o755);
+  if (!isPrivate) return;
+  const st = statSync(path);
+  if (st.uid === process.getuid?.() && (st.mode & 0o777) !== 0o700) chmodSync(path, 0o700);
+}
+
+/** Writes a whole file; private files are 0600 whatever the umask. */
+export function writeFile(path: string, data: string, isPrivate: boolean): void {
+  writeFileSync(path, data, { mode: isPrivate ? 0o600 : 0o644 });
+  if (isPrivate) chmodSync(path, 0o600);
+}

@@ -1,0 +1,354 @@
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fchmodSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../../config/errors.js";
+import { intentToEdit } from "./edits.js";
+import { withLock } from "./lock.js";
+import { ensureDir, HarnessScopeError, writeFile } from "./paths.js";
+import { syncSkillFolders } from "./skill-files.js";
+import {
+  applyEdits,
+  type Current,
+  deriveState,
+  inverseEdits,
+  laterTouching,
+  newRevisionId,
+  sortEntries,
+} from "./state.js";
+import {
+  type Edit,
+  type Entry,
+  type EntryState,
+  HARNESS_LOG_VERSION,
+  type Intent,
+  type Revision,
+  type ScopeLocation,
+} from "./types.js";
+
+export const REVISIONS_FILE = "revisions.jsonl";
+export const USES_FILE = "uses.jsonl";
+/** Held by every writer of a scope (revisions and verdicts alike). */
+export const LOCK_FILE = "revisions.lock";
+
+/** The log cannot be read (a damaged line, an unresolved merge). The message names the file and line. */
+export class HarnessLogError extends UserError {
+  override name = "HarnessLogError";
+  readonly code = "usage";
+}
+
+/** An edit that would silently overwrite a later one; the message names the revision in the way. */
+export class HarnessConflictError extends UserError {
+  override name = "HarnessConflictError";
+  readonly code = "conflict";
+  constructor(
+    message: string,
+    readonly conflicting?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A revision id or prefix that matches nothing, or more than one. */
+export class RevisionNotFoundError extends UserError {
+  override name = "RevisionNotFoundError";
+  readonly code = "not_found";
+}
+
+export interface CommitRequest {
+  intents: Intent[];
+  /** The head the intents were made against; when the log has moved on, they are rebased or refused. */
+  parent?: string | null;
+  author: string;
+  reason: string;
+  evidence?: Revision["evidence"];
+  trajectory?: Revision["trajectory"];
+  /** A promotion on the strength of a verdict names it. */
+  verdict?: Revision["verdict"];
+  now?: Date;
+}
+
+export interface CommitResult {
+  /** Undefined when nothing was left to write. */
+  revision?: Revision;
+  /** Adds dropped because an equal entry appeared in the meantime. */
+  dropped: { intent: Intent; reason: string }[];
+}
+
+/** Which use-count key an entry is counted under (skills by the name they are imported as). */
+export function useKey(entry: Pick<Entry, "id" | "kind" | "title">): string {
+  return entry.kind === "skill" || entry.kind === "agent" ? `${entry.kind}:${entry.title}` : entry.id;
+}
+
+/**
+ * One scope's harness: an append-only revision log and the state derived from it. Writers serialise
+ * on a lock file and compare the parent revision they worked from with the log's head.
+ */
+export class HarnessStore {
+  readonly logPath: string;
+  readonly usesPath: string;
+
+  constructor(readonly location: ScopeLocation) {
+    this.logPath = join(location.dir, REVISIONS_FILE);
+    this.usesPath = join(location.dir, USES_FILE);
+  }
+
+  get scope() {
+    return this.location.scope;
+  }
+
+  revisions(): Revision[] {
+    return this.read().revisions;
+  }
+
+  head(): string | null {
+    return this.revisions().at(-1)?.rev ?? null;
+  }
+
+  state(): Current {
+    return deriveState(this.revisions());
+  }
+
+  /** Current entries with scope, last revision and use count, in print order. */
+  entries(): EntryState[] {
+    const uses = this.useCounts();
+    return sortEntries(
+      [...this.state().values()].map(({ entry, rev }) => ({
+        ...entry,
+        scope: this.scope,
+        rev,
+        uses: uses.get(useKey(entry)) ?? 0,
+      })),
+    );
+  }
+
+  /** A revision by id or unique prefix. */
+  find(query: string): { revision: Revision; index: number } {
+    const revisions = this.revisions();
+    const exact = revisions.findIndex((r) => r.rev === query);
+    if (exact >= 0) return { revision: revisions[exact] as Revision, index: exact };
+    const matches = revisions.flatMap((r, i) => (r.rev.startsWith(query) ? [i] : []));
+    if (matches.length === 1) {
+      const index = matches[0] as number;
+      return { revision: revisions[index] as Revision, index };
+    }
+    if (matches.length === 0)
+      throw new RevisionNotFoundError(`no revision "${query}" in the ${this.scope} scope`);
+    throw new RevisionNotFoundError(
+      `revision prefix "${query}" is ambiguous in the ${this.scope} scope: ${matches.map((i) => revisions[i]?.rev).join(", ")}`,
+    );
+  }
+
+  commit(request: CommitRequest): CommitResult {
+    return this.locked((revisions, state) => {
+      const now = (request.now ?? new Date()).toISOString();
+      const moved = request.parent !== undefined && request.parent !== (revisions.at(-1)?.rev ?? null);
+      if (moved) refuseStaleEdits(request, revisions);
+      const dropped: CommitResult["dropped"] = [];
+      const edits: Edit[] = [];
+      const working: Current = new Map(state);
+      for (const intent of request.intents) {
+        const edit = intentToEdit(intent, working, now, this.scope, revisions);
+        if ("dropped" in edit) {
+          // Updates and removes of a vanished entry were refused above when the log moved; here it is
+          // an add that someone else made in the meantime.
+          if (intent.op !== "add") throw new HarnessConflictError(edit.dropped);
+          dropped.push({ intent, reason: edit.dropped });
+          continue;
+        }
+        edits.push(edit);
+        applyEdits(working, [edit], "");
+      }
+      if (edits.length === 0) return { dropped };
+      const revision = this.append(revisions, {
+        author: request.author,
+        reason: request.reason,
+        evidence: request.evidence ?? null,
+        trajectory: request.trajectory,
+        verdict: request.verdict,
+        edits,
+        time: now,
+      });
+      return { revision, dropped };
+    });
+  }
+
+  /**
+   * Appends the inverse of `query`. Refused, naming the later revision, when a later revision touched
+   * one of its entries (the undo would silently overwrite that work) unless `force` is set.
+   */
+  revert(
+    query: string,
+    options: { force?: boolean; author: string; now?: Date; reason?: string; verdict?: Revision["verdict"] },
+  ): Revision {
+    const { revision: target } = this.find(query);
+    return this.locked((revisions, state) => {
+      const index = revisions.findIndex((r) => r.rev === target.rev);
+      const later = laterTouching(revisions, index);
+      const first = later[0];
+      if (first && !options.force) {
+        const ids = new Set(target.edits.map((e) => e.id));
+        const touched = first.edits.filter((e) => ids.has(e.id)).map((e) => e.id);
+        throw new HarnessConflictError(
+          `cannot revert ${target.rev}: the later revision ${first.rev} (${first.time}, ${first.reason || first.author}) ` +
+            `also changed ${touched.join(", ")}${later.length > 1 ? ` (and ${later.length - 1} more revisions)` : ""}. ` +
+            `Revert ${first.rev} first, or use --force to put the entries back as they were before ${target.rev}.`,
+          first.rev,
+        );
+      }
+      const edits = inverseEdits(target, state);
+      if (edits.length === 0) {
+        throw new HarnessConflictError(
+          `nothing to revert: the entries of ${target.rev} are already as before it`,
+        );
+      }
+      return this.append(revisions, {
+        author: options.author,
+        reason: options.reason ?? `revert ${target.rev}${first ? " (forced)" : ""}`,
+        evidence: null,
+        revert: target.rev,
+        verdict: options.verdict,
+        edits,
+        time: (options.now ?? new Date()).toISOString(),
+      });
+    });
+  }
+
+  /** Counts one use of an entry (a cited memory, an imported skill); kept apart from the revisions. */
+  recordUse(key: string, session?: string): void {
+    if (this.location.locked) return; // a count is not worth writing where relm may not write
+    ensureDir(this.location.dir, this.location.private);
+    this.ensureGitignore();
+    const line = `${JSON.stringify({ t: new Date().toISOString(), key, session })}\n`;
+    appendFileSync(this.usesPath, line, { mode: this.location.private ? 0o600 : 0o644 });
+  }
+
+  useCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    if (!existsSync(this.usesPath)) return counts;
+    for (const line of readFileSync(this.usesPath, "utf8").split("\n")) {
+      try {
+        const key = (JSON.parse(line) as { key?: unknown }).key;
+        if (typeof key === "string") counts.set(key, (counts.get(key) ?? 0) + 1);
+      } catch {
+        // A torn or empty line only loses one count.
+      }
+    }
+    return counts;
+  }
+
+  private locked<T>(work: (revisions: Revision[], state: Current) => T): T {
+    if (this.location.locked) throw new HarnessScopeError(this.location.locked);
+    ensureDir(this.location.dir, this.location.private);
+    this.ensureGitignore();
+    return withLock(join(this.location.dir, LOCK_FILE), () => {
+      const { revisions, tornAt, unterminated } = this.read();
+      // A line half-written by a crashed writer must not get the next revision glued onto it.
+      if (tornAt !== undefined) truncateSync(this.logPath, tornAt);
+      if (unterminated) appendFileSync(this.logPath, "\n");
+      return work(revisions, deriveState(revisions));
+    });
+  }
+
+  private append(revisions: Revision[], fields: Omit<Revision, "v" | "rev" | "seq" | "parent">): Revision {
+    // Fields in one fixed order, so a log reads the same line after line.
+    const revision: Revision = {
+      v: HARNESS_LOG_VERSION,
+      rev: newRevisionId(),
+      seq: revisions.length + 1,
+      parent: revisions.at(-1)?.rev ?? null,
+      time: fields.time,
+      author: fields.author,
+      reason: fields.reason,
+      evidence: fields.evidence,
+      ...(fields.trajectory ? { trajectory: fields.trajectory } : {}),
+      ...(fields.revert ? { revert: fields.revert } : {}),
+      ...(fields.verdict ? { verdict: fields.verdict } : {}),
+      edits: fields.edits,
+    };
+    const fd = openSync(this.logPath, "a", this.location.private ? 0o600 : 0o644);
+    try {
+      if (this.location.private) fchmodSync(fd, 0o600);
+      writeSync(fd, `${JSON.stringify(revision)}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    if (revision.edits.some((e) => (e.after ?? e.before)?.kind === "skill")) {
+      const state = deriveState([...revisions, revision]);
+      syncSkillFolders(
+        this.location,
+        [...state.values()].map((s) => s.entry),
+      );
+    }
+    return revision;
+  }
+
+  private read(): { revisions: Revision[]; tornAt?: number; unterminated?: boolean } {
+    if (!existsSync(this.logPath)) return { revisions: [] };
+    const text = readFileSync(this.logPath, "utf8");
+    const lines = text.split("\n");
+    const revisions: Revision[] = [];
+    let offset = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string;
+      const last = i === lines.length - 1;
+      if (line.trim() !== "") {
+        try {
+          const parsed = JSON.parse(line) as Revision;
+          if (!Array.isArray(parsed.edits) || typeof parsed.rev !== "string")
+            throw new Error("not a revision");
+          if (parsed.v > HARNESS_LOG_VERSION) {
+            throw new HarnessLogError(
+              `${this.logPath}:${i + 1}: written by a newer relm (format ${parsed.v})`,
+            );
+          }
+          revisions.push(parsed);
+          if (last) return { revisions, unterminated: true };
+        } catch (error) {
+          if (error instanceof HarnessLogError) throw error;
+          if (last) return { revisions, tornAt: offset };
+          throw new HarnessLogError(
+            `${this.logPath}:${i + 1}: not a revision (${line.startsWith("<<<<<<<") ? "an unresolved merge: keep both sides' lines" : (error as Error).message})`,
+          );
+        }
+      }
+      offset += Buffer.byteLength(line, "utf8") + 1;
+    }
+    return { revisions };
+  }
+
+  /** The project scope is committed with the repository; the lock and private use counts are not. */
+  private ensureGitignore(): void {
+    if (this.location.private) return;
+    const path = join(this.location.dir, ".gitignore");
+    if (!existsSync(path)) writeFile(path, `${USES_FILE}\n${LOCK_FILE}\n`, false);
+  }
+}
+
+/** When the log moved on since `parent`, updates and removes of entries touched since then are refused. */
+function refuseStaleEdits(request: CommitRequest, revisions: Revision[]): void {
+  const start = request.parent === null ? 0 : revisions.findIndex((r) => r.rev === request.parent) + 1;
+  if (start === 0 && request.parent !== null) {
+    throw new HarnessConflictError(
+      `revision ${request.parent} is no longer in the log; run the refinement again`,
+    );
+  }
+  const since = revisions.slice(start);
+  for (const intent of request.intents) {
+    if (intent.op === "add") continue;
+    const by = since.find((r) => r.edits.some((e) => e.id === intent.id));
+    if (by) {
+      throw new HarnessConflictError(
+        `entry ${intent.id} was changed by revision ${by.rev} after these edits were proposed; run the refinement again`,
+        by.rev,
+      );
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import { oneLine } from "../../config/text.js";
+import { type Current, normaliseText } from "./state.js";
+import { type Entry, type EntryKind, type Intent, KINDS } from "./types.js";
+
+/** Per kind: how many entries a scope may hold, how long one may be, and how much of them the prompt shows. */
+export const LIMITS: Record<EntryKind, { count: number; chars: number; total: number }> = {
+  prompt: { count: 8, chars: 1200, total: 4000 },
+  memory: { count: 30, chars: 500, total: 6000 },
+  skill: { count: 40, chars: 300, total: 5000 },
+  agent: { count: 10, chars: 1000, total: 3000 },
+};
+export const TITLE_CHARS = 80;
+export const CODE_CHARS = 100_000;
+
+const SKILL_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+const AGENT_NAME = /^[A-Za-z0-9][\w.-]{0,39}$/;
+const BASE_WORDS = new Set(["base", "system", "base_prompt", "system_prompt"]);
+
+export type Checked = { ok: true; intent: Intent } | { ok: false; reason: string };
+
+export interface CheckContext {
+  /** The scope being edited. */
+  state: Current;
+  scopeName: string;
+  /** Entries of every other scope, for duplicates. */
+  others: readonly Entry[];
+  /** Intents already accepted in this batch, for duplicates within it. */
+  batch: readonly Intent[];
+  /** Refine edits must cite events; hand edits need not. */
+  requireEvidence: boolean;
+  source: "refine" | "user";
+  /** Refuse an edit that does not say what it should change (a refine pass's edits must). */
+  requireHypothesis?: boolean;
+}
+
+/** A hypothesis is one line of what the edit should change; longer ones are cut. */
+export const HYPOTHESIS_CHARS = 300;
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Why a name is unusable for this kind, or undefined when it is fine. */
+export function checkName(kind: EntryKind, title: string): string | undefined {
+  if (kind === "skill" && !SKILL_NAME.test(title)) {
+    return `skill name "${title}" must be a Python module name: lowercase letters, digits and _, at most 40`;
+  }
+  if (kind === "agent" && !AGENT_NAME.test(title)) {
+    return `agent spec name "${title}" must be letters, digits, ".", "_" or "-", at most 40`;
+  }
+  return undefined;
+}
+
+function checkText(kind: EntryKind, title: string, content: string): string | undefined {
+  if (content.trim() === "") return "content is empty";
+  const limit = LIMITS[kind].chars;
+  if (content.length > limit)
+    return `content is ${content.length} chars; a ${kind} may have at most ${limit}`;
+  if (title.length > TITLE_CHARS) return `title is ${title.length} chars; at most ${TITLE_CHARS}`;
+  if (title.includes("\n")) return "title must be one line";
+  return checkName(kind, title);
+}
+
+function duplicateOf(kind: EntryKind, title: string, content: string, ctx: CheckContext, skip?: string) {
+  const text = normaliseText(content);
+  const name = kind === "skill" || kind === "agent" ? title : undefined;
+  const existing = [...[...ctx.state.values()].map((s) => s.entry), ...ctx.others];
+  for (const e of existing) {
+    if (e.id === skip) continue;
+    if (normaliseText(e.content) === text) return `duplicates entry ${e.id} (same text)`;
+    if (name !== undefined && e.kind === kind && e.title === name)
+      return `a ${kind} named "${name}" exists (${e.id})`;
+  }
+  for (const i of ctx.batch) {
+    if (i.op === "remove") continue;
+    if (i.content !== undefined && normaliseText(i.content) === text)
+      return "duplicates another edit in this refinement";
+  }
+  return undefined;
+}
+
+function evidenceOf(raw: Record<string, unknown>, required: boolean): number[] | string | undefined {
+  const ev = raw.evidence;
+  if (ev === undefined || ev === null)
+    return required ? "cites no evidence (journal event numbers)" : undefined;
+  if (!Array.isArray(ev) || ev.some((n) => typeof n !== "number" || !Number.isInteger(n) || n < 1)) {
+    return "evidence must be a list of journal event numbers";
+  }
+  if (required && ev.length === 0) return "cites no evidence (journal event numbers)";
+  return [...new Set(ev as number[])];
+}
+
+/** Checks one proposed edit mechanically: shape, kind, size, target, duplicates and the scope's limits. */
+export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+    return { ok: false, reason: "not an object" };
+  const r = raw as Record<string, unknown>;
+  const op = str(r.op) ?? "add";
+  const kindText = str(r.kind);
+  const id = str(r.id);
+  if ((kindText && BASE_WORDS.has(kindText.toLowerCase())) || (id && BASE_WORDS.has(id.toLowerCase()))) {
+    return { ok: false, reason: "the base system prompt is fixed; propose a prompt entry instead" };
+  }
+  const evidence = evidenceOf(r, ctx.requireEvidence);
+  if (typeof evidence === "string") return { ok: false, reason: evidence };
+  const reason = str(r.reason);
+  const hypothesis = hypothesisOf(r.hypothesis);
+  if (ctx.requireHypothesis && !hypothesis) {
+    return { ok: false, reason: 'states no hypothesis: say what the edit should change ("hypothesis")' };
+  }
+  const said = hypothesis ? { hypothesis } : {};
+  if (op === "add") {
+    if (!kindText || !(KINDS as readonly string[]).includes(kindText)) {
+      return { ok: false, reason: `kind must be one of ${KINDS.join(", ")}` };
+    }
+    const kind = kindText as EntryKind;
+    const content = str(r.content) ?? "";
+    const title = (str(r.title) ?? "").trim();
+    if ((kind === "skill" || kind === "agent") && title === "") {
+      return { ok: false, reason: `a ${kind} needs its name as the title` };
+    }
+    const bad = checkText(kind, title, content) ?? duplicateOf(kind, title, content, ctx);
+    if (bad) return { ok: false, reason: bad };
+    const count = [...ctx.state.values()].filter((s) => s.entry.kind === kind).length;
+    const added = ctx.batch.filter((i) => i.op === "add" && i.kind === kind).length;
+    if (count + added >= LIMITS[kind].count) {
+      return {
+        ok: false,
+        reason: `the ${ctx.scopeName} scope already holds ${LIMITS[kind].count} ${kind} entries (the limit); remove some first`,
+      };
+    }
+    if (r.code !== undefined) {
+      // Code becomes importable in every kernel, so it only comes through save_skill's smoke test.
+      return { ok: false, reason: "skill code is saved only by harness.save_skill(), which tests it first" };
+    }
+    return { ok: true, intent: { op, kind, title, content, source: ctx.source, evidence, reason, ...said } };
+  }
+  if (op !== "update" && op !== "remove")
+    return { ok: false, reason: `op must be add, update or remove, not "${op}"` };
+  if (!id) return { ok: false, reason: `${op} needs the id of an entry` };
+  const current = ctx.state.get(id)?.entry;
+  if (!current) {
+    const elsewhere = ctx.others.find((e) => e.id === id);
+    return {
+      ok: false,
+      reason: elsewhere
+        ? `entry ${id} is not in the ${ctx.scopeName} scope`
+        : `no entry ${id} in the ${ctx.scopeName} scope`,
+    };
+  }
+  if (ctx.batch.some((i) => i.op !== "add" && i.id === id)) {
+    return { ok: false, reason: `entry ${id} is already edited by this refinement` };
+  }
+  if (op === "remove") return { ok: true, intent: { op, id, evidence, reason, ...said } };
+  const title = str(r.title)?.trim() ?? current.title;
+  const content = str(r.content) ?? current.content;
+  if (title === current.title && content === current.content) return { ok: false, reason: "changes nothing" };
+  const bad = checkText(current.kind, title, content) ?? duplicateOf(current.kind, title, content, ctx, id);
+  if (bad) return { ok: false, reason: bad };
+  return { ok: true, intent: { op, id, title, content, evidence, reason, ...said } };
+}
+
+function hypothesisOf(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const line = oneLine(value, HYPOTHESIS_CHARS);
+  return line === "" ? undefined : line;
+}

@@ -1,0 +1,36 @@
+// When verdicts run in a session host: after each gate run of an autonomous run, when an autonomous run
+// ends, and when the session ends. Each new verdict is journaled in the session that reached it; a
+// regression it reverts takes effect in this session at its next compaction (like any harness change).
+
+import type { JournalBody } from "../../session/types.js";
+import { evaluateVerdicts } from "./verdicts.js";
+
+export interface JudgingSession {
+  readonly dir: string;
+  readonly cwd: string;
+  record(body: JournalBody): unknown;
+}
+
+/** Judges the harness edits this session can see; never fails the session (a verdict can wait). */
+export function judgeEdits(session: JudgingSession, home: string): void {
+  let results: ReturnType<typeof evaluateVerdicts>;
+  try {
+    results = evaluateVerdicts({ cwd: session.cwd, home, sessionDir: session.dir }, { apply: true });
+  } catch {
+    // A damaged log or a held lock: `relm harness stats` reports it; the work goes on.
+    return;
+  }
+  for (const r of results) {
+    if (!r.written || r.judgement.verdict === "pending") continue;
+    session.record({
+      type: "harness_verdict",
+      scope: r.scope,
+      rev: r.revision.rev,
+      verdict: r.judgement.verdict,
+      final: r.judgement.final,
+      summary: r.judgement.summary,
+      ...(r.reverted ? { reverted: r.reverted } : {}),
+      ...(r.refused ? { refused: r.refused } : {}),
+    });
+  }
+}
