@@ -6,6 +6,7 @@ import { complete, completeBatch } from "./completions.js";
 import { handoffPickle } from "./handoff-files.js";
 import { type HarnessApiAgent, handleHarnessRequest } from "./harness-api.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
+import { isKernelMethod } from "./kernel-methods.js";
 import { handleLookRequest, type LookAgent } from "./look-api.js";
 import { handleMcpRequest, type McpApiAgent } from "./mcp-api.js";
 import { handleMessageRequest, type MessagingAgent } from "./messaging.js";
@@ -36,6 +37,8 @@ export interface HostApiAgent
 
 /** Answers a call from Python (python/relm/api.py, agents.py) to the agent that owns the kernel. */
 export async function handleHostRequest(agent: HostApiAgent, method: string, raw: unknown): Promise<unknown> {
+  // Only the listed methods: a name Python does not call (kernel-methods.ts) is not answered.
+  if (!isKernelMethod(method)) throw new HostRequestError(`the host has no method "${method}"`, "not_found");
   if (method.startsWith("harness.")) return handleHarnessRequest(agent, method, raw);
   if (method.startsWith("msg.")) return handleMessageRequest(agent, method, raw);
   if (method.startsWith("schedule.")) return handleScheduleRequest(agent.scheduler, method, raw);

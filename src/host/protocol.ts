@@ -215,9 +215,14 @@ export function checkParams(method: string, params: unknown): unknown {
   const checked = v.safeParse(HOST_METHODS[method].params, given);
   if (checked.success) return checked.output;
   const issue = checked.issues[0];
-  const path = issue.path?.map((p) => String(p.key)).join(".");
-  // A field's own message starts with its name; a nested one (a gate in the list) gets the path.
+  const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
+  const field = path.split(".")[0] ?? "";
+  // A field's own message starts with its name; a missing field gets valibot's "Invalid key", said plainly.
   const message =
-    path && !issue.message.startsWith(path.split(".")[0] ?? "") ? `${path}: ${issue.message}` : issue.message;
+    issue.input === undefined && path
+      ? `${path} is missing`
+      : path && !issue.message.startsWith(field)
+        ? `${path}: ${issue.message}`
+        : issue.message;
   throw new RpcError(RPC.invalidParams, `invalid params: ${method}: ${message}`);
 }
