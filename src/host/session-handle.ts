@@ -102,14 +102,11 @@ export class SessionHandle {
    * The session's history from its journal file, for a session no host serves: root events after
    * lastN go to onEvent (or, with `emit` false, are only counted as seen).
    */
-  replayJournal(emit = true): AgentEvent[] {
+  replayJournal(emit = true): void {
     const { events } = readJournal(join(sessionDir(this.options.home, this.options.id), JOURNAL_FILE));
-    const fresh = events.filter((e) => e.n > this.lastN) as AgentEvent[];
-    for (const event of fresh) {
-      if (emit) this.options.onEvent?.(event);
-    }
+    if (emit)
+      for (const event of events) if (event.n > this.lastN) this.options.onEvent?.(event as AgentEvent);
     this.lastN = Math.max(this.lastN, events.at(-1)?.n ?? 0);
-    return events as AgentEvent[];
   }
 
   /** Calls a host method on the live connection. */

@@ -3,7 +3,7 @@
 // has exited is shown from its journal and brought back only when the person asks it to do something.
 import type { AgentEvent } from "../agent/events.js";
 import type { HostCall } from "../host/protocol.js";
-import { SessionHandle } from "../host/session-handle.js";
+import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { newSessionId } from "../session/index.js";
 
 export type LinkState = "new" | "starting" | "live" | "offline" | "closed";
@@ -64,7 +64,8 @@ export class SessionLink {
     try {
       await handle.start(args, this.options.cwd);
     } catch (error) {
-      this.setState("closed", (error as Error).message);
+      // A host that started but did not answer may still come up: the session is there to resume.
+      this.setState(error instanceof HostUnreachableError ? "offline" : "closed", (error as Error).message);
       throw error;
     }
     this.setState("live");
