@@ -3,6 +3,7 @@
 // UI's (src/tui/slash-*.ts); test/acp/commands.test.ts keeps the two lists in step. The UI's commands
 // about its own screen (help, expand, detach, quit, resume, attach…) have no meaning here.
 import type { SessionInfo } from "../host/info.js";
+import type { HostCall } from "../host/protocol.js";
 
 export interface AcpCommand {
   name: string;
@@ -76,9 +77,6 @@ export function words(text: string): string[] {
   return out;
 }
 
-/** What a command needs of the session: a host method call. */
-export type HostCall = <T>(method: string, params: Record<string, unknown>) => Promise<T>;
-
 export interface CommandEffects {
   call: HostCall;
   /** Autonomous mode was switched (so the client's mode selector can follow). */
@@ -107,7 +105,7 @@ export async function runCommand(name: string, args: string[], fx: CommandEffect
   switch (name) {
     case "goal": {
       const text = args.join(" ").trim();
-      const r = await fx.call<{ goal: string | null; done: boolean }>("goal", text ? { text } : {});
+      const r = await fx.call("goal", text ? { text } : {});
       if (!r.goal) return 'no goal set: /goal "OBJECTIVE"';
       return `goal${r.done ? " (done)" : ""}: ${r.goal}`;
     }
@@ -115,27 +113,20 @@ export async function runCommand(name: string, args: string[], fx: CommandEffect
       const [mode = "status", ...gates] = args;
       if (mode !== "on" && mode !== "off" && mode !== "status")
         return 'usage: /autonomous on ["GATE" …] | off | status';
-      const r = await fx.call<{ autonomy: { gates: string[] } | null }>(
-        "autonomy",
-        mode === "on" ? { mode, gates } : { mode },
-      );
+      const r = await fx.call("autonomy", mode === "on" ? { mode, gates } : { mode });
       if (mode !== "status") fx.autonomy(r.autonomy !== null);
       if (!r.autonomy) return "autonomous mode is off";
       const g = r.autonomy.gates;
       return `autonomous mode is on${g.length > 0 ? `; gates: ${g.join("; ")}` : " (until done())"}`;
     }
     case "compact":
-      return (await fx.call<{ message: string }>("compact", {})).message;
+      return (await fx.call("compact", {})).message;
     case "undo": {
       const turn = args[0] === undefined ? undefined : Number(args[0]);
       if (turn !== undefined && !Number.isInteger(turn)) return "usage: /undo [TURN]";
-      const r = await fx.call<{ turn?: number; changed?: string[]; removed?: string[]; error?: string }>(
-        "undo",
-        turn === undefined ? {} : { turn },
-      );
-      if (r.error) return r.error;
-      const changed = r.changed ?? [];
-      const removed = r.removed ?? [];
+      const r = await fx.call("undo", turn === undefined ? {} : { turn });
+      if ("error" in r) return r.error;
+      const { changed, removed } = r;
       return `files put back as before turn ${r.turn}: ${changed.length} restored, ${removed.length} removed${
         changed.length + removed.length > 0
           ? `\n${[...changed, ...removed.map((f) => `${f} (removed)`)].join("\n")}`
@@ -143,30 +134,30 @@ export async function runCommand(name: string, args: string[], fx: CommandEffect
       }`;
     }
     case "model": {
-      const r = await fx.call<{ model: string; provider: string }>("model", args[0] ? { name: args[0] } : {});
+      const r = await fx.call("model", args[0] ? { name: args[0] } : {});
       return `${args[0] ? "model switched to" : "model:"} ${r.model} (${r.provider})`;
     }
     case "learn": {
       const mode = args[0] ?? "status";
       if (mode !== "on" && mode !== "off" && mode !== "status") return "usage: /learn on | off | status";
-      const r = await fx.call<{ learn: unknown; passes: number; applied: number }>("learn", { mode });
+      const r = await fx.call("learn", { mode });
       return `learning is ${r.learn ? "on" : "off"}: ${r.passes} pass(es), ${r.applied} edit(s) applied`;
     }
     case "heartbeat": {
       if (args[0] === "off") {
-        const r = await fx.call<{ cancelled?: number }>("heartbeat", { off: true });
+        const r = await fx.call("heartbeat", { off: true });
         return `cancelled ${r.cancelled ?? 0} heartbeat job(s)`;
       }
       const [every, ...rest] = args;
       const prompt = rest.join(" ").trim();
       if (!every || !prompt) return 'usage: /heartbeat 10m "PROMPT" | off';
-      const r = await fx.call<{ job?: { id: string; timing: string } }>("heartbeat", { every, prompt });
+      const r = await fx.call("heartbeat", { every, prompt });
       return r.job
         ? `heartbeat ${r.job.id}: ${r.job.timing}; /heartbeat off cancels it`
         : "no heartbeat added";
     }
     case "cost":
-      return costText(await fx.call<SessionInfo>("info", {}));
+      return costText(await fx.call("info", {}));
     default:
       return `unknown command /${name}`;
   }

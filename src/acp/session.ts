@@ -8,9 +8,8 @@ import type { ContentBlock, SessionModeState, SessionUpdate, StopReason } from "
 import type { AgentEvent } from "../agent/events.js";
 import { checkUserVariables, type UserVariable } from "../agent/session-variables.js";
 import { isVariableName } from "../agent/variables.js";
-import { SessionClient } from "../host/client.js";
 import { MAX_MESSAGE_BYTES } from "../host/inbound.js";
-import { reviveHost, spawnHost } from "../host/spawn.js";
+import { SessionHandle } from "../host/session-handle.js";
 import { type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
 import { parseCommand, runCommand } from "./commands.js";
@@ -56,12 +55,14 @@ export class PromptError extends Error {
 
 export class AcpSession {
   private state: State;
-  private client: SessionClient | undefined;
+  /** The session's host: connected, started or revived, its history replayed after the last event seen. */
+  private readonly handle: SessionHandle;
+  /** Set while a host is being connected: sees the connection before history replays. */
+  private beforeAttach: (() => void) | undefined;
   private readonly mapper: UpdateMapper;
   private readonly watches = new Set<WorkWatch>();
   private outbox: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
-  private lastN = 0;
   private cancelRequested = false;
   /** The last `prompt_N` variable a long prompt became in this session. */
   private promptVariables = 0;
@@ -77,6 +78,22 @@ export class AcpSession {
   ) {
     this.state = state;
     this.mapper = new UpdateMapper(sessionDir(ctx.home, id));
+    this.handle = new SessionHandle({
+      home: ctx.home,
+      id,
+      env: ctx.env,
+      onEvent: (event) => this.onEvent(event),
+      onConnect: () => {
+        this.state = "live";
+        this.beforeAttach?.();
+      },
+      onClosing: (reason) => {
+        for (const watch of this.watches) watch.hostClosing(reason);
+      },
+      onClosed: () => {
+        if (!this.handle.live) this.state = "offline";
+      },
+    });
   }
 
   /** A new thread: nothing starts (no host, no journal) until its first prompt. */
@@ -92,27 +109,22 @@ export class AcpSession {
   static async load(id: string, ctx: SessionContext, replay = true): Promise<AcpSession> {
     const { header, events } = readJournal(join(sessionDir(ctx.home, id), JOURNAL_FILE));
     const session = new AcpSession(id, header.cwd, ctx, "offline");
-    if (!replay) session.lastN = events.at(-1)?.n ?? 0;
+    if (!replay) session.handle.lastN = events.at(-1)?.n ?? 0;
     for (const event of events) {
       const m = event.type === "variable" ? /^prompt_(\d+)$/.exec(String(event.name)) : null;
       if (m) session.promptVariables = Math.max(session.promptVariables, Number(m[1]));
     }
-    const client = await SessionClient.connect(ctx.home, id);
-    if (client) {
-      await session.adopt(client);
-      const info = await client.call<{ autonomy: unknown }>("info", {}).catch(() => undefined);
+    if (await session.handle.connect()) {
+      const info = await session.handle.call("info").catch(() => undefined);
       session.autonomous = Boolean(info?.autonomy);
-    } else {
-      if (replay) for (const event of events) session.onEvent(event as AgentEvent);
-      session.lastN = events.at(-1)?.n ?? 0;
-    }
+    } else session.handle.replayJournal(replay);
     await session.drain();
     return session;
   }
 
   /** A host serves the session now. */
   get live(): boolean {
-    return this.client !== undefined;
+    return this.handle.live;
   }
 
   get modeId(): string {
@@ -131,21 +143,20 @@ export class AcpSession {
     this.cancelRequested = false;
     this.mapper.sentByClient(text);
     let watch: WorkWatch | undefined;
-    const delivered = await this.ensureHost({ text, variables }, (client) => {
-      watch = this.watch(client);
+    const delivered = await this.ensureHost({ text, variables }, () => {
+      watch = this.watch();
     });
-    const client = this.client;
-    if (!client) throw new PromptError("the session host is not running");
-    watch ??= this.watch(client);
+    if (!this.handle.live) throw new PromptError("the session host is not running");
+    watch ??= this.watch();
     if (!delivered) {
       try {
-        await client.call("send", { text, variables });
+        await this.handle.send(text, variables);
       } catch (error) {
         this.watches.delete(watch);
         throw new PromptError((error as Error).message);
       }
     }
-    if (this.cancelRequested) await client.call("interrupt", {}).catch(() => undefined);
+    if (this.cancelRequested) await this.handle.call("interrupt").catch(() => undefined);
     const outcome = await watch.settled;
     this.watches.delete(watch);
     await this.drain();
@@ -155,32 +166,30 @@ export class AcpSession {
   /** session/cancel: the running cell is interrupted and sub-agents are cancelled (host `interrupt`). */
   async cancel(): Promise<void> {
     this.cancelRequested = true;
-    await this.client?.call("interrupt", {}).catch(() => undefined);
+    if (this.handle.live) await this.handle.call("interrupt").catch(() => undefined);
   }
 
   async setMode(modeId: string): Promise<void> {
     if (!MODES.some((m) => m.id === modeId))
       throw new PromptError(`no mode "${modeId}" (normal, autonomous)`);
     const on = modeId === "autonomous";
-    if (this.client) await this.client.call("autonomy", { mode: on ? "on" : "off" });
+    if (this.handle.live) await this.handle.call("autonomy", { mode: on ? "on" : "off" });
     this.autonomous = on;
   }
 
   /** Leaves the host running (it idles out on its own); this client stops following it. */
   detach(): void {
     clearTimeout(this.flushTimer);
-    this.client?.close();
-    this.client = undefined;
+    this.handle.close();
   }
 
   private async command(name: string, args: string[]): Promise<void> {
     await this.ensureHost(undefined);
-    const client = this.client;
-    if (!client) throw new PromptError("the session host is not running");
+    if (!this.handle.live) throw new PromptError("the session host is not running");
     let reply: string;
     try {
       reply = await runCommand(name, args, {
-        call: (method, params) => client.call(method, params),
+        call: this.handle.call,
         autonomy: (on) => {
           this.autonomous = on;
           this.queue({ sessionUpdate: "current_mode_update", currentModeId: this.modeId });
@@ -199,8 +208,8 @@ export class AcpSession {
     return "end_turn";
   }
 
-  private watch(client: SessionClient): WorkWatch {
-    const watch = new WorkWatch(client);
+  private watch(): WorkWatch {
+    const watch = new WorkWatch(this.handle);
     this.watches.add(watch);
     return watch;
   }
@@ -208,14 +217,13 @@ export class AcpSession {
   /**
    * Makes sure a host serves the session: started for a new thread, revived for an ended session.
    * Returns true when `message` was handed to the host as it started (a revived session's first turn).
-   * `beforeAttach` sees the client before history replays, so a watch misses nothing.
+   * `beforeAttach` is called once connected, before history replays, so a watch misses nothing.
    */
   private async ensureHost(
     message: { text: string; variables: UserVariable[] } | undefined,
-    beforeAttach?: (client: SessionClient) => void,
+    beforeAttach?: () => void,
   ): Promise<boolean> {
-    if (this.client) return false;
-    const { home, env } = this.ctx;
+    if (this.handle.live) return false;
     const flags = [
       "--interactive",
       ...(this.autonomous ? ["--autonomous"] : []),
@@ -223,47 +231,22 @@ export class AcpSession {
       ...(this.mcpConfig ? ["--mcp-config", this.mcpConfig] : []),
       ...this.ctx.hostArgs,
     ];
-    let delivered = false;
+    // The resume note and the person's message go in one turn, as `relm send` does it.
+    const withText =
+      this.state !== "new" && message && message.variables.length === 0 ? message.text : undefined;
+    this.beforeAttach = beforeAttach;
     try {
-      if (this.state === "new") {
-        await spawnHost(home, this.id, ["run", "--as-host", this.id, ...flags], env, this.cwd);
-      } else {
-        // The resume note and the person's message go in one turn, as `relm send` does it.
-        const withText = message && message.variables.length === 0 ? message.text : undefined;
-        await reviveHost(home, this.id, env, withText, flags);
-        delivered = withText !== undefined;
-      }
+      if (this.state === "new") await this.handle.start(["run", "--as-host", this.id, ...flags], this.cwd);
+      else await this.handle.revive({ message: withText, args: flags });
     } catch (error) {
       throw new PromptError((error as Error).message);
+    } finally {
+      this.beforeAttach = undefined;
     }
-    const client = await SessionClient.connect(home, this.id);
-    if (!client) throw new PromptError(`session ${this.id}: its host did not answer`);
-    beforeAttach?.(client);
-    await this.adopt(client);
-    return delivered;
-  }
-
-  /** Follows a host: its events become updates; history after `lastN` is replayed first. */
-  private async adopt(client: SessionClient): Promise<void> {
-    this.client = client;
-    this.state = "live";
-    client.onNotification((n) => {
-      if (n.method === "event") this.onEvent(n.params as AgentEvent);
-      else if (n.method === "closing") {
-        const reason = (n.params as { reason?: string } | undefined)?.reason ?? "the session host stopped";
-        for (const watch of this.watches) watch.hostClosing(reason);
-      }
-    });
-    void client.closed.then(() => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      this.state = "offline";
-    });
-    await client.call("attach", { after: this.lastN });
+    return withText !== undefined;
   }
 
   private onEvent(event: AgentEvent): void {
-    if ("n" in event && !event.agent && typeof event.n === "number") this.lastN = event.n;
     for (const watch of this.watches) watch.feed(event);
     const live = event.type === "cell_output_delta" || event.type === "text_delta";
     // Output gathered so far goes out before whatever this event says (a cell's end follows its output).
@@ -275,7 +258,7 @@ export class AcpSession {
         this.flush();
       }, FLUSH_MS);
     }
-    if (!live && event.type === "model_response" && !event.agent && this.client) void this.usage(this.client);
+    if (!live && event.type === "model_response" && !event.agent && this.handle.live) void this.usage();
   }
 
   private flush(): void {
@@ -283,10 +266,8 @@ export class AcpSession {
   }
 
   /** The context in use and what the session has cost, after each of the root's model calls. */
-  private async usage(client: SessionClient): Promise<void> {
-    const info = await client
-      .call<{ contextTokens: number; contextWindow: number; cost: number | null }>("info", {})
-      .catch(() => undefined);
+  private async usage(): Promise<void> {
+    const info = await this.handle.call("info").catch(() => undefined);
     if (!info) return;
     this.queue({
       sessionUpdate: "usage_update",

@@ -6,6 +6,7 @@ import { complete, completeBatch } from "./completions.js";
 import { handoffPickle } from "./handoff-files.js";
 import type { KernelCaller } from "./hooks.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
+import { isKernelMethod } from "./kernel-methods.js";
 import { handleLookRequest, type LookAgent } from "./look-api.js";
 import { handleMcpRequest, type McpApiAgent } from "./mcp-api.js";
 import { handleMessageRequest, type MessagingAgent } from "./messaging.js";
@@ -37,6 +38,8 @@ export interface HostApiAgent
 
 /** Answers a call from Python (python/relm/api.py, agents.py) to the agent that owns the kernel. */
 export async function handleHostRequest(agent: HostApiAgent, method: string, raw: unknown): Promise<unknown> {
+  // Only the listed methods: a name Python does not call (kernel-methods.ts) is not answered.
+  if (!isKernelMethod(method)) throw new HostRequestError(`the host has no method "${method}"`, "not_found");
   // A plugin's own calls (learning/: python/relm/harness.py's harness.*) go to it.
   const plugin = agent.tree.options.hooks?.kernelCalls;
   if (plugin && method.startsWith(plugin.prefix)) return plugin.handle(agent, method, raw);

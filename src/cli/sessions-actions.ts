@@ -1,13 +1,12 @@
 import { createInterface } from "node:readline";
 import type { AgentEvent } from "../agent/events.js";
 import { relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import { SessionClient } from "../host/client.js";
 import { describe, listSessions, type SessionListing } from "../host/discovery.js";
 import { activeJobs, allJobs } from "../host/schedules.js";
+import { SessionHandle } from "../host/session-handle.js";
 import { stopHeldByStub } from "../host/stub-stop.js";
 import { wakerRunning } from "../host/waker.js";
-import { JOURNAL_FILE, readJournal, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
+import { resolveSessionId, sessionsDir } from "../session/index.js";
 
 export { agentsAction } from "./agents-list.js";
 
@@ -15,7 +14,6 @@ import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { pausedNote } from "./schedule-actions.js";
-import { reviveHost } from "./spawn-host.js";
 
 function resolve(home: string, prefix: string): string {
   return resolveSessionId(sessionsDir(home), prefix);
@@ -27,33 +25,18 @@ function printer(io: RunIo, json: boolean): (event: AgentEvent) => void {
   return json ? (e) => io.stdout.write(`${JSON.stringify(e)}\n`) : (e) => renderer.handle(e);
 }
 
-/** Replays the journal file (no host needed) and returns the last event number. */
-function replayFile(home: string, id: string, emit: (e: AgentEvent) => void): number {
-  const { events } = readJournal(`${sessionDir(home, id)}/${JOURNAL_FILE}`);
-  for (const e of events) emit(e as AgentEvent);
-  return events.at(-1)?.n ?? 0;
-}
-
 const TURN_ENDS = new Set(["final", "budget_stop", "error", "model_error", "interrupted"]);
 /** How often `logs --follow` asks a host whose turn has ended whether it is idle yet. */
 const IDLE_LOOK_MS = 50;
 
 /**
- * Follows a live host from event `after`: replay of what is missing, then live events, until it closes,
- * or with `untilIdle`, until the session has no work left (`logs --follow` ends with the task).
+ * A handle that follows a live host: replay of what is missing, then live events, until it closes, or
+ * with `untilIdle`, until the session has no work left (`logs --follow` ends with the task). Connect or
+ * revive the handle, then run() follows until the end.
  */
-async function follow(
-  client: SessionClient,
-  after: number,
-  emit: (e: AgentEvent) => void,
-  untilIdle = false,
-): Promise<void> {
-  let closed = false;
-  void client.closed.then(() => {
-    closed = true;
-  });
+function follower(io: RunIo, home: string, id: string, emit: (e: AgentEvent) => void, untilIdle = false) {
   const idle = async () => {
-    const state = await client.call<{ status: string }>("status").catch(() => undefined);
+    const state = await handle.call("status").catch(() => undefined);
     return state !== undefined && state.status !== "running" && state.status !== "waiting";
   };
   // The host marks itself idle a moment after a turn's last event (once the turn's work is saved), and
@@ -65,30 +48,35 @@ async function follow(
   const watchForIdle = async () => {
     if (watching) return;
     watching = true;
-    while (turnOver && !closed) {
+    while (turnOver && handle.live) {
       await new Promise((r) => setTimeout(r, IDLE_LOOK_MS));
-      if (turnOver && !closed && (await idle())) {
-        client.close();
+      if (turnOver && handle.live && (await idle())) {
+        handle.close();
         break;
       }
     }
     watching = false;
   };
-  client.onNotification((n) => {
-    if (n.method !== "event") return;
-    const event = n.params as AgentEvent;
-    emit(event);
-    if (!untilIdle || event.agent) return;
-    if (TURN_ENDS.has(event.type)) {
-      turnOver = true;
-      if (replayed) void watchForIdle();
-    } else if (event.type === "user" || event.type === "model_request") turnOver = false;
+  const handle = new SessionHandle({
+    home,
+    id,
+    env: io.env,
+    onEvent: (event) => {
+      emit(event);
+      if (!untilIdle || event.agent) return;
+      if (TURN_ENDS.has(event.type)) {
+        turnOver = true;
+        if (replayed) void watchForIdle();
+      } else if (event.type === "user" || event.type === "model_request") turnOver = false;
+    },
   });
-  await client.call("attach", { after });
-  replayed = true;
-  if (untilIdle && (await idle())) client.close();
-  else if (turnOver) void watchForIdle(); // the last turn ended as we attached; its host is not idle yet
-  await client.closed;
+  const run = async () => {
+    replayed = true;
+    if (untilIdle && (await idle())) handle.close();
+    else if (turnOver) void watchForIdle(); // the last turn ended as we attached; its host is not idle yet
+    await handle.closed;
+  };
+  return { handle, run };
 }
 
 export async function logsAction(
@@ -99,9 +87,9 @@ export async function logsAction(
   const home = relmHomeFrom(io.env);
   const id = resolve(home, prefix);
   const emit = printer(io, Boolean(flags.json));
-  const client = flags.follow ? await SessionClient.connect(home, id) : undefined;
-  if (client) await follow(client, 0, emit, true);
-  else replayFile(home, id, emit);
+  const follow = follower(io, home, id, emit, true);
+  if (flags.follow && (await follow.handle.connect())) await follow.run();
+  else follow.handle.replayJournal();
   return EXIT.done;
 }
 
@@ -114,13 +102,13 @@ export async function sendAction(io: RunIo, prefix: string, words: string[]): Pr
   const home = relmHomeFrom(io.env);
   const id = resolve(home, prefix);
   const text = words.join(" ");
-  const client = await SessionClient.connect(home, id);
-  if (client) {
-    const result = await client.call<{ delivered: string }>("send", { text });
-    client.close();
+  const handle = new SessionHandle({ home, id, env: io.env });
+  if (await handle.connect({ follow: false })) {
+    const result = await handle.send(text);
+    handle.close();
     io.stderr.write(`sent to ${id}: delivered ${result.delivered}\n`);
   } else {
-    await reviveHost(home, id, io.env, text);
+    await handle.revive({ message: text, connect: false });
     io.stderr.write(`session ${id} was not running: resumed it with your message\n`);
   }
   return EXIT.done;
@@ -156,13 +144,12 @@ export async function stopSession(home: string, id: string, io: RunIo): Promise<
     io.stderr.write(`stopped ${id}\n`);
     return true;
   }
-  const client = await SessionClient.connect(home, id);
-  if (!client) {
+  const handle = new SessionHandle({ home, id });
+  if (!(await handle.connect({ follow: false }))) {
     io.stderr.write(`session ${id} is not running\n`);
     return false;
   }
-  await client.call("stop", {});
-  await client.closed;
+  await handle.stop();
   io.stderr.write(`stopped ${id}\n`);
   return true;
 }
@@ -173,10 +160,9 @@ export async function stopSession(home: string, id: string, io: RunIo): Promise<
  */
 async function attach(home: string, id: string, io: RunIo, json: boolean): Promise<number> {
   const emit = printer(io, json);
-  let client = await SessionClient.connect(home, id);
-  let last = 0;
-  if (!client) {
-    last = replayFile(home, id, emit);
+  const { handle, run } = follower(io, home, id, emit);
+  if (!(await handle.connect())) {
+    handle.replayJournal();
     const listing = await describe(home, id);
     const status = listing?.status ?? "unknown";
     const interactive = Boolean(process.stdin.isTTY);
@@ -191,18 +177,14 @@ async function attach(home: string, id: string, io: RunIo, json: boolean): Promi
       : `is ${status}. Reopen it to continue? [y/N] `;
     const answer = await ask(`session ${id} ${question}`);
     if (interrupted ? /^n/i.test(answer) : !/^y/i.test(answer)) return EXIT.done;
-    await reviveHost(home, id, io.env, interrupted ? "Continue the task where you left off." : undefined);
-    client = await SessionClient.connect(home, id);
-    if (!client) throw new UsageError(`session ${id} did not come back up; see relm logs ${id}`);
+    await handle.revive({ message: interrupted ? "Continue the task where you left off." : undefined });
   }
-  const connected = client;
   const rl = createInterface({ input: process.stdin });
   rl.on("line", (text) => {
-    if (text.trim())
-      void connected.call("send", { text }).catch((e: Error) => io.stderr.write(`${e.message}\n`));
+    if (text.trim()) void handle.send(text).catch((e: Error) => io.stderr.write(`${e.message}\n`));
   });
-  rl.on("SIGINT", () => connected.close());
-  await follow(connected, last, emit);
+  rl.on("SIGINT", () => handle.close());
+  await run();
   rl.close();
   io.stderr.write(`\nsession ${id}: its host stopped; relm agents shows its status\n`);
   return EXIT.done;

@@ -223,7 +223,7 @@ async function sendToSession(
   const client = await SessionClient.connect(home, id);
   if (!client) throw new HostRequestError(`send(): session ${id} is not running`, "usage");
   try {
-    if (sandboxed && (await client.call<{ sandboxed?: boolean }>("info")).sandboxed !== true) {
+    if (sandboxed && (await client.call("info")).sandboxed !== true) {
       throw new HostRequestError(
         `send(): session ${id} runs without a sandbox, and this session runs in one: its messages go only ` +
           "to its own parent and children and to other sandboxed sessions (ask the user to pass it on)",

@@ -2,6 +2,7 @@ import { connect, type Socket } from "node:net";
 import { MAX_DECODABLE_BYTES, MAX_LINE_BYTES } from "../kernel/lines.js";
 import { lockAddress } from "./lock-address.js";
 import { socketPath } from "./paths.js";
+import type { HostMethod, ParamsArg, ResultOf } from "./protocol.js";
 import { type Frame, onMessages, RPC, RpcError, type RpcNotification, writeLine } from "./rpc.js";
 
 /** A connection to a live session host. */
@@ -34,10 +35,16 @@ export class SessionClient {
     return socket && new SessionClient(socket);
   }
 
-  call<T = unknown>(method: string, params?: unknown): Promise<T> {
+  /** Calls a host method (src/host/protocol.ts): params and result typed by the method's name. */
+  call<M extends HostMethod>(method: M, ...[params]: ParamsArg<M>): Promise<ResultOf<M>> {
+    return this.request(method, params) as Promise<ResultOf<M>>;
+  }
+
+  /** A request by any name with any params: for what the protocol does not know (tests of the socket). */
+  request(method: string, params?: unknown): Promise<unknown> {
     const id = this.nextId++;
     const line = JSON.stringify({ jsonrpc: "2.0", id, method, params });
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       // The host would refuse the line and close the connection: refused here, the connection stays.
       const bytes = Buffer.byteLength(line);
       if (bytes >= MAX_LINE_BYTES) {
@@ -50,7 +57,7 @@ export class SessionClient {
         );
         return;
       }
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.pending.set(id, { resolve, reject });
       if (!writeLine(this.socket, line)) {
         this.pending.delete(id);
         reject(new RpcError(-32000, "the session host is not reachable"));

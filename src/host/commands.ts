@@ -3,10 +3,12 @@
 
 import { join } from "node:path";
 import type { AutonomySettings } from "../agent/autonomy.js";
+import type { AgentEvent } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
-import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/session-variables.js";
+import type { UserVariable } from "../agent/session-variables.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import { type SessionInfo, sessionInfo } from "./info.js";
+import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
 import { RPC, RpcError } from "./rpc.js";
 import type { SessionStatus } from "./state.js";
 import { descendantDir, type UsageTally } from "./tree-usage.js";
@@ -33,56 +35,41 @@ export interface CommandHost {
   interrupt(): boolean;
 }
 
-const MAX_GOAL_CHARS = 4000;
-const MAX_GATES = 20;
-
-type Params = Record<string, unknown>;
+/** The methods answered here: everything but what the host itself and its socket answer. */
+export type CommandHandlers = Omit<HostHandlers, "status" | "message" | "schedule.reload" | "stop">;
 
 export class HostCommands {
-  constructor(private readonly host: CommandHost) {}
+  /** One handler per method; params arrive checked against src/host/protocol.ts. */
+  readonly handlers: CommandHandlers;
 
-  /** Answers one method; unknown methods are RPC.methodNotFound. */
-  async call(method: string, p: Params): Promise<unknown> {
-    switch (method) {
-      case "info":
-        return this.info();
-      case "send":
-        return this.send(p);
-      case "interrupt":
-        return { interrupted: this.host.interrupt() };
-      case "model":
-        return this.model(p);
-      case "goal":
-        return this.goal(p);
-      case "autonomy":
-        return this.autonomy(p);
-      case "compact":
+  constructor(private readonly host: CommandHost) {
+    this.handlers = {
+      info: () => this.info(),
+      send: (p) => this.send(p),
+      interrupt: () => ({ interrupted: this.host.interrupt() }),
+      model: (p) => this.model(p),
+      goal: (p) => this.goal(p),
+      autonomy: (p) => this.autonomy(p),
+      compact: () => {
         this.refuseWhileBusy("compact");
         // `compacted` false: nothing was replaced (the message says why); true: the journal's
         // compaction event, which front ends show, says what.
-        return await this.host.session.compact(true);
-      case "checkpoints": {
+        return this.host.session.compact(true);
+      },
+      checkpoints: async () => {
         const list = await this.host.session.listCheckpoints();
         return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };
-      }
-      case "undo":
-        return this.undo(p);
-      case "heartbeat":
-        return this.heartbeat(p);
-      case "child.cancel":
-        return this.childCancel(p);
-      case "child.send":
-        return this.childSend(p);
-      case "child.events":
-        return this.childEvents(p);
-      default: {
-        // What the tree's plugin answers (src/agent/hooks.ts): learning's refine, refine.apply and learn.
-        const plugin = this.host.session.hooks?.hostMethods;
-        const handler = plugin && Object.hasOwn(plugin, method) ? plugin[method] : undefined;
-        if (handler) return handler(p);
-        throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
-      }
-    }
+      },
+      undo: (p) => this.undo(p),
+      heartbeat: (p) => this.heartbeat(p),
+      // Answered by the tree's plugin (src/agent/hooks.ts): learning's refine, refine.apply and learn.
+      refine: (p) => this.plugin("refine", p) as Promise<ResultOf<"refine">>,
+      "refine.apply": (p) => this.plugin("refine.apply", p) as Promise<ResultOf<"refine.apply">>,
+      learn: (p) => this.plugin("learn", p) as Promise<ResultOf<"learn">>,
+      "child.cancel": (p) => this.childCancel(p),
+      "child.send": (p) => this.childSend(p),
+      "child.events": (p) => this.childEvents(p),
+    };
   }
 
   info(): SessionInfo {
@@ -100,32 +87,17 @@ export class HostCommands {
     });
   }
 
-  private send(p: Params): { delivered: "now" | "at the next turn boundary" } {
-    if (typeof p.text !== "string") throw new RpcError(RPC.invalidParams, "send needs a text");
-    let variables: UserVariable[];
-    try {
-      variables = checkUserVariables(p.variables);
-    } catch (error) {
-      if (error instanceof VariableInputError) throw new RpcError(RPC.invalidParams, error.message);
-      throw error;
-    }
+  private send(p: CheckedParamsOf<"send">): ResultOf<"send"> {
     const busy = this.host.busy;
-    this.host.deliver({ from: "user", text: p.text, variables });
+    this.host.deliver({ from: "user", text: p.text, variables: p.variables ?? [] });
     return { delivered: busy ? "at the next turn boundary" : "now" };
   }
 
-  private model(p: Params): { model: string; provider: string } {
+  private model(p: CheckedParamsOf<"model">): ResultOf<"model"> {
     const session = this.host.session;
     if (p.name !== undefined) {
-      const name = p.name;
-      if (typeof name !== "string" || !/^[^\s\p{Cc}]{1,200}$/u.test(name)) {
-        throw new RpcError(
-          RPC.invalidParams,
-          "model: name must be a model name (no spaces, at most 200 chars)",
-        );
-      }
       try {
-        session.setModel(name);
+        session.setModel(p.name);
       } catch (error) {
         throw new RpcError(RPC.refused, `model: ${(error as Error).message}`);
       }
@@ -133,51 +105,31 @@ export class HostCommands {
     return { model: session.client.model, provider: session.client.provider };
   }
 
-  private goal(p: Params): { goal: string | null; done: boolean } {
+  private goal(p: CheckedParamsOf<"goal">): ResultOf<"goal"> {
     const session = this.host.session;
-    if (p.text !== undefined) {
-      const text = typeof p.text === "string" ? p.text.trim() : "";
-      if (text.length === 0 || text.length > MAX_GOAL_CHARS) {
-        throw new RpcError(RPC.invalidParams, `goal: text must be 1 to ${MAX_GOAL_CHARS} characters`);
-      }
-      session.setGoal(text);
-    }
+    if (p.text !== undefined) session.setGoal(p.text);
     return { goal: session.goal ?? null, done: session.goalDone };
   }
 
-  private autonomy(p: Params): { autonomy: { gates: string[] } | null } {
+  private autonomy(p: CheckedParamsOf<"autonomy">): ResultOf<"autonomy"> {
     const mode = p.mode ?? "status";
-    if (mode === "on") {
-      const gates = p.gates ?? [];
-      if (
-        !Array.isArray(gates) ||
-        gates.length > MAX_GATES ||
-        !gates.every((g) => typeof g === "string" && g.trim() !== "")
-      ) {
-        throw new RpcError(
-          RPC.invalidParams,
-          `autonomy: gates must be a list of at most ${MAX_GATES} shell commands (non-empty strings)`,
-        );
-      }
-      this.host.setAutonomy({ gates: gates as string[], unattended: this.host.unattended });
-    } else if (mode === "off") this.host.setAutonomy(undefined);
-    else if (mode !== "status") {
-      throw new RpcError(RPC.invalidParams, 'autonomy: mode must be "on", "off" or "status"');
-    }
+    if (mode === "on") this.host.setAutonomy({ gates: p.gates ?? [], unattended: this.host.unattended });
+    else if (mode === "off") this.host.setAutonomy(undefined);
     const a = this.host.autonomy;
     return { autonomy: a ? { gates: [...a.gates] } : null };
   }
 
-  private async undo(p: Params) {
-    let turn: number | undefined;
-    if (p.turn !== undefined) {
-      if (typeof p.turn !== "number" || !Number.isSafeInteger(p.turn) || p.turn < 0) {
-        throw new RpcError(RPC.invalidParams, "undo: turn must be a whole number (see checkpoints)");
-      }
-      turn = p.turn;
-    }
+  /** A method the plugin attached to the tree answers; without one attached, it is not known here. */
+  private async plugin(method: string, p: Record<string, unknown>): Promise<unknown> {
+    const methods = this.host.session.hooks?.hostMethods;
+    const handler = methods && Object.hasOwn(methods, method) ? methods[method] : undefined;
+    if (!handler) throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
+    return handler(p);
+  }
+
+  private async undo(p: CheckedParamsOf<"undo">): Promise<ResultOf<"undo">> {
     this.refuseWhileBusy("undo");
-    const result = await this.host.session.undo(turn);
+    const result = await this.host.session.undo(p.turn);
     if ("error" in result) return { error: result.error };
     return {
       turn: result.checkpoint.turn,
@@ -188,43 +140,39 @@ export class HostCommands {
   }
 
   /** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */
-  private heartbeat(p: Params) {
+  private heartbeat(p: CheckedParamsOf<"heartbeat">): ResultOf<"heartbeat"> {
     const scheduler = this.host.session.tree.options.scheduler;
     if (!scheduler) throw new RpcError(RPC.refused, "this session has no scheduler");
-    const list = () => scheduler.list() as { id: string; timing: string; prompt: string; next?: string }[];
+    const list = () => scheduler.list() as HeartbeatJob[];
     if (p.off === true) {
       const ids = list().map((j) => j.id);
       for (const id of ids) scheduler.cancel(id);
       return { cancelled: ids.length, jobs: list() };
     }
     if (p.every === undefined && p.prompt === undefined) return { jobs: list() };
-    if (typeof p.every !== "string" || typeof p.prompt !== "string" || p.prompt.trim() === "") {
+    if (p.every === undefined || p.prompt === undefined || p.prompt.trim() === "") {
       throw new RpcError(
         RPC.invalidParams,
         'heartbeat needs every (like "10m") and a prompt, or off: true to cancel them all',
       );
     }
     try {
-      const job = scheduler.add({ every: p.every }, p.prompt) as { id: string; timing: string };
+      const job = scheduler.add({ every: p.every }, p.prompt) as HeartbeatJob;
       return { job, jobs: list() };
     } catch (error) {
       throw new RpcError(RPC.invalidParams, `heartbeat: ${(error as Error).message}`);
     }
   }
 
-  private childCancel(p: Params): { cancelled: boolean; status: string } {
-    const child = this.descendant(p, "child.cancel");
+  private childCancel(p: CheckedParamsOf<"child.cancel">): ResultOf<"child.cancel"> {
+    const child = this.descendant(p.id, "child.cancel");
     const running = child.status === "running";
     child.cancel("cancelled by the user");
     return { cancelled: running, status: running ? "cancelled" : child.status };
   }
 
-  private childSend(p: Params): { delivered: true } {
-    const child = this.descendant(p, "child.send");
-    if (typeof p.text !== "string" || p.text === "")
-      throw new RpcError(RPC.invalidParams, "child.send needs a text");
-    if (Buffer.byteLength(p.text) > 16 * 1024)
-      throw new RpcError(RPC.invalidParams, "message too long: at most 16384 bytes");
+  private childSend(p: CheckedParamsOf<"child.send">): ResultOf<"child.send"> {
+    const child = this.descendant(p.id, "child.send");
     try {
       child.deliver(p.text);
     } catch (error) {
@@ -234,12 +182,9 @@ export class HostCommands {
   }
 
   /** A descendant's journal, read from its folder: finished children and those of earlier hosts too. */
-  private childEvents(p: Params) {
-    const id = childId(p, "child.events");
-    const after = p.after === undefined ? 0 : p.after;
-    if (typeof after !== "number" || !Number.isInteger(after) || after < 0) {
-      throw new RpcError(RPC.invalidParams, "child.events: after must be a whole number >= 0");
-    }
+  private childEvents(p: CheckedParamsOf<"child.events">): ResultOf<"child.events"> {
+    const { id } = p;
+    const after = p.after ?? 0;
     const dir = descendantDir(this.host.session.dir, id);
     if (!dir) throw this.unknownChild(id);
     let journal: ReturnType<typeof readJournal>;
@@ -253,12 +198,11 @@ export class HostCommands {
     }
     return {
       header: journal.header,
-      events: journal.events.filter((e) => e.n > after).map((e) => ({ ...e, agent: id })),
+      events: journal.events.filter((e) => e.n > after).map((e) => ({ ...e, agent: id }) as AgentEvent),
     };
   }
 
-  private descendant(p: Params, method: string) {
-    const id = childId(p, method);
+  private descendant(id: string, method: string) {
     const found = this.host.session.children.descendant(id);
     if (found) return found;
     if (descendantDir(this.host.session.dir, id)) {
@@ -279,11 +223,4 @@ export class HostCommands {
       );
     }
   }
-}
-
-function childId(p: Params, method: string): string {
-  if (typeof p.id !== "string" || !/^[0-9a-z]{1,64}$/.test(p.id)) {
-    throw new RpcError(RPC.invalidParams, `${method} needs the id of a sub-agent`);
-  }
-  return p.id;
 }

@@ -15,7 +15,7 @@ import { kernelScheduler } from "./kernel-scheduler.js";
 import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
-import { RPC, RpcError } from "./rpc.js";
+import { checkParams, type HostHandlers } from "./protocol.js";
 import { Scheduler } from "./scheduler.js";
 import { SessionServer } from "./server.js";
 import { type SessionState, type SessionStatus, writeState } from "./state.js";
@@ -74,6 +74,8 @@ export class SessionHost {
   /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
   readonly usage: UsageTally;
   private readonly commands: HostCommands;
+  /** Every method the host answers (src/host/protocol.ts), by name. */
+  private readonly handlers: HostHandlers;
   /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
   private attachedClients = 0;
   /** Set while the host waits for its first client (firstClient). */
@@ -98,6 +100,23 @@ export class SessionHost {
       this.resolveExit = resolve;
     });
     this.commands = new HostCommands(this);
+    this.handlers = {
+      ...this.commands.handlers,
+      status: () => this.snapshotState(),
+      message: (p) => {
+        this.options.session.record({ type: "message", from: p.from, to: this.id, text: p.text });
+        this.deliver({ from: p.from, text: p.text });
+        return { delivered: true };
+      },
+      "schedule.reload": () => {
+        this.scheduler.reload();
+        return { jobs: this.scheduler.pending().length };
+      },
+      stop: (p) => {
+        setImmediate(() => void this.stop(p.reason ?? "stopped on request"));
+        return { stopping: true };
+      },
+    };
   }
 
   get id(): string {
@@ -143,11 +162,6 @@ export class SessionHost {
     return this.options.detached && !this.options.interactive;
   }
 
-  /** Answers a method as the socket would (for an in-process front end, e.g. line mode). */
-  command(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
-    return this.call(method, params);
-  }
-
   /**
    * Starts serving, on a socket bound earlier (a detached host binds it first: it is the session's lock)
    * or a new one; throws SessionBusyError when another host already serves this session.
@@ -159,6 +173,7 @@ export class SessionHost {
     if (this.options.detached || this.options.interactive) peers.warm();
     const handlers = {
       replay: (after: number, emit: (event: unknown) => void) => this.index.replay(after, emit),
+      check: checkParams,
       call: (method: string, params: unknown) => this.call(method, params),
       attached: (count: number) => this.onAttached(count),
       identify: (socket: Socket) => peers.identify(socket),
@@ -430,28 +445,10 @@ export class SessionHost {
     this.idleTimers.clear();
   }
 
-  private async call(method: string, params: unknown): Promise<unknown> {
-    const p = (params ?? {}) as Record<string, unknown>;
-    switch (method) {
-      case "status":
-        return this.snapshotState();
-      case "message": {
-        if (typeof p.from !== "string" || typeof p.text !== "string") {
-          throw new RpcError(RPC.invalidParams, "message needs from and text");
-        }
-        this.options.session.record({ type: "message", from: p.from, to: this.id, text: p.text });
-        this.deliver({ from: p.from, text: p.text });
-        return { delivered: true };
-      }
-      case "schedule.reload":
-        this.scheduler.reload();
-        return { jobs: this.scheduler.pending().length };
-      case "stop":
-        setImmediate(() => void this.stop(typeof p.reason === "string" ? p.reason : "stopped on request"));
-        return { stopping: true };
-      default:
-        return this.commands.call(method, p);
-    }
+  /** Answers one method; params were checked against src/host/protocol.ts (checkParams). */
+  private call(method: string, params: unknown): Promise<unknown> {
+    const handler = this.handlers[method as keyof HostHandlers] as (p: unknown) => unknown;
+    return Promise.resolve(handler(params));
   }
 
   private setStatus(status: SessionStatus, reason?: string): void {

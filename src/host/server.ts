@@ -13,6 +13,8 @@ export interface ServerHandlers {
   /** Journal events with n > after, in order (read from the journal file). */
   replay(after: number, emit: (event: unknown) => void): number;
   call(method: string, params: unknown): Promise<unknown> | unknown;
+  /** Checks a request's params before anything acts on them (src/host/protocol.ts): the checked value, or throws. */
+  check?(method: string, params: unknown): unknown;
   /** How many clients now follow the live events (told on every change). */
   attached?(count: number): void;
   /** Who a client is (src/host/peer.ts); without it every client acts as the user. */
@@ -230,6 +232,7 @@ export class SessionServer {
       }
       const peer = await this.peerOf(client, method);
       if (peer && peer.kind !== "user") params = asKernel(peer, method, params);
+      if (this.handlers.check) params = this.handlers.check(method, params);
       if (method === "attach") {
         // Replay and switch to live in one synchronous step: no event can slip between the two.
         const after = attachAfter(params);

@@ -3,8 +3,7 @@
 // journaled (final, budget_stop, error, model_error, interrupted), and the host's status then says
 // whether more work follows (an autonomous run, a message that arrived meanwhile).
 import type { AgentEvent } from "../agent/events.js";
-import type { SessionClient } from "./client.js";
-import type { SessionState } from "./state.js";
+import type { HostCall } from "./protocol.js";
 
 /** Root events that end a turn. */
 export const TURN_ENDS: ReadonlySet<string> = new Set([
@@ -64,6 +63,12 @@ export function outcomeOf(event: AgentEvent): WorkOutcome | undefined {
 
 const BUSY = new Set(["running", "waiting"]);
 
+/** A connection to a host, as the watch needs it (a SessionClient or a SessionHandle). */
+export interface WatchedHost {
+  readonly closed: Promise<void>;
+  readonly call: HostCall;
+}
+
 /**
  * Follows one attached client's events (feed it every `event` notification) and resolves `settled`
  * once a root turn has ended and the host has no work left, or the host goes away.
@@ -77,7 +82,7 @@ export class WorkWatch {
   private resolve: ((outcome: WorkOutcome) => void) | undefined;
   readonly settled: Promise<WorkOutcome>;
 
-  constructor(private readonly client: SessionClient) {
+  constructor(private readonly client: WatchedHost) {
     this.settled = new Promise((resolve) => {
       this.resolve = resolve;
     });
@@ -133,7 +138,7 @@ export class WorkWatch {
       // The host journals the end before it updates its status: look again, less often as time passes.
       for (let delay = 10; this.resolve; delay = Math.min(delay * 2, 500)) {
         const seen = this.generation;
-        const state = await this.client.call<SessionState>("status").catch(() => undefined);
+        const state = await this.client.call("status").catch(() => undefined);
         if (!state) return;
         if (!BUSY.has(state.status) && seen === this.generation && this.last) {
           this.finish(this.withReport(this.last));

@@ -5,9 +5,9 @@ import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
 import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/session-variables.js";
-import { SessionClient } from "../host/client.js";
 import { describe, type SessionListing } from "../host/discovery.js";
-import { reviveHost, spawnHost } from "../host/spawn.js";
+import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
+import { spawnHost } from "../host/spawn.js";
 import { outcomeOf, type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import {
   JOURNAL_FILE,
@@ -176,17 +176,19 @@ export async function follow(
   after: number,
   options: Follow = {},
 ): Promise<Followed | undefined> {
-  const client = await SessionClient.connect(home, id);
-  if (!client) return undefined;
-  const watch = new WorkWatch(client);
-  client.onNotification((n) => {
-    if (n.method === "event") {
-      const event = n.params as AgentEvent;
-      watch.feed(event);
+  let watch: WorkWatch | undefined;
+  const handle = new SessionHandle({
+    home,
+    id,
+    after,
+    onConnect: () => {
+      watch = new WorkWatch(handle);
+    },
+    onEvent: (event) => {
+      watch?.feed(event);
       options.onEvent?.(event);
-    } else if (n.method === "closing") {
-      watch.hostClosing((n.params as { reason?: string } | undefined)?.reason ?? "the session host stopped");
-    }
+    },
+    onClosing: (reason) => watch?.hostClosing(reason),
   });
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
@@ -198,15 +200,16 @@ export async function follow(
     else options.signal?.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    await client.call("attach", { after });
-    if (options.seed) watch.seed(options.seed());
-    return await Promise.race([watch.settled.then((outcome) => ({ outcome })), stopped]);
+    if (!(await handle.connect())) return undefined;
+    const watching = watch as WorkWatch;
+    if (options.seed) watching.seed(options.seed());
+    return await Promise.race([watching.settled.then((outcome) => ({ outcome })), stopped]);
   } catch {
     return { outcome: { status: "closed", text: "the session host closed the connection" } };
   } finally {
     clearTimeout(timer);
     if (onAbort) options.signal?.removeEventListener("abort", onAbort);
-    client.close();
+    handle.close();
   }
 }
 
@@ -226,26 +229,26 @@ export async function sendMessage(
     throw error;
   }
   const after = lastEventN(environment.home, id);
-  let client = await SessionClient.connect(environment.home, id);
-  if (!client) {
+  const handle = new SessionHandle({ home: environment.home, id, env: environment.env });
+  if (!(await handle.connect({ follow: false }))) {
     // Resumed from its journal by a new host; with the message as its first turn when it has no
     // variables (those go through the socket, so the host starts empty-handed and then gets both).
-    const revivalArgs = [...environment.hostArgs, ...limitArgs(environment.caps)];
+    const args = [...environment.hostArgs, ...limitArgs(environment.caps)];
     if (checked.length === 0) {
-      await reviveHost(environment.home, id, environment.env, text, revivalArgs);
+      await handle.revive({ message: text, args, connect: false });
       return { delivered: "resumed the session with it", after };
     }
-    await reviveHost(environment.home, id, environment.env, undefined, revivalArgs);
-    client = await SessionClient.connect(environment.home, id);
-    if (!client) throw new TaskInputError(`session ${id} did not come back up; see relm logs ${id}`);
+    await handle.revive({ args, follow: false }).catch((error: unknown) => {
+      throw error instanceof HostUnreachableError ? new TaskInputError(error.message) : error;
+    });
   }
   try {
-    const result = await client.call<{ delivered: string }>("send", { text, variables: checked });
+    const result = await handle.send(text, checked);
     return { delivered: result.delivered, after };
   } catch (error) {
     throw new TaskInputError(`session ${id}: ${(error as Error).message}`);
   } finally {
-    client.close();
+    handle.close();
   }
 }
 
@@ -254,16 +257,16 @@ const STOP_WAIT_MS = 30_000;
 
 /** Asks a live host to interrupt its work and stop (a foreground task whose caller went away). */
 export async function stopTask(home: string, id: string, interrupt: boolean): Promise<void> {
-  const client = await SessionClient.connect(home, id);
-  if (!client) return;
+  const handle = new SessionHandle({ home, id });
+  if (!(await handle.connect({ follow: false }))) return;
   let timer: NodeJS.Timeout | undefined;
   try {
-    if (interrupt) await client.call("interrupt", {}).catch(() => undefined);
-    await client.call("stop", { reason: "its MCP client stopped waiting" }).catch(() => undefined);
-    await Promise.race([client.closed, new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
+    if (interrupt) await handle.call("interrupt").catch(() => undefined);
+    const stopped = handle.stop("its MCP client stopped waiting");
+    await Promise.race([stopped, new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
   } finally {
     clearTimeout(timer);
-    client.close();
+    handle.close();
   }
 }
 

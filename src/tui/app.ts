@@ -273,7 +273,7 @@ export class App implements AppControl {
       this.queue.add(text);
       this.tui.requestRender();
     }
-    const { delivered } = await this.link.call<{ delivered: string }>("send", { text, variables });
+    const { delivered } = await this.link.call("send", { text, variables });
     // The host knows whether the message started a turn; the activity shown here follows its events and
     // may lag (a turn a schedule just started, one that just ended).
     if (delivered === "now") this.activity.set("thinking");

@@ -1,6 +1,3 @@
-// A sub-agent's transcript, read-only, in a scrollable overlay: its history from its journal (through
-// the host), then its live events as they arrive.
-import type { AgentEvent } from "../agent/events.js";
 import type { PanelActions } from "./agent-panel.js";
 import type { AppControl } from "./app-api.js";
 import { askText, confirm, showView } from "./dialogs.js";
@@ -14,7 +11,7 @@ export async function openChildView(
 ): Promise<void> {
   const view = new Transcript(app.theme, { expanded: false, now: () => Date.now() }, id);
   if (await app.ensureLive()) {
-    const history = await app.link.call<{ events: AgentEvent[] }>("child.events", { id });
+    const history = await app.link.call("child.events", { id });
     for (const event of history.events) view.apply({ ...event, agent: id });
   }
   for (const event of app.liveEvents(id)) view.apply(event);

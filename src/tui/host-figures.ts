@@ -74,7 +74,7 @@ export class HostFigures {
       const endsBefore = this.turnEnds;
       this.lastInfoAt = Date.now();
       host.link
-        .call<SessionInfo>("info")
+        .call("info")
         .then((info) => {
           this.info = info;
           // The host's answer wins over what events suggested (a kernel freed while idle, say).

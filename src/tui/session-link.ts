@@ -2,9 +2,9 @@
 // detached, so it outlives the terminal), and the UI is a client of its socket. A saved session whose host
 // has exited is shown from its journal and brought back only when the person asks it to do something.
 import type { AgentEvent } from "../agent/events.js";
-import { SessionClient } from "../host/client.js";
-import { reviveHost, spawnHost } from "../host/spawn.js";
-import { JOURNAL_FILE, newSessionId, readJournal, sessionDir } from "../session/index.js";
+import type { HostCall } from "../host/protocol.js";
+import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
+import { newSessionId } from "../session/index.js";
 
 export type LinkState = "new" | "starting" | "live" | "offline" | "closed";
 
@@ -27,9 +27,7 @@ export interface LinkOptions {
 }
 
 export class SessionLink {
-  private client: SessionClient | undefined;
-  private lastN = 0;
-  private sessionId: string | undefined;
+  private handle: SessionHandle | undefined;
   private currentState: LinkState = "new";
   /** Set when the person leaves on purpose, so a closing socket is not reported as the host dying. */
   private leaving = false;
@@ -37,7 +35,7 @@ export class SessionLink {
   constructor(private readonly options: LinkOptions) {}
 
   get id(): string | undefined {
-    return this.sessionId;
+    return this.handle?.id;
   }
 
   get state(): LinkState {
@@ -50,7 +48,7 @@ export class SessionLink {
 
   /** A new session whose host runs `task` as its first turn (flags such as a goal go in `extraArgs`). */
   async start(task: string, extraArgs: string[] = [], id = newSessionId()): Promise<string> {
-    this.sessionId = id;
+    const handle = this.handleFor(id);
     this.setState("starting");
     const args = [
       "run",
@@ -64,97 +62,79 @@ export class SessionLink {
       task,
     ];
     try {
-      await spawnHost(this.options.home, id, args, this.options.env, this.options.cwd);
+      await handle.start(args, this.options.cwd);
     } catch (error) {
-      this.setState("closed", (error as Error).message);
+      // A host that started but did not answer may still come up: the session is there to resume.
+      this.setState(error instanceof HostUnreachableError ? "offline" : "closed", (error as Error).message);
       throw error;
     }
-    await this.connect(id);
+    this.setState("live");
     return id;
   }
 
   /** An existing session: live → history then live events; exited → its history from the journal. */
   async open(id: string): Promise<void> {
-    this.sessionId = id;
-    const client = await SessionClient.connect(this.options.home, id);
-    if (client) {
-      await this.adopt(client);
+    const handle = this.handleFor(id);
+    if (await handle.connect()) {
+      this.setState("live");
       return;
     }
-    const { events } = readJournal(`${sessionDir(this.options.home, id)}/${JOURNAL_FILE}`);
-    for (const event of events) this.options.onEvent(event as AgentEvent);
-    this.lastN = events.at(-1)?.n ?? 0;
+    handle.replayJournal();
     this.setState("offline");
   }
 
   /** Brings an exited session's host back (it resumes from the journal and waits for work). */
   async revive(): Promise<void> {
-    const id = this.sessionId;
-    if (!id) throw new Error("no session to revive");
+    const handle = this.handle;
+    if (!handle) throw new Error("no session to revive");
     this.setState("starting");
+    this.leaving = false;
     try {
-      await reviveHost(this.options.home, id, this.options.env, undefined, [
-        "--interactive",
-        ...this.options.resumeArgs,
-      ]);
+      await handle.revive({ args: ["--interactive", ...this.options.resumeArgs] });
     } catch (error) {
       this.setState("offline", (error as Error).message);
       throw error;
     }
-    await this.connect(id);
+    this.setState("live");
   }
 
-  async call<T = unknown>(method: string, params?: unknown): Promise<T> {
-    if (!this.client) throw new Error("the session is not running");
-    return this.client.call<T>(method, params);
-  }
+  /** Calls a host method (src/host/protocol.ts); fails when no host serves the session. */
+  readonly call: HostCall = (method, ...params) => {
+    if (!this.handle?.live) return Promise.reject(new Error("the session is not running"));
+    return this.handle.call(method, ...params);
+  };
 
   /** Leaves the host running (it keeps working and exits on its own once idle). */
   detach(): void {
     this.leaving = true;
-    this.client?.close();
-    this.client = undefined;
+    this.handle?.close();
   }
 
   /** Stops the host gracefully and waits until it has closed. */
   async stop(): Promise<void> {
     this.leaving = true;
-    const client = this.client;
-    if (!client) return;
-    await client.call("stop", {}).catch(() => undefined);
-    await client.closed;
-    this.client = undefined;
+    await this.handle?.stop();
   }
 
-  private async connect(id: string): Promise<void> {
-    const client = await SessionClient.connect(this.options.home, id);
-    if (!client) {
-      this.setState("offline", "the session host did not answer");
-      throw new Error(`session ${id}: its host did not answer`);
-    }
-    await this.adopt(client);
-  }
-
-  private async adopt(client: SessionClient): Promise<void> {
-    this.client = client;
+  /** The one handle of session `id` (a new one when the link moves to another session). */
+  private handleFor(id: string): SessionHandle {
+    this.handle?.close();
     this.leaving = false;
-    client.onNotification((n) => {
-      if (n.method === "event") {
-        const event = n.params as AgentEvent;
-        if ("n" in event && !event.agent && typeof event.n === "number") this.lastN = event.n;
-        this.options.onEvent(event);
-      } else if (n.method === "closing") {
-        const reason = (n.params as { reason?: string } | undefined)?.reason;
-        if (!this.leaving) this.setState("offline", reason ?? "the session host stopped");
-      }
+    const handle = new SessionHandle({
+      home: this.options.home,
+      id,
+      env: this.options.env,
+      onEvent: (event) => this.options.onEvent(event),
+      onClosing: (reason) => {
+        if (!this.leaving && this.handle === handle) this.setState("offline", reason);
+      },
+      onClosed: () => {
+        if (!this.leaving && this.handle === handle && this.currentState === "live")
+          this.setState("offline", "the connection to the session host closed");
+      },
     });
-    void client.closed.then(() => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      if (!this.leaving) this.setState("offline", "the connection to the session host closed");
-    });
-    await client.call("attach", { after: this.lastN });
-    this.setState("live");
+    this.handle = handle;
+    return handle;
   }
 
   private setState(state: LinkState, detail?: string): void {

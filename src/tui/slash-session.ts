@@ -63,7 +63,7 @@ async function chooseModel(api: AppApi, args: string[]): Promise<void> {
   }
   if (api.link.id) {
     if (!(await api.ensureLive())) return;
-    const result = await api.link.call<{ model: string; provider: string }>("model", { name });
+    const result = await api.link.call("model", { name });
     api.note(api.theme.accent(`⇄ model for the next turn: ${result.model}`));
     api.refreshInfo();
   } else {

@@ -1,16 +1,25 @@
 // Slash commands that steer the work: goal, autonomy, compaction, undo, refine, heartbeats.
+import { SCOPES, type Scope } from "../config/harness-scopes.js";
+import type { HostMethod, ParamsArg, ResultOf } from "../host/protocol.js";
 import type { AppApi, CommandSpec } from "./app-api.js";
 import { confirm, pickFrom, showText } from "./dialogs.js";
 import { ago, money } from "./format.js";
 
 /** Runs a host method, reviving an exited session first; says so when there is no session yet. */
-async function onHost<T>(api: AppApi, method: string, params: unknown): Promise<T | undefined> {
+async function onHost<M extends HostMethod>(
+  api: AppApi,
+  method: M,
+  ...params: ParamsArg<M>
+): Promise<ResultOf<M> | undefined> {
   if (!(await api.ensureLive())) {
     api.note(api.theme.dim("start the session with a first message first"));
     return undefined;
   }
-  return api.link.call<T>(method, params);
+  return api.link.call(method, ...params);
 }
+
+const isSwitch = (mode: string): mode is "on" | "off" | "status" => ["on", "off", "status"].includes(mode);
+const isScope = (scope: string): scope is Scope => (SCOPES as readonly string[]).includes(scope);
 
 async function goal(api: AppApi, args: string[]): Promise<void> {
   const text = args.join(" ").trim();
@@ -27,7 +36,7 @@ async function goal(api: AppApi, args: string[]): Promise<void> {
     api.note(api.theme.accent(`◎ goal: ${text} (set when the session starts)`));
     return;
   }
-  const result = await onHost<{ goal: string | null }>(api, "goal", text ? { text } : {});
+  const result = await onHost(api, "goal", text ? { text } : {});
   if (!result) return;
   if (!text) api.note(result.goal ? `◎ goal: ${result.goal}` : 'no goal: /goal "objective" sets one');
   api.refreshInfo();
@@ -35,7 +44,7 @@ async function goal(api: AppApi, args: string[]): Promise<void> {
 
 async function autonomous(api: AppApi, args: string[]): Promise<void> {
   const [mode = "status", ...gates] = args;
-  if (!["on", "off", "status"].includes(mode)) {
+  if (!isSwitch(mode)) {
     api.note(api.theme.warn('usage: /autonomous on ["gate command" …] | off | status'));
     return;
   }
@@ -56,7 +65,7 @@ async function autonomous(api: AppApi, args: string[]): Promise<void> {
     api.tui.requestRender();
     return;
   }
-  const result = await onHost<{ autonomy: { gates: string[] } | null }>(api, "autonomy", { mode, gates });
+  const result = await onHost(api, "autonomy", { mode, gates });
   if (!result) return;
   api.note(api.theme.accent(describe(result.autonomy)));
   api.refreshInfo();
@@ -65,9 +74,7 @@ async function autonomous(api: AppApi, args: string[]): Promise<void> {
 async function undo(api: AppApi, args: string[]): Promise<void> {
   let turn: number | undefined;
   if (args[0] === "pick" || args[0] === "list") {
-    const listed = await onHost<{
-      checkpoints: { turn: number; time: string; filesChanged: number; restored: boolean }[];
-    }>(api, "checkpoints", {});
+    const listed = await onHost(api, "checkpoints", {});
     if (!listed) return;
     if (listed.checkpoints.length === 0) {
       api.note(api.theme.dim("no checkpoints yet: they are taken before each turn that runs code"));
@@ -99,11 +106,7 @@ async function undo(api: AppApi, args: string[]): Promise<void> {
     api.note(api.theme.warn("the agent is working: interrupt it (esc) before putting files back"));
     return;
   }
-  const result = await onHost<{ turn: number; changed: string[]; removed: string[] } | { error: string }>(
-    api,
-    "undo",
-    turn === undefined ? {} : { turn },
-  );
+  const result = await onHost(api, "undo", turn === undefined ? {} : { turn });
   if (!result) return;
   // Success is said by the session's `undo` event, which the transcript shows (once, with the files).
   if ("error" in result) api.note(api.theme.warn(result.error));
@@ -111,17 +114,12 @@ async function undo(api: AppApi, args: string[]): Promise<void> {
 
 async function refine(api: AppApi, args: string[]): Promise<void> {
   const scope = args[0] ?? "session";
-  if (!["session", "project", "user"].includes(scope)) {
+  if (!isScope(scope)) {
     api.note(api.theme.warn("usage: /refine [session|project|user]   (default session)"));
     return;
   }
   api.note(api.theme.dim(`reviewing this session's work for lessons (${scope} scope)…`));
-  const proposal = await onHost<{
-    description: string;
-    accepted: number;
-    token: string;
-    appliesWhere: string;
-  }>(api, "refine", { scope });
+  const proposal = await onHost(api, "refine", { scope });
   if (!proposal) return;
   if (proposal.accepted === 0) {
     await showText(api.dialogs, "Refine: nothing to apply", () => proposal.description.split("\n"));
@@ -142,17 +140,14 @@ async function refine(api: AppApi, args: string[]): Promise<void> {
     api.note(api.theme.dim("not applied"));
     return;
   }
-  const applied = await api.link.call<{ applied: boolean; report: string; appliesWhere: string }>(
-    "refine.apply",
-    { token: proposal.token },
-  );
+  const applied = await api.link.call("refine.apply", { token: proposal.token });
   api.note(api.theme.ok(`✓ ${applied.report.trim()}\n  ${applied.appliesWhere}`));
 }
 
 /** `/learn on|off|status`: online refinement through the host's `learn` method. */
 async function learn(api: AppApi, args: string[]): Promise<void> {
   const mode = args[0] ?? "status";
-  if (!["on", "off", "status"].includes(mode)) {
+  if (!isSwitch(mode)) {
     api.note(api.theme.warn("usage: /learn on | off | status"));
     return;
   }
@@ -166,12 +161,7 @@ async function learn(api: AppApi, args: string[]): Promise<void> {
     );
     return;
   }
-  const result = await onHost<{
-    learn: { everyTurns: number; atCompaction: boolean; onGateFailure: number } | null;
-    passes: number;
-    applied: number;
-    spent: { tokens: number; cost: number | null };
-  }>(api, "learn", { mode });
+  const result = await onHost(api, "learn", { mode });
   if (!result) return;
   const cost = result.spent.cost === null ? "unpriced" : money(result.spent.cost);
   const so = `${result.passes} pass(es), ${result.applied} edit(s) applied, ${result.spent.tokens} tokens, ${cost}`;
@@ -194,16 +184,12 @@ async function learn(api: AppApi, args: string[]): Promise<void> {
 
 async function heartbeat(api: AppApi, args: string[]): Promise<void> {
   if (args[0] === "off") {
-    const result = await onHost<{ cancelled?: number }>(api, "heartbeat", { off: true });
+    const result = await onHost(api, "heartbeat", { off: true });
     if (result) api.note(`cancelled ${result.cancelled ?? 0} heartbeat(s)`);
     return;
   }
   if (args.length < 2) {
-    const result = await onHost<{ jobs: { id: string; timing: string; prompt: string }[] }>(
-      api,
-      "heartbeat",
-      {},
-    );
+    const result = await onHost(api, "heartbeat", {});
     if (!result) return;
     api.note(
       result.jobs.length === 0
@@ -213,7 +199,7 @@ async function heartbeat(api: AppApi, args: string[]): Promise<void> {
     return;
   }
   const [every, ...words] = args;
-  const result = await onHost<{ job?: { id: string; timing: string } }>(api, "heartbeat", {
+  const result = await onHost(api, "heartbeat", {
     every,
     prompt: words.join(" "),
   });
@@ -241,7 +227,7 @@ export function workCommands(): CommandSpec[] {
       name: "compact",
       description: "summarise the older turns now (the kernel keeps its variables)",
       run: async (api) => {
-        const result = await onHost<{ compacted: boolean; message: string }>(api, "compact", {});
+        const result = await onHost(api, "compact", {});
         // A compaction that happened is shown once, by its journal event's line in the transcript.
         if (result && !result.compacted) api.note(api.theme.dim(result.message));
       },

@@ -45,8 +45,7 @@ describe("autonomous mode with gates", () => {
   it("runs gates with the kernels' environment: no keys or secrets, --pass-env names still pass", async () => {
     const rig = await startRig("openai", { script: byTask({ "TASK: check env": [{ text: "done" }] }) });
     // The gate writes what it saw, so a failure says which variable reached it.
-    const gate =
-      'env | grep -E "^(MY_SERVICE_TOKEN|OPENAI_API_KEY)=" > gate-env.txt; test ! -s gate-env.txt';
+    const gate = 'env | grep -E "^(MY_SERVICE_TOKEN|OPENAI_API_KEY)=" > gate-env.txt; test ! -s gate-env.txt';
     const result = await runRelm(
       [
         "run",

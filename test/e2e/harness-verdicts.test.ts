@@ -180,7 +180,7 @@ describe("verdicts", () => {
     const h = await hosted(rig);
     await h.turn("TASK: fix the build (1)");
     await h.turn("TASK: fix the build (2)");
-    const proposed = await h.client.call<{ accepted: number; token: string }>("refine", { scope: "session" });
+    const proposed = await h.client.call("refine", { scope: "session" });
     expect(proposed.accepted).toBe(1);
     await h.client.call("refine.apply", { token: proposed.token });
     const session = new HarnessStore(
@@ -335,7 +335,7 @@ async function hosted(rig: Rig): Promise<Hosted> {
   const h = host;
   await h.listen();
   const client = (await SessionClient.connect(rig.home, session.id)) as SessionClient;
-  const info = () => client.call<SessionInfo>("info");
+  const info = () => client.call("info");
   return {
     client,
     id: session.id,

@@ -32,10 +32,10 @@ describe("a session client's large calls", () => {
       home.cleanup();
     };
     if (!client) throw new Error("no connection");
-    expect(await client.call("size", { text: "a".repeat(30 * MB) })).toBe(30 * MB);
-    await expect(client.call("size", { text: "b".repeat(70 * MB) })).rejects.toThrow(
+    expect(await client.request("size", { text: "a".repeat(30 * MB) })).toBe(30 * MB);
+    await expect(client.request("size", { text: "b".repeat(70 * MB) })).rejects.toThrow(
       /the message is too large for the session host: 66\.8 MiB encoded, at most 64\.0 MiB/,
     );
-    expect(await client.call("size", { text: "still" })).toBe(5);
+    expect(await client.request("size", { text: "still" })).toBe(5);
   });
 });

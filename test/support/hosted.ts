@@ -50,7 +50,7 @@ export async function hosted(
   const h = host;
   await h.listen();
   const client = (await SessionClient.connect(rig.home, session.id)) as SessionClient;
-  const info = () => client.call<SessionInfo>("info");
+  const info = () => client.call("info");
   const idle = () => until(async () => ((await info()).busy ? undefined : info()), 30_000);
   return {
     host: h,

@@ -17,7 +17,7 @@ async function queuedAtHost(home: string): Promise<number> {
   const client = id ? await SessionClient.connect(home, id) : undefined;
   if (!client) return 0;
   try {
-    return (await client.call<{ queued: number }>("info")).queued;
+    return (await client.call("info")).queued;
   } finally {
     client.close();
   }

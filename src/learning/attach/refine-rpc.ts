@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { HookedRoot } from "../../agent/hooks.js";
+import type { RefineApplied, RefineProposal } from "../../host/protocol.js";
 import { RPC, RpcError } from "../../host/rpc.js";
 import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import { requireHypotheses } from "../refine/refine-hypothesis.js";
@@ -10,18 +11,7 @@ import { type EntryKind, type HarnessContext, revisionSummary, SCOPES, type Scop
 const KEEP_MS = 60 * 60 * 1000;
 const KEEP_COUNT = 8;
 
-export interface RefineProposal {
-  description: string;
-  accepted: number;
-  token: string;
-  appliesWhere: string;
-}
-
-export interface RefineApplied {
-  applied: boolean;
-  report: string;
-  appliesWhere: string;
-}
+export type { RefineApplied, RefineProposal };
 
 /**
  * `refine` and `refine.apply` of a session host: a refinement is proposed (a model call charged to the

@@ -5,6 +5,7 @@
 import type { Budget } from "../../agent/budget.js";
 import type { HookedRoot } from "../../agent/hooks.js";
 import type { LearnSettings } from "../../config/learn-config.js";
+import type { LearnStatus } from "../../host/protocol.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody, JournalEvent, LearnedEdit } from "../../session/types.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
@@ -21,6 +22,8 @@ import {
   type LearnTrigger,
   type PassEstimate,
 } from "./learn-policy.js";
+
+export type { LearnStatus };
 
 /** What learning needs of the root agent of a session tree. */
 export interface LearningHost {
@@ -43,13 +46,6 @@ export interface LearningHost {
 }
 
 /** `learn` of a session host and `/learn status`: the policy in effect (null when off) and its spend. */
-export interface LearnStatus {
-  learn: LearnSettings | null;
-  passes: number;
-  /** Edits applied by this session's passes. */
-  applied: number;
-  spent: { tokens: number; cost: number | null };
-}
 
 const FOCUS: Record<Exclude<LearnTrigger, "gate_failure">, string> = {
   compaction:

@@ -4,9 +4,9 @@
 export const KINDS = ["prompt", "memory", "skill", "agent"] as const;
 export type EntryKind = (typeof KINDS)[number];
 
-/** Most general first: the order entries are rendered in, and the order skills are shadowed in reverse. */
-export const SCOPES = ["user", "project", "session"] as const;
-export type Scope = (typeof SCOPES)[number];
+import type { Scope } from "../../config/harness-scopes.js";
+
+export { SCOPES, type Scope } from "../../config/harness-scopes.js";
 
 export const HARNESS_LOG_VERSION = 1;
 

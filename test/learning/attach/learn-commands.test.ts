@@ -6,10 +6,8 @@ import { describe, expect, it } from "vitest";
 import { prepareSession, resumeSession } from "../../../src/cli/setup.js";
 import { SessionClient } from "../../../src/host/client.js";
 import { SessionHost } from "../../../src/host/host.js";
-import type { SessionInfo } from "../../../src/host/info.js";
 import { RPC, type RpcError } from "../../../src/host/rpc.js";
 import { learningOf } from "../../../src/learning/attach/root-hooks.js";
-import type { LearnStatus } from "../../../src/learning/learn/learn.js";
 import type { ScriptContext, ScriptStep } from "../../../src/scripted/index.js";
 import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../../support/harness.js";
 import type { JournalLine } from "../../support/journal.js";
@@ -70,7 +68,7 @@ async function hosted(rig: Rig, resume?: string) {
   const h = host;
   await h.listen();
   const client = (await SessionClient.connect(rig.home, session.id)) as SessionClient;
-  const info = () => client.call<SessionInfo>("info");
+  const info = () => client.call("info");
   return {
     session,
     client,
@@ -90,7 +88,7 @@ describe("learning in a hosted session", () => {
   it("learn on|off|status over the socket; the pass's spend is in info's usage; children started after it get the lesson; a resume keeps the mode", async () => {
     const rig = await startRig("openai", { script: script() });
     const s = await hosted(rig);
-    const status = await s.client.call<LearnStatus>("learn", {});
+    const status = await s.client.call("learn", {});
     expect(status).toMatchObject({ passes: 0, applied: 0, spent: { tokens: 0, cost: 0 } });
     expect(status.learn).toMatchObject({ everyTurns: 25, atCompaction: true, onGateFailure: 2 });
 
@@ -127,11 +125,11 @@ describe("learning in a hosted session", () => {
     expect(systemOf(child[0]?.body)).toContain(MEMORY);
     for (const r of root) expect(systemOf(r.body)).not.toContain(MEMORY);
 
-    const off = await s.client.call<LearnStatus>("learn", { mode: "off" });
+    const off = await s.client.call("learn", { mode: "off" });
     expect(off).toMatchObject({ learn: null, passes: 1 });
-    const bad = (await s.client.call("learn", { mode: "maybe" }).catch((e: unknown) => e)) as RpcError;
+    const bad = (await s.client.request("learn", { mode: "maybe" }).catch((e: unknown) => e)) as RpcError;
     expect(bad.code).toBe(RPC.invalidParams);
-    expect(await s.client.call<LearnStatus>("learn", { mode: "on" })).toMatchObject({ passes: 1 });
+    expect(await s.client.call("learn", { mode: "on" })).toMatchObject({ passes: 1 });
     expect(
       journal(s.session.dir)
         .filter((l) => l.type === "learn_mode")

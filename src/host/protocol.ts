@@ -1,0 +1,253 @@
+// The session host's protocol in one place: every method a front end (the UI, ACP, the MCP server, the
+// CLI) may call on a host's socket, with its params as a valibot schema (checked at the socket, before
+// anything acts on them) and its result as a type. Front ends call through the typed client, so a
+// method's name, what it takes and what it answers are written once, here (docs/sessions.md, "The protocol").
+
+import * as v from "valibot";
+import type { AgentEvent } from "../agent/events.js";
+import type { CheckpointSummary } from "../agent/session-checkpoints.js";
+import type { CompactionOutcome } from "../agent/session-compaction.js";
+import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/session-variables.js";
+import { SCOPES } from "../config/harness-scopes.js";
+import type { LearnSettings } from "../config/learn-config.js";
+import type { JournalHeader } from "../session/types.js";
+import type { SessionInfo } from "./info.js";
+import { RPC, RpcError } from "./rpc.js";
+import type { SessionState } from "./state.js";
+
+// The answers of the methods the tree's plugin (learning/) gives: defined here, as part of the contract,
+// and implemented there.
+/** `refine`: a refinement proposed, kept under a one-time token until a person agrees. */
+export interface RefineProposal {
+  description: string;
+  accepted: number;
+  token: string;
+  appliesWhere: string;
+}
+
+/** `refine.apply`: what was written, or why nothing was. */
+export interface RefineApplied {
+  applied: boolean;
+  report: string;
+  appliesWhere: string;
+}
+
+/** `learn`: online refinement of the session, on or off, and what its passes did. */
+export interface LearnStatus {
+  learn: LearnSettings | null;
+  passes: number;
+  /** Edits applied by this session's passes. */
+  applied: number;
+  spent: { tokens: number; cost: number | null };
+}
+
+/** A method's params schema and (as a type only) its result. */
+interface MethodSpec<S extends v.GenericSchema, R> {
+  readonly params: S;
+  /** Never set: carries the result type. */
+  readonly result?: R;
+}
+
+function method<R>() {
+  return <S extends v.GenericSchema>(params: S): MethodSpec<S, R> => ({ params });
+}
+
+const MAX_GOAL_CHARS = 4000;
+const MAX_GATES = 20;
+const MAX_CHILD_MESSAGE_BYTES = 16 * 1024;
+const GATES = `gates must be a list of at most ${MAX_GATES} shell commands (non-empty strings)`;
+
+const none = v.object({});
+const eventNumber = (what: string) =>
+  v.optional(
+    v.pipe(
+      v.number(`${what} must be a whole number >= 0`),
+      v.integer(`${what} must be a whole number >= 0`),
+      v.minValue(0, `${what} must be a whole number >= 0`),
+    ),
+  );
+const childId = v.pipe(
+  v.string("id must be the id of a sub-agent"),
+  v.regex(/^[0-9a-z]{1,64}$/, "id must be the id of a sub-agent"),
+);
+const modeSwitch = v.optional(v.picklist(["on", "off", "status"], 'mode must be "on", "off" or "status"'));
+
+/** Variables sent with a message: checked (names, sizes) as the kernel will take them. */
+const userVariables = v.optional(
+  v.pipe(
+    v.custom<UserVariable[]>(() => true),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      try {
+        return checkUserVariables(dataset.value);
+      } catch (error) {
+        if (!(error instanceof VariableInputError)) throw error;
+        addIssue({ message: error.message });
+        return NEVER;
+      }
+    }),
+  ),
+);
+
+export interface HeartbeatJob {
+  id: string;
+  timing: string;
+  prompt: string;
+  next?: string;
+}
+
+export type UndoResult =
+  | { error: string }
+  | { turn: number; changed: string[]; removed: string[]; backup: string | undefined };
+
+/** Every method of a session host: params (checked at the socket) and result. */
+export const HOST_METHODS = {
+  /** The session's state.json summary, live. */
+  status: method<SessionState>()(none),
+  /** What a status line shows. */
+  info: method<SessionInfo>()(none),
+  /** Journal events after `after` (replayed), then live `event` notifications. */
+  attach: method<{ lastN: number }>()(v.object({ after: eventNumber("after") })),
+  /** Stops the live events (the connection stays). */
+  detach: method<null>()(none),
+  /** A message from another session (stamped with the sender's id for a kernel's connection). */
+  message: method<{ delivered: true }>()(
+    v.object({
+      from: v.string("from must be the sender (a string)"),
+      text: v.string("text must be a string"),
+    }),
+  ),
+  /** The person's message: a new turn when idle, else delivered at the next turn boundary. */
+  send: method<{ delivered: "now" | "at the next turn boundary" }>()(
+    v.object({ text: v.string("text must be a string"), variables: userVariables }),
+  ),
+  stop: method<{ stopping: true }>()(v.object({ reason: v.optional(v.string("reason must be a string")) })),
+  interrupt: method<{ interrupted: boolean }>()(none),
+  "schedule.reload": method<{ jobs: number }>()(none),
+  model: method<{ model: string; provider: string }>()(
+    v.object({
+      name: v.optional(
+        v.pipe(
+          v.string("name must be a model name"),
+          v.regex(/^[^\s\p{Cc}]{1,200}$/u, "name must be a model name (no spaces, at most 200 chars)"),
+        ),
+      ),
+    }),
+  ),
+  goal: method<{ goal: string | null; done: boolean }>()(
+    v.object({
+      text: v.optional(
+        v.pipe(
+          v.string(`text must be 1 to ${MAX_GOAL_CHARS} characters`),
+          v.trim(),
+          v.minLength(1, `text must be 1 to ${MAX_GOAL_CHARS} characters`),
+          v.maxLength(MAX_GOAL_CHARS, `text must be 1 to ${MAX_GOAL_CHARS} characters`),
+        ),
+      ),
+    }),
+  ),
+  autonomy: method<{ autonomy: { gates: string[] } | null }>()(
+    v.object({
+      mode: modeSwitch,
+      gates: v.optional(
+        v.pipe(
+          v.array(
+            v.pipe(
+              v.string(GATES),
+              v.check((g) => g.trim() !== "", GATES),
+            ),
+            GATES,
+          ),
+          v.maxLength(MAX_GATES, GATES),
+        ),
+      ),
+    }),
+  ),
+  compact: method<CompactionOutcome>()(none),
+  checkpoints: method<{ checkpoints: CheckpointSummary[]; unavailable?: string }>()(none),
+  undo: method<UndoResult>()(v.object({ turn: eventNumber("turn") })),
+  heartbeat: method<{ jobs: HeartbeatJob[]; job?: HeartbeatJob; cancelled?: number }>()(
+    v.object({
+      off: v.optional(v.boolean("off must be true or false")),
+      every: v.optional(v.string('every must be a duration like "10m"')),
+      prompt: v.optional(v.string("prompt must be a string")),
+    }),
+  ),
+  refine: method<RefineProposal>()(
+    v.object({ scope: v.optional(v.picklist(SCOPES, 'scope must be "session", "project" or "user"')) }),
+  ),
+  "refine.apply": method<RefineApplied>()(
+    v.object({ token: v.string("token must be the token refine gave") }),
+  ),
+  learn: method<LearnStatus>()(v.object({ mode: modeSwitch })),
+  "child.cancel": method<{ cancelled: boolean; status: string }>()(v.object({ id: childId })),
+  "child.send": method<{ delivered: true }>()(
+    v.object({
+      id: childId,
+      text: v.pipe(
+        v.string("text must be a string"),
+        v.minLength(1, "text must not be empty"),
+        v.check(
+          (t) => Buffer.byteLength(t) <= MAX_CHILD_MESSAGE_BYTES,
+          `text is too long: at most ${MAX_CHILD_MESSAGE_BYTES} bytes`,
+        ),
+      ),
+    }),
+  ),
+  "child.events": method<{ header: JournalHeader; events: AgentEvent[] }>()(
+    v.object({ id: childId, after: eventNumber("after") }),
+  ),
+} as const;
+
+export type HostMethods = typeof HOST_METHODS;
+export type HostMethod = keyof HostMethods;
+/** What a caller passes (before the socket's check: untrimmed text, variables as given). */
+export type ParamsOf<M extends HostMethod> = v.InferInput<HostMethods[M]["params"]>;
+/** What a handler gets (after the check). */
+export type CheckedParamsOf<M extends HostMethod> = v.InferOutput<HostMethods[M]["params"]>;
+export type ResultOf<M extends HostMethod> =
+  HostMethods[M] extends MethodSpec<v.GenericSchema, infer R> ? R : never;
+
+/** Params may be left out when every field is optional. */
+export type ParamsArg<M extends HostMethod> =
+  Record<string, never> extends ParamsOf<M> ? [params?: ParamsOf<M>] : [params: ParamsOf<M>];
+
+/** A typed call on a host: the one signature the client, handles and front ends share. */
+export type HostCall = <M extends HostMethod>(method: M, ...params: ParamsArg<M>) => Promise<ResultOf<M>>;
+
+/** One handler per method a session host answers itself (attach and detach are the socket's). */
+export type HostHandlers = {
+  [M in Exclude<HostMethod, "attach" | "detach">]: (
+    params: CheckedParamsOf<M>,
+  ) => ResultOf<M> | Promise<ResultOf<M>>;
+};
+
+export function isHostMethod(name: string): name is HostMethod {
+  return Object.hasOwn(HOST_METHODS, name);
+}
+
+/**
+ * `params` checked against `method`'s schema: the checked value (defaults, trimmed text), or an
+ * RpcError — methodNotFound for a method the host does not have, invalidParams naming the field.
+ */
+export function checkParams<M extends HostMethod>(method: M, params: unknown): CheckedParamsOf<M>;
+export function checkParams(method: string, params: unknown): unknown;
+export function checkParams(method: string, params: unknown): unknown {
+  if (!isHostMethod(method)) throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
+  const given = params ?? {};
+  if (typeof given !== "object" || Array.isArray(given)) {
+    throw new RpcError(RPC.invalidParams, `invalid params: ${method}: expected an object`);
+  }
+  const checked = v.safeParse(HOST_METHODS[method].params, given);
+  if (checked.success) return checked.output;
+  const issue = checked.issues[0];
+  const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
+  const field = path.split(".")[0] ?? "";
+  // A field's own message starts with its name; a missing field gets valibot's "Invalid key", said plainly.
+  const message =
+    issue.input === undefined && path
+      ? `${path} is missing`
+      : path && !issue.message.startsWith(field)
+        ? `${path}: ${issue.message}`
+        : issue.message;
+  throw new RpcError(RPC.invalidParams, `invalid params: ${method}: ${message}`);
+}
