@@ -27,9 +27,16 @@ const READ_ONLY = new Set(["status", "info", "detach", "child.events", "checkpoi
  */
 const KERNEL_METHODS = new Set([...READ_ONLY, "attach", "message"]);
 
-/** The session already has a live host. */
+/** The session already has a live host (another process holds its lock): this one must not touch it. */
 export class SessionBusyError extends UserError {
   override name = "SessionBusyError";
+
+  constructor(id: string) {
+    super(
+      `session ${id} already has a live host (another relm process is running it): ` +
+        `follow it with relm attach ${id}, or stop it with relm stop ${id}`,
+    );
+  }
 }
 
 interface Client {
@@ -88,7 +95,7 @@ export class SessionServer {
       if (other) {
         other.close();
         lock?.close();
-        throw new SessionBusyError(`session ${id} already has a live host`);
+        throw new SessionBusyError(id);
       }
       unlinkSync(path); // stale: its host died without cleaning up
     }
@@ -308,7 +315,7 @@ async function takeLock(home: string, id: string): Promise<Server | undefined> {
   const lock = createServer((socket) => socket.destroy());
   return new Promise((resolve, reject) => {
     lock.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") reject(new SessionBusyError(`session ${id} already has a live host`));
+      if (error.code === "EADDRINUSE") reject(new SessionBusyError(id));
       else resolve(undefined);
     });
     lock.listen(name, () => resolve(lock));
