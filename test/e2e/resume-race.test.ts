@@ -6,6 +6,7 @@ import type { ScriptStep } from "../../src/scripted/index.js";
 import { type CliResult, runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { useRigs } from "../support/scripted.js";
+import { until } from "../support/wait.js";
 
 const startRig = useRigs();
 
@@ -100,4 +101,57 @@ describe("relm run --resume raced by many processes", () => {
     },
     ROUNDS * PROCESS_TIMEOUT_MS,
   );
+});
+
+describe("a stopped session revived by many processes at once", () => {
+  const busy = (id: string) =>
+    `relm: session ${id} already has a live host (another relm process is running it): ` +
+    `follow it with relm attach ${id}, or stop it with relm stop ${id}\n`;
+
+  it("relm run --detach --resume: one host starts it, the others exit 1 saying so", async () => {
+    const rig = await startRig("openai", { script: () => ({ text: "ok" }) });
+    const first = await runRelm(["run", "--json", "first task"], { env: rig.env, cwd: rig.cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          runRelm(["run", "--detach", "--resume", id, `next ${i}`], { env: rig.env, cwd: rig.cwd }),
+        ),
+      );
+      const context = results.map((x) => `[${x.code}] ${x.stdout.trim()} ${x.stderr.trim()}`).join("\n");
+      expect(
+        results.filter((x) => x.code === 0).map((x) => x.stdout),
+        context,
+      ).toEqual([`${id}\n`]);
+      for (const loser of results.filter((x) => x.code !== 0)) {
+        expect(loser.code, context).toBe(1);
+        expect(loser.stderr, context).toBe(busy(id));
+      }
+    } finally {
+      await runRelm(["stop", id], { env: rig.env });
+    }
+  });
+
+  it("relm send: every message reaches the session, whichever send's host took it", async () => {
+    const rig = await startRig("openai", { script: (ctx) => ({ text: `seen: ${ctx.lastUserText}` }) });
+    const first = await runRelm(["run", "--json", "first task"], { env: rig.env, cwd: rig.cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+    const texts = Array.from({ length: 5 }, (_, i) => `message number ${i}`);
+    try {
+      const results = await Promise.all(
+        texts.map((text) => runRelm(["send", id, text], { env: rig.env, cwd: rig.cwd })),
+      );
+      for (const result of results) expect(result.code, result.stderr).toBe(0);
+      // Each message is journaled when its turn takes it (or when it reaches a running turn).
+      const missing = () => texts.filter((text) => !onlyJournal(rig.home).raw.includes(text));
+      await until(() => (missing().length === 0 ? true : undefined), 60_000).catch(() => undefined);
+      expect(missing()).toEqual([]);
+      const events = onlyJournal(rig.home).lines.slice(1);
+      expect(events.map((e) => e.n)).toEqual(events.map((_, i) => i + 1));
+    } finally {
+      await runRelm(["stop", id], { env: rig.env });
+    }
+  });
 });
