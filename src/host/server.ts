@@ -90,17 +90,25 @@ export class SessionServer {
     runDir(home);
     const path = socketPath(home, id);
     const lock = await takeLock(home, id);
-    if (existsSync(path)) {
-      const other = await SessionClient.connect(home, id, 500);
-      if (other) {
-        other.close();
-        lock?.close();
-        throw new SessionBusyError(id);
-      }
-      unlinkSync(path); // stale: its host died without cleaning up
-    }
     const server = createServer({ pauseOnConnect: true });
-    await listenPrivate(server, path);
+    try {
+      if (existsSync(path)) {
+        const other = await SessionClient.connect(home, id, 500);
+        if (other) {
+          other.close();
+          throw new SessionBusyError(id);
+        }
+        unlinkSync(path); // stale: its host died without cleaning up
+      }
+      await listenPrivate(server, path);
+    } catch (error) {
+      // The lock would keep this process alive (and the session taken) with nothing to serve it.
+      lock?.close();
+      // A failed listen names no file; the socket's lets the CLI explain it (a read-only RELM_HOME).
+      const e = error as NodeJS.ErrnoException;
+      if (typeof e.code === "string" && e.path === undefined && e.syscall === "listen") e.path = path;
+      throw error;
+    }
     const bound = new SessionServer(server, lock, path, handlers);
     if (handlers !== STARTING) bound.serve(handlers);
     return bound;
