@@ -10,7 +10,8 @@ import { refineSlash } from "../learning/commands/refine-slash.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
-import { buildClient, prepareSession, resumeSession, type SessionFlags } from "./setup.js";
+import { resumeClaimed } from "./session-claim.js";
+import { buildClient, prepareSession, type SessionFlags } from "./setup.js";
 import { ensureWaker } from "./spawn-host.js";
 
 const HELP = `Type a task and press Enter; end a line with \\ to continue it on the next line.
@@ -136,8 +137,12 @@ export async function interactive(
             for (const s of fanout) s(e);
           };
           const withLearn = { ...flags, learn: pendingLearn.learn ?? flags.learn };
-          session = start.resumeId
-            ? (await resumeSession(start.resumeId, withLearn, io, sink, { config })).session
+          // A saved session is taken (its lock bound) before its journal is opened: session-claim.ts.
+          const claimed = start.resumeId
+            ? await resumeClaimed(start.resumeId, withLearn, io, sink, { config })
+            : undefined;
+          session = claimed
+            ? claimed.session
             : (await prepareSession(titleOf(line), withLearn, io, sink, { config })).session;
           applyPendingLearn(session, pendingLearn);
           // Hosted like any session: others can attach or send to it, and heartbeats re-enter it.
@@ -150,7 +155,7 @@ export async function interactive(
             ensureWaker: () => ensureWaker(config.home, io.env),
           });
           fanout.push((e) => hosted.onEvent(e));
-          await hosted.listen();
+          await hosted.listen(claimed?.server);
           host = hosted;
         }
         const outcome = await host.ask(line);

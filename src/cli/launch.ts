@@ -2,6 +2,7 @@ import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { isLive } from "../host/client.js";
 import { hostArgsOf } from "../host/host-args.js";
+import { SessionBusyError } from "../host/server.js";
 import { newSessionId, resolveSessionId, sessionsDir } from "../session/index.js";
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
@@ -21,9 +22,8 @@ export async function launchDetached(task: string | undefined, flags: RunFlags, 
   checkSessionFlags(flags, io.cwd);
   // A prefix names the session here: the host's socket and lock are under the full id.
   const id = flags.resume ? resolveSessionId(sessionsDir(config.home), flags.resume) : newSessionId();
-  if (flags.resume && (await isLive(config.home, id))) {
-    throw new UsageError(`session ${id} is already running; follow it with relm attach ${id}`);
-  }
+  // Said before anything starts; one started at the same moment is refused by spawnHost, alike.
+  if (flags.resume && (await isLive(config.home, id))) throw new SessionBusyError(id);
   if (!flags.resume && !task && !flags.interactive)
     throw new UsageError('no task given: relm run --detach "what to do"');
   const args = ["run", "--as-host", id, ...(flags.resume ? ["--resume", id] : []), ...hostArgsOf(flags)];

@@ -9,6 +9,7 @@ import { EXIT } from "./exit-codes.js";
 import { RedactedEvents } from "./redacted-events.js";
 import { ProgressRenderer } from "./render.js";
 import { idleMsOf, positiveWhole } from "./run-flags.js";
+import { resumeClaimed } from "./session-claim.js";
 import {
   type CliIo,
   type PreparedSession,
@@ -90,7 +91,8 @@ export async function runOnce(
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   const json = new RedactedEvents((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
   fanout.add(flags.json ? json.sink : (event: AgentEvent) => renderer.handle(event));
-  const opened = await open(task, flags, io, fanout.sink, overrides);
+  // A resumed session is taken (its lock bound) before its journal is opened: see session-claim.ts.
+  const opened = await open(task, flags, io, fanout.sink, overrides, { claim: true });
   const { prepared, text } = opened;
   flags = opened.flags; // a resumed session's, with what it remembers
   const { session } = prepared;
@@ -113,7 +115,7 @@ export async function runOnce(
     if (event.type === "autonomy_end" && !event.agent) autonomyReport = event.report;
     if ((event.type === "model_error" || event.type === "error") && !event.agent) shown.add(event.message);
   });
-  await host.listen();
+  await host.listen(opened.server);
   if (flags.goal) session.setGoal(flags.goal);
 
   let interrupts = 0;
@@ -167,24 +169,33 @@ function report(
   io.stderr.write(`session ${id}: relm export ${id} --format md, or relm run --resume ${id}\n`);
 }
 
-/** A new session for the task, or a saved one continued (with what the model must hear first). */
+/**
+ * A new session for the task, or a saved one continued (with what the model must hear first). With
+ * `claim`, a saved session is first taken for this process, and `server` is its bound socket; without
+ * it the caller holds the session already (a detached host binds its socket first thing).
+ */
 async function open(
   task: string | undefined,
   flags: RunFlags,
   io: RunIo,
   sink: EventSink,
   overrides: SessionOverrides,
-  id?: string,
-): Promise<{ prepared: PreparedSession; text: string; flags: RunFlags }> {
+  options: { id?: string; claim?: boolean } = {},
+): Promise<{ prepared: PreparedSession; text: string; flags: RunFlags; server?: SessionServer }> {
   if (flags.resume) {
     // The session prepends what the resume found (in-flight work, restored variables) to this text.
+    const text = task ?? "Continue the task where you left off.";
+    if (options.claim) {
+      const claimed = await resumeClaimed(flags.resume, flags, io, sink, overrides);
+      return { prepared: claimed, text, flags: claimed.flags, server: claimed.server };
+    }
     const prepared = await resumeSession(flags.resume, flags, io, sink, overrides);
-    return { prepared, text: task ?? "Continue the task where you left off.", flags: prepared.flags };
+    return { prepared, text, flags: prepared.flags };
   }
   // The terminal UI may start a session before its first message (to set a goal first): it waits.
   if (!task && !flags.interactive) throw new UsageError('no task given: relm run "what to do"');
   return {
-    prepared: await prepareSession(task ? titleOf(task) : "", flags, io, sink, overrides, id),
+    prepared: await prepareSession(task ? titleOf(task) : "", flags, io, sink, overrides, options.id),
     text: task ?? "",
     flags,
   };
@@ -206,7 +217,14 @@ export async function runAsHost(
   fanout.add((event) => renderer.handle(event));
   const id = flags.asHost as string;
   const resuming = Boolean(flags.resume);
-  const opened = await open(task, { ...flags, resume: resuming ? id : undefined }, io, fanout.sink, {}, id);
+  const opened = await open(
+    task,
+    { ...flags, resume: resuming ? id : undefined },
+    io,
+    fanout.sink,
+    {},
+    { id },
+  );
   const { prepared, text } = opened;
   flags = opened.flags; // a resumed session's, with what it remembers
   const session = prepared.session;

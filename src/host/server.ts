@@ -29,9 +29,16 @@ const READ_ONLY = new Set(["status", "info", "detach", "child.events", "checkpoi
  */
 const KERNEL_METHODS = new Set([...READ_ONLY, "attach", "message"]);
 
-/** The session already has a live host. */
+/** The session already has a live host (another process holds its lock): this one must not touch it. */
 export class SessionBusyError extends UserError {
   override name = "SessionBusyError";
+
+  constructor(id: string) {
+    super(
+      `session ${id} already has a live host (another relm process is running it): ` +
+        `follow it with relm attach ${id}, or stop it with relm stop ${id}`,
+    );
+  }
 }
 
 interface Client {
@@ -85,17 +92,25 @@ export class SessionServer {
     runDir(home);
     const path = socketPath(home, id);
     const lock = await takeLock(home, id);
-    if (existsSync(path)) {
-      const other = await SessionClient.connect(home, id, 500);
-      if (other) {
-        other.close();
-        lock?.close();
-        throw new SessionBusyError(`session ${id} already has a live host`);
-      }
-      unlinkSync(path); // stale: its host died without cleaning up
-    }
     const server = createServer({ pauseOnConnect: true });
-    await listenPrivate(server, path);
+    try {
+      if (existsSync(path)) {
+        const other = await SessionClient.connect(home, id, 500);
+        if (other) {
+          other.close();
+          throw new SessionBusyError(id);
+        }
+        unlinkSync(path); // stale: its host died without cleaning up
+      }
+      await listenPrivate(server, path);
+    } catch (error) {
+      // The lock would keep this process alive (and the session taken) with nothing to serve it.
+      lock?.close();
+      // A failed listen names no file; the socket's lets the CLI explain it (a read-only RELM_HOME).
+      const e = error as NodeJS.ErrnoException;
+      if (typeof e.code === "string" && e.path === undefined && e.syscall === "listen") e.path = path;
+      throw error;
+    }
     const bound = new SessionServer(server, lock, path, handlers);
     if (handlers !== STARTING) bound.serve(handlers);
     return bound;
@@ -311,7 +326,7 @@ async function takeLock(home: string, id: string): Promise<Server | undefined> {
   const lock = createServer((socket) => socket.destroy());
   return new Promise((resolve, reject) => {
     lock.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") reject(new SessionBusyError(`session ${id} already has a live host`));
+      if (error.code === "EADDRINUSE") reject(new SessionBusyError(id));
       else resolve(undefined);
     });
     lock.listen(name, () => resolve(lock));

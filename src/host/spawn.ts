@@ -8,6 +8,7 @@ import { spawnWithKeys } from "./key-pipe.js";
 import { hostLogPath } from "./paths.js";
 import { poll } from "./poll.js";
 import { splitKeys } from "./private-keys.js";
+import { SessionBusyError } from "./server.js";
 
 // The CLI entry (package.json's bin): dist/cli/relm.cjs, whether this module runs from dist/host/ or from a chunk in dist/cli/.
 const MAIN = fileURLToPath(new URL("../cli/relm.cjs", import.meta.url));
@@ -40,14 +41,24 @@ export async function spawnHost(
     exited = code;
   });
   child.unref();
-  // Ready means the session answers, not just that the socket is bound: a host that fails while it
-  // starts (no Python, a journal it cannot resume) is reported here, with its log.
+  // Ready means this host answers, not just that the socket is bound: a host that fails while it
+  // starts (no Python, a journal it cannot resume) is reported here, with its log. Another process's
+  // host answering is not this one being ready: started at the same moment as this one, it took the
+  // session, and this one exits (its task was never run).
+  let other = false;
   const ready = await poll(
-    async () => ((await answers(home, id)) ? true : exited !== undefined ? false : undefined),
+    async () => {
+      const pid = await answeringPid(home, id);
+      if (pid !== undefined && pid === child.pid) return true;
+      if (exited === undefined) return undefined;
+      other = pid !== undefined;
+      return false;
+    },
     READY_TIMEOUT_MS,
     20,
   );
   if (ready) return;
+  if (other) throw new SessionBusyError(id);
   const tail = readFileSync(logPath, "utf8").trim().split("\n").slice(-8).join("\n");
   throw new HostLaunchError(
     exited !== undefined
@@ -56,14 +67,15 @@ export async function spawnHost(
   );
 }
 
-async function answers(home: string, id: string): Promise<boolean> {
+/** The pid of the host that answers for the session now (0 when it does not say); undefined if none. */
+async function answeringPid(home: string, id: string): Promise<number | undefined> {
   const client = await SessionClient.connect(home, id, 1000);
-  if (!client) return false;
+  if (!client) return undefined;
   try {
-    await client.call("status");
-    return true;
+    const status = await client.call<{ pid?: unknown } | null>("status");
+    return typeof status?.pid === "number" ? status.pid : 0;
   } catch {
-    return false;
+    return undefined;
   } finally {
     client.close();
   }
@@ -87,7 +99,24 @@ export async function reviveHost(
   const { header } = readJournal(`${sessionDir(home, id)}/journal.jsonl`);
   const args = ["run", "--as-host", id, "--resume", id, ...extraArgs];
   if (message !== undefined) args.push("--", message);
-  await spawnHost(home, id, args, env, header.cwd);
+  try {
+    await spawnHost(home, id, args, env, header.cwd);
+  } catch (error) {
+    // Another process revived it at the same moment (two sends, a send and a tick): it is live, which
+    // is what was asked; the message, which this host would have run, goes to that one instead.
+    if (!(error instanceof SessionBusyError)) throw error;
+    if (message !== undefined) await sendTo(home, id, message);
+  }
+}
+
+async function sendTo(home: string, id: string, text: string): Promise<void> {
+  const client = await SessionClient.connect(home, id);
+  if (!client) throw new HostLaunchError(`session ${id} stopped while relm was handing it your message`);
+  try {
+    await client.call("send", { text });
+  } finally {
+    client.close();
+  }
 }
 
 /**

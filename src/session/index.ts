@@ -30,3 +30,4 @@ export {
 } from "./read.js";
 export { REDACTED } from "./redact.js";
 export * from "./types.js";
+export { JournalBusyError, WRITER_LOCK_FILE } from "./writer-lock.js";

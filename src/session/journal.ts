@@ -12,7 +12,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { basename, join, relative, sep } from "node:path";
 import { writeNoFollow } from "../kernel/sandbox/no-follow.js";
 import { recordDamage } from "./damage.js";
 import { JournalFormatError } from "./errors.js";
@@ -20,6 +20,7 @@ import { ensurePrivateDir } from "./paths.js";
 import { Redactor } from "./redact.js";
 import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
 import { JOURNAL_VERSION, type JournalBody, type JournalEvent, type JournalHeader } from "./types.js";
+import { lockJournal, type WriterLock } from "./writer-lock.js";
 
 export const JOURNAL_FILE = "journal.jsonl";
 export const OUTPUTS_DIR = "outputs";
@@ -34,7 +35,9 @@ const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND;
 /**
  * The append-only record of one session. Every event is on disk (in the OS, surviving a crash of this
  * process) when append returns, so the caller records a step before acting on it. One writer per journal:
- * the host layer must ensure two processes never append to the same session.
+ * the host layer ensures two processes never append to the same session (it takes the session's lock
+ * before opening its journal), and the journal's own writer lock (writer-lock.ts) refuses a second
+ * writer that got past it.
  */
 export class Journal {
   readonly path: string;
@@ -55,6 +58,7 @@ export class Journal {
     /** Open found a half-written last line (a crash mid-write) and cut it off. */
     readonly repairedTail: boolean,
     private readonly redactor: Redactor,
+    private readonly lock: WriterLock,
   ) {
     this.path = join(dir, JOURNAL_FILE);
     this.outputsDir = join(dir, OUTPUTS_DIR);
@@ -79,13 +83,21 @@ export class Journal {
     full.version = JOURNAL_VERSION;
     const written = redactor.value(full);
     const path = join(dir, JOURNAL_FILE);
-    const fd = openSync(path, APPEND_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
+    const lock = lockJournal(dir, full.id);
+    let fd: number;
+    try {
+      fd = openSync(path, APPEND_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
     try {
       fchmodSync(fd, 0o600); // the mode given to open is filtered by the umask
       const size = writeLine(fd, JSON.stringify(written), path);
-      return new Journal(dir, written, fd, 0, size, false, redactor);
+      return new Journal(dir, written, fd, 0, size, false, redactor, lock);
     } catch (err) {
       closeSync(fd);
+      lock.release();
       // A journal without its header (a full disk) would list as a damaged session: none is left instead.
       removeQuietly(() => unlinkSync(path));
       if (made.outputs) removeQuietly(() => rmdirSync(join(dir, OUTPUTS_DIR)));
@@ -96,6 +108,17 @@ export class Journal {
 
   /** Re-open an existing journal to append, continuing its numbering after repairing a torn last line. */
   static open(dir: string, options: JournalOptions = {}): Journal {
+    // Taken before the journal is read: the numbering continues from what is on disk under the lock.
+    const lock = lockJournal(dir, basename(dir));
+    try {
+      return Journal.openLocked(dir, options, lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private static openLocked(dir: string, options: JournalOptions, lock: WriterLock): Journal {
     const path = join(dir, JOURNAL_FILE);
     const readFd = openSync(path, "r");
     let header: JournalHeader;
@@ -124,6 +147,7 @@ export class Journal {
       scan.endOffset,
       scan.truncatedTail,
       new Redactor(options.secrets),
+      lock,
     );
   }
 
@@ -201,6 +225,7 @@ export class Journal {
       fsyncSync(fd);
     } finally {
       closeSync(fd);
+      this.lock.release();
     }
   }
 

@@ -55,7 +55,12 @@ describe("user errors through the binary", () => {
       // dist/host/early-bind.js and dist/host/server.js throw SessionBusyError from their own copy of
       // config/errors.js; dist/cli/app.js reports it with the bundle's copy.
       const second = await runRelm(["run", "--as-host", id], { env: rig.env, cwd: rig.cwd });
-      expectUserError(second, 1, `session ${id} already has a live host`);
+      expectUserError(
+        second,
+        1,
+        `session ${id} already has a live host (another relm process is running it): ` +
+          `follow it with relm attach ${id}, or stop it with relm stop ${id}`,
+      );
     } finally {
       await runRelm(["shutdown"], { env: rig.env });
     }

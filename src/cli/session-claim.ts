@@ -1,0 +1,42 @@
+// A session has one writer at a time. Whoever continues a saved session takes it first, before its
+// journal is opened for writing or its kernel started: the lock is the session's host socket (with, on
+// Linux, the abstract socket bound beside it: src/host/server.ts), bound atomically. A second process
+// gets SessionBusyError at once, having written and started nothing, so it can exit instead of hanging
+// on a kernel it should never have started.
+import type { EventSink } from "../agent/events.js";
+import { relmHomeFrom } from "../config/config.js";
+import { SessionServer } from "../host/server.js";
+import { resolveSessionId, sessionsDir } from "../session/index.js";
+import {
+  type CliIo,
+  type PreparedSession,
+  resumeSession,
+  type SessionFlags,
+  type SessionOverrides,
+} from "./setup.js";
+
+/** A resumed session and the bound socket that makes this process its only writer (serve it, or close it). */
+export type ClaimedSession<F> = PreparedSession & { flags: F; server: SessionServer };
+
+/**
+ * `relm run --resume ID` and line mode's `--resume`: takes the session's lock, then resumes it. Throws
+ * SessionBusyError (exit 1, naming relm attach and relm stop) when another process has it.
+ */
+export async function resumeClaimed<F extends SessionFlags>(
+  id: string,
+  flags: F,
+  io: CliIo,
+  sink: EventSink,
+  overrides: SessionOverrides = {},
+): Promise<ClaimedSession<F>> {
+  const home = overrides.config?.home ?? relmHomeFrom(io.env);
+  const full = resolveSessionId(sessionsDir(home), id);
+  const server = await SessionServer.listen(home, full);
+  try {
+    return { ...(await resumeSession(full, flags, io, sink, overrides)), server };
+  } catch (error) {
+    // Nothing serves it yet: connections held meanwhile are dropped, and the lock is free again.
+    await server.close("the session could not be resumed");
+    throw error;
+  }
+}
