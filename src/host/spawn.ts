@@ -72,7 +72,8 @@ async function answeringPid(home: string, id: string): Promise<number | undefine
   const client = await SessionClient.connect(home, id, 1000);
   if (!client) return undefined;
   try {
-    const status = await client.call<{ pid?: unknown } | null>("status");
+    // An older host may answer without a state yet (null) or without a pid.
+    const status: { pid?: unknown } | null = await client.call("status", {});
     return typeof status?.pid === "number" ? status.pid : 0;
   } catch {
     return undefined;
