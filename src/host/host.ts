@@ -16,6 +16,7 @@ import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
 import { checkParams, type HostHandlers } from "./protocol.js";
+import { RedactedEvents } from "./redacted-events.js";
 import { Scheduler } from "./scheduler.js";
 import { SessionServer } from "./server.js";
 import { type SessionState, type SessionStatus, writeState } from "./state.js";
@@ -74,6 +75,8 @@ export class SessionHost {
   /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
   readonly usage: UsageTally;
   private readonly commands: HostCommands;
+  /** What clients are sent: every event, live pieces too, redacted of the session's secrets. */
+  private readonly published = new RedactedEvents((event) => this.server?.publish(event));
   /** Every method the host answers (src/host/protocol.ts), by name. */
   private readonly handlers: HostHandlers;
   /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
@@ -86,6 +89,7 @@ export class SessionHost {
     this.index.scan();
     this.usage = UsageTally.ofTree(options.session.dir);
     this.created = options.session.journal.header.created;
+    this.published.use(options.session.tree.options.secrets);
     this.scheduler = new Scheduler(options.home, options.session.id, (from, text) =>
       this.deliver({ from, text }),
     );
@@ -187,7 +191,7 @@ export class SessionHost {
   /** Feed every event of the tree here (the session's sink): indexes, publishes, tracks activity. */
   onEvent(event: AgentEvent): void {
     if ("n" in event && !event.agent) this.index.note(event.n, this.options.session.journal.byteLength);
-    this.server?.publish(event);
+    this.published.sink(event);
     this.usage.add(event as { type: string });
     this.lastActivity = new Date().toISOString();
     if (event.type === "child_spawned" && !event.agent) this.setStatus("waiting");

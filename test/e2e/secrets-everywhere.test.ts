@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { initialize, startEditor, updatesOf } from "../support/acp.js";
 import { runRelm } from "../support/cli.js";
 import { useRigs } from "../support/scripted.js";
 
@@ -140,6 +141,44 @@ describe("every secret relm holds is redacted, whichever provider is active", ()
     for (const [name, secret] of Object.entries(SECRETS)) {
       const found = seen.filter(([, text]) => text.includes(secret)).map(([where]) => where);
       expect(found, `${name} found`).toEqual([]);
+    }
+  });
+
+  it("live pieces a session host sends its clients (here an editor over ACP) are redacted too", async () => {
+    const key = SECRETS.envKey;
+    const rig = await startRig(
+      "openai",
+      {
+        script: [
+          // Cell output as it streams, and an answer whose 16-character pieces cut through the key.
+          {
+            code: "import os, sys\nprint('in the cell:', os.environ.get('SHARED_TOKEN'))\nsys.stdout.flush()",
+          },
+          { text: `The key is ${key}, twice: ${key}.` },
+        ],
+      },
+      { env: { RELM_API_KEY: key, SHARED_TOKEN: key } },
+    );
+    const editor = startEditor(rig, { ...rig.env });
+    try {
+      await initialize(editor);
+      const { sessionId } = await editor.conn.agent.request("session/new", { cwd: rig.cwd, mcpServers: [] });
+      // --pass-env is not given: the kernel does not see SHARED_TOKEN; the answer repeats the key itself.
+      const done = await editor.conn.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "say the key" }],
+      });
+      expect(done.stopReason, editor.stderr()).toBe("end_turn");
+      const everything = JSON.stringify(editor.updates);
+      const said = updatesOf(editor, sessionId, "agent_message_chunk")
+        .map((u) => (u.content as { text: string }).text)
+        .join("");
+      expect(said).toContain("The key is [REDACTED], twice: [REDACTED].");
+      expect(everything).not.toContain(key);
+      expect(everything).not.toContain(key.slice(0, 16));
+    } finally {
+      await editor.close();
+      await runRelm(["shutdown"], { env: rig.env });
     }
   });
 });

@@ -1,4 +1,5 @@
-// `relm run --json` prints every event, the live ones too (streamed answer, cell output as it comes):
+// Every event a session host publishes (to the UI, ACP, attach) and `relm run --json` prints, the live
+// ones too (streamed answer, cell output as it comes):
 // they are redacted of the session's secrets as the journal's copies are, a secret cut between two
 // streamed pieces included.
 import type { AgentEvent, EventSink } from "../agent/events.js";
