@@ -5,6 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 // @ts-expect-error: a plain .mjs script without type declarations
+import { cycles } from "../scripts/check-cycles.mjs";
+// @ts-expect-error: a plain .mjs script without type declarations
 import { violations } from "../scripts/check-layers.mjs";
 import { tempDir } from "./support/cli.js";
 
@@ -51,6 +53,32 @@ describe("layers", () => {
       "agent/tree.ts imports ../learning/store/index.js (agent -> learning)",
       "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor.ts, cli/interactive.ts, cli/program.ts, cli/setup.ts attach learning/)",
       "host/commands.ts imports ../learning/refine/refine.js (host -> learning)",
+    ]);
+  });
+});
+
+describe("import circles", () => {
+  it("no modules of src/ import each other in a circle", () => {
+    expect(cycles(fileURLToPath(new URL("../src/", import.meta.url)))).toEqual([]);
+  });
+
+  it("finds a circle through type-only, dynamic and re-exporting imports, and not one in a comment", () => {
+    const dir = tempDir();
+    onTestFinished(dir.cleanup);
+    const src = join(dir.path, "src");
+    const files: Record<string, string> = {
+      "host/a.ts": 'import type { B } from "./b.js";\nexport type A = B;\n',
+      "host/b.ts": 'export { c } from "../cli/c.js";\nexport type B = string;\n',
+      "cli/c.ts": 'export const c = () => import("../host/a.js");\n',
+      "cli/d.ts": '// see import("./e.js")\nimport { e } from "./e.js";\n',
+      "cli/e.ts": '/* from "./d.js" */ export const e = 1;\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(src, file)), { recursive: true });
+      writeFileSync(join(src, file), text);
+    }
+    expect(cycles(src)).toEqual([
+      "cli/c.ts -> host/a.ts -> host/b.ts -> cli/c.ts (3 modules: cli/c.ts, host/a.ts, host/b.ts)",
     ]);
   });
 });

@@ -2,7 +2,7 @@
 // `child_spawned` line of the parent's journal, and the agent itself; and the inputs Python packs for it.
 import { join } from "node:path";
 import { newSessionId } from "../session/index.js";
-import type { ChildAgent, ChildHost } from "./children.js";
+import type { ChildAgent, ChildHost } from "./child-types.js";
 import { handoffPickle } from "./handoff-files.js";
 import { asRecord, HostRequestError } from "./host-errors.js";
 import { checkKernelUri, escapesSandbox, type KernelPolicy, sandboxRefusal } from "./kernel-target.js";

@@ -3,7 +3,7 @@
 import type { ModelClient } from "../llm/types.js";
 import type { JournalBody, SpendRecord } from "../session/types.js";
 import type { Budget } from "./budget.js";
-import type { ChildAgent, ChildHost, ChildManager } from "./children.js";
+import type { ChildAgent, ChildHost, OwnChildren } from "./child-types.js";
 import { HostRequestError } from "./host-errors.js";
 import type { TurnOutcome } from "./loop.js";
 import type { AgentTree } from "./tree.js";
@@ -80,7 +80,7 @@ function previewOf(value: Extract<ChildReply, { status: "done" }>["value"]): str
 /** What is kept of a child once it has ended: its id, its spend and its (retired) children. */
 export class EndedChild implements ChildAgent {
   readonly id: string;
-  readonly children: ChildManager;
+  readonly children: OwnChildren;
   private readonly spend: SpendRecord;
 
   constructor(agent: ChildAgent) {

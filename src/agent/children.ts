@@ -1,69 +1,19 @@
-import type { ModelClient } from "../llm/types.js";
-import type { JournalBody, SpendRecord } from "../session/types.js";
-import type { Budget } from "./budget.js";
 import { type LaunchedChild, type LaunchOptions, launchChild, packedVariables } from "./child-launch.js";
 import { mapChildren } from "./child-map.js";
 import { type ChildReply, EndedChild, finishedRecord, RetiredHost, replyFor } from "./child-result.js";
+import type { ChildHost, ChildStatus, Descendant } from "./child-types.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
 import type { TurnOutcome } from "./loop.js";
-import type { AgentSpec } from "./specs.js";
-import type { AgentTree } from "./tree.js";
-import type { VariableSpec } from "./variables.js";
 
 export type { ChildReply, SubmitPayload } from "./child-result.js";
-
-/** What a parent needs of a child agent. */
-export interface ChildAgent {
-  readonly id: string;
-  run(task: string): Promise<TurnOutcome>;
-  cancel(reason: string): void;
-  deliver(from: string, text: string): void;
-  close(): Promise<void>;
-  spent(): SpendRecord;
-  /** The last cell output or text, for error reports. */
-  lastOutput(): string;
-  /** Its own children (a person may reach any agent of the tree). */
-  readonly children: ChildManager;
-}
-
-/** A descendant found by id, and what a person may do with it. */
-export interface Descendant {
-  id: string;
-  name: string;
-  status: ChildStatus;
-  /** A person's message, read by the child at its next turn boundary (journaled by its parent). */
-  deliver(text: string): void;
-  cancel(reason: string): void;
-}
-
-export interface ChildParams {
-  id: string;
-  dir: string;
-  name: string;
-  task: string;
-  depth: number;
-  parentId: string;
-  client: ModelClient;
-  budget: Budget;
-  variables: VariableSpec[];
-  spec?: AgentSpec;
-  /** A kernel URI (rlm.spawn(..., kernel=...), the spec's `kernel:`); default: the parent's. */
-  kernel?: string;
-}
-
-/** The parent side: where children live and how to make one. */
-export interface ChildHost {
-  readonly id: string;
-  readonly dir: string;
-  readonly depth: number;
-  readonly tree: AgentTree;
-  readonly budget: Budget;
-  readonly client: ModelClient;
-  record(body: JournalBody): unknown;
-  newChild(params: ChildParams): ChildAgent;
-}
-
-export type ChildStatus = "running" | "done" | "failed" | "cancelled";
+export type {
+  ChildAgent,
+  ChildHost,
+  ChildParams,
+  ChildStatus,
+  Descendant,
+  OwnChildren,
+} from "./child-types.js";
 
 /** A child as its parent tracks it: what it was started with, its state, and its end once known. */
 interface ChildRecord extends LaunchedChild {

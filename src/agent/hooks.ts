@@ -7,7 +7,6 @@ import type { ModelClient } from "../llm/types.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import type { GatesRun } from "./gates.js";
-import type { AgentTree } from "./tree.js";
 
 /** A sub-agent spec a plugin keeps (the harness's entries of kind agent); a spec file of the same name wins. */
 export interface KeptSpec {
@@ -33,6 +32,13 @@ export interface KernelCaller {
   record(body: JournalBody): unknown;
 }
 
+/** The root's tree (AgentTree), as the hooks made for it see it. */
+export interface HookedTree {
+  readonly options: { readonly compaction?: { readonly windows?: Record<string, number> } };
+  /** The hooks' prompt section of new agents' prompts: a learning pass that reloads it renews it. */
+  promptSection: string | undefined;
+}
+
 /** The root agent of a tree, as the hooks made for it see it. */
 export interface HookedRoot {
   readonly id: string;
@@ -41,7 +47,7 @@ export interface HookedRoot {
   readonly home: string;
   readonly budget: Budget;
   readonly journal: { readonly path: string };
-  readonly tree: AgentTree;
+  readonly tree: HookedTree;
   /** Model calls of the root so far. */
   readonly turns: number;
   /** The running turn's signal (aborted when a person interrupts it); undefined between turns. */

@@ -9,7 +9,7 @@ import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { PythonInfo } from "../kernel/types.js";
 import { sessionDir } from "../session/index.js";
 import type { GateOptions } from "./gates.js";
-import type { KernelSettings, TreeOptions } from "./tree.js";
+import type { KernelSettings, TreeOptions } from "./tree-options.js";
 
 export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & {
   sandbox: KernelSandbox;

@@ -3,9 +3,8 @@ import type { JournalBody } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import { type CompactResult, compactMessages, contextWindow, needsCompaction } from "./compaction.js";
 import type { Conversation } from "./conversation.js";
-import type { RootHooks } from "./hooks.js";
+import type { RootHooks, TreeHooks } from "./hooks.js";
 import { type Admission, admit } from "./request-budget.js";
-import type { AgentTree } from "./tree.js";
 
 export interface CompactionSettings {
   /** Fraction of the context window at which the conversation is compacted (default 0.8). */
@@ -132,7 +131,14 @@ function applyCompaction(host: CompactionHost, result: CompactResult): { compact
 
 /** What compacting one agent touches: its conversation and prompt, and what a summary names. */
 export interface CompactingAgent {
-  readonly tree: AgentTree;
+  /** Its tree (AgentTree): the settings, and the prompt section a compaction renews. */
+  readonly tree: {
+    readonly options: {
+      readonly compaction?: CompactionSettings;
+      readonly hooks?: Pick<TreeHooks, "prompt">;
+    };
+    promptSection: string | undefined;
+  };
   readonly depth: number;
   /** The root agent's folder: its harness scope is the session scope of the whole tree. */
   readonly rootDir: string;

@@ -1,9 +1,25 @@
 import { parseKernelUri } from "../kernel/launchers/index.js";
+import type { PythonInfo } from "../kernel/types.js";
 import type { JournalEvent } from "../session/types.js";
 import { buildSystemPrompt, type EnvironmentFacts, type KernelPython, type PromptExtras } from "./prompt.js";
 import type { AgentSpec } from "./specs.js";
-import type { AgentTree } from "./tree.js";
 import { renderVariableLine } from "./variables.js";
+
+/** What an agent's prompt takes from its tree (AgentTree). */
+export interface PromptTree {
+  readonly options: {
+    readonly cwd: string;
+    readonly kernel: { readonly env: NodeJS.ProcessEnv; readonly target?: string };
+  };
+  readonly maxDepth: number;
+  readonly python: PythonInfo;
+  readonly toolkitBlock: string;
+  readonly promptSection: string | undefined;
+  readonly agentsMd: { path: string; text: string } | undefined;
+  readonly mcpBlock: string | undefined;
+  now(): Date;
+  specs(): AgentSpec[];
+}
 
 /** How an agent's system prompt is built, kept so a compaction can rebuild it with a refined harness. */
 export type PromptInputs = [EnvironmentFacts, PromptExtras];
@@ -15,7 +31,7 @@ const CHILD_ROLE =
 
 /** The facts and sections of an agent's system prompt, as of now. */
 export function promptInputsFor(
-  tree: AgentTree,
+  tree: PromptTree,
   agent: { depth: number; variables: string[]; child: boolean; spec?: AgentSpec; kernel?: string },
 ): PromptInputs {
   const remoteKernel = agent.kernel && isRemoteKernel(agent.kernel) ? agent.kernel : undefined;
@@ -48,7 +64,7 @@ export function promptInputsFor(
  * A resumed root's prompt inputs, rebuilt from its journal (its variables as journaled), so that its
  * next compaction can renew the system prompt with a refined harness like a new session's does.
  */
-export function resumedPromptInputs(tree: AgentTree, events: readonly JournalEvent[]): PromptInputs {
+export function resumedPromptInputs(tree: PromptTree, events: readonly JournalEvent[]): PromptInputs {
   const variables = events.flatMap((e) =>
     e.type === "variable"
       ? [renderVariableLine({ name: e.name, type: e.varType, size: e.size, preview: e.preview })]
@@ -61,7 +77,7 @@ export function resumedPromptInputs(tree: AgentTree, events: readonly JournalEve
  * A local kernel's Python: the interpreter relm found here (probed before the kernel starts, so the
  * first request need not wait for it); plain exec when the kernels' environment asks for it.
  */
-function localPython(tree: AgentTree): KernelPython {
+function localPython(tree: PromptTree): KernelPython {
   const plain = tree.options.kernel.env.RELM_KERNEL_ENGINE?.trim().toLowerCase() === "plain";
   return { version: tree.python.version, ipython: plain ? null : tree.python.ipython };
 }

@@ -2,7 +2,7 @@
 // kernel is up would leave the user waiting for a start-up that ends in a usage error.
 
 import { UsageError } from "../config/errors.js";
-import type { RunFlags } from "./run.js";
+import type { RunFlags } from "./run-flag-types.js";
 
 export function positiveWhole(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;

@@ -8,6 +8,7 @@ import type { SessionServer } from "../host/server.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
+import type { RunFlags } from "./run-flag-types.js";
 import { idleMsOf, positiveWhole } from "./run-flags.js";
 import { resumeClaimed } from "./session-claim.js";
 import {
@@ -15,29 +16,11 @@ import {
   type PreparedSession,
   prepareSession,
   resumeSession,
-  type SessionFlags,
   type SessionOverrides,
 } from "./setup.js";
 import { ensureWaker } from "./spawn-host.js";
 
-export interface RunFlags extends SessionFlags {
-  json?: boolean;
-  detach?: boolean;
-  resume?: string;
-  /** Internal: this process is the detached host of session ID (see launch.ts). */
-  asHost?: string;
-  idleTimeout?: string;
-  gate?: string[];
-  gateTimeout?: string;
-  maxGateFailures?: string;
-  autonomous?: boolean;
-  goal?: string;
-  unattended?: boolean;
-  /** Internal: the host was started by the terminal UI (a person is there; autonomy is attended). */
-  interactive?: boolean;
-  /** The terminal UI that starts this host attaches a moment later: its first turn waits for it. */
-  awaitClient?: boolean;
-}
+export type { RunFlags } from "./run-flag-types.js";
 
 export interface RunIo extends CliIo {
   stdout: NodeJS.WritableStream;

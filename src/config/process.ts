@@ -18,3 +18,19 @@ export function processExists(pid: number): boolean {
     return process.platform !== "linux"; // no /proc: kill(0) is all there is to go on
   }
 }
+
+/**
+ * When `pid` started, in clock ticks since boot (field 22 of /proc/PID/stat): one process's for good, so
+ * a file that names a pid and this can tell its process from a later one given the same pid. Undefined
+ * where there is no /proc, or no such process.
+ */
+export function processStartTime(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Counted after the command name, which may hold spaces and ends at the last ")".
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    return Number.isInteger(ticks) ? ticks : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -3,18 +3,11 @@ import { join } from "node:path";
 import { KERNEL_MARKER } from "../kernel/index.js";
 import { sessionsDir } from "../session/index.js";
 import { isLive } from "./client.js";
+import type { Finding } from "./finding.js";
 import { journalFindings } from "./journal-doctor.js";
 import { activeJobs, allJobs } from "./schedules.js";
 import { claimsLiveHost, readState, writeState } from "./state.js";
 import { wakerRunning } from "./waker.js";
-
-/** Something wrong with relm's own state, and how to set it right. */
-export interface Finding {
-  problem: string;
-  /** What --fix does, or (with no apply) what the person has to do. */
-  fix: string;
-  apply?(): Promise<void> | void;
-}
 
 /** Sockets in run/ that nobody listens on: their host died without removing them. */
 async function staleSockets(home: string): Promise<Finding[]> {

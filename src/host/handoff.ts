@@ -53,15 +53,6 @@ export interface StubPlan {
   clients: number;
 }
 
-/**
- * The file descriptor behind a listening server or a connection (Unix), to pass to another process;
- * Node keeps it on the handle without a public accessor.
- */
-export function fdOf(owner: { _handle?: unknown } | object): number | undefined {
-  const fd = (owner as { _handle?: { fd?: unknown } | null })._handle?.fd;
-  return typeof fd === "number" && fd >= 0 ? fd : undefined;
-}
-
 /** True when this build has a stub to hand over to (Linux: liveness is the abstract lock, not the socket). */
 export function stubAvailable(): boolean {
   return process.platform === "linux" && existsSync(STUB);

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { checkJournal, cutAtDamage, JOURNAL_FILE, Journal } from "../session/index.js";
-import type { Finding } from "./doctor.js";
+import type { Finding } from "./finding.js";
 import { statePath } from "./paths.js";
 import { forgetState } from "./states-log.js";
 

@@ -3,7 +3,7 @@ import { createServer, type Server, Socket } from "node:net";
 import { UserError } from "../config/errors.js";
 import { listenPrivate } from "../kernel/listen.js";
 import { SessionClient } from "./client.js";
-import { fdOf } from "./handoff.js";
+import { fdOf } from "./fd-of.js";
 import { lockAddress } from "./lock-address.js";
 import { runDir, socketPath } from "./paths.js";
 import type { Peer } from "./peer.js";

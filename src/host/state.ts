@@ -1,32 +1,9 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { statePath } from "./paths.js";
+import type { SessionState, SessionStatus } from "./state-types.js";
 import { logState } from "./states-log.js";
 
-export type SessionStatus = "running" | "idle" | "waiting" | "done" | "failed" | "interrupted";
-
-/**
- * A session's summary, rewritten (atomically) by its host whenever it changes, so listing hundreds of
- * sessions reads one small file each. It never decides liveness: a host that claims to be running is
- * checked on its socket.
- */
-export interface SessionState {
-  id: string;
-  title: string;
-  cwd: string;
-  created: string;
-  status: SessionStatus;
-  /** Why it ended, for failed / interrupted. */
-  reason?: string;
-  lastActivity: string;
-  tokens: number;
-  /** Of the input tokens, those read from the provider's prompt cache (absent in older state files). */
-  cachedTokens?: number;
-  /** Of the input tokens, those written to the provider's prompt cache (Anthropic). */
-  cacheWriteTokens?: number;
-  cost: number | null;
-  pid: number;
-  detached: boolean;
-}
+export type { SessionState, SessionStatus } from "./state-types.js";
 
 /** Writes state.json and appends it to index/states.jsonl, the index listings read (states-log.ts). */
 export function writeState(home: string, state: SessionState): void {

@@ -9,7 +9,7 @@ import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, write
 import { join } from "node:path";
 import { ensurePrivateDir } from "../session/paths.js";
 import { withFileLock } from "./file-lock.js";
-import type { SessionState } from "./state.js";
+import type { SessionState } from "./state-types.js";
 
 export const STATES_LOG = "states.jsonl";
 

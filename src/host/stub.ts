@@ -1,11 +1,12 @@
 // The stub that holds an idle session's place (src/host/handoff.ts says why): run as
 // `node dist/host/stub.js PLAN` with the session's listening socket on fd 3, its lock on fd 4 and
 // connections already waiting on fd 5 on, and the session's keys on the pipe RELM_KEYS_FD names. It
-// imports Node's built-ins and src/host/handoff.ts (which imports only src/host/key-pipe.ts, built-ins
-// only), so it costs what bare Node does. It never reads a connection: the host it starts reads each from its first byte.
+// imports Node's built-ins, src/host/fd-of.ts and src/host/handoff.ts (which imports only
+// src/host/key-pipe.ts, built-ins only), so it costs what bare Node does. It never reads a connection: the host it starts reads each from its first byte.
 import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
-import { FIRST_CLIENT_FD, fdOf, LISTEN_FD, LOCK_FD, type StubPlan } from "./handoff.js";
+import { fdOf } from "./fd-of.js";
+import { FIRST_CLIENT_FD, LISTEN_FD, LOCK_FD, type StubPlan } from "./handoff.js";
 import { receiveKeys, spawnWithKeys } from "./key-pipe.js";
 
 const plan = JSON.parse(process.argv[2] ?? "{}") as StubPlan;

@@ -8,37 +8,10 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError, UsageError } from "../config/errors.js";
-import { approvalKey, type McpApprovalKey, needsApproval } from "./trust.js";
+import { approvalKey, needsApproval } from "./trust.js";
+import type { McpScope, McpServer, McpTransport } from "./types.js";
 
-/** "http" is Streamable HTTP, falling back to the older HTTP+SSE transport when the server wants it. */
-export type McpTransport = "stdio" | "http" | "sse";
-/** "session": given to this session only (--mcp-config); wins over "project", which wins over "user". */
-export type McpScope = "session" | "project" | "user";
-
-export interface McpServer {
-  name: string;
-  scope: McpScope;
-  /** The file the entry came from. */
-  source: string;
-  transport: McpTransport;
-  command?: string;
-  args: string[];
-  /** Given to the server's process only (never to a kernel, a journal or a prompt). */
-  env: Record<string, string>;
-  cwd?: string;
-  url?: string;
-  /** Sent to the server only, like env. */
-  headers: Record<string, string>;
-  /** Why the entry cannot be used (an unset ${VAR}, "disabled": true), told to whoever calls it. */
-  problem?: string;
-  /**
-   * Set when the entry comes from a file inside the project: it starts only once the user approved
-   * this exact entry (trust.ts).
-   */
-  approval?: McpApprovalKey;
-  /** `"sandbox": false`: runs outside a sandboxed session's sandbox (honoured in the user's own files only). */
-  unconfined?: boolean;
-}
+export type { McpScope, McpServer, McpTransport } from "./types.js";
 
 export interface McpConfig {
   /** By name; session entries replace project entries, which replace user entries of the same name. */

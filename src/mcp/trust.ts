@@ -13,26 +13,12 @@ import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { UserError } from "../config/errors.js";
 import { contentHash, TrustStore, type TrustSubject } from "../config/trust.js";
-import type { McpScope, McpServer } from "./config.js";
+import type { McpApprovalKey, McpScope, McpServer } from "./types.js";
+
+export type { McpApprovalKey } from "./types.js";
 
 /** The kind MCP servers are approved as, in the trust store. */
 export const MCP_TRUST_KIND = "mcp";
-
-/** What a server needing approval is checked against: set by loadMcpConfig for such servers only. */
-export interface McpApprovalKey {
-  /** The project directory (approvals are per project). */
-  project: string;
-  /** The file it came from, relative to the project (".mcp.json"), as messages name it. */
-  file: string;
-  /** contentHash() of its entry as written (before ${VAR} expansion) and of that file's name. */
-  sha256: string;
-  /** The command line or URL as the file writes it, for messages shown to the model. */
-  declared: string;
-  /** How to approve it: the flags `relm mcp approve` needs to see its file. */
-  approveWith: string;
-  /** The entry as the file holds it: what `relm mcp approve` shows is what it approves. */
-  entry: unknown;
-}
 
 export type McpTrustState = "trusted" | "approved" | "not approved" | "changed";
 

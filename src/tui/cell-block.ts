@@ -11,7 +11,6 @@ import {
 import { formatDuration } from "../config/duration.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import type { JournalEventOf } from "../session/types.js";
-import type { FileEditBlock } from "./file-edit-block.js";
 import { highlightCell } from "./highlight-lazy.js";
 import { OutputBuffer } from "./output-buffer.js";
 import type { Theme } from "./theme.js";
@@ -36,8 +35,11 @@ export class CellBlock implements Component {
   private readonly code: string[];
   private cache: { key: string; lines: string[] } | undefined;
   private streamed = false;
-  /** Files this cell changed (file_edit events come between its `cell` and `cell_output`). */
-  private readonly edits: FileEditBlock[] = [];
+  /**
+   * Files this cell changed (file_edit events come between its `cell` and `cell_output`): a
+   * FileEditBlock each, known here as a component only (it imports this module's clip and sanitize).
+   */
+  private readonly edits: Component[] = [];
 
   constructor(
     readonly callId: string,
@@ -64,7 +66,7 @@ export class CellBlock implements Component {
   }
 
   /** A file this cell changed, shown after its output so far. */
-  addEdit(edit: FileEditBlock): void {
+  addEdit(edit: Component): void {
     this.edits.push(edit);
     this.cache = undefined;
   }

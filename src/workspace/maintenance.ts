@@ -4,11 +4,11 @@
 // checkpoint lock (git keeps packing safe beside readers and writers), one at a time per repository.
 
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { setPriority } from "node:os";
 import { join } from "node:path";
-import { processExists } from "../config/process.js";
+import { tryPidLock } from "../config/pid-lock.js";
 import type { GitContext } from "./git.js";
 import { alternatesFile } from "./seed.js";
 
@@ -36,7 +36,8 @@ export async function maintain(ctx: GitContext): Promise<MaintenanceResult> {
   running.add(ctx.gitDir);
   const lock = join(ctx.gitDir, "relm-maintenance.lock");
   try {
-    if (!takeLock(lock)) return { ran: "none" };
+    const held = tryPidLock(lock);
+    if (!held) return { ran: "none" };
     try {
       const mode = await needed(ctx.gitDir);
       if (mode === "none") return { ran: "none" };
@@ -51,7 +52,7 @@ export async function maintain(ctx: GitContext): Promise<MaintenanceResult> {
       }
       return { ran: mode };
     } finally {
-      rmSync(lock, { force: true });
+      held.release();
     }
   } catch {
     return { ran: "none" }; // maintenance is an optimisation: the next one tries again
@@ -93,23 +94,6 @@ function ageMs(path: string): number {
   } catch {
     return Number.POSITIVE_INFINITY;
   }
-}
-
-function takeLock(path: string): boolean {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, "wx", 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") return false;
-      const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
-      if (processExists(pid)) return false;
-      rmSync(path, { force: true }); // its holder died
-    }
-  }
-  return false;
 }
 
 function run(ctx: GitContext, args: string[]): Promise<void> {

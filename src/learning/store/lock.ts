@@ -1,7 +1,8 @@
-import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
-import { hostname } from "node:os";
+// The harness store's lock (its revision log and verdicts): holders only read the log and append one
+// line, so waits are short and synchronous waiting keeps the store's API simple. The lock itself is
+// src/config/pid-lock.ts; a lock from another machine is never taken over, only reported.
 import { UserError } from "../../config/errors.js";
-import { processExists } from "../../config/process.js";
+import { type LockHolder, withPidLockSync } from "../../config/pid-lock.js";
 
 /** Another process holds the lock for longer than we are willing to wait. */
 export class HarnessLockError extends UserError {
@@ -9,74 +10,18 @@ export class HarnessLockError extends UserError {
   readonly code = "conflict";
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
-function sleep(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
+function describe(holder: LockHolder | undefined): string {
+  if (!holder) return "another process";
+  return `process ${holder.pid}${holder.host ? ` on ${holder.host}` : ""}${holder.since ? ` since ${holder.since}` : ""}`;
 }
 
-interface Holder {
-  pid: number;
-  host: string;
-  since: string;
-}
-
-function readHolder(path: string): Holder | undefined {
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as Holder;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Runs `work` while holding `path` (created with O_EXCL). Holders only read the log and append one
- * line, so waits are short and synchronous waiting keeps the store's API simple. A lock left by a
- * process of this machine that no longer exists is taken over; one from another machine is reported.
- */
+/** Runs `work` while holding `path`; throws HarnessLockError after `timeoutMs` while another holds it. */
 export function withLock<T>(path: string, work: () => T, timeoutMs = 10_000): T {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 2;
-  for (;;) {
-    let fd: number | undefined;
-    try {
-      fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    if (fd !== undefined) {
-      try {
-        writeSync(
-          fd,
-          JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }),
-        );
-      } finally {
-        closeSync(fd);
-      }
-      try {
-        return work();
-      } finally {
-        unlinkSync(path);
-      }
-    }
-    const holder = readHolder(path);
-    if (holder && holder.host === hostname() && !processExists(holder.pid)) {
-      try {
-        unlinkSync(path);
-      } catch {
-        // Someone else took it over first; try again.
-      }
-      continue;
-    }
-    if (Date.now() > deadline) {
-      const who = holder
-        ? `process ${holder.pid} on ${holder.host} since ${holder.since}`
-        : "another process";
-      throw new HarnessLockError(
-        `the harness is locked by ${who}; if no relm is running there, remove ${path}`,
-      );
-    }
-    sleep(delay);
-    delay = Math.min(delay * 2, 50);
-  }
+  return withPidLockSync(path, work, {
+    waitMs: timeoutMs,
+    busyError: (holder) =>
+      new HarnessLockError(
+        `the harness is locked by ${describe(holder)}; if no relm is running there, remove ${path}`,
+      ),
+  });
 }

@@ -2,11 +2,11 @@
 // Writers (a sign-in, a refresh in any of several session hosts) hold auth.json.lock while they read,
 // change and atomically replace the file, so two hosts refreshing at once cannot lose each other's tokens
 // (a refresh token is often good for one use only: the loser must re-read, not refresh again).
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
+import { withPidLock } from "../../config/pid-lock.js";
 import { writePrivateJson } from "../../config/private-file.js";
-import { processExists } from "../../config/process.js";
 import type { SubscriptionId } from "../../config/subscriptions.js";
 import { isSubscriptionId } from "../../config/subscriptions.js";
 import type { Tokens } from "./types.js";
@@ -51,48 +51,19 @@ function writeAuthFile(home: string, file: AuthFile): void {
   writePrivateJson(authPath(home), file);
 }
 
+/** A lock older than this is taken over even from a live holder: no refresh takes that long. */
 const LOCK_STALE_MS = 60_000;
 const LOCK_WAIT_MS = 90_000;
 
-/** A lock left by a process that died (or hung past any refresh's time) is taken over. */
-function lockIsStale(path: string): boolean {
-  try {
-    const pid = Number(readFileSync(path, "utf8").trim());
-    if (Number.isInteger(pid) && pid > 0 && !processExists(pid)) return true;
-    return Date.now() - statSync(path).mtimeMs > LOCK_STALE_MS;
-  } catch {
-    // Gone already, or half-written this instant: try again.
-    return false;
-  }
-}
-
-/** Runs `fn` holding auth.json.lock (an O_EXCL file with the holder's pid). */
+/** Runs `fn` holding auth.json.lock (src/config/pid-lock.ts: one left by a process that died is taken over). */
 export async function withAuthLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
   makeDirs(home, 0o700);
   const lock = `${authPath(home)}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
-    try {
-      const fd = openSync(lock, "wx", 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      if (lockIsStale(lock)) {
-        rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline)
-        throw new Error(`${lock} is held by another relm process; remove it if none runs`);
-      await new Promise((r) => setTimeout(r, wait));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
+  return withPidLock(lock, fn, {
+    waitMs: LOCK_WAIT_MS,
+    maxAgeMs: LOCK_STALE_MS,
+    busyError: () => new Error(`${lock} is held by another relm process; remove it if none runs`),
+  });
 }
 
 /** Saves (or with undefined, removes) one subscription's tokens; the others are re-read and kept. */

@@ -156,10 +156,11 @@ describe("the lock", () => {
     );
     expect(existsSync(lock)).toBe(false);
 
+    // Alive: the runner of this test (a lock naming this very process that it does not hold is stale).
     writeFileSync(
       lock,
-      JSON.stringify({ pid: process.pid, host: hostname(), since: "2026-01-01T00:00:00Z" }),
+      JSON.stringify({ pid: process.ppid, host: hostname(), since: "2026-01-01T00:00:00Z" }),
     );
-    expect(() => withLock(lock, () => 1, 50)).toThrow(new RegExp(`locked by process ${process.pid}`));
+    expect(() => withLock(lock, () => 1, 50)).toThrow(new RegExp(`locked by process ${process.ppid}`));
   });
 });
