@@ -4,6 +4,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import * as v from "valibot";
+import { UsageError } from "./errors.js";
 import { given, type Inherit, OPTIONS, type OptionDef, type OptionKey, type SessionSpec } from "./options.js";
 import { writePrivateJson } from "./private-file.js";
 
@@ -55,19 +56,21 @@ export function writeSpecFile(path: string, spec: SessionSpec): void {
 
 /**
  * Reads and removes the spec file a host was started with. Written by relm itself, so anything that
- * does not fit is an error, not a value to skip.
+ * does not fit is an error naming the file and the key, not a value to skip.
  */
 export function takeSpecFile(path: string): SessionSpec {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--spec ${path}: ${(error as Error).message}`);
   } finally {
     rmSync(path, { force: true });
   }
   const result = v.safeParse(SPEC_FILE, parsed);
   if (!result.success) {
     const issue = result.issues[0];
-    throw new Error(`${path}: ${v.getDotPath(issue) ?? "spec"}: ${issue.message}`);
+    throw new UsageError(`--spec ${path}: ${v.getDotPath(issue) ?? "the file"}: ${issue.message}`);
   }
   return result.output as SessionSpec;
 }

@@ -154,6 +154,9 @@ describe("the option table", () => {
     expect(() => takeSpecFile(join(dir, "a.json"))).toThrow(/maxTurns/);
     writeFileSync(join(dir, "b.json"), JSON.stringify({ asHost: "x" }));
     expect(() => takeSpecFile(join(dir, "b.json"))).toThrow(/asHost/);
+    // A usage error naming the flag and the file, never a stack trace.
+    expect(() => takeSpecFile(join(dir, "missing.json"))).toThrow(UsageError);
+    expect(() => takeSpecFile(join(dir, "missing.json"))).toThrow(/^--spec .*missing\.json/);
   });
 
   it("merges: what is given now wins, the rest comes from the base; damaged values are dropped one by one", () => {
