@@ -1,6 +1,7 @@
 // `relm acp`: relm as an Agent Client Protocol agent on stdio, for Zed, JetBrains IDEs, Neovim plugins
 // and any ACP client (docs/editors.md). Each editor thread is a relm session served by its own host;
 // this process is a client of those hosts and holds no kernel.
+
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import {
@@ -14,6 +15,7 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import { noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
+import type { SessionSpec } from "../config/options.js";
 import { relmVersion } from "../config/version.js";
 import { listSessions } from "../host/discovery.js";
 import { editorMcpFile, JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
@@ -24,8 +26,8 @@ import { stdioStream } from "./stdio-stream.js";
 
 export interface AcpOptions {
   env: NodeJS.ProcessEnv;
-  /** Flags every session host is started with (model, endpoint, budgets…). */
-  hostArgs: string[];
+  /** Options every session host is started with (model, endpoint, budgets…). */
+  hostSpec: SessionSpec;
   stderr: NodeJS.WritableStream;
 }
 
@@ -101,7 +103,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   const ctx: SessionContext = {
     home,
     env: options.env,
-    hostArgs: options.hostArgs,
+    hostSpec: options.hostSpec,
     send: (sessionId, update) => send(sessionId, update),
   };
 

@@ -3,11 +3,13 @@
 // are mapped to session/update notifications, a prompt ends when the host has no work left, and a cancel
 // is the host's `interrupt`. The host outlives this process, so the session stays a normal relm session:
 // `relm agents`, `relm attach ID` and `relm run --resume ID` work on it.
+
 import { join } from "node:path";
 import type { ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.js";
 import { checkUserVariables, type UserVariable } from "../agent/session-variables.js";
 import { isVariableName } from "../agent/variables.js";
+import type { SessionSpec } from "../config/options.js";
 import { MAX_MESSAGE_BYTES } from "../host/inbound.js";
 import { SessionHandle } from "../host/session-handle.js";
 import { type WorkOutcome, WorkWatch } from "../host/work-watch.js";
@@ -18,8 +20,8 @@ import { UpdateMapper } from "./updates.js";
 export interface SessionContext {
   home: string;
   env: NodeJS.ProcessEnv;
-  /** Flags every host this agent starts gets (model, budgets…), as command-line words. */
-  hostArgs: string[];
+  /** Options every host this agent starts gets (model, budgets…). */
+  hostSpec: SessionSpec;
   /** Sends one session/update for this session (in order). */
   send(sessionId: string, update: SessionUpdate): Promise<void>;
 }
@@ -224,20 +226,20 @@ export class AcpSession {
     beforeAttach?: () => void,
   ): Promise<boolean> {
     if (this.handle.live) return false;
-    const flags = [
-      "--interactive",
-      ...(this.autonomous ? ["--autonomous"] : []),
+    const spec: SessionSpec = {
+      ...this.ctx.hostSpec,
+      interactive: true,
+      ...(this.autonomous ? { autonomous: true } : {}),
       // Before relm acp's own --mcp-config files: the editor's servers win for the same name.
-      ...(this.mcpConfig ? ["--mcp-config", this.mcpConfig] : []),
-      ...this.ctx.hostArgs,
-    ];
+      mcpConfig: [...(this.mcpConfig ? [this.mcpConfig] : []), ...(this.ctx.hostSpec.mcpConfig ?? [])],
+    };
     // The resume note and the person's message go in one turn, as `relm send` does it.
     const withText =
       this.state !== "new" && message && message.variables.length === 0 ? message.text : undefined;
     this.beforeAttach = beforeAttach;
     try {
-      if (this.state === "new") await this.handle.start(["run", "--as-host", this.id, ...flags], this.cwd);
-      else await this.handle.revive({ message: withText, args: flags });
+      if (this.state === "new") await this.handle.start({ spec }, this.cwd);
+      else await this.handle.revive({ message: withText, spec });
     } catch (error) {
       throw new PromptError((error as Error).message);
     } finally {

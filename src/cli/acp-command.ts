@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { UsageError } from "../config/errors.js";
+import { addOptions } from "./command-options.js";
 import type { HostFlags } from "./host-args.js";
 import type { RunIo } from "./run.js";
 
@@ -9,18 +10,13 @@ type SetExit = (code: number) => void;
  * `relm acp`: an Agent Client Protocol agent on stdio for editors (docs/editors.md). `relm acp login`
  * is `relm login`, for editors that run an agent's sign-in in a terminal.
  */
-export function registerAcpCommand(
-  program: Command,
-  io: RunIo,
-  setExit: SetExit,
-  addSessionOptions: (cmd: Command) => Command,
-): void {
-  addSessionOptions(
+export function registerAcpCommand(program: Command, io: RunIo, setExit: SetExit): void {
+  addOptions(
     program
       .command("acp")
       .description("serve editors (Zed, JetBrains, Neovim) over the Agent Client Protocol on stdio")
-      .argument("[action]", '"login": sign in, as relm login (editors run it in a terminal)')
-      .option("--idle-timeout <seconds>", "a session's host exits after this long idle (default 1800)"),
+      .argument("[action]", '"login": sign in, as relm login (editors run it in a terminal)'),
+    ["hosts", "model", "session"],
   ).action(async (action: string | undefined, flags: HostFlags) => {
     if (action === "login") {
       const { loginUsesUi, openLoginUi, terminalOf } = await import("./front-end.js");
@@ -34,11 +30,12 @@ export function registerAcpCommand(
     }
     if (action !== undefined)
       throw new UsageError(`relm acp ${action}: unknown action (relm acp, relm acp login)`);
-    const [{ runAcp }, { checkHostFlags, hostArgsOf }] = await Promise.all([
+    const [{ runAcp }, { checkHostFlags, hostSpecOf }] = await Promise.all([
       import("../acp/agent.js"),
       import("./host-args.js"),
     ]);
     checkHostFlags(flags);
-    setExit(await runAcp({ env: io.env, hostArgs: hostArgsOf(flags, { budgets: true }), stderr: io.stderr }));
+    const hostSpec = hostSpecOf(flags, io.cwd, { budgets: true });
+    setExit(await runAcp({ env: io.env, hostSpec, stderr: io.stderr }));
   });
 }

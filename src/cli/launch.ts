@@ -1,7 +1,7 @@
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
+import { inheritedSpec } from "../config/session-spec.js";
 import { isLive } from "../host/client.js";
-import { hostArgsOf } from "../host/host-args.js";
 import { SessionBusyError } from "../host/server.js";
 import { newSessionId, resolveSessionId, sessionsDir } from "../session/index.js";
 import { buildClient } from "./client.js";
@@ -26,9 +26,14 @@ export async function launchDetached(task: string | undefined, flags: RunFlags, 
   if (flags.resume && (await isLive(config.home, id))) throw new SessionBusyError(id);
   if (!flags.resume && !task && !flags.interactive)
     throw new UsageError('no task given: relm run --detach "what to do"');
-  const args = ["run", "--as-host", id, ...(flags.resume ? ["--resume", id] : []), ...hostArgsOf(flags)];
-  if (task) args.push("--", task);
-  await spawnHost(config.home, id, args, io.env, io.cwd);
+  const spec = inheritedSpec(flags, io.cwd);
+  await spawnHost(
+    config.home,
+    id,
+    { resume: Boolean(flags.resume), spec, task: task || undefined },
+    io.env,
+    io.cwd,
+  );
   io.stdout.write(`${id}\n`);
   io.stderr.write(
     `running in the background: relm attach ${id}, relm logs ${id} --follow, relm stop ${id}\n`,

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { addOptions } from "./command-options.js";
 import type { HostFlags } from "./host-args.js";
 import type { RunIo } from "./run.js";
 
@@ -8,27 +9,19 @@ type SetExit = (code: number) => void;
  * `relm mcp serve`: relm as an MCP server on stdio (docs/mcp-server.md). Added to the `relm mcp` group
  * whoever registers first creates (the MCP client's commands live in the same group).
  */
-export function registerMcpServeCommand(
-  program: Command,
-  io: RunIo,
-  setExit: SetExit,
-  addSessionOptions: (cmd: Command) => Command,
-): void {
+export function registerMcpServeCommand(program: Command, io: RunIo, setExit: SetExit): void {
   const mcp =
     program.commands.find((c) => c.name() === "mcp") ??
     program.command("mcp").description("MCP: servers relm's kernels can call, and relm as an MCP server");
-  addSessionOptions(
+  addOptions(
     mcp
       .command("serve")
       .description(
         "serve relm's tasks to MCP clients (Claude Code, Codex…) on stdio; budget flags cap every task",
-      )
-      .option(
-        "--idle-timeout <seconds>",
-        "a background task's host exits after this long idle (default 1800)",
       ),
+    ["hosts", "model", "session"],
   ).action(async (flags: HostFlags) => {
-    const [{ serveMcp }, { checkHostFlags, hostArgsOf, limitsOf }] = await Promise.all([
+    const [{ serveMcp }, { checkHostFlags, hostSpecOf, limitsOf }] = await Promise.all([
       import("../mcp-server/serve.js"),
       import("./host-args.js"),
     ]);
@@ -39,7 +32,7 @@ export function registerMcpServeCommand(
         cwd: io.cwd,
         stderr: io.stderr,
         model: { provider: flags.provider, baseUrl: flags.baseUrl, model: flags.model },
-        hostArgs: hostArgsOf(flags, { budgets: false }),
+        hostSpec: hostSpecOf(flags, io.cwd, { budgets: false }),
         caps: limitsOf(flags),
       }),
     );

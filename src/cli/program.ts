@@ -3,79 +3,16 @@ import { UsageError } from "../config/errors.js";
 import { registerHarnessCommands } from "../learning/commands/harness-command.js";
 import { registerAcpCommand } from "./acp-command.js";
 import { registerCheckpointCommands } from "./checkpoints-command.js";
+import { addOptions } from "./command-options.js";
 import { loginUsesUi, openLoginUi, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
 import { registerMcpCommands } from "./mcp-command.js";
 import { registerMcpServeCommand } from "./mcp-serve-command.js";
 import { registerModelsCommand } from "./models-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
-import { checkRunFlags } from "./run-flags.js";
+import { checkRunFlags, withSpecFile } from "./run-flags.js";
 import { registerScheduleCommands } from "./schedule-command.js";
 import { registerSessionCommands } from "./sessions-command.js";
 import { relmVersion } from "./version.js";
-
-const collect = (value: string, previous: string[]) => [...previous, value];
-
-function addModelOptions(cmd: Command): Command {
-  return cmd
-    .addOption(
-      new Option(
-        "--provider <name>",
-        "openai, openai-responses, anthropic or a preset: openrouter, gemini, groq, deepseek, mistral, xai, together, fireworks, cerebras, azure, lmstudio, vllm, ollama",
-      ),
-    )
-    .option("--base-url <url>", "endpoint, e.g. http://localhost:11434/v1 (Ollama)")
-    .option("--model <name>", "model name at that endpoint");
-}
-
-function addSessionOptions(cmd: Command): Command {
-  return addModelOptions(cmd)
-    .option("--thinking <level>", "how hard reasoning models think: off, low, medium or high")
-    .option("--max-turns <n>", "stop after N model calls (exit 3)")
-    .option("--max-tokens <n>", "stop after N input+output tokens (exit 3)")
-    .option("--max-time <duration>", "stop after this long, e.g. 30m (exit 3)")
-    .option("--max-cost <usd>", "stop after this many US dollars (exit 3)")
-    .option(
-      "--var <NAME=TEXT|NAME=@FILE>",
-      "put text or a file's content in a kernel variable (repeatable)",
-      collect,
-      [],
-    )
-    .option("--cell-timeout <seconds>", "interrupt a cell after this many seconds (default 300)")
-    .option("--max-depth <n>", "how deep sub-agents may nest; 0 disables rlm() (default 2)")
-    .option(
-      "--pass-env <NAME>",
-      "let a secret-looking variable through to the kernel (repeatable)",
-      collect,
-      [],
-    )
-    .option("--learn", "review the work during the session and keep checked lessons (docs/harness.md)")
-    .option(
-      "--kernel <URI>",
-      "where kernels run: local, sandbox, cmd:COMMAND, ssh://[user@]host[:port][/workdir] (docs/launchers.md)",
-    )
-    .option(
-      "--sandbox",
-      "run the kernels in a sandbox: read-only system, writable project, no network (docs/sandbox.md)",
-    )
-    .addOption(
-      new Option("--allow-net [HOST[:PORT]]", "sandbox: network to all, or to HOST[:PORT] only (repeatable)")
-        .preset("*")
-        .argParser(collect)
-        .default([]),
-    )
-    .option(
-      "--allow-web <HOST[,HOST]>",
-      "hosts fetch() may reach (repeatable; needed in the sandbox; docs/toolkit.md)",
-      collect,
-      [],
-    )
-    .option(
-      "--mcp-config <FILE>",
-      'MCP servers for this session only, from a {"mcpServers": ...} file; they win over configured ones of the same name (repeatable; docs/mcp.md)',
-      collect,
-      [],
-    );
-}
 
 interface Io {
   stdout: NodeJS.WritableStream;
@@ -102,56 +39,26 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     });
 
   // `relm`, `relm "task"`, `relm --continue`, `relm --resume [ID]`: front-end.ts decides UI or line mode.
-  addSessionOptions(
+  addOptions(
     program
       .argument("[task...]", "a first message (without a terminal: run it once, like relm run)")
       .option("-c, --continue", "reopen this directory's last session")
       .option("-r, --resume [id]", "reopen a session (without an id: pick one)"),
+    ["model", "session"],
   ).action(async (words: string[], flags) => {
     const { rootAction } = await import("./root-command.js");
     setExit(await rootAction(words, flags, runIo, commandNames(program)));
   });
 
-  addSessionOptions(
+  addOptions(
     program
       .command("run")
       .description("run one task to its end; the answer goes to stdout, progress to stderr (alias: relm -p)")
-      .argument("[task...]", "what to do (read from stdin when omitted and stdin is not a terminal)")
-      .option("--json", "print every event as one JSON line on stdout")
-      .option("--detach", "run in the background (survives closing the terminal) and print the session id")
-      .option(
-        "--resume <id>",
-        "continue a saved or interrupted session from its journal, with the flags it was started with (flags given now replace them)",
-      )
-      .option(
-        "--idle-timeout <seconds>",
-        "a detached session's host exits after this long idle (default 1800)",
-      )
-      .option(
-        "--gate <command>",
-        "autonomous: done only when this shell command exits 0 (repeatable)",
-        collect,
-        [],
-      )
-      .option("--gate-timeout <seconds>", "time limit of each gate command (default 300)")
-      .option(
-        "--max-gate-failures <n>",
-        "stop (exit 4) after the same gate failed N times with no file change (default 3)",
-      )
-      .option(
-        "--autonomous",
-        "keep going with continuation prompts until done() is called or a budget is spent",
-      )
-      .option("--goal <objective>", "the objective, restated at every continuation and after compaction")
-      .option("--unattended", "nobody will answer questions (implied by --detach with autonomous mode)")
-      .addOption(new Option("--as-host <id>").hideHelp())
-      // Started by the terminal UI: a person is there, so autonomous mode is not unattended.
-      .addOption(new Option("--interactive").hideHelp())
-      // Started by the terminal UI with its first message: wait (up to 5 s) for the UI to attach first.
-      .addOption(new Option("--await-client").hideHelp())
-      // Started again by an idle session's stub, with its socket inherited (src/host/handoff.ts).
-      .addOption(new Option("--adopt <layout>").hideHelp()),
-  ).action(async (words: string[], flags) => {
+      .argument("[task...]", "what to do (read from stdin when omitted and stdin is not a terminal)"),
+    ["run", "model", "session"],
+  ).action(async (words: string[], given) => {
+    // A host a front end started has its options in the spec file it was handed.
+    const flags = withSpecFile(given);
     checkRunFlags(flags);
     const task =
       words.length > 0
@@ -206,7 +113,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       setExit(await runDemo(flags, runIo));
     });
 
-  addModelOptions(
+  addOptions(
     program
       .command("doctor")
       .description("check Python, IPython, configuration, the endpoint, and relm's own state")
@@ -215,6 +122,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         "--kernel <URI>",
         "also check the Python where kernels of this URI run (default: config's kernel)",
       ),
+    ["model"],
   ).action(async (flags) => {
     const { doctor } = await import("./doctor.js");
     setExit(await doctor(flags, runIo));
@@ -235,7 +143,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       setExit(await exportCommand(id, flags, runIo));
     });
 
-  addModelOptions(
+  addOptions(
     program
       .command("login")
       .description("choose a provider, endpoint, model and key; saved to $RELM_HOME/config.json (mode 0600)")
@@ -258,6 +166,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           "--max-cost counts a subscription's tokens at API list prices.",
         ].join("\n"),
       ),
+    ["model"],
   ).action(async (subscription: string | undefined, flags) => {
     if (flags.search !== undefined) {
       const { loginSearch } = await import("./login-search.js");
@@ -292,8 +201,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerHarnessCommands(program, io, setExit);
   registerCheckpointCommands(program, io, setExit);
   registerMcpCommands(program, runIo, setExit);
-  registerAcpCommand(program, runIo, setExit, addSessionOptions);
-  registerMcpServeCommand(program, runIo, setExit, addSessionOptions);
+  registerAcpCommand(program, runIo, setExit);
+  registerMcpServeCommand(program, runIo, setExit);
   tagParseErrors(program);
   return program;
 }

@@ -1,28 +1,22 @@
-// `relm run`'s own numeric flags, checked before anything starts: a bad value found after the session's
+// `relm run`'s own options, checked before anything starts: a bad value found after the session's
 // kernel is up would leave the user waiting for a start-up that ends in a usage error.
+import { checkNumbers, type NumberKey, numberOf, type SessionSpec } from "../config/options.js";
+import { takeSpecFile } from "../config/session-spec.js";
 
-import { UsageError } from "../config/errors.js";
-import type { RunFlags } from "./run-flag-types.js";
-
-export function positiveWhole(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new UsageError(`${flag} must be a positive whole number, got "${value}"`);
-  return n;
-}
-
-/** `--idle-timeout SECONDS` in milliseconds. */
-export function idleMsOf(text: string): number {
-  const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new UsageError(`--idle-timeout must be seconds > 0, got "${text}"`);
-  return seconds * 1000;
-}
+const RUN_NUMBERS: readonly NumberKey[] = ["gateTimeout", "maxGateFailures", "idleTimeout"];
 
 /** Throws a UsageError for the first bad value; the budget flags are checked with the session's. */
-export function checkRunFlags(flags: RunFlags): void {
-  positiveWhole(flags.gateTimeout, "--gate-timeout");
-  positiveWhole(flags.maxGateFailures, "--max-gate-failures");
-  if (flags.idleTimeout !== undefined) idleMsOf(flags.idleTimeout);
+export function checkRunFlags(flags: SessionSpec): void {
+  checkNumbers(flags, RUN_NUMBERS);
+}
+
+/** `--idle-timeout SECONDS` in milliseconds, when given. */
+export function idleMsOf(flags: SessionSpec): number | undefined {
+  const seconds = numberOf(flags, "idleTimeout");
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/** The options a host was started with: its spec file's (read once and removed) over its command line's. */
+export function withSpecFile<T extends SessionSpec>(flags: T): T {
+  return flags.spec ? { ...flags, ...takeSpecFile(flags.spec) } : flags;
 }

@@ -2,14 +2,14 @@ import type { AutonomousOutcome, AutonomySettings } from "../agent/autonomy.js";
 import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent, EventSink } from "../agent/events.js";
 import { UsageError } from "../config/errors.js";
+import { numberOf, type SessionSpec } from "../config/options.js";
 import { SessionHost } from "../host/host.js";
 import { RedactedEvents } from "../host/redacted-events.js";
 import type { SessionServer } from "../host/server.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
-import type { RunFlags } from "./run-flag-types.js";
-import { idleMsOf, positiveWhole } from "./run-flags.js";
+import { idleMsOf } from "./run-flags.js";
 import { resumeClaimed } from "./session-claim.js";
 import {
   type CliIo,
@@ -20,7 +20,8 @@ import {
 } from "./setup.js";
 import { ensureWaker } from "./spawn-host.js";
 
-export type { RunFlags } from "./run-flag-types.js";
+/** Every option of `relm run` (config/options.ts is the one table of them). */
+export type RunFlags = SessionSpec;
 
 export interface RunIo extends CliIo {
   stdout: NodeJS.WritableStream;
@@ -211,7 +212,7 @@ export async function runAsHost(
   const { prepared, text } = opened;
   flags = opened.flags; // a resumed session's, with what it remembers
   const session = prepared.session;
-  const idleMs = flags.idleTimeout ? idleMsOf(flags.idleTimeout) : undefined;
+  const idleMs = idleMsOf(flags);
   const host = new SessionHost({
     home: prepared.config.home,
     session,
@@ -259,8 +260,8 @@ export function autonomyFrom(flags: RunFlags, detached: boolean): AutonomySettin
   if (!flags.autonomous && gates.length === 0) return undefined;
   return {
     gates,
-    gateTimeoutMs: (positiveWhole(flags.gateTimeout, "--gate-timeout") ?? 300) * 1000,
-    maxGateFailures: positiveWhole(flags.maxGateFailures, "--max-gate-failures"),
+    gateTimeoutMs: (numberOf(flags, "gateTimeout") ?? 300) * 1000,
+    maxGateFailures: numberOf(flags, "maxGateFailures"),
     unattended: flags.unattended === true || (detached && !flags.interactive),
   };
 }

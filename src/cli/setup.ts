@@ -8,9 +8,9 @@ import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
 import type { WebSettings } from "../agent/web-api.js";
-import { type ConfigFlags, type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
-import { parseTimeLimit } from "../config/duration.js";
+import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
+import { checkNumbers, numberOf, type SessionSpec } from "../config/options.js";
 import { SessionClient } from "../host/client.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
 import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
@@ -21,6 +21,7 @@ import { loadMcpConfig } from "../mcp/index.js";
 import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
+import { limitsOf } from "./host-args.js";
 import { sandboxOf } from "./sandbox-flags.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
@@ -28,68 +29,26 @@ import { relmVersion } from "./version.js";
 
 export { buildClient };
 
-/** Flags shared by `relm run`, `relm -p` and the interactive session. */
-export interface SessionFlags extends ConfigFlags {
-  maxTurns?: string;
-  maxTokens?: string;
-  maxTime?: string;
-  maxCost?: string;
-  var?: string[];
-  cellTimeout?: string;
-  passEnv?: string[];
-  maxDepth?: string;
-  /** Online refinement: learning passes during the session (config.json's learn section says when). */
-  learn?: boolean;
-  /** `--allow-web HOST[,HOST]`: the hosts fetch() may reach (added to config.json's allowWeb). */
-  allowWeb?: string[];
-  /** `--kernel URI`: where kernels run (docs/launchers.md); config.json's `kernel` otherwise. */
-  kernel?: string;
-  /** `--sandbox`: the kernels run in a sandbox (docs/sandbox.md); `--allow-net` opens its network. */
-  sandbox?: boolean;
-  allowNet?: string[];
-  /** `--mcp-config FILE`: MCP servers for this session only (an mcpServers file), before the configured ones. */
-  mcpConfig?: string[];
-}
+/**
+ * The session's options, as `relm run`, `relm -p` and the interactive session take them: the one table's
+ * (config/options.ts).
+ */
+export type SessionFlags = SessionSpec;
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
 }
 
-function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} must be a positive ${integer ? "whole number" : "number"}, got "${value}"`);
-  }
-  return n;
-}
-
-export function parseLimits(flags: SessionFlags): BudgetLimits {
-  return {
-    maxTurns: positiveNumber(flags.maxTurns, "--max-turns", true),
-    maxTokens: positiveNumber(flags.maxTokens, "--max-tokens", true),
-    maxTimeMs: parseTimeLimit(flags.maxTime, "--max-time"),
-    maxCost: positiveNumber(flags.maxCost?.replace(/^\$/, ""), "--max-cost", false),
-  };
-}
-
-function maxDepthOf(flags: SessionFlags): number {
-  const maxDepth = flags.maxDepth === undefined ? 2 : Number(flags.maxDepth);
-  if (!Number.isInteger(maxDepth) || maxDepth < 0) {
-    throw new UsageError(`--max-depth must be a whole number of 0 or more, got "${flags.maxDepth}"`);
-  }
-  return maxDepth;
-}
+/** The budget flags' values, checked (one reading of them: host-args.ts). */
+export const parseLimits: (flags: SessionFlags) => BudgetLimits = limitsOf;
 
 /**
  * The session flags' values, checked without building anything: for front ends (line mode) that
  * start the session only at the first message, so a bad value is still reported at once.
  */
 export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
-  parseLimits(flags);
-  positiveNumber(flags.cellTimeout, "--cell-timeout", false);
-  maxDepthOf(flags);
+  checkNumbers(flags);
   for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
   parseAllowWeb(flags.allowWeb ?? []);
   checkKernelUri(flags.kernel, "--kernel");
@@ -141,9 +100,9 @@ function prepareTree(
   const cellTimeoutMs =
     flags.cellTimeout === undefined
       ? config.cellTimeoutMs
-      : (positiveNumber(flags.cellTimeout, "--cell-timeout", false) as number) * 1000;
+      : (numberOf(flags, "cellTimeout") as number) * 1000;
   const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
-  const maxDepth = maxDepthOf(flags);
+  const maxDepth = numberOf(flags, "maxDepth") ?? 2;
   const target = kernelTargetOf(flags, config, io.env);
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
   const sandbox = sandboxOf(target === "sandbox" ? { ...flags, sandbox: true } : flags, config, io.env);

@@ -4,84 +4,58 @@
 // file those hosts ran with the defaults: a session started with --sandbox came back unsandboxed, one
 // with --kernel ssh://… ran its next cells on this machine, one with --max-cost had no budget.
 // A flag given again when resuming replaces the remembered one (and is remembered from then on).
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { SessionSpec } from "../config/options.js";
+import { writePrivateFile } from "../config/private-file.js";
+import { mergeSpec, specFromJson } from "../config/session-spec.js";
 import { editorMcpFile, sessionDir } from "../session/index.js";
-import { HOST_FLAGS, type HostFlagsRecord } from "./host-args.js";
 
 const FILE = "flags.json";
 
 /**
- * Flags that belong to one start, not to the session: --var (the kernel's variables are restored
- * instead), --goal (journaled once), and how the host was started (--interactive, --unattended).
+ * Writes what of `flags` a later host of session `id` must start with: the options the table marks
+ * remembered (config/options.ts; not --var, --goal, or how one host was started), 0600, mcp files
+ * made absolute.
  */
-const NOT_REMEMBERED: ReadonlySet<keyof HostFlagsRecord> = new Set([
-  "var",
-  "goal",
-  "interactive",
-  "unattended",
-]);
-
-/** Writes what of `flags` a later host of session `id` must start with (0600; mcp files made absolute). */
-export function rememberFlags(home: string, id: string, flags: HostFlagsRecord, cwd: string): void {
-  const kept: Record<string, unknown> = {};
-  for (const { key } of HOST_FLAGS) {
-    if (NOT_REMEMBERED.has(key) || !given(flags[key])) continue;
-    const value = flags[key];
-    if (key === "mcpConfig" && Array.isArray(value)) {
-      const files = userMcpFiles(
-        home,
-        id,
-        value.map((f) => resolve(cwd, f)),
-      );
-      if (files.length > 0) kept[key] = files;
-    } else kept[key] = value;
+export function rememberFlags(home: string, id: string, flags: SessionSpec, cwd: string): void {
+  const kept = specFromJson(flags, (def) => def.remember) as Record<string, unknown>;
+  if (flags.mcpConfig && kept.mcpConfig) {
+    const files = userMcpFiles(
+      home,
+      id,
+      flags.mcpConfig.map((f) => resolve(cwd, f)),
+    );
+    if (files.length > 0) kept.mcpConfig = files;
+    else delete kept.mcpConfig;
   }
   const path = `${sessionDir(home, id)}/${FILE}`;
   const text = `${JSON.stringify(kept)}\n`;
   if (readText(path) === text) return; // a resume that gave no new flag: nothing to write
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  renameSync(tmp, path);
+  writePrivateFile(path, text);
 }
 
 /** `flags` with what session `id` remembers for every flag not given now. */
-export function withRememberedFlags<T extends HostFlagsRecord>(home: string, id: string, flags: T): T {
-  const remembered = readRemembered(home, id);
-  const merged = { ...flags } as Record<string, unknown>;
-  for (const { key } of HOST_FLAGS) {
-    if (!given(flags[key]) && given(remembered[key])) merged[key] = remembered[key];
-  }
-  return merged as T;
+export function withRememberedFlags<T extends SessionSpec>(home: string, id: string, flags: T): T {
+  return mergeSpec(flags, readRemembered(home, id));
 }
 
 /** What the file holds, each value checked against its flag's kind (a damaged file remembers nothing). */
-function readRemembered(home: string, id: string): HostFlagsRecord {
+function readRemembered(home: string, id: string): SessionSpec {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readText(`${sessionDir(home, id)}/${FILE}`) ?? "");
   } catch {
     return {}; // a session from before this file, or one whose file was lost: the flags given now
   }
-  if (typeof parsed !== "object" || parsed === null) return {};
-  const out: Record<string, unknown> = {};
-  for (const { key, kind } of HOST_FLAGS) {
-    const value = (parsed as Record<string, unknown>)[key];
-    const fits =
-      kind === "value"
-        ? typeof value === "string"
-        : kind === "switch"
-          ? value === true
-          : Array.isArray(value) && value.every((v) => typeof v === "string");
-    if (fits && !NOT_REMEMBERED.has(key)) out[key] = value;
-  }
+  const out = specFromJson(parsed, (def) => def.remember);
   // Files of an earlier relm remembered the editor's file too: it is not the user's flag (see above).
   if (out.mcpConfig) {
-    const files = userMcpFiles(home, id, out.mcpConfig as string[]);
+    const files = userMcpFiles(home, id, out.mcpConfig);
     if (files.length > 0) out.mcpConfig = files;
     else delete out.mcpConfig;
   }
-  return out as HostFlagsRecord;
+  return out;
 }
 
 /**
@@ -92,11 +66,6 @@ function readRemembered(home: string, id: string): HostFlagsRecord {
 function userMcpFiles(home: string, id: string, files: string[]): string[] {
   const editors = editorMcpFile(home, id);
   return files.filter((file) => file !== editors);
-}
-
-/** Given on the command line: a value, a switch that is on, a list with entries (commander's default is []). */
-function given(value: unknown): boolean {
-  return typeof value === "string" || value === true || (Array.isArray(value) && value.length > 0);
 }
 
 function readText(path: string): string | undefined {

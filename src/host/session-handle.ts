@@ -5,11 +5,12 @@
 import { join } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
 import { UserError } from "../config/errors.js";
+import type { SessionSpec } from "../config/options.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
 import type { HostCall, HostMethod, ParamsArg, ResultOf } from "./protocol.js";
 import { RpcError } from "./rpc.js";
-import { reviveHost, spawnHost } from "./spawn.js";
+import { type HostLaunch, reviveHost, spawnHost } from "./spawn.js";
 
 export interface SessionHandleOptions {
   home: string;
@@ -36,8 +37,8 @@ export interface ConnectOptions {
 export interface ReviveOptions extends ConnectOptions {
   /** The revived host's first turn (with the resume note, as `relm send` does it). */
   message?: string;
-  /** Flags the host is brought back with (replacing those the session remembers). */
-  args?: string[];
+  /** Options the host is brought back with (replacing those the session remembers). */
+  spec?: SessionSpec;
   /** Connect once it is up (default true); false when the message was all there was to hand over. */
   connect?: boolean;
 }
@@ -86,15 +87,15 @@ export class SessionHandle {
     return true;
   }
 
-  /** Starts a new host with `args` (`run --as-host ID …`) in `cwd`, then connects. */
-  async start(args: string[], cwd: string): Promise<void> {
-    await spawnHost(this.options.home, this.options.id, args, this.env, cwd);
+  /** Starts a new host of the session in `cwd` (its options, its first turn), then connects. */
+  async start(launch: HostLaunch, cwd: string): Promise<void> {
+    await spawnHost(this.options.home, this.options.id, launch, this.env, cwd);
     await this.connectNow({});
   }
 
   /** Brings an exited session's host back (it resumes from the journal), then connects unless told not to. */
   async revive(options: ReviveOptions = {}): Promise<void> {
-    await reviveHost(this.options.home, this.options.id, this.env, options.message, options.args ?? []);
+    await reviveHost(this.options.home, this.options.id, this.env, options.message, options.spec);
     if (options.connect ?? true) await this.connectNow(options);
   }
 

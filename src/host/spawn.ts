@@ -1,6 +1,9 @@
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UserError } from "../config/errors.js";
+import type { SessionSpec } from "../config/options.js";
+import { writeSpecFile } from "../config/session-spec.js";
 import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
 import { HOST_NODE_FLAGS } from "./handoff.js";
@@ -14,6 +17,32 @@ import { SessionBusyError } from "./server.js";
 const MAIN = fileURLToPath(new URL("../cli/relm.cjs", import.meta.url));
 const READY_TIMEOUT_MS = 20_000;
 
+/** What a new host process runs. */
+export interface HostLaunch {
+  /** Continue the session from its journal (with the options it remembers, `spec` replacing them). */
+  resume?: boolean;
+  /** Its options (config/options.ts), handed over in a 0600 file in the session's directory. */
+  spec?: SessionSpec;
+  /** Its first turn. */
+  task?: string;
+}
+
+let specFiles = 0;
+
+/** `relm run`'s words for `launch`, its spec written to a file of its own (the host removes it). */
+function hostArgs(home: string, id: string, launch: HostLaunch): { args: string[]; specFile?: string } {
+  const args = ["run", "--as-host", id];
+  if (launch.resume) args.push("--resume", id);
+  let specFile: string | undefined;
+  if (launch.spec && Object.keys(launch.spec).length > 0) {
+    specFile = join(sessionDir(home, id), `spec-${process.pid}-${++specFiles}.json`);
+    writeSpecFile(specFile, launch.spec);
+    args.push("--spec", specFile);
+  }
+  if (launch.task !== undefined) args.push("--", launch.task);
+  return { args, specFile };
+}
+
 /**
  * Starts a detached host process and waits until its socket answers (or it fails, with its log). The
  * secrets in `env` reach it on a pipe, not in its environment (private-keys.ts).
@@ -21,11 +50,27 @@ const READY_TIMEOUT_MS = 20_000;
 export async function spawnHost(
   home: string,
   id: string,
-  args: string[],
+  launch: HostLaunch,
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<void> {
   ensurePrivateDir(sessionDir(home, id));
+  const { args, specFile } = hostArgs(home, id, launch);
+  try {
+    await startAndWait(home, id, args, env, cwd);
+  } finally {
+    // Read and removed by the host as it starts; left only by one that never got that far.
+    if (specFile) rmSync(specFile, { force: true });
+  }
+}
+
+async function startAndWait(
+  home: string,
+  id: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<void> {
   const logPath = hostLogPath(home, id);
   const log = openSync(logPath, "a", 0o600);
   const { env: plain, keys } = splitKeys(env);
@@ -95,13 +140,11 @@ export async function reviveHost(
   id: string,
   env: NodeJS.ProcessEnv,
   message?: string,
-  extraArgs: string[] = [],
+  spec: SessionSpec = {},
 ): Promise<void> {
   const { header } = readJournal(`${sessionDir(home, id)}/journal.jsonl`);
-  const args = ["run", "--as-host", id, "--resume", id, ...extraArgs];
-  if (message !== undefined) args.push("--", message);
   try {
-    await spawnHost(home, id, args, env, header.cwd);
+    await spawnHost(home, id, { resume: true, spec, task: message }, env, header.cwd);
   } catch (error) {
     // Another process revived it at the same moment (two sends, a send and a tick): it is live, which
     // is what was asked; the message, which this host would have run, goes to that one instead.

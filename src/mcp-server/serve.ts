@@ -1,8 +1,10 @@
 // `relm mcp serve`: relm as an MCP server over stdio, for Claude Code, Codex or any MCP client. Every
 // task is a normal relm session with its own detached host (docs/mcp-server.md); this process only
 // starts hosts and follows them, so it holds no kernel.
+
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type ConfigFlags, noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
+import type { SessionSpec } from "../config/options.js";
 import { relmVersion } from "../config/version.js";
 import { ServerStdioTransport } from "./stdio-transport.js";
 import { type Limits, stopTask, type TaskEnvironment, TaskInputError } from "./tasks.js";
@@ -14,8 +16,8 @@ export interface ServeOptions {
   stderr: NodeJS.WritableStream;
   /** The model and endpoint flags (checked before each task starts). */
   model: ConfigFlags;
-  /** Flags every task's host is started with (model, cell timeout, depth…), as command-line words. */
-  hostArgs: string[];
+  /** Options every task's host is started with (model, cell timeout, depth…). */
+  hostSpec: SessionSpec;
   /** The server's budget flags: the most any one task may spend. */
   caps: Limits;
 }
@@ -31,7 +33,7 @@ export async function serveMcp(options: ServeOptions): Promise<number> {
     home: relmHomeFrom(options.env),
     env: options.env,
     cwd: options.cwd,
-    hostArgs: options.hostArgs,
+    hostSpec: options.hostSpec,
     caps: options.caps,
     preflight: () => {
       if (!resolveConfig(options.env, options.model).model.model) throw new TaskInputError(noModelMessage());

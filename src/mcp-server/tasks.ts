@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
 import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/session-variables.js";
+import type { SessionSpec } from "../config/options.js";
 import { describe, type SessionListing } from "../host/discovery.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { spawnHost } from "../host/spawn.js";
@@ -54,8 +55,8 @@ export interface TaskEnvironment {
   env: NodeJS.ProcessEnv;
   /** Where a task without `cwd` runs. */
   cwd: string;
-  /** Flags every host is started with (model, endpoint, cell timeout, depth…), as command-line words. */
-  hostArgs: string[];
+  /** Options every host is started with (model, endpoint, cell timeout, depth…). */
+  hostSpec: SessionSpec;
   /** The most any task may spend; a task's own budgets can only be lower. */
   caps: Limits;
   /** Throws when no task could start (no model configured): said before any process starts. */
@@ -78,14 +79,14 @@ export function effectiveLimits(caps: Limits, budgets: TaskBudgets = {}): Limits
   };
 }
 
-export function limitArgs(limits: Limits): string[] {
-  const args: string[] = [];
-  if (limits.maxTurns !== undefined) args.push("--max-turns", String(limits.maxTurns));
-  if (limits.maxTokens !== undefined) args.push("--max-tokens", String(limits.maxTokens));
-  if (limits.maxTimeMs !== undefined)
-    args.push("--max-time", `${Math.max(1, Math.round(limits.maxTimeMs))}ms`);
-  if (limits.maxCost !== undefined) args.push("--max-cost", String(limits.maxCost));
-  return args;
+/** `limits` as the budget options of a host's spec. */
+export function limitSpec(limits: Limits): SessionSpec {
+  const spec: SessionSpec = {};
+  if (limits.maxTurns !== undefined) spec.maxTurns = String(limits.maxTurns);
+  if (limits.maxTokens !== undefined) spec.maxTokens = String(limits.maxTokens);
+  if (limits.maxTimeMs !== undefined) spec.maxTime = `${Math.max(1, Math.round(limits.maxTimeMs))}ms`;
+  if (limits.maxCost !== undefined) spec.maxCost = String(limits.maxCost);
+  return spec;
 }
 
 function workingDir(base: string, cwd: string | undefined): string {
@@ -121,17 +122,12 @@ export async function startTask(environment: TaskEnvironment, request: TaskReque
   }
   const id = newSessionId();
   const staged = stageUserVariables(sessionDir(environment.home, id), variables);
-  const args = [
-    "run",
-    "--as-host",
-    id,
-    ...environment.hostArgs,
-    ...limitArgs(effectiveLimits(environment.caps, request.budgets)),
-    ...staged.flatMap(({ spec }) => ["--var", `${spec.name}=@${(spec.source as { file: string }).file}`]),
-    "--",
-    task,
-  ];
-  await spawnHost(environment.home, id, args, environment.env, cwd);
+  const spec: SessionSpec = {
+    ...environment.hostSpec,
+    ...limitSpec(effectiveLimits(environment.caps, request.budgets)),
+    var: staged.map(({ spec }) => `${spec.name}=@${(spec.source as { file: string }).file}`),
+  };
+  await spawnHost(environment.home, id, { spec, task }, environment.env, cwd);
   return id;
 }
 
@@ -233,12 +229,12 @@ export async function sendMessage(
   if (!(await handle.connect({ follow: false }))) {
     // Resumed from its journal by a new host; with the message as its first turn when it has no
     // variables (those go through the socket, so the host starts empty-handed and then gets both).
-    const args = [...environment.hostArgs, ...limitArgs(environment.caps)];
+    const spec = { ...environment.hostSpec, ...limitSpec(environment.caps) };
     if (checked.length === 0) {
-      await handle.revive({ message: text, args, connect: false });
+      await handle.revive({ message: text, spec, connect: false });
       return { delivered: "resumed the session with it", after };
     }
-    await handle.revive({ args, follow: false }).catch((error: unknown) => {
+    await handle.revive({ spec, follow: false }).catch((error: unknown) => {
       throw error instanceof HostUnreachableError ? new TaskInputError(error.message) : error;
     });
   }

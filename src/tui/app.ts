@@ -1,9 +1,11 @@
 // The terminal UI: one screen with the transcript, the agent panel, what is queued, what the agent is
 // doing, the input and the status line. It is a client of a session host: everything it shows comes
 // from the host's event stream, everything it changes goes through the host.
+
 import type { Component, Editor, TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/events.js";
 import { ConfigError } from "../config/errors.js";
+import type { SessionSpec } from "../config/options.js";
 import { newSessionId } from "../session/index.js";
 import { Activity } from "./activity.js";
 import { AgentPanel } from "./agent-panel.js";
@@ -24,7 +26,7 @@ import { Pastes } from "./pastes.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
 import { allCommands, paletteEntries, runSlash } from "./slash.js";
-import { startArgs } from "./start-variables.js";
+import { startSpec } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
 import type { Theme } from "./theme.js";
 import { Transcript } from "./transcript.js";
@@ -38,10 +40,10 @@ export interface AppOptions {
   configured: { model: string; provider: string; baseUrl: string; apiKey?: string };
   branch: string | null;
   version: string;
-  /** Flags new hosts start with (budgets, --model…), as command-line words. */
-  hostArgs: string[];
-  /** Flags a saved session's host is brought back with (tui/session-link.ts). */
-  resumeArgs: string[];
+  /** Options new hosts start with (budgets, --model…). */
+  hostSpec: SessionSpec;
+  /** Options a saved session's host is brought back with (tui/session-link.ts). */
+  resumeSpec: SessionSpec;
   pasteThreshold: number;
   /** Reads the configuration again (after /login). */
   reloadConfig(): AppOptions["configured"] | undefined;
@@ -159,8 +161,8 @@ export class App implements AppControl {
       home: this.home,
       env: this.env,
       cwd: this.cwd,
-      hostArgs: this.options.hostArgs,
-      resumeArgs: this.options.resumeArgs,
+      hostSpec: this.options.hostSpec,
+      resumeSpec: this.options.resumeSpec,
       onEvent: (event) => this.onEvent(event),
       onState: (state, detail) => this.onLinkState(state, detail),
     });
@@ -254,7 +256,7 @@ export class App implements AppControl {
       this.editor.disableSubmit = true;
       try {
         const id = newSessionId();
-        const extra = startArgs(this.home, id, variables, this.pending);
+        const extra = startSpec(this.home, id, variables, this.pending);
         await this.link.start(text, extra, id);
       } catch (error) {
         this.activity.set("idle");

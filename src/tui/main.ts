@@ -1,11 +1,12 @@
 // The full-screen terminal UI's entry points. Loaded lazily (never by `relm --version`, `relm run` or
 // `relm -p`): the CLI imports this module only when stdin and stdout are a terminal.
 import { ProcessTerminal, TUI } from "@mariozechner/pi-tui";
-import { type ConfigFlags, relmHomeFrom, resolveConfig } from "../config/config.js";
+import { relmHomeFrom, resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
+import type { SessionSpec } from "../config/options.js";
+import { inheritedSpec } from "../config/session-spec.js";
 import { relmVersion } from "../config/version.js";
 import { listSessions } from "../host/discovery.js";
-import { type HostFlagsRecord, hostArgsOf } from "../host/host-args.js";
 import { gitBranch } from "../host/info.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
@@ -37,18 +38,10 @@ export interface TuiStart {
 }
 
 /**
- * The command-line flags the UI honours: the session flags of `relm` itself, all given to every host it
- * starts (host/host-args.ts). Per-task flags (gates, goal, autonomy) are asked for per session instead.
+ * The command-line options the UI honours: the session options of `relm` itself (config/options.ts), all
+ * given to every host it starts. Per-task options (gates, goal, autonomy) are asked for per session instead.
  */
-export type TuiFlags = ConfigFlags & Omit<HostFlagsRecord, TaskFlag>;
-type TaskFlag =
-  | "gate"
-  | "gateTimeout"
-  | "maxGateFailures"
-  | "goal"
-  | "autonomous"
-  | "unattended"
-  | "interactive";
+export type TuiFlags = SessionSpec;
 
 export interface TuiIo {
   env: NodeJS.ProcessEnv;
@@ -57,17 +50,17 @@ export interface TuiIo {
   stderr: NodeJS.WritableStream;
 }
 
-/** The session flags as a new host's command line (the same list `relm run --detach` uses). */
-export function tuiHostArgs(flags: TuiFlags): string[] {
-  return hostArgsOf(flags, { task: false });
+/** The session options a new host is started with (those `relm run --detach` passes on, less per-task ones). */
+export function tuiHostSpec(flags: TuiFlags, cwd: string): SessionSpec {
+  return inheritedSpec(flags, cwd, { task: false });
 }
 
 /**
- * The flags a saved session is brought back with: as for a new one, less --var (a session's variables
+ * The options a saved session is brought back with: as for a new one, less --var (a session's variables
  * are loaded once, at its start). They replace what the session remembers, as with `relm run --resume`.
  */
-export function tuiResumeArgs(flags: TuiFlags): string[] {
-  return hostArgsOf(flags, { task: false, variables: false });
+export function tuiResumeSpec(flags: TuiFlags, cwd: string): SessionSpec {
+  return inheritedSpec(flags, cwd, { task: false, variables: false });
 }
 
 function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["configured"] {
@@ -118,8 +111,8 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
       configured: initial,
       branch: gitBranch(io.cwd),
       version: relmVersion(),
-      hostArgs: tuiHostArgs(flags),
-      resumeArgs: tuiResumeArgs(flags),
+      hostSpec: tuiHostSpec(flags, io.cwd),
+      resumeSpec: tuiResumeSpec(flags, io.cwd),
       pasteThreshold: pasteThreshold(io.env),
       reloadConfig: () => {
         try {

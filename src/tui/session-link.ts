@@ -2,6 +2,7 @@
 // detached, so it outlives the terminal), and the UI is a client of its socket. A saved session whose host
 // has exited is shown from its journal and brought back only when the person asks it to do something.
 import type { AgentEvent } from "../agent/events.js";
+import type { SessionSpec } from "../config/options.js";
 import type { HostCall } from "../host/protocol.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { newSessionId } from "../session/index.js";
@@ -15,13 +16,13 @@ export interface LinkOptions {
   home: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Flags a new host is started with (budgets, model, gates…), as command-line words. */
-  hostArgs: string[];
+  /** Options a new host is started with (budgets, model…). */
+  hostSpec: SessionSpec;
   /**
-   * Flags a saved session's host is brought back with: those given to this `relm`, which replace the
+   * Options a saved session's host is brought back with: those given to this `relm`, which replace the
    * ones the session remembers (host/session-flags.ts); no --var, which belongs to a session's start.
    */
-  resumeArgs: string[];
+  resumeSpec: SessionSpec;
   onEvent(event: AgentEvent): void;
   onState(state: LinkState, detail?: string): void;
 }
@@ -46,23 +47,16 @@ export class SessionLink {
     return this.currentState === "live";
   }
 
-  /** A new session whose host runs `task` as its first turn (flags such as a goal go in `extraArgs`). */
-  async start(task: string, extraArgs: string[] = [], id = newSessionId()): Promise<string> {
+  /** A new session whose host runs `task` as its first turn (options such as a goal go in `extra`). */
+  async start(task: string, extra: SessionSpec = {}, id = newSessionId()): Promise<string> {
     const handle = this.handleFor(id);
     this.setState("starting");
-    const args = [
-      "run",
-      "--as-host",
-      id,
-      "--interactive",
-      "--await-client",
-      ...this.options.hostArgs,
-      ...extraArgs,
-      "--",
-      task,
-    ];
+    const { hostSpec } = this.options;
+    const spec: SessionSpec = { interactive: true, awaitClient: true, ...hostSpec, ...extra };
+    // The first message's pastes join `relm --var` ones.
+    if (hostSpec.var && extra.var) spec.var = [...hostSpec.var, ...extra.var];
     try {
-      await handle.start(args, this.options.cwd);
+      await handle.start({ spec, task }, this.options.cwd);
     } catch (error) {
       // A host that started but did not answer may still come up: the session is there to resume.
       this.setState(error instanceof HostUnreachableError ? "offline" : "closed", (error as Error).message);
@@ -90,7 +84,7 @@ export class SessionLink {
     this.setState("starting");
     this.leaving = false;
     try {
-      await handle.revive({ args: ["--interactive", ...this.options.resumeArgs] });
+      await handle.revive({ spec: { interactive: true, ...this.options.resumeSpec } });
     } catch (error) {
       this.setState("offline", (error as Error).message);
       throw error;

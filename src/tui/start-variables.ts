@@ -1,12 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirs } from "../config/dirs.js";
+import type { SessionSpec } from "../config/options.js";
 import { sessionDir } from "../session/index.js";
 
 /**
  * Pastes sent with a session's first message: written into the new session's own directory (user-only)
  * and handed to its host as `--var NAME=@FILE`, so they are kernel variables before the first cell runs.
- * Returns the host arguments.
+ * Returns the --var values.
  */
 export function writeStartVariables(
   home: string,
@@ -16,29 +17,31 @@ export function writeStartVariables(
   if (variables.length === 0) return [];
   const dir = join(sessionDir(home, id), "inputs");
   makeDirs(dir, 0o700);
-  const args: string[] = [];
+  const values: string[] = [];
   for (const v of variables) {
     const file = join(dir, `${v.name}.txt`);
     writeFileSync(file, v.text, { mode: 0o600 });
-    args.push("--var", `${v.name}=@${file}`);
+    values.push(`${v.name}=@${file}`);
   }
-  return args;
+  return values;
 }
 
-/** A new host's extra arguments: the first message's pastes, and what was chosen before it. */
-export function startArgs(
+/** A new host's own options: the first message's pastes, and what was chosen before it. */
+export function startSpec(
   home: string,
   id: string,
   variables: { name: string; text: string }[],
   pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean },
-): string[] {
-  const extra = writeStartVariables(home, id, variables);
-  if (pending.model) extra.push("--model", pending.model);
-  if (pending.goal) extra.push("--goal", pending.goal);
-  if (pending.learn) extra.push("--learn");
+): SessionSpec {
+  const extra: SessionSpec = {};
+  const values = writeStartVariables(home, id, variables);
+  if (values.length > 0) extra.var = values;
+  if (pending.model) extra.model = pending.model;
+  if (pending.goal) extra.goal = pending.goal;
+  if (pending.learn) extra.learn = true;
   if (pending.gates) {
-    if (pending.gates.length === 0) extra.push("--autonomous");
-    for (const gate of pending.gates) extra.push("--gate", gate);
+    if (pending.gates.length === 0) extra.autonomous = true;
+    else extra.gate = pending.gates;
   }
   return extra;
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionClient } from "../../src/host/client.js";
@@ -215,6 +215,30 @@ describe("background sessions", () => {
       expect([...seenB, ...missed]).toEqual(seenA);
       a.close();
       again.close();
+    } finally {
+      await shutdown(rig);
+    }
+  });
+
+  it("hands a detached host its options in a spec file (read once, removed), not on its command line", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: spec": [{ code: "import time\ntime.sleep(60)" }, { text: "done" }] }),
+    });
+    try {
+      const id = await detach(rig, "TASK: spec", ["--max-turns", "7", "--cell-timeout", "90", "--goal", "g"]);
+      const dir = join(rig.home, "sessions", id);
+      // The options reached the host: it remembers them for the session's later hosts.
+      await until(() => existsSync(join(dir, "flags.json")));
+      expect(JSON.parse(readFileSync(join(dir, "flags.json"), "utf8"))).toEqual({
+        maxTurns: "7",
+        cellTimeout: "90",
+      });
+      const [host] = await agents(rig);
+      const argv = readFileSync(`/proc/${host?.pid}/cmdline`, "utf8").split("\0");
+      expect(argv).toContain("--spec");
+      for (const word of ["--max-turns", "--cell-timeout", "--goal", "7", "90"])
+        expect(argv).not.toContain(word);
+      expect(readdirSync(dir).filter((f) => f.startsWith("spec-"))).toEqual([]);
     } finally {
       await shutdown(rig);
     }

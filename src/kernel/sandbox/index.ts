@@ -19,7 +19,6 @@ export {
   describeSandbox,
   netPolicyOf,
   parseNetRule,
-  sandboxArgs,
   sandboxSettingsOf,
 } from "./policy.js";
 export type {

@@ -84,14 +84,6 @@ export function sandboxSettingsOf(
   return { mode, net: netPolicyOf(given.length > 0 ? given : configAllowNet) };
 }
 
-/** The words a host process is given to run with the same sandbox (`relm run --detach`, hosts). */
-export function sandboxArgs(flags: { sandbox?: boolean; allowNet?: readonly string[] }): string[] {
-  const args: string[] = [];
-  if (flags.sandbox) args.push("--sandbox");
-  for (const v of flags.allowNet ?? []) args.push(`--allow-net=${v}`); // "=": never takes the next word
-  return args;
-}
-
 /** For the journal and messages: "workspace, no network" and the like. */
 export function describeSandbox(s: SandboxSettings): string {
   const net =
