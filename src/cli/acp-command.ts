@@ -34,10 +34,12 @@ export function registerAcpCommand(
     }
     if (action !== undefined)
       throw new UsageError(`relm acp ${action}: unknown action (relm acp, relm acp login)`);
-    const [{ runAcp }, { checkHostFlags, hostArgsOf }] = await Promise.all([
+    const [{ runAcp }, { checkHostFlags, hostArgsOf }, { registerSlashCommands }] = await Promise.all([
       import("../acp/agent.js"),
       import("./host-args.js"),
+      import("./slash-commands.js"),
     ]);
+    registerSlashCommands();
     checkHostFlags(flags);
     setExit(await runAcp({ env: io.env, hostArgs: hostArgsOf(flags, { budgets: true }), stderr: io.stderr }));
   });
