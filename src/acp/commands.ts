@@ -25,7 +25,6 @@ export function isCommand(text: string): boolean {
 /** The commands' context in an editor: replies are gathered into one message. */
 export function acpContext(call: HostCall, replies: string[]): CommandContext {
   return {
-    frontEnd: "acp",
     call,
     // The session's host is started before a command runs (AcpSession.command).
     live: async () => true,

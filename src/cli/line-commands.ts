@@ -36,7 +36,6 @@ export function lineContext(options: LineContextOptions): CommandContext {
       : Promise.reject(new Error("start the session with a first message first"));
   };
   return {
-    frontEnd: "line",
     call,
     live: async () => host() !== undefined,
     get pending() {
@@ -55,4 +54,17 @@ export function lineContext(options: LineContextOptions): CommandContext {
       return /^y(es)?$/i.test(((await options.nextLine()) ?? "").trim());
     },
   };
+}
+
+/**
+ * Choices made before the first message (/goal, /autonomous, /model, /learn), given to the session once
+ * its host serves it — through the same host methods the commands call afterwards.
+ */
+export async function applyPending(call: HostCall, pending: PendingStart): Promise<void> {
+  const { goal, gates, model, learn } = pending;
+  for (const key of Object.keys(pending)) delete pending[key as keyof PendingStart];
+  if (model) await call("model", { name: model });
+  if (goal) await call("goal", { text: goal });
+  if (gates) await call("autonomy", { mode: "on", gates });
+  if (learn !== undefined) await call("learn", { mode: learn ? "on" : "off" });
 }

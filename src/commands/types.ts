@@ -29,7 +29,6 @@ export interface PickItem {
 
 /** What a command may use of the front end that runs it. */
 export interface CommandContext {
-  readonly frontEnd: FrontEnd;
   /** The session host's methods, typed by name (src/host/protocol.ts). */
   readonly call: HostCall;
   /** Makes sure a host serves the session (an exited one is revived); false when there is none yet. */

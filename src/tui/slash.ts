@@ -5,7 +5,7 @@
 import type { SlashCommand as PaletteEntry } from "@mariozechner/pi-tui";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor } from "../commands/table.js";
-import type { CommandContext, SlashCommand, Tone } from "../commands/types.js";
+import type { CommandContext, SlashCommand } from "../commands/types.js";
 import type { HostCall } from "../host/protocol.js";
 import type { AppApi } from "./app-api.js";
 import { confirm, pickFrom, showText } from "./dialogs.js";
@@ -23,25 +23,16 @@ export function paletteEntries(commands: readonly SlashCommand[]): PaletteEntry[
 
 /** The table's commands' context in the UI. */
 function uiContext(api: AppApi): CommandContext {
-  const paint: Record<Tone, (text: string) => string> = {
-    plain: (text) => text,
-    accent: api.theme.accent,
-    warn: api.theme.warn,
-    dim: api.theme.dim,
-    ok: api.theme.ok,
-    error: api.theme.error,
-  };
   // The status line follows what a command changed (goal, autonomy, model).
   const call: HostCall = (method, ...params) =>
     api.link.call(method, ...params).finally(() => api.refreshInfo());
   return {
-    frontEnd: "ui",
     call,
     live: () => api.ensureLive(),
     pending: api.link.id ? undefined : api.pending,
     busy: api.busy,
     showsEvents: true,
-    say: (text, tone = "plain") => api.note(paint[tone](text)),
+    say: (text, tone = "plain") => api.note(tone === "plain" ? text : api.theme[tone](text)),
     show: (title, lines) => showText(api.dialogs, title, () => lines),
     confirm: (question) => confirm(api.dialogs, "Apply?", question),
     pick: (title, items) => pickFrom(api.dialogs, { title, items, filterable: false }),

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { PendingStart } from "../commands/types.js";
 import { makeDirs } from "../config/dirs.js";
 import { sessionDir } from "../session/index.js";
 
@@ -30,7 +31,7 @@ export function startArgs(
   home: string,
   id: string,
   variables: { name: string; text: string }[],
-  pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean },
+  pending: PendingStart,
 ): string[] {
   const extra = writeStartVariables(home, id, variables);
   if (pending.model) extra.push("--model", pending.model);

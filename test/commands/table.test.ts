@@ -13,7 +13,7 @@ import { paletteEntries, uiCommands } from "../../src/tui/slash.js";
 registerSlashCommands();
 
 /** A context that records what is said and which host methods are called (no host behind it). */
-function recording(frontEnd: CommandContext["frontEnd"]) {
+function recording() {
   const said: string[] = [];
   const calls: [string, unknown][] = [];
   const call = (async (method: string, params?: unknown) => {
@@ -21,7 +21,6 @@ function recording(frontEnd: CommandContext["frontEnd"]) {
     throw new Error(`no host in this test (${method})`);
   }) as HostCall;
   const ctx: CommandContext = {
-    frontEnd,
     call,
     live: async () => true,
     busy: false,
@@ -92,7 +91,7 @@ describe("the slash command table", () => {
     expect(isCommand("/autonomous on 'npm test'")).toBe(true);
     expect(isCommand("/resume")).toBe(false); // the UI's own: a message in an editor
     expect(shellWords(`a "" 'b c' d"e f"`)).toEqual(["a", "", "b c", "de f"]);
-    const { ctx, said, calls } = recording("line");
+    const { ctx, said, calls } = recording();
     for (const line of ["/autonomous maybe", "/undo x", "/heartbeat 10m", "/learn sometimes", "/refine team"])
       await runCommandLine(ctx, commandsFor("line"), line);
     expect(said).toEqual([
@@ -112,7 +111,7 @@ describe("the slash command table", () => {
   });
 
   it("sends each command's host method with its params through the context", async () => {
-    const { ctx, said, calls } = recording("acp");
+    const { ctx, said, calls } = recording();
     await runCommandLine(ctx, commandsFor("acp"), '/heartbeat 10m "check the build"');
     await runCommandLine(ctx, commandsFor("acp"), "/autonomous on 'npm test' \"ruff check\"");
     expect(calls).toEqual([
