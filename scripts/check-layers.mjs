@@ -23,9 +23,11 @@ export const LAYERS = {
   // The self-refining harness, one removable folder: attached to agents and hosts through the hooks
   // agent/ exposes (src/agent/hooks.ts), registered by the composition root (src/cli/setup.ts).
   learning: 7.5,
+  // The slash command table the front ends share (src/commands/): above the host it calls, below them.
+  commands: 7.8,
   cli: 8,
-  // Its commands (relm harness, relm refine, /refine, /learn in line mode) sit on the command line's
-  // helpers; the command line registers them (the exception below).
+  // Its commands (relm harness, relm refine; /refine and /learn for the slash command table) sit on the
+  // command line's helpers; the command line registers them (the exception below).
   "learning/commands": 8.5,
   tui: 8,
   acp: 8,
@@ -39,7 +41,7 @@ export const EXCEPTIONS = new Set([
   "cli -> acp",
   "cli -> mcp-server",
   // The composition root registers learning's commands: program.ts `relm harness` and `relm refine`,
-  // interactive.ts `/refine` and `/learn`.
+  // slash-commands.ts `/refine` and `/learn` into the slash command table.
   "cli -> learning/commands",
 ]);
 
@@ -49,7 +51,7 @@ export const EXCEPTIONS = new Set([
  * folder"). The agent and host reach learning/ through src/agent/hooks.ts only.
  */
 export const ATTACHED = {
-  learning: ["cli/demo.ts", "cli/doctor.ts", "cli/interactive.ts", "cli/program.ts", "cli/setup.ts"],
+  learning: ["cli/demo.ts", "cli/doctor.ts", "cli/program.ts", "cli/setup.ts", "cli/slash-commands.ts"],
 };
 
 /** The LAYERS key of a path relative to src/: its subfolder's own when it has one, else its folder's. */

@@ -51,7 +51,7 @@ describe("layers", () => {
     });
     expect(violations(src).sort()).toEqual([
       "agent/tree.ts imports ../learning/store/index.js (agent -> learning)",
-      "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor.ts, cli/interactive.ts, cli/program.ts, cli/setup.ts attach learning/)",
+      "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor.ts, cli/program.ts, cli/setup.ts, cli/slash-commands.ts attach learning/)",
       "host/commands.ts imports ../learning/refine/refine.js (host -> learning)",
     ]);
   });

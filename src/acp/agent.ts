@@ -19,7 +19,7 @@ import type { SessionSpec } from "../config/options.js";
 import { relmVersion } from "../config/version.js";
 import { listSessions } from "../host/discovery.js";
 import { editorMcpFile, JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
-import { ACP_COMMANDS } from "./commands.js";
+import { availableCommands } from "./commands.js";
 import { writeEditorServers } from "./mcp-servers.js";
 import { AcpSession, MODES, PromptError, type SessionContext } from "./session.js";
 import { stdioStream } from "./stdio-stream.js";
@@ -126,11 +126,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     setTimeout(() => {
       void send(session.id, {
         sessionUpdate: "available_commands_update",
-        availableCommands: ACP_COMMANDS.map((c) => ({
-          name: c.name,
-          description: c.description,
-          ...(c.hint ? { input: { hint: c.hint } } : {}),
-        })),
+        availableCommands: availableCommands(),
       }).catch(() => undefined);
     }, 0);
 

@@ -9,12 +9,15 @@ import type { ContentBlock, SessionModeState, SessionUpdate, StopReason } from "
 import type { AgentEvent } from "../agent/events.js";
 import { checkUserVariables, type UserVariable } from "../agent/session-variables.js";
 import { isVariableName } from "../agent/variables.js";
+import { runCommandLine } from "../commands/run.js";
+import { commandsFor } from "../commands/table.js";
 import type { SessionSpec } from "../config/options.js";
 import { MAX_MESSAGE_BYTES } from "../host/inbound.js";
+import type { HostCall, ResultOf } from "../host/protocol.js";
 import { SessionHandle } from "../host/session-handle.js";
 import { type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
-import { parseCommand, runCommand } from "./commands.js";
+import { acpContext, isCommand } from "./commands.js";
 import { UpdateMapper } from "./updates.js";
 
 export interface SessionContext {
@@ -136,9 +139,8 @@ export class AcpSession {
   /** Runs a prompt to the end of the work it starts; a slash command is answered here. */
   async prompt(blocks: ContentBlock[]): Promise<StopReason> {
     const { text, variables } = messageOf(blocks, () => `prompt_${++this.promptVariables}`);
-    const command = variables.length === 0 ? parseCommand(text) : undefined;
-    if (command) {
-      await this.command(command.command.name, command.args);
+    if (variables.length === 0 && isCommand(text)) {
+      await this.command(text);
       return "end_turn";
     }
     if (text.trim() === "" && variables.length === 0) return "end_turn";
@@ -185,24 +187,29 @@ export class AcpSession {
     this.handle.close();
   }
 
-  private async command(name: string, args: string[]): Promise<void> {
+  /** A slash command of the table (src/commands/), answered as one agent message. */
+  private async command(line: string): Promise<void> {
     await this.ensureHost(undefined);
     if (!this.handle.live) throw new PromptError("the session host is not running");
-    let reply: string;
-    try {
-      reply = await runCommand(name, args, {
-        call: this.handle.call,
-        autonomy: (on) => {
-          this.autonomous = on;
-          this.queue({ sessionUpdate: "current_mode_update", currentModeId: this.modeId });
-        },
-      });
-    } catch (error) {
-      reply = `/${name}: ${(error as Error).message}`;
-    }
-    this.queue({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply } });
+    const replies: string[] = [];
+    await runCommandLine(acpContext(this.followAutonomy, replies), commandsFor("acp"), line);
+    const text = replies.join("\n") || "done";
+    this.queue({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
     await this.drain();
   }
+
+  /** The host's calls; when autonomous mode was switched, the client's mode selector follows. */
+  private readonly followAutonomy: HostCall = async (method, ...params) => {
+    const result = await this.handle.call(method, ...params);
+    if (method === "autonomy") {
+      const on = (result as ResultOf<"autonomy">).autonomy !== null;
+      if (on !== this.autonomous) {
+        this.autonomous = on;
+        this.queue({ sessionUpdate: "current_mode_update", currentModeId: this.modeId });
+      }
+    }
+    return result;
+  };
 
   private stopReason(outcome: WorkOutcome): StopReason {
     if (this.cancelRequested || outcome.status === "interrupted") return "cancelled";

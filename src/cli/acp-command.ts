@@ -30,10 +30,12 @@ export function registerAcpCommand(program: Command, io: RunIo, setExit: SetExit
     }
     if (action !== undefined)
       throw new UsageError(`relm acp ${action}: unknown action (relm acp, relm acp login)`);
-    const [{ runAcp }, { checkHostFlags, hostSpecOf }] = await Promise.all([
+    const [{ runAcp }, { checkHostFlags, hostSpecOf }, { registerSlashCommands }] = await Promise.all([
       import("../acp/agent.js"),
       import("./host-args.js"),
+      import("./slash-commands.js"),
     ]);
+    registerSlashCommands();
     checkHostFlags(flags);
     const hostSpec = hostSpecOf(flags, io.cwd, { budgets: true });
     setExit(await runAcp({ env: io.env, hostSpec, stderr: io.stderr }));

@@ -114,7 +114,11 @@ export async function openTui(start: TuiStart, flags: RunFlags, io: RunIo): Prom
     ]);
     start = { ...start, sessionId: resolveSessionId(sessionsDir(relmHomeFrom(io.env)), start.sessionId) };
   }
-  const { runTui } = await import("../tui/main.js");
+  const [{ runTui }, { registerSlashCommands }] = await Promise.all([
+    import("../tui/main.js"),
+    import("./slash-commands.js"),
+  ]);
+  registerSlashCommands();
   // The hosts the UI starts inherit its environment: that is how they get --thinking.
   // --sandbox and --allow-net the same way (sandbox-flags.ts).
   const base = sandboxEnv(flags, flags.thinking ? { ...io.env, RELM_THINKING: flags.thinking } : io.env);

@@ -15,7 +15,7 @@ import { kernelScheduler } from "./kernel-scheduler.js";
 import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
-import { checkParams, type HostHandlers } from "./protocol.js";
+import { checkParams, type HostCall, type HostHandlers, type ResultOf } from "./protocol.js";
 import { RedactedEvents } from "./redacted-events.js";
 import { Scheduler } from "./scheduler.js";
 import { SessionServer } from "./server.js";
@@ -178,7 +178,7 @@ export class SessionHost {
     const handlers = {
       replay: (after: number, emit: (event: unknown) => void) => this.index.replay(after, emit),
       check: checkParams,
-      call: (method: string, params: unknown) => this.call(method, params),
+      call: (method: string, params: unknown) => this.answer(method, params),
       attached: (count: number) => this.onAttached(count),
       identify: (socket: Socket) => peers.identify(socket),
     };
@@ -449,8 +449,17 @@ export class SessionHost {
     this.idleTimers.clear();
   }
 
+  /**
+   * A host method called from this process (line mode's slash commands): its params are checked as the
+   * socket checks them, and the same handler answers, so it acts as a front end's call would.
+   */
+  readonly call: HostCall = (method, ...params) =>
+    Promise.resolve()
+      .then(() => this.answer(method, checkParams(method, params[0])))
+      .then((result) => result as ResultOf<typeof method>);
+
   /** Answers one method; params were checked against src/host/protocol.ts (checkParams). */
-  private call(method: string, params: unknown): Promise<unknown> {
+  private answer(method: string, params: unknown): Promise<unknown> {
     const handler = this.handlers[method as keyof HostHandlers] as (p: unknown) => unknown;
     return Promise.resolve(handler(params));
   }

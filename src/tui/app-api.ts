@@ -1,5 +1,6 @@
-import type { Editor, SlashCommand, TUI } from "@mariozechner/pi-tui";
+import type { Editor, TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/events.js";
+import type { PendingStart } from "../commands/types.js";
 import type { AgentPanel } from "./agent-panel.js";
 import type { AgentsModel } from "./agents-model.js";
 import type { DialogHost } from "./dialogs.js";
@@ -22,7 +23,7 @@ export interface AppApi {
   /** Model and provider new sessions start with (config, or what /model chose before the first message). */
   readonly configured: { model: string; provider: string; baseUrl: string; apiKey?: string };
   /** Chosen before the first message; sent with it when the session starts. */
-  readonly pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean };
+  readonly pending: PendingStart;
   readonly busy: boolean;
   /** A line in the transcript from the UI itself. */
   note(text: string): void;
@@ -53,13 +54,3 @@ export interface AppControl extends AppApi {
   /** A sub-agent's streamed output not yet in its journal. */
   liveEvents(id: string): AgentEvent[];
 }
-
-/** A slash command: its palette entry and what it does. */
-export interface CommandSpec {
-  name: string;
-  args?: string;
-  description: string;
-  run(api: AppApi, args: string[], raw: string): Promise<void> | void;
-}
-
-export type { SlashCommand };

@@ -4,6 +4,7 @@
 
 import type { Component, Editor, TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/events.js";
+import type { PendingStart } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { newSessionId } from "../session/index.js";
@@ -25,7 +26,7 @@ import { loginInSession } from "./login.js";
 import { Pastes } from "./pastes.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
-import { allCommands, paletteEntries, runSlash } from "./slash.js";
+import { paletteEntries, runSlash, uiCommands } from "./slash.js";
 import { startSpec } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
 import type { Theme } from "./theme.js";
@@ -57,7 +58,7 @@ export class App implements AppControl {
   readonly cwd: string;
   readonly home: string;
   readonly agents = new AgentsModel();
-  readonly pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean } = {};
+  readonly pending: PendingStart = {};
   configured: AppOptions["configured"];
   link: SessionLink;
   readonly editor: Editor;
@@ -74,7 +75,7 @@ export class App implements AppControl {
   private shownTime = Date.now();
   private readonly clock = () => this.shownTime;
   private readonly cellView = { expanded: false, now: this.clock };
-  private readonly commands = allCommands();
+  private readonly commands = uiCommands();
   readonly history: InputHistory;
   readonly pastes = new Pastes();
   private readonly childViews = new Set<Transcript>();

@@ -1,5 +1,6 @@
 import { visibleWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
-import type { CommandSpec } from "./app-api.js";
+import { helpRows } from "../commands/table.js";
+import type { SlashCommand } from "../commands/types.js";
 import type { Theme } from "./theme.js";
 
 const KEYS: [string, string][] = [
@@ -37,14 +38,10 @@ function table(rows: [string, string][], width: number, t: Theme): string[] {
   return out;
 }
 
-export function helpLines(commands: CommandSpec[], t: Theme, width: number): string[] {
+export function helpLines(commands: readonly SlashCommand[], t: Theme, width: number): string[] {
   return [
     t.c.bold("Commands"),
-    ...table(
-      commands.map((c) => [`/${c.name}${c.args ? ` ${c.args}` : ""}`, c.description]),
-      width,
-      t,
-    ),
+    ...table(helpRows(commands), width, t),
     "",
     t.c.bold("Keys"),
     ...table(KEYS, width, t),

@@ -1,6 +1,7 @@
 // Slash commands about the session itself: help, login and model, sessions (resume, new, attach,
 // detach, quit), export, spend and the agent panel.
 import { dirname, resolve } from "node:path";
+import type { OwnCommands } from "../commands/run.js";
 import { listSessions } from "../host/discovery.js";
 import { listModels } from "../llm/models.js";
 import type { Provider } from "../llm/types.js";
@@ -13,7 +14,7 @@ import {
   writeExport,
 } from "../session/index.js";
 import { formatTokens } from "./agent-panel.js";
-import type { AppApi, CommandSpec } from "./app-api.js";
+import type { AppApi } from "./app-api.js";
 import { pickFrom, showText } from "./dialogs.js";
 import { ago, money } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
@@ -39,38 +40,25 @@ export async function pickSession(
   });
 }
 
-async function chooseModel(api: AppApi, args: string[]): Promise<void> {
-  let name = args[0];
-  if (!name) {
-    const { provider, baseUrl, apiKey } = api.configured;
-    const listed = await listModels(provider as Provider, baseUrl, apiKey);
-    if ("error" in listed) {
-      api.note(api.theme.warn(`could not list models: ${listed.error}; type /model NAME`));
-      return;
-    }
-    const current = api.info?.model ?? api.pending.model ?? api.configured.model;
-    name = await pickFrom(api.dialogs, {
-      title: "Model for the next turn",
-      items: listed.ids.map((id) => ({
-        value: id,
-        label: id,
-        description: id === current ? "current" : undefined,
-      })),
-      initial: current,
-      filterable: true,
-    });
-    if (!name) return;
+/** The UI's list of the endpoint's models for /model without a name (the table's /model switches). */
+export async function pickModel(api: AppApi): Promise<string | undefined> {
+  const { provider, baseUrl, apiKey } = api.configured;
+  const listed = await listModels(provider as Provider, baseUrl, apiKey);
+  if ("error" in listed) {
+    api.note(api.theme.warn(`could not list models: ${listed.error}; type /model NAME`));
+    return undefined;
   }
-  if (api.link.id) {
-    if (!(await api.ensureLive())) return;
-    const result = await api.link.call("model", { name });
-    api.note(api.theme.accent(`⇄ model for the next turn: ${result.model}`));
-    api.refreshInfo();
-  } else {
-    api.pending.model = name;
-    api.note(api.theme.accent(`⇄ model: ${name} (the session starts with it)`));
-  }
-  api.tui.requestRender();
+  const current = api.info?.model ?? api.pending.model ?? api.configured.model;
+  return pickFrom(api.dialogs, {
+    title: "Model for the next turn",
+    items: listed.ids.map((id) => ({
+      value: id,
+      label: id,
+      description: id === current ? "current" : undefined,
+    })),
+    initial: current,
+    filterable: true,
+  });
 }
 
 async function exportCommand(api: AppApi, args: string[]): Promise<void> {
@@ -118,91 +106,33 @@ function costText(api: AppApi): string[] {
   return lines;
 }
 
-export function sessionCommands(): CommandSpec[] {
-  return [
-    { name: "help", description: "commands and keys", run: (api) => api.showHelp() },
-    {
-      name: "login",
-      description: "choose the provider, key and model (saved 0600)",
-      run: (api) => api.login(),
+/** The commands the UI does itself, on its own screen and sessions (their entries are in src/commands/). */
+export function uiOwnCommands(api: AppApi): OwnCommands {
+  return {
+    help: () => api.showHelp(),
+    login: () => api.login(),
+    "search-setup": async () => (await import("./login-search.js")).searchSetupInSession(api),
+    resume: async ([prefix]) => {
+      const id = prefix ? resolveSessionId(sessionsDir(api.home), prefix) : await pickSession(api);
+      if (id) await api.openSession(id);
     },
-    {
-      name: "search-setup",
-      description: "choose the web search provider and key for search() (saved 0600)",
-      run: async (api) => (await import("./login-search.js")).searchSetupInSession(api),
+    new: () => api.newSession(false),
+    clear: () => api.newSession(true),
+    attach: async ([prefix]) => {
+      if (!prefix) {
+        api.note(
+          api.theme.warn("usage: /attach ID   (relm agents lists them; /resume picks one of this directory)"),
+        );
+        return;
+      }
+      await api.openSession(resolveSessionId(sessionsDir(api.home), prefix));
     },
-    {
-      name: "model",
-      args: "[NAME]",
-      description: "switch the model for the next turn (a list when no name)",
-      run: chooseModel,
-    },
-    {
-      name: "resume",
-      args: "[ID]",
-      description: "open a saved session of this directory",
-      run: async (api, args) => {
-        const id = args[0] ? resolveSessionId(sessionsDir(api.home), args[0]) : await pickSession(api);
-        if (id) await api.openSession(id);
-      },
-    },
-    {
-      name: "new",
-      description: "start a new session (this one is saved)",
-      run: (api) => api.newSession(false),
-    },
-    {
-      name: "clear",
-      description: "clear the screen and start a new session",
-      run: (api) => api.newSession(true),
-    },
-    {
-      name: "attach",
-      args: "ID",
-      description: "open another session (running or saved) by id or prefix",
-      run: async (api, args) => {
-        if (!args[0]) {
-          api.note(
-            api.theme.warn(
-              "usage: /attach ID   (relm agents lists them; /resume picks one of this directory)",
-            ),
-          );
-          return;
-        }
-        await api.openSession(resolveSessionId(sessionsDir(api.home), args[0]));
-      },
-    },
-    {
-      name: "detach",
-      description: "leave; the session keeps running in the background (also ctrl+b)",
-      run: (api) => api.detach(),
-    },
-    {
-      name: "quit",
-      description: "stop the session and leave (also ctrl+d; /exit)",
-      run: (api) => api.quit(),
-    },
-    {
-      name: "export",
-      args: "[md|html|ipynb|jsonl] [FILE]",
-      description: "write the session to a file",
-      run: exportCommand,
-    },
-    {
-      name: "cost",
-      description: "tokens, cost, context and budgets in detail",
-      run: (api) => showText(api.dialogs, "Spend", () => costText(api)),
-    },
-    {
-      name: "agents",
-      description: "select a sub-agent: open its transcript, message or cancel it",
-      run: (api) => api.focusAgents(),
-    },
-    {
-      name: "expand",
-      args: "[on|off]",
-      description: "show cell outputs in full (ctrl+o toggles)",
-      run: (api, args) => api.setExpanded(args[0] !== "off"),
-    },
-  ];
+    detach: () => api.detach(),
+    quit: () => api.quit(),
+    export: (args) => exportCommand(api, args),
+    // The UI's own: with the sub-agents of its panel, and before the session starts too.
+    cost: () => showText(api.dialogs, "Spend", () => costText(api)),
+    agents: () => api.focusAgents(),
+    expand: ([mode]) => api.setExpanded(mode !== "off"),
+  };
 }

@@ -1,50 +1,46 @@
-// Slash commands: the palette's entries (name, arguments, one line each) and what each one does. Every
-// command that changes the session goes through the session host, so it is journaled like the rest.
-import type { SlashCommand } from "@mariozechner/pi-tui";
-import type { AppApi, CommandSpec } from "./app-api.js";
+// Slash commands in the terminal UI: the palette's entries come from the one command table
+// (src/commands/), and the table's commands run here with the UI's context — replies as transcript
+// notes, long texts and questions as dialogs, the model list and checkpoints as pickers. The commands
+// about the UI's own screen and sessions are its own (slash-session.ts).
+import type { SlashCommand as PaletteEntry } from "@mariozechner/pi-tui";
+import { runCommandLine } from "../commands/run.js";
+import { commandsFor } from "../commands/table.js";
+import type { CommandContext, SlashCommand } from "../commands/types.js";
+import type { HostCall } from "../host/protocol.js";
+import type { AppApi } from "./app-api.js";
+import { confirm, pickFrom, showText } from "./dialogs.js";
+import { pickModel, uiOwnCommands } from "./slash-session.js";
 
-export type { CommandSpec };
-
-import { ArgumentSyntaxError, shellWords } from "./shell-words.js";
-import { sessionCommands } from "./slash-session.js";
-import { workCommands } from "./slash-work.js";
-
-export function allCommands(): CommandSpec[] {
-  return [...sessionCommands(), ...workCommands()];
+/** The commands the UI offers, in the table's order. */
+export function uiCommands(): SlashCommand[] {
+  return commandsFor("ui");
 }
 
 /** The palette's entries, for the editor's completion. */
-export function paletteEntries(commands: CommandSpec[]): SlashCommand[] {
+export function paletteEntries(commands: readonly SlashCommand[]): PaletteEntry[] {
   return commands.map((c) => ({ name: c.name, description: c.description, argumentHint: c.args }));
 }
 
-/** Runs `/name args…` (arguments parsed like a shell's, quotes removed). */
-export async function runSlash(api: AppApi, commands: CommandSpec[], line: string): Promise<void> {
-  const body = line.slice(1);
-  const space = body.search(/\s/);
-  const name = (space === -1 ? body : body.slice(0, space)).toLowerCase();
-  const raw = space === -1 ? "" : body.slice(space + 1).trim();
-  const command = commands.find((c) => c.name === name || (name === "exit" && c.name === "quit"));
-  if (!command) {
-    const close = commands.filter((c) => c.name.startsWith(name.slice(0, 2))).map((c) => `/${c.name}`);
-    api.note(
-      api.theme.warn(
-        `unknown command /${name}${close.length > 0 ? ` — did you mean ${close.slice(0, 3).join(", ")}?` : ""} (/help lists them)`,
-      ),
-    );
-    return;
-  }
-  let args: string[];
-  try {
-    args = shellWords(raw);
-  } catch (error) {
-    if (!(error instanceof ArgumentSyntaxError)) throw error;
-    api.note(api.theme.warn(`/${command.name}: ${error.message} in "${raw}"`));
-    return;
-  }
-  try {
-    await command.run(api, args, raw);
-  } catch (error) {
-    api.note(api.theme.error(`/${command.name}: ${(error as Error).message}`));
-  }
+/** The table's commands' context in the UI. */
+function uiContext(api: AppApi): CommandContext {
+  // The status line follows what a command changed (goal, autonomy, model).
+  const call: HostCall = (method, ...params) =>
+    api.link.call(method, ...params).finally(() => api.refreshInfo());
+  return {
+    call,
+    live: () => api.ensureLive(),
+    pending: api.link.id ? undefined : api.pending,
+    busy: api.busy,
+    showsEvents: true,
+    say: (text, tone = "plain") => api.note(tone === "plain" ? text : api.theme[tone](text)),
+    show: (title, lines) => showText(api.dialogs, title, () => lines),
+    confirm: (question) => confirm(api.dialogs, "Apply?", question),
+    pick: (title, items) => pickFrom(api.dialogs, { title, items, filterable: false }),
+    chooseModel: () => pickModel(api),
+  };
+}
+
+/** Runs `/name args…` (arguments read like a shell's, quotes removed). */
+export async function runSlash(api: AppApi, commands: readonly SlashCommand[], line: string): Promise<void> {
+  await runCommandLine(uiContext(api), commands, line, uiOwnCommands(api));
 }

@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { PendingStart } from "../commands/types.js";
 import { makeDirs } from "../config/dirs.js";
 import type { SessionSpec } from "../config/options.js";
 import { sessionDir } from "../session/index.js";
@@ -31,7 +32,7 @@ export function startSpec(
   home: string,
   id: string,
   variables: { name: string; text: string }[],
-  pending: { goal?: string; gates?: string[] | null; model?: string; learn?: boolean },
+  pending: PendingStart,
 ): SessionSpec {
   const extra: SessionSpec = {};
   const values = writeStartVariables(home, id, variables);

@@ -1,32 +1,9 @@
-// The editor's command list stays the terminal UI's (names and descriptions), and prompts become
-// relm messages the way the docs say.
+// Prompts become relm messages the way the docs say, and the host's events become session/update
+// notifications. (Slash commands are the table's: test/commands/table.test.ts.)
 import { describe, expect, it } from "vitest";
-import { ACP_COMMANDS, parseCommand, words } from "../../src/acp/commands.js";
 import { messageOf } from "../../src/acp/session.js";
 import { LIVE_CODE_CHARS, LIVE_TAIL_LINES, liveTail, UpdateMapper } from "../../src/acp/updates.js";
 import type { AgentEvent } from "../../src/agent/events.js";
-import { allCommands } from "../../src/tui/slash.js";
-
-describe("ACP slash commands", () => {
-  it("are the terminal UI's commands, with the UI's descriptions", () => {
-    const ui = new Map(allCommands().map((c) => [c.name, c.description]));
-    for (const command of ACP_COMMANDS) {
-      expect(ui.has(command.name), `/${command.name} is not a UI command any more`).toBe(true);
-      expect(command.description, `/${command.name}`).toBe(ui.get(command.name));
-    }
-  });
-
-  it("parses /name with shell-like arguments; other text is a message", () => {
-    expect(parseCommand('/goal "ship the parser" now')).toMatchObject({
-      command: { name: "goal" },
-      args: ["ship the parser", "now"],
-    });
-    expect(parseCommand("/Autonomous on 'npm test'")?.args).toEqual(["on", "npm test"]);
-    expect(parseCommand("/nosuch thing")).toBeUndefined();
-    expect(parseCommand("fix /goal in the parser")).toBeUndefined();
-    expect(words(`a "" 'b c' d"e f"`)).toEqual(["a", "", "b c", "de f"]);
-  });
-});
 
 describe("ACP prompts", () => {
   it("keeps text, names linked files by path and puts embedded files in kernel variables", () => {

@@ -373,7 +373,7 @@ describe("relm acp", () => {
       });
       expect(
         of(editor, id, "agent_message_chunk").map((c) => (c.content as { text: string }).text),
-      ).toContain("autonomous mode is on (until done())");
+      ).toContain("autonomous: on — continues until done() is called or a budget is spent");
       await editor.conn.agent.request("session/set_mode", { sessionId: id, modeId: "normal" });
 
       const response = await editor.conn.agent.request("session/prompt", {

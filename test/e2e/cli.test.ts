@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { cleanEnv, pythonsOf, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { venvWithoutIpython } from "../support/python-without-ipython.js";
@@ -286,6 +286,36 @@ describe("interactive heartbeats", () => {
   });
 });
 
+describe("line mode's slash commands go through the session host", () => {
+  it("/heartbeat adds a job the host lists (as the UI's /heartbeat does) and relm schedule list shows", async () => {
+    const rig = await startRig("openai", { script: byTask({ "hello there": [{ text: "hi" }] }) });
+    const child = spawn(process.execPath, [RELM_BIN], {
+      env: rig.env,
+      cwd: rig.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill();
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.stdin.write("hello there\n");
+    await until(() => (out.includes("hi") ? true : undefined), 20_000);
+    child.stdin.write('/heartbeat 10m "check the build"\n/heartbeat\n');
+    // The host's heartbeat method answers both: the job it added, then its list of this session's jobs.
+    const job = await until(() => /heartbeat (j\w+): every 10m/.exec(out)?.[1], 20_000);
+    await until(() => (out.includes(`♥ ${job}: every 10m — check the build`) ? true : undefined), 20_000);
+    const listed = await runRelm(["schedule", "list"], { env: rig.env });
+    expect(listed.stdout).toContain(job);
+    child.stdin.write("/heartbeat off\n/exit\n");
+    expect(await new Promise((r) => child.on("close", r))).toBe(0);
+    expect(out).toContain("cancelled 1 heartbeat(s)");
+    expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
+  });
+});
+
 describe("interactive long-run controls", () => {
   it("/compact of a short conversation leaves it alone, says so once, and asks the model nothing", async () => {
     const rig = await startRig("openai", { script: [{ code: "print(2 + 2)" }, { text: "four" }] });
@@ -328,8 +358,8 @@ describe("interactive long-run controls", () => {
     // Said once, by the goal event's line (it was printed twice: as the command's answer and the event).
     expect(result.stdout.match(/goal.*keep notes tidy/g)).toHaveLength(1);
     expect(result.stdout).toContain("◎ goal: keep notes tidy");
-    expect(result.stdout).toContain("autonomous: on, done when `true` exit 0");
-    expect(result.stdout).toContain("autonomous: on (1 gate(s): true)");
+    // On, then its status: said as the UI and ACP say it (one table, src/commands/work.ts).
+    expect(result.stdout.match(/autonomous: on — done when `true` exit 0/g)).toHaveLength(2);
     expect(result.stdout).toContain("autonomous: off");
     // Said once: by the compaction event's line, not again as the command's answer.
     expect(result.stdout.match(/compacted \d+ messages/g)).toHaveLength(1);

@@ -1,0 +1,16 @@
+// Small formats the commands' replies share with the front ends that show the same figures.
+
+/** How long ago an ISO time was, in a few characters ("5m ago"). */
+export function ago(iso: string): string {
+  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  if (s < 60) return `${Math.round(s)}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86400)}d ago`;
+}
+
+/** US dollars: cents for amounts of a dollar or more, four decimals below (so $0.0028 is not "$0.00"). */
+export function money(n: number): string {
+  if (n === 0) return "$0";
+  return Math.abs(n) >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
+}
