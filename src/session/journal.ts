@@ -83,7 +83,20 @@ export class Journal {
     full.version = JOURNAL_VERSION;
     const written = redactor.value(full);
     const path = join(dir, JOURNAL_FILE);
-    const lock = lockJournal(dir, full.id);
+    const cleanUp = () => {
+      // A journal without its header (a full disk) would list as a damaged session: none is left instead.
+      removeQuietly(() => unlinkSync(path));
+      if (made.outputs) removeQuietly(() => rmdirSync(join(dir, OUTPUTS_DIR)));
+      if (made.dir) removeQuietly(() => rmdirSync(dir));
+    };
+    let lock: WriterLock;
+    try {
+      lock = lockJournal(dir, full.id);
+    } catch (err) {
+      // The lock file is written first: a full disk shows here, and is the journal's to name.
+      cleanUp();
+      throw namedAfter(err, path);
+    }
     let fd: number;
     try {
       fd = openSync(path, APPEND_FLAGS | constants.O_CREAT | constants.O_EXCL, 0o600);
@@ -98,10 +111,7 @@ export class Journal {
     } catch (err) {
       closeSync(fd);
       lock.release();
-      // A journal without its header (a full disk) would list as a damaged session: none is left instead.
-      removeQuietly(() => unlinkSync(path));
-      if (made.outputs) removeQuietly(() => rmdirSync(join(dir, OUTPUTS_DIR)));
-      if (made.dir) removeQuietly(() => rmdirSync(dir));
+      cleanUp();
       throw err;
     }
   }
@@ -246,17 +256,21 @@ function writeLine(fd: number, line: string, path: string): number {
   try {
     while (written < buf.length) written += writeSync(fd, buf, written, buf.length - written);
   } catch (error) {
-    // A write to a descriptor names no file; the journal's is what a person must know (a full disk).
-    const e = error as NodeJS.ErrnoException;
-    if (typeof e.code === "string" && e.path === undefined) {
-      e.path = path;
-      // "ENOSPC: no space left on device, write" becomes "cannot write PATH: no space left on device".
-      const reason = e.message.replace(/^[A-Z]+: /, "").replace(/, write$/, "");
-      e.message = `cannot write ${path}: ${reason}`;
-    }
-    throw error;
+    throw namedAfter(error, path);
   }
   return buf.length;
+}
+
+/** A write to a descriptor names no file; the journal's is what a person must know (a full disk). */
+function namedAfter(error: unknown, path: string): unknown {
+  const e = error as NodeJS.ErrnoException;
+  if (typeof e.code === "string" && e.path === undefined) {
+    e.path = path;
+    // "ENOSPC: no space left on device, write" becomes "cannot write PATH: no space left on device".
+    const reason = e.message.replace(/^[A-Z]+: /, "").replace(/, write$/, "");
+    e.message = `cannot write ${path}: ${reason}`;
+  }
+  return error;
 }
 
 function removeQuietly(remove: () => void): void {
