@@ -3,9 +3,11 @@
 // compaction of a small file), so a caller may block instead of becoming async. The lock itself is
 // src/config/pid-lock.ts.
 
+import { UserError } from "../config/errors.js";
 import { withPidLockSync } from "../config/pid-lock.js";
 
-export class FileLockTimeout extends Error {
+/** A user error: another relm keeps the file (or a lock outlived its process in a way relm cannot tell). */
+export class FileLockTimeout extends UserError {
   override name = "FileLockTimeout";
 }
 
@@ -16,6 +18,10 @@ export class FileLockTimeout extends Error {
 export function withFileLock<T>(path: string, fn: () => T, waitMs = 10_000): T {
   return withPidLockSync(path, fn, {
     waitMs,
-    busyError: () => new FileLockTimeout(`${path} has been held for over ${waitMs} ms by a running process`),
+    busyError: (holder) =>
+      new FileLockTimeout(
+        `${path} has been held for over ${waitMs} ms by ${holder ? `process ${holder.pid}` : "another process"}; ` +
+          "if no relm is running, remove that file and try again",
+      ),
   });
 }

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
+import { ConfigError } from "../../config/errors.js";
 import { withPidLock } from "../../config/pid-lock.js";
 import { writePrivateJson } from "../../config/private-file.js";
 import type { SubscriptionId } from "../../config/subscriptions.js";
@@ -62,7 +63,11 @@ export async function withAuthLock<T>(home: string, fn: () => Promise<T>): Promi
   return withPidLock(lock, fn, {
     waitMs: LOCK_WAIT_MS,
     maxAgeMs: LOCK_STALE_MS,
-    busyError: () => new Error(`${lock} is held by another relm process; remove it if none runs`),
+    busyError: (holder) =>
+      new ConfigError(
+        `${lock} is held by ${holder ? `process ${holder.pid}` : "another relm process"} (a sign-in or a token refresh); ` +
+          "if no relm is running, remove that file and try again",
+      ),
   });
 }
 
