@@ -19,7 +19,7 @@ import { checkParams, type HostCall, type HostHandlers, type ResultOf } from "./
 import { RedactedEvents } from "./redacted-events.js";
 import { Scheduler } from "./scheduler.js";
 import { SessionServer } from "./server.js";
-import { type SessionState, type SessionStatus, writeState } from "./state.js";
+import { type SessionState, type SessionStatus, stateOf, writeState } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
 import { failureReason, titleOf } from "./turn-words.js";
 
@@ -480,24 +480,9 @@ export class SessionHost {
   }
 
   private snapshotState(pid = process.pid): SessionState {
-    // The whole tree over the session's life, work before a resume included (the budget counts only
-    // what this process spent); null cost once any call was unpriced.
-    const { usage, cost } = this.usage;
-    return {
-      id: this.id,
-      title: this.options.title,
-      cwd: this.options.cwd,
-      created: this.created,
-      status: this.status,
-      reason: this.reason,
-      lastActivity: this.lastActivity,
-      tokens: usage.input + usage.output,
-      cachedTokens: usage.cached,
-      cacheWriteTokens: usage.cacheWrite,
-      cost,
-      pid,
-      detached: this.options.detached,
-    };
+    const { id, usage, created, status, reason, lastActivity } = this;
+    const { title, cwd, detached } = this.options;
+    return stateOf({ id, title, cwd, created, status, reason, lastActivity, usage, pid, detached });
   }
 
   /** `pid`: the process that holds the session now (a stub, after a handoff). */
