@@ -9,6 +9,7 @@ import type { EventSink } from "./events.js";
 import type { GateOptions } from "./gates.js";
 import type { TreeHooks } from "./hooks.js";
 import type { KernelPolicy } from "./kernel-target.js";
+import { type Lesson, LessonBoard } from "./lessons.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
 import {
@@ -97,6 +98,8 @@ export class AgentTree {
    * agent's kernel to run when the project names no test command of its own.
    */
   gates: readonly string[] = [];
+  /** The running agents of the tree, each with its inbox of lessons (lessons.ts). */
+  readonly lessons = new LessonBoard();
   /** The MCP servers every agent of the tree shares; undefined when none is configured. */
   readonly mcp: McpClients | undefined;
   /** Their listing in every agent's system prompt, rendered once (src/agent/mcp-prompt.ts). */
@@ -129,6 +132,15 @@ export class AgentTree {
       });
       this.mcpBlock = renderMcpBlock(this.mcp.catalog());
     }
+  }
+
+  /**
+   * A lesson a plugin applied just now: every running agent of the tree appends it to its conversation
+   * before its next model request (agents started later read it in their system prompt). Returns the
+   * ids of the agents it reached.
+   */
+  teach(lesson: Lesson): string[] {
+    return this.lessons.teach(lesson);
   }
 
   /** What a kernel URI chosen by code must respect: the tree's sandbox and the user's own URI. */

@@ -176,7 +176,7 @@ async function learn(api: AppApi, args: string[]): Promise<void> {
   api.note(
     api.theme.accent(
       l
-        ? `learning: on — ${when.join(", ") || "no trigger set"}; lessons apply from the next compaction (${so})`
+        ? `learning: on — ${when.join(", ") || "no trigger set"}; lessons apply from the next model request (${so})`
         : `learning: off (${so})`,
     ),
   );

@@ -2,6 +2,7 @@ import type { AgentSession } from "../../agent/session.js";
 import { buildClient } from "../../cli/client.js";
 import type { RunIo } from "../../cli/run.js";
 import type { ResolvedConfig } from "../../config/config.js";
+import { teachTree } from "../attach/teach.js";
 import { describeRefinement, proposeForSession } from "../refine/refine.js";
 import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import type { Scope } from "../store/index.js";
@@ -43,6 +44,7 @@ export async function refineSlash(
   io.stdout.write(`${describeRefinement(ref)}\n`);
   if (ref.accepted.length === 0) return;
   const answer = await ask(`Apply ${ref.accepted.length} edit(s) to the ${scope} scope? [y/N] `);
-  if (/^y(es)?$/i.test(answer.trim())) applyAndReport(ref, ctx, io.stdout);
+  if (/^y(es)?$/i.test(answer.trim()))
+    applyAndReport(ref, ctx, io.stdout, (rev) => teachTree(session.tree, rev, scope, ctx).length);
   else io.stdout.write("not applied\n");
 }
