@@ -119,6 +119,7 @@ export class App implements AppControl {
         link: this.link.state,
         sessionId: this.link.id,
         kernel: this.figures.kernel,
+        learning: this.figures.learning,
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
       }),

@@ -103,6 +103,10 @@ describe("a lesson takes effect at once, prefix kept", () => {
     const gateRuns = ofType(lines, "gate_run");
     const pass = ofType(lines, "learn")[0];
     expect(pass).toMatchObject({ trigger: "gate_failure", outcome: "applied" });
+    // The user sees it on stderr, one line, between the second failed gate and the next step.
+    const notice = `✎ learned 1 lesson from events ${gateRuns[0]?.n}–${gateRuns[1]?.n} (gate failure, revision ${pass?.revision}): ${MEMORY} — in force from the next request`;
+    expect(run.stderr.split("\n")).toContain(notice);
+    expect(run.stderr).toContain("✎ learning pass 2 (compaction): no lesson proposed");
 
     // The very next request of the agent after the refine request has the note, as its last message.
     const all = rig.model.requests;
