@@ -164,6 +164,24 @@ describe("a lesson takes effect at once, prefix kept", () => {
     // One compaction, whose kept turns held the note: the resume must drop it as the live session did.
     expect(ofType(lines, "compaction")).toHaveLength(1);
     expectPrefixKept(requests.at(-1)?.body, rig.model.requests.at(-1)?.body, "resumed");
+
+    const stats = await runRelm(["harness", "stats", "--session", basename(dir), "--scope", "session"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    // Per lesson: where it came from, where it was in force, what it did, its state.
+    expect(stats.code, stats.stderr).toBe(0);
+    const id = basename(dir);
+    const entry = ((lesson[0]?.entries ?? []) as string[])[0] as string;
+    const block = stats.stdout.slice(stats.stdout.indexOf(`  ${entry} (session memory): ${MEMORY}`));
+    expect(block).toContain(
+      `    from: session ${id}, events ${gateRuns[0]?.n}–${gateRuns[1]?.n}; revision ${pass?.revision} by learn scripted`,
+    );
+    expect(block).toContain(`    in force in: ${id}\n`);
+    expect(block).toMatch(
+      / {4}effect: gates green 2\/2, [\d.]+ turns to green; pending \(needs 2 attempts on each side\)/,
+    );
+    expect(block).toContain("    state: in force, verdict pending");
   });
 
   it("harness.refine(apply=True) from a cell: the calling agent's next request and a running child's next turn carry the note; a resume rebuilds the same conversation", async () => {
@@ -238,5 +256,16 @@ describe("a lesson takes effect at once, prefix kept", () => {
     const again = rig.model.requests.at(-1);
     expectPrefixKept(root[3]?.body, again?.body, "resumed");
     expect(notesIn(again?.body)).toHaveLength(1);
+
+    // Never in a system prompt, but read as a note in this session: stats counts it as in force here.
+    const stats = await runRelm(["harness", "stats", "--session", id, "--scope", "session", "--json"], env);
+    expect(stats.code, stats.stderr).toBe(0);
+    const row = JSON.parse(stats.stdout.split("\n")[0] as string);
+    expect(row).toMatchObject({
+      type: "entry",
+      origin: { session: id, events: { from: expect.any(Number) }, author: "refine scripted" },
+      sessions: [id],
+      state: "in force, verdict pending",
+    });
   });
 });
