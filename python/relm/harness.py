@@ -3,7 +3,8 @@
 Entries live in three scopes: "session" (this session's folder), "project" (.relm/harness/, meant to
 be committed) and "user" ($RELM_HOME/harness/). Every change is a revision that can be shown and
 reverted (`relm harness log`, `relm harness revert REV`). This session's system prompt does not change
-when the harness does: new entries take effect in the next session (or after a compaction).
+when the harness does: new entries take effect in the next session, and an edit applied here reaches
+the running agents of this session as a note before their next model request.
 """
 
 import importlib

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/events.js";
 import { imageTypeOfFile } from "../session/image-files.js";
+import { learningNotice } from "../session/learning-notice.js";
 
 // ACP v1's tool_call_update replaces a tool call's whole `content` (it is not appended to), so a live
 // update cannot carry only the new output: whatever it leaves out disappears from the editor. Deltas
@@ -173,6 +174,13 @@ export class UpdateMapper {
         return [this.notice(`■ ${event.report.trim()}`)];
       case "resumed":
         return [this.notice("↺ resumed in a new process")];
+      // As message text: editors show every agent_message_chunk in the thread, while thoughts are
+      // folded away and a plan is the task list (the goal's), which a notice must not replace.
+      case "learn":
+      case "harness_verdict": {
+        const notice = learningNotice(event);
+        return notice ? [this.notice(notice.text)] : [];
+      }
       default:
         return [];
     }

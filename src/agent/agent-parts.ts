@@ -14,6 +14,7 @@ import type { EventSink } from "./events.js";
 import type { RootHooks } from "./hooks.js";
 import { handleHostRequest } from "./host-api.js";
 import { settleKernelFacts } from "./kernel-facts.js";
+import { LessonInbox } from "./lessons.js";
 import { startedEvent } from "./mcp-api.js";
 import { McpWarmer } from "./mcp-warm.js";
 import { Mailbox } from "./messaging.js";
@@ -61,6 +62,8 @@ export interface AgentParts {
   readonly kernel: AgentKernel;
   readonly children: ChildManager;
   readonly mailbox: Mailbox;
+  /** Lessons applied mid-session, appended before this agent's next model request (lessons.ts). */
+  readonly lessons: LessonInbox;
   /** File checkpoints before each turn that runs code (the root agent; children share its files). */
   readonly checkpoints: SessionCheckpoints | undefined;
   /** What the tree's plugin attached to the root (hooks.ts; learning: --learn, /learn, verdicts). */
@@ -88,6 +91,8 @@ export function assembleAgent(
   const model = new AgentModel(params.client, tree, depth === 0, record);
   const children = new ChildManager(self);
   const mailbox = new Mailbox(params.id);
+  const lessons = new LessonInbox(params.id);
+  tree.lessons.join(params.id, lessons);
   const mcpWarmer = tree.mcp ? new McpWarmer(tree.mcp, (info) => record(startedEvent(info))) : undefined;
   log.emit({
     type: "session",
@@ -158,6 +163,7 @@ export function assembleAgent(
     kernel,
     children,
     mailbox,
+    lessons,
     checkpoints,
     hooks,
   };
@@ -189,6 +195,7 @@ export function assembleAgent(
     kernel,
     children,
     mailbox,
+    lessons,
     checkpoints,
     hooks,
     compaction,

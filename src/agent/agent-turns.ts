@@ -5,6 +5,7 @@ import type { Budget } from "./budget.js";
 import type { ChildManager, SubmitPayload } from "./children.js";
 import { contextWindow } from "./compaction.js";
 import type { Conversation } from "./conversation.js";
+import type { LessonInbox } from "./lessons.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import type { McpWarmer } from "./mcp-warm.js";
 import type { Mailbox } from "./messaging.js";
@@ -50,6 +51,7 @@ export interface TurnParts {
   readonly kernel: AgentKernel;
   readonly budget: Budget;
   readonly mailbox: Mailbox;
+  readonly lessons: LessonInbox;
   readonly children: ChildManager;
   readonly checkpoints: SessionCheckpoints | undefined;
   readonly mcpWarmer: McpWarmer | undefined;
@@ -126,6 +128,7 @@ export class TurnRunner {
         return s ? { value: s, text: submissionText(s) } : undefined;
       },
       takeMessages: () => this.parts.mailbox.takeUnread(),
+      takeLessons: () => this.parts.lessons.take(),
       interruptReason: () => state.cancelled ?? BY_THE_USER,
       beforeModelCall: async () => {
         await this.pendingVariables.apply({

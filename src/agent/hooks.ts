@@ -1,12 +1,16 @@
 // What a plugin attaches to an agent tree without agent/ knowing what it is: a section of every system
-// prompt, sub-agent specs it keeps, the kernel's calls under one method prefix, and callbacks at points
-// of the root agent's work. The self-refining harness (src/learning/) is the one plugin; the composition
-// root (src/cli/setup.ts) sets it in TreeOptions.hooks, and without it an agent simply has none of this.
+// prompt, sub-agent specs it keeps, the kernel's calls under one method prefix, callbacks at points of
+// the root agent's work, and `tree.teach` to hand a lesson it applied mid-session to every running
+// agent of the tree (lessons.ts). The self-refining harness (src/learning/) is the one plugin; the
+// composition root (src/cli/setup.ts) sets it in TreeOptions.hooks; without it an agent has none of this.
 
 import type { ModelClient } from "../llm/types.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget } from "./budget.js";
 import type { GatesRun } from "./gates.js";
+import type { Lesson } from "./lessons.js";
+
+export type { Lesson };
 
 /** A sub-agent spec a plugin keeps (the harness's entries of kind agent); a spec file of the same name wins. */
 export interface KeptSpec {
@@ -28,6 +32,10 @@ export interface KernelCaller {
   readonly tree: {
     readonly options: { cwd: string; home: string };
     client(model?: string | null): ModelClient;
+    /** Hands a lesson applied just now to every running agent of the tree (lessons.ts). */
+    teach(lesson: Lesson): string[];
+    /** The plugin's prompt section agents started from now on get (renewed when it applies a lesson). */
+    promptSection: string | undefined;
   };
   record(body: JournalBody): unknown;
 }
@@ -37,6 +45,8 @@ export interface HookedTree {
   readonly options: { readonly compaction?: { readonly windows?: Record<string, number> } };
   /** The hooks' prompt section of new agents' prompts: a learning pass that reloads it renews it. */
   promptSection: string | undefined;
+  /** Hands a lesson applied just now to every running agent of the tree (lessons.ts). */
+  teach(lesson: Lesson): string[];
 }
 
 /** The root agent of a tree, as the hooks made for it see it. */

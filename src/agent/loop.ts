@@ -5,6 +5,7 @@ import type { JournalBody, JournalEvent } from "../session/types.js";
 import type { Budget, BudgetStop } from "./budget.js";
 import type { Conversation } from "./conversation.js";
 import type { EventSink } from "./events.js";
+import { type LessonDelivery, lessonMessage } from "./lessons.js";
 import { type Admission, admit } from "./request-budget.js";
 import { IPYTHON_TOOL, parseToolCall, renderCellResult } from "./tool.js";
 import { continuationNote, cutOff, MAX_CONTINUATIONS } from "./truncation.js";
@@ -40,6 +41,8 @@ export interface LoopContext {
   takeSubmission(): { value: unknown; text: string } | undefined;
   /** Messages that arrived for this agent since the last turn boundary; reading them clears them. */
   takeMessages(): { from: string; text: string }[];
+  /** Lessons applied since the last model request (lessons.ts); reading them clears them. */
+  takeLessons?(): LessonDelivery[];
   /** Why an aborted turn stopped (a person's Ctrl-C, or a parent's cancel). */
   interruptReason(): string;
   /** A tool call's arguments as they stream in (MCP servers a cell names start while it is written). */
@@ -79,6 +82,12 @@ async function turnLoop(ctx: LoopContext, userText: string): Promise<TurnOutcome
       });
     }
     await ctx.beforeModelCall?.();
+    // After beforeModelCall, whose learning pass may have applied one; a compaction there has put the
+    // earlier ones in the rebuilt system prompt instead. Appended: the request still extends the last.
+    for (const { note, event } of ctx.takeLessons?.() ?? []) {
+      ctx.log.record(event);
+      ctx.conversation.messages.push(lessonMessage(note));
+    }
     const stop = ctx.budget.check();
     if (stop) return budgetStop(ctx, stop);
 

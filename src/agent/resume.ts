@@ -4,6 +4,7 @@ import type { CellResult } from "../kernel/types.js";
 import type { Message, ToolCall } from "../llm/types.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import type { JournalEvent } from "../session/types.js";
+import { dropLessonNotes, lessonMessage } from "./lessons.js";
 import { renderCellResult } from "./tool.js";
 
 /** A conversation rebuilt from its journal, and what was in flight when it stopped. */
@@ -109,8 +110,12 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
           { role: "user", content: [{ type: "text", text: e.summaryMessage }] },
           ...kept,
         );
+        dropLessonNotes(messages);
         break;
       }
+      case "lesson":
+        messages.push(lessonMessage(e.text));
+        break;
       default:
         break;
     }

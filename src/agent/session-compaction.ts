@@ -4,6 +4,7 @@ import type { Budget } from "./budget.js";
 import { type CompactResult, compactMessages, contextWindow, needsCompaction } from "./compaction.js";
 import type { Conversation } from "./conversation.js";
 import type { RootHooks, TreeHooks } from "./hooks.js";
+import { dropLessonNotes } from "./lessons.js";
 import { type Admission, admit } from "./request-budget.js";
 
 export interface CompactionSettings {
@@ -151,6 +152,8 @@ export interface CompactingAgent {
   readonly checkpoints: { filesTouched(): Promise<string[]> } | undefined;
   /** The root's hooks (hooks.ts); undefined in children and without a plugin. */
   readonly hooks: Pick<RootHooks, "atCompaction"> | undefined;
+  /** Lessons applied since its last request: a prompt rebuilt with the harness says them already. */
+  readonly lessons: { clear(): void };
 }
 
 /**
@@ -176,6 +179,9 @@ export async function compactAgent(agent: CompactingAgent, force: boolean): Prom
   );
   if (outcome.compacted) {
     conversation.contextTokens = 0;
+    // The prompt rebuilt below carries every lesson, so their notes among the kept turns go (resume.ts
+    // drops the same ones when it replays the compaction).
+    dropLessonNotes(conversation.messages);
     // Before the prompt is rebuilt below, so what a learning pass applies is in it.
     await agent.hooks?.atCompaction?.();
   } else if (!(force && outcome.skipped)) return outcome;
@@ -185,6 +191,7 @@ export async function compactAgent(agent: CompactingAgent, force: boolean): Prom
     // root's compaction get the renewed block too.
     const block = reload(agent.rootDir);
     if (agent.depth === 0) tree.promptSection = block;
+    agent.lessons.clear();
     const renewed = conversation.renew(block);
     if (renewed) {
       agent.log.record({ type: "system_prompt", text: renewed });

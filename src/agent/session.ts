@@ -287,6 +287,7 @@ export class AgentSession implements ChildAgent {
   async close(): Promise<void> {
     if (this.parts.state.closed) return;
     this.parts.state.closed = true;
+    this.tree.lessons.leave(this.id);
     await this.children.closeAll("its parent ended");
     await this.parts.kernel.close();
     await this.parts.checkpoints?.close();

@@ -7,6 +7,7 @@ import { McpClients } from "../mcp/index.js";
 import type { EventSink } from "./events.js";
 import type { GateOptions } from "./gates.js";
 import type { KernelPolicy } from "./kernel-target.js";
+import { type Lesson, LessonBoard } from "./lessons.js";
 import { renderMcpBlock } from "./mcp-prompt.js";
 import { findAgentsMd } from "./prompt.js";
 import {
@@ -46,6 +47,8 @@ export class AgentTree {
    * agent's kernel to run when the project names no test command of its own.
    */
   gates: readonly string[] = [];
+  /** The running agents of the tree, each with its inbox of lessons (lessons.ts). */
+  readonly lessons = new LessonBoard();
   /** The MCP servers every agent of the tree shares; undefined when none is configured. */
   readonly mcp: McpClients | undefined;
   /** Their listing in every agent's system prompt, rendered once (src/agent/mcp-prompt.ts). */
@@ -78,6 +81,15 @@ export class AgentTree {
       });
       this.mcpBlock = renderMcpBlock(this.mcp.catalog());
     }
+  }
+
+  /**
+   * A lesson a plugin applied just now: every running agent of the tree appends it to its conversation
+   * before its next model request (agents started later read it in their system prompt). Returns the
+   * ids of the agents it reached.
+   */
+  teach(lesson: Lesson): string[] {
+    return this.lessons.teach(lesson);
   }
 
   /** What a kernel URI chosen by code must respect: the tree's sandbox and the user's own URI. */

@@ -2,6 +2,7 @@ import { describeSpend } from "../agent/budget.js";
 import type { AgentEvent } from "../agent/events.js";
 import { formatDuration } from "../config/duration.js";
 import { reasoningText } from "../llm/thinking.js";
+import { learningNotice } from "../session/learning-notice.js";
 
 export interface RenderOptions {
   color: boolean;
@@ -194,15 +195,12 @@ export class ProgressRenderer {
       case "checkpoint":
         if (event.warning) this.line(s.yellow(`⚠ ${event.warning}`));
         return;
+      case "learn":
       case "harness_verdict": {
-        const action = event.reverted
-          ? `, reverted as ${event.reverted}`
-          : event.refused
-            ? ", not reverted"
-            : "";
-        const paint =
-          event.verdict === "regressed" ? s.yellow : event.verdict === "improved" ? s.green : s.dim;
-        this.line(paint(`⚖ harness edit ${event.rev} (${event.scope}): ${event.verdict}${action}`));
+        const notice = learningNotice(event);
+        if (!notice) return;
+        const paint = { learned: s.cyan, quiet: s.dim, warn: s.yellow, good: s.green }[notice.tone];
+        this.line(paint(notice.text));
         return;
       }
       case "compaction":

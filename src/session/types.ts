@@ -249,6 +249,21 @@ export type JournalBody =
       cost: number | null;
       durationMs: number;
     }
+  /**
+   * A lesson applied mid-session, appended to this agent's conversation as one user-role note (`text`,
+   * exactly as the model read it) before its next model request; a resume replays it (docs/learning.md).
+   */
+  | {
+      type: "lesson";
+      text: string;
+      /** The harness revision holding it, its scope and the entries it touched. */
+      revision: string;
+      scope: string;
+      entries: string[];
+      /** The session whose journal events it was learned from, and those events. */
+      session: string;
+      events: { from: number; to: number } | null;
+    }
   /** A verdict on a harness edit, recorded by the host that judged it (docs/harness.md, "Verdicts"). */
   | {
       type: "harness_verdict";
@@ -291,6 +306,9 @@ export type JournalEvent = JournalBody & {
 };
 
 export type JournalEventType = JournalBody["type"];
+
+/** The body of one type, e.g. `JournalBodyOf<"lesson">`. */
+export type JournalBodyOf<T extends JournalEventType> = Extract<JournalBody, { type: T }>;
 
 /** The event of one type, e.g. `JournalEventOf<"cell_output">`. */
 export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, { type: T }>;

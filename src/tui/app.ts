@@ -122,6 +122,7 @@ export class App implements AppControl {
         link: this.link.state,
         sessionId: this.link.id,
         kernel: this.figures.kernel,
+        learning: this.figures.learning,
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
       }),

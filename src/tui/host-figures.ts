@@ -38,6 +38,15 @@ export class HostFigures {
   info: SessionInfo | undefined;
   /** The root kernel's state from events; the host's `info` is asked less often than this changes. */
   kernel: SessionInfo["kernel"] | undefined;
+  /** Harness entries this session learned (passes, refines applied mid-session), from its events. */
+  private readonly learnedEntries = new Set<string>();
+  /**
+   * What the status line says about learning: "learned N"; `probation` is left for lessons carried
+   * over from earlier sessions on probation (issue 21, item 2), undefined until something counts them.
+   */
+  get learning(): { learned: number; probation?: number } {
+    return { learned: this.learnedEntries.size };
+  }
   private timer: NodeJS.Timeout | undefined;
   /** The next `info` answer may say a turn is running (set when a connection is made). */
   private syncBusy = false;
@@ -50,6 +59,9 @@ export class HostFigures {
   /** Follows one event from the host's stream. */
   apply(event: AgentEvent): void {
     if (!event.agent) {
+      if (event.type === "learn" && event.outcome === "applied")
+        for (const a of event.applied) this.learnedEntries.add(a.id);
+      else if (event.type === "lesson") for (const id of event.entries) this.learnedEntries.add(id);
       if (event.type === "kernel") this.kernel = event.event === "died" ? "restarting" : "idle";
       else if (event.type === "cell") this.kernel = "busy";
       else if (event.type === "cell_output") this.kernel = "idle";

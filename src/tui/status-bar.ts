@@ -24,6 +24,8 @@ export interface StatusData {
   /** Goal and autonomy chosen before the first message (sent with it). */
   pendingGoal?: string;
   pendingGates?: string[] | null;
+  /** Lessons this session learned, and (once counted) those on probation. */
+  learning?: { learned: number; probation?: number };
 }
 
 function shortPath(path: string): string {
@@ -86,12 +88,23 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
         `autonomous${gates.length > 0 ? ` (${gates.length} gate${gates.length === 1 ? "" : "s"})` : ""}`,
       ),
     );
+  const learning = learningPart(d.learning);
+  if (learning) second.push(t.accent(learning));
   if (d.link === "offline") second.push(t.warn("not running: your next message resumes it"));
   const id = info?.id ?? d.sessionId;
   if (id) second.push(t.dim(id));
   const branch = info?.branch ?? d.branch;
   second.push(t.dim(`${shortPath(info?.cwd ?? d.cwd)}${branch ? ` (${branch})` : ""}`));
   return [joinFitting(first, sep, width), joinFitting(second, sep, width)];
+}
+
+/** "learned 1 · on probation 3"; nothing before anything is learned or on probation. */
+export function learningPart(l: StatusData["learning"]): string | undefined {
+  if (!l) return undefined;
+  const parts: string[] = [];
+  if (l.learned > 0) parts.push(`learned ${l.learned}`);
+  if (l.probation) parts.push(`on probation ${l.probation}`);
+  return parts.length > 0 ? parts.join(" · ") : undefined;
 }
 
 /** Joins parts with the separator, dropping parts from the end that do not fit. */

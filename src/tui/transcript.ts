@@ -5,6 +5,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { formatDuration } from "../config/duration.js";
 import { firstLine } from "../config/text.js";
 import { reasoningText } from "../llm/thinking.js";
+import { learningNotice } from "../session/learning-notice.js";
 import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
 import { CellBlock, type CellView } from "./cell-block.js";
 import { FileEditBlock } from "./file-edit-block.js";
@@ -227,33 +228,12 @@ export class Transcript extends Container {
           return t.ok(describeUndo(event));
         case "learn_mode":
           return t.accent(`✎ learning ${event.on ? "on" : "off"}`);
-        case "learn": {
-          const what =
-            event.outcome === "applied"
-              ? t.accent(
-                  `✎ learned ${event.applied.length} lesson(s) (${event.trigger.replace("_", " ")}); they apply from the next compaction`,
-                )
-              : event.outcome === "nothing_applied"
-                ? t.dim(
-                    `✎ learning pass ${event.pass} (${event.trigger.replace("_", " ")}): nothing passed the checks`,
-                  )
-                : t.dim(
-                    `✎ learning pass ${event.pass} ${event.outcome}${event.reason ? `: ${event.reason}` : ""}`,
-                  );
-          const lessons =
-            event.outcome === "applied"
-              ? event.applied.map((a) => t.dim(`  · ${firstLine(a.content, 120)}`))
-              : [];
-          return [what, ...lessons].join("\n");
-        }
+        case "learn":
         case "harness_verdict": {
-          const mark = event.verdict === "improved" ? t.ok : event.verdict === "regressed" ? t.error : t.dim;
-          const tail = event.reverted
-            ? ` — reverted (${event.reverted})`
-            : event.refused
-              ? ` — not reverted: ${event.refused}`
-              : "";
-          return mark(`◆ harness edit ${event.rev} ${event.verdict}${event.final ? "" : " so far"}${tail}`);
+          const notice = learningNotice(event);
+          if (!notice) return undefined;
+          const paint = { learned: t.accent, quiet: t.dim, warn: t.warn, good: t.ok }[notice.tone];
+          return paint(notice.text);
         }
         default: {
           const other = event as { type: string; model?: string; provider?: string };

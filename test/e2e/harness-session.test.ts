@@ -169,6 +169,7 @@ describe("refining mid-session", () => {
               code: 'harness.propose("PROPOSED: the API needs a trailing slash", kind="memory")\nprint("ok")',
             },
             { text: "done" },
+            { text: "second answer" },
           ],
         },
         (ctx) => {
@@ -187,7 +188,7 @@ describe("refining mid-session", () => {
         },
       ),
     });
-    const input = "ROOT: interactive work\n/refine project\nn\n/refine project\ny\n/exit\n";
+    const input = "ROOT: interactive work\n/refine project\nn\n/refine project\ny\nand then?\n/exit\n";
     const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain("+ add memory");
@@ -200,6 +201,22 @@ describe("refining mid-session", () => {
         .entries()
         .map((e) => e.content),
     ).toEqual(["Lesson 2: the API needs a trailing slash."]);
+    // The agent reads it before its next request: a note after the message, the prefix kept.
+    expect(result.stdout).toContain(
+      "the running agents of this session (1) read it before their next model request",
+    );
+    const [previous, next] = turns(rig).slice(-2);
+    const messages = (r: typeof next) =>
+      ((r?.body ?? {}) as { messages: { role: string; content: unknown }[] }).messages;
+    expect(messages(next).slice(0, messages(previous).length)).toEqual(messages(previous));
+    const added = messages(next)
+      .slice(messages(previous).length)
+      .map((m) => JSON.stringify(m.content));
+    expect(added).toHaveLength(3);
+    expect(added[1]).toContain("and then?");
+    expect(added[2]).toContain("[relm: lesson learned from events");
+    expect(added[2]).toContain("Lesson 2: the API needs a trailing slash.");
+    expect(systemOf(next?.body)).not.toContain("Lesson 2");
   });
 });
 

@@ -158,7 +158,7 @@ describe("verdicts", () => {
       verdict: "regressed",
       reverted: undo.rev,
     });
-    expect(s4.stderr).toContain(`⚖ harness edit ${edit.rev} (project): regressed, reverted as ${undo.rev}`);
+    expect(s4.stderr).toContain(`⚖ harness edit ${edit.rev} (project) regressed — reverted as ${undo.rev}`);
 
     // With the lesson gone the gate passes again, and stats tells the story without writing twice.
     await run(rig, gated, 0);

@@ -188,6 +188,10 @@ describe("relm run --learn", () => {
       { env: priced.env, cwd: priced.cwd },
     );
     expect(run.code, run.stderr).toBe(0);
+    // Said where the user looks, with the reason.
+    expect(run.stderr).toContain(
+      "✎ learning pass 1 (gate failure) skipped: the refine model's price is unknown, so --max-cost could not be kept",
+    );
     const skipped = ofType(onlyJournal(priced.home).lines, "learn");
     expect(skipped).toHaveLength(1);
     expect(skipped[0]).toMatchObject({

@@ -466,7 +466,7 @@ describe("refine", () => {
     return { text: "ok" };
   }
 
-  it("proposes without writing, applies by token, and takes effect where appliesWhere says: after the next compaction, children too", async () => {
+  it("proposes without writing, applies by token, and takes effect where appliesWhere says: at once as a note, in the prompt after the next compaction, children too", async () => {
     const rig = await startRig("openai", { script });
     const s = await hosted(rig);
     await s.turn("ROOT: learn");
@@ -486,9 +486,25 @@ describe("refine", () => {
       RPC.invalidParams,
     );
 
-    // Not yet: the prompt stays byte-stable until a compaction rebuilds it.
+    // At once, as a note after the person's message; the prompt stays byte-stable until a compaction
+    // rebuilds it, so the request extends the one before it.
+    const before = rig.model.requests.length;
     await s.turn("hello");
-    expect(systemOf(rig.model.requests.at(-1)?.body)).not.toContain(LESSON);
+    const hello = rig.model.requests[before];
+    expect(systemOf(hello?.body)).not.toContain(LESSON);
+    const sent = ((hello?.body ?? {}) as { messages: { role: string; content: unknown }[] }).messages;
+    const last = rig.model.requests
+      .slice(0, before)
+      .filter((r) => !isRefine(r))
+      .at(-1);
+    const previous = ((last?.body ?? {}) as { messages: unknown[] }).messages;
+    expect(sent.slice(0, previous.length)).toEqual(previous);
+    expect(JSON.stringify(sent.at(-2)?.content)).toContain("hello");
+    expect(sent.at(-1)?.role).toBe("user");
+    expect(JSON.stringify(sent.at(-1)?.content)).toMatch(
+      /\[relm: lesson learned from events \d+; it is in the harness \(session scope, revision r/,
+    );
+    expect(JSON.stringify(sent.at(-1)?.content)).toContain(LESSON);
     // A conversation this short is not compacted, but /compact still renews the prompt with the harness.
     expect(await s.client.call("compact", {})).toEqual({
       compacted: false,

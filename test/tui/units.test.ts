@@ -456,6 +456,7 @@ describe("Transcript", () => {
           },
         ],
         rejected: [],
+        revision: "r2",
         tokens: 10,
         cost: null,
         durationMs: 5,
@@ -475,9 +476,8 @@ describe("Transcript", () => {
     tr.apply(ev({ type: "truncated", turn: 2, maxOutputTokens: 512, by: "model", action: "continued" }));
     const shown = tr.render(200).filter(Boolean);
     expect(shown).toEqual([
-      "✎ learned 1 lesson(s) (gate failure); they apply from the next compaction",
-      "  · Run pytest with -x first.",
-      "◆ harness edit r3 regressed — reverted (r4)",
+      "✎ learned 1 lesson (gate failure, revision r2): Run pytest with -x first. — in force from the next request",
+      "⚖ harness edit r3 (session) regressed — reverted as r4",
       "↻ the answer was cut off at 512 tokens (model limit); asking the model to continue",
     ]);
   });

@@ -21,6 +21,7 @@ import {
   skillUseKey,
   useKey,
 } from "../store/index.js";
+import { teachTree } from "./teach.js";
 
 /** What the harness calls need of the agent whose kernel made them. */
 export type HarnessApiAgent = KernelCaller;
@@ -37,7 +38,7 @@ export function rootSessionDir(home: string, dir: string): string {
   return join(root, rel.split(sep)[0] as string);
 }
 
-function contextOf(agent: HarnessApiAgent): HarnessContext {
+function contextOf(agent: HarnessApiAgent): HarnessContext & { sessionDir: string } {
   const { cwd, home } = agent.tree.options;
   return { cwd, home, sessionDir: rootSessionDir(home, agent.dir) };
 }
@@ -87,12 +88,19 @@ function refinementView(id: string, ref: Refinement) {
 }
 
 function apply(agent: HarnessApiAgent, ref: Refinement) {
-  const result = applyRefinement(ref, contextOf(agent));
+  const ctx = contextOf(agent);
+  const result = applyRefinement(ref, ctx);
+  // The agent that asked, and every other running agent of the tree, read it before their next request.
+  const taught = result.revision ? teachTree(agent.tree, result.revision, ref.scope, ctx) : [];
   return {
     revision: result.revision?.rev ?? null,
     summary: result.revision ? revisionSummary(result.revision) : null,
     dropped: result.dropped.map((d) => ({ reason: d.reason })),
-    note: "applied to the harness on disk; this session's system prompt stays as it was (it takes effect in new sessions and after a compaction)",
+    taught,
+    note:
+      taught.length > 0
+        ? "applied to the harness on disk; the running agents of this session read it as a note before their next model request, and their system prompts carry it from their next compaction"
+        : "nothing was applied",
   };
 }
 

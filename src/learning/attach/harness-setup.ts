@@ -62,7 +62,7 @@ export function sessionHarness(
         handle: (agent, method, params) => handleHarnessRequest(agent, method, params, refineModel),
       },
       lockProject: (projectDir) => lockProjectScope(projectDir, PROJECT_SCOPE_LOCKED),
-      root: (agent, events) => learningRootHooks(agent, events, { ...settings.learn, refineModel }, reload),
+      root: (agent, events) => learningRootHooks(agent, events, { ...settings.learn, refineModel }),
     },
     warnings: loaded.problems,
     env: paths.length > 0 ? { ...env, PYTHONPATH: paths.join(delimiter) } : env,

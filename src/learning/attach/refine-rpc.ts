@@ -6,6 +6,7 @@ import { applyRefinement, describeRefinement, proposeForSession, type Refinement
 import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import { whereRefinementApplies } from "../refine/refine-where.js";
 import { type EntryKind, type HarnessContext, revisionSummary, SCOPES, type Scope } from "../store/index.js";
+import { teachTree } from "./teach.js";
 
 /** Proposals are kept this long, and only this many, waiting for `refine.apply`. */
 const KEEP_MS = 60 * 60 * 1000;
@@ -76,8 +77,16 @@ export class RefineProposals {
     const lines = dropped.map((d) => `not applied: ${d.reason}`);
     if (!revision) lines.push("nothing was applied");
     else {
+      const taught = teachTree(this.session.tree, revision, ref.scope, {
+        cwd: this.session.cwd,
+        home: this.session.home,
+        sessionDir: this.session.dir,
+      });
       lines.push(
         `applied as revision ${revision.rev} in the ${ref.scope} scope: ${revisionSummary(revision)}`,
+        ...(taught.length > 0
+          ? [`the running agents of this session (${taught.length}) read it before their next model request`]
+          : []),
         `\`relm harness revert ${revision.rev}${scopeFlag(ref.scope, this.session.id)}\` undoes it`,
       );
     }

@@ -12,14 +12,13 @@ import { RefineProposals } from "./refine-rpc.js";
 // Each root's learning by the hooks made for it: /learn in line mode reaches it through the session.
 const learningByHooks = new WeakMap<RootHooks, SessionLearning>();
 
-/** The hooks of one root agent; `reload` renders the harness block as it is now (learning renews it). */
+/** The hooks of one root agent. */
 export function learningRootHooks(
   agent: HookedRoot,
   events: readonly JournalEvent[],
   options: LearnOptions,
-  reload: (sessionDir: string) => string,
 ): RootHooks {
-  const learning = rootLearning(agent, events, options, reload);
+  const learning = rootLearning(agent, events, options);
   const refine = new RefineProposals(agent, options.refineModel);
   const hooks: RootHooks = {
     beforeModelCall: () => learning.beforeModelCall(),

@@ -29,6 +29,7 @@ import {
   storeFor,
   storesFor,
 } from "./harness-cli.js";
+import { describeLesson, lessonRow } from "./harness-lessons.js";
 
 const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
 
@@ -62,8 +63,16 @@ export function statsCommand(
       scopes: flags.scope ? [flags.scope] : undefined,
     });
     const byRev = new Map(evaluated.map((e) => [`${e.scope}:${e.revision.rev}`, e]));
-    const entries = storesFor(flags, ctx).flatMap((s) => s.entries());
+    const stores = storesFor(flags, ctx);
+    const entries = stores.flatMap((s) => s.entries());
     const outcomes = entryOutcomes(ctx, entries);
+    const storeOf = new Map(stores.map((s) => [s.scope, s]));
+    const lessonOf = (e: EntryState) => {
+      const store = storeOf.get(e.scope);
+      return store
+        ? lessonRow(ctx.home, e, store, outcomes.get(e.id), byRev.get(`${e.scope}:${e.rev}`))
+        : undefined;
+    };
     const hypothesisOf = (e: EntryState) =>
       byRev.get(`${e.scope}:${e.rev}`)?.revision.edits.find((x) => x.id === e.id)?.hypothesis;
     if (flags.json) {
@@ -80,6 +89,7 @@ export function statsCommand(
             rev: e.rev,
             hypothesis: hypothesisOf(e) ?? null,
             outcomes: outcomes.get(e.id),
+            ...lessonOf(e),
             verdict: v
               ? { verdict: v.judgement.verdict, final: v.judgement.final, summary: v.judgement.summary }
               : null,
@@ -131,6 +141,13 @@ export function statsCommand(
         ]);
       }
       io.stdout.write(`${pad(rows)}\n`);
+      io.stdout.write("\nlessons (where each came from, where it was in force, what it did):\n");
+      for (const e of entries) {
+        const row = lessonOf(e);
+        if (!row) continue;
+        const lines = describeLesson(e, row, outcomes.get(e.id), byRev.get(`${e.scope}:${e.rev}`));
+        io.stdout.write(`${lines.map((l) => `  ${l}`).join("\n")}\n`);
+      }
     }
     const judged = evaluated.filter((v) => v.judgement.verdict !== "pending" || v.hypotheses.length > 0);
     if (judged.length > 0)

@@ -22,7 +22,7 @@ export function describeLearn(status: LearnStatus): string {
     l.atCompaction ? "at compaction" : undefined,
     l.onGateFailure > 0 ? `after ${l.onGateFailure} identical gate failures` : undefined,
   ].filter(Boolean);
-  return `learning: on — ${when.join(", ") || "no trigger set"}; edits go to the session scope and take effect at the next compaction (${so})`;
+  return `learning: on — ${when.join(", ") || "no trigger set"}; edits go to the session scope and the agents read them before their next model request (${so})`;
 }
 
 const learn = defineCommand<"on" | "off" | "status">({

@@ -8,8 +8,9 @@ import type { LearnSettings } from "../../config/learn-config.js";
 import type { LearnStatus } from "../../host/protocol.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody, JournalEvent, LearnedEdit } from "../../session/types.js";
+import { teachTree } from "../attach/teach.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
-import type { HarnessContext } from "../store/index.js";
+import type { HarnessContext, Revision } from "../store/index.js";
 import {
   budgetRefusal,
   dueByGate,
@@ -41,8 +42,11 @@ export interface LearningHost {
   record(body: JournalBody): JournalEvent;
   /** The refine model's client: `model`, else config's refineModel, else the session's own model. */
   refineClient(model: string | undefined): ModelClient;
-  /** Children started from now on get the harness as it is now (the root's own prompt is untouched). */
-  renewChildrenBlock(): void;
+  /**
+   * Every running agent of the tree reads what `revision` applied before its next model request, and
+   * children started from now on get the harness as it is now in their prompt.
+   */
+  teach(revision: Revision): void;
 }
 
 /** `learn` of a session host and `/learn status`: the policy in effect (null when off) and its spend. */
@@ -260,7 +264,7 @@ export class SessionLearning {
       outcome: revision ? "applied" : "nothing_applied",
       ...(revision ? { revision: revision.rev } : {}),
     });
-    if (revision) this.host.renewChildrenBlock();
+    if (revision) this.host.teach(revision);
   }
 }
 
@@ -308,7 +312,6 @@ export function rootLearning(
   agent: HookedRoot,
   events: readonly JournalEvent[],
   options: LearnOptions,
-  reload: ((sessionDir: string) => string) | undefined,
 ): SessionLearning {
   const settings = options.settings;
   const host: LearningHost = {
@@ -326,10 +329,8 @@ export function rootLearning(
     },
     record: (body) => agent.record(body),
     refineClient: (model) => agent.clientFor(model ?? options.refineModel),
-    renewChildrenBlock: () => {
-      // Only new children read it: the root's own prompt changes at its next compaction, not here.
-      if (reload) agent.tree.promptSection = reload(agent.dir);
-    },
+    teach: (revision) =>
+      teachTree(agent.tree, revision, "session", { cwd: agent.cwd, home: agent.home, sessionDir: agent.dir }),
   };
   return new SessionLearning(host, settings, options.on || settings.enabled, events);
 }

@@ -1,14 +1,16 @@
 import { type EntryKind, type HarnessContext, projectRoot, type Scope } from "../store/index.js";
 
 const FROM_COMPACTION =
-  "in this session from its next compaction (automatic when the conversation nears the model's context " +
-  "window, or at once with /compact): the system prompt is rebuilt with the harness as it is then, and " +
-  "sub-agents started after that compaction get it too; sub-agents already running keep theirs";
+  "in this session at once: each of its running agents (sub-agents too) reads the applied entries as a " +
+  "note appended before its next model request, its system prompt carries them from its next compaction " +
+  "(automatic when the conversation nears the model's context window, or at once with /compact), and " +
+  "sub-agents started from now on get them in their prompt";
 
 /**
  * Where applied edits take effect, in words that hold for this code: a session's prompt block is
- * rendered once when its tree starts (so the provider's prompt cache keeps hitting) and renewed only
- * when a compaction rebuilds the prompt (AgentSession.compact reloads the harness, user + project + the
+ * rendered once when its tree starts (so the provider's prompt cache keeps hitting); an edit applied
+ * mid-session reaches the running agents as an appended note (src/agent/lessons.ts) and their prompt
+ * is renewed when a compaction rebuilds it (AgentSession.compact reloads the harness, user + project + the
  * root session's own scope). New sessions load user and project scopes; only this session (and its
  * resumes) reads its session scope. Specs and skill packages are read once per session.
  */

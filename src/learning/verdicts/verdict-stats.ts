@@ -15,8 +15,9 @@ export interface EntryOutcome {
   /** Cells that used it (every cell while it was in force, for prompts), and how many failed. */
   cells: number;
   failedCells: number;
-  /** Sessions it was in force in. */
+  /** Sessions it was in force in, and their ids (oldest first). */
   sessions: number;
+  sessionIds: string[];
 }
 
 function mean(values: number[]): number | null {
@@ -60,6 +61,7 @@ export function entryOutcomes(
       .flatMap((t) => cellsOf(t, { ...options, uses: use.uses }))
       .filter((c) => c.side === "with" && (!use.needsUse || c.used));
     const green = attempts.filter((a) => a.ok);
+    const active = scoped.filter((t) => t.events.some((e) => e.k === "prompt" && side(e.text) === "with"));
     out.set(entry.id, {
       attempts: attempts.length,
       green: green.length,
@@ -67,8 +69,8 @@ export function entryOutcomes(
       tokensToGreen: mean(green.map((a) => a.tokens)),
       cells: cells.length,
       failedCells: cells.filter((c) => !c.ok).length,
-      sessions: scoped.filter((t) => t.events.some((e) => e.k === "prompt" && side(e.text) === "with"))
-        .length,
+      sessions: active.length,
+      sessionIds: active.map((t) => t.id),
     });
   }
   return out;

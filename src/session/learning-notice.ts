@@ -1,0 +1,93 @@
+// The one line every front end shows when learning does something (issue 21, item 5): a learning pass
+// applied lessons, applied nothing, was skipped or failed (and why), or a verdict judged an edit (and
+// reverted or kept it). `relm run` stderr, line mode, the UI's transcript and ACP all print this text.
+
+import type { JournalEventOf } from "./types.js";
+
+/** How a front end colours the line. */
+export type NoticeTone = "learned" | "quiet" | "warn" | "good";
+
+export interface LearningNotice {
+  text: string;
+  tone: NoticeTone;
+}
+
+type Judged = Pick<
+  JournalEventOf<"harness_verdict">,
+  "rev" | "scope" | "verdict" | "final" | "reverted" | "refused"
+>;
+type Pass = Pick<
+  JournalEventOf<"learn">,
+  "pass" | "trigger" | "outcome" | "reason" | "applied" | "proposed" | "rejected" | "revision"
+>;
+
+function clip(text: string, max = 100): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function range(numbers: readonly number[]): string {
+  if (numbers.length === 0) return "";
+  const from = Math.min(...numbers);
+  const to = Math.max(...numbers);
+  return from === to ? ` from event ${from}` : ` from events ${from}–${to}`;
+}
+
+/** A learning pass's line: what it applied, or why it applied nothing. */
+export function learnNotice(e: Pass): LearningNotice {
+  const why = e.trigger.replace("_", " ");
+  switch (e.outcome) {
+    case "applied": {
+      const n = e.applied.length;
+      const first = e.applied[0];
+      const from = range(e.applied.flatMap((a) => a.evidence));
+      const what = first ? `: ${clip(first.content)}${n > 1 ? ` (+${n - 1} more)` : ""}` : "";
+      return {
+        text: `✎ learned ${n} lesson${n === 1 ? "" : "s"}${from} (${why}, revision ${e.revision ?? "?"})${what} — in force from the next request`,
+        tone: "learned",
+      };
+    }
+    case "nothing_applied": {
+      const reason = e.rejected[0]?.reason;
+      const text =
+        e.proposed === 0
+          ? `✎ learning pass ${e.pass} (${why}): no lesson proposed`
+          : `✎ learning pass ${e.pass} (${why}): nothing applied, ${e.proposed} proposed, none passed the checks${reason ? ` (${clip(reason, 80)})` : ""}`;
+      return { text, tone: "quiet" };
+    }
+    case "skipped":
+      return {
+        text: `✎ learning pass ${e.pass} (${why}) skipped: ${e.reason ?? "no reason given"}`,
+        tone: "warn",
+      };
+    case "failed":
+      return {
+        text: `✎ learning pass ${e.pass} (${why}) failed: ${e.reason ?? "no reason given"}`,
+        tone: "warn",
+      };
+  }
+}
+
+/** A verdict's line: whether the edit helped, and what was done about it. */
+export function verdictNotice(e: Judged): LearningNotice {
+  // A revert is final whatever the window says; a verdict left standing may still change.
+  const soFar = e.final || e.reverted ? "" : " so far";
+  const action = e.reverted
+    ? ` — reverted as ${e.reverted}`
+    : e.refused
+      ? ` — not reverted: ${e.refused}`
+      : e.verdict === "improved"
+        ? " — kept"
+        : "";
+  return {
+    text: `⚖ harness edit ${e.rev} (${e.scope}) ${e.verdict}${soFar}${action}`,
+    tone: e.verdict === "regressed" ? "warn" : e.verdict === "improved" ? "good" : "quiet",
+  };
+}
+
+/** The notice for a journal event, when it is one learning writes. */
+export function learningNotice(event: { type: string }): LearningNotice | undefined {
+  if (event.type === "learn") return learnNotice(event as JournalEventOf<"learn">);
+  if (event.type === "harness_verdict") return verdictNotice(event as JournalEventOf<"harness_verdict">);
+  return undefined;
+}

@@ -1,0 +1,140 @@
+// Learning is visible (issue 21, item 5): a pass that applies, applies nothing or is skipped, and a
+// verdict, each say so in one line wherever the user looks. Scripted model over HTTP, real kernels.
+import { describe, expect, it } from "vitest";
+import { UpdateMapper } from "../../src/acp/updates.js";
+import type { AgentEvent } from "../../src/agent/events.js";
+import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
+import { runRelm } from "../support/cli.js";
+import { edits, eventNumbers, isRefine, quoteOf } from "../support/harness.js";
+import { type JournalLine, onlyJournal } from "../support/journal.js";
+import { useRigs } from "../support/scripted.js";
+
+const startRig = useRigs();
+const LESSON = "COUNT-LESSON: the counter starts at one.";
+
+/** Six cells, then an answer; the refine model proposes one memory the first time, nothing after. */
+function counting() {
+  let step = 0;
+  let asked = 0;
+  return (ctx: ScriptContext): ScriptStep => {
+    if (isRefine(ctx)) {
+      if (asked++ > 0) return edits([]);
+      const [cell] = eventNumbers(ctx, "cell:");
+      return edits([
+        {
+          op: "add",
+          kind: "memory",
+          content: LESSON,
+          evidence: [cell],
+          quote: quoteOf(ctx, cell),
+          hypothesis: "the count is right the first time",
+        },
+      ]);
+    }
+    return ++step <= 6 ? { code: `print(${step})` } : { text: "counted" };
+  };
+}
+
+describe("learning notices", () => {
+  it("line mode prints one line per pass: what it learned, from which events, and a pass with nothing to add", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: counting() },
+      { config: { learn: { every_turns: 2, at_compaction: false } } },
+    );
+    const input = "/learn on\nTASK: count\n/exit\n";
+    const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input });
+    expect(result.code, result.stderr).toBe(0);
+    const passes = onlyJournal(rig.home).lines.filter((l) => l.type === "learn");
+    expect(passes.map((p) => p.outcome)).toEqual(["applied", "nothing_applied", "nothing_applied"]);
+    const applied = passes[0] as JournalLine & { applied: { evidence: number[] }[]; revision: string };
+    const from = applied.applied[0]?.evidence[0];
+    const out = result.stdout.split("\n");
+    expect(out).toContain(
+      `✎ learned 1 lesson from event ${from} (every turns, revision ${applied.revision}): ${LESSON} — in force from the next request`,
+    );
+    expect(out.filter((l) => l === "✎ learning pass 2 (every turns): no lesson proposed")).toHaveLength(1);
+  });
+
+  it("ACP shows the journal's learning events as message text, one line each", () => {
+    const at = (n: number, body: Record<string, unknown>) =>
+      ({ ...body, n, t: "2025-01-01T00:00:00.000Z" }) as unknown as AgentEvent;
+    const m = new UpdateMapper("/nonexistent");
+    const text = (updates: unknown[]) =>
+      (updates as { sessionUpdate: string; content: { text: string } }[]).map((u) => [
+        u.sessionUpdate,
+        u.content.text.trim(),
+      ]);
+    const pass = {
+      type: "learn",
+      pass: 1,
+      trigger: "gate_failure",
+      model: "scripted",
+      scope: "session",
+      reviewed: { from: 1, to: 20, omitted: 0 },
+      proposed: 1,
+      tokens: 10,
+      cost: 0,
+      durationMs: 5,
+      rejected: [],
+    };
+    expect(
+      text(
+        m.map(
+          at(21, {
+            ...pass,
+            outcome: "applied",
+            revision: "r1234567",
+            applied: [
+              {
+                op: "add",
+                id: "mem-abc123",
+                kind: "memory",
+                content: LESSON,
+                hypothesis: "h",
+                evidence: [9, 14],
+              },
+            ],
+          }),
+        ),
+      ),
+    ).toEqual([
+      [
+        "agent_message_chunk",
+        `✎ learned 1 lesson from events 9–14 (gate failure, revision r1234567): ${LESSON} — in force from the next request`,
+      ],
+    ]);
+    expect(
+      text(
+        m.map(
+          at(30, {
+            ...pass,
+            pass: 2,
+            outcome: "skipped",
+            reason: "learning's budget: the cap is 500",
+            applied: [],
+          }),
+        ),
+      ),
+    ).toEqual([
+      ["agent_message_chunk", "✎ learning pass 2 (gate failure) skipped: learning's budget: the cap is 500"],
+    ]);
+    expect(
+      text(
+        m.map(
+          at(40, {
+            type: "harness_verdict",
+            scope: "session",
+            rev: "r1234567",
+            verdict: "regressed",
+            final: true,
+            summary: "worse",
+            reverted: "r7654321",
+          }),
+        ),
+      ),
+    ).toEqual([
+      ["agent_message_chunk", "⚖ harness edit r1234567 (session) regressed — reverted as r7654321"],
+    ]);
+  });
+});

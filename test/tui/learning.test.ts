@@ -1,0 +1,61 @@
+// Learning in the terminal UI (issue 21, item 5): a pass that applies a lesson is one line in the
+// transcript, and the status line counts what the session learned ("learned 1").
+import { describe, expect, it } from "vitest";
+import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
+import { edits, eventNumbers, isRefine, quoteOf } from "../support/harness.js";
+import { untilJournal, useTui } from "../support/tui.js";
+
+const { startRig, open } = useTui();
+const LESSON = "TUI-LESSON: the gate wants fixed.txt in the project root.";
+
+/** "Done" twice without a fix (two identical gate failures), then the fix once the lesson is there. */
+function script() {
+  const steps: ScriptStep[] = [
+    { text: "Done, I think." },
+    { text: "Done now." },
+    { code: "open('fixed.txt', 'w').write('ok')\nprint('fixed')" },
+    { text: "Fixed." },
+  ];
+  let step = 0;
+  let asked = 0;
+  return (ctx: ScriptContext): ScriptStep => {
+    if (!isRefine(ctx)) return steps[step++] ?? { text: "nothing left" };
+    const gates = eventNumbers(ctx, "gates failed");
+    if (asked++ > 0 || gates.length < 2) return edits([]);
+    return edits([
+      {
+        op: "add",
+        kind: "memory",
+        content: LESSON,
+        evidence: gates,
+        quote: quoteOf(ctx, gates[0]),
+        hypothesis: "the gate passes",
+      },
+    ]);
+  };
+}
+
+describe("terminal UI learning", () => {
+  it("shows the pass that learned a lesson in the transcript and 'learned 1' in the status line", async () => {
+    const rig = await startRig("openai", { script: script() });
+    const ui = open(rig, [], { cols: 160 });
+    await ui.waitFor("new session");
+    await ui.type("/learn on");
+    await ui.press("enter");
+    await ui.waitFor("learning: on");
+    await ui.type('/autonomous on "test -f fixed.txt"');
+    await ui.press("enter");
+    await ui.waitFor("autonomous (1 gate)");
+    await ui.type("make the gate pass");
+    await ui.press("enter");
+    const lines = await untilJournal(rig.home, (l) =>
+      l.some((e) => e.type === "learn" && e.outcome === "applied"),
+    );
+    const pass = lines.find((e) => e.type === "learn") as unknown as { revision: string };
+    const screen = await ui.waitFor(/│ learned 1 │/);
+    expect(screen).toContain(`✎ learned 1 lesson from events`);
+    expect(screen).toContain(`(gate failure, revision ${pass.revision}): ${LESSON}`);
+    await untilJournal(rig.home, (l) => l.some((e) => e.type === "autonomy_end"));
+    await ui.press("escape");
+  });
+});
