@@ -9,7 +9,7 @@ import { recordProposal } from "../refine/refine-proposals.js";
 import {
   checkName,
   discoverSkills,
-  type Entry,
+  type Edit,
   type HarnessContext,
   HarnessStore,
   LIMITS,
@@ -51,15 +51,7 @@ function scopeOf(params: Record<string, unknown>, fallback: Scope): Scope {
   return scope as Scope;
 }
 
-function editView(edit: {
-  op: string;
-  id: string;
-  before: Entry | null;
-  after: Entry | null;
-  evidence?: number[];
-  reason?: string;
-  hypothesis?: string;
-}) {
+function editView(edit: Edit) {
   const e = edit.after ?? edit.before;
   return {
     op: edit.op,
