@@ -41,7 +41,7 @@ describe("layers", () => {
       "learning/refine/refine.ts": ["learning/store/index.ts", "agent/hooks.ts", "host/rpc.ts"],
       "learning/commands/harness-command.ts": ["cli/exit-codes.ts", "learning/refine/refine.ts"],
       "agent/hooks.ts": [],
-      "agent/tree.ts": ["learning/store/index.ts"],
+      "agent/core/tree.ts": ["learning/store/index.ts"],
       "host/rpc.ts": [],
       "host/commands.ts": ["learning/refine/refine.ts"],
       "cli/exit-codes.ts": [],
@@ -50,7 +50,7 @@ describe("layers", () => {
       "cli/run.ts": ["learning/store/index.ts"],
     });
     expect(violations(src).sort()).toEqual([
-      "agent/tree.ts imports ../learning/store/index.js (agent -> learning)",
+      "agent/core/tree.ts imports ../learning/store/index.js (agent -> learning)",
       "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor.ts, cli/program.ts, cli/setup.ts, cli/slash-commands.ts attach learning/)",
       "host/commands.ts imports ../learning/refine/refine.js (host -> learning)",
     ]);

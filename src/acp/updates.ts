@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import { learningNotice } from "../session/learning-notice.js";
 

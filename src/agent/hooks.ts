@@ -6,8 +6,8 @@
 
 import type { ModelClient } from "../llm/types.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";
-import type { Budget } from "./budget.js";
-import type { GatesRun } from "./gates.js";
+import type { Budget } from "./budget/budget.js";
+import type { GatesRun } from "./gates/gates.js";
 import type { Lesson } from "./lessons.js";
 
 export type { Lesson };

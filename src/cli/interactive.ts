@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline";
-import { describeSpend } from "../agent/budget.js";
-import type { EventSink } from "../agent/events.js";
-import type { AgentSession } from "../agent/session.js";
+import { describeSpend } from "../agent/budget/budget.js";
+import type { EventSink } from "../agent/core/events.js";
+import type { AgentSession } from "../agent/core/session.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
 import type { PendingStart } from "../commands/types.js";

@@ -2,7 +2,7 @@
 // show their names only.
 
 import { join, resolve } from "node:path";
-import { pythonName } from "../agent/mcp-prompt.js";
+import { pythonName } from "../agent/kernel-api/mcp-prompt.js";
 import { relmHomeFrom } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { addServerEntry, removeServerEntry, type ServerEntry, serverNamesIn } from "../mcp/config-file.js";

@@ -1,5 +1,5 @@
-import { describeSpend } from "../agent/budget.js";
-import type { AgentEvent } from "../agent/events.js";
+import { describeSpend } from "../agent/budget/budget.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { formatDuration } from "../config/duration.js";
 import { reasoningText } from "../llm/thinking.js";
 import { learningNotice } from "../session/learning-notice.js";

@@ -1,6 +1,6 @@
-import type { AutonomousOutcome, AutonomySettings } from "../agent/autonomy.js";
-import { describeSpend } from "../agent/budget.js";
-import type { AgentEvent, EventSink } from "../agent/events.js";
+import { describeSpend } from "../agent/budget/budget.js";
+import type { AgentEvent, EventSink } from "../agent/core/events.js";
+import type { AutonomousOutcome, AutonomySettings } from "../agent/gates/autonomy.js";
 import { UsageError } from "../config/errors.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
 import { SessionHost } from "../host/host.js";

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { relmHomeFrom } from "../config/config.js";
 import { describe, listSessions, type SessionListing } from "../host/discovery.js";
 import { activeJobs, allJobs } from "../host/schedules.js";

@@ -2,10 +2,10 @@
 // a running session besides attach/stop, as JSON-RPC methods. The line-mode slash commands do the same.
 
 import { join } from "node:path";
-import type { AutonomySettings } from "../agent/autonomy.js";
-import type { AgentEvent } from "../agent/events.js";
-import type { AgentSession } from "../agent/session.js";
-import type { UserVariable } from "../agent/session-variables.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import type { AgentSession } from "../agent/core/session.js";
+import type { UserVariable } from "../agent/core/user-variables.js";
+import type { AutonomySettings } from "../agent/gates/autonomy.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import { type SessionInfo, sessionInfo } from "./info.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";

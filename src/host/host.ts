@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
-import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
-import type { AgentEvent } from "../agent/events.js";
-import type { AgentSession } from "../agent/session.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import type { AgentSession } from "../agent/core/session.js";
+import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/gates/autonomy.js";
 
 export type { Inbound } from "./inbound.js";
 

@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { KernelState } from "../agent/agent-kernel.js";
-import type { BudgetLimits } from "../agent/budget.js";
-import { contextWindow } from "../agent/compaction-windows.js";
-import type { AgentSession } from "../agent/session.js";
+import type { BudgetLimits } from "../agent/budget/budget.js";
+import { contextWindow } from "../agent/compaction/windows.js";
+import type { AgentSession } from "../agent/core/session.js";
+import type { KernelState } from "../agent/kernel-api/kernel.js";
 import type { SpendRecord } from "../session/types.js";
 import type { SessionStatus } from "./state.js";
 import type { UsageTally, UsageTotals } from "./tree-usage.js";

@@ -4,10 +4,10 @@
 // method's name, what it takes and what it answers are written once, here (docs/sessions.md, "The protocol").
 
 import * as v from "valibot";
-import type { AgentEvent } from "../agent/events.js";
-import type { CheckpointSummary } from "../agent/session-checkpoints.js";
-import type { CompactionOutcome } from "../agent/session-compaction.js";
-import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/session-variables.js";
+import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
+import type { CheckpointSummary } from "../agent/core/checkpoints.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
 import { SCOPES } from "../config/harness-scopes.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import type { JournalHeader } from "../session/types.js";

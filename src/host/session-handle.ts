@@ -3,7 +3,7 @@
 // and then follow live events, without a gap or a duplicate; send, call, close. Each front end used to
 // write this itself; what differs between them is an option here.
 import { join } from "node:path";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { UserError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";

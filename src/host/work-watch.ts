@@ -2,7 +2,7 @@
 // when has the work a message started ended, and how? The host sends no "idle" event: a turn's end is
 // journaled (final, budget_stop, error, model_error, interrupted), and the host's status then says
 // whether more work follows (an autonomous run, a message that arrived meanwhile).
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import type { HostCall } from "./protocol.js";
 
 /** Root events that end a turn. */

@@ -1,7 +1,7 @@
 // MCP progress notifications for a task that runs long: one line per step a person would want to see
 // (a model call, a cell, a sub-agent), and a heartbeat while a step takes a while, so clients that reset
 // their request timeout on progress keep waiting. Progress must grow with every notification.
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { firstLine } from "../config/text.js";
 
 const HEARTBEAT_MS = 10_000;

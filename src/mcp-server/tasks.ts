@@ -3,8 +3,8 @@
 // like any other; this process is only a client of those hosts.
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { AgentEvent } from "../agent/events.js";
-import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/session-variables.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/core/user-variables.js";
 import type { SessionSpec } from "../config/options.js";
 import { describe, type SessionListing } from "../host/discovery.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";

@@ -1,7 +1,7 @@
 // The host's figures the status line shows (tokens, context, budgets, kernel state): asked for again after
 // the events that change them and on a slow clock, with the kernel's state followed from events in between.
 import type { TUI } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import type { Activity } from "./activity.js";
 import type { SessionInfo, SessionLink } from "./session-link.js";
 

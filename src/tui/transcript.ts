@@ -1,7 +1,7 @@
 // The transcript of one agent: the event stream turned into blocks. The root session's view and a
 // child's read-only view are the same class, filtered by agent id.
 import { Container } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { formatDuration } from "../config/duration.js";
 import { firstLine } from "../config/text.js";
 import { reasoningText } from "../llm/thinking.js";

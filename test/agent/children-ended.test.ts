@@ -4,10 +4,15 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { Budget } from "../../src/agent/budget.js";
-import { type ChildAgent, type ChildHost, ChildManager, type ChildParams } from "../../src/agent/children.js";
-import type { TurnOutcome } from "../../src/agent/loop.js";
-import type { AgentTree } from "../../src/agent/tree.js";
+import { Budget } from "../../src/agent/budget/budget.js";
+import {
+  type ChildAgent,
+  type ChildHost,
+  ChildManager,
+  type ChildParams,
+} from "../../src/agent/children/manager.js";
+import type { TurnOutcome } from "../../src/agent/core/loop.js";
+import type { AgentTree } from "../../src/agent/core/tree.js";
 import type { ModelClient } from "../../src/llm/types.js";
 
 v8.setFlagsFromString("--expose-gc");

@@ -1,11 +1,11 @@
 // The kernel protocol's two sides cannot drift: the methods python/relm/ calls on its host are exactly
-// the list the host answers (src/agent/kernel-methods.ts), and the host's dispatcher answers each one.
+// the list the host answers (src/agent/kernel-api/methods.ts), and the host's dispatcher answers each one.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type HostApiAgent, handleHostRequest } from "../../src/agent/host-api.js";
-import { HostRequestError } from "../../src/agent/host-errors.js";
-import { KERNEL_METHODS } from "../../src/agent/kernel-methods.js";
+import { type HostApiAgent, handleHostRequest } from "../../src/agent/kernel-api/calls.js";
+import { HostRequestError } from "../../src/agent/kernel-api/errors.js";
+import { KERNEL_METHODS } from "../../src/agent/kernel-api/methods.js";
 import { ROOT } from "../support/cli.js";
 
 /** How python/relm/ reaches its host: host.call / host.notify, or a module's wrapper around them. */

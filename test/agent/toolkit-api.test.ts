@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HostRequestError } from "../../src/agent/host-errors.js";
-import { handleToolkitRequest } from "../../src/agent/toolkit-api.js";
+import { HostRequestError } from "../../src/agent/kernel-api/errors.js";
+import { handleToolkitRequest } from "../../src/agent/kernel-api/toolkit.js";
 import type { JournalBody } from "../../src/session/types.js";
 
 function agent(gates: string[] = []) {

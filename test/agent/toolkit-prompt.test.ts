@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { buildSystemPrompt } from "../../src/agent/prompt.js";
-import { renderToolkitBlock, TOOLKIT_BLOCK_BYTES, TOOLKIT_LINES } from "../../src/agent/toolkit-prompt.js";
+import { buildSystemPrompt } from "../../src/agent/core/prompt.js";
+import {
+  renderToolkitBlock,
+  TOOLKIT_BLOCK_BYTES,
+  TOOLKIT_LINES,
+} from "../../src/agent/kernel-api/toolkit-prompt.js";
 import { localFacts as facts } from "../support/prompt-facts.js";
 
 describe("the toolkit's prompt block", () => {

@@ -2,7 +2,7 @@
 // verdict, each say so in one line wherever the user looks. Scripted model over HTTP, real kernels.
 import { describe, expect, it } from "vitest";
 import { UpdateMapper } from "../../src/acp/updates.js";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf } from "../support/harness.js";

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkUserVariables, MAX_VARIABLE_BYTES } from "../../src/agent/session-variables.js";
+import { checkUserVariables, MAX_VARIABLE_BYTES } from "../../src/agent/core/user-variables.js";
 import { autonomyFrom } from "../../src/cli/run.js";
 import { SessionClient } from "../../src/host/client.js";
 import { RPC, type RpcError } from "../../src/host/rpc.js";

@@ -1,7 +1,7 @@
 // A session hosted in this process, as `relm run --as-host` wires it, with a client on its socket: the way
 // the terminal UI drives a session, for in-process host tests.
 import { readFileSync } from "node:fs";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { prepareSession, resumeSession } from "../../src/cli/setup.js";
 import { SessionClient } from "../../src/host/client.js";
 import { SessionHost } from "../../src/host/host.js";

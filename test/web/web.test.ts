@@ -4,9 +4,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Budget } from "../../src/agent/budget.js";
-import { HostRequestError } from "../../src/agent/host-errors.js";
-import { handleWebRequest, webPolicy } from "../../src/agent/web-api.js";
+import { Budget } from "../../src/agent/budget/budget.js";
+import { HostRequestError } from "../../src/agent/kernel-api/errors.js";
+import { handleWebRequest, webPolicy } from "../../src/agent/kernel-api/web.js";
 import { onPath } from "../../src/cli/doctor-web.js";
 import {
   getWithLimits,

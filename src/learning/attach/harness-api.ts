@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join, relative, sep } from "node:path";
 import type { KernelCaller } from "../../agent/hooks.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "../../agent/host-errors.js";
+import { asRecord, HostRequestError, optionalString, requiredString } from "../../agent/kernel-api/errors.js";
 import { sessionsDir } from "../../session/index.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import { requireHypotheses } from "../refine/refine-hypothesis.js";

@@ -1,5 +1,5 @@
 import { delimiter } from "node:path";
-import type { EventSink } from "../../agent/events.js";
+import type { EventSink } from "../../agent/core/events.js";
 import type { TreeHooks } from "../../agent/hooks.js";
 import { ConfigError } from "../../config/errors.js";
 import type { LearnSettings } from "../../config/learn-config.js";

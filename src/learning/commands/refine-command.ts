@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { Budget } from "../../agent/budget.js";
+import { Budget } from "../../agent/budget/budget.js";
 import { buildClient } from "../../cli/client.js";
 import { EXIT } from "../../cli/exit-codes.js";
 import { limitsOf } from "../../cli/host-args.js";

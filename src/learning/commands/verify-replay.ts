@@ -4,7 +4,7 @@
 
 import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { type AutonomousOutcome, runAutonomously } from "../../agent/autonomy.js";
+import { type AutonomousOutcome, runAutonomously } from "../../agent/gates/autonomy.js";
 import { prepareSession, type SessionFlags } from "../../cli/setup.js";
 import type { ResolvedConfig } from "../../config/config.js";
 import { makeDirs } from "../../config/dirs.js";

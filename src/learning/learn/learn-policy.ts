@@ -1,8 +1,8 @@
 // When a running session reviews its own work (a learning pass), and whether it can afford to. Pure
 // decisions, no model and no files: learn.ts runs the passes these allow.
 
-import type { BudgetLimits } from "../../agent/budget.js";
-import type { GateResult } from "../../agent/gates.js";
+import type { BudgetLimits } from "../../agent/budget/budget.js";
+import type { GateResult } from "../../agent/gates/gates.js";
 import type { LearnBudget } from "../../config/learn-config.js";
 import type { ModelRequest, Price } from "../../llm/types.js";
 import type { SpendRecord } from "../../session/types.js";

@@ -2,7 +2,7 @@
 // checked lessons in its session scope (docs/harness.md, "Learning on the fly"). learn-policy.ts decides
 // when a pass is due and whether the budgets cover it; this runs it, applies it and journals it.
 
-import type { Budget } from "../../agent/budget.js";
+import type { Budget } from "../../agent/budget/budget.js";
 import type { HookedRoot } from "../../agent/hooks.js";
 import type { LearnSettings } from "../../config/learn-config.js";
 import type { LearnStatus } from "../../host/protocol.js";

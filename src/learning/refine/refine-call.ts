@@ -2,10 +2,10 @@
 // capped by what is left of --max-tokens, aborted at the --max-time deadline, its spend booked before the
 // tokens it held are given back.
 
-import type { Budget } from "../../agent/budget.js";
-import { contextWindow } from "../../agent/compaction-windows.js";
-import { type Admission, admit } from "../../agent/request-budget.js";
-import { cutOff } from "../../agent/truncation.js";
+import type { Budget } from "../../agent/budget/budget.js";
+import { type Admission, admit } from "../../agent/budget/request-budget.js";
+import { contextWindow } from "../../agent/compaction/windows.js";
+import { cutOff } from "../../agent/core/truncation.js";
 import { collectResponse } from "../../llm/index.js";
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 

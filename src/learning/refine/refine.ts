@@ -1,4 +1,4 @@
-import type { Budget } from "../../agent/budget.js";
+import type { Budget } from "../../agent/budget/budget.js";
 import { oneLine } from "../../config/text.js";
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 import { readJournal } from "../../session/index.js";

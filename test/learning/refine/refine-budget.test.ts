@@ -4,7 +4,7 @@
 // held are given back. Scripted model over real HTTP, a real journal.
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Budget } from "../../../src/agent/budget.js";
+import { Budget } from "../../../src/agent/budget/budget.js";
 import { proposeForSession } from "../../../src/learning/refine/refine.js";
 import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../../src/scripted/index.js";
 import { Journal } from "../../../src/session/index.js";
