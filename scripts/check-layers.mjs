@@ -51,7 +51,13 @@ export const EXCEPTIONS = new Set([
  * folder"). The agent and host reach learning/ through src/agent/hooks.ts only.
  */
 export const ATTACHED = {
-  learning: ["cli/demo.ts", "cli/doctor.ts", "cli/program.ts", "cli/setup.ts", "cli/slash-commands.ts"],
+  learning: [
+    "cli/demo.ts",
+    "cli/doctor/doctor.ts",
+    "cli/program.ts",
+    "cli/setup.ts",
+    "cli/slash-commands.ts",
+  ],
 };
 
 /** The LAYERS key of a path relative to src/: its subfolder's own when it has one, else its folder's. */

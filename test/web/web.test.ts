@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Budget } from "../../src/agent/budget/budget.js";
 import { HostRequestError } from "../../src/agent/kernel-api/errors.js";
 import { handleWebRequest, webPolicy } from "../../src/agent/kernel-api/web.js";
-import { onPath } from "../../src/cli/doctor-web.js";
+import { onPath } from "../../src/cli/doctor/web.js";
 import {
   getWithLimits,
   parseAllowWeb,

@@ -5,26 +5,26 @@
 
 import { createInterface, type Interface } from "node:readline";
 import { Writable } from "node:stream";
-import { baseUrlProblem } from "../config/base-url.js";
+import { baseUrlProblem } from "../../config/base-url.js";
 import {
   type ConfigFile,
   type ConfigFlags,
   DEFAULT_BASE_URL,
   readConfigFile,
   relmHomeFrom,
-} from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import { writeConfigFile } from "../config/save.js";
-import { SUBSCRIPTIONS, type SubscriptionId } from "../config/subscriptions.js";
+} from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { writeConfigFile } from "../../config/save.js";
+import { SUBSCRIPTIONS, type SubscriptionId } from "../../config/subscriptions.js";
 import {
   findPreset,
   PRESETS as PROVIDER_PRESETS,
   presetBaseUrl,
   presetNames,
   suggestPreset,
-} from "../llm/presets.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
+} from "../../llm/presets.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
 
 /** `provider` is what config.json saves: a wire format or a provider preset's name. */
 const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: boolean }[] = [
@@ -52,7 +52,7 @@ const NEEDS_MODEL = "login needs a model: --model NAME (the endpoint's name for 
 /** Ctrl-C at a prompt: nothing is written. */
 class LoginCancelled extends Error {}
 
-/** A subscription picked from the list: its sign-in takes over (subscription-login.ts). */
+/** A subscription picked from the list: its sign-in takes over (subscription.ts). */
 class SubscriptionChosen extends Error {
   constructor(readonly id: SubscriptionId) {
     super(id);
@@ -101,7 +101,7 @@ export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
       next = await prompted(flags, existing, io);
     } catch (error) {
       if (error instanceof SubscriptionChosen) {
-        const { subscriptionLogin } = await import("./subscription-login.js");
+        const { subscriptionLogin } = await import("./subscription.js");
         return subscriptionLogin(error.id, { model: flags.model }, io);
       }
       if (!(error instanceof LoginCancelled)) throw error;

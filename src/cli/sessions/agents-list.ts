@@ -1,8 +1,8 @@
 // `relm agents`: the table of sessions. Kept apart from the other session commands so that the lean entry
 // (agents-entry.ts, dist/cli/agents.cjs) loads only this, the listing and its few dependencies.
-import { relmHomeFrom } from "../config/home.js";
-import { listNewest } from "../host/discovery.js";
-import { EXIT } from "./exit-codes.js";
+import { relmHomeFrom } from "../../config/home.js";
+import { listNewest } from "../../host/discovery.js";
+import { EXIT } from "../exit-codes.js";
 
 export interface AgentsIo {
   env: NodeJS.ProcessEnv;

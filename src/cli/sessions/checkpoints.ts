@@ -3,17 +3,17 @@
 
 import { join } from "node:path";
 import type { Command } from "commander";
-import { relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
+import { relmHomeFrom } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
 import {
   JOURNAL_FILE,
   readHeaderAndTail,
   resolveSessionId,
   sessionDir,
   sessionsDir,
-} from "../session/index.js";
-import type { Checkpoint, Checkpoints, RestoreResult } from "../workspace/index.js";
-import { EXIT } from "./exit-codes.js";
+} from "../../session/index.js";
+import type { Checkpoint, Checkpoints, RestoreResult } from "../../workspace/index.js";
+import { EXIT } from "../exit-codes.js";
 
 interface Io {
   stdout: NodeJS.WritableStream;
@@ -44,7 +44,7 @@ async function openFor(idOrPrefix: string, io: Io): Promise<{ cp: Checkpoints; i
   const home = relmHomeFrom(io.env);
   const id = resolveSessionId(sessionsDir(home), idOrPrefix);
   const { header } = readHeaderAndTail(join(sessionDir(home, id), JOURNAL_FILE), 1);
-  const { Checkpoints } = await import("../workspace/index.js");
+  const { Checkpoints } = await import("../../workspace/index.js");
   const cp = await Checkpoints.open({ home, cwd: header.cwd, sessionId: id, env: io.env });
   if ("unavailable" in cp) {
     io.stderr.write(`relm: ${cp.unavailable}\n`);

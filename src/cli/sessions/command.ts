@@ -1,12 +1,12 @@
 import type { Command } from "commander";
-import { attachUsesUi, openTui, terminalOf } from "./front-end.js";
-import type { RunIo } from "./run.js";
+import { attachUsesUi, openTui, terminalOf } from "../front-end.js";
+import type { RunIo } from "../run.js";
 
 type SetExit = (code: number) => void;
 
 /** `relm agents|logs|attach|send|stop|status|shutdown`; the work is loaded only when a command runs. */
 export function registerSessionCommands(program: Command, io: RunIo, setExit: SetExit): void {
-  const actions = () => import("./sessions-actions.js");
+  const actions = () => import("./actions.js");
 
   program
     .command("agents")

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { addOptions } from "./command-options.js";
-import type { HostFlags } from "./host-args.js";
-import type { RunIo } from "./run.js";
+import { addOptions } from "../command-options.js";
+import type { HostFlags } from "../host-args.js";
+import type { RunIo } from "../run.js";
 
 type SetExit = (code: number) => void;
 
@@ -22,8 +22,8 @@ export function registerMcpServeCommand(program: Command, io: RunIo, setExit: Se
     ["hosts", "model", "session"],
   ).action(async (flags: HostFlags) => {
     const [{ serveMcp }, { checkHostFlags, hostSpecOf, limitsOf }] = await Promise.all([
-      import("../mcp-server/serve.js"),
-      import("./host-args.js"),
+      import("../../mcp-server/serve.js"),
+      import("../host-args.js"),
     ]);
     checkHostFlags(flags);
     setExit(

@@ -3,19 +3,19 @@
 // tokens saved to $RELM_HOME/auth.json and the subscription and model to config.json.
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { type ConfigFile, readConfigFile, relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import { writeConfigFile } from "../config/save.js";
+import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { writeConfigFile } from "../../config/save.js";
 import {
   oauthBaseOverride,
   SUBSCRIPTIONS,
   type SubscriptionId,
   subscriptionInfo,
   subscriptionNamed,
-} from "../config/subscriptions.js";
-import { authPath, OAuthError, type SignInMethod, signIn, signInMethods } from "../llm/auth/index.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
+} from "../../config/subscriptions.js";
+import { authPath, OAuthError, type SignInMethod, signIn, signInMethods } from "../../llm/auth/index.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
 
 export interface SubscriptionLoginFlags {
   model?: string;

@@ -1,17 +1,17 @@
 import type { Command } from "commander";
-import type { RunIo } from "./run.js";
+import type { RunIo } from "../run.js";
 
 type SetExit = (code: number) => void;
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /**
  * `relm mcp list|add|remove|test|approve|revoke`: the MCP servers kernels can call (docs/mcp.md). The group is shared
- * with `relm mcp serve` (mcp-serve-command.ts): whoever registers first creates it. The work is loaded
+ * with `relm mcp serve` (serve.ts): whoever registers first creates it. The work is loaded
  * only when a command runs.
  */
 export function registerMcpCommands(program: Command, io: RunIo, setExit: SetExit): void {
-  const actions = () => import("./mcp-actions.js");
-  const trust = () => import("./mcp-trust-actions.js");
+  const actions = () => import("./actions.js");
+  const trust = () => import("./trust.js");
   const mcp =
     program.commands.find((c) => c.name() === "mcp") ??
     program.command("mcp").description("MCP: servers relm's kernels can call, and relm as an MCP server");

@@ -1,8 +1,14 @@
 import { dirname, resolve } from "node:path";
-import { relmHomeFrom } from "../config/config.js";
-import { exportSession, resolveSessionId, sessionDir, sessionsDir, writeExport } from "../session/index.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
+import { relmHomeFrom } from "../../config/config.js";
+import {
+  exportSession,
+  resolveSessionId,
+  sessionDir,
+  sessionsDir,
+  writeExport,
+} from "../../session/index.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
 
 export async function exportCommand(
   idOrPrefix: string,

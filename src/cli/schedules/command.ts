@@ -1,11 +1,11 @@
 import type { Command } from "commander";
-import type { RunIo } from "./run.js";
+import type { RunIo } from "../run.js";
 
 type SetExit = (code: number) => void;
 
 /** `relm schedule add|list|cancel|pause|resume` and the hidden per-user waker; the work is loaded only when used. */
 export function registerScheduleCommands(program: Command, io: RunIo, setExit: SetExit): void {
-  const actions = () => import("./schedule-actions.js");
+  const actions = () => import("./actions.js");
   const schedule = program
     .command("schedule")
     .description("re-enter sessions later: every N, at a time, or on a cron");

@@ -2,10 +2,10 @@
 // show their names only.
 
 import { join, resolve } from "node:path";
-import { pythonName } from "../agent/kernel-api/mcp-prompt.js";
-import { relmHomeFrom } from "../config/config.js";
-import { ConfigError, UsageError } from "../config/errors.js";
-import { addServerEntry, removeServerEntry, type ServerEntry, serverNamesIn } from "../mcp/config-file.js";
+import { pythonName } from "../../agent/kernel-api/mcp-prompt.js";
+import { relmHomeFrom } from "../../config/config.js";
+import { ConfigError, UsageError } from "../../config/errors.js";
+import { addServerEntry, removeServerEntry, type ServerEntry, serverNamesIn } from "../../mcp/config-file.js";
 import {
   type Admission,
   admissionOf,
@@ -22,11 +22,11 @@ import {
   readTrust,
   summaryOf,
   targetOf,
-} from "../mcp/index.js";
-import { EXIT } from "./exit-codes.js";
-import { approveWritten } from "./mcp-trust-actions.js";
-import type { RunIo } from "./run.js";
-import { relmVersion } from "./version.js";
+} from "../../mcp/index.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
+import { relmVersion } from "../version.js";
+import { approveWritten } from "./trust.js";
 
 const NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_NAME}}$`);
 

@@ -1,6 +1,6 @@
-import { relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import { SessionClient } from "../host/client.js";
+import { relmHomeFrom } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { SessionClient } from "../../host/client.js";
 import {
   activeJobs,
   addJob,
@@ -12,12 +12,12 @@ import {
   pauseJobs,
   resumeJobs,
   sessionJobs,
-} from "../host/schedules.js";
-import { runWaker } from "../host/waker.js";
-import { resolveSessionId, sessionsDir } from "../session/index.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
-import { ensureWaker, reviveHost } from "./spawn-host.js";
+} from "../../host/schedules.js";
+import { runWaker } from "../../host/waker.js";
+import { resolveSessionId, sessionsDir } from "../../session/index.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
+import { ensureWaker, reviveHost } from "../spawn-host.js";
 
 /** Tells a live host its jobs changed; a session without one is the waker's to revive. */
 async function reload(home: string, session: string): Promise<void> {

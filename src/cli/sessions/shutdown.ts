@@ -1,12 +1,12 @@
-import { relmHomeFrom } from "../config/config.js";
-import { processExists } from "../config/process.js";
-import { listSessions } from "../host/discovery.js";
-import { waitFor } from "../host/poll.js";
-import { type JobState, pauseJobs } from "../host/schedules.js";
-import { wakerRunning } from "../host/waker.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
-import { stopSession } from "./sessions-actions.js";
+import { relmHomeFrom } from "../../config/config.js";
+import { processExists } from "../../config/process.js";
+import { listSessions } from "../../host/discovery.js";
+import { waitFor } from "../../host/poll.js";
+import { type JobState, pauseJobs } from "../../host/schedules.js";
+import { wakerRunning } from "../../host/waker.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
+import { stopSession } from "./actions.js";
 
 /** Rounds of pause, wait and stop before giving up on a tree that keeps starting things. */
 const MAX_ROUNDS = 5;

@@ -4,10 +4,10 @@
 // interpreter; ssh, container and cmd: kernels are asked by running the interpreter probe through the
 // same command line a kernel starts with; Slurm and Kubernetes are not (that would submit a job or a pod).
 
-import { checkKernelUri } from "../agent/kernel-api/kernel-target.js";
-import { ConfigError } from "../config/errors.js";
-import { probeRemotePython, scrubEnvironment } from "../kernel/index.js";
-import { parseKernelUri } from "../kernel/launchers/index.js";
+import { checkKernelUri } from "../../agent/kernel-api/kernel-target.js";
+import { ConfigError } from "../../config/errors.js";
+import { probeRemotePython, scrubEnvironment } from "../../kernel/index.js";
+import { parseKernelUri } from "../../kernel/launchers/index.js";
 
 interface Check {
   ok: boolean | "warn";

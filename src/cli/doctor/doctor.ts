@@ -1,19 +1,19 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type ConfigFlags, noModelMessage, resolveConfig } from "../config/config.js";
-import { ConfigError } from "../config/errors.js";
-import { homeProblem } from "../config/home-check.js";
-import { findProblems } from "../host/doctor.js";
-import { findPython } from "../kernel/index.js";
-import { probeSandbox } from "../kernel/sandbox/index.js";
-import { describeSkillProblem, findSkills } from "../learning/store/index.js";
-import { doctorKernelUri, kernelCheck } from "./doctor-kernel.js";
-import { webCheck } from "./doctor-web.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
-import { ensureWaker } from "./spawn-host.js";
-import { subscriptionCheck } from "./subscription-session.js";
-import { relmVersion } from "./version.js";
+import { type ConfigFlags, noModelMessage, resolveConfig } from "../../config/config.js";
+import { ConfigError } from "../../config/errors.js";
+import { homeProblem } from "../../config/home-check.js";
+import { findProblems } from "../../host/doctor.js";
+import { findPython } from "../../kernel/index.js";
+import { probeSandbox } from "../../kernel/sandbox/index.js";
+import { describeSkillProblem, findSkills } from "../../learning/store/index.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
+import { ensureWaker } from "../spawn-host.js";
+import { subscriptionCheck } from "../subscription-session.js";
+import { relmVersion } from "../version.js";
+import { doctorKernelUri, kernelCheck } from "./kernel.js";
+import { webCheck } from "./web.js";
 
 interface Check {
   ok: boolean | "warn";

@@ -3,9 +3,9 @@
 // what it approves: the entry is read once, shown and hashed from that one reading.
 
 import { resolve } from "node:path";
-import { relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import { TrustStore, updateTrust } from "../config/trust.js";
+import { relmHomeFrom } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { TrustStore, updateTrust } from "../../config/trust.js";
 import {
   admissionOf,
   approvalKey,
@@ -17,9 +17,9 @@ import {
   printable,
   readTrust,
   targetOf,
-} from "../mcp/index.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
+} from "../../mcp/index.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
 
 interface TrustFlags {
   all?: boolean;

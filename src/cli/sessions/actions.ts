@@ -1,19 +1,19 @@
 import { createInterface } from "node:readline";
-import type { AgentEvent } from "../agent/core/events.js";
-import { relmHomeFrom } from "../config/config.js";
-import { describe, listSessions, type SessionListing } from "../host/discovery.js";
-import { activeJobs, allJobs } from "../host/schedules.js";
-import { SessionHandle } from "../host/session-handle.js";
-import { stopHeldByStub } from "../host/stub-stop.js";
-import { wakerRunning } from "../host/waker.js";
-import { resolveSessionId, sessionsDir } from "../session/index.js";
+import type { AgentEvent } from "../../agent/core/events.js";
+import { relmHomeFrom } from "../../config/config.js";
+import { describe, listSessions, type SessionListing } from "../../host/discovery.js";
+import { activeJobs, allJobs } from "../../host/schedules.js";
+import { SessionHandle } from "../../host/session-handle.js";
+import { stopHeldByStub } from "../../host/stub-stop.js";
+import { wakerRunning } from "../../host/waker.js";
+import { resolveSessionId, sessionsDir } from "../../session/index.js";
 
 export { agentsAction } from "./agents-list.js";
 
-import { EXIT } from "./exit-codes.js";
-import { ProgressRenderer } from "./render.js";
-import type { RunIo } from "./run.js";
-import { pausedNote } from "./schedule-actions.js";
+import { EXIT } from "../exit-codes.js";
+import { ProgressRenderer } from "../render.js";
+import type { RunIo } from "../run.js";
+import { pausedNote } from "../schedules/actions.js";
 
 function resolve(home: string, prefix: string): string {
   return resolveSessionId(sessionsDir(home), prefix);

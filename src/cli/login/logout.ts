@@ -2,19 +2,19 @@
 // `relm logout key` (or the configured provider's name) removes the saved API key; no name removes both.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { type ConfigFile, readConfigFile, relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import { writeConfigFile } from "../config/save.js";
+import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { writeConfigFile } from "../../config/save.js";
 import {
   SUBSCRIPTIONS,
   type SubscriptionId,
   subscriptionInfo,
   subscriptionNamed,
-} from "../config/subscriptions.js";
-import { authPath, readAuthFile, storeTokens } from "../llm/auth/index.js";
-import { withAuthLock } from "../llm/auth/store.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
+} from "../../config/subscriptions.js";
+import { authPath, readAuthFile, storeTokens } from "../../llm/auth/index.js";
+import { withAuthLock } from "../../llm/auth/store.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
 
 export async function logout(name: string | undefined, io: RunIo): Promise<number> {
   const home = relmHomeFrom(io.env);

@@ -3,8 +3,8 @@
 
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { ResolvedConfig } from "../config/config.js";
-import { NEEDS_KEY } from "../web/search.js";
+import type { ResolvedConfig } from "../../config/config.js";
+import { NEEDS_KEY } from "../../web/search.js";
 
 export function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
   for (const dir of (env.PATH ?? "").split(delimiter)) {

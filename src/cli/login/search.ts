@@ -5,12 +5,12 @@
 
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
-import { type ConfigFile, readConfigFile, relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
-import { writeConfigFile } from "../config/save.js";
-import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } from "../web/search.js";
-import { EXIT } from "./exit-codes.js";
-import type { RunIo } from "./run.js";
+import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { writeConfigFile } from "../../config/save.js";
+import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } from "../../web/search.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
 
 export interface SearchLoginFlags {
   /** `--search` alone is true; `--search brave` names the provider. */
