@@ -17,7 +17,7 @@ import {
 import { noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
 import type { SessionSpec } from "../config/options.js";
 import { relmVersion } from "../config/version.js";
-import { listSessions } from "../host/discovery.js";
+import { listSessions } from "../host/states/discovery.js";
 import { editorMcpFile, JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
 import { availableCommands } from "./commands.js";
 import { writeEditorServers } from "./mcp-servers.js";

@@ -4,7 +4,7 @@
 import { relmHomeFrom } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { isLive } from "../host/client.js";
-import { listSessions } from "../host/discovery.js";
+import { listSessions } from "../host/states/discovery.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { chooseRootFrontEnd, type LineStart, openTui, terminalOf } from "./front-end.js";
 import type { RunFlags, RunIo } from "./run.js";

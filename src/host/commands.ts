@@ -10,8 +10,8 @@ import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import { type SessionInfo, sessionInfo } from "./info.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
 import { RPC, RpcError } from "./rpc.js";
-import type { SessionStatus } from "./state.js";
-import { descendantDir, type UsageTally } from "./tree-usage.js";
+import type { SessionStatus } from "./states/state.js";
+import { descendantDir, type UsageTally } from "./states/tree-usage.js";
 
 /** What the commands need of the host that runs the session. */
 export interface CommandHost {

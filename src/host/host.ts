@@ -11,16 +11,16 @@ import { compactMemory, IdleCollector } from "./idle-gc.js";
 import { IdleTimers } from "./idle-timers.js";
 import { checkInbound, type Inbound, withVariablesNamed } from "./inbound.js";
 import { JournalIndex } from "./journal-index.js";
-import { kernelScheduler } from "./kernel-scheduler.js";
 import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
 import { checkParams, type HostCall, type HostHandlers, type ResultOf } from "./protocol.js";
 import { RedactedEvents } from "./redacted-events.js";
-import { Scheduler } from "./scheduler.js";
+import { kernelScheduler } from "./schedules/kernel-calls.js";
+import { Scheduler } from "./schedules/scheduler.js";
 import { SessionServer } from "./server.js";
-import { type SessionState, type SessionStatus, stateOf, writeState } from "./state.js";
-import { UsageTally } from "./tree-usage.js";
+import { type SessionState, type SessionStatus, stateOf, writeState } from "./states/state.js";
+import { UsageTally } from "./states/tree-usage.js";
 import { failureReason, titleOf } from "./turn-words.js";
 
 export interface HostOptions {

@@ -5,8 +5,8 @@ import { contextWindow } from "../agent/compaction/windows.js";
 import type { AgentSession } from "../agent/core/session.js";
 import type { KernelState } from "../agent/kernel-api/kernel.js";
 import type { SpendRecord } from "../session/types.js";
-import type { SessionStatus } from "./state.js";
-import type { UsageTally, UsageTotals } from "./tree-usage.js";
+import type { SessionStatus } from "./states/state.js";
+import type { UsageTally, UsageTotals } from "./states/tree-usage.js";
 
 /** What a status line shows about a hosted session (the `info` method). */
 export interface SessionInfo {

@@ -13,7 +13,7 @@ import type { LearnSettings } from "../config/learn-config.js";
 import type { JournalHeader } from "../session/types.js";
 import type { SessionInfo } from "./info.js";
 import { RPC, RpcError } from "./rpc.js";
-import type { SessionState } from "./state.js";
+import type { SessionState } from "./states/state.js";
 
 // The answers of the methods the tree's plugin (learning/) gives: defined here, as part of the contract,
 // and implemented there.

@@ -6,9 +6,9 @@ import { join, resolve } from "node:path";
 import type { AgentEvent } from "../agent/core/events.js";
 import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/core/user-variables.js";
 import type { SessionSpec } from "../config/options.js";
-import { describe, type SessionListing } from "../host/discovery.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { spawnHost } from "../host/spawn.js";
+import { describe, type SessionListing } from "../host/states/discovery.js";
 import { outcomeOf, type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import {
   JOURNAL_FILE,

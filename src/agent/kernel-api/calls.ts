@@ -99,7 +99,7 @@ export async function handleHostRequest(agent: HostApiAgent, method: string, raw
   }
 }
 
-/** `schedule(...)` from Python: ticks re-enter this session (see src/host/scheduler.ts). */
+/** `schedule(...)` from Python: ticks re-enter this session (see src/host/schedules/scheduler.ts). */
 function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: string, raw: unknown): unknown {
   if (!scheduler)
     throw new HostRequestError("schedule(): this session is not hosted, so it cannot be re-entered", "usage");

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type ConfigFlags, noModelMessage, resolveConfig } from "../../config/config.js";
 import { ConfigError } from "../../config/errors.js";
 import { homeProblem } from "../../config/home-check.js";
-import { findProblems } from "../../host/doctor.js";
+import { findProblems } from "../../host/doctor/doctor.js";
 import { findPython } from "../../kernel/index.js";
 import { probeSandbox } from "../../kernel/sandbox/index.js";
 import { describeSkillProblem, findSkills } from "../../learning/store/index.js";

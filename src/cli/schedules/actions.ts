@@ -12,8 +12,8 @@ import {
   pauseJobs,
   resumeJobs,
   sessionJobs,
-} from "../../host/schedules.js";
-import { runWaker } from "../../host/waker.js";
+} from "../../host/schedules/schedules.js";
+import { runWaker } from "../../host/schedules/waker.js";
 import { resolveSessionId, sessionsDir } from "../../session/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";

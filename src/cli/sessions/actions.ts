@@ -1,11 +1,11 @@
 import { createInterface } from "node:readline";
 import type { AgentEvent } from "../../agent/core/events.js";
 import { relmHomeFrom } from "../../config/config.js";
-import { describe, listSessions, type SessionListing } from "../../host/discovery.js";
-import { activeJobs, allJobs } from "../../host/schedules.js";
+import { activeJobs, allJobs } from "../../host/schedules/schedules.js";
+import { wakerRunning } from "../../host/schedules/waker.js";
 import { SessionHandle } from "../../host/session-handle.js";
+import { describe, listSessions, type SessionListing } from "../../host/states/discovery.js";
 import { stopHeldByStub } from "../../host/stub-stop.js";
-import { wakerRunning } from "../../host/waker.js";
 import { resolveSessionId, sessionsDir } from "../../session/index.js";
 
 export { agentsAction } from "./agents-list.js";

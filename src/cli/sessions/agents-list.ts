@@ -1,7 +1,7 @@
 // `relm agents`: the table of sessions. Kept apart from the other session commands so that the lean entry
 // (agents-entry.ts, dist/cli/agents.cjs) loads only this, the listing and its few dependencies.
 import { relmHomeFrom } from "../../config/home.js";
-import { listNewest } from "../../host/discovery.js";
+import { listNewest } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
 
 export interface AgentsIo {

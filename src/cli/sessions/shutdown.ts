@@ -1,9 +1,9 @@
 import { relmHomeFrom } from "../../config/config.js";
 import { processExists } from "../../config/process.js";
-import { listSessions } from "../../host/discovery.js";
 import { waitFor } from "../../host/poll.js";
-import { type JobState, pauseJobs } from "../../host/schedules.js";
-import { wakerRunning } from "../../host/waker.js";
+import { type JobState, pauseJobs } from "../../host/schedules/schedules.js";
+import { wakerRunning } from "../../host/schedules/waker.js";
+import { listSessions } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
 import { stopSession } from "./actions.js";

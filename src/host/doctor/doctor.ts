@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { KERNEL_MARKER } from "../kernel/index.js";
-import { sessionsDir } from "../session/index.js";
-import { isLive } from "./client.js";
+import { KERNEL_MARKER } from "../../kernel/index.js";
+import { sessionsDir } from "../../session/index.js";
+import { isLive } from "../client.js";
+import { activeJobs, allJobs } from "../schedules/schedules.js";
+import { wakerRunning } from "../schedules/waker.js";
+import { claimsLiveHost, readState, writeState } from "../states/state.js";
 import type { Finding } from "./finding.js";
-import { journalFindings } from "./journal-doctor.js";
-import { activeJobs, allJobs } from "./schedules.js";
-import { claimsLiveHost, readState, writeState } from "./state.js";
-import { wakerRunning } from "./waker.js";
+import { journalFindings } from "./journals.js";
 
 /** Sockets in run/ that nobody listens on: their host died without removing them. */
 async function staleSockets(home: string): Promise<Finding[]> {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { statePath } from "./paths.js";
-import type { SessionState, SessionStatus } from "./state-types.js";
-import { logState } from "./states-log.js";
+import { statePath } from "../paths.js";
+import { logState } from "./log.js";
 import type { UsageTally } from "./tree-usage.js";
+import type { SessionState, SessionStatus } from "./types.js";
 
-export type { SessionState, SessionStatus } from "./state-types.js";
+export type { SessionState, SessionStatus } from "./types.js";
 
 /** What a host says of its session: tokens and cost of the whole tree over the session's life. */
 export function stateOf(host: {
@@ -39,7 +39,7 @@ export function stateOf(host: {
   };
 }
 
-/** Writes state.json and appends it to index/states.jsonl, the index listings read (states-log.ts). */
+/** Writes state.json and appends it to index/states.jsonl, the index listings read (log.ts). */
 export function writeState(home: string, state: SessionState): void {
   writeStateFile(home, state);
   logState(home, state);

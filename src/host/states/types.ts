@@ -1,5 +1,5 @@
 // What a session's state.json holds: apart from state.ts, which writes it and logs it to the states log
-// (states-log.ts), so that the log can name the type without importing its writer.
+// (log.ts), so that the log can name the type without importing its writer.
 
 export type SessionStatus = "running" | "idle" | "waiting" | "done" | "failed" | "interrupted";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:net";
-import { isLive } from "./client.js";
-import { IdleCollector } from "./idle-gc.js";
+import { isLive } from "../client.js";
+import { IdleCollector } from "../idle-gc.js";
 import { activeJobs, allJobs, sessionJobs } from "./schedules.js";
 
 const POLL_MS = 1000;

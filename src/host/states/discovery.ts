@@ -1,15 +1,15 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { processExists } from "../config/process.js";
+import { processExists } from "../../config/process.js";
 // The session layer's modules by name, not its index: `relm agents` loads only what a listing needs.
-import { damagedIds, readDamage } from "../session/damage.js";
-import { JournalFormatError } from "../session/errors.js";
-import { sessionsDir } from "../session/paths.js";
-import { readHeaderAndTail, readJournalHeader } from "../session/read.js";
-import type { JournalEvent } from "../session/types.js";
-import { isLive } from "./client.js";
+import { damagedIds, readDamage } from "../../session/damage.js";
+import { JournalFormatError } from "../../session/errors.js";
+import { sessionsDir } from "../../session/paths.js";
+import { readHeaderAndTail, readJournalHeader } from "../../session/read.js";
+import type { JournalEvent } from "../../session/types.js";
+import { isLive } from "../client.js";
+import { compactIfWorthIt, logStates, readLog } from "./log.js";
 import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeStateFile } from "./state.js";
-import { compactIfWorthIt, logStates, readLog } from "./states-log.js";
 import { UsageTally } from "./tree-usage.js";
 
 export interface SessionListing extends SessionState {
@@ -29,7 +29,7 @@ interface Known {
 
 /**
  * Every session under RELM_HOME, live or saved, newest first. Reads index/states.jsonl (every summary a
- * host wrote, states-log.ts) and one readdir of sessions/; only a session the log does not know is
+ * host wrote, log.ts) and one readdir of sessions/; only a session the log does not know is
  * described from its own files (its state file, or the head and tail of its journal) and then logged.
  * Sockets are checked only for sessions that claim a live host, so a listing of a thousand sessions
  * reads a few files and starts no process.

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
-import { parseDuration } from "../config/duration.js";
-import { UsageError, UserError } from "../config/errors.js";
-import { cronLib } from "../config/lazy.js";
-import { sessionsDir } from "../session/index.js";
+import { parseDuration } from "../../config/duration.js";
+import { UsageError, UserError } from "../../config/errors.js";
+import { cronLib } from "../../config/lazy.js";
+import { sessionsDir } from "../../session/index.js";
 import {
   appendRecords,
   type Job,
@@ -12,9 +12,9 @@ import {
   readJobs,
   type ScheduleRecord,
   scheduleFile,
-} from "./schedule-store.js";
+} from "./store.js";
 
-export type { Job, JobTiming, Pause } from "./schedule-store.js";
+export type { Job, JobTiming, Pause } from "./store.js";
 
 export interface JobState extends Job {
   /** Due time of the last tick claimed (delivered at most once). */

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import type { UsageRecord } from "../session/types.js";
+import type { UsageRecord } from "../../session/types.js";
 
 /** session/journal.ts's JOURNAL_FILE, named here so a listing does not load the journal writer. */
 const JOURNAL_FILE = "journal.jsonl";

@@ -1,4 +1,4 @@
-import type { TreeOptions } from "../agent/core/tree.js";
+import type { TreeOptions } from "../../agent/core/tree.js";
 import type { Scheduler } from "./scheduler.js";
 import { addJob, cancelJob, describeTiming } from "./schedules.js";
 

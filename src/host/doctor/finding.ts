@@ -1,4 +1,4 @@
-// What each of relm doctor's checks reports (doctor.ts, journal-doctor.ts), in a module of its own so the
+// What each of relm doctor's checks reports (doctor.ts, journals.ts), in a module of its own so the
 // checks need not import the doctor that runs them.
 
 /** Something wrong with relm's own state, and how to set it right. */

@@ -7,9 +7,9 @@
 // short lock, so no append can land in a file that a compaction is replacing.
 import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { ensurePrivateDir } from "../session/paths.js";
-import { withFileLock } from "./file-lock.js";
-import type { SessionState } from "./state-types.js";
+import { ensurePrivateDir } from "../../session/paths.js";
+import { withFileLock } from "../file-lock.js";
+import type { SessionState } from "./types.js";
 
 export const STATES_LOG = "states.jsonl";
 

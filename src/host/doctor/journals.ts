@@ -5,10 +5,10 @@
 
 import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import { join, relative } from "node:path";
-import { checkJournal, cutAtDamage, JOURNAL_FILE, Journal } from "../session/index.js";
+import { checkJournal, cutAtDamage, JOURNAL_FILE, Journal } from "../../session/index.js";
+import { statePath } from "../paths.js";
+import { forgetState } from "../states/log.js";
 import type { Finding } from "./finding.js";
-import { statePath } from "./paths.js";
-import { forgetState } from "./states-log.js";
 
 /** The journal folders of a session: its own and every sub-agent's (children/ID/, nested). */
 function journalDirs(dir: string): string[] {

@@ -15,8 +15,8 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { sessionsDir } from "../session/index.js";
-import { withFileLock } from "./file-lock.js";
+import { sessionsDir } from "../../session/index.js";
+import { withFileLock } from "../file-lock.js";
 
 export type JobTiming = { every: string } | { at: string } | { cron: string };
 
