@@ -5,7 +5,7 @@ import type { EventSink } from "../agent/core/events.js";
 import { AgentSession } from "../agent/core/session.js";
 import type { TreeOptions } from "../agent/core/tree.js";
 import { parseVariableFlag } from "../agent/core/variables.js";
-import { HostRequestError } from "../agent/kernel-api/errors.js";
+import { KernelCallError } from "../agent/kernel-api/errors.js";
 import { checkKernelUri } from "../agent/kernel-api/kernel-target.js";
 import type { WebSettings } from "../agent/kernel-api/web.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
@@ -177,13 +177,13 @@ async function sendToSession(
   try {
     id = resolveSessionId(sessionsDir(home), to);
   } catch {
-    throw new HostRequestError(`send(): no child, parent or session called "${to}"`, "not_found");
+    throw new KernelCallError(`send(): no child, parent or session called "${to}"`, "not_found");
   }
   const client = await SessionClient.connect(home, id);
-  if (!client) throw new HostRequestError(`send(): session ${id} is not running`, "usage");
+  if (!client) throw new KernelCallError(`send(): session ${id} is not running`, "usage");
   try {
     if (sandboxed && (await client.call("info")).sandboxed !== true) {
-      throw new HostRequestError(
+      throw new KernelCallError(
         `send(): session ${id} runs without a sandbox, and this session runs in one: its messages go only ` +
           "to its own parent and children and to other sandboxed sessions (ask the user to pass it on)",
         "sandbox",
@@ -191,8 +191,8 @@ async function sendToSession(
     }
     await client.call("message", { from, text });
   } catch (error) {
-    if (error instanceof HostRequestError) throw error;
-    throw new HostRequestError(`send(): ${(error as Error).message}`, "usage");
+    if (error instanceof KernelCallError) throw error;
+    throw new KernelCallError(`send(): ${(error as Error).message}`, "usage");
   } finally {
     client.close();
   }

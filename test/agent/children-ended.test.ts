@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import { Budget } from "../../src/agent/budget/budget.js";
 import {
   type ChildAgent,
-  type ChildHost,
   ChildManager,
   type ChildParams,
+  type ParentAgent,
 } from "../../src/agent/children/manager.js";
 import type { TurnOutcome } from "../../src/agent/core/loop.js";
 import type { AgentTree } from "../../src/agent/core/tree.js";
@@ -25,7 +25,7 @@ class FakeChild implements ChildAgent {
   closed = false;
 
   constructor(
-    readonly host: ChildHost,
+    readonly host: ParentAgent,
     readonly params: ChildParams,
   ) {
     this.children = new ChildManager({
@@ -57,8 +57,8 @@ class FakeChild implements ChildAgent {
   }
 }
 
-function parentHost(made: WeakRef<FakeChild>[]): ChildHost {
-  const host: ChildHost = {
+function parentAgent(made: WeakRef<FakeChild>[]): ParentAgent {
+  const host: ParentAgent = {
     id: "parent01",
     dir: "/nonexistent",
     depth: 0,
@@ -79,7 +79,7 @@ function parentHost(made: WeakRef<FakeChild>[]): ChildHost {
 describe("a child agent that has ended", () => {
   it("is listed and its result kept, while its session is let go", async () => {
     const made: WeakRef<FakeChild>[] = [];
-    const manager = new ChildManager(parentHost(made));
+    const manager = new ChildManager(parentAgent(made));
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       const { id } = manager.spawn({ task: `task ${i}` });
@@ -103,7 +103,7 @@ describe("a child agent that has ended", () => {
 
   it("starts nothing more below it", async () => {
     const made: WeakRef<FakeChild>[] = [];
-    const manager = new ChildManager(parentHost(made));
+    const manager = new ChildManager(parentAgent(made));
     const { id } = manager.spawn({ task: "once" });
     const own = made[0]?.deref()?.children as ChildManager; // the child's own sub-agents
     await manager.wait({ id });

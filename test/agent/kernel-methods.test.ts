@@ -3,8 +3,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type HostApiAgent, handleHostRequest } from "../../src/agent/kernel-api/calls.js";
-import { HostRequestError } from "../../src/agent/kernel-api/errors.js";
+import { handleKernelCall, type KernelCallsAgent } from "../../src/agent/kernel-api/calls.js";
+import { KernelCallError } from "../../src/agent/kernel-api/errors.js";
 import { KERNEL_METHODS } from "../../src/agent/kernel-api/methods.js";
 import { ROOT } from "../support/cli.js";
 
@@ -33,7 +33,7 @@ function pythonMethods(): { methods: Set<string>; indirect: string[] } {
 }
 
 /** An agent any use of which throws: enough to tell a dispatched method from one the host does not have. */
-const untouchable = new Proxy({} as HostApiAgent, {
+const untouchable = new Proxy({} as KernelCallsAgent, {
   get: (_target, key) => {
     throw new Error(`touched ${String(key)}`);
   },
@@ -41,10 +41,10 @@ const untouchable = new Proxy({} as HostApiAgent, {
 
 async function answered(method: string): Promise<boolean> {
   try {
-    await handleHostRequest(untouchable, method, {});
+    await handleKernelCall(untouchable, method, {});
     return true;
   } catch (error) {
-    return !(error instanceof HostRequestError && error.code === "not_found");
+    return !(error instanceof KernelCallError && error.code === "not_found");
   }
 }
 

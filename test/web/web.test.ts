@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Budget } from "../../src/agent/budget/budget.js";
-import { HostRequestError } from "../../src/agent/kernel-api/errors.js";
+import { KernelCallError } from "../../src/agent/kernel-api/errors.js";
 import { handleWebRequest, webPolicy } from "../../src/agent/kernel-api/web.js";
 import { onPath } from "../../src/cli/doctor/web.js";
 import {
@@ -366,7 +366,7 @@ describe("the host's web.* calls", () => {
   it("stop at the --max-time deadline with a budget error, and when Python cancels them", async () => {
     const tight = agent(new Budget({ maxTimeMs: 400 }));
     const late = handleWebRequest(tight, "web.fetch", { url: `${site.base}/slow`, timeout: 60 });
-    await expect(late).rejects.toThrow(HostRequestError);
+    await expect(late).rejects.toThrow(KernelCallError);
     await expect(late).rejects.toMatchObject({
       code: "budget",
       message: expect.stringMatching(/--max-time/),

@@ -4,7 +4,7 @@
 // kernel: UUID-handoff-HEX.pkl): a cell, sandboxed or not, cannot get the host to delete or read
 // another file by naming it (docs/sandbox.md).
 import { basename } from "node:path";
-import { HostRequestError } from "../kernel-api/errors.js";
+import { KernelCallError } from "../kernel-api/errors.js";
 
 const HANDOFF =
   /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-)?handoff-[0-9a-f]{32}\.pkl$/;
@@ -12,7 +12,7 @@ const HANDOFF =
 /** `path` when it names a handed-over pickle; the caller's ValueError otherwise. */
 export function handoffPickle(path: string, what: string): string {
   if (!HANDOFF.test(basename(path))) {
-    throw new HostRequestError(
+    throw new KernelCallError(
       `${what}: ${JSON.stringify(path)} is not a file relm's Python handed over (handoff-….pkl)`,
       "usage",
     );

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { newSessionId } from "../../session/index.js";
 import type { VariableSpec } from "../core/variables.js";
-import { asRecord, HostRequestError } from "../kernel-api/errors.js";
+import { asRecord, KernelCallError } from "../kernel-api/errors.js";
 import {
   checkKernelUri,
   escapesSandbox,
@@ -12,7 +12,7 @@ import {
 } from "../kernel-api/kernel-target.js";
 import { handoffPickle } from "./handoff-files.js";
 import type { AgentSpec } from "./specs.js";
-import type { ChildAgent, ChildHost } from "./types.js";
+import type { ChildAgent, ParentAgent } from "./types.js";
 
 /** How a child is asked for: rlm.spawn(...) or one item of rlm.map(...). */
 export interface LaunchOptions {
@@ -51,20 +51,20 @@ const LABEL_CHARS = 60;
  * the caller's error when the tree is too deep or the budget spent; `nextNumber` names unnamed children.
  */
 export function launchChild(
-  parent: ChildHost,
+  parent: ParentAgent,
   task: string,
   opts: LaunchOptions,
   nextNumber: () => number,
 ): LaunchedChild {
   const tree = parent.tree;
   if (parent.depth >= tree.maxDepth) {
-    throw new HostRequestError(
+    throw new KernelCallError(
       `rlm: no sub-agents at depth ${parent.depth} (--max-depth ${tree.maxDepth}); do this part of the work in this kernel`,
       "depth",
     );
   }
   const stop = parent.budget.check();
-  if (stop) throw new HostRequestError(`rlm: ${stop.message}`, "budget");
+  if (stop) throw new KernelCallError(`rlm: ${stop.message}`, "budget");
   const spec = opts.spec ? tree.spec(opts.spec) : undefined;
   const client = tree.client(opts.model ?? spec?.model);
   const kernel = childKernel(opts.kernel, spec, tree.kernelPolicy);
@@ -104,11 +104,11 @@ export function launchChild(
 /** The variables Python packed for a child (`consume`: the child's kernel removes the pickle once loaded). */
 export function packedVariables(raw: unknown, consume: boolean): VariableSpec[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw new HostRequestError("variables must be a list", "usage");
+  if (!Array.isArray(raw)) throw new KernelCallError("variables must be a list", "usage");
   return raw.map((item) => {
     const v = asRecord(item, "variable") as unknown as PackedVariable;
     if (typeof v.name !== "string" || typeof v.pickle !== "string") {
-      throw new HostRequestError("each variable needs a name and a pickle file", "usage");
+      throw new KernelCallError("each variable needs a name and a pickle file", "usage");
     }
     return {
       name: v.name,
@@ -146,11 +146,11 @@ function childKernel(
   try {
     called = checkKernelUri(uri, "rlm kernel=");
   } catch (error) {
-    throw new HostRequestError(error instanceof Error ? error.message : String(error), "usage");
+    throw new KernelCallError(error instanceof Error ? error.message : String(error), "usage");
   }
   if (called !== undefined) {
     if (escapesSandbox(called, policy)) {
-      throw new HostRequestError(
+      throw new KernelCallError(
         `rlm kernel=: ${sandboxRefusal(called, policy)}. Leave kernel= out to run the sub-agent in this ` +
           "sandbox; only the person running relm can choose another kernel (relm --kernel URI).",
         "sandbox",
@@ -160,7 +160,7 @@ function childKernel(
   }
   const fromSpec = spec?.kernel;
   if (fromSpec !== undefined && escapesSandbox(fromSpec, policy)) {
-    throw new HostRequestError(
+    throw new KernelCallError(
       `agent spec "${spec?.name}" (${spec?.path}): ${sandboxRefusal(fromSpec, policy)}. The spec is a ` +
         "project file, which sandboxed code can write, so its kernel: is not trusted here. Use the spec " +
         "without --sandbox, or ask the person running relm to give that kernel with --kernel.",

@@ -1,18 +1,18 @@
 import type { TurnOutcome } from "../core/loop.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "../kernel-api/errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "../kernel-api/errors.js";
 import { type LaunchedChild, type LaunchOptions, launchChild, packedVariables } from "./launch.js";
 import { mapChildren } from "./map.js";
-import { type ChildReply, EndedChild, finishedRecord, RetiredHost, replyFor } from "./result.js";
-import type { ChildHost, ChildStatus, Descendant } from "./types.js";
+import { type ChildReply, EndedChild, finishedRecord, RetiredParent, replyFor } from "./result.js";
+import type { ChildStatus, Descendant, ParentAgent } from "./types.js";
 
 export type { ChildReply, SubmitPayload } from "./result.js";
 export type {
   ChildAgent,
-  ChildHost,
   ChildParams,
   ChildStatus,
   Descendant,
   OwnChildren,
+  ParentAgent,
 } from "./types.js";
 
 /** A child as its parent tracks it: what it was started with, its state, and its end once known. */
@@ -32,14 +32,14 @@ export class ChildManager {
   private readonly records = new Map<string, ChildRecord>();
   private counter = 0;
 
-  constructor(private parent: ChildHost) {}
+  constructor(private parent: ParentAgent) {}
 
   /**
    * The agent that owns these children has ended (and so have they): nothing is spawned here any more,
    * and its session, kernel and journal are let go. The records stay, for rlm.agents() and lookups.
    */
   retire(): void {
-    this.parent = new RetiredHost(this.parent.id);
+    this.parent = new RetiredParent(this.parent.id);
   }
 
   spawn(raw: unknown): { id: string; name: string } {
@@ -82,7 +82,7 @@ export class ChildManager {
     const record = this.find(params.id);
     const text = requiredString(params, "text");
     if (record.status !== "running") {
-      throw new HostRequestError(
+      throw new KernelCallError(
         `child agent ${record.id} has already ${record.status}; it cannot take messages`,
         "usage",
       );
@@ -128,7 +128,7 @@ export class ChildManager {
     const chosen = to === "all" ? running : running.filter((r) => r.id === to || r.name === to);
     if (chosen.length === 0) {
       const ended = [...this.records.values()].find((r) => r.id === to || r.name === to);
-      if (ended) throw new HostRequestError(`send(): child ${to} has already ${ended.status}`, "usage");
+      if (ended) throw new KernelCallError(`send(): child ${to} has already ${ended.status}`, "usage");
       return to === "all" ? [] : undefined;
     }
     return chosen.map((r) => ({
@@ -171,7 +171,7 @@ export class ChildManager {
       status: record.status,
       deliver: (text) => {
         if (record.status !== "running") {
-          throw new HostRequestError(
+          throw new KernelCallError(
             `sub-agent ${record.id} has already ${record.status === "done" ? "finished" : record.status}; it cannot take messages`,
             "usage",
           );
@@ -220,7 +220,7 @@ export class ChildManager {
 
   private find(id: unknown): ChildRecord {
     const record = typeof id === "string" ? this.records.get(id) : undefined;
-    if (!record) throw new HostRequestError(`no child agent with id ${JSON.stringify(id)}`, "not_found");
+    if (!record) throw new KernelCallError(`no child agent with id ${JSON.stringify(id)}`, "not_found");
     return record;
   }
 }

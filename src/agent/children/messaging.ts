@@ -1,4 +1,4 @@
-import { asRecord, HostRequestError, requiredString } from "../kernel-api/errors.js";
+import { asRecord, KernelCallError, requiredString } from "../kernel-api/errors.js";
 
 export const MAX_MESSAGE_BYTES = 16 * 1024;
 export const MAX_INBOX = 100;
@@ -21,7 +21,7 @@ export class Mailbox {
 
   deliver(from: string, text: string): void {
     if (this.unread.length >= MAX_INBOX) {
-      throw new HostRequestError(
+      throw new KernelCallError(
         `the inbox of agent ${this.owner} is full (${MAX_INBOX} messages unread)`,
         "usage",
       );
@@ -79,17 +79,17 @@ export async function handleMessageRequest(
 ): Promise<unknown> {
   const params = asRecord(raw, method);
   if (method === "msg.inbox") return agent.takeReceived();
-  if (method !== "msg.send") throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  if (method !== "msg.send") throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   if ("from" in params) {
-    throw new HostRequestError("send(): the sender is stamped by relm and cannot be given", "usage");
+    throw new KernelCallError("send(): the sender is stamped by relm and cannot be given", "usage");
   }
   const to = requiredString(params, "to");
   const text = requiredString(params, "text");
   if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) {
-    throw new HostRequestError(`send(): message too long (at most ${MAX_MESSAGE_BYTES} bytes)`, "usage");
+    throw new KernelCallError(`send(): message too long (at most ${MAX_MESSAGE_BYTES} bytes)`, "usage");
   }
   if (to === "parent") {
-    if (!agent.parentAgent) throw new HostRequestError("send(): this agent has no parent", "not_found");
+    if (!agent.parentAgent) throw new KernelCallError("send(): this agent has no parent", "not_found");
     agent.parentAgent.deliver(agent.id, text);
     agent.record({ type: "message", from: agent.id, to: agent.parentAgent.id, text });
     return { to: agent.parentAgent.id };
@@ -102,7 +102,7 @@ export async function handleMessageRequest(
     }
     return { to: children.map((c) => c.id) };
   }
-  if (!agent.sendToSession) throw new HostRequestError(`send(): no agent named "${to}"`, "not_found");
+  if (!agent.sendToSession) throw new KernelCallError(`send(): no agent named "${to}"`, "not_found");
   await agent.sendToSession(to, agent.id, text);
   agent.record({ type: "message", from: agent.id, to, text });
   return { to };

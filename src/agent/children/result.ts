@@ -5,8 +5,8 @@ import type { JournalBody, SpendRecord } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import type { TurnOutcome } from "../core/loop.js";
 import type { AgentTree } from "../core/tree.js";
-import { HostRequestError } from "../kernel-api/errors.js";
-import type { ChildAgent, ChildHost, OwnChildren } from "./types.js";
+import { KernelCallError } from "../kernel-api/errors.js";
+import type { ChildAgent, OwnChildren, ParentAgent } from "./types.js";
 
 /** A child's end as Python decodes it (see python/relm/agents.py `_decode`). */
 export type ChildReply =
@@ -110,13 +110,13 @@ export class EndedChild implements ChildAgent {
 
   async close(): Promise<void> {}
 
-  private gone(): HostRequestError {
-    return new HostRequestError(`child agent ${this.id} has ended`, "usage");
+  private gone(): KernelCallError {
+    return new KernelCallError(`child agent ${this.id} has ended`, "usage");
   }
 }
 
 /** The parent of a retired ChildManager: it keeps the id and refuses to start anything. */
-export class RetiredHost implements ChildHost {
+export class RetiredParent implements ParentAgent {
   readonly depth = Number.POSITIVE_INFINITY;
 
   constructor(readonly id: string) {}
@@ -146,6 +146,6 @@ export class RetiredHost implements ChildHost {
   }
 
   private refuse(): never {
-    throw new HostRequestError(`agent ${this.id} has ended; it starts no more sub-agents`, "usage");
+    throw new KernelCallError(`agent ${this.id} has ended; it starts no more sub-agents`, "usage");
   }
 }

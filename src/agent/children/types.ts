@@ -55,8 +55,8 @@ export interface ChildParams {
   kernel?: string;
 }
 
-/** The parent side: where children live and how to make one. */
-export interface ChildHost {
+/** What a child sees of its parent agent: where children live and how to make one. */
+export interface ParentAgent {
   readonly id: string;
   readonly dir: string;
   readonly depth: number;

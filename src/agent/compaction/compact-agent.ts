@@ -14,7 +14,7 @@ export interface CompactionSettings {
   windows?: Record<string, number>;
 }
 
-export interface CompactionHost {
+export interface CompactionTarget {
   readonly client: ModelClient;
   readonly messages: Message[];
   readonly budget: Budget;
@@ -38,7 +38,7 @@ export interface CompactionOutcome {
  * messages. Returns what happened, or why nothing did.
  */
 export async function compactConversation(
-  host: CompactionHost,
+  host: CompactionTarget,
   settings: CompactionSettings,
   lastInputTokens: number,
   force: boolean,
@@ -106,7 +106,10 @@ export async function compactConversation(
 }
 
 /** Books the summary's spend, journals the marker and swaps the messages in. */
-function applyCompaction(host: CompactionHost, result: CompactResult): { compacted: true; message: string } {
+function applyCompaction(
+  host: CompactionTarget,
+  result: CompactResult,
+): { compacted: true; message: string } {
   host.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost);
   const summary = result.messages[0];
   const summaryText =

@@ -2,14 +2,14 @@ import type { ModelClient } from "../../llm/types.js";
 import { Journal } from "../../session/index.js";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
-import { type ChildHost, ChildManager } from "../children/manager.js";
+import { ChildManager, type ParentAgent } from "../children/manager.js";
 import { Mailbox } from "../children/messaging.js";
 import type { AgentSpec } from "../children/specs.js";
 import { type CompactingAgent, compactAgent } from "../compaction/compact-agent.js";
 import { AgentGoal } from "../gates/goal.js";
 import type { RootHooks } from "../hooks.js";
-import { HostApiTarget } from "../kernel-api/call-target.js";
-import { handleHostRequest } from "../kernel-api/calls.js";
+import { KernelCallsTarget } from "../kernel-api/call-target.js";
+import { handleKernelCall } from "../kernel-api/calls.js";
 import { AgentKernel } from "../kernel-api/kernel.js";
 import { settleKernelFacts } from "../kernel-api/kernel-facts.js";
 import { startedEvent } from "../kernel-api/mcp.js";
@@ -70,7 +70,7 @@ export interface AgentParts {
   readonly hooks: RootHooks | undefined;
   readonly compaction: CompactingAgent;
   readonly turns: TurnRunner;
-  readonly hostApi: HostApiTarget;
+  readonly hostApi: KernelCallsTarget;
 }
 
 /**
@@ -79,7 +79,7 @@ export interface AgentParts {
  * kernel starts booting; a resumed one continues its journal and conversation.
  */
 export function assembleAgent(
-  self: ChildHost & { readonly kernelUri: string | undefined; readonly rootDir: string },
+  self: ParentAgent & { readonly kernelUri: string | undefined; readonly rootDir: string },
   params: AgentParams,
 ): AgentParts {
   const { tree, depth } = self;
@@ -117,7 +117,7 @@ export function assembleAgent(
     kernelUri: self.kernelUri,
     state,
     // The target is made below; the kernel calls it only from a cell.
-    hostRequest: (method, p): Promise<unknown> => handleHostRequest(hostApi, method, p),
+    hostRequest: (method, p): Promise<unknown> => handleKernelCall(hostApi, method, p),
     kernelStarted: (python) => conversation.kernelStarted(python),
   });
   if (!resume) kernel.ensure();
@@ -184,7 +184,7 @@ export function assembleAgent(
       await hooks?.beforeModelCall?.();
     },
   });
-  const hostApi: HostApiTarget = new HostApiTarget({ ...shared, turns, parent: params.parent });
+  const hostApi: KernelCallsTarget = new KernelCallsTarget({ ...shared, turns, parent: params.parent });
   return {
     journal,
     log,

@@ -10,11 +10,11 @@ import type { AgentModel } from "../core/model.js";
 import type { AgentTree, TreeOptions } from "../core/tree.js";
 import type { TurnRunner } from "../core/turns.js";
 import type { AgentGoal } from "../gates/goal.js";
-import type { HostApiAgent } from "./calls.js";
+import type { KernelCallsAgent } from "./calls.js";
 import type { AgentKernel } from "./kernel.js";
 
 /** The collaborators of one agent that the calls from its kernel reach. */
-export interface HostTargetParts {
+export interface CallTargetParts {
   readonly id: string;
   readonly dir: string;
   readonly tree: AgentTree;
@@ -35,7 +35,7 @@ export interface HostTargetParts {
  * goal.*, look() and the rest, each answered by the collaborator that owns it. One per agent, for its
  * whole life (learning's harness-api.ts keeps a cell's pending refinements by it).
  */
-export class HostApiTarget implements HostApiAgent {
+export class KernelCallsTarget implements KernelCallsAgent {
   readonly id: string;
   readonly dir: string;
   readonly tree: AgentTree;
@@ -43,7 +43,7 @@ export class HostApiTarget implements HostApiAgent {
   readonly journal: Journal;
   readonly children: ChildManager;
 
-  constructor(private readonly parts: HostTargetParts) {
+  constructor(private readonly parts: CallTargetParts) {
     this.id = parts.id;
     this.dir = parts.dir;
     this.tree = parts.tree;
@@ -81,7 +81,7 @@ export class HostApiTarget implements HostApiAgent {
     return this.tree.options.sendToSession;
   }
 
-  get parentAgent(): HostTargetParts["parent"] {
+  get parentAgent(): CallTargetParts["parent"] {
     return this.parts.parent;
   }
 

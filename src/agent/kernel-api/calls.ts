@@ -7,7 +7,7 @@ import { handleMessageRequest, type MessagingAgent } from "../children/messaging
 import type { TreeOptions } from "../core/tree.js";
 import type { KernelCaller } from "../hooks.js";
 import { complete, completeBatch } from "./completions.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "./errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 import { handleLookRequest, type LookAgent } from "./look.js";
 import { handleMcpRequest, type McpApiAgent } from "./mcp.js";
 import { isKernelMethod } from "./methods.js";
@@ -15,7 +15,7 @@ import { handleToolkitRequest, type ToolkitApiAgent } from "./toolkit.js";
 import { handleWebRequest, type WebApiAgent } from "./web.js";
 
 /** The agent a kernel belongs to, as the kernel's calls see it. */
-export interface HostApiAgent
+export interface KernelCallsAgent
   extends KernelCaller,
     MessagingAgent,
     GoalAgent,
@@ -37,9 +37,13 @@ export interface HostApiAgent
 }
 
 /** Answers a call from Python (python/relm/api.py, agents.py) to the agent that owns the kernel. */
-export async function handleHostRequest(agent: HostApiAgent, method: string, raw: unknown): Promise<unknown> {
+export async function handleKernelCall(
+  agent: KernelCallsAgent,
+  method: string,
+  raw: unknown,
+): Promise<unknown> {
   // Only the listed methods: a name Python does not call (methods.ts) is not answered.
-  if (!isKernelMethod(method)) throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  if (!isKernelMethod(method)) throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   // A plugin's own calls (learning/: python/relm/harness.py's harness.*) go to it.
   const plugin = agent.tree.options.hooks?.kernelCalls;
   if (plugin && method.startsWith(plugin.prefix)) return plugin.handle(agent, method, raw);
@@ -95,31 +99,30 @@ export async function handleHostRequest(agent: HostApiAgent, method: string, raw
       return { texts: await completeBatch(host, prompts, optionalString(params, "model"), parallel) };
     }
     default:
-      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+      throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   }
 }
 
 /** `schedule(...)` from Python: ticks re-enter this session (see src/host/schedules/scheduler.ts). */
 function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: string, raw: unknown): unknown {
   if (!scheduler)
-    throw new HostRequestError("schedule(): this session is not hosted, so it cannot be re-entered", "usage");
+    throw new KernelCallError("schedule(): this session is not hosted, so it cannot be re-entered", "usage");
   const params = asRecord(raw, method);
   if (method === "schedule.list") return scheduler.list();
   if (method === "schedule.cancel") {
     scheduler.cancel(requiredString(params, "id"));
     return null;
   }
-  if (method !== "schedule.add")
-    throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  if (method !== "schedule.add") throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   const prompt = requiredString(params, "prompt");
   const forms = (["every", "at", "cron"] as const).filter((k) => typeof params[k] === "string");
   if (forms.length !== 1)
-    throw new HostRequestError("schedule(): give exactly one of every=, at=, cron=", "usage");
+    throw new KernelCallError("schedule(): give exactly one of every=, at=, cron=", "usage");
   const key = forms[0] as "every" | "at" | "cron";
   try {
     return scheduler.add({ [key]: params[key] as string } as { every: string }, prompt);
   } catch (error) {
-    throw new HostRequestError(`schedule(): ${(error as Error).message}`, "usage");
+    throw new KernelCallError(`schedule(): ${(error as Error).message}`, "usage");
   }
 }
 
@@ -156,6 +159,6 @@ function handleGoalRequest(agent: GoalAgent, method: string, raw: unknown): unkn
       return null;
     }
     default:
-      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+      throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   }
 }

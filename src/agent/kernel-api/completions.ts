@@ -3,11 +3,11 @@ import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { admit } from "../budget/request-budget.js";
-import { HostRequestError } from "./errors.js";
+import { KernelCallError } from "./errors.js";
 
 const SYSTEM = "Answer the request directly and concisely.";
 
-export interface CompletionHost {
+export interface CompletionCaller {
   readonly budget: Budget;
   client(model?: string | null): ModelClient;
   record(body: JournalBody): unknown;
@@ -17,7 +17,11 @@ export interface CompletionHost {
  * `llm(prompt)` from Python: one plain completion, no kernel and no tools. It counts against the same
  * budgets as every other model call of the tree and is checked before it is made.
  */
-export async function complete(host: CompletionHost, prompt: string, model?: string | null): Promise<string> {
+export async function complete(
+  host: CompletionCaller,
+  prompt: string,
+  model?: string | null,
+): Promise<string> {
   const client = host.client(model);
   const started = Date.now();
   // Admitted like every model call of the tree: answer capped by --max-tokens, aborted at --max-time.
@@ -26,7 +30,7 @@ export async function complete(host: CompletionHost, prompt: string, model?: str
     messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
     tools: [],
   });
-  if (admitted.status === "budget") throw new HostRequestError(`llm: ${admitted.stop.message}`, "budget");
+  if (admitted.status === "budget") throw new KernelCallError(`llm: ${admitted.stop.message}`, "budget");
   if (admitted.status === "aborted") throw new Error("llm: the model request was aborted");
   const admission = admitted.admission;
   try {
@@ -45,14 +49,14 @@ export async function complete(host: CompletionHost, prompt: string, model?: str
           cost,
           durationMs: Date.now() - started,
         });
-        throw new HostRequestError(`llm: ${host.budget.check()?.message ?? overrun.message}`, "budget");
+        throw new KernelCallError(`llm: ${host.budget.check()?.message ?? overrun.message}`, "budget");
       }
       const timeStop = admission.expired
         ? (host.budget.check() ?? host.budget.timeStop())
         : result.error.outOfTime
           ? host.budget.timeStop(`a retry of the failed llm() request would not fit: ${result.error.message}`)
           : undefined;
-      if (timeStop) throw new HostRequestError(`llm: ${timeStop.message}`, "budget");
+      if (timeStop) throw new KernelCallError(`llm: ${timeStop.message}`, "budget");
       throw new Error(`llm: ${result.error.message}`);
     }
     const usage = result.usage;
@@ -73,7 +77,7 @@ export async function complete(host: CompletionHost, prompt: string, model?: str
 
 /** `llm.batch(prompts)`: concurrent completions, at most `parallel` at once, answers in order. */
 export async function completeBatch(
-  host: CompletionHost,
+  host: CompletionCaller,
   prompts: string[],
   model: string | null | undefined,
   parallel: number,

@@ -4,7 +4,7 @@
 
 import { base64Bytes } from "../../llm/content.js";
 import type { ImageMimeType, ModelClient } from "../../llm/types.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "./errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 
 export interface LookAgent {
   /** The model the next request goes to (switchable with /model, so read at each call). */
@@ -21,23 +21,23 @@ export function handleLookRequest(agent: LookAgent, method: string, raw: unknown
   const params = asRecord(raw, method);
   if (method === "look.accepts")
     return { accepts: agent.client.acceptsImages, model: agent.client.model, max_bytes: LOOK_MAX_BYTES };
-  if (method !== "look.attach") throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+  if (method !== "look.attach") throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   const mimeType = requiredString(params, "mime") as ImageMimeType;
   const data = requiredString(params, "data");
   const label = optionalString(params, "label") ?? "image";
   if (!TYPES.has(mimeType))
-    throw new HostRequestError(
+    throw new KernelCallError(
       `look(): ${mimeType} is not an image type models take (PNG, JPEG, GIF, WebP)`,
       "usage",
     );
   const bytes = base64Bytes(data);
   if (bytes > LOOK_MAX_BYTES)
-    throw new HostRequestError(
+    throw new KernelCallError(
       `look(): ${label} is ${bytes} bytes, over the ${LOOK_MAX_BYTES}-byte limit`,
       "usage",
     );
   if (!agent.client.acceptsImages) return { attached: false, accepts: false, model: agent.client.model };
   if (!agent.attachImage({ mimeType, data }))
-    throw new HostRequestError("look(): at most 8 images can be attached to one cell's result", "usage");
+    throw new KernelCallError("look(): at most 8 images can be attached to one cell's result", "usage");
   return { attached: true, accepts: true, model: agent.client.model };
 }

@@ -16,7 +16,7 @@ import { Redactor } from "../../session/redact.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { Deadline } from "../budget/deadline.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "./errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 
 /** What of the tree the calls use: its servers and its secrets. */
 interface McpTree {
@@ -57,7 +57,7 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
   if (method === "mcp.servers") return { servers: clients ? redactor.value(clients.status()) : [] };
   const server = requiredString(params, "server");
   if (!clients)
-    throw new HostRequestError(
+    throw new KernelCallError(
       `no MCP server is configured (looked for "${server}"); see relm mcp add and docs/mcp.md`,
       "mcp_server",
     );
@@ -65,7 +65,7 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
   try {
     connection = clients.get(server);
   } catch (error) {
-    if (error instanceof McpServerError) throw new HostRequestError(error.message, "mcp_server");
+    if (error instanceof McpServerError) throw new KernelCallError(error.message, "mcp_server");
     throw error;
   }
   const controller = new AbortController();
@@ -80,19 +80,18 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
   } catch (error) {
     if (deadline.signal.aborted) {
       if (deadline.expired)
-        throw new HostRequestError(
+        throw new KernelCallError(
           `MCP server "${server}": the request was cancelled because the time budget (--max-time) ran out`,
           "budget",
         );
-      throw new HostRequestError(`MCP server "${server}": the request was cancelled`, "mcp_tool");
+      throw new KernelCallError(`MCP server "${server}": the request was cancelled`, "mcp_tool");
     }
     if (error instanceof McpServerError) {
       const message = redactor.text(error.message);
       if (!error.repeated) agent.record({ type: "mcp", server, event: "failed", detail: message });
-      throw new HostRequestError(message, "mcp_server");
+      throw new KernelCallError(message, "mcp_server");
     }
-    if (error instanceof McpRequestError)
-      throw new HostRequestError(redactor.text(error.message), "mcp_tool");
+    if (error instanceof McpRequestError) throw new KernelCallError(redactor.text(error.message), "mcp_tool");
     throw error;
   } finally {
     deadline.dispose();
@@ -148,7 +147,7 @@ async function dispatch(
       return { result: await connection.getPrompt(requiredString(params, "name"), args, options) };
     }
     default:
-      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+      throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   }
 }
 
@@ -156,6 +155,6 @@ function objectParam(params: Record<string, unknown>, key: string): Record<strin
   const value = params[key];
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" || Array.isArray(value))
-    throw new HostRequestError(`${key} must be an object of named arguments`, "usage");
+    throw new KernelCallError(`${key} must be an object of named arguments`, "usage");
   return value as Record<string, unknown>;
 }

@@ -2,7 +2,7 @@
 // journaled with its diff as a `file_edit` event, and the gate commands run_tests() may fall back to.
 
 import type { JournalBody } from "../../session/types.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "./errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 
 /** A diff longer than this is cut before it is journaled (the kernel cuts at 20 000 chars already). */
 const DIFF_CHARS = 40_000;
@@ -18,7 +18,7 @@ export function handleToolkitRequest(agent: ToolkitApiAgent, method: string, raw
     case "toolkit.file_edit": {
       const params = asRecord(raw, method);
       const action = requiredString(params, "action");
-      if (!ACTIONS.has(action)) throw new HostRequestError(`unknown file action "${action}"`, "usage");
+      if (!ACTIONS.has(action)) throw new KernelCallError(`unknown file action "${action}"`, "usage");
       const diff = requiredString(params, "diff");
       const from = optionalString(params, "from");
       agent.record({
@@ -38,7 +38,7 @@ export function handleToolkitRequest(agent: ToolkitApiAgent, method: string, raw
     case "toolkit.gates":
       return { gates: [...agent.tree.gates] };
     default:
-      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+      throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   }
 }
 

@@ -14,7 +14,7 @@ import {
 } from "../../web/index.js";
 import type { Budget } from "../budget/budget.js";
 import { Deadline } from "../budget/deadline.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "./errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 
 /** The web settings a tree shares (TreeOptions.web). */
 export interface WebSettings {
@@ -59,7 +59,7 @@ export async function handleWebRequest(agent: WebApiAgent, method: string, raw: 
     return null;
   }
   if (method !== "web.fetch" && method !== "web.search")
-    throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+    throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   const settings = agent.tree.options.web ?? {};
   const policy = webPolicy(agent.tree.options);
   const redactor = new Redactor(agent.tree.options.secrets);
@@ -76,13 +76,13 @@ export async function handleWebRequest(agent: WebApiAgent, method: string, raw: 
   } catch (error) {
     if (deadline.signal.aborted) {
       if (deadline.expired)
-        throw new HostRequestError(
+        throw new KernelCallError(
           `${what}: cancelled because the time budget (--max-time) ran out`,
           "budget",
         );
-      throw new HostRequestError(`${what}: cancelled`, "web");
+      throw new KernelCallError(`${what}: cancelled`, "web");
     }
-    if (error instanceof WebError) throw new HostRequestError(redactor.text(error.message), "web");
+    if (error instanceof WebError) throw new KernelCallError(redactor.text(error.message), "web");
     throw error;
   } finally {
     deadline.dispose();
@@ -94,8 +94,8 @@ function numberParam(params: Record<string, unknown>, name: string, fallback: nu
   const value = params[name];
   if (value === undefined || value === null) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0)
-    throw new HostRequestError(`${name} must be a number above 0`, "usage");
-  if (value > max) throw new HostRequestError(`${name} may be at most ${max}`, "usage");
+    throw new KernelCallError(`${name} must be a number above 0`, "usage");
+  if (value > max) throw new KernelCallError(`${name} may be at most ${max}`, "usage");
   return value;
 }
 
@@ -141,7 +141,7 @@ async function fetchPage(params: Record<string, unknown>, policy: WebPolicy, sig
 
 async function search(params: Record<string, unknown>, settings: WebSettings, signal: AbortSignal) {
   const query = requiredString(params, "query");
-  if (!query.trim()) throw new HostRequestError("search(): the query is empty", "usage");
+  if (!query.trim()) throw new KernelCallError("search(): the query is empty", "usage");
   const n = Math.floor(numberParam(params, "n", 5, 50));
   const results = await webSearch(settings.search, query, n, { timeoutMs: SEARCH_TIMEOUT_MS, signal });
   return { provider: settings.search?.provider, results };

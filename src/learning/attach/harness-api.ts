@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join, relative, sep } from "node:path";
 import type { KernelCaller } from "../../agent/hooks.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "../../agent/kernel-api/errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "../../agent/kernel-api/errors.js";
 import { sessionsDir } from "../../session/index.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import { requireHypotheses } from "../refine/refine-hypothesis.js";
@@ -46,7 +46,7 @@ function contextOf(agent: HarnessApiAgent): HarnessContext & { sessionDir: strin
 function scopeOf(params: Record<string, unknown>, fallback: Scope): Scope {
   const scope = optionalString(params, "scope") ?? fallback;
   if (!(SCOPES as readonly string[]).includes(scope)) {
-    throw new HostRequestError(`scope must be one of ${SCOPES.join(", ")}, not "${scope}"`, "usage");
+    throw new KernelCallError(`scope must be one of ${SCOPES.join(", ")}, not "${scope}"`, "usage");
   }
   return scope as Scope;
 }
@@ -98,7 +98,7 @@ function apply(agent: HarnessApiAgent, ref: Refinement) {
 
 async function refine(agent: HarnessApiAgent, params: Record<string, unknown>, refineModel?: string) {
   const stop = agent.budget.check();
-  if (stop) throw new HostRequestError(`harness.refine: ${stop.message}`, "budget");
+  if (stop) throw new KernelCallError(`harness.refine: ${stop.message}`, "budget");
   const model = optionalString(params, "model") ?? refineModel;
   const client = model ? agent.tree.client(model) : agent.client;
   const ref = requireHypotheses(
@@ -125,14 +125,14 @@ function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
   const description = requiredString(params, "description").trim();
   const code = requiredString(params, "code");
   const bad = checkName("skill", name);
-  if (bad) throw new HostRequestError(bad, "usage");
+  if (bad) throw new KernelCallError(bad, "usage");
   if (!description || description.length > LIMITS.skill.chars) {
-    throw new HostRequestError(
+    throw new KernelCallError(
       `description must be 1 to ${LIMITS.skill.chars} chars, one line of what it does`,
       "usage",
     );
   }
-  if (code.length > CODE_CHARS) throw new HostRequestError(`code is over ${CODE_CHARS} chars`, "usage");
+  if (code.length > CODE_CHARS) throw new KernelCallError(`code is over ${CODE_CHARS} chars`, "usage");
   const ctx = contextOf(agent);
   const scope = scopeOf(params, "session");
   const location = scopeLocation(scope, ctx);
@@ -141,7 +141,7 @@ function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
     (s) => s.module === name && s.entryId === undefined && s.dir === join(location.skillsDir, name),
   );
   if (manual) {
-    throw new HostRequestError(
+    throw new KernelCallError(
       `a skill folder ${manual.dir} exists that the harness does not manage; pick another name`,
       "usage",
     );
@@ -157,7 +157,7 @@ function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
     reason: `harness.save_skill("${name}")`,
   });
   const rev = result.revision;
-  if (!rev) throw new HostRequestError(result.dropped[0]?.reason ?? "nothing was saved", "conflict");
+  if (!rev) throw new KernelCallError(result.dropped[0]?.reason ?? "nothing was saved", "conflict");
   return { name, scope, path: join(location.skillsDir, name), entry: rev.edits[0]?.id, revision: rev.rev };
 }
 
@@ -172,7 +172,7 @@ function used(agent: HarnessApiAgent, params: Record<string, unknown>) {
   }
   const id = requiredString(params, "id");
   const entry = loadHarness(ctx).entries.find((e) => e.id === id);
-  if (!entry) throw new HostRequestError(`no harness entry ${id}`, "not_found");
+  if (!entry) throw new KernelCallError(`no harness entry ${id}`, "not_found");
   new HarnessStore(scopeLocation(entry.scope, ctx)).recordUse(useKey(entry), agent.id);
   return { counted: true };
 }
@@ -212,7 +212,7 @@ export async function handleHarnessRequest(
       const id = requiredString(params, "id");
       const ref = pending.get(agent)?.get(id);
       if (!ref)
-        throw new HostRequestError(
+        throw new KernelCallError(
           `no refinement ${id} waiting to be applied (each applies once)`,
           "not_found",
         );
@@ -232,6 +232,6 @@ export async function handleHarnessRequest(
       return { revision: rev.rev, summary: revisionSummary(rev) };
     }
     default:
-      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+      throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   }
 }
