@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 
-from . import host
+from . import calls
 from .agents import _call as _agents_call
 
 
@@ -189,7 +189,7 @@ class _SkillImports:
         if path is None and fullname not in self._seen and fullname in self._skills():
             self._seen.add(fullname)
             try:
-                host.call("harness.used", {"skill": fullname})
+                calls.call("harness.used", {"skill": fullname})
             except Exception:  # noqa: BLE001 - a use count must never break an import
                 pass
         return None

@@ -1,4 +1,4 @@
-"""Calls from Python back to the host (relm.host, and the rlm/llm/submit/... wrappers over it),
+"""Calls from Python back to the host (relm.calls, and the rlm/llm/submit/... wrappers over it),
 against a fake host peer on the other end of two pipes (tests/hostpeer.py)."""
 
 import os
@@ -6,7 +6,7 @@ import pickle
 import threading
 import unittest
 
-from relm import agents, api, goals, handoff, host, messages, schedule
+from relm import agents, api, calls, goals, handoff, messages, schedule
 
 from .hostpeer import HostTestCase
 
@@ -14,8 +14,8 @@ from .hostpeer import HostTestCase
 class CallTests(HostTestCase):
     def test_a_call_is_a_request_with_an_id_and_returns_the_result(self):
         self.handlers["echo"] = lambda params: {"result": {"got": params}}
-        self.assertEqual(host.call("echo", {"a": [1, 2]}), {"got": {"a": [1, 2]}})
-        self.assertEqual(host.call("echo"), {"got": None})
+        self.assertEqual(calls.call("echo", {"a": [1, 2]}), {"got": {"a": [1, 2]}})
+        self.assertEqual(calls.call("echo"), {"got": None})
         first, second = self.peer.requests
         self.assertEqual(first, {"type": "request", "id": first["id"], "method": "echo", "params": {"a": [1, 2]}})
         self.assertNotEqual(first["id"], second["id"])
@@ -23,11 +23,11 @@ class CallTests(HostTestCase):
     def test_errors_become_host_errors_with_their_code(self):
         self.handlers["bad"] = lambda params: {"error": {"message": "no such child", "code": "not_found"}}
         self.handlers["plain"] = lambda params: {"error": "just text"}
-        with self.assertRaises(host.HostError) as caught:
-            host.call("bad", {})
+        with self.assertRaises(calls.HostError) as caught:
+            calls.call("bad", {})
         self.assertEqual((str(caught.exception), caught.exception.code), ("no such child", "not_found"))
-        with self.assertRaises(host.HostError) as caught:
-            host.call("plain", {})
+        with self.assertRaises(calls.HostError) as caught:
+            calls.call("plain", {})
         self.assertEqual((str(caught.exception), caught.exception.code), ("just text", None))
 
     def test_concurrent_callers_each_get_their_own_answer(self):
@@ -43,7 +43,7 @@ class CallTests(HostTestCase):
         results = {}
 
         def caller(n):
-            results[n] = host.call("work", {"n": n})
+            results[n] = calls.call("work", {"n": n})
 
         threads = [threading.Thread(target=caller, args=(n,)) for n in range(5)]
         for t in threads:
@@ -51,12 +51,12 @@ class CallTests(HostTestCase):
         for t in threads:
             t.join(20)
         self.assertEqual(results, {n: n * 10 for n in range(5)})
-        self.assertEqual(host._pending, {})
+        self.assertEqual(calls._pending, {})
 
     def test_a_response_nobody_waits_for_is_ignored(self):
-        host.resolve({"type": "response", "id": 10**9, "result": 1})
+        calls.resolve({"type": "response", "id": 10**9, "result": 1})
         self.handlers["ok"] = lambda params: {"result": "fine"}
-        self.assertEqual(host.call("ok"), "fine")
+        self.assertEqual(calls.call("ok"), "fine")
 
     def test_host_error_codes_become_the_exceptions_python_code_expects(self):
         cases = {
@@ -64,7 +64,7 @@ class CallTests(HostTestCase):
             "usage": ValueError,
             "not_found": LookupError,
             "depth": RuntimeError,
-            "other": host.HostError,
+            "other": calls.HostError,
         }
         for code, expected in cases.items():
             with self.subTest(code=code):
