@@ -18,6 +18,9 @@ export const LAYERS = {
   kernel: 2,
   mcp: 3,
   session: 5,
+  // Budgets, deadlines and the admission of model requests: what every other part of the agent counts
+  // against, so it imports none of them.
+  "agent/budget": 5.9,
   agent: 6,
   host: 7,
   // The self-refining harness, one removable folder: attached to agents and hosts through the hooks

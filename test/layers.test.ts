@@ -50,9 +50,25 @@ describe("layers", () => {
       "cli/run.ts": ["learning/store/index.ts"],
     });
     expect(violations(src).sort()).toEqual([
-      "agent/core/tree.ts imports ../learning/store/index.js (agent -> learning)",
+      "agent/core/tree.ts imports ../../learning/store/index.js (agent -> learning)",
       "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor/doctor.ts, cli/program.ts, cli/setup.ts, cli/slash-commands.ts attach learning/)",
       "host/commands.ts imports ../learning/refine/refine.js (host -> learning)",
+    ]);
+  });
+
+  it("agent/budget/ sits below the rest of agent/: it may be imported by it, never import it", () => {
+    const dir = tempDir();
+    onTestFinished(dir.cleanup);
+    const src = srcTree(dir.path, {
+      "session/journal.ts": [],
+      "agent/budget/budget.ts": ["session/journal.ts"],
+      "agent/budget/deadline.ts": ["agent/budget/budget.ts", "agent/core/events.ts"],
+      "agent/core/events.ts": [],
+      "agent/core/loop.ts": ["agent/budget/budget.ts", "agent/core/events.ts"],
+      "agent/hooks.ts": ["agent/budget/budget.ts"],
+    });
+    expect(violations(src)).toEqual([
+      "agent/budget/deadline.ts imports ../../agent/core/events.js (agent/budget -> agent)",
     ]);
   });
 });
