@@ -14,7 +14,7 @@ import type { Mailbox, Received } from "./messaging.js";
 import type { AgentTree, TreeOptions } from "./tree.js";
 
 /** The collaborators of one agent that the calls from its kernel reach. */
-export interface HostTargetParts {
+interface HostTargetParts {
   readonly id: string;
   readonly dir: string;
   readonly tree: AgentTree;

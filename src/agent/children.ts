@@ -5,15 +5,8 @@ import type { ChildHost, ChildStatus, Descendant } from "./child-types.js";
 import { asRecord, HostRequestError, optionalString, requiredString } from "./host-errors.js";
 import type { TurnOutcome } from "./loop.js";
 
-export type { ChildReply, SubmitPayload } from "./child-result.js";
-export type {
-  ChildAgent,
-  ChildHost,
-  ChildParams,
-  ChildStatus,
-  Descendant,
-  OwnChildren,
-} from "./child-types.js";
+export type { SubmitPayload } from "./child-result.js";
+export type { ChildAgent, ChildHost, ChildParams } from "./child-types.js";
 
 /** A child as its parent tracks it: what it was started with, its state, and its end once known. */
 interface ChildRecord extends LaunchedChild {

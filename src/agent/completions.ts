@@ -7,7 +7,7 @@ import { admit } from "./request-budget.js";
 
 const SYSTEM = "Answer the request directly and concisely.";
 
-export interface CompletionHost {
+interface CompletionHost {
   readonly budget: Budget;
   client(model?: string | null): ModelClient;
   record(body: JournalBody): unknown;

@@ -6,7 +6,7 @@ import type { AgentSpec } from "./specs.js";
 import { renderVariableLine } from "./variables.js";
 
 /** What an agent's prompt takes from its tree (AgentTree). */
-export interface PromptTree {
+interface PromptTree {
   readonly options: {
     readonly cwd: string;
     readonly kernel: { readonly env: NodeJS.ProcessEnv; readonly target?: string };

@@ -12,14 +12,12 @@ import type { RootHooks } from "./hooks.js";
 import type { TurnOutcome } from "./loop.js";
 import type { CheckpointSummary } from "./session-checkpoints.js";
 import { type CompactionOutcome, compactAgent } from "./session-compaction.js";
-import { openForResume, SessionResumeError, settleResumed } from "./session-resume.js";
+import { openForResume, settleResumed } from "./session-resume.js";
 import type { UserVariable } from "./session-variables.js";
-import { AgentTree, type KernelSettings, type TreeOptions } from "./tree.js";
+import { AgentTree, type TreeOptions } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
 
-export type { KernelSettings };
-
-export interface SessionOptions extends TreeOptions {
+interface SessionOptions extends TreeOptions {
   /** Given when the id was chosen before the session started (a detached run prints it first). */
   id?: string;
   title: string;
@@ -27,12 +25,10 @@ export interface SessionOptions extends TreeOptions {
   limits: BudgetLimits;
 }
 
-export interface ResumeOptions extends TreeOptions {
+interface ResumeOptions extends TreeOptions {
   id: string;
   limits: BudgetLimits;
 }
-
-export { SessionResumeError };
 
 /**
  * One agent: a conversation with a model and one kernel, journaled. The kernel starts while the first

@@ -32,7 +32,7 @@ export function uiAvailable(t: Terminal): boolean {
 }
 
 /** How `relm` itself (no command) was called. */
-export interface RootCall {
+interface RootCall {
   /** The words after the options: a first message. */
   words: string[];
   /** `--continue` / `-c`. */
@@ -48,7 +48,7 @@ export interface LineStart {
   continueLast?: boolean;
 }
 
-export type FrontEnd =
+type FrontEnd =
   | { kind: "tui"; start: TuiStart }
   | { kind: "line"; start: LineStart }
   | { kind: "run"; task: string };

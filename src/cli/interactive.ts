@@ -18,7 +18,7 @@ import { registerSlashCommands } from "./slash-commands.js";
 import { ensureWaker } from "./spawn-host.js";
 
 /** Line mode's start: a first message (`relm "task"`), and a saved session to continue (`--resume`). */
-export interface InteractiveStart {
+interface InteractiveStart {
   task?: string;
   /** A full session id; it must not have a live host. */
   resumeId?: string;

@@ -33,7 +33,7 @@ function configOf(io: RunIo, home: string, flags: TrustFlags) {
 }
 
 /** The lines that say what a server will run, from its entry as the file writes it. */
-export function describeEntry(server: McpServer): string[] {
+function describeEntry(server: McpServer): string[] {
   const raw = (server.approval?.entry ?? {}) as Record<string, unknown>;
   const lines =
     server.transport === "stdio"

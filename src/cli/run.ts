@@ -31,7 +31,7 @@ export interface RunIo extends CliIo {
   argv?: string[];
 }
 
-export function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
+function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
   switch (outcome?.status) {
     case "gates_failing":
       return EXIT.gatesFailing;

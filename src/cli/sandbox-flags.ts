@@ -6,7 +6,7 @@ import { ConfigError } from "../config/errors.js";
 import { sandboxSettingsOf, sandboxUnavailable } from "../kernel/sandbox/index.js";
 import type { SandboxSettings } from "../kernel/sandbox/types.js";
 
-export interface SandboxFlags {
+interface SandboxFlags {
   sandbox?: boolean;
   allowNet?: string[];
   /** `--kernel sandbox` asks for the sandbox as `--sandbox` does. */

@@ -10,7 +10,7 @@ import { parseTimeLimit } from "./duration.js";
 import { UsageError } from "./errors.js";
 
 /** How the value is written: `--x VALUE`, repeatable `--x A --x B`, or a switch. */
-export type OptionKind = "value" | "list" | "switch";
+type OptionKind = "value" | "list" | "switch";
 
 /**
  * Which commands carry it (cli/command-options.ts addOptions adds the sections a command names):
@@ -48,7 +48,7 @@ export interface OptionDef {
 }
 
 /** A positive whole number (turns, tokens, gate failures, gate seconds). */
-export function positiveWhole(text: string, flag: string): number {
+function positiveWhole(text: string, flag: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n <= 0)
     throw new UsageError(`${flag} must be a positive whole number, got "${text}"`);
@@ -56,7 +56,7 @@ export function positiveWhole(text: string, flag: string): number {
 }
 
 /** A positive number (seconds, dollars: "$2" is 2). */
-export function positiveNumber(text: string, flag: string): number {
+function positiveNumber(text: string, flag: string): number {
   const n = Number(text.replace(/^\$/, ""));
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number, got "${text}"`);
   return n;
@@ -414,7 +414,7 @@ export type NumberKey = Extract<Entry, { parse: unknown }>["key"];
 
 const BY_KEY = new Map<string, OptionDef>(OPTIONS.map((o) => [o.key, o]));
 
-export function optionDef(key: OptionKey): OptionDef {
+function optionDef(key: OptionKey): OptionDef {
   return BY_KEY.get(key) as OptionDef;
 }
 

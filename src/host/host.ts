@@ -3,8 +3,6 @@ import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentSession } from "../agent/session.js";
 
-export type { Inbound } from "./inbound.js";
-
 import { HostCommands } from "./commands.js";
 import { reviveArgs, startStub, stubAvailable } from "./handoff.js";
 import { compactMemory, IdleCollector } from "./idle-gc.js";
@@ -23,7 +21,7 @@ import { type SessionState, type SessionStatus, stateOf, writeState } from "./st
 import { UsageTally } from "./tree-usage.js";
 import { failureReason, titleOf } from "./turn-words.js";
 
-export interface HostOptions {
+interface HostOptions {
   home: string;
   session: AgentSession;
   title: string;

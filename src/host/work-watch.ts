@@ -14,7 +14,7 @@ export const TURN_ENDS: ReadonlySet<string> = new Set([
   "interrupted",
 ]);
 
-export type WorkStatus =
+type WorkStatus =
   | "done"
   | "budget"
   | "error"
@@ -64,7 +64,7 @@ export function outcomeOf(event: AgentEvent): WorkOutcome | undefined {
 const BUSY = new Set(["running", "waiting"]);
 
 /** A connection to a host, as the watch needs it (a SessionClient or a SessionHandle). */
-export interface WatchedHost {
+interface WatchedHost {
   readonly closed: Promise<void>;
   readonly call: HostCall;
 }

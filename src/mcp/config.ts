@@ -46,7 +46,7 @@ export function mcpConfigFiles(cwd: string, home: string): { path: string; scope
 }
 
 /** Reads one file's `mcpServers` object; undefined when the file does not exist. */
-export function readServersFile(path: string): Record<string, unknown> | undefined {
+function readServersFile(path: string): Record<string, unknown> | undefined {
   if (!existsSync(path)) return undefined;
   let parsed: unknown;
   try {
@@ -172,7 +172,7 @@ export function parseServer(
 }
 
 /** `${VAR}` and `${VAR:-default}`, from `env`; unset names without a default are collected. */
-export function expandVars(value: string, env: NodeJS.ProcessEnv, unset: Set<string>): string {
+function expandVars(value: string, env: NodeJS.ProcessEnv, unset: Set<string>): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback) => {
     const found = env[name];
     if (found !== undefined && found !== "") return found;

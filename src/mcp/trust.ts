@@ -15,8 +15,6 @@ import { UserError } from "../config/errors.js";
 import { contentHash, TrustStore, type TrustSubject } from "../config/trust.js";
 import type { McpApprovalKey, McpScope, McpServer } from "./types.js";
 
-export type { McpApprovalKey } from "./types.js";
-
 /** The kind MCP servers are approved as, in the trust store. */
 export const MCP_TRUST_KIND = "mcp";
 

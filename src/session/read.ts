@@ -4,7 +4,7 @@ import { JournalFormatError } from "./errors.js";
 import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
 import type { JournalEvent, JournalHeader } from "./types.js";
 
-export interface ReadJournalResult {
+interface ReadJournalResult {
   header: JournalHeader;
   events: JournalEvent[];
   /** The last line was half-written (a crash mid-write, or a write in progress) and was skipped. */
@@ -13,7 +13,7 @@ export interface ReadJournalResult {
   endOffset: number;
 }
 
-export interface JournalTail extends ReadJournalResult {
+interface JournalTail extends ReadJournalResult {
   /** `n` of the last complete event; 0 when there is none. */
   lastN: number;
   /** Size of the file in bytes when it was read. */

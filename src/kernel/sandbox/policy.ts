@@ -3,10 +3,10 @@
 import { UsageError } from "../../config/errors.js";
 import type { NetPolicy, NetRule, SandboxMode, SandboxSettings } from "./types.js";
 
-export type SandboxConfigMode = "off" | SandboxMode;
+type SandboxConfigMode = "off" | SandboxMode;
 
 /** What `--allow-net` without a value stands for (commander's preset). */
-export const ALLOW_ALL = "*";
+const ALLOW_ALL = "*";
 
 // A DNS name (optionally `*.` in front), an IPv4 address, or an IPv6 address in brackets.
 const HOST = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?$/;

@@ -25,7 +25,7 @@ export interface RecordedSession {
   cells: RecordedCell[];
 }
 
-export interface MineOptions {
+interface MineOptions {
   minLength?: number;
   maxLength?: number;
   /** Chains with fewer code tokens are too small to be worth a function. */
@@ -50,7 +50,7 @@ export interface Occurrence {
 }
 
 /** Literals that vary between occurrences and always vary together: one parameter. */
-export interface VaryingLiteral {
+interface VaryingLiteral {
   /** Indices into the chain's literals. */
   slots: number[];
 }
@@ -75,7 +75,7 @@ export interface Chain {
   problem?: string;
 }
 
-export interface MineResult {
+interface MineResult {
   /** Chains a skill can be made of, most repeated work first. */
   chains: Chain[];
   /** Repeated chains no skill is proposed for, with the reason (in `problem`). */
@@ -354,7 +354,7 @@ function describeChain(
 }
 
 /** Slots whose values differ between occurrences, grouped when they always hold the same values. */
-export function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
+function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
   const slots = values[0]?.length ?? 0;
   const groups = new Map<string, number[]>();
   for (let s = 0; s < slots; s++) {

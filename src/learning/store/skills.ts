@@ -19,7 +19,7 @@ export interface SkillInfo {
 }
 
 /** What a SKILL.md says about its skill, or what is wrong with it (the message names the line). */
-export type SkillFileCheck = { name?: string; description: string } | { problem: string };
+type SkillFileCheck = { name?: string; description: string } | { problem: string };
 
 /**
  * Reads SKILL.md's front matter (Agent Skills: `---`, YAML with `description` and maybe `name`, `---`).
@@ -65,7 +65,7 @@ export function readSkillFile(path: string): { name?: string; description: strin
 }
 
 /** A SKILL.md that relm cannot use: the skill is left out, and this says why. */
-export interface SkillProblem {
+interface SkillProblem {
   /** The SKILL.md file. */
   path: string;
   scope: Scope;
