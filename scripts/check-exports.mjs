@@ -12,21 +12,21 @@
 // Uses are found by the type checker, not by names: every identifier of src/, test/ and bench/ is
 // resolved through its imports and re-exports to the declaration it names, so a type-only use, a
 // property of a namespace import and a name destructured from `await import()` all count.
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 
-const root = new URL("../", import.meta.url).pathname;
+const repo = new URL("../", import.meta.url).pathname;
 
 /** Which part of the repository a file is: "src", "test" or "tool" (bench/, scripts/). */
-function partOf(file) {
+function partOf(root, file) {
   const rel = relative(root, file);
   if (rel.startsWith("src/")) return "src";
   if (rel.startsWith("test/")) return "test";
   return "tool";
 }
 
-function program() {
+function program(root) {
   const configFile = join(root, "tsconfig.json");
   const { config } = ts.readConfigFile(configFile, ts.sys.readFile);
   const parsed = ts.parseJsonConfigFileContent(config, ts.sys, root, { noEmit: true }, configFile);
@@ -34,7 +34,7 @@ function program() {
 }
 
 /** The .mjs files of bench/ and scripts/: they import the build, so they are read as text. */
-function toolFiles() {
+function toolFiles(root) {
   const files = [];
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
@@ -43,13 +43,13 @@ function toolFiles() {
       else if (/\.m?js$/.test(name)) files.push(path);
     }
   };
-  walk(join(root, "bench"));
-  walk(join(root, "scripts"));
+  for (const dir of ["bench", "scripts"]) if (existsSync(join(root, dir))) walk(join(root, dir));
   return files;
 }
 
-export function unusedExports() {
-  const prog = program();
+/** The findings for the repository at `root` (src/, test/, bench/, scripts/ and its tsconfig.json). */
+export function unusedExports(root = repo) {
+  const prog = program(root);
   const checker = prog.getTypeChecker();
   /** A declaration's symbol → the parts (and, for "own", its own file) that use it. */
   const users = new Map();
@@ -70,14 +70,15 @@ export function unusedExports() {
       sym = sym.declarations?.length ? checker.getImmediateAliasedSymbol(sym) : checker.getAliasedSymbol(sym);
     }
     if (!sym) return;
-    const part = own(sym) === file ? "own" : partOf(file);
+    const part = own(sym) === file ? "own" : partOf(root, file);
     if (!users.has(sym)) users.set(sym, new Set());
     users.get(sym).add(part);
   };
 
   const isDeclarationName = (id) => {
     const parent = id.parent;
-    if (ts.isImportSpecifier(parent) || ts.isExportSpecifier(parent) || ts.isImportClause(parent)) return true;
+    if (ts.isImportSpecifier(parent) || ts.isExportSpecifier(parent) || ts.isImportClause(parent))
+      return true;
     if (ts.isNamespaceImport(parent) || ts.isImportEqualsDeclaration(parent)) return true;
     return ts.isDeclaration(parent) && parent.name === id && !ts.isBindingElement(parent);
   };
@@ -108,7 +109,7 @@ export function unusedExports() {
   }
 
   // bench/ and scripts/ import dist/x.js: each name of src/x.ts that such a file mentions counts as used.
-  for (const file of toolFiles()) {
+  for (const file of toolFiles(root)) {
     const text = readFileSync(file, "utf8");
     const words = new Set(text.match(/[A-Za-z_$][\w$]*/g));
     for (const [, path] of text.matchAll(/dist\/([\w/.-]+)\.js/g)) {
@@ -122,7 +123,7 @@ export function unusedExports() {
 
   const findings = [];
   for (const sf of prog.getSourceFiles()) {
-    if (partOf(sf.fileName) !== "src" || sf.isDeclarationFile) continue;
+    if (partOf(root, sf.fileName) !== "src" || sf.isDeclarationFile) continue;
     const moduleSymbol = checker.getSymbolAtLocation(sf);
     if (!moduleSymbol) continue;
     for (const exported of checker.getExportsOfModule(moduleSymbol)) {
@@ -144,7 +145,8 @@ export function unusedExports() {
       if (parts.has("test")) {
         if (parts.has("own") || testing(target)) continue;
         findings.push({ kind: "tests only", name: exported.name, at, ...where });
-      } else findings.push({ kind: parts.has("own") ? "local" : "unused", name: exported.name, at, ...where });
+      } else
+        findings.push({ kind: parts.has("own") ? "local" : "unused", name: exported.name, at, ...where });
     }
   }
   return findings;
@@ -213,7 +215,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   for (const f of findings) console.log(`${f.at}  ${f.kind}: ${f.name}`);
   if (findings.length) {
-    console.log(`\n${findings.length} exports nothing uses (scripts/check-exports.mjs says what to do with each)`);
+    console.log(
+      `\n${findings.length} exports nothing uses (scripts/check-exports.mjs says what to do with each)`,
+    );
     process.exitCode = 1;
   }
 }

@@ -16,7 +16,3 @@ type LiveEvent =
 export type AgentEvent = (JournalEvent | LiveEvent) & { agent?: string };
 
 export type EventSink = (event: AgentEvent) => void;
-
-export function isLiveEvent(event: AgentEvent): event is LiveEvent {
-  return !("n" in event);
-}

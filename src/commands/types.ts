@@ -6,7 +6,6 @@ import type { HostCall } from "../host/protocol.js";
 
 /** The front ends a command can be offered in: the terminal UI, ACP (editors) and line mode. */
 export type FrontEnd = "ui" | "acp" | "line";
-export const FRONT_ENDS: readonly FrontEnd[] = ["ui", "acp", "line"];
 
 /** How a reply is painted where there is colour (the UI's theme); plain text everywhere else. */
 type Tone = "plain" | "accent" | "warn" | "dim" | "ok" | "error";

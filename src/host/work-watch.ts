@@ -5,15 +5,6 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { HostCall } from "./protocol.js";
 
-/** Root events that end a turn. */
-export const TURN_ENDS: ReadonlySet<string> = new Set([
-  "final",
-  "budget_stop",
-  "error",
-  "model_error",
-  "interrupted",
-]);
-
 type WorkStatus =
   | "done"
   | "budget"

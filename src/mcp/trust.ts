@@ -153,9 +153,3 @@ export function approveServer(store: TrustStore, server: McpServer, outsideSandb
   if (!key) return;
   store.approve(subject(server, key), key.sha256, outsideSandbox ? { outsideSandbox: true } : undefined);
 }
-
-/** Forgets the approval of `server`; false when there was none. */
-export function revokeServer(store: TrustStore, server: McpServer): boolean {
-  const key = server.approval;
-  return key ? store.revoke(subject(server, key)) : false;
-}

@@ -46,12 +46,6 @@ export function readJournal(path: string): ReadJournalResult {
   });
 }
 
-/** Events with n > afterN: what an attaching client has not seen yet. */
-export function readJournalFrom(path: string, afterN: number): ReadJournalResult {
-  const journal = readJournal(path);
-  return { ...journal, events: journal.events.filter((e) => e.n > afterN) };
-}
-
 /**
  * The header and the events in roughly the last `bytes` of the file (more if one line is longer), without
  * reading the middle: enough to list a session's title, state and spend.

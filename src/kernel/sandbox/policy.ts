@@ -83,14 +83,3 @@ export function sandboxSettingsOf(
   }
   return { mode, net: netPolicyOf(given.length > 0 ? given : configAllowNet) };
 }
-
-/** For the journal and messages: "workspace, no network" and the like. */
-export function describeSandbox(s: SandboxSettings): string {
-  const net =
-    s.net.kind === "none"
-      ? "no network"
-      : s.net.kind === "all"
-        ? "full network"
-        : `network to ${s.net.rules.map((r) => (r.port ? `${r.host}:${r.port}` : r.host)).join(", ")}`;
-  return `${s.mode}, ${net}`;
-}

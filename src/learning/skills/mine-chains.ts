@@ -244,6 +244,7 @@ function windowKey(cells: readonly PreparedCell[]): string {
  * by their kind, names the chain binds replaced by their order of first use ($1, $2 …), indentation
  * kept as levels. Two windows with the same key differ only in literals and in consistently renamed
  * variables.
+ * @testing the tests say which windows are the same chain through it.
  */
 export function chainKey(cells: readonly string[]): string {
   return windowKey(cells.map((code) => prepare({ event: 0, code, output: "", ok: true })));

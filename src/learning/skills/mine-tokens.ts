@@ -206,10 +206,6 @@ export function statements(tokens: readonly Token[]): Token[][] {
   return out;
 }
 
-export function isStringToken(t: Token): boolean {
-  return t.kind === "string";
-}
-
 /** An f-string embeds code: it cannot become a parameter, and names inside it are not seen. */
 export function isFString(t: Token): boolean {
   if (t.kind !== "string") return false;

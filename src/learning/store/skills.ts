@@ -58,12 +58,6 @@ export function checkSkillFile(path: string): SkillFileCheck | undefined {
   return { name: typeof f.name === "string" ? f.name.trim() : undefined, description: f.description.trim() };
 }
 
-/** Front matter of SKILL.md, or undefined when there is none that names a description. */
-export function readSkillFile(path: string): { name?: string; description: string } | undefined {
-  const check = checkSkillFile(path);
-  return check && !("problem" in check) ? check : undefined;
-}
-
 /** A SKILL.md that relm cannot use: the skill is left out, and this says why. */
 interface SkillProblem {
   /** The SKILL.md file. */

@@ -10,7 +10,6 @@ export const LIMITS: Record<EntryKind, { count: number; chars: number; total: nu
   agent: { count: 10, chars: 1000, total: 3000 },
 };
 const TITLE_CHARS = 80;
-export const CODE_CHARS = 100_000;
 
 const SKILL_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 const AGENT_NAME = /^[A-Za-z0-9][\w.-]{0,39}$/;

@@ -224,10 +224,3 @@ function search(model: string, options: FindOptions): CatalogModel | undefined {
   }
   return undefined;
 }
-
-/** Forgets the loaded catalog (tests that point RELM_CATALOG elsewhere). */
-export function resetCatalog(): void {
-  loaded = undefined;
-  indexes = undefined;
-  found.clear();
-}
