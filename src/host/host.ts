@@ -21,7 +21,7 @@ import { type SessionState, type SessionStatus, stateOf, writeState } from "./st
 import { UsageTally } from "./tree-usage.js";
 import { failureReason, titleOf } from "./turn-words.js";
 
-interface HostOptions {
+export interface HostOptions {
   home: string;
   session: AgentSession;
   title: string;
