@@ -7,7 +7,7 @@ import { findProblems } from "../host/doctor.js";
 import { findPython } from "../kernel/index.js";
 import { probeSandbox } from "../kernel/sandbox/index.js";
 import { describeSkillProblem, findSkills } from "../learning/store/index.js";
-import { doctorKernelUri, kernelCheck } from "./doctor-kernel.js";
+import { kernelCheck, kernelUriOf } from "./doctor-kernel.js";
 import { webCheck } from "./doctor-web.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
@@ -139,7 +139,7 @@ export async function doctor(
     checks.push({ ok: false, label: "python", detail: (error as Error).message });
   }
   try {
-    const kernel = await kernelCheck(doctorKernelUri(flags.kernel, io.env, config), io.cwd, io.env);
+    const kernel = await kernelCheck(kernelUriOf(flags.kernel, config), io.cwd, io.env);
     if (kernel) checks.push(kernel);
   } catch (error) {
     // config.json's kernel is not a kernel URI (a bad --kernel is a usage error, exit 2).

@@ -21,6 +21,7 @@ import { loadMcpConfig } from "../mcp/index.js";
 import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
+import { kernelUriOf } from "./doctor-kernel.js";
 import { limitsOf } from "./host-args.js";
 import { sandboxOf } from "./sandbox-flags.js";
 import { sessionSecrets } from "./session-secrets.js";
@@ -103,7 +104,7 @@ function prepareTree(
       : (numberOf(flags, "cellTimeout") as number) * 1000;
   const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
   const maxDepth = numberOf(flags, "maxDepth") ?? 2;
-  const target = kernelTargetOf(flags, config, io.env);
+  const target = kernelUriOf(flags.kernel, config);
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
   const sandbox = sandboxOf(target === "sandbox" ? { ...flags, sandbox: true } : flags, config, io.env);
   if (limits.maxCost !== undefined && client.price === null) {
@@ -240,22 +241,4 @@ export async function resumeSession<F extends SessionFlags>(
   for (const message of warnings) session.record({ type: "warning", message });
   rememberFlags(config.home, full, merged, io.cwd);
   return { session, config, client, resumeNote: note, flags: merged };
-}
-
-/**
- * The session's kernel URI: `--kernel`, else RELM_KERNEL_URI (how the hosts the terminal UI starts get
- * `relm --kernel`), else config.json's `kernel`; checked (a bad flag exits 2).
- */
-function kernelTargetOf(
-  flags: SessionFlags,
-  config: ResolvedConfig,
-  env: NodeJS.ProcessEnv,
-): string | undefined {
-  if (flags.kernel !== undefined) return checkKernelUri(flags.kernel, "--kernel");
-  if (env.RELM_KERNEL_URI?.trim()) return checkKernelUri(env.RELM_KERNEL_URI, "RELM_KERNEL_URI");
-  try {
-    return checkKernelUri(config.kernel, `${config.configPath}: kernel`);
-  } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : String(error));
-  }
 }
