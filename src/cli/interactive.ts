@@ -10,6 +10,7 @@ import { hostSession } from "../host/host-session.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { applyPending, lineContext, lineHelp } from "./line-commands.js";
+import { checkSessionSpec } from "./option-checks.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { resumeClaimed } from "./session-claim.js";
@@ -36,6 +37,8 @@ export async function interactive(
 ): Promise<number> {
   registerSlashCommands();
   const config = resolveConfig(io.env, flags);
+  // The session starts at the first message: its options are checked now, so a mistake shows at once.
+  checkSessionSpec(flags, io, config);
   const client = buildClient(config);
   const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: true });
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });

@@ -37,8 +37,6 @@ export async function rootAction(
       return runOnce(choice.task, runFlags, io);
     }
     case "line": {
-      const { checkSessionFlags } = await import("./setup.js");
-      checkSessionFlags(runFlags, io.cwd);
       const resumeId = await lineResumeId(relmHomeFrom(io.env), choice.start, io.cwd);
       const { interactive } = await import("./interactive.js");
       return interactive(runFlags, io, { task: choice.start.task, resumeId });

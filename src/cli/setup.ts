@@ -3,17 +3,15 @@ import { join, resolve } from "node:path";
 import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
 import { HostRequestError } from "../agent/host-errors.js";
-import { checkKernelUri } from "../agent/kernel-target.js";
 import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
 import type { WebSettings } from "../agent/web-api.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
-import { checkNumbers, numberOf, type SessionSpec } from "../config/options.js";
+import { numberOf, type SessionSpec } from "../config/options.js";
 import { SessionClient } from "../host/client.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
-import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
@@ -43,18 +41,6 @@ export interface CliIo {
 
 /** The budget flags' values, checked (one reading of them: host-args.ts). */
 export const parseLimits: (flags: SessionFlags) => BudgetLimits = limitsOf;
-
-/**
- * The session flags' values, checked without building anything: for front ends (line mode) that
- * start the session only at the first message, so a bad value is still reported at once.
- */
-export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
-  checkNumbers(flags);
-  for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
-  parseAllowWeb(flags.allowWeb ?? []);
-  checkKernelUri(flags.kernel, "--kernel");
-  sandboxSettingsOf(flags, undefined); // the --allow-net values; the rest is checked with the config
-}
 
 /** What fetch()/search() may reach (src/web/policy.ts): config.json's allowWeb and --allow-web together. */
 function webSettings(flags: SessionFlags, config: ResolvedConfig): WebSettings {
