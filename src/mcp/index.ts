@@ -7,7 +7,6 @@ export {
   type McpConfig,
   type McpServer,
   mcpConfigFiles,
-  mcpProjectRoot,
   parseServer,
   serverHash,
   serverSecrets,
