@@ -24,7 +24,7 @@ import { writeEditorServers } from "./mcp-servers.js";
 import { AcpSession, MODES, PromptError, type SessionContext } from "./session.js";
 import { stdioStream } from "./stdio-stream.js";
 
-export interface AcpOptions {
+interface AcpOptions {
   env: NodeJS.ProcessEnv;
   /** Options every session host is started with (model, endpoint, budgets…). */
   hostSpec: SessionSpec;

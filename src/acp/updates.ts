@@ -80,8 +80,8 @@ interface ChildState {
   dirty: boolean;
 }
 
-export const cellCallId = (callId: string) => `cell:${callId}`;
-export const childCallId = (id: string) => `agent:${id}`;
+const cellCallId = (callId: string) => `cell:${callId}`;
+const childCallId = (id: string) => `agent:${id}`;
 
 /**
  * Maps one session's events to updates. Stateful (cells and sub-agents in flight, whether the current

@@ -13,7 +13,7 @@ import type { Lesson } from "./lessons.js";
 export type { Lesson };
 
 /** A sub-agent spec a plugin keeps (the harness's entries of kind agent); a spec file of the same name wins. */
-export interface KeptSpec {
+interface KeptSpec {
   readonly name: string;
   readonly description: string;
   readonly instructions: string;
@@ -41,7 +41,7 @@ export interface KernelCaller {
 }
 
 /** The root's tree (AgentTree), as the hooks made for it see it. */
-export interface HookedTree {
+interface HookedTree {
   readonly options: { readonly compaction?: { readonly windows?: Record<string, number> } };
   /** The hooks' prompt section of new agents' prompts: a learning pass that reloads it renews it. */
   promptSection: string | undefined;

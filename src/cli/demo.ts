@@ -12,7 +12,7 @@ const ENDPOINTS = ["/api/login", "/api/orders", "/api/search", "/api/cart", "/ap
 const LEVELS = ["INFO", "INFO", "INFO", "INFO", "WARN", "ERROR"];
 
 /** A reproducible web-server log (seeded), big enough that pasting it into a prompt would be wasteful. */
-export function demoLog(lines = 5000): string {
+function demoLog(lines = 5000): string {
   let seed = 42;
   const next = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;

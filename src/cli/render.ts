@@ -4,7 +4,7 @@ import { formatDuration } from "../config/duration.js";
 import { reasoningText } from "../llm/thinking.js";
 import { learningNotice } from "../session/learning-notice.js";
 
-export interface RenderOptions {
+interface RenderOptions {
   color: boolean;
   /** Stream the model's text as it arrives (interactive); otherwise show it when the response completes. */
   streamText: boolean;

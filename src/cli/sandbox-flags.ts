@@ -1,12 +1,11 @@
-// `--sandbox`, `--allow-net [HOST[:PORT]]`, RELM_SANDBOX / RELM_ALLOW_NET (how the hosts the terminal UI
-// starts get them, as RELM_THINKING carries --thinking) and config.json's `sandbox` / `allowNet`: the
-// sandbox a session's kernels run in (docs/sandbox.md). Flags over environment over config.
+// `--sandbox`, `--allow-net [HOST[:PORT]]`, RELM_SANDBOX / RELM_ALLOW_NET and config.json's `sandbox` /
+// `allowNet`: the sandbox a session's kernels run in (docs/sandbox.md). Flags over environment over config.
 import type { ResolvedConfig } from "../config/config.js";
 import { ConfigError } from "../config/errors.js";
 import { sandboxSettingsOf, sandboxUnavailable } from "../kernel/sandbox/index.js";
 import type { SandboxSettings } from "../kernel/sandbox/types.js";
 
-export interface SandboxFlags {
+interface SandboxFlags {
   sandbox?: boolean;
   allowNet?: string[];
   /** `--kernel sandbox` asks for the sandbox as `--sandbox` does. */
@@ -40,12 +39,4 @@ export function sandboxOf(
     if (missing) throw new ConfigError(missing);
   }
   return settings;
-}
-
-/** The environment that gives a host the UI starts the same sandbox flags. */
-export function sandboxEnv(flags: SandboxFlags, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = { ...env };
-  if (flags.sandbox && envMode(env) !== "strict") out.RELM_SANDBOX = "workspace";
-  if (flags.allowNet && flags.allowNet.length > 0) out.RELM_ALLOW_NET = flags.allowNet.join(",");
-  return out;
 }

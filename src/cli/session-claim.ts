@@ -16,7 +16,7 @@ import {
 } from "./setup.js";
 
 /** A resumed session and the bound socket that makes this process its only writer (serve it, or close it). */
-export type ClaimedSession<F> = PreparedSession & { flags: F; server: SessionServer };
+type ClaimedSession<F> = PreparedSession & { flags: F; server: SessionServer };
 
 /**
  * `relm run --resume ID` and line mode's `--resume`: takes the session's lock, then resumes it. Throws

@@ -8,7 +8,7 @@ import { readAuthFile } from "../llm/auth/store.js";
 import { type McpServer, serverSecrets } from "../mcp/index.js";
 import { subscriptionSecrets } from "./subscription-session.js";
 
-export interface SecretSources {
+interface SecretSources {
   /** The environment relm was started with. */
   env: NodeJS.ProcessEnv;
   config: ResolvedConfig;

@@ -6,14 +6,12 @@ import { AgentSession } from "../agent/core/session.js";
 import type { TreeOptions } from "../agent/core/tree.js";
 import { parseVariableFlag } from "../agent/core/variables.js";
 import { KernelCallError } from "../agent/kernel-api/errors.js";
-import { checkKernelUri } from "../agent/kernel-api/kernel-target.js";
 import type { WebSettings } from "../agent/kernel-api/web.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
-import { checkNumbers, numberOf, type SessionSpec } from "../config/options.js";
+import { numberOf, type SessionSpec } from "../config/options.js";
 import { SessionClient } from "../host/client.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
-import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
@@ -21,6 +19,7 @@ import { loadMcpConfig } from "../mcp/index.js";
 import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
+import { kernelUriOf } from "./doctor/kernel.js";
 import { limitsOf } from "./host-args.js";
 import { sandboxOf } from "./sandbox-flags.js";
 import { sessionSecrets } from "./session-secrets.js";
@@ -42,18 +41,6 @@ export interface CliIo {
 
 /** The budget flags' values, checked (one reading of them: host-args.ts). */
 export const parseLimits: (flags: SessionFlags) => BudgetLimits = limitsOf;
-
-/**
- * The session flags' values, checked without building anything: for front ends (line mode) that
- * start the session only at the first message, so a bad value is still reported at once.
- */
-export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
-  checkNumbers(flags);
-  for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
-  parseAllowWeb(flags.allowWeb ?? []);
-  checkKernelUri(flags.kernel, "--kernel");
-  sandboxSettingsOf(flags, undefined); // the --allow-net values; the rest is checked with the config
-}
 
 /** What fetch()/search() may reach (src/web/policy.ts): config.json's allowWeb and --allow-web together. */
 function webSettings(flags: SessionFlags, config: ResolvedConfig): WebSettings {
@@ -103,7 +90,7 @@ function prepareTree(
       : (numberOf(flags, "cellTimeout") as number) * 1000;
   const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
   const maxDepth = numberOf(flags, "maxDepth") ?? 2;
-  const target = kernelTargetOf(flags, config, io.env);
+  const target = kernelUriOf(flags.kernel, config);
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
   const sandbox = sandboxOf(target === "sandbox" ? { ...flags, sandbox: true } : flags, config, io.env);
   if (limits.maxCost !== undefined && client.price === null) {
@@ -240,22 +227,4 @@ export async function resumeSession<F extends SessionFlags>(
   for (const message of warnings) session.record({ type: "warning", message });
   rememberFlags(config.home, full, merged, io.cwd);
   return { session, config, client, resumeNote: note, flags: merged };
-}
-
-/**
- * The session's kernel URI: `--kernel`, else RELM_KERNEL_URI (how the hosts the terminal UI starts get
- * `relm --kernel`), else config.json's `kernel`; checked (a bad flag exits 2).
- */
-function kernelTargetOf(
-  flags: SessionFlags,
-  config: ResolvedConfig,
-  env: NodeJS.ProcessEnv,
-): string | undefined {
-  if (flags.kernel !== undefined) return checkKernelUri(flags.kernel, "--kernel");
-  if (env.RELM_KERNEL_URI?.trim()) return checkKernelUri(env.RELM_KERNEL_URI, "RELM_KERNEL_URI");
-  try {
-    return checkKernelUri(config.kernel, `${config.configPath}: kernel`);
-  } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : String(error));
-  }
 }

@@ -38,7 +38,6 @@ export const LEARN_DEFAULTS: LearnSettings = {
 };
 
 /** The keys of config.json's `learn` object, as the issue and the docs spell them (checked in schema.ts). */
-export type { LearnFileSection } from "./schema.js";
 
 /** config.json's `learn` (absent: the defaults), checked; `where` names the file and section for errors. */
 export function parseLearnSection(raw: unknown, where: string): LearnSettings {

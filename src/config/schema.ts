@@ -93,8 +93,6 @@ export const learnSectionSchema = fields({
   model: v.optional(text("must be a model name")),
 });
 
-export type LearnFileSection = v.InferOutput<typeof learnSectionSchema>;
-
 /** config.json's `search`: the provider `search()` uses, its key, and its endpoint when not the public one. */
 function searchSectionSchema() {
   return fields(

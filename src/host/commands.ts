@@ -14,7 +14,7 @@ import type { SessionStatus } from "./states/state.js";
 import { descendantDir, type UsageTally } from "./states/tree-usage.js";
 
 /** What the commands need of the host that runs the session. */
-export interface CommandHost {
+interface CommandHost {
   readonly id: string;
   readonly home: string;
   readonly session: AgentSession;
@@ -36,7 +36,7 @@ export interface CommandHost {
 }
 
 /** The methods answered here: everything but what the host itself and its socket answer. */
-export type CommandHandlers = Omit<HostHandlers, "status" | "message" | "schedule.reload" | "stop">;
+type CommandHandlers = Omit<HostHandlers, "status" | "message" | "schedule.reload" | "stop">;
 
 export class HostCommands {
   /** One handler per method; params arrive checked against src/host/protocol.ts. */

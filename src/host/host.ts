@@ -3,8 +3,6 @@ import type { AgentEvent } from "../agent/core/events.js";
 import type { AgentSession } from "../agent/core/session.js";
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/gates/autonomy.js";
 
-export type { Inbound } from "./inbound.js";
-
 import { HostCommands } from "./commands.js";
 import { reviveArgs, startStub, stubAvailable } from "./handoff.js";
 import { compactMemory, IdleCollector } from "./idle-gc.js";

@@ -45,7 +45,7 @@ export interface SessionInfo {
   branch: string | null;
 }
 
-export interface InfoSource {
+interface InfoSource {
   session: AgentSession;
   title: string;
   cwd: string;

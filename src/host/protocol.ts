@@ -95,7 +95,7 @@ export interface HeartbeatJob {
   next?: string;
 }
 
-export type UndoResult =
+type UndoResult =
   | { error: string }
   | { turn: number; changed: string[]; removed: string[]; backup: string | undefined };
 
@@ -198,10 +198,10 @@ export const HOST_METHODS = {
   ),
 } as const;
 
-export type HostMethods = typeof HOST_METHODS;
+type HostMethods = typeof HOST_METHODS;
 export type HostMethod = keyof HostMethods;
 /** What a caller passes (before the socket's check: untrimmed text, variables as given). */
-export type ParamsOf<M extends HostMethod> = v.InferInput<HostMethods[M]["params"]>;
+type ParamsOf<M extends HostMethod> = v.InferInput<HostMethods[M]["params"]>;
 /** What a handler gets (after the check). */
 export type CheckedParamsOf<M extends HostMethod> = v.InferOutput<HostMethods[M]["params"]>;
 export type ResultOf<M extends HostMethod> =
@@ -221,7 +221,7 @@ export type HostHandlers = {
   ) => ResultOf<M> | Promise<ResultOf<M>>;
 };
 
-export function isHostMethod(name: string): name is HostMethod {
+function isHostMethod(name: string): name is HostMethod {
   return Object.hasOwn(HOST_METHODS, name);
 }
 

@@ -12,7 +12,7 @@ import type { HostCall, HostMethod, ParamsArg, ResultOf } from "./protocol.js";
 import { RpcError } from "./rpc.js";
 import { type HostLaunch, reviveHost, spawnHost } from "./spawn.js";
 
-export interface SessionHandleOptions {
+interface SessionHandleOptions {
   home: string;
   id: string;
   /** The environment a started or revived host gets. */
@@ -29,12 +29,12 @@ export interface SessionHandleOptions {
   onClosed?(): void;
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   /** Replay and then follow live events (default true); false for a connection that only calls. */
   follow?: boolean;
 }
 
-export interface ReviveOptions extends ConnectOptions {
+interface ReviveOptions extends ConnectOptions {
   /** The revived host's first turn (with the resume note, as `relm send` does it). */
   message?: string;
   /** Options the host is brought back with (replacing those the session remembers). */
@@ -49,7 +49,7 @@ export class HostUnreachableError extends UserError {
 }
 
 /** Calls on a handle with no host behind it. */
-export class NotLiveError extends RpcError {
+class NotLiveError extends RpcError {
   constructor(id: string) {
     super(-32000, `session ${id} is not running`);
   }

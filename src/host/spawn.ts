@@ -127,7 +127,7 @@ async function answeringPid(home: string, id: string): Promise<number | undefine
   }
 }
 
-export class HostLaunchError extends UserError {
+class HostLaunchError extends UserError {
   override name = "HostLaunchError";
 }
 

@@ -22,7 +22,7 @@ export interface ThinkingToSend {
 }
 
 /** A block Anthropic can verify: thinking with its signature, redacted_thinking with its data. */
-export function canVerify(block: Record<string, unknown>): boolean {
+function canVerify(block: Record<string, unknown>): boolean {
   if (block.type === "thinking") {
     return (
       typeof block.thinking === "string" && typeof block.signature === "string" && block.signature !== ""

@@ -67,7 +67,7 @@ export interface ScriptedModelOptions {
   chunkDelayMs?: number;
 }
 
-export interface CapturedRequest {
+interface CapturedRequest {
   path: string;
   headers: Record<string, string>;
   rawBody: string;

@@ -5,9 +5,9 @@
 import type { JournalEventOf } from "./types.js";
 
 /** How a front end colours the line. */
-export type NoticeTone = "learned" | "quiet" | "warn" | "good";
+type NoticeTone = "learned" | "quiet" | "warn" | "good";
 
-export interface LearningNotice {
+interface LearningNotice {
   text: string;
   tone: NoticeTone;
 }
@@ -34,7 +34,7 @@ function range(numbers: readonly number[]): string {
 }
 
 /** A learning pass's line: what it applied, or why it applied nothing. */
-export function learnNotice(e: Pass): LearningNotice {
+function learnNotice(e: Pass): LearningNotice {
   const why = e.trigger.replace("_", " ");
   switch (e.outcome) {
     case "applied": {
@@ -69,7 +69,7 @@ export function learnNotice(e: Pass): LearningNotice {
 }
 
 /** A verdict's line: whether the edit helped, and what was done about it. */
-export function verdictNotice(e: Judged): LearningNotice {
+function verdictNotice(e: Judged): LearningNotice {
   // A revert is final whatever the window says; a verdict left standing may still change.
   const soFar = e.final || e.reverted ? "" : " so far";
   const action = e.reverted

@@ -305,7 +305,7 @@ export type JournalEvent = JournalBody & {
   t: string;
 };
 
-export type JournalEventType = JournalBody["type"];
+type JournalEventType = JournalBody["type"];
 
 /** The body of one type, e.g. `JournalBodyOf<"lesson">`. */
 export type JournalBodyOf<T extends JournalEventType> = Extract<JournalBody, { type: T }>;

@@ -5,7 +5,7 @@ import type { AgentEvent } from "../agent/core/events.js";
 import { formatDuration } from "../config/duration.js";
 import type { Theme } from "./theme.js";
 
-export type Phase = "idle" | "starting" | "thinking" | "responding" | "running" | "waiting" | "interrupting";
+type Phase = "idle" | "starting" | "thinking" | "responding" | "running" | "waiting" | "interrupting";
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 

@@ -9,7 +9,7 @@ import type { AgentEvent } from "../agent/core/events.js";
 type Delta = Extract<AgentEvent, { type: "cell_output_delta" | "text_delta" | "reasoning_delta" }>;
 
 /** How much streamed text is kept per child: what a child view shows is the tail of it anyway. */
-export const CHILD_LIVE_CHARS = 256 * 1024;
+const CHILD_LIVE_CHARS = 256 * 1024;
 
 interface Kept {
   deltas: Delta[];

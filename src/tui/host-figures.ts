@@ -27,7 +27,7 @@ const INFO_EVENTS = new Set([
 const TURN_ENDS = new Set(["final", "error", "interrupted", "budget_stop", "autonomy_end"]);
 
 /** What the figures are read through; `link` is read each time (a new session replaces it). */
-export interface FiguresHost {
+interface FiguresHost {
   readonly tui: TUI;
   readonly activity: Activity;
   readonly link: SessionLink;

@@ -41,9 +41,9 @@ export interface TuiStart {
  * The command-line options the UI honours: the session options of `relm` itself (config/options.ts), all
  * given to every host it starts. Per-task options (gates, goal, autonomy) are asked for per session instead.
  */
-export type TuiFlags = SessionSpec;
+type TuiFlags = SessionSpec;
 
-export interface TuiIo {
+interface TuiIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdout: NodeJS.WritableStream;

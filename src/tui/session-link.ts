@@ -12,7 +12,7 @@ export type LinkState = "new" | "starting" | "live" | "offline" | "closed";
 /** What `info` answers (see docs/sessions.md, "The protocol"). */
 export type { SessionInfo } from "../host/info.js";
 
-export interface LinkOptions {
+interface LinkOptions {
   home: string;
   env: NodeJS.ProcessEnv;
   cwd: string;

@@ -38,12 +38,12 @@ export interface Admission {
   release(): void;
 }
 
-export type AdmitResult =
+type AdmitResult =
   | { status: "admitted"; admission: Admission }
   | { status: "budget"; stop: BudgetStop }
   | { status: "aborted" };
 
-export interface AdmitOptions {
+interface AdmitOptions {
   /** The model's context window in tokens: the answer is capped to fit beside the prompt. */
   window?: number;
 }

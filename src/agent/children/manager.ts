@@ -5,15 +5,8 @@ import { mapChildren } from "./map.js";
 import { type ChildReply, EndedChild, finishedRecord, RetiredParent, replyFor } from "./result.js";
 import type { ChildStatus, Descendant, ParentAgent } from "./types.js";
 
-export type { ChildReply, SubmitPayload } from "./result.js";
-export type {
-  ChildAgent,
-  ChildParams,
-  ChildStatus,
-  Descendant,
-  OwnChildren,
-  ParentAgent,
-} from "./types.js";
+export type { SubmitPayload } from "./result.js";
+export type { ChildAgent, ChildParams, ParentAgent } from "./types.js";
 
 /** A child as its parent tracks it: what it was started with, its state, and its end once known. */
 interface ChildRecord extends LaunchedChild {

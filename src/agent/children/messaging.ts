@@ -1,7 +1,7 @@
 import { asRecord, KernelCallError, requiredString } from "../kernel-api/errors.js";
 
-export const MAX_MESSAGE_BYTES = 16 * 1024;
-export const MAX_INBOX = 100;
+const MAX_MESSAGE_BYTES = 16 * 1024;
+const MAX_INBOX = 100;
 
 export interface Received {
   from: string;

@@ -74,7 +74,7 @@ export function loadSpec(cwd: string, name: string): AgentSpec {
   throw new SpecError(`no sub-agent spec "${name}" in ${where}${hint}`);
 }
 
-export function parseSpec(path: string): AgentSpec {
+function parseSpec(path: string): AgentSpec {
   const { isMap, isScalar, LineCounter, parseDocument } = yamlLib();
   const text = readFileSync(path, "utf8");
   const lines = new LineCounter();

@@ -14,7 +14,7 @@ export interface CompactionSettings {
   windows?: Record<string, number>;
 }
 
-export interface CompactionTarget {
+interface CompactionTarget {
   readonly client: ModelClient;
   readonly messages: Message[];
   readonly budget: Budget;
@@ -37,7 +37,7 @@ export interface CompactionOutcome {
  * journal gets a marker with the summary, so the full history stays there and a resume rebuilds the same
  * messages. Returns what happened, or why nothing did.
  */
-export async function compactConversation(
+async function compactConversation(
   host: CompactionTarget,
   settings: CompactionSettings,
   lastInputTokens: number,

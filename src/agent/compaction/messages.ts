@@ -7,20 +7,14 @@ import type { Message, ModelClient, ModelError, ModelRequest, StreamEvent, Usage
 import { renderTranscript } from "./render.js";
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./windows.js";
 
-export {
-  type ContextWindow,
-  contextWindow,
-  DEFAULT_CONTEXT_WINDOW,
-  estimateTokens,
-  needsCompaction,
-} from "./windows.js";
+export { contextWindow, estimateTokens, needsCompaction } from "./windows.js";
 
 /** First line of every summary message; also how a later compaction recognises an earlier one. */
 export const COMPACTION_NOTICE =
   "[relm: the earlier turns of this session were compacted into this summary. The kernel kept running, " +
   "so its variables still exist. The full history is in the session journal.]";
 
-export interface CompactOptions {
+interface CompactOptions {
   client: ModelClient;
   messages: readonly Message[];
   /** The task, stated verbatim in the summary; default the first user message (or an earlier summary's goal). */
@@ -64,7 +58,7 @@ export interface CompactResult {
   tokensAfter: number;
 }
 
-export interface CompactFailure {
+interface CompactFailure {
   error: string;
   modelError?: ModelError;
   /**

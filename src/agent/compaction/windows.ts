@@ -6,7 +6,7 @@ import { findModel, normalizeModelName } from "../../llm/catalog/index.js";
 
 export const DEFAULT_CONTEXT_WINDOW = 32_768;
 
-export interface ContextWindow {
+interface ContextWindow {
   tokens: number;
   source: "override" | "catalog" | "default";
   /** The override key or catalog id that matched. */

@@ -1,7 +1,7 @@
 import type { JournalEvent } from "../../session/types.js";
 
 /** Events that only matter while they happen (streamed text, live cell output); they are not journaled. */
-export type LiveEvent =
+type LiveEvent =
   | { type: "session"; id: string; dir: string; title: string; provider: string; model: string }
   | { type: "text_delta"; turn: number; delta: string }
   /** The model's reasoning (Responses summaries, Anthropic thinking) as it streams; the journal keeps it in model_response.reasoning. */
@@ -16,7 +16,3 @@ export type LiveEvent =
 export type AgentEvent = (JournalEvent | LiveEvent) & { agent?: string };
 
 export type EventSink = (event: AgentEvent) => void;
-
-export function isLiveEvent(event: AgentEvent): event is LiveEvent {
-  return !("n" in event);
-}

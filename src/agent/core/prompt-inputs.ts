@@ -6,7 +6,7 @@ import { buildSystemPrompt, type EnvironmentFacts, type KernelPython, type Promp
 import { renderVariableLine } from "./variables.js";
 
 /** What an agent's prompt takes from its tree (AgentTree). */
-export interface PromptTree {
+interface PromptTree {
   readonly options: {
     readonly cwd: string;
     readonly kernel: { readonly env: NodeJS.ProcessEnv; readonly target?: string };

@@ -24,7 +24,7 @@ export type SandboxLauncher = ReturnType<typeof sandboxLauncher> & {
  * `.relm/mcp.json`) and `.mcp.json` (MCP servers). Nothing the kernels write there today: the harness is
  * written by the host, from outside.
  */
-export const HOST_READ_FILES = [".git", ".relm", ".mcp.json"] as const;
+const HOST_READ_FILES = [".git", ".relm", ".mcp.json"] as const;
 
 /** What the user should know about one of HOST_READ_FILES that appeared during the session. */
 const CREATED_ADVICE: Record<(typeof HOST_READ_FILES)[number], string> = {

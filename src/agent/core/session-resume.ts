@@ -6,12 +6,12 @@ import type { JournalBody, JournalEvent, JournalHeader } from "../../session/typ
 import { type RebuiltConversation, rebuildConversation } from "./resume.js";
 
 /** A session that cannot be continued; the message says why. */
-export class SessionResumeError extends UserError {
+class SessionResumeError extends UserError {
   override name = "SessionResumeError";
 }
 
 /** A root session's journal, read back and reopened for appending. */
-export interface OpenedForResume {
+interface OpenedForResume {
   header: JournalHeader;
   events: JournalEvent[];
   journal: Journal;
@@ -37,7 +37,7 @@ export function openForResume(dir: string, id: string, secrets: string[]): Opene
 }
 
 /** What settling a resumed session needs from it. */
-export interface ResumedAgent {
+interface ResumedAgent {
   record(body: JournalBody): unknown;
   pushMessage(message: Message): void;
   /** Starts a kernel that restores the last snapshot; what came back and what did not. */

@@ -12,14 +12,12 @@ import type { KernelState } from "../kernel-api/kernel.js";
 import type { CheckpointSummary } from "./checkpoints.js";
 import type { TurnOutcome } from "./loop.js";
 import { type AgentParams, type AgentParts, assembleAgent } from "./parts.js";
-import { openForResume, SessionResumeError, settleResumed } from "./session-resume.js";
-import { AgentTree, type KernelSettings, type TreeOptions } from "./tree.js";
+import { openForResume, settleResumed } from "./session-resume.js";
+import { AgentTree, type TreeOptions } from "./tree.js";
 import type { UserVariable } from "./user-variables.js";
 import type { VariableSpec } from "./variables.js";
 
-export type { KernelSettings };
-
-export interface SessionOptions extends TreeOptions {
+interface SessionOptions extends TreeOptions {
   /** Given when the id was chosen before the session started (a detached run prints it first). */
   id?: string;
   title: string;
@@ -27,12 +25,10 @@ export interface SessionOptions extends TreeOptions {
   limits: BudgetLimits;
 }
 
-export interface ResumeOptions extends TreeOptions {
+interface ResumeOptions extends TreeOptions {
   id: string;
   limits: BudgetLimits;
 }
-
-export { SessionResumeError };
 
 /**
  * One agent: a conversation with a model and one kernel, journaled. The kernel starts while the first

@@ -18,7 +18,7 @@ export const IPYTHON_TOOL: ToolSpec = {
   },
 };
 
-export type ParsedCall = { ok: true; code: string } | { ok: false; error: string };
+type ParsedCall = { ok: true; code: string } | { ok: false; error: string };
 
 /** Reads the code out of a tool call, tolerating models that send the code as a bare string. */
 export function parseToolCall(call: ToolCall): ParsedCall {

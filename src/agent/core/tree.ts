@@ -21,7 +21,7 @@ import {
 } from "./sandbox.js";
 import type { TreeOptions } from "./tree-options.js";
 
-export type { KernelSettings, TreeOptions } from "./tree-options.js";
+export type { TreeOptions } from "./tree-options.js";
 
 /**
  * What every agent of one tree shares: the endpoint, the interpreter, the project's instructions and

@@ -39,7 +39,7 @@ export class TurnState {
 }
 
 /** The collaborators a turn is made of. */
-export interface TurnParts {
+interface TurnParts {
   /** The agent's id: its conversation's name in the provider's prompt cache. */
   readonly id: string;
   readonly dir: string;

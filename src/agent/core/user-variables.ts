@@ -86,7 +86,7 @@ export function stageUserVariables(
 }
 
 /** Where staged variables go, and how a failure is told to the model. */
-export interface VariableTarget {
+interface VariableTarget {
   addVariable(spec: VariableSpec): Promise<void>;
   record(body: JournalBody): unknown;
   /** A line for the model, read before its next call. */

@@ -21,7 +21,7 @@ export interface AutonomySettings {
 }
 
 /** What an autonomous run drives: one agent's turns, and what tells progress from going in circles. */
-export interface AutonomousAgent {
+interface AutonomousAgent {
   readonly goal: string | undefined;
   readonly goalDone: boolean;
   readonly progressNotes: number;

@@ -206,7 +206,7 @@ export function describeGateResult(r: GateResult): string {
   return `${name} ${verdict} (exit ${r.exitCode}, ${seconds(r.durationMs)})`;
 }
 
-export interface DescribeOptions {
+interface DescribeOptions {
   /** Append the output of the gate that failed (for the model); default false. */
   failureOutput?: boolean;
 }

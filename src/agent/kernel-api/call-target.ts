@@ -14,7 +14,7 @@ import type { KernelCallsAgent } from "./calls.js";
 import type { AgentKernel } from "./kernel.js";
 
 /** The collaborators of one agent that the calls from its kernel reach. */
-export interface CallTargetParts {
+interface CallTargetParts {
   readonly id: string;
   readonly dir: string;
   readonly tree: AgentTree;

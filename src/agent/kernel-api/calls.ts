@@ -126,7 +126,7 @@ function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: stri
   }
 }
 
-export interface GoalAgent {
+interface GoalAgent {
   goal: string | undefined;
   goalDone: boolean;
   progressNotes: number;

@@ -7,7 +7,7 @@ import { KernelCallError } from "./errors.js";
 
 const SYSTEM = "Answer the request directly and concisely.";
 
-export interface CompletionCaller {
+interface CompletionCaller {
   readonly budget: Budget;
   client(model?: string | null): ModelClient;
   record(body: JournalBody): unknown;

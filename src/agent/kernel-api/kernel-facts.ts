@@ -7,7 +7,7 @@
 // request of the agent still extends the one before it, and its cached prefix holds.
 import type { Conversation } from "../core/conversation.js";
 
-export interface KernelFactsAgent {
+interface KernelFactsAgent {
   readonly conversation: Conversation;
   /** The kernel, booting or live (kernel.ts): a failed start rejects, and the first cell says why. */
   readonly kernel: { ensure(): Promise<unknown> };

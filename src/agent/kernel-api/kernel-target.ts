@@ -6,7 +6,7 @@
 import { parseKernelUri } from "../../kernel/launchers/index.js";
 import type { Launcher } from "../../kernel/launchers/types.js";
 
-export interface KernelTarget {
+interface KernelTarget {
   /** undefined: the tree's own launcher (none, or its sandbox). */
   launcher: Launcher | undefined;
   /** Children may be forked from the tree's warm template. */

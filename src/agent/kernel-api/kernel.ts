@@ -11,7 +11,7 @@ import type { VariableSpec } from "../core/variables.js";
 import { kernelTarget } from "./kernel-target.js";
 
 /** Journaled image files are named by their type (resume.ts reads the type back from the name). */
-export const IMAGE_EXTENSIONS: Record<string, string> = {
+const IMAGE_EXTENSIONS: Record<string, string> = {
   "image/png": "png",
   "image/jpeg": "jpg",
   "image/gif": "gif",
@@ -19,7 +19,7 @@ export const IMAGE_EXTENSIONS: Record<string, string> = {
 };
 
 /** What the kernel of an agent needs from the agent: plain parts, read as they change. */
-export interface KernelOwner {
+interface KernelOwner {
   readonly tree: AgentTree;
   readonly depth: number;
   readonly dir: string;
@@ -46,7 +46,7 @@ export interface KernelOwner {
 export type KernelState = "starting" | "idle" | "busy" | "restarting" | "stopped";
 
 /** Thrown inside a child's turn when its kernel dies. */
-export class KernelCrashError extends Error {}
+class KernelCrashError extends Error {}
 
 /**
  * An agent's kernel over its life: started on first use (while the first model call is in flight),

@@ -14,7 +14,7 @@ export interface LookAgent {
 }
 
 /** The most one image may weigh (Anthropic refuses more than 5 MB of base64; 3.75 MB of bytes). */
-export const LOOK_MAX_BYTES = 3_750_000;
+const LOOK_MAX_BYTES = 3_750_000;
 const TYPES = new Set<string>(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 export function handleLookRequest(agent: LookAgent, method: string, raw: unknown): unknown {

@@ -44,7 +44,7 @@ const HEADER =
 const DESCRIPTION_CHARS = 160;
 
 /** Untrusted text as one quoted line: control, format and line-break characters become spaces. */
-export function quoted(text: string, max: number): string {
+function quoted(text: string, max: number): string {
   let flat = text
     .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")
     .replace(/\s+/g, " ")

@@ -48,7 +48,7 @@ export const KERNEL_METHODS = [
   "toolkit.gates",
 ] as const;
 
-export type KernelMethod = (typeof KERNEL_METHODS)[number];
+type KernelMethod = (typeof KERNEL_METHODS)[number];
 
 const KNOWN = new Set<string>(KERNEL_METHODS);
 

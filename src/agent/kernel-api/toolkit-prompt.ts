@@ -1,10 +1,7 @@
 // The system prompt's section on the bundled toolkit (python/relm/toolkit/): one line per function, so
 // the model knows the functions exist; their docstrings are the manual (`help(edit)`). Rendered once per
 // agent tree and kept in the prompt inputs, so it is byte-identical for a whole session like the harness
-// block, and fixed in size: the whole block stays under TOOLKIT_BLOCK_BYTES (a test checks it).
-
-/** The most the toolkit may add to the system prompt, in UTF-8 bytes. */
-export const TOOLKIT_BLOCK_BYTES = 1500;
+// block, and fixed in size: the whole block stays under 1500 bytes (test/agent/toolkit-prompt.test.ts).
 
 const HEADER = "# Toolkit (already imported; help(name) is the manual)";
 

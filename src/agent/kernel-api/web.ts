@@ -42,7 +42,7 @@ export function webPolicy(options: WebApiAgent["tree"]["options"]): WebPolicy {
   return { allow: options.web?.allow, sandboxed: net !== undefined && net !== "all" };
 }
 
-export const FETCH_DEFAULTS = { maxBytes: 5_000_000, rawMaxBytes: 20_000_000, timeoutS: 30, maxRedirects: 5 };
+const FETCH_DEFAULTS = { maxBytes: 5_000_000, rawMaxBytes: 20_000_000, timeoutS: 30, maxRedirects: 5 };
 /** No request may ask for more than this (the bytes cross the kernel's pipe as base64). */
 const MAX_BYTES_LIMIT = 100_000_000;
 const MAX_TIMEOUT_S = 600;

@@ -12,7 +12,7 @@ import type { RunIo } from "../run.js";
 import { ensureWaker } from "../spawn-host.js";
 import { subscriptionCheck } from "../subscription-session.js";
 import { relmVersion } from "../version.js";
-import { doctorKernelUri, kernelCheck } from "./kernel.js";
+import { kernelCheck, kernelUriOf } from "./kernel.js";
 import { webCheck } from "./web.js";
 
 interface Check {
@@ -139,7 +139,7 @@ export async function doctor(
     checks.push({ ok: false, label: "python", detail: (error as Error).message });
   }
   try {
-    const kernel = await kernelCheck(doctorKernelUri(flags.kernel, io.env, config), io.cwd, io.env);
+    const kernel = await kernelCheck(kernelUriOf(flags.kernel, config), io.cwd, io.env);
     if (kernel) checks.push(kernel);
   } catch (error) {
     // config.json's kernel is not a kernel URI (a bad --kernel is a usage error, exit 2).

@@ -1,4 +1,4 @@
-// `relm doctor`'s line about where kernels run (`--kernel`, RELM_KERNEL_URI or config.json's `kernel`):
+// `relm doctor`'s line about where kernels run (`--kernel` or config.json's `kernel`):
 // whether the Python over there has IPython. Without it cells run as plain Python, where `!cmd` and
 // `%magic` are syntax errors (the model is told so). Local and sandboxed kernels run the python line's
 // interpreter; ssh, container and cmd: kernels are asked by running the interpreter probe through the
@@ -17,14 +17,15 @@ interface Check {
 
 const PROBED = new Set(["ssh", "container", "cmd"]);
 
-/** The kernel URI a session would use: the flag, else RELM_KERNEL_URI, else config.json's (as setup.ts). */
-export function doctorKernelUri(
+/**
+ * The session's kernel URI: `--kernel`, else config.json's `kernel`; checked (a bad flag is a usage error,
+ * exit 2; a bad config a ConfigError). A session (cli/setup.ts) and `relm doctor` both ask this.
+ */
+export function kernelUriOf(
   flag: string | undefined,
-  env: NodeJS.ProcessEnv,
   config: { kernel?: string; configPath: string },
 ): string | undefined {
   if (flag !== undefined) return checkKernelUri(flag, "--kernel");
-  if (env.RELM_KERNEL_URI?.trim()) return checkKernelUri(env.RELM_KERNEL_URI, "RELM_KERNEL_URI");
   try {
     return checkKernelUri(config.kernel, `${config.configPath}: kernel`);
   } catch (error) {

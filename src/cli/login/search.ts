@@ -12,7 +12,7 @@ import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } 
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
 
-export interface SearchLoginFlags {
+interface SearchLoginFlags {
   /** `--search` alone is true; `--search brave` names the provider. */
   search?: string | boolean;
   baseUrl?: string;

@@ -17,12 +17,12 @@ import { authPath, OAuthError, type SignInMethod, signIn, signInMethods } from "
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
 
-export interface SubscriptionLoginFlags {
+interface SubscriptionLoginFlags {
   model?: string;
   device?: boolean;
 }
 
-export function parseSubscriptionName(name: string): SubscriptionId {
+function parseSubscriptionName(name: string): SubscriptionId {
   const id = subscriptionNamed(name);
   if (!id) {
     const known = SUBSCRIPTIONS.map((s) => `${s.id} (${s.label})`).join(", ");

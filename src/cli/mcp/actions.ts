@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { pythonName } from "../../agent/kernel-api/mcp-prompt.js";
 import { relmHomeFrom } from "../../config/config.js";
 import { ConfigError, UsageError } from "../../config/errors.js";
+import { projectRoot } from "../../config/project-root.js";
 import { addServerEntry, removeServerEntry, type ServerEntry, serverNamesIn } from "../../mcp/config-file.js";
 import {
   type Admission,
@@ -15,7 +16,6 @@ import {
   type McpServer,
   McpServerError,
   mcpConfigFiles,
-  mcpProjectRoot,
   parseServer,
   printable,
   readToolCache,
@@ -162,7 +162,7 @@ export async function addAction(
   const home = relmHomeFrom(io.env);
   const file = fileFor(scope, io.cwd, home);
   // Checked the way a session will read it, so a mistake shows now rather than at the first call.
-  parseServer(name, entry, file, scope, io.env, mcpProjectRoot(io.cwd));
+  parseServer(name, entry, file, scope, io.env, projectRoot(io.cwd));
   if (!addServerEntry(file, name, entry, { replace: flags.force === true, alwaysPrivate: scope === "user" }))
     throw new UsageError(
       `${file} already configures "${name}": give --force to replace it, or relm mcp remove ${name}`,
@@ -269,7 +269,7 @@ function scopeOf(value: string | undefined): "user" | "project" | undefined {
 
 function fileFor(scope: "user" | "project", cwd: string, home: string): string {
   // The project's shared .mcp.json, which other MCP clients read too; the user's own file in $RELM_HOME.
-  return scope === "user" ? join(home, "mcp.json") : join(mcpProjectRoot(cwd), ".mcp.json");
+  return scope === "user" ? join(home, "mcp.json") : join(projectRoot(cwd), ".mcp.json");
 }
 
 function parsePairs(items: string[], flag: string, separator: "=" | ":"): Record<string, string> {

@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import { relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
+import { projectRoot } from "../../config/project-root.js";
 import { TrustStore, updateTrust } from "../../config/trust.js";
 import {
   admissionOf,
@@ -13,7 +14,6 @@ import {
   loadMcpConfig,
   MCP_TRUST_KIND,
   type McpServer,
-  mcpProjectRoot,
   printable,
   readTrust,
   targetOf,
@@ -33,7 +33,7 @@ function configOf(io: RunIo, home: string, flags: TrustFlags) {
 }
 
 /** The lines that say what a server will run, from its entry as the file writes it. */
-export function describeEntry(server: McpServer): string[] {
+function describeEntry(server: McpServer): string[] {
   const raw = (server.approval?.entry ?? {}) as Record<string, unknown>;
   const lines =
     server.transport === "stdio"
@@ -114,7 +114,7 @@ export async function approveAction(io: RunIo, names: string[], flags: TrustFlag
 
 export async function revokeAction(io: RunIo, names: string[], flags: { all?: boolean }): Promise<number> {
   const home = relmHomeFrom(io.env);
-  const project = mcpProjectRoot(io.cwd);
+  const project = projectRoot(io.cwd);
   if (flags.all && names.length > 0) throw new UsageError("give server names or --all, not both");
   if (!flags.all && names.length === 0)
     throw new UsageError("name the servers whose approval to revoke, or give --all");
@@ -146,7 +146,7 @@ export function approveWritten(
   file: string,
   outsideSandbox: boolean,
 ): void {
-  const project = mcpProjectRoot(io.cwd);
+  const project = projectRoot(io.cwd);
   const key = approvalKey(name, entry, file, "project", project);
   updateTrust(home, (store) => {
     store.approve(

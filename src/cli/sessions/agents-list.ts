@@ -4,7 +4,7 @@ import { relmHomeFrom } from "../../config/home.js";
 import { listNewest } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
 
-export interface AgentsIo {
+interface AgentsIo {
   env: NodeJS.ProcessEnv;
   stdout: NodeJS.WritableStream;
 }
@@ -33,7 +33,7 @@ function table(rows: string[][]): string {
 }
 
 /** Rows the table shows by default: a terminal's worth (newest first, so the newest stay in view). */
-export const RECENT_ROWS = 20;
+const RECENT_ROWS = 20;
 
 export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: boolean }): Promise<number> {
   const home = relmHomeFrom(io.env);

@@ -102,7 +102,7 @@ function table(list: Checkpoint[]): string {
     .join("\n");
 }
 
-export function checkpointsCommand(idOrPrefix: string, flags: { json?: boolean }, io: Io): Promise<number> {
+function checkpointsCommand(idOrPrefix: string, flags: { json?: boolean }, io: Io): Promise<number> {
   return userErrors(io, async () => {
     const opened = await openFor(idOrPrefix, io);
     if (typeof opened === "number") return opened;
@@ -152,7 +152,7 @@ function report(result: RestoreResult, cwd: string): string {
   return `${lines.join("\n")}\n`;
 }
 
-export async function undoCommand(idOrPrefix: string, flags: { to?: string }, io: Io): Promise<number> {
+async function undoCommand(idOrPrefix: string, flags: { to?: string }, io: Io): Promise<number> {
   let turn: number | undefined;
   if (flags.to !== undefined) {
     turn = Number(flags.to);

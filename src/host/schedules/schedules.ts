@@ -14,7 +14,7 @@ import {
   scheduleFile,
 } from "./store.js";
 
-export type { Job, JobTiming, Pause } from "./store.js";
+export type { JobTiming } from "./store.js";
 
 export interface JobState extends Job {
   /** Due time of the last tick claimed (delivered at most once). */
@@ -28,7 +28,7 @@ export interface JobState extends Job {
   resumed?: string;
 }
 
-export class ScheduleError extends UserError {
+class ScheduleError extends UserError {
   override name = "ScheduleError";
 }
 
@@ -38,7 +38,7 @@ const MIN_EVERY_MS = 1000;
  * machines, or a time typed as "now", differ by seconds. Beyond that the time is a mistake (a wrong day,
  * a local time read as UTC), and a job that fires at once is not what was asked for.
  */
-export const AT_SKEW_MS = 60_000;
+const AT_SKEW_MS = 60_000;
 
 /** Checks a timing and returns it normalised; the message says what is wrong and what would be right. */
 export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {

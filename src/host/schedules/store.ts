@@ -45,7 +45,7 @@ export type ScheduleRecord =
   | { op: "resume"; job: string; at: string };
 
 /** A job with every record about it applied. */
-export interface StoredJob extends Job {
+interface StoredJob extends Job {
   cancelled: boolean;
   /** The last claim (the due time of the last tick delivered, at most once). */
   claim?: ClaimRecord;

@@ -12,7 +12,7 @@ function lockName(home: string): string {
 }
 
 /** Holds the per-user waker lock (an abstract socket: released by the kernel when the process ends). */
-export async function takeWakerLock(home: string): Promise<Server | undefined> {
+async function takeWakerLock(home: string): Promise<Server | undefined> {
   if (process.platform !== "linux") return createServer();
   const lock = createServer((s) => s.destroy());
   return new Promise((resolve) => {

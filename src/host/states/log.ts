@@ -71,7 +71,7 @@ export function forgetState(home: string, id: string): void {
  * A session's last summary in the log: the fields a listing sorts and filters by, read straight from the
  * line; the rest parsed only for a session that is shown (a listing of 1,000 shows 20).
  */
-export class LoggedState {
+class LoggedState {
   private parsed: SessionState | undefined;
 
   constructor(
@@ -110,7 +110,7 @@ export class LoggedState {
   }
 }
 
-export interface StatesLog {
+interface StatesLog {
   /** The last summary of each session the log names. */
   states: Map<string, LoggedState>;
   /** Lines read: far more than states.size means the log is worth compacting. */

@@ -56,7 +56,7 @@ export class UsageTally {
 }
 
 /** Every journal of a session tree: the root's, then its children's, depth first. */
-export function treeJournals(rootDir: string): string[] {
+function treeJournals(rootDir: string): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
     const journal = join(dir, JOURNAL_FILE);

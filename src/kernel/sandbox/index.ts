@@ -14,29 +14,15 @@ import { protectedPaths } from "./protect.js";
 import { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings } from "./types.js";
 
-export {
-  ALLOW_ALL,
-  describeSandbox,
-  netPolicyOf,
-  parseNetRule,
-  sandboxSettingsOf,
-} from "./policy.js";
-export type {
-  KernelSandbox,
-  NetPolicy,
-  NetRule,
-  SandboxMode,
-  SandboxSettings,
-  SpawnCommand,
-} from "./types.js";
+export { netPolicyOf, sandboxSettingsOf } from "./policy.js";
 
 /** The sandbox cannot work on this machine; the message says what to install. */
-export class SandboxUnavailableError extends ConfigError {}
+class SandboxUnavailableError extends ConfigError {}
 
-export const BWRAP_INSTALL =
+const BWRAP_INSTALL =
   "install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)";
 
-export interface SandboxRequest {
+interface SandboxRequest {
   settings: SandboxSettings;
   /** The project directory (writable; the kernels' working directory). */
   project: string;
@@ -179,7 +165,7 @@ export function probeConfinement(
 }
 
 /** What `relm doctor` says about sandboxing here. */
-export interface SandboxProbe {
+interface SandboxProbe {
   ok: boolean;
   /** e.g. "bubblewrap 0.8.0 (pid, net and mount namespaces work)". */
   detail: string;

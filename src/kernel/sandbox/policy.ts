@@ -3,10 +3,10 @@
 import { UsageError } from "../../config/errors.js";
 import type { NetPolicy, NetRule, SandboxMode, SandboxSettings } from "./types.js";
 
-export type SandboxConfigMode = "off" | SandboxMode;
+type SandboxConfigMode = "off" | SandboxMode;
 
 /** What `--allow-net` without a value stands for (commander's preset). */
-export const ALLOW_ALL = "*";
+const ALLOW_ALL = "*";
 
 // A DNS name (optionally `*.` in front), an IPv4 address, or an IPv6 address in brackets.
 const HOST = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?$/;
@@ -82,15 +82,4 @@ export function sandboxSettingsOf(
     return undefined;
   }
   return { mode, net: netPolicyOf(given.length > 0 ? given : configAllowNet) };
-}
-
-/** For the journal and messages: "workspace, no network" and the like. */
-export function describeSandbox(s: SandboxSettings): string {
-  const net =
-    s.net.kind === "none"
-      ? "no network"
-      : s.net.kind === "all"
-        ? "full network"
-        : `network to ${s.net.rules.map((r) => (r.port ? `${r.host}:${r.port}` : r.host)).join(", ")}`;
-  return `${s.mode}, ${net}`;
 }

@@ -24,14 +24,14 @@ import {
 import { teachTree } from "./teach.js";
 
 /** What the harness calls need of the agent whose kernel made them. */
-export type HarnessApiAgent = KernelCaller;
+type HarnessApiAgent = KernelCaller;
 
 const CODE_CHARS = 100_000;
 // Refinements shown to a cell and not yet applied, per agent, by id.
 const pending = new WeakMap<HarnessApiAgent, Map<string, Refinement>>();
 
 /** The root session's folder: the session scope of every agent of the tree. */
-export function rootSessionDir(home: string, dir: string): string {
+function rootSessionDir(home: string, dir: string): string {
   const root = sessionsDir(home);
   const rel = relative(root, dir);
   if (rel === "" || rel.startsWith("..")) return dir;

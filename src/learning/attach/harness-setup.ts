@@ -8,7 +8,7 @@ import { handleHarnessRequest } from "./harness-api.js";
 import { trackHarnessUses } from "./harness-uses.js";
 import { learningRootHooks } from "./root-hooks.js";
 
-export interface SessionHarness {
+interface SessionHarness {
   /** What learning attaches to the session's agent tree (TreeOptions.hooks). */
   hooks: TreeHooks;
   /** SKILL.md files left out (bad front matter), one line each: the session warns about them. */
@@ -18,7 +18,7 @@ export interface SessionHarness {
   sink: EventSink;
 }
 
-export interface LearningSettings {
+interface LearningSettings {
   /** The model refinements use when none is named; the calling agent's own model otherwise. */
   refineModel?: string;
   /** Online refinement of the root: config's learn section, and whether --learn turned it on. */

@@ -12,8 +12,6 @@ import { teachTree } from "./teach.js";
 const KEEP_MS = 60 * 60 * 1000;
 const KEEP_COUNT = 8;
 
-export type { RefineApplied, RefineProposal };
-
 /**
  * `refine` and `refine.apply` of a session host: a refinement is proposed (a model call charged to the
  * session, like /refine) and kept under a one-time token until a person agrees; nothing is written before.

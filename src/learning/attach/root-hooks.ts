@@ -35,7 +35,10 @@ export function learningRootHooks(
   return hooks;
 }
 
-/** The learning of a root agent (an AgentSession); undefined when learning is not attached to it. */
+/**
+ * The learning of a root agent (an AgentSession); undefined when learning is not attached to it.
+ * @testing what a test reads of a session's learning (hosts reach it through the host methods).
+ */
 export function learningOf(session: { readonly hooks: RootHooks | undefined }): SessionLearning | undefined {
   return session.hooks ? learningByHooks.get(session.hooks) : undefined;
 }

@@ -9,7 +9,7 @@ import type { EntryState, HarnessStore } from "../store/index.js";
 import type { EntryOutcome } from "../verdicts/verdict-stats.js";
 import type { Evaluated } from "../verdicts/verdicts.js";
 
-export interface LessonOrigin {
+interface LessonOrigin {
   /** The session whose journal its evidence numbers, and the events it cites (their span). */
   session: string | null;
   events: { from: number; to: number } | null;
@@ -18,7 +18,7 @@ export interface LessonOrigin {
   author: string;
 }
 
-export interface LessonRow {
+interface LessonRow {
   origin: LessonOrigin | null;
   /** Sessions it was in force in, oldest first. */
   sessions: string[];
@@ -27,7 +27,7 @@ export interface LessonRow {
 }
 
 /** The revision that added `entry` to its scope (a promotion or import keeps the evidence it came with). */
-export function originOf(entry: EntryState, store: HarnessStore): LessonOrigin | null {
+function originOf(entry: EntryState, store: HarnessStore): LessonOrigin | null {
   const added = store.revisions().find((r) => r.edits.some((e) => e.id === entry.id && e.op === "add"));
   if (!added) return null;
   const edit = added.edits.find((e) => e.id === entry.id);

@@ -10,7 +10,7 @@ import { applyRefusal, applySkill, type Suggestions, suggestSkills } from "../sk
 import { discoverSkills, type HarnessContext, loadHarness, revisionSummary } from "../store/index.js";
 import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 
-export interface SkillsFlags extends ScopeFlags {
+interface SkillsFlags extends ScopeFlags {
   suggest?: boolean;
   apply?: string;
   json?: boolean;

@@ -24,7 +24,7 @@ import {
 } from "./harness-cli.js";
 import { replayOnce } from "./verify-replay.js";
 
-export interface VerifyFlags extends ScopeFlags {
+interface VerifyFlags extends ScopeFlags {
   from?: string;
   gate?: string[];
   model?: string;
@@ -37,13 +37,13 @@ export interface VerifyFlags extends ScopeFlags {
 }
 
 /** Each replay's budget unless flags say otherwise. */
-export const VERIFY_DEFAULTS = { maxTurns: "30", maxTime: "15m" };
+const VERIFY_DEFAULTS = { maxTurns: "30", maxTime: "15m" };
 
 /**
  * Passed: with the edit the gates passed (without gates: the run ended done) and it took no more turns
  * than without it — or the run without the edit did not get there at all.
  */
-export function verifyPassed(withEdit: VerifyRun, without: VerifyRun, gated: boolean): boolean {
+function verifyPassed(withEdit: VerifyRun, without: VerifyRun, gated: boolean): boolean {
   const reached = (r: VerifyRun) => (gated ? r.gatesPassed === true : r.outcome === "done");
   if (!reached(withEdit)) return false;
   return !reached(without) || withEdit.turns <= without.turns;

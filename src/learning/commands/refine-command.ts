@@ -12,7 +12,7 @@ import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import { type HarnessContext, type Revision, revisionSummary, type Scope } from "../store/index.js";
 import { guarded, type HarnessIo, harnessContext } from "./harness-cli.js";
 
-export interface RefineFlags {
+interface RefineFlags {
   dryRun?: boolean;
   apply?: boolean;
   scope?: Scope;
@@ -30,7 +30,7 @@ export interface RefineFlags {
  * Applies the refinement and says what happened; `teach` (a live session's /refine) hands it to the
  * session's running agents and says how many it reached.
  */
-export function applyAndReport(
+function applyAndReport(
   ref: Refinement,
   ctx: HarnessContext,
   out: NodeJS.WritableStream,

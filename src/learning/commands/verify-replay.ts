@@ -15,7 +15,7 @@ import type { HarnessContext, Revision, Scope, VerifyRun } from "../store/index.
 import { type Variant, writeScratchHarness } from "../verdicts/verify-harness.js";
 import type { ReplayPlan } from "../verdicts/verify-plan.js";
 
-export interface ReplayRequest {
+interface ReplayRequest {
   real: HarnessContext;
   scope: Scope;
   revision: Revision;
@@ -30,7 +30,7 @@ export interface ReplayRequest {
   dir: string;
 }
 
-export interface ReplayResult extends VerifyRun {
+interface ReplayResult extends VerifyRun {
   workspace: { source: "checkpoint" | "copy"; commit?: string };
 }
 

@@ -32,7 +32,7 @@ export function failureSignature(r: GateOutcome): string {
 }
 
 /** A run of identical gate failures: the failing command, and the gate_run events that showed it. */
-export interface FailureStreak {
+interface FailureStreak {
   count: number;
   command?: string;
   events: number[];

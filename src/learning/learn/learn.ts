@@ -27,7 +27,7 @@ import {
 export type { LearnStatus };
 
 /** What learning needs of the root agent of a session tree. */
-export interface LearningHost {
+interface LearningHost {
   readonly id: string;
   /** The root session's folder: its harness is the session scope. */
   readonly dir: string;

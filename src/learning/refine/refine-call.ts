@@ -9,7 +9,7 @@ import { cutOff } from "../../agent/core/truncation.js";
 import { collectResponse } from "../../llm/index.js";
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 
-export interface RefineCallOptions {
+interface RefineCallOptions {
   /** The budgets the call runs under (a session's); without them it is sent as asked. */
   budget?: Budget;
   /** Context-window overrides (config.json contextWindows): the answer's cap fits beside the prompt. */
@@ -19,7 +19,7 @@ export interface RefineCallOptions {
   onSpend?: (usage: Usage, cost: number | null, durationMs: number) => void;
 }
 
-export type RefineCall =
+type RefineCall =
   | { status: "answered"; text: string; usage: Usage; cost: number | null }
   /** A budget refused it before anything was sent. */
   | { status: "refused"; reason: string }

@@ -1,7 +1,7 @@
 import { formatEdits } from "../store/index.js";
 import type { Refinement } from "./refine.js";
 
-export const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should change ("hypothesis")';
+const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should change ("hypothesis")';
 
 /**
  * A refine pass's edits must say what they should change, so the work after them can be judged

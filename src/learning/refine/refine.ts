@@ -23,7 +23,7 @@ import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
 import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
 
-export interface RefineOptions {
+interface RefineOptions {
   /** The journal of the session whose work is reviewed. */
   journalPath: string;
   /** Where the harness is; `sessionDir` is the root session's folder (the session scope). */
@@ -51,7 +51,7 @@ export interface RefineOptions {
   onSpend?: (usage: Usage, cost: number | null, durationMs: number) => void;
 }
 
-export interface Rejected {
+interface Rejected {
   index: number;
   edit: unknown;
   reason: string;
@@ -80,7 +80,7 @@ export interface Refinement {
 }
 
 /** The last journal event of `session` an applied refinement reviewed, in any scope; 0 when none. */
-export function lastRefined(ctx: HarnessContext, session: string): number {
+function lastRefined(ctx: HarnessContext, session: string): number {
   let last = 0;
   for (const store of openStores(ctx)) {
     for (const r of store.revisions()) {
@@ -94,7 +94,7 @@ export function lastRefined(ctx: HarnessContext, session: string): number {
  * Evidence as journal event numbers of this session. A number that does not exist, lies before the
  * reviewed window or was left out of what the model saw is the reason the edit is rejected.
  */
-export function checkEvidence(
+function checkEvidence(
   raw: unknown,
   session: string,
   events: readonly JournalEvent[],

@@ -25,7 +25,7 @@ export interface RecordedSession {
   cells: RecordedCell[];
 }
 
-export interface MineOptions {
+interface MineOptions {
   minLength?: number;
   maxLength?: number;
   /** Chains with fewer code tokens are too small to be worth a function. */
@@ -50,7 +50,7 @@ export interface Occurrence {
 }
 
 /** Literals that vary between occurrences and always vary together: one parameter. */
-export interface VaryingLiteral {
+interface VaryingLiteral {
   /** Indices into the chain's literals. */
   slots: number[];
 }
@@ -75,7 +75,7 @@ export interface Chain {
   problem?: string;
 }
 
-export interface MineResult {
+interface MineResult {
   /** Chains a skill can be made of, most repeated work first. */
   chains: Chain[];
   /** Repeated chains no skill is proposed for, with the reason (in `problem`). */
@@ -244,6 +244,7 @@ function windowKey(cells: readonly PreparedCell[]): string {
  * by their kind, names the chain binds replaced by their order of first use ($1, $2 …), indentation
  * kept as levels. Two windows with the same key differ only in literals and in consistently renamed
  * variables.
+ * @testing the tests say which windows are the same chain through it.
  */
 export function chainKey(cells: readonly string[]): string {
   return windowKey(cells.map((code) => prepare({ event: 0, code, output: "", ok: true })));
@@ -354,7 +355,7 @@ function describeChain(
 }
 
 /** Slots whose values differ between occurrences, grouped when they always hold the same values. */
-export function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
+function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
   const slots = values[0]?.length ?? 0;
   const groups = new Map<string, number[]>();
   for (let s = 0; s < slots; s++) {

@@ -4,7 +4,7 @@
 import type { Chain } from "./mine-chains.js";
 import { statements, type Token } from "./mine-tokens.js";
 
-export interface FunctionBody {
+interface FunctionBody {
   /** Indented lines of the body (four spaces), without the def line or docstring. */
   lines: string[];
   /** Source of the expression returned (the last cell's displayed value), if any. */
@@ -106,7 +106,7 @@ function wholeLine(source: string, s: Token[]): Replacement {
  * The cell's last statement when IPython would display its value: a top-level expression, not
  * silenced by a trailing `;`, and not a bare `print(...)` (which shows nothing of its own).
  */
-export function displayed(tokens: readonly Token[]): Token[] | undefined {
+function displayed(tokens: readonly Token[]): Token[] | undefined {
   const all = statements(tokens);
   const last = all.at(-1);
   const first = last?.[0];

@@ -3,7 +3,7 @@
 import { KEYWORDS, statements, type Token } from "./mine-tokens.js";
 
 /** How a name token is used. Only "name" tokens are variables; the others are fixed words. */
-export type NameRole = "name" | "attribute" | "keyword-argument" | "module" | "keyword";
+type NameRole = "name" | "attribute" | "keyword-argument" | "module" | "keyword";
 
 export interface ChainNames {
   /** Bound in the chain by assignment, for, with/except … as, def, class, import … as, := . */

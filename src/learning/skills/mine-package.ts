@@ -9,7 +9,7 @@ import type { Chain, Occurrence } from "./mine-chains.js";
 import { functionBody } from "./mine-code.js";
 import { KEYWORDS, literalValue, statements, type Token } from "./mine-tokens.js";
 
-export interface SkillParameter {
+interface SkillParameter {
   name: string;
   /** Literal slots (indices into the chain's literals) the parameter replaces. */
   slots: number[];

@@ -1,7 +1,7 @@
 // A small Python tokenizer for mining repeated cells: enough to tell literals, names, operators and
 // logical lines apart, and to rebuild a cell's source with some literals swapped out. It does not parse.
 
-export type TokenKind = "name" | "number" | "string" | "op" | "comment" | "newline";
+type TokenKind = "name" | "number" | "string" | "op" | "comment" | "newline";
 
 export interface Token {
   kind: TokenKind;
@@ -15,7 +15,7 @@ export interface Token {
   level: number;
 }
 
-export interface Tokenized {
+interface Tokenized {
   tokens: Token[];
   /** Why the cell cannot become part of a function (a magic, `!cmd`, top-level await, bad syntax). */
   problem?: string;
@@ -204,10 +204,6 @@ export function statements(tokens: readonly Token[]): Token[][] {
   }
   if (current.length > 0) out.push(current);
   return out;
-}
-
-export function isStringToken(t: Token): boolean {
-  return t.kind === "string";
 }
 
 /** An f-string embeds code: it cannot become a parameter, and names inside it are not seen. */

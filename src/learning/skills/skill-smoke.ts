@@ -9,7 +9,7 @@ import type { CellResult, KernelLifecycleEvent, PythonInfo } from "../../kernel/
 import { diffLines } from "../store/diff.js";
 import { normaliseOutput, type SmokeTest } from "./mine-package.js";
 
-export interface SmokeOptions {
+interface SmokeOptions {
   python: PythonInfo;
   /** The environment kernels start from (scrubbed of secrets by the kernel layer). */
   env: NodeJS.ProcessEnv;

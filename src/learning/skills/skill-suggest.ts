@@ -93,7 +93,7 @@ export function applyRefusal(
   return undefined;
 }
 
-export interface ApplyResult {
+interface ApplyResult {
   run: SmokeRun;
   /** Set when the smoke test passed and the skill was written. */
   revision?: Revision;

@@ -1,48 +1,11 @@
-export { diffLines, formatEdit, formatEdits, formatRevision, revisionSummary } from "./diff.js";
+export { formatEdits, formatRevision, revisionSummary } from "./diff.js";
 export { intentToEdit } from "./edits.js";
-export { type HarnessSpec, type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
-export { HarnessLockError } from "./lock.js";
-export {
-  agentsSkillsDir,
-  ensureDir,
-  HarnessScopeError,
-  lockProjectScope,
-  projectRoot,
-  scopeLocation,
-  writeFile,
-} from "./paths.js";
+export { type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
+export { ensureDir, lockProjectScope, projectRoot, scopeLocation } from "./paths.js";
 export { renderedLine, renderHarness } from "./render.js";
-export { MARKER_FILE, skillMarkdown, syncSkillFolders } from "./skill-files.js";
-export {
-  checkSkillFile,
-  describeSkillProblem,
-  discoverSkills,
-  findSkills,
-  readSkillFile,
-  type SkillInfo,
-  type SkillProblem,
-} from "./skills.js";
-export {
-  applyEdits,
-  type Current,
-  deriveState,
-  ENTRY_ID_PATTERN,
-  inverseEdits,
-  laterTouching,
-  normaliseText,
-} from "./state.js";
-export {
-  type CommitRequest,
-  type CommitResult,
-  HarnessConflictError,
-  HarnessLogError,
-  HarnessStore,
-  LOCK_FILE,
-  REVISIONS_FILE,
-  RevisionNotFoundError,
-  USES_FILE,
-  useKey,
-} from "./store.js";
+export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";
+export { applyEdits, deriveState, ENTRY_ID_PATTERN } from "./state.js";
+export { type CommitResult, HarnessConflictError, HarnessLogError, HarnessStore, useKey } from "./store.js";
 export * from "./types.js";
-export { type CheckContext, type Checked, checkIntent, checkName, LIMITS } from "./validate.js";
+export { checkIntent, checkName, LIMITS } from "./validate.js";
 export * from "./verdict-log.js";

@@ -5,7 +5,7 @@ import { HarnessStore } from "./store.js";
 import { type EntryState, type HarnessContext, SCOPES, type Scope } from "./types.js";
 
 /** A sub-agent spec kept as a harness entry (kind "agent"). */
-export interface HarnessSpec {
+interface HarnessSpec {
   name: string;
   description: string;
   instructions: string;

@@ -19,7 +19,7 @@ export interface SkillInfo {
 }
 
 /** What a SKILL.md says about its skill, or what is wrong with it (the message names the line). */
-export type SkillFileCheck = { name?: string; description: string } | { problem: string };
+type SkillFileCheck = { name?: string; description: string } | { problem: string };
 
 /**
  * Reads SKILL.md's front matter (Agent Skills: `---`, YAML with `description` and maybe `name`, `---`).
@@ -58,14 +58,8 @@ export function checkSkillFile(path: string): SkillFileCheck | undefined {
   return { name: typeof f.name === "string" ? f.name.trim() : undefined, description: f.description.trim() };
 }
 
-/** Front matter of SKILL.md, or undefined when there is none that names a description. */
-export function readSkillFile(path: string): { name?: string; description: string } | undefined {
-  const check = checkSkillFile(path);
-  return check && !("problem" in check) ? check : undefined;
-}
-
 /** A SKILL.md that relm cannot use: the skill is left out, and this says why. */
-export interface SkillProblem {
+interface SkillProblem {
   /** The SKILL.md file. */
   path: string;
   scope: Scope;

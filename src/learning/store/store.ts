@@ -33,10 +33,10 @@ import {
   type ScopeLocation,
 } from "./types.js";
 
-export const REVISIONS_FILE = "revisions.jsonl";
-export const USES_FILE = "uses.jsonl";
+const REVISIONS_FILE = "revisions.jsonl";
+const USES_FILE = "uses.jsonl";
 /** Held by every writer of a scope (revisions and verdicts alike). */
-export const LOCK_FILE = "revisions.lock";
+const LOCK_FILE = "revisions.lock";
 
 /** The log cannot be read (a damaged line, an unresolved merge). The message names the file and line. */
 export class HarnessLogError extends UserError {
@@ -57,12 +57,12 @@ export class HarnessConflictError extends UserError {
 }
 
 /** A revision id or prefix that matches nothing, or more than one. */
-export class RevisionNotFoundError extends UserError {
+class RevisionNotFoundError extends UserError {
   override name = "RevisionNotFoundError";
   readonly code = "not_found";
 }
 
-export interface CommitRequest {
+interface CommitRequest {
   intents: Intent[];
   /** The head the intents were made against; when the log has moved on, they are rebased or refused. */
   parent?: string | null;

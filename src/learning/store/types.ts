@@ -66,7 +66,7 @@ export interface Revision {
 }
 
 /** Why a revision was written on the strength of a verdict (docs/harness.md, "Verdicts"). */
-export interface VerdictNote {
+interface VerdictNote {
   /** The revision judged, in `scope` (for a promotion: the session scope of `session`). */
   rev: string;
   scope: Scope;

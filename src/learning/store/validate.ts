@@ -9,16 +9,15 @@ export const LIMITS: Record<EntryKind, { count: number; chars: number; total: nu
   skill: { count: 40, chars: 300, total: 5000 },
   agent: { count: 10, chars: 1000, total: 3000 },
 };
-export const TITLE_CHARS = 80;
-export const CODE_CHARS = 100_000;
+const TITLE_CHARS = 80;
 
 const SKILL_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 const AGENT_NAME = /^[A-Za-z0-9][\w.-]{0,39}$/;
 const BASE_WORDS = new Set(["base", "system", "base_prompt", "system_prompt"]);
 
-export type Checked = { ok: true; intent: Intent } | { ok: false; reason: string };
+type Checked = { ok: true; intent: Intent } | { ok: false; reason: string };
 
-export interface CheckContext {
+interface CheckContext {
   /** The scope being edited. */
   state: Current;
   scopeName: string;
@@ -34,7 +33,7 @@ export interface CheckContext {
 }
 
 /** A hypothesis is one line of what the edit should change; longer ones are cut. */
-export const HYPOTHESIS_CHARS = 300;
+const HYPOTHESIS_CHARS = 300;
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;

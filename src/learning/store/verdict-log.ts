@@ -10,7 +10,7 @@ import { withLock } from "./lock.js";
 import { ensureDir } from "./paths.js";
 import type { Scope, ScopeLocation } from "./types.js";
 
-export const VERDICTS_FILE = "verdicts.jsonl";
+const VERDICTS_FILE = "verdicts.jsonl";
 export const VERDICT_LOG_VERSION = 1;
 
 export type Verdict = "improved" | "regressed" | "neutral" | "pending";
@@ -100,7 +100,7 @@ export interface VerifyRecord {
   without: VerifyRun;
 }
 
-export interface PromotionRecord {
+interface PromotionRecord {
   v: number;
   type: "promotion";
   t: string;
@@ -119,7 +119,7 @@ type RecordOf<T extends VerdictLogRecord["type"]> = Extract<VerdictLogRecord, { 
  * judged from this user's sessions (in $RELM_HOME) and stay there, under a hash of the project's harness
  * folder: judging and replaying never write into the working tree.
  */
-export function verdictDir(location: ScopeLocation, home: string): string {
+function verdictDir(location: ScopeLocation, home: string): string {
   if (location.private) return location.dir;
   const hash = createHash("sha256").update(location.dir).digest("hex").slice(0, 20);
   return join(home, "verdicts", hash);

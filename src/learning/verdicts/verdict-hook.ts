@@ -5,7 +5,7 @@
 import type { JournalBody } from "../../session/types.js";
 import { evaluateVerdicts } from "./verdicts.js";
 
-export interface JudgingSession {
+interface JudgingSession {
   readonly dir: string;
   readonly cwd: string;
   record(body: JournalBody): unknown;

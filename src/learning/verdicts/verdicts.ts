@@ -29,7 +29,7 @@ import {
 /** Revisions per scope looked at, newest first: older ones have had their chance. */
 const MAX_OPEN = 20;
 
-export interface EvaluateOptions {
+interface EvaluateOptions {
   /** Write verdicts and revert regressions; false only computes (`relm harness stats --dry-run`). */
   apply: boolean;
   scopes?: readonly Scope[];
@@ -75,7 +75,7 @@ function fromRecord(record: VerdictRecord): Judgement {
 }
 
 /** The verdict on one revision now, from the sessions its scope reaches. */
-export function judgeRevision(
+function judgeRevision(
   revision: Revision,
   scope: Scope,
   ctx: HarnessContext,

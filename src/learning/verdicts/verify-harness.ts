@@ -19,7 +19,7 @@ import {
 
 export type Variant = "with" | "without";
 
-export interface ScratchPlace {
+interface ScratchPlace {
   home: string;
   cwd: string;
 }
