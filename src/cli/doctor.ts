@@ -7,6 +7,7 @@ import { findProblems } from "../host/doctor.js";
 import { findPython } from "../kernel/index.js";
 import { probeSandbox } from "../kernel/sandbox/index.js";
 import { describeSkillProblem, findSkills } from "../learning/store/index.js";
+import { harnessChecks } from "./doctor-harness.js";
 import { doctorKernelUri, kernelCheck } from "./doctor-kernel.js";
 import { webCheck } from "./doctor-web.js";
 import { EXIT } from "./exit-codes.js";
@@ -154,6 +155,7 @@ export async function doctor(
   }
   for (const p of skills.problems)
     checks.push({ ok: "warn", label: "skills", detail: describeSkillProblem(p) });
+  checks.push(...harnessChecks(io.cwd, config.home));
 
   checks.push(sandboxCheck(io.env, config.sandbox));
   checks.push(webCheck(config, io.env));

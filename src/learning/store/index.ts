@@ -1,7 +1,9 @@
 export { diffLines, formatEdit, formatEdits, formatRevision, revisionSummary } from "./diff.js";
 export { intentToEdit } from "./edits.js";
+export { LIMITS, limitViolation, overLimit, roomHint, usageOf } from "./limits.js";
 export { type HarnessSpec, type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
 export { HarnessLockError } from "./lock.js";
+export { describeLogProblems, type LogProblem, takeLogWarnings } from "./log-read.js";
 export {
   agentsSkillsDir,
   ensureDir,
@@ -35,6 +37,7 @@ export {
   type CommitRequest,
   type CommitResult,
   HarnessConflictError,
+  HarnessLimitError,
   HarnessLogError,
   HarnessStore,
   LOCK_FILE,
@@ -44,5 +47,5 @@ export {
   useKey,
 } from "./store.js";
 export * from "./types.js";
-export { type CheckContext, type Checked, checkIntent, checkName, LIMITS } from "./validate.js";
+export { type CheckContext, type Checked, checkIntent, checkName } from "./validate.js";
 export * from "./verdict-log.js";
