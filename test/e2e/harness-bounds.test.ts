@@ -171,7 +171,9 @@ describe("robust", () => {
     expect(doctor.stdout).toContain(
       `warn  harness   ${store.logPath}:2: edit 1 (mem-zzzzzz): after.content: missing; left out of every session (repair or delete the line)`,
     );
-    expect(doctor.stdout).toMatch(new RegExp(`warn {2}harness {3}${escapeRegExp(store.logPath)}:3: not JSON \\(`));
+    expect(doctor.stdout).toMatch(
+      new RegExp(`warn {2}harness {3}${escapeRegExp(store.logPath)}:3: not JSON \\(`),
+    );
   }, 60_000);
 
   it("show, diff, log and revert find a session's revision without --scope, and say where; a prefix of several lists them", async () => {
