@@ -3,6 +3,7 @@ export { intentToEdit } from "./edits.js";
 export { LIMITS, limitViolation, overLimit, roomHint, usageOf } from "./limits.js";
 export { type HarnessSpec, type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
 export { HarnessLockError } from "./lock.js";
+export { harnessLogHealth, type LogHealth } from "./log-health.js";
 export { describeLogProblems, type LogProblem, takeLogWarnings } from "./log-read.js";
 export {
   agentsSkillsDir,
