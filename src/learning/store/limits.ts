@@ -51,7 +51,10 @@ export function overLimit(
 ): string | undefined {
   const { count, total } = LIMITS[kind];
   if (change.added > 0 && now.count + change.added > count) {
-    return `the ${scopeName} scope already holds ${n(now.count)} ${kind} entries, the most it may hold (${count}); ${hint}`;
+    return (
+      `the ${scopeName} scope would hold ${n(now.count + change.added)} ${kind} entries, over the ${count} ` +
+      `it may hold (${n(now.count)} now); ${hint}`
+    );
   }
   const after = now.chars + change.grow;
   if (change.grow > 0 && after > total) {

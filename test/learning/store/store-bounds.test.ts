@@ -78,6 +78,23 @@ describe("scope limits on write", () => {
     expect(memoryChars(other)).toBeLessThanOrEqual(LIMITS.memory.total);
   });
 
+  it("an add past a kind's number of entries is refused the same way", () => {
+    const { session } = scopes();
+    const specs: Intent[] = Array.from({ length: 11 }, (_, i) => ({
+      op: "add",
+      kind: "agent",
+      title: `helper${i}`,
+      content: `Helper ${i}.`,
+      source: "user",
+    }));
+    const { revision, dropped } = session.commit({ intents: specs, author: "user", reason: "specs" });
+    expect(revision?.edits).toHaveLength(LIMITS.agent.count);
+    expect(dropped.map((d) => d.reason)).toEqual([
+      "the session scope would hold 11 agent entries, over the 10 it may hold (0 now); make room with " +
+        "`relm harness rm ENTRY --session s1bounds` (`relm harness list --session s1bounds` shows them)",
+    ]);
+  });
+
   it("an update that grows past the total is refused; a scope already over may still shrink", () => {
     const { session } = scopes();
     // Written before the limits were kept: 30 memories of 410 characters, 12,300 in all.
