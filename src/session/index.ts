@@ -11,6 +11,6 @@ export {
   sessionDir,
   sessionsDir,
 } from "./paths.js";
-export { readHeaderAndTail, readJournal } from "./read.js";
+export { readHeaderAndTail, readJournal, readJournalHeader } from "./read.js";
 export * from "./types.js";
 export { JournalBusyError, WRITER_LOCK_FILE } from "./writer-lock.js";

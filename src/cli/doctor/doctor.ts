@@ -6,7 +6,7 @@ import { homeProblem } from "../../config/home-check.js";
 import { findProblems } from "../../host/doctor/doctor.js";
 import { findPython } from "../../kernel/index.js";
 import { probeSandbox } from "../../kernel/sandbox/index.js";
-import { describeSkillProblem, findSkills } from "../../learning/store/index.js";
+import { describeSkillProblem, findSkills, harnessLogHealth } from "../../learning/store/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
 import { ensureWaker } from "../spawn-host.js";
@@ -154,6 +154,9 @@ export async function doctor(
   }
   for (const p of skills.problems)
     checks.push({ ok: "warn", label: "skills", detail: describeSkillProblem(p) });
+  // A damaged revision log line is left out of every session: name each one.
+  for (const h of harnessLogHealth({ cwd: io.cwd, home: config.home }))
+    checks.push({ ok: h.ok, label: "harness", detail: h.detail });
 
   checks.push(sandboxCheck(io.env, config.sandbox));
   checks.push(webCheck(config, io.env));

@@ -11,6 +11,7 @@ import {
   discoverSkills,
   type Edit,
   type HarnessContext,
+  HarnessLimitError,
   HarnessStore,
   LIMITS,
   loadHarness,
@@ -149,16 +150,28 @@ function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
   const existing = [...store.state().values()].find(
     (s) => s.entry.kind === "skill" && s.entry.title === name,
   );
-  const result = store.commit({
-    intents: existing
-      ? [{ op: "update", id: existing.entry.id, content: description, code }]
-      : [{ op: "add", kind: "skill", title: name, content: description, code, source: "user" }],
-    author: `agent ${agent.id}`,
-    reason: `harness.save_skill("${name}")`,
-  });
+  const result = commitOrRefuse(() =>
+    store.commit({
+      intents: existing
+        ? [{ op: "update", id: existing.entry.id, content: description, code }]
+        : [{ op: "add", kind: "skill", title: name, content: description, code, source: "user" }],
+      author: `agent ${agent.id}`,
+      reason: `harness.save_skill("${name}")`,
+    }),
+  );
   const rev = result.revision;
   if (!rev) throw new KernelCallError(result.dropped[0]?.reason ?? "nothing was saved", "conflict");
   return { name, scope, path: join(location.skillsDir, name), entry: rev.edits[0]?.id, revision: rev.rev };
+}
+
+/** A write the scope has no room for is the cell's to fix: a ValueError saying how, not an internal error. */
+function commitOrRefuse<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (error instanceof HarnessLimitError) throw new KernelCallError(error.message, "usage");
+    throw error;
+  }
 }
 
 function used(agent: HarnessApiAgent, params: Record<string, unknown>) {

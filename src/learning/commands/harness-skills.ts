@@ -166,9 +166,15 @@ async function apply(
   } catch (error) {
     throw new HarnessCliError(`the smoke test needs Python: ${(error as Error).message}`);
   }
-  const { run, revision } = await applySkill(candidate, scope, ctx, { python, env });
+  const { run, revision, notWritten } = await applySkill(candidate, scope, ctx, { python, env });
   const test = candidate.smoke as Exclude<SkillCandidate["smoke"], { problem: string }>;
   const lines = describeSmokeRun(run, test);
+  if (notWritten) {
+    io.stderr.write(
+      `${lines.join("\n")}\nrelm: ${name} passed its smoke test but was not applied: ${notWritten}\n`,
+    );
+    return EXIT.error;
+  }
   if (!revision) {
     io.stderr.write(
       `${lines.join("\n")}\nrelm: ${name} was rejected: its smoke test failed; nothing was applied\n`,

@@ -11,6 +11,7 @@ import {
   type EntryState,
   formatEdits,
   type Intent,
+  roomHint,
   VERDICT_LOG_VERSION,
   VerdictLog,
 } from "../store/index.js";
@@ -219,6 +220,7 @@ export function promoteCommand(
         batch: [],
         requireEvidence: false,
         source: entry.source,
+        room: roomHint(target.location),
       },
     );
     if (!checked.ok || checked.intent.op !== "add") {

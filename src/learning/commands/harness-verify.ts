@@ -13,15 +13,8 @@ import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
 import { VERDICT_LOG_VERSION, VerdictLog, type VerifyRecord, type VerifyRun } from "../store/index.js";
 import { provenanceOf, replayPlan } from "../verdicts/verify-plan.js";
-import {
-  findRevision,
-  guarded,
-  HarnessCliError,
-  type HarnessIo,
-  harnessContext,
-  type ScopeFlags,
-  storesFor,
-} from "./harness-cli.js";
+import { locateRevision } from "./find-revision.js";
+import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 import { replayOnce } from "./verify-replay.js";
 
 interface VerifyFlags extends ScopeFlags {
@@ -95,8 +88,10 @@ export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo):
       maxCost: flags.maxCost,
     };
     parseLimits(limits);
-    const ctx = harnessContext(flags, io);
-    const { store, revision } = findRevision(storesFor(flags, ctx), query);
+    const found = locateRevision(flags, harnessContext(flags, io), query);
+    // A revision found in a session's scope is replayed with that session's harness.
+    const { store, revision, ctx } = found;
+    if (!flags.scope) io.stderr.write(`found ${revision.rev} in the ${found.where}\n`);
     if (revision.revert) {
       throw new HarnessCliError(
         `${revision.rev} is a revert; verify the revision it undid (${revision.revert})`,

@@ -228,6 +228,8 @@ export class SessionLearning {
     this.lastReviewed = Math.max(this.lastReviewed, ref.trajectory.to);
     const rejected = ref.rejected.map((r) => ({ index: r.index, reason: r.reason, edit: clipJson(r.edit) }));
     const proposed = ref.accepted.length + ref.rejected.length;
+    // Cut at the answer's cap: what was not read is said so beside the edits that were.
+    if (ref.cut) rejected.push({ index: -1, reason: ref.cut, edit: "" });
     // Every applied edit says what it should change: the model's words, else the trigger's.
     const accepted = ref.accepted.map((a) => {
       const hypothesis =

@@ -14,11 +14,12 @@ import {
   type Intent,
   intentToEdit,
   openStores,
+  roomHint,
   type Scope,
   scopeLocation,
 } from "../store/index.js";
 import { callRefineModel } from "./refine-call.js";
-import { parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
+import { completeEdits, parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
 import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
@@ -51,10 +52,20 @@ interface RefineOptions {
   onSpend?: (usage: Usage, cost: number | null, durationMs: number) => void;
 }
 
+/**
+ * A refinement (a learning pass, `relm refine`, `/refine`, `harness.refine()`) applies at most this many
+ * edits: the first ones of the reply, in its order, that pass every check. The refine model is asked
+ * for at most this many; the rest of a longer reply is skipped and said so.
+ */
+export const MAX_PASS_EDITS = 5;
+const OVER_CAP = `over the per-pass cap of ${MAX_PASS_EDITS}`;
+
 interface Rejected {
   index: number;
   edit: unknown;
   reason: string;
+  /** Not checked: the pass already had MAX_PASS_EDITS edits. */
+  capped?: true;
 }
 
 /** A refinement proposed and checked, not yet applied. */
@@ -75,6 +86,8 @@ export interface Refinement {
   note?: string;
   /** Why the model was not called although there was something to review (`preflight` said so). */
   skipped?: string;
+  /** The answer passed the cap relm reads, so only the edits complete before it were considered. */
+  cut?: string;
   usage?: Usage;
   cost: number | null;
 }
@@ -177,8 +190,20 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     return { ...base, ...spent, error: result.error };
   }
   const withSpend = { ...base, usage: result.usage, cost: result.cost };
-  const list = parseEditList(result.text);
+  const list = result.status === "cut" ? completeEdits(result.text) : parseEditList(result.text);
   if (!Array.isArray(list)) return { ...withSpend, error: list.error };
+  const cap = result.status === "cut" ? `the ${result.tokens.toLocaleString("en-US")}-token cap` : "";
+  if (result.status === "cut" && list.length === 0) {
+    return {
+      ...withSpend,
+      error: `the refine model's answer passed ${cap} before its first edit was complete, so relm stopped reading it`,
+    };
+  }
+  const cut =
+    result.status === "cut"
+      ? `the answer passed ${cap}, so relm stopped reading it: the ${list.length} complete edit(s) before ` +
+        "that were considered, the rest was not read"
+      : undefined;
 
   const state = target.state();
   const others = entries.filter((e) => e.scope !== scope);
@@ -187,6 +212,10 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const accepted: Refinement["accepted"] = [];
   const rejected: Rejected[] = [];
   list.forEach((raw, index) => {
+    if (accepted.length >= MAX_PASS_EDITS) {
+      rejected.push({ index, edit: raw, reason: `skipped: ${OVER_CAP}`, capped: true });
+      return;
+    }
     const evidence =
       raw && typeof raw === "object"
         ? checkEvidence((raw as { evidence?: unknown }).evidence, session, journal.events, trajectory)
@@ -209,6 +238,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
         batch: accepted.map((a) => a.intent),
         requireEvidence: true,
         source: "refine",
+        room: roomHint(target.location),
       },
     );
     if (!checked.ok) {
@@ -227,7 +257,13 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     const intent = hypothesis ? { ...withId, hypothesis } : withId;
     accepted.push({ index, intent, edit: hypothesis ? { ...edit, hypothesis } : edit });
   });
-  return { ...withSpend, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
+  return {
+    ...withSpend,
+    ...(cut ? { cut } : {}),
+    accepted,
+    rejected,
+    diff: formatEdits(accepted.map((a) => a.edit)),
+  };
 }
 
 /**
@@ -263,15 +299,19 @@ export function applyRefinement(
   by: { author?: string; reason?: string } = {},
 ): CommitResult {
   const store = new HarnessStore(scopeLocation(ref.scope, ctx));
-  const events = [...new Set(ref.accepted.flatMap((a) => a.intent.evidence ?? []))].sort((a, b) => a - b);
-  return store.commit({
-    intents: ref.accepted.map((a) => a.intent),
+  // A refinement built elsewhere is held to the cap too: the first MAX_PASS_EDITS, the rest reported.
+  const kept = ref.accepted.slice(0, MAX_PASS_EDITS);
+  const over = ref.accepted.slice(MAX_PASS_EDITS).map((a) => ({ intent: a.intent, reason: OVER_CAP }));
+  const events = [...new Set(kept.flatMap((a) => a.intent.evidence ?? []))].sort((a, b) => a - b);
+  const result = store.commit({
+    intents: kept.map((a) => a.intent),
     parent: ref.parent,
     author: by.author ?? `refine ${ref.model}`,
     reason: by.reason ?? `refine of session ${ref.session}`,
     evidence: { session: ref.session, events },
     trajectory: { session: ref.session, from: ref.trajectory.from, to: ref.trajectory.to },
   });
+  return { ...result, dropped: [...result.dropped, ...over] };
 }
 
 /** What a person reads before agreeing: the diff and each rejected edit with its reason. */
@@ -284,9 +324,21 @@ export function describeRefinement(ref: Refinement): string {
   else if (ref.error) lines.push(`nothing proposed: ${ref.error}`);
   else if (ref.accepted.length === 0) lines.push("no edits to apply");
   else lines.push(`${ref.accepted.length} edit(s) to apply:`, ref.diff);
+  if (ref.cut) lines.push(ref.cut);
+  const capped = ref.rejected.filter((r) => r.capped).map((r) => r.index + 1);
   for (const r of ref.rejected) {
+    if (r.capped) continue;
     const what = r.edit && typeof r.edit === "object" ? JSON.stringify(r.edit).slice(0, 160) : String(r.edit);
     lines.push(`rejected edit ${r.index + 1}: ${r.reason}\n    ${what}`);
   }
+  if (capped.length > 0)
+    lines.push(`skipped ${capped.length} more edit(s) (${listEdits(capped)}): ${OVER_CAP}`);
   return lines.join("\n");
+}
+
+function listEdits(numbers: readonly number[]): string {
+  const first = numbers[0];
+  const last = numbers.at(-1);
+  const contiguous = numbers.every((n, i) => n === (first as number) + i);
+  return contiguous && numbers.length > 2 ? `edits ${first}–${last}` : `edit ${numbers.join(", ")}`;
 }

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
 import { oneLine } from "../../config/text.js";
-import { LIMITS } from "../store/validate.js";
+import { LIMITS } from "../store/limits.js";
 import type { Chain, Occurrence } from "./mine-chains.js";
 import { functionBody } from "./mine-code.js";
 import { KEYWORDS, literalValue, statements, type Token } from "./mine-tokens.js";

@@ -8,11 +8,13 @@ import {
   discoverSkills,
   type HarnessContext,
   HarnessStore,
-  LIMITS,
   loadHarness,
+  overLimit,
   type Revision,
+  roomHint,
   type Scope,
   scopeLocation,
+  usageOf,
 } from "../store/index.js";
 import { type Chain, mineChains } from "./mine-chains.js";
 import { chainSignature, listed, packageChain, type SkillCandidate } from "./mine-package.js";
@@ -80,11 +82,17 @@ export function applyRefusal(
   if ("problem" in candidate.smoke) return `${candidate.name} is not applied: ${candidate.smoke.problem}`;
   const location = scopeLocation(scope, ctx);
   const store = new HarnessStore(location);
-  const skills = [...store.state().values()].filter((s) => s.entry.kind === "skill");
-  if (skills.length >= LIMITS.skill.count) {
-    return `the ${scope} scope already holds ${LIMITS.skill.count} skills (the limit); remove some first`;
-  }
-  if (skills.some((s) => s.entry.title === candidate.name)) {
+  const entries = [...store.state().values()].map((s) => s.entry);
+  const skills = entries.filter((e) => e.kind === "skill");
+  const room = overLimit(
+    "skill",
+    scope,
+    usageOf(entries, "skill"),
+    { added: 1, grow: candidate.description.length },
+    roomHint(location),
+  );
+  if (room) return room;
+  if (skills.some((e) => e.title === candidate.name)) {
     return `the ${scope} scope already has a skill named ${candidate.name}`;
   }
   if (existsSync(join(location.skillsDir, candidate.name))) {
@@ -97,6 +105,8 @@ interface ApplyResult {
   run: SmokeRun;
   /** Set when the smoke test passed and the skill was written. */
   revision?: Revision;
+  /** Why a skill whose smoke test passed was not written (the scope filled up meanwhile). */
+  notWritten?: string;
 }
 
 /**
@@ -128,7 +138,7 @@ export async function applySkill(
     "; ",
   );
   const store = new HarnessStore(scopeLocation(scope, ctx));
-  const { revision } = store.commit({
+  const { revision, dropped } = store.commit({
     intents: [
       {
         op: "add",
@@ -146,5 +156,5 @@ export async function applySkill(
     reason: `skill ${candidate.name} from repeated work; smoke test ${test.call} passed in a forked kernel`,
     evidence: first ? { session: first.session, events: first.events } : null,
   });
-  return { run, revision };
+  return { run, revision, ...(revision ? {} : { notWritten: dropped[0]?.reason ?? "nothing to write" }) };
 }

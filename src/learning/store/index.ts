@@ -1,11 +1,22 @@
 export { formatEdits, formatRevision, revisionSummary } from "./diff.js";
 export { intentToEdit } from "./edits.js";
+export { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
 export { type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
+export { harnessLogHealth } from "./log-health.js";
+export { takeLogWarnings } from "./log-read.js";
 export { ensureDir, lockProjectScope, projectRoot, scopeLocation } from "./paths.js";
 export { renderedLine, renderHarness } from "./render.js";
 export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";
 export { applyEdits, deriveState, ENTRY_ID_PATTERN } from "./state.js";
-export { type CommitResult, HarnessConflictError, HarnessLogError, HarnessStore, useKey } from "./store.js";
+export {
+  type CommitResult,
+  HarnessConflictError,
+  HarnessLimitError,
+  HarnessLogError,
+  HarnessStore,
+  REVISIONS_FILE,
+  useKey,
+} from "./store.js";
 export * from "./types.js";
-export { checkIntent, checkName, LIMITS } from "./validate.js";
+export { checkIntent, checkName } from "./validate.js";
 export * from "./verdict-log.js";

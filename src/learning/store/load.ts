@@ -1,3 +1,4 @@
+import { describeLogProblems } from "./log-read.js";
 import { scopeLocation } from "./paths.js";
 import { renderHarness } from "./render.js";
 import { describeSkillProblem, findSkills, type SkillInfo } from "./skills.js";
@@ -19,7 +20,10 @@ export interface LoadedHarness {
   /** Skill folders with a Python package, most specific first: put them on the kernels' PYTHONPATH. */
   skillPaths: string[];
   skills: (SkillInfo & { uses: number })[];
-  /** One line per SKILL.md left out (bad front matter): a session warns about them at its start. */
+  /**
+   * One line per SKILL.md left out (bad front matter) and per revision log with damaged lines (left out):
+   * a session warns about them at its start.
+   */
   problems: string[];
   /** Every entry of the scopes that exist for `ctx`. */
   entries: EntryState[];
@@ -47,7 +51,10 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
   const seen = new Set<string>();
   const entries: EntryState[] = [];
   const uses = new Map<Scope, Map<string, number>>();
+  const damaged: string[] = [];
   for (const store of stores) {
+    const problems = store.problems();
+    if (problems.length > 0) damaged.push(describeLogProblems(store.logPath, problems));
     uses.set(store.scope, store.useCounts());
     for (const entry of store.entries()) {
       // The same lesson exported to a wider scope is shown once.
@@ -74,7 +81,7 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
     block: renderHarness(entries, skills),
     skillPaths: skills.filter((s) => s.module).map((s) => s.dir),
     skills,
-    problems: found.problems.map(describeSkillProblem),
+    problems: [...damaged, ...found.problems.map(describeSkillProblem)],
     entries,
     specs,
   };

@@ -1,6 +1,6 @@
+import { LIMITS } from "./limits.js";
 import type { SkillInfo } from "./skills.js";
 import { type Entry, type EntryKind, type EntryState, SCOPES } from "./types.js";
-import { LIMITS } from "./validate.js";
 
 const HEADINGS: Record<EntryKind, string> = {
   prompt: "## Instructions",

@@ -5,6 +5,7 @@
 // `relm harness stats`.
 
 import {
+  HarnessConflictError,
   type HarnessContext,
   type HarnessStore,
   openStores,
@@ -178,8 +179,9 @@ function revertRegression(
     });
     return { reverted: undo.rev };
   } catch (error) {
-    // A later revision changed the same entries: undoing this one would overwrite that work.
-    if ((error as Error).name === "HarnessConflictError") return { refused: (error as Error).message };
+    // A later revision changed the same entries (undoing this one would overwrite that work), or the
+    // scope has no room for what the revert would bring back.
+    if (error instanceof HarnessConflictError) return { refused: error.message };
     throw error;
   }
 }

@@ -49,7 +49,8 @@ function write(store: HarnessStore, entries: readonly Entry[], variant: Variant,
     });
   }
   if (intents.length === 0) return;
-  store.commit({ intents, author: "verify", reason: `replay ${variant} ${rev}` });
+  // A copy of entries held to the limits where they live, several scopes gathered into one.
+  store.commit({ intents, author: "verify", reason: `replay ${variant} ${rev}`, unbounded: true });
 }
 
 /**

@@ -79,7 +79,8 @@ describe("a refinement under the session's budgets", () => {
 
   it("reports an answer cut off at the budget's cap as such, and still counts it", async () => {
     const long = JSON.stringify([{ ...LESSON[0], reason: "x".repeat(20_000) }]);
-    const s = await session([{ text: long }], { maxTokens: 3_000 });
+    // Under relm's own cap on a refine answer (REFINE_ANSWER_TOKENS), so the budget's cap is the one hit.
+    const s = await session([{ text: long }], { maxTokens: 1_500 });
     const ref = await s.refine();
     expect(ref.error).toMatch(/cut off at what was left of --max-tokens \(\d+ tokens\)/);
     expect(ref.accepted).toEqual([]);
