@@ -106,7 +106,7 @@ describe("learning notices", () => {
     expect(lines.filter((l) => l.type === "llm_call")).toHaveLength(5);
     const spent = (from: number, to: number) =>
       lines
-        .filter((l) => l.type === "llm_call" && l.n > from && l.n < to)
+        .filter((l) => l.type === "llm_call" && (l.n as number) > from && (l.n as number) < to)
         .reduce(
           (n, l) =>
             n +
