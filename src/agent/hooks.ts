@@ -81,6 +81,11 @@ export interface RootHooks {
    */
   judgeWork?(): void;
   /**
+   * The session host is about to close the session (before its last `judgeWork`): background work of the
+   * plugin (a replay check) ends first — finishing, or interrupted when `stop` (the session was stopped).
+   */
+  closing?(stop: boolean): Promise<void>;
+  /**
    * Methods of the session host (JSON-RPC from front ends) the plugin answers, by name: the host asks
    * here for a method it does not know. A handler throws the host's RpcError to refuse.
    */

@@ -9,6 +9,7 @@ import { KernelCallError } from "../agent/kernel-api/errors.js";
 import type { WebSettings } from "../agent/kernel-api/web.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
+import type { LearnSettings } from "../config/learn-config.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
 import { SessionClient } from "../host/client.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
@@ -104,7 +105,12 @@ function prepareTree(
     { cwd: io.cwd, home: config.home, sessionDir: resumeId ? sessionDir(config.home, resumeId) : undefined },
     config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env,
     sink,
-    { refineModel: config.refineModel, learn: { settings: config.learn, on: flags.learn === true } },
+    {
+      refineModel: config.refineModel,
+      learn: { settings: learnSettings(config, flags), on: flags.learn === true },
+      // Learning's background replay checks start their sessions here, as relm harness verify does.
+      verify: { prepare: prepareSession, config, env: io.env },
+    },
   );
   const env = harness.env;
   // Read now (no server starts before a call); a server's env and header values join the secrets.
@@ -146,6 +152,12 @@ function prepareTree(
   followSubscriptionSecrets(config, tree.secrets);
   const warnings = [...harness.warnings, ...subscriptionNotes(config, limits)];
   return { config, client, limits, tree, warnings };
+}
+
+/** config.json's learn section, --learn-verify-share replacing its verify_share. */
+function learnSettings(config: ResolvedConfig, flags: SessionFlags): LearnSettings {
+  const share = numberOf(flags, "learnVerifyShare");
+  return share === undefined ? config.learn : { ...config.learn, verifyShare: share };
 }
 
 /**

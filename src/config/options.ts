@@ -67,6 +67,14 @@ function positiveNumber(text: string, flag: string): number {
   return n;
 }
 
+/** A fraction from 0 to 1 ("0.2"; 0 turns the thing off). */
+function fraction(text: string, flag: string): number {
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new UsageError(`${flag} must be a fraction from 0 to 1 (e.g. 0.2), got "${text}"`);
+  return n;
+}
+
 function wholeOrZero(text: string, flag: string): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number of 0 or more, got "${text}"`);
   return Number(text);
@@ -357,6 +365,16 @@ export const OPTIONS = [
     help: "review the work during the session and keep checked lessons (docs/harness.md)",
     kind: "switch",
     sections: ["session"],
+    remember: true,
+    inherit: "session",
+  },
+  {
+    key: "learnVerifyShare",
+    flags: "--learn-verify-share <fraction>",
+    help: "with --learn: the share of what is left of the budgets a background replay check of an improved lesson may spend; 0: none (default 0.2)",
+    kind: "value",
+    sections: ["session"],
+    parse: fraction,
     remember: true,
     inherit: "session",
   },

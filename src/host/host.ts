@@ -258,7 +258,7 @@ export class SessionHost {
       await this.turn.catch(() => undefined);
       this.setStatus("interrupted", reason);
     }
-    await this.shutdown();
+    await this.shutdown(true);
   }
 
   /** Ends a foreground host once its work is done (no idle wait). */
@@ -270,18 +270,19 @@ export class SessionHost {
     await this.shutdown();
   }
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(stopped = false): Promise<void> {
     // Nobody serves it any more: a session that was waiting for more work is finished.
     if (this.status === "idle") this.status = "done";
-    await this.closeSession();
+    await this.closeSession(stopped);
     this.writeState();
     await this.shutdownServer();
   }
 
   /** What this process does last with the session, whether it exits or hands the session to a stub. */
-  private async closeSession(): Promise<void> {
+  private async closeSession(stopped = false): Promise<void> {
     this.scheduler.stop();
     this.collector.stop();
+    await this.options.session.hooks?.closing?.(stopped); // a background replay check ends first
     // The session's work is complete here: the last chance to judge edits with it before it closes.
     this.judge();
     await this.options.session.close();

@@ -1,6 +1,6 @@
 // The one line every front end shows when learning does something (issue 21, item 5): a learning pass
-// applied lessons, applied nothing, was skipped or failed (and why), or a verdict judged an edit (and
-// reverted or kept it). `relm run` stderr, line mode, the UI's transcript and ACP all print this text.
+// applied lessons, applied nothing, was skipped or failed (and why), a verdict judged an edit (and
+// reverted or kept it), or a background replay check of an improved edit passed, failed or did not run. `relm run` stderr, line mode, the UI's transcript and ACP all print this text.
 
 import type { JournalEventOf } from "./types.js";
 
@@ -88,9 +88,28 @@ function verdictNotice(e: Judged): LearningNotice {
   };
 }
 
+type Verified = Pick<JournalEventOf<"harness_verify">, "rev" | "scope" | "outcome" | "summary">;
+
+/** A background replay check's line: passed or failed (with how), could not run, or was not started. */
+function verifyNotice(e: Verified): LearningNotice {
+  const what = `⚖ replay check of harness edit ${e.rev} (${e.scope})`;
+  const detail = clip(e.summary.replace(/^verify (passed|failed): /, ""), 140);
+  switch (e.outcome) {
+    case "passed":
+      return { text: `${what} passed: ${detail}`, tone: "good" };
+    case "failed":
+      return { text: `${what} failed: ${detail}`, tone: "warn" };
+    case "error":
+      return { text: `${what} could not run (no check): ${detail}`, tone: "warn" };
+    case "skipped":
+      return { text: `${what} not run: ${detail}`, tone: "quiet" };
+  }
+}
+
 /** The notice for a journal event, when it is one learning writes. */
 export function learningNotice(event: { type: string }): LearningNotice | undefined {
   if (event.type === "learn") return learnNotice(event as JournalEventOf<"learn">);
   if (event.type === "harness_verdict") return verdictNotice(event as JournalEventOf<"harness_verdict">);
+  if (event.type === "harness_verify") return verifyNotice(event as JournalEventOf<"harness_verify">);
   return undefined;
 }

@@ -280,6 +280,23 @@ export type JournalBody =
       /** Why a regression was not reverted. */
       refused?: string;
     }
+  /**
+   * A replay check of an improved harness edit, run in the background by a learning session's host
+   * (docs/harness.md, "Verify before promotion"); what its replays spent is the llm_call before it.
+   */
+  | {
+      type: "harness_verify";
+      scope: string;
+      /** The revision checked. */
+      rev: string;
+      /** error: a replay could not run (no check); skipped: none was started (the budget share, say). */
+      outcome: "passed" | "failed" | "error" | "skipped";
+      /** The check's summary, or why it could not run or was skipped. */
+      summary: string;
+      tokens: number;
+      cost: number | null;
+      durationMs: number;
+    }
   | { type: "budget_stop"; budget: string; limit: number; spent: SpendRecord; message: string }
   /**
    * The model's answer stopped at its output cap (finish reason `length` / `max_tokens`): `by` says whose

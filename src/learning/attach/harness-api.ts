@@ -4,7 +4,6 @@ import type { KernelCaller } from "../../agent/hooks.js";
 import { asRecord, KernelCallError, optionalString, requiredString } from "../../agent/kernel-api/errors.js";
 import { sessionsDir } from "../../session/index.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
-import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import { recordProposal } from "../refine/refine-proposals.js";
 import {
   checkName,
@@ -76,7 +75,7 @@ function refinementView(id: string, ref: Refinement) {
     edits: ref.accepted.map((a) => editView(a.edit)),
     rejected: ref.rejected.map((r) => ({ index: r.index, reason: r.reason, edit: r.edit })),
     diff: ref.diff,
-    error: ref.error ?? null,
+    error: ref.error ?? ref.held ?? null,
   };
 }
 
@@ -102,14 +101,13 @@ async function refine(agent: HarnessApiAgent, params: Record<string, unknown>, r
   if (stop) throw new KernelCallError(`harness.refine: ${stop.message}`, "budget");
   const model = optionalString(params, "model") ?? refineModel;
   const client = model ? agent.tree.client(model) : agent.client;
-  const ref = requireHypotheses(
-    await proposeForSession(agent, {
-      journalPath: agent.journal.path,
-      ctx: contextOf(agent),
-      scope: scopeOf(params, "session"),
-      client,
-    }),
-  );
+  const ref = await proposeForSession(agent, {
+    journalPath: agent.journal.path,
+    ctx: contextOf(agent),
+    scope: scopeOf(params, "session"),
+    client,
+    requireHypothesis: true,
+  });
   const id = randomBytes(4).toString("hex");
   const view = refinementView(id, ref);
   if (params.apply === true && ref.accepted.length > 0) return { ...view, applied: apply(agent, ref) };

@@ -4,6 +4,7 @@ import type { TreeHooks } from "../../agent/hooks.js";
 import { ConfigError } from "../../config/errors.js";
 import type { LearnSettings } from "../../config/learn-config.js";
 import { type HarnessContext, HarnessLogError, loadHarness, lockProjectScope } from "../store/index.js";
+import type { BackgroundVerifySettings } from "../verdicts/verify-runner.js";
 import { handleHarnessRequest } from "./harness-api.js";
 import { trackHarnessUses } from "./harness-uses.js";
 import { learningRootHooks } from "./root-hooks.js";
@@ -23,6 +24,8 @@ interface LearningSettings {
   refineModel?: string;
   /** Online refinement of the root: config's learn section, and whether --learn turned it on. */
   learn: { settings: LearnSettings; on: boolean };
+  /** How a learning session runs replay checks in the background (sessions are started by cli/). */
+  verify?: BackgroundVerifySettings;
 }
 
 const PROJECT_SCOPE_LOCKED =
@@ -62,7 +65,8 @@ export function sessionHarness(
         handle: (agent, method, params) => handleHarnessRequest(agent, method, params, refineModel),
       },
       lockProject: (projectDir) => lockProjectScope(projectDir, PROJECT_SCOPE_LOCKED),
-      root: (agent, events) => learningRootHooks(agent, events, { ...settings.learn, refineModel }),
+      root: (agent, events) =>
+        learningRootHooks(agent, events, { ...settings.learn, refineModel, verify: settings.verify }),
     },
     warnings: loaded.problems,
     env: paths.length > 0 ? { ...env, PYTHONPATH: paths.join(delimiter) } : env,

@@ -3,7 +3,6 @@ import type { HookedRoot } from "../../agent/hooks.js";
 import type { RefineApplied, RefineProposal } from "../../host/protocol.js";
 import { RPC, RpcError } from "../../host/rpc.js";
 import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
-import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import { whereRefinementApplies } from "../refine/refine-where.js";
 import { type EntryKind, type HarnessContext, revisionSummary, SCOPES, type Scope } from "../store/index.js";
 import { teachTree } from "./teach.js";
@@ -35,15 +34,14 @@ export class RefineProposals {
     if (stop) throw new RpcError(RPC.refused, `refine: ${stop.message}`);
     const ctx: HarnessContext = { cwd: session.cwd, home: session.home, sessionDir: session.dir };
     const client = session.clientFor(this.refineModel);
-    const ref = requireHypotheses(
-      await proposeForSession(session, {
-        journalPath: session.journal.path,
-        ctx,
-        scope: scope as Scope,
-        client,
-        windows: session.tree.options.compaction?.windows,
-      }),
-    );
+    const ref = await proposeForSession(session, {
+      journalPath: session.journal.path,
+      ctx,
+      scope: scope as Scope,
+      client,
+      windows: session.tree.options.compaction?.windows,
+      requireHypothesis: true,
+    });
     this.prune();
     const token = randomBytes(12).toString("hex");
     this.pending.set(token, { ref, ctx, at: Date.now() });

@@ -199,10 +199,14 @@ export function promoteCommand(
     const log = new VerdictLog(source.location, ctx.home);
     const verify = log.latest(revision.rev, "verify");
     if (learntIn?.autonomous && !verify?.passed) {
+      // A replay that could not run (verify_error) is no check: neither a pass nor a failure.
+      const error = log.latest(revision.rev, "verify_error");
+      const unrun =
+        error && (!verify || error.t > verify.t) ? ` (the last attempt could not run: ${error.error})` : "";
       throw new HarnessCliError(
         `not promoted: ${revision.rev} was learnt in an autonomous run (session ${session}), so it needs a passing replay check first: ` +
           `relm harness verify ${revision.rev} --session ${session}` +
-          (verify ? ` (the last one failed: ${verify.summary})` : ""),
+          (unrun || (verify ? ` (the last one failed: ${verify.summary})` : "")),
       );
     }
     const target = storeFor(to, ctx);

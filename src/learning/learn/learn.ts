@@ -219,6 +219,17 @@ export class SessionLearning {
       this.host.record({ ...base, outcome: "skipped", reason: ref.skipped ?? ref.error });
       return;
     }
+    // The relevance check could not be made: nothing unchecked is applied, and the same events are
+    // reviewed again by the next pass (lastReviewed stays where it was).
+    if (ref.held !== undefined) {
+      const rejected = ref.rejected.map((r) => ({
+        index: r.index,
+        reason: r.reason,
+        edit: clipJson(r.edit),
+      }));
+      this.host.record({ ...base, outcome: "skipped", reason: ref.held, rejected });
+      return;
+    }
     this.slowestMs = Math.max(this.slowestMs, base.durationMs);
     const reviewed = { ...ref.trajectory };
     if (ref.error !== undefined) {

@@ -21,7 +21,7 @@ import type {
 export const REFINE_ANSWER_TOKENS = 2_000;
 const CHARS_PER_TOKEN = 4;
 
-interface RefineCallOptions {
+export interface RefineCallOptions {
   /** The budgets the call runs under (a session's); without them it is sent as asked. */
   budget?: Budget;
   /** Context-window overrides (config.json contextWindows): the answer's cap fits beside the prompt. */

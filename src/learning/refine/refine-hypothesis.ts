@@ -1,5 +1,11 @@
-import { formatEdits } from "../store/index.js";
-import type { Refinement } from "./refine.js";
+import { type Edit, formatEdits, type Intent } from "../store/index.js";
+
+/** What requireHypotheses reads of a refinement (refine.ts Refinement). */
+interface Checked {
+  accepted: { index: number; intent: Intent; edit: Edit }[];
+  rejected: { index: number; edit: unknown; reason: string }[];
+  diff: string;
+}
 
 const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should change ("hypothesis")';
 
@@ -8,7 +14,7 @@ const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should change ("h
  * (docs/harness.md, "Verdicts"): an accepted edit without a hypothesis is moved to the rejected ones.
  * (Learning passes give a default from their trigger instead: src/learning/learn/learn.ts.)
  */
-export function requireHypotheses(ref: Refinement): Refinement {
+export function requireHypotheses<R extends Checked>(ref: R): R {
   const missing = ref.accepted.filter((a) => !a.intent.hypothesis && !a.edit.hypothesis);
   if (missing.length === 0) return ref;
   const accepted = ref.accepted.filter((a) => !missing.includes(a));

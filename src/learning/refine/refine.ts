@@ -19,9 +19,11 @@ import {
   scopeLocation,
 } from "../store/index.js";
 import { callRefineModel } from "./refine-call.js";
+import { requireHypotheses } from "./refine-hypothesis.js";
 import { completeEdits, parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
+import { addUsage, checkRelevance } from "./refine-relevance.js";
 import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
 
 interface RefineOptions {
@@ -50,6 +52,11 @@ interface RefineOptions {
   windows?: Record<string, number>;
   /** Books the call's spend before the tokens it held in the budget are given back. */
   onSpend?: (usage: Usage, cost: number | null, durationMs: number) => void;
+  /**
+   * Edits without a hypothesis are rejected ("states no hypothesis") before the relevance check, so it
+   * is not asked about edits that would be dropped anyway (refine passes; learning passes give a default).
+   */
+  requireHypothesis?: boolean;
 }
 
 /**
@@ -88,6 +95,11 @@ export interface Refinement {
   skipped?: string;
   /** The answer passed the cap relm reads, so only the edits complete before it were considered. */
   cut?: string;
+  /**
+   * Why the edits that passed the mechanical checks are held back, none applied: the relevance check
+   * could not be made ("relevance check failed: …"), and unchecked edits are never applied.
+   */
+  held?: string;
   usage?: Usage;
   cost: number | null;
 }
@@ -210,6 +222,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const now = new Date().toISOString();
   const working = new Map(state);
   const accepted: Refinement["accepted"] = [];
+  const quotesOf = new Map<number, string[]>();
   const rejected: Rejected[] = [];
   list.forEach((raw, index) => {
     if (accepted.length >= MAX_PASS_EDITS) {
@@ -229,6 +242,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
       rejected.push({ index, edit: raw, reason: quoted.reason });
       return;
     }
+    quotesOf.set(index, quoted.quotes);
     const checked = checkIntent(
       { ...(raw as object), evidence: evidence.events },
       {
@@ -257,13 +271,51 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     const intent = hypothesis ? { ...withId, hypothesis } : withId;
     accepted.push({ index, intent, edit: hypothesis ? { ...edit, hypothesis } : edit });
   });
-  return {
+  const checked = {
     ...withSpend,
     ...(cut ? { cut } : {}),
     accepted,
     rejected,
     diff: formatEdits(accepted.map((a) => a.edit)),
   };
+  const kept = options.requireHypothesis ? requireHypotheses(checked) : checked;
+  return kept.accepted.length === 0 ? kept : checkedForRelevance(kept, quotesOf, trajectory, options);
+}
+
+/**
+ * The relevance check of the edits that passed the mechanical checks: those whose quotes the refine
+ * model says do not support them are rejected with its reason. When the check cannot be made, nothing
+ * is applied (`held`): the edits stay unchecked, and the next refinement reviews the same events.
+ */
+async function checkedForRelevance(
+  ref: Refinement,
+  quotesOf: ReadonlyMap<number, string[]>,
+  trajectory: Trajectory,
+  options: RefineOptions,
+): Promise<Refinement> {
+  const items = ref.accepted.map((a) => ({ ...a, quotes: quotesOf.get(a.index) ?? [] }));
+  const result = await checkRelevance(options.client, items, trajectory, options);
+  const usage = addUsage(ref.usage, result.usage);
+  const cost = ref.cost === null || result.cost === null ? null : ref.cost + result.cost;
+  const spent = { ...ref, ...(usage ? { usage } : {}), cost };
+  if ("error" in result) {
+    return { ...spent, accepted: [], diff: "", held: `relevance check failed: ${result.error}` };
+  }
+  const accepted = ref.accepted.filter((_, i) => result.verdicts[i]?.supports);
+  const unsupported = ref.accepted.flatMap((a, i) => {
+    const verdict = result.verdicts[i];
+    if (!verdict || verdict.supports) return [];
+    const why = verdict.why ? `: ${verdict.why}` : "";
+    return [
+      {
+        index: a.index,
+        edit: a.intent as unknown,
+        reason: `its quote does not support it (relevance check${why})`,
+      },
+    ];
+  });
+  const rejected = [...ref.rejected, ...unsupported].sort((a, b) => a.index - b.index);
+  return { ...spent, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
 }
 
 /**
@@ -321,6 +373,7 @@ export function describeRefinement(ref: Refinement): string {
   lines.push(`refine of session ${ref.session} (${window}) with ${ref.model} → ${ref.scope} scope`);
   if (ref.note) lines.push(ref.note);
   else if (ref.skipped) lines.push(`not run: ${ref.skipped}`);
+  else if (ref.held) lines.push(`nothing to apply: ${ref.held}`);
   else if (ref.error) lines.push(`nothing proposed: ${ref.error}`);
   else if (ref.accepted.length === 0) lines.push("no edits to apply");
   else lines.push(`${ref.accepted.length} edit(s) to apply:`, ref.diff);

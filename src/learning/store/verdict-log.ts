@@ -100,6 +100,24 @@ export interface VerifyRecord {
   without: VerifyRun;
 }
 
+/**
+ * A replay check that could not run (no endpoint, connection refused, a refused key, the model failing
+ * before the first turn, a kernel that did not start): not a check at all. It says nothing about the
+ * edit, so `latest(rev, "verify")` never returns it and a promotion treats the edit as not checked yet.
+ */
+export interface VerifyErrorRecord {
+  v: number;
+  type: "verify_error";
+  t: string;
+  rev: string;
+  /** What could not run, in one line a person can act on. */
+  error: string;
+  /** The replay that could not run ("without" runs first). */
+  variant: "with" | "without";
+  session: string;
+  model: string;
+}
+
 interface PromotionRecord {
   v: number;
   type: "promotion";
@@ -111,7 +129,7 @@ interface PromotionRecord {
   revision: string;
 }
 
-export type VerdictLogRecord = VerdictRecord | VerifyRecord | PromotionRecord;
+export type VerdictLogRecord = VerdictRecord | VerifyRecord | VerifyErrorRecord | PromotionRecord;
 type RecordOf<T extends VerdictLogRecord["type"]> = Extract<VerdictLogRecord, { type: T }>;
 
 /**

@@ -3,7 +3,7 @@
 // regression it reverts takes effect in this session at its next compaction (like any harness change).
 
 import type { JournalBody } from "../../session/types.js";
-import { evaluateVerdicts } from "./verdicts.js";
+import { type Evaluated, evaluateVerdicts } from "./verdicts.js";
 
 interface JudgingSession {
   readonly dir: string;
@@ -11,14 +11,17 @@ interface JudgingSession {
   record(body: JournalBody): unknown;
 }
 
-/** Judges the harness edits this session can see; never fails the session (a verdict can wait). */
-export function judgeEdits(session: JudgingSession, home: string): void {
-  let results: ReturnType<typeof evaluateVerdicts>;
+/**
+ * Judges the harness edits this session can see and returns what was judged; never fails the session
+ * (a verdict can wait).
+ */
+export function judgeEdits(session: JudgingSession, home: string): Evaluated[] {
+  let results: Evaluated[];
   try {
     results = evaluateVerdicts({ cwd: session.cwd, home, sessionDir: session.dir }, { apply: true });
   } catch {
     // A damaged log or a held lock: `relm harness stats` reports it; the work goes on.
-    return;
+    return [];
   }
   for (const r of results) {
     if (!r.written || r.judgement.verdict === "pending") continue;
@@ -33,4 +36,5 @@ export function judgeEdits(session: JudgingSession, home: string): void {
       ...(r.refused ? { refused: r.refused } : {}),
     });
   }
+  return results;
 }
