@@ -68,10 +68,10 @@ export async function writeDocstring(
   const call = await callRefineModel(client, docstringRequest(candidate), {
     signal: AbortSignal.timeout(TIME_MS),
   });
-  if (call.status !== "answered") {
-    const why = call.status === "refused" ? call.reason : call.error;
-    return { error: `the refine model (${client.model}) could not be asked: ${why}` };
-  }
+  if (call.status === "refused")
+    return { error: `the refine model (${client.model}) was not asked: ${call.reason}` };
+  if (call.status === "failed")
+    return { error: call.error.replace(/^the refine model/, `the refine model (${client.model})`) };
   const parsed = parseDocstring(
     call.text,
     candidate.parameters.map((p) => p.name),

@@ -101,7 +101,7 @@ export function makeScratch(
       for (const f of plan.files) copyFileSync(f.from, f.to, constants.COPYFILE_FICLONE);
       const mb = (plan.bytes / (1024 * 1024)).toFixed(1);
       const links = plan.links > 0 ? `, ${plan.links} symbolic link(s) out of it left out` : "";
-      copied = `a scratch copy of the project (${plan.files.length} files, ${mb} MB; no ${[...SCRATCH_SKIPPED].slice(0, 3).join(", ")} or caches${links})`;
+      copied = `a scratch copy of the project (${plan.files.length} files, ${mb} MB; .git, node_modules, virtualenvs and caches left out${links})`;
     } else {
       mkdirSync(root, { recursive: true });
       let n = 0;
