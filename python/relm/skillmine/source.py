@@ -133,6 +133,11 @@ def is_keyword(text):
 
 def literal_key(text):
     """A literal's value in a form equal for equal Python values ('a' and "a", 0x10 and 16)."""
+    quote = text[:1]
+    if quote in ("'", '"') and "\\" not in text and not text.startswith(quote * 3):
+        return "str:" + text[1:-1]  # the common case, without parsing
+    if text.isdigit():
+        return f"int:{int(text)}"
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
