@@ -103,7 +103,8 @@ def package(request):
     parameters = name_parameters(chain, request.get("varying", []), occurrences)
     slot_names = {slot: p["name"] for p in parameters for slot in p["slots"]}
     body = build_body(chain, slot_names)
-    name = unique(function_name(chain, parameters), set(request.get("taken", [])))
+    # Packaged again (with a model's docstring), a candidate keeps the name it was shown with.
+    name = request.get("name") or unique(function_name(chain, parameters), set(request.get("taken", [])))
     summary = summary_of(chain)
     docstring = request.get("docstring") or derived_docstring(request, summary, parameters, body)
     args = ", ".join(p["name"] for p in parameters)

@@ -106,7 +106,7 @@ export async function withDocstring(
 ): Promise<SkillCandidate> {
   const request: PackageRequest = {
     ...candidate.request,
-    taken: candidate.request.taken.filter((n) => n !== candidate.name),
+    name: candidate.name,
     ...("text" in docstring ? { docstring: docstring.text } : { docstring_note: docstring.note }),
   };
   const [answer] = await packageInPython(python, [request]);

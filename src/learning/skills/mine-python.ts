@@ -36,6 +36,8 @@ export interface PackageRequest {
   imports: string[];
   /** Names the function may not take. */
   taken: string[];
+  /** The function's name, when it has one already (packaged again). */
+  name?: string;
   /** The module docstring's lines. */
   module_doc: string[];
   /** "3 times in 2 sessions", for the derived docstring. */

@@ -191,7 +191,9 @@ async function confine(
   if (!probe.ok) return { how: `not confined: the sandbox does not work here (${probe.detail})` };
   try {
     const sandbox = await openSandbox({
-      settings: { mode: "strict", net: { kind: "none" } },
+      // As a --sandbox session's kernels: the system and $HOME read-only (an interpreter's packages in
+      // ~/.local stay importable), the project (here the copy) writable, RELM_HOME hidden.
+      settings: { mode: "workspace", net: { kind: "none" } },
       project: root,
       relmHome: options.relmHome,
       env,
@@ -199,7 +201,7 @@ async function confine(
     });
     return {
       sandbox,
-      how: `confined by ${sandbox.engine}: only the scratch copy is writable, no network, the home folder hidden`,
+      how: `confined by ${sandbox.engine}: only the scratch copy is writable, no network, RELM_HOME hidden`,
     };
   } catch (error) {
     return { how: `not confined: the sandbox could not be opened (${(error as Error).message})` };

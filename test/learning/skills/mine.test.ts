@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { chainKey, mineChains, type RecordedSession } from "../../../src/learning/skills/mine-chains.js";
-import { normaliseOutput, packageChains } from "../../../src/learning/skills/mine-package.js";
+import { normaliseOutput, packageChains, withDocstring } from "../../../src/learning/skills/mine-package.js";
 import { analyseCells, type CellAnalysis } from "../../../src/learning/skills/mine-python.js";
 import { testPython } from "../../kernel/helpers.js";
 
@@ -265,6 +265,37 @@ describe("packaging a chain as a skill", () => {
       inputs: ["b.json"],
       writes: ["names.json"],
     });
+  });
+
+  it("keeps each candidate's name when packaged again with the model's docstring", async () => {
+    const other = (file: string) => [
+      `path = "${file}"\nwords = open(path).read().split()`,
+      "print(len(words))\nsorted(words)[-1]",
+    ];
+    const sessions = [
+      session("s1", READ("a.txt")),
+      session("s2", READ("b.txt")),
+      session("s3", other("c.txt")),
+      session("s4", other("d.txt")),
+    ];
+    const { chains } = await mine(sessions);
+    const { candidates } = await packageChains(python, chains, new Set(), () => true);
+    expect(candidates.map((c) => c.name).sort()).toEqual(["words_from_path", "words_from_path_2"]);
+    const second = candidates.find((c) => c.name === "words_from_path_2");
+    if (!second) throw new Error("no second candidate");
+    const documented = await withDocstring(
+      python,
+      second,
+      { text: "Returns the last word of path, in sorted order.", model: "cheap" },
+      () => true,
+    );
+    expect(documented.name).toBe("words_from_path_2");
+    expect(documented.docstringSource).toEqual({ by: "model", model: "cheap" });
+    expect(documented.code).toContain(
+      'def words_from_path_2(path):\n    """Returns the last word of path, in sorted order."""\n',
+    );
+    expect(documented.code).toContain("relm-chain: ");
+    expect(documented.smoke).toEqual(second.smoke);
   });
 
   it("cannot be smoke-tested when every recorded input is gone or its output was cut", async () => {
