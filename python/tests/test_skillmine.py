@@ -158,6 +158,11 @@ class PackageTests(unittest.TestCase):
         self.assertEqual(out["returns"]["show"], "print(_r, 'wins')")
         self.assertEqual(out["returns"]["kind"], "print")
 
+    def test_an_import_sharing_its_line_leaves_the_rest_of_the_line(self):
+        out = packaged(["import os; names = os.listdir('.')", "import sys; print(len(names))"], [["'.'"]])
+        self.assertEqual(out["code"].count("import os\nimport sys\n"), 1)
+        self.assertTrue(out["function_source"].endswith("    names = os.listdir('.')\n\n    return len(names)"))
+
     def test_files_the_chain_writes_become_parameters(self):
         cells = [
             'import json\nout = "report.json"\ndata = json.load(open("in.json"))\nlen(data)',

@@ -209,6 +209,12 @@ class Edits:
         tail = code[end : self.line_end(end)].strip()
         if code[line_start:start].strip() == "" and (tail == "" or tail.startswith("#")):
             self.items.append((line_start, min(self.line_end(end) + 1, len(code)), ""))
+        elif tail.startswith(";"):
+            # `import os; x = 1`: the statement and its `;` go, the rest of the line stays.
+            after = end + code[end:].index(";") + 1
+            while after < len(code) and code[after] in " \t":
+                after += 1
+            self.items.append((start, after, ""))
         elif keep:
             self.items.append((start, end, keep))
 
