@@ -126,7 +126,7 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
       )
       .option(
         "--apply <name>",
-        "smoke-test candidate NAME in a fresh forked kernel; apply it only if it passes",
+        "have the refine model write candidate NAME's docstring, smoke-test it in a scratch copy of the project; apply it only if it passes",
       )
       .option("--json", "print the candidates as one JSON object"),
     "where --apply puts the skill (default project)",
