@@ -177,7 +177,8 @@ export class UpdateMapper {
       // As message text: editors show every agent_message_chunk in the thread, while thoughts are
       // folded away and a plan is the task list (the goal's), which a notice must not replace.
       case "learn":
-      case "harness_verdict": {
+      case "harness_verdict":
+      case "harness_probation": {
         const notice = learningNotice(event);
         return notice ? [this.notice(notice.text)] : [];
       }

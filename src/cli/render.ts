@@ -196,7 +196,8 @@ export class ProgressRenderer {
         if (event.warning) this.line(s.yellow(`⚠ ${event.warning}`));
         return;
       case "learn":
-      case "harness_verdict": {
+      case "harness_verdict":
+      case "harness_probation": {
         const notice = learningNotice(event);
         if (!notice) return;
         const paint = { learned: s.cyan, quiet: s.dim, warn: s.yellow, good: s.green }[notice.tone];

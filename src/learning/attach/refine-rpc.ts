@@ -5,7 +5,13 @@ import { RPC, RpcError } from "../../host/rpc.js";
 import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import { whereRefinementApplies } from "../refine/refine-where.js";
-import { type EntryKind, type HarnessContext, revisionSummary, SCOPES, type Scope } from "../store/index.js";
+import {
+  type EntryKind,
+  type HarnessContext,
+  isWritableScope,
+  revisionSummary,
+  type Scope,
+} from "../store/index.js";
 import { teachTree } from "./teach.js";
 
 /** Proposals are kept this long, and only this many, waiting for `refine.apply`. */
@@ -29,7 +35,7 @@ export class RefineProposals {
 
   async propose(params: Record<string, unknown>): Promise<RefineProposal> {
     const scope = params.scope ?? "session";
-    if (typeof scope !== "string" || !(SCOPES as readonly string[]).includes(scope)) {
+    if (!isWritableScope(scope)) {
       throw new RpcError(RPC.invalidParams, 'refine: scope must be "session", "project" or "user"');
     }
     const session = this.session;

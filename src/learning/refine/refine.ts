@@ -3,6 +3,7 @@ import { oneLine } from "../../config/text.js";
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 import { readJournal } from "../../session/index.js";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
+import { carryForward } from "../probation/carry.js";
 import {
   applyEdits,
   type CommitResult,
@@ -14,6 +15,7 @@ import {
   type Intent,
   intentToEdit,
   openStores,
+  type Revision,
   type Scope,
   scopeLocation,
 } from "../store/index.js";
@@ -142,7 +144,10 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const parent = revisions.at(-1)?.rev ?? null;
   const after = Math.max(options.after ?? 0, lastRefined(ctx, session));
   const trajectory = collectTrajectory(journal.events, after, options.maxChars);
-  const entries = openStores(ctx).flatMap((s) => s.entries());
+  const all = openStores(ctx).flatMap((s) => s.entries());
+  // A lesson of this session carried forward is listed once, as the session's own.
+  const own = new Set(all.filter((e) => e.scope === "session").map((e) => e.id));
+  const entries = all.filter((e) => e.scope !== "probation" || !own.has(e.id));
   const proposals = ctx.sessionDir ? readProposals(scopeLocation("session", ctx).dir, session, after) : [];
   const base: Refinement = {
     session,
@@ -256,15 +261,19 @@ function hypothesisOf(raw: unknown): string | undefined {
   return oneLine(h, 300);
 }
 
-/** Writes the accepted edits as one revision of the target scope (`by` names who, and why, when not a person's refine). */
+/**
+ * Writes the accepted edits as one revision of the target scope (`by` names who, and why, when not a
+ * person's refine). Edits of a session's own scope are also carried forward to its project's probation
+ * scope (`carried`), so the project's next sessions start with them (docs/harness.md, "Probation").
+ */
 export function applyRefinement(
   ref: Refinement,
   ctx: HarnessContext,
   by: { author?: string; reason?: string } = {},
-): CommitResult {
+): CommitResult & { carried?: Revision } {
   const store = new HarnessStore(scopeLocation(ref.scope, ctx));
   const events = [...new Set(ref.accepted.flatMap((a) => a.intent.evidence ?? []))].sort((a, b) => a - b);
-  return store.commit({
+  const result = store.commit({
     intents: ref.accepted.map((a) => a.intent),
     parent: ref.parent,
     author: by.author ?? `refine ${ref.model}`,
@@ -272,6 +281,10 @@ export function applyRefinement(
     evidence: { session: ref.session, events },
     trajectory: { session: ref.session, from: ref.trajectory.from, to: ref.trajectory.to },
   });
+  const { sessionDir } = ctx;
+  if (ref.scope !== "session" || !result.revision || !sessionDir) return result;
+  const carried = carryForward(result.revision, { ...ctx, sessionDir });
+  return carried ? { ...result, carried } : result;
 }
 
 /** What a person reads before agreeing: the diff and each rejected edit with its reason. */

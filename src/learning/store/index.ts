@@ -7,11 +7,12 @@ export {
   ensureDir,
   HarnessScopeError,
   lockProjectScope,
+  projectHash,
   projectRoot,
   scopeLocation,
   writeFile,
 } from "./paths.js";
-export { renderedLine, renderHarness } from "./render.js";
+export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
 export { MARKER_FILE, skillMarkdown, syncSkillFolders } from "./skill-files.js";
 export {
   checkSkillFile,

@@ -23,10 +23,12 @@ export interface LoadedHarness {
   problems: string[];
   /** Every entry of the scopes that exist for `ctx`. */
   entries: EntryState[];
+  /** The entries on probation the prompt carries (learnt by earlier sessions of the project). */
+  probation: EntryState[];
   specs: HarnessSpec[];
 }
 
-/** The stores visible from `ctx`: user and project always, the session's when there is one. */
+/** The stores visible from `ctx`: user, project and probation always, the session's when there is one. */
 export function openStores(ctx: HarnessContext): HarnessStore[] {
   return SCOPES.filter((s) => s !== "session" || ctx.sessionDir).map(
     (s) => new HarnessStore(scopeLocation(s, ctx)),
@@ -47,11 +49,18 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
   const seen = new Set<string>();
   const entries: EntryState[] = [];
   const uses = new Map<Scope, Map<string, number>>();
+  // The session that learnt a lesson shows it as its own, not as on probation.
+  const own = new Set(
+    stores
+      .find((s) => s.scope === "session")
+      ?.state()
+      .keys() ?? [],
+  );
   for (const store of stores) {
     uses.set(store.scope, store.useCounts());
     for (const entry of store.entries()) {
       // The same lesson exported to a wider scope is shown once.
-      if (seen.has(entry.id)) continue;
+      if (seen.has(entry.id) || (entry.scope === "probation" && own.has(entry.id))) continue;
       seen.add(entry.id);
       entries.push(entry);
     }
@@ -76,6 +85,7 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
     skills,
     problems: found.problems.map(describeSkillProblem),
     entries,
+    probation: entries.filter((e) => e.scope === "probation"),
     specs,
   };
 }

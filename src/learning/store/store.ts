@@ -72,6 +72,8 @@ export interface CommitRequest {
   trajectory?: Revision["trajectory"];
   /** A promotion on the strength of a verdict names it. */
   verdict?: Revision["verdict"];
+  /** Probation: the session-scope revision carried forward. */
+  carried?: Revision["carried"];
   now?: Date;
 }
 
@@ -173,6 +175,7 @@ export class HarnessStore {
         evidence: request.evidence ?? null,
         trajectory: request.trajectory,
         verdict: request.verdict,
+        carried: request.carried,
         edits,
         time: now,
       });
@@ -271,6 +274,7 @@ export class HarnessStore {
       ...(fields.trajectory ? { trajectory: fields.trajectory } : {}),
       ...(fields.revert ? { revert: fields.revert } : {}),
       ...(fields.verdict ? { verdict: fields.verdict } : {}),
+      ...(fields.carried ? { carried: fields.carried } : {}),
       edits: fields.edits,
     };
     const fd = openSync(this.logPath, "a", this.location.private ? 0o600 : 0o644);
