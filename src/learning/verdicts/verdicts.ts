@@ -96,13 +96,17 @@ export function judgeRevision(
 ): Judgement {
   const traces = tracesFor(scope, ctx);
   const options = { side: revisionSide(revision), targeted: targetedErrors(revision, ctx.home) };
+  // A lesson on probation is judged on the sessions after the one that learnt it (whose own verdict, in
+  // its session scope, covers its work); the learner's work before it still counts as the window before.
+  const learner = scope === "probation" ? revision.carried?.session : undefined;
+  const later = (u: { session: string }) => u.session !== learner;
   const attempts = traces.flatMap((t) => attemptsOf(t, options));
-  const gated = windows(attempts, revision.time, limits.attempts);
+  const gated = windows(attempts, revision.time, limits.attempts, later);
   if (gated.before.length + gated.after.length > 0) return judgeAttempts(gated.before, gated.after, limits);
   // No gate ran on either side: the cells that used the entry are the signal.
   const use = cellUse(revision);
   const cells = traces.flatMap((t) => cellsOf(t, { ...options, uses: use.uses }));
-  const celled = windows(cells, revision.time, limits.cells, (c) => !use.needsUse || c.used);
+  const celled = windows(cells, revision.time, limits.cells, (c) => later(c) && (!use.needsUse || c.used));
   return judgeCells(celled.before, celled.after, limits);
 }
 
