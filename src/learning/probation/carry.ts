@@ -92,6 +92,8 @@ export function carryForward(
       evidence: revision.evidence,
       trajectory: revision.trajectory,
       carried: { session, rev: revision.rev },
+      // Learnt when the session learnt it: the work before that is the window before.
+      now: new Date(revision.time),
     }).revision;
   } catch {
     // A held lock or a damaged probation log: the lesson stays in its session; `relm harness list` shows why.
