@@ -35,10 +35,13 @@ function onProbation(ctx: HarnessContext, query: string): EntryState {
   return findEntry([store], query);
 }
 
-/** The verdict on the lesson's revision so far, as one line (nothing written). */
+/** The verdict so far on the revision that carried the lesson forward last, as one line (nothing written). */
 function verdictSoFar(ctx: HarnessContext, entry: EntryState): string {
+  const carried = storeFor("probation", ctx)
+    .revisions()
+    .findLast((r) => r.carried && r.edits.some((e) => e.id === entry.id));
   const judged = evaluateVerdicts(ctx, { apply: false, scopes: ["probation"] }).find(
-    (e) => e.revision.rev === entry.rev,
+    (e) => e.revision.rev === carried?.rev,
   );
   return judged ? judged.judgement.summary : "no work judged since it was carried forward";
 }

@@ -51,8 +51,12 @@ export function promoteEntries(request: PromoteRequest): Promoted {
     .filter((e) => !ids.has(e.id));
   const state = target.state();
   const intents: Intent[] = [];
+  const history = source.revisions();
   for (const entry of entries) {
-    const hypothesis = revision.edits.find((e) => e.id === entry.id)?.hypothesis;
+    // The judged revision's, else the last one said for the entry (a revert brought it back without one).
+    const hypothesis =
+      revision.edits.find((e) => e.id === entry.id)?.hypothesis ??
+      history.flatMap((r) => r.edits).findLast((e) => e.id === entry.id && e.hypothesis)?.hypothesis;
     const checked = checkIntent(
       { op: "add", kind: entry.kind, title: entry.title, content: entry.content, hypothesis },
       { state, scopeName: to, others, batch: intents, requireEvidence: false, source: entry.source },

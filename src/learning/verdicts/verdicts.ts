@@ -99,7 +99,9 @@ export function judgeRevision(
   // A lesson on probation is judged on the sessions after the one that learnt it (whose own verdict, in
   // its session scope, covers its work); the learner's work before it still counts as the window before.
   const learner = scope === "probation" ? revision.carried?.session : undefined;
-  const later = (u: { session: string }) => u.session !== learner;
+  // A promotion was judged where it came from: in its new scope it counts from its promotion on.
+  const since = revision.verdict?.verdict === "improved" && !revision.revert ? revision.time : "";
+  const later = (u: { session: string; time: string }) => u.session !== learner && u.time >= since;
   const attempts = traces.flatMap((t) => attemptsOf(t, options));
   const gated = windows(attempts, revision.time, limits.attempts, later);
   if (gated.before.length + gated.after.length > 0) return judgeAttempts(gated.before, gated.after, limits);
