@@ -1,7 +1,9 @@
 """`harness`: the continual harness (memories, prompts, skills, sub-agent specs) from Python.
 
-Entries live in three scopes: "session" (this session's folder), "project" (.relm/harness/, meant to
-be committed) and "user" ($RELM_HOME/harness/). Every change is a revision that can be shown and
+Entries live in three scopes one writes: "session" (this session's folder), "project" (.relm/harness/,
+meant to be committed) and "user" ($RELM_HOME/harness/); relm itself keeps a fourth, "probation" (lessons
+earlier sessions of the project learnt, until their verdict promotes or retires them), which `entries()`
+and `log()` show but no call writes. Every change is a revision that can be shown and
 reverted (`relm harness log`, `relm harness revert REV`). This session's system prompt does not change
 when the harness does: new entries take effect in the next session, and an edit applied here reaches
 the running agents of this session as a note before their next model request.

@@ -178,7 +178,8 @@ export class UpdateMapper {
       // folded away and a plan is the task list (the goal's), which a notice must not replace.
       case "learn":
       case "harness_verdict":
-      case "harness_verify": {
+      case "harness_verify":
+      case "harness_probation": {
         const notice = learningNotice(event);
         return notice ? [this.notice(notice.text)] : [];
       }

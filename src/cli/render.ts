@@ -197,7 +197,8 @@ export class ProgressRenderer {
         return;
       case "learn":
       case "harness_verdict":
-      case "harness_verify": {
+      case "harness_verify":
+      case "harness_probation": {
         const notice = learningNotice(event);
         if (!notice) return;
         const paint = { learned: s.cyan, quiet: s.dim, warn: s.yellow, good: s.green }[notice.tone];

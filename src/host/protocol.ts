@@ -8,7 +8,7 @@ import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
 import type { CheckpointSummary } from "../agent/core/checkpoints.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
-import { SCOPES } from "../config/harness-scopes.js";
+import { WRITABLE_SCOPES } from "../config/harness-scopes.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import type { JournalHeader } from "../session/types.js";
 import type { SessionInfo } from "./info.js";
@@ -173,7 +173,9 @@ export const HOST_METHODS = {
     }),
   ),
   refine: method<RefineProposal>()(
-    v.object({ scope: v.optional(v.picklist(SCOPES, 'scope must be "session", "project" or "user"')) }),
+    v.object({
+      scope: v.optional(v.picklist(WRITABLE_SCOPES, 'scope must be "session", "project" or "user"')),
+    }),
   ),
   "refine.apply": method<RefineApplied>()(
     v.object({ token: v.string("token must be the token refine gave") }),

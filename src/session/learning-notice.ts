@@ -1,6 +1,8 @@
 // The one line every front end shows when learning does something (issue 21, item 5): a learning pass
 // applied lessons, applied nothing, was skipped or failed (and why), a verdict judged an edit (and
-// reverted or kept it), or a background replay check of an improved edit passed, failed or did not run. `relm run` stderr, line mode, the UI's transcript and ACP all print this text.
+// reverted, kept, promoted or retired it), a background replay check of an improved edit passed, failed or
+// did not run, or a session started with lessons on probation. `relm run` stderr, line mode, the UI's
+// transcript and ACP all print this text.
 
 import type { JournalEventOf } from "./types.js";
 
@@ -15,7 +17,8 @@ interface LearningNotice {
 type Judged = Pick<
   JournalEventOf<"harness_verdict">,
   "rev" | "scope" | "verdict" | "final" | "reverted" | "refused"
->;
+> &
+  Partial<Pick<JournalEventOf<"harness_verdict">, "entries" | "promoted" | "retired" | "waiting" | "pinned">>;
 type Pass = Pick<
   JournalEventOf<"learn">,
   "pass" | "trigger" | "outcome" | "reason" | "applied" | "proposed" | "rejected" | "revision"
@@ -71,8 +74,38 @@ function learnNotice(e: Pass): LearningNotice {
   }
 }
 
+/** A verdict on lessons on probation: promoted, reverted, retired, waiting, pinned, or judged so far. */
+function probationNotice(e: Judged): LearningNotice {
+  const ids = e.entries?.length ? e.entries.join(", ") : "?";
+  const soFar = e.final || e.reverted || e.promoted ? "" : " so far";
+  const head = `⚖ lesson${(e.entries?.length ?? 1) === 1 ? "" : "s"} ${ids} on probation (revision ${e.rev})`;
+  if (e.promoted)
+    return { text: `${head} improved — promoted to the project scope as ${e.promoted}`, tone: "good" };
+  if (e.retired) return { text: `${head} not shown to help — retired as ${e.reverted}`, tone: "quiet" };
+  if (e.reverted) return { text: `${head} ${e.verdict} — reverted as ${e.reverted}`, tone: "warn" };
+  const action = e.pinned
+    ? " — pinned, so it stays as it is"
+    : e.refused
+      ? ` — not reverted: ${e.refused}`
+      : e.waiting
+        ? ` — stays on probation: ${e.waiting}`
+        : "";
+  const tone = e.verdict === "regressed" ? "warn" : e.verdict === "improved" ? "good" : "quiet";
+  return { text: `${head} ${e.verdict}${soFar}${action}`, tone };
+}
+
+/** The line a session starts with when lessons learnt by earlier sessions of its project are on probation. */
+function probationStartNotice(e: Pick<JournalEventOf<"harness_probation">, "entries">): LearningNotice {
+  const n = e.entries.length;
+  return {
+    text: `✎ starting with ${n} lesson${n === 1 ? "" : "s"} on probation from earlier sessions — relm harness list --scope probation`,
+    tone: "learned",
+  };
+}
+
 /** A verdict's line: whether the edit helped, and what was done about it. */
 function verdictNotice(e: Judged): LearningNotice {
+  if (e.scope === "probation") return probationNotice(e);
   // A revert is final whatever the window says; a verdict left standing may still change.
   const soFar = e.final || e.reverted ? "" : " so far";
   const action = e.reverted
@@ -111,5 +144,7 @@ export function learningNotice(event: { type: string }): LearningNotice | undefi
   if (event.type === "learn") return learnNotice(event as JournalEventOf<"learn">);
   if (event.type === "harness_verdict") return verdictNotice(event as JournalEventOf<"harness_verdict">);
   if (event.type === "harness_verify") return verifyNotice(event as JournalEventOf<"harness_verify">);
+  if (event.type === "harness_probation")
+    return probationStartNotice(event as JournalEventOf<"harness_probation">);
   return undefined;
 }

@@ -279,6 +279,16 @@ export type JournalBody =
       reverted?: string;
       /** Why a regression was not reverted. */
       refused?: string;
+      /** Probation: the entries of the revision judged. */
+      entries?: string[];
+      /** Probation: promoted to the project scope as this revision. */
+      promoted?: string;
+      /** Probation: retired (the revert in `reverted`): not shown to help. */
+      retired?: boolean;
+      /** Probation: why an improved lesson stays on probation. */
+      waiting?: string;
+      /** Probation: a person pinned it, so the verdict did not act. */
+      pinned?: boolean;
     }
   /**
    * A replay check of an improved harness edit, run in the background by a learning session's host
@@ -297,6 +307,11 @@ export type JournalBody =
       cost: number | null;
       durationMs: number;
     }
+  /**
+   * The session started with lessons on probation: learnt by earlier sessions of the project, in its
+   * prompt under their own heading until a verdict promotes or retires them (docs/harness.md, "Probation").
+   */
+  | { type: "harness_probation"; entries: string[] }
   | { type: "budget_stop"; budget: string; limit: number; spent: SpendRecord; message: string }
   /**
    * The model's answer stopped at its output cap (finish reason `length` / `max_tokens`): `by` says whose

@@ -230,7 +230,8 @@ export class Transcript extends Container {
           return t.accent(`✎ learning ${event.on ? "on" : "off"}`);
         case "learn":
         case "harness_verdict":
-        case "harness_verify": {
+        case "harness_verify":
+        case "harness_probation": {
           const notice = learningNotice(event);
           if (!notice) return undefined;
           const paint = { learned: t.accent, quiet: t.dim, warn: t.warn, good: t.ok }[notice.tone];

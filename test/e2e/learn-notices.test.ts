@@ -206,5 +206,43 @@ describe("learning notices", () => {
     ).toEqual([
       ["agent_message_chunk", "⚖ harness edit r1234567 (session) regressed — reverted as r7654321"],
     ]);
+    expect(text(m.map(at(1, { type: "harness_probation", entries: ["mem-abc123", "mem-def456"] })))).toEqual([
+      [
+        "agent_message_chunk",
+        "✎ starting with 2 lessons on probation from earlier sessions — relm harness list --scope probation",
+      ],
+    ]);
+    const probation = {
+      type: "harness_verdict",
+      scope: "probation",
+      rev: "r1234567",
+      final: false,
+      summary: "better",
+      entries: ["mem-abc123"],
+    };
+    expect(
+      text([
+        ...m.map(at(50, { ...probation, verdict: "improved", promoted: "r2222222" })),
+        ...m.map(
+          at(51, { ...probation, verdict: "neutral", final: true, reverted: "r3333333", retired: true }),
+        ),
+        ...m.map(
+          at(52, { ...probation, verdict: "improved", waiting: "needs a passing replay check first" }),
+        ),
+      ]),
+    ).toEqual([
+      [
+        "agent_message_chunk",
+        "⚖ lesson mem-abc123 on probation (revision r1234567) improved — promoted to the project scope as r2222222",
+      ],
+      [
+        "agent_message_chunk",
+        "⚖ lesson mem-abc123 on probation (revision r1234567) not shown to help — retired as r3333333",
+      ],
+      [
+        "agent_message_chunk",
+        "⚖ lesson mem-abc123 on probation (revision r1234567) improved so far — stays on probation: needs a passing replay check first",
+      ],
+    ]);
   });
 });

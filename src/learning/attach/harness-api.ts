@@ -20,6 +20,7 @@ import {
   scopeLocation,
   skillUseKey,
   useKey,
+  WRITABLE_SCOPES,
 } from "../store/index.js";
 import { teachTree } from "./teach.js";
 
@@ -43,10 +44,12 @@ function contextOf(agent: HarnessApiAgent): HarnessContext & { sessionDir: strin
   return { cwd, home, sessionDir: rootSessionDir(home, agent.dir) };
 }
 
-function scopeOf(params: Record<string, unknown>, fallback: Scope): Scope {
+/** The scope a call names; one it writes (`write`) is never probation, which relm alone fills. */
+function scopeOf(params: Record<string, unknown>, fallback: Scope, write = true): Scope {
   const scope = optionalString(params, "scope") ?? fallback;
-  if (!(SCOPES as readonly string[]).includes(scope)) {
-    throw new KernelCallError(`scope must be one of ${SCOPES.join(", ")}, not "${scope}"`, "usage");
+  const allowed: readonly string[] = write ? WRITABLE_SCOPES : SCOPES;
+  if (!allowed.includes(scope)) {
+    throw new KernelCallError(`scope must be one of ${allowed.join(", ")}, not "${scope}"`, "usage");
   }
   return scope as Scope;
 }
@@ -207,7 +210,7 @@ export async function handleHarnessRequest(
       return { entries: loaded.entries, skills: loaded.skills, scopes };
     }
     case "harness.log": {
-      const store = new HarnessStore(scopeLocation(scopeOf(params, "session"), contextOf(agent)));
+      const store = new HarnessStore(scopeLocation(scopeOf(params, "session", false), contextOf(agent)));
       return { revisions: store.revisions().map((r) => ({ ...r, summary: revisionSummary(r) })) };
     }
     case "harness.propose": {

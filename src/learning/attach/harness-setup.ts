@@ -65,8 +65,12 @@ export function sessionHarness(
         handle: (agent, method, params) => handleHarnessRequest(agent, method, params, refineModel),
       },
       lockProject: (projectDir) => lockProjectScope(projectDir, PROJECT_SCOPE_LOCKED),
-      root: (agent, events) =>
-        learningRootHooks(agent, events, { ...settings.learn, refineModel, verify: settings.verify }),
+      root: (agent, events) => {
+        // A new session says once which lessons it starts with on probation (a resume said it already).
+        if (events.length === 0 && loaded.probation.length > 0)
+          agent.record({ type: "harness_probation", entries: loaded.probation.map((e) => e.id) });
+        return learningRootHooks(agent, events, { ...settings.learn, refineModel, verify: settings.verify });
+      },
     },
     warnings: loaded.problems,
     env: paths.length > 0 ? { ...env, PYTHONPATH: paths.join(delimiter) } : env,

@@ -4,7 +4,13 @@ import type { RefineApplied, RefineProposal } from "../../host/protocol.js";
 import { RPC, RpcError } from "../../host/rpc.js";
 import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import { whereRefinementApplies } from "../refine/refine-where.js";
-import { type EntryKind, type HarnessContext, revisionSummary, SCOPES, type Scope } from "../store/index.js";
+import {
+  type EntryKind,
+  type HarnessContext,
+  isWritableScope,
+  revisionSummary,
+  type Scope,
+} from "../store/index.js";
 import { teachTree } from "./teach.js";
 
 /** Proposals are kept this long, and only this many, waiting for `refine.apply`. */
@@ -26,7 +32,7 @@ export class RefineProposals {
 
   async propose(params: Record<string, unknown>): Promise<RefineProposal> {
     const scope = params.scope ?? "session";
-    if (typeof scope !== "string" || !(SCOPES as readonly string[]).includes(scope)) {
+    if (!isWritableScope(scope)) {
       throw new RpcError(RPC.invalidParams, 'refine: scope must be "session", "project" or "user"');
     }
     const session = this.session;

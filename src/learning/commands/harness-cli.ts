@@ -82,5 +82,5 @@ export async function guarded(io: HarnessIo, work: () => Promise<number> | numbe
 }
 
 export function isScope(value: string): value is Scope {
-  return value === "session" || value === "project" || value === "user";
+  return value === "session" || value === "project" || value === "user" || value === "probation";
 }

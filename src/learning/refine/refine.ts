@@ -3,6 +3,7 @@ import { oneLine } from "../../config/text.js";
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 import { readJournal } from "../../session/index.js";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
+import { carryForward } from "../probation/carry.js";
 import {
   applyEdits,
   type CommitResult,
@@ -14,6 +15,7 @@ import {
   type Intent,
   intentToEdit,
   openStores,
+  type Revision,
   roomHint,
   type Scope,
   scopeLocation,
@@ -167,7 +169,10 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const parent = revisions.at(-1)?.rev ?? null;
   const after = Math.max(options.after ?? 0, lastRefined(ctx, session));
   const trajectory = collectTrajectory(journal.events, after, options.maxChars);
-  const entries = openStores(ctx).flatMap((s) => s.entries());
+  const all = openStores(ctx).flatMap((s) => s.entries());
+  // A lesson of this session carried forward is listed once, as the session's own.
+  const own = new Set(all.filter((e) => e.scope === "session").map((e) => e.id));
+  const entries = all.filter((e) => e.scope !== "probation" || !own.has(e.id));
   const proposals = ctx.sessionDir ? readProposals(scopeLocation("session", ctx).dir, session, after) : [];
   const base: Refinement = {
     session,
@@ -344,12 +349,16 @@ function hypothesisOf(raw: unknown): string | undefined {
   return oneLine(h, 300);
 }
 
-/** Writes the accepted edits as one revision of the target scope (`by` names who, and why, when not a person's refine). */
+/**
+ * Writes the accepted edits as one revision of the target scope (`by` names who, and why, when not a
+ * person's refine). Edits of a session's own scope are also carried forward to its project's probation
+ * scope (`carried`), so the project's next sessions start with them (docs/harness.md, "Probation").
+ */
 export function applyRefinement(
   ref: Refinement,
   ctx: HarnessContext,
   by: { author?: string; reason?: string } = {},
-): CommitResult {
+): CommitResult & { carried?: Revision } {
   const store = new HarnessStore(scopeLocation(ref.scope, ctx));
   // A refinement built elsewhere is held to the cap too: the first MAX_PASS_EDITS, the rest reported.
   const kept = ref.accepted.slice(0, MAX_PASS_EDITS);
@@ -363,7 +372,11 @@ export function applyRefinement(
     evidence: { session: ref.session, events },
     trajectory: { session: ref.session, from: ref.trajectory.from, to: ref.trajectory.to },
   });
-  return { ...result, dropped: [...result.dropped, ...over] };
+  const capped = { ...result, dropped: [...result.dropped, ...over] };
+  const { sessionDir } = ctx;
+  if (ref.scope !== "session" || !result.revision || !sessionDir) return capped;
+  const carried = carryForward(result.revision, { ...ctx, sessionDir });
+  return carried ? { ...capped, carried } : capped;
 }
 
 /** What a person reads before agreeing: the diff and each rejected edit with its reason. */

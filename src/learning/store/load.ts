@@ -27,10 +27,12 @@ export interface LoadedHarness {
   problems: string[];
   /** Every entry of the scopes that exist for `ctx`. */
   entries: EntryState[];
+  /** The entries on probation the prompt carries (learnt by earlier sessions of the project). */
+  probation: EntryState[];
   specs: HarnessSpec[];
 }
 
-/** The stores visible from `ctx`: user and project always, the session's when there is one. */
+/** The stores visible from `ctx`: user, project and probation always, the session's when there is one. */
 export function openStores(ctx: HarnessContext): HarnessStore[] {
   return SCOPES.filter((s) => s !== "session" || ctx.sessionDir).map(
     (s) => new HarnessStore(scopeLocation(s, ctx)),
@@ -52,13 +54,20 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
   const entries: EntryState[] = [];
   const uses = new Map<Scope, Map<string, number>>();
   const damaged: string[] = [];
+  // The session that learnt a lesson shows it as its own, not as on probation.
+  const own = new Set(
+    stores
+      .find((s) => s.scope === "session")
+      ?.state()
+      .keys() ?? [],
+  );
   for (const store of stores) {
     const problems = store.problems();
     if (problems.length > 0) damaged.push(describeLogProblems(store.logPath, problems));
     uses.set(store.scope, store.useCounts());
     for (const entry of store.entries()) {
       // The same lesson exported to a wider scope is shown once.
-      if (seen.has(entry.id)) continue;
+      if (seen.has(entry.id) || (entry.scope === "probation" && own.has(entry.id))) continue;
       seen.add(entry.id);
       entries.push(entry);
     }
@@ -83,6 +92,7 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
     skills,
     problems: [...damaged, ...found.problems.map(describeSkillProblem)],
     entries,
+    probation: entries.filter((e) => e.scope === "probation"),
     specs,
   };
 }

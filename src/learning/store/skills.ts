@@ -98,6 +98,7 @@ function skillRoots(ctx: HarnessContext): [string, Scope][] {
   if (ctx.sessionDir) roots.push([scopeLocation("session", ctx).skillsDir, "session"]);
   roots.push([scopeLocation("project", ctx).skillsDir, "project"]);
   roots.push([agentsSkillsDir(ctx.cwd), "project"]);
+  roots.push([scopeLocation("probation", ctx).skillsDir, "probation"]);
   roots.push([scopeLocation("user", ctx).skillsDir, "user"]);
   return roots;
 }
@@ -109,7 +110,7 @@ export function describeSkillProblem(p: SkillProblem): string {
 
 /**
  * Every skill visible from `ctx`, most specific first: the session's, the project's (.relm/skills, then
- * .agents/skills), the user's ($RELM_HOME/skills). A name already seen shadows later ones, in the same
+ * .agents/skills), those on probation, the user's ($RELM_HOME/skills). A name already seen shadows later ones, in the same
  * order as PYTHONPATH, so the skill listed is the one `import` finds. With them, every SKILL.md left out
  * because it cannot be read as a skill: reported, never dropped in silence.
  */

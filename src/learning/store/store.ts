@@ -75,6 +75,8 @@ interface CommitRequest {
   trajectory?: Revision["trajectory"];
   /** A promotion on the strength of a verdict names it. */
   verdict?: Revision["verdict"];
+  /** Probation: the session-scope revision carried forward. */
+  carried?: Revision["carried"];
   now?: Date;
   /**
    * Not held to the scope's limits: only for a copy of entries that are held to them where they live
@@ -195,6 +197,7 @@ export class HarnessStore {
         evidence: request.evidence ?? null,
         trajectory: request.trajectory,
         verdict: request.verdict,
+        carried: request.carried,
         edits,
         time: now,
       });
@@ -300,6 +303,7 @@ export class HarnessStore {
       ...(fields.trajectory ? { trajectory: fields.trajectory } : {}),
       ...(fields.revert ? { revert: fields.revert } : {}),
       ...(fields.verdict ? { verdict: fields.verdict } : {}),
+      ...(fields.carried ? { carried: fields.carried } : {}),
       edits: fields.edits,
     };
     const fd = openSync(this.logPath, "a", this.location.private ? 0o600 : 0o644);

@@ -34,6 +34,15 @@ export function judgeEdits(session: JudgingSession, home: string): Evaluated[] {
       summary: r.judgement.summary,
       ...(r.reverted ? { reverted: r.reverted } : {}),
       ...(r.refused ? { refused: r.refused } : {}),
+      ...(r.scope === "probation"
+        ? {
+            entries: [...new Set(r.revision.edits.map((e) => e.id))],
+            ...(r.promoted ? { promoted: r.promoted } : {}),
+            ...(r.retired ? { retired: true } : {}),
+            ...(r.waiting ? { waiting: r.waiting } : {}),
+            ...(r.pinned ? { pinned: true } : {}),
+          }
+        : {}),
     });
   }
   return results;
