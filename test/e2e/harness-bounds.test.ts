@@ -221,7 +221,7 @@ describe("robust", () => {
     const other = await runRelm(["harness", "show", rev], { env: rig.env, cwd: elsewhere.path });
     elsewhere.cleanup();
     expect(other.code).toBe(1);
-    expect(other.stderr).toContain(`no revision "${rev}" in the user, project scope(s)`);
+    expect(other.stderr).toContain(`no revision "${rev}" in the user, project, probation scope(s)`);
   }, 60_000);
 });
 
