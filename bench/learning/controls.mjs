@@ -55,7 +55,8 @@ const TEMPLATES = [
     if text is None: return [inst["out"] + " does not exist"]
     if [l.strip() for l in text.splitlines() if l.strip()] != inst["expected"]: return [inst["out"] + ": wrong names"]
     return []`,
-    solve: (i) => `${readRows(i.data)}names = sorted({r["name"] for r in rows})\n${writeOut(i.out, '"".join(n + "\\n" for n in names)')}`,
+    solve: (i) =>
+      `${readRows(i.data)}names = sorted({r["name"] for r in rows})\n${writeOut(i.out, '"".join(n + "\\n" for n in names)')}`,
   },
   {
     name: "add-function",
@@ -115,7 +116,8 @@ const TEMPLATES = [
     if text is None: return [inst["out"] + " does not exist"]
     if text != read(inst["data"]): return [inst["out"] + " differs from " + inst["data"]]
     return []`,
-    solve: (i) => `import os, shutil\nos.makedirs("backup", exist_ok=True)\nshutil.copyfile(${py(i.data)}, ${py(i.out)})\nprint("copied")\n`,
+    solve: (i) =>
+      `import os, shutil\nos.makedirs("backup", exist_ok=True)\nshutil.copyfile(${py(i.data)}, ${py(i.out)})\nprint("copied")\n`,
   },
   {
     name: "smallest",
@@ -136,7 +138,8 @@ const TEMPLATES = [
     if text is None: return [inst["out"] + " does not exist"]
     if num(text.strip()) != inst["expected"]: return [inst["out"] + ": wrong value"]
     return []`,
-    solve: (i) => `${readRows(i.data)}low = min(int(r["amount"]) for r in rows)\n${writeOut(i.out, 'f"{low}\\n"')}`,
+    solve: (i) =>
+      `${readRows(i.data)}low = min(int(r["amount"]) for r in rows)\n${writeOut(i.out, 'f"{low}\\n"')}`,
   },
 ];
 

@@ -102,7 +102,8 @@ export function pyFloat(x) {
 }
 
 /** Python that reads a CSV data file into a list of dicts: what any plain solution starts with. */
-export const readRows = (path) => `import csv, os\nrows = list(csv.DictReader(open(${py(path)}, newline="")))\n`;
+export const readRows = (path) =>
+  `import csv, os\nrows = list(csv.DictReader(open(${py(path)}, newline="")))\n`;
 
 /** Python that writes `expr` (a Python expression of text) to `path`, making its folder. */
 export const writeOut = (path, expr) =>

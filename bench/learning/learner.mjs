@@ -17,7 +17,8 @@
 import { whoAsks } from "../../dist/scripted/index.js";
 
 export const GATE_HEAD = "[relm: autonomous mode] The work is not done yet:";
-const GATE_BLOCK = /\[relm: autonomous mode\] The work is not done yet:[\s\S]*?Fix the cause, then finish again\./g;
+const GATE_BLOCK =
+  /\[relm: autonomous mode\] The work is not done yet:[\s\S]*?Fix the cause, then finish again\./g;
 
 const isRefine = (raw) => raw.includes("Propose harness edits for session");
 const isSummary = (raw) => raw.includes("You summarise the earlier part");
@@ -34,7 +35,8 @@ export function toldText(body) {
   const parts = [];
   if (typeof body?.system === "string") parts.push(body.system);
   else if (Array.isArray(body?.system)) parts.push(textOf(body.system));
-  for (const m of body?.messages ?? []) if (m.role === "system" || m.role === "user") parts.push(textOf(m.content));
+  for (const m of body?.messages ?? [])
+    if (m.role === "system" || m.role === "user") parts.push(textOf(m.content));
   return parts.join("\n");
 }
 
@@ -49,8 +51,9 @@ export function revealsInRequest(body, key) {
 }
 
 /**
- * The scripted model's step function. `tasks` maps a task's text to what the learner knows of it:
- * `{kind: "trap", key, bad, naive, right}` (Python code) or `{kind: "control", solve}`.
+ * The scripted model's step function. `tasks` maps a model name (one per track, so tracks can run at
+ * once) to a map from a task's text to what the learner knows of it: `{kind: "trap", key, bad, naive,
+ * right}` (Python code) or `{kind: "control", solve}`.
  */
 export function makeLearner({ tasks, stubborn = 3, doubt = 3 }) {
   return (ctx) => {
@@ -58,7 +61,8 @@ export function makeLearner({ tasks, stubborn = 3, doubt = 3 }) {
     if (isSummary(ctx.rawBody))
       return { text: "## Goal\nThe task above.\n## Progress so far\nTried; the gate has the last word." };
     const { task } = whoAsks(ctx);
-    const known = [...tasks.entries()].find(([text]) => task.includes(text))?.[1];
+    const mine = tasks.get(ctx.body?.model) ?? new Map();
+    const known = [...mine.entries()].find(([text]) => task.includes(text))?.[1];
     if (!known) return { text: `I have no script for this task: ${task.slice(0, 80)}` };
     const last = ctx.body?.messages?.at(-1);
     if (last?.role === "tool") return { text: "Done." };

@@ -111,7 +111,8 @@ export function makeProject(family, seed, k) {
 }
 
 /** JSON of what a checker needs of its instances (the files and functions stay behind). */
-const forChecker = (list) => Object.fromEntries(list.map(({ files, check, solve, ...rest }) => [rest.id, rest]));
+const forChecker = (list) =>
+  Object.fromEntries(list.map(({ files, check, solve, ...rest }) => [rest.id, rest]));
 
 /**
  * Writes the project's two gate scripts under `dir`; returns the gate command of each task, run by

@@ -58,7 +58,8 @@ export function checkProject(family, seed, k, exe = resolvePython()) {
         if (kind === "plain") {
           const last = result.out.trim().split("\n").at(-1) ?? "";
           if (result.ok) problems.push(`${where}: the plain solution passes`);
-          else if (!last.includes(key)) problems.push(`${where}: the gate's last line does not state "${key}": ${last}`);
+          else if (!last.includes(key))
+            problems.push(`${where}: the gate's last line does not state "${key}": ${last}`);
         }
       }
     });

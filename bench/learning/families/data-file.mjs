@@ -67,17 +67,18 @@ export const dataFile = [
     instance(r, _i, conv, stem) {
       const rows = r.sample(NAMES, r.int(5, 8)).map((n) => [n, r.int(5, 60)]);
       const sum = rows.reduce((s, [, a]) => s + a, 0);
-      return totalTask(stem, { header: ["name", "amount"], rows: [...rows, [conv.label, sum]], expected: sum });
+      return totalTask(stem, {
+        header: ["name", "amount"],
+        rows: [...rows, [conv.label, sum]],
+        expected: sum,
+      });
     },
     check: CHECK_TOTAL(
       `"check: the last row of each data file in this project is a '%s' row holding the sum of the others; leave it out" % conv["label"]`,
     ),
     naive: plainTotal,
     right: (i, c) =>
-      withRows(
-        i,
-        `total = sum(float(r["amount"]) for r in rows if r["name"] != ${JSON.stringify(c.label)})`,
-      ),
+      withRows(i, `total = sum(float(r["amount"]) for r in rows if r["name"] != ${JSON.stringify(c.label)})`),
     key: (c) => `is a '${c.label}' row holding the sum`,
     lesson: (c) =>
       `The last row of each data file in this project is a '${c.label}' row holding the sum of the others; leave it out of totals.`,
@@ -87,10 +88,11 @@ export const dataFile = [
     id: "minor-units",
     category: "data-file oddity",
     title: "amounts are stored in minor units",
-    conv: (r) => r.pick([
-      { unit: "cents", divisor: 100 },
-      { unit: "tenths of a unit", divisor: 10 },
-    ]),
+    conv: (r) =>
+      r.pick([
+        { unit: "cents", divisor: 100 },
+        { unit: "tenths of a unit", divisor: 10 },
+      ]),
     instance(r, _i, conv, stem) {
       const rows = r.sample(NAMES, r.int(5, 8)).map((n) => [n, r.int(100, 990)]);
       return totalTask(stem, {
@@ -127,10 +129,10 @@ export const dataFile = [
       `"check: an amount of %d in this project's data files means missing; skip those rows" % conv["missing"]`,
     ),
     naive: plainTotal,
-    right: (i, c) => withRows(i, `total = sum(float(r["amount"]) for r in rows if int(r["amount"]) != ${c.missing})`),
+    right: (i, c) =>
+      withRows(i, `total = sum(float(r["amount"]) for r in rows if int(r["amount"]) != ${c.missing})`),
     key: (c) => `an amount of ${c.missing}`,
-    lesson: (c) =>
-      `In this project's data files an amount of ${c.missing} means missing: skip those rows.`,
+    lesson: (c) => `In this project's data files an amount of ${c.missing} means missing: skip those rows.`,
     bad: () => "Missing amounts in data files are empty cells; every number written is a real amount.",
   },
   {

@@ -36,7 +36,8 @@ export const outputFormat = [
     if lines[-1].strip() != conv["trailer"]:
         return [inst["out"] + ": the report has no trailer line", "check: every report in this project ends with the line '" + conv["trailer"] + "'"]
     return []`,
-    naive: (i) => `${readRows(i.data)}total = sum(int(r["amount"]) for r in rows)\n${writeOut(i.out, 'f"{total}\\n"')}`,
+    naive: (i) =>
+      `${readRows(i.data)}total = sum(int(r["amount"]) for r in rows)\n${writeOut(i.out, 'f"{total}\\n"')}`,
     right: (i, c) =>
       `${readRows(i.data)}total = sum(int(r["amount"]) for r in rows)\n${writeOut(i.out, `f"{total}\\n" + ${py(c.trailer)} + "\\n"`)}`,
     key: (c) => `ends with the line '${c.trailer}'`,
@@ -126,13 +127,20 @@ export const outputFormat = [
           .map((c, k) => [c, counts[k]])
           .sort((a, b) => (conv.order === "largest" ? b[1] - a[1] : a[1] - b[1]));
         if (byCount.map(([c]) => c).join() === cats.join()) continue;
-        const rows = r.shuffle(cats.flatMap((c, k) => Array.from({ length: counts[k] }, (_, j) => [j + 1, c])));
+        const rows = r.shuffle(
+          cats.flatMap((c, k) => Array.from({ length: counts[k] }, (_, j) => [j + 1, c])),
+        );
         const data = `data/${stem}.csv`;
         const out = `out/${stem}.txt`;
         return {
           data,
           out,
-          files: { [data]: csvText(["item", "category"], rows.map(([n, c], k) => [`${c}-${k}-${n}`, c])) },
+          files: {
+            [data]: csvText(
+              ["item", "category"],
+              rows.map(([n, c], k) => [`${c}-${k}-${n}`, c]),
+            ),
+          },
           expected: byCount.map(([c, n]) => `${c} ${n}`),
           task: `Count how many rows of ${data} have each "category", and write one line "<category> <count>" per category to ${out}.`,
         };
@@ -162,7 +170,9 @@ export const outputFormat = [
     conv: (r) => ({ header: r.pick(["region,total", "REGION;TOTAL", "key,sum"]) }),
     instance(r, _i, _conv, stem) {
       const regions = r.sample(REGIONS, r.int(3, 5));
-      const rows = r.shuffle(regions.flatMap((g) => Array.from({ length: r.int(1, 3) }, () => [g, r.int(1, 50)])));
+      const rows = r.shuffle(
+        regions.flatMap((g) => Array.from({ length: r.int(1, 3) }, () => [g, r.int(1, 50)])),
+      );
       const totals = Object.fromEntries(regions.map((g) => [g, 0]));
       for (const [g, a] of rows) totals[g] += a;
       const data = `data/${stem}.csv`;
@@ -189,7 +199,8 @@ export const outputFormat = [
     right: (i, c) =>
       `${readRows(i.data)}totals = {}\nfor r in rows: totals[r["region"]] = totals.get(r["region"], 0) + int(r["amount"])\n${writeOut(i.out, `${py(`${c.header}\n`)} + "".join(f"{g},{t}\\n" for g, t in sorted(totals.items()))`)}`,
     key: (c) => `the header line '${c.header}'`,
-    lesson: (c) => `CSV outputs in this project start with the header line '${c.header}', then the data rows.`,
+    lesson: (c) =>
+      `CSV outputs in this project start with the header line '${c.header}', then the data rows.`,
     bad: () => "CSV outputs in this project have no header line: data rows only.",
   },
   {
@@ -206,7 +217,12 @@ export const outputFormat = [
       return {
         data,
         out,
-        files: { [data]: csvText(["name", "score"], names.map((n, k) => [n, scores[k]])) },
+        files: {
+          [data]: csvText(
+            ["name", "score"],
+            names.map((n, k) => [n, scores[k]]),
+          ),
+        },
         expected: best,
         task: `Write the "name" of the row with the highest "score" in ${data} to ${out}.`,
       };

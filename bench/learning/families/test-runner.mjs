@@ -16,7 +16,7 @@ const FUNCTIONS = [
 const CALC = '"""Small arithmetic helpers."""\n\n\ndef identity(x):\n    return x\n';
 
 /** The instance every runner family shares: one function (distinct per instance) to add to calc.py. */
-function addFunction(r, i, conv, _stem, extraFiles = {}) {
+function addFunction(_r, i, conv, _stem, extraFiles = {}) {
   // A different function for each of a project's instances, starting at a place the seed chose.
   const f = FUNCTIONS[(conv.shift + i) % FUNCTIONS.length];
   return {
@@ -68,21 +68,25 @@ export const testRunner = [
     id: "test-manifest",
     category: "test-runner quirk",
     title: "the runner runs only listed test files",
-    conv: (r) => ({ shift: r.int(0, 6), manifest: r.pick(["tests/MANIFEST", "tests/suite.txt", "tests/ORDER"]) }),
+    conv: (r) => ({
+      shift: r.int(0, 6),
+      manifest: r.pick(["tests/MANIFEST", "tests/suite.txt", "tests/ORDER"]),
+    }),
     instance: (r, i, conv, stem) =>
       addFunction(r, i, conv, stem, { [conv.manifest]: "# test files the runner runs, one per line\n" }),
-    check: check(`    listed = [l.strip() for l in (read(conv["manifest"]) or "").splitlines() if l.strip() and not l.startswith("#")]
+    check:
+      check(`    listed = [l.strip() for l in (read(conv["manifest"]) or "").splitlines() if l.strip() and not l.startswith("#")]
     files = ["tests/" + f for f in listed if os.path.exists("tests/" + f)]
     if not mentions(files, inst["fn"]):
         return ["runner: ran no test of " + inst["fn"], "runner: this project's runner only runs the test files listed in %s" % conv["manifest"]]
     return run_tests(files)`),
     naive,
-    right: (i, c) =>
-      `${naive(i)}open(${py(c.manifest)}, "a").write(${py(`test_${i.fn}.py\n`)})\n`,
+    right: (i, c) => `${naive(i)}open(${py(c.manifest)}, "a").write(${py(`test_${i.fn}.py\n`)})\n`,
     key: (c) => `listed in ${c.manifest}`,
     lesson: (c) =>
       `This project's test runner only runs the test files listed in ${c.manifest}: add each new test file's name there.`,
-    bad: () => "This project's test runner finds every tests/test_*.py file by itself; nothing needs listing.",
+    bad: () =>
+      "This project's test runner finds every tests/test_*.py file by itself; nothing needs listing.",
   },
   {
     id: "test-doctest",
@@ -104,7 +108,10 @@ export const testRunner = [
     naive,
     right: (i) => {
       const [x, y] = i.cases[2];
-      return appendDef(i, { doc: `    """Return ${i.body}.\n\n    >>> ${i.fn}(${x})\n    ${y}\n    """\n` }) + writeTest(i);
+      return (
+        appendDef(i, { doc: `    """Return ${i.body}.\n\n    >>> ${i.fn}(${x})\n    ${y}\n    """\n` }) +
+        writeTest(i)
+      );
     },
     key: () => "needs a doctest",
     lesson: () =>
@@ -143,7 +150,8 @@ export const testRunner = [
     return run_tests(files)`),
     naive,
     right: (i) =>
-      appendDef(i, { after: `\n\n__all__ = list(globals().get("__all__", [])) + [${py(i.fn)}]\n` }) + writeTest(i),
+      appendDef(i, { after: `\n\n__all__ = list(globals().get("__all__", [])) + [${py(i.fn)}]\n` }) +
+      writeTest(i),
     key: () => "public functions in __all__",
     lesson: () =>
       "Modules in this project list their public functions in __all__: add each new function's name to it.",

@@ -4,7 +4,11 @@
 import { csvText, NAMES, py, runTool } from "../kit.mjs";
 
 /** The tool's common head: reads `input` (a CSV path) and writes `lines` to `-o`. `extra` adds arguments. */
-const tool = (extra, body, input = 'p.add_argument("input", help="the data file (CSV)")') => `#!/usr/bin/env python3
+const tool = (
+  extra,
+  body,
+  input = 'p.add_argument("input", help="the data file (CSV)")',
+) => `#!/usr/bin/env python3
 """Build a report from one of the project's data files."""
 import argparse, csv, os, random, sys
 p = argparse.ArgumentParser(description=__doc__)
@@ -94,7 +98,10 @@ export const flags = [
       const cur = r.pick(["EUR", "GBP", "CHF"]);
       return {
         cur,
-        ...flag(["--currency", cur], `check: reports in this project are in ${cur}: run tools/report.py with --currency ${cur}`),
+        ...flag(
+          ["--currency", cur],
+          `check: reports in this project are in ${cur}: run tools/report.py with --currency ${cur}`,
+        ),
       };
     },
     source: () =>
@@ -116,7 +123,10 @@ export const flags = [
       const seed = String(r.pick([7, 42, 1234]));
       return {
         seed,
-        ...flag(["--seed", seed], `check: samples in this project are reproducible: run tools/report.py with --seed ${seed}`),
+        ...flag(
+          ["--seed", seed],
+          `check: samples in this project are reproducible: run tools/report.py with --seed ${seed}`,
+        ),
       };
     },
     source: () =>
@@ -138,7 +148,10 @@ export const flags = [
       const v = r.pick(["2", "3"]);
       return {
         v,
-        ...flag(["--format", v], `check: this project's reports use format v${v}: run tools/report.py with --format ${v}`),
+        ...flag(
+          ["--format", v],
+          `check: this project's reports use format v${v}: run tools/report.py with --format ${v}`,
+        ),
       };
     },
     source: () =>
@@ -158,7 +171,10 @@ export const flags = [
     tool: "report",
     conv: (r) => {
       const f = r.pick(["--skip-drafts", "--live-only", "--no-test-rows"]);
-      return { flag: f, ...flag([f], `check: reports in this project leave out test rows: run tools/report.py with ${f}`) };
+      return {
+        flag: f,
+        ...flag([f], `check: reports in this project leave out test rows: run tools/report.py with ${f}`),
+      };
     },
     source: (c) =>
       tool(
@@ -181,7 +197,13 @@ export const flags = [
     tool: "report",
     conv: (r) => {
       const n = String(r.pick([1, 2]));
-      return { n, ...flag(["--round", n], `check: reports in this project are rounded: run tools/report.py with --round ${n}`) };
+      return {
+        n,
+        ...flag(
+          ["--round", n],
+          `check: reports in this project are rounded: run tools/report.py with --round ${n}`,
+        ),
+      };
     },
     source: () =>
       tool(
@@ -218,7 +240,8 @@ export const environment = [
       ),
     data: plain,
     key: (c) => `APP_ENV=${c.v}`,
-    lesson: (c) => `Exports in this project run with the environment variable APP_ENV=${c.v} (tools/export.py reads it).`,
+    lesson: (c) =>
+      `Exports in this project run with the environment variable APP_ENV=${c.v} (tools/export.py reads it).`,
     bad: () => BAD_ENV,
   }),
   toolFamily({
@@ -230,7 +253,11 @@ export const environment = [
       const dir = r.pick(["data/current", "data/v2"]);
       return {
         dir,
-        ...env("REPORT_DATA_ROOT", dir, `check: exports in this project read ${dir}: set REPORT_DATA_ROOT=${dir} when running tools/export.py`),
+        ...env(
+          "REPORT_DATA_ROOT",
+          dir,
+          `check: exports in this project read ${dir}: set REPORT_DATA_ROOT=${dir} when running tools/export.py`,
+        ),
       };
     },
     source: () =>
@@ -265,7 +292,11 @@ export const environment = [
       const tz = r.pick(["UTC", "Etc/GMT-2"]);
       return {
         tz,
-        ...env("REPORT_TZ", tz, `check: exports in this project are stamped in one time zone: run tools/export.py with REPORT_TZ=${tz}`),
+        ...env(
+          "REPORT_TZ",
+          tz,
+          `check: exports in this project are stamped in one time zone: run tools/export.py with REPORT_TZ=${tz}`,
+        ),
       };
     },
     source: () =>
@@ -274,7 +305,8 @@ export const environment = [
       ),
     data: plain,
     key: (c) => `REPORT_TZ=${c.tz}`,
-    lesson: (c) => `Exports in this project are stamped in one time zone: run tools/export.py with REPORT_TZ=${c.tz}.`,
+    lesson: (c) =>
+      `Exports in this project are stamped in one time zone: run tools/export.py with REPORT_TZ=${c.tz}.`,
     bad: () => BAD_ENV,
   }),
   toolFamily({
@@ -284,7 +316,10 @@ export const environment = [
     tool: "export",
     conv: (r) => {
       const name = r.pick(["REPORT_NET_REFUNDS", "REPORT_NETTING"]);
-      return { name, ...env(name, "1", `check: refunds were left out; exports in this project run with ${name}=1`) };
+      return {
+        name,
+        ...env(name, "1", `check: refunds were left out; exports in this project run with ${name}=1`),
+      };
     },
     source: (c) =>
       exporter(
@@ -296,7 +331,8 @@ export const environment = [
       return { data, files: { [data]: csvText(["name", "amount"], r.shuffle(rows)) } };
     },
     key: (c) => `${c.name}=1`,
-    lesson: (c) => `Exports in this project net refunds: run tools/export.py with the environment variable ${c.name}=1.`,
+    lesson: (c) =>
+      `Exports in this project net refunds: run tools/export.py with the environment variable ${c.name}=1.`,
     bad: () => BAD_ENV,
   }),
   toolFamily({
@@ -306,7 +342,14 @@ export const environment = [
     tool: "export",
     conv: (r) => {
       const a = r.pick(["ci-bot", "release-team"]);
-      return { a, ...env("REPORT_AUTHOR", a, `check: exports in this project are signed: run tools/export.py with REPORT_AUTHOR=${a}`) };
+      return {
+        a,
+        ...env(
+          "REPORT_AUTHOR",
+          a,
+          `check: exports in this project are signed: run tools/export.py with REPORT_AUTHOR=${a}`,
+        ),
+      };
     },
     source: () =>
       exporter(
@@ -314,7 +357,8 @@ export const environment = [
       ),
     data: plain,
     key: (c) => `REPORT_AUTHOR=${c.a}`,
-    lesson: (c) => `Exports in this project are signed: run tools/export.py with REPORT_AUTHOR=${c.a} in the environment.`,
+    lesson: (c) =>
+      `Exports in this project are signed: run tools/export.py with REPORT_AUTHOR=${c.a} in the environment.`,
     bad: () => BAD_ENV,
   }),
   toolFamily({
@@ -324,7 +368,10 @@ export const environment = [
     tool: "export",
     conv: (r) => {
       const name = r.pick(["REPORT_PLAIN", "REPORT_NO_COLOR"]);
-      return { name, ...env(name, "1", `check: exports must be plain text: run tools/export.py with ${name}=1`) };
+      return {
+        name,
+        ...env(name, "1", `check: exports must be plain text: run tools/export.py with ${name}=1`),
+      };
     },
     source: (c) =>
       exporter(
@@ -332,7 +379,8 @@ export const environment = [
       ),
     data: plain,
     key: (c) => `${c.name}=1`,
-    lesson: (c) => `Exports must be plain text: run tools/export.py with the environment variable ${c.name}=1.`,
+    lesson: (c) =>
+      `Exports must be plain text: run tools/export.py with the environment variable ${c.name}=1.`,
     bad: () => BAD_ENV,
   }),
 ];
