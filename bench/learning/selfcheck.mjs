@@ -8,10 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeProject, stage, writeGates } from "./project.mjs";
 
-/** Environment for the kernels and gates of a run: none of the variables a family's convention sets. */
+/**
+ * Environment for relm, its kernels and gates: none of the variables a family's convention sets, and
+ * none of the user's own RELM_* settings (the runner sets the model, endpoint and home itself).
+ */
 export function benchEnv(base = process.env) {
   const env = { ...base };
-  for (const k of Object.keys(env)) if (/^(APP_ENV|REPORT_)/.test(k)) delete env[k];
+  for (const k of Object.keys(env)) if (/^(APP_ENV|REPORT_|RELM_)/.test(k)) delete env[k];
   return env;
 }
 
