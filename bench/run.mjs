@@ -1,4 +1,5 @@
-// `npm run bench`: every benchmark in turn, each printing its own figures.
+// `npm run bench`: every benchmark in turn, each printing its own figures. The learning benchmark
+// (bench/learning/, minutes to hours) is not among them: `node bench/learning/run.mjs` (docs/learning.md).
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";

@@ -74,7 +74,7 @@ export interface ScriptedModelOptions {
   chunkDelayMs?: number;
 }
 
-interface CapturedRequest {
+export interface CapturedRequest {
   path: string;
   headers: Record<string, string>;
   rawBody: string;
