@@ -21,6 +21,31 @@ const GATE_BLOCK =
   /\[relm: autonomous mode\] The work is not done yet:[\s\S]*?Fix the cause, then finish again\./g;
 
 const isRefine = (raw) => raw.includes("Propose harness edits for session");
+// The refine model's relevance check (src/learning/refine/refine-relevance.ts) that follows a refine call.
+const isRelevanceCheck = (raw) => raw.includes("You check the evidence of proposed harness edits");
+
+/**
+ * Answers a relevance check as a careful reader would: an edit is supported when its quote is found in
+ * the cited events' text (whitespace aside).
+ */
+function relevance(prompt) {
+  const squash = (t) => t.replace(/\s+/g, " ").trim();
+  const blocks = prompt.split(/^## Edit \d+$/m).slice(1);
+  const answers = blocks.map((b, i) => {
+    const quoted = /^quoted: (.*)$/m.exec(b)?.[1] ?? "";
+    const events = /\ncited events:\n([\s\S]*)$/.exec(b)?.[1] ?? "";
+    const quotes = [...quoted.matchAll(/"([^"]+)"/g)].map((m) => squash(m[1]));
+    const found = (quotes.length > 0 ? quotes : [squash(quoted)]).every(
+      (q) => q && squash(events).includes(q),
+    );
+    return {
+      edit: i + 1,
+      supports: found ? "yes" : "no",
+      why: found ? "the quote is in the cited event" : "not found in the cited events",
+    };
+  });
+  return { text: JSON.stringify(answers) };
+}
 const isSummary = (raw) => raw.includes("You summarise the earlier part");
 
 /** Text of a message's content (a string or a list of parts). */
@@ -57,6 +82,7 @@ export function revealsInRequest(body, key) {
  */
 export function makeLearner({ tasks, stubborn = 3, doubt = 3 }) {
   return (ctx) => {
+    if (isRelevanceCheck(ctx.rawBody)) return relevance(ctx.lastUserText ?? "");
     if (isRefine(ctx.rawBody)) return refine(ctx.lastUserText ?? "");
     if (isSummary(ctx.rawBody))
       return { text: "## Goal\nThe task above.\n## Progress so far\nTried; the gate has the last word." };
