@@ -6,7 +6,6 @@ import {
   constants,
   copyFileSync,
   lstatSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   realpathSync,
@@ -15,6 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { makeDirs } from "../../config/dirs.js";
 
 /** Folders never copied: history, dependencies, caches, relm's own state. */
 const SCRATCH_SKIPPED = new Set([
@@ -97,13 +97,13 @@ export function makeScratch(
     const plan = planCopy(from, root, new Set(exclude.map(real)), limits);
     let copied: string;
     if (plan) {
-      for (const d of plan.dirs) mkdirSync(d, { recursive: true });
+      for (const d of plan.dirs) makeDirs(d);
       for (const f of plan.files) copyFileSync(f.from, f.to, constants.COPYFILE_FICLONE);
       const mb = (plan.bytes / (1024 * 1024)).toFixed(1);
       const links = plan.links > 0 ? `, ${plan.links} symbolic link(s) out of it left out` : "";
       copied = `a scratch copy of the project (${plan.files.length} files, ${mb} MB; .git, node_modules, virtualenvs and caches left out${links})`;
     } else {
-      mkdirSync(root, { recursive: true });
+      makeDirs(root);
       let n = 0;
       for (const input of inputs) {
         const source = real(resolve(cwd, input));
@@ -111,7 +111,7 @@ export function makeScratch(
         const to = join(root, relative(from, source));
         try {
           if (!statSync(source).isFile()) continue;
-          mkdirSync(dirname(to), { recursive: true });
+          makeDirs(dirname(to));
           copyFileSync(source, to, constants.COPYFILE_FICLONE);
           n++;
         } catch {
@@ -122,7 +122,7 @@ export function makeScratch(
     }
     const inCopy = (path: string) => join(root, relative(from, path));
     const scratchCwd = within(real(cwd), from) ? inCopy(real(cwd)) : root;
-    mkdirSync(scratchCwd, { recursive: true });
+    makeDirs(scratchCwd);
     return {
       dir,
       root,
@@ -131,7 +131,7 @@ export function makeScratch(
       writePath(path) {
         const target = resolve(real(cwd), path);
         const mapped = within(target, from) ? inCopy(target) : join(dir, "outside", target);
-        mkdirSync(dirname(mapped), { recursive: true });
+        makeDirs(dirname(mapped));
         return mapped;
       },
       readPath(path) {

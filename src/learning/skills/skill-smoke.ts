@@ -3,8 +3,9 @@
 // project itself), confined by the kernel sandbox where it works. It passes when the call ends ok, prints
 // what the recorded cells printed (its returned value shown as the chain showed it), has a docstring, and
 // returns a value where the chain's last cell showed one.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { makeDirs } from "../../config/dirs.js";
 import { startKernel, startKernelTemplate } from "../../kernel/index.js";
 import { sandboxLauncher } from "../../kernel/launchers/sandbox.js";
 import { openSandbox, probeSandbox, sandboxUnavailable } from "../../kernel/sandbox/index.js";
@@ -72,7 +73,7 @@ export async function runSmokeTest(options: SmokeOptions): Promise<SmokeRun> {
   let started: Extract<KernelLifecycleEvent, { type: "started" }> | undefined;
   try {
     const packageDir = join(scratch.dir, "package");
-    mkdirSync(join(packageDir, options.name), { recursive: true, mode: 0o700 });
+    makeDirs(join(packageDir, options.name), 0o700);
     writeFileSync(join(packageDir, options.name, "__init__.py"), options.code, { mode: 0o600 });
     const base = options.env.PYTHONPATH ? [options.env.PYTHONPATH] : [];
     const env = {
