@@ -11,7 +11,7 @@ import {
 } from "../../src/learning/store/index.js";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { runRelm } from "../support/cli.js";
-import { edits, eventNumbers, isRefine, quoteOf, sessionIds, systemOf } from "../support/harness.js";
+import { isRefine, lessonOnce, sessionIds, systemOf } from "../support/harness.js";
 import { type JournalLine, readJournalLines } from "../support/journal.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 
@@ -30,22 +30,9 @@ interface WireMessage {
  * once. Every other task writes `content(system prompt)` to out.txt, then says so.
  */
 function script(lesson: string, content: (system: string) => string) {
-  let asked = 0;
+  const refine = lessonOnce(lesson, "the report gate passes at the first try");
   return (ctx: ScriptContext): ScriptStep => {
-    if (isRefine(ctx)) {
-      if (asked++ > 0) return edits([]);
-      const [cell] = eventNumbers(ctx, "cell:");
-      return edits([
-        {
-          op: "add",
-          kind: "memory",
-          content: lesson,
-          evidence: [cell],
-          quote: quoteOf(ctx, cell),
-          hypothesis: "the report gate passes at the first try",
-        },
-      ]);
-    }
+    if (isRefine(ctx)) return refine(ctx);
     const messages = (ctx.body as { messages: WireMessage[] }).messages;
     if (ctx.rawBody.includes(LEARNER)) {
       const done = messages.filter((m) => m.role === "tool").length;

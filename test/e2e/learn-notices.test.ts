@@ -5,7 +5,7 @@ import { UpdateMapper } from "../../src/acp/updates.js";
 import type { AgentEvent } from "../../src/agent/core/events.js";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { runRelm } from "../support/cli.js";
-import { edits, eventNumbers, isRefine, isRelevanceCheck, quoteOf } from "../support/harness.js";
+import { edits, eventNumbers, isRefine, isRelevanceCheck, lessonOnce, quoteOf } from "../support/harness.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { useRigs } from "../support/scripted.js";
 
@@ -15,22 +15,9 @@ const LESSON = "COUNT-LESSON: the counter starts at one.";
 /** Six cells, then an answer; the refine model proposes one memory the first time, nothing after. */
 function counting() {
   let step = 0;
-  let asked = 0;
+  const lesson = lessonOnce(LESSON, "the count is right the first time");
   return (ctx: ScriptContext): ScriptStep => {
-    if (isRefine(ctx)) {
-      if (asked++ > 0) return edits([]);
-      const [cell] = eventNumbers(ctx, "cell:");
-      return edits([
-        {
-          op: "add",
-          kind: "memory",
-          content: LESSON,
-          evidence: [cell],
-          quote: quoteOf(ctx, cell),
-          hypothesis: "the count is right the first time",
-        },
-      ]);
-    }
+    if (isRefine(ctx)) return lesson(ctx);
     return ++step <= 6 ? { code: `print(${step})` } : { text: "counted" };
   };
 }

@@ -118,3 +118,18 @@ export function systemOf(body: unknown): string {
   const first = b.messages?.find((m) => m.role === "system");
   return typeof first?.content === "string" ? first.content : JSON.stringify(first?.content ?? "");
 }
+
+/**
+ * A refine model that proposes one memory, citing the first cell of the trajectory it reviews, the
+ * first time it is asked, and nothing after: the lesson most learning tests script.
+ */
+export function lessonOnce(content: string, hypothesis: string): (ctx: ScriptContext) => ScriptStep {
+  let asked = 0;
+  return (ctx) => {
+    if (asked++ > 0) return edits([]);
+    const [cell] = eventNumbers(ctx, "cell:");
+    return edits([
+      { op: "add", kind: "memory", content, evidence: [cell], quote: quoteOf(ctx, cell), hypothesis },
+    ]);
+  };
+}

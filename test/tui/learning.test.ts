@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { runRelm } from "../support/cli.js";
-import { edits, eventNumbers, isRefine, quoteOf } from "../support/harness.js";
+import { edits, eventNumbers, isRefine, lessonOnce, quoteOf } from "../support/harness.js";
 import { untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
@@ -17,8 +17,8 @@ function script() {
     { code: "open('fixed.txt', 'w').write('ok')\nprint('fixed')" },
     { text: "Fixed." },
   ];
-  let step = 0;
   let asked = 0;
+  let step = 0;
   return (ctx: ScriptContext): ScriptStep => {
     if (!isRefine(ctx)) return steps[step++] ?? { text: "nothing left" };
     const gates = eventNumbers(ctx, "gates failed");
@@ -63,22 +63,9 @@ describe("terminal UI learning", () => {
 
 /** The learner's three cells and its one lesson, then any other task: one cell and an answer. */
 function probationScript() {
-  let asked = 0;
+  const lesson = lessonOnce(LESSON, "the gate passes");
   return (ctx: ScriptContext): ScriptStep => {
-    if (isRefine(ctx)) {
-      if (asked++ > 0) return edits([]);
-      const [cell] = eventNumbers(ctx, "cell:");
-      return edits([
-        {
-          op: "add",
-          kind: "memory",
-          content: LESSON,
-          evidence: [cell],
-          quote: quoteOf(ctx, cell),
-          hypothesis: "the gate passes",
-        },
-      ]);
-    }
+    if (isRefine(ctx)) return lesson(ctx);
     const messages = (ctx.body as { messages: { role: string }[] }).messages;
     const done = messages.filter((m) => m.role === "tool").length;
     if (ctx.rawBody.includes("LEARN: count"))
