@@ -13,7 +13,7 @@ import { ConfigError, UsageError } from "../config/errors.js";
 import { checkNumbers, numberOf, type SessionSpec } from "../config/options.js";
 import { SessionClient } from "../host/client.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
-import { sandboxSettingsOf } from "../kernel/sandbox/index.js";
+import { netPolicyOf } from "../kernel/sandbox/index.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
@@ -22,7 +22,7 @@ import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../ses
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { limitsOf } from "./host-args.js";
-import { sandboxOf } from "./sandbox-flags.js";
+import { modeOf } from "./sandbox-flags.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
@@ -52,7 +52,7 @@ export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
   for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
   parseAllowWeb(flags.allowWeb ?? []);
   checkKernelUri(flags.kernel, "--kernel");
-  sandboxSettingsOf(flags, undefined); // the --allow-net values; the rest is checked with the config
+  netPolicyOf(flags.allowNet); // the --allow-net values; the mode is checked with the config
 }
 
 /** What fetch()/search() may reach (src/web/policy.ts): config.json's allowWeb and --allow-web together. */
@@ -105,7 +105,10 @@ function prepareTree(
   const maxDepth = numberOf(flags, "maxDepth") ?? 2;
   const target = kernelTargetOf(flags, config, io.env);
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
-  const sandbox = sandboxOf(target === "sandbox" ? { ...flags, sandbox: true } : flags, config, io.env);
+  // Kernels the user sends elsewhere (ssh, slurm, cmd:…) are not this machine's sandbox's to confine:
+  // there the default stays full, as before modes existed.
+  const remote = target !== undefined && !["local", "sandbox"].includes(target.split(":")[0] ?? "");
+  const mode = modeOf({ ...flags, kernel: target }, config, io.env, join(config.home, "cache"), remote);
   if (limits.maxCost !== undefined && client.price === null) {
     throw new ConfigError(
       `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +
@@ -138,7 +141,7 @@ function prepareTree(
       outputCap: config.outputCap,
       cacheDir: join(config.home, "cache"),
       ...(target ? { target } : {}),
-      ...(sandbox ? { sandbox } : {}),
+      permissions: { mode: mode.mode, level: mode.level, net: mode.net, warning: mode.warning },
     },
     // Every key and token relm holds, not only the active provider's (a cell may print auth.json).
     secrets: sessionSecrets({ env: io.env, config, mcpServers: mcp.servers }),
@@ -151,13 +154,17 @@ function prepareTree(
         : buildClient(config, model),
     sink: harness.sink,
     hooks: harness.hooks,
-    sendToSession: (to, from, text) => sendToSession(config.home, to, from, text, sandbox !== undefined),
+    sendToSession: (to, from, text, sandboxed) => sendToSession(config.home, to, from, text, sandboxed),
     compaction: config.compaction,
     mcp: { config: mcp, env: io.env },
     web: webSettings(flags, config),
   };
   followSubscriptionSecrets(config, tree.secrets);
-  const warnings = [...harness.warnings, ...subscriptionNotes(config, limits)];
+  const warnings = [
+    ...(mode.warning ? [mode.warning] : []),
+    ...harness.warnings,
+    ...subscriptionNotes(config, limits),
+  ];
   return { config, client, limits, tree, warnings };
 }
 
@@ -211,8 +218,8 @@ export async function prepareSession(
   const { config, client, limits, tree, warnings } = prepareTree(flags, io, sink, overrides);
   // The kernel reads --var files itself: in a sandbox they must be visible wherever they are.
   const files = variables.flatMap((v) => ("file" in v.source ? [v.source.file] : []));
-  if (tree.kernel.sandbox && files.length > 0)
-    tree.kernel.sandbox = { ...tree.kernel.sandbox, readable: files };
+  if (tree.kernel.permissions && files.length > 0)
+    tree.kernel.permissions = { ...tree.kernel.permissions, readable: files };
   const session = await AgentSession.create({ ...tree, id, title, variables, limits });
   for (const message of warnings) session.record({ type: "warning", message });
   // Every later host of the session (a send, a schedule, an idle session's stub) starts with these.

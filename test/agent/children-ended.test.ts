@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { Budget } from "../../src/agent/budget.js";
 import { type ChildAgent, type ChildHost, ChildManager, type ChildParams } from "../../src/agent/children.js";
 import type { TurnOutcome } from "../../src/agent/loop.js";
+import { Permissions } from "../../src/agent/permissions.js";
 import type { AgentTree } from "../../src/agent/tree.js";
 import type { ModelClient } from "../../src/llm/types.js";
 
@@ -57,9 +58,15 @@ function parentHost(made: WeakRef<FakeChild>[]): ChildHost {
     id: "parent01",
     dir: "/nonexistent",
     depth: 0,
-    tree: { maxDepth: 2, spec: () => undefined } as unknown as AgentTree,
+    tree: {
+      maxDepth: 2,
+      spec: () => undefined,
+      permissions: new Permissions({ mode: "full", level: "workspace", net: { kind: "none" } }),
+      kernelPolicy: () => ({ sandboxed: false, userUri: undefined }),
+    } as unknown as AgentTree,
     budget: new Budget({}),
     client: { model: "fake" } as ModelClient,
+    mode: "full",
     record: () => undefined,
     newChild: (params): ChildAgent => {
       const child = new FakeChild(host, params);
