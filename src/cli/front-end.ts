@@ -2,10 +2,10 @@
 // chosen), the line mode of src/cli/interactive.ts, or a one-shot run. The decision is a pure function
 // of the arguments and the terminal, so it is unit-tested without a terminal; the table is in docs/cli.md.
 
+import { sandboxEnv } from "../agent/mode-choice.js";
 import { UsageError } from "../config/errors.js";
 import type { TuiStart } from "../tui/main.js";
 import type { RunFlags, RunIo } from "./run.js";
-import { sandboxEnv } from "./sandbox-flags.js";
 
 /** What the process is connected to. */
 export interface Terminal {
@@ -120,7 +120,7 @@ export async function openTui(start: TuiStart, flags: RunFlags, io: RunIo): Prom
   ]);
   registerSlashCommands();
   // The hosts the UI starts inherit its environment: that is how they get --thinking.
-  // --sandbox and --allow-net the same way (sandbox-flags.ts).
+  // --mode, --sandbox and --allow-net the same way (agent/mode-choice.ts).
   const base = sandboxEnv(flags, flags.thinking ? { ...io.env, RELM_THINKING: flags.thinking } : io.env);
   const env = flags.kernel ? { ...base, RELM_KERNEL_URI: flags.kernel } : base; // --kernel likewise (setup.ts)
   return runTui(start, flags, { ...io, env });

@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describeSpend } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
+import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import type { AgentSession } from "../agent/session.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
@@ -9,7 +11,7 @@ import { resolveConfig } from "../config/config.js";
 import { SessionHost } from "../host/host.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
-import { applyPending, lineContext, lineHelp } from "./line-commands.js";
+import { applyPending, lineContext, lineHelp, withPendingMode } from "./line-commands.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { resumeClaimed } from "./session-claim.js";
@@ -39,7 +41,11 @@ export async function interactive(
   const client = buildClient(config);
   const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: true });
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
-  io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}\n/help for commands\n`);
+  // A new session's mode (a resumed one runs in the mode it remembers); a bad mode word stops here.
+  const mode = start.resumeId
+    ? ""
+    : ` · mode ${modeOf(flags, config, io.env, join(config.home, "cache"), isRemoteKernel(flags.kernel ?? config.kernel)).mode}`;
+  io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}${mode}\n/help for commands\n`);
   if (start.resumeId) io.stdout.write(`continuing session ${start.resumeId}\n`);
 
   let session: AgentSession | undefined;
@@ -113,12 +119,13 @@ export async function interactive(
             for (const s of fanout) s(e);
           };
           // A saved session is taken (its lock bound) before its journal is opened: session-claim.ts.
+          const startFlags = withPendingMode(flags, pending);
           const claimed = start.resumeId
-            ? await resumeClaimed(start.resumeId, flags, io, sink, { config })
+            ? await resumeClaimed(start.resumeId, startFlags, io, sink, { config })
             : undefined;
           session = claimed
             ? claimed.session
-            : (await prepareSession(titleOf(line), flags, io, sink, { config })).session;
+            : (await prepareSession(titleOf(line), startFlags, io, sink, { config })).session;
           // Hosted like any session: others can attach or send to it, and heartbeats re-enter it.
           const hosted = new SessionHost({
             home: config.home,

@@ -4,6 +4,7 @@ import type { BudgetLimits } from "../agent/budget.js";
 import type { EventSink } from "../agent/events.js";
 import { HostRequestError } from "../agent/host-errors.js";
 import { checkKernelUri } from "../agent/kernel-target.js";
+import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { AgentSession } from "../agent/session.js";
 import type { TreeOptions } from "../agent/tree.js";
 import { parseVariableFlag } from "../agent/variables.js";
@@ -22,7 +23,6 @@ import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../ses
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { limitsOf } from "./host-args.js";
-import { modeOf } from "./sandbox-flags.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
@@ -107,8 +107,13 @@ function prepareTree(
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
   // Kernels the user sends elsewhere (ssh, slurm, cmd:…) are not this machine's sandbox's to confine:
   // there the default stays full, as before modes existed.
-  const remote = target !== undefined && !["local", "sandbox"].includes(target.split(":")[0] ?? "");
-  const mode = modeOf({ ...flags, kernel: target }, config, io.env, join(config.home, "cache"), remote);
+  const mode = modeOf(
+    { ...flags, kernel: target },
+    config,
+    io.env,
+    join(config.home, "cache"),
+    isRemoteKernel(target),
+  );
   if (limits.maxCost !== undefined && client.price === null) {
     throw new ConfigError(
       `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +

@@ -7,6 +7,8 @@ import type { AgentEvent } from "../agent/events.js";
 import type { PendingStart } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
+import { nextMode, type PermissionMode } from "../config/permission-mode.js";
+import type { SandboxProbe } from "../kernel/sandbox/index.js";
 import { newSessionId } from "../session/index.js";
 import { Activity } from "./activity.js";
 import { AgentPanel } from "./agent-panel.js";
@@ -39,6 +41,11 @@ export interface AppOptions {
   cwd: string;
   home: string;
   configured: { model: string; provider: string; baseUrl: string; apiKey?: string };
+  /**
+   * The mode a new session starts in (flags, RELM_MODE, config or the default) and why it is full if
+   * the default had to be; and whether this machine can sandbox at all (shift+tab skips what it cannot).
+   */
+  startMode: { mode: PermissionMode; warning?: string; sandbox: SandboxProbe };
   branch: string | null;
   version: string;
   /** Options new hosts start with (budgets, --model…). */
@@ -125,6 +132,12 @@ export class App implements AppControl {
         learning: this.figures.learning,
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
+        mode: this.mode,
+        modeWarning: this.figures.info
+          ? this.figures.info.modeWarning
+          : this.pending.mode
+            ? undefined
+            : options.startMode.warning,
       }),
       this.theme,
     );
@@ -148,6 +161,37 @@ export class App implements AppControl {
 
   get busy(): boolean {
     return this.activity.busy;
+  }
+
+  /** Why a new session starts in full mode without being asked to (no sandbox here), if it does. */
+  get startWarning(): string | undefined {
+    return this.pending.mode ? undefined : this.options.startMode.warning;
+  }
+
+  /** The permission mode shown: the host's, else the one the next session starts in. */
+  get mode(): PermissionMode {
+    return this.figures.info?.mode ?? this.pending.mode ?? this.options.startMode.mode;
+  }
+
+  /**
+   * shift+tab: the next mode (plan → workspace → full), through /mode as typed: kept for the start, or
+   * switched by the host (the kernel restarts, its variables restored). Where the sandbox does not work
+   * there is nothing to cycle to, and the UI says why.
+   */
+  async cycleMode(): Promise<void> {
+    const probe = this.options.startMode.sandbox;
+    if (!probe.ok) {
+      this.note(
+        this.theme.warn(`⚠ only full access here: ${probe.detail}; ${probe.fix ?? "see relm doctor"}`),
+      );
+      return;
+    }
+    if (this.busy) {
+      this.note(this.theme.dim("the agent is working: change the mode when the turn has ended"));
+      return;
+    }
+    await runSlash(this, this.commands, `/mode ${nextMode(this.mode)}`);
+    this.tui.requestRender();
   }
 
   get pasteThreshold(): number {

@@ -153,6 +153,16 @@ export function modeOf(
   };
 }
 
+/**
+ * True for a kernel URI that sends kernels off this machine's sandbox (`ssh://…`, `cmd:…`, slurm, k8s):
+ * with one the default mode stays full (modeOf's `remoteKernel`).
+ */
+export function isRemoteKernel(uri: string | undefined): boolean {
+  if (!uri?.trim()) return false;
+  const scheme = uri.trim().split(":")[0] ?? "";
+  return scheme !== "local" && scheme !== "sandbox";
+}
+
 /** The environment that gives a host the UI starts the same mode and network flags. */
 export function sandboxEnv(flags: SandboxFlags, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out = { ...env };
