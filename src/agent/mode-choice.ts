@@ -142,6 +142,12 @@ export function modeOf(
   if (chosen && sandboxed(chosen.mode)) {
     const missing = sandboxUnavailable(env, chosen.asked);
     if (missing) throw new ConfigError(missing);
+    // Installed but unable to make namespaces: said now, not as a kernel that cannot start.
+    const probe = cachedProbe(env, cacheDir);
+    if (!probe.ok)
+      throw new ConfigError(
+        `${chosen.asked} needs the sandbox, which does not work here: ${probe.detail}; ${probe.fix ?? "see relm doctor"}`,
+      );
   }
   return {
     mode,
