@@ -103,7 +103,7 @@ describe.skipIf(!linux)("permission modes under bubblewrap", () => {
       { script: [{ code: writesCell("cfg") }, echoLastCell, { code: writesCell("flag") }, echoLastCell] },
       { config: { mode: "plan" } },
     );
-    const env = { ...rig.env, RELM_MODE: "" };
+    const env: NodeJS.ProcessEnv = { ...rig.env };
     delete env.RELM_MODE;
     const byConfig = await runRelm(["run", "write"], { env, cwd: rig.cwd });
     expect(byConfig.stdout.trim(), byConfig.stderr).toBe(`inside:${RO} outside:${RO}`);
@@ -126,7 +126,7 @@ describe.skipIf(!linux)("permission modes under bubblewrap", () => {
 
   it("defaults to full with a one-line warning when bubblewrap cannot make namespaces", async () => {
     const rig = await writesRig("nouserns");
-    const env = { ...rig.env, RELM_BWRAP: failingBwrap() };
+    const env: NodeJS.ProcessEnv = { ...rig.env, RELM_BWRAP: failingBwrap() };
     delete env.RELM_MODE;
     const result = await runRelm(["run", "write"], { env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);
@@ -147,7 +147,7 @@ describe.skipIf(!linux)("permission modes under bubblewrap", () => {
 
   it("defaults to full with a warning that says to install bubblewrap when it is not on PATH", async () => {
     const rig = await writesRig("nobwrap");
-    const env = { ...rig.env, PATH: pathWithoutBwrap() };
+    const env: NodeJS.ProcessEnv = { ...rig.env, PATH: pathWithoutBwrap() };
     delete env.RELM_MODE;
     const result = await runRelm(["run", "write"], { env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);

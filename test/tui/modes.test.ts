@@ -64,7 +64,7 @@ describe.skipIf(!linux)("terminal UI permission modes", () => {
     );
     chmodSync(bwrap, 0o755);
     const rig = await startRig("openai", { script: [{ text: "never" }] });
-    const env = { ...rig.env, RELM_BWRAP: bwrap };
+    const env: NodeJS.ProcessEnv = { ...rig.env, RELM_BWRAP: bwrap };
     delete env.RELM_MODE;
     const ui = open(rig, [], { env, cols: 160 });
     await ui.waitFor("⚠ full (no sandbox)");
