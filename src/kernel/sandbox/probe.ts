@@ -1,6 +1,6 @@
 // Can this machine sandbox? bubblewrap found (RELM_BWRAP, else `bwrap` on PATH) and a trial of the
 // namespaces the sandbox uses (`relm doctor` shows it; the default permission mode follows it). The
-// trial costs a process (about 10 ms), so its answer is cached per user (RELM_HOME/cache) under a key
+// trial costs two processes (50-150 ms measured under load, docs/benchmarks.md), so its answer is cached per user (RELM_HOME/cache) under a key
 // of what could change it: the binary, the boot, and the kernel settings that allow user namespaces.
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
@@ -50,7 +50,7 @@ export interface SandboxProbe {
   fix?: string;
 }
 
-/** Runs bwrap once (about 10 ms) to see that the namespaces the sandbox uses can be made here. */
+/** Runs bwrap (its version, then one sandbox around /bin/true) to see that the namespaces the sandbox uses can be made here. */
 export function probeSandbox(env: NodeJS.ProcessEnv): SandboxProbe {
   if (process.platform === "darwin") {
     return existsSync("/usr/bin/sandbox-exec")
