@@ -45,7 +45,7 @@ export interface AppOptions {
    * The mode a new session starts in (flags, RELM_MODE, config or the default) and why it is full if
    * the default had to be; and whether this machine can sandbox at all (shift+tab skips what it cannot).
    */
-  startMode: { mode: PermissionMode; warning?: string; sandbox: SandboxProbe };
+  startMode: { mode: PermissionMode; warning?: string; sandbox: () => SandboxProbe };
   branch: string | null;
   version: string;
   /** Options new hosts start with (budgets, --model…). */
@@ -179,7 +179,7 @@ export class App implements AppControl {
    * there is nothing to cycle to, and the UI says why.
    */
   async cycleMode(): Promise<void> {
-    const probe = this.options.startMode.sandbox;
+    const probe = this.options.startMode.sandbox();
     if (!probe.ok) {
       this.note(
         this.theme.warn(`⚠ only full access here: ${probe.detail}; ${probe.fix ?? "see relm doctor"}`),

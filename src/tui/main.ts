@@ -87,7 +87,8 @@ function startMode(env: NodeJS.ProcessEnv, flags: TuiFlags, home: string): AppOp
   return {
     mode: choice.mode,
     ...(choice.warning ? { warning: choice.warning } : {}),
-    sandbox: cachedProbe(env, cacheDir),
+    // Asked when shift+tab needs it: a start whose mode is given runs no trial.
+    sandbox: () => cachedProbe(env, cacheDir),
   };
 }
 
