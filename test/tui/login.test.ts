@@ -97,7 +97,8 @@ describe("terminal UI first launch", () => {
     const ui = open(rig, [], { env });
     await ui.waitFor("Choose a model provider");
     await ui.press("down", "enter");
-    await ui.waitFor("API key");
+    // The key step's own words: the provider picker says "API key" too.
+    await ui.waitFor("Paste the API key");
     await ui.press("escape");
     await ui.waitFor("Choose a model provider");
     await ui.press("ctrl-c");
