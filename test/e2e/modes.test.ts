@@ -16,6 +16,7 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { initialize, startEditor, updatesOf } from "../support/acp-editor.js";
 import { runRelm } from "../support/cli.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
@@ -248,5 +249,34 @@ describe.skipIf(!linux)("switching and inheriting modes", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`plan inside:${RO} outside:${RO}`);
     expect(result.stdout).toContain("same inside:yes outside:yes");
+  });
+
+  it("/mode over ACP switches the editor's session: said in the thread, the next cell read-only", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: writesCell("acp-1") }, echoLastCell, { code: writesCell("acp-2") }, echoLastCell],
+    });
+    const editor = startEditor(rig, { ...rig.env, RELM_MODE: "workspace" });
+    try {
+      await initialize(editor);
+      const { sessionId: id } = await editor.conn.agent.request("session/new", {
+        cwd: rig.cwd,
+        mcpServers: [],
+      });
+      const prompt = (text: string) =>
+        editor.conn.agent.request("session/prompt", { sessionId: id, prompt: [{ type: "text", text }] });
+      const said = () =>
+        updatesOf(editor, id, "agent_message_chunk")
+          .map((c) => (c.content as { text: string }).text)
+          .join("");
+      expect((await prompt("write")).stopReason, editor.stderr()).toBe("end_turn");
+      expect(said()).toContain(`inside:yes outside:${RO}`);
+      await prompt("/mode plan");
+      expect(said()).toMatch(/⛨ mode: plan — read-only/);
+      await prompt("write again");
+      expect(said()).toContain(`inside:${RO} outside:${RO}`);
+    } finally {
+      await editor.close();
+      await runRelm(["shutdown"], { env: rig.env });
+    }
   });
 });
