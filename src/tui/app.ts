@@ -7,7 +7,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { PendingStart } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
-import { nextMode, type PermissionMode } from "../config/permission-mode.js";
+import type { PermissionMode } from "../config/permission-mode.js";
 import type { SandboxProbe } from "../kernel/sandbox/index.js";
 import { newSessionId } from "../session/index.js";
 import { Activity } from "./activity.js";
@@ -25,6 +25,7 @@ import { HostFigures } from "./host-figures.js";
 import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
+import { cycleMode } from "./mode-cycle.js";
 import { Pastes } from "./pastes.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
@@ -173,25 +174,9 @@ export class App implements AppControl {
     return this.figures.info?.mode ?? this.pending.mode ?? this.options.startMode.mode;
   }
 
-  /**
-   * shift+tab: the next mode (plan → workspace → full), through /mode as typed: kept for the start, or
-   * switched by the host (the kernel restarts, its variables restored). Where the sandbox does not work
-   * there is nothing to cycle to, and the UI says why.
-   */
-  async cycleMode(): Promise<void> {
-    const probe = this.options.startMode.sandbox();
-    if (!probe.ok) {
-      this.note(
-        this.theme.warn(`⚠ only full access here: ${probe.detail}; ${probe.fix ?? "see relm doctor"}`),
-      );
-      return;
-    }
-    if (this.busy) {
-      this.note(this.theme.dim("the agent is working: change the mode when the turn has ended"));
-      return;
-    }
-    await runSlash(this, this.commands, `/mode ${nextMode(this.mode)}`);
-    this.tui.requestRender();
+  /** shift+tab: the next permission mode (mode-cycle.ts). */
+  cycleMode(): Promise<void> {
+    return cycleMode(this, this.commands, this.options.startMode.sandbox());
   }
 
   get pasteThreshold(): number {
