@@ -134,7 +134,9 @@ export function modeOf(
   if (given && given.length > 0 && !sandboxed(mode)) {
     const why = chosen
       ? `this session runs with --mode full (${chosen.asked})`
-      : `the sandbox does not work here (${fallback?.warning ?? "no sandbox"})`;
+      : fallback?.warning
+        ? `the sandbox does not work here (${fallback.warning})`
+        : "this session runs in full mode (its kernels run elsewhere, or inside relm's sandbox already)";
     throw new UsageError(
       `--allow-net applies to a sandboxed kernel (--mode workspace or plan), and ${why}; leave --allow-net out, or add --sandbox`,
     );
