@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { ROOT, table } from "./lib.mjs";
 
-const { compactMessages, needsCompaction } = await import(join(ROOT, "dist/agent/compaction.js"));
+const { compactMessages, needsCompaction } = await import(join(ROOT, "dist/agent/compaction/messages.js"));
 const { createModelClient, collectResponse } = await import(join(ROOT, "dist/llm/index.js"));
 const { startScriptedModel } = await import(join(ROOT, "dist/scripted/index.js"));
 

@@ -1,4 +1,4 @@
-// What reading a session's schedules costs (src/host/schedules.ts: sessionJobs, which a host runs
+// What reading a session's schedules costs (src/host/schedules/schedules.ts: sessionJobs, which a host runs
 // several times a tick and the waker every second) after a day, a week and a month of 5-second ticks:
 // once as relm used to leave the file (every claim appended, never compacted), once written through
 // claimTick as relm writes it now (compacted under its lock as it grows).
@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { scheduleFile } from "../dist/host/schedule-store.js";
-import { addJob, claimTick, sessionJobs } from "../dist/host/schedules.js";
+import { addJob, claimTick, sessionJobs } from "../dist/host/schedules/schedules.js";
+import { scheduleFile } from "../dist/host/schedules/store.js";
 import { median, quantile, table } from "./lib.mjs";
 
 const READS = Number(process.argv[2] ?? 200);

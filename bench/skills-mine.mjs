@@ -1,12 +1,17 @@
 // Mining repeated chains (relm harness skills --suggest) over a project history: SESSIONS sessions of
 // CELLS cells, a quarter of them one repeated 3-cell chain on different files, the rest varied cells.
 // Also the worst case: every cell the same shape, so every window of every length repeats.
-// Goal: a few seconds at most for 30 000 cells. Run after `npm run build`: node bench/skills-mine.mjs [SESSIONS CELLS]
+// The cells are read by Python first (python/relm/skillmine, one process), then the chains are found in
+// Node; both are timed. Goal: a few seconds at most for 30 000 cells.
+// Run after `npm run build`: node bench/skills-mine.mjs [SESSIONS CELLS]
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ROOT, table } from "./lib.mjs";
 
 const { mineChains } = await import(join(ROOT, "dist/learning/skills/mine-chains.js"));
+const { analyseCells } = await import(join(ROOT, "dist/learning/skills/mine-python.js"));
+const { findPython } = await import(join(ROOT, "dist/kernel/index.js"));
+const python = (await findPython(process.env)).path;
 
 const SESSIONS = Number(process.argv[2] ?? 200);
 const CELLS = Number(process.argv[3] ?? 150);
@@ -72,13 +77,18 @@ for (const [label, sameShape] of [
   ["every cell the same shape", true],
 ]) {
   const sessions = history(sameShape);
+  const codes = sessions.flatMap((s) => s.cells.map((c) => c.code));
   const t = performance.now();
-  const { chains, skipped } = mineChains(sessions);
-  const ms = performance.now() - t;
+  const analysed = await analyseCells(python, codes);
+  const read = performance.now() - t;
+  const { chains, skipped } = mineChains(sessions, analysed);
+  const ms = performance.now() - t - read;
   rows.push({
     history: label,
     cells: SESSIONS * CELLS,
-    time: `${Math.round(ms)} ms`,
+    distinct: analysed.size,
+    "read (Python)": `${Math.round(read)} ms`,
+    "find chains": `${Math.round(ms)} ms`,
     chains: chains.length,
     skipped: skipped.length,
   });

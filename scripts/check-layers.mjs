@@ -18,6 +18,9 @@ export const LAYERS = {
   kernel: 2,
   mcp: 3,
   session: 5,
+  // Budgets, deadlines and the admission of model requests: what every other part of the agent counts
+  // against, so it imports none of them.
+  "agent/budget": 5.9,
   agent: 6,
   host: 7,
   // The self-refining harness, one removable folder: attached to agents and hosts through the hooks
@@ -51,7 +54,13 @@ export const EXCEPTIONS = new Set([
  * folder"). The agent and host reach learning/ through src/agent/hooks.ts only.
  */
 export const ATTACHED = {
-  learning: ["cli/demo.ts", "cli/doctor.ts", "cli/program.ts", "cli/setup.ts", "cli/slash-commands.ts"],
+  learning: [
+    "cli/demo.ts",
+    "cli/doctor/doctor.ts",
+    "cli/program.ts",
+    "cli/setup.ts",
+    "cli/slash-commands.ts",
+  ],
 };
 
 /** The LAYERS key of a path relative to src/: its subfolder's own when it has one, else its folder's. */

@@ -41,7 +41,7 @@ describe("layers", () => {
       "learning/refine/refine.ts": ["learning/store/index.ts", "agent/hooks.ts", "host/rpc.ts"],
       "learning/commands/harness-command.ts": ["cli/exit-codes.ts", "learning/refine/refine.ts"],
       "agent/hooks.ts": [],
-      "agent/tree.ts": ["learning/store/index.ts"],
+      "agent/core/tree.ts": ["learning/store/index.ts"],
       "host/rpc.ts": [],
       "host/commands.ts": ["learning/refine/refine.ts"],
       "cli/exit-codes.ts": [],
@@ -50,9 +50,25 @@ describe("layers", () => {
       "cli/run.ts": ["learning/store/index.ts"],
     });
     expect(violations(src).sort()).toEqual([
-      "agent/tree.ts imports ../learning/store/index.js (agent -> learning)",
-      "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor.ts, cli/program.ts, cli/setup.ts, cli/slash-commands.ts attach learning/)",
+      "agent/core/tree.ts imports ../../learning/store/index.js (agent -> learning)",
+      "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor/doctor.ts, cli/program.ts, cli/setup.ts, cli/slash-commands.ts attach learning/)",
       "host/commands.ts imports ../learning/refine/refine.js (host -> learning)",
+    ]);
+  });
+
+  it("agent/budget/ sits below the rest of agent/: it may be imported by it, never import it", () => {
+    const dir = tempDir();
+    onTestFinished(dir.cleanup);
+    const src = srcTree(dir.path, {
+      "session/journal.ts": [],
+      "agent/budget/budget.ts": ["session/journal.ts"],
+      "agent/budget/deadline.ts": ["agent/budget/budget.ts", "agent/core/events.ts"],
+      "agent/core/events.ts": [],
+      "agent/core/loop.ts": ["agent/budget/budget.ts", "agent/core/events.ts"],
+      "agent/hooks.ts": ["agent/budget/budget.ts"],
+    });
+    expect(violations(src)).toEqual([
+      "agent/budget/deadline.ts imports ../../agent/core/events.js (agent/budget -> agent)",
     ]);
   });
 });

@@ -1,5 +1,5 @@
 """relm's side of the Python kernel.
 
-Imported by the runner (`python -m relm.runner`) and by user code (`relm.host.call`). Keep this file
+Imported by the runner (`python -m relm.runner`) and by user code (`relm.calls.call`). Keep this file
 free of imports: it is on the kernel's start-up path.
 """

@@ -8,7 +8,7 @@ value: what it passed to submit(), else its final text.
 import asyncio
 import os
 
-from . import handoff, host
+from . import calls, handoff
 
 
 class ChildError(Exception):
@@ -231,11 +231,11 @@ _ERRORS = {
 
 
 def _call(method, params, errors=None):
-    """host.call, with the host's error codes turned into the exceptions Python code expects
+    """calls.call, with the host's error codes turned into the exceptions Python code expects
     (`errors` adds codes of a caller's own)."""
     try:
-        return host.call(method, params)
-    except host.HostError as e:
+        return calls.call(method, params)
+    except calls.HostError as e:
         if e.code == "budget":
             raise BudgetExceeded(method, str(e), status="stopped") from None
         known = {**_ERRORS, **(errors or {})}

@@ -6,7 +6,7 @@ and hides these names from the variables listing.
 
 import json
 
-from . import handoff, host
+from . import calls, handoff
 from .agents import llm, rlm
 from .messages import inbox, send
 from .schedule import schedule
@@ -32,7 +32,7 @@ def submit(value):
         if not as_json:
             raise
         path = None
-    host.call("submit", {**as_json, "repr": _short_repr(value), "pickle": path})
+    calls.call("submit", {**as_json, "repr": _short_repr(value), "pickle": path})
 
 
 def _short_repr(value, limit=2000):

@@ -1,7 +1,9 @@
 """`harness`: the continual harness (memories, prompts, skills, sub-agent specs) from Python.
 
-Entries live in three scopes: "session" (this session's folder), "project" (.relm/harness/, meant to
-be committed) and "user" ($RELM_HOME/harness/). Every change is a revision that can be shown and
+Entries live in three scopes one writes: "session" (this session's folder), "project" (.relm/harness/,
+meant to be committed) and "user" ($RELM_HOME/harness/); relm itself keeps a fourth, "probation" (lessons
+earlier sessions of the project learnt, until their verdict promotes or retires them), which `entries()`
+and `log()` show but no call writes. Every change is a revision that can be shown and
 reverted (`relm harness log`, `relm harness revert REV`). This session's system prompt does not change
 when the harness does: new entries take effect in the next session, and an edit applied here reaches
 the running agents of this session as a note before their next model request.
@@ -11,7 +13,7 @@ import importlib
 import os
 import sys
 
-from . import host
+from . import calls
 from .agents import _call as _agents_call
 
 
@@ -189,7 +191,7 @@ class _SkillImports:
         if path is None and fullname not in self._seen and fullname in self._skills():
             self._seen.add(fullname)
             try:
-                host.call("harness.used", {"skill": fullname})
+                calls.call("harness.used", {"skill": fullname})
             except Exception:  # noqa: BLE001 - a use count must never break an import
                 pass
         return None

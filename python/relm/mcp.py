@@ -19,7 +19,7 @@ import keyword
 import os
 import re
 
-from . import host, interrupts
+from . import calls, interrupts
 
 
 class ToolError(Exception):
@@ -51,16 +51,16 @@ def python_name(name):
 def _request(method, params, server=None, tool=None):
     call = os.urandom(8).hex()
     try:
-        return host.call(method, {**params, "call": call})
+        return calls.call(method, {**params, "call": call})
     except KeyboardInterrupt:
         # The cell was interrupted: stop the request at the server too, without waiting for the host.
         with interrupts.deferred():
             try:
-                host.notify("mcp.cancel", {"call": call})
+                calls.notify("mcp.cancel", {"call": call})
             except Exception:
                 pass
         raise
-    except host.HostError as e:
+    except calls.HostError as e:
         if e.code == "mcp_server":
             raise ServerError(str(e), server, tool) from None
         if e.code in ("mcp_tool", "budget"):

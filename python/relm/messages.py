@@ -4,7 +4,7 @@
 sender is stamped by relm, never by this code, so a message cannot claim to come from someone else.
 """
 
-from . import host
+from . import calls
 from .agents import _call
 
 
@@ -20,4 +20,4 @@ def inbox():
     return _call("msg.inbox", {})
 
 
-__all__ = ["send", "inbox", "host"]
+__all__ = ["send", "inbox", "calls"]

@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 
-from . import api, capture, host, interrupts, protocol, streamer, transfer, variables
+from . import api, capture, calls, interrupts, protocol, streamer, transfer, variables
 from .cells import CellRunner
 
 
@@ -194,7 +194,7 @@ def _reply_error(msg, text):
 def _dispatch(msg, inbox):
     kind = msg.get("type")
     if kind == "response":
-        host.resolve(msg)
+        calls.resolve(msg)
     elif kind == "shutdown":
         _die()
     elif kind == "interrupt":

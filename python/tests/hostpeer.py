@@ -1,4 +1,4 @@
-"""A fake host on the other end of two pipes, for code that calls back to the host (relm.host).
+"""A fake host on the other end of two pipes, for code that calls back to the host (relm.calls).
 
 The peer reads requests as the Node host would and writes responses, which the runner's own protocol
 reader hands back to the waiting callers.
@@ -9,7 +9,7 @@ import os
 import threading
 import unittest
 
-from relm import handoff, host, protocol
+from relm import calls, handoff, protocol
 
 from .support import temp_dir
 
@@ -25,7 +25,7 @@ class HostPeer:
         threading.Thread(target=self._serve, daemon=True).start()
         reader = threading.Thread(
             target=protocol.read_loop,
-            args=(self.resp_r, lambda m: host.resolve(m) if m.get("type") == "response" else None, lambda: None),
+            args=(self.resp_r, lambda m: calls.resolve(m) if m.get("type") == "response" else None, lambda: None),
             daemon=True,
         )
         reader.start()

@@ -17,14 +17,14 @@ import {
 import { noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
 import type { SessionSpec } from "../config/options.js";
 import { relmVersion } from "../config/version.js";
-import { listSessions } from "../host/discovery.js";
+import { listSessions } from "../host/states/discovery.js";
 import { editorMcpFile, JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
 import { availableCommands } from "./commands.js";
 import { writeEditorServers } from "./mcp-servers.js";
 import { AcpSession, MODES, PromptError, type SessionContext } from "./session.js";
 import { stdioStream } from "./stdio-stream.js";
 
-export interface AcpOptions {
+interface AcpOptions {
   env: NodeJS.ProcessEnv;
   /** Options every session host is started with (model, endpoint, budgets…). */
   hostSpec: SessionSpec;

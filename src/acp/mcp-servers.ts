@@ -20,7 +20,7 @@ const record = (pairs: readonly { name: string; value: string }[] | undefined) =
   Object.fromEntries((pairs ?? []).map((p) => [p.name, p.value]));
 
 /** The servers as an mcpServers object (checked by the host like any configured entry). */
-export function mcpServersObject(servers: readonly McpServer[]): Record<string, unknown> {
+function mcpServersObject(servers: readonly McpServer[]): Record<string, unknown> {
   const taken = new Set<string>();
   const out: Record<string, unknown> = {};
   for (const server of servers) {

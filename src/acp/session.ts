@@ -6,9 +6,9 @@
 
 import { join } from "node:path";
 import type { ContentBlock, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
-import type { AgentEvent } from "../agent/events.js";
-import { checkUserVariables, type UserVariable } from "../agent/session-variables.js";
-import { isVariableName } from "../agent/variables.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import { checkUserVariables, type UserVariable } from "../agent/core/user-variables.js";
+import { isVariableName } from "../agent/core/variables.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor } from "../commands/table.js";
 import type { SessionSpec } from "../config/options.js";

@@ -6,7 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import { learningNotice } from "../session/learning-notice.js";
 
@@ -80,8 +80,8 @@ interface ChildState {
   dirty: boolean;
 }
 
-export const cellCallId = (callId: string) => `cell:${callId}`;
-export const childCallId = (id: string) => `agent:${id}`;
+const cellCallId = (callId: string) => `cell:${callId}`;
+const childCallId = (id: string) => `agent:${id}`;
 
 /**
  * Maps one session's events to updates. Stateful (cells and sub-agents in flight, whether the current
@@ -177,7 +177,9 @@ export class UpdateMapper {
       // As message text: editors show every agent_message_chunk in the thread, while thoughts are
       // folded away and a plan is the task list (the goal's), which a notice must not replace.
       case "learn":
-      case "harness_verdict": {
+      case "harness_verdict":
+      case "harness_verify":
+      case "harness_probation": {
         const notice = learningNotice(event);
         return notice ? [this.notice(notice.text)] : [];
       }

@@ -6,14 +6,14 @@
 
 import type { ModelClient } from "../llm/types.js";
 import type { JournalBody, JournalEvent } from "../session/types.js";
-import type { Budget } from "./budget.js";
-import type { GatesRun } from "./gates.js";
+import type { Budget } from "./budget/budget.js";
+import type { GatesRun } from "./gates/gates.js";
 import type { Lesson } from "./lessons.js";
 
 export type { Lesson };
 
 /** A sub-agent spec a plugin keeps (the harness's entries of kind agent); a spec file of the same name wins. */
-export interface KeptSpec {
+interface KeptSpec {
   readonly name: string;
   readonly description: string;
   readonly instructions: string;
@@ -41,7 +41,7 @@ export interface KernelCaller {
 }
 
 /** The root's tree (AgentTree), as the hooks made for it see it. */
-export interface HookedTree {
+interface HookedTree {
   readonly options: { readonly compaction?: { readonly windows?: Record<string, number> } };
   /** The hooks' prompt section of new agents' prompts: a learning pass that reloads it renews it. */
   promptSection: string | undefined;
@@ -80,6 +80,11 @@ export interface RootHooks {
    * an autonomous run, when such a run ends, and when the session closes.
    */
   judgeWork?(): void;
+  /**
+   * The session host is about to close the session (before its last `judgeWork`): background work of the
+   * plugin (a replay check) ends first — finishing, or interrupted when `stop` (the session was stopped).
+   */
+  closing?(stop: boolean): Promise<void>;
   /**
    * Methods of the session host (JSON-RPC from front ends) the plugin answers, by name: the host asks
    * here for a method it does not know. A handler throws the host's RpcError to refuse.

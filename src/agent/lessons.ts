@@ -22,10 +22,10 @@ export interface Lesson {
 }
 
 /** How every lesson note starts: also how a compaction recognises one to drop. */
-export const LESSON_NOTE_HEAD = "[relm: lesson learned";
+const LESSON_NOTE_HEAD = "[relm: lesson learned";
 
 /** The note as the agent `self` reads it (fixed format; its journal event keeps the exact text). */
-export function lessonNote(lesson: Lesson, self: string): string {
+function lessonNote(lesson: Lesson, self: string): string {
   const range = lesson.events
     ? ` from events ${lesson.events.from}${lesson.events.to === lesson.events.from ? "" : `–${lesson.events.to}`}`
     : "";
@@ -37,7 +37,7 @@ export function lessonNote(lesson: Lesson, self: string): string {
 }
 
 /** The journal event that appends `note` to an agent's conversation (resume.ts replays it). */
-export function lessonEvent(lesson: Lesson, note: string): JournalBodyOf<"lesson"> {
+function lessonEvent(lesson: Lesson, note: string): JournalBodyOf<"lesson"> {
   return {
     type: "lesson",
     text: note,

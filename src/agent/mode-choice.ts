@@ -1,6 +1,6 @@
 // The session's permission mode and its sandbox (docs/sandbox.md): `--mode NAME` (`--permission-mode`),
-// `--sandbox` (= `--mode workspace`), `--kernel sandbox`, then RELM_MODE (how the hosts the terminal UI
-// starts get the UI's flags, as RELM_THINKING carries --thinking; RELM_SANDBOX is the older word), then
+// `--sandbox` (= `--mode workspace`), `--kernel sandbox` (the hosts the terminal UI starts get these in
+// their spec file), then RELM_MODE (RELM_SANDBOX is the older word), then
 // config.json's `mode` (or its older `sandbox`), then the default: workspace where bubblewrap works
 // (the doctor's trial, cached per user), else full with a warning that says how to get the sandbox.
 // `--allow-net` / RELM_ALLOW_NET / config `allowNet` and config `sandbox: strict` shape the sandbox.
@@ -10,7 +10,7 @@ import { type PermissionMode, parseMode, sandboxed } from "../config/permission-
 import { cachedProbe, netPolicyOf, sandboxUnavailable, settingsForMode } from "../kernel/sandbox/index.js";
 import type { NetPolicy, SandboxMode, SandboxSettings } from "../kernel/sandbox/types.js";
 
-export interface SandboxFlags {
+interface SandboxFlags {
   mode?: string;
   sandbox?: boolean;
   allowNet?: string[];
@@ -19,9 +19,9 @@ export interface SandboxFlags {
 }
 
 /** How the session's mode was chosen. */
-export type ModeSource = "flag" | "environment" | "config" | "default";
+type ModeSource = "flag" | "environment" | "config" | "default";
 
-export interface ModeChoice {
+interface ModeChoice {
   mode: PermissionMode;
   source: ModeSource;
   /** What a sandboxed mode is made of, whichever mode runs now (a /mode switch or a child uses it). */
@@ -92,10 +92,7 @@ function chosenMode(
  * The default where nothing names a mode: workspace where the sandbox works, else full and why. Inside
  * relm's own sandbox (a relm a cell started) it is full, quietly: that relm is confined already.
  */
-export function defaultMode(
-  env: NodeJS.ProcessEnv,
-  cacheDir: string,
-): { mode: PermissionMode; warning?: string } {
+function defaultMode(env: NodeJS.ProcessEnv, cacheDir: string): { mode: PermissionMode; warning?: string } {
   if (env.RELM_IN_SANDBOX) return { mode: "full" };
   if (process.platform === "darwin")
     return {
@@ -169,17 +166,4 @@ export function isRemoteKernel(uri: string | undefined): boolean {
   if (!uri?.trim()) return false;
   const scheme = uri.trim().split(":")[0] ?? "";
   return scheme !== "local" && scheme !== "sandbox";
-}
-
-/** The environment that gives a host the UI starts the same mode and network flags. */
-export function sandboxEnv(flags: SandboxFlags, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = { ...env };
-  const flag = flagMode(flags);
-  if (flag) {
-    out.RELM_MODE = flag.mode;
-    // The older variable says the same less precisely; the new one decides.
-    if (out.RELM_SANDBOX?.trim().toLowerCase() !== "strict") delete out.RELM_SANDBOX;
-  }
-  if (flags.allowNet && flags.allowNet.length > 0) out.RELM_ALLOW_NET = flags.allowNet.join(",");
-  return out;
 }

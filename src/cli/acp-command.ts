@@ -24,7 +24,7 @@ export function registerAcpCommand(program: Command, io: RunIo, setExit: SetExit
         setExit(await openLoginUi(flags, io));
         return;
       }
-      const { login } = await import("./login.js");
+      const { login } = await import("./login/login.js");
       setExit(await login(flags, io));
       return;
     }

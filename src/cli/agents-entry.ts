@@ -1,7 +1,7 @@
 // `relm agents [--all] [--json]`, the most frequent look at what runs: like bare `relm`
 // (ui-entry.ts) they skip the command-line parser and every command's wiring, and load only the listing
 // (main.ts routes them here; anything else on the line goes through dispatch.ts as before).
-import { agentsAction } from "./agents-list.js";
+import { agentsAction } from "./sessions/agents-list.js";
 
 export async function mainAgents(flags: { json: boolean; all: boolean }): Promise<number> {
   try {

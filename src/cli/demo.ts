@@ -12,7 +12,7 @@ const ENDPOINTS = ["/api/login", "/api/orders", "/api/search", "/api/cart", "/ap
 const LEVELS = ["INFO", "INFO", "INFO", "INFO", "WARN", "ERROR"];
 
 /** A reproducible web-server log (seeded), big enough that pasting it into a prompt would be wasteful. */
-export function demoLog(lines = 5000): string {
+function demoLog(lines = 5000): string {
   let seed = 42;
   const next = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -106,6 +106,17 @@ function refineAnswer(request: string): string {
   return JSON.stringify(edits);
 }
 
+/** The scripted relevance check: every edit it is asked about is supported by its quote. */
+function relevanceAnswer(request: string): string {
+  const count = request.match(/^## Edit \d+$/gm)?.length ?? 0;
+  const answers = Array.from({ length: count }, (_, i) => ({
+    edit: i + 1,
+    supports: "yes",
+    why: "the quoted output is the count the lesson describes",
+  }));
+  return JSON.stringify(answers);
+}
+
 export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<number> {
   const workdir = mkdtempSync(join(tmpdir(), "relm-demo-"));
   const logPath = join(workdir, "demo-server.log");
@@ -117,6 +128,8 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
       // First: the review's request quotes the whole trajectory, the task included.
       // The review after the work: one lesson with real evidence, one whose quote the cited event lacks.
       "Propose harness edits": [(ctx) => ({ text: refineAnswer(ctx.lastUserText ?? "") })],
+      // Then the relevance check of the lesson that passed the mechanical checks: its quote supports it.
+      "Check whether the evidence": [(ctx) => ({ text: relevanceAnswer(ctx.lastUserText ?? "") })],
       [TASK]: [
         { text: "The log is in the variable `log`; I'll look at its shape first.", code: INSPECT },
         { text: "Now I'll count errors per endpoint in Python, without printing the log.", code: COUNT },

@@ -2,7 +2,6 @@
 // chosen), the line mode of src/cli/interactive.ts, or a one-shot run. The decision is a pure function
 // of the arguments and the terminal, so it is unit-tested without a terminal; the table is in docs/cli.md.
 
-import { sandboxEnv } from "../agent/mode-choice.js";
 import { UsageError } from "../config/errors.js";
 import type { TuiStart } from "../tui/main.js";
 import type { RunFlags, RunIo } from "./run.js";
@@ -32,7 +31,7 @@ export function uiAvailable(t: Terminal): boolean {
 }
 
 /** How `relm` itself (no command) was called. */
-export interface RootCall {
+interface RootCall {
   /** The words after the options: a first message. */
   words: string[];
   /** `--continue` / `-c`. */
@@ -48,7 +47,7 @@ export interface LineStart {
   continueLast?: boolean;
 }
 
-export type FrontEnd =
+type FrontEnd =
   | { kind: "tui"; start: TuiStart }
   | { kind: "line"; start: LineStart }
   | { kind: "run"; task: string };
@@ -119,11 +118,8 @@ export async function openTui(start: TuiStart, flags: RunFlags, io: RunIo): Prom
     import("./slash-commands.js"),
   ]);
   registerSlashCommands();
-  // The hosts the UI starts inherit its environment: that is how they get --thinking.
-  // --mode, --sandbox and --allow-net the same way (agent/mode-choice.ts).
-  const base = sandboxEnv(flags, flags.thinking ? { ...io.env, RELM_THINKING: flags.thinking } : io.env);
-  const env = flags.kernel ? { ...base, RELM_KERNEL_URI: flags.kernel } : base; // --kernel likewise (setup.ts)
-  return runTui(start, flags, { ...io, env });
+  // The hosts the UI starts get its options in their spec (tui/main.ts tuiHostSpec), nothing in the environment.
+  return runTui(start, flags, io);
 }
 
 export async function openLoginUi(flags: RunFlags, io: RunIo): Promise<number> {

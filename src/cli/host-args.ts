@@ -2,7 +2,7 @@
 // checked as it starts, and handed to each host it starts as that host's spec (the host checks them
 // again as it starts).
 import { existsSync } from "node:fs";
-import type { BudgetLimits } from "../agent/budget.js";
+import type { BudgetLimits } from "../agent/budget/budget.js";
 import { UsageError } from "../config/errors.js";
 import { checkNumbers, numberOf, type SessionSpec } from "../config/options.js";
 import { inheritedSpec } from "../config/session-spec.js";

@@ -1,17 +1,18 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { describeSpend } from "../agent/budget.js";
-import type { EventSink } from "../agent/events.js";
+import { describeSpend } from "../agent/budget/budget.js";
+import type { AgentSession } from "../agent/core/session.js";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
-import type { AgentSession } from "../agent/session.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
 import type { PendingStart } from "../commands/types.js";
 import { resolveConfig } from "../config/config.js";
-import { SessionHost } from "../host/host.js";
+import type { SessionHost } from "../host/host.js";
+import { hostSession } from "../host/host-session.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { applyPending, lineContext, lineHelp, withPendingMode } from "./line-commands.js";
+import { checkSessionSpec } from "./option-checks.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { resumeClaimed } from "./session-claim.js";
@@ -20,7 +21,7 @@ import { registerSlashCommands } from "./slash-commands.js";
 import { ensureWaker } from "./spawn-host.js";
 
 /** Line mode's start: a first message (`relm "task"`), and a saved session to continue (`--resume`). */
-export interface InteractiveStart {
+interface InteractiveStart {
   task?: string;
   /** A full session id; it must not have a live host. */
   resumeId?: string;
@@ -38,6 +39,8 @@ export async function interactive(
 ): Promise<number> {
   registerSlashCommands();
   const config = resolveConfig(io.env, flags);
+  // The session starts at the first message: its options are checked now, so a mistake shows at once.
+  checkSessionSpec(flags, io, config);
   const client = buildClient(config);
   const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: true });
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
@@ -114,31 +117,25 @@ export async function interactive(
       busy = true;
       try {
         if (!session || !host) {
-          const fanout: EventSink[] = [(e) => renderer.handle(e)];
-          const sink: EventSink = (e) => {
-            for (const s of fanout) s(e);
-          };
-          // A saved session is taken (its lock bound) before its journal is opened: session-claim.ts.
-          const startFlags = withPendingMode(flags, pending);
-          const claimed = start.resumeId
-            ? await resumeClaimed(start.resumeId, startFlags, io, sink, { config })
-            : undefined;
-          session = claimed
-            ? claimed.session
-            : (await prepareSession(titleOf(line), startFlags, io, sink, { config })).session;
+          const startFlags = withPendingMode(flags, pending); // a /mode given before the first message
           // Hosted like any session: others can attach or send to it, and heartbeats re-enter it.
-          const hosted = new SessionHost({
-            home: config.home,
-            session,
-            title: session.journal.header.title,
-            cwd: io.cwd,
-            detached: false,
-            ensureWaker: () => ensureWaker(config.home, io.env),
-          });
-          fanout.push((e) => hosted.onEvent(e));
-          await hosted.listen(claimed?.server);
-          host = hosted;
-          await applyPending(hosted.call, pending);
+          const hosted = await hostSession(
+            (sink) =>
+              // A saved session is taken (its lock bound) before its journal is opened: session-claim.ts.
+              start.resumeId
+                ? resumeClaimed(start.resumeId, startFlags, io, sink, { config })
+                : prepareSession(titleOf(line), startFlags, io, sink, { config }),
+            () => ({
+              home: config.home,
+              cwd: io.cwd,
+              detached: false,
+              ensureWaker: () => ensureWaker(config.home, io.env),
+            }),
+            [(e) => renderer.handle(e)],
+          );
+          session = hosted.opened.session;
+          host = hosted.host;
+          await applyPending(host.call, pending);
         }
         const outcome = await host.ask(line);
         if (outcome.status === "budget") io.stdout.write(`${outcome.stop.message}\n`);

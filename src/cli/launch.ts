@@ -18,8 +18,8 @@ export async function launchDetached(task: string | undefined, flags: RunFlags, 
   const config = resolveConfig(io.env, flags);
   buildClient(config);
   // Mistakes in the session's flags are shown here, not in the host's log.
-  const { checkSessionFlags } = await import("./setup.js");
-  checkSessionFlags(flags, io.cwd);
+  const { checkSessionSpec } = await import("./option-checks.js");
+  checkSessionSpec(flags, io, config);
   // A prefix names the session here: the host's socket and lock are under the full id.
   const id = flags.resume ? resolveSessionId(sessionsDir(config.home), flags.resume) : newSessionId();
   // Said before anything starts; one started at the same moment is refused by spawnHost, alike.

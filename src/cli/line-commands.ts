@@ -18,7 +18,7 @@ export function lineHelp(commands: readonly SlashCommand[] = commandsFor("line")
   ].join("\n");
 }
 
-export interface LineContextOptions {
+interface LineContextOptions {
   out: NodeJS.WritableStream;
   /** The session's host once the first message started it. */
   host(): SessionHost | undefined;

@@ -42,7 +42,7 @@ export function registerModelsCommand(program: Command, io: RunIo, setExit: SetE
     .action(async (flags: ModelsFlags) => setExit(modelsAction(io, flags)));
 }
 
-export interface ListedModel extends CatalogModel {
+interface ListedModel extends CatalogModel {
   /** config.json's prices or contextWindows changed what the catalog says. */
   configured: boolean;
 }
@@ -76,7 +76,7 @@ function withConfig(model: CatalogModel, config: ResolvedConfig | undefined): Li
   };
 }
 
-export function modelsAction(io: RunIo, flags: ModelsFlags): number {
+function modelsAction(io: RunIo, flags: ModelsFlags): number {
   // The configuration decides the default provider and the overrides; with --provider or --all a
   // broken or missing one is not needed for the catalog itself.
   let config: ResolvedConfig | undefined;

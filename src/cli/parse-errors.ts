@@ -7,7 +7,7 @@ import { type Command, CommanderError } from "commander";
 import { closestCommand } from "./suggest.js";
 
 /** A parse error and the command whose arguments or options were wrong. */
-export class CommandLineError extends CommanderError {
+class CommandLineError extends CommanderError {
   constructor(
     readonly command: Command,
     error: CommanderError,
@@ -16,7 +16,7 @@ export class CommandLineError extends CommanderError {
   }
 }
 
-export function allCommands(root: Command): Command[] {
+function allCommands(root: Command): Command[] {
   return [root, ...root.commands.flatMap((c) => allCommands(c))];
 }
 

@@ -2,16 +2,16 @@ import { Command, Option } from "commander";
 import { UsageError } from "../config/errors.js";
 import { registerHarnessCommands } from "../learning/commands/harness-command.js";
 import { registerAcpCommand } from "./acp-command.js";
-import { registerCheckpointCommands } from "./checkpoints-command.js";
 import { addOptions } from "./command-options.js";
 import { loginUsesUi, openLoginUi, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
-import { registerMcpCommands } from "./mcp-command.js";
-import { registerMcpServeCommand } from "./mcp-serve-command.js";
+import { registerMcpCommands } from "./mcp/command.js";
+import { registerMcpServeCommand } from "./mcp/serve.js";
 import { registerModelsCommand } from "./models-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
 import { checkRunFlags, withSpecFile } from "./run-flags.js";
-import { registerScheduleCommands } from "./schedule-command.js";
-import { registerSessionCommands } from "./sessions-command.js";
+import { registerScheduleCommands } from "./schedules/command.js";
+import { registerCheckpointCommands } from "./sessions/checkpoints.js";
+import { registerSessionCommands } from "./sessions/command.js";
 import { relmVersion } from "./version.js";
 
 interface Io {
@@ -124,7 +124,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       ),
     ["model"],
   ).action(async (flags) => {
-    const { doctor } = await import("./doctor.js");
+    const { doctor } = await import("./doctor/doctor.js");
     setExit(await doctor(flags, runIo));
   });
 
@@ -139,7 +139,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     )
     .option("-o, --output <file>", "write to a file instead of stdout")
     .action(async (id: string, flags) => {
-      const { exportCommand } = await import("./export.js");
+      const { exportCommand } = await import("./sessions/export.js");
       setExit(await exportCommand(id, flags, runIo));
     });
 
@@ -169,12 +169,12 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     ["model"],
   ).action(async (subscription: string | undefined, flags) => {
     if (flags.search !== undefined) {
-      const { loginSearch } = await import("./login-search.js");
+      const { loginSearch } = await import("./login/search.js");
       setExit(await loginSearch(flags, runIo));
       return;
     }
     if (subscription !== undefined) {
-      const { subscriptionLogin } = await import("./subscription-login.js");
+      const { subscriptionLogin } = await import("./login/subscription.js");
       setExit(await subscriptionLogin(subscription, flags, runIo));
       return;
     }
@@ -182,7 +182,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       setExit(await openLoginUi(flags, runIo));
       return;
     }
-    const { login } = await import("./login.js");
+    const { login } = await import("./login/login.js");
     setExit(await login(flags, runIo));
   });
 
@@ -191,7 +191,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description("sign out: a subscription's tokens, or with no name every sign-in and the saved API key")
     .argument("[name]", "claude, chatgpt, copilot, or key (the API key in config.json)")
     .action(async (name: string | undefined) => {
-      const { logout } = await import("./logout.js");
+      const { logout } = await import("./login/logout.js");
       setExit(await logout(name, runIo));
     });
 

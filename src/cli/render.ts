@@ -1,11 +1,11 @@
-import { describeSpend } from "../agent/budget.js";
-import type { AgentEvent } from "../agent/events.js";
+import { describeSpend } from "../agent/budget/budget.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { modeLines } from "../commands/mode.js";
 import { formatDuration } from "../config/duration.js";
 import { reasoningText } from "../llm/thinking.js";
 import { learningNotice } from "../session/learning-notice.js";
 
-export interface RenderOptions {
+interface RenderOptions {
   color: boolean;
   /** Stream the model's text as it arrives (interactive); otherwise show it when the response completes. */
   streamText: boolean;
@@ -197,7 +197,9 @@ export class ProgressRenderer {
         if (event.warning) this.line(s.yellow(`⚠ ${event.warning}`));
         return;
       case "learn":
-      case "harness_verdict": {
+      case "harness_verdict":
+      case "harness_verify":
+      case "harness_probation": {
         const notice = learningNotice(event);
         if (!notice) return;
         const paint = { learned: s.cyan, quiet: s.dim, warn: s.yellow, good: s.green }[notice.tone];

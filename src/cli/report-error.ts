@@ -28,7 +28,7 @@ const FILE_ERRORS: Record<string, string> = {
  * failure under RELM_HOME (`home`) that comes from the state of RELM_HOME itself (a file in its path, a
  * read-only disk) is told as that, since Node's code for it can mislead (ENOENT for a read-only disk).
  */
-export function describeFileError(error: unknown, home?: string): string | undefined {
+function describeFileError(error: unknown, home?: string): string | undefined {
   const e = error as NodeJS.ErrnoException;
   if (!(error instanceof Error) || typeof e.code !== "string" || typeof e.path !== "string") return undefined;
   if (home && isUnderHome(e.path, home)) {

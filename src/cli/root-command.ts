@@ -4,14 +4,14 @@
 import { relmHomeFrom } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import { isLive } from "../host/client.js";
-import { listSessions } from "../host/discovery.js";
+import { listSessions } from "../host/states/discovery.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { chooseRootFrontEnd, type LineStart, openTui, terminalOf } from "./front-end.js";
 import type { RunFlags, RunIo } from "./run.js";
 import { refuseTypo } from "./suggest.js";
 
 /** The root's own options on top of the session options `relm run` also takes. */
-export interface RootFlags extends Omit<RunFlags, "resume"> {
+interface RootFlags extends Omit<RunFlags, "resume"> {
   continue?: boolean;
   /** `--resume` alone is true: pick a session. */
   resume?: string | boolean;
@@ -37,8 +37,6 @@ export async function rootAction(
       return runOnce(choice.task, runFlags, io);
     }
     case "line": {
-      const { checkSessionFlags } = await import("./setup.js");
-      checkSessionFlags(runFlags, io.cwd);
       const resumeId = await lineResumeId(relmHomeFrom(io.env), choice.start, io.cwd);
       const { interactive } = await import("./interactive.js");
       return interactive(runFlags, io, { task: choice.start.task, resumeId });
@@ -58,7 +56,7 @@ async function lineResumeId(home: string, start: LineStart, cwd: string): Promis
 }
 
 /** The session of `cwd` with the most recent activity, if any. */
-export async function lastSessionIn(home: string, cwd: string): Promise<string | undefined> {
+async function lastSessionIn(home: string, cwd: string): Promise<string | undefined> {
   const here = (await listSessions(home)).filter((s) => s.cwd === cwd);
   here.sort((a, b) => b.lastActivity.localeCompare(a.lastActivity));
   return here[0]?.id;

@@ -1,9 +1,10 @@
-import type { AutonomousOutcome, AutonomySettings } from "../agent/autonomy.js";
-import { describeSpend } from "../agent/budget.js";
-import type { AgentEvent, EventSink } from "../agent/events.js";
+import { describeSpend } from "../agent/budget/budget.js";
+import type { AgentEvent, EventSink } from "../agent/core/events.js";
+import type { AgentSession } from "../agent/core/session.js";
+import type { AutonomousOutcome, AutonomySettings } from "../agent/gates/autonomy.js";
 import { UsageError } from "../config/errors.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
-import { SessionHost } from "../host/host.js";
+import { hostSession } from "../host/host-session.js";
 import { RedactedEvents } from "../host/redacted-events.js";
 import type { SessionServer } from "../host/server.js";
 import { titleOf } from "../host/turn-words.js";
@@ -31,7 +32,7 @@ export interface RunIo extends CliIo {
   argv?: string[];
 }
 
-export function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
+function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
   switch (outcome?.status) {
     case "gates_failing":
       return EXIT.gatesFailing;
@@ -48,17 +49,6 @@ export function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
   }
 }
 
-/** One sink the front end and the host both listen to; the host joins once it exists. */
-class Fanout {
-  private readonly sinks: EventSink[] = [];
-  readonly sink: EventSink = (event) => {
-    for (const s of this.sinks) s(event);
-  };
-  add(sink: EventSink): void {
-    this.sinks.push(sink);
-  }
-}
-
 /**
  * `relm run`: one task, answered on stdout, progress on stderr (or every event as JSON on stdout). The
  * run is a session host while it lasts, so `relm attach` and `relm send` reach it from other terminals.
@@ -71,35 +61,37 @@ export async function runOnce(
   overrides: SessionOverrides = {},
   onSession?: (id: string) => void,
 ): Promise<number> {
-  const fanout = new Fanout();
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   const json = new RedactedEvents((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
-  fanout.add(flags.json ? json.sink : (event: AgentEvent) => renderer.handle(event));
-  // A resumed session is taken (its lock bound) before its journal is opened: see session-claim.ts.
-  const opened = await open(task, flags, io, fanout.sink, overrides, { claim: true });
-  const { prepared, text } = opened;
-  flags = opened.flags; // a resumed session's, with what it remembers
-  const { session } = prepared;
-  json.use(session.tree.options.secrets);
-  onSession?.(session.id);
-  const host = new SessionHost({
-    home: prepared.config.home,
-    session,
-    title: session.journal.header.title,
-    cwd: io.cwd,
-    detached: false,
-    autonomy: autonomyFrom(flags, false),
-    ensureWaker: () => ensureWaker(prepared.config.home, io.env),
-  });
-  fanout.add((event) => host.onEvent(event));
   let autonomyReport: string | undefined;
   // Errors the progress view has already shown (✗ …): the closing report does not repeat them.
   const shown = new Set<string>();
-  fanout.add((event) => {
-    if (event.type === "autonomy_end" && !event.agent) autonomyReport = event.report;
-    if ((event.type === "model_error" || event.type === "error") && !event.agent) shown.add(event.message);
-  });
-  await host.listen(opened.server);
+  const sinks: EventSink[] = [
+    flags.json ? json.sink : (event: AgentEvent) => renderer.handle(event),
+    (event) => {
+      if (event.type === "autonomy_end" && !event.agent) autonomyReport = event.report;
+      if ((event.type === "model_error" || event.type === "error") && !event.agent) shown.add(event.message);
+    },
+  ];
+  const { host, opened } = await hostSession(
+    async (sink) => {
+      // A resumed session is taken (its lock bound) before its journal is opened: see session-claim.ts.
+      const opened = await open(task, flags, io, sink, overrides, { claim: true });
+      json.use(opened.session.tree.options.secrets);
+      onSession?.(opened.session.id);
+      return opened;
+    },
+    ({ prepared, flags }) => ({
+      home: prepared.config.home,
+      cwd: io.cwd,
+      detached: false,
+      autonomy: autonomyFrom(flags, false),
+      ensureWaker: () => ensureWaker(prepared.config.home, io.env),
+    }),
+    sinks,
+  );
+  const { session, text } = opened;
+  flags = opened.flags; // a resumed session's, with what it remembers
   if (flags.goal) session.setGoal(flags.goal);
 
   let interrupts = 0;
@@ -165,24 +157,38 @@ async function open(
   sink: EventSink,
   overrides: SessionOverrides,
   options: { id?: string; claim?: boolean } = {},
-): Promise<{ prepared: PreparedSession; text: string; flags: RunFlags; server?: SessionServer }> {
+): Promise<OpenedRun> {
   if (flags.resume) {
     // The session prepends what the resume found (in-flight work, restored variables) to this text.
     const text = task ?? "Continue the task where you left off.";
     if (options.claim) {
       const claimed = await resumeClaimed(flags.resume, flags, io, sink, overrides);
-      return { prepared: claimed, text, flags: claimed.flags, server: claimed.server };
+      return {
+        prepared: claimed,
+        session: claimed.session,
+        text,
+        flags: claimed.flags,
+        server: claimed.server,
+      };
     }
     const prepared = await resumeSession(flags.resume, flags, io, sink, overrides);
-    return { prepared, text, flags: prepared.flags };
+    return { prepared, session: prepared.session, text, flags: prepared.flags };
   }
   // The terminal UI may start a session before its first message (to set a goal first): it waits.
   if (!task && !flags.interactive) throw new UsageError('no task given: relm run "what to do"');
-  return {
-    prepared: await prepareSession(task ? titleOf(task) : "", flags, io, sink, overrides, options.id),
-    text: task ?? "",
-    flags,
-  };
+  const prepared = await prepareSession(task ? titleOf(task) : "", flags, io, sink, overrides, options.id);
+  return { prepared, session: prepared.session, text: task ?? "", flags };
+}
+
+interface OpenedRun {
+  prepared: PreparedSession;
+  session: AgentSession;
+  /** The first message. */
+  text: string;
+  /** The options given, or a resumed session's with what it remembers. */
+  flags: RunFlags;
+  /** The session's socket, bound when a saved session was claimed. */
+  server?: SessionServer;
 }
 
 /**
@@ -196,40 +202,31 @@ export async function runAsHost(
   io: RunIo,
   bound: SessionServer,
 ): Promise<number> {
-  const fanout = new Fanout();
   const renderer = new ProgressRenderer(io.stderr, { color: false, streamText: false });
-  fanout.add((event) => renderer.handle(event));
   const id = flags.asHost as string;
   const resuming = Boolean(flags.resume);
-  const opened = await open(
-    task,
-    { ...flags, resume: resuming ? id : undefined },
-    io,
-    fanout.sink,
-    {},
-    { id },
+  const { host, opened } = await hostSession(
+    async (sink) => ({
+      ...(await open(task, { ...flags, resume: resuming ? id : undefined }, io, sink, {}, { id })),
+      server: bound,
+    }),
+    ({ prepared, flags }) => ({
+      home: prepared.config.home,
+      cwd: io.cwd,
+      detached: true,
+      idleExitMs: idleMsOf(flags) ?? prepared.config.idleTimeoutMs,
+      kernelIdleMs: prepared.config.kernelIdleTimeoutMs,
+      autonomy: autonomyFrom(flags, true),
+      ensureWaker: () => ensureWaker(prepared.config.home, io.env),
+      interactive: flags.interactive === true,
+      // Idle with its kernel freed, the host leaves a stub holding the socket (src/host/handoff.ts) and
+      // ends here at once: its event loop must not turn again, or it could accept a connection.
+      handOffWhenIdle: { exit: () => process.exit(0) },
+    }),
+    [(event) => renderer.handle(event)],
   );
-  const { prepared, text } = opened;
+  const { session, text } = opened;
   flags = opened.flags; // a resumed session's, with what it remembers
-  const session = prepared.session;
-  const idleMs = idleMsOf(flags);
-  const host = new SessionHost({
-    home: prepared.config.home,
-    session,
-    title: session.journal.header.title,
-    cwd: io.cwd,
-    detached: true,
-    idleExitMs: idleMs ?? prepared.config.idleTimeoutMs,
-    kernelIdleMs: prepared.config.kernelIdleTimeoutMs,
-    autonomy: autonomyFrom(flags, true),
-    ensureWaker: () => ensureWaker(prepared.config.home, io.env),
-    interactive: flags.interactive === true,
-    // Idle with its kernel freed, the host leaves a stub holding the socket (src/host/handoff.ts) and
-    // ends here at once: its event loop must not turn again, or it could accept a connection.
-    handOffWhenIdle: { exit: () => process.exit(0) },
-  });
-  fanout.add((event) => host.onEvent(event));
-  await host.listen(bound);
   if (flags.goal && !flags.resume) session.setGoal(flags.goal);
   const stop = () => void host.stop("the host was asked to stop (signal)");
   process.on("SIGTERM", stop);

@@ -3,7 +3,7 @@
 // Linux, the abstract socket bound beside it: src/host/server.ts), bound atomically. A second process
 // gets SessionBusyError at once, having written and started nothing, so it can exit instead of hanging
 // on a kernel it should never have started.
-import type { EventSink } from "../agent/events.js";
+import type { EventSink } from "../agent/core/events.js";
 import { relmHomeFrom } from "../config/config.js";
 import { SessionServer } from "../host/server.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
@@ -16,7 +16,7 @@ import {
 } from "./setup.js";
 
 /** A resumed session and the bound socket that makes this process its only writer (serve it, or close it). */
-export type ClaimedSession<F> = PreparedSession & { flags: F; server: SessionServer };
+type ClaimedSession<F> = PreparedSession & { flags: F; server: SessionServer };
 
 /**
  * `relm run --resume ID` and line mode's `--resume`: takes the session's lock, then resumes it. Throws

@@ -1,14 +1,14 @@
 // Every secret relm can see when a session starts, whichever provider the session uses: a cell can read
 // auth.json, config.json or print what it finds, so a key relm holds for another provider (or a
 // subscription it is not using now) is as much a secret of this session as the key it sends.
-import { secretValues } from "../agent/redact.js";
+import { secretValues } from "../agent/core/redact.js";
 import { type ConfigFile, type ResolvedConfig, readConfigFile } from "../config/config.js";
 import { PRESETS } from "../config/presets.js";
 import { readAuthFile } from "../llm/auth/store.js";
 import { type McpServer, serverSecrets } from "../mcp/index.js";
 import { subscriptionSecrets } from "./subscription-session.js";
 
-export interface SecretSources {
+interface SecretSources {
   /** The environment relm was started with. */
   env: NodeJS.ProcessEnv;
   config: ResolvedConfig;

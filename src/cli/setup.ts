@@ -1,20 +1,19 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { BudgetLimits } from "../agent/budget.js";
-import type { EventSink } from "../agent/events.js";
-import { HostRequestError } from "../agent/host-errors.js";
-import { checkKernelUri } from "../agent/kernel-target.js";
+import type { BudgetLimits } from "../agent/budget/budget.js";
+import type { EventSink } from "../agent/core/events.js";
+import { AgentSession } from "../agent/core/session.js";
+import type { TreeOptions } from "../agent/core/tree.js";
+import { parseVariableFlag } from "../agent/core/variables.js";
+import { KernelCallError } from "../agent/kernel-api/errors.js";
+import type { WebSettings } from "../agent/kernel-api/web.js";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
-import { AgentSession } from "../agent/session.js";
-import type { TreeOptions } from "../agent/tree.js";
-import { parseVariableFlag } from "../agent/variables.js";
-import type { WebSettings } from "../agent/web-api.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
-import { checkNumbers, numberOf, type SessionSpec } from "../config/options.js";
+import type { LearnSettings } from "../config/learn-config.js";
+import { numberOf, type SessionSpec } from "../config/options.js";
 import { SessionClient } from "../host/client.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
-import { netPolicyOf } from "../kernel/sandbox/index.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions, ModelClient } from "../llm/types.js";
@@ -22,6 +21,7 @@ import { loadMcpConfig } from "../mcp/index.js";
 import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
+import { kernelUriOf } from "./doctor/kernel.js";
 import { limitsOf } from "./host-args.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
@@ -42,18 +42,6 @@ export interface CliIo {
 
 /** The budget flags' values, checked (one reading of them: host-args.ts). */
 export const parseLimits: (flags: SessionFlags) => BudgetLimits = limitsOf;
-
-/**
- * The session flags' values, checked without building anything: for front ends (line mode) that
- * start the session only at the first message, so a bad value is still reported at once.
- */
-export function checkSessionFlags(flags: SessionFlags, cwd: string): void {
-  checkNumbers(flags);
-  for (const v of flags.var ?? []) parseVariableFlag(v, cwd);
-  parseAllowWeb(flags.allowWeb ?? []);
-  checkKernelUri(flags.kernel, "--kernel");
-  netPolicyOf(flags.allowNet); // the --allow-net values; the mode is checked with the config
-}
 
 /** What fetch()/search() may reach (src/web/policy.ts): config.json's allowWeb and --allow-web together. */
 function webSettings(flags: SessionFlags, config: ResolvedConfig): WebSettings {
@@ -103,7 +91,7 @@ function prepareTree(
       : (numberOf(flags, "cellTimeout") as number) * 1000;
   const client = overrides.clientOptions ? createModelClient(overrides.clientOptions) : buildClient(config);
   const maxDepth = numberOf(flags, "maxDepth") ?? 2;
-  const target = kernelTargetOf(flags, config, io.env);
+  const target = kernelUriOf(flags.kernel, config);
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
   // Kernels the user sends elsewhere (ssh, slurm, cmd:…) are not this machine's sandbox's to confine:
   // there the default stays full, as before modes existed.
@@ -125,7 +113,12 @@ function prepareTree(
     { cwd: io.cwd, home: config.home, sessionDir: resumeId ? sessionDir(config.home, resumeId) : undefined },
     config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env,
     sink,
-    { refineModel: config.refineModel, learn: { settings: config.learn, on: flags.learn === true } },
+    {
+      refineModel: config.refineModel,
+      learn: { settings: learnSettings(config, flags), on: flags.learn === true },
+      // Learning's background replay checks start their sessions here, as relm harness verify does.
+      verify: { prepare: prepareSession, config, env: io.env },
+    },
   );
   const env = harness.env;
   // Read now (no server starts before a call); a server's env and header values join the secrets.
@@ -173,6 +166,12 @@ function prepareTree(
   return { config, client, limits, tree, warnings };
 }
 
+/** config.json's learn section, --learn-verify-share replacing its verify_share. */
+function learnSettings(config: ResolvedConfig, flags: SessionFlags): LearnSettings {
+  const share = numberOf(flags, "learnVerifyShare");
+  return share === undefined ? config.learn : { ...config.learn, verifyShare: share };
+}
+
 /**
  * `send(session_id, text)` from Python: to another session's host, stamped with the sender. From a
  * sandboxed session only to sandboxed ones: a message is data to its reader's model, but a model that
@@ -189,13 +188,13 @@ async function sendToSession(
   try {
     id = resolveSessionId(sessionsDir(home), to);
   } catch {
-    throw new HostRequestError(`send(): no child, parent or session called "${to}"`, "not_found");
+    throw new KernelCallError(`send(): no child, parent or session called "${to}"`, "not_found");
   }
   const client = await SessionClient.connect(home, id);
-  if (!client) throw new HostRequestError(`send(): session ${id} is not running`, "usage");
+  if (!client) throw new KernelCallError(`send(): session ${id} is not running`, "usage");
   try {
     if (sandboxed && (await client.call("info")).sandboxed !== true) {
-      throw new HostRequestError(
+      throw new KernelCallError(
         `send(): session ${id} runs without a sandbox, and this session runs in one: its messages go only ` +
           "to its own parent and children and to other sandboxed sessions (ask the user to pass it on)",
         "sandbox",
@@ -203,8 +202,8 @@ async function sendToSession(
     }
     await client.call("message", { from, text });
   } catch (error) {
-    if (error instanceof HostRequestError) throw error;
-    throw new HostRequestError(`send(): ${(error as Error).message}`, "usage");
+    if (error instanceof KernelCallError) throw error;
+    throw new KernelCallError(`send(): ${(error as Error).message}`, "usage");
   } finally {
     client.close();
   }
@@ -252,22 +251,4 @@ export async function resumeSession<F extends SessionFlags>(
   for (const message of warnings) session.record({ type: "warning", message });
   rememberFlags(config.home, full, merged, io.cwd);
   return { session, config, client, resumeNote: note, flags: merged };
-}
-
-/**
- * The session's kernel URI: `--kernel`, else RELM_KERNEL_URI (how the hosts the terminal UI starts get
- * `relm --kernel`), else config.json's `kernel`; checked (a bad flag exits 2).
- */
-function kernelTargetOf(
-  flags: SessionFlags,
-  config: ResolvedConfig,
-  env: NodeJS.ProcessEnv,
-): string | undefined {
-  if (flags.kernel !== undefined) return checkKernelUri(flags.kernel, "--kernel");
-  if (env.RELM_KERNEL_URI?.trim()) return checkKernelUri(env.RELM_KERNEL_URI, "RELM_KERNEL_URI");
-  try {
-    return checkKernelUri(config.kernel, `${config.configPath}: kernel`);
-  } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : String(error));
-  }
 }

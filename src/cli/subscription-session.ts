@@ -1,6 +1,6 @@
 // What a session signed in with a subscription adds: its tokens to the secrets every output is redacted of,
 // and, with --max-cost, the note that spend is counted at API list prices.
-import type { BudgetLimits } from "../agent/budget.js";
+import type { BudgetLimits } from "../agent/budget/budget.js";
 import type { ResolvedConfig } from "../config/config.js";
 import { subscriptionInfo } from "../config/subscriptions.js";
 import { subscriptionAuth } from "../llm/auth/client-options.js";

@@ -46,7 +46,7 @@ export function typoOf(words: readonly string[], names: readonly string[]): stri
 }
 
 /** `relm agnets`: the message every unknown command gets, with the command it probably meant. */
-export function unknownCommandError(word: string, suggestion: string, parent = ""): UsageError {
+function unknownCommandError(word: string, suggestion: string, parent = ""): UsageError {
   const path = parent ? `${parent} ` : "";
   return new UsageError(`unknown command "${path}${word}" — did you mean "${path}${suggestion}"?`);
 }

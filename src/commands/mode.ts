@@ -26,7 +26,7 @@ export function modeLines(result: ModeResult): { text: string; tone: "accent" | 
 }
 
 /** Switches (or, with no mode, tells) the mode: kept for the start, or sent to the live host. */
-export async function applyMode(ctx: CommandContext, mode: PermissionMode | undefined): Promise<void> {
+async function applyMode(ctx: CommandContext, mode: PermissionMode | undefined): Promise<void> {
   if (ctx.pending) {
     if (mode) ctx.pending.mode = mode;
     const kept = ctx.pending.mode;

@@ -33,7 +33,7 @@ const model = defineCommand<{ name?: string }>({
 });
 
 /** The session's spend, context and budgets, as lines. */
-export function costLines(info: SessionInfo): string[] {
+function costLines(info: SessionInfo): string[] {
   const n = (x: number) => x.toLocaleString("en-US");
   const lines = [
     `tokens: ${n(info.tokens)} (input ${n(info.usage.input)}, output ${n(info.usage.output)}, cached ${n(info.usage.cached)})`,

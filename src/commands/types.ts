@@ -7,10 +7,9 @@ import type { HostCall } from "../host/protocol.js";
 
 /** The front ends a command can be offered in: the terminal UI, ACP (editors) and line mode. */
 export type FrontEnd = "ui" | "acp" | "line";
-export const FRONT_ENDS: readonly FrontEnd[] = ["ui", "acp", "line"];
 
 /** How a reply is painted where there is colour (the UI's theme); plain text everywhere else. */
-export type Tone = "plain" | "accent" | "warn" | "dim" | "ok" | "error";
+type Tone = "plain" | "accent" | "warn" | "dim" | "ok" | "error";
 
 /** Chosen before the first message (UI, line mode): the session starts with them. */
 export interface PendingStart {
@@ -24,7 +23,7 @@ export interface PendingStart {
 }
 
 /** One entry of a picker. */
-export interface PickItem {
+interface PickItem {
   value: string;
   label: string;
   description?: string;
@@ -78,7 +77,7 @@ export interface SlashCommand {
 }
 
 /** A command with typed arguments: `parse` turns the words into them (or a usage line), `act` does it. */
-export interface CommandDefinition<A> extends Omit<SlashCommand, "run"> {
+interface CommandDefinition<A> extends Omit<SlashCommand, "run"> {
   parse(words: string[]): Parsed<A>;
   act(ctx: CommandContext, args: A): Promise<void>;
 }

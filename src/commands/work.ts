@@ -40,7 +40,7 @@ const goal = defineCommand<{ text: string }>({
 });
 
 /** What autonomous mode is set to, in one line. */
-export function describeAutonomy(autonomy: { gates: string[] } | null | undefined): string {
+function describeAutonomy(autonomy: { gates: string[] } | null | undefined): string {
   if (!autonomy) return "autonomous: off";
   return autonomy.gates.length > 0
     ? `autonomous: on — done when ${autonomy.gates.map((g) => `\`${g}\``).join(", ")} exit 0`

@@ -24,9 +24,9 @@ export type { ConfigFile } from "./schema.js";
 // Defined in home.ts (which the lean `relm agents` entry loads alone); callers of config.ts find it here too.
 export { relmHomeFrom };
 
-export type Source = "flag" | "env" | "config" | "default";
+type Source = "flag" | "env" | "config" | "default";
 
-export interface ModelConfig {
+interface ModelConfig {
   provider: Provider;
   baseUrl: string;
   apiKey?: string;

@@ -13,7 +13,7 @@
 const BRAND: unique symbol = Symbol.for("relm.user-error");
 
 /** How a user error ends the command: 1 (an error the user can fix), 2 (bad command-line usage). */
-export type UserExitCode = 1 | 2;
+type UserExitCode = 1 | 2;
 
 /** Every error caused by the user's input or environment extends this; the message says what to do. */
 export class UserError extends Error {

@@ -27,6 +27,11 @@ export interface LearnSettings {
   budget: LearnBudget;
   /** The model passes use; else refineModel, else the session's own model. */
   model?: string;
+  /**
+   * The share (0–1) of what is left of each session limit that a background replay check of an improved
+   * lesson may spend (docs/harness.md, "Verify before promotion"); 0: never run one.
+   */
+  verifyShare: number;
 }
 
 export const LEARN_DEFAULTS: LearnSettings = {
@@ -35,10 +40,10 @@ export const LEARN_DEFAULTS: LearnSettings = {
   atCompaction: true,
   onGateFailure: 2,
   budget: { share: 0.2 },
+  verifyShare: 0.2,
 };
 
 /** The keys of config.json's `learn` object, as the issue and the docs spell them (checked in schema.ts). */
-export type { LearnFileSection } from "./schema.js";
 
 /** config.json's `learn` (absent: the defaults), checked; `where` names the file and section for errors. */
 export function parseLearnSection(raw: unknown, where: string): LearnSettings {
@@ -66,5 +71,6 @@ export function parseLearnSection(raw: unknown, where: string): LearnSettings {
     onGateFailure,
     budget,
     ...(r.model !== undefined ? { model: r.model.trim() } : {}),
+    verifyShare: r.verify_share ?? LEARN_DEFAULTS.verifyShare,
   };
 }

@@ -4,13 +4,13 @@
 // flags.json) and whether the hosts a front end starts inherit it (session-spec.ts, the spec file a new
 // host is handed). Values stay as the person wrote them ("30m", "$2"): flags.json of existing sessions
 // reads unchanged, and an error quotes the person's own words.
-// Checks that need a higher layer (a kernel URI, a --var file, --allow-web hosts) are made by
-// cli/setup.ts checkSessionFlags; the ones here need nothing but the text.
+// Checks that need a higher layer (a kernel URI, a --var file, --allow-web hosts) are marked here and
+// given by cli/option-checks.ts; checkSpec runs them all, in the table's order.
 import { parseTimeLimit } from "./duration.js";
 import { UsageError } from "./errors.js";
 
 /** How the value is written: `--x VALUE`, repeatable `--x A --x B`, or a switch. */
-export type OptionKind = "value" | "list" | "switch";
+type OptionKind = "value" | "list" | "switch";
 
 /**
  * Which commands carry it (cli/command-options.ts addOptions adds the sections a command names):
@@ -47,13 +47,18 @@ export interface OptionDef {
   readonly hidden?: boolean;
   /** The value as a number, or a UsageError naming the flag (only options whose value is a number). */
   readonly parse?: (text: string, flag: string) => number | undefined;
+  /**
+   * Its value is checked by a layer above this one (a kernel URI, a --var file, host names):
+   * cli/option-checks.ts gives one check for each such option, and its type (AboveChecks) says which.
+   */
+  readonly checkedAbove?: true;
   /** Kept in flags.json: every later host of the session runs with it. */
   readonly remember: boolean;
   readonly inherit: Inherit;
 }
 
 /** A positive whole number (turns, tokens, gate failures, gate seconds). */
-export function positiveWhole(text: string, flag: string): number {
+function positiveWhole(text: string, flag: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n <= 0)
     throw new UsageError(`${flag} must be a positive whole number, got "${text}"`);
@@ -61,9 +66,17 @@ export function positiveWhole(text: string, flag: string): number {
 }
 
 /** A positive number (seconds, dollars: "$2" is 2). */
-export function positiveNumber(text: string, flag: string): number {
+function positiveNumber(text: string, flag: string): number {
   const n = Number(text.replace(/^\$/, ""));
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number, got "${text}"`);
+  return n;
+}
+
+/** A fraction from 0 to 1 ("0.2"; 0 turns the thing off). */
+function fraction(text: string, flag: string): number {
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new UsageError(`${flag} must be a fraction from 0 to 1 (e.g. 0.2), got "${text}"`);
   return n;
 }
 
@@ -319,6 +332,7 @@ export const OPTIONS = [
     kind: "list",
     sections: ["session"],
     remember: false,
+    checkedAbove: true,
     inherit: "variables",
   },
   {
@@ -360,12 +374,23 @@ export const OPTIONS = [
     inherit: "session",
   },
   {
+    key: "learnVerifyShare",
+    flags: "--learn-verify-share <fraction>",
+    help: "with --learn: the share of what is left of the budgets a background replay check of an improved lesson may spend; 0: none (default 0.2)",
+    kind: "value",
+    sections: ["session"],
+    parse: fraction,
+    remember: true,
+    inherit: "session",
+  },
+  {
     key: "kernel",
     flags: "--kernel <URI>",
     help: "where kernels run: local, sandbox, cmd:COMMAND, ssh://[user@]host[:port][/workdir] (docs/launchers.md)",
     kind: "value",
     sections: ["session"],
     remember: true,
+    checkedAbove: true,
     inherit: "session",
   },
   {
@@ -377,6 +402,7 @@ export const OPTIONS = [
     sections: ["session"],
     setting: "mode",
     remember: true,
+    checkedAbove: true,
     inherit: "session",
   },
   {
@@ -397,6 +423,7 @@ export const OPTIONS = [
     sections: ["session"],
     preset: "*",
     remember: true,
+    checkedAbove: true,
     inherit: "session",
   },
   {
@@ -406,6 +433,7 @@ export const OPTIONS = [
     kind: "list",
     sections: ["session"],
     remember: true,
+    checkedAbove: true,
     inherit: "session",
   },
   {
@@ -431,7 +459,7 @@ export type NumberKey = Extract<Entry, { parse: unknown }>["key"];
 
 const BY_KEY = new Map<string, OptionDef>(OPTIONS.map((o) => [o.key, o]));
 
-export function optionDef(key: OptionKey): OptionDef {
+function optionDef(key: OptionKey): OptionDef {
   return BY_KEY.get(key) as OptionDef;
 }
 
@@ -454,6 +482,28 @@ export function numberOf(spec: SessionSpec, key: NumberKey): number | undefined 
   if (text === undefined) return undefined;
   const def = optionDef(key);
   return def.parse?.(text, flagOf(def));
+}
+
+/** The options whose value a layer above checks (`checkedAbove`). */
+type CheckedAboveKey = Extract<Entry, { checkedAbove: true }>["key"];
+
+/** One check for each option a layer above checks, given its value and what that layer's `context` holds. */
+export type AboveChecks<C> = {
+  readonly [K in CheckedAboveKey]: (value: NonNullable<SessionSpec[K]>, context: C) => void;
+};
+
+/**
+ * Every option given in `spec` checked, in the table's order: a number by its parse, a value a layer
+ * above knows by `above` (with `context`). Throws a UsageError naming the flag.
+ */
+export function checkSpec<C>(spec: SessionSpec, above: AboveChecks<C>, context: C): void {
+  for (const def of OPTIONS as readonly OptionDef[]) {
+    const value = spec[def.key as OptionKey];
+    if (!given(value)) continue;
+    if (def.parse) def.parse(value as string, flagOf(def));
+    const check = def.checkedAbove && (above[def.key as CheckedAboveKey] as (v: unknown, c: C) => void);
+    if (check) check(value, context);
+  }
 }
 
 /** Checks the value of each of `keys` given in `spec` (every number option when none are named). */

@@ -36,7 +36,7 @@ export interface LockHolder {
   since?: string;
 }
 
-export interface PidLockOptions {
+interface PidLockOptions {
   /** How long to wait while a live process holds it (default 10 s; acquirePidLock: 0, no wait). */
   waitMs?: number;
   /** A lock older than this is taken over even from a live holder (one that hung). */
@@ -222,7 +222,7 @@ function inspect(path: string, maxAgeMs: number | undefined): Seen {
 }
 
 /** The holder a lock names: JSON, or the older plain `PID` and `PID STARTTIME`; undefined when neither. */
-export function parseHolder(text: string): LockHolder | undefined {
+function parseHolder(text: string): LockHolder | undefined {
   const plain = /^(\d+)(?: (\d+))?$/.exec(text.trim());
   if (plain)
     return validPid(Number(plain[1]))

@@ -284,10 +284,7 @@ export function envBaseUrl(preset: ProviderPreset, env: NodeJS.ProcessEnv): stri
 }
 
 /** The preset's query with environment overrides applied. */
-export function presetQuery(
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-): Record<string, string> | undefined {
+function presetQuery(preset: ProviderPreset, env: NodeJS.ProcessEnv): Record<string, string> | undefined {
   if (!preset.query) return undefined;
   const query = { ...preset.query };
   for (const [name, key] of Object.entries(preset.queryEnv ?? {})) {

@@ -92,9 +92,15 @@ export const learnSectionSchema = fields({
   budget: v.optional(v.lazy((input) => (typeof input === "number" ? budgetShare : budgetObject))),
   /** The model passes use; else refineModel, else the session's own. */
   model: v.optional(text("must be a model name")),
+  /** The share of what is left of the session's limits a background replay check may spend; 0: none. */
+  verify_share: v.optional(
+    v.pipe(
+      v.number("must be a fraction from 0 to 1"),
+      v.minValue(0, "must be a fraction from 0 to 1"),
+      v.maxValue(1, "must be a fraction from 0 to 1"),
+    ),
+  ),
 });
-
-export type LearnFileSection = v.InferOutput<typeof learnSectionSchema>;
 
 /** config.json's `search`: the provider `search()` uses, its key, and its endpoint when not the public one. */
 function searchSectionSchema() {

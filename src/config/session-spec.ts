@@ -23,7 +23,7 @@ const SPEC_FILE = v.strictObject(
 );
 
 /** Groups of inherited options a front end may leave out of the hosts it starts. */
-export interface InheritOptions {
+interface InheritOptions {
   /** false: no budget flags (the MCP server caps each task itself). Default true. */
   budgets?: boolean;
   /** false: no --var (front ends serving many tasks refuse it; each task gives its own). Default true. */

@@ -4,7 +4,7 @@
 
 export type SubscriptionId = "claude" | "chatgpt" | "copilot";
 
-export interface SubscriptionInfo {
+interface SubscriptionInfo {
   id: SubscriptionId;
   label: string;
   /** One line for pickers: which plan, how the sign-in goes. */

@@ -24,7 +24,7 @@ export interface TrustSubject {
 }
 
 /** One approval as stored. */
-export interface Approval {
+interface Approval {
   /** contentHash() of the content the user approved. */
   sha256: string;
   /** When (ISO 8601). */
@@ -34,7 +34,7 @@ export interface Approval {
 }
 
 /** "approved": this exact content; "changed": an earlier content was approved, not this one. */
-export type TrustState =
+type TrustState =
   | { state: "approved"; approval: Approval }
   | { state: "changed"; approval: Approval }
   | { state: "not approved" };
@@ -72,7 +72,7 @@ export function contentHash(content: unknown): string {
 }
 
 /** A project directory as approvals are keyed: its real path (a symlinked checkout is the same project). */
-export function trustProjectKey(dir: string): string {
+function trustProjectKey(dir: string): string {
   try {
     return realpathSync(dir);
   } catch {

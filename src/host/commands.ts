@@ -2,20 +2,20 @@
 // a running session besides attach/stop, as JSON-RPC methods. The line-mode slash commands do the same.
 
 import { join } from "node:path";
-import type { AutonomySettings } from "../agent/autonomy.js";
-import type { AgentEvent } from "../agent/events.js";
-import type { AgentSession } from "../agent/session.js";
-import type { UserVariable } from "../agent/session-variables.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import type { AgentSession } from "../agent/core/session.js";
+import type { UserVariable } from "../agent/core/user-variables.js";
+import type { AutonomySettings } from "../agent/gates/autonomy.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import { type SessionInfo, sessionInfo } from "./info.js";
 import { modeMethod } from "./mode-switch.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
 import { RPC, RpcError } from "./rpc.js";
-import type { SessionStatus } from "./state.js";
-import { descendantDir, type UsageTally } from "./tree-usage.js";
+import type { SessionStatus } from "./states/state.js";
+import { descendantDir, type UsageTally } from "./states/tree-usage.js";
 
 /** What the commands need of the host that runs the session. */
-export interface CommandHost {
+interface CommandHost {
   readonly id: string;
   readonly home: string;
   readonly session: AgentSession;
@@ -37,7 +37,7 @@ export interface CommandHost {
 }
 
 /** The methods answered here: everything but what the host itself and its socket answer. */
-export type CommandHandlers = Omit<HostHandlers, "status" | "message" | "schedule.reload" | "stop">;
+type CommandHandlers = Omit<HostHandlers, "status" | "message" | "schedule.reload" | "stop">;
 
 export class HostCommands {
   /** One handler per method; params arrive checked against src/host/protocol.ts. */

@@ -1,9 +1,7 @@
 import type { Socket } from "node:net";
-import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/autonomy.js";
-import type { AgentEvent } from "../agent/events.js";
-import type { AgentSession } from "../agent/session.js";
-
-export type { Inbound } from "./inbound.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import type { AgentSession } from "../agent/core/session.js";
+import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/gates/autonomy.js";
 
 import { HostCommands } from "./commands.js";
 import { reviveArgs, startStub, stubAvailable } from "./handoff.js";
@@ -11,16 +9,16 @@ import { compactMemory, IdleCollector } from "./idle-gc.js";
 import { IdleTimers } from "./idle-timers.js";
 import { checkInbound, type Inbound, withVariablesNamed } from "./inbound.js";
 import { JournalIndex } from "./journal-index.js";
-import { kernelScheduler } from "./kernel-scheduler.js";
 import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
 import { checkParams, type HostCall, type HostHandlers, type ResultOf } from "./protocol.js";
 import { RedactedEvents } from "./redacted-events.js";
-import { Scheduler } from "./scheduler.js";
+import { kernelScheduler } from "./schedules/kernel-calls.js";
+import { Scheduler } from "./schedules/scheduler.js";
 import { SessionServer } from "./server.js";
-import { type SessionState, type SessionStatus, stateOf, writeState } from "./state.js";
-import { UsageTally } from "./tree-usage.js";
+import { type SessionState, type SessionStatus, stateOf, writeState } from "./states/state.js";
+import { UsageTally } from "./states/tree-usage.js";
 import { failureReason, titleOf } from "./turn-words.js";
 
 export interface HostOptions {
@@ -260,7 +258,7 @@ export class SessionHost {
       await this.turn.catch(() => undefined);
       this.setStatus("interrupted", reason);
     }
-    await this.shutdown();
+    await this.shutdown(true);
   }
 
   /** Ends a foreground host once its work is done (no idle wait). */
@@ -272,18 +270,19 @@ export class SessionHost {
     await this.shutdown();
   }
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(stopped = false): Promise<void> {
     // Nobody serves it any more: a session that was waiting for more work is finished.
     if (this.status === "idle") this.status = "done";
-    await this.closeSession();
+    await this.closeSession(stopped);
     this.writeState();
     await this.shutdownServer();
   }
 
   /** What this process does last with the session, whether it exits or hands the session to a stub. */
-  private async closeSession(): Promise<void> {
+  private async closeSession(stopped = false): Promise<void> {
     this.scheduler.stop();
     this.collector.stop();
+    await this.options.session.hooks?.closing?.(stopped); // a background replay check ends first
     // The session's work is complete here: the last chance to judge edits with it before it closes.
     this.judge();
     await this.options.session.close();

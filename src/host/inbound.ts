@@ -1,6 +1,7 @@
 // Messages to a session host: what one may be, and how variables sent with it are told to the model.
-import type { AutonomousOutcome } from "../agent/autonomy.js";
-import type { UserVariable } from "../agent/session-variables.js";
+
+import type { UserVariable } from "../agent/core/user-variables.js";
+import type { AutonomousOutcome } from "../agent/gates/autonomy.js";
 import { RPC, RpcError } from "./rpc.js";
 
 /** The longest message text a host takes; a front end puts more than this in a kernel variable. */

@@ -1,13 +1,13 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { KernelState } from "../agent/agent-kernel.js";
-import type { BudgetLimits } from "../agent/budget.js";
-import { contextWindow } from "../agent/compaction-windows.js";
-import type { AgentSession } from "../agent/session.js";
+import type { BudgetLimits } from "../agent/budget/budget.js";
+import { contextWindow } from "../agent/compaction/windows.js";
+import type { AgentSession } from "../agent/core/session.js";
+import type { KernelState } from "../agent/kernel-api/kernel.js";
 import type { PermissionMode } from "../config/permission-mode.js";
 import type { SpendRecord } from "../session/types.js";
-import type { SessionStatus } from "./state.js";
-import type { UsageTally, UsageTotals } from "./tree-usage.js";
+import type { SessionStatus } from "./states/state.js";
+import type { UsageTally, UsageTotals } from "./states/tree-usage.js";
 
 /** What a status line shows about a hosted session (the `info` method). */
 export interface SessionInfo {
@@ -50,7 +50,7 @@ export interface SessionInfo {
   branch: string | null;
 }
 
-export interface InfoSource {
+interface InfoSource {
   session: AgentSession;
   title: string;
   cwd: string;

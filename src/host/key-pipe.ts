@@ -10,7 +10,7 @@ import { closeSync, readFileSync } from "node:fs";
 import type { Writable } from "node:stream";
 
 /** Names the descriptor the keys arrive on, in the child's environment (a number, not a secret). */
-export const KEYS_FD_VAR = "RELM_KEYS_FD";
+const KEYS_FD_VAR = "RELM_KEYS_FD";
 
 /** Secret variables by name. */
 export type Keys = Record<string, string>;

@@ -2,7 +2,7 @@
 // switch restarts the kernel under the new mode with its variables restored (agent/session.ts
 // switchMode) and is remembered (flags.json), so every later host of the session runs in it too.
 
-import type { AgentSession } from "../agent/session.js";
+import type { AgentSession } from "../agent/core/session.js";
 import { sandboxed } from "../config/permission-mode.js";
 import { cachedProbe, sandboxUnavailable } from "../kernel/sandbox/index.js";
 import type { CheckedParamsOf, ModeResult } from "./protocol.js";
@@ -10,7 +10,7 @@ import { RPC, RpcError } from "./rpc.js";
 import { rememberMode } from "./session-flags.js";
 
 /** What a switch needs of the host that runs the session. */
-export interface ModeHost {
+interface ModeHost {
   readonly id: string;
   readonly home: string;
   readonly session: AgentSession;

@@ -12,7 +12,7 @@ export function runDir(home: string): string {
   return dir;
 }
 
-export class SocketPathError extends UserError {
+class SocketPathError extends UserError {
   override name = "SocketPathError";
 }
 

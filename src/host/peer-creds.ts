@@ -21,7 +21,7 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-export class PeerCredentials {
+class PeerCredentials {
   private helper: ChildProcess | undefined;
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();

@@ -4,17 +4,17 @@
 // method's name, what it takes and what it answers are written once, here (docs/sessions.md, "The protocol").
 
 import * as v from "valibot";
-import type { AgentEvent } from "../agent/events.js";
-import type { CheckpointSummary } from "../agent/session-checkpoints.js";
-import type { CompactionOutcome } from "../agent/session-compaction.js";
-import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/session-variables.js";
-import { SCOPES } from "../config/harness-scopes.js";
+import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
+import type { CheckpointSummary } from "../agent/core/checkpoints.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
+import { WRITABLE_SCOPES } from "../config/harness-scopes.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import { modeNamed, type PermissionMode } from "../config/permission-mode.js";
 import type { JournalHeader } from "../session/types.js";
 import type { SessionInfo } from "./info.js";
 import { RPC, RpcError } from "./rpc.js";
-import type { SessionState } from "./state.js";
+import type { SessionState } from "./states/state.js";
 
 // The answers of the methods the tree's plugin (learning/) gives: defined here, as part of the contract,
 // and implemented there.
@@ -109,7 +109,7 @@ export interface ModeResult {
   warning?: string;
 }
 
-export type UndoResult =
+type UndoResult =
   | { error: string }
   | { turn: number; changed: string[]; removed: string[]; backup: string | undefined };
 
@@ -199,7 +199,9 @@ export const HOST_METHODS = {
     }),
   ),
   refine: method<RefineProposal>()(
-    v.object({ scope: v.optional(v.picklist(SCOPES, 'scope must be "session", "project" or "user"')) }),
+    v.object({
+      scope: v.optional(v.picklist(WRITABLE_SCOPES, 'scope must be "session", "project" or "user"')),
+    }),
   ),
   "refine.apply": method<RefineApplied>()(
     v.object({ token: v.string("token must be the token refine gave") }),
@@ -224,10 +226,10 @@ export const HOST_METHODS = {
   ),
 } as const;
 
-export type HostMethods = typeof HOST_METHODS;
+type HostMethods = typeof HOST_METHODS;
 export type HostMethod = keyof HostMethods;
 /** What a caller passes (before the socket's check: untrimmed text, variables as given). */
-export type ParamsOf<M extends HostMethod> = v.InferInput<HostMethods[M]["params"]>;
+type ParamsOf<M extends HostMethod> = v.InferInput<HostMethods[M]["params"]>;
 /** What a handler gets (after the check). */
 export type CheckedParamsOf<M extends HostMethod> = v.InferOutput<HostMethods[M]["params"]>;
 export type ResultOf<M extends HostMethod> =
@@ -247,7 +249,7 @@ export type HostHandlers = {
   ) => ResultOf<M> | Promise<ResultOf<M>>;
 };
 
-export function isHostMethod(name: string): name is HostMethod {
+function isHostMethod(name: string): name is HostMethod {
   return Object.hasOwn(HOST_METHODS, name);
 }
 

@@ -2,7 +2,7 @@
 // ones too (streamed answer, cell output as it comes):
 // they are redacted of the session's secrets as the journal's copies are, a secret cut between two
 // streamed pieces included.
-import type { AgentEvent, EventSink } from "../agent/events.js";
+import type { AgentEvent, EventSink } from "../agent/core/events.js";
 import { Redactor } from "../session/redact.js";
 import { StreamRedactor } from "../session/redact-stream.js";
 

@@ -5,7 +5,7 @@ import type { Socket } from "node:net";
 import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
 
 /** JSON-RPC 2.0 ids: a number, a string, or null (answered as given). */
-export type RpcId = number | string | null;
+type RpcId = number | string | null;
 
 export interface RpcRequest {
   jsonrpc: "2.0";
@@ -20,14 +20,14 @@ export interface RpcNotification {
   params?: unknown;
 }
 
-export interface RpcResponse {
+interface RpcResponse {
   jsonrpc: "2.0";
   id: RpcId;
   result?: unknown;
   error?: { code: number; message: string };
 }
 
-export type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
+type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
 
 /** What one line turned out to be. `invalid` carries the error to answer it with (id null when unknown). */
 export type Frame =
@@ -69,7 +69,7 @@ export function rpcErrorCode(error: unknown): number | undefined {
   return e.name === "RpcError" && typeof e.code === "number" ? e.code : undefined;
 }
 
-export interface FramingOptions {
+interface FramingOptions {
   /** Longest line accepted, in bytes (default MAX_LINE_BYTES). */
   maxLineBytes?: number;
   /**
@@ -126,7 +126,7 @@ export function onMessages(
 }
 
 /** Classifies one line. Never throws: bad JSON, too deep, wrong shapes all become `invalid` frames. */
-export function parseFrame(line: string): Frame {
+function parseFrame(line: string): Frame {
   let value: unknown;
   try {
     value = JSON.parse(line);

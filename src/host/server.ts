@@ -9,7 +9,7 @@ import { runDir, socketPath } from "./paths.js";
 import type { Peer } from "./peer.js";
 import { type Frame, onMessages, RPC, RpcError, type RpcRequest, rpcErrorCode, send } from "./rpc.js";
 
-export interface ServerHandlers {
+interface ServerHandlers {
   /** Journal events with n > after, in order (read from the journal file). */
   replay(after: number, emit: (event: unknown) => void): number;
   call(method: string, params: unknown): Promise<unknown> | unknown;

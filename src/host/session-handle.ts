@@ -3,7 +3,7 @@
 // and then follow live events, without a gap or a duplicate; send, call, close. Each front end used to
 // write this itself; what differs between them is an option here.
 import { join } from "node:path";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { UserError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
@@ -12,7 +12,7 @@ import type { HostCall, HostMethod, ParamsArg, ResultOf } from "./protocol.js";
 import { RpcError } from "./rpc.js";
 import { type HostLaunch, reviveHost, spawnHost } from "./spawn.js";
 
-export interface SessionHandleOptions {
+interface SessionHandleOptions {
   home: string;
   id: string;
   /** The environment a started or revived host gets. */
@@ -29,12 +29,12 @@ export interface SessionHandleOptions {
   onClosed?(): void;
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
   /** Replay and then follow live events (default true); false for a connection that only calls. */
   follow?: boolean;
 }
 
-export interface ReviveOptions extends ConnectOptions {
+interface ReviveOptions extends ConnectOptions {
   /** The revived host's first turn (with the resume note, as `relm send` does it). */
   message?: string;
   /** Options the host is brought back with (replacing those the session remembers). */
@@ -49,7 +49,7 @@ export class HostUnreachableError extends UserError {
 }
 
 /** Calls on a handle with no host behind it. */
-export class NotLiveError extends RpcError {
+class NotLiveError extends RpcError {
   constructor(id: string) {
     super(-32000, `session ${id} is not running`);
   }

@@ -127,7 +127,7 @@ async function answeringPid(home: string, id: string): Promise<number | undefine
   }
 }
 
-export class HostLaunchError extends UserError {
+class HostLaunchError extends UserError {
   override name = "HostLaunchError";
 }
 
@@ -164,11 +164,11 @@ async function sendTo(home: string, id: string, text: string): Promise<void> {
 }
 
 /**
- * Starts the per-user waker (src/host/waker.ts) unless one runs; it exits by itself when no job is left.
+ * Starts the per-user waker (src/host/schedules/waker.ts) unless one runs; it exits by itself when no job is left.
  * It revives hosts, so it holds the keys too: on a pipe, as a host does.
  */
 export async function ensureWaker(home: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const { wakerRunning } = await import("./waker.js");
+  const { wakerRunning } = await import("./schedules/waker.js");
   if (await wakerRunning(home)) return;
   ensurePrivateDir(home);
   const log = openSync(`${home}/waker.log`, "a", 0o600);

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { isLive } from "./client.js";
 import { waitFor } from "./poll.js";
-import { readState, writeState } from "./state.js";
+import { readState, writeState } from "./states/state.js";
 
 /** The stub leaves at once on SIGTERM; this is only a bound for a machine under load. */
 const STUB_EXIT_MS = 5_000;

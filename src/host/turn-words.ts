@@ -1,5 +1,5 @@
 // How a host names a session from its first message, and says why a turn failed (state.json's reason).
-import type { AutonomousOutcome } from "../agent/autonomy.js";
+import type { AutonomousOutcome } from "../agent/gates/autonomy.js";
 import { firstLine } from "../config/text.js";
 
 /** A session's title from the first line of its first message. */

@@ -2,19 +2,10 @@
 // when has the work a message started ended, and how? The host sends no "idle" event: a turn's end is
 // journaled (final, budget_stop, error, model_error, interrupted), and the host's status then says
 // whether more work follows (an autonomous run, a message that arrived meanwhile).
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import type { HostCall } from "./protocol.js";
 
-/** Root events that end a turn. */
-export const TURN_ENDS: ReadonlySet<string> = new Set([
-  "final",
-  "budget_stop",
-  "error",
-  "model_error",
-  "interrupted",
-]);
-
-export type WorkStatus =
+type WorkStatus =
   | "done"
   | "budget"
   | "error"
@@ -64,7 +55,7 @@ export function outcomeOf(event: AgentEvent): WorkOutcome | undefined {
 const BUSY = new Set(["running", "waiting"]);
 
 /** A connection to a host, as the watch needs it (a SessionClient or a SessionHandle). */
-export interface WatchedHost {
+interface WatchedHost {
   readonly closed: Promise<void>;
   readonly call: HostCall;
 }

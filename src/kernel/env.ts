@@ -24,7 +24,7 @@ const SECRET_PATTERNS: RegExp[] = [
   /^ANTHROPIC_/i,
 ];
 
-export function isSecretName(name: string): boolean {
+function isSecretName(name: string): boolean {
   return SECRET_PATTERNS.some((re) => re.test(name));
 }
 

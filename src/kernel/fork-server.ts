@@ -19,7 +19,7 @@ import { listenPrivate } from "./listen.js";
 export type ForkChannel = "protocol" | "stderr";
 
 /** Receives a fork's connections; `head` is what arrived after the handshake line. */
-export type ChannelHandler = (channel: ForkChannel, socket: Socket, head: string) => void;
+type ChannelHandler = (channel: ForkChannel, socket: Socket, head: string) => void;
 
 // sockaddr_un.sun_path is 104 bytes on macOS (108 on Linux), including the terminating NUL.
 const MAX_SOCKET_PATH = 103;

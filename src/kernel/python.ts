@@ -13,7 +13,7 @@ import { makeDirs } from "../config/dirs.js";
 import { PythonNotFoundError } from "./errors.js";
 import type { PythonInfo } from "./types.js";
 
-export interface FoundPython extends PythonInfo {
+interface FoundPython extends PythonInfo {
   /** Why this interpreter is less than ideal (e.g. RELM_PYTHON without IPython); for `relm doctor`. */
   warning?: string;
   /** True when the answer came from the cache file rather than from probing. */
@@ -25,7 +25,7 @@ export interface FoundPython extends PythonInfo {
  * activated `.venv/bin/python3`). Such a candidate is never run on the host as is: `wrap` turns its
  * probe into a confined command (sandbox/index.ts probeConfinement), or, with no `wrap`, it is skipped.
  */
-export interface ProbeTrust {
+interface ProbeTrust {
   untrusted: readonly string[];
   wrap?: (file: string, args: string[]) => { file: string; args: string[] };
 }

@@ -8,7 +8,6 @@ import { LineSplitter } from "./lines.js";
 import type { RunnerExit, RunnerLink } from "./link.js";
 import type { HostMessage, ReadyMessage, ReplyMessage, RunnerMessage } from "./protocol.js";
 
-export { killGroup } from "./host-exit.js";
 export type { RunnerExit } from "./link.js";
 
 export interface RunnerSpawnOptions {
@@ -30,7 +29,7 @@ export interface RunnerSpawnOptions {
 type Request = Exclude<Extract<HostMessage, { id: number }>, { type: "response" }>;
 type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
 /** A host message that expects a reply, before its id is assigned. */
-export type RequestBody = WithoutId<Request>;
+type RequestBody = WithoutId<Request>;
 
 /** Raised to callers waiting on a runner that died. */
 export class RunnerExitedError extends Error {

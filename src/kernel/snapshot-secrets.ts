@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { writeNoFollow } from "./sandbox/no-follow.js";
 import type { SnapshotReport } from "./types.js";
 
-export const SECRET_REASON = "holds a secret value (an API key or token): not saved";
+const SECRET_REASON = "holds a secret value (an API key or token): not saved";
 const MANIFEST = "manifest.json";
 const CHUNK = 1 << 20;
 /** Shorter values would match ordinary bytes; the journal's redaction uses the same floor. */

@@ -40,7 +40,7 @@ export async function startKernelTemplate(options: KernelTemplateOptions): Promi
   }
 }
 
-export interface ForkRequest {
+interface ForkRequest {
   token: string;
   cwd: string;
   /** Already scrubbed (the kernel's own environment). */

@@ -18,7 +18,7 @@ export interface CellImage {
   data: string;
 }
 
-export type CellStatus =
+type CellStatus =
   | "ok" // ran to the end
   | "error" // raised an exception (traceback is in output)
   | "timeout" // hit the cell timeout; interrupted (variables kept) or killed (see `note`)
@@ -76,7 +76,7 @@ export interface RestoreReport {
 }
 
 /** A request from Python code back to the host (rlm, llm, submit, ...). */
-export type HostRequestHandler = (method: string, params: unknown) => Promise<unknown>;
+type HostRequestHandler = (method: string, params: unknown) => Promise<unknown>;
 
 export interface KernelOptions {
   cwd: string;

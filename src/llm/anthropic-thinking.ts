@@ -2,7 +2,7 @@
 // thinking block's signature against its text (and each redacted_thinking block's data) and refuses the
 // whole request when one does not verify. A block without a signature cannot verify: a stream cut off
 // before its signature_delta, an Anthropic-compatible server that does not sign, or a block whose text
-// the journal's redaction of a secret changed (the agent clears its signature; see agent/loop.ts). Such
+// the journal's redaction of a secret changed (the agent clears its signature; see agent/core/loop.ts). Such
 // blocks are left out, and the caller is told how many and why, never in silence.
 //
 // With thinking on, the answer whose tool calls are being answered must start with its thinking. When it
@@ -22,7 +22,7 @@ export interface ThinkingToSend {
 }
 
 /** A block Anthropic can verify: thinking with its signature, redacted_thinking with its data. */
-export function canVerify(block: Record<string, unknown>): boolean {
+function canVerify(block: Record<string, unknown>): boolean {
   if (block.type === "thinking") {
     return (
       typeof block.thinking === "string" && typeof block.signature === "string" && block.signature !== ""

@@ -27,8 +27,8 @@ import {
   type WireFormat,
 } from "./wire.js";
 
-export const ANTHROPIC_VERSION = "2023-06-01";
-export const CACHE_MARKER = '"cache_control":{"type":"ephemeral"}';
+const ANTHROPIC_VERSION = "2023-06-01";
+const CACHE_MARKER = '"cache_control":{"type":"ephemeral"}';
 
 export const anthropicWire: WireFormat = {
   notices(request, settings) {
@@ -66,7 +66,7 @@ function anthropicMaxTokensFor(settings: BodySettings): number {
   return settings.maxOutputTokens ?? anthropicMaxTokens(settings.model, settings.thinking, usual);
 }
 
-export function buildAnthropicBody(request: ModelRequest, settings: BodySettings): string {
+function buildAnthropicBody(request: ModelRequest, settings: BodySettings): string {
   const maxTokens = anthropicMaxTokensFor(settings);
   const head: Record<string, unknown> = { model: settings.model, max_tokens: maxTokens };
   // Extended thinking: its budget counts against max_tokens. relm sends no temperature, which thinking

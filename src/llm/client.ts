@@ -208,7 +208,7 @@ function authFor(options: ClientOptions, request: ModelRequest): HttpCall["auth"
 }
 
 /** About four characters per token; good enough for budgets when the server says nothing. */
-export function estimateUsage(body: string, decoded: Decoded): Usage {
+function estimateUsage(body: string, decoded: Decoded): Usage {
   let outputChars = decoded.text.length;
   for (const call of decoded.toolCalls) outputChars += call.name.length + call.arguments.length;
   return {

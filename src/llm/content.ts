@@ -9,12 +9,12 @@ export function base64Bytes(data: string): number {
   return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
 }
 
-export function imageLabel(image: ImagePart): string {
+function imageLabel(image: ImagePart): string {
   const kb = Math.max(1, Math.round(base64Bytes(image.data) / 1024));
   return `${image.mimeType}, ${kb} KB`;
 }
 
-export const NO_IMAGES = "this model does not take images";
+const NO_IMAGES = "this model does not take images";
 
 export function imagePlaceholder(image: ImagePart, note: string = NO_IMAGES): string {
   return `[${imageLabel(image)}: ${note}]`;

@@ -33,7 +33,7 @@ export interface HttpCall {
   maxEventBytes: number;
 }
 
-export type HttpEvent =
+type HttpEvent =
   | DeltaEvent
   | Extract<StreamEvent, { type: "retry" | "error" }>
   | { type: "decoded"; value: Decoded; attempts: number };

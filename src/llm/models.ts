@@ -4,10 +4,10 @@ import { createModelClient } from "./index.js";
 import { presetClientOptions } from "./presets.js";
 import type { Provider } from "./types.js";
 
-export type ModelList = { ids: string[] } | { error: string; status?: number };
+type ModelList = { ids: string[] } | { error: string; status?: number };
 
 /** The URL that lists an endpoint's models (OpenAI-compatible: {base}/models; Anthropic: /v1/models). */
-export function modelsUrl(provider: Provider, baseUrl: string): string {
+function modelsUrl(provider: Provider, baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, "");
   return provider === "anthropic" ? `${base.replace(/\/v1$/, "")}/v1/models` : `${base}/models`;
 }

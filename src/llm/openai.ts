@@ -31,7 +31,7 @@ export const openaiWire: WireFormat = {
   decodeJson: decodeOpenAIJson,
 };
 
-export function buildOpenAIBody(request: ModelRequest, settings: BodySettings): string {
+function buildOpenAIBody(request: ModelRequest, settings: BodySettings): string {
   const head: Record<string, unknown> = { model: settings.model };
   if (settings.stream) {
     head.stream = true;

@@ -6,18 +6,12 @@ import type { ProviderPreset } from "../config/presets.js";
 import type { Provider } from "./types.js";
 
 export {
-  envBaseUrl,
-  envKey,
   findPreset,
   PRESETS,
-  type ProviderPreset,
   presetBaseUrl,
   presetClientOptions,
   presetNames,
-  presetQuery,
-  presetsWithEnvKey,
   suggestPreset,
-  wireFor,
 } from "../config/presets.js";
 
 /** Request headers for a key as the preset sends it, with the preset's own headers. */

@@ -8,7 +8,7 @@ export interface RetryPolicy {
   idleTimeoutMs: number;
 }
 
-export const RETRY_AFTER_CAP_MS = 60_000;
+const RETRY_AFTER_CAP_MS = 60_000;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 5,

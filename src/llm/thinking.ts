@@ -6,14 +6,14 @@ import { normalizeModelName } from "./pricing.js";
 import type { Reasoning, ThinkingLevel } from "./types.js";
 
 /** Anthropic's thinking budget per level, before the answer's max_tokens caps it. */
-export const ANTHROPIC_THINKING_BUDGET: Record<Exclude<ThinkingLevel, "off">, number> = {
+const ANTHROPIC_THINKING_BUDGET: Record<Exclude<ThinkingLevel, "off">, number> = {
   low: 2048,
   medium: 8192,
   high: 24_576,
 };
 
 /** Anthropic rejects a smaller budget_tokens. */
-export const ANTHROPIC_MIN_THINKING = 1024;
+const ANTHROPIC_MIN_THINKING = 1024;
 
 /**
  * budget_tokens for an Anthropic request, or undefined for no `thinking` field. It must be below

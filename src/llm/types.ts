@@ -4,7 +4,7 @@
 // defined below llm/, in config/model-types.ts.
 import type { Price, Provider, ThinkingLevel } from "../config/model-types.js";
 
-export { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "../config/model-types.js";
+export type { Price, Provider, ThinkingLevel } from "../config/model-types.js";
 
 /**
  * The reasoning an answer came with, kept so it is sent back unchanged with that answer in later
@@ -37,7 +37,7 @@ export interface ToolCall {
   arguments: string;
 }
 
-export interface UserMessage {
+interface UserMessage {
   role: "user";
   content: ContentPart[];
 }

@@ -1,13 +1,13 @@
 // MCP progress notifications for a task that runs long: one line per step a person would want to see
 // (a model call, a cell, a sub-agent), and a heartbeat while a step takes a while, so clients that reset
 // their request timeout on progress keep waiting. Progress must grow with every notification.
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { firstLine } from "../config/text.js";
 
 const HEARTBEAT_MS = 10_000;
 
 /** What one event says as a progress line, or undefined for events that are not steps. */
-export function progressLine(event: AgentEvent): string | undefined {
+function progressLine(event: AgentEvent): string | undefined {
   const who = event.agent ? `sub-agent ${event.agent}: ` : "";
   switch (event.type) {
     case "model_request":
@@ -33,7 +33,7 @@ export function progressLine(event: AgentEvent): string | undefined {
   }
 }
 
-export type SendProgress = (progress: number, message: string) => Promise<void>;
+type SendProgress = (progress: number, message: string) => Promise<void>;
 
 /** Turns events into progress notifications (and heartbeats) until `stop()`. */
 export class ProgressReporter {

@@ -10,7 +10,7 @@ import { ServerStdioTransport } from "./stdio-transport.js";
 import { type Limits, stopTask, type TaskEnvironment, TaskInputError } from "./tasks.js";
 import { registerTools, type ServerState } from "./tools.js";
 
-export interface ServeOptions {
+interface ServeOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   stderr: NodeJS.WritableStream;

@@ -11,7 +11,7 @@ import { idOfEdges } from "../host/rpc.js";
 import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
 
 /** The largest request accepted (the whole JSON-RPC frame, variables included): docs/mcp-server.md. */
-export const MAX_FRAME_BYTES = MAX_LINE_BYTES;
+const MAX_FRAME_BYTES = MAX_LINE_BYTES;
 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;

@@ -3,12 +3,12 @@
 // like any other; this process is only a client of those hosts.
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { AgentEvent } from "../agent/events.js";
-import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/session-variables.js";
+import type { AgentEvent } from "../agent/core/events.js";
+import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/core/user-variables.js";
 import type { SessionSpec } from "../config/options.js";
-import { describe, type SessionListing } from "../host/discovery.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { spawnHost } from "../host/spawn.js";
+import { describe, type SessionListing } from "../host/states/discovery.js";
 import { outcomeOf, type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import {
   JOURNAL_FILE,
@@ -26,7 +26,7 @@ export class TaskInputError extends Error {
 }
 
 /** Budgets in the units the tools take them (snake_case, as MCP clients' models write them). */
-export interface TaskBudgets {
+interface TaskBudgets {
   max_turns?: number;
   max_tokens?: number;
   /** Seconds. */
@@ -70,7 +70,7 @@ function lower(a: number | undefined, b: number | undefined): number | undefined
   return Math.min(a, b);
 }
 
-export function effectiveLimits(caps: Limits, budgets: TaskBudgets = {}): Limits {
+function effectiveLimits(caps: Limits, budgets: TaskBudgets = {}): Limits {
   return {
     maxTurns: lower(caps.maxTurns, budgets.max_turns),
     maxTokens: lower(caps.maxTokens, budgets.max_tokens),
@@ -80,7 +80,7 @@ export function effectiveLimits(caps: Limits, budgets: TaskBudgets = {}): Limits
 }
 
 /** `limits` as the budget options of a host's spec. */
-export function limitSpec(limits: Limits): SessionSpec {
+function limitSpec(limits: Limits): SessionSpec {
   const spec: SessionSpec = {};
   if (limits.maxTurns !== undefined) spec.maxTurns = String(limits.maxTurns);
   if (limits.maxTokens !== undefined) spec.maxTokens = String(limits.maxTokens);
@@ -149,7 +149,7 @@ function lastEventN(home: string, id: string): number {
   }
 }
 
-export interface Follow {
+interface Follow {
   /** Every event of the tree, root and sub-agents, as it arrives. */
   onEvent?: (event: AgentEvent) => void;
   signal?: AbortSignal;
@@ -267,7 +267,7 @@ export async function stopTask(home: string, id: string, interrupt: boolean): Pr
 }
 
 /** What task_status and list_sessions say about a session. */
-export interface TaskSummary {
+interface TaskSummary {
   session_id: string;
   /** relm's status: running, waiting (on sub-agents), idle, done, failed, interrupted. */
   status: string;

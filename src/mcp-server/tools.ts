@@ -5,7 +5,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { listSessions } from "../host/discovery.js";
+import { listSessions } from "../host/states/discovery.js";
 import type { WorkOutcome } from "../host/work-watch.js";
 import { ProgressReporter } from "./progress.js";
 import {

@@ -6,7 +6,7 @@ import { McpServerError } from "./errors.js";
 import { type CachedTool, readToolCache, writeToolCache } from "./tool-cache.js";
 import { type Admission, admissionOf, type McpTrustState, quoteArg, readTrust } from "./trust.js";
 
-export interface McpClientsOptions {
+interface McpClientsOptions {
   /** The environment stdio servers start from; secrets (by name or a URL with a password) are removed first. */
   env: NodeJS.ProcessEnv;
   cwd: string;
@@ -23,7 +23,7 @@ export interface McpClientsOptions {
   sandbox?: () => Promise<KernelSandbox | undefined>;
 }
 
-export interface ServerStatus {
+interface ServerStatus {
   name: string;
   transport: McpTransport;
   scope: McpScope;

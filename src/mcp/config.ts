@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError, UsageError } from "../config/errors.js";
+import { projectRoot } from "../config/project-root.js";
 import { approvalKey, needsApproval } from "./trust.js";
 import type { McpScope, McpServer, McpTransport } from "./types.js";
 
@@ -20,24 +21,9 @@ export interface McpConfig {
   files: { path: string; scope: McpScope }[];
 }
 
-/**
- * The project a working directory belongs to, as the harness sees it (src/config/project-root.ts, on an
- * unresolved path): the nearest directory up to the repository root with a `.relm/` folder, else the
- * repository root, else the working directory.
- */
-export function mcpProjectRoot(cwd: string): string {
-  let dir = resolve(cwd);
-  for (;;) {
-    if (existsSync(join(dir, ".relm")) || existsSync(join(dir, ".git"))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return resolve(cwd);
-    dir = parent;
-  }
-}
-
 /** The configuration files, most important first: the project's relm file, its shared file, the user's. */
 export function mcpConfigFiles(cwd: string, home: string): { path: string; scope: McpScope }[] {
-  const root = mcpProjectRoot(cwd);
+  const root = projectRoot(cwd);
   return [
     { path: join(root, ".relm", "mcp.json"), scope: "project" },
     { path: join(root, ".mcp.json"), scope: "project" },
@@ -46,7 +32,7 @@ export function mcpConfigFiles(cwd: string, home: string): { path: string; scope
 }
 
 /** Reads one file's `mcpServers` object; undefined when the file does not exist. */
-export function readServersFile(path: string): Record<string, unknown> | undefined {
+function readServersFile(path: string): Record<string, unknown> | undefined {
   if (!existsSync(path)) return undefined;
   let parsed: unknown;
   try {
@@ -79,7 +65,7 @@ export function loadMcpConfig(
     ...mcpConfigFiles(cwd, home),
   ];
   const byName = new Map<string, McpServer>();
-  const project = mcpProjectRoot(cwd);
+  const project = projectRoot(cwd);
   for (const file of files) {
     const entries = readServersFile(file.path);
     if (!entries) continue;
@@ -172,7 +158,7 @@ export function parseServer(
 }
 
 /** `${VAR}` and `${VAR:-default}`, from `env`; unset names without a default are collected. */
-export function expandVars(value: string, env: NodeJS.ProcessEnv, unset: Set<string>): string {
+function expandVars(value: string, env: NodeJS.ProcessEnv, unset: Set<string>): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback) => {
     const found = env[name];
     if (found !== undefined && found !== "") return found;

@@ -15,7 +15,7 @@ type Sdk = typeof import("./sdk.js");
 let sdkModule: Promise<Sdk> | undefined;
 
 /** The SDK, loaded on first use (see sdk.ts). */
-export function loadSdk(): Promise<Sdk> {
+function loadSdk(): Promise<Sdk> {
   if (!sdkModule) {
     const loading = import("./sdk.js");
     sdkModule = loading;

@@ -6,7 +6,7 @@ import { McpServerError } from "./errors.js";
 import type { Opened } from "./sdk.js";
 
 /** How the server was being started, for the message. */
-export interface StartedAs {
+interface StartedAs {
   server: McpServer;
   /** Inside the session's sandbox (which may be why it failed). */
   confined: boolean;

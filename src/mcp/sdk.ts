@@ -22,7 +22,7 @@ import type {
 import type { McpServer } from "./config.js";
 import type { StdioTransport } from "./stdio.js";
 
-export { Client, ErrorCode, McpError };
+export { ErrorCode, McpError };
 
 export interface Opened {
   client: Client;
@@ -33,7 +33,7 @@ export interface Opened {
   stdio?: StdioTransport;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   clientName: string;
   clientVersion: string;
   timeoutMs: number;

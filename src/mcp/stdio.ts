@@ -11,14 +11,14 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { BoundedLineSplitter } from "../kernel/lines.js";
 import { TailBuffer } from "./errors.js";
 
-export interface StdioParams {
+interface StdioParams {
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
 }
 
-export interface ProcessExit {
+interface ProcessExit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }

@@ -15,8 +15,6 @@ import { UserError } from "../config/errors.js";
 import { contentHash, TrustStore, type TrustSubject } from "../config/trust.js";
 import type { McpApprovalKey, McpScope, McpServer } from "./types.js";
 
-export type { McpApprovalKey } from "./types.js";
-
 /** The kind MCP servers are approved as, in the trust store. */
 export const MCP_TRUST_KIND = "mcp";
 
@@ -154,10 +152,4 @@ export function approveServer(store: TrustStore, server: McpServer, outsideSandb
   const key = server.approval;
   if (!key) return;
   store.approve(subject(server, key), key.sha256, outsideSandbox ? { outsideSandbox: true } : undefined);
-}
-
-/** Forgets the approval of `server`; false when there was none. */
-export function revokeServer(store: TrustStore, server: McpServer): boolean {
-  const key = server.approval;
-  return key ? store.revoke(subject(server, key)) : false;
 }

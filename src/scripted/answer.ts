@@ -1,6 +1,6 @@
 // A scripted answer in wire-neutral form, and the deterministic chunking both wire writers use.
 
-export interface ScriptedUsage {
+interface ScriptedUsage {
   /** Total prompt tokens, cached ones included. */
   input: number;
   output: number;
@@ -36,7 +36,7 @@ export interface Thought {
 }
 
 /** Characters per output token, the same four the usage report counts. */
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 /**
  * Cuts an answer to `maxTokens` output tokens the way a model that hits its limit stops: mid-text, or

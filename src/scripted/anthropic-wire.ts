@@ -2,7 +2,7 @@
 
 import { type Answer, pieces } from "./answer.js";
 
-export function anthropicStopReason(answer: Answer): string {
+function anthropicStopReason(answer: Answer): string {
   if (answer.truncated) return "max_tokens";
   return answer.toolCalls.length > 0 ? "tool_use" : "end_turn";
 }
@@ -114,7 +114,7 @@ export function anthropicUnfinishedJson(answer: Answer): string {
 }
 
 /** The answer's thinking and redacted_thinking blocks, as the API returns them whole. */
-export function thinkingBlocks(answer: Answer): Record<string, unknown>[] {
+function thinkingBlocks(answer: Answer): Record<string, unknown>[] {
   const t = answer.thought;
   if (!t) return [];
   const blocks: Record<string, unknown>[] = [{ type: "thinking", thinking: t.text, signature: t.secret }];

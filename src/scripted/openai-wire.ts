@@ -2,7 +2,7 @@
 
 import { type Answer, pieces } from "./answer.js";
 
-export function openaiFinishReason(answer: Answer): string {
+function openaiFinishReason(answer: Answer): string {
   if (answer.truncated) return "length";
   return answer.toolCalls.length > 0 ? "tool_calls" : "stop";
 }

@@ -19,7 +19,7 @@ interface StepReasoning {
   redactedThinking?: string;
 }
 
-export interface ScriptToolCall {
+interface ScriptToolCall {
   name: string;
   /** Sent verbatim when a string (it may be any text, even invalid JSON); JSON-encoded when an object. */
   arguments: string | Record<string, unknown>;

@@ -53,6 +53,13 @@ import { checkReturnedThoughts, type Thoughts } from "./thoughts.js";
 export interface ScriptedModelOptions {
   /** Steps consumed one per model request, in arrival order across both formats; or one function for all. */
   script: ScriptItem[] | StepFunction;
+  /**
+   * Answers some requests itself, before the script and without using one of its steps: a step, or
+   * undefined to leave the request to the script. For a kind of request a whole test suite answers the
+   * same way (a test rig's stock answer), so each script need not. `ctx.index` is the step the script
+   * would get next.
+   */
+  before?: (ctx: ScriptContext) => ScriptStep | undefined;
   /** What to do after the last step: answer HTTP 500 and record a problem (default), or repeat the last step. */
   onExhausted?: "error" | "repeat-last";
   /** Reject requests whose Bearer / x-api-key differs, with 401. */
@@ -67,7 +74,7 @@ export interface ScriptedModelOptions {
   chunkDelayMs?: number;
 }
 
-export interface CapturedRequest {
+interface CapturedRequest {
   path: string;
   headers: Record<string, string>;
   rawBody: string;
@@ -222,8 +229,14 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     const refusal = checkReturnedThoughts(format, fields, thoughts);
     if (refusal) return sendError(res, format, 400, refusal, "invalid_request_error");
 
-    const ctx: ScriptContext = { index: consumed++, body, rawBody, format, ...describeRequest(format, body) };
-    const step = await nextStep(ctx);
+    const described = { body, rawBody, format, ...describeRequest(format, body) };
+    let early: ScriptStep | string | undefined;
+    try {
+      early = options.before?.({ index: consumed, ...described });
+    } catch (err) {
+      early = `scripted model: before() threw: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    const step = early ?? (await nextStep({ index: consumed++, ...described }));
     if (typeof step === "string") {
       problems.push(step);
       return send(res, 500, step, "text/plain; charset=utf-8");

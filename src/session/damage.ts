@@ -26,7 +26,7 @@ import { scanEvents, scanHeader } from "./scan.js";
 export const DAMAGE_FILE = "journal-damage.json";
 
 /** In $RELM_HOME/index/: ids of sessions whose journal a reader found damaged (one a line, may repeat). */
-export const DAMAGED_INDEX = "damaged.log";
+const DAMAGED_INDEX = "damaged.log";
 
 /** The ids index/damaged.log names (candidates only: readDamage says whether each still is). */
 export function damagedIds(home: string): Set<string> {
@@ -41,7 +41,7 @@ export function damagedIds(home: string): Set<string> {
   }
 }
 
-export interface JournalDamage {
+interface JournalDamage {
   /** 1-based line of the first damaged line (undefined when only a tail was read). */
   line?: number;
   /** Byte offset where that line starts: everything before it is intact. */
@@ -52,7 +52,7 @@ export interface JournalDamage {
   mtimeMs: number;
 }
 
-export type JournalHealth =
+type JournalHealth =
   | { kind: "ok"; events: number }
   | { kind: "torn"; events: number }
   | {

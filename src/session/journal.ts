@@ -23,9 +23,9 @@ import { JOURNAL_VERSION, type JournalBody, type JournalEvent, type JournalHeade
 import { lockJournal, type WriterLock } from "./writer-lock.js";
 
 export const JOURNAL_FILE = "journal.jsonl";
-export const OUTPUTS_DIR = "outputs";
+const OUTPUTS_DIR = "outputs";
 
-export interface JournalOptions {
+interface JournalOptions {
   /** Exact strings (8+ chars, e.g. API keys) replaced by [REDACTED] in everything this journal writes. */
   secrets?: readonly string[];
 }

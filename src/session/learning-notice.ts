@@ -1,13 +1,15 @@
 // The one line every front end shows when learning does something (issue 21, item 5): a learning pass
-// applied lessons, applied nothing, was skipped or failed (and why), or a verdict judged an edit (and
-// reverted or kept it). `relm run` stderr, line mode, the UI's transcript and ACP all print this text.
+// applied lessons, applied nothing, was skipped or failed (and why), a verdict judged an edit (and
+// reverted, kept, promoted or retired it), a background replay check of an improved edit passed, failed or
+// did not run, or a session started with lessons on probation. `relm run` stderr, line mode, the UI's
+// transcript and ACP all print this text.
 
 import type { JournalEventOf } from "./types.js";
 
 /** How a front end colours the line. */
-export type NoticeTone = "learned" | "quiet" | "warn" | "good";
+type NoticeTone = "learned" | "quiet" | "warn" | "good";
 
-export interface LearningNotice {
+interface LearningNotice {
   text: string;
   tone: NoticeTone;
 }
@@ -15,7 +17,8 @@ export interface LearningNotice {
 type Judged = Pick<
   JournalEventOf<"harness_verdict">,
   "rev" | "scope" | "verdict" | "final" | "reverted" | "refused"
->;
+> &
+  Partial<Pick<JournalEventOf<"harness_verdict">, "entries" | "promoted" | "retired" | "waiting" | "pinned">>;
 type Pass = Pick<
   JournalEventOf<"learn">,
   "pass" | "trigger" | "outcome" | "reason" | "applied" | "proposed" | "rejected" | "revision"
@@ -34,7 +37,7 @@ function range(numbers: readonly number[]): string {
 }
 
 /** A learning pass's line: what it applied, or why it applied nothing. */
-export function learnNotice(e: Pass): LearningNotice {
+function learnNotice(e: Pass): LearningNotice {
   const why = e.trigger.replace("_", " ");
   switch (e.outcome) {
     case "applied": {
@@ -42,8 +45,11 @@ export function learnNotice(e: Pass): LearningNotice {
       const first = e.applied[0];
       const from = range(e.applied.flatMap((a) => a.evidence));
       const what = first ? `: ${clip(first.content)}${n > 1 ? ` (+${n - 1} more)` : ""}` : "";
+      // A reply of more edits than a pass applies: how many were left for a later pass.
+      const capped = e.rejected.filter((r) => r.reason.includes("over the per-pass cap")).length;
+      const over = capped > 0 ? `; ${capped} more skipped, over the per-pass cap` : "";
       return {
-        text: `✎ learned ${n} lesson${n === 1 ? "" : "s"}${from} (${why}, revision ${e.revision ?? "?"})${what} — in force from the next request`,
+        text: `✎ learned ${n} lesson${n === 1 ? "" : "s"}${from} (${why}, revision ${e.revision ?? "?"})${what} — in force from the next request${over}`,
         tone: "learned",
       };
     }
@@ -68,8 +74,38 @@ export function learnNotice(e: Pass): LearningNotice {
   }
 }
 
+/** A verdict on lessons on probation: promoted, reverted, retired, waiting, pinned, or judged so far. */
+function probationNotice(e: Judged): LearningNotice {
+  const ids = e.entries?.length ? e.entries.join(", ") : "?";
+  const soFar = e.final || e.reverted || e.promoted ? "" : " so far";
+  const head = `⚖ lesson${(e.entries?.length ?? 1) === 1 ? "" : "s"} ${ids} on probation (revision ${e.rev})`;
+  if (e.promoted)
+    return { text: `${head} improved — promoted to the project scope as ${e.promoted}`, tone: "good" };
+  if (e.retired) return { text: `${head} not shown to help — retired as ${e.reverted}`, tone: "quiet" };
+  if (e.reverted) return { text: `${head} ${e.verdict} — reverted as ${e.reverted}`, tone: "warn" };
+  const action = e.pinned
+    ? " — pinned, so it stays as it is"
+    : e.refused
+      ? ` — not reverted: ${e.refused}`
+      : e.waiting
+        ? ` — stays on probation: ${e.waiting}`
+        : "";
+  const tone = e.verdict === "regressed" ? "warn" : e.verdict === "improved" ? "good" : "quiet";
+  return { text: `${head} ${e.verdict}${soFar}${action}`, tone };
+}
+
+/** The line a session starts with when lessons learnt by earlier sessions of its project are on probation. */
+function probationStartNotice(e: Pick<JournalEventOf<"harness_probation">, "entries">): LearningNotice {
+  const n = e.entries.length;
+  return {
+    text: `✎ starting with ${n} lesson${n === 1 ? "" : "s"} on probation from earlier sessions — relm harness list --scope probation`,
+    tone: "learned",
+  };
+}
+
 /** A verdict's line: whether the edit helped, and what was done about it. */
-export function verdictNotice(e: Judged): LearningNotice {
+function verdictNotice(e: Judged): LearningNotice {
+  if (e.scope === "probation") return probationNotice(e);
   // A revert is final whatever the window says; a verdict left standing may still change.
   const soFar = e.final || e.reverted ? "" : " so far";
   const action = e.reverted
@@ -85,9 +121,30 @@ export function verdictNotice(e: Judged): LearningNotice {
   };
 }
 
+type Verified = Pick<JournalEventOf<"harness_verify">, "rev" | "scope" | "outcome" | "summary">;
+
+/** A background replay check's line: passed or failed (with how), could not run, or was not started. */
+function verifyNotice(e: Verified): LearningNotice {
+  const what = `⚖ replay check of harness edit ${e.rev} (${e.scope})`;
+  const detail = clip(e.summary.replace(/^verify (passed|failed): /, ""), 140);
+  switch (e.outcome) {
+    case "passed":
+      return { text: `${what} passed: ${detail}`, tone: "good" };
+    case "failed":
+      return { text: `${what} failed: ${detail}`, tone: "warn" };
+    case "error":
+      return { text: `${what} could not run (no check): ${detail}`, tone: "warn" };
+    case "skipped":
+      return { text: `${what} not run: ${detail}`, tone: "quiet" };
+  }
+}
+
 /** The notice for a journal event, when it is one learning writes. */
 export function learningNotice(event: { type: string }): LearningNotice | undefined {
   if (event.type === "learn") return learnNotice(event as JournalEventOf<"learn">);
   if (event.type === "harness_verdict") return verdictNotice(event as JournalEventOf<"harness_verdict">);
+  if (event.type === "harness_verify") return verifyNotice(event as JournalEventOf<"harness_verify">);
+  if (event.type === "harness_probation")
+    return probationStartNotice(event as JournalEventOf<"harness_probation">);
   return undefined;
 }

@@ -20,7 +20,7 @@ class StrictStrikethroughTokenizer extends Tokenizer {
 }
 
 /** A URL a reader may follow: http(s), mailto, or one without a scheme (relative, #anchor). */
-export function safeHref(href: string): boolean {
+function safeHref(href: string): boolean {
   // Browsers drop control characters and whitespace inside a scheme ("java\tscript:"); so do we.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
   const compact = href.replace(/[\u0000-\u0020\u007f]/g, "");

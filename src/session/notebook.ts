@@ -21,7 +21,7 @@ type NotebookCell =
       outputs: Output[];
     };
 
-export interface Notebook {
+interface Notebook {
   nbformat: 4;
   nbformat_minor: 5;
   metadata: Record<string, unknown>;
@@ -29,7 +29,7 @@ export interface Notebook {
 }
 
 /** nbformat's multiline strings: one entry per line, each keeping its "\n". */
-export function toLines(text: string): string[] {
+function toLines(text: string): string[] {
   const parts = text.split("\n");
   const lines = parts.map((p, i) => (i < parts.length - 1 ? `${p}\n` : p));
   if (lines.at(-1) === "") lines.pop();

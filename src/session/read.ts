@@ -4,7 +4,7 @@ import { JournalFormatError } from "./errors.js";
 import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
 import type { JournalEvent, JournalHeader } from "./types.js";
 
-export interface ReadJournalResult {
+interface ReadJournalResult {
   header: JournalHeader;
   events: JournalEvent[];
   /** The last line was half-written (a crash mid-write, or a write in progress) and was skipped. */
@@ -13,7 +13,7 @@ export interface ReadJournalResult {
   endOffset: number;
 }
 
-export interface JournalTail extends ReadJournalResult {
+interface JournalTail extends ReadJournalResult {
   /** `n` of the last complete event; 0 when there is none. */
   lastN: number;
   /** Size of the file in bytes when it was read. */
@@ -44,12 +44,6 @@ export function readJournal(path: string): ReadJournalResult {
     const { header, end } = scanHeader(fd, size, path);
     return { header, ...scanEvents(fd, size, end, path) };
   });
-}
-
-/** Events with n > afterN: what an attaching client has not seen yet. */
-export function readJournalFrom(path: string, afterN: number): ReadJournalResult {
-  const journal = readJournal(path);
-  return { ...journal, events: journal.events.filter((e) => e.n > afterN) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { maskCredentialUrls } from "../config/credential-urls.js";
 
-export const REDACTED = "[REDACTED]";
+const REDACTED = "[REDACTED]";
 
 // Shorter strings would redact ordinary words and numbers; real keys and tokens are far longer.
 const MIN_SECRET_LENGTH = 8;

@@ -39,7 +39,7 @@ function image(dir: string, path: string): string {
 }
 
 /** Markdown text to an HTML fragment that escapes any HTML inside it (see markdown-html.ts). */
-export type MarkdownToHtml = (text: string) => string;
+type MarkdownToHtml = (text: string) => string;
 
 function renderBlock(block: Block, dir: string, markdown: MarkdownToHtml): string {
   switch (block.kind) {

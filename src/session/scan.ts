@@ -29,7 +29,7 @@ function parseJson(text: string): unknown {
   }
 }
 
-export function parseHeader(text: string, file: string): JournalHeader {
+function parseHeader(text: string, file: string): JournalHeader {
   const value = parseJson(text);
   if (!isObject(value) || value.type !== "header") {
     throw new JournalFormatError(file, 1, "first line is not a journal header", 0);
@@ -62,7 +62,7 @@ function parseEvent(text: string): JournalEvent | string {
   return value as unknown as JournalEvent;
 }
 
-export interface HeaderScan {
+interface HeaderScan {
   header: JournalHeader;
   /** Byte offset just past the header's newline. */
   end: number;
@@ -86,7 +86,7 @@ export function scanHeader(fd: number, size: number, file: string): HeaderScan {
   }
 }
 
-export interface EventScan {
+interface EventScan {
   events: JournalEvent[];
   /** The last line was half-written (no newline, or not valid JSON) and was skipped. */
   truncatedTail: boolean;

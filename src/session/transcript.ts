@@ -13,7 +13,7 @@ export type Block =
   | { kind: "note"; text: string }
   | { kind: "cell"; code: string; result?: CellResult };
 
-export function formatSpend(spent: SpendRecord): string {
+function formatSpend(spent: SpendRecord): string {
   const cost = spent.cost === null ? "cost unknown" : `$${spent.cost.toFixed(4)}`;
   return `${spent.turns} turns, ${spent.tokens.toLocaleString("en-US")} tokens, ${(spent.elapsedMs / 1000).toFixed(1)} s, ${cost}`;
 }

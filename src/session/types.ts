@@ -290,7 +290,39 @@ export type JournalBody =
       reverted?: string;
       /** Why a regression was not reverted. */
       refused?: string;
+      /** Probation: the entries of the revision judged. */
+      entries?: string[];
+      /** Probation: promoted to the project scope as this revision. */
+      promoted?: string;
+      /** Probation: retired (the revert in `reverted`): not shown to help. */
+      retired?: boolean;
+      /** Probation: why an improved lesson stays on probation. */
+      waiting?: string;
+      /** Probation: a person pinned it, so the verdict did not act. */
+      pinned?: boolean;
     }
+  /**
+   * A replay check of an improved harness edit, run in the background by a learning session's host
+   * (docs/harness.md, "Verify before promotion"); what its replays spent is the llm_call before it.
+   */
+  | {
+      type: "harness_verify";
+      scope: string;
+      /** The revision checked. */
+      rev: string;
+      /** error: a replay could not run (no check); skipped: none was started (the budget share, say). */
+      outcome: "passed" | "failed" | "error" | "skipped";
+      /** The check's summary, or why it could not run or was skipped. */
+      summary: string;
+      tokens: number;
+      cost: number | null;
+      durationMs: number;
+    }
+  /**
+   * The session started with lessons on probation: learnt by earlier sessions of the project, in its
+   * prompt under their own heading until a verdict promotes or retires them (docs/harness.md, "Probation").
+   */
+  | { type: "harness_probation"; entries: string[] }
   | { type: "budget_stop"; budget: string; limit: number; spent: SpendRecord; message: string }
   /**
    * The model's answer stopped at its output cap (finish reason `length` / `max_tokens`): `by` says whose
@@ -316,7 +348,7 @@ export type JournalEvent = JournalBody & {
   t: string;
 };
 
-export type JournalEventType = JournalBody["type"];
+type JournalEventType = JournalBody["type"];
 
 /** The body of one type, e.g. `JournalBodyOf<"lesson">`. */
 export type JournalBodyOf<T extends JournalEventType> = Extract<JournalBody, { type: T }>;

@@ -1,11 +1,11 @@
 // What the root agent is doing right now, as one line above the input: a spinner while the model is
 // called (with the time to its first token), a running cell, sub-agents being waited for.
 import { type Component, truncateToWidth } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { formatDuration } from "../config/duration.js";
 import type { Theme } from "./theme.js";
 
-export type Phase = "idle" | "starting" | "thinking" | "responding" | "running" | "waiting" | "interrupting";
+type Phase = "idle" | "starting" | "thinking" | "responding" | "running" | "waiting" | "interrupting";
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 

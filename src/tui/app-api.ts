@@ -1,5 +1,5 @@
 import type { Editor, TUI } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import type { PendingStart } from "../commands/types.js";
 import type { AgentPanel } from "./agent-panel.js";
 import type { AgentsModel } from "./agents-model.js";

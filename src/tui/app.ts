@@ -3,7 +3,7 @@
 // from the host's event stream, everything it changes goes through the host.
 
 import type { Component, Editor, TUI } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import type { PendingStart } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";

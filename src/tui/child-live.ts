@@ -4,12 +4,12 @@
 // A child printing a line every 20 ms sends 50 deltas a second, and each was kept as an object until its
 // cell ended (up to 2,000 per child). Consecutive deltas of one stream are now kept as one, with a bound
 // on characters instead of on events, so a long cell's output is a few objects, not thousands.
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 
 type Delta = Extract<AgentEvent, { type: "cell_output_delta" | "text_delta" | "reasoning_delta" }>;
 
 /** How much streamed text is kept per child: what a child view shows is the tail of it anyway. */
-export const CHILD_LIVE_CHARS = 256 * 1024;
+const CHILD_LIVE_CHARS = 256 * 1024;
 
 interface Kept {
   deltas: Delta[];

@@ -3,7 +3,7 @@ import type { AppControl } from "./app-api.js";
 import { askText, confirm, showView } from "./dialogs.js";
 import { Transcript } from "./transcript.js";
 
-export async function openChildView(
+async function openChildView(
   app: AppControl,
   id: string,
   label: string,

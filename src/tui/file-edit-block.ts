@@ -7,13 +7,10 @@ import { type CellView, clip, sanitize } from "./cell-block.js";
 import type { Theme } from "./theme.js";
 
 /** Diff lines shown while folded; a diff of one more line than this is shown whole. */
-export const DIFF_FOLDED = 8;
+const DIFF_FOLDED = 8;
 const DIFF_EXPANDED_MAX = 2000;
 
-export type FileEdit = Pick<
-  JournalEventOf<"file_edit">,
-  "path" | "action" | "from" | "added" | "removed" | "diff"
->;
+type FileEdit = Pick<JournalEventOf<"file_edit">, "path" | "action" | "from" | "added" | "removed" | "diff">;
 
 export class FileEditBlock implements Component {
   private cache: { key: string; lines: string[] } | undefined;

@@ -1,7 +1,7 @@
 // The host's figures the status line shows (tokens, context, budgets, kernel state): asked for again after
 // the events that change them and on a slow clock, with the kernel's state followed from events in between.
 import type { TUI } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import type { Activity } from "./activity.js";
 import type { SessionInfo, SessionLink } from "./session-link.js";
 
@@ -27,7 +27,7 @@ const INFO_EVENTS = new Set([
 const TURN_ENDS = new Set(["final", "error", "interrupted", "budget_stop", "autonomy_end"]);
 
 /** What the figures are read through; `link` is read each time (a new session replaces it). */
-export interface FiguresHost {
+interface FiguresHost {
   readonly tui: TUI;
   readonly activity: Activity;
   readonly link: SessionLink;
@@ -40,12 +40,12 @@ export class HostFigures {
   kernel: SessionInfo["kernel"] | undefined;
   /** Harness entries this session learned (passes, refines applied mid-session), from its events. */
   private readonly learnedEntries = new Set<string>();
-  /**
-   * What the status line says about learning: "learned N"; `probation` is left for lessons carried
-   * over from earlier sessions on probation (issue 21, item 2), undefined until something counts them.
-   */
+  /** Lessons the session started with on probation, less those a verdict promoted or retired since. */
+  private readonly probationEntries = new Set<string>();
+  /** What the status line says about learning: "learned N · on probation M". */
   get learning(): { learned: number; probation?: number } {
-    return { learned: this.learnedEntries.size };
+    const probation = this.probationEntries.size;
+    return { learned: this.learnedEntries.size, ...(probation > 0 ? { probation } : {}) };
   }
   private timer: NodeJS.Timeout | undefined;
   /** The next `info` answer may say a turn is running (set when a connection is made). */
@@ -62,6 +62,10 @@ export class HostFigures {
       if (event.type === "learn" && event.outcome === "applied")
         for (const a of event.applied) this.learnedEntries.add(a.id);
       else if (event.type === "lesson") for (const id of event.entries) this.learnedEntries.add(id);
+      else if (event.type === "harness_probation")
+        for (const id of event.entries) this.probationEntries.add(id);
+      else if (event.type === "harness_verdict" && (event.promoted || event.reverted))
+        for (const id of event.entries ?? []) this.probationEntries.delete(id);
       if (event.type === "kernel") this.kernel = event.event === "died" ? "restarting" : "idle";
       else if (event.type === "cell") this.kernel = "busy";
       else if (event.type === "cell_output") this.kernel = "idle";

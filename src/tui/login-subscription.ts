@@ -30,7 +30,7 @@ export function subscriptionOf(choice: string): SubscriptionId | undefined {
   return choice.startsWith(PREFIX) ? (choice.slice(PREFIX.length) as SubscriptionId) : undefined;
 }
 
-export type SubscriptionLoginResult =
+type SubscriptionLoginResult =
   | { status: "saved"; path: string; config: ConfigFile }
   | { status: "interrupted" }
   | { status: "back"; problem?: string };

@@ -42,7 +42,7 @@ function presetEndpoints(): Endpoint[] {
   }));
 }
 
-export type LoginResult =
+type LoginResult =
   | { status: "saved"; path: string; config: ConfigFile }
   | { status: "cancelled" }
   | { status: "interrupted" };

@@ -10,8 +10,8 @@ import type { SessionSpec } from "../config/options.js";
 import { describeMode } from "../config/permission-mode.js";
 import { inheritedSpec } from "../config/session-spec.js";
 import { relmVersion } from "../config/version.js";
-import { listSessions } from "../host/discovery.js";
 import { gitBranch } from "../host/info.js";
+import { listSessions } from "../host/states/discovery.js";
 import { cachedProbe } from "../kernel/sandbox/index.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
@@ -46,9 +46,9 @@ export interface TuiStart {
  * The command-line options the UI honours: the session options of `relm` itself (config/options.ts), all
  * given to every host it starts. Per-task options (gates, goal, autonomy) are asked for per session instead.
  */
-export type TuiFlags = SessionSpec;
+type TuiFlags = SessionSpec;
 
-export interface TuiIo {
+interface TuiIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
   stdout: NodeJS.WritableStream;
@@ -81,7 +81,7 @@ function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["config
 /** The mode a new session starts in, said before any host exists; a bad mode word stops the UI here. */
 function startMode(env: NodeJS.ProcessEnv, flags: TuiFlags, home: string): AppOptions["startMode"] {
   const config = resolveConfig(env, flags);
-  const uri = flags.kernel ?? (env.RELM_KERNEL_URI?.trim() || config.kernel);
+  const uri = flags.kernel ?? config.kernel;
   const cacheDir = join(home, "cache");
   const choice = modeOf(flags, config, env, cacheDir, isRemoteKernel(uri));
   return {

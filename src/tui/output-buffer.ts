@@ -2,7 +2,7 @@
 // megabytes of text on every frame. Memory stays bounded: past `maxLines` the middle is dropped (the
 // journal's outputs/ file has all of it), counted so the view can say how much.
 
-export interface OutputBufferOptions {
+interface OutputBufferOptions {
   /** Lines kept from the start. */
   keepHead?: number;
   /** Lines kept from the end once the buffer is over its limit. */

@@ -4,7 +4,7 @@
 
 export const DEFAULT_PASTE_THRESHOLD = 2000;
 
-export interface PastedVariable {
+interface PastedVariable {
   name: string;
   text: string;
 }

@@ -1,7 +1,7 @@
 // Messages typed while the agent works: sent to the host at once (it hands them to the model at the next
 // turn boundary) and shown here as queued until the journal shows them delivered.
 import { type Component, truncateToWidth } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import type { Theme } from "./theme.js";
 
 export class QueueView implements Component {

@@ -1,7 +1,7 @@
 // The UI's one connection to a session: every session the UI shows is served by a host process (started
 // detached, so it outlives the terminal), and the UI is a client of its socket. A saved session whose host
 // has exited is shown from its journal and brought back only when the person asks it to do something.
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import type { SessionSpec } from "../config/options.js";
 import type { HostCall } from "../host/protocol.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
@@ -12,7 +12,7 @@ export type LinkState = "new" | "starting" | "live" | "offline" | "closed";
 /** What `info` answers (see docs/sessions.md, "The protocol"). */
 export type { SessionInfo } from "../host/info.js";
 
-export interface LinkOptions {
+interface LinkOptions {
   home: string;
   env: NodeJS.ProcessEnv;
   cwd: string;

@@ -2,7 +2,7 @@
 // detach, quit), export, spend and the agent panel.
 import { dirname, resolve } from "node:path";
 import type { OwnCommands } from "../commands/run.js";
-import { listSessions } from "../host/discovery.js";
+import { listSessions } from "../host/states/discovery.js";
 import { listModels } from "../llm/models.js";
 import type { Provider } from "../llm/types.js";
 import {

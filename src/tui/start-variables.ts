@@ -10,7 +10,7 @@ import { sessionDir } from "../session/index.js";
  * and handed to its host as `--var NAME=@FILE`, so they are kernel variables before the first cell runs.
  * Returns the --var values.
  */
-export function writeStartVariables(
+function writeStartVariables(
   home: string,
   id: string,
   variables: { name: string; text: string }[],

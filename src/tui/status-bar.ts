@@ -11,7 +11,7 @@ import { money } from "./format.js";
 import type { LinkState, SessionInfo } from "./session-link.js";
 import type { Theme } from "./theme.js";
 
-export interface StatusData {
+interface StatusData {
   info: SessionInfo | undefined;
   /** Model and provider from the configuration, before any session exists. */
   model: string;
@@ -115,7 +115,7 @@ function modePart(mode: PermissionMode, warned: boolean, t: Theme): string {
 }
 
 /** "learned 1 · on probation 3"; nothing before anything is learned or on probation. */
-export function learningPart(l: StatusData["learning"]): string | undefined {
+function learningPart(l: StatusData["learning"]): string | undefined {
   if (!l) return undefined;
   const parts: string[] = [];
   if (l.learned > 0) parts.push(`learned ${l.learned}`);

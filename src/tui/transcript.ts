@@ -1,7 +1,7 @@
 // The transcript of one agent: the event stream turned into blocks. The root session's view and a
 // child's read-only view are the same class, filtered by agent id.
 import { Container } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent } from "../agent/core/events.js";
 import { modeLines } from "../commands/mode.js";
 import { formatDuration } from "../config/duration.js";
 import { firstLine } from "../config/text.js";
@@ -234,7 +234,9 @@ export class Transcript extends Container {
         case "learn_mode":
           return t.accent(`✎ learning ${event.on ? "on" : "off"}`);
         case "learn":
-        case "harness_verdict": {
+        case "harness_verdict":
+        case "harness_verify":
+        case "harness_probation": {
           const notice = learningNotice(event);
           if (!notice) return undefined;
           const paint = { learned: t.accent, quiet: t.dim, warn: t.warn, good: t.ok }[notice.tone];

@@ -4,7 +4,7 @@
 
 import { refusal, type WebPolicy } from "./policy.js";
 
-export interface GetOptions {
+interface GetOptions {
   maxBytes: number;
   timeoutMs: number;
   maxRedirects: number;
@@ -14,7 +14,7 @@ export interface GetOptions {
   headers?: Record<string, string>;
 }
 
-export interface GetResult {
+interface GetResult {
   /** The URL asked for and the one that answered (after redirects). */
   url: string;
   finalUrl: string;

@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { formatBytes, WebError } from "./http.js";
 
-export interface Readable {
+interface Readable {
   text: string;
   /** "html", "pdf", "text". */
   kind: string;

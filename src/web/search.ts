@@ -14,7 +14,7 @@ export interface SearchSettings {
   baseUrl?: string;
 }
 
-export interface SearchHit {
+interface SearchHit {
   title: string;
   url: string;
   snippet: string;
@@ -119,7 +119,7 @@ function str(value: unknown): string {
 }
 
 /** The hits of a provider's answer, in its order. */
-export function parseResults(provider: SearchProvider, body: unknown): SearchHit[] {
+function parseResults(provider: SearchProvider, body: unknown): SearchHit[] {
   const data = (body ?? {}) as Json;
   switch (provider) {
     case "searxng":

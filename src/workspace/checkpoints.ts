@@ -20,9 +20,9 @@ import { prepareShadow, shadowDirFor } from "./shadow.js";
 import { TreeStore } from "./trees.js";
 import { TreeWatcher } from "./watch.js";
 
-export type { Checkpoint, SkippedFile } from "./log.js";
+export type { Checkpoint } from "./log.js";
 
-export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
+const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** Git knows this tree without it being stored. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const MIN_GIT: [number, number] = [2, 20];

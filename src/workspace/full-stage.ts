@@ -18,7 +18,7 @@ export interface Staged {
   paths?: number;
 }
 
-export interface FullStageOptions {
+interface FullStageOptions {
   ctx: GitContext;
   cwd: string;
   maxFileBytes: number;

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 
-export interface IndexEntry {
+interface IndexEntry {
   ctimeSec: number;
   ctimeNsec: number;
   mtimeSec: number;
@@ -35,7 +35,7 @@ const GITLINK = 0o160000;
  * Stage-0 entries of an index file, in index order (sorted by path). Throws on anything it does not
  * understand; entries for files added with `git add -N` (no content yet) and conflicts are left out.
  */
-export function readIndex(path: string): IndexEntry[] {
+function readIndex(path: string): IndexEntry[] {
   const buf = readFileSync(path);
   if (buf.length < 12 + 20 || buf.readUInt32BE(0) !== SIGNATURE) throw new Error("not a git index");
   const version = buf.readUInt32BE(4);

@@ -8,13 +8,13 @@ export class CheckpointError extends UserError {
   override readonly name = "CheckpointError";
 }
 
-export interface GitResult {
+interface GitResult {
   stdout: Buffer;
   stderr: string;
   code: number;
 }
 
-export interface GitOptions {
+interface GitOptions {
   input?: string | Buffer;
   /** Exit codes that are not failures (e.g. 1 from `diff --quiet`). */
   okCodes?: number[];

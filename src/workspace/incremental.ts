@@ -10,7 +10,7 @@ import { writeObject } from "./objects.js";
 import { TREE_MODE, type TreeEntry, type TreeStore } from "./trees.js";
 import { MAX_CHANGES, type TreeWatcher } from "./watch.js";
 
-export interface Increment {
+interface Increment {
   tree: string;
   /** Paths whose entry was added, changed or removed. */
   changed: number;

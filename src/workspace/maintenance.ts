@@ -4,7 +4,7 @@
 // checkpoint lock (git keeps packing safe beside readers and writers), one at a time per repository.
 
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { setPriority } from "node:os";
 import { join } from "node:path";
@@ -111,11 +111,4 @@ function run(ctx: GitContext, args: string[]): Promise<void> {
       code === 0 ? resolve() : reject(new Error(`git ${args[0]} exited ${code}`)),
     );
   });
-}
-
-/** True when the repository holds no loose objects beyond a handful (for tests and benchmarks). */
-export function hasPack(gitDir: string): boolean {
-  return (
-    existsSync(join(gitDir, "objects", "pack")) && statSync(join(gitDir, "objects", "pack")).isDirectory()
-  );
 }

@@ -9,7 +9,7 @@ import { makeDirs } from "../config/dirs.js";
 import { CheckpointError, type GitContext, runGit, shadowEnv } from "./git.js";
 import { shadowDirFor } from "./shadow.js";
 
-export interface MaterialiseOptions {
+interface MaterialiseOptions {
   /** $RELM_HOME, where the shadow repositories are. */
   home: string;
   /** The working directory the checkpoint was taken of (the session's cwd). */

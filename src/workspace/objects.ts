@@ -26,7 +26,7 @@ export function writeCommit(
 }
 
 /** The id an object would have (SHA-1 of its header and body). */
-export function objectId(type: "blob" | "tree" | "commit", body: Buffer): string {
+function objectId(type: "blob" | "tree" | "commit", body: Buffer): string {
   return createHash("sha1").update(`${type} ${body.length}\0`).update(body).digest("hex");
 }
 

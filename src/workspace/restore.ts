@@ -10,7 +10,7 @@ import { chmodSync, lstatSync, readdirSync, rmdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type GitContext, gitText, runGit, splitNul } from "./git.js";
 
-export interface TreeRestore {
+interface TreeRestore {
   changed: string[];
   removed: string[];
   /** Files the target lacks that are ignored under its rules, left in place. */

@@ -11,7 +11,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { makeDirs } from "../config/dirs.js";
 import { carriedEntries, encodeIndex } from "./git-index.js";
 
-export interface SeedOptions {
+interface SeedOptions {
   gitDir: string;
   realCwd: string;
   maxFileBytes: number;
@@ -20,7 +20,7 @@ export interface SeedOptions {
 }
 
 /** The user's repository containing `cwd`: its .git directory and the path of `cwd` inside it. */
-export function findUserRepo(realCwd: string): { dotGit: string; prefix: string } | undefined {
+function findUserRepo(realCwd: string): { dotGit: string; prefix: string } | undefined {
   let dir = realCwd;
   for (;;) {
     const dotGit = join(dir, ".git");

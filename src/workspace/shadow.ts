@@ -72,7 +72,7 @@ async function resolveUserExcludes(
   return userExcludesFile(userEnv);
 }
 
-export interface ShadowSetup {
+interface ShadowSetup {
   ctx: GitContext;
   realCwd: string;
   home: string;

@@ -21,7 +21,7 @@ export const TREE_MODE = "40000";
 /** Entries kept in memory across snapshots (about 150 bytes each): the trees changes keep touching. */
 const CACHE_ENTRIES = 50_000;
 
-export function decodeTree(body: Buffer): TreeEntry[] {
+function decodeTree(body: Buffer): TreeEntry[] {
   const entries: TreeEntry[] = [];
   let at = 0;
   while (at < body.length) {
@@ -38,7 +38,7 @@ export function decodeTree(body: Buffer): TreeEntry[] {
   return entries;
 }
 
-export function encodeTree(entries: TreeEntry[]): Buffer {
+function encodeTree(entries: TreeEntry[]): Buffer {
   // Git's order: by name bytes, a tree's name compared as if it ended in "/". For ASCII names string
   // order is byte order (the common case, and no buffer per entry); otherwise bytes are compared.
   const keyed = entries.map((e) => ({ e, key: e.mode === TREE_MODE ? `${e.name}/` : e.name }));

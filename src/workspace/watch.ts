@@ -12,7 +12,7 @@ import { join } from "node:path";
 export const MAX_CHANGES = 2000;
 const MAX_DIRS = 20_000;
 
-export interface Changes {
+interface Changes {
   /** Everything must be looked at: the watcher missed something, or nothing is known yet. */
   all: boolean;
   /** Changed paths relative to the work tree ("/"-separated), files or directories. */

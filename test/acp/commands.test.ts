@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { messageOf } from "../../src/acp/session.js";
 import { LIVE_CODE_CHARS, LIVE_TAIL_LINES, liveTail, UpdateMapper } from "../../src/acp/updates.js";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 
 describe("ACP prompts", () => {
   it("keeps text, names linked files by path and puts embedded files in kernel variables", () => {

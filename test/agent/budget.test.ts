@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Budget } from "../../src/agent/budget.js";
+import { Budget } from "../../src/agent/budget/budget.js";
 
 describe("budget trees", () => {
   it("counts a child's tokens and cost for every ancestor", () => {

@@ -4,11 +4,16 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { Budget } from "../../src/agent/budget.js";
-import { type ChildAgent, type ChildHost, ChildManager, type ChildParams } from "../../src/agent/children.js";
-import type { TurnOutcome } from "../../src/agent/loop.js";
+import { Budget } from "../../src/agent/budget/budget.js";
+import {
+  type ChildAgent,
+  ChildManager,
+  type ChildParams,
+  type ParentAgent,
+} from "../../src/agent/children/manager.js";
+import type { TurnOutcome } from "../../src/agent/core/loop.js";
+import type { AgentTree } from "../../src/agent/core/tree.js";
 import { Permissions } from "../../src/agent/permissions.js";
-import type { AgentTree } from "../../src/agent/tree.js";
 import type { ModelClient } from "../../src/llm/types.js";
 
 v8.setFlagsFromString("--expose-gc");
@@ -21,7 +26,7 @@ class FakeChild implements ChildAgent {
   closed = false;
 
   constructor(
-    readonly host: ChildHost,
+    readonly host: ParentAgent,
     readonly params: ChildParams,
   ) {
     this.children = new ChildManager({
@@ -53,8 +58,8 @@ class FakeChild implements ChildAgent {
   }
 }
 
-function parentHost(made: WeakRef<FakeChild>[]): ChildHost {
-  const host: ChildHost = {
+function parentAgent(made: WeakRef<FakeChild>[]): ParentAgent {
+  const host: ParentAgent = {
     id: "parent01",
     dir: "/nonexistent",
     depth: 0,
@@ -81,7 +86,7 @@ function parentHost(made: WeakRef<FakeChild>[]): ChildHost {
 describe("a child agent that has ended", () => {
   it("is listed and its result kept, while its session is let go", async () => {
     const made: WeakRef<FakeChild>[] = [];
-    const manager = new ChildManager(parentHost(made));
+    const manager = new ChildManager(parentAgent(made));
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       const { id } = manager.spawn({ task: `task ${i}` });
@@ -105,7 +110,7 @@ describe("a child agent that has ended", () => {
 
   it("starts nothing more below it", async () => {
     const made: WeakRef<FakeChild>[] = [];
-    const manager = new ChildManager(parentHost(made));
+    const manager = new ChildManager(parentAgent(made));
     const { id } = manager.spawn({ task: "once" });
     const own = made[0]?.deref()?.children as ChildManager; // the child's own sub-agents
     await manager.wait({ id });

@@ -1,4 +1,4 @@
-// Sub-agents (src/agent/children.ts, child-launch.ts, child-map.ts, child-result.ts) in this process:
+// Sub-agents (src/agent/children/manager.ts, agent/children/launch.ts, agent/children/map.ts, agent/children/result.ts) in this process:
 // rlm(...) from a root session's cell starts real child sessions, each with its own kernel and journal,
 // against the scripted model over HTTP. What the parent's code gets back, in what order, and what it
 // gets when a child fails or may not start.

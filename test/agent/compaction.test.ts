@@ -7,7 +7,7 @@ import {
   estimateMessagesTokens,
   estimateTokens,
   needsCompaction,
-} from "../../src/agent/compaction.js";
+} from "../../src/agent/compaction/messages.js";
 import { collectResponse, isModelError } from "../../src/llm/index.js";
 import type { Message, ModelClient } from "../../src/llm/types.js";
 import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../src/scripted/index.js";

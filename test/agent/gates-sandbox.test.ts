@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { type GateOptions, runGate } from "../../src/agent/gates.js";
+import { type GateOptions, runGate } from "../../src/agent/gates/gates.js";
 import { netPolicyOf, openSandbox } from "../../src/kernel/sandbox/index.js";
 import type { KernelSandbox } from "../../src/kernel/sandbox/types.js";
 import { tempDir, testPython } from "../kernel/helpers.js";

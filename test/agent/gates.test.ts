@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeGateResult, describeGateResults, runGate, runGates } from "../../src/agent/gates.js";
-import { GateStall } from "../../src/agent/gates-stall.js";
+import { describeGateResult, describeGateResults, runGate, runGates } from "../../src/agent/gates/gates.js";
+import { GateStall } from "../../src/agent/gates/stall.js";
 import { tempDir } from "../support/cli.js";
 import { eventually } from "../support/wait.js";
 

@@ -1,17 +1,17 @@
 // The kernel protocol's two sides cannot drift: the methods python/relm/ calls on its host are exactly
-// the list the host answers (src/agent/kernel-methods.ts), and the host's dispatcher answers each one.
+// the list the host answers (src/agent/kernel-api/methods.ts), and the host's dispatcher answers each one.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type HostApiAgent, handleHostRequest } from "../../src/agent/host-api.js";
-import { HostRequestError } from "../../src/agent/host-errors.js";
-import { KERNEL_METHODS } from "../../src/agent/kernel-methods.js";
+import { handleKernelCall, type KernelCallsAgent } from "../../src/agent/kernel-api/calls.js";
+import { KernelCallError } from "../../src/agent/kernel-api/errors.js";
+import { KERNEL_METHODS } from "../../src/agent/kernel-api/methods.js";
 import { ROOT } from "../support/cli.js";
 
-/** How python/relm/ reaches its host: host.call / host.notify, or a module's wrapper around them. */
-const CALL = /\b(?:host\.call|host\.notify|_call|_request|_agents_call)\(\s*"([a-z_][a-z_.]*)"/g;
+/** How python/relm/ reaches its host: calls.call / calls.notify, or a module's wrapper around them. */
+const CALL = /\b(?:calls\.call|calls\.notify|_call|_request|_agents_call)\(\s*"([a-z_][a-z_.]*)"/g;
 /** A call whose method is not a literal must be one of the wrappers, passing its own `method` through. */
-const INDIRECT = /\bhost\.(?:call|notify)\((?!\s*(?:"|method\b))/g;
+const INDIRECT = /\bcalls\.(?:call|notify)\((?!\s*(?:"|method\b))/g;
 
 function pythonSources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -33,7 +33,7 @@ function pythonMethods(): { methods: Set<string>; indirect: string[] } {
 }
 
 /** An agent any use of which throws: enough to tell a dispatched method from one the host does not have. */
-const untouchable = new Proxy({} as HostApiAgent, {
+const untouchable = new Proxy({} as KernelCallsAgent, {
   get: (_target, key) => {
     throw new Error(`touched ${String(key)}`);
   },
@@ -41,10 +41,10 @@ const untouchable = new Proxy({} as HostApiAgent, {
 
 async function answered(method: string): Promise<boolean> {
   try {
-    await handleHostRequest(untouchable, method, {});
+    await handleKernelCall(untouchable, method, {});
     return true;
   } catch (error) {
-    return !(error instanceof HostRequestError && error.code === "not_found");
+    return !(error instanceof KernelCallError && error.code === "not_found");
   }
 }
 

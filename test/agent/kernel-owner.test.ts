@@ -1,4 +1,4 @@
-// An agent's kernel over its life (src/agent/agent-kernel.ts AgentKernel), in this process with a real
+// An agent's kernel over its life (src/agent/kernel-api/kernel.ts AgentKernel), in this process with a real
 // Python kernel and the scripted model: a kernel that dies is restarted and the model told what was
 // lost, a released kernel comes back with its variables, and every start, death and restart is
 // journaled and shown.

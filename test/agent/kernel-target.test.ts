@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkKernelUri, escapesSandbox, kernelTarget } from "../../src/agent/kernel-target.js";
-import { loadSpec, SpecError } from "../../src/agent/specs.js";
+import { loadSpec, SpecError } from "../../src/agent/children/specs.js";
+import { checkKernelUri, escapesSandbox, kernelTarget } from "../../src/agent/kernel-api/kernel-target.js";
 import { UsageError } from "../../src/config/errors.js";
 import { LOCAL } from "../../src/kernel/launchers/index.js";
 

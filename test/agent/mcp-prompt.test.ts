@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MCP_BLOCK_CHARS, pythonName, renderMcpBlock } from "../../src/agent/mcp-prompt.js";
+import { MCP_BLOCK_CHARS, pythonName, renderMcpBlock } from "../../src/agent/kernel-api/mcp-prompt.js";
 import type { CatalogEntry } from "../../src/mcp/index.js";
 
 function server(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { McpWarmer } from "../../src/agent/mcp-warm.js";
+import { McpWarmer } from "../../src/agent/kernel-api/mcp-warm.js";
 import type { McpClients } from "../../src/mcp/index.js";
 
 /** A stand-in for the tree's clients that records which servers were warmed (no process is started). */

@@ -2,8 +2,8 @@
 // elsewhere (ssh, a container, Slurm …) runs instead; and the kernel's Python as it runs cells, so IPython
 // syntax is promised only where the kernel has IPython (issue 19).
 import { describe, expect, it } from "vitest";
-import { BASE_PROMPT, buildSystemPrompt, renderEnvironment } from "../../src/agent/prompt.js";
-import { IPYTHON_TOOL } from "../../src/agent/tool.js";
+import { BASE_PROMPT, buildSystemPrompt, renderEnvironment } from "../../src/agent/core/prompt.js";
+import { IPYTHON_TOOL } from "../../src/agent/core/tool.js";
 import { localFacts as local } from "../support/prompt-facts.js";
 
 describe("the environment section", () => {

@@ -3,9 +3,9 @@
 // for a sibling's reservation), the deadline signal and a cell's limit.
 
 import { describe, expect, it } from "vitest";
-import { Budget } from "../../src/agent/budget.js";
-import { cellLimit, DEADLINE_GRACE_MS, Deadline } from "../../src/agent/deadline.js";
-import { admit, MIN_ANSWER_TOKENS } from "../../src/agent/request-budget.js";
+import { Budget } from "../../src/agent/budget/budget.js";
+import { cellLimit, DEADLINE_GRACE_MS, Deadline } from "../../src/agent/budget/deadline.js";
+import { admit, MIN_ANSWER_TOKENS } from "../../src/agent/budget/request-budget.js";
 import { createModelClient } from "../../src/llm/index.js";
 import type { ModelClient, ModelRequest } from "../../src/llm/types.js";
 import { until } from "../support/wait.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rebuildConversation } from "../../src/agent/resume.js";
+import { rebuildConversation } from "../../src/agent/core/resume.js";
 import type { JournalEvent } from "../../src/session/types.js";
 
 let n = 0;

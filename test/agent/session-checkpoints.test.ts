@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionCheckpoints } from "../../src/agent/session-checkpoints.js";
+import { SessionCheckpoints } from "../../src/agent/core/checkpoints.js";
 import type { JournalBody } from "../../src/session/types.js";
 import { userRepo, type Workspace, write } from "../workspace/helpers.js";
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listSpecs, loadSpec, SpecError } from "../../src/agent/specs.js";
+import { listSpecs, loadSpec, SpecError } from "../../src/agent/children/specs.js";
 
 let project: string;
 beforeEach(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HostRequestError } from "../../src/agent/host-errors.js";
-import { handleToolkitRequest } from "../../src/agent/toolkit-api.js";
+import { KernelCallError } from "../../src/agent/kernel-api/errors.js";
+import { handleToolkitRequest } from "../../src/agent/kernel-api/toolkit.js";
 import type { JournalBody } from "../../src/session/types.js";
 
 function agent(gates: string[] = []) {
@@ -42,7 +42,7 @@ describe("toolkit.* calls from the kernel", () => {
     const a = agent(["npm test", "npm run lint"]);
     expect(() =>
       handleToolkitRequest(a, "toolkit.file_edit", { path: "x", action: "chmod", diff: "" }),
-    ).toThrow(HostRequestError);
+    ).toThrow(KernelCallError);
     expect(() => handleToolkitRequest(a, "toolkit.file_edit", { action: "edit", diff: "" })).toThrow(
       /path is required/,
     );

@@ -4,7 +4,7 @@
 import { closeSync, openSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeVariable, MAX_VAR_FILE_BYTES, parseVariableFlag } from "../../src/agent/variables.js";
+import { describeVariable, MAX_VAR_FILE_BYTES, parseVariableFlag } from "../../src/agent/core/variables.js";
 import { UsageError } from "../../src/config/errors.js";
 import { tempDir } from "../support/cli.js";
 

@@ -1,7 +1,7 @@
 // The progress view of `relm run` (stderr): a huge cell is shown as its head, never echoed in full.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { ProgressRenderer } from "../../src/cli/render.js";
 
 function render(events: AgentEvent[]): string {

@@ -5,10 +5,12 @@ import { lineHelp } from "../../src/cli/line-commands.js";
 import { registerSlashCommands } from "../../src/cli/slash-commands.js";
 import { runCommandLine } from "../../src/commands/run.js";
 import { allCommands, commandsFor, splitCommandLine } from "../../src/commands/table.js";
-import { type CommandContext, FRONT_ENDS } from "../../src/commands/types.js";
+import type { CommandContext, FrontEnd } from "../../src/commands/types.js";
 import { shellWords } from "../../src/commands/words.js";
 import type { HostCall } from "../../src/host/protocol.js";
 import { paletteEntries, uiCommands } from "../../src/tui/slash.js";
+
+const FRONT_ENDS: readonly FrontEnd[] = ["ui", "acp", "line"];
 
 registerSlashCommands();
 

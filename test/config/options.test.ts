@@ -68,6 +68,7 @@ describe("the option table", () => {
         "cellTimeout",
         "gateTimeout",
         "idleTimeout",
+        "learnVerifyShare",
         "maxCost",
         "maxDepth",
         "maxGateFailures",
@@ -84,10 +85,16 @@ describe("the option table", () => {
         expect(check).toThrow(flag);
         expect(check).toThrow(`"${bad}"`);
       }
-      expect(numberOf({ [def.key]: "3" }, def.key)).toBe(def.key === "maxTime" ? 3000 : 3);
+      if (def.key === "learnVerifyShare") expect(numberOf({ [def.key]: "0.3" }, def.key)).toBe(0.3);
+      else expect(numberOf({ [def.key]: "3" }, def.key)).toBe(def.key === "maxTime" ? 3000 : 3);
     }
     expect(numberOf({ maxCost: "$2.5" }, "maxCost")).toBe(2.5);
     expect(numberOf({ maxDepth: "0" }, "maxDepth")).toBe(0);
+    // A share: 0 turns the background replay check off; more than all of it is no share.
+    expect(numberOf({ learnVerifyShare: "0" }, "learnVerifyShare")).toBe(0);
+    expect(() => numberOf({ learnVerifyShare: "1.5" }, "learnVerifyShare")).toThrow(
+      '--learn-verify-share must be a fraction from 0 to 1 (e.g. 0.2), got "1.5"',
+    );
     expect(() => numberOf({ maxTurns: "2.5" }, "maxTurns")).toThrow(
       "--max-turns must be a positive whole number",
     );

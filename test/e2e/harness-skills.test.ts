@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { probeSandbox } from "../../src/kernel/sandbox/index.js";
 import { HarnessStore, scopeLocation } from "../../src/learning/store/index.js";
 import { readJournal } from "../../src/session/index.js";
 import { runRelm } from "../support/cli.js";
@@ -30,12 +31,27 @@ function chain(file: string) {
 
 const USE = (call: string) => [{ code: `import top_from_path\nprint(top_from_path.${call})` }, echoLastCell];
 
-async function threeSessions(extra: Record<string, ReturnType<typeof USE>> = {}): Promise<Rig> {
+/** What the refine model answers when asked for a docstring (src/learning/skills/skill-docstring.ts). */
+const DOCSTRING = [
+  "Counts the words of a text file and returns the two most frequent.",
+  "",
+  "Args:",
+  "    path: the text file to read.",
+  "",
+  "Returns:",
+  "    The two most frequent words with their counts, most frequent first.",
+].join("\n");
+const ASKED = "Write the docstring for the Python function";
+
+type Steps = Parameters<typeof byTask>[0][string];
+
+async function threeSessions(extra: Record<string, Steps> = {}): Promise<Rig> {
   const rig = await startRig("openai", {
     script: byTask({
       "ROOT: count a": chain("notes-a.txt"),
       "ROOT: count b": chain("notes-b.txt"),
       "ROOT: count c": chain("notes-c.txt"),
+      [ASKED]: [{ text: DOCSTRING }],
       ...extra,
     }),
   });
@@ -67,12 +83,19 @@ function printed(rig: Rig, id: string): string {
 interface Suggested {
   candidates: {
     name: string;
-    parameters: { name: string; values: string[] }[];
+    parameters: { name: string; origin: string; role: string; values: string[] }[];
     sessions: string[];
     occurrences: { session: string; events: number[] }[];
     functionSource: string;
     code: string;
-    smoke: { call?: string; expected?: string; problem?: string; recorded?: { session: string } };
+    returns: { kind: string; expr: string | null };
+    smoke: {
+      call?: string;
+      expected?: string;
+      writes?: string[];
+      problem?: string;
+      recorded?: { session: string };
+    };
   }[];
   applied: { skill: string; scope: string; occurrences: unknown[] }[];
   skipped: unknown[];
@@ -87,9 +110,12 @@ async function suggest(rig: Rig): Promise<Suggested> {
 // Each test runs four to six real sessions (kernels included) one after the other.
 const SLOW = { timeout: 180_000 };
 
+/** What the smoke test says of its confinement: bubblewrap where it works here, else why not. */
+const CONFINED = probeSandbox(process.env).ok ? /\n {2}confined by bubblewrap: / : /\n {2}not confined: /;
+
 describe("skills from repeated work", () => {
   it(
-    "proposes one skill that parameterises the file name, applies it after a forked-kernel smoke test, and a new session uses it",
+    "proposes one skill that parameterises the file name, applies it with the refine model's docstring after a smoke test in a scratch copy, and a new session uses it",
     SLOW,
     async () => {
       const rig = await threeSessions({
@@ -111,9 +137,11 @@ describe("skills from repeated work", () => {
         {
           name: "path",
           origin: "was bound to `path`",
+          role: "read",
           values: ['"notes-a.txt"', '"notes-b.txt"', '"notes-c.txt"'],
         },
       ]);
+      expect(skill.returns).toEqual({ kind: "display", expr: "top", show: "_r" });
       expect(skill.sessions.sort()).toEqual([a, b, c].sort());
       expect(skill.occurrences.every((o) => o.events.length === 3)).toBe(true);
       // The file name is the parameter: the body opens `path`, and no recorded name is left in the code.
@@ -138,13 +166,23 @@ describe("skills from repeated work", () => {
 
       const applied = await relm(rig, "harness", "skills", "--apply", "top_from_path");
       expect(applied.code, applied.stderr).toBe(0);
-      expect(applied.stdout).toMatch(/in a fresh kernel forked from template \d+, working directory /);
-      expect(applied.stdout).toContain("passed: the output matches the recorded output");
+      expect(applied.stdout).toMatch(/^docstring: written by the refine model \S+\n/);
+      expect(applied.stdout).toMatch(
+        /in a fresh kernel forked from template \d+, in a scratch copy of the project \(\d+ files, [\d.]+ MB; [^)]*\), working directory \S*relm-skill-/,
+      );
+      expect(applied.stdout).toMatch(CONFINED);
+      expect(applied.stdout).toContain(
+        "passed: the output matches the recorded output (3 line(s)); it has a docstring; it returned a value",
+      );
       const entry = new HarnessStore(scopeLocation("project", { cwd: rig.cwd, home: rig.home }))
         .entries()
         .find((e) => e.kind === "skill");
       expect(entry).toMatchObject({ title: "top_from_path", source: "refine" });
       expect(entry?.code).toContain('_SMOKE_TEST = {\n    "call": "top_from_path(path=\\"notes-c.txt\\")"');
+      // The model's docstring, as the function's own.
+      expect(entry?.code).toContain(
+        'def top_from_path(path):\n    """Counts the words of a text file and returns the two most frequent.\n\n    Args:\n        path: the text file to read.\n',
+      );
       const folder = join(rig.cwd, ".relm", "skills", "top_from_path");
       expect(readFileSync(join(folder, "SKILL.md"), "utf8")).toContain("name: top_from_path");
       expect(existsSync(join(folder, "top_from_path", "__init__.py"))).toBe(true);
@@ -207,7 +245,7 @@ describe("skills from repeated work", () => {
       expect(rejected.code).toBe(1);
       expect(rejected.stdout).toBe("");
       expect(rejected.stderr).toContain('smoke test: top_from_path(path="notes-c.txt")');
-      expect(rejected.stderr).toContain("failed: the output differs from the recorded output");
+      expect(rejected.stderr).toContain("  failed: the output differs from the recorded output");
       expect(rejected.stderr).toContain("-   30 chars");
       expect(rejected.stderr).toContain("+   12 chars");
       expect(rejected.stderr).toContain("+   [('one', 3)]");
@@ -224,6 +262,94 @@ describe("skills from repeated work", () => {
       const gone = await relm(rig, "harness", "skills", "--apply", "top_from_path");
       expect(gone.code).toBe(1);
       expect(gone.stderr).toContain("relm: top_from_path is not applied: it cannot be smoke-tested");
+    },
+  );
+  it(
+    "a chain that writes a file: the file becomes a parameter, the smoke test writes it in the scratch copy and the user's file is unchanged; no model, a derived docstring",
+    SLOW,
+    async () => {
+      const cells = (file: string) => [
+        { code: `import json\npath = "${file}"\nwords = open(path).read().split()\nlen(words)` },
+        {
+          code: 'counts = {w: words.count(w) for w in sorted(set(words))}\nwith open("summary.json", "w") as fh:\n    fh.write(json.dumps(counts))\nprint(len(counts), "distinct words")',
+        },
+        echoLastCell,
+      ];
+      const rig = await startRig("openai", {
+        script: byTask({
+          "ROOT: sum a": cells("notes-a.txt"),
+          "ROOT: sum b": cells("notes-b.txt"),
+          "ROOT: sum c": cells("notes-c.txt"),
+          // The refine model refuses: the docstring is derived from the chain, and said so.
+          [ASKED]: [{ status: 400 }],
+          "ROOT: use it": [
+            {
+              code: 'import counts_from_path\nn = counts_from_path.counts_from_path(path="notes-b.txt", out_path="b.json")\nprint(n)',
+            },
+            echoLastCell,
+          ],
+        }),
+      });
+      for (const [file, text] of Object.entries(TEXTS)) writeFileSync(join(rig.cwd, file), text);
+      for (const task of ["ROOT: sum a", "ROOT: sum b", "ROOT: sum c"]) {
+        const run = await relm(rig, "run", task);
+        expect(run.code, run.stderr).toBe(0);
+      }
+      const summary = join(rig.cwd, "summary.json");
+      expect(JSON.parse(readFileSync(summary, "utf8"))).toEqual({ one: 1, three: 3, two: 2 });
+      // The user's own file now, which no smoke test may touch.
+      writeFileSync(summary, "my own summary\n");
+
+      const found = await suggest(rig);
+      const skill = found.candidates[0] as Suggested["candidates"][number];
+      expect(skill.name).toBe("counts_from_path");
+      expect(skill.parameters.map((p) => [p.name, p.role, p.values])).toEqual([
+        ["path", "read", ['"notes-a.txt"', '"notes-b.txt"', '"notes-c.txt"']],
+        ["out_path", "write", ['"summary.json"', '"summary.json"', '"summary.json"']],
+      ]);
+      expect(skill.code).toMatch(/\nimport json\n\n__all__ = \["counts_from_path"\]\n/);
+      const body = skill.functionSource.split('"""')[2] as string;
+      expect(body).not.toContain("import");
+      expect(body).toContain('with open(out_path, "w") as fh:');
+      expect(body).not.toContain("len(words)"); // it only displayed a count: left out
+      expect(body).toMatch(/\n {4}return len\(counts\)$/);
+      expect(skill.returns).toEqual({
+        kind: "print",
+        expr: "len(counts)",
+        show: 'print(_r, "distinct words")',
+      });
+      expect(skill.smoke.writes).toEqual(["summary.json"]);
+      expect(skill.smoke.expected).toBe("3 distinct words\n");
+
+      const applied = await relm(rig, "harness", "skills", "--apply", "counts_from_path");
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(applied.stdout).toMatch(
+        /^docstring: derived from the chain \(the refine model \(scripted\) failed: .*HTTP 400/,
+      );
+      expect(applied.stdout).toContain("it returned a value; it wrote summary.json in the copy");
+      expect(applied.stdout).toMatch(CONFINED);
+      expect(readFileSync(summary, "utf8")).toBe("my own summary\n");
+      // The scratch copy is gone once the test ran.
+      const where = /working directory (\S+)/.exec(applied.stdout)?.[1] as string;
+      expect(where).toContain("relm-skill-");
+      expect(existsSync(where)).toBe(false);
+      const entry = new HarnessStore(scopeLocation("project", { cwd: rig.cwd, home: rig.home }))
+        .entries()
+        .find((e) => e.kind === "skill");
+      expect(entry?.code?.replace(/\s+/g, " ")).toContain(
+        "This docstring was derived from the chain: the refine model (scripted) failed: ",
+      );
+
+      // Called by a new session, it writes where it is told, and returns the count.
+      const used = await relm(rig, "run", "ROOT: use it");
+      expect(used.code, used.stderr).toBe(0);
+      expect(used.stdout.trim()).toBe("3");
+      expect(JSON.parse(readFileSync(join(rig.cwd, "b.json"), "utf8"))).toEqual({
+        kiwi: 3,
+        lime: 2,
+        plum: 1,
+      });
+      expect(readFileSync(summary, "utf8")).toBe("my own summary\n");
     },
   );
 });

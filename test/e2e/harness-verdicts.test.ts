@@ -2,9 +2,10 @@
 // scripted model over HTTP, real kernels, real gates; the refine model's answers scripted too.
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { prepareSession } from "../../src/cli/setup.js";
 import { SessionClient } from "../../src/host/client.js";
 import { SessionHost } from "../../src/host/host.js";
@@ -310,6 +311,64 @@ describe("relm harness verify", () => {
     expect(shown.stdout).toContain("hypothesis: the build gate passes at the first try");
   }, 240_000);
 });
+
+describe("relm harness verify when a replay cannot run", () => {
+  it("a dead endpoint is recorded as an error (no check), not a failed one; a real failure is still a failure", async () => {
+    const LESSON = "WORSE-LESSON: out.txt must say bad.";
+    const rig = await startRig("openai", {
+      script: script((system) => (system.includes(LESSON) ? "bad" : "good"), lessonAnswer(LESSON)),
+    });
+    const { id } = await run(rig, ["--gate", GATE, "TASK: write the report"], 0);
+    const env = { env: rig.env, cwd: rig.cwd };
+    const refined = await runRelm(["refine", id, "--apply", "--scope", "project"], env);
+    expect(refined.code, refined.stderr + refined.stdout).toBe(0);
+    const [edit] = projectStore(rig).revisions() as [Revision];
+    const log = () => new VerdictLog(projectStore(rig).location, rig.home);
+
+    const dead = await deadPort();
+    const before = rig.model.requests.length;
+    const unreachable = await runRelm(["harness", "verify", edit.rev], {
+      cwd: rig.cwd,
+      env: { ...rig.env, RELM_BASE_URL: `http://127.0.0.1:${dead}/v1` },
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(
+      new RegExp(
+        `^relm: verify of ${edit.rev} could not run \\(the replay without the edit\\): the replay failed before the model's first answer: .+`,
+        "m",
+      ),
+    );
+    expect(unreachable.stderr).toContain("Recorded as an error, not as a failed check");
+    expect(unreachable.stdout).not.toContain("verify failed");
+    expect(rig.model.requests.length).toBe(before); // the "with" replay is not tried
+    expect(log().latest(edit.rev, "verify")).toBeUndefined();
+    expect(log().latest(edit.rev, "verify_error")).toMatchObject({
+      variant: "without",
+      session: id,
+      model: "scripted",
+    });
+
+    // With the endpoint back, the same edit fails its check for real: recorded as a failure.
+    const checked = await runRelm(["harness", "verify", edit.rev], env);
+    expect(checked.code, checked.stderr).toBe(1);
+    expect(checked.stdout).toContain(`verify failed: with ${edit.rev} gates failing`);
+    expect(log().latest(edit.rev, "verify")).toMatchObject({ passed: false, without: { gatesPassed: true } });
+    expect(
+      log()
+        .records()
+        .map((r) => r.type),
+    ).toEqual(["verify_error", "verify"]);
+  }, 240_000);
+});
+
+/** A port on 127.0.0.1 nothing listens on (it was free a moment ago). */
+async function deadPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 interface Hosted {
   client: SessionClient;

@@ -1,6 +1,6 @@
 // What the system prompt says about a kernel elsewhere (cmd:, ssh, a container, Slurm) comes from the
 // kernel itself: before an agent's first request relm waits for it to start and report its Python
-// (src/agent/kernel-facts.ts). The wait ends with the time budget, and a kernel that cannot start
+// (src/agent/kernel-api/kernel-facts.ts). The wait ends with the time budget, and a kernel that cannot start
 // leaves the prompt saying its Python is not known (the first cell then says why it failed).
 // The real cases (a container and an ssh kernel without IPython) are in launchers-*.test.ts.
 

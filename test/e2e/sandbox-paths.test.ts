@@ -48,10 +48,10 @@ describe.skipIf(!linux)("relm run --sandbox: paths a kernel names to the host", 
         "ROOT: name files": [
           {
             code: [
-              "from relm import host",
+              "from relm import calls",
               "def attempt(label, method, params):",
               "    try:",
-              "        host.call(method, params)",
+              "        calls.call(method, params)",
               "        print(label + ': accepted')",
               "    except Exception as e:",
               "        print(label + ':', type(e).__name__, e)",

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { wakerRunning } from "../../src/host/waker.js";
+import { wakerRunning } from "../../src/host/schedules/waker.js";
 import { runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { byTask } from "../support/router.js";

@@ -2,9 +2,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { describe as describeSession } from "../../src/host/discovery.js";
 import { SessionServer } from "../../src/host/server.js";
-import { writeState } from "../../src/host/state.js";
+import { describe as describeSession } from "../../src/host/states/discovery.js";
+import { writeState } from "../../src/host/states/state.js";
 import { tempDir } from "../support/cli.js";
 
 function state(id: string, status: "interrupted" | "failed" | "idle", pid: number) {

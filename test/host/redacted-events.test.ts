@@ -1,6 +1,6 @@
 // `relm run --json`: live events are redacted as journaled ones are, streamed pieces included.
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { RedactedEvents } from "../../src/host/redacted-events.js";
 
 const SECRET = "gho_refresh-token-0123456789";

@@ -5,8 +5,7 @@ import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { withFileLock } from "../../src/host/file-lock.js";
-import { scheduleFile } from "../../src/host/schedule-store.js";
-import { Scheduler } from "../../src/host/scheduler.js";
+import { Scheduler } from "../../src/host/schedules/scheduler.js";
 import {
   activeJobs,
   addJob,
@@ -18,7 +17,8 @@ import {
   pauseJobs,
   resumeJobs,
   sessionJobs,
-} from "../../src/host/schedules.js";
+} from "../../src/host/schedules/schedules.js";
+import { scheduleFile } from "../../src/host/schedules/store.js";
 import { ROOT, tempDir } from "../support/cli.js";
 import { until } from "../support/wait.js";
 
@@ -119,7 +119,7 @@ describe("the schedules file", () => {
     const jobs = Array.from({ length: writers }, (_, i) => addJob(h, "s1", { every: "1s" }, `w${i}`));
     // Each writer claims its own job's ticks in order, through the built module (as a host would).
     const script = `
-        const { claimTick } = await import(${JSON.stringify(join(ROOT, "dist/host/schedules.js"))});
+        const { claimTick } = await import(${JSON.stringify(join(ROOT, "dist/host/schedules/schedules.js"))});
         const [home, job, n, t0] = process.argv.slice(1);
         for (let i = 1; i <= Number(n); i++) claimTick(home, "s1", job, new Date(Number(t0) + i * 1000), 1);
       `;

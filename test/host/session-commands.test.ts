@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkUserVariables, MAX_VARIABLE_BYTES } from "../../src/agent/session-variables.js";
+import { checkUserVariables, MAX_VARIABLE_BYTES } from "../../src/agent/core/user-variables.js";
 import { autonomyFrom } from "../../src/cli/run.js";
 import { SessionClient } from "../../src/host/client.js";
 import { RPC, type RpcError } from "../../src/host/rpc.js";
@@ -473,7 +473,9 @@ describe("refine", () => {
     const proposed = await s.client.call("refine", { scope: "session" });
     expect(proposed.accepted).toBe(1);
     expect(proposed.description).toContain(LESSON);
-    expect(proposed.appliesWhere).toMatch(/^This session only .* from its next compaction/);
+    expect(proposed.appliesWhere).toMatch(
+      /^This session's own scope .* from its next compaction.* goes on probation/,
+    );
     expect(existsSync(join(s.dir, "harness", "revisions.jsonl"))).toBe(false);
     expect((await rpcError(s.client.request("refine", { scope: "team" }))).code).toBe(RPC.invalidParams);
 

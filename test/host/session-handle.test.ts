@@ -2,7 +2,7 @@
 // real host processes started by relm itself, over the session's socket (after `npm run build`).
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { ROOT, runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { useRigs } from "../support/scripted.js";

@@ -1,11 +1,11 @@
-// The listing index (src/host/states-log.ts): a listing reads one log instead of each session's files,
+// The listing index (src/host/states/log.ts): a listing reads one log instead of each session's files,
 // and a session the log does not know is described from its own files and then logged.
 import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { listSessions } from "../../src/host/discovery.js";
-import { type SessionState, writeState } from "../../src/host/state.js";
-import { compactIfWorthIt, forgetState, indexDir, readLog, STATES_LOG } from "../../src/host/states-log.js";
+import { listSessions } from "../../src/host/states/discovery.js";
+import { compactIfWorthIt, forgetState, indexDir, readLog, STATES_LOG } from "../../src/host/states/log.js";
+import { type SessionState, writeState } from "../../src/host/states/state.js";
 import { tempDir } from "../support/cli.js";
 
 function state(id: string, title: string): SessionState {

@@ -95,7 +95,7 @@ describe("kernels forked from a template", () => {
     expect((await kernel.execute(`len(_out[${r.executionCount}])`)).output).toBe("5000009\n");
   });
 
-  it("answer host requests (submit, relm.host.call) and set variables", async () => {
+  it("answer host requests (submit, relm.calls.call) and set variables", async () => {
     const template = await forking.template();
     const calls: [string, unknown][] = [];
     const kernel = await forking.kernel(template, {
@@ -108,7 +108,7 @@ describe("kernels forked from a template", () => {
     // The params' shape belongs to the Python API; here only the round trip matters.
     expect(calls.map(([method]) => method)).toContain("submit");
     expect(JSON.stringify(calls)).toContain('"answer":42');
-    const r = await kernel.execute("import relm.host\nrelm.host.call('echo', [1, 2])");
+    const r = await kernel.execute("import relm.calls\nrelm.calls.call('echo', [1, 2])");
     expect(r.output).toBe("{'echo': [1, 2]}\n");
     const summary = await kernel.setVariable("data", { text: "abc" });
     expect(summary).toMatchObject({ name: "data", type: "str", size: "3 chars" });

@@ -16,25 +16,25 @@ describe("requests from Python to the host", async () => {
     },
   });
 
-  it("returns the host's answer to relm.host.call", async () => {
-    const r = await kernel.execute("import relm.host\nrelm.host.call('echo', {'a': [1, 2]})");
+  it("returns the host's answer to relm.calls.call", async () => {
+    const r = await kernel.execute("import relm.calls\nrelm.calls.call('echo', {'a': [1, 2]})");
     expect(r.status).toBe("ok");
     expect(r.output).toBe("{'echo': {'a': [1, 2]}}\n");
   });
 
   it("raises HostError for an error answer", async () => {
     const r = await kernel.execute(
-      "import relm.host\ntry:\n    relm.host.call('fail')\nexcept relm.host.HostError as e:\n    print('caught:', e)",
+      "import relm.calls\ntry:\n    relm.calls.call('fail')\nexcept relm.calls.HostError as e:\n    print('caught:', e)",
     );
     expect(r.output).toBe("caught: no such thing\n");
-    const raised = await kernel.execute("relm.host.call('fail')");
+    const raised = await kernel.execute("relm.calls.call('fail')");
     expect(raised.error).toEqual({ name: "HostError", value: "no such thing" });
   });
 
   it("serves several threads at once", async () => {
     const r = await kernel.execute(
       "from concurrent.futures import ThreadPoolExecutor\n" +
-        "with ThreadPoolExecutor(4) as pool:\n    got = list(pool.map(lambda i: relm.host.call('slow', i)['echo'], range(8)))\ngot",
+        "with ThreadPoolExecutor(4) as pool:\n    got = list(pool.map(lambda i: relm.calls.call('slow', i)['echo'], range(8)))\ngot",
     );
     expect(r.output).toBe("[0, 1, 2, 3, 4, 5, 6, 7]\n");
   });

@@ -67,8 +67,8 @@ describe("a kernel through cmd:", async () => {
     expect(long.fullOutputPath).toBe(path.join(outputs, path.basename(long.fullOutputPath ?? "")));
     expect(readFileSync(long.fullOutputPath!, "utf8")).toBe(`${"z".repeat(1000)}\n`);
     const r = await kernel.execute(
-      "import relm.host, relm.handoff, pickle\np = relm.handoff.dump({'n': len(big)}, 'v')\n" +
-        "back = relm.host.call('echo', {'pickle': p})\nprint(pickle.load(open(back['value']['path'], 'rb')))",
+      "import relm.calls, relm.handoff, pickle\np = relm.handoff.dump({'n': len(big)}, 'v')\n" +
+        "back = relm.calls.call('echo', {'pickle': p})\nprint(pickle.load(open(back['value']['path'], 'rb')))",
     );
     expect(r.output).toBe(`{'n': ${9 << 20}}\n`);
     const sent = requests.find(([m]) => m === "echo")?.[1] as { pickle: string };

@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { stageUserVariables } from "../../src/agent/session-variables.js";
+import { stageUserVariables } from "../../src/agent/core/user-variables.js";
 import { writeNoFollow } from "../../src/kernel/sandbox/no-follow.js";
 import { DAMAGE_FILE, recordDamage } from "../../src/session/damage.js";
 import { JournalFormatError } from "../../src/session/errors.js";

@@ -1,12 +1,12 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} references are what MCP configuration files hold
-// The Python API (python/relm/mcp.py) in a real kernel, answered by the host side (src/agent/mcp-api.ts)
+// The Python API (python/relm/mcp.py) in a real kernel, answered by the host side (src/agent/kernel-api/mcp.ts)
 // against real MCP servers from npm over stdio and HTTP.
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Budget } from "../../src/agent/budget.js";
-import { handleMcpRequest, type McpApiAgent } from "../../src/agent/mcp-api.js";
+import { Budget } from "../../src/agent/budget/budget.js";
+import { handleMcpRequest, type McpApiAgent } from "../../src/agent/kernel-api/mcp.js";
 import type { Kernel } from "../../src/kernel/index.js";
 import { McpClients, type McpServer, parseServer } from "../../src/mcp/index.js";
 import type { JournalBody } from "../../src/session/types.js";

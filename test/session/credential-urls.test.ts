@@ -1,6 +1,6 @@
 // URLs with a password in them are secrets: found in values, listed for redaction, masked in journals.
 import { describe, expect, it } from "vitest";
-import { secretValues } from "../../src/agent/redact.js";
+import { secretValues } from "../../src/agent/core/redact.js";
 import { credentialsIn, hasCredentialUrl, maskCredentialUrls } from "../../src/config/credential-urls.js";
 import { Redactor } from "../../src/session/redact.js";
 

@@ -1,13 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  Journal,
-  JournalFormatError,
-  readHeaderAndTail,
-  readJournal,
-  readJournalFrom,
-} from "../../src/session/index.js";
+import { Journal, JournalFormatError, readHeaderAndTail, readJournal } from "../../src/session/index.js";
 import { header, tempDir } from "./helpers.js";
 
 function journalWith(count: number, text = (i: number) => `message ${i}`): Journal {
@@ -49,13 +43,6 @@ describe("readJournal", () => {
     expect(read.truncatedTail).toBe(true);
     expect(read.events.map((e) => e.n)).toEqual([1, 2]);
     expect(read.endOffset).toBe(cleanEnd);
-  });
-
-  it("returns only events after a given n", () => {
-    const journal = journalWith(5);
-    expect(readJournalFrom(journal.path, 3).events.map((e) => e.n)).toEqual([4, 5]);
-    expect(readJournalFrom(journal.path, 0).events).toHaveLength(5);
-    expect(readJournalFrom(journal.path, 5).events).toEqual([]);
   });
 });
 

@@ -2,10 +2,60 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 
-/** The refine request (relm's refine prompt), as opposed to an agent's turn. */
+/**
+ * A request of the refine model — its refine prompt, or the relevance check that follows it
+ * (src/learning/refine/refine-relevance.ts) — as opposed to an agent's turn.
+ */
 export function isRefine(ctx: Pick<ScriptContext, "rawBody">): boolean {
-  return ctx.rawBody.includes("Propose harness edits for session");
+  return ctx.rawBody.includes("Propose harness edits for session") || isRelevanceCheck(ctx);
 }
+
+/** The refine model's relevance check: do the quotes of the proposed edits support them? */
+export function isRelevanceCheck(ctx: Pick<ScriptContext, "rawBody">): boolean {
+  return ctx.rawBody.includes("You check the evidence of proposed harness edits");
+}
+
+/** One edit a relevance check asks about, as its prompt shows it. */
+export interface RelevanceItem {
+  /** Its "claim:" line (op, kind, title, content). */
+  claim: string;
+  /** Its "quoted:" line. */
+  quoted: string;
+  /** The cited events' excerpts, one per line ("[n] …"). */
+  events: string;
+}
+
+/** The edits a relevance check asks about, in order. */
+export function relevanceItems(ctx: Pick<ScriptContext, "lastUserText">): RelevanceItem[] {
+  const blocks = (ctx.lastUserText ?? "").split(/^## Edit \d+$/m).slice(1);
+  return blocks.map((b) => ({
+    claim: /^claim: (.*)$/m.exec(b)?.[1] ?? "",
+    quoted: /^quoted: (.*)$/m.exec(b)?.[1] ?? "",
+    events: (/\ncited events:\n([\s\S]*?)(?:\n\nReply with only[\s\S]*)?$/.exec(b)?.[1] ?? "").trim(),
+  }));
+}
+
+/**
+ * Answers relevance checks (and leaves other requests to the script): `decide` says whether each edit's
+ * evidence supports it (true/false, or "no: why" / "yes: why").
+ */
+export function relevanceAnswer(
+  decide: (item: RelevanceItem) => boolean | string,
+): (ctx: ScriptContext) => ScriptStep | undefined {
+  return (ctx) => {
+    if (!isRelevanceCheck(ctx)) return undefined;
+    const answers = relevanceItems(ctx).map((item, i) => {
+      const said = decide(item);
+      const yes = said === true || (typeof said === "string" && said.startsWith("yes"));
+      const why = typeof said === "string" ? said.replace(/^(yes|no):?\s*/, "") : "scripted";
+      return { edit: i + 1, supports: yes ? "yes" : "no", why };
+    });
+    return { text: JSON.stringify(answers) };
+  };
+}
+
+/** Every test rig's stock answer (test/support/scripted.ts): each quote supports its edit. */
+export const supportsAll = relevanceAnswer(() => true);
 
 /** Event numbers in a refine prompt's trajectory whose description starts with `what` ("cell", "output (error"). */
 export function eventNumbers(ctx: Pick<ScriptContext, "lastUserText">, what: string): number[] {

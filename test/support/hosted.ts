@@ -1,10 +1,11 @@
 // A session hosted in this process, as `relm run --as-host` wires it, with a client on its socket: the way
 // the terminal UI drives a session, for in-process host tests.
 import { readFileSync } from "node:fs";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { prepareSession, resumeSession } from "../../src/cli/setup.js";
 import { SessionClient } from "../../src/host/client.js";
-import { SessionHost } from "../../src/host/host.js";
+import type { SessionHost } from "../../src/host/host.js";
+import { hostSession } from "../../src/host/host-session.js";
 import type { SessionInfo } from "../../src/host/info.js";
 import type { JournalLine } from "./journal.js";
 import type { Rig } from "./scripted.js";
@@ -28,27 +29,23 @@ export async function hosted(
   options: { resume?: string; detached?: boolean; idleExitMs?: number; kernelIdleMs?: number } = {},
 ): Promise<Hosted> {
   const events: AgentEvent[] = [];
-  let host: SessionHost | undefined;
-  const sink = (event: AgentEvent) => {
-    events.push(event);
-    host?.onEvent(event);
-  };
   const io = { env: rig.env, cwd: rig.cwd };
-  const { session } = options.resume
-    ? await resumeSession(options.resume, {}, io, sink)
-    : await prepareSession("host commands", {}, io, sink);
-  host = new SessionHost({
-    home: rig.home,
-    session,
-    title: "host commands",
-    cwd: rig.cwd,
-    detached: options.detached ?? false,
-    idleExitMs: options.idleExitMs,
-    kernelIdleMs: options.kernelIdleMs,
-    interactive: true,
-  });
-  const h = host;
-  await h.listen();
+  const { host: h, opened } = await hostSession(
+    (sink) =>
+      options.resume
+        ? resumeSession(options.resume, {}, io, sink)
+        : prepareSession("host commands", {}, io, sink),
+    () => ({
+      home: rig.home,
+      cwd: rig.cwd,
+      detached: options.detached ?? false,
+      idleExitMs: options.idleExitMs,
+      kernelIdleMs: options.kernelIdleMs,
+      interactive: true,
+    }),
+    [(event) => events.push(event)],
+  );
+  const { session } = opened;
   const client = (await SessionClient.connect(rig.home, session.id)) as SessionClient;
   const info = () => client.call("info");
   const idle = () => until(async () => ((await info()).busy ? undefined : info()), 30_000);

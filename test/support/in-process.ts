@@ -4,8 +4,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
-import type { AgentSession } from "../../src/agent/session.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
+import type { AgentSession } from "../../src/agent/core/session.js";
 import { prepareSession, type SessionFlags } from "../../src/cli/setup.js";
 import type { JournalLine } from "./journal.js";
 import type { Rig } from "./scripted.js";

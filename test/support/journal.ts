@@ -19,3 +19,11 @@ export function onlyJournal(home: string): { dir: string; lines: JournalLine[]; 
     .map((l) => JSON.parse(l) as JournalLine);
   return { dir, lines, raw };
 }
+
+/** The journal lines of session `id` under a RELM_HOME. */
+export function readJournalLines(home: string, id: string): JournalLine[] {
+  return readFileSync(join(home, "sessions", id, "journal.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as JournalLine);
+}

@@ -1,4 +1,4 @@
-import type { EnvironmentFacts } from "../../src/agent/prompt.js";
+import type { EnvironmentFacts } from "../../src/agent/core/prompt.js";
 
 /** The environment facts of a plain local root agent, for tests of the system prompt. */
 export const localFacts: EnvironmentFacts = {

@@ -7,6 +7,7 @@ import {
   startScriptedModel,
 } from "../../src/scripted/index.js";
 import { cleanEnv, pythonsOf, tempDir } from "./cli.js";
+import { supportsAll } from "./harness.js";
 
 export type Format = "openai" | "anthropic";
 
@@ -22,14 +23,16 @@ export interface Rig {
 
 /**
  * A scripted model on 127.0.0.1 plus a private RELM_HOME and working directory, with the environment
- * a user would set to point relm at it.
+ * a user would set to point relm at it. Relevance checks of refinements are answered "supports" unless
+ * `options.before` says otherwise (test/support/harness.ts relevanceAnswer).
  */
 export async function startRig(
   format: Format,
   options: ScriptedModelOptions,
   extra: { stream?: boolean; env?: Record<string, string>; config?: Record<string, unknown> } = {},
 ): Promise<Rig> {
-  const model = await startScriptedModel(options);
+  // The refine model's relevance check says yes to every edit unless a test answers it (`before`).
+  const model = await startScriptedModel({ before: supportsAll, ...options });
   const home = tempDir("relm-home-");
   const cwd = tempDir("relm-cwd-");
   mkdirSync(home.path, { recursive: true });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { ChildLiveOutput } from "../../src/tui/child-live.js";
 
 const out = (agent: string, text: string, callId = "c1"): AgentEvent => ({

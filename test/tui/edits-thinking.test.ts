@@ -2,7 +2,7 @@
 // it (diff coloured, folded, ctrl+o unfolds), and the model's reasoning as a collapsed dim line while it
 // streams, a one-line summary after, and the same from the journal on replay.
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { makeTheme } from "../../src/tui/theme.js";
 import { Transcript } from "../../src/tui/transcript.js";
 

@@ -2,6 +2,7 @@
 // transcript, and the status line counts what the session learned ("learned 1").
 import { describe, expect, it } from "vitest";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
+import { runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf } from "../support/harness.js";
 import { untilJournal, useTui } from "../support/tui.js";
 
@@ -56,6 +57,54 @@ describe("terminal UI learning", () => {
     expect(screen).toContain(`✎ learned 1 lesson from events`);
     expect(screen).toContain(`(gate failure, revision ${pass.revision}): ${LESSON}`);
     await untilJournal(rig.home, (l) => l.some((e) => e.type === "autonomy_end"));
+    await ui.press("escape");
+  });
+});
+
+/** The learner's three cells and its one lesson, then any other task: one cell and an answer. */
+function probationScript() {
+  let asked = 0;
+  return (ctx: ScriptContext): ScriptStep => {
+    if (isRefine(ctx)) {
+      if (asked++ > 0) return edits([]);
+      const [cell] = eventNumbers(ctx, "cell:");
+      return edits([
+        {
+          op: "add",
+          kind: "memory",
+          content: LESSON,
+          evidence: [cell],
+          quote: quoteOf(ctx, cell),
+          hypothesis: "the gate passes",
+        },
+      ]);
+    }
+    const messages = (ctx.body as { messages: { role: string }[] }).messages;
+    const done = messages.filter((m) => m.role === "tool").length;
+    if (ctx.rawBody.includes("LEARN: count"))
+      return done < 3 ? { code: `print(${done + 1})` } : { text: "counted" };
+    return done < 1 ? { code: "print('hello')" } : { text: "said hello" };
+  };
+}
+
+describe("terminal UI probation", () => {
+  it("a new session in the project says it starts with the lesson on probation, and the status line counts it", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: probationScript() },
+      { config: { learn: { every_turns: 2, at_compaction: false } } },
+    );
+    const learnt = await runRelm(["run", "--learn", "LEARN: count"], { env: rig.env, cwd: rig.cwd });
+    expect(learnt.code, learnt.stderr).toBe(0);
+    const ui = open(rig, [], { cols: 160 });
+    await ui.waitFor("new session");
+    await ui.type("say hello");
+    await ui.press("enter");
+    const screen = await ui.waitFor(/^on probation 1 │/m);
+    expect(screen).toContain(
+      "✎ starting with 1 lesson on probation from earlier sessions — relm harness list --scope probation",
+    );
+    await ui.waitFor("said hello");
     await ui.press("escape");
   });
 });

@@ -1,6 +1,6 @@
 // Leaving and coming back: /detach keeps the session running; attach shows its history and what it
 // does next; --continue reopens this directory's last session.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
@@ -138,5 +138,37 @@ describe("terminal UI sessions", () => {
       readFileSync(join(rig.home, "sessions", id as string, "flags.json"), "utf8"),
     );
     expect(remembered).toMatchObject({ cellTimeout: "1" });
+  });
+
+  it("relm --thinking --kernel (--sandbox) reach the host it starts in its spec, not its environment", async () => {
+    const rig = await startRig("anthropic", { script: [{ text: "thought it over" }] });
+    // The sandbox only where bubblewrap can run it (as test/e2e/sandbox.test.ts).
+    const sandbox = process.platform === "linux" && existsSync("/usr/bin/bwrap") ? ["--sandbox"] : [];
+    const ui = open(rig, ["--thinking", "high", "--kernel", "local", ...sandbox]);
+    await ui.waitFor("new session");
+    await ui.type("think first");
+    await ui.press("enter");
+    await ui.waitFor("thought it over");
+    expect((rig.model.requests[0]?.body as { thinking?: unknown } | undefined)?.thinking).toMatchObject({
+      type: "enabled",
+    });
+    const [id] = sessionIds(rig.home);
+    const remembered = JSON.parse(
+      readFileSync(join(rig.home, "sessions", id as string, "flags.json"), "utf8"),
+    );
+    expect(remembered).toMatchObject({
+      thinking: "high",
+      kernel: "local",
+      ...(sandbox.length ? { sandbox: true } : {}),
+    });
+    const agents = await runRelm(["agents", "--json"], { env: rig.env, cwd: rig.cwd });
+    const { pid } = JSON.parse(agents.stdout.trim().split("\n")[0] as string) as { pid: number };
+    if (process.platform === "linux") {
+      const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      const names = environ.map((entry) => entry.slice(0, entry.indexOf("=")));
+      expect(names).toContain("RELM_HOME"); // the rig's environment did reach it
+      for (const name of ["RELM_THINKING", "RELM_KERNEL_URI", "RELM_SANDBOX", "RELM_ALLOW_NET"])
+        expect(names).not.toContain(name);
+    }
   });
 });

@@ -3,7 +3,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AgentEvent } from "../../src/agent/events.js";
+import type { AgentEvent } from "../../src/agent/core/events.js";
 import { ArgumentSyntaxError, shellWords } from "../../src/commands/words.js";
 import { AgentsModel } from "../../src/tui/agents-model.js";
 import { InputHistory } from "../../src/tui/history.js";

@@ -4,10 +4,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Budget } from "../../src/agent/budget.js";
-import { HostRequestError } from "../../src/agent/host-errors.js";
-import { handleWebRequest, webPolicy } from "../../src/agent/web-api.js";
-import { onPath } from "../../src/cli/doctor-web.js";
+import { Budget } from "../../src/agent/budget/budget.js";
+import { KernelCallError } from "../../src/agent/kernel-api/errors.js";
+import { handleWebRequest, webPolicy } from "../../src/agent/kernel-api/web.js";
+import { onPath } from "../../src/cli/doctor/web.js";
 import {
   getWithLimits,
   parseAllowWeb,
@@ -368,7 +368,7 @@ describe("the host's web.* calls", () => {
   it("stop at the --max-time deadline with a budget error, and when Python cancels them", async () => {
     const tight = agent(new Budget({ maxTimeMs: 400 }));
     const late = handleWebRequest(tight, "web.fetch", { url: `${site.base}/slow`, timeout: 60 });
-    await expect(late).rejects.toThrow(HostRequestError);
+    await expect(late).rejects.toThrow(KernelCallError);
     await expect(late).rejects.toMatchObject({
       code: "budget",
       message: expect.stringMatching(/--max-time/),

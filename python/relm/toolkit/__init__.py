@@ -1,9 +1,9 @@
 """relm's bundled toolkit: the functions coding and research agents reach for, pre-imported in every kernel.
 
 One module per area; each lists what it exports in its own EXPORTS. Their docstrings are the manual
-(`help(edit)`); the system prompt names each in one line (src/agent/toolkit-prompt.ts). Everything here
+(`help(edit)`); the system prompt names each in one line (src/agent/kernel-api/toolkit-prompt.ts). Everything here
 works on the kernel's own file system relative to its cwd (a remote kernel's too) and reaches the host
-only over the kernel's channel (relm.host), so nothing assumes the host's disk.
+only over the kernel's channel (relm.calls), so nothing assumes the host's disk.
 
 Modules: files (view, edit, write), patch (apply_patch), search (grep, glob, tree), tests (run_tests);
 web (fetch, search) and images (look) are added beside them.

@@ -273,7 +273,7 @@ def rel(path):
 def report_change(path, action, diff, moved_from=None):
     """Tells the host a file changed (journaled as a `file_edit` event with its diff). Outside a relm
     kernel, or with a host that does not know the call, the change is simply not journaled."""
-    from .. import host, protocol
+    from .. import calls, protocol
 
     if not protocol.connected():
         return
@@ -283,6 +283,6 @@ def report_change(path, action, diff, moved_from=None):
     if moved_from is not None:
         params["from"] = rel(moved_from)
     try:
-        host.notify("toolkit.file_edit", params)
+        calls.notify("toolkit.file_edit", params)
     except Exception:  # noqa: BLE001 - the edit is done; a lost journal line must not undo it
         pass

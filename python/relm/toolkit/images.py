@@ -12,7 +12,7 @@ import os
 import struct
 import zlib
 
-from .. import host
+from .. import calls
 from ._text import rel
 
 MAX_SIDE = 1568  # longest side models look at without scaling it themselves (Anthropic's guidance)
@@ -36,7 +36,7 @@ def look(image, max_side=MAX_SIDE):
     if not protocol.connected():
         raise RuntimeError("look() shows an image to the model through a relm host; this kernel has none")
     label = _label(image)
-    answer = host.call("look.accepts", {})
+    answer = calls.call("look.accepts", {})
     if not answer.get("accepts"):
         _check_source(image)
         print(
@@ -47,10 +47,10 @@ def look(image, max_side=MAX_SIDE):
         return None
     data, mime, size = _encode(image, max_side, label)
     try:
-        answer = host.call(
+        answer = calls.call(
             "look.attach", {"mime": mime, "data": _b64(data), "label": label}
         )
-    except host.HostError as e:
+    except calls.HostError as e:
         raise ValueError(str(e)) from None
     if not answer.get("attached"):
         print(f"[look: the model {answer.get('model')} does not take images, so {label} was not attached.]")

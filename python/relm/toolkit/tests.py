@@ -245,12 +245,12 @@ def _has_python_tests(folder):
 
 def _gates():
     """The session's gate commands (relm run --gate), asked of the host; none outside a relm kernel."""
-    from .. import host, protocol
+    from .. import calls, protocol
 
     if not protocol.connected():
         return []
     try:
-        answer = host.call("toolkit.gates", {})
+        answer = calls.call("toolkit.gates", {})
     except Exception:  # noqa: BLE001 - an older host: no gates to fall back to
         return []
     gates = answer.get("gates") if isinstance(answer, dict) else None

@@ -8,7 +8,7 @@ cell cancels its request; the session's time budget (--max-time) stops it too.
 import base64
 import os
 
-from .. import host, interrupts
+from .. import calls, interrupts
 from ._text import OUTPUT_CAP, Shown, cap
 
 
@@ -38,16 +38,16 @@ def _call(method, params, error=WebError):
         raise RuntimeError(f"{method.split('.')[1]}() runs through a relm host; this kernel has none")
     call = os.urandom(8).hex()
     try:
-        return host.call(method, {**params, "call": call})
+        return calls.call(method, {**params, "call": call})
     except KeyboardInterrupt:
         # The cell was interrupted: stop the request in the host too, without waiting for an answer.
         with interrupts.deferred():
             try:
-                host.notify("web.cancel", {"call": call})
+                calls.notify("web.cancel", {"call": call})
             except Exception:  # noqa: BLE001 - the interrupt matters more than the cancellation
                 pass
         raise
-    except host.HostError as e:
+    except calls.HostError as e:
         if e.code == "usage":
             raise ValueError(str(e)) from None
         if e.code in ("web", "budget"):

@@ -31,7 +31,7 @@ sys.meta_path.insert(0,L())
 from relm import remote
 remote.main(r)`;
 
-export interface BootstrapArchive {
+interface BootstrapArchive {
   /** Compressed JSON of relm's Python sources. */
   bytes: Buffer;
   /** sha256 of `bytes`, first 16 hex digits: names this build's package in diagnostics. */
@@ -58,7 +58,7 @@ export function bootstrapArchive(pythonDir: string = RELM_PYTHON_DIR): Bootstrap
 }
 
 /** What relm.remote reads after the archive (one JSON line). */
-export interface RemoteSettings {
+interface RemoteSettings {
   /** Start directory over there (`~` and `~/x` from the remote home); absent: where it started. */
   workdir?: string;
   /** Set in the remote kernel's environment (RELM_KERNEL, PYTHONUNBUFFERED, ...); nothing secret. */

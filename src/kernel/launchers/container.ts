@@ -22,7 +22,7 @@ const USE = `Use ${SYNTAX}`;
 const ENGINES = ["podman", "docker"] as const;
 type Engine = (typeof ENGINES)[number];
 
-export interface ContainerTarget {
+interface ContainerTarget {
   /** undefined: the host's root filesystem (podman --rootfs /:O). */
   image?: string;
   /** undefined: podman when on PATH, else docker. */
@@ -32,7 +32,7 @@ export interface ContainerTarget {
   python: string;
 }
 
-export class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
+class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
   readonly scheme = "container";
 
   command(ctx: LaunchContext): LaunchCommand {
@@ -109,7 +109,7 @@ function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
     .some((dir) => dir !== "" && existsSync(join(dir, name)));
 }
 
-export function parseContainer(uri: string, where: string): ContainerLauncher {
+function parseContainer(uri: string, where: string): ContainerLauncher {
   const m = /^container:(?:\/\/)?([^?]*)(?:\?(.*))?$/.exec(uri);
   if (!m) throw launcherUsage(where, uri, "not a container URI", `${USE}.`);
   const [, rawImage = "", query = ""] = m;

@@ -10,11 +10,9 @@ import type { Launcher, LauncherScheme } from "./types.js";
 import { launcherUsage } from "./uri.js";
 
 export { LOCAL } from "./local.js";
-export type { LaunchCommand, LaunchContext, Launcher, LauncherScheme, Transport } from "./types.js";
-export { launcherUsage, shellQuote } from "./uri.js";
 
 /** Every kernel target relm knows; adding a launcher is one line here. */
-export const SCHEMES: readonly LauncherScheme[] = [
+const SCHEMES: readonly LauncherScheme[] = [
   localScheme,
   cmdScheme,
   sshScheme,

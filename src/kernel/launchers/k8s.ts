@@ -23,10 +23,10 @@ const USE = `Use ${SYNTAX}`;
 /** The image a new pod runs when none is named: an official Python, nothing else needed. */
 export const K8S_DEFAULT_IMAGE = "python:3.12-slim";
 /** Label on every pod relm creates (kubectl get pods -l ...). */
-export const K8S_LABEL = "app.kubernetes.io/managed-by=relm";
+const K8S_LABEL = "app.kubernetes.io/managed-by=relm";
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
-export interface K8sTarget {
+interface K8sTarget {
   context?: string;
   namespace?: string;
   image: string;
@@ -40,7 +40,7 @@ export interface K8sTarget {
   workdir?: string;
 }
 
-export class K8sLauncher extends RemoteLauncher<K8sTarget> {
+class K8sLauncher extends RemoteLauncher<K8sTarget> {
   readonly scheme = "k8s";
 
   constructor(

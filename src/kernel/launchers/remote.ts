@@ -3,7 +3,7 @@
 import type { LaunchCommand, LaunchContext, Launcher } from "./types.js";
 
 /** The part of a remote launcher's parsed URI that the kernel layer reads. */
-export interface RemoteTarget {
+interface RemoteTarget {
   python: string;
   workdir?: string;
 }

@@ -5,7 +5,7 @@ import type { KernelSandbox, ProcessWrapper } from "../sandbox/types.js";
 import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./types.js";
 import { launcherUsage } from "./uri.js";
 
-export const SANDBOX_URI = "sandbox";
+const SANDBOX_URI = "sandbox";
 
 /** The launcher of one opened sandbox (one per session tree: its kernels and its template share it). */
 export function sandboxLauncher(sandbox: KernelSandbox): Launcher & ProcessWrapper {

@@ -40,7 +40,7 @@ const OPTIONS = [
   "workdir",
 ] as const;
 
-export interface SlurmTarget {
+interface SlurmTarget {
   partition?: string;
   cpus?: number;
   mem?: string;
@@ -58,9 +58,9 @@ export interface SlurmTarget {
 }
 
 /** The job name every kernel step (and the session's allocation) carries, for squeue/sacct. */
-export const SLURM_JOB_NAME = "relm-kernel";
+const SLURM_JOB_NAME = "relm-kernel";
 
-export class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
+class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
   readonly scheme = "slurm";
 
   /** alloc=session: makes (once per host, per URI) the allocation the kernels run in. */
@@ -204,7 +204,7 @@ export function releaseSlurmAllocations(): void {
   allocations.clear();
 }
 
-export function parseSlurm(uri: string, where: string): SlurmLauncher {
+function parseSlurm(uri: string, where: string): SlurmLauncher {
   const m = /^slurm:(?:\/\/([^?/]*)\/?)?(?:\?(.*))?$/.exec(uri);
   if (!m) throw launcherUsage(where, uri, "not a slurm URI", `${USE}, e.g. slurm://gpu?cpus=4&gres=gpu:1.`);
   const [, partition = "", query = ""] = m;

@@ -16,7 +16,7 @@ const SYNTAX = "ssh://[user@]host[:port][/workdir][?python=PATH&control=auto]";
 const USE = `Use ${SYNTAX}`;
 const FORM = /^ssh:\/\/(?:([^@/?]*)@)?(\[[^\]]*\]|[^:/?]*)(?::([^/?]*))?(\/[^?]*)?(?:\?(.*))?$/;
 
-export interface SshTarget {
+interface SshTarget {
   user?: string;
   host: string;
   port?: number;
@@ -25,7 +25,7 @@ export interface SshTarget {
   control: boolean;
 }
 
-export class SshLauncher extends RemoteLauncher<SshTarget> {
+class SshLauncher extends RemoteLauncher<SshTarget> {
   readonly scheme = "ssh";
 
   command(ctx: LaunchContext): LaunchCommand {
@@ -45,7 +45,7 @@ export class SshLauncher extends RemoteLauncher<SshTarget> {
   }
 }
 
-export function parseSsh(uri: string, where: string): SshLauncher {
+function parseSsh(uri: string, where: string): SshLauncher {
   const m = FORM.exec(uri);
   if (!m) throw launcherUsage(where, uri, "not an ssh URI", `${USE}.`);
   const [, user, rawHost = "", rawPort, rawPath, query = ""] = m;

@@ -55,7 +55,7 @@ export interface LaunchCommand {
   cwd?: string;
 }
 
-export type Transport = "local" | "remote";
+type Transport = "local" | "remote";
 
 /** One kernel target, parsed from its URI. */
 export interface Launcher {

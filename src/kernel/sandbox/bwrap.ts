@@ -2,7 +2,7 @@
 // resolved and known to exist (linux.ts does that); this only orders the mounts and picks the flags.
 
 /** Inside the sandbox: where the host's network proxy socket appears, and the forwarder's port. */
-export const NET_SOCKET_INSIDE = "/run/relm-net/proxy.sock";
+const NET_SOCKET_INSIDE = "/run/relm-net/proxy.sock";
 export const PROXY_PORT = 3128;
 
 export interface BwrapPlan {

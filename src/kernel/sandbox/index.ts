@@ -14,34 +14,13 @@ import { protectedPaths } from "./protect.js";
 import { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings } from "./types.js";
 
-export {
-  ALLOW_ALL,
-  describeSandbox,
-  netPolicyOf,
-  parseNetRule,
-  settingsForMode,
-} from "./policy.js";
-export {
-  BWRAP_INSTALL,
-  cachedProbe,
-  findBwrap,
-  probeSandbox,
-  type SandboxProbe,
-  USERNS_FIX,
-} from "./probe.js";
-export type {
-  KernelSandbox,
-  NetPolicy,
-  NetRule,
-  SandboxMode,
-  SandboxSettings,
-  SpawnCommand,
-} from "./types.js";
+export { netPolicyOf, settingsForMode } from "./policy.js";
+export { cachedProbe, probeSandbox, type SandboxProbe } from "./probe.js";
 
 /** The sandbox cannot work on this machine; the message says what to install. */
-export class SandboxUnavailableError extends ConfigError {}
+class SandboxUnavailableError extends ConfigError {}
 
-export interface SandboxRequest {
+interface SandboxRequest {
   settings: SandboxSettings;
   /** The project directory (writable; the kernels' working directory). */
   project: string;

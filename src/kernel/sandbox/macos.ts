@@ -23,7 +23,7 @@ function q(p: string): string {
 }
 
 /** The Seatbelt profile for these settings (later rules win over earlier ones that match). */
-export function seatbeltProfile(
+function seatbeltProfile(
   settings: SandboxSettings,
   paths: SandboxPaths,
   options: { python: string; sockets: string[]; proxyPort?: number },

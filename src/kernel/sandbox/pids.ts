@@ -29,7 +29,7 @@ function childrenOf(pid: number): number[] {
 }
 
 /** The last NSpid field of `pid` (its pid in its own namespace), or undefined. */
-export function innerPidOf(pid: number): number | undefined {
+function innerPidOf(pid: number): number | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const line = /^NSpid:\s*(.*)$/m.exec(status)?.[1];

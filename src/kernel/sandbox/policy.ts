@@ -5,7 +5,7 @@ import type { PermissionMode } from "../../config/permission-mode.js";
 import type { NetPolicy, NetRule, SandboxMode, SandboxSettings } from "./types.js";
 
 /** What `--allow-net` without a value stands for (commander's preset). */
-export const ALLOW_ALL = "*";
+const ALLOW_ALL = "*";
 
 // A DNS name (optionally `*.` in front), an IPv4 address, or an IPv6 address in brackets.
 const HOST = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?$/;
@@ -74,16 +74,4 @@ export function settingsForMode(
     ...(mode === "plan" ? { readOnlyProject: true } : {}),
     ...(readable && readable.length > 0 ? { readable } : {}),
   };
-}
-
-/** For the journal and messages: "workspace, no network" and the like. */
-export function describeSandbox(s: SandboxSettings): string {
-  const project = s.readOnlyProject ? "read-only project, " : "";
-  const net =
-    s.net.kind === "none"
-      ? "no network"
-      : s.net.kind === "all"
-        ? "full network"
-        : `network to ${s.net.rules.map((r) => (r.port ? `${r.host}:${r.port}` : r.host)).join(", ")}`;
-  return `${project}${s.mode}, ${net}`;
 }

@@ -12,11 +12,11 @@ export const BWRAP_INSTALL =
   "install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)";
 
 /** What to do when bubblewrap is there but cannot make user namespaces (the usual causes and fixes). */
-export const USERNS_FIX =
+const USERNS_FIX =
   "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, " +
   "or on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0), or run relm outside a container that forbids them";
 
-export function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
+function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
   for (const dir of (env.PATH ?? "").split(path.delimiter)) {
     if (!dir) continue;
     const file = path.join(dir, name);

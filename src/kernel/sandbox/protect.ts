@@ -8,7 +8,7 @@
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 
-export interface ProtectedPaths {
+interface ProtectedPaths {
   /** Existing paths inside the project, shown read-only (real paths). */
   readOnly: string[];
   /**

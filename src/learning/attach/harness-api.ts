@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { join, relative, sep } from "node:path";
 import type { KernelCaller } from "../../agent/hooks.js";
-import { asRecord, HostRequestError, optionalString, requiredString } from "../../agent/host-errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "../../agent/kernel-api/errors.js";
 import { sessionsDir } from "../../session/index.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
-import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import { recordProposal } from "../refine/refine-proposals.js";
 import {
   checkName,
   discoverSkills,
   type Edit,
   type HarnessContext,
+  HarnessLimitError,
   HarnessStore,
   LIMITS,
   loadHarness,
@@ -20,18 +20,19 @@ import {
   scopeLocation,
   skillUseKey,
   useKey,
+  WRITABLE_SCOPES,
 } from "../store/index.js";
 import { teachTree } from "./teach.js";
 
 /** What the harness calls need of the agent whose kernel made them. */
-export type HarnessApiAgent = KernelCaller;
+type HarnessApiAgent = KernelCaller;
 
 const CODE_CHARS = 100_000;
 // Refinements shown to a cell and not yet applied, per agent, by id.
 const pending = new WeakMap<HarnessApiAgent, Map<string, Refinement>>();
 
 /** The root session's folder: the session scope of every agent of the tree. */
-export function rootSessionDir(home: string, dir: string): string {
+function rootSessionDir(home: string, dir: string): string {
   const root = sessionsDir(home);
   const rel = relative(root, dir);
   if (rel === "" || rel.startsWith("..")) return dir;
@@ -43,10 +44,12 @@ function contextOf(agent: HarnessApiAgent): HarnessContext & { sessionDir: strin
   return { cwd, home, sessionDir: rootSessionDir(home, agent.dir) };
 }
 
-function scopeOf(params: Record<string, unknown>, fallback: Scope): Scope {
+/** The scope a call names; one it writes (`write`) is never probation, which relm alone fills. */
+function scopeOf(params: Record<string, unknown>, fallback: Scope, write = true): Scope {
   const scope = optionalString(params, "scope") ?? fallback;
-  if (!(SCOPES as readonly string[]).includes(scope)) {
-    throw new HostRequestError(`scope must be one of ${SCOPES.join(", ")}, not "${scope}"`, "usage");
+  const allowed: readonly string[] = write ? WRITABLE_SCOPES : SCOPES;
+  if (!allowed.includes(scope)) {
+    throw new KernelCallError(`scope must be one of ${allowed.join(", ")}, not "${scope}"`, "usage");
   }
   return scope as Scope;
 }
@@ -75,7 +78,7 @@ function refinementView(id: string, ref: Refinement) {
     edits: ref.accepted.map((a) => editView(a.edit)),
     rejected: ref.rejected.map((r) => ({ index: r.index, reason: r.reason, edit: r.edit })),
     diff: ref.diff,
-    error: ref.error ?? null,
+    error: ref.error ?? ref.held ?? null,
   };
 }
 
@@ -98,17 +101,16 @@ function apply(agent: HarnessApiAgent, ref: Refinement) {
 
 async function refine(agent: HarnessApiAgent, params: Record<string, unknown>, refineModel?: string) {
   const stop = agent.budget.check();
-  if (stop) throw new HostRequestError(`harness.refine: ${stop.message}`, "budget");
+  if (stop) throw new KernelCallError(`harness.refine: ${stop.message}`, "budget");
   const model = optionalString(params, "model") ?? refineModel;
   const client = model ? agent.tree.client(model) : agent.client;
-  const ref = requireHypotheses(
-    await proposeForSession(agent, {
-      journalPath: agent.journal.path,
-      ctx: contextOf(agent),
-      scope: scopeOf(params, "session"),
-      client,
-    }),
-  );
+  const ref = await proposeForSession(agent, {
+    journalPath: agent.journal.path,
+    ctx: contextOf(agent),
+    scope: scopeOf(params, "session"),
+    client,
+    requireHypothesis: true,
+  });
   const id = randomBytes(4).toString("hex");
   const view = refinementView(id, ref);
   if (params.apply === true && ref.accepted.length > 0) return { ...view, applied: apply(agent, ref) };
@@ -125,14 +127,14 @@ function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
   const description = requiredString(params, "description").trim();
   const code = requiredString(params, "code");
   const bad = checkName("skill", name);
-  if (bad) throw new HostRequestError(bad, "usage");
+  if (bad) throw new KernelCallError(bad, "usage");
   if (!description || description.length > LIMITS.skill.chars) {
-    throw new HostRequestError(
+    throw new KernelCallError(
       `description must be 1 to ${LIMITS.skill.chars} chars, one line of what it does`,
       "usage",
     );
   }
-  if (code.length > CODE_CHARS) throw new HostRequestError(`code is over ${CODE_CHARS} chars`, "usage");
+  if (code.length > CODE_CHARS) throw new KernelCallError(`code is over ${CODE_CHARS} chars`, "usage");
   const ctx = contextOf(agent);
   const scope = scopeOf(params, "session");
   const location = scopeLocation(scope, ctx);
@@ -141,7 +143,7 @@ function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
     (s) => s.module === name && s.entryId === undefined && s.dir === join(location.skillsDir, name),
   );
   if (manual) {
-    throw new HostRequestError(
+    throw new KernelCallError(
       `a skill folder ${manual.dir} exists that the harness does not manage; pick another name`,
       "usage",
     );
@@ -149,16 +151,28 @@ function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
   const existing = [...store.state().values()].find(
     (s) => s.entry.kind === "skill" && s.entry.title === name,
   );
-  const result = store.commit({
-    intents: existing
-      ? [{ op: "update", id: existing.entry.id, content: description, code }]
-      : [{ op: "add", kind: "skill", title: name, content: description, code, source: "user" }],
-    author: `agent ${agent.id}`,
-    reason: `harness.save_skill("${name}")`,
-  });
+  const result = commitOrRefuse(() =>
+    store.commit({
+      intents: existing
+        ? [{ op: "update", id: existing.entry.id, content: description, code }]
+        : [{ op: "add", kind: "skill", title: name, content: description, code, source: "user" }],
+      author: `agent ${agent.id}`,
+      reason: `harness.save_skill("${name}")`,
+    }),
+  );
   const rev = result.revision;
-  if (!rev) throw new HostRequestError(result.dropped[0]?.reason ?? "nothing was saved", "conflict");
+  if (!rev) throw new KernelCallError(result.dropped[0]?.reason ?? "nothing was saved", "conflict");
   return { name, scope, path: join(location.skillsDir, name), entry: rev.edits[0]?.id, revision: rev.rev };
+}
+
+/** A write the scope has no room for is the cell's to fix: a ValueError saying how, not an internal error. */
+function commitOrRefuse<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (error instanceof HarnessLimitError) throw new KernelCallError(error.message, "usage");
+    throw error;
+  }
 }
 
 function used(agent: HarnessApiAgent, params: Record<string, unknown>) {
@@ -172,7 +186,7 @@ function used(agent: HarnessApiAgent, params: Record<string, unknown>) {
   }
   const id = requiredString(params, "id");
   const entry = loadHarness(ctx).entries.find((e) => e.id === id);
-  if (!entry) throw new HostRequestError(`no harness entry ${id}`, "not_found");
+  if (!entry) throw new KernelCallError(`no harness entry ${id}`, "not_found");
   new HarnessStore(scopeLocation(entry.scope, ctx)).recordUse(useKey(entry), agent.id);
   return { counted: true };
 }
@@ -196,7 +210,7 @@ export async function handleHarnessRequest(
       return { entries: loaded.entries, skills: loaded.skills, scopes };
     }
     case "harness.log": {
-      const store = new HarnessStore(scopeLocation(scopeOf(params, "session"), contextOf(agent)));
+      const store = new HarnessStore(scopeLocation(scopeOf(params, "session", false), contextOf(agent)));
       return { revisions: store.revisions().map((r) => ({ ...r, summary: revisionSummary(r) })) };
     }
     case "harness.propose": {
@@ -212,7 +226,7 @@ export async function handleHarnessRequest(
       const id = requiredString(params, "id");
       const ref = pending.get(agent)?.get(id);
       if (!ref)
-        throw new HostRequestError(
+        throw new KernelCallError(
           `no refinement ${id} waiting to be applied (each applies once)`,
           "not_found",
         );
@@ -232,6 +246,6 @@ export async function handleHarnessRequest(
       return { revision: rev.rev, summary: revisionSummary(rev) };
     }
     default:
-      throw new HostRequestError(`the host has no method "${method}"`, "not_found");
+      throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   }
 }

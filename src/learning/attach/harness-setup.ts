@@ -1,14 +1,15 @@
 import { delimiter } from "node:path";
-import type { EventSink } from "../../agent/events.js";
+import type { EventSink } from "../../agent/core/events.js";
 import type { TreeHooks } from "../../agent/hooks.js";
 import { ConfigError } from "../../config/errors.js";
 import type { LearnSettings } from "../../config/learn-config.js";
 import { type HarnessContext, HarnessLogError, loadHarness, lockProjectScope } from "../store/index.js";
+import type { BackgroundVerifySettings } from "../verdicts/verify-runner.js";
 import { handleHarnessRequest } from "./harness-api.js";
 import { trackHarnessUses } from "./harness-uses.js";
 import { learningRootHooks } from "./root-hooks.js";
 
-export interface SessionHarness {
+interface SessionHarness {
   /** What learning attaches to the session's agent tree (TreeOptions.hooks). */
   hooks: TreeHooks;
   /** SKILL.md files left out (bad front matter), one line each: the session warns about them. */
@@ -18,11 +19,13 @@ export interface SessionHarness {
   sink: EventSink;
 }
 
-export interface LearningSettings {
+interface LearningSettings {
   /** The model refinements use when none is named; the calling agent's own model otherwise. */
   refineModel?: string;
   /** Online refinement of the root: config's learn section, and whether --learn turned it on. */
   learn: { settings: LearnSettings; on: boolean };
+  /** How a learning session runs replay checks in the background (sessions are started by cli/). */
+  verify?: BackgroundVerifySettings;
 }
 
 const PROJECT_SCOPE_LOCKED =
@@ -62,7 +65,12 @@ export function sessionHarness(
         handle: (agent, method, params) => handleHarnessRequest(agent, method, params, refineModel),
       },
       lockProject: (projectDir) => lockProjectScope(projectDir, PROJECT_SCOPE_LOCKED),
-      root: (agent, events) => learningRootHooks(agent, events, { ...settings.learn, refineModel }),
+      root: (agent, events) => {
+        // A new session says once which lessons it starts with on probation (a resume said it already).
+        if (events.length === 0 && loaded.probation.length > 0)
+          agent.record({ type: "harness_probation", entries: loaded.probation.map((e) => e.id) });
+        return learningRootHooks(agent, events, { ...settings.learn, refineModel, verify: settings.verify });
+      },
     },
     warnings: loaded.problems,
     env: paths.length > 0 ? { ...env, PYTHONPATH: paths.join(delimiter) } : env,

@@ -1,4 +1,4 @@
-import type { AgentEvent, EventSink } from "../../agent/events.js";
+import type { AgentEvent, EventSink } from "../../agent/core/events.js";
 import {
   ENTRY_ID_PATTERN,
   type EntryState,

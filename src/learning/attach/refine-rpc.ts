@@ -3,16 +3,19 @@ import type { HookedRoot } from "../../agent/hooks.js";
 import type { RefineApplied, RefineProposal } from "../../host/protocol.js";
 import { RPC, RpcError } from "../../host/rpc.js";
 import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
-import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import { whereRefinementApplies } from "../refine/refine-where.js";
-import { type EntryKind, type HarnessContext, revisionSummary, SCOPES, type Scope } from "../store/index.js";
+import {
+  type EntryKind,
+  type HarnessContext,
+  isWritableScope,
+  revisionSummary,
+  type Scope,
+} from "../store/index.js";
 import { teachTree } from "./teach.js";
 
 /** Proposals are kept this long, and only this many, waiting for `refine.apply`. */
 const KEEP_MS = 60 * 60 * 1000;
 const KEEP_COUNT = 8;
-
-export type { RefineApplied, RefineProposal };
 
 /**
  * `refine` and `refine.apply` of a session host: a refinement is proposed (a model call charged to the
@@ -29,7 +32,7 @@ export class RefineProposals {
 
   async propose(params: Record<string, unknown>): Promise<RefineProposal> {
     const scope = params.scope ?? "session";
-    if (typeof scope !== "string" || !(SCOPES as readonly string[]).includes(scope)) {
+    if (!isWritableScope(scope)) {
       throw new RpcError(RPC.invalidParams, 'refine: scope must be "session", "project" or "user"');
     }
     const session = this.session;
@@ -37,15 +40,14 @@ export class RefineProposals {
     if (stop) throw new RpcError(RPC.refused, `refine: ${stop.message}`);
     const ctx: HarnessContext = { cwd: session.cwd, home: session.home, sessionDir: session.dir };
     const client = session.clientFor(this.refineModel);
-    const ref = requireHypotheses(
-      await proposeForSession(session, {
-        journalPath: session.journal.path,
-        ctx,
-        scope: scope as Scope,
-        client,
-        windows: session.tree.options.compaction?.windows,
-      }),
-    );
+    const ref = await proposeForSession(session, {
+      journalPath: session.journal.path,
+      ctx,
+      scope: scope as Scope,
+      client,
+      windows: session.tree.options.compaction?.windows,
+      requireHypothesis: true,
+    });
     this.prune();
     const token = randomBytes(12).toString("hex");
     this.pending.set(token, { ref, ctx, at: Date.now() });

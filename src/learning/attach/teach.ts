@@ -20,7 +20,7 @@ function editLine(edit: Edit): string | undefined {
 }
 
 /** The lesson a revision of `scope` teaches; undefined when it changes no entry. */
-export function lessonOf(revision: Revision, scope: Scope, fallbackSession: string): Lesson | undefined {
+function lessonOf(revision: Revision, scope: Scope, fallbackSession: string): Lesson | undefined {
   const lines = revision.edits.flatMap((e) => editLine(e) ?? []);
   if (lines.length === 0) return undefined;
   const cited = revision.edits.flatMap((e) => e.evidence ?? []);

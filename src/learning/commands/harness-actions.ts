@@ -11,10 +11,11 @@ import {
   KINDS,
   loadHarness,
   revisionSummary,
+  roomHint,
 } from "../store/index.js";
+import { locateRevision, scopesToSearch } from "./find-revision.js";
 import {
   findEntry,
-  findRevision,
   guarded,
   HarnessCliError,
   type HarnessIo,
@@ -52,15 +53,24 @@ export function addCommand(
         reason: flags.reason,
         hypothesis: flags.hypothesis,
       },
-      { state: store.state(), scopeName: scope, others, batch: [], requireEvidence: false, source: "user" },
+      {
+        state: store.state(),
+        scopeName: scope,
+        others,
+        batch: [],
+        requireEvidence: false,
+        source: "user",
+        room: roomHint(store.location),
+      },
     );
     if (!checked.ok) throw new HarnessCliError(`not added: ${checked.reason}`);
-    const { revision } = store.commit({
+    const { revision, dropped } = store.commit({
       intents: [checked.intent],
       author: "user",
       reason: flags.reason ?? `relm harness add ${kind}`,
     });
-    if (!revision) throw new HarnessCliError("not added: an equal entry appeared meanwhile");
+    if (!revision)
+      throw new HarnessCliError(`not added: ${dropped[0]?.reason ?? "an equal entry appeared meanwhile"}`);
     io.stdout.write(
       `${formatEdits(revision.edits)}\nadded to the ${scope} scope as revision ${revision.rev}\n`,
     );
@@ -111,15 +121,17 @@ export function logCommand(
 ): Promise<number> {
   return guarded(io, () => {
     const ctx = harnessContext(flags, io);
-    const stores = storesFor(flags, ctx);
-    if (flags.stale) return staleReport(stores, ctx, flags, io);
-    for (const store of stores) {
+    if (flags.stale) return staleReport(storesFor(flags, ctx), ctx, flags, io);
+    // Without --scope, the session scopes of this project's sessions too (newest first): learning
+    // passes write there.
+    for (const { store, where, session } of scopesToSearch(flags, ctx)) {
       const revisions = store.revisions();
       if (flags.json) {
-        for (const r of revisions) io.stdout.write(`${JSON.stringify({ scope: store.scope, ...r })}\n`);
+        const tag = session ? { scope: store.scope, session } : { scope: store.scope };
+        for (const r of revisions) io.stdout.write(`${JSON.stringify({ ...tag, ...r })}\n`);
         continue;
       }
-      io.stdout.write(`${store.scope} scope (${store.logPath}): ${revisions.length} revision(s)\n`);
+      io.stdout.write(`${where} (${store.logPath}): ${revisions.length} revision(s)\n`);
       for (const r of revisions) io.stdout.write(`  ${revisionSummary(r)}\n`);
     }
     return EXIT.done;
@@ -163,9 +175,12 @@ export function showCommand(
 ): Promise<number> {
   return guarded(io, () => {
     const ctx = harnessContext(flags, io);
-    const { store, revision } = findRevision(storesFor(flags, ctx), rev);
-    if (what === "show") io.stdout.write(`scope:    ${store.scope}\n${formatRevision(revision)}\n`);
-    else io.stdout.write(`${revisionSummary(revision)}\n${formatEdits(revision.edits)}\n`);
+    const { store, revision, session, where } = locateRevision(flags, ctx, rev);
+    if (what === "show")
+      io.stdout.write(
+        `scope:    ${store.scope}${session ? ` (session ${session})` : ""}\n${formatRevision(revision)}\n`,
+      );
+    else io.stdout.write(`in the ${where}\n${revisionSummary(revision)}\n${formatEdits(revision.edits)}\n`);
     return EXIT.done;
   });
 }
@@ -177,10 +192,10 @@ export function revertCommand(
 ): Promise<number> {
   return guarded(io, () => {
     const ctx = harnessContext(flags, io);
-    const { store, revision } = findRevision(storesFor(flags, ctx), rev);
+    const { store, revision, where } = locateRevision(flags, ctx, rev);
     const undo = store.revert(revision.rev, { force: flags.force, author: "user" });
     io.stdout.write(
-      `${formatEdits(undo.edits)}\nreverted ${revision.rev} in the ${store.scope} scope as revision ${undo.rev}\n`,
+      `${formatEdits(undo.edits)}\nreverted ${revision.rev} in the ${where} as revision ${undo.rev}\n`,
     );
     return EXIT.done;
   });
@@ -241,6 +256,7 @@ export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): P
           batch: intents,
           requireEvidence: false,
           source: e.source ?? "user",
+          room: roomHint(store.location),
         },
       );
       if (!checked.ok || checked.intent.op !== "add") {

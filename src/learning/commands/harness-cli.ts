@@ -6,9 +6,9 @@ import {
   type HarnessContext,
   HarnessStore,
   openStores,
-  type Revision,
   type Scope,
   scopeLocation,
+  takeLogWarnings,
 } from "../store/index.js";
 
 export interface HarnessIo {
@@ -44,34 +44,6 @@ export function storeFor(scope: Scope, ctx: HarnessContext): HarnessStore {
   return new HarnessStore(scopeLocation(scope, ctx));
 }
 
-/** A revision by id or prefix in the given stores; it must match in exactly one. */
-export function findRevision(
-  stores: HarnessStore[],
-  query: string,
-): { store: HarnessStore; revision: Revision } {
-  const found: { store: HarnessStore; revision: Revision }[] = [];
-  const errors: string[] = [];
-  for (const store of stores) {
-    try {
-      found.push({ store, revision: store.find(query).revision });
-    } catch (error) {
-      if ((error as Error).name !== "RevisionNotFoundError") throw error;
-      errors.push((error as Error).message);
-    }
-  }
-  if (found.length === 1) return found[0] as { store: HarnessStore; revision: Revision };
-  if (found.length > 1) {
-    throw new UsageError(
-      `revision "${query}" matches in the ${found.map((f) => f.store.scope).join(" and ")} scopes; add --scope`,
-    );
-  }
-  const ambiguous = errors.find((m) => m.includes("ambiguous"));
-  const where = stores.map((s) => s.scope).join(", ");
-  throw new HarnessCliError(
-    ambiguous ?? `no revision "${query}" in the ${where} scope(s); \`relm harness log\` lists them`,
-  );
-}
-
 /** An entry by id or prefix in the given stores. */
 export function findEntry(stores: HarnessStore[], query: string): EntryState {
   const all = stores.flatMap((s) => s.entries());
@@ -91,7 +63,10 @@ export class HarnessCliError extends UserError {
   override name = "HarnessCliError";
 }
 
-/** Runs a command; the harness's own errors become a message and exit code 1 (2 for bad usage). */
+/**
+ * Runs a command; the harness's own errors become a message and exit code 1 (2 for bad usage). Damaged
+ * lines of the logs it read, which it left out, are warned about once per file on stderr.
+ */
 export async function guarded(io: HarnessIo, work: () => Promise<number> | number): Promise<number> {
   try {
     return await work();
@@ -101,9 +76,11 @@ export async function guarded(io: HarnessIo, work: () => Promise<number> | numbe
       return userExitCode(error);
     }
     throw error;
+  } finally {
+    for (const warning of takeLogWarnings()) io.stderr.write(`relm: warning: ${warning}\n`);
   }
 }
 
 export function isScope(value: string): value is Scope {
-  return value === "session" || value === "project" || value === "user";
+  return value === "session" || value === "project" || value === "user" || value === "probation";
 }

@@ -8,11 +8,13 @@ interface Io {
   cwd: string;
 }
 
-const SCOPES = ["session", "project", "user"];
+/** Every scope can be read and reverted; probation is written by relm only (and by promote, reject, pin). */
+const SCOPES = ["session", "project", "probation", "user"];
+const WRITABLE = ["session", "project", "user"];
 
-function scoped(cmd: Command, what: string): Command {
+function scoped(cmd: Command, what: string, choices: string[] = SCOPES): Command {
   return cmd
-    .addOption(new Option("--scope <scope>", what).choices(SCOPES))
+    .addOption(new Option("--scope <scope>", what).choices(choices))
     .option("--session <id>", "the session whose scope to use (any unique prefix of its id)");
 }
 
@@ -26,7 +28,7 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
     .argument("<id>", "session id or a unique prefix of it")
     .option("--dry-run", "show the proposed edits and write nothing")
     .option("--apply", "apply the checked edits without asking (needed when not in a terminal)")
-    .addOption(new Option("--scope <scope>", "where the edits go (default session)").choices(SCOPES))
+    .addOption(new Option("--scope <scope>", "where the edits go (default session)").choices(WRITABLE))
     .addOption(
       new Option(
         "--provider <name>",
@@ -60,6 +62,7 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
         "what the entry should change in the work that follows (judged by `relm harness stats`)",
       ),
     "where the entry goes (default project)",
+    WRITABLE,
   ).action(async (kind: string, content: string, flags) =>
     setExit(await (await actions()).addCommand(kind, content, flags, io)),
   );
@@ -126,10 +129,11 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
       )
       .option(
         "--apply <name>",
-        "smoke-test candidate NAME in a fresh forked kernel; apply it only if it passes",
+        "have the refine model write candidate NAME's docstring, smoke-test it in a scratch copy of the project; apply it only if it passes",
       )
       .option("--json", "print the candidates as one JSON object"),
     "where --apply puts the skill (default project)",
+    WRITABLE,
   ).action(async (flags) => {
     const { skillsCommand } = await import("./harness-skills.js");
     setExit(await skillsCommand(flags, io));
@@ -152,6 +156,7 @@ export function registerHarnessCommands(program: Command, io: Io, setExit: (code
       .description("add exported entries to a scope, e.g. promote a session's lesson to the project")
       .argument("<file>", "a file written by `relm harness export`, or - for stdin"),
     "where the entries go (default project)",
+    WRITABLE,
   ).action(async (file: string, flags) => setExit(await (await actions()).importCommand(file, flags, io)));
 
   registerVerdictCommands(harness, scoped, io, setExit);

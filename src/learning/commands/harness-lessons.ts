@@ -1,33 +1,37 @@
 // Per lesson, for `relm harness stats` (issue 21, item 5): where it came from (the session and journal
 // events its evidence names, the revision and who wrote it), the sessions it was in force in (its prompt
-// in any session, or read as a note in the session that learned it), what it did there, and its state.
+// in any session, or read as a note in the session that learned it), what it did there, and its state
+// (in force, on probation, pinned, promoted from probation).
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../../session/index.js";
-import type { EntryState, HarnessStore } from "../store/index.js";
+import { type EntryState, type HarnessStore, VerdictLog } from "../store/index.js";
 import type { EntryOutcome } from "../verdicts/verdict-stats.js";
 import type { Evaluated } from "../verdicts/verdicts.js";
 
-export interface LessonOrigin {
+interface LessonOrigin {
   /** The session whose journal its evidence numbers, and the events it cites (their span). */
   session: string | null;
   events: { from: number; to: number } | null;
   /** The revision that added it to its scope, and who wrote that revision. */
   revision: string;
   author: string;
+  /** It came into this scope from probation (promoted by its verdict or by a person). */
+  fromProbation?: boolean;
 }
 
-export interface LessonRow {
+interface LessonRow {
   origin: LessonOrigin | null;
   /** Sessions it was in force in, oldest first. */
   sessions: string[];
-  /** "in force" with the verdict on it so far: pending, improved, neutral, regressed (kept: why). */
+  /** Where it stands (in force, on probation, pinned, promoted) with the verdict on it so far. */
   state: string;
+  short: LessonState;
 }
 
 /** The revision that added `entry` to its scope (a promotion or import keeps the evidence it came with). */
-export function originOf(entry: EntryState, store: HarnessStore): LessonOrigin | null {
+function originOf(entry: EntryState, store: HarnessStore): LessonOrigin | null {
   const added = store.revisions().find((r) => r.edits.some((e) => e.id === entry.id && e.op === "add"));
   if (!added) return null;
   const edit = added.edits.find((e) => e.id === entry.id);
@@ -38,6 +42,9 @@ export function originOf(entry: EntryState, store: HarnessStore): LessonOrigin |
     events: cited.length > 0 ? { from: Math.min(...cited), to: Math.max(...cited) } : null,
     revision: added.rev,
     author: added.author,
+    ...(added.verdict?.scope === "probation" || added.reason.includes("from probation")
+      ? { fromProbation: true }
+      : {}),
   };
 }
 
@@ -52,14 +59,37 @@ function taughtIn(home: string, session: string, entry: string): boolean {
   }
 }
 
-function stateOf(judged: Evaluated | undefined): string {
-  if (!judged) return "in force, not judged yet";
+function verdictState(judged: Evaluated | undefined): string {
+  if (!judged) return "not judged yet";
   const { verdict, final } = judged.judgement;
-  if (verdict === "pending") return "in force, verdict pending";
+  if (verdict === "pending") return "verdict pending";
   const soFar = final ? "" : " so far";
-  if (verdict === "regressed" && judged.refused)
-    return `in force, regressed${soFar} (not reverted: ${judged.refused})`;
-  return `in force, ${verdict}${soFar}`;
+  if (verdict === "regressed" && judged.refused) return `regressed${soFar} (not reverted: ${judged.refused})`;
+  return `${verdict}${soFar}`;
+}
+
+/** In one word, for the table: in force, on probation, pinned (on probation), promoted (from probation). */
+type LessonState = "in force" | "on probation" | "pinned" | "promoted";
+
+function stateOf(
+  entry: EntryState,
+  origin: LessonOrigin | null,
+  judged: Evaluated | undefined,
+  pinned: boolean,
+): { state: string; short: LessonState } {
+  const verdict = verdictState(judged);
+  if (entry.scope === "probation") {
+    if (pinned)
+      return { state: `pinned on probation (verdicts do not act on it), ${verdict}`, short: "pinned" };
+    const waiting = judged?.waiting ? ` — stays on probation: ${judged.waiting}` : "";
+    return { state: `on probation, ${verdict}${waiting}`, short: "on probation" };
+  }
+  if (origin?.fromProbation)
+    return {
+      state: `promoted from probation (revision ${origin.revision}), in force, ${verdict}`,
+      short: "promoted",
+    };
+  return { state: `in force, ${verdict}`, short: "in force" };
 }
 
 export function lessonRow(
@@ -73,7 +103,9 @@ export function lessonRow(
   const sessions = [...(outcome?.sessionIds ?? [])];
   if (origin?.session && !sessions.includes(origin.session) && taughtIn(home, origin.session, entry.id))
     sessions.unshift(origin.session);
-  return { origin, sessions, state: stateOf(judged) };
+  const pinned =
+    entry.scope === "probation" && new VerdictLog(store.location, home).pinnedEntries().has(entry.id);
+  return { origin, sessions, ...stateOf(entry, origin, judged, pinned) };
 }
 
 const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));

@@ -1,16 +1,24 @@
 // `relm harness skills [--suggest] [--apply NAME] [--scope S]`: skills from repeated work.
 import { join } from "node:path";
+import { buildClient } from "../../cli/client.js";
 import { EXIT } from "../../cli/exit-codes.js";
-import { resolveConfig } from "../../config/config.js";
+import { type ResolvedConfig, resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { findPython } from "../../kernel/index.js";
 import { listed, type SkillCandidate } from "../skills/mine-package.js";
+import { writeDocstring } from "../skills/skill-docstring.js";
 import { describeSmokeRun } from "../skills/skill-smoke.js";
-import { applyRefusal, applySkill, type Suggestions, suggestSkills } from "../skills/skill-suggest.js";
+import {
+  applyRefusal,
+  applySkill,
+  type DocstringWriter,
+  type Suggestions,
+  suggestSkills,
+} from "../skills/skill-suggest.js";
 import { discoverSkills, type HarnessContext, loadHarness, revisionSummary } from "../store/index.js";
 import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 
-export interface SkillsFlags extends ScopeFlags {
+interface SkillsFlags extends ScopeFlags {
   suggest?: boolean;
   apply?: string;
   json?: boolean;
@@ -27,14 +35,38 @@ export function skillsCommand(flags: SkillsFlags, io: HarnessIo): Promise<number
     if (flags.json && flags.apply !== undefined)
       throw new UsageError("--json goes with --suggest, not --apply");
     const ctx = harnessContext(flags, io);
-    const found = suggestSkills(ctx);
+    const config = resolveConfig(io.env);
+    const { python, env } = await kernelPython(config, io.env);
+    const found = await suggestSkills(ctx, python.path);
     if (flags.apply === undefined) {
       if (flags.json) io.stdout.write(`${JSON.stringify(asJson(found))}\n`);
       else io.stdout.write(report(found));
       return EXIT.done;
     }
-    return apply(found, flags.apply, flags.scope ?? "project", ctx, io);
+    return apply(found, flags.apply, flags.scope ?? "project", ctx, io, { config, python, env });
   });
+}
+
+/** The interpreter kernels run on: it reads the cells (python/relm/skillmine) and runs the smoke test. */
+async function kernelPython(config: ResolvedConfig, ioEnv: NodeJS.ProcessEnv) {
+  const env = config.python ? { ...ioEnv, RELM_PYTHON: config.python } : ioEnv;
+  try {
+    return { python: await findPython(env, join(config.home, "cache")), env };
+  } catch (error) {
+    throw new HarnessCliError(`mining skills needs Python: ${(error as Error).message}`);
+  }
+}
+
+/** The refine model (the session model when no cheaper one is configured) writes docstrings at --apply. */
+function docstringWriter(config: ResolvedConfig): DocstringWriter {
+  const model = config.refineModel ?? config.model.model;
+  if (!model) return { none: "no model is configured" };
+  try {
+    const client = buildClient(config, model);
+    return (candidate) => writeDocstring(client, candidate);
+  } catch (error) {
+    return { none: `no model could be set up (${(error as Error).message})` };
+  }
 }
 
 function listSkills(flags: SkillsFlags, io: HarnessIo): number {
@@ -78,7 +110,7 @@ function report(found: Suggestions): string {
     out.push(
       "",
       "Nothing was written. Apply one with `relm harness skills --apply NAME [--scope project|user|session]`:",
-      "its smoke test runs first, in a fresh forked kernel.",
+      "the refine model writes its docstring, then its smoke test runs in a fresh forked kernel in a scratch copy of the project.",
     );
   }
   return `${out.join("\n")}\n`;
@@ -90,15 +122,25 @@ function describeCandidate(c: SkillCandidate): string[] {
   for (const line of listed(from)) lines.push(`    ${line}`);
   if (c.parameters.length > 0) lines.push("  parameters:");
   for (const p of c.parameters) lines.push(`    ${p.name}: ${p.origin}; recorded ${p.values.join(", ")}`);
+  lines.push(`  returns: ${returnsLine(c)}`);
   if ("problem" in c.smoke) lines.push(`  smoke test: none, ${c.smoke.problem}`);
   else {
     const o = c.smoke.occurrence;
     lines.push(
-      `  smoke test: ${c.smoke.call} must print what session ${o.session} recorded (events ${o.events.join(", ")})`,
+      `  smoke test: ${c.smoke.call} in a scratch copy of the project must print what session ${o.session} recorded (events ${o.events.join(", ")})`,
     );
   }
   lines.push("  code:", ...c.functionSource.split("\n").map((l) => (l ? `    ${l}` : "")));
   return lines;
+}
+
+function returnsLine(c: SkillCandidate): string {
+  const { kind, expr } = c.returns;
+  if (kind === "print") return `${expr} (what the chain's last cell printed)`;
+  if (kind === "display") return `${expr} (what the chain's last cell showed)`;
+  if (kind === "silent") return `${expr} (the chain's last expression)`;
+  if (kind === "assigned") return `${expr} (the last value the chain assigned)`;
+  return "None (the chain ends in a statement with no value)";
 }
 
 function asJson(found: Suggestions) {
@@ -110,19 +152,28 @@ function asJson(found: Suggestions) {
     candidates: found.candidates.map((c) => ({
       name: c.name,
       description: c.description,
-      parameters: c.parameters.map((p) => ({ name: p.name, origin: p.origin, values: p.values })),
+      parameters: c.parameters.map((p) => ({
+        name: p.name,
+        origin: p.origin,
+        role: p.role,
+        values: p.values,
+      })),
       sessions: c.chain.sessions,
       occurrences: occurrences(c.chain),
       functionSource: c.functionSource,
       code: c.code,
+      docstring: c.docstring,
+      returns: c.returns,
       smoke:
         "problem" in c.smoke
           ? { problem: c.smoke.problem }
           : {
               call: c.smoke.call,
-              cell: c.smoke.cell,
+              show: c.smoke.show,
               expected: c.smoke.expected,
               inputs: c.smoke.inputs,
+              writes: c.smoke.writes,
+              needsValue: c.smoke.needsValue,
               recorded: { session: c.smoke.occurrence.session, events: c.smoke.occurrence.events },
             },
     })),
@@ -141,6 +192,7 @@ async function apply(
   scope: NonNullable<SkillsFlags["scope"]>,
   ctx: HarnessContext,
   io: HarnessIo,
+  setup: { config: ResolvedConfig; python: Awaited<ReturnType<typeof findPython>>; env: NodeJS.ProcessEnv },
 ): Promise<number> {
   const candidate = found.candidates.find((c) => c.name === name);
   if (!candidate) {
@@ -158,17 +210,27 @@ async function apply(
   }
   const refusal = applyRefusal(candidate, scope, ctx);
   if (refusal) throw new HarnessCliError(refusal);
-  const config = resolveConfig(io.env);
-  const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
-  let python: Awaited<ReturnType<typeof findPython>>;
-  try {
-    python = await findPython(env, join(config.home, "cache"));
-  } catch (error) {
-    throw new HarnessCliError(`the smoke test needs Python: ${(error as Error).message}`);
+  const result = await applySkill(candidate, scope, ctx, {
+    python: setup.python,
+    env: setup.env,
+    project: found.root,
+    docstring: docstringWriter(setup.config),
+  });
+  const { run, revision, notWritten } = result;
+  const test = result.candidate.smoke as Exclude<SkillCandidate["smoke"], { problem: string }>;
+  const source = result.candidate.docstringSource;
+  const lines = [
+    source.by === "model"
+      ? `docstring: written by the refine model ${source.model}`
+      : `docstring: derived from the chain (${source.note})`,
+    ...describeSmokeRun(run, test),
+  ];
+  if (notWritten) {
+    io.stderr.write(
+      `${lines.join("\n")}\nrelm: ${name} passed its smoke test but was not applied: ${notWritten}\n`,
+    );
+    return EXIT.error;
   }
-  const { run, revision } = await applySkill(candidate, scope, ctx, { python, env });
-  const test = candidate.smoke as Exclude<SkillCandidate["smoke"], { problem: string }>;
-  const lines = describeSmokeRun(run, test);
   if (!revision) {
     io.stderr.write(
       `${lines.join("\n")}\nrelm: ${name} was rejected: its smoke test failed; nothing was applied\n`,

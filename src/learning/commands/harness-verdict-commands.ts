@@ -3,7 +3,10 @@ import type { HarnessIo } from "./harness-cli.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** `relm harness stats | promote | verify`: definitions only; the work is loaded when a command runs. */
+/**
+ * `relm harness stats | promote | reject | pin | verify`: definitions only; the work is loaded when a
+ * command runs.
+ */
 export function registerVerdictCommands(
   harness: Command,
   scoped: (cmd: Command, what: string) => Command,
@@ -26,13 +29,42 @@ export function registerVerdictCommands(
 
   harness
     .command("promote")
-    .description("copy a session's entry to the project scope, with the evidence that it helped")
-    .argument("<entry>", "entry id or a unique prefix of it, in the session's scope")
-    .requiredOption("--session <id>", "the session whose entry to promote (any unique prefix of its id)")
+    .description(
+      "copy a lesson to the project scope: one on probation (a person vouches for it), or a session's with --session and the evidence that it helped",
+    )
+    .argument("<entry>", "entry id or a unique prefix of it: on probation, or in the session's scope")
+    .option(
+      "--session <id>",
+      "promote this session's entry (any unique prefix of its id); its verdict must say it helped",
+    )
     .addOption(new Option("--to <scope>", "where it goes (default project)").choices(["project", "user"]))
     .action(async (entry: string, flags) => {
       const { promoteCommand } = await import("./harness-verdicts.js");
       setExit(await promoteCommand(entry, flags, io));
+    });
+
+  harness
+    .command("reject")
+    .description(
+      "take a lesson off probation: new sessions no longer start with it (one revision; revert brings it back)",
+    )
+    .argument("<entry>", "entry id on probation, or a unique prefix of it")
+    .option("--reason <text>", "why, for the log")
+    .action(async (entry: string, flags) => {
+      const { rejectCommand } = await import("./harness-probation.js");
+      setExit(await rejectCommand(entry, flags, io));
+    });
+
+  harness
+    .command("pin")
+    .description(
+      "keep a lesson on probation as it is: its verdicts are still recorded but no longer promote, revert or retire it",
+    )
+    .argument("<entry>", "entry id on probation, or a unique prefix of it")
+    .option("--off", "release it: verdicts act on it again")
+    .action(async (entry: string, flags) => {
+      const { pinCommand } = await import("./harness-probation.js");
+      setExit(await pinCommand(entry, flags, io));
     });
 
   scoped(

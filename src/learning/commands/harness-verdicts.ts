@@ -6,14 +6,8 @@ import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
-import {
-  checkIntent,
-  type EntryState,
-  formatEdits,
-  type Intent,
-  VERDICT_LOG_VERSION,
-  VerdictLog,
-} from "../store/index.js";
+import { promoteEntries } from "../probation/promote.js";
+import { type EntryState, formatEdits, VerdictLog } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
 import { entryOutcomes } from "../verdicts/verdict-stats.js";
 import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
@@ -48,6 +42,7 @@ function pad(rows: string[][]): string {
 function verdictWord(e: Evaluated | undefined): string {
   if (!e) return "–";
   const v = e.judgement.verdict;
+  if (e.retired) return "retired";
   if (e.reverted) return `${v}, reverted`;
   return e.judgement.final ? v : `${v}${v === "pending" ? "" : " (so far)"}`;
 }
@@ -106,6 +101,14 @@ export function statsCommand(
             ...v.judgement,
             reverted: v.reverted ?? null,
             refused: v.refused ?? null,
+            ...(v.scope === "probation"
+              ? {
+                  promoted: v.promoted ?? null,
+                  retired: v.retired ?? false,
+                  waiting: v.waiting ?? null,
+                  pinned: v.pinned ?? false,
+                }
+              : {}),
           })}\n`,
         );
       }
@@ -124,6 +127,7 @@ export function statsCommand(
           "TURNS→GREEN",
           "CELLS FAILED",
           "VERDICT",
+          "STATE",
         ],
       ];
       for (const e of entries) {
@@ -138,6 +142,7 @@ export function statsCommand(
           fixed(o?.turnsToGreen ?? null),
           o && o.cells > 0 ? `${o.failedCells}/${o.cells}` : "–",
           verdictWord(byRev.get(`${e.scope}:${e.rev}`)),
+          lessonOf(e)?.short ?? "in force",
         ]);
       }
       io.stdout.write(`${pad(rows)}\n`);
@@ -153,11 +158,19 @@ export function statsCommand(
     if (judged.length > 0)
       io.stdout.write("\nverdicts (the work after each edit against the work before it):\n");
     for (const v of judged) {
-      const action = v.reverted
-        ? ` — reverted as ${v.reverted}`
-        : v.refused
-          ? ` — not reverted: ${v.refused}`
-          : "";
+      const action = v.promoted
+        ? ` — promoted to the project scope as ${v.promoted}`
+        : v.retired
+          ? ` — retired as ${v.reverted}: not shown to help`
+          : v.reverted
+            ? ` — reverted as ${v.reverted}`
+            : v.refused
+              ? ` — not reverted: ${v.refused}`
+              : v.pinned
+                ? " — pinned, left as it is"
+                : v.waiting
+                  ? ` — stays on probation: ${v.waiting}`
+                  : "";
       io.stdout.write(`  ${v.revision.rev} (${v.scope}) ${v.judgement.summary}${action}\n`);
       for (const h of v.hypotheses) io.stdout.write(`    hypothesis: ${h}\n`);
     }
@@ -171,9 +184,12 @@ export function promoteCommand(
   flags: ScopeFlags & { to?: string },
   io: HarnessIo,
 ): Promise<number> {
+  const to = flags.to ?? "project";
+  if (!flags.session && (to === "project" || to === "user"))
+    return import("./harness-probation.js").then((m) => m.promoteFromProbation(query, to, io));
   return guarded(io, () => {
-    const to = flags.to ?? "project";
-    if (!isScope(to) || to === "session") throw new UsageError(`--to must be project or user, not "${to}"`);
+    if (!isScope(to) || to === "session" || to === "probation")
+      throw new UsageError(`--to must be project or user, not "${to}"`);
     const ctx = harnessContext(flags, io);
     if (!ctx.sessionDir) throw new UsageError("promote moves a session's entry: add --session ID");
     const source = storeFor("session", ctx);
@@ -198,35 +214,22 @@ export function promoteCommand(
     const log = new VerdictLog(source.location, ctx.home);
     const verify = log.latest(revision.rev, "verify");
     if (learntIn?.autonomous && !verify?.passed) {
+      // A replay that could not run (verify_error) is no check: neither a pass nor a failure.
+      const error = log.latest(revision.rev, "verify_error");
+      const unrun =
+        error && (!verify || error.t > verify.t) ? ` (the last attempt could not run: ${error.error})` : "";
       throw new HarnessCliError(
         `not promoted: ${revision.rev} was learnt in an autonomous run (session ${session}), so it needs a passing replay check first: ` +
           `relm harness verify ${revision.rev} --session ${session}` +
-          (verify ? ` (the last one failed: ${verify.summary})` : ""),
+          (unrun || (verify ? ` (the last one failed: ${verify.summary})` : "")),
       );
     }
-    const target = storeFor(to, ctx);
-    const others = storesFor({}, ctx)
-      .filter((s) => s.scope !== to)
-      .flatMap((s) => s.entries())
-      .filter((e) => e.id !== entry.id);
-    const hypothesis = revision.edits.find((e) => e.id === entry.id)?.hypothesis;
-    const checked = checkIntent(
-      { op: "add", kind: entry.kind, title: entry.title, content: entry.content, hypothesis },
-      {
-        state: target.state(),
-        scopeName: to,
-        others,
-        batch: [],
-        requireEvidence: false,
-        source: entry.source,
-      },
-    );
-    if (!checked.ok || checked.intent.op !== "add") {
-      throw new HarnessCliError(`not promoted: ${checked.ok ? "not an entry" : checked.reason}`);
-    }
-    const intent: Intent = { ...checked.intent, id: entry.id, created: entry.created, code: entry.code };
-    const { revision: written, dropped } = target.commit({
-      intents: [intent],
+    const result = promoteEntries({
+      ctx,
+      source,
+      revision,
+      entries: [entry],
+      to,
       author: "user",
       reason: `promote ${entry.id} from session ${session}: ${verdict.summary.split(":")[0]}`,
       evidence: revision.evidence,
@@ -239,16 +242,8 @@ export function promoteCommand(
         ...(verify?.passed ? { verify: { time: verify.t, summary: verify.summary } } : {}),
       },
     });
-    if (!written) throw new HarnessCliError(`not promoted: ${dropped[0]?.reason ?? "nothing to write"}`);
-    log.append({
-      v: VERDICT_LOG_VERSION,
-      type: "promotion",
-      t: written.time,
-      rev: revision.rev,
-      entry: entry.id,
-      to,
-      revision: written.rev,
-    });
+    const written = result.written;
+    if (!written) throw new HarnessCliError(`not promoted: ${result.refused}`);
     io.stdout.write(
       `${formatEdits(written.edits)}\npromoted ${entry.id} to the ${to} scope as revision ${written.rev}\n` +
         `evidence: ${verdict.summary}\n${verify?.passed ? `${verify.summary}\n` : ""}`,

@@ -3,28 +3,20 @@
 // files the session started from; the difference in gate result, turns and tokens is reported and
 // recorded on the revision (its scope's verdicts.jsonl). A promotion from an autonomous run needs a pass.
 
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
-import { parseLimits } from "../../cli/setup.js";
+import { parseLimits, prepareSession } from "../../cli/setup.js";
 import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
-import { VERDICT_LOG_VERSION, VerdictLog, type VerifyRecord, type VerifyRun } from "../store/index.js";
+import type { VerifyRun } from "../store/index.js";
+import { runReplayCheck, VERIFY_DEFAULTS } from "../verdicts/verify-check.js";
 import { provenanceOf, replayPlan } from "../verdicts/verify-plan.js";
-import {
-  findRevision,
-  guarded,
-  HarnessCliError,
-  type HarnessIo,
-  harnessContext,
-  type ScopeFlags,
-  storesFor,
-} from "./harness-cli.js";
-import { replayOnce } from "./verify-replay.js";
+import { locateRevision } from "./find-revision.js";
+import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 
-export interface VerifyFlags extends ScopeFlags {
+interface VerifyFlags extends ScopeFlags {
   from?: string;
   gate?: string[];
   model?: string;
@@ -34,24 +26,6 @@ export interface VerifyFlags extends ScopeFlags {
   maxTime?: string;
   keep?: boolean;
   json?: boolean;
-}
-
-/** Each replay's budget unless flags say otherwise. */
-export const VERIFY_DEFAULTS = { maxTurns: "30", maxTime: "15m" };
-
-/**
- * Passed: with the edit the gates passed (without gates: the run ended done) and it took no more turns
- * than without it — or the run without the edit did not get there at all.
- */
-export function verifyPassed(withEdit: VerifyRun, without: VerifyRun, gated: boolean): boolean {
-  const reached = (r: VerifyRun) => (gated ? r.gatesPassed === true : r.outcome === "done");
-  if (!reached(withEdit)) return false;
-  return !reached(without) || withEdit.turns <= without.turns;
-}
-
-function describeRun(r: VerifyRun, gated: boolean): string {
-  const gate = gated ? (r.gatesPassed ? "gates passed" : "gates failing") : r.outcome;
-  return `${gate} in ${r.turns} turn${r.turns === 1 ? "" : "s"} (${r.tokens.toLocaleString("en-US")} tokens)`;
 }
 
 const signed = (n: number) => (n > 0 ? `+${n.toLocaleString("en-US")}` : n.toLocaleString("en-US"));
@@ -95,8 +69,10 @@ export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo):
       maxCost: flags.maxCost,
     };
     parseLimits(limits);
-    const ctx = harnessContext(flags, io);
-    const { store, revision } = findRevision(storesFor(flags, ctx), query);
+    const found = locateRevision(flags, harnessContext(flags, io), query);
+    // A revision found in a session's scope is replayed with that session's harness.
+    const { store, revision, ctx } = found;
+    if (!flags.scope) io.stderr.write(`found ${revision.rev} in the ${found.where}\n`);
     if (revision.revert) {
       throw new HarnessCliError(
         `${revision.rev} is a revert; verify the revision it undid (${revision.revert})`,
@@ -119,55 +95,36 @@ export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo):
     const config = resolveConfig(io.env, {});
     const model = flags.model ?? plan.model;
     if (!model) throw new UsageError("no model to replay on: give --model");
-    const root = mkdtempSync(join(tmpdir(), "relm-verify-"));
-    const runs: Partial<Record<"with" | "without", Awaited<ReturnType<typeof replayOnce>>>> = {};
-    try {
-      for (const variant of ["without", "with"] as const) {
+    const result = await runReplayCheck({
+      real: ctx,
+      store,
+      revision,
+      plan,
+      gates,
+      model,
+      config,
+      limits,
+      env: io.env,
+      prepare: prepareSession,
+      keep: flags.keep,
+      progress: (variant) =>
         io.stderr.write(
           `replaying ${plan.tasks.length} task(s) of session ${from} ${variant} ${revision.rev} on ${model}…\n`,
-        );
-        const request = {
-          real: ctx,
-          scope: store.scope,
-          revision,
-          plan,
-          gates,
-          config,
-          model,
-          limits,
-          env: io.env,
-        };
-        runs[variant] = await replayOnce({ ...request, dir: join(root, variant) }, variant);
-      }
-    } finally {
-      if (flags.keep) io.stderr.write(`scratch copies and their sessions kept in ${root}\n`);
-      else rmSync(root, { recursive: true, force: true });
+        ),
+    });
+    if (flags.keep) io.stderr.write(`scratch copies and their sessions kept in ${result.root}\n`);
+    if (result.status === "error") {
+      // Not a failed check: nothing was learnt about the edit, and a promotion still needs one.
+      const { record } = result;
+      if (flags.json) io.stdout.write(`${JSON.stringify({ scope: store.scope, ...record })}\n`);
+      throw new HarnessCliError(
+        `verify of ${revision.rev} could not run (the replay ${record.variant} the edit): ${record.error}. ` +
+          "Recorded as an error, not as a failed check: fix the cause (`relm doctor` checks the endpoint) and run it again",
+      );
     }
-    const { with: withEdit, without } = runs as Required<typeof runs>;
+    const { record } = result;
+    const { with: withRun, without: withoutRun, workspace, summary, passed } = record;
     const gated = gates.length > 0;
-    const passed = verifyPassed(withEdit, without, gated);
-    const summary =
-      `verify ${passed ? "passed" : "failed"}: with ${revision.rev} ${describeRun(withEdit, gated)}; ` +
-      `without it ${describeRun(without, gated)}`;
-    const { workspace: _w, ...withRun } = withEdit;
-    const { workspace, ...withoutRun } = without;
-    const record: VerifyRecord = {
-      v: VERDICT_LOG_VERSION,
-      type: "verify",
-      t: new Date().toISOString(),
-      rev: revision.rev,
-      passed,
-      summary,
-      session: from,
-      model,
-      tasks: plan.tasks,
-      gates,
-      workspace,
-      budget: parseLimits(limits),
-      with: withRun,
-      without: withoutRun,
-    };
-    new VerdictLog(store.location, ctx.home).append(record);
     if (flags.json) io.stdout.write(`${JSON.stringify({ scope: store.scope, ...record })}\n`);
     else {
       const where =

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { Budget } from "../../agent/budget.js";
+import { Budget } from "../../agent/budget/budget.js";
 import { buildClient } from "../../cli/client.js";
 import { EXIT } from "../../cli/exit-codes.js";
 import { limitsOf } from "../../cli/host-args.js";
@@ -8,11 +8,10 @@ import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
 import { applyRefinement, describeRefinement, proposeRefinement, type Refinement } from "../refine/refine.js";
-import { requireHypotheses } from "../refine/refine-hypothesis.js";
 import { type HarnessContext, type Revision, revisionSummary, type Scope } from "../store/index.js";
 import { guarded, type HarnessIo, harnessContext } from "./harness-cli.js";
 
-export interface RefineFlags {
+interface RefineFlags {
   dryRun?: boolean;
   apply?: boolean;
   scope?: Scope;
@@ -30,7 +29,7 @@ export interface RefineFlags {
  * Applies the refinement and says what happened; `teach` (a live session's /refine) hands it to the
  * session's running agents and says how many it reached.
  */
-export function applyAndReport(
+function applyAndReport(
   ref: Refinement,
   ctx: HarnessContext,
   out: NodeJS.WritableStream,
@@ -84,9 +83,10 @@ export function refineCommand(id: string, flags: RefineFlags, io: HarnessIo): Pr
       config,
       flags.model ?? config.refineModel ?? header.model ?? config.model.model,
     );
-    const ref = requireHypotheses(await proposeRefinement({ journalPath, ctx, scope, client, budget }));
+    const ref = await proposeRefinement({ journalPath, ctx, scope, client, budget, requireHypothesis: true });
     io.stdout.write(`${describeRefinement(ref)}\n`);
-    if (ref.error) return EXIT.error;
+    // Unchecked edits are not applied: the relevance check could not be made.
+    if (ref.error || ref.held) return EXIT.error;
     if (ref.accepted.length === 0) return EXIT.done;
     if (flags.dryRun) {
       io.stdout.write("dry run: nothing was written\n");

@@ -8,11 +8,11 @@ import {
   parseSwitch,
   type SlashCommand,
 } from "../../commands/types.js";
-import { SCOPES, type Scope } from "../../config/harness-scopes.js";
+import { isWritableScope, type WritableScope } from "../../config/harness-scopes.js";
 import type { LearnStatus } from "../../host/protocol.js";
 
 /** One line about online refinement: its policy when on, and what its passes did and cost so far. */
-export function describeLearn(status: LearnStatus): string {
+function describeLearn(status: LearnStatus): string {
   const cost = status.spent.cost === null ? "cost unknown" : `$${status.spent.cost.toFixed(4)}`;
   const so = `${status.passes} pass(es), ${status.applied} edit(s) applied, ${status.spent.tokens} tokens, ${cost}`;
   const l = status.learn;
@@ -42,10 +42,10 @@ const learn = defineCommand<"on" | "off" | "status">({
   },
 });
 
-const isScope = (word: string): word is Scope => (SCOPES as readonly string[]).includes(word);
+const isScope = (word: string): word is WritableScope => isWritableScope(word);
 
 /** Proposes checked edits from this session's work, shows them, and applies them only when the person agrees. */
-async function refine(ctx: CommandContext, scope: Scope): Promise<void> {
+async function refine(ctx: CommandContext, scope: WritableScope): Promise<void> {
   if (ctx.pending) {
     ctx.say("nothing to refine yet: give the agent a task first", "dim");
     return;
@@ -74,7 +74,7 @@ async function refine(ctx: CommandContext, scope: Scope): Promise<void> {
 const REFINE_USAGE = "/refine [session|project|user]   (default session)";
 
 export const LEARNING_COMMANDS: readonly SlashCommand[] = [
-  defineCommand<Scope>({
+  defineCommand<WritableScope>({
     name: "refine",
     args: "[session|project|user]",
     description: "review this session's work and keep checked lessons",

@@ -1,16 +1,20 @@
 // When a running session reviews its own work (a learning pass), and whether it can afford to. Pure
 // decisions, no model and no files: learn.ts runs the passes these allow.
 
-import type { BudgetLimits } from "../../agent/budget.js";
-import type { GateResult } from "../../agent/gates.js";
+import type { BudgetLimits } from "../../agent/budget/budget.js";
+import type { GateResult } from "../../agent/gates/gates.js";
 import type { LearnBudget } from "../../config/learn-config.js";
 import type { ModelRequest, Price } from "../../llm/types.js";
 import type { SpendRecord } from "../../session/types.js";
+import { REFINE_ANSWER_TOKENS } from "../refine/refine-call.js";
 
 export type LearnTrigger = "compaction" | "every_turns" | "gate_failure";
 
-/** The refine model's answer is capped at this many tokens, so a pass's cost is bounded before it starts. */
-export const LEARN_OUTPUT_TOKENS = 2_000;
+/**
+ * The refine model's answer is capped at this many tokens, so a pass's cost is bounded before it starts:
+ * sent with the request, and kept by relm as it reads (refine-call.ts), whatever the server does with it.
+ */
+export const LEARN_OUTPUT_TOKENS = REFINE_ANSWER_TOKENS;
 /** How long a pass is assumed to take before one has been timed (for --max-time). */
 export const FIRST_PASS_MS = 60_000;
 
@@ -32,7 +36,7 @@ export function failureSignature(r: GateOutcome): string {
 }
 
 /** A run of identical gate failures: the failing command, and the gate_run events that showed it. */
-export interface FailureStreak {
+interface FailureStreak {
   count: number;
   command?: string;
   events: number[];

@@ -2,7 +2,7 @@
 // checked lessons in its session scope (docs/harness.md, "Learning on the fly"). learn-policy.ts decides
 // when a pass is due and whether the budgets cover it; this runs it, applies it and journals it.
 
-import type { Budget } from "../../agent/budget.js";
+import type { Budget } from "../../agent/budget/budget.js";
 import type { HookedRoot } from "../../agent/hooks.js";
 import type { LearnSettings } from "../../config/learn-config.js";
 import type { LearnStatus } from "../../host/protocol.js";
@@ -27,7 +27,7 @@ import {
 export type { LearnStatus };
 
 /** What learning needs of the root agent of a session tree. */
-export interface LearningHost {
+interface LearningHost {
   readonly id: string;
   /** The root session's folder: its harness is the session scope. */
   readonly dir: string;
@@ -219,6 +219,17 @@ export class SessionLearning {
       this.host.record({ ...base, outcome: "skipped", reason: ref.skipped ?? ref.error });
       return;
     }
+    // The relevance check could not be made: nothing unchecked is applied, and the same events are
+    // reviewed again by the next pass (lastReviewed stays where it was).
+    if (ref.held !== undefined) {
+      const rejected = ref.rejected.map((r) => ({
+        index: r.index,
+        reason: r.reason,
+        edit: clipJson(r.edit),
+      }));
+      this.host.record({ ...base, outcome: "skipped", reason: ref.held, rejected });
+      return;
+    }
     this.slowestMs = Math.max(this.slowestMs, base.durationMs);
     const reviewed = { ...ref.trajectory };
     if (ref.error !== undefined) {
@@ -228,6 +239,8 @@ export class SessionLearning {
     this.lastReviewed = Math.max(this.lastReviewed, ref.trajectory.to);
     const rejected = ref.rejected.map((r) => ({ index: r.index, reason: r.reason, edit: clipJson(r.edit) }));
     const proposed = ref.accepted.length + ref.rejected.length;
+    // Cut at the answer's cap: what was not read is said so beside the edits that were.
+    if (ref.cut) rejected.push({ index: -1, reason: ref.cut, edit: "" });
     // Every applied edit says what it should change: the model's words, else the trigger's.
     const accepted = ref.accepted.map((a) => {
       const hypothesis =

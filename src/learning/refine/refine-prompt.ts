@@ -69,3 +69,42 @@ export function parseEditList(text: string): unknown[] | { error: string } {
   }
   return { error: `the refine model did not answer with a JSON list of edits: ${excerpt}` };
 }
+
+/**
+ * The edits complete before an answer was cut off (it passed the cap relm reads): each whole `{…}` of the
+ * list, in order; the one cut in the middle, and anything after it, is lost.
+ */
+export function completeEdits(text: string): unknown[] {
+  const fence = /```(?:json)?\s*/.exec(text);
+  const body = fence ? text.slice(fence.index + fence[0].length) : text;
+  const start = body.indexOf("[");
+  if (start < 0) return [];
+  const out: unknown[] = [];
+  let depth = 0;
+  let from = -1;
+  let inString = false;
+  for (let i = start + 1; i < body.length; i++) {
+    const c = body[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === "{") {
+      if (depth === 0) from = i;
+      depth++;
+    } else if (c === "}" && depth > 0) {
+      depth--;
+      if (depth === 0) {
+        try {
+          out.push(JSON.parse(body.slice(from, i + 1)));
+        } catch {
+          // Not JSON after all: the list is read no further.
+          return out;
+        }
+      }
+    } else if (c === "]" && depth === 0) break;
+  }
+  return out;
+}

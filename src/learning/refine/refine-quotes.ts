@@ -4,7 +4,7 @@
 import type { Trajectory } from "./refine-trajectory.js";
 
 /** Shorter quotes ("cell", "ok") would be found almost anywhere. */
-export const MIN_QUOTE_CHARS = 8;
+const MIN_QUOTE_CHARS = 8;
 
 /** Whitespace runs as one space: the model reflows lines, and blocks are printed indented. */
 function flat(text: string): string {

@@ -14,7 +14,7 @@ export interface Trajectory {
   omitted: number;
 }
 
-export const TRAJECTORY_CHARS = 40_000;
+const TRAJECTORY_CHARS = 40_000;
 
 function clip(text: string, chars: number): string {
   if (text.length <= chars) return text;
@@ -27,7 +27,7 @@ function indent(text: string): string {
 }
 
 /** One event as one short block of text, or undefined for events that teach nothing (requests, retries). */
-export function describeEvent(e: JournalEvent): string | undefined {
+function describeEvent(e: JournalEvent): string | undefined {
   const at = `[${e.n}]`;
   switch (e.type) {
     case "user":

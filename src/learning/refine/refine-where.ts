@@ -11,15 +11,16 @@ const FROM_COMPACTION =
  * rendered once when its tree starts (so the provider's prompt cache keeps hitting); an edit applied
  * mid-session reaches the running agents as an appended note (src/agent/lessons.ts) and their prompt
  * is renewed when a compaction rebuilds it (AgentSession.compact reloads the harness, user + project + the
- * root session's own scope). New sessions load user and project scopes; only this session (and its
- * resumes) reads its session scope. Specs and skill packages are read once per session.
+ * root session's own scope). New sessions load user and project scopes and the lessons on probation (a
+ * session's refine edits are carried there); only this session (and its resumes) reads its session scope. Specs and skill packages are read once per session.
  */
 export function whereRefinementApplies(scope: Scope, kinds: EntryKind[], ctx: HarnessContext): string {
   const parts: string[] = [];
   switch (scope) {
     case "session":
       parts.push(
-        `This session only (no other session reads its session scope; it is kept if the session is resumed): ${FROM_COMPACTION}.`,
+        `This session's own scope (no other session reads it; it is kept if the session is resumed): ${FROM_COMPACTION}. ` +
+          `A copy goes on probation in the project ${projectRoot(ctx.cwd)}: its next sessions start with it, marked as unproven, until its verdict promotes it to the project scope or retires it.`,
       );
       break;
     case "project":

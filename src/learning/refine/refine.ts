@@ -1,8 +1,9 @@
-import type { Budget } from "../../agent/budget.js";
+import type { Budget } from "../../agent/budget/budget.js";
 import { oneLine } from "../../config/text.js";
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 import { readJournal } from "../../session/index.js";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
+import { carryForward } from "../probation/carry.js";
 import {
   applyEdits,
   type CommitResult,
@@ -14,16 +15,20 @@ import {
   type Intent,
   intentToEdit,
   openStores,
+  type Revision,
+  roomHint,
   type Scope,
   scopeLocation,
 } from "../store/index.js";
 import { callRefineModel } from "./refine-call.js";
-import { parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
+import { requireHypotheses } from "./refine-hypothesis.js";
+import { completeEdits, parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
+import { addUsage, checkRelevance } from "./refine-relevance.js";
 import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
 
-export interface RefineOptions {
+interface RefineOptions {
   /** The journal of the session whose work is reviewed. */
   journalPath: string;
   /** Where the harness is; `sessionDir` is the root session's folder (the session scope). */
@@ -49,12 +54,27 @@ export interface RefineOptions {
   windows?: Record<string, number>;
   /** Books the call's spend before the tokens it held in the budget are given back. */
   onSpend?: (usage: Usage, cost: number | null, durationMs: number) => void;
+  /**
+   * Edits without a hypothesis are rejected ("states no hypothesis") before the relevance check, so it
+   * is not asked about edits that would be dropped anyway (refine passes; learning passes give a default).
+   */
+  requireHypothesis?: boolean;
 }
 
-export interface Rejected {
+/**
+ * A refinement (a learning pass, `relm refine`, `/refine`, `harness.refine()`) applies at most this many
+ * edits: the first ones of the reply, in its order, that pass every check. The refine model is asked
+ * for at most this many; the rest of a longer reply is skipped and said so.
+ */
+export const MAX_PASS_EDITS = 5;
+const OVER_CAP = `over the per-pass cap of ${MAX_PASS_EDITS}`;
+
+interface Rejected {
   index: number;
   edit: unknown;
   reason: string;
+  /** Not checked: the pass already had MAX_PASS_EDITS edits. */
+  capped?: true;
 }
 
 /** A refinement proposed and checked, not yet applied. */
@@ -75,12 +95,19 @@ export interface Refinement {
   note?: string;
   /** Why the model was not called although there was something to review (`preflight` said so). */
   skipped?: string;
+  /** The answer passed the cap relm reads, so only the edits complete before it were considered. */
+  cut?: string;
+  /**
+   * Why the edits that passed the mechanical checks are held back, none applied: the relevance check
+   * could not be made ("relevance check failed: …"), and unchecked edits are never applied.
+   */
+  held?: string;
   usage?: Usage;
   cost: number | null;
 }
 
 /** The last journal event of `session` an applied refinement reviewed, in any scope; 0 when none. */
-export function lastRefined(ctx: HarnessContext, session: string): number {
+function lastRefined(ctx: HarnessContext, session: string): number {
   let last = 0;
   for (const store of openStores(ctx)) {
     for (const r of store.revisions()) {
@@ -94,7 +121,7 @@ export function lastRefined(ctx: HarnessContext, session: string): number {
  * Evidence as journal event numbers of this session. A number that does not exist, lies before the
  * reviewed window or was left out of what the model saw is the reason the edit is rejected.
  */
-export function checkEvidence(
+function checkEvidence(
   raw: unknown,
   session: string,
   events: readonly JournalEvent[],
@@ -142,7 +169,10 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const parent = revisions.at(-1)?.rev ?? null;
   const after = Math.max(options.after ?? 0, lastRefined(ctx, session));
   const trajectory = collectTrajectory(journal.events, after, options.maxChars);
-  const entries = openStores(ctx).flatMap((s) => s.entries());
+  const all = openStores(ctx).flatMap((s) => s.entries());
+  // A lesson of this session carried forward is listed once, as the session's own.
+  const own = new Set(all.filter((e) => e.scope === "session").map((e) => e.id));
+  const entries = all.filter((e) => e.scope !== "probation" || !own.has(e.id));
   const proposals = ctx.sessionDir ? readProposals(scopeLocation("session", ctx).dir, session, after) : [];
   const base: Refinement = {
     session,
@@ -177,16 +207,33 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     return { ...base, ...spent, error: result.error };
   }
   const withSpend = { ...base, usage: result.usage, cost: result.cost };
-  const list = parseEditList(result.text);
+  const list = result.status === "cut" ? completeEdits(result.text) : parseEditList(result.text);
   if (!Array.isArray(list)) return { ...withSpend, error: list.error };
+  const cap = result.status === "cut" ? `the ${result.tokens.toLocaleString("en-US")}-token cap` : "";
+  if (result.status === "cut" && list.length === 0) {
+    return {
+      ...withSpend,
+      error: `the refine model's answer passed ${cap} before its first edit was complete, so relm stopped reading it`,
+    };
+  }
+  const cut =
+    result.status === "cut"
+      ? `the answer passed ${cap}, so relm stopped reading it: the ${list.length} complete edit(s) before ` +
+        "that were considered, the rest was not read"
+      : undefined;
 
   const state = target.state();
   const others = entries.filter((e) => e.scope !== scope);
   const now = new Date().toISOString();
   const working = new Map(state);
   const accepted: Refinement["accepted"] = [];
+  const quotesOf = new Map<number, string[]>();
   const rejected: Rejected[] = [];
   list.forEach((raw, index) => {
+    if (accepted.length >= MAX_PASS_EDITS) {
+      rejected.push({ index, edit: raw, reason: `skipped: ${OVER_CAP}`, capped: true });
+      return;
+    }
     const evidence =
       raw && typeof raw === "object"
         ? checkEvidence((raw as { evidence?: unknown }).evidence, session, journal.events, trajectory)
@@ -200,6 +247,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
       rejected.push({ index, edit: raw, reason: quoted.reason });
       return;
     }
+    quotesOf.set(index, quoted.quotes);
     const checked = checkIntent(
       { ...(raw as object), evidence: evidence.events },
       {
@@ -209,6 +257,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
         batch: accepted.map((a) => a.intent),
         requireEvidence: true,
         source: "refine",
+        room: roomHint(target.location),
       },
     );
     if (!checked.ok) {
@@ -227,7 +276,51 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     const intent = hypothesis ? { ...withId, hypothesis } : withId;
     accepted.push({ index, intent, edit: hypothesis ? { ...edit, hypothesis } : edit });
   });
-  return { ...withSpend, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
+  const checked = {
+    ...withSpend,
+    ...(cut ? { cut } : {}),
+    accepted,
+    rejected,
+    diff: formatEdits(accepted.map((a) => a.edit)),
+  };
+  const kept = options.requireHypothesis ? requireHypotheses(checked) : checked;
+  return kept.accepted.length === 0 ? kept : checkedForRelevance(kept, quotesOf, trajectory, options);
+}
+
+/**
+ * The relevance check of the edits that passed the mechanical checks: those whose quotes the refine
+ * model says do not support them are rejected with its reason. When the check cannot be made, nothing
+ * is applied (`held`): the edits stay unchecked, and the next refinement reviews the same events.
+ */
+async function checkedForRelevance(
+  ref: Refinement,
+  quotesOf: ReadonlyMap<number, string[]>,
+  trajectory: Trajectory,
+  options: RefineOptions,
+): Promise<Refinement> {
+  const items = ref.accepted.map((a) => ({ ...a, quotes: quotesOf.get(a.index) ?? [] }));
+  const result = await checkRelevance(options.client, items, trajectory, options);
+  const usage = addUsage(ref.usage, result.usage);
+  const cost = ref.cost === null || result.cost === null ? null : ref.cost + result.cost;
+  const spent = { ...ref, ...(usage ? { usage } : {}), cost };
+  if ("error" in result) {
+    return { ...spent, accepted: [], diff: "", held: `relevance check failed: ${result.error}` };
+  }
+  const accepted = ref.accepted.filter((_, i) => result.verdicts[i]?.supports);
+  const unsupported = ref.accepted.flatMap((a, i) => {
+    const verdict = result.verdicts[i];
+    if (!verdict || verdict.supports) return [];
+    const why = verdict.why ? `: ${verdict.why}` : "";
+    return [
+      {
+        index: a.index,
+        edit: a.intent as unknown,
+        reason: `its quote does not support it (relevance check${why})`,
+      },
+    ];
+  });
+  const rejected = [...ref.rejected, ...unsupported].sort((a, b) => a.index - b.index);
+  return { ...spent, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
 }
 
 /**
@@ -256,22 +349,34 @@ function hypothesisOf(raw: unknown): string | undefined {
   return oneLine(h, 300);
 }
 
-/** Writes the accepted edits as one revision of the target scope (`by` names who, and why, when not a person's refine). */
+/**
+ * Writes the accepted edits as one revision of the target scope (`by` names who, and why, when not a
+ * person's refine). Edits of a session's own scope are also carried forward to its project's probation
+ * scope (`carried`), so the project's next sessions start with them (docs/harness.md, "Probation").
+ */
 export function applyRefinement(
   ref: Refinement,
   ctx: HarnessContext,
   by: { author?: string; reason?: string } = {},
-): CommitResult {
+): CommitResult & { carried?: Revision } {
   const store = new HarnessStore(scopeLocation(ref.scope, ctx));
-  const events = [...new Set(ref.accepted.flatMap((a) => a.intent.evidence ?? []))].sort((a, b) => a - b);
-  return store.commit({
-    intents: ref.accepted.map((a) => a.intent),
+  // A refinement built elsewhere is held to the cap too: the first MAX_PASS_EDITS, the rest reported.
+  const kept = ref.accepted.slice(0, MAX_PASS_EDITS);
+  const over = ref.accepted.slice(MAX_PASS_EDITS).map((a) => ({ intent: a.intent, reason: OVER_CAP }));
+  const events = [...new Set(kept.flatMap((a) => a.intent.evidence ?? []))].sort((a, b) => a - b);
+  const result = store.commit({
+    intents: kept.map((a) => a.intent),
     parent: ref.parent,
     author: by.author ?? `refine ${ref.model}`,
     reason: by.reason ?? `refine of session ${ref.session}`,
     evidence: { session: ref.session, events },
     trajectory: { session: ref.session, from: ref.trajectory.from, to: ref.trajectory.to },
   });
+  const capped = { ...result, dropped: [...result.dropped, ...over] };
+  const { sessionDir } = ctx;
+  if (ref.scope !== "session" || !result.revision || !sessionDir) return capped;
+  const carried = carryForward(result.revision, { ...ctx, sessionDir });
+  return carried ? { ...capped, carried } : capped;
 }
 
 /** What a person reads before agreeing: the diff and each rejected edit with its reason. */
@@ -281,12 +386,25 @@ export function describeRefinement(ref: Refinement): string {
   lines.push(`refine of session ${ref.session} (${window}) with ${ref.model} → ${ref.scope} scope`);
   if (ref.note) lines.push(ref.note);
   else if (ref.skipped) lines.push(`not run: ${ref.skipped}`);
+  else if (ref.held) lines.push(`nothing to apply: ${ref.held}`);
   else if (ref.error) lines.push(`nothing proposed: ${ref.error}`);
   else if (ref.accepted.length === 0) lines.push("no edits to apply");
   else lines.push(`${ref.accepted.length} edit(s) to apply:`, ref.diff);
+  if (ref.cut) lines.push(ref.cut);
+  const capped = ref.rejected.filter((r) => r.capped).map((r) => r.index + 1);
   for (const r of ref.rejected) {
+    if (r.capped) continue;
     const what = r.edit && typeof r.edit === "object" ? JSON.stringify(r.edit).slice(0, 160) : String(r.edit);
     lines.push(`rejected edit ${r.index + 1}: ${r.reason}\n    ${what}`);
   }
+  if (capped.length > 0)
+    lines.push(`skipped ${capped.length} more edit(s) (${listEdits(capped)}): ${OVER_CAP}`);
   return lines.join("\n");
+}
+
+function listEdits(numbers: readonly number[]): string {
+  const first = numbers[0];
+  const last = numbers.at(-1);
+  const contiguous = numbers.every((n, i) => n === (first as number) + i);
+  return contiguous && numbers.length > 2 ? `edits ${first}–${last}` : `edit ${numbers.join(", ")}`;
 }

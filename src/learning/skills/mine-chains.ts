@@ -1,8 +1,7 @@
 // Finds chains of consecutive cells that recur with small variations across a project's sessions.
 // Deterministic: the same journals always give the same chains, in the same order, with the cells
 // each came from. See docs/harness.md "Skills from repeated work".
-import { analyseNames, type ChainNames, freeNames } from "./mine-names.js";
-import { isFString, literalValue, statements, type Token, tokenize } from "./mine-tokens.js";
+import type { CellAnalysis } from "./mine-python.js";
 
 /** One cell as a journal recorded it. */
 export interface RecordedCell {
@@ -25,7 +24,7 @@ export interface RecordedSession {
   cells: RecordedCell[];
 }
 
-export interface MineOptions {
+interface MineOptions {
   minLength?: number;
   maxLength?: number;
   /** Chains with fewer code tokens are too small to be worth a function. */
@@ -43,14 +42,14 @@ export interface Occurrence {
   events: number[];
   /** Every literal of the chain, as this occurrence wrote it (source text), in chain order. */
   literals: string[];
-  /** The cells' outputs, one after the other. */
-  output: string;
+  /** What each cell printed. */
+  outputs: string[];
   /** Whether every cell's output is what it printed in full. */
   complete: boolean;
 }
 
 /** Literals that vary between occurrences and always vary together: one parameter. */
-export interface VaryingLiteral {
+interface VaryingLiteral {
   /** Indices into the chain's literals. */
   slots: number[];
 }
@@ -61,11 +60,8 @@ export interface Chain {
   length: number;
   occurrences: Occurrence[];
   sessions: string[];
-  /** Tokens of each cell of the first occurrence: the code a function is built from. */
-  cells: Token[][];
-  /** The literal tokens of the first occurrence, in chain order. */
-  literalTokens: Token[];
-  names: ChainNames;
+  /** The first occurrence's cells: the code a function is built from. */
+  sources: string[];
   varying: VaryingLiteral[];
   /** Names read from outside the chain that are neither builtins nor imported: the chain needs them. */
   unresolved: string[];
@@ -75,29 +71,13 @@ export interface Chain {
   problem?: string;
 }
 
-export interface MineResult {
+interface MineResult {
   /** Chains a skill can be made of, most repeated work first. */
   chains: Chain[];
   /** Repeated chains no skill is proposed for, with the reason (in `problem`). */
   skipped: Chain[];
 }
 
-const BUILTINS = new Set(
-  (
-    "ArithmeticError AssertionError AttributeError BaseException BlockingIOError BrokenPipeError BufferError " +
-    "ConnectionError EOFError Ellipsis Exception FileExistsError FileNotFoundError FloatingPointError " +
-    "GeneratorExit IOError ImportError IndexError IsADirectoryError KeyError KeyboardInterrupt LookupError " +
-    "MemoryError ModuleNotFoundError NameError NotADirectoryError NotImplemented NotImplementedError OSError " +
-    "OverflowError PermissionError RecursionError RuntimeError StopIteration SyntaxError SystemExit " +
-    "TimeoutError TypeError UnicodeDecodeError UnicodeEncodeError UnicodeError ValueError Warning " +
-    "ZeroDivisionError UserWarning DeprecationWarning abs aiter all anext any ascii bin bool breakpoint " +
-    "bytearray bytes callable chr classmethod compile complex delattr dict dir divmod enumerate eval exec " +
-    "filter float format frozenset getattr globals hasattr hash help hex id input int isinstance issubclass " +
-    "iter len list locals map max memoryview min next object oct open ord pow print property range repr " +
-    "reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip display " +
-    "get_ipython __name__"
-  ).split(" "),
-);
 /** relm's pre-imported names (python/relm/api.py EXPORTS): a package imports them from relm.api. */
 const RELM_EXPORTS = new Set([
   "submit",
@@ -113,14 +93,10 @@ const RELM_EXPORTS = new Set([
 
 interface PreparedCell {
   cell: RecordedCell;
-  tokens: Token[];
-  problem?: string;
-  /** Code tokens (no comments): the cell's size. */
-  size: number;
+  /** What Python read of its code (python/relm/skillmine/cells.py). */
+  code: CellAnalysis;
   /** Names this cell binds (renamable ones); a window's are the union of its cells'. */
   binds: Set<string>;
-  /** The cell's normalised tokens; a string is fixed, `{ name }` is renamed when the window binds it. */
-  pieces: (string | { name: string })[];
   /** The pieces with every variable as `_`: equal for any two cells whose normalised forms can be equal. */
   shape: string;
 }
@@ -131,10 +107,19 @@ interface Window {
   length: number;
 }
 
-export function mineChains(sessions: readonly RecordedSession[], options: MineOptions = {}): MineResult {
+/**
+ * The chains of `sessions`; `analysed` holds what Python read of every cell's code (mine-python.ts
+ * analyseCells), keyed by the code.
+ */
+export function mineChains(
+  sessions: readonly RecordedSession[],
+  analysed: ReadonlyMap<string, CellAnalysis>,
+  options: MineOptions = {},
+): MineResult {
   const minLength = options.minLength ?? 2;
   const maxLength = options.maxLength ?? 5;
   const minTokens = options.minTokens ?? 10;
+  const prepare = preparer(analysed);
   const prepared = sessions.map((s) => s.cells.map(prepare));
   const imports = prepared.map(sessionImports);
   // First by the cells' shapes (cheap: ids of interned strings), then, only where two or more windows
@@ -152,8 +137,8 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
     for (let length = minLength; length <= maxLength; length++) {
       for (let start = 0; start + length <= cells.length; start++) {
         const window = cells.slice(start, start + length);
-        if (window.some((c) => !c.cell.ok || c.problem)) continue;
-        if (window.reduce((n, c) => n + c.size, 0) < minTokens) continue;
+        if (window.some((c) => !c.cell.ok || c.code.problem)) continue;
+        if (window.reduce((n, c) => n + c.code.size, 0) < minTokens) continue;
         const key = `${length}:${shapeIds[session]?.slice(start, start + length).join(",")}`;
         const list = coarse.get(key);
         if (list) list.push({ session, start, length });
@@ -199,22 +184,20 @@ export function mineChains(sessions: readonly RecordedSession[], options: MineOp
   }
 }
 
-// Everything about a cell that does not depend on the window is worked out once per cell.
-function prepare(cell: RecordedCell): PreparedCell {
-  const { tokens, problem } = tokenize(cell.code);
-  const size = tokens.filter((t) => t.kind !== "comment" && t.kind !== "newline").length;
-  const names = analyseNames([tokens]);
-  const pieces = tokens.flatMap((t): PreparedCell["pieces"] => {
-    if (t.kind === "comment") return [];
-    if (t.kind === "newline") return [`\n${t.level}`];
-    if (t.kind === "number") return ["<num>"];
-    if (t.kind === "string")
-      return [isFString(t) ? t.text : /^[a-zA-Z]*b/i.test(t.text) ? "<bytes>" : "<str>"];
-    if (t.kind === "name" && names.roles.get(t) === "name") return [{ name: t.text }];
-    return [t.text];
-  });
-  const shape = pieces.map((p) => (typeof p === "string" ? p : "_")).join(" ");
-  return { cell, tokens, problem, size, binds: names.renamable, pieces, shape };
+// Everything about a cell that does not depend on the window is worked out once per distinct code.
+function preparer(analysed: ReadonlyMap<string, CellAnalysis>): (cell: RecordedCell) => PreparedCell {
+  const shapes = new Map<string, { binds: Set<string>; shape: string }>();
+  return (cell) => {
+    const code = analysed.get(cell.code);
+    if (!code) throw new Error("mineChains: a cell was not analysed (analyseCells first)");
+    let known = shapes.get(cell.code);
+    if (!known) {
+      const shape = code.pieces.map((p) => (typeof p === "string" ? p : "_")).join(" ");
+      known = { binds: new Set(code.binds), shape };
+      shapes.set(cell.code, known);
+    }
+    return { cell, code, binds: known.binds, shape: known.shape };
+  };
 }
 
 function windowKey(cells: readonly PreparedCell[]): string {
@@ -223,14 +206,14 @@ function windowKey(cells: readonly PreparedCell[]): string {
   const parts: string[] = [];
   for (const cell of cells) {
     if (parts.length > 0) parts.push("\n--cell--\n");
-    for (const p of cell.pieces) {
+    for (const p of cell.code.pieces) {
       if (typeof p === "string") parts.push(p);
-      else if (!binds.has(p.name)) parts.push(p.name);
+      else if (!binds.has(p.n)) parts.push(p.n);
       else {
-        let to = renamed.get(p.name);
+        let to = renamed.get(p.n);
         if (to === undefined) {
           to = `$${renamed.size + 1}`;
-          renamed.set(p.name, to);
+          renamed.set(p.n, to);
         }
         parts.push(to);
       }
@@ -244,8 +227,10 @@ function windowKey(cells: readonly PreparedCell[]): string {
  * by their kind, names the chain binds replaced by their order of first use ($1, $2 …), indentation
  * kept as levels. Two windows with the same key differ only in literals and in consistently renamed
  * variables.
+ * @testing the tests say which windows are the same chain through it.
  */
-export function chainKey(cells: readonly string[]): string {
+export function chainKey(cells: readonly string[], analysed: ReadonlyMap<string, CellAnalysis>): string {
+  const prepare = preparer(analysed);
   return windowKey(cells.map((code) => prepare({ event: 0, code, output: "", ok: true })));
 }
 
@@ -296,10 +281,8 @@ function covers(outer: Chain, outerStarts: Starts, inner: Chain): boolean {
   });
 }
 
-function literalsOf(cells: readonly Token[][]): Token[] {
-  return cells.flatMap((tokens) =>
-    tokens.filter((t) => t.kind === "number" || (t.kind === "string" && !isFString(t))),
-  );
+function literalsOf(cells: readonly PreparedCell[]): CellAnalysis["literals"] {
+  return cells.flatMap((c) => c.code.literals);
 }
 
 function describeChain(
@@ -320,17 +303,16 @@ function describeChain(
       cwd: session.cwd,
       start: w.start,
       events: cells.map((c) => c.cell.event),
-      literals: literalsOf(cells.map((c) => c.tokens)).map((t) => t.text),
-      output: cells.map((c) => c.cell.output).join(""),
+      literals: literalsOf(cells).map((l) => l.text),
+      outputs: cells.map((c) => c.cell.output),
       complete: cells.every((c) => c.cell.complete !== false),
     };
   });
-  const cells = cellsOf(first).map((c) => c.tokens);
-  const names = analyseNames(cells);
-  const literalTokens = literalsOf(cells);
-  const values = windows.map((w) => literalsOf(cellsOf(w).map((c) => c.tokens)).map(literalValue));
+  const cells = cellsOf(first);
+  const values = windows.map((w) => literalsOf(cellsOf(w)).map((l) => l.key));
   const varying = varyingLiterals(values);
-  const outside = freeNames(cells, names).filter((n) => !BUILTINS.has(n) && !RELM_EXPORTS.has(n));
+  const free = chainFreeNames(cells);
+  const outside = free.filter((n) => !RELM_EXPORTS.has(n));
   const imports = importsBefore(outside, windows, sessionImportsOf);
   const unresolved = outside.filter((n) => !imports.has(n));
   const chain: Chain = {
@@ -338,12 +320,10 @@ function describeChain(
     length: first.length,
     occurrences,
     sessions: [...new Set(occurrences.map((o) => o.session))],
-    cells,
-    literalTokens,
-    names,
+    sources: cells.map((c) => c.cell.code),
     varying,
     unresolved,
-    imports: neededImports(cells, names, imports),
+    imports: neededImports(free, imports),
   };
   if (unresolved.length > 0) {
     chain.problem = `reads ${unresolved.map((n) => `\`${n}\``).join(", ")}, made by earlier cells, not by the chain`;
@@ -354,7 +334,7 @@ function describeChain(
 }
 
 /** Slots whose values differ between occurrences, grouped when they always hold the same values. */
-export function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
+function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
   const slots = values[0]?.length ?? 0;
   const groups = new Map<string, number[]>();
   for (let s = 0; s < slots; s++) {
@@ -372,15 +352,24 @@ type SessionImports = Map<string, { index: number; text: string }>;
 function sessionImports(cells: readonly PreparedCell[]): SessionImports {
   const found: SessionImports = new Map();
   cells.forEach((cell, index) => {
-    if (!cell.cell.ok || !cell.pieces.some((p) => p === "import")) return;
-    for (const statement of statements(cell.tokens)) {
-      if (statement[0]?.depth !== 0 || statement[0].level !== 0) continue;
-      if (statement[0].text !== "import" && statement[0].text !== "from") continue;
-      const text = cell.cell.code.slice(statement[0].start, (statement.at(-1) as Token).end);
-      for (const name of importedNames(statement)) if (!found.has(name)) found.set(name, { index, text });
+    if (!cell.cell.ok) return;
+    for (const statement of cell.code.imports) {
+      for (const name of statement.names)
+        if (!found.has(name)) found.set(name, { index, text: statement.text });
     }
   });
   return found;
+}
+
+/** Names the chain reads before any of its cells binds them: it needs them from outside. */
+function chainFreeNames(cells: readonly PreparedCell[]): string[] {
+  const bound = new Set<string>();
+  const out = new Set<string>();
+  for (const cell of cells) {
+    for (const name of cell.code.free) if (!bound.has(name)) out.add(name);
+    for (const name of cell.code.bound) bound.add(name);
+  }
+  return [...out];
 }
 
 /** Of `names`, those some occurrence's session imported before it (`json` → "import json"). */
@@ -398,34 +387,11 @@ function importsBefore(names: string[], windows: Window[], imports: SessionImpor
   return found;
 }
 
-function importedNames(statement: Token[]): string[] {
-  const out: string[] = [];
-  const from = statement[0]?.text === "from";
-  let k = from ? statement.findIndex((t) => t.text === "import") + 1 : 1;
-  let itemStart = true;
-  for (; k > 0 && k < statement.length; k++) {
-    const t = statement[k] as Token;
-    if (t.text === ",") itemStart = true;
-    if (t.kind !== "name") continue;
-    if (t.text === "as") {
-      out.pop();
-      const alias = statement[k + 1];
-      if (alias) out.push(alias.text);
-      k++;
-    } else if (itemStart) {
-      out.push(t.text);
-      itemStart = false;
-    }
-  }
-  return out.filter((n) => n !== "*");
-}
-
-function neededImports(cells: Token[][], names: ChainNames, imports: Map<string, string>): string[] {
-  const free = freeNames(cells, names);
+function neededImports(free: readonly string[], imports: Map<string, string>): string[] {
   const lines = new Set<string>();
   for (const n of free) {
     const line = imports.get(n);
-    if (line && !BUILTINS.has(n)) lines.add(line);
+    if (line) lines.add(line);
     else if (RELM_EXPORTS.has(n)) lines.add(`from relm.api import ${n}`);
   }
   return [...lines].sort();

@@ -7,9 +7,9 @@ import { projectRoot } from "../store/paths.js";
 import type { RecordedCell, RecordedSession } from "./mine-chains.js";
 
 /** Root sessions read at most, newest first: mining looks at recent work. */
-export const MINED_SESSIONS = 200;
+const MINED_SESSIONS = 200;
 
-export interface ProjectSessions {
+interface ProjectSessions {
   root: string;
   sessions: RecordedSession[];
   /** Journals that could not be read (damaged, another version), with why: skipped, and said so. */
@@ -65,7 +65,7 @@ function readSession(
 }
 
 /** Cells paired with their outputs by call id; a cell that never finished counts as failed. */
-export function cellsOf(events: readonly JournalEvent[], sessionDir: string): RecordedCell[] {
+function cellsOf(events: readonly JournalEvent[], sessionDir: string): RecordedCell[] {
   const outputs = new Map<string, Extract<JournalEvent, { type: "cell_output" }>>();
   for (const e of events) if (e.type === "cell_output") outputs.set(e.callId, e);
   const cells: RecordedCell[] = [];

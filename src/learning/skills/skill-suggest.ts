@@ -1,5 +1,6 @@
 // Skills from repeated work: mine the project's sessions, package each repeated chain as a skill
-// candidate, and apply one (as a harness revision) once its smoke test passed in a forked kernel.
+// candidate, and apply one (as a harness revision) once the refine model wrote its docstring and its smoke
+// test passed in a forked kernel in a scratch copy of the project.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PythonInfo } from "../../kernel/types.js";
@@ -8,17 +9,25 @@ import {
   discoverSkills,
   type HarnessContext,
   HarnessStore,
-  LIMITS,
   loadHarness,
+  overLimit,
   type Revision,
+  roomHint,
   type Scope,
   scopeLocation,
+  usageOf,
 } from "../store/index.js";
 import { type Chain, mineChains } from "./mine-chains.js";
-import { chainSignature, listed, packageChain, type SkillCandidate } from "./mine-package.js";
-import { KEYWORDS } from "./mine-tokens.js";
+import { chainSignature, listed, packageChains, type SkillCandidate, withDocstring } from "./mine-package.js";
+import { analyseCells } from "./mine-python.js";
 import { runSmokeTest, type SmokeRun } from "./skill-smoke.js";
 import { projectSessions } from "./skill-sources.js";
+
+/** Python's keywords: never a skill's name (its package could not be imported). */
+const KEYWORDS = (
+  "False None True and as assert async await break class continue def del elif else except finally for " +
+  "from global if import in is lambda nonlocal not or pass raise return try while with yield"
+).split(" ");
 
 export interface Suggestions {
   /** The project whose sessions were mined. */
@@ -33,9 +42,14 @@ export interface Suggestions {
   unreadable: { path: string; reason: string }[];
 }
 
-export function suggestSkills(ctx: HarnessContext): Suggestions {
+/** Mines the project's sessions; `python` (the interpreter relm found) reads the cells' code. */
+export async function suggestSkills(ctx: HarnessContext, python: string): Promise<Suggestions> {
   const mined = projectSessions(ctx.home, ctx.cwd);
-  const { chains, skipped } = mineChains(mined.sessions);
+  const analysed = await analyseCells(
+    python,
+    mined.sessions.flatMap((s) => s.cells.map((c) => c.code)),
+  );
+  const { chains, skipped } = mineChains(mined.sessions, analysed);
   const harness = loadHarness(ctx);
   const skills = harness.entries.filter((e) => e.kind === "skill");
   const taken = new Set<string>([
@@ -43,27 +57,20 @@ export function suggestSkills(ctx: HarnessContext): Suggestions {
     ...skills.map((e) => e.title),
     ...discoverSkills(ctx).map((s) => s.module ?? s.name),
   ]);
-  const candidates: SkillCandidate[] = [];
   const applied: Suggestions["applied"] = [];
+  const fresh: Chain[] = [];
   for (const chain of chains) {
-    const first = chain.occurrences[0];
-    const session = mined.sessions.find((s) => s.id === first?.session);
-    const sources = chain.cells.map((_, i) => session?.cells[(first?.start ?? 0) + i]?.code ?? "");
     const signature = chainSignature(chain);
     const done = skills.find((e) => e.code?.includes(`relm-chain: ${signature}`));
-    if (done) {
-      applied.push({ skill: done.title, scope: done.scope, chain });
-      continue;
-    }
-    const candidate = packageChain(chain, sources, taken, existsSync);
-    taken.add(candidate.name);
-    candidates.push(candidate);
+    if (done) applied.push({ skill: done.title, scope: done.scope, chain });
+    else fresh.push(chain);
   }
+  const { candidates, failed } = await packageChains(python, fresh, taken, existsSync);
   return {
     root: mined.root,
     journals: mined.sessions.length,
     candidates,
-    skipped,
+    skipped: [...skipped, ...failed],
     applied,
     unreadable: mined.unreadable,
   };
@@ -80,11 +87,17 @@ export function applyRefusal(
   if ("problem" in candidate.smoke) return `${candidate.name} is not applied: ${candidate.smoke.problem}`;
   const location = scopeLocation(scope, ctx);
   const store = new HarnessStore(location);
-  const skills = [...store.state().values()].filter((s) => s.entry.kind === "skill");
-  if (skills.length >= LIMITS.skill.count) {
-    return `the ${scope} scope already holds ${LIMITS.skill.count} skills (the limit); remove some first`;
-  }
-  if (skills.some((s) => s.entry.title === candidate.name)) {
+  const entries = [...store.state().values()].map((s) => s.entry);
+  const skills = entries.filter((e) => e.kind === "skill");
+  const room = overLimit(
+    "skill",
+    scope,
+    usageOf(entries, "skill"),
+    { added: 1, grow: candidate.description.length },
+    roomHint(location),
+  );
+  if (room) return room;
+  if (skills.some((e) => e.title === candidate.name)) {
     return `the ${scope} scope already has a skill named ${candidate.name}`;
   }
   if (existsSync(join(location.skillsDir, candidate.name))) {
@@ -93,42 +106,75 @@ export function applyRefusal(
   return undefined;
 }
 
-export interface ApplyResult {
+interface ApplyResult {
+  /** The candidate as applied (or tested): with its final docstring. */
+  candidate: SkillCandidate;
   run: SmokeRun;
   /** Set when the smoke test passed and the skill was written. */
   revision?: Revision;
+  /** Why a skill whose smoke test passed was not written (the scope filled up meanwhile). */
+  notWritten?: string;
+}
+
+/** Who writes the docstring at --apply: a function asking the refine model, or why none is asked. */
+export type DocstringWriter =
+  | ((candidate: SkillCandidate) => Promise<{ text: string; model: string } | { error: string }>)
+  | { none: string };
+
+interface ApplyOptions {
+  python: PythonInfo;
+  env: NodeJS.ProcessEnv;
+  /** The project copied for the smoke test. */
+  project: string;
+  docstring: DocstringWriter;
+  timeoutMs?: number;
+  /** Confine the smoke test in the kernel sandbox where it works (default true). */
+  confine?: boolean;
 }
 
 /**
- * Runs the candidate's smoke test in a fresh forked kernel and, only if it passes, adds the skill to
+ * Has the refine model write the candidate's docstring (else keeps the one derived from the chain, saying
+ * why), runs its smoke test in a scratch copy of the project and, only if it passes, adds the skill to
  * `scope` as one revision whose evidence is the cells it was mined from.
  */
 export async function applySkill(
-  candidate: SkillCandidate,
+  original: SkillCandidate,
   scope: Scope,
   ctx: HarnessContext,
-  kernel: { python: PythonInfo; env: NodeJS.ProcessEnv; timeoutMs?: number },
+  options: ApplyOptions,
 ): Promise<ApplyResult> {
-  const refusal = applyRefusal(candidate, scope, ctx);
-  if (refusal || "problem" in candidate.smoke) throw new Error(refusal ?? "no smoke test");
+  const refusal = applyRefusal(original, scope, ctx);
+  if (refusal || "problem" in original.smoke) throw new Error(refusal ?? "no smoke test");
+  const written =
+    "none" in options.docstring ? { error: options.docstring.none } : await options.docstring(original);
+  const candidate = await withDocstring(
+    options.python.path,
+    original,
+    "text" in written ? written : { note: written.error },
+    existsSync,
+  );
+  if ("problem" in candidate.smoke) throw new Error(`${candidate.name}: ${candidate.smoke.problem}`);
   const test = candidate.smoke;
   const run = await runSmokeTest({
-    python: kernel.python,
-    env: kernel.env,
+    python: options.python,
+    env: options.env,
     name: candidate.name,
     code: candidate.code,
     test,
+    project: options.project,
+    relmHome: ctx.home,
     skillPaths: loadHarness(ctx).skillPaths,
-    timeoutMs: kernel.timeoutMs,
+    timeoutMs: options.timeoutMs,
+    confine: options.confine,
   });
-  if (!run.passed) return { run };
+  if (!run.passed) return { candidate, run };
   const { chain } = candidate;
   const first = chain.occurrences[0];
   const sessions = listed(chain.occurrences.map((o) => `${o.session} (events ${o.events.join(", ")})`)).join(
     "; ",
   );
   const store = new HarnessStore(scopeLocation(scope, ctx));
-  const { revision } = store.commit({
+  const { revision, dropped } = store.commit({
     intents: [
       {
         op: "add",
@@ -143,8 +189,13 @@ export async function applySkill(
       },
     ],
     author: "relm harness skills",
-    reason: `skill ${candidate.name} from repeated work; smoke test ${test.call} passed in a forked kernel`,
+    reason: `skill ${candidate.name} from repeated work; smoke test ${test.call} passed in a scratch copy of the project`,
     evidence: first ? { session: first.session, events: first.events } : null,
   });
-  return { run, revision };
+  return {
+    candidate,
+    run,
+    revision,
+    ...(revision ? {} : { notWritten: dropped[0]?.reason ?? "nothing to write" }),
+  };
 }

@@ -30,7 +30,7 @@ function label(e: Entry): string {
 }
 
 /** One edit as a person reviews it: what it adds, changes or removes, and why. */
-export function formatEdit(edit: Edit): string {
+function formatEdit(edit: Edit): string {
   const lines: string[] = [];
   if (edit.op === "add" && edit.after) {
     lines.push(`+ add ${label(edit.after)}`, ...indent("+", edit.after.content));

@@ -1,48 +1,22 @@
-export { diffLines, formatEdit, formatEdits, formatRevision, revisionSummary } from "./diff.js";
+export { formatEdits, formatRevision, revisionSummary } from "./diff.js";
 export { intentToEdit } from "./edits.js";
-export { type HarnessSpec, type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
-export { HarnessLockError } from "./lock.js";
+export { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
+export { type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
+export { harnessLogHealth } from "./log-health.js";
+export { takeLogWarnings } from "./log-read.js";
+export { ensureDir, lockProjectScope, projectHash, projectRoot, scopeLocation } from "./paths.js";
+export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
+export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";
+export { applyEdits, deriveState, ENTRY_ID_PATTERN, normaliseText } from "./state.js";
 export {
-  agentsSkillsDir,
-  ensureDir,
-  HarnessScopeError,
-  lockProjectScope,
-  projectRoot,
-  scopeLocation,
-  writeFile,
-} from "./paths.js";
-export { renderedLine, renderHarness } from "./render.js";
-export { MARKER_FILE, skillMarkdown, syncSkillFolders } from "./skill-files.js";
-export {
-  checkSkillFile,
-  describeSkillProblem,
-  discoverSkills,
-  findSkills,
-  readSkillFile,
-  type SkillInfo,
-  type SkillProblem,
-} from "./skills.js";
-export {
-  applyEdits,
-  type Current,
-  deriveState,
-  ENTRY_ID_PATTERN,
-  inverseEdits,
-  laterTouching,
-  normaliseText,
-} from "./state.js";
-export {
-  type CommitRequest,
   type CommitResult,
   HarnessConflictError,
+  HarnessLimitError,
   HarnessLogError,
   HarnessStore,
-  LOCK_FILE,
   REVISIONS_FILE,
-  RevisionNotFoundError,
-  USES_FILE,
   useKey,
 } from "./store.js";
 export * from "./types.js";
-export { type CheckContext, type Checked, checkIntent, checkName, LIMITS } from "./validate.js";
+export { checkIntent, checkName } from "./validate.js";
 export * from "./verdict-log.js";

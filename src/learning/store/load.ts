@@ -1,3 +1,4 @@
+import { describeLogProblems } from "./log-read.js";
 import { scopeLocation } from "./paths.js";
 import { renderHarness } from "./render.js";
 import { describeSkillProblem, findSkills, type SkillInfo } from "./skills.js";
@@ -5,7 +6,7 @@ import { HarnessStore } from "./store.js";
 import { type EntryState, type HarnessContext, SCOPES, type Scope } from "./types.js";
 
 /** A sub-agent spec kept as a harness entry (kind "agent"). */
-export interface HarnessSpec {
+interface HarnessSpec {
   name: string;
   description: string;
   instructions: string;
@@ -19,14 +20,19 @@ export interface LoadedHarness {
   /** Skill folders with a Python package, most specific first: put them on the kernels' PYTHONPATH. */
   skillPaths: string[];
   skills: (SkillInfo & { uses: number })[];
-  /** One line per SKILL.md left out (bad front matter): a session warns about them at its start. */
+  /**
+   * One line per SKILL.md left out (bad front matter) and per revision log with damaged lines (left out):
+   * a session warns about them at its start.
+   */
   problems: string[];
   /** Every entry of the scopes that exist for `ctx`. */
   entries: EntryState[];
+  /** The entries on probation the prompt carries (learnt by earlier sessions of the project). */
+  probation: EntryState[];
   specs: HarnessSpec[];
 }
 
-/** The stores visible from `ctx`: user and project always, the session's when there is one. */
+/** The stores visible from `ctx`: user, project and probation always, the session's when there is one. */
 export function openStores(ctx: HarnessContext): HarnessStore[] {
   return SCOPES.filter((s) => s !== "session" || ctx.sessionDir).map(
     (s) => new HarnessStore(scopeLocation(s, ctx)),
@@ -47,11 +53,21 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
   const seen = new Set<string>();
   const entries: EntryState[] = [];
   const uses = new Map<Scope, Map<string, number>>();
+  const damaged: string[] = [];
+  // The session that learnt a lesson shows it as its own, not as on probation.
+  const own = new Set(
+    stores
+      .find((s) => s.scope === "session")
+      ?.state()
+      .keys() ?? [],
+  );
   for (const store of stores) {
+    const problems = store.problems();
+    if (problems.length > 0) damaged.push(describeLogProblems(store.logPath, problems));
     uses.set(store.scope, store.useCounts());
     for (const entry of store.entries()) {
       // The same lesson exported to a wider scope is shown once.
-      if (seen.has(entry.id)) continue;
+      if (seen.has(entry.id) || (entry.scope === "probation" && own.has(entry.id))) continue;
       seen.add(entry.id);
       entries.push(entry);
     }
@@ -74,8 +90,9 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
     block: renderHarness(entries, skills),
     skillPaths: skills.filter((s) => s.module).map((s) => s.dir),
     skills,
-    problems: found.problems.map(describeSkillProblem),
+    problems: [...damaged, ...found.problems.map(describeSkillProblem)],
     entries,
+    probation: entries.filter((e) => e.scope === "probation"),
     specs,
   };
 }

@@ -5,7 +5,7 @@ import { UserError } from "../../config/errors.js";
 import { type LockHolder, withPidLockSync } from "../../config/pid-lock.js";
 
 /** Another process holds the lock for longer than we are willing to wait. */
-export class HarnessLockError extends UserError {
+class HarnessLockError extends UserError {
   override name = "HarnessLockError";
   readonly code = "conflict";
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { chmodSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
@@ -48,6 +49,14 @@ function lockOf(root: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The key of a project under $RELM_HOME: a hash of its harness folder (`.relm/harness`). The project's
+ * verdicts (`verdicts/HASH/`) and its lessons on probation (`projects/HASH/harness/`) share it.
+ */
+export function projectHash(projectHarnessDir: string): string {
+  return createHash("sha256").update(projectHarnessDir).digest("hex").slice(0, 20);
+}
+
 export function scopeLocation(scope: Scope, ctx: HarnessContext): ScopeLocation {
   switch (scope) {
     case "user":
@@ -62,6 +71,12 @@ export function scopeLocation(scope: Scope, ctx: HarnessContext): ScopeLocation 
         private: false,
         ...(locked ? { locked } : {}),
       };
+    }
+    case "probation": {
+      // Private and outside the working tree: lessons no verdict has vouched for yet must not land in a
+      // team's repository, nor in a folder sandboxed kernels can write.
+      const dir = join(ctx.home, "projects", projectHash(join(projectRoot(ctx.cwd), ".relm", "harness")));
+      return { scope, dir: join(dir, "harness"), skillsDir: join(dir, "harness", "skills"), private: true };
     }
     case "session":
       if (!ctx.sessionDir) {

@@ -1,6 +1,6 @@
+import { LIMITS } from "./limits.js";
 import type { SkillInfo } from "./skills.js";
 import { type Entry, type EntryKind, type EntryState, SCOPES } from "./types.js";
-import { LIMITS } from "./validate.js";
 
 const HEADINGS: Record<EntryKind, string> = {
   prompt: "## Instructions",
@@ -73,14 +73,22 @@ function section(kind: EntryKind, lines: string[], hidden: number): string | und
   return `${HEADINGS[kind]}\n${lines.join("\n")}${more}`;
 }
 
+/** The heading of lessons carried forward from earlier sessions (docs/harness.md, "Probation"). */
+export const PROBATION_HEADING = "## Lessons on probation (learnt here recently, not yet shown to help)";
+const PROBATION_NOTE =
+  "Earlier sessions in this project learnt these; relm keeps the ones the work shows to help and drops the others. Follow them where they apply, and cite the id of one that helps.";
+
 /**
  * The harness block that follows the base system prompt: instructions, memories, skills and specs, in
- * that order, each within its kind's limits. Empty when there is nothing to say.
+ * that order, each within its kind's limits, then the lessons on probation under their own heading (so
+ * the model knows they are unproven). Empty when there is nothing to say.
  */
 export function renderHarness(
-  entries: readonly EntryState[],
-  skills: readonly (SkillInfo & { uses?: number })[],
+  all: readonly EntryState[],
+  allSkills: readonly (SkillInfo & { uses?: number })[],
 ): string {
+  const entries = all.filter((e) => e.scope !== "probation");
+  const skills = allSkills.filter((s) => s.scope !== "probation");
   const byUse = (a: EntryState, b: EntryState) => b.uses - a.uses || b.updated.localeCompare(a.updated);
   const sections: string[] = [];
   for (const kind of ["prompt", "memory"] as const) {
@@ -102,6 +110,35 @@ export function renderHarness(
   const keptAgents = pick(agents, "agent", (e) => entryLine(e).length, byUse);
   const agentText = section("agent", keptAgents.map(entryLine), agents.length - keptAgents.length);
   if (agentText) sections.push(agentText);
+  const probation = probationSection(
+    all.filter((e) => e.scope === "probation"),
+    allSkills.filter((s) => s.scope === "probation"),
+    byUse,
+  );
+  if (probation) sections.push(probation);
   if (sections.length === 0) return "";
   return `# Harness\nLessons, skills and specs kept from earlier work on this project; follow them unless the user says otherwise.\n\n${sections.join("\n\n")}`;
+}
+
+/** Lessons on probation, each kind within its limits, a skill as its folder says (how to import it). */
+function probationSection(
+  entries: readonly EntryState[],
+  skills: readonly SkillInfo[],
+  byUse: (a: EntryState, b: EntryState) => number,
+): string | undefined {
+  const lines: string[] = [];
+  let hidden = 0;
+  for (const kind of ["prompt", "memory", "skill", "agent"] as const) {
+    const of = entries.filter((e) => e.kind === kind).sort(stableEntryOrder);
+    const line = (e: EntryState) => {
+      const folder = kind === "skill" ? skills.find((s) => s.entryId === e.id) : undefined;
+      return folder ? skillLine(folder) : kind === "skill" ? renderedLine(e) : entryLine(e);
+    };
+    const kept = pick(of, kind, (e) => line(e).length, byUse);
+    lines.push(...kept.map(line));
+    hidden += of.length - kept.length;
+  }
+  if (lines.length === 0) return undefined;
+  const more = hidden > 0 ? `\n(${hidden} more on probation not shown)` : "";
+  return `${PROBATION_HEADING}\n${PROBATION_NOTE}\n${lines.join("\n")}${more}`;
 }

@@ -5,9 +5,9 @@ import { ensureDir, writeFile } from "./paths.js";
 import type { Entry, ScopeLocation } from "./types.js";
 
 /** Marks a skill folder written from a harness entry: only such folders are ever rewritten or removed. */
-export const MARKER_FILE = ".harness-entry";
+const MARKER_FILE = ".harness-entry";
 
-export function skillMarkdown(name: string, description: string, entryId?: string): string {
+function skillMarkdown(name: string, description: string, entryId?: string): string {
   const front = yamlLib().stringify({ name, description }, { lineWidth: 0 }).trimEnd();
   const origin = entryId
     ? `\n\nKept by relm's harness as entry ${entryId}: \`relm harness log\` shows its history.`

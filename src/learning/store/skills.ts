@@ -19,7 +19,7 @@ export interface SkillInfo {
 }
 
 /** What a SKILL.md says about its skill, or what is wrong with it (the message names the line). */
-export type SkillFileCheck = { name?: string; description: string } | { problem: string };
+type SkillFileCheck = { name?: string; description: string } | { problem: string };
 
 /**
  * Reads SKILL.md's front matter (Agent Skills: `---`, YAML with `description` and maybe `name`, `---`).
@@ -58,14 +58,8 @@ export function checkSkillFile(path: string): SkillFileCheck | undefined {
   return { name: typeof f.name === "string" ? f.name.trim() : undefined, description: f.description.trim() };
 }
 
-/** Front matter of SKILL.md, or undefined when there is none that names a description. */
-export function readSkillFile(path: string): { name?: string; description: string } | undefined {
-  const check = checkSkillFile(path);
-  return check && !("problem" in check) ? check : undefined;
-}
-
 /** A SKILL.md that relm cannot use: the skill is left out, and this says why. */
-export interface SkillProblem {
+interface SkillProblem {
   /** The SKILL.md file. */
   path: string;
   scope: Scope;
@@ -104,6 +98,7 @@ function skillRoots(ctx: HarnessContext): [string, Scope][] {
   if (ctx.sessionDir) roots.push([scopeLocation("session", ctx).skillsDir, "session"]);
   roots.push([scopeLocation("project", ctx).skillsDir, "project"]);
   roots.push([agentsSkillsDir(ctx.cwd), "project"]);
+  roots.push([scopeLocation("probation", ctx).skillsDir, "probation"]);
   roots.push([scopeLocation("user", ctx).skillsDir, "user"]);
   return roots;
 }
@@ -115,7 +110,7 @@ export function describeSkillProblem(p: SkillProblem): string {
 
 /**
  * Every skill visible from `ctx`, most specific first: the session's, the project's (.relm/skills, then
- * .agents/skills), the user's ($RELM_HOME/skills). A name already seen shadows later ones, in the same
+ * .agents/skills), those on probation, the user's ($RELM_HOME/skills). A name already seen shadows later ones, in the same
  * order as PYTHONPATH, so the skill listed is the one `import` finds. With them, every SKILL.md left out
  * because it cannot be read as a skill: reported, never dropped in silence.
  */

@@ -4,7 +4,7 @@ import type { Edit, Entry, EntryKind, Revision } from "./types.js";
 // Crockford base32 without i, l, o, u, as session ids: easy to read aloud and to type as a prefix.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
-export function randomId(length: number): string {
+function randomId(length: number): string {
   let id = "";
   for (const b of randomBytes(length)) id += ALPHABET[b & 31];
   return id;

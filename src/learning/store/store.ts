@@ -11,7 +11,9 @@ import {
 import { join } from "node:path";
 import { UserError } from "../../config/errors.js";
 import { intentToEdit } from "./edits.js";
+import { limitViolation } from "./limits.js";
 import { withLock } from "./lock.js";
+import { type LogProblem, noteLogProblems, readLog } from "./log-read.js";
 import { ensureDir, HarnessScopeError, writeFile } from "./paths.js";
 import { syncSkillFolders } from "./skill-files.js";
 import {
@@ -33,16 +35,12 @@ import {
   type ScopeLocation,
 } from "./types.js";
 
-export const REVISIONS_FILE = "revisions.jsonl";
-export const USES_FILE = "uses.jsonl";
-/** Held by every writer of a scope (revisions and verdicts alike). */
-export const LOCK_FILE = "revisions.lock";
+export { HarnessLogError } from "./log-read.js";
 
-/** The log cannot be read (a damaged line, an unresolved merge). The message names the file and line. */
-export class HarnessLogError extends UserError {
-  override name = "HarnessLogError";
-  readonly code = "usage";
-}
+export const REVISIONS_FILE = "revisions.jsonl";
+const USES_FILE = "uses.jsonl";
+/** Held by every writer of a scope (revisions and verdicts alike). */
+const LOCK_FILE = "revisions.lock";
 
 /** An edit that would silently overwrite a later one; the message names the revision in the way. */
 export class HarnessConflictError extends UserError {
@@ -56,13 +54,18 @@ export class HarnessConflictError extends UserError {
   }
 }
 
+/** A write that would take a scope past its limits (limits.ts); the message says how to make room. */
+export class HarnessLimitError extends HarnessConflictError {
+  override name = "HarnessLimitError";
+}
+
 /** A revision id or prefix that matches nothing, or more than one. */
-export class RevisionNotFoundError extends UserError {
+class RevisionNotFoundError extends UserError {
   override name = "RevisionNotFoundError";
   readonly code = "not_found";
 }
 
-export interface CommitRequest {
+interface CommitRequest {
   intents: Intent[];
   /** The head the intents were made against; when the log has moved on, they are rebased or refused. */
   parent?: string | null;
@@ -72,13 +75,20 @@ export interface CommitRequest {
   trajectory?: Revision["trajectory"];
   /** A promotion on the strength of a verdict names it. */
   verdict?: Revision["verdict"];
+  /** Probation: the session-scope revision carried forward. */
+  carried?: Revision["carried"];
   now?: Date;
+  /**
+   * Not held to the scope's limits: only for a copy of entries that are held to them where they live
+   * (a replay's scratch harness gathers several scopes into one).
+   */
+  unbounded?: boolean;
 }
 
 export interface CommitResult {
   /** Undefined when nothing was left to write. */
   revision?: Revision;
-  /** Adds dropped because an equal entry appeared in the meantime. */
+  /** Adds dropped because an equal entry appeared in the meantime, or the scope has no room for them. */
   dropped: { intent: Intent; reason: string }[];
 }
 
@@ -106,6 +116,11 @@ export class HarnessStore {
 
   revisions(): Revision[] {
     return this.read().revisions;
+  }
+
+  /** Lines of the log (or edits in them) left out because they are damaged; empty when it is whole. */
+  problems(): LogProblem[] {
+    return this.read().problems;
   }
 
   head(): string | null {
@@ -163,6 +178,15 @@ export class HarnessStore {
           dropped.push({ intent, reason: edit.dropped });
           continue;
         }
+        const trial: Current = new Map(working);
+        applyEdits(trial, [edit], "");
+        // Measured against the scope before this write: a scope already over may shrink, never grow.
+        const over = request.unbounded ? undefined : limitViolation(state, trial, this.location);
+        if (over) {
+          if (intent.op !== "add") throw new HarnessLimitError(over);
+          dropped.push({ intent, reason: over });
+          continue;
+        }
         edits.push(edit);
         applyEdits(working, [edit], "");
       }
@@ -173,6 +197,7 @@ export class HarnessStore {
         evidence: request.evidence ?? null,
         trajectory: request.trajectory,
         verdict: request.verdict,
+        carried: request.carried,
         edits,
         time: now,
       });
@@ -209,6 +234,13 @@ export class HarnessStore {
           `nothing to revert: the entries of ${target.rev} are already as before it`,
         );
       }
+      const after: Current = new Map(state);
+      applyEdits(after, edits, "");
+      const over = limitViolation(state, after, this.location);
+      if (over)
+        throw new HarnessLimitError(
+          `cannot revert ${target.rev}: it would bring back more than fits: ${over}`,
+        );
       return this.append(revisions, {
         author: options.author,
         reason: options.reason ?? `revert ${target.rev}${first ? " (forced)" : ""}`,
@@ -271,6 +303,7 @@ export class HarnessStore {
       ...(fields.trajectory ? { trajectory: fields.trajectory } : {}),
       ...(fields.revert ? { revert: fields.revert } : {}),
       ...(fields.verdict ? { verdict: fields.verdict } : {}),
+      ...(fields.carried ? { carried: fields.carried } : {}),
       edits: fields.edits,
     };
     const fd = openSync(this.logPath, "a", this.location.private ? 0o600 : 0o644);
@@ -290,38 +323,10 @@ export class HarnessStore {
     return revision;
   }
 
-  private read(): { revisions: Revision[]; tornAt?: number; unterminated?: boolean } {
-    if (!existsSync(this.logPath)) return { revisions: [] };
-    const text = readFileSync(this.logPath, "utf8");
-    const lines = text.split("\n");
-    const revisions: Revision[] = [];
-    let offset = 0;
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as string;
-      const last = i === lines.length - 1;
-      if (line.trim() !== "") {
-        try {
-          const parsed = JSON.parse(line) as Revision;
-          if (!Array.isArray(parsed.edits) || typeof parsed.rev !== "string")
-            throw new Error("not a revision");
-          if (parsed.v > HARNESS_LOG_VERSION) {
-            throw new HarnessLogError(
-              `${this.logPath}:${i + 1}: written by a newer relm (format ${parsed.v})`,
-            );
-          }
-          revisions.push(parsed);
-          if (last) return { revisions, unterminated: true };
-        } catch (error) {
-          if (error instanceof HarnessLogError) throw error;
-          if (last) return { revisions, tornAt: offset };
-          throw new HarnessLogError(
-            `${this.logPath}:${i + 1}: not a revision (${line.startsWith("<<<<<<<") ? "an unresolved merge: keep both sides' lines" : (error as Error).message})`,
-          );
-        }
-      }
-      offset += Buffer.byteLength(line, "utf8") + 1;
-    }
-    return { revisions };
+  private read(): ReturnType<typeof readLog> {
+    const read = readLog(this.logPath);
+    noteLogProblems(this.logPath, read.problems);
+    return read;
   }
 
   /** The project scope is committed with the repository; the lock and private use counts are not. */

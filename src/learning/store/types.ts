@@ -6,7 +6,7 @@ export type EntryKind = (typeof KINDS)[number];
 
 import type { Scope } from "../../config/harness-scopes.js";
 
-export { SCOPES, type Scope } from "../../config/harness-scopes.js";
+export { isWritableScope, SCOPES, type Scope, WRITABLE_SCOPES } from "../../config/harness-scopes.js";
 
 export const HARNESS_LOG_VERSION = 1;
 
@@ -62,16 +62,19 @@ export interface Revision {
   revert?: string;
   /** Set when a verdict wrote this revision: an automatic revert (regressed) or a promotion (improved). */
   verdict?: VerdictNote;
+  /** Probation scope: the session-scope revision whose lessons this one carries forward. */
+  carried?: { session: string; rev: string };
   edits: Edit[];
 }
 
 /** Why a revision was written on the strength of a verdict (docs/harness.md, "Verdicts"). */
 export interface VerdictNote {
-  /** The revision judged, in `scope` (for a promotion: the session scope of `session`). */
+  /** The revision judged, in `scope` (for a promotion: the session or probation scope it came from). */
   rev: string;
   scope: Scope;
   session?: string;
-  verdict: "regressed" | "improved";
+  /** neutral: a lesson on probation retired because it was not shown to help. */
+  verdict: "regressed" | "improved" | "neutral";
   /** The windows compared, naming sessions and journal events (gate runs or cells), before and after. */
   evidence: string;
   /** A promotion of an edit learnt in an autonomous run: the replay check (`relm harness verify`) it passed. */
@@ -124,6 +127,6 @@ export interface ScopeLocation {
 export interface HarnessContext {
   cwd: string;
   home: string;
-  /** The root session's directory ($RELM_HOME/sessions/ID). */
+  /** The root session's directory ($RELM_HOME/sessions/ID): its cwd is the session's. */
   sessionDir?: string;
 }

@@ -1,24 +1,17 @@
 import { oneLine } from "../../config/text.js";
+import { LIMITS, overLimit, usageOf } from "./limits.js";
 import { type Current, normaliseText } from "./state.js";
 import { type Entry, type EntryKind, type Intent, KINDS } from "./types.js";
 
-/** Per kind: how many entries a scope may hold, how long one may be, and how much of them the prompt shows. */
-export const LIMITS: Record<EntryKind, { count: number; chars: number; total: number }> = {
-  prompt: { count: 8, chars: 1200, total: 4000 },
-  memory: { count: 30, chars: 500, total: 6000 },
-  skill: { count: 40, chars: 300, total: 5000 },
-  agent: { count: 10, chars: 1000, total: 3000 },
-};
-export const TITLE_CHARS = 80;
-export const CODE_CHARS = 100_000;
+const TITLE_CHARS = 80;
 
 const SKILL_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 const AGENT_NAME = /^[A-Za-z0-9][\w.-]{0,39}$/;
 const BASE_WORDS = new Set(["base", "system", "base_prompt", "system_prompt"]);
 
-export type Checked = { ok: true; intent: Intent } | { ok: false; reason: string };
+type Checked = { ok: true; intent: Intent } | { ok: false; reason: string };
 
-export interface CheckContext {
+interface CheckContext {
   /** The scope being edited. */
   state: Current;
   scopeName: string;
@@ -31,10 +24,12 @@ export interface CheckContext {
   source: "refine" | "user";
   /** Refuse an edit that does not say what it should change (a refine pass's edits must). */
   requireHypothesis?: boolean;
+  /** How to make room in the scope, for the message refusing an edit that does not fit (limits.ts roomHint). */
+  room?: string;
 }
 
 /** A hypothesis is one line of what the edit should change; longer ones are cut. */
-export const HYPOTHESIS_CHARS = 300;
+const HYPOTHESIS_CHARS = 300;
 
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
@@ -119,16 +114,17 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
     if ((kind === "skill" || kind === "agent") && title === "") {
       return { ok: false, reason: `a ${kind} needs its name as the title` };
     }
-    const bad = checkText(kind, title, content) ?? duplicateOf(kind, title, content, ctx);
+    const bad =
+      checkText(kind, title, content) ??
+      duplicateOf(kind, title, content, ctx) ??
+      overLimit(
+        kind,
+        ctx.scopeName,
+        usageWithBatch(kind, ctx),
+        { added: 1, grow: content.length },
+        roomOf(ctx),
+      );
     if (bad) return { ok: false, reason: bad };
-    const count = [...ctx.state.values()].filter((s) => s.entry.kind === kind).length;
-    const added = ctx.batch.filter((i) => i.op === "add" && i.kind === kind).length;
-    if (count + added >= LIMITS[kind].count) {
-      return {
-        ok: false,
-        reason: `the ${ctx.scopeName} scope already holds ${LIMITS[kind].count} ${kind} entries (the limit); remove some first`,
-      };
-    }
     if (r.code !== undefined) {
       // Code becomes importable in every kernel, so it only comes through save_skill's smoke test.
       return { ok: false, reason: "skill code is saved only by harness.save_skill(), which tests it first" };
@@ -155,7 +151,11 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
   const title = str(r.title)?.trim() ?? current.title;
   const content = str(r.content) ?? current.content;
   if (title === current.title && content === current.content) return { ok: false, reason: "changes nothing" };
-  const bad = checkText(current.kind, title, content) ?? duplicateOf(current.kind, title, content, ctx, id);
+  const grow = { added: 0, grow: content.length - current.content.length };
+  const bad =
+    checkText(current.kind, title, content) ??
+    duplicateOf(current.kind, title, content, ctx, id) ??
+    overLimit(current.kind, ctx.scopeName, usageWithBatch(current.kind, ctx), grow, roomOf(ctx));
   if (bad) return { ok: false, reason: bad };
   return { ok: true, intent: { op, id, title, content, evidence, reason, ...said } };
 }
@@ -164,4 +164,31 @@ function hypothesisOf(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
   const line = oneLine(value, HYPOTHESIS_CHARS);
   return line === "" ? undefined : line;
+}
+
+function roomOf(ctx: CheckContext): string {
+  return ctx.room ?? "make room with `relm harness rm ENTRY` (`relm harness list` shows them)";
+}
+
+/** What the scope holds of `kind` once the edits already accepted in this batch are applied. */
+function usageWithBatch(kind: EntryKind, ctx: CheckContext): { count: number; chars: number } {
+  let { count, chars } = usageOf(
+    [...ctx.state.values()].map((s) => s.entry),
+    kind,
+  );
+  for (const i of ctx.batch) {
+    if (i.op === "add") {
+      if (i.kind !== kind) continue;
+      count++;
+      chars += i.content.length;
+      continue;
+    }
+    const old = ctx.state.get(i.id)?.entry;
+    if (old?.kind !== kind) continue;
+    if (i.op === "remove") {
+      count--;
+      chars -= old.content.length;
+    } else if (i.content !== undefined) chars += i.content.length - old.content.length;
+  }
+  return { count, chars };
 }

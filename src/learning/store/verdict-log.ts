@@ -3,14 +3,13 @@
 // Append-only, one record per line; nothing here changes the harness itself (reverts and promotions are
 // revisions of their own).
 
-import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { withLock } from "./lock.js";
-import { ensureDir } from "./paths.js";
+import { ensureDir, projectHash } from "./paths.js";
 import type { Scope, ScopeLocation } from "./types.js";
 
-export const VERDICTS_FILE = "verdicts.jsonl";
+const VERDICTS_FILE = "verdicts.jsonl";
 export const VERDICT_LOG_VERSION = 1;
 
 export type Verdict = "improved" | "regressed" | "neutral" | "pending";
@@ -65,6 +64,14 @@ export interface VerdictRecord {
   reverted?: string;
   /** Why a regressed edit was not reverted (a later revision changed the same entries). */
   refused?: string;
+  /** Probation: the revision of the project scope the lessons were promoted as. */
+  promoted?: string;
+  /** Probation: the lessons were retired (`reverted` names the revision): not shown to help. */
+  retired?: boolean;
+  /** Probation: why an improved lesson stays on probation (a replay check is needed, the project is locked). */
+  waiting?: string;
+  /** Probation: a person pinned a lesson of the revision, so the verdict does not act on it. */
+  pinned?: boolean;
 }
 
 /** One replay of the recorded task(s) under `relm harness verify`. */
@@ -100,7 +107,25 @@ export interface VerifyRecord {
   without: VerifyRun;
 }
 
-export interface PromotionRecord {
+/**
+ * A replay check that could not run (no endpoint, connection refused, a refused key, the model failing
+ * before the first turn, a kernel that did not start): not a check at all. It says nothing about the
+ * edit, so `latest(rev, "verify")` never returns it and a promotion treats the edit as not checked yet.
+ */
+export interface VerifyErrorRecord {
+  v: number;
+  type: "verify_error";
+  t: string;
+  rev: string;
+  /** What could not run, in one line a person can act on. */
+  error: string;
+  /** The replay that could not run ("without" runs first). */
+  variant: "with" | "without";
+  session: string;
+  model: string;
+}
+
+interface PromotionRecord {
   v: number;
   type: "promotion";
   t: string;
@@ -111,7 +136,18 @@ export interface PromotionRecord {
   revision: string;
 }
 
-export type VerdictLogRecord = VerdictRecord | VerifyRecord | PromotionRecord;
+/** A person pinned (or released) a lesson on probation: verdicts are recorded, never acted on. */
+interface PinRecord {
+  v: number;
+  type: "pin";
+  t: string;
+  /** The revision that last changed the entry when it was pinned. */
+  rev: string;
+  entry: string;
+  pinned: boolean;
+}
+
+export type VerdictLogRecord = VerdictRecord | VerifyRecord | VerifyErrorRecord | PromotionRecord | PinRecord;
 type RecordOf<T extends VerdictLogRecord["type"]> = Extract<VerdictLogRecord, { type: T }>;
 
 /**
@@ -119,10 +155,9 @@ type RecordOf<T extends VerdictLogRecord["type"]> = Extract<VerdictLogRecord, { 
  * judged from this user's sessions (in $RELM_HOME) and stay there, under a hash of the project's harness
  * folder: judging and replaying never write into the working tree.
  */
-export function verdictDir(location: ScopeLocation, home: string): string {
+function verdictDir(location: ScopeLocation, home: string): string {
   if (location.private) return location.dir;
-  const hash = createHash("sha256").update(location.dir).digest("hex").slice(0, 20);
-  return join(home, "verdicts", hash);
+  return join(home, "verdicts", projectHash(location.dir));
 }
 
 /** A scope's verdicts.jsonl (private: 0600, in 0700 folders). */
@@ -148,6 +183,13 @@ export class VerdictLog {
       }
     }
     return out;
+  }
+
+  /** Entries pinned now (the newest pin record of each says so). */
+  pinnedEntries(): Set<string> {
+    const pins = new Map<string, boolean>();
+    for (const r of this.records()) if (r.type === "pin") pins.set(r.entry, r.pinned);
+    return new Set([...pins].flatMap(([id, on]) => (on ? [id] : [])));
   }
 
   /** The newest record of `type` about revision `rev`. */

@@ -3,22 +3,25 @@
 // regression it reverts takes effect in this session at its next compaction (like any harness change).
 
 import type { JournalBody } from "../../session/types.js";
-import { evaluateVerdicts } from "./verdicts.js";
+import { type Evaluated, evaluateVerdicts } from "./verdicts.js";
 
-export interface JudgingSession {
+interface JudgingSession {
   readonly dir: string;
   readonly cwd: string;
   record(body: JournalBody): unknown;
 }
 
-/** Judges the harness edits this session can see; never fails the session (a verdict can wait). */
-export function judgeEdits(session: JudgingSession, home: string): void {
-  let results: ReturnType<typeof evaluateVerdicts>;
+/**
+ * Judges the harness edits this session can see and returns what was judged; never fails the session
+ * (a verdict can wait).
+ */
+export function judgeEdits(session: JudgingSession, home: string): Evaluated[] {
+  let results: Evaluated[];
   try {
     results = evaluateVerdicts({ cwd: session.cwd, home, sessionDir: session.dir }, { apply: true });
   } catch {
     // A damaged log or a held lock: `relm harness stats` reports it; the work goes on.
-    return;
+    return [];
   }
   for (const r of results) {
     if (!r.written || r.judgement.verdict === "pending") continue;
@@ -31,6 +34,16 @@ export function judgeEdits(session: JudgingSession, home: string): void {
       summary: r.judgement.summary,
       ...(r.reverted ? { reverted: r.reverted } : {}),
       ...(r.refused ? { refused: r.refused } : {}),
+      ...(r.scope === "probation"
+        ? {
+            entries: [...new Set(r.revision.edits.map((e) => e.id))],
+            ...(r.promoted ? { promoted: r.promoted } : {}),
+            ...(r.retired ? { retired: true } : {}),
+            ...(r.waiting ? { waiting: r.waiting } : {}),
+            ...(r.pinned ? { pinned: true } : {}),
+          }
+        : {}),
     });
   }
+  return results;
 }

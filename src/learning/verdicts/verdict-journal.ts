@@ -10,7 +10,7 @@ import { projectRoot } from "../store/index.js";
 /** The message autonomous mode sends between turns: a continuation, not a new task. */
 export const CONTINUATION = "[relm: autonomous mode]";
 
-export type Trace =
+type Trace =
   | { k: "prompt"; n: number; t: string; text: string }
   /** A message that starts a task (not an autonomous continuation). */
   | { k: "task"; n: number; t: string; text: string }
@@ -31,7 +31,7 @@ export interface SessionTrace {
 }
 
 /** An error as comparable text: its name and message, with what changes from run to run blanked. */
-export function errorSignature(name: string, message: string): string {
+function errorSignature(name: string, message: string): string {
   const text = message
     .toLowerCase()
     .replace(/0x[0-9a-f]+/g, "#")

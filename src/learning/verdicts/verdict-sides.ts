@@ -89,7 +89,8 @@ export function tracesFor(scope: Scope, ctx: HarnessContext): SessionTrace[] {
     const trace = readTrace(join(ctx.sessionDir, JOURNAL_FILE));
     return trace ? [trace] : [];
   }
-  if (scope === "project") return projectTraces(ctx.home, ctx.cwd);
+  // Lessons on probation are the project's candidates: judged on the project's sessions.
+  if (scope === "project" || scope === "probation") return projectTraces(ctx.home, ctx.cwd);
   return sessionTraces(ctx.home, () => true);
 }
 

@@ -12,12 +12,12 @@ export interface Unit extends WindowUnit {
   side: Side;
 }
 
-export interface CellUnit extends Unit {
+interface CellUnit extends Unit {
   /** The cell (or the reply that ran it) used an entry of the edit. */
   used: boolean;
 }
 
-export interface UnitOptions {
+interface UnitOptions {
   side: (prompt: string) => Side;
   /** The error signatures the edit targeted (from its evidence). */
   targeted: ReadonlySet<string>;

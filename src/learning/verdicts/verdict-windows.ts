@@ -48,7 +48,7 @@ function mean(values: number[]): number | null {
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-export function summarise(units: readonly WindowUnit[]): WindowSummary {
+function summarise(units: readonly WindowUnit[]): WindowSummary {
   const green = units.filter((u) => u.ok);
   return {
     units: units.map(({ side: _s, used: _u, ...u }: WindowUnit & { side?: unknown; used?: unknown }) => u),
@@ -64,7 +64,7 @@ const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
 const whole = (n: number | null) => (n === null ? "–" : Math.round(n).toLocaleString("en-US"));
 
 /** Gate runs of a window as evidence: `session#event pass|fail`, grouped by attempt. */
-export function gateEvidence(units: readonly WindowUnit[]): string {
+function gateEvidence(units: readonly WindowUnit[]): string {
   if (units.length === 0) return "none";
   return units
     .map(

@@ -1,20 +1,25 @@
 // Edits that must earn their place: every applied edit is judged on the work that followed it, against
 // the comparable work before it; a regression is reverted (a revision naming the evidence), an
-// improvement is recorded so the edit can be promoted. Idempotent: the same windows write nothing new.
+// improvement is recorded so the edit can be promoted; lessons on probation are promoted or retired
+// (probation/act.ts). Idempotent: the same windows and outcome write nothing new.
 // When it runs: after each gate run and at the end of each autonomous run (the host), and on
 // `relm harness stats`.
 
+import { actOnProbation, stillOnProbation } from "../probation/act.js";
+import { carriedFrom, sessionProject } from "../probation/carry.js";
 import {
   type HarnessContext,
-  type HarnessStore,
+  HarnessStore,
   openStores,
   type Revision,
   type Scope,
+  scopeLocation,
   VERDICT_LOG_VERSION,
   VerdictLog,
   type VerdictRecord,
   type WindowUnit,
 } from "../store/index.js";
+import { revertForVerdict } from "./verdict-revert.js";
 import { cellUse, revisionSide, targetedErrors, tracesFor } from "./verdict-sides.js";
 import { attemptsOf, cellsOf } from "./verdict-units.js";
 import {
@@ -29,7 +34,7 @@ import {
 /** Revisions per scope looked at, newest first: older ones have had their chance. */
 const MAX_OPEN = 20;
 
-export interface EvaluateOptions {
+interface EvaluateOptions {
   /** Write verdicts and revert regressions; false only computes (`relm harness stats --dry-run`). */
   apply: boolean;
   scopes?: readonly Scope[];
@@ -49,6 +54,14 @@ export interface Evaluated {
   /** The automatic revert (this evaluation's or an earlier one's). */
   reverted?: string;
   refused?: string;
+  /** Probation: promoted to the project scope as this revision. */
+  promoted?: string;
+  /** Probation: retired (reverted) as not shown to help. */
+  retired?: boolean;
+  /** Probation: why an improved lesson stays on probation. */
+  waiting?: string;
+  /** Probation: pinned by a person, so the verdict did not act. */
+  pinned?: boolean;
 }
 
 const unitKey = (units: readonly WindowUnit[]) =>
@@ -75,7 +88,7 @@ function fromRecord(record: VerdictRecord): Judgement {
 }
 
 /** The verdict on one revision now, from the sessions its scope reaches. */
-export function judgeRevision(
+function judgeRevision(
   revision: Revision,
   scope: Scope,
   ctx: HarnessContext,
@@ -83,44 +96,62 @@ export function judgeRevision(
 ): Judgement {
   const traces = tracesFor(scope, ctx);
   const options = { side: revisionSide(revision), targeted: targetedErrors(revision, ctx.home) };
+  // A lesson on probation is judged on the sessions after the one that learnt it (whose own verdict, in
+  // its session scope, covers its work); the learner's work before it still counts as the window before.
+  const learner = scope === "probation" ? revision.carried?.session : undefined;
+  // A promotion was judged where it came from: in its new scope it counts from its promotion on.
+  const since = revision.verdict?.verdict === "improved" && !revision.revert ? revision.time : "";
+  const later = (u: { session: string; time: string }) => u.session !== learner && u.time >= since;
   const attempts = traces.flatMap((t) => attemptsOf(t, options));
-  const gated = windows(attempts, revision.time, limits.attempts);
+  const gated = windows(attempts, revision.time, limits.attempts, later);
   if (gated.before.length + gated.after.length > 0) return judgeAttempts(gated.before, gated.after, limits);
   // No gate ran on either side: the cells that used the entry are the signal.
   const use = cellUse(revision);
   const cells = traces.flatMap((t) => cellsOf(t, { ...options, uses: use.uses }));
-  const celled = windows(cells, revision.time, limits.cells, (c) => !use.needsUse || c.used);
+  const celled = windows(cells, revision.time, limits.cells, (c) => later(c) && (!use.needsUse || c.used));
   return judgeCells(celled.before, celled.after, limits);
 }
 
-/** Judges the open revisions of the scopes visible from `ctx`; with `apply`, records and reverts. */
+/**
+ * Whether nothing more can happen to a revision: reverted; outside probation, a final verdict; on
+ * probation, promoted or no entry of it left there (an improved lesson waiting for its replay check, or a
+ * pinned one, is looked at again).
+ */
+function settled(store: HarnessStore, revision: Revision, latest: VerdictRecord | undefined): boolean {
+  if (store.scope !== "probation") return latest?.final === true;
+  if (latest?.promoted || latest?.reverted) return true;
+  return stillOnProbation(store, revision).length === 0;
+}
+
+/** Judges the open revisions of the scopes visible from `ctx`; with `apply`, records and acts. */
 export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions): Evaluated[] {
   const out: Evaluated[] = [];
+  const author = options.author ?? "verdict";
   for (const store of openStores(ctx)) {
     if (options.scopes && !options.scopes.includes(store.scope)) continue;
     const revisions = store.revisions();
     if (revisions.length === 0) continue;
+    const probation = store.scope === "probation";
     const revertedBy = new Map(revisions.flatMap((r) => (r.revert ? [[r.revert, r.rev] as const] : [])));
     const log = new VerdictLog(store.location, ctx.home);
-    const candidates = revisions.filter((r) => r.edits.length > 0 && !r.revert).slice(-MAX_OPEN);
+    // On probation, only what was carried forward is judged (not promotions' and rejections' removals).
+    const candidates = revisions
+      .filter((r) => r.edits.length > 0 && !r.revert && (!probation || r.carried))
+      .slice(-MAX_OPEN);
     for (const revision of candidates) {
       const latest = log.latest(revision.rev, "verdict");
       const hypotheses = revision.edits.flatMap((e) => (e.hypothesis ? [e.hypothesis] : []));
       const base = { scope: store.scope, revision, hypotheses };
       const undone = revertedBy.get(revision.rev);
-      if (latest && (latest.final || undone)) {
-        out.push({
-          ...base,
-          judgement: fromRecord(latest),
-          written: false,
-          reverted: latest.reverted ?? undone,
-          refused: latest.refused,
-        });
+      if (latest && (undone || settled(store, revision, latest))) {
+        out.push({ ...base, judgement: fromRecord(latest), written: false, ...outcomeOf(latest, undone) });
         continue;
       }
       // Reverted by hand before any verdict: it is out of force, there is nothing to judge.
       if (undone) continue;
-      const judgement = judgeRevision(revision, store.scope, ctx, options.limits);
+      const judgement = latest?.final
+        ? fromRecord(latest)
+        : judgeRevision(revision, store.scope, ctx, options.limits);
       const evaluated: Evaluated = { ...base, judgement, written: false };
       out.push(evaluated);
       if (!options.apply || judgement.verdict === "pending") continue;
@@ -136,50 +167,81 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
         after: judgement.after,
         summary: judgement.summary,
       };
-      if (latest && sameVerdict(latest, record)) {
+      if (!probation && latest && sameVerdict(latest, record)) {
         evaluated.refused = latest.refused;
         continue;
       }
-      if (judgement.verdict === "regressed") {
-        const outcome = revertRegression(
-          store,
-          revision,
-          judgement,
-          options.author ?? "verdict",
-          options.now,
-        );
-        Object.assign(record, outcome);
-        Object.assign(evaluated, outcome);
-      }
-      evaluated.written = log.append(record, (last) => sameVerdict(last, record));
+      const outcome = probation
+        ? actOnProbation(store, revision, judgement, ctx, { author, now: options.now })
+        : judgement.verdict === "regressed"
+          ? revertForVerdict(store, revision, {
+              author,
+              now: options.now,
+              reason: `automatic revert of ${revision.rev}: ${judgement.summary}`,
+              verdict: {
+                rev: revision.rev,
+                scope: store.scope,
+                verdict: "regressed",
+                evidence: judgement.summary,
+              },
+            })
+          : {};
+      Object.assign(record, outcome);
+      Object.assign(evaluated, outcome);
+      if (store.scope === "session" && outcome.reverted)
+        revertCarriedCopies(ctx, revision, judgement, author, options.now);
+      evaluated.written = log.append(
+        record,
+        (last) => sameVerdict(last, record) && sameOutcome(last, record),
+      );
     }
   }
   return out;
 }
 
-function revertRegression(
-  store: HarnessStore,
+/** What a recorded verdict did (or a revert by hand since). */
+function outcomeOf(record: VerdictRecord, undone: string | undefined): Partial<Evaluated> {
+  return {
+    ...(record.reverted || undone ? { reverted: record.reverted ?? undone } : {}),
+    ...(record.refused ? { refused: record.refused } : {}),
+    ...(record.promoted ? { promoted: record.promoted } : {}),
+    ...(record.retired ? { retired: true } : {}),
+    ...(record.waiting ? { waiting: record.waiting } : {}),
+    ...(record.pinned ? { pinned: true } : {}),
+  };
+}
+
+function sameOutcome(a: VerdictRecord, b: VerdictRecord): boolean {
+  return (
+    a.reverted === b.reverted &&
+    a.refused === b.refused &&
+    a.promoted === b.promoted &&
+    a.waiting === b.waiting &&
+    a.pinned === b.pinned
+  );
+}
+
+/** A session's regression reverted: its copy carried forward to probation goes too, naming the same evidence. */
+function revertCarriedCopies(
+  ctx: HarnessContext,
   revision: Revision,
   judgement: Judgement,
   author: string,
   now?: Date,
-): { reverted?: string; refused?: string } {
+): void {
+  const { sessionDir } = ctx;
+  if (!sessionDir) return;
   try {
-    const undo = store.revert(revision.rev, {
-      author,
-      now,
-      reason: `automatic revert of ${revision.rev}: ${judgement.summary}`,
-      verdict: {
-        rev: revision.rev,
-        scope: store.scope,
-        verdict: "regressed",
-        evidence: judgement.summary,
-      },
-    });
-    return { reverted: undo.rev };
-  } catch (error) {
-    // A later revision changed the same entries: undoing this one would overwrite that work.
-    if ((error as Error).name === "HarnessConflictError") return { refused: (error as Error).message };
-    throw error;
+    const probation = new HarnessStore(scopeLocation("probation", sessionProject({ ...ctx, sessionDir })));
+    for (const copy of carriedFrom(probation, revision.rev)) {
+      revertForVerdict(probation, copy, {
+        author,
+        now,
+        reason: `automatic revert of ${copy.rev}: its session's revision ${revision.rev} ${judgement.summary}`,
+        verdict: { rev: revision.rev, scope: "session", verdict: "regressed", evidence: judgement.summary },
+      });
+    }
+  } catch {
+    // The probation log cannot be written now: its own verdict will judge the copy.
   }
 }

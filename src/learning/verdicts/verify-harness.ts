@@ -19,7 +19,7 @@ import {
 
 export type Variant = "with" | "without";
 
-export interface ScratchPlace {
+interface ScratchPlace {
   home: string;
   cwd: string;
 }
@@ -49,7 +49,8 @@ function write(store: HarnessStore, entries: readonly Entry[], variant: Variant,
     });
   }
   if (intents.length === 0) return;
-  store.commit({ intents, author: "verify", reason: `replay ${variant} ${rev}` });
+  // A copy of entries held to the limits where they live, several scopes gathered into one.
+  store.commit({ intents, author: "verify", reason: `replay ${variant} ${rev}`, unbounded: true });
 }
 
 /**
@@ -70,12 +71,16 @@ export function writeScratchHarness(
   if (existsSync(userSkills)) cpSync(userSkills, join(scratch.home, "skills"), { recursive: true });
   const user: Entry[] = [];
   const project: Entry[] = [];
+  // A session's lesson carried forward to probation is the same edit: neither replay gets it from there.
+  const touched = new Set(revision.edits.map((e) => e.id));
   for (const store of openStores(real)) {
     if (store.scope === "session" && scope !== "session") continue;
     const entries =
       store.scope === scope
         ? entriesAt(store, revision, variant)
-        : [...store.state().values()].map((s) => s.entry);
+        : [...store.state().values()]
+            .map((s) => s.entry)
+            .filter((e) => store.scope !== "probation" || scope !== "session" || !touched.has(e.id));
     (store.scope === "user" ? user : project).push(...entries);
   }
   const place = { cwd: scratch.cwd, home: scratch.home };

@@ -2,7 +2,7 @@
 // the redirect, which takes the code only when `state` matches; and the same check for a pasted redirect.
 import { createServer, type Server } from "node:http";
 
-export interface CallbackServer {
+interface CallbackServer {
   redirectUri: string;
   /** The authorization code, once a callback with the right state arrived. */
   code: Promise<string>;

@@ -17,7 +17,7 @@ const SCOPES = "openid profile email offline_access";
 const AUTH_CLAIM = "https://api.openai.com/auth";
 
 /** The claims of a JWT, or {} when it is not one (nothing is verified: the API does that). */
-export function jwtClaims(token: string | undefined): Record<string, unknown> {
+function jwtClaims(token: string | undefined): Record<string, unknown> {
   const payload = token?.split(".")[1];
   if (!payload) return {};
   try {

@@ -14,7 +14,7 @@ const CLIENT_ID = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
 const SCOPES = "org:create_api_key user:profile user:inference";
 const AUTHORIZE = "https://claude.ai/oauth/authorize";
 const TOKEN = "https://platform.claude.com/v1/oauth/token";
-export const CLAUDE_PREAMBLE = "You are Claude Code, Anthropic's official CLI for Claude.";
+const CLAUDE_PREAMBLE = "You are Claude Code, Anthropic's official CLI for Claude.";
 
 /** `base` moves both endpoints (tests, proxies): {base}/oauth/authorize and {base}/v1/oauth/token. */
 export function claudeProvider(base?: string): SubscriptionProvider {

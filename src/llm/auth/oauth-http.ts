@@ -20,7 +20,7 @@ export class OAuthError extends Error {
 
 const TIMEOUT_MS = 30_000;
 
-export interface OAuthResponse {
+interface OAuthResponse {
   status: number;
   json: Record<string, unknown>;
 }

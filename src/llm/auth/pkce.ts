@@ -1,7 +1,7 @@
 // PKCE (RFC 7636) with S256, and the `state` that ties a callback to the sign-in that asked for it.
 import { createHash, randomBytes } from "node:crypto";
 
-export interface Pkce {
+interface Pkce {
   /** Kept by relm, sent only to the token endpoint. */
   verifier: string;
   /** base64url(SHA-256(verifier)), sent in the authorize URL. */

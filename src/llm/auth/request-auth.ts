@@ -8,7 +8,7 @@ import { savedTokens, withAuthLock, writeTokensLocked } from "./store.js";
 import type { HeaderContext, SubscriptionProvider, Tokens } from "./types.js";
 
 /** A token with less than this left is refreshed before it is sent. */
-export const REFRESH_MARGIN_MS = 5 * 60_000;
+const REFRESH_MARGIN_MS = 5 * 60_000;
 
 export class SubscriptionAuth {
   readonly systemPreamble?: string;

@@ -11,7 +11,7 @@ import type { DeviceStart, Tokens } from "./types.js";
 
 export type SignInMethod = "browser" | "device";
 
-export interface SignInUi {
+interface SignInUi {
   /** The page to visit; `opened` says whether a browser was started for it. */
   showUrl(url: string, opened: boolean, canPaste: boolean): void;
   showDeviceCode(url: string, code: string): void;
@@ -20,7 +20,7 @@ export interface SignInUi {
   note?(text: string): void;
 }
 
-export interface SignInOptions {
+interface SignInOptions {
   home: string;
   env: NodeJS.ProcessEnv;
   /** Moves the provider's OAuth endpoints (see oauthBaseOverride). */

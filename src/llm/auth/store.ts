@@ -12,7 +12,7 @@ import type { SubscriptionId } from "../../config/subscriptions.js";
 import { isSubscriptionId } from "../../config/subscriptions.js";
 import type { Tokens } from "./types.js";
 
-export interface AuthFile {
+interface AuthFile {
   version: 1;
   subscriptions: Partial<Record<SubscriptionId, Tokens>>;
 }

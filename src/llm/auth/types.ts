@@ -14,7 +14,7 @@ export interface Tokens {
 }
 
 /** The browser sign-in: authorization code with PKCE and a callback on this machine. */
-export interface BrowserFlow {
+interface BrowserFlow {
   /** The port and path of the redirect URI the provider has registered for this client. */
   callbackPort: number;
   callbackPath: string;
@@ -36,7 +36,7 @@ export interface DeviceStart {
 export type DevicePoll = { tokens: Tokens } | { pending: true; slowDown?: boolean };
 
 /** The device-code sign-in, for a browser on another machine (ssh) or a provider with nothing else. */
-export interface DeviceFlow {
+interface DeviceFlow {
   start(): Promise<DeviceStart>;
   poll(start: DeviceStart): Promise<DevicePoll>;
 }

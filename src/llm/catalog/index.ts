@@ -47,7 +47,7 @@ interface CatalogFile {
  * Sections searched by name when the endpoint has no section of its own (a custom OpenAI-compatible URL):
  * the makers' own price lists, as relm's hand-kept table was.
  */
-export const MAKER_SECTIONS = ["openai", "anthropic", "google", "deepseek", "mistral", "xai"];
+const MAKER_SECTIONS = ["openai", "anthropic", "google", "deepseek", "mistral", "xai"];
 
 let loaded: CatalogFile | undefined;
 let indexes: Map<string, SectionIndex> | undefined;
@@ -56,7 +56,7 @@ let indexes: Map<string, SectionIndex> | undefined;
 const CANDIDATES = ["./models.json", "../llm/catalog/models.json"];
 
 /** Where models.json is read from; RELM_CATALOG names another file (tests, a newer catalog). */
-export function catalogPath(env: NodeJS.ProcessEnv = process.env): string {
+function catalogPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.RELM_CATALOG) return env.RELM_CATALOG;
   for (const candidate of CANDIDATES) {
     const path = fileURLToPath(new URL(candidate, import.meta.url));
@@ -223,11 +223,4 @@ function search(model: string, options: FindOptions): CatalogModel | undefined {
     if (found) return found;
   }
   return undefined;
-}
-
-/** Forgets the loaded catalog (tests that point RELM_CATALOG elsewhere). */
-export function resetCatalog(): void {
-  loaded = undefined;
-  indexes = undefined;
-  found.clear();
 }

@@ -145,6 +145,7 @@ describe("config.json's learn section", () => {
           on_gate_failure: 3,
           budget: { share: 0.5, tokens: 20_000, cost: 0.25 },
           model: "gpt-5-mini",
+          verify_share: 0,
         },
         where,
       ),
@@ -155,6 +156,7 @@ describe("config.json's learn section", () => {
       onGateFailure: 3,
       budget: { share: 0.5, tokens: 20_000, cost: 0.25 },
       model: "gpt-5-mini",
+      verifyShare: 0,
     });
     expect(
       parseLearnSection({ budget: 0.1, on_gate_failure: false, every_turns: false }, where),
@@ -173,6 +175,7 @@ describe("config.json's learn section", () => {
       [{ on_gate_failure: 1 }, /on_gate_failure must be a whole number of 2 or more/],
       [{ at_compaction: "yes" }, /at_compaction must be true or false/],
       [{ budget: 2 }, /fraction .* at most 1/],
+      [{ verify_share: 1.5 }, /learn\.verify_share must be a fraction from 0 to 1/],
       [{ budget: { tokens: -1 } }, /budget\.tokens must be a whole number of 1/],
       [{ budget: { usd: 1 } }, /unknown field\(s\) usd/],
       [{ model: "" }, /model must be a model name/],

@@ -4,7 +4,7 @@
 // held are given back. Scripted model over real HTTP, a real journal.
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { Budget } from "../../../src/agent/budget.js";
+import { Budget } from "../../../src/agent/budget/budget.js";
 import { proposeForSession } from "../../../src/learning/refine/refine.js";
 import { type ScriptedModel, type ScriptItem, startScriptedModel } from "../../../src/scripted/index.js";
 import { Journal } from "../../../src/session/index.js";
@@ -49,16 +49,19 @@ async function session(script: ScriptItem[], limits: ConstructorParameters<typeo
   return { budget, recorded, refine: () => proposeForSession(host, options) };
 }
 
-const capOf = (m: ScriptedModel) =>
-  (m.requests.at(-1)?.body as { max_tokens?: number } | undefined)?.max_tokens;
+const capOf = (m: ScriptedModel, at = -1) =>
+  (m.requests.at(at)?.body as { max_tokens?: number } | undefined)?.max_tokens;
+
+/** The relevance check's answer: the one edit's quote supports it. */
+const SUPPORTED = { text: JSON.stringify([{ edit: 1, supports: "yes", why: "it shows literal_eval" }]) };
 
 describe("a refinement under the session's budgets", () => {
   it("caps its answer by what is left of --max-tokens and books the spend before giving the tokens back", async () => {
-    const s = await session([{ text: JSON.stringify(LESSON) }], { maxTokens: 4_000 });
+    const s = await session([{ text: JSON.stringify(LESSON) }, SUPPORTED], { maxTokens: 4_000 });
     const ref = await s.refine();
     expect(ref.error).toBeUndefined();
     expect(ref.accepted).toHaveLength(1);
-    const cap = capOf(model as ScriptedModel);
+    const cap = capOf(model as ScriptedModel, 0);
     expect(cap).toBeGreaterThan(0);
     expect(cap).toBeLessThan(4_000);
     const spent = s.budget.spent().tokens;
@@ -66,7 +69,11 @@ describe("a refinement under the session's budgets", () => {
     expect(spent).toBeGreaterThan(0);
     // Nothing is held any more: what is left counts only what was spent.
     expect(s.budget.tokensLeft(true)).toBe(4_000 - spent);
-    expect(s.recorded).toEqual([expect.objectContaining({ type: "llm_call", prompts: 1 })]);
+    // The proposal and its relevance check (refine-relevance.ts): both admitted, both booked.
+    expect(s.recorded).toEqual([
+      expect.objectContaining({ type: "llm_call", prompts: 1 }),
+      expect.objectContaining({ type: "llm_call", prompts: 1 }),
+    ]);
   });
 
   it("is not sent when what is left cannot cover its prompt and a minimal answer", async () => {
@@ -79,7 +86,8 @@ describe("a refinement under the session's budgets", () => {
 
   it("reports an answer cut off at the budget's cap as such, and still counts it", async () => {
     const long = JSON.stringify([{ ...LESSON[0], reason: "x".repeat(20_000) }]);
-    const s = await session([{ text: long }], { maxTokens: 3_000 });
+    // Under relm's own cap on a refine answer (REFINE_ANSWER_TOKENS), so the budget's cap is the one hit.
+    const s = await session([{ text: long }], { maxTokens: 1_500 });
     const ref = await s.refine();
     expect(ref.error).toMatch(/cut off at what was left of --max-tokens \(\d+ tokens\)/);
     expect(ref.accepted).toEqual([]);

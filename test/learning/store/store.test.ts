@@ -116,9 +116,17 @@ describe("harness store", () => {
     expect(readFileSync(project.logPath, "utf8")).not.toContain("rhalf");
     expect(entries(project)).toHaveLength(2);
 
-    writeFileSync(project.logPath, `<<<<<<< HEAD\n${readFileSync(project.logPath, "utf8")}`);
+    // Git's conflict markers are left out and reported; both sides' revisions still derive, in file order.
+    writeFileSync(project.logPath, `<<<<<<< HEAD\n${readFileSync(project.logPath, "utf8")}=======\n`);
+    expect(entries(project)).toHaveLength(2);
+    expect(project.problems()).toEqual([
+      { line: 1, reason: "an unresolved merge: keep both sides' lines" },
+      { line: 4, reason: "an unresolved merge: keep both sides' lines" },
+    ]);
+    // A line from a newer relm is not guessed at: reading stops, naming file and line.
+    appendFileSync(project.logPath, `${JSON.stringify({ v: 99, rev: "rnew", edits: [] })}\n`);
     expect(() => project.revisions()).toThrow(HarnessLogError);
-    expect(() => project.revisions()).toThrow(/revisions.jsonl:1: .*unresolved merge/);
+    expect(() => project.revisions()).toThrow(/revisions.jsonl:5: written by a newer relm/);
   });
 
   it("keeps user and session scopes private (0600 files, 0700 folders); the project's are shareable", () => {

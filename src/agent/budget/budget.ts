@@ -1,0 +1,303 @@
+import { formatDuration } from "../../config/duration.js";
+import type { SpendRecord } from "../../session/types.js";
+
+export interface BudgetLimits {
+  /** Model calls. */
+  maxTurns?: number;
+  /** Input + output tokens over all model calls. */
+  maxTokens?: number;
+  maxTimeMs?: number;
+  /** USD */
+  maxCost?: number;
+}
+
+export interface BudgetStop {
+  budget: "max-turns" | "max-tokens" | "max-time" | "max-cost";
+  limit: number;
+  spent: SpendRecord;
+  message: string;
+}
+
+/**
+ * Spend so far against the user's limits. Checked before every model call and failing closed: a limit
+ * that is reached stops the next call, so a budget is never exceeded by more than the calls in flight.
+ * Budgets form a tree: a child agent's spend is also its parent's, up to the root, and a child may call
+ * the model only while every budget above it allows it.
+ */
+export class Budget {
+  private turns = 0;
+  private tokens = 0;
+  private cost: number | null = 0;
+  private readonly startedAt: number;
+  /** Tokens held by requests in flight here and below (their prompt plus the answer they may have). */
+  private reserved = 0;
+  /** USD held by requests in flight here and below: what their prompt and their capped answer may cost. */
+  private reservedCost = 0;
+  /** Callers waiting for a reservation to be given back (kept on the root, which every one reaches). */
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    readonly limits: BudgetLimits,
+    private readonly parent?: Budget,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.startedAt = now();
+  }
+
+  /** A budget for a child agent: its own limits, inside this one's. */
+  child(limits: BudgetLimits = {}): Budget {
+    return new Budget(limits, this, this.now);
+  }
+
+  /** One model call by this agent; its tokens and cost also count for every agent above it. */
+  recordCall(tokens: number, cost: number | null): void {
+    this.turns += 1;
+    this.addSpend(tokens, cost);
+  }
+
+  /** Spend that is not one of this agent's turns (llm() calls, children's calls). */
+  addSpend(tokens: number, cost: number | null): void {
+    this.tokens += tokens;
+    this.cost = cost === null || this.cost === null ? null : this.cost + cost;
+    this.parent?.addSpend(tokens, cost);
+  }
+
+  spent(): SpendRecord {
+    return {
+      turns: this.turns,
+      tokens: this.tokens,
+      elapsedMs: this.now() - this.startedAt,
+      cost: this.cost,
+    };
+  }
+
+  /** Epoch ms (on this budget's clock) at which the first --max-time here or above runs out. */
+  deadline(): number | undefined {
+    const own = this.limits.maxTimeMs === undefined ? undefined : this.startedAt + this.limits.maxTimeMs;
+    return earliest(own, this.parent?.deadline());
+  }
+
+  /** Milliseconds to the deadline (0 once passed), or undefined without a time limit. */
+  timeLeftMs(): number | undefined {
+    const deadline = this.deadline();
+    return deadline === undefined ? undefined : Math.max(0, deadline - this.now());
+  }
+
+  /**
+   * Tokens still allowed here and above, or undefined without a token limit. Unless `inFlight` is
+   * false, what requests in flight have reserved counts as spent.
+   */
+  tokensLeft(inFlight = true): number | undefined {
+    const { maxTokens } = this.limits;
+    const own =
+      maxTokens === undefined ? undefined : maxTokens - this.tokens - (inFlight ? this.reserved : 0);
+    const above = this.parent?.tokensLeft(inFlight);
+    return own === undefined ? above : above === undefined ? own : Math.min(own, above);
+  }
+
+  /**
+   * USD still allowed here and above, or undefined without a cost limit (0 once a cost is unknown).
+   * Unless `inFlight` is false, what requests in flight have reserved counts as spent.
+   */
+  costLeft(inFlight = true): number | undefined {
+    const { maxCost } = this.limits;
+    const own =
+      maxCost === undefined
+        ? undefined
+        : this.cost === null
+          ? 0
+          : maxCost - this.cost - (inFlight ? this.reservedCost : 0);
+    const above = this.parent?.costLeft(inFlight);
+    return own === undefined ? above : above === undefined ? own : Math.min(own, above);
+  }
+
+  /**
+   * Holds `tokens` (and `cost` USD) for a request in flight, here and above, so concurrent requests of
+   * the tree cannot together ask for more than is left. Returns the release; call it after the spend is
+   * recorded.
+   */
+  reserve(tokens: number, cost = 0): () => void {
+    const held = Math.max(0, tokens);
+    const heldCost = Math.max(0, cost);
+    for (let b: Budget | undefined = this; b; b = b.parent) {
+      b.reserved += held;
+      b.reservedCost += heldCost;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (let b: Budget | undefined = this; b; b = b.parent) {
+        b.reserved -= held;
+        b.reservedCost -= heldCost;
+      }
+      const waiters = [...this.root.waiters];
+      this.root.waiters.clear();
+      for (const wake of waiters) wake();
+    };
+  }
+
+  /** Resolves when a reservation anywhere in the tree is released, or when `signal` aborts. */
+  released(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const wake = () => {
+        signal?.removeEventListener("abort", wake);
+        this.root.waiters.delete(wake);
+        resolve();
+      };
+      this.root.waiters.add(wake);
+      signal?.addEventListener("abort", wake, { once: true });
+    });
+  }
+
+  private get root(): Budget {
+    return this.parent ? this.parent.root : this;
+  }
+
+  /**
+   * The --max-tokens stop of the tightest token limit here or above, though it is not reached yet:
+   * `why` says what the tokens left cannot cover.
+   */
+  tokenStop(why: string): BudgetStop | undefined {
+    const level = this.tightest(
+      (b) => b.limits.maxTokens,
+      (b) => (b.limits.maxTokens ?? 0) - b.tokens,
+    );
+    const maxTokens = level?.limits.maxTokens;
+    if (!level || maxTokens === undefined) return undefined;
+    const spent = level.spent();
+    return level.stop("max-tokens", maxTokens, spent, `${spent.tokens} of ${maxTokens} tokens used; ${why}`);
+  }
+
+  /**
+   * The --max-cost stop of the tightest cost limit here or above, though it is not reached yet: `why`
+   * says what the money left cannot cover.
+   */
+  costStop(why: string): BudgetStop | undefined {
+    const level = this.tightest(
+      (b) => b.limits.maxCost,
+      (b) => (b.limits.maxCost ?? 0) - (b.cost ?? Number.POSITIVE_INFINITY),
+    );
+    const maxCost = level?.limits.maxCost;
+    if (!level || maxCost === undefined) return undefined;
+    const spent = level.spent();
+    return level.stop(
+      "max-cost",
+      maxCost,
+      spent,
+      `${usd(spent.cost)} of $${maxCost.toFixed(2)} spent; ${why}`,
+    );
+  }
+
+  /**
+   * The first token or cost limit here or above that `tokens` and `cost` more than is recorded would go
+   * past: a request in flight whose spend so far (estimated as it streams) says it must be stopped.
+   */
+  overrun(tokens: number, cost: number): BudgetStop | undefined {
+    for (let b: Budget | undefined = this; b; b = b.parent) {
+      const { maxTokens, maxCost } = b.limits;
+      if (maxTokens !== undefined && b.tokens + tokens > maxTokens) {
+        const spent = { ...b.spent(), tokens: b.tokens + tokens };
+        const detail = `about ${spent.tokens} of ${maxTokens} tokens used; the answer was stopped as it streamed`;
+        return b.stop("max-tokens", maxTokens, spent, detail);
+      }
+      if (maxCost !== undefined && b.cost !== null && b.cost + cost > maxCost) {
+        const spent = { ...b.spent(), cost: b.cost + cost };
+        const detail = `about ${usd(spent.cost)} of $${maxCost.toFixed(2)} spent; the answer was stopped as it streamed`;
+        return b.stop("max-cost", maxCost, spent, detail);
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The --max-time stop of the earliest deadline here or above: for a deadline a timer saw pass, or,
+   * with `why`, for time left that cannot cover what comes next.
+   */
+  timeStop(why?: string): BudgetStop | undefined {
+    const level = this.tightest(
+      (b) => b.limits.maxTimeMs,
+      (b) => b.startedAt + (b.limits.maxTimeMs ?? 0),
+    );
+    const maxTimeMs = level?.limits.maxTimeMs;
+    if (!level || maxTimeMs === undefined) return undefined;
+    const spent = level.spent();
+    // A timer may fire a moment before the clock agrees.
+    if (!why) spent.elapsedMs = Math.max(spent.elapsedMs, maxTimeMs);
+    const used = `${formatDuration(spent.elapsedMs)} of ${formatDuration(maxTimeMs)} used`;
+    return level.stop("max-time", maxTimeMs, spent, why ? `${used}; ${why}` : used);
+  }
+
+  /** The level here or above with a limit whose `measure` is smallest. */
+  private tightest(
+    limit: (b: Budget) => number | undefined,
+    measure: (b: Budget) => number,
+  ): Budget | undefined {
+    let best: Budget | undefined;
+    for (let b: Budget | undefined = this; b; b = b.parent) {
+      if (limit(b) === undefined) continue;
+      if (!best || measure(b) < measure(best)) best = b;
+    }
+    return best;
+  }
+
+  /** The first limit already reached here or above, or undefined when another model call is allowed. */
+  check(): BudgetStop | undefined {
+    return this.parent?.checkShared() ?? this.checkOwn(true);
+  }
+
+  /** Turns are each agent's own; tokens, time and cost limits hold for the whole tree below. */
+  private checkShared(): BudgetStop | undefined {
+    return this.parent?.checkShared() ?? this.checkOwn(false);
+  }
+
+  private checkOwn(withTurns: boolean): BudgetStop | undefined {
+    const spent = this.spent();
+    const { maxTurns, maxTokens, maxTimeMs, maxCost } = this.limits;
+    if (withTurns && maxTurns !== undefined && spent.turns >= maxTurns) {
+      return this.stop("max-turns", maxTurns, spent, `${spent.turns} of ${maxTurns} model calls used`);
+    }
+    if (maxTokens !== undefined && spent.tokens >= maxTokens) {
+      return this.stop("max-tokens", maxTokens, spent, `${spent.tokens} of ${maxTokens} tokens used`);
+    }
+    if (maxTimeMs !== undefined && spent.elapsedMs >= maxTimeMs) {
+      const used = `${formatDuration(spent.elapsedMs)} of ${formatDuration(maxTimeMs)}`;
+      return this.stop("max-time", maxTimeMs, spent, `${used} used`);
+    }
+    if (maxCost !== undefined) {
+      // Unknown prices cannot prove we are under the limit, so an unknown cost stops the run.
+      if (spent.cost === null) {
+        return this.stop(
+          "max-cost",
+          maxCost,
+          spent,
+          "the cost of this model is unknown, so --max-cost cannot be kept",
+        );
+      }
+      if (spent.cost >= maxCost) {
+        const used = `${usd(spent.cost)} of $${maxCost.toFixed(2)}`;
+        return this.stop("max-cost", maxCost, spent, `${used} spent`);
+      }
+    }
+    return undefined;
+  }
+
+  private stop(budget: BudgetStop["budget"], limit: number, spent: SpendRecord, detail: string): BudgetStop {
+    return { budget, limit, spent, message: `budget exhausted: --${budget} (${detail})` };
+  }
+}
+
+function usd(cost: number | null): string {
+  return cost === null ? "an unknown cost" : `$${cost.toFixed(4)}`;
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
+
+export function describeSpend(spent: SpendRecord): string {
+  const cost = spent.cost === null ? "cost unknown" : `$${spent.cost.toFixed(4)}`;
+  const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
+  return `${calls}, ${spent.tokens.toLocaleString("en-US")} tokens, ${formatDuration(spent.elapsedMs)}, ${cost}`;
+}

@@ -1,0 +1,207 @@
+import type { Message, ModelClient } from "../../llm/types.js";
+import type { JournalBody } from "../../session/types.js";
+import type { Budget } from "../budget/budget.js";
+import { type Admission, admit } from "../budget/request-budget.js";
+import type { Conversation } from "../core/conversation.js";
+import type { RootHooks, TreeHooks } from "../hooks.js";
+import { dropLessonNotes } from "../lessons.js";
+import { type CompactResult, compactMessages, contextWindow, needsCompaction } from "./messages.js";
+
+export interface CompactionSettings {
+  /** Fraction of the context window at which the conversation is compacted (default 0.8). */
+  threshold?: number;
+  /** Context windows by model-name prefix, overriding the built-in table. */
+  windows?: Record<string, number>;
+}
+
+interface CompactionTarget {
+  readonly client: ModelClient;
+  readonly messages: Message[];
+  readonly budget: Budget;
+  readonly goal: string | undefined;
+  record(body: JournalBody): unknown;
+  liveVariables(): Promise<string[]>;
+  filesTouched(): Promise<string[]>;
+}
+
+/** What a compaction did; `skipped` when a summary would not have made the prompt smaller. */
+export interface CompactionOutcome {
+  compacted: boolean;
+  message: string;
+  skipped?: boolean;
+}
+
+/**
+ * Replaces the older turns of a conversation by a summary the model writes (goal, constraints, progress,
+ * live variable names, files touched) and keeps the last turns verbatim. The kernel is untouched. The
+ * journal gets a marker with the summary, so the full history stays there and a resume rebuilds the same
+ * messages. Returns what happened, or why nothing did.
+ */
+async function compactConversation(
+  host: CompactionTarget,
+  settings: CompactionSettings,
+  lastInputTokens: number,
+  force: boolean,
+): Promise<CompactionOutcome> {
+  const window = contextWindow(host.client.model, settings.windows).tokens;
+  if (!force && !needsCompaction(lastInputTokens, window, settings.threshold ?? 0.8)) {
+    return { compacted: false, message: "not needed" };
+  }
+  const stop = host.budget.check();
+  if (stop) return { compacted: false, message: stop.message };
+  let admission: Admission | undefined;
+  const started = Date.now();
+  try {
+    const result = await compactMessages({
+      client: host.client,
+      messages: host.messages,
+      goal: host.goal,
+      liveVariables: await host.liveVariables(),
+      filesTouched: await host.filesTouched(),
+      window,
+      // Asked for by hand, a short conversation still has something to compact.
+      keepLastTurns: force ? 1 : 2,
+      // Like every model call: its answer capped by --max-tokens and --max-cost, aborted at --max-time.
+      admit: async (request) => {
+        const admitted = await admit(host.budget, host.client, request, undefined, { window });
+        if (admitted.status === "budget") return { error: admitted.stop.message };
+        if (admitted.status === "aborted") return { error: "aborted" };
+        admission = admitted.admission;
+        return {
+          request: admission.request,
+          signal: admission.signal,
+          stream: () => admitted.admission.stream(),
+        };
+      },
+    });
+    if ("error" in result) {
+      // A summary written and then discarded (it would not have shrunk the prompt) was still paid for;
+      // one stopped by a budget as it streamed, by the estimate.
+      const paid = result.usage
+        ? { usage: result.usage, cost: result.cost ?? null }
+        : admission?.overrun
+          ? admission.estimatedSpend()
+          : undefined;
+      if (paid) {
+        host.budget.addSpend(paid.usage.inputTokens + paid.usage.outputTokens, paid.cost);
+        host.record({
+          type: "llm_call",
+          model: host.client.model,
+          prompts: 1,
+          usage: paid.usage,
+          cost: paid.cost,
+          durationMs: Date.now() - started,
+        });
+      }
+      const message =
+        result.skipped || result.error.startsWith("compaction failed")
+          ? result.error
+          : `compaction failed: ${result.error}`;
+      return { compacted: false, message, skipped: result.skipped };
+    }
+    return applyCompaction(host, result);
+  } finally {
+    admission?.release();
+  }
+}
+
+/** Books the summary's spend, journals the marker and swaps the messages in. */
+function applyCompaction(
+  host: CompactionTarget,
+  result: CompactResult,
+): { compacted: true; message: string } {
+  host.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost);
+  const summary = result.messages[0];
+  const summaryText =
+    summary?.role === "user"
+      ? summary.content.map((p) => (p.type === "text" ? p.text : "")).join("")
+      : result.summary;
+  host.record({
+    type: "compaction",
+    summaryMessage: summaryText,
+    kept: result.messages.length - 1,
+    summarized: result.summarized,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    usage: result.usage,
+    cost: result.cost,
+  });
+  host.messages.splice(0, host.messages.length, ...result.messages);
+  return {
+    compacted: true,
+    message: `compacted ${result.summarized} messages: about ${result.tokensBefore} → ${result.tokensAfter} tokens`,
+  };
+}
+
+/** What compacting one agent touches: its conversation and prompt, and what a summary names. */
+export interface CompactingAgent {
+  /** Its tree (AgentTree): the settings, and the prompt section a compaction renews. */
+  readonly tree: {
+    readonly options: {
+      readonly compaction?: CompactionSettings;
+      readonly hooks?: Pick<TreeHooks, "prompt">;
+    };
+    promptSection: string | undefined;
+  };
+  readonly depth: number;
+  /** The root agent's folder: its harness scope is the session scope of the whole tree. */
+  readonly rootDir: string;
+  readonly model: { readonly current: ModelClient };
+  readonly conversation: Conversation;
+  readonly budget: Budget;
+  readonly goal: { readonly text: string | undefined };
+  readonly log: { record(body: JournalBody): unknown };
+  readonly kernel: { variableNames(): Promise<string[]> };
+  readonly checkpoints: { filesTouched(): Promise<string[]> } | undefined;
+  /** The root's hooks (hooks.ts); undefined in children and without a plugin. */
+  readonly hooks: Pick<RootHooks, "atCompaction"> | undefined;
+  /** Lessons applied since its last request: a prompt rebuilt with the harness says them already. */
+  readonly lessons: { clear(): void };
+}
+
+/**
+ * Compacts an agent's conversation when the prompt nears the model's window (or now, when forced:
+ * /compact). A refined harness takes effect here: the system prompt is rebuilt with it and journaled —
+ * also by a /compact that is skipped because a summary would not shrink the prompt.
+ */
+export async function compactAgent(agent: CompactingAgent, force: boolean): Promise<CompactionOutcome> {
+  const { conversation, tree } = agent;
+  const outcome = await compactConversation(
+    {
+      client: agent.model.current,
+      messages: conversation.messages,
+      budget: agent.budget,
+      goal: agent.goal.text,
+      record: (b) => agent.log.record(b),
+      liveVariables: () => agent.kernel.variableNames(),
+      filesTouched: () => agent.checkpoints?.filesTouched() ?? Promise.resolve([]),
+    },
+    tree.options.compaction ?? {},
+    conversation.contextTokens,
+    force,
+  );
+  if (outcome.compacted) {
+    conversation.contextTokens = 0;
+    // The prompt rebuilt below carries every lesson, so their notes among the kept turns go (resume.ts
+    // drops the same ones when it replays the compaction).
+    dropLessonNotes(conversation.messages);
+    // Before the prompt is rebuilt below, so what a learning pass applies is in it.
+    await agent.hooks?.atCompaction?.();
+  } else if (!(force && outcome.skipped)) return outcome;
+  const reload = tree.options.hooks?.prompt?.reload;
+  if (reload) {
+    // With the root session's own scope, whichever agent compacts; children started after the
+    // root's compaction get the renewed block too.
+    const block = reload(agent.rootDir);
+    if (agent.depth === 0) tree.promptSection = block;
+    agent.lessons.clear();
+    const renewed = conversation.renew(block);
+    if (renewed) {
+      agent.log.record({ type: "system_prompt", text: renewed });
+      if (!outcome.compacted) {
+        return { ...outcome, message: `${outcome.message}; the system prompt was renewed with the harness` };
+      }
+    }
+  }
+  return outcome;
+}

@@ -1,0 +1,194 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import type { JournalBody, JournalEvent } from "../../session/types.js";
+import { Checkpoints, type CheckpointsOptions, type RestoreResult } from "../../workspace/index.js";
+
+/** One checkpoint as a front end lists it. */
+export interface CheckpointSummary {
+  turn: number;
+  time: string;
+  filesChanged: number;
+  /** Restored by an undo since the last turn that ran code (the next plain undo goes further back). */
+  restored: boolean;
+}
+
+const run = promisify(execFile);
+
+/**
+ * A session's file checkpoints: the working tree is committed to a shadow repository before each turn
+ * that runs code, so `/undo` and `relm undo` can put the files back. Opened in the background when the
+ * session starts (and the first, slow, full scan done then), so a turn rarely waits for it. Without git,
+ * or in a directory it will not track ($HOME, /), the session goes on with one warning.
+ */
+export class SessionCheckpoints {
+  private readonly ready: Promise<Checkpoints | undefined>;
+  private warned = false;
+  /** The last snapshot warning journaled: the same one again (a refusal each turn) is not repeated. */
+  private lastWarning: string | undefined;
+  private lastTurn: number | undefined;
+  /**
+   * Turns whose checkpoints were restored since the last turn that ran code, in order: a plain undo
+   * steps back from the last of them, so it never restores the same checkpoint twice.
+   */
+  private restoredTurns: number[];
+
+  constructor(
+    home: string,
+    cwd: string,
+    sessionId: string,
+    private readonly record: (body: JournalBody) => unknown,
+    restoredTurns: number[] = [],
+    /** Limits and the like for the checkpoints (tests). */
+    options: Partial<CheckpointsOptions> = {},
+  ) {
+    this.restoredTurns = [...restoredTurns];
+    // Watched: a snapshot then costs what changed since the last one, not a look at every file.
+    this.ready = Checkpoints.open({ ...options, home, cwd, sessionId, watch: true })
+      .then((opened) => {
+        if ("unavailable" in opened) {
+          this.warn(opened.unavailable);
+          return undefined;
+        }
+        // Warms git's index, so the first real snapshot is incremental.
+        void opened.fingerprint().catch(() => undefined);
+        return opened;
+      })
+      .catch((error: Error) => {
+        this.warn(error.message);
+        return undefined;
+      });
+  }
+
+  /** Snapshot before the cells of `turn` run (once per turn). */
+  async beforeCells(turn: number): Promise<void> {
+    if (this.lastTurn === turn) return;
+    this.lastTurn = turn;
+    // New work: the next undo starts again from this turn's checkpoint.
+    this.restoredTurns = [];
+    const checkpoints = await this.ready;
+    if (!checkpoints) return;
+    const started = Date.now();
+    try {
+      const c = await checkpoints.snapshot(turn);
+      this.lastWarning = undefined;
+      this.record({
+        type: "checkpoint",
+        turn,
+        commit: c.commit,
+        filesChanged: c.filesChanged,
+        durationMs: Date.now() - started,
+      });
+    } catch (error) {
+      const warning = (error as Error).message;
+      if (warning === this.lastWarning) return; // said once; the checkpoints say it again if it changes
+      this.lastWarning = warning;
+      this.record({ type: "checkpoint", turn, warning, durationMs: Date.now() - started });
+    }
+  }
+
+  /** Stops watching the files (the session ends). */
+  async close(): Promise<void> {
+    (await this.ready)?.close();
+  }
+
+  /** The workspace's state as a hash (no commit), for "nothing changed" checks; null when unknown. */
+  async fingerprint(): Promise<string | null> {
+    const checkpoints = await this.ready;
+    if (!checkpoints) return null;
+    return checkpoints.fingerprint().catch(() => null);
+  }
+
+  /** Files that differ between the first and the latest checkpoint of this session (for compaction). */
+  async filesTouched(): Promise<string[]> {
+    const checkpoints = await this.ready;
+    if (!checkpoints) return [];
+    const list = await checkpoints.list().catch(() => []);
+    const first = list[0]?.commit;
+    const last = list.at(-1)?.commit;
+    if (!first || !last || first === last) return [];
+    try {
+      const { stdout } = await run(
+        "git",
+        ["--git-dir", checkpoints.gitDir, "diff", "--name-only", first, last],
+        {
+          maxBuffer: 1 << 22,
+        },
+      );
+      return stdout.split("\n").filter(Boolean).slice(0, 200);
+    } catch {
+      return [];
+    }
+  }
+
+  /** This session's checkpoints, newest first. */
+  async list(): Promise<CheckpointSummary[] | { error: string }> {
+    const checkpoints = await this.ready;
+    if (!checkpoints) return { error: "file checkpoints are not available in this session" };
+    const list = await checkpoints.list();
+    return list.reverse().map((c) => ({
+      turn: c.turn,
+      time: c.time,
+      filesChanged: c.filesChanged,
+      restored: this.restoredTurns.includes(c.turn),
+    }));
+  }
+
+  /**
+   * Restores the files to before `turn`. Without a turn, steps back one code-running turn: the last
+   * checkpoint first, then each time the one before the checkpoint restored last. Journaled as `undo`.
+   */
+  async undo(turn?: number): Promise<RestoreResult | { error: string }> {
+    const checkpoints = await this.ready;
+    if (!checkpoints) return { error: "file checkpoints are not available in this session" };
+    const list = await checkpoints.list();
+    let target = turn;
+    if (target === undefined) {
+      const last = this.restoredTurns.at(-1);
+      target = last === undefined ? list.at(-1)?.turn : list.findLast((c) => c.turn < last)?.turn;
+      if (target === undefined && last !== undefined) {
+        return {
+          error: `nothing older to undo: the files are already as before turn ${last}, this session's first checkpoint`,
+        };
+      }
+    }
+    if (target === undefined)
+      return { error: "no checkpoint yet: one is taken before each turn that runs code" };
+    let result: RestoreResult;
+    try {
+      result = await checkpoints.restore(target);
+    } catch (error) {
+      if ((error as Error).name === "CheckpointError") return { error: (error as Error).message };
+      throw error;
+    }
+    this.restoredTurns.push(result.checkpoint.turn);
+    this.record({
+      type: "undo",
+      turn: result.checkpoint.turn,
+      changed: result.changed,
+      removed: result.removed,
+      backup: result.backup,
+    });
+    return result;
+  }
+
+  private warn(reason: string): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.record({
+      type: "checkpoint",
+      turn: 0,
+      warning: `file checkpoints are off: ${reason}`,
+      durationMs: 0,
+    });
+  }
+}
+
+/** The undo steps taken since the last checkpoint, from a journal (a resumed session keeps stepping). */
+export function restoredSinceLastCheckpoint(events: readonly JournalEvent[]): number[] {
+  const turns: number[] = [];
+  for (const e of events) {
+    if (e.type === "checkpoint" && e.turn > 0) turns.splice(0);
+    else if (e.type === "undo") turns.push(e.turn);
+  }
+  return turns;
+}

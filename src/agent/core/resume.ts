@@ -1,0 +1,150 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CellResult } from "../../kernel/types.js";
+import type { Message, ToolCall } from "../../llm/types.js";
+import { imageTypeOfFile } from "../../session/image-files.js";
+import type { JournalEvent } from "../../session/types.js";
+import { dropLessonNotes, lessonMessage } from "../lessons.js";
+import { renderCellResult } from "./tool.js";
+
+/** A conversation rebuilt from its journal, and what was in flight when it stopped. */
+export interface RebuiltConversation {
+  messages: Message[];
+  /** Highest turn number used so far. */
+  lastTurn: number;
+  /** Tool calls that never got an answer: the host stopped before or while running them. */
+  unanswered: { turn: number; call: ToolCall; started: boolean }[];
+  /** A model call that was sent but never answered. */
+  modelCallInFlight: number | undefined;
+  /** The last turn ended with a final answer (nothing was left half done). */
+  settled: boolean;
+  /** The goal set last, if any. */
+  goal?: string;
+  /** The model switched to last (`model` events), if any. */
+  model?: string;
+  /** Input + output tokens of the last model response since the last compaction (0 when none). */
+  contextTokens: number;
+}
+
+/**
+ * Replays a journal into the exact messages the model saw, so a resumed session sends the same bytes
+ * as before (the provider's prompt cache still hits) and the model picks up where it was.
+ */
+export function rebuildConversation(dir: string, events: JournalEvent[]): RebuiltConversation {
+  const messages: Message[] = [];
+  const pending = new Map<string, { turn: number; call: ToolCall; started: boolean }>();
+  let lastTurn = 0;
+  let inFlight: number | undefined;
+  let settled = true;
+  let goal: string | undefined;
+  let model: string | undefined;
+  let contextTokens = 0;
+  for (const e of events) {
+    switch (e.type) {
+      case "goal":
+        goal = e.text;
+        break;
+      case "model":
+        model = e.model;
+        break;
+      case "user":
+        messages.push({ role: "user", content: [{ type: "text", text: e.text }] });
+        settled = false;
+        break;
+      case "message":
+        if (e.to === "self") {
+          messages.push({
+            role: "user",
+            content: [{ type: "text", text: `[message from ${e.from}]\n${e.text}` }],
+          });
+        }
+        break;
+      case "model_request":
+        lastTurn = Math.max(lastTurn, e.turn);
+        inFlight = e.turn;
+        break;
+      case "model_error":
+        inFlight = undefined;
+        break;
+      case "model_response":
+        inFlight = undefined;
+        contextTokens = e.usage.inputTokens + e.usage.outputTokens;
+        messages.push(
+          e.reasoning
+            ? { role: "assistant", text: e.text, toolCalls: e.toolCalls, reasoning: e.reasoning }
+            : { role: "assistant", text: e.text, toolCalls: e.toolCalls },
+        );
+        for (const call of e.toolCalls) pending.set(call.id, { turn: e.turn, call, started: false });
+        break;
+      case "cell": {
+        const p = pending.get(e.callId);
+        if (p) p.started = true;
+        break;
+      }
+      case "cell_output":
+        pending.delete(e.callId);
+        messages.push({ role: "tool", toolCallId: e.callId, content: renderCellResult(cellFrom(dir, e)) });
+        break;
+      case "tool_error":
+        pending.delete(e.callId);
+        messages.push({ role: "tool", toolCallId: e.callId, content: [{ type: "text", text: e.message }] });
+        break;
+      case "tool_skipped":
+        pending.delete(e.callId);
+        messages.push({
+          role: "tool",
+          toolCallId: e.callId,
+          content: [{ type: "text", text: `[${e.reason}]` }],
+        });
+        break;
+      case "final":
+        settled = true;
+        break;
+      case "compaction": {
+        contextTokens = 0;
+        // The same swap the live session made: the summary, then the turns it kept verbatim.
+        const kept = e.kept > 0 ? messages.slice(-e.kept) : [];
+        messages.splice(
+          0,
+          messages.length,
+          { role: "user", content: [{ type: "text", text: e.summaryMessage }] },
+          ...kept,
+        );
+        dropLessonNotes(messages);
+        break;
+      }
+      case "lesson":
+        messages.push(lessonMessage(e.text));
+        break;
+      default:
+        break;
+    }
+  }
+  return {
+    messages,
+    lastTurn,
+    unanswered: [...pending.values()],
+    modelCallInFlight: inFlight,
+    settled,
+    goal,
+    model,
+    contextTokens,
+  };
+}
+
+function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {
+  const images = e.imageFiles.map((file) => ({
+    mimeType: imageTypeOfFile(file),
+    data: readFileSync(join(dir, file)).toString("base64"),
+  }));
+  return {
+    executionCount: e.executionCount,
+    status: e.status,
+    output: e.output,
+    outputChars: e.outputChars,
+    truncated: e.truncated,
+    images,
+    note: e.note,
+    durationMs: e.durationMs,
+  };
+}

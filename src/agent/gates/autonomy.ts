@@ -1,0 +1,185 @@
+import type { JournalBody } from "../../session/types.js";
+import { type Budget, describeSpend } from "../budget/budget.js";
+import { Deadline } from "../budget/deadline.js";
+import type { TurnOutcome } from "../core/loop.js";
+import type { RootHooks } from "../hooks.js";
+import { describeGateResults, type GateOptions, runGates } from "./gates.js";
+import { GateStall } from "./stall.js";
+
+export interface AutonomySettings {
+  /** Shell commands that decide when the work is done; all must exit 0. */
+  gates: string[];
+  gateTimeoutMs?: number;
+  /** Stop (exit 4) after the same gate failed this many times in a row with the files unchanged. */
+  maxGateFailures?: number;
+  /** Without gates: pause after this many continuations with no change, output or progress note. */
+  maxIdleContinuations?: number;
+  /** No person will answer: questions are refused and the model is told to decide. */
+  unattended?: boolean;
+  /** After each gate run is journaled: the host lets the root's hooks judge the work there (hooks.ts). */
+  afterGateRun?: () => void | Promise<void>;
+}
+
+/** What an autonomous run drives: one agent's turns, and what tells progress from going in circles. */
+interface AutonomousAgent {
+  readonly goal: string | undefined;
+  readonly goalDone: boolean;
+  readonly progressNotes: number;
+  readonly cellsRun: number;
+  readonly cwd: string;
+  run(message: string): Promise<TurnOutcome>;
+  fingerprint(): Promise<string | null>;
+  record(body: JournalBody): unknown;
+  /** Its budget: gates are stopped at the --max-time deadline too. */
+  readonly budget?: Budget;
+  /** Where its gates run: a sandboxed session's in its sandbox (docs/sandbox.md); undefined: the host. */
+  gateConfinement?(): Promise<Pick<GateOptions, "env" | "wrap"> | undefined>;
+  /** The root's hooks (hooks.ts): told of every gates run, a learning pass may review the work first. */
+  readonly hooks?: Pick<RootHooks, "afterGateRun">;
+}
+
+export type AutonomousOutcome =
+  | TurnOutcome
+  | { status: "gates_failing"; report: string }
+  | { status: "stalled"; report: string };
+
+/** The report every autonomous run ends with, and the final outcome. */
+function end(agent: AutonomousAgent, outcome: AutonomousOutcome, report: string): AutonomousOutcome {
+  const word =
+    outcome.status === "done"
+      ? "done"
+      : outcome.status === "budget"
+        ? "budget exhausted"
+        : outcome.status === "gates_failing"
+          ? "gates still failing"
+          : outcome.status === "stalled"
+            ? "stalled"
+            : outcome.status === "interrupted"
+              ? "interrupted"
+              : "error";
+  agent.record({
+    type: "autonomy_end",
+    outcome: report.startsWith("gates passed") ? "gates passed" : word,
+    report,
+  });
+  return outcome;
+}
+
+function continuation(agent: AutonomousAgent, unattended: boolean): string {
+  const goal = agent.goal ? `Goal: ${agent.goal}\n` : "";
+  const alone = unattended
+    ? "Nobody can answer questions in this run: decide for yourself and say what you assumed. "
+    : "";
+  return (
+    `[relm: autonomous mode] ${goal}Continue the work. ${alone}` +
+    'Record real steps forward with goal.progress("..."). When the goal is achieved and checked, call done("what was done") in a cell.'
+  );
+}
+
+/**
+ * Autonomous mode: keeps a run going until it is really done. With gates, "done" means every gate
+ * command exits 0; a failing gate's output goes back to the model, and the same gate failing again and
+ * again with the files unchanged ends the run as "gates still failing". Without gates, the model is
+ * prompted to continue until it calls done(), and a run that stops changing anything is paused rather
+ * than left to loop. Budgets end it as "budget exhausted" (the turn loop checks them before every call).
+ */
+export async function runAutonomously(
+  agent: AutonomousAgent,
+  firstMessage: string,
+  settings: AutonomySettings,
+): Promise<AutonomousOutcome> {
+  const stall = new GateStall();
+  const maxFailures = settings.maxGateFailures ?? 3;
+  const maxIdle = settings.maxIdleContinuations ?? 3;
+  let idle = 0;
+  let before = { fingerprint: await agent.fingerprint(), cells: agent.cellsRun, notes: agent.progressNotes };
+  let outcome = await agent.run(firstMessage);
+  let continued = false;
+  for (;;) {
+    if (outcome.status === "budget") {
+      return end(
+        agent,
+        outcome,
+        `budget exhausted: ${outcome.stop.message}; spent ${describeSpend(outcome.stop.spent)}`,
+      );
+    }
+    if (outcome.status !== "done")
+      return end(agent, outcome, outcome.status === "error" ? outcome.message : outcome.reason);
+
+    let next: string;
+    if (settings.gates.length > 0) {
+      const confined = await agent.gateConfinement?.();
+      const deadline = agent.budget ? new Deadline(agent.budget) : undefined;
+      const run = await runGates(settings.gates, {
+        cwd: agent.cwd,
+        timeoutMs: settings.gateTimeoutMs,
+        signal: deadline?.signal,
+        ...confined,
+      });
+      deadline?.dispose();
+      const fingerprint = await agent.fingerprint();
+      const same = stall.record(run, fingerprint);
+      const recorded = agent.record({
+        type: "gate_run",
+        passed: run.passed,
+        results: run.results.map((r) => ({
+          command: r.command,
+          exitCode: r.exitCode,
+          passed: r.passed,
+          timedOut: r.timedOut,
+          output: r.output,
+          durationMs: r.durationMs,
+        })),
+        skipped: run.skipped,
+        sameFailures: same,
+      });
+      await settings.afterGateRun?.();
+      const described = describeGateResults(run);
+      if (run.passed) return end(agent, outcome, `gates passed: ${described}`);
+      const stop = deadline?.expired ? (agent.budget?.check() ?? agent.budget?.timeStop()) : undefined;
+      if (stop) {
+        // The gates were stopped at the deadline: the work is neither done nor worth another turn.
+        const { budget, limit, spent, message } = stop;
+        agent.record({ type: "budget_stop", budget, limit, spent, message });
+        return end(
+          agent,
+          { status: "budget", stop },
+          `budget exhausted: ${message}; spent ${describeSpend(spent)}`,
+        );
+      }
+      if (same >= maxFailures) {
+        const failure = describeGateResults(run, { failureOutput: true });
+        return end(
+          agent,
+          { status: "gates_failing", report: failure },
+          `gates still failing: the same gate failed ${same} times with no change in the files. ${failure}`,
+        );
+      }
+      // The same failure again: a learning pass may keep the lesson before the model tries once more.
+      await agent.hooks?.afterGateRun?.(run, (recorded as { n?: number } | undefined)?.n);
+      next =
+        `[relm: autonomous mode] The work is not done yet: ${describeGateResults(run, { failureOutput: true })}\n` +
+        `${agent.goal ? `Goal: ${agent.goal}\n` : ""}Fix the cause, then finish again.`;
+    } else {
+      if (agent.goalDone) return end(agent, outcome, "done: the model called done()");
+      const now = {
+        fingerprint: await agent.fingerprint(),
+        cells: agent.cellsRun,
+        notes: agent.progressNotes,
+      };
+      const changed =
+        now.fingerprint !== before.fingerprint || now.cells !== before.cells || now.notes !== before.notes;
+      // The first turn is the task itself; only continuations that changed nothing count.
+      idle = changed || !continued ? 0 : idle + 1;
+      before = now;
+      if (idle >= maxIdle) {
+        const reason = `no file change, no new cell output and no progress note in ${idle} continuations`;
+        agent.record({ type: "goal_paused", reason });
+        return end(agent, { status: "stalled", report: reason }, `stalled: the goal is paused (${reason})`);
+      }
+      next = continuation(agent, settings.unattended === true);
+    }
+    continued = true;
+    outcome = await agent.run(next);
+  }
+}

@@ -1,0 +1,95 @@
+import { collectResponse } from "../../llm/index.js";
+import type { ModelClient } from "../../llm/types.js";
+import type { JournalBody } from "../../session/types.js";
+import type { Budget } from "../budget/budget.js";
+import { admit } from "../budget/request-budget.js";
+import { KernelCallError } from "./errors.js";
+
+const SYSTEM = "Answer the request directly and concisely.";
+
+interface CompletionCaller {
+  readonly budget: Budget;
+  client(model?: string | null): ModelClient;
+  record(body: JournalBody): unknown;
+}
+
+/**
+ * `llm(prompt)` from Python: one plain completion, no kernel and no tools. It counts against the same
+ * budgets as every other model call of the tree and is checked before it is made.
+ */
+export async function complete(
+  host: CompletionCaller,
+  prompt: string,
+  model?: string | null,
+): Promise<string> {
+  const client = host.client(model);
+  const started = Date.now();
+  // Admitted like every model call of the tree: answer capped by --max-tokens, aborted at --max-time.
+  const admitted = await admit(host.budget, client, {
+    system: SYSTEM,
+    messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
+    tools: [],
+  });
+  if (admitted.status === "budget") throw new KernelCallError(`llm: ${admitted.stop.message}`, "budget");
+  if (admitted.status === "aborted") throw new Error("llm: the model request was aborted");
+  const admission = admitted.admission;
+  try {
+    const result = await collectResponse(admission.stream());
+    if ("error" in result) {
+      const overrun = admission.overrun;
+      if (overrun) {
+        // Stopped as it streamed: no server counted it, so what it cost by the estimate is booked.
+        const { usage, cost } = admission.estimatedSpend();
+        host.budget.addSpend(usage.inputTokens + usage.outputTokens, cost);
+        host.record({
+          type: "llm_call",
+          model: client.model,
+          prompts: 1,
+          usage,
+          cost,
+          durationMs: Date.now() - started,
+        });
+        throw new KernelCallError(`llm: ${host.budget.check()?.message ?? overrun.message}`, "budget");
+      }
+      const timeStop = admission.expired
+        ? (host.budget.check() ?? host.budget.timeStop())
+        : result.error.outOfTime
+          ? host.budget.timeStop(`a retry of the failed llm() request would not fit: ${result.error.message}`)
+          : undefined;
+      if (timeStop) throw new KernelCallError(`llm: ${timeStop.message}`, "budget");
+      throw new Error(`llm: ${result.error.message}`);
+    }
+    const usage = result.usage;
+    host.budget.addSpend(usage.inputTokens + usage.outputTokens, result.cost);
+    host.record({
+      type: "llm_call",
+      model: client.model,
+      prompts: 1,
+      usage,
+      cost: result.cost,
+      durationMs: Date.now() - started,
+    });
+    return result.message.text;
+  } finally {
+    admission.release();
+  }
+}
+
+/** `llm.batch(prompts)`: concurrent completions, at most `parallel` at once, answers in order. */
+export async function completeBatch(
+  host: CompletionCaller,
+  prompts: string[],
+  model: string | null | undefined,
+  parallel: number,
+): Promise<string[]> {
+  const texts: string[] = new Array(prompts.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < prompts.length) {
+      const i = next++;
+      texts[i] = await complete(host, prompts[i] as string, model);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, prompts.length)) }, worker));
+  return texts;
+}

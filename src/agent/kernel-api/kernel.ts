@@ -1,0 +1,390 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { PermissionMode } from "../../config/permission-mode.js";
+import { startKernel } from "../../kernel/index.js";
+import type { CellImage, CellResult, Kernel, KernelLifecycleEvent, PythonInfo } from "../../kernel/types.js";
+import type { Journal } from "../../session/index.js";
+import type { JournalBody } from "../../session/types.js";
+import { cellLimit } from "../budget/deadline.js";
+import type { AgentEvent } from "../core/events.js";
+import type { AgentTree } from "../core/tree.js";
+import type { VariableSpec } from "../core/variables.js";
+import { kernelTarget } from "./kernel-target.js";
+
+/** Journaled image files are named by their type (resume.ts reads the type back from the name). */
+const IMAGE_EXTENSIONS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+};
+
+/** What the kernel of an agent needs from the agent: plain parts, read as they change. */
+interface KernelOwner {
+  readonly tree: AgentTree;
+  readonly depth: number;
+  readonly dir: string;
+  /** Its journal (cells, kernel events, snapshots) and the front end's stream (live cell output). */
+  readonly log: {
+    readonly journal: Journal;
+    record(body: JournalBody): unknown;
+    emit(event: AgentEvent): void;
+  };
+  readonly variables: VariableSpec[];
+  /** A child fails fast when its kernel dies (its parent decides); the root restarts and goes on. */
+  readonly failOnCrash: boolean;
+  /** Where its kernel runs: a kernel URI (kernel-target.ts); undefined: the tree's own launcher. */
+  readonly kernelUri?: string;
+  /** Its permission mode: its kernel starts in that mode's sandbox (none in full mode). */
+  readonly mode: PermissionMode;
+  /** The agent has ended; its running turn was interrupted (session-turns.ts). */
+  readonly state: { readonly closed: boolean; readonly aborted: boolean };
+  /** A call from Python in the kernel (calls.ts). */
+  hostRequest(method: string, params: unknown): Promise<unknown>;
+  /** The kernel (re)started and reported its Python (whether it has IPython): for the system prompt. */
+  kernelStarted?(python: PythonInfo): void;
+}
+
+/** What a status line shows about an agent's kernel. */
+export type KernelState = "starting" | "idle" | "busy" | "restarting" | "stopped";
+
+/** Thrown inside a child's turn when its kernel dies. */
+class KernelCrashError extends Error {}
+
+/**
+ * An agent's kernel over its life: started on first use (while the first model call is in flight),
+ * its cells journaled, its variables snapshotted after each cell (root agent), released when idle and
+ * restored on the next cell, restarted after a crash with the agent's inputs loaded again.
+ */
+export class AgentKernel {
+  /** The kernel, booting or live; undefined before the first boot and after release(). */
+  private kernelReady: Promise<Kernel> | undefined;
+  private liveKernel: Kernel | undefined;
+  private currentCallId: string | undefined;
+  private pendingReload = false;
+  private booting = false;
+  private executing = false;
+  private dead = false;
+
+  /** Images look() attached during the running cell; they join its result (look.ts). */
+  private attached: CellImage[] = [];
+
+  constructor(private readonly owner: KernelOwner) {}
+
+  /** An image for the result of the cell running now; false when it has 8 already. */
+  attachImage(image: CellImage): boolean {
+    if (this.attached.length >= 8) return false;
+    this.attached.push(image);
+    return true;
+  }
+
+  /** Starts the kernel if there is none (first use, or after release()). */
+  ensure(): Promise<Kernel> {
+    if (!this.kernelReady) {
+      this.booting = true;
+      const ready = this.boot();
+      this.kernelReady = ready;
+      void ready.then(
+        () => this.booted(ready),
+        () => this.booted(ready),
+      );
+      // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
+      this.kernelReady.catch(() => {});
+    }
+    return this.kernelReady;
+  }
+
+  /**
+   * A resumed session: starts the kernel with the last snapshot restored into it and says what came
+   * back (nothing when the kernel cannot start; the next cell says why).
+   */
+  async restoreSnapshot(): Promise<{ restored: string[]; notRestored: { name: string; reason: string }[] }> {
+    this.restoreOnBoot = true;
+    await this.ensure().catch(() => undefined);
+    const r = this.restored;
+    this.restored = undefined;
+    return r ?? { restored: [], notRestored: [] };
+  }
+
+  private booted(ready: Promise<Kernel>): void {
+    if (this.kernelReady === ready) this.booting = false;
+  }
+
+  /** Where the kernel is in its life, for a status line. */
+  get state(): KernelState {
+    if (this.owner.state.closed || !this.kernelReady) return "stopped";
+    if (this.booting) return "starting";
+    if (this.dead) return this.executing ? "restarting" : "stopped";
+    return this.executing ? "busy" : "idle";
+  }
+
+  interrupt(): void {
+    this.liveKernel?.interrupt();
+  }
+
+  /**
+   * A variable a person sent: kept with the agent's inputs (so a restarted kernel loads it again) and
+   * set in the kernel now when one runs; otherwise the next kernel to boot loads it.
+   */
+  async addVariable(spec: VariableSpec): Promise<void> {
+    const inputs = this.owner.variables;
+    const same = inputs.findIndex((v) => v.name === spec.name);
+    if (same >= 0) inputs.splice(same, 1);
+    inputs.push(spec);
+    if (!this.kernelReady) return;
+    const kernel = await this.kernelReady;
+    await kernel.setVariable(spec.name, spec.source);
+  }
+
+  /** Names of the user's variables in the live kernel (none when it is not running). */
+  async variableNames(): Promise<string[]> {
+    if (!this.liveKernel) return [];
+    return (await this.liveKernel.variables().catch(() => [])).map((v) => v.name);
+  }
+
+  /**
+   * Waits for pending snapshots, takes the last cell's one if the next cell always came first (a fast
+   * loop gives every snapshot up), and stops the kernel (also one whose boot failed half-way).
+   */
+  async close(): Promise<void> {
+    await this.kernelReady?.catch(() => undefined);
+    await this.snapshotting;
+    if (this.snapshotStale && this.liveKernel)
+      await this.liveKernel.snapshot(this.snapshotDir).catch(() => {});
+    await this.liveKernel?.shutdown();
+  }
+
+  private async boot(): Promise<Kernel> {
+    const { tree, mode } = this.owner;
+    const k = tree.options.kernel;
+    const target = await kernelTarget(this.owner.kernelUri, () => tree.kernelLauncher(mode));
+    const launcher = target.launcher; // a remote one, the sandbox of its mode, or none (local)
+    // The template runs in the root's mode's sandbox: a child of a narrower mode is spawned in its own.
+    const forked = this.owner.depth > 0 && target.forkable && mode === tree.permissions.mode;
+    const template = forked ? await this.owner.tree.kernelTemplate() : undefined;
+    const kernel = await startKernel({
+      template,
+      ...(launcher ? { launcher } : {}),
+      cwd: this.owner.tree.options.cwd,
+      env: k.env,
+      passEnv: k.passEnv,
+      python: this.owner.tree.python,
+      cellTimeoutMs: k.cellTimeoutMs,
+      // A child fails when its kernel dies: no restart (a new Slurm job, say) before it says so.
+      restartAfterCrash: !this.owner.failOnCrash,
+      outputCap: k.outputCap,
+      outputDir: this.owner.log.journal.outputsDir,
+      secrets: this.owner.tree.options.secrets,
+      onOutput: (text) =>
+        this.owner.log.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
+      onHostRequest: (method, params) => this.owner.hostRequest(method, params),
+      onLifecycle: (event) => this.onLifecycle(event),
+    });
+    this.liveKernel = kernel;
+    await this.loadVariables(kernel);
+    this.pendingReload = false;
+    if (this.restoreOnBoot) {
+      this.restoreOnBoot = false;
+      const report = await kernel.restore(this.snapshotDir);
+      this.restored = {
+        restored: report.restored.map((v) => v.name),
+        notRestored: [...report.failed, ...report.skipped],
+      };
+    }
+    return kernel;
+  }
+
+  /** Where the root agent's variables are pickled after each cell (see python/relm/snapshot.py). */
+  get snapshotDir(): string {
+    return join(this.owner.dir, "snapshot");
+  }
+
+  private restoreOnBoot = false;
+  /** What the last restore brought back, for the next note to the model. */
+  private restored: { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined;
+  private snapshotting: Promise<void> = Promise.resolve();
+  /** A cell ended while a snapshot was under way: take one more when it is done. */
+  private snapshotWanted = false;
+  private snapshotRunning = false;
+  /** A cell ended after the last snapshot that completed. */
+  private snapshotStale = false;
+
+  /**
+   * Pickles the variables after a cell (root agent only: it is the one a new host resumes). The kernel
+   * does it while the model is asked for the next step, and gives it up when the next cell comes first;
+   * cells that end meanwhile are covered by one more snapshot, not one each.
+   */
+  private snapshotAfterCell(kernel: Kernel): void {
+    if (this.owner.depth !== 0) return;
+    this.snapshotWanted = true;
+    this.snapshotStale = true;
+    if (this.snapshotRunning) return;
+    this.snapshotRunning = true;
+    this.snapshotting = (async () => {
+      while (this.snapshotWanted && !this.owner.state.closed) {
+        this.snapshotWanted = false;
+        try {
+          const report = await kernel.snapshot(this.snapshotDir);
+          if (!report.superseded && !this.snapshotWanted) this.snapshotStale = false;
+          if (!report.superseded && !this.owner.state.closed) {
+            this.owner.log.record({
+              type: "snapshot",
+              saved: report.saved.length,
+              skipped: report.skipped,
+              bytes: report.bytes,
+            });
+          }
+        } catch {
+          // A kernel that died meanwhile has nothing to save; the previous snapshot stays.
+        }
+      }
+      this.snapshotRunning = false;
+    })();
+  }
+
+  /**
+   * Frees the kernel of an idle session: its variables are snapshotted, the process exits, and the
+   * next cell starts a new kernel that loads them back.
+   */
+  async release(): Promise<void> {
+    const booting = this.kernelReady;
+    if (!booting) return;
+    const kernel = await booting.catch(() => undefined);
+    if (kernel) {
+      await this.snapshotting;
+      if (this.owner.depth === 0) await kernel.snapshot(this.snapshotDir).catch(() => undefined);
+      await kernel.shutdown();
+    }
+    this.kernelReady = undefined;
+    this.liveKernel = undefined;
+    this.booting = false;
+    this.restoreOnBoot = true;
+  }
+
+  private async loadVariables(kernel: Kernel): Promise<void> {
+    for (const spec of this.owner.variables) {
+      await kernel.setVariable(spec.name, spec.source);
+      if (spec.consume && "pickle" in spec.source) rmSync(spec.source.pickle, { force: true });
+    }
+  }
+
+  private onLifecycle(event: KernelLifecycleEvent): void {
+    if (this.owner.state.closed) return;
+    this.dead = event.type === "died";
+    if (event.type === "started") {
+      const how = event.forkedFrom
+        ? `, forked from template ${event.forkedFrom}`
+        : event.fallback
+          ? `, spawned (${event.fallback})`
+          : "";
+      const ipython = event.python.ipython ? `, IPython ${event.python.ipython}` : " without IPython";
+      this.owner.log.record({
+        type: "kernel",
+        event: "started",
+        pid: event.pid,
+        detail: `python ${event.python.version}${ipython}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
+      });
+      this.owner.kernelStarted?.(event.python);
+    } else if (event.type === "died") {
+      this.owner.log.record({
+        type: "kernel",
+        event: "died",
+        pid: event.pid,
+        detail: `code ${event.code} signal ${event.signal}`,
+      });
+    } else {
+      this.owner.log.record({ type: "kernel", event: "restarted", pid: event.pid, detail: event.reason });
+      this.pendingReload = true;
+    }
+  }
+
+  /** Runs a cell; `deadline` (epoch ms): the time budget's end, where the cell is interrupted. */
+  async runCell(turn: number, callId: string, code: string, deadline?: number): Promise<CellResult> {
+    const kernel = await this.ensure();
+    if (this.owner.state.aborted || (deadline !== undefined && Date.now() >= deadline)) {
+      // Interrupted, or out of time, while the kernel was still starting: the cell never ran.
+      const skipped = notRun(
+        this.owner.state.aborted ? "Not run: the turn was interrupted." : "Not run: the time budget ran out.",
+      );
+      this.recordCell(turn, callId, skipped);
+      return skipped;
+    }
+    // Died between cells: it is started again on its next use. The inputs must be back before the cell
+    // runs (which reads them), not after it.
+    const reloadFirst = this.dead && !this.owner.failOnCrash && this.owner.variables.length > 0;
+    if (reloadFirst) await this.loadVariables(kernel);
+    this.currentCallId = callId;
+    this.executing = true;
+    let result: CellResult;
+    try {
+      result = await kernel.execute(code, cellLimit(deadline, this.owner.tree.options.kernel.cellTimeoutMs));
+    } finally {
+      this.currentCallId = undefined;
+      this.executing = false;
+    }
+    if (this.attached.length > 0)
+      result = { ...result, images: [...result.images, ...this.attached.splice(0)] };
+    result = { ...result, output: this.owner.log.journal.redact(result.output) };
+    if (result.status === "crashed" && this.owner.failOnCrash) {
+      this.recordCell(turn, callId, result);
+      throw new KernelCrashError(`its kernel died during a cell: ${result.note ?? "no detail"}`);
+    }
+    if (this.pendingReload) {
+      // A restarted kernel lost the user's --var inputs; put them back so the model can carry on.
+      this.pendingReload = false;
+      const names = this.owner.variables.map((v) => v.name);
+      if (names.length > 0) {
+        if (!reloadFirst) await this.loadVariables(kernel);
+        result.note = `${result.note ?? "The kernel was restarted."} The inputs ${names.join(", ")} were loaded again.`;
+      }
+    }
+    if (this.restored && this.restored.notRestored.length > 0) {
+      const lost = this.restored.notRestored.map((v) => `${v.name} (${v.reason})`).join(", ");
+      result.note = `${result.note ? `${result.note} ` : ""}The kernel was restarted and its variables restored from a snapshot, except: ${lost}.`;
+    }
+    this.restored = undefined;
+    this.recordCell(turn, callId, result);
+    this.snapshotAfterCell(kernel);
+    return result;
+  }
+
+  private recordCell(turn: number, callId: string, result: CellResult): void {
+    const imageFiles = result.images.map((image, i) =>
+      this.owner.log.journal.writeOutputFile(
+        `cell-${result.executionCount}-${i}.${IMAGE_EXTENSIONS[image.mimeType] ?? "png"}`,
+        Buffer.from(image.data, "base64"),
+      ),
+    );
+    this.owner.log.record({
+      type: "cell_output",
+      turn,
+      callId,
+      executionCount: result.executionCount,
+      status: result.status,
+      output: result.output,
+      outputChars: result.outputChars,
+      truncated: result.truncated,
+      fullOutputFile: result.fullOutputPath
+        ? this.owner.log.journal.relativePath(result.fullOutputPath)
+        : undefined,
+      imageFiles,
+      error: result.error,
+      exitCode: result.shellExitCode,
+      note: result.note,
+      durationMs: result.durationMs,
+    });
+  }
+}
+
+function notRun(note: string): CellResult {
+  return {
+    executionCount: 0,
+    status: "error",
+    output: "",
+    outputChars: 0,
+    truncated: false,
+    images: [],
+    note,
+    durationMs: 0,
+  };
+}

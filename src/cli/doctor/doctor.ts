@@ -1,0 +1,252 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } from "../../config/config.js";
+import { ConfigError } from "../../config/errors.js";
+import { homeProblem } from "../../config/home-check.js";
+import { modeNamed } from "../../config/permission-mode.js";
+import { findProblems } from "../../host/doctor/doctor.js";
+import { findPython } from "../../kernel/index.js";
+import { cachedProbe } from "../../kernel/sandbox/index.js";
+import { describeSkillProblem, findSkills, harnessLogHealth } from "../../learning/store/index.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
+import { ensureWaker } from "../spawn-host.js";
+import { subscriptionCheck } from "../subscription-session.js";
+import { relmVersion } from "../version.js";
+import { kernelCheck, kernelUriOf } from "./kernel.js";
+import { webCheck } from "./web.js";
+
+interface Check {
+  ok: boolean | "warn";
+  label: string;
+  detail: string;
+}
+
+/** Asks the endpoint for its model list: cheap, needs no tokens, and tells a bad key from a dead server. */
+async function probeEndpoint(
+  provider: string,
+  baseUrl: string,
+  apiKey: string | undefined,
+  model: string | undefined,
+  keyHeader?: string,
+): Promise<Check> {
+  const url = provider === "anthropic" ? `${baseUrl.replace(/\/v1$/, "")}/v1/models` : `${baseUrl}/models`;
+  const headers: Record<string, string> =
+    provider === "anthropic"
+      ? { "anthropic-version": "2023-06-01", ...(apiKey ? { "x-api-key": apiKey } : {}) }
+      : apiKey
+        ? // Azure's preset sends its key as api-key, not as a Bearer token.
+          keyHeader === "api-key"
+          ? { "api-key": apiKey }
+          : { authorization: `Bearer ${apiKey}` }
+        : {};
+  try {
+    const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
+    if (response.status === 401 || response.status === 403) {
+      return {
+        ok: false,
+        label: "endpoint",
+        detail: `${url} rejected the API key (HTTP ${response.status})`,
+      };
+    }
+    if (!response.ok) {
+      return {
+        ok: "warn",
+        label: "endpoint",
+        detail: `${url} answered HTTP ${response.status} (it may not list models)`,
+      };
+    }
+    const body = (await response.json().catch(() => ({}))) as { data?: { id?: string }[] };
+    const ids = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
+    if (model && ids.length > 0 && !ids.includes(model)) {
+      const some = ids.slice(0, 8).join(", ");
+      return {
+        ok: false,
+        label: "endpoint",
+        detail: `reachable, but model "${model}" is not listed (has: ${some})`,
+      };
+    }
+    return {
+      ok: true,
+      label: "endpoint",
+      detail: `${url} reachable${model && ids.includes(model) ? `, serves ${model}` : ""}`,
+    };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    return { ok: false, label: "endpoint", detail: `cannot reach ${url} (${cause}); is the server running?` };
+  }
+}
+
+export async function doctor(
+  flags: ConfigFlags & { fix?: boolean; kernel?: string },
+  io: RunIo,
+): Promise<number> {
+  const checks: Check[] = [
+    { ok: true, label: "relm", detail: `${relmVersion()} on Node ${process.version}` },
+  ];
+  let config: ReturnType<typeof resolveConfig>;
+  try {
+    config = resolveConfig(io.env, flags);
+  } catch (error) {
+    // A config.json value of the wrong type (or a bad URL): everything else depends on the config.
+    if (!(error instanceof ConfigError)) throw error;
+    checks.push({ ok: false, label: "config", detail: error.message });
+    printChecks(checks, io);
+    return EXIT.error;
+  }
+  checks.push({
+    ok: true,
+    label: "config",
+    detail: config.configFound
+      ? config.configPath
+      : `${config.configPath} (not present; using the environment)`,
+  });
+
+  const home = homeProblem(config.home);
+  checks.push(
+    home
+      ? {
+          ok: false,
+          label: "home",
+          detail: `RELM_HOME ${config.home} cannot be used: ${home}. Point RELM_HOME at a writable directory.`,
+        }
+      : {
+          ok: true,
+          label: "home",
+          detail: existsSync(config.home) ? config.home : `${config.home} (created when first needed)`,
+        },
+  );
+
+  try {
+    const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
+    const python = await findPython(env, join(config.home, "cache"));
+    checks.push(
+      python.ipython
+        ? {
+            ok: true,
+            label: "python",
+            detail: `${python.path} (Python ${python.version}, IPython ${python.ipython})`,
+          }
+        : {
+            ok: "warn",
+            label: "python",
+            detail:
+              `${python.path} (Python ${python.version}) has no IPython: cells run as plain Python without ` +
+              "!commands or %magics. Install it with `sudo apt-get install python3-ipython` " +
+              "(or `pip install ipython`), or point RELM_PYTHON at an interpreter that has it.",
+          },
+    );
+  } catch (error) {
+    checks.push({ ok: false, label: "python", detail: (error as Error).message });
+  }
+  try {
+    const kernel = await kernelCheck(kernelUriOf(flags.kernel, config), io.cwd, io.env);
+    if (kernel) checks.push(kernel);
+  } catch (error) {
+    // config.json's kernel is not a kernel URI (a bad --kernel is a usage error, exit 2).
+    if (!(error instanceof ConfigError)) throw error;
+    checks.push({ ok: false, label: "kernel", detail: error.message });
+  }
+
+  // A SKILL.md with bad front matter is left out of every session: say which and why.
+  const skills = findSkills({ cwd: io.cwd, home: config.home });
+  if (skills.problems.length === 0) {
+    checks.push({ ok: true, label: "skills", detail: `${skills.skills.length} found, none left out` });
+  }
+  for (const p of skills.problems)
+    checks.push({ ok: "warn", label: "skills", detail: describeSkillProblem(p) });
+  // A damaged revision log line is left out of every session: name each one.
+  for (const h of harnessLogHealth({ cwd: io.cwd, home: config.home }))
+    checks.push({ ok: h.ok, label: "harness", detail: h.detail });
+
+  checks.push(sandboxCheck(io.env, config));
+  checks.push(webCheck(config, io.env));
+
+  const m = config.model;
+  const signedIn = subscriptionCheck(config);
+  const key = signedIn
+    ? "signed in with a subscription"
+    : m.apiKey
+      ? `API key set (from ${m.sources.apiKey})`
+      : "no API key";
+  checks.push({
+    ok: m.model !== undefined,
+    label: "model",
+    detail: m.model
+      ? `${m.model} via ${m.preset === m.provider ? m.provider : `${m.preset} (${m.provider})`} at ${m.baseUrl} (provider from ${m.sources.provider}); ${key}`
+      : `none configured.\n${noModelMessage().replace(/^/gm, "    ")}`,
+  });
+  // A subscription's API needs its OAuth headers, which an unauthenticated probe lacks: its sign-in is checked.
+  if (signedIn) checks.push(signedIn);
+  else if (m.model)
+    checks.push(
+      await probeEndpoint(
+        m.provider,
+        m.baseUrl.replaceAll("{model}", m.model),
+        m.apiKey,
+        m.model,
+        m.keyHeader,
+      ),
+    );
+
+  printChecks(checks, io);
+  // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.
+  const stateOk = home ? false : await checkState(config.home, flags.fix === true, io);
+  return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
+}
+
+/**
+ * Whether the sandboxed modes (workspace, plan) can work here — bubblewrap and its namespaces, tried
+ * afresh and kept for the sessions' default (agent/mode-choice.ts) — and the mode new sessions get. A
+ * FAIL only when the config asks for a sandboxed mode.
+ */
+function sandboxCheck(env: NodeJS.ProcessEnv, config: ResolvedConfig): Check {
+  const named = config.mode !== undefined ? modeNamed(config.mode) : undefined;
+  const wanted =
+    named !== undefined ? named !== "full" : config.sandbox === "workspace" || config.sandbox === "strict";
+  const probe = cachedProbe(env, join(config.home, "cache"), true);
+  const asked =
+    config.mode !== undefined ? `mode ${config.mode}` : config.sandbox ? `sandbox ${config.sandbox}` : "";
+  const source = asked ? `config: ${asked}` : "the default";
+  if (probe.ok) {
+    const mode = named ?? (config.sandbox === "off" ? "full" : "workspace");
+    return { ok: true, label: "sandbox", detail: `${probe.detail}; new sessions: mode ${mode} (${source})` };
+  }
+  return {
+    ok: wanted ? false : "warn",
+    label: "sandbox",
+    detail: `--mode workspace and plan unavailable: ${probe.detail}; new sessions: mode full (${source}); to sandbox them, ${probe.fix ?? "see docs/sandbox.md"}`,
+  };
+}
+
+function printChecks(checks: Check[], io: RunIo): void {
+  for (const c of checks) {
+    const mark = c.ok === true ? "ok  " : c.ok === "warn" ? "warn" : "FAIL";
+    io.stdout.write(`${mark}  ${c.label.padEnd(9)} ${c.detail}\n`);
+  }
+}
+
+/**
+ * relm's own files and processes: stale sockets, orphan kernels, torn or damaged journals; repaired with
+ * --fix where a repair is safe, else the person is told what to do.
+ */
+async function checkState(home: string, fix: boolean, io: RunIo): Promise<boolean> {
+  const problems = await findProblems(home, () => ensureWaker(home, io.env));
+  if (problems.length === 0) {
+    io.stdout.write("ok    sessions  no stale sockets, orphan kernels, torn or damaged journals\n");
+    return true;
+  }
+  let allFixed = fix;
+  for (const p of problems) {
+    if (!p.apply) {
+      io.stdout.write(`FAIL  sessions  ${p.problem} (by hand: ${p.fix})\n`);
+      allFixed = false;
+    } else if (fix) {
+      await p.apply();
+      io.stdout.write(`fixed sessions  ${p.problem}: ${p.fix}\n`);
+    } else {
+      io.stdout.write(`FAIL  sessions  ${p.problem} (relm doctor --fix would ${p.fix})\n`);
+    }
+  }
+  return allFixed;
+}

@@ -1,0 +1,221 @@
+// `relm login` without the full-screen picker: scripted (`--api-key-stdin`, or stdin not a terminal),
+// or prompted line by line where the UI cannot be drawn (TERM=dumb, RELM_NO_TUI=1). Either way the
+// current settings are the defaults, a missing model is refused before any key is asked for, and the
+// key is never echoed.
+
+import { createInterface, type Interface } from "node:readline";
+import { Writable } from "node:stream";
+import { baseUrlProblem } from "../../config/base-url.js";
+import {
+  type ConfigFile,
+  type ConfigFlags,
+  DEFAULT_BASE_URL,
+  readConfigFile,
+  relmHomeFrom,
+} from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
+import { writeConfigFile } from "../../config/save.js";
+import { SUBSCRIPTIONS, type SubscriptionId } from "../../config/subscriptions.js";
+import {
+  findPreset,
+  PRESETS as PROVIDER_PRESETS,
+  presetBaseUrl,
+  presetNames,
+  suggestPreset,
+} from "../../llm/presets.js";
+import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
+
+/** `provider` is what config.json saves: a wire format or a provider preset's name. */
+const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: boolean }[] = [
+  { name: "Ollama (local)", provider: "openai", baseUrl: "http://localhost:11434/v1", needsKey: false },
+  { name: "LM Studio (local)", provider: "openai", baseUrl: "http://localhost:1234/v1", needsKey: false },
+  { name: "vLLM (local)", provider: "openai", baseUrl: "http://localhost:8000/v1", needsKey: false },
+  { name: "OpenAI", provider: "openai", baseUrl: DEFAULT_BASE_URL.openai, needsKey: true },
+  { name: "Anthropic", provider: "anthropic", baseUrl: DEFAULT_BASE_URL.anthropic, needsKey: true },
+  // The other provider presets (llm/presets.ts), in their order. Azure needs its resource's URL:
+  // `relm login --provider azure --base-url https://NAME.openai.azure.com --model DEPLOYMENT`.
+  ...PROVIDER_PRESETS.filter(
+    (p) => !p.local && !["openai", "openai-responses", "anthropic", "azure"].includes(p.name),
+  ).map((p) => ({
+    name: p.label,
+    provider: p.name,
+    baseUrl: p.baseUrl,
+    needsKey: true,
+  })),
+];
+
+type LoginFlags = ConfigFlags & { apiKeyStdin?: boolean };
+
+const NEEDS_MODEL = "login needs a model: --model NAME (the endpoint's name for it)";
+
+/** Ctrl-C at a prompt: nothing is written. */
+class LoginCancelled extends Error {}
+
+/** A subscription picked from the list: its sign-in takes over (subscription.ts). */
+class SubscriptionChosen extends Error {
+  constructor(readonly id: SubscriptionId) {
+    super(id);
+  }
+}
+
+/** The endpoint from the flags, else the current one; a new provider without a URL gets its default. */
+function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: string; baseUrl: string } {
+  const current = existing.provider ?? "openai";
+  const provider = flags.provider ?? current;
+  const preset = findPreset(provider);
+  if (!preset) {
+    const suggestion = suggestPreset(provider);
+    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
+    throw new UsageError(
+      `--provider "${provider}" is not a known provider${hint}; known: ${presetNames().join(", ")}`,
+    );
+  }
+  const kept = provider === current ? existing.baseUrl : undefined;
+  // Azure's resource endpoint given as --base-url becomes its deployment URL, as AZURE_OPENAI_ENDPOINT does.
+  const given = flags.baseUrl === undefined ? undefined : presetBaseUrl(preset.name, flags.baseUrl);
+  const problem = given === undefined ? undefined : baseUrlProblem(given);
+  if (problem) throw new UsageError(`--base-url: base URL "${given}" ${problem}`);
+  return { provider: preset.name, baseUrl: given ?? kept ?? preset.baseUrl };
+}
+
+/** A saved key goes only to the endpoint it was saved for: never sent to a new base URL unasked. */
+function withKey(next: ConfigFile, existing: ConfigFile, key: string | undefined): ConfigFile {
+  if (key) return { ...next, apiKey: key };
+  if (next.baseUrl === existing.baseUrl) return next;
+  const { apiKey: _dropped, ...rest } = next;
+  return rest;
+}
+
+/** Writes provider, endpoint, model and key to $RELM_HOME/config.json, readable by the user only. */
+export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  const path = `${home}/config.json`;
+  const existing: ConfigFile = readConfigFile(path) ?? {};
+  if (flags.model !== undefined && flags.model.trim() === "") throw new UsageError(NEEDS_MODEL);
+  let next: ConfigFile;
+  if (flags.apiKeyStdin || !process.stdin.isTTY) {
+    next = await scripted(flags, existing);
+  } else {
+    try {
+      next = await prompted(flags, existing, io);
+    } catch (error) {
+      if (error instanceof SubscriptionChosen) {
+        const { subscriptionLogin } = await import("./subscription.js");
+        return subscriptionLogin(error.id, { model: flags.model }, io);
+      }
+      if (!(error instanceof LoginCancelled)) throw error;
+      io.stderr.write("\nrelm: login cancelled; nothing was saved\n");
+      return EXIT.interrupted;
+    }
+  }
+  writeConfigFile(path, next);
+  const keyNote = next.apiKey ? "" : ", no saved key";
+  io.stdout.write(
+    `saved ${path} (${next.model} via ${next.provider} at ${next.baseUrl}${keyNote}); check it with \`relm doctor\`\n`,
+  );
+  return EXIT.done;
+}
+
+async function scripted(flags: LoginFlags, existing: ConfigFile): Promise<ConfigFile> {
+  // Checked before the key is read: a refused login must not have consumed it.
+  const model = flags.model ?? existing.model;
+  if (!model) throw new UsageError(`${NEEDS_MODEL}; without a terminal also --provider and --base-url`);
+  const next = { ...existing, ...endpointOf(flags, existing), model };
+  if (!flags.apiKeyStdin) return withKey(next, existing, undefined);
+  const key = await readStdin();
+  if (!key) throw new UsageError("--api-key-stdin: nothing arrived on stdin");
+  return withKey(next, existing, key);
+}
+
+async function prompted(flags: LoginFlags, existing: ConfigFile, io: RunIo): Promise<ConfigFile> {
+  const prompt = new Prompt(io);
+  try {
+    let endpoint = endpointOf(flags, existing);
+    let needsKey = true;
+    if (!flags.provider && !flags.baseUrl) {
+      for (const [i, p] of PRESETS.entries()) io.stdout.write(`  ${i + 1}. ${p.name}  ${p.baseUrl}\n`);
+      for (const [i, sub] of SUBSCRIPTIONS.entries()) {
+        io.stdout.write(`  ${PRESETS.length + i + 1}. ${sub.label} (subscription: relm login ${sub.id})\n`);
+      }
+      const current = existing.baseUrl ? `current: ${existing.baseUrl}` : "1";
+      const answer = await prompt.ask("Endpoint (a number, or an OpenAI-compatible base URL)", current);
+      const sub = /^\d+$/.test(answer) ? SUBSCRIPTIONS[Number(answer) - PRESETS.length - 1] : undefined;
+      if (sub) throw new SubscriptionChosen(sub.id);
+      const preset = /^\d+$/.test(answer) ? PRESETS[Number(answer) - 1] : undefined;
+      if (preset) endpoint = { provider: preset.provider, baseUrl: preset.baseUrl };
+      else if (/^https?:\/\//.test(answer)) {
+        const problem = baseUrlProblem(answer);
+        if (problem) throw new UsageError(`base URL "${answer}" ${problem}`);
+        endpoint = { provider: "openai", baseUrl: answer };
+      } else if (answer !== current)
+        throw new UsageError(`"${answer}" is neither a number from the list nor an http(s) URL`);
+      needsKey = PRESETS.find((p) => p.baseUrl === endpoint.baseUrl)?.needsKey ?? true;
+    }
+    const model = flags.model ?? (await prompt.ask("Model", existing.model));
+    if (!model) throw new UsageError(`${NEEDS_MODEL}; type one at the prompt or pass --model`);
+    const next = { ...existing, ...endpoint, model };
+    if (!needsKey) return withKey(next, existing, undefined);
+    const keep = existing.apiKey && endpoint.baseUrl === existing.baseUrl;
+    const hint = keep ? "Enter keeps the saved one" : "Enter for none: the environment's key is used";
+    return withKey(next, existing, await prompt.secret(`API key (hidden; ${hint})`));
+  } finally {
+    prompt.close();
+  }
+}
+
+/** Line prompts on a terminal whose echo can be switched off for the key. */
+class Prompt {
+  private muted = false;
+  private readonly rl: Interface;
+
+  constructor(private readonly io: RunIo) {
+    const echo = new Writable({
+      write: (chunk, _encoding, done) => {
+        if (!this.muted) io.stdout.write(chunk);
+        done();
+      },
+    });
+    this.rl = createInterface({ input: process.stdin, output: echo, terminal: true });
+  }
+
+  ask(question: string, fallback?: string): Promise<string> {
+    const suffix = fallback ? ` [${fallback}]` : "";
+    return this.question(`${question}${suffix}: `).then((a) => a.trim() || fallback || "");
+  }
+
+  /** The answer is not echoed, not even as stars: its length is nobody's business either. */
+  async secret(question: string): Promise<string> {
+    const answer = this.question(`${question}: `);
+    this.muted = true;
+    try {
+      return (await answer).trim();
+    } finally {
+      this.muted = false;
+      this.io.stdout.write("\n");
+    }
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+
+  private question(text: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const cancel = () => reject(new LoginCancelled());
+      this.rl.once("SIGINT", cancel);
+      this.rl.once("close", cancel);
+      this.rl.question(text, (answer) => {
+        this.rl.off("SIGINT", cancel);
+        this.rl.off("close", cancel);
+        resolve(answer);
+      });
+    });
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").trim();
+}

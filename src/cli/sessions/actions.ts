@@ -1,0 +1,201 @@
+import { createInterface } from "node:readline";
+import type { AgentEvent } from "../../agent/core/events.js";
+import { relmHomeFrom } from "../../config/config.js";
+import { activeJobs, allJobs } from "../../host/schedules/schedules.js";
+import { wakerRunning } from "../../host/schedules/waker.js";
+import { SessionHandle } from "../../host/session-handle.js";
+import { describe, listSessions, type SessionListing } from "../../host/states/discovery.js";
+import { stopHeldByStub } from "../../host/stub-stop.js";
+import { resolveSessionId, sessionsDir } from "../../session/index.js";
+
+export { agentsAction } from "./agents-list.js";
+
+import { EXIT } from "../exit-codes.js";
+import { ProgressRenderer } from "../render.js";
+import type { RunIo } from "../run.js";
+import { pausedNote } from "../schedules/actions.js";
+
+function resolve(home: string, prefix: string): string {
+  return resolveSessionId(sessionsDir(home), prefix);
+}
+
+/** Prints events as the progress view does, or as JSON lines. */
+function printer(io: RunIo, json: boolean): (event: AgentEvent) => void {
+  const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: false, printFinal: true });
+  return json ? (e) => io.stdout.write(`${JSON.stringify(e)}\n`) : (e) => renderer.handle(e);
+}
+
+const TURN_ENDS = new Set(["final", "budget_stop", "error", "model_error", "interrupted"]);
+/** How often `logs --follow` asks a host whose turn has ended whether it is idle yet. */
+const IDLE_LOOK_MS = 50;
+
+/**
+ * A handle that follows a live host: replay of what is missing, then live events, until it closes, or
+ * with `untilIdle`, until the session has no work left (`logs --follow` ends with the task). Connect or
+ * revive the handle, then run() follows until the end.
+ */
+function follower(io: RunIo, home: string, id: string, emit: (e: AgentEvent) => void, untilIdle = false) {
+  const idle = async () => {
+    const state = await handle.call("status").catch(() => undefined);
+    return state !== undefined && state.status !== "running" && state.status !== "waiting";
+  };
+  // The host marks itself idle a moment after a turn's last event (once the turn's work is saved), and
+  // on a busy machine that moment can be long: after a turn ends, look until it is idle or the next turn
+  // starts. One look 50 ms later left `logs --follow` waiting for the host to exit.
+  let turnOver = false;
+  let watching = false;
+  let replayed = false; // events before attach's answer are history: a turn ended there says nothing
+  const watchForIdle = async () => {
+    if (watching) return;
+    watching = true;
+    while (turnOver && handle.live) {
+      await new Promise((r) => setTimeout(r, IDLE_LOOK_MS));
+      if (turnOver && handle.live && (await idle())) {
+        handle.close();
+        break;
+      }
+    }
+    watching = false;
+  };
+  const handle = new SessionHandle({
+    home,
+    id,
+    env: io.env,
+    onEvent: (event) => {
+      emit(event);
+      if (!untilIdle || event.agent) return;
+      if (TURN_ENDS.has(event.type)) {
+        turnOver = true;
+        if (replayed) void watchForIdle();
+      } else if (event.type === "user" || event.type === "model_request") turnOver = false;
+    },
+  });
+  const run = async () => {
+    replayed = true;
+    if (untilIdle && (await idle())) handle.close();
+    else if (turnOver) void watchForIdle(); // the last turn ended as we attached; its host is not idle yet
+    await handle.closed;
+  };
+  return { handle, run };
+}
+
+export async function logsAction(
+  io: RunIo,
+  prefix: string,
+  flags: { follow?: boolean; json?: boolean },
+): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  const id = resolve(home, prefix);
+  const emit = printer(io, Boolean(flags.json));
+  const follow = follower(io, home, id, emit, true);
+  if (flags.follow && (await follow.handle.connect())) await follow.run();
+  else follow.handle.replayJournal();
+  return EXIT.done;
+}
+
+export async function attachAction(io: RunIo, prefix: string, flags: { json?: boolean }): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  return attach(home, resolve(home, prefix), io, Boolean(flags.json));
+}
+
+export async function sendAction(io: RunIo, prefix: string, words: string[]): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  const id = resolve(home, prefix);
+  const text = words.join(" ");
+  const handle = new SessionHandle({ home, id, env: io.env });
+  if (await handle.connect({ follow: false })) {
+    const result = await handle.send(text);
+    handle.close();
+    io.stderr.write(`sent to ${id}: delivered ${result.delivered}\n`);
+  } else {
+    await handle.revive({ message: text, connect: false });
+    io.stderr.write(`session ${id} was not running: resumed it with your message\n`);
+  }
+  return EXIT.done;
+}
+
+export async function stopAction(io: RunIo, prefix: string): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  return (await stopSession(home, resolve(home, prefix), io)) ? EXIT.done : EXIT.error;
+}
+
+export async function statusAction(io: RunIo): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  const live = (await listSessions(home)).filter((s) => s.live);
+  io.stdout.write(live.length === 0 ? "no live sessions\n" : `${live.map(line).join("\n")}\n`);
+  const jobs = allJobs(home).filter((j) => !j.cancelled && j.next);
+  const active = activeJobs(jobs);
+  const waker = await wakerRunning(home);
+  io.stdout.write(
+    `${jobs.length} scheduled job(s); waker ${waker ? "running" : "not running"}` +
+      `${active.length > 0 && !waker ? " (relm doctor --fix starts it)" : ""}\n`,
+  );
+  const paused = pausedNote(jobs);
+  if (paused) io.stdout.write(`${paused}\n`);
+  return EXIT.done;
+}
+
+function line(s: SessionListing): string {
+  return `${s.id}  ${s.status.padEnd(11)} pid ${s.pid}  ${s.title}`;
+}
+
+export async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
+  if (await stopHeldByStub(home, id)) {
+    io.stderr.write(`stopped ${id}\n`);
+    return true;
+  }
+  const handle = new SessionHandle({ home, id });
+  if (!(await handle.connect({ follow: false }))) {
+    io.stderr.write(`session ${id} is not running\n`);
+    return false;
+  }
+  await handle.stop();
+  io.stderr.write(`stopped ${id}\n`);
+  return true;
+}
+
+/**
+ * The plain attach view: history and live events, and a prompt line whose lines are sent to the
+ * session. A session that is not running shows its history; an interrupted one can be resumed.
+ */
+async function attach(home: string, id: string, io: RunIo, json: boolean): Promise<number> {
+  const emit = printer(io, json);
+  const { handle, run } = follower(io, home, id, emit);
+  if (!(await handle.connect())) {
+    handle.replayJournal();
+    const listing = await describe(home, id);
+    const status = listing?.status ?? "unknown";
+    const interactive = Boolean(process.stdin.isTTY);
+    if (!interactive) {
+      io.stderr.write(`session ${id} is ${status}; relm send ${id} "..." continues it\n`);
+      return EXIT.done;
+    }
+    // Attaching is one of the ways an exited session comes back (send and a due schedule are the others).
+    const interrupted = status === "interrupted";
+    const question = interrupted
+      ? "was interrupted. Resume it now? [Y/n] "
+      : `is ${status}. Reopen it to continue? [y/N] `;
+    const answer = await ask(`session ${id} ${question}`);
+    if (interrupted ? /^n/i.test(answer) : !/^y/i.test(answer)) return EXIT.done;
+    await handle.revive({ message: interrupted ? "Continue the task where you left off." : undefined });
+  }
+  const rl = createInterface({ input: process.stdin });
+  rl.on("line", (text) => {
+    if (text.trim()) void handle.send(text).catch((e: Error) => io.stderr.write(`${e.message}\n`));
+  });
+  rl.on("SIGINT", () => handle.close());
+  await run();
+  rl.close();
+  io.stderr.write(`\nsession ${id}: its host stopped; relm agents shows its status\n`);
+  return EXIT.done;
+}
+
+function ask(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise((resolve) =>
+    rl.question(question, (answer) => {
+      rl.close();
+      resolve(answer);
+    }),
+  );
+}

@@ -1,0 +1,82 @@
+// `relm agents`: the table of sessions. Kept apart from the other session commands so that the lean entry
+// (agents-entry.ts, dist/cli/agents.cjs) loads only this, the listing and its few dependencies.
+import { relmHomeFrom } from "../../config/home.js";
+import { listNewest } from "../../host/states/discovery.js";
+import { EXIT } from "../exit-codes.js";
+
+interface AgentsIo {
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WritableStream;
+}
+
+function ago(iso: string, now: number): string {
+  const s = Math.max(0, (now - Date.parse(iso)) / 1000);
+  if (s < 60) return `${Math.round(s)}s ago`;
+  if (s < 3600) return `${Math.round(s / 60)}m ago`;
+  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
+  return `${Math.round(s / 86400)}d ago`;
+}
+
+/** Columns padded to their widest cell, the last one left as it is. */
+function table(rows: string[][]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    for (let i = 0; i < row.length - 1; i++) widths[i] = Math.max(widths[i] ?? 0, (row[i] as string).length);
+  }
+  let out = "";
+  for (const row of rows) {
+    let line = "";
+    for (let i = 0; i < row.length - 1; i++) line += `${(row[i] as string).padEnd(widths[i] as number)}  `;
+    out += `${line}${row.at(-1) ?? ""}\n`;
+  }
+  return out;
+}
+
+/** Rows the table shows by default: a terminal's worth (newest first, so the newest stay in view). */
+const RECENT_ROWS = 20;
+
+export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: boolean }): Promise<number> {
+  const home = relmHomeFrom(io.env);
+  // The table shows the live ones and the newest others unless --all; --json is for scripts: every one.
+  const { listings: sessions, hidden } = await listNewest(
+    home,
+    flags.json || flags.all ? Number.POSITIVE_INFINITY : RECENT_ROWS,
+  );
+  if (flags.json) {
+    for (const s of sessions) io.stdout.write(`${JSON.stringify(s)}\n`);
+  } else if (sessions.length === 0) {
+    io.stdout.write('no sessions yet: relm run "..." or relm demo\n');
+  } else {
+    const now = Date.now();
+    const rows = [["ID", "STATUS", "STARTED", "ACTIVE", "TOKENS", "CACHED", "COST", "CWD", "TITLE"]];
+    for (const s of sessions) {
+      const cost = s.cost === null ? "unpriced" : usd(s.cost);
+      rows.push([
+        s.id,
+        s.damaged ? "damaged" : s.status,
+        ago(s.created, now),
+        ago(s.lastActivity, now),
+        String(s.tokens),
+        // Input tokens read from the provider's prompt cache (priced lower); "-" before it was recorded.
+        s.cachedTokens === undefined ? "-" : String(s.cachedTokens),
+        cost,
+        s.cwd,
+        s.title,
+      ]);
+    }
+    io.stdout.write(table(rows));
+    if (hidden > 0) io.stdout.write(`… and ${hidden} older sessions: relm agents --all lists every one\n`);
+    const damaged = sessions.filter((s) => s.damaged);
+    if (damaged.length > 0) {
+      const ids = damaged.map((s) => s.id).join(", ");
+      io.stdout.write(`damaged journal: ${ids}; relm doctor says where and how to recover\n`);
+    }
+  }
+  return EXIT.done;
+}
+
+/** Cents from a dollar up, four decimals below (a small spend is not "$0.00"). */
+function usd(n: number): string {
+  if (n === 0) return "$0";
+  return n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
+}

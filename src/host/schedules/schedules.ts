@@ -1,0 +1,219 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
+import { parseDuration } from "../../config/duration.js";
+import { UsageError, UserError } from "../../config/errors.js";
+import { cronLib } from "../../config/lazy.js";
+import { sessionsDir } from "../../session/index.js";
+import {
+  appendRecords,
+  type Job,
+  type JobTiming,
+  type Pause,
+  readJobs,
+  type ScheduleRecord,
+  scheduleFile,
+} from "./store.js";
+
+export type { JobTiming } from "./store.js";
+
+export interface JobState extends Job {
+  /** Due time of the last tick claimed (delivered at most once). */
+  lastClaimed?: string;
+  /** When the next tick is due; undefined when the job is finished (an --at that fired). */
+  next?: Date;
+  cancelled: boolean;
+  /** Set while the job is paused (by relm shutdown or relm schedule pause): no tick is delivered. */
+  paused?: Pause;
+  /** When it was last resumed. */
+  resumed?: string;
+}
+
+class ScheduleError extends UserError {
+  override name = "ScheduleError";
+}
+
+const MIN_EVERY_MS = 1000;
+/**
+ * How far in the past an --at time may be and still be taken (it then fires at once): clocks of two
+ * machines, or a time typed as "now", differ by seconds. Beyond that the time is a mistake (a wrong day,
+ * a local time read as UTC), and a job that fires at once is not what was asked for.
+ */
+const AT_SKEW_MS = 60_000;
+
+/** Checks a timing and returns it normalised; the message says what is wrong and what would be right. */
+export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
+  if ("every" in timing) {
+    const ms = parseDuration(timing.every, "--every");
+    if (ms < MIN_EVERY_MS) throw new ScheduleError(`--every ${timing.every}: the shortest interval is 1s`);
+    return timing;
+  }
+  if ("at" in timing) {
+    if (Number.isNaN(Date.parse(timing.at))) {
+      throw new ScheduleError(
+        `--at "${timing.at}": not a date and time; use ISO 8601, e.g. 2026-12-24T09:00:00Z`,
+      );
+    }
+    const at = new Date(timing.at);
+    if (at.getTime() < now.getTime() - AT_SKEW_MS) {
+      // A usage error (exit 2): the time given is wrong, not the schedule store.
+      throw new UsageError(
+        `--at "${timing.at}" is in the past (${at.toISOString()}; now is ${now.toISOString()}): ` +
+          "give a future time (a zone-less time is read as local time), or use relm send to tell the session now",
+      );
+    }
+    return timing;
+  }
+  let next: Date | null;
+  try {
+    next = new (cronLib().Cron)(timing.cron, { paused: true }).nextRun();
+  } catch (error) {
+    throw new ScheduleError(
+      `--cron "${timing.cron}": ${(error as Error).message.replace(/^CronPattern: /, "")}`,
+    );
+  }
+  // "0 0 30 2 *" (February 30th) parses, but a job that never ticks is a mistake, not a schedule.
+  if (!next) throw new ScheduleError(`--cron "${timing.cron}": no date ever matches it`);
+  return timing;
+}
+
+function append(home: string, session: string, record: ScheduleRecord, durable: boolean): void {
+  appendRecords(home, session, [record], durable);
+}
+
+export function addJob(home: string, session: string, timing: JobTiming, prompt: string): Job {
+  if (!prompt.trim())
+    throw new ScheduleError("a schedule needs a prompt: what the session is told at each tick");
+  const job: Job = {
+    id: `j${randomBytes(4).toString("hex")}`,
+    session,
+    timing: parseTiming(timing),
+    prompt,
+    created: new Date().toISOString(),
+  };
+  append(home, session, { op: "add", job }, true);
+  return job;
+}
+
+export function cancelJob(home: string, jobId: string): Job {
+  const found = allJobs(home).find((j) => j.id === jobId && !j.cancelled);
+  if (!found) throw new ScheduleError(`no active schedule ${jobId}; relm schedule list shows them`);
+  append(home, found.session, { op: "cancel", job: jobId, at: new Date().toISOString() }, true);
+  return found;
+}
+
+export function claimTick(home: string, session: string, job: string, due: Date, merged: number): void {
+  append(
+    home,
+    session,
+    { op: "claim", job, due: due.toISOString(), at: new Date().toISOString(), merged },
+    true,
+  );
+}
+
+/** The jobs of one session, with their claims applied. */
+export function sessionJobs(home: string, session: string): JobState[] {
+  return readJobs(scheduleFile(home, session)).map(({ claim, ...stored }) => {
+    const job: JobState = { ...stored, ...(claim ? { lastClaimed: claim.due } : {}) };
+    job.next = job.cancelled ? undefined : nextDue(job);
+    return job;
+  });
+}
+
+/** Jobs with ticks to come that are not paused: what a host delivers and the waker wakes sessions for. */
+export function activeJobs(jobs: JobState[]): JobState[] {
+  return jobs.filter((j) => !j.cancelled && j.next !== undefined && !j.paused);
+}
+
+/**
+ * Pauses the active jobs `which` accepts (default all): they keep their place but deliver nothing, and
+ * wake nothing, until resumed. Returns the jobs it paused.
+ */
+export function pauseJobs(
+  home: string,
+  reason: string,
+  which: (job: JobState) => boolean = () => true,
+): JobState[] {
+  const at = new Date().toISOString();
+  const paused: JobState[] = [];
+  for (const session of sessionIds(home)) {
+    const jobs = activeJobs(sessionJobs(home, session)).filter(which);
+    appendRecords(
+      home,
+      session,
+      jobs.map((j) => ({ op: "pause", job: j.id, at, reason })),
+      true,
+    );
+    paused.push(...jobs.map((j) => ({ ...j, paused: { since: at, reason } })));
+  }
+  return paused;
+}
+
+/**
+ * Resumes paused jobs (those `which` accepts; default all). A resumed job owes no tick that fell due
+ * while it was paused: its next tick is the first one after now (an --at time that passed fires now).
+ */
+export function resumeJobs(home: string, which: (job: JobState) => boolean = () => true): JobState[] {
+  const at = new Date().toISOString();
+  const resumed: JobState[] = [];
+  for (const session of sessionIds(home)) {
+    const jobs = sessionJobs(home, session).filter((j) => !j.cancelled && j.paused && which(j));
+    appendRecords(
+      home,
+      session,
+      jobs.map((j) => ({ op: "resume", job: j.id, at })),
+      true,
+    );
+    resumed.push(...sessionJobs(home, session).filter((j) => jobs.some((p) => p.id === j.id)));
+  }
+  return resumed;
+}
+
+function sessionIds(home: string): string[] {
+  const root = sessionsDir(home);
+  return existsSync(root) ? readdirSync(root) : [];
+}
+
+export function allJobs(home: string): JobState[] {
+  return sessionIds(home).flatMap((id) => sessionJobs(home, id));
+}
+
+/** The next due time after the last claimed tick (which may already be in the past: a missed tick). */
+function nextDue(job: JobState): Date | undefined {
+  const t = job.timing;
+  // Ticks that fell due while the job was paused are not owed: it counts again from its resume.
+  const base = job.lastClaimed ?? job.created;
+  const since = new Date(job.resumed && job.resumed > base && !("at" in t) ? job.resumed : base);
+  if ("at" in t) return job.lastClaimed ? undefined : new Date(t.at);
+  if ("every" in t) return new Date(since.getTime() + parseDuration(t.every));
+  try {
+    return new (cronLib().Cron)(t.cron, { paused: true }).nextRun(since) ?? undefined;
+  } catch {
+    return undefined; // an expression edited into the file by hand: the job never ticks, nothing crashes
+  }
+}
+
+/**
+ * The ticks of a job that are due at `now`: the latest due time, and how many due times since the last
+ * claim it stands for (ticks missed while nothing ran are merged into one).
+ */
+export function dueTick(job: JobState, now: Date): { due: Date; count: number } | undefined {
+  if (!job.next || job.next > now) return undefined;
+  const t = job.timing;
+  if ("at" in t) return { due: job.next, count: 1 };
+  let due = job.next;
+  let count = 1;
+  for (let i = 0; i < 100_000; i++) {
+    const following =
+      "every" in t
+        ? new Date(due.getTime() + parseDuration(t.every))
+        : (new (cronLib().Cron)(t.cron, { paused: true }).nextRun(due) ?? undefined);
+    if (!following || following > now) break;
+    due = following;
+    count++;
+  }
+  return { due, count };
+}
+
+export function describeTiming(t: JobTiming): string {
+  return "every" in t ? `every ${t.every}` : "at" in t ? `at ${t.at}` : `cron ${t.cron}`;
+}

@@ -1,0 +1,129 @@
+import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+import type { UsageRecord } from "../../session/types.js";
+
+/** session/journal.ts's JOURNAL_FILE, named here so a listing does not load the journal writer. */
+const JOURNAL_FILE = "journal.jsonl";
+
+const CHUNK = 1 << 20;
+
+/** Tokens of a whole session tree, as a status line shows them. */
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cached: number;
+  cacheWrite: number;
+}
+
+/** An event that carries spend: a model response, an llm() call, a compaction's summary call. */
+interface SpendEvent {
+  type: string;
+  usage?: UsageRecord;
+  cost?: number | null;
+}
+
+const SPENDING = new Set(["model_response", "llm_call", "compaction"]);
+
+/**
+ * Token and cost totals of a session tree over its whole life: what every journal of the tree (the
+ * root's and every descendant's, including work before a resume) says at host start, then each live
+ * event as it happens. Whatever the budget of this process says, this is what was spent.
+ */
+export class UsageTally {
+  readonly usage: UsageTotals = { input: 0, output: 0, cached: 0, cacheWrite: 0 };
+  /** USD; null once any call had no known price. */
+  cost: number | null = 0;
+
+  /** The totals of the journals under `rootDir` (the session's folder) as they are on disk now. */
+  static ofTree(rootDir: string): UsageTally {
+    const tally = new UsageTally();
+    for (const path of treeJournals(rootDir)) scanSpend(path, (event) => tally.add(event));
+    return tally;
+  }
+
+  /** Counts one event of the tree's stream (only those that carry usage count). */
+  add(event: SpendEvent): void {
+    if (!SPENDING.has(event.type) || !event.usage) return;
+    const u = event.usage;
+    this.usage.input += u.inputTokens;
+    this.usage.output += u.outputTokens;
+    this.usage.cached += u.cachedInputTokens;
+    this.usage.cacheWrite += u.cacheWriteTokens;
+    const cost = event.cost ?? null;
+    this.cost = this.cost === null || cost === null ? null : this.cost + cost;
+  }
+}
+
+/** Every journal of a session tree: the root's, then its children's, depth first. */
+function treeJournals(rootDir: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    const journal = join(dir, JOURNAL_FILE);
+    if (existsSync(journal)) out.push(journal);
+    for (const child of listDirs(join(dir, "children"))) walk(join(dir, "children", child));
+  };
+  walk(rootDir);
+  return out;
+}
+
+/** The folder of descendant `id` anywhere under the session folder `rootDir`, if it has one. */
+export function descendantDir(rootDir: string, id: string): string | undefined {
+  const children = join(rootDir, "children");
+  for (const child of listDirs(children)) {
+    const dir = join(children, child);
+    if (child === id) return dir;
+    const deeper = descendantDir(dir, id);
+    if (deeper) return deeper;
+  }
+  return undefined;
+}
+
+function listDirs(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Calls `found` with each event of a journal that carries usage. Read in chunks and parsed only where a
+ * line mentions usage, so a long journal costs one pass over its bytes, not one object per line.
+ */
+function scanSpend(path: string, found: (event: SpendEvent) => void): void {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return;
+  }
+  try {
+    const decoder = new StringDecoder("utf8");
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let carry = "";
+    let position = 0;
+    for (;;) {
+      const read = readSync(fd, buffer, 0, CHUNK, position);
+      if (read === 0) break;
+      position += read;
+      const lines = (carry + decoder.write(buffer.subarray(0, read))).split("\n");
+      // The last piece has no newline yet: a line still being written, or the file's half-written tail.
+      carry = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!line.includes('"usage":')) continue;
+        try {
+          const event = JSON.parse(line) as SpendEvent;
+          if (SPENDING.has(event.type)) found(event);
+        } catch {
+          // A damaged line counts for nothing; the journal readers report it.
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}

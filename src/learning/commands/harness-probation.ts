@@ -1,0 +1,123 @@
+// A person's say over lessons on probation (docs/harness.md, "Probation"): `relm harness promote ENTRY`
+// vouches for one (no verdict needed; the verdict so far is printed), `reject` takes one off probation,
+// `pin` stops verdicts from acting on one.
+
+import { EXIT } from "../../cli/exit-codes.js";
+import { oneLine } from "../../config/text.js";
+import { promoteEntries } from "../probation/promote.js";
+import {
+  type EntryState,
+  formatEdits,
+  type HarnessContext,
+  VERDICT_LOG_VERSION,
+  VerdictLog,
+} from "../store/index.js";
+import { evaluateVerdicts } from "../verdicts/verdicts.js";
+import {
+  findEntry,
+  guarded,
+  HarnessCliError,
+  type HarnessIo,
+  harnessContext,
+  storeFor,
+} from "./harness-cli.js";
+
+/** The entry on probation `query` names; an unknown one says where to look. */
+function onProbation(ctx: HarnessContext, query: string): EntryState {
+  const store = storeFor("probation", ctx);
+  const found = store.entries().filter((e) => e.id === query || e.id.startsWith(query));
+  if (found.length === 0) {
+    throw new HarnessCliError(
+      `no entry "${query}" on probation in this project; \`relm harness list --scope probation\` lists them` +
+        " (a session's own entry needs --session ID)",
+    );
+  }
+  return findEntry([store], query);
+}
+
+/** The verdict so far on the revision that carried the lesson forward last, as one line (nothing written). */
+function verdictSoFar(ctx: HarnessContext, entry: EntryState): string {
+  const carried = storeFor("probation", ctx)
+    .revisions()
+    .findLast((r) => r.carried && r.edits.some((e) => e.id === entry.id));
+  const judged = evaluateVerdicts(ctx, { apply: false, scopes: ["probation"] }).find(
+    (e) => e.revision.rev === carried?.rev,
+  );
+  return judged ? judged.judgement.summary : "no work judged since it was carried forward";
+}
+
+/** `relm harness promote ENTRY` without --session: a lesson on probation, on a person's word. */
+export function promoteFromProbation(query: string, to: "project" | "user", io: HarnessIo): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext({}, io);
+    const entry = onProbation(ctx, query);
+    const source = storeFor("probation", ctx);
+    const { revision } = source.find(entry.rev);
+    const soFar = verdictSoFar(ctx, entry);
+    const result = promoteEntries({
+      ctx,
+      source,
+      revision,
+      entries: [entry],
+      to,
+      author: "user",
+      reason: `promote ${entry.id} from probation by hand (verdict so far: ${soFar.split(":")[0]})`,
+      evidence: revision.evidence,
+    });
+    if (!result.written) throw new HarnessCliError(`not promoted: ${result.refused}`);
+    io.stdout.write(
+      `${formatEdits(result.written.edits)}\npromoted ${entry.id} from probation to the ${to} scope as revision ${result.written.rev}\n` +
+        `verdict so far: ${soFar}\n`,
+    );
+    return EXIT.done;
+  });
+}
+
+/** `relm harness reject ENTRY`: off probation, with the reason in the log. */
+export function rejectCommand(query: string, flags: { reason?: string }, io: HarnessIo): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext({}, io);
+    const entry = onProbation(ctx, query);
+    const why = flags.reason ? oneLine(flags.reason, 300) : "by hand";
+    const { revision } = storeFor("probation", ctx).commit({
+      intents: [{ op: "remove", id: entry.id, reason: `rejected: ${why}` }],
+      author: "user",
+      reason: `rejected ${entry.id} on probation: ${why}`,
+      evidence: null,
+    });
+    io.stdout.write(
+      `${formatEdits(revision?.edits ?? [])}\nrejected ${entry.id}: off probation as revision ${revision?.rev}; ` +
+        `new sessions no longer start with it (\`relm harness revert ${revision?.rev}\` brings it back)\n`,
+    );
+    return EXIT.done;
+  });
+}
+
+/** `relm harness pin ENTRY [--off]`: verdicts on it are still recorded, and no longer act on it. */
+export function pinCommand(query: string, flags: { off?: boolean }, io: HarnessIo): Promise<number> {
+  return guarded(io, () => {
+    const ctx = harnessContext({}, io);
+    const entry = onProbation(ctx, query);
+    const log = new VerdictLog(storeFor("probation", ctx).location, ctx.home);
+    const pinned = flags.off !== true;
+    if (log.pinnedEntries().has(entry.id) === pinned) {
+      io.stdout.write(`${entry.id} is ${pinned ? "already pinned" : "not pinned"}\n`);
+      return EXIT.done;
+    }
+    log.append({
+      v: VERDICT_LOG_VERSION,
+      type: "pin",
+      t: new Date().toISOString(),
+      rev: entry.rev,
+      entry: entry.id,
+      pinned,
+    });
+    io.stdout.write(
+      pinned
+        ? `pinned ${entry.id}: it stays on probation; verdicts are recorded but no longer promote, revert or retire it ` +
+            `(\`relm harness pin ${entry.id} --off\` releases it)\n`
+        : `released ${entry.id}: verdicts act on it again\n`,
+    );
+    return EXIT.done;
+  });
+}

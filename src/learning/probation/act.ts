@@ -1,0 +1,148 @@
+// What a verdict does to lessons on probation, without a command (docs/harness.md, "Probation"):
+// regressed → reverted; improved → promoted to the project scope (after a passing replay check when it was
+// learnt in an autonomous run, and not while the project scope is locked); neutral once final → retired.
+// A lesson a person pinned is judged and left as it is.
+
+import { join } from "node:path";
+import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
+import {
+  type Entry,
+  type HarnessContext,
+  type HarnessStore,
+  type Revision,
+  scopeLocation,
+  VerdictLog,
+  type VerdictNote,
+  type VerifyRecord,
+} from "../store/index.js";
+import { readTrace } from "../verdicts/verdict-journal.js";
+import { revertForVerdict } from "../verdicts/verdict-revert.js";
+import type { Judgement } from "../verdicts/verdict-windows.js";
+import { provenanceOf } from "../verdicts/verify-plan.js";
+import { promoteEntries } from "./promote.js";
+
+/** What was done about a probation revision's verdict; recorded with the verdict and journaled. */
+interface ProbationOutcome {
+  reverted?: string;
+  refused?: string;
+  promoted?: string;
+  retired?: boolean;
+  waiting?: string;
+  pinned?: boolean;
+}
+
+/** The entries of `revision` still on probation as it left them (none once promoted, rejected, reverted). */
+export function stillOnProbation(store: HarnessStore, revision: Revision): Entry[] {
+  const state = store.state();
+  return revision.edits.flatMap((e) => {
+    const current = state.get(e.id);
+    return current && current.rev === revision.rev ? [current.entry] : [];
+  });
+}
+
+/**
+ * Whether promoting `revision` needs a passing `relm harness verify` (it was learnt in an autonomous
+ * run), and the newest replay check that passed: of the probation revision, else of the session-scope
+ * revision it carries forward.
+ */
+function replayCheck(
+  store: HarnessStore,
+  revision: Revision,
+  home: string,
+): { needed: boolean; session?: string; passed?: VerifyRecord } {
+  const session = provenanceOf(revision);
+  const trace = session ? readTrace(join(sessionDir(home, session), JOURNAL_FILE)) : undefined;
+  const own = new VerdictLog(store.location, home).latest(revision.rev, "verify");
+  let passed = own?.passed ? own : undefined;
+  const carried = revision.carried;
+  if (!passed && carried) {
+    const where = scopeLocation("session", {
+      cwd: store.location.dir,
+      home,
+      sessionDir: sessionDir(home, carried.session),
+    });
+    const theirs = new VerdictLog(where, home).latest(carried.rev, "verify");
+    if (theirs?.passed) passed = theirs;
+  }
+  return { needed: trace?.autonomous === true, session, ...(passed ? { passed } : {}) };
+}
+
+export function actOnProbation(
+  store: HarnessStore,
+  revision: Revision,
+  judgement: Judgement,
+  ctx: HarnessContext,
+  options: { author: string; now?: Date },
+): ProbationOutcome {
+  const entries = stillOnProbation(store, revision);
+  if (entries.length === 0 || judgement.verdict === "pending") return {};
+  const pins = new VerdictLog(store.location, ctx.home).pinnedEntries();
+  if (entries.some((e) => pins.has(e.id))) return { pinned: true };
+  const session = provenanceOf(revision);
+  const note = {
+    rev: revision.rev,
+    scope: "probation" as const,
+    ...(session ? { session } : {}),
+    evidence: judgement.summary,
+  };
+  const { author, now } = options;
+  switch (judgement.verdict) {
+    case "regressed":
+      return revertForVerdict(store, revision, {
+        author,
+        now,
+        reason: `automatic revert of ${revision.rev}: ${judgement.summary}`,
+        verdict: { ...note, verdict: "regressed" },
+      });
+    case "neutral": {
+      if (!judgement.final) return {};
+      const n = judgement.after.units.length;
+      const out = revertForVerdict(store, revision, {
+        author,
+        now,
+        reason: `retired ${revision.rev}: not shown to help in ${n} ${judgement.signal === "gates" ? "attempts" : "cells"}: ${judgement.summary}`,
+        verdict: { ...note, verdict: "neutral" },
+      });
+      return out.reverted ? { ...out, retired: true } : out;
+    }
+    case "improved":
+      return promote(store, revision, entries, judgement, ctx, { ...note, verdict: "improved" }, author);
+  }
+}
+
+function promote(
+  store: HarnessStore,
+  revision: Revision,
+  entries: readonly Entry[],
+  judgement: Judgement,
+  ctx: HarnessContext,
+  note: VerdictNote,
+  author: string,
+): ProbationOutcome {
+  const check = replayCheck(store, revision, ctx.home);
+  if (check.needed && !check.passed) {
+    return {
+      waiting: `learnt in an autonomous run (session ${check.session}), so it needs a passing replay check first: relm harness verify ${revision.rev} --scope probation`,
+    };
+  }
+  if (scopeLocation("project", ctx).locked) {
+    return {
+      waiting:
+        "the project scope cannot be written in this session (its sandbox started before the project had .relm/); the next session or `relm harness stats` promotes it",
+    };
+  }
+  const verify = check.passed ? { verify: { time: check.passed.t, summary: check.passed.summary } } : {};
+  const promoted = promoteEntries({
+    ctx,
+    source: store,
+    revision,
+    entries,
+    to: "project",
+    author,
+    reason: `promote ${entries.map((e) => e.id).join(", ")} from probation: ${judgement.summary.split(":")[0]}`,
+    evidence: revision.evidence,
+    verdict: { ...note, ...verify },
+  });
+  if (promoted.written) return { promoted: promoted.written.rev };
+  return { waiting: `not promoted: ${promoted.refused}` };
+}
