@@ -104,8 +104,8 @@ class Rlm:
     BudgetExceeded = BudgetExceeded
     Agent = Agent
 
-    def __call__(self, task, *, name=None, spec=None, model=None, kernel=None, **variables):
-        agent = self.spawn(task, name=name, spec=spec, model=model, kernel=kernel, **variables)
+    def __call__(self, task, *, name=None, spec=None, model=None, kernel=None, mode=None, **variables):
+        agent = self.spawn(task, name=name, spec=spec, model=model, kernel=kernel, mode=mode, **variables)
         try:
             return agent.result()
         except KeyboardInterrupt:
@@ -116,14 +116,17 @@ class Rlm:
                 pass
             raise
 
-    def spawn(self, task, *, name=None, spec=None, model=None, kernel=None, **variables):
+    def spawn(self, task, *, name=None, spec=None, model=None, kernel=None, mode=None, **variables):
         """`kernel`: where the child's kernel runs, a kernel URI ("ssh://gpu1", "cmd:...", "local");
-        default: this agent's."""
+        default: this agent's. `mode`: its permission mode ("plan": read-only, "workspace", "full");
+        default: this agent's, and never wider than it."""
         packed = handoff.pack_variables(variables)
         try:
             params = {"task": str(task), "name": name, "spec": spec, "model": model, "variables": packed}
             if kernel is not None:
                 params["kernel"] = str(kernel)
+            if mode is not None:
+                params["mode"] = str(mode)
             info = _call("rlm.spawn", params)
         except Exception:
             # Refused by the host: the files are still ours. (Once the host has the request, a child
@@ -133,11 +136,22 @@ class Rlm:
         return Agent(info)
 
     def map(
-        self, task, items, *, max_parallel=None, return_exceptions=False, spec=None, model=None, kernel=None, **shared
+        self,
+        task,
+        items,
+        *,
+        max_parallel=None,
+        return_exceptions=False,
+        spec=None,
+        model=None,
+        kernel=None,
+        mode=None,
+        **shared,
     ):
         """One child per item (as the variable `item`, plus any `shared` variables), at most
         `max_parallel` at a time (default: cores x 4, at most 32). Results come back in input order.
-        `kernel` (a kernel URI, e.g. "ssh://gpu1") runs every child's kernel there.
+        `kernel` (a kernel URI, e.g. "ssh://gpu1") runs every child's kernel there; `mode` ("plan")
+        runs every child in that permission mode (never wider than this agent's).
         A failure raises its ChildError (the others are cancelled) unless return_exceptions=True, in
         which case it takes the item's place in the list."""
         items = list(items)
@@ -157,6 +171,7 @@ class Rlm:
                     "max_parallel": int(max_parallel or _default_parallelism()),
                     "fail_fast": not return_exceptions,
                     **({"kernel": str(kernel)} if kernel is not None else {}),
+                    **({"mode": str(mode)} if mode is not None else {}),
                 },
             )
         except Exception:

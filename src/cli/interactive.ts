@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describeSpend } from "../agent/budget/budget.js";
 import type { AgentSession } from "../agent/core/session.js";
+import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
 import type { PendingStart } from "../commands/types.js";
@@ -9,7 +11,7 @@ import type { SessionHost } from "../host/host.js";
 import { hostSession } from "../host/host-session.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
-import { applyPending, lineContext, lineHelp } from "./line-commands.js";
+import { applyPending, lineContext, lineHelp, withPendingMode } from "./line-commands.js";
 import { checkSessionSpec } from "./option-checks.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
@@ -42,7 +44,11 @@ export async function interactive(
   const client = buildClient(config);
   const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: true });
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
-  io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}\n/help for commands\n`);
+  // A new session's mode (a resumed one runs in the mode it remembers); a bad mode word stops here.
+  const mode = start.resumeId
+    ? ""
+    : ` · mode ${modeOf(flags, config, io.env, join(config.home, "cache"), isRemoteKernel(flags.kernel ?? config.kernel)).mode}`;
+  io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}${mode}\n/help for commands\n`);
   if (start.resumeId) io.stdout.write(`continuing session ${start.resumeId}\n`);
 
   let session: AgentSession | undefined;
@@ -111,13 +117,14 @@ export async function interactive(
       busy = true;
       try {
         if (!session || !host) {
+          const startFlags = withPendingMode(flags, pending); // a /mode given before the first message
           // Hosted like any session: others can attach or send to it, and heartbeats re-enter it.
           const hosted = await hostSession(
             (sink) =>
               // A saved session is taken (its lock bound) before its journal is opened: session-claim.ts.
               start.resumeId
-                ? resumeClaimed(start.resumeId, flags, io, sink, { config })
-                : prepareSession(titleOf(line), flags, io, sink, { config }),
+                ? resumeClaimed(start.resumeId, startFlags, io, sink, { config })
+                : prepareSession(titleOf(line), startFlags, io, sink, { config }),
             () => ({
               home: config.home,
               cwd: io.cwd,

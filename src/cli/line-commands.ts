@@ -3,6 +3,7 @@
 // the host line mode runs in this process, called as a front end calls it over its socket.
 import { commandsFor, helpRows } from "../commands/table.js";
 import type { CommandContext, PendingStart, SlashCommand } from "../commands/types.js";
+import type { SessionSpec } from "../config/options.js";
 import type { SessionHost } from "../host/host.js";
 import type { HostCall } from "../host/protocol.js";
 
@@ -56,11 +57,20 @@ export function lineContext(options: LineContextOptions): CommandContext {
   };
 }
 
+/** The session's flags with a mode chosen before the first message (it replaces --mode and --sandbox). */
+export function withPendingMode<F extends SessionSpec>(flags: F, pending: PendingStart): F {
+  if (!pending.mode) return flags;
+  const out = { ...flags, mode: pending.mode };
+  delete out.sandbox;
+  return out;
+}
+
 /**
  * Choices made before the first message (/goal, /autonomous, /model, /learn), given to the session once
  * its host serves it — through the same host methods the commands call afterwards.
  */
 export async function applyPending(call: HostCall, pending: PendingStart): Promise<void> {
+  // The mode is not among them: it is a start flag of the session (interactive.ts withPendingMode).
   const { goal, gates, model, learn } = pending;
   for (const key of Object.keys(pending)) delete pending[key as keyof PendingStart];
   if (model) await call("model", { name: model });

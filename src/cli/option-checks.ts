@@ -2,12 +2,13 @@
 // a --var name and file, host names, the sandbox's network rules. The table marks those options
 // `checkedAbove`; AboveChecks makes this list name each of them, so a new one cannot go unchecked.
 
+import { join } from "node:path";
 import { parseVariableFlag } from "../agent/core/variables.js";
 import { checkKernelUri } from "../agent/kernel-api/kernel-target.js";
+import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import type { ResolvedConfig } from "../config/config.js";
 import { type AboveChecks, checkSpec, type SessionSpec } from "../config/options.js";
 import { parseAllowWeb } from "../web/policy.js";
-import { sandboxOf } from "./sandbox-flags.js";
 
 interface Context {
   spec: SessionSpec;
@@ -21,12 +22,17 @@ const ABOVE: AboveChecks<Context> = {
     for (const value of values) parseVariableFlag(value, cwd);
   },
   kernel: (uri) => void checkKernelUri(uri, "--kernel"),
-  // With what else may ask for the sandbox (`--sandbox`, `--kernel sandbox`, RELM_SANDBOX, the config),
-  // as the session will be built (cli/setup.ts).
-  allowNet: (_values, { spec, config, env }) =>
-    void sandboxOf(spec.kernel?.trim() === "sandbox" ? { ...spec, sandbox: true } : spec, config, env),
+  // The mode and --allow-net with what else decides the mode (`--sandbox`, `--kernel sandbox`, RELM_MODE,
+  // RELM_SANDBOX, the config, the default), as the session will be built (cli/setup.ts).
+  mode: (_value, context) => sessionMode(context),
+  allowNet: (_values, context) => sessionMode(context),
   allowWeb: (values) => void parseAllowWeb(values),
 };
+
+function sessionMode({ spec, config, env }: Context): void {
+  const kernel = spec.kernel ?? config.kernel;
+  modeOf(spec, config, env, join(config.home, "cache"), isRemoteKernel(kernel));
+}
 
 /**
  * The session options' values, checked without building anything: for front ends that start the

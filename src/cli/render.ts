@@ -1,5 +1,6 @@
 import { describeSpend } from "../agent/budget/budget.js";
 import type { AgentEvent } from "../agent/core/events.js";
+import { modeLines } from "../commands/mode.js";
 import { formatDuration } from "../config/duration.js";
 import { reasoningText } from "../llm/thinking.js";
 import { learningNotice } from "../session/learning-notice.js";
@@ -214,6 +215,16 @@ export class ProgressRenderer {
         return;
       case "goal":
         this.line(s.cyan(`◎ goal: ${event.text}`));
+        return;
+      case "mode":
+        for (const line of modeLines({ ...event, changed: true }))
+          this.line(
+            line.tone === "warn"
+              ? s.yellow(line.text)
+              : line.tone === "dim"
+                ? s.dim(line.text)
+                : s.cyan(line.text),
+          );
         return;
       case "model":
         this.line(s.cyan(`⇄ model: ${event.model} via ${event.provider}`));

@@ -7,6 +7,7 @@ import type { TreeOptions } from "../agent/core/tree.js";
 import { parseVariableFlag } from "../agent/core/variables.js";
 import { KernelCallError } from "../agent/kernel-api/errors.js";
 import type { WebSettings } from "../agent/kernel-api/web.js";
+import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import type { LearnSettings } from "../config/learn-config.js";
@@ -22,7 +23,6 @@ import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { kernelUriOf } from "./doctor/kernel.js";
 import { limitsOf } from "./host-args.js";
-import { sandboxOf } from "./sandbox-flags.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
@@ -93,7 +93,15 @@ function prepareTree(
   const maxDepth = numberOf(flags, "maxDepth") ?? 2;
   const target = kernelUriOf(flags.kernel, config);
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
-  const sandbox = sandboxOf(target === "sandbox" ? { ...flags, sandbox: true } : flags, config, io.env);
+  // Kernels the user sends elsewhere (ssh, slurm, cmd:…) are not this machine's sandbox's to confine:
+  // there the default stays full, as before modes existed.
+  const mode = modeOf(
+    { ...flags, kernel: target },
+    config,
+    io.env,
+    join(config.home, "cache"),
+    isRemoteKernel(target),
+  );
   if (limits.maxCost !== undefined && client.price === null) {
     throw new ConfigError(
       `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +
@@ -131,7 +139,7 @@ function prepareTree(
       outputCap: config.outputCap,
       cacheDir: join(config.home, "cache"),
       ...(target ? { target } : {}),
-      ...(sandbox ? { sandbox } : {}),
+      permissions: { mode: mode.mode, level: mode.level, net: mode.net, warning: mode.warning },
     },
     // Every key and token relm holds, not only the active provider's (a cell may print auth.json).
     secrets: sessionSecrets({ env: io.env, config, mcpServers: mcp.servers }),
@@ -144,13 +152,17 @@ function prepareTree(
         : buildClient(config, model),
     sink: harness.sink,
     hooks: harness.hooks,
-    sendToSession: (to, from, text) => sendToSession(config.home, to, from, text, sandbox !== undefined),
+    sendToSession: (to, from, text, sandboxed) => sendToSession(config.home, to, from, text, sandboxed),
     compaction: config.compaction,
     mcp: { config: mcp, env: io.env },
     web: webSettings(flags, config),
   };
   followSubscriptionSecrets(config, tree.secrets);
-  const warnings = [...harness.warnings, ...subscriptionNotes(config, limits)];
+  const warnings = [
+    ...(mode.warning ? [mode.warning] : []),
+    ...harness.warnings,
+    ...subscriptionNotes(config, limits),
+  ];
   return { config, client, limits, tree, warnings };
 }
 
@@ -210,8 +222,8 @@ export async function prepareSession(
   const { config, client, limits, tree, warnings } = prepareTree(flags, io, sink, overrides);
   // The kernel reads --var files itself: in a sandbox they must be visible wherever they are.
   const files = variables.flatMap((v) => ("file" in v.source ? [v.source.file] : []));
-  if (tree.kernel.sandbox && files.length > 0)
-    tree.kernel.sandbox = { ...tree.kernel.sandbox, readable: files };
+  if (tree.kernel.permissions && files.length > 0)
+    tree.kernel.permissions = { ...tree.kernel.permissions, readable: files };
   const session = await AgentSession.create({ ...tree, id, title, variables, limits });
   for (const message of warnings) session.record({ type: "warning", message });
   // Every later host of the session (a send, a schedule, an idle session's stub) starts with these.

@@ -2,6 +2,7 @@
 // its own screen or process (help, quit, the UI's pickers and panels), which share only their entry here.
 import type { SessionInfo } from "../host/info.js";
 import { money } from "./format.js";
+import { modeCommand } from "./mode.js";
 import { defineCommand, frontEndCommand, onHost, type SlashCommand } from "./types.js";
 
 const model = defineCommand<{ name?: string }>({
@@ -64,6 +65,7 @@ export const SESSION_COMMANDS: readonly SlashCommand[] = [
   ui("login", "choose the provider, key and model (saved 0600)"),
   ui("search-setup", "choose the web search provider and key for search() (saved 0600)"),
   model,
+  modeCommand,
   ui("resume", "open a saved session of this directory", "[ID]"),
   ui("new", "start a new session (this one is saved)"),
   ui("clear", "clear the screen and start a new session"),

@@ -2,6 +2,7 @@
 // offer it, a parser of its arguments (a usage error is a value, not a throw), and what it does through
 // a context each front end supplies — host calls over the typed protocol (src/host/protocol.ts), and
 // replies as text. The terminal UI, ACP and line mode differ only in the context (docs/architecture.md).
+import type { PermissionMode } from "../config/permission-mode.js";
 import type { HostCall } from "../host/protocol.js";
 
 /** The front ends a command can be offered in: the terminal UI, ACP (editors) and line mode. */
@@ -17,6 +18,8 @@ export interface PendingStart {
   gates?: string[] | null;
   model?: string;
   learn?: boolean;
+  /** The permission mode the session starts in (/mode, shift+tab before the first message). */
+  mode?: PermissionMode;
 }
 
 /** One entry of a picker. */

@@ -80,7 +80,9 @@ export interface ResolvedConfig {
   search?: ConfigFile["search"];
   /** config.json's `allowWeb`: hosts fetch() may reach; --allow-web adds to them. */
   allowWeb?: string[];
-  /** config.json's `sandbox` (--sandbox turns on "workspace" when it is unset or "off"). */
+  /** config.json's `mode`: the permission mode when no flag or RELM_MODE names one (docs/sandbox.md). */
+  mode?: string;
+  /** config.json's `sandbox`: "strict" hides $HOME in sandboxed modes; "off" is `mode: full` (older word). */
   sandbox?: "off" | "workspace" | "strict";
   /** config.json's `allowNet`: what a sandboxed kernel may reach when --allow-net is not given. */
   allowNet?: string[];
@@ -239,6 +241,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
     search: cfg.search,
     allowWeb: cfg.allowWeb,
+    mode: cfg.mode,
     sandbox: cfg.sandbox,
     allowNet: cfg.allowNet,
     kernel: cfg.kernel,

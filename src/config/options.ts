@@ -36,6 +36,11 @@ export interface OptionDef {
   readonly help: string | { readonly [command: string]: string };
   readonly kind: OptionKind;
   readonly sections: readonly Section[];
+  /**
+   * Options that are two words for one setting (`--sandbox` is `--mode workspace`) share a name here:
+   * one given now replaces every remembered one of the setting (session-spec.ts mergeSpec).
+   */
+  readonly setting?: string;
   /** The value of `--allow-net` without one. */
   readonly preset?: string;
   /** Internal: given by relm to the processes it starts, never shown. */
@@ -389,11 +394,24 @@ export const OPTIONS = [
     inherit: "session",
   },
   {
+    // Commander names the value by the last long flag: `mode`; --permission-mode is Claude Code's word.
+    key: "mode",
+    flags: "--permission-mode, --mode <name>",
+    help: "plan (read-only), workspace (writable project, read-only system, no network) or full (no sandbox); default: workspace where bubblewrap works (docs/sandbox.md)",
+    kind: "value",
+    sections: ["session"],
+    setting: "mode",
+    remember: true,
+    checkedAbove: true,
+    inherit: "session",
+  },
+  {
     key: "sandbox",
     flags: "--sandbox",
-    help: "run the kernels in a sandbox: read-only system, writable project, no network (docs/sandbox.md)",
+    help: "the same as --mode workspace",
     kind: "switch",
     sections: ["session"],
+    setting: "mode",
     remember: true,
     inherit: "session",
   },
@@ -445,9 +463,12 @@ function optionDef(key: OptionKey): OptionDef {
   return BY_KEY.get(key) as OptionDef;
 }
 
-/** The option's long flag: `--max-turns`. */
+/** The option's long flag: `--max-turns`; of two, the last (commander's name for it: `--mode`). */
 export function flagOf(def: OptionDef): string {
-  return def.flags.split(/[\s,]+/).find((w) => w.startsWith("--")) as string;
+  return def.flags
+    .split(/[\s,]+/)
+    .filter((w) => w.startsWith("--"))
+    .at(-1) as string;
 }
 
 /** Given on the command line: a value, a switch that is on, a list with entries (commander's default is []). */

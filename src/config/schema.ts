@@ -6,6 +6,7 @@
 
 import * as v from "valibot";
 import { ConfigError } from "./errors.js";
+import { modeNamed } from "./permission-mode.js";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -200,7 +201,14 @@ export const configFileSchema = fields(
     allowWeb: v.optional(
       v.array(text("must be a host name"), 'must be a list of host names, e.g. ["docs.python.org"]'),
     ),
-    /** Kernels in a sandbox (docs/sandbox.md): "workspace" (read-only system), "strict" (also $HOME hidden). */
+    /** The permission mode (docs/sandbox.md): "plan" (read-only), "workspace" or "full"; unset: the default. */
+    mode: v.optional(
+      v.pipe(
+        v.string('must be "plan", "workspace" or "full"'),
+        v.check((word) => modeNamed(word) !== undefined, 'must be "plan", "workspace" or "full"'),
+      ),
+    ),
+    /** How sandboxed modes confine: "workspace" (read-only system), "strict" (also $HOME hidden); "off": mode full. */
     sandbox: v.optional(v.picklist(["off", "workspace", "strict"], 'must be "off", "workspace" or "strict"')),
     /** Where kernels run (`--kernel` overrides it): "local", "sandbox", "cmd:COMMAND", "ssh://host", ... */
     kernel: v.optional(text('must be a kernel URI such as "local", "ssh://host" or "cmd:COMMAND"')),

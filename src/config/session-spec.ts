@@ -90,11 +90,21 @@ export function specFromJson(parsed: unknown, keep: (def: OptionDef) => boolean)
   return out as SessionSpec;
 }
 
-/** `now` with `base`'s value for every option not given in `now` (what is given now wins). */
+/**
+ * `now` with `base`'s value for every option not given in `now` (what is given now wins). Of a setting
+ * with two words (`--mode`, `--sandbox`), one given now replaces both remembered ones.
+ */
 export function mergeSpec<T extends SessionSpec>(now: T, base: SessionSpec): T {
   const merged = { ...now } as Record<string, unknown>;
-  for (const { key } of OPTIONS) {
-    if (!given(now[key as OptionKey]) && given(base[key as OptionKey])) merged[key] = base[key as OptionKey];
+  const settingsNow = new Set(
+    (OPTIONS as readonly OptionDef[])
+      .filter((o) => o.setting && given(now[o.key as OptionKey]))
+      .map((o) => o.setting),
+  );
+  for (const def of OPTIONS as readonly OptionDef[]) {
+    const key = def.key as OptionKey;
+    if (def.setting && settingsNow.has(def.setting)) continue;
+    if (!given(now[key]) && given(base[key])) merged[key] = base[key];
   }
   return merged as T;
 }

@@ -8,6 +8,7 @@ import type { UserVariable } from "../agent/core/user-variables.js";
 import type { AutonomySettings } from "../agent/gates/autonomy.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import { type SessionInfo, sessionInfo } from "./info.js";
+import { modeMethod } from "./mode-switch.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
 import { RPC, RpcError } from "./rpc.js";
 import type { SessionStatus } from "./states/state.js";
@@ -56,6 +57,7 @@ export class HostCommands {
         // compaction event, which front ends show, says what.
         return this.host.session.compact(true);
       },
+      mode: (p) => modeMethod(this.host, p),
       checkpoints: async () => {
         const list = await this.host.session.listCheckpoints();
         return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };

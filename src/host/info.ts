@@ -4,6 +4,7 @@ import type { BudgetLimits } from "../agent/budget/budget.js";
 import { contextWindow } from "../agent/compaction/windows.js";
 import type { AgentSession } from "../agent/core/session.js";
 import type { KernelState } from "../agent/kernel-api/kernel.js";
+import type { PermissionMode } from "../config/permission-mode.js";
 import type { SpendRecord } from "../session/types.js";
 import type { SessionStatus } from "./states/state.js";
 import type { UsageTally, UsageTotals } from "./states/tree-usage.js";
@@ -40,6 +41,10 @@ export interface SessionInfo {
   kernel: KernelState;
   /** Whether the session's kernels run in a sandbox (docs/sandbox.md); sandboxed sessions message only such. */
   sandboxed: boolean;
+  /** The permission mode (docs/sandbox.md): plan, workspace or full. */
+  mode: PermissionMode;
+  /** Why the mode is full without being asked for (no sandbox on this machine), and how to get one. */
+  modeWarning?: string;
   goal: string | null;
   autonomy: { gates: string[] } | null;
   branch: string | null;
@@ -82,7 +87,9 @@ export function sessionInfo(source: InfoSource): SessionInfo {
     limits: { ...session.budget.limits },
     spent: session.spent(),
     kernel: session.kernelState,
-    sandboxed: session.tree.options.kernel.sandbox !== undefined,
+    sandboxed: session.tree.permissions.sandboxed,
+    mode: session.tree.permissions.mode,
+    ...(session.tree.permissions.warning ? { modeWarning: session.tree.permissions.warning } : {}),
     goal: session.goal ?? null,
     autonomy: source.autonomy ? { gates: [...source.autonomy.gates] } : null,
     branch: gitBranch(source.cwd),

@@ -10,6 +10,7 @@ import type { AgentEvent } from "../agent/core/events.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
 import { WRITABLE_SCOPES } from "../config/harness-scopes.js";
 import type { LearnSettings } from "../config/learn-config.js";
+import { modeNamed, type PermissionMode } from "../config/permission-mode.js";
 import type { JournalHeader } from "../session/types.js";
 import type { SessionInfo } from "./info.js";
 import { RPC, RpcError } from "./rpc.js";
@@ -58,6 +59,7 @@ const MAX_CHILD_MESSAGE_BYTES = 16 * 1024;
 const GATES = `gates must be a list of at most ${MAX_GATES} shell commands (non-empty strings)`;
 
 const none = v.object({});
+const MODE_WORDS = 'mode must be "plan", "workspace" or "full"';
 const eventNumber = (what: string) =>
   v.optional(
     v.pipe(
@@ -93,6 +95,18 @@ export interface HeartbeatJob {
   timing: string;
   prompt: string;
   next?: string;
+}
+
+/** `mode`: the session's permission mode now, and what a switch to it did (docs/sandbox.md). */
+export interface ModeResult {
+  mode: PermissionMode;
+  /** false: a status question, or the session was in that mode already. */
+  changed: boolean;
+  /** The kernel's variables restored in the new mode's kernel, and those that could not be. */
+  restored: string[];
+  notRestored: { name: string; reason: string }[];
+  /** Why the mode is full without being asked for (no sandbox here), and how to get one. */
+  warning?: string;
 }
 
 type UndoResult =
@@ -163,6 +177,18 @@ export const HOST_METHODS = {
     }),
   ),
   compact: method<CompactionOutcome>()(none),
+  /** The permission mode; with `mode`, switches to it (the kernel restarts, its variables restored). */
+  mode: method<ModeResult>()(
+    v.object({
+      mode: v.optional(
+        v.pipe(
+          v.string(MODE_WORDS),
+          v.check((word) => modeNamed(word) !== undefined, MODE_WORDS),
+          v.transform((word) => modeNamed(word) as PermissionMode),
+        ),
+      ),
+    }),
+  ),
   checkpoints: method<{ checkpoints: CheckpointSummary[]; unavailable?: string }>()(none),
   undo: method<UndoResult>()(v.object({ turn: eventNumber("turn") })),
   heartbeat: method<{ jobs: HeartbeatJob[]; job?: HeartbeatJob; cancelled?: number }>()(

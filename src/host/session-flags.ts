@@ -35,6 +35,17 @@ export function rememberFlags(home: string, id: string, flags: SessionSpec, cwd:
   writePrivateFile(path, text);
 }
 
+/**
+ * A person switched the session's permission mode (/mode): remembered as `mode`, in place of whatever
+ * said it before (`--sandbox` too), so a session switched to plan never comes back wider.
+ */
+export function rememberMode(home: string, id: string, mode: string): void {
+  const kept = readRemembered(home, id) as Record<string, unknown>;
+  delete kept.sandbox;
+  kept.mode = mode;
+  writePrivateFile(`${sessionDir(home, id)}/${FILE}`, `${JSON.stringify(kept)}\n`);
+}
+
 /** `flags` with what session `id` remembers for every flag not given now. */
 export function withRememberedFlags<T extends SessionSpec>(home: string, id: string, flags: T): T {
   return mergeSpec(flags, readRemembered(home, id));

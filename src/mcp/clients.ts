@@ -165,6 +165,16 @@ export class McpClients {
     return [...this.connections.values()].flatMap((c) => (c.state === "running" && c.pid ? [c.pid] : []));
   }
 
+  /**
+   * Stops every server and forgets the connections: the next call starts a server again (with the
+   * confinement of that moment: a session whose permission mode changed).
+   */
+  async stopAll(): Promise<void> {
+    const running = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(running.map((c) => c.close().catch(() => {})));
+  }
+
   /** Stops every server (the end of the session). */
   async close(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.close().catch(() => {})));

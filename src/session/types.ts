@@ -126,6 +126,17 @@ export type JournalBody =
       sameFailures: number;
     }
   | { type: "goal"; text: string }
+  /**
+   * The session's permission mode was switched (`/mode`, shift+tab): its kernel restarted under it with
+   * these variables restored from the snapshot (and these not).
+   */
+  | {
+      type: "mode";
+      mode: "plan" | "workspace" | "full";
+      from: "plan" | "workspace" | "full";
+      restored: string[];
+      notRestored: { name: string; reason: string }[];
+    }
   /** The root's model was switched (UI `/model`); the model calls after it use this one. */
   | { type: "model"; model: string; provider: string }
   /**

@@ -49,6 +49,8 @@ export interface AppControl extends AppApi {
   readonly pasteThreshold: number;
   interrupt(): void;
   toggleExpanded(): void;
+  /** shift+tab: the next permission mode. */
+  cycleMode(): Promise<void>;
   unfocusAgents(): void;
   reloadConfigured(): void;
   /** A sub-agent's streamed output not yet in its journal. */

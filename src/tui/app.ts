@@ -7,6 +7,8 @@ import type { AgentEvent } from "../agent/core/events.js";
 import type { PendingStart } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
+import type { PermissionMode } from "../config/permission-mode.js";
+import type { SandboxProbe } from "../kernel/sandbox/index.js";
 import { newSessionId } from "../session/index.js";
 import { Activity } from "./activity.js";
 import { AgentPanel } from "./agent-panel.js";
@@ -23,6 +25,7 @@ import { HostFigures } from "./host-figures.js";
 import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
+import { cycleMode } from "./mode-cycle.js";
 import { Pastes } from "./pastes.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
@@ -39,6 +42,11 @@ export interface AppOptions {
   cwd: string;
   home: string;
   configured: { model: string; provider: string; baseUrl: string; apiKey?: string };
+  /**
+   * The mode a new session starts in (flags, RELM_MODE, config or the default) and why it is full if
+   * the default had to be; and whether this machine can sandbox at all (shift+tab skips what it cannot).
+   */
+  startMode: { mode: PermissionMode; warning?: string; sandbox: () => SandboxProbe };
   branch: string | null;
   version: string;
   /** Options new hosts start with (budgets, --model…). */
@@ -125,6 +133,12 @@ export class App implements AppControl {
         learning: this.figures.learning,
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
+        mode: this.mode,
+        modeWarning: this.figures.info
+          ? this.figures.info.modeWarning
+          : this.pending.mode
+            ? undefined
+            : options.startMode.warning,
       }),
       this.theme,
     );
@@ -148,6 +162,21 @@ export class App implements AppControl {
 
   get busy(): boolean {
     return this.activity.busy;
+  }
+
+  /** Why a new session starts in full mode without being asked to (no sandbox here), if it does. */
+  get startWarning(): string | undefined {
+    return this.pending.mode ? undefined : this.options.startMode.warning;
+  }
+
+  /** The permission mode shown: the host's, else the one the next session starts in. */
+  get mode(): PermissionMode {
+    return this.figures.info?.mode ?? this.pending.mode ?? this.options.startMode.mode;
+  }
+
+  /** shift+tab: the next permission mode (mode-cycle.ts). */
+  cycleMode(): Promise<void> {
+    return cycleMode(this, this.commands, this.options.startMode.sandbox());
   }
 
   get pasteThreshold(): number {

@@ -52,6 +52,10 @@ export function installKeys(app: AppControl): void {
       app.detach();
       return { consume: true };
     }
+    if (matchesKey(data, Key.shift("tab"))) {
+      void app.cycleMode();
+      return { consume: true };
+    }
     if (matchesKey(data, Key.ctrl("t"))) {
       app.focusAgents();
       return { consume: true };

@@ -1,13 +1,18 @@
 // The full-screen terminal UI's entry points. Loaded lazily (never by `relm --version`, `relm run` or
 // `relm -p`): the CLI imports this module only when stdin and stdout are a terminal.
+
+import { join } from "node:path";
 import { ProcessTerminal, TUI } from "@mariozechner/pi-tui";
+import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { relmHomeFrom, resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
+import { describeMode } from "../config/permission-mode.js";
 import { inheritedSpec } from "../config/session-spec.js";
 import { relmVersion } from "../config/version.js";
 import { gitBranch } from "../host/info.js";
 import { listSessions } from "../host/states/discovery.js";
+import { cachedProbe } from "../kernel/sandbox/index.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
 import { renderInputEagerly } from "./eager-input.js";
@@ -73,6 +78,20 @@ function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["config
   };
 }
 
+/** The mode a new session starts in, said before any host exists; a bad mode word stops the UI here. */
+function startMode(env: NodeJS.ProcessEnv, flags: TuiFlags, home: string): AppOptions["startMode"] {
+  const config = resolveConfig(env, flags);
+  const uri = flags.kernel ?? config.kernel;
+  const cacheDir = join(home, "cache");
+  const choice = modeOf(flags, config, env, cacheDir, isRemoteKernel(uri));
+  return {
+    mode: choice.mode,
+    ...(choice.warning ? { warning: choice.warning } : {}),
+    // Asked when shift+tab needs it: a start whose mode is given runs no trial.
+    sandbox: () => cachedProbe(env, cacheDir),
+  };
+}
+
 function pasteThreshold(env: NodeJS.ProcessEnv): number {
   const n = Number(env.RELM_PASTE_THRESHOLD);
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_PASTE_THRESHOLD;
@@ -99,6 +118,7 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
   const initial = configured(io.env, flags);
   const home = relmHomeFrom(io.env);
   if (start.sessionId) resolveSessionId(sessionsDir(home), start.sessionId);
+  const mode = startMode(io.env, flags, home);
   const theme = makeTheme(io.env);
   let farewell: string | undefined;
   const code = await withTerminal(async (tui) => {
@@ -109,6 +129,7 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
       cwd: io.cwd,
       home,
       configured: initial,
+      startMode: mode,
       branch: gitBranch(io.cwd),
       version: relmVersion(),
       hostSpec: tuiHostSpec(flags, io.cwd),
@@ -160,6 +181,8 @@ async function opening(
       app.note(
         app.theme.warn("No model yet: /login chooses one (or run `relm demo` to see relm work without one)."),
       );
+    // A first launch says what the agent's code may do here, and how to change it.
+    app.note(firstLaunchMode(app));
   }
   await highlighter;
   try {
@@ -184,6 +207,15 @@ async function opening(
   }
   app.tui.requestRender();
   return true;
+}
+
+/** The first launch's line about the permission mode the user gets (the status line keeps showing it). */
+function firstLaunchMode(app: App): string {
+  const mode = app.mode;
+  const change = "shift+tab or /mode changes it; docs/sandbox.md";
+  const warning = app.startWarning;
+  if (warning) return app.theme.warn(`⚠ Permission mode: full — ${warning} (${change})`);
+  return app.theme.accent(`⛨ Permission mode: ${mode} — ${describeMode(mode)} (${change})`);
 }
 
 /** `relm login` in a terminal (and /login): the provider picker; exit 0 saved, 1 left, 130 cancelled. */

@@ -55,6 +55,8 @@ export class SessionLink {
     const spec: SessionSpec = { interactive: true, awaitClient: true, ...hostSpec, ...extra };
     // The first message's pastes join `relm --var` ones.
     if (hostSpec.var && extra.var) spec.var = [...hostSpec.var, ...extra.var];
+    // A mode chosen before the first message replaces the flags' (--sandbox is one word for it).
+    if (extra.mode) delete spec.sandbox;
     try {
       await handle.start({ spec, task }, this.options.cwd);
     } catch (error) {

@@ -38,6 +38,7 @@ export function startSpec(
   const values = writeStartVariables(home, id, variables);
   if (values.length > 0) extra.var = values;
   if (pending.model) extra.model = pending.model;
+  if (pending.mode) extra.mode = pending.mode;
   if (pending.goal) extra.goal = pending.goal;
   if (pending.learn) extra.learn = true;
   if (pending.gates) {

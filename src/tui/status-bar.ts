@@ -1,9 +1,11 @@
 // The status line under the input: model and provider, context used, tokens and cost, budget left,
-// kernel state, goal and autonomy, session id, directory and branch. Figures come from the host's
+// kernel state, the permission mode, goal and autonomy, session id, directory and branch; and a line of
+// its own when the mode is full because this machine cannot sandbox. Figures come from the host's
 // `info` answer (the journal's own numbers), refreshed as the session works.
 import { homedir } from "node:os";
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { formatDuration } from "../config/duration.js";
+import type { PermissionMode } from "../config/permission-mode.js";
 import { formatTokens } from "./agent-panel.js";
 import { money } from "./format.js";
 import type { LinkState, SessionInfo } from "./session-link.js";
@@ -26,6 +28,10 @@ interface StatusData {
   pendingGates?: string[] | null;
   /** Lessons this session learned, and (once counted) those on probation. */
   learning?: { learned: number; probation?: number };
+  /** The permission mode: the host's, else the one the session will start in. */
+  mode?: PermissionMode;
+  /** Why the mode is full without being asked for (no sandbox here) and how to get one: a line of its own. */
+  modeWarning?: string;
 }
 
 function shortPath(path: string): string {
@@ -79,6 +85,7 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
     );
   }
   const second: string[] = [];
+  if (d.mode) second.push(modePart(d.mode, d.modeWarning !== undefined, t));
   const goal = info?.goal ?? d.pendingGoal;
   if (goal) second.push(t.accent(`◎ ${goal}`));
   const gates = info ? info.autonomy?.gates : d.pendingGates === null ? undefined : d.pendingGates;
@@ -95,7 +102,16 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
   if (id) second.push(t.dim(id));
   const branch = info?.branch ?? d.branch;
   second.push(t.dim(`${shortPath(info?.cwd ?? d.cwd)}${branch ? ` (${branch})` : ""}`));
-  return [joinFitting(first, sep, width), joinFitting(second, sep, width)];
+  const lines = [joinFitting(first, sep, width), joinFitting(second, sep, width)];
+  if (d.modeWarning) lines.push(truncateToWidth(t.warn(`⚠ ${d.modeWarning}`), width));
+  return lines;
+}
+
+/** "⛨ workspace": the mode, coloured by how much it lets code do; shift+tab changes it. */
+function modePart(mode: PermissionMode, warned: boolean, t: Theme): string {
+  if (mode === "plan") return t.accent("⛨ plan (read-only)");
+  if (mode === "workspace") return t.ok("⛨ workspace");
+  return warned ? t.warn("⚠ full (no sandbox)") : t.warn("full access");
 }
 
 /** "learned 1 · on probation 3"; nothing before anything is learned or on probation. */

@@ -2,6 +2,7 @@
 // child's read-only view are the same class, filtered by agent id.
 import { Container } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
+import { modeLines } from "../commands/mode.js";
 import { formatDuration } from "../config/duration.js";
 import { firstLine } from "../config/text.js";
 import { reasoningText } from "../llm/thinking.js";
@@ -194,6 +195,10 @@ export class Transcript extends Container {
           );
         case "goal":
           return t.accent(`◎ goal: ${event.text}`);
+        case "mode":
+          return modeLines({ ...event, changed: true })
+            .map((line) => t[line.tone](line.text))
+            .join("\n");
         case "goal_progress":
           return t.dim(`◎ progress: ${event.text}`);
         case "goal_paused":

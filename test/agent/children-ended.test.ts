@@ -13,6 +13,7 @@ import {
 } from "../../src/agent/children/manager.js";
 import type { TurnOutcome } from "../../src/agent/core/loop.js";
 import type { AgentTree } from "../../src/agent/core/tree.js";
+import { Permissions } from "../../src/agent/permissions.js";
 import type { ModelClient } from "../../src/llm/types.js";
 
 v8.setFlagsFromString("--expose-gc");
@@ -62,9 +63,15 @@ function parentAgent(made: WeakRef<FakeChild>[]): ParentAgent {
     id: "parent01",
     dir: "/nonexistent",
     depth: 0,
-    tree: { maxDepth: 2, spec: () => undefined } as unknown as AgentTree,
+    tree: {
+      maxDepth: 2,
+      spec: () => undefined,
+      permissions: new Permissions({ mode: "full", level: "workspace", net: { kind: "none" } }),
+      kernelPolicy: () => ({ sandboxed: false, userUri: undefined }),
+    } as unknown as AgentTree,
     budget: new Budget({}),
     client: { model: "fake" } as ModelClient,
+    mode: "full",
     record: () => undefined,
     newChild: (params): ChildAgent => {
       const child = new FakeChild(host, params);

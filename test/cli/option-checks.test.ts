@@ -10,7 +10,10 @@ import { UsageError } from "../../src/config/errors.js";
 import { OPTIONS, type SessionSpec } from "../../src/config/options.js";
 import { tempDir } from "../support/cli.js";
 
-/** A RELM_HOME with `config` as its config.json, and a PATH where `bwrap` exists (it is only looked for). */
+/**
+ * A RELM_HOME with `config` as its config.json, and a PATH with a `bwrap` that passes relm's trial (a
+ * sandboxed mode is checked to work before anything starts; nothing here starts a kernel).
+ */
 function setting(config: Record<string, unknown> = {}) {
   const dir = tempDir();
   onTestFinished(dir.cleanup);
@@ -19,7 +22,7 @@ function setting(config: Record<string, unknown> = {}) {
   mkdirSync(home);
   mkdirSync(bin);
   writeFileSync(join(home, "config.json"), JSON.stringify(config));
-  writeFileSync(join(bin, "bwrap"), "#!/bin/sh\nexit 1\n");
+  writeFileSync(join(bin, "bwrap"), "#!/bin/sh\nexit 0\n");
   chmodSync(join(bin, "bwrap"), 0o755);
   const env = { RELM_HOME: home, PATH: bin };
   const check = (spec: SessionSpec) => () =>
@@ -32,6 +35,7 @@ describe("checking a session's options before it starts", () => {
     expect(OPTIONS.filter((o) => "checkedAbove" in o).map((o) => o.key)).toEqual([
       "var",
       "kernel",
+      "mode",
       "allowNet",
       "allowWeb",
     ]);
@@ -41,20 +45,27 @@ describe("checking a session's options before it starts", () => {
     expect(check({ var: ["1x=a"] })).toThrow('--var "1x": the name must be a Python identifier');
     expect(check({ var: ["data=@missing.txt"] })).toThrow(`no such file (${join(cwd, "missing.txt")})`);
     expect(check({ allowWeb: ["https://example.com/"] })).toThrow("--allow-web");
-    for (const spec of [{ kernel: "gopher://x" }, { var: ["1x=a"] }, { allowWeb: ["a b"] }])
+    expect(check({ mode: "yolo" })).toThrow('--mode must be plan (read-only), workspace or full, got "yolo"');
+    for (const spec of [{ kernel: "gopher://x" }, { var: ["1x=a"] }, { allowWeb: ["a b"] }, { mode: "yolo" }])
       expect(check(spec)).toThrow(UsageError);
     expect(check({ maxTurns: "3", kernel: "local", var: ["n=1"], allowWeb: ["example.com"] })).not.toThrow();
   });
 
   it.skipIf(process.platform !== "linux")(
-    "--allow-net needs a sandbox, which --sandbox, --kernel sandbox or the config may ask for",
+    "--allow-net needs a sandboxed mode, which --mode, --sandbox, --kernel sandbox, the config or the default may give",
     () => {
-      expect(setting().check({ allowNet: ["pypi.org"] })).toThrow(
+      // Where the sandbox works the default mode is workspace, which --allow-net shapes.
+      expect(setting().check({ allowNet: ["pypi.org"] })).not.toThrow();
+      expect(setting({ mode: "full" }).check({ allowNet: ["pypi.org"] })).toThrow(
         "--allow-net applies to a sandboxed kernel",
       );
       expect(setting().check({ allowNet: ["pypi.org"], sandbox: true })).not.toThrow();
       expect(setting().check({ allowNet: ["pypi.org"], kernel: "sandbox" })).not.toThrow();
       expect(setting({ sandbox: "workspace" }).check({ allowNet: ["pypi.org"] })).not.toThrow();
+      expect(setting().check({ allowNet: ["pypi.org"], mode: "plan" })).not.toThrow();
+      expect(setting().check({ allowNet: ["pypi.org"], mode: "full" })).toThrow(
+        "--allow-net applies to a sandboxed kernel",
+      );
       expect(setting().check({ allowNet: ["no such host!"], sandbox: true })).toThrow(
         /--allow-net "no such host!"/,
       );

@@ -53,6 +53,7 @@ describe("config.json", () => {
       contextWindows: { qwen3: 32768 },
       compactAt: 0.7,
       refineModel: "big-model",
+      mode: "plan",
       learn: {
         enabled: true,
         every_turns: false,
@@ -118,10 +119,11 @@ describe("config.json", () => {
         "config.json: learn.budget.tokens must be a whole number of 1 or more, got -1",
       ],
       [{ learn: [] }, "config.json: learn must be an object, got []"],
+      [{ mode: "yolo" }, 'config.json: mode must be "plan", "workspace" or "full", got "yolo"'],
       [[], "config.json must hold a JSON object, got []"],
       [
         { cellTimeout: 5, modle: "x" },
-        "config.json: unknown field(s) cellTimeout, modle; known fields: provider, baseUrl, apiKey, model, python, prices, acceptsImages, stream, retry, thinking, requestIdleTimeout, maxStreamEventMB, cellTimeoutSeconds, outputCap, idleTimeoutSeconds, kernelIdleTimeoutSeconds, contextWindows, compactAt, refineModel, learn, subscription, oauthUrls, search, allowWeb, sandbox, kernel, allowNet",
+        "config.json: unknown field(s) cellTimeout, modle; known fields: provider, baseUrl, apiKey, model, python, prices, acceptsImages, stream, retry, thinking, requestIdleTimeout, maxStreamEventMB, cellTimeoutSeconds, outputCap, idleTimeoutSeconds, kernelIdleTimeoutSeconds, contextWindows, compactAt, refineModel, learn, subscription, oauthUrls, search, allowWeb, mode, sandbox, kernel, allowNet",
       ],
       // Every problem at once, not one per run.
       [

@@ -1,6 +1,6 @@
 // A session's socket is the person's: code running in a relm kernel (its own session's or another's)
 // may read a session and message it, stamped with its own session, but never act as the person
-// (send, stop, interrupt, model, undo, …). Real kernels, real sockets, scripted model. Linux only:
+// (send, stop, interrupt, model, mode, undo, …). Real kernels, real sockets, scripted model. Linux only:
 // elsewhere the peer cannot be identified (docs/sessions.md).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,7 +31,8 @@ def attack(path, label):
     out = {"send": call(path, "send", {"text": "INJECTED by " + label})}
     out["message"] = call(path, "message", {"from": "user", "text": "FORGED by " + label})
     for method, params in [("stop", {}), ("interrupt", {}), ("model", {"name": "evil"}), ("undo", {}),
-                           ("goal", {"text": "evil"}), ("child.cancel", {"id": "abc"}), ("schedule.reload", {})]:
+                           ("goal", {"text": "evil"}), ("child.cancel", {"id": "abc"}), ("schedule.reload", {}),
+                           ("mode", {"mode": "full"})]:
         out[method] = call(path, method, params)
     out["status"] = call(path, "status", {})
     out["info"] = call(path, "info", {})
@@ -81,6 +82,8 @@ const EXPECTED = {
   goal: REFUSED,
   "child.cancel": REFUSED,
   "schedule.reload": REFUSED,
+  // Code in a kernel cannot widen its own permission mode.
+  mode: REFUSED,
   status: "ok",
   info: "ok",
 };

@@ -75,6 +75,7 @@ describe("the host protocol", () => {
         "interrupt",
         "learn",
         "message",
+        "mode",
         "model",
         "refine",
         "refine.apply",

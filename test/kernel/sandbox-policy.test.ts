@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
 import { type BwrapPlan, bwrapArgs } from "../../src/kernel/sandbox/bwrap.js";
 import { sandboxUnavailable } from "../../src/kernel/sandbox/index.js";
-import { allowed, netPolicyOf, parseNetRule, sandboxSettingsOf } from "../../src/kernel/sandbox/policy.js";
+import { allowed, netPolicyOf, parseNetRule, settingsForMode } from "../../src/kernel/sandbox/policy.js";
 
 describe("--allow-net values", () => {
   it("parse as HOST[:PORT], wildcards and IPv6 in brackets", () => {
@@ -30,24 +30,20 @@ describe("--allow-net values", () => {
     expect(allowed(rules, "notgithub.com", 443)).toBe(false);
   });
 
-  it("need a sandbox, from the flag or the config; strict comes from the config", () => {
-    expect(sandboxSettingsOf({}, undefined)).toBeUndefined();
-    expect(sandboxSettingsOf({}, "off")).toBeUndefined();
-    expect(() => sandboxSettingsOf({ allowNet: ["*"] }, "off")).toThrow(
-      /--allow-net applies to a sandboxed kernel/,
-    );
-    expect(sandboxSettingsOf({ sandbox: true }, undefined)).toEqual({
-      mode: "workspace",
-      net: { kind: "none" },
+  it("make each permission mode's sandbox: none for full, the project read-only in plan", () => {
+    const none = { kind: "none" } as const;
+    expect(settingsForMode("full", "workspace", none)).toBeUndefined();
+    expect(settingsForMode("workspace", "workspace", none)).toEqual({ mode: "workspace", net: none });
+    expect(settingsForMode("plan", "strict", none)).toEqual({
+      mode: "strict",
+      net: none,
+      readOnlyProject: true,
     });
-    expect(sandboxSettingsOf({ sandbox: true }, "strict")?.mode).toBe("strict");
-    expect(sandboxSettingsOf({}, "workspace", ["a.org"])?.net).toEqual({
+    expect(settingsForMode("workspace", "workspace", netPolicyOf(["a.org"]))?.net).toEqual({
       kind: "list",
       rules: [{ host: "a.org" }],
     });
-    expect(sandboxSettingsOf({ sandbox: true, allowNet: ["*"] }, undefined, ["a.org"])?.net).toEqual({
-      kind: "all",
-    });
+    expect(settingsForMode("plan", "workspace", none, ["/tmp/v.txt"])?.readable).toEqual(["/tmp/v.txt"]);
   });
 });
 

@@ -13,7 +13,12 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Environment with nothing of the developer's own relm or provider settings leaking into a test. */
+/**
+ * Environment with nothing of the developer's own relm or provider settings leaking into a test. It
+ * pins the permission mode to full (RELM_MODE), as every test written before modes assumed: the default
+ * is workspace where bubblewrap works. Tests of the mode, or of the default, give their own RELM_MODE
+ * ("" for none: the default decides).
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -28,7 +33,9 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     if (k === "OLLAMA_HOST") continue;
     env[k] = v;
   }
-  return { ...env, NO_COLOR: "1", ...extra };
+  const out: NodeJS.ProcessEnv = { ...env, NO_COLOR: "1", RELM_MODE: "full", ...extra };
+  if (out.RELM_MODE === "") delete out.RELM_MODE;
+  return out;
 }
 
 /**

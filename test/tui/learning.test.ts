@@ -87,7 +87,7 @@ describe("terminal UI probation", () => {
     await ui.waitFor("new session");
     await ui.type("say hello");
     await ui.press("enter");
-    const screen = await ui.waitFor(/^on probation 1 │/m);
+    const screen = await ui.waitFor(/│ on probation 1 │/);
     expect(screen).toContain(
       "✎ starting with 1 lesson on probation from earlier sessions — relm harness list --scope probation",
     );

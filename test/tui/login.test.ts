@@ -36,6 +36,8 @@ describe("terminal UI first launch", () => {
     await ui.type("qwen");
     await ui.press("enter");
     await ui.waitFor(/✓ saved .*config\.json: qwen-test/);
+    // The first launch says which permission mode the user gets (this test pins full: RELM_MODE).
+    await ui.waitFor(/Permission mode: full — no sandbox: [\s\S]*\(shift\+tab or \/mode changes it/);
     const path = join(rig.home, "config.json");
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(path, "utf8"))).toMatchObject({
@@ -95,7 +97,8 @@ describe("terminal UI first launch", () => {
     const ui = open(rig, [], { env });
     await ui.waitFor("Choose a model provider");
     await ui.press("down", "enter");
-    await ui.waitFor("API key");
+    // The key step's own words: the provider picker says "API key" too.
+    await ui.waitFor("Paste the API key");
     await ui.press("escape");
     await ui.waitFor("Choose a model provider");
     await ui.press("ctrl-c");

@@ -189,6 +189,7 @@ function info(over: Partial<SessionInfo> = {}): SessionInfo {
     spent: { turns: 3, tokens: 131_346, elapsedMs: 60_000, cost: 0.4567 },
     kernel: "busy",
     sandboxed: false,
+    mode: "full",
     goal: "ship it",
     autonomy: { gates: ["npm test"] },
     branch: "main",

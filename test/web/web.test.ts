@@ -183,13 +183,14 @@ describe("fetch in the host", () => {
     expect(() => parseAllowWeb(["https://x.org/path"])).toThrow(/not a host name/);
   });
 
-  it("a tree in a sandbox with its network closed allows no unlisted host; one with --allow-net * is open", () => {
-    const base = { secrets: [], web: {} };
-    expect(webPolicy({ ...base, kernel: {} })).toEqual({ allow: undefined, sandboxed: false });
-    expect(webPolicy({ ...base, kernel: { sandbox: { net: { kind: "none" } } } }).sandboxed).toBe(true);
-    expect(webPolicy({ ...base, kernel: { sandbox: { net: { kind: "list" } } } }).sandboxed).toBe(true);
-    expect(webPolicy({ ...base, kernel: { sandbox: { net: { kind: "all" } } } }).sandboxed).toBe(false);
-    expect(webPolicy({ secrets: [], web: { allow: ["x.org"] }, kernel: {} }).allow).toEqual(["x.org"]);
+  it("an agent in a sandbox with its network closed allows no unlisted host; one with --allow-net * is open", () => {
+    const tree = { options: { secrets: [], web: {} } };
+    expect(webPolicy({ tree, sandbox: undefined })).toEqual({ allow: undefined, sandboxed: false });
+    expect(webPolicy({ tree, sandbox: { net: { kind: "none" } } }).sandboxed).toBe(true);
+    expect(webPolicy({ tree, sandbox: { net: { kind: "list" } } }).sandboxed).toBe(true);
+    expect(webPolicy({ tree, sandbox: { net: { kind: "all" } } }).sandboxed).toBe(false);
+    const listed = { options: { secrets: [], web: { allow: ["x.org"] } } };
+    expect(webPolicy({ tree: listed, sandbox: undefined }).allow).toEqual(["x.org"]);
   });
 
   it("gives up at its timeout", async () => {
@@ -360,7 +361,8 @@ describe("the host's web.* calls", () => {
   const agent = (budget: Budget, web = {}) => ({
     id: "agent-1",
     budget,
-    tree: { options: { secrets: ["a-secret-value-123"], web, kernel: {} } },
+    tree: { options: { secrets: ["a-secret-value-123"], web } },
+    sandbox: undefined,
   });
 
   it("stop at the --max-time deadline with a budget error, and when Python cancels them", async () => {

@@ -1,6 +1,8 @@
 // Starting a child agent: the checks (depth, budget), its spec, model and kernel, its id and name, the
 // `child_spawned` line of the parent's journal, and the agent itself; and the inputs Python packs for it.
 import { join } from "node:path";
+import { modeNamed, type PermissionMode } from "../../config/permission-mode.js";
+import { sandboxUnavailable } from "../../kernel/sandbox/index.js";
 import { newSessionId } from "../../session/index.js";
 import type { VariableSpec } from "../core/variables.js";
 import { asRecord, KernelCallError } from "../kernel-api/errors.js";
@@ -22,6 +24,8 @@ export interface LaunchOptions {
   spec?: string;
   model?: string;
   kernel?: string;
+  /** The mode it asks for (rlm(..., mode=...)): it gets it only when no wider than its parent's. */
+  mode?: string;
   variables: VariableSpec[];
 }
 
@@ -67,7 +71,8 @@ export function launchChild(
   if (stop) throw new KernelCallError(`rlm: ${stop.message}`, "budget");
   const spec = opts.spec ? tree.spec(opts.spec) : undefined;
   const client = tree.client(opts.model ?? spec?.model);
-  const kernel = childKernel(opts.kernel, spec, tree.kernelPolicy);
+  const mode = childMode(parent, opts.mode, spec);
+  const kernel = childKernel(opts.kernel, spec, tree.kernelPolicy(mode));
   const id = newSessionId();
   const n = nextNumber();
   const name = opts.name ?? (spec ? `${spec.name}-${n}` : `child-${n}`);
@@ -97,6 +102,7 @@ export function launchChild(
     variables: opts.variables,
     spec,
     ...(kernel ? { kernel } : {}),
+    mode,
   });
   return { id, name, label: opts.label, task, model: client.model, agent };
 }
@@ -130,6 +136,33 @@ export function labelOf(description: { type: string; preview: string } | undefin
   if (description.type === "str" && quoted) text = quoted[2] as string;
   if (text.length === 0) return undefined;
   return text.length > LABEL_CHARS ? `${text.slice(0, LABEL_CHARS - 1)}…` : text;
+}
+
+/**
+ * A child's permission mode: the call's `mode=`, else its spec's, else its parent's; a wider one than
+ * the parent's is narrowed to it (docs/sandbox.md). A sandboxed mode on a machine that cannot sandbox
+ * is refused before anything starts.
+ */
+function childMode(
+  parent: ParentAgent,
+  asked: string | undefined,
+  spec: AgentSpec | undefined,
+): PermissionMode {
+  let named: PermissionMode | undefined;
+  if (asked !== undefined) {
+    named = modeNamed(asked);
+    if (!named)
+      throw new KernelCallError(
+        `rlm mode=${JSON.stringify(asked)}: a mode is "plan" (read-only), "workspace" or "full"`,
+        "usage",
+      );
+  }
+  const mode = parent.tree.permissions.narrow(named ?? spec?.mode, parent.mode);
+  if (mode !== "full" && parent.mode === "full") {
+    const missing = sandboxUnavailable(parent.tree.options.kernel.env, `rlm mode="${mode}"`);
+    if (missing) throw new KernelCallError(missing, "sandbox");
+  }
+  return mode;
 }
 
 /**

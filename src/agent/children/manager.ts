@@ -44,6 +44,7 @@ export class ChildManager {
       spec: optionalString(params, "spec"),
       model: optionalString(params, "model"),
       kernel: optionalString(params, "kernel"),
+      mode: optionalString(params, "mode"),
       variables: packedVariables(params.variables, true),
     });
     return { id: record.id, name: record.name };

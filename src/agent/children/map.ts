@@ -32,6 +32,7 @@ export async function mapChildren(
   const spec = optionalString(params, "spec");
   const model = optionalString(params, "model");
   const kernel = optionalString(params, "kernel");
+  const mode = optionalString(params, "mode");
 
   const results: ChildReply[] = new Array(perItem.length);
   const running = new Set<Started>();
@@ -57,6 +58,7 @@ export async function mapChildren(
         spec,
         model,
         kernel,
+        mode,
         variables: [...shared, ...(perItem[i] as VariableSpec[])],
       });
       running.add(record);

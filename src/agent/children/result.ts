@@ -1,5 +1,7 @@
 // What a parent gets back from a child agent: its end as Python decodes it, the `child_finished` line of
 // the parent's journal, and what is kept of the child (and of its own children) once it has ended.
+
+import type { PermissionMode } from "../../config/permission-mode.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody, SpendRecord } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
@@ -134,6 +136,10 @@ export class RetiredParent implements ParentAgent {
   }
 
   get client(): ModelClient {
+    return this.refuse();
+  }
+
+  get mode(): PermissionMode {
     return this.refuse();
   }
 

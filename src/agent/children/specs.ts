@@ -3,6 +3,7 @@ import { basename, join } from "node:path";
 import { parseTimeLimit } from "../../config/duration.js";
 import { UserError } from "../../config/errors.js";
 import { yamlLib } from "../../config/lazy.js";
+import { modeNamed, type PermissionMode } from "../../config/permission-mode.js";
 import { projectRoot } from "../../config/project-root.js";
 import { parseKernelUri } from "../../kernel/launchers/index.js";
 import type { BudgetLimits } from "../budget/budget.js";
@@ -17,6 +18,11 @@ export interface AgentSpec {
   instructions?: string;
   /** Where its kernel runs: a kernel URI (`kernel: ssh://gpu1`), checked when the spec is read. */
   kernel?: string;
+  /**
+   * Its permission mode (`mode: plan`): it can only narrow the parent's, so a project file (which
+   * sandboxed code can write) may say it.
+   */
+  mode?: PermissionMode;
   limits: BudgetLimits;
 }
 
@@ -31,6 +37,7 @@ const FIELDS = [
   "model",
   "instructions",
   "kernel",
+  "mode",
   "max_turns",
   "max_tokens",
   "max_time",
@@ -116,7 +123,11 @@ function parseSpec(path: string): AgentSpec {
       if (key === "description") spec.description = value.trim();
       else if (key === "model") spec.model = value.trim();
       else if (key === "kernel") spec.kernel = specKernel(value, where);
-      else spec.instructions = value.trim();
+      else if (key === "mode") {
+        const mode = modeNamed(value);
+        if (!mode) throw new SpecError(`${where}: mode must be plan (read-only), workspace or full`);
+        spec.mode = mode;
+      } else spec.instructions = value.trim();
     }
   }
   if (!spec.description)

@@ -1,6 +1,8 @@
 // The types between a parent agent and its children (manager.ts tracks them, launch.ts starts
 // one, result.ts keeps what is left of one that ended), in a module of their own so that those
 // can name them without importing each other.
+
+import type { PermissionMode } from "../../config/permission-mode.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody, SpendRecord } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
@@ -53,6 +55,8 @@ export interface ChildParams {
   spec?: AgentSpec;
   /** A kernel URI (rlm.spawn(..., kernel=...), the spec's `kernel:`); default: the parent's. */
   kernel?: string;
+  /** Its permission mode: what it asked for (rlm(..., mode=...), its spec's `mode:`), never wider than the parent's. */
+  mode: PermissionMode;
 }
 
 /** What a child sees of its parent agent: where children live and how to make one. */
@@ -63,6 +67,8 @@ export interface ParentAgent {
   readonly tree: AgentTree;
   readonly budget: Budget;
   readonly client: ModelClient;
+  /** Its permission mode now: its children's can only be narrower. */
+  readonly mode: PermissionMode;
   record(body: JournalBody): unknown;
   newChild(params: ChildParams): ChildAgent;
 }

@@ -1,3 +1,4 @@
+import type { PermissionMode } from "../../config/permission-mode.js";
 import type { ModelClient } from "../../llm/types.js";
 import { Journal } from "../../session/index.js";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
@@ -38,6 +39,8 @@ export interface AgentParams {
   variables: VariableSpec[];
   sink: EventSink;
   spec?: AgentSpec;
+  /** A sub-agent's permission mode (already narrowed to its parent's); the root's is the tree's. */
+  mode?: PermissionMode;
   /** Where its kernel runs (a kernel URI); default: its parent's, the root's the tree's (kernel-target.ts). */
   kernel?: string;
   /** The agent that started this one. */
@@ -115,6 +118,9 @@ export function assembleAgent(
     variables: params.variables,
     failOnCrash: params.parentId !== undefined,
     kernelUri: self.kernelUri,
+    get mode() {
+      return self.mode;
+    },
     state,
     // The target is made below; the kernel calls it only from a cell.
     hostRequest: (method, p): Promise<unknown> => handleKernelCall(hostApi, method, p),
@@ -184,7 +190,12 @@ export function assembleAgent(
       await hooks?.beforeModelCall?.();
     },
   });
-  const hostApi: KernelCallsTarget = new KernelCallsTarget({ ...shared, turns, parent: params.parent });
+  const hostApi: KernelCallsTarget = new KernelCallsTarget({
+    ...shared,
+    turns,
+    parent: params.parent,
+    mode: () => self.mode,
+  });
   return {
     journal,
     log,

@@ -5,7 +5,7 @@ import { basename, dirname } from "node:path";
 import { KERNEL_MARKER, scrubEnvironment } from "../../kernel/index.js";
 import { sandboxLauncher } from "../../kernel/launchers/sandbox.js";
 import { openSandbox } from "../../kernel/sandbox/index.js";
-import type { KernelSandbox } from "../../kernel/sandbox/types.js";
+import type { KernelSandbox, SandboxSettings } from "../../kernel/sandbox/types.js";
 import type { PythonInfo } from "../../kernel/types.js";
 import { sessionDir } from "../../session/index.js";
 import type { GateOptions } from "../gates/gates.js";
@@ -54,12 +54,12 @@ export function createdByTheSandbox(sandbox: KernelSandbox, told: Set<string>): 
   return out;
 }
 
-/** The tree's sandbox launcher, or undefined when its kernels run unsandboxed. */
+/** A sandbox launcher of the tree (`settings`: one mode's sandbox), or undefined for none (mode full). */
 export async function openTreeSandbox(
   options: TreeOptions,
   python: PythonInfo,
+  settings: SandboxSettings | undefined,
 ): Promise<SandboxLauncher | undefined> {
-  const settings = options.kernel.sandbox;
   if (!settings) return undefined;
   // Kernels carry the root session's id (markKernels): its folders are the ones they may write.
   const root = options.kernel.env[KERNEL_MARKER];

@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { describeMode, type PermissionMode } from "../../config/permission-mode.js";
 import { findPython, markKernelEnv } from "../../kernel/index.js";
 import { probeConfinement } from "../../kernel/sandbox/index.js";
 import type { ModelClient } from "../../llm/types.js";
@@ -56,6 +57,8 @@ export class AgentSession implements ChildAgent {
   /** A resumed session whose last turn had ended: nothing to continue until new work arrives. */
   settledAtResume = false;
   private readonly parts: AgentParts;
+  /** A sub-agent's permission mode, fixed at its start; undefined for the root (the tree's, switchable). */
+  private readonly ownMode: PermissionMode | undefined;
 
   private constructor(
     readonly tree: AgentTree,
@@ -67,6 +70,7 @@ export class AgentSession implements ChildAgent {
     this.budget = params.budget;
     this.kernelUri = params.kernel ?? params.parent?.kernelUri ?? tree.options.kernel.target;
     this.rootDir = params.parent?.rootDir ?? params.dir;
+    this.ownMode = params.depth === 0 ? undefined : (params.mode ?? tree.permissions.mode);
     this.parts = assembleAgent(this, params);
     this.journal = this.parts.journal;
     this.children = this.parts.children;
@@ -144,6 +148,7 @@ export class AgentSession implements ChildAgent {
       variables: params.variables,
       spec: params.spec,
       ...(params.kernel ? { kernel: params.kernel } : {}),
+      mode: params.mode,
       parent: this,
       // Events of descendants keep the id of the agent they came from.
       sink: (event) => parentSink("agent" in event ? event : { ...event, agent: params.id }),
@@ -165,6 +170,31 @@ export class AgentSession implements ChildAgent {
    */
   setModel(name: string): ModelClient {
     return this.parts.model.switchTo(name);
+  }
+
+  /** The permission mode this agent's kernel runs in (docs/sandbox.md). */
+  get mode(): PermissionMode {
+    return this.ownMode ?? this.tree.permissions.mode;
+  }
+
+  /**
+   * Switches the session to another permission mode (the root agent; between turns, with no sub-agent
+   * running): the kernel's variables are snapshotted, the kernel stops, what ran under the old mode
+   * stops (template, sandboxes, MCP servers), and a new kernel restores the variables under the new
+   * mode. Journaled as `mode`; the model is told with its next message, naming what was not restored.
+   */
+  async switchMode(mode: PermissionMode): Promise<ModeSwitch> {
+    if (this.depth !== 0) throw new Error("only the session's own mode can be switched");
+    const from = this.tree.permissions.mode;
+    if (mode === from) return { mode, changed: false, restored: [], notRestored: [] };
+    const running = this.parts.kernel.state !== "stopped";
+    await this.parts.kernel.release();
+    await this.tree.switchMode(mode);
+    // A kernel that ran is started again now, so its variables come back (and what did not is said).
+    const report = running ? await this.parts.kernel.restoreSnapshot() : { restored: [], notRestored: [] };
+    this.record({ type: "mode", mode, from, restored: report.restored, notRestored: report.notRestored });
+    this.parts.turns.noteNext(modeNote(mode, running, report));
+    return { mode, changed: true, ...report };
   }
 
   /** For llm(): the tree's client for a model name. */
@@ -352,11 +382,43 @@ export class AgentSession implements ChildAgent {
  * run on the host, a planted `python3` would run with the user's rights before any kernel starts.
  */
 function findTreePython(options: TreeOptions) {
-  const { env, cacheDir, sandbox } = options.kernel;
-  const trust = sandbox ? { untrusted: [options.cwd], wrap: probeConfinement(env, options.home) } : undefined;
+  const { env, cacheDir, permissions } = options.kernel;
+  const sandboxed = permissions !== undefined && permissions.mode !== "full";
+  const trust = sandboxed
+    ? { untrusted: [options.cwd], wrap: probeConfinement(env, options.home) }
+    : undefined;
   return findPython(env, cacheDir, trust);
 }
 
 function markKernels<T extends TreeOptions>(options: T, id: string): T {
   return { ...options, kernel: { ...options.kernel, env: markKernelEnv(options.kernel.env, id) } };
+}
+
+/** What a mode switch did: the mode now, and the variables a restarted kernel got back or not. */
+interface ModeSwitch {
+  mode: PermissionMode;
+  /** false: the session was in that mode already. */
+  changed: boolean;
+  restored: string[];
+  notRestored: { name: string; reason: string }[];
+}
+
+/** What the model is told with its next message after the person switched the mode. */
+function modeNote(
+  mode: PermissionMode,
+  restarted: boolean,
+  report: { restored: string[]; notRestored: { name: string; reason: string }[] },
+): string {
+  const parts = [`[relm] The user switched the permission mode to ${mode} (${describeMode(mode)}).`];
+  if (mode === "plan")
+    parts.push("Do not try to change files: read, analyse in memory and propose the changes instead.");
+  if (restarted) {
+    const back = report.restored.length > 0 ? `: ${report.restored.join(", ")}` : " (there were none)";
+    parts.push(`The kernel was restarted under it and its variables restored from a snapshot${back}.`);
+    if (report.notRestored.length > 0)
+      parts.push(
+        `Not restored: ${report.notRestored.map((v) => `${v.name} (${v.reason})`).join(", ")}; recompute them if you need them.`,
+      );
+  }
+  return parts.join(" ");
 }

@@ -1,11 +1,11 @@
 // What an agent tree is made with (tree.ts): apart from the tree, so that the modules the tree is built
 // from (sandbox.ts) can name it without importing the tree.
-import type { SandboxSettings } from "../../kernel/sandbox/types.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { McpConfig } from "../../mcp/index.js";
 import type { CompactionSettings } from "../compaction/compact-agent.js";
 import type { TreeHooks } from "../hooks.js";
 import type { WebSettings } from "../kernel-api/web.js";
+import type { ModeSettings } from "../permissions.js";
 import type { EventSink } from "./events.js";
 
 export interface KernelSettings {
@@ -18,8 +18,11 @@ export interface KernelSettings {
   cacheDir: string;
   /** Where the root's kernel runs (and its children's, unless they say): a kernel URI (docs/launchers.md). */
   target?: string;
-  /** Every kernel of the tree (and the template its children fork from) in this sandbox (docs/sandbox.md). */
-  sandbox?: SandboxSettings;
+  /**
+   * The permission mode the tree starts in and what its sandbox is made of (docs/sandbox.md): every
+   * kernel of a sandboxed mode (and the template children fork from) runs in it. Absent: full.
+   */
+  permissions?: ModeSettings;
 }
 
 export interface TreeOptions {
@@ -51,7 +54,7 @@ export interface TreeOptions {
     cancel(id: string): void;
   };
   /** Delivers a message to another session on this machine (the host layer knows how). */
-  sendToSession?: (to: string, from: string, text: string) => Promise<void>;
+  sendToSession?: (to: string, from: string, text: string, sandboxed: boolean) => Promise<void>;
   /** Depth of the deepest agent allowed; the root is depth 0. Default 2. */
   maxDepth?: number;
   sink?: EventSink;

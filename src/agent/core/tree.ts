@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { PermissionMode } from "../../config/permission-mode.js";
 import { KERNEL_MARKER, startKernelTemplate } from "../../kernel/index.js";
 import type { KernelTemplate, PythonInfo } from "../../kernel/types.js";
 import type { ModelClient } from "../../llm/types.js";
@@ -10,6 +11,7 @@ import type { KernelPolicy } from "../kernel-api/kernel-target.js";
 import { renderMcpBlock } from "../kernel-api/mcp-prompt.js";
 import { renderToolkitBlock } from "../kernel-api/toolkit-prompt.js";
 import { type Lesson, LessonBoard } from "../lessons.js";
+import { Permissions } from "../permissions.js";
 import type { EventSink } from "./events.js";
 import { findAgentsMd } from "./prompt.js";
 import {
@@ -54,10 +56,16 @@ export class AgentTree {
   /** Their listing in every agent's system prompt, rendered once (src/agent/kernel-api/mcp-prompt.ts). */
   readonly mcpBlock: string | undefined;
 
+  /** The permission mode: the root's now, and the sandbox of each mode (permissions.ts). */
+  readonly permissions: Permissions;
+
   constructor(
     readonly options: TreeOptions,
     readonly python: PythonInfo,
   ) {
+    this.permissions = new Permissions(
+      options.kernel.permissions ?? { mode: "full", level: "workspace", net: { kind: "none" } },
+    );
     this.maxDepth = options.maxDepth ?? 2;
     this.agentsMd = findAgentsMd(options.cwd);
     this.clients.set(options.client.model, options.client);
@@ -74,8 +82,9 @@ export class AgentTree {
         cacheDir: options.kernel.cacheDir,
         clientVersion: options.relmVersion,
         home: options.home,
-        // A sandboxed session's stdio servers run in its sandbox (src/mcp/trust.ts says which may not).
-        ...(options.kernel.sandbox ? { sandbox: async () => (await this.kernelLauncher())?.sandbox } : {}),
+        // A sandboxed session's stdio servers run in its sandbox (src/mcp/trust.ts says which may not);
+        // the mode's now: a switch stops them (switchMode), and the next call starts them in the new one.
+        sandbox: async () => (await this.kernelLauncher())?.sandbox,
         // No one request outlasts a cell; calls from a cell stop earlier, when it is interrupted.
         requestTimeoutMs: Math.max(options.kernel.cellTimeoutMs, 60_000),
       });
@@ -92,9 +101,9 @@ export class AgentTree {
     return this.lessons.teach(lesson);
   }
 
-  /** What a kernel URI chosen by code must respect: the tree's sandbox and the user's own URI. */
-  get kernelPolicy(): KernelPolicy {
-    return { sandboxed: this.options.kernel.sandbox !== undefined, userUri: this.options.kernel.target };
+  /** What a kernel URI chosen by code must respect: the sandbox of `mode` (the root's now) and the user's own URI. */
+  kernelPolicy(mode: PermissionMode = this.permissions.mode): KernelPolicy {
+    return { sandboxed: mode !== "full", userUri: this.options.kernel.target };
   }
 
   /** Makes `client` the model of agents that name none (the root switched to it). */
@@ -130,7 +139,7 @@ export class AgentTree {
   /**
    * The warm template children's kernels are forked from (milliseconds instead of a cold start). It is
    * started with the first child, so a run that never delegates never pays for it; if it cannot start,
-   * kernels are spawned as usual.
+   * kernels are spawned as usual. It runs in the root's mode's sandbox: only children of that mode fork.
    */
   kernelTemplate(): Promise<KernelTemplate | undefined> {
     this.template ??= this.kernelLauncher()
@@ -139,15 +148,44 @@ export class AgentTree {
     return this.template;
   }
 
-  private sandbox: Promise<SandboxLauncher | undefined> | undefined;
+  /** One sandbox per mode in use, opened on first use; a mode switch closes them all (switchMode). */
+  private readonly sandboxes = new Map<PermissionMode, Promise<SandboxLauncher | undefined>>();
 
   /**
-   * The launcher every kernel of the tree starts through: the tree's sandbox, opened on first use (one
-   * for the root kernel and the template, so forked children share it); undefined without one.
+   * The launcher the kernels of `mode` (the root's now, by default) start through: that mode's sandbox,
+   * opened on first use (one for the root kernel and the template, so forked children share it);
+   * undefined in full mode.
    */
-  kernelLauncher(): Promise<SandboxLauncher | undefined> {
-    this.sandbox ??= openTreeSandbox(this.options, this.python);
-    return this.sandbox;
+  kernelLauncher(mode: PermissionMode = this.permissions.mode): Promise<SandboxLauncher | undefined> {
+    let launcher = this.sandboxes.get(mode);
+    if (!launcher) {
+      launcher = openTreeSandbox(this.options, this.python, this.permissions.sandboxFor(mode));
+      this.sandboxes.set(mode, launcher);
+    }
+    return launcher;
+  }
+
+  /**
+   * Makes `mode` the root's: what runs under the old one is stopped (the warm template, the sandboxes,
+   * the MCP servers: they start again under the new one at their next use). The caller has stopped the
+   * kernels first (session.ts switchMode: the root's is snapshotted and restored in the new sandbox).
+   */
+  async switchMode(mode: PermissionMode): Promise<void> {
+    const template = await this.template;
+    this.template = undefined;
+    await Promise.all([template?.close(), this.mcp?.stopAll()]);
+    await this.closeSandboxes();
+    this.permissions.set(mode);
+  }
+
+  private async closeSandboxes(): Promise<void> {
+    const open = [...this.sandboxes.values()];
+    this.sandboxes.clear();
+    for (const pending of open) {
+      const launcher = await pending.catch(() => undefined);
+      await launcher?.sandbox.close(); // after the kernels inside it
+      launcher?.release();
+    }
   }
 
   /**
@@ -168,17 +206,19 @@ export class AgentTree {
    * opened (they could not be made read-only in it): none before the sandbox is open.
    */
   async sandboxCreated(): Promise<string[]> {
-    const launcher = await this.sandbox?.catch(() => undefined);
-    return launcher ? createdByTheSandbox(launcher.sandbox, this.createdTold) : [];
+    const out: string[] = [];
+    for (const pending of this.sandboxes.values()) {
+      const launcher = await pending.catch(() => undefined);
+      if (launcher) out.push(...createdByTheSandbox(launcher.sandbox, this.createdTold));
+    }
+    return out;
   }
 
   /** Stops what the tree shares (the template and any kernel still forked from it, the MCP servers). */
   async close(): Promise<void> {
     const template = await this.template;
     await Promise.all([template?.close(), this.mcp?.close()]);
-    const sandbox = await this.sandbox?.catch(() => undefined);
-    await sandbox?.sandbox.close(); // after the kernels inside it
-    sandbox?.release();
+    await this.closeSandboxes();
   }
 
   /** A spec by name: the project's `.relm/agents/NAME.yaml`, else one the hooks keep (a harness entry). */

@@ -181,7 +181,8 @@ export class TurnRunner {
 
   /** What a resume found, told to the model with the next message. */
   noteNext(note: string): void {
-    this.notePending = note;
+    // Two before one message (a resume, then a mode switch): both are said, in order.
+    this.notePending = this.notePending ? `${this.notePending}\n\n${note}` : note;
   }
 
   /**

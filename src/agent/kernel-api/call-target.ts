@@ -1,3 +1,4 @@
+import type { PermissionMode } from "../../config/permission-mode.js";
 import type { CellImage } from "../../kernel/types.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { Journal } from "../../session/index.js";
@@ -26,6 +27,8 @@ interface CallTargetParts {
   readonly kernel: AgentKernel;
   readonly children: ChildManager;
   readonly mailbox: Mailbox;
+  /** The agent's permission mode now (the root's can be switched). */
+  readonly mode: () => PermissionMode;
   /** The agent that started this one (send(..., "parent")); none for the root. */
   readonly parent: { readonly id: string; deliver(from: string, text: string): void } | undefined;
 }
@@ -56,6 +59,11 @@ export class KernelCallsTarget implements KernelCallsAgent {
     return this.parts.model.current;
   }
 
+  /** The sandbox of the agent's mode (undefined in full mode): fetch() follows its network. */
+  get sandbox() {
+    return this.tree.permissions.sandboxFor(this.parts.mode());
+  }
+
   clientFor(model?: string | null): ModelClient {
     return this.parts.model.named(model);
   }
@@ -77,8 +85,10 @@ export class KernelCallsTarget implements KernelCallsAgent {
     return this.tree.options.scheduler;
   }
 
-  get sendToSession(): TreeOptions["sendToSession"] {
-    return this.tree.options.sendToSession;
+  /** send() to another session: refused by the host layer from a sandboxed agent to an unsandboxed session. */
+  get sendToSession(): ((to: string, from: string, text: string) => Promise<void>) | undefined {
+    const send = this.tree.options.sendToSession;
+    return send && ((to, from, text) => send(to, from, text, this.sandbox !== undefined));
   }
 
   get parentAgent(): CallTargetParts["parent"] {

@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import type { PermissionMode } from "../../config/permission-mode.js";
 import { startKernel } from "../../kernel/index.js";
 import type { CellImage, CellResult, Kernel, KernelLifecycleEvent, PythonInfo } from "../../kernel/types.js";
 import type { Journal } from "../../session/index.js";
@@ -34,6 +35,8 @@ interface KernelOwner {
   readonly failOnCrash: boolean;
   /** Where its kernel runs: a kernel URI (kernel-target.ts); undefined: the tree's own launcher. */
   readonly kernelUri?: string;
+  /** Its permission mode: its kernel starts in that mode's sandbox (none in full mode). */
+  readonly mode: PermissionMode;
   /** The agent has ended; its running turn was interrupted (session-turns.ts). */
   readonly state: { readonly closed: boolean; readonly aborted: boolean };
   /** A call from Python in the kernel (calls.ts). */
@@ -152,10 +155,12 @@ export class AgentKernel {
   }
 
   private async boot(): Promise<Kernel> {
-    const k = this.owner.tree.options.kernel;
-    const target = await kernelTarget(this.owner.kernelUri, () => this.owner.tree.kernelLauncher());
-    const launcher = target.launcher; // a remote one, the tree's sandbox, or none (local)
-    const forked = this.owner.depth > 0 && target.forkable;
+    const { tree, mode } = this.owner;
+    const k = tree.options.kernel;
+    const target = await kernelTarget(this.owner.kernelUri, () => tree.kernelLauncher(mode));
+    const launcher = target.launcher; // a remote one, the sandbox of its mode, or none (local)
+    // The template runs in the root's mode's sandbox: a child of a narrower mode is spawned in its own.
+    const forked = this.owner.depth > 0 && target.forkable && mode === tree.permissions.mode;
     const template = forked ? await this.owner.tree.kernelTemplate() : undefined;
     const kernel = await startKernel({
       template,

@@ -29,17 +29,17 @@ export interface WebApiAgent {
     readonly options: {
       readonly secrets: string[];
       readonly web?: WebSettings;
-      /** The kernels' sandbox (src/kernel/sandbox/): with its network closed, only allowed hosts. */
-      readonly kernel: { readonly sandbox?: { readonly net: { readonly kind: string } } };
     };
   };
+  /** The agent's sandbox (its permission mode's): with its network closed, only allowed hosts. */
+  readonly sandbox: { readonly net: { readonly kind: string } } | undefined;
   readonly budget: Budget;
 }
 
-/** The policy of a tree: its allow-list; in a sandbox without open network, nothing unlisted. */
-export function webPolicy(options: WebApiAgent["tree"]["options"]): WebPolicy {
-  const net = options.kernel.sandbox?.net.kind;
-  return { allow: options.web?.allow, sandboxed: net !== undefined && net !== "all" };
+/** The policy of an agent: the tree's allow-list; in a sandbox without open network, nothing unlisted. */
+export function webPolicy(agent: Pick<WebApiAgent, "tree" | "sandbox">): WebPolicy {
+  const net = agent.sandbox?.net.kind;
+  return { allow: agent.tree.options.web?.allow, sandboxed: net !== undefined && net !== "all" };
 }
 
 const FETCH_DEFAULTS = { maxBytes: 5_000_000, rawMaxBytes: 20_000_000, timeoutS: 30, maxRedirects: 5 };
@@ -61,7 +61,7 @@ export async function handleWebRequest(agent: WebApiAgent, method: string, raw: 
   if (method !== "web.fetch" && method !== "web.search")
     throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   const settings = agent.tree.options.web ?? {};
-  const policy = webPolicy(agent.tree.options);
+  const policy = webPolicy(agent);
   const redactor = new Redactor(agent.tree.options.secrets);
   const controller = new AbortController();
   if (key) inFlight.set(key, controller);

@@ -1,11 +1,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type ConfigFlags, noModelMessage, resolveConfig } from "../../config/config.js";
+import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } from "../../config/config.js";
 import { ConfigError } from "../../config/errors.js";
 import { homeProblem } from "../../config/home-check.js";
+import { modeNamed } from "../../config/permission-mode.js";
 import { findProblems } from "../../host/doctor/doctor.js";
 import { findPython } from "../../kernel/index.js";
-import { probeSandbox } from "../../kernel/sandbox/index.js";
+import { cachedProbe } from "../../kernel/sandbox/index.js";
 import { describeSkillProblem, findSkills, harnessLogHealth } from "../../learning/store/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
@@ -158,7 +159,7 @@ export async function doctor(
   for (const h of harnessLogHealth({ cwd: io.cwd, home: config.home }))
     checks.push({ ok: h.ok, label: "harness", detail: h.detail });
 
-  checks.push(sandboxCheck(io.env, config.sandbox));
+  checks.push(sandboxCheck(io.env, config));
   checks.push(webCheck(config, io.env));
 
   const m = config.model;
@@ -194,16 +195,27 @@ export async function doctor(
   return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
 }
 
-/** Whether `--sandbox` can work here (bubblewrap and its namespaces); a FAIL only when config asks for it. */
-function sandboxCheck(env: NodeJS.ProcessEnv, configured: string | undefined): Check {
-  const wanted = configured === "workspace" || configured === "strict";
-  const probe = probeSandbox(env);
-  const mode = wanted ? ` (config: sandbox ${configured})` : "";
-  if (probe.ok) return { ok: true, label: "sandbox", detail: `${probe.detail}${mode}` };
+/**
+ * Whether the sandboxed modes (workspace, plan) can work here — bubblewrap and its namespaces, tried
+ * afresh and kept for the sessions' default (agent/mode-choice.ts) — and the mode new sessions get. A
+ * FAIL only when the config asks for a sandboxed mode.
+ */
+function sandboxCheck(env: NodeJS.ProcessEnv, config: ResolvedConfig): Check {
+  const named = config.mode !== undefined ? modeNamed(config.mode) : undefined;
+  const wanted =
+    named !== undefined ? named !== "full" : config.sandbox === "workspace" || config.sandbox === "strict";
+  const probe = cachedProbe(env, join(config.home, "cache"), true);
+  const asked =
+    config.mode !== undefined ? `mode ${config.mode}` : config.sandbox ? `sandbox ${config.sandbox}` : "";
+  const source = asked ? `config: ${asked}` : "the default";
+  if (probe.ok) {
+    const mode = named ?? (config.sandbox === "off" ? "full" : "workspace");
+    return { ok: true, label: "sandbox", detail: `${probe.detail}; new sessions: mode ${mode} (${source})` };
+  }
   return {
     ok: wanted ? false : "warn",
     label: "sandbox",
-    detail: `--sandbox unavailable: ${probe.detail}${mode}`,
+    detail: `--mode workspace and plan unavailable: ${probe.detail}; new sessions: mode full (${source}); to sandbox them, ${probe.fix ?? "see docs/sandbox.md"}`,
   };
 }
 

@@ -9,6 +9,8 @@ export interface BwrapPlan {
   /** Network: none (own empty namespace), all (the host's), or through the host's proxy socket. */
   net: "none" | "all" | { proxySocket: string; forwarder: string; python: string };
   project: string;
+  /** Permission mode plan: the project is bound read-only (nothing in it needs protecting then). */
+  readOnlyProject?: boolean;
   writable: string[];
   /** Directories hidden under an empty tmpfs (RELM_HOME, the fork sockets' dir, $HOME in strict mode). */
   hidden: string[];
@@ -53,10 +55,15 @@ export function bwrapArgs(plan: BwrapPlan, argv: string[], cwd: string): string[
     ...plan.runFiles.map((p): Mount => ({ op: "--ro-bind", src: p, dest: p })),
     ...plan.readable.map(({ src, dest }): Mount => ({ op: "--ro-bind", src, dest })),
     ...plan.devices.map((p): Mount => ({ op: "--dev-bind", src: p, dest: p })),
-    { op: "--bind", src: plan.project, dest: plan.project },
-    // Deeper than the project, so after it; a pinned folder before the read-only path below it.
-    ...plan.pinned.map((p): Mount => ({ op: "--bind", src: p, dest: p })),
-    ...plan.readOnly.map((p): Mount => ({ op: "--ro-bind", src: p, dest: p })),
+    ...(plan.readOnlyProject
+      ? // Read-only whole: a pinned folder bound writable would open a hole in it.
+        [{ op: "--ro-bind", src: plan.project, dest: plan.project } as Mount]
+      : [
+          { op: "--bind", src: plan.project, dest: plan.project } as Mount,
+          // Deeper than the project, so after it; a pinned folder before the read-only path below it.
+          ...plan.pinned.map((p): Mount => ({ op: "--bind", src: p, dest: p })),
+          ...plan.readOnly.map((p): Mount => ({ op: "--ro-bind", src: p, dest: p })),
+        ]),
     ...plan.writable.map((p): Mount => ({ op: "--bind", src: p, dest: p })),
     ...plan.sockets.map((p): Mount => ({ op: "--bind", src: p, dest: p })),
   ];

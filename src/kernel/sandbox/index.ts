@@ -1,8 +1,7 @@
 // The kernel sandbox (issue 12, item 2): openSandbox() gives the KernelSandbox a session tree's kernels
 // and warm template are wrapped in; probeSandbox() tells `relm doctor` what this machine offers.
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { makeDirs } from "../../config/dirs.js";
@@ -10,17 +9,16 @@ import { ConfigError } from "../../config/errors.js";
 import { trackFile, untrackFile } from "../host-exit.js";
 import { LinuxSandbox } from "./linux.js";
 import { MacSandbox } from "./macos.js";
+import { BWRAP_INSTALL, findBwrap } from "./probe.js";
 import { protectedPaths } from "./protect.js";
 import { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings } from "./types.js";
 
-export { netPolicyOf, sandboxSettingsOf } from "./policy.js";
+export { netPolicyOf, settingsForMode } from "./policy.js";
+export { cachedProbe, probeSandbox, type SandboxProbe } from "./probe.js";
 
 /** The sandbox cannot work on this machine; the message says what to install. */
 class SandboxUnavailableError extends ConfigError {}
-
-const BWRAP_INSTALL =
-  "install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)";
 
 interface SandboxRequest {
   settings: SandboxSettings;
@@ -41,20 +39,6 @@ interface SandboxRequest {
   protect?: readonly string[];
 }
 
-function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (!dir) continue;
-    const file = path.join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return file;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 function realOrSame(p: string): string {
   try {
     return realpathSync(p);
@@ -70,19 +54,24 @@ function socketPath(): string {
   return path.join(dir, `n${process.pid}-${randomBytes(4).toString("hex")}.sock`);
 }
 
-/** Why a sandbox cannot be opened here (what to install), or undefined: cheap, no process started. */
-export function sandboxUnavailable(env: NodeJS.ProcessEnv): string | undefined {
+/**
+ * Why a sandbox cannot be opened here (what to install), or undefined: cheap, no process started.
+ * `asked` is how the person asked for it (`--sandbox`, `--mode plan`, `config.json mode "workspace"`).
+ */
+export function sandboxUnavailable(env: NodeJS.ProcessEnv, asked = "--sandbox"): string | undefined {
   if (process.platform === "linux") {
-    return which("bwrap", env)
-      ? undefined
-      : `--sandbox needs bubblewrap (bwrap), which is not installed; ${BWRAP_INSTALL}`;
+    if (findBwrap(env)) return undefined;
+    const named = env.RELM_BWRAP?.trim();
+    return named
+      ? `${asked} needs bubblewrap, and RELM_BWRAP=${named} is not an executable file`
+      : `${asked} needs bubblewrap (bwrap), which is not installed; ${BWRAP_INSTALL}`;
   }
   if (process.platform === "darwin") {
     return existsSync("/usr/bin/sandbox-exec")
       ? undefined
-      : "--sandbox needs /usr/bin/sandbox-exec, which this macOS does not have";
+      : `${asked} needs /usr/bin/sandbox-exec, which this macOS does not have`;
   }
-  return `--sandbox is not available on ${process.platform} (Linux and macOS only)`;
+  return `${asked} is not available on ${process.platform} (Linux and macOS only); use --mode full`;
 }
 
 /** Checks the machine can sandbox and starts what the sandbox needs on the host (the allow-list proxy). */
@@ -113,7 +102,8 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
     }
   }
   const project = realOrSame(request.project);
-  const guarded = protectedPaths(project, request.protect ?? []);
+  // Plan mode: the whole project is read-only, so nothing in it needs guarding (or can appear).
+  const guarded = protectedPaths(project, settings.readOnlyProject ? [] : (request.protect ?? []));
   const paths: SandboxPaths = {
     project: request.project,
     writable,
@@ -124,7 +114,7 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
     pinned: guarded.pinned,
     unprotected: guarded.unprotected.map((name) => path.join(project, name)),
   };
-  if (linux) return new LinuxSandbox(settings, paths, which("bwrap", request.env)!, request.python, proxy);
+  if (linux) return new LinuxSandbox(settings, paths, findBwrap(request.env)!, request.python, proxy);
   return new MacSandbox(settings, paths, request.python, proxy);
 }
 
@@ -139,7 +129,7 @@ export function probeConfinement(
   relmHome: string | undefined,
 ): ((file: string, args: string[]) => { file: string; args: string[] }) | undefined {
   if (process.platform !== "linux") return undefined;
-  const bwrap = which("bwrap", env);
+  const bwrap = findBwrap(env);
   if (!bwrap) return undefined;
   const hide = [relmHome, "/run", "/tmp"].filter((d): d is string => !!d && existsSync(d));
   const root = process.getuid?.() === 0 ? ["--cap-drop", "ALL"] : [];
@@ -162,53 +152,4 @@ export function probeConfinement(
       ...args,
     ],
   });
-}
-
-/** What `relm doctor` says about sandboxing here. */
-interface SandboxProbe {
-  ok: boolean;
-  /** e.g. "bubblewrap 0.8.0 (pid, net and mount namespaces work)". */
-  detail: string;
-}
-
-/** Runs bwrap once (about 10 ms) to see that the namespaces the sandbox uses can be made here. */
-export function probeSandbox(env: NodeJS.ProcessEnv): SandboxProbe {
-  if (process.platform === "darwin") {
-    return existsSync("/usr/bin/sandbox-exec")
-      ? { ok: true, detail: "sandbox-exec (Seatbelt; relm's profile is untested on macOS)" }
-      : { ok: false, detail: "no /usr/bin/sandbox-exec" };
-  }
-  if (process.platform !== "linux") return { ok: false, detail: `not available on ${process.platform}` };
-  const bwrap = which("bwrap", env);
-  if (!bwrap) return { ok: false, detail: `bubblewrap is not installed; ${BWRAP_INSTALL}` };
-  const version =
-    spawnSync(bwrap, ["--version"], { encoding: "utf8", timeout: 5000 }).stdout?.trim() || "bwrap";
-  const trial = spawnSync(
-    bwrap,
-    ["--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc", "/proc", "--", "/bin/true"],
-    { encoding: "utf8", timeout: 5000 },
-  );
-  if (trial.status !== 0) {
-    const why = (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim().split("\n")[0];
-    const userns = readUserns();
-    return {
-      ok: false,
-      detail: `${version} cannot make namespaces here (${why})${userns ? `; ${userns}` : ""}`,
-    };
-  }
-  const root = process.getuid?.() === 0;
-  return {
-    ok: true,
-    detail: `${version}, pid/net/mount namespaces work${root ? " (as root)" : " (user namespaces)"}`,
-  };
-}
-
-function readUserns(): string | undefined {
-  try {
-    const max = readFileSync("/proc/sys/user/max_user_namespaces", "utf8").trim();
-    if (max === "0") return "user namespaces are disabled (sysctl user.max_user_namespaces=0)";
-  } catch {
-    // unknown
-  }
-  return undefined;
 }

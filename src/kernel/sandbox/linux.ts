@@ -87,6 +87,7 @@ export class LinuxSandbox implements KernelSandbox {
             }
           : settings.net.kind,
       project,
+      readOnlyProject: settings.readOnlyProject === true,
       writable: paths.writable.map((p) => real(p) ?? p),
       hidden,
       readable,

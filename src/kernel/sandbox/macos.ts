@@ -29,7 +29,9 @@ function seatbeltProfile(
   options: { python: string; sockets: string[]; proxyPort?: number },
 ): string {
   const project = real(paths.project);
-  const writable = [project, ...paths.writable.map(real), "/private/tmp", "/private/var/folders"];
+  // Permission mode plan: the project is not among them (the session's own folders are).
+  const own = settings.readOnlyProject ? [] : [project];
+  const writable = [...own, ...paths.writable.map(real), "/private/tmp", "/private/var/folders"];
   const readable = [RELM_PYTHON_DIR, path.dirname(path.dirname(real(options.python))), ...paths.readable].map(
     real,
   );

@@ -1,9 +1,8 @@
-// Sandbox settings from their words: config `sandbox: off | workspace | strict`, `--sandbox`,
-// `--allow-net` (all) and `--allow-net HOST[:PORT]` (repeatable), and the allow-list's matching.
+// Sandbox settings from their words: the permission mode's sandbox, `--allow-net` (all) and
+// `--allow-net HOST[:PORT]` (repeatable), and the allow-list's matching.
 import { UsageError } from "../../config/errors.js";
+import type { PermissionMode } from "../../config/permission-mode.js";
 import type { NetPolicy, NetRule, SandboxMode, SandboxSettings } from "./types.js";
-
-type SandboxConfigMode = "off" | SandboxMode;
 
 /** What `--allow-net` without a value stands for (commander's preset). */
 const ALLOW_ALL = "*";
@@ -59,27 +58,20 @@ export function allowed(rules: readonly NetRule[], host: string, port: number): 
 }
 
 /**
- * The sandbox a session asks for: `--sandbox` turns it on (workspace, or strict when config says so),
- * config `sandbox` alone too; `--allow-net` needs one of them. Undefined: no sandbox.
+ * The sandbox of a permission mode: none for `full`; for `workspace` and `plan` the same confinement
+ * (`level`: workspace, or strict with $HOME hidden) and network, `plan` with the project read-only too.
  */
-export function sandboxSettingsOf(
-  flags: { sandbox?: boolean; allowNet?: readonly string[] },
-  configMode: SandboxConfigMode | undefined,
-  configAllowNet?: readonly string[],
+export function settingsForMode(
+  mode: PermissionMode,
+  level: SandboxMode,
+  net: NetPolicy,
+  readable?: string[],
 ): SandboxSettings | undefined {
-  const mode: SandboxMode | undefined =
-    configMode === "strict"
-      ? "strict"
-      : flags.sandbox || configMode === "workspace"
-        ? "workspace"
-        : undefined;
-  const given = flags.allowNet ?? [];
-  if (!mode) {
-    if (given.length > 0)
-      throw new UsageError(
-        "--allow-net applies to a sandboxed kernel: add --sandbox (or set sandbox in config)",
-      );
-    return undefined;
-  }
-  return { mode, net: netPolicyOf(given.length > 0 ? given : configAllowNet) };
+  if (mode === "full") return undefined;
+  return {
+    mode: level,
+    net,
+    ...(mode === "plan" ? { readOnlyProject: true } : {}),
+    ...(readable && readable.length > 0 ? { readable } : {}),
+  };
 }

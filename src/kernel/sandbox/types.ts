@@ -17,6 +17,11 @@ export interface SandboxSettings {
   mode: SandboxMode;
   net: NetPolicy;
   /**
+   * Permission mode `plan`: the project is read-only too (the session's own folders stay writable: the
+   * snapshot of the variables, outputs, the children's hand-overs).
+   */
+  readOnlyProject?: boolean;
+  /**
    * Files the kernels must read wherever they are (the session's `--var NAME=@FILE` files, which may
    * sit in the hidden /tmp): shown read-only at their own path.
    */
