@@ -115,7 +115,18 @@ export async function runTrack(opts) {
     stage(cwd, inst.files);
     const gate = i < 0 ? gates.control : gates.instance(i);
     const from = opts.requests?.length ?? 0;
-    const args = ["--gate", gate, ...budget, ...(condition === "learn" ? ["--learn"] : []), inst.task];
+    // Full mode: the gate scripts live outside the project on purpose (the agent must not read the
+    // convention off them), and a sandboxed mode (the default where bubblewrap works) hides them from
+    // the gates, which run in the session's sandbox.
+    const args = [
+      "--mode",
+      "full",
+      "--gate",
+      gate,
+      ...budget,
+      ...(condition === "learn" ? ["--learn"] : []),
+      inst.task,
+    ];
     const run = await runTask(args, { cwd, env, home, timeoutMs: opts.timeoutMs });
     if (!run.id) throw new Error(`relm run made no session (exit ${run.code}): ${run.stderr.slice(-2000)}`);
     const fig = sessionFigures(run.events, lessons);
