@@ -4,7 +4,8 @@
 
 import type { Component, Editor, TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
-import type { PendingStart } from "../commands/types.js";
+import { expandCustomLine } from "../commands/custom.js";
+import type { PendingStart, SlashCommand } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import type { PermissionMode } from "../config/permission-mode.js";
@@ -83,7 +84,7 @@ export class App implements AppControl {
   private shownTime = Date.now();
   private readonly clock = () => this.shownTime;
   private readonly cellView = { expanded: false, now: this.clock };
-  private readonly commands = uiCommands();
+  private readonly commands: SlashCommand[];
   readonly history: InputHistory;
   readonly pastes = new Pastes();
   private readonly childViews = new Set<Transcript>();
@@ -104,6 +105,7 @@ export class App implements AppControl {
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
+    this.commands = uiCommands(this.cwd, this.home);
     this.history = new InputHistory(this.home, this.cwd);
     this.header = headerBlock(this.theme, options.version, this.cwd);
     this.transcript = new Transcript(this.theme, this.cellView);
@@ -254,16 +256,21 @@ export class App implements AppControl {
   async submit(raw: string): Promise<void> {
     const text = raw.trim();
     if (text === "") return;
-    if (text.startsWith("/") && !text.startsWith("//")) {
+    const custom = expandCustomLine(this.commands, text);
+    if (text.startsWith("/") && !text.startsWith("//") && !custom) {
       this.remember(text);
       await runSlash(this, this.commands, text);
       this.tui.requestRender();
       return;
     }
-    const message = text.startsWith("//") ? text.slice(1) : text;
+    if (custom) {
+      this.remember(text);
+      this.note(this.theme.dim(`/${custom.command.name} → ${custom.command.file}`));
+    }
+    const message = custom ? custom.text : text.startsWith("//") ? text.slice(1) : text;
     const { text: body, short, variables } = this.pastes.take(message);
     // History keeps the variables' names, not the paste tokens (which mean nothing once sent).
-    this.remember(short);
+    if (!custom) this.remember(short);
     try {
       await this.send(body, variables);
     } catch (error) {
