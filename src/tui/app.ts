@@ -28,8 +28,10 @@ import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
 import { cycleMode } from "./mode-cycle.js";
 import { Pastes } from "./pastes.js";
+import { PlanPanel } from "./plan-panel.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
+import { isShellInput, runShellInput } from "./shell-input.js";
 import { paletteEntries, runSlash, uiCommands } from "./slash.js";
 import { startSpec } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
@@ -75,6 +77,7 @@ export class App implements AppControl {
   readonly activity: Activity;
   transcript: Transcript;
   private readonly queue: QueueView;
+  private readonly plan: PlanPanel;
   private readonly header: Component;
   /**
    * The time every clock on screen shows (cells, sub-agents, the spinner), moved on by the 100 ms tick.
@@ -111,6 +114,7 @@ export class App implements AppControl {
     this.transcript = new Transcript(this.theme, this.cellView);
     this.activity = new Activity(this.theme, this.clock);
     this.queue = new QueueView(this.theme);
+    this.plan = new PlanPanel(this.theme);
     this.panel = new AgentPanel(
       this.agents,
       this.theme,
@@ -149,6 +153,7 @@ export class App implements AppControl {
       this.header,
       this.transcript,
       this.panel,
+      this.plan,
       this.queue,
       this.activity,
       this.editor,
@@ -217,6 +222,7 @@ export class App implements AppControl {
     changed = this.agents.apply(event) || changed;
     changed = this.activity.apply(event) || changed;
     changed = this.queue.apply(event) || changed;
+    changed = this.plan.apply(event) || changed;
     for (const view of this.childViews) changed = view.apply(event) || changed;
     if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
     // A sub-agent's streamed output shows only in its own view: with none open, it changes nothing on
@@ -256,6 +262,12 @@ export class App implements AppControl {
   async submit(raw: string): Promise<void> {
     const text = raw.trim();
     if (text === "") return;
+    if (isShellInput(text)) {
+      this.remember(text);
+      await runShellInput(this, text);
+      this.tui.requestRender();
+      return;
+    }
     const custom = expandCustomLine(this.commands, text);
     if (text.startsWith("/") && !text.startsWith("//") && !custom) {
       this.remember(text);
@@ -392,6 +404,7 @@ export class App implements AppControl {
     this.transcript = this.replaceTranscript(clearScreen);
     this.agents.clear();
     this.queue.clear();
+    this.plan.clear();
     this.pastes.reset();
     this.activity.set("idle");
     this.figures.info = undefined;
