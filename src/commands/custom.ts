@@ -14,7 +14,7 @@ import type { SlashCommand } from "./types.js";
 import { ArgumentSyntaxError, shellWords } from "./words.js";
 
 /** A command file read: its entry in the table, and the text it expands to. */
-export interface CustomCommand extends SlashCommand {
+interface CustomCommand extends SlashCommand {
   readonly template: string;
   /** Where it was read from (said when it is used, and in /help). */
   readonly file: string;
