@@ -17,6 +17,7 @@ import { AgentsModel } from "./agents-model.js";
 import type { AppControl } from "./app-api.js";
 import { ChildLiveOutput, isDelta } from "./child-live.js";
 import { childActions } from "./child-view.js";
+import { LastAnswer } from "./clipboard.js";
 import { RelmCompletion } from "./completion.js";
 import { type DialogHost, pickFrom, showView } from "./dialogs.js";
 import { headerBlock } from "./header.js";
@@ -78,6 +79,7 @@ export class App implements AppControl {
   transcript: Transcript;
   private readonly queue: QueueView;
   private readonly plan: PlanPanel;
+  private readonly answers = new LastAnswer();
   private readonly header: Component;
   /**
    * The time every clock on screen shows (cells, sub-agents, the spinner), moved on by the 100 ms tick.
@@ -186,6 +188,10 @@ export class App implements AppControl {
     return cycleMode(this, this.commands, this.options.startMode.sandbox());
   }
 
+  get lastAnswer(): string | undefined {
+    return this.answers.text;
+  }
+
   get pasteThreshold(): number {
     return this.options.pasteThreshold;
   }
@@ -223,6 +229,7 @@ export class App implements AppControl {
     changed = this.activity.apply(event) || changed;
     changed = this.queue.apply(event) || changed;
     changed = this.plan.apply(event) || changed;
+    this.answers.apply(event);
     for (const view of this.childViews) changed = view.apply(event) || changed;
     if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
     // A sub-agent's streamed output shows only in its own view: with none open, it changes nothing on
@@ -405,6 +412,7 @@ export class App implements AppControl {
     this.agents.clear();
     this.queue.clear();
     this.plan.clear();
+    this.answers.text = undefined;
     this.pastes.reset();
     this.activity.set("idle");
     this.figures.info = undefined;
