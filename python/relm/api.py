@@ -11,6 +11,7 @@ from .agents import llm, rlm
 from .messages import inbox, send
 from .schedule import schedule
 from .goals import done, goal
+from .plan import plan
 from .harness import harness, install_import_watch
 from .mcp import mcp
 from .toolkit import EXPORTS as TOOLKIT
@@ -49,6 +50,8 @@ EXPORTS = {
     "schedule": schedule,
     "goal": goal,
     "done": done,
+    "plan": plan,
+    "todo": plan,
     "harness": harness,
     "mcp": mcp,
     # view, edit, apply_patch, write, grep, glob, tree, run_tests and the web and image functions.

@@ -126,7 +126,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     setTimeout(() => {
       void send(session.id, {
         sessionUpdate: "available_commands_update",
-        availableCommands: availableCommands(),
+        availableCommands: availableCommands(session.cwd, home),
       }).catch(() => undefined);
     }, 0);
 

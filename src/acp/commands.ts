@@ -3,13 +3,19 @@
 // as lines of it. Nobody can answer a question here, so commands that ask are not offered (the table
 // says which).
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
+import { commandFolders, loadCustomCommands, withCustom } from "../commands/custom.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
-import type { CommandContext } from "../commands/types.js";
+import type { CommandContext, SlashCommand } from "../commands/types.js";
 import type { HostCall } from "../host/protocol.js";
 
+/** The commands ACP offers in `cwd`: the table's, then the project's and the person's custom ones. */
+export function acpCommands(cwd: string, home: string): SlashCommand[] {
+  return withCustom(commandsFor("acp"), loadCustomCommands(commandFolders(cwd, home)));
+}
+
 /** What session/update's available_commands_update lists. */
-export function availableCommands(): AvailableCommand[] {
-  return commandsFor("acp").map((c) => ({
+export function availableCommands(cwd: string, home: string): AvailableCommand[] {
+  return acpCommands(cwd, home).map((c) => ({
     name: c.name,
     description: c.description,
     ...(c.args ? { input: { hint: c.args } } : {}),

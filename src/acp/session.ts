@@ -9,6 +9,7 @@ import type { ContentBlock, SessionModeState, SessionUpdate, StopReason } from "
 import type { AgentEvent } from "../agent/core/events.js";
 import { checkUserVariables, type UserVariable } from "../agent/core/user-variables.js";
 import { isVariableName } from "../agent/core/variables.js";
+import { expandCustomLine } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor } from "../commands/table.js";
 import type { SessionSpec } from "../config/options.js";
@@ -17,7 +18,7 @@ import type { HostCall, ResultOf } from "../host/protocol.js";
 import { SessionHandle } from "../host/session-handle.js";
 import { type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
-import { acpContext, isCommand } from "./commands.js";
+import { acpCommands, acpContext, isCommand } from "./commands.js";
 import { UpdateMapper } from "./updates.js";
 
 export interface SessionContext {
@@ -138,8 +139,13 @@ export class AcpSession {
 
   /** Runs a prompt to the end of the work it starts; a slash command is answered here. */
   async prompt(blocks: ContentBlock[]): Promise<StopReason> {
-    const { text, variables } = messageOf(blocks, () => `prompt_${++this.promptVariables}`);
-    if (variables.length === 0 && isCommand(text)) {
+    const typed = messageOf(blocks, () => `prompt_${++this.promptVariables}`);
+    const { variables } = typed;
+    // A custom command (.relm/commands/NAME.md) is sent as the message its file expands to.
+    const custom =
+      variables.length === 0 ? expandCustomLine(acpCommands(this.cwd, this.ctx.home), typed.text) : undefined;
+    const text = custom ? custom.text : typed.text;
+    if (!custom && variables.length === 0 && isCommand(text)) {
       await this.command(text);
       return "end_turn";
     }

@@ -9,6 +9,7 @@ import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclien
 import type { AgentEvent } from "../agent/core/events.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import { learningNotice } from "../session/learning-notice.js";
+import type { PlanStep } from "../session/types.js";
 
 // ACP v1's tool_call_update replaces a tool call's whole `content` (it is not appended to), so a live
 // update cannot carry only the new output: whatever it leaves out disappears from the editor. Deltas
@@ -17,6 +18,9 @@ import { learningNotice } from "../session/learning-notice.js";
 // the cell's whole (journaled, capped) output once, when it ends.
 
 /** The live tail a running cell's update shows: at most this many lines and characters. */
+/** plan()'s statuses as ACP's. */
+const STEP_STATUS = { pending: "pending", doing: "in_progress", done: "completed" } as const;
+
 export const LIVE_TAIL_LINES = 40;
 export const LIVE_TAIL_CHARS = 4000;
 /** Output kept per running cell: what the live tail is cut from. */
@@ -94,6 +98,8 @@ export class UpdateMapper {
   private streamed = false;
   private goal: { text: string; done: boolean } | undefined;
   private progress: string[] = [];
+  /** plan()'s steps in the kernel (python/relm/plan.py), as last set. */
+  private steps: PlanStep[] = [];
   /** Texts this client sent as prompts: their `user` events are not echoed back. */
   private readonly sent: string[] = [];
 
@@ -161,6 +167,9 @@ export class UpdateMapper {
       case "goal_progress":
         this.progress = [...this.progress, event.text].slice(-20);
         return this.goal ? [this.plan()] : [];
+      case "plan":
+        this.steps = event.steps;
+        return [this.plan()];
       case "goal_done":
         if (!this.goal) return [];
         this.goal.done = true;
@@ -402,12 +411,26 @@ export class UpdateMapper {
     return [];
   }
 
+  /** The editor's plan (one update replaces the whole): the goal, plan()'s steps, the goal's progress. */
   private plan(): SessionUpdate {
-    const goal = this.goal as { text: string; done: boolean };
+    const goal = this.goal;
     return {
       sessionUpdate: "plan",
       entries: [
-        { content: goal.text, priority: "high", status: goal.done ? "completed" : "in_progress" },
+        ...(goal
+          ? [
+              {
+                content: goal.text,
+                priority: "high" as const,
+                status: goal.done ? ("completed" as const) : ("in_progress" as const),
+              },
+            ]
+          : []),
+        ...this.steps.map((step) => ({
+          content: step.text,
+          priority: "medium" as const,
+          status: STEP_STATUS[step.status],
+        })),
         ...this.progress.map((text) => ({
           content: text,
           priority: "medium" as const,

@@ -180,9 +180,18 @@ export async function runDemo(flags: { json?: boolean }, io: RunIo): Promise<num
       client: createModelClient(clientOptions),
     });
     io.stdout.write(`${describeRefinement(ref)}\ndry run: nothing was written\n`);
+    io.stdout.write(nextSteps(config.model.model));
     return code;
   } finally {
     await model.close();
     rmSync(workdir, { recursive: true, force: true });
   }
+}
+
+/** What to do after the demo: sign in (unless a model is configured), then relm in a project. */
+function nextSteps(model: string | undefined): string {
+  const login = model
+    ? `  relm login             change the provider or model (now ${model})\n`
+    : "  relm login             choose a provider, key and model (or relm login claude | chatgpt | copilot)\n";
+  return `\nNext:\n${login}  cd your-project && relm  the full-screen UI there (relm "task" starts it with a task)\n`;
 }

@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import { describeSpend } from "../agent/budget/budget.js";
 import type { AgentSession } from "../agent/core/session.js";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
+import { commandFolders, expandCustomLine, loadCustomCommands, withCustom } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
 import type { PendingStart } from "../commands/types.js";
@@ -89,7 +90,7 @@ export async function interactive(
     first = undefined;
     return task;
   };
-  const commands = commandsFor("line");
+  const commands = withCustom(commandsFor("line"), loadCustomCommands(commandFolders(io.cwd, config.home)));
   const context = lineContext({ out: io.stdout, host: () => host, pending, nextLine });
   let continued = "";
   if (start.task !== undefined) io.stdout.write(`› ${start.task}\n`);
@@ -100,9 +101,14 @@ export async function interactive(
       continued += `${raw.slice(0, -1)}\n`;
       continue;
     }
-    const line = (continued + raw).trim();
+    const typed = (continued + raw).trim();
     continued = "";
-    const command = line.startsWith("/") ? (splitCommandLine(line) ?? { name: "", rest: "" }) : undefined;
+    // A custom command (.relm/commands/NAME.md) is sent as the message its file expands to.
+    const custom = expandCustomLine(commands, typed);
+    if (custom) io.stdout.write(`/${custom.command.name} → ${custom.command.file}\n`);
+    const line = custom ? custom.text : typed;
+    const command =
+      !custom && line.startsWith("/") ? (splitCommandLine(line) ?? { name: "", rest: "" }) : undefined;
     if (command && findCommand(commands, command.name)?.name === "quit") break;
     if (command) {
       busy = true;

@@ -37,7 +37,7 @@ interface CommandHost {
 }
 
 /** The methods answered here: everything but what the host itself and its socket answer. */
-type CommandHandlers = Omit<HostHandlers, "status" | "message" | "schedule.reload" | "stop">;
+type CommandHandlers = Omit<HostHandlers, "status" | "message" | "schedule.reload" | "stop" | "shell">;
 
 export class HostCommands {
   /** One handler per method; params arrive checked against src/host/protocol.ts. */

@@ -14,6 +14,7 @@ import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
 import { checkParams, type HostCall, type HostHandlers, type ResultOf } from "./protocol.js";
 import { RedactedEvents } from "./redacted-events.js";
+import { RPC, RpcError } from "./rpc.js";
 import { kernelScheduler } from "./schedules/kernel-calls.js";
 import { Scheduler } from "./schedules/scheduler.js";
 import { SessionServer } from "./server.js";
@@ -72,6 +73,8 @@ export class SessionHost {
   private readonly collector = new IdleCollector();
   /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
   readonly usage: UsageTally;
+  /** The root's plan() progress ("2/5"), for state.json. */
+  private plan: string | undefined;
   private readonly commands: HostCommands;
   /** What clients are sent: every event, live pieces too, redacted of the session's secrets. */
   private readonly published = new RedactedEvents((event) => this.server?.publish(event));
@@ -110,6 +113,7 @@ export class SessionHost {
         this.deliver({ from: p.from, text: p.text });
         return { delivered: true };
       },
+      shell: (p) => this.runShell(p.command),
       "schedule.reload": () => {
         this.scheduler.reload();
         return { jobs: this.scheduler.pending().length };
@@ -196,6 +200,12 @@ export class SessionHost {
     if (event.type === "model_request" && !event.agent && this.status === "waiting")
       this.setStatus("running");
     if (event.type === "model_response" && !event.agent) this.scheduleStateWrite();
+    if (event.type === "plan" && !event.agent) {
+      // `relm agents` shows the plan's progress (n/m).
+      const done = event.steps.filter((s) => s.status === "done").length;
+      this.plan = event.steps.length > 0 ? `${done}/${event.steps.length}` : undefined;
+      this.scheduleStateWrite();
+    }
   }
 
   /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
@@ -213,6 +223,32 @@ export class SessionHost {
     this.options.session.noteReceived(message.from, text);
     this.queue.push({ ...message, text });
     this.pump();
+  }
+
+  /**
+   * A person's `!command` (agent/core/shell.ts): it holds the turn's place, so a message sent meanwhile
+   * waits for it and Esc interrupts it like a cell.
+   */
+  async runShell(command: string): Promise<{ status: string; output: string }> {
+    if (this.turn || this.stopping)
+      throw new RpcError(RPC.refused, "the agent is working: wait for the turn to end (or Esc) first");
+    const run = this.options.session.runShell(command);
+    this.clearTimers();
+    this.turn = run.then(
+      (): AutonomousOutcome => ({ status: "done", text: "" }) as AutonomousOutcome,
+      (error: Error): AutonomousOutcome => ({ status: "error", message: error.message }) as AutonomousOutcome,
+    );
+    try {
+      const result = await run;
+      return { status: result.status, output: result.output };
+    } finally {
+      await this.turn;
+      this.turn = undefined;
+      // Messages sent while it ran were held for the next turn boundary: this is it.
+      for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
+      if (this.queue.length > 0 && !this.stopping) this.pump();
+      else if (this.options.detached && !this.stopping) this.armIdleTimers();
+    }
   }
 
   /** Runs a turn with this text (the task, or a resume note). */
@@ -479,9 +515,9 @@ export class SessionHost {
   }
 
   private snapshotState(pid = process.pid): SessionState {
-    const { id, usage, created, status, reason, lastActivity } = this;
+    const { id, usage, created, status, reason, lastActivity, plan } = this;
     const { title, cwd, detached } = this.options;
-    return stateOf({ id, title, cwd, created, status, reason, lastActivity, usage, pid, detached });
+    return stateOf({ id, title, cwd, created, status, reason, lastActivity, usage, pid, detached, plan });
   }
 
   /** `pid`: the process that holds the session now (a stub, after a handoff). */

@@ -134,6 +134,20 @@ export const HOST_METHODS = {
   send: method<{ delivered: "now" | "at the next turn boundary" }>()(
     v.object({ text: v.string("text must be a string"), variables: userVariables }),
   ),
+  /**
+   * The person's `!command`: run in the session's kernel between turns as a cell of its own (journaled),
+   * its output kept for the model's next turn. Refused while a turn runs.
+   */
+  shell: method<{ status: string; output: string }>()(
+    v.object({
+      command: v.pipe(
+        v.string("command must be a string"),
+        v.trim(),
+        v.minLength(1, "command must not be empty"),
+        v.maxLength(10_000, "command is too long: at most 10000 characters"),
+      ),
+    }),
+  ),
   stop: method<{ stopping: true }>()(v.object({ reason: v.optional(v.string("reason must be a string")) })),
   interrupt: method<{ interrupted: boolean }>()(none),
   "schedule.reload": method<{ jobs: number }>()(none),

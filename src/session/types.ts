@@ -34,6 +34,12 @@ export interface SpendRecord {
   cost: number | null;
 }
 
+/** One step of an agent's plan (plan() in the kernel). */
+export interface PlanStep {
+  text: string;
+  status: "pending" | "doing" | "done";
+}
+
 /** An edit a learning pass applied, as its journal event lists it. */
 export interface LearnedEdit {
   op: "add" | "update" | "remove";
@@ -155,6 +161,8 @@ export type JournalBody =
   /** Files put back to the checkpoint before `turn` (`/undo`); `backup` holds the state just before. */
   | { type: "undo"; turn: number; changed: string[]; removed: string[]; backup?: string }
   | { type: "goal_progress"; text: string }
+  /** The agent's task list as plan() last set it (python/relm/plan.py): shown, never acted on. */
+  | { type: "plan"; steps: PlanStep[] }
   | { type: "goal_done"; note?: string }
   | { type: "goal_paused"; reason: string }
   /** Older messages were replaced by `summaryMessage`; the last `kept` messages stayed. */

@@ -1,7 +1,9 @@
 // What the root agent is doing right now, as one line above the input: a spinner while the model is
 // called (with the time to its first token), a running cell, sub-agents being waited for.
+
 import { type Component, truncateToWidth } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
+import { SHELL_CALL_PREFIX } from "../agent/core/shell.js";
 import { formatDuration } from "../config/duration.js";
 import type { Theme } from "./theme.js";
 
@@ -61,7 +63,8 @@ export class Activity implements Component {
         this.set("running");
         return true;
       case "cell_output":
-        this.set("thinking");
+        // A person's !command (agent/core/shell.ts) runs between turns: after it, nothing is.
+        this.set(event.callId.startsWith(SHELL_CALL_PREFIX) ? "idle" : "thinking");
         return true;
       case "child_spawned":
         this.set("waiting");

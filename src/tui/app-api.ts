@@ -25,6 +25,8 @@ export interface AppApi {
   /** Chosen before the first message; sent with it when the session starts. */
   readonly pending: PendingStart;
   readonly busy: boolean;
+  /** The root agent's last answer in this session (/copy). */
+  readonly lastAnswer: string | undefined;
   /** A line in the transcript from the UI itself. */
   note(text: string): void;
   refreshInfo(): void;

@@ -4,7 +4,8 @@
 
 import type { Component, Editor, TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
-import type { PendingStart } from "../commands/types.js";
+import { expandCustomLine } from "../commands/custom.js";
+import type { PendingStart, SlashCommand } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import type { PermissionMode } from "../config/permission-mode.js";
@@ -16,6 +17,7 @@ import { AgentsModel } from "./agents-model.js";
 import type { AppControl } from "./app-api.js";
 import { ChildLiveOutput, isDelta } from "./child-live.js";
 import { childActions } from "./child-view.js";
+import { LastAnswer } from "./clipboard.js";
 import { RelmCompletion } from "./completion.js";
 import { type DialogHost, pickFrom, showView } from "./dialogs.js";
 import { headerBlock } from "./header.js";
@@ -27,8 +29,10 @@ import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
 import { cycleMode } from "./mode-cycle.js";
 import { Pastes } from "./pastes.js";
+import { PlanPanel } from "./plan-panel.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
+import { isShellInput, runShellInput } from "./shell-input.js";
 import { paletteEntries, runSlash, uiCommands } from "./slash.js";
 import { startSpec } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
@@ -74,6 +78,8 @@ export class App implements AppControl {
   readonly activity: Activity;
   transcript: Transcript;
   private readonly queue: QueueView;
+  private readonly plan: PlanPanel;
+  private readonly answers = new LastAnswer();
   private readonly header: Component;
   /**
    * The time every clock on screen shows (cells, sub-agents, the spinner), moved on by the 100 ms tick.
@@ -83,7 +89,7 @@ export class App implements AppControl {
   private shownTime = Date.now();
   private readonly clock = () => this.shownTime;
   private readonly cellView = { expanded: false, now: this.clock };
-  private readonly commands = uiCommands();
+  private readonly commands: SlashCommand[];
   readonly history: InputHistory;
   readonly pastes = new Pastes();
   private readonly childViews = new Set<Transcript>();
@@ -104,11 +110,13 @@ export class App implements AppControl {
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
+    this.commands = uiCommands(this.cwd, this.home);
     this.history = new InputHistory(this.home, this.cwd);
     this.header = headerBlock(this.theme, options.version, this.cwd);
     this.transcript = new Transcript(this.theme, this.cellView);
     this.activity = new Activity(this.theme, this.clock);
     this.queue = new QueueView(this.theme);
+    this.plan = new PlanPanel(this.theme);
     this.panel = new AgentPanel(
       this.agents,
       this.theme,
@@ -147,6 +155,7 @@ export class App implements AppControl {
       this.header,
       this.transcript,
       this.panel,
+      this.plan,
       this.queue,
       this.activity,
       this.editor,
@@ -177,6 +186,10 @@ export class App implements AppControl {
   /** shift+tab: the next permission mode (mode-cycle.ts). */
   cycleMode(): Promise<void> {
     return cycleMode(this, this.commands, this.options.startMode.sandbox());
+  }
+
+  get lastAnswer(): string | undefined {
+    return this.answers.text;
   }
 
   get pasteThreshold(): number {
@@ -215,6 +228,8 @@ export class App implements AppControl {
     changed = this.agents.apply(event) || changed;
     changed = this.activity.apply(event) || changed;
     changed = this.queue.apply(event) || changed;
+    changed = this.plan.apply(event) || changed;
+    this.answers.apply(event);
     for (const view of this.childViews) changed = view.apply(event) || changed;
     if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
     // A sub-agent's streamed output shows only in its own view: with none open, it changes nothing on
@@ -254,16 +269,27 @@ export class App implements AppControl {
   async submit(raw: string): Promise<void> {
     const text = raw.trim();
     if (text === "") return;
-    if (text.startsWith("/") && !text.startsWith("//")) {
+    if (isShellInput(text)) {
+      this.remember(text);
+      await runShellInput(this, text);
+      this.tui.requestRender();
+      return;
+    }
+    const custom = expandCustomLine(this.commands, text);
+    if (text.startsWith("/") && !text.startsWith("//") && !custom) {
       this.remember(text);
       await runSlash(this, this.commands, text);
       this.tui.requestRender();
       return;
     }
-    const message = text.startsWith("//") ? text.slice(1) : text;
+    if (custom) {
+      this.remember(text);
+      this.note(this.theme.dim(`/${custom.command.name} → ${custom.command.file}`));
+    }
+    const message = custom ? custom.text : text.startsWith("//") ? text.slice(1) : text;
     const { text: body, short, variables } = this.pastes.take(message);
     // History keeps the variables' names, not the paste tokens (which mean nothing once sent).
-    this.remember(short);
+    if (!custom) this.remember(short);
     try {
       await this.send(body, variables);
     } catch (error) {
@@ -385,6 +411,8 @@ export class App implements AppControl {
     this.transcript = this.replaceTranscript(clearScreen);
     this.agents.clear();
     this.queue.clear();
+    this.plan.clear();
+    this.answers.text = undefined;
     this.pastes.reset();
     this.activity.set("idle");
     this.figures.info = undefined;

@@ -14,6 +14,8 @@ const KEYS: [string, string][] = [
   ["ctrl+o", "show cell outputs in full / folded"],
   ["shift+tab", "next permission mode: plan (read-only) → workspace (sandboxed) → full"],
   ["ctrl+r", "search this directory's input history"],
+  ["ctrl+g", "edit the input in $EDITOR"],
+  ["!command", "run a shell command in the session's kernel (the model reads it with your next message)"],
   ["↑ ↓", "input history"],
   ["@", "complete a file of the project"],
   ["tab", "complete a command or a path"],

@@ -15,6 +15,7 @@ import {
 } from "../session/index.js";
 import { formatTokens } from "./agent-panel.js";
 import type { AppApi } from "./app-api.js";
+import { copyLastAnswer } from "./clipboard.js";
 import { pickFrom, showText } from "./dialogs.js";
 import { ago, money } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
@@ -134,5 +135,6 @@ export function uiOwnCommands(api: AppApi): OwnCommands {
     cost: () => showText(api.dialogs, "Spend", () => costText(api)),
     agents: () => api.focusAgents(),
     expand: ([mode]) => api.setExpanded(mode !== "off"),
+    copy: () => copyLastAnswer(api, api.lastAnswer),
   };
 }

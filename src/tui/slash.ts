@@ -3,6 +3,7 @@
 // notes, long texts and questions as dialogs, the model list and checkpoints as pickers. The commands
 // about the UI's own screen and sessions are its own (slash-session.ts).
 import type { SlashCommand as PaletteEntry } from "@mariozechner/pi-tui";
+import { commandFolders, loadCustomCommands, withCustom } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor } from "../commands/table.js";
 import type { CommandContext, SlashCommand } from "../commands/types.js";
@@ -11,9 +12,9 @@ import type { AppApi } from "./app-api.js";
 import { confirm, pickFrom, showText } from "./dialogs.js";
 import { pickModel, uiOwnCommands } from "./slash-session.js";
 
-/** The commands the UI offers, in the table's order. */
-export function uiCommands(): SlashCommand[] {
-  return commandsFor("ui");
+/** The commands the UI offers, in the table's order, then the custom ones of `cwd`'s project and `home`. */
+export function uiCommands(cwd: string, home: string): SlashCommand[] {
+  return withCustom(commandsFor("ui"), loadCustomCommands(commandFolders(cwd, home)));
 }
 
 /** The palette's entries, for the editor's completion. */

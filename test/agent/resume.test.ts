@@ -88,4 +88,22 @@ describe("rebuilding a conversation from its journal", () => {
     ]);
     expect(rebuilt.modelCallInFlight).toBe(1);
   });
+
+  it("replays a person's !command as the note the model read, never as a tool answer", () => {
+    const events = [
+      at({ type: "user", text: "task" }),
+      at({ type: "model_request", turn: 1, messages: 1 }),
+      response(1, "answer", []),
+      at({ type: "final", text: "answer" }),
+      at({ type: "cell", turn: 1, callId: "shell-abc", code: "!ls" }),
+      output("shell-abc", "a.txt\n"),
+    ];
+    const rebuilt = rebuildConversation("/nowhere", events);
+    expect(rebuilt.messages.at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "[the user ran a shell command in the kernel]\n!ls\na.txt\n" }],
+    });
+    expect(rebuilt.messages.some((m) => m.role === "tool")).toBe(false);
+    expect(rebuilt.unanswered).toEqual([]);
+  });
 });

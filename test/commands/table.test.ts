@@ -1,6 +1,6 @@
 // The one slash command table: every command defined once, and what each front end lists comes from it.
 import { describe, expect, it } from "vitest";
-import { availableCommands, isCommand } from "../../src/acp/commands.js";
+import { availableCommands as acpOfDir, isCommand } from "../../src/acp/commands.js";
 import { lineHelp } from "../../src/cli/line-commands.js";
 import { registerSlashCommands } from "../../src/cli/slash-commands.js";
 import { runCommandLine } from "../../src/commands/run.js";
@@ -8,7 +8,7 @@ import { allCommands, commandsFor, splitCommandLine } from "../../src/commands/t
 import type { CommandContext, FrontEnd } from "../../src/commands/types.js";
 import { shellWords } from "../../src/commands/words.js";
 import type { HostCall } from "../../src/host/protocol.js";
-import { paletteEntries, uiCommands } from "../../src/tui/slash.js";
+import { paletteEntries, uiCommands as uiOfDir } from "../../src/tui/slash.js";
 
 const FRONT_ENDS: readonly FrontEnd[] = ["ui", "acp", "line"];
 
@@ -50,6 +50,10 @@ describe("the slash command table", () => {
 
   it("is what the UI's palette, ACP's available_commands and line mode's /help list", () => {
     const names = (f: "ui" | "acp" | "line") => commandsFor(f).map((c) => c.name);
+    // A directory with no custom commands (.relm/commands/) and a home without any either.
+    const none = "/nonexistent-relm-test";
+    const uiCommands = () => uiOfDir(none, none);
+    const availableCommands = () => acpOfDir(none, none);
     expect(uiCommands().map((c) => c.name)).toEqual(names("ui"));
     expect(paletteEntries(uiCommands())).toEqual(
       commandsFor("ui").map((c) => ({ name: c.name, description: c.description, argumentHint: c.args })),
@@ -78,7 +82,7 @@ describe("the slash command table", () => {
   it("every command a front end offers is either shared or one that front end does itself", () => {
     const own: Record<string, string[]> = { ui: [], acp: [], line: ["help", "quit"] };
     own.ui = ["help", "login", "search-setup", "resume", "new", "clear", "attach", "detach", "quit"];
-    own.ui.push("export", "agents", "expand");
+    own.ui.push("export", "agents", "expand", "copy");
     for (const f of FRONT_ENDS)
       for (const c of commandsFor(f)) if (!c.run) expect(own[f], `/${c.name} in ${f}`).toContain(c.name);
   });

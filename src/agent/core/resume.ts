@@ -5,6 +5,7 @@ import type { Message, ToolCall } from "../../llm/types.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
 import type { JournalEvent } from "../../session/types.js";
 import { dropLessonNotes, lessonMessage } from "../lessons.js";
+import { SHELL_CALL_PREFIX, shellMessage } from "./shell.js";
 import { renderCellResult } from "./tool.js";
 
 /** A conversation rebuilt from its journal, and what was in flight when it stopped. */
@@ -39,6 +40,8 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
   let goal: string | undefined;
   let model: string | undefined;
   let contextTokens = 0;
+  // A person's `!command` cells (shell.ts): answered by no tool call, read by the model as a note.
+  const shellCode = new Map<string, string>();
   for (const e of events) {
     switch (e.type) {
       case "goal":
@@ -77,14 +80,21 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
         for (const call of e.toolCalls) pending.set(call.id, { turn: e.turn, call, started: false });
         break;
       case "cell": {
+        if (e.callId.startsWith(SHELL_CALL_PREFIX)) shellCode.set(e.callId, e.code);
         const p = pending.get(e.callId);
         if (p) p.started = true;
         break;
       }
-      case "cell_output":
+      case "cell_output": {
+        const shell = shellCode.get(e.callId);
+        if (shell !== undefined) {
+          messages.push(shellMessage(shell, { output: e.output, note: e.note }));
+          break;
+        }
         pending.delete(e.callId);
         messages.push({ role: "tool", toolCallId: e.callId, content: renderCellResult(cellFrom(dir, e)) });
         break;
+      }
       case "tool_error":
         pending.delete(e.callId);
         messages.push({ role: "tool", toolCallId: e.callId, content: [{ type: "text", text: e.message }] });

@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { describeMode, type PermissionMode } from "../../config/permission-mode.js";
 import { findPython, markKernelEnv } from "../../kernel/index.js";
 import { probeConfinement } from "../../kernel/sandbox/index.js";
+import type { CellResult } from "../../kernel/types.js";
 import type { ModelClient } from "../../llm/types.js";
 import { type Journal, newSessionId, sessionDir } from "../../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../../session/types.js";
@@ -14,6 +15,7 @@ import type { CheckpointSummary } from "./checkpoints.js";
 import type { TurnOutcome } from "./loop.js";
 import { type AgentParams, type AgentParts, assembleAgent } from "./parts.js";
 import { openForResume, settleResumed } from "./session-resume.js";
+import { SHELL_CALL_PREFIX, shellCellCode, shellMessage, shellPython } from "./shell.js";
 import { AgentTree, type TreeOptions } from "./tree.js";
 import type { UserVariable } from "./user-variables.js";
 import type { VariableSpec } from "./variables.js";
@@ -270,6 +272,29 @@ export class AgentSession implements ChildAgent {
     if (this.depth === 0)
       for (const message of await this.tree.sandboxCreated()) this.record({ type: "warning", message });
     return outcome;
+  }
+
+  /**
+   * A person's `!command` between turns (shell.ts): run in this agent's kernel as a cell of its own,
+   * journaled like one, and kept in the conversation for the model's next turn. Esc interrupts it as it
+   * does a cell (interrupt()).
+   */
+  async runShell(command: string): Promise<CellResult> {
+    const { state, conversation, kernel } = this.parts;
+    if (state.running) throw new Error("the agent is working: wait for the turn to end (or Esc) first");
+    state.abort = new AbortController();
+    state.running = true;
+    try {
+      const turn = conversation.turn;
+      const callId = `${SHELL_CALL_PREFIX}${Date.now().toString(36)}`;
+      const code = shellCellCode(command);
+      this.record({ type: "cell", turn, callId, code });
+      const result = await kernel.runCell(turn, callId, shellPython(command));
+      conversation.messages.push(shellMessage(code, result));
+      return result;
+    } finally {
+      state.running = false;
+    }
   }
 
   /** Stops the model stream and interrupts the running cell; the turn ends as "interrupted". */

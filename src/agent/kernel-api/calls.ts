@@ -11,6 +11,7 @@ import { asRecord, KernelCallError, optionalString, requiredString } from "./err
 import { handleLookRequest, type LookAgent } from "./look.js";
 import { handleMcpRequest, type McpApiAgent } from "./mcp.js";
 import { isKernelMethod } from "./methods.js";
+import { handlePlanRequest } from "./plan.js";
 import { handleToolkitRequest, type ToolkitApiAgent } from "./toolkit.js";
 import { handleWebRequest, type WebApiAgent } from "./web.js";
 
@@ -50,6 +51,7 @@ export async function handleKernelCall(
   if (method.startsWith("msg.")) return handleMessageRequest(agent, method, raw);
   if (method.startsWith("schedule.")) return handleScheduleRequest(agent.scheduler, method, raw);
   if (method.startsWith("goal.")) return handleGoalRequest(agent, method, raw);
+  if (method === "plan.set") return handlePlanRequest(agent, raw);
   if (method.startsWith("mcp.")) return handleMcpRequest(agent, method, raw);
   if (method.startsWith("web.")) return handleWebRequest(agent, method, raw);
   if (method.startsWith("look.")) return handleLookRequest(agent, method, raw);

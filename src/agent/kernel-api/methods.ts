@@ -30,6 +30,7 @@ export const KERNEL_METHODS = [
   "goal.set",
   "goal.progress",
   "goal.done",
+  "plan.set",
   "mcp.servers",
   "mcp.tools",
   "mcp.call",

@@ -53,7 +53,8 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
       const cost = s.cost === null ? "unpriced" : usd(s.cost);
       rows.push([
         s.id,
-        s.damaged ? "damaged" : s.status,
+        // A plan's progress (plan() in the kernel) beside the status: "running 2/5".
+        `${s.damaged ? "damaged" : s.status}${s.plan ? ` ${s.plan}` : ""}`,
         ago(s.created, now),
         ago(s.lastActivity, now),
         String(s.tokens),

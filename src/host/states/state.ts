@@ -18,6 +18,7 @@ export function stateOf(host: {
   usage: UsageTally;
   pid: number;
   detached: boolean;
+  plan?: string;
 }): SessionState {
   // Work before a resume included (the budget counts only what this process spent); null cost once any
   // call was unpriced.
@@ -34,6 +35,7 @@ export function stateOf(host: {
     cachedTokens: usage.cached,
     cacheWriteTokens: usage.cacheWrite,
     cost,
+    ...(host.plan ? { plan: host.plan } : {}),
     pid: host.pid,
     detached: host.detached,
   };

@@ -23,6 +23,8 @@ export interface SessionState {
   /** Of the input tokens, those written to the provider's prompt cache (Anthropic). */
   cacheWriteTokens?: number;
   cost: number | null;
+  /** The root agent's plan() as steps done of all ("2/5"), once it set one (python/relm/plan.py). */
+  plan?: string;
   pid: number;
   detached: boolean;
 }
