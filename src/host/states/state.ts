@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { startTimeOf } from "../../config/process.js";
 import { statePath } from "../paths.js";
 import { logState } from "./log.js";
 import type { UsageTally } from "./tree-usage.js";
@@ -35,6 +36,7 @@ export function stateOf(host: {
     cacheWriteTokens: usage.cacheWrite,
     cost,
     pid: host.pid,
+    pidStarted: startTimeOf(host.pid),
     detached: host.detached,
   };
 }

@@ -24,5 +24,11 @@ export interface SessionState {
   cacheWriteTokens?: number;
   cost: number | null;
   pid: number;
+  /**
+   * When `pid` started (processStartTime, clock ticks since boot) where /proc tells it: a listing takes a
+   * process with that pid but another start time for an unrelated one that was given the pid later.
+   * Absent in older state files and where there is no /proc.
+   */
+  pidStarted?: number;
   detached: boolean;
 }
