@@ -5,8 +5,14 @@ import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const dir = fileURLToPath(new URL(".", import.meta.url));
-const only = process.argv.slice(2);
-const skip = new Set(["run.mjs", "lib.mjs", "tui-lib.mjs"]);
+const argv = process.argv.slice(2);
+// `npm run bench -- --compare REV [--quick]`: the key figures against REV, interleaved (bench/compare.mjs).
+if (argv.some((a) => a.startsWith("--compare"))) {
+  const r = spawnSync(process.execPath, [`${dir}compare.mjs`, ...argv], { stdio: "inherit" });
+  process.exit(r.status ?? 1);
+}
+const only = argv;
+const skip = new Set(["run.mjs", "lib.mjs", "tui-lib.mjs", "compare.mjs", "compare-probes.mjs"]);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith(".mjs") && !skip.has(f))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))

@@ -20,6 +20,32 @@ export function processExists(pid: number): boolean {
 }
 
 /**
+ * Whether the process `pid` that started at `started` (processStartTime, as recorded with the pid) still
+ * runs: a process with that pid but another start time is a later one the system gave the same pid, so
+ * the recorded one is gone. Without `started` (older files, no /proc) it is processExists().
+ */
+export function processRuns(pid: number, started: number | undefined): boolean {
+  if (started === undefined || process.platform !== "linux") return processExists(pid);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2);
+    return fields[0] !== "Z" && Number(fields.split(" ")[19]) === started;
+  } catch {
+    return false; // no such process
+  }
+}
+
+let ownStart: number | undefined | null = null;
+
+/** processStartTime(pid), remembered for this process's own pid (written with every session state). */
+export function startTimeOf(pid: number): number | undefined {
+  if (pid !== process.pid) return processStartTime(pid);
+  if (ownStart === null) ownStart = processStartTime(pid);
+  return ownStart;
+}
+
+/**
  * When `pid` started, in clock ticks since boot (field 22 of /proc/PID/stat): one process's for good, so
  * a file that names a pid and this can tell its process from a later one given the same pid. Undefined
  * where there is no /proc, or no such process.

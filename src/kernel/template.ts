@@ -63,6 +63,8 @@ export class ForkingTemplate implements KernelTemplate {
   private exitText: string | null = null;
   private stderr = "";
   private nextId = 1;
+  /** Runs while fork requests wait; restarted by each answer (see armStallTimer). */
+  private stallTimer: NodeJS.Timeout | undefined;
   private closing: Promise<void> | null = null;
   private readonly pending = new Map<
     number,
@@ -110,7 +112,7 @@ export class ForkingTemplate implements KernelTemplate {
         resolve();
       });
     });
-    // An idle template must not keep the host alive; pending forks hold timers of their own.
+    // An idle template must not keep the host alive; pending forks hold the stall timer.
     child.unref();
     for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as Socket).unref?.();
   }
@@ -206,20 +208,8 @@ export class ForkingTemplate implements KernelTemplate {
     }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`the kernel template did not fork within ${FORK_TIMEOUT_MS} ms`));
-      }, FORK_TIMEOUT_MS);
-      this.pending.set(id, {
-        resolve: (pid) => {
-          clearTimeout(timer);
-          resolve(pid);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      });
+      this.pending.set(id, { resolve, reject });
+      this.armStallTimer();
       const msg = {
         type: "fork",
         id,
@@ -232,6 +222,26 @@ export class ForkingTemplate implements KernelTemplate {
       };
       this.child.stdin.write(`${JSON.stringify(msg)}\n`);
     });
+  }
+
+  /**
+   * The template forks one request at a time, so a burst of requests (rlm.map of 32) queues: a request's
+   * wait is the queue's length times a fork, seconds on a busy machine. What is timed is the template's
+   * progress, not a request's wait: only when it has answered nothing for FORK_TIMEOUT_MS while requests
+   * wait are they all failed (and fall back to spawning). A per-request timer used to fail the tail of
+   * a burst on a loaded machine, and each of those spawned a cold interpreter (~1 s of CPU) instead.
+   */
+  private armStallTimer(): void {
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+    if (this.pending.size === 0) return;
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      const err = new Error(`the kernel template did not fork within ${FORK_TIMEOUT_MS} ms`);
+      const stalled = [...this.pending.values()];
+      this.pending.clear(); // a late "forked" finds no one and kills the kernel
+      for (const p of stalled) p.reject(err);
+    }, FORK_TIMEOUT_MS); // not unref'd: a waiting fork keeps the host alive
   }
 
   /**
@@ -282,6 +292,7 @@ export class ForkingTemplate implements KernelTemplate {
     const err = new Error(`the kernel template exited (${this.exitText})`);
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
+    this.armStallTimer();
     // On Linux they die with it (PR_SET_PDEATHSIG; keepers get SIGTERM); elsewhere they would live on.
     for (const pid of this.kernels) killGroup(pid, this.endSignal);
     for (const pid of this.kernels) untrackGroup(pid);
@@ -308,6 +319,7 @@ export class ForkingTemplate implements KernelTemplate {
         const pid = this.hostPid(msg.pid);
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
+        this.armStallTimer();
         if (pid === undefined) {
           // In a sandbox, and already gone: its exit report follows and finds no one.
           p?.reject(new Error("the forked kernel exited at once"));
@@ -324,6 +336,7 @@ export class ForkingTemplate implements KernelTemplate {
       case "error": {
         const p = this.pending.get(msg.id);
         this.pending.delete(msg.id);
+        this.armStallTimer();
         p?.reject(new Error(`the kernel template could not fork: ${msg.error}`));
         break;
       }

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { processStartTime } from "../../src/config/process.js";
+import { writeState } from "../../src/host/states/state.js";
 import { Journal, newSessionId, sessionDir } from "../../src/session/index.js";
 import { runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
@@ -147,6 +149,67 @@ describe("relm agents with a long history", () => {
       }
       const json = await runRelm(["agents", "--json"], { env });
       expect(json.stdout.trim().split("\n")).toHaveLength(25);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("relm agents with recorded pids that other processes now have", () => {
+  it("a session whose pid runs but started at another time is not maybe-live: it is hidden like any old one", async () => {
+    const home = mkdtempSync(join(tmpdir(), "relm-reused-"));
+    try {
+      const started = processStartTime(process.pid);
+      expect(started).toBeTypeOf("number"); // Linux: /proc/PID/stat
+      const ids: string[] = []; // oldest first
+      for (let i = 0; i < 26; i++) {
+        const id = newSessionId();
+        const created = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+        const j = Journal.create(sessionDir(home, id), {
+          id,
+          created,
+          cwd: home,
+          title: `task ${i}`,
+          provider: "openai",
+          model: "m",
+          relm: "test",
+        });
+        j.append({ type: "user", text: "interrupted" });
+        j.close();
+        // The oldest six were interrupted in a host whose pid this test process has now: the oldest by
+        // this very process (same start time), the next five by one that started earlier (pid reused).
+        if (i < 6) {
+          writeState(home, {
+            id,
+            title: `task ${i}`,
+            cwd: home,
+            created,
+            status: "interrupted",
+            lastActivity: created,
+            tokens: 0,
+            cost: null,
+            pid: process.pid,
+            pidStarted: i === 0 ? started : (started as number) - 1000 - i,
+            detached: true,
+          });
+        }
+        ids.push(id);
+      }
+      const env = { ...process.env, RELM_HOME: home };
+      const table = await runRelm(["agents"], { env });
+      expect(table.code, table.stderr).toBe(0);
+      const rows = table.stdout.split("\n").filter((l) => /^[a-z0-9]{8}\s/.test(l));
+      // The 20 newest, then the one whose host may still run (it is checked, and is not live); the five
+      // with a reused pid are among the older ones left out.
+      expect(rows.map((l) => l.split(/\s+/)[0])).toEqual([...ids.slice(6).reverse(), ids[0]]);
+      expect(table.stdout).toContain("… and 5 older sessions");
+      const json = await runRelm(["agents", "--json", "--all"], { env });
+      const listed = json.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Listed);
+      expect(listed).toHaveLength(26);
+      expect(listed.filter((l) => l.live)).toEqual([]);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

@@ -1,5 +1,5 @@
 import { relmHomeFrom } from "../../config/config.js";
-import { processExists } from "../../config/process.js";
+import { processRuns } from "../../config/process.js";
 import { waitFor } from "../../host/poll.js";
 import { type JobState, pauseJobs } from "../../host/schedules/schedules.js";
 import { wakerRunning } from "../../host/schedules/waker.js";
@@ -42,7 +42,10 @@ export async function shutdownAction(io: RunIo): Promise<number> {
     for (const s of live) seen.add(s.id);
     const results = await Promise.all(
       // Stopped means gone: the host closes its socket a moment before its process ends.
-      live.map(async (s) => [s.id, (await stopSession(home, s.id, io)) && (await exited(s.pid))] as const),
+      live.map(
+        async (s) =>
+          [s.id, (await stopSession(home, s.id, io)) && (await exited(s.pid, s.pidStarted))] as const,
+      ),
     );
     for (const [id, ok] of results) {
       if (ok) stopped.add(id);
@@ -64,8 +67,8 @@ export async function shutdownAction(io: RunIo): Promise<number> {
   return failed === 0 ? EXIT.done : EXIT.error;
 }
 
-async function exited(pid: number): Promise<boolean> {
-  return waitFor(() => !processExists(pid), HOST_EXIT_MS, 20);
+async function exited(pid: number, started: number | undefined): Promise<boolean> {
+  return waitFor(() => !processRuns(pid, started), HOST_EXIT_MS, 20);
 }
 
 async function wakerGone(home: string): Promise<boolean> {

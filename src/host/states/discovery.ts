@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { processExists } from "../../config/process.js";
+import { processRuns } from "../../config/process.js";
 // The session layer's modules by name, not its index: `relm agents` loads only what a listing needs.
 import { damagedIds, readDamage } from "../../session/damage.js";
 import { JournalFormatError } from "../../session/errors.js";
@@ -24,6 +24,7 @@ interface Known {
   created: string;
   status: string;
   pid: number;
+  pidStarted?: number;
   readonly state: SessionState;
 }
 
@@ -55,7 +56,8 @@ export async function listNewest(
   let others = 0;
   let hidden = 0;
   for (const k of known) {
-    const mayLive = claimsLiveHost(k.status as SessionStatus) || processExists(k.pid);
+    // A recorded pid another process has since been given (its start time differs) is no host of ours.
+    const mayLive = claimsLiveHost(k.status as SessionStatus) || processRuns(k.pid, k.pidStarted);
     if (!mayLive && !damaged.has(k.id) && others++ >= newest) {
       hidden++;
       continue;
@@ -105,7 +107,14 @@ function knownSessions(home: string): Known[] {
     const state = stateOf(home, id);
     if (!state) continue;
     fresh.push(state);
-    known.push({ id, created: state.created, status: state.status, pid: state.pid, state });
+    known.push({
+      id,
+      created: state.created,
+      status: state.status,
+      pid: state.pid,
+      pidStarted: state.pidStarted,
+      state,
+    });
   }
   logStates(home, fresh);
   compactIfWorthIt(home, log, new Set(known.map((k) => k.id)));
@@ -146,7 +155,8 @@ async function withLiveness(home: string, state: SessionState): Promise<SessionL
   const id = state.id;
   // A host that outlives a failed or interrupted turn (an interactive session waiting for the next
   // message) still claims its pid: check its socket too, but only when that process exists.
-  if (!claimsLiveHost(state.status) && !processExists(state.pid)) return { ...state, live: false };
+  if (!claimsLiveHost(state.status) && !processRuns(state.pid, state.pidStarted))
+    return { ...state, live: false };
   const live = await isLive(home, id);
   if (live) return { ...state, live };
   if (!claimsLiveHost(state.status)) return { ...state, live: false };

@@ -79,6 +79,7 @@ class LoggedState {
     readonly created: string,
     readonly status: string,
     readonly pid: number,
+    readonly pidStarted: number | undefined,
     /** The summary as written: one JSON object. */
     readonly line: string,
   ) {}
@@ -93,7 +94,7 @@ class LoggedState {
     try {
       return JSON.parse(this.line) as SessionState;
     } catch {
-      const { id, created, status, pid } = this;
+      const { id, created, status, pid, pidStarted } = this;
       return {
         id,
         title: "(summary unreadable: relm doctor)",
@@ -104,6 +105,7 @@ class LoggedState {
         tokens: 0,
         cost: null,
         pid,
+        pidStarted,
         detached: false,
       };
     }
@@ -150,8 +152,16 @@ function entryOf(line: string): LoggedState | { forget: string } | undefined {
   const created = stringField(line, "created");
   const status = stringField(line, "status");
   const pid = Number(numberField(line, "pid"));
+  const started = numberField(line, "pidStarted");
   if (id !== undefined && created !== undefined && status !== undefined && Number.isInteger(pid))
-    return new LoggedState(id, created, status, pid, line);
+    return new LoggedState(
+      id,
+      created,
+      status,
+      pid,
+      started === undefined ? undefined : Number(started),
+      line,
+    );
   let parsed: Entry;
   try {
     parsed = JSON.parse(line) as Entry;
@@ -165,6 +175,7 @@ function entryOf(line: string): LoggedState | { forget: string } | undefined {
     String(parsed.created),
     String(parsed.status),
     parsed.pid,
+    typeof parsed.pidStarted === "number" ? parsed.pidStarted : undefined,
     JSON.stringify(parsed),
   );
 }

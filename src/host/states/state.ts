@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { startTimeOf } from "../../config/process.js";
 import { statePath } from "../paths.js";
 import { logState } from "./log.js";
 import type { UsageTally } from "./tree-usage.js";
@@ -37,6 +38,7 @@ export function stateOf(host: {
     cost,
     ...(host.plan ? { plan: host.plan } : {}),
     pid: host.pid,
+    pidStarted: startTimeOf(host.pid),
     detached: host.detached,
   };
 }

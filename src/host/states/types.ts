@@ -26,5 +26,11 @@ export interface SessionState {
   /** The root agent's plan() as steps done of all ("2/5"), once it set one (python/relm/plan.py). */
   plan?: string;
   pid: number;
+  /**
+   * When `pid` started (processStartTime, clock ticks since boot) where /proc tells it: a listing takes a
+   * process with that pid but another start time for an unrelated one that was given the pid later.
+   * Absent in older state files and where there is no /proc.
+   */
+  pidStarted?: number;
   detached: boolean;
 }

@@ -1,0 +1,205 @@
+// The figures `npm run bench -- --compare REV` measures, each for one tree (the working tree or REV's
+// worktree): probe(tree) runs relm from TREE/dist once and returns one number (lower is better). The
+// scripted model and the fixtures come from the working tree's dist, the same for both trees, so only
+// relm differs. Each probe is small: compare.mjs calls them many times, alternating the trees.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { pathToFileURL } from "node:url";
+import { byTask, startScriptedModel } from "../dist/scripted/index.js";
+import { Journal, newSessionId, sessionDir } from "../dist/session/index.js";
+import { median, ROOT, scriptedEnv } from "./lib.mjs";
+
+const MEASURE = join(ROOT, "bench/measure.py");
+const relmOf = (tree) => join(tree, "dist/cli/relm.cjs");
+
+function execAsync(cmd, args, options) {
+  return new Promise((resolve, reject) =>
+    execFile(cmd, args, { encoding: "utf8", maxBuffer: 1 << 24, ...options }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${cmd} ${args.join(" ")}: ${err.message}\n${stderr}`)) : resolve(stdout),
+    ),
+  );
+}
+
+/** Wall and CPU (the whole process tree's, from the kernel's accounting) of one command. */
+async function measured(args, env) {
+  const out = await execAsync("python3", [MEASURE, "--no-poll", process.execPath, ...args], { env });
+  const r = JSON.parse(out);
+  if (r.code !== 0) throw new Error(`relm ${args.slice(1).join(" ")} exited ${r.code}: ${r.stderr}`);
+  return r;
+}
+
+/** The last line `key=value ...` a `relm run` printed, as numbers. */
+function figures(stdout) {
+  const line = stdout.trim().split("\n").at(-1) ?? "";
+  return Object.fromEntries(line.split(" ").map((kv) => [kv.split("=")[0], Number(kv.split("=")[1])]));
+}
+
+const SEQUENTIAL = (n) => `import time
+ts = []
+for i in range(${n + 1}):
+    t = time.perf_counter()
+    rlm("CHILD: one cell")
+    ts.append((time.perf_counter() - t) * 1000)
+rest = sorted(ts[1:])
+print(f"p50={rest[len(rest) // 2]:.2f}")`;
+
+const FAN_OUT = `import time
+t = time.perf_counter()
+out = rlm.map("CHILD: one cell", range(32), max_parallel=32)
+print(f"wall={(time.perf_counter() - t) * 1000:.1f} n={len(out)}")`;
+
+/**
+ * Everything the probes share: one scripted model, one home with `sessions` saved sessions for the
+ * listing, and the per-turn clock (when each model request of a "TURNS" task arrived).
+ */
+export async function startFixture({ sessions, turns, children }) {
+  let arrivals = [];
+  const echo = (ctx) => ({ text: ctx.lastToolResult?.trim() ?? "" });
+  const turnSteps = Array.from({ length: turns }, () => (_ctx) => {
+    arrivals.push(performance.now());
+    return { code: "x = 1" };
+  });
+  const model = await startScriptedModel({
+    script: byTask({
+      "ROOT: sequential": [{ code: SEQUENTIAL(children) }, echo],
+      "ROOT: fan out": [{ code: FAN_OUT }, echo],
+      "CHILD: one cell": [{ code: "print(1 + 1)" }, { text: "2" }],
+      TURNS: [
+        ...turnSteps,
+        () => {
+          arrivals.push(performance.now());
+          return { text: "done" };
+        },
+      ],
+      "what is 1+1?": [
+        { code: "print(1+1)" },
+        (ctx) => ({ text: `the kernel said ${ctx.lastToolResult?.trim()}` }),
+      ],
+    }),
+  });
+  const { home, env } = scriptedEnv(model, "relm-bench-compare-");
+  // The listing's home: synthetic sessions only (a run's own sessions would change its size).
+  const listHome = mkdtempSync(join(tmpdir(), "relm-bench-compare-list-"));
+  for (let i = 0; i < sessions; i++) fakeSession(listHome);
+  const cwd = mkdtempSync(join(tmpdir(), "relm-bench-compare-cwd-"));
+  return {
+    model,
+    env,
+    cwd,
+    listEnv: { ...env, RELM_HOME: listHome },
+    takeArrivals() {
+      const a = arrivals;
+      arrivals = [];
+      return a;
+    },
+    async close() {
+      await model.close();
+      for (const dir of [home, listHome, cwd]) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function fakeSession(home) {
+  const id = newSessionId();
+  const journal = Journal.create(sessionDir(home, id), {
+    id,
+    created: new Date().toISOString(),
+    cwd: home,
+    title: `synthetic session ${id}`,
+    provider: "openai",
+    model: "bench",
+    relm: "bench",
+  });
+  journal.append({ type: "user", text: "synthetic" });
+  journal.append({ type: "final", text: "done", spent: { turns: 1, tokens: 10, elapsedMs: 1, cost: 0 } });
+  journal.close();
+}
+
+/** name → { label, unit, run(tree, fixture, options) → number }. */
+export const PROBES = {
+  oneshot: {
+    label: "one-shot `relm run` (one cell), wall",
+    unit: "ms",
+    run: async (tree, f) => (await measured([relmOf(tree), "run", "what is 1+1?"], f.env)).wall_ms,
+  },
+  "oneshot-cpu": {
+    label: "one-shot `relm run`, CPU of the tree",
+    unit: "ms",
+    // Measured in the same run as the wall figure would double the cost; a run of its own instead.
+    run: async (tree, f) => (await measured([relmOf(tree), "run", "what is 1+1?"], f.env)).cpu_ms,
+  },
+  spawn: {
+    label: "child spawn→result p50 (in the cell)",
+    unit: "ms",
+    run: async (tree, f) =>
+      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: sequential"], { env: f.env }))
+        .p50,
+  },
+  map32: {
+    label: "`rlm.map` of 32 (in the cell)",
+    unit: "ms",
+    run: async (tree, f) =>
+      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: fan out"], { env: f.env })).wall,
+  },
+  cell: {
+    label: "cell round trip `x = 1` p50",
+    unit: "ms",
+    run: async (tree, _f, { cells }) => {
+      const { startKernel } = await import(pathToFileURL(join(tree, "dist/kernel/index.js")).href);
+      const kernel = await startKernel({ cwd: ROOT });
+      try {
+        for (let i = 0; i < 50; i++) await kernel.execute("x = 1");
+        const times = [];
+        for (let i = 0; i < cells; i++) {
+          const t = performance.now();
+          await kernel.execute("x = 1");
+          times.push(performance.now() - t);
+        }
+        return median(times);
+      } finally {
+        await kernel.shutdown();
+      }
+    },
+  },
+  turn: {
+    label: "per turn: model request → next request, cell `x = 1`, p50",
+    unit: "ms",
+    run: async (tree, f) => {
+      f.takeArrivals();
+      await execAsync(process.execPath, [relmOf(tree), "run", "TURNS"], { env: f.env, cwd: f.cwd });
+      const a = f.takeArrivals();
+      return median(a.slice(2).map((t, i) => t - a[i + 1])); // the first cell starts the kernel
+    },
+  },
+  paint: {
+    label: "TUI launch → first paint (pty)",
+    unit: "ms",
+    run: async (tree, f) => {
+      const { startPty, timeUntil } = await import("./tui-lib.mjs");
+      const start = performance.now();
+      const p = startPty({
+        command: [process.execPath, relmOf(tree)],
+        env: f.env,
+        cwd: f.cwd,
+        cols: 100,
+        rows: 30,
+      });
+      try {
+        return (await timeUntil(p, (t) => t.includes("new session"), start)) ?? Number.NaN;
+      } finally {
+        await p.close();
+        await execAsync(process.execPath, [relmOf(tree), "shutdown"], { env: f.env, cwd: f.cwd }).catch(
+          () => {},
+        );
+      }
+    },
+  },
+  listing: {
+    label: "`relm agents` (saved sessions), CPU",
+    unit: "ms",
+    run: async (tree, f) => (await measured([relmOf(tree), "agents"], f.listEnv)).cpu_ms,
+  },
+};
