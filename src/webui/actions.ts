@@ -11,9 +11,15 @@ export class ActionError extends Error {
 
 const MAX_TEXT_CHARS = 16_000;
 
-export async function sendMessage(home: string, id: string, env: NodeJS.ProcessEnv, text: string): Promise<string> {
+export async function sendMessage(
+  home: string,
+  id: string,
+  env: NodeJS.ProcessEnv,
+  text: string,
+): Promise<string> {
   if (text.trim() === "") throw new ActionError("the message is empty");
-  if (text.length > MAX_TEXT_CHARS) throw new ActionError(`the message is too long: at most ${MAX_TEXT_CHARS} characters`);
+  if (text.length > MAX_TEXT_CHARS)
+    throw new ActionError(`the message is too long: at most ${MAX_TEXT_CHARS} characters`);
   const handle = new SessionHandle({ home, id, env });
   if (await handle.connect({ follow: false })) {
     try {

@@ -65,7 +65,11 @@ export type Verdict =
 export function admit(gate: Gate, req: IncomingMessage, url: URL): Verdict {
   const host = req.headers.host ?? "";
   if (gate.hosts && !gate.hosts.has(host))
-    return { ok: false, status: 403, reason: `this server does not answer to the host name ${host || "(none)"}` };
+    return {
+      ok: false,
+      status: 403,
+      reason: `this server does not answer to the host name ${host || "(none)"}`,
+    };
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== `http://${host}`)
     return { ok: false, status: 403, reason: "a request from another site's page" };

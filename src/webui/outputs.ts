@@ -29,16 +29,23 @@ export function sendOutputFile(
     res.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...headers });
     res.end("not found\n");
   };
-  if (!type) return notFound();
+  if (!type) {
+    notFound();
+    return;
+  }
   let fd: number;
   try {
     fd = openSync(join(sessionDir(home, id), "outputs", name), constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
-    return notFound();
+    notFound();
+    return;
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_IMAGE_BYTES) return notFound();
+    if (!stat.isFile() || stat.size > MAX_IMAGE_BYTES) {
+      notFound();
+      return;
+    }
     const body = Buffer.alloc(stat.size);
     let at = 0;
     while (at < body.length) {

@@ -33,7 +33,9 @@ function tokenOf(env: NodeJS.ProcessEnv): string {
   const fixed = env.RELM_WEB_TOKEN;
   if (fixed === undefined || fixed === "") return newToken();
   if (!/^[\w-]{24,200}$/.test(fixed))
-    throw new UserError("RELM_WEB_TOKEN must be at least 24 letters, digits, - or _ (or unset it for a random token)");
+    throw new UserError(
+      "RELM_WEB_TOKEN must be at least 24 letters, digits, - or _ (or unset it for a random token)",
+    );
   return fixed;
 }
 
@@ -48,10 +50,13 @@ export async function runWeb(flags: WebFlags, io: WebIo, until?: Promise<void>):
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE")
-      throw new UserError(`relm web: port ${port} is in use; choose another with --port N (--port 0: any free port)`);
+      throw new UserError(
+        `relm web: port ${port} is in use; choose another with --port N (--port 0: any free port)`,
+      );
     if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
       throw new UserError(`relm web: --host ${host} is not an address of this machine`);
-    if (code === "EACCES") throw new UserError(`relm web: port ${port} needs privileges; choose one above 1023`);
+    if (code === "EACCES")
+      throw new UserError(`relm web: port ${port} needs privileges; choose one above 1023`);
     throw error;
   }
   io.stdout.write(`relm web: the sessions of ${home}\n  ${server.url}\n`);

@@ -83,7 +83,11 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     }
     if (verdict.setCookie) {
       const to = verdict.dropTokenFrom ?? url;
-      res.writeHead(302, { location: to.pathname + to.search, "set-cookie": verdict.setCookie, ...headers() });
+      res.writeHead(302, {
+        location: to.pathname + to.search,
+        "set-cookie": verdict.setCookie,
+        ...headers(),
+      });
       res.end();
       return;
     }
@@ -107,7 +111,8 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       return json(res, 404, { error: "not found" });
     const what = m[2];
     if (what === "events" && req.method === "GET") return streamSession(req, res, id, url);
-    if (m[3] !== undefined && req.method === "GET") return sendOutputFile(res, options.home, id, m[3], headers());
+    if (m[3] !== undefined && req.method === "GET")
+      return sendOutputFile(res, options.home, id, m[3], headers());
     if (req.method !== "POST") return json(res, 405, { error: "method not allowed" });
     if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
       return json(res, 415, { error: "send JSON" });
@@ -122,7 +127,8 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
             : await stop(home, id, env);
       json(res, 200, { said });
     } catch (error) {
-      if (error instanceof ActionError || error instanceof SyntaxError) json(res, 409, { error: error.message });
+      if (error instanceof ActionError || error instanceof SyntaxError)
+        json(res, 409, { error: error.message });
       else throw error;
     }
   }
@@ -199,9 +205,12 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new ActionError(`the request is too large: at most ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES)
+      throw new ActionError(`the request is too large: at most ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
   const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
-  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }

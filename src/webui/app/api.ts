@@ -40,7 +40,11 @@ export function useSessions(): { sessions: WebSession[] | undefined; connection:
 }
 
 /** A session action: what the server said, or why it could not. */
-export async function act(id: string, action: "send" | "interrupt" | "stop", body: object = {}): Promise<string> {
+export async function act(
+  id: string,
+  action: "send" | "interrupt" | "stop",
+  body: object = {},
+): Promise<string> {
   const res = await fetch(`/api/sessions/${id}/${action}`, {
     method: "POST",
     headers: { "content-type": "application/json" },

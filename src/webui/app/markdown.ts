@@ -6,8 +6,7 @@
 // Content-Security-Policy (src/webui/server.ts) is the third line: no script but the app's own runs.
 import { Marked } from "marked";
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const marked = new Marked({
   gfm: true,
@@ -75,7 +74,9 @@ function clean(parent: Node): void {
     const tag = el.localName;
     // An element outside the list (or from another namespace: svg, math) becomes its text.
     if (!ALLOWED.has(tag) || el.namespaceURI !== "http://www.w3.org/1999/xhtml") {
-      el.replaceWith(document.createTextNode(tag === "img" ? (el.getAttribute("alt") ?? "") : (el.textContent ?? "")));
+      el.replaceWith(
+        document.createTextNode(tag === "img" ? (el.getAttribute("alt") ?? "") : (el.textContent ?? "")),
+      );
       continue;
     }
     for (const attr of [...el.attributes])

@@ -2,16 +2,22 @@
 // running cell, stop the host). After a dropped connection the browser reconnects by itself and says the
 // last event it had (Last-Event-ID): the server replays only what came after, and the transcript drops
 // anything it has already seen.
-import type { AgentEvent } from "../../agent/core/events.js";
+
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import type { AgentEvent } from "../../agent/core/events.js";
 import { act, afterError, type Connection, useSessions } from "./api.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
-import { TranscriptView } from "./transcript-view.js";
 import { Transcript } from "./transcript.js";
+import { TranscriptView } from "./transcript-view.js";
 
-function useTranscript(id: string): { transcript: Transcript; version: number; connection: Connection; live: boolean } {
+function useTranscript(id: string): {
+  transcript: Transcript;
+  version: number;
+  connection: Connection;
+  live: boolean;
+} {
   const transcript = useRef(new Transcript()).current;
   const [version, setVersion] = useState(0);
   const [connection, setConnection] = useState<Connection>("connecting");
@@ -20,10 +26,11 @@ function useTranscript(id: string): { transcript: Transcript; version: number; c
     let frame = 0;
     // Many events at once (a replay) are drawn once per frame.
     const changed = () => {
-      if (!frame) frame = requestAnimationFrame(() => {
-        frame = 0;
-        setVersion((v) => v + 1);
-      });
+      if (!frame)
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          setVersion((v) => v + 1);
+        });
     };
     const source = new EventSource(`/api/sessions/${id}/events`);
     source.onopen = () => setConnection("open");

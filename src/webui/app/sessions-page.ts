@@ -62,7 +62,7 @@ export function SessionsPage() {
           )}
         </tbody>
       </table>
-      ${sessions && shown.length === 0 ? html`<p class="muted">${sessions.length === 0 ? "no sessions yet: relm run \"…\" starts one" : "no session matches"}</p>` : ""}
+      ${sessions && shown.length === 0 ? html`<p class="muted">${sessions.length === 0 ? 'no sessions yet: relm run "…" starts one' : "no session matches"}</p>` : ""}
     </main>
   `;
 }

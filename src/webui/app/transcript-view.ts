@@ -39,13 +39,13 @@ function ItemView({ id, item }: { id: string; item: Item }) {
 
 /** Items are mutated in place as they stream: the page draws again when its version changes. */
 export function TranscriptView({ id, items }: { id: string; items: Item[]; version: number }) {
-    const end = useRef<HTMLDivElement>(null);
-    useEffect(() => {
-      // Follow the bottom while the person is near it; leave them where they are when they scrolled up.
-      const el = document.scrollingElement;
-      if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 300) end.current?.scrollIntoView();
-    });
-    return html`<div class="transcript">
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // Follow the bottom while the person is near it; leave them where they are when they scrolled up.
+    const el = document.scrollingElement;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 300) end.current?.scrollIntoView();
+  });
+  return html`<div class="transcript">
       ${items.map((item) => html`<${ItemView} key=${item.key} id=${id} item=${{ ...item }} />`)}
       <div ref=${end}></div>
     </div>`;

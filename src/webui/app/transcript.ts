@@ -29,7 +29,8 @@ function reasoningText(reasoning: ResponseReasoning): string {
   for (const item of reasoning?.items ?? []) {
     if (typeof item.thinking === "string") parts.push(item.thinking);
     if (Array.isArray(item.summary))
-      for (const s of item.summary as { text?: unknown }[]) if (typeof s?.text === "string") parts.push(s.text);
+      for (const s of item.summary as { text?: unknown }[])
+        if (typeof s?.text === "string") parts.push(s.text);
   }
   return parts.join("\n\n");
 }
@@ -78,11 +79,19 @@ export class Transcript {
         item.text = text;
         if (reasoning) item.reasoning = reasoning;
         item.streaming = false;
-        if (item.text.trim() === "" && item.reasoning === "") this.items = this.items.filter((i) => i !== item);
+        if (item.text.trim() === "" && item.reasoning === "")
+          this.items = this.items.filter((i) => i !== item);
         return true;
       }
       case "cell": {
-        const cell = { kind: "cell" as const, key, callId: event.callId, code: event.code, output: "", images: [] };
+        const cell = {
+          kind: "cell" as const,
+          key,
+          callId: event.callId,
+          code: event.code,
+          output: "",
+          images: [],
+        };
         this.cells.set(event.callId, cell);
         return this.push(cell);
       }
@@ -105,7 +114,14 @@ export class Transcript {
       case "final": {
         const last = [...this.answers.values()].at(-1);
         if (last && last.text.trim() === event.text.trim()) return false;
-        return this.push({ kind: "answer", key, turn: -1, text: event.text, reasoning: "", streaming: false });
+        return this.push({
+          kind: "answer",
+          key,
+          turn: -1,
+          text: event.text,
+          reasoning: "",
+          streaming: false,
+        });
       }
       case "file_edit":
         return this.push({
