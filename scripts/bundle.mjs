@@ -85,7 +85,8 @@ const app = await build({
   logLevel: "warning",
   metafile: true,
 });
-for (const file of ["index.html", "app.css"]) copyFileSync(join(root, "src/webui/app", file), join(webui, file));
+for (const file of ["index.html", "app.css"])
+  copyFileSync(join(root, "src/webui/app", file), join(webui, file));
 
 /** The package directory a bundled input file belongs to (the innermost node_modules/NAME). */
 function packageDir(input) {

@@ -57,7 +57,7 @@ function cookieOf(req: IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
-export type Verdict =
+type Verdict =
   | { ok: true; setCookie?: string; dropTokenFrom?: URL }
   | { ok: false; status: 400 | 403; reason: string };
 

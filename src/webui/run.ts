@@ -6,9 +6,9 @@ import { openBrowser } from "../llm/auth/open.js";
 import { isLoopback, newToken } from "./auth.js";
 import { startWebServer } from "./server.js";
 
-export const DEFAULT_PORT = 8765;
+const DEFAULT_PORT = 8765;
 
-export interface WebFlags {
+interface WebFlags {
   port?: string;
   host?: string;
   open?: boolean;

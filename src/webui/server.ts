@@ -41,7 +41,7 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-export interface WebOptions {
+interface WebOptions {
   home: string;
   env: NodeJS.ProcessEnv;
   host: string;
@@ -51,7 +51,7 @@ export interface WebOptions {
   assets?: string;
 }
 
-export interface WebServer {
+interface WebServer {
   /** The address to open, with the token. */
   url: string;
   port: number;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { listSessions, type SessionListing } from "../host/states/discovery.js";
 import { JOURNAL_FILE, readJournalHeader, sessionDir } from "../session/index.js";
 
-export interface WebSession extends SessionListing {
+interface WebSession extends SessionListing {
   model: string;
 }
 

@@ -3,11 +3,12 @@
 // reaches its session, a dropped connection replays without duplicates, a hostile answer runs nothing,
 // and a wrong token (or another site's page) is refused.
 
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { launchBrowser, noBrowser, startWeb, type WebProcess } from "../support/browser.js";
-import { runRelm } from "../support/cli.js";
+import { ROOT, runRelm } from "../support/cli.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
 
@@ -50,6 +51,13 @@ async function status(rig: Rig, id: string): Promise<string | undefined> {
   const result = await runRelm(["agents", "--json"], { env: rig.env });
   const lines = result.stdout.trim().split("\n").filter(Boolean);
   return lines.map((l) => JSON.parse(l) as { id: string; status: string }).find((s) => s.id === id)?.status;
+}
+
+/** With RELM_WEB_SCREENSHOTS=1, the page as it is now becomes docs/screenshots/NAME.png (docs/web.md). */
+async function screenshot(page: Page, name: string): Promise<void> {
+  if (!process.env.RELM_WEB_SCREENSHOTS) return;
+  await page.setViewportSize({ width: 1100, height: 640 });
+  await page.screenshot({ path: join(ROOT, "docs/screenshots", `${name}.png`) });
 }
 
 async function texts(page: Page, selector: string): Promise<string[]> {
@@ -118,6 +126,7 @@ describe.skipIf(noBrowser !== undefined)(
         await page.locator(`tr[data-id="${other}"]`).waitFor({ timeout: 30_000 });
         // Newest activity first.
         expect(await page.locator("tbody tr").first().getAttribute("data-id")).toBe(other);
+        await screenshot(page, "web-sessions");
         await page.locator("input.filter").fill("apples");
         await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
         expect(await page.locator("tbody tr").getAttribute("data-id")).toBe(id);
@@ -164,6 +173,7 @@ describe.skipIf(noBrowser !== undefined)(
         expect(users.filter((t) => t.includes("please say two"))).toHaveLength(1);
         expect(users.filter((t) => t.includes("then say three"))).toHaveLength(1);
         expect(answers.map((t) => t.trim())).toEqual(["echo one", "echo two", "echo three"]);
+        await screenshot(page, "web-session");
       } finally {
         await server.stop();
         await done();
