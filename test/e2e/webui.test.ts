@@ -64,6 +64,36 @@ async function texts(page: Page, selector: string): Promise<string[]> {
   return page.locator(selector).allInnerTexts();
 }
 
+describe("relm web on the command line", () => {
+  it("a bad port, a port in use and a bad token are told plainly; another address says how to tunnel", async () => {
+    const rig = await startRig("openai", { script: answer });
+    const bad = await runRelm(["web", "--port", "http"], { env: rig.env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--port http: a port is a whole number from 0 to 65535");
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+    const short = await runRelm(["web", "--port", "0"], { env: { ...rig.env, RELM_WEB_TOKEN: "short" } });
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain("RELM_WEB_TOKEN must be at least 24");
+
+    const web = await startWeb(rig.env, ["--port", "0", "--host", "0.0.0.0"]);
+    try {
+      expect(web.stderr()).toContain(`ssh -N -L ${web.port}:127.0.0.1:${web.port}`);
+      // Listening beyond loopback, the token is still asked for.
+      const local = `http://127.0.0.1:${web.port}`;
+      expect((await fetch(`${local}/api/sessions`)).status).toBe(403);
+      expect(
+        (await fetch(`${local}/api/sessions`, { headers: { authorization: `token ${web.token}` } })).status,
+      ).toBe(200);
+      const taken = await runRelm(["web", "--port", String(web.port)], { env: rig.env });
+      expect(taken.code).toBe(1);
+      expect(taken.stderr).toContain(`port ${web.port} is in use`);
+    } finally {
+      await web.stop();
+    }
+    expect(web.process.exitCode).toBe(0);
+  }, 120_000);
+});
+
 describe.skipIf(noBrowser !== undefined)(
   `relm web in a browser${noBrowser ? ` (skipped: ${noBrowser})` : ""}`,
   () => {
