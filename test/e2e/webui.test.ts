@@ -3,14 +3,18 @@
 // reaches its session, a dropped connection replays without duplicates, a hostile answer runs nothing,
 // and a wrong token (or another site's page) is refused.
 
+import { rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
+import type { StepFunction } from "../../src/scripted/script.js";
 import { launchBrowser, noBrowser, startWeb, type WebProcess } from "../support/browser.js";
 import { ROOT, runRelm } from "../support/cli.js";
+import { byTask, echoLastCell } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
-import { until } from "../support/wait.js";
+import { pythonWaitForFile, until } from "../support/wait.js";
 
 const startRig = useRigs();
 const SECRET = "sk-proj-web-page-secret-0123456789abcdef";
@@ -106,7 +110,7 @@ describe.skipIf(noBrowser !== undefined)(
     });
 
     /** A rig, a web server on it and a browser context signed in with the token. */
-    async function setUp(): Promise<{
+    async function setUp(script: StepFunction = answer): Promise<{
       rig: Rig;
       web: WebProcess;
       context: BrowserContext;
@@ -115,7 +119,7 @@ describe.skipIf(noBrowser !== undefined)(
     }> {
       const rig = await startRig(
         "openai",
-        { script: answer },
+        { script },
         { env: { RELM_API_KEY: SECRET, RELM_WEB_TOKEN: TOKEN } },
       );
       const web = await startWeb(rig.env);
@@ -278,6 +282,47 @@ describe.skipIf(noBrowser !== undefined)(
         await done();
       }
     }, 180_000);
+
+    it("the tree of sub-agents: live, nested, searchable, foldable", async () => {
+      const release = join(tmpdir(), `relm-web-tree-${process.pid}-${Date.now()}`);
+      const tree = byTask({
+        "TREE: fan out": [
+          { code: 'a = rlm("CHILD one: go deeper")\nb = rlm("CHILD two: quick")\nprint(a, b)' },
+          echoLastCell,
+        ],
+        "CHILD one": [{ code: 'print(rlm("GRANDCHILD: wait"))' }, echoLastCell],
+        "CHILD two": [{ text: "two done" }],
+        GRANDCHILD: [{ code: `${pythonWaitForFile(release)}\nprint("waited")` }, echoLastCell],
+      });
+      const { rig, web, page, done } = await setUp(tree);
+      try {
+        const id = await detach(rig, "TREE: fan out");
+        await page.goto(web.url);
+        await page.goto(`${web.base}/#/s/${id}`);
+        // The grandchild, still running, sits under the child that started it.
+        const grand = page.locator('li.agent:has(> .label[title*="GRANDCHILD"])');
+        const one = page.locator('li.agent:has(> details > summary > .label[title*="CHILD one"])');
+        await one.locator('li.agent .label[title*="GRANDCHILD"]').waitFor({ timeout: 60_000 });
+        expect(await grand.locator(".status").textContent()).toBe("running");
+        await screenshot(page, "web-tree");
+
+        writeFileSync(release, "");
+        const two = page.locator('li.agent:has(> .label[title*="CHILD two"])');
+        await expect.poll(async () => two.locator(".status").textContent(), { timeout: 60_000 }).toBe("done");
+        expect(await grand.locator(".status").textContent()).toBe("done");
+        expect(await one.locator("> details > summary > .status").textContent()).toBe("done");
+        expect(await page.locator(".tree > summary").textContent()).toContain("sub-agents: 3, 0 running");
+
+        // Folding a subtree hides it; the search keeps what matches.
+        await one.locator("> details > summary").click();
+        expect(await grand.isVisible()).toBe(false);
+        await page.locator(".tree input.filter").fill("quick");
+        await expect.poll(() => page.locator("li.agent").count()).toBe(1);
+      } finally {
+        rmSync(release, { force: true });
+        await done();
+      }
+    }, 240_000);
 
     it("a wrong token, no token, another host name or another site's page is refused", async () => {
       const { web, page, context, done } = await setUp();

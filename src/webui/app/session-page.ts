@@ -11,6 +11,7 @@ import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
 import { Transcript } from "./transcript.js";
 import { TranscriptView } from "./transcript-view.js";
+import { TreeView } from "./tree-view.js";
 
 function useTranscript(id: string): {
   transcript: Transcript;
@@ -84,6 +85,7 @@ export function SessionPage({ id }: { id: string }) {
     </header>
     <main class="session">
       <div class="muted path">${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
+      <${TreeView} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
       <form class="composer" onSubmit=${send}>
         <textarea

@@ -21,6 +21,25 @@ export type Item =
   | { kind: "diff"; key: string; title: string; diff: string }
   | { kind: "notice"; key: string; text: string; tone: "info" | "warn" | "error" };
 
+/** A sub-agent as the tree shows it: who started it, what it is doing, what it spent. */
+export interface AgentNode {
+  id: string;
+  /** The agent that started it (undefined: the session's root). */
+  parent: string | undefined;
+  label: string;
+  task: string;
+  model: string;
+  status: "running" | "done" | "failed" | "cancelled";
+  reason?: string;
+  /** Its own spend, once it finished. */
+  tokens?: number;
+  cost?: number | null;
+  /** Its events seen, and the kind of the last. */
+  events: number;
+  doing: string;
+  children: string[];
+}
+
 type ResponseReasoning = { items?: Record<string, unknown>[] } | undefined;
 
 /** The readable text of a response's reasoning items (OpenAI summaries, Anthropic thinking). */
@@ -43,6 +62,9 @@ export class Transcript {
   lastN = 0;
   /** Sub-agents' events seen (their transcripts open elsewhere). */
   childEvents = 0;
+  /** Every sub-agent of the tree, by id; `roots` are those the session's root started. */
+  readonly agents = new Map<string, AgentNode>();
+  readonly roots: string[] = [];
   private readonly answers = new Map<number, Extract<Item, { kind: "answer" }>>();
   private readonly cells = new Map<string, Extract<Item, { kind: "cell" }>>();
   private seq = 0;
@@ -51,12 +73,13 @@ export class Transcript {
   apply(event: AgentEvent): boolean {
     if (event.agent) {
       this.childEvents++;
-      return false;
+      return this.treeEvent(event);
     }
     if ("n" in event && typeof event.n === "number") {
       if (event.n <= this.lastN) return false;
       this.lastN = event.n;
     }
+    this.treeEvent(event);
     const key = "n" in event && typeof event.n === "number" ? `n${event.n}` : `l${++this.seq}`;
     switch (event.type) {
       case "user":
@@ -135,6 +158,57 @@ export class Transcript {
         return notice ? this.push({ kind: "notice", key, ...notice }) : false;
       }
     }
+  }
+
+  /**
+   * The tree of sub-agents: a child_spawned adds a node under the agent that sent it, child_finished
+   * closes it, and any other event of a child says it is alive and what it does. A child whose start
+   * was not seen (a grandchild started before the page opened) is placed under the root until it is.
+   */
+  private treeEvent(event: AgentEvent): boolean {
+    if (event.type === "child_spawned") {
+      const node = this.node(event.id, event.agent);
+      Object.assign(node, { label: event.label ?? event.name, task: event.task, model: event.model });
+      return true;
+    }
+    if (event.type === "child_finished") {
+      const node = this.node(event.id, event.agent);
+      node.status = event.status;
+      node.reason = event.reason;
+      node.tokens = event.spent.tokens;
+      node.cost = event.spent.cost;
+      node.doing = "";
+      return true;
+    }
+    if (!event.agent) return false;
+    const node = this.node(event.agent, undefined);
+    node.events++;
+    if (event.type !== "text_delta" && event.type !== "reasoning_delta" && event.type !== "cell_output_delta")
+      node.doing =
+        event.type === "cell" ? "running a cell" : event.type === "model_request" ? "asking the model" : "";
+    return true;
+  }
+
+  private node(id: string, parent: string | undefined): AgentNode {
+    let node = this.agents.get(id);
+    if (!node) {
+      node = {
+        id,
+        parent,
+        label: id,
+        task: "",
+        model: "",
+        status: "running",
+        events: 0,
+        doing: "",
+        children: [],
+      };
+      this.agents.set(id, node);
+      const under = parent ? this.agents.get(parent) : undefined;
+      if (under) under.children.push(id);
+      else this.roots.push(id);
+    }
+    return node;
   }
 
   private push(item: Item): true {
