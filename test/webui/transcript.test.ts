@@ -1,6 +1,6 @@
 // The session page's transcript (src/webui/app/transcript.ts) folds events into what it shows: a replay
 // that overlaps what the page has adds nothing, streamed text gives way to the journal's, live cell
-// output grows until the cell's result replaces it, and sub-agents' events stay out of the root's.
+// output grows until the cell's result replaces it, and a child's events go to the tree of the root's.
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/core/events.js";
 import { Transcript } from "../../src/webui/app/transcript.js";
@@ -77,7 +77,9 @@ describe("the web page's transcript", () => {
     tr.apply({ type: "cell_output_delta", callId: "c1", text: "1\n" });
     tr.apply({ type: "cell_output_delta", callId: "c1", text: "2\n" });
     expect(tr.items).toMatchObject([{ kind: "cell", output: "1\n2\n" }]);
-    expect(tr.apply({ ...user(1, "from a child"), agent: "child1" } as AgentEvent)).toBe(false);
+    // A child's event: it goes to the tree (a node, under the root, until its start is seen), not to the items.
+    tr.apply({ ...user(1, "from a child"), agent: "child1" } as AgentEvent);
+    expect(tr.roots).toEqual(["child1"]);
     tr.apply({
       n: 2,
       t: at(),
@@ -96,5 +98,39 @@ describe("the web page's transcript", () => {
       { kind: "cell", output: "1\n2\n3\n", status: "ok", images: ["cell-1-0.png"], durationMs: 1200 },
     ]);
     expect(tr.childEvents).toBe(1);
+    expect(tr.items).toHaveLength(1);
+  });
+});
+
+describe("the web page's tree of sub-agents", () => {
+  it("nests each child under the agent that started it and closes it with what it spent", () => {
+    const tr = new Transcript();
+    const spawned = (n: number, id: string, agent?: string) =>
+      ({
+        n,
+        t: at(),
+        type: "child_spawned",
+        id,
+        name: id,
+        task: `task ${id}`,
+        model: "m",
+        variables: [],
+        agent,
+      }) as AgentEvent;
+    tr.apply(spawned(1, "a"));
+    tr.apply(spawned(7, "b", "a"));
+    tr.apply({ n: 8, t: at(), type: "cell", turn: 1, callId: "x", code: "1", agent: "b" } as AgentEvent);
+    expect(tr.agents.get("b")).toMatchObject({ parent: "a", status: "running", doing: "running a cell" });
+    tr.apply({
+      n: 2,
+      t: at(),
+      type: "child_finished",
+      id: "a",
+      name: "a",
+      status: "done",
+      spent: { turns: 2, tokens: 1234, elapsedMs: 5, cost: 0.5 },
+    } as AgentEvent);
+    expect(tr.roots).toEqual(["a"]);
+    expect(tr.agents.get("a")).toMatchObject({ children: ["b"], status: "done", tokens: 1234, cost: 0.5 });
   });
 });
