@@ -159,7 +159,9 @@ describe.skipIf(noBrowser !== undefined)(
         const other = await detach(rig, "second task: say pears");
         await page.locator(`tr[data-id="${other}"]`).waitFor({ timeout: 30_000 });
         // Newest activity first.
-        expect(await page.locator("tbody tr").first().getAttribute("data-id")).toBe(other);
+        await expect
+          .poll(() => page.locator("tbody tr").first().getAttribute("data-id"), { timeout: 30_000 })
+          .toBe(other);
         await screenshot(page, "web-sessions");
         await page.locator("input.filter").fill("apples");
         await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
