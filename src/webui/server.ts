@@ -116,8 +116,8 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     if (req.method !== "POST") return json(res, 405, { error: "method not allowed" });
     if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
       return json(res, 415, { error: "send JSON" });
-    const body = await readBody(req);
     try {
+      const body = await readBody(req);
       const { home, env } = options;
       const said =
         what === "send"

@@ -5,7 +5,7 @@ const WORDS: Record<Connection, string> = {
   connecting: "connecting…",
   open: "live",
   reconnecting: "connection lost, reconnecting…",
-  refused: "the server refused this page: open the address relm web printed (with its token)",
+  refused: "the server refused the stream: open the address relm web printed (with its token)",
 };
 
 /** Whether the page is following the server. */
