@@ -70,6 +70,24 @@ await build({
 });
 chmodSync(`${outdir}relm.cjs`, 0o755);
 
+// relm web's page (src/webui/app/): one script for the browser, with its UI library, markdown and all,
+// served from the package (no CDN), so it works offline; beside it its page and style sheet.
+const webui = join(root, "dist/webui/app/");
+mkdirSync(webui, { recursive: true });
+const app = await build({
+  entryPoints: [join(root, "src/webui/app/main.ts")],
+  bundle: true,
+  platform: "browser",
+  format: "esm",
+  target: "es2020",
+  minify: true,
+  outfile: join(webui, "app.js"),
+  logLevel: "warning",
+  metafile: true,
+});
+for (const file of ["index.html", "app.css"])
+  copyFileSync(join(root, "src/webui/app", file), join(webui, file));
+
 /** The package directory a bundled input file belongs to (the innermost node_modules/NAME). */
 function packageDir(input) {
   const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
@@ -77,7 +95,7 @@ function packageDir(input) {
 }
 
 const packages = new Map();
-for (const input of Object.keys(result.metafile.inputs)) {
+for (const input of [...Object.keys(result.metafile.inputs), ...Object.keys(app.metafile.inputs)]) {
   const dir = packageDir(input);
   if (!dir || packages.has(dir)) continue;
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
@@ -93,7 +111,7 @@ const sorted = [...packages.values()].sort((a, b) => a.name.localeCompare(b.name
 const lines = [
   "# Third-party code bundled into relm's CLI",
   "",
-  "These packages are compiled into `dist/cli/` by `scripts/bundle.mjs`; their licences follow.",
+  "These packages are compiled into `dist/cli/` and `dist/webui/` by `scripts/bundle.mjs`; their licences follow.",
   "",
 ];
 for (const p of sorted) {

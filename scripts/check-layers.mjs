@@ -35,6 +35,8 @@ export const LAYERS = {
   tui: 8,
   acp: 8,
   "mcp-server": 8,
+  // relm web's server and its browser app (app/, bundled for the browser by scripts/bundle.mjs).
+  webui: 8,
 };
 
 /** Documented exceptions (docs/architecture.md says why each is there). */
@@ -43,6 +45,7 @@ export const EXCEPTIONS = new Set([
   "cli -> tui",
   "cli -> acp",
   "cli -> mcp-server",
+  "cli -> webui",
   // The composition root registers learning's commands: program.ts `relm harness` and `relm refine`,
   // slash-commands.ts `/refine` and `/learn` into the slash command table.
   "cli -> learning/commands",

@@ -13,6 +13,7 @@ import { registerScheduleCommands } from "./schedules/command.js";
 import { registerCheckpointCommands } from "./sessions/checkpoints.js";
 import { registerSessionCommands } from "./sessions/command.js";
 import { relmVersion } from "./version.js";
+import { registerWebCommand } from "./web-command.js";
 
 interface Io {
   stdout: NodeJS.WritableStream;
@@ -203,6 +204,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerMcpCommands(program, runIo, setExit);
   registerAcpCommand(program, runIo, setExit);
   registerMcpServeCommand(program, runIo, setExit);
+  registerWebCommand(program, runIo, setExit);
   tagParseErrors(program);
   return program;
 }

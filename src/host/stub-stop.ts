@@ -35,7 +35,7 @@ export async function stopHeldByStub(home: string, id: string): Promise<boolean>
 }
 
 /** Whether `pid` is a running stub (a zombie's command line is empty; a reused pid runs something else). */
-function isStub(pid: number): boolean {
+export function isStub(pid: number): boolean {
   if (process.platform !== "linux" || !Number.isInteger(pid) || pid <= 0) return false;
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8")

@@ -1,0 +1,53 @@
+// What a session page can do to its session, each as `relm send`, `relm stop` and the UI's Escape do it:
+// a connection to the host for the one call, closed after. A message to a session no host serves brings
+// it back with the message, as `relm send` does.
+import { SessionHandle } from "../host/session-handle.js";
+import { stopHeldByStub } from "../host/stub-stop.js";
+
+/** The page asked for something the session cannot do now: said to the person, not a server error. */
+export class ActionError extends Error {
+  override name = "ActionError";
+}
+
+const MAX_TEXT_CHARS = 16_000;
+
+export async function sendMessage(
+  home: string,
+  id: string,
+  env: NodeJS.ProcessEnv,
+  text: string,
+): Promise<string> {
+  if (text.trim() === "") throw new ActionError("the message is empty");
+  if (text.length > MAX_TEXT_CHARS)
+    throw new ActionError(`the message is too long: at most ${MAX_TEXT_CHARS} characters`);
+  const handle = new SessionHandle({ home, id, env });
+  if (await handle.connect({ follow: false })) {
+    try {
+      const result = await handle.send(text);
+      return `delivered ${result.delivered}`;
+    } finally {
+      handle.close();
+    }
+  }
+  await handle.revive({ message: text, connect: false });
+  return "the session was not running: resumed it with your message";
+}
+
+export async function interrupt(home: string, id: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const handle = new SessionHandle({ home, id, env });
+  if (!(await handle.connect({ follow: false }))) throw new ActionError("the session is not running");
+  try {
+    const { interrupted } = await handle.call("interrupt");
+    return interrupted ? "interrupted" : "nothing was running";
+  } finally {
+    handle.close();
+  }
+}
+
+export async function stop(home: string, id: string, env: NodeJS.ProcessEnv): Promise<string> {
+  if (await stopHeldByStub(home, id)) return "stopped";
+  const handle = new SessionHandle({ home, id, env });
+  if (!(await handle.connect({ follow: false }))) throw new ActionError("the session is not running");
+  await handle.stop();
+  return "stopped";
+}

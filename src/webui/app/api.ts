@@ -1,0 +1,56 @@
+// The server's API as the pages use it: event streams (EventSource, which reconnects by itself and says
+// the last event id it saw) and the session actions.
+import { useEffect, useState } from "preact/hooks";
+
+export interface WebSession {
+  id: string;
+  title: string;
+  cwd: string;
+  created: string;
+  status: string;
+  reason?: string;
+  lastActivity: string;
+  tokens: number;
+  cachedTokens?: number;
+  cost: number | null;
+  live: boolean;
+  model: string;
+  damaged?: { line?: number; reason: string };
+}
+
+export type Connection = "connecting" | "open" | "reconnecting" | "refused";
+
+/** How an EventSource stands after an error: trying again, or given up (the server refused it). */
+export function afterError(source: EventSource): Connection {
+  return source.readyState === EventSource.CLOSED ? "refused" : "reconnecting";
+}
+
+/** Every session, live: the server pushes the list whenever it changes. */
+export function useSessions(): { sessions: WebSession[] | undefined; connection: Connection } {
+  const [sessions, setSessions] = useState<WebSession[] | undefined>(undefined);
+  const [connection, setConnection] = useState<Connection>("connecting");
+  useEffect(() => {
+    const source = new EventSource("/api/sessions/stream");
+    source.onopen = () => setConnection("open");
+    source.onerror = () => setConnection(afterError(source));
+    source.addEventListener("sessions", (e) => setSessions(JSON.parse((e as MessageEvent<string>).data)));
+    return () => source.close();
+  }, []);
+  return { sessions, connection };
+}
+
+/** A session action: what the server said, or why it could not. */
+export async function act(
+  id: string,
+  action: "send" | "interrupt" | "stop",
+  body: object = {},
+): Promise<string> {
+  const res = await fetch(`/api/sessions/${id}/${action}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json().catch(() => ({}))) as { said?: string; error?: string };
+  if (!res.ok) throw new Error(answer.error ?? `the server answered ${res.status}`);
+  return answer.said ?? "done";
+}

@@ -1,0 +1,20 @@
+// relm web's page: the sessions list at #/, a session at #/s/ID (docs/web.md).
+import { html } from "htm/preact";
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { SessionPage } from "./session-page.js";
+import { SessionsPage } from "./sessions-page.js";
+
+function App() {
+  const [hash, setHash] = useState(window.location.hash);
+  useEffect(() => {
+    const changed = () => setHash(window.location.hash);
+    window.addEventListener("hashchange", changed);
+    return () => window.removeEventListener("hashchange", changed);
+  }, []);
+  const m = /^#\/s\/([0-9a-z]{1,64})$/.exec(hash);
+  return m ? html`<${SessionPage} key=${m[1]} id=${m[1]} />` : html`<${SessionsPage} />`;
+}
+
+const root = document.getElementById("app");
+if (root) render(html`<${App} />`, root);

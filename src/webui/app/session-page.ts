@@ -1,0 +1,108 @@
+// One session: its transcript, live, and what a person can do to it (send a message, interrupt the
+// running cell, stop the host). After a dropped connection the browser reconnects by itself and says the
+// last event it had (Last-Event-ID): the server replays only what came after, and the transcript drops
+// anything it has already seen.
+
+import { html } from "htm/preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { AgentEvent } from "../../agent/core/events.js";
+import { act, afterError, type Connection, useSessions } from "./api.js";
+import { ConnectionNote } from "./connection.js";
+import { cost, tokens } from "./format.js";
+import { Transcript } from "./transcript.js";
+import { TranscriptView } from "./transcript-view.js";
+import { TreeView } from "./tree-view.js";
+
+function useTranscript(id: string): {
+  transcript: Transcript;
+  version: number;
+  connection: Connection;
+  live: boolean;
+} {
+  const transcript = useRef(new Transcript()).current;
+  const [version, setVersion] = useState(0);
+  const [connection, setConnection] = useState<Connection>("connecting");
+  const [live, setLive] = useState(false);
+  useEffect(() => {
+    let frame = 0;
+    // Many events at once (a replay) are drawn once per frame.
+    const changed = () => {
+      if (!frame)
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          setVersion((v) => v + 1);
+        });
+    };
+    const source = new EventSource(`/api/sessions/${id}/events`);
+    source.onopen = () => setConnection("open");
+    source.onerror = () => setConnection(afterError(source));
+    source.onmessage = (e: MessageEvent<string>) => {
+      if (transcript.apply(JSON.parse(e.data) as AgentEvent)) changed();
+    };
+    source.addEventListener("live", (e) => setLive((e as MessageEvent<string>).data === "true"));
+    return () => {
+      source.close();
+      cancelAnimationFrame(frame);
+    };
+  }, [id]);
+  return { transcript, version, connection, live };
+}
+
+export function SessionPage({ id }: { id: string }) {
+  const { transcript, version, connection, live } = useTranscript(id);
+  const { sessions } = useSessions();
+  const session = sessions?.find((s) => s.id === id);
+  const [text, setText] = useState("");
+  const [said, setSaid] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  const run = async (action: "send" | "interrupt" | "stop", body: object = {}) => {
+    setBusy(true);
+    try {
+      setSaid(await act(id, action, body));
+      if (action === "send") setText("");
+    } catch (error) {
+      setSaid((error as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const send = (e: Event) => {
+    e.preventDefault();
+    if (text.trim()) void run("send", { text });
+  };
+  const keys = (e: KeyboardEvent) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) send(e);
+  };
+
+  return html`
+    <header class="bar">
+      <a href="#/" class="back">← sessions</a>
+      <h1 class="title">${session?.title || id}</h1>
+      ${session ? html`<span class=${`status ${session.status}`} data-status=${session.status}>${session.status}</span>` : ""}
+      <span class="muted">${session ? `${session.model} · ${tokens(session.tokens)} tokens · ${cost(session.cost)}` : ""}</span>
+      <${ConnectionNote} connection=${connection} />
+    </header>
+    <main class="session">
+      <div class="muted path">${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
+      <${TreeView} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
+      <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
+      <form class="composer" onSubmit=${send}>
+        <textarea
+          name="message"
+          rows="3"
+          placeholder="a message to the session (Ctrl+Enter sends)"
+          value=${text}
+          onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}
+          onKeyDown=${keys}
+        ></textarea>
+        <div class="actions">
+          <button type="submit" disabled=${busy || !text.trim()}>Send</button>
+          <button type="button" disabled=${busy} onClick=${() => run("interrupt")}>Interrupt</button>
+          <button type="button" class="danger" disabled=${busy} onClick=${() => run("stop")}>Stop</button>
+          <span class="said" role="status">${said}</span>
+        </div>
+      </form>
+    </main>
+  `;
+}

@@ -1,0 +1,52 @@
+// The transcript's items as the page shows them: answers as sanitised markdown (markdown.ts), reasoning
+// folded, cells with their output (live while they run) and images, diffs folded, notices in one line.
+import { html } from "htm/preact";
+import { useEffect, useRef } from "preact/hooks";
+import { markdownNodes } from "./markdown.js";
+import type { Item } from "./transcript.js";
+
+function Markdown({ text }: { text: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.replaceChildren(...markdownNodes(text));
+  }, [text]);
+  return html`<div class="md" ref=${ref}></div>`;
+}
+
+function ItemView({ id, item }: { id: string; item: Item }) {
+  switch (item.kind) {
+    case "user":
+      return html`<div class="item user"><div class="who">you</div><div class="text">${item.text}</div></div>`;
+    case "answer":
+      return html`<div class=${`item answer${item.streaming ? " streaming" : ""}`}>
+        ${item.reasoning ? html`<details class="reasoning"><summary>reasoning</summary><div class="text">${item.reasoning}</div></details>` : ""}
+        ${item.text ? html`<${Markdown} text=${item.text} />` : ""}
+      </div>`;
+    case "cell":
+      return html`<div class=${`item cell ${item.status ?? "running"}`}>
+        <pre class="code"><code>${item.code}</code></pre>
+        ${item.output ? html`<pre class="output">${item.output}</pre>` : ""}
+        ${item.error ? html`<div class="error">${item.error}</div>` : ""}
+        ${item.images.map((name) => html`<img class="plot" alt=${name} src=${`/api/sessions/${id}/outputs/${encodeURIComponent(name)}`} />`)}
+        <div class="muted small">${item.status ? `${item.status}${item.durationMs !== undefined ? ` · ${(item.durationMs / 1000).toFixed(1)}s` : ""}` : "running…"}</div>
+      </div>`;
+    case "diff":
+      return html`<details class="item diff"><summary>${item.title}</summary><pre>${item.diff}</pre></details>`;
+    case "notice":
+      return html`<div class=${`item notice ${item.tone}`}>${item.text}</div>`;
+  }
+}
+
+/** Items are mutated in place as they stream: the page draws again when its version changes. */
+export function TranscriptView({ id, items }: { id: string; items: Item[]; version: number }) {
+  const end = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    // Follow the bottom while the person is near it; leave them where they are when they scrolled up.
+    const el = document.scrollingElement;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 300) end.current?.scrollIntoView();
+  });
+  return html`<div class="transcript">
+      ${items.map((item) => html`<${ItemView} key=${item.key} id=${id} item=${{ ...item }} />`)}
+      <div ref=${end}></div>
+    </div>`;
+}

@@ -1,0 +1,216 @@
+// `relm web`'s server, on Node's http: the app's three files, the sessions list and each session's events
+// as server-sent event streams, and the page's three actions (send, interrupt, stop). It is a client of
+// the session hosts, like the terminal UI and ACP, and keeps nothing of its own: what it shows is what the
+// hosts publish (already redacted of the sessions' secrets) and what their journals and summaries say.
+// Nothing else is served: no directory, no file of a session but the images its cells wrote.
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AgentEvent } from "../agent/core/events.js";
+import { JOURNAL_FILE, sessionDir } from "../session/index.js";
+import { ActionError, interrupt, sendMessage, stop } from "./actions.js";
+import { admit, type Gate, hostLiteral, makeGate } from "./auth.js";
+import { sendOutputFile } from "./outputs.js";
+import { followSession } from "./session-stream.js";
+import { SessionsFeed } from "./sessions-feed.js";
+
+/** The app's files, built by scripts/bundle.mjs (found from dist/cli/ and from src/webui/ alike). */
+const DEFAULT_ASSETS = fileURLToPath(new URL("../../dist/webui/app/", import.meta.url));
+const ASSETS: Record<string, { file: string; type: string }> = {
+  "/": { file: "index.html", type: "text/html; charset=utf-8" },
+  "/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  "/app.css": { file: "app.css", type: "text/css; charset=utf-8" },
+};
+const MAX_BODY_BYTES = 64 * 1024;
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * Scripts only from this server (none inline), no plugin, no frame around the page, images only from
+ * here: a model's answer that got past the markdown sanitiser (src/webui/app/markdown.ts) still runs nothing.
+ */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+interface WebOptions {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  host: string;
+  port: number;
+  token: string;
+  /** Where the built app is (default: dist/webui/ of this package). */
+  assets?: string;
+}
+
+interface WebServer {
+  /** The address to open, with the token. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const SESSION_PATH = /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|send|interrupt|stop|outputs\/([^/]+))$/;
+
+export async function startWebServer(options: WebOptions): Promise<WebServer> {
+  const feed = new SessionsFeed(options.home);
+  const assets = options.assets ?? DEFAULT_ASSETS;
+  const streams = new Set<ServerResponse>();
+  let gate: Gate | undefined;
+  const server: Server = createServer((req, res) => {
+    if (!gate) return void res.writeHead(503).end();
+    handle(req, res, gate).catch((error: unknown) => {
+      if (!res.headersSent) json(res, 500, { error: (error as Error).message });
+      else res.end();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse, gate: Gate): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://relm.invalid");
+    const verdict = admit(gate, req, url);
+    if (!verdict.ok) {
+      res.writeHead(verdict.status, { "content-type": "text/plain; charset=utf-8", ...headers() });
+      res.end(`relm web: ${verdict.reason}\n`);
+      return;
+    }
+    if (verdict.setCookie) {
+      const to = verdict.dropTokenFrom ?? url;
+      res.writeHead(302, {
+        location: to.pathname + to.search,
+        "set-cookie": verdict.setCookie,
+        ...headers(),
+      });
+      res.end();
+      return;
+    }
+    const path = url.pathname;
+    const asset = ASSETS[path];
+    if (asset && req.method === "GET") {
+      const body = readFileSync(join(assets, asset.file));
+      res.writeHead(200, { "content-type": asset.type, ...headers() });
+      res.end(body);
+      return;
+    }
+    if (path === "/api/sessions" && req.method === "GET") return json(res, 200, await feed.list());
+    if (path === "/api/sessions/stream" && req.method === "GET") {
+      const end = feed.subscribe((list) => res.write(`event: sessions\ndata: ${list}\n\n`));
+      openStream(req, res, end);
+      return;
+    }
+    const m = SESSION_PATH.exec(path);
+    const id = m?.[1];
+    if (!m || !id || !existsSync(join(sessionDir(options.home, id), JOURNAL_FILE)))
+      return json(res, 404, { error: "not found" });
+    const what = m[2];
+    if (what === "events" && req.method === "GET") return streamSession(req, res, id, url);
+    if (m[3] !== undefined && req.method === "GET")
+      return sendOutputFile(res, options.home, id, m[3], headers());
+    if (req.method !== "POST") return json(res, 405, { error: "method not allowed" });
+    if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
+      return json(res, 415, { error: "send JSON" });
+    try {
+      const body = await readBody(req);
+      const { home, env } = options;
+      const said =
+        what === "send"
+          ? await sendMessage(home, id, env, typeof body.text === "string" ? body.text : "")
+          : what === "interrupt"
+            ? await interrupt(home, id, env)
+            : await stop(home, id, env);
+      json(res, 200, { said });
+    } catch (error) {
+      if (error instanceof ActionError || error instanceof SyntaxError)
+        json(res, 409, { error: error.message });
+      else throw error;
+    }
+  }
+
+  function streamSession(req: IncomingMessage, res: ServerResponse, id: string, url: URL): void {
+    // EventSource sends the last id it saw when it reconnects; a page that reloads says it in ?after=.
+    const last = Number(req.headers["last-event-id"] ?? url.searchParams.get("after") ?? 0);
+    const follow = followSession({
+      home: options.home,
+      id,
+      env: options.env,
+      after: Number.isSafeInteger(last) && last > 0 ? last : 0,
+      write: (event: AgentEvent) => {
+        const n = !event.agent && "n" in event && typeof event.n === "number" ? `id: ${event.n}\n` : "";
+        res.write(`${n}data: ${JSON.stringify(event)}\n\n`);
+      },
+      live: (on) => res.write(`event: live\ndata: ${on}\n\n`),
+    });
+    openStream(req, res, () => follow.close());
+  }
+
+  function openStream(req: IncomingMessage, res: ServerResponse, end: () => void): void {
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      connection: "keep-alive",
+      ...headers(),
+    });
+    // A dropped connection is retried after a second (the browser's default is three).
+    res.write("retry: 1000\n\n");
+    streams.add(res);
+    const keepalive = setInterval(() => res.write(": keepalive\n\n"), KEEPALIVE_MS);
+    req.on("close", () => {
+      clearInterval(keepalive);
+      streams.delete(res);
+      end();
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  gate = makeGate(options.token, { host: options.host, port });
+  return {
+    url: `http://${hostLiteral(options.host)}:${port}/?token=${options.token}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of streams) res.end();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function headers(): Record<string, string> {
+  return {
+    "content-security-policy": CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+    "cache-control": "no-store",
+  };
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers() });
+  res.end(JSON.stringify(value));
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES)
+      throw new ActionError(`the request is too large: at most ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

@@ -1,0 +1,77 @@
+// The sessions page's data: every session as `relm agents --json` lists it (the hosts' own summaries,
+// liveness checked on their locks), with the model its journal started with, pushed to every open page
+// when it changes. One look a second while any page is open, none when none is; nothing is kept but the
+// last list sent (to send only changes) and each session's model (a journal header never changes).
+import { join } from "node:path";
+import { listSessions, type SessionListing } from "../host/states/discovery.js";
+import { JOURNAL_FILE, readJournalHeader, sessionDir } from "../session/index.js";
+
+interface WebSession extends SessionListing {
+  model: string;
+}
+
+const LOOK_MS = 1000;
+
+export class SessionsFeed {
+  private readonly listeners = new Set<(json: string) => void>();
+  private readonly models = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private last = "";
+  private looking = false;
+
+  constructor(private readonly home: string) {}
+
+  async list(): Promise<WebSession[]> {
+    const listings = await listSessions(this.home);
+    return listings.map((s) => ({ ...s, model: this.modelOf(s.id) }));
+  }
+
+  /** Calls `listener` with the list now and whenever it changes; returns the unsubscribe. */
+  subscribe(listener: (json: string) => void): () => void {
+    this.listeners.add(listener);
+    const known = this.last !== "";
+    if (known) listener(this.last);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.look(), LOOK_MS);
+      this.timer.unref();
+    }
+    void this.look(known ? undefined : listener);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+        this.last = "";
+      }
+    };
+  }
+
+  private async look(fresh?: (json: string) => void): Promise<void> {
+    if (this.looking) return;
+    this.looking = true;
+    try {
+      const json = JSON.stringify(await this.list());
+      if (json !== this.last) {
+        this.last = json;
+        for (const l of this.listeners) l(json);
+      } else fresh?.(json);
+    } catch {
+      // A listing that failed (a session dir removed while read) is retried at the next look.
+    } finally {
+      this.looking = false;
+    }
+  }
+
+  private modelOf(id: string): string {
+    let model = this.models.get(id);
+    if (model === undefined) {
+      try {
+        model = readJournalHeader(join(sessionDir(this.home, id), JOURNAL_FILE)).model;
+      } catch {
+        model = "";
+      }
+      this.models.set(id, model);
+    }
+    return model;
+  }
+}

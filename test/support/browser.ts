@@ -1,0 +1,74 @@
+// A real browser for the tests of relm web: Debian's chromium driven by playwright-core (.ci/needs
+// installs it). Without it those tests are skipped, saying why.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import type { Browser } from "playwright-core";
+import { RELM_BIN } from "./cli.js";
+import { until } from "./wait.js";
+
+export const CHROMIUM = "/usr/bin/chromium";
+/** Why the browser tests cannot run here, or undefined when they can. */
+export const noBrowser = existsSync(CHROMIUM)
+  ? undefined
+  : `no ${CHROMIUM} (apt-get install chromium; .ci/needs lists it)`;
+
+export async function launchBrowser(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
+  // As root (CI containers) chromium's own sandbox cannot start.
+  const args = process.getuid?.() === 0 ? ["--no-sandbox"] : [];
+  return chromium.launch({ executablePath: CHROMIUM, args });
+}
+
+export interface WebProcess {
+  /** The address printed, with its token. */
+  url: string;
+  /** http://127.0.0.1:PORT */
+  base: string;
+  port: number;
+  token: string;
+  process: ChildProcess;
+  stderr(): string;
+  /** Stops it as Ctrl-C does, and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Kills it with no goodbye (a dropped connection), and waits for it to exit. */
+  kill(): Promise<void>;
+}
+
+/** `relm web` as a user starts it, with the rig's environment; resolves once it printed its address. */
+export async function startWeb(
+  env: NodeJS.ProcessEnv,
+  args: string[] = ["--port", "0"],
+): Promise<WebProcess> {
+  const child = spawn(process.execPath, [RELM_BIN, "web", ...args], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const url = await until(() => {
+    if (child.exitCode !== null) throw new Error(`relm web exited: ${stderr}`);
+    return /http:\/\/\S+\?token=\S+/.exec(stdout)?.[0];
+  }, 30_000);
+  const parsed = new URL(url);
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return {
+    url,
+    base: parsed.origin,
+    port: Number(parsed.port),
+    token: parsed.searchParams.get("token") ?? "",
+    process: child,
+    stderr: () => stderr,
+    stop: () => end("SIGTERM"),
+    kill: () => end("SIGKILL"),
+  };
+}

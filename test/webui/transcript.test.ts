@@ -1,0 +1,136 @@
+// The session page's transcript (src/webui/app/transcript.ts) folds events into what it shows: a replay
+// that overlaps what the page has adds nothing, streamed text gives way to the journal's, live cell
+// output grows until the cell's result replaces it, and a child's events go to the tree of the root's.
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/agent/core/events.js";
+import { Transcript } from "../../src/webui/app/transcript.js";
+
+const usage = {
+  inputTokens: 1,
+  outputTokens: 1,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  estimated: false,
+};
+let t = 0;
+const at = () => new Date(Date.UTC(2026, 11, 4, 12, 0, t++)).toISOString();
+
+function response(n: number, turn: number, text: string): AgentEvent {
+  return {
+    n,
+    t: at(),
+    type: "model_response",
+    turn,
+    text,
+    toolCalls: [],
+    usage,
+    cost: null,
+    stopReason: "stop",
+    requestBytes: 1,
+    attempts: 1,
+    durationMs: 1,
+  } as AgentEvent;
+}
+const user = (n: number, text: string) => ({ n, t: at(), type: "user", text }) as AgentEvent;
+
+describe("the web page's transcript", () => {
+  it("a replay overlapping what the page has adds nothing", () => {
+    const tr = new Transcript();
+    const history = [user(1, "hi"), response(2, 1, "hello"), user(3, "again"), response(4, 2, "once more")];
+    for (const e of history.slice(0, 3)) tr.apply(e);
+    // A reconnect that replays from an older point than the page's last event.
+    for (const e of history) tr.apply(e);
+    expect(tr.items.map((i) => (i.kind === "user" || i.kind === "answer" ? i.text : i.kind))).toEqual([
+      "hi",
+      "hello",
+      "again",
+      "once more",
+    ]);
+    expect(tr.lastN).toBe(4);
+  });
+
+  it("streamed text is replaced by the journal's answer; a reset starts the turn's text again", () => {
+    const tr = new Transcript();
+    tr.apply({ type: "text_delta", turn: 1, delta: "Hel" });
+    tr.apply({ type: "text_reset", turn: 1 });
+    tr.apply({ type: "text_delta", turn: 1, delta: "Hello wor" });
+    tr.apply({ type: "reasoning_delta", turn: 1, delta: "thinking it over" });
+    expect(tr.items).toMatchObject([{ kind: "answer", text: "Hello wor", streaming: true }]);
+    tr.apply(response(5, 1, "Hello world"));
+    expect(tr.items).toMatchObject([
+      { kind: "answer", text: "Hello world", reasoning: "thinking it over", streaming: false },
+    ]);
+    // The same words as the final event: not shown twice.
+    tr.apply({
+      n: 6,
+      t: at(),
+      type: "final",
+      text: "Hello world",
+      spent: { turns: 1, tokens: 2, elapsedMs: 1, cost: null },
+    });
+    expect(tr.items).toHaveLength(1);
+  });
+
+  it("a cell's live output grows until its result replaces it; a child's events stay out", () => {
+    const tr = new Transcript();
+    tr.apply({ n: 1, t: at(), type: "cell", turn: 1, callId: "c1", code: "print(1)" } as AgentEvent);
+    tr.apply({ type: "cell_output_delta", callId: "c1", text: "1\n" });
+    tr.apply({ type: "cell_output_delta", callId: "c1", text: "2\n" });
+    expect(tr.items).toMatchObject([{ kind: "cell", output: "1\n2\n" }]);
+    // A child's event: it goes to the tree (a node, under the root, until its start is seen), not to the items.
+    tr.apply({ ...user(1, "from a child"), agent: "child1" } as AgentEvent);
+    expect(tr.roots).toEqual(["child1"]);
+    tr.apply({
+      n: 2,
+      t: at(),
+      type: "cell_output",
+      turn: 1,
+      callId: "c1",
+      executionCount: 1,
+      status: "ok",
+      output: "1\n2\n3\n",
+      outputChars: 6,
+      truncated: false,
+      imageFiles: ["outputs/cell-1-0.png"],
+      durationMs: 1200,
+    } as AgentEvent);
+    expect(tr.items).toMatchObject([
+      { kind: "cell", output: "1\n2\n3\n", status: "ok", images: ["cell-1-0.png"], durationMs: 1200 },
+    ]);
+    expect(tr.childEvents).toBe(1);
+    expect(tr.items).toHaveLength(1);
+  });
+});
+
+describe("the web page's tree of sub-agents", () => {
+  it("nests each child under the agent that started it and closes it with what it spent", () => {
+    const tr = new Transcript();
+    const spawned = (n: number, id: string, agent?: string) =>
+      ({
+        n,
+        t: at(),
+        type: "child_spawned",
+        id,
+        name: id,
+        task: `task ${id}`,
+        model: "m",
+        variables: [],
+        agent,
+      }) as AgentEvent;
+    tr.apply(spawned(1, "a"));
+    tr.apply(spawned(7, "b", "a"));
+    tr.apply({ n: 8, t: at(), type: "cell", turn: 1, callId: "x", code: "1", agent: "b" } as AgentEvent);
+    expect(tr.agents.get("b")).toMatchObject({ parent: "a", status: "running", doing: "running a cell" });
+    tr.apply({
+      n: 2,
+      t: at(),
+      type: "child_finished",
+      id: "a",
+      name: "a",
+      status: "done",
+      spent: { turns: 2, tokens: 1234, elapsedMs: 5, cost: 0.5 },
+    } as AgentEvent);
+    expect(tr.roots).toEqual(["a"]);
+    expect(tr.agents.get("a")).toMatchObject({ children: ["b"], status: "done", tokens: 1234, cost: 0.5 });
+  });
+});
