@@ -204,6 +204,10 @@ export class App implements AppControl {
   /** Sub-agents' streamed output since their last journaled step (tui/child-live.ts). */
   private readonly childLive = new ChildLiveOutput();
 
+  lastFullOutput(): string | undefined {
+    return this.transcript.lastFullOutput();
+  }
+
   liveEvents(id: string): AgentEvent[] {
     return this.childLive.events(id);
   }

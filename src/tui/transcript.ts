@@ -1,3 +1,4 @@
+import { join } from "node:path";
 // The transcript of one agent: the event stream turned into blocks. The root session's view and a
 // child's read-only view are the same class, filtered by agent id.
 import { Container } from "@mariozechner/pi-tui";
@@ -36,6 +37,16 @@ export class Transcript extends Container {
     private readonly agent: string | undefined = undefined,
   ) {
     super();
+  }
+
+  /** The newest ended cell's full output file (absolute), when the UI holds only part of that output. */
+  lastFullOutput(): string | undefined {
+    const cells = [...this.cells.values()];
+    for (let i = cells.length - 1; i >= 0; i--) {
+      const file = cells[i]?.fullOutputFile;
+      if (file) return this.sessionDir ? join(this.sessionDir, file) : file;
+    }
+    return undefined;
   }
 
   /** Cells still running (their clocks tick). */
