@@ -8,12 +8,14 @@ import { formatDuration } from "../config/duration.js";
 import { firstLine } from "../config/text.js";
 import { reasoningText } from "../llm/thinking.js";
 import { learningNotice } from "../session/learning-notice.js";
+import type { SpendRecord } from "../session/types.js";
 import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
 import { CellBlock, type CellView } from "./cell-block.js";
 import { FileEditBlock } from "./file-edit-block.js";
 import { spendLine } from "./format.js";
 import type { Theme } from "./theme.js";
 import { ThinkingBlock } from "./thinking-block.js";
+import { TurnSpend } from "./turn-spend.js";
 
 export class Transcript extends Container {
   private assistant: AssistantBlock | undefined;
@@ -27,6 +29,9 @@ export class Transcript extends Container {
     | { block: NoticeBlock; done: number; failed: string[]; cancelled: number }
     | undefined;
   sessionDir: string | undefined;
+  /** The turn's own spend for the line that ends it (tui/turn-spend.ts). */
+  private readonly turnSpend = new TurnSpend();
+  private ownSpend: SpendRecord | undefined;
   /** Sub-agents' labels by id, for the lines that say how they ended. */
   private readonly labels = new Map<string, string>();
 
@@ -70,6 +75,7 @@ export class Transcript extends Container {
   apply(event: AgentEvent): boolean {
     if (event.agent !== this.agent) return false;
     const t = this.theme;
+    this.ownSpend = this.turnSpend.apply(event);
     switch (event.type) {
       case "session":
         this.sessionDir = event.dir;
@@ -164,6 +170,7 @@ export class Transcript extends Container {
 
   private applyNotice(event: AgentEvent): boolean {
     const t = this.theme;
+    const own = this.ownSpend;
     const line = ((): string | undefined => {
       switch (event.type) {
         case "tool_error":
@@ -185,7 +192,7 @@ export class Transcript extends Container {
         case "budget_stop":
           return t.error(`■ ${event.message}`);
         case "final":
-          return t.dim(`✓ ${spendLine(event.spent)}`);
+          return t.dim(`✓ ${spendLine(own ?? event.spent)}`);
         case "warning":
           return t.warn(`⚠ ${event.message}`);
         case "error":

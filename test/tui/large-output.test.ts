@@ -21,7 +21,9 @@ const bigCell = (dir: string) =>
 describe("terminal UI large outputs", () => {
   it("shows the newest lines while running, counts and points to the rest after, and pages it with ctrl+p", async () => {
     let dir = "";
-    const rig = await startRig("openai", { script: [() => ({ code: bigCell(dir) }), { text: "printed them" }] });
+    const rig = await startRig("openai", {
+      script: [() => ({ code: bigCell(dir) }), { text: "printed them" }],
+    });
     dir = rig.cwd;
     // A pager that keeps a copy of what it was given: the test reads it instead of a screen.
     const pager = join(dir, "pager.sh");
