@@ -26,6 +26,7 @@ import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
 import { cycleMode } from "./mode-cycle.js";
+import { leftForOthers } from "./other-clients.js";
 import { Pastes } from "./pastes.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
@@ -439,6 +440,12 @@ export class App implements AppControl {
 
   async quit(): Promise<void> {
     const id = this.link.id;
+    // Other terminals follow this session: quitting here must not stop it under them.
+    const others = await this.link.otherClients();
+    if (id && others.length > 0) {
+      this.link.detach();
+      return this.finish(leftForOthers(id, others), 0);
+    }
     if (this.busy && this.link.live) {
       const choice = await pickFrom(this.dialogs, {
         title: "The agent is working",
