@@ -81,4 +81,5 @@ export const SESSION_COMMANDS: readonly SlashCommand[] = [
   cost,
   ui("agents", "select a sub-agent: open its transcript, message or cancel it"),
   ui("expand", "show cell outputs in full (ctrl+o toggles)", "[on|off]"),
+  ui("theme", "colours for a dark or light terminal, or high contrast (saved)", "[dark|light|high-contrast]"),
 ];

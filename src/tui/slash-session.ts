@@ -1,5 +1,6 @@
 // Slash commands about the session itself: help, login and model, sessions (resume, new, attach,
 // detach, quit), export, spend and the agent panel.
+
 import { dirname, resolve } from "node:path";
 import type { OwnCommands } from "../commands/run.js";
 import { listSessions } from "../host/states/discovery.js";
@@ -18,6 +19,7 @@ import type { AppApi } from "./app-api.js";
 import { pickFrom, showText } from "./dialogs.js";
 import { ago, money } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
+import { themeCommand } from "./theme-choice.js";
 
 /** This directory's sessions, newest first, as picker items. */
 export async function pickSession(
@@ -134,5 +136,6 @@ export function uiOwnCommands(api: AppApi): OwnCommands {
     cost: () => showText(api.dialogs, "Spend", () => costText(api)),
     agents: () => api.focusAgents(),
     expand: ([mode]) => api.setExpanded(mode !== "off"),
+    theme: ([name]) => themeCommand(api, name),
   };
 }
