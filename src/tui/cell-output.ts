@@ -18,7 +18,7 @@ const SKIPPED = /^\[relm: [\d,]+ characters skipped in the live view/;
 /** The kernel's marker in the capped copy the model sees (python/relm/cells.py). */
 const OMITTED = /^\[\.\.\. [\d,]+ characters omitted; the full output is in /;
 
-export interface OutputShape {
+interface OutputShape {
   output: OutputBuffer;
   end: JournalEventOf<"cell_output"> | undefined;
   expanded: boolean;

@@ -36,7 +36,7 @@ export async function startTheme(
  * Device attributes (DA1) are asked right after: every terminal answers those, so a terminal that
  * ignores OSC 11 is known at once instead of after the timeout, and no late answer lands in the input.
  */
-export function askBackground(timeoutMs = ASK_MS): Promise<"dark" | "light" | undefined> {
+function askBackground(timeoutMs = ASK_MS): Promise<"dark" | "light" | undefined> {
   const input = process.stdin;
   if (!input.isTTY || !process.stdout.isTTY) return Promise.resolve(undefined);
   return new Promise((resolve) => {
@@ -62,7 +62,7 @@ export function askBackground(timeoutMs = ASK_MS): Promise<"dark" | "light" | un
 }
 
 /** Light or dark from an OSC 11 answer (`rgb:RRRR/GGGG/BBBB`) in `text`. */
-export function backgroundOf(text: string): "dark" | "light" | undefined {
+function backgroundOf(text: string): "dark" | "light" | undefined {
   const m = /\]11;rgba?:([0-9a-f]+)\/([0-9a-f]+)\/([0-9a-f]+)/i.exec(text);
   if (!m) return undefined;
   const [r, g, b] = [m[1], m[2], m[3]].map(
