@@ -101,7 +101,7 @@ function costText(api: AppApi): string[] {
     const names = nodes.map(({ node, depth }) => `${"  ".repeat(depth)}${node.label}`);
     const width = Math.max(...names.map((n) => n.length));
     nodes.forEach(({ node }, i) => {
-      const spend = `${formatTokens(node.tokens).padStart(6)} tok${node.cost === null ? "" : `  ${money(node.cost)}`}`;
+      const spend = `${formatTokens(node.tokens).padStart(6)} tok  ${node.cost === null ? "unpriced" : money(node.cost)}`;
       lines.push(`  ${(names[i] as string).padEnd(width)}  ${node.status.padEnd(9)}  ${spend}`);
     });
   }

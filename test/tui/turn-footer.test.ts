@@ -50,6 +50,12 @@ describe("terminal UI end of turn", () => {
       return r.stdout.includes('"live":false') ? true : undefined;
     });
 
+    // Cost is worded one way in every view: "unpriced" when the model's prices are unknown.
+    const logs = await runRelm(["logs", id as string], { env: rig.env, cwd: rig.cwd });
+    expect(logs.stdout).toMatch(/✓ .*unpriced/);
+    expect(`${logs.stdout}${ui.allText()}`).not.toContain("cost unknown");
+    expect(ui.allText()).toMatch(/✓ 1 model call · [\d,]+ tokens · [\d.]+ m?s · unpriced/);
+
     const back = open(rig, ["--continue"], { rows: 50 });
     await back.waitFor("second done", { where: "all" });
     // The history's lines say the same as they did live.
