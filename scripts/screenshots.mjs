@@ -16,16 +16,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
+import { LIGHT_THEME } from "./lib/screen-svg.mjs";
 import { API_SERVICES, SHOP } from "./lib/screenshot-fixtures.mjs";
 
 /** The turn has ended and the status line shows what it cost (the host's figures have come in). */
 function spendShown(text) {
-  const spent = /✓ \d+ model calls?, [^\n]*\$([\d.]+)\n/.exec(text)?.[1];
+  // The first turn's own cost is the session's: the status line shows the same money, written the same.
+  const spent = /✓ \d+ model calls? · [^\n]*\$([\d.]+)\n/.exec(text)?.[1];
   if (spent === undefined) return false;
-  // As the status line writes money: cents from $0.01 up, else four decimals.
-  const n = Number(spent);
-  const shown = n < 0.01 && n > 0 ? n.toFixed(4) : n.toFixed(2);
-  return new RegExp(`│ \\$${shown.replace(".", "\\.")} │[^\\n]*kernel idle`).test(text);
+  return new RegExp(`│ \\$${spent.replace(".", "\\.")} │[^\\n]*kernel idle`).test(text);
 }
 
 /**
@@ -85,6 +84,27 @@ const SCENARIOS = [
       { resize: [100, 44] },
       { waitFor: "more lines · ctrl+o shows all" },
       { snap: "turn" },
+    ],
+    quit: [{ press: "ctrl-d" }],
+  },
+  {
+    // The same turn in the light theme (/theme light, or a light terminal's background), on a light terminal.
+    name: "turn-light",
+    cols: 100,
+    rows: 44,
+    args: ["--max-cost", "2"],
+    env: { RELM_THEME: "light" },
+    svgTheme: "light",
+    files: SHOP.files,
+    git: true,
+    serve: { chunkDelayMs: 8 },
+    model: [{ text: "I'll run the test suite.", code: "!python3 -m unittest -v" }, { text: SHOP.answer }],
+    steps: [
+      { waitFor: "new session" },
+      { type: "run the tests and tell me what fails" },
+      { press: "enter" },
+      { waitFor: spendShown, timeoutMs: 30_000 },
+      { waitFor: "more lines · ctrl+o shows all" },
     ],
     quit: [{ press: "ctrl-d" }],
   },
@@ -323,7 +343,8 @@ async function shoot(scenario, harness, { startScriptedModel, byTask }) {
     const title = scenario.title ?? ["relm", ...scenario.args].join(" ");
     const picture = (name, t = title) => {
       const file = join(OUT, `${name}.svg`);
-      writeFileSync(file, p.svg({ title: t }));
+      const theme = scenario.svgTheme === "light" ? LIGHT_THEME : undefined;
+      writeFileSync(file, p.svg({ title: t, ...(theme ? { theme } : {}) }));
       console.log(`${name}: ${file.slice(ROOT.length)}`);
     };
     for (const step of scenario.steps) await runStep(p, step, picture);

@@ -21,9 +21,9 @@ class CellRunner:
     def execute(self, msg):
         cap = msg.get("cap") or DEFAULT_CAP
         display.begin_cell()
-        self.streamer.begin(msg["id"], cap)
         error = None
         count = self.engine.next_count()
+        self.streamer.begin(msg["id"], cap, count)
         state = interrupts.state
         state.pending = False
         state.running = True
@@ -56,6 +56,8 @@ class CellRunner:
             marker = f"\n[... {omitted:,} characters omitted; the full output is in {where} ...]\n"
             result["output"] = text[:head] + marker + text[chars - tail :]
             result["truncated"] = True
+            # Views say how many lines a cut output has (the UI folds to lines); counting is cheap.
+            result["lines"] = text.count("\n") + (0 if text.endswith("\n") else 1)
         else:
             result["output"] = text
         result["chars"] = chars

@@ -1,4 +1,4 @@
-"""Live output to the host: batched per interval, tagged with the running cell, capped at its cap."""
+"""Live output to the host: batched per interval, tagged with the running cell, its newest text past its cap."""
 
 import threading
 import unittest
@@ -44,14 +44,36 @@ class StreamerTests(unittest.TestCase):
         s.end()  # the cell ended first: end() sends what is left, in one message
         self.assertEqual(self.sent.messages, [{"type": "stream", "id": "c1", "text": "abc"}])
 
-    def test_a_cell_streams_at_most_its_cap(self):
-        s = streamer.Streamer(self.sent, interval=5)
-        s.begin("c1", 10)
+    def test_past_its_cap_a_cell_streams_its_newest_text_with_a_marker(self):
+        s = streamer.Streamer(self.sent, interval=5, tail=12)
+        s.begin("c1", 10, 7)
         s.feed("123456")
-        s.feed("789abc")
-        s.feed("more")
+        s.feed("789abc")  # the cap ends after "a": the rest is past the cap, within the tail
         s.end()
-        self.assertEqual("".join(self.sent.texts()), "123456789a")
+        self.assertEqual("".join(self.sent.texts()), "123456789abc")
+        s.begin("c2", 10, 8)
+        s.feed("head line\n" + "".join(f"line {i}\n" for i in range(100)))
+        s.end()
+        text = "".join(self.sent.texts("c2"))
+        # The head up to the cap, then a marker with how much was skipped and where all of it is,
+        # then the newest whole lines.
+        self.assertTrue(text.startswith("head line\n"), text)
+        self.assertRegex(text, r"\[relm: [\d,]+ characters skipped in the live view; all of the output: "
+                         r"_out\[8\] and outputs/cell-8\.txt\]\nline 99\n$")
+        skipped = int(text.split("[relm: ")[1].split(" ")[0].replace(",", ""))
+        total = len("head line\n" + "".join(f"line {i}\n" for i in range(100)))
+        self.assertEqual(10 + skipped + len("line 99\n"), total)
+
+    def test_a_cell_printing_all_the_time_keeps_streaming_its_newest_lines(self):
+        s = streamer.Streamer(self.sent, interval=0.01, tail=50)
+        s.begin("c1", 20, 3)
+        for i in range(2000):
+            s.feed(f"row {i}\n")
+        wait_until(lambda: "row 1999" in "".join(self.sent.texts()), what="the newest row")
+        s.end()
+        text = "".join(self.sent.texts())
+        self.assertIn("characters skipped in the live view", text)
+        self.assertLess(len(text), 2000 * 5)
 
     def test_nothing_is_sent_for_a_cell_without_output(self):
         s = streamer.Streamer(self.sent, interval=0.01)
@@ -66,7 +88,7 @@ class StreamerTests(unittest.TestCase):
         s.begin("c2", 15)
         s.feed("cell output")
         s.end()
-        self.assertEqual(self.sent.texts("c2"), ["background cell"])
+        self.assertEqual(self.sent.texts("c2"), ["background cell output"])
 
     def test_idle_output_is_bounded(self):
         s = streamer.Streamer(self.sent, interval=5)
@@ -89,8 +111,8 @@ class StreamerTests(unittest.TestCase):
         s.feed("second")
         s.end()
         self.assertEqual(self.sent.messages, [
-            {"type": "stream", "id": "c1", "text": "first"},
-            {"type": "stream", "id": "c2", "text": "secon"},
+            {"type": "stream", "id": "c1", "text": "first cell"},
+            {"type": "stream", "id": "c2", "text": "second"},
         ])
 
 

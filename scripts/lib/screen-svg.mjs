@@ -28,6 +28,14 @@ export const DEFAULT_THEME = {
   ],
 };
 
+/** A light terminal (Solarized Light's background and text) for the light theme's pictures. */
+export const LIGHT_THEME = {
+  ...DEFAULT_THEME,
+  foreground: "#333333",
+  background: "#fdf6e3",
+  cursor: "#333333",
+};
+
 // xterm.js colour modes as returned by IBufferCell.getFgColorMode()/getBgColorMode().
 const MODE_DEFAULT = 0;
 const MODE_P16 = 16777216;

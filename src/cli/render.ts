@@ -11,6 +11,11 @@ interface RenderOptions {
   streamText: boolean;
   /** Print the final answer's text (views of a journal, where nothing else prints it). */
   printFinal?: boolean;
+  /**
+   * Print a running cell's output as it streams (views that follow a live host: logs -f, attach);
+   * its end then adds only how it ended.
+   */
+  liveOutput?: boolean;
   /** Lines of code and of output shown per cell. */
   codeLines?: number;
   outputHead?: number;
@@ -99,6 +104,7 @@ export class ProgressRenderer {
         if (this.options.streamText) this.line(s.yellow("↻ the response was cut off; retrying"));
         return;
       case "cell_output_delta":
+        if (this.options.liveOutput) this.streamOutput(event.callId, event.text);
         return;
       case "reasoning_delta":
         if (this.thoughtTurn !== event.turn) this.line(s.dim("✻ thinking…"));
@@ -131,9 +137,12 @@ export class ProgressRenderer {
       case "cell":
         this.renderCode(event.code);
         return;
-      case "cell_output":
-        this.renderOutput(event.output, event.status, event.durationMs, event.note);
+      case "cell_output": {
+        const live = this.live?.callId === event.callId;
+        if (live) this.endStream();
+        this.renderOutput(live ? "" : event.output, event.status, event.durationMs, event.note);
         return;
+      }
       case "tool_error":
         this.line(s.red(`✗ ${event.message}`));
         return;
@@ -321,6 +330,22 @@ export class ProgressRenderer {
     const mark =
       status === "ok" ? s.green("✓") : status === "error" ? s.red("✗ error") : s.yellow(`⚠ ${status}`);
     this.line(`  ${mark} ${s.dim(formatDuration(durationMs))}${note ? ` ${s.yellow(note)}` : ""}`);
+  }
+
+  /** The cell whose output is streaming, and its unfinished last line. */
+  private live: { callId: string; partial: string } | undefined;
+
+  private streamOutput(callId: string, text: string): void {
+    if (this.live?.callId !== callId) this.live = { callId, partial: "" };
+    const pieces = (this.live.partial + text).split("\n");
+    this.live.partial = pieces.pop() ?? "";
+    for (const l of pieces) this.line(`  ${this.s.dim("│")} ${clipLine(l.replace(/\r$/, ""))}`);
+  }
+
+  private endStream(): void {
+    const rest = this.live?.partial ?? "";
+    this.live = undefined;
+    if (rest !== "") this.line(`  ${this.s.dim("│")} ${clipLine(rest)}`);
   }
 
   private line(text: string): void {

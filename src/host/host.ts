@@ -15,6 +15,7 @@ import { splitKeys } from "./private-keys.js";
 import { checkParams, type HostCall, type HostHandlers, type ResultOf } from "./protocol.js";
 import { RedactedEvents } from "./redacted-events.js";
 import { RPC, RpcError } from "./rpc.js";
+import { RunningOutput } from "./running-output.js";
 import { kernelScheduler } from "./schedules/kernel-calls.js";
 import { Scheduler } from "./schedules/scheduler.js";
 import { SessionServer } from "./server.js";
@@ -77,7 +78,12 @@ export class SessionHost {
   private plan: string | undefined;
   private readonly commands: HostCommands;
   /** What clients are sent: every event, live pieces too, redacted of the session's secrets. */
-  private readonly published = new RedactedEvents((event) => this.server?.publish(event));
+  /** The running cell's output so far, for clients that attach mid-cell. */
+  private readonly runningOutput = new RunningOutput();
+  private readonly published = new RedactedEvents((event) => {
+    this.runningOutput.note(event);
+    this.server?.publish(event);
+  });
   /** Every method the host answers (src/host/protocol.ts), by name. */
   private readonly handlers: HostHandlers;
   /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
@@ -178,7 +184,11 @@ export class SessionHost {
     // A front end will connect to a background or UI host: its first request need not wait for the helper.
     if (this.options.detached || this.options.interactive) peers.warm();
     const handlers = {
-      replay: (after: number, emit: (event: unknown) => void) => this.index.replay(after, emit),
+      replay: (after: number, emit: (event: unknown) => void) => {
+        const last = this.index.replay(after, emit);
+        this.runningOutput.replay(after, emit);
+        return last;
+      },
       check: checkParams,
       call: (method: string, params: unknown) => this.answer(method, params),
       attached: (count: number) => this.onAttached(count),

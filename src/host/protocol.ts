@@ -120,7 +120,17 @@ export const HOST_METHODS = {
   /** What a status line shows. */
   info: method<SessionInfo>()(none),
   /** Journal events after `after` (replayed), then live `event` notifications. */
-  attach: method<{ lastN: number }>()(v.object({ after: eventNumber("after") })),
+  attach: method<{ lastN: number }>()(
+    v.object({
+      after: eventNumber("after"),
+      /** Who attaches, as other clients are told (the UI in /dev/pts/3, relm logs -f…). */
+      as: v.optional(
+        v.pipe(v.string("as must be a string"), v.maxLength(200, "as is at most 200 characters")),
+      ),
+    }),
+  ),
+  /** The other clients attached now, as each said who it is when it attached. */
+  clients: method<{ others: string[] }>()(none),
   /** Stops the live events (the connection stays). */
   detach: method<null>()(none),
   /** A message from another session (stamped with the sender's id for a kernel's connection). */
@@ -256,9 +266,9 @@ export type ParamsArg<M extends HostMethod> =
 /** A typed call on a host: the one signature the client, handles and front ends share. */
 export type HostCall = <M extends HostMethod>(method: M, ...params: ParamsArg<M>) => Promise<ResultOf<M>>;
 
-/** One handler per method a session host answers itself (attach and detach are the socket's). */
+/** One handler per method a session host answers itself (attach, detach and clients are the socket's). */
 export type HostHandlers = {
-  [M in Exclude<HostMethod, "attach" | "detach">]: (
+  [M in Exclude<HostMethod, "attach" | "detach" | "clients">]: (
     params: CheckedParamsOf<M>,
   ) => ResultOf<M> | Promise<ResultOf<M>>;
 };

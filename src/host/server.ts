@@ -22,7 +22,7 @@ interface ServerHandlers {
 }
 
 /** Methods that only read what the user's files already hold: anyone may call them, unidentified. */
-const READ_ONLY = new Set(["status", "info", "detach", "child.events", "checkpoints"]);
+const READ_ONLY = new Set(["status", "info", "detach", "clients", "child.events", "checkpoints"]);
 /**
  * What a client inside a relm kernel may do: read (attach too) and send a message stamped with its
  * own session. Everything else would let code a model wrote act as the person (docs/sessions.md).
@@ -46,6 +46,8 @@ interface Client {
   attached: boolean;
   /** Who it is, once a method needed to know (identified once per connection). */
   peer?: Promise<Peer>;
+  /** Who it said it is when it attached (told to other clients that ask). */
+  label?: string;
   /** Identified as not the user: its attach does not keep the host up. */
   restricted?: boolean;
 }
@@ -255,8 +257,17 @@ export class SessionServer {
           send(client.socket, { jsonrpc: "2.0", method: "event", params: event }),
         );
         client.attached = true;
+        const as = (params as { as?: unknown } | undefined)?.as;
+        client.label = typeof as === "string" && as.trim() ? as.trim() : undefined;
         send(client.socket, { jsonrpc: "2.0", id, result: { lastN: last } });
         this.noteAttached();
+        return;
+      }
+      if (method === "clients") {
+        const others = [...this.clients]
+          .filter((c) => c !== client && c.attached && !c.restricted)
+          .map((c) => c.label ?? "a client that did not say what it is (an editor, or an older relm)");
+        send(client.socket, { jsonrpc: "2.0", id, result: { others } });
         return;
       }
       if (method === "detach") {

@@ -1,3 +1,4 @@
+import { readlinkSync } from "node:fs";
 // One front end's hold on one session, whatever the front end (the terminal UI, ACP, the MCP server, the
 // CLI): connect to its live host, or start or revive one; replay the history after the last event seen
 // and then follow live events, without a gap or a duplicate; send, call, close. Each front end used to
@@ -19,6 +20,8 @@ interface SessionHandleOptions {
   env?: NodeJS.ProcessEnv;
   /** Replay starts after this journal event (default 0: the whole history). */
   after?: number;
+  /** Who this client is, as other clients of the host are told (default: this command, pid and terminal). */
+  as?: string;
   /** Every event, replayed and then live, each root event once and in order. */
   onEvent?(event: AgentEvent): void;
   /** Just connected, before the history replays: a watcher set up here misses nothing. */
@@ -162,7 +165,10 @@ export class SessionHandle {
       }
     });
     this.options.onConnect?.();
-    await client.call("attach", { after: this.lastN });
+    await client.call("attach", {
+      after: this.lastN,
+      as: this.options.as ?? thisClient(),
+    });
   }
 
   /** A root event numbered at or below one already seen is history told twice: dropped. */
@@ -173,4 +179,16 @@ export class SessionHandle {
     }
     this.options.onEvent?.(event);
   }
+}
+
+/** "relm attach 1snrvz77 (pid 4242, /dev/pts/3)": this process, as other clients of a host see it. */
+function thisClient(): string {
+  const args = process.argv.slice(2).join(" ");
+  let terminal = "";
+  try {
+    // Linux names the terminal a process reads from; elsewhere the pid alone says which.
+    const input = readlinkSync("/proc/self/fd/0");
+    if (input.startsWith("/dev/")) terminal = `, ${input}`;
+  } catch {}
+  return `relm${args ? ` ${args}` : ""} (pid ${process.pid}${terminal})`.slice(0, 200);
 }

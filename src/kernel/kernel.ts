@@ -446,6 +446,7 @@ function toCellResult(msg: ResultMessage, durationMs: number): CellResult {
     durationMs,
   };
   if (msg.path) result.fullOutputPath = msg.path;
+  if (typeof msg.lines === "number") result.outputLines = msg.lines;
   if (msg.error) result.error = msg.error;
   if (typeof msg.shell_exit === "number") result.shellExitCode = msg.shell_exit;
   return result;

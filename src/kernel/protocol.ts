@@ -37,6 +37,8 @@ export interface ResultMessage {
   output: string;
   chars: number;
   truncated?: boolean;
+  /** Lines of the full output, when it was truncated. */
+  lines?: number;
   path?: string;
   error?: { name: string; value: string };
   /** A `!command` of the cell exited with this non-zero status. */

@@ -33,6 +33,8 @@ export interface CellResult {
   /** Length of the full output in characters, before the cap. */
   outputChars: number;
   truncated: boolean;
+  /** Lines of the full output, when it was truncated (views fold to lines). */
+  outputLines?: number;
   /** Where the full output was written when it was truncated (absolute path), if an output dir was given. */
   fullOutputPath?: string;
   error?: { name: string; value: string };

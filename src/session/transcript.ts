@@ -14,7 +14,7 @@ export type Block =
   | { kind: "cell"; code: string; result?: CellResult };
 
 function formatSpend(spent: SpendRecord): string {
-  const cost = spent.cost === null ? "cost unknown" : `$${spent.cost.toFixed(4)}`;
+  const cost = spent.cost === null ? "unpriced" : `$${spent.cost.toFixed(4)}`;
   return `${spent.turns} turns, ${spent.tokens.toLocaleString("en-US")} tokens, ${(spent.elapsedMs / 1000).toFixed(1)} s, ${cost}`;
 }
 

@@ -231,6 +231,8 @@ export type JournalBody =
       output: string;
       outputChars: number;
       truncated: boolean;
+      /** Lines of the full output, when it was truncated. */
+      outputLines?: number;
       /** Relative to the session dir, when the full output was written aside. */
       fullOutputFile?: string;
       /** Relative paths of image/png files written beside the journal. */

@@ -55,6 +55,8 @@ export interface AppControl extends AppApi {
   cycleMode(): Promise<void>;
   unfocusAgents(): void;
   reloadConfigured(): void;
+  /** The newest cell output the UI holds only part of: its full file (tui/output-pager.ts). */
+  lastFullOutput(): string | undefined;
   /** A sub-agent's streamed output not yet in its journal. */
   liveEvents(id: string): AgentEvent[];
 }

@@ -28,6 +28,7 @@ import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
 import { cycleMode } from "./mode-cycle.js";
+import { leftForOthers } from "./other-clients.js";
 import { Pastes } from "./pastes.js";
 import { PlanPanel } from "./plan-panel.js";
 import { QueueView } from "./queue-view.js";
@@ -216,6 +217,10 @@ export class App implements AppControl {
 
   /** Sub-agents' streamed output since their last journaled step (tui/child-live.ts). */
   private readonly childLive = new ChildLiveOutput();
+
+  lastFullOutput(): string | undefined {
+    return this.transcript.lastFullOutput();
+  }
 
   liveEvents(id: string): AgentEvent[] {
     return this.childLive.events(id);
@@ -463,6 +468,12 @@ export class App implements AppControl {
 
   async quit(): Promise<void> {
     const id = this.link.id;
+    // Other terminals follow this session: quitting here must not stop it under them.
+    const others = await this.link.otherClients();
+    if (id && others.length > 0) {
+      this.link.detach();
+      return this.finish(leftForOthers(id, others), 0);
+    }
     if (this.busy && this.link.live) {
       const choice = await pickFrom(this.dialogs, {
         title: "The agent is working",

@@ -11,15 +11,12 @@ import {
 import { formatDuration } from "../config/duration.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import type { JournalEventOf } from "../session/types.js";
+import { fullOutputOf, hasMarker, outputLines } from "./cell-output.js";
 import { highlightCell } from "./highlight-lazy.js";
 import { OutputBuffer } from "./output-buffer.js";
 import type { Theme } from "./theme.js";
 
 const CODE_LINES = 12;
-const RUNNING_TAIL = 10;
-const FOLDED_HEAD = 6;
-const FOLDED_TAIL = 6;
-const EXPANDED_MAX = 2000;
 
 export interface CellView {
   /** Shared by every cell: ctrl+o shows outputs in full. */
@@ -35,6 +32,7 @@ export class CellBlock implements Component {
   private readonly code: string[];
   private cache: { key: string; lines: string[] } | undefined;
   private streamed = false;
+  private marked = false;
   /**
    * Files this cell changed (file_edit events come between its `cell` and `cell_output`): a
    * FileEditBlock each, known here as a component only (it imports this module's clip and sanitize).
@@ -62,6 +60,7 @@ export class CellBlock implements Component {
   appendOutput(text: string): void {
     this.streamed = true;
     this.output.append(text);
+    if (!this.marked && hasMarker(text)) this.marked = true;
     this.cache = undefined;
   }
 
@@ -74,12 +73,20 @@ export class CellBlock implements Component {
   finish(event: CellEnd): void {
     this.end = event;
     // A replayed cell (or one attached to mid-way) has no stream: show what the journal kept.
-    if (!this.streamed) this.output.append(event.output);
+    if (!this.streamed) {
+      this.output.append(event.output);
+      this.marked = hasMarker(event.output);
+    }
     this.cache = undefined;
   }
 
   invalidate(): void {
     this.cache = undefined;
+  }
+
+  /** The file (relative to the session's directory) with all of this ended cell's output, if the UI holds part. */
+  get fullOutputFile(): string | undefined {
+    return fullOutputOf(this.end);
   }
 
   get failed(): boolean {
@@ -108,49 +115,11 @@ export class CellBlock implements Component {
     if (this.code.length > CODE_LINES) {
       lines.push(t.dim(`  │ … ${this.code.length - CODE_LINES} more lines of code`));
     }
-    for (const line of this.outputLines()) lines.push(clip(`  ${t.dim("┊")} ${line}`, width));
+    const shape = { output: this.output, end: this.end, expanded: this.view.expanded, marked: this.marked };
+    for (const line of outputLines(shape, t, width, sanitize)) lines.push(clip(line, width));
     for (const edit of this.edits) lines.push(...edit.render(width));
     lines.push(...this.footer(width, elapsed));
     return lines;
-  }
-
-  private outputLines(): string[] {
-    const t = this.theme;
-    const total = this.output.lineCount();
-    if (total === 0) return [];
-    const style = (l: string) => t.dim(sanitize(l));
-    if (this.view.expanded) {
-      const { head, dropped, tail } = this.output.kept();
-      const all = [...head.map(style)];
-      if (dropped > 0)
-        all.push(
-          t.warn(`… ${dropped.toLocaleString("en-US")} lines not kept here (see the journal's outputs/)`),
-        );
-      all.push(...tail.map(style));
-      if (all.length > EXPANDED_MAX) {
-        const cut = all.length - EXPANDED_MAX;
-        return [
-          ...all.slice(0, EXPANDED_MAX / 2),
-          t.warn(`… ${cut.toLocaleString("en-US")} more lines`),
-          ...all.slice(-EXPANDED_MAX / 2),
-        ];
-      }
-      return all;
-    }
-    if (this.running) {
-      if (total <= RUNNING_TAIL) return this.output.last(RUNNING_TAIL).map(style);
-      return [
-        t.dim(`… ${(total - RUNNING_TAIL).toLocaleString("en-US")} earlier lines`),
-        ...this.output.last(RUNNING_TAIL).map(style),
-      ];
-    }
-    if (total <= FOLDED_HEAD + FOLDED_TAIL + 1) return [...this.output.first(total)].map(style);
-    const hidden = total - FOLDED_HEAD - FOLDED_TAIL;
-    return [
-      ...this.output.first(FOLDED_HEAD).map(style),
-      t.dim(`… ${hidden.toLocaleString("en-US")} more lines · ctrl+o shows all`),
-      ...this.output.last(FOLDED_TAIL).map(style),
-    ];
   }
 
   private footer(width: number, elapsed: number): string[] {

@@ -81,11 +81,8 @@ export class RelmCompletion implements AutocompleteProvider {
       if (options.signal.aborted) return null;
       const matches = (query ? fuzzyFilter(files, query, (f) => f) : files).slice(0, 30);
       if (matches.length === 0) return null;
-      const items: AutocompleteItem[] = matches.map((f) => ({
-        value: `@${f}`,
-        label: f.split("/").pop() ?? f,
-        description: f,
-      }));
+      // The path once: a file's name beside its own path read as the same path twice.
+      const items: AutocompleteItem[] = matches.map((f) => ({ value: `@${f}`, label: f }));
       return { items, prefix: `@${query}` };
     }
     return this.combined.getSuggestions(lines, cursorLine, cursorCol, options);

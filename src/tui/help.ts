@@ -12,6 +12,7 @@ const KEYS: [string, string][] = [
   ["ctrl+b", "detach (on an empty input): the session keeps running in the background"],
   ["ctrl+t", "select a sub-agent: enter opens its transcript, m messages it, c cancels it"],
   ["ctrl+o", "show cell outputs in full / folded"],
+  ["ctrl+p", "open the newest cut cell output in full in the pager ($PAGER)"],
   ["shift+tab", "next permission mode: plan (read-only) → workspace (sandboxed) → full"],
   ["ctrl+r", "search this directory's input history"],
   ["ctrl+g", "edit the input in $EDITOR"],

@@ -4,6 +4,7 @@ import { Key, matchesKey } from "@mariozechner/pi-tui";
 import type { AppControl } from "./app-api.js";
 import { pickFrom } from "./dialogs.js";
 import { editInEditor } from "./external-editor.js";
+import { pageFullOutput } from "./output-pager.js";
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
@@ -67,6 +68,10 @@ export function installKeys(app: AppControl): void {
     }
     if (matchesKey(data, Key.ctrl("g"))) {
       editInEditor(app);
+      return { consume: true };
+    }
+    if (matchesKey(data, Key.ctrl("p"))) {
+      pageFullOutput(app);
       return { consume: true };
     }
     if (matchesKey(data, Key.ctrl("r"))) {

@@ -22,6 +22,7 @@ import { reachedBy } from "./login-subscription.js";
 import { DEFAULT_PASTE_THRESHOLD } from "./pastes.js";
 import { pickSession } from "./slash-session.js";
 import { makeTheme } from "./theme.js";
+import { startTheme } from "./theme-choice.js";
 
 /** What the UI opens with. */
 export interface TuiStart {
@@ -119,7 +120,7 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
   const home = relmHomeFrom(io.env);
   if (start.sessionId) resolveSessionId(sessionsDir(home), start.sessionId);
   const mode = startMode(io.env, flags, home);
-  const theme = makeTheme(io.env);
+  const theme = makeTheme(io.env, await startTheme(io.env, home));
   let farewell: string | undefined;
   const code = await withTerminal(async (tui) => {
     const app = new App({

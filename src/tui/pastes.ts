@@ -40,7 +40,9 @@ export class Pastes {
   hold(text: string): string {
     this.counter += 1;
     const name = `paste_${this.counter}`;
-    const token = `[${name}: ${describe(text)}]`;
+    // Not like the editor's own `[paste #1 +12 lines]` (text that goes into the prompt): this one says
+    // it becomes a kernel variable.
+    const token = `[kernel variable ${name}: ${describe(text)}]`;
     this.held.set(token, { name, text });
     return token;
   }

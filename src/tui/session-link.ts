@@ -106,6 +106,15 @@ export class SessionLink {
     this.handle?.close();
   }
 
+  /** The other clients attached to the host (other terminals, logs -f), as each said who it is. */
+  async otherClients(): Promise<string[]> {
+    if (!this.live) return [];
+    // An older host has no such method: then nobody else is known.
+    return this.call("clients")
+      .then((r) => r.others)
+      .catch(() => []);
+  }
+
   /** Stops the host gracefully and waits until it has closed. */
   async stop(): Promise<void> {
     this.leaving = true;

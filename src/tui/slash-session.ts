@@ -1,5 +1,6 @@
 // Slash commands about the session itself: help, login and model, sessions (resume, new, attach,
 // detach, quit), export, spend and the agent panel.
+
 import { dirname, resolve } from "node:path";
 import type { OwnCommands } from "../commands/run.js";
 import { listSessions } from "../host/states/discovery.js";
@@ -19,6 +20,7 @@ import { copyLastAnswer } from "./clipboard.js";
 import { pickFrom, showText } from "./dialogs.js";
 import { ago, money } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
+import { themeCommand } from "./theme-choice.js";
 
 /** This directory's sessions, newest first, as picker items. */
 export async function pickSession(
@@ -100,7 +102,7 @@ function costText(api: AppApi): string[] {
     const names = nodes.map(({ node, depth }) => `${"  ".repeat(depth)}${node.label}`);
     const width = Math.max(...names.map((n) => n.length));
     nodes.forEach(({ node }, i) => {
-      const spend = `${formatTokens(node.tokens).padStart(6)} tok${node.cost === null ? "" : `  ${money(node.cost)}`}`;
+      const spend = `${formatTokens(node.tokens).padStart(6)} tok  ${node.cost === null ? "unpriced" : money(node.cost)}`;
       lines.push(`  ${(names[i] as string).padEnd(width)}  ${node.status.padEnd(9)}  ${spend}`);
     });
   }
@@ -136,5 +138,6 @@ export function uiOwnCommands(api: AppApi): OwnCommands {
     agents: () => api.focusAgents(),
     expand: ([mode]) => api.setExpanded(mode !== "off"),
     copy: () => copyLastAnswer(api, api.lastAnswer),
+    theme: ([name]) => themeCommand(api, name),
   };
 }

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 // The transcript of one agent: the event stream turned into blocks. The root session's view and a
 // child's read-only view are the same class, filtered by agent id.
 import { Container } from "@mariozechner/pi-tui";
@@ -7,12 +8,14 @@ import { formatDuration } from "../config/duration.js";
 import { firstLine } from "../config/text.js";
 import { reasoningText } from "../llm/thinking.js";
 import { learningNotice } from "../session/learning-notice.js";
+import type { SpendRecord } from "../session/types.js";
 import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
 import { CellBlock, type CellView } from "./cell-block.js";
 import { FileEditBlock } from "./file-edit-block.js";
 import { spendLine } from "./format.js";
 import type { Theme } from "./theme.js";
 import { ThinkingBlock } from "./thinking-block.js";
+import { TurnSpend } from "./turn-spend.js";
 
 export class Transcript extends Container {
   private assistant: AssistantBlock | undefined;
@@ -26,6 +29,9 @@ export class Transcript extends Container {
     | { block: NoticeBlock; done: number; failed: string[]; cancelled: number }
     | undefined;
   sessionDir: string | undefined;
+  /** The turn's own spend for the line that ends it (tui/turn-spend.ts). */
+  private readonly turnSpend = new TurnSpend();
+  private ownSpend: SpendRecord | undefined;
   /** Sub-agents' labels by id, for the lines that say how they ended. */
   private readonly labels = new Map<string, string>();
 
@@ -36,6 +42,16 @@ export class Transcript extends Container {
     private readonly agent: string | undefined = undefined,
   ) {
     super();
+  }
+
+  /** The newest ended cell's full output file (absolute), when the UI holds only part of that output. */
+  lastFullOutput(): string | undefined {
+    const cells = [...this.cells.values()];
+    for (let i = cells.length - 1; i >= 0; i--) {
+      const file = cells[i]?.fullOutputFile;
+      if (file) return this.sessionDir ? join(this.sessionDir, file) : file;
+    }
+    return undefined;
   }
 
   /** Cells still running (their clocks tick). */
@@ -59,6 +75,7 @@ export class Transcript extends Container {
   apply(event: AgentEvent): boolean {
     if (event.agent !== this.agent) return false;
     const t = this.theme;
+    this.ownSpend = this.turnSpend.apply(event);
     switch (event.type) {
       case "session":
         this.sessionDir = event.dir;
@@ -153,6 +170,7 @@ export class Transcript extends Container {
 
   private applyNotice(event: AgentEvent): boolean {
     const t = this.theme;
+    const own = this.ownSpend;
     const line = ((): string | undefined => {
       switch (event.type) {
         case "tool_error":
@@ -174,7 +192,7 @@ export class Transcript extends Container {
         case "budget_stop":
           return t.error(`■ ${event.message}`);
         case "final":
-          return t.dim(`✓ ${spendLine(event.spent)}`);
+          return t.dim(`✓ ${spendLine(own ?? event.spent)}`);
         case "warning":
           return t.warn(`⚠ ${event.message}`);
         case "error":

@@ -67,6 +67,7 @@ describe("the host protocol", () => {
         "child.cancel",
         "child.events",
         "child.send",
+        "clients",
         "compact",
         "detach",
         "goal",

@@ -73,6 +73,8 @@ export interface PtyOptions {
   cwd?: string;
   cols?: number;
   rows?: number;
+  /** The background colour the terminal reports when asked (OSC 11), as `rgb:RRRR/GGGG/BBBB`; default: it does not answer. */
+  background?: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -131,6 +133,12 @@ export class Pty {
       env,
     });
     this.pid = this.proc.pid;
+    const background = options.background;
+    if (background)
+      this.term.parser.registerOscHandler(11, (data) => {
+        if (data === "?") this.proc.write(`\u001b]11;${background}\u0007`);
+        return true;
+      });
     this.proc.onData((data) => {
       this.raw += data;
       this.term.write(data);

@@ -53,7 +53,9 @@ describe("terminal UI input", () => {
     await ui.waitFor(/\/autonomous\s*$/m);
     await ui.press("ctrl-u");
     await ui.type("look at @parsmod");
-    await ui.waitFor("src/parser_module.py");
+    const listed = await ui.waitFor("src/parser_module.py");
+    // Each path once, not a file name and then its path again.
+    expect(listed.match(/parser_module\.py/g)).toHaveLength(1);
     await ui.press("tab");
     await ui.waitFor("look at @src/parser_module.py");
     await ui.press("enter");

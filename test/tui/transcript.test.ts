@@ -115,7 +115,8 @@ describe("terminal UI transcript", () => {
     await ui.waitFor("new session");
     await ui.type("summarise this log: ");
     await ui.paste(log);
-    await ui.waitFor(/\[paste_1: [\d,]+ chars, 1,000 lines\]/);
+    // Worded unlike the editor's own prompt-text marker ([paste #1 +12 lines]): it names a kernel variable.
+    await ui.waitFor(/\[kernel variable paste_1: [\d,]+ chars, 1,000 lines\]/);
     await ui.press("enter");
     await ui.waitFor(`str ${log.length} 999`);
     const first = rig.model.requests[0]?.rawBody ?? "";

@@ -159,8 +159,8 @@ describe("Pastes", () => {
     p.noteExisting("paste_2");
     const kept = p.hold("line one\nline two");
     const dropped = p.hold("x".repeat(5000));
-    expect(kept).toBe("[paste_3: 17 chars, 2 lines]");
-    expect(dropped).toMatch(/^\[paste_4: 5,000 chars, 1 line\]$/);
+    expect(kept).toBe("[kernel variable paste_3: 17 chars, 2 lines]");
+    expect(dropped).toMatch(/^\[kernel variable paste_4: 5,000 chars, 1 line\]$/);
     const { text, variables } = p.take(`look at ${kept} please`);
     expect(variables).toEqual([{ name: "paste_3", text: "line one\nline two" }]);
     expect(text).toContain("`paste_3`");

@@ -297,7 +297,7 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
 }
 
 export function describeSpend(spent: SpendRecord): string {
-  const cost = spent.cost === null ? "cost unknown" : `$${spent.cost.toFixed(4)}`;
+  const cost = spent.cost === null ? "unpriced" : `$${spent.cost.toFixed(4)}`;
   const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
   return `${calls}, ${spent.tokens.toLocaleString("en-US")} tokens, ${formatDuration(spent.elapsedMs)}, ${cost}`;
 }

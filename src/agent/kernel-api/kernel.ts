@@ -364,6 +364,7 @@ export class AgentKernel {
       output: result.output,
       outputChars: result.outputChars,
       truncated: result.truncated,
+      outputLines: result.outputLines,
       fullOutputFile: result.fullOutputPath
         ? this.owner.log.journal.relativePath(result.fullOutputPath)
         : undefined,

@@ -21,7 +21,13 @@ function resolve(home: string, prefix: string): string {
 
 /** Prints events as the progress view does, or as JSON lines. */
 function printer(io: RunIo, json: boolean): (event: AgentEvent) => void {
-  const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: false, printFinal: true });
+  // Live output too: a running cell's output shows as it comes (the host replays what came before).
+  const renderer = new ProgressRenderer(io.stdout, {
+    color: io.color,
+    streamText: false,
+    printFinal: true,
+    liveOutput: true,
+  });
   return json ? (e) => io.stdout.write(`${JSON.stringify(e)}\n`) : (e) => renderer.handle(e);
 }
 

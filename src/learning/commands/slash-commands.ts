@@ -13,7 +13,7 @@ import type { LearnStatus } from "../../host/protocol.js";
 
 /** One line about online refinement: its policy when on, and what its passes did and cost so far. */
 function describeLearn(status: LearnStatus): string {
-  const cost = status.spent.cost === null ? "cost unknown" : `$${status.spent.cost.toFixed(4)}`;
+  const cost = status.spent.cost === null ? "unpriced" : `$${status.spent.cost.toFixed(4)}`;
   const so = `${status.passes} pass(es), ${status.applied} edit(s) applied, ${status.spent.tokens} tokens, ${cost}`;
   const l = status.learn;
   if (!l) return `learning: off (${so})`;
