@@ -53,7 +53,11 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
       const cost = s.cost === null ? "unpriced" : usd(s.cost);
       rows.push([
         s.id,
-        s.damaged ? "damaged" : s.status,
+        s.damaged
+          ? "damaged"
+          : s.approvals && (s.status === "running" || s.status === "waiting")
+            ? "needs approval"
+            : s.status,
         ago(s.created, now),
         ago(s.lastActivity, now),
         String(s.tokens),

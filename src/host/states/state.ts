@@ -18,6 +18,7 @@ export function stateOf(host: {
   usage: UsageTally;
   pid: number;
   detached: boolean;
+  approvals?: number;
 }): SessionState {
   // Work before a resume included (the budget counts only what this process spent); null cost once any
   // call was unpriced.
@@ -36,6 +37,7 @@ export function stateOf(host: {
     cost,
     pid: host.pid,
     detached: host.detached,
+    ...(host.approvals ? { approvals: host.approvals } : {}),
   };
 }
 

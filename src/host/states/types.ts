@@ -25,4 +25,6 @@ export interface SessionState {
   cost: number | null;
   pid: number;
   detached: boolean;
+  /** Requests of its kernels waiting for a person's answer (docs/sandbox.md, "Approvals"); absent: none. */
+  approvals?: number;
 }
