@@ -14,18 +14,23 @@ export interface ApprovalView {
 
 export type ApprovalReply = "once" | "session" | "project" | "deny";
 
-/** What is asked, in words: "reach the network host pypi.org:443". */
-export function askedFor(r: ApprovalView): string {
+/** What kind of thing is asked, without the thing: "reach this network host". */
+export function actionOf(r: Pick<ApprovalView, "kind" | "bytes">): string {
   switch (r.kind) {
     case "net":
-      return `reach the network host ${r.subject}`;
+      return "reach this network host";
     case "run":
-      return `run this command outside the sandbox: ${r.subject}`;
+      return "run this command outside the sandbox";
     case "write":
-      return `write ${r.bytes ?? 0} bytes to ${r.subject}`;
+      return `write ${r.bytes ?? 0} bytes to this file`;
     case "mode":
-      return `switch the session to mode ${r.subject}`;
+      return "switch the session to this permission mode";
   }
+}
+
+/** What is asked, in words: "reach this network host: pypi.org:443". */
+export function askedFor(r: ApprovalView): string {
+  return `${actionOf(r)}: ${r.subject}`;
 }
 
 /** The question, one line: who asks what, and why. */
