@@ -33,7 +33,7 @@ const KINDS: Record<ApprovalView["kind"], ToolKind> = {
 export type PermissionAsker = (params: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
 
 /** The editor's question for one request. */
-export function permissionRequest(sessionId: string, r: ApprovalView): RequestPermissionRequest {
+function permissionRequest(sessionId: string, r: ApprovalView): RequestPermissionRequest {
   return {
     sessionId,
     toolCall: {

@@ -20,7 +20,7 @@ export interface ModeSettings {
 }
 
 /** What an action would need, for the approval layer: allowed by the mode as it is, or not. */
-export type PermissionAsk =
+type PermissionAsk =
   | { kind: "write"; inProject: boolean }
   | { kind: "net"; host: string; port: number }
   | { kind: "run-outside" };

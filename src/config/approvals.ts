@@ -11,12 +11,7 @@ import { UsageError } from "./errors.js";
  */
 export type ApproveSetting = "never" | "ask" | "auto";
 
-export const APPROVE_SETTINGS: readonly ApproveSetting[] = ["never", "ask", "auto"];
-
-/** What a kernel may ask for. */
-export type ApprovalKind = "net" | "run" | "write" | "mode";
-
-export const APPROVAL_KINDS: readonly ApprovalKind[] = ["net", "run", "write", "mode"];
+const APPROVE_SETTINGS: readonly ApproveSetting[] = ["never", "ask", "auto"];
 
 /** One list of rules, by kind: hosts (HOST[:PORT], `*.` for subdomains), command prefixes, paths. */
 export interface ApprovalRules {

@@ -10,7 +10,7 @@ import { makeDirs } from "../../config/dirs.js";
 /** A command run for a request ends after this long (its process group is killed). */
 const RUN_TIMEOUT_MS = 10 * 60_000;
 
-export interface RunOutcome {
+interface RunOutcome {
   exit_code: number | null;
   output: string;
   timed_out: boolean;

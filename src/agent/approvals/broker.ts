@@ -17,9 +17,9 @@ import { type ApprovalAsk, listAnswer, ruleFor } from "./policy.js";
 import { projectRules, rememberForProject } from "./store.js";
 
 /** How long a grant lasts: this request, this session, or every later session in this project. */
-export type ApprovalScope = "once" | "session" | "project";
+type ApprovalScope = "once" | "session" | "project";
 /** Who answered: a person through a front end, or the policy (the lists, --approve, the mode). */
-export type ApprovalSource = "ui" | "acp" | "mcp" | "line" | "policy";
+type ApprovalSource = "ui" | "acp" | "mcp" | "line" | "policy";
 
 /** A request waiting for a person, as front ends show it. */
 export interface PendingApproval {
@@ -49,7 +49,7 @@ export interface ApprovalSettings {
 }
 
 /** What the request is about, in one line. */
-export function subjectOf(ask: ApprovalAsk): string {
+function subjectOf(ask: ApprovalAsk): string {
   switch (ask.kind) {
     case "net":
       return ask.port === undefined ? ask.host : `${ask.host}:${ask.port}`;

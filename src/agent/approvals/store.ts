@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { type ApprovalRules, emptyRules } from "../../config/approvals.js";
 import { writePrivateJson } from "../../config/private-file.js";
 
-export const APPROVALS_FILE = "approvals.json";
+const APPROVALS_FILE = "approvals.json";
 
 interface StoreFile {
   projects: Record<string, Partial<ApprovalRules>>;
