@@ -115,6 +115,32 @@ describe("approvals answered by the policy", () => {
     expect(result.stdout).toContain("it is on the deny list");
   });
 
+  it.skipIf(!linux)("a granted mode switch happens after the cell, its variables kept", async () => {
+    const target = join(elsewhere, "after-mode.txt");
+    const rig = await startRig("openai", {
+      script: [
+        { code: 'x = 5\ng = request("mode", "must write outside the project", mode="full")\nprint(g.note)' },
+        { code: `open(${JSON.stringify(target)}, "w").write("ok")\nprint("x is", x)` },
+        echoLastCell,
+      ],
+    });
+    const result = await runRelm(["run", "--mode", "workspace", "--approve", "auto", "go"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("x is 5");
+    expect(readFileSync(target, "utf8")).toBe("ok");
+    const { lines } = answers(rig.home);
+    expect(lines.find((l) => l.type === "mode")).toMatchObject({
+      mode: "full",
+      from: "workspace",
+      restored: ["x", "g"],
+    });
+    // The model was told with the cell's result, not at some later turn.
+    expect(rig.bodies()[1]).toContain("As approved, relm switched the permission mode to full");
+  });
+
   it("a bad --approve is a usage error naming the flag", async () => {
     const rig = await startRig("openai", { script: [] });
     const result = await runRelm(["run", "--approve", "sometimes", "go"], { env: rig.env, cwd: rig.cwd });
