@@ -8,6 +8,7 @@ import json
 
 from . import calls, handoff
 from .agents import llm, rlm
+from .approvals import request
 from .messages import inbox, send
 from .schedule import schedule
 from .goals import done, goal
@@ -54,6 +55,7 @@ EXPORTS = {
     "todo": plan,
     "harness": harness,
     "mcp": mcp,
+    "request": request,
     # view, edit, apply_patch, write, grep, glob, tree, run_tests and the web and image functions.
     **TOOLKIT,
 }

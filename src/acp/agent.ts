@@ -19,6 +19,7 @@ import type { SessionSpec } from "../config/options.js";
 import { relmVersion } from "../config/version.js";
 import { listSessions } from "../host/states/discovery.js";
 import { editorMcpFile, JOURNAL_FILE, newSessionId, sessionDir } from "../session/index.js";
+import type { PermissionAsker } from "./approvals.js";
 import { availableCommands } from "./commands.js";
 import { writeEditorServers } from "./mcp-servers.js";
 import { AcpSession, MODES, PromptError, type SessionContext } from "./session.js";
@@ -100,11 +101,13 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   const sessions = new Map<string, AcpSession>();
   let clientCapabilities: ClientCapabilities | undefined;
   let send: (sessionId: string, update: SessionUpdate) => Promise<void> = async () => {};
+  let askPermission: PermissionAsker = () => Promise.reject(new Error("not connected"));
   const ctx: SessionContext = {
     home,
     env: options.env,
     hostSpec: options.hostSpec,
     send: (sessionId, update) => send(sessionId, update),
+    askPermission: (params) => askPermission(params),
   };
 
   /**
@@ -215,6 +218,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   const stream = stdioStream(process.stdin, process.stdout);
   const connection = app.connect(stream);
   send = (sessionId, update) => connection.client.notify("session/update", { sessionId, update });
+  askPermission = (params) => connection.client.request("session/request_permission", params);
   options.stderr.write(`relm ${relmVersion()}: ACP agent on stdio (RELM_HOME ${home})\n`);
   await connection.closed;
   // The editor went away: the sessions go on in their hosts (relm agents lists them; they idle out).

@@ -18,6 +18,7 @@ import type { HostCall, ResultOf } from "../host/protocol.js";
 import { SessionHandle } from "../host/session-handle.js";
 import { type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
+import { AcpApprovals, type PermissionAsker } from "./approvals.js";
 import { acpCommands, acpContext, isCommand } from "./commands.js";
 import { UpdateMapper } from "./updates.js";
 
@@ -28,6 +29,8 @@ export interface SessionContext {
   hostSpec: SessionSpec;
   /** Sends one session/update for this session (in order). */
   send(sessionId: string, update: SessionUpdate): Promise<void>;
+  /** Asks the editor `session/request_permission` (a request of the kernels for more: approvals.ts). */
+  askPermission: PermissionAsker;
 }
 
 export const MODES: SessionModeState["availableModes"] = [
@@ -66,6 +69,8 @@ export class AcpSession {
   /** Set while a host is being connected: sees the connection before history replays. */
   private beforeAttach: (() => void) | undefined;
   private readonly mapper: UpdateMapper;
+  /** Requests of the session's kernels waiting for a person: asked of the editor (approvals.ts). */
+  private readonly approvals: AcpApprovals;
   private readonly watches = new Set<WorkWatch>();
   private outbox: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -84,6 +89,11 @@ export class AcpSession {
   ) {
     this.state = state;
     this.mapper = new UpdateMapper(sessionDir(ctx.home, id));
+    this.approvals = new AcpApprovals(
+      id,
+      ((...args: Parameters<HostCall>) => this.handle.call(...args)) as HostCall,
+      ctx.askPermission,
+    );
     this.handle = new SessionHandle({
       home: ctx.home,
       id,
@@ -92,6 +102,7 @@ export class AcpSession {
       onConnect: () => {
         this.state = "live";
         this.beforeAttach?.();
+        void this.approvals.refresh(); // one that waited while no front end was attached
       },
       onClosing: (reason) => {
         for (const watch of this.watches) watch.hostClosing(reason);
@@ -263,6 +274,7 @@ export class AcpSession {
 
   private onEvent(event: AgentEvent): void {
     for (const watch of this.watches) watch.feed(event);
+    this.approvals.onEvent(event);
     const live = event.type === "cell_output_delta" || event.type === "text_delta";
     // Output gathered so far goes out before whatever this event says (a cell's end follows its output).
     if (event.type !== "cell_output_delta") this.flush();

@@ -5,7 +5,7 @@
 // needs asking: `allows()` answers from the mode alone.
 import { sandboxed as modeIsSandboxed, narrower, type PermissionMode } from "../config/permission-mode.js";
 import { allowed, settingsForMode } from "../kernel/sandbox/policy.js";
-import type { NetPolicy, SandboxMode, SandboxSettings } from "../kernel/sandbox/types.js";
+import type { NetPolicy, NetRule, SandboxMode, SandboxSettings } from "../kernel/sandbox/types.js";
 
 /** What the tree starts with: its mode, and what a sandboxed mode is made of (whichever runs now). */
 export interface ModeSettings {
@@ -80,6 +80,19 @@ export class Permissions {
   onChange(listener: (mode: PermissionMode) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Adds `rule` to the allow-list of the sandbox's network proxy, live (the kernels keep running: the
+   * proxy reads the list at each connection). False when the sandbox has no proxy to extend (it was
+   * started with no network at all: `--approve never`).
+   */
+  grantNet(rule: NetRule): boolean {
+    const net = this.settings.net;
+    if (net.kind === "all") return true;
+    if (net.kind === "none") return false;
+    if (!net.rules.some((r) => r.host === rule.host && r.port === rule.port)) net.rules.push(rule);
+    return true;
   }
 
   /**

@@ -11,6 +11,7 @@ import { resolveConfig } from "../config/config.js";
 import type { SessionHost } from "../host/host.js";
 import { hostSession } from "../host/host-session.js";
 import { titleOf } from "../host/turn-words.js";
+import { LineApprovals } from "./approval-lines.js";
 import { EXIT } from "./exit-codes.js";
 import { applyPending, lineContext, lineHelp, withPendingMode } from "./line-commands.js";
 import { checkSessionSpec } from "./option-checks.js";
@@ -90,6 +91,30 @@ export async function interactive(
     first = undefined;
     return task;
   };
+  // A request of the agent's kernel waiting for a person: the next line typed answers it, read here
+  // while the turn that asked waits (docs/sandbox.md, "Approvals").
+  let answering = false;
+  const approvals = new LineApprovals({
+    pending: async () => (host ? (await host.call("approvals")).pending : []),
+    answer: async (id, answer) =>
+      host ? (await host.call("approve", { id, answer, from: "line" })).answered : false,
+    write: (text) => void io.stdout.write(text),
+  });
+  const answerApprovals = async () => {
+    if (answering) return;
+    answering = true;
+    try {
+      await approvals.refresh();
+      while (approvals.asking) {
+        io.stdout.write("answer› ");
+        const reply = await nextLine();
+        if (reply === undefined) break;
+        await approvals.answerLine(reply);
+      }
+    } finally {
+      answering = false;
+    }
+  };
   const commands = withCustom(commandsFor("line"), loadCustomCommands(commandFolders(io.cwd, config.home)));
   const context = lineContext({ out: io.stdout, host: () => host, pending, nextLine });
   let continued = "";
@@ -137,7 +162,12 @@ export async function interactive(
               detached: false,
               ensureWaker: () => ensureWaker(config.home, io.env),
             }),
-            [(e) => renderer.handle(e)],
+            [
+              (e) => renderer.handle(e),
+              (e) => {
+                if (e.type === "approval_request") void answerApprovals();
+              },
+            ],
           );
           session = hosted.opened.session;
           host = hosted.host;

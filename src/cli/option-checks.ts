@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { parseVariableFlag } from "../agent/core/variables.js";
 import { checkKernelUri } from "../agent/kernel-api/kernel-target.js";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
+import { parseApprove } from "../config/approvals.js";
 import type { ResolvedConfig } from "../config/config.js";
 import { type AboveChecks, checkSpec, type SessionSpec } from "../config/options.js";
 import { parseAllowWeb } from "../web/policy.js";
@@ -27,6 +28,7 @@ const ABOVE: AboveChecks<Context> = {
   mode: (_value, context) => sessionMode(context),
   allowNet: (_values, context) => sessionMode(context),
   allowWeb: (values) => void parseAllowWeb(values),
+  approve: (value) => void parseApprove(value, "--approve"),
 };
 
 function sessionMode({ spec, config, env }: Context): void {

@@ -177,6 +177,16 @@ export class ProgressRenderer {
       case "warning":
         this.line(s.yellow(`⚠ ${event.message}`));
         return;
+      case "approval_request":
+        this.line(s.yellow(`? request [${event.id}] ${event.kind} ${event.subject} — ${event.reason}`));
+        return;
+      case "approval_answer":
+        this.line(
+          event.allow
+            ? s.green(`✓ request [${event.id}] granted (${event.scope}, by ${event.by})`)
+            : s.red(`✗ request [${event.id}] denied by ${event.by}${event.note ? `: ${event.note}` : ""}`),
+        );
+        return;
       case "error":
         this.line(s.red(`✗ ${event.message}`));
         return;

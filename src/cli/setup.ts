@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { ApprovalSettings } from "../agent/approvals/broker.js";
+import { checkLists } from "../agent/approvals/policy.js";
 import type { BudgetLimits } from "../agent/budget/budget.js";
 import type { EventSink } from "../agent/core/events.js";
 import { AgentSession } from "../agent/core/session.js";
@@ -8,6 +10,7 @@ import { parseVariableFlag } from "../agent/core/variables.js";
 import { KernelCallError } from "../agent/kernel-api/errors.js";
 import type { WebSettings } from "../agent/kernel-api/web.js";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
+import { parseApprove } from "../config/approvals.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import type { LearnSettings } from "../config/learn-config.js";
@@ -156,6 +159,7 @@ function prepareTree(
     compaction: config.compaction,
     mcp: { config: mcp, env: io.env },
     web: webSettings(flags, config),
+    approvals: approvalSettings(flags, config),
   };
   followSubscriptionSecrets(config, tree.secrets);
   const warnings = [
@@ -164,6 +168,16 @@ function prepareTree(
     ...subscriptionNotes(config, limits),
   ];
   return { config, client, limits, tree, warnings };
+}
+
+/**
+ * Who answers the kernels' requests for more (docs/sandbox.md, "Approvals"): --approve, else config.json's
+ * `approve`, else a person ("ask"); the allow and deny lists from config.json.
+ */
+function approvalSettings(flags: SessionFlags, config: ResolvedConfig): ApprovalSettings {
+  checkLists(config.approvals, config.configPath);
+  const setting = flags.approve ? parseApprove(flags.approve, "--approve") : (config.approve ?? "ask");
+  return { setting, lists: config.approvals };
 }
 
 /** config.json's learn section, --learn-verify-share replacing its verify_share. */

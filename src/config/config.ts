@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type ApprovalLists, type ApprovalRules, emptyRules } from "./approvals.js";
 import { baseUrlProblem } from "./base-url.js";
 import { ConfigError, UsageError } from "./errors.js";
 import { relmHomeFrom } from "./home.js";
@@ -86,6 +87,10 @@ export interface ResolvedConfig {
   sandbox?: "off" | "workspace" | "strict";
   /** config.json's `allowNet`: what a sandboxed kernel may reach when --allow-net is not given. */
   allowNet?: string[];
+  /** config.json's `approve`: who answers a kernel's request for more when --approve is not given. */
+  approve?: "never" | "ask" | "auto";
+  /** config.json's `approvals`: requests granted or refused without asking (docs/sandbox.md). */
+  approvals: ApprovalLists;
   /** config.json's `kernel`: where kernels run, a kernel URI (`--kernel` overrides it; docs/launchers.md). */
   kernel?: string;
 }
@@ -244,6 +249,8 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     mode: cfg.mode,
     sandbox: cfg.sandbox,
     allowNet: cfg.allowNet,
+    approve: cfg.approve,
+    approvals: approvalListsOf(cfg.approvals),
     kernel: cfg.kernel,
     model: {
       provider,
@@ -286,4 +293,13 @@ export function noModelMessage(): string {
     "or save them once with `relm login` (written to $RELM_HOME/config.json, mode 0600).",
     "To see relm work without any model, run `relm demo`.",
   ].join("\n");
+}
+
+/** config.json's `approvals`, every list present (empty when not given). */
+function approvalListsOf(section: ConfigFile["approvals"]): ApprovalLists {
+  const rules = (r: Partial<ApprovalRules> | undefined): ApprovalRules => ({
+    ...emptyRules(),
+    ...Object.fromEntries(Object.entries(r ?? {}).filter(([, list]) => list !== undefined)),
+  });
+  return { allow: rules(section?.allow), deny: rules(section?.deny) };
 }

@@ -427,6 +427,16 @@ export const OPTIONS = [
     inherit: "session",
   },
   {
+    key: "approve",
+    flags: "--approve <policy>",
+    help: "who answers the agent's requests for more (a host, a command outside the sandbox, a write, a mode): never, ask (a person; the default) or auto (docs/sandbox.md)",
+    kind: "value",
+    sections: ["session"],
+    remember: true,
+    checkedAbove: true,
+    inherit: "session",
+  },
+  {
     key: "allowWeb",
     flags: "--allow-web <HOST[,HOST]>",
     help: "hosts fetch() may reach (repeatable; needed in the sandbox; docs/toolkit.md)",

@@ -57,6 +57,12 @@ const fraction = (m: string) => v.pipe(v.number(m), v.gtValue(0, m), v.maxValue(
 
 const usd = atLeast0(" (US dollars per million tokens)");
 
+/** One approvals list: hosts (HOST[:PORT]), command prefixes, paths. */
+function approvalRulesSchema() {
+  const list = (what: string) => v.optional(v.array(text(`must be ${what}`), `must be a list of ${what}s`));
+  return fields({ hosts: list("a host"), commands: list("a command prefix"), paths: list("a path") });
+}
+
 const priceSchema = fields(
   { input: usd, output: usd, cachedInput: v.optional(usd), cacheWrite: v.optional(usd) },
   "must be an object: {input, output} in US dollars per million tokens",
@@ -212,6 +218,15 @@ export const configFileSchema = fields(
     sandbox: v.optional(v.picklist(["off", "workspace", "strict"], 'must be "off", "workspace" or "strict"')),
     /** Where kernels run (`--kernel` overrides it): "local", "sandbox", "cmd:COMMAND", "ssh://host", ... */
     kernel: v.optional(text('must be a kernel URI such as "local", "ssh://host" or "cmd:COMMAND"')),
+    /** Who answers a kernel's request for more (docs/sandbox.md "Approvals"): never, ask (default), auto. */
+    approve: v.optional(v.picklist(["never", "ask", "auto"], 'must be "never", "ask" or "auto"')),
+    /** Requests granted (allow) or refused (deny, which wins) without asking: by host, command prefix, path. */
+    approvals: v.optional(
+      fields({
+        allow: v.optional(approvalRulesSchema()),
+        deny: v.optional(approvalRulesSchema()),
+      }),
+    ),
     /** What a sandboxed kernel may connect to (`--allow-net` replaces it): ["HOST[:PORT]", ...] or ["*"]. */
     allowNet: v.optional(
       v.array(

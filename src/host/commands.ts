@@ -58,6 +58,15 @@ export class HostCommands {
         return this.host.session.compact(true);
       },
       mode: (p) => modeMethod(this.host, p),
+      approvals: () => ({ pending: this.host.session.tree.approvals.pending() }),
+      approve: (p) => ({
+        answered: this.host.session.tree.approvals.answer(p.id, {
+          allow: p.answer !== "deny",
+          scope: p.answer === "deny" ? "once" : p.answer,
+          by: p.from,
+          ...(p.note ? { note: p.note } : {}),
+        }),
+      }),
       checkpoints: async () => {
         const list = await this.host.session.listCheckpoints();
         return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };

@@ -88,6 +88,8 @@ export class SessionHost {
   private readonly handlers: HostHandlers;
   /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
   private attachedClients = 0;
+  /** Requests of the tree's kernels waiting for a person's answer. */
+  private waitingApprovals = 0;
   /** Set while the host waits for its first client (firstClient). */
   private onFirstClient: (() => void) | undefined;
 
@@ -109,6 +111,11 @@ export class SessionHost {
     this.idleTimers = new IdleTimers(options.kernelIdleMs ?? 300_000, options.idleExitMs ?? 1_800_000);
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
+    });
+    // A request waiting for a person shows in `relm agents` ("needs approval") until it is answered.
+    options.session.tree.approvals.onChange((pending) => {
+      this.waitingApprovals = pending.length;
+      this.writeState();
     });
     this.commands = new HostCommands(this);
     this.handlers = {
@@ -328,6 +335,8 @@ export class SessionHost {
   private async closeSession(stopped = false): Promise<void> {
     this.scheduler.stop();
     this.collector.stop();
+    // Nobody can answer once the session closes: a request still waiting is refused (and journaled so).
+    this.options.session.tree.approvals.refuseAll("the session ended before anyone answered");
     await this.options.session.hooks?.closing?.(stopped); // a background replay check ends first
     // The session's work is complete here: the last chance to judge edits with it before it closes.
     this.judge();
@@ -527,7 +536,21 @@ export class SessionHost {
   private snapshotState(pid = process.pid): SessionState {
     const { id, usage, created, status, reason, lastActivity, plan } = this;
     const { title, cwd, detached } = this.options;
-    return stateOf({ id, title, cwd, created, status, reason, lastActivity, usage, pid, detached, plan });
+    const approvals = this.waitingApprovals;
+    return stateOf({
+      id,
+      title,
+      cwd,
+      created,
+      status,
+      reason,
+      lastActivity,
+      usage,
+      pid,
+      detached,
+      plan,
+      approvals,
+    });
   }
 
   /** `pid`: the process that holds the session now (a stub, after a handoff). */

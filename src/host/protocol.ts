@@ -4,6 +4,7 @@
 // method's name, what it takes and what it answers are written once, here (docs/sessions.md, "The protocol").
 
 import * as v from "valibot";
+import type { PendingApproval } from "../agent/approvals/broker.js";
 import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
 import type { CheckpointSummary } from "../agent/core/checkpoints.js";
 import type { AgentEvent } from "../agent/core/events.js";
@@ -211,6 +212,26 @@ export const HOST_METHODS = {
           v.transform((word) => modeNamed(word) as PermissionMode),
         ),
       ),
+    }),
+  ),
+  /** The kernels' requests waiting for a person now (docs/sandbox.md, "Approvals"). */
+  approvals: method<{ pending: PendingApproval[] }>()(none),
+  /**
+   * A person's answer to one request, from a front end (`from`: which). Never a kernel's: code in a
+   * kernel cannot call it (server.ts), so no kernel answers its own request.
+   */
+  approve: method<{ answered: boolean }>()(
+    v.object({
+      id: v.pipe(
+        v.string("id must be the id of a waiting request"),
+        v.regex(/^[0-9a-f]{1,32}$/, "id must be the id of a waiting request"),
+      ),
+      answer: v.picklist(
+        ["once", "session", "project", "deny"],
+        'answer must be "once", "session", "project" or "deny"',
+      ),
+      from: v.picklist(["ui", "acp", "mcp", "line"], 'from must be "ui", "acp", "mcp" or "line"'),
+      note: v.optional(v.pipe(v.string("note must be a string"), v.maxLength(2000, "note is too long"))),
     }),
   ),
   checkpoints: method<{ checkpoints: CheckpointSummary[]; unavailable?: string }>()(none),

@@ -22,7 +22,15 @@ interface ServerHandlers {
 }
 
 /** Methods that only read what the user's files already hold: anyone may call them, unidentified. */
-const READ_ONLY = new Set(["status", "info", "detach", "clients", "child.events", "checkpoints"]);
+const READ_ONLY = new Set([
+  "status",
+  "info",
+  "detach",
+  "clients",
+  "child.events",
+  "checkpoints",
+  "approvals",
+]);
 /**
  * What a client inside a relm kernel may do: read (attach too) and send a message stamped with its
  * own session. Everything else would let code a model wrote act as the person (docs/sessions.md).

@@ -143,6 +143,35 @@ export type JournalBody =
       restored: string[];
       notRestored: { name: string; reason: string }[];
     }
+  /**
+   * A kernel asked for more than its permission mode allows (docs/sandbox.md, "Approvals"): one more
+   * host, one command run outside the sandbox, a write outside what the mode allows, a wider mode.
+   * Journaled before anyone answers (a notification may fire on it); `requester` is the asking agent.
+   */
+  | {
+      type: "approval_request";
+      id: string;
+      kind: "net" | "run" | "write" | "mode";
+      reason: string;
+      /** Exactly what is asked, as a person is shown it: the host[:port], the command, the path, the mode. */
+      subject: string;
+      requester: string;
+      /** The write's size in bytes (kind write). */
+      bytes?: number;
+    }
+  /**
+   * The answer to an approval_request, journaled before it is acted on: who answered (a person through
+   * the terminal UI, an editor over ACP, an MCP client, line mode; or the policy: lists, --approve) and
+   * for how long ("once", "session", "project": remembered in $RELM_HOME/approvals.json).
+   */
+  | {
+      type: "approval_answer";
+      id: string;
+      allow: boolean;
+      scope: "once" | "session" | "project";
+      by: "ui" | "acp" | "mcp" | "line" | "policy";
+      note?: string;
+    }
   /** The root's model was switched (UI `/model`); the model calls after it use this one. */
   | { type: "model"; model: string; provider: string }
   /**

@@ -9,12 +9,14 @@ import type { PendingStart, SlashCommand } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import type { PermissionMode } from "../config/permission-mode.js";
+import type { HostCall } from "../host/protocol.js";
 import type { SandboxProbe } from "../kernel/sandbox/index.js";
 import { newSessionId } from "../session/index.js";
 import { Activity } from "./activity.js";
 import { AgentPanel } from "./agent-panel.js";
 import { AgentsModel } from "./agents-model.js";
 import type { AppControl } from "./app-api.js";
+import { TuiApprovals } from "./approval-dialog.js";
 import { ChildLiveOutput, isDelta } from "./child-live.js";
 import { childActions } from "./child-view.js";
 import { LastAnswer } from "./clipboard.js";
@@ -226,7 +228,20 @@ export class App implements AppControl {
     return this.childLive.events(id);
   }
 
+  /** Requests of the agent's kernels waiting for a person: a dialog each (approval-dialog.ts). */
+  private readonly approvals = (() => {
+    const app = this;
+    return new TuiApprovals({
+      get dialogs() {
+        return app.dialogs;
+      },
+      call: ((...args: Parameters<HostCall>) => app.link.call(...args)) as HostCall,
+      note: (text) => app.note(text),
+    });
+  })();
+
   onEvent(event: AgentEvent): void {
+    this.approvals.onEvent(event);
     this.childLive.apply(event);
     this.figures.apply(event);
     let changed = this.transcript.apply(event);
@@ -243,7 +258,10 @@ export class App implements AppControl {
   }
 
   private onLinkState(state: LinkState, detail?: string): void {
-    if (state === "live") this.figures.connected();
+    if (state === "live") {
+      this.figures.connected();
+      void this.approvals.refresh(); // one that waited while nobody was attached
+    }
     if (state === "offline" && detail) {
       this.transcript.abandonRunning();
       this.activity.set("idle");

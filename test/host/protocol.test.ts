@@ -61,6 +61,8 @@ describe("the host protocol", () => {
   it("knows every method the host answers, and names a missing method as not found", () => {
     expect(Object.keys(HOST_METHODS).sort()).toEqual(
       [
+        "approvals",
+        "approve",
         "attach",
         "autonomy",
         "checkpoints",

@@ -7,6 +7,8 @@ import {
   type ClientConnection,
   ndJsonStream,
   PROTOCOL_VERSION,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
   type SessionNotification,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
@@ -26,7 +28,14 @@ export interface Editor {
   close(): Promise<void>;
 }
 
-export function startEditor(rig: Rig, env: NodeJS.ProcessEnv = rig.env): Editor {
+/** How the editor answers `session/request_permission`; without one it has no such method. */
+export type PermissionAnswer = (params: RequestPermissionRequest) => RequestPermissionResponse;
+
+export function startEditor(
+  rig: Rig,
+  env: NodeJS.ProcessEnv = rig.env,
+  onPermission?: PermissionAnswer,
+): Editor {
   const child: ChildProcess = spawn(process.execPath, [RELM_BIN, "acp"], {
     env,
     cwd: rig.cwd,
@@ -52,11 +61,12 @@ export function startEditor(rig: Rig, env: NodeJS.ProcessEnv = rig.env): Editor 
     Readable.toWeb(child.stdout as Readable) as ReadableStream<Uint8Array>,
   );
   const updates: SessionNotification[] = [];
-  const conn = acpClient({ name: "relm-test-editor" })
-    .onNotification("session/update", ({ params }) => {
-      updates.push(params);
-    })
-    .connect(stream);
+  const app = acpClient({ name: "relm-test-editor" }).onNotification("session/update", ({ params }) => {
+    updates.push(params);
+  });
+  const conn = (
+    onPermission ? app.onRequest("session/request_permission", ({ params }) => onPermission(params)) : app
+  ).connect(stream);
   return {
     child,
     conn,

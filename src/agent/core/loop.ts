@@ -51,6 +51,11 @@ export interface LoopContext {
   beforeModelCall?(): Promise<void>;
   /** Before the first cell of a turn: the file checkpoint. */
   beforeCells?(turn: number): Promise<void>;
+  /**
+   * After each cell: a mode switch a person approved during it (request('mode', ...)) happens here,
+   * once the cell has ended; what it did is added to the cell's result.
+   */
+  afterCell?(): Promise<string | undefined>;
   /** Set while a turn runs; aborted by interrupt(). */
   abort: AbortController;
 }
@@ -317,7 +322,10 @@ async function runToolCalls(
     const deadline = left === undefined ? undefined : Date.now() + left;
     const result = await ctx.kernel.runCell(turn, call.id, parsed.code, deadline);
     ctx.conversation.sawCell(result);
-    ctx.conversation.messages.push({ role: "tool", toolCallId: call.id, content: renderCellResult(result) });
+    const content = renderCellResult(result);
+    const after = await ctx.afterCell?.();
+    if (after) content.push({ type: "text", text: after });
+    ctx.conversation.messages.push({ role: "tool", toolCallId: call.id, content });
 
     const submission = ctx.takeSubmission();
     if (submission) {

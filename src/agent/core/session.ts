@@ -77,6 +77,20 @@ export class AgentSession implements ChildAgent {
     this.journal = this.parts.journal;
     this.children = this.parts.children;
     this.hooks = this.parts.hooks;
+    if (params.depth === 0) {
+      // Requests and answers go to the session's own journal (what `relm attach` replays), whichever
+      // agent of the tree asked; an approved mode switch is the root's, after the cell that asked.
+      tree.approvals.journalTo((body) => this.record(body));
+      tree.approvals.rootIs({ id: this.id, switchMode: (mode) => this.switchAfterApproval(mode) });
+    }
+  }
+
+  /** request('mode', ...) granted: the switch, once the cell that asked has ended; what it did, for the model. */
+  private async switchAfterApproval(mode: PermissionMode): Promise<string> {
+    if (this.children.running > 0)
+      return `[relm] The switch to mode ${mode} was approved but not made: sub-agents are running in the current mode. Ask again when they have ended.`;
+    const done = await this.switchMode(mode, false);
+    return modeNote(mode, true, done).replace("The user switched", "As approved, relm switched");
   }
 
   /** The agent a person starts: the root of a new tree. */
@@ -185,7 +199,7 @@ export class AgentSession implements ChildAgent {
    * stops (template, sandboxes, MCP servers), and a new kernel restores the variables under the new
    * mode. Journaled as `mode`; the model is told with its next message, naming what was not restored.
    */
-  async switchMode(mode: PermissionMode): Promise<ModeSwitch> {
+  async switchMode(mode: PermissionMode, tellNextTurn = true): Promise<ModeSwitch> {
     if (this.depth !== 0) throw new Error("only the session's own mode can be switched");
     const from = this.tree.permissions.mode;
     if (mode === from) return { mode, changed: false, restored: [], notRestored: [] };
@@ -195,7 +209,7 @@ export class AgentSession implements ChildAgent {
     // A kernel that ran is started again now, so its variables come back (and what did not is said).
     const report = running ? await this.parts.kernel.restoreSnapshot() : { restored: [], notRestored: [] };
     this.record({ type: "mode", mode, from, restored: report.restored, notRestored: report.notRestored });
-    this.parts.turns.noteNext(modeNote(mode, running, report));
+    if (tellNextTurn) this.parts.turns.noteNext(modeNote(mode, running, report));
     return { mode, changed: true, ...report };
   }
 

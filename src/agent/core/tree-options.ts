@@ -2,6 +2,7 @@
 // from (sandbox.ts) can name it without importing the tree.
 import type { ModelClient } from "../../llm/types.js";
 import type { McpConfig } from "../../mcp/index.js";
+import type { ApprovalSettings } from "../approvals/broker.js";
 import type { CompactionSettings } from "../compaction/compact-agent.js";
 import type { TreeHooks } from "../hooks.js";
 import type { WebSettings } from "../kernel-api/web.js";
@@ -43,6 +44,8 @@ export interface TreeOptions {
    * (secret-looking names are removed; each server's own `env` is added). None starts before a call.
    */
   mcp?: { config: McpConfig; env: NodeJS.ProcessEnv };
+  /** Who answers the kernels' requests for more (--approve, config.json approvals; docs/sandbox.md). */
+  approvals?: ApprovalSettings;
   /** fetch()/search() in the kernels: which hosts they may reach and the search provider (kernel-api/web.ts). */
   web?: WebSettings;
   /** When and how conversations are compacted (context windows, threshold). */

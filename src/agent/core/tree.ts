@@ -1,10 +1,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { emptyLists } from "../../config/approvals.js";
 import type { PermissionMode } from "../../config/permission-mode.js";
 import { KERNEL_MARKER, startKernelTemplate } from "../../kernel/index.js";
 import type { KernelTemplate, PythonInfo } from "../../kernel/types.js";
 import type { ModelClient } from "../../llm/types.js";
 import { McpClients } from "../../mcp/index.js";
+import { Approvals } from "../approvals/broker.js";
 import { type AgentSpec, listSpecs, loadSpec, specsDir } from "../children/specs.js";
 import type { GateOptions } from "../gates/gates.js";
 import type { KernelPolicy } from "../kernel-api/kernel-target.js";
@@ -58,14 +60,27 @@ export class AgentTree {
 
   /** The permission mode: the root's now, and the sandbox of each mode (permissions.ts). */
   readonly permissions: Permissions;
+  /** The kernels' requests for more than the mode allows, and their answers (approvals/broker.ts). */
+  readonly approvals: Approvals;
 
   constructor(
     readonly options: TreeOptions,
     readonly python: PythonInfo,
   ) {
-    this.permissions = new Permissions(
-      options.kernel.permissions ?? { mode: "full", level: "workspace", net: { kind: "none" } },
-    );
+    const approvals = options.approvals ?? { setting: "never", lists: emptyLists() };
+    this.approvals = new Approvals(approvals, options.home, options.cwd);
+    const modeSettings = options.kernel.permissions ?? {
+      mode: "full",
+      level: "workspace",
+      net: { kind: "none" },
+    };
+    // Where a person may grant a host later, a sandbox without network still gets the proxy, with
+    // nothing on its list: a grant then extends the list live and the kernels keep their state.
+    const net =
+      modeSettings.net.kind === "none" && approvals.setting !== "never"
+        ? { kind: "list" as const, rules: [] }
+        : modeSettings.net;
+    this.permissions = new Permissions({ ...modeSettings, net });
     this.maxDepth = options.maxDepth ?? 2;
     this.agentsMd = findAgentsMd(options.cwd);
     this.clients.set(options.client.model, options.client);
@@ -186,6 +201,11 @@ export class AgentTree {
       await launcher?.sandbox.close(); // after the kernels inside it
       launcher?.release();
     }
+  }
+
+  /** The environment a command approved to run outside the sandbox gets: the kernels' (no API keys). */
+  commandEnv(): NodeJS.ProcessEnv {
+    return gateEnvironment(this.options.kernel);
   }
 
   /**

@@ -143,6 +143,7 @@ export class TurnRunner {
         await checkpoints?.beforeCells(turn);
       },
       onToolCallDelta: (index, delta) => mcpWarmer?.push(index, delta),
+      afterCell: () => tree.approvals.afterCell(id),
     };
   }
 

@@ -59,6 +59,11 @@ export class KernelCallsTarget implements KernelCallsAgent {
     return this.parts.model.current;
   }
 
+  /** The agent's permission mode now (request() asks for what it does not allow). */
+  get mode(): PermissionMode {
+    return this.parts.mode();
+  }
+
   /** The sandbox of the agent's mode (undefined in full mode): fetch() follows its network. */
   get sandbox() {
     return this.tree.permissions.sandboxFor(this.parts.mode());

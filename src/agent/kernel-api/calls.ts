@@ -6,6 +6,7 @@ import type { ChildManager, SubmitPayload } from "../children/manager.js";
 import { handleMessageRequest, type MessagingAgent } from "../children/messaging.js";
 import type { TreeOptions } from "../core/tree.js";
 import type { KernelCaller } from "../hooks.js";
+import { type ApprovalAgent, handleApprovalRequest } from "./approvals.js";
 import { complete, completeBatch } from "./completions.js";
 import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 import { handleLookRequest, type LookAgent } from "./look.js";
@@ -23,12 +24,14 @@ export interface KernelCallsAgent
     McpApiAgent,
     ToolkitApiAgent,
     WebApiAgent,
-    LookAgent {
+    LookAgent,
+    ApprovalAgent {
   readonly tree: KernelCaller["tree"] & {
     readonly options: Pick<TreeOptions, "hooks">;
   } & McpApiAgent["tree"] &
     ToolkitApiAgent["tree"] &
-    WebApiAgent["tree"];
+    WebApiAgent["tree"] &
+    ApprovalAgent["tree"];
   readonly scheduler: TreeOptions["scheduler"];
   readonly budget: Budget;
   readonly children: ChildManager;
@@ -56,6 +59,7 @@ export async function handleKernelCall(
   if (method.startsWith("web.")) return handleWebRequest(agent, method, raw);
   if (method.startsWith("look.")) return handleLookRequest(agent, method, raw);
   if (method.startsWith("toolkit.")) return handleToolkitRequest(agent, method, raw);
+  if (method === "approval.request") return handleApprovalRequest(agent, raw);
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");

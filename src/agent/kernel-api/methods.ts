@@ -47,6 +47,7 @@ export const KERNEL_METHODS = [
   "look.attach",
   "toolkit.file_edit",
   "toolkit.gates",
+  "approval.request",
 ] as const;
 
 type KernelMethod = (typeof KERNEL_METHODS)[number];

@@ -10,6 +10,7 @@ import { resolveSessionId, sessionsDir } from "../../session/index.js";
 
 export { agentsAction } from "./agents-list.js";
 
+import { LineApprovals } from "../approval-lines.js";
 import { EXIT } from "../exit-codes.js";
 import { ProgressRenderer } from "../render.js";
 import type { RunIo } from "../run.js";
@@ -165,7 +166,16 @@ export async function stopSession(home: string, id: string, io: RunIo): Promise<
  * session. A session that is not running shows its history; an interrupted one can be resumed.
  */
 async function attach(home: string, id: string, io: RunIo, json: boolean): Promise<number> {
-  const emit = printer(io, json);
+  const print = printer(io, json);
+  const approvals = new LineApprovals({
+    pending: async () => (await handle.call("approvals")).pending,
+    answer: async (rid, answer) => (await handle.call("approve", { id: rid, answer, from: "line" })).answered,
+    write: (text) => void io.stderr.write(text),
+  });
+  const emit = (event: AgentEvent) => {
+    print(event);
+    approvals.onEvent(event);
+  };
   const { handle, run } = follower(io, home, id, emit);
   if (!(await handle.connect())) {
     handle.replayJournal();
@@ -185,9 +195,16 @@ async function attach(home: string, id: string, io: RunIo, json: boolean): Promi
     if (interrupted ? /^n/i.test(answer) : !/^y/i.test(answer)) return EXIT.done;
     await handle.revive({ message: interrupted ? "Continue the task where you left off." : undefined });
   }
+  // A request waiting for a person is shown with its question; the next line typed answers it.
+  void approvals.refresh();
   const rl = createInterface({ input: process.stdin });
   rl.on("line", (text) => {
-    if (text.trim()) void handle.send(text).catch((e: Error) => io.stderr.write(`${e.message}\n`));
+    if (!text.trim()) return;
+    if (approvals.asking) {
+      void approvals.answerLine(text);
+      return;
+    }
+    void handle.send(text).catch((e: Error) => io.stderr.write(`${e.message}\n`));
   });
   rl.on("SIGINT", () => handle.close());
   await run();

@@ -54,7 +54,11 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
       rows.push([
         s.id,
         // A plan's progress (plan() in the kernel) beside the status: "running 2/5".
-        `${s.damaged ? "damaged" : s.status}${s.plan ? ` ${s.plan}` : ""}`,
+        s.damaged
+          ? "damaged"
+          : s.approvals && (s.status === "running" || s.status === "waiting")
+            ? "needs approval"
+            : `${s.status}${s.plan ? ` ${s.plan}` : ""}`,
         ago(s.created, now),
         ago(s.lastActivity, now),
         String(s.tokens),

@@ -20,6 +20,7 @@ export function stateOf(host: {
   pid: number;
   detached: boolean;
   plan?: string;
+  approvals?: number;
 }): SessionState {
   // Work before a resume included (the budget counts only what this process spent); null cost once any
   // call was unpriced.
@@ -40,6 +41,7 @@ export function stateOf(host: {
     pid: host.pid,
     pidStarted: startTimeOf(host.pid),
     detached: host.detached,
+    ...(host.approvals ? { approvals: host.approvals } : {}),
   };
 }
 

@@ -33,4 +33,6 @@ export interface SessionState {
    */
   pidStarted?: number;
   detached: boolean;
+  /** Requests of its kernels waiting for a person's answer (docs/sandbox.md, "Approvals"); absent: none. */
+  approvals?: number;
 }

@@ -115,7 +115,11 @@ export class NetProxy {
       return;
     }
     if (!allowed(rules, host, port)) {
-      refuse(client, 403, `relm sandbox: ${host}:${port} is not on the --allow-net list`);
+      refuse(
+        client,
+        403,
+        `relm sandbox: ${host}:${port} is not on the --allow-net list (from Python, request("net", reason, host=...) asks the user)`,
+      );
       return;
     }
     const upstream = connect({ host, port });

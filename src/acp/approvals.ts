@@ -1,0 +1,97 @@
+// Approvals over ACP (docs/sandbox.md, "Approvals"): a request of the session's kernels waiting for a
+// person becomes `session/request_permission` to the editor, with the reason and the exact command,
+// host, path or mode, and the editor's choice becomes the host's `approve` (from "acp"). An editor that
+// cannot answer (no such method) leaves the request waiting for another front end (`relm attach`).
+import type {
+  PermissionOption,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  ToolKind,
+} from "@agentclientprotocol/sdk";
+import {
+  type ApprovalReply,
+  type ApprovalView,
+  approvalQuestion,
+  askedFor,
+} from "../commands/approval-words.js";
+import type { HostCall } from "../host/protocol.js";
+
+const OPTIONS: PermissionOption[] = [
+  { optionId: "once", name: "Allow once", kind: "allow_once" },
+  { optionId: "session", name: "Allow for this session", kind: "allow_always" },
+  { optionId: "project", name: "Always allow in this project", kind: "allow_always" },
+  { optionId: "deny", name: "Deny", kind: "reject_once" },
+];
+
+const KINDS: Record<ApprovalView["kind"], ToolKind> = {
+  net: "fetch",
+  run: "execute",
+  write: "edit",
+  mode: "other",
+};
+
+export type PermissionAsker = (params: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
+
+/** The editor's question for one request. */
+function permissionRequest(sessionId: string, r: ApprovalView): RequestPermissionRequest {
+  return {
+    sessionId,
+    toolCall: {
+      toolCallId: `approval-${r.id}`,
+      title: askedFor(r),
+      kind: KINDS[r.kind],
+      status: "pending",
+      content: [{ type: "content", content: { type: "text", text: approvalQuestion(r) } }],
+      rawInput: {
+        request: r.kind,
+        reason: r.reason,
+        subject: r.subject,
+        ...(r.bytes !== undefined ? { bytes: r.bytes } : {}),
+      },
+      ...(r.kind === "write" ? { locations: [{ path: r.subject }] } : {}),
+    },
+    options: OPTIONS,
+  };
+}
+
+/** Asks the editor about each waiting request once; its choice answers the host. */
+export class AcpApprovals {
+  private readonly asked = new Set<string>();
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly call: HostCall,
+    private readonly ask: PermissionAsker,
+  ) {}
+
+  onEvent(event: { type: string }): void {
+    if (event.type === "approval_request") void this.refresh();
+  }
+
+  async refresh(): Promise<void> {
+    const pending = await this.call("approvals")
+      .then((r) => r.pending)
+      .catch(() => []);
+    for (const r of pending) {
+      if (this.asked.has(r.id)) continue;
+      this.asked.add(r.id);
+      void this.askOne(r);
+    }
+  }
+
+  private async askOne(r: ApprovalView): Promise<void> {
+    let response: RequestPermissionResponse;
+    try {
+      response = await this.ask(permissionRequest(this.sessionId, r));
+    } catch {
+      return; // the editor cannot answer: the request waits for another front end
+    }
+    const outcome = response.outcome;
+    // A cancelled prompt cancels its question: nothing is granted.
+    const reply: ApprovalReply =
+      outcome.outcome === "selected" && OPTIONS.some((o) => o.optionId === outcome.optionId)
+        ? (outcome.optionId as ApprovalReply)
+        : "deny";
+    await this.call("approve", { id: r.id, answer: reply, from: "acp" }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,163 @@
+// Which requests the lists answer without asking anyone (docs/sandbox.md, "Approvals"): config.json's
+// `approvals.allow` / `approvals.deny`, the project's "always" answers ($RELM_HOME/approvals.json) and
+// this session's "allow for this session" answers. The deny list wins over every allow list.
+import { realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ApprovalLists, ApprovalRules } from "../../config/approvals.js";
+import { ConfigError } from "../../config/errors.js";
+import type { PermissionMode } from "../../config/permission-mode.js";
+import { allowed, parseNetRule } from "../../kernel/sandbox/policy.js";
+import type { NetRule } from "../../kernel/sandbox/types.js";
+
+/** One request, as the host checked it (paths absolute, hosts lower-case). */
+export type ApprovalAsk =
+  | { kind: "net"; host: string; port?: number }
+  | { kind: "run"; cmd: string }
+  | { kind: "write"; path: string; bytes: number }
+  | { kind: "mode"; mode: PermissionMode };
+
+/**
+ * Shell syntax that chains or substitutes commands: a command holding any of it is never granted by a
+ * prefix rule (`git status; rm -rf ~` starts with `git status`), only by a rule equal to all of it.
+ */
+const SHELL_JOIN = /[;&|`$<>()\n\r\\]/;
+
+function words(cmd: string): string[] {
+  return cmd.trim().split(/\s+/).filter(Boolean);
+}
+
+/** `rule`'s words are the first words of `cmd`'s. */
+function prefixOf(rule: string, cmd: string): boolean {
+  const r = words(rule);
+  const c = words(cmd);
+  return r.length > 0 && r.length <= c.length && r.every((w, i) => w === c[i]);
+}
+
+/** The pieces of a command line a shell runs one by one (for the deny list: any of them matches). */
+function pieces(cmd: string): string[] {
+  return cmd
+    .split(/;|&&|\|\||\||&|\n|\r|`|\$\(|\)/)
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
+function commandAllowed(rules: readonly string[], cmd: string): boolean {
+  return rules.some((rule) =>
+    words(rule).join(" ") === words(cmd).join(" ") ? true : !SHELL_JOIN.test(cmd) && prefixOf(rule, cmd),
+  );
+}
+
+function commandDenied(rules: readonly string[], cmd: string): boolean {
+  return rules.some((rule) => [cmd, ...pieces(cmd)].some((piece) => prefixOf(rule, piece)));
+}
+
+/** `~/x` and project-relative rules made absolute. */
+function rulePath(rule: string, project: string): string {
+  const expanded = rule === "~" || rule.startsWith("~/") ? path.join(os.homedir(), rule.slice(1)) : rule;
+  return path.resolve(project, expanded);
+}
+
+function within(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/**
+ * `file` with its existing ancestors' symlinks resolved: a link inside an allowed folder that points
+ * elsewhere is matched where it leads.
+ */
+export function realTarget(file: string): string {
+  const missing: string[] = [];
+  let dir = path.resolve(file);
+  for (;;) {
+    try {
+      return path.join(realpathSync(dir), ...missing.reverse());
+    } catch {
+      const parent = path.dirname(dir);
+      if (parent === dir) return path.resolve(file);
+      missing.push(path.basename(dir));
+      dir = parent;
+    }
+  }
+}
+
+function pathMatches(rules: readonly string[], file: string, project: string): boolean {
+  return rules.some((rule) => {
+    const r = rulePath(rule, project);
+    return within(file, r) || within(file, realTarget(r));
+  });
+}
+
+function hostRules(rules: readonly string[]): NetRule[] {
+  return rules.map((r) => parseNetRule(r));
+}
+
+function hostMatches(rules: readonly string[], host: string, port: number | undefined): boolean {
+  const list = hostRules(rules);
+  // A request for every port of a host is matched only by a rule for every port.
+  return port === undefined
+    ? allowed(
+        list.filter((r) => r.port === undefined),
+        host,
+        1,
+      )
+    : allowed(list, host, port);
+}
+
+/** Whether one list of rules covers `ask` (modes are never on a list: a person or --approve auto decides). */
+export function rulesMatch(rules: ApprovalRules, ask: ApprovalAsk, project: string, deny = false): boolean {
+  switch (ask.kind) {
+    case "net":
+      return hostMatches(rules.hosts, ask.host, ask.port);
+    case "run":
+      return deny ? commandDenied(rules.commands, ask.cmd) : commandAllowed(rules.commands, ask.cmd);
+    case "write":
+      return pathMatches(rules.paths, ask.path, project);
+    case "mode":
+      return false;
+  }
+}
+
+/**
+ * What the lists say of `ask`: "deny" when the deny list covers it (whatever any allow list says),
+ * "allow" when an allow list does, else undefined (someone, or --approve, decides).
+ */
+export function listAnswer(
+  deny: ApprovalRules,
+  allows: readonly ApprovalRules[],
+  ask: ApprovalAsk,
+  project: string,
+): "allow" | "deny" | undefined {
+  if (rulesMatch(deny, ask, project, true)) return "deny";
+  return allows.some((rules) => rulesMatch(rules, ask, project)) ? "allow" : undefined;
+}
+
+/** The rule that grants exactly `ask` again ("allow for this session", "always for this project"). */
+export function ruleFor(ask: ApprovalAsk): { list: keyof ApprovalRules; rule: string } | undefined {
+  switch (ask.kind) {
+    case "net":
+      return { list: "hosts", rule: ask.port === undefined ? ask.host : `${ask.host}:${ask.port}` };
+    case "run":
+      return { list: "commands", rule: words(ask.cmd).join(" ") };
+    case "write":
+      return { list: "paths", rule: ask.path };
+    case "mode":
+      return undefined;
+  }
+}
+
+/** The host rules of config.json's lists checked now: a bad one is named with its file, not at a request. */
+export function checkLists(lists: ApprovalLists, where: string): void {
+  for (const side of ["allow", "deny"] as const) {
+    for (const host of lists[side].hosts) {
+      try {
+        parseNetRule(host);
+      } catch (error) {
+        throw new ConfigError(
+          `${where}: approvals.${side}.hosts: ${(error as Error).message.replace(/^--allow-net /, "")}`,
+        );
+      }
+    }
+  }
+}

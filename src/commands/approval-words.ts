@@ -1,0 +1,60 @@
+// How a request for approval reads to a person, and the words they answer it with: shared by every
+// front end that shows one (line mode, `relm attach`, the terminal UI's dialog, ACP, the MCP server),
+// so each shows exactly what will be acted on (docs/sandbox.md, "Approvals").
+
+/** A request as front ends get it (the `approvals` host method, the approval_request event). */
+export interface ApprovalView {
+  id: string;
+  kind: "net" | "run" | "write" | "mode";
+  reason: string;
+  subject: string;
+  requester: string;
+  bytes?: number;
+}
+
+export type ApprovalReply = "once" | "session" | "project" | "deny";
+
+/** What kind of thing is asked, without the thing: "reach this network host". */
+export function actionOf(r: Pick<ApprovalView, "kind" | "bytes">): string {
+  switch (r.kind) {
+    case "net":
+      return "reach this network host";
+    case "run":
+      return "run this command outside the sandbox";
+    case "write":
+      return `write ${r.bytes ?? 0} bytes to this file`;
+    case "mode":
+      return "switch the session to this permission mode";
+  }
+}
+
+/** What is asked, in words: "reach this network host: pypi.org:443". */
+export function askedFor(r: ApprovalView): string {
+  return `${actionOf(r)}: ${r.subject}`;
+}
+
+/** The question, one line: who asks what, and why. */
+export function approvalQuestion(r: ApprovalView): string {
+  return `The agent (${r.requester}) asks to ${askedFor(r)} — reason: ${r.reason}`;
+}
+
+/** The choices, labelled: allow once / allow for this session / always for this project / deny. */
+export const APPROVAL_CHOICES: readonly { reply: ApprovalReply; key: string; label: string }[] = [
+  { reply: "once", key: "y", label: "allow once" },
+  { reply: "session", key: "s", label: "allow for this session" },
+  { reply: "project", key: "p", label: "always for this project" },
+  { reply: "deny", key: "n", label: "deny" },
+];
+
+/** The answer a typed word gives, or undefined when the word is not one. */
+export function replyOf(word: string): ApprovalReply | undefined {
+  const w = word.trim().toLowerCase();
+  if (["y", "yes", "once", "allow", "a"].includes(w)) return "once";
+  if (["s", "session"].includes(w)) return "session";
+  if (["p", "project", "always"].includes(w)) return "project";
+  if (["n", "no", "deny", "d"].includes(w)) return "deny";
+  return undefined;
+}
+
+/** The hint under a question in a line-based front end. */
+export const REPLY_HINT = APPROVAL_CHOICES.map((c) => `${c.key} = ${c.label}`).join(", ");

@@ -1,0 +1,82 @@
+// Approvals in the terminal UI (docs/sandbox.md, "Approvals"): a request of the agent's kernel waiting
+// for a person opens a dialog that shows who asks, why, and exactly what (the command line, the host,
+// the path, the mode), with allow once / allow for this session / always for this project / deny. The
+// waiting list is the host's (`approvals`), asked again at each approval event and when the UI attaches,
+// so a request that waited while nobody was attached opens its dialog at `relm attach`.
+import {
+  APPROVAL_CHOICES,
+  type ApprovalReply,
+  type ApprovalView,
+  actionOf,
+} from "../commands/approval-words.js";
+import type { HostCall } from "../host/protocol.js";
+import { type DialogHost, pickFrom } from "./dialogs.js";
+
+interface ApprovalUi {
+  readonly dialogs: DialogHost;
+  /** The session's host; rejects when none is live. */
+  readonly call: HostCall;
+  note(text: string): void;
+}
+
+export class TuiApprovals {
+  private showing = false;
+  private again = false;
+
+  constructor(private readonly ui: ApprovalUi) {}
+
+  /** Every event the UI gets: approval events bring the dialog up (or take it down once answered). */
+  onEvent(event: { type: string }): void {
+    if (event.type === "approval_request") void this.refresh();
+  }
+
+  /** Shows a dialog for each waiting request, one at a time, oldest first. */
+  async refresh(): Promise<void> {
+    if (this.showing) {
+      this.again = true;
+      return;
+    }
+    this.showing = true;
+    try {
+      do {
+        this.again = false;
+        const pending = await this.ui
+          .call("approvals")
+          .then((r) => r.pending)
+          .catch(() => []);
+        for (const request of pending) await this.ask(request);
+      } while (this.again);
+    } finally {
+      this.showing = false;
+    }
+  }
+
+  private async ask(r: ApprovalView): Promise<void> {
+    const t = this.ui.dialogs.theme;
+    const text = [
+      `The agent${r.requester ? ` (${r.requester})` : ""} asks to ${actionOf(r)}:`,
+      "",
+      `  ${t.c.bold(r.subject)}`,
+      "",
+      `Reason given: ${r.reason}`,
+    ].join("\n");
+    const choice = await pickFrom(this.ui.dialogs, {
+      title: `Approval needed · ${r.kind}`,
+      text,
+      items: APPROVAL_CHOICES.map((c) => ({ value: c.reply, label: c.label })),
+      filterable: false,
+      // Enter on a dialog that appeared mid-typing must not grant anything.
+      initial: "deny",
+      hint: "↑↓ choose · enter answer · esc deny",
+    });
+    const reply: ApprovalReply = (choice as ApprovalReply | undefined) ?? "deny";
+    const answered = await this.ui
+      .call("approve", { id: r.id, answer: reply, from: "ui" })
+      .then((a) => a.answered)
+      .catch((e: Error) => {
+        this.ui.note(t.error(`✗ ${e.message}`));
+        return true;
+      });
+    if (!answered) this.ui.note(t.dim(`request ${r.id} was answered elsewhere`));
+  }
+}
