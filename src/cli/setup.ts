@@ -12,6 +12,7 @@ import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/conf
 import { ConfigError, UsageError } from "../config/errors.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
+import { untrustedNote } from "../config/project-trust.js";
 import { SessionClient } from "../host/client.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
@@ -23,6 +24,7 @@ import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { kernelUriOf } from "./doctor/kernel.js";
 import { limitsOf } from "./host-args.js";
+import { projectSteering, untrusted } from "./project-trust.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
 import { relmVersion } from "./version.js";
@@ -128,6 +130,10 @@ function prepareTree(
   const editorFile = resumeId ? editorMcpFile(config.home, resumeId) : undefined;
   if (editorFile && existsSync(editorFile) && !mcpFiles.includes(editorFile)) mcpFiles.push(editorFile);
   const mcp = loadMcpConfig(io.cwd, config.home, io.env, mcpFiles);
+  // Project files that steer the host are used once the user trusts them (docs/security.md); a front
+  // end that can ask has asked before this, so what is still untrusted is left out and said once.
+  const steering = projectSteering(io.cwd, config.home, io.env);
+  const waiting = untrusted(steering);
   const tree: TreeOptions = {
     client,
     home: config.home,
@@ -152,6 +158,7 @@ function prepareTree(
         : buildClient(config, model),
     sink: harness.sink,
     hooks: harness.hooks,
+    userHooks: { commands: [...config.hooks, ...steering.trustedHooks], env: io.env },
     sendToSession: (to, from, text, sandboxed) => sendToSession(config.home, to, from, text, sandboxed),
     compaction: config.compaction,
     mcp: { config: mcp, env: io.env },
@@ -162,6 +169,7 @@ function prepareTree(
     ...(mode.warning ? [mode.warning] : []),
     ...harness.warnings,
     ...subscriptionNotes(config, limits),
+    ...(waiting.length > 0 ? [untrustedNote(waiting)] : []),
   ];
   return { config, client, limits, tree, warnings };
 }

@@ -212,6 +212,13 @@ export const configFileSchema = fields(
     sandbox: v.optional(v.picklist(["off", "workspace", "strict"], 'must be "off", "workspace" or "strict"')),
     /** Where kernels run (`--kernel` overrides it): "local", "sandbox", "cmd:COMMAND", "ssh://host", ... */
     kernel: v.optional(text('must be a kernel URI such as "local", "ssh://host" or "cmd:COMMAND"')),
+    /** Commands run at points of a session (docs/hooks.md), in Claude Code's shape; checked by hooks.ts. */
+    hooks: v.optional(
+      v.custom<Record<string, unknown>>(
+        isPlainObject,
+        'must be an object of event names, e.g. {"Stop": [...]}',
+      ),
+    ),
     /** What a sandboxed kernel may connect to (`--allow-net` replaces it): ["HOST[:PORT]", ...] or ["*"]. */
     allowNet: v.optional(
       v.array(

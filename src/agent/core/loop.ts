@@ -51,6 +51,10 @@ export interface LoopContext {
   beforeModelCall?(): Promise<void>;
   /** Before the first cell of a turn: the file checkpoint. */
   beforeCells?(turn: number): Promise<void>;
+  /** Before each cell (PreToolUse hooks): a reason when the cell must not run, told to the model. */
+  beforeCell?(code: string): Promise<string | undefined>;
+  /** After each cell (PostToolUse hooks): its code and result. */
+  afterCell?(code: string, result: CellResult): Promise<void>;
   /** Set while a turn runs; aborted by interrupt(). */
   abort: AbortController;
 }
@@ -311,6 +315,12 @@ async function runToolCalls(
       continue;
     }
     await ctx.beforeCells?.(turn);
+    const refused = await ctx.beforeCell?.(parsed.code);
+    if (refused !== undefined) {
+      // Answered like any call not run: the model reads the hook's reason and can work around it.
+      answerSkipped(ctx, turn, [call], `not run: a PreToolUse hook blocked this cell: ${refused}`);
+      continue;
+    }
     ctx.log.record({ type: "cell", turn, callId: call.id, code: parsed.code });
     // Measured after the checkpoint, which took its own time.
     const left = ctx.budget.timeLeftMs();
@@ -318,6 +328,7 @@ async function runToolCalls(
     const result = await ctx.kernel.runCell(turn, call.id, parsed.code, deadline);
     ctx.conversation.sawCell(result);
     ctx.conversation.messages.push({ role: "tool", toolCallId: call.id, content: renderCellResult(result) });
+    await ctx.afterCell?.(parsed.code, result);
 
     const submission = ctx.takeSubmission();
     if (submission) {

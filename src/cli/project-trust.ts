@@ -1,0 +1,75 @@
+// Everything in the current project that steers the host and waits for the user's trust (docs/security.md,
+// "Project files"): the hooks file, the project's MCP servers, sub-agent specs that choose a kernel. Each
+// is found where its reader finds it and checked by config/project-trust.ts; `relm trust`, the session's
+// start (setup.ts) and the front ends' questions at start all read this one list.
+
+import { listSpecs } from "../agent/children/specs.js";
+import type { HookCommand } from "../config/hooks.js";
+import { projectRoot } from "../config/project-root.js";
+import {
+  approveItems,
+  hooksItem,
+  type ItemState,
+  type ProjectItem,
+  projectItemState,
+  specKernelItem,
+} from "../config/project-trust.js";
+import { updateTrust } from "../config/trust.js";
+import { loadMcpConfig, MCP_TRUST_KIND, readTrust } from "../mcp/index.js";
+
+interface SteeringItem {
+  readonly item: ProjectItem;
+  readonly state: ItemState;
+}
+
+export interface ProjectSteering {
+  readonly project: string;
+  readonly items: readonly SteeringItem[];
+  /** The project's hooks, when the user trusts its hooks file as it is now. */
+  readonly trustedHooks: readonly HookCommand[];
+}
+
+/** What the project in `cwd` asks relm to run, and what the user has approved of it. */
+export function projectSteering(cwd: string, home: string, env: NodeJS.ProcessEnv): ProjectSteering {
+  const project = projectRoot(cwd);
+  const store = readTrust(home);
+  const items: SteeringItem[] = [];
+  const add = (item: ProjectItem) => {
+    const state = projectItemState(store, project, item);
+    items.push({ item, state });
+    return state;
+  };
+  let trustedHooks: HookCommand[] = [];
+  const hooks = hooksItem(project);
+  if (hooks && add(hooks.item) === "approved") trustedHooks = hooks.commands;
+  for (const server of loadMcpConfig(cwd, home, env).servers) {
+    const key = server.approval;
+    if (!key || server.scope !== "project") continue;
+    add({
+      kind: MCP_TRUST_KIND,
+      name: server.name,
+      file: key.file,
+      runs: [key.declared],
+      sha256: key.sha256,
+    });
+  }
+  for (const spec of listSpecs(cwd))
+    if (spec.kernel !== undefined) add(specKernelItem(project, { ...spec, kernel: spec.kernel }));
+  return { project, items, trustedHooks };
+}
+
+/** The items not approved as they are now. */
+export function untrusted(steering: ProjectSteering): SteeringItem[] {
+  return steering.items.filter((i) => i.state !== "approved");
+}
+
+/** Approves these items of the project as they are now (trust.json, 0600). */
+export function trustItems(home: string, steering: ProjectSteering, items: readonly SteeringItem[]): void {
+  updateTrust(home, (store) =>
+    approveItems(
+      store,
+      steering.project,
+      items.map((i) => i.item),
+    ),
+  );
+}
