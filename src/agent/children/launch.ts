@@ -72,10 +72,11 @@ export function launchChild(
   const stop = parent.budget.check();
   if (stop) throw new KernelCallError(`rlm: ${stop.message}`, "budget");
   const spec = opts.spec ? tree.spec(opts.spec) : undefined;
-  if (spec && opts.kernel === undefined) requireTrustedSpecKernel(tree.options, spec);
   const client = tree.client(opts.model ?? spec?.model);
   const mode = childMode(parent, opts.mode, spec);
   const kernel = childKernel(opts.kernel, spec, tree.kernelPolicy(mode));
+  // A spec's kernel the sandbox allows is still the project's choice: used once the user trusts it.
+  if (spec && opts.kernel === undefined) requireTrustedSpecKernel(tree.options, spec);
   const id = newSessionId();
   const n = nextNumber();
   const name = opts.name ?? (spec ? `${spec.name}-${n}` : `child-${n}`);
