@@ -26,6 +26,7 @@ import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
 import { cycleMode } from "./mode-cycle.js";
+import { notificationWriter } from "./notify.js";
 import { Pastes } from "./pastes.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
@@ -208,7 +209,11 @@ export class App implements AppControl {
     return this.childLive.events(id);
   }
 
+  /** The terminal's notification for each new `notification` event (tui/notify.ts). */
+  private readonly notify = notificationWriter((bytes) => this.tui.terminal.write(bytes));
+
   onEvent(event: AgentEvent): void {
+    this.notify(event);
     this.childLive.apply(event);
     this.figures.apply(event);
     let changed = this.transcript.apply(event);
