@@ -29,8 +29,16 @@ export interface ProjectSteering {
   readonly trustedHooks: readonly HookCommand[];
 }
 
-/** What the project in `cwd` asks relm to run, and what the user has approved of it. */
-export function projectSteering(cwd: string, home: string, env: NodeJS.ProcessEnv): ProjectSteering {
+/**
+ * What the project in `cwd` asks relm to run, and what the user has approved of it; `userKernel`: the
+ * session's own --kernel, which a spec may name without approval.
+ */
+export function projectSteering(
+  cwd: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  userKernel?: string,
+): ProjectSteering {
   const project = projectRoot(cwd);
   const store = readTrust(home);
   const items: SteeringItem[] = [];
@@ -53,8 +61,10 @@ export function projectSteering(cwd: string, home: string, env: NodeJS.ProcessEn
       sha256: key.sha256,
     });
   }
+  // A spec naming the session's own --kernel chooses nothing the user did not (spec-trust.ts).
   for (const spec of listSpecs(cwd))
-    if (spec.kernel !== undefined) add(specKernelItem(project, { ...spec, kernel: spec.kernel }));
+    if (spec.kernel !== undefined && spec.kernel !== userKernel)
+      add(specKernelItem(project, { ...spec, kernel: spec.kernel }));
   return { project, items, trustedHooks };
 }
 

@@ -132,7 +132,7 @@ function prepareTree(
   const mcp = loadMcpConfig(io.cwd, config.home, io.env, mcpFiles);
   // Project files that steer the host are used once the user trusts them (docs/security.md); a front
   // end that can ask has asked before this, so what is still untrusted is left out and said once.
-  const steering = projectSteering(io.cwd, config.home, io.env);
+  const steering = projectSteering(io.cwd, config.home, io.env, target);
   const waiting = untrusted(steering);
   const tree: TreeOptions = {
     client,

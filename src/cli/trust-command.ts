@@ -101,3 +101,23 @@ export async function trustAction(io: RunIo, flags: TrustFlags): Promise<number>
   );
   return EXIT.done;
 }
+
+/**
+ * Line mode's question at start (a terminal only): the project's untrusted files, what each runs, and
+ * whether to trust them now; a "no" leaves them unused for this session, as headless.
+ */
+export async function askProjectTrust(
+  io: RunIo,
+  home: string,
+  ask: (question: string) => Promise<boolean>,
+): Promise<void> {
+  const steering = projectSteering(io.cwd, home, io.env);
+  const waiting = untrusted(steering);
+  if (waiting.length === 0) return;
+  io.stdout.write(`This project has files that steer relm, not trusted as they are now:\n`);
+  for (const line of describeSteering({ ...steering, items: waiting })) io.stdout.write(`  ${line}\n`);
+  if (await ask("Trust them (relm trust --revoke undoes it)?")) {
+    trustItems(home, steering, waiting);
+    io.stdout.write("Trusted.\n");
+  } else io.stdout.write("Not trusted: this session leaves them unused.\n");
+}

@@ -9,8 +9,13 @@ import { KernelCallError } from "../kernel-api/errors.js";
 import type { AgentSpec } from "./specs.js";
 
 /** Throws the refusal the cell reads when the spec's kernel is not approved as it is now. */
-export function requireTrustedSpecKernel(options: { cwd: string; home: string }, spec: AgentSpec): void {
+export function requireTrustedSpecKernel(
+  options: { cwd: string; home: string; kernel: { target?: string } },
+  spec: AgentSpec,
+): void {
   if (spec.kernel === undefined || spec.path.startsWith("harness entry")) return;
+  // The kernel the user gave this session (--kernel) is the user's choice, whoever names it again.
+  if (spec.kernel === options.kernel.target) return;
   const project = projectRoot(options.cwd);
   const item = specKernelItem(project, { ...spec, kernel: spec.kernel });
   let state: string;
