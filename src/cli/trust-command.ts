@@ -7,33 +7,15 @@
 import { relmHomeFrom } from "../config/config.js";
 import { HOOKS_TRUST_KIND, SPEC_KERNEL_TRUST_KIND } from "../config/project-trust.js";
 import { TrustStore, updateTrust } from "../config/trust.js";
-import { MCP_TRUST_KIND, printable } from "../mcp/index.js";
+import { describeSteering, projectSteering, trustItems, untrusted } from "../host/project-trust.js";
+import { MCP_TRUST_KIND } from "../mcp/index.js";
 import { EXIT } from "./exit-codes.js";
-import { type ProjectSteering, projectSteering, trustItems, untrusted } from "./project-trust.js";
 import type { RunIo } from "./run.js";
 
 interface TrustFlags {
   yes?: boolean;
   list?: boolean;
   revoke?: boolean;
-}
-
-const KIND_WORDS: Record<string, string> = {
-  [HOOKS_TRUST_KIND]: "hooks",
-  [MCP_TRUST_KIND]: "MCP server",
-  [SPEC_KERNEL_TRUST_KIND]: "agent spec kernel",
-};
-
-/** The listing: each item, its state and what it runs (escaped: a file's escape codes must not redraw it). */
-function describeSteering(steering: ProjectSteering): string[] {
-  const lines: string[] = [];
-  for (const { item, state } of steering.items) {
-    const kind = KIND_WORDS[item.kind] ?? item.kind;
-    const name = item.kind === HOOKS_TRUST_KIND ? "" : ` "${item.name}"`;
-    lines.push(printable(`${item.file}: ${kind}${name} — ${state}`));
-    for (const run of item.runs) lines.push(`    ${printable(run)}`);
-  }
-  return lines;
 }
 
 async function askYes(io: RunIo, question: string): Promise<boolean> {

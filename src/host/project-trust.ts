@@ -1,28 +1,30 @@
 // Everything in the current project that steers the host and waits for the user's trust (docs/security.md,
 // "Project files"): the hooks file, the project's MCP servers, sub-agent specs that choose a kernel. Each
 // is found where its reader finds it and checked by config/project-trust.ts; `relm trust`, the session's
-// start (setup.ts) and the front ends' questions at start all read this one list.
+// start (cli/setup.ts) and the front ends' questions at start (line mode, the terminal UI) read this list.
 
 import { listSpecs } from "../agent/children/specs.js";
 import type { HookCommand } from "../config/hooks.js";
 import { projectRoot } from "../config/project-root.js";
 import {
   approveItems,
+  HOOKS_TRUST_KIND,
   hooksItem,
   type ItemState,
   type ProjectItem,
   projectItemState,
+  SPEC_KERNEL_TRUST_KIND,
   specKernelItem,
 } from "../config/project-trust.js";
 import { updateTrust } from "../config/trust.js";
-import { loadMcpConfig, MCP_TRUST_KIND, readTrust } from "../mcp/index.js";
+import { loadMcpConfig, MCP_TRUST_KIND, printable, readTrust } from "../mcp/index.js";
 
 interface SteeringItem {
   readonly item: ProjectItem;
   readonly state: ItemState;
 }
 
-export interface ProjectSteering {
+interface ProjectSteering {
   readonly project: string;
   readonly items: readonly SteeringItem[];
   /** The project's hooks, when the user trusts its hooks file as it is now. */
@@ -82,4 +84,22 @@ export function trustItems(home: string, steering: ProjectSteering, items: reado
       items.map((i) => i.item),
     ),
   );
+}
+
+const KIND_WORDS: Record<string, string> = {
+  [HOOKS_TRUST_KIND]: "hooks",
+  [MCP_TRUST_KIND]: "MCP server",
+  [SPEC_KERNEL_TRUST_KIND]: "agent spec kernel",
+};
+
+/** The listing: each item, its state and what it runs (escaped: a file's escape codes must not redraw it). */
+export function describeSteering(steering: ProjectSteering): string[] {
+  const lines: string[] = [];
+  for (const { item, state } of steering.items) {
+    const kind = KIND_WORDS[item.kind] ?? item.kind;
+    const name = item.kind === HOOKS_TRUST_KIND ? "" : ` "${item.name}"`;
+    lines.push(printable(`${item.file}: ${kind}${name} — ${state}`));
+    for (const run of item.runs) lines.push(`    ${printable(run)}`);
+  }
+  return lines;
 }
