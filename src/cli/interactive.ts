@@ -21,6 +21,7 @@ import { resumeClaimed } from "./session-claim.js";
 import { buildClient, prepareSession, type SessionFlags } from "./setup.js";
 import { registerSlashCommands } from "./slash-commands.js";
 import { ensureWaker } from "./spawn-host.js";
+import { askProjectTrust } from "./trust-command.js";
 
 /** Line mode's start: a first message (`relm "task"`), and a saved session to continue (`--resume`). */
 interface InteractiveStart {
@@ -83,6 +84,12 @@ export async function interactive(
     const next = await lines.next();
     return next.done ? undefined : (next.value as string);
   };
+  // Project files that steer the host are used once trusted: a person at a terminal is asked now.
+  if (process.stdin.isTTY)
+    await askProjectTrust(io, config.home, async (question) => {
+      io.stdout.write(`${question} [y/N] `);
+      return /^y(es)?$/i.test(((await nextLine()) ?? "").trim());
+    });
   // The first message of `relm "task"` is handled as if it had been typed at the prompt.
   let first = start.task;
   const nextInput = async () => {

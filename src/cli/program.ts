@@ -12,6 +12,7 @@ import { checkRunFlags, withSpecFile } from "./run-flags.js";
 import { registerScheduleCommands } from "./schedules/command.js";
 import { registerCheckpointCommands } from "./sessions/checkpoints.js";
 import { registerSessionCommands } from "./sessions/command.js";
+import { registerTrustCommand } from "./trust-register.js";
 import { relmVersion } from "./version.js";
 import { registerWebCommand } from "./web-command.js";
 
@@ -202,6 +203,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerHarnessCommands(program, io, setExit);
   registerCheckpointCommands(program, io, setExit);
   registerMcpCommands(program, runIo, setExit);
+  registerTrustCommand(program, runIo, setExit);
   registerAcpCommand(program, runIo, setExit);
   registerMcpServeCommand(program, runIo, setExit);
   registerWebCommand(program, runIo, setExit);

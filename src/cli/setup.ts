@@ -15,7 +15,9 @@ import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/conf
 import { ConfigError, UsageError } from "../config/errors.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
+import { untrustedNote } from "../config/project-trust.js";
 import { SessionClient } from "../host/client.js";
+import { projectSteering, untrusted } from "../host/project-trust.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
@@ -131,6 +133,10 @@ function prepareTree(
   const editorFile = resumeId ? editorMcpFile(config.home, resumeId) : undefined;
   if (editorFile && existsSync(editorFile) && !mcpFiles.includes(editorFile)) mcpFiles.push(editorFile);
   const mcp = loadMcpConfig(io.cwd, config.home, io.env, mcpFiles);
+  // Project files that steer the host are used once the user trusts them (docs/security.md); a front
+  // end that can ask has asked before this, so what is still untrusted is left out and said once.
+  const steering = projectSteering(io.cwd, config.home, io.env, target);
+  const waiting = untrusted(steering);
   const tree: TreeOptions = {
     client,
     home: config.home,
@@ -155,6 +161,7 @@ function prepareTree(
         : buildClient(config, model),
     sink: harness.sink,
     hooks: harness.hooks,
+    userHooks: { commands: [...config.hooks, ...steering.trustedHooks], env: io.env },
     sendToSession: (to, from, text, sandboxed) => sendToSession(config.home, to, from, text, sandboxed),
     compaction: config.compaction,
     mcp: { config: mcp, env: io.env },
@@ -166,6 +173,7 @@ function prepareTree(
     ...(mode.warning ? [mode.warning] : []),
     ...harness.warnings,
     ...subscriptionNotes(config, limits),
+    ...(waiting.length > 0 ? [untrustedNote(waiting)] : []),
   ];
   return { config, client, limits, tree, warnings };
 }

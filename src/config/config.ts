@@ -4,6 +4,7 @@ import { type ApprovalLists, type ApprovalRules, emptyRules } from "./approvals.
 import { baseUrlProblem } from "./base-url.js";
 import { ConfigError, UsageError } from "./errors.js";
 import { relmHomeFrom } from "./home.js";
+import { type HookCommand, parseHooks } from "./hooks.js";
 import { type LearnSettings, parseLearnSection } from "./learn-config.js";
 import { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "./model-types.js";
 import {
@@ -79,6 +80,8 @@ export interface ResolvedConfig {
   learn: LearnSettings;
   /** config.json's `search` (the provider search() uses; its key never leaves the host). */
   search?: ConfigFile["search"];
+  /** config.json's `hooks`, checked (docs/hooks.md): the user's own, trusted. */
+  hooks: HookCommand[];
   /** config.json's `allowWeb`: hosts fetch() may reach; --allow-web adds to them. */
   allowWeb?: string[];
   /** config.json's `mode`: the permission mode when no flag or RELM_MODE names one (docs/sandbox.md). */
@@ -245,6 +248,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
     search: cfg.search,
+    hooks: parseHooks(cfg.hooks, configPath, "user"),
     allowWeb: cfg.allowWeb,
     mode: cfg.mode,
     sandbox: cfg.sandbox,

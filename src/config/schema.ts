@@ -227,6 +227,13 @@ export const configFileSchema = fields(
         deny: v.optional(approvalRulesSchema()),
       }),
     ),
+    /** Commands run at points of a session (docs/hooks.md), in Claude Code's shape; checked by hooks.ts. */
+    hooks: v.optional(
+      v.custom<Record<string, unknown>>(
+        isPlainObject,
+        'must be an object of event names, e.g. {"Stop": [...]}',
+      ),
+    ),
     /** What a sandboxed kernel may connect to (`--allow-net` replaces it): ["HOST[:PORT]", ...] or ["*"]. */
     allowNet: v.optional(
       v.array(

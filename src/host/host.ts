@@ -9,6 +9,7 @@ import { compactMemory, IdleCollector } from "./idle-gc.js";
 import { IdleTimers } from "./idle-timers.js";
 import { checkInbound, type Inbound, withVariablesNamed } from "./inbound.js";
 import { JournalIndex } from "./journal-index.js";
+import { notify, outcomeNotice, sessionEndHooks, sessionStartHooks } from "./notify.js";
 import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
@@ -205,6 +206,7 @@ export class SessionHost {
     this.server.serve(handlers);
     this.writeState();
     this.scheduler.reload();
+    await sessionStartHooks(this.options.session);
   }
 
   /** Feed every event of the tree here (the session's sink): indexes, publishes, tracks activity. */
@@ -333,6 +335,7 @@ export class SessionHost {
 
   /** What this process does last with the session, whether it exits or hands the session to a stub. */
   private async closeSession(stopped = false): Promise<void> {
+    await this.notices;
     this.scheduler.stop();
     this.collector.stop();
     // Nobody can answer once the session closes: a request still waiting is refused (and journaled so).
@@ -340,6 +343,10 @@ export class SessionHost {
     await this.options.session.hooks?.closing?.(stopped); // a background replay check ends first
     // The session's work is complete here: the last chance to judge edits with it before it closes.
     this.judge();
+    await sessionEndHooks(
+      this.options.session,
+      stopped ? "stopped" : this.status === "done" ? "done" : "exit",
+    );
     await this.options.session.close();
   }
 
@@ -374,6 +381,8 @@ export class SessionHost {
   }
 
   private waiting: ((outcome: AutonomousOutcome) => void)[] = [];
+  /** Notifications of ended turns, in order; the session closes after them. */
+  private notices: Promise<void> = Promise.resolve();
 
   /**
    * The work can be judged here: the session's hooks give verdicts on harness edits (docs/harness.md,
@@ -393,6 +402,12 @@ export class SessionHost {
   }
 
   private afterTurn(outcome: AutonomousOutcome): void {
+    // Heard wherever the person is: the terminal UI's notification, the Notification hooks.
+    const notice = outcomeNotice(outcome, this.options.title);
+    if (notice && !this.stopping)
+      this.notices = this.notices
+        .then(() => notify(this.session, notice.kind, notice.text))
+        .catch(() => undefined);
     this.turn = undefined;
     this.options.session.interruptNextRun = false;
     for (const done of this.waiting.splice(0)) done(outcome);

@@ -377,6 +377,25 @@ export type JournalBody =
   | { type: "final"; text: string; spent: SpendRecord }
   /** Something the person should fix that did not stop the session (a SKILL.md left out). */
   | { type: "warning"; message: string }
+  /** One run of a user's hook (docs/hooks.md): which event, which command, how it ended. */
+  | {
+      type: "hook";
+      event: string;
+      command: string;
+      source: "user" | "project";
+      /** null: killed, timed out or could not start. */
+      exit: number | null;
+      durationMs: number;
+      /** It blocked what it ran before (a cell, a prompt) or asked a stopping agent to go on. */
+      blocked?: boolean;
+      timedOut?: boolean;
+    }
+  /**
+   * Something the person should hear about even when away (docs/hooks.md, "Notifications"): the work
+   * finished or failed, a budget stopped it, an approval waits. Emitted by the session host; an attached
+   * terminal UI shows it as the terminal's notification, the Notification hook always runs.
+   */
+  | { type: "notification"; kind: "done" | "failed" | "approval" | "budget"; text: string }
   | { type: "error"; message: string }
   | { type: "interrupted"; reason: string };
 

@@ -30,6 +30,7 @@ import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
 import { loginInSession } from "./login.js";
 import { cycleMode } from "./mode-cycle.js";
+import { notificationWriter } from "./notify.js";
 import { leftForOthers } from "./other-clients.js";
 import { Pastes } from "./pastes.js";
 import { PlanPanel } from "./plan-panel.js";
@@ -240,8 +241,12 @@ export class App implements AppControl {
     });
   })();
 
+  /** The terminal's notification for each new `notification` event (tui/notify.ts). */
+  private readonly notify = notificationWriter((bytes) => this.tui.terminal.write(bytes));
+
   onEvent(event: AgentEvent): void {
     this.approvals.onEvent(event);
+    this.notify(event);
     this.childLive.apply(event);
     this.figures.apply(event);
     let changed = this.transcript.apply(event);

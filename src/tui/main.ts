@@ -23,6 +23,7 @@ import { DEFAULT_PASTE_THRESHOLD } from "./pastes.js";
 import { pickSession } from "./slash-session.js";
 import { makeTheme } from "./theme.js";
 import { startTheme } from "./theme-choice.js";
+import { askProjectTrustDialog } from "./trust-dialog.js";
 
 /** What the UI opens with. */
 export interface TuiStart {
@@ -187,6 +188,8 @@ async function opening(
   }
   await highlighter;
   try {
+    // Project files that steer the host are used once trusted: asked before any session starts here.
+    await askProjectTrustDialog(app);
     if (start.task) await app.submit(start.task);
     else if (start.continueLast) {
       // The one worked on last (not the one started last): what "continue" means to a person.

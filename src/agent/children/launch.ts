@@ -1,5 +1,6 @@
 // Starting a child agent: the checks (depth, budget), its spec, model and kernel, its id and name, the
 // `child_spawned` line of the parent's journal, and the agent itself; and the inputs Python packs for it.
+
 import { join } from "node:path";
 import { modeNamed, type PermissionMode } from "../../config/permission-mode.js";
 import { sandboxUnavailable } from "../../kernel/sandbox/index.js";
@@ -13,6 +14,7 @@ import {
   sandboxRefusal,
 } from "../kernel-api/kernel-target.js";
 import { handoffPickle } from "./handoff-files.js";
+import { requireTrustedSpecKernel } from "./spec-trust.js";
 import type { AgentSpec } from "./specs.js";
 import type { ChildAgent, ParentAgent } from "./types.js";
 
@@ -73,6 +75,8 @@ export function launchChild(
   const client = tree.client(opts.model ?? spec?.model);
   const mode = childMode(parent, opts.mode, spec);
   const kernel = childKernel(opts.kernel, spec, tree.kernelPolicy(mode));
+  // A spec's kernel the sandbox allows is still the project's choice: used once the user trusts it.
+  if (spec && opts.kernel === undefined) requireTrustedSpecKernel(tree.options, spec);
   const id = newSessionId();
   const n = nextNumber();
   const name = opts.name ?? (spec ? `${spec.name}-${n}` : `child-${n}`);

@@ -1,5 +1,6 @@
 import type { TurnOutcome } from "../core/loop.js";
 import { asRecord, KernelCallError, optionalString, requiredString } from "../kernel-api/errors.js";
+import { hookOrigin } from "../user-hooks/points.js";
 import { type LaunchedChild, type LaunchOptions, launchChild, packedVariables } from "./launch.js";
 import { mapChildren } from "./map.js";
 import { type ChildReply, EndedChild, finishedRecord, RetiredParent, replyFor } from "./result.js";
@@ -195,12 +196,17 @@ export class ChildManager {
   /** Runs the child's task to its end, then hands its reply back and lets the child go. */
   private async supervise(record: ChildRecord, task: string): Promise<ChildReply> {
     let outcome: TurnOutcome;
+    const hooks = this.parent.tree.userHooks;
+    const origin = hookOrigin(this.parent);
+    const about = { agent_id: record.id, agent_name: record.name, task };
+    await hooks?.fire("SubagentStart", origin, about, record.name);
     try {
       outcome = await record.agent.run(task);
     } catch (error) {
       outcome = { status: "error", message: error instanceof Error ? error.message : String(error) };
     }
     const reply = replyFor(record.id, outcome, () => record.agent.lastOutput());
+    await hooks?.fire("SubagentStop", origin, { ...about, status: reply.status }, record.name);
     await record.agent.close().catch(() => {});
     record.status = reply.status;
     record.reply = reply;

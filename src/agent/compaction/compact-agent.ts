@@ -22,6 +22,8 @@ interface CompactionTarget {
   record(body: JournalBody): unknown;
   liveVariables(): Promise<string[]>;
   filesTouched(): Promise<string[]>;
+  /** Once it is decided that a compaction runs (PreCompact hooks). */
+  beforeCompaction?(): Promise<void>;
 }
 
 /** What a compaction did; `skipped` when a summary would not have made the prompt smaller. */
@@ -49,6 +51,7 @@ async function compactConversation(
   }
   const stop = host.budget.check();
   if (stop) return { compacted: false, message: stop.message };
+  await host.beforeCompaction?.();
   let admission: Admission | undefined;
   const started = Date.now();
   try {
@@ -157,6 +160,8 @@ export interface CompactingAgent {
   readonly hooks: Pick<RootHooks, "atCompaction"> | undefined;
   /** Lessons applied since its last request: a prompt rebuilt with the harness says them already. */
   readonly lessons: { clear(): void };
+  /** The user's PreCompact hooks (docs/hooks.md); `trigger`: "manual" for /compact, else "auto". */
+  readonly preCompact?: (trigger: "auto" | "manual") => Promise<void>;
 }
 
 /**
@@ -175,6 +180,7 @@ export async function compactAgent(agent: CompactingAgent, force: boolean): Prom
       record: (b) => agent.log.record(b),
       liveVariables: () => agent.kernel.variableNames(),
       filesTouched: () => agent.checkpoints?.filesTouched() ?? Promise.resolve([]),
+      beforeCompaction: async () => agent.preCompact?.(force ? "manual" : "auto"),
     },
     tree.options.compaction ?? {},
     conversation.contextTokens,

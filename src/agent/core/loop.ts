@@ -51,11 +51,14 @@ export interface LoopContext {
   beforeModelCall?(): Promise<void>;
   /** Before the first cell of a turn: the file checkpoint. */
   beforeCells?(turn: number): Promise<void>;
+  /** Before each cell (PreToolUse hooks): a reason when the cell must not run, told to the model. */
+  beforeCell?(code: string): Promise<string | undefined>;
   /**
-   * After each cell: a mode switch a person approved during it (request('mode', ...)) happens here,
-   * once the cell has ended; what it did is added to the cell's result.
+   * After each cell: the PostToolUse hooks see its code and result, and a mode switch a person approved
+   * during it (request('mode', ...)) happens here, once the cell has ended; text returned is added to
+   * the cell's result.
    */
-  afterCell?(): Promise<string | undefined>;
+  afterCell?(code: string, result: CellResult): Promise<string | undefined>;
   /** Set while a turn runs; aborted by interrupt(). */
   abort: AbortController;
 }
@@ -316,6 +319,12 @@ async function runToolCalls(
       continue;
     }
     await ctx.beforeCells?.(turn);
+    const refused = await ctx.beforeCell?.(parsed.code);
+    if (refused !== undefined) {
+      // Answered like any call not run: the model reads the hook's reason and can work around it.
+      answerSkipped(ctx, turn, [call], `not run: a PreToolUse hook blocked this cell: ${refused}`);
+      continue;
+    }
     ctx.log.record({ type: "cell", turn, callId: call.id, code: parsed.code });
     // Measured after the checkpoint, which took its own time.
     const left = ctx.budget.timeLeftMs();
@@ -323,7 +332,7 @@ async function runToolCalls(
     const result = await ctx.kernel.runCell(turn, call.id, parsed.code, deadline);
     ctx.conversation.sawCell(result);
     const content = renderCellResult(result);
-    const after = await ctx.afterCell?.();
+    const after = await ctx.afterCell?.(parsed.code, result);
     if (after) content.push({ type: "text", text: after });
     ctx.conversation.messages.push({ role: "tool", toolCallId: call.id, content });
 

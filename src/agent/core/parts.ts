@@ -16,6 +16,7 @@ import { settleKernelFacts } from "../kernel-api/kernel-facts.js";
 import { startedEvent } from "../kernel-api/mcp.js";
 import { McpWarmer } from "../kernel-api/mcp-warm.js";
 import { LessonInbox } from "../lessons.js";
+import { hookOrigin } from "../user-hooks/points.js";
 import { restoredSinceLastCheckpoint, SessionCheckpoints } from "./checkpoints.js";
 import { Conversation } from "./conversation.js";
 import type { EventSink } from "./events.js";
@@ -173,7 +174,13 @@ export function assembleAgent(
     checkpoints,
     hooks,
   };
-  const compaction: CompactingAgent = shared;
+  const compaction: CompactingAgent = {
+    ...shared,
+    preCompact: async (trigger) => {
+      const origin = hookOrigin({ id: params.id, dir: params.dir, tree, record });
+      await tree.userHooks?.fire("PreCompact", origin, { trigger }, trigger);
+    },
+  };
   const turns = new TurnRunner({
     ...shared,
     state,

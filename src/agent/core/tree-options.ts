@@ -1,5 +1,6 @@
 // What an agent tree is made with (tree.ts): apart from the tree, so that the modules the tree is built
 // from (sandbox.ts) can name it without importing the tree.
+import type { HookCommand } from "../../config/hooks.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { McpConfig } from "../../mcp/index.js";
 import type { ApprovalSettings } from "../approvals/broker.js";
@@ -39,6 +40,11 @@ export interface TreeOptions {
   relmVersion: string;
   /** What a plugin attaches to the tree (src/agent/hooks.ts): the self-refining harness, src/learning/. */
   hooks?: TreeHooks;
+  /**
+   * The user's hooks (docs/hooks.md): config.json's, and the project's `.relm/hooks.json` once the user
+   * trusted it; `env` is what the user's own run with (project hooks of a sandboxed session get the kernels').
+   */
+  userHooks?: { commands: readonly HookCommand[]; env: NodeJS.ProcessEnv };
   /**
    * The configured MCP servers (src/mcp/config.ts) and the environment their processes start from
    * (secret-looking names are removed; each server's own `env` is added). None starts before a call.

@@ -14,6 +14,7 @@ import { renderMcpBlock } from "../kernel-api/mcp-prompt.js";
 import { renderToolkitBlock } from "../kernel-api/toolkit-prompt.js";
 import { type Lesson, LessonBoard } from "../lessons.js";
 import { Permissions } from "../permissions.js";
+import { UserHooks } from "../user-hooks/hooks.js";
 import type { EventSink } from "./events.js";
 import { findAgentsMd } from "./prompt.js";
 import {
@@ -62,6 +63,8 @@ export class AgentTree {
   readonly permissions: Permissions;
   /** The kernels' requests for more than the mode allows, and their answers (approvals/broker.ts). */
   readonly approvals: Approvals;
+  /** The user's hooks (docs/hooks.md); undefined when none is configured. */
+  readonly userHooks: UserHooks | undefined;
 
   constructor(
     readonly options: TreeOptions,
@@ -86,6 +89,20 @@ export class AgentTree {
     this.clients.set(options.client.model, options.client);
     this.defaultClient = options.client;
     this.promptSection = options.hooks?.prompt?.block;
+    const hooks = options.userHooks;
+    if (hooks && hooks.commands.length > 0)
+      this.userHooks = new UserHooks({
+        commands: hooks.commands,
+        cwd: options.cwd,
+        env: hooks.env,
+        // Project hooks of a sandboxed mode run in its sandbox, as its gates do (the mode's now).
+        confinement: async () => {
+          const launcher = await this.kernelLauncher();
+          if (!launcher) return undefined;
+          const { wrap, env } = confinedGates(launcher, options.kernel);
+          return { wrap: wrap as NonNullable<typeof wrap>, env: env ?? {} };
+        },
+      });
     const mcp = options.mcp;
     if (mcp && mcp.config.servers.length > 0) {
       const marker = options.kernel.env[KERNEL_MARKER];

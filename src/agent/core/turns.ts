@@ -5,6 +5,8 @@ import { contextWindow } from "../compaction/messages.js";
 import type { AgentKernel } from "../kernel-api/kernel.js";
 import type { McpWarmer } from "../kernel-api/mcp-warm.js";
 import type { LessonInbox } from "../lessons.js";
+import { afterCellHooks, beforeCellHooks, hookOrigin } from "../user-hooks/points.js";
+import { stopHooks, userPromptHooks } from "../user-hooks/stop.js";
 import type { SessionCheckpoints } from "./checkpoints.js";
 import type { Conversation } from "./conversation.js";
 import type { AgentLog } from "./log.js";
@@ -92,7 +94,13 @@ export class TurnRunner {
     this.parts.mcpWarmer?.reset();
     state.running = true;
     try {
-      const outcome = await runTurn(ctx, userText);
+      const origin = this.hookOrigin();
+      const hooks = origin.agentId === undefined ? this.parts.tree.userHooks : undefined;
+      const prompt = await userPromptHooks(hooks, origin, message);
+      if (prompt.blocked !== undefined) return prompt.blocked;
+      const first = await runTurn(ctx, prompt.context ? `${userText}\n\n${prompt.context}` : userText);
+      // The root stops: Stop hooks may send it back to work, a few times at most.
+      const outcome = await stopHooks(hooks, origin, first, (text) => runTurn(ctx, text));
       // An interrupted turn ends once its sub-agents are gone too (kernels closed, ends journaled).
       if (outcome.status === "interrupted") await this.parts.children.closeAll(outcome.reason);
       return outcome;
@@ -143,8 +151,17 @@ export class TurnRunner {
         await checkpoints?.beforeCells(turn);
       },
       onToolCallDelta: (index, delta) => mcpWarmer?.push(index, delta),
-      afterCell: () => tree.approvals.afterCell(id),
+      beforeCell: (code) => beforeCellHooks(tree.userHooks, this.hookOrigin(), code),
+      afterCell: async (code, result) => {
+        await afterCellHooks(tree.userHooks, this.hookOrigin(), code, result);
+        return tree.approvals.afterCell(id);
+      },
     };
+  }
+
+  private hookOrigin() {
+    const { id, dir, tree, log } = this.parts;
+    return hookOrigin({ id, dir, tree, record: (body) => log.record(body) });
   }
 
   /** Stops the model stream and interrupts the running cell; the turn ends as "interrupted". */

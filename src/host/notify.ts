@@ -1,0 +1,68 @@
+// What the session host tells the user's hooks and the person (docs/hooks.md): SessionStart when a host
+// takes the session up, SessionEnd when it puts it down, and a `notification` event (journaled, so an
+// attached terminal UI shows it as the terminal's own notification and a detached session's log keeps
+// it) followed by the Notification hook when the work finished, failed or hit a budget. The approval
+// flow emits `notify(session, "approval", …)` the same way.
+
+import type { AgentSession } from "../agent/core/session.js";
+import type { AutonomousOutcome } from "../agent/gates/autonomy.js";
+import { hookOrigin } from "../agent/user-hooks/points.js";
+import { firstLine } from "../config/text.js";
+import { failureReason } from "./turn-words.js";
+
+type NotificationKind = "done" | "failed" | "approval" | "budget";
+
+function originOf(session: AgentSession) {
+  return hookOrigin({
+    id: session.id,
+    dir: session.dir,
+    tree: session.tree,
+    record: (body) => session.record(body),
+  });
+}
+
+/** SessionStart: "resume" when the session was made by an earlier process (a revived or resumed host). */
+export async function sessionStartHooks(session: AgentSession): Promise<void> {
+  const hooks = session.tree.userHooks;
+  if (!hooks?.has("SessionStart")) return;
+  const created = Date.parse(session.journal.header.created);
+  const source = created < performance.timeOrigin ? "resume" : "startup";
+  await hooks.fire("SessionStart", originOf(session), { source }, source);
+}
+
+/** SessionEnd: why this host lets the session go ("stopped", "done", "idle"). */
+export async function sessionEndHooks(session: AgentSession, reason: string): Promise<void> {
+  const hooks = session.tree.userHooks;
+  if (!hooks?.has("SessionEnd")) return;
+  await hooks.fire("SessionEnd", originOf(session), { reason }, reason);
+}
+
+/** Journals a notification (front ends show it) and runs the Notification hooks with it. */
+export async function notify(session: AgentSession, kind: NotificationKind, text: string): Promise<void> {
+  session.record({ type: "notification", kind, text });
+  await session.tree.userHooks?.fire(
+    "Notification",
+    originOf(session),
+    { notification_type: kind, message: text, title: "relm" },
+    kind,
+  );
+}
+
+/** The notification a finished turn (or autonomous run) deserves; none for an interrupt or a pause. */
+export function outcomeNotice(
+  outcome: AutonomousOutcome,
+  title: string,
+): { kind: NotificationKind; text: string } | undefined {
+  const name = title ? `"${firstLine(title, 60)}"` : "session";
+  switch (outcome.status) {
+    case "done":
+      return { kind: "done", text: `${name} finished: ${firstLine(outcome.text, 120) || "done"}` };
+    case "budget":
+      return { kind: "budget", text: `${name} stopped at a budget: ${outcome.stop.message}` };
+    case "error":
+    case "gates_failing":
+      return { kind: "failed", text: `${name} failed: ${firstLine(failureReason(outcome), 160)}` };
+    default:
+      return undefined;
+  }
+}
