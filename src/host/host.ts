@@ -9,7 +9,7 @@ import { compactMemory, IdleCollector } from "./idle-gc.js";
 import { IdleTimers } from "./idle-timers.js";
 import { checkInbound, type Inbound, withVariablesNamed } from "./inbound.js";
 import { JournalIndex } from "./journal-index.js";
-import { notify, outcomeNotice, sessionEndHooks, sessionStartHooks } from "./notify.js";
+import { approvalNotifier, notify, outcomeNotice, sessionEndHooks, sessionStartHooks } from "./notify.js";
 import { hostLogPath } from "./paths.js";
 import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
@@ -20,8 +20,9 @@ import { RunningOutput } from "./running-output.js";
 import { kernelScheduler } from "./schedules/kernel-calls.js";
 import { Scheduler } from "./schedules/scheduler.js";
 import { SessionServer } from "./server.js";
-import { type SessionState, type SessionStatus, stateOf, writeState } from "./states/state.js";
-import { UsageTally } from "./states/tree-usage.js";
+import { StateBoard } from "./states/board.js";
+import type { SessionStatus } from "./states/state.js";
+import type { UsageTally } from "./states/tree-usage.js";
 import { failureReason, titleOf } from "./turn-words.js";
 
 export interface HostOptions {
@@ -58,29 +59,22 @@ export class SessionHost {
   /** Who the socket's clients are: code inside a kernel may not act as the person (docs/sessions.md). */
   private peers: PeerIdentifier | undefined;
   private readonly index: JournalIndex;
+  /** state.json: what `relm agents` lists (states/board.ts). */
+  private readonly board: StateBoard;
   private readonly queue: Inbound[] = [];
   private turn: Promise<AutonomousOutcome> | undefined;
-  private status: SessionStatus = "idle";
-  private reason: string | undefined;
   private stopping = false;
   private readonly idleTimers: IdleTimers;
-  private stateTimer: NodeJS.Timeout | undefined;
-  private lastActivity = new Date().toISOString();
-  private readonly created: string;
   private resolveExit: ((outcome: AutonomousOutcome | undefined) => void) | undefined;
   /** Resolves when the host has stopped (idle exit, stop request, or its work ended in the foreground). */
   readonly exited: Promise<AutonomousOutcome | undefined>;
   private lastOutcome: AutonomousOutcome | undefined;
   readonly scheduler: Scheduler;
   private readonly collector = new IdleCollector();
-  /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
-  readonly usage: UsageTally;
-  /** The root's plan() progress ("2/5"), for state.json. */
-  private plan: string | undefined;
   private readonly commands: HostCommands;
-  /** What clients are sent: every event, live pieces too, redacted of the session's secrets. */
   /** The running cell's output so far, for clients that attach mid-cell. */
   private readonly runningOutput = new RunningOutput();
+  /** What clients are sent: every event, live pieces too, redacted of the session's secrets. */
   private readonly published = new RedactedEvents((event) => {
     this.runningOutput.note(event);
     this.server?.publish(event);
@@ -90,15 +84,13 @@ export class SessionHost {
   /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
   private attachedClients = 0;
   /** Requests of the tree's kernels waiting for a person's answer. */
-  private waitingApprovals = 0;
   /** Set while the host waits for its first client (firstClient). */
   private onFirstClient: (() => void) | undefined;
 
   constructor(private readonly options: HostOptions) {
     this.index = new JournalIndex(options.session.journal.path);
     this.index.scan();
-    this.usage = UsageTally.ofTree(options.session.dir);
-    this.created = options.session.journal.header.created;
+    this.board = new StateBoard(options.session, options);
     this.published.use(options.session.tree.options.secrets);
     this.scheduler = new Scheduler(options.home, options.session.id, (from, text) =>
       this.deliver({ from, text }),
@@ -114,14 +106,16 @@ export class SessionHost {
       this.resolveExit = resolve;
     });
     // A request waiting for a person shows in `relm agents` ("needs approval") until it is answered.
+    const announce = approvalNotifier(options.session);
     options.session.tree.approvals.onChange((pending) => {
-      this.waitingApprovals = pending.length;
-      this.writeState();
+      this.board.waitingApprovals = pending.length;
+      this.board.write();
+      announce(pending);
     });
     this.commands = new HostCommands(this);
     this.handlers = {
       ...this.commands.handlers,
-      status: () => this.snapshotState(),
+      status: () => this.board.snapshot(),
       message: (p) => {
         this.options.session.record({ type: "message", from: p.from, to: this.id, text: p.text });
         this.deliver({ from: p.from, text: p.text });
@@ -159,12 +153,17 @@ export class SessionHost {
     return this.options.cwd;
   }
 
+  /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
+  get usage(): UsageTally {
+    return this.board.usage;
+  }
+
   get currentStatus(): SessionStatus {
-    return this.status;
+    return this.board.status;
   }
 
   get statusReason(): string | undefined {
-    return this.reason;
+    return this.board.reason;
   }
 
   /** A turn (or an autonomous run of turns) is in progress. */
@@ -204,7 +203,7 @@ export class SessionHost {
     };
     this.server = bound ?? (await SessionServer.listen(this.options.home, this.id));
     this.server.serve(handlers);
-    this.writeState();
+    this.board.write();
     this.scheduler.reload();
     await sessionStartHooks(this.options.session);
   }
@@ -213,18 +212,7 @@ export class SessionHost {
   onEvent(event: AgentEvent): void {
     if ("n" in event && !event.agent) this.index.note(event.n, this.options.session.journal.byteLength);
     this.published.sink(event);
-    this.usage.add(event as { type: string });
-    this.lastActivity = new Date().toISOString();
-    if (event.type === "child_spawned" && !event.agent) this.setStatus("waiting");
-    if (event.type === "model_request" && !event.agent && this.status === "waiting")
-      this.setStatus("running");
-    if (event.type === "model_response" && !event.agent) this.scheduleStateWrite();
-    if (event.type === "plan" && !event.agent) {
-      // `relm agents` shows the plan's progress (n/m).
-      const done = event.steps.filter((s) => s.status === "done").length;
-      this.plan = event.steps.length > 0 ? `${done}/${event.steps.length}` : undefined;
-      this.scheduleStateWrite();
-    }
+    this.board.noteEvent(event);
   }
 
   /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
@@ -299,7 +287,7 @@ export class SessionHost {
 
   /** Waits for work (a resumed session whose last turn had ended). */
   idle(): void {
-    this.setStatus("idle");
+    this.board.set("idle");
     if (this.options.detached) this.armIdleTimers();
   }
 
@@ -311,7 +299,7 @@ export class SessionHost {
     if (this.turn) {
       this.options.session.cancel(reason);
       await this.turn.catch(() => undefined);
-      this.setStatus("interrupted", reason);
+      this.board.set("interrupted", reason);
     }
     await this.shutdown(true);
   }
@@ -327,9 +315,9 @@ export class SessionHost {
 
   private async shutdown(stopped = false): Promise<void> {
     // Nobody serves it any more: a session that was waiting for more work is finished.
-    if (this.status === "idle") this.status = "done";
+    if (this.board.status === "idle") this.board.status = "done";
     await this.closeSession(stopped);
-    this.writeState();
+    this.board.write();
     await this.shutdownServer();
   }
 
@@ -345,7 +333,7 @@ export class SessionHost {
     this.judge();
     await sessionEndHooks(
       this.options.session,
-      stopped ? "stopped" : this.status === "done" ? "done" : "exit",
+      stopped ? "stopped" : this.board.status === "done" ? "done" : "exit",
     );
     await this.options.session.close();
   }
@@ -366,7 +354,7 @@ export class SessionHost {
       .join("\n\n");
     this.clearTimers();
     this.collector.busy();
-    this.setStatus("running");
+    this.board.set("running");
     const autonomy = this.options.autonomy;
     // run_tests() in the kernels falls back to the gates when the project names no test command.
     this.options.session.tree.gates = autonomy?.gates ?? [];
@@ -412,10 +400,10 @@ export class SessionHost {
     this.options.session.interruptNextRun = false;
     for (const done of this.waiting.splice(0)) done(outcome);
     this.lastOutcome = outcome;
-    if (outcome.status === "done") this.setStatus("idle");
-    else if (outcome.status === "interrupted") this.setStatus("interrupted", outcome.reason);
-    else if (outcome.status === "stalled") this.setStatus("idle", `paused: ${outcome.report}`);
-    else this.setStatus("failed", failureReason(outcome));
+    if (outcome.status === "done") this.board.set("idle");
+    else if (outcome.status === "interrupted") this.board.set("interrupted", outcome.reason);
+    else if (outcome.status === "stalled") this.board.set("idle", `paused: ${outcome.report}`);
+    else this.board.set("failed", failureReason(outcome));
     // Messages that arrived too late for the turn that just ended start the next one.
     for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
     if (this.queue.length > 0 && !this.stopping) this.pump();
@@ -495,12 +483,12 @@ export class SessionHost {
     );
     if (pid === undefined) {
       // No stub: the host exits as at its idle deadline (send, attach or a tick revive it).
-      this.status = "done";
-      this.writeState();
+      this.board.status = "done";
+      this.board.write();
       await this.shutdownServer();
       return;
     }
-    this.writeState(pid);
+    this.board.write(pid);
     this.peers?.close();
     exit();
     this.resolveExit?.(this.lastOutcome);
@@ -531,49 +519,5 @@ export class SessionHost {
   private answer(method: string, params: unknown): Promise<unknown> {
     const handler = this.handlers[method as keyof HostHandlers] as (p: unknown) => unknown;
     return Promise.resolve(handler(params));
-  }
-
-  private setStatus(status: SessionStatus, reason?: string): void {
-    this.status = status;
-    this.reason = reason;
-    this.writeState();
-  }
-
-  private scheduleStateWrite(): void {
-    if (this.stateTimer) return;
-    this.stateTimer = setTimeout(() => {
-      this.stateTimer = undefined;
-      this.writeState();
-    }, 1000);
-    this.stateTimer.unref();
-  }
-
-  private snapshotState(pid = process.pid): SessionState {
-    const { id, usage, created, status, reason, lastActivity, plan } = this;
-    const { title, cwd, detached } = this.options;
-    const approvals = this.waitingApprovals;
-    return stateOf({
-      id,
-      title,
-      cwd,
-      created,
-      status,
-      reason,
-      lastActivity,
-      usage,
-      pid,
-      detached,
-      plan,
-      approvals,
-    });
-  }
-
-  /** `pid`: the process that holds the session now (a stub, after a handoff). */
-  private writeState(pid?: number): void {
-    try {
-      writeState(this.options.home, this.snapshotState(pid));
-    } catch {
-      // The journal is the record; a state file that could not be written is rebuilt from it.
-    }
   }
 }

@@ -1,9 +1,10 @@
 // What the session host tells the user's hooks and the person (docs/hooks.md): SessionStart when a host
 // takes the session up, SessionEnd when it puts it down, and a `notification` event (journaled, so an
 // attached terminal UI shows it as the terminal's own notification and a detached session's log keeps
-// it) followed by the Notification hook when the work finished, failed or hit a budget. The approval
-// flow emits `notify(session, "approval", …)` the same way.
+// it) followed by the Notification hook when the work finished, failed, hit a budget or waits for a
+// person's approval.
 
+import type { PendingApproval } from "../agent/approvals/broker.js";
 import type { AgentSession } from "../agent/core/session.js";
 import type { AutonomousOutcome } from "../agent/gates/autonomy.js";
 import { hookOrigin } from "../agent/user-hooks/points.js";
@@ -65,4 +66,22 @@ export function outcomeNotice(
     default:
       return undefined;
   }
+}
+
+/**
+ * Given the requests waiting for a person each time that list changes (approvals/broker.ts onChange),
+ * notifies once per request that starts waiting: someone who left a long run hears that it is stuck.
+ */
+export function approvalNotifier(session: AgentSession): (pending: readonly PendingApproval[]) => void {
+  const told = new Set<string>();
+  return (pending) => {
+    for (const request of pending) {
+      if (told.has(request.id)) continue;
+      told.add(request.id);
+      const text = `${session.id} needs approval: ${request.kind} ${firstLine(request.subject, 100)} (${firstLine(request.reason, 100)})`;
+      void notify(session, "approval", text).catch(() => undefined);
+    }
+    const live = new Set(pending.map((p) => p.id));
+    for (const id of told) if (!live.has(id)) told.delete(id);
+  };
 }

@@ -21,17 +21,17 @@ import { ChildLiveOutput, isDelta } from "./child-live.js";
 import { childActions } from "./child-view.js";
 import { LastAnswer } from "./clipboard.js";
 import { RelmCompletion } from "./completion.js";
-import { type DialogHost, pickFrom, showView } from "./dialogs.js";
+import { type DialogHost, showView } from "./dialogs.js";
 import { headerBlock } from "./header.js";
 import { helpLines } from "./help.js";
 import { InputHistory } from "./history.js";
 import { HostFigures } from "./host-figures.js";
 import { InputEditor } from "./input-editor.js";
 import { installKeys } from "./keys.js";
+import { detachSession, quitSession } from "./leave.js";
 import { loginInSession } from "./login.js";
 import { cycleMode } from "./mode-cycle.js";
 import { notificationWriter } from "./notify.js";
-import { leftForOthers } from "./other-clients.js";
 import { Pastes } from "./pastes.js";
 import { PlanPanel } from "./plan-panel.js";
 import { QueueView } from "./queue-view.js";
@@ -489,53 +489,14 @@ export class App implements AppControl {
 
   // --- leaving ------------------------------------------------------------------------------------
 
-  async quit(): Promise<void> {
-    const id = this.link.id;
-    // Other terminals follow this session: quitting here must not stop it under them.
-    const others = await this.link.otherClients();
-    if (id && others.length > 0) {
-      this.link.detach();
-      return this.finish(leftForOthers(id, others), 0);
-    }
-    if (this.busy && this.link.live) {
-      const choice = await pickFrom(this.dialogs, {
-        title: "The agent is working",
-        items: [
-          {
-            value: "stop",
-            label: "Stop it and quit",
-            description: "the running cell is interrupted; the session is saved",
-          },
-          {
-            value: "detach",
-            label: "Leave it running in the background",
-            description: `relm attach ${id} to come back`,
-          },
-          { value: "stay", label: "Stay" },
-        ],
-        filterable: false,
-      });
-      if (choice === "detach") return this.detach();
-      if (choice !== "stop") return;
-    }
-    if (this.link.live) await this.link.stop();
-    this.finish(
-      id ? `session ${id} saved. Come back with: relm --continue   (or relm attach ${id})` : undefined,
-      0,
-    );
+  /** Ctrl+C twice, ctrl+d, /quit (tui/leave.ts). */
+  quit(): Promise<void> {
+    return quitSession(this);
   }
 
+  /** Leave the session running in the background. */
   detach(): void {
-    const id = this.link.id;
-    if (!id || !this.link.live) {
-      this.finish(id ? `session ${id} saved. Come back with: relm --continue` : undefined, 0);
-      return;
-    }
-    this.link.detach();
-    this.finish(
-      `session ${id} keeps running in the background. relm attach ${id} to come back · relm stop ${id} to stop it`,
-      0,
-    );
+    detachSession(this);
   }
 
   finish(message: string | undefined, code: number): void {

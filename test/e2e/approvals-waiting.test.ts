@@ -3,7 +3,8 @@
 // after `relm attach`; line mode asks at its prompt. Real bubblewrap (workspace mode), real kernels,
 // the scripted model over HTTP.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RELM_BIN, runRelm } from "../support/cli.js";
 import { readJournalLines } from "../support/journal.js";
@@ -43,6 +44,12 @@ function started(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
 describe.skipIf(!linux)("approvals answered in line-based front ends", () => {
   it("a detached session's request waits ('needs approval') and is answered after relm attach", async () => {
     const rig = await startRig("openai", { script: [{ code: RUN_CELL }, echoLastCell] });
+    // Whoever left the run hears that it waits: a Notification hook (yours, so on the host) keeps its input.
+    const heard = join(rig.home, "notified.jsonl");
+    const configFile = join(rig.home, "config.json");
+    const config = JSON.parse(readFileSync(configFile, "utf8"));
+    const hook = { type: "command", command: `cat >> '${heard}'; echo >> '${heard}'` };
+    writeFileSync(configFile, JSON.stringify({ ...config, hooks: { Notification: [{ hooks: [hook] }] } }));
     const run = await runRelm(["run", "--detach", "--mode", "workspace", "go"], {
       env: rig.env,
       cwd: rig.cwd,
@@ -56,6 +63,15 @@ describe.skipIf(!linux)("approvals answered in line-based front ends", () => {
         return agents.stdout.includes("needs approval") ? agents.stdout : undefined;
       }, 60_000);
       expect(listed).toMatch(new RegExp(`${id}\\s+needs approval`));
+      const told = await until(() => {
+        const text = existsSync(heard) ? readFileSync(heard, "utf8") : "";
+        return text.includes('"approval"') ? text : undefined;
+      }, 60_000);
+      expect(JSON.parse(told.trim().split("\n")[0] as string)).toMatchObject({
+        hook_event_name: "Notification",
+        notification_type: "approval",
+        message: `${id} needs approval: run echo ran-outside (list the files the host sees)`,
+      });
       const attached = started(["attach", id], rig.env, rig.cwd);
       await until(() => (attached.output().includes("approval needed") ? true : undefined), 60_000);
       expect(attached.output()).toContain("run this command outside the sandbox: echo ran-outside");
@@ -65,6 +81,9 @@ describe.skipIf(!linux)("approvals answered in line-based front ends", () => {
         const l = readJournalLines(rig.home, id);
         return l.some((e) => e.type === "final") ? l : undefined;
       }, 60_000);
+      const notice = lines.findIndex((l) => l.type === "notification" && l.kind === "approval");
+      expect(notice).toBeGreaterThan(lines.findIndex((l) => l.type === "approval_request"));
+      expect(notice).toBeLessThan(lines.findIndex((l) => l.type === "approval_answer"));
       const answer = lines.find((l) => l.type === "approval_answer");
       expect(answer).toMatchObject({ allow: true, by: "line", scope: "once" });
       const output = lines.find((l) => l.type === "cell_output");

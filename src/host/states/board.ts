@@ -1,0 +1,101 @@
+// What a session host says of its session in state.json (what `relm agents` lists without asking the
+// host): status and why, last activity, the tree's usage, the plan's progress, requests waiting for a
+// person. Kept apart from the host so the host is about turns and clients, not bookkeeping.
+import type { AgentEvent } from "../../agent/core/events.js";
+import type { AgentSession } from "../../agent/core/session.js";
+import { type SessionState, type SessionStatus, stateOf, writeState } from "./state.js";
+import { UsageTally } from "./tree-usage.js";
+
+/** What the board reads from the host each time it writes (the title can be set by a first message). */
+interface BoardSource {
+  readonly home: string;
+  readonly title: string;
+  readonly cwd: string;
+  readonly detached: boolean;
+}
+
+export class StateBoard {
+  status: SessionStatus = "idle";
+  reason: string | undefined;
+  /** Requests of the tree's kernels waiting for a person ("needs approval"). */
+  waitingApprovals = 0;
+  private lastActivity = new Date().toISOString();
+  private plan: string | undefined;
+  /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
+  readonly usage: UsageTally;
+  private readonly created: string;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly source: BoardSource,
+  ) {
+    this.usage = UsageTally.ofTree(session.dir);
+    this.created = session.journal.header.created;
+  }
+
+  /** Every event of the tree: usage, activity, and the root's own status changes. */
+  noteEvent(event: AgentEvent): void {
+    this.usage.add(event as { type: string });
+    this.lastActivity = new Date().toISOString();
+    if (event.agent) return;
+    if (event.type === "child_spawned") this.set("waiting");
+    if (event.type === "model_request" && this.status === "waiting") this.set("running");
+    if (event.type === "model_response") this.writeSoon();
+    if (event.type === "plan") {
+      // `relm agents` shows the plan's progress (n/m).
+      const done = event.steps.filter((s) => s.status === "done").length;
+      this.plan = event.steps.length > 0 ? `${done}/${event.steps.length}` : undefined;
+      this.writeSoon();
+    }
+  }
+
+  set(status: SessionStatus, reason?: string): void {
+    this.status = status;
+    this.reason = reason;
+    this.write();
+  }
+
+  /** Within a second: for changes that come in bursts (each model response, plan steps). */
+  writeSoon(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.write();
+    }, 1000);
+    this.timer.unref();
+  }
+
+  cancelWrite(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  snapshot(pid = process.pid): SessionState {
+    const { usage, created, status, reason, lastActivity, plan } = this;
+    const { title, cwd, detached } = this.source;
+    return stateOf({
+      id: this.session.id,
+      title,
+      cwd,
+      created,
+      status,
+      reason,
+      lastActivity,
+      usage,
+      pid,
+      detached,
+      plan,
+      approvals: this.waitingApprovals,
+    });
+  }
+
+  /** `pid`: the process that holds the session now (a stub, after a handoff). */
+  write(pid?: number): void {
+    try {
+      writeState(this.source.home, this.snapshot(pid));
+    } catch {
+      // The journal is the record; a state file that could not be written is rebuilt from it.
+    }
+  }
+}
