@@ -1,11 +1,11 @@
 import type { Editor, TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { PendingStart } from "../commands/types.js";
-import type { AgentPanel } from "./agent-panel.js";
-import type { AgentsModel } from "./agents-model.js";
-import type { DialogHost } from "./dialogs.js";
-import type { InputHistory } from "./history.js";
-import type { Pastes } from "./pastes.js";
+import type { AgentPanel } from "./agents/agent-panel.js";
+import type { AgentsModel } from "./agents/agents-model.js";
+import type { DialogHost } from "./dialogs/dialogs.js";
+import type { InputHistory } from "./input/history.js";
+import type { Pastes } from "./input/pastes.js";
 import type { SessionInfo, SessionLink } from "./session-link.js";
 import type { Theme } from "./theme.js";
 
@@ -55,7 +55,7 @@ export interface AppControl extends AppApi {
   cycleMode(): Promise<void>;
   unfocusAgents(): void;
   reloadConfigured(): void;
-  /** The newest cell output the UI holds only part of: its full file (tui/output-pager.ts). */
+  /** The newest cell output the UI holds only part of: its full file (tui/transcript/output-pager.ts). */
   lastFullOutput(): string | undefined;
   /** A sub-agent's streamed output not yet in its journal. */
   liveEvents(id: string): AgentEvent[];

@@ -13,35 +13,35 @@ import type { HostCall } from "../host/protocol.js";
 import type { SandboxProbe } from "../kernel/sandbox/index.js";
 import { newSessionId } from "../session/index.js";
 import { Activity } from "./activity.js";
-import { AgentPanel } from "./agent-panel.js";
-import { AgentsModel } from "./agents-model.js";
+import { AgentPanel } from "./agents/agent-panel.js";
+import { AgentsModel } from "./agents/agents-model.js";
+import { ChildLiveOutput, isDelta } from "./agents/child-live.js";
+import { childActions } from "./agents/child-view.js";
 import type { AppControl } from "./app-api.js";
-import { TuiApprovals } from "./approval-dialog.js";
-import { ChildLiveOutput, isDelta } from "./child-live.js";
-import { childActions } from "./child-view.js";
 import { LastAnswer } from "./clipboard.js";
-import { RelmCompletion } from "./completion.js";
-import { type DialogHost, showView } from "./dialogs.js";
+import { TuiApprovals } from "./dialogs/approval-dialog.js";
+import { type DialogHost, showView } from "./dialogs/dialogs.js";
+import { loginInSession } from "./dialogs/login.js";
 import { headerBlock } from "./header.js";
 import { helpLines } from "./help.js";
-import { InputHistory } from "./history.js";
 import { HostFigures } from "./host-figures.js";
-import { InputEditor } from "./input-editor.js";
+import { RelmCompletion } from "./input/completion.js";
+import { InputHistory } from "./input/history.js";
+import { InputEditor } from "./input/input-editor.js";
+import { Pastes } from "./input/pastes.js";
+import { isShellInput, runShellInput } from "./input/shell-input.js";
 import { installKeys } from "./keys.js";
 import { detachSession, quitSession } from "./leave.js";
-import { loginInSession } from "./login.js";
 import { cycleMode } from "./mode-cycle.js";
 import { notificationWriter } from "./notify.js";
-import { Pastes } from "./pastes.js";
 import { PlanPanel } from "./plan-panel.js";
 import { QueueView } from "./queue-view.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
-import { isShellInput, runShellInput } from "./shell-input.js";
 import { paletteEntries, runSlash, uiCommands } from "./slash.js";
 import { startSpec } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
 import type { Theme } from "./theme.js";
-import { Transcript } from "./transcript.js";
+import { Transcript } from "./transcript/transcript.js";
 
 export interface AppOptions {
   tui: TUI;
@@ -218,7 +218,7 @@ export class App implements AppControl {
 
   // --- events -------------------------------------------------------------------------------------
 
-  /** Sub-agents' streamed output since their last journaled step (tui/child-live.ts). */
+  /** Sub-agents' streamed output since their last journaled step (tui/agents/child-live.ts). */
   private readonly childLive = new ChildLiveOutput();
 
   lastFullOutput(): string | undefined {

@@ -2,9 +2,9 @@
 // panel, output folding, history search, and large pastes.
 import { Key, matchesKey } from "@mariozechner/pi-tui";
 import type { AppControl } from "./app-api.js";
-import { pickFrom } from "./dialogs.js";
-import { editInEditor } from "./external-editor.js";
-import { pageFullOutput } from "./output-pager.js";
+import { pickFrom } from "./dialogs/dialogs.js";
+import { editInEditor } from "./input/external-editor.js";
+import { pageFullOutput } from "./transcript/output-pager.js";
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";

@@ -1,7 +1,7 @@
 // Leaving the terminal UI: stop the session, or leave it running in the background — and when other
 // clients follow it (another terminal's UI, `relm attach`, `relm logs -f`), leave it running for them
 // and say who they are, whatever key the person pressed.
-import { type DialogHost, pickFrom } from "./dialogs.js";
+import { type DialogHost, pickFrom } from "./dialogs/dialogs.js";
 import type { SessionLink } from "./session-link.js";
 
 /** What leaving needs of the app. */

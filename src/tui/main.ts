@@ -15,15 +15,15 @@ import { listSessions } from "../host/states/discovery.js";
 import { cachedProbe } from "../kernel/sandbox/index.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
-import { renderInputEagerly } from "./eager-input.js";
-import { ensureHighlighter } from "./highlight-lazy.js";
-import { loginFlow } from "./login.js";
-import { reachedBy } from "./login-subscription.js";
-import { DEFAULT_PASTE_THRESHOLD } from "./pastes.js";
+import { loginFlow } from "./dialogs/login.js";
+import { reachedBy } from "./dialogs/login-subscription.js";
+import { askProjectTrustDialog } from "./dialogs/trust-dialog.js";
+import { renderInputEagerly } from "./input/eager-input.js";
+import { DEFAULT_PASTE_THRESHOLD } from "./input/pastes.js";
 import { pickSession } from "./slash-session.js";
 import { makeTheme } from "./theme.js";
 import { startTheme } from "./theme-choice.js";
-import { askProjectTrustDialog } from "./trust-dialog.js";
+import { ensureHighlighter } from "./transcript/highlight-lazy.js";
 
 /** What the UI opens with. */
 export interface TuiStart {

@@ -14,10 +14,10 @@ import {
   sessionsDir,
   writeExport,
 } from "../session/index.js";
-import { formatTokens } from "./agent-panel.js";
+import { formatTokens } from "./agents/agent-panel.js";
 import type { AppApi } from "./app-api.js";
 import { copyLastAnswer } from "./clipboard.js";
-import { pickFrom, showText } from "./dialogs.js";
+import { pickFrom, showText } from "./dialogs/dialogs.js";
 import { ago, money } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
 import { themeCommand } from "./theme-choice.js";
@@ -114,7 +114,7 @@ export function uiOwnCommands(api: AppApi): OwnCommands {
   return {
     help: () => api.showHelp(),
     login: () => api.login(),
-    "search-setup": async () => (await import("./login-search.js")).searchSetupInSession(api),
+    "search-setup": async () => (await import("./dialogs/login-search.js")).searchSetupInSession(api),
     resume: async ([prefix]) => {
       const id = prefix ? resolveSessionId(sessionsDir(api.home), prefix) : await pickSession(api);
       if (id) await api.openSession(id);

@@ -9,7 +9,7 @@ import { commandsFor } from "../commands/table.js";
 import type { CommandContext, SlashCommand } from "../commands/types.js";
 import type { HostCall } from "../host/protocol.js";
 import type { AppApi } from "./app-api.js";
-import { confirm, pickFrom, showText } from "./dialogs.js";
+import { confirm, pickFrom, showText } from "./dialogs/dialogs.js";
 import { pickModel, uiOwnCommands } from "./slash-session.js";
 
 /** The commands the UI offers, in the table's order, then the custom ones of `cwd`'s project and `home`. */

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppApi } from "./app-api.js";
-import { pickFrom } from "./dialogs.js";
+import { pickFrom } from "./dialogs/dialogs.js";
 import { setThemeColors, THEME_NAMES, type ThemeName } from "./theme.js";
 
 const ASK_MS = 300;

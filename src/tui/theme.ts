@@ -8,7 +8,7 @@
 
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
 import { Chalk, type ChalkInstance } from "chalk";
-import { highlightLines } from "./highlight-lazy.js";
+import { highlightLines } from "./transcript/highlight-lazy.js";
 
 export const THEME_NAMES = ["dark", "light", "high-contrast"] as const;
 export type ThemeName = (typeof THEME_NAMES)[number];

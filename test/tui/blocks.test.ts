@@ -3,8 +3,8 @@
 // at every point of the stream.
 import { Markdown } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
-import { AssistantBlock } from "../../src/tui/blocks.js";
 import { makeTheme, type Theme } from "../../src/tui/theme.js";
+import { AssistantBlock } from "../../src/tui/transcript/blocks.js";
 
 const REPORT = `# Findings
 

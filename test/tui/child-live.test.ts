@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/core/events.js";
-import { ChildLiveOutput } from "../../src/tui/child-live.js";
+import { ChildLiveOutput } from "../../src/tui/agents/child-live.js";
 
 const out = (agent: string, text: string, callId = "c1"): AgentEvent => ({
   type: "cell_output_delta",

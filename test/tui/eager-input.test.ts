@@ -3,7 +3,7 @@
 // means "no timer had to run out", not a measured duration.
 import { type Component, type Terminal, TUI } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { renderInputEagerly } from "../../src/tui/eager-input.js";
+import { renderInputEagerly } from "../../src/tui/input/eager-input.js";
 
 class MemoryTerminal implements Terminal {
   frames = 0;

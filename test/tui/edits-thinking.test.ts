@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/core/events.js";
 import { makeTheme } from "../../src/tui/theme.js";
-import { Transcript } from "../../src/tui/transcript.js";
+import { Transcript } from "../../src/tui/transcript/transcript.js";
 
 const plain = makeTheme({ NO_COLOR: "1" });
 const colour = makeTheme({ COLORTERM: "truecolor", TERM: "xterm-256color" });

@@ -1,7 +1,7 @@
 // The highlighter is loaded after the first paint: until then code is plain, afterwards coloured.
 import { stripVTControlCharacters } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ensureHighlighter, highlightCell, highlightLines } from "../../src/tui/highlight-lazy.js";
+import { ensureHighlighter, highlightCell, highlightLines } from "../../src/tui/transcript/highlight-lazy.js";
 
 const ESC = "\x1b[";
 

@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { listProjectFiles } from "../../src/tui/completion.js";
+import { listProjectFiles } from "../../src/tui/input/completion.js";
 import { Checkpoints } from "../../src/workspace/index.js";
 import { tempDir } from "../support/cli.js";
 import { git, userRepo, type Workspace, write } from "./helpers.js";

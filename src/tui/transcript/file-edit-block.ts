@@ -2,9 +2,9 @@
 // diff coloured, folded to a few lines like a long cell output (ctrl+o shows it all). Shown inside the
 // cell that made the change, or on its own when no cell of the view is running (a replay from the middle).
 import type { Component } from "@mariozechner/pi-tui";
-import type { JournalEventOf } from "../session/types.js";
+import type { JournalEventOf } from "../../session/types.js";
+import type { Theme } from "../theme.js";
 import { type CellView, clip, sanitize } from "./cell-block.js";
-import type { Theme } from "./theme.js";
 
 /** Diff lines shown while folded; a diff of one more line than this is shown whole. */
 const DIFF_FOLDED = 8;

@@ -4,9 +4,9 @@
 // the journal keeps a capped copy), it says so and where all of it is: `_out[N]` in the kernel and the
 // session's outputs/cell-N.txt, which ctrl+p opens in the pager. Expanded (ctrl+o), long lines wrap.
 import { wrapTextWithAnsi } from "@mariozechner/pi-tui";
-import type { JournalEventOf } from "../session/types.js";
+import type { JournalEventOf } from "../../session/types.js";
+import type { Theme } from "../theme.js";
 import type { OutputBuffer } from "./output-buffer.js";
-import type { Theme } from "./theme.js";
 
 const RUNNING_TAIL = 10;
 const FOLDED_HEAD = 6;

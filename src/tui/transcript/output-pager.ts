@@ -3,8 +3,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { sessionDir } from "../session/index.js";
-import type { AppControl } from "./app-api.js";
+import { sessionDir } from "../../session/index.js";
+import type { AppControl } from "../app-api.js";
 
 export function pageFullOutput(app: AppControl): void {
   const found = app.lastFullOutput();

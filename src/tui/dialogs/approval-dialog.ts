@@ -8,8 +8,8 @@ import {
   type ApprovalReply,
   type ApprovalView,
   actionOf,
-} from "../commands/approval-words.js";
-import type { HostCall } from "../host/protocol.js";
+} from "../../commands/approval-words.js";
+import type { HostCall } from "../../host/protocol.js";
 import { type DialogHost, pickFrom } from "./dialogs.js";
 
 interface ApprovalUi {

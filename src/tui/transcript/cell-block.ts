@@ -8,13 +8,13 @@ import {
   truncateToWidth,
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
-import { formatDuration } from "../config/duration.js";
-import { imageTypeOfFile } from "../session/image-files.js";
-import type { JournalEventOf } from "../session/types.js";
+import { formatDuration } from "../../config/duration.js";
+import { imageTypeOfFile } from "../../session/image-files.js";
+import type { JournalEventOf } from "../../session/types.js";
+import type { Theme } from "../theme.js";
 import { fullOutputOf, hasMarker, outputLines } from "./cell-output.js";
 import { highlightCell } from "./highlight-lazy.js";
 import { OutputBuffer } from "./output-buffer.js";
-import type { Theme } from "./theme.js";
 
 const CODE_LINES = 12;
 

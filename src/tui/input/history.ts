@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeDirs } from "../config/dirs.js";
+import { makeDirs } from "../../config/dirs.js";
 
 const KEEP = 1000;
 

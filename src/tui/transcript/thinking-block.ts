@@ -2,9 +2,9 @@
 // `✻ thinking…` with its latest words while it streams, `✻ thought · <first line>` once the answer is in.
 // ctrl+o (the same switch that unfolds cell outputs) shows all of it.
 import { type Component, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import type { Theme } from "../theme.js";
 import type { CellView } from "./cell-block.js";
 import { sanitize } from "./cell-block.js";
-import type { Theme } from "./theme.js";
 
 const EXPANDED_MAX = 400;
 

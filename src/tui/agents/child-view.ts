@@ -1,7 +1,7 @@
+import type { AppControl } from "../app-api.js";
+import { askText, confirm, showView } from "../dialogs/dialogs.js";
+import { Transcript } from "../transcript/transcript.js";
 import type { PanelActions } from "./agent-panel.js";
-import type { AppControl } from "./app-api.js";
-import { askText, confirm, showView } from "./dialogs.js";
-import { Transcript } from "./transcript.js";
 
 async function openChildView(
   app: AppControl,

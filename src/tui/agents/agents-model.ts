@@ -1,7 +1,7 @@
 // The agent tree as the UI knows it, derived from the event stream alone (the same events `--json`
 // prints), so attaching to a running session and watching it live build the same tree.
-import type { AgentEvent } from "../agent/core/events.js";
-import { firstLine } from "../config/text.js";
+import type { AgentEvent } from "../../agent/core/events.js";
+import { firstLine } from "../../config/text.js";
 
 export type AgentStatus = "starting" | "thinking" | "running" | "waiting" | "done" | "failed" | "cancelled";
 

@@ -15,7 +15,7 @@ import {
   visibleWidth,
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
-import type { Theme } from "./theme.js";
+import type { Theme } from "../theme.js";
 
 export interface DialogHost {
   tui: TUI;

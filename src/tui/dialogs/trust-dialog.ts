@@ -2,7 +2,7 @@
 // project's files that steer the host and are not trusted as they are now, what each runs, and whether
 // to trust them. "Not now" leaves them unused by this UI's sessions, as a headless run does.
 
-import { describeSteering, projectSteering, trustItems, untrusted } from "../host/project-trust.js";
+import { describeSteering, projectSteering, trustItems, untrusted } from "../../host/project-trust.js";
 import { confirm, type DialogHost } from "./dialogs.js";
 
 interface TrustAsker {

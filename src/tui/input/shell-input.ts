@@ -1,7 +1,7 @@
 // `!command` in the input: the command runs in the session's kernel between turns (host method `shell`,
 // agent/core/shell.ts). Its cell and output come back as the session's events, shown like any cell, and
 // the model reads them with the next message.
-import type { AppApi } from "./app-api.js";
+import type { AppApi } from "../app-api.js";
 
 /** True when the typed text is a shell command (`!ls`), not a message that starts with "!". */
 export function isShellInput(text: string): boolean {

@@ -2,10 +2,10 @@
 // (masked), saved in config.json's `search` (0600). The same choices as `relm login --search`; sessions
 // started afterwards use it (a running session keeps the settings it started with).
 import { join } from "node:path";
-import { type ConfigFile, readConfigFile } from "../config/config.js";
-import { writeConfigFile } from "../config/save.js";
-import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } from "../web/search.js";
-import type { AppApi } from "./app-api.js";
+import { type ConfigFile, readConfigFile } from "../../config/config.js";
+import { writeConfigFile } from "../../config/save.js";
+import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } from "../../web/search.js";
+import type { AppApi } from "../app-api.js";
 import { askText, pickFrom } from "./dialogs.js";
 
 const LABELS: Record<SearchProvider, [string, string]> = {

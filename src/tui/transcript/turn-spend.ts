@@ -3,8 +3,8 @@
 // included); the turn's own is that minus what the previous turn's end said, and its time runs from the
 // message (or the first model request) that started it to its end. A resumed session's budget starts
 // again from zero: the base does too.
-import type { AgentEvent } from "../agent/core/events.js";
-import type { SpendRecord } from "../session/types.js";
+import type { AgentEvent } from "../../agent/core/events.js";
+import type { SpendRecord } from "../../session/types.js";
 
 const ZERO: SpendRecord = { turns: 0, tokens: 0, elapsedMs: 0, cost: 0 };
 

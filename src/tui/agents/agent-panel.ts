@@ -2,9 +2,9 @@
 // is doing, how long it has run and what it has spent. Focused (ctrl+t or /agents), it selects a child
 // to open, message or cancel.
 import { type Component, Key, matchesKey, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
-import { formatDuration } from "../config/duration.js";
+import { formatDuration } from "../../config/duration.js";
+import type { Theme } from "../theme.js";
 import { type AgentNode, type AgentStatus, type AgentsModel, isEnded } from "./agents-model.js";
-import type { Theme } from "./theme.js";
 
 const MARKS: Record<AgentStatus, string> = {
   starting: "○",

@@ -2,15 +2,15 @@
 // the terminal UI (the page opened in a browser, or a device code; a pasted redirect accepted), then a
 // model, then config.json saved with the subscription. The tokens go to auth.json, never config.json.
 import { join } from "node:path";
-import type { ConfigFile } from "../config/config.js";
-import { writeConfigFile } from "../config/save.js";
+import type { ConfigFile } from "../../config/config.js";
+import { writeConfigFile } from "../../config/save.js";
 import {
   oauthBaseOverride,
   SUBSCRIPTIONS,
   type SubscriptionId,
   subscriptionInfo,
-} from "../config/subscriptions.js";
-import { readAuthFile, type SignInMethod, signIn, signInMethods } from "../llm/auth/index.js";
+} from "../../config/subscriptions.js";
+import { readAuthFile, type SignInMethod, signIn, signInMethods } from "../../llm/auth/index.js";
 import { askText, type DialogHost, pickFrom } from "./dialogs.js";
 
 const PREFIX = "subscription:";

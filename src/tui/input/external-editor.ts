@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AppControl } from "./app-api.js";
+import type { AppControl } from "../app-api.js";
 
 /** The editor command: $VISUAL, then $EDITOR (either may carry arguments, `code --wait`), then vi. */
 function editorCommand(env: NodeJS.ProcessEnv): string {

@@ -2,18 +2,18 @@ import { join } from "node:path";
 // The transcript of one agent: the event stream turned into blocks. The root session's view and a
 // child's read-only view are the same class, filtered by agent id.
 import { Container } from "@mariozechner/pi-tui";
-import type { AgentEvent } from "../agent/core/events.js";
-import { modeLines } from "../commands/mode.js";
-import { formatDuration } from "../config/duration.js";
-import { firstLine } from "../config/text.js";
-import { reasoningText } from "../llm/thinking.js";
-import { learningNotice } from "../session/learning-notice.js";
-import type { SpendRecord } from "../session/types.js";
+import type { AgentEvent } from "../../agent/core/events.js";
+import { modeLines } from "../../commands/mode.js";
+import { formatDuration } from "../../config/duration.js";
+import { firstLine } from "../../config/text.js";
+import { reasoningText } from "../../llm/thinking.js";
+import { learningNotice } from "../../session/learning-notice.js";
+import type { SpendRecord } from "../../session/types.js";
+import { spendLine } from "../format.js";
+import type { Theme } from "../theme.js";
 import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
 import { CellBlock, type CellView } from "./cell-block.js";
 import { FileEditBlock } from "./file-edit-block.js";
-import { spendLine } from "./format.js";
-import type { Theme } from "./theme.js";
 import { ThinkingBlock } from "./thinking-block.js";
 import { TurnSpend } from "./turn-spend.js";
 
@@ -29,7 +29,7 @@ export class Transcript extends Container {
     | { block: NoticeBlock; done: number; failed: string[]; cancelled: number }
     | undefined;
   sessionDir: string | undefined;
-  /** The turn's own spend for the line that ends it (tui/turn-spend.ts). */
+  /** The turn's own spend for the line that ends it (tui/transcript/turn-spend.ts). */
   private readonly turnSpend = new TurnSpend();
   private ownSpend: SpendRecord | undefined;
   /** Sub-agents' labels by id, for the lines that say how they ended. */

@@ -2,13 +2,13 @@
 // model from the endpoint's own list → a one-token test request → config.json saved 0600. Esc goes back a
 // step; Ctrl-C cancels the whole flow and nothing is written.
 import { join } from "node:path";
-import { baseUrlProblem } from "../config/base-url.js";
-import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../config/config.js";
-import { writeConfigFile } from "../config/save.js";
-import { listModels, testModel } from "../llm/models.js";
-import { PRESETS, presetBaseUrl } from "../llm/presets.js";
-import type { Provider } from "../llm/types.js";
-import type { AppControl } from "./app-api.js";
+import { baseUrlProblem } from "../../config/base-url.js";
+import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../../config/config.js";
+import { writeConfigFile } from "../../config/save.js";
+import { listModels, testModel } from "../../llm/models.js";
+import { PRESETS, presetBaseUrl } from "../../llm/presets.js";
+import type { Provider } from "../../llm/types.js";
+import type { AppControl } from "../app-api.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
 import { reachedBy, subscriptionItems, subscriptionLoginFlow, subscriptionOf } from "./login-subscription.js";
 

@@ -4,7 +4,7 @@
 // A child printing a line every 20 ms sends 50 deltas a second, and each was kept as an object until its
 // cell ended (up to 2,000 per child). Consecutive deltas of one stream are now kept as one, with a bound
 // on characters instead of on events, so a long cell's output is a few objects, not thousands.
-import type { AgentEvent } from "../agent/core/events.js";
+import type { AgentEvent } from "../../agent/core/events.js";
 
 type Delta = Extract<AgentEvent, { type: "cell_output_delta" | "text_delta" | "reasoning_delta" }>;
 

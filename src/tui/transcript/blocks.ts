@@ -9,7 +9,7 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import { lexer, type Token } from "marked";
-import type { Theme } from "./theme.js";
+import type { Theme } from "../theme.js";
 
 const USER_LINES = 12;
 
