@@ -58,7 +58,16 @@ export async function runTrack(opts) {
   mkdirSync(home, { recursive: true });
   writeFileSync(join(home, "config.json"), JSON.stringify({ retry: { baseMs: 200, maxMs: 5000 } }));
   const gates = writeGates(project, join(dir, "gates"), python);
-  const env = { ...benchEnv(opts.env ?? process.env), ...opts.model.env, RELM_HOME: home, NO_COLOR: "1" };
+  // Full mode (RELM_MODE, so `harness verify`'s replays get it too): the gate scripts live outside the
+  // project on purpose (the agent must not read the convention off them), and a sandboxed mode (the
+  // default where bubblewrap works) runs gates in a sandbox that does not show them.
+  const env = {
+    ...benchEnv(opts.env ?? process.env),
+    ...opts.model.env,
+    RELM_HOME: home,
+    RELM_MODE: "full",
+    NO_COLOR: "1",
+  };
   const say = (line) => log(`${project.family.id} s${project.seed} ${condition}: ${line}`);
   const model = opts.model.name;
   const learner = opts.tasks ? new Map() : undefined;
@@ -115,18 +124,7 @@ export async function runTrack(opts) {
     stage(cwd, inst.files);
     const gate = i < 0 ? gates.control : gates.instance(i);
     const from = opts.requests?.length ?? 0;
-    // Full mode: the gate scripts live outside the project on purpose (the agent must not read the
-    // convention off them), and a sandboxed mode (the default where bubblewrap works) hides them from
-    // the gates, which run in the session's sandbox.
-    const args = [
-      "--mode",
-      "full",
-      "--gate",
-      gate,
-      ...budget,
-      ...(condition === "learn" ? ["--learn"] : []),
-      inst.task,
-    ];
+    const args = ["--gate", gate, ...budget, ...(condition === "learn" ? ["--learn"] : []), inst.task];
     const run = await runTask(args, { cwd, env, home, timeoutMs: opts.timeoutMs });
     if (!run.id) throw new Error(`relm run made no session (exit ${run.code}): ${run.stderr.slice(-2000)}`);
     const fig = sessionFigures(run.events, lessons);

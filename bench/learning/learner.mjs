@@ -34,7 +34,8 @@ function relevance(prompt) {
   const answers = blocks.map((b, i) => {
     const quoted = /^quoted: (.*)$/m.exec(b)?.[1] ?? "";
     const events = /\ncited events:\n([\s\S]*)$/.exec(b)?.[1] ?? "";
-    const quotes = [...quoted.matchAll(/"([^"]+)"/g)].map((m) => squash(m[1]));
+    // Each quote is a JSON string (refine-relevance.ts): read it as one, escaped quotes and all.
+    const quotes = [...quoted.matchAll(/"(?:[^"\\]|\\.)*"/g)].map((m) => squash(JSON.parse(m[0])));
     const found = (quotes.length > 0 ? quotes : [squash(quoted)]).every(
       (q) => q && squash(events).includes(q),
     );
