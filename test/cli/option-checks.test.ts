@@ -37,6 +37,7 @@ describe("checking a session's options before it starts", () => {
       "kernel",
       "mode",
       "allowNet",
+      "approve",
       "allowWeb",
     ]);
     const { check, cwd } = setting();
@@ -46,6 +47,7 @@ describe("checking a session's options before it starts", () => {
     expect(check({ var: ["data=@missing.txt"] })).toThrow(`no such file (${join(cwd, "missing.txt")})`);
     expect(check({ allowWeb: ["https://example.com/"] })).toThrow("--allow-web");
     expect(check({ mode: "yolo" })).toThrow('--mode must be plan (read-only), workspace or full, got "yolo"');
+    expect(check({ approve: "sometimes" })).toThrow("--approve");
     for (const spec of [{ kernel: "gopher://x" }, { var: ["1x=a"] }, { allowWeb: ["a b"] }, { mode: "yolo" }])
       expect(check(spec)).toThrow(UsageError);
     expect(check({ maxTurns: "3", kernel: "local", var: ["n=1"], allowWeb: ["example.com"] })).not.toThrow();

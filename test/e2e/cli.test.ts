@@ -75,7 +75,10 @@ describe("a run's journal and exports", () => {
     expect(events.map((e) => e.type)).toEqual(
       expect.arrayContaining(["model_request", "cell", "cell_output", "final"]),
     );
-    expect(events.at(-1)).toMatchObject({ type: "final", text: "done" });
+    expect(events.filter((e) => e.type !== "notification").at(-1)).toMatchObject({
+      type: "final",
+      text: "done",
+    });
 
     const id = events[0]?.id as string;
     const notebook = await runRelm(["export", id.slice(0, 4), "--format", "ipynb"], { env: rig.env });

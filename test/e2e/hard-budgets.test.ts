@@ -196,15 +196,16 @@ describe("--max-tokens caps every request", () => {
   }
 
   it("over several requests each asks for no more than is left, and the run stops before overshooting", async () => {
-    // 2,800: two requests of a ~1,150-token prompt fit, the third (a 4,000-word answer) must be capped.
+    // 3,200: two requests of a ~1,350-token prompt (request() and plan() are in it now) fit, the third
+    // (a 4,000-word answer) must be capped.
     const rig = await startRig("openai", {
       script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "word ".repeat(4_000) }],
     });
-    const result = await timed(rig, ["run", "--max-tokens", "2800", "spend"]);
+    const result = await timed(rig, ["run", "--max-tokens", "3200", "spend"]);
     expect(result.code, result.stderr).toBe(3);
     const { lines } = onlyJournal(rig.home);
     expect(rig.model.requests.length).toBeGreaterThanOrEqual(2);
-    expectWithinTokens(rig, lines, 2800);
+    expectWithinTokens(rig, lines, 3200);
     expect(ofType(lines, "final")).toEqual([]);
   });
 

@@ -233,7 +233,8 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
       );
       const outputs = lines(rig).filter((l) => l.type === "cell_output");
       expect(String(outputs.at(-2)?.output).trim()).toBe(
-        `net:${sandbox ? "URLError" : "reached"} child:refused`,
+        // Sandboxed: the host's proxy (there for approvals' live grants) refuses the unlisted host (403).
+        `net:${sandbox ? "HTTPError" : "reached"} child:refused`,
       );
       expect(outputs.at(-1)?.status).toBe("timeout");
       await runRelm(["shutdown"], { env: rig.env });

@@ -84,6 +84,7 @@ describe("the host protocol", () => {
         "refine.apply",
         "schedule.reload",
         "send",
+        "shell",
         "status",
         "stop",
         "undo",

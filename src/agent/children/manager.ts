@@ -197,16 +197,17 @@ export class ChildManager {
   private async supervise(record: ChildRecord, task: string): Promise<ChildReply> {
     let outcome: TurnOutcome;
     const hooks = this.parent.tree.userHooks;
-    const origin = hookOrigin(this.parent);
+    // Only when hooks are configured: a parent built for a test (or a tree without hooks) needs no origin.
+    const origin = hooks ? hookOrigin(this.parent) : undefined;
     const about = { agent_id: record.id, agent_name: record.name, task };
-    await hooks?.fire("SubagentStart", origin, about, record.name);
+    if (hooks && origin) await hooks.fire("SubagentStart", origin, about, record.name);
     try {
       outcome = await record.agent.run(task);
     } catch (error) {
       outcome = { status: "error", message: error instanceof Error ? error.message : String(error) };
     }
     const reply = replyFor(record.id, outcome, () => record.agent.lastOutput());
-    await hooks?.fire("SubagentStop", origin, { ...about, status: reply.status }, record.name);
+    if (hooks && origin) await hooks.fire("SubagentStop", origin, { ...about, status: reply.status }, record.name);
     await record.agent.close().catch(() => {});
     record.status = reply.status;
     record.reply = reply;
