@@ -207,7 +207,8 @@ export class ChildManager {
       outcome = { status: "error", message: error instanceof Error ? error.message : String(error) };
     }
     const reply = replyFor(record.id, outcome, () => record.agent.lastOutput());
-    if (hooks && origin) await hooks.fire("SubagentStop", origin, { ...about, status: reply.status }, record.name);
+    if (hooks && origin)
+      await hooks.fire("SubagentStop", origin, { ...about, status: reply.status }, record.name);
     await record.agent.close().catch(() => {});
     record.status = reply.status;
     record.reply = reply;
