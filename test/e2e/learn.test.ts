@@ -85,7 +85,7 @@ describe("relm run --learn", () => {
     const rig = await startRig(
       "openai",
       { script: scripted(lessonOnce(seen)) },
-      { config: { contextWindows: { scripted: 4000 } } },
+      { config: { contextWindows: { scripted: 4400 } } }, // one compaction in this run: a smaller window makes two
     );
     const result = await runRelm(
       ["run", "--learn", "--gate", GATE, "--max-gate-failures", "5", "TASK: fix the import"],
