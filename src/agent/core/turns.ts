@@ -5,6 +5,7 @@ import { contextWindow } from "../compaction/messages.js";
 import type { AgentKernel } from "../kernel-api/kernel.js";
 import type { McpWarmer } from "../kernel-api/mcp-warm.js";
 import type { LessonInbox } from "../lessons.js";
+import type { HookOrigin } from "../user-hooks/hooks.js";
 import { afterCellHooks, beforeCellHooks, hookOrigin } from "../user-hooks/points.js";
 import { stopHooks, userPromptHooks } from "../user-hooks/stop.js";
 import type { SessionCheckpoints } from "./checkpoints.js";
@@ -159,9 +160,13 @@ export class TurnRunner {
     };
   }
 
-  private hookOrigin() {
+  /** Where this agent's hooks come from: the same for its whole life, so made once, not per cell. */
+  private origin: HookOrigin | undefined;
+
+  private hookOrigin(): HookOrigin {
     const { id, dir, tree, log } = this.parts;
-    return hookOrigin({ id, dir, tree, record: (body) => log.record(body) });
+    this.origin ??= hookOrigin({ id, dir, tree, record: (body) => log.record(body) });
+    return this.origin;
   }
 
   /** Stops the model stream and interrupts the running cell; the turn ends as "interrupted". */
