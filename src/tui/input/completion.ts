@@ -95,6 +95,12 @@ export class RelmCompletion implements AutocompleteProvider {
     item: AutocompleteItem,
     prefix: string,
   ): { lines: string[]; cursorLine: number; cursorCol: number } {
+    // The editor keeps showing the last list while the next one is on its way, and Enter or Tab then
+    // applies it: keys typed fast (a paste of keystrokes, a loaded machine) would replace the end of
+    // the new text with a completion of the old ("/review src/app.ts" became "/review src/appresume").
+    // A list whose prefix no longer ends the text is stale; the text stays as typed.
+    const before = (lines[cursorLine] ?? "").slice(0, cursorCol);
+    if (!before.endsWith(prefix)) return { lines, cursorLine, cursorCol };
     if (prefix.startsWith("@")) {
       const line = lines[cursorLine] ?? "";
       const start = cursorCol - prefix.length;
