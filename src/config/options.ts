@@ -6,8 +6,7 @@
 // reads unchanged, and an error quotes the person's own words.
 // Checks that need a higher layer (a kernel URI, a --var file, --allow-web hosts) are marked here and
 // given by cli/option-checks.ts; checkSpec runs them all, in the table's order.
-import { parseTimeLimit } from "./duration.js";
-import { UsageError } from "./errors.js";
+import { DURATION, fraction, positiveNumber, positiveWhole, wholeOrZero } from "./option-values.js";
 
 /** How the value is written: `--x VALUE`, repeatable `--x A --x B`, or a switch. */
 type OptionKind = "value" | "list" | "switch";
@@ -57,35 +56,6 @@ export interface OptionDef {
   readonly inherit: Inherit;
 }
 
-/** A positive whole number (turns, tokens, gate failures, gate seconds). */
-function positiveWhole(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new UsageError(`${flag} must be a positive whole number, got "${text}"`);
-  return n;
-}
-
-/** A positive number (seconds, dollars: "$2" is 2). */
-function positiveNumber(text: string, flag: string): number {
-  const n = Number(text.replace(/^\$/, ""));
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number, got "${text}"`);
-  return n;
-}
-
-/** A fraction from 0 to 1 ("0.2"; 0 turns the thing off). */
-function fraction(text: string, flag: string): number {
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1)
-    throw new UsageError(`${flag} must be a fraction from 0 to 1 (e.g. 0.2), got "${text}"`);
-  return n;
-}
-
-function wholeOrZero(text: string, flag: string): number {
-  if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number of 0 or more, got "${text}"`);
-  return Number(text);
-}
-
-const DURATION = (text: string, flag: string) => parseTimeLimit(text, flag);
 const NO_TERMINAL = "how this terminal prints events; a host has no terminal";
 const STARTED_BY = "the launcher says --as-host ID (and --resume ID) on the host's command line itself";
 

@@ -37,7 +37,7 @@ interface CommandHost {
 }
 
 /** The methods answered here: everything but what the host itself and its socket answer. */
-type CommandHandlers = Omit<HostHandlers, "status" | "message" | "schedule.reload" | "stop" | "shell">;
+type CommandHandlers = Omit<HostHandlers, "status" | "schedule.reload" | "stop" | "shell">;
 
 export class HostCommands {
   /** One handler per method; params arrive checked against src/host/protocol.ts. */
@@ -47,6 +47,12 @@ export class HostCommands {
     this.handlers = {
       info: () => this.info(),
       send: (p) => this.send(p),
+      // A message from another session (send() in its kernel): journaled as it arrives, then delivered.
+      message: (p) => {
+        this.host.session.record({ type: "message", from: p.from, to: this.host.id, text: p.text });
+        this.host.deliver({ from: p.from, text: p.text });
+        return { delivered: true };
+      },
       interrupt: () => ({ interrupted: this.host.interrupt() }),
       model: (p) => this.model(p),
       goal: (p) => this.goal(p),

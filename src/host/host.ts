@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { AgentSession } from "../agent/core/session.js";
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/gates/autonomy.js";
-
+import { ClientPresence } from "./client-presence.js";
 import { HostCommands } from "./commands.js";
 import { reviveArgs, startStub, stubAvailable } from "./handoff.js";
 import { compactMemory, IdleCollector } from "./idle-gc.js";
@@ -81,11 +81,11 @@ export class SessionHost {
   });
   /** Every method the host answers (src/host/protocol.ts), by name. */
   private readonly handlers: HostHandlers;
-  /** Clients following the live events: while there are any, a detached host neither idles out nor frees its kernel. */
-  private attachedClients = 0;
-  /** Requests of the tree's kernels waiting for a person's answer. */
-  /** Set while the host waits for its first client (firstClient). */
-  private onFirstClient: (() => void) | undefined;
+  /** Clients following the live events (client-presence.ts). */
+  private readonly clients = new ClientPresence((count) => {
+    if (count > 0) this.clearTimers();
+    else if (this.options.detached && !this.turn && !this.stopping) this.armIdleTimers();
+  });
 
   constructor(private readonly options: HostOptions) {
     this.index = new JournalIndex(options.session.journal.path);
@@ -116,11 +116,6 @@ export class SessionHost {
     this.handlers = {
       ...this.commands.handlers,
       status: () => this.board.snapshot(),
-      message: (p) => {
-        this.options.session.record({ type: "message", from: p.from, to: this.id, text: p.text });
-        this.deliver({ from: p.from, text: p.text });
-        return { delivered: true };
-      },
       shell: (p) => this.runShell(p.command),
       "schedule.reload": () => {
         this.scheduler.reload();
@@ -198,7 +193,7 @@ export class SessionHost {
       },
       check: checkParams,
       call: (method: string, params: unknown) => this.answer(method, params),
-      attached: (count: number) => this.onAttached(count),
+      attached: (count: number) => this.clients.set(count),
       identify: (socket: Socket) => peers.identify(socket),
     };
     this.server = bound ?? (await SessionServer.listen(this.options.home, this.id));
@@ -251,10 +246,7 @@ export class SessionHost {
     } finally {
       await this.turn;
       this.turn = undefined;
-      // Messages sent while it ran were held for the next turn boundary: this is it.
-      for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
-      if (this.queue.length > 0 && !this.stopping) this.pump();
-      else if (this.options.detached && !this.stopping) this.armIdleTimers();
+      this.next(); // messages sent while it ran were held for the next turn boundary: this is it
     }
   }
 
@@ -404,44 +396,29 @@ export class SessionHost {
     else if (outcome.status === "interrupted") this.board.set("interrupted", outcome.reason);
     else if (outcome.status === "stalled") this.board.set("idle", `paused: ${outcome.report}`);
     else this.board.set("failed", failureReason(outcome));
-    // Messages that arrived too late for the turn that just ended start the next one.
+    if (!this.next()) this.collector.idle(); // the turn's garbage, before the next one (idle-gc.ts)
+  }
+
+  /** After a turn: messages that arrived too late for it start the next one (true), or the host idles. */
+  private next(): boolean {
     for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
-    if (this.queue.length > 0 && !this.stopping) this.pump();
-    else {
-      if (this.options.detached && !this.stopping) this.armIdleTimers();
-      this.collector.idle(); // the turn's garbage, before the next one (src/host/idle-gc.ts)
+    if (this.queue.length > 0 && !this.stopping) {
+      this.pump();
+      return true;
     }
+    if (this.options.detached && !this.stopping) this.armIdleTimers();
+    return false;
   }
 
-  /**
-   * Resolves once a client has attached, or after `timeoutMs`: the terminal UI starts a host with its
-   * first message and attaches a moment later, and the turn's streamed text (never journaled) would be
-   * lost to it if the turn began first.
-   */
+  /** Resolves once a client has attached, or after `timeoutMs` (client-presence.ts says why). */
   firstClient(timeoutMs: number): Promise<void> {
-    if (this.attachedClients > 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.onFirstClient = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  private onAttached(count: number): void {
-    this.attachedClients = count;
-    if (count > 0) {
-      this.onFirstClient?.();
-      this.onFirstClient = undefined;
-      this.clearTimers();
-    } else if (this.options.detached && !this.turn && !this.stopping) this.armIdleTimers();
+    return this.clients.first(timeoutMs);
   }
 
   private armIdleTimers(): void {
     this.clearTimers();
     // Someone is watching: the session stays ready (timers start again when the last one leaves).
-    if (this.attachedClients > 0) return;
+    if (this.clients.attached > 0) return;
     const handOff = this.options.handOffWhenIdle;
     this.idleTimers.arm(
       () =>
@@ -460,7 +437,7 @@ export class SessionHost {
    */
   private async handOff(exit: () => void): Promise<void> {
     const server = this.server;
-    if (!server || this.turn || this.stopping || this.queue.length > 0 || this.attachedClients > 0) return;
+    if (!server || this.turn || this.stopping || this.queue.length > 0 || this.clients.attached > 0) return;
     if (!server.hold()) return; // a client is connected
     const deadline = this.idleTimers.deadline;
     this.stopping = true;

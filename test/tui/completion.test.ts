@@ -1,12 +1,13 @@
 // The input's completion in-process, with pi-tui's real Editor: keys that arrive faster than a list is
 // recomputed (one read holding the text and Enter, as on a loaded machine) must send what was typed,
 // not the text with its end replaced by a completion of what was typed before.
+
+import { tmpdir } from "node:os";
 import type { TUI } from "@mariozechner/pi-tui";
 import { describe, expect, it } from "vitest";
 import { RelmCompletion } from "../../src/tui/input/completion.js";
 import { InputEditor } from "../../src/tui/input/input-editor.js";
 import { makeTheme } from "../../src/tui/theme.js";
-import { tempDir } from "../support/cli.js";
 
 const theme = makeTheme({ NO_COLOR: "1" });
 // The editor only asks its TUI to draw again; nothing here is drawn.
@@ -17,7 +18,7 @@ function editorWith(commands: string[]) {
   editor.setAutocompleteProvider(
     new RelmCompletion(
       commands.map((name) => ({ name, description: `the ${name} command` })),
-      tempDir(),
+      tmpdir(), // only @ completion reads the directory
     ),
   );
   const sent: string[] = [];
