@@ -46,7 +46,8 @@ function learnNotice(e: Pass): LearningNotice {
       const from = range(e.applied.flatMap((a) => a.evidence));
       const what = first ? `: ${clip(first.content)}${n > 1 ? ` (+${n - 1} more)` : ""}` : "";
       // A reply of more edits than a pass applies: how many were left for a later pass.
-      const capped = e.rejected.filter((r) => r.reason.includes("over the per-pass cap")).length;
+      // (Journals written before the field had only the reason's words.)
+      const capped = e.rejected.filter((r) => r.capped ?? r.reason.includes("over the per-pass cap")).length;
       const over = capped > 0 ? `; ${capped} more skipped, over the per-pass cap` : "";
       return {
         text: `✎ learned ${n} lesson${n === 1 ? "" : "s"}${from} (${why}, revision ${e.revision ?? "?"})${what} — in force from the next request${over}`,

@@ -290,7 +290,8 @@ export type JournalBody =
       reviewed: { from: number; to: number; omitted: number } | null;
       proposed: number;
       applied: LearnedEdit[];
-      rejected: { index: number; reason: string; edit: string }[];
+      /** capped: left for a later pass by the per-pass cap (not wrong, not applied). */
+      rejected: { index: number; reason: string; edit: string; capped?: true }[];
       /** The harness revision holding the applied edits. */
       revision?: string;
       /** What the pass was expected to cost at most, checked against the budgets before it started. */

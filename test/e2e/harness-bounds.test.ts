@@ -57,7 +57,7 @@ describe("bounded", () => {
     const { lines, dir } = onlyJournal(rig.home);
     const [pass] = lines.filter((l) => l.type === "learn") as (JournalLine & {
       applied: { content: string }[];
-      rejected: { index: number; reason: string }[];
+      rejected: { index: number; reason: string; capped?: boolean }[];
       proposed: number;
       revision: string;
     })[];
@@ -71,6 +71,7 @@ describe("bounded", () => {
     ]);
     expect(pass?.rejected).toHaveLength(25);
     expect(pass?.rejected.every((r) => r.reason === "skipped: over the per-pass cap of 5")).toBe(true);
+    expect(pass?.rejected.every((r) => r.capped === true)).toBe(true);
     const session = new HarnessStore(
       scopeLocation("session", { cwd: rig.cwd, home: rig.home, sessionDir: dir }),
     );

@@ -237,7 +237,12 @@ export class SessionLearning {
       return;
     }
     this.lastReviewed = Math.max(this.lastReviewed, ref.trajectory.to);
-    const rejected = ref.rejected.map((r) => ({ index: r.index, reason: r.reason, edit: clipJson(r.edit) }));
+    const rejected = ref.rejected.map((r) => ({
+      index: r.index,
+      reason: r.reason,
+      edit: clipJson(r.edit),
+      ...(r.capped ? { capped: true as const } : {}),
+    }));
     const proposed = ref.accepted.length + ref.rejected.length;
     // Cut at the answer's cap: what was not read is said so beside the edits that were.
     if (ref.cut) rejected.push({ index: -1, reason: ref.cut, edit: "" });
