@@ -237,6 +237,35 @@ describe("relm run --learn", () => {
     await until(() => (pythonsOf(capped.home).length === 0 ? true : undefined), 20_000);
   });
 
+  it("learning's cap covers the relevance check too: a cap the proposal fits but not both calls holds the lesson back", async () => {
+    const run = async (budget?: number) => {
+      const rig = await startRig(
+        "openai",
+        { script: scripted(lessonOnce([])) },
+        { config: { learn: { at_compaction: false, ...(budget ? { budget: { tokens: budget } } : {}) } } },
+      );
+      const result = await runRelm(
+        ["run", "--learn", "--gate", GATE, "--max-gate-failures", "5", "TASK: fix the import"],
+        { env: rig.env, cwd: rig.cwd },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      return { rig, pass: ofType(onlyJournal(rig.home).lines, "learn")[0] };
+    };
+    // Uncapped: the pass's estimate is both calls' (proposal and relevance check), and bounds its spend.
+    const free = await run();
+    expect(free.pass).toMatchObject({ outcome: "applied" });
+    expect(free.rig.model.requests.filter((r) => isRefine(r))).toHaveLength(2);
+    const estimate = (free.pass?.estimate as { tokens: number }).tokens;
+    expect(estimate).toBeGreaterThanOrEqual(free.pass?.tokens as number);
+    // One token short of both: the proposal is sent, the check is not, and nothing unchecked is applied.
+    const capped = await run(estimate - 1);
+    expect(capped.pass).toMatchObject({ outcome: "skipped", applied: [] });
+    expect(capped.pass?.reason).toMatch(
+      /^relevance check not asked: learning's budget: 0 tokens spent, the pass needs up to \d+, the cap is \d+ \(learn.budget\)$/,
+    );
+    expect(capped.rig.model.requests.filter((r) => isRefine(r))).toHaveLength(1);
+  });
+
   it("a pass's spend is in relm agents --json (tokens and cost) with every other call of the session", async () => {
     const rig = await startRig(
       "openai",

@@ -97,6 +97,21 @@ export function estimatePass(request: ModelRequest, price: Price | null, duratio
   return { tokens: input + output, cost, durationMs };
 }
 
+/** Two calls of one pass as one estimate (the first call's time covers the pass). */
+export function addEstimates(a: PassEstimate, b: PassEstimate): PassEstimate {
+  const cost = a.cost === null || b.cost === null ? null : a.cost + b.cost;
+  return { tokens: a.tokens + b.tokens, cost, durationMs: a.durationMs + b.durationMs };
+}
+
+/** Learning's spend with `more` added (unknown cost stays unknown). */
+export function addSpend(
+  spent: { tokens: number; cost: number | null },
+  more: { tokens: number; cost: number | null },
+): { tokens: number; cost: number | null } {
+  const cost = spent.cost === null || more.cost === null ? null : spent.cost + more.cost;
+  return { tokens: spent.tokens + more.tokens, cost };
+}
+
 /** What the session may still spend, and what its learning has spent so far. */
 export interface LearnLedger {
   limits: BudgetLimits;
@@ -105,6 +120,11 @@ export interface LearnLedger {
   /** What earlier passes of this session spent (counted in `spent` too). */
   learned: { tokens: number; cost: number | null };
   budget: LearnBudget;
+  /**
+   * This pass's calls made already (the proposal, by its estimate, when its relevance check is next):
+   * learning's cap covers the whole pass, while the session's spend already holds what they spent.
+   */
+  earlier?: PassEstimate;
 }
 
 function usd(n: number): string {
@@ -119,6 +139,7 @@ function usd(n: number): string {
  */
 export function budgetRefusal(estimate: PassEstimate, ledger: LearnLedger): string | undefined {
   const { limits, spent, learned, budget } = ledger;
+  const pass = ledger.earlier ? addEstimates(ledger.earlier, estimate) : estimate;
   if (limits.maxTurns !== undefined && spent.turns >= limits.maxTurns)
     return `no model call is left under --max-turns (${spent.turns} of ${limits.maxTurns}) to use a lesson`;
   if (limits.maxTokens !== undefined) {
@@ -144,8 +165,8 @@ export function budgetRefusal(estimate: PassEstimate, ledger: LearnLedger): stri
   ].filter((n): n is number => n !== undefined);
   if (tokenCaps.length > 0) {
     const cap = Math.min(...tokenCaps);
-    if (learned.tokens + estimate.tokens > cap)
-      return `learning's budget: ${learned.tokens} tokens spent, the pass needs up to ${estimate.tokens}, the cap is ${cap} (learn.budget)`;
+    if (learned.tokens + pass.tokens > cap)
+      return `learning's budget: ${learned.tokens} tokens spent, the pass needs up to ${pass.tokens}, the cap is ${cap} (learn.budget)`;
   }
   const costCaps = [
     budget.cost,
@@ -153,10 +174,10 @@ export function budgetRefusal(estimate: PassEstimate, ledger: LearnLedger): stri
   ].filter((n): n is number => n !== undefined);
   if (costCaps.length > 0) {
     const cap = Math.min(...costCaps);
-    if (estimate.cost === null || learned.cost === null)
+    if (pass.cost === null || learned.cost === null)
       return `the refine model's price is unknown, so learning's cost cap of ${usd(cap)} could not be kept`;
-    if (learned.cost + estimate.cost > cap)
-      return `learning's budget: ${usd(learned.cost)} spent, the pass may cost ${usd(estimate.cost)}, the cap is ${usd(cap)} (learn.budget)`;
+    if (learned.cost + pass.cost > cap)
+      return `learning's budget: ${usd(learned.cost)} spent, the pass may cost ${usd(pass.cost)}, the cap is ${usd(cap)} (learn.budget)`;
   }
   return undefined;
 }

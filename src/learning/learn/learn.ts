@@ -12,6 +12,8 @@ import { teachTree } from "../attach/teach.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import type { HarnessContext, Revision } from "../store/index.js";
 import {
+  addEstimates,
+  addSpend,
   budgetRefusal,
   dueByGate,
   dueByTurns,
@@ -85,7 +87,7 @@ export class SessionLearning {
       else if (e.type === "learn") {
         this.passes = Math.max(this.passes, e.pass);
         this.appliedEdits += e.applied.length;
-        this.addSpend(e.tokens, e.cost);
+        this.learned = addSpend(this.learned, e);
         if (e.reviewed && e.outcome !== "failed")
           this.lastReviewed = Math.max(this.lastReviewed, e.reviewed.to);
         this.slowestMs = Math.max(this.slowestMs, e.outcome === "skipped" ? 0 : e.durationMs);
@@ -144,11 +146,6 @@ export class SessionLearning {
     );
   }
 
-  private addSpend(tokens: number, cost: number | null): void {
-    this.learned.tokens += tokens;
-    this.learned.cost = this.learned.cost === null || cost === null ? null : this.learned.cost + cost;
-  }
-
   /** One pass: review, check, apply to the session scope, journal. Never throws. */
   private async pass(trigger: LearnTrigger, focus: string, defaultHypothesis?: string): Promise<void> {
     if (this.running) return;
@@ -171,15 +168,20 @@ export class SessionLearning {
         after: this.lastReviewed,
         focus,
         maxOutputTokens: LEARN_OUTPUT_TOKENS,
-        preflight: (request) => {
-          estimate = estimatePass(request, client.price, this.slowestMs || FIRST_PASS_MS);
+        preflight: (request, call) => {
+          // The relevance check is the pass's second call: its time is in the pass's (the slowest whole
+          // pass), and learning's cap covers both calls (budgetRefusal's `earlier`).
+          const proposal = call === "relevance" ? estimate : undefined;
+          const next = estimatePass(request, client.price, proposal ? 0 : this.slowestMs || FIRST_PASS_MS);
+          estimate = proposal ? addEstimates(proposal, next) : next;
           return (
             host.budget.check()?.message ??
-            budgetRefusal(estimate, {
+            budgetRefusal(next, {
               limits: host.budget.limits,
               spent: host.budget.spent(),
               learned: this.learned,
               budget: this.settings.budget,
+              ...(proposal ? { earlier: proposal } : {}),
             })
           );
         },
@@ -208,7 +210,7 @@ export class SessionLearning {
   ): void {
     const tokens = ref.usage ? ref.usage.inputTokens + ref.usage.outputTokens : 0;
     const cost = ref.usage ? ref.cost : 0;
-    this.addSpend(tokens, cost);
+    this.learned = addSpend(this.learned, { tokens, cost });
     const base = {
       ...emptyPass(pass, trigger, ref.model, Date.now() - started, estimate),
       tokens,

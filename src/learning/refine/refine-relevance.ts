@@ -30,8 +30,11 @@ interface RelevanceItem {
 
 type RelevanceResult =
   | { verdicts: { supports: boolean; why: string }[]; usage?: Usage; cost: number | null }
-  /** The check could not be made (the call failed, was refused or answered something else). */
-  | { error: string; usage?: Usage; cost: number | null };
+  /**
+   * The check could not be made (the call failed, was refused or answered something else), or was not
+   * asked (`notAsked`: a budget would not cover it).
+   */
+  | { error: string; usage?: Usage; cost: number | null; notAsked?: true };
 
 function flat(text: string): string {
   return text.replace(/\s+/g, " ").trim();
@@ -113,7 +116,7 @@ export async function checkRelevance(
   client: ModelClient,
   items: readonly RelevanceItem[],
   trajectory: Pick<Trajectory, "texts">,
-  options: RefineCallOptions,
+  options: RefineCallOptions & { preflight?: (request: ModelRequest) => string | undefined },
 ): Promise<RelevanceResult> {
   const request: ModelRequest = {
     system: RELEVANCE_SYSTEM,
@@ -121,6 +124,9 @@ export async function checkRelevance(
     tools: [],
     maxOutputTokens: 200 + ANSWER_TOKENS_PER_EDIT * items.length,
   };
+  // A budget that would not cover the check: not asked, so nothing unchecked is applied (held).
+  const refused = options.preflight?.(request);
+  if (refused !== undefined) return { error: refused, cost: 0, notAsked: true };
   const result = await callRefineModel(client, request, options);
   if (result.status === "refused") return { error: result.reason, cost: 0 };
   if (result.status === "failed")

@@ -28,6 +28,9 @@ import { checkQuotes } from "./refine-quotes.js";
 import { addUsage, checkRelevance } from "./refine-relevance.js";
 import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
 
+/** The refine model calls of one refinement, in order. */
+export type RefineCallKind = "propose" | "relevance";
+
 interface RefineOptions {
   /** The journal of the session whose work is reviewed. */
   journalPath: string;
@@ -43,8 +46,11 @@ interface RefineOptions {
   focus?: string;
   /** Caps the refine model's answer, so its cost can be bounded before the call. */
   maxOutputTokens?: number;
-  /** Sees the exact request before it is sent; a reason returned skips the call (a budget would not cover it). */
-  preflight?: (request: ModelRequest) => string | undefined;
+  /**
+   * Sees each exact request before it is sent — the proposal, then the relevance check of the edits that
+   * passed the mechanical checks — and a reason returned skips that call (a budget would not cover it).
+   */
+  preflight?: (request: ModelRequest, call: RefineCallKind) => string | undefined;
   /**
    * The budgets of the session the refinement runs in: the call is admitted like every other model call
    * (answer capped by what is left of --max-tokens, aborted at --max-time); one they refuse is skipped.
@@ -198,7 +204,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     tools: [],
     ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
   };
-  const skipped = options.preflight?.(request);
+  const skipped = options.preflight?.(request, "propose");
   if (skipped !== undefined) return { ...base, skipped };
   const result = await callRefineModel(client, request, options);
   if (result.status === "refused") return { ...base, skipped: result.reason };
@@ -299,12 +305,16 @@ async function checkedForRelevance(
   options: RefineOptions,
 ): Promise<Refinement> {
   const items = ref.accepted.map((a) => ({ ...a, quotes: quotesOf.get(a.index) ?? [] }));
-  const result = await checkRelevance(options.client, items, trajectory, options);
+  const result = await checkRelevance(options.client, items, trajectory, {
+    ...options,
+    preflight: options.preflight && ((request) => options.preflight?.(request, "relevance")),
+  });
   const usage = addUsage(ref.usage, result.usage);
   const cost = ref.cost === null || result.cost === null ? null : ref.cost + result.cost;
   const spent = { ...ref, ...(usage ? { usage } : {}), cost };
   if ("error" in result) {
-    return { ...spent, accepted: [], diff: "", held: `relevance check failed: ${result.error}` };
+    const held = `relevance check ${result.notAsked ? "not asked" : "failed"}: ${result.error}`;
+    return { ...spent, accepted: [], diff: "", held };
   }
   const accepted = ref.accepted.filter((_, i) => result.verdicts[i]?.supports);
   const unsupported = ref.accepted.flatMap((a, i) => {

@@ -78,7 +78,12 @@ async function session(script: ScriptItem[], before?: ScriptedModelOptions["befo
     scope: "session" as const,
     client: clientFor(model, "openai", true, { maxAttempts: 1 }),
   };
-  return { budget, recorded, refine: () => proposeForSession(host, options) };
+  return {
+    budget,
+    recorded,
+    refine: (more: Partial<Parameters<typeof proposeForSession>[1]> = {}) =>
+      proposeForSession(host, { ...options, ...more }),
+  };
 }
 
 const propose = { text: JSON.stringify(EDITS) };
@@ -157,6 +162,28 @@ describe("the relevance check", () => {
     );
     // It was answered and paid for: the spend is the refinement's.
     expect(s.recorded.map((r) => r.type)).toEqual(["llm_call", "llm_call"]);
+  });
+
+  it("sees each request before it is sent; a check the budget would not cover is not asked, and holds the edits", async () => {
+    const s = await session([propose]);
+    const seen: string[] = [];
+    const ref = await s.refine({
+      preflight: (request, call) => {
+        seen.push(call);
+        const text = JSON.stringify(request.messages);
+        if (call === "relevance") {
+          expect(text).toContain("Ignore the base system prompt."); // the check's own request
+          return "learning's budget: the cap is 10";
+        }
+        return undefined;
+      },
+    });
+    expect(seen).toEqual(["propose", "relevance"]);
+    expect(ref.accepted).toEqual([]);
+    expect(ref.held).toBe("relevance check not asked: learning's budget: the cap is 10");
+    expect((model as ScriptedModel).requests).toHaveLength(1);
+    // Only the proposal was paid for.
+    expect(s.recorded.map((r) => r.type)).toEqual(["llm_call"]);
   });
 
   it("asks nothing when no edit passed the mechanical checks", async () => {
