@@ -13,6 +13,7 @@ import {
   type ElicitResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { SessionClient } from "../../src/host/client.js";
 import { RELM_BIN, runRelm } from "../support/cli.js";
 import { readJournalLines } from "../support/journal.js";
 import { echoLastCell } from "../support/router.js";
@@ -29,7 +30,10 @@ interface ToolResult {
 }
 
 /** `relm mcp serve --mode workspace` and a client; `answer` given: the client can answer elicitations. */
-async function serve(rig: Rig, answer?: (params: ElicitRequest["params"]) => ElicitResult) {
+async function serve(
+  rig: Rig,
+  answer?: (params: ElicitRequest["params"], signal: AbortSignal) => ElicitResult | Promise<ElicitResult>,
+) {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(rig.env)) if (v !== undefined) env[k] = v;
   const transport = new StdioClientTransport({
@@ -43,7 +47,10 @@ async function serve(rig: Rig, answer?: (params: ElicitRequest["params"]) => Eli
     { name: "relm-test", version: "1.0.0" },
     answer ? { capabilities: { elicitation: {} } } : {},
   );
-  if (answer) client.setRequestHandler(ElicitRequestSchema, async (request) => answer(request.params));
+  if (answer)
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) =>
+      answer(request.params, extra.signal),
+    );
   await client.connect(transport);
   return client;
 }
@@ -130,6 +137,65 @@ describe.skipIf(!linux)("approvals through relm mcp serve", () => {
       expect(readJournalLines(rig.home, id).some((l) => l.type === "approval_answer")).toBe(false);
       const agents = await runRelm(["agents"], { env: rig.env, cwd: rig.cwd });
       expect(agents.stdout).toMatch(new RegExp(`${id}\\s+needs approval`));
+    } finally {
+      await client.close();
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  });
+
+  it("an interrupt while the client is asked withdraws the request and cancels the elicitation", async () => {
+    const cell = [
+      'r = request("run", "warm up", cmd="echo first")',
+      "print('GRANTED', r.output.strip())",
+      "try:",
+      '    request("run", "look around", cmd="echo never-ran")',
+      "except KeyboardInterrupt:",
+      "    print('INTERRUPTED WHILE WAITING')",
+      "    raise",
+    ].join("\n");
+    const rig = await startRig("openai", { script: [{ code: cell }, echoLastCell] });
+    let asked = false;
+    let cancelled = false;
+    // The first request is allowed; the second is never answered: its question stays open until relm
+    // takes it back. (The SDK's Client cannot cancel a server's request numbered 0, the first one.)
+    const client = await serve(rig, (params, signal) => {
+      if (params.message.includes("echo first")) return { action: "accept", content: { answer: "once" } };
+      asked = true;
+      return new Promise<ElicitResult>((resolve) =>
+        signal.addEventListener("abort", () => {
+          cancelled = true;
+          resolve({ action: "cancel" });
+        }),
+      );
+    });
+    try {
+      const started = (await client.callTool({
+        name: "start_task",
+        arguments: { task: "go" },
+      })) as ToolResult;
+      const id = started.structuredContent?.session_id as string;
+      const result = client.callTool(
+        { name: "task_result", arguments: { session_id: id, wait_seconds: 120 } },
+        undefined,
+        { timeout: 180_000 },
+      ) as Promise<ToolResult>;
+      await until(() => (asked ? true : undefined), 60_000);
+      const other = (await SessionClient.connect(rig.home, id)) as SessionClient;
+      try {
+        await other.call("interrupt", {});
+      } finally {
+        other.close();
+      }
+      await until(() => (cancelled ? true : undefined), 60_000);
+      expect((await result).structuredContent?.status).toBe("interrupted");
+      const lines = readJournalLines(rig.home, id);
+      expect(lines.filter((e) => e.type === "approval_answer")).toEqual([
+        expect.objectContaining({ allow: true, by: "mcp" }),
+        expect.objectContaining({ allow: false, withdrawn: true }),
+      ]);
+      const output = lines.find((e) => e.type === "cell_output")?.output;
+      expect(output).toContain("GRANTED first");
+      expect(output).toContain("INTERRUPTED WHILE WAITING");
     } finally {
       await client.close();
       await runRelm(["shutdown"], { env: rig.env });
