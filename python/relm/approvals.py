@@ -2,6 +2,9 @@
 the permission mode allows. The host shows exactly what is asked, journals the question and the answer,
 and acts only once it is granted (docs/sandbox.md, "Approvals"). The call waits for the answer."""
 
+import os
+
+from . import calls, interrupts
 from .agents import _call
 
 
@@ -37,16 +40,27 @@ def request(kind, reason, **details):
     request("mode", "need to install packages", mode="full")      # the kernel restarts after this cell
 
     Returns a Granted (a dict); raises request.Denied (a PermissionError) with the reason if refused."""
+    # The host withdraws the request by this id if the cell is interrupted while it waits (below).
+    call = os.urandom(8).hex()
     params = {"kind": str(kind), "reason": str(reason)}
     if kind == "mode" and "mode" not in details and details.get("to") is not None:
         details["mode"] = details.pop("to")
     for key, value in details.items():
         if key == "path":
-            import os
-
             value = os.path.expanduser(str(value))
         params[key] = value
-    answer = _call("approval.request", params)
+    params["call"] = call
+    try:
+        answer = _call("approval.request", params)
+    except KeyboardInterrupt:
+        # Interrupted while waiting: the host takes the question back from every front end (nobody's
+        # answer may act on it now), without this cell waiting for the host.
+        with interrupts.deferred():
+            try:
+                calls.notify("approval.cancel", {"call": call})
+            except Exception:
+                pass
+        raise
     if not answer.get("granted"):
         subject = details.get("host") or details.get("cmd") or details.get("path") or details.get("mode") or kind
         raise Denied(kind, subject, answer.get("by", "policy"), answer.get("note"))

@@ -182,9 +182,11 @@ export class ProgressRenderer {
         return;
       case "approval_answer":
         this.line(
-          event.allow
-            ? s.green(`✓ request [${event.id}] granted (${event.scope}, by ${event.by})`)
-            : s.red(`✗ request [${event.id}] denied by ${event.by}${event.note ? `: ${event.note}` : ""}`),
+          event.withdrawn
+            ? s.yellow(`■ request [${event.id}] ${event.note ?? "withdrawn"}`)
+            : event.allow
+              ? s.green(`✓ request [${event.id}] granted (${event.scope}, by ${event.by})`)
+              : s.red(`✗ request [${event.id}] denied by ${event.by}${event.note ? `: ${event.note}` : ""}`),
         );
         return;
       case "error":

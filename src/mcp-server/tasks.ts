@@ -19,6 +19,7 @@ import {
   sessionDir,
   sessionsDir,
 } from "../session/index.js";
+import { type Elicit, McpApprovals } from "./approvals.js";
 
 /** A mistake in a tool's arguments (or a session that cannot be used): told to the calling model. */
 export class TaskInputError extends Error {
@@ -157,6 +158,8 @@ interface Follow {
   timeoutMs?: number;
   /** Work that ended before `after` (from the journal): the outcome when nothing is running now. */
   seed?: () => WorkOutcome | undefined;
+  /** Asks the client about the session's requests waiting for a person (when it can: approvals.ts). */
+  elicit?: Elicit;
 }
 
 /** How following a session's work ended: its outcome, or that the caller stopped waiting. */
@@ -173,6 +176,7 @@ export async function follow(
   options: Follow = {},
 ): Promise<Followed | undefined> {
   let watch: WorkWatch | undefined;
+  let approvals: McpApprovals | undefined;
   const handle = new SessionHandle({
     home,
     id,
@@ -182,6 +186,7 @@ export async function follow(
     },
     onEvent: (event) => {
       watch?.feed(event);
+      approvals?.onEvent(event);
       options.onEvent?.(event);
     },
     onClosing: (reason) => watch?.hostClosing(reason),
@@ -199,12 +204,17 @@ export async function follow(
     if (!(await handle.connect())) return undefined;
     const watching = watch as WorkWatch;
     if (options.seed) watching.seed(options.seed());
+    if (options.elicit) {
+      approvals = new McpApprovals(id, handle.call, options.elicit);
+      void approvals.refresh(); // one that waited before this call followed the session
+    }
     return await Promise.race([watching.settled.then((outcome) => ({ outcome })), stopped]);
   } catch {
     return { outcome: { status: "closed", text: "the session host closed the connection" } };
   } finally {
     clearTimeout(timer);
     if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+    approvals?.close();
     handle.close();
   }
 }

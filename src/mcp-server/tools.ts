@@ -7,6 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listSessions } from "../host/states/discovery.js";
 import type { WorkOutcome } from "../host/work-watch.js";
+import type { Elicit } from "./approvals.js";
 import { ProgressReporter } from "./progress.js";
 import {
   type Followed,
@@ -67,6 +68,7 @@ export interface ServerState {
 
 type Extra = {
   signal: AbortSignal;
+  requestId: string | number;
   _meta?: { progressToken?: string | number };
   sendNotification: (notification: {
     method: "notifications/progress";
@@ -83,6 +85,16 @@ function reporter(extra: Extra): ProgressReporter | undefined {
       params: { progressToken: token, progress, message },
     }),
   );
+}
+
+/**
+ * How a tool call asks its client about a followed session's requests for approval: elicitation tied to
+ * that call, when the client declared it can answer a form (approvals.ts); else none (the request waits).
+ */
+function elicitor(server: McpServer, extra: Extra): Elicit | undefined {
+  if (!server.server.getClientCapabilities()?.elicitation?.form) return undefined;
+  return (params, options) =>
+    server.server.elicitInput(params, { ...options, relatedRequestId: extra.requestId });
 }
 
 function followUp(id: string): string {
@@ -150,9 +162,11 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
       state.foreground.add(id);
       const progress = reporter(extra as Extra);
       try {
+        const elicit = elicitor(server, extra as Extra);
         const followed = await follow(home, id, 0, {
           onEvent: (event) => progress?.onEvent(event),
           signal: extra.signal,
+          ...(elicit ? { elicit } : {}),
         });
         if (followed && "waiting" in followed) {
           // The caller cancelled: a foreground task stops with it, as relm run does on Ctrl-C.
@@ -234,10 +248,12 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
         };
       }
       const progress = reporter(extra as Extra);
+      const elicit = elicitor(server, extra as Extra);
       try {
         const followed = await follow(home, id, lastEventN(home, id), {
           onEvent: (event) => progress?.onEvent(event),
           signal: extra.signal,
+          ...(elicit ? { elicit } : {}),
           timeoutMs: (wait_seconds ?? 0) * 1000,
           seed: () => lastOutcome(home, id),
         });
@@ -291,6 +307,7 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
         };
       }
       const progress = reporter(extra as Extra);
+      const elicit = elicitor(server, extra as Extra);
       try {
         return followedResult(
           home,
@@ -298,6 +315,7 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
           await follow(home, id, sent.after, {
             onEvent: (event) => progress?.onEvent(event),
             signal: extra.signal,
+            ...(elicit ? { elicit } : {}),
           }),
         );
       } finally {

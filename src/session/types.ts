@@ -171,6 +171,8 @@ export type JournalBody =
       scope: "once" | "session" | "project";
       by: "ui" | "acp" | "mcp" | "line" | "policy";
       note?: string;
+      /** Nobody answered: the cell that asked was interrupted first, and front ends take the question back. */
+      withdrawn?: boolean;
     }
   /** The root's model was switched (UI `/model`); the model calls after it use this one. */
   | { type: "model"; model: string; provider: string }

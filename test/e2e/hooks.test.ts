@@ -1,7 +1,8 @@
 // The user's hooks (docs/hooks.md) in real `relm run` sessions against the scripted model over HTTP:
 // every event's JSON reaches a hook that appends its stdin to a file, a PreToolUse hook blocks a cell
-// (the model reads why, the cell never ran), a Stop hook that always objects sends the agent back a
-// bounded number of times, and a detached session's end fires the Notification hook.
+// (the model reads why, the cell never ran), a UserPromptSubmit hook blocks a message or adds to it,
+// PreCompact fires before a compaction (auto and /compact), a Stop hook that always objects sends the
+// agent back a bounded number of times, and a detached session's end fires the Notification hook.
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -99,6 +100,74 @@ describe("hooks", () => {
     );
     expect(hooks.every((h) => h.exit === 0 && h.source === "user")).toBe(true);
     expect(journal(rig).some((l) => l.type === "notification" && l.kind === "done")).toBe(true);
+  });
+
+  it("a UserPromptSubmit hook that exits 2 keeps the message from the model; its stdout adds context", async () => {
+    const rig = await startRig("openai", { script: byTask({ "TASK: fine": [{ text: "answered" }] }) });
+    const gate = join(rig.cwd, "gate.sh");
+    writeFileSync(
+      gate,
+      "#!/bin/sh\nif grep -q secret ; then echo 'no secrets in prompts' >&2; exit 2; fi\necho 'ticket ABC-12'\n",
+      { mode: 0o755 },
+    );
+    setHooks(rig, hooksOf(["UserPromptSubmit"], gate));
+    const blocked = await runRelm(["run", "TASK: the secret is 42"], { env: rig.env, cwd: rig.cwd });
+    expect(blocked.stderr).toContain(
+      "the message was blocked by a UserPromptSubmit hook: no secrets in prompts",
+    );
+    expect(rig.model.requests).toHaveLength(0);
+    const run = await runRelm(["run", "TASK: fine"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("answered");
+    expect(rig.model.requests).toHaveLength(1);
+    expect(rig.model.requests[0]?.rawBody).toContain("ticket ABC-12");
+  });
+
+  it("PreCompact runs before a compaction: 'auto' when the context window fills, 'manual' for /compact", async () => {
+    // The summary request is the one without tools; steps go by call count (a compaction shortens the
+    // conversation). Cells print enough that a 4,000-token window compacts once.
+    const summary = { text: "## Goal\nTASK: long\n## Progress so far\nPrinted a lot." };
+    const steps = [
+      ...Array.from({ length: 6 }, (_, i) => ({ code: `print('${"y".repeat(1500)}', ${i})` })),
+      { text: "long done" },
+    ];
+    let step = 0;
+    const rig = await startRig(
+      "openai",
+      {
+        script: async (ctx) =>
+          (ctx.body as { tools?: unknown }).tools ? (steps[step++] ?? { text: "long done" }) : summary,
+      },
+      { config: { contextWindows: { scripted: 4000 } } },
+    );
+    const log = join(rig.cwd, "compact.jsonl");
+    setHooks(rig, hooksOf(["PreCompact"], `cat >> '${log}'`));
+    const run = await runRelm(["run", "TASK: long"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const auto = lines(log);
+    expect(auto.length).toBeGreaterThanOrEqual(1);
+    expect(auto[0]).toMatchObject({ hook_event_name: "PreCompact", trigger: "auto", cwd: rig.cwd });
+    // The hook ran (journaled) before the compaction it announced.
+    const order = journal(rig)
+      .filter((l) => (l.type === "hook" && l.event === "PreCompact") || l.type === "compaction")
+      .map((l) => l.type);
+    expect(order.slice(0, 2)).toEqual(["hook", "compaction"]);
+
+    const manual = await startRig("openai", {
+      script: async (ctx) =>
+        (ctx.body as { tools?: unknown }).tools
+          ? byTask({ "TASK: edit": [{ code: "print('lorem ipsum ' * 1500)" }, { text: "edited" }] })(ctx)
+          : { text: "## Goal\nedit notes" },
+    });
+    const manualLog = join(manual.cwd, "compact.jsonl");
+    setHooks(manual, hooksOf(["PreCompact"], `cat >> '${manualLog}'`, "manual"));
+    const input = ["TASK: edit", "/compact", "/exit", ""].join("\n");
+    const line = await runRelm([], { env: manual.env, cwd: manual.cwd, input });
+    expect(line.code, line.stderr).toBe(0);
+    expect(line.stdout).toMatch(/compacted \d+ messages/);
+    expect(lines(manualLog)).toEqual([
+      expect.objectContaining({ hook_event_name: "PreCompact", trigger: "manual" }),
+    ]);
   });
 
   it("a PreToolUse hook that exits 2 blocks the cell: the model reads its reason, the cell never ran", async () => {

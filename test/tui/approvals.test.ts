@@ -2,9 +2,11 @@
 // dialog showing who asks, why and the exact command; "allow for this session" runs it and a second
 // identical request is granted by the session's list without asking. A request of a detached session
 // that waited while nobody was attached opens its dialog at `relm attach`, and deny reaches the model
-// as request.Denied. Real pty, real bubblewrap (workspace mode), the scripted model.
+// as request.Denied. An interrupt while the cell waits withdraws the request: the dialog closes, the
+// cell gets KeyboardInterrupt, nothing runs. Real pty, real bubblewrap (workspace mode), the scripted model.
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { SessionClient } from "../../src/host/client.js";
 import { runRelm } from "../support/cli.js";
 import { readJournalLines } from "../support/journal.js";
 import { echoLastCell } from "../support/router.js";
@@ -72,5 +74,49 @@ describe.skipIf(!linux)("approvals in the terminal UI", () => {
     });
     const answer = readJournalLines(rig.home, id).find((l) => l.type === "approval_answer");
     expect(answer).toMatchObject({ allow: false, by: "ui" });
+  });
+
+  it("an interrupt while the cell waits withdraws the request: the dialog closes, the cell gets KeyboardInterrupt", async () => {
+    const cell = [
+      "try:",
+      '    request("run", "look around", cmd="echo never-ran > ran.txt")',
+      "except KeyboardInterrupt:",
+      "    print('INTERRUPTED WHILE WAITING')",
+      "    raise",
+    ].join("\n");
+    const rig = await startRig("openai", { script: [{ code: cell }, echoLastCell] });
+    const run = await runRelm(["run", "--detach", "--mode", "workspace", "go"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const id = run.stdout.trim();
+    const ui = open(rig, ["attach", id], { cols: 140 });
+    await ui.waitFor("Approval needed · run", { timeoutMs: 60_000 });
+    // Another front end interrupts the session (as Esc in a second UI would).
+    const other = (await SessionClient.connect(rig.home, id)) as SessionClient;
+    try {
+      await other.call("interrupt", {});
+      const lines = await until(() => {
+        const l = readJournalLines(rig.home, id);
+        return l.some((e) => e.type === "cell_output") && l.some((e) => e.type === "approval_answer")
+          ? l
+          : undefined;
+      }, 60_000);
+      expect(lines.find((e) => e.type === "approval_answer")).toMatchObject({
+        allow: false,
+        withdrawn: true,
+        note: "withdrawn: the cell that asked was interrupted",
+      });
+      const output = lines.find((e) => e.type === "cell_output");
+      expect(output?.output).toContain("INTERRUPTED WHILE WAITING");
+      expect(output?.output).toContain("KeyboardInterrupt");
+      // The dialog is gone without anyone answering it, and nothing waits any more.
+      await ui.waitFor((text) => !text.includes("Approval needed"), { timeoutMs: 30_000 });
+      expect((await other.call("approvals", {})).pending).toEqual([]);
+      expect(existsSync(`${rig.cwd}/ran.txt`)).toBe(false);
+    } finally {
+      other.close();
+    }
   });
 });

@@ -41,6 +41,8 @@ export interface ApprovalDecision {
   by: ApprovalSource;
   /** Why (a policy's reason, or what the person said). */
   note?: string;
+  /** Nobody answered: the cell that asked was interrupted, so the request was taken back. */
+  withdrawn?: boolean;
 }
 
 export interface ApprovalSettings {
@@ -139,6 +141,8 @@ export class Approvals {
     ask: ApprovalAsk,
     reason: string,
     modeAllows: boolean,
+    /** Aborted when the cell that asked is interrupted: the request is withdrawn (refused, journaled so). */
+    signal?: AbortSignal,
   ): Promise<ApprovalDecision> {
     const request: PendingApproval = {
       id: randomBytes(4).toString("hex"),
@@ -163,6 +167,16 @@ export class Approvals {
       (await new Promise<ApprovalDecision>((resolve) => {
         this.waiting.set(request.id, { request, ask, resolve });
         this.changed();
+        const withdraw = () =>
+          this.answer(request.id, {
+            allow: false,
+            scope: "once",
+            by: "policy",
+            note: "withdrawn: the cell that asked was interrupted",
+            withdrawn: true,
+          });
+        if (signal?.aborted) withdraw();
+        else signal?.addEventListener("abort", withdraw, { once: true });
       }));
     this.settle(request.id, ask, decision);
     return decision;
@@ -222,6 +236,7 @@ export class Approvals {
       scope: decision.scope,
       by: decision.by,
       ...(decision.note ? { note: decision.note } : {}),
+      ...(decision.withdrawn ? { withdrawn: true } : {}),
     });
     if (!decision.allow || decision.scope === "once") return;
     const rule = ruleFor(ask);

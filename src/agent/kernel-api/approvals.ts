@@ -9,7 +9,7 @@ import { runOutside, writeOutside } from "../approvals/act.js";
 import type { ApprovalDecision, Approvals } from "../approvals/broker.js";
 import { type ApprovalAsk, realTarget } from "../approvals/policy.js";
 import type { Permissions } from "../permissions.js";
-import { asRecord, KernelCallError, requiredString } from "./errors.js";
+import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 
 const MAX_REASON = 2000;
 const MAX_COMMAND = 10_000;
@@ -134,8 +134,37 @@ function answerOf(decision: ApprovalDecision, extra: Record<string, unknown> = {
   };
 }
 
+/**
+ * Requests waiting for an answer by agent and the id Python gave them: an interrupted cell sends
+ * approval.cancel with that id, and its request is withdrawn (python/relm/approvals.py).
+ */
+const asking = new Map<string, AbortController>();
+
+/** approval.cancel: the cell that made request `call` was interrupted; nobody's answer may act on it. */
+export function cancelApprovalRequest(agent: { readonly id: string }, raw: unknown): null {
+  const call = optionalString(asRecord(raw, "approval.cancel"), "call");
+  if (call) asking.get(`${agent.id}\0${call}`)?.abort();
+  return null;
+}
+
 export async function handleApprovalRequest(agent: ApprovalAgent, raw: unknown): Promise<unknown> {
   const params = asRecord(raw, "request");
+  const call = optionalString(params, "call");
+  const key = call ? `${agent.id}\0${call}` : undefined;
+  const controller = new AbortController();
+  if (key) asking.set(key, controller);
+  try {
+    return await answerRequest(agent, params, controller.signal);
+  } finally {
+    if (key && asking.get(key) === controller) asking.delete(key);
+  }
+}
+
+async function answerRequest(
+  agent: ApprovalAgent,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
   const reason = requiredString(params, "reason").trim();
   if (!reason || reason.length > MAX_REASON)
     throw new KernelCallError(`request(): reason must say why, in 1 to ${MAX_REASON} chars`, "usage");
@@ -147,7 +176,7 @@ export async function handleApprovalRequest(agent: ApprovalAgent, raw: unknown):
       "sandbox",
     );
   const { content, ...asked } = ask as ApprovalAsk & { content?: string };
-  const decision = await approvals.decide(agent.id, asked, reason, modeAllows(agent, asked));
+  const decision = await approvals.decide(agent.id, asked, reason, modeAllows(agent, asked), signal);
   if (!decision.allow) return answerOf(decision);
   const tree = agent.tree;
   switch (asked.kind) {

@@ -6,7 +6,7 @@ import type { ChildManager, SubmitPayload } from "../children/manager.js";
 import { handleMessageRequest, type MessagingAgent } from "../children/messaging.js";
 import type { TreeOptions } from "../core/tree.js";
 import type { KernelCaller } from "../hooks.js";
-import { type ApprovalAgent, handleApprovalRequest } from "./approvals.js";
+import { type ApprovalAgent, cancelApprovalRequest, handleApprovalRequest } from "./approvals.js";
 import { complete, completeBatch } from "./completions.js";
 import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 import { handleLookRequest, type LookAgent } from "./look.js";
@@ -60,6 +60,7 @@ export async function handleKernelCall(
   if (method.startsWith("look.")) return handleLookRequest(agent, method, raw);
   if (method.startsWith("toolkit.")) return handleToolkitRequest(agent, method, raw);
   if (method === "approval.request") return handleApprovalRequest(agent, raw);
+  if (method === "approval.cancel") return cancelApprovalRequest(agent, raw);
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");

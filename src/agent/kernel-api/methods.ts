@@ -48,6 +48,7 @@ export const KERNEL_METHODS = [
   "toolkit.file_edit",
   "toolkit.gates",
   "approval.request",
+  "approval.cancel",
 ] as const;
 
 type KernelMethod = (typeof KERNEL_METHODS)[number];

@@ -22,12 +22,20 @@ interface ApprovalUi {
 export class TuiApprovals {
   private showing = false;
   private again = false;
+  /** Requests answered (here, elsewhere, by the policy) or withdrawn: no dialog for them any more. */
+  private readonly settled = new Set<string>();
+  /** The dialog on screen: its request, and how to take it down. */
+  private open: { id: string; close: AbortController } | undefined;
 
   constructor(private readonly ui: ApprovalUi) {}
 
-  /** Every event the UI gets: approval events bring the dialog up (or take it down once answered). */
-  onEvent(event: { type: string }): void {
+  /** Every event the UI gets: approval events bring the dialog up, or take it down once answered. */
+  onEvent(event: { type: string; id?: string }): void {
     if (event.type === "approval_request") void this.refresh();
+    if (event.type === "approval_answer" && event.id) {
+      this.settled.add(event.id);
+      if (this.open?.id === event.id) this.open.close.abort();
+    }
   }
 
   /** Shows a dialog for each waiting request, one at a time, oldest first. */
@@ -52,6 +60,7 @@ export class TuiApprovals {
   }
 
   private async ask(r: ApprovalView): Promise<void> {
+    if (this.settled.has(r.id)) return;
     const t = this.ui.dialogs.theme;
     const text = [
       `The agent${r.requester ? ` (${r.requester})` : ""} asks to ${actionOf(r)}:`,
@@ -60,6 +69,8 @@ export class TuiApprovals {
       "",
       `Reason given: ${r.reason}`,
     ].join("\n");
+    const close = new AbortController();
+    this.open = { id: r.id, close };
     const choice = await pickFrom(this.ui.dialogs, {
       title: `Approval needed · ${r.kind}`,
       text,
@@ -68,7 +79,12 @@ export class TuiApprovals {
       // Enter on a dialog that appeared mid-typing must not grant anything.
       initial: "deny",
       hint: "↑↓ choose · enter answer · esc deny",
+      signal: close.signal,
+    }).finally(() => {
+      this.open = undefined;
     });
+    // Answered elsewhere or withdrawn (the cell was interrupted) while it showed: nothing to answer.
+    if (close.signal.aborted) return;
     const reply: ApprovalReply = (choice as ApprovalReply | undefined) ?? "deny";
     const answered = await this.ui
       .call("approve", { id: r.id, answer: reply, from: "ui" })

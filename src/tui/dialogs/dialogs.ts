@@ -212,6 +212,8 @@ export function pickFrom(
     filterable?: boolean;
     initial?: string;
     hint?: string;
+    /** Closes the dialog unanswered (what it asked was settled elsewhere). */
+    signal?: AbortSignal;
   },
 ): Promise<string | undefined> {
   return show<string>(host, (done) => {
@@ -229,7 +231,10 @@ export function pickFrom(
     if (start >= 0) list.list.setSelectedIndex(start);
     const hint =
       options.hint ?? `↑↓ choose · enter select · esc back${options.filterable ? " · type to filter" : ""}`;
-    return { frame: new Frame(host.theme, options.title, list, hint, options.text) };
+    return {
+      frame: new Frame(host.theme, options.title, list, hint, options.text),
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
   });
 }
 
