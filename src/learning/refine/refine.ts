@@ -29,7 +29,7 @@ import { addUsage, checkRelevance } from "./refine-relevance.js";
 import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
 
 /** The refine model calls of one refinement, in order. */
-export type RefineCallKind = "propose" | "relevance";
+type RefineCallKind = "propose" | "relevance";
 
 interface RefineOptions {
   /** The journal of the session whose work is reviewed. */
