@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 
-from . import api, capture, calls, interrupts, protocol, streamer, transfer, variables
+from . import api, capture, calls, interrupts, netfwd, protocol, streamer, transfer, variables
 from .cells import CellRunner
 
 
@@ -67,6 +67,7 @@ def serve(opts, proto=None, engine=None):
     ready = {"type": "ready", "pid": os.getpid(), "python": "%d.%d.%d" % sys.version_info[:3], "ipython": engine.version}
     if opts.get("scratch"):
         ready.update(scratch=opts["scratch"], build=opts.get("build"))  # a remote kernel (relm.remote)
+    netfwd.wait_listening()  # a sandbox with a network proxy: its forwarder started beside this kernel
     protocol.send(ready)
     _group_watchdog()
     exported_values = [engine.namespace[n] for n in exported]

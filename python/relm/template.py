@@ -27,7 +27,7 @@ import threading
 import time
 import traceback
 
-from . import forked, keeper, runner
+from . import forked, keeper, netfwd, runner
 
 # Imported lazily by the runner or the first cell; imported here they are shared by every fork.
 _WARM_IMPORTS = ("ctypes", "faulthandler", "importlib.util", "queue", "socket", "traceback")
@@ -76,6 +76,7 @@ def main():
     signal.signal(signal.SIGCHLD, lambda signum, frame: None)
     signal.set_wakeup_fd(wake_w)
     template = Template(proto_out, engine, origin)
+    netfwd.wait_listening()  # its forks share the sandbox's forwarder, started beside the template
     template.send(
         {
             "type": "ready",

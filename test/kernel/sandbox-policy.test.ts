@@ -134,7 +134,7 @@ describe("the bubblewrap command line", () => {
     expect(a.indexOf("/tmp", a.indexOf("--bind"))).toBeGreaterThan(a.indexOf("--tmpfs"));
   });
 
-  it("with an allow-list, starts the forwarder before the kernel and binds the proxy socket", () => {
+  it("with an allow-list, starts the forwarder beside the kernel and binds the proxy socket", () => {
     const a = bwrapArgs(
       {
         ...plan,

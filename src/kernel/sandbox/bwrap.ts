@@ -82,8 +82,10 @@ export function bwrapArgs(plan: BwrapPlan, argv: string[], cwd: string): string[
   }
   args.push("--chdir", cwd, "--");
   if (typeof plan.net === "object") {
-    // The forwarder binds 127.0.0.1:PORT inside, then goes to the background; the kernel starts after.
-    const script = '"$1" -I -S "$2" "$3" "$4" || exit 1; shift 4; exec "$@"';
+    // The forwarder starts beside the kernel, not before it: its interpreter start is off the kernel's
+    // critical path (+74..229 ms per kernel start when the kernel waited for it, docs/benchmarks.md).
+    // The kernel says it is ready only once the port listens (relm.netfwd.wait_listening).
+    const script = '"$1" -I -S "$2" "$3" "$4" & shift 4; exec "$@"';
     const { python, forwarder } = plan.net;
     args.push(
       "/bin/sh",

@@ -125,6 +125,7 @@ export class LinuxSandbox implements KernelSandbox {
       }
       out.NO_PROXY = "";
       out.no_proxy = "";
+      out.RELM_NETFWD_PORT = String(PROXY_PORT); // the kernel waits for it to listen (bwrap.ts)
     }
     return out;
   }
