@@ -16,6 +16,12 @@ if __name__ == "__main__":
     # First of all, before any thread and before the imports below: on Linux this process becomes the
     # kernel's keeper (relm.keeper) and the kernel goes on in a child. The keeper keeps only what the
     # process holds at this point, so splitting before the imports saves it the kernel's modules.
+    import os as _os
+
+    if _os.environ.get("RELM_NETFWD"):  # a sandbox with a network proxy: the forwarder forks off first
+        from relm import netfwd as _netfwd
+
+        _netfwd.start_beside()
     from relm import keeper as _keeper
 
     _keeper.split()
@@ -29,7 +35,7 @@ import sys
 import threading
 import time
 
-from . import api, capture, calls, interrupts, netfwd, protocol, streamer, transfer, variables
+from . import api, capture, calls, interrupts, protocol, streamer, transfer, variables
 from .cells import CellRunner
 
 
@@ -67,7 +73,6 @@ def serve(opts, proto=None, engine=None):
     ready = {"type": "ready", "pid": os.getpid(), "python": "%d.%d.%d" % sys.version_info[:3], "ipython": engine.version}
     if opts.get("scratch"):
         ready.update(scratch=opts["scratch"], build=opts.get("build"))  # a remote kernel (relm.remote)
-    netfwd.wait_listening()  # a sandbox with a network proxy: its forwarder started beside this kernel
     protocol.send(ready)
     _group_watchdog()
     exported_values = [engine.namespace[n] for n in exported]

@@ -76,7 +76,6 @@ def main():
     signal.signal(signal.SIGCHLD, lambda signum, frame: None)
     signal.set_wakeup_fd(wake_w)
     template = Template(proto_out, engine, origin)
-    netfwd.wait_listening()  # its forks share the sandbox's forwarder, started beside the template
     template.send(
         {
             "type": "ready",
@@ -279,4 +278,5 @@ def _signal_name(number):
 
 
 if __name__ == "__main__":
+    netfwd.start_beside()  # a sandbox with a network proxy: one forwarder, shared by every fork
     main()

@@ -1,11 +1,13 @@
-"""The network forwarder's readiness check (relm/netfwd.py): a sandboxed kernel starts beside its
-forwarder and says it is ready only once the proxy's port listens. Against real sockets of this
-network namespace: /proc/net/tcp is read, nothing connects."""
+"""The network forwarder a sandboxed kernel forks off itself (relm/netfwd.py start_beside): the port
+listens when the call returns, bytes go both ways to the proxy's Unix socket, and the forwarder holds no
+file of the kernel's (the host sees the kernel's pipes close when the kernel ends). Real sockets, a real
+fork; the "proxy" is an echo server on a Unix socket."""
 
 import os
+import signal
 import socket
+import tempfile
 import threading
-import time
 import unittest
 from unittest import mock
 
@@ -20,56 +22,75 @@ def _free_port():
     return port
 
 
-@unittest.skipUnless(os.path.exists("/proc/net/tcp"), "Linux only")
-class ListeningTest(unittest.TestCase):
-    def test_a_listening_port_is_seen_and_a_closed_one_is_not(self):
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        port = listener.getsockname()[1]
+class _EchoProxy:
+    """Stands in for the host's proxy: answers each connection with what it read, upper-cased."""
+
+    def __init__(self, path):
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(path)
+        self.server.listen(4)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn:
+                conn.sendall(conn.recv(1024).upper())
+
+
+@unittest.skipUnless(hasattr(os, "fork") and os.path.isdir("/proc/self/fd"), "Linux only")
+class StartBesideTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.path = os.path.join(self.dir, "proxy.sock")
+        self.proxy = _EchoProxy(self.path)
+        self.port = _free_port()
+        self.pid = None
+
+    def tearDown(self):
+        if self.pid:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        self.proxy.server.close()
+
+    def start(self):
+        with mock.patch.dict(os.environ, {"RELM_NETFWD": "%s %d" % (self.path, self.port)}):
+            self.pid = netfwd.start_beside()
+        self.assertIsNotNone(self.pid)
+
+    def test_relays_to_the_proxy_socket_as_soon_as_it_returns(self):
+        self.start()
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as c:
+            c.sendall(b"get http://example.org/")
+            self.assertEqual(c.recv(1024), b"GET HTTP://EXAMPLE.ORG/")
+
+    def test_holds_none_of_the_kernels_files(self):
+        r, w = os.pipe()  # a protocol pipe of the kernel's
         try:
-            self.assertTrue(netfwd._listening(port))
+            self.start()
+            os.close(w)
+            w = None
+            self.assertEqual(os.read(r, 1), b"")  # EOF: nobody else holds the write end
         finally:
-            listener.close()
-        self.assertFalse(netfwd._listening(port))
+            os.close(r)
+            if w is not None:
+                os.close(w)
 
-    def test_a_bound_port_that_does_not_listen_yet_is_not_ready(self):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        try:
-            self.assertFalse(netfwd._listening(s.getsockname()[1]))
-        finally:
-            s.close()
-
-    def test_wait_returns_once_the_port_listens(self):
-        port = _free_port()
-        listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", port))
-
-        def listen_later():
-            time.sleep(0.2)  # the forwarder's interpreter starting beside the kernel
-            listener.listen(1)
-
-        t = threading.Thread(target=listen_later)
-        t.start()
-        try:
-            with mock.patch.dict(os.environ, {"RELM_NETFWD_PORT": str(port)}):
-                netfwd.wait_listening(timeout=10)
-                self.assertTrue(netfwd._listening(port))
-        finally:
-            t.join()
-            listener.close()
-
-    def test_wait_gives_up_at_its_timeout_and_does_nothing_without_a_port(self):
-        port = _free_port()
-        with mock.patch.dict(os.environ, {"RELM_NETFWD_PORT": str(port)}):
-            started = time.monotonic()
-            netfwd.wait_listening(timeout=0.1)
-            self.assertGreaterEqual(time.monotonic() - started, 0.1)
+    def test_starts_nothing_without_a_spec_or_when_the_port_is_taken(self):
         with mock.patch.dict(os.environ, {}, clear=False):
-            os.environ.pop("RELM_NETFWD_PORT", None)
-            netfwd.wait_listening(timeout=10)  # returns at once
+            os.environ.pop("RELM_NETFWD", None)
+            self.assertIsNone(netfwd.start_beside())
+        taken = socket.socket()
+        taken.bind(("127.0.0.1", self.port))
+        taken.listen(1)
+        try:
+            with mock.patch.dict(os.environ, {"RELM_NETFWD": "%s %d" % (self.path, self.port)}):
+                self.assertIsNone(netfwd.start_beside())
+        finally:
+            taken.close()
 
 
 if __name__ == "__main__":

@@ -134,7 +134,7 @@ describe("the bubblewrap command line", () => {
     expect(a.indexOf("/tmp", a.indexOf("--bind"))).toBeGreaterThan(a.indexOf("--tmpfs"));
   });
 
-  it("with an allow-list, starts the forwarder beside the kernel and binds the proxy socket", () => {
+  it("with an allow-list, starts the forwarder before a command and binds the proxy socket", () => {
     const a = bwrapArgs(
       {
         ...plan,
@@ -156,5 +156,15 @@ describe("the bubblewrap command line", () => {
       "3128",
     ]);
     expect(a.slice(-3)).toEqual(["python3", "-m", "relm.runner"]);
+  });
+
+  it("a kernel or template starts the forwarder itself: nothing in front of it", () => {
+    const net = { proxySocket: "/tmp/relm-0/n1.sock", forwarder: "/r/netfwd.py", python: "/usr/bin/python3" };
+    const a = bwrapArgs({ ...plan, net }, ["python3", "-m", "relm.runner"], "/home/me/proj", true);
+    expect(a).not.toContain("/bin/sh");
+    expect(a).not.toContain("/r/netfwd.py");
+    const bind = a.indexOf("/tmp/relm-0/n1.sock");
+    expect(a[bind + 1]).toBe("/run/relm-net/proxy.sock");
+    expect(a.slice(a.indexOf("--") + 1)).toEqual(["python3", "-m", "relm.runner"]);
   });
 });

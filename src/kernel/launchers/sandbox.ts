@@ -17,7 +17,8 @@ export function sandboxLauncher(sandbox: KernelSandbox): Launcher & ProcessWrapp
     forkable: true,
     command(ctx: LaunchContext, sockets?: string[]): LaunchCommand {
       const [file, ...args] = ctx.inner;
-      return sandbox.wrap({ file: file!, args, env: ctx.env, cwd: ctx.cwd }, sockets);
+      // Always relm's runner or warm template here.
+      return sandbox.wrap({ file: file!, args, env: ctx.env, cwd: ctx.cwd }, sockets, true);
     },
     hostPid: (outer, inner) => sandbox.hostPid(outer, inner),
     forkEnv: (env) => sandbox.env(env),

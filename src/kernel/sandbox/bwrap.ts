@@ -2,7 +2,7 @@
 // resolved and known to exist (linux.ts does that); this only orders the mounts and picks the flags.
 
 /** Inside the sandbox: where the host's network proxy socket appears, and the forwarder's port. */
-const NET_SOCKET_INSIDE = "/run/relm-net/proxy.sock";
+export const NET_SOCKET_INSIDE = "/run/relm-net/proxy.sock";
 export const PROXY_PORT = 3128;
 
 export interface BwrapPlan {
@@ -42,7 +42,11 @@ function depth(p: string): number {
  * writable project below a hidden /tmp or $HOME is bound after the tmpfs that hides its parent, and a
  * hidden RELM_HOME inside the project is laid over the project's bind.
  */
-export function bwrapArgs(plan: BwrapPlan, argv: string[], cwd: string): string[] {
+/**
+ * `relmProcess`: the command is relm's kernel runner or warm template, which starts the network
+ * forwarder itself; any other command (a gate, a hook, an MCP server) gets it started in front of it.
+ */
+export function bwrapArgs(plan: BwrapPlan, argv: string[], cwd: string, relmProcess = false): string[] {
   const flags = ["--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"];
   if (plan.net !== "all") flags.push("--unshare-net");
   // As root bwrap keeps every capability inside, and a cell could remount / read-write.
@@ -81,11 +85,11 @@ export function bwrapArgs(plan: BwrapPlan, argv: string[], cwd: string): string[
     else args.push(m.op, m.src, m.dest);
   }
   args.push("--chdir", cwd, "--");
-  if (typeof plan.net === "object") {
-    // The forwarder starts beside the kernel, not before it: its interpreter start is off the kernel's
-    // critical path (+74..229 ms per kernel start when the kernel waited for it, docs/benchmarks.md).
-    // The kernel says it is ready only once the port listens (relm.netfwd.wait_listening).
-    const script = '"$1" -I -S "$2" "$3" "$4" & shift 4; exec "$@"';
+  // A kernel or template forks the forwarder off itself (RELM_NETFWD, relm.netfwd.start_beside): a second
+  // interpreter in front of every kernel cost +74..229 ms per start (docs/benchmarks.md).
+  if (typeof plan.net === "object" && !relmProcess) {
+    // The forwarder binds 127.0.0.1:PORT inside, then goes to the background; the command starts after.
+    const script = '"$1" -I -S "$2" "$3" "$4" || exit 1; shift 4; exec "$@"';
     const { python, forwarder } = plan.net;
     args.push(
       "/bin/sh",

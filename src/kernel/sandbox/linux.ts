@@ -3,7 +3,7 @@ import { readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import { RELM_PYTHON_DIR } from "../paths.js";
-import { type BwrapPlan, bwrapArgs, PROXY_PORT } from "./bwrap.js";
+import { type BwrapPlan, bwrapArgs, NET_SOCKET_INSIDE, PROXY_PORT } from "./bwrap.js";
 import { hostPidBelow } from "./pids.js";
 import type { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings, SpawnCommand } from "./types.js";
@@ -99,13 +99,13 @@ export class LinuxSandbox implements KernelSandbox {
     };
   }
 
-  wrap(command: SpawnCommand, sockets: string[] = []): SpawnCommand {
+  wrap(command: SpawnCommand, sockets: string[] = [], relmProcess = false): SpawnCommand {
     const env = this.env(command.env);
     const argv = [command.file, ...command.args];
     // Other hosts' fork sockets sit beside this one: the directory is hidden, this socket bound back.
     const socketDirs = sockets.map((s) => path.dirname(s)).filter((d) => d !== "/");
     const hidden = [...new Set([...this.plan.hidden, ...socketDirs])];
-    const args = bwrapArgs({ ...this.plan, hidden, sockets }, argv, command.cwd);
+    const args = bwrapArgs({ ...this.plan, hidden, sockets }, argv, command.cwd, relmProcess);
     return { file: this.bwrap, args, env, cwd: command.cwd };
   }
 
@@ -125,7 +125,8 @@ export class LinuxSandbox implements KernelSandbox {
       }
       out.NO_PROXY = "";
       out.no_proxy = "";
-      out.RELM_NETFWD_PORT = String(PROXY_PORT); // the kernel waits for it to listen (bwrap.ts)
+      // What a kernel or template forwards, itself (relm.netfwd.start_beside, bwrap.ts).
+      out.RELM_NETFWD = `${NET_SOCKET_INSIDE} ${PROXY_PORT}`;
     }
     return out;
   }

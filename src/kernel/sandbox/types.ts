@@ -71,8 +71,11 @@ export interface KernelSandbox {
    * not be made read-only inside (absolute paths); the host must not trust them if they appear.
    */
   readonly unprotected: readonly string[];
-  /** The command that runs `command` inside the sandbox; `sockets` are Unix sockets bound in (rw). */
-  wrap(command: SpawnCommand, sockets?: string[]): SpawnCommand;
+  /**
+   * The command that runs `command` inside the sandbox; `sockets` are Unix sockets bound in (rw).
+   * `relmProcess`: it is relm's kernel runner or warm template (it starts the network forwarder itself).
+   */
+  wrap(command: SpawnCommand, sockets?: string[], relmProcess?: boolean): SpawnCommand;
   /** The environment a process inside sees (TMPDIR, proxy settings), for kernels forked inside. */
   env(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv;
   /**
