@@ -2,7 +2,7 @@
 
 import os
 
-from . import display, interrupts
+from . import display, interrupts, writegate
 
 DEFAULT_CAP = 20_000
 OUT_LIMIT_CHARS = 200_000_000  # `_out` keeps full outputs until they total about this much
@@ -20,6 +20,7 @@ class CellRunner:
 
     def execute(self, msg):
         cap = msg.get("cap") or DEFAULT_CAP
+        writegate.arm(msg.get("gate"), msg.get("tree"))
         display.begin_cell()
         error = None
         count = self.engine.next_count()

@@ -52,6 +52,7 @@ interface CellLimit {
   timeoutMs: number;
   graceMs: number;
   reason: string;
+  writeGate?: { file: string; tree: string };
 }
 
 /** Where a running cell stands with respect to its timeout. */
@@ -103,6 +104,7 @@ class LocalKernel implements Kernel {
       timeoutMs: options.timeoutMs ?? this.options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS,
       graceMs: options.interruptGraceMs ?? this.options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
       reason: options.timeoutReason ?? "cell timeout",
+      writeGate: options.writeGate,
     };
     return this.serial(() => this.runCell(code, limit));
   }
@@ -244,6 +246,7 @@ class LocalKernel implements Kernel {
         type: "execute",
         code,
         cap: this.options.outputCap ?? DEFAULT_OUTPUT_CAP,
+        ...(limit.writeGate && { gate: limit.writeGate.file, tree: limit.writeGate.tree }),
       })) as ResultMessage;
     } catch (e) {
       if (!(e instanceof RunnerExitedError)) throw e;

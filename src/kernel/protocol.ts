@@ -3,7 +3,7 @@ import type { RunnerSnapshot } from "./snapshot-secrets.js";
 import type { RestoreReport, VariableSummary } from "./types.js";
 
 export type HostMessage =
-  | { type: "execute"; id: number; code: string; cap: number }
+  | { type: "execute"; id: number; code: string; cap: number; gate?: string; tree?: string }
   | { type: "set_var"; id: number; name: string; text: string }
   | { type: "set_var"; id: number; name: string; file: string }
   | { type: "set_var"; id: number; name: string; pickle: string }

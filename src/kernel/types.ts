@@ -184,6 +184,11 @@ export interface ExecuteOptions {
   interruptGraceMs?: number;
   /** The limit in the model's note, e.g. "the time budget ran out"; default "cell timeout". */
   timeoutReason?: string;
+  /**
+   * Holds the cell's first change to `tree` (a write, a removal, a started process) while the file `file`
+   * exists: the session's first checkpoint is still being taken (python/relm/writegate.py).
+   */
+  writeGate?: { file: string; tree: string };
 }
 
 export interface Kernel {

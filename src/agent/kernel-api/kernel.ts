@@ -69,6 +69,9 @@ export class AgentKernel {
   /** Images look() attached during the running cell; they join its result (look.ts). */
   private attached: CellImage[] = [];
 
+  /** Set before a cell while the session's first checkpoint is being taken (checkpoints.ts). */
+  writeGate: { file: string; tree: string } | undefined;
+
   constructor(private readonly owner: KernelOwner) {}
 
   /** An image for the result of the cell running now; false when it has 8 already. */
@@ -317,7 +320,9 @@ export class AgentKernel {
     this.executing = true;
     let result: CellResult;
     try {
-      result = await kernel.execute(code, cellLimit(deadline, this.owner.tree.options.kernel.cellTimeoutMs));
+      const limit = cellLimit(deadline, this.owner.tree.options.kernel.cellTimeoutMs);
+      const gate = this.writeGate;
+      result = await kernel.execute(code, gate ? { ...limit, writeGate: gate } : limit);
     } finally {
       this.currentCallId = undefined;
       this.executing = false;
