@@ -8,7 +8,15 @@ export type HostMessage =
   | { type: "set_var"; id: number; name: string; file: string }
   | { type: "set_var"; id: number; name: string; pickle: string }
   | { type: "variables"; id: number }
-  | { type: "snapshot"; id: number; dir: string; max_var_bytes?: number; max_total_bytes?: number }
+  | {
+      type: "snapshot";
+      id: number;
+      dir: string;
+      max_var_bytes?: number;
+      max_total_bytes?: number;
+      max_large_bytes?: number;
+      final?: boolean;
+    }
   | { type: "restore"; id: number; dir: string }
   | { type: "shutdown" }
   | { type: "interrupt" }

@@ -7,13 +7,13 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirs } from "../config/dirs.js";
 
-export interface SameTurn {
+interface SameTurn {
   turn: number;
   commit: string;
   time: string;
 }
 
-export function sameFile(gitDir: string, sessionId: string): string {
+function sameFile(gitDir: string, sessionId: string): string {
   return join(gitDir, "relm-same", sessionId);
 }
 

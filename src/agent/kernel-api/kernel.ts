@@ -2,7 +2,14 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionMode } from "../../config/permission-mode.js";
 import { startKernel } from "../../kernel/index.js";
-import type { CellImage, CellResult, Kernel, KernelLifecycleEvent, PythonInfo } from "../../kernel/types.js";
+import type {
+  CellImage,
+  CellResult,
+  Kernel,
+  KernelLifecycleEvent,
+  PythonInfo,
+  SnapshotReport,
+} from "../../kernel/types.js";
 import type { Journal } from "../../session/index.js";
 import type { JournalBody } from "../../session/types.js";
 import { cellLimit } from "../budget/deadline.js";
@@ -153,7 +160,7 @@ export class AgentKernel {
     await this.kernelReady?.catch(() => undefined);
     await this.snapshotting;
     if (this.snapshotStale && this.liveKernel)
-      await this.liveKernel.snapshot(this.snapshotDir).catch(() => {});
+      await this.liveKernel.snapshot(this.snapshotDir, { final: true }).catch(() => {});
     await this.liveKernel?.shutdown();
   }
 
@@ -176,6 +183,7 @@ export class AgentKernel {
       // A child fails when its kernel dies: no restart (a new Slurm job, say) before it says so.
       restartAfterCrash: !this.owner.failOnCrash,
       outputCap: k.outputCap,
+      ...(k.snapshotCaps && { snapshotCaps: k.snapshotCaps }),
       outputDir: this.owner.log.journal.outputsDir,
       secrets: this.owner.tree.options.secrets,
       onOutput: (text) =>
@@ -229,20 +237,22 @@ export class AgentKernel {
         try {
           const report = await kernel.snapshot(this.snapshotDir);
           if (!report.superseded && !this.snapshotWanted) this.snapshotStale = false;
-          if (!report.superseded && !this.owner.state.closed) {
-            this.owner.log.record({
-              type: "snapshot",
-              saved: report.saved.length,
-              skipped: report.skipped,
-              bytes: report.bytes,
-            });
-          }
+          if (!report.superseded && !this.owner.state.closed) this.recordSnapshot(report);
         } catch {
           // A kernel that died meanwhile has nothing to save; the previous snapshot stays.
         }
       }
       this.snapshotRunning = false;
     })();
+  }
+
+  private recordSnapshot(report: SnapshotReport): void {
+    this.owner.log.record({
+      type: "snapshot",
+      saved: report.saved.length,
+      skipped: report.skipped,
+      bytes: report.bytes,
+    });
   }
 
   /**
@@ -255,7 +265,11 @@ export class AgentKernel {
     const kernel = await booting.catch(() => undefined);
     if (kernel) {
       await this.snapshotting;
-      if (this.owner.depth === 0) await kernel.snapshot(this.snapshotDir).catch(() => undefined);
+      if (this.owner.depth === 0) {
+        const report = await kernel.snapshot(this.snapshotDir, { final: true }).catch(() => undefined);
+        // Journaled: what will not be there when the kernel comes back (a variable too large, a secret).
+        if (report && !report.superseded) this.recordSnapshot(report);
+      }
       await kernel.shutdown();
     }
     this.kernelReady = undefined;
