@@ -37,6 +37,8 @@ class CellRunner:
             error = {"name": "KeyboardInterrupt", "value": ""}
         finally:
             state.running = False
+            # Held only while the cell runs: the snapshot after it (its fork, its files) is not the cell's.
+            writegate.arm(None, None)
         text = self.capture.end_cell()
         return self._result(msg["id"], count, text, cap, error)
 

@@ -7,9 +7,9 @@ sees every operation that could change the work tree — opening a file there fo
 renaming, making directories, starting a process (which could do anything) — and waits for the gate
 file to go first. A cell that only reads, computes or imports runs at once.
 
-Not seen: writes made by C code that bypasses Python's I/O (an extension calling fopen itself) and by
-threads or processes the cell started before... none can start before: starting one is held. Such a
-write can reach the first checkpoint (docs/checkpoints.md).
+Held only while the cell runs (relm.cells disarms it after), so the snapshot after the cell is not.
+Not held: writes by C code that bypasses Python's I/O (an extension calling fopen itself) and by threads
+the cell leaves running after it ends. Such a write can reach the first checkpoint (docs/checkpoints.md).
 """
 
 import os
