@@ -21,7 +21,7 @@ import time
 from .snapshot_io import Sink, Superseded, TooLarge, dump, open_private, write_atomic
 
 REFRESH = 60.0
-_child = {"pid": None}
+_child = {"pid": None, "bases": frozenset()}
 
 
 def note_path(directory, base):
@@ -57,8 +57,14 @@ def running():
         done = pid
     if done:
         _child["pid"] = None
+        _child["bases"] = frozenset()
         return False
     return True
+
+
+def writing(base):
+    """True while a child is writing the value of this (file) base name."""
+    return running() and base in _child["bases"]
 
 
 def wait(should_stop=None):
@@ -102,6 +108,7 @@ def fork_writer(directory, items, limit):
         return False
     if pid:
         _child["pid"] = pid
+        _child["bases"] = frozenset(item[0] for item in items)
         return True
     code = 1
     try:

@@ -77,11 +77,13 @@ def take(
     Values over `max_var_bytes` are saved by a forked child (relm.bigvars) up to `max_big_bytes` in all;
     a `final` round (the kernel is about to go) writes what the children have not, itself."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    try:
-        if max_big_bytes > 0:
-            bigvars.wait(None if final else should_stop)  # its files are this round's to adopt
-    except Superseded:
-        return {"superseded": True}
+    if max_big_bytes > 0:
+        if final:
+            bigvars.wait()  # its files are this round's to adopt; what it did not write, this round does
+        elif not bigvars.running():
+            # First, before anything can make this round give way: with a model that answers at once every
+            # round after a cell gives way, and the large values would wait for a quiet moment for ever.
+            bigvars.fork_writer(directory, _large_to_write(directory, namespace, hidden, exported, max_var_bytes, max_big_bytes), max_big_bytes)
     work = _Round(directory, read_manifest(directory), max_var_bytes, max_total_bytes, should_stop)
     work.max_big, work.final = max_big_bytes, final
     try:
@@ -98,6 +100,25 @@ def take(
     if work.big_todo:
         bigvars.fork_writer(directory, work.big_todo, max_big_bytes)
     return manifest
+
+
+def _large_to_write(directory, namespace, hidden, exported, max_var, max_big):
+    """The values over the per-variable cap that no child has written as they are (or wrote a while ago:
+    they may have changed in place), up to the cap of large values; for bigvars.fork_writer."""
+    items, total = [], 0
+    for name, value in _candidates(namespace, hidden, exported):
+        if isinstance(value, _CODE):
+            continue
+        estimate = sizing.estimate(value, max_var)
+        if estimate <= max_var or total + estimate > max_big:
+            continue
+        base, length = _base(name), _length(value)
+        found = bigvars.adoptable(directory, base, value, length)
+        if found is not None and found["age"] <= bigvars.REFRESH:
+            continue
+        items.append((base, lambda d, n=name: _file_name(n, d), value, length))
+        total += estimate
+    return items
 
 
 def read_manifest(directory):
@@ -174,6 +195,7 @@ class _Round:
         self.max_big, self.final = 0, False  # set by take()
         self.big_total = 0  # bytes of big values adopted or being written
         self.big_todo = []  # (base, name_of, value, length) for the background writer
+        self.big_pending = set()  # bases a writer has yet to finish: their files are not stale
 
     def check(self):
         if self.should_stop is not None and self.should_stop():
@@ -234,10 +256,10 @@ class _Round:
                 return False
             self._keep_big(name, found["file"], found["digest"], size)
             if found["age"] > bigvars.REFRESH:  # may have changed in place: written again in the background
-                self.big_todo.append((base, lambda d, n=name: _file_name(n, d), value, length))
+                self._pending(base, name, value, length)
             return True
         if not self.final:
-            self.big_todo.append((base, lambda d, n=name: _file_name(n, d), value, length))
+            self._pending(base, name, value, length)
             self.big_total += estimate
             self._skip(name, "large: being saved in the background, in the next snapshot")
             return True
@@ -255,6 +277,11 @@ class _Round:
             return True
         self._keep_big(name, file, digest, size)
         return True
+
+    def _pending(self, base, name, value, length):
+        self.big_pending.add(base)
+        if not bigvars.writing(base):
+            self.big_todo.append((base, lambda d, n=name: _file_name(n, d), value, length))
 
     def _keep_big(self, name, file, digest, size):
         # Listed as saved like any value (the host checks new files for secrets); counted apart.
@@ -370,12 +397,16 @@ class _Round:
         _over.clear()
         _over.update(self.over)
         keep = set(self.files.values())
-        bases = {_base(n) for n in self.saved} | {item[0] for item in self.big_todo}
+        bases = {_base(n) for n in self.saved} | self.big_pending
+        writer = bigvars.running()
         for stale in os.listdir(self.dir):
+            if stale.split(".", 1)[0] in self.big_pending:
+                continue  # a writer's, finished or not: the next round adopts it
             if stale.endswith(".big.json") and stale[: -len(".big.json")] not in bases:
-                keep.discard(stale)  # the note of a big value that is gone
+                keep.discard(stale)  # the note of a large value that is gone
             elif stale.endswith(".bigtmp"):
-                pass  # a writer that was killed (none runs now: the round waited for it)
+                if writer:
+                    continue
             elif stale in keep or not (stale.endswith(".pkl") or stale.endswith(".pkl.tmp")):
                 continue
             if stale not in keep:
