@@ -159,7 +159,9 @@ export class AgentKernel {
   async close(): Promise<void> {
     await this.kernelReady?.catch(() => undefined);
     await this.snapshotting;
-    if (this.snapshotStale && this.liveKernel)
+    // A large variable still being written in the background counts as not saved: the final round
+    // waits for its writer (or writes it), before the kernel and the writer with it are stopped.
+    if ((this.snapshotStale || this.largePending) && this.liveKernel)
       await this.liveKernel.snapshot(this.snapshotDir, { final: true }).catch(() => {});
     await this.liveKernel?.shutdown();
   }
@@ -246,7 +248,14 @@ export class AgentKernel {
     })();
   }
 
+  /** The last snapshot left a large variable to its background writer (python/relm/bigvars.py). */
+  private largePending = false;
+
   private recordSnapshot(report: SnapshotReport): void {
+    // The runner's words for it (snapshot.py, _Round._big).
+    this.largePending = report.skipped.some((s) =>
+      s.reason.startsWith("large: being saved in the background"),
+    );
     this.owner.log.record({
       type: "snapshot",
       saved: report.saved.length,
