@@ -2,7 +2,7 @@
 
 import os
 
-from . import display, interrupts
+from . import display, interrupts, writegate
 
 DEFAULT_CAP = 20_000
 OUT_LIMIT_CHARS = 200_000_000  # `_out` keeps full outputs until they total about this much
@@ -20,6 +20,7 @@ class CellRunner:
 
     def execute(self, msg):
         cap = msg.get("cap") or DEFAULT_CAP
+        writegate.arm(msg.get("gate"), msg.get("tree"))
         display.begin_cell()
         error = None
         count = self.engine.next_count()
@@ -36,6 +37,8 @@ class CellRunner:
             error = {"name": "KeyboardInterrupt", "value": ""}
         finally:
             state.running = False
+            # Held only while the cell runs: the snapshot after it (its fork, its files) is not the cell's.
+            writegate.arm(None, None)
         text = self.capture.end_cell()
         return self._result(msg["id"], count, text, cap, error)
 

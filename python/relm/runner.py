@@ -124,6 +124,7 @@ def _snapshot(msg, engine, exported_values, mailbox):
 
     started = time.monotonic()
     overdue = started - _snapshots["complete"] > FORCE_SNAPSHOT_AFTER
+    final = bool(msg.get("final"))  # the kernel is about to be released or stopped: no giving way
 
     def give_way():
         return time.monotonic() - started > SNAPSHOT_GRACE and mailbox.waiting()
@@ -135,7 +136,9 @@ def _snapshot(msg, engine, exported_values, mailbox):
         exported_values,
         msg.get("max_var_bytes", 64 << 20),
         msg.get("max_total_bytes", 256 << 20),
-        should_stop=None if overdue else give_way,
+        should_stop=None if overdue or final else give_way,
+        max_big_bytes=msg.get("max_large_bytes", 0),
+        final=final,
     )
     if not report.get("superseded"):
         _snapshots["complete"] = time.monotonic()

@@ -28,7 +28,7 @@ import json
 import os
 import types
 
-from . import sizing, variables
+from . import bigvars, sizing, variables
 from .snapshot_io import (
     Sink,
     Superseded,
@@ -60,11 +60,32 @@ _over = {}
 __all__ = ["MANIFEST", "Superseded", "read_manifest", "restore", "take"]
 
 
-def take(directory, namespace, hidden, exported, max_var_bytes, max_total_bytes, should_stop=None):
+def take(
+    directory,
+    namespace,
+    hidden,
+    exported,
+    max_var_bytes,
+    max_total_bytes,
+    should_stop=None,
+    max_big_bytes=0,
+    final=False,
+):
     """Writes the snapshot and returns its manifest ({"saved", "skipped", "bytes", ...}), or
-    {"superseded": True} when `should_stop()` said to give way (nothing of this round is kept)."""
+    {"superseded": True} when `should_stop()` said to give way (nothing of this round is kept).
+
+    Values over `max_var_bytes` are saved by a forked child (relm.bigvars) up to `max_big_bytes` in all;
+    a `final` round (the kernel is about to go) writes what the children have not, itself."""
     os.makedirs(directory, mode=0o700, exist_ok=True)
+    if max_big_bytes > 0:
+        if final:
+            bigvars.wait()  # its files are this round's to adopt; what it did not write, this round does
+        elif not bigvars.running():
+            # First, before anything can make this round give way: with a model that answers at once every
+            # round after a cell gives way, and the large values would wait for a quiet moment for ever.
+            bigvars.fork_writer(directory, _large_to_write(directory, namespace, hidden, exported, max_var_bytes, max_big_bytes), max_big_bytes)
     work = _Round(directory, read_manifest(directory), max_var_bytes, max_total_bytes, should_stop)
+    work.max_big, work.final = max_big_bytes, final
     try:
         for name, value in _candidates(namespace, hidden, exported):
             work.add(name, value)
@@ -75,7 +96,29 @@ def take(directory, namespace, hidden, exported, max_var_bytes, max_total_bytes,
     except BaseException:
         work.discard()
         raise
-    return work.finish()
+    manifest = work.finish()
+    if work.big_todo:
+        bigvars.fork_writer(directory, work.big_todo, max_big_bytes)
+    return manifest
+
+
+def _large_to_write(directory, namespace, hidden, exported, max_var, max_big):
+    """The values over the per-variable cap that no child has written as they are (or wrote a while ago:
+    they may have changed in place), up to the cap of large values; for bigvars.fork_writer."""
+    items, total = [], 0
+    for name, value in _candidates(namespace, hidden, exported):
+        if isinstance(value, _CODE):
+            continue
+        estimate = sizing.estimate(value, max_var)
+        if estimate <= max_var or total + estimate > max_big:
+            continue
+        base, length = _base(name), _length(value)
+        found = bigvars.adoptable(directory, base, value, length)
+        if found is not None and found["age"] <= bigvars.REFRESH:
+            continue
+        items.append((base, lambda d, n=name: _file_name(n, d), value, length))
+        total += estimate
+    return items
 
 
 def read_manifest(directory):
@@ -149,6 +192,10 @@ class _Round:
         self.written = []  # a file being written: removed if the round is dropped
         self.immutables = {}  # name -> (value, digest), for _last once the round is kept
         self.over = {}  # for _over, likewise
+        self.max_big, self.final = 0, False  # set by take()
+        self.big_total = 0  # bytes of big values adopted or being written
+        self.big_todo = []  # (base, name_of, value, length) for the background writer
+        self.big_pending = set()  # bases a writer has yet to finish: their files are not stale
 
     def check(self):
         if self.should_stop is not None and self.should_stop():
@@ -168,11 +215,13 @@ class _Round:
         over = _over.get(name)
         if over is not None and over[0] is value and over[1] == _length(value):
             self.over[name] = over
-            self._skip(name, over[2])
+            if not self._big(name, value, 0):
+                self._skip(name, self._big_reason(over[2]))
             return
         estimate = sizing.estimate(value, limit)
         if estimate > limit:
-            self._skip(name, self._too_large(f"about {estimate:,} bytes", limit))
+            if not self._big(name, value, estimate):
+                self._skip(name, self._big_reason(self._too_large(f"about {estimate:,} bytes", limit)))
             return
         try:
             digest = self._check_digest(name, value, estimate, limit)
@@ -181,15 +230,72 @@ class _Round:
             self._write(name, value, digest, limit, remembered)
         except TooLarge:
             reason = self._too_large(f"over {limit:,} bytes", limit)
-            self._skip(name, reason)
             if not immutable and _length(value) is not None:
                 self.over[name] = (value, _length(value), reason)
+            if not self._big(name, value, 0):
+                self._skip(name, self._big_reason(reason))
         except Superseded:
             raise
         except OSError as e:  # the disk, not the value: say which
             self._skip(name, f"not written ({e.strerror or type(e).__name__})")
         except Exception as e:  # noqa: BLE001 - every kind of pickling failure is just "not saved"
             self._skip(name, f"cannot be pickled ({type(e).__name__})")
+
+    def _big(self, name, value, estimate):
+        """Takes a value over the per-variable cap as a big one (relm.bigvars): adopted when a child has
+        written this very object, else written by the next child (or now, in a final round). False when
+        big values are off or over what is left of their cap: then it is skipped."""
+        left = self.max_big - self.big_total
+        if self.max_big <= 0 or estimate > left:
+            return False
+        base, length = _base(name), _length(value)
+        found = bigvars.adoptable(self.dir, base, value, length)
+        if found is not None and (found["age"] <= bigvars.REFRESH or not self.final):
+            size = os.path.getsize(os.path.join(self.dir, found["file"]))
+            if size > left:
+                return False
+            self._keep_big(name, found["file"], found["digest"], size)
+            if found["age"] > bigvars.REFRESH:  # may have changed in place: written again in the background
+                self._pending(base, name, value, length)
+            return True
+        if not self.final:
+            self._pending(base, name, value, length)
+            self.big_total += estimate
+            self._skip(name, "large: being saved in the background, in the next snapshot")
+            return True
+        try:
+            file, digest, size = bigvars.write_one(
+                self.dir, base, lambda d, n=name: _file_name(n, d), value, length, left
+            )
+        except TooLarge:
+            return False
+        except OSError as e:
+            self._skip(name, f"not written ({e.strerror or type(e).__name__})")
+            return True
+        except Exception as e:  # noqa: BLE001 - every kind of pickling failure is just "not saved"
+            self._skip(name, f"cannot be pickled ({type(e).__name__})")
+            return True
+        self._keep_big(name, file, digest, size)
+        return True
+
+    def _pending(self, base, name, value, length):
+        self.big_pending.add(base)
+        if not bigvars.writing(base):
+            self.big_todo.append((base, lambda d, n=name: _file_name(n, d), value, length))
+
+    def _keep_big(self, name, file, digest, size):
+        # Listed as saved like any value (the host checks new files for secrets); counted apart.
+        self.saved.append(name)
+        self.files[name] = file
+        self.digests[name] = digest
+        self.big_total += size
+        if self.prev_files.get(name) != file or name in self.prev_unverified:
+            self.unverified.append(name)
+
+    def _big_reason(self, reason):
+        if self.max_big <= 0:
+            return reason
+        return f"{reason}; over the cap for large variables ({self.max_big:,} bytes in all, snapshotMaxLargeMB)"
 
     def _too_large(self, size, limit):
         if limit < self.max_var:
@@ -291,8 +397,19 @@ class _Round:
         _over.clear()
         _over.update(self.over)
         keep = set(self.files.values())
+        bases = {_base(n) for n in self.saved} | self.big_pending
+        writer = bigvars.running()
         for stale in os.listdir(self.dir):
-            if stale not in keep and (stale.endswith(".pkl") or stale.endswith(".pkl.tmp")):
+            if stale.split(".", 1)[0] in self.big_pending:
+                continue  # a writer's, finished or not: the next round adopts it
+            if stale.endswith(".big.json") and stale[: -len(".big.json")] not in bases:
+                keep.discard(stale)  # the note of a large value that is gone
+            elif stale.endswith(".bigtmp"):
+                if writer:
+                    continue
+            elif stale in keep or not (stale.endswith(".pkl") or stale.endswith(".pkl.tmp")):
+                continue
+            if stale not in keep:
                 try:
                     os.unlink(os.path.join(self.dir, stale))
                 except OSError:

@@ -146,6 +146,7 @@ function prepareTree(
       passEnv: flags.passEnv ?? [],
       cellTimeoutMs,
       outputCap: config.outputCap,
+      snapshotCaps: config.snapshotCaps,
       cacheDir: join(config.home, "cache"),
       ...(target ? { target } : {}),
       permissions: { mode: mode.mode, level: mode.level, net: mode.net, warning: mode.warning },

@@ -61,6 +61,18 @@ interface ModelConfig {
   sources: { provider: Source; baseUrl: Source; apiKey: Source | "none"; model: Source | "none" };
 }
 
+const MIB = 1024 * 1024;
+
+/** The variable snapshots' caps in bytes (config.json's snapshotMax*MB). */
+export interface SnapshotCaps {
+  /** One variable over this is not in the snapshot taken after each cell. */
+  maxVarBytes: number;
+  /** That snapshot's total. */
+  maxTotalBytes: number;
+  /** Variables over maxVarBytes, saved in the background by a fork of the kernel, in all; 0: off. */
+  maxLargeBytes: number;
+}
+
 export interface ResolvedConfig {
   home: string;
   configPath: string;
@@ -73,6 +85,8 @@ export interface ResolvedConfig {
   outputCap: number;
   idleTimeoutMs: number;
   kernelIdleTimeoutMs: number;
+  /** What the variable snapshots hold (python/relm/snapshot.py, bigvars.py), in bytes. */
+  snapshotCaps: SnapshotCaps;
   compaction: { windows: Record<string, number>; threshold: number };
   /** RELM_REFINE_MODEL, else config.json's refineModel; undefined means the session's model. */
   refineModel?: string;
@@ -244,6 +258,11 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
     outputCap: cfg.outputCap ?? 20_000,
     idleTimeoutMs: (cfg.idleTimeoutSeconds ?? 1800) * 1000,
     kernelIdleTimeoutMs: (cfg.kernelIdleTimeoutSeconds ?? 300) * 1000,
+    snapshotCaps: {
+      maxVarBytes: Math.round((cfg.snapshotMaxVariableMB ?? 64) * MIB),
+      maxTotalBytes: Math.round((cfg.snapshotMaxTotalMB ?? 256) * MIB),
+      maxLargeBytes: Math.round((cfg.snapshotMaxLargeMB ?? 2048) * MIB),
+    },
     compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
     refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),

@@ -172,6 +172,15 @@ export const configFileSchema = fields(
     idleTimeoutSeconds: v.optional(above0(" (seconds)")),
     /** An idle session frees its kernel (variables snapshotted) after this long (default 300). */
     kernelIdleTimeoutSeconds: v.optional(above0(" (seconds)")),
+    /** A variable over this (MiB, default 64) is not in the snapshot taken after each cell. */
+    snapshotMaxVariableMB: v.optional(above0(" (megabytes)")),
+    /** The snapshot after each cell holds at most this much in all (MiB, default 256). */
+    snapshotMaxTotalMB: v.optional(above0(" (megabytes)")),
+    /**
+     * Variables over snapshotMaxVariableMB are saved by a forked copy of the kernel, in the background, up
+     * to this much in all (MiB, default 2048; 0: not saved, lost when an idle kernel is freed).
+     */
+    snapshotMaxLargeMB: v.optional(atLeast0(" (megabytes)")),
     /** Context windows in tokens by model-name prefix, overriding the built-in table (e.g. Ollama's num_ctx). */
     contextWindows: v.optional(
       v.record(v.string(), whole(1, " (tokens)"), "must be an object of model names to token counts"),

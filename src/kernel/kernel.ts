@@ -52,6 +52,7 @@ interface CellLimit {
   timeoutMs: number;
   graceMs: number;
   reason: string;
+  writeGate?: { file: string; tree: string };
 }
 
 /** Where a running cell stands with respect to its timeout. */
@@ -103,6 +104,7 @@ class LocalKernel implements Kernel {
       timeoutMs: options.timeoutMs ?? this.options.cellTimeoutMs ?? DEFAULT_CELL_TIMEOUT_MS,
       graceMs: options.interruptGraceMs ?? this.options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
       reason: options.timeoutReason ?? "cell timeout",
+      writeGate: options.writeGate,
     };
     return this.serial(() => this.runCell(code, limit));
   }
@@ -126,14 +128,24 @@ class LocalKernel implements Kernel {
     });
   }
 
-  snapshot(dir: string): Promise<SnapshotReport> {
+  snapshot(dir: string, options: { final?: boolean } = {}): Promise<SnapshotReport> {
+    const caps = this.options.snapshotCaps;
     // Queued behind the cells sent before it, so it holds the state after them; but the chain is not
     // held while the runner works on it: the next cell is sent at once and makes it give way.
     const send = () =>
       this.serial(async () => {
         const runner = await this.live();
         const files = this.files(runner); // a remote kernel writes it over there; fetched below
-        const pending = runner.request({ type: "snapshot", dir: files ? files.snapshotDir : dir });
+        const pending = runner.request({
+          type: "snapshot",
+          dir: files ? files.snapshotDir : dir,
+          ...(caps && {
+            max_var_bytes: caps.maxVarBytes,
+            max_total_bytes: caps.maxTotalBytes,
+            max_large_bytes: caps.maxLargeBytes,
+          }),
+          ...(options.final && { final: true }),
+        });
         pending.catch(() => {}); // awaited below; a runner that dies first must not be "unhandled"
         return { reply: pending, files };
       });
@@ -244,6 +256,7 @@ class LocalKernel implements Kernel {
         type: "execute",
         code,
         cap: this.options.outputCap ?? DEFAULT_OUTPUT_CAP,
+        ...(limit.writeGate && { gate: limit.writeGate.file, tree: limit.writeGate.tree }),
       })) as ResultMessage;
     } catch (e) {
       if (!(e instanceof RunnerExitedError)) throw e;

@@ -3,12 +3,20 @@ import type { RunnerSnapshot } from "./snapshot-secrets.js";
 import type { RestoreReport, VariableSummary } from "./types.js";
 
 export type HostMessage =
-  | { type: "execute"; id: number; code: string; cap: number }
+  | { type: "execute"; id: number; code: string; cap: number; gate?: string; tree?: string }
   | { type: "set_var"; id: number; name: string; text: string }
   | { type: "set_var"; id: number; name: string; file: string }
   | { type: "set_var"; id: number; name: string; pickle: string }
   | { type: "variables"; id: number }
-  | { type: "snapshot"; id: number; dir: string; max_var_bytes?: number; max_total_bytes?: number }
+  | {
+      type: "snapshot";
+      id: number;
+      dir: string;
+      max_var_bytes?: number;
+      max_total_bytes?: number;
+      max_large_bytes?: number;
+      final?: boolean;
+    }
   | { type: "restore"; id: number; dir: string }
   | { type: "shutdown" }
   | { type: "interrupt" }

@@ -1,3 +1,4 @@
+import type { SnapshotCaps } from "../config/config.js";
 import type { Launcher } from "./launchers/types.js";
 import type { ProcessWrapper } from "./sandbox/types.js";
 // The Python execution environment as the rest of relm sees it. No model concepts here.
@@ -96,6 +97,8 @@ export interface KernelOptions {
   interruptGraceMs?: number;
   /** Characters of output shown to the model; default 20 000. */
   outputCap?: number;
+  /** The variable snapshots' caps (config.json's snapshotMax*MB); default the runner's (64 MB, 256 MB, off). */
+  snapshotCaps?: SnapshotCaps;
   /** Directory where full outputs of truncated cells are written (e.g. the session's outputs/). */
   outputDir?: string;
   /**
@@ -184,6 +187,11 @@ export interface ExecuteOptions {
   interruptGraceMs?: number;
   /** The limit in the model's note, e.g. "the time budget ran out"; default "cell timeout". */
   timeoutReason?: string;
+  /**
+   * Holds the cell's first change to `tree` (a write, a removal, a started process) while the file `file`
+   * exists: the session's first checkpoint is still being taken (python/relm/writegate.py).
+   */
+  writeGate?: { file: string; tree: string };
 }
 
 export interface Kernel {
@@ -200,7 +208,11 @@ export interface Kernel {
    * Runs while the kernel waits and gives way to the next message (`superseded`); the next cell does
    * not wait for it. One at a time: a call waits for the one before it to be settled.
    */
-  snapshot(dir: string): Promise<SnapshotReport>;
+  /**
+   * Pickles the user's variables into `dir`. `final`: the kernel is about to be released or stopped, so
+   * the round never gives way and writes the large variables no background writer has (bigvars.py).
+   */
+  snapshot(dir: string, options?: { final?: boolean }): Promise<SnapshotReport>;
   /** Loads a snapshot taken by snapshot() (in this or an earlier kernel). */
   restore(dir: string): Promise<RestoreReport>;
   /** SIGINT to the running cell (and its subprocesses); no-op when idle. */

@@ -15,6 +15,7 @@ import { type Checkpoint, formatMessage, parseLog, type SkippedFile } from "./lo
 import { type MaintenanceResult, maintain } from "./maintenance.js";
 import { readLooseCommitTree, readRef, writeCommit, writeRef } from "./objects.js";
 import { restoreTree } from "./restore.js";
+import { readSame, recordSame } from "./same.js";
 import { seedFromUserRepo, unseed } from "./seed.js";
 import { prepareShadow, shadowDirFor } from "./shadow.js";
 import { TreeStore } from "./trees.js";
@@ -232,12 +233,28 @@ export class Checkpoints {
     })().catch(() => watcher.invalidate());
   }
 
-  /** Commits the whole work tree as the state before `turn`. Unchanged files cost a stat each. */
+  /**
+   * Commits the whole work tree as the state before `turn`. Unchanged files cost a stat each; an unchanged
+   * tree costs no commit: the turn is recorded as the same as the last checkpoint (same.ts).
+   */
   snapshot(turn: number, label?: string): Promise<Checkpoint> {
     return this.lock.run(async () => {
       const { tree, skipped, warnings, base, changes, paths } = await this.stage();
       const head = await this.head();
       const time = new Date();
+      if (head && head.tree === tree && label === undefined) {
+        recordSame(this.gitDir, this.sessionId, { turn, commit: head.commit, time: time.toISOString() });
+        this.afterSnapshot();
+        return {
+          turn,
+          time: time.toISOString(),
+          commit: head.commit,
+          tree,
+          filesChanged: 0,
+          skipped,
+          warnings,
+        };
+      }
       const message = formatMessage({ turn, label, sessionId: this.sessionId, time, skipped });
       const commit = writeCommit(this.gitDir, tree, head ? [head.commit] : [], message, time);
       writeRef(this.gitDir, this.ref, commit);
@@ -319,7 +336,27 @@ export class Checkpoints {
       "--format=%x1e%H%x1f%T%x1f%B%x1f",
       this.ref,
     ]);
-    return parseLog(log.stdout.toString("utf8")).reverse();
+    const commits = parseLog(log.stdout.toString("utf8")).reverse();
+    const byCommit = new Map(commits.map((c) => [c.commit, c]));
+    // Turns that changed nothing: each the state of the commit it names, as a commit of it would be.
+    const same = readSame(this.gitDir, this.sessionId).flatMap((s): Checkpoint[] => {
+      const of = byCommit.get(s.commit);
+      return of
+        ? [
+            {
+              turn: s.turn,
+              time: s.time,
+              commit: of.commit,
+              tree: of.tree,
+              filesChanged: 0,
+              skipped: of.skipped,
+            },
+          ]
+        : [];
+    });
+    if (same.length === 0) return commits;
+    // In the order taken: by turn (a turn has one checkpoint), a commit before a same-turn record of it.
+    return [...commits, ...same].sort((a, b) => a.turn - b.turn);
   }
 
   private async head(): Promise<{ commit: string; tree: string } | undefined> {

@@ -123,7 +123,7 @@ describe("config.json", () => {
       [[], "config.json must hold a JSON object, got []"],
       [
         { cellTimeout: 5, modle: "x" },
-        "config.json: unknown field(s) cellTimeout, modle; known fields: provider, baseUrl, apiKey, model, python, prices, acceptsImages, stream, retry, thinking, requestIdleTimeout, maxStreamEventMB, cellTimeoutSeconds, outputCap, idleTimeoutSeconds, kernelIdleTimeoutSeconds, contextWindows, compactAt, refineModel, learn, subscription, oauthUrls, search, allowWeb, mode, sandbox, kernel, approve, approvals, hooks, allowNet",
+        "config.json: unknown field(s) cellTimeout, modle; known fields: provider, baseUrl, apiKey, model, python, prices, acceptsImages, stream, retry, thinking, requestIdleTimeout, maxStreamEventMB, cellTimeoutSeconds, outputCap, idleTimeoutSeconds, kernelIdleTimeoutSeconds, snapshotMaxVariableMB, snapshotMaxTotalMB, snapshotMaxLargeMB, contextWindows, compactAt, refineModel, learn, subscription, oauthUrls, search, allowWeb, mode, sandbox, kernel, approve, approvals, hooks, allowNet",
       ],
       // Every problem at once, not one per run.
       [

@@ -122,6 +122,47 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     expect(stopped.stdout).toContain("stopped 1 of 1 live sessions");
   });
 
+  it("a variable over the snapshot's per-variable cap survives the release and the revival", async () => {
+    // The caps lowered through config.json: a 100 000-element list (~0.6 MB pickled) is "large" here.
+    const config = { ...quickIdle.config, snapshotMaxVariableMB: 0.05, snapshotMaxLargeMB: 8 };
+    const rig = await startRig(
+      "openai",
+      {
+        script: [
+          { code: "big = list(range(100_000))\ntoo_big = bytes(16 << 20)" },
+          { text: "first done" },
+          { code: "print(len(big), big[-1], 'too_big' in globals())" },
+          { text: "second done" },
+        ],
+      },
+      { config },
+    );
+    const id = await detach(rig, "make a large list");
+    await until(() => (lines(rig).some((l) => l.type === "final") ? true : undefined), 60_000);
+    const host = statePid(rig, id) as number;
+    await waitForStub(rig, id);
+    await until(() => (ended(host) ? true : undefined), 30_000);
+    // The last snapshot says which variable does not survive, and why.
+    const snapshots = lines(rig).filter((l) => l.type === "snapshot") as unknown as {
+      skipped: { name: string; reason: string }[];
+    }[];
+    expect(snapshots.at(-1)?.skipped.map((s) => s.name)).toEqual(["too_big"]);
+    expect(snapshots.at(-1)?.skipped[0]?.reason).toMatch(/too large to snapshot.*snapshotMaxLargeMB/);
+
+    const sent = await runRelm(["send", id, "is it still there?"], { env: rig.env });
+    expect(sent.code, sent.stderr).toBe(0);
+    await until(() => (lines(rig).filter((l) => l.type === "final").length === 2 ? true : undefined), 60_000);
+    const all = lines(rig);
+    const users = all.filter((l) => l.type === "user").map((l) => String(l.text));
+    expect(users[1]).toMatch(
+      /Kernel variables restored from the snapshot after the last finished cell: big\./,
+    );
+    const outputs = all.filter((l) => l.type === "cell_output").map((l) => String(l.output).trim());
+    expect(outputs.at(-1)).toBe("100000 99999 False");
+    const stopped = await runRelm(["shutdown"], { env: rig.env });
+    expect(stopped.code, stopped.stderr).toBe(0);
+  });
+
   it("a client's request on the stub is answered by the host it starts; a due tick starts it too", async () => {
     const rig = await startRig("openai", { script: () => ({ text: "ok" }) }, quickIdle);
     const id = await detach(rig, "wait for ticks");

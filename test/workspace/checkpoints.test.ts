@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -194,6 +195,43 @@ describe("checkpoints", () => {
     expect(existsSync(join(w.cwd, "late.txt"))).toBe(true);
     expect(existsSync(join(w.cwd, "later.txt"))).toBe(false);
     await expect(cp.restore(6)).rejects.toThrow(/before turns 2, 5/);
+  });
+
+  it("records a turn that changed nothing without a commit, and restores it as a commit would", async () => {
+    const w = workspace();
+    const cp = await open(w);
+    await cp.snapshot(1);
+    write(w.cwd, "a.txt", "one\n");
+    const second = await cp.snapshot(2);
+    const third = await cp.snapshot(3); // nothing changed since turn 2
+    const fourth = await cp.snapshot(4); // nor since turn 3
+    expect([third.commit, fourth.commit]).toEqual([second.commit, second.commit]);
+    expect([third.filesChanged, fourth.filesChanged]).toEqual([0, 0]);
+    write(w.cwd, "a.txt", "four\n"); // turn 4's cells
+    await cp.snapshot(5);
+    write(w.cwd, "a.txt", "five\n");
+    const commits = execFileSync("git", ["--git-dir", cp.gitDir, "rev-list", "--count", cp.ref], {
+      env: w.env,
+    });
+    expect(Number(commits.toString())).toBe(3); // turns 1, 2 and 5
+    // Listed as before, by a new instance too (another process: relm checkpoints, relm undo).
+    const again = await open(w);
+    expect((await again.list()).map((c) => [c.turn, c.filesChanged])).toEqual([
+      [1, 3],
+      [2, 1],
+      [3, 0],
+      [4, 0],
+      [5, 1],
+    ]);
+    // Before turn 4 is before its cells: "one", not the next checkpoint's "four".
+    expect((await again.restore(4)).checkpoint.turn).toBe(4);
+    expect(readFileSync(join(w.cwd, "a.txt"), "utf8")).toBe("one\n");
+    await again.restore(5);
+    expect(readFileSync(join(w.cwd, "a.txt"), "utf8")).toBe("four\n");
+    await again.restore(3);
+    expect(readFileSync(join(w.cwd, "a.txt"), "utf8")).toBe("one\n");
+    await again.restore(1);
+    expect(existsSync(join(w.cwd, "a.txt"))).toBe(false);
   });
 
   it("keeps a backup of the state it replaced", async () => {

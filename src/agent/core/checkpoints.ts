@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
 import { Checkpoints, type CheckpointsOptions, type RestoreResult } from "../../workspace/index.js";
@@ -31,15 +33,25 @@ export class SessionCheckpoints {
    * steps back from the last of them, so it never restores the same checkpoint twice.
    */
   private restoredTurns: number[];
+  /** The first checkpoint while it is taken in the background (the first cell runs meanwhile). */
+  private first: Promise<void> | undefined;
+  /** The gate file the first cell's writes wait for, while `first` is pending. */
+  private gate: string | undefined;
+  private startedFirst = false;
 
   constructor(
     home: string,
-    cwd: string,
+    private readonly cwd: string,
     sessionId: string,
     private readonly record: (body: JournalBody) => unknown,
     restoredTurns: number[] = [],
     /** Limits and the like for the checkpoints (tests). */
     options: Partial<CheckpointsOptions> = {},
+    /**
+     * A directory the kernel can read (the session's outputs): with it, the first checkpoint is taken
+     * while the first cell runs, and only that cell's writes wait for it (writeGate()).
+     */
+    private readonly gateDir?: string,
   ) {
     this.restoredTurns = [...restoredTurns];
     // Watched: a snapshot then costs what changed since the last one, not a look at every file.
@@ -59,12 +71,44 @@ export class SessionCheckpoints {
       });
   }
 
-  /** Snapshot before the cells of `turn` run (once per turn). */
+  /**
+   * Snapshot before the cells of `turn` run (once per turn). The session's first is not waited for: on a
+   * large repository it is a scan of every file (seconds), so it runs while the first cell does, and
+   * that cell's changes to the files are held until it is taken (writeGate(), python/relm/writegate.py).
+   */
   async beforeCells(turn: number): Promise<void> {
     if (this.lastTurn === turn) return;
+    await this.first; // a later checkpoint is the first one's child
     this.lastTurn = turn;
     // New work: the next undo starts again from this turn's checkpoint.
     this.restoredTurns = [];
+    if (!this.startedFirst && this.gateDir) {
+      this.startedFirst = true;
+      const gate = join(this.gateDir, ".relm-checkpoint-pending");
+      try {
+        mkdirSync(this.gateDir, { recursive: true });
+        writeFileSync(gate, "");
+      } catch {
+        return this.take(turn); // no gate: the cell waits for the checkpoint as any other
+      }
+      this.gate = gate;
+      this.first = this.take(turn).finally(() => {
+        rmSync(gate, { force: true });
+        this.gate = undefined;
+        this.first = undefined;
+      });
+      return;
+    }
+    this.startedFirst = true;
+    return this.take(turn);
+  }
+
+  /** The gate the running cell's first changes to the files wait for, while the first checkpoint is taken. */
+  writeGate(): { file: string; tree: string } | undefined {
+    return this.gate ? { file: this.gate, tree: this.cwd } : undefined;
+  }
+
+  private async take(turn: number): Promise<void> {
     const checkpoints = await this.ready;
     if (!checkpoints) return;
     const started = Date.now();
@@ -86,13 +130,15 @@ export class SessionCheckpoints {
     }
   }
 
-  /** Stops watching the files (the session ends). */
+  /** Stops watching the files (the session ends), once the first checkpoint is written. */
   async close(): Promise<void> {
+    await this.first;
     (await this.ready)?.close();
   }
 
   /** The workspace's state as a hash (no commit), for "nothing changed" checks; null when unknown. */
   async fingerprint(): Promise<string | null> {
+    await this.first;
     const checkpoints = await this.ready;
     if (!checkpoints) return null;
     return checkpoints.fingerprint().catch(() => null);
@@ -100,6 +146,7 @@ export class SessionCheckpoints {
 
   /** Files that differ between the first and the latest checkpoint of this session (for compaction). */
   async filesTouched(): Promise<string[]> {
+    await this.first;
     const checkpoints = await this.ready;
     if (!checkpoints) return [];
     const list = await checkpoints.list().catch(() => []);
@@ -122,6 +169,7 @@ export class SessionCheckpoints {
 
   /** This session's checkpoints, newest first. */
   async list(): Promise<CheckpointSummary[] | { error: string }> {
+    await this.first;
     const checkpoints = await this.ready;
     if (!checkpoints) return { error: "file checkpoints are not available in this session" };
     const list = await checkpoints.list();
@@ -138,6 +186,7 @@ export class SessionCheckpoints {
    * checkpoint first, then each time the one before the checkpoint restored last. Journaled as `undo`.
    */
   async undo(turn?: number): Promise<RestoreResult | { error: string }> {
+    await this.first;
     const checkpoints = await this.ready;
     if (!checkpoints) return { error: "file checkpoints are not available in this session" };
     const list = await checkpoints.list();

@@ -131,7 +131,15 @@ export function assembleAgent(
   const restored = resume ? restoredSinceLastCheckpoint(resume.events) : undefined;
   const checkpoints =
     depth === 0
-      ? new SessionCheckpoints(tree.options.home, tree.options.cwd, params.id, record, restored)
+      ? new SessionCheckpoints(
+          tree.options.home,
+          tree.options.cwd,
+          params.id,
+          record,
+          restored,
+          {},
+          journal.outputsDir,
+        )
       : undefined;
   const hooks =
     depth === 0

@@ -1,5 +1,6 @@
 // What an agent tree is made with (tree.ts): apart from the tree, so that the modules the tree is built
 // from (sandbox.ts) can name it without importing the tree.
+import type { SnapshotCaps } from "../../config/config.js";
 import type { HookCommand } from "../../config/hooks.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { McpConfig } from "../../mcp/index.js";
@@ -16,6 +17,8 @@ export interface KernelSettings {
   passEnv: string[];
   cellTimeoutMs: number;
   outputCap: number;
+  /** The variable snapshots' caps (config.json's snapshotMax*MB). */
+  snapshotCaps?: SnapshotCaps;
   /** Where interpreter discovery caches its result. */
   cacheDir: string;
   /** Where the root's kernel runs (and its children's, unless they say): a kernel URI (docs/launchers.md). */

@@ -150,6 +150,7 @@ export class TurnRunner {
       },
       beforeCells: async (turn) => {
         await checkpoints?.beforeCells(turn);
+        kernel.writeGate = checkpoints?.writeGate();
       },
       onToolCallDelta: (index, delta) => mcpWarmer?.push(index, delta),
       beforeCell: (code) => beforeCellHooks(tree.userHooks, this.hookOrigin(), code),

@@ -2,7 +2,14 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionMode } from "../../config/permission-mode.js";
 import { startKernel } from "../../kernel/index.js";
-import type { CellImage, CellResult, Kernel, KernelLifecycleEvent, PythonInfo } from "../../kernel/types.js";
+import type {
+  CellImage,
+  CellResult,
+  Kernel,
+  KernelLifecycleEvent,
+  PythonInfo,
+  SnapshotReport,
+} from "../../kernel/types.js";
 import type { Journal } from "../../session/index.js";
 import type { JournalBody } from "../../session/types.js";
 import { cellLimit } from "../budget/deadline.js";
@@ -68,6 +75,9 @@ export class AgentKernel {
 
   /** Images look() attached during the running cell; they join its result (look.ts). */
   private attached: CellImage[] = [];
+
+  /** Set before a cell while the session's first checkpoint is being taken (checkpoints.ts). */
+  writeGate: { file: string; tree: string } | undefined;
 
   constructor(private readonly owner: KernelOwner) {}
 
@@ -149,8 +159,10 @@ export class AgentKernel {
   async close(): Promise<void> {
     await this.kernelReady?.catch(() => undefined);
     await this.snapshotting;
-    if (this.snapshotStale && this.liveKernel)
-      await this.liveKernel.snapshot(this.snapshotDir).catch(() => {});
+    // A large variable still being written in the background counts as not saved: the final round
+    // waits for its writer (or writes it), before the kernel and the writer with it are stopped.
+    if ((this.snapshotStale || this.largePending) && this.liveKernel)
+      await this.liveKernel.snapshot(this.snapshotDir, { final: true }).catch(() => {});
     await this.liveKernel?.shutdown();
   }
 
@@ -173,6 +185,7 @@ export class AgentKernel {
       // A child fails when its kernel dies: no restart (a new Slurm job, say) before it says so.
       restartAfterCrash: !this.owner.failOnCrash,
       outputCap: k.outputCap,
+      ...(k.snapshotCaps && { snapshotCaps: k.snapshotCaps }),
       outputDir: this.owner.log.journal.outputsDir,
       secrets: this.owner.tree.options.secrets,
       onOutput: (text) =>
@@ -226,20 +239,29 @@ export class AgentKernel {
         try {
           const report = await kernel.snapshot(this.snapshotDir);
           if (!report.superseded && !this.snapshotWanted) this.snapshotStale = false;
-          if (!report.superseded && !this.owner.state.closed) {
-            this.owner.log.record({
-              type: "snapshot",
-              saved: report.saved.length,
-              skipped: report.skipped,
-              bytes: report.bytes,
-            });
-          }
+          if (!report.superseded && !this.owner.state.closed) this.recordSnapshot(report);
         } catch {
           // A kernel that died meanwhile has nothing to save; the previous snapshot stays.
         }
       }
       this.snapshotRunning = false;
     })();
+  }
+
+  /** The last snapshot left a large variable to its background writer (python/relm/bigvars.py). */
+  private largePending = false;
+
+  private recordSnapshot(report: SnapshotReport): void {
+    // The runner's words for it (snapshot.py, _Round._big).
+    this.largePending = report.skipped.some((s) =>
+      s.reason.startsWith("large: being saved in the background"),
+    );
+    this.owner.log.record({
+      type: "snapshot",
+      saved: report.saved.length,
+      skipped: report.skipped,
+      bytes: report.bytes,
+    });
   }
 
   /**
@@ -252,7 +274,11 @@ export class AgentKernel {
     const kernel = await booting.catch(() => undefined);
     if (kernel) {
       await this.snapshotting;
-      if (this.owner.depth === 0) await kernel.snapshot(this.snapshotDir).catch(() => undefined);
+      if (this.owner.depth === 0) {
+        const report = await kernel.snapshot(this.snapshotDir, { final: true }).catch(() => undefined);
+        // Journaled: what will not be there when the kernel comes back (a variable too large, a secret).
+        if (report && !report.superseded) this.recordSnapshot(report);
+      }
       await kernel.shutdown();
     }
     this.kernelReady = undefined;
@@ -317,7 +343,9 @@ export class AgentKernel {
     this.executing = true;
     let result: CellResult;
     try {
-      result = await kernel.execute(code, cellLimit(deadline, this.owner.tree.options.kernel.cellTimeoutMs));
+      const limit = cellLimit(deadline, this.owner.tree.options.kernel.cellTimeoutMs);
+      const gate = this.writeGate;
+      result = await kernel.execute(code, gate ? { ...limit, writeGate: gate } : limit);
     } finally {
       this.currentCallId = undefined;
       this.executing = false;
