@@ -1,5 +1,5 @@
 // `relm web`'s server, on Node's http: the app's three files, the sessions list and each session's events
-// as server-sent event streams, and the page's three actions (send, interrupt, stop). It is a client of
+// as server-sent event streams, and the page's actions (send, interrupt, stop, answer a request for approval). It is a client of
 // the session hosts, like the terminal UI and ACP, and keeps nothing of its own: what it shows is what the
 // hosts publish (already redacted of the sessions' secrets) and what their journals and summaries say.
 // Nothing else is served: no directory, no file of a session but the images its cells wrote.
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentEvent } from "../agent/core/events.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
-import { ActionError, interrupt, sendMessage, stop } from "./actions.js";
+import { ActionError, approvals, approve, interrupt, sendMessage, stop } from "./actions.js";
 import { admit, type Gate, hostLiteral, makeGate } from "./auth.js";
 import { sendOutputFile } from "./outputs.js";
 import { followSession } from "./session-stream.js";
@@ -58,7 +58,8 @@ interface WebServer {
   close(): Promise<void>;
 }
 
-const SESSION_PATH = /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|send|interrupt|stop|outputs\/([^/]+))$/;
+const SESSION_PATH =
+  /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|approvals|approve|send|interrupt|stop|outputs\/([^/]+))$/;
 
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const feed = new SessionsFeed(options.home);
@@ -111,20 +112,25 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       return json(res, 404, { error: "not found" });
     const what = m[2];
     if (what === "events" && req.method === "GET") return streamSession(req, res, id, url);
+    if (what === "approvals" && req.method === "GET")
+      return json(res, 200, { pending: await approvals(options.home, id, options.env) });
     if (m[3] !== undefined && req.method === "GET")
       return sendOutputFile(res, options.home, id, m[3], headers());
-    if (req.method !== "POST") return json(res, 405, { error: "method not allowed" });
+    if (req.method !== "POST" || !["approve", "send", "interrupt", "stop"].includes(what ?? ""))
+      return json(res, 405, { error: "method not allowed" });
     if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
       return json(res, 415, { error: "send JSON" });
     try {
       const body = await readBody(req);
       const { home, env } = options;
       const said =
-        what === "send"
-          ? await sendMessage(home, id, env, typeof body.text === "string" ? body.text : "")
-          : what === "interrupt"
-            ? await interrupt(home, id, env)
-            : await stop(home, id, env);
+        what === "approve"
+          ? await approve(home, id, env, body.request, body.answer)
+          : what === "send"
+            ? await sendMessage(home, id, env, typeof body.text === "string" ? body.text : "")
+            : what === "interrupt"
+              ? await interrupt(home, id, env)
+              : await stop(home, id, env);
       json(res, 200, { said });
     } catch (error) {
       if (error instanceof ActionError || error instanceof SyntaxError)

@@ -7,6 +7,7 @@ import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { AgentEvent } from "../../agent/core/events.js";
 import { act, afterError, type Connection, useSessions } from "./api.js";
+import { ApprovalsPanel, usePending } from "./approvals-panel.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
 import { Transcript } from "./transcript.js";
@@ -55,6 +56,7 @@ export function SessionPage({ id }: { id: string }) {
   const [text, setText] = useState("");
   const [said, setSaid] = useState("");
   const [busy, setBusy] = useState(false);
+  const [pending, refreshPending] = usePending(id, `${transcript.approvalEvents} ${live}`);
 
   const run = async (action: "send" | "interrupt" | "stop", body: object = {}) => {
     setBusy(true);
@@ -87,6 +89,7 @@ export function SessionPage({ id }: { id: string }) {
       <div class="muted path">${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
       <${TreeView} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
+      <${ApprovalsPanel} id=${id} pending=${pending} refresh=${refreshPending} />
       <form class="composer" onSubmit=${send}>
         <textarea
           name="message"

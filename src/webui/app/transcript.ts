@@ -60,6 +60,8 @@ export class Transcript {
   items: Item[] = [];
   /** The last root event applied. */
   lastN = 0;
+  /** Approval events seen: each one means the host's waiting list changed. */
+  approvalEvents = 0;
   /** Sub-agents' events seen (their transcripts open elsewhere). */
   childEvents = 0;
   /** Every sub-agent of the tree, by id; `roots` are those the session's root started. */
@@ -80,6 +82,7 @@ export class Transcript {
       this.lastN = event.n;
     }
     this.treeEvent(event);
+    if (event.type === "approval_request" || event.type === "approval_answer") this.approvalEvents++;
     const key = "n" in event && typeof event.n === "number" ? `n${event.n}` : `l${++this.seq}`;
     switch (event.type) {
       case "user":
@@ -275,6 +278,13 @@ function noticeOf(e: AgentEvent): { text: string; tone: "info" | "warn" | "error
       return { text: `model: ${e.model}`, tone: "info" };
     case "undo":
       return { text: `undid turn ${e.turn}: ${e.changed.length} file(s) restored`, tone: "info" };
+    case "approval_request":
+      return { text: `${e.requester} asks to ${e.kind}: ${e.subject} (${e.reason})`, tone: "warn" };
+    case "approval_answer":
+      return {
+        text: `${e.allow ? `allowed${e.scope === "once" ? " once" : ` for this ${e.scope}`}` : "denied"} by ${e.by === "policy" ? "the policy" : e.by}${e.note ? `: ${e.note}` : ""}`,
+        tone: e.allow ? "info" : "warn",
+      };
     case "lesson":
       return { text: "a lesson was learned", tone: "info" };
     default:
