@@ -12,6 +12,7 @@ import type { AgentEvent } from "../agent/core/events.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
 import { ActionError, approvals, approve, interrupt, sendMessage, stop } from "./actions.js";
 import { admit, type Gate, hostLiteral, makeGate } from "./auth.js";
+import { childDir, followChild } from "./child-stream.js";
 import { sendOutputFile } from "./outputs.js";
 import { followSession } from "./session-stream.js";
 import { SessionsFeed } from "./sessions-feed.js";
@@ -59,7 +60,7 @@ interface WebServer {
 }
 
 const SESSION_PATH =
-  /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|approvals|approve|send|interrupt|stop|outputs\/([^/]+))$/;
+  /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|approvals|approve|send|interrupt|stop|outputs\/([^/]+)|agents\/([0-9a-z]{1,64})\/events)$/;
 
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const feed = new SessionsFeed(options.home);
@@ -112,6 +113,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       return json(res, 404, { error: "not found" });
     const what = m[2];
     if (what === "events" && req.method === "GET") return streamSession(req, res, id, url);
+    if (m[4] !== undefined && req.method === "GET") return streamChild(req, res, id, m[4], url);
     if (what === "approvals" && req.method === "GET")
       return json(res, 200, { pending: await approvals(options.home, id, options.env) });
     if (m[3] !== undefined && req.method === "GET")
@@ -140,13 +142,11 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   }
 
   function streamSession(req: IncomingMessage, res: ServerResponse, id: string, url: URL): void {
-    // EventSource sends the last id it saw when it reconnects; a page that reloads says it in ?after=.
-    const last = Number(req.headers["last-event-id"] ?? url.searchParams.get("after") ?? 0);
     const follow = followSession({
       home: options.home,
       id,
       env: options.env,
-      after: Number.isSafeInteger(last) && last > 0 ? last : 0,
+      after: lastEventId(req, url),
       write: (event: AgentEvent) => {
         const n = !event.agent && "n" in event && typeof event.n === "number" ? `id: ${event.n}\n` : "";
         res.write(`${n}data: ${JSON.stringify(event)}\n\n`);
@@ -154,6 +154,25 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       live: (on) => res.write(`event: live\ndata: ${on}\n\n`),
     });
     openStream(req, res, () => follow.close());
+  }
+
+  function streamChild(req: IncomingMessage, res: ServerResponse, id: string, child: string, url: URL): void {
+    const dir = childDir(options.home, id, child);
+    if (!dir) {
+      json(res, 404, { error: "no such sub-agent (yet)" });
+      return;
+    }
+    // The stream's headers first: the journal's events are written as soon as followChild starts.
+    let follow: { close(): void } | undefined;
+    openStream(req, res, () => follow?.close());
+    follow = followChild({
+      home: options.home,
+      id,
+      dir,
+      after: lastEventId(req, url),
+      write: (event, n) => res.write(`id: ${n}\ndata: ${JSON.stringify(event)}\n\n`),
+      live: (on) => res.write(`event: live\ndata: ${on}\n\n`),
+    });
   }
 
   function openStream(req: IncomingMessage, res: ServerResponse, end: () => void): void {
@@ -189,6 +208,12 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** EventSource sends the last id it saw when it reconnects; a page that reloads says it in ?after=. */
+function lastEventId(req: IncomingMessage, url: URL): number {
+  const last = Number(req.headers["last-event-id"] ?? url.searchParams.get("after") ?? 0);
+  return Number.isSafeInteger(last) && last > 0 ? last : 0;
 }
 
 function headers(): Record<string, string> {

@@ -28,6 +28,8 @@ export async function webRig(
   const rig = await startRig("openai", { script }, { env: { RELM_WEB_TOKEN: WEB_TOKEN, ...env } });
   const web = await startWeb(rig.env);
   const context = await browser.newContext();
+  // A locator's action waits this long at most (the library's default is no limit).
+  context.setDefaultTimeout(60_000);
   const page = await context.newPage();
   return {
     rig,

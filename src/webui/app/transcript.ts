@@ -34,6 +34,8 @@ export interface AgentNode {
   /** Its own spend, once it finished. */
   tokens?: number;
   cost?: number | null;
+  /** Where its kernel runs (local, or the launcher's URI: ssh://…, slurm://…), once its kernel started. */
+  where?: string;
   /** Its events seen, and the kind of the last. */
   events: number;
   doing: string;
@@ -54,12 +56,19 @@ function reasoningText(reasoning: ResponseReasoning): string {
   return parts.join("\n\n");
 }
 
+/** Where a kernel runs, from its started event's detail ("… via ssh://gpu1"): the launcher's URI, or local. */
+function whereOf(detail: string): string {
+  return / via (\S+)$/.exec(detail)?.[1] ?? "local";
+}
+
 const money = (cost: number | null | undefined) => (typeof cost === "number" ? ` $${cost.toFixed(4)}` : "");
 
 export class Transcript {
   items: Item[] = [];
   /** The last root event applied. */
   lastN = 0;
+  /** Where this agent's own kernel runs, once its kernel started (as AgentNode.where). */
+  where: string | undefined;
   /** Approval events seen: each one means the host's waiting list changed. */
   approvalEvents = 0;
   /** Sub-agents' events seen (their transcripts open elsewhere). */
@@ -83,6 +92,7 @@ export class Transcript {
     }
     this.treeEvent(event);
     if (event.type === "approval_request" || event.type === "approval_answer") this.approvalEvents++;
+    if (event.type === "kernel" && event.event === "started") this.where = whereOf(event.detail);
     const key = "n" in event && typeof event.n === "number" ? `n${event.n}` : `l${++this.seq}`;
     switch (event.type) {
       case "user":
@@ -186,6 +196,7 @@ export class Transcript {
     if (!event.agent) return false;
     const node = this.node(event.agent, undefined);
     node.events++;
+    if (event.type === "kernel" && event.event === "started") node.where = whereOf(event.detail);
     if (event.type !== "text_delta" && event.type !== "reasoning_delta" && event.type !== "cell_output_delta")
       node.doing =
         event.type === "cell" ? "running a cell" : event.type === "model_request" ? "asking the model" : "";
