@@ -103,8 +103,10 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     }
     if (path === "/api/sessions" && req.method === "GET") return json(res, 200, await feed.list());
     if (path === "/api/sessions/stream" && req.method === "GET") {
-      const end = feed.subscribe((list) => res.write(`event: sessions\ndata: ${list}\n\n`));
-      openStream(req, res, end);
+      // The headers first: a list the feed already has is sent at once.
+      let end: (() => void) | undefined;
+      openStream(req, res, () => end?.());
+      end = feed.subscribe((list) => res.write(`event: sessions\ndata: ${list}\n\n`));
       return;
     }
     const m = SESSION_PATH.exec(path);
