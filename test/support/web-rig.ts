@@ -1,10 +1,11 @@
 // A rig for the browser tests of relm web: the scripted model, a `relm web` on it, and a browser context
 // signed in with the token once `open` is called.
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
 import type { ScriptedModelOptions } from "../../src/scripted/index.js";
 import { startWeb, type WebProcess } from "./browser.js";
-import { runRelm } from "./cli.js";
+import { ROOT, runRelm } from "./cli.js";
 import type { Rig, useRigs } from "./scripted.js";
 
 export const WEB_TOKEN = "web-test-token-0123456789abcdefghij";
@@ -53,4 +54,11 @@ export async function detach(rig: Rig, args: string[]): Promise<string> {
   const result = await runRelm(["run", "--detach", ...args], { env: rig.env, cwd: rig.cwd });
   expect(result.code, result.stderr).toBe(0);
   return result.stdout.trim();
+}
+
+/** With RELM_WEB_SCREENSHOTS=1, the page as it is now becomes docs/screenshots/NAME.png (docs/web.md). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!process.env.RELM_WEB_SCREENSHOTS) return;
+  await page.setViewportSize({ width: 1100, height: 640 });
+  await page.screenshot({ path: join(ROOT, "docs/screenshots", `${name}.png`) });
 }

@@ -2,6 +2,7 @@
 // sub-agents it started: read-only, since a sub-agent takes its orders from the code that started it.
 // Requests for approval of any agent of the tree are answered on the session's page.
 import { html } from "htm/preact";
+import { Charts } from "./charts.js";
 import { ConnectionNote } from "./connection.js";
 import { TranscriptView } from "./transcript-view.js";
 import { TreeView } from "./tree-view.js";
@@ -25,6 +26,7 @@ export function ChildPage({ session, child }: { session: string; child: string }
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}
         a sub-agent of session ${session}${live ? " · host connected" : ""} · read-only: its parent's code directs it
       </div>
+      <${Charts} usage=${transcript.usage} items=${transcript.items} version=${version} />
       <${TreeView} session=${session} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${session} items=${transcript.items} version=${version} />
     </main>

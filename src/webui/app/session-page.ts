@@ -7,6 +7,7 @@ import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { act, useSessions } from "./api.js";
 import { ApprovalsPanel, usePending } from "./approvals-panel.js";
+import { Charts } from "./charts.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
 import { TranscriptView } from "./transcript-view.js";
@@ -52,6 +53,7 @@ export function SessionPage({ id }: { id: string }) {
     <main class="session">
       <div class="muted path">
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
+      <${Charts} usage=${transcript.usage} items=${transcript.items} version=${version} />
       <${TreeView} session=${id} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
       <${ApprovalsPanel} id=${id} pending=${pending} refresh=${refreshPending} />

@@ -21,6 +21,16 @@ export type Item =
   | { kind: "diff"; key: string; title: string; diff: string }
   | { kind: "notice"; key: string; text: string; tone: "info" | "warn" | "error" };
 
+/** One model response's spend, for the plots (charts.ts). */
+export interface UsagePoint {
+  t: number;
+  /** Input tokens read from the provider's prompt cache. */
+  cached: number;
+  /** The rest: input not from the cache, and output. */
+  fresh: number;
+  cost: number;
+}
+
 /** A sub-agent as the tree shows it: who started it, what it is doing, what it spent. */
 export interface AgentNode {
   id: string;
@@ -69,6 +79,8 @@ export class Transcript {
   lastN = 0;
   /** Where this agent's own kernel runs, once its kernel started (as AgentNode.where). */
   where: string | undefined;
+  /** Each model response of this agent, in order: when, its tokens (cached input apart) and cost. */
+  readonly usage: UsagePoint[] = [];
   /** Approval events seen: each one means the host's waiting list changed. */
   approvalEvents = 0;
   /** Sub-agents' events seen (their transcripts open elsewhere). */
@@ -107,6 +119,13 @@ export class Transcript {
         this.answer(event.turn, key).text = "";
         return true;
       case "model_response": {
+        const u = event.usage;
+        this.usage.push({
+          t: Date.parse(event.t),
+          cached: u.cachedInputTokens,
+          fresh: u.inputTokens - u.cachedInputTokens + u.outputTokens,
+          cost: event.cost ?? 0,
+        });
         const text = event.text;
         const reasoning = reasoningText(event.reasoning as ResponseReasoning);
         const answer = this.answers.get(event.turn);
