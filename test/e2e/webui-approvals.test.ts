@@ -10,7 +10,7 @@ import { readJournalLines } from "../support/journal.js";
 import { echoLastCell } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
-import { detach, webRig } from "../support/web-rig.js";
+import { detach, screenshot, webRig } from "../support/web-rig.js";
 
 const startRig = useRigs();
 const bwrap = process.platform === "linux" && existsSync("/usr/bin/bwrap");
@@ -40,8 +40,9 @@ describe.skipIf(skip !== undefined)(`approvals in relm web${skip ? ` (skipped: $
       const id = await detach(rig, ["--mode", "workspace", "--approve", "ask", "go"]);
       await page.goto(web.url);
       const row = page.locator(`tr[data-id="${id}"]`);
-      await row.locator(".status.approval", { hasText: "needs approval" }).waitFor({ timeout: 90_000 });
+      await row.locator(".status.needs-approval", { hasText: "needs approval" }).waitFor({ timeout: 90_000 });
 
+      await screenshot(page, "web-sessions-approval");
       await row.locator("a").click();
       const request = page.locator(".approval");
       await request.waitFor({ timeout: 30_000 });
@@ -58,6 +59,7 @@ describe.skipIf(skip !== undefined)(`approvals in relm web${skip ? ` (skipped: $
       ]);
       // The journal's request is in the transcript too.
       await page.locator(".item.notice", { hasText: "asks to run: echo ran-outside" }).waitFor();
+      await screenshot(page, "web-approval");
 
       await request.getByRole("button", { name: "allow once" }).click();
       await page
@@ -77,7 +79,7 @@ describe.skipIf(skip !== undefined)(`approvals in relm web${skip ? ` (skipped: $
       });
       // Back on the list, nothing waits any more.
       await page.goto(`${web.base}/#/`);
-      await expect.poll(() => row.locator(".status.approval").count(), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => row.locator(".status.needs-approval").count(), { timeout: 30_000 }).toBe(0);
       // A request no longer waiting cannot be answered again.
       const again = await page.request.post(`${web.base}/api/sessions/${id}/approve`, {
         data: { request: String(lines.find((l) => l.type === "approval_request")?.id), answer: "once" },

@@ -49,7 +49,7 @@ export function SessionsPage() {
               <tr key=${s.id} data-id=${s.id} class=${s.live ? "live" : ""}>
                 <td>
                   <span class=${`status ${s.status}`}>${s.status}</span>
-                  ${needsApproval(s) ? html` <span class="status approval">needs approval</span>` : ""}
+                  ${needsApproval(s) ? html` <span class="status needs-approval">needs approval</span>` : ""}
                 </td>
                 <td class="title">
                   <a href=${`#/s/${s.id}`}>${s.title || s.id}</a>
