@@ -82,5 +82,6 @@ export const SESSION_COMMANDS: readonly SlashCommand[] = [
   ui("agents", "select a sub-agent: open its transcript, message or cancel it"),
   ui("expand", "show cell outputs in full (ctrl+o toggles)", "[on|off]"),
   ui("copy", "put the last answer on the clipboard (through the terminal: OSC 52)"),
+  ui("web", "the address of relm web for this session (starts the server, or reuses it)"),
   ui("theme", "colours for a dark or light terminal, or high contrast (saved)", "[dark|light|high-contrast]"),
 ];

@@ -230,7 +230,10 @@ export const HOST_METHODS = {
         ["once", "session", "project", "deny"],
         'answer must be "once", "session", "project" or "deny"',
       ),
-      from: v.picklist(["ui", "acp", "mcp", "line"], 'from must be "ui", "acp", "mcp" or "line"'),
+      from: v.picklist(
+        ["ui", "acp", "mcp", "line", "web"],
+        'from must be "ui", "acp", "mcp", "line" or "web"',
+      ),
       note: v.optional(v.pipe(v.string("note must be a string"), v.maxLength(2000, "note is too long"))),
     }),
   ),

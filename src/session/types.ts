@@ -161,7 +161,7 @@ export type JournalBody =
     }
   /**
    * The answer to an approval_request, journaled before it is acted on: who answered (a person through
-   * the terminal UI, an editor over ACP, an MCP client, line mode; or the policy: lists, --approve) and
+   * the terminal UI, an editor over ACP, an MCP client, line mode, `relm web`; or the policy: lists, --approve) and
    * for how long ("once", "session", "project": remembered in $RELM_HOME/approvals.json).
    */
   | {
@@ -169,7 +169,7 @@ export type JournalBody =
       id: string;
       allow: boolean;
       scope: "once" | "session" | "project";
-      by: "ui" | "acp" | "mcp" | "line" | "policy";
+      by: "ui" | "acp" | "mcp" | "line" | "web" | "policy";
       note?: string;
       /** Nobody answered: the cell that asked was interrupted first, and front ends take the question back. */
       withdrawn?: boolean;

@@ -21,6 +21,7 @@ import { pickFrom, showText } from "./dialogs/dialogs.js";
 import { ago, money } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
 import { themeCommand } from "./theme-choice.js";
+import { webAddress } from "./web-server.js";
 
 /** This directory's sessions, newest first, as picker items. */
 export async function pickSession(
@@ -109,6 +110,22 @@ function costText(api: AppApi): string[] {
   return lines;
 }
 
+/** /web: the address of relm web, at this session's page once there is a session. */
+async function webCommand(api: AppApi): Promise<void> {
+  try {
+    const { url, started } = await webAddress(api.home, api.env);
+    const id = api.link.id;
+    api.note(
+      api.theme.ok(
+        `${started ? "✓ started relm web" : "relm web is running"}: ${id ? `${url}#/s/${id}` : url}`,
+      ),
+    );
+    api.note(api.theme.dim("  (the address holds its token: keep it to yourself; docs/web.md says more)"));
+  } catch (error) {
+    api.note(api.theme.warn(`could not start relm web: ${(error as Error).message}`));
+  }
+}
+
 /** The commands the UI does itself, on its own screen and sessions (their entries are in src/commands/). */
 export function uiOwnCommands(api: AppApi): OwnCommands {
   return {
@@ -139,5 +156,6 @@ export function uiOwnCommands(api: AppApi): OwnCommands {
     expand: ([mode]) => api.setExpanded(mode !== "off"),
     copy: () => copyLastAnswer(api, api.lastAnswer),
     theme: ([name]) => themeCommand(api, name),
+    web: () => webCommand(api),
   };
 }

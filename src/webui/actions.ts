@@ -51,3 +51,39 @@ export async function stop(home: string, id: string, env: NodeJS.ProcessEnv): Pr
   await handle.stop();
   return "stopped";
 }
+
+/** The requests waiting for a person now (none when no host serves the session). */
+export async function approvals(home: string, id: string, env: NodeJS.ProcessEnv): Promise<unknown[]> {
+  const handle = new SessionHandle({ home, id, env });
+  if (!(await handle.connect({ follow: false }))) return [];
+  try {
+    return (await handle.call("approvals")).pending;
+  } finally {
+    handle.close();
+  }
+}
+
+const REPLIES = ["once", "session", "project", "deny"] as const;
+
+/** A person's answer to request `request`, through the host's `approve` as the UI's dialog gives it. */
+export async function approve(
+  home: string,
+  id: string,
+  env: NodeJS.ProcessEnv,
+  request: unknown,
+  answer: unknown,
+): Promise<string> {
+  if (typeof request !== "string" || !/^[0-9a-f]{1,32}$/.test(request))
+    throw new ActionError("request must be the id of a waiting request");
+  const reply = REPLIES.find((r) => r === answer);
+  if (!reply) throw new ActionError('answer must be "once", "session", "project" or "deny"');
+  const handle = new SessionHandle({ home, id, env });
+  if (!(await handle.connect({ follow: false }))) throw new ActionError("the session is not running");
+  try {
+    const { answered } = await handle.call("approve", { id: request, answer: reply, from: "web" });
+    if (!answered) throw new ActionError(`request ${request} was answered elsewhere`);
+    return reply === "deny" ? "denied" : "allowed";
+  } finally {
+    handle.close();
+  }
+}

@@ -1,5 +1,5 @@
 // `relm web`'s server, on Node's http: the app's three files, the sessions list and each session's events
-// as server-sent event streams, and the page's three actions (send, interrupt, stop). It is a client of
+// as server-sent event streams, and the page's actions (send, interrupt, stop, answer a request for approval). It is a client of
 // the session hosts, like the terminal UI and ACP, and keeps nothing of its own: what it shows is what the
 // hosts publish (already redacted of the sessions' secrets) and what their journals and summaries say.
 // Nothing else is served: no directory, no file of a session but the images its cells wrote.
@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentEvent } from "../agent/core/events.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
-import { ActionError, interrupt, sendMessage, stop } from "./actions.js";
+import { ActionError, approvals, approve, interrupt, sendMessage, stop } from "./actions.js";
 import { admit, type Gate, hostLiteral, makeGate } from "./auth.js";
+import { childDir, followChild } from "./child-stream.js";
 import { sendOutputFile } from "./outputs.js";
 import { followSession } from "./session-stream.js";
 import { SessionsFeed } from "./sessions-feed.js";
@@ -58,7 +59,8 @@ interface WebServer {
   close(): Promise<void>;
 }
 
-const SESSION_PATH = /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|send|interrupt|stop|outputs\/([^/]+))$/;
+const SESSION_PATH =
+  /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|approvals|approve|send|interrupt|stop|outputs\/([^/]+)|agents\/([0-9a-z]{1,64})\/events)$/;
 
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const feed = new SessionsFeed(options.home);
@@ -101,8 +103,10 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     }
     if (path === "/api/sessions" && req.method === "GET") return json(res, 200, await feed.list());
     if (path === "/api/sessions/stream" && req.method === "GET") {
-      const end = feed.subscribe((list) => res.write(`event: sessions\ndata: ${list}\n\n`));
-      openStream(req, res, end);
+      // The headers first: a list the feed already has is sent at once.
+      let end: (() => void) | undefined;
+      openStream(req, res, () => end?.());
+      end = feed.subscribe((list) => res.write(`event: sessions\ndata: ${list}\n\n`));
       return;
     }
     const m = SESSION_PATH.exec(path);
@@ -111,20 +115,26 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       return json(res, 404, { error: "not found" });
     const what = m[2];
     if (what === "events" && req.method === "GET") return streamSession(req, res, id, url);
+    if (m[4] !== undefined && req.method === "GET") return streamChild(req, res, id, m[4], url);
+    if (what === "approvals" && req.method === "GET")
+      return json(res, 200, { pending: await approvals(options.home, id, options.env) });
     if (m[3] !== undefined && req.method === "GET")
       return sendOutputFile(res, options.home, id, m[3], headers());
-    if (req.method !== "POST") return json(res, 405, { error: "method not allowed" });
+    if (req.method !== "POST" || !["approve", "send", "interrupt", "stop"].includes(what ?? ""))
+      return json(res, 405, { error: "method not allowed" });
     if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
       return json(res, 415, { error: "send JSON" });
     try {
       const body = await readBody(req);
       const { home, env } = options;
       const said =
-        what === "send"
-          ? await sendMessage(home, id, env, typeof body.text === "string" ? body.text : "")
-          : what === "interrupt"
-            ? await interrupt(home, id, env)
-            : await stop(home, id, env);
+        what === "approve"
+          ? await approve(home, id, env, body.request, body.answer)
+          : what === "send"
+            ? await sendMessage(home, id, env, typeof body.text === "string" ? body.text : "")
+            : what === "interrupt"
+              ? await interrupt(home, id, env)
+              : await stop(home, id, env);
       json(res, 200, { said });
     } catch (error) {
       if (error instanceof ActionError || error instanceof SyntaxError)
@@ -134,13 +144,11 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   }
 
   function streamSession(req: IncomingMessage, res: ServerResponse, id: string, url: URL): void {
-    // EventSource sends the last id it saw when it reconnects; a page that reloads says it in ?after=.
-    const last = Number(req.headers["last-event-id"] ?? url.searchParams.get("after") ?? 0);
     const follow = followSession({
       home: options.home,
       id,
       env: options.env,
-      after: Number.isSafeInteger(last) && last > 0 ? last : 0,
+      after: lastEventId(req, url),
       write: (event: AgentEvent) => {
         const n = !event.agent && "n" in event && typeof event.n === "number" ? `id: ${event.n}\n` : "";
         res.write(`${n}data: ${JSON.stringify(event)}\n\n`);
@@ -148,6 +156,25 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       live: (on) => res.write(`event: live\ndata: ${on}\n\n`),
     });
     openStream(req, res, () => follow.close());
+  }
+
+  function streamChild(req: IncomingMessage, res: ServerResponse, id: string, child: string, url: URL): void {
+    const dir = childDir(options.home, id, child);
+    if (!dir) {
+      json(res, 404, { error: "no such sub-agent (yet)" });
+      return;
+    }
+    // The stream's headers first: the journal's events are written as soon as followChild starts.
+    let follow: { close(): void } | undefined;
+    openStream(req, res, () => follow?.close());
+    follow = followChild({
+      home: options.home,
+      id,
+      dir,
+      after: lastEventId(req, url),
+      write: (event, n) => res.write(`id: ${n}\ndata: ${JSON.stringify(event)}\n\n`),
+      live: (on) => res.write(`event: live\ndata: ${on}\n\n`),
+    });
   }
 
   function openStream(req: IncomingMessage, res: ServerResponse, end: () => void): void {
@@ -183,6 +210,12 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** EventSource sends the last id it saw when it reconnects; a page that reloads says it in ?after=. */
+function lastEventId(req: IncomingMessage, url: URL): number {
+  const last = Number(req.headers["last-event-id"] ?? url.searchParams.get("after") ?? 0);
+  return Number.isSafeInteger(last) && last > 0 ? last : 0;
 }
 
 function headers(): Record<string, string> {

@@ -1,7 +1,8 @@
 // The sessions page's data: every session as `relm agents --json` lists it (the hosts' own summaries,
 // liveness checked on their locks), with the model its journal started with, pushed to every open page
 // when it changes. One look a second while any page is open, none when none is; nothing is kept but the
-// last list sent (to send only changes) and each session's model (a journal header never changes).
+// last list sent (to send only changes, and at once to a page that opens again) and each session's
+// model (a journal header never changes).
 import { join } from "node:path";
 import { listSessions, type SessionListing } from "../host/states/discovery.js";
 import { JOURNAL_FILE, readJournalHeader, sessionDir } from "../session/index.js";
@@ -39,9 +40,10 @@ export class SessionsFeed {
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) {
+        // The last list stays: a page that reloads (the usual way to open it again) is drawn at once
+        // from it, and the look that follows sends what changed.
         clearInterval(this.timer);
         this.timer = undefined;
-        this.last = "";
       }
     };
   }

@@ -124,6 +124,8 @@ describe.skipIf(noBrowser !== undefined)(
       );
       const web = await startWeb(rig.env);
       const context = await browser.newContext();
+      // A locator's action waits this long at most (the library's default is no limit).
+      context.setDefaultTimeout(60_000);
       const page = await context.newPage();
       return {
         rig,
@@ -302,24 +304,48 @@ describe.skipIf(noBrowser !== undefined)(
         await page.goto(web.url);
         await page.goto(`${web.base}/#/s/${id}`);
         // The grandchild, still running, sits under the child that started it.
-        const grand = page.locator('li.agent:has(> .label[title*="GRANDCHILD"])');
-        const one = page.locator('li.agent:has(> details > summary > .label[title*="CHILD one"])');
-        await one.locator('li.agent .label[title*="GRANDCHILD"]').waitFor({ timeout: 60_000 });
+        const row = (task: string) => page.locator(`.tree-row:has(> .label[title*="${task}"])`);
+        const grand = row("GRANDCHILD");
+        const one = row("CHILD one");
+        await grand.waitFor({ timeout: 60_000 });
+        const oneId = await one.getAttribute("data-agent");
+        expect(await grand.getAttribute("data-parent")).toBe(oneId);
+        expect(await grand.getAttribute("data-depth")).toBe("1");
         expect(await grand.locator(".status").textContent()).toBe("running");
         await screenshot(page, "web-tree");
 
         writeFileSync(release, "");
-        const two = page.locator('li.agent:has(> .label[title*="CHILD two"])');
+        const two = row("CHILD two");
         await expect.poll(async () => two.locator(".status").textContent(), { timeout: 60_000 }).toBe("done");
-        expect(await grand.locator(".status").textContent()).toBe("done");
-        expect(await one.locator("> details > summary > .status").textContent()).toBe("done");
+        await expect.poll(() => grand.locator(".status").textContent(), { timeout: 60_000 }).toBe("done");
+        expect(await one.locator(".status").textContent()).toBe("done");
         expect(await page.locator(".tree > summary").textContent()).toContain("sub-agents: 3, 0 running");
+        // A subtree's line sums what is below it.
+        expect(await one.textContent()).toContain("1 below");
 
         // Folding a subtree hides it; the search keeps what matches.
-        await one.locator("> details > summary").click();
-        expect(await grand.isVisible()).toBe(false);
+        await one.locator("button.fold").click();
+        await expect.poll(() => grand.count()).toBe(0);
         await page.locator(".tree input.filter").fill("quick");
-        await expect.poll(() => page.locator("li.agent").count()).toBe(1);
+        await expect.poll(() => page.locator(".tree-row").count()).toBe(1);
+        await page.locator(".tree input.filter").fill("");
+
+        // A node opens that sub-agent's own transcript (its journal), with the sub-agent it started.
+        await one.locator(".label").click();
+        expect(page.url()).toContain(`/a/${oneId}`);
+        await page.locator(".item.user", { hasText: "CHILD one: go deeper" }).waitFor({ timeout: 30_000 });
+        await page.locator(".item.cell .output", { hasText: "waited" }).waitFor({ timeout: 30_000 });
+        await page.locator('.tree-row:has(> .label[title*="GRANDCHILD"])').waitFor({ timeout: 30_000 });
+        expect(await page.locator(".item.user").count()).toBe(1);
+        // Where its kernel runs, from its journal (this one is local).
+        await page.locator(".kernel-where", { hasText: "kernel: local" }).waitFor({ timeout: 30_000 });
+        await screenshot(page, "web-child");
+        // And the grandchild's, found at its depth.
+        await page.locator('.tree-row > .label[title*="GRANDCHILD"]').click();
+        await page.locator(".item.user", { hasText: "GRANDCHILD: wait" }).waitFor({ timeout: 30_000 });
+        expect((await page.request.get(`${web.base}/api/sessions/${id}/agents/zzzz/events`)).status()).toBe(
+          404,
+        );
       } finally {
         rmSync(release, { force: true });
         await done();

@@ -19,7 +19,7 @@ import { projectRules, rememberForProject } from "./store.js";
 /** How long a grant lasts: this request, this session, or every later session in this project. */
 type ApprovalScope = "once" | "session" | "project";
 /** Who answered: a person through a front end, or the policy (the lists, --approve, the mode). */
-type ApprovalSource = "ui" | "acp" | "mcp" | "line" | "policy";
+type ApprovalSource = "ui" | "acp" | "mcp" | "line" | "web" | "policy";
 
 /** A request waiting for a person, as front ends show it. */
 export interface PendingApproval {

@@ -1,6 +1,7 @@
 // The server's API as the pages use it: event streams (EventSource, which reconnects by itself and says
 // the last event id it saw) and the session actions.
 import { useEffect, useState } from "preact/hooks";
+import type { ApprovalView } from "../../commands/approval-words.js";
 
 export interface WebSession {
   id: string;
@@ -15,6 +16,8 @@ export interface WebSession {
   cost: number | null;
   live: boolean;
   model: string;
+  /** Requests of its kernels waiting for a person. */
+  approvals?: number;
   damaged?: { line?: number; reason: string };
 }
 
@@ -42,7 +45,7 @@ export function useSessions(): { sessions: WebSession[] | undefined; connection:
 /** A session action: what the server said, or why it could not. */
 export async function act(
   id: string,
-  action: "send" | "interrupt" | "stop",
+  action: "send" | "interrupt" | "stop" | "approve",
   body: object = {},
 ): Promise<string> {
   const res = await fetch(`/api/sessions/${id}/${action}`, {
@@ -53,4 +56,16 @@ export async function act(
   const answer = (await res.json().catch(() => ({}))) as { said?: string; error?: string };
   if (!res.ok) throw new Error(answer.error ?? `the server answered ${res.status}`);
   return answer.said ?? "done";
+}
+
+/** Whether a session waits for a person to answer a request (as `relm agents` says "needs approval"). */
+export function needsApproval(s: WebSession): boolean {
+  return Boolean(s.approvals) && (s.status === "running" || s.status === "waiting");
+}
+
+/** The session's requests waiting for a person now (empty when no host serves it). */
+export async function pendingApprovals(id: string): Promise<ApprovalView[]> {
+  const res = await fetch(`/api/sessions/${id}/approvals`);
+  if (!res.ok) return [];
+  return ((await res.json()) as { pending: ApprovalView[] }).pending;
 }

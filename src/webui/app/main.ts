@@ -1,7 +1,9 @@
-// relm web's page: the sessions list at #/, a session at #/s/ID (docs/web.md).
+// relm web's page: the sessions list at #/, a session at #/s/ID, one of its sub-agents at #/s/ID/a/CHILD
+// (docs/web.md).
 import { html } from "htm/preact";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { ChildPage } from "./child-page.js";
 import { SessionPage } from "./session-page.js";
 import { SessionsPage } from "./sessions-page.js";
 
@@ -12,7 +14,8 @@ function App() {
     window.addEventListener("hashchange", changed);
     return () => window.removeEventListener("hashchange", changed);
   }, []);
-  const m = /^#\/s\/([0-9a-z]{1,64})$/.exec(hash);
+  const m = /^#\/s\/([0-9a-z]{1,64})(?:\/a\/([0-9a-z]{1,64}))?$/.exec(hash);
+  if (m?.[2]) return html`<${ChildPage} key=${hash} session=${m[1]} child=${m[2]} />`;
   return m ? html`<${SessionPage} key=${m[1]} id=${m[1]} />` : html`<${SessionsPage} />`;
 }
 

@@ -4,57 +4,24 @@
 // anything it has already seen.
 
 import { html } from "htm/preact";
-import { useEffect, useRef, useState } from "preact/hooks";
-import type { AgentEvent } from "../../agent/core/events.js";
-import { act, afterError, type Connection, useSessions } from "./api.js";
+import { useState } from "preact/hooks";
+import { act, useSessions } from "./api.js";
+import { ApprovalsPanel, usePending } from "./approvals-panel.js";
+import { Charts } from "./charts.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
-import { Transcript } from "./transcript.js";
 import { TranscriptView } from "./transcript-view.js";
 import { TreeView } from "./tree-view.js";
-
-function useTranscript(id: string): {
-  transcript: Transcript;
-  version: number;
-  connection: Connection;
-  live: boolean;
-} {
-  const transcript = useRef(new Transcript()).current;
-  const [version, setVersion] = useState(0);
-  const [connection, setConnection] = useState<Connection>("connecting");
-  const [live, setLive] = useState(false);
-  useEffect(() => {
-    let frame = 0;
-    // Many events at once (a replay) are drawn once per frame.
-    const changed = () => {
-      if (!frame)
-        frame = requestAnimationFrame(() => {
-          frame = 0;
-          setVersion((v) => v + 1);
-        });
-    };
-    const source = new EventSource(`/api/sessions/${id}/events`);
-    source.onopen = () => setConnection("open");
-    source.onerror = () => setConnection(afterError(source));
-    source.onmessage = (e: MessageEvent<string>) => {
-      if (transcript.apply(JSON.parse(e.data) as AgentEvent)) changed();
-    };
-    source.addEventListener("live", (e) => setLive((e as MessageEvent<string>).data === "true"));
-    return () => {
-      source.close();
-      cancelAnimationFrame(frame);
-    };
-  }, [id]);
-  return { transcript, version, connection, live };
-}
+import { useTranscript } from "./use-transcript.js";
 
 export function SessionPage({ id }: { id: string }) {
-  const { transcript, version, connection, live } = useTranscript(id);
+  const { transcript, version, connection, live } = useTranscript(`/api/sessions/${id}/events`);
   const { sessions } = useSessions();
   const session = sessions?.find((s) => s.id === id);
   const [text, setText] = useState("");
   const [said, setSaid] = useState("");
   const [busy, setBusy] = useState(false);
+  const [pending, refreshPending] = usePending(id, `${transcript.approvalEvents} ${live}`);
 
   const run = async (action: "send" | "interrupt" | "stop", body: object = {}) => {
     setBusy(true);
@@ -84,9 +51,12 @@ export function SessionPage({ id }: { id: string }) {
       <${ConnectionNote} connection=${connection} />
     </header>
     <main class="session">
-      <div class="muted path">${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
-      <${TreeView} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
+      <div class="muted path">
+        ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
+      <${Charts} usage=${transcript.usage} items=${transcript.items} version=${version} />
+      <${TreeView} session=${id} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
+      <${ApprovalsPanel} id=${id} pending=${pending} refresh=${refreshPending} />
       <form class="composer" onSubmit=${send}>
         <textarea
           name="message"

@@ -2,12 +2,13 @@
 // over all of them (words that must each appear in the id, title, directory, model or status).
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
-import { useSessions, type WebSession } from "./api.js";
+import { needsApproval, useSessions, type WebSession } from "./api.js";
 import { ConnectionNote } from "./connection.js";
 import { ago, cost, tokens } from "./format.js";
 
 function matches(s: WebSession, words: string[]): boolean {
-  const hay = `${s.id} ${s.title} ${s.cwd} ${s.model} ${s.status}`.toLowerCase();
+  const hay =
+    `${s.id} ${s.title} ${s.cwd} ${s.model} ${s.status}${needsApproval(s) ? " needs approval" : ""}`.toLowerCase();
   return words.every((w) => hay.includes(w));
 }
 
@@ -46,7 +47,10 @@ export function SessionsPage() {
           ${shown.map(
             (s) => html`
               <tr key=${s.id} data-id=${s.id} class=${s.live ? "live" : ""}>
-                <td><span class=${`status ${s.status}`}>${s.status}</span></td>
+                <td>
+                  <span class=${`status ${s.status}`}>${s.status}</span>
+                  ${needsApproval(s) ? html` <span class="status needs-approval">needs approval</span>` : ""}
+                </td>
                 <td class="title">
                   <a href=${`#/s/${s.id}`}>${s.title || s.id}</a>
                   <span class="id">${s.id}</span>

@@ -21,6 +21,16 @@ export type Item =
   | { kind: "diff"; key: string; title: string; diff: string }
   | { kind: "notice"; key: string; text: string; tone: "info" | "warn" | "error" };
 
+/** One model response's spend, for the plots (charts.ts). */
+export interface UsagePoint {
+  t: number;
+  /** Input tokens read from the provider's prompt cache. */
+  cached: number;
+  /** The rest: input not from the cache, and output. */
+  fresh: number;
+  cost: number;
+}
+
 /** A sub-agent as the tree shows it: who started it, what it is doing, what it spent. */
 export interface AgentNode {
   id: string;
@@ -34,6 +44,8 @@ export interface AgentNode {
   /** Its own spend, once it finished. */
   tokens?: number;
   cost?: number | null;
+  /** Where its kernel runs (local, or the launcher's URI: ssh://…, slurm://…), once its kernel started. */
+  where?: string;
   /** Its events seen, and the kind of the last. */
   events: number;
   doing: string;
@@ -54,12 +66,23 @@ function reasoningText(reasoning: ResponseReasoning): string {
   return parts.join("\n\n");
 }
 
+/** Where a kernel runs, from its started event's detail ("… via ssh://gpu1"): the launcher's URI, or local. */
+function whereOf(detail: string): string {
+  return / via (\S+)$/.exec(detail)?.[1] ?? "local";
+}
+
 const money = (cost: number | null | undefined) => (typeof cost === "number" ? ` $${cost.toFixed(4)}` : "");
 
 export class Transcript {
   items: Item[] = [];
   /** The last root event applied. */
   lastN = 0;
+  /** Where this agent's own kernel runs, once its kernel started (as AgentNode.where). */
+  where: string | undefined;
+  /** Each model response of this agent, in order: when, its tokens (cached input apart) and cost. */
+  readonly usage: UsagePoint[] = [];
+  /** Approval events seen: each one means the host's waiting list changed. */
+  approvalEvents = 0;
   /** Sub-agents' events seen (their transcripts open elsewhere). */
   childEvents = 0;
   /** Every sub-agent of the tree, by id; `roots` are those the session's root started. */
@@ -80,6 +103,8 @@ export class Transcript {
       this.lastN = event.n;
     }
     this.treeEvent(event);
+    if (event.type === "approval_request" || event.type === "approval_answer") this.approvalEvents++;
+    if (event.type === "kernel" && event.event === "started") this.where = whereOf(event.detail);
     const key = "n" in event && typeof event.n === "number" ? `n${event.n}` : `l${++this.seq}`;
     switch (event.type) {
       case "user":
@@ -94,6 +119,13 @@ export class Transcript {
         this.answer(event.turn, key).text = "";
         return true;
       case "model_response": {
+        const u = event.usage;
+        this.usage.push({
+          t: Date.parse(event.t),
+          cached: u.cachedInputTokens,
+          fresh: u.inputTokens - u.cachedInputTokens + u.outputTokens,
+          cost: event.cost ?? 0,
+        });
         const text = event.text;
         const reasoning = reasoningText(event.reasoning as ResponseReasoning);
         const answer = this.answers.get(event.turn);
@@ -183,6 +215,7 @@ export class Transcript {
     if (!event.agent) return false;
     const node = this.node(event.agent, undefined);
     node.events++;
+    if (event.type === "kernel" && event.event === "started") node.where = whereOf(event.detail);
     if (event.type !== "text_delta" && event.type !== "reasoning_delta" && event.type !== "cell_output_delta")
       node.doing =
         event.type === "cell" ? "running a cell" : event.type === "model_request" ? "asking the model" : "";
@@ -275,6 +308,13 @@ function noticeOf(e: AgentEvent): { text: string; tone: "info" | "warn" | "error
       return { text: `model: ${e.model}`, tone: "info" };
     case "undo":
       return { text: `undid turn ${e.turn}: ${e.changed.length} file(s) restored`, tone: "info" };
+    case "approval_request":
+      return { text: `${e.requester} asks to ${e.kind}: ${e.subject} (${e.reason})`, tone: "warn" };
+    case "approval_answer":
+      return {
+        text: `${e.allow ? `allowed${e.scope === "once" ? " once" : ` for this ${e.scope}`}` : "denied"} by ${e.by === "policy" ? "the policy" : e.by}${e.note ? `: ${e.note}` : ""}`,
+        tone: e.allow ? "info" : "warn",
+      };
     case "lesson":
       return { text: "a lesson was learned", tone: "info" };
     default:

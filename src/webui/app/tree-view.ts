@@ -1,44 +1,87 @@
-// The session's sub-agents as a tree, live: each node's label, status, what it is doing and, once it
-// finished, what it spent; a subtree folds, and a search keeps the nodes that match (with their path).
+// The session's sub-agents as a tree, live: each node's status, label, task, where its kernel runs, what
+// it is doing or (once finished) what it spent, and for a subtree the sum of what is below; a subtree
+// folds, a search keeps the nodes that match (with their path), and a node's label opens its own
+// transcript. Virtualised: rows have one height and only those in sight (and a few around) are in the
+// page, so a tree of a thousand nodes updating ten times a second stays one screenful of elements.
 import { html } from "htm/preact";
-import { useState } from "preact/hooks";
+import { useMemo, useState } from "preact/hooks";
 import { cost, tokens } from "./format.js";
 import type { AgentNode } from "./transcript.js";
+import { type TreeRow, treeRows } from "./tree-rows.js";
 
-type Agents = ReadonlyMap<string, AgentNode>;
+/** One row's height in pixels (app.css .tree-row), and the most the box shows before it scrolls. */
+const ROW_PX = 28;
+const BOX_PX = 448;
+/** Rows drawn beyond each edge of the box, so a quick scroll shows no gap. */
+const OVERSCAN = 8;
 
-/** Whether the node or one below it matches every word. */
-function matches(agents: Agents, node: AgentNode, words: string[]): boolean {
-  const hay = `${node.id} ${node.label} ${node.task} ${node.model} ${node.status}`.toLowerCase();
-  if (words.every((w) => hay.includes(w))) return true;
-  return node.children.some((id) => {
-    const child = agents.get(id);
-    return child !== undefined && matches(agents, child, words);
-  });
-}
-
-function NodeView({ agents, id, words }: { agents: Agents; id: string; words: string[] }) {
-  const node = agents.get(id);
-  if (!node || (words.length > 0 && !matches(agents, node, words))) return null;
+function Row({
+  session,
+  row,
+  top,
+  toggle,
+}: {
+  session: string;
+  row: TreeRow;
+  top: number;
+  toggle: (id: string) => void;
+}) {
+  const { node, subtree } = row;
+  const status = node.status === "cancelled" ? "interrupted" : node.status;
   const spent = node.tokens !== undefined ? `${tokens(node.tokens)} tokens · ${cost(node.cost ?? null)}` : "";
-  const line = html`<span class=${`status ${node.status === "cancelled" ? "interrupted" : node.status}`}>${node.status}</span>
-    <span class="label" title=${node.task}>${node.label}</span>
+  const below =
+    node.children.length > 0
+      ? `${subtree.agents - 1} below${subtree.running ? `, ${subtree.running} running` : ""} · subtree ${tokens(subtree.tokens)} tokens · ${cost(subtree.cost)}`
+      : "";
+  return html`<div
+    class="tree-row agent"
+    style=${`top:${top}px;padding-left:${0.3 + row.depth * 1.1}rem`}
+    data-agent=${node.id}
+    data-parent=${node.parent ?? ""}
+    data-depth=${row.depth}
+  >
+    ${
+      node.children.length > 0
+        ? html`<button type="button" class="fold" aria-expanded=${!row.folded} aria-label=${row.folded ? "unfold" : "fold"} onClick=${() => toggle(node.id)}>${row.folded ? "▸" : "▾"}</button>`
+        : html`<span class="fold"></span>`
+    }
+    <span class=${`status ${status}`}>${node.status}</span>
+    <a class="label" title=${node.task} href=${`#/s/${session}/a/${node.id}`}>${node.label}</a>
     <span class="task">${node.task.length > 60 ? `${node.task.slice(0, 60)}…` : node.task}</span>
-    <span class="muted small">${node.doing || spent}${node.reason ? ` · ${node.reason}` : ""}</span>`;
-  if (node.children.length === 0) return html`<li class="agent leaf" data-agent=${id}>${line}</li>`;
-  return html`<li class="agent" data-agent=${id}>
-    <details open>
-      <summary>${line} <span class="muted small">(${node.children.length})</span></summary>
-      <ul>${node.children.map((c) => html`<${NodeView} key=${c} agents=${agents} id=${c} words=${words} />`)}</ul>
-    </details>
-  </li>`;
+    ${node.where ? html`<span class="where" title="where its kernel runs">${node.where}</span>` : ""}
+    <span class="muted small">${[node.doing || spent, node.reason, below].filter(Boolean).join(" · ")}</span>
+  </div>`;
 }
 
-export function TreeView({ agents, roots }: { agents: Agents; roots: readonly string[]; version: number }) {
+export function TreeView({
+  session,
+  agents,
+  roots,
+  version,
+}: {
+  session: string;
+  agents: ReadonlyMap<string, AgentNode>;
+  roots: readonly string[];
+  version: number;
+}) {
   const [search, setSearch] = useState("");
-  if (roots.length === 0) return null;
+  const [folded, setFolded] = useState<ReadonlySet<string>>(new Set());
+  const [scrollTop, setScrollTop] = useState(0);
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
-  const running = [...agents.values()].filter((a) => a.status === "running").length;
+  // Again when the tree changed (version), a subtree folded or the search changed: not on a scroll.
+  const rows = useMemo(() => treeRows(agents, roots, folded, words), [version, folded, search, roots]);
+  if (roots.length === 0) return null;
+  const toggle = (id: string) =>
+    setFolded((f) => {
+      const next = new Set(f);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  let running = 0;
+  for (const a of agents.values()) if (a.status === "running") running++;
+  const first = Math.max(0, Math.floor(scrollTop / ROW_PX) - OVERSCAN);
+  const last = Math.min(rows.length, Math.ceil((scrollTop + BOX_PX) / ROW_PX) + OVERSCAN);
+  const height = rows.length * ROW_PX;
   return html`<details class="tree" open>
     <summary>sub-agents: ${agents.size}, ${running} running</summary>
     <input
@@ -48,6 +91,20 @@ export function TreeView({ agents, roots }: { agents: Agents; roots: readonly st
       value=${search}
       onInput=${(e: Event) => setSearch((e.target as HTMLInputElement).value)}
     />
-    <ul>${roots.map((id) => html`<${NodeView} key=${id} agents=${agents} id=${id} words=${words} />`)}</ul>
+    <div
+      class="tree-box"
+      style=${`height:${Math.min(height, BOX_PX)}px`}
+      data-rows=${rows.length}
+      onScroll=${(e: Event) => setScrollTop((e.target as HTMLElement).scrollTop)}
+    >
+      <div class="tree-rows" style=${`height:${height}px`}>
+        ${rows
+          .slice(first, last)
+          .map(
+            (row, i) =>
+              html`<${Row} key=${row.node.id} session=${session} row=${row} top=${(first + i) * ROW_PX} toggle=${toggle} />`,
+          )}
+      </div>
+    </div>
   </details>`;
 }

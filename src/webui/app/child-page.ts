@@ -1,0 +1,34 @@
+// One sub-agent's own transcript (its journal, children/ID/ under the session's folder), live, with the
+// sub-agents it started: read-only, since a sub-agent takes its orders from the code that started it.
+// Requests for approval of any agent of the tree are answered on the session's page.
+import { html } from "htm/preact";
+import { Charts } from "./charts.js";
+import { ConnectionNote } from "./connection.js";
+import { TranscriptView } from "./transcript-view.js";
+import { TreeView } from "./tree-view.js";
+import { useTranscript } from "./use-transcript.js";
+
+export function ChildPage({ session, child }: { session: string; child: string }) {
+  const { transcript, version, connection, live } = useTranscript(
+    `/api/sessions/${session}/agents/${child}/events`,
+  );
+  const task = transcript.items.find((i) => i.kind === "user");
+  const title = task?.kind === "user" ? task.text.split("\n")[0] : child;
+  return html`
+    <header class="bar">
+      <a href=${`#/s/${session}`} class="back">← session ${session}</a>
+      <h1 class="title" title=${title}>${title && title.length > 80 ? `${title.slice(0, 80)}…` : title}</h1>
+      <span class="muted">sub-agent ${child}</span>
+      <${ConnectionNote} connection=${connection} />
+    </header>
+    <main class="session child">
+      <div class="muted path">
+        ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}
+        a sub-agent of session ${session}${live ? " · host connected" : ""} · read-only: its parent's code directs it
+      </div>
+      <${Charts} usage=${transcript.usage} items=${transcript.items} version=${version} />
+      <${TreeView} session=${session} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
+      <${TranscriptView} id=${session} items=${transcript.items} version=${version} />
+    </main>
+  `;
+}

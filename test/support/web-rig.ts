@@ -1,0 +1,64 @@
+// A rig for the browser tests of relm web: the scripted model, a `relm web` on it, and a browser context
+// signed in with the token once `open` is called.
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { expect } from "vitest";
+import type { ScriptedModelOptions } from "../../src/scripted/index.js";
+import { startWeb, type WebProcess } from "./browser.js";
+import { ROOT, runRelm } from "./cli.js";
+import type { Rig, useRigs } from "./scripted.js";
+
+export const WEB_TOKEN = "web-test-token-0123456789abcdefghij";
+
+export interface WebRig {
+  rig: Rig;
+  web: WebProcess;
+  context: BrowserContext;
+  page: Page;
+  /** Signs the page in and opens session `id`'s page. */
+  openSession(id: string): Promise<void>;
+  done(): Promise<void>;
+}
+
+export async function webRig(
+  browser: Browser,
+  startRig: ReturnType<typeof useRigs>,
+  script: ScriptedModelOptions["script"],
+  env: Record<string, string> = {},
+): Promise<WebRig> {
+  const rig = await startRig("openai", { script }, { env: { RELM_WEB_TOKEN: WEB_TOKEN, ...env } });
+  const web = await startWeb(rig.env);
+  const context = await browser.newContext();
+  // A locator's action waits this long at most (the library's default is no limit).
+  context.setDefaultTimeout(60_000);
+  const page = await context.newPage();
+  return {
+    rig,
+    web,
+    context,
+    page,
+    openSession: async (id) => {
+      await page.goto(web.url);
+      await page.goto(`${web.base}/#/s/${id}`);
+    },
+    done: async () => {
+      await context.close();
+      await web.stop();
+      await runRelm(["shutdown"], { env: rig.env });
+    },
+  };
+}
+
+/** `relm run --detach ARGS…`: the new session's id. */
+export async function detach(rig: Rig, args: string[]): Promise<string> {
+  const result = await runRelm(["run", "--detach", ...args], { env: rig.env, cwd: rig.cwd });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.trim();
+}
+
+/** With RELM_WEB_SCREENSHOTS=1, the page as it is now becomes docs/screenshots/NAME.png (docs/web.md). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!process.env.RELM_WEB_SCREENSHOTS) return;
+  await page.setViewportSize({ width: 1100, height: 640 });
+  await page.screenshot({ path: join(ROOT, "docs/screenshots", `${name}.png`) });
+}
