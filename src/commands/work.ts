@@ -3,6 +3,7 @@
 
 import type { HeartbeatJob, ResultOf } from "../host/protocol.js";
 import { ago } from "./format.js";
+import { rewindCommand } from "./rewind.js";
 import {
   type CommandContext,
   defineCommand,
@@ -175,4 +176,11 @@ const heartbeat = defineCommand<HeartbeatArgs>({
   },
 });
 
-export const WORK_COMMANDS: readonly SlashCommand[] = [goal, autonomous, compact, undo, heartbeat];
+export const WORK_COMMANDS: readonly SlashCommand[] = [
+  goal,
+  autonomous,
+  compact,
+  undo,
+  rewindCommand,
+  heartbeat,
+];

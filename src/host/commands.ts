@@ -72,6 +72,11 @@ export class HostCommands {
         return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };
       },
       undo: (p) => this.undo(p),
+      "rewind.points": () => ({ points: this.host.session.rewindPoints() }),
+      rewind: (p) => {
+        this.refuseWhileBusy("rewind");
+        return this.host.session.rewind(p.to, p.files ?? false);
+      },
       heartbeat: (p) => this.heartbeat(p),
       // Answered by the tree's plugin (src/agent/hooks.ts): learning's refine, refine.apply and learn.
       refine: (p) => this.plugin("refine", p) as Promise<ResultOf<"refine">>,

@@ -8,6 +8,7 @@ import type { PendingApproval } from "../agent/approvals/broker.js";
 import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
 import type { CheckpointSummary } from "../agent/core/checkpoints.js";
 import type { AgentEvent } from "../agent/core/events.js";
+import type { RewindPoint, RewindResult } from "../agent/core/rewind.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
 import { WRITABLE_SCOPES } from "../config/harness-scopes.js";
 import type { LearnSettings } from "../config/learn-config.js";
@@ -236,6 +237,19 @@ export const HOST_METHODS = {
   ),
   checkpoints: method<{ checkpoints: CheckpointSummary[]; unavailable?: string }>()(none),
   undo: method<UndoResult>()(v.object({ turn: eventNumber("turn") })),
+  /** The person's messages the conversation can go back to (/rewind's picker), oldest first. */
+  "rewind.points": method<{ points: RewindPoint[] }>()(none),
+  /** Back to just before the message `to` (a point's `n`); the files too when `files`. Journaled as `rewind`. */
+  rewind: method<RewindResult | { error: string }>()(
+    v.object({
+      to: v.pipe(
+        v.number("to must be the number of one of your messages (rewind.points)"),
+        v.integer("to must be the number of one of your messages (rewind.points)"),
+        v.minValue(1, "to must be the number of one of your messages (rewind.points)"),
+      ),
+      files: v.optional(v.boolean("files must be true or false")),
+    }),
+  ),
   heartbeat: method<{ jobs: HeartbeatJob[]; job?: HeartbeatJob; cancelled?: number }>()(
     v.object({
       off: v.optional(v.boolean("off must be true or false")),

@@ -189,6 +189,12 @@ export type JournalBody =
     }
   /** Files put back to the checkpoint before `turn` (`/undo`); `backup` holds the state just before. */
   | { type: "undo"; turn: number; changed: string[]; removed: string[]; backup?: string }
+  /**
+   * The conversation went back to just before the `user` event numbered `to` (/rewind): what came after
+   * it is no longer sent to the model; `note` (that the kernel was not rewound) is. `files`: the person
+   * asked for the files too (an `undo` event follows with what was put back).
+   */
+  | { type: "rewind"; to: number; text: string; files: boolean; note: string }
   | { type: "goal_progress"; text: string }
   /** The agent's task list as plan() last set it (python/relm/plan.py): shown, never acted on. */
   | { type: "plan"; steps: PlanStep[] }

@@ -1,17 +1,22 @@
 // The keys the UI itself answers (before the input editor sees them): interrupting, leaving, the agent
-// panel, output folding, history search, and large pastes.
+// panel, output folding, history search, rewinding (Esc Esc), and large pastes.
 import { Key, matchesKey } from "@mariozechner/pi-tui";
+import { commandsFor } from "../commands/table.js";
 import type { AppControl } from "./app-api.js";
 import { pickFrom } from "./dialogs/dialogs.js";
 import { editInEditor } from "./input/external-editor.js";
+import { runSlash } from "./slash.js";
 import { pageFullOutput } from "./transcript/output-pager.js";
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 const QUIT_WINDOW_MS = 2000;
+/** Two Esc presses this close together are one "Esc Esc". */
+const REWIND_WINDOW_MS = 800;
 
 export function installKeys(app: AppControl): void {
   let lastCtrlC = 0;
+  let lastEsc = 0;
   app.tui.addInputListener((data) => {
     // Dialogs (overlays) handle their own keys.
     if (app.tui.hasOverlay()) return undefined;
@@ -45,6 +50,16 @@ export function installKeys(app: AppControl): void {
     if (matchesKey(data, Key.escape) && app.busy) {
       app.interrupt();
       return { consume: true };
+    }
+    // Esc Esc on an empty input: back to an earlier message (/rewind), as in Claude Code.
+    if (matchesKey(data, Key.escape) && empty) {
+      if (Date.now() - lastEsc < REWIND_WINDOW_MS) {
+        lastEsc = 0;
+        void runSlash(app, commandsFor("ui"), "/rewind").then(() => app.tui.requestRender());
+        return { consume: true };
+      }
+      lastEsc = Date.now();
+      return undefined;
     }
     if (matchesKey(data, Key.ctrl("d")) && empty) {
       void app.quit();

@@ -82,6 +82,8 @@ describe("the host protocol", () => {
         "model",
         "refine",
         "refine.apply",
+        "rewind",
+        "rewind.points",
         "schedule.reload",
         "send",
         "shell",

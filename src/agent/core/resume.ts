@@ -31,7 +31,7 @@ export interface RebuiltConversation {
  * Replays a journal into the exact messages the model saw, so a resumed session sends the same bytes
  * as before (the provider's prompt cache still hits) and the model picks up where it was.
  */
-export function rebuildConversation(dir: string, events: JournalEvent[]): RebuiltConversation {
+export function rebuildConversation(dir: string, events: readonly JournalEvent[]): RebuiltConversation {
   const messages: Message[] = [];
   const pending = new Map<string, { turn: number; call: ToolCall; started: boolean }>();
   let lastTurn = 0;
@@ -126,6 +126,17 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
       case "lesson":
         messages.push(lessonMessage(e.text));
         break;
+      case "rewind": {
+        // The same swap the live session made (rewind.ts): the conversation before that message, then
+        // the note that the kernel did not go back. Nothing after it is in flight any more.
+        const before = conversationBefore(dir, events, e.to, e.note);
+        messages.splice(0, messages.length, ...before.messages);
+        contextTokens = before.contextTokens;
+        pending.clear();
+        inFlight = undefined;
+        settled = true;
+        break;
+      }
       default:
         break;
     }
@@ -140,6 +151,22 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
     model,
     contextTokens,
   };
+}
+
+/**
+ * The conversation as it was just before event `to` (a rewind's target): the journal before it replayed
+ * (earlier rewinds and compactions included), then `note`.
+ */
+export function conversationBefore(
+  dir: string,
+  events: readonly JournalEvent[],
+  to: number,
+  note: string,
+): RebuiltConversation {
+  const end = events.findIndex((e) => e.n >= to);
+  const rebuilt = rebuildConversation(dir, end < 0 ? [...events] : events.slice(0, end));
+  rebuilt.messages.push({ role: "user", content: [{ type: "text", text: note }] });
+  return rebuilt;
 }
 
 function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {

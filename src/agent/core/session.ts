@@ -1,10 +1,11 @@
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { describeMode, type PermissionMode } from "../../config/permission-mode.js";
 import { findPython, markKernelEnv } from "../../kernel/index.js";
 import { probeConfinement } from "../../kernel/sandbox/index.js";
 import type { CellResult } from "../../kernel/types.js";
 import type { ModelClient } from "../../llm/types.js";
-import { type Journal, newSessionId, sessionDir } from "../../session/index.js";
+import { JOURNAL_FILE, type Journal, newSessionId, readJournal, sessionDir } from "../../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../../session/types.js";
 import { Budget, type BudgetLimits } from "../budget/budget.js";
 import type { ChildAgent, ChildManager, ChildParams } from "../children/manager.js";
@@ -14,6 +15,7 @@ import type { KernelState } from "../kernel-api/kernel.js";
 import type { CheckpointSummary } from "./checkpoints.js";
 import type { TurnOutcome } from "./loop.js";
 import { type AgentParams, type AgentParts, assembleAgent } from "./parts.js";
+import { type RewindPoint, type RewindResult, rewind, rewindPoints } from "./rewind.js";
 import { openForResume, settleResumed } from "./session-resume.js";
 import { SHELL_CALL_PREFIX, shellCellCode, shellMessage, shellPython } from "./shell.js";
 import { AgentTree, type TreeOptions } from "./tree.js";
@@ -380,6 +382,21 @@ export class AgentSession implements ChildAgent {
     return (
       this.parts.checkpoints?.undo(turn) ??
       Promise.resolve({ error: "file checkpoints belong to the root agent" })
+    );
+  }
+
+  /** The person's messages this conversation can go back to, oldest first (rewind.ts). */
+  rewindPoints(): RewindPoint[] {
+    return rewindPoints(readJournal(join(this.dir, JOURNAL_FILE)).events);
+  }
+
+  /** Back to just before the person's message `to` (a `user` event's number), the files too if asked. */
+  rewind(to: number, files: boolean): Promise<RewindResult | { error: string }> {
+    const { conversation, checkpoints, state } = this.parts;
+    return rewind(
+      { dir: this.dir, conversation, checkpoints, running: state.running, record: (b) => this.record(b) },
+      to,
+      files,
     );
   }
 

@@ -275,6 +275,11 @@ function noticeOf(e: AgentEvent): { text: string; tone: "info" | "warn" | "error
       return { text: `model: ${e.model}`, tone: "info" };
     case "undo":
       return { text: `undid turn ${e.turn}: ${e.changed.length} file(s) restored`, tone: "info" };
+    case "rewind":
+      return {
+        text: `rewound to before "${e.text.split("\n")[0]?.slice(0, 60)}"${e.files ? " with the files" : ""}; the kernel keeps its variables`,
+        tone: "info",
+      };
     case "lesson":
       return { text: "a lesson was learned", tone: "info" };
     default:
