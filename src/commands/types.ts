@@ -52,6 +52,8 @@ export interface CommandContext {
   confirm(question: string): Promise<boolean>;
   /** One of `items` (`text`: said above them), or undefined when the person backed out; absent where there is no picker. */
   pick?(title: string, items: PickItem[], text?: string): Promise<string | undefined>;
+  /** Opens a file to read in a pager (the UI: $PAGER); absent where there is none. */
+  page?(file: string): Promise<void>;
   /** Puts text in the person's input to edit and send (the UI's editor); absent where there is none. */
   setInput?(text: string): void;
   /** The model to switch to, from a list (the UI's picker); absent where there is none. */

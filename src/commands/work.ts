@@ -2,6 +2,7 @@
 // Each sends one host method (src/host/protocol.ts) and says what it answered.
 
 import type { HeartbeatJob, ResultOf } from "../host/protocol.js";
+import { diffCommand } from "./diff.js";
 import { ago } from "./format.js";
 import { rewindCommand } from "./rewind.js";
 import {
@@ -182,5 +183,6 @@ export const WORK_COMMANDS: readonly SlashCommand[] = [
   compact,
   undo,
   rewindCommand,
+  diffCommand,
   heartbeat,
 ];

@@ -1,6 +1,7 @@
 // The session host's commands for front ends (the terminal UI above all): everything a person can do to
 // a running session besides attach/stop, as JSON-RPC methods. The line-mode slash commands do the same.
 
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { AgentSession } from "../agent/core/session.js";
@@ -72,6 +73,7 @@ export class HostCommands {
         return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };
       },
       undo: (p) => this.undo(p),
+      diff: () => this.diff(),
       "rewind.points": () => ({ points: this.host.session.rewindPoints() }),
       rewind: (p) => {
         this.refuseWhileBusy("rewind");
@@ -153,6 +155,19 @@ export class HostCommands {
       removed: result.removed,
       backup: result.backup,
     };
+  }
+
+  /** `/diff`: the patch goes to a file of the session's (a pager opens it), the answer says which files. */
+  private async diff(): Promise<ResultOf<"diff">> {
+    const result = await this.host.session.filesDiff();
+    if ("error" in result || "none" in result) return result;
+    const { patch, ...rest } = result;
+    if (patch === "") return { ...rest, file: null };
+    const dir = join(this.host.session.dir, "diffs");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, `since-turn-${result.fromTurn}-${Date.now()}.diff`);
+    writeFileSync(file, patch, { mode: 0o600 });
+    return { ...rest, file };
   }
 
   /** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import type { PendingApproval } from "../agent/approvals/broker.js";
 import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
-import type { CheckpointSummary } from "../agent/core/checkpoints.js";
+import type { CheckpointSummary, SessionDiff } from "../agent/core/checkpoints.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { RewindPoint, RewindResult } from "../agent/core/rewind.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
@@ -110,6 +110,11 @@ export interface ModeResult {
   /** Why the mode is full without being asked for (no sandbox here), and how to get one. */
   warning?: string;
 }
+
+type DiffResult =
+  | { error: string }
+  | { none: string }
+  | (Omit<SessionDiff, "patch"> & { file: string | null });
 
 type UndoResult =
   | { error: string }
@@ -237,6 +242,11 @@ export const HOST_METHODS = {
   ),
   checkpoints: method<{ checkpoints: CheckpointSummary[]; unavailable?: string }>()(none),
   undo: method<UndoResult>()(v.object({ turn: eventNumber("turn") })),
+  /**
+   * The session's file changes: the files now against its first checkpoint (/diff). The patch is
+   * written to `file` (absolute, in the session's folder), which a pager opens.
+   */
+  diff: method<DiffResult>()(none),
   /** The person's messages the conversation can go back to (/rewind's picker), oldest first. */
   "rewind.points": method<{ points: RewindPoint[] }>()(none),
   /** Back to just before the message `to` (a point's `n`); the files too when `files`. Journaled as `rewind`. */

@@ -11,6 +11,7 @@ import type { HostCall } from "../host/protocol.js";
 import type { AppControl } from "./app-api.js";
 import { confirm, pickFrom, showText } from "./dialogs/dialogs.js";
 import { pickModel, uiOwnCommands } from "./slash-session.js";
+import { openInPager } from "./transcript/output-pager.js";
 
 /** The commands the UI offers, in the table's order, then the custom ones of `cwd`'s project and `home`. */
 export function uiCommands(cwd: string, home: string): SlashCommand[] {
@@ -38,6 +39,7 @@ function uiContext(api: AppControl): CommandContext {
     confirm: (question) => confirm(api.dialogs, "Apply?", question),
     pick: (title, items, text) =>
       pickFrom(api.dialogs, { title, items, filterable: false, ...(text ? { text } : {}) }),
+    page: async (file) => openInPager(api, file),
     setInput: (text) => {
       api.editor.setText(text);
       api.tui.requestRender();

@@ -72,6 +72,7 @@ describe("the host protocol", () => {
         "clients",
         "compact",
         "detach",
+        "diff",
         "goal",
         "heartbeat",
         "info",

@@ -12,7 +12,7 @@ import type { ChildAgent, ChildManager, ChildParams } from "../children/manager.
 import { type CompactionOutcome, compactAgent } from "../compaction/compact-agent.js";
 import type { RootHooks } from "../hooks.js";
 import type { KernelState } from "../kernel-api/kernel.js";
-import type { CheckpointSummary } from "./checkpoints.js";
+import type { CheckpointSummary, SessionCheckpoints } from "./checkpoints.js";
 import type { TurnOutcome } from "./loop.js";
 import { type AgentParams, type AgentParts, assembleAgent } from "./parts.js";
 import { type RewindPoint, type RewindResult, rewind, rewindPoints } from "./rewind.js";
@@ -397,6 +397,14 @@ export class AgentSession implements ChildAgent {
       { dir: this.dir, conversation, checkpoints, running: state.running, record: (b) => this.record(b) },
       to,
       files,
+    );
+  }
+
+  /** The files now against this session's first checkpoint (`/diff`). */
+  filesDiff(): ReturnType<SessionCheckpoints["sinceStart"]> {
+    return (
+      this.parts.checkpoints?.sinceStart() ??
+      Promise.resolve({ error: "file checkpoints belong to the root agent" })
     );
   }
 
