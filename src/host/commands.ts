@@ -107,8 +107,22 @@ export class HostCommands {
 
   private send(p: CheckedParamsOf<"send">): ResultOf<"send"> {
     const busy = this.host.busy;
+    const images = p.images ?? [];
+    const client = this.host.session.client;
+    let imagesNotSent: string | undefined;
+    if (images.length > 0 && busy)
+      throw new RpcError(
+        RPC.refused,
+        "the agent is working: send the image when the turn has ended (or Esc)",
+      );
+    if (images.length > 0 && !client.acceptsImages)
+      imagesNotSent = `${client.model} does not take images (acceptsImages in config.json says otherwise)`;
+    else if (images.length > 0) this.host.session.queueImages(images);
     this.host.deliver({ from: "user", text: p.text, variables: p.variables ?? [] });
-    return { delivered: busy ? "at the next turn boundary" : "now" };
+    return {
+      delivered: busy ? "at the next turn boundary" : "now",
+      ...(imagesNotSent ? { imagesNotSent } : {}),
+    };
   }
 
   private model(p: CheckedParamsOf<"model">): ResultOf<"model"> {

@@ -92,6 +92,38 @@ const userVariables = v.optional(
   ),
 );
 
+/** The most images one message carries, and the most one may weigh (as look(): Anthropic's limit). */
+export const MAX_MESSAGE_IMAGES = 8;
+export const MAX_IMAGE_BYTES = 3_750_000;
+
+/** Images sent with a message: a known type and base64 bytes within the limit. */
+const userImages = v.optional(
+  v.pipe(
+    v.array(
+      v.object({
+        name: v.pipe(
+          v.string("an image's name must be a string"),
+          v.maxLength(200, "an image's name is too long"),
+        ),
+        mimeType: v.picklist(
+          ["image/png", "image/jpeg", "image/gif", "image/webp"],
+          "an image must be PNG, JPEG, GIF or WebP",
+        ),
+        data: v.pipe(
+          v.string("an image's data must be base64"),
+          v.regex(/^[A-Za-z0-9+/]*={0,2}$/, "an image's data must be base64"),
+          v.maxLength(
+            Math.ceil(MAX_IMAGE_BYTES / 3) * 4,
+            `an image must be at most ${MAX_IMAGE_BYTES} bytes`,
+          ),
+        ),
+      }),
+      "images must be a list",
+    ),
+    v.maxLength(MAX_MESSAGE_IMAGES, `at most ${MAX_MESSAGE_IMAGES} images go with one message`),
+  ),
+);
+
 export interface HeartbeatJob {
   id: string;
   timing: string;
@@ -148,8 +180,12 @@ export const HOST_METHODS = {
     }),
   ),
   /** The person's message: a new turn when idle, else delivered at the next turn boundary. */
-  send: method<{ delivered: "now" | "at the next turn boundary" }>()(
-    v.object({ text: v.string("text must be a string"), variables: userVariables }),
+  /**
+   * A person's message. `images` (the UI's ctrl+v or a dropped image file) go with it as image parts
+   * when the model takes images; `imagesNotSent` says why they did not.
+   */
+  send: method<{ delivered: "now" | "at the next turn boundary"; imagesNotSent?: string }>()(
+    v.object({ text: v.string("text must be a string"), variables: userVariables, images: userImages }),
   ),
   /**
    * The person's `!command`: run in the session's kernel between turns as a cell of its own (journaled),

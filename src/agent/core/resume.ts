@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CellResult } from "../../kernel/types.js";
-import type { Message, ToolCall } from "../../llm/types.js";
+import type { ContentPart, Message, ToolCall } from "../../llm/types.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
 import type { JournalEvent } from "../../session/types.js";
 import { dropLessonNotes, lessonMessage } from "../lessons.js";
@@ -51,7 +51,10 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
         model = e.model;
         break;
       case "user":
-        messages.push({ role: "user", content: [{ type: "text", text: e.text }] });
+        messages.push({
+          role: "user",
+          content: [{ type: "text", text: e.text }, ...(e.images ?? []).map((file) => imageFrom(dir, file))],
+        });
         settled = false;
         break;
       case "message":
@@ -167,6 +170,15 @@ export function conversationBefore(
   const rebuilt = rebuildConversation(dir, end < 0 ? [...events] : events.slice(0, end));
   rebuilt.messages.push({ role: "user", content: [{ type: "text", text: note }] });
   return rebuilt;
+}
+
+/** An image sent with a person's message, read back from its file. */
+function imageFrom(dir: string, file: string): Extract<ContentPart, { type: "image" }> {
+  return {
+    type: "image",
+    mimeType: imageTypeOfFile(file),
+    data: readFileSync(join(dir, file)).toString("base64"),
+  };
 }
 
 function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {

@@ -19,6 +19,7 @@ import { type RewindPoint, type RewindResult, rewind, rewindPoints } from "./rew
 import { openForResume, settleResumed } from "./session-resume.js";
 import { SHELL_CALL_PREFIX, shellCellCode, shellMessage, shellPython } from "./shell.js";
 import { AgentTree, type TreeOptions } from "./tree.js";
+import type { UserImage } from "./user-images.js";
 import type { UserVariable } from "./user-variables.js";
 import type { VariableSpec } from "./variables.js";
 
@@ -329,6 +330,11 @@ export class AgentSession implements ChildAgent {
   /** Variables a person sent with a message, set in the kernel before the model reads it. */
   queueVariables(variables: UserVariable[]): string[] {
     return this.parts.turns.queueVariables(variables);
+  }
+
+  /** Images a person sent with a message: saved now, image parts of the next user message. */
+  queueImages(images: readonly UserImage[]): void {
+    this.parts.turns.pendingImages.queue(images);
   }
 
   /** Ends this agent's work for good, and its children's. */
