@@ -116,6 +116,8 @@ describe("terminal UI agent panel", () => {
     await ui.press("enter");
     const panel = await ui.waitFor(/solo running · › counting 2/);
     expect(panel).not.toMatch(/solo running · import sys/);
+    // Cost worded as the status line words it (the scripted model has no prices).
+    expect(panel).toMatch(/solo running · › counting 2 .* tok · unpriced/);
     writeFileSync(release, "");
     await ui.waitFor("counted");
   });
