@@ -86,4 +86,41 @@ describe("rewind", () => {
     expect(resumed).toContain("second task again");
     expect(resumed).not.toContain("third task");
   });
+
+  it("/rewind N conversation in one terminal rewinds the view of another attached to the session", async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "answer one" }, { text: "answer two" }, { text: "answer again" }],
+    });
+    const first = open(rig, [], { cols: 110, rows: 36 });
+    await first.waitFor("new session");
+    for (const [task, answer] of [
+      ["question one", "answer one"],
+      ["question two", "answer two"],
+    ]) {
+      await first.type(task as string);
+      await first.press("enter");
+      await first.waitFor(answer as string);
+    }
+    const [id] = sessionIds(rig.home);
+    const second = open(rig, ["attach", id as string], { cols: 110, rows: 36 });
+    await second.waitFor("answer two", { where: "all" });
+    await first.type("/rewind 2 conversation");
+    await first.press("enter");
+    await first.waitFor("↶ rewound to before “question two”");
+    // The other terminal follows the session's rewind event: the rewound turn leaves its view too.
+    await second.waitFor("↶ rewound to before “question two”");
+    await second.waitFor((s) => !s.includes("answer two") && s.includes("answer one"));
+    // No files were asked for: no undo.
+    const journal = await untilJournal(rig.home, (l) => l.some((e) => e.type === "rewind"));
+    expect(journal.find((e) => e.type === "rewind")).toMatchObject({ text: "question two", files: false });
+    expect(journal.some((e) => e.type === "undo")).toBe(false);
+    // From the other terminal, the next message continues the rewound conversation.
+    await second.type("question three");
+    await second.press("enter");
+    await second.waitFor("answer again");
+    const sent = sentTexts(rig.model.requests.at(-1)?.rawBody);
+    expect(sent).toContain("question one");
+    expect(sent).not.toContain("answer two");
+    expect(sent).toContain("(the files were left as they are now)");
+  });
 });
