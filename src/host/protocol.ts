@@ -93,7 +93,7 @@ const userVariables = v.optional(
 );
 
 /** The most images one message carries, and the most one may weigh (as look(): Anthropic's limit). */
-export const MAX_MESSAGE_IMAGES = 8;
+const MAX_MESSAGE_IMAGES = 8;
 export const MAX_IMAGE_BYTES = 3_750_000;
 
 /** Images sent with a message: a known type and base64 bytes within the limit. */

@@ -17,7 +17,7 @@ function editorWith(commands: string[]) {
   editor.setAutocompleteProvider(
     new RelmCompletion(
       commands.map((name) => ({ name, description: `the ${name} command` })),
-      tempDir(),
+      tempDir().path,
     ),
   );
   const sent: string[] = [];
