@@ -318,7 +318,7 @@ export class App implements AppControl {
     }
     const message = custom ? custom.text : text.startsWith("//") ? text.slice(1) : text;
     const { text: body, short, variables } = this.pastes.take(message);
-    const images = this.images.take(body);
+    const images = this.images.inText(body);
     // History keeps the variables' names, not the paste tokens (which mean nothing once sent).
     if (!custom) this.remember(short);
     try {

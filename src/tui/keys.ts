@@ -60,8 +60,9 @@ export function installKeys(app: AppControl): void {
       app.interrupt();
       return { consume: true };
     }
-    // Esc Esc on an empty input: back to an earlier message (/rewind), as in Claude Code.
-    if (matchesKey(data, Key.escape) && empty) {
+    // Esc Esc on an empty input: back to an earlier message (/rewind), as in Claude Code; only once
+    // there is a session to rewind (before it, Esc stays quiet).
+    if (matchesKey(data, Key.escape) && empty && app.link.id) {
       if (Date.now() - lastEsc < REWIND_WINDOW_MS) {
         lastEsc = 0;
         void runSlash(app, commandsFor("ui"), "/rewind").then(() => app.tui.requestRender());

@@ -48,7 +48,10 @@ export async function sendMessage(
     app.pending.goal = undefined;
     app.pending.gates = undefined;
     app.pending.learn = undefined;
-    if (images.length === 0) return;
+    if (images.length === 0) {
+      app.images.clear();
+      return;
+    }
     variables = [];
   }
   if (!(await app.ensureLive())) return;
@@ -62,6 +65,7 @@ export async function sendMessage(
     variables,
     ...(images.length > 0 ? { images } : {}),
   });
+  app.images.clear();
   if (imagesNotSent) app.note(app.theme.warn(`⚠ the image was not sent: ${imagesNotSent}`));
   // The host knows whether the message started a turn; the activity shown here follows its events and
   // may lag (a turn a schedule just started, one that just ended).

@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { untilJournal, useTui } from "../support/tui.js";
+import { pythonWaitForFile } from "../support/wait.js";
 
 const { startRig, open } = useTui();
 
@@ -42,7 +43,7 @@ describe("images into the prompt", () => {
     await ui.waitFor("[image #1 my dot.png]");
     await ui.type("what is this?");
     await ui.press("enter");
-    await ui.waitFor("a tiny picture");
+    await ui.waitFor(/✓ 1 model call/);
     const first = imagesSent(rig.model.requests.at(-1)?.rawBody);
     expect(first).toEqual([`data:image/png;base64,${TINY_PNG}`]);
     const journal = await untilJournal(rig.home, (l) => l.some((e) => e.type === "user"));
@@ -74,5 +75,38 @@ describe("images into the prompt", () => {
     await ui.waitFor("the image was not sent: scripted does not take images");
     await ui.waitFor("text only here");
     expect(imagesSent(rig.model.requests.at(-1)?.rawBody)).toEqual([]);
+  });
+
+  it("a message with an image typed while the agent works stays in the input, and goes with its image later", async () => {
+    let release = "";
+    const rig = await startRig(
+      "openai",
+      {
+        script: [
+          () => ({ code: pythonWaitForFile(release) }),
+          { text: "first done" },
+          { text: "saw the later image" },
+        ],
+      },
+      { config: { acceptsImages: true } },
+    );
+    release = join(rig.cwd, "go-on");
+    writeFileSync(join(rig.cwd, "dot.png"), Buffer.from(TINY_PNG, "base64"));
+    const ui = open(rig);
+    await ui.waitFor("new session");
+    await ui.type("work a while");
+    await ui.press("enter");
+    await ui.waitFor("◌ running");
+    await ui.paste("dot.png");
+    await ui.type("look later");
+    await ui.press("enter");
+    await ui.waitFor("send the image when the turn has ended");
+    writeFileSync(release, "");
+    await ui.waitFor(/✓ \d+ model calls?/);
+    // Still in the input, marker and all: Enter sends it now, with the image.
+    await ui.waitFor("[image #1 dot.png] look later");
+    await ui.press("enter");
+    await ui.waitFor("saw the later image");
+    expect(imagesSent(rig.model.requests.at(-1)?.rawBody)).toHaveLength(1);
   });
 });

@@ -32,8 +32,11 @@ export class ImageAttachments {
     return `[image #${this.counter} ${image.name}]`;
   }
 
-  /** The images whose markers are in `text`, in order (each once); the rest are let go. */
-  take(text: string): UserImage[] {
+  /**
+   * The images whose markers are in `text`, in order (each once). Kept until clear(): a message the
+   * UI holds back (the agent is working) goes later with its images.
+   */
+  inText(text: string): UserImage[] {
     const images: UserImage[] = [];
     const seen = new Set<number>();
     for (const m of text.matchAll(MARKER)) {
@@ -42,8 +45,12 @@ export class ImageAttachments {
       if (image && !seen.has(n)) images.push(image);
       seen.add(n);
     }
-    this.held.clear();
     return images;
+  }
+
+  /** The message went: its images with it, the others (markers deleted before sending) with nothing. */
+  clear(): void {
+    this.held.clear();
   }
 
   reset(): void {
