@@ -6,8 +6,13 @@ import asyncio
 import builtins
 import inspect
 import linecache
+import os
 import sys
 import traceback
+
+# relm's own code (the interrupt handler a KeyboardInterrupt is raised in, the engine): not the
+# person's, so not in the tracebacks they read.
+_RELM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class PlainEngine:
@@ -49,7 +54,7 @@ class PlainEngine:
             tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
             while tb is not None and not tb.tb_frame.f_code.co_filename.startswith("<cell-"):
                 tb = tb.tb_next
-            traceback.print_exception(type(e), e, tb, file=sys.stdout)
+            _print_without_relm(e, tb)
             return count, _err(e)
         return count, None
 
@@ -67,3 +72,11 @@ class PlainEngine:
 
 def _err(e):
     return {"name": type(e).__name__, "value": str(e)}
+
+
+def _print_without_relm(e, tb):
+    """The traceback from the cell's frame on, less relm's own frames (an Esc's KeyboardInterrupt is
+    raised inside relm's SIGINT handler)."""
+    te = traceback.TracebackException(type(e), e, tb)
+    te.stack = traceback.StackSummary.from_list([f for f in te.stack if not f.filename.startswith(_RELM_DIR)])
+    sys.stdout.write("".join(te.format()))

@@ -22,6 +22,7 @@ state = _State()
 
 
 def _handler(signum, frame):
+    __tracebackhide__ = True  # noqa: F841 - IPython leaves this frame out of the cell's traceback
     if not state.running:
         return
     state.received += 1

@@ -63,6 +63,24 @@ class PlainEngineTests(unittest.TestCase):
         self.assertTrue(out.startswith("before\n"))
         self.assertEqual(error, {"name": "ValueError", "value": "bad value"})
 
+    def test_an_interrupt_shows_the_cells_frame_not_relms_handler(self):
+        import signal
+
+        from relm import interrupts
+
+        previous = signal.getsignal(signal.SIGINT)
+        interrupts.install()
+        interrupts.state.running = True
+        try:
+            _, error, out = self.run_cell("import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)")
+        finally:
+            interrupts.state.running = False
+            signal.signal(signal.SIGINT, previous)
+        self.assertEqual(error["name"], "KeyboardInterrupt")
+        self.assertIn("<cell-1>", out)
+        self.assertNotIn("interrupts.py", out)
+        self.assertNotIn("_handler", out)
+
     def test_exit_and_interrupts_end_the_cell_not_the_kernel(self):
         self.assertEqual(self.run_cell("raise SystemExit(3)")[1]["name"], "SystemExit")
         self.assertEqual(self.run_cell("raise KeyboardInterrupt")[1]["name"], "KeyboardInterrupt")

@@ -257,6 +257,13 @@ export class ProgressRenderer {
           ),
         );
         return;
+      case "rewind":
+        this.line(
+          s.yellow(
+            `↶ rewound to before "${event.text.split("\n")[0]?.slice(0, 60)}"${event.files ? " with the files" : ""} · the kernel keeps its variables`,
+          ),
+        );
+        return;
       case "file_edit": {
         // The diff itself stays in the journal (relm logs --json, exports); one line says what changed.
         const what =

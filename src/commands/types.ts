@@ -50,8 +50,12 @@ export interface CommandContext {
   show(title: string, lines: string[]): Promise<void>;
   /** A yes/no question; only front ends where a person can answer one offer commands that ask. */
   confirm(question: string): Promise<boolean>;
-  /** One of `items`, or undefined when the person backed out; absent where there is no picker. */
-  pick?(title: string, items: PickItem[]): Promise<string | undefined>;
+  /** One of `items` (`text`: said above them), or undefined when the person backed out; absent where there is no picker. */
+  pick?(title: string, items: PickItem[], text?: string): Promise<string | undefined>;
+  /** Opens a file to read in a pager (the UI: $PAGER); absent where there is none. */
+  page?(file: string): Promise<void>;
+  /** Puts text in the person's input to edit and send (the UI's editor); absent where there is none. */
+  setInput?(text: string): void;
   /** The model to switch to, from a list (the UI's picker); absent where there is none. */
   chooseModel?(): Promise<string | undefined>;
 }

@@ -2,7 +2,9 @@
 // Each sends one host method (src/host/protocol.ts) and says what it answered.
 
 import type { HeartbeatJob, ResultOf } from "../host/protocol.js";
+import { diffCommand } from "./diff.js";
 import { ago } from "./format.js";
+import { rewindCommand } from "./rewind.js";
 import {
   type CommandContext,
   defineCommand,
@@ -175,4 +177,12 @@ const heartbeat = defineCommand<HeartbeatArgs>({
   },
 });
 
-export const WORK_COMMANDS: readonly SlashCommand[] = [goal, autonomous, compact, undo, heartbeat];
+export const WORK_COMMANDS: readonly SlashCommand[] = [
+  goal,
+  autonomous,
+  compact,
+  undo,
+  rewindCommand,
+  diffCommand,
+  heartbeat,
+];

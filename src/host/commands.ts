@@ -1,6 +1,7 @@
 // The session host's commands for front ends (the terminal UI above all): everything a person can do to
 // a running session besides attach/stop, as JSON-RPC methods. The line-mode slash commands do the same.
 
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { AgentSession } from "../agent/core/session.js";
@@ -78,6 +79,12 @@ export class HostCommands {
         return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };
       },
       undo: (p) => this.undo(p),
+      diff: () => this.diff(),
+      "rewind.points": () => ({ points: this.host.session.rewindPoints() }),
+      rewind: (p) => {
+        this.refuseWhileBusy("rewind");
+        return this.host.session.rewind(p.to, p.files ?? false);
+      },
       heartbeat: (p) => this.heartbeat(p),
       // Answered by the tree's plugin (src/agent/hooks.ts): learning's refine, refine.apply and learn.
       refine: (p) => this.plugin("refine", p) as Promise<ResultOf<"refine">>,
@@ -106,8 +113,22 @@ export class HostCommands {
 
   private send(p: CheckedParamsOf<"send">): ResultOf<"send"> {
     const busy = this.host.busy;
+    const images = p.images ?? [];
+    const client = this.host.session.client;
+    let imagesNotSent: string | undefined;
+    if (images.length > 0 && busy)
+      throw new RpcError(
+        RPC.refused,
+        "the agent is working: send the image when the turn has ended (or Esc)",
+      );
+    if (images.length > 0 && !client.acceptsImages)
+      imagesNotSent = `${client.model} does not take images (acceptsImages in config.json says otherwise)`;
+    else if (images.length > 0) this.host.session.queueImages(images);
     this.host.deliver({ from: "user", text: p.text, variables: p.variables ?? [] });
-    return { delivered: busy ? "at the next turn boundary" : "now" };
+    return {
+      delivered: busy ? "at the next turn boundary" : "now",
+      ...(imagesNotSent ? { imagesNotSent } : {}),
+    };
   }
 
   private model(p: CheckedParamsOf<"model">): ResultOf<"model"> {
@@ -154,6 +175,19 @@ export class HostCommands {
       removed: result.removed,
       backup: result.backup,
     };
+  }
+
+  /** `/diff`: the patch goes to a file of the session's (a pager opens it), the answer says which files. */
+  private async diff(): Promise<ResultOf<"diff">> {
+    const result = await this.host.session.filesDiff();
+    if ("error" in result || "none" in result) return result;
+    const { patch, ...rest } = result;
+    if (patch === "") return { ...rest, file: null };
+    const dir = join(this.host.session.dir, "diffs");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = join(dir, `since-turn-${result.fromTurn}-${Date.now()}.diff`);
+    writeFileSync(file, patch, { mode: 0o600 });
+    return { ...rest, file };
   }
 
   /** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */

@@ -6,8 +6,9 @@
 import * as v from "valibot";
 import type { PendingApproval } from "../agent/approvals/broker.js";
 import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
-import type { CheckpointSummary } from "../agent/core/checkpoints.js";
+import type { CheckpointSummary, SessionDiff } from "../agent/core/checkpoints.js";
 import type { AgentEvent } from "../agent/core/events.js";
+import type { RewindPoint, RewindResult } from "../agent/core/rewind.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
 import { WRITABLE_SCOPES } from "../config/harness-scopes.js";
 import type { LearnSettings } from "../config/learn-config.js";
@@ -91,6 +92,38 @@ const userVariables = v.optional(
   ),
 );
 
+/** The most images one message carries, and the most one may weigh (as look(): Anthropic's limit). */
+const MAX_MESSAGE_IMAGES = 8;
+export const MAX_IMAGE_BYTES = 3_750_000;
+
+/** Images sent with a message: a known type and base64 bytes within the limit. */
+const userImages = v.optional(
+  v.pipe(
+    v.array(
+      v.object({
+        name: v.pipe(
+          v.string("an image's name must be a string"),
+          v.maxLength(200, "an image's name is too long"),
+        ),
+        mimeType: v.picklist(
+          ["image/png", "image/jpeg", "image/gif", "image/webp"],
+          "an image must be PNG, JPEG, GIF or WebP",
+        ),
+        data: v.pipe(
+          v.string("an image's data must be base64"),
+          v.regex(/^[A-Za-z0-9+/]*={0,2}$/, "an image's data must be base64"),
+          v.maxLength(
+            Math.ceil(MAX_IMAGE_BYTES / 3) * 4,
+            `an image must be at most ${MAX_IMAGE_BYTES} bytes`,
+          ),
+        ),
+      }),
+      "images must be a list",
+    ),
+    v.maxLength(MAX_MESSAGE_IMAGES, `at most ${MAX_MESSAGE_IMAGES} images go with one message`),
+  ),
+);
+
 export interface HeartbeatJob {
   id: string;
   timing: string;
@@ -109,6 +142,11 @@ export interface ModeResult {
   /** Why the mode is full without being asked for (no sandbox here), and how to get one. */
   warning?: string;
 }
+
+type DiffResult =
+  | { error: string }
+  | { none: string }
+  | (Omit<SessionDiff, "patch"> & { file: string | null });
 
 type UndoResult =
   | { error: string }
@@ -142,8 +180,12 @@ export const HOST_METHODS = {
     }),
   ),
   /** The person's message: a new turn when idle, else delivered at the next turn boundary. */
-  send: method<{ delivered: "now" | "at the next turn boundary" }>()(
-    v.object({ text: v.string("text must be a string"), variables: userVariables }),
+  /**
+   * A person's message. `images` (the UI's ctrl+v or a dropped image file) go with it as image parts
+   * when the model takes images; `imagesNotSent` says why they did not.
+   */
+  send: method<{ delivered: "now" | "at the next turn boundary"; imagesNotSent?: string }>()(
+    v.object({ text: v.string("text must be a string"), variables: userVariables, images: userImages }),
   ),
   /**
    * The person's `!command`: run in the session's kernel between turns as a cell of its own (journaled),
@@ -239,6 +281,24 @@ export const HOST_METHODS = {
   ),
   checkpoints: method<{ checkpoints: CheckpointSummary[]; unavailable?: string }>()(none),
   undo: method<UndoResult>()(v.object({ turn: eventNumber("turn") })),
+  /**
+   * The session's file changes: the files now against its first checkpoint (/diff). The patch is
+   * written to `file` (absolute, in the session's folder), which a pager opens.
+   */
+  diff: method<DiffResult>()(none),
+  /** The person's messages the conversation can go back to (/rewind's picker), oldest first. */
+  "rewind.points": method<{ points: RewindPoint[] }>()(none),
+  /** Back to just before the message `to` (a point's `n`); the files too when `files`. Journaled as `rewind`. */
+  rewind: method<RewindResult | { error: string }>()(
+    v.object({
+      to: v.pipe(
+        v.number("to must be the number of one of your messages (rewind.points)"),
+        v.integer("to must be the number of one of your messages (rewind.points)"),
+        v.minValue(1, "to must be the number of one of your messages (rewind.points)"),
+      ),
+      files: v.optional(v.boolean("files must be true or false")),
+    }),
+  ),
   heartbeat: method<{ jobs: HeartbeatJob[]; job?: HeartbeatJob; cancelled?: number }>()(
     v.object({
       off: v.optional(v.boolean("off must be true or false")),

@@ -55,7 +55,8 @@ export interface LearnedEdit {
 export type JournalBody =
   /** The exact system prompt of this session (first event), reused verbatim when it is resumed. */
   | { type: "system_prompt"; text: string }
-  | { type: "user"; text: string }
+  /** `images`: files (relative to the session's folder) sent with the message as image parts. */
+  | { type: "user"; text: string; images?: string[] }
   | { type: "variable"; name: string; varType: string; size: string; preview: string }
   | { type: "kernel"; event: "started" | "died" | "restarted"; pid: number; detail: string }
   /** An MCP server this agent's call started, or that failed it (docs/mcp.md). */
@@ -191,6 +192,12 @@ export type JournalBody =
     }
   /** Files put back to the checkpoint before `turn` (`/undo`); `backup` holds the state just before. */
   | { type: "undo"; turn: number; changed: string[]; removed: string[]; backup?: string }
+  /**
+   * The conversation went back to just before the `user` event numbered `to` (/rewind): what came after
+   * it is no longer sent to the model; `note` (that the kernel was not rewound) is. `files`: the person
+   * asked for the files too (an `undo` event follows with what was put back).
+   */
+  | { type: "rewind"; to: number; text: string; files: boolean; note: string }
   | { type: "goal_progress"; text: string }
   /** The agent's task list as plan() last set it (python/relm/plan.py): shown, never acted on. */
   | { type: "plan"; steps: PlanStep[] }

@@ -5,6 +5,7 @@ import type { AgentPanel } from "./agents/agent-panel.js";
 import type { AgentsModel } from "./agents/agents-model.js";
 import type { DialogHost } from "./dialogs/dialogs.js";
 import type { InputHistory } from "./input/history.js";
+import type { ImageAttachments } from "./input/images.js";
 import type { Pastes } from "./input/pastes.js";
 import type { SessionInfo, SessionLink } from "./session-link.js";
 import type { Theme } from "./theme.js";
@@ -48,6 +49,8 @@ export interface AppControl extends AppApi {
   readonly panel: AgentPanel;
   readonly history: InputHistory;
   readonly pastes: Pastes;
+  /** Images the input holds (ctrl+v, a dropped image file), sent with the next message. */
+  readonly images: ImageAttachments;
   readonly pasteThreshold: number;
   interrupt(): void;
   toggleExpanded(): void;

@@ -11,7 +11,6 @@ import type { SessionSpec } from "../config/options.js";
 import type { PermissionMode } from "../config/permission-mode.js";
 import type { HostCall } from "../host/protocol.js";
 import type { SandboxProbe } from "../kernel/sandbox/index.js";
-import { newSessionId } from "../session/index.js";
 import { Activity } from "./activity.js";
 import { AgentPanel } from "./agents/agent-panel.js";
 import { AgentsModel } from "./agents/agents-model.js";
@@ -27,6 +26,7 @@ import { helpLines } from "./help.js";
 import { HostFigures } from "./host-figures.js";
 import { RelmCompletion } from "./input/completion.js";
 import { InputHistory } from "./input/history.js";
+import { ImageAttachments } from "./input/images.js";
 import { InputEditor } from "./input/input-editor.js";
 import { Pastes } from "./input/pastes.js";
 import { isShellInput, runShellInput } from "./input/shell-input.js";
@@ -36,9 +36,9 @@ import { cycleMode } from "./mode-cycle.js";
 import { notificationWriter } from "./notify.js";
 import { PlanPanel } from "./plan-panel.js";
 import { QueueView } from "./queue-view.js";
+import { sendMessage } from "./send-message.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
 import { paletteEntries, runSlash, uiCommands } from "./slash.js";
-import { startSpec } from "./start-variables.js";
 import { StatusBar } from "./status-bar.js";
 import type { Theme } from "./theme.js";
 import { Transcript } from "./transcript/transcript.js";
@@ -81,7 +81,8 @@ export class App implements AppControl {
   readonly panel: AgentPanel;
   readonly activity: Activity;
   transcript: Transcript;
-  private readonly queue: QueueView;
+  /** Messages sent while the agent works, until it reads them. */
+  readonly queued: QueueView;
   private readonly plan: PlanPanel;
   private readonly answers = new LastAnswer();
   private readonly header: Component;
@@ -96,6 +97,7 @@ export class App implements AppControl {
   private readonly commands: SlashCommand[];
   readonly history: InputHistory;
   readonly pastes = new Pastes();
+  readonly images = new ImageAttachments();
   private readonly childViews = new Set<Transcript>();
   private readonly figures = new HostFigures(this);
   private ticker: NodeJS.Timeout | undefined;
@@ -119,7 +121,7 @@ export class App implements AppControl {
     this.header = headerBlock(this.theme, options.version, this.cwd);
     this.transcript = new Transcript(this.theme, this.cellView);
     this.activity = new Activity(this.theme, this.clock);
-    this.queue = new QueueView(this.theme);
+    this.queued = new QueueView(this.theme);
     this.plan = new PlanPanel(this.theme);
     this.panel = new AgentPanel(
       this.agents,
@@ -160,7 +162,7 @@ export class App implements AppControl {
       this.transcript,
       this.panel,
       this.plan,
-      this.queue,
+      this.queued,
       this.activity,
       this.editor,
       status,
@@ -252,7 +254,7 @@ export class App implements AppControl {
     let changed = this.transcript.apply(event);
     changed = this.agents.apply(event) || changed;
     changed = this.activity.apply(event) || changed;
-    changed = this.queue.apply(event) || changed;
+    changed = this.queued.apply(event) || changed;
     changed = this.plan.apply(event) || changed;
     this.answers.apply(event);
     for (const view of this.childViews) changed = view.apply(event) || changed;
@@ -270,7 +272,7 @@ export class App implements AppControl {
     if (state === "offline" && detail) {
       this.transcript.abandonRunning();
       this.activity.set("idle");
-      this.queue.clear();
+      this.queued.clear();
       this.note(this.theme.warn(`■ ${detail}; your next message resumes the session`));
     }
     this.tui.requestRender();
@@ -316,10 +318,11 @@ export class App implements AppControl {
     }
     const message = custom ? custom.text : text.startsWith("//") ? text.slice(1) : text;
     const { text: body, short, variables } = this.pastes.take(message);
+    const images = this.images.inText(body);
     // History keeps the variables' names, not the paste tokens (which mean nothing once sent).
     if (!custom) this.remember(short);
     try {
-      await this.send(body, variables);
+      await sendMessage(this, body, variables, images);
     } catch (error) {
       this.note(this.theme.error(`✗ ${(error as Error).message}`));
       if (error instanceof ConfigError) this.note(this.theme.dim("/login sets up a provider and model"));
@@ -330,44 +333,6 @@ export class App implements AppControl {
   private remember(text: string): void {
     this.editor.addToHistory(text);
     this.history.add(text);
-  }
-
-  private async send(text: string, variables: { name: string; text: string }[]): Promise<void> {
-    if (this.link.state === "new") {
-      if (!(this.pending.model ?? this.configured.model)) {
-        throw new ConfigError("no model configured yet");
-      }
-      this.activity.set("starting");
-      this.editor.disableSubmit = true;
-      try {
-        const id = newSessionId();
-        const extra = startSpec(this.home, id, variables, this.pending);
-        await this.link.start(text, extra, id);
-      } catch (error) {
-        this.activity.set("idle");
-        throw error;
-      } finally {
-        this.editor.disableSubmit = false;
-      }
-      this.pending.goal = undefined;
-      this.pending.gates = undefined;
-      this.pending.learn = undefined;
-      return;
-    }
-    if (!(await this.ensureLive())) return;
-    const queuedHere = this.busy;
-    if (queuedHere) {
-      this.queue.add(text);
-      this.tui.requestRender();
-    }
-    const { delivered } = await this.link.call("send", { text, variables });
-    // The host knows whether the message started a turn; the activity shown here follows its events and
-    // may lag (a turn a schedule just started, one that just ended).
-    if (delivered === "now") this.activity.set("thinking");
-    else if (!queuedHere) {
-      this.queue.add(text);
-      this.tui.requestRender();
-    }
   }
 
   async ensureLive(): Promise<boolean> {
@@ -438,10 +403,11 @@ export class App implements AppControl {
     }
     this.transcript = this.replaceTranscript(clearScreen);
     this.agents.clear();
-    this.queue.clear();
+    this.queued.clear();
     this.plan.clear();
     this.answers.text = undefined;
     this.pastes.reset();
+    this.images.reset();
     this.activity.set("idle");
     this.figures.info = undefined;
     this.link = this.newLink();

@@ -1,17 +1,25 @@
 // The keys the UI itself answers (before the input editor sees them): interrupting, leaving, the agent
-// panel, output folding, history search, and large pastes.
+// panel, output folding, history search, rewinding (Esc Esc), images (ctrl+v, a dropped file) and large
+// pastes.
 import { Key, matchesKey } from "@mariozechner/pi-tui";
+import type { UserImage } from "../agent/core/user-images.js";
+import { commandsFor } from "../commands/table.js";
 import type { AppControl } from "./app-api.js";
 import { pickFrom } from "./dialogs/dialogs.js";
 import { editInEditor } from "./input/external-editor.js";
+import { clipboardImage, imageFromPath } from "./input/images.js";
+import { runSlash } from "./slash.js";
 import { pageFullOutput } from "./transcript/output-pager.js";
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 const QUIT_WINDOW_MS = 2000;
+/** Two Esc presses this close together are one "Esc Esc". */
+const REWIND_WINDOW_MS = 800;
 
 export function installKeys(app: AppControl): void {
   let lastCtrlC = 0;
+  let lastEsc = 0;
   app.tui.addInputListener((data) => {
     // Dialogs (overlays) handle their own keys.
     if (app.tui.hasOverlay()) return undefined;
@@ -24,6 +32,12 @@ export function installKeys(app: AppControl): void {
     }
     if (data.startsWith(PASTE_START) && data.endsWith(PASTE_END)) {
       const text = data.slice(PASTE_START.length, -PASTE_END.length);
+      // A dropped (or pasted) image file's path: the image goes with the next message.
+      const image = imageFromPath(text, app.cwd);
+      if (image) {
+        attachImage(app, image);
+        return { consume: true };
+      }
       if (text.length > app.pasteThreshold) {
         app.editor.insertTextAtCursor(app.pastes.hold(text.replace(/\r\n?/g, "\n")));
         app.tui.requestRender();
@@ -45,6 +59,17 @@ export function installKeys(app: AppControl): void {
     if (matchesKey(data, Key.escape) && app.busy) {
       app.interrupt();
       return { consume: true };
+    }
+    // Esc Esc on an empty input: back to an earlier message (/rewind), as in Claude Code; only once
+    // there is a session to rewind (before it, Esc stays quiet).
+    if (matchesKey(data, Key.escape) && empty && app.link.id) {
+      if (Date.now() - lastEsc < REWIND_WINDOW_MS) {
+        lastEsc = 0;
+        void runSlash(app, commandsFor("ui"), "/rewind").then(() => app.tui.requestRender());
+        return { consume: true };
+      }
+      lastEsc = Date.now();
+      return undefined;
     }
     if (matchesKey(data, Key.ctrl("d")) && empty) {
       void app.quit();
@@ -74,12 +99,23 @@ export function installKeys(app: AppControl): void {
       pageFullOutput(app);
       return { consume: true };
     }
+    if (matchesKey(data, Key.ctrl("v"))) {
+      attachImage(app, clipboardImage(app.env));
+      return { consume: true };
+    }
     if (matchesKey(data, Key.ctrl("r"))) {
       void searchHistory(app);
       return { consume: true };
     }
     return undefined;
   });
+}
+
+/** An image's marker into the input at the cursor, or why there is none. */
+function attachImage(app: AppControl, image: UserImage | { error: string }): void {
+  if ("error" in image) app.note(app.theme.warn(`⚠ ${image.error}`));
+  else app.editor.insertTextAtCursor(`${app.images.hold(image)} `);
+  app.tui.requestRender();
 }
 
 async function searchHistory(app: AppControl): Promise<void> {

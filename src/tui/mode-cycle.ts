@@ -4,11 +4,11 @@
 import type { SlashCommand } from "../commands/types.js";
 import { nextMode, type PermissionMode } from "../config/permission-mode.js";
 import type { SandboxProbe } from "../kernel/sandbox/index.js";
-import type { AppApi } from "./app-api.js";
+import type { AppControl } from "./app-api.js";
 import { runSlash } from "./slash.js";
 
 export async function cycleMode(
-  app: AppApi & { readonly mode: PermissionMode },
+  app: AppControl & { readonly mode: PermissionMode },
   commands: readonly SlashCommand[],
   probe: SandboxProbe,
 ): Promise<void> {

@@ -48,7 +48,7 @@ export class SessionLink {
   }
 
   /** A new session whose host runs `task` as its first turn (options such as a goal go in `extra`). */
-  async start(task: string, extra: SessionSpec = {}, id = newSessionId()): Promise<string> {
+  async start(task: string | undefined, extra: SessionSpec = {}, id = newSessionId()): Promise<string> {
     const handle = this.handleFor(id);
     this.setState("starting");
     const { hostSpec } = this.options;

@@ -8,9 +8,10 @@ import { runCommandLine } from "../commands/run.js";
 import { commandsFor } from "../commands/table.js";
 import type { CommandContext, SlashCommand } from "../commands/types.js";
 import type { HostCall } from "../host/protocol.js";
-import type { AppApi } from "./app-api.js";
+import type { AppControl } from "./app-api.js";
 import { confirm, pickFrom, showText } from "./dialogs/dialogs.js";
 import { pickModel, uiOwnCommands } from "./slash-session.js";
+import { openInPager } from "./transcript/output-pager.js";
 
 /** The commands the UI offers, in the table's order, then the custom ones of `cwd`'s project and `home`. */
 export function uiCommands(cwd: string, home: string): SlashCommand[] {
@@ -23,7 +24,7 @@ export function paletteEntries(commands: readonly SlashCommand[]): PaletteEntry[
 }
 
 /** The table's commands' context in the UI. */
-function uiContext(api: AppApi): CommandContext {
+function uiContext(api: AppControl): CommandContext {
   // The status line follows what a command changed (goal, autonomy, model).
   const call: HostCall = (method, ...params) =>
     api.link.call(method, ...params).finally(() => api.refreshInfo());
@@ -36,12 +37,22 @@ function uiContext(api: AppApi): CommandContext {
     say: (text, tone = "plain") => api.note(tone === "plain" ? text : api.theme[tone](text)),
     show: (title, lines) => showText(api.dialogs, title, () => lines),
     confirm: (question) => confirm(api.dialogs, "Apply?", question),
-    pick: (title, items) => pickFrom(api.dialogs, { title, items, filterable: false }),
+    pick: (title, items, text) =>
+      pickFrom(api.dialogs, { title, items, filterable: false, ...(text ? { text } : {}) }),
+    page: async (file) => openInPager(api, file),
+    setInput: (text) => {
+      api.editor.setText(text);
+      api.tui.requestRender();
+    },
     chooseModel: () => pickModel(api),
   };
 }
 
 /** Runs `/name args…` (arguments read like a shell's, quotes removed). */
-export async function runSlash(api: AppApi, commands: readonly SlashCommand[], line: string): Promise<void> {
+export async function runSlash(
+  api: AppControl,
+  commands: readonly SlashCommand[],
+  line: string,
+): Promise<void> {
   await runCommandLine(uiContext(api), commands, line, uiOwnCommands(api));
 }

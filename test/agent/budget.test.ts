@@ -38,6 +38,6 @@ describe("budget trees", () => {
   it("fails closed on cost when a price is unknown", () => {
     const root = new Budget({ maxCost: 1 });
     root.child().recordCall(10, null);
-    expect(root.check()?.message).toMatch(/cost of this model is unknown/);
+    expect(root.check()?.message).toMatch(/this model is unpriced/);
   });
 });

@@ -96,4 +96,29 @@ describe("terminal UI agent panel", () => {
     expect((await ui.waitForExit()).exitCode).toBe(0);
     await until(() => (pythonsOf(rig.home).length === 0 ? true : undefined));
   });
+
+  it("shows a running child's latest output line, not its cell's first code line", async () => {
+    let release = "";
+    const rig = await startRig("openai", {
+      script: byTask({
+        "fan out": [{ code: "r = rlm.map('count the item', ['solo'])\nprint(r)" }, { text: "counted" }],
+        "count the item": [
+          () => ({
+            code: `import sys\nfor i in range(3):\n    print(f'counting {i}', flush=True)\n${pythonWaitForFile(release)}\nsubmit('ok')`,
+          }),
+        ],
+      }),
+    });
+    release = join(rig.cwd, "count-done");
+    const ui = open(rig, [], { cols: 120, rows: 40 });
+    await ui.waitFor("new session");
+    await ui.type("fan out please");
+    await ui.press("enter");
+    const panel = await ui.waitFor(/solo running · › counting 2/);
+    expect(panel).not.toMatch(/solo running · import sys/);
+    // Cost worded as the status line words it (the scripted model has no prices).
+    expect(panel).toMatch(/solo running · › counting 2 .* tok · unpriced/);
+    writeFileSync(release, "");
+    await ui.waitFor("counted");
+  });
 });

@@ -272,7 +272,7 @@ export class Budget {
           "max-cost",
           maxCost,
           spent,
-          "the cost of this model is unknown, so --max-cost cannot be kept",
+          "this model is unpriced (add its prices to config.json), so --max-cost cannot be kept",
         );
       }
       if (spent.cost >= maxCost) {
@@ -289,7 +289,7 @@ export class Budget {
 }
 
 function usd(cost: number | null): string {
-  return cost === null ? "an unknown cost" : `$${cost.toFixed(4)}`;
+  return cost === null ? "unpriced" : `$${cost.toFixed(4)}`;
 }
 
 function earliest(a: number | undefined, b: number | undefined): number | undefined {

@@ -14,6 +14,16 @@ export interface CheckpointSummary {
   restored: boolean;
 }
 
+/** The session's file changes so far (`/diff`). */
+export interface SessionDiff {
+  /** The first checkpoint's turn and time: what "the start" is. */
+  fromTurn: number;
+  since: string;
+  files: { path: string; added: number; removed: number }[];
+  /** `git diff` of all of it. */
+  patch: string;
+}
+
 const run = promisify(execFile);
 
 /**
@@ -167,6 +177,33 @@ export class SessionCheckpoints {
     }
   }
 
+  /**
+   * The files as they are now against this session's first checkpoint (before its first turn that ran
+   * code): the patch and, per file, lines added and removed (`/diff`). `none`: nothing to compare yet.
+   */
+  async sinceStart(): Promise<SessionDiff | { error: string } | { none: string }> {
+    const checkpoints = await this.ready;
+    if (!checkpoints) return { error: "file checkpoints are not available in this session" };
+    const first = (await checkpoints.list())[0];
+    if (!first) return { none: "no file changes yet: checkpoints are taken before each turn that runs code" };
+    // The work tree as it is now, as a tree in the shadow repository (no checkpoint is recorded).
+    const now = await checkpoints.fingerprint();
+    const git = (args: string[]) =>
+      run("git", ["--git-dir", checkpoints.gitDir, "-c", "core.quotePath=false", ...args], {
+        maxBuffer: 1 << 28,
+        encoding: "utf8",
+      }).then((r) => r.stdout);
+    // --text: the shadow repository marks every file -diff (no filters of the work tree's); a file
+    // that is binary (a NUL, as git decides) is told in one line instead.
+    const text = await git(["diff", "--text", "--no-color", "--no-renames", first.commit, now]);
+    const sections = text.split(/^(?=diff --git )/m).filter((part) => part.startsWith("diff --git "));
+    const files = sections.map(describeSection);
+    const patch = sections
+      .map((part, k) => (part.includes("\0") ? binaryLine(part, files[k]?.path) : part))
+      .join("");
+    return { fromTurn: first.turn, since: first.time, files, patch };
+  }
+
   /** This session's checkpoints, newest first. */
   async list(): Promise<CheckpointSummary[] | { error: string }> {
     await this.first;
@@ -230,6 +267,27 @@ export class SessionCheckpoints {
       durationMs: 0,
     });
   }
+}
+
+/** A file's section of a patch: its path and the lines it adds and removes. */
+function describeSection(part: string): { path: string; added: number; removed: number } {
+  const lines = part.split("\n");
+  const path = /^diff --git a\/.* b\/(.*)$/.exec(lines[0] ?? "")?.[1] ?? "?";
+  if (part.includes("\0")) return { path, added: 0, removed: 0 };
+  let added = 0;
+  let removed = 0;
+  // Counted from the first hunk on: the `--- a/…` and `+++ b/…` lines before it are headers.
+  const hunks = lines.findIndex((line) => line.startsWith("@@"));
+  for (const line of hunks < 0 ? [] : lines.slice(hunks)) {
+    if (line.startsWith("+")) added++;
+    else if (line.startsWith("-")) removed++;
+  }
+  return { path, added, removed };
+}
+
+/** A binary file's section, as git itself says it. */
+function binaryLine(part: string, path = "?"): string {
+  return `${part.split("\n")[0]}\nBinary files a/${path} and b/${path} differ\n`;
 }
 
 /** The undo steps taken since the last checkpoint, from a journal (a resumed session keeps stepping). */

@@ -9,6 +9,7 @@ import type { Conversation } from "./conversation.js";
 import type { EventSink } from "./events.js";
 import { IPYTHON_TOOL, parseToolCall, renderCellResult } from "./tool.js";
 import { continuationNote, cutOff, MAX_CONTINUATIONS } from "./truncation.js";
+import type { StagedImage } from "./user-images.js";
 
 export type TurnOutcome =
   | { status: "done"; text: string; submitted: boolean; value?: unknown }
@@ -43,6 +44,8 @@ export interface LoopContext {
   takeMessages(): { from: string; text: string }[];
   /** Lessons applied since the last model request (lessons.ts); reading them clears them. */
   takeLessons?(): LessonDelivery[];
+  /** Images a person sent with the message that starts the turn (user-images.ts). */
+  takeImages?(): StagedImage[];
   /** Why an aborted turn stopped (a person's Ctrl-C, or a parent's cancel). */
   interruptReason(): string;
   /** A tool call's arguments as they stream in (MCP servers a cell names start while it is written). */
@@ -74,8 +77,17 @@ export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnO
 }
 
 async function turnLoop(ctx: LoopContext, userText: string): Promise<TurnOutcome> {
-  ctx.log.record({ type: "user", text: userText });
-  ctx.conversation.messages.push({ role: "user", content: [{ type: "text", text: userText }] });
+  // Images sent with the message (user-images.ts): journaled by file, sent as image parts after the text.
+  const images = ctx.takeImages?.() ?? [];
+  ctx.log.record(
+    images.length > 0
+      ? { type: "user", text: userText, images: images.map((i) => i.file) }
+      : { type: "user", text: userText },
+  );
+  ctx.conversation.messages.push({
+    role: "user",
+    content: [{ type: "text", text: userText }, ...images.map((i) => i.part)],
+  });
   /** Texts of an answer cut off at the output limit and continued, in order. */
   const parts: string[] = [];
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CellResult } from "../../kernel/types.js";
-import type { Message, ToolCall } from "../../llm/types.js";
+import type { ContentPart, Message, ToolCall } from "../../llm/types.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
 import type { JournalEvent } from "../../session/types.js";
 import { dropLessonNotes, lessonMessage } from "../lessons.js";
@@ -31,7 +31,7 @@ export interface RebuiltConversation {
  * Replays a journal into the exact messages the model saw, so a resumed session sends the same bytes
  * as before (the provider's prompt cache still hits) and the model picks up where it was.
  */
-export function rebuildConversation(dir: string, events: JournalEvent[]): RebuiltConversation {
+export function rebuildConversation(dir: string, events: readonly JournalEvent[]): RebuiltConversation {
   const messages: Message[] = [];
   const pending = new Map<string, { turn: number; call: ToolCall; started: boolean }>();
   let lastTurn = 0;
@@ -51,7 +51,10 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
         model = e.model;
         break;
       case "user":
-        messages.push({ role: "user", content: [{ type: "text", text: e.text }] });
+        messages.push({
+          role: "user",
+          content: [{ type: "text", text: e.text }, ...(e.images ?? []).map((file) => imageFrom(dir, file))],
+        });
         settled = false;
         break;
       case "message":
@@ -126,6 +129,17 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
       case "lesson":
         messages.push(lessonMessage(e.text));
         break;
+      case "rewind": {
+        // The same swap the live session made (rewind.ts): the conversation before that message, then
+        // the note that the kernel did not go back. Nothing after it is in flight any more.
+        const before = conversationBefore(dir, events, e.to, e.note);
+        messages.splice(0, messages.length, ...before.messages);
+        contextTokens = before.contextTokens;
+        pending.clear();
+        inFlight = undefined;
+        settled = true;
+        break;
+      }
       default:
         break;
     }
@@ -139,6 +153,31 @@ export function rebuildConversation(dir: string, events: JournalEvent[]): Rebuil
     goal,
     model,
     contextTokens,
+  };
+}
+
+/**
+ * The conversation as it was just before event `to` (a rewind's target): the journal before it replayed
+ * (earlier rewinds and compactions included), then `note`.
+ */
+export function conversationBefore(
+  dir: string,
+  events: readonly JournalEvent[],
+  to: number,
+  note: string,
+): RebuiltConversation {
+  const end = events.findIndex((e) => e.n >= to);
+  const rebuilt = rebuildConversation(dir, end < 0 ? [...events] : events.slice(0, end));
+  rebuilt.messages.push({ role: "user", content: [{ type: "text", text: note }] });
+  return rebuilt;
+}
+
+/** An image sent with a person's message, read back from its file. */
+function imageFrom(dir: string, file: string): Extract<ContentPart, { type: "image" }> {
+  return {
+    type: "image",
+    mimeType: imageTypeOfFile(file),
+    data: readFileSync(join(dir, file)).toString("base64"),
   };
 }
 

@@ -1,22 +1,25 @@
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { describeMode, type PermissionMode } from "../../config/permission-mode.js";
 import { findPython, markKernelEnv } from "../../kernel/index.js";
 import { probeConfinement } from "../../kernel/sandbox/index.js";
 import type { CellResult } from "../../kernel/types.js";
 import type { ModelClient } from "../../llm/types.js";
-import { type Journal, newSessionId, sessionDir } from "../../session/index.js";
+import { JOURNAL_FILE, type Journal, newSessionId, readJournal, sessionDir } from "../../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../../session/types.js";
 import { Budget, type BudgetLimits } from "../budget/budget.js";
 import type { ChildAgent, ChildManager, ChildParams } from "../children/manager.js";
 import { type CompactionOutcome, compactAgent } from "../compaction/compact-agent.js";
 import type { RootHooks } from "../hooks.js";
 import type { KernelState } from "../kernel-api/kernel.js";
-import type { CheckpointSummary } from "./checkpoints.js";
+import type { CheckpointSummary, SessionCheckpoints } from "./checkpoints.js";
 import type { TurnOutcome } from "./loop.js";
 import { type AgentParams, type AgentParts, assembleAgent } from "./parts.js";
+import { type RewindPoint, type RewindResult, rewind, rewindPoints } from "./rewind.js";
 import { openForResume, settleResumed } from "./session-resume.js";
 import { SHELL_CALL_PREFIX, shellCellCode, shellMessage, shellPython } from "./shell.js";
 import { AgentTree, type TreeOptions } from "./tree.js";
+import type { UserImage } from "./user-images.js";
 import type { UserVariable } from "./user-variables.js";
 import type { VariableSpec } from "./variables.js";
 
@@ -329,6 +332,11 @@ export class AgentSession implements ChildAgent {
     return this.parts.turns.queueVariables(variables);
   }
 
+  /** Images a person sent with a message: saved now, image parts of the next user message. */
+  queueImages(images: readonly UserImage[]): void {
+    this.parts.turns.pendingImages.queue(images);
+  }
+
   /** Ends this agent's work for good, and its children's. */
   cancel(reason: string): void {
     this.parts.turns.cancel(reason);
@@ -379,6 +387,29 @@ export class AgentSession implements ChildAgent {
   undo(turn?: number) {
     return (
       this.parts.checkpoints?.undo(turn) ??
+      Promise.resolve({ error: "file checkpoints belong to the root agent" })
+    );
+  }
+
+  /** The person's messages this conversation can go back to, oldest first (rewind.ts). */
+  rewindPoints(): RewindPoint[] {
+    return rewindPoints(readJournal(join(this.dir, JOURNAL_FILE)).events);
+  }
+
+  /** Back to just before the person's message `to` (a `user` event's number), the files too if asked. */
+  rewind(to: number, files: boolean): Promise<RewindResult | { error: string }> {
+    const { conversation, checkpoints, state } = this.parts;
+    return rewind(
+      { dir: this.dir, conversation, checkpoints, running: state.running, record: (b) => this.record(b) },
+      to,
+      files,
+    );
+  }
+
+  /** The files now against this session's first checkpoint (`/diff`). */
+  filesDiff(): ReturnType<SessionCheckpoints["sinceStart"]> {
+    return (
+      this.parts.checkpoints?.sinceStart() ??
       Promise.resolve({ error: "file checkpoints belong to the root agent" })
     );
   }

@@ -14,6 +14,7 @@ import type { AgentLog } from "./log.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import type { AgentModel } from "./model.js";
 import type { AgentTree } from "./tree.js";
+import { PendingImages } from "./user-images.js";
 import { PendingVariables, type UserVariable } from "./user-variables.js";
 
 const BY_THE_USER = "interrupted by the user";
@@ -73,9 +74,12 @@ export class TurnRunner {
   private notePending: string | undefined;
   /** Variables a person sent with a message, set in the kernel before the model reads it. */
   private readonly pendingVariables: PendingVariables;
+  /** Images a person sent with a message, image parts of the next user message. */
+  readonly pendingImages: PendingImages;
 
   constructor(private readonly parts: TurnParts) {
     this.pendingVariables = new PendingVariables(() => parts.dir);
+    this.pendingImages = new PendingImages(() => parts.dir);
   }
 
   /** Runs one user turn to its end. Never throws for model or cell failures: they are outcomes. */
@@ -138,6 +142,7 @@ export class TurnRunner {
       },
       takeMessages: () => this.parts.mailbox.takeUnread(),
       takeLessons: () => this.parts.lessons.take(),
+      takeImages: () => this.pendingImages.take(),
       interruptReason: () => state.cancelled ?? BY_THE_USER,
       beforeModelCall: async () => {
         await this.pendingVariables.apply({

@@ -3,6 +3,7 @@
 // to open, message or cancel.
 import { type Component, Key, matchesKey, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { formatDuration } from "../../config/duration.js";
+import { money } from "../format.js";
 import type { Theme } from "../theme.js";
 import { type AgentNode, type AgentStatus, type AgentsModel, isEnded } from "./agents-model.js";
 
@@ -114,7 +115,8 @@ export class AgentPanel implements Component {
             ? t.warn
             : t.accent;
     const elapsed = formatDuration(Math.max(0, (node.endedAt ?? this.now()) - node.startedAt));
-    const spend = `${formatTokens(node.tokens)} tok${node.cost === null ? "" : ` $${node.cost.toFixed(3)}`}`;
+    // Cost worded as everywhere in the UI: money(), or "unpriced" when the model has no prices.
+    const spend = `${formatTokens(node.tokens)} tok · ${node.cost === null ? "unpriced" : money(node.cost)}`;
     const right = t.dim(`${elapsed} · ${spend}`);
     const indent = "  ".repeat(depth);
     const pointer = selected ? t.accent("❯ ") : "  ";

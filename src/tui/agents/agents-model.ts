@@ -24,7 +24,12 @@ export interface AgentNode {
   cost: number | null;
   result?: string;
   reason?: string;
+  /** The end of the running cell's output so far: its last line is the step shown. */
+  outputTail?: string;
 }
+
+/** Output kept per running cell to find its last line. */
+const OUTPUT_TAIL_CHARS = 400;
 
 const ENDED: ReadonlySet<AgentStatus> = new Set(["done", "failed", "cancelled"]);
 
@@ -131,7 +136,16 @@ export class AgentsModel {
       case "cell":
         node.status = "running";
         node.step = firstLine(event.code.replace(/^\s*#.*\n/gm, ""), 60);
+        node.outputTail = "";
         return true;
+      case "cell_output_delta": {
+        // Its latest output line, once it prints: what it is doing now, not the cell's first line. Not
+        // drawn for each delta (false): the clock's tick redraws while sub-agents run.
+        node.outputTail = `${node.outputTail ?? ""}${event.text}`.slice(-OUTPUT_TAIL_CHARS);
+        const last = node.outputTail.split(/\r?\n|\r/).findLast((line) => line.trim() !== "");
+        if (last !== undefined) node.step = `› ${firstLine(last.trim(), 60)}`;
+        return false;
+      }
       case "cell_output":
         node.status = "thinking";
         node.step = event.status === "ok" ? "cell done" : `cell ${event.status}`;

@@ -74,6 +74,48 @@ class Frame implements Component, Focusable {
 }
 
 /**
+ * A dialog over a blank band: the rows it spans (and one above and below) show nothing of the
+ * transcript behind it, only the frame, 90% of the width, in the middle.
+ */
+class Backdrop implements Component, Focusable {
+  constructor(
+    private readonly frame: Component & Focusable,
+    /** The most rows the overlay shows (its maxHeight): the blank rows around the frame only fit in that. */
+    private readonly maxRows: () => number,
+  ) {}
+
+  get focused(): boolean {
+    return this.frame.focused;
+  }
+
+  set focused(value: boolean) {
+    this.frame.focused = value;
+  }
+
+  invalidate(): void {
+    this.frame.invalidate();
+  }
+
+  handleInput(data: string): void {
+    this.frame.handleInput?.(data);
+  }
+
+  render(width: number): string[] {
+    const inner = Math.max(10, Math.floor(width * 0.9));
+    const left = " ".repeat(Math.max(0, Math.floor((width - inner) / 2)));
+    // Rows narrower than the overlay are padded with spaces by the TUI: the band is blank edge to edge.
+    const framed = this.frame.render(inner).map((line) => `${left}${line}`);
+    return framed.length + 2 <= this.maxRows() ? ["", ...framed, ""] : framed;
+  }
+}
+
+/** The rows a dialog may take: DIALOG's maxHeight. */
+const dialogRows = (host: DialogHost) => Math.floor(host.tui.terminal.rows * 0.8);
+
+/** The overlay options of a dialog: the whole width, so the rows behind it are blanked (Backdrop). */
+const DIALOG = { width: "100%", maxHeight: "80%", anchor: "center" } as const;
+
+/**
  * A list that filters as the person types: every word of the query must match the label or the
  * description, fuzzily (SelectList's own filter only matches the start of an item's value).
  */
@@ -167,7 +209,7 @@ class MaskedInput implements Component, Focusable {
 function show<T>(
   host: DialogHost,
   build: (done: (value: T | undefined) => void) => {
-    frame: Component;
+    frame: Component & Focusable;
     keys?: (data: string) => boolean;
     /** Closes the dialog (as Esc would) when something else settled what it asked (a sign-in's callback). */
     signal?: AbortSignal;
@@ -186,7 +228,7 @@ function show<T>(
     };
     const onAbort = () => done(undefined);
     const { frame, keys, signal } = build(done);
-    const handle = host.tui.showOverlay(frame, { width: "90%", maxHeight: "80%", anchor: "center" });
+    const handle = host.tui.showOverlay(new Backdrop(frame, () => dialogRows(host)), DIALOG);
     const removeListener = host.tui.addInputListener((data) => {
       if (!handle.isFocused()) return undefined;
       if (matchesKey(data, Key.ctrl("c"))) {
@@ -317,8 +359,9 @@ export function showView(
       invalidate() {},
       render(width: number) {
         const all = render(width);
-        // The frame (borders, hint, position line) must fit the overlay's 80% of the screen.
-        const rows = Math.max(5, Math.floor(host.tui.terminal.rows * 0.8) - 5);
+        // The frame (borders, hint, position line) and the blank rows around it (Backdrop) must fit the
+        // overlay's 80% of the screen.
+        const rows = Math.max(5, dialogRows(host) - 7);
         lastMax = Math.max(0, all.length - rows);
         if (atEnd) offset = lastMax;
         offset = Math.max(0, Math.min(offset, lastMax));
@@ -351,7 +394,10 @@ export function showView(
 /** A box saying what is being waited for; hide() removes it. It takes no keys (Ctrl-C still reaches the caller). */
 export function showBusy(host: DialogHost, title: string, text: string): { hide(): void } {
   const frame = new Frame(host.theme, title, { invalidate() {}, render: () => [] }, "please wait…", text);
-  const handle = host.tui.showOverlay(frame, { width: "90%", anchor: "center", nonCapturing: true });
+  const handle = host.tui.showOverlay(new Backdrop(frame, () => dialogRows(host)), {
+    ...DIALOG,
+    nonCapturing: true,
+  });
   host.tui.requestRender();
   return {
     hide() {

@@ -23,6 +23,11 @@ export function pageFullOutput(app: AppControl): void {
     );
     return;
   }
+  openInPager(app, file);
+}
+
+/** The terminal goes to the pager ($PAGER, else `less -R`) for `file`; the UI draws itself again after. */
+export function openInPager(app: AppControl, file: string): void {
   const pager = app.env.PAGER?.trim() || "less -R";
   app.tui.stop();
   // The pager is a shell command line ($PAGER may carry flags); the file is its one argument.

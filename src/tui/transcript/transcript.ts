@@ -34,6 +34,8 @@ export class Transcript extends Container {
   private ownSpend: SpendRecord | undefined;
   /** Sub-agents' labels by id, for the lines that say how they ended. */
   private readonly labels = new Map<string, string>();
+  /** The person's messages by journal number: a rewind drops everything from one of them on. */
+  private readonly userBlocks = new Map<number, UserBlock>();
 
   constructor(
     private readonly theme: Theme,
@@ -80,9 +82,15 @@ export class Transcript extends Container {
       case "session":
         this.sessionDir = event.dir;
         return false;
-      case "user":
+      case "user": {
         this.breakRuns();
-        this.addChild(new UserBlock(event.text, t));
+        const block = new UserBlock(event.text, t);
+        this.userBlocks.set(event.n, block);
+        this.addChild(block);
+        return true;
+      }
+      case "rewind":
+        this.rewind(event.to, event.text, event.files);
         return true;
       case "message":
         if (event.to !== "self") return false;
@@ -161,6 +169,32 @@ export class Transcript extends Container {
       default:
         return this.applyNotice(event);
     }
+  }
+
+  /**
+   * The conversation went back to before the message numbered `to`: it and all after it leave the
+   * view (a replay from the journal shows the same), and a line says what happened.
+   */
+  private rewind(to: number, text: string, files: boolean): void {
+    const from = this.userBlocks.get(to);
+    const at = from ? this.children.indexOf(from) : -1;
+    if (at >= 0) {
+      const gone = new Set(this.children.splice(at));
+      for (const [id, cell] of this.cells)
+        if (gone.has(cell)) {
+          this.cells.delete(id);
+          this.running.delete(cell);
+        }
+      for (const n of [...this.userBlocks.keys()]) if (n >= to) this.userBlocks.delete(n);
+    }
+    this.assistant = undefined;
+    this.thinking = undefined;
+    const t = this.theme;
+    this.note(
+      `${t.accent(`↶ rewound to before “${firstLine(text.replace(/\s+/g, " "), 60)}”`)}${t.dim(
+        `${files ? " with the files" : ""} · the kernel keeps its variables`,
+      )}`,
+    );
   }
 
   /** Marks every running cell as no longer streaming (the host went away mid-cell). */

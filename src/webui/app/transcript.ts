@@ -315,6 +315,11 @@ function noticeOf(e: AgentEvent): { text: string; tone: "info" | "warn" | "error
         text: `${e.allow ? `allowed${e.scope === "once" ? " once" : ` for this ${e.scope}`}` : "denied"} by ${e.by === "policy" ? "the policy" : e.by}${e.note ? `: ${e.note}` : ""}`,
         tone: e.allow ? "info" : "warn",
       };
+    case "rewind":
+      return {
+        text: `rewound to before "${e.text.split("\n")[0]?.slice(0, 60)}"${e.files ? " with the files" : ""}; the kernel keeps its variables`,
+        tone: "info",
+      };
     case "lesson":
       return { text: "a lesson was learned", tone: "info" };
     default:

@@ -1,0 +1,126 @@
+// Rewinding the conversation (/rewind, Esc Esc on an empty input), through the real UI and its host:
+// the conversation goes back to before an earlier message, the files too if chosen, the model is told
+// that the kernel did not go back, and a resumed session rebuilds the rewound conversation.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { sessionIds, untilJournal, useTui } from "../support/tui.js";
+
+const { startRig, open } = useTui();
+
+/** The text of every message of a chat-completions request body. */
+function sentTexts(rawBody: string | undefined): string {
+  const body = JSON.parse(rawBody ?? "{}") as { messages?: { content?: unknown }[] };
+  return (body.messages ?? []).map((m) => JSON.stringify(m.content ?? "")).join("\n");
+}
+
+describe("rewind", () => {
+  it("Esc Esc picks an earlier message: conversation and files go back, the model is told, resume keeps it", async () => {
+    const rig = await startRig("openai", {
+      script: [
+        { code: "open('notes.txt', 'w').write('one')" },
+        { text: "wrote one" },
+        { code: "open('notes.txt', 'w').write('two')" },
+        { text: "wrote two" },
+        { code: "open('notes.txt', 'w').write('three')" },
+        { text: "wrote three" },
+        { text: "second again answered" },
+        { text: "after the resume" },
+      ],
+    });
+    const ui = open(rig, [], { cols: 110, rows: 36 });
+    await ui.waitFor("new session");
+    for (const [task, answer] of [
+      ["first task", "wrote one"],
+      ["second task", "wrote two"],
+      ["third task", "wrote three"],
+    ]) {
+      await ui.type(task as string);
+      await ui.press("enter");
+      await ui.waitFor(answer as string);
+    }
+    expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("three");
+
+    await ui.press("escape");
+    await ui.press("escape");
+    await ui.waitFor("Rewind to before which message?");
+    // Newest first: third, second, first.
+    await ui.waitFor(/third task[\s\S]*second task[\s\S]*first task/);
+    await ui.press("down");
+    await ui.press("enter");
+    await ui.waitFor("conversation and files");
+    expect(ui.screenText()).toContain("kernel's variables cannot go back");
+    await ui.press("down");
+    await ui.press("enter");
+    await ui.waitFor("↶ rewound to before “second task” with the files");
+    await untilJournal(rig.home, (l) => l.some((e) => e.type === "undo"));
+    expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("one");
+    // The rewound turns leave the view; the message is back in the input to edit.
+    await ui.waitFor(
+      (s) => !s.includes("wrote two") && !s.includes("wrote three") && s.includes("wrote one"),
+    );
+    const journal = await untilJournal(rig.home, (l) => l.some((e) => e.type === "rewind"));
+    expect(journal.find((e) => e.type === "rewind")).toMatchObject({ text: "second task", files: true });
+
+    await ui.type(" again");
+    await ui.press("enter");
+    await ui.waitFor("second again answered");
+    const sent = sentTexts(rig.model.requests.at(-1)?.rawBody);
+    expect(sent).toContain("first task");
+    expect(sent).toContain("second task again");
+    expect(sent).not.toContain("third task");
+    expect(sent).not.toContain("wrote three");
+    expect(sent).toContain("The Python kernel cannot be rewound");
+
+    // Resumed in a new UI (and host): the rewound conversation, not the old one.
+    await ui.press("ctrl-d");
+    await ui.waitForExit();
+    const [id] = sessionIds(rig.home);
+    const again = open(rig, ["--resume", id as string], { cols: 110, rows: 36 });
+    await again.waitFor("second again answered", { where: "all" });
+    expect(again.allText()).not.toContain("wrote three");
+    await again.type("one more");
+    await again.press("enter");
+    await again.waitFor("after the resume");
+    const resumed = sentTexts(rig.model.requests.at(-1)?.rawBody);
+    expect(resumed).toContain("second task again");
+    expect(resumed).not.toContain("third task");
+  });
+
+  it("/rewind N conversation in one terminal rewinds the view of another attached to the session", async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "answer one" }, { text: "answer two" }, { text: "answer again" }],
+    });
+    const first = open(rig, [], { cols: 110, rows: 36 });
+    await first.waitFor("new session");
+    for (const [task, answer] of [
+      ["question one", "answer one"],
+      ["question two", "answer two"],
+    ]) {
+      await first.type(task as string);
+      await first.press("enter");
+      await first.waitFor(answer as string);
+    }
+    const [id] = sessionIds(rig.home);
+    const second = open(rig, ["attach", id as string], { cols: 110, rows: 36 });
+    await second.waitFor("answer two", { where: "all" });
+    await first.type("/rewind 2 conversation");
+    await first.press("enter");
+    await first.waitFor("↶ rewound to before “question two”");
+    // The other terminal follows the session's rewind event: the rewound turn leaves its view too.
+    await second.waitFor("↶ rewound to before “question two”");
+    await second.waitFor((s) => !s.includes("answer two") && s.includes("answer one"));
+    // No files were asked for: no undo.
+    const journal = await untilJournal(rig.home, (l) => l.some((e) => e.type === "rewind"));
+    expect(journal.find((e) => e.type === "rewind")).toMatchObject({ text: "question two", files: false });
+    expect(journal.some((e) => e.type === "undo")).toBe(false);
+    // From the other terminal, the next message continues the rewound conversation.
+    await second.type("question three");
+    await second.press("enter");
+    await second.waitFor("answer again");
+    const sent = sentTexts(rig.model.requests.at(-1)?.rawBody);
+    expect(sent).toContain("question one");
+    expect(sent).not.toContain("answer two");
+    expect(sent).toContain("(the files were left as they are now)");
+  });
+});
