@@ -162,12 +162,12 @@ describe.skipIf(noBrowser !== undefined)(
         await page.locator(`tr[data-id="${other}"]`).waitFor({ timeout: 30_000 });
         // Newest activity first.
         await expect
-          .poll(() => page.locator("tbody tr").first().getAttribute("data-id"), { timeout: 30_000 })
+          .poll(() => page.locator("tbody tr[data-id]").first().getAttribute("data-id"), { timeout: 30_000 })
           .toBe(other);
         await screenshot(page, "web-sessions");
         await page.locator("input.filter").fill("apples");
-        await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
-        expect(await page.locator("tbody tr").getAttribute("data-id")).toBe(id);
+        await expect.poll(() => page.locator("tbody tr[data-id]").count()).toBe(1);
+        expect(await page.locator("tbody tr[data-id]").getAttribute("data-id")).toBe(id);
       } finally {
         await done();
       }
