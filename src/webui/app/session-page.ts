@@ -55,7 +55,7 @@ export function SessionPage({ id }: { id: string }) {
       <div class="muted path">
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
       <${SteerPanel} id=${id} live=${live} />
-      <${Charts} usage=${transcript.usage} items=${transcript.items} version=${version} />
+      <${Charts} usage=${transcript.usage} items=${transcript.items} gates=${transcript.gates} version=${version} />
       <${TreeView} session=${id} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
       <${ApprovalsPanel} id=${id} pending=${pending} refresh=${refreshPending} />
