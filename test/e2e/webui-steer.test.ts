@@ -82,8 +82,8 @@ describe.skipIf(noBrowser !== undefined)(
           .toContain(
             "goal: ship the parser with tests · autonomous: on — done when test -f nothing-here, true exit 0",
           );
-        await screenshot(page, "web-steer");
         await page.locator(".steer > summary").click();
+        await screenshot(page, "web-steer");
         await page.getByRole("button", { name: "Autonomous off" }).click();
         await expect
           .poll(() => page.locator(".steer > summary").textContent(), { timeout: 30_000 })
