@@ -91,7 +91,7 @@ export async function approve(
 }
 
 /** What steers the session's work: its goal and autonomous mode, as `/goal` and `/autonomous status` say. */
-export interface Steering {
+interface Steering {
   goal: string | null;
   done: boolean;
   autonomy: { gates: string[] } | null;
