@@ -26,7 +26,7 @@ import { scanEvents, scanHeader } from "./scan.js";
 export const DAMAGE_FILE = "journal-damage.json";
 
 /** In $RELM_HOME/index/: ids of sessions whose journal a reader found damaged (one a line, may repeat). */
-const DAMAGED_INDEX = "damaged.log";
+export const DAMAGED_INDEX = "damaged.log";
 
 /** The ids index/damaged.log names (candidates only: readDamage says whether each still is). */
 export function damagedIds(home: string): Set<string> {

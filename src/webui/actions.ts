@@ -1,6 +1,8 @@
 // What a session page can do to its session, each as `relm send`, `relm stop` and the UI's Escape do it:
 // a connection to the host for the one call, closed after. A message to a session no host serves brings
 // it back with the message, as `relm send` does.
+
+import { RpcError } from "../host/rpc.js";
 import { SessionHandle } from "../host/session-handle.js";
 import { stopHeldByStub } from "../host/stub-stop.js";
 
@@ -83,6 +85,62 @@ export async function approve(
     const { answered } = await handle.call("approve", { id: request, answer: reply, from: "web" });
     if (!answered) throw new ActionError(`request ${request} was answered elsewhere`);
     return reply === "deny" ? "denied" : "allowed";
+  } finally {
+    handle.close();
+  }
+}
+
+/** What steers the session's work: its goal and autonomous mode, as `/goal` and `/autonomous status` say. */
+interface Steering {
+  goal: string | null;
+  done: boolean;
+  autonomy: { gates: string[] } | null;
+}
+
+/** The session's goal and autonomy now; null when no host serves it (they live in the host). */
+export async function steering(home: string, id: string, env: NodeJS.ProcessEnv): Promise<Steering | null> {
+  const handle = new SessionHandle({ home, id, env });
+  if (!(await handle.connect({ follow: false }))) return null;
+  try {
+    const { goal, done } = await handle.call("goal", {});
+    const { autonomy } = await handle.call("autonomy", { mode: "status" });
+    return { goal, done, autonomy };
+  } finally {
+    handle.close();
+  }
+}
+
+/**
+ * `/goal TEXT` or `/autonomous on GATES… | off` from the page: the same host methods, checked by the
+ * host's own protocol (a refusal is said to the person). Answers the steering after the change.
+ */
+export async function steer(
+  home: string,
+  id: string,
+  env: NodeJS.ProcessEnv,
+  change: { goal?: unknown; autonomy?: unknown; gates?: unknown },
+): Promise<Steering> {
+  if (change.goal !== undefined && (typeof change.goal !== "string" || change.goal.trim() === ""))
+    throw new ActionError("the goal is empty");
+  if (change.autonomy !== undefined && change.autonomy !== "on" && change.autonomy !== "off")
+    throw new ActionError('autonomy must be "on" or "off"');
+  const gates = change.gates ?? [];
+  if (!Array.isArray(gates) || !gates.every((g) => typeof g === "string"))
+    throw new ActionError("gates must be a list of shell commands");
+  const handle = new SessionHandle({ home, id, env });
+  if (!(await handle.connect({ follow: false })))
+    throw new ActionError("the session is not running: send it a message first, then steer it");
+  try {
+    if (typeof change.goal === "string") await handle.call("goal", { text: change.goal });
+    if (change.autonomy === "on")
+      await handle.call("autonomy", { mode: "on", gates: gates.map((g) => g.trim()).filter(Boolean) });
+    if (change.autonomy === "off") await handle.call("autonomy", { mode: "off" });
+    const { goal, done } = await handle.call("goal", {});
+    const { autonomy } = await handle.call("autonomy", { mode: "status" });
+    return { goal, done, autonomy };
+  } catch (error) {
+    if (error instanceof RpcError) throw new ActionError(error.message);
+    throw error;
   } finally {
     handle.close();
   }

@@ -1,5 +1,6 @@
 // `relm web`'s server, on Node's http: the app's three files, the sessions list and each session's events
-// as server-sent event streams, and the page's actions (send, interrupt, stop, answer a request for approval). It is a client of
+// as server-sent event streams, and the page's actions (send, interrupt, stop, answer a request for approval,
+// set the goal or autonomy). It is a client of
 // the session hosts, like the terminal UI and ACP, and keeps nothing of its own: what it shows is what the
 // hosts publish (already redacted of the sessions' secrets) and what their journals and summaries say.
 // Nothing else is served: no directory, no file of a session but the images its cells wrote.
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentEvent } from "../agent/core/events.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
-import { ActionError, approvals, approve, interrupt, sendMessage, stop } from "./actions.js";
+import { ActionError, approvals, approve, interrupt, sendMessage, steer, steering, stop } from "./actions.js";
 import { admit, type Gate, hostLiteral, makeGate } from "./auth.js";
 import { childDir, followChild } from "./child-stream.js";
 import { sendOutputFile } from "./outputs.js";
@@ -60,7 +61,7 @@ interface WebServer {
 }
 
 const SESSION_PATH =
-  /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|approvals|approve|send|interrupt|stop|outputs\/([^/]+)|agents\/([0-9a-z]{1,64})\/events)$/;
+  /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|approvals|approve|send|interrupt|stop|steering|steer|outputs\/([^/]+)|agents\/([0-9a-z]{1,64})\/events)$/;
 
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const feed = new SessionsFeed(options.home);
@@ -118,15 +119,18 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     if (m[4] !== undefined && req.method === "GET") return streamChild(req, res, id, m[4], url);
     if (what === "approvals" && req.method === "GET")
       return json(res, 200, { pending: await approvals(options.home, id, options.env) });
+    if (what === "steering" && req.method === "GET")
+      return json(res, 200, { steering: await steering(options.home, id, options.env) });
     if (m[3] !== undefined && req.method === "GET")
       return sendOutputFile(res, options.home, id, m[3], headers());
-    if (req.method !== "POST" || !["approve", "send", "interrupt", "stop"].includes(what ?? ""))
+    if (req.method !== "POST" || !["approve", "send", "interrupt", "stop", "steer"].includes(what ?? ""))
       return json(res, 405, { error: "method not allowed" });
     if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
       return json(res, 415, { error: "send JSON" });
     try {
       const body = await readBody(req);
       const { home, env } = options;
+      if (what === "steer") return json(res, 200, { steering: await steer(home, id, env, body) });
       const said =
         what === "approve"
           ? await approve(home, id, env, body.request, body.answer)

@@ -2,9 +2,11 @@
 // liveness checked on their locks), with the model its journal started with, pushed to every open page
 // when it changes. One look a second while any page is open, none when none is; nothing is kept but the
 // last list sent (to send only changes, and at once to a page that opens again) and each session's
-// model (a journal header never changes).
+// model (a journal header never changes). A look whose files are as they were (listingStamp) while no
+// host may be live lists nothing again: a thousand finished sessions cost one stat of three paths a second.
 import { join } from "node:path";
-import { listSessions, type SessionListing } from "../host/states/discovery.js";
+import { listingStamp, listSessions, type SessionListing } from "../host/states/discovery.js";
+import { claimsLiveHost, type SessionStatus } from "../host/states/state.js";
 import { JOURNAL_FILE, readJournalHeader, sessionDir } from "../session/index.js";
 
 interface WebSession extends SessionListing {
@@ -18,6 +20,9 @@ export class SessionsFeed {
   private readonly models = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private last = "";
+  /** The files the last list was read from, and whether a host in it may be live (then: always look). */
+  private stamp = "";
+  private mayLive = true;
   private looking = false;
 
   constructor(private readonly home: string) {}
@@ -52,7 +57,17 @@ export class SessionsFeed {
     if (this.looking) return;
     this.looking = true;
     try {
-      const json = JSON.stringify(await this.list());
+      const stamp = listingStamp(this.home);
+      if (stamp === this.stamp && !this.mayLive && this.last !== "") {
+        fresh?.(this.last);
+        return;
+      }
+      const list = await this.list();
+      this.stamp = stamp;
+      // A live host (or one its summary says runs, checked on its socket at each look) can change what
+      // is listed without a file of the stamp changing: it stops answering, or answers again.
+      this.mayLive = list.some((s) => s.live || claimsLiveHost(s.status as SessionStatus));
+      const json = JSON.stringify(list);
       if (json !== this.last) {
         this.last = json;
         for (const l of this.listeners) l(json);

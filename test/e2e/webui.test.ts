@@ -81,7 +81,8 @@ describe("relm web on the command line", () => {
 
     const web = await startWeb(rig.env, ["--port", "0", "--host", "0.0.0.0"]);
     try {
-      expect(web.stderr()).toContain(`ssh -N -L ${web.port}:127.0.0.1:${web.port}`);
+      // Written to stderr after the address on stdout: the two pipes may arrive in either order.
+      await expect.poll(() => web.stderr()).toContain(`ssh -N -L ${web.port}:127.0.0.1:${web.port}`);
       // Listening beyond loopback, the token is still asked for.
       const local = `http://127.0.0.1:${web.port}`;
       expect((await fetch(`${local}/api/sessions`)).status).toBe(403);
@@ -162,12 +163,12 @@ describe.skipIf(noBrowser !== undefined)(
         await page.locator(`tr[data-id="${other}"]`).waitFor({ timeout: 30_000 });
         // Newest activity first.
         await expect
-          .poll(() => page.locator("tbody tr").first().getAttribute("data-id"), { timeout: 30_000 })
+          .poll(() => page.locator("tbody tr[data-id]").first().getAttribute("data-id"), { timeout: 30_000 })
           .toBe(other);
         await screenshot(page, "web-sessions");
         await page.locator("input.filter").fill("apples");
-        await expect.poll(() => page.locator("tbody tr").count()).toBe(1);
-        expect(await page.locator("tbody tr").getAttribute("data-id")).toBe(id);
+        await expect.poll(() => page.locator("tbody tr[data-id]").count()).toBe(1);
+        expect(await page.locator("tbody tr[data-id]").getAttribute("data-id")).toBe(id);
       } finally {
         await done();
       }
@@ -183,7 +184,7 @@ describe.skipIf(noBrowser !== undefined)(
         await page.goto(`${web.base}/#/s/${id}`);
         await page.locator(".item.answer", { hasText: "echo one" }).waitFor({ timeout: 30_000 });
 
-        await page.locator("textarea").fill("please say two");
+        await page.locator('textarea[name="message"]').fill("please say two");
         await page.getByRole("button", { name: "Send" }).click();
         await page.locator(".item.answer", { hasText: "echo two" }).waitFor({ timeout: 60_000 });
         expect(rig.bodies().some((b) => b.includes("please say two"))).toBe(true);
@@ -260,7 +261,7 @@ describe.skipIf(noBrowser !== undefined)(
 
         // The session's key, repeated in an answer, is redacted before it reaches the page.
         await until(async () => ((await status(rig, id)) === "idle" ? true : undefined), 60_000);
-        await page.locator("textarea").fill("SECRET: what is the key?");
+        await page.locator('textarea[name="message"]').fill("SECRET: what is the key?");
         await page.getByRole("button", { name: "Send" }).click();
         await page.locator(".item.answer", { hasText: "do not tell" }).waitFor({ timeout: 60_000 });
         expect(await page.content()).not.toContain(SECRET);

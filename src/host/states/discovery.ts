@@ -2,13 +2,13 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { processRuns } from "../../config/process.js";
 // The session layer's modules by name, not its index: `relm agents` loads only what a listing needs.
-import { damagedIds, readDamage } from "../../session/damage.js";
+import { DAMAGED_INDEX, damagedIds, readDamage } from "../../session/damage.js";
 import { JournalFormatError } from "../../session/errors.js";
 import { sessionsDir } from "../../session/paths.js";
 import { readHeaderAndTail, readJournalHeader } from "../../session/read.js";
 import type { JournalEvent } from "../../session/types.js";
 import { isLive } from "../client.js";
-import { compactIfWorthIt, logStates, readLog } from "./log.js";
+import { compactIfWorthIt, indexDir, logStates, readLog, STATES_LOG } from "./log.js";
 import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeStateFile } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
 
@@ -35,6 +35,26 @@ interface Known {
  * Sockets are checked only for sessions that claim a live host, so a listing of a thousand sessions
  * reads a few files and starts no process.
  */
+/**
+ * What a listing reads besides the liveness of hosts, in one string that changes whenever any of it does:
+ * the sessions directory (a session added or removed), the states log every state change is appended to
+ * (log.ts; rewritten or dropped, it changes too) and the index of damaged journals. Equal stamps with no
+ * host that may live between two listings: the second would list the same.
+ */
+export function listingStamp(home: string): string {
+  const index = indexDir(home);
+  return [sessionsDir(home), join(index, STATES_LOG), join(index, DAMAGED_INDEX)]
+    .map((path) => {
+      try {
+        const s = statSync(path);
+        return `${s.ino}:${s.size}:${s.mtimeMs}`;
+      } catch {
+        return "-";
+      }
+    })
+    .join("|");
+}
+
 export async function listSessions(home: string): Promise<SessionListing[]> {
   return (await listNewest(home, Number.POSITIVE_INFINITY)).listings;
 }

@@ -58,6 +58,34 @@ export async function act(
   return answer.said ?? "done";
 }
 
+/** The session's goal and autonomous mode (src/webui/actions.ts); null when no host serves it. */
+export interface Steering {
+  goal: string | null;
+  done: boolean;
+  autonomy: { gates: string[] } | null;
+}
+
+export async function fetchSteering(id: string): Promise<Steering | null> {
+  const res = await fetch(`/api/sessions/${id}/steering`);
+  if (!res.ok) return null;
+  return ((await res.json()) as { steering: Steering | null }).steering;
+}
+
+/** Sets the goal, or turns autonomous mode on (with its gates) or off: the steering after. */
+export async function steer(
+  id: string,
+  change: { goal?: string; autonomy?: "on" | "off"; gates?: string[] },
+): Promise<Steering> {
+  const res = await fetch(`/api/sessions/${id}/steer`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(change),
+  });
+  const answer = (await res.json().catch(() => ({}))) as { steering?: Steering; error?: string };
+  if (!res.ok || !answer.steering) throw new Error(answer.error ?? `the server answered ${res.status}`);
+  return answer.steering;
+}
+
 /** Whether a session waits for a person to answer a request (as `relm agents` says "needs approval"). */
 export function needsApproval(s: WebSession): boolean {
   return Boolean(s.approvals) && (s.status === "running" || s.status === "waiting");

@@ -1,9 +1,11 @@
 // Plots of a session, from the events its page already has (no request of their own): tokens over time
-// (input read from the prompt cache apart from the rest), cost over time, and how long each cell ran.
+// (input read from the prompt cache apart from the rest), cost over time, how long each cell ran, and
+// the gates' runs over an autonomous run (gate-strip.ts).
 // Hand-written SVG: three small charts do not justify a chart library in the page (docs/dependencies.md).
 import { html } from "htm/preact";
 import { cost, tokens } from "./format.js";
-import type { Item, UsagePoint } from "./transcript.js";
+import { GateStrip } from "./gate-strip.js";
+import type { GateRun, Item, UsagePoint } from "./transcript.js";
 
 const W = 320;
 const H = 120;
@@ -74,14 +76,20 @@ function CellChart({ items }: { items: readonly Item[] }) {
 export function Charts({
   usage,
   items,
+  gates,
 }: {
   usage: readonly UsagePoint[];
   items: readonly Item[];
+  gates: readonly GateRun[];
   version: number;
 }) {
-  if (usage.length === 0) return null;
+  if (usage.length === 0 && gates.length === 0) return null;
+  const runs = gates.length
+    ? `, ${gates.length} gate runs (${gates.filter((g) => g.passed).length} passed)`
+    : "";
   return html`<details class="charts">
-    <summary>plots: ${usage.length} model calls</summary>
+    <summary>plots: ${usage.length} model calls${runs}</summary>
+    <${GateStrip} gates=${gates} />
     <div class="chart-row">
       <${SpendChart} usage=${usage} />
       <${CellChart} items=${items} />

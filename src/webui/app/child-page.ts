@@ -26,7 +26,7 @@ export function ChildPage({ session, child }: { session: string; child: string }
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}
         a sub-agent of session ${session}${live ? " · host connected" : ""} · read-only: its parent's code directs it
       </div>
-      <${Charts} usage=${transcript.usage} items=${transcript.items} version=${version} />
+      <${Charts} usage=${transcript.usage} items=${transcript.items} gates=${transcript.gates} version=${version} />
       <${TreeView} session=${session} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${session} items=${transcript.items} version=${version} />
     </main>

@@ -1,7 +1,7 @@
 // One session: its transcript, live, and what a person can do to it (send a message, interrupt the
-// running cell, stop the host). After a dropped connection the browser reconnects by itself and says the
-// last event it had (Last-Event-ID): the server replays only what came after, and the transcript drops
-// anything it has already seen.
+// running cell, stop the host, change its goal or autonomy). After a dropped connection the browser
+// reconnects by itself and says the last event it had (Last-Event-ID): the server replays only what
+// came after, and the transcript drops anything it has already seen.
 
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
@@ -10,6 +10,7 @@ import { ApprovalsPanel, usePending } from "./approvals-panel.js";
 import { Charts } from "./charts.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
+import { SteerPanel } from "./steer-panel.js";
 import { TranscriptView } from "./transcript-view.js";
 import { TreeView } from "./tree-view.js";
 import { useTranscript } from "./use-transcript.js";
@@ -53,7 +54,8 @@ export function SessionPage({ id }: { id: string }) {
     <main class="session">
       <div class="muted path">
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
-      <${Charts} usage=${transcript.usage} items=${transcript.items} version=${version} />
+      <${SteerPanel} id=${id} live=${live} />
+      <${Charts} usage=${transcript.usage} items=${transcript.items} gates=${transcript.gates} version=${version} />
       <${TreeView} session=${id} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
       <${ApprovalsPanel} id=${id} pending=${pending} refresh=${refreshPending} />

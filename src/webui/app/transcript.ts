@@ -31,6 +31,15 @@ export interface UsagePoint {
   cost: number;
 }
 
+/** One run of an autonomous session's gates, for the gates strip (gate-strip.ts). */
+export interface GateRun {
+  t: number;
+  passed: boolean;
+  /** Each gate command and how it ended (skipped ones, after a failure, are not run). */
+  results: { command: string; passed: boolean; exitCode: number | null; timedOut: boolean }[];
+  skipped: number;
+}
+
 /** A sub-agent as the tree shows it: who started it, what it is doing, what it spent. */
 export interface AgentNode {
   id: string;
@@ -81,6 +90,8 @@ export class Transcript {
   where: string | undefined;
   /** Each model response of this agent, in order: when, its tokens (cached input apart) and cost. */
   readonly usage: UsagePoint[] = [];
+  /** Each run of this agent's gates (autonomous mode), in order. */
+  readonly gates: GateRun[] = [];
   /** Approval events seen: each one means the host's waiting list changed. */
   approvalEvents = 0;
   /** Sub-agents' events seen (their transcripts open elsewhere). */
@@ -105,6 +116,18 @@ export class Transcript {
     this.treeEvent(event);
     if (event.type === "approval_request" || event.type === "approval_answer") this.approvalEvents++;
     if (event.type === "kernel" && event.event === "started") this.where = whereOf(event.detail);
+    if (event.type === "gate_run")
+      this.gates.push({
+        t: "t" in event && typeof event.t === "string" ? Date.parse(event.t) : Date.now(),
+        passed: event.passed,
+        results: event.results.map(({ command, passed, exitCode, timedOut }) => ({
+          command,
+          passed,
+          exitCode,
+          timedOut,
+        })),
+        skipped: event.skipped.length,
+      });
     const key = "n" in event && typeof event.n === "number" ? `n${event.n}` : `l${++this.seq}`;
     switch (event.type) {
       case "user":
