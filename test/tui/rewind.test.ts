@@ -1,7 +1,7 @@
 // Rewinding the conversation (/rewind, Esc Esc on an empty input), through the real UI and its host:
 // the conversation goes back to before an earlier message, the files too if chosen, the model is told
 // that the kernel did not go back, and a resumed session rebuilds the rewound conversation.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sessionIds, untilJournal, useTui } from "../support/tui.js";
@@ -122,5 +122,44 @@ describe("rewind", () => {
     expect(sent).toContain("question one");
     expect(sent).not.toContain("answer two");
     expect(sent).toContain("(the files were left as they are now)");
+  });
+
+  it("the picker lists only what the person typed, not a turn a Stop hook started", async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "answer one" }, { text: "checked again" }, { text: "answer two" }],
+    });
+    // A Stop hook that objects once: the agent goes back to work with its reason as a turn's text.
+    const flag = join(rig.cwd, "objected");
+    const config = join(rig.home, "config.json");
+    const hook = `test -f '${flag}' || { touch '${flag}'; echo '{"decision":"block","reason":"check again"}'; }`;
+    writeFileSync(
+      config,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(config, "utf8")),
+        hooks: { Stop: [{ hooks: [{ type: "command", command: hook }] }] },
+      }),
+    );
+    const ui = open(rig, [], { cols: 110, rows: 36 });
+    await ui.waitFor("new session");
+    await ui.type("question one");
+    await ui.press("enter");
+    await ui.waitFor("checked again");
+    await ui.type("question two");
+    await ui.press("enter");
+    await ui.waitFor("answer two");
+    const journal = await untilJournal(rig.home, (l) => l.filter((e) => e.type === "user").length === 3);
+    expect(journal.filter((e) => e.type === "user").map((e) => [e.text, e.from])).toEqual([
+      ["question one", undefined],
+      ["[Stop hook] check again", "stop_hook"],
+      ["question two", undefined],
+    ]);
+    await ui.press("escape");
+    await ui.press("escape");
+    await ui.waitFor("Rewind to before which message?");
+    await ui.waitFor(/question two[\s\S]*question one/);
+    // The picker's rows: the two typed messages, not the hook's turn (the transcript behind still shows it).
+    const picker = ui.screenText().split("Rewind to before which message?")[1]?.split("↑↓ choose")[0];
+    expect(picker).toContain("question one");
+    expect(picker).not.toContain("check again");
   });
 });

@@ -50,13 +50,14 @@ function typedText(text: string): string {
 }
 
 /**
- * The person's messages still in the conversation, oldest first: `user` events, less those an earlier
- * rewind went back before.
+ * The person's messages still in the conversation, oldest first: `user` events they typed (not a turn an
+ * autonomy continuation, a Stop hook, a schedule or another agent started: those carry `from`), less
+ * those an earlier rewind went back before.
  */
 export function rewindPoints(events: readonly JournalEvent[]): RewindPoint[] {
   const points: RewindPoint[] = [];
   for (const e of events) {
-    if (e.type === "user") points.push({ n: e.n, text: typedText(e.text), t: e.t });
+    if (e.type === "user" && e.from === undefined) points.push({ n: e.n, text: typedText(e.text), t: e.t });
     else if (e.type === "rewind") {
       const at = points.findIndex((p) => p.n >= e.to);
       if (at >= 0) points.splice(at);
