@@ -142,9 +142,11 @@ describe("the web page's tree of sub-agents", () => {
     tr.apply({ type: "text_delta", turn: 2, delta: "tw" });
     tr.apply(response(5, 2, "two"));
     tr.apply({ n: 6, t: at(), type: "rewind", to: 3, text: "second", files: false, note: "…" } as AgentEvent);
-    expect(tr.items.map((i) => (i.kind === "notice" ? i.text : i.kind === "cell" ? i.code : i.text))).toEqual(
-      ["first", "one", 'rewound to before "second"; the kernel keeps its variables'],
-    );
+    expect(
+      tr.items.map((i) =>
+        i.kind === "notice" ? i.text : i.kind === "cell" ? i.code : "text" in i ? i.text : i.kind,
+      ),
+    ).toEqual(["first", "one", 'rewound to before "second"; the kernel keeps its variables']);
     // The rewound conversation goes on: the next turn's answer is a new item, not the dropped one.
     tr.apply(user(7, "second again"));
     tr.apply({ type: "text_delta", turn: 2, delta: "again" });
