@@ -8,6 +8,19 @@ import { sessionIds, untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
 
+const TINY_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+/** The image parts of a chat-completions request's last user message. */
+function imagesSent(rawBody: string | undefined): string[] {
+  const body = JSON.parse(rawBody ?? "{}") as { messages?: { role: string; content?: unknown }[] };
+  const last = (body.messages ?? []).filter((m) => m.role === "user").at(-1);
+  if (!Array.isArray(last?.content)) return [];
+  return (last.content as { type: string; image_url?: { url: string } }[])
+    .filter((p) => p.type === "image_url")
+    .map((p) => p.image_url?.url ?? "");
+}
+
 /** The text of every message of a chat-completions request body. */
 function sentTexts(rawBody: string | undefined): string {
   const body = JSON.parse(rawBody ?? "{}") as { messages?: { content?: unknown }[] };
@@ -161,5 +174,33 @@ describe("rewind", () => {
     const picker = ui.screenText().split("Rewind to before which message?")[1]?.split("↑↓ choose")[0];
     expect(picker).toContain("question one");
     expect(picker).not.toContain("check again");
+  });
+
+  it("a rewound message's image marker comes back into the input with its image, sent again with it", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ text: "a tiny picture" }, { text: "second answer" }, { text: "the picture again" }] },
+      { config: { acceptsImages: true } },
+    );
+    writeFileSync(join(rig.cwd, "dot.png"), Buffer.from(TINY_PNG, "base64"));
+    const ui = open(rig, [], { cols: 110, rows: 36 });
+    await ui.waitFor("new session");
+    await ui.paste("dot.png");
+    await ui.waitFor("[image #1 dot.png]");
+    await ui.type("what is this?");
+    await ui.press("enter");
+    await ui.waitFor("a tiny picture");
+    await ui.type("second question");
+    await ui.press("enter");
+    await ui.waitFor("second answer");
+    await ui.type("/rewind 1 conversation");
+    await ui.press("enter");
+    // Back in the input under a fresh marker, holding the image it was sent with.
+    await ui.waitFor("[image #2 dot.png] what is this?");
+    await ui.press("enter");
+    await ui.waitFor("the picture again");
+    expect(imagesSent(rig.model.requests.at(-1)?.rawBody)).toEqual([`data:image/png;base64,${TINY_PNG}`]);
+    const sent = sentTexts(rig.model.requests.at(-1)?.rawBody);
+    expect(sent).not.toContain("second question");
   });
 });
