@@ -109,6 +109,35 @@ const SCENARIOS = [
     quit: [{ press: "ctrl-d" }],
   },
   {
+    // The agent's plan (plan() in the kernel) as a checklist above the input, while it works through it.
+    name: "plan",
+    cols: 100,
+    rows: 32,
+    args: ["--max-cost", "2"],
+    files: SHOP.files,
+    git: true,
+    model: [
+      {
+        text: "A plan first, then the tests.",
+        code:
+          'plan(["run the test suite", "find why test_refund_keeps_cents fails", "fix refund()", "run the suite again"])\n' +
+          "!python3 -m unittest 2>&1 | tail -3\n" +
+          "plan(done=1, doing=2)",
+      },
+      {
+        text: "One test fails, `test_refund_keeps_cents`: `refund()` cuts to cents with `int()`. Next I'll fix it.",
+      },
+    ],
+    steps: [
+      { waitFor: "new session" },
+      { type: "fix the failing test, with a plan" },
+      { press: "enter" },
+      { waitFor: spendShown, timeoutMs: 30_000 },
+      { waitFor: /Plan 1\/4/ },
+    ],
+    quit: [{ press: "ctrl-d" }],
+  },
+  {
     // rlm.map: three sub-agents, one per service, in the agent panel while they run; then /cost.
     name: "agents",
     cols: 100,
@@ -154,7 +183,12 @@ const SCENARIOS = [
     rows: 30,
     args: [],
     steps: [{ waitFor: "new session" }, { type: "/help" }, { press: "enter" }, { waitFor: "Commands" }],
-    quit: [{ press: "escape" }, { press: "ctrl-d" }],
+    // The pop-up closes before ctrl+d, which it would otherwise take.
+    quit: [
+      { press: "escape" },
+      { waitFor: (text) => !text.includes("relm — commands and keys") },
+      { press: "ctrl-d" },
+    ],
   },
   {
     // relm --resume: this directory's saved sessions.

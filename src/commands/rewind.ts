@@ -110,7 +110,7 @@ export const rewindCommand = defineCommand<RewindArgs>({
       return;
     }
     // The UI puts the message back in the input to edit; elsewhere it is said, to copy.
-    if (ctx.setInput) ctx.setInput(result.text);
+    if (ctx.setInput) ctx.setInput(result.text, result.images);
     else ctx.say(`rewound to before your message:\n${result.text}`, "ok");
     const filesLine = describeFiles(result.files);
     if (filesLine && (!ctx.showsEvents || "none" in (result.files ?? {})))

@@ -2,6 +2,7 @@
 // offer it, a parser of its arguments (a usage error is a value, not a throw), and what it does through
 // a context each front end supplies — host calls over the typed protocol (src/host/protocol.ts), and
 // replies as text. The terminal UI, ACP and line mode differ only in the context (docs/architecture.md).
+import type { UserImage } from "../agent/core/user-images.js";
 import type { PermissionMode } from "../config/permission-mode.js";
 import type { HostCall } from "../host/protocol.js";
 
@@ -54,8 +55,11 @@ export interface CommandContext {
   pick?(title: string, items: PickItem[], text?: string): Promise<string | undefined>;
   /** Opens a file to read in a pager (the UI: $PAGER); absent where there is none. */
   page?(file: string): Promise<void>;
-  /** Puts text in the person's input to edit and send (the UI's editor); absent where there is none. */
-  setInput?(text: string): void;
+  /**
+   * Puts text in the person's input to edit and send (the UI's editor); absent where there is none.
+   * `images`: those its `[image #N …]` markers stand for, in their order, held again to go with it.
+   */
+  setInput?(text: string, images?: UserImage[]): void;
   /** The model to switch to, from a list (the UI's picker); absent where there is none. */
   chooseModel?(): Promise<string | undefined>;
 }

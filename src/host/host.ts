@@ -344,6 +344,8 @@ export class SessionHost {
     const text = batch
       .map((m) => (m.from === "user" ? m.text : `[message from ${m.from}]\n${m.text}`))
       .join("\n\n");
+    // A turn the person's words are part of is theirs; else its sender's (a schedule, another agent).
+    const from = batch.some((m) => m.from === "user") ? undefined : batch[0]?.from;
     this.clearTimers();
     this.collector.busy();
     this.board.set("running");
@@ -351,8 +353,8 @@ export class SessionHost {
     // run_tests() in the kernels falls back to the gates when the project names no test command.
     this.options.session.tree.gates = autonomy?.gates ?? [];
     this.turn = autonomy
-      ? runAutonomously(this.options.session, text, { ...autonomy, afterGateRun: () => this.judge() })
-      : this.options.session.run(text);
+      ? runAutonomously(this.options.session, text, { ...autonomy, afterGateRun: () => this.judge() }, from)
+      : this.options.session.run(text, from);
     void this.turn.then((outcome) => {
       // An autonomous run's last attempt has just ended: judge the edits its work bears on.
       if (autonomy) this.judge();

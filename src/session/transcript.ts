@@ -92,10 +92,37 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
     if (lastReply && lastReply.index >= at) lastReply.index++;
   };
 
+  // Each message's heading by journal number: a rewind removes the blocks from one of them on.
+  const messages = new Map<number, Block>();
+  const rewound = (e: JournalEventOf<"rewind">) => {
+    const heading = messages.get(e.to);
+    const at = heading ? blocks.indexOf(heading) : -1;
+    if (at < 0) return;
+    const gone = new Set(blocks.splice(at));
+    for (const [n, block] of messages) if (gone.has(block)) messages.delete(n);
+    for (const [id, block] of cells) if (gone.has(block)) cells.delete(id);
+    if (lastCell && gone.has(lastCell)) lastCell = undefined;
+    if (lastReply && lastReply.index >= at) lastReply = null;
+    const turns = [...gone].filter((b) => b.kind === "heading" && b.text === "User").length;
+    blocks.push({
+      kind: "note",
+      text:
+        `Rewound: ${turns} message(s) from "${e.text.split("\n")[0]?.slice(0, 60)}" on, and what followed, were removed ` +
+        `from the conversation${e.files ? " and the files put back as they were then" : ""} (the kernel kept its variables; ` +
+        "the full history is in the journal: relm export --format jsonl).",
+    });
+  };
+
   for (const e of events) {
     switch (e.type) {
-      case "user":
-        blocks.push({ kind: "heading", text: "User" }, { kind: "text", text: e.text, from: "user" });
+      case "user": {
+        const heading: Block = { kind: "heading", text: "User" };
+        messages.set(e.n, heading);
+        blocks.push(heading, { kind: "text", text: e.text, from: "user" });
+        break;
+      }
+      case "rewind":
+        rewound(e);
         break;
       case "model_response":
         if (e.text.trim()) {

@@ -55,8 +55,12 @@ export interface LearnedEdit {
 export type JournalBody =
   /** The exact system prompt of this session (first event), reused verbatim when it is resumed. */
   | { type: "system_prompt"; text: string }
-  /** `images`: files (relative to the session's folder) sent with the message as image parts. */
-  | { type: "user"; text: string; images?: string[] }
+  /**
+   * `images`: files (relative to the session's folder) sent with the message as image parts. `from`: who
+   * started the turn when it was not the person (an autonomy continuation, a Stop hook, a scheduled job,
+   * another agent); absent: the person typed it (/rewind lists only those).
+   */
+  | { type: "user"; text: string; images?: string[]; from?: string }
   | { type: "variable"; name: string; varType: string; size: string; preview: string }
   | { type: "kernel"; event: "started" | "died" | "restarted"; pid: number; detail: string }
   /** An MCP server this agent's call started, or that failed it (docs/mcp.md). */

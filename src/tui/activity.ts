@@ -13,6 +13,8 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 
 export class Activity implements Component {
   phase: Phase = "idle";
+  /** Turns seen to end: a reply that comes in after its turn has ended must not make the view busy again. */
+  ended = 0;
   private since = 0;
   private requestAt = 0;
   private firstTokenMs: number | undefined;
@@ -74,6 +76,7 @@ export class Activity implements Component {
       case "interrupted":
       case "budget_stop":
       case "autonomy_end":
+        this.ended++;
         this.set("idle");
         return true;
       default:

@@ -179,6 +179,7 @@ async function opening(
     if (result.status === "saved") {
       app.reloadConfigured();
       app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
+      if ("tested" in result && result.tested) app.note(app.theme.dim(`  ${result.tested}`));
     } else
       app.note(
         app.theme.warn("No model yet: /login chooses one (or run `relm demo` to see relm work without one)."),

@@ -56,6 +56,7 @@ export async function sendMessage(
   }
   if (!(await app.ensureLive())) return;
   const queuedHere = app.busy;
+  const ended = app.activity.ended;
   if (queuedHere) {
     app.queued.add(text);
     app.tui.requestRender();
@@ -69,7 +70,8 @@ export async function sendMessage(
   if (imagesNotSent) app.note(app.theme.warn(`⚠ the image was not sent: ${imagesNotSent}`));
   // The host knows whether the message started a turn; the activity shown here follows its events and
   // may lag (a turn a schedule just started, one that just ended).
-  if (delivered === "now") app.activity.set("thinking");
+  // A fast turn may have ended (its events came in) before this reply: then it is not working any more.
+  if (delivered === "now" && app.activity.ended === ended) app.activity.set("thinking");
   else if (!queuedHere) {
     app.queued.add(text);
     app.tui.requestRender();

@@ -40,8 +40,8 @@ function uiContext(api: AppControl): CommandContext {
     pick: (title, items, text) =>
       pickFrom(api.dialogs, { title, items, filterable: false, ...(text ? { text } : {}) }),
     page: async (file) => openInPager(api, file),
-    setInput: (text) => {
-      api.editor.setText(text);
+    setInput: (text, images) => {
+      api.editor.setText(images?.length ? api.images.holdAgain(text, images) : text);
       api.tui.requestRender();
     },
     chooseModel: () => pickModel(api),

@@ -152,6 +152,13 @@ describe("goals, stalls and compaction", () => {
     // The first turn plus three continuations, then nothing more: no hot loop.
     expect(rig.model.requests).toHaveLength(4);
     expect(rig.model.requests[1]?.rawBody).toContain("Goal: TASK: idle forever");
+    // The continuations are journaled as autonomy's turns, not the person's (/rewind does not offer them).
+    expect(lines.filter((l) => l.type === "user").map((l) => l.from)).toEqual([
+      undefined,
+      "autonomy",
+      "autonomy",
+      "autonomy",
+    ]);
   });
 
   it("done() ends an autonomous run without gates", async () => {

@@ -208,7 +208,10 @@ describe("hooks", () => {
     expect(run.code, run.stderr).toBe(0);
     const lines = journal(rig);
     expect(lines.filter((l) => l.type === "hook" && l.event === "Stop")).toHaveLength(4);
-    expect(lines.filter((l) => l.type === "user" && l.text === "[Stop hook] not yet")).toHaveLength(3);
+    // Journaled as the hook's turns, not the person's: /rewind does not offer them.
+    expect(
+      lines.filter((l) => l.type === "user" && l.text === "[Stop hook] not yet" && l.from === "stop_hook"),
+    ).toHaveLength(3);
     expect(rig.model.requests).toHaveLength(4);
     expect(run.stdout).toContain("answer 4");
     expect(run.stderr).toContain("a Stop hook asked the agent to go on 4 times in a row");

@@ -68,4 +68,25 @@ describe("terminal UI large outputs", () => {
     expect(second.allText()).toContain("… 4,988 more lines");
     expect(second.allText()).toContain("row 4999");
   });
+
+  it("wraps a long output line when expanded, where the folded view cuts it", async () => {
+    const long = `start ${"abcdefghij".repeat(25)} END-OF-LONG-LINE`;
+    const rig = await startRig("openai", {
+      script: [{ code: `print(${JSON.stringify(long)})` }, { text: "printed it" }],
+    });
+    const ui = open(rig, [], { cols: 80, rows: 40 });
+    await ui.waitFor("new session");
+    await ui.type("print a long line");
+    await ui.press("enter");
+    await ui.waitFor("printed it");
+    // Folded: one row, cut.
+    const folded = ui.screenText();
+    expect(folded).toMatch(/start abcdefghij.*(\.\.\.|…)\n/);
+    expect(folded).not.toContain("END-OF-LONG-LINE");
+    // Expanded (ctrl+o): the whole line, over several rows.
+    await ui.press("ctrl-o");
+    const expanded = await ui.waitFor("END-OF-LONG-LINE");
+    const joined = expanded.replace(/\n[│┆┊ ]*/g, "").replace(/\s+/g, "");
+    expect(joined).toContain(long.replace(/\s+/g, ""));
+  });
 });

@@ -36,6 +36,8 @@ describe("terminal UI first launch", () => {
     await ui.type("qwen");
     await ui.press("enter");
     await ui.waitFor(/✓ saved .*config\.json: qwen-test/);
+    // What the test request found is said, not only the save.
+    await ui.waitFor("a one-token test request to qwen-test answered");
     // The first launch says which permission mode the user gets (this test pins full: RELM_MODE).
     await ui.waitFor(/Permission mode: full — no sandbox: [\s\S]*\(shift\+tab or \/mode changes it/);
     const path = join(rig.home, "config.json");

@@ -1,12 +1,25 @@
 // Rewinding the conversation (/rewind, Esc Esc on an empty input), through the real UI and its host:
 // the conversation goes back to before an earlier message, the files too if chosen, the model is told
 // that the kernel did not go back, and a resumed session rebuilds the rewound conversation.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sessionIds, untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
+
+const TINY_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+/** The image parts of a chat-completions request's last user message. */
+function imagesSent(rawBody: string | undefined): string[] {
+  const body = JSON.parse(rawBody ?? "{}") as { messages?: { role: string; content?: unknown }[] };
+  const last = (body.messages ?? []).filter((m) => m.role === "user").at(-1);
+  if (!Array.isArray(last?.content)) return [];
+  return (last.content as { type: string; image_url?: { url: string } }[])
+    .filter((p) => p.type === "image_url")
+    .map((p) => p.image_url?.url ?? "");
+}
 
 /** The text of every message of a chat-completions request body. */
 function sentTexts(rawBody: string | undefined): string {
@@ -122,5 +135,72 @@ describe("rewind", () => {
     expect(sent).toContain("question one");
     expect(sent).not.toContain("answer two");
     expect(sent).toContain("(the files were left as they are now)");
+  });
+
+  it("the picker lists only what the person typed, not a turn a Stop hook started", async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "answer one" }, { text: "checked again" }, { text: "answer two" }],
+    });
+    // A Stop hook that objects once: the agent goes back to work with its reason as a turn's text.
+    const flag = join(rig.cwd, "objected");
+    const config = join(rig.home, "config.json");
+    const hook = `test -f '${flag}' || { touch '${flag}'; echo '{"decision":"block","reason":"check again"}'; }`;
+    writeFileSync(
+      config,
+      JSON.stringify({
+        ...JSON.parse(readFileSync(config, "utf8")),
+        hooks: { Stop: [{ hooks: [{ type: "command", command: hook }] }] },
+      }),
+    );
+    const ui = open(rig, [], { cols: 110, rows: 36 });
+    await ui.waitFor("new session");
+    await ui.type("question one");
+    await ui.press("enter");
+    await ui.waitFor("checked again");
+    await ui.type("question two");
+    await ui.press("enter");
+    await ui.waitFor("answer two");
+    const journal = await untilJournal(rig.home, (l) => l.filter((e) => e.type === "user").length === 3);
+    expect(journal.filter((e) => e.type === "user").map((e) => [e.text, e.from])).toEqual([
+      ["question one", undefined],
+      ["[Stop hook] check again", "stop_hook"],
+      ["question two", undefined],
+    ]);
+    await ui.press("escape");
+    await ui.press("escape");
+    await ui.waitFor("Rewind to before which message?");
+    await ui.waitFor(/question two[\s\S]*question one/);
+    // The picker's rows: the two typed messages, not the hook's turn (the transcript behind still shows it).
+    const picker = ui.screenText().split("Rewind to before which message?")[1]?.split("↑↓ choose")[0];
+    expect(picker).toContain("question one");
+    expect(picker).not.toContain("check again");
+  });
+
+  it("a rewound message's image marker comes back into the input with its image, sent again with it", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ text: "a tiny picture" }, { text: "second answer" }, { text: "the picture again" }] },
+      { config: { acceptsImages: true } },
+    );
+    writeFileSync(join(rig.cwd, "dot.png"), Buffer.from(TINY_PNG, "base64"));
+    const ui = open(rig, [], { cols: 110, rows: 36 });
+    await ui.waitFor("new session");
+    await ui.paste("dot.png");
+    await ui.waitFor("[image #1 dot.png]");
+    await ui.type("what is this?");
+    await ui.press("enter");
+    await ui.waitFor("a tiny picture");
+    await ui.type("second question");
+    await ui.press("enter");
+    await ui.waitFor("second answer");
+    await ui.type("/rewind 1 conversation");
+    await ui.press("enter");
+    // Back in the input under a fresh marker, holding the image it was sent with.
+    await ui.waitFor("[image #2 dot.png] what is this?");
+    await ui.press("enter");
+    await ui.waitFor("the picture again");
+    expect(imagesSent(rig.model.requests.at(-1)?.rawBody)).toEqual([`data:image/png;base64,${TINY_PNG}`]);
+    const sent = sentTexts(rig.model.requests.at(-1)?.rawBody);
+    expect(sent).not.toContain("second question");
   });
 });

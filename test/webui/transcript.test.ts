@@ -133,4 +133,28 @@ describe("the web page's tree of sub-agents", () => {
     expect(tr.roots).toEqual(["a"]);
     expect(tr.agents.get("a")).toMatchObject({ children: ["b"], status: "done", tokens: 1234, cost: 0.5 });
   });
+
+  it("a rewind drops the message gone back to and everything after it, and says so", () => {
+    const tr = new Transcript();
+    for (const e of [user(1, "first"), response(2, 1, "one"), user(3, "second")]) tr.apply(e);
+    tr.apply({ n: 4, t: at(), type: "cell", turn: 2, callId: "c1", code: "print(2)" } as AgentEvent);
+    tr.apply({ type: "cell_output_delta", callId: "c1", text: "2\n" } as AgentEvent);
+    tr.apply({ type: "text_delta", turn: 2, delta: "tw" });
+    tr.apply(response(5, 2, "two"));
+    tr.apply({ n: 6, t: at(), type: "rewind", to: 3, text: "second", files: false, note: "…" } as AgentEvent);
+    expect(
+      tr.items.map((i) =>
+        i.kind === "notice" ? i.text : i.kind === "cell" ? i.code : "text" in i ? i.text : i.kind,
+      ),
+    ).toEqual(["first", "one", 'rewound to before "second"; the kernel keeps its variables']);
+    // The rewound conversation goes on: the next turn's answer is a new item, not the dropped one.
+    tr.apply(user(7, "second again"));
+    tr.apply({ type: "text_delta", turn: 2, delta: "again" });
+    tr.apply(response(8, 2, "two again"));
+    expect(
+      tr.items.slice(-2).map((i) => (i.kind === "user" || i.kind === "answer" ? i.text : i.kind)),
+    ).toEqual(["second again", "two again"]);
+    // A late output of the dropped cell changes nothing.
+    expect(tr.apply({ type: "cell_output_delta", callId: "c1", text: "late" } as AgentEvent)).toBe(false);
+  });
 });

@@ -70,20 +70,21 @@ export interface LoopContext {
  * One user turn: call the model, run the cells it asks for, feed back the outputs, and repeat until it
  * answers without a tool call, submits a value, or a budget, error or interrupt stops it.
  */
-export async function runTurn(ctx: LoopContext, userText: string): Promise<TurnOutcome> {
-  const outcome = await turnLoop(ctx, userText);
+export async function runTurn(ctx: LoopContext, userText: string, from?: string): Promise<TurnOutcome> {
+  const outcome = await turnLoop(ctx, userText, from);
   if (outcome.status === "done") ctx.conversation.answered(outcome.text);
   return outcome;
 }
 
-async function turnLoop(ctx: LoopContext, userText: string): Promise<TurnOutcome> {
+async function turnLoop(ctx: LoopContext, userText: string, from: string | undefined): Promise<TurnOutcome> {
   // Images sent with the message (user-images.ts): journaled by file, sent as image parts after the text.
   const images = ctx.takeImages?.() ?? [];
-  ctx.log.record(
-    images.length > 0
-      ? { type: "user", text: userText, images: images.map((i) => i.file) }
-      : { type: "user", text: userText },
-  );
+  ctx.log.record({
+    type: "user",
+    text: userText,
+    ...(images.length > 0 ? { images: images.map((i) => i.file) } : {}),
+    ...(from !== undefined ? { from } : {}),
+  });
   ctx.conversation.messages.push({
     role: "user",
     content: [{ type: "text", text: userText }, ...images.map((i) => i.part)],

@@ -3,12 +3,15 @@
 // message is rebuilt from the journal (resume.ts does the same replay, so a resumed or attached view
 // rebuilds the rewound conversation, not the old one). The kernel cannot go back: the model is told.
 
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { ImageMimeType } from "../../llm/types.js";
 import { JOURNAL_FILE, readJournal } from "../../session/index.js";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
 import type { SessionCheckpoints } from "./checkpoints.js";
 import type { Conversation } from "./conversation.js";
 import { conversationBefore } from "./resume.js";
+import type { UserImage } from "./user-images.js";
 
 /** One message of the person's that the conversation can go back to. */
 export interface RewindPoint {
@@ -25,6 +28,8 @@ export interface RewindResult {
   to: number;
   /** The message gone back to, for the input (the person edits and sends it again). */
   text: string;
+  /** The images sent with it (in the order of its `[image #N …]` markers), to go with it again. */
+  images?: UserImage[];
   /** The files put back (the `undo` event says the same), or why not; absent: not asked for. */
   files?: { turn: number; changed: string[]; removed: string[] } | { none: string };
 }
@@ -50,19 +55,44 @@ function typedText(text: string): string {
 }
 
 /**
- * The person's messages still in the conversation, oldest first: `user` events, less those an earlier
- * rewind went back before.
+ * The person's messages still in the conversation, oldest first: `user` events they typed (not a turn an
+ * autonomy continuation, a Stop hook, a schedule or another agent started: those carry `from`), less
+ * those an earlier rewind went back before.
  */
 export function rewindPoints(events: readonly JournalEvent[]): RewindPoint[] {
   const points: RewindPoint[] = [];
   for (const e of events) {
-    if (e.type === "user") points.push({ n: e.n, text: typedText(e.text), t: e.t });
+    if (e.type === "user" && e.from === undefined) points.push({ n: e.n, text: typedText(e.text), t: e.t });
     else if (e.type === "rewind") {
       const at = points.findIndex((p) => p.n >= e.to);
       if (at >= 0) points.splice(at);
     }
   }
   return points;
+}
+
+const MIME_TYPES: Record<string, ImageMimeType> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+};
+
+/** The images the message `to` was sent with, read back from the session's folder (those still there). */
+function imagesOf(dir: string, events: readonly JournalEvent[], to: number): UserImage[] {
+  const event = events.find((e) => e.n === to);
+  if (event?.type !== "user") return [];
+  const images: UserImage[] = [];
+  for (const file of event.images ?? []) {
+    const mimeType = MIME_TYPES[file.slice(file.lastIndexOf(".") + 1)];
+    if (!mimeType) continue;
+    try {
+      images.push({ name: basename(file), mimeType, data: readFileSync(join(dir, file)).toString("base64") });
+    } catch {
+      // Deleted since: the marker comes back without it, as one typed by hand would.
+    }
+  }
+  return images;
 }
 
 /** The first checkpoint taken after event `to`: the files as they were when that message was sent. */
@@ -101,23 +131,20 @@ export async function rewind(
   const conversation = agent.conversation;
   conversation.messages.splice(0, conversation.messages.length, ...before.messages);
   conversation.contextTokens = before.contextTokens;
-  if (!files) return { to, text: point.text };
+  const images = imagesOf(agent.dir, events, to);
+  const message = { to, text: point.text, ...(images.length > 0 ? { images } : {}) };
+  if (!files) return message;
   const turn = checkpointAfter(events, to);
   if (turn === undefined)
-    return {
-      to,
-      text: point.text,
-      files: { none: "no code ran since that message: the files are as they were" },
-    };
+    return { ...message, files: { none: "no code ran since that message: the files are as they were" } };
   const restored = await (agent.checkpoints?.undo(turn) ??
     Promise.resolve({ error: "file checkpoints belong to the root agent" }));
   if ("error" in restored) {
     agent.record({ type: "warning", message: `the files were not put back: ${restored.error}` });
-    return { to, text: point.text, files: { none: restored.error } };
+    return { ...message, files: { none: restored.error } };
   }
   return {
-    to,
-    text: point.text,
+    ...message,
     files: { turn: restored.checkpoint.turn, changed: restored.changed, removed: restored.removed },
   };
 }

@@ -282,9 +282,12 @@ export class AgentSession implements ChildAgent {
     this.parts.goal.set(text);
   }
 
-  /** Runs one user turn to its end. Never throws for model or cell failures: they are outcomes. */
-  async run(message: string): Promise<TurnOutcome> {
-    const outcome = await this.parts.turns.run(message);
+  /**
+   * Runs one user turn to its end. Never throws for model or cell failures: they are outcomes. `from`:
+   * who sent the message when not the person (journaled; /rewind lists only the person's messages).
+   */
+  async run(message: string, from?: string): Promise<TurnOutcome> {
+    const outcome = await this.parts.turns.run(message, from);
     // The end of a turn is when a person looks at the work: say what they should not trust in it.
     if (this.depth === 0)
       for (const message of await this.tree.sandboxCreated()) this.record({ type: "warning", message });

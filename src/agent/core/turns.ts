@@ -83,7 +83,7 @@ export class TurnRunner {
   }
 
   /** Runs one user turn to its end. Never throws for model or cell failures: they are outcomes. */
-  async run(message: string): Promise<TurnOutcome> {
+  async run(message: string, from?: string): Promise<TurnOutcome> {
     const { state, log } = this.parts;
     if (state.closed) throw new Error("session is closed");
     const userText = this.notePending ? `${this.notePending}\n\n${message}` : message;
@@ -103,9 +103,9 @@ export class TurnRunner {
       const hooks = origin.agentId === undefined ? this.parts.tree.userHooks : undefined;
       const prompt = await userPromptHooks(hooks, origin, message);
       if (prompt.blocked !== undefined) return prompt.blocked;
-      const first = await runTurn(ctx, prompt.context ? `${userText}\n\n${prompt.context}` : userText);
+      const first = await runTurn(ctx, prompt.context ? `${userText}\n\n${prompt.context}` : userText, from);
       // The root stops: Stop hooks may send it back to work, a few times at most.
-      const outcome = await stopHooks(hooks, origin, first, (text) => runTurn(ctx, text));
+      const outcome = await stopHooks(hooks, origin, first, (text) => runTurn(ctx, text, "stop_hook"));
       // An interrupted turn ends once its sub-agents are gone too (kernels closed, ends journaled).
       if (outcome.status === "interrupted") await this.parts.children.closeAll(outcome.reason);
       return outcome;

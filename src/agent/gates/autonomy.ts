@@ -27,7 +27,8 @@ interface AutonomousAgent {
   readonly progressNotes: number;
   readonly cellsRun: number;
   readonly cwd: string;
-  run(message: string): Promise<TurnOutcome>;
+  /** `from`: who sent the message when not the person (journaled with the turn). */
+  run(message: string, from?: string): Promise<TurnOutcome>;
   fingerprint(): Promise<string | null>;
   record(body: JournalBody): unknown;
   /** Its budget: gates are stopped at the --max-time deadline too. */
@@ -87,13 +88,14 @@ export async function runAutonomously(
   agent: AutonomousAgent,
   firstMessage: string,
   settings: AutonomySettings,
+  firstFrom?: string,
 ): Promise<AutonomousOutcome> {
   const stall = new GateStall();
   const maxFailures = settings.maxGateFailures ?? 3;
   const maxIdle = settings.maxIdleContinuations ?? 3;
   let idle = 0;
   let before = { fingerprint: await agent.fingerprint(), cells: agent.cellsRun, notes: agent.progressNotes };
-  let outcome = await agent.run(firstMessage);
+  let outcome = await agent.run(firstMessage, firstFrom);
   let continued = false;
   for (;;) {
     if (outcome.status === "budget") {
@@ -180,6 +182,6 @@ export async function runAutonomously(
       next = continuation(agent, settings.unattended === true);
     }
     continued = true;
-    outcome = await agent.run(next);
+    outcome = await agent.run(next, "autonomy");
   }
 }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { baseUrlProblem } from "../../config/base-url.js";
 import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../../config/config.js";
 import { writeConfigFile } from "../../config/save.js";
+import { firstLine } from "../../config/text.js";
 import { listModels, testModel } from "../../llm/models.js";
 import { PRESETS, presetBaseUrl } from "../../llm/presets.js";
 import type { Provider } from "../../llm/types.js";
@@ -43,7 +44,8 @@ function presetEndpoints(): Endpoint[] {
 }
 
 type LoginResult =
-  | { status: "saved"; path: string; config: ConfigFile }
+  /** `tested`: what the one-token test request found, to say with the save (absent: no test made). */
+  | { status: "saved"; path: string; config: ConfigFile; tested?: string }
   | { status: "cancelled" }
   | { status: "interrupted" };
 
@@ -263,7 +265,10 @@ export async function loginFlow(
       if (key.source === "typed") config.apiKey = key.value;
       else if (key.source !== "saved") delete config.apiKey;
       writeConfigFile(path, config);
-      return { status: "saved", path, config };
+      const tested = problem
+        ? `saved although the test request failed: ${firstLine(problem, 100)}`
+        : `a one-token test request to ${model} answered`;
+      return { status: "saved", path, config, tested };
     } catch (error) {
       if (!(error instanceof Cancelled)) throw error;
       if (interrupted) return { status: "interrupted" };
@@ -355,6 +360,7 @@ export async function loginInSession(app: AppControl): Promise<void> {
   }
   app.reloadConfigured();
   app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
+  if (result.tested) app.note(app.theme.dim(`  ${result.tested}`));
   if (app.link.live && app.info && result.config.model && app.info.model !== result.config.model) {
     app.note(
       app.theme.dim(

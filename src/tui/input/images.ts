@@ -48,6 +48,26 @@ export class ImageAttachments {
     return images;
   }
 
+  /**
+   * A message's text with its images held again under new markers (a rewound message back in the
+   * input): the distinct markers in `text`, in order, stand for `images` in that order (as inText sent
+   * them); markers beyond them stay as text.
+   */
+  holdAgain(text: string, images: readonly UserImage[]): string {
+    const renamed = new Map<string, string>();
+    return text.replace(MARKER, (marker, n: string) => {
+      const again = renamed.get(n);
+      if (again) return again;
+      const image = images[renamed.size];
+      if (!image) return marker;
+      // The name it showed before (the saved file's name is relm's, not the person's).
+      const name = /^\[image #\d+ (.*)\]$/.exec(marker)?.[1] || image.name;
+      const fresh = this.hold({ ...image, name });
+      renamed.set(n, fresh);
+      return fresh;
+    });
+  }
+
   /** The message went: its images with it, the others (markers deleted before sending) with nothing. */
   clear(): void {
     this.held.clear();

@@ -208,11 +208,30 @@ export class Transcript {
           title: `${event.action} ${event.path} (+${event.added} −${event.removed})`,
           diff: event.diff,
         });
+      case "rewind": {
+        this.dropFrom(event.to);
+        const notice = noticeOf(event);
+        if (notice) this.push({ kind: "notice", key, ...notice });
+        return true;
+      }
       default: {
         const notice = noticeOf(event);
         return notice ? this.push({ kind: "notice", key, ...notice }) : false;
       }
     }
+  }
+
+  /**
+   * A rewind to before the person's message numbered `to`: it and everything after it leave the page, as
+   * they left the conversation (the first item journaled at or after it on; streamed items between
+   * numbered ones go with their neighbours).
+   */
+  private dropFrom(to: number): void {
+    const at = this.items.findIndex((i) => i.key.startsWith("n") && Number(i.key.slice(1)) >= to);
+    if (at < 0) return;
+    const gone = new Set(this.items.splice(at));
+    for (const [turn, answer] of this.answers) if (gone.has(answer)) this.answers.delete(turn);
+    for (const [id, cell] of this.cells) if (gone.has(cell)) this.cells.delete(id);
   }
 
   /**
