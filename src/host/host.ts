@@ -366,10 +366,7 @@ export class SessionHost {
   /** Notifications of ended turns, in order; the session closes after them. */
   private notices: Promise<void> = Promise.resolve();
 
-  /**
-   * The work can be judged here: the session's hooks give verdicts on harness edits (docs/harness.md,
-   * "Verdicts"; a regression found is reverted).
-   */
+  /** The work can be judged here: verdicts on harness edits (docs/harness.md, "Verdicts"). */
   private judge(): void {
     this.options.session.hooks?.judgeWork?.();
   }
