@@ -2,6 +2,7 @@
 `await` work. The shell is built for a pipe, not a terminal: no colours, no prompts, no history
 file, no completer, and results are printed without the `Out[n]:` prefix."""
 
+import os
 import sys
 
 from . import display, interrupts
@@ -103,6 +104,22 @@ def _flush():
             pass
 
 
+def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
+    """An Esc's KeyboardInterrupt is raised in relm's SIGINT handler (relm.interrupts). IPython never
+    hides the frame an exception was raised in, __tracebackhide__ or not, so the traceback is cut before
+    relm's first frame: the person reads their own code. (The folder from a code object's file name:
+    a remote kernel's modules come from memory and have no __file__.)"""
+    relm_dir = os.path.dirname(_flush.__code__.co_filename) + os.sep
+    last, t = None, tb
+    while t is not None and not t.tb_frame.f_code.co_filename.startswith(relm_dir):
+        last, t = t, t.tb_next
+    if last is not None and t is not None:
+        last.tb_next = None
+    # Shown here: IPython's run_code drops what a custom handler returns (other callers show [] then).
+    stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+    shell._showtraceback(etype, value, stb)
+
+
 class IPythonEngine:
     name = "ipython"
 
@@ -126,6 +143,7 @@ class IPythonEngine:
             return result
 
         shell.system = system
+        shell.set_custom_exc((KeyboardInterrupt,), _without_relm_frames)
 
     def run(self, code):
         """Runs one cell; returns (execution_count, error or None)."""

@@ -10,9 +10,6 @@ import os
 import sys
 import traceback
 
-# relm's own code (the interrupt handler a KeyboardInterrupt is raised in, the engine): not the
-# person's, so not in the tracebacks they read.
-_RELM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class PlainEngine:
@@ -77,6 +74,10 @@ def _err(e):
 def _print_without_relm(e, tb):
     """The traceback from the cell's frame on, less relm's own frames (an Esc's KeyboardInterrupt is
     raised inside relm's SIGINT handler)."""
+    # relm's own code (the interrupt handler a KeyboardInterrupt is raised in, the engine) is not the
+    # person's. Its folder from a code object's file name, not __file__: a remote kernel's modules are
+    # imported from memory (src/kernel/launchers/bootstrap.ts) and have none.
+    relm_dir = os.path.dirname(_print_without_relm.__code__.co_filename) + os.sep
     te = traceback.TracebackException(type(e), e, tb)
-    te.stack = traceback.StackSummary.from_list([f for f in te.stack if not f.filename.startswith(_RELM_DIR)])
+    te.stack = traceback.StackSummary.from_list([f for f in te.stack if not f.filename.startswith(relm_dir)])
     sys.stdout.write("".join(te.format()))

@@ -1,12 +1,13 @@
 // The session host's commands for front ends (the terminal UI above all): everything a person can do to
 // a running session besides attach/stop, as JSON-RPC methods. The line-mode slash commands do the same.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { AgentSession } from "../agent/core/session.js";
 import type { UserVariable } from "../agent/core/user-variables.js";
 import type { AutonomySettings } from "../agent/gates/autonomy.js";
+import { makeDirs } from "../config/dirs.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import { type SessionInfo, sessionInfo } from "./info.js";
 import { modeMethod } from "./mode-switch.js";
@@ -184,7 +185,7 @@ export class HostCommands {
     const { patch, ...rest } = result;
     if (patch === "") return { ...rest, file: null };
     const dir = join(this.host.session.dir, "diffs");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir, 0o700);
     const file = join(dir, `since-turn-${result.fromTurn}-${Date.now()}.diff`);
     writeFileSync(file, patch, { mode: 0o600 });
     return { ...rest, file };

@@ -82,7 +82,7 @@ describe("the slash command table", () => {
   it("every command a front end offers is either shared or one that front end does itself", () => {
     const own: Record<string, string[]> = { ui: [], acp: [], line: ["help", "quit"] };
     own.ui = ["help", "login", "search-setup", "resume", "new", "clear", "attach", "detach", "quit"];
-    own.ui.push("export", "agents", "expand", "copy", "theme");
+    own.ui.push("export", "agents", "expand", "copy", "theme", "web");
     for (const f of FRONT_ENDS)
       for (const c of commandsFor(f)) if (!c.run) expect(own[f], `/${c.name} in ${f}`).toContain(c.name);
   });

@@ -51,6 +51,10 @@ describe("SessionHandle", () => {
       expect(handle.live).toBe(true);
       await until(() => finals(seen) >= 2 || undefined, 30_000);
       await until(async () => ((await handle.call("info")).busy ? undefined : true), 30_000);
+      // The first checkpoint may be journaled just after the turn's end: wait for the handle to have it.
+      await until(() => rootNs(seen).length === journalNs(rig.home).length || undefined, 30_000).catch(
+        () => undefined,
+      );
       const afterRevive = rootNs(seen);
       expect(new Set(afterRevive).size).toBe(afterRevive.length);
       expect(afterRevive).toEqual([...afterRevive].sort((a, b) => a - b));
@@ -66,7 +70,14 @@ describe("SessionHandle", () => {
       expect((await handle.send("the third task")).delivered).toBe("now");
       await until(() => (finals(seen) >= 3 && finals(late) >= 1) || undefined, 30_000);
       await until(async () => ((await handle.call("info")).busy ? undefined : true), 30_000);
-      const all = journalNs(rig.home);
+      // Events may still follow the turn's end (the first checkpoint, taken while the first cell ran):
+      // both handles get every one the journal has.
+      const all = await until(() => {
+        const ns = journalNs(rig.home);
+        return rootNs(seen).length === ns.length && rootNs(late).length === ns.filter((n) => n > k).length
+          ? ns
+          : undefined;
+      }, 30_000).catch(() => journalNs(rig.home));
       expect(rootNs(seen)).toEqual(all);
       expect(rootNs(late)).toEqual(all.filter((n) => n > k));
       other.close();

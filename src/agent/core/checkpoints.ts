@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { makeDirs } from "../../config/dirs.js";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
 import { Checkpoints, type CheckpointsOptions, type RestoreResult } from "../../workspace/index.js";
 
@@ -96,7 +97,7 @@ export class SessionCheckpoints {
       this.startedFirst = true;
       const gate = join(this.gateDir, ".relm-checkpoint-pending");
       try {
-        mkdirSync(this.gateDir, { recursive: true });
+        makeDirs(this.gateDir);
         writeFileSync(gate, "");
       } catch {
         return this.take(turn); // no gate: the cell waits for the checkpoint as any other

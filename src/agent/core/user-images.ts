@@ -2,8 +2,9 @@
 // (`inputs/image-N.EXT`) when they arrive, then sent as image parts of the next user message, the way
 // look() sends a cell's images; the `user` event names the files, so a resume sends them again.
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { makeDirs } from "../../config/dirs.js";
 import type { ContentPart, ImageMimeType } from "../../llm/types.js";
 
 /** An image as a front end sends it: base64 bytes, their type, and the name it showed. */
@@ -36,7 +37,7 @@ export class PendingImages {
   /** Saves the images now (user-only files); they go with the next user message. */
   queue(images: readonly UserImage[]): void {
     const folder = join(this.dir(), "inputs");
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    makeDirs(folder, 0o700);
     for (const image of images) {
       const file = join(
         "inputs",
