@@ -78,6 +78,14 @@ export class AgentKernel {
 
   /** Set before a cell while the session's first checkpoint is being taken (checkpoints.ts). */
   writeGate: { file: string; tree: string } | undefined;
+  /** The kernel runs on this machine's files (local or sandboxed), so the write gate reaches it. */
+  private sharesFiles = true;
+
+  /** Whether the kernel runs on this machine's files, once it has started (a cell waits for that anyway). */
+  async sharesFilesWithHost(): Promise<boolean> {
+    await this.kernelReady?.catch(() => undefined);
+    return this.sharesFiles;
+  }
 
   constructor(private readonly owner: KernelOwner) {}
 
@@ -171,6 +179,9 @@ export class AgentKernel {
     const k = tree.options.kernel;
     const target = await kernelTarget(this.owner.kernelUri, () => tree.kernelLauncher(mode));
     const launcher = target.launcher; // a remote one, the sandbox of its mode, or none (local)
+    // The first checkpoint's gate is a file on this machine: a kernel elsewhere (ssh, Slurm, a container
+    // whose root is an overlay of this one) cannot see it go, so its cells are not held by it.
+    this.sharesFiles = !launcher || launcher.transport === "local";
     // The template runs in the root's mode's sandbox: a child of a narrower mode is spawned in its own.
     const forked = this.owner.depth > 0 && target.forkable && mode === tree.permissions.mode;
     const template = forked ? await this.owner.tree.kernelTemplate() : undefined;
@@ -344,7 +355,7 @@ export class AgentKernel {
     let result: CellResult;
     try {
       const limit = cellLimit(deadline, this.owner.tree.options.kernel.cellTimeoutMs);
-      const gate = this.writeGate;
+      const gate = this.sharesFiles ? this.writeGate : undefined;
       result = await kernel.execute(code, gate ? { ...limit, writeGate: gate } : limit);
     } finally {
       this.currentCallId = undefined;
