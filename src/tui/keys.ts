@@ -62,8 +62,10 @@ export function installKeys(app: AppControl): void {
     }
     // Esc Esc on an empty input: back to an earlier message (/rewind), as in Claude Code; only once
     // there is a session to rewind (before it, Esc stays quiet).
-    if (matchesKey(data, Key.escape) && empty && app.link.id) {
-      if (Date.now() - lastEsc < REWIND_WINDOW_MS) {
+    // Both presses in one read arrive as "\x1b\x1b" (a loaded machine, a fast typist): Esc Esc as well.
+    const both = data === "\x1b\x1b";
+    if ((both || matchesKey(data, Key.escape)) && empty && app.link.id) {
+      if (both || Date.now() - lastEsc < REWIND_WINDOW_MS) {
         lastEsc = 0;
         void runSlash(app, commandsFor("ui"), "/rewind").then(() => app.tui.requestRender());
         return { consume: true };

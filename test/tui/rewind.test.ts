@@ -166,8 +166,8 @@ describe("rewind", () => {
       ["[Stop hook] check again", "stop_hook"],
       ["question two", undefined],
     ]);
-    await ui.press("escape");
-    await ui.press("escape");
+    // Both presses in one write, as a loaded machine's terminal delivers them: still Esc Esc.
+    await ui.type("\x1b\x1b");
     await ui.waitFor("Rewind to before which message?");
     await ui.waitFor(/question two[\s\S]*question one/);
     // The picker's rows: the two typed messages, not the hook's turn (the transcript behind still shows it).
