@@ -10,15 +10,9 @@ import { runRelm } from "../support/cli.js";
 import { byTask } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
-import { detach, screenshot, webRig } from "../support/web-rig.js";
+import { detach, screenshot, status, webRig } from "../support/web-rig.js";
 
 const startRig = useRigs();
-
-async function status(rig: Rig, id: string): Promise<string | undefined> {
-  const result = await runRelm(["agents", "--json"], { env: rig.env });
-  const lines = result.stdout.trim().split("\n").filter(Boolean);
-  return lines.map((l) => JSON.parse(l) as { id: string; status: string }).find((s) => s.id === id)?.status;
-}
 
 describe.skipIf(noBrowser !== undefined)(
   `gates over an autonomous run${noBrowser ? ` (skipped: ${noBrowser})` : ""}`,

@@ -11,19 +11,13 @@ import { launchBrowser, noBrowser } from "../support/browser.js";
 import { runRelm } from "../support/cli.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
-import { detach, screenshot, webRig } from "../support/web-rig.js";
+import { detach, screenshot, status, webRig } from "../support/web-rig.js";
 
 const startRig = useRigs();
 
 const echo = (ctx: ScriptContext) => ({
   text: `echo ${/say (\S+)/.exec(ctx.lastUserText ?? "")?.[1] ?? "nothing"}`,
 });
-
-async function status(rig: Rig, id: string): Promise<string | undefined> {
-  const result = await runRelm(["agents", "--json"], { env: rig.env });
-  const lines = result.stdout.trim().split("\n").filter(Boolean);
-  return lines.map((l) => JSON.parse(l) as { id: string; status: string }).find((s) => s.id === id)?.status;
-}
 
 function journal(rig: Rig, id: string): { type: string; text?: string }[] {
   return readFileSync(join(rig.home, "sessions", id, "journal.jsonl"), "utf8")

@@ -15,6 +15,7 @@ import { ROOT, runRelm } from "../support/cli.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { pythonWaitForFile, until } from "../support/wait.js";
+import { screenshot, status } from "../support/web-rig.js";
 
 const startRig = useRigs();
 const SECRET = "sk-proj-web-page-secret-0123456789abcdef";
@@ -49,19 +50,6 @@ async function detach(rig: Rig, task: string): Promise<string> {
   const result = await runRelm(["run", "--detach", task], { env: rig.env, cwd: rig.cwd });
   expect(result.code, result.stderr).toBe(0);
   return result.stdout.trim();
-}
-
-async function status(rig: Rig, id: string): Promise<string | undefined> {
-  const result = await runRelm(["agents", "--json"], { env: rig.env });
-  const lines = result.stdout.trim().split("\n").filter(Boolean);
-  return lines.map((l) => JSON.parse(l) as { id: string; status: string }).find((s) => s.id === id)?.status;
-}
-
-/** With RELM_WEB_SCREENSHOTS=1, the page as it is now becomes docs/screenshots/NAME.png (docs/web.md). */
-async function screenshot(page: Page, name: string): Promise<void> {
-  if (!process.env.RELM_WEB_SCREENSHOTS) return;
-  await page.setViewportSize({ width: 1100, height: 640 });
-  await page.screenshot({ path: join(ROOT, "docs/screenshots", `${name}.png`) });
 }
 
 async function texts(page: Page, selector: string): Promise<string[]> {

@@ -56,6 +56,13 @@ export async function detach(rig: Rig, args: string[]): Promise<string> {
   return result.stdout.trim();
 }
 
+/** What `relm agents --json` says of session `id`'s status. */
+export async function status(rig: Rig, id: string): Promise<string | undefined> {
+  const result = await runRelm(["agents", "--json"], { env: rig.env });
+  const lines = result.stdout.trim().split("\n").filter(Boolean);
+  return lines.map((l) => JSON.parse(l) as { id: string; status: string }).find((s) => s.id === id)?.status;
+}
+
 /** With RELM_WEB_SCREENSHOTS=1, the page as it is now becomes docs/screenshots/NAME.png (docs/web.md). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   if (!process.env.RELM_WEB_SCREENSHOTS) return;
