@@ -80,10 +80,13 @@ export class AgentKernel {
   writeGate: { file: string; tree: string } | undefined;
   /** The kernel runs on this machine's files (local or sandboxed), so the write gate reaches it. */
   private sharesFiles = true;
+  /** Settles once boot() knows where the kernel runs (before it starts: the first checkpoint need not wait). */
+  private placed: Promise<unknown> | undefined;
 
-  /** Whether the kernel runs on this machine's files, once it has started (a cell waits for that anyway). */
+  /** Whether the kernel runs on this machine's files: known as soon as its target is, not its start. */
   async sharesFilesWithHost(): Promise<boolean> {
-    await this.kernelReady?.catch(() => undefined);
+    if (!this.placed) void this.ensure(); // the cell about to run needs it anyway; boot() places it first
+    await this.placed?.catch(() => undefined);
     return this.sharesFiles;
   }
 
@@ -177,7 +180,9 @@ export class AgentKernel {
   private async boot(): Promise<Kernel> {
     const { tree, mode } = this.owner;
     const k = tree.options.kernel;
-    const target = await kernelTarget(this.owner.kernelUri, () => tree.kernelLauncher(mode));
+    const placing = kernelTarget(this.owner.kernelUri, () => tree.kernelLauncher(mode));
+    this.placed = placing;
+    const target = await placing;
     const launcher = target.launcher; // a remote one, the sandbox of its mode, or none (local)
     // The first checkpoint's gate is a file on this machine: a kernel elsewhere (ssh, Slurm, a container
     // whose root is an overlay of this one) cannot see it go, so its cells are not held by it.
