@@ -109,15 +109,29 @@ def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
     hides the frame an exception was raised in, __tracebackhide__ or not, so the traceback is cut before
     relm's first frame: the person reads their own code. (The folder from a code object's file name:
     a remote kernel's modules come from memory and have no __file__.)"""
-    relm_dir = os.path.dirname(_flush.__code__.co_filename) + os.sep
-    last, t = None, tb
-    while t is not None and not t.tb_frame.f_code.co_filename.startswith(relm_dir):
-        last, t = t, t.tb_next
-    if last is not None and t is not None:
-        last.tb_next = None
-    # Shown here: IPython's run_code drops what a custom handler returns (other callers show [] then).
-    stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
-    shell._showtraceback(etype, value, stb)
+    # The handler must never fail: IPython 8's fallback for a failed handler raises TypeError itself,
+    # and the cell would end in that instead of its interrupt. A timeout signals the kernel's group
+    # again if the first interrupt is slow to end the cell, and formatting a traceback on a loaded
+    # machine can take that long: further interrupts wait (interrupts.state.holding) and are dropped,
+    # since this one already ends the cell.
+    state = interrupts.state
+    state.holding += 1
+    try:
+        relm_dir = os.path.dirname(_flush.__code__.co_filename) + os.sep
+        last, t = None, tb
+        while t is not None and not t.tb_frame.f_code.co_filename.startswith(relm_dir):
+            last, t = t, t.tb_next
+        if last is not None and t is not None:
+            last.tb_next = None
+        # Shown here: IPython's run_code drops what a custom handler returns (other callers show []).
+        stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+        shell._showtraceback(etype, value, stb)
+    except Exception:
+        print(f"{etype.__name__}: {value}", file=sys.stderr)
+    finally:
+        state.holding -= 1
+        if not state.holding:
+            state.pending = False
 
 
 class IPythonEngine:

@@ -102,6 +102,32 @@ class IPythonKernelTests(unittest.TestCase):
         self.assertNotIn("shell_exit", result)
         self.assertEqual(self.execute("'alive'")["output"], "'alive'\n")
 
+    def test_a_second_interrupt_while_the_traceback_is_formatted_keeps_the_first(self):
+        # The host repeats SIGINT until a cell ends; on a loaded machine one lands while IPython formats
+        # the first interrupt's traceback. The cell still ends in KeyboardInterrupt (IPython's fallback
+        # for a failing handler raised TypeError), and the next interrupt is handled the same way.
+        self.execute(
+            "import os, signal\n"
+            "_ip = get_ipython()\n"
+            "_orig = _ip.InteractiveTB.structured_traceback\n"
+            "_fired = []\n"
+            "def _slow(*a, **k):\n"
+            "    if len(_fired) < _cells:\n"
+            "        _fired.append(1)\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return _orig(*a, **k)\n"
+            "_ip.InteractiveTB.structured_traceback = _slow"
+        )
+        try:
+            for cells in (1, 2):
+                result = self.execute(f"_cells = {cells}\nraise KeyboardInterrupt")
+                self.assertEqual(result["error"]["name"], "KeyboardInterrupt")
+                self.assertIn("KeyboardInterrupt", result["output"])
+                self.assertNotIn("Custom TB Handler failed", result["output"])
+                self.assertEqual(self.execute("'alive'")["output"], "'alive'\n")
+        finally:
+            self.execute("_ip.InteractiveTB.structured_traceback = _orig")
+
 
 if __name__ == "__main__":
     unittest.main()

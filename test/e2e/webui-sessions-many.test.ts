@@ -33,7 +33,8 @@ describe.skipIf(noBrowser !== undefined)(
           id,
           created: at,
           cwd: join("/home/you", `project-${i % 37}`),
-          title: `saved session ${i}`,
+          // "#": no id holds it, so "#500" finds one title (a random id can hold "500").
+          title: `saved session #${i}`,
           provider: "openai",
           model: "scripted",
           relm: "test",
@@ -76,10 +77,10 @@ describe.skipIf(noBrowser !== undefined)(
         await expect.poll(() => page.locator(`tr[data-id="${ids[0]}"]`).count()).toBe(0);
         const box = await oldest.boundingBox();
         expect(box && box.y + box.height).toBeLessThanOrEqual(700 + 1);
-        expect(await oldest.textContent()).toContain(`saved session ${SESSIONS - 1}`);
+        expect(await oldest.textContent()).toContain(`saved session #${SESSIONS - 1}`);
         // The filter searches all of them, not the rows drawn.
         await page.evaluate(() => window.scrollTo(0, 0));
-        await page.locator("input.filter").fill("saved session 500");
+        await page.locator("input.filter").fill("session #500");
         await expect.poll(() => table.getAttribute("data-rows")).toBe("1");
         expect(await rows.getAttribute("data-id")).toBe(ids[500]);
       } finally {
