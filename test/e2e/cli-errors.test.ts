@@ -1,7 +1,8 @@
 // Every command of the built program, called with bad arguments, must fail as a user error: exit 1 or
 // 2, stderr starting with `relm: `, no stack trace, no "internal error", and no model request made.
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command, Option } from "commander";
@@ -121,6 +122,30 @@ function specialCalls(ids: { real: string; ambiguous: string }): string[][] {
   ];
 }
 
+/** One in this many command lines is also run through the binary. */
+const SAMPLE = 10;
+
+/** Runs `calls` one after another in one Node process (test/support/cli-batch.mjs). */
+async function runBatch(calls: string[][], rig: Rig): Promise<CliResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), "relm-cli-batch-"));
+  try {
+    const callsFile = join(dir, "calls.json");
+    const resultsFile = join(dir, "results.json");
+    writeFileSync(callsFile, JSON.stringify(calls));
+    const script = join(ROOT, "test/support/cli-batch.mjs");
+    const done = await runRelm([script, callsFile, resultsFile], {
+      env: rig.env,
+      cwd: rig.cwd,
+      bin: process.execPath,
+      timeoutMs: 120_000,
+    });
+    expect(done.code, done.stderr).toBe(0);
+    return JSON.parse(readFileSync(resultsFile, "utf8")) as CliResult[];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function checkFailure(args: string[], result: CliResult): void {
   const what = `relm ${args.map((a) => JSON.stringify(a)).join(" ")}\nstderr: ${result.stderr}`;
   expect([1, 2], what).toContain(result.code);
@@ -172,13 +197,23 @@ describe("every command with bad arguments", () => {
     const calls = [...commands.flatMap(({ path, cmd }) => badCalls(path, cmd, ids)), ...specialCalls(ids)];
     expect(calls.length).toBeGreaterThan(100);
     const requestsBefore = rig.model.requests.length;
-    // Four at a time: each is a short-lived process, and nothing here waits on a model.
-    for (let i = 0; i < calls.length; i += 4) {
-      const batch = calls.slice(i, i + 4);
-      const results = await Promise.all(
+    // All of them in one process (test/support/cli-batch.mjs runs what relm.cjs runs after its entry
+    // point); one in every SAMPLE through the binary too, which must answer the same.
+    const results = await runBatch(calls, rig);
+    for (const [i, args] of calls.entries()) checkFailure(args, results[i] as CliResult);
+    const sample = calls.filter((_, i) => i % SAMPLE === 0);
+    for (let i = 0; i < sample.length; i += 4) {
+      const batch = sample.slice(i, i + 4);
+      const binary = await Promise.all(
         batch.map((args) => runRelm(args, { env: rig.env, cwd: rig.cwd, timeoutMs: 30_000 })),
       );
-      for (const [j, args] of batch.entries()) checkFailure(args, results[j] as CliResult);
+      for (const [j, args] of batch.entries()) {
+        const inBatch = results[calls.indexOf(args)] as CliResult;
+        expect({ code: binary[j]?.code, stderr: binary[j]?.stderr }, `relm ${args.join(" ")}`).toEqual({
+          code: inBatch.code,
+          stderr: inBatch.stderr,
+        });
+      }
     }
     expect(rig.model.requests.length).toBe(requestsBefore);
   }, 300_000);
