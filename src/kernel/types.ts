@@ -79,7 +79,11 @@ export interface RestoreReport {
 }
 
 /** A request from Python code back to the host (rlm, llm, submit, ...). */
-type HostRequestHandler = (method: string, params: unknown) => Promise<unknown>;
+/**
+ * A call from Python to the host. `gone` is aborted when the kernel process that made it exits: its answer
+ * can reach nobody, and a call that waits (an approval asking a person) should stop waiting.
+ */
+type HostRequestHandler = (method: string, params: unknown, gone: AbortSignal) => Promise<unknown>;
 
 export interface KernelOptions {
   cwd: string;

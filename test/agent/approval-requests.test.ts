@@ -129,4 +129,23 @@ describe("approval.request from a kernel", () => {
     const id = (journal[0] as { id: string }).id;
     expect(approvals.answer(id, { allow: true, scope: "once", by: "ui" })).toBe(false);
   });
+
+  it("a request whose kernel dies is withdrawn at once, saying so (no interrupt reached Python)", async () => {
+    const { agent, approvals, journal } = agentIn("ask");
+    const kernel = new AbortController();
+    const asked = handleApprovalRequest(
+      agent,
+      { kind: "run", reason: "look", cmd: "true", call: "dead01" },
+      kernel.signal,
+    );
+    expect(approvals.pending()).toHaveLength(1);
+    kernel.abort();
+    expect(await asked).toMatchObject({ granted: false, by: "policy" });
+    expect(approvals.pending()).toEqual([]);
+    expect(journal.at(-1)).toMatchObject({
+      type: "approval_answer",
+      withdrawn: true,
+      note: "withdrawn: the kernel that asked stopped (killed or crashed)",
+    });
+  });
 });

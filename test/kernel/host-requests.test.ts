@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { until } from "../support/wait.js";
 import { useKernels } from "./helpers.js";
 
 const start = useKernels();
@@ -70,5 +71,22 @@ describe("requests from Python to the host", async () => {
     const bare = await start();
     const r = await bare.execute("submit(1)");
     expect(r.error?.name).toBe("HostError");
+  });
+
+  it("aborts a waiting call's signal when the kernel that made it dies", async () => {
+    let gone: AbortSignal | undefined;
+    const dying = await start({
+      // Never answered: like an approval nobody has answered yet.
+      onHostRequest: (_method, _params, signal) => {
+        gone = signal;
+        return new Promise(() => {});
+      },
+    });
+    const cell = dying.execute("import relm.calls\nrelm.calls.call('wait')");
+    const signal = await until(() => gone);
+    expect(signal.aborted).toBe(false);
+    process.kill(dying.pid, "SIGKILL");
+    expect((await cell).status).toBe("crashed");
+    await until(() => (signal.aborted ? true : undefined));
   });
 });

@@ -141,7 +141,10 @@ export class Approvals {
     ask: ApprovalAsk,
     reason: string,
     modeAllows: boolean,
-    /** Aborted when the cell that asked is interrupted: the request is withdrawn (refused, journaled so). */
+    /**
+     * Aborted when the cell that asked is interrupted, or its kernel exits: the request is withdrawn
+     * (refused, journaled so). A string reason says why; otherwise the cell was interrupted.
+     */
     signal?: AbortSignal,
   ): Promise<ApprovalDecision> {
     const request: PendingApproval = {
@@ -172,7 +175,7 @@ export class Approvals {
             allow: false,
             scope: "once",
             by: "policy",
-            note: "withdrawn: the cell that asked was interrupted",
+            note: `withdrawn: ${typeof signal?.reason === "string" ? signal.reason : "the cell that asked was interrupted"}`,
             withdrawn: true,
           });
         if (signal?.aborted) withdraw();

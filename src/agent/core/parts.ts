@@ -124,7 +124,7 @@ export function assembleAgent(
     },
     state,
     // The target is made below; the kernel calls it only from a cell.
-    hostRequest: (method, p): Promise<unknown> => handleKernelCall(hostApi, method, p),
+    hostRequest: (method, p, gone): Promise<unknown> => handleKernelCall(hostApi, method, p, gone),
     kernelStarted: (python) => conversation.kernelStarted(python),
   });
   if (!resume) kernel.ensure();

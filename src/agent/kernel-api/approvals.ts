@@ -140,6 +140,9 @@ function answerOf(decision: ApprovalDecision, extra: Record<string, unknown> = {
  */
 const asking = new Map<string, AbortController>();
 
+/** Why a request is withdrawn when its kernel exits without an interrupt reaching Python first. */
+const KERNEL_GONE = "the kernel that asked stopped (killed or crashed)";
+
 /** approval.cancel: the cell that made request `call` was interrupted; nobody's answer may act on it. */
 export function cancelApprovalRequest(agent: { readonly id: string }, raw: unknown): null {
   const call = optionalString(asRecord(raw, "approval.cancel"), "call");
@@ -147,15 +150,24 @@ export function cancelApprovalRequest(agent: { readonly id: string }, raw: unkno
   return null;
 }
 
-export async function handleApprovalRequest(agent: ApprovalAgent, raw: unknown): Promise<unknown> {
+export async function handleApprovalRequest(
+  agent: ApprovalAgent,
+  raw: unknown,
+  /** Aborted when the kernel that asked exits (killed, crashed): nobody is left to act on the answer. */
+  gone?: AbortSignal,
+): Promise<unknown> {
   const params = asRecord(raw, "request");
   const call = optionalString(params, "call");
   const key = call ? `${agent.id}\0${call}` : undefined;
   const controller = new AbortController();
   if (key) asking.set(key, controller);
+  const kernelGone = () => controller.abort(KERNEL_GONE);
+  if (gone?.aborted) kernelGone();
+  else gone?.addEventListener("abort", kernelGone, { once: true });
   try {
     return await answerRequest(agent, params, controller.signal);
   } finally {
+    gone?.removeEventListener("abort", kernelGone);
     if (key && asking.get(key) === controller) asking.delete(key);
   }
 }

@@ -45,6 +45,8 @@ export async function handleKernelCall(
   agent: KernelCallsAgent,
   method: string,
   raw: unknown,
+  /** Aborted when the kernel that called exits. */
+  gone?: AbortSignal,
 ): Promise<unknown> {
   // Only the listed methods: a name Python does not call (methods.ts) is not answered.
   if (!isKernelMethod(method)) throw new KernelCallError(`the host has no method "${method}"`, "not_found");
@@ -59,7 +61,7 @@ export async function handleKernelCall(
   if (method.startsWith("web.")) return handleWebRequest(agent, method, raw);
   if (method.startsWith("look.")) return handleLookRequest(agent, method, raw);
   if (method.startsWith("toolkit.")) return handleToolkitRequest(agent, method, raw);
-  if (method === "approval.request") return handleApprovalRequest(agent, raw);
+  if (method === "approval.request") return handleApprovalRequest(agent, raw, gone);
   if (method === "approval.cancel") return cancelApprovalRequest(agent, raw);
   switch (method) {
     case "submit": {

@@ -47,7 +47,7 @@ interface KernelOwner {
   /** The agent has ended; its running turn was interrupted (session-turns.ts). */
   readonly state: { readonly closed: boolean; readonly aborted: boolean };
   /** A call from Python in the kernel (calls.ts). */
-  hostRequest(method: string, params: unknown): Promise<unknown>;
+  hostRequest(method: string, params: unknown, gone: AbortSignal): Promise<unknown>;
   /** The kernel (re)started and reported its Python (whether it has IPython): for the system prompt. */
   kernelStarted?(python: PythonInfo): void;
 }
@@ -206,7 +206,7 @@ export class AgentKernel {
       secrets: this.owner.tree.options.secrets,
       onOutput: (text) =>
         this.owner.log.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
-      onHostRequest: (method, params) => this.owner.hostRequest(method, params),
+      onHostRequest: (method, params, gone) => this.owner.hostRequest(method, params, gone),
       onLifecycle: (event) => this.onLifecycle(event),
     });
     this.liveKernel = kernel;
