@@ -45,6 +45,12 @@ export async function serveMcp(options: ServeOptions): Promise<number> {
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   registerTools(server, environment, state);
+  // The SDK's Client ignores a cancellation of the request numbered 0 (`if (!requestId)`), so a question
+  // relm withdraws would stay open in such a client if it were the first: a ping (every client answers
+  // it) takes number 0 as soon as the client is ready, and every elicitation has a number it can cancel.
+  server.server.oninitialized = () => {
+    server.server.ping().catch(() => undefined);
+  };
   // Answers every request, an oversize or malformed one with a JSON-RPC error (stdio-transport.ts).
   const transport = new ServerStdioTransport();
   const closed = new Promise<void>((resolve) => {
