@@ -10,7 +10,7 @@ const USAGE = "/mode [plan|workspace|full]";
 /** What a mode answer says, as lines with their tone. */
 export function modeLines(result: ModeResult): { text: string; tone: "accent" | "warn" | "dim" }[] {
   const lines: { text: string; tone: "accent" | "warn" | "dim" }[] = [
-    { text: `⛨ mode: ${result.mode} — ${describeMode(result.mode)}`, tone: "accent" },
+    { text: `⊡ mode: ${result.mode} — ${describeMode(result.mode)}`, tone: "accent" },
   ];
   if (result.warning) lines.push({ text: `⚠ ${result.warning}`, tone: "warn" });
   if (result.changed && (result.restored.length > 0 || result.notRestored.length > 0)) {
@@ -32,7 +32,7 @@ async function applyMode(ctx: CommandContext, mode: PermissionMode | undefined):
     const kept = ctx.pending.mode;
     ctx.say(
       kept
-        ? `⛨ mode: ${kept} — ${describeMode(kept)} (the session starts in it)`
+        ? `⊡ mode: ${kept} — ${describeMode(kept)} (the session starts in it)`
         : "mode: as configured (/mode NAME chooses one: plan, workspace or full)",
       "accent",
     );

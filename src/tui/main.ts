@@ -220,7 +220,7 @@ function firstLaunchMode(app: App): string {
   const change = "shift+tab or /mode changes it; docs/sandbox.md";
   const warning = app.startWarning;
   if (warning) return app.theme.warn(`⚠ Permission mode: full — ${warning} (${change})`);
-  return app.theme.accent(`⛨ Permission mode: ${mode} — ${describeMode(mode)} (${change})`);
+  return app.theme.accent(`⊡ Permission mode: ${mode} — ${describeMode(mode)} (${change})`);
 }
 
 /** `relm login` in a terminal (and /login): the provider picker; exit 0 saved, 1 left, 130 cancelled. */

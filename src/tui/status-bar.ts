@@ -107,10 +107,14 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
   return lines;
 }
 
-/** "⛨ workspace": the mode, coloured by how much it lets code do; shift+tab changes it. */
+/**
+ * "⊡ workspace": the mode, coloured by how much it lets code do; shift+tab changes it. The glyph is
+ * outside the ranges where pi-tui's width check tries its emoji pattern: the first such glyph on
+ * screen compiles that pattern, 20-30 ms of CPU the first paint would wait for (⛨ did).
+ */
 function modePart(mode: PermissionMode, warned: boolean, t: Theme): string {
-  if (mode === "plan") return t.accent("⛨ plan (read-only)");
-  if (mode === "workspace") return t.ok("⛨ workspace");
+  if (mode === "plan") return t.accent("⊡ plan (read-only)");
+  if (mode === "workspace") return t.ok("⊡ workspace");
   return warned ? t.warn("⚠ full (no sandbox)") : t.warn("full access");
 }
 

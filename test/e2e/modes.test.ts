@@ -188,7 +188,7 @@ describe.skipIf(!linux)("switching and inheriting modes", () => {
     const result = await runRelm(["--mode", "workspace"], { env: rig.env, cwd: rig.cwd, input });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/mode workspace/); // line mode's first line
-    expect(result.stdout).toMatch(/⛨ mode: plan — read-only/);
+    expect(result.stdout).toMatch(/⊡ mode: plan — read-only/);
     expect(result.stdout).toMatch(/kernel restarted under it; restored x/);
     expect(result.stdout).toMatch(/not restored: lock \(/);
     // The same kernel state, in a kernel that can no longer write the project.
@@ -271,7 +271,7 @@ describe.skipIf(!linux)("switching and inheriting modes", () => {
       expect((await prompt("write")).stopReason, editor.stderr()).toBe("end_turn");
       expect(said()).toContain(`inside:yes outside:${RO}`);
       await prompt("/mode plan");
-      expect(said()).toMatch(/⛨ mode: plan — read-only/);
+      expect(said()).toMatch(/⊡ mode: plan — read-only/);
       await prompt("write again");
       expect(said()).toContain(`inside:${RO} outside:${RO}`);
     } finally {

@@ -29,7 +29,7 @@ describe.skipIf(!linux)("approvals in the terminal UI", () => {
   it("a dialog shows the request; allow for this session grants it and the same again", async () => {
     const rig = await startRig("openai", { script: [{ code: RUN_TWICE }, echoLastCell] });
     const ui = open(rig, ["--mode", "workspace"], { cols: 140 });
-    await ui.waitFor("⛨ workspace");
+    await ui.waitFor("⊡ workspace");
     await ui.type("check");
     await ui.press("enter");
     await ui.waitFor("Approval needed · run", { timeoutMs: 60_000 });

@@ -28,11 +28,11 @@ describe.skipIf(!linux)("terminal UI permission modes", () => {
     const env = { ...rig.env };
     delete env.RELM_MODE; // the default: workspace, bubblewrap works here
     const ui = open(rig, [], { env, cols: 140 });
-    await ui.waitFor("⛨ workspace");
+    await ui.waitFor("⊡ workspace");
     await ui.press("shift-tab");
     await ui.waitFor("full access");
     await ui.press("shift-tab");
-    await ui.waitFor("⛨ plan (read-only)");
+    await ui.waitFor("⊡ plan (read-only)");
     await ui.waitFor(/mode: plan — read-only.*\(the session starts in it\)/);
     await ui.type("try to write");
     await ui.press("enter");
@@ -41,8 +41,8 @@ describe.skipIf(!linux)("terminal UI permission modes", () => {
     expect(existsSync(join(rig.cwd, "note.txt"))).toBe(false);
     // Live: the host switches, the kernel restarts under workspace with n restored.
     await ui.press("shift-tab");
-    await ui.waitFor(/⛨ mode: workspace — the project is writable/);
-    await ui.waitFor("⛨ workspace");
+    await ui.waitFor(/⊡ mode: workspace — the project is writable/);
+    await ui.waitFor("⊡ workspace");
     const lines = await untilJournal(rig.home, (l) => l.some((e) => e.type === "mode"));
     expect(lines.find((e) => e.type === "mode")).toMatchObject({
       mode: "workspace",
