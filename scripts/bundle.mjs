@@ -21,13 +21,9 @@ const outdir = join(root, "dist/cli/");
 for (const file of readdirSync(outdir))
   if (file.startsWith("chunk-") || ["app.js", "ui.js", "agents.js", "agents.cjs", "relm.cjs"].includes(file))
     rmSync(outdir + file);
-const result = await build({
-  // app: every command; ui: bare `relm` at a terminal, straight to the terminal UI (src/cli/ui-entry.ts).
-  // `relm agents` and the installed entry are built below, as CommonJS.
-  entryPoints: {
-    app: `${outdir}dispatch.js`,
-    ui: `${outdir}ui-entry.js`,
-  },
+// app: every command; ui: bare `relm` at a terminal, straight to the terminal UI (src/cli/ui-entry.ts).
+// `relm agents` and the installed entry are built below, as CommonJS.
+const esmBundle = {
   bundle: true,
   splitting: true,
   platform: "node",
@@ -41,7 +37,16 @@ const result = await build({
   banner: {
     js: "import { createRequire as __relmRequire } from 'node:module'; const require = __relmRequire(import.meta.url);",
   },
+};
+const result = await build({
+  entryPoints: { app: `${outdir}dispatch.js` },
+  ...esmBundle,
 });
+// Bare `relm` at a terminal: built on its own, so that what the first frame needs is one file rather
+// than the few dozen chunks it would share with the commands (each an ES module to resolve, read and
+// link before anything is drawn: ~60 ms of a first paint at load 9); what it loads later (the
+// highlighter, dialogs) stays in chunks of its own.
+const ui = await build({ entryPoints: { ui: `${outdir}ui-entry.js` }, ...esmBundle });
 
 // `relm agents` is one file of its own, sharing no chunk, and CommonJS: each module the loader resolves,
 // reads and compiles costs ~1 ms of a listing that should cost about what Node's own start does
@@ -95,7 +100,7 @@ function packageDir(input) {
 }
 
 const packages = new Map();
-for (const input of [...Object.keys(result.metafile.inputs), ...Object.keys(app.metafile.inputs)]) {
+for (const input of [result, ui, app].flatMap((r) => Object.keys(r.metafile.inputs))) {
   const dir = packageDir(input);
   if (!dir || packages.has(dir)) continue;
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
