@@ -142,8 +142,13 @@ export class StatusBar implements Component {
 
   invalidate(): void {}
 
+  /** The rows of the last frame (dialogs stay above them: dialogs/dialog-place.ts). */
+  rows = 0;
+
   render(width: number): string[] {
-    return statusLines(this.data(), width, this.theme);
+    const lines = statusLines(this.data(), width, this.theme);
+    this.rows = lines.length;
+    return lines;
   }
 }
 
