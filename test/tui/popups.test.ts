@@ -67,4 +67,30 @@ describe("terminal UI pop-ups", () => {
     await ui.waitFor("counted solo");
     await expectBlanked(ui, "sub-agent solo (read-only)");
   });
+
+  it("over a transcript shorter than the screen, a pop-up ends just above the status line, over the input", async () => {
+    const reply = Array.from({ length: 12 }, (_, i) => `line ${i} of a short answer`).join("\n\n");
+    const rig = await startRig("openai", { models: ["scripted", "other-model"], script: [{ text: reply }] });
+    const ui = open(rig, [], { cols: 100, rows: 50 });
+    await ui.waitFor("new session");
+    await ui.type("answer briefly");
+    await ui.press("enter");
+    await ui.waitFor(/line 11 of a short answer[\s\S]*✓ 1 model call/);
+    const statusBefore = ui.screen().findIndex((row) => row.includes("scripted via openai"));
+    // The UI ends well above the screen's last row: the rows below it are empty.
+    expect(statusBefore).toBeLessThan(45);
+    await ui.type("/model");
+    await ui.press("enter");
+    await ui.waitFor("Model for the next turn");
+    const screen = ui.screen();
+    const bottom = screen.findIndex((row, i) => i > 0 && row.includes("╰"));
+    const status = screen.findIndex((row) => row.includes("scripted via openai"));
+    // The status line stays where it was, in sight, with the frame's blank row between them; the input's
+    // rows (just above the status line) are under the pop-up.
+    expect(status, ui.dump()).toBe(statusBefore);
+    expect(bottom, ui.dump()).toBe(status - 2);
+    expect(screen[status - 1]?.trim()).toBe("");
+    await ui.press("escape");
+    await ui.waitFor((s) => !s.includes("Model for the next turn"));
+  });
 });
