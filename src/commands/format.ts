@@ -9,8 +9,19 @@ export function ago(iso: string): string {
   return `${Math.round(s / 86400)}d ago`;
 }
 
-/** US dollars: cents for amounts of a dollar or more, four decimals below (so $0.0028 is not "$0.00"). */
-export function money(n: number): string {
-  if (n === 0) return "$0";
+/**
+ * US dollars: cents for amounts of a dollar or more, four decimals below (so $0.0028 is not "$0.00");
+ * nothing spent is "$0.00".
+ */
+function money(n: number): string {
+  if (n === 0) return "$0.00";
   return Math.abs(n) >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
+}
+
+/**
+ * A cost as every view words it: money() when the model has prices (known in advance, "$0.00" before
+ * anything is spent), "unpriced" when it has none (add its prices to config.json to see the figure).
+ */
+export function costWord(cost: number | null): string {
+  return cost === null ? "unpriced" : money(cost);
 }

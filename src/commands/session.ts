@@ -1,7 +1,7 @@
 // Slash commands about the session itself: the model, the spend, and the commands a front end does on
 // its own screen or process (help, quit, the UI's pickers and panels), which share only their entry here.
 import type { SessionInfo } from "../host/info.js";
-import { money } from "./format.js";
+import { costWord } from "./format.js";
 import { modeCommand } from "./mode.js";
 import { defineCommand, frontEndCommand, onHost, type SlashCommand } from "./types.js";
 
@@ -37,7 +37,7 @@ function costLines(info: SessionInfo): string[] {
   const n = (x: number) => x.toLocaleString("en-US");
   const lines = [
     `tokens: ${n(info.tokens)} (input ${n(info.usage.input)}, output ${n(info.usage.output)}, cached ${n(info.usage.cached)})`,
-    `cost: ${info.cost === null ? "unpriced" : money(info.cost)}`,
+    `cost: ${costWord(info.cost)}`,
     `context: ${n(info.contextTokens)} of ${n(info.contextWindow)} tokens (compacts at ${Math.round(info.compactAt * 100)}%)`,
     `model: ${info.model} (${info.provider})`,
   ];

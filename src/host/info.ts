@@ -82,7 +82,8 @@ export function sessionInfo(source: InfoSource): SessionInfo {
     compactAt: compaction.threshold ?? 0.8,
     usage: { ...usage.usage },
     tokens: usage.usage.input + usage.usage.output,
-    cost: usage.cost,
+    // Unpriced from the start when the model has no prices (not "$0.00" until its first answer).
+    cost: usage.cost === 0 && client.price === null ? null : usage.cost,
     elapsedMs: Number.isFinite(created) ? Math.max(0, Date.now() - created) : 0,
     limits: { ...session.budget.limits },
     spent: session.spent(),

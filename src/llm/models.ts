@@ -2,7 +2,7 @@
 import { collectResponse, isModelError } from "./complete.js";
 import { createModelClient } from "./index.js";
 import { presetClientOptions } from "./presets.js";
-import type { Provider } from "./types.js";
+import type { ClientOptions, Provider } from "./types.js";
 
 type ModelList = { ids: string[] } | { error: string; status?: number };
 
@@ -62,9 +62,12 @@ export async function testModel(options: {
   timeoutMs?: number;
   /** A provider preset's name: its headers, query and key header (Azure's api-key) are used too. */
   preset?: string;
+  /** How a subscription signs its requests in (llm/auth/client-options.ts), instead of a key. */
+  signIn?: Pick<ClientOptions, "auth" | "systemPreamble" | "sendOutputCap">;
 }): Promise<string | undefined> {
   const client = createModelClient({
     ...presetClientOptions(options.preset, process.env),
+    ...options.signIn,
     provider: options.provider,
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,

@@ -34,25 +34,30 @@ export class Activity implements Component {
     return this.phase !== "idle";
   }
 
-  set(phase: Phase): void {
+  /** `at`: when the phase began (a journaled event's time), else now. */
+  set(phase: Phase, at = this.now()): void {
     if (phase === this.phase) return;
     this.phase = phase;
-    this.since = this.now();
+    this.since = at;
   }
 
   /** Follows the root agent's events; returns whether the line changed. */
   apply(event: AgentEvent): boolean {
     if (event.agent) return false;
     const now = this.measure();
+    // From the time the host journaled the event, not the time it arrived: after an attach the history
+    // arrives at once, and the clock must count from the cell's (the turn's) real start, as the cell's does.
+    const logged = "t" in event && typeof event.t === "string" ? Date.parse(event.t) : Number.NaN;
+    const at = Number.isNaN(logged) ? this.now() : logged;
     switch (event.type) {
       case "user":
-        if (this.phase === "idle" || this.phase === "starting") this.set("thinking");
+        if (this.phase === "idle" || this.phase === "starting") this.set("thinking", at);
         return true;
       case "model_request":
         this.turn = event.turn;
         this.requestAt = now;
         this.firstTokenMs = undefined;
-        this.set("thinking");
+        this.set("thinking", at);
         return true;
       case "text_delta":
         if (this.firstTokenMs === undefined) this.firstTokenMs = now - this.requestAt;
@@ -62,14 +67,14 @@ export class Activity implements Component {
         if (this.firstTokenMs === undefined && this.requestAt > 0) this.firstTokenMs = event.durationMs;
         return true;
       case "cell":
-        this.set("running");
+        this.set("running", at);
         return true;
       case "cell_output":
         // A person's !command (agent/core/shell.ts) runs between turns: after it, nothing is.
-        this.set(event.callId.startsWith(SHELL_CALL_PREFIX) ? "idle" : "thinking");
+        this.set(event.callId.startsWith(SHELL_CALL_PREFIX) ? "idle" : "thinking", at);
         return true;
       case "child_spawned":
-        this.set("waiting");
+        this.set("waiting", at);
         return true;
       case "final":
       case "error":

@@ -21,6 +21,7 @@ import { LastAnswer } from "./clipboard.js";
 import { TuiApprovals } from "./dialogs/approval-dialog.js";
 import { type DialogHost, showView } from "./dialogs/dialogs.js";
 import { loginInSession } from "./dialogs/login.js";
+import { keepUntilModel, lacksModel } from "./first-model.js";
 import { headerBlock } from "./header.js";
 import { helpLines } from "./help.js";
 import { HostFigures } from "./host-figures.js";
@@ -112,7 +113,6 @@ export class App implements AppControl {
     this.cwd = options.cwd;
     this.home = options.home;
     this.configured = options.configured;
-    this.dialogs = { tui: this.tui, theme: this.theme };
     this.exited = new Promise((resolve) => {
       this.resolveExit = resolve;
     });
@@ -156,6 +156,7 @@ export class App implements AppControl {
       }),
       this.theme,
     );
+    this.dialogs = { tui: this.tui, theme: this.theme, keepBelow: () => status.rows };
     this.link = this.newLink();
     for (const c of [
       this.header,
@@ -315,6 +316,10 @@ export class App implements AppControl {
     if (custom) {
       this.remember(text);
       this.note(this.theme.dim(`/${custom.command.name} → ${custom.command.file}`));
+    }
+    if (lacksModel(this)) {
+      await keepUntilModel(this, raw);
+      return;
     }
     const message = custom ? custom.text : text.startsWith("//") ? text.slice(1) : text;
     const { text: body, short, variables } = this.pastes.take(message);

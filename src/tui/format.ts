@@ -1,7 +1,7 @@
-import { money } from "../commands/format.js";
+import { costWord } from "../commands/format.js";
 import { formatDuration } from "../config/duration.js";
 
-export { ago, money } from "../commands/format.js";
+export { ago, costWord } from "../commands/format.js";
 
 /** A turn's spend in one line, as the status line words it ("unpriced" when prices are unknown). */
 export function spendLine(spent: {
@@ -11,6 +11,5 @@ export function spendLine(spent: {
   cost: number | null;
 }): string {
   const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
-  const cost = spent.cost === null ? "unpriced" : money(spent.cost);
-  return `${calls} · ${spent.tokens.toLocaleString("en-US")} tokens · ${formatDuration(spent.elapsedMs)} · ${cost}`;
+  return `${calls} · ${spent.tokens.toLocaleString("en-US")} tokens · ${formatDuration(spent.elapsedMs)} · ${costWord(spent.cost)}`;
 }

@@ -22,7 +22,12 @@ const KEYS: [string, string][] = [
   ["↑ ↓", "input history"],
   ["@", "complete a file of the project"],
   ["tab", "complete a command or a path"],
-  ["paste", "over 2,000 characters becomes a kernel variable (paste_1…) instead of prompt text"],
+  // The two markers a paste leaves in the input look alike; what each one sends is not.
+  ["[paste #1 +12 lines]", "a long paste kept as prompt text: the model reads it in your message"],
+  [
+    "[kernel variable paste_1: …]",
+    "a paste over 2,000 characters: put in the kernel as the variable paste_1; the model reads only its name and size",
+  ],
 ];
 
 /** Two columns at any width: the term, then its description wrapped under itself. */

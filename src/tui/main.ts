@@ -18,6 +18,7 @@ import { App, type AppOptions } from "./app.js";
 import { loginFlow } from "./dialogs/login.js";
 import { reachedBy } from "./dialogs/login-subscription.js";
 import { askProjectTrustDialog } from "./dialogs/trust-dialog.js";
+import { chooseFirstModel } from "./first-model.js";
 import { renderInputEagerly } from "./input/eager-input.js";
 import { DEFAULT_PASTE_THRESHOLD } from "./input/pastes.js";
 import { pickSession } from "./slash-session.js";
@@ -172,18 +173,11 @@ async function opening(
   needsLogin: boolean,
   highlighter: Promise<void>,
 ): Promise<boolean> {
+  let noModel = false;
   if (needsLogin && !start.sessionId && !start.continueLast && !start.pickSession) {
-    app.note(app.theme.accent("No model is configured yet: choose a provider to start."));
-    const result = await loginFlow(app.dialogs, app.env, app.home);
-    if (result.status === "interrupted") return false;
-    if (result.status === "saved") {
-      app.reloadConfigured();
-      app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
-      if ("tested" in result && result.tested) app.note(app.theme.dim(`  ${result.tested}`));
-    } else
-      app.note(
-        app.theme.warn("No model yet: /login chooses one (or run `relm demo` to see relm work without one)."),
-      );
+    const chosen = await chooseFirstModel(app);
+    if (chosen === "interrupted") return false;
+    noModel = chosen === "cancelled";
     // A first launch says what the agent's code may do here, and how to change it.
     app.note(firstLaunchMode(app));
   }
@@ -191,7 +185,9 @@ async function opening(
   try {
     // Project files that steer the host are used once trusted: asked before any session starts here.
     await askProjectTrustDialog(app);
-    if (start.task) await app.submit(start.task);
+    // The task given on the command line waits in the input when the picker was left without a model.
+    if (start.task && noModel) app.editor.setText(start.task);
+    else if (start.task) await app.submit(start.task);
     else if (start.continueLast) {
       // The one worked on last (not the one started last): what "continue" means to a person.
       const here = (await listSessions(app.home)).filter((s) => s.cwd === app.cwd);
@@ -235,6 +231,8 @@ export async function runLoginUi(_flags: TuiFlags, io: TuiIo): Promise<number> {
     io.stdout.write(
       `saved ${outcome.path} (${outcome.config.model} ${reachedBy(outcome.config)}); check it with \`relm doctor\`\n`,
     );
+    // What the test request found: not only inside the picker, which is gone once relm login ends.
+    if (outcome.tested) io.stdout.write(`${outcome.tested}\n`);
     return 0;
   }
   io.stderr.write("relm: login cancelled; nothing was written\n");

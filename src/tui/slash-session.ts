@@ -18,7 +18,7 @@ import { formatTokens } from "./agents/agent-panel.js";
 import type { AppApi } from "./app-api.js";
 import { copyLastAnswer } from "./clipboard.js";
 import { pickFrom, showText } from "./dialogs/dialogs.js";
-import { ago, money } from "./format.js";
+import { ago, costWord } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
 import { themeCommand } from "./theme-choice.js";
 import { webAddress } from "./web-server.js";
@@ -38,7 +38,7 @@ export async function pickSession(
     items: sessions.map((s) => ({
       value: s.id,
       label: s.title || "(untitled)",
-      description: `${s.live ? "● " : ""}${s.status} · ${ago(s.lastActivity)} · ${formatTokens(s.tokens)} tok${s.cost === null ? " · unpriced" : ` · ${money(s.cost)}`} · ${s.id}`,
+      description: `${s.live ? "● " : ""}${s.status} · ${ago(s.lastActivity)} · ${formatTokens(s.tokens)} tok · ${costWord(s.cost)} · ${s.id}`,
     })),
     filterable: true,
   });
@@ -93,7 +93,7 @@ function costText(api: AppApi): string[] {
     `input        ${u.input.toLocaleString("en-US")} tokens (${u.cached.toLocaleString("en-US")} from the prompt cache, ${u.cacheWrite.toLocaleString("en-US")} written to it)`,
     `output       ${u.output.toLocaleString("en-US")} tokens`,
     `model calls  ${info.spent.turns} by the main agent (tokens and cost above include the sub-agents')`,
-    `cost         ${info.cost === null ? "unpriced (add the model's prices to config.json to see it)" : money(info.cost)}`,
+    `cost         ${costWord(info.cost)}${info.cost === null ? " (add the model's prices to config.json to see it)" : ""}`,
   ];
   const left = budgetLeft(info);
   lines.push(`budgets      ${left ?? "none set (--max-turns, --max-tokens, --max-time, --max-cost)"}`);
@@ -103,7 +103,7 @@ function costText(api: AppApi): string[] {
     const names = nodes.map(({ node, depth }) => `${"  ".repeat(depth)}${node.label}`);
     const width = Math.max(...names.map((n) => n.length));
     nodes.forEach(({ node }, i) => {
-      const spend = `${formatTokens(node.tokens).padStart(6)} tok  ${node.cost === null ? "unpriced" : money(node.cost)}`;
+      const spend = `${formatTokens(node.tokens).padStart(6)} tok  ${costWord(node.cost)}`;
       lines.push(`  ${(names[i] as string).padEnd(width)}  ${node.status.padEnd(9)}  ${spend}`);
     });
   }

@@ -7,7 +7,7 @@ import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-
 import { formatDuration } from "../config/duration.js";
 import type { PermissionMode } from "../config/permission-mode.js";
 import { formatTokens } from "./agents/agent-panel.js";
-import { money } from "./format.js";
+import { costWord } from "./format.js";
 import type { LinkState, SessionInfo } from "./session-link.js";
 import type { Theme } from "./theme.js";
 
@@ -74,7 +74,7 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
     first.push(pct >= 80 ? t.warn(ctx) : pct >= 60 ? t.c.yellowBright(ctx) : ctx);
     const u = info.usage;
     first.push(`↑${formatTokens(u.input)} ↓${formatTokens(u.output)}${cacheNote(u, t)}`);
-    first.push(info.cost === null ? t.dim("unpriced") : money(info.cost));
+    first.push(info.cost === null ? t.dim(costWord(null)) : costWord(info.cost));
     const left = budgetLeft(info);
     if (left) first.push(left);
     const k = d.kernel ?? info.kernel;
@@ -146,8 +146,13 @@ export class StatusBar implements Component {
 
   invalidate(): void {}
 
+  /** The rows of the last frame (dialogs stay above them: dialogs/dialog-place.ts). */
+  rows = 0;
+
   render(width: number): string[] {
-    return statusLines(this.data(), width, this.theme);
+    const lines = statusLines(this.data(), width, this.theme);
+    this.rows = lines.length;
+    return lines;
   }
 }
 

@@ -77,4 +77,36 @@ describe("live output in every view", () => {
     attach.child.kill("SIGINT");
     await attach.exited;
   });
+
+  it("a UI attached mid-cell counts the activity clock and the cell clock both from the cell's start", async () => {
+    let dir = "";
+    const rig = await startRig("openai", {
+      script: [() => ({ code: twoPhaseCell(dir) }), { text: "clocks done" }],
+    });
+    dir = rig.cwd;
+    const ui = open(rig);
+    await ui.waitFor("new session");
+    await ui.type("run the phases");
+    await ui.press("enter");
+    // The cell has run for 3 s in the first view before the second joins.
+    await ui.waitFor(/◌ running ([3-9]|\d\d)\.\d s/, { timeoutMs: 30_000 });
+    const [id] = sessionIds(rig.home);
+    const second = open(rig, ["attach", id as string]);
+    const clocks = (screen: string) => ({
+      cell: /◌ running (\d+\.\d s)/.exec(screen)?.[1],
+      activity: /running a cell (\d+\.\d s)/.exec(screen)?.[1],
+    });
+    // Both clocks in one frame: the same reading, and at least the 3 s the cell had run before the attach
+    // (the activity clock used to start at the attach, from 0).
+    const screen = await second.waitFor((s) => {
+      const c = clocks(s);
+      return c.cell !== undefined && c.activity !== undefined;
+    });
+    const { cell, activity } = clocks(screen);
+    expect(activity, screen).toBe(cell);
+    expect(Number.parseFloat(activity as string)).toBeGreaterThanOrEqual(3);
+    writeFileSync(join(dir, "go"), "");
+    writeFileSync(join(dir, "done"), "");
+    await second.waitFor("clocks done", { timeoutMs: 60_000 });
+  });
 });

@@ -20,7 +20,7 @@ describe("login picker: subscriptions", () => {
     const server = await startOAuthServer();
     const scratch = tempDir("relm-hook-");
     cleanup.push(() => server.close(), scratch.cleanup);
-    const rig = await startRig("anthropic", { script: [{ text: "unused" }] });
+    const rig = await startRig("anthropic", { script: [{ text: "ok" }] });
     rmSync(join(rig.home, "config.json"));
     const urlFile = join(scratch.path, "url");
     const env = cleanEnv({
@@ -28,6 +28,8 @@ describe("login picker: subscriptions", () => {
       RELM_CLAUDE_OAUTH_URL: server.url,
       RELM_OAUTH_CALLBACK_PORT: "0",
       RELM_OAUTH_OPEN: `printf %s > '${urlFile}'`,
+      // The subscription's API is the scripted model here (an explicit base URL wins, as in a session).
+      RELM_BASE_URL: rig.model.anthropicBaseUrl,
     });
     const ui = open(rig, ["login"], { env });
     await ui.waitFor("Choose a model provider");
@@ -49,6 +51,12 @@ describe("login picker: subscriptions", () => {
     expect(ui.allText()).toMatch(
       /saved .*config\.json \(claude-sonnet-4-5 with your Claude Pro\/Max subscription\)/,
     );
+    // The one-token test request went to the chosen model, signed in with the subscription, and its
+    // outcome is said.
+    expect(ui.allText()).toContain("a one-token test request to claude-sonnet-4-5 answered");
+    const test = rig.model.requests[0];
+    expect(JSON.parse(test?.rawBody ?? "{}")).toMatchObject({ model: "claude-sonnet-4-5", max_tokens: 1 });
+    expect(test?.headers.authorization).toBe(`Bearer ${server.issued[0]}`);
     expect(statSync(join(rig.home, "auth.json")).mode & 0o777).toBe(0o600);
     const config = JSON.parse(readFileSync(join(rig.home, "config.json"), "utf8"));
     expect(config).toMatchObject({ subscription: "claude", model: "claude-sonnet-4-5" });

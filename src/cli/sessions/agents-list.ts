@@ -80,8 +80,8 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
   return EXIT.done;
 }
 
-/** Cents from a dollar up, four decimals below (a small spend is not "$0.00"). */
+/** Cents from a dollar up, four decimals below (a small spend is not "$0.00"), as the UI words it. */
 function usd(n: number): string {
-  if (n === 0) return "$0";
+  if (n === 0) return "$0.00";
   return n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
 }

@@ -3,7 +3,7 @@
 // to open, message or cancel.
 import { type Component, Key, matchesKey, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { formatDuration } from "../../config/duration.js";
-import { money } from "../format.js";
+import { costWord } from "../format.js";
 import type { Theme } from "../theme.js";
 import { type AgentNode, type AgentStatus, type AgentsModel, isEnded } from "./agents-model.js";
 
@@ -115,8 +115,10 @@ export class AgentPanel implements Component {
             ? t.warn
             : t.accent;
     const elapsed = formatDuration(Math.max(0, (node.endedAt ?? this.now()) - node.startedAt));
-    // Cost worded as everywhere in the UI: money(), or "unpriced" when the model has no prices.
-    const spend = `${formatTokens(node.tokens)} tok · ${node.cost === null ? "unpriced" : money(node.cost)}`;
+    // Cost worded as everywhere in the UI (costWord); before its first answer a child's prices are not
+    // known here, so no figure rather than a "$0.00" that may turn into "unpriced".
+    const cost = node.tokens === 0 && node.cost === 0 ? "" : ` · ${costWord(node.cost)}`;
+    const spend = `${formatTokens(node.tokens)} tok${cost}`;
     const right = t.dim(`${elapsed} · ${spend}`);
     const indent = "  ".repeat(depth);
     const pointer = selected ? t.accent("❯ ") : "  ";

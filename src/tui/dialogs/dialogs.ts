@@ -1,6 +1,7 @@
 // Modal dialogs drawn over the transcript: a list to pick from (with type-to-filter), a line of text to
 // type (optionally masked, for keys), a yes/no question. Each resolves to undefined on Esc; Ctrl-C is
 // handled by the caller's flow (the login picker exits with 130, the session treats it as Esc).
+import { stripVTControlCharacters } from "node:util";
 import {
   type Component,
   type Focusable,
@@ -8,6 +9,7 @@ import {
   Input,
   Key,
   matchesKey,
+  type OverlayHandle,
   type SelectItem,
   SelectList,
   type TUI,
@@ -16,12 +18,15 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import type { Theme } from "../theme.js";
+import { dialogPlace } from "./dialog-place.js";
 
 export interface DialogHost {
   tui: TUI;
   theme: Theme;
   /** Called with the keystroke when a dialog sees Ctrl-C (default: treated as Esc). */
   onCtrlC?: () => void;
+  /** The rows at the end of the UI a dialog stays above when it fits (the status line): dialog-place.ts. */
+  keepBelow?: () => number;
 }
 
 /** A framed box with a title, a body and a hint line. */
@@ -75,9 +80,12 @@ class Frame implements Component, Focusable {
 
 /**
  * A dialog over a blank band: the rows it spans (and one above and below) show nothing of the
- * transcript behind it, only the frame, 90% of the width, in the middle.
+ * transcript behind it, only the frame, 90% of the width, centred across it.
  */
 class Backdrop implements Component, Focusable {
+  /** The rows of the last frame drawn (where the dialog goes depends on it: dialog-place.ts). */
+  rows = 0;
+
   constructor(
     private readonly frame: Component & Focusable,
     /** The most rows the overlay shows (its maxHeight): the blank rows around the frame only fit in that. */
@@ -105,15 +113,21 @@ class Backdrop implements Component, Focusable {
     const left = " ".repeat(Math.max(0, Math.floor((width - inner) / 2)));
     // Rows narrower than the overlay are padded with spaces by the TUI: the band is blank edge to edge.
     const framed = this.frame.render(inner).map((line) => `${left}${line}`);
-    return framed.length + 2 <= this.maxRows() ? ["", ...framed, ""] : framed;
+    const lines = framed.length + 2 <= this.maxRows() ? ["", ...framed, ""] : framed;
+    this.rows = lines.length;
+    return lines;
   }
 }
 
-/** The rows a dialog may take: DIALOG's maxHeight. */
+/** The rows a dialog may take: its overlay's maxHeight (dialog-place.ts). */
 const dialogRows = (host: DialogHost) => Math.floor(host.tui.terminal.rows * 0.8);
 
-/** The overlay options of a dialog: the whole width, so the rows behind it are blanked (Backdrop). */
-const DIALOG = { width: "100%", maxHeight: "80%", anchor: "center" } as const;
+/** Shows `frame` as a dialog: over a blank band (Backdrop), where dialog-place.ts puts it. */
+function showDialog(host: DialogHost, frame: Component & Focusable, nonCapturing = false): OverlayHandle {
+  const backdrop = new Backdrop(frame, () => dialogRows(host));
+  const place = dialogPlace(host.tui, () => backdrop.rows, host.keepBelow);
+  return host.tui.showOverlay(backdrop, nonCapturing ? Object.assign(place, { nonCapturing }) : place);
+}
 
 /**
  * A list that filters as the person types: every word of the query must match the label or the
@@ -182,9 +196,24 @@ class FilterList implements Component, Focusable {
   }
 
   render(width: number): string[] {
-    const lines = this.count === 0 ? [this.theme.dim("  nothing matches")] : this.list.render(width);
+    const lines =
+      this.count === 0
+        ? [this.theme.dim("  nothing matches")]
+        : [...this.list.render(width), ...this.wholeDescription(width)];
     if (!this.filterable) return lines;
     return [`${this.theme.accent("filter ›")} ${this.query}${this.focused ? "▏" : ""}`, ...lines];
+  }
+  /**
+   * The chosen item's description in full, wrapped under the list, when its column cut it: a list row
+   * keeps one line per item, so a long description (a subscription's) would otherwise never be read whole.
+   */
+  private wholeDescription(width: number): string[] {
+    const item = this.list.getSelectedItem();
+    const description = item?.description?.replace(/\s+/g, " ").trim();
+    if (!item || !description) return [];
+    const row = this.list.render(width).find((l) => stripVTControlCharacters(l).startsWith("→ "));
+    if (row && stripVTControlCharacters(row).replace(/\s+/g, " ").includes(description)) return [];
+    return wrapTextWithAnsi(description, Math.max(10, width - 4)).map((l) => `    ${this.theme.dim(l)}`);
   }
 }
 
@@ -228,7 +257,7 @@ function show<T>(
     };
     const onAbort = () => done(undefined);
     const { frame, keys, signal } = build(done);
-    const handle = host.tui.showOverlay(new Backdrop(frame, () => dialogRows(host)), DIALOG);
+    const handle = showDialog(host, frame);
     const removeListener = host.tui.addInputListener((data) => {
       if (!handle.isFocused()) return undefined;
       if (matchesKey(data, Key.ctrl("c"))) {
@@ -394,10 +423,7 @@ export function showView(
 /** A box saying what is being waited for; hide() removes it. It takes no keys (Ctrl-C still reaches the caller). */
 export function showBusy(host: DialogHost, title: string, text: string): { hide(): void } {
   const frame = new Frame(host.theme, title, { invalidate() {}, render: () => [] }, "please wait…", text);
-  const handle = host.tui.showOverlay(new Backdrop(frame, () => dialogRows(host)), {
-    ...DIALOG,
-    nonCapturing: true,
-  });
+  const handle = showDialog(host, frame, true);
   host.tui.requestRender();
   return {
     hide() {

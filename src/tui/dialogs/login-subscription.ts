@@ -10,8 +10,10 @@ import {
   type SubscriptionId,
   subscriptionInfo,
 } from "../../config/subscriptions.js";
+import { subscriptionClientOptions } from "../../llm/auth/client-options.js";
 import { readAuthFile, type SignInMethod, signIn, signInMethods } from "../../llm/auth/index.js";
-import { askText, type DialogHost, pickFrom } from "./dialogs.js";
+import { testModel } from "../../llm/models.js";
+import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
 
 const PREFIX = "subscription:";
 
@@ -31,7 +33,8 @@ export function subscriptionOf(choice: string): SubscriptionId | undefined {
 }
 
 type SubscriptionLoginResult =
-  | { status: "saved"; path: string; config: ConfigFile }
+  /** `tested`: what the one-token test request found, said with the save. */
+  | { status: "saved"; path: string; config: ConfigFile; tested: string }
   | { status: "interrupted" }
   | { status: "back"; problem?: string };
 
@@ -144,7 +147,22 @@ export async function subscriptionLoginFlow(
   const path = join(home, "config.json");
   const config: ConfigFile = { ...existing, subscription: id, model: chosen };
   writeConfigFile(path, config);
-  return { status: "saved", path, config };
+  // Does the model answer with this sign-in? Said with the save, as for a key (saved either way: the
+  // sign-in itself worked, and a plan may lack one model while having others).
+  const busy = showBusy(dialogs, "Checking", `Sending a one-token request to ${chosen}…`);
+  const setting = { id, oauthBase: oauthBaseOverride(id, env, existing.oauthUrls) };
+  const problem = await testModel({
+    provider: info.wire,
+    // An explicit base URL wins over the subscription's API, as in a session (config/subscription-config.ts).
+    baseUrl: (env.RELM_BASE_URL?.trim() || info.apiBase).replace(/\/+$/, ""),
+    model: chosen,
+    signIn: subscriptionClientOptions(home, setting),
+  });
+  busy.hide();
+  const tested = problem
+    ? `saved although the test request failed: ${problem.replace(/\s+/g, " ").trim()}`
+    : `a one-token test request to ${chosen} answered`;
+  return { status: "saved", path, config, tested };
 }
 
 /** How a saved config reaches its model, for the confirmation line: the endpoint, or the subscription. */

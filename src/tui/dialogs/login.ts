@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { baseUrlProblem } from "../../config/base-url.js";
 import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../../config/config.js";
 import { writeConfigFile } from "../../config/save.js";
-import { firstLine } from "../../config/text.js";
 import { listModels, testModel } from "../../llm/models.js";
 import { PRESETS, presetBaseUrl } from "../../llm/presets.js";
 import type { Provider } from "../../llm/types.js";
@@ -97,11 +96,15 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
 
 class Cancelled extends Error {}
 
-/** Runs the flow in `host`'s terminal. `home` is $RELM_HOME. */
+/**
+ * Runs the flow in `host`'s terminal. `home` is $RELM_HOME. `intro` opens the provider list's text (why
+ * the picker is shown): it goes with the picker, and leaves nothing behind once a model is saved.
+ */
 export async function loginFlow(
   host: DialogHost,
   env: NodeJS.ProcessEnv,
   home: string,
+  intro?: string,
 ): Promise<LoginResult> {
   const path = join(home, "config.json");
   let existing: ConfigFile;
@@ -160,7 +163,7 @@ export async function loginFlow(
         items.splice(items.findIndex((i) => i.value === "custom") + 1, 0, ...subscriptionItems(home));
         const choice = await pickFrom(dialogs, {
           title: "Choose a model provider",
-          text: "Sign in with a subscription, or use an API key (kept in $RELM_HOME/config.json, mode 0600). Neither is ever shown to the model.",
+          text: `${intro ? `${intro}\n` : ""}Sign in with a subscription, or use an API key (kept in $RELM_HOME/config.json, mode 0600). Neither is ever shown to the model.`,
           items,
           initial: endpoint?.id ?? current?.id,
           filterable: false,
@@ -265,8 +268,9 @@ export async function loginFlow(
       if (key.source === "typed") config.apiKey = key.value;
       else if (key.source !== "saved") delete config.apiKey;
       writeConfigFile(path, config);
+      // The whole reason: cut to a line, the endpoint's own words (at the end) were lost.
       const tested = problem
-        ? `saved although the test request failed: ${firstLine(problem, 100)}`
+        ? `saved although the test request failed: ${problem.replace(/\s+/g, " ").trim()}`
         : `a one-token test request to ${model} answered`;
       return { status: "saved", path, config, tested };
     } catch (error) {
@@ -351,6 +355,13 @@ async function chooseModel(
   }
 }
 
+/** After a save: the configuration read again, and what was saved and what its test request found. */
+export function sayLoginSaved(app: AppControl, result: LoginResult & { status: "saved" }): void {
+  app.reloadConfigured();
+  app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
+  if (result.tested) app.note(app.theme.dim(`  ${result.tested}`));
+}
+
 /** /login inside a session: the flow, then what changed for this session and the next ones. */
 export async function loginInSession(app: AppControl): Promise<void> {
   const result = await loginFlow(app.dialogs, app.env, app.home);
@@ -358,9 +369,7 @@ export async function loginInSession(app: AppControl): Promise<void> {
     app.note(app.theme.dim("login cancelled; nothing was written"));
     return;
   }
-  app.reloadConfigured();
-  app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
-  if (result.tested) app.note(app.theme.dim(`  ${result.tested}`));
+  sayLoginSaved(app, result);
   if (app.link.live && app.info && result.config.model && app.info.model !== result.config.model) {
     app.note(
       app.theme.dim(

@@ -25,7 +25,9 @@ export async function listProjectFiles(cwd: string, signal?: AbortSignal): Promi
       // its core.fsmonitor would run a command of its choosing at every `@`.
       ["-c", "core.fsmonitor=false", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
       { cwd, maxBuffer: 64 * 1024 * 1024, signal },
-      (error, stdout) => resolve(error ? undefined : stdout.split("\0").filter(Boolean).slice(0, MAX_FILES)),
+      // A path with a merge conflict is listed once per stage (up to three times): each is kept once.
+      (error, stdout) =>
+        resolve(error ? undefined : [...new Set(stdout.split("\0").filter(Boolean))].slice(0, MAX_FILES)),
     );
   });
   if (fromGit) return fromGit;

@@ -98,7 +98,9 @@ export class CellBlock implements Component {
   render(width: number): string[] {
     const elapsed = this.end ? this.end.durationMs : Math.max(0, this.view.now() - this.startedAt);
     // Running cells re-render as their clock ticks; finished ones only when their shape changes.
-    const key = `${width}:${this.view.expanded}:${this.end ? "end" : Math.floor(elapsed / 100)}:${this.output.chars}:${this.edits.length}`;
+    // Keyed on the time as shown (not tenths of a second, which round otherwise): the activity line's
+    // clock, drawn from the same start in the same frame, reads the same.
+    const key = `${width}:${this.view.expanded}:${this.end ? "end" : formatDuration(elapsed)}:${this.output.chars}:${this.edits.length}`;
     if (this.cache?.key === key) return this.cache.lines;
     const lines = this.build(width, elapsed);
     this.cache = { key, lines };
