@@ -69,7 +69,7 @@ interface ScopeView {
   error?: string;
 }
 
-export interface LearningView {
+interface LearningView {
   /** Learning on the fly is on for the session (its last learn_mode), else null when never set. */
   learning: boolean | null;
   /** The lessons on probation it started with (its harness_probation events). */

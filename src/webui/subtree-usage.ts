@@ -20,7 +20,7 @@ interface UsageCall {
   cost: number;
 }
 
-export interface SubtreeUsage {
+interface SubtreeUsage {
   /** The subtree's top: the session's id (the whole tree) or a sub-agent's. */
   top: string;
   agents: number;
