@@ -114,7 +114,7 @@ describe.skipIf(noBrowser !== undefined)(
         const raw = await (await page.request.get(`${w.web.base}/api/sessions/${id}/learning`)).text();
         expect(raw).toContain("PROJECT-NOTE");
         expect(raw).not.toContain(SECRET);
-        await revision.scrollIntoViewIfNeeded();
+        await panel.evaluate((el) => el.scrollIntoView());
         await screenshot(page, "web-learning");
       } finally {
         await w.done();

@@ -66,6 +66,7 @@ describe.skipIf(noBrowser !== undefined)(
         expect(await page.locator(".subtree-plot").textContent()).toContain(
           "3 model calls by 2 of its 2 agents",
         );
+        await page.locator(".tree").evaluate((el) => el.scrollIntoView());
         await screenshot(page, "web-subtree");
 
         await row("CHILD B").locator("button.plot-subtree").click();

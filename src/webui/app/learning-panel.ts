@@ -66,8 +66,7 @@ function VerdictBadge({ v }: { v: Judged | undefined }) {
 function LessonRow({ lesson }: { lesson: Lesson }) {
   return html`<li class="lesson" data-lesson=${lesson.id} data-state=${lesson.state} style="margin:0.4rem 0">
     <div>
-      <strong>${lesson.kind}</strong> <code>${lesson.id}</code>${lesson.title ? html` “${lesson.title}”` : ""}
-      · <span class="lesson-state">${lesson.state}</span> · <${VerdictBadge} v=${lesson.verdict} />
+      <strong>${lesson.kind}</strong> <code>${lesson.id}</code>${lesson.title ? html` “${lesson.title}”` : ""}${" · "}<span class="lesson-state">${lesson.state}</span> · <${VerdictBadge} v=${lesson.verdict} />
       <span class="muted small"> · revision ${lesson.rev} · used ${lesson.uses}× · by ${lesson.source}</span>
     </div>
     <div class="lesson-text text" style="white-space:pre-wrap">${lesson.content}</div>
@@ -78,7 +77,7 @@ function LessonRow({ lesson }: { lesson: Lesson }) {
 function RevisionRow({ r }: { r: RevisionView }) {
   return html`<details class="item diff revision" data-rev=${r.rev}>
     <summary>${r.rev} #${r.seq} · ${r.time.slice(0, 19).replace("T", " ")} · ${r.author} · ${r.reason}${r.revert ? ` (reverts ${r.revert})` : ""} · <${VerdictBadge} v=${r.verdict} /></summary>
-    <pre>${r.diff.split("\n").map((line) => html`<span class=${line.startsWith("+") ? "added" : line.startsWith("-") ? "removed" : ""} style=${line.startsWith("+") ? "color:var(--ok)" : line.startsWith("-") ? "color:var(--err)" : ""}>${`${line}\n`}</span>`)}</pre>
+    <pre style="white-space:pre-wrap">${r.diff.split("\n").map((line) => html`<span class=${line.startsWith("+") ? "added" : line.startsWith("-") ? "removed" : ""} style=${line.startsWith("+") ? "color:var(--ok)" : line.startsWith("-") ? "color:var(--err)" : ""}>${`${line}\n`}</span>`)}</pre>
     ${r.verdict ? html`<div class="muted small">${r.verdict.summary}</div>` : ""}
   </details>`;
 }
@@ -87,7 +86,7 @@ function ScopeSection({ scope }: { scope: ScopeView }) {
   if (scope.lessons.length === 0 && scope.revisions.length === 0 && !scope.error) return null;
   const more = scope.total - scope.revisions.length;
   return html`<section class="scope" data-scope=${scope.scope}>
-    <h3 style="margin:0.6rem 0 0.2rem;font-size:0.95rem">${scope.scope} scope: ${scope.lessons.length} lessons</h3>
+    <h3 style="margin:0.6rem 0 0.2rem;font-size:0.95rem">${scope.scope} scope: ${scope.lessons.length} lesson${scope.lessons.length === 1 ? "" : "s"}</h3>
     ${scope.error ? html`<div class="item notice warn">${scope.error}</div>` : ""}
     <ul style="margin:0;padding-left:1.2rem">${scope.lessons.map((l) => html`<${LessonRow} key=${l.id} lesson=${l} />`)}</ul>
     ${scope.revisions.length ? html`<div class="muted small">revisions, newest first${more > 0 ? ` (${more} older: relm harness log --scope ${scope.scope})` : ""}:</div>` : ""}

@@ -49,13 +49,19 @@ function Row({
         ? html`<button type="button" class="fold" aria-expanded=${!row.folded} aria-label=${row.folded ? "unfold" : "fold"} onClick=${() => toggle(node.id)}>${row.folded ? "▸" : "▾"}</button>`
         : html`<span class="fold"></span>`
     }
-    <button type="button" class="fold plot-subtree" title="plot this subtree's tokens and cost" aria-label="plot this subtree" onClick=${() => plot(node.id)}>📈</button>
+    <button type="button" class="fold plot-subtree" title="plot this subtree's tokens and cost" aria-label="plot this subtree" style="width:auto;font-size:0.75rem" onClick=${() => plot(node.id)}>plot</button>
     <span class=${`status ${status}`}>${node.status}</span>
     <a class="label" title=${node.task} href=${`#/s/${session}/a/${node.id}`}>${node.label}</a>
     <span class="task">${node.task.length > 60 ? `${node.task.slice(0, 60)}…` : node.task}</span>
     ${node.where ? html`<span class="where" title="where its kernel runs">${node.where}</span>` : ""}
     <span class="muted small">${[node.doing || spent, node.reason, below].filter(Boolean).join(" · ")}</span>
   </div>`;
+}
+
+/** A node as the plot names it: its label (numbered per parent, so not unique) and its task's start. */
+function labelOf(node: AgentNode | undefined): string | undefined {
+  if (!node) return undefined;
+  return `${node.label} (${node.task.length > 40 ? `${node.task.slice(0, 40)}…` : node.task})`;
 }
 
 export function TreeView({
@@ -104,7 +110,7 @@ export function TreeView({
         ? html`<${SubtreePlot}
             session=${session}
             top=${plotted || undefined}
-            label=${plotted ? (agents.get(plotted)?.label ?? plotted) : session}
+            label=${plotted ? (labelOf(agents.get(plotted)) ?? plotted) : session}
             changed=${version}
             close=${() => setPlotted(undefined)}
           />`
