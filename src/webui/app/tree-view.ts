@@ -49,7 +49,7 @@ function Row({
         ? html`<button type="button" class="fold" aria-expanded=${!row.folded} aria-label=${row.folded ? "unfold" : "fold"} onClick=${() => toggle(node.id)}>${row.folded ? "▸" : "▾"}</button>`
         : html`<span class="fold"></span>`
     }
-    <button type="button" class="fold plot-subtree" title="plot this subtree's tokens and cost" aria-label="plot this subtree" style="width:auto;font-size:0.75rem" onClick=${() => plot(node.id)}>plot</button>
+    <button type="button" class="plot-subtree" title="plot this subtree's tokens and cost" aria-label="plot this subtree" style="padding:0 0.2rem;border:none;background:none;cursor:pointer;color:var(--muted);font-size:0.75rem" onClick=${() => plot(node.id)}>plot</button>
     <span class=${`status ${status}`}>${node.status}</span>
     <a class="label" title=${node.task} href=${`#/s/${session}/a/${node.id}`}>${node.label}</a>
     <span class="task">${node.task.length > 60 ? `${node.task.slice(0, 60)}…` : node.task}</span>
