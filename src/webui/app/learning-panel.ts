@@ -55,6 +55,8 @@ interface Learning {
   events: { n: number; t: string; text: string; tone: string }[];
 }
 
+const RETRY_MS = 3000;
+
 const TONE: Record<string, string> = { improved: "var(--ok)", regressed: "var(--err)" };
 
 function VerdictBadge({ v }: { v: Judged | undefined }) {
@@ -98,20 +100,31 @@ function ScopeSection({ scope }: { scope: ScopeView }) {
 export function LearningPanel({ id, changed }: { id: string; changed: number }) {
   const [view, setView] = useState<Learning | undefined>(undefined);
   const [error, setError] = useState("");
+  const [tries, setTries] = useState(0);
   useEffect(() => {
     let gone = false;
+    let again: ReturnType<typeof setTimeout> | undefined;
+    // A failed ask (the server restarting, a log being written) is asked again a few seconds later.
+    const failed = (why: string) => {
+      if (gone) return;
+      setError(why);
+      again = setTimeout(() => setTries((n) => n + 1), RETRY_MS);
+    };
     fetch(`/api/sessions/${id}/learning`)
       .then(async (res) => {
         const body = (await res.json()) as Learning & { error?: string };
         if (gone) return;
-        if (res.ok) setView(body);
-        else setError(body.error ?? `the server answered ${res.status}`);
+        if (res.ok) {
+          setView(body);
+          setError("");
+        } else failed(body.error ?? `the server answered ${res.status}`);
       })
-      .catch((e: Error) => !gone && setError(e.message));
+      .catch((e: Error) => failed(e.message));
     return () => {
       gone = true;
+      clearTimeout(again);
     };
-  }, [id, changed]);
+  }, [id, changed, tries]);
   if (!view) return error ? html`<div class="item notice warn">learning: ${error}</div>` : null;
   const lessons = view.scopes.reduce((n, s) => n + s.lessons.length, 0);
   const probation = view.scopes.find((s) => s.scope === "probation")?.lessons.length ?? 0;
