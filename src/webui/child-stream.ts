@@ -89,6 +89,7 @@ export function followChild(options: ChildStreamOptions): { close(): void } {
     id: options.id,
     env: options.env,
     after: Number.MAX_SAFE_INTEGER,
+    history: false,
     write: (event) => {
       if (!open || event.agent !== options.child || !STREAMED.has(event.type)) return;
       readNew();
