@@ -124,6 +124,8 @@ describe.skipIf(noBrowser !== undefined)(
         const raw = await (await page.request.get(`${w.web.base}/api/sessions/${id}/learning`)).text();
         expect(raw).toContain("PROJECT-NOTE");
         expect(raw).not.toContain(SECRET);
+        // Token-checked like every request: without the cookie or the token, nothing.
+        expect((await fetch(`${w.web.base}/api/sessions/${id}/learning`)).status).toBe(403);
         // Its summary just under the page's bar.
         await panel.evaluate((el) =>
           window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 45),
