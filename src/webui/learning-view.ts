@@ -17,7 +17,14 @@ import {
   VerdictLog,
   type VerdictRecord,
 } from "../learning/store/index.js";
-import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
+import {
+  JOURNAL_FILE,
+  type JournalEvent,
+  type JournalHeader,
+  readJournal,
+  readJournalHeader,
+  sessionDir,
+} from "../session/index.js";
 import { learningNotice } from "../session/learning-notice.js";
 import { Redactor } from "../session/redact.js";
 
@@ -89,7 +96,7 @@ const LEARNING_EVENTS = new Set([
 
 export function learningView(home: string, id: string, env: NodeJS.ProcessEnv): LearningView {
   const dir = sessionDir(home, id);
-  const { header, events } = readJournal(join(dir, JOURNAL_FILE));
+  const { header, events } = journalOf(join(dir, JOURNAL_FILE));
   let learning: boolean | null = null;
   const startedOnProbation = new Set<string>();
   const lines: LearningView["events"] = [];
@@ -112,6 +119,15 @@ export function learningView(home: string, id: string, env: NodeJS.ProcessEnv): 
     { learning, startedOnProbation: [...startedOnProbation], scopes, events: lines },
     redactor,
   ) as LearningView;
+}
+
+/** The session's journal; of a damaged one, its header alone (the harness's files still say the rest). */
+function journalOf(path: string): { header: JournalHeader; events: JournalEvent[] } {
+  try {
+    return readJournal(path);
+  } catch {
+    return { header: readJournalHeader(path), events: [] };
+  }
 }
 
 function scopeView(scope: (typeof SCOPES)[number], ctx: HarnessContext, started: Set<string>): ScopeView {

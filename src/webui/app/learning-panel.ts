@@ -56,6 +56,7 @@ interface Learning {
 }
 
 const RETRY_MS = 3000;
+const RETRIES = 5;
 
 const TONE: Record<string, string> = { improved: "var(--ok)", regressed: "var(--err)" };
 
@@ -108,7 +109,7 @@ export function LearningPanel({ id, changed }: { id: string; changed: number }) 
     const failed = (why: string) => {
       if (gone) return;
       setError(why);
-      again = setTimeout(() => setTries((n) => n + 1), RETRY_MS);
+      if (tries < RETRIES) again = setTimeout(() => setTries((n) => n + 1), RETRY_MS);
     };
     fetch(`/api/sessions/${id}/learning`)
       .then(async (res) => {
