@@ -132,8 +132,8 @@ export function LearningPanel({ id, changed }: { id: string; changed: number }) 
   const revisions = view.scopes.reduce((n, s) => n + s.total, 0);
   if (lessons === 0 && revisions === 0 && view.events.length === 0 && !view.learning) return null;
   const mode = view.learning === null ? "" : view.learning ? " · learning on" : " · learning off";
-  return html`<details class="charts learning">
-    <summary>learning: ${lessons} lessons, ${probation} on probation, ${revisions} revisions${mode}</summary>
+  return html`<details class="learning" style="background:var(--card);border:1px solid var(--line);border-radius:8px;padding:0.5rem 0.8rem;margin:0.8rem 0">
+    <summary style="cursor:pointer;font-weight:600">learning: ${lessons} lessons, ${probation} on probation, ${revisions} revisions${mode}</summary>
     ${view.startedOnProbation.length ? html`<div class="muted small">started with ${view.startedOnProbation.length} on probation: ${view.startedOnProbation.join(", ")}</div>` : ""}
     ${view.events.length ? html`<div class="learning-events">${view.events.map((e) => html`<div class=${`item notice ${e.tone === "warn" ? "warn" : "info"}`} key=${e.n}>#${e.n} ${e.text}</div>`)}</div>` : ""}
     ${view.scopes.map((s) => html`<${ScopeSection} key=${s.scope} scope=${s} />`)}
