@@ -4,11 +4,11 @@
 // journals; what it streams (a running cell's output, its answer as it is written) is never journaled, so
 // it comes from the session's host, which publishes every agent's events: the child's deltas are passed
 // on as they come, after the journal is read up to them (a cell is journaled before it runs, so its
-// output always finds it on the page). `live` says whether the session's host is up.
+// output always finds it on the page). `live` says whether the page follows the session's host now (its
+// streamed events flow), as on the session's page.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../agent/core/events.js";
-import { isLive } from "../host/client.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
 import { followSession } from "./session-stream.js";
 
@@ -57,7 +57,6 @@ export function followChild(options: ChildStreamOptions): { close(): void } {
   const journal = join(options.dir, JOURNAL_FILE);
   let lastN = options.after;
   let readSize = -1;
-  let wasLive: boolean | undefined;
   let open = true;
   /** What the journal has beyond the last event sent, when it grew. */
   const readNew = () => {
@@ -75,14 +74,6 @@ export function followChild(options: ChildStreamOptions): { close(): void } {
       // Read as it is written: the next look reads it again.
     }
   };
-  const look = async () => {
-    readNew();
-    const live = await isLive(options.home, options.id).catch(() => false);
-    if (open && live !== wasLive) {
-      wasLive = live;
-      options.live(live);
-    }
-  };
   // Only live events: the root's history (numbered) is skipped, the host replays none.
   const deltas = followSession({
     home: options.home,
@@ -96,14 +87,16 @@ export function followChild(options: ChildStreamOptions): { close(): void } {
       const { agent: _, ...own } = event;
       options.write(own as AgentEvent, undefined);
     },
-    live: () => {},
+    live: (on) => {
+      if (open) options.live(on);
+    },
   });
   let timer: NodeJS.Timeout | undefined;
-  const loop = async () => {
-    await look();
-    if (open) timer = setTimeout(() => void loop(), LOOK_MS);
+  const loop = () => {
+    readNew();
+    if (open) timer = setTimeout(loop, LOOK_MS);
   };
-  void loop();
+  loop();
   return {
     close: () => {
       open = false;

@@ -1,7 +1,8 @@
 // relm web: a sub-agent's page shows its running cell's output as it is printed, not only once the cell
 // ends (a child's journal has its cell and, at the end, the whole output; what is printed meanwhile
-// comes from the session's host). The child prints a line, then waits for a file the test creates only
-// once the page shows that line. Real chromium, real kernels, the scripted model over HTTP.
+// comes from the session's host). The child's cell waits until the page follows the host, prints a line,
+// then waits for a file the test creates only once the page shows that line. Real chromium, real
+// kernels, the scripted model over HTTP.
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,12 +28,13 @@ describe.skipIf(noBrowser !== undefined)(
     });
 
     it("the child's running cell streams its output to the child's page before the cell ends", async () => {
+      const start = join(tmpdir(), `relm-web-child-start-${process.pid}-${Date.now()}`);
       const release = join(tmpdir(), `relm-web-child-live-${process.pid}-${Date.now()}`);
       const script = byTask({
         "PARENT: start one": [{ code: 'print(rlm("SLOW CHILD: print and wait"))' }, echoLastCell],
         "SLOW CHILD": [
           {
-            code: `print("first line, before the wait", flush=True)\n${pythonWaitForFile(release)}\nprint("second line, after the release")`,
+            code: `${pythonWaitForFile(start)}\nprint("first line, before the wait", flush=True)\n${pythonWaitForFile(release)}\nprint("second line, after the release")`,
           },
           echoLastCell,
         ],
@@ -48,6 +50,10 @@ describe.skipIf(noBrowser !== undefined)(
         await page
           .locator(".item.user", { hasText: "SLOW CHILD: print and wait" })
           .waitFor({ timeout: 30_000 });
+        // What a cell prints before the page follows the host is shown when the cell ends (docs/web.md):
+        // this one prints once the page follows it.
+        await page.locator(".path", { hasText: "host connected" }).waitFor({ timeout: 60_000 });
+        writeFileSync(start, "");
         // The cell still runs (it waits for the file, which does not exist yet), and its first line is shown.
         const cell = page.locator(".item.cell");
         await cell
@@ -67,6 +73,7 @@ describe.skipIf(noBrowser !== undefined)(
         expect(output.match(/first line/g)).toHaveLength(1);
         expect(await page.locator(".item.cell").count()).toBe(1);
       } finally {
+        rmSync(start, { force: true });
         rmSync(release, { force: true });
         await w.done();
       }
