@@ -63,6 +63,8 @@ export const ATTACHED = {
     "cli/program.ts",
     "cli/setup.ts",
     "cli/slash-commands.ts",
+    // relm web's learning view reads the harness's files (read-only): it goes with the folder.
+    "webui/learning-view.ts",
   ],
 };
 

@@ -51,7 +51,7 @@ describe("layers", () => {
     });
     expect(violations(src).sort()).toEqual([
       "agent/core/tree.ts imports ../../learning/store/index.js (agent -> learning)",
-      "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor/doctor.ts, cli/program.ts, cli/setup.ts, cli/slash-commands.ts attach learning/)",
+      "cli/run.ts imports ../learning/store/index.js (only cli/demo.ts, cli/doctor/doctor.ts, cli/program.ts, cli/setup.ts, cli/slash-commands.ts, webui/learning-view.ts attach learning/)",
       "host/commands.ts imports ../learning/refine/refine.js (host -> learning)",
     ]);
   });

@@ -14,9 +14,11 @@ import { JOURNAL_FILE, sessionDir } from "../session/index.js";
 import { ActionError, approvals, approve, interrupt, sendMessage, steer, steering, stop } from "./actions.js";
 import { admit, type Gate, hostLiteral, makeGate } from "./auth.js";
 import { childDir, followChild } from "./child-stream.js";
+import { learningView } from "./learning-view.js";
 import { sendOutputFile } from "./outputs.js";
 import { followSession } from "./session-stream.js";
 import { SessionsFeed } from "./sessions-feed.js";
+import { subtreeUsage } from "./subtree-usage.js";
 
 /** The app's files, built by scripts/bundle.mjs (found from dist/cli/ and from src/webui/ alike). */
 const DEFAULT_ASSETS = fileURLToPath(new URL("../../dist/webui/app/", import.meta.url));
@@ -61,7 +63,7 @@ interface WebServer {
 }
 
 const SESSION_PATH =
-  /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|approvals|approve|send|interrupt|stop|steering|steer|outputs\/([^/]+)|agents\/([0-9a-z]{1,64})\/events)$/;
+  /^\/api\/sessions\/([0-9a-z]{1,64})\/(events|approvals|approve|send|interrupt|stop|steering|steer|learning|usage|outputs\/([^/]+)|agents\/([0-9a-z]{1,64})\/(events|usage))$/;
 
 export async function startWebServer(options: WebOptions): Promise<WebServer> {
   const feed = new SessionsFeed(options.home);
@@ -116,7 +118,14 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       return json(res, 404, { error: "not found" });
     const what = m[2];
     if (what === "events" && req.method === "GET") return streamSession(req, res, id, url);
-    if (m[4] !== undefined && req.method === "GET") return streamChild(req, res, id, m[4], url);
+    if (m[4] !== undefined && m[5] === "events" && req.method === "GET")
+      return streamChild(req, res, id, m[4], url);
+    if ((what === "usage" || m[5] === "usage") && req.method === "GET") {
+      const usage = subtreeUsage(options.home, id, m[4]);
+      return usage ? json(res, 200, usage) : json(res, 404, { error: "no such sub-agent (yet)" });
+    }
+    if (what === "learning" && req.method === "GET")
+      return json(res, 200, learningView(options.home, id, options.env));
     if (what === "approvals" && req.method === "GET")
       return json(res, 200, { pending: await approvals(options.home, id, options.env) });
     if (what === "steering" && req.method === "GET")
@@ -174,9 +183,12 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     follow = followChild({
       home: options.home,
       id,
+      child,
       dir,
+      env: options.env,
       after: lastEventId(req, url),
-      write: (event, n) => res.write(`id: ${n}\ndata: ${JSON.stringify(event)}\n\n`),
+      write: (event, n) =>
+        res.write(`${n === undefined ? "" : `id: ${n}\n`}data: ${JSON.stringify(event)}\n\n`),
       live: (on) => res.write(`event: live\ndata: ${on}\n\n`),
     });
   }

@@ -24,6 +24,8 @@ interface StreamOptions {
   write(event: AgentEvent): void;
   /** Whether a host serves the session (changes as hosts come and go). */
   live(on: boolean): void;
+  /** Replay the journal while no host serves it (default true); false: only a live host's events. */
+  history?: boolean;
 }
 
 /** Follows the session until close() is called. */
@@ -70,7 +72,7 @@ export function followSession(options: StreamOptions): { close(): void } {
       // What the journal has beyond the last event seen (all of it at first; after a host went away,
       // what it wrote after its last published event).
       try {
-        replay();
+        if (options.history ?? true) replay();
       } catch {
         // A journal being written as it is read (a session just created) is read again at the next look.
       }

@@ -25,8 +25,10 @@ export async function webRig(
   startRig: ReturnType<typeof useRigs>,
   script: ScriptedModelOptions["script"],
   env: Record<string, string> = {},
+  /** Merged into the rig's config.json (e.g. a `learn` section). */
+  config: Record<string, unknown> = {},
 ): Promise<WebRig> {
-  const rig = await startRig("openai", { script }, { env: { RELM_WEB_TOKEN: WEB_TOKEN, ...env } });
+  const rig = await startRig("openai", { script }, { env: { RELM_WEB_TOKEN: WEB_TOKEN, ...env }, config });
   const web = await startWeb(rig.env);
   const context = await browser.newContext();
   // A locator's action waits this long at most (the library's default is no limit).

@@ -157,4 +157,28 @@ describe("the web page's tree of sub-agents", () => {
     // A late output of the dropped cell changes nothing.
     expect(tr.apply({ type: "cell_output_delta", callId: "c1", text: "late" } as AgentEvent)).toBe(false);
   });
+  it("learning's events are counted for the learning view and shown as the terminal's lines", () => {
+    const tr = new Transcript();
+    tr.apply(user(1, "go"));
+    tr.apply({ n: 2, t: at(), type: "harness_probation", entries: ["mem-aaaaaa"] } as AgentEvent);
+    tr.apply({
+      n: 3,
+      t: at(),
+      type: "harness_verdict",
+      scope: "probation",
+      rev: "rabc",
+      verdict: "neutral",
+      final: false,
+      summary: "",
+      entries: ["mem-aaaaaa"],
+    } as AgentEvent);
+    tr.apply(user(4, "more"));
+    expect(tr.learningEvents).toBe(2);
+    expect(
+      tr.items.filter((i) => i.kind === "notice").map((i) => (i.kind === "notice" ? i.text : "")),
+    ).toEqual([
+      "✎ starting with 1 lesson on probation from earlier sessions — relm harness list --scope probation",
+      "⚖ lesson mem-aaaaaa on probation (revision rabc) neutral so far",
+    ]);
+  });
 });

@@ -26,7 +26,7 @@ function running(values: number[]): number[] {
   });
 }
 
-function SpendChart({ usage }: { usage: readonly UsagePoint[] }) {
+export function SpendChart({ usage }: { usage: readonly UsagePoint[] }) {
   const ts = usage.map((u) => u.t);
   const t0 = ts[0] ?? 0;
   const t1 = ts.at(-1) ?? 0;

@@ -1,5 +1,5 @@
-// One sub-agent's own transcript (its journal, children/ID/ under the session's folder), live, with the
-// sub-agents it started: read-only, since a sub-agent takes its orders from the code that started it.
+// One sub-agent's own transcript (its journal, children/ID/ under the session's folder, and what it
+// streams: a running cell's output as it is printed), live, with the sub-agents it started: read-only, since a sub-agent takes its orders from the code that started it.
 // Requests for approval of any agent of the tree are answered on the session's page.
 import { html } from "htm/preact";
 import { Charts } from "./charts.js";

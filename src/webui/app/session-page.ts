@@ -10,6 +10,7 @@ import { ApprovalsPanel, usePending } from "./approvals-panel.js";
 import { Charts } from "./charts.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
+import { LearningPanel } from "./learning-panel.js";
 import { SteerPanel } from "./steer-panel.js";
 import { TranscriptView } from "./transcript-view.js";
 import { TreeView } from "./tree-view.js";
@@ -56,6 +57,7 @@ export function SessionPage({ id }: { id: string }) {
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
       <${SteerPanel} id=${id} live=${live} />
       <${Charts} usage=${transcript.usage} items=${transcript.items} gates=${transcript.gates} version=${version} />
+      <${LearningPanel} id=${id} changed=${transcript.learningEvents} />
       <${TreeView} session=${id} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
       <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
       <${ApprovalsPanel} id=${id} pending=${pending} refresh=${refreshPending} />

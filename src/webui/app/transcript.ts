@@ -3,6 +3,7 @@
 // Root events are numbered: one at or below the last seen is history told twice (a replay that overlaps
 // what the page has) and is dropped, so a reconnect never shows anything twice.
 import type { AgentEvent } from "../../agent/core/events.js";
+import { learningNotice } from "../../session/learning-notice.js";
 
 export type Item =
   | { kind: "user"; key: string; text: string }
@@ -80,6 +81,8 @@ function whereOf(detail: string): string {
   return / via (\S+)$/.exec(detail)?.[1] ?? "local";
 }
 
+const LEARNING = new Set(["learn", "lesson", "harness_verdict", "harness_verify", "harness_probation"]);
+
 const money = (cost: number | null | undefined) => (typeof cost === "number" ? ` $${cost.toFixed(4)}` : "");
 
 export class Transcript {
@@ -94,6 +97,8 @@ export class Transcript {
   readonly gates: GateRun[] = [];
   /** Approval events seen: each one means the host's waiting list changed. */
   approvalEvents = 0;
+  /** Learning events seen (passes, lesson notes, verdicts): each one may change the learning view. */
+  learningEvents = 0;
   /** Sub-agents' events seen (their transcripts open elsewhere). */
   childEvents = 0;
   /** Every sub-agent of the tree, by id; `roots` are those the session's root started. */
@@ -115,6 +120,7 @@ export class Transcript {
     }
     this.treeEvent(event);
     if (event.type === "approval_request" || event.type === "approval_answer") this.approvalEvents++;
+    if (LEARNING.has(event.type)) this.learningEvents++;
     if (event.type === "kernel" && event.event === "started") this.where = whereOf(event.detail);
     if (event.type === "gate_run")
       this.gates.push({
@@ -364,7 +370,10 @@ function noticeOf(e: AgentEvent): { text: string; tone: "info" | "warn" | "error
       };
     case "lesson":
       return { text: "a lesson was learned", tone: "info" };
-    default:
-      return undefined;
+    default: {
+      // A learning pass, a verdict, a replay check, lessons on probation: the terminal's line.
+      const said = learningNotice(e);
+      return said ? { text: said.text, tone: said.tone === "warn" ? "warn" : "info" } : undefined;
+    }
   }
 }

@@ -1,0 +1,61 @@
+// The model calls of one subtree of a session, for its plot (issue 25, "plots per subtree"): every
+// journal under the agent's folder (its own, its children's at any depth), each model response with when
+// it came, its tokens (cached input apart) and cost, and which agent made it. Read from the journals,
+// not from a page's events: a page opened after the night's run has only the root's events, and a
+// child's model calls are journaled in the child's own journal.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
+import { childDir } from "./child-stream.js";
+
+/** Deeper than this is not read (as childDir looks no deeper). */
+const MAX_DEPTH = 12;
+
+interface UsageCall {
+  /** The agent that made the call: the session's id for its root, else the sub-agent's. */
+  agent: string;
+  t: number;
+  cached: number;
+  fresh: number;
+  cost: number;
+}
+
+interface SubtreeUsage {
+  /** The subtree's top: the session's id (the whole tree) or a sub-agent's. */
+  top: string;
+  agents: number;
+  calls: UsageCall[];
+}
+
+/** The subtree of `agent` (undefined: the whole session), or undefined when there is no such sub-agent. */
+export function subtreeUsage(home: string, id: string, agent: string | undefined): SubtreeUsage | undefined {
+  const top = agent === undefined ? sessionDir(home, id) : childDir(home, id, agent);
+  if (!top) return undefined;
+  const calls: UsageCall[] = [];
+  let agents = 0;
+  const visit = (dir: string, who: string, depth: number) => {
+    agents++;
+    try {
+      for (const event of readJournal(join(dir, JOURNAL_FILE)).events) {
+        if (event.type !== "model_response") continue;
+        const u = event.usage;
+        calls.push({
+          agent: who,
+          t: Date.parse(event.t),
+          cached: u.cachedInputTokens,
+          fresh: u.inputTokens - u.cachedInputTokens + u.outputTokens,
+          cost: event.cost ?? 0,
+        });
+      }
+    } catch {
+      // A journal being written as it is read (or damaged): its calls are left out of this look.
+    }
+    const children = join(dir, "children");
+    if (depth >= MAX_DEPTH || !existsSync(children)) return;
+    for (const name of readdirSync(children))
+      if (existsSync(join(children, name, JOURNAL_FILE))) visit(join(children, name), name, depth + 1);
+  };
+  visit(top, agent ?? id, 0);
+  calls.sort((a, b) => a.t - b.t);
+  return { top: agent ?? id, agents, calls };
+}
