@@ -48,8 +48,6 @@ export interface LoopContext {
   takeImages?(): StagedImage[];
   /** Why an aborted turn stopped (a person's Ctrl-C, or a parent's cancel). */
   interruptReason(): string;
-  /** A tool call begins in the streamed reply (before its arguments): the kernel starts here, not before. */
-  onToolCallStart?(): void;
   /** A tool call's arguments as they stream in (MCP servers a cell names start while it is written). */
   onToolCallDelta?(index: number, delta: string): void;
   /** Before each model call: variables a person sent, compaction when the prompt nears the window. */
@@ -268,9 +266,6 @@ async function callModel(
         break;
       case "reasoning":
         ctx.sink({ type: "reasoning_delta", turn, delta: event.delta });
-        break;
-      case "tool_call_start":
-        ctx.onToolCallStart?.();
         break;
       case "tool_call_delta":
         ctx.onToolCallDelta?.(event.index, event.delta);

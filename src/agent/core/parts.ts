@@ -79,8 +79,8 @@ export interface AgentParts {
 
 /**
  * Makes the collaborators of the agent `self` (its id, dir, depth, tree and budget set) and wires them
- * to each other. A new agent's journal is created and gets its variables and system prompt (and a
- * child's kernel starts booting); a resumed one continues its journal and conversation.
+ * to each other. A new agent's journal is created and gets its variables and system prompt, and its
+ * kernel starts booting; a resumed one continues its journal and conversation.
  */
 export function assembleAgent(
   self: ParentAgent & { readonly kernelUri: string | undefined; readonly rootDir: string },
@@ -127,10 +127,7 @@ export function assembleAgent(
     hostRequest: (method, p): Promise<unknown> => handleKernelCall(hostApi, method, p),
     kernelStarted: (python) => conversation.kernelStarted(python),
   });
-  // A root agent with nothing in its kernel yet starts one only when a reply begins a tool call (turns.ts,
-  // onToolCallStart): a plain answer costs no interpreter. A child, or an agent given variables, is
-  // there to run code on them: its kernel (a fork, for a child) boots beside the first model call.
-  if (!resume && (depth > 0 || params.variables.length > 0)) kernel.ensure();
+  if (!resume) kernel.ensure();
   const restored = resume ? restoredSinceLastCheckpoint(resume.events) : undefined;
   const checkpoints =
     depth === 0

@@ -157,8 +157,6 @@ export class TurnRunner {
         await checkpoints?.beforeCells(turn, await kernel.sharesFilesWithHost());
         kernel.writeGate = checkpoints?.writeGate();
       },
-      // A reply that will run code starts the kernel as soon as it says so, while the code streams in.
-      onToolCallStart: () => void kernel.ensure(),
       onToolCallDelta: (index, delta) => mcpWarmer?.push(index, delta),
       beforeCell: (code) => beforeCellHooks(tree.userHooks, this.hookOrigin(), code),
       afterCell: async (code, result) => {
