@@ -76,6 +76,22 @@ def create(first_count=1):
                     cell = self.prefilter_manager.prefilter_lines(cell) + "\n"
             return cell
 
+        # With history off (no database, no thread writing it out) IPython still queues every cell's source
+        # for the database, for ever: a leak of all the code a long session runs. `In`, `_i`, `_iN` stay.
+        def init_history(self):
+            super().init_history()
+            history = self.history_manager
+            if history.enabled:
+                return
+            store_inputs = history.store_inputs
+
+            def store_without_queue(line_num, source, source_raw=None):
+                store_inputs(line_num, source, source_raw)
+                with history.db_input_cache_lock:
+                    history.db_input_cache.clear()
+
+            history.store_inputs = store_without_queue
+
         def init_virtualenv(self):
             pass  # only prints a warning about virtualenvs
 

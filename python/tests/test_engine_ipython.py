@@ -1,9 +1,17 @@
 """The IPython engine's shortcut past IPython's input transforms (relm.engine_ipython): every cell comes out
 exactly as IPython's own transform_cell makes it, whether the shortcut takes it or not."""
 
+import functools
 import unittest
 
 from .support import HAVE_IPYTHON, NO_IPYTHON
+
+
+@functools.cache
+def _engine():
+    from relm import engine_ipython
+
+    return engine_ipython.create()  # IPython's shell is a singleton: one for the whole module
 
 # Plain Python (the shortcut's), IPython syntax (its own path) and the edges between them.
 CELLS = [
@@ -53,9 +61,7 @@ CELLS = [
 class TransformShortcutTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        from relm import engine_ipython
-
-        cls.shell = engine_ipython.create().shell
+        cls.shell = _engine().shell
 
     def ipython_own(self, cell):
         from IPython.core.interactiveshell import InteractiveShell
@@ -84,3 +90,18 @@ class TransformShortcutTests(unittest.TestCase):
         finally:
             del self.shell.user_ns["pwd"]
         self.assertNotEqual(self.shell.transform_cell("pwd"), "pwd\n")
+
+
+@unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
+class HistoryTests(unittest.TestCase):
+    def test_cells_are_not_queued_for_a_history_database_that_is_off_and_in_still_has_them(self):
+        engine = _engine()
+        for i in range(50):
+            engine.run(f"v = {i}")
+        history = engine.shell.history_manager
+        self.assertFalse(history.enabled)
+        self.assertEqual(len(history.db_input_cache), 0)
+        ns = engine.namespace
+        self.assertEqual(ns["In"][-1], "v = 49")
+        self.assertEqual(ns["_i"], "v = 48")  # IPython's `_i`: the input before the last one run
+        self.assertEqual(ns["_ii"], "v = 47")
