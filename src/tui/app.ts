@@ -145,6 +145,7 @@ export class App implements AppControl {
         sessionId: this.link.id,
         kernel: this.figures.kernel,
         learning: this.figures.learning,
+        unsaved: this.figures.unsaved,
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
         mode: this.mode,
@@ -415,6 +416,7 @@ export class App implements AppControl {
     this.images.reset();
     this.activity.set("idle");
     this.figures.info = undefined;
+    this.figures.unsaved = [];
     this.link = this.newLink();
   }
 

@@ -2,6 +2,7 @@
 // the events that change them and on a slow clock, with the kernel's state followed from events in between.
 import type { TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
+import { lostOnRelease } from "../agent/kernel-api/unsaved.js";
 import type { Activity } from "./activity.js";
 import type { SessionInfo, SessionLink } from "./session-link.js";
 
@@ -47,6 +48,8 @@ export class HostFigures {
     const probation = this.probationEntries.size;
     return { learned: this.learnedEntries.size, ...(probation > 0 ? { probation } : {}) };
   }
+  /** The root kernel's variables its last snapshot could not save: lost when the kernel is released. */
+  unsaved: string[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** The next `info` answer may say a turn is running (set when a connection is made). */
   private syncBusy = false;
@@ -66,6 +69,7 @@ export class HostFigures {
         for (const id of event.entries) this.probationEntries.add(id);
       else if (event.type === "harness_verdict" && (event.promoted || event.reverted))
         for (const id of event.entries ?? []) this.probationEntries.delete(id);
+      if (event.type === "snapshot") this.unsaved = lostOnRelease(event.skipped);
       if (event.type === "kernel") this.kernel = event.event === "died" ? "restarting" : "idle";
       else if (event.type === "cell") this.kernel = "busy";
       else if (event.type === "cell_output") this.kernel = "idle";

@@ -26,6 +26,8 @@ interface StatusData {
   /** Goal and autonomy chosen before the first message (sent with it). */
   pendingGoal?: string;
   pendingGates?: string[] | null;
+  /** The root kernel's variables a release would lose (its last snapshot's skipped ones). */
+  unsaved?: string[];
   /** Lessons this session learned, and (once counted) those on probation. */
   learning?: { learned: number; probation?: number };
   /** The permission mode: the host's, else the one the session will start in. */
@@ -79,6 +81,7 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
     if (left) first.push(left);
     const k = d.kernel ?? info.kernel;
     first.push(`kernel ${k === "busy" ? t.accent(k) : k === "restarting" ? t.warn(k) : k}`);
+    if (d.unsaved?.length) first.push(t.warn(unsavedPart(d.unsaved)));
   } else {
     first.push(
       t.dim(d.link === "starting" ? "starting…" : d.link === "offline" ? "saved session" : "new session"),
@@ -105,6 +108,12 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
   const lines = [joinFitting(first, sep, width), joinFitting(second, sep, width)];
   if (d.modeWarning) lines.push(truncateToWidth(t.warn(`⚠ ${d.modeWarning}`), width));
   return lines;
+}
+
+/** "2 vars won't survive (big, rows)": named, the first few, so the person knows which to save. */
+function unsavedPart(names: string[]): string {
+  const shown = names.slice(0, 3).join(", ") + (names.length > 3 ? ", …" : "");
+  return `${names.length === 1 ? "1 var" : `${names.length} vars`} won't survive (${shown})`;
 }
 
 /**

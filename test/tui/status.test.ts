@@ -32,6 +32,35 @@ describe("terminal UI status line", () => {
     expect(status).toContain(id as string);
   });
 
+  it("names the variables a kernel release would lose, and not a large one saved in the background", async () => {
+    // Caps lowered through config.json (as in test/e2e/unsaved-vars.test.ts): big is written by the
+    // background writer, too_big is over every cap.
+    const config = { snapshotMaxVariableMB: 0.05, snapshotMaxLargeMB: 8 };
+    const rig = await startRig(
+      "openai",
+      {
+        script: [
+          { code: "big = list(range(100_000))\ntoo_big = bytes(16 << 20)" },
+          { text: "made" },
+          { code: "del too_big" },
+          { text: "dropped" },
+        ],
+      },
+      { config },
+    );
+    const ui = open(rig, [], { cols: 160 });
+    await ui.waitFor("new session");
+    await ui.type("make data");
+    await ui.press("enter");
+    // One, named: big (being saved in the background) is not counted.
+    await ui.waitFor("1 var won't survive (too_big)");
+    // Deleted, it is no longer at risk: the next snapshot clears the warning.
+    await ui.type("drop it");
+    await ui.press("enter");
+    await untilJournal(rig.home, (l) => l.filter((e) => e.type === "final").length === 2);
+    await ui.waitFor((text) => text.includes("dropped") && !text.includes("won't survive"));
+  });
+
   it('/autonomous on "python -m pytest -q" before the first message records one gate', async () => {
     const rig = await startRig("openai", {
       script: [{ text: "I think it is done" }],

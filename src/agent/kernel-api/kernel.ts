@@ -17,6 +17,7 @@ import type { AgentEvent } from "../core/events.js";
 import type { AgentTree } from "../core/tree.js";
 import type { VariableSpec } from "../core/variables.js";
 import { kernelTarget } from "./kernel-target.js";
+import { savedInBackground } from "./unsaved.js";
 
 /** Journaled image files are named by their type (resume.ts reads the type back from the name). */
 const IMAGE_EXTENSIONS: Record<string, string> = {
@@ -268,10 +269,7 @@ export class AgentKernel {
   private largePending = false;
 
   private recordSnapshot(report: SnapshotReport): void {
-    // The runner's words for it (snapshot.py, _Round._big).
-    this.largePending = report.skipped.some((s) =>
-      s.reason.startsWith("large: being saved in the background"),
-    );
+    this.largePending = report.skipped.some((s) => savedInBackground(s.reason));
     this.owner.log.record({
       type: "snapshot",
       saved: report.saved.length,

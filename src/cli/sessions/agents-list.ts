@@ -58,7 +58,7 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
           ? "damaged"
           : s.approvals && (s.status === "running" || s.status === "waiting")
             ? "needs approval"
-            : `${s.status}${s.plan ? ` ${s.plan}` : ""}`,
+            : `${s.status}${s.plan ? ` ${s.plan}` : ""}${s.unsaved?.length ? ` (${vars(s.unsaved.length)} unsaved)` : ""}`,
         ago(s.created, now),
         ago(s.lastActivity, now),
         String(s.tokens),
@@ -76,8 +76,19 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
       const ids = damaged.map((s) => s.id).join(", ");
       io.stdout.write(`damaged journal: ${ids}; relm doctor says where and how to recover\n`);
     }
+    // Named, not only counted: what a released kernel (idle, or the session ended) will not bring back.
+    for (const s of sessions) {
+      if (!s.unsaved?.length) continue;
+      io.stdout.write(
+        `${s.id}: ${vars(s.unsaved.length)} won't survive a kernel release: ${s.unsaved.join(", ")} (why: its journal's last snapshot event)\n`,
+      );
+    }
   }
   return EXIT.done;
+}
+
+function vars(n: number): string {
+  return n === 1 ? "1 var" : `${n} vars`;
 }
 
 /** Cents from a dollar up, four decimals below (a small spend is not "$0.00"), as the UI words it. */

@@ -3,6 +3,7 @@
 // person. Kept apart from the host so the host is about turns and clients, not bookkeeping.
 import type { AgentEvent } from "../../agent/core/events.js";
 import type { AgentSession } from "../../agent/core/session.js";
+import { lostOnRelease } from "../../agent/kernel-api/unsaved.js";
 import { type SessionState, type SessionStatus, stateOf, writeState } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
 
@@ -21,6 +22,8 @@ export class StateBoard {
   waitingApprovals = 0;
   private lastActivity = new Date().toISOString();
   private plan: string | undefined;
+  /** The root kernel's variables its last snapshot could not save (`relm agents` names them). */
+  private unsaved: string[] = [];
   /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
   readonly usage: UsageTally;
   private readonly created: string;
@@ -48,6 +51,13 @@ export class StateBoard {
       this.plan = event.steps.length > 0 ? `${done}/${event.steps.length}` : undefined;
       this.writeSoon();
     }
+    if (event.type === "snapshot") {
+      const unsaved = lostOnRelease(event.skipped);
+      if (unsaved.join("\0") !== this.unsaved.join("\0")) {
+        this.unsaved = unsaved;
+        this.writeSoon();
+      }
+    }
   }
 
   set(status: SessionStatus, reason?: string): void {
@@ -72,7 +82,7 @@ export class StateBoard {
   }
 
   snapshot(pid = process.pid): SessionState {
-    const { usage, created, status, reason, lastActivity, plan } = this;
+    const { usage, created, status, reason, lastActivity, plan, unsaved } = this;
     const { title, cwd, detached } = this.source;
     return stateOf({
       id: this.session.id,
@@ -87,6 +97,7 @@ export class StateBoard {
       detached,
       plan,
       approvals: this.waitingApprovals,
+      unsaved,
     });
   }
 

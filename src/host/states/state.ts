@@ -21,6 +21,7 @@ export function stateOf(host: {
   detached: boolean;
   plan?: string;
   approvals?: number;
+  unsaved?: string[];
 }): SessionState {
   // Work before a resume included (the budget counts only what this process spent); null cost once any
   // call was unpriced.
@@ -42,6 +43,7 @@ export function stateOf(host: {
     pidStarted: startTimeOf(host.pid),
     detached: host.detached,
     ...(host.approvals ? { approvals: host.approvals } : {}),
+    ...(host.unsaved?.length ? { unsaved: host.unsaved } : {}),
   };
 }
 

@@ -33,6 +33,11 @@ export interface SessionState {
    */
   pidStarted?: number;
   detached: boolean;
+  /**
+   * Variables of the root kernel its last snapshot could not save (too large for the caps, a secret,
+   * defined by code): lost when the idle kernel is released or the session ends. Absent: none.
+   */
+  unsaved?: string[];
   /** Requests of its kernels waiting for a person's answer (docs/sandbox.md, "Approvals"); absent: none. */
   approvals?: number;
 }

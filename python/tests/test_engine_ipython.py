@@ -1,0 +1,107 @@
+"""The IPython engine's shortcut past IPython's input transforms (relm.engine_ipython): every cell comes out
+exactly as IPython's own transform_cell makes it, whether the shortcut takes it or not."""
+
+import functools
+import unittest
+
+from .support import HAVE_IPYTHON, NO_IPYTHON
+
+
+@functools.cache
+def _engine():
+    from relm import engine_ipython
+
+    return engine_ipython.create()  # IPython's shell is a singleton: one for the whole module
+
+# Plain Python (the shortcut's), IPython syntax (its own path) and the edges between them.
+CELLS = [
+    "x = 1",
+    "x = 1\n",
+    "",
+    "pass\n\n\n",
+    "print(1)\nprint(2)",
+    "x = (1,\n     2)",
+    "for i in range(2):\n    y = i\n",
+    "s = 'a;b/c,d'  # comment",
+    "d = {'k': [1, 2]}\r\nz = 3\r\n",
+    "t = 'ünïcode ✓'",
+    # single lines the dynamic transforms (automagic, autocall of exit) may rewrite
+    "pwd",
+    "cd /tmp",
+    "exit",
+    "ls -la",
+    "who",
+    "x.y = 2",
+    "pwd\rx = 1",
+    "pwd\u2028x = 1",
+    # IPython syntax
+    "a != b",
+    "x = !ls",
+    "y = %pwd",
+    "%time x = 1",
+    "%%bash\necho hi",
+    "obj?",
+    "len??",
+    "!echo hi",
+    "  x = 1\n  y = 2",
+    "\nx = 1",
+    ">>> x = 1\n... y = 2",
+    "x = 1\n>>> y = 2",
+    "In [1]: x = 1\n   ...: y = 2",
+    "f(1,\n/2)",
+    "print\n,a b",
+    ";f a b",
+    "/f a",
+    "x = 1 if ... else 2",
+    "def f():\n    %time pass",
+]
+
+
+@unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
+class TransformShortcutTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.shell = _engine().shell
+
+    def ipython_own(self, cell):
+        from IPython.core.interactiveshell import InteractiveShell
+
+        return InteractiveShell.transform_cell(self.shell, cell)
+
+    def test_every_cell_is_transformed_as_ipython_would(self):
+        for cell in CELLS:
+            with self.subTest(cell=cell):
+                self.assertEqual(self.shell.transform_cell(cell), self.ipython_own(cell))
+
+    def test_the_shortcut_takes_plain_cells_and_leaves_ipython_syntax_to_ipython(self):
+        from relm.engine_ipython import _SPECIAL
+
+        plain = ["x = 1", "print(1)\nprint(2)", "pwd", "exit", "s = 'a;b/c,d'"]
+        special = ["a != b", "obj?", "%time x", ">>> x", "In [1]: x", "f(1,\n/2)", "x = ..."]
+        self.assertEqual([c for c in plain if _SPECIAL.search(c)], [])
+        self.assertEqual([c for c in special if not _SPECIAL.search(c)], [])
+
+    def test_a_name_bound_in_the_namespace_is_no_magic_on_either_path(self):
+        # The dynamic transforms read the namespace: a variable named like a magic is just the variable.
+        self.shell.user_ns["pwd"] = "mine"
+        try:
+            self.assertEqual(self.shell.transform_cell("pwd"), self.ipython_own("pwd"))
+            self.assertEqual(self.shell.transform_cell("pwd"), "pwd\n")
+        finally:
+            del self.shell.user_ns["pwd"]
+        self.assertNotEqual(self.shell.transform_cell("pwd"), "pwd\n")
+
+
+@unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
+class HistoryTests(unittest.TestCase):
+    def test_cells_are_not_queued_for_a_history_database_that_is_off_and_in_still_has_them(self):
+        engine = _engine()
+        for i in range(50):
+            engine.run(f"v = {i}")
+        history = engine.shell.history_manager
+        self.assertFalse(history.enabled)
+        self.assertEqual(len(history.db_input_cache), 0)
+        ns = engine.namespace
+        self.assertEqual(ns["In"][-1], "v = 49")
+        self.assertEqual(ns["_i"], "v = 48")  # IPython's `_i`: the input before the last one run
+        self.assertEqual(ns["_ii"], "v = 47")
