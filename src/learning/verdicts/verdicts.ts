@@ -20,7 +20,7 @@ import {
   type WindowUnit,
 } from "../store/index.js";
 import { revertForVerdict } from "./verdict-revert.js";
-import { cellUse, revisionSide, targetedErrors, tracesFor } from "./verdict-sides.js";
+import { cellUse, revisionSide, sessionRevisionTraces, targetedErrors, tracesFor } from "./verdict-sides.js";
 import { attemptsOf, cellsOf } from "./verdict-units.js";
 import {
   type Judgement,
@@ -94,8 +94,9 @@ function judgeRevision(
   ctx: HarnessContext,
   limits: WindowLimits = WINDOW,
 ): Judgement {
-  const traces = tracesFor(scope, ctx);
-  const options = { side: revisionSide(revision), targeted: targetedErrors(revision, ctx.home) };
+  const side = revisionSide(revision);
+  const traces = scope === "session" ? sessionRevisionTraces(revision, ctx, side) : tracesFor(scope, ctx);
+  const options = { side, targeted: targetedErrors(revision, ctx.home) };
   // A lesson on probation is judged on the sessions after the one that learnt it (whose own verdict, in
   // its session scope, covers its work); the learner's work before it still counts as the window before.
   const learner = scope === "probation" ? revision.carried?.session : undefined;
