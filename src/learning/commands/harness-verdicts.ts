@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
-import { promoteEntries } from "../probation/promote.js";
+import { alreadyPromotedLine, promoteEntries } from "../probation/promote.js";
 import { type EntryState, formatEdits, VerdictLog } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
 import { entryOutcomes } from "../verdicts/verdict-stats.js";
@@ -160,17 +160,19 @@ export function statsCommand(
     for (const v of judged) {
       const action = v.promoted
         ? ` — promoted to the project scope as ${v.promoted}`
-        : v.retired
-          ? ` — retired as ${v.reverted}: not shown to help`
-          : v.reverted
-            ? ` — reverted as ${v.reverted}`
-            : v.refused
-              ? ` — not reverted: ${v.refused}`
-              : v.pinned
-                ? " — pinned, left as it is"
-                : v.waiting
-                  ? ` — stays on probation: ${v.waiting}`
-                  : "";
+        : v.alreadyPromoted
+          ? ` — already promoted to the project scope as ${v.alreadyPromoted.revision} (by ${v.alreadyPromoted.by})`
+          : v.retired
+            ? ` — retired as ${v.reverted}: not shown to help`
+            : v.reverted
+              ? ` — reverted as ${v.reverted}`
+              : v.refused
+                ? ` — not reverted: ${v.refused}`
+                : v.pinned
+                  ? " — pinned, left as it is"
+                  : v.waiting
+                    ? ` — stays on probation: ${v.waiting}`
+                    : "";
       io.stdout.write(`  ${v.revision.rev} (${v.scope}) ${v.judgement.summary}${action}\n`);
       for (const h of v.hypotheses) io.stdout.write(`    hypothesis: ${h}\n`);
     }
@@ -242,6 +244,10 @@ export function promoteCommand(
         ...(verify?.passed ? { verify: { time: verify.t, summary: verify.summary } } : {}),
       },
     });
+    if (result.already) {
+      io.stdout.write(alreadyPromotedLine(entry.id, to, result.already));
+      return EXIT.done;
+    }
     const written = result.written;
     if (!written) throw new HarnessCliError(`not promoted: ${result.refused}`);
     io.stdout.write(

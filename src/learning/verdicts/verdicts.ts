@@ -62,6 +62,8 @@ export interface Evaluated {
   waiting?: string;
   /** Probation: pinned by a person, so the verdict did not act. */
   pinned?: boolean;
+  /** Probation: improved, and already promoted (by another session's verdict or a person) as this revision. */
+  alreadyPromoted?: { revision: string; by: string; time: string };
 }
 
 const unitKey = (units: readonly WindowUnit[]) =>
@@ -120,7 +122,7 @@ function judgeRevision(
  */
 function settled(store: HarnessStore, revision: Revision, latest: VerdictRecord | undefined): boolean {
   if (store.scope !== "probation") return latest?.final === true;
-  if (latest?.promoted || latest?.reverted) return true;
+  if (latest?.promoted || latest?.reverted || latest?.alreadyPromoted) return true;
   return stillOnProbation(store, revision).length === 0;
 }
 
@@ -209,6 +211,7 @@ function outcomeOf(record: VerdictRecord, undone: string | undefined): Partial<E
     ...(record.retired ? { retired: true } : {}),
     ...(record.waiting ? { waiting: record.waiting } : {}),
     ...(record.pinned ? { pinned: true } : {}),
+    ...(record.alreadyPromoted ? { alreadyPromoted: record.alreadyPromoted } : {}),
   };
 }
 
@@ -218,7 +221,8 @@ function sameOutcome(a: VerdictRecord, b: VerdictRecord): boolean {
     a.refused === b.refused &&
     a.promoted === b.promoted &&
     a.waiting === b.waiting &&
-    a.pinned === b.pinned
+    a.pinned === b.pinned &&
+    a.alreadyPromoted?.revision === b.alreadyPromoted?.revision
   );
 }
 
