@@ -134,3 +134,46 @@ describe("a lesson refined after its session ended", () => {
     expect(session.state().size).toBe(0);
   }, 300_000);
 });
+
+describe("two promotions of one lesson on probation at once", () => {
+  it("end with one promotion revision; the other process says the lesson was already promoted, in which revision", async () => {
+    const rig = await startRig("openai", { script: () => ({ text: "unused" }) });
+    const { probation, project } = stores(rig);
+    const { revision } = probation.commit({
+      intents: [
+        {
+          op: "add",
+          kind: "memory",
+          title: "",
+          content: "RACE-LESSON: the report is out.txt.",
+          source: "refine",
+        },
+      ],
+      author: "learn s1",
+      reason: "carried forward from session s1",
+      evidence: null,
+      carried: { session: "s1", rev: "r0000000" },
+    });
+    const id = revision?.edits[0]?.id as string;
+    // Two processes, each holding the store's file lock only for its own write.
+    const [a, b] = await Promise.all([
+      relm(rig, ["harness", "promote", id]),
+      relm(rig, ["harness", "promote", id]),
+    ]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const written = project.revisions();
+    expect(written).toHaveLength(1);
+    const won = written[0] as Revision;
+    expect(won.edits).toMatchObject([{ op: "add", id }]);
+    const outs = [a.stdout, b.stdout];
+    const promoted = `promoted ${id} from probation to the project scope as revision ${won.rev}`;
+    const already = `${id} was already promoted: it is in the project scope since revision ${won.rev} (by user, ${won.time}); nothing written`;
+    expect(outs.filter((o) => o.includes(promoted))).toHaveLength(1);
+    expect(outs.filter((o) => o.includes(already))).toHaveLength(1);
+    for (const o of [a.stderr, b.stderr]) expect(o).not.toMatch(/equal entry|duplicates|no entry/);
+    // Off probation once.
+    expect(probation.state().has(id)).toBe(false);
+    expect(probation.revisions().filter((r) => r.reason.startsWith("promoted to"))).toHaveLength(1);
+  }, 120_000);
+});
