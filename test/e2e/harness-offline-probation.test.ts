@@ -72,6 +72,12 @@ describe("a lesson refined after its session ended", () => {
     });
     const s1 = await twice(rig, 4);
     const { revision, carried, entry } = await refineOffline(rig, s1);
+    // Right after the refine nothing has been judged with it yet: the refusal says where it goes on.
+    const now = await relm(rig, ["harness", "promote", entry, "--session", s1]);
+    expect(now.code).toBe(1);
+    expect(now.stderr).toContain(
+      `; it is on probation in this project (revision ${carried.rev}): the next sessions start with it and their verdicts promote or revert it`,
+    );
     const s2 = await run(rig, gated, 0);
     const s3 = await run(rig, gated, 0);
     expect(s2.stderr).toContain("✎ starting with 1 lesson on probation");

@@ -6,8 +6,16 @@ import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
+import { carriedFrom, sessionProject } from "../probation/carry.js";
 import { alreadyPromotedLine, promoteEntries } from "../probation/promote.js";
-import { type EntryState, formatEdits, VerdictLog } from "../store/index.js";
+import {
+  type EntryState,
+  formatEdits,
+  type HarnessContext,
+  HarnessStore,
+  scopeLocation,
+  VerdictLog,
+} from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
 import { entryOutcomes } from "../verdicts/verdict-stats.js";
 import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
@@ -181,6 +189,22 @@ export function statsCommand(
   });
 }
 
+/**
+ * Where a session's lesson not yet shown to help goes on: its copy on probation, which the project's
+ * next sessions start with and whose verdicts promote or revert it (nothing when it was reverted).
+ */
+function onProbationHint(
+  ctx: HarnessContext & { sessionDir: string },
+  rev: string,
+  reverted?: string,
+): string {
+  if (reverted) return "";
+  const copy = carriedFrom(new HarnessStore(scopeLocation("probation", sessionProject(ctx))), rev).at(-1);
+  return copy
+    ? `; it is on probation in this project (revision ${copy.rev}): the next sessions start with it and their verdicts promote or revert it (\`relm harness stats --scope probation\`)`
+    : "";
+}
+
 export function promoteCommand(
   query: string,
   flags: ScopeFlags & { to?: string },
@@ -208,7 +232,7 @@ export function promoteCommand(
           ? verdict.summary
           : "no work has been judged since it was made";
       throw new HarnessCliError(
-        `not promoted: no evidence that ${entry.id} (revision ${revision.rev}) helped: ${why}`,
+        `not promoted: no evidence that ${entry.id} (revision ${revision.rev}) helped: ${why}${onProbationHint({ ...ctx, sessionDir: ctx.sessionDir }, revision.rev, judged?.reverted)}`,
       );
     }
     const session = provenanceOf(revision) ?? (ctx.sessionDir.split("/").at(-1) as string);
