@@ -18,7 +18,12 @@ type Judged = Pick<
   JournalEventOf<"harness_verdict">,
   "rev" | "scope" | "verdict" | "final" | "reverted" | "refused"
 > &
-  Partial<Pick<JournalEventOf<"harness_verdict">, "entries" | "promoted" | "retired" | "waiting" | "pinned">>;
+  Partial<
+    Pick<
+      JournalEventOf<"harness_verdict">,
+      "entries" | "promoted" | "retired" | "waiting" | "pinned" | "alreadyPromoted"
+    >
+  >;
 type Pass = Pick<
   JournalEventOf<"learn">,
   "pass" | "trigger" | "outcome" | "reason" | "applied" | "proposed" | "rejected" | "revision"
@@ -78,10 +83,15 @@ function learnNotice(e: Pass): LearningNotice {
 /** A verdict on lessons on probation: promoted, reverted, retired, waiting, pinned, or judged so far. */
 function probationNotice(e: Judged): LearningNotice {
   const ids = e.entries?.length ? e.entries.join(", ") : "?";
-  const soFar = e.final || e.reverted || e.promoted ? "" : " so far";
+  const soFar = e.final || e.reverted || e.promoted || e.alreadyPromoted ? "" : " so far";
   const head = `⚖ lesson${(e.entries?.length ?? 1) === 1 ? "" : "s"} ${ids} on probation (revision ${e.rev})`;
   if (e.promoted)
     return { text: `${head} improved — promoted to the project scope as ${e.promoted}`, tone: "good" };
+  if (e.alreadyPromoted)
+    return {
+      text: `${head} improved — already promoted to the project scope as ${e.alreadyPromoted.revision} (by ${e.alreadyPromoted.by})`,
+      tone: "good",
+    };
   if (e.retired) return { text: `${head} not shown to help — retired as ${e.reverted}`, tone: "quiet" };
   if (e.reverted) return { text: `${head} ${e.verdict} — reverted as ${e.reverted}`, tone: "warn" };
   const action = e.pinned

@@ -353,6 +353,8 @@ export type JournalBody =
       waiting?: string;
       /** Probation: a person pinned it, so the verdict did not act. */
       pinned?: boolean;
+      /** Probation: improved, but another session's verdict or a person had promoted it first (that revision). */
+      alreadyPromoted?: { revision: string; by: string };
     }
   /**
    * A replay check of an improved harness edit, run in the background by a learning session's host

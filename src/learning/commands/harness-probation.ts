@@ -4,7 +4,7 @@
 
 import { EXIT } from "../../cli/exit-codes.js";
 import { oneLine } from "../../config/text.js";
-import { promoteEntries } from "../probation/promote.js";
+import { alreadyIn, alreadyPromotedLine, promoteEntries } from "../probation/promote.js";
 import {
   type EntryState,
   formatEdits,
@@ -46,10 +46,31 @@ function verdictSoFar(ctx: HarnessContext, entry: EntryState): string {
   return judged ? judged.judgement.summary : "no work judged since it was carried forward";
 }
 
+/** The entry `query` names in the `to` scope, when it is there and no longer on probation. */
+function promotedBefore(ctx: HarnessContext, query: string, to: "project" | "user") {
+  if (
+    storeFor("probation", ctx)
+      .entries()
+      .some((e) => e.id === query || e.id.startsWith(query))
+  )
+    return undefined;
+  const target = storeFor(to, ctx);
+  const found = target.entries().filter((e) => e.id === query || e.id.startsWith(query));
+  const entry = found.length === 1 ? found[0] : undefined;
+  const already = entry ? alreadyIn(target, [entry.id]) : undefined;
+  return entry && already ? { id: entry.id, already } : undefined;
+}
+
 /** `relm harness promote ENTRY` without --session: a lesson on probation, on a person's word. */
 export function promoteFromProbation(query: string, to: "project" | "user", io: HarnessIo): Promise<number> {
   return guarded(io, () => {
     const ctx = harnessContext({}, io);
+    // Promoted meanwhile (a session's verdict, another promote): said as such, not "no entry".
+    const before = promotedBefore(ctx, query, to);
+    if (before) {
+      io.stdout.write(alreadyPromotedLine(before.id, to, before.already));
+      return EXIT.done;
+    }
     const entry = onProbation(ctx, query);
     const source = storeFor("probation", ctx);
     const { revision } = source.find(entry.rev);
@@ -64,6 +85,10 @@ export function promoteFromProbation(query: string, to: "project" | "user", io: 
       reason: `promote ${entry.id} from probation by hand (verdict so far: ${soFar.split(":")[0]})`,
       evidence: revision.evidence,
     });
+    if (result.already) {
+      io.stdout.write(alreadyPromotedLine(entry.id, to, result.already));
+      return EXIT.done;
+    }
     if (!result.written) throw new HarnessCliError(`not promoted: ${result.refused}`);
     io.stdout.write(
       `${formatEdits(result.written.edits)}\npromoted ${entry.id} from probation to the ${to} scope as revision ${result.written.rev}\n` +

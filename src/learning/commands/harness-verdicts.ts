@@ -6,8 +6,16 @@ import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
-import { promoteEntries } from "../probation/promote.js";
-import { type EntryState, formatEdits, VerdictLog } from "../store/index.js";
+import { carriedFrom, sessionProject } from "../probation/carry.js";
+import { alreadyPromotedLine, promoteEntries } from "../probation/promote.js";
+import {
+  type EntryState,
+  formatEdits,
+  type HarnessContext,
+  HarnessStore,
+  scopeLocation,
+  VerdictLog,
+} from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
 import { entryOutcomes } from "../verdicts/verdict-stats.js";
 import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
@@ -160,23 +168,41 @@ export function statsCommand(
     for (const v of judged) {
       const action = v.promoted
         ? ` — promoted to the project scope as ${v.promoted}`
-        : v.retired
-          ? ` — retired as ${v.reverted}: not shown to help`
-          : v.reverted
-            ? ` — reverted as ${v.reverted}`
-            : v.refused
-              ? ` — not reverted: ${v.refused}`
-              : v.pinned
-                ? " — pinned, left as it is"
-                : v.waiting
-                  ? ` — stays on probation: ${v.waiting}`
-                  : "";
+        : v.alreadyPromoted
+          ? ` — already promoted to the project scope as ${v.alreadyPromoted.revision} (by ${v.alreadyPromoted.by})`
+          : v.retired
+            ? ` — retired as ${v.reverted}: not shown to help`
+            : v.reverted
+              ? ` — reverted as ${v.reverted}`
+              : v.refused
+                ? ` — not reverted: ${v.refused}`
+                : v.pinned
+                  ? " — pinned, left as it is"
+                  : v.waiting
+                    ? ` — stays on probation: ${v.waiting}`
+                    : "";
       io.stdout.write(`  ${v.revision.rev} (${v.scope}) ${v.judgement.summary}${action}\n`);
       for (const h of v.hypotheses) io.stdout.write(`    hypothesis: ${h}\n`);
     }
     if (flags.dryRun) io.stdout.write("dry run: no verdict recorded, nothing reverted\n");
     return EXIT.done;
   });
+}
+
+/**
+ * Where a session's lesson not yet shown to help goes on: its copy on probation, which the project's
+ * next sessions start with and whose verdicts promote or revert it (nothing when it was reverted).
+ */
+function onProbationHint(
+  ctx: HarnessContext & { sessionDir: string },
+  rev: string,
+  reverted?: string,
+): string {
+  if (reverted) return "";
+  const copy = carriedFrom(new HarnessStore(scopeLocation("probation", sessionProject(ctx))), rev).at(-1);
+  return copy
+    ? `; it is on probation in this project (revision ${copy.rev}): the next sessions start with it and their verdicts promote or revert it (\`relm harness stats --scope probation\`)`
+    : "";
 }
 
 export function promoteCommand(
@@ -206,7 +232,7 @@ export function promoteCommand(
           ? verdict.summary
           : "no work has been judged since it was made";
       throw new HarnessCliError(
-        `not promoted: no evidence that ${entry.id} (revision ${revision.rev}) helped: ${why}`,
+        `not promoted: no evidence that ${entry.id} (revision ${revision.rev}) helped: ${why}${onProbationHint({ ...ctx, sessionDir: ctx.sessionDir }, revision.rev, judged?.reverted)}`,
       );
     }
     const session = provenanceOf(revision) ?? (ctx.sessionDir.split("/").at(-1) as string);
@@ -242,6 +268,10 @@ export function promoteCommand(
         ...(verify?.passed ? { verify: { time: verify.t, summary: verify.summary } } : {}),
       },
     });
+    if (result.already) {
+      io.stdout.write(alreadyPromotedLine(entry.id, to, result.already));
+      return EXIT.done;
+    }
     const written = result.written;
     if (!written) throw new HarnessCliError(`not promoted: ${result.refused}`);
     io.stdout.write(

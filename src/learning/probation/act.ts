@@ -8,7 +8,7 @@ import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
 import {
   type Entry,
   type HarnessContext,
-  type HarnessStore,
+  HarnessStore,
   type Revision,
   scopeLocation,
   VerdictLog,
@@ -19,7 +19,7 @@ import { readTrace } from "../verdicts/verdict-journal.js";
 import { revertForVerdict } from "../verdicts/verdict-revert.js";
 import type { Judgement } from "../verdicts/verdict-windows.js";
 import { provenanceOf } from "../verdicts/verify-plan.js";
-import { promoteEntries } from "./promote.js";
+import { type AlreadyPromoted, alreadyIn, promoteEntries } from "./promote.js";
 
 /** What was done about a probation revision's verdict; recorded with the verdict and journaled. */
 interface ProbationOutcome {
@@ -29,6 +29,8 @@ interface ProbationOutcome {
   retired?: boolean;
   waiting?: string;
   pinned?: boolean;
+  /** Improved, but another session's verdict or a person promoted it first: where it already is. */
+  alreadyPromoted?: AlreadyPromoted;
 }
 
 /** The entries of `revision` still on probation as it left them (none once promoted, rejected, reverted). */
@@ -75,7 +77,15 @@ export function actOnProbation(
   options: { author: string; now?: Date },
 ): ProbationOutcome {
   const entries = stillOnProbation(store, revision);
-  if (entries.length === 0 || judgement.verdict === "pending") return {};
+  if (judgement.verdict === "pending") return {};
+  if (entries.length === 0) {
+    // Off probation since this evaluation began: an improved lesson may have been promoted by another
+    // session or a person (promotions racing); recorded as such, not as a verdict that did nothing.
+    if (judgement.verdict !== "improved") return {};
+    const ids = revision.edits.flatMap((e) => (e.op === "remove" ? [] : [e.id]));
+    const already = alreadyIn(new HarnessStore(scopeLocation("project", ctx)), ids);
+    return already ? { alreadyPromoted: already } : {};
+  }
   const pins = new VerdictLog(store.location, ctx.home).pinnedEntries();
   if (entries.some((e) => pins.has(e.id))) return { pinned: true };
   const session = provenanceOf(revision);
@@ -144,5 +154,6 @@ function promote(
     verdict: { ...note, ...verify },
   });
   if (promoted.written) return { promoted: promoted.written.rev };
+  if (promoted.already) return { alreadyPromoted: promoted.already };
   return { waiting: `not promoted: ${promoted.refused}` };
 }

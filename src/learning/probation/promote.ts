@@ -5,6 +5,7 @@
 import {
   checkIntent,
   type Entry,
+  HarnessConflictError,
   type HarnessContext,
   HarnessStore,
   type Intent,
@@ -32,12 +33,58 @@ interface PromoteRequest {
   verdict?: VerdictNote;
 }
 
+/** Where entries already are in a wider scope: the revision that added them there, and who wrote it. */
+export interface AlreadyPromoted {
+  revision: string;
+  by: string;
+  time: string;
+}
+
 interface Promoted {
   written?: Revision;
+  /**
+   * Nothing written because every entry is already in the target under its own id: another session's
+   * verdict or a person promoted it first (two promotions racing), named here instead of a duplicate.
+   */
+  already?: AlreadyPromoted;
   /** Why nothing was written (the target's checks: a duplicate, a full scope, a locked project). */
   refused?: string;
   /** The probation revision that took the entries off probation. */
   removed?: Revision;
+}
+
+/**
+ * The revision of `target` that added every one of `ids` (the newest such), when all of them are there
+ * under their own ids; undefined when any is missing.
+ */
+export function alreadyIn(target: HarnessStore, ids: readonly string[]): AlreadyPromoted | undefined {
+  if (ids.length === 0) return undefined;
+  const state = target.state();
+  if (ids.some((id) => !state.has(id))) return undefined;
+  const wanted = new Set(ids);
+  const added = target.revisions().findLast((r) => r.edits.some((e) => e.op === "add" && wanted.has(e.id)));
+  const rev = added?.rev ?? (state.get(ids[0] as string)?.rev as string);
+  return { revision: rev, by: added?.author ?? "?", time: added?.time ?? "" };
+}
+
+/** What a promote that found the lesson already promoted says (two promotions racing, or a second try). */
+export function alreadyPromotedLine(id: string, to: string, already: AlreadyPromoted): string {
+  return `${id} was already promoted: it is in the ${to} scope since revision ${already.revision} (by ${already.by}${already.time ? `, ${already.time}` : ""}); nothing written\n`;
+}
+
+/** The same entries already in `to`: nothing is copied again; they leave probation if they are still on it. */
+function alreadyPromoted(
+  ctx: HarnessContext,
+  target: HarnessStore,
+  entries: readonly Entry[],
+  to: string,
+  author: string,
+): Promoted | undefined {
+  const ids = entries.map((e) => e.id);
+  const already = alreadyIn(target, ids);
+  if (!already) return undefined;
+  const removed = offProbation(ctx, new Set(ids), already.revision, to, author);
+  return { already, ...(removed ? { removed } : {}) };
 }
 
 /** Copies the entries to `to` as one revision and records the promotion; takes them off probation. */
@@ -45,6 +92,9 @@ export function promoteEntries(request: PromoteRequest): Promoted {
   const { ctx, source, revision, entries, to } = request;
   const target = new HarnessStore(scopeLocation(to, ctx));
   if (target.location.locked) return { refused: target.location.locked };
+  // Promoted meanwhile (another session's verdict, a person): say so, rather than refuse a duplicate.
+  const before = alreadyPromoted(ctx, target, entries, to, request.author);
+  if (before) return before;
   const ids = new Set(entries.map((e) => e.id));
   const others = openStores(ctx)
     .filter((s) => s.scope !== to)
@@ -81,7 +131,14 @@ export function promoteEntries(request: PromoteRequest): Promoted {
     evidence: request.evidence,
     ...(request.verdict ? { verdict: request.verdict } : {}),
   });
-  if (!written) return { refused: dropped[0]?.reason ?? "nothing to write" };
+  if (!written) {
+    // The other promotion won the race between the check above and this write (under the lock).
+    return (
+      alreadyPromoted(ctx, target, entries, to, request.author) ?? {
+        refused: dropped[0]?.reason ?? "nothing to write",
+      }
+    );
+  }
   const log = new VerdictLog(source.location, ctx.home);
   for (const entry of entries) {
     log.append({
@@ -94,24 +151,34 @@ export function promoteEntries(request: PromoteRequest): Promoted {
       revision: written.rev,
     });
   }
-  return { written, removed: offProbation(ctx, ids, written, to, request.author) };
+  return { written, removed: offProbation(ctx, ids, written.rev, to, request.author) };
 }
 
-/** Takes entries now in a wider scope off probation (one removal; they are proven, not rejected). */
+/**
+ * Takes entries now in a wider scope off probation (one removal; they are proven, not rejected). Two
+ * promotions racing both get here: the second finds them gone and writes nothing.
+ */
 function offProbation(
   ctx: HarnessContext,
   ids: ReadonlySet<string>,
-  written: Revision,
+  written: string,
   to: string,
   author: string,
 ): Revision | undefined {
   const probation = new HarnessStore(scopeLocation("probation", ctx));
   const present = [...ids].filter((id) => probation.state().has(id));
   if (present.length === 0) return undefined;
-  return probation.commit({
-    intents: present.map((id) => ({ op: "remove", id, reason: `promoted to the ${to} scope` })),
-    author,
-    reason: `promoted to the ${to} scope as revision ${written.rev}`,
-    evidence: null,
-  }).revision;
+  try {
+    return probation.commit({
+      intents: present.map((id) => ({ op: "remove", id, reason: `promoted to the ${to} scope` })),
+      // Against the state just read: an entry removed meanwhile (the other promotion) refuses the write.
+      parent: probation.head(),
+      author,
+      reason: `promoted to the ${to} scope as revision ${written}`,
+      evidence: null,
+    }).revision;
+  } catch (err) {
+    if (err instanceof HarnessConflictError) return undefined;
+    throw err;
+  }
 }

@@ -72,6 +72,12 @@ export interface VerdictRecord {
   waiting?: string;
   /** Probation: a person pinned a lesson of the revision, so the verdict does not act on it. */
   pinned?: boolean;
+  /**
+   * Probation: improved, but the lessons were already in the project scope when this verdict came to
+   * promote them (another session's verdict or a person got there first): the revision that added them
+   * there, who wrote it and when. Nothing was written for this verdict.
+   */
+  alreadyPromoted?: { revision: string; by: string; time: string };
 }
 
 /** One replay of the recorded task(s) under `relm harness verify`. */

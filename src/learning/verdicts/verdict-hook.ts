@@ -41,6 +41,9 @@ export function judgeEdits(session: JudgingSession, home: string): Evaluated[] {
             ...(r.retired ? { retired: true } : {}),
             ...(r.waiting ? { waiting: r.waiting } : {}),
             ...(r.pinned ? { pinned: true } : {}),
+            ...(r.alreadyPromoted
+              ? { alreadyPromoted: { revision: r.alreadyPromoted.revision, by: r.alreadyPromoted.by } }
+              : {}),
           }
         : {}),
     });

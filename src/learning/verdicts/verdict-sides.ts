@@ -3,13 +3,16 @@
 
 import { join } from "node:path";
 import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
+import { sessionProject } from "../probation/carry.js";
 import {
   type Edit,
   type Entry,
   type HarnessContext,
+  HarnessStore,
   type Revision,
   renderedLine,
   type Scope,
+  scopeLocation,
 } from "../store/index.js";
 import {
   gateSignature,
@@ -92,6 +95,38 @@ export function tracesFor(scope: Scope, ctx: HarnessContext): SessionTrace[] {
   // Lessons on probation are the project's candidates: judged on the project's sessions.
   if (scope === "project" || scope === "probation") return projectTraces(ctx.home, ctx.cwd);
   return sessionTraces(ctx.home, () => true);
+}
+
+/**
+ * The traces a revision of a session's own scope is judged on: that session's, and — when no prompt of
+ * that session ever had it in force (it was refined after the session ended, `relm refine ID --apply`,
+ * or learnt and delivered as a note before any compaction) but it was carried forward to the project's
+ * probation scope — the project's other sessions too. There its copy on probation was in force (their
+ * journaled prompts carry the same line), so the session that erred gives the window before and the
+ * later sessions that started with the lesson the window after, as for the copy's own verdict.
+ */
+export function sessionRevisionTraces(
+  revision: Revision,
+  ctx: HarnessContext,
+  side: (prompt: string) => Side,
+): SessionTrace[] {
+  const own = tracesFor("session", ctx);
+  const { sessionDir } = ctx;
+  if (!sessionDir) return own;
+  const inForce = own.some((t) => t.events.some((e) => e.k === "prompt" && side(e.text) === "with"));
+  if (inForce) return own;
+  const project = sessionProject({ ...ctx, sessionDir });
+  let carried = false;
+  try {
+    carried = new HarnessStore(scopeLocation("probation", project))
+      .revisions()
+      .some((r) => r.carried?.rev === revision.rev);
+  } catch {
+    // An unreadable probation log: judged on its own session, as before it was carried.
+  }
+  if (!carried) return own;
+  const ids = new Set(own.map((t) => t.id));
+  return [...own, ...projectTraces(ctx.home, project.cwd).filter((t) => !ids.has(t.id))];
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   type WindowUnit,
 } from "../store/index.js";
 import { revertForVerdict } from "./verdict-revert.js";
-import { cellUse, revisionSide, targetedErrors, tracesFor } from "./verdict-sides.js";
+import { cellUse, revisionSide, sessionRevisionTraces, targetedErrors, tracesFor } from "./verdict-sides.js";
 import { attemptsOf, cellsOf } from "./verdict-units.js";
 import {
   type Judgement,
@@ -62,6 +62,8 @@ export interface Evaluated {
   waiting?: string;
   /** Probation: pinned by a person, so the verdict did not act. */
   pinned?: boolean;
+  /** Probation: improved, and already promoted (by another session's verdict or a person) as this revision. */
+  alreadyPromoted?: { revision: string; by: string; time: string };
 }
 
 const unitKey = (units: readonly WindowUnit[]) =>
@@ -94,8 +96,9 @@ function judgeRevision(
   ctx: HarnessContext,
   limits: WindowLimits = WINDOW,
 ): Judgement {
-  const traces = tracesFor(scope, ctx);
-  const options = { side: revisionSide(revision), targeted: targetedErrors(revision, ctx.home) };
+  const side = revisionSide(revision);
+  const traces = scope === "session" ? sessionRevisionTraces(revision, ctx, side) : tracesFor(scope, ctx);
+  const options = { side, targeted: targetedErrors(revision, ctx.home) };
   // A lesson on probation is judged on the sessions after the one that learnt it (whose own verdict, in
   // its session scope, covers its work); the learner's work before it still counts as the window before.
   const learner = scope === "probation" ? revision.carried?.session : undefined;
@@ -119,7 +122,7 @@ function judgeRevision(
  */
 function settled(store: HarnessStore, revision: Revision, latest: VerdictRecord | undefined): boolean {
   if (store.scope !== "probation") return latest?.final === true;
-  if (latest?.promoted || latest?.reverted) return true;
+  if (latest?.promoted || latest?.reverted || latest?.alreadyPromoted) return true;
   return stillOnProbation(store, revision).length === 0;
 }
 
@@ -208,6 +211,7 @@ function outcomeOf(record: VerdictRecord, undone: string | undefined): Partial<E
     ...(record.retired ? { retired: true } : {}),
     ...(record.waiting ? { waiting: record.waiting } : {}),
     ...(record.pinned ? { pinned: true } : {}),
+    ...(record.alreadyPromoted ? { alreadyPromoted: record.alreadyPromoted } : {}),
   };
 }
 
@@ -217,7 +221,8 @@ function sameOutcome(a: VerdictRecord, b: VerdictRecord): boolean {
     a.refused === b.refused &&
     a.promoted === b.promoted &&
     a.waiting === b.waiting &&
-    a.pinned === b.pinned
+    a.pinned === b.pinned &&
+    a.alreadyPromoted?.revision === b.alreadyPromoted?.revision
   );
 }
 

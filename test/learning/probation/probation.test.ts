@@ -5,6 +5,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { carryForward } from "../../../src/learning/probation/carry.js";
 import {
+  type AlreadyPromoted,
+  alreadyPromotedLine,
+  promoteEntries,
+} from "../../../src/learning/probation/promote.js";
+import {
   type Entry,
   HarnessStore,
   type Intent,
@@ -228,6 +233,80 @@ describe("verdicts on lessons on probation", () => {
     const p = project();
     judged(p, () => {}, [...chat("LEARN"), ...climb("T", 0), ...climb("T", 0)]);
     expect(evaluate(p)?.judgement.verdict).toBe("pending");
+  });
+
+  it("two promotions racing: the one that finds the lesson already promoted records where, not a duplicate", () => {
+    const p = project();
+    const helped = (e: Entry) => {
+      writeSession(p.home, p.cwd, "after001", withLesson(e), climb("T", 0));
+      writeSession(p.home, p.cwd, "after002", withLesson(e), climb("T", 0));
+    };
+    const { carried, entry } = judged(p, helped);
+    // The other promotion (a session's verdict) has written the project revision and not yet taken the
+    // lesson off probation, nor recorded its verdict: the state a racing verdict sees.
+    const { revision: first } = p.projectStore.commit({
+      intents: [{ ...entry, op: "add", id: entry.id, created: entry.created }],
+      author: "verdict",
+      reason: `promote ${entry.id} from probation: improved`,
+      evidence: carried.evidence,
+    });
+    const won = first as Revision;
+    const result = evaluate(p);
+    expect(result).toMatchObject({
+      written: true,
+      judgement: { verdict: "improved" },
+      alreadyPromoted: { revision: won.rev, by: "verdict", time: won.time },
+    });
+    expect(result?.promoted).toBeUndefined();
+    expect(result?.waiting).toBeUndefined();
+    expect(p.projectStore.revisions()).toHaveLength(1);
+    const log = new VerdictLog(p.probation.location, p.home);
+    const record = log.latest(carried.rev, "verdict");
+    expect(record).toMatchObject({ alreadyPromoted: { revision: won.rev, by: "verdict" } });
+    expect(JSON.stringify(record)).not.toMatch(/equal entry|duplicates/);
+    // It leaves probation once (whichever promotion gets there first); settled: judging again writes nothing.
+    expect(p.probation.state().has(entry.id)).toBe(false);
+    expect(p.probation.revisions().filter((r) => r.reason.startsWith("promoted to"))).toHaveLength(1);
+    expect(evaluate(p)).toMatchObject({ written: false, alreadyPromoted: { revision: won.rev } });
+  });
+
+  it("a verdict that comes after a promotion it did not see (written, off probation, not yet recorded) says already promoted", () => {
+    const p = project();
+    const { carried, entry } = judged(p, (e) => {
+      writeSession(p.home, p.cwd, "after001", withLesson(e), climb("T", 0));
+      writeSession(p.home, p.cwd, "after002", withLesson(e), climb("T", 0));
+    });
+    // A person's promote, complete: copied to the project, off probation, a promotion record, no verdict.
+    const promoted = promoteEntries({
+      ctx: p.ctx,
+      source: p.probation,
+      revision: carried,
+      entries: [entry],
+      to: "project",
+      author: "user",
+      reason: "by hand",
+      evidence: carried.evidence,
+    });
+    const won = promoted.written as Revision;
+    expect(p.probation.state().has(entry.id)).toBe(false);
+    const result = evaluate(p);
+    expect(result).toMatchObject({ written: true, alreadyPromoted: { revision: won.rev, by: "user" } });
+    expect(p.projectStore.revisions()).toHaveLength(1);
+    // A second promote of the same entries writes nothing and names the revision it is in.
+    const again = promoteEntries({
+      ctx: p.ctx,
+      source: p.probation,
+      revision: carried,
+      entries: [entry],
+      to: "project",
+      author: "verdict",
+      reason: "again",
+      evidence: carried.evidence,
+    });
+    expect(again).toEqual({ already: { revision: won.rev, by: "user", time: won.time } });
+    expect(alreadyPromotedLine(entry.id, "project", again.already as AlreadyPromoted)).toBe(
+      `${entry.id} was already promoted: it is in the project scope since revision ${won.rev} (by user, ${won.time}); nothing written\n`,
+    );
   });
 
   it("waits for a passing replay check when it was learnt in an autonomous run, then promotes", () => {
