@@ -98,7 +98,7 @@ class LocalKernel implements Kernel {
   }
 
   async start(): Promise<void> {
-    this.runner = await this.spawn();
+    this.runner = await this.spawn(this.options.startSignal);
   }
 
   execute(code: string, options: ExecuteOptions = {}): Promise<CellResult> {
@@ -367,7 +367,7 @@ class LocalKernel implements Kernel {
     this.emit({ type: "restarted", pid: this.runner.pid, reason });
   }
 
-  private async spawn(): Promise<RunnerProcess> {
+  private async spawn(signal?: AbortSignal): Promise<RunnerProcess> {
     const t0 = performance.now();
     const launcher = this.options.launcher ?? LOCAL;
     // Only the plain local launcher forks: there is no template on the other side of the others.
@@ -379,6 +379,7 @@ class LocalKernel implements Kernel {
       env: this.env,
       outputDir: this.outputDir,
       firstCount: this.nextCount,
+      ...(signal && { signal }),
       onStream: (_id, text) => {
         if (!this.streamed) return;
         this.streamed.push(text);

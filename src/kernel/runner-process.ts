@@ -19,6 +19,8 @@ export interface RunnerSpawnOptions {
   /** Execution count of the first cell (continues the numbering across restarts). */
   firstCount: number;
   readyTimeoutMs?: number;
+  /** Aborted: the start is given up (the runner is killed, the start rejects with KernelStartError). */
+  signal?: AbortSignal;
   /** Where and how the runner is started; default LOCAL (`python -m relm.runner` here). */
   launcher?: Launcher;
   onStream: (id: number, text: string) => void;
@@ -132,6 +134,12 @@ export class RunnerProcess {
           const how = `code ${exit.code}, signal ${exit.signal}`;
           reject(new KernelStartError(`the kernel exited while starting (${how})`, runner.stderr));
         });
+        const cancel = () => {
+          clearTimeout(timer);
+          reject(new KernelStartError("the kernel's start was cancelled", runner.stderr));
+        };
+        if (opts.signal?.aborted) cancel();
+        else opts.signal?.addEventListener("abort", cancel, { once: true });
       });
     } catch (e) {
       runner.kill();

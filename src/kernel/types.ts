@@ -119,6 +119,11 @@ export interface KernelOptions {
   /** Live output of the running cell, as it arrives. */
   onOutput?: (text: string) => void;
   onHostRequest?: HostRequestHandler;
+  /**
+   * Aborted: the first start is given up — the process is killed and startKernel rejects with
+   * KernelStartError (a kernel started ahead of need, whose session ended without a cell).
+   */
+  startSignal?: AbortSignal;
   /** Called when the kernel process dies or restarts outside of shutdown(). */
   onLifecycle?: (event: KernelLifecycleEvent) => void;
   /**

@@ -100,11 +100,15 @@ export class AgentKernel {
     return true;
   }
 
+  /** Cancels a start still under way when the agent closes (close()). */
+  private bootAbort: AbortController | undefined;
+
   /** Starts the kernel if there is none (first use, or after release()). */
   ensure(): Promise<Kernel> {
     if (!this.kernelReady) {
       this.booting = true;
-      const ready = this.boot();
+      this.bootAbort = new AbortController();
+      const ready = this.boot(this.bootAbort.signal);
       this.kernelReady = ready;
       void ready.then(
         () => this.booted(ready),
@@ -169,6 +173,9 @@ export class AgentKernel {
    * loop gives every snapshot up), and stops the kernel (also one whose boot failed half-way).
    */
   async close(): Promise<void> {
+    // A kernel still starting has run no cell and holds nothing: it is stopped where it is, so a plain
+    // answer (the kernel is started while the first model call is out) does not wait for an interpreter.
+    if (this.booting) this.bootAbort?.abort();
     await this.kernelReady?.catch(() => undefined);
     await this.snapshotting;
     // A large variable still being written in the background counts as not saved: the final round
@@ -178,7 +185,7 @@ export class AgentKernel {
     await this.liveKernel?.shutdown();
   }
 
-  private async boot(): Promise<Kernel> {
+  private async boot(signal: AbortSignal): Promise<Kernel> {
     const { tree, mode } = this.owner;
     const k = tree.options.kernel;
     const placing = kernelTarget(this.owner.kernelUri, () => tree.kernelLauncher(mode));
@@ -209,6 +216,7 @@ export class AgentKernel {
         this.owner.log.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
       onHostRequest: (method, params, gone) => this.owner.hostRequest(method, params, gone),
       onLifecycle: (event) => this.onLifecycle(event),
+      startSignal: signal,
     });
     this.liveKernel = kernel;
     await this.loadVariables(kernel);
