@@ -13,6 +13,7 @@
 //     floor), then with them.
 // RELM_BENCH_WEB_BASE=<a checkout with its own dist/ built>: rounds of 1 and 2 alternate between that
 // build and this one (each its own `relm web` over the same sessions), so both meet the same load.
+// RELM_BENCH_WEB_PAGE=0 leaves out 1 and 2, RELM_BENCH_WEB_TREE=0 leaves out 3.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -251,18 +252,22 @@ function frameLine(d, long) {
 }
 
 try {
-  console.log(`# relm web, ${SESSIONS} saved sessions (load average at start ${load()})`);
-  const { builds, bare } = await pageReady();
-  const says = (xs) =>
-    `median ${median(xs).toFixed(0)} ms of ${xs.length} (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
-  for (const b of builds) {
-    console.log(`## ${b.name} (load average during its rounds: median ${median(b.loads).toFixed(1)})`);
-    console.log(`page ready, warm (navigation → every row listed and drawn): ${says(b.warm)}; target ≤ 300`);
-    console.log(`page ready, cold (spawn of relm web → its page drawn in a new context): ${says(b.cold)}`);
-    console.log(`  of which relm web's start (spawn → address printed): ${says(b.printed)}`);
-    console.log(
-      `server RSS with the page open: ${fmt(b.rss)} MB; a bare node ${fmt(bare)} MB; added ${fmt(b.rss - bare)} MB (target ≤ 30)`,
-    );
+  if (process.env.RELM_BENCH_WEB_PAGE !== "0") {
+    console.log(`# relm web, ${SESSIONS} saved sessions (load average at start ${load()})`);
+    const { builds, bare } = await pageReady();
+    const says = (xs) =>
+      `median ${median(xs).toFixed(0)} ms of ${xs.length} (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
+    for (const b of builds) {
+      console.log(`## ${b.name} (load average during its rounds: median ${median(b.loads).toFixed(1)})`);
+      console.log(
+        `page ready, warm (navigation → every row listed and drawn): ${says(b.warm)}; target ≤ 300`,
+      );
+      console.log(`page ready, cold (spawn of relm web → its page drawn in a new context): ${says(b.cold)}`);
+      console.log(`  of which relm web's start (spawn → address printed): ${says(b.printed)}`);
+      console.log(
+        `server RSS with the page open: ${fmt(b.rss)} MB; a bare node ${fmt(bare)} MB; added ${fmt(b.rss - bare)} MB (target ≤ 30)`,
+      );
+    }
   }
   if (process.env.RELM_BENCH_WEB_TREE !== "0") {
     const { floor, live, rate } = await treeFrames();

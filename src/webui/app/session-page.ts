@@ -7,16 +7,15 @@ import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { act, useSessions } from "./api.js";
 import { ApprovalsPanel, usePending } from "./approvals-panel.js";
-import { Charts } from "./charts.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
 import { SteerPanel } from "./steer-panel.js";
-import { TranscriptView } from "./transcript-view.js";
-import { TreeView } from "./tree-view.js";
+import { useTranscriptParts } from "./transcript-parts.js";
 import { useTranscript } from "./use-transcript.js";
 
 export function SessionPage({ id }: { id: string }) {
-  const { transcript, version, connection, live } = useTranscript(`/api/sessions/${id}/events`);
+  const { transcript, connection, live } = useTranscript(`/api/sessions/${id}/events`);
+  const parts = useTranscriptParts(transcript, id);
   const { sessions } = useSessions();
   const session = sessions?.find((s) => s.id === id);
   const [text, setText] = useState("");
@@ -55,9 +54,9 @@ export function SessionPage({ id }: { id: string }) {
       <div class="muted path">
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
       <${SteerPanel} id=${id} live=${live} />
-      <${Charts} usage=${transcript.usage} items=${transcript.items} gates=${transcript.gates} version=${version} />
-      <${TreeView} session=${id} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
-      <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
+      ${parts.charts}
+      ${parts.tree}
+      ${parts.items}
       <${ApprovalsPanel} id=${id} pending=${pending} refresh=${refreshPending} />
       <form class="composer" onSubmit=${send}>
         <textarea
