@@ -14,7 +14,7 @@
 // RELM_BENCH_WEB_BASE=<a checkout with its own dist/ built>: rounds of 1 and 2 alternate between that
 // build and this one (each its own `relm web` over the same sessions), so both meet the same load.
 // RELM_BENCH_WEB_PAGE=0 leaves out 1 and 2, RELM_BENCH_WEB_TREE=0 leaves out 3.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,6 +112,7 @@ async function readyIn(page) {
     rows: window.__rows,
     ready: window.__ready,
     origin: performance.timeOrigin,
+    html: performance.getEntriesByType("navigation")[0]?.responseEnd ?? Number.NaN,
   }));
 }
 
@@ -127,11 +128,26 @@ async function signedIn(web) {
 
 async function pageReady() {
   for (let i = 0; i < SESSIONS; i++) fakeSession(i);
+  // A home's listing index (index/states.jsonl) is written by its hosts as they run; these sessions had
+  // none, so one listing writes it before anything is timed (the first would read every journal's tail).
+  execFileSync(process.execPath, [join(ROOT, "dist/cli/relm.cjs"), "agents", "--json"], {
+    env: { ...process.env, RELM_HOME: home },
+    stdio: "ignore",
+  });
   const builds = [
     { name: "this build", root: ROOT },
     ...(BASE ? [{ name: `base (${BASE})`, root: BASE }] : []),
   ];
-  for (const b of builds) Object.assign(b, { warm: [], cold: [], printed: [], loads: [] });
+  for (const b of builds)
+    Object.assign(b, {
+      warm: [],
+      cold: [],
+      printed: [],
+      toNavigation: [],
+      toHtml: [],
+      afterHtml: [],
+      loads: [],
+    });
   // Cold first (fresh servers, fresh contexts), alternating builds round by round.
   for (let round = 0; round < COLD; round++)
     for (const b of round % 2 ? [...builds].reverse() : builds) {
@@ -140,8 +156,11 @@ async function pageReady() {
       await context.addInitScript(MARK_READY, SESSIONS);
       const page = await context.newPage();
       await page.goto(web.url);
-      const { ready, origin } = await readyIn(page);
+      const { ready, origin, html } = await readyIn(page);
       b.cold.push(origin + ready - web.spawned);
+      b.toNavigation.push(origin - web.printed);
+      b.toHtml.push(html);
+      b.afterHtml.push(ready - html);
       b.printed.push(web.printed - web.spawned);
       b.loads.push(loadavg()[0]);
       await context.close();
@@ -264,6 +283,9 @@ try {
       );
       console.log(`page ready, cold (spawn of relm web → its page drawn in a new context): ${says(b.cold)}`);
       console.log(`  of which relm web's start (spawn → address printed): ${says(b.printed)}`);
+      console.log(`  then the driver's new context (address printed → navigation): ${says(b.toNavigation)}`);
+      console.log(`  then the browser's navigation (token, redirect, the HTML): ${says(b.toHtml)}`);
+      console.log(`  then the page (script, style, first listing, rows drawn): ${says(b.afterHtml)}`);
       console.log(
         `server RSS with the page open: ${fmt(b.rss)} MB; a bare node ${fmt(bare)} MB; added ${fmt(b.rss - bare)} MB (target ≤ 30)`,
       );
