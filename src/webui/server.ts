@@ -204,6 +204,9 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   });
   const port = (server.address() as AddressInfo).port;
   gate = makeGate(options.token, { host: options.host, port });
+  // While a browser opens the address (printed first: the listing's reads are synchronous in part),
+  // the sessions are listed for its first page.
+  setImmediate(() => void feed.prime());
   return {
     url: `http://${hostLiteral(options.host)}:${port}/?token=${options.token}`,
     port,
