@@ -13,7 +13,7 @@
 //     floor), then with them.
 // RELM_BENCH_WEB_BASE=<a checkout with its own dist/ built>: rounds of 1 and 2 alternate between that
 // build and this one (each its own `relm web` over the same sessions), so both meet the same load.
-// RELM_BENCH_WEB_PAGE=0 leaves out 1 and 2, RELM_BENCH_WEB_TREE=0 leaves out 3.
+// The tree (3) runs this build, the base, this build, the base. RELM_BENCH_WEB_PAGE=0 leaves out 1 and 2, RELM_BENCH_WEB_TREE=0 leaves out 3.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -223,9 +223,9 @@ function frames(page, ms) {
   }, ms);
 }
 
-async function treeFrames() {
+async function treeFrames(root) {
   const host = await startTreeHost(treeHome, NODES);
-  const web = await startWeb(ROOT, treeHome);
+  const web = await startWeb(root, treeHome);
   try {
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -292,12 +292,19 @@ try {
     }
   }
   if (process.env.RELM_BENCH_WEB_TREE !== "0") {
-    const { floor, live, rate } = await treeFrames();
-    console.log(`# a ${NODES}-node tree, a live host's events every 100 ms, 10 s scrolling (load ${load()})`);
-    console.log(`an empty page (the machine's floor), ${frameLine(floor)}`);
-    console.log(
-      `the tree, ${rate.toFixed(0)} events/s, ${frameLine(live.deltas, live.long)}; rows in the page: ${live.rows}`,
-    );
+    // With a base build: this one, the base, this one, the base (each its own host, server and page).
+    const order = BASE ? [ROOT, BASE, ROOT, BASE] : [ROOT];
+    for (const root of order) {
+      const { floor, live, rate } = await treeFrames(root);
+      const name = root === ROOT ? "this build" : `base (${BASE})`;
+      console.log(
+        `# ${name}: a ${NODES}-node tree, a live host's events every 100 ms, 10 s scrolling (load ${load()})`,
+      );
+      console.log(`an empty page (the machine's floor), ${frameLine(floor)}`);
+      console.log(
+        `the tree, ${rate.toFixed(0)} events/s, ${frameLine(live.deltas, live.long)}; rows in the page: ${live.rows}`,
+      );
+    }
   }
 } finally {
   for (const child of running) child.kill("SIGTERM");
