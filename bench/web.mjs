@@ -11,15 +11,19 @@
 //     of them say something every 100 ms; frame intervals from requestAnimationFrame while the tree box
 //     scrolls, and long animation frames (PerformanceObserver), first with no events (the machine's
 //     floor), then with them.
+//  4. the same measure on a real fan-out (bench/web-real-tree.mjs: rlm.map over 1,000 with real
+//     children and kernels, 25 at once), once its tree holds 600.
 // RELM_BENCH_WEB_BASE=<a checkout with its own dist/ built>: rounds of 1 and 2 alternate between that
-// build and this one (each its own `relm web` over the same sessions), so both meet the same load.
-// The tree (3) runs this build, the base, this build, the base. RELM_BENCH_WEB_PAGE=0 leaves out 1 and 2, RELM_BENCH_WEB_TREE=0 leaves out 3.
+// build and this one (each its own `relm web` over the same sessions), so both meet the same load; 3
+// runs this build, the base, this build, the base; 4 this build, then the base.
+// RELM_BENCH_WEB_PAGE=0 leaves out 1 and 2, RELM_BENCH_WEB_TREE=0 3, RELM_BENCH_WEB_REAL=0 4.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Journal, newSessionId, sessionDir } from "../dist/session/index.js";
 import { median, quantile, ROOT } from "./lib.mjs";
+import { startRealFanOut } from "./web-real-tree.mjs";
 import { startTreeHost } from "./web-tree-host.mjs";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -32,6 +36,8 @@ const NODES = Number(process.env.RELM_BENCH_NODES ?? 1000);
 const BASE = process.env.RELM_BENCH_WEB_BASE;
 const WARM = Number(process.env.RELM_BENCH_WEB_WARM ?? 12);
 const COLD = Number(process.env.RELM_BENCH_WEB_COLD ?? 5);
+const REAL = Number(process.env.RELM_BENCH_WEB_REAL ?? 1000);
+const REAL_PARALLEL = Number(process.env.RELM_BENCH_WEB_REAL_PARALLEL ?? 25);
 const TOKEN = "bench-web-token-0123456789abcdefghijkl";
 const home = mkdtempSync(join(tmpdir(), "relm-bench-web-"));
 const treeHome = mkdtempSync(join(tmpdir(), "relm-bench-web-tree-"));
@@ -264,6 +270,34 @@ async function treeFrames(root) {
   }
 }
 
+/** The session page of a real fan-out (web-real-tree.mjs), measured once its tree holds 60% of it. */
+async function realTreeFrames(root) {
+  const run = await startRealFanOut(REAL, REAL_PARALLEL);
+  const web = await startWeb(root, run.home);
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(web.url);
+    await page.goto(`${new URL(web.url).origin}/#/s/${run.id}`);
+    const summary = () => page.evaluate(() => document.querySelector(".tree > summary")?.textContent ?? "");
+    await page.waitForFunction(
+      (n) =>
+        Number(/sub-agents: (\d+)/.exec(document.querySelector(".tree > summary")?.textContent ?? "")?.[1]) >=
+        n,
+      Math.ceil(REAL * 0.6),
+      { timeout: 600_000, polling: 500 },
+    );
+    const from = await summary();
+    const live = await frames(page, 10_000);
+    const to = await summary();
+    await context.close();
+    return { live, from, to };
+  } finally {
+    await stopWeb(web);
+    await run.close();
+  }
+}
+
 const fmt = (x) => x.toFixed(1);
 function frameLine(d, long) {
   const missed = d.filter((x) => x > 16.7 * 1.5).length;
@@ -306,6 +340,15 @@ try {
       );
     }
   }
+  if (process.env.RELM_BENCH_WEB_REAL !== "0")
+    for (const root of BASE ? [ROOT, BASE] : [ROOT]) {
+      const { live, from, to } = await realTreeFrames(root);
+      const name = root === ROOT ? "this build" : `base (${BASE})`;
+      console.log(
+        `# ${name}: a real rlm.map over ${REAL} (${REAL_PARALLEL} at once, each child its own kernel), 10 s scrolling (load ${load()})`,
+      );
+      console.log(`${frameLine(live.deltas, live.long)}; the tree: "${from}" → "${to}"`);
+    }
 } finally {
   for (const child of running) child.kill("SIGTERM");
   await browser.close();
