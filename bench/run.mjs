@@ -12,7 +12,14 @@ if (argv.some((a) => a.startsWith("--compare"))) {
   process.exit(r.status ?? 1);
 }
 const only = argv;
-const skip = new Set(["run.mjs", "lib.mjs", "tui-lib.mjs", "compare.mjs", "compare-probes.mjs"]);
+const skip = new Set([
+  "run.mjs",
+  "lib.mjs",
+  "tui-lib.mjs",
+  "compare.mjs",
+  "compare-probes.mjs",
+  "web-tree-host.mjs",
+]);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith(".mjs") && !skip.has(f))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))

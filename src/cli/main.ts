@@ -3,7 +3,8 @@
 // entry starts ~8 ms of CPU sooner than an ES module one (no module loader to set up), which is most of
 // what `relm --version` and `relm agents` cost beyond Node itself. Each path loads only what it needs,
 // named through variables so that nothing is pulled in ahead of time: `--version` a small module,
-// `relm agents` its own CommonJS bundle, bare `relm` at a terminal the UI's bundle, everything else the
+// `relm agents` its own CommonJS bundle, `relm web` the web server's bundle (dist/cli/web.js), bare
+// `relm` at a terminal the UI's bundle, everything else the
 // command bundle (dist/cli/app.js, built by esbuild from dispatch.js: a hundred small modules cost ~60 ms
 // more to resolve and load on every start than one file). dist/cli/main.js is the same file as an ES
 // module, for `node dist/cli/main.js`.
@@ -33,9 +34,14 @@ async function start(argv: string[]): Promise<void> {
     await bindEarly(hostId, adopt > 0 ? argv[adopt + 1] : undefined);
   }
   const listing = argv[0] === "agents" ? agentsFlags(argv.slice(1)) : undefined;
+  const web = argv[0] === "web" ? webFlags(argv.slice(1)) : undefined;
   if (listing) {
     const { mainAgents } = (await loadAgents()) as typeof import("./agents-entry.js");
     process.exitCode = await mainAgents(listing);
+  } else if (web) {
+    const entry = "./web.js";
+    const { mainWeb } = (await import(entry)) as typeof import("./web-entry.js");
+    process.exitCode = await mainWeb(web);
   } else if (argv.length === 0 && opensUiDirectly(process.env)) {
     const entry = "./ui.js";
     const { mainUi } = (await import(entry)) as typeof import("./ui-entry.js");
@@ -74,4 +80,24 @@ function agentsFlags(rest: string[]): { json: boolean; all: boolean } | undefine
   const known = new Set(["--json", "--all", "-a"]);
   if (!rest.every((a) => known.has(a)) || new Set(rest).size !== rest.length) return undefined;
   return { json: rest.includes("--json"), all: rest.includes("--all") || rest.includes("-a") };
+}
+
+/**
+ * `relm web` with nothing but --port N, --host ADDR (or --port=N, --host=ADDR) and --open, each at most
+ * once: the lean entry; anything else (--help, a typo, a value missing) parses and is explained there.
+ */
+function webFlags(rest: string[]): { port?: string; host?: string; open?: boolean } | undefined {
+  const flags: { port?: string; host?: string; open?: boolean } = {};
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] as string;
+    const eq = /^--(port|host)=(.*)$/.exec(arg);
+    const name = eq ? eq[1] : arg === "--port" || arg === "--host" ? arg.slice(2) : undefined;
+    if (name === "port" || name === "host") {
+      const value = eq ? eq[2] : rest[++i];
+      if (value === undefined || value.startsWith("-") || flags[name] !== undefined) return undefined;
+      flags[name] = value;
+    } else if (arg === "--open" && !flags.open) flags.open = true;
+    else return undefined;
+  }
+  return flags;
 }

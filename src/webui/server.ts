@@ -157,18 +157,42 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   }
 
   function streamSession(req: IncomingMessage, res: ServerResponse, id: string, url: URL): void {
+    // Sub-agents' events (no id: they are not the session's journal) go out as one `batch` message per
+    // turn of the event loop: a fan-out of a thousand says ~1,000 things a second, and each message is a
+    // task of the page's. A root event first sends what is pending, so the order is kept.
+    let batch: AgentEvent[] = [];
+    let pending: NodeJS.Immediate | undefined;
+    const flush = () => {
+      if (pending) clearImmediate(pending);
+      pending = undefined;
+      if (batch.length === 0) return;
+      res.write(`event: batch\ndata: ${JSON.stringify(batch)}\n\n`);
+      batch = [];
+    };
     const follow = followSession({
       home: options.home,
       id,
       env: options.env,
       after: lastEventId(req, url),
       write: (event: AgentEvent) => {
-        const n = !event.agent && "n" in event && typeof event.n === "number" ? `id: ${event.n}\n` : "";
+        if (event.agent) {
+          batch.push(event);
+          pending ??= setImmediate(flush);
+          return;
+        }
+        flush();
+        const n = "n" in event && typeof event.n === "number" ? `id: ${event.n}\n` : "";
         res.write(`${n}data: ${JSON.stringify(event)}\n\n`);
       },
-      live: (on) => res.write(`event: live\ndata: ${on}\n\n`),
+      live: (on) => {
+        flush();
+        res.write(`event: live\ndata: ${on}\n\n`);
+      },
     });
-    openStream(req, res, () => follow.close());
+    openStream(req, res, () => {
+      follow.close();
+      if (pending) clearImmediate(pending);
+    });
   }
 
   function streamChild(req: IncomingMessage, res: ServerResponse, id: string, child: string, url: URL): void {
@@ -216,6 +240,9 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
   });
   const port = (server.address() as AddressInfo).port;
   gate = makeGate(options.token, { host: options.host, port });
+  // While a browser opens the address (printed first: the listing's reads are synchronous in part),
+  // the sessions are listed for its first page.
+  setImmediate(() => void feed.prime());
   return {
     url: `http://${hostLiteral(options.host)}:${port}/?token=${options.token}`,
     port,

@@ -32,6 +32,15 @@ export class SessionsFeed {
     return listings.map((s) => ({ ...s, model: this.modelOf(s.id) }));
   }
 
+  /**
+   * Lists once with no page open (the server calls it as it starts): the first page to open is sent
+   * this list at once, instead of waiting for a listing of every session (each journal's header read
+   * for its model), and the look that follows sends what changed since.
+   */
+  async prime(): Promise<void> {
+    await this.look();
+  }
+
   /** Calls `listener` with the list now and whenever it changes; returns the unsubscribe. */
   subscribe(listener: (json: string) => void): () => void {
     this.listeners.add(listener);

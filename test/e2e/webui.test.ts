@@ -63,6 +63,19 @@ describe("relm web on the command line", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--port http: a port is a whole number from 0 to 65535");
     expect(bad.stderr).not.toMatch(/\n\s+at /);
+    // The usual flags start the server's own bundle (src/cli/web-entry.ts); anything else still goes
+    // through the command-line parser, which explains it.
+    const help = await runRelm(["web", "--help"], { env: rig.env });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: relm web");
+    for (const flag of ["--port <n>", "--host <addr>", "--open"]) expect(help.stdout).toContain(flag);
+    const typo = await runRelm(["web", "--prot", "0"], { env: rig.env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("--prot");
+    expect(typo.stderr).not.toMatch(/\n\s+at /);
+    const badEq = await runRelm(["web", "--port=http"], { env: rig.env });
+    expect(badEq.code).toBe(2);
+    expect(badEq.stderr).toContain("--port http: a port is a whole number");
     const short = await runRelm(["web", "--port", "0"], { env: { ...rig.env, RELM_WEB_TOKEN: "short" } });
     expect(short.code).toBe(1);
     expect(short.stderr).toContain("RELM_WEB_TOKEN must be at least 24");

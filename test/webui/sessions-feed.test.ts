@@ -57,6 +57,23 @@ describe("the sessions feed", () => {
     }
   });
 
+  it("primed before any page opens, the first page is sent the list at once", async () => {
+    const home = tempDir();
+    try {
+      session(home.path, "cccc0003", "primed");
+      const feed = new SessionsFeed(home.path);
+      await feed.prime();
+      const got: string[] = [];
+      const stop = feed.subscribe((json) => got.push(json));
+      // Called within subscribe, before any listing of its own could have ended.
+      expect(got).toHaveLength(1);
+      expect(JSON.parse(got[0] as string)).toMatchObject([{ id: "cccc0003", title: "primed", model: "m1" }]);
+      stop();
+    } finally {
+      home.cleanup();
+    }
+  });
+
   it("pushes the list at once, then each change, with the model from the journal", async () => {
     const home = tempDir();
     const feed = new SessionsFeed(home.path);

@@ -134,6 +134,33 @@ describe("the web page's tree of sub-agents", () => {
     expect(tr.agents.get("a")).toMatchObject({ children: ["b"], status: "done", tokens: 1234, cost: 0.5 });
   });
 
+  it("a child's event changes the tree's revision only; the root's change what the transcript draws", () => {
+    // The page redraws the transcript and plots only when itemsRevision moves (transcript-parts.ts).
+    const tr = new Transcript();
+    tr.apply(user(1, "fan out"));
+    const items = tr.itemsRevision;
+    const tree = tr.treeRevision;
+    tr.apply({
+      n: 2,
+      t: at(),
+      type: "child_spawned",
+      id: "a",
+      name: "a",
+      task: "t",
+      model: "m",
+      variables: [],
+    } as AgentEvent);
+    expect([tr.itemsRevision, tr.treeRevision]).toEqual([items + 1, tree + 1]);
+    for (let i = 0; i < 5; i++)
+      expect(tr.apply({ type: "model_request", turn: i, messages: 1, agent: "a" } as AgentEvent)).toBe(true);
+    expect(tr.itemsRevision).toBe(items + 1);
+    expect(tr.treeRevision).toBe(tree + 6);
+    expect(tr.agents.get("a")).toMatchObject({ events: 5, doing: "asking the model" });
+    // A root event told twice (a replay) changes neither.
+    expect(tr.apply(user(1, "fan out"))).toBe(false);
+    expect([tr.itemsRevision, tr.treeRevision]).toEqual([items + 1, tree + 6]);
+  });
+
   it("a rewind drops the message gone back to and everything after it, and says so", () => {
     const tr = new Transcript();
     for (const e of [user(1, "first"), response(2, 1, "one"), user(3, "second")]) tr.apply(e);

@@ -2,16 +2,13 @@
 // streams: a running cell's output as it is printed), live, with the sub-agents it started: read-only, since a sub-agent takes its orders from the code that started it.
 // Requests for approval of any agent of the tree are answered on the session's page.
 import { html } from "htm/preact";
-import { Charts } from "./charts.js";
 import { ConnectionNote } from "./connection.js";
-import { TranscriptView } from "./transcript-view.js";
-import { TreeView } from "./tree-view.js";
+import { useTranscriptParts } from "./transcript-parts.js";
 import { useTranscript } from "./use-transcript.js";
 
 export function ChildPage({ session, child }: { session: string; child: string }) {
-  const { transcript, version, connection, live } = useTranscript(
-    `/api/sessions/${session}/agents/${child}/events`,
-  );
+  const { transcript, connection, live } = useTranscript(`/api/sessions/${session}/agents/${child}/events`);
+  const parts = useTranscriptParts(transcript, session);
   const task = transcript.items.find((i) => i.kind === "user");
   const title = task?.kind === "user" ? task.text.split("\n")[0] : child;
   return html`
@@ -26,9 +23,9 @@ export function ChildPage({ session, child }: { session: string; child: string }
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}
         a sub-agent of session ${session}${live ? " · host connected" : ""} · read-only: its parent's code directs it
       </div>
-      <${Charts} usage=${transcript.usage} items=${transcript.items} gates=${transcript.gates} version=${version} />
-      <${TreeView} session=${session} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
-      <${TranscriptView} id=${session} items=${transcript.items} version=${version} />
+      ${parts.charts}
+      ${parts.tree}
+      ${parts.items}
     </main>
   `;
 }

@@ -7,17 +7,16 @@ import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { act, useSessions } from "./api.js";
 import { ApprovalsPanel, usePending } from "./approvals-panel.js";
-import { Charts } from "./charts.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
 import { LearningPanel } from "./learning-panel.js";
 import { SteerPanel } from "./steer-panel.js";
-import { TranscriptView } from "./transcript-view.js";
-import { TreeView } from "./tree-view.js";
+import { useTranscriptParts } from "./transcript-parts.js";
 import { useTranscript } from "./use-transcript.js";
 
 export function SessionPage({ id }: { id: string }) {
-  const { transcript, version, connection, live } = useTranscript(`/api/sessions/${id}/events`);
+  const { transcript, connection, live } = useTranscript(`/api/sessions/${id}/events`);
+  const parts = useTranscriptParts(transcript, id);
   const { sessions } = useSessions();
   const session = sessions?.find((s) => s.id === id);
   const [text, setText] = useState("");
@@ -56,10 +55,10 @@ export function SessionPage({ id }: { id: string }) {
       <div class="muted path">
         ${transcript.where ? html`<span class="kernel-where">kernel: ${transcript.where}</span> · ` : ""}${session?.cwd ?? ""} · ${id}${live ? " · host connected" : ""}</div>
       <${SteerPanel} id=${id} live=${live} />
-      <${Charts} usage=${transcript.usage} items=${transcript.items} gates=${transcript.gates} version=${version} />
+      ${parts.charts}
       <${LearningPanel} id=${id} changed=${transcript.learningEvents} />
-      <${TreeView} session=${id} agents=${transcript.agents} roots=${transcript.roots} version=${version} />
-      <${TranscriptView} id=${id} items=${transcript.items} version=${version} />
+      ${parts.tree}
+      ${parts.items}
       <${ApprovalsPanel} id=${id} pending=${pending} refresh=${refreshPending} />
       <form class="composer" onSubmit=${send}>
         <textarea

@@ -37,16 +37,44 @@ function ItemView({ id, item }: { id: string; item: Item }) {
   }
 }
 
-/** Items are mutated in place as they stream: the page draws again when its version changes. */
+/**
+ * What an item shows, as one string: equal, the item is drawn as it was. Items are mutated in place as
+ * they stream (an answer's text, a cell's output and end); a user message, a notice or a diff never.
+ */
+function shown(item: Item): string {
+  switch (item.kind) {
+    case "answer":
+      return `${item.streaming}\u0000${item.reasoning}\u0000${item.text}`;
+    case "cell":
+      return `${item.status}\u0000${item.error}\u0000${item.durationMs}\u0000${item.images.join("/")}\u0000${item.output}`;
+    default:
+      return "";
+  }
+}
+
+/**
+ * Items are mutated in place as they stream: the page draws again when its version changes, and an item
+ * whose shown() is as before is handed to Preact as the same element, which it skips whole — a fan-out's
+ * thousand "sub-agent … started/finished" notices are not drawn again with each new one.
+ */
 export function TranscriptView({ id, items }: { id: string; items: Item[]; version: number }) {
   const end = useRef<HTMLDivElement>(null);
+  const drawn = useRef(new WeakMap<Item, { shown: string; element: unknown }>()).current;
+  const element = (item: Item) => {
+    const now = shown(item);
+    const last = drawn.get(item);
+    if (last && last.shown === now) return last.element;
+    const next = html`<${ItemView} key=${item.key} id=${id} item=${{ ...item }} />`;
+    drawn.set(item, { shown: now, element: next });
+    return next;
+  };
   useEffect(() => {
     // Follow the bottom while the person is near it; leave them where they are when they scrolled up.
     const el = document.scrollingElement;
     if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 300) end.current?.scrollIntoView();
   });
   return html`<div class="transcript">
-      ${items.map((item) => html`<${ItemView} key=${item.key} id=${id} item=${{ ...item }} />`)}
+      ${items.map(element)}
       <div ref=${end}></div>
     </div>`;
 }

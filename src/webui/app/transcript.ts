@@ -108,17 +108,28 @@ export class Transcript {
   private readonly cells = new Map<string, Extract<Item, { kind: "cell" }>>();
   private seq = 0;
 
+  /**
+   * What changed since the page last drew, for the parts drawn from it: the tree (any sub-agent's event)
+   * and the rest (the root's events: items, plots, gates, where). A thousand sub-agents say something ten
+   * times a second; the transcript and the plots are drawn again only when the root said something.
+   */
+  treeRevision = 0;
+  itemsRevision = 0;
+
   /** Applies one event; false when it changed nothing shown (a duplicate, a child's, an unknown kind). */
   apply(event: AgentEvent): boolean {
     if (event.agent) {
       this.childEvents++;
-      return this.treeEvent(event);
+      const changed = this.treeEvent(event);
+      if (changed) this.treeRevision++;
+      return changed;
     }
     if ("n" in event && typeof event.n === "number") {
       if (event.n <= this.lastN) return false;
       this.lastN = event.n;
     }
-    this.treeEvent(event);
+    if (this.treeEvent(event)) this.treeRevision++;
+    this.itemsRevision++;
     if (event.type === "approval_request" || event.type === "approval_answer") this.approvalEvents++;
     if (LEARNING.has(event.type)) this.learningEvents++;
     if (event.type === "kernel" && event.event === "started") this.where = whereOf(event.detail);

@@ -33,6 +33,13 @@ export function useTranscript(path: string): {
     source.onmessage = (e: MessageEvent<string>) => {
       if (transcript.apply(JSON.parse(e.data) as AgentEvent)) changed();
     };
+    // Sub-agents' events come many to a message (src/webui/server.ts).
+    source.addEventListener("batch", (e) => {
+      let any = false;
+      for (const event of JSON.parse((e as MessageEvent<string>).data) as AgentEvent[])
+        if (transcript.apply(event)) any = true;
+      if (any) changed();
+    });
     source.addEventListener("live", (e) => setLive((e as MessageEvent<string>).data === "true"));
     return () => {
       source.close();

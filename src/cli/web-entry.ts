@@ -1,0 +1,29 @@
+// `relm web` with its usual flags (--port N, --host ADDR, --open): like bare `relm` (ui-entry.ts) and
+// `relm agents` it skips the command-line parser and every command's wiring, and loads only the web
+// server (dist/cli/web.js, one bundle of its own: scripts/bundle.mjs). main.ts routes it here; --help,
+// a flag it does not know or one given twice go through dispatch.ts, which says what is wrong.
+import { keepKeysPrivate } from "../host/private-keys.js";
+import { runWeb } from "../webui/run.js";
+
+interface WebEntryFlags {
+  port?: string;
+  host?: string;
+  open?: boolean;
+}
+
+export async function mainWeb(flags: WebEntryFlags): Promise<number> {
+  // Before anything reads a key or starts a process (the page's actions may start a host): keys out of
+  // this process's /proc/PID/environ, as dispatch.ts does for every other command.
+  keepKeysPrivate();
+  try {
+    return await runWeb(flags, { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  } catch (error) {
+    // Named through variables: the error path (and its parser-error wording) stays out of the bundle.
+    const modules = ["./report-error.js", "../config/home.js"];
+    const [{ reportError }, { relmHomeFrom }] = (await Promise.all(modules.map((m) => import(m)))) as [
+      typeof import("./report-error.js"),
+      typeof import("../config/home.js"),
+    ];
+    return reportError(error, process.stderr, relmHomeFrom(process.env));
+  }
+}
