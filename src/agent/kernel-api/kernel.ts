@@ -173,9 +173,10 @@ export class AgentKernel {
    * loop gives every snapshot up), and stops the kernel (also one whose boot failed half-way).
    */
   async close(): Promise<void> {
-    // A kernel still starting has run no cell and holds nothing: it is stopped where it is, so a plain
-    // answer (the kernel is started while the first model call is out) does not wait for an interpreter.
-    if (this.booting) this.bootAbort?.abort();
+    // The session's own kernel still starting has run no cell and holds nothing: it is stopped where it
+    // is, so a plain answer (the kernel is started while the first model call is out) does not wait for
+    // an interpreter. (Children's kernels, forked from the template, are waited for: a sub-agent runs code.)
+    if (this.booting && this.owner.depth === 0) this.bootAbort?.abort();
     await this.kernelReady?.catch(() => undefined);
     await this.snapshotting;
     // A large variable still being written in the background counts as not saved: the final round
