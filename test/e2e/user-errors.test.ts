@@ -269,7 +269,8 @@ describe("config.json values of the wrong type", () => {
   });
 
   it("the check is bundled with the configuration, which relm --version never loads", async () => {
-    // A copy of the build without the chunk that holds valibot: --version still answers, run cannot.
+    // A copy of the build without the files that hold valibot (a chunk of the commands' bundle, and the
+    // UI's and relm web's own bundles have their copy): --version still answers, run cannot.
     const copy = tempDir("relm-no-valibot-");
     try {
       cpSync(join(ROOT, "dist"), join(copy.path, "dist"), { recursive: true });
@@ -280,8 +281,8 @@ describe("config.json values of the wrong type", () => {
           f.endsWith(".js") &&
           /^\/\/ (.*\/)?node_modules\/valibot\//m.test(readFileSync(join(cli, f), "utf8")),
       );
-      expect(holding).toHaveLength(1);
-      rmSync(join(cli, holding[0] as string));
+      expect(holding.length).toBeGreaterThan(0);
+      for (const file of holding) rmSync(join(cli, file));
       const bin = join(cli, "main.js");
       const node = (args: string[], env = cleanEnv()) =>
         spawnSync(process.execPath, [bin, ...args], { env, encoding: "utf8", input: "" });
