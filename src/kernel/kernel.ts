@@ -73,8 +73,6 @@ class LocalKernel implements Kernel {
   private interruptRepeat: NodeJS.Timeout | undefined;
   /** Output streamed by the running cell, kept in case the process dies before its result. */
   private streamed: string[] | null = null;
-  /** Per runner that made a host call: aborted when it exits (goneSignal). */
-  private readonly gone = new WeakMap<RunnerProcess, AbortSignal>();
   /** Something the model must hear with its next cell (the kernel died while idle). */
   private pendingNote: string | null = null;
   /** Runners whose death the model has already been told about. */
@@ -416,18 +414,6 @@ class LocalKernel implements Kernel {
     });
   }
 
-  /** Aborted when `runner` exits: what its calls still wait for can be dropped (one per runner). */
-  private goneSignal(runner: RunnerProcess): AbortSignal {
-    let gone = this.gone.get(runner);
-    if (!gone) {
-      const controller = new AbortController();
-      gone = controller.signal;
-      this.gone.set(runner, gone);
-      void runner.exited.then(() => controller.abort());
-    }
-    return gone;
-  }
-
   private answer(runner: RunnerProcess, id: number, method: string, params: unknown): void {
     const handler = this.options.onHostRequest;
     if (!handler) {
@@ -437,7 +423,7 @@ class LocalKernel implements Kernel {
     const files = this.files(runner); // pickles named in the request or its answer cross the pipe
     Promise.resolve()
       .then(async () => (files ? files.inbound(params) : params))
-      .then((local) => handler(method, local, this.goneSignal(runner)))
+      .then((local) => handler(method, local, runner.goneSignal))
       .then((result) => (files ? files.outbound(result) : result))
       .then(
         (result) => runner.send({ type: "response", id, result: result ?? null }),

@@ -75,6 +75,18 @@ export class RunnerProcess {
    * moment we listen (it was once dropped there, and the fork waited out the ready timeout).
    */
   private readonly readySaid: Promise<ReadyMessage>;
+  private gone: AbortController | undefined;
+
+  /** Aborted when the process exits: a host call it made can be answered to nobody, and stops waiting. */
+  get goneSignal(): AbortSignal {
+    if (!this.gone) {
+      const gone = new AbortController();
+      this.gone = gone;
+      if (this.exit) gone.abort();
+      else void this.exited.then(() => gone.abort());
+    }
+    return this.gone.signal;
+  }
 
   private constructor(
     private readonly link: RunnerLink,

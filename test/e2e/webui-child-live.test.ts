@@ -6,9 +6,8 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, noBrowser } from "../support/browser.js";
+import { expect, it } from "vitest";
+import { describeInBrowser } from "../support/browser.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 import { pythonWaitForFile } from "../support/wait.js";
@@ -16,67 +15,54 @@ import { detach, screenshot, webRig } from "../support/web-rig.js";
 
 const startRig = useRigs();
 
-describe.skipIf(noBrowser !== undefined)(
-  `a sub-agent's page, live${noBrowser ? ` (skipped: ${noBrowser})` : ""}`,
-  () => {
-    let browser: Browser;
-    beforeAll(async () => {
-      browser = await launchBrowser();
-    }, 60_000);
-    afterAll(async () => {
-      await browser?.close();
+describeInBrowser(`a sub-agent's page, live`, (browser) => {
+  it("the child's running cell streams its output to the child's page before the cell ends", async () => {
+    const start = join(tmpdir(), `relm-web-child-start-${process.pid}-${Date.now()}`);
+    const release = join(tmpdir(), `relm-web-child-live-${process.pid}-${Date.now()}`);
+    const script = byTask({
+      "PARENT: start one": [{ code: 'print(rlm("SLOW CHILD: print and wait"))' }, echoLastCell],
+      "SLOW CHILD": [
+        {
+          code: `${pythonWaitForFile(start)}\nprint("first line, before the wait", flush=True)\n${pythonWaitForFile(release)}\nprint("second line, after the release")`,
+        },
+        echoLastCell,
+      ],
     });
+    const w = await webRig(browser(), startRig, script);
+    const { rig, page } = w;
+    try {
+      const id = await detach(rig, ["PARENT: start one"]);
+      await w.openSession(id);
+      const child = page.locator('.tree-row > .label[title*="SLOW CHILD"]');
+      await child.waitFor({ timeout: 60_000 });
+      await child.click();
+      await page
+        .locator(".item.user", { hasText: "SLOW CHILD: print and wait" })
+        .waitFor({ timeout: 30_000 });
+      // What a cell prints before the page follows the host is shown when the cell ends (docs/web.md):
+      // this one prints once the page follows it.
+      await page.locator(".path", { hasText: "host connected" }).waitFor({ timeout: 60_000 });
+      writeFileSync(start, "");
+      // The cell still runs (it waits for the file, which does not exist yet), and its first line is shown.
+      const cell = page.locator(".item.cell");
+      await cell.locator(".output", { hasText: "first line, before the wait" }).waitFor({ timeout: 60_000 });
+      expect(await cell.getAttribute("class")).toContain("running");
+      expect(await cell.locator(".output").textContent()).not.toContain("second line");
+      await screenshot(page, "web-child-live");
 
-    it("the child's running cell streams its output to the child's page before the cell ends", async () => {
-      const start = join(tmpdir(), `relm-web-child-start-${process.pid}-${Date.now()}`);
-      const release = join(tmpdir(), `relm-web-child-live-${process.pid}-${Date.now()}`);
-      const script = byTask({
-        "PARENT: start one": [{ code: 'print(rlm("SLOW CHILD: print and wait"))' }, echoLastCell],
-        "SLOW CHILD": [
-          {
-            code: `${pythonWaitForFile(start)}\nprint("first line, before the wait", flush=True)\n${pythonWaitForFile(release)}\nprint("second line, after the release")`,
-          },
-          echoLastCell,
-        ],
-      });
-      const w = await webRig(browser, startRig, script);
-      const { rig, page } = w;
-      try {
-        const id = await detach(rig, ["PARENT: start one"]);
-        await w.openSession(id);
-        const child = page.locator('.tree-row > .label[title*="SLOW CHILD"]');
-        await child.waitFor({ timeout: 60_000 });
-        await child.click();
-        await page
-          .locator(".item.user", { hasText: "SLOW CHILD: print and wait" })
-          .waitFor({ timeout: 30_000 });
-        // What a cell prints before the page follows the host is shown when the cell ends (docs/web.md):
-        // this one prints once the page follows it.
-        await page.locator(".path", { hasText: "host connected" }).waitFor({ timeout: 60_000 });
-        writeFileSync(start, "");
-        // The cell still runs (it waits for the file, which does not exist yet), and its first line is shown.
-        const cell = page.locator(".item.cell");
-        await cell
-          .locator(".output", { hasText: "first line, before the wait" })
-          .waitFor({ timeout: 60_000 });
-        expect(await cell.getAttribute("class")).toContain("running");
-        expect(await cell.locator(".output").textContent()).not.toContain("second line");
-        await screenshot(page, "web-child-live");
-
-        writeFileSync(release, "");
-        await cell
-          .locator(".output", { hasText: "second line, after the release" })
-          .waitFor({ timeout: 60_000 });
-        await expect.poll(() => cell.getAttribute("class"), { timeout: 30_000 }).toContain("ok");
-        // Streamed, then the journal's whole output: each line once.
-        const output = (await cell.locator(".output").textContent()) ?? "";
-        expect(output.match(/first line/g)).toHaveLength(1);
-        expect(await page.locator(".item.cell").count()).toBe(1);
-      } finally {
-        rmSync(start, { force: true });
-        rmSync(release, { force: true });
-        await w.done();
-      }
-    }, 240_000);
-  },
-);
+      writeFileSync(release, "");
+      await cell
+        .locator(".output", { hasText: "second line, after the release" })
+        .waitFor({ timeout: 60_000 });
+      await expect.poll(() => cell.getAttribute("class"), { timeout: 30_000 }).toContain("ok");
+      // Streamed, then the journal's whole output: each line once.
+      const output = (await cell.locator(".output").textContent()) ?? "";
+      expect(output.match(/first line/g)).toHaveLength(1);
+      expect(await page.locator(".item.cell").count()).toBe(1);
+    } finally {
+      rmSync(start, { force: true });
+      rmSync(release, { force: true });
+      await w.done();
+    }
+  }, 240_000);
+});

@@ -1,13 +1,7 @@
-// relm web's learning view: the lessons that apply to a session, by scope, with their probation state,
-// the verdict measured on them and the revisions with their diffs; a lesson's hostile text runs nothing,
-// and a secret in a lesson is not in the page. A project of real sessions: two gated runs, one that
-// learns a lesson (--learn), two gated runs with it on probation (the second's host judges it). Real
-// chromium, real kernels, real gate commands, the scripted model over HTTP.
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { HarnessStore, type Revision, scopeLocation } from "../../src/learning/store/index.js";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
-import { launchBrowser, noBrowser } from "../support/browser.js";
+import { describeInBrowser } from "../support/browser.js";
 import { runRelm } from "../support/cli.js";
 import { isRefine, lessonOnce, sessionIds } from "../support/harness.js";
 import { useRigs } from "../support/scripted.js";
@@ -35,105 +29,92 @@ function script() {
   };
 }
 
-describe.skipIf(noBrowser !== undefined)(
-  `the learning view${noBrowser ? ` (skipped: ${noBrowser})` : ""}`,
-  () => {
-    let browser: Browser;
-    beforeAll(async () => {
-      browser = await launchBrowser();
-    }, 60_000);
-    afterAll(async () => {
-      await browser?.close();
-    });
+describeInBrowser(`the learning view`, (browser) => {
+  it("lessons by scope with their probation state, verdict and revisions' diffs; hostile text inert, secrets redacted", async () => {
+    const w = await webRig(
+      browser(),
+      startRig,
+      script(),
+      { OPENAI_API_KEY: SECRET },
+      { learn: { every_turns: 2, at_compaction: false } },
+    );
+    const { rig, page } = w;
+    const relm = async (args: string[], code = 0) => {
+      const before = new Set(sessionIds(rig.home));
+      const result = await runRelm(args, { env: rig.env, cwd: rig.cwd });
+      expect(result.code, result.stderr).toBe(code);
+      return sessionIds(rig.home).find((s) => !before.has(s)) as string;
+    };
+    const gated = ["run", "--gate", "grep -q good out.txt", REPORT];
+    try {
+      await relm([
+        "harness",
+        "add",
+        "memory",
+        `PROJECT-NOTE the deploy key is ${SECRET}`,
+        "--scope",
+        "project",
+      ]);
+      await relm(gated);
+      await relm(gated);
+      await relm(["run", "--learn", LEARNER]);
+      const probation = new HarnessStore(scopeLocation("probation", { cwd: rig.cwd, home: rig.home }));
+      const [carried] = probation.revisions() as [Revision];
+      const lesson = carried.edits[0]?.id as string;
+      await relm(gated);
+      const id = await relm(gated);
 
-    it("lessons by scope with their probation state, verdict and revisions' diffs; hostile text inert, secrets redacted", async () => {
-      const w = await webRig(
-        browser,
-        startRig,
-        script(),
-        { OPENAI_API_KEY: SECRET },
-        { learn: { every_turns: 2, at_compaction: false } },
+      await w.openSession(id);
+      const panel = page.locator("details.learning");
+      await panel
+        .locator("> summary")
+        .waitFor({ timeout: 60_000 })
+        .catch(async (error: Error) => {
+          // What the server answered, to tell a page that drew nothing from a view that was empty.
+          const answer = await page.request.get(`${w.web.base}/api/sessions/${id}/learning`);
+          throw new Error(`${error.message}\nGET learning: ${answer.status()} ${await answer.text()}`);
+        });
+      expect(await panel.locator("> summary").textContent()).toContain("1 on probation");
+      await panel.locator("> summary").click();
+      // The lesson on probation: in this session's prompt, with the verdict its host measured.
+      const row = panel.locator(`[data-scope="probation"] .lesson[data-lesson="${lesson}"]`);
+      expect(await row.getAttribute("data-state")).toBe("on probation (in this session's prompt)");
+      // The verdict is journaled by the last session's host as it ends: the view is asked again then.
+      await expect
+        .poll(() => row.locator(".verdict").getAttribute("data-verdict"), { timeout: 60_000 })
+        .toBe("neutral");
+      expect(await row.locator(".verdict").textContent()).toBe("neutral so far");
+      expect(await row.textContent()).toContain("hypothesis: the report gate passes at the first try");
+      expect(await panel.locator(".learning-events").textContent()).toContain(
+        `⚖ lesson ${lesson} on probation (revision ${carried.rev}) neutral so far`,
       );
-      const { rig, page } = w;
-      const relm = async (args: string[], code = 0) => {
-        const before = new Set(sessionIds(rig.home));
-        const result = await runRelm(args, { env: rig.env, cwd: rig.cwd });
-        expect(result.code, result.stderr).toBe(code);
-        return sessionIds(rig.home).find((s) => !before.has(s)) as string;
-      };
-      const gated = ["run", "--gate", "grep -q good out.txt", REPORT];
-      try {
-        await relm([
-          "harness",
-          "add",
-          "memory",
-          `PROJECT-NOTE the deploy key is ${SECRET}`,
-          "--scope",
-          "project",
-        ]);
-        await relm(gated);
-        await relm(gated);
-        await relm(["run", "--learn", LEARNER]);
-        const probation = new HarnessStore(scopeLocation("probation", { cwd: rig.cwd, home: rig.home }));
-        const [carried] = probation.revisions() as [Revision];
-        const lesson = carried.edits[0]?.id as string;
-        await relm(gated);
-        const id = await relm(gated);
-
-        await w.openSession(id);
-        const panel = page.locator("details.learning");
-        await panel
-          .locator("> summary")
-          .waitFor({ timeout: 60_000 })
-          .catch(async (error: Error) => {
-            // What the server answered, to tell a page that drew nothing from a view that was empty.
-            const answer = await page.request.get(`${w.web.base}/api/sessions/${id}/learning`);
-            throw new Error(`${error.message}\nGET learning: ${answer.status()} ${await answer.text()}`);
-          });
-        expect(await panel.locator("> summary").textContent()).toContain("1 on probation");
-        await panel.locator("> summary").click();
-        // The lesson on probation: in this session's prompt, with the verdict its host measured.
-        const row = panel.locator(`[data-scope="probation"] .lesson[data-lesson="${lesson}"]`);
-        expect(await row.getAttribute("data-state")).toBe("on probation (in this session's prompt)");
-        // The verdict is journaled by the last session's host as it ends: the view is asked again then.
-        await expect
-          .poll(() => row.locator(".verdict").getAttribute("data-verdict"), { timeout: 60_000 })
-          .toBe("neutral");
-        expect(await row.locator(".verdict").textContent()).toBe("neutral so far");
-        expect(await row.textContent()).toContain("hypothesis: the report gate passes at the first try");
-        expect(await panel.locator(".learning-events").textContent()).toContain(
-          `⚖ lesson ${lesson} on probation (revision ${carried.rev}) neutral so far`,
-        );
-        // Its revision, with the diff `relm harness show` prints.
-        const revision = panel.locator(`[data-scope="probation"] .revision[data-rev="${carried.rev}"]`);
-        await revision.locator("summary").click();
-        const diff = (await revision.locator("pre").textContent()) ?? "";
-        expect(diff).toContain(`+ add memory ${lesson}`);
-        expect(diff).toContain("+   HOSTILE-LESSON <img src=x");
-        expect(await revision.locator("pre .added").count()).toBeGreaterThan(1);
-        // The hostile lesson is text: no element of it, nothing ran.
-        expect(await row.locator(".lesson-text").textContent()).toContain(
-          "<script>window.__pwned='script'</script>",
-        );
-        expect(await panel.locator("img, script, a[href^='javascript']").count()).toBe(0);
-        expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned)).toBeUndefined();
-        // The project's lesson, redacted of the secret: in the page and in what the server sends.
-        const note = panel.locator('[data-scope="project"] .lesson .lesson-text');
-        expect(await note.textContent()).toBe("PROJECT-NOTE the deploy key is [REDACTED]");
-        expect(await page.content()).not.toContain(SECRET);
-        const raw = await (await page.request.get(`${w.web.base}/api/sessions/${id}/learning`)).text();
-        expect(raw).toContain("PROJECT-NOTE");
-        expect(raw).not.toContain(SECRET);
-        // Token-checked like every request: without the cookie or the token, nothing.
-        expect((await fetch(`${w.web.base}/api/sessions/${id}/learning`)).status).toBe(403);
-        // Its summary just under the page's bar.
-        await panel.evaluate((el) =>
-          window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 45),
-        );
-        await screenshot(page, "web-learning");
-      } finally {
-        await w.done();
-      }
-    }, 300_000);
-  },
-);
+      // Its revision, with the diff `relm harness show` prints.
+      const revision = panel.locator(`[data-scope="probation"] .revision[data-rev="${carried.rev}"]`);
+      await revision.locator("summary").click();
+      const diff = (await revision.locator("pre").textContent()) ?? "";
+      expect(diff).toContain(`+ add memory ${lesson}`);
+      expect(diff).toContain("+   HOSTILE-LESSON <img src=x");
+      expect(await revision.locator("pre .added").count()).toBeGreaterThan(1);
+      // The hostile lesson is text: no element of it, nothing ran.
+      expect(await row.locator(".lesson-text").textContent()).toContain(
+        "<script>window.__pwned='script'</script>",
+      );
+      expect(await panel.locator("img, script, a[href^='javascript']").count()).toBe(0);
+      expect(await page.evaluate(() => (window as { __pwned?: string }).__pwned)).toBeUndefined();
+      // The project's lesson, redacted of the secret: in the page and in what the server sends.
+      const note = panel.locator('[data-scope="project"] .lesson .lesson-text');
+      expect(await note.textContent()).toBe("PROJECT-NOTE the deploy key is [REDACTED]");
+      expect(await page.content()).not.toContain(SECRET);
+      const raw = await (await page.request.get(`${w.web.base}/api/sessions/${id}/learning`)).text();
+      expect(raw).toContain("PROJECT-NOTE");
+      expect(raw).not.toContain(SECRET);
+      // Token-checked like every request: without the cookie or the token, nothing.
+      expect((await fetch(`${w.web.base}/api/sessions/${id}/learning`)).status).toBe(403);
+      // Its summary just under the page's bar.
+      await panel.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 45));
+      await screenshot(page, "web-learning");
+    } finally {
+      await w.done();
+    }
+  }, 300_000);
+});

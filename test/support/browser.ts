@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe } from "vitest";
 import { RELM_BIN } from "./cli.js";
 import { until } from "./wait.js";
 
@@ -17,6 +18,30 @@ export async function launchBrowser(): Promise<Browser> {
   // As root (CI containers) chromium's own sandbox cannot start.
   const args = process.getuid?.() === 0 ? ["--no-sandbox"] : [];
   return chromium.launch({ executablePath: CHROMIUM, args });
+}
+
+/**
+ * A describe block whose tests share one chromium, launched before them and closed after; skipped,
+ * saying why, where there is none (or for `skip`, another reason). `browser()` in a test is that browser.
+ */
+export function describeInBrowser(
+  title: string,
+  body: (browser: () => Browser) => void,
+  skip: string | undefined = noBrowser,
+): void {
+  describe.skipIf(skip !== undefined)(`${title}${skip ? ` (skipped: ${skip})` : ""}`, () => {
+    let browser: Browser | undefined;
+    beforeAll(async () => {
+      browser = await launchBrowser();
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
+    });
+    body(() => {
+      if (!browser) throw new Error("chromium did not start (see the beforeAll failure)");
+      return browser;
+    });
+  });
 }
 
 export interface WebProcess {
