@@ -27,64 +27,10 @@ import {
 } from "../session/index.js";
 import { learningNotice } from "../session/learning-notice.js";
 import { Redactor } from "../session/redact.js";
+import type { Judged, LearningView, LessonView, RevisionView, ScopeView } from "./learning-types.js";
 
 /** Revisions of each scope sent, newest first: the view is about what applies now, `relm harness log` has all. */
 const MAX_REVISIONS = 20;
-
-interface Judged {
-  verdict: string;
-  final: boolean;
-  summary: string;
-  reverted?: string;
-  promoted?: string;
-}
-
-interface LessonView {
-  id: string;
-  kind: string;
-  title: string;
-  content: string;
-  source: string;
-  rev: string;
-  uses: number;
-  hypothesis?: string;
-  /** in force, on probation, pinned (on probation: verdicts do not act), started with (on probation when the session began). */
-  state: string;
-  verdict?: Judged;
-}
-
-interface RevisionView {
-  rev: string;
-  seq: number;
-  time: string;
-  author: string;
-  reason: string;
-  revert?: string;
-  /** The edits as `relm harness show` prints them: + added, - removed lines. */
-  diff: string;
-  verdict?: Judged;
-}
-
-interface ScopeView {
-  scope: string;
-  lessons: LessonView[];
-  /** Newest first. */
-  revisions: RevisionView[];
-  /** All revisions of the scope (more than those sent when over MAX_REVISIONS). */
-  total: number;
-  /** Why the scope's log could not be read (a newer relm wrote it): the rest of the view stands. */
-  error?: string;
-}
-
-interface LearningView {
-  /** Learning on the fly is on for the session (its last learn_mode), else null when never set. */
-  learning: boolean | null;
-  /** The lessons on probation it started with (its harness_probation events). */
-  startedOnProbation: string[];
-  scopes: ScopeView[];
-  /** What learning did in this session, a line each, as the terminal prints it. */
-  events: { n: number; t: string; text: string; tone: string }[];
-}
 
 const LEARNING_EVENTS = new Set([
   "learn",
@@ -182,7 +128,7 @@ function scopeView(scope: (typeof SCOPES)[number], ctx: HarnessContext, started:
     scope,
     lessons,
     total: revisions.length,
-    revisions: recent.map((r) => {
+    revisions: recent.map((r): RevisionView => {
       const verdict = judged(r.rev);
       return {
         rev: r.rev,

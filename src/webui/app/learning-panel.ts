@@ -7,53 +7,13 @@
 // Every text here is a lesson a model may have written: it is shown as text, never as markup.
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
-
-interface Judged {
-  verdict: string;
-  final: boolean;
-  summary: string;
-  reverted?: string;
-  promoted?: string;
-}
-
-interface Lesson {
-  id: string;
-  kind: string;
-  title: string;
-  content: string;
-  source: string;
-  rev: string;
-  uses: number;
-  hypothesis?: string;
-  state: string;
-  verdict?: Judged;
-}
-
-interface RevisionView {
-  rev: string;
-  seq: number;
-  time: string;
-  author: string;
-  reason: string;
-  revert?: string;
-  diff: string;
-  verdict?: Judged;
-}
-
-interface ScopeView {
-  scope: string;
-  lessons: Lesson[];
-  revisions: RevisionView[];
-  total: number;
-  error?: string;
-}
-
-interface Learning {
-  learning: boolean | null;
-  startedOnProbation: string[];
-  scopes: ScopeView[];
-  events: { n: number; t: string; text: string; tone: string }[];
-}
+import type {
+  Judged,
+  LearningView as Learning,
+  LessonView as Lesson,
+  RevisionView,
+  ScopeView,
+} from "../learning-types.js";
 
 const RETRY_MS = 3000;
 const RETRIES = 5;
