@@ -3,6 +3,11 @@
 //   node bench/kernel-roundtrip-pair.mjs BASE_TREE NOW_TREE ["code"]
 // Both trees must be built; BASE_TREE e.g. a `git worktree` of the base revision with its node_modules linked.
 const [a, b] = process.argv.slice(2);
+if (!a || !b) {
+  // `npm run bench` runs every file here: without two trees there is nothing to pair.
+  console.log("usage: node bench/kernel-roundtrip-pair.mjs BASE_TREE NOW_TREE [code] (two built checkouts)");
+  process.exit(0);
+}
 const code = process.argv[4] ?? "x = 1";
 const ks = [];
 for (const tree of [a, b]) {
