@@ -19,6 +19,7 @@ const skip = new Set([
   "compare.mjs",
   "compare-probes.mjs",
   "web-tree-host.mjs",
+  "web-real-tree.mjs",
 ]);
 const files = readdirSync(dir)
   .filter((f) => f.endsWith(".mjs") && !skip.has(f))
