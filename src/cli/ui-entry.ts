@@ -3,6 +3,7 @@
 // argument, a pipe, TERM=dumb or RELM_NO_TUI goes through dispatch.ts as before (main.ts decides).
 import { keepKeysPrivate } from "../host/private-keys.js";
 import { runTui } from "../tui/main.js";
+import { reportEntryError } from "./entry-error.js";
 import { registerSlashCommands } from "./slash-commands.js";
 
 export async function mainUi(): Promise<number> {
@@ -14,10 +15,6 @@ export async function mainUi(): Promise<number> {
     // The same flags commander gives `relm` with no options (its repeatable options start empty).
     return await runTui({}, { var: [], passEnv: [] }, io);
   } catch (error) {
-    const [{ reportError }, { relmHomeFrom }] = await Promise.all([
-      import("./report-error.js"),
-      import("../config/config.js"),
-    ]);
-    return reportError(error, process.stderr, relmHomeFrom(process.env));
+    return reportEntryError(error);
   }
 }

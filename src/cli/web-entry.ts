@@ -4,6 +4,7 @@
 // a flag it does not know or one given twice go through dispatch.ts, which says what is wrong.
 import { keepKeysPrivate } from "../host/private-keys.js";
 import { runWeb } from "../webui/run.js";
+import { reportEntryError } from "./entry-error.js";
 
 interface WebEntryFlags {
   port?: string;
@@ -18,12 +19,6 @@ export async function mainWeb(flags: WebEntryFlags): Promise<number> {
   try {
     return await runWeb(flags, { stdout: process.stdout, stderr: process.stderr, env: process.env });
   } catch (error) {
-    // Named through variables: the error path (and its parser-error wording) stays out of the bundle.
-    const modules = ["./report-error.js", "../config/home.js"];
-    const [{ reportError }, { relmHomeFrom }] = (await Promise.all(modules.map((m) => import(m)))) as [
-      typeof import("./report-error.js"),
-      typeof import("../config/home.js"),
-    ];
-    return reportError(error, process.stderr, relmHomeFrom(process.env));
+    return reportEntryError(error);
   }
 }

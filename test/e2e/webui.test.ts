@@ -6,20 +6,19 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import type { StepFunction } from "../../src/scripted/script.js";
-import { describeInBrowser, startWeb, type WebProcess } from "../support/browser.js";
+import { describeInBrowser, startWeb } from "../support/browser.js";
 import { runRelm } from "../support/cli.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { pythonWaitForFile, until } from "../support/wait.js";
-import { screenshot, status } from "../support/web-rig.js";
+import { screenshot, status, webRig } from "../support/web-rig.js";
 
 const startRig = useRigs();
 const SECRET = "sk-proj-web-page-secret-0123456789abcdef";
-const TOKEN = "web-test-token-0123456789abcdefghij";
 
 const HOSTILE = [
   'Look: <script>window.__pwned = "script"</script> and <img src=x onerror="window.__pwned = \'img\'">.',
@@ -101,36 +100,9 @@ describe("relm web on the command line", () => {
 });
 
 describeInBrowser(`relm web in a browser`, (browser) => {
-  /** A rig, a web server on it and a browser context signed in with the token. */
-  async function setUp(script: StepFunction = answer): Promise<{
-    rig: Rig;
-    web: WebProcess;
-    context: BrowserContext;
-    page: Page;
-    done(): Promise<void>;
-  }> {
-    const rig = await startRig(
-      "openai",
-      { script },
-      { env: { RELM_API_KEY: SECRET, RELM_WEB_TOKEN: TOKEN } },
-    );
-    const web = await startWeb(rig.env);
-    const context = await browser().newContext();
-    // A locator's action waits this long at most (the library's default is no limit).
-    context.setDefaultTimeout(60_000);
-    const page = await context.newPage();
-    return {
-      rig,
-      web,
-      context,
-      page,
-      done: async () => {
-        await context.close();
-        await web.stop();
-        await runRelm(["shutdown"], { env: rig.env });
-      },
-    };
-  }
+  /** A rig, a web server on it and a browser context signed in with the token (test/support/web-rig.ts). */
+  const setUp = (script: StepFunction = answer) =>
+    webRig(browser(), startRig, script, { RELM_API_KEY: SECRET });
 
   it("the sessions list follows sessions as they start and finish; the filter narrows it", async () => {
     const { rig, web, page, context, done } = await setUp();

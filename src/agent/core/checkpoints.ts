@@ -87,14 +87,15 @@ export class SessionCheckpoints {
    * large repository it is a scan of every file (seconds), so it runs while the first cell does, and
    * that cell's changes to the files are held until it is taken (writeGate(), python/relm/writegate.py).
    */
-  async beforeCells(turn: number, gated = true): Promise<void> {
+  async beforeCells(turn: number, gated: () => Promise<boolean> = async () => true): Promise<void> {
     if (this.lastTurn === turn) return;
     await this.first; // a later checkpoint is the first one's child
     this.lastTurn = turn;
     // New work: the next undo starts again from this turn's checkpoint.
     this.restoredTurns = [];
     // `gated` false: the kernel does not run on these files (a container, ssh), the gate cannot reach it.
-    if (!this.startedFirst && this.gateDir && gated) {
+    // Asked only for the first checkpoint: later turns do not wait on the kernel's placement.
+    if (!this.startedFirst && this.gateDir && (await gated())) {
       this.startedFirst = true;
       const gate = join(this.gateDir, ".relm-checkpoint-pending");
       try {

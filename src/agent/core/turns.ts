@@ -154,7 +154,7 @@ export class TurnRunner {
         await this.parts.beforeModelCall();
       },
       beforeCells: async (turn) => {
-        await checkpoints?.beforeCells(turn, await kernel.sharesFilesWithHost());
+        await checkpoints?.beforeCells(turn, () => kernel.sharesFilesWithHost());
         kernel.writeGate = checkpoints?.writeGate();
       },
       onToolCallDelta: (index, delta) => mcpWarmer?.push(index, delta),
