@@ -2,7 +2,7 @@
 // them (by the user, an editor, an MCP client) hides them in its own start-up environment, and the
 // relm processes it starts (hosts, stubs, the waker) get them on a pipe instead (key-pipe.ts).
 import { hideInEnvironBlock } from "../config/environ-block.js";
-import { isSecretEntry } from "../kernel/index.js";
+import { isSecretEntry } from "../config/secret-env.js";
 import { type Keys, receiveKeys } from "./key-pipe.js";
 
 /** `env` in two: what a relm process may be started with, and the secrets to hand it on a pipe. */

@@ -1,37 +1,6 @@
 import { delimiter } from "node:path";
-import { hasCredentialUrl } from "../config/credential-urls.js";
+import { isSecretEntry } from "../config/secret-env.js";
 import { RELM_PYTHON_DIR } from "./paths.js";
-
-// Provider keys and other credentials never reach model-written code unless passed on purpose. Words
-// that only ever mean a secret match anywhere (SECRET, PASSWORD, PASSWD); the others only as whole
-// `_`-separated words, so that AUTHOR, OAUTH_CALLBACK_PORT or PASSTHROUGH stay. AUTH is a secret as the
-// last word (BASIC_AUTH, npm's npm_config__auth) or before one that holds the secret (AUTH_KEY,
-// AUTH_HEADER), not where it names a setting (AUTH_MODE, AUTH_URL) or ssh-agent's socket
-// (SSH_AUTH_SOCK: git over ssh in a cell needs it, and it holds no secret itself).
-const SECRET_PATTERNS: RegExp[] = [
-  /(^|_)API_KEY$/i,
-  /(^|_)TOKEN$/i,
-  /SECRET/i,
-  /PASSWORD/i,
-  /PASSWD/i,
-  /(^|_)PASS$/i,
-  /(^|_)CREDENTIALS?(_|$)/i,
-  /(^|_)PRIVATE_?KEY(_|$)/i,
-  /(^|_)AUTH(_(KEY|HEADER|STRING|PASS|TOKEN))?$/i,
-  /(^|_)AUTHORIZATION(_|$)/i,
-  /^RELM_API_KEY$/i,
-  /^OPENAI_/i,
-  /^ANTHROPIC_/i,
-];
-
-function isSecretName(name: string): boolean {
-  return SECRET_PATTERNS.some((re) => re.test(name));
-}
-
-/** A secret by its name, or by its value: a URL with a password in it (DATABASE_URL, proxies). */
-export function isSecretEntry(name: string, value: string): boolean {
-  return isSecretName(name) || hasCredentialUrl(value);
-}
 
 /**
  * The environment a kernel sees: `env` without secrets, by name or by a value that is a URL with a

@@ -1,4 +1,4 @@
-import { isSecretEntry } from "../kernel/index.js";
+import { withoutSecrets } from "../config/secret-env.js";
 import type { KernelSandbox } from "../kernel/sandbox/types.js";
 import type { McpConfig, McpScope, McpServer, McpTransport } from "./config.js";
 import { type ConnectionOptions, type ConnectionState, McpConnection } from "./connection.js";
@@ -185,16 +185,4 @@ export class McpClients {
 export function targetOf(server: McpServer): string {
   if (server.transport !== "stdio") return server.url ?? "";
   return [server.command ?? "", ...server.args].map(quoteArg).join(" ");
-}
-
-/**
- * The session's environment minus secrets (provider keys, secret-looking names, URLs with a password, as
- * for kernels): a server gets only the env its own configuration gives it.
- */
-function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && !isSecretEntry(name, value)) out[name] = value;
-  }
-  return out;
 }

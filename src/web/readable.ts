@@ -4,6 +4,7 @@
 // with a pointer to fetch.raw.
 
 import { execFile } from "node:child_process";
+import { withoutSecrets } from "../config/secret-env.js";
 import { formatBytes, WebError } from "./http.js";
 
 interface Readable {
@@ -134,7 +135,8 @@ function pdfText(body: Buffer, url: string): Promise<string> {
     const child = execFile(
       "pdftotext",
       ["-enc", "UTF-8", "-", "-"],
-      { maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      // No keys: a cell could read them in pdftotext's /proc/PID/environ while it runs.
+      { maxBuffer: 64 * 1024 * 1024, timeout: 60_000, env: withoutSecrets(process.env) },
       (error, stdout) => {
         if (!error) return resolve(stdout.replace(/\f/g, "\n\n"));
         if ((error as NodeJS.ErrnoException).code === "ENOENT")

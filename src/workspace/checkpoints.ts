@@ -7,6 +7,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { makeDirs } from "../config/dirs.js";
+import { withoutSecrets } from "../config/secret-env.js";
 import { clearStaleIndexLock, fullStage, indexId, type Staged, TooManyNewFiles } from "./full-stage.js";
 import { CheckpointError, type GitContext, gitText, probeGit, runGit, shadowEnv, splitNul } from "./git.js";
 import { applyChanges } from "./incremental.js";
@@ -131,7 +132,10 @@ export class Checkpoints {
     if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(options.sessionId) || options.sessionId.endsWith(".lock")) {
       throw new Error(`Invalid session id for checkpoints: ${JSON.stringify(options.sessionId)}`);
     }
-    const userEnv = options.env ?? process.env;
+    // No secrets for any git relm runs (provider keys, URLs with a password): git has no use for them,
+    // and a cell could read them in /proc/PID/environ of a git that is running (`cat-file --batch` runs
+    // as long as the session).
+    const userEnv = withoutSecrets(options.env ?? process.env);
     let realCwd: string;
     try {
       realCwd = realpathSync(options.cwd);

@@ -115,7 +115,12 @@ describe("background sessions", () => {
       script: byTask({
         "TASK: long job": [
           { code: "progress = 41" },
-          { code: "import time\ntime.sleep(60)" },
+          // The snapshot after the first cell is taken while the model answers, and given up if the next
+          // cell comes first: the model answers once it is on disk, so that the journal has one to resume.
+          async () => {
+            await until(() => (journalLines(rig).some((l) => l.type === "snapshot") ? true : undefined));
+            return { code: "import time\ntime.sleep(60)" };
+          },
           (ctx) => ({
             code: `print('resumed with progress', progress + 1)  # ${ctx.lastToolResult?.length}`,
           }),
@@ -127,7 +132,6 @@ describe("background sessions", () => {
       const id = await detach(rig, "TASK: long job");
       // `progress` is snapshotted after the first cell; the second is running when the host dies.
       await until(() => (journalLines(rig).filter((l) => l.type === "cell").length === 2 ? true : undefined));
-      await until(() => (journalLines(rig).some((l) => l.type === "snapshot") ? true : undefined));
       const before = readFileSync(join(onlyJournal(rig.home).dir, "journal.jsonl"), "utf8");
       const state = JSON.parse(readFileSync(join(onlyJournal(rig.home).dir, "state.json"), "utf8")) as {
         pid: number;

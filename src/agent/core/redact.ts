@@ -1,5 +1,5 @@
 import { credentialsIn, hasCredentialUrl } from "../../config/credential-urls.js";
-import { isSecretEntry } from "../../kernel/index.js";
+import { isSecretEntry } from "../../config/secret-env.js";
 
 /** Values of the host's secret-looking variables: the kernel never sees them, and neither should any output. */
 export function secretValues(env: NodeJS.ProcessEnv, extra: (string | undefined)[] = []): string[] {

@@ -22,17 +22,21 @@ import {
   storeFor,
 } from "./harness-cli.js";
 
-/** The entry on probation `query` names; an unknown one says where to look. */
-function onProbation(ctx: HarnessContext, query: string): EntryState {
+/** The entry on probation `query` names, if any (an ambiguous prefix is an error naming the matches). */
+function findOnProbation(ctx: HarnessContext, query: string): EntryState | undefined {
   const store = storeFor("probation", ctx);
   const found = store.entries().filter((e) => e.id === query || e.id.startsWith(query));
-  if (found.length === 0) {
-    throw new HarnessCliError(
-      `no entry "${query}" on probation in this project; \`relm harness list --scope probation\` lists them` +
-        " (a session's own entry needs --session ID)",
-    );
-  }
-  return findEntry([store], query);
+  return found.length === 0 ? undefined : findEntry([store], query);
+}
+
+/** The entry on probation `query` names; an unknown one says where to look. */
+function onProbation(ctx: HarnessContext, query: string): EntryState {
+  const entry = findOnProbation(ctx, query);
+  if (entry) return entry;
+  throw new HarnessCliError(
+    `no entry "${query}" on probation in this project; \`relm harness list --scope probation\` lists them` +
+      " (a session's own entry needs --session ID)",
+  );
 }
 
 /** The verdict so far on the revision that carried the lesson forward last, as one line (nothing written). */
@@ -46,14 +50,8 @@ function verdictSoFar(ctx: HarnessContext, entry: EntryState): string {
   return judged ? judged.judgement.summary : "no work judged since it was carried forward";
 }
 
-/** The entry `query` names in the `to` scope, when it is there and no longer on probation. */
+/** The entry `query` names in the `to` scope and the revision that added it there, if it is there. */
 function promotedBefore(ctx: HarnessContext, query: string, to: "project" | "user") {
-  if (
-    storeFor("probation", ctx)
-      .entries()
-      .some((e) => e.id === query || e.id.startsWith(query))
-  )
-    return undefined;
   const target = storeFor(to, ctx);
   const found = target.entries().filter((e) => e.id === query || e.id.startsWith(query));
   const entry = found.length === 1 ? found[0] : undefined;
@@ -65,13 +63,17 @@ function promotedBefore(ctx: HarnessContext, query: string, to: "project" | "use
 export function promoteFromProbation(query: string, to: "project" | "user", io: HarnessIo): Promise<number> {
   return guarded(io, () => {
     const ctx = harnessContext({}, io);
-    // Promoted meanwhile (a session's verdict, another promote): said as such, not "no entry".
-    const before = promotedBefore(ctx, query, to);
+    // Probation first, then the target: a promotion racing this one adds the entry to the target before
+    // it leaves probation, so one of the two reads finds it. Gone from probation but in the target is
+    // "promoted meanwhile" (a session's verdict, another promote), not "no entry"; still on probation
+    // and already in the target, promoteEntries says so under the target's lock.
+    const found = findOnProbation(ctx, query);
+    const before = found ? undefined : promotedBefore(ctx, query, to);
     if (before) {
       io.stdout.write(alreadyPromotedLine(before.id, to, before.already));
       return EXIT.done;
     }
-    const entry = onProbation(ctx, query);
+    const entry = found ?? onProbation(ctx, query);
     const source = storeFor("probation", ctx);
     const { revision } = source.find(entry.rev);
     const soFar = verdictSoFar(ctx, entry);
