@@ -19,7 +19,7 @@ import { RPC, RpcError } from "./rpc.js";
 import { RunningOutput } from "./running-output.js";
 import { kernelScheduler } from "./schedules/kernel-calls.js";
 import { Scheduler } from "./schedules/scheduler.js";
-import { SessionServer } from "./server.js";
+import { type ChildAfter, SessionServer } from "./server.js";
 import { StateBoard } from "./states/board.js";
 import type { SessionStatus } from "./states/state.js";
 import type { UsageTally } from "./states/tree-usage.js";
@@ -186,9 +186,9 @@ export class SessionHost {
     // A front end will connect to a background or UI host: its first request need not wait for the helper.
     if (this.options.detached || this.options.interactive) peers.warm();
     const handlers = {
-      replay: (after: number, emit: (event: unknown) => void) => {
+      replay: (after: number, emit: (event: unknown) => void, child?: ChildAfter) => {
         const last = this.index.replay(after, emit);
-        this.runningOutput.replay(after, emit);
+        this.runningOutput.replay(after, emit, child);
         return last;
       },
       check: checkParams,

@@ -166,6 +166,8 @@ export const HOST_METHODS = {
       as: v.optional(
         v.pipe(v.string("as must be a string"), v.maxLength(200, "as is at most 200 characters")),
       ),
+      /** A sub-agent's page: also its running cell's output so far, when its own journal is at or before `after`. */
+      child: v.optional(v.object({ id: childId, after: eventNumber("child.after") })),
     }),
   ),
   /** The other clients attached now, as each said who it is when it attached. */

@@ -9,9 +9,18 @@ import { runDir, socketPath } from "./paths.js";
 import type { Peer } from "./peer.js";
 import { type Frame, onMessages, RPC, RpcError, type RpcRequest, rpcErrorCode, send } from "./rpc.js";
 
+/** A sub-agent whose page attaches, and the last event of its own journal that page has. */
+export interface ChildAfter {
+  id: string;
+  after: number;
+}
+
 interface ServerHandlers {
-  /** Journal events with n > after, in order (read from the journal file). */
-  replay(after: number, emit: (event: unknown) => void): number;
+  /**
+   * Journal events with n > after, in order (read from the journal file), then the running cell's output
+   * so far; `child`: also that sub-agent's running cell's, when its journal is at or before `child.after`.
+   */
+  replay(after: number, emit: (event: unknown) => void, child?: ChildAfter): number;
   call(method: string, params: unknown): Promise<unknown> | unknown;
   /** Checks a request's params before anything acts on them (src/host/protocol.ts): the checked value, or throws. */
   check?(method: string, params: unknown): unknown;
@@ -261,8 +270,10 @@ export class SessionServer {
       if (method === "attach") {
         // Replay and switch to live in one synchronous step: no event can slip between the two.
         const after = attachAfter(params);
-        const last = this.handlers.replay(after, (event) =>
-          send(client.socket, { jsonrpc: "2.0", method: "event", params: event }),
+        const last = this.handlers.replay(
+          after,
+          (event) => send(client.socket, { jsonrpc: "2.0", method: "event", params: event }),
+          attachChild(params),
         );
         client.attached = true;
         const as = (params as { as?: unknown } | undefined)?.as;
@@ -328,6 +339,13 @@ function attachAfter(params: unknown): number {
     throw new RpcError(RPC.invalidParams, "invalid params: attach's after must be a whole number >= 0");
   }
   return after;
+}
+
+/** attach's `child`, as protocol.ts checked it (none where a host checks no params). */
+function attachChild(params: unknown): ChildAfter | undefined {
+  const child = (params as { child?: { id?: unknown; after?: unknown } } | null | undefined)?.child;
+  if (typeof child?.id !== "string") return undefined;
+  return { id: child.id, after: typeof child.after === "number" ? child.after : 0 };
 }
 
 /** Until the session is ready (never seen by a client: connections are held until serve()). */

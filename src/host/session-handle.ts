@@ -11,6 +11,7 @@ import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
 import type { HostCall, HostMethod, ParamsArg, ResultOf } from "./protocol.js";
 import { RpcError } from "./rpc.js";
+import type { ChildAfter } from "./server.js";
 import { type HostLaunch, reviveHost, spawnHost } from "./spawn.js";
 
 interface SessionHandleOptions {
@@ -22,6 +23,8 @@ interface SessionHandleOptions {
   after?: number;
   /** Who this client is, as other clients of the host are told (default: this command, pid and terminal). */
   as?: string;
+  /** A sub-agent's page: its running cell's output so far comes too, when its journal is at or before `after`. */
+  child?: ChildAfter;
   /** Every event, replayed and then live, each root event once and in order. */
   onEvent?(event: AgentEvent): void;
   /** Just connected, before the history replays: a watcher set up here misses nothing. */
@@ -168,6 +171,7 @@ export class SessionHandle {
     await client.call("attach", {
       after: this.lastN,
       as: this.options.as ?? thisClient(),
+      ...(this.options.child ? { child: this.options.child } : {}),
     });
   }
 

@@ -81,6 +81,9 @@ export function followChild(options: ChildStreamOptions): { close(): void } {
     env: options.env,
     after: Number.MAX_SAFE_INTEGER,
     history: false,
+    // What the child's running cell printed before this page came: the page has its journal up to
+    // `after` then (a reconnecting page that has the cell saw its output live, as on the session's page).
+    child: { id: options.child, after: options.after },
     write: (event) => {
       if (!open || event.agent !== options.child || !STREAMED.has(event.type)) return;
       readNew();

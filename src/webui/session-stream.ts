@@ -7,6 +7,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentEvent } from "../agent/core/events.js";
 import { isLive } from "../host/client.js";
+import type { ChildAfter } from "../host/server.js";
 import { SessionHandle } from "../host/session-handle.js";
 import { readState } from "../host/states/state.js";
 import { isStub } from "../host/stub-stop.js";
@@ -26,6 +27,8 @@ interface StreamOptions {
   live(on: boolean): void;
   /** Replay the journal while no host serves it (default true); false: only a live host's events. */
   history?: boolean;
+  /** A sub-agent's page (child-stream.ts): what its running cell printed before the page came, too. */
+  child?: ChildAfter;
 }
 
 /** Follows the session until close() is called. */
@@ -38,6 +41,7 @@ export function followSession(options: StreamOptions): { close(): void } {
     id,
     env: options.env,
     after: options.after,
+    child: options.child,
     onEvent: (event) => {
       if (open) options.write(event);
     },
