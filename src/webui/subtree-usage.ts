@@ -3,13 +3,15 @@
 // it came, its tokens (cached input apart) and cost, and which agent made it. Read from the journals,
 // not from a page's events: a page opened after the night's run has only the root's events, and a
 // child's model calls are journaled in the child's own journal.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
 import { childDir } from "./child-stream.js";
 
 /** Deeper than this is not read (as childDir looks no deeper). */
 const MAX_DEPTH = 12;
+/** Journals whose calls are kept between looks (a plot asks every 2 s; a tree can have thousands). */
+const MAX_CACHED = 20_000;
 
 interface UsageCall {
   /** The agent that made the call: the session's id for its root, else the sub-agent's. */
@@ -35,21 +37,7 @@ export function subtreeUsage(home: string, id: string, agent: string | undefined
   let agents = 0;
   const visit = (dir: string, who: string, depth: number) => {
     agents++;
-    try {
-      for (const event of readJournal(join(dir, JOURNAL_FILE)).events) {
-        if (event.type !== "model_response") continue;
-        const u = event.usage;
-        calls.push({
-          agent: who,
-          t: Date.parse(event.t),
-          cached: u.cachedInputTokens,
-          fresh: u.inputTokens - u.cachedInputTokens + u.outputTokens,
-          cost: event.cost ?? 0,
-        });
-      }
-    } catch {
-      // A journal being written as it is read (or damaged): its calls are left out of this look.
-    }
+    for (const call of journalCalls(join(dir, JOURNAL_FILE))) calls.push({ agent: who, ...call });
     const children = join(dir, "children");
     if (depth >= MAX_DEPTH || !existsSync(children)) return;
     for (const name of readdirSync(children))
@@ -58,4 +46,36 @@ export function subtreeUsage(home: string, id: string, agent: string | undefined
   visit(top, agent ?? id, 0);
   calls.sort((a, b) => a.t - b.t);
   return { top: agent ?? id, agents, calls };
+}
+
+type Call = Omit<UsageCall, "agent">;
+/** By journal path: its calls as of its size and mtime then (a journal only grows). */
+const cached = new Map<string, { size: number; mtimeMs: number; calls: Call[] }>();
+
+/** One journal's model calls, read again only when the file changed since the last look. */
+function journalCalls(path: string): Call[] {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) return [];
+  const hit = cached.get(path);
+  if (hit && hit.size === stat.size && hit.mtimeMs === stat.mtimeMs) return hit.calls;
+  const calls: Call[] = [];
+  try {
+    for (const event of readJournal(path).events) {
+      if (event.type !== "model_response") continue;
+      const u = event.usage;
+      calls.push({
+        t: Date.parse(event.t),
+        cached: u.cachedInputTokens,
+        fresh: u.inputTokens - u.cachedInputTokens + u.outputTokens,
+        cost: event.cost ?? 0,
+      });
+    }
+  } catch {
+    // A journal being written as it is read (or damaged): its calls are left out of this look.
+    return [];
+  }
+  cached.delete(path);
+  cached.set(path, { size: stat.size, mtimeMs: stat.mtimeMs, calls });
+  if (cached.size > MAX_CACHED) cached.delete(cached.keys().next().value as string);
+  return calls;
 }

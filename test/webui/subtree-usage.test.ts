@@ -79,4 +79,38 @@ describe("a subtree's model calls", () => {
       home.cleanup();
     }
   });
+
+  it("sees a journal's new calls at the next look (journals are kept between looks, by size and time)", () => {
+    const home = tempDir();
+    try {
+      const root = sessionDir(home.path, "root0002");
+      agent(root, "root0002", 1);
+      agent(join(root, "children", "c1"), "c1", 1);
+      expect(subtreeUsage(home.path, "root0002", undefined)?.calls).toHaveLength(2);
+      // The child works on: two more calls in its journal.
+      const journal = Journal.open(join(root, "children", "c1"));
+      for (const turn of [2, 3])
+        journal.append({
+          type: "model_response",
+          turn,
+          text: "",
+          toolCalls: [],
+          usage: usage(5),
+          cost: 0.02,
+          stopReason: "stop",
+          requestBytes: 1,
+          attempts: 1,
+          durationMs: 1,
+        });
+      journal.close();
+      const again = subtreeUsage(home.path, "root0002", undefined);
+      expect(again?.calls).toHaveLength(4);
+      expect(again?.calls.filter((c) => c.agent === "c1" && c.cost === 0.02)).toHaveLength(2);
+      // A journal damaged since the last look is left out, not answered from what was kept.
+      writeFileSync(join(root, "children", "c1", JOURNAL_FILE), "not json\nnot json either\n");
+      expect(subtreeUsage(home.path, "root0002", undefined)?.calls.map((c) => c.agent)).toEqual(["root0002"]);
+    } finally {
+      home.cleanup();
+    }
+  });
 });
