@@ -107,7 +107,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     env: options.env,
     hostSpec: options.hostSpec,
     send: (sessionId, update) => send(sessionId, update),
-    askPermission: (params) => askPermission(params),
+    askPermission: (params, signal) => askPermission(params, signal),
   };
 
   /**
@@ -218,7 +218,11 @@ export async function runAcp(options: AcpOptions): Promise<number> {
   const stream = stdioStream(process.stdin, process.stdout);
   const connection = app.connect(stream);
   send = (sessionId, update) => connection.client.notify("session/update", { sessionId, update });
-  askPermission = (params) => connection.client.request("session/request_permission", params);
+  askPermission = (params, signal) =>
+    connection.client.request("session/request_permission", params, {
+      cancellationSignal: signal,
+      stopWaitingOnCancel: true,
+    });
   options.stderr.write(`relm ${relmVersion()}: ACP agent on stdio (RELM_HOME ${home})\n`);
   await connection.closed;
   // The editor went away: the sessions go on in their hosts (relm agents lists them; they idle out).

@@ -1,7 +1,9 @@
 // Approvals over ACP (docs/sandbox.md, "Approvals"): a request of the session's kernels waiting for a
 // person becomes `session/request_permission` to the editor, with the reason and the exact command,
 // host, path or mode, and the editor's choice becomes the host's `approve` (from "acp"). An editor that
-// cannot answer (no such method) leaves the request waiting for another front end (`relm attach`).
+// cannot answer (no such method) leaves the request waiting for another front end (`relm attach`). A
+// request answered elsewhere, or withdrawn (the cell that asked was interrupted, its kernel died), takes
+// the editor's question back with `$/cancel_request`.
 import type {
   PermissionOption,
   RequestPermissionRequest,
@@ -30,7 +32,11 @@ const KINDS: Record<ApprovalView["kind"], ToolKind> = {
   mode: "other",
 };
 
-export type PermissionAsker = (params: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
+/** Asks the editor; aborting `signal` takes the question back (`$/cancel_request`) and rejects. */
+export type PermissionAsker = (
+  params: RequestPermissionRequest,
+  signal: AbortSignal,
+) => Promise<RequestPermissionResponse>;
 
 /** The editor's question for one request. */
 function permissionRequest(sessionId: string, r: ApprovalView): RequestPermissionRequest {
@@ -57,6 +63,8 @@ function permissionRequest(sessionId: string, r: ApprovalView): RequestPermissio
 /** Asks the editor about each waiting request once; its choice answers the host. */
 export class AcpApprovals {
   private readonly asked = new Set<string>();
+  /** The questions the editor has open, by request id. */
+  private readonly open = new Map<string, AbortController>();
 
   constructor(
     private readonly sessionId: string,
@@ -64,8 +72,10 @@ export class AcpApprovals {
     private readonly ask: PermissionAsker,
   ) {}
 
-  onEvent(event: { type: string }): void {
+  onEvent(event: { type: string; id?: unknown }): void {
     if (event.type === "approval_request") void this.refresh();
+    // Answered (by another front end or the policy) or withdrawn: the editor's question is moot.
+    else if (event.type === "approval_answer" && typeof event.id === "string") this.open.get(event.id)?.abort();
   }
 
   async refresh(): Promise<void> {
@@ -81,10 +91,14 @@ export class AcpApprovals {
 
   private async askOne(r: ApprovalView): Promise<void> {
     let response: RequestPermissionResponse;
+    const question = new AbortController();
+    this.open.set(r.id, question);
     try {
-      response = await this.ask(permissionRequest(this.sessionId, r));
+      response = await this.ask(permissionRequest(this.sessionId, r), question.signal);
     } catch {
-      return; // the editor cannot answer: the request waits for another front end
+      return; // taken back, or the editor cannot answer: the request waits for another front end
+    } finally {
+      this.open.delete(r.id);
     }
     const outcome = response.outcome;
     // A cancelled prompt cancels its question: nothing is granted.

@@ -1,9 +1,12 @@
 // An approval round trip over ACP (docs/sandbox.md, "Approvals"): the kernel's request reaches the
 // editor as session/request_permission (the official SDK's client, over relm acp's real stdio), with
-// the reason and the exact command; the editor's choice is the answer, journaled as from "acp".
+// the reason and the exact command; the editor's choice is the answer, journaled as from "acp"; a
+// question answered elsewhere or withdrawn is taken back ($/cancel_request, which the SDK's client turns
+// into an abort of its handler's signal).
 import { existsSync } from "node:fs";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
+import { SessionClient } from "../../src/host/client.js";
 import { initialize, outputText, startEditor, updatesOf } from "../support/acp-editor.js";
 import { runRelm } from "../support/cli.js";
 import { readJournalLines } from "../support/journal.js";
@@ -80,6 +83,73 @@ describe.skipIf(!linux)("approvals over ACP", () => {
         [true, "acp", "once"],
         [false, "acp", "once"],
       ]);
+    } finally {
+      await editor.close();
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  });
+
+  it("takes the editor's question back when another front end answers it, or an interrupt withdraws it", async () => {
+    const cell = [
+      'r = request("run", "first look", cmd="echo answered-elsewhere")',
+      "print('FIRST', r.output.strip())",
+      "try:",
+      '    request("run", "second look", cmd="echo never-ran")',
+      "except KeyboardInterrupt:",
+      "    print('INTERRUPTED WHILE WAITING')",
+      "    raise",
+    ].join("\n");
+    const rig = await startRig("openai", { script: [{ code: cell }, echoLastCell] });
+    const asked: string[] = [];
+    const takenBack: string[] = [];
+    // The editor never answers: each question stays open until relm takes it back.
+    const editor = startEditor(rig, { ...rig.env, RELM_MODE: "workspace" }, (params, signal) => {
+      const title = params.toolCall.title ?? "";
+      asked.push(title);
+      return new Promise((resolve) =>
+        signal.addEventListener("abort", () => {
+          takenBack.push(title);
+          resolve({ outcome: { outcome: "cancelled" } });
+        }),
+      );
+    });
+    try {
+      await initialize(editor);
+      const { sessionId: id } = await editor.conn.agent.request("session/new", {
+        cwd: rig.cwd,
+        mcpServers: [],
+      });
+      const prompt = editor.conn.agent
+        .request("session/prompt", { sessionId: id, prompt: [{ type: "text", text: "go" }] })
+        .catch(() => undefined);
+      await until(() => (asked.length === 1 ? true : undefined), 60_000);
+      const other = (await SessionClient.connect(rig.home, id)) as SessionClient;
+      try {
+        // Answered in another front end (say the terminal UI): the editor's question goes away.
+        const waiting = await until(async () => (await other.call("approvals")).pending[0], 30_000);
+        await other.call("approve", { id: waiting.id, answer: "once", from: "ui" });
+        await until(() => (takenBack.length === 1 ? true : undefined), 60_000);
+        // The second question, then an interrupt: withdrawn, and taken back too.
+        await until(() => (asked.length === 2 ? true : undefined), 60_000);
+        await other.call("interrupt", {});
+        await until(() => (takenBack.length === 2 ? true : undefined), 60_000);
+      } finally {
+        other.close();
+      }
+      await prompt;
+      expect(asked).toEqual([
+        "run this command outside the sandbox: echo answered-elsewhere",
+        "run this command outside the sandbox: echo never-ran",
+      ]);
+      expect(takenBack).toEqual(asked);
+      const answers = readJournalLines(rig.home, id).filter((e) => e.type === "approval_answer");
+      expect(answers.map((a) => [a.allow, a.by, a.withdrawn ?? false])).toEqual([
+        [true, "ui", false],
+        [false, expect.any(String), true],
+      ]);
+      const output = readJournalLines(rig.home, id).find((e) => e.type === "cell_output")?.output;
+      expect(output).toContain("FIRST answered-elsewhere");
+      expect(output).toContain("INTERRUPTED WHILE WAITING");
     } finally {
       await editor.close();
       await runRelm(["shutdown"], { env: rig.env });

@@ -29,7 +29,11 @@ export interface Editor {
 }
 
 /** How the editor answers `session/request_permission`; without one it has no such method. */
-export type PermissionAnswer = (params: RequestPermissionRequest) => RequestPermissionResponse;
+/** `signal` aborts when relm takes the question back (`$/cancel_request`). */
+export type PermissionAnswer = (
+  params: RequestPermissionRequest,
+  signal: AbortSignal,
+) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
 
 export function startEditor(
   rig: Rig,
@@ -65,7 +69,7 @@ export function startEditor(
     updates.push(params);
   });
   const conn = (
-    onPermission ? app.onRequest("session/request_permission", ({ params }) => onPermission(params)) : app
+    onPermission ? app.onRequest("session/request_permission", ({ params, signal }) => onPermission(params, signal)) : app
   ).connect(stream);
   return {
     child,
