@@ -75,7 +75,8 @@ export class AcpApprovals {
   onEvent(event: { type: string; id?: unknown }): void {
     if (event.type === "approval_request") void this.refresh();
     // Answered (by another front end or the policy) or withdrawn: the editor's question is moot.
-    else if (event.type === "approval_answer" && typeof event.id === "string") this.open.get(event.id)?.abort();
+    else if (event.type === "approval_answer" && typeof event.id === "string")
+      this.open.get(event.id)?.abort();
   }
 
   async refresh(): Promise<void> {

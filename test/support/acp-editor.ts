@@ -69,7 +69,9 @@ export function startEditor(
     updates.push(params);
   });
   const conn = (
-    onPermission ? app.onRequest("session/request_permission", ({ params, signal }) => onPermission(params, signal)) : app
+    onPermission
+      ? app.onRequest("session/request_permission", ({ params, signal }) => onPermission(params, signal))
+      : app
   ).connect(stream);
   return {
     child,
