@@ -74,7 +74,7 @@ class TransformShortcutTests(unittest.TestCase):
                 self.assertEqual(self.shell.transform_cell(cell), self.ipython_own(cell))
 
     def test_the_shortcut_takes_plain_cells_and_leaves_ipython_syntax_to_ipython(self):
-        from relm.engine_ipython import _SPECIAL
+        from relm.fastcell import SPECIAL as _SPECIAL
 
         plain = ["x = 1", "print(1)\nprint(2)", "pwd", "exit", "s = 'a;b/c,d'"]
         special = ["a != b", "obj?", "%time x", ">>> x", "In [1]: x", "f(1,\n/2)", "x = ..."]
