@@ -33,6 +33,8 @@ for (const j of [0, 1])
     q(times[j], 0.5).toFixed(3),
     "p10",
     q(times[j], 0.1).toFixed(3),
+    "p90",
+    q(times[j], 0.9).toFixed(3),
     "ms n",
     times[j].length,
   );

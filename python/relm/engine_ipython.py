@@ -3,10 +3,9 @@
 file, no completer, and results are printed without the `Out[n]:` prefix."""
 
 import os
-import re
 import sys
 
-from . import display, interrupts
+from . import display, fastcell, interrupts
 from .ipython_import import interactive_shell_class
 
 
@@ -67,8 +66,13 @@ def create(first_count=1):
         # IPython tokenizes every cell to look for its own syntax (~40 us of a ~120 us cell `x = 1`). A cell
         # with none of the characters that syntax needs is plain Python that its static transforms leave
         # as it is; the dynamic ones (automagic `ls`, `exit` as a call: single lines only) still run.
+        _relm_transformed = None  # (raw cell, its transform) handed over by relm.fastcell
+
         def transform_cell(self, raw_cell):
-            if raw_cell[:1].isspace() or self.input_transformers_post or _SPECIAL.search(raw_cell):
+            done, self._relm_transformed = self._relm_transformed, None
+            if done is not None and done[0] is raw_cell:  # fastcell ran the transform and gave the cell back
+                return done[1]
+            if not fastcell.static_plain(self, raw_cell):
                 return super().transform_cell(raw_cell)
             cell = raw_cell if raw_cell.endswith("\n") else raw_cell + "\n"
             if len(cell.splitlines()) == 1:  # as IPython counts lines (\r, \x0c, \u2028 too)
@@ -90,10 +94,15 @@ def create(first_count=1):
                 with history.db_input_cache_lock:
                     history.db_input_cache.clear()
 
+            store_without_queue.relm_without_queue = True  # fastcell does the same without traitlets
             history.store_inputs = store_without_queue
 
         def init_virtualenv(self):
             pass  # only prints a warning about virtualenvs
+
+        def init_display_formatter(self):
+            self.display_formatter = display_formatter_class()(parent=self)
+            self.configurables.append(self.display_formatter)
 
         # The completer imports jedi (~100 ms); nothing over the protocol completes code, so build
         # it only if something (e.g. the debugger) asks for it.
@@ -122,14 +131,38 @@ def create(first_count=1):
     )
     shell.display_formatter.active_types = ["text/plain", "image/png"]
     shell.execution_count = first_count
-    return IPythonEngine(shell)
+    # RELM_KERNEL_FASTCELL=0 sends every cell through run_cell (tests and benches compare the two).
+    fast = os.environ.get("RELM_KERNEL_FASTCELL", "").strip() != "0"
+    return IPythonEngine(shell, fast)
 
 
-# What IPython's static input transforms (IPython.core.inputtransformer2) act on: escapes and magics
-# (`!`, `%`, `?` anywhere: also `x = !ls`, `obj?`, `%%cell`), a logical line starting with `,` `;` `/`
-# (autocall escapes), pasted prompts (`>>> `, `... `, `In [1]: `, `...: `); an indented or blank first line
-# is checked apart. Conservative: `!=` or a `%` in a string also take IPython's own path.
-_SPECIAL = re.compile(r"[!%?]|>>>|\.\.\.|In \[|^[ \t]*[,;/]", re.M)
+def display_formatter_class():
+    """IPython's DisplayFormatter whose formatters are not called while disabled.
+
+    A displayed value goes past all ten formatters (HTML, Markdown, SVG, PDF, ...). One that is disabled
+    (all but text/plain and image/png here) returns None, but only after IPython's error-catching
+    decorator has bound its arguments with `inspect`: ~7 us each, a sixth of a cell `x`. The same classes,
+    each with a `__call__` that returns that None at once; enabled, they run as before."""
+    from IPython.core.formatters import BaseFormatter, DisplayFormatter
+    from traitlets import default
+
+    def skipping(cls):
+        if cls.__call__ is not BaseFormatter.__call__:
+            return cls  # its own __call__ (text/plain's) may not look at `enabled`
+        base_call = cls.__call__
+
+        def __call__(self, obj):
+            return base_call(self, obj) if self.enabled else None
+
+        return type(cls.__name__, (cls,), {"__call__": __call__, "__module__": cls.__module__, "__qualname__": cls.__qualname__})
+
+    class RelmDisplayFormatter(DisplayFormatter):
+        @default("formatters")
+        def _formatters_default(self):
+            built = super()._formatters_default()
+            return {kind: skipping(type(f))(parent=self) for kind, f in built.items()}
+
+    return RelmDisplayFormatter
 
 
 def _flush():
@@ -173,9 +206,10 @@ def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
 class IPythonEngine:
     name = "ipython"
 
-    def __init__(self, shell):
+    def __init__(self, shell, fast=True):
         from IPython.core import release
 
+        self.fast = fast
         self.version = release.version
         self.shell = shell
         self.namespace = shell.user_ns
@@ -198,7 +232,9 @@ class IPythonEngine:
     def run(self, code):
         """Runs one cell; returns (execution_count, error or None)."""
         self.shell_exit = None
-        result = self.shell.run_cell(code, store_history=True)
+        result = fastcell.run(self.shell, code) if self.fast else None
+        if result is None:
+            result = self.shell.run_cell(code, store_history=True)
         count = result.execution_count
         if count is None:
             count = self.shell.execution_count - 1

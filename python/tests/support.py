@@ -55,7 +55,7 @@ class Runner:
 
     _ids = itertools.count(1)
 
-    def __init__(self, engine="plain", output_dir=None, first_count=None, cwd=None):
+    def __init__(self, engine="plain", output_dir=None, first_count=None, cwd=None, env=None):
         args = [sys.executable, "-m", "relm.runner"]
         if output_dir:
             args += ["--output-dir", output_dir]
@@ -66,7 +66,7 @@ class Runner:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=kernel_env(engine),
+            env={**kernel_env(engine), **(env or {})},
             cwd=cwd or tempfile.gettempdir(),
             start_new_session=True,  # like the host: the runner leads its own group
         )

@@ -74,7 +74,7 @@ class TransformShortcutTests(unittest.TestCase):
                 self.assertEqual(self.shell.transform_cell(cell), self.ipython_own(cell))
 
     def test_the_shortcut_takes_plain_cells_and_leaves_ipython_syntax_to_ipython(self):
-        from relm.engine_ipython import _SPECIAL
+        from relm.fastcell import SPECIAL as _SPECIAL
 
         plain = ["x = 1", "print(1)\nprint(2)", "pwd", "exit", "s = 'a;b/c,d'"]
         special = ["a != b", "obj?", "%time x", ">>> x", "In [1]: x", "f(1,\n/2)", "x = ..."]
@@ -90,6 +90,86 @@ class TransformShortcutTests(unittest.TestCase):
         finally:
             del self.shell.user_ns["pwd"]
         self.assertNotEqual(self.shell.transform_cell("pwd"), "pwd\n")
+
+
+class _Html:
+    def _repr_html_(self):
+        return "<b>html</b>"
+
+
+class _Png:
+    def _repr_png_(self):
+        return b"\x89PNG\r\n\x1a\nnot really"
+
+
+class _Bundle:
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {"text/plain": "bundle", "text/html": "<i>bundle</i>"}
+
+
+class _Pretty:
+    def _repr_pretty_(self, p, cycle):
+        p.text("pretty")
+
+
+class _BrokenHtml:
+    def _repr_html_(self):
+        raise RuntimeError("never asked while text/html is off")
+
+    def __repr__(self):
+        return "broken-html"
+
+
+class _BrokenPng:
+    def _repr_png_(self):
+        raise RuntimeError("png failed")
+
+    def __repr__(self):
+        return "broken-png"
+
+
+@unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
+class DisplayFormatterTests(unittest.TestCase):
+    """relm's display formatter skips disabled formatters: it must format everything as IPython's does."""
+
+    def formatters(self):
+        from IPython.core.formatters import DisplayFormatter
+
+        shell = _engine().shell
+        ipython = DisplayFormatter(parent=shell)
+        ipython.active_types = list(shell.display_formatter.active_types)
+        return shell.display_formatter, ipython
+
+    def format_both(self, obj):
+        import contextlib
+        import io
+
+        results = []
+        for formatter in self.formatters():
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed):  # a failing formatter's traceback goes here
+                results.append((formatter.format(obj), printed.getvalue()))
+        return results
+
+    def test_the_same_format_data_for_every_kind_of_value(self):
+        values = [1, "s", [1, {"a": (2, 3)}], None, _Html(), _Png(), _Bundle(), _Pretty(), _BrokenHtml(), _BrokenPng()]
+        for value in values:
+            with self.subTest(value=type(value).__name__):
+                relm, ipython = self.format_both(value)
+                self.assertEqual(relm, ipython)
+        self.assertEqual(set(self.format_both(_Html())[0][0][0]), {"text/plain"})  # text/html is off
+        self.assertIn("image/png", self.format_both(_Png())[0][0][0])
+        self.assertIn("png failed", self.format_both(_BrokenPng())[0][1])
+
+    def test_a_formatter_enabled_later_runs_again(self):
+        relm, ipython = self.formatters()
+        for formatter in (relm, ipython):
+            formatter.formatters["text/html"].enabled = True
+        relm_data, ipython_data = (f.format(_Html()) for f in (relm, ipython))
+        self.assertEqual(relm_data, ipython_data)
+        self.assertEqual(relm_data[0]["text/html"], "<b>html</b>")
+        relm.formatters["text/html"].enabled = False
+        self.assertNotIn("text/html", relm.format(_Html())[0])
 
 
 @unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
