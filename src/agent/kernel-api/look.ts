@@ -9,8 +9,10 @@ import { asRecord, KernelCallError, optionalString, requiredString } from "./err
 export interface LookAgent {
   /** The model the next request goes to (switchable with /model, so read at each call). */
   readonly client: ModelClient;
-  /** Queues an image for the result of the cell running now; false when the cell has too many already. */
-  attachImage(image: { mimeType: ImageMimeType; data: string }): boolean;
+  readonly kernel: {
+    /** Queues an image for the result of the cell running now; false when the cell has too many already. */
+    attachImage(image: { mimeType: ImageMimeType; data: string }): boolean;
+  };
 }
 
 /** The most one image may weigh (Anthropic refuses more than 5 MB of base64; 3.75 MB of bytes). */
@@ -37,7 +39,7 @@ export function handleLookRequest(agent: LookAgent, method: string, raw: unknown
       "usage",
     );
   if (!agent.client.acceptsImages) return { attached: false, accepts: false, model: agent.client.model };
-  if (!agent.attachImage({ mimeType, data }))
+  if (!agent.kernel.attachImage({ mimeType, data }))
     throw new KernelCallError("look(): at most 8 images can be attached to one cell's result", "usage");
   return { attached: true, accepts: true, model: agent.client.model };
 }
