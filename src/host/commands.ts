@@ -120,7 +120,7 @@ export class HostCommands {
   private send(p: CheckedParamsOf<"send">): ResultOf<"send"> {
     const busy = this.host.busy;
     const images = p.images ?? [];
-    const client = this.host.session.client;
+    const client = this.host.session.model.current;
     let imagesNotSent: string | undefined;
     if (images.length > 0 && busy)
       throw new RpcError(
@@ -146,7 +146,8 @@ export class HostCommands {
         throw new RpcError(RPC.refused, `model: ${(error as Error).message}`);
       }
     }
-    return { model: session.client.model, provider: session.client.provider };
+    const { model, provider } = session.model.current;
+    return { model, provider };
   }
 
   private goal(p: CheckedParamsOf<"goal">): ResultOf<"goal"> {

@@ -64,7 +64,7 @@ interface InfoSource {
 
 export function sessionInfo(source: InfoSource): SessionInfo {
   const { session, usage } = source;
-  const client = session.client;
+  const client = session.model.current;
   const compaction = session.tree.options.compaction ?? {};
   const created = Date.parse(session.journal.header.created);
   return {

@@ -218,11 +218,6 @@ export class Agent implements ChildAgent, KernelCallsAgent {
     });
   }
 
-  /** The model this agent calls now (the root's can be switched: model.switchTo). */
-  get client(): ModelClient {
-    return this.model.current;
-  }
-
   /** The permission mode this agent's kernel runs in (docs/sandbox.md). */
   get mode(): PermissionMode {
     return this.ownMode ?? this.tree.permissions.mode;

@@ -35,7 +35,7 @@ export interface KernelCallsAgent
     ApprovalAgent["tree"];
   readonly budget: Budget;
   readonly children: ChildManager;
-  readonly model: { named(model?: string | null): ModelClient };
+  readonly model: { readonly current: ModelClient; named(model?: string | null): ModelClient };
   record(body: JournalBody): unknown;
 }
 
