@@ -13,29 +13,20 @@ import { failureReason } from "./turn-words.js";
 
 type NotificationKind = "done" | "failed" | "approval" | "budget";
 
-function originOf(session: Agent) {
-  return hookOrigin({
-    id: session.id,
-    dir: session.dir,
-    tree: session.tree,
-    record: (body) => session.record(body),
-  });
-}
-
 /** SessionStart: "resume" when the session was made by an earlier process (a revived or resumed host). */
 export async function sessionStartHooks(session: Agent): Promise<void> {
   const hooks = session.tree.userHooks;
   if (!hooks?.has("SessionStart")) return;
   const created = Date.parse(session.journal.header.created);
   const source = created < performance.timeOrigin ? "resume" : "startup";
-  await hooks.fire("SessionStart", originOf(session), { source }, source);
+  await hooks.fire("SessionStart", hookOrigin(session), { source }, source);
 }
 
 /** SessionEnd: why this host lets the session go ("stopped", "done", "idle"). */
 export async function sessionEndHooks(session: Agent, reason: string): Promise<void> {
   const hooks = session.tree.userHooks;
   if (!hooks?.has("SessionEnd")) return;
-  await hooks.fire("SessionEnd", originOf(session), { reason }, reason);
+  await hooks.fire("SessionEnd", hookOrigin(session), { reason }, reason);
 }
 
 /** Journals a notification (front ends show it) and runs the Notification hooks with it. */
@@ -43,7 +34,7 @@ export async function notify(session: Agent, kind: NotificationKind, text: strin
   session.record({ type: "notification", kind, text });
   await session.tree.userHooks?.fire(
     "Notification",
-    originOf(session),
+    hookOrigin(session),
     { notification_type: kind, message: text, title: "relm" },
     kind,
   );
