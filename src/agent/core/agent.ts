@@ -55,10 +55,11 @@ interface AgentParams {
  * the same class, one level deeper, sharing the tree (endpoint, interpreter, event stream).
  *
  * It makes and owns its collaborators, and the other layers (a host, the CLI, a parent's ChildManager,
- * an autonomous run, the calls from its kernel) reach the one they need: `log` (journal and event
- * stream), `model`, `conversation`, `goal`, `kernel`, `turns` (the loop's runner, turns.ts), `state`,
- * `children`, `mailbox`, `lessons`, `checkpoints`. Its own methods are the ones that take several of
- * them: run, runShell, interrupt, cancel, switchMode, close. start.ts creates and resumes a root.
+ * an autonomous run) reach the one they need: `log` (journal and event stream), `model`,
+ * `conversation`, `goal`, `kernel`, `turns` (the loop's runner, turns.ts), `state`, `children`,
+ * `mailbox`, `lessons`, `checkpoints`. Its own methods are the ones that take several of them: run,
+ * runShell, interrupt, cancel, switchMode, close. The calls from its kernel (kernel-api/calls.ts) are
+ * answered for it as it is. start.ts creates and resumes a root.
  */
 export class Agent implements ChildAgent, KernelCallsAgent {
   readonly id: string;

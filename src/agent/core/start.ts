@@ -1,3 +1,6 @@
+// How a root agent comes to be: started by a person (a new tree), or resumed from its journal in a new
+// process. Children are made by their parent (Agent.newChild).
+
 import { join } from "node:path";
 import { UserError } from "../../config/errors.js";
 import { findPython, markKernelEnv } from "../../kernel/index.js";
@@ -9,9 +12,6 @@ import { Agent } from "./agent.js";
 import { type RebuiltConversation, rebuildConversation } from "./resume.js";
 import { AgentTree, type TreeOptions } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
-
-// How a root agent comes to be: started by a person (a new tree), or resumed from its journal in a new
-// process. Children are made by their parent (Agent.newChild).
 
 interface StartOptions extends TreeOptions {
   /** Given when the id was chosen before the session started (a detached run prints it first). */
