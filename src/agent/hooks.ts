@@ -26,7 +26,8 @@ interface KeptSpec {
 export interface KernelCaller {
   readonly id: string;
   readonly dir: string;
-  readonly client: ModelClient;
+  /** The model it calls now (`current`; switchable with /model). */
+  readonly model: { readonly current: ModelClient };
   readonly budget: Budget;
   readonly journal: { readonly path: string; readonly lastN: number };
   readonly tree: {

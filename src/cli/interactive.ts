@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describeSpend } from "../agent/budget/budget.js";
-import type { AgentSession } from "../agent/core/session.js";
+import type { Agent } from "../agent/core/agent.js";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { commandFolders, expandCustomLine, loadCustomCommands, withCustom } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
@@ -54,7 +54,7 @@ export async function interactive(
   io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}${mode}\n/help for commands\n`);
   if (start.resumeId) io.stdout.write(`continuing session ${start.resumeId}\n`);
 
-  let session: AgentSession | undefined;
+  let session: Agent | undefined;
   let host: SessionHost | undefined;
   let busy = false;
   let lastSigint = 0;

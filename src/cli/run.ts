@@ -1,6 +1,6 @@
 import { describeSpend } from "../agent/budget/budget.js";
+import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent, EventSink } from "../agent/core/events.js";
-import type { AgentSession } from "../agent/core/session.js";
 import type { AutonomousOutcome, AutonomySettings } from "../agent/gates/autonomy.js";
 import { UsageError } from "../config/errors.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
@@ -92,7 +92,7 @@ export async function runOnce(
   );
   const { session, text } = opened;
   flags = opened.flags; // a resumed session's, with what it remembers
-  if (flags.goal) session.setGoal(flags.goal);
+  if (flags.goal) session.goal.set(flags.goal);
 
   let interrupts = 0;
   const onSigint = () => {
@@ -182,7 +182,7 @@ async function open(
 
 interface OpenedRun {
   prepared: PreparedSession;
-  session: AgentSession;
+  session: Agent;
   /** The first message. */
   text: string;
   /** The options given, or a resumed session's with what it remembers. */
@@ -227,7 +227,7 @@ export async function runAsHost(
   );
   const { session, text } = opened;
   flags = opened.flags; // a resumed session's, with what it remembers
-  if (flags.goal && !flags.resume) session.setGoal(flags.goal);
+  if (flags.goal && !flags.resume) session.goal.set(flags.goal);
   const stop = () => void host.stop("the host was asked to stop (signal)");
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);

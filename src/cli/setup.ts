@@ -3,8 +3,9 @@ import { join, resolve } from "node:path";
 import type { ApprovalSettings } from "../agent/approvals/broker.js";
 import { checkLists } from "../agent/approvals/policy.js";
 import type { BudgetLimits } from "../agent/budget/budget.js";
+import type { Agent } from "../agent/core/agent.js";
 import type { EventSink } from "../agent/core/events.js";
-import { AgentSession } from "../agent/core/session.js";
+import { resumeAgent, startAgent } from "../agent/core/start.js";
 import type { TreeOptions } from "../agent/core/tree.js";
 import { parseVariableFlag } from "../agent/core/variables.js";
 import { KernelCallError } from "../agent/kernel-api/errors.js";
@@ -64,10 +65,10 @@ export interface SessionOverrides {
 }
 
 export interface PreparedSession {
-  session: AgentSession;
+  session: Agent;
   config: ResolvedConfig;
   client: ModelClient;
-  /** For a resumed session: what the model must be told first (see AgentSession.resume). */
+  /** For a resumed session: what the model must be told first (resumeAgent, agent/core/start.ts). */
   resumeNote?: string;
 }
 
@@ -247,7 +248,7 @@ export async function prepareSession(
   const files = variables.flatMap((v) => ("file" in v.source ? [v.source.file] : []));
   if (tree.kernel.permissions && files.length > 0)
     tree.kernel.permissions = { ...tree.kernel.permissions, readable: files };
-  const session = await AgentSession.create({ ...tree, id, title, variables, limits });
+  const session = await startAgent({ ...tree, id, title, variables, limits });
   for (const message of warnings) session.record({ type: "warning", message });
   // Every later host of the session (a send, a schedule, an idle session's stub) starts with these.
   rememberFlags(config.home, session.id, flags, io.cwd);
@@ -270,7 +271,7 @@ export async function resumeSession<F extends SessionFlags>(
   // given no flags); a flag given now replaces its remembered value. The caller runs with `flags` returned.
   const merged = withRememberedFlags(home, full, flags);
   const { config, client, limits, tree, warnings } = prepareTree(merged, io, sink, overrides, full);
-  const { session, note } = await AgentSession.resume({ ...tree, id: full, limits });
+  const { agent: session, note } = await resumeAgent({ ...tree, id: full, limits });
   for (const message of warnings) session.record({ type: "warning", message });
   rememberFlags(config.home, full, merged, io.cwd);
   return { session, config, client, resumeNote: note, flags: merged };

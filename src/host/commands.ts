@@ -3,8 +3,10 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { compactAgent } from "../agent/compaction/compact-agent.js";
+import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent } from "../agent/core/events.js";
-import type { AgentSession } from "../agent/core/session.js";
+import { rewind, rewindPointsOf } from "../agent/core/rewind.js";
 import type { UserVariable } from "../agent/core/user-variables.js";
 import type { AutonomySettings } from "../agent/gates/autonomy.js";
 import { makeDirs } from "../config/dirs.js";
@@ -16,11 +18,14 @@ import { RPC, RpcError } from "./rpc.js";
 import type { SessionStatus } from "./states/state.js";
 import { descendantDir, type UsageTally } from "./states/tree-usage.js";
 
+/** What checkpoint commands answer where there are none (only a root agent has them; a host runs a root). */
+const NO_CHECKPOINTS = { error: "file checkpoints belong to the root agent" } as const;
+
 /** What the commands need of the host that runs the session. */
 interface CommandHost {
   readonly id: string;
   readonly home: string;
-  readonly session: AgentSession;
+  readonly session: Agent;
   readonly title: string;
   readonly cwd: string;
   readonly currentStatus: SessionStatus;
@@ -63,7 +68,7 @@ export class HostCommands {
         this.refuseWhileBusy("compact");
         // `compacted` false: nothing was replaced (the message says why); true: the journal's
         // compaction event, which front ends show, says what.
-        return this.host.session.compact(true);
+        return compactAgent(this.host.session, true);
       },
       mode: (p) => modeMethod(this.host, p),
       approvals: () => ({ pending: this.host.session.tree.approvals.pending() }),
@@ -76,15 +81,15 @@ export class HostCommands {
         }),
       }),
       checkpoints: async () => {
-        const list = await this.host.session.listCheckpoints();
+        const list = await (this.host.session.checkpoints?.list() ?? NO_CHECKPOINTS);
         return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };
       },
       undo: (p) => this.undo(p),
       diff: () => this.diff(),
-      "rewind.points": () => ({ points: this.host.session.rewindPoints() }),
+      "rewind.points": () => ({ points: rewindPointsOf(this.host.session) }),
       rewind: (p) => {
         this.refuseWhileBusy("rewind");
-        return this.host.session.rewind(p.to, p.files ?? false);
+        return rewind(this.host.session, p.to, p.files ?? false);
       },
       heartbeat: (p) => this.heartbeat(p),
       // Answered by the tree's plugin (src/agent/hooks.ts): learning's refine, refine.apply and learn.
@@ -115,7 +120,7 @@ export class HostCommands {
   private send(p: CheckedParamsOf<"send">): ResultOf<"send"> {
     const busy = this.host.busy;
     const images = p.images ?? [];
-    const client = this.host.session.client;
+    const client = this.host.session.model.current;
     let imagesNotSent: string | undefined;
     if (images.length > 0 && busy)
       throw new RpcError(
@@ -124,7 +129,7 @@ export class HostCommands {
       );
     if (images.length > 0 && !client.acceptsImages)
       imagesNotSent = `${client.model} does not take images (acceptsImages in config.json says otherwise)`;
-    else if (images.length > 0) this.host.session.queueImages(images);
+    else if (images.length > 0) this.host.session.turns.pendingImages.queue(images);
     this.host.deliver({ from: "user", text: p.text, variables: p.variables ?? [] });
     return {
       delivered: busy ? "at the next turn boundary" : "now",
@@ -136,18 +141,19 @@ export class HostCommands {
     const session = this.host.session;
     if (p.name !== undefined) {
       try {
-        session.setModel(p.name);
+        session.model.switchTo(p.name);
       } catch (error) {
         throw new RpcError(RPC.refused, `model: ${(error as Error).message}`);
       }
     }
-    return { model: session.client.model, provider: session.client.provider };
+    const { model, provider } = session.model.current;
+    return { model, provider };
   }
 
   private goal(p: CheckedParamsOf<"goal">): ResultOf<"goal"> {
-    const session = this.host.session;
-    if (p.text !== undefined) session.setGoal(p.text);
-    return { goal: session.goal ?? null, done: session.goalDone };
+    const goal = this.host.session.goal;
+    if (p.text !== undefined) goal.set(p.text);
+    return { goal: goal.text ?? null, done: goal.done };
   }
 
   private autonomy(p: CheckedParamsOf<"autonomy">): ResultOf<"autonomy"> {
@@ -168,7 +174,7 @@ export class HostCommands {
 
   private async undo(p: CheckedParamsOf<"undo">): Promise<ResultOf<"undo">> {
     this.refuseWhileBusy("undo");
-    const result = await this.host.session.undo(p.turn);
+    const result = await (this.host.session.checkpoints?.undo(p.turn) ?? NO_CHECKPOINTS);
     if ("error" in result) return { error: result.error };
     return {
       turn: result.checkpoint.turn,
@@ -180,7 +186,7 @@ export class HostCommands {
 
   /** `/diff`: the patch goes to a file of the session's (a pager opens it), the answer says which files. */
   private async diff(): Promise<ResultOf<"diff">> {
-    const result = await this.host.session.filesDiff();
+    const result = await (this.host.session.checkpoints?.sinceStart() ?? NO_CHECKPOINTS);
     if ("error" in result || "none" in result) return result;
     const { patch, ...rest } = result;
     if (patch === "") return { ...rest, file: null };

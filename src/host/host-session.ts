@@ -1,14 +1,15 @@
 // Prepare a session, host it, fan out its events: what `relm run`, a detached host, line mode and the
 // in-process host tests all do. How a session is opened (prepared, resumed, claimed) is the front end's
 // business and stays in cli/; this is the part they share.
+
+import type { Agent } from "../agent/core/agent.js";
 import type { EventSink } from "../agent/core/events.js";
-import type { AgentSession } from "../agent/core/session.js";
 import { type HostOptions, SessionHost } from "./host.js";
 import type { SessionServer } from "./server.js";
 
 /** What opening a session gives: the session, and its socket when it was bound first (a claim). */
 interface OpenedSession {
-  session: AgentSession;
+  session: Agent;
   server?: SessionServer;
 }
 

@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
+import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent } from "../agent/core/events.js";
-import type { AgentSession } from "../agent/core/session.js";
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/gates/autonomy.js";
 import { ClientPresence } from "./client-presence.js";
 import { HostCommands } from "./commands.js";
@@ -27,7 +27,7 @@ import { failureReason, titleOf } from "./turn-words.js";
 
 export interface HostOptions {
   home: string;
-  session: AgentSession;
+  session: Agent;
   title: string;
   cwd: string;
   detached: boolean;
@@ -132,7 +132,7 @@ export class SessionHost {
     return this.options.session.id;
   }
 
-  get session(): AgentSession {
+  get session(): Agent {
     return this.options.session;
   }
 
@@ -168,7 +168,7 @@ export class SessionHost {
 
   /** Messages waiting: queued for the next turn, or delivered during this one and not yet read. */
   get queued(): number {
-    return this.queue.length + this.options.session.unread;
+    return this.queue.length + this.options.session.mailbox.unreadCount;
   }
 
   /** Autonomous mode set by a person here may assume nobody answers only on a detached, non-UI host. */
@@ -215,14 +215,16 @@ export class SessionHost {
     checkInbound(message.text, this.queue.length, this.id, this.stopping);
     // A session started without a task is named by its first message.
     if (!this.options.title && message.from === "user") this.options.title = titleOf(message.text);
-    const named = message.variables?.length ? this.options.session.queueVariables(message.variables) : [];
+    const named = message.variables?.length
+      ? this.options.session.turns.queueVariables(message.variables)
+      : [];
     const text = withVariablesNamed(message.text, named);
     if (this.turn) {
       this.options.session.deliver(message.from, text);
       return;
     }
     // It starts a turn as that turn's text; code in the turn reads it with inbox() like any message.
-    this.options.session.noteReceived(message.from, text);
+    this.options.session.mailbox.note(message.from, text);
     this.queue.push({ ...message, text });
     this.pump();
   }
@@ -273,7 +275,7 @@ export class SessionHost {
     const session = this.options.session;
     const active = session.interruptTree();
     // Between two turns of an autonomous run (gates running): the next turn must not start.
-    if (this.turn && !session.busy) session.interruptNextRun = true;
+    if (this.turn && !session.state.running) session.state.interruptNextRun = true;
     return active || this.turn !== undefined;
   }
 
@@ -388,7 +390,7 @@ export class SessionHost {
         .then(() => notify(this.session, notice.kind, notice.text))
         .catch(() => undefined);
     this.turn = undefined;
-    this.options.session.interruptNextRun = false;
+    this.options.session.state.interruptNextRun = false;
     for (const done of this.waiting.splice(0)) done(outcome);
     this.lastOutcome = outcome;
     if (outcome.status === "done") this.board.set("idle");
@@ -400,7 +402,7 @@ export class SessionHost {
 
   /** After a turn: messages that arrived too late for it start the next one (true), or the host idles. */
   private next(): boolean {
-    for (const m of this.options.session.takeUndelivered()) this.queue.push(m);
+    for (const m of this.options.session.mailbox.takeUnread()) this.queue.push(m);
     if (this.queue.length > 0 && !this.stopping) {
       this.pump();
       return true;
@@ -421,7 +423,7 @@ export class SessionHost {
     const handOff = this.options.handOffWhenIdle;
     this.idleTimers.arm(
       () =>
-        void this.options.session.releaseKernel().then(() => {
+        void this.options.session.kernel.release().then(() => {
           if (handOff && stubAvailable()) return this.handOff(handOff.exit);
           compactMemory();
         }),
@@ -474,7 +476,7 @@ export class SessionHost {
     if (this.turn || this.stopping) return;
     this.stopping = true;
     this.clearTimers();
-    await this.options.session.releaseKernel();
+    await this.options.session.kernel.release();
     await this.shutdown();
   }
 

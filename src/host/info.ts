@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { BudgetLimits } from "../agent/budget/budget.js";
 import { contextWindow } from "../agent/compaction/windows.js";
-import type { AgentSession } from "../agent/core/session.js";
+import type { Agent } from "../agent/core/agent.js";
 import type { KernelState } from "../agent/kernel-api/kernel.js";
 import type { PermissionMode } from "../config/permission-mode.js";
 import type { SpendRecord } from "../session/types.js";
@@ -51,7 +51,7 @@ export interface SessionInfo {
 }
 
 interface InfoSource {
-  session: AgentSession;
+  session: Agent;
   title: string;
   cwd: string;
   status: SessionStatus;
@@ -64,7 +64,7 @@ interface InfoSource {
 
 export function sessionInfo(source: InfoSource): SessionInfo {
   const { session, usage } = source;
-  const client = session.client;
+  const client = session.model.current;
   const compaction = session.tree.options.compaction ?? {};
   const created = Date.parse(session.journal.header.created);
   return {
@@ -78,7 +78,7 @@ export function sessionInfo(source: InfoSource): SessionInfo {
     busy: source.busy,
     queued: source.queued,
     contextWindow: contextWindow(client.model, compaction.windows).tokens,
-    contextTokens: session.contextTokens,
+    contextTokens: session.conversation.contextTokens,
     compactAt: compaction.threshold ?? 0.8,
     usage: { ...usage.usage },
     tokens: usage.usage.input + usage.usage.output,
@@ -87,11 +87,11 @@ export function sessionInfo(source: InfoSource): SessionInfo {
     elapsedMs: Number.isFinite(created) ? Math.max(0, Date.now() - created) : 0,
     limits: { ...session.budget.limits },
     spent: session.spent(),
-    kernel: session.kernelState,
+    kernel: session.kernel.state,
     sandboxed: session.tree.permissions.sandboxed,
     mode: session.tree.permissions.mode,
     ...(session.tree.permissions.warning ? { modeWarning: session.tree.permissions.warning } : {}),
-    goal: session.goal ?? null,
+    goal: session.goal.text ?? null,
     autonomy: source.autonomy ? { gates: [...source.autonomy.gates] } : null,
     branch: gitBranch(source.cwd),
   };

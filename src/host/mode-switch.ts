@@ -1,8 +1,8 @@
 // The `mode` method: the session's permission mode, and a person's switch of it (/mode, shift+tab). A
-// switch restarts the kernel under the new mode with its variables restored (agent/session.ts
+// switch restarts the kernel under the new mode with its variables restored (agent/core/agent.ts
 // switchMode) and is remembered (flags.json), so every later host of the session runs in it too.
 
-import type { AgentSession } from "../agent/core/session.js";
+import type { Agent } from "../agent/core/agent.js";
 import { sandboxed } from "../config/permission-mode.js";
 import { cachedProbe, sandboxUnavailable } from "../kernel/sandbox/index.js";
 import type { CheckedParamsOf, ModeResult } from "./protocol.js";
@@ -13,7 +13,7 @@ import { rememberMode } from "./session-flags.js";
 interface ModeHost {
   readonly id: string;
   readonly home: string;
-  readonly session: AgentSession;
+  readonly session: Agent;
   /** A turn (or an autonomous run of turns) is in progress. */
   readonly busy: boolean;
 }

@@ -5,7 +5,7 @@
 // person's approval.
 
 import type { PendingApproval } from "../agent/approvals/broker.js";
-import type { AgentSession } from "../agent/core/session.js";
+import type { Agent } from "../agent/core/agent.js";
 import type { AutonomousOutcome } from "../agent/gates/autonomy.js";
 import { hookOrigin } from "../agent/user-hooks/points.js";
 import { firstLine } from "../config/text.js";
@@ -13,37 +13,28 @@ import { failureReason } from "./turn-words.js";
 
 type NotificationKind = "done" | "failed" | "approval" | "budget";
 
-function originOf(session: AgentSession) {
-  return hookOrigin({
-    id: session.id,
-    dir: session.dir,
-    tree: session.tree,
-    record: (body) => session.record(body),
-  });
-}
-
 /** SessionStart: "resume" when the session was made by an earlier process (a revived or resumed host). */
-export async function sessionStartHooks(session: AgentSession): Promise<void> {
+export async function sessionStartHooks(session: Agent): Promise<void> {
   const hooks = session.tree.userHooks;
   if (!hooks?.has("SessionStart")) return;
   const created = Date.parse(session.journal.header.created);
   const source = created < performance.timeOrigin ? "resume" : "startup";
-  await hooks.fire("SessionStart", originOf(session), { source }, source);
+  await hooks.fire("SessionStart", hookOrigin(session), { source }, source);
 }
 
 /** SessionEnd: why this host lets the session go ("stopped", "done", "idle"). */
-export async function sessionEndHooks(session: AgentSession, reason: string): Promise<void> {
+export async function sessionEndHooks(session: Agent, reason: string): Promise<void> {
   const hooks = session.tree.userHooks;
   if (!hooks?.has("SessionEnd")) return;
-  await hooks.fire("SessionEnd", originOf(session), { reason }, reason);
+  await hooks.fire("SessionEnd", hookOrigin(session), { reason }, reason);
 }
 
 /** Journals a notification (front ends show it) and runs the Notification hooks with it. */
-export async function notify(session: AgentSession, kind: NotificationKind, text: string): Promise<void> {
+export async function notify(session: Agent, kind: NotificationKind, text: string): Promise<void> {
   session.record({ type: "notification", kind, text });
   await session.tree.userHooks?.fire(
     "Notification",
-    originOf(session),
+    hookOrigin(session),
     { notification_type: kind, message: text, title: "relm" },
     kind,
   );
@@ -72,7 +63,7 @@ export function outcomeNotice(
  * Given the requests waiting for a person each time that list changes (approvals/broker.ts onChange),
  * notifies once per request that starts waiting: someone who left a long run hears that it is stuck.
  */
-export function approvalNotifier(session: AgentSession): (pending: readonly PendingApproval[]) => void {
+export function approvalNotifier(session: Agent): (pending: readonly PendingApproval[]) => void {
   const told = new Set<string>();
   return (pending) => {
     for (const request of pending) {

@@ -70,7 +70,6 @@ function parentAgent(made: WeakRef<FakeChild>[]): ParentAgent {
       kernelPolicy: () => ({ sandboxed: false, userUri: undefined }),
     } as unknown as AgentTree,
     budget: new Budget({}),
-    client: { model: "fake" } as ModelClient,
     mode: "full",
     record: () => undefined,
     newChild: (params): ChildAgent => {
@@ -79,7 +78,7 @@ function parentAgent(made: WeakRef<FakeChild>[]): ParentAgent {
       return child;
     },
   };
-  (host.tree as unknown as { client: () => ModelClient }).client = () => host.client;
+  (host.tree as unknown as { client: () => ModelClient }).client = () => ({ model: "fake" }) as ModelClient;
   return host;
 }
 

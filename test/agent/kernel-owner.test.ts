@@ -67,7 +67,7 @@ describe("an agent's kernel", () => {
     expect(told).toMatch(/All variables were lost\. The inputs greeting were loaded again\./);
     // And that is so: the next cell runs in the new kernel, with `greeting` and without `x`.
     expect(outcome).toMatchObject({ status: "done", text: `${second} hello False` });
-    expect(session.kernelState).toBe("idle");
+    expect(session.kernel.state).toBe("idle");
   });
 
   it("that dies between cells is journaled when it dies, and restarted for the next cell", async () => {
@@ -87,7 +87,7 @@ describe("an agent's kernel", () => {
     process.kill(pid, "SIGKILL");
     // Journaled when it happens, not when the next cell finds out.
     await until(() => (lifecycle(lines()).some(([event]) => event === "died") ? true : undefined));
-    expect(session.kernelState).toBe("stopped");
+    expect(session.kernel.state).toBe("stopped");
 
     const second = await session.run("second");
 
@@ -145,11 +145,11 @@ describe("an agent's kernel", () => {
 
     expect(await session.run("set x")).toMatchObject({ status: "done", text: "set" });
     const first = Number(String(ofTypes(lines(), "cell_output")[0]?.output).trim());
-    expect(session.kernelState).toBe("idle");
+    expect(session.kernel.state).toBe("idle");
 
-    await session.releaseKernel();
+    await session.kernel.release();
 
-    expect(session.kernelState).toBe("stopped");
+    expect(session.kernel.state).toBe("stopped");
     expect(await eventually(() => !alive(first))).toBe(true);
     expect(pythonsOf(rig.home)).toEqual([]);
     const snapshots = ofTypes(lines(), "snapshot");

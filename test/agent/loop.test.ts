@@ -1,4 +1,4 @@
-// The turn loop (src/agent/core/loop.ts) in this process, through an AgentSession made as the CLI makes one:
+// The turn loop (src/agent/core/loop.ts) in this process, through an Agent made as the CLI makes one:
 // the scripted model over real HTTP on 127.0.0.1 and a real Python kernel. What the loop journals, what
 // it sends back to the model, and that a failed or cut-off model answer is an outcome, never a throw
 // and never a final answer.

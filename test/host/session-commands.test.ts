@@ -1,5 +1,5 @@
 // The session host's command surface (src/host/commands.ts), driven the way the terminal UI drives it:
-// a real SessionClient over the host's socket, a real AgentSession with real kernels, the scripted model
+// a real SessionClient over the host's socket, a real Agent with real kernels, the scripted model
 // over HTTP.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -153,7 +153,7 @@ describe("send with variables", () => {
     ]);
 
     // Released (snapshotted), then a new kernel brings it back.
-    await s.host.session.releaseKernel();
+    await s.host.session.kernel.release();
     expect((await s.info()).kernel).toBe("stopped");
     // A variable the message already names (as the terminal UI does) is not described twice.
     await s.turn("and now `paste_2` too", [{ name: "paste_2", text: "second" }]);

@@ -4,14 +4,14 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
+import type { Agent } from "../../src/agent/core/agent.js";
 import type { AgentEvent } from "../../src/agent/core/events.js";
-import type { AgentSession } from "../../src/agent/core/session.js";
 import { prepareSession, type SessionFlags } from "../../src/cli/setup.js";
 import type { JournalLine } from "./journal.js";
 import type { Rig } from "./scripted.js";
 
 export interface InProcess {
-  session: AgentSession;
+  session: Agent;
   /** Everything the session showed a front end, in order (journal events and live ones). */
   events: AgentEvent[];
   /** The root's journal as it is now. */
@@ -32,7 +32,7 @@ export function readJournal(path: string): JournalLine[] {
  * so every session a test opened is closed (kernels stopped) before the rig checks for orphans.
  */
 export function useSessions(): (rig: Rig, flags?: SessionFlags) => Promise<InProcess> {
-  let open: AgentSession[] = [];
+  let open: Agent[] = [];
   afterEach(async () => {
     const sessions = open;
     open = [];

@@ -94,7 +94,7 @@ export class Approvals {
   /** A mode a person granted during the running cell: the switch happens when the cell ends. */
   private grantedMode: PermissionMode | undefined;
 
-  /** The root agent: its mode requests switch the session's mode after the cell (session.ts switchMode). */
+  /** The root agent: its mode requests switch the session's mode after the cell (agent.ts switchMode). */
   rootIs(root: { id: string; switchMode(mode: PermissionMode): Promise<string> }): void {
     this.root = root;
   }

@@ -3,7 +3,7 @@ import { asRecord, KernelCallError, requiredString } from "../kernel-api/errors.
 const MAX_MESSAGE_BYTES = 16 * 1024;
 const MAX_INBOX = 100;
 
-export interface Received {
+interface Received {
   from: string;
   text: string;
   time: string;
@@ -57,14 +57,17 @@ export class Mailbox {
 /** What messaging needs of the agent a kernel belongs to. */
 export interface MessagingAgent {
   readonly id: string;
-  readonly parentAgent: { id: string; deliver(from: string, text: string): void } | undefined;
-  /** Running children by name or id; "all" gives every running child. */
-  childRecipients(
-    to: string,
-  ): { id: string; name: string; deliver(from: string, text: string): void }[] | undefined;
+  /** The agent that started this one; none for the root. */
+  readonly parent: { id: string; deliver(from: string, text: string): void } | undefined;
+  readonly children: {
+    /** Running children by name or id; "all" gives every running child. */
+    recipients(
+      to: string,
+    ): { id: string; name: string; deliver(from: string, text: string): void }[] | undefined;
+  };
   /** Messages to other sessions on this machine (provided by the host layer). */
   sendToSession?: (to: string, from: string, text: string) => Promise<void>;
-  takeReceived(): Received[];
+  readonly mailbox: { takeReceived(): Received[] };
   record(body: { type: "message"; from: string; to: string; text: string }): unknown;
 }
 
@@ -78,7 +81,7 @@ export async function handleMessageRequest(
   raw: unknown,
 ): Promise<unknown> {
   const params = asRecord(raw, method);
-  if (method === "msg.inbox") return agent.takeReceived();
+  if (method === "msg.inbox") return agent.mailbox.takeReceived();
   if (method !== "msg.send") throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   if ("from" in params) {
     throw new KernelCallError("send(): the sender is stamped by relm and cannot be given", "usage");
@@ -89,12 +92,12 @@ export async function handleMessageRequest(
     throw new KernelCallError(`send(): message too long (at most ${MAX_MESSAGE_BYTES} bytes)`, "usage");
   }
   if (to === "parent") {
-    if (!agent.parentAgent) throw new KernelCallError("send(): this agent has no parent", "not_found");
-    agent.parentAgent.deliver(agent.id, text);
-    agent.record({ type: "message", from: agent.id, to: agent.parentAgent.id, text });
-    return { to: agent.parentAgent.id };
+    if (!agent.parent) throw new KernelCallError("send(): this agent has no parent", "not_found");
+    agent.parent.deliver(agent.id, text);
+    agent.record({ type: "message", from: agent.id, to: agent.parent.id, text });
+    return { to: agent.parent.id };
   }
-  const children = agent.childRecipients(to);
+  const children = agent.children.recipients(to);
   if (children) {
     for (const child of children) {
       child.deliver("parent", text);

@@ -66,7 +66,6 @@ export interface ParentAgent {
   readonly depth: number;
   readonly tree: AgentTree;
   readonly budget: Budget;
-  readonly client: ModelClient;
   /** Its permission mode now: its children's can only be narrower. */
   readonly mode: PermissionMode;
   record(body: JournalBody): unknown;

@@ -7,9 +7,8 @@ import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { ImageMimeType } from "../../llm/types.js";
 import { JOURNAL_FILE, readJournal } from "../../session/index.js";
-import type { JournalBody, JournalEvent } from "../../session/types.js";
-import type { SessionCheckpoints } from "./checkpoints.js";
-import type { Conversation } from "./conversation.js";
+import type { JournalEvent } from "../../session/types.js";
+import type { Agent } from "./agent.js";
 import { conversationBefore } from "./resume.js";
 import type { UserImage } from "./user-images.js";
 
@@ -59,7 +58,12 @@ function typedText(text: string): string {
  * autonomy continuation, a Stop hook, a schedule or another agent started: those carry `from`), less
  * those an earlier rewind went back before.
  */
-export function rewindPoints(events: readonly JournalEvent[]): RewindPoint[] {
+/** The person's messages `agent`'s conversation can go back to, oldest first. */
+export function rewindPointsOf(agent: Agent): RewindPoint[] {
+  return rewindPoints(readJournal(join(agent.dir, JOURNAL_FILE)).events);
+}
+
+function rewindPoints(events: readonly JournalEvent[]): RewindPoint[] {
   const points: RewindPoint[] = [];
   for (const e of events) {
     if (e.type === "user" && e.from === undefined) points.push({ n: e.n, text: typedText(e.text), t: e.t });
@@ -102,25 +106,16 @@ function checkpointAfter(events: readonly JournalEvent[], to: number): number | 
   return undefined;
 }
 
-/** What a rewind needs of its agent. */
-interface RewindingAgent {
-  readonly dir: string;
-  readonly conversation: Conversation;
-  readonly checkpoints: SessionCheckpoints | undefined;
-  readonly running: boolean;
-  record(body: JournalBody): unknown;
-}
-
 /**
  * Goes back to before the person's message `to` (a `user` event's number): journaled first, then the
  * conversation replaced, then (if asked) the files restored from the checkpoint after that message.
  */
 export async function rewind(
-  agent: RewindingAgent,
+  agent: Agent,
   to: number,
   files: boolean,
 ): Promise<RewindResult | { error: string }> {
-  if (agent.running) return { error: "the agent is working: interrupt it (Esc) before rewinding" };
+  if (agent.state.running) return { error: "the agent is working: interrupt it (Esc) before rewinding" };
   const { events } = readJournal(join(agent.dir, JOURNAL_FILE));
   const point = rewindPoints(events).find((p) => p.n === to);
   if (!point)

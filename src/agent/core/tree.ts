@@ -200,7 +200,7 @@ export class AgentTree {
   /**
    * Makes `mode` the root's: what runs under the old one is stopped (the warm template, the sandboxes,
    * the MCP servers: they start again under the new one at their next use). The caller has stopped the
-   * kernels first (session.ts switchMode: the root's is snapshotted and restored in the new sandbox).
+   * kernels first (agent.ts switchMode: the root's is snapshotted and restored in the new sandbox).
    */
   async switchMode(mode: PermissionMode): Promise<void> {
     const template = await this.template;

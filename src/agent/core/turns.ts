@@ -1,15 +1,18 @@
-import type { Budget } from "../budget/budget.js";
+import type { JournalBody, JournalEvent } from "../../session/types.js";
 import type { ChildManager, SubmitPayload } from "../children/manager.js";
 import type { Mailbox } from "../children/messaging.js";
+import { type CompactingAgent, compactAgent } from "../compaction/compact-agent.js";
 import { contextWindow } from "../compaction/messages.js";
+import type { RootHooks } from "../hooks.js";
 import type { AgentKernel } from "../kernel-api/kernel.js";
-import type { McpWarmer } from "../kernel-api/mcp-warm.js";
+import { settleKernelFacts } from "../kernel-api/kernel-facts.js";
+import { startedEvent } from "../kernel-api/mcp.js";
+import { McpWarmer } from "../kernel-api/mcp-warm.js";
 import type { LessonInbox } from "../lessons.js";
 import type { HookOrigin } from "../user-hooks/hooks.js";
 import { afterCellHooks, beforeCellHooks, hookOrigin } from "../user-hooks/points.js";
 import { stopHooks, userPromptHooks } from "../user-hooks/stop.js";
 import type { SessionCheckpoints } from "./checkpoints.js";
-import type { Conversation } from "./conversation.js";
 import type { AgentLog } from "./log.js";
 import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import type { AgentModel } from "./model.js";
@@ -42,49 +45,53 @@ export class TurnState {
   }
 }
 
-/** The collaborators a turn is made of. */
-interface TurnParts {
+/** An agent as its turns use it (agent.ts): the collaborators a turn reaches, and what compaction needs. */
+interface TurnAgent extends CompactingAgent {
   /** The agent's id: its conversation's name in the provider's prompt cache. */
   readonly id: string;
   readonly dir: string;
   readonly tree: AgentTree;
   readonly state: TurnState;
   readonly model: AgentModel;
-  readonly conversation: Conversation;
   readonly log: AgentLog;
   readonly kernel: AgentKernel;
-  readonly budget: Budget;
   readonly mailbox: Mailbox;
   readonly lessons: LessonInbox;
   readonly children: ChildManager;
   readonly checkpoints: SessionCheckpoints | undefined;
-  readonly mcpWarmer: McpWarmer | undefined;
-  /** Before each model call, once a person's variables are set: compaction, then a learning pass. */
-  beforeModelCall(): Promise<void>;
+  readonly hooks: RootHooks | undefined;
+  record(body: JournalBody): JournalEvent;
 }
 
 /**
  * Runs an agent's turns: gives the loop (loop.ts) the agent's conversation, log and kernel, and what
- * happens at its boundaries (messages, a person's variables, compaction, checkpoints, a submitted
- * value); stops them (interrupt, cancel).
+ * happens at its boundaries (messages, a person's variables and images, compaction, checkpoints, a
+ * submitted value). Stopping a turn is the agent's (interrupt, cancel: agent.ts).
  */
 export class TurnRunner {
   private submission: SubmitPayload | undefined;
-  /** Told to the model with the next message (what a resume found), then cleared. */
+  /** Told to the model with the next message (what a resume found, a mode switch), then cleared. */
   private notePending: string | undefined;
   /** Variables a person sent with a message, set in the kernel before the model reads it. */
   private readonly pendingVariables: PendingVariables;
   /** Images a person sent with a message, image parts of the next user message. */
   readonly pendingImages: PendingImages;
+  /** Starts the MCP servers a cell names while the model is still writing it (mcp-warm.ts). */
+  private readonly mcpWarmer: McpWarmer | undefined;
+  /** Where this agent's hooks come from: the same for its whole life, so made once, not per cell. */
+  private readonly origin: HookOrigin;
 
-  constructor(private readonly parts: TurnParts) {
-    this.pendingVariables = new PendingVariables(() => parts.dir);
-    this.pendingImages = new PendingImages(() => parts.dir);
+  constructor(private readonly agent: TurnAgent) {
+    const { tree, log } = agent;
+    this.pendingVariables = new PendingVariables(() => agent.dir);
+    this.pendingImages = new PendingImages(() => agent.dir);
+    this.mcpWarmer = tree.mcp ? new McpWarmer(tree.mcp, (info) => log.record(startedEvent(info))) : undefined;
+    this.origin = hookOrigin(agent);
   }
 
   /** Runs one user turn to its end. Never throws for model or cell failures: they are outcomes. */
   async run(message: string, from?: string): Promise<TurnOutcome> {
-    const { state, log } = this.parts;
+    const { state, log, tree, children } = this.agent;
     if (state.closed) throw new Error("session is closed");
     const userText = this.notePending ? `${this.notePending}\n\n${message}` : message;
     this.notePending = undefined;
@@ -96,18 +103,18 @@ export class TurnRunner {
     }
     state.abort = new AbortController();
     const ctx = this.context();
-    this.parts.mcpWarmer?.reset();
+    this.mcpWarmer?.reset();
     state.running = true;
     try {
-      const origin = this.hookOrigin();
-      const hooks = origin.agentId === undefined ? this.parts.tree.userHooks : undefined;
+      const origin = this.origin;
+      const hooks = origin.agentId === undefined ? tree.userHooks : undefined;
       const prompt = await userPromptHooks(hooks, origin, message);
       if (prompt.blocked !== undefined) return prompt.blocked;
       const first = await runTurn(ctx, prompt.context ? `${userText}\n\n${prompt.context}` : userText, from);
       // The root stops: Stop hooks may send it back to work, a few times at most.
       const outcome = await stopHooks(hooks, origin, first, (text) => runTurn(ctx, text, "stop_hook"));
       // An interrupted turn ends once its sub-agents are gone too (kernels closed, ends journaled).
-      if (outcome.status === "interrupted") await this.parts.children.closeAll(outcome.reason);
+      if (outcome.status === "interrupted") await children.closeAll(outcome.reason);
       return outcome;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -120,7 +127,9 @@ export class TurnRunner {
 
   /** The loop's view of this agent for one turn. */
   private context(): LoopContext {
-    const { id, tree, state, model, conversation, log, kernel, checkpoints, mcpWarmer } = this.parts;
+    const agent = this.agent;
+    const { id, tree, state, model, conversation, log, kernel, checkpoints } = agent;
+    const mcpWarmer = this.mcpWarmer;
     return {
       get client() {
         return model.current;
@@ -132,7 +141,7 @@ export class TurnRunner {
       log,
       kernel,
       sink: log.sink,
-      budget: this.parts.budget,
+      budget: agent.budget,
       cacheKey: id,
       abort: state.abort,
       takeSubmission: () => {
@@ -140,8 +149,8 @@ export class TurnRunner {
         this.submission = undefined;
         return s ? { value: s, text: submissionText(s) } : undefined;
       },
-      takeMessages: () => this.parts.mailbox.takeUnread(),
-      takeLessons: () => this.parts.lessons.take(),
+      takeMessages: () => agent.mailbox.takeUnread(),
+      takeLessons: () => agent.lessons.take(),
       takeImages: () => this.pendingImages.take(),
       interruptReason: () => state.cancelled ?? BY_THE_USER,
       beforeModelCall: async () => {
@@ -151,64 +160,39 @@ export class TurnRunner {
           note: (text) => conversation.note(text),
           named: (d) => conversation.nameVariable(d),
         });
-        await this.parts.beforeModelCall();
+        await settleKernelFacts({
+          conversation,
+          kernel,
+          log,
+          signal: state.abort.signal,
+          timeLeftMs: () => agent.budget.timeLeftMs(),
+        });
+        await compactAgent(agent, false);
+        await agent.hooks?.beforeModelCall?.();
       },
       beforeCells: async (turn) => {
         await checkpoints?.beforeCells(turn, () => kernel.sharesFilesWithHost());
         kernel.writeGate = checkpoints?.writeGate();
       },
       onToolCallDelta: (index, delta) => mcpWarmer?.push(index, delta),
-      beforeCell: (code) => beforeCellHooks(tree.userHooks, this.hookOrigin(), code),
+      beforeCell: (code) => beforeCellHooks(tree.userHooks, this.origin, code),
       afterCell: async (code, result) => {
-        await afterCellHooks(tree.userHooks, this.hookOrigin(), code, result);
+        await afterCellHooks(tree.userHooks, this.origin, code, result);
         return tree.approvals.afterCell(id);
       },
     };
   }
 
-  /** Where this agent's hooks come from: the same for its whole life, so made once, not per cell. */
-  private origin: HookOrigin | undefined;
-
-  private hookOrigin(): HookOrigin {
-    const { id, dir, tree, log } = this.parts;
-    this.origin ??= hookOrigin({ id, dir, tree, record: (body) => log.record(body) });
-    return this.origin;
-  }
-
-  /** Stops the model stream and interrupts the running cell; the turn ends as "interrupted". */
-  interrupt(): void {
-    this.parts.state.abort.abort();
-    this.parts.kernel.interrupt();
-  }
-
-  /** Ends this agent's work for good, and its children's. */
-  cancel(reason: string): void {
-    this.parts.state.cancelled ??= reason;
-    this.interrupt();
-    this.parts.children.cancelAll(reason);
-  }
-
-  /**
-   * A person's stop: the running turn ends (model stream and cell) and every running descendant is
-   * cancelled, but this agent takes the next message as usual. True when something was running.
-   */
-  interruptTree(reason: string): boolean {
-    const active = this.parts.state.running || this.parts.children.running > 0;
-    this.interrupt();
-    this.parts.children.cancelAll(reason);
-    return active;
-  }
-
   /** submit() or done() in a cell: the turn ends after that cell, with this as its value. */
   setSubmission(payload: SubmitPayload): void {
-    this.parts.log.record({
+    this.agent.log.record({
       type: "submit",
       value: payload.json !== undefined ? payload.json : payload.repr,
     });
     this.submission = payload;
   }
 
-  /** What a resume found, told to the model with the next message. */
+  /** Told to the model with the next message: what a resume found, a mode switch. */
   noteNext(note: string): void {
     // Two before one message (a resume, then a mode switch): both are said, in order.
     this.notePending = this.notePending ? `${this.notePending}\n\n${note}` : note;

@@ -1,9 +1,8 @@
-import type { JournalBody } from "../../session/types.js";
-import { type Budget, describeSpend } from "../budget/budget.js";
+import { describeSpend } from "../budget/budget.js";
 import { Deadline } from "../budget/deadline.js";
+import type { Agent } from "../core/agent.js";
 import type { TurnOutcome } from "../core/loop.js";
-import type { RootHooks } from "../hooks.js";
-import { describeGateResults, type GateOptions, runGates } from "./gates.js";
+import { describeGateResults, runGates } from "./gates.js";
 import { GateStall } from "./stall.js";
 
 export interface AutonomySettings {
@@ -20,32 +19,13 @@ export interface AutonomySettings {
   afterGateRun?: () => void | Promise<void>;
 }
 
-/** What an autonomous run drives: one agent's turns, and what tells progress from going in circles. */
-interface AutonomousAgent {
-  readonly goal: string | undefined;
-  readonly goalDone: boolean;
-  readonly progressNotes: number;
-  readonly cellsRun: number;
-  readonly cwd: string;
-  /** `from`: who sent the message when not the person (journaled with the turn). */
-  run(message: string, from?: string): Promise<TurnOutcome>;
-  fingerprint(): Promise<string | null>;
-  record(body: JournalBody): unknown;
-  /** Its budget: gates are stopped at the --max-time deadline too. */
-  readonly budget?: Budget;
-  /** Where its gates run: a sandboxed session's in its sandbox (docs/sandbox.md); undefined: the host. */
-  gateConfinement?(): Promise<Pick<GateOptions, "env" | "wrap"> | undefined>;
-  /** The root's hooks (hooks.ts): told of every gates run, a learning pass may review the work first. */
-  readonly hooks?: Pick<RootHooks, "afterGateRun">;
-}
-
 export type AutonomousOutcome =
   | TurnOutcome
   | { status: "gates_failing"; report: string }
   | { status: "stalled"; report: string };
 
 /** The report every autonomous run ends with, and the final outcome. */
-function end(agent: AutonomousAgent, outcome: AutonomousOutcome, report: string): AutonomousOutcome {
+function end(agent: Agent, outcome: AutonomousOutcome, report: string): AutonomousOutcome {
   const word =
     outcome.status === "done"
       ? "done"
@@ -66,8 +46,8 @@ function end(agent: AutonomousAgent, outcome: AutonomousOutcome, report: string)
   return outcome;
 }
 
-function continuation(agent: AutonomousAgent, unattended: boolean): string {
-  const goal = agent.goal ? `Goal: ${agent.goal}\n` : "";
+function continuation(agent: Agent, unattended: boolean): string {
+  const goal = agent.goal.text ? `Goal: ${agent.goal.text}\n` : "";
   const alone = unattended
     ? "Nobody can answer questions in this run: decide for yourself and say what you assumed. "
     : "";
@@ -85,7 +65,7 @@ function continuation(agent: AutonomousAgent, unattended: boolean): string {
  * than left to loop. Budgets end it as "budget exhausted" (the turn loop checks them before every call).
  */
 export async function runAutonomously(
-  agent: AutonomousAgent,
+  agent: Agent,
   firstMessage: string,
   settings: AutonomySettings,
   firstFrom?: string,
@@ -94,7 +74,11 @@ export async function runAutonomously(
   const maxFailures = settings.maxGateFailures ?? 3;
   const maxIdle = settings.maxIdleContinuations ?? 3;
   let idle = 0;
-  let before = { fingerprint: await agent.fingerprint(), cells: agent.cellsRun, notes: agent.progressNotes };
+  let before = {
+    fingerprint: await workspaceFingerprint(agent),
+    cells: agent.conversation.cellsRun,
+    notes: agent.goal.progressNotes,
+  };
   let outcome = await agent.run(firstMessage, firstFrom);
   let continued = false;
   for (;;) {
@@ -110,16 +94,16 @@ export async function runAutonomously(
 
     let next: string;
     if (settings.gates.length > 0) {
-      const confined = await agent.gateConfinement?.();
-      const deadline = agent.budget ? new Deadline(agent.budget) : undefined;
+      const confined = await agent.tree.gateConfinement();
+      const deadline = new Deadline(agent.budget);
       const run = await runGates(settings.gates, {
-        cwd: agent.cwd,
+        cwd: agent.tree.options.cwd,
         timeoutMs: settings.gateTimeoutMs,
-        signal: deadline?.signal,
+        signal: deadline.signal,
         ...confined,
       });
-      deadline?.dispose();
-      const fingerprint = await agent.fingerprint();
+      deadline.dispose();
+      const fingerprint = await workspaceFingerprint(agent);
       const same = stall.record(run, fingerprint);
       const recorded = agent.record({
         type: "gate_run",
@@ -138,7 +122,7 @@ export async function runAutonomously(
       await settings.afterGateRun?.();
       const described = describeGateResults(run);
       if (run.passed) return end(agent, outcome, `gates passed: ${described}`);
-      const stop = deadline?.expired ? (agent.budget?.check() ?? agent.budget?.timeStop()) : undefined;
+      const stop = deadline.expired ? (agent.budget.check() ?? agent.budget.timeStop()) : undefined;
       if (stop) {
         // The gates were stopped at the deadline: the work is neither done nor worth another turn.
         const { budget, limit, spent, message } = stop;
@@ -161,13 +145,13 @@ export async function runAutonomously(
       await agent.hooks?.afterGateRun?.(run, (recorded as { n?: number } | undefined)?.n);
       next =
         `[relm: autonomous mode] The work is not done yet: ${describeGateResults(run, { failureOutput: true })}\n` +
-        `${agent.goal ? `Goal: ${agent.goal}\n` : ""}Fix the cause, then finish again.`;
+        `${agent.goal.text ? `Goal: ${agent.goal.text}\n` : ""}Fix the cause, then finish again.`;
     } else {
-      if (agent.goalDone) return end(agent, outcome, "done: the model called done()");
+      if (agent.goal.done) return end(agent, outcome, "done: the model called done()");
       const now = {
-        fingerprint: await agent.fingerprint(),
-        cells: agent.cellsRun,
-        notes: agent.progressNotes,
+        fingerprint: await workspaceFingerprint(agent),
+        cells: agent.conversation.cellsRun,
+        notes: agent.goal.progressNotes,
       };
       const changed =
         now.fingerprint !== before.fingerprint || now.cells !== before.cells || now.notes !== before.notes;
@@ -184,4 +168,9 @@ export async function runAutonomously(
     continued = true;
     outcome = await agent.run(next, "autonomy");
   }
+}
+
+/** The workspace's state as a hash, for "nothing changed" checks (null without checkpoints). */
+function workspaceFingerprint(agent: Agent): Promise<string | null> {
+  return agent.checkpoints?.fingerprint() ?? Promise.resolve(null);
 }

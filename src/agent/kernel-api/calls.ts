@@ -5,6 +5,7 @@ import { handoffPickle } from "../children/handoff-files.js";
 import type { ChildManager, SubmitPayload } from "../children/manager.js";
 import { handleMessageRequest, type MessagingAgent } from "../children/messaging.js";
 import type { TreeOptions } from "../core/tree.js";
+import type { AgentGoal } from "../gates/goal.js";
 import type { KernelCaller } from "../hooks.js";
 import { type ApprovalAgent, cancelApprovalRequest, handleApprovalRequest } from "./approvals.js";
 import { complete, completeBatch } from "./completions.js";
@@ -27,17 +28,15 @@ export interface KernelCallsAgent
     LookAgent,
     ApprovalAgent {
   readonly tree: KernelCaller["tree"] & {
-    readonly options: Pick<TreeOptions, "hooks">;
+    readonly options: Pick<TreeOptions, "hooks" | "scheduler">;
   } & McpApiAgent["tree"] &
     ToolkitApiAgent["tree"] &
     WebApiAgent["tree"] &
     ApprovalAgent["tree"];
-  readonly scheduler: TreeOptions["scheduler"];
   readonly budget: Budget;
   readonly children: ChildManager;
+  readonly model: { readonly current: ModelClient; named(model?: string | null): ModelClient };
   record(body: JournalBody): unknown;
-  clientFor(model?: string | null): ModelClient;
-  setSubmission(payload: SubmitPayload): void;
 }
 
 /** Answers a call from Python (python/relm/api.py, agents.py) to the agent that owns the kernel. */
@@ -54,7 +53,7 @@ export async function handleKernelCall(
   const plugin = agent.tree.options.hooks?.kernelCalls;
   if (plugin && method.startsWith(plugin.prefix)) return plugin.handle(agent, method, raw);
   if (method.startsWith("msg.")) return handleMessageRequest(agent, method, raw);
-  if (method.startsWith("schedule.")) return handleScheduleRequest(agent.scheduler, method, raw);
+  if (method.startsWith("schedule.")) return handleScheduleRequest(agent.tree.options.scheduler, method, raw);
   if (method.startsWith("goal.")) return handleGoalRequest(agent, method, raw);
   if (method === "plan.set") return handlePlanRequest(agent, raw);
   if (method.startsWith("mcp.")) return handleMcpRequest(agent, method, raw);
@@ -68,7 +67,7 @@ export async function handleKernelCall(
       const params = asRecord(raw, "submit");
       const named = optionalString(params, "pickle");
       const pickle = named === undefined ? null : handoffPickle(named, "submit");
-      agent.setSubmission({ json: params.json, repr: String(params.repr ?? ""), pickle });
+      agent.turns.setSubmission({ json: params.json, repr: String(params.repr ?? ""), pickle });
       return null;
     }
     case "rlm.spawn":
@@ -89,7 +88,7 @@ export async function handleKernelCall(
       const params = asRecord(raw, "llm");
       const host = {
         budget: agent.budget,
-        client: (m?: string | null) => agent.clientFor(m),
+        client: (m?: string | null) => agent.model.named(m),
         record: agent.record.bind(agent),
       };
       return {
@@ -102,7 +101,7 @@ export async function handleKernelCall(
       const parallel = typeof params.max_parallel === "number" ? params.max_parallel : 8;
       const host = {
         budget: agent.budget,
-        client: (m?: string | null) => agent.clientFor(m),
+        client: (m?: string | null) => agent.model.named(m),
         record: agent.record.bind(agent),
       };
       return { texts: await completeBatch(host, prompts, optionalString(params, "model"), parallel) };
@@ -136,12 +135,10 @@ function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: stri
 }
 
 interface GoalAgent {
-  goal: string | undefined;
-  goalDone: boolean;
-  progressNotes: number;
-  setGoal(text: string): void;
+  readonly goal: AgentGoal;
+  /** Its turn runner: goal.done() ends the turn as submit() does. */
+  readonly turns: { setSubmission(payload: SubmitPayload): void };
   record(body: JournalBody): unknown;
-  setSubmission(payload: SubmitPayload): void;
 }
 
 /** `goal` and `done()` from Python: the objective of an autonomous run and its progress notes. */
@@ -149,22 +146,22 @@ function handleGoalRequest(agent: GoalAgent, method: string, raw: unknown): unkn
   const params = asRecord(raw, method);
   switch (method) {
     case "goal.get":
-      return { text: agent.goal ?? null, done: agent.goalDone };
+      return { text: agent.goal.text ?? null, done: agent.goal.done };
     case "goal.set":
-      agent.setGoal(requiredString(params, "text"));
+      agent.goal.set(requiredString(params, "text"));
       return null;
     case "goal.progress": {
       const text = requiredString(params, "text");
-      agent.progressNotes += 1;
+      agent.goal.progressNotes += 1;
       agent.record({ type: "goal_progress", text });
       return null;
     }
     case "goal.done": {
       // Like submit(): the run ends after this cell, with the note as its answer.
       const note = optionalString(params, "note");
-      agent.goalDone = true;
+      agent.goal.done = true;
       agent.record({ type: "goal_done", note });
-      agent.setSubmission({ json: note ?? "done", repr: JSON.stringify(note ?? "done"), pickle: null });
+      agent.turns.setSubmission({ json: note ?? "done", repr: JSON.stringify(note ?? "done"), pickle: null });
       return null;
     }
     default:

@@ -45,7 +45,7 @@ interface KernelOwner {
   readonly kernelUri?: string;
   /** Its permission mode: its kernel starts in that mode's sandbox (none in full mode). */
   readonly mode: PermissionMode;
-  /** The agent has ended; its running turn was interrupted (session-turns.ts). */
+  /** The agent has ended; its running turn was interrupted (agent.ts, turns.ts). */
   readonly state: { readonly closed: boolean; readonly aborted: boolean };
   /** A call from Python in the kernel (calls.ts). */
   hostRequest(method: string, params: unknown, gone: AbortSignal): Promise<unknown>;

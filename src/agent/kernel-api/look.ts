@@ -8,9 +8,11 @@ import { asRecord, KernelCallError, optionalString, requiredString } from "./err
 
 export interface LookAgent {
   /** The model the next request goes to (switchable with /model, so read at each call). */
-  readonly client: ModelClient;
-  /** Queues an image for the result of the cell running now; false when the cell has too many already. */
-  attachImage(image: { mimeType: ImageMimeType; data: string }): boolean;
+  readonly model: { readonly current: ModelClient };
+  readonly kernel: {
+    /** Queues an image for the result of the cell running now; false when the cell has too many already. */
+    attachImage(image: { mimeType: ImageMimeType; data: string }): boolean;
+  };
 }
 
 /** The most one image may weigh (Anthropic refuses more than 5 MB of base64; 3.75 MB of bytes). */
@@ -19,8 +21,9 @@ const TYPES = new Set<string>(["image/png", "image/jpeg", "image/gif", "image/we
 
 export function handleLookRequest(agent: LookAgent, method: string, raw: unknown): unknown {
   const params = asRecord(raw, method);
+  const client = agent.model.current;
   if (method === "look.accepts")
-    return { accepts: agent.client.acceptsImages, model: agent.client.model, max_bytes: LOOK_MAX_BYTES };
+    return { accepts: client.acceptsImages, model: client.model, max_bytes: LOOK_MAX_BYTES };
   if (method !== "look.attach") throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   const mimeType = requiredString(params, "mime") as ImageMimeType;
   const data = requiredString(params, "data");
@@ -36,8 +39,8 @@ export function handleLookRequest(agent: LookAgent, method: string, raw: unknown
       `look(): ${label} is ${bytes} bytes, over the ${LOOK_MAX_BYTES}-byte limit`,
       "usage",
     );
-  if (!agent.client.acceptsImages) return { attached: false, accepts: false, model: agent.client.model };
-  if (!agent.attachImage({ mimeType, data }))
+  if (!client.acceptsImages) return { attached: false, accepts: false, model: client.model };
+  if (!agent.kernel.attachImage({ mimeType, data }))
     throw new KernelCallError("look(): at most 8 images can be attached to one cell's result", "usage");
-  return { attached: true, accepts: true, model: agent.client.model };
+  return { attached: true, accepts: true, model: client.model };
 }

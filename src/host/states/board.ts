@@ -1,8 +1,9 @@
 // What a session host says of its session in state.json (what `relm agents` lists without asking the
 // host): status and why, last activity, the tree's usage, the plan's progress, requests waiting for a
 // person. Kept apart from the host so the host is about turns and clients, not bookkeeping.
+
+import type { Agent } from "../../agent/core/agent.js";
 import type { AgentEvent } from "../../agent/core/events.js";
-import type { AgentSession } from "../../agent/core/session.js";
 import { lostOnRelease } from "../../agent/kernel-api/unsaved.js";
 import { type SessionState, type SessionStatus, stateOf, writeState } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
@@ -30,7 +31,7 @@ export class StateBoard {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly session: AgentSession,
+    private readonly session: Agent,
     private readonly source: BoardSource,
   ) {
     this.usage = UsageTally.ofTree(session.dir);

@@ -103,7 +103,7 @@ async function refine(agent: HarnessApiAgent, params: Record<string, unknown>, r
   const stop = agent.budget.check();
   if (stop) throw new KernelCallError(`harness.refine: ${stop.message}`, "budget");
   const model = optionalString(params, "model") ?? refineModel;
-  const client = model ? agent.tree.client(model) : agent.client;
+  const client = model ? agent.tree.client(model) : agent.model.current;
   const ref = await proposeForSession(agent, {
     journalPath: agent.journal.path,
     ctx: contextOf(agent),

@@ -46,7 +46,7 @@ export function learningRootHooks(
 }
 
 /**
- * The learning of a root agent (an AgentSession); undefined when learning is not attached to it.
+ * The learning of a root agent (an Agent); undefined when learning is not attached to it.
  * @testing what a test reads of a session's learning (hosts reach it through the host methods).
  */
 export function learningOf(session: { readonly hooks: RootHooks | undefined }): SessionLearning | undefined {

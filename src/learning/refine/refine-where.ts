@@ -10,7 +10,7 @@ const FROM_COMPACTION =
  * Where applied edits take effect, in words that hold for this code: a session's prompt block is
  * rendered once when its tree starts (so the provider's prompt cache keeps hitting); an edit applied
  * mid-session reaches the running agents as an appended note (src/agent/lessons.ts) and their prompt
- * is renewed when a compaction rebuilds it (AgentSession.compact reloads the harness, user + project + the
+ * is renewed when a compaction rebuilds it (compactAgent reloads the harness, user + project + the
  * root session's own scope). New sessions load user and project scopes and the lessons on probation (a
  * session's refine edits are carried there); only this session (and its resumes) reads its session scope. Specs and skill packages are read once per session.
  */

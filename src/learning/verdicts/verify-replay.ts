@@ -7,8 +7,8 @@
 
 import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Agent } from "../../agent/core/agent.js";
 import type { EventSink } from "../../agent/core/events.js";
-import type { AgentSession } from "../../agent/core/session.js";
 import { type AutonomousOutcome, runAutonomously } from "../../agent/gates/autonomy.js";
 import type { ResolvedConfig } from "../../config/config.js";
 import { makeDirs } from "../../config/dirs.js";
@@ -33,7 +33,7 @@ export type PrepareReplay = (
   io: { env: NodeJS.ProcessEnv; cwd: string },
   sink: EventSink,
   overrides: { config: ResolvedConfig },
-) => Promise<{ session: AgentSession }>;
+) => Promise<{ session: Agent }>;
 
 interface ReplayRequest {
   real: HarnessContext;
@@ -146,7 +146,7 @@ export async function replayOnce(
   const learn = (scratchConfig as { learn?: { enabled?: boolean } }).learn;
   if (learn) (scratchConfig as { learn?: object }).learn = { ...learn, enabled: false };
   const started = Date.now();
-  let session: AgentSession;
+  let session: Agent;
   try {
     ({ session } = await request.prepare(
       titleOf(request.plan.tasks[0] ?? "replay"),

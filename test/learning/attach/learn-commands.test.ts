@@ -1,5 +1,5 @@
 // The session host's `learn` method and what learning does to a hosted session: a real SessionClient
-// over the host's socket, a real AgentSession with real kernels and gates, the scripted model over HTTP.
+// over the host's socket, a real Agent with real kernels and gates, the scripted model over HTTP.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
