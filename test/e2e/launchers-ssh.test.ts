@@ -93,7 +93,11 @@ describe("kernels over ssh", () => {
         "ROOT: long": [
           { code: "progress = 41\nnote = 'kept ' * 3" },
           { code: 'where = rlm("CHILD: where are you")\nprint("child said", where)' },
-          { code: "import time\ntime.sleep(300)" },
+          // A snapshot is given up when the next cell comes first: the long cell waits until one is home.
+          async () => {
+            await until(() => (lines(rig).some((l) => l.type === "snapshot") ? true : undefined), 120_000);
+            return { code: "import time\ntime.sleep(300)" };
+          },
           (ctx) => ({ code: `print('resumed with', progress + 1, note)  # ${ctx.lastToolResult?.length}` }),
           echoLastCell,
         ],
