@@ -146,6 +146,9 @@ export class ForkingTemplate implements KernelTemplate {
       throw new KernelStartError(`could not start ${command.file}: ${spawnError.message}`, "");
     }
     const template = new ForkingTemplate(child, server, options.python, env, options.wrapper);
+    const cancel = () => killGroup(template.pid, "SIGKILL"); // its exit rejects the wait below
+    if (options.signal?.aborted) cancel();
+    else options.signal?.addEventListener("abort", cancel, { once: true });
     try {
       const ready = await new Promise<Extract<TemplateMessage, { type: "ready" }>>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -168,6 +171,8 @@ export class ForkingTemplate implements KernelTemplate {
       killGroup(template.pid, "SIGKILL");
       await template.exited;
       throw e;
+    } finally {
+      options.signal?.removeEventListener("abort", cancel);
     }
     return template;
   }
@@ -179,6 +184,10 @@ export class ForkingTemplate implements KernelTemplate {
 
   get alive(): boolean {
     return this.exitText === null && this.closing === null;
+  }
+
+  get forkedAlive(): number {
+    return this.kernels.size;
   }
 
   /** The template's own stderr, last 64 KB. */
@@ -392,6 +401,7 @@ export class ForkingTemplate implements KernelTemplate {
 class UnavailableTemplate implements KernelTemplate {
   readonly pid = 0;
   readonly alive = false;
+  readonly forkedAlive = 0;
 
   constructor(
     readonly python: PythonInfo,

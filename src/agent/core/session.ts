@@ -440,8 +440,9 @@ export class AgentSession implements ChildAgent {
   }
 
   /** Frees the kernel of an idle session (snapshotted; the next cell restores it). */
-  releaseKernel(): Promise<void> {
-    return this.parts.kernel.release();
+  async releaseKernel(): Promise<void> {
+    await this.parts.kernel.release();
+    await this.tree.releaseTemplate();
   }
 }
 
