@@ -66,7 +66,7 @@ export async function startFixture({ sessions, turns, children }) {
     script: byTask({
       "ROOT: sequential": [{ code: SEQUENTIAL(children) }, echo],
       "ROOT: fan out": [{ code: FAN_OUT(32) }, echo],
-      "ROOT: fan out 256": [{ code: FAN_OUT(256) }, echo],
+      "ROOT: wide fan-out": [{ code: FAN_OUT(256) }, echo], // byTask matches by substring: not "ROOT: fan out …"
       "CHILD: one cell": [{ code: "print(1 + 1)" }, { text: "2" }],
       TURNS: [
         ...turnSteps,
@@ -150,7 +150,7 @@ export const PROBES = {
     unit: "ms",
     optIn: true, // ~10-40 s a run: only with --only map256
     run: async (tree, f) =>
-      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: fan out 256"], { env: f.env }))
+      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: wide fan-out"], { env: f.env }))
         .wall,
   },
   cell: {
