@@ -46,9 +46,9 @@ for i in range(${n + 1}):
 rest = sorted(ts[1:])
 print(f"p50={rest[len(rest) // 2]:.2f}")`;
 
-const FAN_OUT = `import time
+const FAN_OUT = (n) => `import time
 t = time.perf_counter()
-out = rlm.map("CHILD: one cell", range(32), max_parallel=32)
+out = rlm.map("CHILD: one cell", range(${n}), max_parallel=${n})
 print(f"wall={(time.perf_counter() - t) * 1000:.1f} n={len(out)}")`;
 
 /**
@@ -65,7 +65,8 @@ export async function startFixture({ sessions, turns, children }) {
   const model = await startScriptedModel({
     script: byTask({
       "ROOT: sequential": [{ code: SEQUENTIAL(children) }, echo],
-      "ROOT: fan out": [{ code: FAN_OUT }, echo],
+      "ROOT: fan out": [{ code: FAN_OUT(32) }, echo],
+      "ROOT: wide fan-out": [{ code: FAN_OUT(256) }, echo], // byTask matches by substring: not "ROOT: fan out …"
       "CHILD: one cell": [{ code: "print(1 + 1)" }, { text: "2" }],
       TURNS: [
         ...turnSteps,
@@ -118,7 +119,7 @@ function fakeSession(home) {
   journal.close();
 }
 
-/** name → { label, unit, run(tree, fixture, options) → number }. */
+/** name → { label, unit, optIn?, run(tree, fixture, options) → number }; optIn: run only when --only names it. */
 export const PROBES = {
   oneshot: {
     label: "one-shot `relm run` (one cell), wall",
@@ -143,6 +144,14 @@ export const PROBES = {
     unit: "ms",
     run: async (tree, f) =>
       figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: fan out"], { env: f.env })).wall,
+  },
+  map256: {
+    label: "`rlm.map` of 256 (in the cell)",
+    unit: "ms",
+    optIn: true, // ~10-40 s a run: only with --only map256
+    run: async (tree, f) =>
+      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: wide fan-out"], { env: f.env }))
+        .wall,
   },
   cell: {
     label: "cell round trip `x = 1` p50",

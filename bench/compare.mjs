@@ -48,7 +48,7 @@ function baseTree(rev) {
 const opts = parse(process.argv.slice(2));
 const base = baseTree(opts.rev);
 const rounds = opts.rounds ?? (opts.quick ? 3 : 7);
-const names = opts.only ?? Object.keys(PROBES);
+const names = opts.only ?? Object.keys(PROBES).filter((n) => !PROBES[n].optIn);
 for (const n of names)
   if (!PROBES[n]) throw new Error(`bench --compare: no probe ${n} (${Object.keys(PROBES).join(", ")})`);
 const options = { cells: opts.quick ? 200 : 1000 };

@@ -9,7 +9,8 @@ writes to them.
 To answer quickly, the template keeps one spare child forked ahead of time (when it has been idle for
 a moment): it has done the start-up a kernel can do without knowing its request, including the page
 copying a first cell causes, and takes the next request over a pipe. It never ran user code, so it is
-as pristine as a fresh fork.
+as pristine as a fresh fork. A session's own kernel is the template's first fork, and most sessions
+never ask for another (no sub-agents): spares are kept only once a second kernel was asked for.
 
 Host -> template (stdin, JSON lines): fork {id, token, socket, cwd, env, output_dir, first_count}.
 Template -> host (stdout): ready {pid, python, ipython}, forked {id, pid}, error {id, error},
@@ -34,6 +35,8 @@ _WARM_IMPORTS = ("ctypes", "faulthandler", "importlib.util", "queue", "socket", 
 # The spare is forked once the template has been idle this long, so that it does not compete for the
 # CPU with a kernel that is starting right now (measured: back-to-back forks get slower without it).
 SPARE_DELAY = 0.02
+# Fork requests answered before spares are kept (a one-cell session forks once; a spare is CPU wasted).
+SPARES_AFTER = 2
 
 
 class Origin:
@@ -103,6 +106,7 @@ class Template:
         # kernel can do before knowing its socket, directory and environment, and waits for them.
         self.spare = None
         self.spares = True  # off once making one failed: no retrying every SPARE_DELAY
+        self.served = 0  # fork requests answered
 
     def send(self, msg):
         data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
@@ -113,7 +117,7 @@ class Template:
     def serve(self, in_fd, wake_r):
         buf = b""
         while True:
-            timeout = SPARE_DELAY if self.spare is None and self.spares else None
+            timeout = SPARE_DELAY if self.wants_spare() else None
             readable, _, _ = select.select([in_fd, wake_r], [], [], timeout)
             if not readable:
                 self.make_spare()
@@ -134,6 +138,10 @@ class Template:
                             traceback.print_exc()
         self.shutdown()
 
+    def wants_spare(self):
+        """A spare is kept once two kernels were asked for: the session's own and a sub-agent's."""
+        return self.spare is None and self.spares and self.served >= SPARES_AFTER
+
     def handle(self, msg):
         if msg.get("type") != "fork":
             return
@@ -143,6 +151,7 @@ class Template:
             self.send({"type": "error", "id": msg.get("id"), "error": f"{type(e).__name__}: {e}"})
             return
         self.announced.add(pid)
+        self.served += 1
         self.send({"type": "forked", "id": msg.get("id"), "pid": pid})
 
     def hand_to_spare(self, msg):

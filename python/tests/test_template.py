@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 import unittest
 
 from .support import HAVE_IPYTHON, TIMEOUT, kernel_env, parent_of, temp_dir
@@ -129,6 +130,42 @@ class TemplateTests(unittest.TestCase):
             if msg["type"] == "result":
                 break
         self.assertEqual(msg["output"], "False\n")
+
+    def test_a_spare_is_kept_only_once_a_second_kernel_was_asked_for(self):
+        cwd = temp_dir(self)
+        first, _ = self._fork(cwd, kernel_env(ENGINE))
+        second, _ = self._fork(cwd, kernel_env(ENGINE))
+        # The template's children: the two kernels (their keepers), and then the spare forked ahead.
+        deadline = time.monotonic() + TIMEOUT
+        while len(children_of(self.template.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(len(children_of(self.template.pid)), 3)
+        self.assertIn(first, children_of(self.template.pid))
+        self.assertIn(second, children_of(self.template.pid))
+
+
+class SparePolicyTests(unittest.TestCase):
+    """A one-cell session forks its own kernel and nothing else: a spare made then is CPU for nothing."""
+
+    def test_no_spare_before_the_second_request(self):
+        from relm import template
+
+        t = template.Template(out_fd=-1, engine=None, origin=None)
+        self.assertFalse(t.wants_spare())
+        t.served = 1
+        self.assertFalse(t.wants_spare())
+        t.served = 2
+        self.assertTrue(t.wants_spare())
+        t.spare = (123, -1)
+        self.assertFalse(t.wants_spare())  # one spare at a time
+
+
+def children_of(pid):
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and parent_of(int(entry)) == pid:
+            found.append(int(entry))
+    return found
 
 
 if __name__ == "__main__":

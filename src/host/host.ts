@@ -423,7 +423,7 @@ export class SessionHost {
     const handOff = this.options.handOffWhenIdle;
     this.idleTimers.arm(
       () =>
-        void this.options.session.kernel.release().then(() => {
+        void this.options.session.releaseKernel().then(() => {
           if (handOff && stubAvailable()) return this.handOff(handOff.exit);
           compactMemory();
         }),
@@ -476,7 +476,7 @@ export class SessionHost {
     if (this.turn || this.stopping) return;
     this.stopping = true;
     this.clearTimers();
-    await this.options.session.kernel.release();
+    await this.options.session.releaseKernel();
     await this.shutdown();
   }
 

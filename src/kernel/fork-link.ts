@@ -28,6 +28,7 @@ export async function startRunner(
     try {
       return { runner: await forkRunner(template, opts), forkedFrom: template.pid };
     } catch (e) {
+      if (opts.signal?.aborted) throw e; // cancelled: no interpreter started in its place
       fallback = `forking from the template failed: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
@@ -92,7 +93,7 @@ class ForkLink implements RunnerLink {
 
   /** In a sandbox: the host pid of a pid the kernel reports (see ForkingTemplate.hostPid). */
   hostPid(inner: number): number | undefined {
-    return this.template.hostPid(inner);
+    return this.template.hostPid(inner, this.pid || undefined); // the kernel is below its keeper
   }
 
   attach(pid: number): void {
@@ -102,6 +103,10 @@ class ForkLink implements RunnerLink {
       killGroup(pid, "SIGKILL"); // what its cells started, as when a spawned runner exits
       this.settle();
     });
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    if (this.pid) this.template.killFork(this.pid, signal);
   }
 
   /** The fork never happened. */

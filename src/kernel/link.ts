@@ -27,4 +27,6 @@ export interface RunnerLink {
    * message), undefined when that process is gone. Absent: the runner's pids are the host's.
    */
   hostPid?(inner: number): number | undefined;
+  /** Signals `pid`'s group; absent: killGroup. A fresh fork has no group of its own for a moment. */
+  kill?(signal: NodeJS.Signals): void;
 }

@@ -194,7 +194,8 @@ export class RunnerProcess {
   /** Kills the runner; a remote one is also asked to exit, in case its launcher's client dies slowly. */
   kill(): void {
     if (this.remote) this.send({ type: "shutdown" });
-    killGroup(this.pid, "SIGKILL");
+    if (this.pid === this.link.pid && this.link.kill) this.link.kill("SIGKILL");
+    else killGroup(this.pid, "SIGKILL");
   }
 
   private receive(line: string): void {

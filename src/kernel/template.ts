@@ -81,6 +81,8 @@ export class ForkingTemplate implements KernelTemplate {
    * SIGTERM, never SIGKILL, so that it can end what the kernel's cells detached.
    */
   private keepers = false;
+  /** In a sandbox: the host pid of the template's own Python process (below the sandbox's launcher). */
+  private innerRoot: number | undefined;
   /** Inside a sandbox's pid namespace: the host pids of forked kernels, by the pid the template said. */
   private readonly hostPids = new Map<number, number>();
 
@@ -144,6 +146,9 @@ export class ForkingTemplate implements KernelTemplate {
       throw new KernelStartError(`could not start ${command.file}: ${spawnError.message}`, "");
     }
     const template = new ForkingTemplate(child, server, options.python, env, options.wrapper);
+    const cancel = () => killGroup(template.pid, "SIGKILL"); // its exit rejects the wait below
+    if (options.signal?.aborted) cancel();
+    else options.signal?.addEventListener("abort", cancel, { once: true });
     try {
       const ready = await new Promise<Extract<TemplateMessage, { type: "ready" }>>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -160,11 +165,14 @@ export class ForkingTemplate implements KernelTemplate {
         });
       });
       template.info = { path: options.python.path, version: ready.python, ipython: ready.ipython };
+      if (template.wrapper?.hostPid) template.innerRoot = template.wrapper.hostPid(template.pid, ready.pid);
       template.keepers = ready.keepers === true;
     } catch (e) {
       killGroup(template.pid, "SIGKILL");
       await template.exited;
       throw e;
+    } finally {
+      options.signal?.removeEventListener("abort", cancel);
     }
     return template;
   }
@@ -176,6 +184,10 @@ export class ForkingTemplate implements KernelTemplate {
 
   get alive(): boolean {
     return this.exitText === null && this.closing === null;
+  }
+
+  get forkedAlive(): number {
+    return this.kernels.size;
   }
 
   /** The template's own stderr, last 64 KB. */
@@ -278,9 +290,33 @@ export class ForkingTemplate implements KernelTemplate {
    * The host pid of a process the template (in a sandbox's pid namespace) calls `inner`; undefined
    * when it cannot be found. Identity outside a sandbox.
    */
-  hostPid(inner: number): number | undefined {
+  hostPid(inner: number, near?: number): number | undefined {
     const hostPid = this.wrapper?.hostPid;
-    return hostPid ? hostPid(this.pid, inner) : inner;
+    if (!hostPid) return inner;
+    // Walking down from the sandbox's own process reads every kernel's /proc entry, per lookup: with
+    // hundreds of forked kernels that was most of the host's work per child. The process is almost
+    // always right below `near` (a kernel's keeper) or the template itself: looked for there first.
+    for (const outer of [near, this.innerRoot]) {
+      const found = outer === undefined ? undefined : hostPid(outer, inner);
+      if (found !== undefined) return found;
+    }
+    return hostPid(this.pid, inner);
+  }
+
+  /**
+   * Signals forked process `pid`'s group. A fork reported a moment ago may not have made its group yet
+   * (python/relm/forked.py `_detach` does it first thing): a signal to the group would miss it, and the
+   * kernel would start for no one (a start cancelled right then waited for its exit forever, holding
+   * the host's shutdown). It is then signalled itself: until its exit is reported, the template has not
+   * reaped it, so the pid is still that process.
+   */
+  killFork(pid: number, signal: NodeJS.Signals): void {
+    if (killGroup(pid, signal) || !this.kernels.has(pid)) return;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // it exited meanwhile; its report follows
+    }
   }
 
   /** How a forked kernel is ended from here: its keeper with SIGTERM, else its group with SIGKILL. */
@@ -330,7 +366,7 @@ export class ForkingTemplate implements KernelTemplate {
         this.kernels.add(pid);
         trackGroup(pid, this.endSignal);
         if (p) p.resolve(pid);
-        else killGroup(pid, "SIGKILL"); // its request timed out: nobody will talk to it
+        else this.killFork(pid, "SIGKILL"); // its request timed out: nobody will talk to it
         break;
       }
       case "error": {
@@ -365,6 +401,7 @@ export class ForkingTemplate implements KernelTemplate {
 class UnavailableTemplate implements KernelTemplate {
   readonly pid = 0;
   readonly alive = false;
+  readonly forkedAlive = 0;
 
   constructor(
     readonly python: PythonInfo,

@@ -147,6 +147,8 @@ export interface KernelTemplate {
   readonly pid: number;
   /** False once it exited or was closed: kernels given it are then spawned. */
   readonly alive: boolean;
+  /** Kernels forked from it that have not ended (not counting its spare). */
+  readonly forkedAlive: number;
   /** Stops the template and kills every kernel forked from it. Idempotent. */
   close(): Promise<void>;
 }
@@ -163,6 +165,8 @@ export interface KernelTemplateOptions {
    * the same sandbox, and only kernels given the same launcher are forked from it.
    */
   wrapper?: ProcessWrapper;
+  /** Aborted while the template starts: it is killed and the start rejects (a session that closes). */
+  signal?: AbortSignal;
 }
 
 export type KernelLifecycleEvent =

@@ -147,7 +147,7 @@ describe("an agent's kernel", () => {
     const first = Number(String(ofTypes(lines(), "cell_output")[0]?.output).trim());
     expect(session.kernel.state).toBe("idle");
 
-    await session.kernel.release();
+    await session.releaseKernel();
 
     expect(session.kernel.state).toBe("stopped");
     expect(await eventually(() => !alive(first))).toBe(true);

@@ -153,7 +153,7 @@ describe("send with variables", () => {
     ]);
 
     // Released (snapshotted), then a new kernel brings it back.
-    await s.host.session.kernel.release();
+    await s.host.session.releaseKernel();
     expect((await s.info()).kernel).toBe("stopped");
     // A variable the message already names (as the terminal UI does) is not described twice.
     await s.turn("and now `paste_2` too", [{ name: "paste_2", text: "second" }]);

@@ -296,8 +296,11 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
+// Made once: toLocaleString builds a formatter per call (~0.4 ms; `relm run` says each child's spend).
+const THOUSANDS = new Intl.NumberFormat("en-US");
+
 export function describeSpend(spent: SpendRecord): string {
   const cost = spent.cost === null ? "unpriced" : `$${spent.cost.toFixed(4)}`;
   const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
-  return `${calls}, ${spent.tokens.toLocaleString("en-US")} tokens, ${formatDuration(spent.elapsedMs)}, ${cost}`;
+  return `${calls}, ${THOUSANDS.format(spent.tokens)} tokens, ${formatDuration(spent.elapsedMs)}, ${cost}`;
 }

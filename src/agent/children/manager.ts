@@ -15,6 +15,8 @@ interface ChildRecord extends LaunchedChild {
   status: ChildStatus;
   reply?: ChildReply;
   done: Promise<ChildReply>;
+  /** Settles once the child (its kernel, its journal) is closed: after `done` for a child that finished. */
+  closed?: Promise<void>;
 }
 
 /**
@@ -137,6 +139,7 @@ export class ChildManager {
   async closeAll(reason: string): Promise<void> {
     for (const r of this.records.values()) if (r.status === "running") r.agent.cancel(reason);
     await Promise.all([...this.records.values()].map((r) => r.done));
+    await Promise.all([...this.records.values()].map((r) => r.closed));
   }
 
   cancelAll(reason: string): void {
@@ -209,14 +212,21 @@ export class ChildManager {
     const reply = replyFor(record.id, outcome, () => record.agent.lastOutput());
     if (hooks && origin)
       await hooks.fire("SubagentStop", origin, { ...about, status: reply.status }, record.name);
-    await record.agent.close().catch(() => {});
+    // A child that finished hands its reply back at once and closes (its kernel's shutdown, ~10 ms of
+    // a sequential rlm() at load 9) while the parent goes on; closeAll() still waits for it. One that
+    // failed or was cancelled is gone before its parent hears of it, as before.
+    const closing = record.agent.close().catch(() => {});
+    if (reply.status !== "done") await closing;
     record.status = reply.status;
     record.reply = reply;
     this.parent.record(finishedRecord(record, reply, record.agent.spent()));
-    // Kept for rlm.agents() and rlm.wait() as long as the parent lives: without this, every child that
-    // ever ran stayed in memory with its session, kernel links and sockets (a parent fanning out 4
-    // children every 10 s grew by ~20 KB a child).
-    record.agent = new EndedChild(record.agent);
+    const agent = record.agent;
+    record.closed = closing.then(() => {
+      // Kept for rlm.agents() and rlm.wait() as long as the parent lives: without this, every child that
+      // ever ran stayed in memory with its session, kernel links and sockets (a parent fanning out 4
+      // children every 10 s grew by ~20 KB a child).
+      record.agent = new EndedChild(agent);
+    });
     return reply;
   }
 

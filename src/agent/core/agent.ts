@@ -318,6 +318,15 @@ export class Agent implements ChildAgent, KernelCallsAgent {
   }
 
   /**
+   * Frees the kernel of an idle session (snapshotted; the next cell restores it), and the warm template
+   * the kernel was forked from when no other forked kernel runs (the next cell starts them again).
+   */
+  async releaseKernel(): Promise<void> {
+    await this.kernel.release();
+    await this.tree.releaseTemplate();
+  }
+
+  /**
    * Switches the session to another permission mode (the root agent; between turns, with no sub-agent
    * running): the kernel's variables are snapshotted, the kernel stops, what ran under the old mode
    * stops (template, sandboxes, MCP servers), and a new kernel restores the variables under the new

@@ -169,15 +169,48 @@ export class AgentTree {
   }
 
   /**
-   * The warm template children's kernels are forked from (milliseconds instead of a cold start). It is
-   * started with the first child, so a run that never delegates never pays for it; if it cannot start,
-   * kernels are spawned as usual. It runs in the root's mode's sandbox: only children of that mode fork.
+   * The warm template the tree's kernels are forked from (milliseconds instead of a cold start): the
+   * root's kernel is its first fork, so it costs the interpreter start the root's kernel would have
+   * cost, and the first child no longer waits for one. If it cannot start, kernels are spawned as
+   * usual. It runs in the root's mode's sandbox: only kernels of that mode fork.
    */
   kernelTemplate(): Promise<KernelTemplate | undefined> {
-    this.template ??= this.kernelLauncher()
-      .then((wrapper) => startKernelTemplate({ python: this.python, env: this.options.kernel.env, wrapper }))
-      .catch(() => undefined);
+    if (!this.template) {
+      const start = new AbortController();
+      this.templateStart = start;
+      this.template = this.kernelLauncher()
+        .then((wrapper) =>
+          startKernelTemplate({
+            python: this.python,
+            env: this.options.kernel.env,
+            wrapper,
+            signal: start.signal,
+          }),
+        )
+        .catch(() => undefined);
+    }
     return this.template;
+  }
+
+  /** Gives up a template start still under way (it is killed); a started template is not touched. */
+  private templateStart: AbortController | undefined;
+
+  /** Stops the template (and what was forked from it); the next kernel starts it again. */
+  private async closeTemplate(): Promise<void> {
+    const pending = this.template;
+    this.template = undefined;
+    this.templateStart?.abort();
+    this.templateStart = undefined;
+    await (await pending)?.close();
+  }
+
+  /**
+   * The root's kernel was released (an idle session): the template goes too unless a kernel forked from
+   * it still runs, so an idle session holds no Python process.
+   */
+  async releaseTemplate(): Promise<void> {
+    const template = await this.template;
+    if (template && template.forkedAlive === 0) await this.closeTemplate();
   }
 
   /** One sandbox per mode in use, opened on first use; a mode switch closes them all (switchMode). */
@@ -203,9 +236,7 @@ export class AgentTree {
    * kernels first (agent.ts switchMode: the root's is snapshotted and restored in the new sandbox).
    */
   async switchMode(mode: PermissionMode): Promise<void> {
-    const template = await this.template;
-    this.template = undefined;
-    await Promise.all([template?.close(), this.mcp?.stopAll()]);
+    await Promise.all([this.closeTemplate(), this.mcp?.stopAll()]);
     await this.closeSandboxes();
     this.permissions.set(mode);
   }
@@ -253,8 +284,7 @@ export class AgentTree {
 
   /** Stops what the tree shares (the template and any kernel still forked from it, the MCP servers). */
   async close(): Promise<void> {
-    const template = await this.template;
-    await Promise.all([template?.close(), this.mcp?.close()]);
+    await Promise.all([this.closeTemplate(), this.mcp?.close()]);
     await this.closeSandboxes();
   }
 

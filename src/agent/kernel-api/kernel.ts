@@ -197,8 +197,8 @@ export class AgentKernel {
     // whose root is an overlay of this one) cannot see it go, so its cells are not held by it.
     this.sharesFiles = !launcher || launcher.transport === "local";
     // The template runs in the root's mode's sandbox: a child of a narrower mode is spawned in its own.
-    const forked = this.owner.depth > 0 && target.forkable && mode === tree.permissions.mode;
-    const template = forked ? await this.owner.tree.kernelTemplate() : undefined;
+    const forked = target.forkable && mode === tree.permissions.mode;
+    const template = forked ? await untilAborted(this.owner.tree.kernelTemplate(), signal) : undefined;
     const kernel = await startKernel({
       template,
       ...(launcher ? { launcher } : {}),
@@ -439,4 +439,14 @@ function notRun(note: string): CellResult {
     note,
     durationMs: 0,
   };
+}
+
+/** `pending`'s value, or a rejection as soon as `signal` is aborted (the session closed meanwhile). */
+function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error("the kernel's start was cancelled"));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new Error("the kernel's start was cancelled"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

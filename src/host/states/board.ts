@@ -43,7 +43,12 @@ export class StateBoard {
     this.usage.add(event as { type: string });
     this.lastActivity = new Date().toISOString();
     if (event.agent) return;
-    if (event.type === "child_spawned") this.set("waiting");
+    // An `rlm.map` spawns its children in a burst: state.json is rewritten (a file and a rename) when
+    // the status changes, and the later spawns only refresh its activity within a second.
+    if (event.type === "child_spawned") {
+      if (this.status !== "waiting" || this.reason !== undefined) this.set("waiting");
+      else this.writeSoon();
+    }
     if (event.type === "model_request" && this.status === "waiting") this.set("running");
     if (event.type === "model_response") this.writeSoon();
     if (event.type === "plan") {

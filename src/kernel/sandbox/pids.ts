@@ -25,7 +25,8 @@ function childrenOf(pid: number): number[] {
       // the task ended meanwhile
     }
   }
-  return out;
+  // The kernel lists children oldest first; the process looked for has usually just been forked.
+  return out.reverse();
 }
 
 /** The last NSpid field of `pid` (its pid in its own namespace), or undefined. */
