@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { cleanEnv, pythonsOf, RELM_BIN, runRelm, tempDir } from "../support/cli.js";
+import { TINY_PNG } from "../support/images.js";
 import { onlyJournal } from "../support/journal.js";
 import { venvWithoutIpython } from "../support/python-without-ipython.js";
 import { byTask } from "../support/router.js";
@@ -10,9 +11,6 @@ import { useRigs } from "../support/scripted.js";
 import { poll, until } from "../support/wait.js";
 
 const startRig = useRigs();
-
-const TINY_PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 describe("help and version", () => {
   it("prints the version and help for every command", async () => {
