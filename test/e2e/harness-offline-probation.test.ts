@@ -4,44 +4,18 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HarnessStore, type Revision, scopeLocation } from "../../src/learning/store/index.js";
-import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
-import { runRelm } from "../support/cli.js";
-import { isRefine, lessonOnce, sessionIds, systemOf } from "../support/harness.js";
+import {
+  GATE,
+  REPORT,
+  relmIn as relm,
+  runSession as run,
+  reportScript as script,
+  probationStores as stores,
+} from "../support/probation.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
-const GATE = "grep -q good out.txt";
-const REPORT = "TASK: write the report";
-
-interface WireMessage {
-  role: string;
-}
-
-/** Each task writes `content(system prompt)` to out.txt, then says so; the refine model proposes `lesson` once. */
-function script(lesson: string, content: (system: string) => string) {
-  const refine = lessonOnce(lesson, "the report gate passes at the first try");
-  return (ctx: ScriptContext): ScriptStep => {
-    if (isRefine(ctx)) return refine(ctx);
-    const messages = (ctx.body as { messages: WireMessage[] }).messages;
-    if (messages.at(-1)?.role === "tool") return { text: "written" };
-    return { code: `open('out.txt', 'w').write(${JSON.stringify(content(systemOf(ctx.body)))})` };
-  };
-}
-
-async function run(rig: Rig, args: string[], code: number) {
-  const before = new Set(sessionIds(rig.home));
-  const result = await runRelm(["run", ...args], { env: rig.env, cwd: rig.cwd });
-  expect(result.code, result.stderr).toBe(code);
-  const id = sessionIds(rig.home).find((s) => !before.has(s)) as string;
-  return { id, stderr: result.stderr };
-}
-
 const gated = ["--gate", GATE, "--max-gate-failures", "2", REPORT];
-const stores = (rig: Rig) => ({
-  probation: new HarnessStore(scopeLocation("probation", { cwd: rig.cwd, home: rig.home })),
-  project: new HarnessStore(scopeLocation("project", { cwd: rig.cwd, home: rig.home })),
-});
-const relm = async (rig: Rig, args: string[]) => runRelm(args, { env: rig.env, cwd: rig.cwd });
 
 /** A session that ran the report task twice (the second time resumed): two attempts at the gate. */
 async function twice(rig: Rig, code: number): Promise<string> {

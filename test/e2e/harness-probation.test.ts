@@ -3,63 +3,38 @@
 // without a command; a person can still promote, reject or pin it. Scripted model over HTTP, real
 // kernels, real gate commands.
 import { describe, expect, it } from "vitest";
-import {
-  HarnessStore,
-  PROBATION_HEADING,
-  type Revision,
-  scopeLocation,
-} from "../../src/learning/store/index.js";
-import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
-import { runRelm } from "../support/cli.js";
-import { isRefine, lessonOnce, sessionIds, systemOf } from "../support/harness.js";
+import { PROBATION_HEADING, type Revision } from "../../src/learning/store/index.js";
+import { systemOf } from "../support/harness.js";
 import { type JournalLine, readJournalLines } from "../support/journal.js";
+import {
+  GATE,
+  REPORT,
+  relmIn as relm,
+  reportScript,
+  runSession as run,
+  probationStores as stores,
+} from "../support/probation.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
-const GATE = "grep -q good out.txt";
 const LEARNER = "LEARN: count to three";
-const REPORT = "TASK: write the report";
 const LEARN_CONFIG = { config: { learn: { every_turns: 2, at_compaction: false } } };
-
-interface WireMessage {
-  role: string;
-}
 
 /**
  * The learner (LEARNER, no gates) runs three cells; its learning pass's refine model proposes `lesson`
  * once. Every other task writes `content(system prompt)` to out.txt, then says so.
  */
 function script(lesson: string, content: (system: string) => string) {
-  const refine = lessonOnce(lesson, "the report gate passes at the first try");
-  return (ctx: ScriptContext): ScriptStep => {
-    if (isRefine(ctx)) return refine(ctx);
-    const messages = (ctx.body as { messages: WireMessage[] }).messages;
-    if (ctx.rawBody.includes(LEARNER)) {
-      const done = messages.filter((m) => m.role === "tool").length;
-      return done < 3 ? { code: `print(${done + 1})` } : { text: "counted" };
-    }
-    if (messages.at(-1)?.role === "tool") return { text: "written" };
-    return { code: `open('out.txt', 'w').write(${JSON.stringify(content(systemOf(ctx.body)))})` };
-  };
-}
-
-async function run(rig: Rig, args: string[], code: number) {
-  const before = new Set(sessionIds(rig.home));
-  const requests = rig.model.requests.length;
-  const result = await runRelm(["run", ...args], { env: rig.env, cwd: rig.cwd });
-  expect(result.code, result.stderr).toBe(code);
-  const id = sessionIds(rig.home).find((s) => !before.has(s)) as string;
-  return { id, stderr: result.stderr, stdout: result.stdout, first: rig.model.requests[requests] };
+  return reportScript(lesson, content, (ctx, messages) => {
+    if (!ctx.rawBody.includes(LEARNER)) return undefined;
+    const done = messages.filter((m) => m.role === "tool").length;
+    return done < 3 ? { code: `print(${done + 1})` } : { text: "counted" };
+  });
 }
 
 const gated = (failures: number) => ["--gate", GATE, "--max-gate-failures", String(failures), REPORT];
 const learner = (rig: Rig) => run(rig, ["--learn", LEARNER], 0);
-const stores = (rig: Rig) => ({
-  probation: new HarnessStore(scopeLocation("probation", { cwd: rig.cwd, home: rig.home })),
-  project: new HarnessStore(scopeLocation("project", { cwd: rig.cwd, home: rig.home })),
-});
 const journal = (rig: Rig, id: string): JournalLine[] => readJournalLines(rig.home, id);
-const relm = async (rig: Rig, args: string[]) => runRelm(args, { env: rig.env, cwd: rig.cwd });
 
 describe("lessons on probation", () => {
   it("a session learns a lesson; the next session in the project starts with it on probation, and a person can pin, reject, bring back and promote it", async () => {

@@ -8,10 +8,8 @@ import { describe, expect, it } from "vitest";
 import { SessionClient } from "../../src/host/client.js";
 import { runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
-import { type Rig, useRigs } from "../support/scripted.js";
+import { type Rig, rigFor } from "../support/scripted.js";
 import { until } from "../support/wait.js";
-
-const startRig = useRigs();
 
 function lines(rig: Rig): JournalLine[] {
   try {
@@ -71,9 +69,11 @@ async function detach(rig: Rig, task: string): Promise<string> {
 
 const quickIdle = { config: { kernelIdleTimeoutSeconds: 1, idleTimeoutSeconds: 300 } };
 
-describe.skipIf(process.platform !== "linux")("an idle session held by a stub", () => {
-  it("stays listed as live without waking; a send brings the host back with its variables and the message", async () => {
-    const rig = await startRig(
+// The tests run side by side: most of their time is spent waiting out idle timeouts and a schedule.
+describe.skipIf(process.platform !== "linux")("an idle session held by a stub", { concurrent: true }, () => {
+  it("stays listed as live without waking; a send brings the host back with its variables and the message", async (context) => {
+    const rig = await rigFor(
+      context,
       "openai",
       {
         script: [
@@ -122,10 +122,11 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     expect(stopped.stdout).toContain("stopped 1 of 1 live sessions");
   });
 
-  it("a variable over the snapshot's per-variable cap survives the release and the revival", async () => {
+  it("a variable over the snapshot's per-variable cap survives the release and the revival", async (context) => {
     // The caps lowered through config.json: a 100 000-element list (~0.6 MB pickled) is "large" here.
     const config = { ...quickIdle.config, snapshotMaxVariableMB: 0.05, snapshotMaxLargeMB: 8 };
-    const rig = await startRig(
+    const rig = await rigFor(
+      context,
       "openai",
       {
         script: [
@@ -163,8 +164,8 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     expect(stopped.code, stopped.stderr).toBe(0);
   });
 
-  it("a client's request on the stub is answered by the host it starts; a due tick starts it too", async () => {
-    const rig = await startRig("openai", { script: () => ({ text: "ok" }) }, quickIdle);
+  it("a client's request on the stub is answered by the host it starts; a due tick starts it too", async (context) => {
+    const rig = await rigFor(context, "openai", { script: () => ({ text: "ok" }) }, quickIdle);
     const id = await detach(rig, "wait for ticks");
     const stub = await waitForStub(rig, id);
     const client = (await SessionClient.connect(rig.home, id)) as SessionClient;
@@ -190,8 +191,8 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     await runRelm(["shutdown"], { env: rig.env });
   });
 
-  it("relm stop and relm shutdown let a stub go without starting the host again", async () => {
-    const rig = await startRig("openai", { script: () => ({ text: "ok" }) }, quickIdle);
+  it("relm stop and relm shutdown let a stub go without starting the host again", async (context) => {
+    const rig = await rigFor(context, "openai", { script: () => ({ text: "ok" }) }, quickIdle);
     const [a, b] = [await detach(rig, "first to rest"), await detach(rig, "second to rest")];
     const stubs = [await waitForStub(rig, a), await waitForStub(rig, b)];
     const stateOf = (id: string) =>
@@ -217,7 +218,7 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     expect(listed.map((l) => JSON.parse(l) as { live: boolean }).every((s) => !s.live)).toBe(true);
   });
 
-  it("a host started again runs the session with the flags it was started with", async () => {
+  it("a host started again runs the session with the flags it was started with", async (context) => {
     // Reached from an unsandboxed kernel; refused (no network) from a sandboxed one.
     const server = createServer((_req, res) => res.end("reached"));
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -238,7 +239,8 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
       "print(' '.join(r))",
     ].join("\n");
     try {
-      const rig = await startRig(
+      const rig = await rigFor(
+        context,
         "openai",
         {
           script: [
@@ -284,8 +286,9 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     }
   });
 
-  it("at the idle deadline the stub removes the socket and exits; the session is then done", async () => {
-    const rig = await startRig(
+  it("at the idle deadline the stub removes the socket and exits; the session is then done", async (context) => {
+    const rig = await rigFor(
+      context,
       "openai",
       { script: () => ({ text: "ok" }) },
       {

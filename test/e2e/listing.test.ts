@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { processStartTime } from "../../src/config/process.js";
 import { writeState } from "../../src/host/states/state.js";
 import { Journal, newSessionId, sessionDir } from "../../src/session/index.js";
-import { runRelm } from "../support/cli.js";
+import { listAgents, runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
@@ -22,14 +22,8 @@ interface Listed {
   cost: number | null;
 }
 
-async function agents(rig: Rig): Promise<Listed[]> {
-  const result = await runRelm(["agents", "--json"], { env: rig.env });
-  expect(result.code, result.stderr).toBe(0);
-  return result.stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Listed);
+function agents(rig: Rig): Promise<Listed[]> {
+  return listAgents<Listed>(rig.env);
 }
 
 /** Tokens and cost of every spending event of the journal. */

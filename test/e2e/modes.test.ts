@@ -13,22 +13,21 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { initialize, startEditor, updatesOf } from "../support/acp-editor.js";
 import { runRelm } from "../support/cli.js";
 import { byTask, echoLastCell } from "../support/router.js";
+import { BWRAP, outsideFolder } from "../support/sandbox.js";
 import { useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
-const linux = process.platform === "linux" && existsSync("/usr/bin/bwrap");
+const linux = BWRAP;
 
-// Somewhere on the host's disk outside the project (not under /tmp, which is the sandbox's own).
-const elsewhere = linux ? mkdtempSync(join(homedir(), ".relm-modes-e2e-")) : "";
+const elsewhere = outsideFolder(".relm-modes-e2e-");
 const scratch = mkdtempSync(join(tmpdir(), "relm-modes-bin-"));
 afterAll(() => {
-  if (elsewhere) rmSync(elsewhere, { recursive: true, force: true });
   rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -8,24 +8,19 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   writeFileSync,
 } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
 import { byTask, echoLastCell } from "../support/router.js";
+import { BWRAP, outsideFolder } from "../support/sandbox.js";
 import { useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
-const linux = process.platform === "linux" && existsSync("/usr/bin/bwrap");
-
-// Outside the project and not under /tmp (the sandbox's own): a file of the user's on the host's disk.
-const elsewhere = linux ? mkdtempSync(join(homedir(), ".relm-sandbox-paths-")) : "";
-afterAll(() => {
-  if (elsewhere) rmSync(elsewhere, { recursive: true, force: true });
-});
+const linux = BWRAP;
+// A file of the user's on the host's disk lives here.
+const elsewhere = outsideFolder(".relm-sandbox-paths-");
 
 /** A file of the user's that the sandbox cannot see or touch (its content: `text`). */
 function victim(name: string, text: string): string {

@@ -1,31 +1,22 @@
 // `relm run --sandbox` end to end: real bubblewrap, real kernels, the scripted model over HTTP. The same
 // checks run in the root's kernel and in a child's (forked from the template inside the sandbox).
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
 import { byTask, echoLastCell } from "../support/router.js";
+import { BWRAP, outsideFolder } from "../support/sandbox.js";
 import { useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
-const linux = process.platform === "linux" && existsSync("/usr/bin/bwrap");
+const linux = BWRAP;
 
 const servers: (() => Promise<void>)[] = [];
-// Somewhere on the host's disk outside the project (not under /tmp, which is the sandbox's own).
-const elsewhere = linux ? mkdtempSync(join(homedir(), ".relm-sandbox-e2e-")) : "";
+const elsewhere = outsideFolder(".relm-sandbox-e2e-");
 afterAll(async () => {
   for (const close of servers.splice(0)) await close();
-  if (elsewhere) rmSync(elsewhere, { recursive: true, force: true });
 });
 
 /** An HTTP server on the host's 127.0.0.1 that answers "reached". */

@@ -1,21 +1,15 @@
 // Variables a kernel release would lose are said where people look (issue 24, goal 5): `relm agents`
 // (its table and --json) names them; a large one its background writer is saving is not among them.
 import { describe, expect, it } from "vitest";
-import { runRelm } from "../support/cli.js";
+import { listAgents, runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { type Rig, useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
 
 const startRig = useRigs();
 
-async function listed(rig: Rig): Promise<{ id: string; unsaved?: string[] }[]> {
-  const result = await runRelm(["agents", "--json"], { env: rig.env });
-  expect(result.code, result.stderr).toBe(0);
-  return result.stdout
-    .trim()
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { id: string; unsaved?: string[] });
+function listed(rig: Rig): Promise<{ id: string; unsaved?: string[] }[]> {
+  return listAgents(rig.env);
 }
 
 describe.skipIf(process.platform !== "linux")("variables that would not survive a kernel release", () => {

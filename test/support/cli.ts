@@ -109,3 +109,14 @@ export function pythonsOf(home: string): number[] {
   }
   return pids;
 }
+
+/** `relm agents --json` with `env`: one object a session (exit 0, or an error with what it printed). */
+export async function listAgents<T>(env: NodeJS.ProcessEnv): Promise<T[]> {
+  const result = await runRelm(["agents", "--json"], { env });
+  if (result.code !== 0) throw new Error(`relm agents --json exited ${result.code}: ${result.stderr}`);
+  return result.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}

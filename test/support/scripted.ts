@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, expect } from "vitest";
+import { afterEach, expect, type TestContext } from "vitest";
 import {
   type ScriptedModel,
   type ScriptedModelOptions,
@@ -61,24 +61,40 @@ export async function startRig(
   };
 }
 
-/**
- * `startRig` for a test file: every rig started in a test is checked and closed after it. Once relm has
- * exited, none of the kernels it started may still be running.
- */
+/** Once relm has exited, none of the kernels it started may still be running; then the rig is closed. */
+async function checkAndClose(rigs: Rig[]): Promise<void> {
+  try {
+    for (const rig of rigs) expect(pythonsOf(rig.home)).toEqual([]);
+  } finally {
+    for (const rig of rigs) await rig.close();
+  }
+}
+
+/** `startRig` for a test file: every rig started in a test is checked and closed after it. */
 export function useRigs(): typeof startRig {
   let started: Rig[] = [];
   afterEach(async () => {
     const rigs = started;
     started = [];
-    try {
-      for (const rig of rigs) expect(pythonsOf(rig.home)).toEqual([]);
-    } finally {
-      for (const rig of rigs) await rig.close();
-    }
+    await checkAndClose(rigs);
   });
   return async (...args) => {
     const rig = await startRig(...args);
     started.push(rig);
     return rig;
   };
+}
+
+/**
+ * `startRig` for a test that runs beside the others of its file (`concurrent`: their time goes on
+ * waiting out idle timeouts and schedules, not on the CPU): the rig is checked and closed when this
+ * test finishes, not when another one does, as useRigs' afterEach would.
+ */
+export async function rigFor(
+  context: Pick<TestContext, "onTestFinished">,
+  ...args: Parameters<typeof startRig>
+): Promise<Rig> {
+  const rig = await startRig(...args);
+  context.onTestFinished(() => checkAndClose([rig]));
+  return rig;
 }

@@ -5,23 +5,11 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { imagesSent, TINY_PNG } from "../support/images.js";
 import { untilJournal, useTui } from "../support/tui.js";
 import { pythonWaitForFile } from "../support/wait.js";
 
 const { startRig, open } = useTui();
-
-const TINY_PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-
-/** The image parts of a chat-completions request's last user message. */
-function imagesSent(rawBody: string | undefined): string[] {
-  const body = JSON.parse(rawBody ?? "{}") as { messages?: { role: string; content?: unknown }[] };
-  const last = (body.messages ?? []).filter((m) => m.role === "user").at(-1);
-  if (!Array.isArray(last?.content)) return [];
-  return (last.content as { type: string; image_url?: { url: string } }[])
-    .filter((p) => p.type === "image_url")
-    .map((p) => p.image_url?.url ?? "");
-}
 
 describe("images into the prompt", () => {
   it("a dropped image path and ctrl+v (xclip) become image parts of the next message", async () => {

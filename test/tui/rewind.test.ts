@@ -4,22 +4,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { imagesSent, TINY_PNG } from "../support/images.js";
 import { sessionIds, untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
-
-const TINY_PNG =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-
-/** The image parts of a chat-completions request's last user message. */
-function imagesSent(rawBody: string | undefined): string[] {
-  const body = JSON.parse(rawBody ?? "{}") as { messages?: { role: string; content?: unknown }[] };
-  const last = (body.messages ?? []).filter((m) => m.role === "user").at(-1);
-  if (!Array.isArray(last?.content)) return [];
-  return (last.content as { type: string; image_url?: { url: string } }[])
-    .filter((p) => p.type === "image_url")
-    .map((p) => p.image_url?.url ?? "");
-}
 
 /** The text of every message of a chat-completions request body. */
 function sentTexts(rawBody: string | undefined): string {

@@ -1,0 +1,20 @@
+// What the sandbox tests share (test/e2e/sandbox, sandbox-paths, modes).
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+
+/** Whether there is bubblewrap to confine a kernel with. */
+export const BWRAP = process.platform === "linux" && existsSync("/usr/bin/bwrap");
+
+/**
+ * A folder of the user's on the host's disk, outside the project and not under /tmp (the sandbox's own
+ * /tmp is another): removed after the test file. "" without bubblewrap (the tests that use it skip).
+ */
+export function outsideFolder(prefix: string): string {
+  const path = BWRAP ? mkdtempSync(join(homedir(), prefix)) : "";
+  afterAll(() => {
+    if (path) rmSync(path, { recursive: true, force: true });
+  });
+  return path;
+}
