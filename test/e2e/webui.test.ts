@@ -137,6 +137,29 @@ describeInBrowser(`relm web in a browser`, (browser) => {
     }
   }, 180_000);
 
+  it("a session link followed right after the first paint opens the session, not the list", async () => {
+    const { web, page, done } = await setUp();
+    try {
+      // The hash changes in the same task as the app's first render, before its effects run (preact runs
+      // them after the next frame): a person clicking at once, or a test going to `#/s/ID` on load.
+      await page.addInitScript(() => {
+        if (sessionStorage.getItem("relm-test-hash")) return;
+        sessionStorage.setItem("relm-test-hash", "1");
+        new MutationObserver((_, observer) => {
+          if (!document.querySelector("#app > *")) return;
+          observer.disconnect();
+          window.location.hash = "#/s/abcdef12";
+        }).observe(document, { childList: true, subtree: true });
+      });
+      await page.goto(web.url);
+      await page.locator("main.session").waitFor({ timeout: 30_000 });
+      expect(await page.locator("main.session").textContent()).toContain("abcdef12");
+      expect(await page.locator("table.sessions").count()).toBe(0);
+    } finally {
+      await done();
+    }
+  }, 120_000);
+
   it("a message sent from the page reaches the session; a dropped connection replays without duplicates", async () => {
     const { rig, web, page, done } = await setUp();
     let server = web;

@@ -12,6 +12,8 @@ function App() {
   useEffect(() => {
     const changed = () => setHash(window.location.hash);
     window.addEventListener("hashchange", changed);
+    // The effect runs after the first paint: a link followed before then changed the hash unheard.
+    changed();
     return () => window.removeEventListener("hashchange", changed);
   }, []);
   const m = /^#\/s\/([0-9a-z]{1,64})(?:\/a\/([0-9a-z]{1,64}))?$/.exec(hash);
