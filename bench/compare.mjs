@@ -10,21 +10,36 @@ import { join } from "node:path";
 import { PROBES, startFixture } from "./compare-probes.mjs";
 import { median, ROOT, table } from "./lib.mjs";
 
+const USAGE = `usage: npm run bench -- --compare REV [--quick] [--rounds N] [--only a,b]
+  Builds REV in a worktree and runs the key probes interleaved against this tree, printing ratios.
+  --quick     3 rounds (default 7)      --rounds N  N rounds
+  --only a,b  only these probes: ${Object.keys(PROBES).join(", ")} (opt-in ones only by name)`;
+
+/** A mistake on the command line: said in one line with the usage, exit 2, no stack trace. */
+function usageError(message) {
+  console.error(`bench --compare: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
 function parse(argv) {
   const o = { rev: undefined, quick: false, rounds: undefined, only: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--compare") o.rev = argv[++i];
+    if (a === "--help" || a === "-h") {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (a === "--compare") o.rev = argv[++i];
     else if (a.startsWith("--compare=")) o.rev = a.slice("--compare=".length);
     else if (a === "--quick") o.quick = true;
     else if (a === "--rounds") o.rounds = Number(argv[++i]);
-    else if (a === "--only") o.only = argv[++i].split(",");
-    else
-      throw new Error(
-        `bench --compare: unknown argument ${a} (try --compare REV [--quick] [--rounds N] [--only a,b])`,
-      );
+    else if (a === "--only") o.only = (argv[++i] ?? "").split(",").filter(Boolean);
+    else usageError(`unknown argument ${a}`);
   }
-  if (!o.rev) throw new Error("bench --compare needs a revision, e.g. `npm run bench -- --compare main`");
+  if (!o.rev) usageError("needs a revision, e.g. `npm run bench -- --compare main`");
+  if (o.rounds !== undefined && !(Number.isInteger(o.rounds) && o.rounds > 0))
+    usageError("--rounds takes a whole number above 0");
+  const unknown = (o.only ?? []).filter((n) => !PROBES[n]);
+  if (unknown.length > 0) usageError(`no probe named ${unknown.join(", ")}`);
   return o;
 }
 
