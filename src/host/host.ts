@@ -72,7 +72,7 @@ export class SessionHost {
   readonly scheduler: Scheduler;
   private readonly collector = new IdleCollector();
   private readonly commands: HostCommands;
-  /** The running cell's output so far, for clients that attach mid-cell. */
+  /** Running cells' output so far (the session's, each sub-agent's), for clients that attach mid-cell. */
   private readonly runningOutput = new RunningOutput();
   /** What clients are sent: every event, live pieces too, redacted of the session's secrets. */
   private readonly published = new RedactedEvents((event) => {
