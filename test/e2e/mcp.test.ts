@@ -12,7 +12,6 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -20,6 +19,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { isAlive } from "../kernel/helpers.js";
 import { RELM_BIN, ROOT, runRelm, tempDir } from "../support/cli.js";
+import { allText } from "../support/journal.js";
 import {
   approveProjectServers,
   everythingWithPidFile,
@@ -33,18 +33,6 @@ import { until } from "../support/wait.js";
 
 const startRig = useRigs();
 const SECRET = "mcp-e2e-secret-6c1f0aa8d2";
-
-/** Every file under a directory, as text (journals, outputs, snapshots). */
-function allText(dir: string): string {
-  if (!existsSync(dir)) return "";
-  let out = "";
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out += allText(path);
-    else if (statSync(path).size < 5_000_000) out += readFileSync(path, "latin1");
-  }
-  return out;
-}
 
 function journals(home: string): string[] {
   return allText(join(home, "sessions")).split("\n");

@@ -3,30 +3,20 @@
 // journal, and look() puts an image part in the next request only for a model that takes images.
 
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runRelm } from "../support/cli.js";
+import { allText } from "../support/journal.js";
 import { byTask, echoLastCell } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
 
 const startRig = useRigs();
 const SECRET = "brave-key-e2e-3f9a1c7d5b2e";
 const MB = 1_000_000;
-
-function allText(dir: string): string {
-  if (!existsSync(dir)) return "";
-  let out = "";
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out += allText(path);
-    else if (statSync(path).size < 5_000_000) out += readFileSync(path, "latin1");
-  }
-  return out;
-}
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 export interface JournalLine {
@@ -26,4 +26,26 @@ export function readJournalLines(home: string, id: string): JournalLine[] {
     .split("\n")
     .filter((l) => l.length > 0)
     .map((l) => JSON.parse(l) as JournalLine);
+}
+
+/**
+ * Every file under a directory, as text (journals, outputs, snapshots). Read while the session writes:
+ * a file gone between the listing and the read (state.json's temporary file, renamed into place) is
+ * skipped.
+ */
+export function allText(dir: string): string {
+  if (!existsSync(dir)) return "";
+  let out = "";
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out += allText(path);
+    else {
+      try {
+        if (statSync(path).size < 5_000_000) out += readFileSync(path, "latin1");
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }
+  }
+  return out;
 }
