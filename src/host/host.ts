@@ -83,7 +83,7 @@ export class SessionHost {
   private readonly handlers: HostHandlers;
   /** Clients following the live events (client-presence.ts). */
   private readonly clients = new ClientPresence((count) => {
-    if (count > 0) this.clearTimers();
+    if (count > 0) this.idleTimers.clear();
     else if (this.options.detached && !this.turn && !this.stopping) this.armIdleTimers();
   });
 
@@ -237,7 +237,7 @@ export class SessionHost {
     if (this.turn || this.stopping)
       throw new RpcError(RPC.refused, "the agent is working: wait for the turn to end (or Esc) first");
     const run = this.options.session.runShell(command);
-    this.clearTimers();
+    this.idleTimers.clear();
     this.turn = run.then(
       (): AutonomousOutcome => ({ status: "done", text: "" }) as AutonomousOutcome,
       (error: Error): AutonomousOutcome => ({ status: "error", message: error.message }) as AutonomousOutcome,
@@ -289,7 +289,7 @@ export class SessionHost {
   async stop(reason = "stopped on request"): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    this.clearTimers();
+    this.idleTimers.clear();
     if (this.turn) {
       this.options.session.cancel(reason);
       await this.turn.catch(() => undefined);
@@ -303,7 +303,7 @@ export class SessionHost {
     // A message that arrived as the last turn ended starts one more turn: answer it before closing.
     while (this.turn) await this.turn.catch(() => undefined);
     this.stopping = true;
-    this.clearTimers();
+    this.idleTimers.clear();
     await this.shutdown();
   }
 
@@ -348,7 +348,7 @@ export class SessionHost {
       .join("\n\n");
     // A turn the person's words are part of is theirs; else its sender's (a schedule, another agent).
     const from = batch.some((m) => m.from === "user") ? undefined : batch[0]?.from;
-    this.clearTimers();
+    this.idleTimers.clear();
     this.collector.busy();
     this.board.set("running");
     const autonomy = this.options.autonomy;
@@ -417,7 +417,7 @@ export class SessionHost {
   }
 
   private armIdleTimers(): void {
-    this.clearTimers();
+    this.idleTimers.clear();
     // Someone is watching: the session stays ready (timers start again when the last one leaves).
     if (this.clients.attached > 0) return;
     const handOff = this.options.handOffWhenIdle;
@@ -442,7 +442,7 @@ export class SessionHost {
     if (!server.hold()) return; // a client is connected
     const deadline = this.idleTimers.deadline;
     this.stopping = true;
-    this.clearTimers();
+    this.idleTimers.clear();
     await this.closeSession();
     const next = this.scheduler.nextTickAt();
     // Ticks the stub's idle deadline would miss are the waker's to bring (it sees the stub as live).
@@ -475,13 +475,9 @@ export class SessionHost {
   private async idleExit(): Promise<void> {
     if (this.turn || this.stopping) return;
     this.stopping = true;
-    this.clearTimers();
+    this.idleTimers.clear();
     await this.options.session.releaseKernel();
     await this.shutdown();
-  }
-
-  private clearTimers(): void {
-    this.idleTimers.clear();
   }
 
   /**

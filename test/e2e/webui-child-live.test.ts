@@ -32,10 +32,7 @@ describeInBrowser(`a sub-agent's page, live`, (browser) => {
     const { rig, page } = w;
     try {
       const id = await detach(rig, ["PARENT: start one"]);
-      await w.openSession(id);
-      const child = page.locator('.tree-row > .label[title*="SLOW CHILD"]');
-      await child.waitFor({ timeout: 60_000 });
-      await child.click();
+      await w.openChild(id, "SLOW CHILD");
       await page
         .locator(".item.user", { hasText: "SLOW CHILD: print and wait" })
         .waitFor({ timeout: 30_000 });
@@ -82,10 +79,7 @@ describeInBrowser(`a sub-agent's page, live`, (browser) => {
     try {
       const id = await detach(rig, ["PARENT: start one"]);
       await until(() => (existsSync(printed) ? true : undefined), 60_000);
-      await w.openSession(id);
-      const child = page.locator('.tree-row > .label[title*="EARLY CHILD"]');
-      await child.waitFor({ timeout: 60_000 });
-      await child.click();
+      await w.openChild(id, "EARLY CHILD");
       // The cell still runs (it waits for a file that does not exist yet), and what it printed before
       // this page opened is there.
       const cell = page.locator(".item.cell");

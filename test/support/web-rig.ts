@@ -17,6 +17,8 @@ export interface WebRig {
   page: Page;
   /** Signs the page in and opens session `id`'s page. */
   openSession(id: string): Promise<void>;
+  /** Opens session `id`'s page, then the page of its sub-agent whose task holds `task` (from its tree row). */
+  openChild(id: string, task: string): Promise<void>;
   done(): Promise<void>;
 }
 
@@ -34,14 +36,21 @@ export async function webRig(
   // A locator's action waits this long at most (the library's default is no limit).
   context.setDefaultTimeout(60_000);
   const page = await context.newPage();
+  const openSession = async (id: string) => {
+    await page.goto(web.url);
+    await page.goto(`${web.base}/#/s/${id}`);
+  };
   return {
     rig,
     web,
     context,
     page,
-    openSession: async (id) => {
-      await page.goto(web.url);
-      await page.goto(`${web.base}/#/s/${id}`);
+    openSession,
+    openChild: async (id, task) => {
+      await openSession(id);
+      const row = page.locator(`.tree-row > .label[title*=${JSON.stringify(task)}]`);
+      await row.waitFor({ timeout: 60_000 });
+      await row.click();
     },
     done: async () => {
       await context.close();
