@@ -1,6 +1,7 @@
-// `prepare` (npm ci, npm install, npm link): builds dist/ only when a source is newer than the last build.
-// `npm ci && npm link` runs prepare twice; the second found dist/ current and built it again (2 minutes
-// on a small machine). `npm run build` always builds.
+// `prepare` (npm ci, npm install, npm link) and `npm test`: builds dist/ only when a source is newer than
+// the last build. `npm ci && npm link` runs prepare twice, and CI's `npm ci && npm test` built twice too;
+// the second found dist/ current and built it again (~20 s of CPU, 2 minutes on a loaded small machine).
+// `npm run build` always builds.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
