@@ -97,10 +97,6 @@ export class AssistantBlock implements Component {
     this.live = new Markdown("", 0, 0, this.theme);
   }
 
-  get content(): string {
-    return this.text;
-  }
-
   append(delta: string): void {
     this.update(this.text + delta);
   }

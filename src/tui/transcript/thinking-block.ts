@@ -20,14 +20,6 @@ export class ThinkingBlock extends CachedBlock {
     super();
   }
 
-  get content(): string {
-    return this.text;
-  }
-
-  get finished(): boolean {
-    return this.done;
-  }
-
   append(delta: string): void {
     this.text += delta;
     this.invalidate();
