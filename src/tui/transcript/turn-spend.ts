@@ -21,8 +21,6 @@ export class TurnSpend {
         this.base = ZERO;
         return undefined;
       case "user":
-        this.startedAt ??= at;
-        return undefined;
       case "model_request":
         this.startedAt ??= at;
         return undefined;
