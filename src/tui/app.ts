@@ -9,7 +9,6 @@ import type { PendingStart, SlashCommand } from "../commands/types.js";
 import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import type { PermissionMode } from "../config/permission-mode.js";
-import type { HostCall } from "../host/protocol.js";
 import type { SandboxProbe } from "../kernel/sandbox/index.js";
 import { Activity } from "./activity.js";
 import { AgentPanel } from "./agents/agent-panel.js";
@@ -234,16 +233,7 @@ export class App implements AppControl {
   }
 
   /** Requests of the agent's kernels waiting for a person: a dialog each (approval-dialog.ts). */
-  private readonly approvals = (() => {
-    const app = this;
-    return new TuiApprovals({
-      get dialogs() {
-        return app.dialogs;
-      },
-      call: ((...args: Parameters<HostCall>) => app.link.call(...args)) as HostCall,
-      note: (text) => app.note(text),
-    });
-  })();
+  private readonly approvals = new TuiApprovals(this);
 
   /** The terminal's notification for each new `notification` event (tui/notify.ts). */
   private readonly notify = notificationWriter((bytes) => this.tui.terminal.write(bytes));

@@ -1,7 +1,7 @@
 // The keys the UI itself answers (before the input editor sees them): interrupting, leaving, the agent
 // panel, output folding, history search, rewinding (Esc Esc), images (ctrl+v, a dropped file) and large
 // pastes.
-import { Key, matchesKey } from "@mariozechner/pi-tui";
+import { Key, type KeyId, matchesKey } from "@mariozechner/pi-tui";
 import type { UserImage } from "../agent/core/user-images.js";
 import { commandsFor } from "../commands/table.js";
 import type { AppControl } from "./app-api.js";
@@ -73,45 +73,25 @@ export function installKeys(app: AppControl): void {
       lastEsc = Date.now();
       return undefined;
     }
-    if (matchesKey(data, Key.ctrl("d")) && empty) {
-      void app.quit();
-      return { consume: true };
-    }
-    if (matchesKey(data, Key.ctrl("b")) && empty) {
-      app.detach();
-      return { consume: true };
-    }
-    if (matchesKey(data, Key.shift("tab"))) {
-      void app.cycleMode();
-      return { consume: true };
-    }
-    if (matchesKey(data, Key.ctrl("t"))) {
-      app.focusAgents();
-      return { consume: true };
-    }
-    if (matchesKey(data, Key.ctrl("o"))) {
-      app.toggleExpanded();
-      return { consume: true };
-    }
-    if (matchesKey(data, Key.ctrl("g"))) {
-      editInEditor(app);
-      return { consume: true };
-    }
-    if (matchesKey(data, Key.ctrl("p"))) {
-      pageFullOutput(app);
-      return { consume: true };
-    }
-    if (matchesKey(data, Key.ctrl("v"))) {
-      attachImage(app, clipboardImage(app.env));
-      return { consume: true };
-    }
-    if (matchesKey(data, Key.ctrl("r"))) {
-      void searchHistory(app);
-      return { consume: true };
-    }
-    return undefined;
+    const action = KEYS.find(([key, needsEmpty]) => matchesKey(data, key) && (empty || !needsEmpty))?.[2];
+    if (!action) return undefined;
+    action(app);
+    return { consume: true };
   });
 }
+
+/** Keys that do one thing: [key, only on an empty input, action]. */
+const KEYS: [KeyId, boolean, (app: AppControl) => unknown][] = [
+  [Key.ctrl("d"), true, (app) => app.quit()],
+  [Key.ctrl("b"), true, (app) => app.detach()],
+  [Key.shift("tab"), false, (app) => app.cycleMode()],
+  [Key.ctrl("t"), false, (app) => app.focusAgents()],
+  [Key.ctrl("o"), false, (app) => app.toggleExpanded()],
+  [Key.ctrl("g"), false, editInEditor],
+  [Key.ctrl("p"), false, pageFullOutput],
+  [Key.ctrl("v"), false, (app) => attachImage(app, clipboardImage(app.env))],
+  [Key.ctrl("r"), false, searchHistory],
+];
 
 /** An image's marker into the input at the cursor, or why there is none. */
 function attachImage(app: AppControl, image: UserImage | { error: string }): void {

@@ -85,16 +85,8 @@ export function makeTheme(env: NodeJS.ProcessEnv, name: ThemeName = "dark"): The
  */
 export function setThemeColors(theme: Theme, name: ThemeName): void {
   const c = theme.c;
-  const p = palette(c, name);
-  theme.name = name;
-  Object.assign(theme, {
-    dim: p.dim,
-    accent: p.accent,
-    ok: p.ok,
-    warn: p.warn,
-    error: p.error,
-    border: p.dim,
-  });
+  const { link, ...p } = palette(c, name);
+  Object.assign(theme, p, { name, border: p.dim });
   Object.assign(theme.select, {
     selectedPrefix: p.accent,
     selectedText: (t: string) => c.bold(p.accent(t)),
@@ -104,7 +96,7 @@ export function setThemeColors(theme: Theme, name: ThemeName): void {
   } satisfies SelectListTheme);
   Object.assign(theme.markdown, {
     heading: (t: string) => c.bold(p.accent(t)),
-    link: p.link,
+    link,
     linkUrl: p.dim,
     code: name === "light" ? (t: string) => c.ansi256(94)(t) : (t: string) => c.yellow(t),
     codeBlock: (t: string) => t,

@@ -13,6 +13,28 @@ export class ActionError extends Error {
 
 const MAX_TEXT_CHARS = 16_000;
 
+/** `use` on a connection to the session's host, closed after; undefined when no host serves the session. */
+async function withHost<T>(
+  home: string,
+  id: string,
+  env: NodeJS.ProcessEnv,
+  use: (handle: SessionHandle) => Promise<T>,
+): Promise<T | undefined> {
+  const handle = new SessionHandle({ home, id, env });
+  if (!(await handle.connect({ follow: false }))) return undefined;
+  try {
+    return await use(handle);
+  } finally {
+    handle.close();
+  }
+}
+
+/** What a call to the host answered, or the person told no host serves the session. */
+function running<T>(answer: T | undefined, why = "the session is not running"): T {
+  if (answer === undefined) throw new ActionError(why);
+  return answer;
+}
+
 export async function sendMessage(
   home: string,
   id: string,
@@ -22,47 +44,30 @@ export async function sendMessage(
   if (text.trim() === "") throw new ActionError("the message is empty");
   if (text.length > MAX_TEXT_CHARS)
     throw new ActionError(`the message is too long: at most ${MAX_TEXT_CHARS} characters`);
-  const handle = new SessionHandle({ home, id, env });
-  if (await handle.connect({ follow: false })) {
-    try {
-      const result = await handle.send(text);
-      return `delivered ${result.delivered}`;
-    } finally {
-      handle.close();
-    }
-  }
-  await handle.revive({ message: text, connect: false });
+  const said = await withHost(
+    home,
+    id,
+    env,
+    async (handle) => `delivered ${(await handle.send(text)).delivered}`,
+  );
+  if (said !== undefined) return said;
+  await new SessionHandle({ home, id, env }).revive({ message: text, connect: false });
   return "the session was not running: resumed it with your message";
 }
 
 export async function interrupt(home: string, id: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const handle = new SessionHandle({ home, id, env });
-  if (!(await handle.connect({ follow: false }))) throw new ActionError("the session is not running");
-  try {
-    const { interrupted } = await handle.call("interrupt");
-    return interrupted ? "interrupted" : "nothing was running";
-  } finally {
-    handle.close();
-  }
+  const { interrupted } = running(await withHost(home, id, env, (handle) => handle.call("interrupt")));
+  return interrupted ? "interrupted" : "nothing was running";
 }
 
 export async function stop(home: string, id: string, env: NodeJS.ProcessEnv): Promise<string> {
   if (await stopHeldByStub(home, id)) return "stopped";
-  const handle = new SessionHandle({ home, id, env });
-  if (!(await handle.connect({ follow: false }))) throw new ActionError("the session is not running");
-  await handle.stop();
-  return "stopped";
+  return running(await withHost(home, id, env, (handle) => handle.stop().then(() => "stopped")));
 }
 
 /** The requests waiting for a person now (none when no host serves the session). */
 export async function approvals(home: string, id: string, env: NodeJS.ProcessEnv): Promise<unknown[]> {
-  const handle = new SessionHandle({ home, id, env });
-  if (!(await handle.connect({ follow: false }))) return [];
-  try {
-    return (await handle.call("approvals")).pending;
-  } finally {
-    handle.close();
-  }
+  return (await withHost(home, id, env, (handle) => handle.call("approvals")))?.pending ?? [];
 }
 
 const REPLIES = ["once", "session", "project", "deny"] as const;
@@ -79,15 +84,13 @@ export async function approve(
     throw new ActionError("request must be the id of a waiting request");
   const reply = REPLIES.find((r) => r === answer);
   if (!reply) throw new ActionError('answer must be "once", "session", "project" or "deny"');
-  const handle = new SessionHandle({ home, id, env });
-  if (!(await handle.connect({ follow: false }))) throw new ActionError("the session is not running");
-  try {
-    const { answered } = await handle.call("approve", { id: request, answer: reply, from: "web" });
-    if (!answered) throw new ActionError(`request ${request} was answered elsewhere`);
-    return reply === "deny" ? "denied" : "allowed";
-  } finally {
-    handle.close();
-  }
+  const { answered } = running(
+    await withHost(home, id, env, (handle) =>
+      handle.call("approve", { id: request, answer: reply, from: "web" }),
+    ),
+  );
+  if (!answered) throw new ActionError(`request ${request} was answered elsewhere`);
+  return reply === "deny" ? "denied" : "allowed";
 }
 
 /** What steers the session's work: its goal and autonomous mode, as `/goal` and `/autonomous status` say. */
@@ -99,15 +102,13 @@ interface Steering {
 
 /** The session's goal and autonomy now; null when no host serves it (they live in the host). */
 export async function steering(home: string, id: string, env: NodeJS.ProcessEnv): Promise<Steering | null> {
-  const handle = new SessionHandle({ home, id, env });
-  if (!(await handle.connect({ follow: false }))) return null;
-  try {
-    const { goal, done } = await handle.call("goal", {});
-    const { autonomy } = await handle.call("autonomy", { mode: "status" });
-    return { goal, done, autonomy };
-  } finally {
-    handle.close();
-  }
+  return (await withHost(home, id, env, steeringOf)) ?? null;
+}
+
+async function steeringOf(handle: SessionHandle): Promise<Steering> {
+  const { goal, done } = await handle.call("goal", {});
+  const { autonomy } = await handle.call("autonomy", { mode: "status" });
+  return { goal, done, autonomy };
 }
 
 /**
@@ -127,21 +128,14 @@ export async function steer(
   const gates = change.gates ?? [];
   if (!Array.isArray(gates) || !gates.every((g) => typeof g === "string"))
     throw new ActionError("gates must be a list of shell commands");
-  const handle = new SessionHandle({ home, id, env });
-  if (!(await handle.connect({ follow: false })))
-    throw new ActionError("the session is not running: send it a message first, then steer it");
-  try {
+  const changed = withHost(home, id, env, async (handle) => {
     if (typeof change.goal === "string") await handle.call("goal", { text: change.goal });
     if (change.autonomy === "on")
       await handle.call("autonomy", { mode: "on", gates: gates.map((g) => g.trim()).filter(Boolean) });
     if (change.autonomy === "off") await handle.call("autonomy", { mode: "off" });
-    const { goal, done } = await handle.call("goal", {});
-    const { autonomy } = await handle.call("autonomy", { mode: "status" });
-    return { goal, done, autonomy };
-  } catch (error) {
-    if (error instanceof RpcError) throw new ActionError(error.message);
-    throw error;
-  } finally {
-    handle.close();
-  }
+    return steeringOf(handle);
+  }).catch((error) => {
+    throw error instanceof RpcError ? new ActionError(error.message) : error;
+  });
+  return running(await changed, "the session is not running: send it a message first, then steer it");
 }

@@ -106,14 +106,12 @@ export class AgentPanel implements Component {
   private line(node: AgentNode, depth: number, selected: boolean, width: number): string {
     const t = this.theme;
     const mark = MARKS[node.status];
-    const color =
-      node.status === "done"
-        ? t.ok
-        : node.status === "failed"
-          ? t.error
-          : node.status === "cancelled"
-            ? t.warn
-            : t.accent;
+    const ended: Partial<Record<AgentStatus, (text: string) => string>> = {
+      done: t.ok,
+      failed: t.error,
+      cancelled: t.warn,
+    };
+    const color = ended[node.status] ?? t.accent;
     const elapsed = formatDuration(Math.max(0, (node.endedAt ?? this.now()) - node.startedAt));
     // Cost worded as everywhere in the UI (costWord); before its first answer a child's prices are not
     // known here, so no figure rather than a "$0.00" that may turn into "unpriced".

@@ -14,8 +14,8 @@ import { type DialogHost, pickFrom } from "./dialogs.js";
 
 interface ApprovalUi {
   readonly dialogs: DialogHost;
-  /** The session's host; rejects when none is live. */
-  readonly call: HostCall;
+  /** The session's host (read at each call: a new session replaces it); rejects when none is live. */
+  readonly link: { readonly call: HostCall };
   note(text: string): void;
 }
 
@@ -48,7 +48,7 @@ export class TuiApprovals {
     try {
       do {
         this.again = false;
-        const pending = await this.ui
+        const pending = await this.ui.link
           .call("approvals")
           .then((r) => r.pending)
           .catch(() => []);
@@ -86,7 +86,7 @@ export class TuiApprovals {
     // Answered elsewhere or withdrawn (the cell was interrupted) while it showed: nothing to answer.
     if (close.signal.aborted) return;
     const reply: ApprovalReply = (choice as ApprovalReply | undefined) ?? "deny";
-    const answered = await this.ui
+    const answered = await this.ui.link
       .call("approve", { id: r.id, answer: reply, from: "ui" })
       .then((a) => a.answered)
       .catch((e: Error) => {

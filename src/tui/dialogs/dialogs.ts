@@ -29,9 +29,16 @@ export interface DialogHost {
   keepBelow?: () => number;
 }
 
-/** A framed box with a title, a body and a hint line. */
+/**
+ * A framed box with a title, a body and a hint line, drawn over a blank band: the rows it spans (and one
+ * above and below) show nothing of the transcript behind it, only the box, 90% of the width, centred.
+ */
 class Frame implements Component, Focusable {
   private _focused = false;
+  /** The rows of the last frame drawn (where the dialog goes depends on it: dialog-place.ts). */
+  rows = 0;
+  /** The most rows the overlay shows (its maxHeight): the blank rows around the box only fit in that. */
+  maxRows = () => Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly theme: Theme,
@@ -59,6 +66,16 @@ class Frame implements Component, Focusable {
   }
 
   render(width: number): string[] {
+    const inner = Math.max(10, Math.floor(width * 0.9));
+    const left = " ".repeat(Math.max(0, Math.floor((width - inner) / 2)));
+    // Rows narrower than the overlay are padded with spaces by the TUI: the band is blank edge to edge.
+    const framed = this.box(inner).map((line) => `${left}${line}`);
+    const lines = framed.length + 2 <= this.maxRows() ? ["", ...framed, ""] : framed;
+    this.rows = lines.length;
+    return lines;
+  }
+
+  private box(width: number): string[] {
     const t = this.theme;
     const inner = Math.max(10, width - 4);
     const row = (s: string) => {
@@ -78,55 +95,14 @@ class Frame implements Component, Focusable {
   }
 }
 
-/**
- * A dialog over a blank band: the rows it spans (and one above and below) show nothing of the
- * transcript behind it, only the frame, 90% of the width, centred across it.
- */
-class Backdrop implements Component, Focusable {
-  /** The rows of the last frame drawn (where the dialog goes depends on it: dialog-place.ts). */
-  rows = 0;
-
-  constructor(
-    private readonly frame: Component & Focusable,
-    /** The most rows the overlay shows (its maxHeight): the blank rows around the frame only fit in that. */
-    private readonly maxRows: () => number,
-  ) {}
-
-  get focused(): boolean {
-    return this.frame.focused;
-  }
-
-  set focused(value: boolean) {
-    this.frame.focused = value;
-  }
-
-  invalidate(): void {
-    this.frame.invalidate();
-  }
-
-  handleInput(data: string): void {
-    this.frame.handleInput?.(data);
-  }
-
-  render(width: number): string[] {
-    const inner = Math.max(10, Math.floor(width * 0.9));
-    const left = " ".repeat(Math.max(0, Math.floor((width - inner) / 2)));
-    // Rows narrower than the overlay are padded with spaces by the TUI: the band is blank edge to edge.
-    const framed = this.frame.render(inner).map((line) => `${left}${line}`);
-    const lines = framed.length + 2 <= this.maxRows() ? ["", ...framed, ""] : framed;
-    this.rows = lines.length;
-    return lines;
-  }
-}
-
 /** The rows a dialog may take: its overlay's maxHeight (dialog-place.ts). */
 const dialogRows = (host: DialogHost) => Math.floor(host.tui.terminal.rows * 0.8);
 
-/** Shows `frame` as a dialog: over a blank band (Backdrop), where dialog-place.ts puts it. */
-function showDialog(host: DialogHost, frame: Component & Focusable, nonCapturing = false): OverlayHandle {
-  const backdrop = new Backdrop(frame, () => dialogRows(host));
-  const place = dialogPlace(host.tui, () => backdrop.rows, host.keepBelow);
-  return host.tui.showOverlay(backdrop, nonCapturing ? Object.assign(place, { nonCapturing }) : place);
+/** Shows `frame` as a dialog, where dialog-place.ts puts it. */
+function showDialog(host: DialogHost, frame: Frame, nonCapturing = false): OverlayHandle {
+  frame.maxRows = () => dialogRows(host);
+  const place = dialogPlace(host.tui, () => frame.rows, host.keepBelow);
+  return host.tui.showOverlay(frame, nonCapturing ? Object.assign(place, { nonCapturing }) : place);
 }
 
 /**
@@ -238,7 +214,7 @@ class MaskedInput implements Component, Focusable {
 function show<T>(
   host: DialogHost,
   build: (done: (value: T | undefined) => void) => {
-    frame: Component & Focusable;
+    frame: Frame;
     keys?: (data: string) => boolean;
     /** Closes the dialog (as Esc would) when something else settled what it asked (a sign-in's callback). */
     signal?: AbortSignal;
@@ -388,7 +364,7 @@ export function showView(
       invalidate() {},
       render(width: number) {
         const all = render(width);
-        // The frame (borders, hint, position line) and the blank rows around it (Backdrop) must fit the
+        // The frame (borders, hint, position line) and the blank rows around it (Frame.render) must fit the
         // overlay's 80% of the screen.
         const rows = Math.max(5, dialogRows(host) - 7);
         lastMax = Math.max(0, all.length - rows);

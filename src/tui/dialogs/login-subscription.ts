@@ -159,10 +159,14 @@ export async function subscriptionLoginFlow(
     signIn: subscriptionClientOptions(home, setting),
   });
   busy.hide();
-  const tested = problem
+  return { status: "saved", path, config, tested: testedLine(problem, chosen) };
+}
+
+/** What a save's one-token test request to `model` found (the whole reason: cut to a line, the endpoint's own words at the end were lost). */
+export function testedLine(problem: string | undefined, model: string): string {
+  return problem
     ? `saved although the test request failed: ${problem.replace(/\s+/g, " ").trim()}`
-    : `a one-token test request to ${chosen} answered`;
-  return { status: "saved", path, config, tested };
+    : `a one-token test request to ${model} answered`;
 }
 
 /** How a saved config reaches its model, for the confirmation line: the endpoint, or the subscription. */

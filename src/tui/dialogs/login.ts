@@ -10,7 +10,13 @@ import { PRESETS, presetBaseUrl } from "../../llm/presets.js";
 import type { Provider } from "../../llm/types.js";
 import type { AppControl } from "../app-api.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
-import { reachedBy, subscriptionItems, subscriptionLoginFlow, subscriptionOf } from "./login-subscription.js";
+import {
+  reachedBy,
+  subscriptionItems,
+  subscriptionLoginFlow,
+  subscriptionOf,
+  testedLine,
+} from "./login-subscription.js";
 
 interface Endpoint {
   /** anthropic, openai, openrouter, ollama, custom, or another provider preset's name. */
@@ -268,11 +274,7 @@ export async function loginFlow(
       if (key.source === "typed") config.apiKey = key.value;
       else if (key.source !== "saved") delete config.apiKey;
       writeConfigFile(path, config);
-      // The whole reason: cut to a line, the endpoint's own words (at the end) were lost.
-      const tested = problem
-        ? `saved although the test request failed: ${problem.replace(/\s+/g, " ").trim()}`
-        : `a one-token test request to ${model} answered`;
-      return { status: "saved", path, config, tested };
+      return { status: "saved", path, config, tested: testedLine(problem, model) };
     } catch (error) {
       if (!(error instanceof Cancelled)) throw error;
       if (interrupted) return { status: "interrupted" };

@@ -13,22 +13,44 @@ import type { Theme } from "../theme.js";
 
 const USER_LINES = 12;
 
-/** A message the person sent (or one that was queued and then delivered). */
-export class UserBlock implements Component {
-  private cache: { width: number; lines: string[] } | undefined;
+/**
+ * A block whose lines are built once per key (the width, and what else changes its shape: folding, a
+ * running clock) and kept until the key changes or invalidate() is called.
+ */
+export abstract class CachedBlock implements Component {
+  private cache: { key: string; lines: string[] } | undefined;
 
-  constructor(
-    private readonly text: string,
-    private readonly theme: Theme,
-    private readonly from?: string,
-  ) {}
+  /** What the lines depend on besides the text (which invalidates them itself): the width by default. */
+  protected key(width: number): string {
+    return String(width);
+  }
+
+  protected abstract build(width: number): string[];
 
   invalidate(): void {
     this.cache = undefined;
   }
 
   render(width: number): string[] {
-    if (this.cache?.width === width) return this.cache.lines;
+    const key = this.key(width);
+    if (this.cache?.key === key) return this.cache.lines;
+    const lines = this.build(width);
+    this.cache = { key, lines };
+    return lines;
+  }
+}
+
+/** A message the person sent (or one that was queued and then delivered). */
+export class UserBlock extends CachedBlock {
+  constructor(
+    private readonly text: string,
+    private readonly theme: Theme,
+    private readonly from?: string,
+  ) {
+    super();
+  }
+
+  protected build(width: number): string[] {
     const t = this.theme;
     const body = this.text.replace(/\s+$/, "").split("\n");
     const shown = body.length > USER_LINES ? [...body.slice(0, USER_LINES)] : body;
@@ -46,7 +68,6 @@ export class UserBlock implements Component {
       });
     });
     if (body.length > USER_LINES) lines.push(t.dim(`  … ${body.length - USER_LINES} more lines`));
-    this.cache = { width, lines };
     return lines;
   }
 }
@@ -74,10 +95,6 @@ export class AssistantBlock implements Component {
   constructor(theme: Theme) {
     this.theme = this.highlighted.wrap(theme.markdown);
     this.live = new Markdown("", 0, 0, this.theme);
-  }
-
-  get content(): string {
-    return this.text;
   }
 
   append(delta: string): void {
@@ -155,29 +172,22 @@ function settle(text: string): { blocks: string; next: string } | undefined {
 }
 
 /** Settled blocks, rendered once per width as they are within the whole text. */
-class SettledBlocks {
-  private cache: { width: number; lines: string[] } | undefined;
-
+class SettledBlocks extends CachedBlock {
   constructor(
     private readonly blocks: string,
     /** The complete block that follows them. */
     private readonly next: string,
     private readonly theme: MarkdownTheme,
-  ) {}
-
-  invalidate(): void {
-    this.cache = undefined;
+  ) {
+    super();
   }
 
-  render(width: number): string[] {
-    if (this.cache?.width === width) return this.cache.lines;
+  protected build(width: number): string[] {
     // Rendered with the block after them (which decides the spacing of their last line), then that
     // block's own lines taken off the end.
     const withNext = new Markdown(this.blocks + this.next, 0, 0, this.theme).render(width);
     const nextOnly = new Markdown(this.next, 0, 0, this.theme).render(width);
-    const lines = withNext.slice(0, withNext.length - nextOnly.length);
-    this.cache = { width, lines };
-    return lines;
+    return withNext.slice(0, withNext.length - nextOnly.length);
   }
 }
 
@@ -213,28 +223,21 @@ class HighlightMemo {
 }
 
 /** One or more lines of status text, wrapped to the width. */
-export class NoticeBlock implements Component {
-  private cache: { width: number; lines: string[] } | undefined;
-
+export class NoticeBlock extends CachedBlock {
   constructor(
     private text: string,
     private readonly gap = false,
-  ) {}
+  ) {
+    super();
+  }
 
   setText(text: string): void {
     this.text = text;
-    this.cache = undefined;
+    this.invalidate();
   }
 
-  invalidate(): void {
-    this.cache = undefined;
-  }
-
-  render(width: number): string[] {
-    if (this.cache?.width === width) return this.cache.lines;
+  protected build(width: number): string[] {
     const lines = this.text.split("\n").flatMap((l) => wrapTextWithAnsi(l, width));
-    const out = this.gap ? ["", ...lines] : lines;
-    this.cache = { width, lines: out };
-    return out;
+    return this.gap ? ["", ...lines] : lines;
   }
 }

@@ -12,6 +12,7 @@ import { formatDuration } from "../../config/duration.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
 import type { JournalEventOf } from "../../session/types.js";
 import type { Theme } from "../theme.js";
+import { CachedBlock } from "./blocks.js";
 import { fullOutputOf, hasMarker, outputLines } from "./cell-output.js";
 import { highlightCell } from "./highlight-lazy.js";
 import { OutputBuffer } from "./output-buffer.js";
@@ -26,11 +27,10 @@ export interface CellView {
 
 type CellEnd = JournalEventOf<"cell_output"> & { exitCode?: number };
 
-export class CellBlock implements Component {
+export class CellBlock extends CachedBlock {
   private readonly output = new OutputBuffer();
   private end: CellEnd | undefined;
   private readonly code: string[];
-  private cache: { key: string; lines: string[] } | undefined;
   private streamed = false;
   private marked = false;
   /**
@@ -48,6 +48,7 @@ export class CellBlock implements Component {
     /** Where the session keeps image files (relative paths in cell_output are under it). */
     private readonly sessionDir: string | undefined,
   ) {
+    super();
     const trimmed = code.replace(/\n+$/, "");
     this.code = theme.color ? highlightCell(trimmed) : trimmed.split("\n");
   }
@@ -61,13 +62,13 @@ export class CellBlock implements Component {
     this.streamed = true;
     this.output.append(text);
     if (!this.marked && hasMarker(text)) this.marked = true;
-    this.cache = undefined;
+    this.invalidate();
   }
 
   /** A file this cell changed, shown after its output so far. */
   addEdit(edit: Component): void {
     this.edits.push(edit);
-    this.cache = undefined;
+    this.invalidate();
   }
 
   finish(event: CellEnd): void {
@@ -77,11 +78,7 @@ export class CellBlock implements Component {
       this.output.append(event.output);
       this.marked = hasMarker(event.output);
     }
-    this.cache = undefined;
-  }
-
-  invalidate(): void {
-    this.cache = undefined;
+    this.invalidate();
   }
 
   /** The file (relative to the session's directory) with all of this ended cell's output, if the UI holds part. */
@@ -95,19 +92,18 @@ export class CellBlock implements Component {
     return end.status !== "ok" || (end.exitCode !== undefined && end.exitCode !== 0);
   }
 
-  render(width: number): string[] {
-    const elapsed = this.end ? this.end.durationMs : Math.max(0, this.view.now() - this.startedAt);
-    // Running cells re-render as their clock ticks; finished ones only when their shape changes.
-    // Keyed on the time as shown (not tenths of a second, which round otherwise): the activity line's
-    // clock, drawn from the same start in the same frame, reads the same.
-    const key = `${width}:${this.view.expanded}:${this.end ? "end" : formatDuration(elapsed)}:${this.output.chars}:${this.edits.length}`;
-    if (this.cache?.key === key) return this.cache.lines;
-    const lines = this.build(width, elapsed);
-    this.cache = { key, lines };
-    return lines;
+  private get elapsed(): number {
+    return this.end ? this.end.durationMs : Math.max(0, this.view.now() - this.startedAt);
   }
 
-  private build(width: number, elapsed: number): string[] {
+  // Running cells re-render as their clock ticks; finished ones only when their shape changes.
+  // Keyed on the time as shown (not tenths of a second, which round otherwise): the activity line's
+  // clock, drawn from the same start in the same frame, reads the same.
+  protected override key(width: number): string {
+    return `${width}:${this.view.expanded}:${this.end ? "end" : formatDuration(this.elapsed)}:${this.output.chars}:${this.edits.length}`;
+  }
+
+  protected build(width: number): string[] {
     const t = this.theme;
     const lines: string[] = [""];
     lines.push(clip(`${t.accent("▸")} ${t.dim("ipython")}`, width));
@@ -120,7 +116,7 @@ export class CellBlock implements Component {
     const shape = { output: this.output, end: this.end, expanded: this.view.expanded, marked: this.marked };
     for (const line of outputLines(shape, t, width, sanitize)) lines.push(clip(line, width));
     for (const edit of this.edits) lines.push(...edit.render(width));
-    lines.push(...this.footer(width, elapsed));
+    lines.push(...this.footer(width, this.elapsed));
     return lines;
   }
 

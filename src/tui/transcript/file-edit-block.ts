@@ -1,9 +1,9 @@
 // A file the kernel's toolkit changed (a `file_edit` event): the path, +added −removed, and the unified
 // diff coloured, folded to a few lines like a long cell output (ctrl+o shows it all). Shown inside the
 // cell that made the change, or on its own when no cell of the view is running (a replay from the middle).
-import type { Component } from "@mariozechner/pi-tui";
 import type { JournalEventOf } from "../../session/types.js";
 import type { Theme } from "../theme.js";
+import { CachedBlock } from "./blocks.js";
 import { type CellView, clip, sanitize } from "./cell-block.js";
 
 /** Diff lines shown while folded; a diff of one more line than this is shown whole. */
@@ -12,8 +12,7 @@ const DIFF_EXPANDED_MAX = 2000;
 
 type FileEdit = Pick<JournalEventOf<"file_edit">, "path" | "action" | "from" | "added" | "removed" | "diff">;
 
-export class FileEditBlock implements Component {
-  private cache: { key: string; lines: string[] } | undefined;
+export class FileEditBlock extends CachedBlock {
   private readonly diff: string[];
 
   constructor(
@@ -23,6 +22,7 @@ export class FileEditBlock implements Component {
     /** On its own in the transcript (not inside a cell): a blank line above, as other blocks have. */
     private readonly standalone = false,
   ) {
+    super();
     // The `--- a/` / `+++ b/` header names the path the first line already shows.
     this.diff = edit.diff
       .replace(/\n+$/, "")
@@ -30,19 +30,11 @@ export class FileEditBlock implements Component {
       .filter((l, i) => !(i < 2 && (l.startsWith("--- ") || l.startsWith("+++ "))) && l !== "");
   }
 
-  invalidate(): void {
-    this.cache = undefined;
+  protected override key(width: number): string {
+    return `${width}:${this.view.expanded}`;
   }
 
-  render(width: number): string[] {
-    const key = `${width}:${this.view.expanded}`;
-    if (this.cache?.key === key) return this.cache.lines;
-    const lines = this.build(width);
-    this.cache = { key, lines };
-    return lines;
-  }
-
-  private build(width: number): string[] {
+  protected build(width: number): string[] {
     const t = this.theme;
     const e = this.edit;
     const what = e.action === "move" ? `moved ${e.from ?? "?"} → ${e.path}` : `${e.action} ${e.path}`;

@@ -94,10 +94,6 @@ export class OutputBuffer {
     const { head, tail } = this.kept();
     return [...head, ...tail];
   }
-
-  get empty(): boolean {
-    return this.chars === 0;
-  }
 }
 
 /** `current` rewritten by `piece`, honouring carriage returns inside it. */

@@ -1,63 +1,49 @@
 // The model's reasoning (Responses reasoning summaries, Anthropic thinking): dim and collapsed to one line —
 // `✻ thinking…` with its latest words while it streams, `✻ thought · <first line>` once the answer is in.
 // ctrl+o (the same switch that unfolds cell outputs) shows all of it.
-import { type Component, truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { truncateToWidth, wrapTextWithAnsi } from "@mariozechner/pi-tui";
 import type { Theme } from "../theme.js";
+import { CachedBlock } from "./blocks.js";
 import type { CellView } from "./cell-block.js";
 import { sanitize } from "./cell-block.js";
 
 const EXPANDED_MAX = 400;
 
-export class ThinkingBlock implements Component {
+export class ThinkingBlock extends CachedBlock {
   private text = "";
   private done = false;
-  private cache: { key: string; lines: string[] } | undefined;
 
   constructor(
     private readonly theme: Theme,
     private readonly view: CellView,
-  ) {}
-
-  get content(): string {
-    return this.text;
-  }
-
-  get finished(): boolean {
-    return this.done;
+  ) {
+    super();
   }
 
   append(delta: string): void {
     this.text += delta;
-    this.cache = undefined;
+    this.invalidate();
   }
 
   /** The answer is complete; `text` (the journaled reasoning, when readable) replaces what streamed. */
   finish(text?: string): void {
     if (text !== undefined && text.trim() !== "") this.text = text;
     this.done = true;
-    this.cache = undefined;
+    this.invalidate();
   }
 
   /** The stream restarted (a retry): what streamed so far is dropped. */
   reset(): void {
     this.text = "";
-    this.cache = undefined;
+    this.invalidate();
   }
 
-  invalidate(): void {
-    this.cache = undefined;
+  protected override key(width: number): string {
+    return `${width}:${this.view.expanded}:${this.done}:${this.text.length}`;
   }
 
-  render(width: number): string[] {
+  protected build(width: number): string[] {
     if (this.done && this.text.trim() === "") return [];
-    const key = `${width}:${this.view.expanded}:${this.done}:${this.text.length}`;
-    if (this.cache?.key === key) return this.cache.lines;
-    const lines = this.build(width);
-    this.cache = { key, lines };
-    return lines;
-  }
-
-  private build(width: number): string[] {
     const t = this.theme;
     const body = this.text
       .split("\n")

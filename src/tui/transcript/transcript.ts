@@ -67,12 +67,6 @@ export class Transcript extends Container {
     this.addChild(new NoticeBlock(text, gap));
   }
 
-  /** Adds a message of the person's own before the host has echoed it (queued work). */
-  addUser(text: string): void {
-    this.breakRuns();
-    this.addChild(new UserBlock(text, this.theme));
-  }
-
   /** Handles one event; returns whether the view changed. */
   apply(event: AgentEvent): boolean {
     if (event.agent !== this.agent) return false;

@@ -21,8 +21,6 @@ export class TurnSpend {
         this.base = ZERO;
         return undefined;
       case "user":
-        this.startedAt ??= at;
-        return undefined;
       case "model_request":
         this.startedAt ??= at;
         return undefined;
@@ -38,13 +36,10 @@ export class TurnSpend {
     }
   }
 
-  private end(spent: SpendRecord, at: number | undefined): SpendRecord {
+  private end(spent: SpendRecord, at: number): SpendRecord {
     // A budget smaller than the base was started again (a resume this view did not see).
     const base = spent.turns < this.base.turns || spent.tokens < this.base.tokens ? ZERO : this.base;
-    const elapsed =
-      this.startedAt !== undefined && at !== undefined
-        ? at - this.startedAt
-        : spent.elapsedMs - base.elapsedMs;
+    const elapsed = this.startedAt !== undefined ? at - this.startedAt : spent.elapsedMs - base.elapsedMs;
     const own: SpendRecord = {
       turns: spent.turns - base.turns,
       tokens: spent.tokens - base.tokens,
@@ -58,7 +53,7 @@ export class TurnSpend {
 }
 
 /** When a journaled event was written (live events not journaled have no time: now). */
-function timeOf(event: AgentEvent): number | undefined {
+function timeOf(event: AgentEvent): number {
   const t = (event as { t?: unknown }).t;
   return typeof t === "string" ? Date.parse(t) : Date.now();
 }

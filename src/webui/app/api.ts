@@ -58,6 +58,27 @@ export async function act(
   return answer.said ?? "done";
 }
 
+/** A button's action: busy while it runs, then what it said (or why it could not) for the person. */
+export function useAction(): {
+  busy: boolean;
+  said: string;
+  run(action: () => Promise<string>): Promise<void>;
+} {
+  const [busy, setBusy] = useState(false);
+  const [said, setSaid] = useState("");
+  const run = async (action: () => Promise<string>) => {
+    setBusy(true);
+    try {
+      setSaid(await action());
+    } catch (error) {
+      setSaid((error as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, said, run };
+}
+
 /** The session's goal and autonomous mode (src/webui/actions.ts); null when no host serves it. */
 export interface Steering {
   goal: string | null;

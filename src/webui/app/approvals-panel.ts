@@ -6,7 +6,7 @@
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { APPROVAL_CHOICES, type ApprovalView, actionOf } from "../../commands/approval-words.js";
-import { act, pendingApprovals } from "./api.js";
+import { act, pendingApprovals, useAction } from "./api.js";
 
 /** The waiting requests, asked again whenever `changes` changes. */
 export function usePending(id: string, changes: unknown): [ApprovalView[], () => void] {
@@ -25,19 +25,9 @@ export function usePending(id: string, changes: unknown): [ApprovalView[], () =>
 }
 
 function Request({ id, r, refresh }: { id: string; r: ApprovalView; refresh: () => void }) {
-  const [said, setSaid] = useState("");
-  const [busy, setBusy] = useState(false);
-  const answer = async (reply: string) => {
-    setBusy(true);
-    try {
-      setSaid(await act(id, "approve", { request: r.id, answer: reply }));
-    } catch (error) {
-      setSaid((error as Error).message);
-    } finally {
-      setBusy(false);
-      refresh();
-    }
-  };
+  const { busy, said, run } = useAction();
+  const answer = (reply: string) =>
+    run(() => act(id, "approve", { request: r.id, answer: reply })).then(refresh);
   return html`<div class="approval" data-request=${r.id} role="alertdialog" aria-label=${`approval needed: ${r.kind}`}>
     <div><strong>Approval needed · ${r.kind}</strong>${r.requester ? html` <span class="muted">asked by ${r.requester}</span>` : ""}</div>
     <div>The agent asks to ${actionOf(r)}:</div>

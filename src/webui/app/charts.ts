@@ -81,7 +81,6 @@ export function Charts({
   usage: readonly UsagePoint[];
   items: readonly Item[];
   gates: readonly GateRun[];
-  version: number;
 }) {
   if (usage.length === 0 && gates.length === 0) return null;
   const runs = gates.length

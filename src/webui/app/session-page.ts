@@ -5,7 +5,7 @@
 
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
-import { act, useSessions } from "./api.js";
+import { act, useAction, useSessions } from "./api.js";
 import { ApprovalsPanel, usePending } from "./approvals-panel.js";
 import { ConnectionNote } from "./connection.js";
 import { cost, tokens } from "./format.js";
@@ -20,21 +20,15 @@ export function SessionPage({ id }: { id: string }) {
   const { sessions } = useSessions();
   const session = sessions?.find((s) => s.id === id);
   const [text, setText] = useState("");
-  const [said, setSaid] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { busy, said, run: runAction } = useAction();
   const [pending, refreshPending] = usePending(id, `${transcript.approvalEvents} ${live}`);
 
-  const run = async (action: "send" | "interrupt" | "stop", body: object = {}) => {
-    setBusy(true);
-    try {
-      setSaid(await act(id, action, body));
+  const run = (action: "send" | "interrupt" | "stop", body: object = {}) =>
+    runAction(async () => {
+      const answer = await act(id, action, body);
       if (action === "send") setText("");
-    } catch (error) {
-      setSaid((error as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+      return answer;
+    });
   const send = (e: Event) => {
     e.preventDefault();
     if (text.trim()) void run("send", { text });

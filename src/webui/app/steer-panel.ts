@@ -4,7 +4,7 @@
 // has none to show (they live in the host), and says how to bring it back.
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
-import { fetchSteering, type Steering, steer } from "./api.js";
+import { fetchSteering, type Steering, steer, useAction } from "./api.js";
 
 function describe(s: Steering): string {
   const goal = s.goal ? `goal${s.done ? " (done)" : ""}: ${s.goal}` : "no goal";
@@ -20,8 +20,7 @@ export function SteerPanel({ id, live }: { id: string; live: boolean }) {
   const [steering, setSteering] = useState<Steering | null | undefined>(undefined);
   const [goal, setGoal] = useState("");
   const [gates, setGates] = useState("");
-  const [said, setSaid] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { busy, said, run } = useAction();
   useEffect(() => {
     let current = true;
     fetchSteering(id)
@@ -32,18 +31,12 @@ export function SteerPanel({ id, live }: { id: string; live: boolean }) {
     };
   }, [id, live]);
 
-  const change = async (what: { goal?: string; autonomy?: "on" | "off"; gates?: string[] }) => {
-    setBusy(true);
-    try {
+  const change = (what: { goal?: string; autonomy?: "on" | "off"; gates?: string[] }) =>
+    run(async () => {
       setSteering(await steer(id, what));
-      setSaid("");
       if (what.goal !== undefined) setGoal("");
-    } catch (error) {
-      setSaid((error as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+      return "";
+    });
   const setIt = (e: Event) => {
     e.preventDefault();
     if (goal.trim()) void change({ goal: goal.trim() });

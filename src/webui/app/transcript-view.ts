@@ -57,7 +57,7 @@ function shown(item: Item): string {
  * whose shown() is as before is handed to Preact as the same element, which it skips whole — a fan-out's
  * thousand "sub-agent … started/finished" notices are not drawn again with each new one.
  */
-export function TranscriptView({ id, items }: { id: string; items: Item[]; version: number }) {
+export function TranscriptView({ id, items }: { id: string; items: Item[] }) {
   const end = useRef<HTMLDivElement>(null);
   const drawn = useRef(new WeakMap<Item, { shown: string; element: unknown }>()).current;
   const element = (item: Item) => {

@@ -11,7 +11,6 @@ export type Item =
   | {
       kind: "cell";
       key: string;
-      callId: string;
       code: string;
       output: string;
       status?: string;
@@ -179,14 +178,7 @@ export class Transcript {
         return true;
       }
       case "cell": {
-        const cell = {
-          kind: "cell" as const,
-          key,
-          callId: event.callId,
-          code: event.code,
-          output: "",
-          images: [],
-        };
+        const cell = { kind: "cell" as const, key, code: event.code, output: "", images: [] };
         this.cells.set(event.callId, cell);
         return this.push(cell);
       }
