@@ -53,6 +53,11 @@ const text = (m = "must be non-empty text") =>
 
 const flag = () => v.boolean("must be true or false");
 
+const httpUrl = () => {
+  const m = "must be an http:// or https:// URL";
+  return v.pipe(v.string(m), v.regex(/^https?:\/\//, m));
+};
+
 const fraction = (m: string) => v.pipe(v.number(m), v.gtValue(0, m), v.maxValue(1, m));
 
 const usd = atLeast0(" (US dollars per million tokens)");
@@ -117,12 +122,7 @@ function searchSectionSchema() {
         'must be one of "searxng", "brave", "tavily", "serper", "exa"',
       ),
       apiKey: v.optional(text()),
-      baseUrl: v.optional(
-        v.pipe(
-          v.string("must be an http:// or https:// URL"),
-          v.regex(/^https?:\/\//, "must be an http:// or https:// URL"),
-        ),
-      ),
+      baseUrl: v.optional(httpUrl()),
     },
     "must be an object: {provider, apiKey, baseUrl}",
   );
@@ -134,12 +134,7 @@ export const configFileSchema = fields(
     // Which names exist (presets, wire formats) is checked when the configuration is resolved, with a
     // suggestion for a typo (config.ts parseProvider).
     provider: v.optional(text('must be a provider name such as "openai", "anthropic" or "openrouter"')),
-    baseUrl: v.optional(
-      v.pipe(
-        v.string("must be an http:// or https:// URL"),
-        v.regex(/^https?:\/\//, "must be an http:// or https:// URL"),
-      ),
-    ),
+    baseUrl: v.optional(httpUrl()),
     apiKey: v.optional(text()),
     model: v.optional(text("must be a model name")),
     /** The Python interpreter for kernels (RELM_PYTHON overrides it). */
@@ -201,13 +196,9 @@ export const configFileSchema = fields(
     /** Moves a subscription's OAuth endpoints to another base URL (tests, proxies): {"claude": URL}. */
     oauthUrls: v.optional(
       fields({
-        claude: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL"))),
-        chatgpt: v.optional(
-          v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL")),
-        ),
-        copilot: v.optional(
-          v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL")),
-        ),
+        claude: v.optional(httpUrl()),
+        chatgpt: v.optional(httpUrl()),
+        copilot: v.optional(httpUrl()),
       }),
     ),
     /** Web search for `search()` in the kernel (`relm login --search`); the key stays in the host. */
