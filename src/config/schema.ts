@@ -7,10 +7,7 @@
 import * as v from "valibot";
 import { ConfigError } from "./errors.js";
 import { modeNamed } from "./permission-mode.js";
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+import { isRecord } from "./records.js";
 
 /**
  * An object with exactly these keys: every unknown key is named at once (with the known ones), which
@@ -19,7 +16,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function fields<const E extends v.ObjectEntries>(entries: E, what = "must be an object") {
   const known = Object.keys(entries);
   return v.pipe(
-    v.custom<Record<string, unknown>>(isPlainObject, what),
+    v.custom<Record<string, unknown>>(isRecord, what),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
       const unknown = Object.keys(dataset.value).filter((k) => !known.includes(k));
@@ -229,10 +226,7 @@ export const configFileSchema = fields(
     ),
     /** Commands run at points of a session (docs/hooks.md), in Claude Code's shape; checked by hooks.ts. */
     hooks: v.optional(
-      v.custom<Record<string, unknown>>(
-        isPlainObject,
-        'must be an object of event names, e.g. {"Stop": [...]}',
-      ),
+      v.custom<Record<string, unknown>>(isRecord, 'must be an object of event names, e.g. {"Stop": [...]}'),
     ),
     /** What a sandboxed kernel may connect to (`--allow-net` replaces it): ["HOST[:PORT]", ...] or ["*"]. */
     allowNet: v.optional(

@@ -1,6 +1,7 @@
 // Anthropic messages. Prompt caching needs two markers: one on the system block (covers tools + system) and
 // one on the last block of the last message; the second moves forward with every request.
 
+import { asRecord } from "../config/records.js";
 import { type ThinkingToSend, thinkingNotice, thinkingToSend } from "./anthropic-thinking.js";
 import { imagePlaceholder } from "./content.js";
 import { serverLine } from "./errors.js";
@@ -18,7 +19,6 @@ import type {
 import {
   Assembly,
   asNumber,
-  asRecord,
   type BodySettings,
   type DecodeResult,
   type DeltaEvent,

@@ -1,10 +1,11 @@
 // Decoding OpenAI Responses answers: the streamed events (or one response object) into text, function
 // calls, the reasoning items to send back, usage and the reason it stopped.
 
+import { asRecord } from "../config/records.js";
 import { serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import type { ModelErrorKind, Reasoning, Usage } from "./types.js";
-import { Assembly, asNumber, asRecord, type DecodeResult, type DeltaEvent, malformed } from "./wire.js";
+import { Assembly, asNumber, type DecodeResult, type DeltaEvent, malformed } from "./wire.js";
 
 /** What the output items of one answer add up to, as they complete. */
 class Output {
