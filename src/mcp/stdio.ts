@@ -168,19 +168,14 @@ export class StdioTransport implements Transport {
     try {
       message = JSON.parse(text);
     } catch {
+      // not JSON: told as what is not JSON-RPC, below
+    }
+    if (!isRecord(message) || message.jsonrpc !== "2.0") {
       // Servers that print logs to stdout: not a message, and not fatal.
       this.stderr.push(`[stdout] ${text.slice(0, 500)}\n`);
       return;
     }
-    if (
-      message === null ||
-      typeof message !== "object" ||
-      (message as { jsonrpc?: unknown }).jsonrpc !== "2.0"
-    ) {
-      this.stderr.push(`[stdout] ${text.slice(0, 500)}\n`);
-      return;
-    }
-    const checked = this.checked(message as Record<string, unknown>);
+    const checked = this.checked(message);
     if (this.onmessage) this.onmessage(checked);
     else this.early.push(checked);
   }
