@@ -11,6 +11,7 @@ import {
   envBaseUrl,
   envKey,
   findPreset,
+  type PresetRequestShape,
   type ProviderPreset,
   presetClientOptions,
   presetNames,
@@ -28,7 +29,8 @@ export { relmHomeFrom };
 
 type Source = "flag" | "env" | "config" | "default";
 
-interface ModelConfig {
+/** The preset's request shape (presets.ts PresetRequestShape: headers, query, keyHeader, catalog, local), and: */
+interface ModelConfig extends PresetRequestShape {
   provider: Provider;
   baseUrl: string;
   apiKey?: string;
@@ -45,16 +47,6 @@ interface ModelConfig {
   thinking?: ThinkingLevel;
   /** The provider preset by name (openai, anthropic, openrouter, azure, ollama, ...): see config/presets.ts. */
   preset: string;
-  /** Sent with every request (the preset's own headers). */
-  headers?: Record<string, string>;
-  /** Query parameters of every request (Azure's api-version). */
-  query?: Record<string, string>;
-  /** The header that carries the key when it is not `authorization: Bearer` (Azure: api-key). */
-  keyHeader?: "authorization" | "x-api-key" | "api-key";
-  /** The model catalog section of the provider's models and prices. */
-  catalog?: string;
-  /** A server on this machine (LM Studio, vLLM, Ollama): no key needed, models unpriced unless configured. */
-  local?: boolean;
   /** Signed in with a subscription (`relm login`): its OAuth tokens authenticate instead of a key. */
   subscription?: SubscriptionSetting;
   /** Where each value came from, for `relm doctor`. Never includes the key itself. */

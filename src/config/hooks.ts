@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "./errors.js";
+import { isRecord } from "./records.js";
 
 /** The events a hook can run at; Claude Code's names where it has one (PreToolUse is before a cell). */
 const HOOK_EVENTS = [
@@ -44,10 +45,6 @@ export function projectHooksFile(project: string): string {
   return join(project, ".relm", "hooks.json");
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 /**
  * The hook commands of one `hooks` object (`{"PreToolUse": [{"matcher": "ipython", "hooks": [...]}]}`);
  * every mistake is a ConfigError naming the file and the place in it.
@@ -56,7 +53,7 @@ export function parseHooks(value: unknown, file: string, source: HookCommand["so
   if (value === undefined) return [];
   const bad = (where: string, what: string) =>
     new ConfigError(`${file}: hooks${where} ${what} (docs/hooks.md shows the shape)`);
-  if (!isObject(value)) throw bad("", 'must be an object of event names, e.g. {"PreToolUse": [...]}');
+  if (!isRecord(value)) throw bad("", 'must be an object of event names, e.g. {"PreToolUse": [...]}');
   const out: HookCommand[] = [];
   for (const [event, groups] of Object.entries(value)) {
     if (!(HOOK_EVENTS as readonly string[]).includes(event))
@@ -64,7 +61,7 @@ export function parseHooks(value: unknown, file: string, source: HookCommand["so
     if (!Array.isArray(groups)) throw bad(`.${event}`, 'must be a list of {"matcher": …, "hooks": [...]}');
     for (const [i, group] of groups.entries()) {
       const at = `.${event}[${i}]`;
-      if (!isObject(group)) throw bad(at, 'must be an object {"matcher": …, "hooks": [...]}');
+      if (!isRecord(group)) throw bad(at, 'must be an object {"matcher": …, "hooks": [...]}');
       const matcher = group.matcher ?? "";
       if (typeof matcher !== "string") throw bad(`${at}.matcher`, "must be a string (a regular expression)");
       try {
@@ -75,7 +72,7 @@ export function parseHooks(value: unknown, file: string, source: HookCommand["so
       if (!Array.isArray(group.hooks)) throw bad(`${at}.hooks`, 'must be a list of {"type": "command", …}');
       for (const [j, hook] of group.hooks.entries()) {
         const hat = `${at}.hooks[${j}]`;
-        if (!isObject(hook) || hook.type !== "command")
+        if (!isRecord(hook) || hook.type !== "command")
           throw bad(hat, 'must be {"type": "command", "command": "…"} (the only type relm runs)');
         if (typeof hook.command !== "string" || hook.command.trim() === "")
           throw bad(`${hat}.command`, "must be a command line");
@@ -110,6 +107,6 @@ export function readProjectHooks(project: string): { raw: unknown; commands: Hoo
   } catch (error) {
     throw new ConfigError(`${file} is not valid JSON (${(error as Error).message}); fix it or remove it`);
   }
-  const table = isObject(raw) && "hooks" in raw ? raw.hooks : raw;
+  const table = isRecord(raw) && "hooks" in raw ? raw.hooks : raw;
   return { raw, commands: parseHooks(table, file, "project") };
 }

@@ -36,6 +36,12 @@ export interface ProviderPreset {
   keyUrl?: string;
 }
 
+/** What a preset adds to every request of its client (and the catalog its models are looked up in). */
+export type PresetRequestShape = Pick<
+  ProviderPreset,
+  "headers" | "query" | "keyHeader" | "catalog" | "local"
+>;
+
 const AZURE_API_VERSION = "2024-10-21";
 
 /** Azure's resource endpoint (https://NAME.openai.azure.com) becomes the deployment URL shape. */
@@ -327,13 +333,7 @@ function editDistance(a: string, b: string): number {
 export function presetClientOptions(
   name: string | undefined,
   env: NodeJS.ProcessEnv = {},
-): {
-  headers?: Record<string, string>;
-  query?: Record<string, string>;
-  keyHeader?: ProviderPreset["keyHeader"];
-  catalog?: string;
-  local?: boolean;
-} {
+): PresetRequestShape {
   const preset = name ? findPreset(name) : undefined;
   if (!preset) return {};
   const query = presetQuery(preset, env);

@@ -7,10 +7,7 @@
 import * as v from "valibot";
 import { ConfigError } from "./errors.js";
 import { modeNamed } from "./permission-mode.js";
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+import { isRecord } from "./records.js";
 
 /**
  * An object with exactly these keys: every unknown key is named at once (with the known ones), which
@@ -19,7 +16,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function fields<const E extends v.ObjectEntries>(entries: E, what = "must be an object") {
   const known = Object.keys(entries);
   return v.pipe(
-    v.custom<Record<string, unknown>>(isPlainObject, what),
+    v.custom<Record<string, unknown>>(isRecord, what),
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
       const unknown = Object.keys(dataset.value).filter((k) => !known.includes(k));
@@ -52,6 +49,11 @@ const text = (m = "must be non-empty text") =>
   );
 
 const flag = () => v.boolean("must be true or false");
+
+const httpUrl = () => {
+  const m = "must be an http:// or https:// URL";
+  return v.pipe(v.string(m), v.regex(/^https?:\/\//, m));
+};
 
 const fraction = (m: string) => v.pipe(v.number(m), v.gtValue(0, m), v.maxValue(1, m));
 
@@ -117,12 +119,7 @@ function searchSectionSchema() {
         'must be one of "searxng", "brave", "tavily", "serper", "exa"',
       ),
       apiKey: v.optional(text()),
-      baseUrl: v.optional(
-        v.pipe(
-          v.string("must be an http:// or https:// URL"),
-          v.regex(/^https?:\/\//, "must be an http:// or https:// URL"),
-        ),
-      ),
+      baseUrl: v.optional(httpUrl()),
     },
     "must be an object: {provider, apiKey, baseUrl}",
   );
@@ -134,12 +131,7 @@ export const configFileSchema = fields(
     // Which names exist (presets, wire formats) is checked when the configuration is resolved, with a
     // suggestion for a typo (config.ts parseProvider).
     provider: v.optional(text('must be a provider name such as "openai", "anthropic" or "openrouter"')),
-    baseUrl: v.optional(
-      v.pipe(
-        v.string("must be an http:// or https:// URL"),
-        v.regex(/^https?:\/\//, "must be an http:// or https:// URL"),
-      ),
-    ),
+    baseUrl: v.optional(httpUrl()),
     apiKey: v.optional(text()),
     model: v.optional(text("must be a model name")),
     /** The Python interpreter for kernels (RELM_PYTHON overrides it). */
@@ -201,13 +193,9 @@ export const configFileSchema = fields(
     /** Moves a subscription's OAuth endpoints to another base URL (tests, proxies): {"claude": URL}. */
     oauthUrls: v.optional(
       fields({
-        claude: v.optional(v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL"))),
-        chatgpt: v.optional(
-          v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL")),
-        ),
-        copilot: v.optional(
-          v.pipe(v.string(), v.regex(/^https?:\/\//, "must be an http:// or https:// URL")),
-        ),
+        claude: v.optional(httpUrl()),
+        chatgpt: v.optional(httpUrl()),
+        copilot: v.optional(httpUrl()),
       }),
     ),
     /** Web search for `search()` in the kernel (`relm login --search`); the key stays in the host. */
@@ -238,10 +226,7 @@ export const configFileSchema = fields(
     ),
     /** Commands run at points of a session (docs/hooks.md), in Claude Code's shape; checked by hooks.ts. */
     hooks: v.optional(
-      v.custom<Record<string, unknown>>(
-        isPlainObject,
-        'must be an object of event names, e.g. {"Stop": [...]}',
-      ),
+      v.custom<Record<string, unknown>>(isRecord, 'must be an object of event names, e.g. {"Stop": [...]}'),
     ),
     /** What a sandboxed kernel may connect to (`--allow-net` replaces it): ["HOST[:PORT]", ...] or ["*"]. */
     allowNet: v.optional(

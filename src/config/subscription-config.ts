@@ -1,6 +1,7 @@
 // Which subscription (if any) a session's requests sign in with, and what that changes in the resolved
 // endpoint: the subscription's wire format and API, no API key, its maker's list prices.
 import { ConfigError } from "./errors.js";
+import type { PresetRequestShape } from "./presets.js";
 import type { ConfigFile } from "./schema.js";
 import {
   isSubscriptionId,
@@ -17,16 +18,11 @@ export interface SubscriptionSetting {
 }
 
 /** The part of ModelConfig a subscription decides. */
-interface Endpoint {
+interface Endpoint extends PresetRequestShape {
   provider: string;
   baseUrl: string;
   apiKey?: string;
   preset: string;
-  headers?: Record<string, string>;
-  query?: Record<string, string>;
-  keyHeader?: string;
-  catalog?: string;
-  local?: boolean;
   subscription?: SubscriptionSetting;
   sources: { apiKey: string; baseUrl: string; provider: string };
 }

@@ -14,6 +14,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ConfigError } from "./errors.js";
 import { writePrivateJson } from "./private-file.js";
+import { isRecord } from "./records.js";
 
 /** What is approved: in which project, what kind of thing ("mcp", "hook", "agent", "gate"…), which one. */
 export interface TrustSubject {
@@ -172,28 +173,28 @@ function parse(path: string): Map<string, Kinds> {
   } catch (error) {
     throw damaged(path, `could not be read (${(error as Error).message})`);
   }
-  const projects = record(data) ? data.projects : undefined;
-  if (!record(data) || data.version !== VERSION || !record(projects))
+  const projects = isRecord(data) ? data.projects : undefined;
+  if (!isRecord(data) || data.version !== VERSION || !isRecord(projects))
     throw damaged(
       path,
       `is not a trust file relm can read (expected {"version": ${VERSION}, "projects": {…}})`,
     );
   const out = new Map<string, Kinds>();
   for (const [project, kinds] of Object.entries(projects)) {
-    if (!record(kinds)) throw damaged(path, `has a malformed entry for ${project}`);
+    if (!isRecord(kinds)) throw damaged(path, `has a malformed entry for ${project}`);
     const byKind: Kinds = new Map();
     for (const [kind, names] of Object.entries(kinds)) {
-      if (!record(names)) throw damaged(path, `has a malformed entry for ${project} (${kind})`);
+      if (!isRecord(names)) throw damaged(path, `has a malformed entry for ${project} (${kind})`);
       const byName = new Map<string, Approval>();
       for (const [name, approval] of Object.entries(names)) {
         if (
-          !record(approval) ||
+          !isRecord(approval) ||
           typeof approval.sha256 !== "string" ||
           typeof approval.approvedAt !== "string"
         )
           throw damaged(path, `has a malformed approval for ${kind} "${name}" in ${project}`);
         const kept: Approval = { sha256: approval.sha256, approvedAt: approval.approvedAt };
-        if (record(approval.options)) kept.options = approval.options;
+        if (isRecord(approval.options)) kept.options = approval.options;
         byName.set(name, kept);
       }
       byKind.set(kind, byName);
@@ -201,8 +202,4 @@ function parse(path: string): Map<string, Kinds> {
     out.set(project, byKind);
   }
   return out;
-}
-
-function record(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

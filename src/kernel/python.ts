@@ -1,17 +1,10 @@
 import { execFile } from "node:child_process";
-import {
-  accessSync,
-  constants,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { makeDirs } from "../config/dirs.js";
 import { PythonNotFoundError } from "./errors.js";
 import type { PythonInfo } from "./types.js";
+import { which } from "./which.js";
 
 interface FoundPython extends PythonInfo {
   /** Why this interpreter is less than ideal (e.g. RELM_PYTHON without IPython); for `relm doctor`. */
@@ -72,7 +65,7 @@ export async function findPython(
 }
 
 async function probeAll(
-  candidates: { name: string; file: string | null }[],
+  candidates: { name: string; file: string | undefined }[],
   relmPython: string | undefined,
   env: NodeJS.ProcessEnv,
   trust: ProbeTrust | undefined,
@@ -149,21 +142,6 @@ function isUntrusted(file: string, dirs: readonly string[]): boolean {
     }
     return paths.some((p) => roots.some((root) => p === root || p.startsWith(root + path.sep)));
   });
-}
-
-/** Absolute path of a command (as the shell would find it on env.PATH), or null. */
-function which(name: string, env: NodeJS.ProcessEnv): string | null {
-  const dirs = name.includes("/") ? [""] : (env.PATH ?? "").split(path.delimiter).filter(Boolean);
-  for (const dir of dirs) {
-    const file = dir ? path.join(dir, name) : path.resolve(name);
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return file;
-    } catch {
-      // not here
-    }
-  }
-  return null;
 }
 
 function fileStamp(file: string): string {

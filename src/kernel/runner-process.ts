@@ -264,20 +264,10 @@ async function spawnLink(opts: RunnerSpawnOptions): Promise<RunnerLink> {
   const ctx = { cwd: opts.cwd, inner, env: opts.env };
   await launcher.prepare?.(ctx);
   const cmd = launcher.command(ctx);
-  const child = spawn(cmd.file, cmd.args, {
-    cwd: cmd.cwd ?? opts.cwd,
-    env: cmd.env ?? opts.env,
-    detached: true, // own process group: interrupts and kills reach the cell's subprocesses too
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  const spawnError = await new Promise<Error | null>((resolve) => {
-    child.once("spawn", () => resolve(null));
-    child.once("error", (e) => resolve(e));
-  });
-  if (spawnError) {
-    const what = launcher === LOCAL ? cmd.file : `${cmd.file} (kernel ${launcher.uri})`;
-    throw new KernelStartError(`could not start ${what}: ${spawnError.message}`, "");
-  }
+  const child = await spawnGroup(
+    { file: cmd.file, args: cmd.args, cwd: cmd.cwd ?? opts.cwd, env: cmd.env ?? opts.env },
+    launcher === LOCAL ? cmd.file : `${cmd.file} (kernel ${launcher.uri})`,
+  );
   const link = new SpawnLink(child);
   const hostPid = launcher.hostPid; // sandbox: its own pid namespace
   if (hostPid) link.hostPid = (inner) => hostPid(link.pid, inner);
@@ -286,6 +276,23 @@ async function spawnLink(opts: RunnerSpawnOptions): Promise<RunnerLink> {
     link.write(bootstrapPayload(launcher.workdir ? { ...settings, workdir: launcher.workdir } : settings));
   }
   return link;
+}
+
+/**
+ * Spawns a command piped, in its own process group (interrupts and kills reach what it starts too),
+ * once it has started; a KernelStartError naming `what` when it cannot be.
+ */
+export async function spawnGroup(
+  cmd: { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv },
+  what = cmd.file,
+): Promise<ChildProcessWithoutNullStreams> {
+  const child = spawn(cmd.file, cmd.args, { cwd: cmd.cwd, env: cmd.env, detached: true, stdio: "pipe" });
+  const error = await new Promise<Error | null>((resolve) => {
+    child.once("spawn", () => resolve(null));
+    child.once("error", resolve);
+  });
+  if (error) throw new KernelStartError(`could not start ${what}: ${error.message}`, "");
+  return child;
 }
 
 // What of the kernel's environment goes with a remote kernel: relm's own settings, never the host's

@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { Socket } from "node:net";
 import path from "node:path";
 import { scrubEnvironment } from "./env.js";
@@ -7,6 +7,7 @@ import { ForkServer } from "./fork-server.js";
 import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
 import { LineSplitter } from "./lines.js";
 import type { RunnerExit } from "./link.js";
+import { spawnGroup } from "./runner-process.js";
 import type { ProcessWrapper } from "./sandbox/types.js";
 import type { KernelTemplate, KernelTemplateOptions, PythonInfo } from "./types.js";
 
@@ -132,19 +133,7 @@ export class ForkingTemplate implements KernelTemplate {
       server.path,
     ]);
     const command = wrapped ? { ...local, ...wrapped } : local;
-    const child = spawn(command.file, command.args, {
-      cwd: command.cwd,
-      env: command.env,
-      detached: true, // own process group, like the kernels
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const spawnError = await new Promise<Error | null>((resolve) => {
-      child.once("spawn", () => resolve(null));
-      child.once("error", (e) => resolve(e));
-    });
-    if (spawnError) {
-      throw new KernelStartError(`could not start ${command.file}: ${spawnError.message}`, "");
-    }
+    const child = await spawnGroup(command); // its own process group, like the kernels
     const template = new ForkingTemplate(child, server, options.python, env, options.wrapper);
     const cancel = () => killGroup(template.pid, "SIGKILL"); // its exit rejects the wait below
     if (options.signal?.aborted) cancel();
@@ -188,11 +177,6 @@ export class ForkingTemplate implements KernelTemplate {
 
   get forkedAlive(): number {
     return this.kernels.size;
-  }
-
-  /** The template's own stderr, last 64 KB. */
-  get stderrTail(): string {
-    return this.stderr;
   }
 
   /**

@@ -1,28 +1,20 @@
 // Anthropic messages. Prompt caching needs two markers: one on the system block (covers tools + system) and
 // one on the last block of the last message; the second moves forward with every request.
 
+import { asRecord } from "../config/records.js";
 import { type ThinkingToSend, thinkingNotice, thinkingToSend } from "./anthropic-thinking.js";
 import { imagePlaceholder } from "./content.js";
-import { serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { anthropicMaxTokens, anthropicThinkingBudget } from "./thinking.js";
-import type {
-  ContentPart,
-  Message,
-  ModelErrorKind,
-  ModelRequest,
-  Reasoning,
-  ToolCall,
-  Usage,
-} from "./types.js";
+import type { ContentPart, Message, ModelRequest, Reasoning, ToolCall, Usage } from "./types.js";
 import {
   Assembly,
   asNumber,
-  asRecord,
   type BodySettings,
   type DecodeResult,
   type DeltaEvent,
   malformed,
+  reported,
   trimSlashes,
   type WireFormat,
 } from "./wire.js";
@@ -203,19 +195,9 @@ function streamError(value: unknown): DecodeResult {
   const err = asRecord(asRecord(value)?.error) ?? asRecord(value) ?? {};
   const type = typeof err.type === "string" ? err.type : "api_error";
   const text = typeof err.message === "string" ? err.message : type;
-  let kind: ModelErrorKind = "bad_request";
-  let retryable = false;
-  if (type === "overloaded_error" || type === "api_error") {
-    kind = "server";
-    retryable = true;
-  } else if (type === "rate_limit_error") {
-    kind = "rate_limited";
-    retryable = true;
-  }
-  return {
-    ok: false,
-    failure: { kind, retryable, message: `the server reported ${type}: ${serverLine(text)}` },
-  };
+  if (type === "overloaded_error" || type === "api_error") return reported("server", true, type, text);
+  if (type === "rate_limit_error") return reported("rate_limited", true, type, text);
+  return reported("bad_request", false, type, text);
 }
 
 async function* decodeAnthropicStream(

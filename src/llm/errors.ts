@@ -1,6 +1,7 @@
 // Turns HTTP statuses and network failures into one-line, actionable ModelErrors. Every text that leaves
 // this module passes through `redact`, so an API key echoed by a server never reaches a log or the user.
 
+import { asRecord } from "../config/records.js";
 import { oneLine } from "../config/text.js";
 import type { ModelError, ModelErrorKind } from "./types.js";
 
@@ -40,10 +41,8 @@ export function serverMessage(body: string): string {
     const json = JSON.parse(body) as Record<string, unknown>;
     const err = json.error;
     if (typeof err === "string") return err;
-    if (err && typeof err === "object") {
-      const msg = (err as Record<string, unknown>).message;
-      if (typeof msg === "string") return msg;
-    }
+    const msg = asRecord(err)?.message;
+    if (typeof msg === "string") return msg;
     for (const key of ["message", "detail"]) {
       const value = json[key];
       if (typeof value === "string") return value;

@@ -1,5 +1,6 @@
 // OpenAI chat-completions, the dialect shared by OpenAI, Ollama, vLLM, LM Studio, llama.cpp and OpenRouter.
 
+import { asRecord } from "../config/records.js";
 import { dataUrl, flattenToText } from "./content.js";
 import { serverLine, serverMessage } from "./errors.js";
 import type { SseEvent } from "./sse.js";
@@ -8,7 +9,6 @@ import type { ContentPart, Message, ModelRequest, ToolResultMessage, Usage } fro
 import {
   Assembly,
   asNumber,
-  asRecord,
   type BodySettings,
   type DecodeResult,
   type DeltaEvent,

@@ -1,10 +1,10 @@
 // Decoding OpenAI Responses answers: the streamed events (or one response object) into text, function
 // calls, the reasoning items to send back, usage and the reason it stopped.
 
-import { serverLine } from "./errors.js";
+import { asRecord } from "../config/records.js";
 import type { SseEvent } from "./sse.js";
-import type { ModelErrorKind, Reasoning, Usage } from "./types.js";
-import { Assembly, asNumber, asRecord, type DecodeResult, type DeltaEvent, malformed } from "./wire.js";
+import type { Reasoning, Usage } from "./types.js";
+import { Assembly, asNumber, type DecodeResult, type DeltaEvent, malformed, reported } from "./wire.js";
 
 /** What the output items of one answer add up to, as they complete. */
 class Output {
@@ -109,19 +109,10 @@ function reportedError(value: unknown): DecodeResult {
   const err = asRecord(value) ?? {};
   const code = typeof err.code === "string" ? err.code : typeof err.type === "string" ? err.type : "error";
   const text = typeof err.message === "string" ? err.message : code;
-  let kind: ModelErrorKind = "bad_request";
-  let retryable = false;
-  if (/rate_limit/.test(code)) {
-    kind = "rate_limited";
-    retryable = true;
-  } else if (/server_error|overloaded|internal|unavailable|timeout/.test(code)) {
-    kind = "server";
-    retryable = true;
-  }
-  return {
-    ok: false,
-    failure: { kind, retryable, message: `the server reported ${code}: ${serverLine(text)}` },
-  };
+  if (/rate_limit/.test(code)) return reported("rate_limited", true, code, text);
+  if (/server_error|overloaded|internal|unavailable|timeout/.test(code))
+    return reported("server", true, code, text);
+  return reported("bad_request", false, code, text);
 }
 
 /** The end of an answer from its final response object: completed, incomplete (with why) or failed. */

@@ -1,6 +1,8 @@
 // Backoff between tries. Full jitter spreads clients that failed together; a server's Retry-After wins
 // because it knows when capacity returns, but is capped so one bad header cannot stall a run.
 
+import { setTimeout as delay } from "node:timers/promises";
+
 export interface RetryPolicy {
   maxAttempts: number;
   retryBaseMs: number;
@@ -66,16 +68,5 @@ export function parseRetryAfter(headers: Headers, now: number = Date.now()): num
 
 /** Resolves true after `ms`, or false as soon as the signal aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+  return delay(ms, true, { signal }).catch(() => false);
 }

@@ -1,10 +1,18 @@
 // What a wire format (OpenAI chat-completions, Anthropic messages) must provide to the shared HTTP loop,
 // plus the assembly of streamed text and tool calls that both decoders share.
 
-import type { Failure } from "./errors.js";
+import { type Failure, serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { reasoningText } from "./thinking.js";
-import type { ModelRequest, Reasoning, StreamEvent, ThinkingLevel, ToolCall, Usage } from "./types.js";
+import type {
+  ModelErrorKind,
+  ModelRequest,
+  Reasoning,
+  StreamEvent,
+  ThinkingLevel,
+  ToolCall,
+  Usage,
+} from "./types.js";
 
 export type DeltaEvent = Extract<
   StreamEvent,
@@ -94,12 +102,6 @@ export function* replayDeltas(decoded: Decoded): Generator<DeltaEvent> {
   }
 }
 
-export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
 export function asNumber(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
@@ -108,5 +110,13 @@ export function malformed(what: string): DecodeResult {
   return {
     ok: false,
     failure: { kind: "stream", retryable: true, message: `the server sent a malformed ${what}` },
+  };
+}
+
+/** An error the API reported in its answer (`what` is its type or code), as the failure of this try. */
+export function reported(kind: ModelErrorKind, retryable: boolean, what: string, text: string): DecodeResult {
+  return {
+    ok: false,
+    failure: { kind, retryable, message: `the server reported ${what}: ${serverLine(text)}` },
   };
 }

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { projectRoot } from "../config/project-root.js";
+import { isRecord } from "../config/records.js";
 import { approvalKey, needsApproval } from "./trust.js";
 import type { McpScope, McpServer, McpTransport } from "./types.js";
 
@@ -201,10 +202,6 @@ export function serverHash(server: McpServer): string {
 
 function sorted(record: Record<string, string>): [string, string][] {
   return Object.entries(record).sort(([a], [b]) => a.localeCompare(b));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function optionalString(raw: Record<string, unknown>, key: string, where: string): string | undefined {

@@ -114,23 +114,14 @@ export class McpConnection {
   async tools(options: RequestOptions = {}): Promise<ToolInfo[]> {
     if (this.toolList && this.state === "running") return this.toolList;
     const tools = await this.request(options, async (client, signal) => {
-      const all: ToolInfo[] = [];
-      let cursor: string | undefined;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const result = await client.listTools(cursor ? { cursor } : {}, this.requestOptions(signal));
-        for (const t of result.tools) {
-          all.push({
-            name: t.name,
-            title: t.title ?? (t.annotations?.title as string | undefined),
-            description: t.description ?? "",
-            inputSchema: t.inputSchema as Record<string, unknown>,
-            outputSchema: t.outputSchema as Record<string, unknown> | undefined,
-          });
-        }
-        cursor = result.nextCursor;
-        if (!cursor) break;
-      }
-      return all;
+      const listed = await this.pages("tools", (page) => client.listTools(page, this.requestOptions(signal)));
+      return listed.map((t) => ({
+        name: t.name,
+        title: t.title ?? (t.annotations?.title as string | undefined),
+        description: t.description ?? "",
+        inputSchema: t.inputSchema as Record<string, unknown>,
+        outputSchema: t.outputSchema as Record<string, unknown> | undefined,
+      }));
     });
     this.toolList = tools;
     this.options.onTools?.(this.server, tools);
@@ -150,18 +141,14 @@ export class McpConnection {
 
   listResources(options: RequestOptions = {}): Promise<unknown[]> {
     return this.request(options, (client, signal) =>
-      this.pages(
-        (cursor) => client.listResources(cursor ? { cursor } : {}, this.requestOptions(signal)),
-        "resources",
-      ),
+      this.pages("resources", (page) => client.listResources(page, this.requestOptions(signal))),
     );
   }
 
   listResourceTemplates(options: RequestOptions = {}): Promise<unknown[]> {
     return this.request(options, (client, signal) =>
-      this.pages(
-        (cursor) => client.listResourceTemplates(cursor ? { cursor } : {}, this.requestOptions(signal)),
-        "resourceTemplates",
+      this.pages("resourceTemplates", (page) =>
+        client.listResourceTemplates(page, this.requestOptions(signal)),
       ),
     );
   }
@@ -174,10 +161,7 @@ export class McpConnection {
 
   listPrompts(options: RequestOptions = {}): Promise<unknown[]> {
     return this.request(options, (client, signal) =>
-      this.pages(
-        (cursor) => client.listPrompts(cursor ? { cursor } : {}, this.requestOptions(signal)),
-        "prompts",
-      ),
+      this.pages("prompts", (page) => client.listPrompts(page, this.requestOptions(signal))),
     );
   }
 
@@ -215,14 +199,15 @@ export class McpConnection {
     return { signal, timeout: this.options.requestTimeoutMs };
   }
 
-  private async pages<K extends string>(
-    fetchPage: (cursor?: string) => Promise<Record<K, unknown> & { nextCursor?: string }>,
+  /** Every item of a paged list (`key` of each page), following its cursor. */
+  private async pages<K extends string, R extends Record<K, unknown[]> & { nextCursor?: string }>(
     key: K,
-  ): Promise<unknown[]> {
-    const all: unknown[] = [];
+    fetchPage: (page: { cursor?: string }) => Promise<R>,
+  ): Promise<R[K][number][]> {
+    const all: R[K][number][] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await fetchPage(cursor);
+      const result = await fetchPage(cursor ? { cursor } : {});
       const items = result[key];
       if (Array.isArray(items)) all.push(...items);
       cursor = result.nextCursor;
@@ -447,18 +432,10 @@ export class McpConnection {
 function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
   });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }

@@ -30,32 +30,15 @@ export function startFailure(error: unknown, started: StartedAs): McpServerError
       name,
       `MCP server "${name}" could not start: ${where} ${e.code === "ENOENT" ? "was not found" : "is not executable"}`,
     );
+  const failed = (what: string) => new McpServerError(name, `MCP server "${name}" (${where}) ${what}`, tail);
   // Before the exit: a server whose handshake answer was refused has been stopped for it.
   const malformed = stdio?.malformed ?? (error as { malformed?: string }).malformed ?? invalidResult(error);
-  if (malformed)
-    return new McpServerError(
-      name,
-      `MCP server "${name}" (${where}) failed the MCP handshake: ${malformed}`,
-      tail,
-    );
-  if (stdio?.exit)
-    return new McpServerError(
-      name,
-      `MCP server "${name}" (${where}) exited before it was ready (${describeExit(stdio.exit)})${inside}`,
-      tail,
-    );
+  if (malformed) return failed(`failed the MCP handshake: ${malformed}`);
+  if (stdio?.exit) return failed(`exited before it was ready (${describeExit(stdio.exit)})${inside}`);
   if (isTimeout(error))
-    return new McpServerError(
-      name,
-      `MCP server "${name}" (${where}) did not complete the MCP handshake within ${seconds(timeoutMs)}${inside}`,
-      tail,
-    );
+    return failed(`did not complete the MCP handshake within ${seconds(timeoutMs)}${inside}`);
   const verb = server.transport === "stdio" ? "could not start" : "could not be reached";
-  return new McpServerError(
-    name,
-    `MCP server "${name}" (${where}) ${verb}: ${messageOf(error)}${inside}`,
-    tail,
-  );
+  return failed(`${verb}: ${messageOf(error)}${inside}`);
 }
 
 export function describeExit(

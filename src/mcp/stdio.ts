@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isRecord } from "../config/records.js";
 import { BoundedLineSplitter } from "../kernel/lines.js";
 import { TailBuffer } from "./errors.js";
 
@@ -167,19 +168,14 @@ export class StdioTransport implements Transport {
     try {
       message = JSON.parse(text);
     } catch {
+      // not JSON: told as what is not JSON-RPC, below
+    }
+    if (!isRecord(message) || message.jsonrpc !== "2.0") {
       // Servers that print logs to stdout: not a message, and not fatal.
       this.stderr.push(`[stdout] ${text.slice(0, 500)}\n`);
       return;
     }
-    if (
-      message === null ||
-      typeof message !== "object" ||
-      (message as { jsonrpc?: unknown }).jsonrpc !== "2.0"
-    ) {
-      this.stderr.push(`[stdout] ${text.slice(0, 500)}\n`);
-      return;
-    }
-    const checked = this.checked(message as Record<string, unknown>);
+    const checked = this.checked(message);
     if (this.onmessage) this.onmessage(checked);
     else this.early.push(checked);
   }
@@ -196,10 +192,10 @@ export class StdioTransport implements Transport {
     const method = this.pending.get(id);
     this.pending.delete(id);
     const { result, error } = message;
-    if (error === undefined && isObject(result)) return { jsonrpc: "2.0", id, result } as JSONRPCMessage;
+    if (error === undefined && isRecord(result)) return { jsonrpc: "2.0", id, result } as JSONRPCMessage;
     if (
       result === undefined &&
-      isObject(error) &&
+      isRecord(error) &&
       Number.isInteger(error.code) &&
       typeof error.message === "string"
     )
@@ -228,10 +224,6 @@ export class StdioTransport implements Transport {
       error: { code: -32603, message: `the server's ${this.malformed.slice(4)}` },
     } as JSONRPCMessage;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function kindOf(value: unknown): string {

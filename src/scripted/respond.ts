@@ -106,21 +106,9 @@ export function flatHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-export function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
-}
-
 export function commonPrefix(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return i;
-}
-
-export function findLast<T>(items: T[], predicate: (item: T) => boolean): T | undefined {
-  for (let i = items.length - 1; i >= 0; i--) {
-    const item = items[i] as T;
-    if (predicate(item)) return item;
-  }
-  return undefined;
 }

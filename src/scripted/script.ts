@@ -1,5 +1,6 @@
 // The script language of the scripted model: what a test or the demo says the "model" does next,
 // and what it can look at in the request to decide.
+import { asRecord } from "../config/records.js";
 
 export type WireFormatName = "openai" | "responses" | "anthropic";
 
@@ -137,18 +138,12 @@ export function toReply(step: ScriptStep): Reply {
   throw new Error(`not a script step: ${JSON.stringify(step)}`);
 }
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
 /** Text of a content value that is a string or an array of blocks/parts with `text`. */
 function textOf(content: unknown): string | undefined {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return undefined;
   const texts = content
-    .map((c) => record(c))
+    .map((c) => asRecord(c))
     .filter((c) => c?.type === "text" && typeof c.text === "string")
     .map((c) => c?.text as string);
   return texts.length > 0 ? texts.join("\n") : undefined;
@@ -159,13 +154,13 @@ function describeResponsesInput(input: unknown): Pick<ScriptContext, "lastToolRe
   const out: Pick<ScriptContext, "lastToolResult" | "lastUserText"> = {};
   if (!Array.isArray(input)) return out;
   for (const raw of input) {
-    const item = record(raw);
+    const item = asRecord(raw);
     if (item?.type === "function_call_output")
       out.lastToolResult = typeof item.output === "string" ? item.output : "";
     else if (item?.role === "user") {
       const parts = Array.isArray(item.content) ? item.content : [];
       const texts = parts
-        .map((p) => record(p))
+        .map((p) => asRecord(p))
         .filter((p) => p?.type === "input_text" && typeof p.text === "string")
         .map((p) => p?.text as string);
       if (typeof item.content === "string") out.lastUserText = item.content;
@@ -179,12 +174,12 @@ export function describeRequest(
   format: WireFormatName,
   body: unknown,
 ): Pick<ScriptContext, "lastToolResult" | "lastUserText"> {
-  if (format === "responses") return describeResponsesInput(record(body)?.input);
-  const messages = record(body)?.messages;
+  if (format === "responses") return describeResponsesInput(asRecord(body)?.input);
+  const messages = asRecord(body)?.messages;
   const out: Pick<ScriptContext, "lastToolResult" | "lastUserText"> = {};
   if (!Array.isArray(messages)) return out;
   for (const item of messages) {
-    const m = record(item);
+    const m = asRecord(item);
     if (!m) continue;
     if (format === "openai") {
       if (m.role === "tool") out.lastToolResult = textOf(m.content) ?? "";
@@ -202,7 +197,7 @@ export function describeRequest(
     if (!Array.isArray(m.content)) continue;
     const texts: string[] = [];
     for (const block of m.content) {
-      const b = record(block);
+      const b = asRecord(block);
       if (b?.type === "tool_result") out.lastToolResult = textOf(b.content) ?? "";
       else if (b?.type === "text" && typeof b.text === "string") texts.push(b.text);
     }

@@ -3,6 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { asRecord } from "../config/records.js";
 import { type Answer, endlessFrames, limitAnswer, outputChars } from "./answer.js";
 import {
   anthropicError,
@@ -21,11 +22,9 @@ import {
 import {
   commonPrefix,
   dropResponse,
-  findLast,
   flatHeaders,
   modelList,
   presentedKey,
-  record,
   send,
   sendError,
   sendStatusStep,
@@ -206,7 +205,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       body = undefined;
     }
     const path = req.url ?? "";
-    const previous = findLast(requests, (r) => r.format === format);
+    const previous = requests.findLast((r) => r.format === format);
     requests.push({ path, headers: flatHeaders(req), rawBody, body, format, at: Date.now() });
     const fields = body !== null && typeof body === "object" ? (body as Record<string, unknown>) : undefined;
     if (!fields) {
@@ -266,7 +265,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       maxTokensOf(fields),
     );
     if (reply.kind === "answer") addThought(answer, reply, format, fields);
-    const includeUsage = record(fields.stream_options)?.include_usage === true;
+    const includeUsage = asRecord(fields.stream_options)?.include_usage === true;
     if (reply.kind === "endless") {
       const { frames } = render(format, { kind: "answer", text: reply.text, toolCalls: [] }, answer, false);
       return writeEndless(res, endlessFrames(frames, reply.text));
@@ -323,7 +322,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
         secret,
         encrypted: include.includes("reasoning.encrypted_content"),
       };
-    } else if (format === "anthropic" && record(fields.thinking)?.type === "enabled") {
+    } else if (format === "anthropic" && asRecord(fields.thinking)?.type === "enabled") {
       // A model with thinking on always thinks first.
       const text = reply.reasoning ?? "Considering the next step.";
       answer.thought = {

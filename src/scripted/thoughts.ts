@@ -4,6 +4,7 @@
 // answer whose tool calls are being answered must start with its thinking. So a client that drops,
 // reorders or edits reasoning fails a test instead of passing against a lenient fake.
 
+import { asRecord } from "../config/records.js";
 import type { Thought } from "./answer.js";
 import { reasoningItem } from "./responses-wire.js";
 import type { WireFormatName } from "./script.js";
@@ -11,12 +12,6 @@ import type { WireFormatName } from "./script.js";
 export interface Thoughts {
   /** By reasoning item id (Responses) or thinking id (Anthropic, keyed by signature below). */
   issued: Map<string, Thought>;
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 /** Why the request must be refused (HTTP 400), or undefined when its reasoning is all genuine. */
@@ -33,7 +28,7 @@ export function checkReturnedThoughts(
 function checkResponses(input: unknown, stateless: boolean, thoughts: Thoughts): string | undefined {
   if (!Array.isArray(input)) return undefined;
   for (const [i, raw] of input.entries()) {
-    const item = record(raw);
+    const item = asRecord(raw);
     if (item?.type !== "reasoning") continue;
     const id = typeof item.id === "string" ? item.id : "";
     const thought = thoughts.issued.get(id);
@@ -45,7 +40,7 @@ function checkResponses(input: unknown, stateless: boolean, thoughts: Thoughts):
     if (JSON.stringify(item) !== JSON.stringify(expected)) {
       return `input[${i}]: the encrypted content of reasoning item "${id}" could not be verified (the item was changed)`;
     }
-    const next = record(input[i + 1]);
+    const next = asRecord(input[i + 1]);
     if (!next || next.type === "reasoning" || next.type === "function_call_output" || next.role === "user") {
       return `Item '${id}' of type 'reasoning' was provided without its required following item.`;
     }
@@ -63,11 +58,11 @@ function checkAnthropic(fields: Record<string, unknown>, thoughts: Thoughts): st
   }
   let lastAssistant: { index: number; blocks: unknown[] } | undefined;
   for (const [i, raw] of messages.entries()) {
-    const m = record(raw);
+    const m = asRecord(raw);
     if (m?.role !== "assistant" || !Array.isArray(m.content)) continue;
     lastAssistant = { index: i, blocks: m.content };
     for (const [j, rawBlock] of m.content.entries()) {
-      const block = record(rawBlock);
+      const block = asRecord(rawBlock);
       if (block?.type === "thinking") {
         const thought = bySignature.get(typeof block.signature === "string" ? block.signature : "");
         if (!thought || thought.text !== block.thinking) {
@@ -78,9 +73,9 @@ function checkAnthropic(fields: Record<string, unknown>, thoughts: Thoughts): st
       }
     }
   }
-  const thinkingOn = record(fields.thinking)?.type === "enabled";
+  const thinkingOn = asRecord(fields.thinking)?.type === "enabled";
   if (thinkingOn && lastAssistant && lastAssistant.index === messages.length - 2) {
-    const blocks = lastAssistant.blocks.map((b) => record(b)?.type);
+    const blocks = lastAssistant.blocks.map((b) => asRecord(b)?.type);
     const first = blocks[0];
     if (blocks.includes("tool_use") && first !== "thinking" && first !== "redacted_thinking") {
       return (

@@ -48,7 +48,15 @@ function buildRequest(s: SearchSettings, query: string, n: number): Request {
     throw new WebError(
       "search(): SearXNG needs the URL of an instance; set it with relm login --search (e.g. https://searx.example.org)",
     );
-  const json = { "content-type": "application/json", accept: "application/json" };
+  /** A JSON POST to the endpoint with the provider's key header. */
+  const post = (auth: Record<string, string>, body: unknown): Request => ({
+    url: base,
+    init: {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", ...auth },
+      body: JSON.stringify(body),
+    },
+  });
   switch (s.provider) {
     case "searxng": {
       // GET /search?q=…&format=json (the instance must have the json format enabled in its settings).
@@ -71,34 +79,16 @@ function buildRequest(s: SearchSettings, query: string, n: number): Request {
     }
     case "tavily":
       // POST /search {query, max_results} with a bearer token.
-      return {
-        url: base,
-        init: {
-          method: "POST",
-          headers: { ...json, authorization: `Bearer ${key(s)}` },
-          body: JSON.stringify({ query, max_results: Math.min(n, 20) }),
-        },
-      };
+      return post({ authorization: `Bearer ${key(s)}` }, { query, max_results: Math.min(n, 20) });
     case "serper":
       // POST /search {q, num} with X-API-KEY.
-      return {
-        url: base,
-        init: {
-          method: "POST",
-          headers: { ...json, "x-api-key": key(s) },
-          body: JSON.stringify({ q: query, num: Math.min(n, 100) }),
-        },
-      };
+      return post({ "x-api-key": key(s) }, { q: query, num: Math.min(n, 100) });
     case "exa":
       // POST /search {query, numResults, contents: {highlights}} with x-api-key.
-      return {
-        url: base,
-        init: {
-          method: "POST",
-          headers: { ...json, "x-api-key": key(s) },
-          body: JSON.stringify({ query, numResults: Math.min(n, 100), contents: { highlights: true } }),
-        },
-      };
+      return post(
+        { "x-api-key": key(s) },
+        { query, numResults: Math.min(n, 100), contents: { highlights: true } },
+      );
   }
 }
 

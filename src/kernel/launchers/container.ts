@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, queryOptions } from "./uri.js";
+import { launcherUsage, pythonOption, queryOptions } from "./uri.js";
 
 const SYNTAX = "container://[IMAGE][?engine=podman|docker&network=MODE&python=PATH]";
 const USE = `Use ${SYNTAX}`;
@@ -144,14 +144,12 @@ function parseContainer(uri: string, where: string): ContainerLauncher {
       "Give e.g. network=none or network=host.",
     );
   }
-  const python = opts.get("python") ?? "python3";
-  if (!python)
-    throw launcherUsage(
-      where,
-      uri,
-      "python= is empty",
-      "Name the interpreter in the image, e.g. ?python=python3.12.",
-    );
+  const python = pythonOption(
+    opts,
+    where,
+    uri,
+    "Name the interpreter in the image, e.g. ?python=python3.12.",
+  );
   const target: ContainerTarget = { python };
   if (image) target.image = image;
   // No image means --rootfs, which only podman has.

@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, queryOptions } from "./uri.js";
+import { launcherUsage, pythonOption, queryOptions } from "./uri.js";
 
 const SYNTAX =
   "k8s://[context/]namespace[?image=IMAGE&pod=NAME&container=NAME&cpu=..&memory=..&gpu=N&python=PATH&workdir=DIR]";
@@ -143,8 +143,7 @@ export function parseK8s(uri: string, where: string, podName?: () => string): K8
   }
   if (container && !pod)
     throw launcherUsage(where, uri, "container= picks a container of pod=", "Add pod=NAME.");
-  const python = opts.get("python") ?? "python3";
-  if (!python) throw launcherUsage(where, uri, "python= is empty", "Name the interpreter in the image.");
+  const python = pythonOption(opts, where, uri, "Name the interpreter in the image.");
   const target: K8sTarget = { image: image ?? K8S_DEFAULT_IMAGE, python };
   if (context) target.context = context;
   if (namespace) target.namespace = namespace;

@@ -21,7 +21,7 @@ import type { Socket } from "node:net";
 import { KernelStartError } from "../errors.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, queryOptions } from "./uri.js";
+import { launcherUsage, pythonOption, queryOptions } from "./uri.js";
 
 const SYNTAX =
   "slurm://[partition][?cpus=N&mem=SIZE&time=LIMIT&gres=..&account=..&qos=..&constraint=..&alloc=session&nodes=N&python=PATH&workdir=DIR]";
@@ -240,14 +240,12 @@ function parseSlurm(uri: string, where: string): SlurmLauncher {
       "Add alloc=session, or leave nodes out.",
     );
   }
-  const python = opts.get("python") ?? "python3";
-  if (!python)
-    throw launcherUsage(
-      where,
-      uri,
-      "python= is empty",
-      "Name the interpreter on the nodes, e.g. ?python=python3.11.",
-    );
+  const python = pythonOption(
+    opts,
+    where,
+    uri,
+    "Name the interpreter on the nodes, e.g. ?python=python3.11.",
+  );
   const target: SlurmTarget = { session, python };
   if (partition) target.partition = partition;
   const cpus = count("cpus");

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, queryOptions, shellQuote } from "./uri.js";
+import { launcherUsage, pythonOption, queryOptions, shellQuote } from "./uri.js";
 
 const SYNTAX = "ssh://[user@]host[:port][/workdir][?python=PATH&control=auto]";
 const USE = `Use ${SYNTAX}`;
@@ -74,14 +74,7 @@ function parseSsh(uri: string, where: string): SshLauncher {
   if (control !== undefined && !["auto", "no"].includes(control)) {
     throw launcherUsage(where, uri, `control must be auto or no, not "${control}"`, `${USE}.`);
   }
-  const python = opts.get("python") ?? "python3";
-  if (!python)
-    throw launcherUsage(
-      where,
-      uri,
-      "python= is empty",
-      "Name the remote interpreter, e.g. ?python=python3.11.",
-    );
+  const python = pythonOption(opts, where, uri, "Name the remote interpreter, e.g. ?python=python3.11.");
   let workdir: string | undefined;
   if (rawPath && rawPath !== "/") {
     const decoded = decodeURIComponent(rawPath);

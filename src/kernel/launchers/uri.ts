@@ -35,3 +35,10 @@ export function queryOptions(
   }
   return out;
 }
+
+/** The `python=` option of a remote launcher's URI, python3 when absent; an empty one is refused with `fix`. */
+export function pythonOption(opts: Map<string, string>, where: string, uri: string, fix: string): string {
+  const python = opts.get("python") ?? "python3";
+  if (!python) throw launcherUsage(where, uri, "python= is empty", fix);
+  return python;
+}

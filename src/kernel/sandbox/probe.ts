@@ -3,10 +3,11 @@
 // trial costs two processes (50-150 ms measured under load, docs/benchmarks.md), so its answer is cached per user (RELM_HOME/cache) under a key
 // of what could change it: the binary, the boot, and the kernel settings that allow user namespaces.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import { writePrivateFile } from "../../config/private-file.js";
+import { isExecutable, which } from "../which.js";
 
 export const BWRAP_INSTALL =
   "install bubblewrap: apt-get install bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), pacman -S bubblewrap (Arch)";
@@ -15,24 +16,6 @@ export const BWRAP_INSTALL =
 const USERNS_FIX =
   "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, " +
   "or on Ubuntu 24.04+ kernel.apparmor_restrict_unprivileged_userns=0), or run relm outside a container that forbids them";
-
-function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (!dir) continue;
-    const file = path.join(dir, name);
-    if (isExecutable(file)) return file;
-  }
-  return undefined;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** bubblewrap's path: RELM_BWRAP when set (a build of its own, or a test's stand-in), else `bwrap` on PATH. */
 export function findBwrap(env: NodeJS.ProcessEnv): string | undefined {

@@ -26,10 +26,9 @@ export function copilotProvider(base?: string): SubscriptionProvider {
     if (answer.status === 401 || answer.status === 403 || answer.status === 404) {
       const why =
         answer.status === 401 ? "the GitHub sign-in was revoked" : "this GitHub account has no Copilot plan";
-      throw new OAuthError(`${what}: ${why} (${oauthErrorText(answer)})`, true, answer.status);
+      throw new OAuthError(`${what}: ${why} (${oauthErrorText(answer)})`, true);
     }
-    if (answer.status !== 200)
-      throw new OAuthError(`${what}: ${oauthErrorText(answer)}`, false, answer.status);
+    if (answer.status !== 200) throw new OAuthError(`${what}: ${oauthErrorText(answer)}`, false);
     const expiresAt = Number(answer.json.expires_at);
     return {
       access: stringField(answer.json, "token", what),

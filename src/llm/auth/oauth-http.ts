@@ -7,14 +7,8 @@ export class OAuthError extends Error {
   constructor(
     message: string,
     readonly signedOut = false,
-    readonly status?: number,
   ) {
     super(message);
-  }
-
-  /** A network failure may pass; a refused sign-in will not. */
-  get retryable(): boolean {
-    return !this.signedOut;
   }
 }
 

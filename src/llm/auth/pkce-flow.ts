@@ -55,10 +55,9 @@ export async function exchangeCode(
 export async function refreshTokens(endpoint: TokenEndpoint, what: string, tokens: Tokens): Promise<Tokens> {
   const answer = await post(endpoint, what, { grant_type: "refresh_token", refresh_token: tokens.refresh });
   if (answer.status === 400 || answer.status === 401 || answer.status === 403) {
-    throw new OAuthError(`${what} was refused (${oauthErrorText(answer)})`, true, answer.status);
+    throw new OAuthError(`${what} was refused (${oauthErrorText(answer)})`, true);
   }
-  if (answer.status !== 200)
-    throw new OAuthError(`${what} failed (${oauthErrorText(answer)})`, false, answer.status);
+  if (answer.status !== 200) throw new OAuthError(`${what} failed (${oauthErrorText(answer)})`, false);
   return endpoint.tokensOf(answer.json, what, tokens);
 }
 

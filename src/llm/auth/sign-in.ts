@@ -1,6 +1,7 @@
 // Signing in to a subscription: the browser flow (PKCE, local callback, or a pasted redirect) or the device
 // code flow, then the tokens saved to $RELM_HOME/auth.json. Front ends supply the talking (SignInUi).
 import { type SubscriptionId, subscriptionInfo } from "../../config/subscriptions.js";
+import { sleep } from "../retry.js";
 import { codeFromPaste, startCallbackServer } from "./callback.js";
 import { OAuthError } from "./oauth-http.js";
 import { openBrowser } from "./open.js";
@@ -103,21 +104,6 @@ async function browserSignIn(
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new OAuthError("sign-in cancelled"));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new OAuthError("sign-in cancelled"));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 async function deviceSignIn(
   flow: NonNullable<ReturnType<typeof subscriptionProvider>["device"]>,
   options: SignInOptions,
@@ -127,7 +113,7 @@ async function deviceSignIn(
   openBrowser(start.verificationUrl, options.env);
   let interval = start.intervalMs;
   while (Date.now() < start.deadline) {
-    await sleep(interval, options.signal);
+    if (!(await sleep(interval, options.signal))) throw new OAuthError("sign-in cancelled");
     const answer = await flow.poll(start);
     if ("tokens" in answer) return answer.tokens;
     // RFC 8628: slow_down adds five seconds to the interval for good.
