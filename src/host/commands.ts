@@ -8,15 +8,12 @@ import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import { rewind, rewindPointsOf } from "../agent/core/rewind.js";
 import type { UserVariable } from "../agent/core/user-variables.js";
-import type { AutonomySettings } from "../agent/gates/autonomy.js";
 import { makeDirs } from "../config/dirs.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
-import { type SessionInfo, sessionInfo } from "./info.js";
 import { modeMethod } from "./mode-switch.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
 import { RPC, RpcError } from "./rpc.js";
-import type { SessionStatus } from "./states/state.js";
-import { descendantDir, type UsageTally } from "./states/tree-usage.js";
+import { descendantDir } from "./states/tree-usage.js";
 
 /** What checkpoint commands answer where there are none (only a root agent has them; a host runs a root). */
 const NO_CHECKPOINTS = { error: "file checkpoints belong to the root agent" } as const;
@@ -26,25 +23,18 @@ interface CommandHost {
   readonly id: string;
   readonly home: string;
   readonly session: Agent;
-  readonly title: string;
-  readonly cwd: string;
-  readonly currentStatus: SessionStatus;
-  readonly statusReason: string | undefined;
   /** A turn (or an autonomous run of turns) is in progress. */
   readonly busy: boolean;
-  readonly queued: number;
-  readonly usage: UsageTally;
-  readonly autonomy: AutonomySettings | undefined;
-  /** Whether autonomous mode set from here may assume nobody answers (a detached, non-interactive host). */
-  readonly unattended: boolean;
-  setAutonomy(settings: AutonomySettings | undefined): void;
   deliver(message: { from: string; text: string; variables?: UserVariable[] }): void;
   /** Stops the running turn and every running sub-agent; true when something was running. */
   interrupt(): boolean;
 }
 
 /** The methods answered here: everything but what the host itself and its socket answer. */
-type CommandHandlers = Omit<HostHandlers, "status" | "schedule.reload" | "stop" | "shell">;
+type CommandHandlers = Omit<
+  HostHandlers,
+  "status" | "info" | "autonomy" | "schedule.reload" | "stop" | "shell"
+>;
 
 export class HostCommands {
   /** One handler per method; params arrive checked against src/host/protocol.ts. */
@@ -52,7 +42,6 @@ export class HostCommands {
 
   constructor(private readonly host: CommandHost) {
     this.handlers = {
-      info: () => this.info(),
       send: (p) => this.send(p),
       // A message from another session (send() in its kernel): journaled as it arrives, then delivered.
       message: (p) => {
@@ -63,7 +52,6 @@ export class HostCommands {
       interrupt: () => ({ interrupted: this.host.interrupt() }),
       model: (p) => this.model(p),
       goal: (p) => this.goal(p),
-      autonomy: (p) => this.autonomy(p),
       compact: () => {
         this.refuseWhileBusy("compact");
         // `compacted` false: nothing was replaced (the message says why); true: the journal's
@@ -100,21 +88,6 @@ export class HostCommands {
       "child.send": (p) => this.childSend(p),
       "child.events": (p) => this.childEvents(p),
     };
-  }
-
-  info(): SessionInfo {
-    const h = this.host;
-    return sessionInfo({
-      session: h.session,
-      title: h.title,
-      cwd: h.cwd,
-      status: h.currentStatus,
-      reason: h.statusReason,
-      busy: h.busy,
-      queued: h.queued,
-      usage: h.usage,
-      autonomy: h.autonomy,
-    });
   }
 
   private send(p: CheckedParamsOf<"send">): ResultOf<"send"> {
@@ -154,14 +127,6 @@ export class HostCommands {
     const goal = this.host.session.goal;
     if (p.text !== undefined) goal.set(p.text);
     return { goal: goal.text ?? null, done: goal.done };
-  }
-
-  private autonomy(p: CheckedParamsOf<"autonomy">): ResultOf<"autonomy"> {
-    const mode = p.mode ?? "status";
-    if (mode === "on") this.host.setAutonomy({ gates: p.gates ?? [], unattended: this.host.unattended });
-    else if (mode === "off") this.host.setAutonomy(undefined);
-    const a = this.host.autonomy;
-    return { autonomy: a ? { gates: [...a.gates] } : null };
   }
 
   /** A method the plugin attached to the tree answers; without one attached, it is not known here. */
