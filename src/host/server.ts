@@ -167,11 +167,6 @@ export class SessionServer {
     return { listen, lock, clients: clients as number[] };
   }
 
-  /** Clients attached to the live events now. */
-  get attached(): number {
-    return this.attachedCount;
-  }
-
   /** Counts attached clients again and tells the session when the number changed. */
   private noteAttached(): void {
     let count = 0;
