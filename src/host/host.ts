@@ -3,7 +3,7 @@ import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/gates/autonomy.js";
 import { ClientPresence } from "./client-presence.js";
-import { HostCommands } from "./commands.js";
+import { hostCommands } from "./commands.js";
 import { reviveArgs, startStub, stubAvailable } from "./handoff.js";
 import { compactMemory, IdleCollector } from "./idle-gc.js";
 import { IdleTimers } from "./idle-timers.js";
@@ -70,7 +70,6 @@ export class SessionHost {
   private lastOutcome: AutonomousOutcome | undefined;
   readonly scheduler: Scheduler;
   private readonly collector = new IdleCollector();
-  private readonly commands: HostCommands;
   /** Running cells' output so far (the session's, each sub-agent's), for clients that attach mid-cell. */
   private readonly runningOutput = new RunningOutput();
   /** What clients are sent: every event, live pieces too, redacted of the session's secrets. */
@@ -111,9 +110,8 @@ export class SessionHost {
       this.board.write();
       announce(pending);
     });
-    this.commands = new HostCommands(this);
     this.handlers = {
-      ...this.commands.handlers,
+      ...hostCommands(this),
       status: () => this.board.snapshot(),
       info: () => sessionInfo(this, this.options, this.board),
       // Autonomous mode for the next turns; set by a person here, it may assume nobody answers only on
