@@ -1,16 +1,10 @@
 // How a request for approval reads to a person, and the words they answer it with: shared by every
 // front end that shows one (line mode, `relm attach`, the terminal UI's dialog, ACP, the MCP server),
 // so each shows exactly what will be acted on (docs/sandbox.md, "Approvals").
+import type { JournalBodyOf } from "../session/types.js";
 
 /** A request as front ends get it (the `approvals` host method, the approval_request event). */
-export interface ApprovalView {
-  id: string;
-  kind: "net" | "run" | "write" | "mode";
-  reason: string;
-  subject: string;
-  requester: string;
-  bytes?: number;
-}
+export type ApprovalView = Omit<JournalBodyOf<"approval_request">, "type">;
 
 export type ApprovalReply = "once" | "session" | "project" | "deny";
 

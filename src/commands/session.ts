@@ -3,7 +3,7 @@
 import type { SessionInfo } from "../host/info.js";
 import { costWord } from "./format.js";
 import { modeCommand } from "./mode.js";
-import { defineCommand, frontEndCommand, onHost, type SlashCommand } from "./types.js";
+import { defineCommand, onHost, type SlashCommand } from "./types.js";
 
 const model = defineCommand<{ name?: string }>({
   name: "model",
@@ -56,12 +56,16 @@ const cost = defineCommand<null>({
   },
 });
 
-/** Commands of the terminal UI's own screen and sessions. */
-const ui = (name: string, description: string, args?: string) =>
-  frontEndCommand({ name, description, ...(args ? { args } : {}), in: ["ui"] });
+/** Commands of the terminal UI's own screen and sessions (without `run`: the UI does them itself). */
+const ui = (name: string, description: string, args?: string): SlashCommand => ({
+  name,
+  description,
+  ...(args ? { args } : {}),
+  in: ["ui"],
+});
 
 export const SESSION_COMMANDS: readonly SlashCommand[] = [
-  frontEndCommand({ name: "help", description: "commands and keys", in: ["ui", "line"] }),
+  { name: "help", description: "commands and keys", in: ["ui", "line"] },
   ui("login", "choose the provider, key and model (saved 0600)"),
   ui("search-setup", "choose the web search provider and key for search() (saved 0600)"),
   model,
@@ -71,12 +75,12 @@ export const SESSION_COMMANDS: readonly SlashCommand[] = [
   ui("clear", "clear the screen and start a new session"),
   ui("attach", "open another session (running or saved) by id or prefix", "ID"),
   ui("detach", "leave; the session keeps running in the background (also ctrl+b)"),
-  frontEndCommand({
+  {
     name: "quit",
     aliases: ["exit"],
     description: "stop the session and leave (also ctrl+d; /exit)",
     in: ["ui", "line"],
-  }),
+  },
   ui("export", "write the session to a file", "[md|html|ipynb|jsonl] [FILE]"),
   cost,
   ui("agents", "select a sub-agent: open its transcript, message or cancel it"),

@@ -103,11 +103,6 @@ export function defineCommand<A>(definition: CommandDefinition<A>): SlashCommand
   };
 }
 
-/** A command the front ends run themselves: only its table entry is shared. */
-export function frontEndCommand(entry: Omit<SlashCommand, "run">): SlashCommand {
-  return entry;
-}
-
 /** Calls the live host; says so and gives undefined when the session has not started. */
 export async function onHost<R>(
   ctx: CommandContext,

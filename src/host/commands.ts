@@ -8,15 +8,12 @@ import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import { rewind, rewindPointsOf } from "../agent/core/rewind.js";
 import type { UserVariable } from "../agent/core/user-variables.js";
-import type { AutonomySettings } from "../agent/gates/autonomy.js";
 import { makeDirs } from "../config/dirs.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
-import { type SessionInfo, sessionInfo } from "./info.js";
 import { modeMethod } from "./mode-switch.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
 import { RPC, RpcError } from "./rpc.js";
-import type { SessionStatus } from "./states/state.js";
-import { descendantDir, type UsageTally } from "./states/tree-usage.js";
+import { descendantDir } from "./states/tree-usage.js";
 
 /** What checkpoint commands answer where there are none (only a root agent has them; a host runs a root). */
 const NO_CHECKPOINTS = { error: "file checkpoints belong to the root agent" } as const;
@@ -26,259 +23,200 @@ interface CommandHost {
   readonly id: string;
   readonly home: string;
   readonly session: Agent;
-  readonly title: string;
-  readonly cwd: string;
-  readonly currentStatus: SessionStatus;
-  readonly statusReason: string | undefined;
   /** A turn (or an autonomous run of turns) is in progress. */
   readonly busy: boolean;
-  readonly queued: number;
-  readonly usage: UsageTally;
-  readonly autonomy: AutonomySettings | undefined;
-  /** Whether autonomous mode set from here may assume nobody answers (a detached, non-interactive host). */
-  readonly unattended: boolean;
-  setAutonomy(settings: AutonomySettings | undefined): void;
   deliver(message: { from: string; text: string; variables?: UserVariable[] }): void;
   /** Stops the running turn and every running sub-agent; true when something was running. */
   interrupt(): boolean;
 }
 
 /** The methods answered here: everything but what the host itself and its socket answer. */
-type CommandHandlers = Omit<HostHandlers, "status" | "schedule.reload" | "stop" | "shell">;
+type CommandHandlers = Omit<
+  HostHandlers,
+  "status" | "info" | "autonomy" | "schedule.reload" | "stop" | "shell"
+>;
 
-export class HostCommands {
-  /** One handler per method; params arrive checked against src/host/protocol.ts. */
-  readonly handlers: CommandHandlers;
-
-  constructor(private readonly host: CommandHost) {
-    this.handlers = {
-      info: () => this.info(),
-      send: (p) => this.send(p),
-      // A message from another session (send() in its kernel): journaled as it arrives, then delivered.
-      message: (p) => {
-        this.host.session.record({ type: "message", from: p.from, to: this.host.id, text: p.text });
-        this.host.deliver({ from: p.from, text: p.text });
-        return { delivered: true };
-      },
-      interrupt: () => ({ interrupted: this.host.interrupt() }),
-      model: (p) => this.model(p),
-      goal: (p) => this.goal(p),
-      autonomy: (p) => this.autonomy(p),
-      compact: () => {
-        this.refuseWhileBusy("compact");
-        // `compacted` false: nothing was replaced (the message says why); true: the journal's
-        // compaction event, which front ends show, says what.
-        return compactAgent(this.host.session, true);
-      },
-      mode: (p) => modeMethod(this.host, p),
-      approvals: () => ({ pending: this.host.session.tree.approvals.pending() }),
-      approve: (p) => ({
-        answered: this.host.session.tree.approvals.answer(p.id, {
-          allow: p.answer !== "deny",
-          scope: p.answer === "deny" ? "once" : p.answer,
-          by: p.from,
-          ...(p.note ? { note: p.note } : {}),
-        }),
-      }),
-      checkpoints: async () => {
-        const list = await (this.host.session.checkpoints?.list() ?? NO_CHECKPOINTS);
-        return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };
-      },
-      undo: (p) => this.undo(p),
-      diff: () => this.diff(),
-      "rewind.points": () => ({ points: rewindPointsOf(this.host.session) }),
-      rewind: (p) => {
-        this.refuseWhileBusy("rewind");
-        return rewind(this.host.session, p.to, p.files ?? false);
-      },
-      heartbeat: (p) => this.heartbeat(p),
-      // Answered by the tree's plugin (src/agent/hooks.ts): learning's refine, refine.apply and learn.
-      refine: (p) => this.plugin("refine", p) as Promise<ResultOf<"refine">>,
-      "refine.apply": (p) => this.plugin("refine.apply", p) as Promise<ResultOf<"refine.apply">>,
-      learn: (p) => this.plugin("learn", p) as Promise<ResultOf<"learn">>,
-      "child.cancel": (p) => this.childCancel(p),
-      "child.send": (p) => this.childSend(p),
-      "child.events": (p) => this.childEvents(p),
-    };
-  }
-
-  info(): SessionInfo {
-    const h = this.host;
-    return sessionInfo({
-      session: h.session,
-      title: h.title,
-      cwd: h.cwd,
-      status: h.currentStatus,
-      reason: h.statusReason,
-      busy: h.busy,
-      queued: h.queued,
-      usage: h.usage,
-      autonomy: h.autonomy,
-    });
-  }
-
-  private send(p: CheckedParamsOf<"send">): ResultOf<"send"> {
-    const busy = this.host.busy;
-    const images = p.images ?? [];
-    const client = this.host.session.model.current;
-    let imagesNotSent: string | undefined;
-    if (images.length > 0 && busy)
-      throw new RpcError(
-        RPC.refused,
-        "the agent is working: send the image when the turn has ended (or Esc)",
-      );
-    if (images.length > 0 && !client.acceptsImages)
-      imagesNotSent = `${client.model} does not take images (acceptsImages in config.json says otherwise)`;
-    else if (images.length > 0) this.host.session.turns.pendingImages.queue(images);
-    this.host.deliver({ from: "user", text: p.text, variables: p.variables ?? [] });
-    return {
-      delivered: busy ? "at the next turn boundary" : "now",
-      ...(imagesNotSent ? { imagesNotSent } : {}),
-    };
-  }
-
-  private model(p: CheckedParamsOf<"model">): ResultOf<"model"> {
-    const session = this.host.session;
-    if (p.name !== undefined) {
-      try {
-        session.model.switchTo(p.name);
-      } catch (error) {
-        throw new RpcError(RPC.refused, `model: ${(error as Error).message}`);
-      }
-    }
-    const { model, provider } = session.model.current;
-    return { model, provider };
-  }
-
-  private goal(p: CheckedParamsOf<"goal">): ResultOf<"goal"> {
-    const goal = this.host.session.goal;
-    if (p.text !== undefined) goal.set(p.text);
-    return { goal: goal.text ?? null, done: goal.done };
-  }
-
-  private autonomy(p: CheckedParamsOf<"autonomy">): ResultOf<"autonomy"> {
-    const mode = p.mode ?? "status";
-    if (mode === "on") this.host.setAutonomy({ gates: p.gates ?? [], unattended: this.host.unattended });
-    else if (mode === "off") this.host.setAutonomy(undefined);
-    const a = this.host.autonomy;
-    return { autonomy: a ? { gates: [...a.gates] } : null };
-  }
-
-  /** A method the plugin attached to the tree answers; without one attached, it is not known here. */
-  private async plugin(method: string, p: Record<string, unknown>): Promise<unknown> {
-    const methods = this.host.session.hooks?.hostMethods;
-    const handler = methods && Object.hasOwn(methods, method) ? methods[method] : undefined;
-    if (!handler) throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
-    return handler(p);
-  }
-
-  private async undo(p: CheckedParamsOf<"undo">): Promise<ResultOf<"undo">> {
-    this.refuseWhileBusy("undo");
-    const result = await (this.host.session.checkpoints?.undo(p.turn) ?? NO_CHECKPOINTS);
-    if ("error" in result) return { error: result.error };
-    return {
-      turn: result.checkpoint.turn,
-      changed: result.changed,
-      removed: result.removed,
-      backup: result.backup,
-    };
-  }
-
-  /** `/diff`: the patch goes to a file of the session's (a pager opens it), the answer says which files. */
-  private async diff(): Promise<ResultOf<"diff">> {
-    const result = await (this.host.session.checkpoints?.sinceStart() ?? NO_CHECKPOINTS);
-    if ("error" in result || "none" in result) return result;
-    const { patch, ...rest } = result;
-    if (patch === "") return { ...rest, file: null };
-    const dir = join(this.host.session.dir, "diffs");
-    makeDirs(dir, 0o700);
-    const file = join(dir, `since-turn-${result.fromTurn}-${Date.now()}.diff`);
-    writeFileSync(file, patch, { mode: 0o600 });
-    return { ...rest, file };
-  }
-
-  /** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */
-  private heartbeat(p: CheckedParamsOf<"heartbeat">): ResultOf<"heartbeat"> {
-    const scheduler = this.host.session.tree.options.scheduler;
-    if (!scheduler) throw new RpcError(RPC.refused, "this session has no scheduler");
-    const list = () => scheduler.list() as HeartbeatJob[];
-    if (p.off === true) {
-      const ids = list().map((j) => j.id);
-      for (const id of ids) scheduler.cancel(id);
-      return { cancelled: ids.length, jobs: list() };
-    }
-    if (p.every === undefined && p.prompt === undefined) return { jobs: list() };
-    if (p.every === undefined || p.prompt === undefined || p.prompt.trim() === "") {
-      throw new RpcError(
-        RPC.invalidParams,
-        'heartbeat needs every (like "10m") and a prompt, or off: true to cancel them all',
-      );
-    }
-    try {
-      const job = scheduler.add({ every: p.every }, p.prompt) as HeartbeatJob;
-      return { job, jobs: list() };
-    } catch (error) {
-      throw new RpcError(RPC.invalidParams, `heartbeat: ${(error as Error).message}`);
-    }
-  }
-
-  private childCancel(p: CheckedParamsOf<"child.cancel">): ResultOf<"child.cancel"> {
-    const child = this.descendant(p.id, "child.cancel");
-    const running = child.status === "running";
-    child.cancel("cancelled by the user");
-    return { cancelled: running, status: running ? "cancelled" : child.status };
-  }
-
-  private childSend(p: CheckedParamsOf<"child.send">): ResultOf<"child.send"> {
-    const child = this.descendant(p.id, "child.send");
-    try {
-      child.deliver(p.text);
-    } catch (error) {
-      throw new RpcError(RPC.refused, (error as Error).message);
-    }
-    return { delivered: true };
-  }
-
-  /** A descendant's journal, read from its folder: finished children and those of earlier hosts too. */
-  private childEvents(p: CheckedParamsOf<"child.events">): ResultOf<"child.events"> {
-    const { id } = p;
-    const after = p.after ?? 0;
-    const dir = descendantDir(this.host.session.dir, id);
-    if (!dir) throw this.unknownChild(id);
-    let journal: ReturnType<typeof readJournal>;
-    try {
-      journal = readJournal(join(dir, JOURNAL_FILE));
-    } catch (error) {
-      throw new RpcError(
-        RPC.refused,
-        `child.events: the journal of ${id} cannot be read: ${(error as Error).message}`,
-      );
-    }
-    return {
-      header: journal.header,
-      events: journal.events.filter((e) => e.n > after).map((e) => ({ ...e, agent: id }) as AgentEvent),
-    };
-  }
-
-  private descendant(id: string, method: string) {
-    const found = this.host.session.children.descendant(id);
-    if (found) return found;
-    if (descendantDir(this.host.session.dir, id)) {
-      throw new RpcError(RPC.refused, `${method}: sub-agent ${id} has ended (it ran under an earlier host)`);
-    }
-    throw this.unknownChild(id);
-  }
-
-  private unknownChild(id: string): RpcError {
-    return new RpcError(RPC.invalidParams, `no sub-agent ${id} in session ${this.host.id}`);
-  }
-
-  private refuseWhileBusy(what: string): void {
-    if (this.host.busy) {
+/** One handler per method answered here; params arrive checked against src/host/protocol.ts. */
+export function hostCommands(host: CommandHost): CommandHandlers {
+  const { session } = host;
+  const refuseWhileBusy = (what: string) => {
+    if (host.busy)
       throw new RpcError(
         RPC.refused,
         `${what}: the agent is working; wait for the turn to end, or interrupt it first`,
       );
-    }
+  };
+  return {
+    send: (p) => {
+      const busy = host.busy;
+      const images = p.images ?? [];
+      const client = session.model.current;
+      let imagesNotSent: string | undefined;
+      if (images.length > 0 && busy)
+        throw new RpcError(
+          RPC.refused,
+          "the agent is working: send the image when the turn has ended (or Esc)",
+        );
+      if (images.length > 0 && !client.acceptsImages)
+        imagesNotSent = `${client.model} does not take images (acceptsImages in config.json says otherwise)`;
+      else if (images.length > 0) session.turns.pendingImages.queue(images);
+      host.deliver({ from: "user", text: p.text, variables: p.variables ?? [] });
+      return {
+        delivered: busy ? "at the next turn boundary" : "now",
+        ...(imagesNotSent ? { imagesNotSent } : {}),
+      };
+    },
+    // A message from another session (send() in its kernel): journaled as it arrives, then delivered.
+    message: (p) => {
+      session.record({ type: "message", from: p.from, to: host.id, text: p.text });
+      host.deliver({ from: p.from, text: p.text });
+      return { delivered: true };
+    },
+    interrupt: () => ({ interrupted: host.interrupt() }),
+    model: (p) => {
+      if (p.name !== undefined) {
+        try {
+          session.model.switchTo(p.name);
+        } catch (error) {
+          throw new RpcError(RPC.refused, `model: ${(error as Error).message}`);
+        }
+      }
+      const { model, provider } = session.model.current;
+      return { model, provider };
+    },
+    goal: (p) => {
+      if (p.text !== undefined) session.goal.set(p.text);
+      return { goal: session.goal.text ?? null, done: session.goal.done };
+    },
+    compact: () => {
+      refuseWhileBusy("compact");
+      // `compacted` false: nothing was replaced (the message says why); true: the journal's
+      // compaction event, which front ends show, says what.
+      return compactAgent(session, true);
+    },
+    mode: (p) => modeMethod(host, p),
+    approvals: () => ({ pending: session.tree.approvals.pending() }),
+    approve: (p) => ({
+      answered: session.tree.approvals.answer(p.id, {
+        allow: p.answer !== "deny",
+        scope: p.answer === "deny" ? "once" : p.answer,
+        by: p.from,
+        ...(p.note ? { note: p.note } : {}),
+      }),
+    }),
+    checkpoints: async () => {
+      const list = await (session.checkpoints?.list() ?? NO_CHECKPOINTS);
+      return "error" in list ? { checkpoints: [], unavailable: list.error } : { checkpoints: list };
+    },
+    undo: async (p) => {
+      refuseWhileBusy("undo");
+      const result = await (session.checkpoints?.undo(p.turn) ?? NO_CHECKPOINTS);
+      if ("error" in result) return { error: result.error };
+      const { checkpoint, changed, removed, backup } = result;
+      return { turn: checkpoint.turn, changed, removed, backup };
+    },
+    // `/diff`: the patch goes to a file of the session's (a pager opens it), the answer says which files.
+    diff: async () => {
+      const result = await (session.checkpoints?.sinceStart() ?? NO_CHECKPOINTS);
+      if ("error" in result || "none" in result) return result;
+      const { patch, ...rest } = result;
+      if (patch === "") return { ...rest, file: null };
+      const dir = join(session.dir, "diffs");
+      makeDirs(dir, 0o700);
+      const file = join(dir, `since-turn-${result.fromTurn}-${Date.now()}.diff`);
+      writeFileSync(file, patch, { mode: 0o600 });
+      return { ...rest, file };
+    },
+    "rewind.points": () => ({ points: rewindPointsOf(session) }),
+    rewind: (p) => {
+      refuseWhileBusy("rewind");
+      return rewind(session, p.to, p.files ?? false);
+    },
+    heartbeat: (p) => heartbeat(session, p),
+    // Answered by the tree's plugin (src/agent/hooks.ts): learning's refine, refine.apply and learn.
+    refine: (p) => plugin(session, "refine", p) as Promise<ResultOf<"refine">>,
+    "refine.apply": (p) => plugin(session, "refine.apply", p) as Promise<ResultOf<"refine.apply">>,
+    learn: (p) => plugin(session, "learn", p) as Promise<ResultOf<"learn">>,
+    "child.cancel": (p) => {
+      const child = descendant(host, p.id, "child.cancel");
+      const running = child.status === "running";
+      child.cancel("cancelled by the user");
+      return { cancelled: running, status: running ? "cancelled" : child.status };
+    },
+    "child.send": (p) => {
+      const child = descendant(host, p.id, "child.send");
+      try {
+        child.deliver(p.text);
+      } catch (error) {
+        throw new RpcError(RPC.refused, (error as Error).message);
+      }
+      return { delivered: true };
+    },
+    // A descendant's journal, read from its folder: finished children and those of earlier hosts too.
+    "child.events": (p) => {
+      const { id } = p;
+      const dir = descendantDir(session.dir, id);
+      if (!dir) throw unknownChild(host, id);
+      let journal: ReturnType<typeof readJournal>;
+      try {
+        journal = readJournal(join(dir, JOURNAL_FILE));
+      } catch (error) {
+        throw new RpcError(
+          RPC.refused,
+          `child.events: the journal of ${id} cannot be read: ${(error as Error).message}`,
+        );
+      }
+      const after = p.after ?? 0;
+      return {
+        header: journal.header,
+        events: journal.events.filter((e) => e.n > after).map((e) => ({ ...e, agent: id }) as AgentEvent),
+      };
+    },
+  };
+}
+
+/** A method the plugin attached to the tree answers; without one attached, it is not known here. */
+async function plugin(session: Agent, method: string, p: Record<string, unknown>): Promise<unknown> {
+  const methods = session.hooks?.hostMethods;
+  const handler = methods && Object.hasOwn(methods, method) ? methods[method] : undefined;
+  if (!handler) throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
+  return handler(p);
+}
+
+/** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */
+function heartbeat(session: Agent, p: CheckedParamsOf<"heartbeat">): ResultOf<"heartbeat"> {
+  const scheduler = session.tree.options.scheduler;
+  if (!scheduler) throw new RpcError(RPC.refused, "this session has no scheduler");
+  const list = () => scheduler.list() as HeartbeatJob[];
+  if (p.off === true) {
+    const ids = list().map((j) => j.id);
+    for (const id of ids) scheduler.cancel(id);
+    return { cancelled: ids.length, jobs: list() };
   }
+  if (p.every === undefined && p.prompt === undefined) return { jobs: list() };
+  if (p.every === undefined || p.prompt === undefined || p.prompt.trim() === "") {
+    throw new RpcError(
+      RPC.invalidParams,
+      'heartbeat needs every (like "10m") and a prompt, or off: true to cancel them all',
+    );
+  }
+  try {
+    const job = scheduler.add({ every: p.every }, p.prompt) as HeartbeatJob;
+    return { job, jobs: list() };
+  } catch (error) {
+    throw new RpcError(RPC.invalidParams, `heartbeat: ${(error as Error).message}`);
+  }
+}
+
+function descendant(host: CommandHost, id: string, method: string) {
+  const found = host.session.children.descendant(id);
+  if (found) return found;
+  if (descendantDir(host.session.dir, id)) {
+    throw new RpcError(RPC.refused, `${method}: sub-agent ${id} has ended (it ran under an earlier host)`);
+  }
+  throw unknownChild(host, id);
+}
+
+function unknownChild(host: CommandHost, id: string): RpcError {
+  return new RpcError(RPC.invalidParams, `no sub-agent ${id} in session ${host.id}`);
 }

@@ -17,7 +17,7 @@ import type { SessionServer } from "./server.js";
 // dist/host/stub.js, whether this module runs from dist/host/ or from a chunk in dist/cli/.
 const STUB = fileURLToPath(new URL("../host/stub.js", import.meta.url));
 // The CLI entry (package.json's bin): dist/cli/relm.cjs, whether this module runs from dist/host/ or from a chunk in dist/cli/.
-const MAIN = fileURLToPath(new URL("../cli/relm.cjs", import.meta.url));
+export const MAIN = fileURLToPath(new URL("../cli/relm.cjs", import.meta.url));
 
 /**
  * Node flags of every session host. V8 grows the young generation up to 2 x 16 MB when objects outlive a

@@ -3,11 +3,12 @@ import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import { type AutonomousOutcome, type AutonomySettings, runAutonomously } from "../agent/gates/autonomy.js";
 import { ClientPresence } from "./client-presence.js";
-import { HostCommands } from "./commands.js";
+import { hostCommands } from "./commands.js";
 import { reviveArgs, startStub, stubAvailable } from "./handoff.js";
 import { compactMemory, IdleCollector } from "./idle-gc.js";
 import { IdleTimers } from "./idle-timers.js";
 import { checkInbound, type Inbound, withVariablesNamed } from "./inbound.js";
+import { sessionInfo } from "./info.js";
 import { JournalIndex } from "./journal-index.js";
 import { approvalNotifier, notify, outcomeNotice, sessionEndHooks, sessionStartHooks } from "./notify.js";
 import { hostLogPath } from "./paths.js";
@@ -21,8 +22,6 @@ import { kernelScheduler } from "./schedules/kernel-calls.js";
 import { Scheduler } from "./schedules/scheduler.js";
 import { type ChildAfter, SessionServer } from "./server.js";
 import { StateBoard } from "./states/board.js";
-import type { SessionStatus } from "./states/state.js";
-import type { UsageTally } from "./states/tree-usage.js";
 import { failureReason, titleOf } from "./turn-words.js";
 
 export interface HostOptions {
@@ -71,7 +70,6 @@ export class SessionHost {
   private lastOutcome: AutonomousOutcome | undefined;
   readonly scheduler: Scheduler;
   private readonly collector = new IdleCollector();
-  private readonly commands: HostCommands;
   /** Running cells' output so far (the session's, each sub-agent's), for clients that attach mid-cell. */
   private readonly runningOutput = new RunningOutput();
   /** What clients are sent: every event, live pieces too, redacted of the session's secrets. */
@@ -112,10 +110,20 @@ export class SessionHost {
       this.board.write();
       announce(pending);
     });
-    this.commands = new HostCommands(this);
     this.handlers = {
-      ...this.commands.handlers,
+      ...hostCommands(this),
       status: () => this.board.snapshot(),
+      info: () => sessionInfo(this, this.options, this.board),
+      // Autonomous mode for the next turns; set by a person here, it may assume nobody answers only on
+      // a detached, non-UI host.
+      autonomy: (p) => {
+        const { detached, interactive } = this.options;
+        if (p.mode === "on")
+          this.options.autonomy = { gates: p.gates ?? [], unattended: detached && !interactive };
+        else if (p.mode === "off") this.options.autonomy = undefined;
+        const a = this.options.autonomy;
+        return { autonomy: a ? { gates: [...a.gates] } : null };
+      },
       shell: (p) => this.runShell(p.command),
       "schedule.reload": () => {
         this.scheduler.reload();
@@ -140,27 +148,6 @@ export class SessionHost {
     return this.options.home;
   }
 
-  get title(): string {
-    return this.options.title;
-  }
-
-  get cwd(): string {
-    return this.options.cwd;
-  }
-
-  /** Tokens and cost of the whole tree over the session's life (journals at start, then live events). */
-  get usage(): UsageTally {
-    return this.board.usage;
-  }
-
-  get currentStatus(): SessionStatus {
-    return this.board.status;
-  }
-
-  get statusReason(): string | undefined {
-    return this.board.reason;
-  }
-
   /** A turn (or an autonomous run of turns) is in progress. */
   get busy(): boolean {
     return this.turn !== undefined;
@@ -169,11 +156,6 @@ export class SessionHost {
   /** Messages waiting: queued for the next turn, or delivered during this one and not yet read. */
   get queued(): number {
     return this.queue.length + this.options.session.mailbox.unreadCount;
-  }
-
-  /** Autonomous mode set by a person here may assume nobody answers only on a detached, non-UI host. */
-  get unattended(): boolean {
-    return this.options.detached && !this.options.interactive;
   }
 
   /**
@@ -371,11 +353,6 @@ export class SessionHost {
   /** The work can be judged here: verdicts on harness edits (docs/harness.md, "Verdicts"). */
   private judge(): void {
     this.options.session.hooks?.judgeWork?.();
-  }
-
-  /** Turns autonomous mode on (settings) or off (undefined) for the next turns. */
-  setAutonomy(settings: AutonomySettings | undefined): void {
-    this.options.autonomy = settings;
   }
 
   get autonomy(): AutonomySettings | undefined {

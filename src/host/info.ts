@@ -50,33 +50,30 @@ export interface SessionInfo {
   branch: string | null;
 }
 
-interface InfoSource {
-  session: Agent;
-  title: string;
-  cwd: string;
-  status: SessionStatus;
-  reason?: string;
-  busy: boolean;
-  queued: number;
-  usage: UsageTally;
-  autonomy: { gates: string[] } | undefined;
-}
-
-export function sessionInfo(source: InfoSource): SessionInfo {
-  const { session, usage } = source;
+/**
+ * The `info` method's answer, from the host (its session and turns), its options (title, cwd, autonomy)
+ * and its state board (status and why, the tree's usage).
+ */
+export function sessionInfo(
+  host: { session: Agent; busy: boolean; queued: number },
+  options: { title: string; cwd: string; autonomy?: { gates: string[] } },
+  board: { status: SessionStatus; reason?: string; usage: UsageTally },
+): SessionInfo {
+  const { session } = host;
+  const { usage } = board;
   const client = session.model.current;
   const compaction = session.tree.options.compaction ?? {};
   const created = Date.parse(session.journal.header.created);
   return {
     id: session.id,
-    title: source.title,
-    cwd: source.cwd,
+    title: options.title,
+    cwd: options.cwd,
     provider: client.provider,
     model: client.model,
-    status: source.status,
-    ...(source.reason !== undefined ? { reason: source.reason } : {}),
-    busy: source.busy,
-    queued: source.queued,
+    status: board.status,
+    ...(board.reason !== undefined ? { reason: board.reason } : {}),
+    busy: host.busy,
+    queued: host.queued,
     contextWindow: contextWindow(client.model, compaction.windows).tokens,
     contextTokens: session.conversation.contextTokens,
     compactAt: compaction.threshold ?? 0.8,
@@ -92,8 +89,8 @@ export function sessionInfo(source: InfoSource): SessionInfo {
     mode: session.tree.permissions.mode,
     ...(session.tree.permissions.warning ? { modeWarning: session.tree.permissions.warning } : {}),
     goal: session.goal.text ?? null,
-    autonomy: source.autonomy ? { gates: [...source.autonomy.gates] } : null,
-    branch: gitBranch(source.cwd),
+    autonomy: options.autonomy ? { gates: [...options.autonomy.gates] } : null,
+    branch: gitBranch(options.cwd),
   };
 }
 

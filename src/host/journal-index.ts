@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import { StringDecoder } from "node:string_decoder";
+import { forEachLine } from "../session/scan.js";
 
 const CHUNK = 1 << 20;
 
@@ -51,24 +51,12 @@ export class JournalIndex {
     const fd = openSync(this.path, "r");
     let last = from;
     try {
-      let position = start;
-      let carry = "";
-      // A chunk can end inside a multi-byte character: the decoder holds it for the next one.
-      const decoder = new StringDecoder("utf8");
-      const buffer = Buffer.allocUnsafe(CHUNK);
-      while (position < end) {
-        const read = readSync(fd, buffer, 0, Math.min(CHUNK, end - position), position);
-        if (read === 0) break;
-        position += read;
-        const lines = (carry + decoder.write(buffer.subarray(0, read))).split("\n");
-        carry = lines.pop() ?? "";
-        for (const line of lines) {
-          if (line === "") continue;
-          const event = JSON.parse(line) as { n: number };
-          last = event.n;
-          emit(event);
-        }
-      }
+      forEachLine(fd, start, end, (line) => {
+        if (line === "") return;
+        const event = JSON.parse(line) as { n: number };
+        last = event.n;
+        emit(event);
+      });
     } finally {
       closeSync(fd);
     }

@@ -21,7 +21,11 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-class PeerCredentials {
+/**
+ * Who each client of a session socket is (src/host/peer.ts). Only Linux can tell: elsewhere every
+ * client is taken for the user, as docs/sessions.md says.
+ */
+export class PeerIdentifier {
   private helper: ChildProcess | undefined;
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
@@ -32,8 +36,18 @@ class PeerCredentials {
   /** `python`: an interpreter to run the helper with (the session's own). */
   constructor(private readonly python: string) {}
 
+  /** Never rejects: a client that could not be identified is `unknown` (and not the user). */
+  async identify(socket: Socket): Promise<Peer> {
+    if (process.platform !== "linux") return { kind: "user" };
+    try {
+      return classifyPeer(await this.pidOf(socket));
+    } catch (error) {
+      return { kind: "unknown", reason: (error as Error).message };
+    }
+  }
+
   /** Rejects when the connection is already closed or the helper cannot answer. */
-  pidOf(socket: Socket): Promise<number> {
+  private pidOf(socket: Socket): Promise<number> {
     // The connection's native handle: sent as `net.Native`, Node passes its fd and keeps it open here.
     const handle = (socket as unknown as { _handle?: object | null })._handle;
     if (!handle || socket.destroyed) return Promise.reject(new Error("the client has disconnected"));
@@ -60,9 +74,12 @@ class PeerCredentials {
     });
   }
 
-  /** Starts the helper ahead of the first question (it exits again after a minute without one). */
+  /**
+   * Gets ready for clients (a host that expects them: the first one need not wait for the helper): starts
+   * it ahead of the first question (it exits again after a minute without one).
+   */
   warm(): void {
-    if (this.closed) return;
+    if (this.closed || process.platform !== "linux") return;
     this.running();
     if (this.waiting.size === 0) this.armIdle();
   }
@@ -132,36 +149,5 @@ class PeerCredentials {
     if (!helper) return;
     if (helper.connected) helper.disconnect(); // EOF: it exits
     helper.kill();
-  }
-}
-
-/**
- * Who each client of a session socket is (src/host/peer.ts). Only Linux can tell: elsewhere every
- * client is taken for the user, as docs/sessions.md says.
- */
-export class PeerIdentifier {
-  private readonly creds: PeerCredentials | undefined;
-
-  constructor(python: string) {
-    this.creds = process.platform === "linux" ? new PeerCredentials(python) : undefined;
-  }
-
-  /** Never rejects: a client that could not be identified is `unknown` (and not the user). */
-  async identify(socket: Socket): Promise<Peer> {
-    if (!this.creds) return { kind: "user" };
-    try {
-      return classifyPeer(await this.creds.pidOf(socket));
-    } catch (error) {
-      return { kind: "unknown", reason: (error as Error).message };
-    }
-  }
-
-  /** Gets ready for clients (a host that expects them: the first one need not wait for the helper). */
-  warm(): void {
-    this.creds?.warm();
-  }
-
-  close(): void {
-    this.creds?.close();
   }
 }

@@ -26,6 +26,8 @@ interface Unit {
 
 const MAX_DEPTH = 4096;
 const NEEDLE = `\0${KERNEL_MARKER}=`;
+/** A marker that could be a session's; any other still marks a kernel, of a session called "unknown". */
+const SESSION_WORD = /^[0-9A-Za-z_-]{1,64}$/;
 
 /**
  * Whether process `pid` runs inside a relm kernel, seen from the host process `self`.
@@ -68,7 +70,7 @@ function unitsOf(chain: Link[]): Unit[] {
 }
 
 /** `pid` and its ancestors up to init, each with its marker; empty if `pid` does not exist. */
-function chainOf(pid: number): Link[] {
+export function chainOf(pid: number): Link[] {
   const chain: Link[] = [];
   const seen = new Set<number>();
   let current = pid;
@@ -76,13 +78,18 @@ function chainOf(pid: number): Link[] {
     seen.add(current);
     const parent = parentOf(current);
     if (parent === undefined) break; // gone meanwhile: the chain ends here
-    chain.push({ pid: current, marker: markerOf(current) });
+    const marker = markerOf(current);
+    chain.push({
+      pid: current,
+      marker: marker === undefined || SESSION_WORD.test(marker) ? marker : "unknown",
+    });
     current = parent;
   }
   return chain;
 }
 
-function parentOf(pid: number): number | undefined {
+/** The parent of process `pid`; undefined when it is gone. */
+export function parentOf(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
     // The command name (field 2) may hold spaces and parentheses: fields resume after the last ")".
@@ -92,8 +99,11 @@ function parentOf(pid: number): number | undefined {
   }
 }
 
-/** The session `pid`'s start-up environment marks it as a kernel of; unreadable counts as unmarked. */
-function markerOf(pid: number): string | undefined {
+/**
+ * The session `pid`'s start-up environment marks it as a kernel of, as written there (a cell may have
+ * set anything); unreadable counts as unmarked.
+ */
+export function markerOf(pid: number): string | undefined {
   let environ: string;
   try {
     environ = `\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`;
@@ -104,6 +114,5 @@ function markerOf(pid: number): string | undefined {
   if (at < 0) return undefined;
   const start = at + NEEDLE.length;
   const end = environ.indexOf("\0", start);
-  const value = environ.slice(start, end < 0 ? undefined : end);
-  return /^[0-9A-Za-z_-]{1,64}$/.test(value) ? value : "unknown";
+  return environ.slice(start, end < 0 ? undefined : end);
 }

@@ -62,18 +62,13 @@ const GATES = `gates must be a list of at most ${MAX_GATES} shell commands (non-
 
 const none = v.object({});
 const MODE_WORDS = 'mode must be "plan", "workspace" or "full"';
-const eventNumber = (what: string) =>
-  v.optional(
-    v.pipe(
-      v.number(`${what} must be a whole number >= 0`),
-      v.integer(`${what} must be a whole number >= 0`),
-      v.minValue(0, `${what} must be a whole number >= 0`),
-    ),
-  );
-const childId = v.pipe(
-  v.string("id must be the id of a sub-agent"),
-  v.regex(/^[0-9a-z]{1,64}$/, "id must be the id of a sub-agent"),
-);
+/** A whole number from `min` on, every failure said with `message`. */
+const wholeNumber = (min: number, message: string) =>
+  v.pipe(v.number(message), v.integer(message), v.minValue(min, message));
+const eventNumber = (what: string) => v.optional(wholeNumber(0, `${what} must be a whole number >= 0`));
+/** A string `pattern` matches, every failure said with `message`. */
+const matching = (pattern: RegExp, message: string) => v.pipe(v.string(message), v.regex(pattern, message));
+const childId = matching(/^[0-9a-z]{1,64}$/, "id must be the id of a sub-agent");
 const modeSwitch = v.optional(v.picklist(["on", "off", "status"], 'mode must be "on", "off" or "status"'));
 
 /** Variables sent with a message: checked (names, sizes) as the kernel will take them. */
@@ -266,10 +261,7 @@ export const HOST_METHODS = {
    */
   approve: method<{ answered: boolean }>()(
     v.object({
-      id: v.pipe(
-        v.string("id must be the id of a waiting request"),
-        v.regex(/^[0-9a-f]{1,32}$/, "id must be the id of a waiting request"),
-      ),
+      id: matching(/^[0-9a-f]{1,32}$/, "id must be the id of a waiting request"),
       answer: v.picklist(
         ["once", "session", "project", "deny"],
         'answer must be "once", "session", "project" or "deny"',
@@ -293,11 +285,7 @@ export const HOST_METHODS = {
   /** Back to just before the message `to` (a point's `n`); the files too when `files`. Journaled as `rewind`. */
   rewind: method<RewindResult | { error: string }>()(
     v.object({
-      to: v.pipe(
-        v.number("to must be the number of one of your messages (rewind.points)"),
-        v.integer("to must be the number of one of your messages (rewind.points)"),
-        v.minValue(1, "to must be the number of one of your messages (rewind.points)"),
-      ),
+      to: wholeNumber(1, "to must be the number of one of your messages (rewind.points)"),
       files: v.optional(v.boolean("files must be true or false")),
     }),
   ),

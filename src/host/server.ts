@@ -167,11 +167,6 @@ export class SessionServer {
     return { listen, lock, clients: clients as number[] };
   }
 
-  /** Clients attached to the live events now. */
-  get attached(): number {
-    return this.attachedCount;
-  }
-
   /** Counts attached clients again and tells the session when the number changed. */
   private noteAttached(): void {
     let count = 0;
@@ -267,6 +262,7 @@ export class SessionServer {
       const peer = await this.peerOf(client, method);
       if (peer && peer.kind !== "user") params = asKernel(peer, method, params);
       if (this.handlers.check) params = this.handlers.check(method, params);
+      let result: unknown;
       if (method === "attach") {
         // Replay and switch to live in one synchronous step: no event can slip between the two.
         const after = attachAfter(params);
@@ -278,25 +274,16 @@ export class SessionServer {
         client.attached = true;
         const as = (params as { as?: unknown } | undefined)?.as;
         client.label = typeof as === "string" && as.trim() ? as.trim() : undefined;
-        send(client.socket, { jsonrpc: "2.0", id, result: { lastN: last } });
-        this.noteAttached();
-        return;
-      }
-      if (method === "clients") {
+        result = { lastN: last };
+      } else if (method === "clients") {
         const others = [...this.clients]
           .filter((c) => c !== client && c.attached && !c.restricted)
           .map((c) => c.label ?? "a client that did not say what it is (an editor, or an older relm)");
-        send(client.socket, { jsonrpc: "2.0", id, result: { others } });
-        return;
-      }
-      if (method === "detach") {
-        client.attached = false;
-        send(client.socket, { jsonrpc: "2.0", id, result: null });
-        this.noteAttached();
-        return;
-      }
-      const result = await this.handlers.call(method, params);
+        result = { others };
+      } else if (method === "detach") client.attached = false;
+      else result = await this.handlers.call(method, params);
       send(client.socket, { jsonrpc: "2.0", id, result: result ?? null });
+      if (method === "attach" || method === "detach") this.noteAttached();
     } catch (error) {
       const code = rpcErrorCode(error) ?? RPC.refused;
       const message = error instanceof Error ? error.message : String(error);

@@ -19,17 +19,15 @@ const FILE = "flags.json";
  * made absolute.
  */
 export function rememberFlags(home: string, id: string, flags: SessionSpec, cwd: string): void {
-  const kept = specFromJson(flags, (def) => def.remember) as Record<string, unknown>;
-  if (flags.mcpConfig && kept.mcpConfig) {
-    const files = userMcpFiles(
+  const kept = specFromJson(flags, (def) => def.remember);
+  if (flags.mcpConfig && kept.mcpConfig)
+    keepUserMcpFiles(
       home,
       id,
+      kept,
       flags.mcpConfig.map((f) => resolve(cwd, f)),
     );
-    if (files.length > 0) kept.mcpConfig = files;
-    else delete kept.mcpConfig;
-  }
-  const path = `${sessionDir(home, id)}/${FILE}`;
+  const path = flagsPath(home, id);
   const text = `${JSON.stringify(kept)}\n`;
   if (readText(path) === text) return; // a resume that gave no new flag: nothing to write
   writePrivateFile(path, text);
@@ -43,7 +41,7 @@ export function rememberMode(home: string, id: string, mode: string): void {
   const kept = readRemembered(home, id) as Record<string, unknown>;
   delete kept.sandbox;
   kept.mode = mode;
-  writePrivateFile(`${sessionDir(home, id)}/${FILE}`, `${JSON.stringify(kept)}\n`);
+  writePrivateFile(flagsPath(home, id), `${JSON.stringify(kept)}\n`);
 }
 
 /** `flags` with what session `id` remembers for every flag not given now. */
@@ -55,28 +53,30 @@ export function withRememberedFlags<T extends SessionSpec>(home: string, id: str
 function readRemembered(home: string, id: string): SessionSpec {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readText(`${sessionDir(home, id)}/${FILE}`) ?? "");
+    parsed = JSON.parse(readText(flagsPath(home, id)) ?? "");
   } catch {
     return {}; // a session from before this file, or one whose file was lost: the flags given now
   }
   const out = specFromJson(parsed, (def) => def.remember);
   // Files of an earlier relm remembered the editor's file too: it is not the user's flag (see above).
-  if (out.mcpConfig) {
-    const files = userMcpFiles(home, id, out.mcpConfig);
-    if (files.length > 0) out.mcpConfig = files;
-    else delete out.mcpConfig;
-  }
+  if (out.mcpConfig) keepUserMcpFiles(home, id, out, out.mcpConfig);
   return out;
 }
 
 /**
- * The --mcp-config files a session remembers: not its editor's file (EDITOR_MCP_FILE), which `relm acp`
+ * Keeps as `spec`'s --mcp-config the files a session remembers: not its editor's file (EDITOR_MCP_FILE), which `relm acp`
  * rewrites or removes at each session/load and every host of the session reads while it exists. Remembered,
  * a load that gave no servers left a flag naming a removed file, and no host of the session could start.
  */
-function userMcpFiles(home: string, id: string, files: string[]): string[] {
+function keepUserMcpFiles(home: string, id: string, spec: SessionSpec, files: string[]): void {
   const editors = editorMcpFile(home, id);
-  return files.filter((file) => file !== editors);
+  const kept = files.filter((file) => file !== editors);
+  if (kept.length > 0) spec.mcpConfig = kept;
+  else delete spec.mcpConfig;
+}
+
+function flagsPath(home: string, id: string): string {
+  return `${sessionDir(home, id)}/${FILE}`;
 }
 
 function readText(path: string): string | undefined {

@@ -1,20 +1,17 @@
 import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { UserError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { writeSpecFile } from "../config/session-spec.js";
 import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
-import { HOST_NODE_FLAGS } from "./handoff.js";
+import { HOST_NODE_FLAGS, MAIN } from "./handoff.js";
 import { spawnWithKeys } from "./key-pipe.js";
 import { hostLogPath } from "./paths.js";
 import { poll } from "./poll.js";
 import { splitKeys } from "./private-keys.js";
 import { SessionBusyError } from "./server.js";
 
-// The CLI entry (package.json's bin): dist/cli/relm.cjs, whether this module runs from dist/host/ or from a chunk in dist/cli/.
-const MAIN = fileURLToPath(new URL("../cli/relm.cjs", import.meta.url));
 const READY_TIMEOUT_MS = 20_000;
 
 /** What a new host process runs. */

@@ -6,7 +6,6 @@ import {
   fchmodSync,
   fstatSync,
   fsync,
-  fsyncSync,
   ftruncateSync,
   openSync,
   rmdirSync,
@@ -222,11 +221,6 @@ export class Journal {
   /** A path inside the session dir as the journal stores it: relative, with forward slashes. */
   relativePath(absolutePath: string): string {
     return relative(this.dir, absolutePath).split(sep).join("/");
-  }
-
-  /** Flush to stable storage (power loss); append alone already survives a crash of the process. */
-  sync(): void {
-    fsyncSync(this.requireOpen());
   }
 
   /**

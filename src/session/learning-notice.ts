@@ -68,13 +68,9 @@ function learnNotice(e: Pass): LearningNotice {
       return { text, tone: "quiet" };
     }
     case "skipped":
-      return {
-        text: `✎ learning pass ${e.pass} (${why}) skipped: ${e.reason ?? "no reason given"}`,
-        tone: "warn",
-      };
     case "failed":
       return {
-        text: `✎ learning pass ${e.pass} (${why}) failed: ${e.reason ?? "no reason given"}`,
+        text: `✎ learning pass ${e.pass} (${why}) ${e.outcome}: ${e.reason ?? "no reason given"}`,
         tone: "warn",
       };
   }

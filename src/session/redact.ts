@@ -36,11 +36,6 @@ export class Redactor {
     this.needles = [...set].sort((a, b) => b.length - a.length);
   }
 
-  get active(): boolean {
-    this.update();
-    return this.needles.length > 0;
-  }
-
   text(text: string): string {
     this.update();
     let out = text;

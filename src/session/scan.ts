@@ -1,10 +1,32 @@
 // Byte-level reading of journal.jsonl, shared by the readers and by Journal.open's crash repair.
 import { readSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 import { JournalFormatError } from "./errors.js";
 import { JOURNAL_VERSION, type JournalEvent, type JournalHeader } from "./types.js";
 
 export const TAIL_BYTES = 64 * 1024;
 const NL = 0x0a;
+const CHUNK = 1 << 20;
+
+/**
+ * Calls `each` with every whole line in the bytes [from, to) of the file, read a megabyte at a time
+ * (`to` Infinity: up to its end). A last piece without its newline (a line still being written, or a
+ * torn tail) is not a line yet and is left out.
+ */
+export function forEachLine(fd: number, from: number, to: number, each: (line: string) => void): void {
+  // A chunk can end inside a multi-byte character: the decoder holds it for the next one.
+  const decoder = new StringDecoder("utf8");
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  let carry = "";
+  for (let position = from; position < to; ) {
+    const read = readSync(fd, buffer, 0, Math.min(CHUNK, to - position), position);
+    if (read === 0) break;
+    position += read;
+    const lines = (carry + decoder.write(buffer.subarray(0, read))).split("\n");
+    carry = lines.pop() ?? "";
+    for (const line of lines) each(line);
+  }
+}
 
 function readAt(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.alloc(length);

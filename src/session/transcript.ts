@@ -86,6 +86,7 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
   // "Kernel started" goes right before the first cell that kernel ran, however the start and the cell
   // interleaved in the journal (a kernel starts ahead of time, or lazily once the cell asks for it).
   let pendingStart: Block | undefined;
+  const note = (text: string) => blocks.push({ kind: "note", text });
   const insertBefore = (target: Block, block: Block) => {
     const at = blocks.indexOf(target);
     blocks.splice(at, 0, block);
@@ -104,13 +105,11 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
     if (lastCell && gone.has(lastCell)) lastCell = undefined;
     if (lastReply && lastReply.index >= at) lastReply = null;
     const turns = [...gone].filter((b) => b.kind === "heading" && b.text === "User").length;
-    blocks.push({
-      kind: "note",
-      text:
-        `Rewound: ${turns} message(s) from "${e.text.split("\n")[0]?.slice(0, 60)}" on, and what followed, were removed ` +
+    note(
+      `Rewound: ${turns} message(s) from "${e.text.split("\n")[0]?.slice(0, 60)}" on, and what followed, were removed ` +
         `from the conversation${e.files ? " and the files put back as they were then" : ""} (the kernel kept its variables; ` +
         "the full history is in the journal: relm export --format jsonl).",
-    });
+    );
   };
 
   for (const e of events) {
@@ -152,24 +151,21 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
         break;
       }
       case "variable":
-        blocks.push({ kind: "note", text: `Variable ${e.name}: ${e.varType}, ${e.size}` });
+        note(`Variable ${e.name}: ${e.varType}, ${e.size}`);
         break;
       case "kernel": {
-        const note: Block = {
+        const said: Block = {
           kind: "note",
           text: `Kernel ${e.event} (pid ${e.pid})${e.detail ? `: ${e.detail}` : ""}`,
         };
-        if (e.event !== "started") blocks.push(note);
+        if (e.event !== "started") blocks.push(said);
         // Started for the cell waiting on it: before that cell; else before the next cell.
-        else if (lastCell && !lastCell.result) insertBefore(lastCell, note);
-        else pendingStart = note;
+        else if (lastCell && !lastCell.result) insertBefore(lastCell, said);
+        else pendingStart = said;
         break;
       }
       case "model_error":
-        blocks.push({
-          kind: "note",
-          text: `Model error on turn ${e.turn} (${e.kind}${e.status ? ` ${e.status}` : ""}): ${e.message}`,
-        });
+        note(`Model error on turn ${e.turn} (${e.kind}${e.status ? ` ${e.status}` : ""}): ${e.message}`);
         break;
       case "budget_stop":
         spent = e.spent;
@@ -185,43 +181,39 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
         blocks.push({ kind: "heading", text: "Final answer" }, { kind: "text", text: e.text, from: "model" });
         break;
       case "tool_error":
-        blocks.push({ kind: "note", text: `Tool call failed: ${e.message}` });
+        note(`Tool call failed: ${e.message}`);
         break;
       case "warning":
-        blocks.push({ kind: "note", text: `Warning: ${e.message}` });
+        note(`Warning: ${e.message}`);
         break;
       case "submit":
-        blocks.push({ kind: "note", text: `Result submitted: ${preview(e.value)}` });
+        note(`Result submitted: ${preview(e.value)}`);
         break;
       case "child_spawned":
-        blocks.push({ kind: "note", text: `Sub-agent ${e.name} (${e.id}) started: ${e.task}` });
+        note(`Sub-agent ${e.name} (${e.id}) started: ${e.task}`);
         break;
       case "child_finished":
-        blocks.push({
-          kind: "note",
-          text:
-            `Sub-agent ${e.name} (${e.id}) ${e.status}` +
+        note(
+          `Sub-agent ${e.name} (${e.id}) ${e.status}` +
             (e.reason ? `: ${e.reason}` : "") +
             (e.result ? ` → ${e.result}` : "") +
             ` [${formatSpend(e.spent)}]; its transcript: children/${e.id}/`,
-        });
+        );
         break;
       case "message":
-        blocks.push({ kind: "note", text: `Message from ${e.from} to ${e.to}: ${e.text}` });
+        note(`Message from ${e.from} to ${e.to}: ${e.text}`);
         break;
       case "file_edit":
-        blocks.push({
-          kind: "note",
-          text:
-            (e.action === "move" ? `File moved: ${e.from} → ${e.path}` : `File ${e.action}: ${e.path}`) +
+        note(
+          (e.action === "move" ? `File moved: ${e.from} → ${e.path}` : `File ${e.action}: ${e.path}`) +
             ` (+${e.added} -${e.removed})`,
-        });
+        );
         break;
       case "error":
-        blocks.push({ kind: "note", text: `Error: ${e.message}` });
+        note(`Error: ${e.message}`);
         break;
       case "interrupted":
-        blocks.push({ kind: "note", text: `Interrupted: ${e.reason}` });
+        note(`Interrupted: ${e.reason}`);
         break;
       default:
         // model_request / model_retry are bookkeeping; unknown (newer) types are skipped.

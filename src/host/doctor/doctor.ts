@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { KERNEL_MARKER } from "../../kernel/index.js";
 import { sessionsDir } from "../../session/index.js";
 import { isLive } from "../client.js";
+import { chainOf, markerOf, parentOf } from "../peer.js";
 import { activeJobs, allJobs } from "../schedules/schedules.js";
 import { wakerRunning } from "../schedules/waker.js";
 import { claimsLiveHost, readState, writeState } from "../states/state.js";
@@ -43,9 +43,7 @@ async function orphanKernels(home: string): Promise<Finding[]> {
     const cmdline = readProc(pid, "cmdline") ?? "";
     if (!cmdline.includes("relm.runner") && !cmdline.includes("relm.template")) continue;
     if (!`\0${readProc(pid, "environ") ?? ""}`.includes(marker)) continue;
-    const stat = readProc(pid, "stat") ?? "";
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (ppid !== 1) continue;
+    if (parentOf(Number(pid)) !== 1) continue;
     found.push({
       problem: `orphan kernel process ${pid} (its host is gone)`,
       fix: "kill it and its process group",
@@ -73,12 +71,13 @@ async function orphanKernels(home: string): Promise<Finding[]> {
 async function survivors(home: string): Promise<Finding[]> {
   if (!existsSync("/proc")) return [];
   const root = sessionsDir(home);
-  const mine = new Set(lineageOf(process.pid)); // never ourselves, nor what we run under
+  const mine = new Set(chainOf(process.pid).map((link) => link.pid)); // never ourselves, nor what we run under
   const live = new Map<string, Promise<boolean>>();
   const found: Finding[] = [];
   for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    const session = markerIn(readProc(pid, "environ"));
-    if (!session || mine.has(Number(pid)) || !existsSync(join(root, session))) continue;
+    const session = markerOf(Number(pid));
+    if (!session || !/^[0-9A-Za-z]{1,64}$/.test(session) || mine.has(Number(pid))) continue;
+    if (!existsSync(join(root, session))) continue;
     const cmdline = (readProc(pid, "cmdline") ?? "").split("\0").filter(Boolean);
     if (cmdline.length === 0 || cmdline.some((a) => a === "relm.runner" || a === "relm.template")) continue;
     if (!live.has(session)) live.set(session, isLive(home, session));
@@ -97,30 +96,6 @@ async function survivors(home: string): Promise<Finding[]> {
     });
   }
   return found;
-}
-
-/** The session a process's start-up environment marks it with (KERNEL_MARKER), if any. */
-function markerIn(environ: string | undefined): string | undefined {
-  if (!environ) return undefined;
-  const needle = `\0${KERNEL_MARKER}=`;
-  const text = `\0${environ}`;
-  const at = text.indexOf(needle);
-  if (at < 0) return undefined;
-  const start = at + needle.length;
-  const end = text.indexOf("\0", start);
-  const value = text.slice(start, end < 0 ? undefined : end);
-  return /^[0-9A-Za-z]{1,64}$/.test(value) ? value : undefined;
-}
-
-/** `pid` and its ancestors. */
-function lineageOf(pid: number): number[] {
-  const chain: number[] = [];
-  for (let p = pid; p > 0 && chain.length < 4096 && !chain.includes(p); ) {
-    chain.push(p);
-    const stat = readProc(String(p), "stat") ?? "";
-    p = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1] ?? 0) || 0;
-  }
-  return chain;
 }
 
 /** Journals (of sessions without a live host) torn by a crash or damaged in the middle, and stale states. */

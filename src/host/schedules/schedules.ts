@@ -4,15 +4,7 @@ import { parseDuration } from "../../config/duration.js";
 import { UsageError, UserError } from "../../config/errors.js";
 import { cronLib } from "../../config/lazy.js";
 import { sessionsDir } from "../../session/index.js";
-import {
-  appendRecords,
-  type Job,
-  type JobTiming,
-  type Pause,
-  readJobs,
-  type ScheduleRecord,
-  scheduleFile,
-} from "./store.js";
+import { appendRecords, type Job, type JobTiming, type Pause, readJobs, scheduleFile } from "./store.js";
 
 export type { JobTiming } from "./store.js";
 
@@ -76,10 +68,6 @@ export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
   return timing;
 }
 
-function append(home: string, session: string, record: ScheduleRecord, durable: boolean): void {
-  appendRecords(home, session, [record], durable);
-}
-
 export function addJob(home: string, session: string, timing: JobTiming, prompt: string): Job {
   if (!prompt.trim())
     throw new ScheduleError("a schedule needs a prompt: what the session is told at each tick");
@@ -90,24 +78,21 @@ export function addJob(home: string, session: string, timing: JobTiming, prompt:
     prompt,
     created: new Date().toISOString(),
   };
-  append(home, session, { op: "add", job }, true);
+  appendRecords(home, session, [{ op: "add", job }]);
   return job;
 }
 
 export function cancelJob(home: string, jobId: string): Job {
   const found = allJobs(home).find((j) => j.id === jobId && !j.cancelled);
   if (!found) throw new ScheduleError(`no active schedule ${jobId}; relm schedule list shows them`);
-  append(home, found.session, { op: "cancel", job: jobId, at: new Date().toISOString() }, true);
+  appendRecords(home, found.session, [{ op: "cancel", job: jobId, at: new Date().toISOString() }]);
   return found;
 }
 
 export function claimTick(home: string, session: string, job: string, due: Date, merged: number): void {
-  append(
-    home,
-    session,
+  appendRecords(home, session, [
     { op: "claim", job, due: due.toISOString(), at: new Date().toISOString(), merged },
-    true,
-  );
+  ]);
 }
 
 /** The jobs of one session, with their claims applied. */
@@ -141,7 +126,6 @@ export function pauseJobs(
       home,
       session,
       jobs.map((j) => ({ op: "pause", job: j.id, at, reason })),
-      true,
     );
     paused.push(...jobs.map((j) => ({ ...j, paused: { since: at, reason } })));
   }
@@ -161,7 +145,6 @@ export function resumeJobs(home: string, which: (job: JobState) => boolean = () 
       home,
       session,
       jobs.map((j) => ({ op: "resume", job: j.id, at })),
-      true,
     );
     resumed.push(...sessionJobs(home, session).filter((j) => jobs.some((p) => p.id === j.id)));
   }

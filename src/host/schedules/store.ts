@@ -37,7 +37,7 @@ export interface Pause {
 
 type ClaimRecord = { op: "claim"; job: string; due: string; at: string; merged: number };
 
-export type ScheduleRecord =
+type ScheduleRecord =
   | { op: "add"; job: Job }
   | { op: "cancel"; job: string; at: string }
   | ClaimRecord
@@ -125,16 +125,11 @@ function fold(text: string): Map<string, StoredJob> {
 }
 
 /**
- * Appends records to a session's file under its lock; `durable` waits until they are on disk (a claim
- * must be, before its tick is delivered: after a crash it is never delivered again). A file that has
- * grown is compacted before the lock is released.
+ * Appends records to a session's file under its lock, and waits until they are on disk (a claim must
+ * be, before its tick is delivered: after a crash it is never delivered again). A file that has grown
+ * is compacted before the lock is released.
  */
-export function appendRecords(
-  home: string,
-  session: string,
-  records: ScheduleRecord[],
-  durable: boolean,
-): void {
+export function appendRecords(home: string, session: string, records: ScheduleRecord[]): void {
   if (records.length === 0) return;
   const path = scheduleFile(home, session);
   withFileLock(join(dirname(path), LOCK), () => {
@@ -144,7 +139,7 @@ export function appendRecords(
       // A line torn by a crash would swallow the first record written after it.
       const lead = endsTorn(fd) ? "\n" : "";
       writeSync(fd, lead + records.map((r) => `${JSON.stringify(r)}\n`).join(""));
-      if (durable) fsyncSync(fd);
+      fsyncSync(fd);
       size = fstatSync(fd).size;
     } finally {
       closeSync(fd);

@@ -5,7 +5,8 @@
 import type { Agent } from "../../agent/core/agent.js";
 import type { AgentEvent } from "../../agent/core/events.js";
 import { lostOnRelease } from "../../agent/kernel-api/unsaved.js";
-import { type SessionState, type SessionStatus, stateOf, writeState } from "./state.js";
+import { startTimeOf } from "../../config/process.js";
+import { type SessionState, type SessionStatus, writeState } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
 
 /** What the board reads from the host each time it writes (the title can be set by a first message). */
@@ -87,24 +88,31 @@ export class StateBoard {
     this.timer = undefined;
   }
 
+  /** What state.json says: tokens and cost of the whole tree over the session's life. */
   snapshot(pid = process.pid): SessionState {
-    const { usage, created, status, reason, lastActivity, plan, unsaved } = this;
+    // Work before a resume included (the budget counts only what this process spent); null cost once any
+    // call was unpriced.
+    const { usage, cost } = this.usage;
     const { title, cwd, detached } = this.source;
-    return stateOf({
+    return {
       id: this.session.id,
       title,
       cwd,
-      created,
-      status,
-      reason,
-      lastActivity,
-      usage,
+      created: this.created,
+      status: this.status,
+      reason: this.reason,
+      lastActivity: this.lastActivity,
+      tokens: usage.input + usage.output,
+      cachedTokens: usage.cached,
+      cacheWriteTokens: usage.cacheWrite,
+      cost,
+      ...(this.plan ? { plan: this.plan } : {}),
       pid,
+      pidStarted: startTimeOf(pid),
       detached,
-      plan,
-      approvals: this.waitingApprovals,
-      unsaved,
-    });
+      ...(this.waitingApprovals ? { approvals: this.waitingApprovals } : {}),
+      ...(this.unsaved.length ? { unsaved: this.unsaved } : {}),
+    };
   }
 
   /** `pid`: the process that holds the session now (a stub, after a handoff). */

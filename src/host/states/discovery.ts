@@ -127,14 +127,7 @@ function knownSessions(home: string): Known[] {
     const state = stateOf(home, id);
     if (!state) continue;
     fresh.push(state);
-    known.push({
-      id,
-      created: state.created,
-      status: state.status,
-      pid: state.pid,
-      pidStarted: state.pidStarted,
-      state,
-    });
+    known.push({ ...state, id, state });
   }
   logStates(home, fresh);
   compactIfWorthIt(home, log, new Set(known.map((k) => k.id)));

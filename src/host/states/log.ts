@@ -47,7 +47,8 @@ function appendLocked(home: string, entries: Entry[]): void {
   );
 }
 
-function append(home: string, entry: Entry): void {
+/** Appends one entry (writeState's summary after state.json is written, or a `forget`). */
+export function logState(home: string, entry: Entry): void {
   try {
     appendLocked(home, [entry]);
   } catch {
@@ -57,14 +58,9 @@ function append(home: string, entry: Entry): void {
   }
 }
 
-/** Called by writeState after state.json is written. */
-export function logState(home: string, state: SessionState): void {
-  append(home, state);
-}
-
 /** The next listing describes this session from its files again (its journal was cut, say). */
 export function forgetState(home: string, id: string): void {
-  append(home, { id, forget: true });
+  logState(home, { id, forget: true });
 }
 
 /**

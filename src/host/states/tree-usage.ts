@@ -1,12 +1,10 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { StringDecoder } from "node:string_decoder";
+import { forEachLine } from "../../session/scan.js";
 import type { UsageRecord } from "../../session/types.js";
 
 /** session/journal.ts's JOURNAL_FILE, named here so a listing does not load the journal writer. */
 const JOURNAL_FILE = "journal.jsonl";
-
-const CHUNK = 1 << 20;
 
 /** Tokens of a whole session tree, as a status line shows them. */
 export interface UsageTotals {
@@ -102,27 +100,15 @@ function scanSpend(path: string, found: (event: SpendEvent) => void): void {
     return;
   }
   try {
-    const decoder = new StringDecoder("utf8");
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    let carry = "";
-    let position = 0;
-    for (;;) {
-      const read = readSync(fd, buffer, 0, CHUNK, position);
-      if (read === 0) break;
-      position += read;
-      const lines = (carry + decoder.write(buffer.subarray(0, read))).split("\n");
-      // The last piece has no newline yet: a line still being written, or the file's half-written tail.
-      carry = lines.pop() ?? "";
-      for (const line of lines) {
-        if (!line.includes('"usage":')) continue;
-        try {
-          const event = JSON.parse(line) as SpendEvent;
-          if (SPENDING.has(event.type)) found(event);
-        } catch {
-          // A damaged line counts for nothing; the journal readers report it.
-        }
+    forEachLine(fd, 0, Number.POSITIVE_INFINITY, (line) => {
+      if (!line.includes('"usage":')) return;
+      try {
+        const event = JSON.parse(line) as SpendEvent;
+        if (SPENDING.has(event.type)) found(event);
+      } catch {
+        // A damaged line counts for nothing; the journal readers report it.
       }
-    }
+    });
   } finally {
     closeSync(fd);
   }
