@@ -8,17 +8,19 @@ import { runCommandLine } from "../commands/run.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
 import type { PendingStart } from "../commands/types.js";
 import { resolveConfig } from "../config/config.js";
+import type { SessionSpec } from "../config/options.js";
 import type { SessionHost } from "../host/host.js";
 import { hostSession } from "../host/host-session.js";
 import { titleOf } from "../host/turn-words.js";
 import { LineApprovals } from "./approval-lines.js";
+import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import { applyPending, lineContext, lineHelp, withPendingMode } from "./line-commands.js";
 import { checkSessionSpec } from "./option-checks.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { resumeClaimed } from "./session-claim.js";
-import { buildClient, prepareSession, type SessionFlags } from "./setup.js";
+import { prepareSession } from "./setup.js";
 import { registerSlashCommands } from "./slash-commands.js";
 import { ensureWaker } from "./spawn-host.js";
 import { askProjectTrust } from "./trust-command.js";
@@ -36,7 +38,7 @@ interface InteractiveStart {
  * works are queued and run in order, so piped input works too.
  */
 export async function interactive(
-  flags: SessionFlags,
+  flags: SessionSpec,
   io: RunIo,
   start: InteractiveStart = {},
 ): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import type { SessionSpec } from "../../config/options.js";
 import { addOptions } from "../command-options.js";
-import type { HostFlags } from "../host-args.js";
 import type { RunIo } from "../run.js";
 
 type SetExit = (code: number) => void;
@@ -20,7 +20,7 @@ export function registerMcpServeCommand(program: Command, io: RunIo, setExit: Se
         "serve relm's tasks to MCP clients (Claude Code, Codex…) on stdio; budget flags cap every task",
       ),
     ["hosts", "model", "session"],
-  ).action(async (flags: HostFlags) => {
+  ).action(async (flags: SessionSpec) => {
     const [{ serveMcp }, { checkHostFlags, hostSpecOf, limitsOf }] = await Promise.all([
       import("../../mcp-server/serve.js"),
       import("../host-args.js"),
