@@ -19,13 +19,7 @@ export function registerAcpCommand(program: Command, io: RunIo, setExit: SetExit
     ["hosts", "model", "session"],
   ).action(async (action: string | undefined, flags: SessionSpec) => {
     if (action === "login") {
-      const { loginUsesUi, openLoginUi, terminalOf } = await import("./front-end.js");
-      if (loginUsesUi({}, terminalOf(io))) {
-        setExit(await openLoginUi(flags, io));
-        return;
-      }
-      const { login } = await import("./login/login.js");
-      setExit(await login(flags, io));
+      setExit(await (await import("./front-end.js")).loginAction(flags, io));
       return;
     }
     if (action !== undefined)

@@ -123,7 +123,15 @@ export async function openTui(start: TuiStart, flags: SessionSpec, io: RunIo): P
   return runTui(start, flags, io);
 }
 
-export async function openLoginUi(flags: SessionSpec, io: RunIo): Promise<number> {
-  const { runLoginUi } = await import("../tui/main.js");
-  return runLoginUi(flags, io);
+/** `relm login` and `relm acp login`: the picker where it can be drawn, else the line-mode login. */
+export async function loginAction(
+  flags: SessionSpec & { apiKeyStdin?: boolean },
+  io: RunIo,
+): Promise<number> {
+  if (loginUsesUi(flags, terminalOf(io))) {
+    const { runLoginUi } = await import("../tui/main.js");
+    return runLoginUi(flags, io);
+  }
+  const { login } = await import("./login/login.js");
+  return login(flags, io);
 }

@@ -11,6 +11,7 @@ import { resolveConfig } from "../config/config.js";
 import type { SessionSpec } from "../config/options.js";
 import type { SessionHost } from "../host/host.js";
 import { hostSession } from "../host/host-session.js";
+import { ensureWaker } from "../host/spawn.js";
 import { titleOf } from "../host/turn-words.js";
 import { LineApprovals } from "./approval-lines.js";
 import { buildClient } from "./client.js";
@@ -22,7 +23,6 @@ import type { RunIo } from "./run.js";
 import { resumeClaimed } from "./session-claim.js";
 import { prepareSession } from "./setup.js";
 import { registerSlashCommands } from "./slash-commands.js";
-import { ensureWaker } from "./spawn-host.js";
 import { askProjectTrust } from "./trust-command.js";
 
 /** Line mode's start: a first message (`relm "task"`), and a saved session to continue (`--resume`). */

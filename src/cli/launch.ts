@@ -4,11 +4,11 @@ import type { SessionSpec } from "../config/options.js";
 import { inheritedSpec } from "../config/session-spec.js";
 import { isLive } from "../host/client.js";
 import { SessionBusyError } from "../host/server.js";
+import { spawnHost } from "../host/spawn.js";
 import { newSessionId, resolveSessionId, sessionsDir } from "../session/index.js";
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
-import { spawnHost } from "./spawn-host.js";
 
 /**
  * `relm run --detach`: checks what can be checked here (so mistakes show in this terminal), starts the

@@ -6,6 +6,7 @@ import { numberOf, type SessionSpec } from "../config/options.js";
 import { hostSession } from "../host/host-session.js";
 import { RedactedEvents } from "../host/redacted-events.js";
 import type { SessionServer } from "../host/server.js";
+import { ensureWaker } from "../host/spawn.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
@@ -18,7 +19,6 @@ import {
   resumeSession,
   type SessionOverrides,
 } from "./setup.js";
-import { ensureWaker } from "./spawn-host.js";
 
 export interface RunIo extends CliIo {
   stdout: NodeJS.WritableStream;

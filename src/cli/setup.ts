@@ -17,6 +17,7 @@ import { ConfigError, UsageError } from "../config/errors.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
 import { untrustedNote } from "../config/project-trust.js";
+import { relmVersion } from "../config/version.js";
 import { SessionClient } from "../host/client.js";
 import { projectSteering, untrusted } from "../host/project-trust.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
@@ -31,7 +32,6 @@ import { kernelUriOf } from "./doctor/kernel.js";
 import { limitsOf } from "./host-args.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
-import { relmVersion } from "./version.js";
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;

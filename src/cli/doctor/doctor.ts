@@ -4,15 +4,15 @@ import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } 
 import { ConfigError } from "../../config/errors.js";
 import { homeProblem } from "../../config/home-check.js";
 import { modeNamed } from "../../config/permission-mode.js";
+import { relmVersion } from "../../config/version.js";
 import { findProblems } from "../../host/doctor/doctor.js";
+import { ensureWaker } from "../../host/spawn.js";
 import { findPython } from "../../kernel/index.js";
 import { cachedProbe } from "../../kernel/sandbox/index.js";
 import { describeSkillProblem, findSkills, harnessLogHealth } from "../../learning/store/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
-import { ensureWaker } from "../spawn-host.js";
 import { subscriptionCheck } from "../subscription-session.js";
-import { relmVersion } from "../version.js";
 import { kernelCheck, kernelUriOf } from "./kernel.js";
 import { webCheck } from "./web.js";
 

@@ -5,6 +5,7 @@
 
 import { createInterface, type Interface } from "node:readline";
 import { Writable } from "node:stream";
+import { text } from "node:stream/consumers";
 import { baseUrlProblem } from "../../config/base-url.js";
 import {
   type ConfigFile,
@@ -123,7 +124,7 @@ async function scripted(flags: LoginFlags, existing: ConfigFile): Promise<Config
   if (!model) throw new UsageError(`${NEEDS_MODEL}; without a terminal also --provider and --base-url`);
   const next = { ...existing, ...endpointOf(flags, existing), model };
   if (!flags.apiKeyStdin) return withKey(next, existing, undefined);
-  const key = await readStdin();
+  const key = (await text(process.stdin)).trim();
   if (!key) throw new UsageError("--api-key-stdin: nothing arrived on stdin");
   return withKey(next, existing, key);
 }
@@ -212,10 +213,4 @@ class Prompt {
       });
     });
   }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").trim();
 }

@@ -5,6 +5,7 @@
 
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
+import { text } from "node:stream/consumers";
 import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { writeConfigFile } from "../../config/save.js";
@@ -84,7 +85,7 @@ async function scripted(
     throw new UsageError(
       "login --search searxng needs the instance's URL: --base-url https://searx.example.org",
     );
-  let apiKey = keyOnStdin ? await readStdin() : keptKey(provider, baseUrl, saved);
+  let apiKey = keyOnStdin ? (await text(process.stdin)).trim() : keptKey(provider, baseUrl, saved);
   if (keyOnStdin && !apiKey) throw new UsageError("--api-key-stdin: nothing arrived on stdin");
   if (!apiKey && NEEDS_KEY[provider])
     throw new UsageError(`${provider} needs an API key: pipe it in with --api-key-stdin`);
@@ -150,10 +151,4 @@ async function prompted(
   } finally {
     rl.close();
   }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").trim();
 }

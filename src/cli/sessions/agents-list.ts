@@ -3,6 +3,7 @@
 import { relmHomeFrom } from "../../config/home.js";
 import { listNewest } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
+import { table } from "../table.js";
 
 interface AgentsIo {
   env: NodeJS.ProcessEnv;
@@ -15,21 +16,6 @@ function ago(iso: string, now: number): string {
   if (s < 3600) return `${Math.round(s / 60)}m ago`;
   if (s < 86400) return `${Math.round(s / 3600)}h ago`;
   return `${Math.round(s / 86400)}d ago`;
-}
-
-/** Columns padded to their widest cell, the last one left as it is. */
-function table(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (let i = 0; i < row.length - 1; i++) widths[i] = Math.max(widths[i] ?? 0, (row[i] as string).length);
-  }
-  let out = "";
-  for (const row of rows) {
-    let line = "";
-    for (let i = 0; i < row.length - 1; i++) line += `${(row[i] as string).padEnd(widths[i] as number)}  `;
-    out += `${line}${row.at(-1) ?? ""}\n`;
-  }
-  return out;
 }
 
 /** Rows the table shows by default: a terminal's worth (newest first, so the newest stay in view). */
@@ -69,7 +55,7 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
         s.title,
       ]);
     }
-    io.stdout.write(table(rows));
+    io.stdout.write(`${table(rows)}\n`);
     if (hidden > 0) io.stdout.write(`… and ${hidden} older sessions: relm agents --all lists every one\n`);
     const damaged = sessions.filter((s) => s.damaged);
     if (damaged.length > 0) {
