@@ -1,8 +1,6 @@
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describeSpend } from "../agent/budget/budget.js";
 import type { Agent } from "../agent/core/agent.js";
-import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { commandFolders, expandCustomLine, loadCustomCommands, withCustom } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
@@ -17,7 +15,7 @@ import { LineApprovals } from "./approval-lines.js";
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import { applyPending, lineContext, lineHelp, withPendingMode } from "./line-commands.js";
-import { checkSessionSpec } from "./option-checks.js";
+import { checkSessionSpec, sessionMode } from "./option-checks.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { resumeClaimed } from "./session-claim.js";
@@ -50,9 +48,7 @@ export async function interactive(
   const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: true });
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
   // A new session's mode (a resumed one runs in the mode it remembers); a bad mode word stops here.
-  const mode = start.resumeId
-    ? ""
-    : ` · mode ${modeOf(flags, config, io.env, join(config.home, "cache"), isRemoteKernel(flags.kernel ?? config.kernel)).mode}`;
+  const mode = start.resumeId ? "" : ` · mode ${sessionMode(flags, config, io.env).mode}`;
   io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}${mode}\n/help for commands\n`);
   if (start.resumeId) io.stdout.write(`continuing session ${start.resumeId}\n`);
 
@@ -103,12 +99,8 @@ export async function interactive(
   // A request of the agent's kernel waiting for a person: the next line typed answers it, read here
   // while the turn that asked waits (docs/sandbox.md, "Approvals").
   let answering = false;
-  const approvals = new LineApprovals({
-    pending: async () => (host ? (await host.call("approvals")).pending : []),
-    answer: async (id, answer) =>
-      host ? (await host.call("approve", { id, answer, from: "line" })).answered : false,
-    write: (text) => void io.stdout.write(text),
-  });
+  const context = lineContext({ out: io.stdout, host: () => host, pending, nextLine });
+  const approvals = new LineApprovals(context.call, (text) => void io.stdout.write(text));
   const answerApprovals = async () => {
     if (answering) return;
     answering = true;
@@ -125,7 +117,6 @@ export async function interactive(
     }
   };
   const commands = withCustom(commandsFor("line"), loadCustomCommands(commandFolders(io.cwd, config.home)));
-  const context = lineContext({ out: io.stdout, host: () => host, pending, nextLine });
   let continued = "";
   if (start.task !== undefined) io.stdout.write(`› ${start.task}\n`);
   else rl.prompt();
