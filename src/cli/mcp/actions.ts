@@ -30,10 +30,6 @@ import { approveWritten, configOf, serverNamed } from "./trust.js";
 
 const NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_NAME}}$`);
 
-function cacheDirOf(home: string): string {
-  return join(home, "cache");
-}
-
 export async function listAction(
   io: RunIo,
   flags: { json?: boolean; mcpConfig?: string[] },
@@ -42,7 +38,7 @@ export async function listAction(
   const config = configOf(io, home, flags);
   const store = readTrust(home);
   const rows = config.servers.map((s) => {
-    const tools = s.problem ? undefined : readToolCache(cacheDirOf(home), s);
+    const tools = s.problem ? undefined : readToolCache(join(home, "cache"), s);
     return { server: s, tools, admission: admissionOf(s, store) };
   });
   if (flags.json) {
@@ -209,7 +205,7 @@ export async function testAction(io: RunIo, name: string, flags: { json?: boolea
   const clients = new McpClients(config, {
     env: io.env,
     cwd: io.cwd,
-    cacheDir: cacheDirOf(home),
+    cacheDir: join(home, "cache"),
     clientVersion: relmVersion(),
     requestTimeoutMs: 30_000,
     home,
