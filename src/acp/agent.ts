@@ -85,15 +85,8 @@ function checkCwd(cwd: string): void {
   let dir = false;
   try {
     dir = statSync(cwd).isDirectory();
-  } catch {
-    dir = false;
-  }
+  } catch {}
   if (!dir) throw RequestError.invalidParams(undefined, `cwd ${cwd} is not a directory`);
-}
-
-function asRequestError(error: unknown): unknown {
-  if (error instanceof PromptError) return RequestError.internalError(undefined, error.message);
-  return error;
 }
 
 export async function runAcp(options: AcpOptions): Promise<number> {
@@ -133,12 +126,17 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       }).catch(() => undefined);
     }, 0);
 
+  /** A session id the editor gave: one with a journal here. */
+  const checkKnown = (id: string) => {
+    if (!/^[0-9a-z]{8}$/.test(id) || !existsSync(join(sessionDir(home, id), JOURNAL_FILE)))
+      throw RequestError.resourceNotFound(id);
+  };
+
   /** A session this client has not opened in this process is taken up without replaying it. */
   const sessionOf = async (id: string): Promise<AcpSession> => {
     const known = sessions.get(id);
     if (known) return known;
-    if (!/^[0-9a-z]{8}$/.test(id) || !existsSync(join(sessionDir(home, id), JOURNAL_FILE)))
-      throw RequestError.resourceNotFound(id);
+    checkKnown(id);
     const session = await AcpSession.load(id, ctx, false);
     // The servers an earlier session/new or session/load of it gave, if it was revived.
     const editorServers = editorMcpFile(home, id);
@@ -172,8 +170,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
     })
     .onRequest("session/load", async ({ params }) => {
       const id = params.sessionId;
-      if (!/^[0-9a-z]{8}$/.test(id) || !existsSync(join(sessionDir(home, id), JOURNAL_FILE)))
-        throw RequestError.resourceNotFound(id);
+      checkKnown(id);
       sessions.get(id)?.detach();
       const session = await AcpSession.load(id, ctx).catch((error: Error) => {
         throw RequestError.internalError(undefined, `session ${id}: ${error.message}`);
@@ -197,7 +194,7 @@ export async function runAcp(options: AcpOptions): Promise<number> {
       try {
         return { stopReason: await session.prompt(params.prompt) };
       } catch (error) {
-        throw asRequestError(error);
+        throw error instanceof PromptError ? RequestError.internalError(undefined, error.message) : error;
       }
     })
     .onRequest("session/set_mode", async ({ params }) => {

@@ -5,7 +5,7 @@
 // (text and output deltas) simply never appear in a journal.
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { PlanEntry, SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/core/events.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import { learningNotice } from "../session/learning-notice.js";
@@ -78,7 +78,6 @@ interface CellState {
 }
 
 interface ChildState {
-  title: string;
   task: string;
   log: string[];
   dirty: boolean;
@@ -303,23 +302,14 @@ export class UpdateMapper {
 
   /** A call that failed before (or instead of) running: announced as failed if it was never shown. */
   private failCall(callId: string, message: string): SessionUpdate {
-    const known = this.cells.has(callId);
-    this.cells.delete(callId);
-    if (known)
-      return {
-        sessionUpdate: "tool_call_update",
-        toolCallId: cellCallId(callId),
-        status: "failed",
-        content: [textContent(message)],
-      };
-    return {
-      sessionUpdate: "tool_call",
+    const failed = {
       toolCallId: cellCallId(callId),
-      title: "Python",
-      kind: "execute",
-      status: "failed",
+      status: "failed" as const,
       content: [textContent(message)],
     };
+    return this.cells.delete(callId)
+      ? { sessionUpdate: "tool_call_update", ...failed }
+      : { sessionUpdate: "tool_call", title: "Python", kind: "execute", ...failed };
   }
 
   private childContent(child: ChildState, tail?: string): ToolCallContent[] {
@@ -330,17 +320,12 @@ export class UpdateMapper {
 
   private startChild(event: Extract<AgentEvent, { type: "child_spawned" }>): SessionUpdate {
     const parent = event.agent ? ` (of ${event.agent})` : "";
-    const child: ChildState = {
-      title: `Sub-agent ${event.label ?? event.name}${parent}`,
-      task: event.task,
-      log: [],
-      dirty: false,
-    };
+    const child: ChildState = { task: event.task, log: [], dirty: false };
     this.children.set(event.id, child);
     return {
       sessionUpdate: "tool_call",
       toolCallId: childCallId(event.id),
-      title: child.title,
+      title: `Sub-agent ${event.label ?? event.name}${parent}`,
       kind: "think",
       status: "in_progress",
       rawInput: {
@@ -355,12 +340,7 @@ export class UpdateMapper {
   }
 
   private endChild(event: Extract<AgentEvent, { type: "child_finished" }>): SessionUpdate {
-    const child = this.children.get(event.id) ?? {
-      title: `Sub-agent ${event.label ?? event.name}`,
-      task: "",
-      log: [],
-      dirty: false,
-    };
+    const child = this.children.get(event.id) ?? { task: "", log: [], dirty: false };
     this.children.delete(event.id);
     const tail =
       event.status === "done"
@@ -413,29 +393,24 @@ export class UpdateMapper {
 
   /** The editor's plan (one update replaces the whole): the goal, plan()'s steps, the goal's progress. */
   private plan(): SessionUpdate {
-    const goal = this.goal;
+    const entry = (
+      content: string,
+      status: PlanEntry["status"],
+      priority: PlanEntry["priority"] = "medium",
+    ) => ({
+      content,
+      priority,
+      status,
+    });
+    const goal = this.goal
+      ? [entry(this.goal.text, this.goal.done ? "completed" : "in_progress", "high")]
+      : [];
     return {
       sessionUpdate: "plan",
       entries: [
-        ...(goal
-          ? [
-              {
-                content: goal.text,
-                priority: "high" as const,
-                status: goal.done ? ("completed" as const) : ("in_progress" as const),
-              },
-            ]
-          : []),
-        ...this.steps.map((step) => ({
-          content: step.text,
-          priority: "medium" as const,
-          status: STEP_STATUS[step.status],
-        })),
-        ...this.progress.map((text) => ({
-          content: text,
-          priority: "medium" as const,
-          status: "completed" as const,
-        })),
+        ...goal,
+        ...this.steps.map((step) => entry(step.text, STEP_STATUS[step.status])),
+        ...this.progress.map((text) => entry(text, "completed")),
       ],
     };
   }

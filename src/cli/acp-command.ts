@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { UsageError } from "../config/errors.js";
+import type { SessionSpec } from "../config/options.js";
 import { addOptions } from "./command-options.js";
-import type { HostFlags } from "./host-args.js";
 import type { RunIo } from "./run.js";
 
 type SetExit = (code: number) => void;
@@ -17,15 +17,9 @@ export function registerAcpCommand(program: Command, io: RunIo, setExit: SetExit
       .description("serve editors (Zed, JetBrains, Neovim) over the Agent Client Protocol on stdio")
       .argument("[action]", '"login": sign in, as relm login (editors run it in a terminal)'),
     ["hosts", "model", "session"],
-  ).action(async (action: string | undefined, flags: HostFlags) => {
+  ).action(async (action: string | undefined, flags: SessionSpec) => {
     if (action === "login") {
-      const { loginUsesUi, openLoginUi, terminalOf } = await import("./front-end.js");
-      if (loginUsesUi({}, terminalOf(io))) {
-        setExit(await openLoginUi(flags, io));
-        return;
-      }
-      const { login } = await import("./login/login.js");
-      setExit(await login(flags, io));
+      setExit(await (await import("./front-end.js")).loginAction(flags, io));
       return;
     }
     if (action !== undefined)

@@ -3,25 +3,18 @@
 // and why; the next line typed answers it (y, s, p or n). The waiting list comes from the host's
 // `approvals` method, asked again at every approval event, so a request answered elsewhere (another
 // front end, the policy) stops waiting here too.
-import {
-  type ApprovalReply,
-  type ApprovalView,
-  approvalQuestion,
-  REPLY_HINT,
-  replyOf,
-} from "../commands/approval-words.js";
-
-interface LineApprovalsHost {
-  pending(): Promise<ApprovalView[]>;
-  answer(id: string, reply: ApprovalReply): Promise<boolean>;
-  write(text: string): void;
-}
+import { type ApprovalView, approvalQuestion, REPLY_HINT, replyOf } from "../commands/approval-words.js";
+import type { HostCall } from "../host/protocol.js";
 
 export class LineApprovals {
   private waiting: ApprovalView[] = [];
   private readonly shown = new Set<string>();
 
-  constructor(private readonly host: LineApprovalsHost) {}
+  constructor(
+    /** The session host's methods (`approvals`, `approve`). */
+    private readonly call: HostCall,
+    private readonly write: (text: string) => void,
+  ) {}
 
   /** A request waits for an answer here. */
   get asking(): boolean {
@@ -37,7 +30,7 @@ export class LineApprovals {
   async refresh(): Promise<void> {
     let pending: ApprovalView[];
     try {
-      pending = await this.host.pending();
+      pending = (await this.call("approvals")).pending;
     } catch {
       return;
     }
@@ -45,7 +38,7 @@ export class LineApprovals {
     for (const r of pending) {
       if (this.shown.has(r.id)) continue;
       this.shown.add(r.id);
-      this.host.write(`\n⚠ approval needed [${r.id}]: ${approvalQuestion(r)}\n  answer: ${REPLY_HINT}\n`);
+      this.write(`\n⚠ approval needed [${r.id}]: ${approvalQuestion(r)}\n  answer: ${REPLY_HINT}\n`);
     }
   }
 
@@ -58,15 +51,17 @@ export class LineApprovals {
     if (!r) return false;
     const reply = replyOf(line);
     if (!reply) {
-      this.host.write(`request ${r.id} waits for an answer: ${REPLY_HINT}\n`);
+      this.write(`request ${r.id} waits for an answer: ${REPLY_HINT}\n`);
       return true;
     }
     this.waiting.shift();
-    const answered = await this.host.answer(r.id, reply).catch((e: Error) => {
-      this.host.write(`${e.message}\n`);
-      return false;
-    });
-    if (!answered) this.host.write(`request ${r.id} was answered already\n`);
+    const answered = await this.call("approve", { id: r.id, answer: reply, from: "line" })
+      .then((result) => result.answered)
+      .catch((e: Error) => {
+        this.write(`${e.message}\n`);
+        return false;
+      });
+    if (!answered) this.write(`request ${r.id} was answered already\n`);
     await this.refresh();
     return true;
   }

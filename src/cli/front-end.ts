@@ -3,8 +3,9 @@
 // of the arguments and the terminal, so it is unit-tested without a terminal; the table is in docs/cli.md.
 
 import { UsageError } from "../config/errors.js";
+import type { SessionSpec } from "../config/options.js";
 import type { TuiStart } from "../tui/main.js";
-import type { RunFlags, RunIo } from "./run.js";
+import type { RunIo } from "./run.js";
 
 /** What the process is connected to. */
 export interface Terminal {
@@ -93,7 +94,7 @@ export function attachUsesUi(flags: { json?: boolean }, t: Terminal): boolean {
   return !flags.json && uiAvailable(t);
 }
 
-export function resumeRunUsesUi(flags: RunFlags, t: Terminal): boolean {
+export function resumeRunUsesUi(flags: SessionSpec, t: Terminal): boolean {
   return Boolean(flags.resume) && !flags.json && !flags.detach && !flags.asHost && uiAvailable(t);
 }
 
@@ -105,7 +106,7 @@ export function loginUsesUi(flags: { apiKeyStdin?: boolean }, t: Terminal): bool
 // The UI is a separate chunk of the bundle: these are the only two places that load it.
 
 /** Opens the UI; a session id prefix is resolved first, so a mistyped one is reported in plain text. */
-export async function openTui(start: TuiStart, flags: RunFlags, io: RunIo): Promise<number> {
+export async function openTui(start: TuiStart, flags: SessionSpec, io: RunIo): Promise<number> {
   if (start.sessionId) {
     const [{ resolveSessionId, sessionsDir }, { relmHomeFrom }] = await Promise.all([
       import("../session/index.js"),
@@ -122,7 +123,15 @@ export async function openTui(start: TuiStart, flags: RunFlags, io: RunIo): Prom
   return runTui(start, flags, io);
 }
 
-export async function openLoginUi(flags: RunFlags, io: RunIo): Promise<number> {
-  const { runLoginUi } = await import("../tui/main.js");
-  return runLoginUi(flags, io);
+/** `relm login` and `relm acp login`: the picker where it can be drawn, else the line-mode login. */
+export async function loginAction(
+  flags: SessionSpec & { apiKeyStdin?: boolean },
+  io: RunIo,
+): Promise<number> {
+  if (loginUsesUi(flags, terminalOf(io))) {
+    const { runLoginUi } = await import("../tui/main.js");
+    return runLoginUi(flags, io);
+  }
+  const { login } = await import("./login/login.js");
+  return login(flags, io);
 }

@@ -1,26 +1,26 @@
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { describeSpend } from "../agent/budget/budget.js";
 import type { Agent } from "../agent/core/agent.js";
-import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { commandFolders, expandCustomLine, loadCustomCommands, withCustom } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor, findCommand, splitCommandLine } from "../commands/table.js";
 import type { PendingStart } from "../commands/types.js";
 import { resolveConfig } from "../config/config.js";
+import type { SessionSpec } from "../config/options.js";
 import type { SessionHost } from "../host/host.js";
 import { hostSession } from "../host/host-session.js";
+import { ensureWaker } from "../host/spawn.js";
 import { titleOf } from "../host/turn-words.js";
 import { LineApprovals } from "./approval-lines.js";
+import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
 import { applyPending, lineContext, lineHelp, withPendingMode } from "./line-commands.js";
-import { checkSessionSpec } from "./option-checks.js";
+import { checkSessionSpec, sessionMode } from "./option-checks.js";
 import { ProgressRenderer } from "./render.js";
 import type { RunIo } from "./run.js";
 import { resumeClaimed } from "./session-claim.js";
-import { buildClient, prepareSession, type SessionFlags } from "./setup.js";
+import { prepareSession } from "./setup.js";
 import { registerSlashCommands } from "./slash-commands.js";
-import { ensureWaker } from "./spawn-host.js";
 import { askProjectTrust } from "./trust-command.js";
 
 /** Line mode's start: a first message (`relm "task"`), and a saved session to continue (`--resume`). */
@@ -36,7 +36,7 @@ interface InteractiveStart {
  * works are queued and run in order, so piped input works too.
  */
 export async function interactive(
-  flags: SessionFlags,
+  flags: SessionSpec,
   io: RunIo,
   start: InteractiveStart = {},
 ): Promise<number> {
@@ -48,9 +48,7 @@ export async function interactive(
   const renderer = new ProgressRenderer(io.stdout, { color: io.color, streamText: true });
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
   // A new session's mode (a resumed one runs in the mode it remembers); a bad mode word stops here.
-  const mode = start.resumeId
-    ? ""
-    : ` · mode ${modeOf(flags, config, io.env, join(config.home, "cache"), isRemoteKernel(flags.kernel ?? config.kernel)).mode}`;
+  const mode = start.resumeId ? "" : ` · mode ${sessionMode(flags, config, io.env).mode}`;
   io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}${mode}\n/help for commands\n`);
   if (start.resumeId) io.stdout.write(`continuing session ${start.resumeId}\n`);
 
@@ -101,12 +99,8 @@ export async function interactive(
   // A request of the agent's kernel waiting for a person: the next line typed answers it, read here
   // while the turn that asked waits (docs/sandbox.md, "Approvals").
   let answering = false;
-  const approvals = new LineApprovals({
-    pending: async () => (host ? (await host.call("approvals")).pending : []),
-    answer: async (id, answer) =>
-      host ? (await host.call("approve", { id, answer, from: "line" })).answered : false,
-    write: (text) => void io.stdout.write(text),
-  });
+  const context = lineContext({ out: io.stdout, host: () => host, pending, nextLine });
+  const approvals = new LineApprovals(context.call, (text) => void io.stdout.write(text));
   const answerApprovals = async () => {
     if (answering) return;
     answering = true;
@@ -123,7 +117,6 @@ export async function interactive(
     }
   };
   const commands = withCustom(commandsFor("line"), loadCustomCommands(commandFolders(io.cwd, config.home)));
-  const context = lineContext({ out: io.stdout, host: () => host, pending, nextLine });
   let continued = "";
   if (start.task !== undefined) io.stdout.write(`› ${start.task}\n`);
   else rl.prompt();

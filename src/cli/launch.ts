@@ -1,20 +1,25 @@
 import { resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
+import type { SessionSpec } from "../config/options.js";
 import { inheritedSpec } from "../config/session-spec.js";
 import { isLive } from "../host/client.js";
 import { SessionBusyError } from "../host/server.js";
+import { spawnHost } from "../host/spawn.js";
 import { newSessionId, resolveSessionId, sessionsDir } from "../session/index.js";
 import { buildClient } from "./client.js";
 import { EXIT } from "./exit-codes.js";
-import type { RunFlags, RunIo } from "./run.js";
-import { spawnHost } from "./spawn-host.js";
+import type { RunIo } from "./run.js";
 
 /**
  * `relm run --detach`: checks what can be checked here (so mistakes show in this terminal), starts the
  * session's host in its own session (it survives this terminal closing), waits until it accepts
  * connections, prints the id and returns.
  */
-export async function launchDetached(task: string | undefined, flags: RunFlags, io: RunIo): Promise<number> {
+export async function launchDetached(
+  task: string | undefined,
+  flags: SessionSpec,
+  io: RunIo,
+): Promise<number> {
   const config = resolveConfig(io.env, flags);
   buildClient(config);
   // Mistakes in the session's flags are shown here, not in the host's log.

@@ -57,8 +57,8 @@ async function start(argv: string[]): Promise<void> {
 async function version(): Promise<string> {
   const pkg = "../../package.json";
   if (typeof require === "function") return (require(pkg) as { version: string }).version;
-  const module = "./version.js";
-  return ((await import(module)) as typeof import("./version.js")).relmVersion();
+  const module = "../config/version.js";
+  return ((await import(module)) as typeof import("../config/version.js")).relmVersion();
 }
 
 /** dist/cli/agents.cjs: required where this file runs as CommonJS (relm.cjs), no module loader at all. */

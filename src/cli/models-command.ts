@@ -11,6 +11,7 @@ import { findPreset, presetNames, suggestPreset } from "../llm/presets.js";
 import type { Price } from "../llm/types.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";
+import { table } from "./table.js";
 
 type SetExit = (code: number) => void;
 
@@ -129,16 +130,4 @@ function tokens(n: number | undefined): string {
 function usd(price: Price | null, key: keyof Price): string {
   const value = price?.[key];
   return value === undefined ? "-" : String(value);
-}
-
-function table(rows: string[][]): string {
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
 }

@@ -25,15 +25,15 @@ const ABOVE: AboveChecks<Context> = {
   kernel: (uri) => void checkKernelUri(uri, "--kernel"),
   // The mode and --allow-net with what else decides the mode (`--sandbox`, `--kernel sandbox`, RELM_MODE,
   // RELM_SANDBOX, the config, the default), as the session will be built (cli/setup.ts).
-  mode: (_value, context) => sessionMode(context),
-  allowNet: (_values, context) => sessionMode(context),
+  mode: (_value, { spec, config, env }) => void sessionMode(spec, config, env),
+  allowNet: (_values, { spec, config, env }) => void sessionMode(spec, config, env),
   allowWeb: (values) => void parseAllowWeb(values),
   approve: (value) => void parseApprove(value, "--approve"),
 };
 
-function sessionMode({ spec, config, env }: Context): void {
-  const kernel = spec.kernel ?? config.kernel;
-  modeOf(spec, config, env, join(config.home, "cache"), isRemoteKernel(kernel));
+/** The mode a new session with these options gets (a bad mode word or --allow-net is a UsageError). */
+export function sessionMode(spec: SessionSpec, config: ResolvedConfig, env: NodeJS.ProcessEnv) {
+  return modeOf(spec, config, env, join(config.home, "cache"), isRemoteKernel(spec.kernel ?? config.kernel));
 }
 
 /**

@@ -1,20 +1,18 @@
+import { text } from "node:stream/consumers";
 import { Command, Option } from "commander";
 import { UsageError } from "../config/errors.js";
+import { relmVersion } from "../config/version.js";
 import { registerHarnessCommands } from "../learning/commands/harness-command.js";
 import { registerAcpCommand } from "./acp-command.js";
 import { addOptions } from "./command-options.js";
-import { loginUsesUi, openLoginUi, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
+import { loginAction, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
 import { registerMcpCommands } from "./mcp/command.js";
-import { registerMcpServeCommand } from "./mcp/serve.js";
 import { registerModelsCommand } from "./models-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
 import { checkRunFlags, withSpecFile } from "./run-flags.js";
 import { registerScheduleCommands } from "./schedules/command.js";
 import { registerCheckpointCommands } from "./sessions/checkpoints.js";
 import { registerSessionCommands } from "./sessions/command.js";
-import { registerTrustCommand } from "./trust-register.js";
-import { relmVersion } from "./version.js";
-import { registerWebCommand } from "./web-command.js";
 
 interface Io {
   stdout: NodeJS.WritableStream;
@@ -180,12 +178,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       setExit(await subscriptionLogin(subscription, flags, runIo));
       return;
     }
-    if (loginUsesUi(flags, terminalOf(io))) {
-      setExit(await openLoginUi(flags, runIo));
-      return;
-    }
-    const { login } = await import("./login/login.js");
-    setExit(await login(flags, runIo));
+    setExit(await loginAction(flags, runIo));
   });
 
   program
@@ -203,19 +196,41 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerHarnessCommands(program, io, setExit);
   registerCheckpointCommands(program, io, setExit);
   registerMcpCommands(program, runIo, setExit);
-  registerTrustCommand(program, runIo, setExit);
+
+  program
+    .command("trust")
+    .description(
+      "review and approve this project's files that steer relm (.relm/hooks.json, .mcp.json servers, specs with kernel:)",
+    )
+    .option("-y, --yes", "approve what is listed without asking")
+    .option("--list", "only list them and whether each is trusted")
+    .option("--revoke", "forget every approval of this project")
+    .action(async (flags: { yes?: boolean; list?: boolean; revoke?: boolean }) =>
+      setExit(await (await import("./trust-command.js")).trustAction(runIo, flags)),
+    );
+
   registerAcpCommand(program, runIo, setExit);
-  registerMcpServeCommand(program, runIo, setExit);
-  registerWebCommand(program, runIo, setExit);
+
+  // `relm web`: the sessions in a browser (docs/web.md); its usual flags skip this parser (web-entry.ts).
+  program
+    .command("web")
+    .description("every session live in a browser: a local server, its address printed with a token")
+    .option("--port <n>", "the port to listen on (default 8765; 0: any free port)")
+    .option(
+      "--host <addr>",
+      "the address to listen on (default 127.0.0.1; see docs/web.md before changing it)",
+    )
+    .option("--open", "open the address in a browser")
+    .action(async (flags: { port?: string; host?: string; open?: boolean }) =>
+      setExit(await (await import("../webui/run.js")).runWeb(flags, runIo)),
+    );
   tagParseErrors(program);
   return program;
 }
 
 async function readTaskFromStdin(): Promise<string> {
   if (process.stdin.isTTY) throw new UsageError('no task given: relm run "what to do"');
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const task = Buffer.concat(chunks).toString("utf8").trim();
+  const task = (await text(process.stdin)).trim();
   if (task.length === 0) throw new UsageError("no task given on stdin");
   return task;
 }

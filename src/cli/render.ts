@@ -16,20 +16,20 @@ interface RenderOptions {
    * its end then adds only how it ended.
    */
   liveOutput?: boolean;
-  /** Lines of code and of output shown per cell. */
-  codeLines?: number;
-  outputHead?: number;
-  outputTail?: number;
 }
+
+/** Lines of code, and of output's head and tail, shown per cell. */
+const CODE_LINES = 8;
+const OUTPUT_HEAD = 6;
+const OUTPUT_TAIL = 3;
 
 type Style = (text: string) => string;
 
-function styles(color: boolean): Record<"dim" | "bold" | "red" | "green" | "yellow" | "cyan", Style> {
+function styles(color: boolean): Record<"dim" | "red" | "green" | "yellow" | "cyan", Style> {
   const wrap = (open: number, close: number): Style =>
     color ? (t) => `\u001b[${open}m${t}\u001b[${close}m` : (t) => t;
   return {
     dim: wrap(2, 22),
-    bold: wrap(1, 22),
     red: wrap(31, 39),
     green: wrap(32, 39),
     yellow: wrap(33, 39),
@@ -87,11 +87,22 @@ export class ProgressRenderer {
   }
 
   handle(event: AgentEvent): void {
-    if (event.agent) {
-      this.handleChild(event, event.agent);
+    const s = this.s;
+    // A sub-agent's work is indented under the agent that started it, one short line per step.
+    const who = event.agent ? `${s.dim(`  ${this.names.get(event.agent) ?? event.agent} │`)} ` : "";
+    if (event.type === "child_spawned") {
+      this.names.set(event.id, event.name);
+      this.line(`${who}${s.cyan(`⇢ sub-agent ${event.name} (${event.id}): ${firstLine(event.task)}`)}`);
       return;
     }
-    const s = this.s;
+    if (event.type === "child_finished") {
+      this.renderChildEnd(event, who);
+      return;
+    }
+    if (event.agent) {
+      this.handleChild(event, who);
+      return;
+    }
     switch (event.type) {
       case "text_delta":
         if (this.options.streamText) {
@@ -143,9 +154,6 @@ export class ProgressRenderer {
         this.renderOutput(live ? "" : event.output, event.status, event.durationMs, event.note);
         return;
       }
-      case "tool_error":
-        this.line(s.red(`✗ ${event.message}`));
-        return;
       case "kernel":
         if (event.event !== "started") this.line(s.yellow(`⚠ kernel ${event.event}: ${event.detail}`));
         return;
@@ -189,15 +197,12 @@ export class ProgressRenderer {
               : s.red(`✗ request [${event.id}] denied by ${event.by}${event.note ? `: ${event.note}` : ""}`),
         );
         return;
+      case "tool_error":
       case "error":
         this.line(s.red(`✗ ${event.message}`));
         return;
       case "interrupted":
         this.line(s.yellow(`■ ${event.reason}`));
-        return;
-      case "child_spawned":
-        this.names.set(event.id, event.name);
-        this.line(s.cyan(`⇢ sub-agent ${event.name} (${event.id}): ${firstLine(event.task)}`));
         return;
       case "gate_run":
         for (const r of event.results) {
@@ -239,13 +244,7 @@ export class ProgressRenderer {
         return;
       case "mode":
         for (const line of modeLines({ ...event, changed: true }))
-          this.line(
-            line.tone === "warn"
-              ? s.yellow(line.text)
-              : line.tone === "dim"
-                ? s.dim(line.text)
-                : s.cyan(line.text),
-          );
+          this.line((line.tone === "warn" ? s.yellow : line.tone === "dim" ? s.dim : s.cyan)(line.text));
         return;
       case "model":
         this.line(s.cyan(`⇄ model: ${event.model} via ${event.provider}`));
@@ -277,9 +276,6 @@ export class ProgressRenderer {
       case "goal_paused":
         this.line(s.yellow(`◎ goal paused: ${event.reason}`));
         return;
-      case "child_finished":
-        this.renderChildEnd(event, "");
-        return;
       default:
         return;
     }
@@ -287,32 +283,24 @@ export class ProgressRenderer {
 
   private readonly names = new Map<string, string>();
 
-  /** Children's work, one short line per step, indented under the agent that started them. */
-  private handleChild(event: AgentEvent, agent: string): void {
+  /** A sub-agent's step, after `who` (its name, indented). */
+  private handleChild(event: AgentEvent, who: string): void {
     const s = this.s;
-    const who = s.dim(`  ${this.names.get(agent) ?? agent} │`);
     switch (event.type) {
-      case "child_spawned":
-        this.names.set(event.id, event.name);
-        this.line(`${who} ${s.cyan(`⇢ sub-agent ${event.name} (${event.id}): ${firstLine(event.task)}`)}`);
-        return;
-      case "child_finished":
-        this.renderChildEnd(event, `${who} `);
-        return;
       case "cell":
-        this.line(`${who} ${s.cyan("▸")} ${firstLine(event.code)}`);
+        this.line(`${who}${s.cyan("▸")} ${firstLine(event.code)}`);
         return;
       case "cell_output": {
         const mark = event.status === "ok" ? s.green("✓") : s.red(`✗ ${event.status}`);
-        this.line(`${who}   ${mark} ${s.dim(formatDuration(event.durationMs))}`);
+        this.line(`${who}  ${mark} ${s.dim(formatDuration(event.durationMs))}`);
         return;
       }
       case "model_error":
       case "error":
-        this.line(`${who} ${s.red(`✗ ${event.message}`)}`);
+        this.line(`${who}${s.red(`✗ ${event.message}`)}`);
         return;
       case "budget_stop":
-        this.line(`${who} ${s.red(`■ ${event.message}`)}`);
+        this.line(`${who}${s.red(`■ ${event.message}`)}`);
         return;
       default:
         return;
@@ -331,10 +319,9 @@ export class ProgressRenderer {
   private renderCode(code: string): void {
     let end = code.length;
     while (end > 0 && code.charCodeAt(end - 1) === 10) end--;
-    const max = this.options.codeLines ?? 8;
-    const { lines, total } = headLines(code.slice(0, end), max);
+    const { lines, total } = headLines(code.slice(0, end), CODE_LINES);
     const shown = lines.map(clipLine);
-    if (total > max) shown.push(`… +${total - max} lines`);
+    if (total > CODE_LINES) shown.push(`… +${total - CODE_LINES} lines`);
     this.line(this.s.cyan("▸ ipython"));
     for (const l of shown) this.line(`  ${this.s.cyan("│")} ${l}`);
   }
@@ -343,7 +330,7 @@ export class ProgressRenderer {
     const s = this.s;
     const text = output.replace(/\n+$/, "");
     if (text.length > 0) {
-      const lines = clip(text.split("\n"), this.options.outputHead ?? 6, this.options.outputTail ?? 3);
+      const lines = clip(text.split("\n"), OUTPUT_HEAD, OUTPUT_TAIL);
       for (const l of lines) this.line(`  ${s.dim("│")} ${s.dim(clipLine(l))}`);
     }
     const mark =

@@ -3,15 +3,16 @@
 
 import { relmHomeFrom } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
+import type { SessionSpec } from "../config/options.js";
 import { isLive } from "../host/client.js";
 import { listSessions } from "../host/states/discovery.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { chooseRootFrontEnd, type LineStart, openTui, terminalOf } from "./front-end.js";
-import type { RunFlags, RunIo } from "./run.js";
+import type { RunIo } from "./run.js";
 import { refuseTypo } from "./suggest.js";
 
 /** The root's own options on top of the session options `relm run` also takes. */
-interface RootFlags extends Omit<RunFlags, "resume"> {
+interface RootFlags extends Omit<SessionSpec, "resume"> {
   continue?: boolean;
   /** `--resume` alone is true: pick a session. */
   resume?: string | boolean;

@@ -1,5 +1,4 @@
 import { describeSpend } from "../agent/budget/budget.js";
-import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent, EventSink } from "../agent/core/events.js";
 import type { AutonomousOutcome, AutonomySettings } from "../agent/gates/autonomy.js";
 import { UsageError } from "../config/errors.js";
@@ -7,6 +6,7 @@ import { numberOf, type SessionSpec } from "../config/options.js";
 import { hostSession } from "../host/host-session.js";
 import { RedactedEvents } from "../host/redacted-events.js";
 import type { SessionServer } from "../host/server.js";
+import { ensureWaker } from "../host/spawn.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
@@ -19,10 +19,6 @@ import {
   resumeSession,
   type SessionOverrides,
 } from "./setup.js";
-import { ensureWaker } from "./spawn-host.js";
-
-/** Every option of `relm run` (config/options.ts is the one table of them). */
-export type RunFlags = SessionSpec;
 
 export interface RunIo extends CliIo {
   stdout: NodeJS.WritableStream;
@@ -32,21 +28,16 @@ export interface RunIo extends CliIo {
   argv?: string[];
 }
 
+/** The exit code of each way a run ends (ARCHITECTURE.md); none (nothing ran) is done, anything else an error. */
+const EXIT_OF: Partial<Record<AutonomousOutcome["status"], number>> = {
+  done: EXIT.done,
+  budget: EXIT.budget,
+  gates_failing: EXIT.gatesFailing,
+  interrupted: EXIT.interrupted,
+};
+
 function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
-  switch (outcome?.status) {
-    case "gates_failing":
-      return EXIT.gatesFailing;
-    case "done":
-      return EXIT.done;
-    case "budget":
-      return EXIT.budget;
-    case "interrupted":
-      return EXIT.interrupted;
-    case undefined:
-      return EXIT.done;
-    default:
-      return EXIT.error;
-  }
+  return outcome ? (EXIT_OF[outcome.status] ?? EXIT.error) : EXIT.done;
 }
 
 /**
@@ -56,7 +47,7 @@ function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
  */
 export async function runOnce(
   task: string | undefined,
-  flags: RunFlags,
+  flags: SessionSpec,
   io: RunIo,
   overrides: SessionOverrides = {},
   onSession?: (id: string) => void,
@@ -81,12 +72,12 @@ export async function runOnce(
       onSession?.(opened.session.id);
       return opened;
     },
-    ({ prepared, flags }) => ({
-      home: prepared.config.home,
+    ({ config, flags }) => ({
+      home: config.home,
       cwd: io.cwd,
       detached: false,
       autonomy: autonomyFrom(flags, false),
-      ensureWaker: () => ensureWaker(prepared.config.home, io.env),
+      ensureWaker: () => ensureWaker(config.home, io.env),
     }),
     sinks,
   );
@@ -125,9 +116,9 @@ function report(
   outcome: AutonomousOutcome | undefined,
   id: string,
   io: RunIo,
-  autonomyReport?: string,
-  shown: ReadonlySet<string> = new Set(),
-  redact: (text: string) => string = (text) => text,
+  autonomyReport: string | undefined,
+  shown: ReadonlySet<string>,
+  redact: (text: string) => string,
 ): void {
   if (autonomyReport) io.stderr.write(`relm: ${redact(autonomyReport).trimEnd()}\n`);
   if (outcome?.status === "done") {
@@ -152,7 +143,7 @@ function report(
  */
 async function open(
   task: string | undefined,
-  flags: RunFlags,
+  flags: SessionSpec,
   io: RunIo,
   sink: EventSink,
   overrides: SessionOverrides,
@@ -161,35 +152,20 @@ async function open(
   if (flags.resume) {
     // The session prepends what the resume found (in-flight work, restored variables) to this text.
     const text = task ?? "Continue the task where you left off.";
-    if (options.claim) {
-      const claimed = await resumeClaimed(flags.resume, flags, io, sink, overrides);
-      return {
-        prepared: claimed,
-        session: claimed.session,
-        text,
-        flags: claimed.flags,
-        server: claimed.server,
-      };
-    }
-    const prepared = await resumeSession(flags.resume, flags, io, sink, overrides);
-    return { prepared, session: prepared.session, text, flags: prepared.flags };
+    const resume = options.claim ? resumeClaimed : resumeSession;
+    return { ...(await resume(flags.resume, flags, io, sink, overrides)), text };
   }
   // The terminal UI may start a session before its first message (to set a goal first): it waits.
   if (!task && !flags.interactive) throw new UsageError('no task given: relm run "what to do"');
   const prepared = await prepareSession(task ? titleOf(task) : "", flags, io, sink, overrides, options.id);
-  return { prepared, session: prepared.session, text: task ?? "", flags };
+  return { ...prepared, text: task ?? "", flags };
 }
 
-interface OpenedRun {
-  prepared: PreparedSession;
-  session: Agent;
-  /** The first message. */
-  text: string;
-  /** The options given, or a resumed session's with what it remembers. */
-  flags: RunFlags;
-  /** The session's socket, bound when a saved session was claimed. */
-  server?: SessionServer;
-}
+/**
+ * The session with its first message (`text`), the options given or a resumed session's with what it
+ * remembers (`flags`), and its socket when a saved session was claimed (`server`).
+ */
+type OpenedRun = PreparedSession & { text: string; flags: SessionSpec; server?: SessionServer };
 
 /**
  * The detached host (started by `relm run --detach` or revived by send / attach / a schedule): runs the
@@ -198,7 +174,7 @@ interface OpenedRun {
  */
 export async function runAsHost(
   task: string | undefined,
-  flags: RunFlags,
+  flags: SessionSpec,
   io: RunIo,
   bound: SessionServer,
 ): Promise<number> {
@@ -210,14 +186,14 @@ export async function runAsHost(
       ...(await open(task, { ...flags, resume: resuming ? id : undefined }, io, sink, {}, { id })),
       server: bound,
     }),
-    ({ prepared, flags }) => ({
-      home: prepared.config.home,
+    ({ config, flags }) => ({
+      home: config.home,
       cwd: io.cwd,
       detached: true,
-      idleExitMs: idleMsOf(flags) ?? prepared.config.idleTimeoutMs,
-      kernelIdleMs: prepared.config.kernelIdleTimeoutMs,
+      idleExitMs: idleMsOf(flags) ?? config.idleTimeoutMs,
+      kernelIdleMs: config.kernelIdleTimeoutMs,
       autonomy: autonomyFrom(flags, true),
-      ensureWaker: () => ensureWaker(prepared.config.home, io.env),
+      ensureWaker: () => ensureWaker(config.home, io.env),
       interactive: flags.interactive === true,
       // Idle with its kernel freed, the host leaves a stub holding the socket (src/host/handoff.ts) and
       // ends here at once: its event loop must not turn again, or it could accept a connection.
@@ -252,7 +228,7 @@ const FIRST_CLIENT_WAIT_MS = 5_000;
  * Autonomous mode for `relm run`: on with --autonomous or any --gate. A detached autonomous run is
  * unattended (nobody is there to answer), unless the terminal UI started it (--interactive).
  */
-export function autonomyFrom(flags: RunFlags, detached: boolean): AutonomySettings | undefined {
+export function autonomyFrom(flags: SessionSpec, detached: boolean): AutonomySettings | undefined {
   const gates = flags.gate ?? [];
   if (!flags.autonomous && gates.length === 0) return undefined;
   return {

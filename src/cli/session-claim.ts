@@ -5,15 +5,10 @@
 // on a kernel it should never have started.
 import type { EventSink } from "../agent/core/events.js";
 import { relmHomeFrom } from "../config/config.js";
+import type { SessionSpec } from "../config/options.js";
 import { SessionServer } from "../host/server.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
-import {
-  type CliIo,
-  type PreparedSession,
-  resumeSession,
-  type SessionFlags,
-  type SessionOverrides,
-} from "./setup.js";
+import { type CliIo, type PreparedSession, resumeSession, type SessionOverrides } from "./setup.js";
 
 /** A resumed session and the bound socket that makes this process its only writer (serve it, or close it). */
 type ClaimedSession<F> = PreparedSession & { flags: F; server: SessionServer };
@@ -22,7 +17,7 @@ type ClaimedSession<F> = PreparedSession & { flags: F; server: SessionServer };
  * `relm run --resume ID` and line mode's `--resume`: takes the session's lock, then resumes it. Throws
  * SessionBusyError (exit 1, naming relm attach and relm stop) when another process has it.
  */
-export async function resumeClaimed<F extends SessionFlags>(
+export async function resumeClaimed<F extends SessionSpec>(
   id: string,
   flags: F,
   io: CliIo,

@@ -17,12 +17,13 @@ import { ConfigError, UsageError } from "../config/errors.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
 import { untrustedNote } from "../config/project-trust.js";
+import { relmVersion } from "../config/version.js";
 import { SessionClient } from "../host/client.js";
 import { projectSteering, untrusted } from "../host/project-trust.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
-import type { ClientOptions, ModelClient } from "../llm/types.js";
+import type { ClientOptions } from "../llm/types.js";
 import { loadMcpConfig } from "../mcp/index.js";
 import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
 import { parseAllowWeb } from "../web/policy.js";
@@ -31,26 +32,14 @@ import { kernelUriOf } from "./doctor/kernel.js";
 import { limitsOf } from "./host-args.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
-import { relmVersion } from "./version.js";
-
-export { buildClient };
-
-/**
- * The session's options, as `relm run`, `relm -p` and the interactive session take them: the one table's
- * (config/options.ts).
- */
-export type SessionFlags = SessionSpec;
 
 export interface CliIo {
   env: NodeJS.ProcessEnv;
   cwd: string;
 }
 
-/** The budget flags' values, checked (one reading of them: host-args.ts). */
-export const parseLimits: (flags: SessionFlags) => BudgetLimits = limitsOf;
-
 /** What fetch()/search() may reach (src/web/policy.ts): config.json's allowWeb and --allow-web together. */
-function webSettings(flags: SessionFlags, config: ResolvedConfig): WebSettings {
+function webSettings(flags: SessionSpec, config: ResolvedConfig): WebSettings {
   const listed = [
     ...parseAllowWeb(config.allowWeb ?? [], "allowWeb"),
     ...parseAllowWeb(flags.allowWeb ?? []),
@@ -67,14 +56,10 @@ export interface SessionOverrides {
 export interface PreparedSession {
   session: Agent;
   config: ResolvedConfig;
-  client: ModelClient;
-  /** For a resumed session: what the model must be told first (resumeAgent, agent/core/start.ts). */
-  resumeNote?: string;
 }
 
 interface PreparedTree {
   config: ResolvedConfig;
-  client: ModelClient;
   limits: BudgetLimits;
   tree: TreeOptions;
   /** Said at the session's start (journaled, so a detached session's log has them too). */
@@ -83,14 +68,14 @@ interface PreparedTree {
 
 /** Validates every flag before anything starts and builds what every agent of the tree shares. */
 function prepareTree(
-  flags: SessionFlags,
+  flags: SessionSpec,
   io: CliIo,
   sink: EventSink,
   overrides: SessionOverrides,
   resumeId?: string,
 ): PreparedTree {
   const config = overrides.config ?? resolveConfig(io.env, flags);
-  const limits = parseLimits(flags);
+  const limits = limitsOf(flags);
   const cellTimeoutMs =
     flags.cellTimeout === undefined
       ? config.cellTimeoutMs
@@ -177,21 +162,21 @@ function prepareTree(
     ...subscriptionNotes(config, limits),
     ...(waiting.length > 0 ? [untrustedNote(waiting)] : []),
   ];
-  return { config, client, limits, tree, warnings };
+  return { config, limits, tree, warnings };
 }
 
 /**
  * Who answers the kernels' requests for more (docs/sandbox.md, "Approvals"): --approve, else config.json's
  * `approve`, else a person ("ask"); the allow and deny lists from config.json.
  */
-function approvalSettings(flags: SessionFlags, config: ResolvedConfig): ApprovalSettings {
+function approvalSettings(flags: SessionSpec, config: ResolvedConfig): ApprovalSettings {
   checkLists(config.approvals, config.configPath);
   const setting = flags.approve ? parseApprove(flags.approve, "--approve") : (config.approve ?? "ask");
   return { setting, lists: config.approvals };
 }
 
 /** config.json's learn section, --learn-verify-share replacing its verify_share. */
-function learnSettings(config: ResolvedConfig, flags: SessionFlags): LearnSettings {
+function learnSettings(config: ResolvedConfig, flags: SessionSpec): LearnSettings {
   const share = numberOf(flags, "learnVerifyShare");
   return share === undefined ? config.learn : { ...config.learn, verifyShare: share };
 }
@@ -236,14 +221,14 @@ async function sendToSession(
 /** A new session, its kernel booting while the caller sends the first request. */
 export async function prepareSession(
   title: string,
-  flags: SessionFlags,
+  flags: SessionSpec,
   io: CliIo,
   sink: EventSink,
   overrides: SessionOverrides = {},
   id?: string,
 ): Promise<PreparedSession> {
   const variables = (flags.var ?? []).map((v) => parseVariableFlag(v, io.cwd));
-  const { config, client, limits, tree, warnings } = prepareTree(flags, io, sink, overrides);
+  const { config, limits, tree, warnings } = prepareTree(flags, io, sink, overrides);
   // The kernel reads --var files itself: in a sandbox they must be visible wherever they are.
   const files = variables.flatMap((v) => ("file" in v.source ? [v.source.file] : []));
   if (tree.kernel.permissions && files.length > 0)
@@ -252,11 +237,11 @@ export async function prepareSession(
   for (const message of warnings) session.record({ type: "warning", message });
   // Every later host of the session (a send, a schedule, an idle session's stub) starts with these.
   rememberFlags(config.home, session.id, flags, io.cwd);
-  return { session, config, client };
+  return { session, config };
 }
 
 /** An existing session, continued from its journal (relm run --resume). */
-export async function resumeSession<F extends SessionFlags>(
+export async function resumeSession<F extends SessionSpec>(
   id: string,
   flags: F,
   io: CliIo,
@@ -270,9 +255,9 @@ export async function resumeSession<F extends SessionFlags>(
   // The session runs as it was started (a host started again by send, attach, a schedule or a stub is
   // given no flags); a flag given now replaces its remembered value. The caller runs with `flags` returned.
   const merged = withRememberedFlags(home, full, flags);
-  const { config, client, limits, tree, warnings } = prepareTree(merged, io, sink, overrides, full);
-  const { agent: session, note } = await resumeAgent({ ...tree, id: full, limits });
+  const { config, limits, tree, warnings } = prepareTree(merged, io, sink, overrides, full);
+  const { agent: session } = await resumeAgent({ ...tree, id: full, limits });
   for (const message of warnings) session.record({ type: "warning", message });
   rememberFlags(config.home, full, merged, io.cwd);
-  return { session, config, client, resumeNote: note, flags: merged };
+  return { session, config, flags: merged };
 }

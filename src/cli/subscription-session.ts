@@ -53,9 +53,6 @@ export function subscriptionCheck(
   const minutes = Math.round((tokens.expires - Date.now()) / 60_000);
   const when =
     minutes > 0 ? `the access token is good for ${minutes} more min` : "the access token has expired";
-  return {
-    ok: true,
-    label: "subscription",
-    detail: `${label}: signed in (${authPath(config.home)}); ${when} and is refreshed when needed`,
-  };
+  const detail = `${label}: signed in (${authPath(config.home)}); ${when} and is refreshed when needed`;
+  return { ok: true, label: "subscription", detail };
 }

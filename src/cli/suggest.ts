@@ -4,20 +4,7 @@
 // of one, is a typo; anything else that is not a command is a task.
 
 import { UsageError } from "../config/errors.js";
-
-/** Levenshtein distance (insert, delete, substitute), enough for command names of a few letters. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitute = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitute));
-    }
-    previous = current;
-  }
-  return previous[b.length] as number;
-}
+import { editDistance } from "../config/presets.js";
 
 /** The command `word` most likely meant, or undefined when it is not close to any of `names`. */
 export function closestCommand(word: string, names: readonly string[]): string | undefined {

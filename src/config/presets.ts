@@ -315,7 +315,8 @@ export function suggestPreset(name: string): string | undefined {
   return ALIASES[best.name] ?? best.name;
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance (insert, delete, substitute), enough for names of a few letters. */
+export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = row[0] as number;

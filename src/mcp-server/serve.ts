@@ -3,11 +3,12 @@
 // starts hosts and follows them, so it holds no kernel.
 
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { BudgetLimits } from "../agent/budget/budget.js";
 import { type ConfigFlags, noModelMessage, relmHomeFrom, resolveConfig } from "../config/config.js";
 import type { SessionSpec } from "../config/options.js";
 import { relmVersion } from "../config/version.js";
 import { ServerStdioTransport } from "./stdio-transport.js";
-import { type Limits, stopTask, type TaskEnvironment, TaskInputError } from "./tasks.js";
+import { stopTask, type TaskEnvironment, TaskInputError } from "./tasks.js";
 import { registerTools, type ServerState } from "./tools.js";
 
 interface ServeOptions {
@@ -19,7 +20,7 @@ interface ServeOptions {
   /** Options every task's host is started with (model, cell timeout, depth…). */
   hostSpec: SessionSpec;
   /** The server's budget flags: the most any one task may spend. */
-  caps: Limits;
+  caps: BudgetLimits;
 }
 
 const INSTRUCTIONS =

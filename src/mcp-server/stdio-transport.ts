@@ -68,9 +68,7 @@ export class ServerStdioTransport implements Transport {
 
   private readonly onStdinError = (error: Error) => this.onerror?.(error);
 
-  private readonly onEnd = () => {
-    void this.close();
-  };
+  private readonly onEnd = () => void this.close();
 
   private deliver(line: string): void {
     const text = line.endsWith("\r") ? line.slice(0, -1) : line;

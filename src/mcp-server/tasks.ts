@@ -3,8 +3,14 @@
 // like any other; this process is only a client of those hosts.
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { BudgetLimits } from "../agent/budget/budget.js";
 import type { AgentEvent } from "../agent/core/events.js";
-import { checkUserVariables, stageUserVariables, VariableInputError } from "../agent/core/user-variables.js";
+import {
+  checkUserVariables,
+  stageUserVariables,
+  type UserVariable,
+  VariableInputError,
+} from "../agent/core/user-variables.js";
 import type { SessionSpec } from "../config/options.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { spawnHost } from "../host/spawn.js";
@@ -43,14 +49,6 @@ export interface TaskRequest {
   budgets?: TaskBudgets;
 }
 
-/** Limits in relm's own units (`relm mcp serve --max-…` caps every task with these). */
-export interface Limits {
-  maxTurns?: number;
-  maxTokens?: number;
-  maxTimeMs?: number;
-  maxCost?: number;
-}
-
 export interface TaskEnvironment {
   home: string;
   env: NodeJS.ProcessEnv;
@@ -58,20 +56,18 @@ export interface TaskEnvironment {
   cwd: string;
   /** Options every host is started with (model, endpoint, cell timeout, depth…). */
   hostSpec: SessionSpec;
-  /** The most any task may spend; a task's own budgets can only be lower. */
-  caps: Limits;
+  /** The most any task may spend (`relm mcp serve --max-…`); a task's own budgets can only be lower. */
+  caps: BudgetLimits;
   /** Throws when no task could start (no model configured): said before any process starts. */
   preflight?: () => void;
 }
 
 /** The lower of two limits, either of which may be absent. */
 function lower(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.min(a, b);
+  return a === undefined || b === undefined ? (a ?? b) : Math.min(a, b);
 }
 
-function effectiveLimits(caps: Limits, budgets: TaskBudgets = {}): Limits {
+function effectiveLimits(caps: BudgetLimits, budgets: TaskBudgets = {}): BudgetLimits {
   return {
     maxTurns: lower(caps.maxTurns, budgets.max_turns),
     maxTokens: lower(caps.maxTokens, budgets.max_tokens),
@@ -81,7 +77,7 @@ function effectiveLimits(caps: Limits, budgets: TaskBudgets = {}): Limits {
 }
 
 /** `limits` as the budget options of a host's spec. */
-function limitSpec(limits: Limits): SessionSpec {
+function limitSpec(limits: BudgetLimits): SessionSpec {
   const spec: SessionSpec = {};
   if (limits.maxTurns !== undefined) spec.maxTurns = String(limits.maxTurns);
   if (limits.maxTokens !== undefined) spec.maxTokens = String(limits.maxTokens);
@@ -112,15 +108,7 @@ export async function startTask(environment: TaskEnvironment, request: TaskReque
   if (task.length === 0) throw new TaskInputError("task is empty: say what relm should do");
   const cwd = workingDir(environment.cwd, request.cwd);
   environment.preflight?.();
-  let variables: ReturnType<typeof checkUserVariables>;
-  try {
-    variables = checkUserVariables(
-      Object.entries(request.variables ?? {}).map(([name, text]) => ({ name, text })),
-    );
-  } catch (error) {
-    if (error instanceof VariableInputError) throw new TaskInputError(error.message);
-    throw error;
-  }
+  const variables = checkedVariables(request.variables);
   const id = newSessionId();
   const staged = stageUserVariables(sessionDir(environment.home, id), variables);
   const spec: SessionSpec = {
@@ -130,6 +118,16 @@ export async function startTask(environment: TaskEnvironment, request: TaskReque
   };
   await spawnHost(environment.home, id, { spec, task }, environment.env, cwd);
   return id;
+}
+
+/** A tool's `variables` (NAME -> text), checked as kernel variables; a bad one is the caller's mistake. */
+function checkedVariables(variables: Record<string, string> = {}): UserVariable[] {
+  try {
+    return checkUserVariables(Object.entries(variables).map(([name, text]) => ({ name, text })));
+  } catch (error) {
+    if (error instanceof VariableInputError) throw new TaskInputError(error.message);
+    throw error;
+  }
 }
 
 /** A session id or unique prefix, as a full id. */
@@ -142,7 +140,7 @@ export function sessionIdOf(home: string, prefix: string): string {
 }
 
 /** `n` of the session's last journal event (0 when it has none yet). */
-function lastEventN(home: string, id: string): number {
+export function lastEventN(home: string, id: string): number {
   try {
     return readHeaderAndTail(join(sessionDir(home, id), JOURNAL_FILE), 4096).lastN;
   } catch {
@@ -150,7 +148,7 @@ function lastEventN(home: string, id: string): number {
   }
 }
 
-interface Follow {
+export interface Follow {
   /** Every event of the tree, root and sub-agents, as it arrives. */
   onEvent?: (event: AgentEvent) => void;
   signal?: AbortSignal;
@@ -224,16 +222,10 @@ export async function sendMessage(
   environment: TaskEnvironment,
   id: string,
   text: string,
-  variables: Record<string, string> = {},
+  variables?: Record<string, string>,
 ): Promise<{ delivered: string; after: number }> {
   if (text.trim().length === 0) throw new TaskInputError("text is empty");
-  let checked: ReturnType<typeof checkUserVariables>;
-  try {
-    checked = checkUserVariables(Object.entries(variables).map(([name, value]) => ({ name, text: value })));
-  } catch (error) {
-    if (error instanceof VariableInputError) throw new TaskInputError(error.message);
-    throw error;
-  }
+  const checked = checkedVariables(variables);
   const after = lastEventN(environment.home, id);
   const handle = new SessionHandle({ home: environment.home, id, env: environment.env });
   if (!(await handle.connect({ follow: false }))) {
@@ -338,5 +330,3 @@ export function lastOutcome(home: string, id: string): WorkOutcome | undefined {
     return undefined;
   }
 }
-
-export { lastEventN };

@@ -3,13 +3,15 @@
 // task that cannot start comes back as a tool error (isError) the model can read and correct, never as
 // a crash of the server.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listSessions } from "../host/states/discovery.js";
 import type { WorkOutcome } from "../host/work-watch.js";
 import type { Elicit } from "./approvals.js";
 import { ProgressReporter } from "./progress.js";
 import {
+  type Follow,
   type Followed,
   follow,
   lastEventN,
@@ -66,15 +68,7 @@ export interface ServerState {
   foreground: Set<string>;
 }
 
-type Extra = {
-  signal: AbortSignal;
-  requestId: string | number;
-  _meta?: { progressToken?: string | number };
-  sendNotification: (notification: {
-    method: "notifications/progress";
-    params: { progressToken: string | number; progress: number; message?: string };
-  }) => Promise<void>;
-};
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 function reporter(extra: Extra): ProgressReporter | undefined {
   const token = extra._meta?.progressToken;
@@ -149,6 +143,32 @@ function followedResult(home: string, id: string, followed: Followed | undefined
 export function registerTools(server: McpServer, environment: TaskEnvironment, state: ServerState): void {
   const home = environment.home;
 
+  /**
+   * Follows session `id` from event `after` for one tool call, reporting progress and asking about
+   * approvals through its client; `then` runs on how it ended while the progress heartbeat still beats.
+   */
+  const following = async <T>(
+    extra: Extra,
+    id: string,
+    after: number,
+    options: Pick<Follow, "timeoutMs" | "seed">,
+    then: (followed: Followed | undefined) => T | Promise<T>,
+  ): Promise<T> => {
+    const progress = reporter(extra);
+    try {
+      const elicit = elicitor(server, extra);
+      const followed = await follow(home, id, after, {
+        ...options,
+        onEvent: (event) => progress?.onEvent(event),
+        signal: extra.signal,
+        ...(elicit ? { elicit } : {}),
+      });
+      return await then(followed);
+    } finally {
+      progress?.stop();
+    }
+  };
+
   server.registerTool(
     "run_task",
     {
@@ -160,24 +180,18 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
     async (args, extra) => {
       const id = await startTask(environment, args as TaskRequest);
       state.foreground.add(id);
-      const progress = reporter(extra as Extra);
       try {
-        const elicit = elicitor(server, extra as Extra);
-        const followed = await follow(home, id, 0, {
-          onEvent: (event) => progress?.onEvent(event),
-          signal: extra.signal,
-          ...(elicit ? { elicit } : {}),
+        return await following(extra, id, 0, {}, async (followed) => {
+          if (followed && "waiting" in followed) {
+            // The caller cancelled: a foreground task stops with it, as relm run does on Ctrl-C.
+            await stopTask(home, id, true);
+            return stillRunning(id, `cancelled: session ${id} was interrupted and saved`);
+          }
+          // Like `relm run`: a foreground task's host ends with the task (send_message resumes it).
+          await stopTask(home, id, false);
+          return followedResult(home, id, followed);
         });
-        if (followed && "waiting" in followed) {
-          // The caller cancelled: a foreground task stops with it, as relm run does on Ctrl-C.
-          await stopTask(home, id, true);
-          return stillRunning(id, `cancelled: session ${id} was interrupted and saved`);
-        }
-        // Like `relm run`: a foreground task's host ends with the task (send_message resumes it).
-        await stopTask(home, id, false);
-        return followedResult(home, id, followed);
       } finally {
-        progress?.stop();
         state.foreground.delete(id);
       }
     },
@@ -247,20 +261,8 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
           isError: current.status === "interrupted" || current.status === "failed",
         };
       }
-      const progress = reporter(extra as Extra);
-      const elicit = elicitor(server, extra as Extra);
-      try {
-        const followed = await follow(home, id, lastEventN(home, id), {
-          onEvent: (event) => progress?.onEvent(event),
-          signal: extra.signal,
-          ...(elicit ? { elicit } : {}),
-          timeoutMs: (wait_seconds ?? 0) * 1000,
-          seed: () => lastOutcome(home, id),
-        });
-        return followedResult(home, id, followed);
-      } finally {
-        progress?.stop();
-      }
+      const options = { timeoutMs: (wait_seconds ?? 0) * 1000, seed: () => lastOutcome(home, id) };
+      return following(extra, id, lastEventN(home, id), options, (f) => followedResult(home, id, f));
     },
   );
 
@@ -306,21 +308,7 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
           structuredContent: { session_id: id, delivered: sent.delivered },
         };
       }
-      const progress = reporter(extra as Extra);
-      const elicit = elicitor(server, extra as Extra);
-      try {
-        return followedResult(
-          home,
-          id,
-          await follow(home, id, sent.after, {
-            onEvent: (event) => progress?.onEvent(event),
-            signal: extra.signal,
-            ...(elicit ? { elicit } : {}),
-          }),
-        );
-      } finally {
-        progress?.stop();
-      }
+      return following(extra, id, sent.after, {}, (f) => followedResult(home, id, f));
     },
   );
 }

@@ -7,7 +7,8 @@ import {
   type Terminal,
   uiAvailable,
 } from "../../src/cli/front-end.js";
-import { closestCommand, editDistance, refuseTypo, typoOf } from "../../src/cli/suggest.js";
+import { closestCommand, refuseTypo, typoOf } from "../../src/cli/suggest.js";
+import { editDistance } from "../../src/config/presets.js";
 
 const TTY: Terminal = { stdinIsTTY: true, stdoutIsTTY: true, term: "xterm-256color" };
 const PIPE_IN: Terminal = { ...TTY, stdinIsTTY: false };

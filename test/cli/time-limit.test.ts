@@ -1,7 +1,6 @@
 // --max-time and a spec's max_time: a duration, 0 meaning no limit (docs/budgets.md).
 import { describe, expect, it } from "vitest";
 import { limitsOf } from "../../src/cli/host-args.js";
-import { parseLimits } from "../../src/cli/setup.js";
 import { parseTimeLimit } from "../../src/config/duration.js";
 import { UsageError } from "../../src/config/errors.js";
 
@@ -20,8 +19,8 @@ describe("time limits", () => {
   });
 
   it("is the same for relm run and for the hosts a front end starts", () => {
-    expect(parseLimits({ maxTime: "0" }).maxTimeMs).toBeUndefined();
     expect(limitsOf({ maxTime: "0" }).maxTimeMs).toBeUndefined();
-    expect(parseLimits({ maxTime: "2m" }).maxTimeMs).toBe(120_000);
+    expect(limitsOf({ maxTime: "0" }).maxTimeMs).toBeUndefined();
+    expect(limitsOf({ maxTime: "2m" }).maxTimeMs).toBe(120_000);
   });
 });

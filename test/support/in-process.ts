@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterEach } from "vitest";
 import type { Agent } from "../../src/agent/core/agent.js";
 import type { AgentEvent } from "../../src/agent/core/events.js";
-import { prepareSession, type SessionFlags } from "../../src/cli/setup.js";
+import { prepareSession } from "../../src/cli/setup.js";
+import type { SessionSpec } from "../../src/config/options.js";
 import type { JournalLine } from "./journal.js";
 import type { Rig } from "./scripted.js";
 
@@ -31,7 +32,7 @@ export function readJournal(path: string): JournalLine[] {
  * `open(rig, flags)` for a test file. Call it after `useRigs()`: vitest runs afterEach hooks in reverse,
  * so every session a test opened is closed (kernels stopped) before the rig checks for orphans.
  */
-export function useSessions(): (rig: Rig, flags?: SessionFlags) => Promise<InProcess> {
+export function useSessions(): (rig: Rig, flags?: SessionSpec) => Promise<InProcess> {
   let open: Agent[] = [];
   afterEach(async () => {
     const sessions = open;

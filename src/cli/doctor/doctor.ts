@@ -4,15 +4,15 @@ import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } 
 import { ConfigError } from "../../config/errors.js";
 import { homeProblem } from "../../config/home-check.js";
 import { modeNamed } from "../../config/permission-mode.js";
+import { relmVersion } from "../../config/version.js";
 import { findProblems } from "../../host/doctor/doctor.js";
+import { ensureWaker } from "../../host/spawn.js";
 import { findPython } from "../../kernel/index.js";
 import { cachedProbe } from "../../kernel/sandbox/index.js";
 import { describeSkillProblem, findSkills, harnessLogHealth } from "../../learning/store/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
-import { ensureWaker } from "../spawn-host.js";
 import { subscriptionCheck } from "../subscription-session.js";
-import { relmVersion } from "../version.js";
 import { kernelCheck, kernelUriOf } from "./kernel.js";
 import { webCheck } from "./web.js";
 
@@ -21,6 +21,8 @@ interface Check {
   label: string;
   detail: string;
 }
+
+const check = (label: string, ok: Check["ok"], detail: string): Check => ({ ok, label, detail });
 
 /** Asks the endpoint for its model list: cheap, needs no tokens, and tells a bad key from a dead server. */
 async function probeEndpoint(
@@ -42,38 +44,21 @@ async function probeEndpoint(
         : {};
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
-    if (response.status === 401 || response.status === 403) {
-      return {
-        ok: false,
-        label: "endpoint",
-        detail: `${url} rejected the API key (HTTP ${response.status})`,
-      };
-    }
-    if (!response.ok) {
-      return {
-        ok: "warn",
-        label: "endpoint",
-        detail: `${url} answered HTTP ${response.status} (it may not list models)`,
-      };
-    }
+    if (response.status === 401 || response.status === 403)
+      return check("endpoint", false, `${url} rejected the API key (HTTP ${response.status})`);
+    if (!response.ok)
+      return check("endpoint", "warn", `${url} answered HTTP ${response.status} (it may not list models)`);
     const body = (await response.json().catch(() => ({}))) as { data?: { id?: string }[] };
     const ids = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
     if (model && ids.length > 0 && !ids.includes(model)) {
       const some = ids.slice(0, 8).join(", ");
-      return {
-        ok: false,
-        label: "endpoint",
-        detail: `reachable, but model "${model}" is not listed (has: ${some})`,
-      };
+      return check("endpoint", false, `reachable, but model "${model}" is not listed (has: ${some})`);
     }
-    return {
-      ok: true,
-      label: "endpoint",
-      detail: `${url} reachable${model && ids.includes(model) ? `, serves ${model}` : ""}`,
-    };
+    const serves = model && ids.includes(model) ? `, serves ${model}` : "";
+    return check("endpoint", true, `${url} reachable${serves}`);
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    return { ok: false, label: "endpoint", detail: `cannot reach ${url} (${cause}); is the server running?` };
+    return check("endpoint", false, `cannot reach ${url} (${cause}); is the server running?`);
   }
 }
 
@@ -81,40 +66,33 @@ export async function doctor(
   flags: ConfigFlags & { fix?: boolean; kernel?: string },
   io: RunIo,
 ): Promise<number> {
-  const checks: Check[] = [
-    { ok: true, label: "relm", detail: `${relmVersion()} on Node ${process.version}` },
-  ];
+  const checks = [check("relm", true, `${relmVersion()} on Node ${process.version}`)];
   let config: ReturnType<typeof resolveConfig>;
   try {
     config = resolveConfig(io.env, flags);
   } catch (error) {
     // A config.json value of the wrong type (or a bad URL): everything else depends on the config.
     if (!(error instanceof ConfigError)) throw error;
-    checks.push({ ok: false, label: "config", detail: error.message });
+    checks.push(check("config", false, error.message));
     printChecks(checks, io);
     return EXIT.error;
   }
-  checks.push({
-    ok: true,
-    label: "config",
-    detail: config.configFound
-      ? config.configPath
-      : `${config.configPath} (not present; using the environment)`,
-  });
+  const found = config.configFound ? "" : " (not present; using the environment)";
+  checks.push(check("config", true, `${config.configPath}${found}`));
 
   const home = homeProblem(config.home);
   checks.push(
     home
-      ? {
-          ok: false,
-          label: "home",
-          detail: `RELM_HOME ${config.home} cannot be used: ${home}. Point RELM_HOME at a writable directory.`,
-        }
-      : {
-          ok: true,
-          label: "home",
-          detail: existsSync(config.home) ? config.home : `${config.home} (created when first needed)`,
-        },
+      ? check(
+          "home",
+          false,
+          `RELM_HOME ${config.home} cannot be used: ${home}. Point RELM_HOME at a writable directory.`,
+        )
+      : check(
+          "home",
+          true,
+          existsSync(config.home) ? config.home : `${config.home} (created when first needed)`,
+        ),
   );
 
   try {
@@ -122,22 +100,17 @@ export async function doctor(
     const python = await findPython(env, join(config.home, "cache"));
     checks.push(
       python.ipython
-        ? {
-            ok: true,
-            label: "python",
-            detail: `${python.path} (Python ${python.version}, IPython ${python.ipython})`,
-          }
-        : {
-            ok: "warn",
-            label: "python",
-            detail:
-              `${python.path} (Python ${python.version}) has no IPython: cells run as plain Python without ` +
+        ? check("python", true, `${python.path} (Python ${python.version}, IPython ${python.ipython})`)
+        : check(
+            "python",
+            "warn",
+            `${python.path} (Python ${python.version}) has no IPython: cells run as plain Python without ` +
               "!commands or %magics. Install it with `sudo apt-get install python3-ipython` " +
               "(or `pip install ipython`), or point RELM_PYTHON at an interpreter that has it.",
-          },
+          ),
     );
   } catch (error) {
-    checks.push({ ok: false, label: "python", detail: (error as Error).message });
+    checks.push(check("python", false, (error as Error).message));
   }
   try {
     const kernel = await kernelCheck(kernelUriOf(flags.kernel, config), io.cwd, io.env);
@@ -145,19 +118,17 @@ export async function doctor(
   } catch (error) {
     // config.json's kernel is not a kernel URI (a bad --kernel is a usage error, exit 2).
     if (!(error instanceof ConfigError)) throw error;
-    checks.push({ ok: false, label: "kernel", detail: error.message });
+    checks.push(check("kernel", false, error.message));
   }
 
   // A SKILL.md with bad front matter is left out of every session: say which and why.
   const skills = findSkills({ cwd: io.cwd, home: config.home });
-  if (skills.problems.length === 0) {
-    checks.push({ ok: true, label: "skills", detail: `${skills.skills.length} found, none left out` });
-  }
-  for (const p of skills.problems)
-    checks.push({ ok: "warn", label: "skills", detail: describeSkillProblem(p) });
+  if (skills.problems.length === 0)
+    checks.push(check("skills", true, `${skills.skills.length} found, none left out`));
+  for (const p of skills.problems) checks.push(check("skills", "warn", describeSkillProblem(p)));
   // A damaged revision log line is left out of every session: name each one.
   for (const h of harnessLogHealth({ cwd: io.cwd, home: config.home }))
-    checks.push({ ok: h.ok, label: "harness", detail: h.detail });
+    checks.push(check("harness", h.ok, h.detail));
 
   checks.push(sandboxCheck(io.env, config));
   checks.push(webCheck(config, io.env));
@@ -169,13 +140,15 @@ export async function doctor(
     : m.apiKey
       ? `API key set (from ${m.sources.apiKey})`
       : "no API key";
-  checks.push({
-    ok: m.model !== undefined,
-    label: "model",
-    detail: m.model
-      ? `${m.model} via ${m.preset === m.provider ? m.provider : `${m.preset} (${m.provider})`} at ${m.baseUrl} (provider from ${m.sources.provider}); ${key}`
-      : `none configured.\n${noModelMessage().replace(/^/gm, "    ")}`,
-  });
+  checks.push(
+    check(
+      "model",
+      m.model !== undefined,
+      m.model
+        ? `${m.model} via ${m.preset === m.provider ? m.provider : `${m.preset} (${m.provider})`} at ${m.baseUrl} (provider from ${m.sources.provider}); ${key}`
+        : `none configured.\n${noModelMessage().replace(/^/gm, "    ")}`,
+    ),
+  );
   // A subscription's API needs its OAuth headers, which an unauthenticated probe lacks: its sign-in is checked.
   if (signedIn) checks.push(signedIn);
   else if (m.model)
@@ -210,13 +183,13 @@ function sandboxCheck(env: NodeJS.ProcessEnv, config: ResolvedConfig): Check {
   const source = asked ? `config: ${asked}` : "the default";
   if (probe.ok) {
     const mode = named ?? (config.sandbox === "off" ? "full" : "workspace");
-    return { ok: true, label: "sandbox", detail: `${probe.detail}; new sessions: mode ${mode} (${source})` };
+    return check("sandbox", true, `${probe.detail}; new sessions: mode ${mode} (${source})`);
   }
-  return {
-    ok: wanted ? false : "warn",
-    label: "sandbox",
-    detail: `--mode workspace and plan unavailable: ${probe.detail}; new sessions: mode full (${source}); to sandbox them, ${probe.fix ?? "see docs/sandbox.md"}`,
-  };
+  return check(
+    "sandbox",
+    wanted ? false : "warn",
+    `--mode workspace and plan unavailable: ${probe.detail}; new sessions: mode full (${source}); to sandbox them, ${probe.fix ?? "see docs/sandbox.md"}`,
+  );
 }
 
 function printChecks(checks: Check[], io: RunIo): void {

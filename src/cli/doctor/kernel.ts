@@ -15,6 +15,8 @@ interface Check {
   detail: string;
 }
 
+const kernelLine = (ok: Check["ok"], detail: string): Check => ({ ok, label: "kernel", detail });
+
 const PROBED = new Set(["ssh", "container", "cmd"]);
 
 /**
@@ -41,45 +43,35 @@ export async function kernelCheck(
 ): Promise<Check | undefined> {
   if (uri === undefined) return undefined;
   const launcher = parseKernelUri(uri, "kernel");
-  if (launcher.transport === "local") {
-    return { ok: true, label: "kernel", detail: `${uri}: runs the interpreter of the python line` };
-  }
+  if (launcher.transport === "local")
+    return kernelLine(true, `${uri}: runs the interpreter of the python line`);
   const python = launcher.python ?? "python3";
   if (!PROBED.has(launcher.scheme)) {
     const start = launcher.scheme === "slurm" ? "submits a Slurm job" : "starts a pod";
-    return {
-      ok: true,
-      label: "kernel",
-      detail: `${uri}: ${python} there not probed (starting it ${start}); a session's prompt says whether it has IPython once its kernel starts`,
-    };
+    return kernelLine(
+      true,
+      `${uri}: ${python} there not probed (starting it ${start}); a session's prompt says whether it has IPython once its kernel starts`,
+    );
   }
   try {
     // The kernel's own environment: scrubbed of secrets, as every kernel start is.
     const found = await probeRemotePython(launcher, { cwd, env: scrubEnvironment(env) });
     const checked = `checked by running ${python} through it`;
-    if (found.ipython) {
-      return {
-        ok: true,
-        label: "kernel",
-        detail: `${uri}: ${found.path} (Python ${found.version}, IPython ${found.ipython}; ${checked})`,
-      };
-    }
+    if (found.ipython)
+      return kernelLine(
+        true,
+        `${uri}: ${found.path} (Python ${found.version}, IPython ${found.ipython}; ${checked})`,
+      );
     const fix =
       launcher.scheme === "cmd"
         ? "Install IPython for the python3 that command runs"
         : `Install IPython there (\`${python} -m pip install ipython\`, or the system's python3-ipython), or name an interpreter that has it with ?python=PATH`;
-    return {
-      ok: "warn",
-      label: "kernel",
-      detail:
-        `${uri}: ${found.path} (Python ${found.version}) has no IPython (${checked}): cells run as plain ` +
+    return kernelLine(
+      "warn",
+      `${uri}: ${found.path} (Python ${found.version}) has no IPython (${checked}): cells run as plain ` +
         `Python without !commands or %magics, and the model is told so. ${fix}.`,
-    };
+    );
   } catch (error) {
-    return {
-      ok: false,
-      label: "kernel",
-      detail: `${uri}: could not run ${python} through it: ${(error as Error).message}`,
-    };
+    return kernelLine(false, `${uri}: could not run ${python} through it: ${(error as Error).message}`);
   }
 }

@@ -3,8 +3,7 @@
 // current settings are the defaults, a missing model is refused before any key is asked for, and the
 // key is never echoed.
 
-import { createInterface, type Interface } from "node:readline";
-import { Writable } from "node:stream";
+import { text } from "node:stream/consumers";
 import { baseUrlProblem } from "../../config/base-url.js";
 import {
   type ConfigFile,
@@ -25,6 +24,7 @@ import {
 } from "../../llm/presets.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
+import { LoginCancelled, Prompt } from "./prompt.js";
 
 /** `provider` is what config.json saves: a wire format or a provider preset's name. */
 const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: boolean }[] = [
@@ -48,9 +48,6 @@ const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: bool
 type LoginFlags = ConfigFlags & { apiKeyStdin?: boolean };
 
 const NEEDS_MODEL = "login needs a model: --model NAME (the endpoint's name for it)";
-
-/** Ctrl-C at a prompt: nothing is written. */
-class LoginCancelled extends Error {}
 
 /** A subscription picked from the list: its sign-in takes over (subscription.ts). */
 class SubscriptionChosen extends Error {
@@ -123,7 +120,7 @@ async function scripted(flags: LoginFlags, existing: ConfigFile): Promise<Config
   if (!model) throw new UsageError(`${NEEDS_MODEL}; without a terminal also --provider and --base-url`);
   const next = { ...existing, ...endpointOf(flags, existing), model };
   if (!flags.apiKeyStdin) return withKey(next, existing, undefined);
-  const key = await readStdin();
+  const key = (await text(process.stdin)).trim();
   if (!key) throw new UsageError("--api-key-stdin: nothing arrived on stdin");
   return withKey(next, existing, key);
 }
@@ -162,60 +159,4 @@ async function prompted(flags: LoginFlags, existing: ConfigFile, io: RunIo): Pro
   } finally {
     prompt.close();
   }
-}
-
-/** Line prompts on a terminal whose echo can be switched off for the key. */
-class Prompt {
-  private muted = false;
-  private readonly rl: Interface;
-
-  constructor(private readonly io: RunIo) {
-    const echo = new Writable({
-      write: (chunk, _encoding, done) => {
-        if (!this.muted) io.stdout.write(chunk);
-        done();
-      },
-    });
-    this.rl = createInterface({ input: process.stdin, output: echo, terminal: true });
-  }
-
-  ask(question: string, fallback?: string): Promise<string> {
-    const suffix = fallback ? ` [${fallback}]` : "";
-    return this.question(`${question}${suffix}: `).then((a) => a.trim() || fallback || "");
-  }
-
-  /** The answer is not echoed, not even as stars: its length is nobody's business either. */
-  async secret(question: string): Promise<string> {
-    const answer = this.question(`${question}: `);
-    this.muted = true;
-    try {
-      return (await answer).trim();
-    } finally {
-      this.muted = false;
-      this.io.stdout.write("\n");
-    }
-  }
-
-  close(): void {
-    this.rl.close();
-  }
-
-  private question(text: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const cancel = () => reject(new LoginCancelled());
-      this.rl.once("SIGINT", cancel);
-      this.rl.once("close", cancel);
-      this.rl.question(text, (answer) => {
-        this.rl.off("SIGINT", cancel);
-        this.rl.off("close", cancel);
-        resolve(answer);
-      });
-    });
-  }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").trim();
 }

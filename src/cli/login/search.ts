@@ -3,14 +3,14 @@
 // the host, and is redacted from journals). Prompted line by line at a terminal; scripted otherwise
 // (`--api-key-stdin`, `--base-url`).
 
-import { createInterface } from "node:readline";
-import { Writable } from "node:stream";
+import { text } from "node:stream/consumers";
 import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { writeConfigFile } from "../../config/save.js";
 import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } from "../../web/search.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
+import { LoginCancelled, Prompt } from "./prompt.js";
 
 interface SearchLoginFlags {
   /** `--search` alone is true; `--search brave` names the provider. */
@@ -54,12 +54,13 @@ export async function loginSearch(flags: SearchLoginFlags, io: RunIo): Promise<n
       throw new UsageError("login --search: name the provider without a terminal, e.g. --search brave");
     section = await scripted(named, baseUrl, flags.apiKeyStdin === true, existing.search);
   } else {
-    const answer = await prompted(named, baseUrl, existing.search, io);
-    if (!answer) {
+    try {
+      section = await prompted(named, baseUrl, existing.search, io);
+    } catch (error) {
+      if (!(error instanceof LoginCancelled)) throw error;
       io.stderr.write("\nrelm: login cancelled; nothing was saved\n");
       return EXIT.interrupted;
     }
-    section = answer;
   }
   writeConfigFile(path, { ...existing, search: section });
   const where = section.baseUrl ?? DEFAULT_SEARCH_URL[section.provider];
@@ -84,7 +85,7 @@ async function scripted(
     throw new UsageError(
       "login --search searxng needs the instance's URL: --base-url https://searx.example.org",
     );
-  let apiKey = keyOnStdin ? await readStdin() : keptKey(provider, baseUrl, saved);
+  let apiKey = keyOnStdin ? (await text(process.stdin)).trim() : keptKey(provider, baseUrl, saved);
   if (keyOnStdin && !apiKey) throw new UsageError("--api-key-stdin: nothing arrived on stdin");
   if (!apiKey && NEEDS_KEY[provider])
     throw new UsageError(`${provider} needs an API key: pipe it in with --api-key-stdin`);
@@ -97,63 +98,32 @@ async function prompted(
   flagUrl: string | undefined,
   saved: SearchSection | undefined,
   io: RunIo,
-): Promise<SearchSection | undefined> {
-  let muted = false;
-  const echo = new Writable({
-    write: (chunk, _encoding, done) => {
-      if (!muted) io.stdout.write(chunk);
-      done();
-    },
-  });
-  const rl = createInterface({ input: process.stdin, output: echo, terminal: true });
-  let cancelled = false;
-  rl.on("SIGINT", () => {
-    cancelled = true;
-    rl.close();
-  });
-  const ask = (q: string) =>
-    new Promise<string>((resolve) => {
-      rl.question(q, (a) => resolve(a.trim()));
-      rl.once("close", () => resolve(""));
-    });
+): Promise<SearchSection> {
+  const prompt = new Prompt(io);
   try {
     let provider = named;
     if (!provider) {
       for (const [i, p] of SEARCH_PROVIDERS.entries()) io.stdout.write(`  ${i + 1}. ${NAMES[p]}\n`);
-      const fallback = saved?.provider ?? "brave";
-      const answer = await ask(`Search provider (a number or a name) [${fallback}]: `);
-      if (cancelled) return undefined;
-      provider = providerOf(answer || fallback);
+      provider = providerOf(
+        await prompt.ask("Search provider (a number or a name)", saved?.provider ?? "brave"),
+      );
     }
     let baseUrl = flagUrl;
     if (!baseUrl) {
-      const current = saved?.provider === provider ? saved.baseUrl : undefined;
-      const fallback = current ?? DEFAULT_SEARCH_URL[provider];
-      const answer = await ask(`Endpoint${fallback ? ` [${fallback}]` : " (the instance's URL)"}: `);
-      if (cancelled) return undefined;
-      const chosen = answer || current;
+      // The saved endpoint when it is this provider's, else the public one (none for SearXNG).
+      const fallback =
+        (saved?.provider === provider ? saved.baseUrl : undefined) ?? DEFAULT_SEARCH_URL[provider];
+      const chosen = await prompt.ask(fallback ? "Endpoint" : "Endpoint (the instance's URL)", fallback);
       if (!chosen && provider === "searxng") throw new UsageError("SearXNG needs the URL of an instance");
       // The public endpoint is the default; only another one is written down.
       baseUrl = chosen && chosen !== DEFAULT_SEARCH_URL[provider] ? checkUrl(chosen) : undefined;
     }
     const kept = keptKey(provider, baseUrl, saved);
     const hint = kept ? "Enter keeps the saved one" : NEEDS_KEY[provider] ? "required" : "Enter for none";
-    const pending = ask(`API key (hidden; ${hint}): `);
-    muted = true;
-    const typed = await pending;
-    muted = false;
-    io.stdout.write("\n");
-    if (cancelled) return undefined;
-    const apiKey = typed || kept;
+    const apiKey = (await prompt.secret(`API key (hidden; ${hint})`)) || kept;
     if (!apiKey && NEEDS_KEY[provider]) throw new UsageError(`${provider} needs an API key`);
     return { provider, ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) };
   } finally {
-    rl.close();
+    prompt.close();
   }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8").trim();
 }

@@ -1,11 +1,12 @@
 // `relm mcp list|add|remove|test` (docs/mcp.md). Env and header values are never printed: listings
 // show their names only.
 
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { pythonName } from "../../agent/kernel-api/mcp-prompt.js";
 import { relmHomeFrom } from "../../config/config.js";
 import { ConfigError, UsageError } from "../../config/errors.js";
 import { projectRoot } from "../../config/project-root.js";
+import { relmVersion } from "../../config/version.js";
 import { addServerEntry, removeServerEntry, type ServerEntry, serverNamesIn } from "../../mcp/config-file.js";
 import {
   type Admission,
@@ -25,25 +26,19 @@ import {
 } from "../../mcp/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
-import { relmVersion } from "../version.js";
-import { approveWritten } from "./trust.js";
+import { approveWritten, configOf, serverNamed } from "./trust.js";
 
 const NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_NAME}}$`);
-
-function cacheDirOf(home: string): string {
-  return join(home, "cache");
-}
 
 export async function listAction(
   io: RunIo,
   flags: { json?: boolean; mcpConfig?: string[] },
 ): Promise<number> {
   const home = relmHomeFrom(io.env);
-  const files = (flags.mcpConfig ?? []).map((file) => resolve(io.cwd, file));
-  const config = loadMcpConfig(io.cwd, home, io.env, files);
+  const config = configOf(io, home, flags);
   const store = readTrust(home);
   const rows = config.servers.map((s) => {
-    const tools = s.problem ? undefined : readToolCache(cacheDirOf(home), s);
+    const tools = s.problem ? undefined : readToolCache(join(home, "cache"), s);
     return { server: s, tools, admission: admissionOf(s, store) };
   });
   if (flags.json) {
@@ -206,17 +201,11 @@ export async function removeAction(io: RunIo, name: string, flags: { scope?: str
 export async function testAction(io: RunIo, name: string, flags: { json?: boolean }): Promise<number> {
   const home = relmHomeFrom(io.env);
   const config = loadMcpConfig(io.cwd, home, io.env);
-  const server = config.servers.find((s) => s.name === name);
-  if (!server) {
-    const names = config.servers.map((s) => s.name);
-    throw new UsageError(
-      `no MCP server called "${name}"${names.length > 0 ? `; configured: ${names.join(", ")}` : ""}`,
-    );
-  }
+  const server = serverNamed(config, name);
   const clients = new McpClients(config, {
     env: io.env,
     cwd: io.cwd,
-    cacheDir: cacheDirOf(home),
+    cacheDir: join(home, "cache"),
     clientVersion: relmVersion(),
     requestTimeoutMs: 30_000,
     home,

@@ -1,20 +1,22 @@
 import type { Command } from "commander";
+import type { SessionSpec } from "../../config/options.js";
+import { addOptions } from "../command-options.js";
 import type { RunIo } from "../run.js";
 
 type SetExit = (code: number) => void;
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /**
- * `relm mcp list|add|remove|test|approve|revoke`: the MCP servers kernels can call (docs/mcp.md). The group is shared
- * with `relm mcp serve` (serve.ts): whoever registers first creates it. The work is loaded
- * only when a command runs.
+ * `relm mcp list|add|remove|test|approve|revoke`: the MCP servers kernels can call (docs/mcp.md), and
+ * `relm mcp serve`: relm as an MCP server on stdio (docs/mcp-server.md). The work is loaded only when a
+ * command runs.
  */
 export function registerMcpCommands(program: Command, io: RunIo, setExit: SetExit): void {
   const actions = () => import("./actions.js");
   const trust = () => import("./trust.js");
-  const mcp =
-    program.commands.find((c) => c.name() === "mcp") ??
-    program.command("mcp").description("MCP: servers relm's kernels can call, and relm as an MCP server");
+  const mcp = program
+    .command("mcp")
+    .description("MCP: servers relm's kernels can call, and relm as an MCP server");
 
   mcp
     .command("list")
@@ -92,4 +94,29 @@ export function registerMcpCommands(program: Command, io: RunIo, setExit: SetExi
     .action(async (name: string, flags: { json?: boolean }) =>
       setExit(await (await actions()).testAction(io, name, flags)),
     );
+
+  addOptions(
+    mcp
+      .command("serve")
+      .description(
+        "serve relm's tasks to MCP clients (Claude Code, Codex…) on stdio; budget flags cap every task",
+      ),
+    ["hosts", "model", "session"],
+  ).action(async (flags: SessionSpec) => {
+    const [{ serveMcp }, { checkHostFlags, hostSpecOf, limitsOf }] = await Promise.all([
+      import("../../mcp-server/serve.js"),
+      import("../host-args.js"),
+    ]);
+    checkHostFlags(flags);
+    setExit(
+      await serveMcp({
+        env: io.env,
+        cwd: io.cwd,
+        stderr: io.stderr,
+        model: { provider: flags.provider, baseUrl: flags.baseUrl, model: flags.model },
+        hostSpec: hostSpecOf(flags, io.cwd, { budgets: false }),
+        caps: limitsOf(flags),
+      }),
+    );
+  });
 }

@@ -13,6 +13,7 @@ import {
   approveServer,
   loadMcpConfig,
   MCP_TRUST_KIND,
+  type McpConfig,
   type McpServer,
   printable,
   readTrust,
@@ -27,9 +28,20 @@ interface TrustFlags {
   mcpConfig?: string[];
 }
 
-function configOf(io: RunIo, home: string, flags: TrustFlags) {
+/** The servers a session here would see, with those of `--mcp-config` files. */
+export function configOf(io: RunIo, home: string, flags: { mcpConfig?: string[] }): McpConfig {
   const files = (flags.mcpConfig ?? []).map((file) => resolve(io.cwd, file));
   return loadMcpConfig(io.cwd, home, io.env, files);
+}
+
+/** The configured server called `name`; a usage error naming the configured ones when there is none. */
+export function serverNamed(config: McpConfig, name: string): McpServer {
+  const server = config.servers.find((s) => s.name === name);
+  if (server) return server;
+  const known = config.servers.map((s) => s.name);
+  throw new UsageError(
+    `no MCP server called "${name}"${known.length > 0 ? `; configured: ${known.join(", ")}` : ""}`,
+  );
 }
 
 /** The lines that say what a server will run, from its entry as the file writes it. */
@@ -66,13 +78,7 @@ export async function approveAction(io: RunIo, names: string[], flags: TrustFlag
   }
   const chosen: McpServer[] = [];
   for (const name of flags.all ? gated.map((s) => s.name) : names) {
-    const server = config.servers.find((s) => s.name === name);
-    if (!server) {
-      const known = config.servers.map((s) => s.name);
-      throw new UsageError(
-        `no MCP server called "${name}"${known.length > 0 ? `; configured: ${known.join(", ")}` : ""}`,
-      );
-    }
+    const server = serverNamed(config, name);
     if (!server.approval) {
       io.stdout.write(
         `"${name}" is configured in your own ${server.source}: it needs no approval` +

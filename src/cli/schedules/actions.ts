@@ -14,10 +14,10 @@ import {
   sessionJobs,
 } from "../../host/schedules/schedules.js";
 import { runWaker } from "../../host/schedules/waker.js";
+import { ensureWaker, reviveHost } from "../../host/spawn.js";
 import { resolveSessionId, sessionsDir } from "../../session/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
-import { ensureWaker, reviveHost } from "../spawn-host.js";
 
 /** Tells a live host its jobs changed; a session without one is the waker's to revive. */
 async function reload(home: string, session: string): Promise<void> {

@@ -16,8 +16,10 @@ import { ProgressRenderer } from "../render.js";
 import type { RunIo } from "../run.js";
 import { pausedNote } from "../schedules/actions.js";
 
-function resolve(home: string, prefix: string): string {
-  return resolveSessionId(sessionsDir(home), prefix);
+/** RELM_HOME and the full id of the session `prefix` names. */
+function sessionOf(io: RunIo, prefix: string): { home: string; id: string } {
+  const home = relmHomeFrom(io.env);
+  return { home, id: resolveSessionId(sessionsDir(home), prefix) };
 }
 
 /** Prints events as the progress view does, or as JSON lines. */
@@ -91,8 +93,7 @@ export async function logsAction(
   prefix: string,
   flags: { follow?: boolean; json?: boolean },
 ): Promise<number> {
-  const home = relmHomeFrom(io.env);
-  const id = resolve(home, prefix);
+  const { home, id } = sessionOf(io, prefix);
   const emit = printer(io, Boolean(flags.json));
   const follow = follower(io, home, id, emit, true);
   if (flags.follow && (await follow.handle.connect())) await follow.run();
@@ -100,14 +101,8 @@ export async function logsAction(
   return EXIT.done;
 }
 
-export async function attachAction(io: RunIo, prefix: string, flags: { json?: boolean }): Promise<number> {
-  const home = relmHomeFrom(io.env);
-  return attach(home, resolve(home, prefix), io, Boolean(flags.json));
-}
-
 export async function sendAction(io: RunIo, prefix: string, words: string[]): Promise<number> {
-  const home = relmHomeFrom(io.env);
-  const id = resolve(home, prefix);
+  const { home, id } = sessionOf(io, prefix);
   const text = words.join(" ");
   const handle = new SessionHandle({ home, id, env: io.env });
   if (await handle.connect({ follow: false })) {
@@ -122,8 +117,8 @@ export async function sendAction(io: RunIo, prefix: string, words: string[]): Pr
 }
 
 export async function stopAction(io: RunIo, prefix: string): Promise<number> {
-  const home = relmHomeFrom(io.env);
-  return (await stopSession(home, resolve(home, prefix), io)) ? EXIT.done : EXIT.error;
+  const { home, id } = sessionOf(io, prefix);
+  return (await stopSession(home, id, io)) ? EXIT.done : EXIT.error;
 }
 
 export async function statusAction(io: RunIo): Promise<number> {
@@ -165,13 +160,14 @@ export async function stopSession(home: string, id: string, io: RunIo): Promise<
  * The plain attach view: history and live events, and a prompt line whose lines are sent to the
  * session. A session that is not running shows its history; an interrupted one can be resumed.
  */
-async function attach(home: string, id: string, io: RunIo, json: boolean): Promise<number> {
-  const print = printer(io, json);
-  const approvals = new LineApprovals({
-    pending: async () => (await handle.call("approvals")).pending,
-    answer: async (rid, answer) => (await handle.call("approve", { id: rid, answer, from: "line" })).answered,
-    write: (text) => void io.stderr.write(text),
-  });
+export async function attachAction(io: RunIo, prefix: string, flags: { json?: boolean }): Promise<number> {
+  const { home, id } = sessionOf(io, prefix);
+  const print = printer(io, Boolean(flags.json));
+  // The handle is made below (its events reach `approvals`); its calls are looked up when made.
+  const approvals = new LineApprovals(
+    (method, ...params) => handle.call(method, ...params),
+    (text) => void io.stderr.write(text),
+  );
   const emit = (event: AgentEvent) => {
     print(event);
     approvals.onEvent(event);

@@ -1,35 +1,14 @@
 // `relm agents`: the table of sessions. Kept apart from the other session commands so that the lean entry
 // (agents-entry.ts, dist/cli/agents.cjs) loads only this, the listing and its few dependencies.
+import { ago, costWord } from "../../commands/format.js";
 import { relmHomeFrom } from "../../config/home.js";
 import { listNewest } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
+import { table } from "../table.js";
 
 interface AgentsIo {
   env: NodeJS.ProcessEnv;
   stdout: NodeJS.WritableStream;
-}
-
-function ago(iso: string, now: number): string {
-  const s = Math.max(0, (now - Date.parse(iso)) / 1000);
-  if (s < 60) return `${Math.round(s)}s ago`;
-  if (s < 3600) return `${Math.round(s / 60)}m ago`;
-  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
-  return `${Math.round(s / 86400)}d ago`;
-}
-
-/** Columns padded to their widest cell, the last one left as it is. */
-function table(rows: string[][]): string {
-  const widths: number[] = [];
-  for (const row of rows) {
-    for (let i = 0; i < row.length - 1; i++) widths[i] = Math.max(widths[i] ?? 0, (row[i] as string).length);
-  }
-  let out = "";
-  for (const row of rows) {
-    let line = "";
-    for (let i = 0; i < row.length - 1; i++) line += `${(row[i] as string).padEnd(widths[i] as number)}  `;
-    out += `${line}${row.at(-1) ?? ""}\n`;
-  }
-  return out;
 }
 
 /** Rows the table shows by default: a terminal's worth (newest first, so the newest stay in view). */
@@ -47,10 +26,8 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
   } else if (sessions.length === 0) {
     io.stdout.write('no sessions yet: relm run "..." or relm demo\n');
   } else {
-    const now = Date.now();
     const rows = [["ID", "STATUS", "STARTED", "ACTIVE", "TOKENS", "CACHED", "COST", "CWD", "TITLE"]];
     for (const s of sessions) {
-      const cost = s.cost === null ? "unpriced" : usd(s.cost);
       rows.push([
         s.id,
         // A plan's progress (plan() in the kernel) beside the status: "running 2/5".
@@ -59,17 +36,17 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
           : s.approvals && (s.status === "running" || s.status === "waiting")
             ? "needs approval"
             : `${s.status}${s.plan ? ` ${s.plan}` : ""}${s.unsaved?.length ? ` (${vars(s.unsaved.length)} unsaved)` : ""}`,
-        ago(s.created, now),
-        ago(s.lastActivity, now),
+        ago(s.created),
+        ago(s.lastActivity),
         String(s.tokens),
         // Input tokens read from the provider's prompt cache (priced lower); "-" before it was recorded.
         s.cachedTokens === undefined ? "-" : String(s.cachedTokens),
-        cost,
+        costWord(s.cost),
         s.cwd,
         s.title,
       ]);
     }
-    io.stdout.write(table(rows));
+    io.stdout.write(`${table(rows)}\n`);
     if (hidden > 0) io.stdout.write(`… and ${hidden} older sessions: relm agents --all lists every one\n`);
     const damaged = sessions.filter((s) => s.damaged);
     if (damaged.length > 0) {
@@ -89,10 +66,4 @@ export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: 
 
 function vars(n: number): string {
   return n === 1 ? "1 var" : `${n} vars`;
-}
-
-/** Cents from a dollar up, four decimals below (a small spend is not "$0.00"), as the UI words it. */
-function usd(n: number): string {
-  if (n === 0) return "$0.00";
-  return n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
 }

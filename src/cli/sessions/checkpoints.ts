@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import type { Command } from "commander";
 import { relmHomeFrom } from "../../config/config.js";
-import { UsageError } from "../../config/errors.js";
+import { UsageError, UserError } from "../../config/errors.js";
 import {
   JOURNAL_FILE,
   readHeaderAndTail,
@@ -14,10 +14,10 @@ import {
 } from "../../session/index.js";
 import type { Checkpoint, Checkpoints, RestoreResult } from "../../workspace/index.js";
 import { EXIT } from "../exit-codes.js";
+import { table } from "../table.js";
 
 interface Io {
   stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
 }
 
@@ -40,28 +40,15 @@ export function registerCheckpointCommands(program: Command, io: Io, setExit: (c
     .action(async (id: string, flags: { to?: string }) => setExit(await undoCommand(id, flags, io)));
 }
 
-async function openFor(idOrPrefix: string, io: Io): Promise<{ cp: Checkpoints; id: string } | number> {
+/** The session's checkpoints; a user error (exit 1) when they cannot be read here. */
+async function openFor(idOrPrefix: string, io: Io): Promise<{ cp: Checkpoints; id: string }> {
   const home = relmHomeFrom(io.env);
   const id = resolveSessionId(sessionsDir(home), idOrPrefix);
   const { header } = readHeaderAndTail(join(sessionDir(home, id), JOURNAL_FILE), 1);
   const { Checkpoints } = await import("../../workspace/index.js");
   const cp = await Checkpoints.open({ home, cwd: header.cwd, sessionId: id, env: io.env });
-  if ("unavailable" in cp) {
-    io.stderr.write(`relm: ${cp.unavailable}\n`);
-    return EXIT.error;
-  }
+  if ("unavailable" in cp) throw new UserError(cp.unavailable);
   return { cp, id };
-}
-
-/** CheckpointError carries a message meant for the user; anything else is left to the caller. */
-async function userErrors(io: Io, fn: () => Promise<number>): Promise<number> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!(err instanceof Error) || err.name !== "CheckpointError") throw err;
-    io.stderr.write(`relm: ${err.message}\n`);
-    return EXIT.error;
-  }
 }
 
 function localTime(iso: string): string {
@@ -79,8 +66,8 @@ function clip(text: string): string {
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
-function table(list: Checkpoint[]): string {
-  const rows = [
+function checkpointTable(list: Checkpoint[]): string {
+  return table([
     ["turn", "time", "files changed", "note"],
     ...list.map((c) => [
       String(c.turn),
@@ -90,41 +77,27 @@ function table(list: Checkpoint[]): string {
         .filter(Boolean)
         .join("; "),
     ]),
-  ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+  ]);
 }
 
-function checkpointsCommand(idOrPrefix: string, flags: { json?: boolean }, io: Io): Promise<number> {
-  return userErrors(io, async () => {
-    const opened = await openFor(idOrPrefix, io);
-    if (typeof opened === "number") return opened;
-    const { cp, id } = opened;
-    const list = await cp.list();
-    if (flags.json) {
-      for (const c of list) io.stdout.write(`${JSON.stringify(c)}\n`);
-      return EXIT.done;
-    }
-    if (list.length === 0) {
-      io.stdout.write(
-        `session ${id} has no checkpoints yet (one is taken before each turn that runs code)\n`,
-      );
-      return EXIT.done;
-    }
-    io.stdout.write(`checkpoints of session ${id} in ${cp.cwd}\n`);
-    io.stdout.write("(files changed: since the previous checkpoint; each is the state before its turn)\n\n");
-    io.stdout.write(
-      `${table(list)}\n\nrelm undo ${id} --to TURN  puts the files back as they were before TURN\n`,
-    );
+// A CheckpointError (its message meant for the user) is a UserError: reported as one `relm: …` line.
+async function checkpointsCommand(idOrPrefix: string, flags: { json?: boolean }, io: Io): Promise<number> {
+  const { cp, id } = await openFor(idOrPrefix, io);
+  const list = await cp.list();
+  if (flags.json) {
+    for (const c of list) io.stdout.write(`${JSON.stringify(c)}\n`);
     return EXIT.done;
-  });
+  }
+  if (list.length === 0) {
+    io.stdout.write(`session ${id} has no checkpoints yet (one is taken before each turn that runs code)\n`);
+    return EXIT.done;
+  }
+  io.stdout.write(`checkpoints of session ${id} in ${cp.cwd}\n`);
+  io.stdout.write("(files changed: since the previous checkpoint; each is the state before its turn)\n\n");
+  io.stdout.write(
+    `${checkpointTable(list)}\n\nrelm undo ${id} --to TURN  puts the files back as they were before TURN\n`,
+  );
+  return EXIT.done;
 }
 
 function report(result: RestoreResult, cwd: string): string {
@@ -162,19 +135,12 @@ async function undoCommand(idOrPrefix: string, flags: { to?: string }, io: Io): 
       );
     }
   }
-  return userErrors(io, async () => {
-    const opened = await openFor(idOrPrefix, io);
-    if (typeof opened === "number") return opened;
-    const { cp, id } = opened;
-    if (turn === undefined) {
-      const last = (await cp.list()).at(-1);
-      if (!last) {
-        io.stderr.write(`relm: session ${id} has no checkpoints: nothing to undo\n`);
-        return EXIT.error;
-      }
-      turn = last.turn;
-    }
-    io.stdout.write(report(await cp.restore(turn), cp.cwd));
-    return EXIT.done;
-  });
+  const { cp, id } = await openFor(idOrPrefix, io);
+  if (turn === undefined) {
+    const last = (await cp.list()).at(-1);
+    if (!last) throw new UserError(`session ${id} has no checkpoints: nothing to undo`);
+    turn = last.turn;
+  }
+  io.stdout.write(report(await cp.restore(turn), cp.cwd));
+  return EXIT.done;
 }

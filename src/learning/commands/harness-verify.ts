@@ -6,7 +6,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
-import { parseLimits, prepareSession } from "../../cli/setup.js";
+import { limitsOf } from "../../cli/host-args.js";
+import { prepareSession } from "../../cli/setup.js";
 import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
@@ -68,7 +69,7 @@ export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo):
       maxTokens: flags.maxTokens,
       maxCost: flags.maxCost,
     };
-    parseLimits(limits);
+    limitsOf(limits);
     const found = locateRevision(flags, harnessContext(flags, io), query);
     // A revision found in a session's scope is replayed with that session's harness.
     const { store, revision, ctx } = found;
