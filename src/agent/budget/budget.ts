@@ -74,7 +74,7 @@ export class Budget {
   /** Epoch ms (on this budget's clock) at which the first --max-time here or above runs out. */
   deadline(): number | undefined {
     const own = this.limits.maxTimeMs === undefined ? undefined : this.startedAt + this.limits.maxTimeMs;
-    return earliest(own, this.parent?.deadline());
+    return smaller(own, this.parent?.deadline());
   }
 
   /** Milliseconds to the deadline (0 once passed), or undefined without a time limit. */
@@ -91,8 +91,7 @@ export class Budget {
     const { maxTokens } = this.limits;
     const own =
       maxTokens === undefined ? undefined : maxTokens - this.tokens - (inFlight ? this.reserved : 0);
-    const above = this.parent?.tokensLeft(inFlight);
-    return own === undefined ? above : above === undefined ? own : Math.min(own, above);
+    return smaller(own, this.parent?.tokensLeft(inFlight));
   }
 
   /**
@@ -107,8 +106,7 @@ export class Budget {
         : this.cost === null
           ? 0
           : maxCost - this.cost - (inFlight ? this.reservedCost : 0);
-    const above = this.parent?.costLeft(inFlight);
-    return own === undefined ? above : above === undefined ? own : Math.min(own, above);
+    return smaller(own, this.parent?.costLeft(inFlight));
   }
 
   /**
@@ -292,7 +290,8 @@ function usd(cost: number | null): string {
   return cost === null ? "unpriced" : `$${cost.toFixed(4)}`;
 }
 
-function earliest(a: number | undefined, b: number | undefined): number | undefined {
+/** The smaller of two optional limits (undefined: none). */
+export function smaller(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
@@ -300,7 +299,6 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
 const THOUSANDS = new Intl.NumberFormat("en-US");
 
 export function describeSpend(spent: SpendRecord): string {
-  const cost = spent.cost === null ? "unpriced" : `$${spent.cost.toFixed(4)}`;
   const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
-  return `${calls}, ${THOUSANDS.format(spent.tokens)} tokens, ${formatDuration(spent.elapsedMs)}, ${cost}`;
+  return `${calls}, ${THOUSANDS.format(spent.tokens)} tokens, ${formatDuration(spent.elapsedMs)}, ${usd(spent.cost)}`;
 }

@@ -5,7 +5,7 @@
 // tree hold what they may spend so that together they cannot overshoot either.
 
 import type { ModelClient, ModelRequest, StreamEvent, Usage } from "../../llm/types.js";
-import type { Budget, BudgetStop } from "./budget.js";
+import { type Budget, type BudgetStop, smaller } from "./budget.js";
 import { Deadline } from "./deadline.js";
 import { RequestMeter, tokenRates } from "./request-meter.js";
 
@@ -134,10 +134,6 @@ export async function admit(
   } finally {
     if (!admitted) deadline.dispose();
   }
-}
-
-function smaller(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 /** Room for the answer beside the prompt in the window (servers such as vLLM reject more). */

@@ -182,17 +182,13 @@ function imageFrom(dir: string, file: string): Extract<ContentPart, { type: "ima
 }
 
 function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {
-  const images = e.imageFiles.map((file) => ({
-    mimeType: imageTypeOfFile(file),
-    data: readFileSync(join(dir, file)).toString("base64"),
-  }));
   return {
     executionCount: e.executionCount,
     status: e.status,
     output: e.output,
     outputChars: e.outputChars,
     truncated: e.truncated,
-    images,
+    images: e.imageFiles.map((file) => imageFrom(dir, file)),
     note: e.note,
     durationMs: e.durationMs,
   };

@@ -15,17 +15,10 @@ import type { JournalBody } from "../../session/types.js";
 import { cellLimit } from "../budget/deadline.js";
 import type { AgentEvent } from "../core/events.js";
 import type { AgentTree } from "../core/tree.js";
+import { IMAGE_EXTENSIONS } from "../core/user-images.js";
 import type { VariableSpec } from "../core/variables.js";
 import { kernelTarget } from "./kernel-target.js";
 import { savedInBackground } from "./unsaved.js";
-
-/** Journaled image files are named by their type (resume.ts reads the type back from the name). */
-const IMAGE_EXTENSIONS: Record<string, string> = {
-  "image/png": "png",
-  "image/jpeg": "jpg",
-  "image/gif": "gif",
-  "image/webp": "webp",
-};
 
 /** What the kernel of an agent needs from the agent: plain parts, read as they change. */
 interface KernelOwner {
@@ -402,7 +395,7 @@ export class AgentKernel {
   private recordCell(turn: number, callId: string, result: CellResult): void {
     const imageFiles = result.images.map((image, i) =>
       this.owner.log.journal.writeOutputFile(
-        `cell-${result.executionCount}-${i}.${IMAGE_EXTENSIONS[image.mimeType] ?? "png"}`,
+        `cell-${result.executionCount}-${i}.${IMAGE_EXTENSIONS[image.mimeType]}`,
         Buffer.from(image.data, "base64"),
       ),
     );
