@@ -4,6 +4,7 @@
 
 import { collectResponse, isModelError } from "../../llm/complete.js";
 import type { Message, ModelClient, ModelError, ModelRequest, StreamEvent, Usage } from "../../llm/types.js";
+import { userMessage } from "../core/tool.js";
 import { renderTranscript } from "./render.js";
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./windows.js";
 
@@ -166,7 +167,7 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
   const request = `${facts}\n\nTranscript of the earlier turns:\n\n${renderTranscript(older, budget - facts.length)}\n\nWrite the summary now.`;
   const asked: ModelRequest = {
     system: SYSTEM,
-    messages: [{ role: "user", content: [{ type: "text", text: request }] }],
+    messages: [userMessage(request)],
     tools: [],
     maxOutputTokens: maxSummaryTokens,
   };
@@ -233,7 +234,7 @@ function summaryMessage(
       ? `The last ${keepLastTurns === 1 ? "turn follows" : "turns follow"} verbatim. Continue working towards the goal.`
       : "Continue working towards the goal.",
   ].join("\n\n");
-  return { role: "user", content: [{ type: "text", text }] };
+  return userMessage(text);
 }
 
 /** Drops tool results whose call is not in `kept` (providers reject them); the cut should leave none. */

@@ -3,6 +3,7 @@ import type { ModelClient, Usage } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { admit } from "../budget/request-budget.js";
+import { userMessage } from "../core/tool.js";
 import { KernelCallError } from "./errors.js";
 
 const SYSTEM = "Answer the request directly and concisely.";
@@ -39,7 +40,7 @@ export async function complete(
   // Admitted like every model call of the tree: answer capped by --max-tokens, aborted at --max-time.
   const admitted = await admit(host.budget, client, {
     system: SYSTEM,
-    messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
+    messages: [userMessage(prompt)],
     tools: [],
   });
   if (admitted.status === "budget") throw new KernelCallError(`llm: ${admitted.stop.message}`, "budget");
