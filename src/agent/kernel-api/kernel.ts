@@ -43,7 +43,7 @@ interface KernelOwner {
   /** A call from Python in the kernel (calls.ts). */
   hostRequest(method: string, params: unknown, gone: AbortSignal): Promise<unknown>;
   /** The kernel (re)started and reported its Python (whether it has IPython): for the system prompt. */
-  kernelStarted?(python: PythonInfo): void;
+  kernelStarted(python: PythonInfo): void;
 }
 
 /** What a status line shows about an agent's kernel. */
@@ -326,7 +326,7 @@ export class AgentKernel {
         pid: event.pid,
         detail: `python ${event.python.version}${ipython}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
       });
-      this.owner.kernelStarted?.(event.python);
+      this.owner.kernelStarted(event.python);
     } else if (event.type === "died") {
       this.owner.log.record({
         type: "kernel",
