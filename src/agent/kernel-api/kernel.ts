@@ -103,12 +103,11 @@ export class AgentKernel {
       this.bootAbort = new AbortController();
       const ready = this.boot(this.bootAbort.signal);
       this.kernelReady = ready;
-      void ready.then(
-        () => this.booted(ready),
-        () => this.booted(ready),
-      );
+      const booted = () => {
+        if (this.kernelReady === ready) this.booting = false;
+      };
       // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
-      this.kernelReady.catch(() => {});
+      void ready.then(booted, booted);
     }
     return this.kernelReady;
   }
@@ -123,10 +122,6 @@ export class AgentKernel {
     const r = this.restored;
     this.restored = undefined;
     return r ?? { restored: [], notRestored: [] };
-  }
-
-  private booted(ready: Promise<Kernel>): void {
-    if (this.kernelReady === ready) this.booting = false;
   }
 
   /** Where the kernel is in its life, for a status line. */
