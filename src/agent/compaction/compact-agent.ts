@@ -56,11 +56,7 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
         if (admitted.status === "budget") return { error: admitted.stop.message };
         if (admitted.status === "aborted") return { error: "aborted" };
         admission = admitted.admission;
-        return {
-          request: admission.request,
-          signal: admission.signal,
-          stream: () => admitted.admission.stream(),
-        };
+        return { stream: () => admitted.admission.stream() };
       },
     });
     if ("error" in result) {
