@@ -12,13 +12,14 @@ export interface AutonomySettings {
   gateTimeoutMs?: number;
   /** Stop (exit 4) after the same gate failed this many times in a row with the files unchanged. */
   maxGateFailures?: number;
-  /** Without gates: pause after this many continuations with no change, output or progress note. */
-  maxIdleContinuations?: number;
   /** No person will answer: questions are refused and the model is told to decide. */
   unattended?: boolean;
   /** After each gate run is journaled: the host lets the root's hooks judge the work there (hooks.ts). */
   afterGateRun?: () => void | Promise<void>;
 }
+
+/** Without gates: the run pauses after this many continuations with no change, output or progress note. */
+const MAX_IDLE = 3;
 
 export type AutonomousOutcome =
   | TurnOutcome
@@ -68,7 +69,6 @@ export async function runAutonomously(
 ): Promise<AutonomousOutcome> {
   const stall = new GateStall();
   const maxFailures = settings.maxGateFailures ?? 3;
-  const maxIdle = settings.maxIdleContinuations ?? 3;
   let idle = 0;
   let before = await progressMark(agent);
   let outcome = await agent.run(firstMessage, firstFrom);
@@ -146,7 +146,7 @@ export async function runAutonomously(
       // The first turn is the task itself; only continuations that changed nothing count.
       idle = changed || !continued ? 0 : idle + 1;
       before = now;
-      if (idle >= maxIdle) {
+      if (idle >= MAX_IDLE) {
         const reason = `no file change, no new cell output and no progress note in ${idle} continuations`;
         agent.record({ type: "goal_paused", reason });
         return end(agent, { status: "stalled", report: reason }, `stalled: the goal is paused (${reason})`);
