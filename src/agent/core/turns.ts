@@ -157,19 +157,8 @@ export class TurnRunner {
       takeImages: () => this.pendingImages.take(),
       interruptReason: () => state.cancelled ?? BY_THE_USER,
       beforeModelCall: async () => {
-        await this.pendingVariables.apply({
-          addVariable: (spec) => kernel.addVariable(spec),
-          record: (body) => log.record(body),
-          note: (text) => conversation.note(text),
-          named: (d) => conversation.nameVariable(d),
-        });
-        await settleKernelFacts({
-          conversation,
-          kernel,
-          log,
-          signal: state.abort.signal,
-          timeLeftMs: () => agent.budget.timeLeftMs(),
-        });
+        await this.pendingVariables.apply(agent);
+        await settleKernelFacts(agent);
         await compactAgent(agent, false);
         await agent.hooks?.beforeModelCall?.();
       },
