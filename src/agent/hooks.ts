@@ -30,21 +30,19 @@ export interface KernelCaller {
   readonly model: { readonly current: ModelClient };
   readonly budget: Budget;
   readonly journal: { readonly path: string; readonly lastN: number };
-  readonly tree: {
-    readonly options: { cwd: string; home: string };
-    client(model?: string | null): ModelClient;
-    /** Hands a lesson applied just now to every running agent of the tree (lessons.ts). */
-    teach(lesson: Lesson): string[];
-    /** The plugin's prompt section agents started from now on get (renewed when it applies a lesson). */
-    promptSection: string | undefined;
-  };
+  readonly tree: HookedTree;
   record(body: JournalBody): unknown;
 }
 
-/** The root's tree (AgentTree), as the hooks made for it see it. */
+/** An agent's tree (AgentTree), as the plugin sees it. */
 interface HookedTree {
-  readonly options: { readonly compaction?: { readonly windows?: Record<string, number> } };
-  /** The hooks' prompt section of new agents' prompts: a learning pass that reloads it renews it. */
+  readonly options: {
+    readonly cwd: string;
+    readonly home: string;
+    readonly compaction?: { readonly windows?: Record<string, number> };
+  };
+  client(model?: string | null): ModelClient;
+  /** The plugin's prompt section of new agents' prompts: a learning pass that reloads it renews it. */
   promptSection: string | undefined;
   /** Hands a lesson applied just now to every running agent of the tree (lessons.ts). */
   teach(lesson: Lesson): string[];

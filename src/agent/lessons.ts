@@ -49,10 +49,6 @@ function lessonEvent(lesson: Lesson, note: string): JournalBodyOf<"lesson"> {
   };
 }
 
-export function lessonMessage(note: string): Message {
-  return { role: "user", content: [{ type: "text", text: note }] };
-}
-
 function isLessonNote(m: Message): boolean {
   if (m.role !== "user" || m.content.length !== 1) return false;
   const part = m.content[0];

@@ -4,8 +4,9 @@
 // where later work (approvals: asking the person for one more host, one command outside) decides what
 // needs asking: `allows()` answers from the mode alone.
 import { sandboxed as modeIsSandboxed, narrower, type PermissionMode } from "../config/permission-mode.js";
-import { allowed, settingsForMode } from "../kernel/sandbox/policy.js";
+import { settingsForMode } from "../kernel/sandbox/policy.js";
 import type { NetPolicy, NetRule, SandboxMode, SandboxSettings } from "../kernel/sandbox/types.js";
+import { netAllowed } from "./approvals/policy.js";
 
 /** What the tree starts with: its mode, and what a sandboxed mode is made of (whichever runs now). */
 export interface ModeSettings {
@@ -22,7 +23,7 @@ export interface ModeSettings {
 /** What an action would need, for the approval layer: allowed by the mode as it is, or not. */
 type PermissionAsk =
   | { kind: "write"; inProject: boolean }
-  | { kind: "net"; host: string; port: number }
+  | { kind: "net"; host: string; port?: number }
   | { kind: "run-outside" };
 
 export class Permissions {
@@ -108,7 +109,7 @@ export class Permissions {
         const net = this.settings.net;
         if (net.kind === "all") return true;
         if (net.kind === "none") return false;
-        return allowed(net.rules, ask.host, ask.port);
+        return netAllowed(net.rules, ask.host, ask.port);
       }
       case "run-outside":
         return false;

@@ -198,7 +198,7 @@ export class SessionHost {
     // A session started without a task is named by its first message.
     if (!this.options.title && message.from === "user") this.options.title = titleOf(message.text);
     const named = message.variables?.length
-      ? this.options.session.turns.queueVariables(message.variables)
+      ? this.options.session.turns.pendingVariables.queue(message.variables)
       : [];
     const text = withVariablesNamed(message.text, named);
     if (this.turn) {

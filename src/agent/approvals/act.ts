@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
+import { killGroup } from "../../kernel/host-exit.js";
 
 /** A command run for a request ends after this long (its process group is killed). */
 const RUN_TIMEOUT_MS = 10 * 60_000;
@@ -41,11 +42,7 @@ export function runOutside(
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // gone already
-      }
+      if (child.pid) killGroup(child.pid, "SIGKILL");
     }, RUN_TIMEOUT_MS);
     const done = (code: number | null, error?: Error) => {
       clearTimeout(timer);

@@ -156,15 +156,8 @@ export class Approvals {
       ...(ask.kind === "write" ? { bytes: ask.bytes } : {}),
       at: new Date().toISOString(),
     };
-    this.record?.({
-      type: "approval_request",
-      id: request.id,
-      kind: request.kind,
-      reason,
-      subject: request.subject,
-      requester,
-      ...(request.bytes !== undefined ? { bytes: request.bytes } : {}),
-    });
+    const { at: _at, ...journaled } = request;
+    this.record?.({ type: "approval_request", ...journaled });
     const decision =
       this.byPolicy(ask, modeAllows) ??
       (await new Promise<ApprovalDecision>((resolve) => {

@@ -58,7 +58,7 @@ function rulePath(rule: string, project: string): string {
   return path.resolve(project, expanded);
 }
 
-function within(child: string, parent: string): boolean {
+export function within(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
@@ -89,27 +89,26 @@ function pathMatches(rules: readonly string[], file: string, project: string): b
   });
 }
 
-function hostRules(rules: readonly string[]): NetRule[] {
-  return rules.map((r) => parseNetRule(r));
-}
-
-function hostMatches(rules: readonly string[], host: string, port: number | undefined): boolean {
-  const list = hostRules(rules);
-  // A request for every port of a host is matched only by a rule for every port.
+/** Whether `rules` reach `host`: a request for every port of it only by a rule for every port. */
+export function netAllowed(rules: readonly NetRule[], host: string, port: number | undefined): boolean {
   return port === undefined
     ? allowed(
-        list.filter((r) => r.port === undefined),
+        rules.filter((r) => r.port === undefined),
         host,
         1,
       )
-    : allowed(list, host, port);
+    : allowed(rules, host, port);
 }
 
 /** Whether one list of rules covers `ask` (modes are never on a list: a person or --approve auto decides). */
 export function rulesMatch(rules: ApprovalRules, ask: ApprovalAsk, project: string, deny = false): boolean {
   switch (ask.kind) {
     case "net":
-      return hostMatches(rules.hosts, ask.host, ask.port);
+      return netAllowed(
+        rules.hosts.map((r) => parseNetRule(r)),
+        ask.host,
+        ask.port,
+      );
     case "run":
       return deny ? commandDenied(rules.commands, ask.cmd) : commandAllowed(rules.commands, ask.cmd);
     case "write":

@@ -74,7 +74,7 @@ export class Budget {
   /** Epoch ms (on this budget's clock) at which the first --max-time here or above runs out. */
   deadline(): number | undefined {
     const own = this.limits.maxTimeMs === undefined ? undefined : this.startedAt + this.limits.maxTimeMs;
-    return earliest(own, this.parent?.deadline());
+    return smaller(own, this.parent?.deadline());
   }
 
   /** Milliseconds to the deadline (0 once passed), or undefined without a time limit. */
@@ -91,8 +91,7 @@ export class Budget {
     const { maxTokens } = this.limits;
     const own =
       maxTokens === undefined ? undefined : maxTokens - this.tokens - (inFlight ? this.reserved : 0);
-    const above = this.parent?.tokensLeft(inFlight);
-    return own === undefined ? above : above === undefined ? own : Math.min(own, above);
+    return smaller(own, this.parent?.tokensLeft(inFlight));
   }
 
   /**
@@ -107,8 +106,7 @@ export class Budget {
         : this.cost === null
           ? 0
           : maxCost - this.cost - (inFlight ? this.reservedCost : 0);
-    const above = this.parent?.costLeft(inFlight);
-    return own === undefined ? above : above === undefined ? own : Math.min(own, above);
+    return smaller(own, this.parent?.costLeft(inFlight));
   }
 
   /**
@@ -160,14 +158,10 @@ export class Budget {
    * `why` says what the tokens left cannot cover.
    */
   tokenStop(why: string): BudgetStop | undefined {
-    const level = this.tightest(
-      (b) => b.limits.maxTokens,
-      (b) => (b.limits.maxTokens ?? 0) - b.tokens,
-    );
-    const maxTokens = level?.limits.maxTokens;
-    if (!level || maxTokens === undefined) return undefined;
-    const spent = level.spent();
-    return level.stop("max-tokens", maxTokens, spent, `${spent.tokens} of ${maxTokens} tokens used; ${why}`);
+    const t = this.tightest("maxTokens", (b, max) => max - b.tokens);
+    if (!t) return undefined;
+    const used = `${t.spent.tokens} of ${t.limit} tokens used`;
+    return t.level.stop("max-tokens", t.limit, t.spent, `${used}; ${why}`);
   }
 
   /**
@@ -175,19 +169,10 @@ export class Budget {
    * says what the money left cannot cover.
    */
   costStop(why: string): BudgetStop | undefined {
-    const level = this.tightest(
-      (b) => b.limits.maxCost,
-      (b) => (b.limits.maxCost ?? 0) - (b.cost ?? Number.POSITIVE_INFINITY),
-    );
-    const maxCost = level?.limits.maxCost;
-    if (!level || maxCost === undefined) return undefined;
-    const spent = level.spent();
-    return level.stop(
-      "max-cost",
-      maxCost,
-      spent,
-      `${usd(spent.cost)} of $${maxCost.toFixed(2)} spent; ${why}`,
-    );
+    const t = this.tightest("maxCost", (b, max) => max - (b.cost ?? Number.POSITIVE_INFINITY));
+    if (!t) return undefined;
+    const used = `${usd(t.spent.cost)} of $${t.limit.toFixed(2)} spent`;
+    return t.level.stop("max-cost", t.limit, t.spent, `${used}; ${why}`);
   }
 
   /**
@@ -216,30 +201,28 @@ export class Budget {
    * with `why`, for time left that cannot cover what comes next.
    */
   timeStop(why?: string): BudgetStop | undefined {
-    const level = this.tightest(
-      (b) => b.limits.maxTimeMs,
-      (b) => b.startedAt + (b.limits.maxTimeMs ?? 0),
-    );
-    const maxTimeMs = level?.limits.maxTimeMs;
-    if (!level || maxTimeMs === undefined) return undefined;
-    const spent = level.spent();
+    const t = this.tightest("maxTimeMs", (b, max) => b.startedAt + max);
+    if (!t) return undefined;
+    const { level, limit, spent } = t;
     // A timer may fire a moment before the clock agrees.
-    if (!why) spent.elapsedMs = Math.max(spent.elapsedMs, maxTimeMs);
-    const used = `${formatDuration(spent.elapsedMs)} of ${formatDuration(maxTimeMs)} used`;
-    return level.stop("max-time", maxTimeMs, spent, why ? `${used}; ${why}` : used);
+    if (!why) spent.elapsedMs = Math.max(spent.elapsedMs, limit);
+    const used = `${formatDuration(spent.elapsedMs)} of ${formatDuration(limit)} used`;
+    return level.stop("max-time", limit, spent, why ? `${used}; ${why}` : used);
   }
 
-  /** The level here or above with a limit whose `measure` is smallest. */
+  /** The level here or above with a `key` limit whose `measure` is smallest: that limit and its spend. */
   private tightest(
-    limit: (b: Budget) => number | undefined,
-    measure: (b: Budget) => number,
-  ): Budget | undefined {
-    let best: Budget | undefined;
+    key: "maxTokens" | "maxCost" | "maxTimeMs",
+    measure: (b: Budget, limit: number) => number,
+  ): { level: Budget; limit: number; spent: SpendRecord } | undefined {
+    let best: { level: Budget; limit: number; measured: number } | undefined;
     for (let b: Budget | undefined = this; b; b = b.parent) {
-      if (limit(b) === undefined) continue;
-      if (!best || measure(b) < measure(best)) best = b;
+      const limit = b.limits[key];
+      if (limit === undefined) continue;
+      const measured = measure(b, limit);
+      if (!best || measured < best.measured) best = { level: b, limit, measured };
     }
-    return best;
+    return best && { level: best.level, limit: best.limit, spent: best.level.spent() };
   }
 
   /** The first limit already reached here or above, or undefined when another model call is allowed. */
@@ -292,7 +275,8 @@ function usd(cost: number | null): string {
   return cost === null ? "unpriced" : `$${cost.toFixed(4)}`;
 }
 
-function earliest(a: number | undefined, b: number | undefined): number | undefined {
+/** The smaller of two optional limits (undefined: none). */
+export function smaller(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
@@ -300,7 +284,6 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
 const THOUSANDS = new Intl.NumberFormat("en-US");
 
 export function describeSpend(spent: SpendRecord): string {
-  const cost = spent.cost === null ? "unpriced" : `$${spent.cost.toFixed(4)}`;
   const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
-  return `${calls}, ${THOUSANDS.format(spent.tokens)} tokens, ${formatDuration(spent.elapsedMs)}, ${cost}`;
+  return `${calls}, ${THOUSANDS.format(spent.tokens)} tokens, ${formatDuration(spent.elapsedMs)}, ${usd(spent.cost)}`;
 }

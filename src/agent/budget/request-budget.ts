@@ -5,7 +5,7 @@
 // tree hold what they may spend so that together they cannot overshoot either.
 
 import type { ModelClient, ModelRequest, StreamEvent, Usage } from "../../llm/types.js";
-import type { Budget, BudgetStop } from "./budget.js";
+import { type Budget, type BudgetStop, smaller } from "./budget.js";
 import { Deadline } from "./deadline.js";
 import { RequestMeter, tokenRates } from "./request-meter.js";
 
@@ -73,7 +73,10 @@ export async function admit(
         admitted = true;
         // No cap of our own: the client applies the model's limit (Anthropic needs one), if it knows it.
         const limit = smaller(request.maxOutputTokens, client.maxOutputTokens);
-        return { status: "admitted", admission: admission(request, client, deadline, { cap: limit }) };
+        return {
+          status: "admitted",
+          admission: admission(request, client, deadline, budget, { cap: limit }),
+        };
       }
       const prompt = client.estimateInputTokens(request);
       const needed = prompt + MIN_ANSWER_TOKENS;
@@ -128,16 +131,12 @@ export async function admit(
       const capped = cap === undefined ? request : { ...request, maxOutputTokens: cap };
       return {
         status: "admitted",
-        admission: admission(capped, client, deadline, { cap, cappedBy, release, prompt, budget }),
+        admission: admission(capped, client, deadline, budget, { cap, cappedBy, release, prompt }),
       };
     }
   } finally {
     if (!admitted) deadline.dispose();
   }
-}
-
-function smaller(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 /** Room for the answer beside the prompt in the window (servers such as vLLM reject more). */
@@ -149,44 +148,34 @@ interface Terms {
   cap: number | undefined;
   cappedBy?: "max-tokens" | "max-cost";
   release?: () => void;
-  /** With a token or cost limit: the prompt's estimate and the budget the stream is metered against. */
+  /** With a token or cost limit: the prompt's estimate, and the stream is metered against the budget. */
   prompt?: number;
-  budget?: Budget;
 }
 
-function admission(request: ModelRequest, client: ModelClient, deadline: Deadline, terms: Terms): Admission {
+function admission(
+  request: ModelRequest,
+  client: ModelClient,
+  deadline: Deadline,
+  budget: Budget,
+  terms: Terms,
+): Admission {
   const sent = { ...request, deadline: deadline.at };
-  const meter =
-    terms.budget && terms.prompt !== undefined
-      ? new RequestMeter(terms.budget, terms.prompt, client.price, () => deadline.cut())
-      : undefined;
+  // Watches the stream only with a limit to keep; its estimate is asked for only when it stopped one.
+  const meter = new RequestMeter(budget, terms.prompt ?? 0, client.price, () => deadline.cut());
   return {
     request: sent,
     signal: deadline.signal,
     stream() {
       const events = client.stream(sent, deadline.signal);
-      return meter ? meter.watch(events) : events;
+      return terms.prompt === undefined ? events : meter.watch(events);
     },
     get expired() {
       return deadline.expired;
     },
     get overrun() {
-      return meter?.overrun;
+      return meter.overrun;
     },
-    estimatedSpend() {
-      return (
-        meter?.estimatedSpend() ?? {
-          usage: {
-            inputTokens: 0,
-            outputTokens: 0,
-            cachedInputTokens: 0,
-            cacheWriteTokens: 0,
-            estimated: true,
-          },
-          cost: 0,
-        }
-      );
-    },
+    estimatedSpend: () => meter.estimatedSpend(),
     maxOutputTokens: terms.cap,
     cappedByBudget: terms.cappedBy !== undefined,
     cappedBy: terms.cappedBy,

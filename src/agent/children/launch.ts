@@ -41,15 +41,6 @@ export interface LaunchedChild {
   agent: ChildAgent;
 }
 
-/** A packed variable from Python: described there, pickled to a file the child's kernel loads. */
-interface PackedVariable {
-  name: string;
-  type: string;
-  size: string;
-  preview: string;
-  pickle: string;
-}
-
 const LABEL_CHARS = 60;
 
 /**
@@ -111,12 +102,15 @@ export function launchChild(
   return { id, name, label: opts.label, task, model: client.model, agent };
 }
 
-/** The variables Python packed for a child (`consume`: the child's kernel removes the pickle once loaded). */
+/**
+ * The variables Python packed for a child: each described there and pickled to a file the child's kernel
+ * loads (`consume`: it removes the pickle once loaded).
+ */
 export function packedVariables(raw: unknown, consume: boolean): VariableSpec[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new KernelCallError("variables must be a list", "usage");
   return raw.map((item) => {
-    const v = asRecord(item, "variable") as unknown as PackedVariable;
+    const v = asRecord(item, "variable");
     if (typeof v.name !== "string" || typeof v.pickle !== "string") {
       throw new KernelCallError("each variable needs a name and a pickle file", "usage");
     }

@@ -137,7 +137,7 @@ export class ChildManager {
 
   /** Cancels every running child and waits until all of them (and their kernels) are gone. */
   async closeAll(reason: string): Promise<void> {
-    for (const r of this.records.values()) if (r.status === "running") r.agent.cancel(reason);
+    this.cancelAll(reason);
     await Promise.all([...this.records.values()].map((r) => r.done));
     await Promise.all([...this.records.values()].map((r) => r.closed));
   }
@@ -148,9 +148,7 @@ export class ChildManager {
 
   /** How many children are still running (their own children not counted). */
   get running(): number {
-    let n = 0;
-    for (const r of this.records.values()) if (r.status === "running") n += 1;
-    return n;
+    return [...this.records.values()].filter((r) => r.status === "running").length;
   }
 
   /** Any agent below this one, by id: a child, or a child's child, and so on. */

@@ -1,4 +1,5 @@
 import { asRecord, KernelCallError, requiredString } from "../kernel-api/errors.js";
+import type { ChildManager } from "./manager.js";
 
 const MAX_MESSAGE_BYTES = 16 * 1024;
 const MAX_INBOX = 100;
@@ -59,12 +60,8 @@ export interface MessagingAgent {
   readonly id: string;
   /** The agent that started this one; none for the root. */
   readonly parent: { id: string; deliver(from: string, text: string): void } | undefined;
-  readonly children: {
-    /** Running children by name or id; "all" gives every running child. */
-    recipients(
-      to: string,
-    ): { id: string; name: string; deliver(from: string, text: string): void }[] | undefined;
-  };
+  /** Its running children by name or id ("all": every one). */
+  readonly children: Pick<ChildManager, "recipients">;
   /** Messages to other sessions on this machine (provided by the host layer). */
   sendToSession?: (to: string, from: string, text: string) => Promise<void>;
   readonly mailbox: { takeReceived(): Received[] };

@@ -2,7 +2,6 @@
 // the parent's journal, and what is kept of the child (and of its own children) once it has ended.
 
 import type { PermissionMode } from "../../config/permission-mode.js";
-import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody, SpendRecord } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import type { TurnOutcome } from "../core/loop.js";
@@ -132,10 +131,6 @@ export class RetiredParent implements ParentAgent {
   }
 
   get budget(): Budget {
-    return this.refuse();
-  }
-
-  get client(): ModelClient {
     return this.refuse();
   }
 

@@ -1,4 +1,4 @@
-import type { Message, ModelClient } from "../../llm/types.js";
+import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { type Admission, admit } from "../budget/request-budget.js";
@@ -14,18 +14,6 @@ export interface CompactionSettings {
   windows?: Record<string, number>;
 }
 
-interface CompactionTarget {
-  readonly client: ModelClient;
-  readonly messages: Message[];
-  readonly budget: Budget;
-  readonly goal: string | undefined;
-  record(body: JournalBody): unknown;
-  liveVariables(): Promise<string[]>;
-  filesTouched(): Promise<string[]>;
-  /** Once it is decided that a compaction runs (PreCompact hooks). */
-  beforeCompaction?(): Promise<void>;
-}
-
 /** What a compaction did; `skipped` when a summary would not have made the prompt smaller. */
 export interface CompactionOutcome {
   compacted: boolean;
@@ -39,42 +27,36 @@ export interface CompactionOutcome {
  * journal gets a marker with the summary, so the full history stays there and a resume rebuilds the same
  * messages. Returns what happened, or why nothing did.
  */
-async function compactConversation(
-  host: CompactionTarget,
-  settings: CompactionSettings,
-  lastInputTokens: number,
-  force: boolean,
-): Promise<CompactionOutcome> {
-  const window = contextWindow(host.client.model, settings.windows).tokens;
-  if (!force && !needsCompaction(lastInputTokens, window, settings.threshold ?? 0.8)) {
+async function compactConversation(agent: CompactingAgent, force: boolean): Promise<CompactionOutcome> {
+  const { budget, conversation } = agent;
+  const client = agent.model.current;
+  const settings = agent.tree.options.compaction ?? {};
+  const window = contextWindow(client.model, settings.windows).tokens;
+  if (!force && !needsCompaction(conversation.contextTokens, window, settings.threshold ?? 0.8)) {
     return { compacted: false, message: "not needed" };
   }
-  const stop = host.budget.check();
+  const stop = budget.check();
   if (stop) return { compacted: false, message: stop.message };
-  await host.beforeCompaction?.();
+  await agent.preCompact?.(force ? "manual" : "auto");
   let admission: Admission | undefined;
   const started = Date.now();
   try {
     const result = await compactMessages({
-      client: host.client,
-      messages: host.messages,
-      goal: host.goal,
-      liveVariables: await host.liveVariables(),
-      filesTouched: await host.filesTouched(),
+      client,
+      messages: conversation.messages,
+      goal: agent.goal.text,
+      liveVariables: await agent.kernel.variableNames(),
+      filesTouched: (await agent.checkpoints?.filesTouched()) ?? [],
       window,
       // Asked for by hand, a short conversation still has something to compact.
       keepLastTurns: force ? 1 : 2,
       // Like every model call: its answer capped by --max-tokens and --max-cost, aborted at --max-time.
       admit: async (request) => {
-        const admitted = await admit(host.budget, host.client, request, undefined, { window });
+        const admitted = await admit(budget, client, request, undefined, { window });
         if (admitted.status === "budget") return { error: admitted.stop.message };
         if (admitted.status === "aborted") return { error: "aborted" };
         admission = admitted.admission;
-        return {
-          request: admission.request,
-          signal: admission.signal,
-          stream: () => admitted.admission.stream(),
-        };
+        return { stream: () => admitted.admission.stream() };
       },
     });
     if ("error" in result) {
@@ -86,10 +68,10 @@ async function compactConversation(
           ? admission.estimatedSpend()
           : undefined;
       if (paid) {
-        host.budget.addSpend(paid.usage.inputTokens + paid.usage.outputTokens, paid.cost);
-        host.record({
+        budget.addSpend(paid.usage.inputTokens + paid.usage.outputTokens, paid.cost);
+        agent.log.record({
           type: "llm_call",
-          model: host.client.model,
+          model: client.model,
           prompts: 1,
           usage: paid.usage,
           cost: paid.cost,
@@ -102,7 +84,7 @@ async function compactConversation(
           : `compaction failed: ${result.error}`;
       return { compacted: false, message, skipped: result.skipped };
     }
-    return applyCompaction(host, result);
+    return applyCompaction(agent, result);
   } finally {
     admission?.release();
   }
@@ -110,16 +92,16 @@ async function compactConversation(
 
 /** Books the summary's spend, journals the marker and swaps the messages in. */
 function applyCompaction(
-  host: CompactionTarget,
+  agent: CompactingAgent,
   result: CompactResult,
 ): { compacted: true; message: string } {
-  host.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost);
+  agent.budget.addSpend(result.usage.inputTokens + result.usage.outputTokens, result.cost);
   const summary = result.messages[0];
   const summaryText =
     summary?.role === "user"
       ? summary.content.map((p) => (p.type === "text" ? p.text : "")).join("")
       : result.summary;
-  host.record({
+  agent.log.record({
     type: "compaction",
     summaryMessage: summaryText,
     kept: result.messages.length - 1,
@@ -129,7 +111,8 @@ function applyCompaction(
     usage: result.usage,
     cost: result.cost,
   });
-  host.messages.splice(0, host.messages.length, ...result.messages);
+  const messages = agent.conversation.messages;
+  messages.splice(0, messages.length, ...result.messages);
   return {
     compacted: true,
     message: `compacted ${result.summarized} messages: about ${result.tokensBefore} → ${result.tokensAfter} tokens`,
@@ -171,21 +154,7 @@ export interface CompactingAgent {
  */
 export async function compactAgent(agent: CompactingAgent, force: boolean): Promise<CompactionOutcome> {
   const { conversation, tree } = agent;
-  const outcome = await compactConversation(
-    {
-      client: agent.model.current,
-      messages: conversation.messages,
-      budget: agent.budget,
-      goal: agent.goal.text,
-      record: (b) => agent.log.record(b),
-      liveVariables: () => agent.kernel.variableNames(),
-      filesTouched: () => agent.checkpoints?.filesTouched() ?? Promise.resolve([]),
-      beforeCompaction: async () => agent.preCompact?.(force ? "manual" : "auto"),
-    },
-    tree.options.compaction ?? {},
-    conversation.contextTokens,
-    force,
-  );
+  const outcome = await compactConversation(agent, force);
   if (outcome.compacted) {
     conversation.contextTokens = 0;
     // The prompt rebuilt below carries every lesson, so their notes among the kept turns go (resume.ts

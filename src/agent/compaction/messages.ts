@@ -4,6 +4,7 @@
 
 import { collectResponse, isModelError } from "../../llm/complete.js";
 import type { Message, ModelClient, ModelError, ModelRequest, StreamEvent, Usage } from "../../llm/types.js";
+import { userMessage } from "../core/tool.js";
 import { renderTranscript } from "./render.js";
 import { DEFAULT_CONTEXT_WINDOW, estimateTokens } from "./windows.js";
 
@@ -28,19 +29,13 @@ interface CompactOptions {
   keepLastTurns?: number;
   /** The model's window in tokens; bounds the summary request. Default 32 768. */
   window?: number;
-  /** Default 2 048. */
-  maxSummaryTokens?: number;
-  signal?: AbortSignal;
   /**
    * Lets the summary request through the caller's budget (its answer capped, a signal for its deadline),
    * or says why not. The caller gives back whatever it reserved once it has booked the spend.
    */
   admit?: (
     request: ModelRequest,
-  ) => Promise<
-    | { request: ModelRequest; signal?: AbortSignal; stream?: () => AsyncIterable<StreamEvent> }
-    | { error: string }
-  >;
+  ) => Promise<{ stream: () => AsyncIterable<StreamEvent> } | { error: string }>;
 }
 
 export interface CompactResult {
@@ -69,6 +64,9 @@ interface CompactFailure {
   usage?: Usage;
   cost?: number | null;
 }
+
+/** The summary's answer cap. */
+const SUMMARY_TOKENS = 2_048;
 
 const SYSTEM = `You summarise the earlier part of a coding agent's session so that the agent can continue without it. The agent works in a persistent IPython kernel whose variables survive. Write concise Markdown with exactly these sections:
 ## Goal
@@ -148,9 +146,8 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
   const goal = options.goal ?? defaultGoal(options.messages);
   const constraints = options.constraints ?? [];
   const window = options.window ?? DEFAULT_CONTEXT_WINDOW;
-  const maxSummaryTokens = options.maxSummaryTokens ?? 2_048;
   // Room for the transcript: the window less the summary's output and a margin, at ~4 chars a token.
-  const budget = Math.max(4_000, Math.floor((window * 0.75 - maxSummaryTokens) * 4) - SYSTEM.length);
+  const budget = Math.max(4_000, Math.floor((window * 0.75 - SUMMARY_TOKENS) * 4) - SYSTEM.length);
   const facts = [
     `Goal:\n${goal}`,
     `Constraints:\n${list(constraints, "(none stated)")}`,
@@ -166,18 +163,14 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
   const request = `${facts}\n\nTranscript of the earlier turns:\n\n${renderTranscript(older, budget - facts.length)}\n\nWrite the summary now.`;
   const asked: ModelRequest = {
     system: SYSTEM,
-    messages: [{ role: "user", content: [{ type: "text", text: request }] }],
+    messages: [userMessage(request)],
     tools: [],
-    maxOutputTokens: maxSummaryTokens,
+    maxOutputTokens: SUMMARY_TOKENS,
   };
-  const gate = options.admit ? await options.admit(asked) : { request: asked, signal: options.signal };
+  // Through the caller's admission when it has one: capped, and metered against the budget as it streams.
+  const gate = options.admit ? await options.admit(asked) : { stream: () => options.client.stream(asked) };
   if ("error" in gate) return { error: gate.error };
-  // The admission's own stream when it has one: metered against the budget as it arrives.
-  const events =
-    "stream" in gate && gate.stream
-      ? gate.stream()
-      : options.client.stream(gate.request, gate.signal ?? options.signal);
-  const response = await collectResponse(events);
+  const response = await collectResponse(gate.stream());
   if (isModelError(response)) {
     return { error: `compaction failed: ${response.error.message}`, modelError: response.error };
   }
@@ -233,7 +226,7 @@ function summaryMessage(
       ? `The last ${keepLastTurns === 1 ? "turn follows" : "turns follow"} verbatim. Continue working towards the goal.`
       : "Continue working towards the goal.",
   ].join("\n\n");
-  return { role: "user", content: [{ type: "text", text }] };
+  return userMessage(text);
 }
 
 /** Drops tool results whose call is not in `kept` (providers reject them); the cut should leave none. */

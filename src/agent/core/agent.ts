@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { describeMode, type PermissionMode } from "../../config/permission-mode.js";
-import type { CellResult } from "../../kernel/types.js";
+import type { CellResult, PythonInfo } from "../../kernel/types.js";
 import type { ModelClient } from "../../llm/types.js";
 import { Journal } from "../../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../../session/types.js";
@@ -93,7 +93,8 @@ export class Agent implements ChildAgent, KernelCallsAgent {
   settledAtResume = false;
   /** A sub-agent's permission mode, fixed at its start; undefined for the root (the tree's, switchable). */
   private readonly ownMode: PermissionMode | undefined;
-  private readonly variables: VariableSpec[];
+  /** Its inputs (`--var`, a parent's rlm() variables, a person's): a restarted kernel loads them again. */
+  readonly variables: VariableSpec[];
   private readonly sink: EventSink;
 
   /**
@@ -135,22 +136,7 @@ export class Agent implements ChildAgent, KernelCallsAgent {
       ? Conversation.resumed(resumedPromptInputs(tree, resume.events), resume.system, resume.rebuilt)
       : startConversation(tree, params, this.kernelUri, record);
     this.goal = new AgentGoal(record, resume?.rebuilt.goal);
-    const self = this;
-    this.kernel = new AgentKernel({
-      tree,
-      depth,
-      dir: params.dir,
-      log: this.log,
-      variables: params.variables,
-      failOnCrash: params.parentId !== undefined,
-      kernelUri: this.kernelUri,
-      get mode() {
-        return self.mode;
-      },
-      state: this.state,
-      hostRequest: (method, p, gone): Promise<unknown> => handleKernelCall(this, method, p, gone),
-      kernelStarted: (python) => this.conversation.kernelStarted(python),
-    });
+    this.kernel = new AgentKernel(this);
     if (!resume) this.kernel.ensure();
     this.checkpoints =
       depth === 0
@@ -202,21 +188,27 @@ export class Agent implements ChildAgent, KernelCallsAgent {
   newChild(params: ChildParams): Agent {
     const parentSink = this.sink;
     return new Agent(this.tree, {
-      id: params.id,
-      dir: params.dir,
+      ...params,
       title: params.task.split("\n")[0]?.slice(0, 80) ?? params.name,
-      depth: params.depth,
-      parentId: params.parentId,
-      client: params.client,
-      budget: params.budget,
-      variables: params.variables,
-      spec: params.spec,
-      ...(params.kernel ? { kernel: params.kernel } : {}),
-      mode: params.mode,
       parent: this,
       // Events of descendants keep the id of the agent they came from.
       sink: (event) => parentSink("agent" in event ? event : { ...event, agent: params.id }),
     });
+  }
+
+  /** A child fails fast when its kernel dies (its parent decides); the root restarts it and goes on. */
+  get failOnCrash(): boolean {
+    return this.depth > 0;
+  }
+
+  /** A call from Python in its kernel (kernel-api/calls.ts). */
+  hostRequest(method: string, params: unknown, gone: AbortSignal): Promise<unknown> {
+    return handleKernelCall(this, method, params, gone);
+  }
+
+  /** Its kernel (re)started and reported its Python: the system prompt follows it. */
+  kernelStarted(python: PythonInfo): void {
+    this.conversation.kernelStarted(python);
   }
 
   /** The permission mode this agent's kernel runs in (docs/sandbox.md). */

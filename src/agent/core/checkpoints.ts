@@ -27,6 +27,14 @@ export interface SessionDiff {
 
 const run = promisify(execFile);
 
+/** `git` on a session's shadow repository; its output. */
+async function git(checkpoints: Checkpoints, args: string[], maxBuffer: number): Promise<string> {
+  const done = await run("git", ["--git-dir", checkpoints.gitDir, ...args], { maxBuffer, encoding: "utf8" });
+  return done.stdout;
+}
+
+const UNAVAILABLE = "file checkpoints are not available in this session";
+
 /**
  * A session's file checkpoints: the working tree is committed to a shadow repository before each turn
  * that runs code, so `/undo` and `relm undo` can put the files back. Opened in the background when the
@@ -145,39 +153,31 @@ export class SessionCheckpoints {
 
   /** Stops watching the files (the session ends), once the first checkpoint is written. */
   async close(): Promise<void> {
+    (await this.opened())?.close();
+  }
+
+  /** The checkpoints once the first one is written; undefined when they are off. */
+  private async opened(): Promise<Checkpoints | undefined> {
     await this.first;
-    (await this.ready)?.close();
+    return this.ready;
   }
 
   /** The workspace's state as a hash (no commit), for "nothing changed" checks; null when unknown. */
   async fingerprint(): Promise<string | null> {
-    await this.first;
-    const checkpoints = await this.ready;
-    if (!checkpoints) return null;
-    return checkpoints.fingerprint().catch(() => null);
+    const checkpoints = await this.opened();
+    return checkpoints ? checkpoints.fingerprint().catch(() => null) : null;
   }
 
   /** Files that differ between the first and the latest checkpoint of this session (for compaction). */
   async filesTouched(): Promise<string[]> {
-    await this.first;
-    const checkpoints = await this.ready;
+    const checkpoints = await this.opened();
     if (!checkpoints) return [];
     const list = await checkpoints.list().catch(() => []);
     const first = list[0]?.commit;
     const last = list.at(-1)?.commit;
     if (!first || !last || first === last) return [];
-    try {
-      const { stdout } = await run(
-        "git",
-        ["--git-dir", checkpoints.gitDir, "diff", "--name-only", first, last],
-        {
-          maxBuffer: 1 << 22,
-        },
-      );
-      return stdout.split("\n").filter(Boolean).slice(0, 200);
-    } catch {
-      return [];
-    }
+    const names = await git(checkpoints, ["diff", "--name-only", first, last], 1 << 22).catch(() => "");
+    return names.split("\n").filter(Boolean).slice(0, 200);
   }
 
   /**
@@ -186,19 +186,15 @@ export class SessionCheckpoints {
    */
   async sinceStart(): Promise<SessionDiff | { error: string } | { none: string }> {
     const checkpoints = await this.ready;
-    if (!checkpoints) return { error: "file checkpoints are not available in this session" };
+    if (!checkpoints) return { error: UNAVAILABLE };
     const first = (await checkpoints.list())[0];
     if (!first) return { none: "no file changes yet: checkpoints are taken before each turn that runs code" };
     // The work tree as it is now, as a tree in the shadow repository (no checkpoint is recorded).
     const now = await checkpoints.fingerprint();
-    const git = (args: string[]) =>
-      run("git", ["--git-dir", checkpoints.gitDir, "-c", "core.quotePath=false", ...args], {
-        maxBuffer: 1 << 28,
-        encoding: "utf8",
-      }).then((r) => r.stdout);
     // --text: the shadow repository marks every file -diff (no filters of the work tree's); a file
     // that is binary (a NUL, as git decides) is told in one line instead.
-    const text = await git(["diff", "--text", "--no-color", "--no-renames", first.commit, now]);
+    const diff = ["-c", "core.quotePath=false", "diff", "--text", "--no-color", "--no-renames"];
+    const text = await git(checkpoints, [...diff, first.commit, now], 1 << 28);
     const sections = text.split(/^(?=diff --git )/m).filter((part) => part.startsWith("diff --git "));
     const files = sections.map(describeSection);
     const patch = sections
@@ -209,9 +205,8 @@ export class SessionCheckpoints {
 
   /** This session's checkpoints, newest first. */
   async list(): Promise<CheckpointSummary[] | { error: string }> {
-    await this.first;
-    const checkpoints = await this.ready;
-    if (!checkpoints) return { error: "file checkpoints are not available in this session" };
+    const checkpoints = await this.opened();
+    if (!checkpoints) return { error: UNAVAILABLE };
     const list = await checkpoints.list();
     return list.reverse().map((c) => ({
       turn: c.turn,
@@ -226,9 +221,8 @@ export class SessionCheckpoints {
    * checkpoint first, then each time the one before the checkpoint restored last. Journaled as `undo`.
    */
   async undo(turn?: number): Promise<RestoreResult | { error: string }> {
-    await this.first;
-    const checkpoints = await this.ready;
-    if (!checkpoints) return { error: "file checkpoints are not available in this session" };
+    const checkpoints = await this.opened();
+    if (!checkpoints) return { error: UNAVAILABLE };
     const list = await checkpoints.list();
     let target = turn;
     if (target === undefined) {

@@ -4,6 +4,7 @@ import type { JournalBody } from "../../session/types.js";
 import { buildSystemPrompt, type KernelPython } from "./prompt.js";
 import { type PromptInputs, renewedPrompt } from "./prompt-inputs.js";
 import type { RebuiltConversation } from "./resume.js";
+import { userMessage } from "./tool.js";
 import { renderVariableLine, type VariableDescription } from "./variables.js";
 
 const LAST_OUTPUT_CHARS = 2000;
@@ -82,7 +83,7 @@ export class Conversation {
 
   /** A line from relm for the model to read before its next call. */
   note(text: string): void {
-    this.messages.push({ role: "user", content: [{ type: "text", text }] });
+    this.messages.push(userMessage(text));
   }
 
   /** A variable set in the kernel since the start: a renewed prompt lists it (in place of one of the same name). */

@@ -4,10 +4,10 @@ import type { ModelClient, ModelError, ModelResponse, ToolCall } from "../../llm
 import type { JournalBody, JournalEvent } from "../../session/types.js";
 import type { Budget, BudgetStop } from "../budget/budget.js";
 import { type Admission, admit } from "../budget/request-budget.js";
-import { type LessonDelivery, lessonMessage } from "../lessons.js";
+import type { LessonDelivery } from "../lessons.js";
 import type { Conversation } from "./conversation.js";
 import type { EventSink } from "./events.js";
-import { IPYTHON_TOOL, parseToolCall, renderCellResult } from "./tool.js";
+import { IPYTHON_TOOL, messageFrom, parseToolCall, renderCellResult, toolText, userMessage } from "./tool.js";
 import { continuationNote, cutOff, MAX_CONTINUATIONS } from "./truncation.js";
 import type { StagedImage } from "./user-images.js";
 
@@ -97,17 +97,14 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
     for (const m of ctx.takeMessages()) {
       // Delivered at the turn boundary, so the model reads it before deciding its next step.
       ctx.log.record({ type: "message", from: m.from, to: "self", text: m.text });
-      ctx.conversation.messages.push({
-        role: "user",
-        content: [{ type: "text", text: `[message from ${m.from}]\n${m.text}` }],
-      });
+      ctx.conversation.messages.push(messageFrom(m.from, m.text));
     }
     await ctx.beforeModelCall?.();
     // After beforeModelCall, whose learning pass may have applied one; a compaction there has put the
     // earlier ones in the rebuilt system prompt instead. Appended: the request still extends the last.
     for (const { note, event } of ctx.takeLessons?.() ?? []) {
       ctx.log.record(event);
-      ctx.conversation.messages.push(lessonMessage(note));
+      ctx.conversation.messages.push(userMessage(note));
     }
     const stop = ctx.budget.check();
     if (stop) return budgetStop(ctx, stop);
@@ -159,11 +156,11 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
     const message = response.message;
     ctx.conversation.messages.push(message);
     const truncated = cutOff(response.stopReason);
+    const { maxOutputTokens } = admission;
+    const by = admission.cappedByBudget ? "budget" : "model";
 
     if (message.toolCalls.length === 0) {
       if (truncated) {
-        const by = admission.cappedByBudget ? "budget" : "model";
-        const maxOutputTokens = admission.maxOutputTokens;
         if (by === "budget") {
           // What was left of --max-tokens is spent: the answer stays unfinished, and the run says so.
           ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "stopped" });
@@ -184,10 +181,7 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
         parts.push(message.text);
         const note = continuationNote(maxOutputTokens);
         ctx.log.record({ type: "message", from: "relm", to: "self", text: note });
-        ctx.conversation.messages.push({
-          role: "user",
-          content: [{ type: "text", text: `[message from relm]\n${note}` }],
-        });
+        ctx.conversation.messages.push(messageFrom("relm", note));
         continue;
       }
       const text = parts.join("") + message.text;
@@ -197,13 +191,7 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
     parts.length = 0;
     if (truncated) {
       // Calls whose arguments were cut off fail to parse and the model is told; complete ones run.
-      ctx.log.record({
-        type: "truncated",
-        turn,
-        maxOutputTokens: admission.maxOutputTokens,
-        by: admission.cappedByBudget ? "budget" : "model",
-        action: "continued",
-      });
+      ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "continued" });
     }
 
     const afterCells = await runToolCalls(ctx, turn, message.toolCalls, truncated);
@@ -324,11 +312,7 @@ async function runToolCalls(
         ? `${parsed.error} Your answer was cut off at its output limit in the middle of this call: send shorter cells.`
         : parsed.error;
       ctx.log.record({ type: "tool_error", turn, callId: call.id, message: error });
-      ctx.conversation.messages.push({
-        role: "tool",
-        toolCallId: call.id,
-        content: [{ type: "text", text: error }],
-      });
+      ctx.conversation.messages.push(toolText(call.id, error));
       continue;
     }
     await ctx.beforeCells?.(turn);
@@ -363,11 +347,7 @@ async function runToolCalls(
 function answerSkipped(ctx: LoopContext, turn: number, calls: ToolCall[], reason: string): void {
   for (const call of calls) {
     ctx.log.record({ type: "tool_skipped", turn, callId: call.id, reason });
-    ctx.conversation.messages.push({
-      role: "tool",
-      toolCallId: call.id,
-      content: [{ type: "text", text: `[${reason}]` }],
-    });
+    ctx.conversation.messages.push(toolText(call.id, `[${reason}]`));
   }
 }
 

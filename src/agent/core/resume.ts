@@ -4,9 +4,9 @@ import type { CellResult } from "../../kernel/types.js";
 import type { ContentPart, Message, ToolCall } from "../../llm/types.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
 import type { JournalEvent } from "../../session/types.js";
-import { dropLessonNotes, lessonMessage } from "../lessons.js";
+import { dropLessonNotes } from "../lessons.js";
 import { SHELL_CALL_PREFIX, shellMessage } from "./shell.js";
-import { renderCellResult } from "./tool.js";
+import { messageFrom, renderCellResult, toolText, userMessage } from "./tool.js";
 
 /** A conversation rebuilt from its journal, and what was in flight when it stopped. */
 export interface RebuiltConversation {
@@ -59,10 +59,7 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
         break;
       case "message":
         if (e.to === "self") {
-          messages.push({
-            role: "user",
-            content: [{ type: "text", text: `[message from ${e.from}]\n${e.text}` }],
-          });
+          messages.push(messageFrom(e.from, e.text));
         }
         break;
       case "model_request":
@@ -100,15 +97,11 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
       }
       case "tool_error":
         pending.delete(e.callId);
-        messages.push({ role: "tool", toolCallId: e.callId, content: [{ type: "text", text: e.message }] });
+        messages.push(toolText(e.callId, e.message));
         break;
       case "tool_skipped":
         pending.delete(e.callId);
-        messages.push({
-          role: "tool",
-          toolCallId: e.callId,
-          content: [{ type: "text", text: `[${e.reason}]` }],
-        });
+        messages.push(toolText(e.callId, `[${e.reason}]`));
         break;
       case "final":
         settled = true;
@@ -117,17 +110,12 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
         contextTokens = 0;
         // The same swap the live session made: the summary, then the turns it kept verbatim.
         const kept = e.kept > 0 ? messages.slice(-e.kept) : [];
-        messages.splice(
-          0,
-          messages.length,
-          { role: "user", content: [{ type: "text", text: e.summaryMessage }] },
-          ...kept,
-        );
+        messages.splice(0, messages.length, userMessage(e.summaryMessage), ...kept);
         dropLessonNotes(messages);
         break;
       }
       case "lesson":
-        messages.push(lessonMessage(e.text));
+        messages.push(userMessage(e.text));
         break;
       case "rewind": {
         // The same swap the live session made (rewind.ts): the conversation before that message, then
@@ -168,7 +156,7 @@ export function conversationBefore(
 ): RebuiltConversation {
   const end = events.findIndex((e) => e.n >= to);
   const rebuilt = rebuildConversation(dir, end < 0 ? [...events] : events.slice(0, end));
-  rebuilt.messages.push({ role: "user", content: [{ type: "text", text: note }] });
+  rebuilt.messages.push(userMessage(note));
   return rebuilt;
 }
 
@@ -182,17 +170,13 @@ function imageFrom(dir: string, file: string): Extract<ContentPart, { type: "ima
 }
 
 function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {
-  const images = e.imageFiles.map((file) => ({
-    mimeType: imageTypeOfFile(file),
-    data: readFileSync(join(dir, file)).toString("base64"),
-  }));
   return {
     executionCount: e.executionCount,
     status: e.status,
     output: e.output,
     outputChars: e.outputChars,
     truncated: e.truncated,
-    images,
+    images: e.imageFiles.map((file) => imageFrom(dir, file)),
     note: e.note,
     durationMs: e.durationMs,
   };

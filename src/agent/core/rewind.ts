@@ -5,7 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { ImageMimeType } from "../../llm/types.js";
+import { imageTypeOfFile } from "../../session/image-files.js";
 import { JOURNAL_FILE, readJournal } from "../../session/index.js";
 import type { JournalEvent } from "../../session/types.js";
 import type { Agent } from "./agent.js";
@@ -75,23 +75,15 @@ function rewindPoints(events: readonly JournalEvent[]): RewindPoint[] {
   return points;
 }
 
-const MIME_TYPES: Record<string, ImageMimeType> = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-};
-
 /** The images the message `to` was sent with, read back from the session's folder (those still there). */
 function imagesOf(dir: string, events: readonly JournalEvent[], to: number): UserImage[] {
   const event = events.find((e) => e.n === to);
   if (event?.type !== "user") return [];
   const images: UserImage[] = [];
   for (const file of event.images ?? []) {
-    const mimeType = MIME_TYPES[file.slice(file.lastIndexOf(".") + 1)];
-    if (!mimeType) continue;
     try {
-      images.push({ name: basename(file), mimeType, data: readFileSync(join(dir, file)).toString("base64") });
+      const data = readFileSync(join(dir, file)).toString("base64");
+      images.push({ name: basename(file), mimeType: imageTypeOfFile(file), data });
     } catch {
       // Deleted since: the marker comes back without it, as one typed by hand would.
     }

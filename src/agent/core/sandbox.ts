@@ -88,7 +88,7 @@ export async function openTreeSandbox(
 export function confinedGates(
   launcher: SandboxLauncher,
   kernel: KernelSettings,
-): Pick<GateOptions, "env" | "wrap"> {
+): Required<Pick<GateOptions, "env" | "wrap">> {
   return { env: gateEnvironment(kernel), wrap: (command) => launcher.sandbox.wrap(command) };
 }
 

@@ -4,6 +4,7 @@
 // the session's permission mode (docs/sandbox.md), never on the host beside it.
 import type { CellResult } from "../../kernel/types.js";
 import type { Message } from "../../llm/types.js";
+import { userMessage } from "./tool.js";
 
 /** Call ids of a person's shell cells: no model tool call answers them (resume.ts tells them apart). */
 export const SHELL_CALL_PREFIX = "shell-";
@@ -31,5 +32,5 @@ export function shellMessage(code: string, result: Pick<CellResult, "output" | "
   const output = result.output.length > 0 ? result.output : "[no output]";
   const note = result.note ? `\n[relm] ${result.note}` : "";
   const text = `[the user ran a shell command in the kernel]\n${code}\n${output}${note}`;
-  return { role: "user", content: [{ type: "text", text }] };
+  return userMessage(text);
 }

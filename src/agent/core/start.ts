@@ -10,6 +10,7 @@ import type { JournalEvent, JournalHeader } from "../../session/types.js";
 import { Budget, type BudgetLimits } from "../budget/budget.js";
 import { Agent } from "./agent.js";
 import { type RebuiltConversation, rebuildConversation } from "./resume.js";
+import { toolText } from "./tool.js";
 import { AgentTree, type TreeOptions } from "./tree.js";
 import type { VariableSpec } from "./variables.js";
 
@@ -146,11 +147,7 @@ async function settleResumed(
       ? "not run again: this cell was running when the session's host stopped, so it may have run partly"
       : "not run: the session's host stopped before this cell ran";
     agent.record({ type: "tool_skipped", turn, callId: call.id, reason });
-    agent.conversation.messages.push({
-      role: "tool",
-      toolCallId: call.id,
-      content: [{ type: "text", text: `[${reason}]` }],
-    });
+    agent.conversation.messages.push(toolText(call.id, `[${reason}]`));
     uncertain.push(
       `a cell of turn ${turn} ${started ? "was running (it may have run partly)" : "had not started"}`,
     );

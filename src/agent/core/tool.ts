@@ -1,5 +1,5 @@
 import type { CellResult } from "../../kernel/types.js";
-import type { ContentPart, ToolCall, ToolSpec } from "../../llm/types.js";
+import type { ContentPart, Message, ToolCall, ToolSpec } from "../../llm/types.js";
 
 /** The model's only tool. Its schema is a constant so every request serialises it to the same bytes. */
 export const IPYTHON_TOOL: ToolSpec = {
@@ -17,6 +17,21 @@ export const IPYTHON_TOOL: ToolSpec = {
     additionalProperties: false,
   },
 };
+
+/** Text the model reads as a user message: relm's notes, messages, summaries, lessons. */
+export function userMessage(text: string): Message {
+  return { role: "user", content: [{ type: "text", text }] };
+}
+
+/** A message from another agent (or relm) as the model reads it at a turn boundary; resume.ts replays it. */
+export function messageFrom(from: string, text: string): Message {
+  return userMessage(`[message from ${from}]\n${text}`);
+}
+
+/** A tool call answered with plain text: an error, or `[reason]` for a call that was not run. */
+export function toolText(callId: string, text: string): Message {
+  return { role: "tool", toolCallId: callId, content: [{ type: "text", text }] };
+}
 
 type ParsedCall = { ok: true; code: string } | { ok: false; error: string };
 

@@ -98,9 +98,7 @@ export class AgentTree {
         // Project hooks of a sandboxed mode run in its sandbox, as its gates do (the mode's now).
         confinement: async () => {
           const launcher = await this.kernelLauncher();
-          if (!launcher) return undefined;
-          const { wrap, env } = confinedGates(launcher, options.kernel);
-          return { wrap: wrap as NonNullable<typeof wrap>, env: env ?? {} };
+          return launcher && confinedGates(launcher, options.kernel);
         },
       });
     const mcp = options.mcp;

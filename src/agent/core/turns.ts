@@ -18,7 +18,7 @@ import { type LoopContext, runTurn, type TurnOutcome } from "./loop.js";
 import type { AgentModel } from "./model.js";
 import type { AgentTree } from "./tree.js";
 import { PendingImages } from "./user-images.js";
-import { PendingVariables, type UserVariable } from "./user-variables.js";
+import { PendingVariables } from "./user-variables.js";
 
 const BY_THE_USER = "interrupted by the user";
 
@@ -72,8 +72,11 @@ export class TurnRunner {
   private submission: SubmitPayload | undefined;
   /** Told to the model with the next message (what a resume found, a mode switch), then cleared. */
   private notePending: string | undefined;
-  /** Variables a person sent with a message, set in the kernel before the model reads it. */
-  private readonly pendingVariables: PendingVariables;
+  /**
+   * Variables a person sent with a message: staged at once (files in the session folder), set in the
+   * kernel at the next turn boundary, before the model reads the message.
+   */
+  readonly pendingVariables: PendingVariables;
   /** Images a person sent with a message, image parts of the next user message. */
   readonly pendingImages: PendingImages;
   /** Starts the MCP servers a cell names while the model is still writing it (mcp-warm.ts). */
@@ -154,19 +157,8 @@ export class TurnRunner {
       takeImages: () => this.pendingImages.take(),
       interruptReason: () => state.cancelled ?? BY_THE_USER,
       beforeModelCall: async () => {
-        await this.pendingVariables.apply({
-          addVariable: (spec) => kernel.addVariable(spec),
-          record: (body) => log.record(body),
-          note: (text) => conversation.note(text),
-          named: (d) => conversation.nameVariable(d),
-        });
-        await settleKernelFacts({
-          conversation,
-          kernel,
-          log,
-          signal: state.abort.signal,
-          timeLeftMs: () => agent.budget.timeLeftMs(),
-        });
+        await this.pendingVariables.apply(agent);
+        await settleKernelFacts(agent);
         await compactAgent(agent, false);
         await agent.hooks?.beforeModelCall?.();
       },
@@ -196,14 +188,6 @@ export class TurnRunner {
   noteNext(note: string): void {
     // Two before one message (a resume, then a mode switch): both are said, in order.
     this.notePending = this.notePending ? `${this.notePending}\n\n${note}` : note;
-  }
-
-  /**
-   * Variables a person sent with a message: staged now (files in the session folder), set in the
-   * kernel at the next turn boundary, before the model reads the message. Returns how to name them.
-   */
-  queueVariables(variables: UserVariable[]): string[] {
-    return this.pendingVariables.queue(variables);
   }
 }
 

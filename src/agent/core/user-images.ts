@@ -21,7 +21,8 @@ export interface StagedImage {
   part: Extract<ContentPart, { type: "image" }>;
 }
 
-const EXTENSIONS: Record<ImageMimeType, string> = {
+/** Saved images are named by their type (session/image-files.ts reads the type back from the name). */
+export const IMAGE_EXTENSIONS: Record<ImageMimeType, string> = {
   "image/png": "png",
   "image/jpeg": "jpg",
   "image/gif": "gif",
@@ -41,7 +42,7 @@ export class PendingImages {
     for (const image of images) {
       const file = join(
         "inputs",
-        `image-${Date.now().toString(36)}-${++this.count}.${EXTENSIONS[image.mimeType]}`,
+        `image-${Date.now().toString(36)}-${++this.count}.${IMAGE_EXTENSIONS[image.mimeType]}`,
       );
       writeFileSync(join(this.dir(), file), Buffer.from(image.data, "base64"), { mode: 0o600 });
       this.staged.push({ file, part: { type: "image", mimeType: image.mimeType, data: image.data } });

@@ -85,14 +85,11 @@ export function stageUserVariables(
   });
 }
 
-/** Where staged variables go, and how a failure is told to the model. */
+/** The agent staged variables go to: its kernel, its journal, its conversation (a failure is told there). */
 interface VariableTarget {
-  addVariable(spec: VariableSpec): Promise<void>;
-  record(body: JournalBody): unknown;
-  /** A line for the model, read before its next call. */
-  note(text: string): void;
-  /** The variable is set: name it in the prompt inputs (a compaction's rebuilt prompt lists it). */
-  named(description: VariableDescription): void;
+  readonly kernel: { addVariable(spec: VariableSpec): Promise<void> };
+  readonly log: { record(body: JournalBody): unknown };
+  readonly conversation: { note(text: string): void; nameVariable(description: VariableDescription): void };
 }
 
 /** Variables a person sent with a message, waiting for the next turn boundary. */
@@ -112,13 +109,20 @@ export class PendingVariables {
   async apply(target: VariableTarget): Promise<void> {
     for (const { spec, description: d } of this.staged.splice(0)) {
       try {
-        await target.addVariable(spec);
-        target.record({ type: "variable", name: d.name, varType: d.type, size: d.size, preview: d.preview });
-        target.named(d);
+        await target.kernel.addVariable(spec);
+        target.log.record({
+          type: "variable",
+          name: d.name,
+          varType: d.type,
+          size: d.size,
+          preview: d.preview,
+        });
+        // Named in the prompt inputs: a compaction's rebuilt prompt lists it.
+        target.conversation.nameVariable(d);
       } catch (error) {
         const reason = `the variable ${d.name} could not be set in the kernel: ${(error as Error).message}`;
-        target.record({ type: "error", message: reason });
-        target.note(`[relm] ${reason}`);
+        target.log.record({ type: "error", message: reason });
+        target.conversation.note(`[relm] ${reason}`);
       }
     }
   }

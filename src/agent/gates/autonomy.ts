@@ -1,3 +1,4 @@
+import type { JournalBodyOf } from "../../session/types.js";
 import { describeSpend } from "../budget/budget.js";
 import { Deadline } from "../budget/deadline.js";
 import type { Agent } from "../core/agent.js";
@@ -11,13 +12,14 @@ export interface AutonomySettings {
   gateTimeoutMs?: number;
   /** Stop (exit 4) after the same gate failed this many times in a row with the files unchanged. */
   maxGateFailures?: number;
-  /** Without gates: pause after this many continuations with no change, output or progress note. */
-  maxIdleContinuations?: number;
   /** No person will answer: questions are refused and the model is told to decide. */
   unattended?: boolean;
   /** After each gate run is journaled: the host lets the root's hooks judge the work there (hooks.ts). */
   afterGateRun?: () => void | Promise<void>;
 }
+
+/** Without gates: the run pauses after this many continuations with no change, output or progress note. */
+const MAX_IDLE = 3;
 
 export type AutonomousOutcome =
   | TurnOutcome
@@ -26,25 +28,20 @@ export type AutonomousOutcome =
 
 /** The report every autonomous run ends with, and the final outcome. */
 function end(agent: Agent, outcome: AutonomousOutcome, report: string): AutonomousOutcome {
-  const word =
-    outcome.status === "done"
-      ? "done"
-      : outcome.status === "budget"
-        ? "budget exhausted"
-        : outcome.status === "gates_failing"
-          ? "gates still failing"
-          : outcome.status === "stalled"
-            ? "stalled"
-            : outcome.status === "interrupted"
-              ? "interrupted"
-              : "error";
-  agent.record({
-    type: "autonomy_end",
-    outcome: report.startsWith("gates passed") ? "gates passed" : word,
-    report,
-  });
+  const word = report.startsWith("gates passed") ? "gates passed" : END_WORDS[outcome.status];
+  agent.record({ type: "autonomy_end", outcome: word, report });
   return outcome;
 }
+
+/** How the journal's `autonomy_end` names each way a run ends. */
+const END_WORDS: Record<AutonomousOutcome["status"], JournalBodyOf<"autonomy_end">["outcome"]> = {
+  done: "done",
+  budget: "budget exhausted",
+  gates_failing: "gates still failing",
+  stalled: "stalled",
+  interrupted: "interrupted",
+  error: "error",
+};
 
 function continuation(agent: Agent, unattended: boolean): string {
   const goal = agent.goal.text ? `Goal: ${agent.goal.text}\n` : "";
@@ -72,13 +69,8 @@ export async function runAutonomously(
 ): Promise<AutonomousOutcome> {
   const stall = new GateStall();
   const maxFailures = settings.maxGateFailures ?? 3;
-  const maxIdle = settings.maxIdleContinuations ?? 3;
   let idle = 0;
-  let before = {
-    fingerprint: await workspaceFingerprint(agent),
-    cells: agent.conversation.cellsRun,
-    notes: agent.goal.progressNotes,
-  };
+  let before = await progressMark(agent);
   let outcome = await agent.run(firstMessage, firstFrom);
   let continued = false;
   for (;;) {
@@ -148,17 +140,13 @@ export async function runAutonomously(
         `${agent.goal.text ? `Goal: ${agent.goal.text}\n` : ""}Fix the cause, then finish again.`;
     } else {
       if (agent.goal.done) return end(agent, outcome, "done: the model called done()");
-      const now = {
-        fingerprint: await workspaceFingerprint(agent),
-        cells: agent.conversation.cellsRun,
-        notes: agent.goal.progressNotes,
-      };
+      const now = await progressMark(agent);
       const changed =
         now.fingerprint !== before.fingerprint || now.cells !== before.cells || now.notes !== before.notes;
       // The first turn is the task itself; only continuations that changed nothing count.
       idle = changed || !continued ? 0 : idle + 1;
       before = now;
-      if (idle >= maxIdle) {
+      if (idle >= MAX_IDLE) {
         const reason = `no file change, no new cell output and no progress note in ${idle} continuations`;
         agent.record({ type: "goal_paused", reason });
         return end(agent, { status: "stalled", report: reason }, `stalled: the goal is paused (${reason})`);
@@ -173,4 +161,10 @@ export async function runAutonomously(
 /** The workspace's state as a hash, for "nothing changed" checks (null without checkpoints). */
 function workspaceFingerprint(agent: Agent): Promise<string | null> {
   return agent.checkpoints?.fingerprint() ?? Promise.resolve(null);
+}
+
+/** What a continuation that did something changes: the files, the cells that printed, the progress notes. */
+async function progressMark(agent: Agent) {
+  const fingerprint = await workspaceFingerprint(agent);
+  return { fingerprint, cells: agent.conversation.cellsRun, notes: agent.goal.progressNotes };
 }

@@ -3,6 +3,7 @@
 // interleaved as a terminal would show them, and capped head + tail for the model.
 
 import { spawn } from "node:child_process";
+import { killGroup } from "../../kernel/host-exit.js";
 import type { SpawnCommand } from "../../kernel/sandbox/types.js";
 
 export interface GateOptions {
@@ -83,15 +84,6 @@ class CappedText {
   }
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
 export function runGate(command: string, options: GateOptions): Promise<GateResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const grace = options.killGraceMs ?? 2_000;
@@ -117,9 +109,10 @@ export function runGate(command: string, options: GateOptions): Promise<GateResu
     let interrupted = false;
     let spawnError: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;
+    const kill = (signal: NodeJS.Signals) => child.pid !== undefined && killGroup(child.pid, signal);
     const stop = () => {
-      killGroup(child.pid, "SIGTERM");
-      killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), grace);
+      kill("SIGTERM");
+      killTimer = setTimeout(() => kill("SIGKILL"), grace);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -167,7 +160,7 @@ export function runGate(command: string, options: GateOptions): Promise<GateResu
     child.on("exit", (code, signal) => {
       exit = { code, signal };
       // Whatever the command left running in its group would hold the pipe open and outlive the gate.
-      killGroup(child.pid, "SIGKILL");
+      kill("SIGKILL");
       // A process that left the group (setsid) may still hold the pipe: stop waiting for it.
       setTimeout(() => {
         child.stdout.destroy();

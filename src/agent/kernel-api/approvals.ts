@@ -4,10 +4,10 @@
 // after the answer is journaled (approvals/broker.ts).
 import path from "node:path";
 import { modeNamed, narrower, type PermissionMode } from "../../config/permission-mode.js";
-import { allowed, parseNetRule } from "../../kernel/sandbox/policy.js";
+import { parseNetRule } from "../../kernel/sandbox/policy.js";
 import { runOutside, writeOutside } from "../approvals/act.js";
 import type { ApprovalDecision, Approvals } from "../approvals/broker.js";
-import { type ApprovalAsk, realTarget } from "../approvals/policy.js";
+import { type ApprovalAsk, realTarget, within } from "../approvals/policy.js";
 import type { Permissions } from "../permissions.js";
 import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 
@@ -96,26 +96,14 @@ function checkAsk(agent: ApprovalAgent, params: Record<string, unknown>): Approv
 
 /** Whether the agent's mode already allows `ask` (then nobody needs asking). */
 function modeAllows(agent: ApprovalAgent, ask: ApprovalAsk): boolean {
-  const permissions = agent.tree.permissions;
+  const { permissions, options } = agent.tree;
   switch (ask.kind) {
-    case "net": {
-      if (agent.mode === "full") return true;
-      const net = permissions.net;
-      if (net.kind !== "list") return net.kind === "all";
-      // Every port of a host is allowed only by a rule for every port.
-      return ask.port === undefined
-        ? allowed(
-            net.rules.filter((r) => r.port === undefined),
-            ask.host,
-            1,
-          )
-        : allowed(net.rules, ask.host, ask.port);
-    }
+    case "net":
+      return permissions.allows(ask, agent.mode);
     case "run":
       return permissions.allows({ kind: "run-outside" }, agent.mode);
     case "write": {
-      const rel = path.relative(realTarget(agent.tree.options.cwd), ask.path);
-      const inProject = rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+      const inProject = within(ask.path, realTarget(options.cwd));
       return permissions.allows({ kind: "write", inProject }, agent.mode);
     }
     case "mode":
@@ -193,19 +181,13 @@ async function answerRequest(
   const tree = agent.tree;
   switch (asked.kind) {
     case "net": {
-      const extended = tree.permissions.grantNet({
-        host: asked.host,
-        ...(asked.port !== undefined ? { port: asked.port } : {}),
-      });
-      if (!extended)
+      const { kind: _kind, ...rule } = asked; // the host, and the port when one was asked for
+      if (!tree.permissions.grantNet(rule))
         return answerOf(decision, {
           note: "approved, but this session's sandbox was started without a network proxy (--approve never), so it cannot be opened live",
           granted: false,
         });
-      return answerOf(decision, {
-        host: asked.host,
-        ...(asked.port !== undefined ? { port: asked.port } : {}),
-      });
+      return answerOf(decision, rule);
     }
     case "run": {
       const ran = await runOutside(

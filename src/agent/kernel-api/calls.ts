@@ -86,25 +86,15 @@ export async function handleKernelCall(
       return agent.children.map(raw);
     case "llm": {
       const params = asRecord(raw, "llm");
-      const host = {
-        budget: agent.budget,
-        client: (m?: string | null) => agent.model.named(m),
-        record: agent.record.bind(agent),
-      };
       return {
-        text: await complete(host, requiredString(params, "prompt"), optionalString(params, "model")),
+        text: await complete(agent, requiredString(params, "prompt"), optionalString(params, "model")),
       };
     }
     case "llm.batch": {
       const params = asRecord(raw, "llm.batch");
       const prompts = Array.isArray(params.prompts) ? params.prompts.map(String) : [];
       const parallel = typeof params.max_parallel === "number" ? params.max_parallel : 8;
-      const host = {
-        budget: agent.budget,
-        client: (m?: string | null) => agent.model.named(m),
-        record: agent.record.bind(agent),
-      };
-      return { texts: await completeBatch(host, prompts, optionalString(params, "model"), parallel) };
+      return { texts: await completeBatch(agent, prompts, optionalString(params, "model"), parallel) };
     }
     default:
       throw new KernelCallError(`the host has no method "${method}"`, "not_found");

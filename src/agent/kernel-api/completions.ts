@@ -1,15 +1,17 @@
 import { collectResponse } from "../../llm/index.js";
-import type { ModelClient } from "../../llm/types.js";
+import type { ModelClient, Usage } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { admit } from "../budget/request-budget.js";
+import { userMessage } from "../core/tool.js";
 import { KernelCallError } from "./errors.js";
 
 const SYSTEM = "Answer the request directly and concisely.";
 
+/** The agent whose kernel asks: its budget, its journal, and its model (or another one named). */
 interface CompletionCaller {
   readonly budget: Budget;
-  client(model?: string | null): ModelClient;
+  readonly model: { named(model?: string | null): ModelClient };
   record(body: JournalBody): unknown;
 }
 
@@ -22,12 +24,23 @@ export async function complete(
   prompt: string,
   model?: string | null,
 ): Promise<string> {
-  const client = host.client(model);
+  const client = host.model.named(model);
   const started = Date.now();
+  const book = (usage: Usage, cost: number | null) => {
+    host.budget.addSpend(usage.inputTokens + usage.outputTokens, cost);
+    host.record({
+      type: "llm_call",
+      model: client.model,
+      prompts: 1,
+      usage,
+      cost,
+      durationMs: Date.now() - started,
+    });
+  };
   // Admitted like every model call of the tree: answer capped by --max-tokens, aborted at --max-time.
   const admitted = await admit(host.budget, client, {
     system: SYSTEM,
-    messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
+    messages: [userMessage(prompt)],
     tools: [],
   });
   if (admitted.status === "budget") throw new KernelCallError(`llm: ${admitted.stop.message}`, "budget");
@@ -40,15 +53,7 @@ export async function complete(
       if (overrun) {
         // Stopped as it streamed: no server counted it, so what it cost by the estimate is booked.
         const { usage, cost } = admission.estimatedSpend();
-        host.budget.addSpend(usage.inputTokens + usage.outputTokens, cost);
-        host.record({
-          type: "llm_call",
-          model: client.model,
-          prompts: 1,
-          usage,
-          cost,
-          durationMs: Date.now() - started,
-        });
+        book(usage, cost);
         throw new KernelCallError(`llm: ${host.budget.check()?.message ?? overrun.message}`, "budget");
       }
       const timeStop = admission.expired
@@ -59,16 +64,7 @@ export async function complete(
       if (timeStop) throw new KernelCallError(`llm: ${timeStop.message}`, "budget");
       throw new Error(`llm: ${result.error.message}`);
     }
-    const usage = result.usage;
-    host.budget.addSpend(usage.inputTokens + usage.outputTokens, result.cost);
-    host.record({
-      type: "llm_call",
-      model: client.model,
-      prompts: 1,
-      usage,
-      cost: result.cost,
-      durationMs: Date.now() - started,
-    });
+    book(result.usage, result.cost);
     return result.message.text;
   } finally {
     admission.release();

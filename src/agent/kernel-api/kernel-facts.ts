@@ -12,10 +12,10 @@ interface KernelFactsAgent {
   /** The kernel, booting or live (kernel.ts): a failed start rejects, and the first cell says why. */
   readonly kernel: { ensure(): Promise<unknown> };
   readonly log: { record(body: { type: "system_prompt"; text: string }): unknown };
-  /** The running turn's signal: a person's interrupt stops the wait (the turn then ends). */
-  readonly signal: AbortSignal;
-  /** Milliseconds until the time budget ends, if there is one: the wait stops there. */
-  timeLeftMs(): number | undefined;
+  /** The running turn's: a person's interrupt stops the wait (the turn then ends). */
+  readonly state: { readonly abort: AbortController };
+  /** The wait stops where the time budget ends, if there is one. */
+  readonly budget: { timeLeftMs(): number | undefined };
 }
 
 /** Before a model request: once, for an agent whose kernel's Python the prompt could not know yet. */
@@ -29,16 +29,17 @@ export async function settleKernelFacts(agent: KernelFactsAgent): Promise<void> 
 
 function untilStartedOrStopped(agent: KernelFactsAgent): Promise<"started" | "stopped"> {
   return new Promise((resolve) => {
-    const left = agent.timeLeftMs();
+    const signal = agent.state.abort.signal;
+    const left = agent.budget.timeLeftMs();
     const timer = left === undefined ? undefined : setTimeout(() => finish("stopped"), left);
     const onAbort = () => finish("stopped");
     function finish(outcome: "started" | "stopped"): void {
       if (timer) clearTimeout(timer);
-      agent.signal.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", onAbort);
       resolve(outcome);
     }
-    if (agent.signal.aborted) return finish("stopped");
-    agent.signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) return finish("stopped");
+    signal.addEventListener("abort", onAbort, { once: true });
     // A start that failed is settled too: the prompt keeps "not known", the first cell says why.
     agent.kernel.ensure().then(
       () => finish("started"),

@@ -15,17 +15,10 @@ import type { JournalBody } from "../../session/types.js";
 import { cellLimit } from "../budget/deadline.js";
 import type { AgentEvent } from "../core/events.js";
 import type { AgentTree } from "../core/tree.js";
+import { IMAGE_EXTENSIONS } from "../core/user-images.js";
 import type { VariableSpec } from "../core/variables.js";
 import { kernelTarget } from "./kernel-target.js";
 import { savedInBackground } from "./unsaved.js";
-
-/** Journaled image files are named by their type (resume.ts reads the type back from the name). */
-const IMAGE_EXTENSIONS: Record<string, string> = {
-  "image/png": "png",
-  "image/jpeg": "jpg",
-  "image/gif": "gif",
-  "image/webp": "webp",
-};
 
 /** What the kernel of an agent needs from the agent: plain parts, read as they change. */
 interface KernelOwner {
@@ -50,7 +43,7 @@ interface KernelOwner {
   /** A call from Python in the kernel (calls.ts). */
   hostRequest(method: string, params: unknown, gone: AbortSignal): Promise<unknown>;
   /** The kernel (re)started and reported its Python (whether it has IPython): for the system prompt. */
-  kernelStarted?(python: PythonInfo): void;
+  kernelStarted(python: PythonInfo): void;
 }
 
 /** What a status line shows about an agent's kernel. */
@@ -110,12 +103,11 @@ export class AgentKernel {
       this.bootAbort = new AbortController();
       const ready = this.boot(this.bootAbort.signal);
       this.kernelReady = ready;
-      void ready.then(
-        () => this.booted(ready),
-        () => this.booted(ready),
-      );
+      const booted = () => {
+        if (this.kernelReady === ready) this.booting = false;
+      };
       // Surfaced when a cell needs the kernel; until then a failed start must not crash the process.
-      this.kernelReady.catch(() => {});
+      void ready.then(booted, booted);
     }
     return this.kernelReady;
   }
@@ -130,10 +122,6 @@ export class AgentKernel {
     const r = this.restored;
     this.restored = undefined;
     return r ?? { restored: [], notRestored: [] };
-  }
-
-  private booted(ready: Promise<Kernel>): void {
-    if (this.kernelReady === ready) this.booting = false;
   }
 
   /** Where the kernel is in its life, for a status line. */
@@ -333,7 +321,7 @@ export class AgentKernel {
         pid: event.pid,
         detail: `python ${event.python.version}${ipython}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
       });
-      this.owner.kernelStarted?.(event.python);
+      this.owner.kernelStarted(event.python);
     } else if (event.type === "died") {
       this.owner.log.record({
         type: "kernel",
@@ -402,7 +390,7 @@ export class AgentKernel {
   private recordCell(turn: number, callId: string, result: CellResult): void {
     const imageFiles = result.images.map((image, i) =>
       this.owner.log.journal.writeOutputFile(
-        `cell-${result.executionCount}-${i}.${IMAGE_EXTENSIONS[image.mimeType] ?? "png"}`,
+        `cell-${result.executionCount}-${i}.${IMAGE_EXTENSIONS[image.mimeType]}`,
         Buffer.from(image.data, "base64"),
       ),
     );

@@ -61,7 +61,7 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
       `no MCP server is configured (looked for "${server}"); see relm mcp add and docs/mcp.md`,
       "mcp_server",
     );
-  let connection: Connection;
+  let connection: McpConnection;
   try {
     connection = clients.get(server);
   } catch (error) {
@@ -99,8 +99,6 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
   }
 }
 
-type Connection = McpConnection;
-
 /** The journal event of a server that started: how, its pid, how long the start took. */
 export function startedEvent(info: StartInfo): JournalBody {
   return {
@@ -112,7 +110,7 @@ export function startedEvent(info: StartInfo): JournalBody {
 }
 
 async function dispatch(
-  connection: Connection,
+  connection: McpConnection,
   method: string,
   params: Record<string, unknown>,
   options: RequestOptions,

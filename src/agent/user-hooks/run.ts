@@ -4,6 +4,7 @@
 // runs out of time is a result like any other, which the caller reports as a notice.
 
 import { spawn } from "node:child_process";
+import { killGroup } from "../../kernel/host-exit.js";
 import type { SpawnCommand } from "../../kernel/sandbox/types.js";
 
 export interface HookRun {
@@ -28,15 +29,6 @@ interface HookRunOptions {
 /** What a hook may print that relm keeps (a runaway hook must not fill the host's memory). */
 const KEEP_CHARS = 64_000;
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // The group is already gone.
-  }
-}
-
 export function runHookCommand(command: string, input: unknown, options: HookRunOptions): Promise<HookRun> {
   const started = Date.now();
   const shell: SpawnCommand = { file: "/bin/sh", args: ["-c", command], env: options.env, cwd: options.cwd };
@@ -53,9 +45,10 @@ export function runHookCommand(command: string, input: unknown, options: HookRun
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
     });
+    const kill = () => child.pid !== undefined && killGroup(child.pid, "SIGKILL");
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup(child.pid);
+      kill();
     }, options.timeoutMs);
     const finish = (code: number | null) => {
       if (finished) return;
@@ -82,7 +75,7 @@ export function runHookCommand(command: string, input: unknown, options: HookRun
     });
     child.on("exit", (code) => {
       // What the hook left running in its group would hold the pipes open and outlive it.
-      killGroup(child.pid);
+      kill();
       setTimeout(() => {
         child.stdout.destroy();
         child.stderr.destroy();
