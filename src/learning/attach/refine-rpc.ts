@@ -9,6 +9,7 @@ import {
   type HarnessContext,
   isWritableScope,
   revisionSummary,
+  rootContext,
   type Scope,
 } from "../store/index.js";
 import { teachTree } from "./teach.js";
@@ -38,7 +39,7 @@ export class RefineProposals {
     const session = this.session;
     const stop = session.budget.check();
     if (stop) throw new RpcError(RPC.refused, `refine: ${stop.message}`);
-    const ctx: HarnessContext = { cwd: session.cwd, home: session.home, sessionDir: session.dir };
+    const ctx = rootContext(session);
     const client = session.clientFor(this.refineModel);
     const ref = await proposeForSession(session, {
       journalPath: session.journal.path,
@@ -79,11 +80,7 @@ export class RefineProposals {
     const lines = dropped.map((d) => `not applied: ${d.reason}`);
     if (!revision) lines.push("nothing was applied");
     else {
-      const taught = teachTree(this.session.tree, revision, ref.scope, {
-        cwd: this.session.cwd,
-        home: this.session.home,
-        sessionDir: this.session.dir,
-      });
+      const taught = teachTree(this.session.tree, revision, ref.scope, rootContext(this.session));
       lines.push(
         `applied as revision ${revision.rev} in the ${ref.scope} scope: ${revisionSummary(revision)}`,
         ...(taught.length > 0

@@ -4,7 +4,14 @@ export { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
 export { type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
 export { harnessLogHealth } from "./log-health.js";
 export { takeLogWarnings } from "./log-read.js";
-export { ensureDir, lockProjectScope, projectHash, projectRoot, scopeLocation } from "./paths.js";
+export {
+  ensureDir,
+  lockProjectScope,
+  projectHash,
+  projectRoot,
+  rootContext,
+  scopeLocation,
+} from "./paths.js";
 export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
 export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";
 export { applyEdits, deriveState, ENTRY_ID_PATTERN, normaliseText } from "./state.js";

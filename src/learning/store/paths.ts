@@ -91,6 +91,15 @@ export function scopeLocation(scope: Scope, ctx: HarnessContext): ScopeLocation 
   }
 }
 
+/** The harness of a session's root agent: its working directory, home, and its folder as the session scope. */
+export function rootContext(root: {
+  readonly cwd: string;
+  readonly home: string;
+  readonly dir: string;
+}): HarnessContext & { sessionDir: string } {
+  return { cwd: root.cwd, home: root.home, sessionDir: root.dir };
+}
+
 /** Skill folders discovered besides the scopes' own: the Agent Skills location of the project. */
 export function agentsSkillsDir(cwd: string): string {
   return join(projectRoot(cwd), ".agents", "skills");

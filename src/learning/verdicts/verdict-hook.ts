@@ -3,11 +3,13 @@
 // regression it reverts takes effect in this session at its next compaction (like any harness change).
 
 import type { JournalBody } from "../../session/types.js";
+import { rootContext } from "../store/index.js";
 import { type Evaluated, evaluateVerdicts } from "./verdicts.js";
 
 interface JudgingSession {
   readonly dir: string;
   readonly cwd: string;
+  readonly home: string;
   record(body: JournalBody): unknown;
 }
 
@@ -15,10 +17,10 @@ interface JudgingSession {
  * Judges the harness edits this session can see and returns what was judged; never fails the session
  * (a verdict can wait).
  */
-export function judgeEdits(session: JudgingSession, home: string): Evaluated[] {
+export function judgeEdits(session: JudgingSession): Evaluated[] {
   let results: Evaluated[];
   try {
-    results = evaluateVerdicts({ cwd: session.cwd, home, sessionDir: session.dir }, { apply: true });
+    results = evaluateVerdicts(rootContext(session), { apply: true });
   } catch {
     // A damaged log or a held lock: `relm harness stats` reports it; the work goes on.
     return [];
