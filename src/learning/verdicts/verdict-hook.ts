@@ -27,6 +27,7 @@ export function judgeEdits(session: JudgingSession): Evaluated[] {
   }
   for (const r of results) {
     if (!r.written || r.judgement.verdict === "pending") continue;
+    const { reverted, refused, promoted, retired, waiting, pinned, alreadyPromoted: already } = r;
     session.record({
       type: "harness_verdict",
       scope: r.scope,
@@ -34,18 +35,16 @@ export function judgeEdits(session: JudgingSession): Evaluated[] {
       verdict: r.judgement.verdict,
       final: r.judgement.final,
       summary: r.judgement.summary,
-      ...(r.reverted ? { reverted: r.reverted } : {}),
-      ...(r.refused ? { refused: r.refused } : {}),
+      reverted,
+      refused,
       ...(r.scope === "probation"
         ? {
             entries: [...new Set(r.revision.edits.map((e) => e.id))],
-            ...(r.promoted ? { promoted: r.promoted } : {}),
-            ...(r.retired ? { retired: true } : {}),
-            ...(r.waiting ? { waiting: r.waiting } : {}),
-            ...(r.pinned ? { pinned: true } : {}),
-            ...(r.alreadyPromoted
-              ? { alreadyPromoted: { revision: r.alreadyPromoted.revision, by: r.alreadyPromoted.by } }
-              : {}),
+            promoted,
+            retired,
+            waiting,
+            pinned,
+            alreadyPromoted: already && { revision: already.revision, by: already.by },
           }
         : {}),
     });

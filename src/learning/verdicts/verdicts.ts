@@ -16,6 +16,7 @@ import {
   scopeLocation,
   VERDICT_LOG_VERSION,
   VerdictLog,
+  type VerdictOutcome,
   type VerdictRecord,
   type WindowUnit,
 } from "../store/index.js";
@@ -44,26 +45,13 @@ interface EvaluateOptions {
   now?: Date;
 }
 
-export interface Evaluated {
+export interface Evaluated extends VerdictOutcome {
   scope: Scope;
   revision: Revision;
   hypotheses: string[];
   judgement: Judgement;
   /** A new verdict record was written by this evaluation. */
   written: boolean;
-  /** The automatic revert (this evaluation's or an earlier one's). */
-  reverted?: string;
-  refused?: string;
-  /** Probation: promoted to the project scope as this revision. */
-  promoted?: string;
-  /** Probation: retired (reverted) as not shown to help. */
-  retired?: boolean;
-  /** Probation: why an improved lesson stays on probation. */
-  waiting?: string;
-  /** Probation: pinned by a person, so the verdict did not act. */
-  pinned?: boolean;
-  /** Probation: improved, and already promoted (by another session's verdict or a person) as this revision. */
-  alreadyPromoted?: { revision: string; by: string; time: string };
 }
 
 const unitKey = (units: readonly WindowUnit[]) =>
@@ -203,16 +191,9 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
 }
 
 /** What a recorded verdict did (or a revert by hand since). */
-function outcomeOf(record: VerdictRecord, undone: string | undefined): Partial<Evaluated> {
-  return {
-    ...(record.reverted || undone ? { reverted: record.reverted ?? undone } : {}),
-    ...(record.refused ? { refused: record.refused } : {}),
-    ...(record.promoted ? { promoted: record.promoted } : {}),
-    ...(record.retired ? { retired: true } : {}),
-    ...(record.waiting ? { waiting: record.waiting } : {}),
-    ...(record.pinned ? { pinned: true } : {}),
-    ...(record.alreadyPromoted ? { alreadyPromoted: record.alreadyPromoted } : {}),
-  };
+function outcomeOf(record: VerdictRecord, undone: string | undefined): VerdictOutcome {
+  const { reverted = undone, refused, promoted, retired, waiting, pinned, alreadyPromoted } = record;
+  return { reverted, refused, promoted, retired, waiting, pinned, alreadyPromoted };
 }
 
 function sameOutcome(a: VerdictRecord, b: VerdictRecord): boolean {
