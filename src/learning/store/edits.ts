@@ -54,3 +54,9 @@ export function intentToEdit(
   if (intent.code !== undefined) after.code = intent.code;
   return { op: "update", id: intent.id, before: current, after, ...why };
 }
+
+/** An add that copies `entry` into another scope: same id, creation time and code. */
+export function copyOf(entry: Entry): Extract<Intent, { op: "add" }> {
+  const { id, kind, title, content, source, created, code } = entry;
+  return { op: "add", id, kind, title, content, source, created, code };
+}

@@ -1,5 +1,5 @@
 export { formatEdits, formatRevision, revisionSummary } from "./diff.js";
-export { intentToEdit } from "./edits.js";
+export { copyOf, intentToEdit } from "./edits.js";
 export { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
 export { type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
 export { harnessLogHealth } from "./log-health.js";
