@@ -108,7 +108,7 @@ export function lessonRow(
   return { origin, sessions, ...stateOf(entry, origin, judged, pinned) };
 }
 
-const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
+export const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
 
 /** The lines `relm harness stats` prints for one lesson under the table. */
 export function describeLesson(

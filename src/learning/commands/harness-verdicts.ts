@@ -27,25 +27,12 @@ import {
   type HarnessIo,
   harnessContext,
   isScope,
+  pad,
   type ScopeFlags,
   storeFor,
   storesFor,
 } from "./harness-cli.js";
-import { describeLesson, lessonRow } from "./harness-lessons.js";
-
-const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
-
-function pad(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
+import { describeLesson, fixed, lessonRow } from "./harness-lessons.js";
 
 function verdictWord(e: Evaluated | undefined): string {
   if (!e) return "–";
