@@ -44,7 +44,7 @@ export class RefineProposals {
     const ref = await proposeForSession(session, {
       journalPath: session.journal.path,
       ctx,
-      scope: scope as Scope,
+      scope,
       client,
       windows: session.tree.options.compaction?.windows,
       requireHypothesis: true,

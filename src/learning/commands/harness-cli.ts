@@ -81,10 +81,6 @@ export async function guarded(io: HarnessIo, work: () => Promise<number> | numbe
   }
 }
 
-export function isScope(value: string): value is Scope {
-  return value === "session" || value === "project" || value === "user" || value === "probation";
-}
-
 /** Rows as columns two spaces apart, each as wide as its widest cell. */
 export function pad(rows: readonly string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];

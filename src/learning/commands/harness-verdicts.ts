@@ -26,7 +26,6 @@ import {
   HarnessCliError,
   type HarnessIo,
   harnessContext,
-  isScope,
   pad,
   type ScopeFlags,
   storeFor,
@@ -201,8 +200,7 @@ export function promoteCommand(
   if (!flags.session && (to === "project" || to === "user"))
     return import("./harness-probation.js").then((m) => m.promoteFromProbation(query, to, io));
   return guarded(io, () => {
-    if (!isScope(to) || to === "session" || to === "probation")
-      throw new UsageError(`--to must be project or user, not "${to}"`);
+    if (to !== "project" && to !== "user") throw new UsageError(`--to must be project or user, not "${to}"`);
     const ctx = harnessContext(flags, io);
     if (!ctx.sessionDir) throw new UsageError("promote moves a session's entry: add --session ID");
     const source = storeFor("session", ctx);
