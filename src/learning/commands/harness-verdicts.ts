@@ -26,6 +26,7 @@ import {
   HarnessCliError,
   type HarnessIo,
   harnessContext,
+  inHarness,
   pad,
   type ScopeFlags,
   storeFor,
@@ -45,8 +46,7 @@ export function statsCommand(
   flags: ScopeFlags & { json?: boolean; dryRun?: boolean },
   io: HarnessIo,
 ): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     const evaluated = evaluateVerdicts(ctx, {
       apply: !flags.dryRun,
       scopes: flags.scope ? [flags.scope] : undefined,
@@ -171,7 +171,6 @@ export function statsCommand(
       for (const h of v.hypotheses) io.stdout.write(`    hypothesis: ${h}\n`);
     }
     if (flags.dryRun) io.stdout.write("dry run: no verdict recorded, nothing reverted\n");
-    return EXIT.done;
   });
 }
 
