@@ -67,14 +67,8 @@ function sameVerdict(a: VerdictRecord, b: VerdictRecord): boolean {
 }
 
 function fromRecord(record: VerdictRecord): Judgement {
-  return {
-    verdict: record.verdict,
-    final: record.final,
-    signal: record.signal,
-    before: record.before,
-    after: record.after,
-    summary: record.summary,
-  };
+  const { verdict, final, signal, before, after, summary } = record;
+  return { verdict, final, signal, before, after, summary };
 }
 
 /** The verdict on one revision now, from the sessions its scope reaches. */
@@ -151,12 +145,7 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
         type: "verdict",
         t: (options.now ?? new Date()).toISOString(),
         rev: revision.rev,
-        verdict: judgement.verdict,
-        final: judgement.final,
-        signal: judgement.signal,
-        before: judgement.before,
-        after: judgement.after,
-        summary: judgement.summary,
+        ...judgement,
       };
       if (!probation && latest && sameVerdict(latest, record)) {
         evaluated.refused = latest.refused;
