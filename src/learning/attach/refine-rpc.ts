@@ -10,7 +10,6 @@ import {
   isWritableScope,
   revisionSummary,
   rootContext,
-  type Scope,
 } from "../store/index.js";
 import { teachTree } from "./teach.js";
 
@@ -86,7 +85,7 @@ export class RefineProposals {
         ...(taught.length > 0
           ? [`the running agents of this session (${taught.length}) read it before their next model request`]
           : []),
-        `\`relm harness revert ${revision.rev}${scopeFlag(ref.scope, this.session.id)}\` undoes it`,
+        `\`relm harness revert ${revision.rev}${ref.scope === "session" ? ` --session ${this.session.id}` : ""}\` undoes it`,
       );
     }
     return { applied: revision !== undefined, report: lines.join("\n"), appliesWhere };
@@ -108,8 +107,4 @@ function where(ref: Refinement, ctx: HarnessContext): string {
     return kind ? [kind] : [];
   }) as EntryKind[];
   return whereRefinementApplies(ref.scope, kinds, ctx);
-}
-
-function scopeFlag(scope: Scope, session: string): string {
-  return scope === "session" ? ` --session ${session}` : "";
 }

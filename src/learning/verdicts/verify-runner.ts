@@ -16,7 +16,7 @@ import { readTrace } from "./verdict-journal.js";
 import type { Evaluated } from "./verdicts.js";
 import { runReplayCheck, VERIFY_DEFAULTS } from "./verify-check.js";
 import { provenanceOf, type ReplayPlan, replayPlan } from "./verify-plan.js";
-import type { PrepareReplay, ReplayLimits } from "./verify-replay.js";
+import { addSpendTo, noSpend, type PrepareReplay, type ReplayLimits } from "./verify-replay.js";
 
 /** What the runner needs of the session it runs in. */
 interface VerifyHost {
@@ -209,20 +209,11 @@ export class VerifyRunner {
     });
     // What the replays spent is this session's: counted against its budgets and journaled as a call.
     const runs = [result.runs.without, result.runs.with].flatMap((r) => (r ? [r] : []));
-    const usage = {
-      inputTokens: 0,
-      outputTokens: 0,
-      cachedInputTokens: 0,
-      cacheWriteTokens: 0,
-      estimated: false,
-    };
+    const usage = { ...noSpend(), estimated: false };
     let cost: number | null = 0;
     let turns = 0;
     for (const r of runs) {
-      usage.inputTokens += r.spend.inputTokens;
-      usage.outputTokens += r.spend.outputTokens;
-      usage.cachedInputTokens += r.spend.cachedInputTokens;
-      usage.cacheWriteTokens += r.spend.cacheWriteTokens;
+      addSpendTo(usage, r.spend);
       cost = cost === null || r.cost === null ? null : cost + r.cost;
       turns += r.turns;
     }
