@@ -18,6 +18,7 @@ import {
 } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
 import { entryOutcomes } from "../verdicts/verdict-stats.js";
+import { fixed } from "../verdicts/verdict-windows.js";
 import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
 import { provenanceOf } from "../verdicts/verify-plan.js";
 import {
@@ -32,7 +33,7 @@ import {
   storeFor,
   storesFor,
 } from "./harness-cli.js";
-import { describeLesson, fixed, lessonRow } from "./harness-lessons.js";
+import { describeLesson, lessonRow } from "./harness-lessons.js";
 
 function verdictWord(e: Evaluated | undefined): string {
   if (!e) return "–";

@@ -44,7 +44,7 @@ export interface Judgement {
   summary: string;
 }
 
-function mean(values: number[]): number | null {
+export function mean(values: number[]): number | null {
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
@@ -60,7 +60,7 @@ function summarise(units: readonly WindowUnit[]): WindowSummary {
   };
 }
 
-const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
+export const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
 const whole = (n: number | null) => (n === null ? "–" : Math.round(n).toLocaleString("en-US"));
 
 /** Gate runs of a window as evidence: `session#event pass|fail`, grouped by attempt. */
