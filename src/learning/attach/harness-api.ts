@@ -24,12 +24,9 @@ import {
 } from "../store/index.js";
 import { teachTree } from "./teach.js";
 
-/** What the harness calls need of the agent whose kernel made them. */
-type HarnessApiAgent = KernelCaller;
-
 const CODE_CHARS = 100_000;
 // Refinements shown to a cell and not yet applied, per agent, by id.
-const pending = new WeakMap<HarnessApiAgent, Map<string, Refinement>>();
+const pending = new WeakMap<KernelCaller, Map<string, Refinement>>();
 
 /** The root session's folder: the session scope of every agent of the tree. */
 function rootSessionDir(home: string, dir: string): string {
@@ -39,7 +36,7 @@ function rootSessionDir(home: string, dir: string): string {
   return join(root, rel.split(sep)[0] as string);
 }
 
-function contextOf(agent: HarnessApiAgent): HarnessContext & { sessionDir: string } {
+function contextOf(agent: KernelCaller): HarnessContext & { sessionDir: string } {
   const { cwd, home } = agent.tree.options;
   return { cwd, home, sessionDir: rootSessionDir(home, agent.dir) };
 }
@@ -82,7 +79,7 @@ function refinementView(id: string, ref: Refinement) {
   };
 }
 
-function apply(agent: HarnessApiAgent, ref: Refinement) {
+function apply(agent: KernelCaller, ref: Refinement) {
   const ctx = contextOf(agent);
   const result = applyRefinement(ref, ctx);
   // The agent that asked, and every other running agent of the tree, read it before their next request.
@@ -99,7 +96,7 @@ function apply(agent: HarnessApiAgent, ref: Refinement) {
   };
 }
 
-async function refine(agent: HarnessApiAgent, params: Record<string, unknown>, refineModel?: string) {
+async function refine(agent: KernelCaller, params: Record<string, unknown>, refineModel?: string) {
   const stop = agent.budget.check();
   if (stop) throw new KernelCallError(`harness.refine: ${stop.message}`, "budget");
   const model = optionalString(params, "model") ?? refineModel;
@@ -122,7 +119,7 @@ async function refine(agent: HarnessApiAgent, params: Record<string, unknown>, r
   return { ...view, applied: null };
 }
 
-function saveSkill(agent: HarnessApiAgent, params: Record<string, unknown>) {
+function saveSkill(agent: KernelCaller, params: Record<string, unknown>) {
   const name = requiredString(params, "name");
   const description = requiredString(params, "description").trim();
   const code = requiredString(params, "code");
@@ -175,7 +172,7 @@ function commitOrRefuse<T>(write: () => T): T {
   }
 }
 
-function used(agent: HarnessApiAgent, params: Record<string, unknown>) {
+function used(agent: KernelCaller, params: Record<string, unknown>) {
   const ctx = contextOf(agent);
   const skill = optionalString(params, "skill");
   if (skill) {
@@ -196,7 +193,7 @@ function used(agent: HarnessApiAgent, params: Record<string, unknown>) {
  * `harness.refine()` uses when the call names none, else the calling agent's own model.
  */
 export async function handleHarnessRequest(
-  agent: HarnessApiAgent,
+  agent: KernelCaller,
   method: string,
   raw: unknown,
   refineModel?: string,

@@ -9,7 +9,7 @@ import {
   type HarnessContext,
   isWritableScope,
   revisionSummary,
-  type Scope,
+  rootContext,
 } from "../store/index.js";
 import { teachTree } from "./teach.js";
 
@@ -38,12 +38,12 @@ export class RefineProposals {
     const session = this.session;
     const stop = session.budget.check();
     if (stop) throw new RpcError(RPC.refused, `refine: ${stop.message}`);
-    const ctx: HarnessContext = { cwd: session.cwd, home: session.home, sessionDir: session.dir };
+    const ctx = rootContext(session);
     const client = session.clientFor(this.refineModel);
     const ref = await proposeForSession(session, {
       journalPath: session.journal.path,
       ctx,
-      scope: scope as Scope,
+      scope,
       client,
       windows: session.tree.options.compaction?.windows,
       requireHypothesis: true,
@@ -79,17 +79,13 @@ export class RefineProposals {
     const lines = dropped.map((d) => `not applied: ${d.reason}`);
     if (!revision) lines.push("nothing was applied");
     else {
-      const taught = teachTree(this.session.tree, revision, ref.scope, {
-        cwd: this.session.cwd,
-        home: this.session.home,
-        sessionDir: this.session.dir,
-      });
+      const taught = teachTree(this.session.tree, revision, ref.scope, rootContext(this.session));
       lines.push(
         `applied as revision ${revision.rev} in the ${ref.scope} scope: ${revisionSummary(revision)}`,
         ...(taught.length > 0
           ? [`the running agents of this session (${taught.length}) read it before their next model request`]
           : []),
-        `\`relm harness revert ${revision.rev}${scopeFlag(ref.scope, this.session.id)}\` undoes it`,
+        `\`relm harness revert ${revision.rev}${ref.scope === "session" ? ` --session ${this.session.id}` : ""}\` undoes it`,
       );
     }
     return { applied: revision !== undefined, report: lines.join("\n"), appliesWhere };
@@ -111,8 +107,4 @@ function where(ref: Refinement, ctx: HarnessContext): string {
     return kind ? [kind] : [];
   }) as EntryKind[];
   return whereRefinementApplies(ref.scope, kinds, ctx);
-}
-
-function scopeFlag(scope: Scope, session: string): string {
-  return scope === "session" ? ` --session ${session}` : "";
 }

@@ -6,7 +6,7 @@
 import type { HookedRoot, RootHooks } from "../../agent/hooks.js";
 import { RPC, RpcError } from "../../host/rpc.js";
 import type { JournalEvent } from "../../session/types.js";
-import { type LearnOptions, type LearnStatus, rootLearning, type SessionLearning } from "../learn/learn.js";
+import { type LearnOptions, type LearnStatus, SessionLearning } from "../learn/learn.js";
 import { judgeEdits } from "../verdicts/verdict-hook.js";
 import { type BackgroundVerifySettings, VerifyRunner } from "../verdicts/verify-runner.js";
 import { RefineProposals } from "./refine-rpc.js";
@@ -20,7 +20,7 @@ export function learningRootHooks(
   events: readonly JournalEvent[],
   options: LearnOptions & { verify?: BackgroundVerifySettings },
 ): RootHooks {
-  const learning = rootLearning(agent, events, options);
+  const learning = new SessionLearning(agent, events, options);
   const refine = new RefineProposals(agent, options.refineModel);
   // A learning session checks the improved edits whose promotion waits for a replay (verify-runner.ts).
   const verify = options.verify
@@ -31,7 +31,7 @@ export function learningRootHooks(
     atCompaction: () => learning.atCompaction(),
     afterGateRun: (run, event) => learning.afterGateRun(run, event),
     judgeWork: () => {
-      const judged = judgeEdits(agent, agent.home);
+      const judged = judgeEdits(agent);
       if (learning.enabled) verify?.consider(judged);
     },
     closing: async (stop) => verify?.close(stop),

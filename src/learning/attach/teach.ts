@@ -5,7 +5,6 @@ import { basename } from "node:path";
 import type { Lesson } from "../../agent/hooks.js";
 import {
   type Edit,
-  type Entry,
   type HarnessContext,
   loadHarness,
   type Revision,
@@ -13,10 +12,9 @@ import {
   type Scope,
 } from "../store/index.js";
 
-function editLine(edit: Edit): string | undefined {
+function editLine(edit: Edit): string | null {
   if (edit.after) return renderedLine(edit.after);
-  const before: Entry | null = edit.before;
-  return before ? `- no longer in force: ${renderedLine(before).replace(/^- /, "")}` : undefined;
+  return edit.before && `- no longer in force: ${renderedLine(edit.before).replace(/^- /, "")}`;
 }
 
 /** The lesson a revision of `scope` teaches; undefined when it changes no entry. */

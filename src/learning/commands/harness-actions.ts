@@ -20,6 +20,7 @@ import {
   HarnessCliError,
   type HarnessIo,
   harnessContext,
+  inHarness,
   type ScopeFlags,
   storeFor,
   storesFor,
@@ -83,8 +84,7 @@ export function rmCommand(
   flags: ScopeFlags & { reason?: string },
   io: HarnessIo,
 ): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     const entry = findEntry(storesFor(flags, ctx), entryId);
     const { revision } = storeFor(entry.scope, ctx).commit({
       intents: [{ op: "remove", id: entry.id, reason: flags.reason }],
@@ -95,13 +95,11 @@ export function rmCommand(
       `${formatEdits(revision?.edits ?? [])}\nremoved from the ${entry.scope} scope as revision ${revision?.rev}` +
         ` (relm harness revert ${revision?.rev} brings it back)\n`,
     );
-    return EXIT.done;
   });
 }
 
 export function listCommand(flags: ScopeFlags & { json?: boolean }, io: HarnessIo): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     const entries = storesFor(flags, ctx).flatMap((s) => s.entries());
     for (const e of entries) {
       if (flags.json) io.stdout.write(`${JSON.stringify(e)}\n`);
@@ -111,7 +109,6 @@ export function listCommand(flags: ScopeFlags & { json?: boolean }, io: HarnessI
         );
     }
     if (!flags.json && entries.length === 0) io.stdout.write("no harness entries\n");
-    return EXIT.done;
   });
 }
 
@@ -119,8 +116,7 @@ export function logCommand(
   flags: ScopeFlags & { stale?: boolean; json?: boolean },
   io: HarnessIo,
 ): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     if (flags.stale) return staleReport(storesFor(flags, ctx), ctx, flags, io);
     // Without --scope, the session scopes of this project's sessions too (newest first): learning
     // passes write there.
@@ -134,7 +130,6 @@ export function logCommand(
       io.stdout.write(`${where} (${store.logPath}): ${revisions.length} revision(s)\n`);
       for (const r of revisions) io.stdout.write(`  ${revisionSummary(r)}\n`);
     }
-    return EXIT.done;
   });
 }
 
@@ -173,15 +168,13 @@ export function showCommand(
   flags: ScopeFlags,
   io: HarnessIo,
 ): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     const { store, revision, session, where } = locateRevision(flags, ctx, rev);
     if (what === "show")
       io.stdout.write(
         `scope:    ${store.scope}${session ? ` (session ${session})` : ""}\n${formatRevision(revision)}\n`,
       );
     else io.stdout.write(`in the ${where}\n${revisionSummary(revision)}\n${formatEdits(revision.edits)}\n`);
-    return EXIT.done;
   });
 }
 
@@ -190,14 +183,12 @@ export function revertCommand(
   flags: ScopeFlags & { force?: boolean },
   io: HarnessIo,
 ): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     const { store, revision, where } = locateRevision(flags, ctx, rev);
     const undo = store.revert(revision.rev, { force: flags.force, author: "user" });
     io.stdout.write(
       `${formatEdits(undo.edits)}\nreverted ${revision.rev} in the ${where} as revision ${undo.rev}\n`,
     );
-    return EXIT.done;
   });
 }
 
@@ -206,8 +197,7 @@ export function exportCommand(
   flags: ScopeFlags & { output?: string },
   io: HarnessIo,
 ): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     const scope = flags.scope ?? (flags.session ? "session" : "project");
     const store = storeFor(scope, ctx);
     const entries = ids.length === 0 ? store.entries() : ids.map((id) => findEntry([store], id));
@@ -219,7 +209,6 @@ export function exportCommand(
       io.stderr.write(
         `exported ${plain.length} entr${plain.length === 1 ? "y" : "ies"} to ${flags.output}\n`,
       );
-    return EXIT.done;
   });
 }
 
@@ -238,8 +227,7 @@ function readExport(file: string): { scope?: string; entries: Entry[] } {
 }
 
 export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     const scope = flags.scope ?? "project";
     const data = readExport(file);
     const store = storeFor(scope, ctx);

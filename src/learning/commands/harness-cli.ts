@@ -1,3 +1,4 @@
+import { EXIT } from "../../cli/exit-codes.js";
 import { relmHomeFrom } from "../../config/config.js";
 import { isUserError, UsageError, UserError, userExitCode } from "../../config/errors.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
@@ -63,13 +64,16 @@ export class HarnessCliError extends UserError {
   override name = "HarnessCliError";
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a command that returns no exit code exits 0 (EXIT.done)
+type Exit = number | void;
+
 /**
  * Runs a command; the harness's own errors become a message and exit code 1 (2 for bad usage). Damaged
  * lines of the logs it read, which it left out, are warned about once per file on stderr.
  */
-export async function guarded(io: HarnessIo, work: () => Promise<number> | number): Promise<number> {
+export async function guarded(io: HarnessIo, work: () => Promise<Exit> | Exit): Promise<number> {
   try {
-    return await work();
+    return (await work()) ?? EXIT.done;
   } catch (error) {
     if (isUserError(error)) {
       io.stderr.write(`relm: ${error.message}\n`);
@@ -81,6 +85,24 @@ export async function guarded(io: HarnessIo, work: () => Promise<number> | numbe
   }
 }
 
-export function isScope(value: string): value is Scope {
-  return value === "session" || value === "project" || value === "user" || value === "probation";
+/** A command run by guarded() in the harness context its flags name; it exits 0 unless it says otherwise. */
+export function inHarness(
+  flags: ScopeFlags,
+  io: HarnessIo,
+  work: (ctx: HarnessContext) => Promise<Exit> | Exit,
+): Promise<number> {
+  return guarded(io, () => work(harnessContext(flags, io)));
+}
+
+/** Rows as columns two spaces apart, each as wide as its widest cell. */
+export function pad(rows: readonly string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }

@@ -1,12 +1,6 @@
 import { type Command, Option } from "commander";
+import type { HarnessIo } from "./harness-cli.js";
 import { registerVerdictCommands } from "./harness-verdict-commands.js";
-
-interface Io {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
 
 /** Every scope can be read and reverted; probation is written by relm only (and by promote, reject, pin). */
 const SCOPES = ["session", "project", "probation", "user"];
@@ -19,7 +13,11 @@ function scoped(cmd: Command, what: string, choices: string[] = SCOPES): Command
 }
 
 /** `relm harness …` and `relm refine ID`: definitions only; the work is loaded when a command runs. */
-export function registerHarnessCommands(program: Command, io: Io, setExit: (code: number) => void): void {
+export function registerHarnessCommands(
+  program: Command,
+  io: HarnessIo,
+  setExit: (code: number) => void,
+): void {
   const actions = () => import("./harness-actions.js");
 
   program

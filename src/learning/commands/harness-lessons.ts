@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../../session/index.js";
 import { type EntryState, type HarnessStore, VerdictLog } from "../store/index.js";
 import type { EntryOutcome } from "../verdicts/verdict-stats.js";
+import { fixed } from "../verdicts/verdict-windows.js";
 import type { Evaluated } from "../verdicts/verdicts.js";
 
 interface LessonOrigin {
@@ -107,8 +108,6 @@ export function lessonRow(
     entry.scope === "probation" && new VerdictLog(store.location, home).pinnedEntries().has(entry.id);
   return { origin, sessions, ...stateOf(entry, origin, judged, pinned) };
 }
-
-const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
 
 /** The lines `relm harness stats` prints for one lesson under the table. */
 export function describeLesson(

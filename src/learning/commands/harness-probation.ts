@@ -13,14 +13,7 @@ import {
   VerdictLog,
 } from "../store/index.js";
 import { evaluateVerdicts } from "../verdicts/verdicts.js";
-import {
-  findEntry,
-  guarded,
-  HarnessCliError,
-  type HarnessIo,
-  harnessContext,
-  storeFor,
-} from "./harness-cli.js";
+import { findEntry, HarnessCliError, type HarnessIo, inHarness, storeFor } from "./harness-cli.js";
 
 /** The entry on probation `query` names, if any (an ambiguous prefix is an error naming the matches). */
 function findOnProbation(ctx: HarnessContext, query: string): EntryState | undefined {
@@ -61,8 +54,7 @@ function promotedBefore(ctx: HarnessContext, query: string, to: "project" | "use
 
 /** `relm harness promote ENTRY` without --session: a lesson on probation, on a person's word. */
 export function promoteFromProbation(query: string, to: "project" | "user", io: HarnessIo): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext({}, io);
+  return inHarness({}, io, (ctx) => {
     // Probation first, then the target: a promotion racing this one adds the entry to the target before
     // it leaves probation, so one of the two reads finds it. Gone from probation but in the target is
     // "promoted meanwhile" (a session's verdict, another promote), not "no entry"; still on probation
@@ -96,14 +88,12 @@ export function promoteFromProbation(query: string, to: "project" | "user", io: 
       `${formatEdits(result.written.edits)}\npromoted ${entry.id} from probation to the ${to} scope as revision ${result.written.rev}\n` +
         `verdict so far: ${soFar}\n`,
     );
-    return EXIT.done;
   });
 }
 
 /** `relm harness reject ENTRY`: off probation, with the reason in the log. */
 export function rejectCommand(query: string, flags: { reason?: string }, io: HarnessIo): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext({}, io);
+  return inHarness({}, io, (ctx) => {
     const entry = onProbation(ctx, query);
     const why = flags.reason ? oneLine(flags.reason, 300) : "by hand";
     const { revision } = storeFor("probation", ctx).commit({
@@ -116,14 +106,12 @@ export function rejectCommand(query: string, flags: { reason?: string }, io: Har
       `${formatEdits(revision?.edits ?? [])}\nrejected ${entry.id}: off probation as revision ${revision?.rev}; ` +
         `new sessions no longer start with it (\`relm harness revert ${revision?.rev}\` brings it back)\n`,
     );
-    return EXIT.done;
   });
 }
 
 /** `relm harness pin ENTRY [--off]`: verdicts on it are still recorded, and no longer act on it. */
 export function pinCommand(query: string, flags: { off?: boolean }, io: HarnessIo): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext({}, io);
+  return inHarness({}, io, (ctx) => {
     const entry = onProbation(ctx, query);
     const log = new VerdictLog(storeFor("probation", ctx).location, ctx.home);
     const pinned = flags.off !== true;
@@ -145,6 +133,5 @@ export function pinCommand(query: string, flags: { off?: boolean }, io: HarnessI
             `(\`relm harness pin ${entry.id} --off\` releases it)\n`
         : `released ${entry.id}: verdicts act on it again\n`,
     );
-    return EXIT.done;
   });
 }

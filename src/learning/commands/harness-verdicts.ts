@@ -18,6 +18,7 @@ import {
 } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
 import { entryOutcomes } from "../verdicts/verdict-stats.js";
+import { fixed } from "../verdicts/verdict-windows.js";
 import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
 import { provenanceOf } from "../verdicts/verify-plan.js";
 import {
@@ -26,26 +27,13 @@ import {
   HarnessCliError,
   type HarnessIo,
   harnessContext,
-  isScope,
+  inHarness,
+  pad,
   type ScopeFlags,
   storeFor,
   storesFor,
 } from "./harness-cli.js";
 import { describeLesson, lessonRow } from "./harness-lessons.js";
-
-const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
-
-function pad(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
 
 function verdictWord(e: Evaluated | undefined): string {
   if (!e) return "–";
@@ -59,8 +47,7 @@ export function statsCommand(
   flags: ScopeFlags & { json?: boolean; dryRun?: boolean },
   io: HarnessIo,
 ): Promise<number> {
-  return guarded(io, () => {
-    const ctx = harnessContext(flags, io);
+  return inHarness(flags, io, (ctx) => {
     const evaluated = evaluateVerdicts(ctx, {
       apply: !flags.dryRun,
       scopes: flags.scope ? [flags.scope] : undefined,
@@ -185,7 +172,6 @@ export function statsCommand(
       for (const h of v.hypotheses) io.stdout.write(`    hypothesis: ${h}\n`);
     }
     if (flags.dryRun) io.stdout.write("dry run: no verdict recorded, nothing reverted\n");
-    return EXIT.done;
   });
 }
 
@@ -214,8 +200,7 @@ export function promoteCommand(
   if (!flags.session && (to === "project" || to === "user"))
     return import("./harness-probation.js").then((m) => m.promoteFromProbation(query, to, io));
   return guarded(io, () => {
-    if (!isScope(to) || to === "session" || to === "probation")
-      throw new UsageError(`--to must be project or user, not "${to}"`);
+    if (to !== "project" && to !== "user") throw new UsageError(`--to must be project or user, not "${to}"`);
     const ctx = harnessContext(flags, io);
     if (!ctx.sessionDir) throw new UsageError("promote moves a session's entry: add --session ID");
     const source = storeFor("session", ctx);

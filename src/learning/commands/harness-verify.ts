@@ -15,7 +15,14 @@ import type { VerifyRun } from "../store/index.js";
 import { runReplayCheck, VERIFY_DEFAULTS } from "../verdicts/verify-check.js";
 import { provenanceOf, replayPlan } from "../verdicts/verify-plan.js";
 import { locateRevision } from "./find-revision.js";
-import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
+import {
+  guarded,
+  HarnessCliError,
+  type HarnessIo,
+  harnessContext,
+  pad,
+  type ScopeFlags,
+} from "./harness-cli.js";
 
 interface VerifyFlags extends ScopeFlags {
   from?: string;
@@ -50,15 +57,7 @@ function table(rev: string, without: VerifyRun, withEdit: VerifyRun, gated: bool
     ],
     ["session", without.session, withEdit.session, ""],
   ];
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]?.length ?? 0)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => (i < 3 ? cell.padEnd(widths[i] as number) : cell))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+  return pad(rows);
 }
 
 export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo): Promise<number> {

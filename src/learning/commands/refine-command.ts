@@ -8,7 +8,7 @@ import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
 import { applyRefinement, describeRefinement, proposeRefinement, type Refinement } from "../refine/refine.js";
-import { type HarnessContext, type Revision, revisionSummary, type Scope } from "../store/index.js";
+import { type HarnessContext, revisionSummary, type Scope } from "../store/index.js";
 import { guarded, type HarnessIo, harnessContext } from "./harness-cli.js";
 
 interface RefineFlags {
@@ -24,31 +24,17 @@ interface RefineFlags {
   maxCost?: string;
 }
 
-/** Writes the refinement and says what happened; returns the exit code. */
-/**
- * Applies the refinement and says what happened; `teach` (a live session's /refine) hands it to the
- * session's running agents and says how many it reached.
- */
-function applyAndReport(
-  ref: Refinement,
-  ctx: HarnessContext,
-  out: NodeJS.WritableStream,
-  teach?: (revision: Revision) => number,
-): number {
+/** Applies the refinement and says what happened; returns the exit code. */
+function applyAndReport(ref: Refinement, ctx: HarnessContext, out: NodeJS.WritableStream): number {
   const { revision, dropped } = applyRefinement(ref, ctx);
   for (const d of dropped) out.write(`not applied: ${d.reason}\n`);
   if (!revision) {
     out.write("nothing was applied\n");
     return EXIT.done;
   }
-  const taught = teach?.(revision) ?? 0;
-  const when =
-    taught > 0
-      ? `the running agents of this session (${taught}) read it before their next model request`
-      : "it takes effect in new sessions";
   out.write(
     `applied as revision ${revision.rev} in the ${ref.scope} scope: ${revisionSummary(revision)}\n` +
-      `${when}; \`relm harness revert ${revision.rev}\` undoes it\n`,
+      `it takes effect in new sessions; \`relm harness revert ${revision.rev}\` undoes it\n`,
   );
   return EXIT.done;
 }

@@ -42,8 +42,6 @@ const learn = defineCommand<"on" | "off" | "status">({
   },
 });
 
-const isScope = (word: string): word is WritableScope => isWritableScope(word);
-
 /** Proposes checked edits from this session's work, shows them, and applies them only when the person agrees. */
 async function refine(ctx: CommandContext, scope: WritableScope): Promise<void> {
   if (ctx.pending) {
@@ -82,7 +80,7 @@ export const LEARNING_COMMANDS: readonly SlashCommand[] = [
     in: ["ui", "line"],
     parse: (words) => {
       const word = (words[0] ?? "session").replace(/^--scope=?/, "") || words[1] || "";
-      return isScope(word) ? { args: word } : { usage: REFINE_USAGE };
+      return isWritableScope(word) ? { args: word } : { usage: REFINE_USAGE };
     },
     act: refine,
   }),

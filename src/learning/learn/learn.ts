@@ -2,15 +2,13 @@
 // checked lessons in its session scope (docs/harness.md, "Learning on the fly"). learn-policy.ts decides
 // when a pass is due and whether the budgets cover it; this runs it, applies it and journals it.
 
-import type { Budget } from "../../agent/budget/budget.js";
 import type { HookedRoot } from "../../agent/hooks.js";
 import type { LearnSettings } from "../../config/learn-config.js";
 import type { LearnStatus } from "../../host/protocol.js";
-import type { ModelClient } from "../../llm/types.js";
-import type { JournalBody, JournalEvent, LearnedEdit } from "../../session/types.js";
+import type { JournalEvent, LearnedEdit } from "../../session/types.js";
 import { teachTree } from "../attach/teach.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
-import type { HarnessContext, Revision } from "../store/index.js";
+import { rootContext } from "../store/index.js";
 import {
   addEstimates,
   addSpend,
@@ -27,31 +25,6 @@ import {
 } from "./learn-policy.js";
 
 export type { LearnStatus };
-
-/** What learning needs of the root agent of a session tree. */
-interface LearningHost {
-  readonly id: string;
-  /** The root session's folder: its harness is the session scope. */
-  readonly dir: string;
-  readonly cwd: string;
-  readonly home: string;
-  readonly budget: Budget;
-  readonly journalPath: string;
-  /** Model calls of the root agent so far. */
-  readonly turns: number;
-  /** Aborted when a person interrupts the turn a pass runs in. */
-  readonly signal: AbortSignal | undefined;
-  record(body: JournalBody): JournalEvent;
-  /** The refine model's client: `model`, else config's refineModel, else the session's own model. */
-  refineClient(model: string | undefined): ModelClient;
-  /**
-   * Every running agent of the tree reads what `revision` applied before its next model request, and
-   * children started from now on get the harness as it is now in their prompt.
-   */
-  teach(revision: Revision): void;
-}
-
-/** `learn` of a session host and `/learn status`: the policy in effect (null when off) and its spend. */
 
 const FOCUS: Record<Exclude<LearnTrigger, "gate_failure">, string> = {
   compaction:
@@ -72,13 +45,21 @@ export class SessionLearning {
   private running = false;
   private readonly streak = new GateFailureStreak();
 
+  readonly settings: LearnSettings;
+  private readonly refineModel: string | undefined;
+
+  /**
+   * Config's learn section, on when --learn, learn.enabled or (resumed) the journal's last /learn says
+   * so; `events`, a resumed session's journal: earlier passes, spend and the last /learn on|off are kept.
+   */
   constructor(
-    private readonly host: LearningHost,
-    readonly settings: LearnSettings,
-    on: boolean,
-    /** A resumed session's journal: earlier passes, spend and the last /learn on|off are kept. */
-    events: readonly JournalEvent[] = [],
+    private readonly host: HookedRoot,
+    events: readonly JournalEvent[],
+    options: LearnOptions,
   ) {
+    this.settings = options.settings;
+    this.refineModel = options.refineModel;
+    const on = options.on || options.settings.enabled;
     let mode: boolean | undefined;
     let turn = 0;
     for (const e of events) {
@@ -156,11 +137,11 @@ export class SessionLearning {
     let estimate: PassEstimate | undefined;
     let model = "";
     try {
-      const client = host.refineClient(this.settings.model);
+      const client = host.clientFor(this.settings.model ?? this.refineModel);
       model = client.model;
-      const ctx: HarnessContext = { cwd: host.cwd, home: host.home, sessionDir: host.dir };
+      const ctx = rootContext(host);
       const ref = await proposeForSession(host, {
-        journalPath: host.journalPath,
+        journalPath: host.journal.path,
         ctx,
         scope: "session",
         client,
@@ -186,7 +167,7 @@ export class SessionLearning {
           );
         },
       });
-      this.finish(pass, trigger, ref, ctx, started, estimate, defaultHypothesis);
+      this.finish(pass, trigger, ref, started, estimate, defaultHypothesis);
     } catch (error) {
       host.record({
         ...emptyPass(pass, trigger, model || "?", Date.now() - started, estimate),
@@ -203,7 +184,6 @@ export class SessionLearning {
     pass: number,
     trigger: LearnTrigger,
     ref: Refinement,
-    ctx: HarnessContext,
     started: number,
     estimate: PassEstimate | undefined,
     defaultHypothesis: string | undefined,
@@ -258,6 +238,7 @@ export class SessionLearning {
       this.host.record({ ...base, reviewed, proposed, rejected, outcome: "nothing_applied" });
       return;
     }
+    const ctx = rootContext(this.host);
     const { revision, dropped } = applyRefinement({ ...ref, accepted }, ctx, {
       author: `learn ${ref.model}`,
       reason: `learning pass ${pass} (${trigger}) of session ${ref.session}`,
@@ -284,7 +265,8 @@ export class SessionLearning {
       outcome: revision ? "applied" : "nothing_applied",
       ...(revision ? { revision: revision.rev } : {}),
     });
-    if (revision) this.host.teach(revision);
+    // Every running agent of the tree reads it before its next model request.
+    if (revision) teachTree(this.host.tree, revision, "session", ctx);
   }
 }
 
@@ -322,35 +304,4 @@ export interface LearnOptions {
   settings: LearnSettings;
   on: boolean;
   refineModel?: string;
-}
-
-/**
- * The learning of a tree's root: config's learn section, on when --learn, learn.enabled or (resumed) the
- * journal's last /learn says so.
- */
-export function rootLearning(
-  agent: HookedRoot,
-  events: readonly JournalEvent[],
-  options: LearnOptions,
-): SessionLearning {
-  const settings = options.settings;
-  const host: LearningHost = {
-    id: agent.id,
-    dir: agent.dir,
-    cwd: agent.cwd,
-    home: agent.home,
-    budget: agent.budget,
-    journalPath: agent.journal.path,
-    get turns() {
-      return agent.turns;
-    },
-    get signal() {
-      return agent.signal;
-    },
-    record: (body) => agent.record(body),
-    refineClient: (model) => agent.clientFor(model ?? options.refineModel),
-    teach: (revision) =>
-      teachTree(agent.tree, revision, "session", { cwd: agent.cwd, home: agent.home, sessionDir: agent.dir }),
-  };
-  return new SessionLearning(host, settings, options.on || settings.enabled, events);
 }

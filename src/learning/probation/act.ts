@@ -13,25 +13,14 @@ import {
   scopeLocation,
   VerdictLog,
   type VerdictNote,
+  type VerdictOutcome,
   type VerifyRecord,
 } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
 import { revertForVerdict } from "../verdicts/verdict-revert.js";
 import type { Judgement } from "../verdicts/verdict-windows.js";
 import { provenanceOf } from "../verdicts/verify-plan.js";
-import { type AlreadyPromoted, alreadyIn, promoteEntries } from "./promote.js";
-
-/** What was done about a probation revision's verdict; recorded with the verdict and journaled. */
-interface ProbationOutcome {
-  reverted?: string;
-  refused?: string;
-  promoted?: string;
-  retired?: boolean;
-  waiting?: string;
-  pinned?: boolean;
-  /** Improved, but another session's verdict or a person promoted it first: where it already is. */
-  alreadyPromoted?: AlreadyPromoted;
-}
+import { alreadyIn, promoteEntries } from "./promote.js";
 
 /** The entries of `revision` still on probation as it left them (none once promoted, rejected, reverted). */
 export function stillOnProbation(store: HarnessStore, revision: Revision): Entry[] {
@@ -75,7 +64,7 @@ export function actOnProbation(
   judgement: Judgement,
   ctx: HarnessContext,
   options: { author: string; now?: Date },
-): ProbationOutcome {
+): VerdictOutcome {
   const entries = stillOnProbation(store, revision);
   if (judgement.verdict === "pending") return {};
   if (entries.length === 0) {
@@ -128,7 +117,7 @@ function promote(
   ctx: HarnessContext,
   note: VerdictNote,
   author: string,
-): ProbationOutcome {
+): VerdictOutcome {
   const check = replayCheck(store, revision, ctx.home);
   if (check.needed && !check.passed) {
     return {

@@ -5,6 +5,7 @@
 import { basename, join } from "node:path";
 import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
 import {
+  copyOf,
   type Entry,
   type HarnessContext,
   HarnessStore,
@@ -72,17 +73,7 @@ export function carryForward(
         continue;
       }
       if (kept.some((e) => sameLesson(e, after))) continue;
-      intents.push({
-        op: "add",
-        kind: after.kind,
-        title: after.title,
-        content: after.content,
-        source: after.source,
-        id: after.id,
-        created: after.created,
-        ...(after.code !== undefined ? { code: after.code } : {}),
-        ...said,
-      });
+      intents.push({ ...copyOf(after), ...said });
     }
     if (intents.length === 0) return undefined;
     return store.commit({

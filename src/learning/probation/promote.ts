@@ -3,6 +3,7 @@
 // id, creation time and hypothesis; a lesson on probation leaves probation in the same step.
 
 import {
+  type AlreadyPromoted,
   checkIntent,
   type Entry,
   HarnessConflictError,
@@ -31,13 +32,6 @@ interface PromoteRequest {
   evidence: Revision["evidence"];
   /** Set when a verdict is why (not when a person vouches). */
   verdict?: VerdictNote;
-}
-
-/** Where entries already are in a wider scope: the revision that added them there, and who wrote it. */
-export interface AlreadyPromoted {
-  revision: string;
-  by: string;
-  time: string;
 }
 
 interface Promoted {

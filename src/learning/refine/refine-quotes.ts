@@ -7,7 +7,7 @@ import type { Trajectory } from "./refine-trajectory.js";
 const MIN_QUOTE_CHARS = 8;
 
 /** Whitespace runs as one space: the model reflows lines, and blocks are printed indented. */
-function flat(text: string): string {
+export function flat(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 

@@ -7,6 +7,7 @@
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 import type { Edit, Intent } from "../store/index.js";
 import { callRefineModel, type RefineCallOptions } from "./refine-call.js";
+import { flat } from "./refine-quotes.js";
 import type { Trajectory } from "./refine-trajectory.js";
 
 /** Fixed, so the check's requests start with the same bytes. Tests recognise the check by its first line. */
@@ -35,10 +36,6 @@ type RelevanceResult =
    * asked (`notAsked`: a budget would not cover it).
    */
   | { error: string; usage?: Usage; cost: number | null; notAsked?: true };
-
-function flat(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
 
 /** The event's text around the first quote found in it (whole when short). */
 function excerpt(text: string, quotes: readonly string[], max = EXCERPT_CHARS): string {

@@ -1,5 +1,4 @@
 import type { Budget } from "../../agent/budget/budget.js";
-import { oneLine } from "../../config/text.js";
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 import { readJournal } from "../../session/index.js";
 import type { JournalBody, JournalEvent } from "../../session/types.js";
@@ -277,10 +276,9 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     }
     applyEdits(working, [edit], "");
     // The id shown in the preview is the id that gets written.
-    const withId = checked.intent.op === "add" ? { ...checked.intent, id: edit.id } : checked.intent;
-    const hypothesis = hypothesisOf(raw);
-    const intent = hypothesis ? { ...withId, hypothesis } : withId;
-    accepted.push({ index, intent, edit: hypothesis ? { ...edit, hypothesis } : edit });
+    // The hypothesis (checkIntent's, one line) is in both already.
+    const intent = checked.intent.op === "add" ? { ...checked.intent, id: edit.id } : checked.intent;
+    accepted.push({ index, intent, edit });
   });
   const checked = {
     ...withSpend,
@@ -350,13 +348,6 @@ export async function proposeForSession(
       session.record({ type: "llm_call", model: options.client.model, prompts: 1, usage, cost, durationMs });
     },
   });
-}
-
-/** What the refine model said an edit should change, when it said it (kept to one short line). */
-function hypothesisOf(raw: unknown): string | undefined {
-  const h = raw && typeof raw === "object" ? (raw as { hypothesis?: unknown }).hypothesis : undefined;
-  if (typeof h !== "string" || h.trim() === "") return undefined;
-  return oneLine(h, 300);
 }
 
 /**

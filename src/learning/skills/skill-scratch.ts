@@ -2,19 +2,11 @@
 // copy, never in the user's files. The project is copied whole (reflinks where the filesystem has them)
 // but for what a run never needs (.git, node_modules, virtualenvs, caches, RELM_HOME); a project too big
 // to copy gets only the files the chain reads.
-import {
-  constants,
-  copyFileSync,
-  lstatSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { constants, copyFileSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
+import { realOrSame as real, within } from "../store/index.js";
 
 /** Folders never copied: history, dependencies, caches, relm's own state. */
 const SCRATCH_SKIPPED = new Set([
@@ -55,19 +47,6 @@ interface Scratch {
   /** A path the call reads: into the copy when it is in the project, else as it was. */
   readPath(path: string): string;
   close(): void;
-}
-
-function within(child: string, parent: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }
 
 interface Planned {

@@ -1,5 +1,5 @@
 import { type Current, newEntryId, normaliseText } from "./state.js";
-import type { Edit, Entry, Intent, Revision, Scope } from "./types.js";
+import type { Edit, Entry, Intent, Scope } from "./types.js";
 
 /**
  * The edit an intent makes to `state`: before and after in full, so a revision can be shown and undone
@@ -10,8 +10,13 @@ export function intentToEdit(
   state: Current,
   now: string,
   scope: Scope,
-  revisions: readonly Revision[] = [],
 ): Edit | { dropped: string } {
+  // The intent's hypothesis goes with its edit into the revision (absent stays absent: old logs unchanged).
+  const why = {
+    evidence: intent.evidence,
+    reason: intent.reason,
+    ...(intent.hypothesis ? { hypothesis: intent.hypothesis } : {}),
+  };
   if (intent.op === "add") {
     const text = normaliseText(intent.content);
     for (const [id, { entry, rev }] of state) {
@@ -20,8 +25,7 @@ export function intentToEdit(
         normaliseText(entry.content) === text ||
         (named && entry.kind === intent.kind && entry.title === intent.title)
       ) {
-        const by = revisions.find((r) => r.rev === rev)?.rev ?? rev;
-        return { dropped: `an equal entry ${id} is already there${by ? ` (revision ${by})` : ""}` };
+        return { dropped: `an equal entry ${id} is already there${rev ? ` (revision ${rev})` : ""}` };
       }
     }
     const id = intent.id ?? newEntryId(intent.kind);
@@ -36,26 +40,11 @@ export function intentToEdit(
       updated: now,
     };
     if (intent.code !== undefined) after.code = intent.code;
-    return withHypothesis(
-      { op: "add", id, before: null, after, evidence: intent.evidence, reason: intent.reason },
-      intent,
-    );
+    return { op: "add", id, before: null, after, ...why };
   }
   const current = state.get(intent.id)?.entry;
   if (!current) return { dropped: `no entry ${intent.id} in the ${scope} scope` };
-  if (intent.op === "remove") {
-    return withHypothesis(
-      {
-        op: "remove",
-        id: intent.id,
-        before: current,
-        after: null,
-        evidence: intent.evidence,
-        reason: intent.reason,
-      },
-      intent,
-    );
-  }
+  if (intent.op === "remove") return { op: "remove", id: intent.id, before: current, after: null, ...why };
   const after: Entry = {
     ...current,
     title: intent.title ?? current.title,
@@ -63,20 +52,11 @@ export function intentToEdit(
     updated: now,
   };
   if (intent.code !== undefined) after.code = intent.code;
-  return withHypothesis(
-    {
-      op: "update",
-      id: intent.id,
-      before: current,
-      after,
-      evidence: intent.evidence,
-      reason: intent.reason,
-    },
-    intent,
-  );
+  return { op: "update", id: intent.id, before: current, after, ...why };
 }
 
-/** The intent's hypothesis goes with its edit into the revision (absent stays absent: old logs unchanged). */
-function withHypothesis(edit: Edit, intent: Intent): Edit {
-  return intent.hypothesis ? { ...edit, hypothesis: intent.hypothesis } : edit;
+/** An add that copies `entry` into another scope: same id, creation time and code. */
+export function copyOf(entry: Entry): Extract<Intent, { op: "add" }> {
+  const { id, kind, title, content, source, created, code } = entry;
+  return { op: "add", id, kind, title, content, source, created, code };
 }

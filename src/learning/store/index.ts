@@ -1,10 +1,19 @@
 export { formatEdits, formatRevision, revisionSummary } from "./diff.js";
-export { intentToEdit } from "./edits.js";
+export { copyOf, intentToEdit } from "./edits.js";
 export { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
 export { type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
 export { harnessLogHealth } from "./log-health.js";
 export { takeLogWarnings } from "./log-read.js";
-export { ensureDir, lockProjectScope, projectHash, projectRoot, scopeLocation } from "./paths.js";
+export {
+  ensureDir,
+  lockProjectScope,
+  projectHash,
+  projectRoot,
+  realOrSame,
+  rootContext,
+  scopeLocation,
+  within,
+} from "./paths.js";
 export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
 export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";
 export { applyEdits, deriveState, ENTRY_ID_PATTERN, normaliseText } from "./state.js";

@@ -83,24 +83,15 @@ export function limitViolation(
       return `${entry.kind} ${id} would be ${n(entry.content.length)} characters long; a ${entry.kind} may have at most ${n(limit)}`;
     }
   }
-  const was = (kind: EntryKind) =>
-    usageOf(
-      [...before.values()].map((s) => s.entry),
-      kind,
-    );
-  const is = (kind: EntryKind) =>
-    usageOf(
-      [...after.values()].map((s) => s.entry),
-      kind,
-    );
+  const entries = (state: Current) => [...state.values()].map((s) => s.entry);
   for (const kind of Object.keys(LIMITS) as EntryKind[]) {
-    const a = was(kind);
-    const b = is(kind);
+    const was = usageOf(entries(before), kind);
+    const is = usageOf(entries(after), kind);
     const problem = overLimit(
       kind,
       location.scope,
-      { count: a.count, chars: a.chars },
-      { added: Math.max(0, b.count - a.count), grow: b.chars - a.chars },
+      was,
+      { added: Math.max(0, is.count - was.count), grow: is.chars - was.chars },
       roomHint(location),
     );
     if (problem) return problem;

@@ -31,7 +31,8 @@ export function lockProjectScope(dir: string, reason: string): () => void {
   };
 }
 
-function realOrSame(p: string): string {
+/** The real path, or the path resolved when it does not exist (yet). */
+export function realOrSame(p: string): string {
   try {
     return realpathSync(p);
   } catch {
@@ -42,11 +43,14 @@ function realOrSame(p: string): string {
 function lockOf(root: string): string | undefined {
   if (lockedProjects.size === 0) return undefined;
   const real = realOrSame(root);
-  for (const [dir, reason] of lockedProjects) {
-    const rel = relative(dir, real);
-    if (rel === "" || (!rel.startsWith("..") && !isAbsolute(rel))) return reason;
-  }
+  for (const [dir, reason] of lockedProjects) if (within(real, dir)) return reason;
   return undefined;
+}
+
+/** Whether `child` is `parent` or below it. */
+export function within(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 /**
@@ -89,6 +93,15 @@ export function scopeLocation(scope: Scope, ctx: HarnessContext): ScopeLocation 
         private: true,
       };
   }
+}
+
+/** The harness of a session's root agent: its working directory, home, and its folder as the session scope. */
+export function rootContext(root: {
+  readonly cwd: string;
+  readonly home: string;
+  readonly dir: string;
+}): HarnessContext & { sessionDir: string } {
+  return { cwd: root.cwd, home: root.home, sessionDir: root.dir };
 }
 
 /** Skill folders discovered besides the scopes' own: the Agent Skills location of the project. */

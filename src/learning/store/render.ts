@@ -1,6 +1,6 @@
 import { LIMITS } from "./limits.js";
 import type { SkillInfo } from "./skills.js";
-import { type Entry, type EntryKind, type EntryState, SCOPES } from "./types.js";
+import { type Entry, type EntryKind, type EntryState, KINDS, SCOPES } from "./types.js";
 
 const HEADINGS: Record<EntryKind, string> = {
   prompt: "## Instructions",
@@ -90,34 +90,31 @@ export function renderHarness(
   const entries = all.filter((e) => e.scope !== "probation");
   const skills = allSkills.filter((s) => s.scope !== "probation");
   const byUse = (a: EntryState, b: EntryState) => b.uses - a.uses || b.updated.localeCompare(a.updated);
-  const sections: string[] = [];
-  for (const kind of ["prompt", "memory"] as const) {
-    const all = entries.filter((e) => e.kind === kind).sort(stableEntryOrder);
-    const kept = pick(all, kind, (e) => entryLine(e).length, byUse);
-    const text = section(kind, kept.map(entryLine), all.length - kept.length);
-    if (text) sections.push(text);
-  }
-  const sortedSkills = [...skills].sort((a, b) => a.name.localeCompare(b.name));
-  const keptSkills = pick(
-    sortedSkills,
-    "skill",
-    (s) => skillLine(s).length,
-    (a, b) => (b.uses ?? 0) - (a.uses ?? 0),
+  const sections: (string | undefined)[] = KINDS.map((kind) => {
+    if (kind === "skill") {
+      const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
+      const kept = pick(
+        sorted,
+        kind,
+        (s) => skillLine(s).length,
+        (a, b) => (b.uses ?? 0) - (a.uses ?? 0),
+      );
+      return section(kind, kept.map(skillLine), sorted.length - kept.length);
+    }
+    const of = entries.filter((e) => e.kind === kind).sort(stableEntryOrder);
+    const kept = pick(of, kind, (e) => entryLine(e).length, byUse);
+    return section(kind, kept.map(entryLine), of.length - kept.length);
+  });
+  sections.push(
+    probationSection(
+      all.filter((e) => e.scope === "probation"),
+      allSkills.filter((s) => s.scope === "probation"),
+      byUse,
+    ),
   );
-  const skillText = section("skill", keptSkills.map(skillLine), sortedSkills.length - keptSkills.length);
-  if (skillText) sections.push(skillText);
-  const agents = entries.filter((e) => e.kind === "agent").sort(stableEntryOrder);
-  const keptAgents = pick(agents, "agent", (e) => entryLine(e).length, byUse);
-  const agentText = section("agent", keptAgents.map(entryLine), agents.length - keptAgents.length);
-  if (agentText) sections.push(agentText);
-  const probation = probationSection(
-    all.filter((e) => e.scope === "probation"),
-    allSkills.filter((s) => s.scope === "probation"),
-    byUse,
-  );
-  if (probation) sections.push(probation);
-  if (sections.length === 0) return "";
-  return `# Harness\nLessons, skills and specs kept from earlier work on this project; follow them unless the user says otherwise.\n\n${sections.join("\n\n")}`;
+  const text = sections.filter((s) => s !== undefined);
+  if (text.length === 0) return "";
+  return `# Harness\nLessons, skills and specs kept from earlier work on this project; follow them unless the user says otherwise.\n\n${text.join("\n\n")}`;
 }
 
 /** Lessons on probation, each kind within its limits, a skill as its folder says (how to import it). */
@@ -128,7 +125,7 @@ function probationSection(
 ): string | undefined {
   const lines: string[] = [];
   let hidden = 0;
-  for (const kind of ["prompt", "memory", "skill", "agent"] as const) {
+  for (const kind of KINDS) {
     const of = entries.filter((e) => e.kind === kind).sort(stableEntryOrder);
     const line = (e: EntryState) => {
       const folder = kind === "skill" ? skills.find((s) => s.entryId === e.id) : undefined;

@@ -170,7 +170,7 @@ export class HarnessStore {
       const edits: Edit[] = [];
       const working: Current = new Map(state);
       for (const intent of request.intents) {
-        const edit = intentToEdit(intent, working, now, this.scope, revisions);
+        const edit = intentToEdit(intent, working, now, this.scope);
         if ("dropped" in edit) {
           // Updates and removes of a vanished entry were refused above when the log moved; here it is
           // an add that someone else made in the meantime.

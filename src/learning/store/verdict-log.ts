@@ -47,19 +47,15 @@ export interface WindowSummary {
   targeted: number;
 }
 
-export interface VerdictRecord {
-  v: number;
-  type: "verdict";
-  t: string;
-  rev: string;
-  verdict: Verdict;
-  /** The window after the edit is full: later work does not change this verdict. */
-  final: boolean;
-  signal: "gates" | "cells";
-  before: WindowSummary;
-  after: WindowSummary;
-  /** One line: what changed, naming sessions and events. */
-  summary: string;
+/** Where lessons already are in a wider scope: the revision that added them there, who wrote it and when. */
+export interface AlreadyPromoted {
+  revision: string;
+  by: string;
+  time: string;
+}
+
+/** What was done about a verdict: recorded with it and journaled. */
+export interface VerdictOutcome {
   /** The revision that reverted the edit because of this verdict. */
   reverted?: string;
   /** Why a regressed edit was not reverted (a later revision changed the same entries). */
@@ -74,10 +70,24 @@ export interface VerdictRecord {
   pinned?: boolean;
   /**
    * Probation: improved, but the lessons were already in the project scope when this verdict came to
-   * promote them (another session's verdict or a person got there first): the revision that added them
-   * there, who wrote it and when. Nothing was written for this verdict.
+   * promote them (another session's verdict or a person got there first). Nothing was written for this verdict.
    */
-  alreadyPromoted?: { revision: string; by: string; time: string };
+  alreadyPromoted?: AlreadyPromoted;
+}
+
+export interface VerdictRecord extends VerdictOutcome {
+  v: number;
+  type: "verdict";
+  t: string;
+  rev: string;
+  verdict: Verdict;
+  /** The window after the edit is full: later work does not change this verdict. */
+  final: boolean;
+  signal: "gates" | "cells";
+  before: WindowSummary;
+  after: WindowSummary;
+  /** One line: what changed, naming sessions and events. */
+  summary: string;
 }
 
 /** One replay of the recorded task(s) under `relm harness verify`. */

@@ -3,11 +3,13 @@
 // regression it reverts takes effect in this session at its next compaction (like any harness change).
 
 import type { JournalBody } from "../../session/types.js";
+import { rootContext } from "../store/index.js";
 import { type Evaluated, evaluateVerdicts } from "./verdicts.js";
 
 interface JudgingSession {
   readonly dir: string;
   readonly cwd: string;
+  readonly home: string;
   record(body: JournalBody): unknown;
 }
 
@@ -15,16 +17,17 @@ interface JudgingSession {
  * Judges the harness edits this session can see and returns what was judged; never fails the session
  * (a verdict can wait).
  */
-export function judgeEdits(session: JudgingSession, home: string): Evaluated[] {
+export function judgeEdits(session: JudgingSession): Evaluated[] {
   let results: Evaluated[];
   try {
-    results = evaluateVerdicts({ cwd: session.cwd, home, sessionDir: session.dir }, { apply: true });
+    results = evaluateVerdicts(rootContext(session), { apply: true });
   } catch {
     // A damaged log or a held lock: `relm harness stats` reports it; the work goes on.
     return [];
   }
   for (const r of results) {
     if (!r.written || r.judgement.verdict === "pending") continue;
+    const { reverted, refused, promoted, retired, waiting, pinned, alreadyPromoted: already } = r;
     session.record({
       type: "harness_verdict",
       scope: r.scope,
@@ -32,18 +35,16 @@ export function judgeEdits(session: JudgingSession, home: string): Evaluated[] {
       verdict: r.judgement.verdict,
       final: r.judgement.final,
       summary: r.judgement.summary,
-      ...(r.reverted ? { reverted: r.reverted } : {}),
-      ...(r.refused ? { refused: r.refused } : {}),
+      reverted,
+      refused,
       ...(r.scope === "probation"
         ? {
             entries: [...new Set(r.revision.edits.map((e) => e.id))],
-            ...(r.promoted ? { promoted: r.promoted } : {}),
-            ...(r.retired ? { retired: true } : {}),
-            ...(r.waiting ? { waiting: r.waiting } : {}),
-            ...(r.pinned ? { pinned: true } : {}),
-            ...(r.alreadyPromoted
-              ? { alreadyPromoted: { revision: r.alreadyPromoted.revision, by: r.alreadyPromoted.by } }
-              : {}),
+            promoted,
+            retired,
+            waiting,
+            pinned,
+            alreadyPromoted: already && { revision: already.revision, by: already.by },
           }
         : {}),
     });

@@ -13,18 +13,16 @@ export const CONTINUATION = "[relm: autonomous mode]";
 type Trace =
   | { k: "prompt"; n: number; t: string; text: string }
   /** A message that starts a task (not an autonomous continuation). */
-  | { k: "task"; n: number; t: string; text: string }
+  | { k: "task"; n: number; t: string }
   | { k: "turn"; n: number; t: string; tokens: number; text: string }
   | { k: "cell"; n: number; t: string; code: string }
   | { k: "out"; n: number; t: string; failed: boolean; error?: string }
-  | { k: "gate"; n: number; t: string; passed: boolean; commands: string[]; failing?: string }
+  | { k: "gate"; n: number; t: string; passed: boolean; failing?: string }
   | { k: "end"; n: number; t: string };
 
 export interface SessionTrace {
   id: string;
-  cwd: string;
   created: string;
-  model: string;
   /** The session ran in autonomous mode at some point (gate runs, an autonomous end, continuations). */
   autonomous: boolean;
   events: Trace[];
@@ -52,7 +50,7 @@ function traceOf(e: JournalEvent): Trace | undefined {
     case "system_prompt":
       return { k: "prompt", ...at, text: e.text };
     case "user":
-      return e.text.startsWith(CONTINUATION) ? undefined : { k: "task", ...at, text: e.text };
+      return e.text.startsWith(CONTINUATION) ? undefined : { k: "task", ...at };
     case "model_response":
       return { k: "turn", ...at, tokens: e.usage.inputTokens + e.usage.outputTokens, text: e.text };
     case "cell":
@@ -68,8 +66,7 @@ function traceOf(e: JournalEvent): Trace | undefined {
     }
     case "gate_run": {
       const failing = e.results.find((r) => !r.passed)?.command;
-      const commands = [...e.results.map((r) => r.command), ...e.skipped];
-      return { k: "gate", ...at, passed: e.passed, commands, ...(failing ? { failing } : {}) };
+      return { k: "gate", ...at, passed: e.passed, ...(failing ? { failing } : {}) };
     }
     case "autonomy_end":
       return { k: "end", ...at };
@@ -105,15 +102,7 @@ export function readTrace(journalPath: string): SessionTrace | undefined {
       e.type === "autonomy_end" ||
       (e.type === "user" && e.text.startsWith(CONTINUATION)),
   );
-  const { header } = journal;
-  const trace = {
-    id: header.id,
-    cwd: header.cwd,
-    created: header.created,
-    model: header.model,
-    autonomous,
-    events,
-  };
+  const trace = { id: journal.header.id, created: journal.header.created, autonomous, events };
   cache.set(journalPath, { key, trace });
   return trace;
 }

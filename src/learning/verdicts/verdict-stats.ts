@@ -5,6 +5,7 @@ import type { EntryState, HarnessContext, Revision, Scope } from "../store/index
 import type { SessionTrace } from "./verdict-journal.js";
 import { cellUse, revisionSide, tracesFor } from "./verdict-sides.js";
 import { attemptsOf, cellsOf } from "./verdict-units.js";
+import { mean } from "./verdict-windows.js";
 
 export interface EntryOutcome {
   /** Attempts at a passing gate run made with the entry in the prompt, and how many got there. */
@@ -18,10 +19,6 @@ export interface EntryOutcome {
   /** Sessions it was in force in, and their ids (oldest first). */
   sessions: number;
   sessionIds: string[];
-}
-
-function mean(values: number[]): number | null {
-  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
 /** The entry as a one-edit revision: its current version added. */

@@ -44,7 +44,7 @@ export interface Judgement {
   summary: string;
 }
 
-function mean(values: number[]): number | null {
+export function mean(values: number[]): number | null {
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
@@ -60,7 +60,7 @@ function summarise(units: readonly WindowUnit[]): WindowSummary {
   };
 }
 
-const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
+export const fixed = (n: number | null) => (n === null ? "–" : n.toFixed(1));
 const whole = (n: number | null) => (n === null ? "–" : Math.round(n).toLocaleString("en-US"));
 
 /** Gate runs of a window as evidence: `session#event pass|fail`, grouped by attempt. */
@@ -85,6 +85,19 @@ function cellEvidence(units: readonly WindowUnit[]): string {
   return [...bySession].map(([s, list]) => `${s} ${list.join(" ")}`).join("; ");
 }
 
+/** The verdict of the first rule that holds, in order, and why; neutral when none does. */
+function firstRule(rules: [boolean, Verdict, string][]): [Verdict, string] {
+  const rule = rules.find(([holds]) => holds);
+  return rule ? [rule[1], rule[2]] : ["neutral", "no change beyond the noise thresholds"];
+}
+
+const TARGETED_HALVED = "the errors it targeted repeat half as often or less";
+
+/** The errors the edit targeted repeat, per unit, half as often or less after it. */
+function targetedHalved(b: WindowSummary, a: WindowSummary, before: number, after: number): boolean {
+  return b.targeted > 0 && a.targeted / after <= b.targeted / before / 2;
+}
+
 /**
  * With gates. Regressed: the share of attempts reaching green fell by a quarter or more, or (as green
  * as before) turns to green rose by half and by 2 or more. Improved: that share rose by a quarter or more,
@@ -104,43 +117,29 @@ export function judgeAttempts(before: readonly Unit[], after: readonly Unit[], l
     `tokens to green ${whole(b.tokensToGreen)} → ${whole(a.tokensToGreen)}` +
     (b.targeted + a.targeted > 0 ? `, targeted errors ${b.targeted} → ${a.targeted}` : "");
   const evidence = `gate runs before: ${gateEvidence(b.units)}; after: ${gateEvidence(a.units)}`;
-  let verdict: Verdict = "neutral";
-  let why = "no change beyond the noise thresholds";
-  if (before.length < limits.minAttempts || after.length < limits.minAttempts) {
-    verdict = "pending";
-    why = `needs ${limits.minAttempts} attempts on each side`;
-  } else if (ga <= gb - RATE_STEP) {
-    verdict = "regressed";
-    why = "fewer attempts reached a passing gate";
-  } else if (ga >= gb + RATE_STEP) {
-    verdict = "improved";
-    why = "more attempts reached a passing gate";
-  } else if (a.turnsToGreen !== null && b.turnsToGreen !== null) {
-    const [tb, ta] = [b.turnsToGreen, a.turnsToGreen];
-    if (ta >= tb * 1.5 && ta - tb >= 2) {
-      verdict = "regressed";
-      why = "more turns to reach a passing gate";
-    } else if (ta <= tb * 0.75 && tb - ta >= 1) {
-      verdict = "improved";
-      why = "fewer turns to reach a passing gate";
-    }
-  }
-  if (
-    verdict === "neutral" &&
-    b.targeted > 0 &&
-    a.targeted / after.length <= b.targeted / before.length / 2
-  ) {
-    verdict = "improved";
-    why = "the errors it targeted repeat half as often or less";
-  }
-  return {
-    verdict,
-    final,
-    signal: "gates",
-    before: b,
-    after: a,
-    summary: `${verdict} (${why}): ${head}; ${evidence}`,
-  };
+  const [tb, ta] = [b.turnsToGreen, a.turnsToGreen];
+  const [verdict, why] = firstRule([
+    [
+      before.length < limits.minAttempts || after.length < limits.minAttempts,
+      "pending",
+      `needs ${limits.minAttempts} attempts on each side`,
+    ],
+    [ga <= gb - RATE_STEP, "regressed", "fewer attempts reached a passing gate"],
+    [ga >= gb + RATE_STEP, "improved", "more attempts reached a passing gate"],
+    [
+      ta !== null && tb !== null && ta >= tb * 1.5 && ta - tb >= 2,
+      "regressed",
+      "more turns to reach a passing gate",
+    ],
+    [
+      ta !== null && tb !== null && ta <= tb * 0.75 && tb - ta >= 1,
+      "improved",
+      "fewer turns to reach a passing gate",
+    ],
+    [targetedHalved(b, a, before.length, after.length), "improved", TARGETED_HALVED],
+  ]);
+  const summary = `${verdict} (${why}): ${head}; ${evidence}`;
+  return { verdict, final, signal: "gates", before: b, after: a, summary };
 }
 
 /**
@@ -160,27 +159,20 @@ export function judgeCells(before: readonly Unit[], after: readonly Unit[], limi
     `retries ${b.retries} → ${a.retries}` +
     (b.targeted + a.targeted > 0 ? `, targeted errors ${b.targeted} → ${a.targeted}` : "");
   const evidence = `cells before: ${cellEvidence(b.units)}; after: ${cellEvidence(a.units)}`;
-  let verdict: Verdict = "neutral";
-  let why = "no change beyond the noise thresholds";
-  if (before.length < limits.minCells || after.length < limits.minCells) {
-    verdict = "pending";
-    why = `needs ${limits.minCells} cells on each side`;
-  } else if (ea >= eb + RATE_STEP && failed(a, after.length) - failed(b, before.length) >= 2) {
-    verdict = "regressed";
-    why = "a larger share of cells failed";
-  } else if (ea <= eb - RATE_STEP) {
-    verdict = "improved";
-    why = "a smaller share of cells failed";
-  } else if (b.targeted > 0 && a.targeted / after.length <= b.targeted / before.length / 2) {
-    verdict = "improved";
-    why = "the errors it targeted repeat half as often or less";
-  }
-  return {
-    verdict,
-    final,
-    signal: "cells",
-    before: b,
-    after: a,
-    summary: `${verdict} (${why}): ${head}; ${evidence}`,
-  };
+  const [verdict, why] = firstRule([
+    [
+      before.length < limits.minCells || after.length < limits.minCells,
+      "pending",
+      `needs ${limits.minCells} cells on each side`,
+    ],
+    [
+      ea >= eb + RATE_STEP && failed(a, after.length) - failed(b, before.length) >= 2,
+      "regressed",
+      "a larger share of cells failed",
+    ],
+    [ea <= eb - RATE_STEP, "improved", "a smaller share of cells failed"],
+    [targetedHalved(b, a, before.length, after.length), "improved", TARGETED_HALVED],
+  ]);
+  const summary = `${verdict} (${why}): ${head}; ${evidence}`;
+  return { verdict, final, signal: "cells", before: b, after: a, summary };
 }

@@ -16,6 +16,7 @@ import {
   scopeLocation,
   VERDICT_LOG_VERSION,
   VerdictLog,
+  type VerdictOutcome,
   type VerdictRecord,
   type WindowUnit,
 } from "../store/index.js";
@@ -44,26 +45,13 @@ interface EvaluateOptions {
   now?: Date;
 }
 
-export interface Evaluated {
+export interface Evaluated extends VerdictOutcome {
   scope: Scope;
   revision: Revision;
   hypotheses: string[];
   judgement: Judgement;
   /** A new verdict record was written by this evaluation. */
   written: boolean;
-  /** The automatic revert (this evaluation's or an earlier one's). */
-  reverted?: string;
-  refused?: string;
-  /** Probation: promoted to the project scope as this revision. */
-  promoted?: string;
-  /** Probation: retired (reverted) as not shown to help. */
-  retired?: boolean;
-  /** Probation: why an improved lesson stays on probation. */
-  waiting?: string;
-  /** Probation: pinned by a person, so the verdict did not act. */
-  pinned?: boolean;
-  /** Probation: improved, and already promoted (by another session's verdict or a person) as this revision. */
-  alreadyPromoted?: { revision: string; by: string; time: string };
 }
 
 const unitKey = (units: readonly WindowUnit[]) =>
@@ -79,14 +67,8 @@ function sameVerdict(a: VerdictRecord, b: VerdictRecord): boolean {
 }
 
 function fromRecord(record: VerdictRecord): Judgement {
-  return {
-    verdict: record.verdict,
-    final: record.final,
-    signal: record.signal,
-    before: record.before,
-    after: record.after,
-    summary: record.summary,
-  };
+  const { verdict, final, signal, before, after, summary } = record;
+  return { verdict, final, signal, before, after, summary };
 }
 
 /** The verdict on one revision now, from the sessions its scope reaches. */
@@ -163,12 +145,7 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
         type: "verdict",
         t: (options.now ?? new Date()).toISOString(),
         rev: revision.rev,
-        verdict: judgement.verdict,
-        final: judgement.final,
-        signal: judgement.signal,
-        before: judgement.before,
-        after: judgement.after,
-        summary: judgement.summary,
+        ...judgement,
       };
       if (!probation && latest && sameVerdict(latest, record)) {
         evaluated.refused = latest.refused;
@@ -203,16 +180,9 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
 }
 
 /** What a recorded verdict did (or a revert by hand since). */
-function outcomeOf(record: VerdictRecord, undone: string | undefined): Partial<Evaluated> {
-  return {
-    ...(record.reverted || undone ? { reverted: record.reverted ?? undone } : {}),
-    ...(record.refused ? { refused: record.refused } : {}),
-    ...(record.promoted ? { promoted: record.promoted } : {}),
-    ...(record.retired ? { retired: true } : {}),
-    ...(record.waiting ? { waiting: record.waiting } : {}),
-    ...(record.pinned ? { pinned: true } : {}),
-    ...(record.alreadyPromoted ? { alreadyPromoted: record.alreadyPromoted } : {}),
-  };
+function outcomeOf(record: VerdictRecord, undone: string | undefined): VerdictOutcome {
+  const { reverted = undone, refused, promoted, retired, waiting, pinned, alreadyPromoted } = record;
+  return { reverted, refused, promoted, retired, waiting, pinned, alreadyPromoted };
 }
 
 function sameOutcome(a: VerdictRecord, b: VerdictRecord): boolean {

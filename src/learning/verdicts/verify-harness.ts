@@ -6,6 +6,7 @@ import { cpSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import {
+  copyOf,
   deriveState,
   type Entry,
   type HarnessContext,
@@ -37,16 +38,7 @@ function write(store: HarnessStore, entries: readonly Entry[], variant: Variant,
   for (const e of entries) {
     if (seen.has(e.id)) continue;
     seen.add(e.id);
-    intents.push({
-      op: "add",
-      kind: e.kind,
-      title: e.title,
-      content: e.content,
-      source: e.source,
-      id: e.id,
-      created: e.created,
-      ...(e.code !== undefined ? { code: e.code } : {}),
-    });
+    intents.push(copyOf(e));
   }
   if (intents.length === 0) return;
   // A copy of entries held to the limits where they live, several scopes gathered into one.

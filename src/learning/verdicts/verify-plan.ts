@@ -17,8 +17,6 @@ export interface ReplayPlan {
   gates: string[];
   /** The first checkpoint: the files as they were before the session's first cell. */
   checkpoint?: string;
-  /** The session ran in autonomous mode. */
-  autonomous: boolean;
 }
 
 /** The session an edit was learnt from: its evidence's, else the reviewed trajectory's. */
@@ -53,11 +51,5 @@ export function replayPlan(home: string, session: string, revision?: Revision): 
     tasks: chosen.map((u) => u.text),
     gates,
     checkpoint: checkpoint?.type === "checkpoint" ? checkpoint.commit : undefined,
-    autonomous: events.some(
-      (e) =>
-        e.type === "gate_run" ||
-        e.type === "autonomy_end" ||
-        (e.type === "user" && e.text.startsWith(CONTINUATION)),
-    ),
   };
 }

@@ -50,12 +50,21 @@ interface ReplayRequest {
   signal?: AbortSignal;
 }
 
+const SPEND_KEYS = ["inputTokens", "outputTokens", "cachedInputTokens", "cacheWriteTokens"] as const;
+
 /** Input and output tokens apart, for the session that pays for a background check (its llm_call). */
-interface ReplaySpend {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
+type ReplaySpend = Record<(typeof SPEND_KEYS)[number], number>;
+
+export const noSpend = (): ReplaySpend => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+});
+
+/** Adds `more`'s tokens to `spend`. */
+export function addSpendTo(spend: ReplaySpend, more: ReplaySpend): void {
+  for (const k of SPEND_KEYS) spend[k] += more[k];
 }
 
 export interface ReplayResult extends VerifyRun {
@@ -124,7 +133,7 @@ const failed = (failure: string, elapsedMs: number): ReplayResult => ({
   elapsedMs,
   session: "",
   workspace: { source: "copy" },
-  spend: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 },
+  spend: noSpend(),
   failure,
 });
 
@@ -187,14 +196,11 @@ export async function replayOnce(
   let cost: number | null = 0;
   let gatesPassed: boolean | null = null;
   let gaveUp = false;
-  const spend: ReplaySpend = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 };
+  const spend = noSpend();
   for (const e of events) {
     if (e.type === "model_response") {
       turns += 1;
-      spend.inputTokens += e.usage.inputTokens;
-      spend.outputTokens += e.usage.outputTokens;
-      spend.cachedInputTokens += e.usage.cachedInputTokens;
-      spend.cacheWriteTokens += e.usage.cacheWriteTokens;
+      addSpendTo(spend, e.usage);
       cost = cost === null || e.cost === null ? null : cost + e.cost;
     } else if (e.type === "gate_run") gatesPassed = e.passed;
     else if (e.type === "truncated" && e.action === "gave_up") gaveUp = true;

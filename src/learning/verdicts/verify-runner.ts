@@ -11,12 +11,12 @@ import type { ResolvedConfig } from "../../config/config.js";
 import { formatDuration } from "../../config/duration.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../../session/index.js";
 import type { JournalBody } from "../../session/types.js";
-import { type HarnessContext, openStores, type Revision, type Scope, VerdictLog } from "../store/index.js";
+import { openStores, type Revision, rootContext, type Scope, VerdictLog } from "../store/index.js";
 import { readTrace } from "./verdict-journal.js";
 import type { Evaluated } from "./verdicts.js";
 import { runReplayCheck, VERIFY_DEFAULTS } from "./verify-check.js";
 import { provenanceOf, type ReplayPlan, replayPlan } from "./verify-plan.js";
-import type { PrepareReplay, ReplayLimits } from "./verify-replay.js";
+import { addSpendTo, noSpend, type PrepareReplay, type ReplayLimits } from "./verify-replay.js";
 
 /** What the runner needs of the session it runs in. */
 interface VerifyHost {
@@ -158,16 +158,12 @@ export class VerifyRunner {
     await this.running;
   }
 
-  private ctx(): HarnessContext {
-    return { cwd: this.host.cwd, home: this.host.home, sessionDir: this.host.dir };
-  }
-
   /** The check is needed: learnt in an autonomous run, whose journal is here, and not checked yet. */
   private needsCheck(scope: Scope, revision: Revision): Candidate | undefined {
     const from = provenanceOf(revision);
     if (!from || revision.revert) return undefined;
     if (!readTrace(join(sessionDir(this.host.home, from), JOURNAL_FILE))?.autonomous) return undefined;
-    const store = openStores(this.ctx()).find((s) => s.scope === scope);
+    const store = openStores(rootContext(this.host)).find((s) => s.scope === scope);
     if (!store) return undefined;
     if (new VerdictLog(store.location, this.host.home).latest(revision.rev, "verify")) return undefined;
     return { scope, revision, from };
@@ -187,7 +183,7 @@ export class VerifyRunner {
 
   private async check(c: Candidate): Promise<void> {
     const started = Date.now();
-    const store = openStores(this.ctx()).find((s) => s.scope === c.scope);
+    const store = openStores(rootContext(this.host)).find((s) => s.scope === c.scope);
     if (!store) return this.skipped(c, `the ${c.scope} scope is gone`);
     let plan: ReplayPlan;
     try {
@@ -199,7 +195,7 @@ export class VerifyRunner {
     const allowance = allowanceFor(this.host.budget, this.share(), taskCost(this.host.home, c.from));
     if ("skip" in allowance) return this.skipped(c, allowance.skip);
     const result = await runReplayCheck({
-      real: this.ctx(),
+      real: rootContext(this.host),
       store,
       revision: c.revision,
       plan,
@@ -213,20 +209,11 @@ export class VerifyRunner {
     });
     // What the replays spent is this session's: counted against its budgets and journaled as a call.
     const runs = [result.runs.without, result.runs.with].flatMap((r) => (r ? [r] : []));
-    const usage = {
-      inputTokens: 0,
-      outputTokens: 0,
-      cachedInputTokens: 0,
-      cacheWriteTokens: 0,
-      estimated: false,
-    };
+    const usage = { ...noSpend(), estimated: false };
     let cost: number | null = 0;
     let turns = 0;
     for (const r of runs) {
-      usage.inputTokens += r.spend.inputTokens;
-      usage.outputTokens += r.spend.outputTokens;
-      usage.cachedInputTokens += r.spend.cachedInputTokens;
-      usage.cacheWriteTokens += r.spend.cacheWriteTokens;
+      addSpendTo(usage, r.spend);
       cost = cost === null || r.cost === null ? null : cost + r.cost;
       turns += r.turns;
     }

@@ -4,12 +4,9 @@ import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { carryForward } from "../../../src/learning/probation/carry.js";
+import { alreadyPromotedLine, promoteEntries } from "../../../src/learning/probation/promote.js";
 import {
   type AlreadyPromoted,
-  alreadyPromotedLine,
-  promoteEntries,
-} from "../../../src/learning/probation/promote.js";
-import {
   type Entry,
   HarnessStore,
   type Intent,
