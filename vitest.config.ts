@@ -12,8 +12,11 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Test files start real Python kernels and relm processes; two cores are shared between workers.
-    maxWorkers: 2,
+    // Test files start real Python kernels and relm processes, and many of their seconds are waits (an
+    // idle timeout, a model held back, a kernel starting) in which a core would stand idle: three workers
+    // keep two cores busy. A quiet 2-core run, 1,304 tests without vitest's cache: 2 workers 492 s, 3
+    // workers 448 s, 4 workers 442 s (docs/benchmarks.md) — four add load for 1%.
+    maxWorkers: 3,
     pool: "forks",
     // Both projects share the two workers. Files run longest first by the last run's durations (vitest's
     // cache), and a project's files after those of a project whose name sorts before it: "isolated" (the
