@@ -107,6 +107,9 @@ describe("slurm://", () => {
     expect(
       slurmExitReason("srun: error: Unable to allocate resources: Invalid partition name specified"),
     ).toBe("Slurm refused the kernel: Unable to allocate resources: Invalid partition name specified");
+    expect(slurmExitReason("srun: error: vm: task 0: Killed\n")).toBe(
+      "the Slurm step's task 0 on vm was killed (scancel, a Slurm limit, or a kill on the node)",
+    );
     expect(slurmExitReason("Traceback (most recent call last):\n")).toBeUndefined();
   });
 });

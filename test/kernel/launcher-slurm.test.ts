@@ -25,7 +25,7 @@ afterAll(async () => {
 const start = useKernels(); // registered after the cluster's hooks: its kernels end first
 
 describe.runIf(slurmAvailable())("kernels through slurm://", () => {
-  it("runs a kernel as a Slurm step, and names a cancelled step in the crash note", async () => {
+  it("runs a kernel as a Slurm step, and says in the crash note what Slurm said of a cancelled step", async () => {
     const work = await tempDir();
     const kernel = await start({
       cwd: work,
@@ -46,7 +46,13 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     await cluster.run("scancel", [`${job}.0`]);
     const crashed = await cell;
     expect(crashed.status).toBe("crashed");
-    expect(crashed.note).toMatch(new RegExp(`Slurm step ${job}\\.0 on ${cluster.node} was cancelled`));
+    // Slurm names the cancel when slurmstepd's line reaches srun before it exits; on a busy machine srun
+    // may say only that the task was killed (Slurm's own race), and the note then says that.
+    expect(crashed.note).toMatch(
+      new RegExp(
+        `Slurm step ${job}\\.0 on ${cluster.node} was cancelled|the Slurm step's task 0 on ${cluster.node} was killed`,
+      ),
+    );
     // Restarted as a new job: the kernel goes on.
     const again = await kernel.execute("import os\nprint(os.environ['SLURM_JOB_ID'])");
     expect(again.output.trim()).not.toBe(job);

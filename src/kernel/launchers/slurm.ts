@@ -115,8 +115,8 @@ function resourceArgs(t: SlurmTarget): string[] {
 
 /**
  * Why Slurm ended a step, from srun's and slurmstepd's words on stderr: "the Slurm step was cancelled"
- * (scancel), "its node failed", "it reached its time limit", "it ran out of memory"; undefined when
- * Slurm said nothing (the kernel itself crashed).
+ * (scancel), "its node failed", "it reached its time limit", "it ran out of memory", "its task was killed"
+ * when srun said only that; undefined when Slurm said nothing (the kernel itself crashed).
  */
 export function slurmExitReason(stderr: string): string | undefined {
   const said =
@@ -135,6 +135,12 @@ export function slurmExitReason(stderr: string): string | undefined {
   if (/Job step aborted/.test(stderr)) return "the Slurm step was aborted";
   const refused = /srun: error: (Unable to (?:allocate resources|create step)[^\n]*)/.exec(stderr);
   if (refused) return `Slurm refused the kernel: ${refused[1]}`;
+  // scancel on a busy node: srun may report the killed task and exit before slurmstepd's "CANCELLED"
+  // line reaches it (seen at load 10, 2 runs in 5). What killed it is then unknown; that it was a
+  // SIGKILL under Slurm is still worth saying.
+  const killed = /srun: error: (\S+): tasks? ([\d,-]+): Killed/.exec(stderr);
+  if (killed)
+    return `the Slurm step's task ${killed[2]} on ${killed[1]} was killed (scancel, a Slurm limit, or a kill on the node)`;
   return undefined;
 }
 
