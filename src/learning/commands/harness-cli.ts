@@ -93,16 +93,3 @@ export function inHarness(
 ): Promise<number> {
   return guarded(io, () => work(harnessContext(flags, io)));
 }
-
-/** Rows as columns two spaces apart, each as wide as its widest cell. */
-export function pad(rows: readonly string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}

@@ -4,6 +4,7 @@
 
 import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
+import { table } from "../../cli/table.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
 import { carriedFrom, sessionProject } from "../probation/carry.js";
@@ -28,7 +29,6 @@ import {
   type HarnessIo,
   harnessContext,
   inHarness,
-  pad,
   type ScopeFlags,
   storeFor,
   storesFor,
@@ -140,7 +140,7 @@ export function statsCommand(
           lessonOf(e)?.short ?? "in force",
         ]);
       }
-      io.stdout.write(`${pad(rows)}\n`);
+      io.stdout.write(`${table(rows)}\n`);
       io.stdout.write("\nlessons (where each came from, where it was in force, what it did):\n");
       for (const e of entries) {
         const row = lessonOf(e);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
 import { limitsOf } from "../../cli/host-args.js";
 import { prepareSession } from "../../cli/setup.js";
+import { table } from "../../cli/table.js";
 import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
@@ -15,14 +16,7 @@ import type { VerifyRun } from "../store/index.js";
 import { runReplayCheck, VERIFY_DEFAULTS } from "../verdicts/verify-check.js";
 import { provenanceOf, replayPlan } from "../verdicts/verify-plan.js";
 import { locateRevision } from "./find-revision.js";
-import {
-  guarded,
-  HarnessCliError,
-  type HarnessIo,
-  harnessContext,
-  pad,
-  type ScopeFlags,
-} from "./harness-cli.js";
+import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 
 interface VerifyFlags extends ScopeFlags {
   from?: string;
@@ -38,7 +32,7 @@ interface VerifyFlags extends ScopeFlags {
 
 const signed = (n: number) => (n > 0 ? `+${n.toLocaleString("en-US")}` : n.toLocaleString("en-US"));
 
-function table(rev: string, without: VerifyRun, withEdit: VerifyRun, gated: boolean): string {
+function comparison(rev: string, without: VerifyRun, withEdit: VerifyRun, gated: boolean): string {
   const rows: [string, string, string, string][] = [
     ["", `without ${rev}`, `with ${rev}`, "change"],
     [
@@ -57,7 +51,7 @@ function table(rev: string, without: VerifyRun, withEdit: VerifyRun, gated: bool
     ],
     ["session", without.session, withEdit.session, ""],
   ];
-  return pad(rows);
+  return table(rows);
 }
 
 export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo): Promise<number> {
@@ -134,7 +128,7 @@ export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo):
       io.stdout.write(
         `replayed ${plan.tasks.length} task(s) of session ${from} from ${where}` +
           `${gated ? `, gates: ${gates.join(" && ")}` : ", no gates"}, on ${model}\n` +
-          `${table(revision.rev, withoutRun, withRun, gated)}\n${summary}\n`,
+          `${comparison(revision.rev, withoutRun, withRun, gated)}\n${summary}\n`,
       );
     }
     return passed ? EXIT.done : EXIT.error;
