@@ -9,6 +9,7 @@ import {
   type Entry,
   type HarnessContext,
   HarnessStore,
+  type Judgement,
   type Revision,
   scopeLocation,
   VerdictLog,
@@ -18,7 +19,6 @@ import {
 } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
 import { revertForVerdict } from "../verdicts/verdict-revert.js";
-import type { Judgement } from "../verdicts/verdict-windows.js";
 import { provenanceOf } from "../verdicts/verify-plan.js";
 import { alreadyIn, promoteEntries } from "./promote.js";
 

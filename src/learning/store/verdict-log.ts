@@ -75,11 +75,8 @@ export interface VerdictOutcome {
   alreadyPromoted?: AlreadyPromoted;
 }
 
-export interface VerdictRecord extends VerdictOutcome {
-  v: number;
-  type: "verdict";
-  t: string;
-  rev: string;
+/** What the windows before and after an edit say of it. */
+export interface Judgement {
   verdict: Verdict;
   /** The window after the edit is full: later work does not change this verdict. */
   final: boolean;
@@ -88,6 +85,13 @@ export interface VerdictRecord extends VerdictOutcome {
   after: WindowSummary;
   /** One line: what changed, naming sessions and events. */
   summary: string;
+}
+
+export interface VerdictRecord extends VerdictOutcome, Judgement {
+  v: number;
+  type: "verdict";
+  t: string;
+  rev: string;
 }
 
 /** One replay of the recorded task(s) under `relm harness verify`. */

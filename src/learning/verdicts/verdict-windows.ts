@@ -1,7 +1,7 @@
 // Comparing the work after an edit with the comparable work before it. Pure: units in, a verdict out.
 // docs/harness.md ("Verdicts") states these rules in words; keep the two in step.
 
-import type { Verdict, WindowSummary, WindowUnit } from "../store/index.js";
+import type { Judgement, Verdict, WindowSummary, WindowUnit } from "../store/index.js";
 import type { Unit } from "./verdict-units.js";
 
 export interface WindowLimits {
@@ -33,15 +33,6 @@ export function windows<T extends Unit>(
   const before = byTime.filter((u) => u.side === "without" && u.time < madeAt).slice(-k);
   const after = byTime.filter((u) => u.side === "with" && eligible(u)).slice(0, k);
   return { before, after };
-}
-
-export interface Judgement {
-  verdict: Verdict;
-  final: boolean;
-  signal: "gates" | "cells";
-  before: WindowSummary;
-  after: WindowSummary;
-  summary: string;
 }
 
 export function mean(values: number[]): number | null {

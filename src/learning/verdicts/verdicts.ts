@@ -10,6 +10,7 @@ import { carriedFrom, sessionProject } from "../probation/carry.js";
 import {
   type HarnessContext,
   HarnessStore,
+  type Judgement,
   openStores,
   type Revision,
   type Scope,
@@ -23,14 +24,7 @@ import {
 import { revertForVerdict } from "./verdict-revert.js";
 import { cellUse, revisionSide, sessionRevisionTraces, targetedErrors, tracesFor } from "./verdict-sides.js";
 import { attemptsOf, cellsOf } from "./verdict-units.js";
-import {
-  type Judgement,
-  judgeAttempts,
-  judgeCells,
-  WINDOW,
-  type WindowLimits,
-  windows,
-} from "./verdict-windows.js";
+import { judgeAttempts, judgeCells, WINDOW, type WindowLimits, windows } from "./verdict-windows.js";
 
 /** Revisions per scope looked at, newest first: older ones have had their chance. */
 const MAX_OPEN = 20;
