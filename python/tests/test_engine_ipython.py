@@ -163,9 +163,13 @@ class DisplayFormatterTests(unittest.TestCase):
 
     def test_a_formatter_enabled_later_runs_again(self):
         relm, ipython = self.formatters()
+        # relm's is the shared shell's formatter: switched back even when an assertion fails, or the
+        # tests after this one would see text/html on.
+        self.addCleanup(setattr, relm.formatters["text/html"], "enabled", False)
         for formatter in (relm, ipython):
             formatter.formatters["text/html"].enabled = True
-        relm_data, ipython_data = (f.format(_Html()) for f in (relm, ipython))
+        value = _Html()  # one object: its text/plain repr names its address
+        relm_data, ipython_data = (f.format(value) for f in (relm, ipython))
         self.assertEqual(relm_data, ipython_data)
         self.assertEqual(relm_data[0]["text/html"], "<b>html</b>")
         relm.formatters["text/html"].enabled = False
