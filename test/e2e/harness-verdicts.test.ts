@@ -331,7 +331,7 @@ describe("relm harness verify when a replay cannot run", () => {
       cwd: rig.cwd,
       env: { ...rig.env, RELM_BASE_URL: `http://127.0.0.1:${dead}/v1` },
     });
-    expect(unreachable.code).toBe(1);
+    expect(unreachable.code, `${unreachable.stderr}\n${unreachable.stdout}`).toBe(1);
     expect(unreachable.stderr).toMatch(
       new RegExp(
         `^relm: verify of ${edit.rev} could not run \\(the replay without the edit\\): the replay failed before the model's first answer: .+`,
