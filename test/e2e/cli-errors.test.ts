@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command, Option } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliResult, pythonsOf, ROOT, runRelm } from "../support/cli.js";
+import { type CliResult, kernelsLeft, ROOT, runRelm } from "../support/cli.js";
 import { type Rig, startRig } from "../support/scripted.js";
 
 type BuildProgram = typeof import("../../src/cli/program.js").buildProgram;
@@ -172,7 +172,7 @@ describe("every command with bad arguments", () => {
 
   afterAll(async () => {
     try {
-      expect(pythonsOf(rig.home)).toEqual([]);
+      expect(await kernelsLeft(rig.home)).toEqual([]);
     } finally {
       await rig.close();
     }

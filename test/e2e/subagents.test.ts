@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { pythonsOf, RELM_BIN, runRelm } from "../support/cli.js";
+import { kernelsLeft, pythonsOf, RELM_BIN, runRelm } from "../support/cli.js";
 import { type JournalLine, onlyJournal } from "../support/journal.js";
 import { byTask, echoLastCell, whoAsks } from "../support/router.js";
 import { useRigs } from "../support/scripted.js";
@@ -400,8 +400,7 @@ describe("no orphans", () => {
         child.kill(signal);
       });
       expect(code).toBe(signal === "SIGINT" ? 130 : null);
-      await poll(() => (pythonsOf(rig.home).length === 0 ? true : undefined), 30_000);
-      expect(pythonsOf(rig.home)).toEqual([]);
+      expect(await kernelsLeft(rig.home, 30_000)).toEqual([]);
     },
   );
 });

@@ -10,7 +10,7 @@ import { SessionClient } from "../../src/host/client.js";
 import { RPC, type RpcError } from "../../src/host/rpc.js";
 import type { ScriptContext, ScriptStep } from "../../src/scripted/index.js";
 import { exportSession } from "../../src/session/index.js";
-import { pythonsOf, runRelm } from "../support/cli.js";
+import { kernelsLeft, pythonsOf, runRelm } from "../support/cli.js";
 import { edits, eventNumbers, isRefine, quoteOf, systemOf } from "../support/harness.js";
 import { hosted, journal } from "../support/hosted.js";
 import type { JournalLine } from "../support/journal.js";
@@ -432,7 +432,7 @@ describe("attached clients", () => {
     expect((await s.info()).kernel).toBe("idle");
     await s.client.call("detach", {});
     await until(() => (exited ? true : undefined), 10_000);
-    expect(pythonsOf(rig.home)).toEqual([]);
+    expect(await kernelsLeft(rig.home)).toEqual([]);
     s.client.close();
   });
 });

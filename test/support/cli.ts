@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { poll } from "./wait.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const RELM_BIN = join(ROOT, "dist/cli/relm.cjs");
@@ -108,6 +109,28 @@ export function pythonsOf(home: string): number[] {
     }
   }
   return pids;
+}
+
+/**
+ * The kernels of `home` still running `timeoutMs` after the call (none: []), each with its command line
+ * and parent. A kernel killed as relm exits can take a moment to go on a loaded machine (the template
+ * waits a second for it, then leaves the SIGKILLed process to the system); one that is still there after
+ * the wait was left behind.
+ */
+export async function kernelsLeft(home: string, timeoutMs = 20_000): Promise<string[]> {
+  const gone = await poll(() => (pythonsOf(home).length === 0 ? true : undefined), timeoutMs);
+  return gone ? [] : pythonsOf(home).map((pid) => `${pid}: ${describeProcess(pid)}`);
+}
+
+function describeProcess(pid: number): string {
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+    const ppid = /PPid:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    const parent = ppid ? readFileSync(`/proc/${ppid}/cmdline`, "utf8").split("\0").join(" ").trim() : "?";
+    return `${cmd} (parent ${ppid}: ${parent})`;
+  } catch {
+    return "(gone)";
+  }
 }
 
 /** `relm agents --json` with `env`: one object a session (exit 0, or an error with what it printed). */

@@ -6,7 +6,7 @@ import {
   type ScriptedModelOptions,
   startScriptedModel,
 } from "../../src/scripted/index.js";
-import { cleanEnv, pythonsOf, tempDir } from "./cli.js";
+import { cleanEnv, kernelsLeft, tempDir } from "./cli.js";
 import { supportsAll } from "./harness.js";
 
 export type Format = "openai" | "anthropic";
@@ -64,7 +64,7 @@ export async function startRig(
 /** Once relm has exited, none of the kernels it started may still be running; then the rig is closed. */
 async function checkAndClose(rigs: Rig[]): Promise<void> {
   try {
-    for (const rig of rigs) expect(pythonsOf(rig.home)).toEqual([]);
+    for (const rig of rigs) expect(await kernelsLeft(rig.home)).toEqual([]);
   } finally {
     for (const rig of rigs) await rig.close();
   }

@@ -4,11 +4,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import { pythonsOf, runRelm } from "./cli.js";
+import { kernelsLeft, runRelm } from "./cli.js";
 import type { JournalLine } from "./journal.js";
 import { type Pty, type PtyOptions, usePtys } from "./pty.js";
 import { type Rig, useRigs } from "./scripted.js";
-import { poll, until } from "./wait.js";
+import { until } from "./wait.js";
 
 export interface TuiKit {
   startRig: ReturnType<typeof useRigs>;
@@ -22,11 +22,8 @@ export function useTui(): TuiKit {
   afterEach(async () => {
     for (const rig of rigs.splice(0)) {
       await runRelm(["shutdown"], { env: rig.env, cwd: rig.cwd });
-      const gone = await poll(() => (pythonsOf(rig.home).length === 0 ? true : undefined), 20_000);
-      if (!gone) {
-        const left = pythonsOf(rig.home).map((pid) => `${pid}: ${describeProcess(pid)}`);
-        throw new Error(`relm processes left after shutdown:\n${left.join("\n")}`);
-      }
+      const left = await kernelsLeft(rig.home);
+      if (left.length > 0) throw new Error(`relm processes left after shutdown:\n${left.join("\n")}`);
     }
   });
   const startPty = usePtys();
@@ -73,16 +70,4 @@ export async function untilJournal(
       return undefined;
     }
   }, timeoutMs);
-}
-
-/** A process's command line and parent, for a failure message. */
-function describeProcess(pid: number): string {
-  try {
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
-    const ppid = /PPid:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    const parent = ppid ? readFileSync(`/proc/${ppid}/cmdline`, "utf8").split("\0").join(" ").trim() : "?";
-    return `${cmd} (parent ${ppid}: ${parent})`;
-  } catch {
-    return "(gone)";
-  }
 }
