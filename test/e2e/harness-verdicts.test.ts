@@ -2,7 +2,6 @@
 // scripted model over HTTP, real kernels, real gates; the refine model's answers scripted too.
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/core/events.js";
@@ -25,6 +24,12 @@ import { until } from "../support/wait.js";
 
 const startRig = useRigs();
 const GATE = "grep -q good out.txt";
+/**
+ * A port on 127.0.0.1 nothing listens on: the discard port, below the range the system hands out to
+ * listen(0). A port that was free a moment ago could be handed to another test's scripted model, running
+ * in parallel, before this test's replay dials it.
+ */
+const DEAD_PORT = 9;
 
 const isSummary = (ctx: ScriptContext) => ctx.rawBody.includes("You summarise the earlier part");
 
@@ -325,11 +330,10 @@ describe("relm harness verify when a replay cannot run", () => {
     const [edit] = projectStore(rig).revisions() as [Revision];
     const log = () => new VerdictLog(projectStore(rig).location, rig.home);
 
-    const dead = await deadPort();
     const before = rig.model.requests.length;
     const unreachable = await runRelm(["harness", "verify", edit.rev], {
       cwd: rig.cwd,
-      env: { ...rig.env, RELM_BASE_URL: `http://127.0.0.1:${dead}/v1` },
+      env: { ...rig.env, RELM_BASE_URL: `http://127.0.0.1:${DEAD_PORT}/v1` },
     });
     expect(unreachable.code, `${unreachable.stderr}\n${unreachable.stdout}`).toBe(1);
     expect(unreachable.stderr).toMatch(
@@ -360,15 +364,6 @@ describe("relm harness verify when a replay cannot run", () => {
     ).toEqual(["verify_error", "verify"]);
   }, 240_000);
 });
-
-/** A port on 127.0.0.1 nothing listens on (it was free a moment ago). */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Hosted {
   client: SessionClient;
