@@ -11,8 +11,8 @@
 // Transport "remote": the image need not have relm (the bootstrap sends relm's Python package over
 // stdin) and shares no disk with the host beyond the project, so files cross over the protocol.
 
-import { existsSync, readFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, pythonOption, queryOptions } from "./uri.js";
@@ -37,7 +37,7 @@ class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
 
   command(ctx: LaunchContext): LaunchCommand {
     const t = this.target;
-    const engine = t.engine ?? (onPath("podman", ctx.env) ? "podman" : "docker");
+    const engine = t.engine ?? (which("podman", ctx.env) ? "podman" : "docker");
     const args = ["run", "--rm", "-i", "--label", "relm.kernel=1"];
     // The protocol is the container's stdout: the engine's own log would be a second copy of it.
     args.push("--log-driver=none");
@@ -101,12 +101,6 @@ function pidMax(): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
-  return (env.PATH ?? process.env.PATH ?? "")
-    .split(delimiter)
-    .some((dir) => dir !== "" && existsSync(join(dir, name)));
 }
 
 function parseContainer(uri: string, where: string): ContainerLauncher {
