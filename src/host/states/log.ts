@@ -5,8 +5,9 @@
 // session missing from it is described the old way and appended). It sits outside sessions/, which holds
 // only session folders. Appends and compaction hold the same
 // short lock, so no append can land in a file that a compaction is replacing.
-import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { writePrivateFile } from "../../config/private-file.js";
 import { ensurePrivateDir } from "../../session/paths.js";
 import { withFileLock } from "../file-lock.js";
 import type { SessionState } from "./types.js";
@@ -229,14 +230,6 @@ export function compactIfWorthIt(home: string, log: StatesLog, keep: Set<string>
 }
 
 function compactLocked(dir: string, states: Map<string, LoggedState>): void {
-  const path = join(dir, STATES_LOG);
-  const tmp = `${path}.${process.pid}.tmp`;
   const text = [...states.values()].map((s) => `${s.line}\n`).join("");
-  const fd = openSync(tmp, "w", 0o600);
-  try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writePrivateFile(join(dir, STATES_LOG), text);
 }
