@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { writePrivateFile } from "../../config/private-file.js";
 import { ensurePrivateDir } from "../../session/paths.js";
 import { withFileLock } from "../file-lock.js";
-import type { SessionState } from "./types.js";
+import { type SessionState, unhostedState } from "./types.js";
 
 export const STATES_LOG = "states.jsonl";
 
@@ -92,19 +92,8 @@ class LoggedState {
       return JSON.parse(this.line) as SessionState;
     } catch {
       const { id, created, status, pid, pidStarted } = this;
-      return {
-        id,
-        title: "(summary unreadable: relm doctor)",
-        cwd: "",
-        created,
-        status: status as SessionState["status"],
-        lastActivity: created,
-        tokens: 0,
-        cost: null,
-        pid,
-        pidStarted,
-        detached: false,
-      };
+      const header = { title: "(summary unreadable: relm doctor)", cwd: "", created };
+      return { ...unhostedState(id, header, status as SessionState["status"]), pid, pidStarted };
     }
   }
 }

@@ -40,6 +40,12 @@ export class UsageTally {
     return tally;
   }
 
+  /** The totals as a session's summary (state.json) holds them. */
+  totals(): { tokens: number; cachedTokens: number; cacheWriteTokens: number; cost: number | null } {
+    const { input, output, cached, cacheWrite } = this.usage;
+    return { tokens: input + output, cachedTokens: cached, cacheWriteTokens: cacheWrite, cost: this.cost };
+  }
+
   /** Counts one event of the tree's stream (only those that carry usage count). */
   add(event: SpendEvent): void {
     if (!SPENDING.has(event.type) || !event.usage) return;
