@@ -15,7 +15,7 @@ import { readFileSync } from "node:fs";
 import { which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, pythonOption, queryOptions } from "./uri.js";
+import { launcherUsage, UriOptions } from "./uri.js";
 
 const SYNTAX = "container://[IMAGE][?engine=podman|docker&network=MODE&python=PATH]";
 const USE = `Use ${SYNTAX}`;
@@ -116,7 +116,7 @@ function parseContainer(uri: string, where: string): ContainerLauncher {
       `${USE}, e.g. container://python:3.12-slim.`,
     );
   }
-  const opts = queryOptions(query, ["engine", "network", "python"], where, uri, SYNTAX);
+  const opts = new UriOptions(query, ["engine", "network", "python"], where, uri, SYNTAX);
   const engine = opts.get("engine");
   if (engine !== undefined && !ENGINES.includes(engine as Engine)) {
     throw launcherUsage(where, uri, `engine must be podman or docker, not "${engine}"`, `${USE}.`);
@@ -129,21 +129,8 @@ function parseContainer(uri: string, where: string): ContainerLauncher {
       "Name an image, e.g. container://python:3.12-slim?engine=docker.",
     );
   }
-  const network = opts.get("network");
-  if (network !== undefined && !/^[A-Za-z0-9_.:-]+$/.test(network)) {
-    throw launcherUsage(
-      where,
-      uri,
-      `network="${network}" is not valid`,
-      "Give e.g. network=none or network=host.",
-    );
-  }
-  const python = pythonOption(
-    opts,
-    where,
-    uri,
-    "Name the interpreter in the image, e.g. ?python=python3.12.",
-  );
+  const network = opts.matching("network", /^[A-Za-z0-9_.:-]+$/, "none or network=host");
+  const python = opts.python("Name the interpreter in the image, e.g. ?python=python3.12.");
   const target: ContainerTarget = { python };
   if (image) target.image = image;
   // No image means --rootfs, which only podman has.
