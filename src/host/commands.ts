@@ -9,10 +9,12 @@ import type { AgentEvent } from "../agent/core/events.js";
 import { rewind, rewindPointsOf } from "../agent/core/rewind.js";
 import type { UserVariable } from "../agent/core/user-variables.js";
 import { makeDirs } from "../config/dirs.js";
+import { sandboxed } from "../config/permission-mode.js";
+import { cachedProbe, sandboxUnavailable } from "../kernel/sandbox/index.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
-import { modeMethod } from "./mode-switch.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
 import { RPC, RpcError } from "./rpc.js";
+import { rememberMode } from "./session-flags.js";
 import { descendantDir } from "./states/tree-usage.js";
 
 /** What checkpoint commands answer where there are none (only a root agent has them; a host runs a root). */
@@ -94,7 +96,37 @@ export function hostCommands(host: CommandHost): CommandHandlers {
       // compaction event, which front ends show, says what.
       return compactAgent(session, true);
     },
-    mode: (p) => modeMethod(host, p),
+    // The permission mode, and a person's switch of it (/mode, shift+tab): the kernel restarts under the
+    // new mode with its variables restored (agent/core/agent.ts switchMode), and the switch is remembered
+    // (flags.json), so every later host of the session runs in it too.
+    mode: async (p) => {
+      const permissions = session.tree.permissions;
+      const mode = p.mode;
+      if (mode === undefined || mode === permissions.mode) {
+        const warning = permissions.warning ? { warning: permissions.warning } : {};
+        return { mode: permissions.mode, changed: false, restored: [], notRestored: [], ...warning };
+      }
+      if (host.busy || session.children.running > 0)
+        throw new RpcError(
+          RPC.refused,
+          "mode: the agent is working; switch when the turn has ended (its kernel restarts under the new mode), or interrupt it first",
+        );
+      if (sandboxed(mode)) {
+        const kernel = session.tree.options.kernel;
+        const missing = sandboxUnavailable(kernel.env, `/mode ${mode}`);
+        if (missing) throw new RpcError(RPC.refused, missing);
+        const probe = cachedProbe(kernel.env, kernel.cacheDir);
+        if (!probe.ok)
+          throw new RpcError(
+            RPC.refused,
+            `/mode ${mode} needs the sandbox, which does not work here: ${probe.detail}; ${probe.fix ?? "see relm doctor"}`,
+          );
+      }
+      const switched = await session.switchMode(mode);
+      rememberMode(host.home, host.id, mode);
+      const { changed, restored, notRestored } = switched;
+      return { mode: switched.mode, changed, restored, notRestored };
+    },
     approvals: () => ({ pending: session.tree.approvals.pending() }),
     approve: (p) => ({
       answered: session.tree.approvals.answer(p.id, {

@@ -83,12 +83,12 @@ export class SessionServer {
    * Undefined while serving.
    */
   private held: Socket[] | undefined = [];
+  private handlers = STARTING;
 
   private constructor(
     private readonly server: Server,
     private readonly lock: Server | undefined,
     readonly path: string,
-    private handlers: ServerHandlers = STARTING,
   ) {
     server.on("connection", (socket) => this.take(socket));
   }
@@ -107,7 +107,7 @@ export class SessionServer {
     return adopted;
   }
 
-  static async listen(home: string, id: string, handlers: ServerHandlers = STARTING): Promise<SessionServer> {
+  static async listen(home: string, id: string): Promise<SessionServer> {
     runDir(home);
     const path = socketPath(home, id);
     const lock = await takeLock(home, id);
@@ -130,9 +130,7 @@ export class SessionServer {
       if (typeof e.code === "string" && e.path === undefined && e.syscall === "listen") e.path = path;
       throw error;
     }
-    const bound = new SessionServer(server, lock, path, handlers);
-    if (handlers !== STARTING) bound.serve(handlers);
-    return bound;
+    return new SessionServer(server, lock, path);
   }
 
   /**

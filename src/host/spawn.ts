@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../config/errors.js";
@@ -69,20 +70,11 @@ async function startAndWait(
   cwd: string,
 ): Promise<void> {
   const logPath = hostLogPath(home, id);
-  const log = openSync(logPath, "a", 0o600);
-  const { env: plain, keys } = splitKeys(env);
-  const child = spawnWithKeys(
-    process.execPath,
-    [...HOST_NODE_FLAGS, MAIN, ...args],
-    { cwd, env: { ...plain, NO_COLOR: "1" }, detached: true, stdio: ["ignore", log, log] },
-    keys,
-  );
-  closeSync(log);
+  const child = spawnRelm([...HOST_NODE_FLAGS, MAIN, ...args], { ...env, NO_COLOR: "1" }, logPath, cwd);
   let exited: number | null | undefined;
   child.on("exit", (code) => {
     exited = code;
   });
-  child.unref();
   // Ready means this host answers, not just that the socket is bound: a host that fails while it
   // starts (no Python, a journal it cannot resume) is reported here, with its log. Another process's
   // host answering is not this one being ready: started at the same moment as this one, it took the
@@ -168,14 +160,19 @@ export async function ensureWaker(home: string, env: NodeJS.ProcessEnv): Promise
   const { wakerRunning } = await import("./schedules/waker.js");
   if (await wakerRunning(home)) return;
   ensurePrivateDir(home);
-  const log = openSync(`${home}/waker.log`, "a", 0o600);
+  spawnRelm([MAIN, "__waker"], env, `${home}/waker.log`);
+}
+
+/**
+ * Starts a detached relm process (not waited for) with node arguments `args`, its output appended to
+ * `logPath` and the secrets of `env` on a pipe (private-keys.ts).
+ */
+function spawnRelm(args: string[], env: NodeJS.ProcessEnv, logPath: string, cwd?: string): ChildProcess {
+  const log = openSync(logPath, "a", 0o600);
   const { env: plain, keys } = splitKeys(env);
-  const child = spawnWithKeys(
-    process.execPath,
-    [MAIN, "__waker"],
-    { env: plain, detached: true, stdio: ["ignore", log, log] },
-    keys,
-  );
+  const options = { cwd, env: plain, detached: true, stdio: ["ignore" as const, log, log] };
+  const child = spawnWithKeys(process.execPath, args, options, keys);
   closeSync(log);
   child.unref();
+  return child;
 }

@@ -301,31 +301,28 @@ class LocalKernel implements Kernel {
         note += ` Restarting it failed: ${messageOf(e)}`;
       }
     }
-    return withNote(
-      {
-        executionCount: count,
-        status: phase === "running" ? "crashed" : "timeout",
-        output,
-        outputChars: output.length,
-        truncated: false,
-        images: [],
-        note,
-        durationMs: performance.now() - started,
-      },
-      earlier,
-    );
+    const status = phase === "running" ? "crashed" : "timeout";
+    return withNote(this.failed(started, note, count, status, output), earlier);
   }
 
-  private failed(started: number, note: string): CellResult {
+  /** A cell that gave no result (the kernel died or could not be restarted): what it printed, and why. */
+  private failed(
+    started: number,
+    note: string,
+    executionCount = this.nextCount,
+    status: CellResult["status"] = "crashed",
+    output = "",
+  ): CellResult {
+    const durationMs = performance.now() - started;
     return {
-      executionCount: this.nextCount,
-      status: "crashed",
-      output: "",
-      outputChars: 0,
+      executionCount,
+      status,
+      output,
+      outputChars: output.length,
       truncated: false,
       images: [],
       note,
-      durationMs: performance.now() - started,
+      durationMs,
     };
   }
 

@@ -5,7 +5,7 @@
 // launchers whose start is a scheduled job (Slurm, Kubernetes) are not asked this way.
 import { execFile } from "node:child_process";
 import type { Launcher } from "./launchers/types.js";
-import { PYTHON_PROBE } from "./python.js";
+import { PYTHON_PROBE, probeAnswer } from "./python.js";
 import type { PythonInfo } from "./types.js";
 
 /** Runs the probe through `launcher`; throws an Error saying what went wrong (with stderr's tail). */
@@ -41,24 +41,10 @@ export function probeRemotePython(
               : `${command.file} exited with ${typeof code === "number" ? `code ${code}` : String(code ?? error.signal)}`;
           return reject(new Error(said ? `${how}: ${said}` : how));
         }
-        const line = stdout.trim().split("\n").pop() ?? "";
-        try {
-          const r = JSON.parse(line) as {
-            path?: unknown;
-            version?: unknown;
-            ok?: unknown;
-            ipython?: unknown;
-          };
-          if (typeof r.path !== "string" || typeof r.version !== "string") throw new Error("not a probe");
-          if (r.ok !== true) return reject(new Error(`${r.path} is Python ${r.version}; relm needs 3.10+`));
-          resolve({
-            path: r.path,
-            version: r.version,
-            ipython: typeof r.ipython === "string" ? r.ipython : null,
-          });
-        } catch {
-          reject(new Error(`${python} did not answer the probe${said ? `: ${said}` : ""}`));
-        }
+        const r = probeAnswer(stdout);
+        if (!r) return reject(new Error(`${python} did not answer the probe${said ? `: ${said}` : ""}`));
+        if (!r.ok) return reject(new Error(`${r.path} is Python ${r.version}; relm needs 3.10+`));
+        resolve({ path: r.path, version: r.version, ipython: r.ipython });
       },
     );
     child.stdin?.end(); // the launcher's command may keep stdin open (-i); the probe reads none

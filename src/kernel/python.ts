@@ -39,6 +39,18 @@ if ok and u.find_spec("IPython") is not None:
         v = "unknown"
 print(json.dumps({"path": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3], "ok": ok, "ipython": v}))`;
 
+/** What PYTHON_PROBE printed (its last line on stdout), or undefined when that is not its answer. */
+export function probeAnswer(stdout: string): (PythonInfo & { ok: boolean }) | undefined {
+  try {
+    const r = JSON.parse(stdout.trim().split("\n").pop() ?? "") as Record<string, unknown>;
+    if (typeof r.path !== "string" || !r.path || typeof r.version !== "string") return undefined;
+    const ipython = typeof r.ipython === "string" ? r.ipython : null;
+    return { path: r.path, version: r.version, ok: r.ok === true, ipython };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The interpreter kernels run on: `$RELM_PYTHON` if set (even without IPython, with a warning),
  * else the first of `python3` on PATH and `/usr/bin/python3` that has IPython, else the first that
@@ -113,14 +125,8 @@ function probe(file: string, env: NodeJS.ProcessEnv, trust?: ProbeTrust): Promis
   return new Promise((resolve) => {
     const options = { env, timeout: 20_000, maxBuffer: 1 << 16 };
     execFile(command.file, command.args, options, (err, stdout) => {
-      if (err) return resolve(null);
-      try {
-        const r = JSON.parse(stdout.trim().split("\n").pop() ?? "") as PythonInfo & { ok: boolean };
-        if (!r.ok || typeof r.path !== "string" || !r.path) return resolve(null);
-        resolve({ path: r.path, version: r.version, ipython: r.ipython ?? null });
-      } catch {
-        resolve(null);
-      }
+      const answer = err ? undefined : probeAnswer(stdout);
+      resolve(answer?.ok ? { path: answer.path, version: answer.version, ipython: answer.ipython } : null);
     });
   });
 }

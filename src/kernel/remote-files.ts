@@ -93,7 +93,8 @@ export class RemoteFiles {
     for (const file of keep) {
       if (!have.has(file)) await this.pull(path.posix.join(this.snapshotDir, file), path.join(dir, file));
     }
-    await writeAtomic(path.join(dir, MANIFEST), JSON.stringify(round));
+    // The snapshot folder is writable by the session's (sandboxed) kernels: no link of theirs is followed.
+    writeNoFollow(path.join(dir, MANIFEST), JSON.stringify(round));
     for (const file of have) {
       if (file.endsWith(".pkl") && !keep.has(file)) await rm(path.join(dir, file), { force: true });
     }
@@ -229,8 +230,4 @@ async function mapDeep(
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = await mapDeep(v, fn);
   return fn(out);
-}
-
-async function writeAtomic(file: string, text: string): Promise<void> {
-  writeNoFollow(file, text); // the snapshot folder is writable by the session's (sandboxed) kernels
 }

@@ -3,21 +3,13 @@
 // reported with where, what is lost and how to recover: --fix keeps a copy of the original and cuts the
 // journal just before the damage, so the session reads (and resumes) as if it had stopped there.
 
-import { existsSync, readdirSync, unlinkSync } from "node:fs";
+import { unlinkSync } from "node:fs";
 import { join, relative } from "node:path";
 import { checkJournal, cutAtDamage, JOURNAL_FILE, Journal } from "../../session/index.js";
 import { statePath } from "../paths.js";
 import { forgetState } from "../states/log.js";
+import { journalDirs } from "../states/tree-usage.js";
 import type { Finding } from "./finding.js";
-
-/** The journal folders of a session: its own and every sub-agent's (children/ID/, nested). */
-function journalDirs(dir: string): string[] {
-  const dirs = existsSync(join(dir, JOURNAL_FILE)) ? [dir] : [];
-  const children = join(dir, "children");
-  if (!existsSync(children)) return dirs;
-  for (const child of readdirSync(children).sort()) dirs.push(...journalDirs(join(children, child)));
-  return dirs;
-}
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

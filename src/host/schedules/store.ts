@@ -9,12 +9,11 @@ import {
   openSync,
   readFileSync,
   readSync,
-  renameSync,
-  rmSync,
   statSync,
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
+import { writePrivateFile } from "../../config/private-file.js";
 import { sessionsDir } from "../../session/index.js";
 import { withFileLock } from "../file-lock.js";
 
@@ -56,7 +55,6 @@ interface StoredJob extends Job {
 
 const FILE = "schedules.jsonl";
 const LOCK = "schedules.lock";
-const COMPACTING = ".compacting";
 /** Below this size a file is never compacted (a few hundred records: well under a millisecond to read). */
 const COMPACT_MIN_BYTES = 32 * 1024;
 
@@ -149,7 +147,6 @@ export function appendRecords(home: string, session: string, records: ScheduleRe
       compact(path);
     } catch {
       // The records are on disk already; the file stays as it is until the next append tries again.
-      rmSync(`${path}${COMPACTING}`, { force: true });
     }
   });
 }
@@ -164,8 +161,8 @@ function endsTorn(fd: number): boolean {
 
 /**
  * Rewrites the file as the shortest one with the same meaning: each live job's add record, its last
- * claim and its pause or resume; cancelled jobs go. Written beside it, synced, then renamed over it, so
- * a reader or a crash sees the old file or the new one, never a mixture. The caller holds the lock:
+ * claim and its pause or resume; cancelled jobs go. Written beside it, synced, then renamed over it
+ * (writePrivateFile), so a reader or a crash sees the old file or the new one, never a mixture. The caller holds the lock:
  * nothing is appended meanwhile.
  */
 function compact(path: string): void {
@@ -180,15 +177,7 @@ function compact(path: string): void {
     else if (resumed) lines.push(JSON.stringify({ op: "resume", job: job.id, at: resumed }));
   }
   const text = lines.map((l) => `${l}\n`).join("");
-  const temporary = `${path}${COMPACTING}`;
-  const fd = openSync(temporary, "w", 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, path);
+  writePrivateFile(path, text);
   syncDirectory(dirname(path));
   compactedSize.set(path, Buffer.byteLength(text));
 }

@@ -92,7 +92,6 @@ export class StateBoard {
   snapshot(pid = process.pid): SessionState {
     // Work before a resume included (the budget counts only what this process spent); null cost once any
     // call was unpriced.
-    const { usage, cost } = this.usage;
     const { title, cwd, detached } = this.source;
     return {
       id: this.session.id,
@@ -102,10 +101,7 @@ export class StateBoard {
       status: this.status,
       reason: this.reason,
       lastActivity: this.lastActivity,
-      tokens: usage.input + usage.output,
-      cachedTokens: usage.cached,
-      cacheWriteTokens: usage.cacheWrite,
-      cost,
+      ...this.usage.totals(),
       ...(this.plan ? { plan: this.plan } : {}),
       pid,
       pidStarted: startTimeOf(pid),

@@ -11,6 +11,7 @@ import { isLive } from "../client.js";
 import { compactIfWorthIt, indexDir, logStates, readLog, STATES_LOG } from "./log.js";
 import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeStateFile } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
+import { unhostedState } from "./types.js";
 
 export interface SessionListing extends SessionState {
   live: boolean;
@@ -201,18 +202,9 @@ function fromJournal(home: string, id: string): SessionState | undefined {
     // `spent` is only its own run's). Read once: the state file written below remembers it.
     const tally = UsageTally.ofTree(join(sessionsDir(home), id));
     return {
-      id,
-      title: header.title,
-      cwd: header.cwd,
-      created: header.created,
-      status,
+      ...unhostedState(id, header, status),
       lastActivity: last?.t ?? header.created,
-      tokens: tally.usage.input + tally.usage.output,
-      cachedTokens: tally.usage.cached,
-      cacheWriteTokens: tally.usage.cacheWrite,
-      cost: tally.cost,
-      pid: 0,
-      detached: false,
+      ...tally.totals(),
     };
   } catch (error) {
     // Damaged within the tail read (the read recorded it): listed from its header, to be marked.
@@ -233,17 +225,5 @@ function fromHeader(path: string, id: string): SessionState | undefined {
       return undefined;
     }
   }
-  return {
-    id,
-    title: header.title,
-    cwd: header.cwd,
-    created: header.created,
-    status: "interrupted",
-    reason: "its journal is damaged",
-    lastActivity: header.created,
-    tokens: 0,
-    cost: null,
-    pid: 0,
-    detached: false,
-  };
+  return { ...unhostedState(id, header, "interrupted"), reason: "its journal is damaged" };
 }

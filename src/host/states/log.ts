@@ -5,11 +5,12 @@
 // session missing from it is described the old way and appended). It sits outside sessions/, which holds
 // only session folders. Appends and compaction hold the same
 // short lock, so no append can land in a file that a compaction is replacing.
-import { closeSync, fstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { writePrivateFile } from "../../config/private-file.js";
 import { ensurePrivateDir } from "../../session/paths.js";
 import { withFileLock } from "../file-lock.js";
-import type { SessionState } from "./types.js";
+import { type SessionState, unhostedState } from "./types.js";
 
 export const STATES_LOG = "states.jsonl";
 
@@ -91,19 +92,8 @@ class LoggedState {
       return JSON.parse(this.line) as SessionState;
     } catch {
       const { id, created, status, pid, pidStarted } = this;
-      return {
-        id,
-        title: "(summary unreadable: relm doctor)",
-        cwd: "",
-        created,
-        status: status as SessionState["status"],
-        lastActivity: created,
-        tokens: 0,
-        cost: null,
-        pid,
-        pidStarted,
-        detached: false,
-      };
+      const header = { title: "(summary unreadable: relm doctor)", cwd: "", created };
+      return { ...unhostedState(id, header, status as SessionState["status"]), pid, pidStarted };
     }
   }
 }
@@ -229,14 +219,6 @@ export function compactIfWorthIt(home: string, log: StatesLog, keep: Set<string>
 }
 
 function compactLocked(dir: string, states: Map<string, LoggedState>): void {
-  const path = join(dir, STATES_LOG);
-  const tmp = `${path}.${process.pid}.tmp`;
   const text = [...states.values()].map((s) => `${s.line}\n`).join("");
-  const fd = openSync(tmp, "w", 0o600);
-  try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writePrivateFile(join(dir, STATES_LOG), text);
 }

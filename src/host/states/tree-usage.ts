@@ -36,8 +36,14 @@ export class UsageTally {
   /** The totals of the journals under `rootDir` (the session's folder) as they are on disk now. */
   static ofTree(rootDir: string): UsageTally {
     const tally = new UsageTally();
-    for (const path of treeJournals(rootDir)) scanSpend(path, (event) => tally.add(event));
+    for (const dir of journalDirs(rootDir)) scanSpend(join(dir, JOURNAL_FILE), (event) => tally.add(event));
     return tally;
+  }
+
+  /** The totals as a session's summary (state.json) holds them. */
+  totals(): { tokens: number; cachedTokens: number; cacheWriteTokens: number; cost: number | null } {
+    const { input, output, cached, cacheWrite } = this.usage;
+    return { tokens: input + output, cachedTokens: cached, cacheWriteTokens: cacheWrite, cost: this.cost };
   }
 
   /** Counts one event of the tree's stream (only those that carry usage count). */
@@ -53,16 +59,12 @@ export class UsageTally {
   }
 }
 
-/** Every journal of a session tree: the root's, then its children's, depth first. */
-function treeJournals(rootDir: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    const journal = join(dir, JOURNAL_FILE);
-    if (existsSync(journal)) out.push(journal);
-    for (const child of listDirs(join(dir, "children"))) walk(join(dir, "children", child));
-  };
-  walk(rootDir);
-  return out;
+/** The folders of a session tree that hold a journal: the root's, then its sub-agents', depth first. */
+export function journalDirs(dir: string): string[] {
+  const dirs = existsSync(join(dir, JOURNAL_FILE)) ? [dir] : [];
+  for (const child of listDirs(join(dir, "children")))
+    dirs.push(...journalDirs(join(dir, "children", child)));
+  return dirs;
 }
 
 /** The folder of descendant `id` anywhere under the session folder `rootDir`, if it has one. */

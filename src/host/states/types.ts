@@ -1,5 +1,6 @@
-// What a session's state.json holds: apart from state.ts, which writes it and logs it to the states log
-// (log.ts), so that the log can name the type without importing its writer.
+// What a session's state.json holds (and the summary of a session no host holds): apart from state.ts,
+// which writes it and logs it to the states log (log.ts), so that the log can name the type without
+// importing its writer.
 
 export type SessionStatus = "running" | "idle" | "waiting" | "done" | "failed" | "interrupted";
 
@@ -40,4 +41,28 @@ export interface SessionState {
   unsaved?: string[];
   /** Requests of its kernels waiting for a person's answer (docs/sandbox.md, "Approvals"); absent: none. */
   approvals?: number;
+}
+
+/**
+ * The summary of a session no host holds, as far as `header` (its journal's first line) says: nothing
+ * spent, no process. Listings describe a session from its files this way, then add what they read.
+ */
+export function unhostedState(
+  id: string,
+  header: { title: string; cwd: string; created: string },
+  status: SessionStatus,
+): SessionState {
+  const { title, cwd, created } = header;
+  return {
+    id,
+    title,
+    cwd,
+    created,
+    status,
+    lastActivity: created,
+    tokens: 0,
+    cost: null,
+    pid: 0,
+    detached: false,
+  };
 }

@@ -11,11 +11,11 @@
 // Transport "remote": the image need not have relm (the bootstrap sends relm's Python package over
 // stdin) and shares no disk with the host beyond the project, so files cross over the protocol.
 
-import { existsSync, readFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, pythonOption, queryOptions } from "./uri.js";
+import { launcherUsage, UriOptions } from "./uri.js";
 
 const SYNTAX = "container://[IMAGE][?engine=podman|docker&network=MODE&python=PATH]";
 const USE = `Use ${SYNTAX}`;
@@ -37,7 +37,7 @@ class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
 
   command(ctx: LaunchContext): LaunchCommand {
     const t = this.target;
-    const engine = t.engine ?? (onPath("podman", ctx.env) ? "podman" : "docker");
+    const engine = t.engine ?? (which("podman", ctx.env) ? "podman" : "docker");
     const args = ["run", "--rm", "-i", "--label", "relm.kernel=1"];
     // The protocol is the container's stdout: the engine's own log would be a second copy of it.
     args.push("--log-driver=none");
@@ -103,12 +103,6 @@ function pidMax(): number | undefined {
   }
 }
 
-function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
-  return (env.PATH ?? process.env.PATH ?? "")
-    .split(delimiter)
-    .some((dir) => dir !== "" && existsSync(join(dir, name)));
-}
-
 function parseContainer(uri: string, where: string): ContainerLauncher {
   const m = /^container:(?:\/\/)?([^?]*)(?:\?(.*))?$/.exec(uri);
   if (!m) throw launcherUsage(where, uri, "not a container URI", `${USE}.`);
@@ -122,7 +116,7 @@ function parseContainer(uri: string, where: string): ContainerLauncher {
       `${USE}, e.g. container://python:3.12-slim.`,
     );
   }
-  const opts = queryOptions(query, ["engine", "network", "python"], where, uri, SYNTAX);
+  const opts = new UriOptions(query, ["engine", "network", "python"], where, uri, SYNTAX);
   const engine = opts.get("engine");
   if (engine !== undefined && !ENGINES.includes(engine as Engine)) {
     throw launcherUsage(where, uri, `engine must be podman or docker, not "${engine}"`, `${USE}.`);
@@ -135,21 +129,8 @@ function parseContainer(uri: string, where: string): ContainerLauncher {
       "Name an image, e.g. container://python:3.12-slim?engine=docker.",
     );
   }
-  const network = opts.get("network");
-  if (network !== undefined && !/^[A-Za-z0-9_.:-]+$/.test(network)) {
-    throw launcherUsage(
-      where,
-      uri,
-      `network="${network}" is not valid`,
-      "Give e.g. network=none or network=host.",
-    );
-  }
-  const python = pythonOption(
-    opts,
-    where,
-    uri,
-    "Name the interpreter in the image, e.g. ?python=python3.12.",
-  );
+  const network = opts.matching("network", /^[A-Za-z0-9_.:-]+$/, "none or network=host");
+  const python = opts.python("Name the interpreter in the image, e.g. ?python=python3.12.");
   const target: ContainerTarget = { python };
   if (image) target.image = image;
   // No image means --rootfs, which only podman has.

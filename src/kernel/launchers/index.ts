@@ -22,9 +22,6 @@ const SCHEMES: readonly LauncherScheme[] = [
   sandboxScheme,
 ];
 
-// Named in the contract (ARCHITECTURE.md) but maybe not in this build yet: said so, not "unknown".
-const PLANNED = ["sandbox", "container", "slurm", "k8s"];
-
 /**
  * The launcher for a kernel URI: `local`, `cmd:COMMAND`, `ssh://...`, ... `where` names its source in
  * the UsageError a bad URI gets ("--kernel", "config kernel", "agent spec NAME", "rlm.spawn kernel=").
@@ -37,14 +34,6 @@ export function parseKernelUri(uri: string, where = "--kernel"): Launcher {
   if (found) return found.parse(text, where);
   // The forms without their options: the message stays one readable line.
   const list = SCHEMES.map((s) => s.syntax.split(" ")[0]!.replace(/\[\?.*$/, "")).join(", ");
-  if (PLANNED.includes(scheme)) {
-    throw launcherUsage(
-      where,
-      uri,
-      `the ${scheme} launcher is not available in this build`,
-      `Use one of: ${list}.`,
-    );
-  }
   throw launcherUsage(where, uri, "unknown kernel target", `Use one of: ${list}.`);
 }
 

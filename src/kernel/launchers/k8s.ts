@@ -15,7 +15,7 @@
 import { randomBytes } from "node:crypto";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, pythonOption, queryOptions } from "./uri.js";
+import { launcherUsage, UriOptions } from "./uri.js";
 
 const SYNTAX =
   "k8s://[context/]namespace[?image=IMAGE&pod=NAME&container=NAME&cpu=..&memory=..&gpu=N&python=PATH&workdir=DIR]";
@@ -113,26 +113,19 @@ export function parseK8s(uri: string, where: string, podName?: () => string): K8
       `${USE}.`,
     );
   }
-  const opts = queryOptions(
+  const opts = new UriOptions(
     query,
     ["image", "pod", "container", "cpu", "memory", "gpu", "python", "workdir"],
     where,
     uri,
     SYNTAX,
   );
-  const check = (key: string, form: RegExp, example: string): string | undefined => {
-    const value = opts.get(key);
-    if (value !== undefined && !form.test(value)) {
-      throw launcherUsage(where, uri, `${key}="${value}" is not valid`, `Give e.g. ${key}=${example}.`);
-    }
-    return value;
-  };
-  const image = check("image", /^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, K8S_DEFAULT_IMAGE);
-  const pod = check("pod", NAME, "gpu-box-0");
-  const container = check("container", NAME, "main");
-  const cpu = check("cpu", /^\d+(\.\d+)?m?$/, "2 or 500m");
-  const memory = check("memory", /^\d+(\.\d+)?([EPTGMK]i?)?$/, "4Gi");
-  const gpu = check("gpu", /^[1-9]\d{0,2}$/, "1");
+  const image = opts.matching("image", /^[A-Za-z0-9][A-Za-z0-9._/:@-]*$/, K8S_DEFAULT_IMAGE);
+  const pod = opts.matching("pod", NAME, "gpu-box-0");
+  const container = opts.matching("container", NAME, "main");
+  const cpu = opts.matching("cpu", /^\d+(\.\d+)?m?$/, "2 or 500m");
+  const memory = opts.matching("memory", /^\d+(\.\d+)?([EPTGMK]i?)?$/, "4Gi");
+  const gpu = opts.matching("gpu", /^[1-9]\d{0,2}$/, "1");
   if (pod && (image || cpu || memory || gpu)) {
     throw launcherUsage(
       where,
@@ -143,7 +136,7 @@ export function parseK8s(uri: string, where: string, podName?: () => string): K8
   }
   if (container && !pod)
     throw launcherUsage(where, uri, "container= picks a container of pod=", "Add pod=NAME.");
-  const python = pythonOption(opts, where, uri, "Name the interpreter in the image.");
+  const python = opts.python("Name the interpreter in the image.");
   const target: K8sTarget = { image: image ?? K8S_DEFAULT_IMAGE, python };
   if (context) target.context = context;
   if (namespace) target.namespace = namespace;

@@ -6,15 +6,14 @@ import type { LaunchCommand, LaunchContext, Launcher, LauncherScheme } from "./t
 import { launcherUsage } from "./uri.js";
 
 const SANDBOX_URI = "sandbox";
+/** What the sandbox launcher is before and after it is opened: local, and forkable (from a template in it). */
+const SANDBOX = { uri: SANDBOX_URI, scheme: "sandbox", transport: "local", forkable: true } as const;
 
 /** The launcher of one opened sandbox (one per session tree: its kernels and its template share it). */
 export function sandboxLauncher(sandbox: KernelSandbox): Launcher & ProcessWrapper {
+  // Forkable from a template that is itself in this sandbox: fork-link.ts refuses any other template.
   return {
-    uri: SANDBOX_URI,
-    scheme: "sandbox",
-    transport: "local",
-    // From a template that is itself in this sandbox: fork-link.ts refuses any other template.
-    forkable: true,
+    ...SANDBOX,
     command(ctx: LaunchContext, sockets?: string[]): LaunchCommand {
       const [file, ...args] = ctx.inner;
       // Always relm's runner or warm template here.
@@ -42,10 +41,7 @@ export const sandboxScheme: LauncherScheme = {
         "Use sandbox, with --allow-net for network.",
       );
     return {
-      uri: SANDBOX_URI,
-      scheme: "sandbox",
-      transport: "local",
-      forkable: true,
+      ...SANDBOX,
       command(): LaunchCommand {
         throw new Error("the sandbox launcher is opened per session (sandboxLauncher)");
       },

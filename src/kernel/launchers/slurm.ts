@@ -21,7 +21,7 @@ import type { Socket } from "node:net";
 import { KernelStartError } from "../errors.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, pythonOption, queryOptions } from "./uri.js";
+import { launcherUsage, UriOptions } from "./uri.js";
 
 const SYNTAX =
   "slurm://[partition][?cpus=N&mem=SIZE&time=LIMIT&gres=..&account=..&qos=..&constraint=..&alloc=session&nodes=N&python=PATH&workdir=DIR]";
@@ -217,20 +217,13 @@ function parseSlurm(uri: string, where: string): SlurmLauncher {
   if (partition && !/^[A-Za-z0-9_.,-]+$/.test(partition)) {
     throw launcherUsage(where, uri, `"${partition}" is not a partition name`, `${USE}.`);
   }
-  const opts = queryOptions(query, OPTIONS, where, uri, SYNTAX);
+  const opts = new UriOptions(query, OPTIONS, where, uri, SYNTAX);
   const count = (key: string): number | undefined => {
     const raw = opts.get(key);
     if (raw === undefined) return undefined;
     if (!/^[1-9]\d{0,5}$/.test(raw))
       throw launcherUsage(where, uri, `${key} must be a positive whole number, not "${raw}"`, `${USE}.`);
     return Number(raw);
-  };
-  const word = (key: string, form: RegExp, example: string): string | undefined => {
-    const raw = opts.get(key);
-    if (raw === undefined) return undefined;
-    if (!form.test(raw))
-      throw launcherUsage(where, uri, `${key}="${raw}" is not valid`, `Give e.g. ${key}=${example}.`);
-    return raw;
   };
   const alloc = opts.get("alloc");
   if (alloc !== undefined && !["session", "job"].includes(alloc)) {
@@ -246,25 +239,24 @@ function parseSlurm(uri: string, where: string): SlurmLauncher {
       "Add alloc=session, or leave nodes out.",
     );
   }
-  const python = pythonOption(
-    opts,
-    where,
-    uri,
-    "Name the interpreter on the nodes, e.g. ?python=python3.11.",
-  );
+  const python = opts.python("Name the interpreter on the nodes, e.g. ?python=python3.11.");
   const target: SlurmTarget = { session, python };
   if (partition) target.partition = partition;
   const cpus = count("cpus");
   if (cpus !== undefined) target.cpus = cpus;
   if (nodes !== undefined) target.nodes = nodes;
-  const mem = word("mem", /^\d+[KMGT]?B?$/i, "4G");
+  const mem = opts.matching("mem", /^\d+[KMGT]?B?$/i, "4G");
   if (mem !== undefined) target.mem = mem;
-  const time = word("time", /^(\d+-)?\d+(:\d+){0,2}$|^UNLIMITED$|^INFINITE$/i, "2:00:00");
+  const time = opts.matching("time", /^(\d+-)?\d+(:\d+){0,2}$|^UNLIMITED$|^INFINITE$/i, "2:00:00");
   if (time !== undefined) target.time = time;
-  const gres = word("gres", /^[A-Za-z0-9_:,.-]+$/, "gpu:1");
+  const gres = opts.matching("gres", /^[A-Za-z0-9_:,.-]+$/, "gpu:1");
   if (gres !== undefined) target.gres = gres;
   for (const key of ["account", "qos", "constraint"] as const) {
-    const value = word(key, /^[A-Za-z0-9_.,&|:[\]*-]+$/, key === "constraint" ? "a100" : "myproject");
+    const value = opts.matching(
+      key,
+      /^[A-Za-z0-9_.,&|:[\]*-]+$/,
+      key === "constraint" ? "a100" : "myproject",
+    );
     if (value !== undefined) target[key] = value;
   }
   const workdir = opts.get("workdir");

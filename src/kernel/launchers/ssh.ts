@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
-import { launcherUsage, pythonOption, queryOptions, shellQuote } from "./uri.js";
+import { launcherUsage, shellQuote, UriOptions } from "./uri.js";
 
 const SYNTAX = "ssh://[user@]host[:port][/workdir][?python=PATH&control=auto]";
 const USE = `Use ${SYNTAX}`;
@@ -69,12 +69,12 @@ function parseSsh(uri: string, where: string): SshLauncher {
       throw launcherUsage(where, uri, `the port must be a number 1-65535, not "${rawPort}"`, `${USE}.`);
     }
   }
-  const opts = queryOptions(query, ["python", "control"], where, uri, SYNTAX);
+  const opts = new UriOptions(query, ["python", "control"], where, uri, SYNTAX);
   const control = opts.get("control");
   if (control !== undefined && !["auto", "no"].includes(control)) {
     throw launcherUsage(where, uri, `control must be auto or no, not "${control}"`, `${USE}.`);
   }
-  const python = pythonOption(opts, where, uri, "Name the remote interpreter, e.g. ?python=python3.11.");
+  const python = opts.python("Name the remote interpreter, e.g. ?python=python3.11.");
   let workdir: string | undefined;
   if (rawPath && rawPath !== "/") {
     const decoded = decodeURIComponent(rawPath);

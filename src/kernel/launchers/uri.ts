@@ -17,28 +17,48 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'"'"'`)}'`;
 }
 
-/** `?a=1&b=2` as a map, refusing keys not in `known` (named in the message with the fix). */
-export function queryOptions(
-  query: string,
-  known: readonly string[],
-  where: string,
-  uri: string,
-  syntax: string,
-): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, value] of new URLSearchParams(query)) {
-    if (!known.includes(key)) {
-      const list = known.length > 0 ? `known: ${known.join(", ")}` : "it takes none";
-      throw launcherUsage(where, uri, `unknown option "${key}" (${list})`, `Use ${syntax}.`);
-    }
-    out.set(key, value);
-  }
-  return out;
-}
+/** A kernel URI's `?a=1&b=2` options, checked as they are read: each refusal names the URI and the fix. */
+export class UriOptions {
+  private readonly values = new Map<string, string>();
 
-/** The `python=` option of a remote launcher's URI, python3 when absent; an empty one is refused with `fix`. */
-export function pythonOption(opts: Map<string, string>, where: string, uri: string, fix: string): string {
-  const python = opts.get("python") ?? "python3";
-  if (!python) throw launcherUsage(where, uri, "python= is empty", fix);
-  return python;
+  /** Refuses keys not in `known` (named in the message with the fix). */
+  constructor(
+    query: string,
+    known: readonly string[],
+    private readonly where: string,
+    private readonly uri: string,
+    syntax: string,
+  ) {
+    for (const [key, value] of new URLSearchParams(query)) {
+      if (!known.includes(key)) {
+        const list = known.length > 0 ? `known: ${known.join(", ")}` : "it takes none";
+        throw launcherUsage(where, uri, `unknown option "${key}" (${list})`, `Use ${syntax}.`);
+      }
+      this.values.set(key, value);
+    }
+  }
+
+  get(key: string): string | undefined {
+    return this.values.get(key);
+  }
+
+  /** `key`'s value when given; one that `form` does not match is refused (the fix gives `key=example`). */
+  matching(key: string, form: RegExp, example: string): string | undefined {
+    const value = this.values.get(key);
+    if (value !== undefined && !form.test(value))
+      throw launcherUsage(
+        this.where,
+        this.uri,
+        `${key}="${value}" is not valid`,
+        `Give e.g. ${key}=${example}.`,
+      );
+    return value;
+  }
+
+  /** The `python=` option of a remote launcher's URI, python3 when absent; an empty one is refused with `fix`. */
+  python(fix: string): string {
+    const python = this.values.get("python") ?? "python3";
+    if (!python) throw launcherUsage(this.where, this.uri, "python= is empty", fix);
+    return python;
+  }
 }

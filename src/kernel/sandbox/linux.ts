@@ -5,6 +5,7 @@ import { makeDirs } from "../../config/dirs.js";
 import { RELM_PYTHON_DIR } from "../paths.js";
 import { type BwrapPlan, bwrapArgs, NET_SOCKET_INSIDE, PROXY_PORT } from "./bwrap.js";
 import { hostPidBelow } from "./pids.js";
+import { insideEnv } from "./policy.js";
 import type { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings, SpawnCommand } from "./types.js";
 
@@ -110,24 +111,14 @@ export class LinuxSandbox implements KernelSandbox {
   }
 
   env(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    const out: NodeJS.ProcessEnv = { ...env, TMPDIR: "/tmp", TMP: "/tmp", TEMP: "/tmp" };
-    // A relm started inside is sandboxed already: it must not try to nest another bubblewrap.
-    delete out.RELM_SANDBOX;
-    delete out.RELM_ALLOW_NET;
-    out.RELM_IN_SANDBOX = this.settings.mode; // for the kernel's own messages and `!env`
+    const listed = this.settings.net.kind === "list";
+    const tmp = { ...env, TMPDIR: "/tmp", TMP: "/tmp", TEMP: "/tmp" };
+    const out = insideEnv(tmp, this.settings.mode, listed ? PROXY_URL : undefined);
     // $HOME is read-only (or empty): tools that keep state there would warn at every start.
     out.IPYTHONDIR ??= "/tmp/.ipython";
     out.MPLCONFIGDIR ??= "/tmp/.matplotlib";
-    if (this.settings.net.kind === "list") {
-      for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
-        out[name] = PROXY_URL;
-        out[name.toLowerCase()] = PROXY_URL;
-      }
-      out.NO_PROXY = "";
-      out.no_proxy = "";
-      // What a kernel or template forwards, itself (relm.netfwd.start_beside, bwrap.ts).
-      out.RELM_NETFWD = `${NET_SOCKET_INSIDE} ${PROXY_PORT}`;
-    }
+    // What a kernel or template forwards, itself (relm.netfwd.start_beside, bwrap.ts).
+    if (listed) out.RELM_NETFWD = `${NET_SOCKET_INSIDE} ${PROXY_PORT}`;
     return out;
   }
 

@@ -6,6 +6,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { RELM_PYTHON_DIR } from "../paths.js";
+import { insideEnv } from "./policy.js";
 import type { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings, SpawnCommand } from "./types.js";
 
@@ -94,19 +95,8 @@ export class MacSandbox implements KernelSandbox {
   }
 
   env(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-    const out: NodeJS.ProcessEnv = { ...env, RELM_IN_SANDBOX: this.settings.mode };
-    delete out.RELM_SANDBOX;
-    delete out.RELM_ALLOW_NET;
-    if (this.proxy) {
-      const url = `http://127.0.0.1:${this.proxy.port}`;
-      for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
-        out[name] = url;
-        out[name.toLowerCase()] = url;
-      }
-      out.NO_PROXY = "";
-      out.no_proxy = "";
-    }
-    return out;
+    const url = this.proxy && `http://127.0.0.1:${this.proxy.port}`;
+    return insideEnv(env, this.settings.mode, url);
   }
 
   /** No pid namespace: the kernel's pids are the host's. */

@@ -75,3 +75,22 @@ export function settingsForMode(
     ...(readable && readable.length > 0 ? { readable } : {}),
   };
 }
+
+/**
+ * `env` as a process inside a sandbox of `mode` sees it: marked as inside, without what would make a relm
+ * started in it nest another sandbox, and with HTTP clients sent to the allow-list's proxy (`proxyUrl`).
+ */
+export function insideEnv(env: NodeJS.ProcessEnv, mode: SandboxMode, proxyUrl?: string): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env, RELM_IN_SANDBOX: mode }; // for the kernel's own messages and `!env`
+  delete out.RELM_SANDBOX;
+  delete out.RELM_ALLOW_NET;
+  if (proxyUrl) {
+    for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"]) {
+      out[name] = proxyUrl;
+      out[name.toLowerCase()] = proxyUrl;
+    }
+    out.NO_PROXY = "";
+    out.no_proxy = "";
+  }
+  return out;
+}

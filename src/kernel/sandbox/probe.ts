@@ -5,7 +5,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { makeDirs } from "../../config/dirs.js";
 import { writePrivateFile } from "../../config/private-file.js";
 import { isExecutable, which } from "../which.js";
 
@@ -60,7 +59,10 @@ export function probeSandbox(env: NodeJS.ProcessEnv): SandboxProbe {
   );
   if (trial.status !== 0) {
     const why = (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim().split("\n")[0];
-    const userns = readUserns();
+    const userns =
+      readOr("/proc/sys/user/max_user_namespaces") === "0"
+        ? "user namespaces are disabled (sysctl user.max_user_namespaces=0)"
+        : undefined;
     return {
       ok: false,
       detail: `${version} cannot make namespaces here (${why})${userns ? `; ${userns}` : ""}`,
@@ -74,16 +76,6 @@ export function probeSandbox(env: NodeJS.ProcessEnv): SandboxProbe {
   };
 }
 
-function readUserns(): string | undefined {
-  try {
-    const max = readFileSync("/proc/sys/user/max_user_namespaces", "utf8").trim();
-    if (max === "0") return "user namespaces are disabled (sysctl user.max_user_namespaces=0)";
-  } catch {
-    // unknown
-  }
-  return undefined;
-}
-
 const CACHE_FILE = "sandbox-probe.json";
 
 /** The kernel settings that decide whether unprivileged user namespaces can be made. */
@@ -94,6 +86,7 @@ const USERNS_SETTINGS = [
   "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 ];
 
+/** A /proc setting's value, "-" where it cannot be read. */
 function readOr(file: string): string {
   try {
     return readFileSync(file, "utf8").trim();
@@ -135,7 +128,6 @@ export function cachedProbe(env: NodeJS.ProcessEnv, cacheDir: string, fresh = fa
   }
   const probe = probeSandbox(env);
   try {
-    makeDirs(cacheDir, 0o700);
     writePrivateFile(file, `${JSON.stringify({ key, probe })}\n`);
   } catch {
     // A read-only home: the trial is made again next time.
