@@ -96,8 +96,6 @@ export interface Refinement {
   diff: string;
   /** Why nothing could be proposed (the model failed or did not answer with edits). */
   error?: string;
-  /** Set when there was nothing to review (no events since the last refinement). */
-  note?: string;
   /** Why the model was not called although there was something to review (`preflight` said so). */
   skipped?: string;
   /** The answer passed the cap relm reads, so only the edits complete before it were considered. */
@@ -385,8 +383,7 @@ export function describeRefinement(ref: Refinement): string {
   const lines: string[] = [];
   const window = `events ${ref.trajectory.from}–${ref.trajectory.to}${ref.trajectory.omitted ? `, ${ref.trajectory.omitted} left out for length` : ""}`;
   lines.push(`refine of session ${ref.session} (${window}) with ${ref.model} → ${ref.scope} scope`);
-  if (ref.note) lines.push(ref.note);
-  else if (ref.skipped) lines.push(`not run: ${ref.skipped}`);
+  if (ref.skipped) lines.push(`not run: ${ref.skipped}`);
   else if (ref.held) lines.push(`nothing to apply: ${ref.held}`);
   else if (ref.error) lines.push(`nothing proposed: ${ref.error}`);
   else if (ref.accepted.length === 0) lines.push("no edits to apply");
