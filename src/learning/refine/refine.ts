@@ -19,7 +19,7 @@ import {
   type Scope,
   scopeLocation,
 } from "../store/index.js";
-import { callRefineModel } from "./refine-call.js";
+import { callRefineModel, type RefineCallOptions } from "./refine-call.js";
 import { requireHypotheses } from "./refine-hypothesis.js";
 import { completeEdits, parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
@@ -30,14 +30,14 @@ import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
 /** The refine model calls of one refinement, in order. */
 type RefineCallKind = "propose" | "relevance";
 
-interface RefineOptions {
+/** What a refinement reviews, and its model calls' options (a call the session's budgets refuse is skipped). */
+interface RefineOptions extends RefineCallOptions {
   /** The journal of the session whose work is reviewed. */
   journalPath: string;
   /** Where the harness is; `sessionDir` is the root session's folder (the session scope). */
   ctx: HarnessContext;
   scope: Scope;
   client: ModelClient;
-  signal?: AbortSignal;
   maxChars?: number;
   /** Review the events after this one (default: after the last applied refinement of the session). */
   after?: number;
@@ -50,15 +50,6 @@ interface RefineOptions {
    * passed the mechanical checks — and a reason returned skips that call (a budget would not cover it).
    */
   preflight?: (request: ModelRequest, call: RefineCallKind) => string | undefined;
-  /**
-   * The budgets of the session the refinement runs in: the call is admitted like every other model call
-   * (answer capped by what is left of --max-tokens, aborted at --max-time); one they refuse is skipped.
-   */
-  budget?: Budget;
-  /** Context-window overrides (config.json contextWindows), for the answer's cap beside the prompt. */
-  windows?: Record<string, number>;
-  /** Books the call's spend before the tokens it held in the budget are given back. */
-  onSpend?: (usage: Usage, cost: number | null, durationMs: number) => void;
   /**
    * Edits without a hypothesis are rejected ("states no hypothesis") before the relevance check, so it
    * is not asked about edits that would be dropped anyway (refine passes; learning passes give a default).

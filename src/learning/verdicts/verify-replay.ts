@@ -35,7 +35,7 @@ export type PrepareReplay = (
   overrides: { config: ResolvedConfig },
 ) => Promise<{ session: Agent }>;
 
-interface ReplayRequest {
+export interface ReplayRequest {
   real: HarnessContext;
   scope: Scope;
   revision: Revision;
