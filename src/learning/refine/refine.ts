@@ -20,7 +20,6 @@ import {
   scopeLocation,
 } from "../store/index.js";
 import { callRefineModel, type RefineCallOptions } from "./refine-call.js";
-import { requireHypotheses } from "./refine-hypothesis.js";
 import { completeEdits, parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
@@ -278,6 +277,24 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   };
   const kept = options.requireHypothesis ? requireHypotheses(checked) : checked;
   return kept.accepted.length === 0 ? kept : checkedForRelevance(kept, quotesOf, trajectory, options);
+}
+
+const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should change ("hypothesis")';
+
+/**
+ * A refine pass's edits must say what they should change, so the work after them can be judged
+ * (docs/harness.md, "Verdicts"): an accepted edit without a hypothesis is moved to the rejected ones.
+ * (Learning passes give a default from their trigger instead: src/learning/learn/learn.ts.)
+ */
+function requireHypotheses(ref: Refinement): Refinement {
+  const missing = ref.accepted.filter((a) => !a.intent.hypothesis && !a.edit.hypothesis);
+  if (missing.length === 0) return ref;
+  const accepted = ref.accepted.filter((a) => !missing.includes(a));
+  const rejected = [
+    ...ref.rejected,
+    ...missing.map((a) => ({ index: a.index, edit: a.intent as unknown, reason: NO_HYPOTHESIS })),
+  ].sort((a, b) => a.index - b.index);
+  return { ...ref, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
 }
 
 /**
