@@ -87,12 +87,15 @@ export interface Judgement {
   summary: string;
 }
 
-export interface VerdictRecord extends VerdictOutcome, Judgement {
+/** What every line of a verdicts.jsonl starts with: its kind, when, and the revision it is about. */
+interface LogLine<T extends string> {
   v: number;
-  type: "verdict";
+  type: T;
   t: string;
   rev: string;
 }
+
+export interface VerdictRecord extends VerdictOutcome, Judgement, LogLine<"verdict"> {}
 
 /** One replay of the recorded task(s) under `relm harness verify`. */
 export interface VerifyRun {
@@ -108,11 +111,7 @@ export interface VerifyRun {
   session: string;
 }
 
-export interface VerifyRecord {
-  v: number;
-  type: "verify";
-  t: string;
-  rev: string;
+export interface VerifyRecord extends LogLine<"verify"> {
   passed: boolean;
   summary: string;
   /** The session the edit was learnt from, whose task(s) were replayed. */
@@ -132,11 +131,7 @@ export interface VerifyRecord {
  * before the first turn, a kernel that did not start): not a check at all. It says nothing about the
  * edit, so `latest(rev, "verify")` never returns it and a promotion treats the edit as not checked yet.
  */
-export interface VerifyErrorRecord {
-  v: number;
-  type: "verify_error";
-  t: string;
-  rev: string;
+export interface VerifyErrorRecord extends LogLine<"verify_error"> {
   /** What could not run, in one line a person can act on. */
   error: string;
   /** The replay that could not run ("without" runs first). */
@@ -145,24 +140,18 @@ export interface VerifyErrorRecord {
   model: string;
 }
 
-interface PromotionRecord {
-  v: number;
-  type: "promotion";
-  t: string;
-  rev: string;
+interface PromotionRecord extends LogLine<"promotion"> {
   entry: string;
   to: Scope;
   /** The revision written in the target scope. */
   revision: string;
 }
 
-/** A person pinned (or released) a lesson on probation: verdicts are recorded, never acted on. */
-interface PinRecord {
-  v: number;
-  type: "pin";
-  t: string;
-  /** The revision that last changed the entry when it was pinned. */
-  rev: string;
+/**
+ * A person pinned (or released) a lesson on probation: verdicts are recorded, never acted on. `rev` is the
+ * revision that last changed the entry when it was pinned.
+ */
+interface PinRecord extends LogLine<"pin"> {
   entry: string;
   pinned: boolean;
 }
