@@ -145,19 +145,15 @@ export class HarnessStore {
   }
 
   /** A revision by id or unique prefix. */
-  find(query: string): { revision: Revision; index: number } {
+  find(query: string): { revision: Revision } {
     const revisions = this.revisions();
-    const exact = revisions.findIndex((r) => r.rev === query);
-    if (exact >= 0) return { revision: revisions[exact] as Revision, index: exact };
-    const matches = revisions.flatMap((r, i) => (r.rev.startsWith(query) ? [i] : []));
-    if (matches.length === 1) {
-      const index = matches[0] as number;
-      return { revision: revisions[index] as Revision, index };
-    }
+    const exact = revisions.find((r) => r.rev === query);
+    const matches = exact ? [exact] : revisions.filter((r) => r.rev.startsWith(query));
+    if (matches.length === 1) return { revision: matches[0] as Revision };
     if (matches.length === 0)
       throw new RevisionNotFoundError(`no revision "${query}" in the ${this.scope} scope`);
     throw new RevisionNotFoundError(
-      `revision prefix "${query}" is ambiguous in the ${this.scope} scope: ${matches.map((i) => revisions[i]?.rev).join(", ")}`,
+      `revision prefix "${query}" is ambiguous in the ${this.scope} scope: ${matches.map((r) => r.rev).join(", ")}`,
     );
   }
 
