@@ -4,7 +4,6 @@ import {
   existsSync,
   fchmodSync,
   openSync,
-  readFileSync,
   truncateSync,
   writeSync,
 } from "node:fs";
@@ -13,7 +12,7 @@ import { UserError } from "../../config/errors.js";
 import { intentToEdit } from "./edits.js";
 import { limitViolation } from "./limits.js";
 import { withLock } from "./lock.js";
-import { type LogProblem, noteLogProblems, readLog } from "./log-read.js";
+import { type LogProblem, noteLogProblems, readJsonLines, readLog } from "./log-read.js";
 import { ensureDir, HarnessScopeError, writeFile } from "./paths.js";
 import { syncSkillFolders } from "./skill-files.js";
 import {
@@ -260,14 +259,9 @@ export class HarnessStore {
 
   useCounts(): Map<string, number> {
     const counts = new Map<string, number>();
-    if (!existsSync(this.usesPath)) return counts;
-    for (const line of readFileSync(this.usesPath, "utf8").split("\n")) {
-      try {
-        const key = (JSON.parse(line) as { key?: unknown }).key;
-        if (typeof key === "string") counts.set(key, (counts.get(key) ?? 0) + 1);
-      } catch {
-        // A torn or empty line only loses one count.
-      }
+    for (const line of readJsonLines(this.usesPath)) {
+      const key = (line as { key?: unknown } | null)?.key;
+      if (typeof key === "string") counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     return counts;
   }

@@ -3,9 +3,10 @@
 // Append-only, one record per line; nothing here changes the harness itself (reverts and promotions are
 // revisions of their own).
 
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { withLock } from "./lock.js";
+import { readJsonLines } from "./log-read.js";
 import { ensureDir, projectHash } from "./paths.js";
 import type { Scope, ScopeLocation } from "./types.js";
 
@@ -180,18 +181,9 @@ export class VerdictLog {
   }
 
   records(): VerdictLogRecord[] {
-    if (!existsSync(this.path)) return [];
-    const out: VerdictLogRecord[] = [];
-    for (const line of readFileSync(this.path, "utf8").split("\n")) {
-      if (line.trim() === "") continue;
-      try {
-        const record = JSON.parse(line) as VerdictLogRecord;
-        if (typeof record.rev === "string" && typeof record.type === "string") out.push(record);
-      } catch {
-        // A torn last line (a crash mid-write) loses only that record.
-      }
-    }
-    return out;
+    return (readJsonLines(this.path) as (Partial<VerdictLogRecord> | null)[]).filter(
+      (r): r is VerdictLogRecord => typeof r?.rev === "string" && typeof r.type === "string",
+    );
   }
 
   /** Entries pinned now (the newest pin record of each says so). */
