@@ -34,7 +34,7 @@ function end(agent: Agent, outcome: AutonomousOutcome, report: string): Autonomo
 }
 
 /** How the journal's `autonomy_end` names each way a run ends. */
-const END_WORDS: Record<AutonomousOutcome["status"], JournalBodyOf<"autonomy_end">["outcome"]> = {
+export const END_WORDS: Record<AutonomousOutcome["status"], JournalBodyOf<"autonomy_end">["outcome"]> = {
   done: "done",
   budget: "budget exhausted",
   gates_failing: "gates still failing",

@@ -81,15 +81,9 @@ export function scopesToSearch(flags: ScopeFlags, ctx: HarnessContext): ScopeToS
  */
 export function locateRevision(flags: ScopeFlags, ctx: HarnessContext, query: string): FoundRevision {
   const scopes = scopesToSearch(flags, ctx);
-  const exact: FoundRevision[] = [];
-  const prefixed: FoundRevision[] = [];
-  for (const scope of scopes) {
-    for (const revision of scope.store.revisions()) {
-      if (revision.rev === query) exact.push({ ...scope, revision });
-      else if (revision.rev.startsWith(query)) prefixed.push({ ...scope, revision });
-    }
-  }
-  const matches = exact.length > 0 ? exact : prefixed;
+  const all = scopes.flatMap((scope) => scope.store.revisions().map((revision) => ({ ...scope, revision })));
+  const exact = all.filter((m) => m.revision.rev === query);
+  const matches = exact.length > 0 ? exact : all.filter((m) => m.revision.rev.startsWith(query));
   if (matches.length === 1) return matches[0] as FoundRevision;
   if (matches.length > 1) {
     const listed = matches.map((m) => `${m.revision.rev} (${m.where})`).join(", ");

@@ -95,6 +95,7 @@ export function rmCommand(
       `${formatEdits(revision?.edits ?? [])}\nremoved from the ${entry.scope} scope as revision ${revision?.rev}` +
         ` (relm harness revert ${revision?.rev} brings it back)\n`,
     );
+    return EXIT.done;
   });
 }
 
@@ -109,6 +110,7 @@ export function listCommand(flags: ScopeFlags & { json?: boolean }, io: HarnessI
         );
     }
     if (!flags.json && entries.length === 0) io.stdout.write("no harness entries\n");
+    return EXIT.done;
   });
 }
 
@@ -130,6 +132,7 @@ export function logCommand(
       io.stdout.write(`${where} (${store.logPath}): ${revisions.length} revision(s)\n`);
       for (const r of revisions) io.stdout.write(`  ${revisionSummary(r)}\n`);
     }
+    return EXIT.done;
   });
 }
 
@@ -175,6 +178,7 @@ export function showCommand(
         `scope:    ${store.scope}${session ? ` (session ${session})` : ""}\n${formatRevision(revision)}\n`,
       );
     else io.stdout.write(`in the ${where}\n${revisionSummary(revision)}\n${formatEdits(revision.edits)}\n`);
+    return EXIT.done;
   });
 }
 
@@ -189,6 +193,7 @@ export function revertCommand(
     io.stdout.write(
       `${formatEdits(undo.edits)}\nreverted ${revision.rev} in the ${where} as revision ${undo.rev}\n`,
     );
+    return EXIT.done;
   });
 }
 
@@ -209,6 +214,7 @@ export function exportCommand(
       io.stderr.write(
         `exported ${plain.length} entr${plain.length === 1 ? "y" : "ies"} to ${flags.output}\n`,
       );
+    return EXIT.done;
   });
 }
 

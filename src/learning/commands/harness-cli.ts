@@ -1,4 +1,3 @@
-import { EXIT } from "../../cli/exit-codes.js";
 import { relmHomeFrom } from "../../config/config.js";
 import { isUserError, UsageError, UserError, userExitCode } from "../../config/errors.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
@@ -64,16 +63,13 @@ export class HarnessCliError extends UserError {
   override name = "HarnessCliError";
 }
 
-// biome-ignore lint/suspicious/noConfusingVoidType: a command that returns no exit code exits 0 (EXIT.done)
-type Exit = number | void;
-
 /**
  * Runs a command; the harness's own errors become a message and exit code 1 (2 for bad usage). Damaged
  * lines of the logs it read, which it left out, are warned about once per file on stderr.
  */
-export async function guarded(io: HarnessIo, work: () => Promise<Exit> | Exit): Promise<number> {
+export async function guarded(io: HarnessIo, work: () => Promise<number> | number): Promise<number> {
   try {
-    return (await work()) ?? EXIT.done;
+    return await work();
   } catch (error) {
     if (isUserError(error)) {
       io.stderr.write(`relm: ${error.message}\n`);
@@ -85,11 +81,11 @@ export async function guarded(io: HarnessIo, work: () => Promise<Exit> | Exit): 
   }
 }
 
-/** A command run by guarded() in the harness context its flags name; it exits 0 unless it says otherwise. */
+/** A command run by guarded() in the harness context its flags name. */
 export function inHarness(
   flags: ScopeFlags,
   io: HarnessIo,
-  work: (ctx: HarnessContext) => Promise<Exit> | Exit,
+  work: (ctx: HarnessContext) => Promise<number> | number,
 ): Promise<number> {
   return guarded(io, () => work(harnessContext(flags, io)));
 }

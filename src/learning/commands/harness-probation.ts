@@ -88,6 +88,7 @@ export function promoteFromProbation(query: string, to: "project" | "user", io: 
       `${formatEdits(result.written.edits)}\npromoted ${entry.id} from probation to the ${to} scope as revision ${result.written.rev}\n` +
         `verdict so far: ${soFar}\n`,
     );
+    return EXIT.done;
   });
 }
 
@@ -106,6 +107,7 @@ export function rejectCommand(query: string, flags: { reason?: string }, io: Har
       `${formatEdits(revision?.edits ?? [])}\nrejected ${entry.id}: off probation as revision ${revision?.rev}; ` +
         `new sessions no longer start with it (\`relm harness revert ${revision?.rev}\` brings it back)\n`,
     );
+    return EXIT.done;
   });
 }
 
@@ -133,5 +135,6 @@ export function pinCommand(query: string, flags: { off?: boolean }, io: HarnessI
             `(\`relm harness pin ${entry.id} --off\` releases it)\n`
         : `released ${entry.id}: verdicts act on it again\n`,
     );
+    return EXIT.done;
   });
 }

@@ -172,6 +172,7 @@ export function statsCommand(
       for (const h of v.hypotheses) io.stdout.write(`    hypothesis: ${h}\n`);
     }
     if (flags.dryRun) io.stdout.write("dry run: no verdict recorded, nothing reverted\n");
+    return EXIT.done;
   });
 }
 

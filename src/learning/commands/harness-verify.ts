@@ -11,6 +11,7 @@ import { prepareSession } from "../../cli/setup.js";
 import { table } from "../../cli/table.js";
 import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
+import type { SessionSpec } from "../../config/options.js";
 import { JOURNAL_FILE, resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
 import type { VerifyRun } from "../store/index.js";
 import { runReplayCheck, VERIFY_DEFAULTS } from "../verdicts/verify-check.js";
@@ -18,14 +19,11 @@ import { provenanceOf, replayPlan } from "../verdicts/verify-plan.js";
 import { locateRevision } from "./find-revision.js";
 import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 
-interface VerifyFlags extends ScopeFlags {
+interface VerifyFlags
+  extends ScopeFlags,
+    Pick<SessionSpec, "model" | "maxTurns" | "maxTokens" | "maxCost" | "maxTime"> {
   from?: string;
   gate?: string[];
-  model?: string;
-  maxTurns?: string;
-  maxTokens?: string;
-  maxCost?: string;
-  maxTime?: string;
   keep?: boolean;
   json?: boolean;
 }

@@ -6,22 +6,18 @@ import { EXIT } from "../../cli/exit-codes.js";
 import { limitsOf } from "../../cli/host-args.js";
 import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
+import type { SessionSpec } from "../../config/options.js";
 import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
 import { applyRefinement, describeRefinement, proposeRefinement, type Refinement } from "../refine/refine.js";
 import { type HarnessContext, revisionSummary, type Scope } from "../store/index.js";
 import { guarded, type HarnessIo, harnessContext } from "./harness-cli.js";
 
-interface RefineFlags {
+/** The refine model's endpoint and its call's own budgets, as on `relm run` (a call they cannot cover is not made). */
+interface RefineFlags
+  extends Pick<SessionSpec, "provider" | "baseUrl" | "model" | "maxTokens" | "maxTime" | "maxCost"> {
   dryRun?: boolean;
   apply?: boolean;
   scope?: Scope;
-  provider?: string;
-  baseUrl?: string;
-  model?: string;
-  /** The refine call's own budgets, as on `relm run` (a call they cannot cover is not made). */
-  maxTokens?: string;
-  maxTime?: string;
-  maxCost?: string;
 }
 
 /** Applies the refinement and says what happened; returns the exit code. */

@@ -43,8 +43,6 @@ interface Promoted {
   already?: AlreadyPromoted;
   /** Why nothing was written (the target's checks: a duplicate, a full scope, a locked project). */
   refused?: string;
-  /** The probation revision that took the entries off probation. */
-  removed?: Revision;
 }
 
 /**
@@ -77,8 +75,8 @@ function alreadyPromoted(
   const ids = entries.map((e) => e.id);
   const already = alreadyIn(target, ids);
   if (!already) return undefined;
-  const removed = offProbation(ctx, new Set(ids), already.revision, to, author);
-  return { already, ...(removed ? { removed } : {}) };
+  offProbation(ctx, new Set(ids), already.revision, to, author);
+  return { already };
 }
 
 /** Copies the entries to `to` as one revision and records the promotion; takes them off probation. */
@@ -145,7 +143,8 @@ export function promoteEntries(request: PromoteRequest): Promoted {
       revision: written.rev,
     });
   }
-  return { written, removed: offProbation(ctx, ids, written.rev, to, request.author) };
+  offProbation(ctx, ids, written.rev, to, request.author);
+  return { written };
 }
 
 /**
@@ -158,21 +157,20 @@ function offProbation(
   written: string,
   to: string,
   author: string,
-): Revision | undefined {
+): void {
   const probation = new HarnessStore(scopeLocation("probation", ctx));
   const present = [...ids].filter((id) => probation.state().has(id));
-  if (present.length === 0) return undefined;
+  if (present.length === 0) return;
   try {
-    return probation.commit({
+    probation.commit({
       intents: present.map((id) => ({ op: "remove", id, reason: `promoted to the ${to} scope` })),
       // Against the state just read: an entry removed meanwhile (the other promotion) refuses the write.
       parent: probation.head(),
       author,
       reason: `promoted to the ${to} scope as revision ${written}`,
       evidence: null,
-    }).revision;
+    });
   } catch (err) {
-    if (err instanceof HarnessConflictError) return undefined;
-    throw err;
+    if (!(err instanceof HarnessConflictError)) throw err;
   }
 }

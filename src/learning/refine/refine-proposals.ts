@@ -1,6 +1,6 @@
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureDir } from "../store/index.js";
+import { ensureDir, readJsonLines } from "../store/index.js";
 
 /** An edit the agent suggested from Python (harness.propose) for the next refinement to consider. */
 export interface Proposal {
@@ -20,16 +20,7 @@ export function recordProposal(harnessDir: string, proposal: Proposal): void {
 }
 
 export function readProposals(harnessDir: string, agent: string, afterEvent: number): Proposal[] {
-  const path = join(harnessDir, FILE);
-  if (!existsSync(path)) return [];
-  const out: Proposal[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    try {
-      const p = JSON.parse(line) as Proposal;
-      if (p.agent === agent && p.event > afterEvent) out.push(p);
-    } catch {
-      // a torn last line
-    }
-  }
-  return out;
+  return (readJsonLines(join(harnessDir, FILE)) as (Proposal | null)[]).filter(
+    (p): p is Proposal => p?.agent === agent && p.event > afterEvent,
+  );
 }

@@ -19,8 +19,7 @@ import {
   type Scope,
   scopeLocation,
 } from "../store/index.js";
-import { callRefineModel } from "./refine-call.js";
-import { requireHypotheses } from "./refine-hypothesis.js";
+import { callRefineModel, type RefineCallOptions } from "./refine-call.js";
 import { completeEdits, parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
@@ -30,14 +29,14 @@ import { collectTrajectory, type Trajectory } from "./refine-trajectory.js";
 /** The refine model calls of one refinement, in order. */
 type RefineCallKind = "propose" | "relevance";
 
-interface RefineOptions {
+/** What a refinement reviews, and its model calls' options (a call the session's budgets refuse is skipped). */
+interface RefineOptions extends RefineCallOptions {
   /** The journal of the session whose work is reviewed. */
   journalPath: string;
   /** Where the harness is; `sessionDir` is the root session's folder (the session scope). */
   ctx: HarnessContext;
   scope: Scope;
   client: ModelClient;
-  signal?: AbortSignal;
   maxChars?: number;
   /** Review the events after this one (default: after the last applied refinement of the session). */
   after?: number;
@@ -50,15 +49,6 @@ interface RefineOptions {
    * passed the mechanical checks — and a reason returned skips that call (a budget would not cover it).
    */
   preflight?: (request: ModelRequest, call: RefineCallKind) => string | undefined;
-  /**
-   * The budgets of the session the refinement runs in: the call is admitted like every other model call
-   * (answer capped by what is left of --max-tokens, aborted at --max-time); one they refuse is skipped.
-   */
-  budget?: Budget;
-  /** Context-window overrides (config.json contextWindows), for the answer's cap beside the prompt. */
-  windows?: Record<string, number>;
-  /** Books the call's spend before the tokens it held in the budget are given back. */
-  onSpend?: (usage: Usage, cost: number | null, durationMs: number) => void;
   /**
    * Edits without a hypothesis are rejected ("states no hypothesis") before the relevance check, so it
    * is not asked about edits that would be dropped anyway (refine passes; learning passes give a default).
@@ -96,8 +86,6 @@ export interface Refinement {
   diff: string;
   /** Why nothing could be proposed (the model failed or did not answer with edits). */
   error?: string;
-  /** Set when there was nothing to review (no events since the last refinement). */
-  note?: string;
   /** Why the model was not called although there was something to review (`preflight` said so). */
   skipped?: string;
   /** The answer passed the cap relm reads, so only the edits complete before it were considered. */
@@ -291,6 +279,24 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   return kept.accepted.length === 0 ? kept : checkedForRelevance(kept, quotesOf, trajectory, options);
 }
 
+const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should change ("hypothesis")';
+
+/**
+ * A refine pass's edits must say what they should change, so the work after them can be judged
+ * (docs/harness.md, "Verdicts"): an accepted edit without a hypothesis is moved to the rejected ones.
+ * (Learning passes give a default from their trigger instead: src/learning/learn/learn.ts.)
+ */
+function requireHypotheses(ref: Refinement): Refinement {
+  const missing = ref.accepted.filter((a) => !a.intent.hypothesis && !a.edit.hypothesis);
+  if (missing.length === 0) return ref;
+  const accepted = ref.accepted.filter((a) => !missing.includes(a));
+  const rejected = [
+    ...ref.rejected,
+    ...missing.map((a) => ({ index: a.index, edit: a.intent as unknown, reason: NO_HYPOTHESIS })),
+  ].sort((a, b) => a.index - b.index);
+  return { ...ref, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
+}
+
 /**
  * The relevance check of the edits that passed the mechanical checks: those whose quotes the refine
  * model says do not support them are rejected with its reason. When the check cannot be made, nothing
@@ -385,8 +391,7 @@ export function describeRefinement(ref: Refinement): string {
   const lines: string[] = [];
   const window = `events ${ref.trajectory.from}–${ref.trajectory.to}${ref.trajectory.omitted ? `, ${ref.trajectory.omitted} left out for length` : ""}`;
   lines.push(`refine of session ${ref.session} (${window}) with ${ref.model} → ${ref.scope} scope`);
-  if (ref.note) lines.push(ref.note);
-  else if (ref.skipped) lines.push(`not run: ${ref.skipped}`);
+  if (ref.skipped) lines.push(`not run: ${ref.skipped}`);
   else if (ref.held) lines.push(`nothing to apply: ${ref.held}`);
   else if (ref.error) lines.push(`nothing proposed: ${ref.error}`);
   else if (ref.accepted.length === 0) lines.push("no edits to apply");

@@ -13,8 +13,6 @@ import {
   type Returns,
 } from "./mine-python.js";
 
-type SkillParameter = PackagedParameter;
-
 interface SmokeArgument {
   name: string;
   /** The recorded value, as written (Python source). */
@@ -49,7 +47,7 @@ export interface SkillCandidate {
   /** Module and function name. */
   name: string;
   description: string;
-  parameters: SkillParameter[];
+  parameters: PackagedParameter[];
   /** The package's __init__.py. */
   code: string;
   /** The def alone, for showing. */

@@ -3,7 +3,7 @@ export { copyOf, intentToEdit } from "./edits.js";
 export { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
 export { type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
 export { harnessLogHealth } from "./log-health.js";
-export { takeLogWarnings } from "./log-read.js";
+export { readJsonLines, takeLogWarnings } from "./log-read.js";
 export {
   ensureDir,
   lockProjectScope,

@@ -78,6 +78,21 @@ function readLine(parsed: unknown, n: number, path: string, revisions: Revision[
   for (const bad of checked.badEdits) problems.push({ line: n, reason: bad });
 }
 
+/** The values of a JSON-lines file (uses, verdicts, proposals), in order; blank and torn lines are skipped. */
+export function readJsonLines(path: string): unknown[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .flatMap((line) => {
+      if (line.trim() === "") return [];
+      try {
+        return [JSON.parse(line) as unknown];
+      } catch {
+        return []; // a crash mid-append loses only that line
+      }
+    });
+}
+
 /** One warning for a file's problems: where, what, and how to fix it. */
 export function describeLogProblems(path: string, problems: readonly LogProblem[]): string {
   const lines = [...new Set(problems.map((p) => p.line))];

@@ -4,7 +4,6 @@ import {
   existsSync,
   fchmodSync,
   openSync,
-  readFileSync,
   truncateSync,
   writeSync,
 } from "node:fs";
@@ -13,7 +12,7 @@ import { UserError } from "../../config/errors.js";
 import { intentToEdit } from "./edits.js";
 import { limitViolation } from "./limits.js";
 import { withLock } from "./lock.js";
-import { type LogProblem, noteLogProblems, readLog } from "./log-read.js";
+import { type LogProblem, noteLogProblems, readJsonLines, readLog } from "./log-read.js";
 import { ensureDir, HarnessScopeError, writeFile } from "./paths.js";
 import { syncSkillFolders } from "./skill-files.js";
 import {
@@ -145,19 +144,15 @@ export class HarnessStore {
   }
 
   /** A revision by id or unique prefix. */
-  find(query: string): { revision: Revision; index: number } {
+  find(query: string): { revision: Revision } {
     const revisions = this.revisions();
-    const exact = revisions.findIndex((r) => r.rev === query);
-    if (exact >= 0) return { revision: revisions[exact] as Revision, index: exact };
-    const matches = revisions.flatMap((r, i) => (r.rev.startsWith(query) ? [i] : []));
-    if (matches.length === 1) {
-      const index = matches[0] as number;
-      return { revision: revisions[index] as Revision, index };
-    }
+    const exact = revisions.find((r) => r.rev === query);
+    const matches = exact ? [exact] : revisions.filter((r) => r.rev.startsWith(query));
+    if (matches.length === 1) return { revision: matches[0] as Revision };
     if (matches.length === 0)
       throw new RevisionNotFoundError(`no revision "${query}" in the ${this.scope} scope`);
     throw new RevisionNotFoundError(
-      `revision prefix "${query}" is ambiguous in the ${this.scope} scope: ${matches.map((i) => revisions[i]?.rev).join(", ")}`,
+      `revision prefix "${query}" is ambiguous in the ${this.scope} scope: ${matches.map((r) => r.rev).join(", ")}`,
     );
   }
 
@@ -264,14 +259,9 @@ export class HarnessStore {
 
   useCounts(): Map<string, number> {
     const counts = new Map<string, number>();
-    if (!existsSync(this.usesPath)) return counts;
-    for (const line of readFileSync(this.usesPath, "utf8").split("\n")) {
-      try {
-        const key = (JSON.parse(line) as { key?: unknown }).key;
-        if (typeof key === "string") counts.set(key, (counts.get(key) ?? 0) + 1);
-      } catch {
-        // A torn or empty line only loses one count.
-      }
+    for (const line of readJsonLines(this.usesPath)) {
+      const key = (line as { key?: unknown } | null)?.key;
+      if (typeof key === "string") counts.set(key, (counts.get(key) ?? 0) + 1);
     }
     return counts;
   }

@@ -22,8 +22,6 @@ interface CheckContext {
   /** Refine edits must cite events; hand edits need not. */
   requireEvidence: boolean;
   source: "refine" | "user";
-  /** Refuse an edit that does not say what it should change (a refine pass's edits must). */
-  requireHypothesis?: boolean;
   /** How to make room in the scope, for the message refusing an edit that does not fit (limits.ts roomHint). */
   room?: string;
 }
@@ -100,9 +98,6 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
   if (typeof evidence === "string") return { ok: false, reason: evidence };
   const reason = str(r.reason);
   const hypothesis = hypothesisOf(r.hypothesis);
-  if (ctx.requireHypothesis && !hypothesis) {
-    return { ok: false, reason: 'states no hypothesis: say what the edit should change ("hypothesis")' };
-  }
   const said = hypothesis ? { hypothesis } : {};
   if (op === "add") {
     if (!kindText || !(KINDS as readonly string[]).includes(kindText)) {

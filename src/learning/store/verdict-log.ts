@@ -3,9 +3,10 @@
 // Append-only, one record per line; nothing here changes the harness itself (reverts and promotions are
 // revisions of their own).
 
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { withLock } from "./lock.js";
+import { readJsonLines } from "./log-read.js";
 import { ensureDir, projectHash } from "./paths.js";
 import type { Scope, ScopeLocation } from "./types.js";
 
@@ -87,12 +88,15 @@ export interface Judgement {
   summary: string;
 }
 
-export interface VerdictRecord extends VerdictOutcome, Judgement {
+/** What every line of a verdicts.jsonl starts with: its kind, when, and the revision it is about. */
+interface LogLine<T extends string> {
   v: number;
-  type: "verdict";
+  type: T;
   t: string;
   rev: string;
 }
+
+export interface VerdictRecord extends VerdictOutcome, Judgement, LogLine<"verdict"> {}
 
 /** One replay of the recorded task(s) under `relm harness verify`. */
 export interface VerifyRun {
@@ -108,11 +112,7 @@ export interface VerifyRun {
   session: string;
 }
 
-export interface VerifyRecord {
-  v: number;
-  type: "verify";
-  t: string;
-  rev: string;
+export interface VerifyRecord extends LogLine<"verify"> {
   passed: boolean;
   summary: string;
   /** The session the edit was learnt from, whose task(s) were replayed. */
@@ -132,11 +132,7 @@ export interface VerifyRecord {
  * before the first turn, a kernel that did not start): not a check at all. It says nothing about the
  * edit, so `latest(rev, "verify")` never returns it and a promotion treats the edit as not checked yet.
  */
-export interface VerifyErrorRecord {
-  v: number;
-  type: "verify_error";
-  t: string;
-  rev: string;
+export interface VerifyErrorRecord extends LogLine<"verify_error"> {
   /** What could not run, in one line a person can act on. */
   error: string;
   /** The replay that could not run ("without" runs first). */
@@ -145,24 +141,18 @@ export interface VerifyErrorRecord {
   model: string;
 }
 
-interface PromotionRecord {
-  v: number;
-  type: "promotion";
-  t: string;
-  rev: string;
+interface PromotionRecord extends LogLine<"promotion"> {
   entry: string;
   to: Scope;
   /** The revision written in the target scope. */
   revision: string;
 }
 
-/** A person pinned (or released) a lesson on probation: verdicts are recorded, never acted on. */
-interface PinRecord {
-  v: number;
-  type: "pin";
-  t: string;
-  /** The revision that last changed the entry when it was pinned. */
-  rev: string;
+/**
+ * A person pinned (or released) a lesson on probation: verdicts are recorded, never acted on. `rev` is the
+ * revision that last changed the entry when it was pinned.
+ */
+interface PinRecord extends LogLine<"pin"> {
   entry: string;
   pinned: boolean;
 }
@@ -191,18 +181,9 @@ export class VerdictLog {
   }
 
   records(): VerdictLogRecord[] {
-    if (!existsSync(this.path)) return [];
-    const out: VerdictLogRecord[] = [];
-    for (const line of readFileSync(this.path, "utf8").split("\n")) {
-      if (line.trim() === "") continue;
-      try {
-        const record = JSON.parse(line) as VerdictLogRecord;
-        if (typeof record.rev === "string" && typeof record.type === "string") out.push(record);
-      } catch {
-        // A torn last line (a crash mid-write) loses only that record.
-      }
-    }
-    return out;
+    return (readJsonLines(this.path) as (Partial<VerdictLogRecord> | null)[]).filter(
+      (r): r is VerdictLogRecord => typeof r?.rev === "string" && typeof r.type === "string",
+    );
   }
 
   /** Entries pinned now (the newest pin record of each says so). */

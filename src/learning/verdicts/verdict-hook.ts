@@ -2,22 +2,15 @@
 // ends, and when the session ends. Each new verdict is journaled in the session that reached it; a
 // regression it reverts takes effect in this session at its next compaction (like any harness change).
 
-import type { JournalBody } from "../../session/types.js";
+import type { HookedRoot } from "../../agent/hooks.js";
 import { rootContext } from "../store/index.js";
 import { type Evaluated, evaluateVerdicts } from "./verdicts.js";
-
-interface JudgingSession {
-  readonly dir: string;
-  readonly cwd: string;
-  readonly home: string;
-  record(body: JournalBody): unknown;
-}
 
 /**
  * Judges the harness edits this session can see and returns what was judged; never fails the session
  * (a verdict can wait).
  */
-export function judgeEdits(session: JudgingSession): Evaluated[] {
+export function judgeEdits(session: Pick<HookedRoot, "dir" | "cwd" | "home" | "record">): Evaluated[] {
   let results: Evaluated[];
   try {
     results = evaluateVerdicts(rootContext(session), { apply: true });

@@ -9,33 +9,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BudgetLimits } from "../../agent/budget/budget.js";
-import type { ResolvedConfig } from "../../config/config.js";
 import { numberOf } from "../../config/options.js";
 import {
-  type HarnessContext,
   type HarnessStore,
-  type Revision,
   VERDICT_LOG_VERSION,
   VerdictLog,
   type VerifyErrorRecord,
   type VerifyRecord,
   type VerifyRun,
 } from "../store/index.js";
-import type { ReplayPlan } from "./verify-plan.js";
-import { type PrepareReplay, type ReplayLimits, type ReplayResult, replayOnce } from "./verify-replay.js";
+import { type ReplayLimits, type ReplayRequest, type ReplayResult, replayOnce } from "./verify-replay.js";
 
-interface CheckRequest {
-  real: HarnessContext;
+/** A replay's request, with the store of the revision's scope in place of the scope. */
+interface CheckRequest extends Omit<ReplayRequest, "scope"> {
   store: HarnessStore;
-  revision: Revision;
-  plan: ReplayPlan;
-  gates: string[];
-  model: string;
-  config: ResolvedConfig;
-  limits: ReplayLimits;
-  env: NodeJS.ProcessEnv;
-  prepare: PrepareReplay;
-  signal?: AbortSignal;
   /** Keep the scratch folders (their path is `root` of the result). */
   keep?: boolean;
   /** Told before each replay starts. */

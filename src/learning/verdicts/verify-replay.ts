@@ -9,7 +9,7 @@ import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Agent } from "../../agent/core/agent.js";
 import type { EventSink } from "../../agent/core/events.js";
-import { type AutonomousOutcome, runAutonomously } from "../../agent/gates/autonomy.js";
+import { type AutonomousOutcome, END_WORDS, runAutonomously } from "../../agent/gates/autonomy.js";
 import type { ResolvedConfig } from "../../config/config.js";
 import { makeDirs } from "../../config/dirs.js";
 import type { SessionSpec } from "../../config/options.js";
@@ -35,7 +35,7 @@ export type PrepareReplay = (
   overrides: { config: ResolvedConfig },
 ) => Promise<{ session: Agent }>;
 
-interface ReplayRequest {
+export interface ReplayRequest {
   real: HarnessContext;
   scope: Scope;
   revision: Revision;
@@ -93,21 +93,11 @@ async function scratchWorkspace(request: ReplayRequest, dest: string): Promise<R
   return { source: "copy" };
 }
 
+/** The journal's word for how a run ended (autonomy_end's), with the budget or error it names. */
 function outcomeWord(outcome: AutonomousOutcome): string {
-  switch (outcome.status) {
-    case "done":
-      return "done";
-    case "budget":
-      return `budget exhausted (${outcome.stop.budget})`;
-    case "gates_failing":
-      return "gates still failing";
-    case "stalled":
-      return "stalled";
-    case "interrupted":
-      return "interrupted";
-    default:
-      return `error: ${outcome.message}`;
-  }
+  if (outcome.status === "budget") return `budget exhausted (${outcome.stop.budget})`;
+  if (outcome.status === "error") return `error: ${outcome.message}`;
+  return END_WORDS[outcome.status];
 }
 
 /**

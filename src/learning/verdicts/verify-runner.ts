@@ -7,10 +7,10 @@
 
 import { join } from "node:path";
 import type { Budget } from "../../agent/budget/budget.js";
+import type { HookedRoot } from "../../agent/hooks.js";
 import type { ResolvedConfig } from "../../config/config.js";
 import { formatDuration } from "../../config/duration.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../../session/index.js";
-import type { JournalBody } from "../../session/types.js";
 import { openStores, type Revision, rootContext, type Scope, VerdictLog } from "../store/index.js";
 import { readTrace } from "./verdict-journal.js";
 import type { Evaluated } from "./verdicts.js";
@@ -19,13 +19,7 @@ import { provenanceOf, type ReplayPlan, replayPlan } from "./verify-plan.js";
 import { addSpendTo, noSpend, type PrepareReplay, type ReplayLimits } from "./verify-replay.js";
 
 /** What the runner needs of the session it runs in. */
-interface VerifyHost {
-  readonly dir: string;
-  readonly cwd: string;
-  readonly home: string;
-  readonly budget: Budget;
-  record(body: JournalBody): unknown;
-}
+type VerifyHost = Pick<HookedRoot, "dir" | "cwd" | "home" | "budget" | "record">;
 
 /** How the composition root (cli/setup.ts) lets learning run replays: it alone can start sessions. */
 export interface BackgroundVerifySettings {
