@@ -1,7 +1,7 @@
 import { costWord } from "../commands/format.js";
 import { formatDuration } from "../config/duration.js";
 
-export { ago, costWord } from "../commands/format.js";
+export { ago, costWord, formatTokens } from "../commands/format.js";
 
 /** A turn's spend in one line, as the status line words it ("unpriced" when prices are unknown). */
 export function spendLine(spent: {
