@@ -84,6 +84,24 @@ export function useAction(): {
   return { busy, said, run };
 }
 
+/**
+ * What `ask` answers, asked again whenever `deps` change (an answer to an earlier ask, or a failed ask,
+ * changes nothing), and a setter for a newer value the page got by other means.
+ */
+export function useAsked<T>(ask: () => Promise<T>, deps: unknown[]): [T | undefined, (value: T) => void] {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  useEffect(() => {
+    let current = true;
+    ask()
+      .then((v) => current && setValue(v))
+      .catch(() => {});
+    return () => {
+      current = false;
+    };
+  }, deps);
+  return [value, setValue];
+}
+
 /** The session's goal and autonomous mode (src/webui/actions.ts); null when no host serves it. */
 export interface Steering {
   goal: string | null;
