@@ -148,11 +148,7 @@ export class App implements AppControl {
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
         mode: this.mode,
-        modeWarning: this.figures.info
-          ? this.figures.info.modeWarning
-          : this.pending.mode
-            ? undefined
-            : options.startMode.warning,
+        modeWarning: this.figures.info ? this.figures.info.modeWarning : this.startWarning,
       }),
       this.theme,
     );
