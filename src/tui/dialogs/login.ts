@@ -13,6 +13,7 @@ import type { AppControl } from "../app-api.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
 import {
   reachedBy,
+  type SubscriptionLoginResult,
   subscriptionItems,
   subscriptionLoginFlow,
   subscriptionOf,
@@ -51,11 +52,8 @@ function presetEndpoint(p: ProviderPreset): Endpoint {
   };
 }
 
-type LoginResult =
-  /** `tested`: what the one-token test request found, to say with the save (absent: no test made). */
-  | { status: "saved"; path: string; config: ConfigFile; tested?: string }
-  | { status: "cancelled" }
-  | { status: "interrupted" };
+/** As a subscription's sign-in ends (saved, with what its test request found, or interrupted), or cancelled. */
+type LoginResult = Exclude<SubscriptionLoginResult, { status: "back" }> | { status: "cancelled" };
 
 function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
   // OLLAMA_HOST read as the preset reads it; unset, Ollama's own default address.
@@ -331,7 +329,7 @@ async function chooseModel(
 export function sayLoginSaved(app: AppControl, result: LoginResult & { status: "saved" }): void {
   app.reloadConfigured();
   app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
-  if (result.tested) app.note(app.theme.dim(`  ${result.tested}`));
+  app.note(app.theme.dim(`  ${result.tested}`));
 }
 
 /** /login inside a session: the flow, then what changed for this session and the next ones. */
