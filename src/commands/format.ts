@@ -9,6 +9,13 @@ export function ago(iso: string): string {
   return `${Math.round(s / 86400)}d ago`;
 }
 
+/** A token count in a few characters: 950, 12.3k, 45k, 1.2M. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
 /**
  * US dollars: cents for amounts of a dollar or more, four decimals below (so $0.0028 is not "$0.00");
  * nothing spent is "$0.00".

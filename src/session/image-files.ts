@@ -4,10 +4,15 @@
 
 type JournaledImageType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
+/** Image files by extension: the types journaled, pasted into the UI and served to the web page. */
+export const IMAGE_TYPES: ReadonlyMap<string, JournaledImageType> = new Map([
+  ["png", "image/png"],
+  ["jpg", "image/jpeg"],
+  ["jpeg", "image/jpeg"],
+  ["gif", "image/gif"],
+  ["webp", "image/webp"],
+]);
+
 export function imageTypeOfFile(file: string): JournaledImageType {
-  const ext = file.slice(file.lastIndexOf(".") + 1).toLowerCase();
-  if (ext === "jpg" || ext === "jpeg") return "image/jpeg";
-  if (ext === "gif") return "image/gif";
-  if (ext === "webp") return "image/webp";
-  return "image/png";
+  return IMAGE_TYPES.get(file.slice(file.lastIndexOf(".") + 1).toLowerCase()) ?? "image/png";
 }

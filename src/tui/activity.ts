@@ -47,8 +47,7 @@ export class Activity implements Component {
     const now = this.measure();
     // From the time the host journaled the event, not the time it arrived: after an attach the history
     // arrives at once, and the clock must count from the cell's (the turn's) real start, as the cell's does.
-    const logged = "t" in event && typeof event.t === "string" ? Date.parse(event.t) : Number.NaN;
-    const at = Number.isNaN(logged) ? this.now() : logged;
+    const at = "t" in event ? Date.parse(event.t) : this.now();
     switch (event.type) {
       case "user":
         if (this.phase === "idle" || this.phase === "starting") this.set("thinking", at);

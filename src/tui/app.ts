@@ -16,7 +16,6 @@ import { AgentsModel } from "./agents/agents-model.js";
 import { ChildLiveOutput, isDelta } from "./agents/child-live.js";
 import { childActions } from "./agents/child-view.js";
 import type { AppControl } from "./app-api.js";
-import { LastAnswer } from "./clipboard.js";
 import { TuiApprovals } from "./dialogs/approval-dialog.js";
 import { type DialogHost, showView } from "./dialogs/dialogs.js";
 import { loginInSession } from "./dialogs/login.js";
@@ -84,7 +83,8 @@ export class App implements AppControl {
   /** Messages sent while the agent works, until it reads them. */
   readonly queued: QueueView;
   private readonly plan: PlanPanel;
-  private readonly answers = new LastAnswer();
+  /** The root agent's last answer in this session (/copy). */
+  lastAnswer: string | undefined;
   private readonly header: Component;
   /**
    * The time every clock on screen shows (cells, sub-agents, the spinner), moved on by the 100 ms tick.
@@ -148,11 +148,7 @@ export class App implements AppControl {
         pendingGoal: this.pending.goal,
         pendingGates: this.pending.gates,
         mode: this.mode,
-        modeWarning: this.figures.info
-          ? this.figures.info.modeWarning
-          : this.pending.mode
-            ? undefined
-            : options.startMode.warning,
+        modeWarning: this.figures.info ? this.figures.info.modeWarning : this.startWarning,
       }),
       this.theme,
     );
@@ -193,10 +189,6 @@ export class App implements AppControl {
   /** shift+tab: the next permission mode (mode-cycle.ts). */
   cycleMode(): Promise<void> {
     return cycleMode(this, this.commands, this.options.startMode.sandbox());
-  }
-
-  get lastAnswer(): string | undefined {
-    return this.answers.text;
   }
 
   get pasteThreshold(): number {
@@ -248,7 +240,7 @@ export class App implements AppControl {
     changed = this.activity.apply(event) || changed;
     changed = this.queued.apply(event) || changed;
     changed = this.plan.apply(event) || changed;
-    this.answers.apply(event);
+    if (!event.agent && event.type === "final" && event.text.trim() !== "") this.lastAnswer = event.text;
     for (const view of this.childViews) changed = view.apply(event) || changed;
     if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
     // A sub-agent's streamed output shows only in its own view: with none open, it changes nothing on
@@ -401,7 +393,7 @@ export class App implements AppControl {
     this.agents.clear();
     this.queued.clear();
     this.plan.clear();
-    this.answers.text = undefined;
+    this.lastAnswer = undefined;
     this.pastes.reset();
     this.images.reset();
     this.activity.set("idle");

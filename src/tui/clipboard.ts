@@ -1,6 +1,5 @@
 // /copy: the last answer onto the clipboard through the terminal (OSC 52), which works over ssh and in
 // tmux (with set-clipboard on) where no clipboard program of this machine would reach the person's.
-import type { AgentEvent } from "../agent/core/events.js";
 import type { AppApi } from "./app-api.js";
 
 /** Terminals cap what one OSC 52 sequence may carry; xterm's default is about 100,000 bytes of base64. */
@@ -9,15 +8,6 @@ const MAX_BYTES = 74_000;
 /** The escape sequence that asks the terminal to put `text` on the clipboard. */
 function osc52(text: string): string {
   return `\x1b]52;c;${Buffer.from(text, "utf8").toString("base64")}\x07`;
-}
-
-/** The root agent's last answer, as the session's events tell it. */
-export class LastAnswer {
-  text: string | undefined;
-
-  apply(event: AgentEvent): void {
-    if (!event.agent && event.type === "final" && event.text.trim() !== "") this.text = event.text;
-  }
 }
 
 /** /copy: says what it copied, or why nothing. */

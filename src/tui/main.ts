@@ -232,7 +232,7 @@ export async function runLoginUi(_flags: TuiFlags, io: TuiIo): Promise<number> {
       `saved ${outcome.path} (${outcome.config.model} ${reachedBy(outcome.config)}); check it with \`relm doctor\`\n`,
     );
     // What the test request found: not only inside the picker, which is gone once relm login ends.
-    if (outcome.tested) io.stdout.write(`${outcome.tested}\n`);
+    io.stdout.write(`${outcome.tested}\n`);
     return 0;
   }
   io.stderr.write("relm: login cancelled; nothing was written\n");

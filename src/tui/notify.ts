@@ -24,7 +24,7 @@ export function notificationBytes(text: string): string {
 export function notificationWriter(write: (bytes: string) => void, since = Date.now()) {
   return (event: AgentEvent): void => {
     if (event.type !== "notification" || event.agent) return;
-    const at = Date.parse((event as { t?: string }).t ?? "");
+    const at = Date.parse(event.t);
     if (!(at >= since)) return;
     write(notificationBytes(event.text));
   };

@@ -9,11 +9,6 @@ import type { Theme } from "./theme.js";
 /** Steps shown at most; the rest are counted on one line (the list stays a glance, not a page). */
 const MAX_SHOWN = 8;
 
-/** "2/5": steps done of all. */
-function planProgress(steps: readonly PlanStep[]): string {
-  return `${steps.filter((s) => s.status === "done").length}/${steps.length}`;
-}
-
 export class PlanPanel implements Component {
   private steps: PlanStep[] = [];
 
@@ -50,7 +45,8 @@ export class PlanPanel implements Component {
     );
     const start = Math.max(0, Math.min(doing - 1, this.steps.length - MAX_SHOWN));
     const shown = this.steps.slice(start, start + MAX_SHOWN);
-    const lines = ["", t.accent(`Plan ${planProgress(this.steps)}`)];
+    const done = this.steps.filter((s) => s.status === "done").length;
+    const lines = ["", t.accent(`Plan ${done}/${this.steps.length}`)];
     if (start > 0) lines.push(t.dim(`  … ${start} done above`));
     for (const step of shown) {
       const line =

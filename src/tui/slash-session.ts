@@ -14,11 +14,10 @@ import {
   sessionsDir,
   writeExport,
 } from "../session/index.js";
-import { formatTokens } from "./agents/agent-panel.js";
 import type { AppApi } from "./app-api.js";
 import { copyLastAnswer } from "./clipboard.js";
 import { pickFrom, showText } from "./dialogs/dialogs.js";
-import { ago, costWord } from "./format.js";
+import { ago, costWord, formatTokens } from "./format.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
 import { themeCommand } from "./theme-choice.js";
 import { webAddress } from "./web-server.js";

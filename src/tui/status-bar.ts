@@ -6,8 +6,7 @@ import { homedir } from "node:os";
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { formatDuration } from "../config/duration.js";
 import type { PermissionMode } from "../config/permission-mode.js";
-import { formatTokens } from "./agents/agent-panel.js";
-import { costWord } from "./format.js";
+import { costWord, formatTokens } from "./format.js";
 import type { LinkState, SessionInfo } from "./session-link.js";
 import type { Theme } from "./theme.js";
 

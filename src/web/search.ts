@@ -108,41 +108,30 @@ function str(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
+/** A hit from one result: its title, its URL under the provider's name for it, and its snippet. */
+function hit(r: Json, urlField: string, snippet: string): SearchHit {
+  return { title: str(r.title), url: str(r[urlField]), snippet };
+}
+
 /** The hits of a provider's answer, in its order. */
 function parseResults(provider: SearchProvider, body: unknown): SearchHit[] {
   const data = (body ?? {}) as Json;
   switch (provider) {
     case "searxng":
-      return list(data.results).map((r) => ({
-        title: str(r.title),
-        url: str(r.url),
-        snippet: str(r.content),
-      }));
-    case "brave":
-      return list((data.web as Json | undefined)?.results).map((r) => ({
-        title: str(r.title),
-        url: str(r.url),
-        snippet: stripTags(str(r.description)),
-      }));
     case "tavily":
-      return list(data.results).map((r) => ({
-        title: str(r.title),
-        url: str(r.url),
-        snippet: str(r.content),
-      }));
+      return list(data.results).map((r) => hit(r, "url", str(r.content)));
+    case "brave":
+      return list((data.web as Json | undefined)?.results).map((r) =>
+        hit(r, "url", stripTags(str(r.description))),
+      );
     case "serper":
-      return list(data.organic).map((r) => ({
-        title: str(r.title),
-        url: str(r.link),
-        snippet: str(r.snippet),
-      }));
+      return list(data.organic).map((r) => hit(r, "link", str(r.snippet)));
     case "exa":
       return list(data.results).map((r) => {
         const highlights = Array.isArray(r.highlights)
           ? r.highlights.filter((h) => typeof h === "string")
           : [];
-        const snippet = highlights.join(" … ") || str(r.summary) || str(r.text).slice(0, 400);
-        return { title: str(r.title), url: str(r.url), snippet };
+        return hit(r, "url", highlights.join(" … ") || str(r.summary) || str(r.text).slice(0, 400));
       });
   }
 }

@@ -5,15 +5,9 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
+import { IMAGE_TYPES } from "../session/image-files.js";
 import { sessionDir } from "../session/index.js";
 
-const TYPES: Record<string, string> = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-};
 const MAX_IMAGE_BYTES = 32 * 1024 * 1024;
 
 export function sendOutputFile(
@@ -24,7 +18,7 @@ export function sendOutputFile(
   headers: Record<string, string>,
 ): void {
   const ext = /^[\w.-]+\.(\w+)$/.exec(name)?.[1]?.toLowerCase();
-  const type = ext && !name.startsWith(".") ? TYPES[ext] : undefined;
+  const type = ext && !name.startsWith(".") ? IMAGE_TYPES.get(ext) : undefined;
   const notFound = () => {
     res.writeHead(404, { "content-type": "text/plain; charset=utf-8", ...headers });
     res.end("not found\n");

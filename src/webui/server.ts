@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AgentEvent } from "../agent/core/events.js";
 import { JOURNAL_FILE, sessionDir } from "../session/index.js";
-import { ActionError, approvals, approve, interrupt, sendMessage, steer, steering, stop } from "./actions.js";
+import { ActionError, SessionActions } from "./actions.js";
 import { admit, type Gate, hostLiteral, makeGate } from "./auth.js";
 import { childDir, followChild } from "./child-stream.js";
 import { learningView } from "./learning-view.js";
@@ -117,6 +117,7 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     if (!m || !id || !existsSync(join(sessionDir(options.home, id), JOURNAL_FILE)))
       return json(res, 404, { error: "not found" });
     const what = m[2];
+    const actions = new SessionActions(options.home, id, options.env);
     if (what === "events" && req.method === "GET") return streamSession(req, res, id, url);
     if (m[4] !== undefined && m[5] === "events" && req.method === "GET")
       return streamChild(req, res, id, m[4], url);
@@ -127,9 +128,9 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
     if (what === "learning" && req.method === "GET")
       return json(res, 200, learningView(options.home, id, options.env));
     if (what === "approvals" && req.method === "GET")
-      return json(res, 200, { pending: await approvals(options.home, id, options.env) });
+      return json(res, 200, { pending: await actions.approvals() });
     if (what === "steering" && req.method === "GET")
-      return json(res, 200, { steering: await steering(options.home, id, options.env) });
+      return json(res, 200, { steering: await actions.steering() });
     if (m[3] !== undefined && req.method === "GET")
       return sendOutputFile(res, options.home, id, m[3], headers());
     if (req.method !== "POST" || !["approve", "send", "interrupt", "stop", "steer"].includes(what ?? ""))
@@ -138,16 +139,15 @@ export async function startWebServer(options: WebOptions): Promise<WebServer> {
       return json(res, 415, { error: "send JSON" });
     try {
       const body = await readBody(req);
-      const { home, env } = options;
-      if (what === "steer") return json(res, 200, { steering: await steer(home, id, env, body) });
+      if (what === "steer") return json(res, 200, { steering: await actions.steer(body) });
       const said =
         what === "approve"
-          ? await approve(home, id, env, body.request, body.answer)
+          ? await actions.approve(body.request, body.answer)
           : what === "send"
-            ? await sendMessage(home, id, env, typeof body.text === "string" ? body.text : "")
+            ? await actions.send(typeof body.text === "string" ? body.text : "")
             : what === "interrupt"
-              ? await interrupt(home, id, env)
-              : await stop(home, id, env);
+              ? await actions.interrupt()
+              : await actions.stop();
       json(res, 200, { said });
     } catch (error) {
       if (error instanceof ActionError || error instanceof SyntaxError)

@@ -1,7 +1,7 @@
 // The status line's figures come from the journal; commands set before the first message take effect.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONTEXT_WINDOW } from "../../src/agent/compaction/windows.js";
-import { formatTokens } from "../../src/tui/agents/agent-panel.js";
+import { formatTokens } from "../../src/commands/format.js";
 import { untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();

@@ -3,7 +3,7 @@
 // to open, message or cancel.
 import { type Component, Key, matchesKey, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import { formatDuration } from "../../config/duration.js";
-import { costWord } from "../format.js";
+import { costWord, formatTokens } from "../format.js";
 import type { Theme } from "../theme.js";
 import { type AgentNode, type AgentStatus, type AgentsModel, isEnded } from "./agents-model.js";
 
@@ -22,12 +22,6 @@ export interface PanelActions {
   message(node: AgentNode): void;
   cancel(node: AgentNode): void;
   close(): void;
-}
-
-export function formatTokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
 }
 
 export class AgentPanel implements Component {

@@ -37,10 +37,6 @@ export function isEnded(node: AgentNode): boolean {
   return ENDED.has(node.status);
 }
 
-function timeOf(event: AgentEvent, now: number): number {
-  return "t" in event && typeof event.t === "string" ? Date.parse(event.t) : now;
-}
-
 export class AgentsModel {
   private readonly nodes = new Map<string, AgentNode>();
   private readonly top: string[] = [];
@@ -62,16 +58,16 @@ export class AgentsModel {
   }
 
   /** Updates the tree from one event; returns whether anything changed. */
-  apply(event: AgentEvent, now = Date.now()): boolean {
-    const changed = this.update(event, now);
+  apply(event: AgentEvent): boolean {
+    const changed = this.update(event);
     if (changed) this.version++;
     return changed;
   }
 
-  private update(event: AgentEvent, now: number): boolean {
+  private update(event: AgentEvent): boolean {
     if (event.type === "child_spawned") {
       if (this.nodes.has(event.id)) return false;
-      const label = (event as { label?: string }).label;
+      const { label } = event;
       const node: AgentNode = {
         id: event.id,
         label: label && label.trim() !== "" ? firstLine(label, 60) : event.name,
@@ -82,7 +78,7 @@ export class AgentsModel {
         children: [],
         status: "starting",
         step: "starting",
-        startedAt: timeOf(event, now),
+        startedAt: Date.parse(event.t),
         tokens: 0,
         cost: 0,
       };
@@ -101,7 +97,7 @@ export class AgentsModel {
       const node = this.nodes.get(event.id);
       if (!node) return false;
       node.status = event.status;
-      node.endedAt = timeOf(event, now);
+      node.endedAt = Date.parse(event.t);
       node.tokens = event.spent.tokens;
       node.cost = event.spent.cost;
       node.result = event.result;

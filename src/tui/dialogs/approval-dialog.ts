@@ -9,15 +9,8 @@ import {
   type ApprovalView,
   actionOf,
 } from "../../commands/approval-words.js";
-import type { HostCall } from "../../host/protocol.js";
-import { type DialogHost, pickFrom } from "./dialogs.js";
-
-interface ApprovalUi {
-  readonly dialogs: DialogHost;
-  /** The session's host (read at each call: a new session replaces it); rejects when none is live. */
-  readonly link: { readonly call: HostCall };
-  note(text: string): void;
-}
+import type { AppApi } from "../app-api.js";
+import { pickFrom } from "./dialogs.js";
 
 export class TuiApprovals {
   private showing = false;
@@ -27,7 +20,8 @@ export class TuiApprovals {
   /** The dialog on screen: its request, and how to take it down. */
   private open: { id: string; close: AbortController } | undefined;
 
-  constructor(private readonly ui: ApprovalUi) {}
+  /** `ui.link` is read at each call: a new session replaces it. */
+  constructor(private readonly ui: AppApi) {}
 
   /** Every event the UI gets: approval events bring the dialog up, or take it down once answered. */
   onEvent(event: { type: string; id?: string }): void {

@@ -305,19 +305,13 @@ export function askText(
       input.handleInput("\x05");
     }
     input.onSubmit = (value) => done(value);
+    // Esc (pi-tui's cancel key) reaches the input through the frame, masked or not.
     input.onEscape = () => done(undefined);
     const body: Component & Focusable = masked ?? input;
     const hint = options.hint ?? "enter confirm · esc back";
     return {
       frame: new Frame(host.theme, options.title, body, hint, options.text),
       signal: options.signal,
-      keys: (data) => {
-        if (matchesKey(data, Key.escape)) {
-          done(undefined);
-          return true;
-        }
-        return false;
-      },
     };
   });
 }

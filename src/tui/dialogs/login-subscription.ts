@@ -32,7 +32,7 @@ export function subscriptionOf(choice: string): SubscriptionId | undefined {
   return choice.startsWith(PREFIX) ? (choice.slice(PREFIX.length) as SubscriptionId) : undefined;
 }
 
-type SubscriptionLoginResult =
+export type SubscriptionLoginResult =
   /** `tested`: what the one-token test request found, said with the save. */
   | { status: "saved"; path: string; config: ConfigFile; tested: string }
   | { status: "interrupted" }

@@ -3,7 +3,8 @@
 // step; Ctrl-C cancels the whole flow and nothing is written.
 import { join } from "node:path";
 import { baseUrlProblem } from "../../config/base-url.js";
-import { type ConfigFile, DEFAULT_BASE_URL, readConfigFile } from "../../config/config.js";
+import { type ConfigFile, readConfigFile } from "../../config/config.js";
+import type { ProviderPreset } from "../../config/presets.js";
 import { writeConfigFile } from "../../config/save.js";
 import { listModels, testModel } from "../../llm/models.js";
 import { PRESETS, presetBaseUrl } from "../../llm/presets.js";
@@ -12,6 +13,7 @@ import type { AppControl } from "../app-api.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
 import {
   reachedBy,
+  type SubscriptionLoginResult,
   subscriptionItems,
   subscriptionLoginFlow,
   subscriptionOf,
@@ -32,11 +34,13 @@ interface Endpoint {
   askUrl?: boolean;
 }
 
-const LISTED_FIRST = new Set(["anthropic", "openai", "openai-responses", "openrouter", "ollama"]);
+/** The presets listed first, in this order; Ollama and a custom server come next, then the other presets. */
+const FIRST = ["anthropic", "openai", "openrouter"];
+/** Ollama has its own entry (the picker asks whether it runs); the Responses API is OpenAI's entry. */
+const NOT_LISTED = new Set([...FIRST, "openai-responses", "ollama"]);
 
-/** The other provider presets (llm/presets.ts), after the entries above. */
-function presetEndpoints(): Endpoint[] {
-  return PRESETS.filter((p) => !LISTED_FIRST.has(p.name)).map((p) => ({
+function presetEndpoint(p: ProviderPreset): Endpoint {
+  return {
     id: p.name,
     label: p.label,
     provider: p.wire,
@@ -45,58 +49,22 @@ function presetEndpoints(): Endpoint[] {
     needsKey: !p.local,
     preset: p.name,
     ...(p.local || p.baseUrlFrom ? { askUrl: true } : {}),
-  }));
+  };
 }
 
-type LoginResult =
-  /** `tested`: what the one-token test request found, to say with the save (absent: no test made). */
-  | { status: "saved"; path: string; config: ConfigFile; tested?: string }
-  | { status: "cancelled" }
-  | { status: "interrupted" };
-
-function ollamaBase(env: NodeJS.ProcessEnv): string {
-  const host = env.OLLAMA_HOST?.trim();
-  if (!host) return "http://127.0.0.1:11434/v1";
-  const withScheme = /^https?:\/\//.test(host) ? host : `http://${host}`;
-  return `${withScheme.replace(/\/+$/, "")}/v1`;
-}
+/** As a subscription's sign-in ends (saved, with what its test request found, or interrupted), or cancelled. */
+type LoginResult = Exclude<SubscriptionLoginResult, { status: "back" }> | { status: "cancelled" };
 
 function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
+  // OLLAMA_HOST read as the preset reads it; unset, Ollama's own default address.
+  const ollama = env.OLLAMA_HOST?.trim()
+    ? presetBaseUrl("ollama", env.OLLAMA_HOST)
+    : "http://127.0.0.1:11434/v1";
   return [
-    {
-      id: "anthropic",
-      label: "Anthropic",
-      provider: "anthropic",
-      baseUrl: DEFAULT_BASE_URL.anthropic,
-      keyEnv: "ANTHROPIC_API_KEY",
-      needsKey: true,
-    },
-    {
-      id: "openai",
-      label: "OpenAI",
-      provider: "openai",
-      baseUrl: DEFAULT_BASE_URL.openai,
-      keyEnv: "OPENAI_API_KEY",
-      needsKey: true,
-    },
-    {
-      id: "openrouter",
-      label: "OpenRouter",
-      provider: "openai",
-      baseUrl: "https://openrouter.ai/api/v1",
-      keyEnv: "OPENROUTER_API_KEY",
-      needsKey: true,
-      preset: "openrouter",
-    },
-    { id: "ollama", label: "Ollama (local)", provider: "openai", baseUrl: ollamaBase(env), needsKey: false },
-    {
-      id: "custom",
-      label: "OpenAI-compatible server",
-      provider: "openai",
-      baseUrl: "",
-      needsKey: false,
-    },
-    ...presetEndpoints(),
+    ...FIRST.flatMap((name) => PRESETS.filter((p) => p.name === name)).map(presetEndpoint),
+    { id: "ollama", label: "Ollama (local)", provider: "openai", baseUrl: ollama, needsKey: false },
+    { id: "custom", label: "OpenAI-compatible server", provider: "openai", baseUrl: "", needsKey: false },
+    ...PRESETS.filter((p) => !NOT_LISTED.has(p.name)).map(presetEndpoint),
   ];
 }
 
@@ -361,7 +329,7 @@ async function chooseModel(
 export function sayLoginSaved(app: AppControl, result: LoginResult & { status: "saved" }): void {
   app.reloadConfigured();
   app.note(app.theme.ok(`✓ saved ${result.path}: ${result.config.model} ${reachedBy(result.config)}`));
-  if (result.tested) app.note(app.theme.dim(`  ${result.tested}`));
+  app.note(app.theme.dim(`  ${result.tested}`));
 }
 
 /** /login inside a session: the flow, then what changed for this session and the next ones. */

@@ -3,17 +3,10 @@
 // to trust them. "Not now" leaves them unused by this UI's sessions, as a headless run does.
 
 import { describeSteering, projectSteering, trustItems, untrusted } from "../../host/project-trust.js";
-import { confirm, type DialogHost } from "./dialogs.js";
+import type { AppApi } from "../app-api.js";
+import { confirm } from "./dialogs.js";
 
-interface TrustAsker {
-  readonly dialogs: DialogHost;
-  readonly cwd: string;
-  readonly home: string;
-  readonly env: NodeJS.ProcessEnv;
-  note(text: string): void;
-}
-
-export async function askProjectTrustDialog(app: TrustAsker): Promise<void> {
+export async function askProjectTrustDialog(app: AppApi): Promise<void> {
   const steering = projectSteering(app.cwd, app.home, app.env);
   const waiting = untrusted(steering);
   if (waiting.length === 0) return;

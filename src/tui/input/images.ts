@@ -8,15 +8,8 @@ import { readFileSync, statSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
 import type { UserImage } from "../../agent/core/user-images.js";
 import { MAX_IMAGE_BYTES } from "../../host/protocol.js";
-import type { ImageMimeType } from "../../llm/types.js";
+import { IMAGE_TYPES } from "../../session/image-files.js";
 
-const TYPES: Record<string, ImageMimeType> = {
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  gif: "image/gif",
-  webp: "image/webp",
-};
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const MARKER = /\[image #(\d+) [^\]\n]*\]/g;
 
@@ -97,7 +90,7 @@ export function imageFromPath(pasted: string, cwd: string): UserImage | { error:
     }
   }
   const ext = path.slice(path.lastIndexOf(".") + 1).toLowerCase();
-  const mimeType = TYPES[ext];
+  const mimeType = IMAGE_TYPES.get(ext);
   if (!mimeType || path.lastIndexOf(".") < 0) return undefined;
   const file = isAbsolute(path) ? path : resolve(cwd, path);
   let size: number;

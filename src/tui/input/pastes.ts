@@ -22,7 +22,7 @@ function describe(text: string): string {
 }
 
 export class Pastes {
-  private readonly held = new Map<string, { name: string; text: string }>();
+  private readonly held = new Map<string, PastedVariable>();
   private counter = 0;
 
   /** Names already taken in the session (`paste_3` seen in the journal): the next one is higher. */
@@ -64,7 +64,7 @@ export class Pastes {
       notes.push(
         `[\`${v.name}\` is a str variable in your kernel holding text the user pasted: ${describe(v.text)}; it starts ${JSON.stringify(head)}${v.text.length > 120 ? "…" : ""}]`,
       );
-      variables.push({ name: v.name, text: v.text });
+      variables.push(v);
     }
     this.held.clear();
     const text = notes.length > 0 ? `${short}\n\n${notes.join("\n")}` : short;

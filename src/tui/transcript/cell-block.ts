@@ -25,7 +25,7 @@ export interface CellView {
   now(): number;
 }
 
-type CellEnd = JournalEventOf<"cell_output"> & { exitCode?: number };
+type CellEnd = JournalEventOf<"cell_output">;
 
 export class CellBlock extends CachedBlock {
   private readonly output = new OutputBuffer();
@@ -86,12 +86,6 @@ export class CellBlock extends CachedBlock {
     return fullOutputOf(this.end);
   }
 
-  get failed(): boolean {
-    const end = this.end;
-    if (!end) return false;
-    return end.status !== "ok" || (end.exitCode !== undefined && end.exitCode !== 0);
-  }
-
   private get elapsed(): number {
     return this.end ? this.end.durationMs : Math.max(0, this.view.now() - this.startedAt);
   }
@@ -126,7 +120,7 @@ export class CellBlock extends CachedBlock {
     const end = this.end;
     if (!end) return [clip(`  ${t.accent("◌")} ${t.dim(`running ${time}`)}`, width)];
     const out: string[] = [];
-    if (end.status === "ok" && !this.failed) out.push(`  ${t.ok("✓")} ${t.dim(time)}`);
+    if (end.status === "ok" && !end.exitCode) out.push(`  ${t.ok("✓")} ${t.dim(time)}`);
     else if (end.status === "ok") out.push(`  ${t.error(`✗ exit status ${end.exitCode}`)} ${t.dim(time)}`);
     else {
       const what = end.error

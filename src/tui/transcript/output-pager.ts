@@ -1,10 +1,10 @@
 // ctrl+p: the newest cell output the UI holds only part of, whole, in the user's pager ($PAGER, else
 // `less -R`). The UI gives the terminal to the pager and draws itself again when the pager exits.
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { sessionDir } from "../../session/index.js";
 import type { AppControl } from "../app-api.js";
+import { runInTerminal } from "../input/external-editor.js";
 
 export function pageFullOutput(app: AppControl): void {
   const found = app.lastFullOutput();
@@ -29,13 +29,7 @@ export function pageFullOutput(app: AppControl): void {
 /** The terminal goes to the pager ($PAGER, else `less -R`) for `file`; the UI draws itself again after. */
 export function openInPager(app: AppControl, file: string): void {
   const pager = app.env.PAGER?.trim() || "less -R";
-  app.tui.stop();
-  // The pager is a shell command line ($PAGER may carry flags); the file is its one argument.
-  const run = spawnSync("/bin/sh", ["-c", `${pager} "$1"`, "pager", file], {
-    stdio: "inherit",
-    env: app.env,
-  });
-  app.tui.start();
+  const run = runInTerminal(app, pager, file);
   app.tui.requestRender(true);
   if (run.error || (run.status !== 0 && run.status !== null))
     app.note(

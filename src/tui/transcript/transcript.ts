@@ -288,11 +288,10 @@ export class Transcript extends Container {
           const paint = { learned: t.accent, quiet: t.dim, warn: t.warn, good: t.ok }[notice.tone];
           return paint(notice.text);
         }
-        default: {
-          const other = event as { type: string; model?: string; provider?: string };
-          if (other.type === "model" && other.model) return t.accent(`⇄ model: ${other.model}`);
+        case "model":
+          return event.model ? t.accent(`⇄ model: ${event.model}`) : undefined;
+        default:
           return undefined;
-        }
       }
     })();
     if (line === undefined) return false;

@@ -54,6 +54,5 @@ export class TurnSpend {
 
 /** When a journaled event was written (live events not journaled have no time: now). */
 function timeOf(event: AgentEvent): number {
-  const t = (event as { t?: unknown }).t;
-  return typeof t === "string" ? Date.parse(t) : Date.now();
+  return "t" in event ? Date.parse(event.t) : Date.now();
 }

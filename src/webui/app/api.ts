@@ -42,20 +42,25 @@ export function useSessions(): { sessions: WebSession[] | undefined; connection:
   return { sessions, connection };
 }
 
+/** A POST of `body` to the session's `action`: the server's answer, or an error saying why it refused. */
+async function post<T>(id: string, action: string, body: object): Promise<T> {
+  const res = await fetch(`/api/sessions/${id}/${action}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = (await res.json().catch(() => ({}))) as T & { error?: string };
+  if (!res.ok) throw new Error(answer.error ?? `the server answered ${res.status}`);
+  return answer;
+}
+
 /** A session action: what the server said, or why it could not. */
 export async function act(
   id: string,
   action: "send" | "interrupt" | "stop" | "approve",
   body: object = {},
 ): Promise<string> {
-  const res = await fetch(`/api/sessions/${id}/${action}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const answer = (await res.json().catch(() => ({}))) as { said?: string; error?: string };
-  if (!res.ok) throw new Error(answer.error ?? `the server answered ${res.status}`);
-  return answer.said ?? "done";
+  return (await post<{ said?: string }>(id, action, body)).said ?? "done";
 }
 
 /** A button's action: busy while it runs, then what it said (or why it could not) for the person. */
@@ -79,6 +84,24 @@ export function useAction(): {
   return { busy, said, run };
 }
 
+/**
+ * What `ask` answers, asked again whenever `deps` change (an answer to an earlier ask, or a failed ask,
+ * changes nothing), and a setter for a newer value the page got by other means.
+ */
+export function useAsked<T>(ask: () => Promise<T>, deps: unknown[]): [T | undefined, (value: T) => void] {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  useEffect(() => {
+    let current = true;
+    ask()
+      .then((v) => current && setValue(v))
+      .catch(() => {});
+    return () => {
+      current = false;
+    };
+  }, deps);
+  return [value, setValue];
+}
+
 /** The session's goal and autonomous mode (src/webui/actions.ts); null when no host serves it. */
 export interface Steering {
   goal: string | null;
@@ -97,14 +120,7 @@ export async function steer(
   id: string,
   change: { goal?: string; autonomy?: "on" | "off"; gates?: string[] },
 ): Promise<Steering> {
-  const res = await fetch(`/api/sessions/${id}/steer`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(change),
-  });
-  const answer = (await res.json().catch(() => ({}))) as { steering?: Steering; error?: string };
-  if (!res.ok || !answer.steering) throw new Error(answer.error ?? `the server answered ${res.status}`);
-  return answer.steering;
+  return (await post<{ steering: Steering }>(id, "steer", change)).steering;
 }
 
 /** Whether a session waits for a person to answer a request (as `relm agents` says "needs approval"). */

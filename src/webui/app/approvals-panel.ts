@@ -4,24 +4,15 @@
 // and goes, so a request made while no page was open is there when one opens; the answer goes through
 // the host's `approve` method, journaled as coming from the web.
 import { html } from "htm/preact";
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { APPROVAL_CHOICES, type ApprovalView, actionOf } from "../../commands/approval-words.js";
-import { act, pendingApprovals, useAction } from "./api.js";
+import { act, pendingApprovals, useAction, useAsked } from "./api.js";
 
 /** The waiting requests, asked again whenever `changes` changes. */
 export function usePending(id: string, changes: unknown): [ApprovalView[], () => void] {
-  const [pending, setPending] = useState<ApprovalView[]>([]);
   const [asked, setAsked] = useState(0);
-  useEffect(() => {
-    let current = true;
-    pendingApprovals(id)
-      .then((list) => current && setPending(list))
-      .catch(() => {});
-    return () => {
-      current = false;
-    };
-  }, [id, changes, asked]);
-  return [pending, () => setAsked((n) => n + 1)];
+  const [pending] = useAsked(() => pendingApprovals(id), [id, changes, asked]);
+  return [pending ?? [], () => setAsked((n) => n + 1)];
 }
 
 function Request({ id, r, refresh }: { id: string; r: ApprovalView; refresh: () => void }) {

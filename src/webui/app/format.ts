@@ -1,10 +1,6 @@
 // Numbers as a person scans them in a table.
 
-export function tokens(n: number): string {
-  if (n < 1000) return String(n);
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}
+export { formatTokens as tokens } from "../../commands/format.js";
 
 export function cost(c: number | null): string {
   if (c === null) return "—";

@@ -3,8 +3,8 @@
 // is shown is the host's answer, asked again whenever the host comes or goes; a session no host serves
 // has none to show (they live in the host), and says how to bring it back.
 import { html } from "htm/preact";
-import { useEffect, useState } from "preact/hooks";
-import { fetchSteering, type Steering, steer, useAction } from "./api.js";
+import { useState } from "preact/hooks";
+import { fetchSteering, type Steering, steer, useAction, useAsked } from "./api.js";
 
 function describe(s: Steering): string {
   const goal = s.goal ? `goal${s.done ? " (done)" : ""}: ${s.goal}` : "no goal";
@@ -17,19 +17,10 @@ function describe(s: Steering): string {
 }
 
 export function SteerPanel({ id, live }: { id: string; live: boolean }) {
-  const [steering, setSteering] = useState<Steering | null | undefined>(undefined);
+  const [steering, setSteering] = useAsked(() => fetchSteering(id), [id, live]);
   const [goal, setGoal] = useState("");
   const [gates, setGates] = useState("");
   const { busy, said, run } = useAction();
-  useEffect(() => {
-    let current = true;
-    fetchSteering(id)
-      .then((s) => current && setSteering(s))
-      .catch(() => {});
-    return () => {
-      current = false;
-    };
-  }, [id, live]);
 
   const change = (what: { goal?: string; autonomy?: "on" | "off"; gates?: string[] }) =>
     run(async () => {

@@ -123,7 +123,7 @@ export class Transcript {
       if (changed) this.treeRevision++;
       return changed;
     }
-    if ("n" in event && typeof event.n === "number") {
+    if ("n" in event) {
       if (event.n <= this.lastN) return false;
       this.lastN = event.n;
     }
@@ -134,7 +134,7 @@ export class Transcript {
     if (event.type === "kernel" && event.event === "started") this.where = whereOf(event.detail);
     if (event.type === "gate_run")
       this.gates.push({
-        t: "t" in event && typeof event.t === "string" ? Date.parse(event.t) : Date.now(),
+        t: Date.parse(event.t),
         passed: event.passed,
         results: event.results.map(({ command, passed, exitCode, timedOut }) => ({
           command,
@@ -144,7 +144,7 @@ export class Transcript {
         })),
         skipped: event.skipped.length,
       });
-    const key = "n" in event && typeof event.n === "number" ? `n${event.n}` : `l${++this.seq}`;
+    const key = "n" in event ? `n${event.n}` : `l${++this.seq}`;
     switch (event.type) {
       case "user":
         return this.push({ kind: "user", key, text: event.text });
