@@ -4,6 +4,7 @@
 // did not run, or a session started with lessons on probation. `relm run` stderr, line mode, the UI's
 // transcript and ACP all print this text.
 
+import { firstLine } from "../config/text.js";
 import type { JournalEventOf } from "./types.js";
 
 /** How a front end colours the line. */
@@ -29,10 +30,12 @@ type Pass = Pick<
   "pass" | "trigger" | "outcome" | "reason" | "applied" | "proposed" | "rejected" | "revision"
 >;
 
-function clip(text: string, max = 100): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+/** How a verdict's line is coloured: a regression warns, an improvement is good news. */
+const VERDICT_TONE: Record<Judged["verdict"], NoticeTone> = {
+  regressed: "warn",
+  improved: "good",
+  neutral: "quiet",
+};
 
 function range(numbers: readonly number[]): string {
   if (numbers.length === 0) return "";
@@ -49,7 +52,7 @@ function learnNotice(e: Pass): LearningNotice {
       const n = e.applied.length;
       const first = e.applied[0];
       const from = range(e.applied.flatMap((a) => a.evidence));
-      const what = first ? `: ${clip(first.content)}${n > 1 ? ` (+${n - 1} more)` : ""}` : "";
+      const what = first ? `: ${firstLine(first.content, 100)}${n > 1 ? ` (+${n - 1} more)` : ""}` : "";
       // A reply of more edits than a pass applies: how many were left for a later pass.
       // (Journals written before the field had only the reason's words.)
       const capped = e.rejected.filter((r) => r.capped ?? r.reason.includes("over the per-pass cap")).length;
@@ -64,7 +67,7 @@ function learnNotice(e: Pass): LearningNotice {
       const text =
         e.proposed === 0
           ? `✎ learning pass ${e.pass} (${why}): no lesson proposed`
-          : `✎ learning pass ${e.pass} (${why}): nothing applied, ${e.proposed} proposed, none passed the checks${reason ? ` (${clip(reason, 80)})` : ""}`;
+          : `✎ learning pass ${e.pass} (${why}): nothing applied, ${e.proposed} proposed, none passed the checks${reason ? ` (${firstLine(reason, 80)})` : ""}`;
       return { text, tone: "quiet" };
     }
     case "skipped":
@@ -97,8 +100,7 @@ function probationNotice(e: Judged): LearningNotice {
       : e.waiting
         ? ` — stays on probation: ${e.waiting}`
         : "";
-  const tone = e.verdict === "regressed" ? "warn" : e.verdict === "improved" ? "good" : "quiet";
-  return { text: `${head} ${e.verdict}${soFar}${action}`, tone };
+  return { text: `${head} ${e.verdict}${soFar}${action}`, tone: VERDICT_TONE[e.verdict] };
 }
 
 /** The line a session starts with when lessons learnt by earlier sessions of its project are on probation. */
@@ -124,7 +126,7 @@ function verdictNotice(e: Judged): LearningNotice {
         : "";
   return {
     text: `⚖ harness edit ${e.rev} (${e.scope}) ${e.verdict}${soFar}${action}`,
-    tone: e.verdict === "regressed" ? "warn" : e.verdict === "improved" ? "good" : "quiet",
+    tone: VERDICT_TONE[e.verdict],
   };
 }
 
@@ -133,7 +135,7 @@ type Verified = Pick<JournalEventOf<"harness_verify">, "rev" | "scope" | "outcom
 /** A background replay check's line: passed or failed (with how), could not run, or was not started. */
 function verifyNotice(e: Verified): LearningNotice {
   const what = `⚖ replay check of harness edit ${e.rev} (${e.scope})`;
-  const detail = clip(e.summary.replace(/^verify (passed|failed): /, ""), 140);
+  const detail = firstLine(e.summary.replace(/^verify (passed|failed): /, ""), 140);
   switch (e.outcome) {
     case "passed":
       return { text: `${what} passed: ${detail}`, tone: "good" };
