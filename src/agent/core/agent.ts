@@ -9,7 +9,7 @@ import { Mailbox } from "../children/messaging.js";
 import { AgentGoal } from "../gates/goal.js";
 import type { RootHooks } from "../hooks.js";
 import { handleKernelCall, type KernelCallsAgent } from "../kernel-api/calls.js";
-import { AgentKernel } from "../kernel-api/kernel.js";
+import { AgentKernel, type RestoredVariables } from "../kernel-api/kernel.js";
 import { LessonInbox } from "../lessons.js";
 import { hookOrigin } from "../user-hooks/points.js";
 import { restoredSinceLastCheckpoint, SessionCheckpoints } from "./checkpoints.js";
@@ -325,7 +325,7 @@ export class Agent implements ChildAgent, KernelCallsAgent {
     await this.tree.switchMode(mode);
     // A kernel that ran is started again now, so its variables come back (and what did not is said).
     const report = running ? await this.kernel.restoreSnapshot() : { restored: [], notRestored: [] };
-    this.record({ type: "mode", mode, from, restored: report.restored, notRestored: report.notRestored });
+    this.record({ type: "mode", mode, from, ...report });
     if (tellNextTurn) this.turns.noteNext(modeNote(mode, running, report));
     return { mode, changed: true, ...report };
   }
@@ -392,20 +392,14 @@ function startConversation(
 }
 
 /** What a mode switch did: the mode now, and the variables a restarted kernel got back or not. */
-interface ModeSwitch {
+interface ModeSwitch extends RestoredVariables {
   mode: PermissionMode;
   /** false: the session was in that mode already. */
   changed: boolean;
-  restored: string[];
-  notRestored: { name: string; reason: string }[];
 }
 
 /** What the model is told with its next message after the person switched the mode. */
-function modeNote(
-  mode: PermissionMode,
-  restarted: boolean,
-  report: { restored: string[]; notRestored: { name: string; reason: string }[] },
-): string {
+function modeNote(mode: PermissionMode, restarted: boolean, report: RestoredVariables): string {
   const parts = [`[relm] The user switched the permission mode to ${mode} (${describeMode(mode)}).`];
   if (mode === "plan")
     parts.push("Do not try to change files: read, analyse in memory and propose the changes instead.");

@@ -11,7 +11,7 @@ import type {
   SnapshotReport,
 } from "../../kernel/types.js";
 import type { Journal } from "../../session/index.js";
-import type { JournalBody } from "../../session/types.js";
+import type { JournalBody, JournalBodyOf } from "../../session/types.js";
 import { cellLimit } from "../budget/deadline.js";
 import type { AgentEvent } from "../core/events.js";
 import type { AgentTree } from "../core/tree.js";
@@ -45,6 +45,9 @@ interface KernelOwner {
   /** The kernel (re)started and reported its Python (whether it has IPython): for the system prompt. */
   kernelStarted(python: PythonInfo): void;
 }
+
+/** The variables a restarted kernel got back from the snapshot, and those it did not (with why). */
+export type RestoredVariables = Pick<JournalBodyOf<"resumed">, "restored" | "notRestored">;
 
 /** What a status line shows about an agent's kernel. */
 export type KernelState = "starting" | "idle" | "busy" | "restarting" | "stopped";
@@ -116,7 +119,7 @@ export class AgentKernel {
    * A resumed session: starts the kernel with the last snapshot restored into it and says what came
    * back (nothing when the kernel cannot start; the next cell says why).
    */
-  async restoreSnapshot(): Promise<{ restored: string[]; notRestored: { name: string; reason: string }[] }> {
+  async restoreSnapshot(): Promise<RestoredVariables> {
     this.restoreOnBoot = true;
     await this.ensure().catch(() => undefined);
     const r = this.restored;
@@ -228,7 +231,7 @@ export class AgentKernel {
 
   private restoreOnBoot = false;
   /** What the last restore brought back, for the next note to the model. */
-  private restored: { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined;
+  private restored: RestoredVariables | undefined;
   private snapshotting: Promise<void> = Promise.resolve();
   /** A cell ended while a snapshot was under way: take one more when it is done. */
   private snapshotWanted = false;
