@@ -225,15 +225,7 @@ export class Approvals {
 
   /** Journals the answer, then remembers a grant for the session or the project. */
   private settle(id: string, ask: ApprovalAsk, decision: ApprovalDecision): void {
-    this.record?.({
-      type: "approval_answer",
-      id,
-      allow: decision.allow,
-      scope: decision.scope,
-      by: decision.by,
-      ...(decision.note ? { note: decision.note } : {}),
-      ...(decision.withdrawn ? { withdrawn: true } : {}),
-    });
+    this.record?.({ type: "approval_answer", id, ...decision });
     if (!decision.allow || decision.scope === "once") return;
     const rule = ruleFor(ask);
     if (!rule) return;
