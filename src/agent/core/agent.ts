@@ -23,7 +23,7 @@ import type { RebuiltConversation } from "./resume.js";
 import { SHELL_CALL_PREFIX, shellCellCode, shellMessage, shellPython } from "./shell.js";
 import type { AgentTree } from "./tree.js";
 import { TurnRunner, TurnState } from "./turns.js";
-import { describeVariable, renderVariableLine, type VariableSpec } from "./variables.js";
+import { describeVariable, renderVariableLine, type VariableSpec, variableEvent } from "./variables.js";
 
 /**
  * What one agent is started with (start.ts makes a root's, newChild() a child's): a child's params less
@@ -378,9 +378,7 @@ function startConversation(
   record: (body: JournalBody) => unknown,
 ): Conversation {
   const described = params.variables.map((spec) => describeVariable(spec));
-  for (const v of described) {
-    record({ type: "variable", name: v.name, varType: v.type, size: v.size, preview: v.preview });
-  }
+  for (const v of described) record(variableEvent(v));
   const inputs = promptInputsFor(tree, {
     depth: params.depth,
     variables: described.map(renderVariableLine),

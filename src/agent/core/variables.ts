@@ -3,6 +3,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { UsageError } from "../../config/errors.js";
 import type { VariableSource } from "../../kernel/types.js";
+import type { JournalBodyOf } from "../../session/types.js";
 
 export interface VariableSpec {
   name: string;
@@ -188,6 +189,11 @@ function formatBytes(bytes: number): string {
     unit++;
   }
   return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** The journal's `variable` event for a described variable (the prompt of a resume names it from there). */
+export function variableEvent(d: VariableDescription): JournalBodyOf<"variable"> {
+  return { type: "variable", name: d.name, varType: d.type, size: d.size, preview: d.preview };
 }
 
 export function renderVariableLine(v: VariableDescription): string {
