@@ -311,31 +311,14 @@ export class AgentKernel {
   private onLifecycle(event: KernelLifecycleEvent): void {
     if (this.owner.state.closed) return;
     this.dead = event.type === "died";
-    if (event.type === "started") {
-      const how = event.forkedFrom
-        ? `, forked from template ${event.forkedFrom}`
-        : event.fallback
-          ? `, spawned (${event.fallback})`
-          : "";
-      const ipython = event.python.ipython ? `, IPython ${event.python.ipython}` : " without IPython";
-      this.owner.log.record({
-        type: "kernel",
-        event: "started",
-        pid: event.pid,
-        detail: `python ${event.python.version}${ipython}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
-      });
-      this.owner.kernelStarted(event.python);
-    } else if (event.type === "died") {
-      this.owner.log.record({
-        type: "kernel",
-        event: "died",
-        pid: event.pid,
-        detail: `code ${event.code} signal ${event.signal}`,
-      });
-    } else {
-      this.owner.log.record({ type: "kernel", event: "restarted", pid: event.pid, detail: event.reason });
-      this.pendingReload = true;
-    }
+    this.owner.log.record({
+      type: "kernel",
+      event: event.type,
+      pid: event.pid,
+      detail: lifecycleDetail(event),
+    });
+    if (event.type === "started") this.owner.kernelStarted(event.python);
+    else if (event.type === "restarted") this.pendingReload = true;
   }
 
   /** Runs a cell; `deadline` (epoch ms): the time budget's end, where the cell is interrupted. */
@@ -417,6 +400,19 @@ export class AgentKernel {
       durationMs: result.durationMs,
     });
   }
+}
+
+/** What the journal's `kernel` event says of a start (Python, how it started), a death or a restart. */
+function lifecycleDetail(event: KernelLifecycleEvent): string {
+  if (event.type === "died") return `code ${event.code} signal ${event.signal}`;
+  if (event.type === "restarted") return event.reason;
+  const how = event.forkedFrom
+    ? `, forked from template ${event.forkedFrom}`
+    : event.fallback
+      ? `, spawned (${event.fallback})`
+      : "";
+  const ipython = event.python.ipython ? `, IPython ${event.python.ipython}` : " without IPython";
+  return `python ${event.python.version}${ipython}${how}${event.launcher ? ` via ${event.launcher}` : ""}`;
 }
 
 function notRun(note: string): CellResult {
