@@ -428,8 +428,8 @@ function notRun(note: string): CellResult {
   };
 }
 
-/** `pending`'s value, or a rejection as soon as `signal` is aborted (the session closed meanwhile). */
-function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+/** `pending`'s value, or a rejection as soon as `signal` is aborted (the session closed, a turn was interrupted). */
+export function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new Error("the kernel's start was cancelled"));
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(new Error("the kernel's start was cancelled"));
