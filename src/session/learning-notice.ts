@@ -5,7 +5,7 @@
 // transcript and ACP all print this text.
 
 import { firstLine } from "../config/text.js";
-import type { JournalEventOf } from "./types.js";
+import type { JournalBodyOf, JournalEventOf } from "./types.js";
 
 /** How a front end colours the line. */
 type NoticeTone = "learned" | "quiet" | "warn" | "good";
@@ -15,20 +15,8 @@ interface LearningNotice {
   tone: NoticeTone;
 }
 
-type Judged = Pick<
-  JournalEventOf<"harness_verdict">,
-  "rev" | "scope" | "verdict" | "final" | "reverted" | "refused"
-> &
-  Partial<
-    Pick<
-      JournalEventOf<"harness_verdict">,
-      "entries" | "promoted" | "retired" | "waiting" | "pinned" | "alreadyPromoted"
-    >
-  >;
-type Pass = Pick<
-  JournalEventOf<"learn">,
-  "pass" | "trigger" | "outcome" | "reason" | "applied" | "proposed" | "rejected" | "revision"
->;
+type Judged = JournalBodyOf<"harness_verdict">;
+type Pass = JournalBodyOf<"learn">;
 
 /** How a verdict's line is coloured: a regression warns, an improvement is good news. */
 const VERDICT_TONE: Record<Judged["verdict"], NoticeTone> = {
@@ -130,7 +118,7 @@ function verdictNotice(e: Judged): LearningNotice {
   };
 }
 
-type Verified = Pick<JournalEventOf<"harness_verify">, "rev" | "scope" | "outcome" | "summary">;
+type Verified = JournalBodyOf<"harness_verify">;
 
 /** A background replay check's line: passed or failed (with how), could not run, or was not started. */
 function verifyNotice(e: Verified): LearningNotice {
