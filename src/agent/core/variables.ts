@@ -23,7 +23,8 @@ export interface VariableDescription {
   origin?: string;
 }
 
-const PY_KEYWORDS = new Set(
+/** Python's keywords: no variable, attribute or package may be named one. */
+export const PYTHON_KEYWORDS = new Set(
   (
     "False None True and as assert async await break class continue def del elif else except finally for from " +
     "global if import in is lambda nonlocal not or pass raise return try while with yield"
@@ -46,7 +47,7 @@ const CHUNK_BYTES = 1024 ** 2;
 
 /** A name a user may give a kernel variable: a Python identifier, not a keyword, not starting with "_". */
 export function isVariableName(name: string): boolean {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PY_KEYWORDS.has(name) && !name.startsWith("_");
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PYTHON_KEYWORDS.has(name) && !name.startsWith("_");
 }
 
 /** `NAME=@FILE` loads a file, `NAME=TEXT` a literal string. */
