@@ -80,10 +80,6 @@ export class Approvals {
     private readonly project: string,
   ) {}
 
-  get setting(): ApproveSetting {
-    return this.settings.setting;
-  }
-
   /** Where requests and answers are journaled: the root agent's journal (set when the root is made). */
   journalTo(record: (body: JournalBody) => unknown): void {
     this.record = record;
