@@ -51,18 +51,9 @@ export class Permissions {
     return this.note;
   }
 
-  get net(): NetPolicy {
-    return this.settings.net;
-  }
-
   /** The sandbox of `mode` (undefined for full): the same level and network for plan and workspace. */
   sandboxFor(mode: PermissionMode): SandboxSettings | undefined {
     return settingsForMode(mode, this.settings.level, this.settings.net, this.settings.readable);
-  }
-
-  /** The sandbox of the root's mode now. */
-  get sandbox(): SandboxSettings | undefined {
-    return this.sandboxFor(this.current);
   }
 
   /** A sub-agent's mode: what it asks for, but never wider than its parent's. */

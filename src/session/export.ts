@@ -39,21 +39,20 @@ export async function writeExport(dir: string, format: ExportFormat, output: str
 async function render(dir: string, format: ExportFormat, image: MarkdownImage): Promise<string> {
   const path = join(dir, JOURNAL_FILE);
   const journal = readJournal(path);
+  const blocks = () => buildTranscript(journal.header, journal.events);
   switch (format) {
     case "jsonl":
       // Byte for byte, minus a half-written last line, so the export always parses.
       return readFileSync(path).subarray(0, journal.endOffset).toString("utf8");
     case "md":
-      return renderMarkdown(buildTranscript(journal.header, journal.events), image);
+      return renderMarkdown(blocks(), image);
     case "html": {
       // Lazy: the markdown parser is only loaded for html (the bundler makes this its own chunk).
       const { markdownToHtml } = await import("./markdown-html.js");
-      return renderHtml(buildTranscript(journal.header, journal.events), dir, markdownToHtml);
+      return renderHtml(blocks(), dir, markdownToHtml);
     }
-    case "ipynb": {
-      const blocks = buildTranscript(journal.header, journal.events);
-      return `${JSON.stringify(buildNotebook(dir, journal.header, blocks), null, 1)}\n`;
-    }
+    case "ipynb":
+      return `${JSON.stringify(buildNotebook(dir, journal.header, blocks()), null, 1)}\n`;
     default:
       throw new Error(`Unknown export format: ${String(format)} (use ${EXPORT_FORMATS.join(", ")})`);
   }

@@ -4,7 +4,6 @@ import {
   constants,
   existsSync,
   fchmodSync,
-  fstatSync,
   fsync,
   ftruncateSync,
   openSync,
@@ -15,11 +14,9 @@ import {
 } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import { writeNoFollow } from "../kernel/sandbox/no-follow.js";
-import { recordDamage } from "./damage.js";
-import { JournalFormatError } from "./errors.js";
 import { ensurePrivateDir } from "./paths.js";
+import { readHeaderAndTail } from "./read.js";
 import { Redactor } from "./redact.js";
-import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
 import { JOURNAL_VERSION, type JournalBody, type JournalEvent, type JournalHeader } from "./types.js";
 import { lockJournal, type WriterLock } from "./writer-lock.js";
 
@@ -131,35 +128,14 @@ export class Journal {
 
   private static openLocked(dir: string, options: JournalOptions, lock: WriterLock): Journal {
     const path = join(dir, JOURNAL_FILE);
-    const readFd = openSync(path, "r");
-    let header: JournalHeader;
-    let scan: ReturnType<typeof scanEvents>;
-    try {
-      const size = fstatSync(readFd).size;
-      const head = scanHeader(readFd, size, path);
-      header = head.header;
-      scan = scanEvents(readFd, size, head.end, path, TAIL_BYTES);
-    } catch (error) {
-      if (error instanceof JournalFormatError) recordDamage(error);
-      throw error;
-    } finally {
-      closeSync(readFd);
-    }
+    // Its tail is enough to continue the numbering (a damaged journal is marked for listings as it is read).
+    const scan = readHeaderAndTail(path);
     // Appending after a torn line would glue the next event onto it and corrupt the middle of the file.
     if (scan.truncatedTail) truncateSync(path, scan.endOffset);
     ensurePrivateDir(join(dir, OUTPUTS_DIR));
     const fd = openSync(path, APPEND_FLAGS);
-    const lastN = scan.events.at(-1)?.n ?? 0;
-    return new Journal(
-      dir,
-      header,
-      fd,
-      lastN,
-      scan.endOffset,
-      scan.truncatedTail,
-      new Redactor(options.secrets),
-      lock,
-    );
+    const redactor = new Redactor(options.secrets);
+    return new Journal(dir, scan.header, fd, scan.lastN, scan.endOffset, scan.truncatedTail, redactor, lock);
   }
 
   /** Bytes of the journal on disk: where the next event will start. */

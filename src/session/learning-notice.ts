@@ -4,7 +4,8 @@
 // did not run, or a session started with lessons on probation. `relm run` stderr, line mode, the UI's
 // transcript and ACP all print this text.
 
-import type { JournalEventOf } from "./types.js";
+import { firstLine } from "../config/text.js";
+import type { JournalBodyOf, JournalEventOf } from "./types.js";
 
 /** How a front end colours the line. */
 type NoticeTone = "learned" | "quiet" | "warn" | "good";
@@ -14,25 +15,15 @@ interface LearningNotice {
   tone: NoticeTone;
 }
 
-type Judged = Pick<
-  JournalEventOf<"harness_verdict">,
-  "rev" | "scope" | "verdict" | "final" | "reverted" | "refused"
-> &
-  Partial<
-    Pick<
-      JournalEventOf<"harness_verdict">,
-      "entries" | "promoted" | "retired" | "waiting" | "pinned" | "alreadyPromoted"
-    >
-  >;
-type Pass = Pick<
-  JournalEventOf<"learn">,
-  "pass" | "trigger" | "outcome" | "reason" | "applied" | "proposed" | "rejected" | "revision"
->;
+type Judged = JournalBodyOf<"harness_verdict">;
+type Pass = JournalBodyOf<"learn">;
 
-function clip(text: string, max = 100): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+/** How a verdict's line is coloured: a regression warns, an improvement is good news. */
+const VERDICT_TONE: Record<Judged["verdict"], NoticeTone> = {
+  regressed: "warn",
+  improved: "good",
+  neutral: "quiet",
+};
 
 function range(numbers: readonly number[]): string {
   if (numbers.length === 0) return "";
@@ -49,7 +40,7 @@ function learnNotice(e: Pass): LearningNotice {
       const n = e.applied.length;
       const first = e.applied[0];
       const from = range(e.applied.flatMap((a) => a.evidence));
-      const what = first ? `: ${clip(first.content)}${n > 1 ? ` (+${n - 1} more)` : ""}` : "";
+      const what = first ? `: ${firstLine(first.content, 100)}${n > 1 ? ` (+${n - 1} more)` : ""}` : "";
       // A reply of more edits than a pass applies: how many were left for a later pass.
       // (Journals written before the field had only the reason's words.)
       const capped = e.rejected.filter((r) => r.capped ?? r.reason.includes("over the per-pass cap")).length;
@@ -64,7 +55,7 @@ function learnNotice(e: Pass): LearningNotice {
       const text =
         e.proposed === 0
           ? `✎ learning pass ${e.pass} (${why}): no lesson proposed`
-          : `✎ learning pass ${e.pass} (${why}): nothing applied, ${e.proposed} proposed, none passed the checks${reason ? ` (${clip(reason, 80)})` : ""}`;
+          : `✎ learning pass ${e.pass} (${why}): nothing applied, ${e.proposed} proposed, none passed the checks${reason ? ` (${firstLine(reason, 80)})` : ""}`;
       return { text, tone: "quiet" };
     }
     case "skipped":
@@ -97,8 +88,7 @@ function probationNotice(e: Judged): LearningNotice {
       : e.waiting
         ? ` — stays on probation: ${e.waiting}`
         : "";
-  const tone = e.verdict === "regressed" ? "warn" : e.verdict === "improved" ? "good" : "quiet";
-  return { text: `${head} ${e.verdict}${soFar}${action}`, tone };
+  return { text: `${head} ${e.verdict}${soFar}${action}`, tone: VERDICT_TONE[e.verdict] };
 }
 
 /** The line a session starts with when lessons learnt by earlier sessions of its project are on probation. */
@@ -124,16 +114,16 @@ function verdictNotice(e: Judged): LearningNotice {
         : "";
   return {
     text: `⚖ harness edit ${e.rev} (${e.scope}) ${e.verdict}${soFar}${action}`,
-    tone: e.verdict === "regressed" ? "warn" : e.verdict === "improved" ? "good" : "quiet",
+    tone: VERDICT_TONE[e.verdict],
   };
 }
 
-type Verified = Pick<JournalEventOf<"harness_verify">, "rev" | "scope" | "outcome" | "summary">;
+type Verified = JournalBodyOf<"harness_verify">;
 
 /** A background replay check's line: passed or failed (with how), could not run, or was not started. */
 function verifyNotice(e: Verified): LearningNotice {
   const what = `⚖ replay check of harness edit ${e.rev} (${e.scope})`;
-  const detail = clip(e.summary.replace(/^verify (passed|failed): /, ""), 140);
+  const detail = firstLine(e.summary.replace(/^verify (passed|failed): /, ""), 140);
   switch (e.outcome) {
     case "passed":
       return { text: `${what} passed: ${detail}`, tone: "good" };

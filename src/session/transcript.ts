@@ -74,8 +74,8 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
     ["Created", header.created],
     ["Directory", header.cwd],
     ["Model", `${header.provider} / ${header.model}`],
+    ["relm", header.relm],
   );
-  meta.push(["relm", header.relm]);
   blocks.push({ kind: "meta", items: meta });
 
   const cells = new Map<string, Extract<Block, { kind: "cell" }>>();

@@ -1,5 +1,7 @@
 // The journal's on-disk vocabulary. Each line of journal.jsonl is one of these, written before it is acted on.
 
+import type { Reasoning, ToolCall, Usage } from "../llm/types.js";
+
 export const JOURNAL_VERSION = 1;
 
 export interface JournalHeader {
@@ -16,15 +18,8 @@ export interface JournalHeader {
   relm: string;
 }
 
-export interface UsageRecord {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  cacheWriteTokens: number;
-  estimated: boolean;
-  /** Output tokens spent on reasoning (part of outputTokens), when the provider says. */
-  reasoningTokens?: number;
-}
+/** A model call's tokens as its client reported (or estimated) them. */
+export type UsageRecord = Usage;
 
 export interface SpendRecord {
   turns: number;
@@ -75,13 +70,9 @@ export type JournalBody =
       type: "model_response";
       turn: number;
       text: string;
-      toolCalls: { id: string; name: string; arguments: string }[];
-      /** The answer's reasoning as the provider sent it (llm Reasoning), sent back unchanged; docs/providers.md. */
-      reasoning?: {
-        format: "openai-responses" | "anthropic";
-        items: Record<string, unknown>[];
-        itemIds?: Record<string, string>;
-      };
+      toolCalls: ToolCall[];
+      /** The answer's reasoning as the provider sent it, sent back unchanged; docs/providers.md. */
+      reasoning?: Reasoning;
       usage: UsageRecord;
       cost: number | null;
       stopReason: string;

@@ -80,10 +80,6 @@ export class Approvals {
     private readonly project: string,
   ) {}
 
-  get setting(): ApproveSetting {
-    return this.settings.setting;
-  }
-
   /** Where requests and answers are journaled: the root agent's journal (set when the root is made). */
   journalTo(record: (body: JournalBody) => unknown): void {
     this.record = record;
@@ -225,15 +221,7 @@ export class Approvals {
 
   /** Journals the answer, then remembers a grant for the session or the project. */
   private settle(id: string, ask: ApprovalAsk, decision: ApprovalDecision): void {
-    this.record?.({
-      type: "approval_answer",
-      id,
-      allow: decision.allow,
-      scope: decision.scope,
-      by: decision.by,
-      ...(decision.note ? { note: decision.note } : {}),
-      ...(decision.withdrawn ? { withdrawn: true } : {}),
-    });
+    this.record?.({ type: "approval_answer", id, ...decision });
     if (!decision.allow || decision.scope === "once") return;
     const rule = ruleFor(ask);
     if (!rule) return;

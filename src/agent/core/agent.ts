@@ -1,17 +1,15 @@
 import { rmSync } from "node:fs";
 import { describeMode, type PermissionMode } from "../../config/permission-mode.js";
 import type { CellResult, PythonInfo } from "../../kernel/types.js";
-import type { ModelClient } from "../../llm/types.js";
 import { Journal } from "../../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { type ChildAgent, ChildManager, type ChildParams } from "../children/manager.js";
 import { Mailbox } from "../children/messaging.js";
-import type { AgentSpec } from "../children/specs.js";
 import { AgentGoal } from "../gates/goal.js";
 import type { RootHooks } from "../hooks.js";
 import { handleKernelCall, type KernelCallsAgent } from "../kernel-api/calls.js";
-import { AgentKernel } from "../kernel-api/kernel.js";
+import { AgentKernel, type RestoredVariables } from "../kernel-api/kernel.js";
 import { LessonInbox } from "../lessons.js";
 import { hookOrigin } from "../user-hooks/points.js";
 import { restoredSinceLastCheckpoint, SessionCheckpoints } from "./checkpoints.js";
@@ -25,24 +23,18 @@ import type { RebuiltConversation } from "./resume.js";
 import { SHELL_CALL_PREFIX, shellCellCode, shellMessage, shellPython } from "./shell.js";
 import type { AgentTree } from "./tree.js";
 import { TurnRunner, TurnState } from "./turns.js";
-import { describeVariable, renderVariableLine, type VariableSpec } from "./variables.js";
+import { describeVariable, renderVariableLine, type VariableSpec, variableEvent } from "./variables.js";
 
-/** What one agent is started with (start.ts makes a root's, newChild() a child's). */
-interface AgentParams {
-  id: string;
-  dir: string;
+/**
+ * What one agent is started with (start.ts makes a root's, newChild() a child's): a child's params less
+ * its name and task, with `kernel` (a kernel URI; default: its parent's, the root's the tree's).
+ */
+interface AgentParams extends Omit<ChildParams, "name" | "task" | "parentId" | "mode"> {
   title: string;
-  depth: number;
   parentId?: string;
-  client: ModelClient;
-  budget: Budget;
-  variables: VariableSpec[];
   sink: EventSink;
-  spec?: AgentSpec;
   /** A sub-agent's permission mode (already narrowed to its parent's); the root's is the tree's. */
   mode?: PermissionMode;
-  /** Where its kernel runs (a kernel URI); default: its parent's, the root's the tree's (kernel-target.ts). */
-  kernel?: string;
   /** The agent that started this one. */
   parent?: Agent;
   /** Continue an existing journal instead of starting one. */
@@ -333,7 +325,7 @@ export class Agent implements ChildAgent, KernelCallsAgent {
     await this.tree.switchMode(mode);
     // A kernel that ran is started again now, so its variables come back (and what did not is said).
     const report = running ? await this.kernel.restoreSnapshot() : { restored: [], notRestored: [] };
-    this.record({ type: "mode", mode, from, restored: report.restored, notRestored: report.notRestored });
+    this.record({ type: "mode", mode, from, ...report });
     if (tellNextTurn) this.turns.noteNext(modeNote(mode, running, report));
     return { mode, changed: true, ...report };
   }
@@ -386,9 +378,7 @@ function startConversation(
   record: (body: JournalBody) => unknown,
 ): Conversation {
   const described = params.variables.map((spec) => describeVariable(spec));
-  for (const v of described) {
-    record({ type: "variable", name: v.name, varType: v.type, size: v.size, preview: v.preview });
-  }
+  for (const v of described) record(variableEvent(v));
   const inputs = promptInputsFor(tree, {
     depth: params.depth,
     variables: described.map(renderVariableLine),
@@ -400,20 +390,14 @@ function startConversation(
 }
 
 /** What a mode switch did: the mode now, and the variables a restarted kernel got back or not. */
-interface ModeSwitch {
+interface ModeSwitch extends RestoredVariables {
   mode: PermissionMode;
   /** false: the session was in that mode already. */
   changed: boolean;
-  restored: string[];
-  notRestored: { name: string; reason: string }[];
 }
 
 /** What the model is told with its next message after the person switched the mode. */
-function modeNote(
-  mode: PermissionMode,
-  restarted: boolean,
-  report: { restored: string[]; notRestored: { name: string; reason: string }[] },
-): string {
+function modeNote(mode: PermissionMode, restarted: boolean, report: RestoredVariables): string {
   const parts = [`[relm] The user switched the permission mode to ${mode} (${describeMode(mode)}).`];
   if (mode === "plan")
     parts.push("Do not try to change files: read, analyse in memory and propose the changes instead.");

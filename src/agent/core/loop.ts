@@ -232,13 +232,7 @@ function failed(ctx: LoopContext, turn: number, error: ModelError, admission: Ad
 }
 
 function budgetStop(ctx: LoopContext, stop: BudgetStop): TurnOutcome {
-  ctx.log.record({
-    type: "budget_stop",
-    budget: stop.budget,
-    limit: stop.limit,
-    spent: stop.spent,
-    message: stop.message,
-  });
+  ctx.log.record({ type: "budget_stop", ...stop });
   return { status: "budget", stop };
 }
 

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CellResult } from "../../kernel/types.js";
 import type { ContentPart, Message, ToolCall } from "../../llm/types.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
 import type { JournalEvent } from "../../session/types.js";
@@ -72,11 +71,12 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
       case "model_response":
         inFlight = undefined;
         contextTokens = e.usage.inputTokens + e.usage.outputTokens;
-        messages.push(
-          e.reasoning
-            ? { role: "assistant", text: e.text, toolCalls: e.toolCalls, reasoning: e.reasoning }
-            : { role: "assistant", text: e.text, toolCalls: e.toolCalls },
-        );
+        messages.push({
+          role: "assistant",
+          text: e.text,
+          toolCalls: e.toolCalls,
+          ...(e.reasoning ? { reasoning: e.reasoning } : {}),
+        });
         for (const call of e.toolCalls) pending.set(call.id, { turn: e.turn, call, started: false });
         break;
       case "cell": {
@@ -92,7 +92,9 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
           break;
         }
         pending.delete(e.callId);
-        messages.push({ role: "tool", toolCallId: e.callId, content: renderCellResult(cellFrom(dir, e)) });
+        const images = e.imageFiles.map((file) => imageFrom(dir, file));
+        const content = renderCellResult({ output: e.output, note: e.note, images });
+        messages.push({ role: "tool", toolCallId: e.callId, content });
         break;
       }
       case "tool_error":
@@ -166,18 +168,5 @@ function imageFrom(dir: string, file: string): Extract<ContentPart, { type: "ima
     type: "image",
     mimeType: imageTypeOfFile(file),
     data: readFileSync(join(dir, file)).toString("base64"),
-  };
-}
-
-function cellFrom(dir: string, e: Extract<JournalEvent, { type: "cell_output" }>): CellResult {
-  return {
-    executionCount: e.executionCount,
-    status: e.status,
-    output: e.output,
-    outputChars: e.outputChars,
-    truncated: e.truncated,
-    images: e.imageFiles.map((file) => imageFrom(dir, file)),
-    note: e.note,
-    durationMs: e.durationMs,
   };
 }

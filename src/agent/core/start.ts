@@ -153,12 +153,7 @@ async function settleResumed(
     );
   }
   const restored = await agent.kernel.restoreSnapshot();
-  agent.record({
-    type: "resumed",
-    uncertain,
-    restored: restored.restored,
-    notRestored: restored.notRestored,
-  });
+  agent.record({ type: "resumed", uncertain, ...restored });
   const lines = [`[relm] This session was resumed in a new process (${agent.tree.now().toISOString()}).`];
   if (uncertain.length > 0) lines.push(`When the previous process stopped: ${uncertain.join("; ")}.`);
   if (restored.restored.length > 0) {

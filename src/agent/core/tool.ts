@@ -56,7 +56,9 @@ export function parseToolCall(call: ToolCall): ParsedCall {
 }
 
 /** The text the model sees for a cell: its output, then anything it must know about the kernel. */
-export function renderCellResult(result: CellResult): ContentPart[] {
+export function renderCellResult(
+  result: Pick<CellResult, "output" | "shellExitCode" | "note" | "images">,
+): ContentPart[] {
   let text = result.output.length > 0 ? result.output : "[no output]";
   if (result.shellExitCode !== undefined) {
     text += `${text.endsWith("\n") ? "" : "\n"}[relm] A shell command in this cell exited with status ${result.shellExitCode}.`;

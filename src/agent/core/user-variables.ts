@@ -9,6 +9,7 @@ import {
   renderVariableLine,
   type VariableDescription,
   type VariableSpec,
+  variableEvent,
 } from "./variables.js";
 
 /** A variable a person sends with a message (a large paste): text that goes to the kernel, not the prompt. */
@@ -110,13 +111,7 @@ export class PendingVariables {
     for (const { spec, description: d } of this.staged.splice(0)) {
       try {
         await target.kernel.addVariable(spec);
-        target.log.record({
-          type: "variable",
-          name: d.name,
-          varType: d.type,
-          size: d.size,
-          preview: d.preview,
-        });
+        target.log.record(variableEvent(d));
         // Named in the prompt inputs: a compaction's rebuilt prompt lists it.
         target.conversation.nameVariable(d);
       } catch (error) {

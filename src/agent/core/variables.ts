@@ -3,6 +3,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { UsageError } from "../../config/errors.js";
 import type { VariableSource } from "../../kernel/types.js";
+import type { JournalBodyOf } from "../../session/types.js";
 
 export interface VariableSpec {
   name: string;
@@ -22,7 +23,8 @@ export interface VariableDescription {
   origin?: string;
 }
 
-const PY_KEYWORDS = new Set(
+/** Python's keywords: no variable, attribute or package may be named one. */
+export const PYTHON_KEYWORDS = new Set(
   (
     "False None True and as assert async await break class continue def del elif else except finally for from " +
     "global if import in is lambda nonlocal not or pass raise return try while with yield"
@@ -45,7 +47,7 @@ const CHUNK_BYTES = 1024 ** 2;
 
 /** A name a user may give a kernel variable: a Python identifier, not a keyword, not starting with "_". */
 export function isVariableName(name: string): boolean {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PY_KEYWORDS.has(name) && !name.startsWith("_");
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PYTHON_KEYWORDS.has(name) && !name.startsWith("_");
 }
 
 /** `NAME=@FILE` loads a file, `NAME=TEXT` a literal string. */
@@ -188,6 +190,11 @@ function formatBytes(bytes: number): string {
     unit++;
   }
   return unit === 0 ? `${bytes} bytes` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** The journal's `variable` event for a described variable (the prompt of a resume names it from there). */
+export function variableEvent(d: VariableDescription): JournalBodyOf<"variable"> {
+  return { type: "variable", name: d.name, varType: d.type, size: d.size, preview: d.preview };
 }
 
 export function renderVariableLine(v: VariableDescription): string {

@@ -1,5 +1,5 @@
 import type { JournalBodyOf } from "../../session/types.js";
-import { describeSpend } from "../budget/budget.js";
+import { type BudgetStop, describeSpend } from "../budget/budget.js";
 import { Deadline } from "../budget/deadline.js";
 import type { Agent } from "../core/agent.js";
 import type { TurnOutcome } from "../core/loop.js";
@@ -31,6 +31,12 @@ function end(agent: Agent, outcome: AutonomousOutcome, report: string): Autonomo
   const word = report.startsWith("gates passed") ? "gates passed" : END_WORDS[outcome.status];
   agent.record({ type: "autonomy_end", outcome: word, report });
   return outcome;
+}
+
+/** A run a budget stopped: its report says which budget, and what was spent. */
+function budgetEnd(agent: Agent, stop: BudgetStop): AutonomousOutcome {
+  const report = `budget exhausted: ${stop.message}; spent ${describeSpend(stop.spent)}`;
+  return end(agent, { status: "budget", stop }, report);
 }
 
 /** How the journal's `autonomy_end` names each way a run ends. */
@@ -74,13 +80,7 @@ export async function runAutonomously(
   let outcome = await agent.run(firstMessage, firstFrom);
   let continued = false;
   for (;;) {
-    if (outcome.status === "budget") {
-      return end(
-        agent,
-        outcome,
-        `budget exhausted: ${outcome.stop.message}; spent ${describeSpend(outcome.stop.spent)}`,
-      );
-    }
+    if (outcome.status === "budget") return budgetEnd(agent, outcome.stop);
     if (outcome.status !== "done")
       return end(agent, outcome, outcome.status === "error" ? outcome.message : outcome.reason);
 
@@ -117,13 +117,8 @@ export async function runAutonomously(
       const stop = deadline.expired ? (agent.budget.check() ?? agent.budget.timeStop()) : undefined;
       if (stop) {
         // The gates were stopped at the deadline: the work is neither done nor worth another turn.
-        const { budget, limit, spent, message } = stop;
-        agent.record({ type: "budget_stop", budget, limit, spent, message });
-        return end(
-          agent,
-          { status: "budget", stop },
-          `budget exhausted: ${message}; spent ${describeSpend(spent)}`,
-        );
+        agent.record({ type: "budget_stop", ...stop });
+        return budgetEnd(agent, stop);
       }
       if (same >= maxFailures) {
         const failure = describeGateResults(run, { failureOutput: true });

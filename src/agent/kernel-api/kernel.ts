@@ -11,7 +11,7 @@ import type {
   SnapshotReport,
 } from "../../kernel/types.js";
 import type { Journal } from "../../session/index.js";
-import type { JournalBody } from "../../session/types.js";
+import type { JournalBody, JournalBodyOf } from "../../session/types.js";
 import { cellLimit } from "../budget/deadline.js";
 import type { AgentEvent } from "../core/events.js";
 import type { AgentTree } from "../core/tree.js";
@@ -45,6 +45,9 @@ interface KernelOwner {
   /** The kernel (re)started and reported its Python (whether it has IPython): for the system prompt. */
   kernelStarted(python: PythonInfo): void;
 }
+
+/** The variables a restarted kernel got back from the snapshot, and those it did not (with why). */
+export type RestoredVariables = Pick<JournalBodyOf<"resumed">, "restored" | "notRestored">;
 
 /** What a status line shows about an agent's kernel. */
 export type KernelState = "starting" | "idle" | "busy" | "restarting" | "stopped";
@@ -116,7 +119,7 @@ export class AgentKernel {
    * A resumed session: starts the kernel with the last snapshot restored into it and says what came
    * back (nothing when the kernel cannot start; the next cell says why).
    */
-  async restoreSnapshot(): Promise<{ restored: string[]; notRestored: { name: string; reason: string }[] }> {
+  async restoreSnapshot(): Promise<RestoredVariables> {
     this.restoreOnBoot = true;
     await this.ensure().catch(() => undefined);
     const r = this.restored;
@@ -228,7 +231,7 @@ export class AgentKernel {
 
   private restoreOnBoot = false;
   /** What the last restore brought back, for the next note to the model. */
-  private restored: { restored: string[]; notRestored: { name: string; reason: string }[] } | undefined;
+  private restored: RestoredVariables | undefined;
   private snapshotting: Promise<void> = Promise.resolve();
   /** A cell ended while a snapshot was under way: take one more when it is done. */
   private snapshotWanted = false;
@@ -308,31 +311,14 @@ export class AgentKernel {
   private onLifecycle(event: KernelLifecycleEvent): void {
     if (this.owner.state.closed) return;
     this.dead = event.type === "died";
-    if (event.type === "started") {
-      const how = event.forkedFrom
-        ? `, forked from template ${event.forkedFrom}`
-        : event.fallback
-          ? `, spawned (${event.fallback})`
-          : "";
-      const ipython = event.python.ipython ? `, IPython ${event.python.ipython}` : " without IPython";
-      this.owner.log.record({
-        type: "kernel",
-        event: "started",
-        pid: event.pid,
-        detail: `python ${event.python.version}${ipython}${how}${event.launcher ? ` via ${event.launcher}` : ""}`,
-      });
-      this.owner.kernelStarted(event.python);
-    } else if (event.type === "died") {
-      this.owner.log.record({
-        type: "kernel",
-        event: "died",
-        pid: event.pid,
-        detail: `code ${event.code} signal ${event.signal}`,
-      });
-    } else {
-      this.owner.log.record({ type: "kernel", event: "restarted", pid: event.pid, detail: event.reason });
-      this.pendingReload = true;
-    }
+    this.owner.log.record({
+      type: "kernel",
+      event: event.type,
+      pid: event.pid,
+      detail: lifecycleDetail(event),
+    });
+    if (event.type === "started") this.owner.kernelStarted(event.python);
+    else if (event.type === "restarted") this.pendingReload = true;
   }
 
   /** Runs a cell; `deadline` (epoch ms): the time budget's end, where the cell is interrupted. */
@@ -416,6 +402,19 @@ export class AgentKernel {
   }
 }
 
+/** What the journal's `kernel` event says of a start (Python, how it started), a death or a restart. */
+function lifecycleDetail(event: KernelLifecycleEvent): string {
+  if (event.type === "died") return `code ${event.code} signal ${event.signal}`;
+  if (event.type === "restarted") return event.reason;
+  const how = event.forkedFrom
+    ? `, forked from template ${event.forkedFrom}`
+    : event.fallback
+      ? `, spawned (${event.fallback})`
+      : "";
+  const ipython = event.python.ipython ? `, IPython ${event.python.ipython}` : " without IPython";
+  return `python ${event.python.version}${ipython}${how}${event.launcher ? ` via ${event.launcher}` : ""}`;
+}
+
 function notRun(note: string): CellResult {
   return {
     executionCount: 0,
@@ -429,8 +428,8 @@ function notRun(note: string): CellResult {
   };
 }
 
-/** `pending`'s value, or a rejection as soon as `signal` is aborted (the session closed meanwhile). */
-function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
+/** `pending`'s value, or a rejection as soon as `signal` is aborted (the session closed, a turn was interrupted). */
+export function untilAborted<T>(pending: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(new Error("the kernel's start was cancelled"));
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(new Error("the kernel's start was cancelled"));

@@ -12,16 +12,10 @@
 // named and marked, without anything it offered.
 
 import { type CachedTool, type CatalogEntry, MAX_NAME } from "../../mcp/index.js";
+import { PYTHON_KEYWORDS } from "../core/variables.js";
 
 /** The whole block stays within this many characters: summaries while they fit, then names only. */
 export const MCP_BLOCK_CHARS = 4000;
-
-const PYTHON_KEYWORDS = new Set(
-  (
-    "False None True and as assert async await break class continue def del elif else except finally for " +
-    "from global if import in is lambda nonlocal not or pass raise return try while with yield"
-  ).split(" "),
-);
 
 /** How a server or tool name is spelled as a Python attribute (python/relm/mcp.py does the same). */
 export function pythonName(name: string): string {

@@ -3,6 +3,7 @@
 // test passed in a forked kernel in a scratch copy of the project.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { PYTHON_KEYWORDS } from "../../agent/core/variables.js";
 import type { PythonInfo } from "../../kernel/types.js";
 import {
   checkName,
@@ -22,12 +23,6 @@ import { chainSignature, listed, packageChains, type SkillCandidate, withDocstri
 import { analyseCells } from "./mine-python.js";
 import { runSmokeTest, type SmokeRun } from "./skill-smoke.js";
 import { projectSessions } from "./skill-sources.js";
-
-/** Python's keywords: never a skill's name (its package could not be imported). */
-const KEYWORDS = (
-  "False None True and as assert async await break class continue def del elif else except finally for " +
-  "from global if import in is lambda nonlocal not or pass raise return try while with yield"
-).split(" ");
 
 export interface Suggestions {
   /** The project whose sessions were mined. */
@@ -53,7 +48,8 @@ export async function suggestSkills(ctx: HarnessContext, python: string): Promis
   const harness = loadHarness(ctx);
   const skills = harness.entries.filter((e) => e.kind === "skill");
   const taken = new Set<string>([
-    ...KEYWORDS,
+    // Python's keywords: never a skill's name (its package could not be imported).
+    ...PYTHON_KEYWORDS,
     ...skills.map((e) => e.title),
     ...discoverSkills(ctx).map((s) => s.module ?? s.name),
   ]);
