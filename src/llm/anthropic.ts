@@ -13,8 +13,10 @@ import {
   type BodySettings,
   type DecodeResult,
   type DeltaEvent,
+  eventRecord,
   malformed,
   reported,
+  streamFailure,
   trimSlashes,
   type WireFormat,
 } from "./wire.js";
@@ -212,12 +214,7 @@ async function* decodeAnthropicStream(
 
   for await (const event of events) {
     if (event.data.trim() === "") continue;
-    let data: Record<string, unknown> | undefined;
-    try {
-      data = asRecord(JSON.parse(event.data));
-    } catch {
-      return malformed("stream event");
-    }
+    const data = eventRecord(event.data);
     if (!data) return malformed("stream event");
     const type = typeof data.type === "string" ? data.type : event.event;
     if (type === "message_start") {
@@ -268,12 +265,7 @@ async function* decodeAnthropicStream(
       return streamError(data);
     }
   }
-  if (!complete) {
-    return {
-      ok: false,
-      failure: { kind: "stream", retryable: true, message: "the stream ended before message_stop" },
-    };
-  }
+  if (!complete) return streamFailure("the stream ended before message_stop");
   const stop = stopReason ?? (assembly.toolCalls.length > 0 ? "tool_use" : "end_turn");
   const value = assembly.decoded(stop, usage);
   const reasoning = thinking.reasoning();
