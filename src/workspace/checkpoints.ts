@@ -5,8 +5,9 @@
 
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { makeDirs } from "../config/dirs.js";
+import { realPath, within } from "../config/paths.js";
 import { withoutSecrets } from "../config/secret-env.js";
 import { clearStaleIndexLock, fullStage, indexId, type Staged, TooManyNewFiles } from "./full-stage.js";
 import { CheckpointError, type GitContext, gitText, probeGit, runGit, shadowEnv, splitNul } from "./git.js";
@@ -142,7 +143,7 @@ export class Checkpoints {
     } catch {
       return { unavailable: `file checkpoints are off: the working directory ${options.cwd} does not exist` };
     }
-    if (realCwd === "/" || realCwd === safeRealpath(userEnv.HOME || homedir())) {
+    if (realCwd === "/" || realCwd === realPath(userEnv.HOME || homedir())) {
       return {
         unavailable:
           `file checkpoints are off in ${realCwd}: a snapshot would copy the whole ` +
@@ -174,11 +175,9 @@ export class Checkpoints {
       options.lockWaitMs ?? 30_000,
       options.maintain ?? options.watch ?? false,
     );
-    const home = safeRealpath(options.home);
-    const relHome = relative(realCwd, home);
-    const homeInside =
-      relHome === "" || (relHome !== ".." && !relHome.startsWith(`..${sep}`) && !isAbsolute(relHome));
-    const homePath = relHome.split(sep).join("/");
+    const home = realPath(options.home);
+    const homeInside = within(home, realCwd);
+    const homePath = relative(realCwd, home).split(sep).join("/");
     const underHome = (path: string) =>
       homeInside && (homePath === "" || path === homePath || path.startsWith(`${homePath}/`));
     await cp.lock.run(async () => {
@@ -472,13 +471,5 @@ export class Checkpoints {
 
   private clearStaleIndexLock(): void {
     clearStaleIndexLock(this.ctx);
-  }
-}
-
-function safeRealpath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
   }
 }
