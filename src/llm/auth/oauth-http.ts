@@ -1,6 +1,7 @@
 // The few HTTP calls of a sign-in (token endpoint, device code, Copilot's token), with a timeout and
 // errors a person can act on. Nothing a server sends back is echoed in full: an error body may carry a
 // token, so only its `error` / `error_description` words are kept.
+import { asRecord } from "../../config/records.js";
 
 /** A sign-in or refresh that failed; `signedOut` when only a new `relm login` can help. */
 export class OAuthError extends Error {
@@ -52,9 +53,7 @@ export async function oauthFetch(
   const text = await response.text().catch(() => "");
   let json: Record<string, unknown> = {};
   try {
-    const parsed = JSON.parse(text) as unknown;
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-      json = parsed as Record<string, unknown>;
+    json = asRecord(JSON.parse(text)) ?? {};
   } catch {
     // Some endpoints answer errors in HTML or plain text; the status says enough.
   }
@@ -65,12 +64,8 @@ export async function oauthFetch(
 export function oauthErrorText(response: OAuthResponse): string {
   const { json } = response;
   const parts: string[] = [];
-  const error = json.error;
+  const error = typeof json.error === "string" ? json.error : asRecord(json.error)?.message;
   if (typeof error === "string") parts.push(error);
-  else if (error && typeof error === "object") {
-    const message = (error as Record<string, unknown>).message;
-    if (typeof message === "string") parts.push(message);
-  }
   const description = json.error_description ?? json.message;
   if (typeof description === "string") parts.push(description);
   const text = parts.join(": ").replace(/\s+/g, " ").slice(0, 200);
