@@ -223,8 +223,7 @@ async function* decodeAnthropicStream(
       const block = asRecord(data.content_block) ?? {};
       const blockIndex = asNumber(data.index) ?? -1;
       if (block.type === "tool_use") {
-        const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
-        const started = assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
+        const started = startToolUse(assembly, block);
         toolByBlock.set(blockIndex, started.index);
         yield started.event;
       } else if (block.type === "text" && typeof block.text === "string") {
@@ -266,8 +265,7 @@ async function* decodeAnthropicStream(
     }
   }
   if (!complete) return streamFailure("the stream ended before message_stop");
-  const stop = stopReason ?? (assembly.toolCalls.length > 0 ? "tool_use" : "end_turn");
-  const value = assembly.decoded(stop, usage);
+  const value = assembly.decoded(stopOf(stopReason, assembly), usage);
   const reasoning = thinking.reasoning();
   if (reasoning) value.reasoning = reasoning;
   return { ok: true, value };
@@ -309,6 +307,18 @@ class Thinking {
   }
 }
 
+/** A tool_use block's call, started in the assembly (an id made up when the block has none). */
+function startToolUse(assembly: Assembly, block: Record<string, unknown>) {
+  const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
+  return assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
+}
+
+/** The stop_reason the API gave, else the one the answer implies. */
+function stopOf(given: unknown, assembly: Assembly): string {
+  if (typeof given === "string") return given;
+  return assembly.toolCalls.length > 0 ? "tool_use" : "end_turn";
+}
+
 function decodeAnthropicJson(json: unknown): DecodeResult {
   const response = asRecord(json);
   if (!response) return malformed("response");
@@ -325,18 +335,11 @@ function decodeAnthropicJson(json: unknown): DecodeResult {
     if (block?.type === "thinking" || block?.type === "redacted_thinking") thinkingBlocks.push(block);
     else if (block?.type === "text" && typeof block.text === "string") assembly.addText(block.text);
     else if (block?.type === "tool_use") {
-      const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
-      const { index } = assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
+      const { index } = startToolUse(assembly, block);
       assembly.addArguments(index, JSON.stringify(block.input ?? {}));
     }
   }
-  const stop =
-    typeof response.stop_reason === "string"
-      ? response.stop_reason
-      : assembly.toolCalls.length > 0
-        ? "tool_use"
-        : "end_turn";
-  const value = assembly.decoded(stop, mergeUsage(null, response.usage));
+  const value = assembly.decoded(stopOf(response.stop_reason, assembly), mergeUsage(null, response.usage));
   if (thinkingBlocks.length > 0) value.reasoning = { format: "anthropic", items: thinkingBlocks };
   return { ok: true, value };
 }

@@ -317,7 +317,7 @@ export class Checkpoints {
       const message = `before restoring turn ${target.turn}\n\nRelm-Session: ${this.sessionId}\n`;
       const backup = writeCommit(this.gitDir, current, head ? [head.commit] : [], message, new Date());
       writeRef(this.gitDir, `refs/relm-undo/${this.sessionId}`, backup);
-      this.clearStaleIndexLock();
+      clearStaleIndexLock(this.ctx);
       const { changed, removed, keptIgnored } = await restoreTree(this.ctx, current, target.tree);
       this.current = undefined; // files were rewritten: the next snapshot scans everything
       return { checkpoint: target, changed, removed, keptIgnored, notRestored: target.skipped, backup };
@@ -467,9 +467,5 @@ export class Checkpoints {
     if (!this.autoMaintain || ++this.sinceMaintenance < MAINTAIN_EVERY) return;
     this.sinceMaintenance = 0;
     void this.maintain();
-  }
-
-  private clearStaleIndexLock(): void {
-    clearStaleIndexLock(this.ctx);
   }
 }
