@@ -24,6 +24,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { processExists, processStartTime } from "./process.js";
+import { asRecord, parseJson } from "./records.js";
 
 /** Who holds a lock, as its file says. Locks written before relm recorded all of it name only a pid. */
 export interface LockHolder {
@@ -228,14 +229,8 @@ function parseHolder(text: string): LockHolder | undefined {
     return validPid(Number(plain[1]))
       ? { pid: Number(plain[1]), started: optionalNumber(plain[2]) }
       : undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const v = value as Record<string, unknown> | null;
-  if (typeof v !== "object" || v === null || !validPid(v.pid)) return undefined;
+  const v = asRecord(parseJson(text));
+  if (!v || !validPid(v.pid)) return undefined;
   return {
     pid: v.pid,
     host: typeof v.host === "string" ? v.host : undefined,

@@ -1,7 +1,7 @@
 // Anthropic messages. Prompt caching needs two markers: one on the system block (covers tools + system) and
 // one on the last block of the last message; the second moves forward with every request.
 
-import { asRecord } from "../config/records.js";
+import { asRecord, parseJson } from "../config/records.js";
 import { type ThinkingToSend, thinkingNotice, thinkingToSend } from "./anthropic-thinking.js";
 import { imagePlaceholder } from "./content.js";
 import type { SseEvent } from "./sse.js";
@@ -143,15 +143,9 @@ function groupTurns(messages: readonly Message[], acceptsImages: boolean, thinki
 /** The model's own argument text is spliced in verbatim: re-serialising could change bytes and miss the cache. */
 function toolUseBlock(call: ToolCall): string {
   const raw = call.arguments.trim() === "" ? "{}" : call.arguments;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = undefined;
-  }
   const head = `{"type":"tool_use","id":${JSON.stringify(call.id)},"name":${JSON.stringify(call.name)},"input":`;
   // `input` must be an object; otherwise keep what the model wrote so it can see its own mistake.
-  const input = asRecord(parsed) ? raw : JSON.stringify({ invalid_json: call.arguments });
+  const input = asRecord(parseJson(raw)) ? raw : JSON.stringify({ invalid_json: call.arguments });
   return `${head}${input}}`;
 }
 

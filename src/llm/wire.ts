@@ -1,7 +1,7 @@
 // What a wire format (OpenAI chat-completions, Anthropic messages) must provide to the shared HTTP loop,
 // plus the assembly of streamed text and tool calls that both decoders share.
 
-import { asRecord } from "../config/records.js";
+import { asRecord, parseJson } from "../config/records.js";
 import { type Failure, serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { reasoningText } from "./thinking.js";
@@ -121,11 +121,7 @@ export function asNumber(value: unknown): number | undefined {
 
 /** The JSON object a streamed event carries; undefined when it is not one. */
 export function eventRecord(data: string): Record<string, unknown> | undefined {
-  try {
-    return asRecord(JSON.parse(data));
-  } catch {
-    return undefined;
-  }
+  return asRecord(parseJson(data));
 }
 
 /** A stream that broke off or came garbled: this try failed, and another may not. */

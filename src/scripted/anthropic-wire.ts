@@ -1,5 +1,6 @@
 // Anthropic messages responses as the real API writes them.
 
+import { asRecord, parseJson } from "../config/records.js";
 import { type Answer, pieces } from "./answer.js";
 
 function anthropicStopReason(answer: Answer): string {
@@ -133,13 +134,7 @@ export function anthropicJson(answer: Answer): string {
 
 /** The non-streaming API returns `input` parsed; text that is not a JSON object cannot be represented. */
 function parseInput(raw: string): unknown {
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
-  } catch {
-    // fall through
-  }
-  return { invalid_json: raw };
+  return asRecord(parseJson(raw)) ?? { invalid_json: raw };
 }
 
 export function anthropicError(message: string, type: string): string {

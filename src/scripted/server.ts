@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { asRecord } from "../config/records.js";
+import { asRecord, parseJson } from "../config/records.js";
 import { type Answer, endlessFrames, limitAnswer, outputChars } from "./answer.js";
 import {
   anthropicError,
@@ -210,12 +210,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     format: WireFormatName,
     rawBody: string,
   ) => {
-    let body: unknown;
-    try {
-      body = JSON.parse(rawBody);
-    } catch {
-      body = undefined;
-    }
+    const body = parseJson(rawBody);
     const path = req.url ?? "";
     const previous = requests.findLast((r) => r.format === format);
     requests.push({ path, headers: flatHeaders(req), rawBody, body, format, at: Date.now() });

@@ -1,7 +1,7 @@
 // ChatGPT Plus/Pro through the Codex sign-in: the Codex CLI's public client, PKCE with its registered
 // localhost:1455 redirect, or its device code (for a browser elsewhere). Requests go to the Codex backend's
 // Responses API with the account id taken from the access token's claims.
-import { asRecord } from "../../config/records.js";
+import { asRecord, parseJson } from "../../config/records.js";
 import { expiryFrom, OAuthError, oauthErrorText, oauthFetch, stringField } from "./oauth-http.js";
 import {
   exchangeCode,
@@ -21,11 +21,7 @@ const AUTH_CLAIM = "https://api.openai.com/auth";
 function jwtClaims(token: string | undefined): Record<string, unknown> {
   const payload = token?.split(".")[1];
   if (!payload) return {};
-  try {
-    return asRecord(JSON.parse(Buffer.from(payload, "base64url").toString("utf8"))) ?? {};
-  } catch {
-    return {};
-  }
+  return asRecord(parseJson(Buffer.from(payload, "base64url").toString("utf8"))) ?? {};
 }
 
 function accountIdOf(...tokens: (string | undefined)[]): string | undefined {

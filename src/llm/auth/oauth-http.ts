@@ -1,7 +1,7 @@
 // The few HTTP calls of a sign-in (token endpoint, device code, Copilot's token), with a timeout and
 // errors a person can act on. Nothing a server sends back is echoed in full: an error body may carry a
 // token, so only its `error` / `error_description` words are kept.
-import { asRecord } from "../../config/records.js";
+import { asRecord, parseJson } from "../../config/records.js";
 
 /** A sign-in or refresh that failed; `signedOut` when only a new `relm login` can help. */
 export class OAuthError extends Error {
@@ -51,13 +51,8 @@ export async function oauthFetch(
     throw new OAuthError(`${what}: cannot reach ${new URL(url).origin} (${why})`);
   }
   const text = await response.text().catch(() => "");
-  let json: Record<string, unknown> = {};
-  try {
-    json = asRecord(JSON.parse(text)) ?? {};
-  } catch {
-    // Some endpoints answer errors in HTML or plain text; the status says enough.
-  }
-  return { status: response.status, json };
+  // Some endpoints answer errors in HTML or plain text; the status says enough.
+  return { status: response.status, json: asRecord(parseJson(text)) ?? {} };
 }
 
 /** The OAuth error words of a failed answer (`invalid_grant: Refresh token expired`), never its tokens. */
