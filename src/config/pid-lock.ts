@@ -227,7 +227,7 @@ function parseHolder(text: string): LockHolder | undefined {
   const plain = /^(\d+)(?: (\d+))?$/.exec(text.trim());
   if (plain)
     return validPid(Number(plain[1]))
-      ? { pid: Number(plain[1]), started: optionalNumber(plain[2]) }
+      ? { pid: Number(plain[1]), started: plain[2] === undefined ? undefined : Number(plain[2]) }
       : undefined;
   const v = asRecord(parseJson(text));
   if (!v || !validPid(v.pid)) return undefined;
@@ -241,10 +241,6 @@ function parseHolder(text: string): LockHolder | undefined {
 
 function validPid(pid: unknown): pid is number {
   return typeof pid === "number" && Number.isInteger(pid) && pid > 0;
-}
-
-function optionalNumber(text: string | undefined): number | undefined {
-  return text === undefined ? undefined : Number(text);
 }
 
 function readText(path: string): string | undefined {
