@@ -6,17 +6,15 @@
 // process overwrites those bytes in place through /proc/self/mem (which a process may always write for
 // itself): ~1 ms, no native code. process.env keeps every value: each is set again first, which makes
 // libc copy it to the heap and point `environ` there, so nothing reads the overwritten bytes afterwards.
-import { closeSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { statFields } from "./process.js";
 
 /** What an overwritten value reads as in /proc/PID/environ (`OPENAI_API_KEY=****`). */
 const MASK = 0x2a; // "*"
 
 /** /proc/PID/stat's env_start and env_end (fields 50 and 51, proc(5)): where the block lies in memory. */
 function environBounds(): { start: number; end: number } | undefined {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  // The command name (field 2) may hold spaces and parentheses: count from the last ")", whose next
-  // field is field 3.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const fields = statFields("self") ?? [];
   const start = Number(fields[50 - 3]);
   const end = Number(fields[51 - 3]);
   if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start <= 0 || end <= start)

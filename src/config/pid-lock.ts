@@ -24,6 +24,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { processExists, processStartTime } from "./process.js";
+import { asRecord, parseJson } from "./records.js";
 
 /** Who holds a lock, as its file says. Locks written before relm recorded all of it name only a pid. */
 export interface LockHolder {
@@ -226,16 +227,10 @@ function parseHolder(text: string): LockHolder | undefined {
   const plain = /^(\d+)(?: (\d+))?$/.exec(text.trim());
   if (plain)
     return validPid(Number(plain[1]))
-      ? { pid: Number(plain[1]), started: optionalNumber(plain[2]) }
+      ? { pid: Number(plain[1]), started: plain[2] === undefined ? undefined : Number(plain[2]) }
       : undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const v = value as Record<string, unknown> | null;
-  if (typeof v !== "object" || v === null || !validPid(v.pid)) return undefined;
+  const v = asRecord(parseJson(text));
+  if (!v || !validPid(v.pid)) return undefined;
   return {
     pid: v.pid,
     host: typeof v.host === "string" ? v.host : undefined,
@@ -246,10 +241,6 @@ function parseHolder(text: string): LockHolder | undefined {
 
 function validPid(pid: unknown): pid is number {
   return typeof pid === "number" && Number.isInteger(pid) && pid > 0;
-}
-
-function optionalNumber(text: string | undefined): number | undefined {
-  return text === undefined ? undefined : Number(text);
 }
 
 function readText(path: string): string | undefined {

@@ -3,6 +3,17 @@
 // PID 1 that never reaps can be forever.
 import { readFileSync } from "node:fs";
 
+/** The fields of /proc/PID/stat from the third on (field N is [N - 3]); undefined without one. */
+export function statFields(pid: number | "self"): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: it ends at the last ")".
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether `pid` runs (it may belong to someone else: EPERM still means it exists). */
 export function processExists(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -11,12 +22,9 @@ export function processExists(pid: number): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return process.platform !== "linux"; // no /proc: kill(0) is all there is to go on
-  }
+  const fields = statFields(pid);
+  if (!fields) return process.platform !== "linux"; // no /proc: kill(0) is all there is to go on
+  return fields[0] !== "Z";
 }
 
 /**
@@ -26,14 +34,7 @@ export function processExists(pid: number): boolean {
  */
 export function processRuns(pid: number, started: number | undefined): boolean {
   if (started === undefined || process.platform !== "linux") return processExists(pid);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2);
-    return fields[0] !== "Z" && Number(fields.split(" ")[19]) === started;
-  } catch {
-    return false; // no such process
-  }
+  return processExists(pid) && processStartTime(pid) === started;
 }
 
 let ownStart: number | undefined | null = null;
@@ -51,12 +52,6 @@ export function startTimeOf(pid: number): number | undefined {
  * where there is no /proc, or no such process.
  */
 export function processStartTime(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Counted after the command name, which may hold spaces and ends at the last ")".
-    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
-    return Number.isInteger(ticks) ? ticks : undefined;
-  } catch {
-    return undefined;
-  }
+  const ticks = Number(statFields(pid)?.[22 - 3]);
+  return Number.isInteger(ticks) ? ticks : undefined;
 }

@@ -10,15 +10,16 @@
 // config.json), so a crash leaves the old approvals or the new ones, never half a file.
 
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ConfigError } from "./errors.js";
+import { realPath } from "./paths.js";
 import { writePrivateJson } from "./private-file.js";
 import { isRecord } from "./records.js";
 
 /** What is approved: in which project, what kind of thing ("mcp", "hook", "agent", "gate"…), which one. */
 export interface TrustSubject {
-  /** The project directory (made canonical by trustProjectKey). */
+  /** The project directory (approvals are keyed by its real path: a symlinked checkout is the same project). */
   project: string;
   kind: string;
   name: string;
@@ -72,15 +73,6 @@ export function contentHash(content: unknown): string {
   return createHash("sha256").update(canonicalJson(content)).digest("hex");
 }
 
-/** A project directory as approvals are keyed: its real path (a symlinked checkout is the same project). */
-function trustProjectKey(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return resolve(dir);
-  }
-}
-
 type Kinds = Map<string, Map<string, Approval>>;
 
 /**
@@ -108,18 +100,18 @@ export class TrustStore {
   }
 
   approval(subject: TrustSubject): Approval | undefined {
-    return this.projects.get(trustProjectKey(subject.project))?.get(subject.kind)?.get(subject.name);
+    return this.projects.get(realPath(subject.project))?.get(subject.kind)?.get(subject.name);
   }
 
   /** Every approval of one kind in one project, by name. */
   approvals(project: string, kind: string): Map<string, Approval> {
-    return new Map(this.projects.get(trustProjectKey(project))?.get(kind) ?? []);
+    return new Map(this.projects.get(realPath(project))?.get(kind) ?? []);
   }
 
   approve(subject: TrustSubject, sha256: string, options?: Record<string, unknown>): Approval {
     const approval: Approval = { sha256, approvedAt: new Date().toISOString() };
     if (options && Object.keys(options).length > 0) approval.options = options;
-    const project = trustProjectKey(subject.project);
+    const project = realPath(subject.project);
     const kinds = this.projects.get(project) ?? new Map<string, Map<string, Approval>>();
     this.projects.set(project, kinds);
     const names = kinds.get(subject.kind) ?? new Map<string, Approval>();
@@ -130,7 +122,7 @@ export class TrustStore {
 
   /** Forgets an approval; false when there was none. */
   revoke(subject: TrustSubject): boolean {
-    const project = trustProjectKey(subject.project);
+    const project = realPath(subject.project);
     const kinds = this.projects.get(project);
     const names = kinds?.get(subject.kind);
     if (!names?.delete(subject.name)) return false;

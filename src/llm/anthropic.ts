@@ -1,7 +1,7 @@
 // Anthropic messages. Prompt caching needs two markers: one on the system block (covers tools + system) and
 // one on the last block of the last message; the second moves forward with every request.
 
-import { asRecord } from "../config/records.js";
+import { asRecord, parseJson } from "../config/records.js";
 import { type ThinkingToSend, thinkingNotice, thinkingToSend } from "./anthropic-thinking.js";
 import { imagePlaceholder } from "./content.js";
 import type { SseEvent } from "./sse.js";
@@ -13,8 +13,10 @@ import {
   type BodySettings,
   type DecodeResult,
   type DeltaEvent,
+  eventRecord,
   malformed,
   reported,
+  streamFailure,
   trimSlashes,
   type WireFormat,
 } from "./wire.js";
@@ -141,15 +143,9 @@ function groupTurns(messages: readonly Message[], acceptsImages: boolean, thinki
 /** The model's own argument text is spliced in verbatim: re-serialising could change bytes and miss the cache. */
 function toolUseBlock(call: ToolCall): string {
   const raw = call.arguments.trim() === "" ? "{}" : call.arguments;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    parsed = undefined;
-  }
   const head = `{"type":"tool_use","id":${JSON.stringify(call.id)},"name":${JSON.stringify(call.name)},"input":`;
   // `input` must be an object; otherwise keep what the model wrote so it can see its own mistake.
-  const input = asRecord(parsed) ? raw : JSON.stringify({ invalid_json: call.arguments });
+  const input = asRecord(parseJson(raw)) ? raw : JSON.stringify({ invalid_json: call.arguments });
   return `${head}${input}}`;
 }
 
@@ -212,12 +208,7 @@ async function* decodeAnthropicStream(
 
   for await (const event of events) {
     if (event.data.trim() === "") continue;
-    let data: Record<string, unknown> | undefined;
-    try {
-      data = asRecord(JSON.parse(event.data));
-    } catch {
-      return malformed("stream event");
-    }
+    const data = eventRecord(event.data);
     if (!data) return malformed("stream event");
     const type = typeof data.type === "string" ? data.type : event.event;
     if (type === "message_start") {
@@ -226,8 +217,7 @@ async function* decodeAnthropicStream(
       const block = asRecord(data.content_block) ?? {};
       const blockIndex = asNumber(data.index) ?? -1;
       if (block.type === "tool_use") {
-        const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
-        const started = assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
+        const started = startToolUse(assembly, block);
         toolByBlock.set(blockIndex, started.index);
         yield started.event;
       } else if (block.type === "text" && typeof block.text === "string") {
@@ -268,14 +258,8 @@ async function* decodeAnthropicStream(
       return streamError(data);
     }
   }
-  if (!complete) {
-    return {
-      ok: false,
-      failure: { kind: "stream", retryable: true, message: "the stream ended before message_stop" },
-    };
-  }
-  const stop = stopReason ?? (assembly.toolCalls.length > 0 ? "tool_use" : "end_turn");
-  const value = assembly.decoded(stop, usage);
+  if (!complete) return streamFailure("the stream ended before message_stop");
+  const value = assembly.decoded(stopOf(stopReason, assembly), usage);
   const reasoning = thinking.reasoning();
   if (reasoning) value.reasoning = reasoning;
   return { ok: true, value };
@@ -317,6 +301,18 @@ class Thinking {
   }
 }
 
+/** A tool_use block's call, started in the assembly (an id made up when the block has none). */
+function startToolUse(assembly: Assembly, block: Record<string, unknown>) {
+  const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
+  return assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
+}
+
+/** The stop_reason the API gave, else the one the answer implies. */
+function stopOf(given: unknown, assembly: Assembly): string {
+  if (typeof given === "string") return given;
+  return assembly.toolCalls.length > 0 ? "tool_use" : "end_turn";
+}
+
 function decodeAnthropicJson(json: unknown): DecodeResult {
   const response = asRecord(json);
   if (!response) return malformed("response");
@@ -333,18 +329,11 @@ function decodeAnthropicJson(json: unknown): DecodeResult {
     if (block?.type === "thinking" || block?.type === "redacted_thinking") thinkingBlocks.push(block);
     else if (block?.type === "text" && typeof block.text === "string") assembly.addText(block.text);
     else if (block?.type === "tool_use") {
-      const id = typeof block.id === "string" ? block.id : `toolu_${assembly.toolCalls.length}`;
-      const { index } = assembly.startToolCall(id, typeof block.name === "string" ? block.name : "");
+      const { index } = startToolUse(assembly, block);
       assembly.addArguments(index, JSON.stringify(block.input ?? {}));
     }
   }
-  const stop =
-    typeof response.stop_reason === "string"
-      ? response.stop_reason
-      : assembly.toolCalls.length > 0
-        ? "tool_use"
-        : "end_turn";
-  const value = assembly.decoded(stop, mergeUsage(null, response.usage));
+  const value = assembly.decoded(stopOf(response.stop_reason, assembly), mergeUsage(null, response.usage));
   if (thinkingBlocks.length > 0) value.reasoning = { format: "anthropic", items: thinkingBlocks };
   return { ok: true, value };
 }

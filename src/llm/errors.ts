@@ -1,7 +1,7 @@
 // Turns HTTP statuses and network failures into one-line, actionable ModelErrors. Every text that leaves
 // this module passes through `redact`, so an API key echoed by a server never reaches a log or the user.
 
-import { asRecord } from "../config/records.js";
+import { asRecord, parseJson } from "../config/records.js";
 import { oneLine } from "../config/text.js";
 import type { ModelError, ModelErrorKind } from "./types.js";
 
@@ -37,20 +37,16 @@ export function serverLine(text: string): string {
 
 /** The human part of an error body, across the shapes OpenAI, Anthropic, Ollama, vLLM and FastAPI use. */
 export function serverMessage(body: string): string {
-  try {
-    const json = JSON.parse(body) as Record<string, unknown>;
-    const err = json.error;
-    if (typeof err === "string") return err;
-    const msg = asRecord(err)?.message;
-    if (typeof msg === "string") return msg;
-    for (const key of ["message", "detail"]) {
-      const value = json[key];
-      if (typeof value === "string") return value;
-    }
-    return body;
-  } catch {
-    return body;
+  const json = asRecord(parseJson(body));
+  const err = json?.error;
+  if (typeof err === "string") return err;
+  const msg = asRecord(err)?.message;
+  if (typeof msg === "string") return msg;
+  for (const key of ["message", "detail"]) {
+    const value = json?.[key];
+    if (typeof value === "string") return value;
   }
+  return body;
 }
 
 function withServerText(base: string, body: string): string {

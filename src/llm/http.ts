@@ -1,6 +1,7 @@
 // One model request over HTTP with retries: fetch, idle timeout, status handling, decoding, backoff.
 // Yields deltas as they arrive; a `retry` event tells the consumer to drop what it got so far.
 
+import { parseJson } from "../config/records.js";
 import {
   abortedError,
   type ErrorContext,
@@ -173,10 +174,8 @@ async function* tryOnce(
         return yield* call.wire.decodeStream(parseSse(chunks, { maxEventBytes: call.maxEventBytes }));
       }
       const text = await readText(chunks, call.maxEventBytes, true);
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
+      const json = parseJson(text);
+      if (json === undefined) {
         return fail({
           kind: "stream",
           retryable: true,

@@ -1,7 +1,7 @@
 // OpenAI chat-completions, the dialect shared by OpenAI, Ollama, vLLM, LM Studio, llama.cpp and OpenRouter.
 
 import { asRecord } from "../config/records.js";
-import { dataUrl, flattenToText } from "./content.js";
+import { dataUrl, flattenToText, serializeWithToolRuns } from "./content.js";
 import { serverLine, serverMessage } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { openaiEffort } from "./thinking.js";
@@ -10,22 +10,20 @@ import {
   Assembly,
   asNumber,
   type BodySettings,
+  bearerHeaders,
   type DecodeResult,
   type DeltaEvent,
+  eventRecord,
+  hostOf,
   malformed,
+  streamFailure,
   trimSlashes,
   type WireFormat,
 } from "./wire.js";
 
-const IMAGES_FOLLOW = "attached in the next message";
-
 export const openaiWire: WireFormat = {
   endpoint: (baseUrl) => `${trimSlashes(baseUrl)}/chat/completions`,
-  headers(apiKey) {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    return headers;
-  },
+  headers: bearerHeaders,
   body: buildOpenAIBody,
   decodeStream: decodeOpenAIStream,
   decodeJson: decodeOpenAIJson,
@@ -59,61 +57,33 @@ function buildOpenAIBody(request: ModelRequest, settings: BodySettings): string 
   return `${JSON.stringify(head).slice(0, -1)},"messages":[${messages.join(",")}]}`;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return "";
-  }
-}
-
-/** One JSON text per wire message; each depends only on its own source messages, never on later ones. */
 function serializeMessages(request: ModelRequest, acceptsImages: boolean): string[] {
-  const out: string[] = [];
-  if (request.system) out.push(JSON.stringify({ role: "system", content: request.system }));
-  const messages = request.messages;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i] as Message;
-    if (m.role === "user") {
-      out.push(JSON.stringify({ role: "user", content: userContent(m.content, acceptsImages) }));
-    } else if (m.role === "assistant") {
-      const wire: Record<string, unknown> = { role: "assistant", content: m.text };
-      if (m.toolCalls.length > 0) {
-        wire.tool_calls = m.toolCalls.map((c) => ({
-          id: c.id,
-          type: "function",
-          function: { name: c.name, arguments: c.arguments },
-        }));
-      }
-      out.push(JSON.stringify(wire));
-    } else {
-      // Tool messages must directly follow the assistant's tool calls, so images of the whole run of
-      // results go into one user message after it.
-      const run: ToolResultMessage[] = [];
-      while (i < messages.length && messages[i]?.role === "tool")
-        run.push(messages[i++] as ToolResultMessage);
-      i--;
-      out.push(...serializeToolRun(run, acceptsImages));
-    }
-  }
-  return out;
+  const system = request.system ? [JSON.stringify({ role: "system", content: request.system })] : [];
+  const messages = serializeWithToolRuns(
+    request.messages,
+    acceptsImages,
+    (m) => [JSON.stringify(wireMessage(m, acceptsImages))],
+    {
+      result: (m, content) => ({ role: "tool", tool_call_id: m.toolCallId, content }),
+      text: (text) => ({ type: "text", text }),
+      image: (url) => ({ type: "image_url", image_url: { url } }),
+      userMessage: (content) => ({ role: "user", content }),
+    },
+  );
+  return [...system, ...messages];
 }
 
-function serializeToolRun(run: ToolResultMessage[], acceptsImages: boolean): string[] {
-  const out: string[] = [];
-  const imageParts: unknown[] = [];
-  for (const m of run) {
-    const images = m.content.filter((p) => p.type === "image");
-    const sendImages = acceptsImages && images.length > 0;
-    const content = sendImages ? flattenToText(m.content, IMAGES_FOLLOW) : flattenToText(m.content);
-    out.push(JSON.stringify({ role: "tool", tool_call_id: m.toolCallId, content }));
-    if (sendImages) {
-      imageParts.push({ type: "text", text: `Images from tool call ${m.toolCallId}:` });
-      for (const image of images) imageParts.push({ type: "image_url", image_url: { url: dataUrl(image) } });
-    }
+function wireMessage(m: Exclude<Message, ToolResultMessage>, acceptsImages: boolean): unknown {
+  if (m.role === "user") return { role: "user", content: userContent(m.content, acceptsImages) };
+  const wire: Record<string, unknown> = { role: "assistant", content: m.text };
+  if (m.toolCalls.length > 0) {
+    wire.tool_calls = m.toolCalls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments },
+    }));
   }
-  if (imageParts.length > 0) out.push(JSON.stringify({ role: "user", content: imageParts }));
-  return out;
+  return wire;
 }
 
 function userContent(parts: readonly ContentPart[], acceptsImages: boolean): unknown {
@@ -178,12 +148,7 @@ async function* decodeOpenAIStream(
       break;
     }
     if (data === "") continue;
-    let chunk: Record<string, unknown> | undefined;
-    try {
-      chunk = asRecord(JSON.parse(data));
-    } catch {
-      return malformed("stream chunk");
-    }
+    const chunk = eventRecord(data);
     if (!chunk) return malformed("stream chunk");
     if (chunk.error !== undefined && chunk.error !== null) return streamedError(chunk.error);
     usage = mapUsage(chunk.usage) ?? usage;
@@ -228,7 +193,7 @@ async function* decodeOpenAIStream(
     const message = sawDone
       ? "the stream ended without a finish reason (no answer in it)"
       : "the stream ended before the model finished";
-    return { ok: false, failure: { kind: "stream", retryable: true, message } };
+    return streamFailure(message);
   }
   return { ok: true, value: assembly.decoded(finishReason, usage) };
 }

@@ -4,6 +4,7 @@
 
 import type { ProviderPreset } from "../config/presets.js";
 import type { Provider } from "./types.js";
+import { hostOf } from "./wire.js";
 
 export {
   findPreset,
@@ -35,14 +36,7 @@ export function presetHeaders(
  * does), and the others cache on the prefix alone (DeepSeek, Gemini's implicit cache, vLLM).
  */
 export function sendsCacheKey(wire: Provider, baseUrl: string): boolean {
-  // Compared as text: the Responses wire format may not be in every build's Provider type yet.
-  if ((wire as string) === "openai-responses") return true;
-  if (wire !== "openai") return false;
-  try {
-    return new URL(baseUrl).hostname === "api.openai.com";
-  } catch {
-    return false;
-  }
+  return wire === "openai-responses" || (wire === "openai" && hostOf(baseUrl) === "api.openai.com");
 }
 
 /** The request URL: the base's `{model}` filled in, the preset's query appended. */

@@ -4,7 +4,16 @@
 import { asRecord } from "../config/records.js";
 import type { SseEvent } from "./sse.js";
 import type { Reasoning, Usage } from "./types.js";
-import { Assembly, asNumber, type DecodeResult, type DeltaEvent, malformed, reported } from "./wire.js";
+import {
+  Assembly,
+  asNumber,
+  type DecodeResult,
+  type DeltaEvent,
+  eventRecord,
+  malformed,
+  reported,
+  streamFailure,
+} from "./wire.js";
 
 /** What the output items of one answer add up to, as they complete. */
 class Output {
@@ -121,8 +130,7 @@ function finalResult(output: Output, response: Record<string, unknown>): DecodeR
   if (status === "failed") return reportedError(response.error);
   if (status === "in_progress" || status === "queued") {
     // Only a finished response is an answer; this one never said how it ended.
-    const message = `the response ended while still ${status.replace("_", " ")}`;
-    return { ok: false, failure: { kind: "stream", retryable: true, message } };
+    return streamFailure(`the response ended while still ${status.replace("_", " ")}`);
   }
   let stopReason = status;
   if (status === "incomplete") {
@@ -143,12 +151,7 @@ export async function* decodeResponsesStream(
   const finished = new Set<number>();
   for await (const event of events) {
     if (event.data.trim() === "" || event.data.trim() === "[DONE]") continue;
-    let data: Record<string, unknown> | undefined;
-    try {
-      data = asRecord(JSON.parse(event.data));
-    } catch {
-      return malformed("stream event");
-    }
+    const data = eventRecord(event.data);
     if (!data) return malformed("stream event");
     const type = typeof data.type === "string" ? data.type : event.event;
     const outputIndex = asNumber(data.output_index) ?? -1;
@@ -201,10 +204,7 @@ export async function* decodeResponsesStream(
         break;
     }
   }
-  return {
-    ok: false,
-    failure: { kind: "stream", retryable: true, message: "the stream ended before response.completed" },
-  };
+  return streamFailure("the stream ended before response.completed");
 }
 
 export function decodeResponsesJson(json: unknown): DecodeResult {

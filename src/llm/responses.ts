@@ -3,21 +3,15 @@
 // across the tool loop without OpenAI keeping the conversation. Bodies are built so that each request
 // is a byte extension of the previous one (`input` last, every item serialised from its own message).
 
-import { dataUrl, flattenToText } from "./content.js";
+import { dataUrl, flattenToText, serializeWithToolRuns } from "./content.js";
 import { decodeResponsesJson, decodeResponsesStream } from "./responses-decode.js";
 import { openaiEffort } from "./thinking.js";
 import type { AssistantMessage, ContentPart, Message, ModelRequest, ToolResultMessage } from "./types.js";
-import { type BodySettings, trimSlashes, type WireFormat } from "./wire.js";
-
-const IMAGES_FOLLOW = "attached in the next message";
+import { type BodySettings, bearerHeaders, hostOf, trimSlashes, type WireFormat } from "./wire.js";
 
 export const responsesWire: WireFormat = {
   endpoint: (baseUrl) => `${trimSlashes(baseUrl)}/responses`,
-  headers(apiKey) {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    return headers;
-  },
+  headers: bearerHeaders,
   body: buildResponsesBody,
   decodeStream: decodeResponsesStream,
   decodeJson: decodeResponsesJson,
@@ -39,7 +33,7 @@ export function buildResponsesBody(request: ModelRequest, settings: BodySettings
     if (Object.keys(reasoning).length > 0) head.reasoning = reasoning;
   }
   // ChatGPT's Codex backend (subscriptions) refuses the field and keeps its own output limit.
-  if (settings.maxOutputTokens !== undefined && !isChatGptBackend(settings.baseUrl)) {
+  if (settings.maxOutputTokens !== undefined && hostOf(settings.baseUrl) !== "chatgpt.com") {
     head.max_output_tokens = settings.maxOutputTokens;
   }
   if (settings.promptCacheKey) head.prompt_cache_key = settings.promptCacheKey;
@@ -57,35 +51,17 @@ export function buildResponsesBody(request: ModelRequest, settings: BodySettings
   return `${JSON.stringify(head).slice(0, -1)},"input":[${input.join(",")}]}`;
 }
 
-function isChatGptBackend(baseUrl: string): boolean {
-  try {
-    return new URL(baseUrl).hostname === "chatgpt.com";
-  } catch {
-    return false;
-  }
-}
-
-/** One JSON text per input item; each depends only on its own source message, never on later ones. */
 function serializeInput(messages: readonly Message[], acceptsImages: boolean): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i] as Message;
-    if (m.role === "user") {
-      out.push(
-        JSON.stringify({ type: "message", role: "user", content: userContent(m.content, acceptsImages) }),
-      );
-    } else if (m.role === "assistant") {
-      out.push(...assistantItems(m));
-    } else {
-      // Images of a run of tool results go into one user message after it, as for chat completions.
-      const run: ToolResultMessage[] = [];
-      while (i < messages.length && messages[i]?.role === "tool")
-        run.push(messages[i++] as ToolResultMessage);
-      i--;
-      out.push(...toolRun(run, acceptsImages));
-    }
-  }
-  return out;
+  const item = (m: Exclude<Message, ToolResultMessage>) =>
+    m.role === "assistant"
+      ? assistantItems(m)
+      : [JSON.stringify({ type: "message", role: "user", content: userContent(m.content, acceptsImages) })];
+  return serializeWithToolRuns(messages, acceptsImages, item, {
+    result: (m, output) => ({ type: "function_call_output", call_id: m.toolCallId, output }),
+    text: (text) => ({ type: "input_text", text }),
+    image: (image_url) => ({ type: "input_image", image_url }),
+    userMessage: (content) => ({ type: "message", role: "user", content }),
+  });
 }
 
 /**
@@ -132,23 +108,6 @@ function assistantItems(m: AssistantMessage): string[] {
     if (id) item.id = id;
     out.push(JSON.stringify(item));
   }
-  return out;
-}
-
-function toolRun(run: ToolResultMessage[], acceptsImages: boolean): string[] {
-  const out: string[] = [];
-  const imageParts: unknown[] = [];
-  for (const m of run) {
-    const images = m.content.filter((p) => p.type === "image");
-    const sendImages = acceptsImages && images.length > 0;
-    const output = sendImages ? flattenToText(m.content, IMAGES_FOLLOW) : flattenToText(m.content);
-    out.push(JSON.stringify({ type: "function_call_output", call_id: m.toolCallId, output }));
-    if (sendImages) {
-      imageParts.push({ type: "input_text", text: `Images from tool call ${m.toolCallId}:` });
-      for (const image of images) imageParts.push({ type: "input_image", image_url: dataUrl(image) });
-    }
-  }
-  if (imageParts.length > 0) out.push(JSON.stringify({ type: "message", role: "user", content: imageParts }));
   return out;
 }
 

@@ -1,6 +1,7 @@
 // What a wire format (OpenAI chat-completions, Anthropic messages) must provide to the shared HTTP loop,
 // plus the assembly of streamed text and tool calls that both decoders share.
 
+import { asRecord, parseJson } from "../config/records.js";
 import { type Failure, serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { reasoningText } from "./thinking.js";
@@ -63,6 +64,18 @@ export function trimSlashes(url: string): string {
   return url.replace(/\/+$/, "");
 }
 
+/** The host name of a base URL; "" when it is not a URL. */
+export function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).hostname : "";
+}
+
+/** OpenAI's headers (chat completions and Responses): JSON, and the key as a Bearer token. */
+export function bearerHeaders(apiKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  return headers;
+}
+
 export class Assembly {
   text = "";
   readonly toolCalls: ToolCall[] = [];
@@ -106,11 +119,18 @@ export function asNumber(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
+/** The JSON object a streamed event carries; undefined when it is not one. */
+export function eventRecord(data: string): Record<string, unknown> | undefined {
+  return asRecord(parseJson(data));
+}
+
+/** A stream that broke off or came garbled: this try failed, and another may not. */
+export function streamFailure(message: string): DecodeResult {
+  return { ok: false, failure: { kind: "stream", retryable: true, message } };
+}
+
 export function malformed(what: string): DecodeResult {
-  return {
-    ok: false,
-    failure: { kind: "stream", retryable: true, message: `the server sent a malformed ${what}` },
-  };
+  return streamFailure(`the server sent a malformed ${what}`);
 }
 
 /** An error the API reported in its answer (`what` is its type or code), as the failure of this try. */

@@ -6,6 +6,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname } from "node:path";
 import { makeDirs } from "../config/dirs.js";
 import { ConfigError } from "../config/errors.js";
+import { isRecord } from "../config/records.js";
 
 export interface ServerEntry {
   type?: "http" | "sse";
@@ -26,16 +27,19 @@ function readDocument(path: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
-    throw new ConfigError(`${path} must hold a JSON object with "mcpServers"`);
-  return parsed as Record<string, unknown>;
+  if (!isRecord(parsed)) throw new ConfigError(`${path} must hold a JSON object with "mcpServers"`);
+  return parsed;
 }
 
 function serversOf(doc: Record<string, unknown>, path: string): Record<string, unknown> {
   const servers = doc.mcpServers ?? {};
-  if (servers === null || typeof servers !== "object" || Array.isArray(servers))
-    throw new ConfigError(`${path}: "mcpServers" must be an object of servers by name`);
-  return servers as Record<string, unknown>;
+  if (!isRecord(servers)) throw new ConfigError(`${path}: "mcpServers" must be an object of servers by name`);
+  return servers;
+}
+
+/** A file's `mcpServers` object: empty when the file does not exist, a ConfigError when it is malformed. */
+export function readServers(path: string): Record<string, unknown> {
+  return serversOf(readDocument(path), path);
 }
 
 /** True when some entry of the file gives env or header values. */
@@ -60,7 +64,7 @@ function writeDocument(path: string, doc: Record<string, unknown>, alwaysPrivate
 
 /** Names configured in a file (none when it does not exist). */
 export function serverNamesIn(path: string): string[] {
-  return Object.keys(serversOf(readDocument(path), path));
+  return Object.keys(readServers(path));
 }
 
 /** Adds (or with `replace`, replaces) one server; false when the name is taken and `replace` is not set. */

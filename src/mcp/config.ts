@@ -5,11 +5,12 @@
 // before both. Nothing here starts a server.
 
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { projectRoot } from "../config/project-root.js";
 import { isRecord } from "../config/records.js";
+import { readServers } from "./config-file.js";
 import { approvalKey, needsApproval } from "./trust.js";
 import type { McpScope, McpServer, McpTransport } from "./types.js";
 
@@ -30,21 +31,6 @@ export function mcpConfigFiles(cwd: string, home: string): { path: string; scope
     { path: join(root, ".mcp.json"), scope: "project" },
     { path: join(home, "mcp.json"), scope: "user" },
   ];
-}
-
-/** Reads one file's `mcpServers` object; undefined when the file does not exist. */
-function readServersFile(path: string): Record<string, unknown> | undefined {
-  if (!existsSync(path)) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`);
-  }
-  if (!isRecord(parsed)) throw new ConfigError(`${path} must hold a JSON object with "mcpServers"`);
-  const servers = parsed.mcpServers ?? {};
-  if (!isRecord(servers)) throw new ConfigError(`${path}: "mcpServers" must be an object of servers by name`);
-  return servers;
 }
 
 /**
@@ -68,8 +54,7 @@ export function loadMcpConfig(
   const byName = new Map<string, McpServer>();
   const project = projectRoot(cwd);
   for (const file of files) {
-    const entries = readServersFile(file.path);
-    if (!entries) continue;
+    const entries = readServers(file.path);
     const approval = needsApproval(file.scope, file.path, project, home);
     for (const [name, raw] of Object.entries(entries)) {
       if (byName.has(name)) continue;

@@ -355,11 +355,7 @@ export class McpConnection {
                 confined: this.confined,
                 timeoutMs: this.options.requestTimeoutMs,
               });
-      if (!this.closing) {
-        this.state = "failed";
-        this.lastError = failure.message;
-        this.startFailed = { at: performance.now(), error: failure };
-      }
+      if (!this.closing) this.recordFailure(failure);
       this.opening = undefined;
       throw failure;
     }
@@ -367,10 +363,14 @@ export class McpConnection {
 
   /** A start that failed before the handshake began: recorded like any failed start. */
   private failedStart(message: string): McpServerError {
-    const failure = new McpServerError(this.name, message);
-    this.state = "failed";
     this.opening = undefined;
-    this.lastError = message;
+    return this.recordFailure(new McpServerError(this.name, message));
+  }
+
+  /** A failed start: told, and given to the requests of the next RESTART_PAUSE_MS instead of a new try. */
+  private recordFailure(failure: McpServerError): McpServerError {
+    this.state = "failed";
+    this.lastError = failure.message;
     this.startFailed = { at: performance.now(), error: failure };
     return failure;
   }

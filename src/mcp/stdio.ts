@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { isRecord } from "../config/records.js";
+import { isRecord, parseJson } from "../config/records.js";
 import { BoundedLineSplitter } from "../kernel/lines.js";
 import { TailBuffer } from "./errors.js";
 
@@ -164,12 +164,8 @@ export class StdioTransport implements Transport {
   private deliver(line: string): void {
     const text = line.endsWith("\r") ? line.slice(0, -1) : line;
     if (text.trim() === "") return;
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      // not JSON: told as what is not JSON-RPC, below
-    }
+    // Not JSON (undefined) is told as what is not JSON-RPC.
+    const message = parseJson(text);
     if (!isRecord(message) || message.jsonrpc !== "2.0") {
       // Servers that print logs to stdout: not a message, and not fatal.
       this.stderr.push(`[stdout] ${text.slice(0, 500)}\n`);

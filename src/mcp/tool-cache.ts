@@ -4,9 +4,9 @@
 // lists what this cache knew when the session began, and "not yet known" for a server never run with
 // this exact configuration. Names and descriptions only: nothing secret is stored.
 
-import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeDirs } from "../config/dirs.js";
+import { writePrivateFile } from "../config/private-file.js";
 import { type McpServer, serverHash } from "./config.js";
 import type { ToolInfo } from "./connection.js";
 
@@ -60,15 +60,9 @@ export function writeToolCache(cacheDir: string, server: McpServer, tools: reado
   const entries: CachedTool[] = tools.map((t) => ({ name: t.name, summary: summaryOf(t.description) }));
   const known = readToolCache(cacheDir, server);
   if (known && JSON.stringify(known) === JSON.stringify(entries)) return;
-  const path = cacheFile(cacheDir, server);
+  const text = `${JSON.stringify({ version: VERSION, server: server.name, tools: entries })}\n`;
   try {
-    makeDirs(join(cacheDir, "mcp"), 0o700);
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ version: VERSION, server: server.name, tools: entries })}\n`, {
-      mode: 0o600,
-    });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, path);
+    writePrivateFile(cacheFile(cacheDir, server), text);
   } catch {
     // A read-only cache only costs the next session its tool names.
   }

@@ -9,9 +9,9 @@
 // a server of the user's own files, with `"sandbox": false` in its entry. A project file's own
 // `"sandbox": false` decides nothing: the file is what is not trusted.
 
-import { realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { relative } from "node:path";
 import { UserError } from "../config/errors.js";
+import { realPath, within } from "../config/paths.js";
 import { contentHash, TrustStore, type TrustSubject } from "../config/trust.js";
 import type { McpApprovalKey, McpScope, McpServer } from "./types.js";
 
@@ -28,19 +28,6 @@ export interface Admission {
   refusal?: string;
 }
 
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-function within(child: string, parent: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
 /**
  * Whether servers of this file need the user's approval: a project file always; a session file
  * (--mcp-config) when it lies inside the project, where a sandboxed cell can rewrite it before a later
@@ -50,8 +37,8 @@ function within(child: string, parent: string): boolean {
 export function needsApproval(scope: McpScope, source: string, project: string, home: string): boolean {
   if (scope === "project") return true;
   if (scope === "user") return false;
-  const file = real(source);
-  return within(file, real(project)) && !within(file, real(home));
+  const file = realPath(source);
+  return within(file, realPath(project)) && !within(file, realPath(home));
 }
 
 /** The approval key of an entry (`raw` as the file holds it) from a file that needs approval. */
@@ -62,7 +49,7 @@ export function approvalKey(
   scope: McpScope,
   project: string,
 ): McpApprovalKey {
-  const file = relative(real(project), real(source)) || source;
+  const file = relative(realPath(project), realPath(source)) || source;
   const declared = declaredTarget(raw);
   const approveWith =
     scope === "session" ? `relm mcp approve ${name} --mcp-config ${file}` : `relm mcp approve ${name}`;

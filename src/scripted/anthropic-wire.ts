@@ -1,5 +1,6 @@
 // Anthropic messages responses as the real API writes them.
 
+import { asRecord, parseJson } from "../config/records.js";
 import { type Answer, pieces } from "./answer.js";
 
 function anthropicStopReason(answer: Answer): string {
@@ -19,18 +20,29 @@ function usageJson(answer: Answer, outputTokens: number): Record<string, unknown
   };
 }
 
-export function anthropicStreamFrames(answer: Answer): string[] {
-  const startUsage = usageJson(answer, 1);
+/** A message object as the API writes it, with the usage when the server reports usage. */
+function messageJson(
+  answer: Answer,
+  content: unknown[],
+  stopReason: string | null,
+  outputTokens: number,
+): Record<string, unknown> {
   const message: Record<string, unknown> = {
     id: answer.id,
     type: "message",
     role: "assistant",
     model: answer.model,
-    content: [],
-    stop_reason: null,
+    content,
+    stop_reason: stopReason,
     stop_sequence: null,
   };
-  if (startUsage) message.usage = startUsage;
+  const usage = usageJson(answer, outputTokens);
+  if (usage) message.usage = usage;
+  return message;
+}
+
+export function anthropicStreamFrames(answer: Answer): string[] {
+  const message = messageJson(answer, [], null, 1);
   const frames = [
     frame("message_start", { type: "message_start", message }),
     frame("ping", { type: "ping" }),
@@ -99,18 +111,7 @@ export function anthropicUnfinishedFrames(answer: Answer): string[] {
 
 /** A message with no content and no stop_reason, which a finished answer always has. */
 export function anthropicUnfinishedJson(answer: Answer): string {
-  const body: Record<string, unknown> = {
-    id: answer.id,
-    type: "message",
-    role: "assistant",
-    model: answer.model,
-    content: [],
-    stop_reason: null,
-    stop_sequence: null,
-  };
-  const usage = usageJson(answer, 0);
-  if (usage) body.usage = usage;
-  return JSON.stringify(body);
+  return JSON.stringify(messageJson(answer, [], null, 0));
 }
 
 /** The answer's thinking and redacted_thinking blocks, as the API returns them whole. */
@@ -128,29 +129,12 @@ export function anthropicJson(answer: Answer): string {
   for (const call of answer.toolCalls) {
     content.push({ type: "tool_use", id: call.id, name: call.name, input: parseInput(call.arguments) });
   }
-  const body: Record<string, unknown> = {
-    id: answer.id,
-    type: "message",
-    role: "assistant",
-    model: answer.model,
-    content,
-    stop_reason: anthropicStopReason(answer),
-    stop_sequence: null,
-  };
-  const usage = usageJson(answer, answer.usage?.output ?? 0);
-  if (usage) body.usage = usage;
-  return JSON.stringify(body);
+  return JSON.stringify(messageJson(answer, content, anthropicStopReason(answer), answer.usage?.output ?? 0));
 }
 
 /** The non-streaming API returns `input` parsed; text that is not a JSON object cannot be represented. */
 function parseInput(raw: string): unknown {
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
-  } catch {
-    // fall through
-  }
-  return { invalid_json: raw };
+  return asRecord(parseJson(raw)) ?? { invalid_json: raw };
 }
 
 export function anthropicError(message: string, type: string): string {

@@ -66,18 +66,23 @@ export function openaiUnfinishedFrames(answer: Answer, includeUsage: boolean): s
   return frames;
 }
 
-/** A whole response with no choice in it. */
-export function openaiUnfinishedJson(answer: Answer): string {
+/** A whole response with these choices, and the usage when the server reports usage. */
+function completionJson(answer: Answer, choices: unknown[]): string {
   const body: Record<string, unknown> = {
     id: answer.id,
     object: "chat.completion",
     created: 0,
     model: answer.model,
-    choices: [],
+    choices,
   };
   const usage = usageJson(answer);
   if (usage) body.usage = usage;
   return JSON.stringify(body);
+}
+
+/** A whole response with no choice in it. */
+export function openaiUnfinishedJson(answer: Answer): string {
+  return completionJson(answer, []);
 }
 
 export function openaiJson(answer: Answer): string {
@@ -92,16 +97,9 @@ export function openaiJson(answer: Answer): string {
       function: { name: c.name, arguments: c.arguments },
     }));
   }
-  const body: Record<string, unknown> = {
-    id: answer.id,
-    object: "chat.completion",
-    created: 0,
-    model: answer.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: openaiFinishReason(answer) }],
-  };
-  const usage = usageJson(answer);
-  if (usage) body.usage = usage;
-  return JSON.stringify(body);
+  return completionJson(answer, [
+    { index: 0, message, logprobs: null, finish_reason: openaiFinishReason(answer) },
+  ]);
 }
 
 export function openaiError(message: string, type: string, code: string | null = null): string {

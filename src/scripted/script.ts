@@ -138,13 +138,13 @@ export function toReply(step: ScriptStep): Reply {
   throw new Error(`not a script step: ${JSON.stringify(step)}`);
 }
 
-/** Text of a content value that is a string or an array of blocks/parts with `text`. */
-function textOf(content: unknown): string | undefined {
+/** Text of a content value that is a string or an array of blocks/parts of `type` with `text`. */
+function textOf(content: unknown, type = "text"): string | undefined {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return undefined;
   const texts = content
     .map((c) => asRecord(c))
-    .filter((c) => c?.type === "text" && typeof c.text === "string")
+    .filter((c) => c?.type === type && typeof c.text === "string")
     .map((c) => c?.text as string);
   return texts.length > 0 ? texts.join("\n") : undefined;
 }
@@ -158,13 +158,8 @@ function describeResponsesInput(input: unknown): Pick<ScriptContext, "lastToolRe
     if (item?.type === "function_call_output")
       out.lastToolResult = typeof item.output === "string" ? item.output : "";
     else if (item?.role === "user") {
-      const parts = Array.isArray(item.content) ? item.content : [];
-      const texts = parts
-        .map((p) => asRecord(p))
-        .filter((p) => p?.type === "input_text" && typeof p.text === "string")
-        .map((p) => p?.text as string);
-      if (typeof item.content === "string") out.lastUserText = item.content;
-      else if (texts.length > 0) out.lastUserText = texts.join("\n");
+      const text = textOf(item.content, "input_text");
+      if (text !== undefined) out.lastUserText = text;
     }
   }
   return out;
@@ -180,28 +175,15 @@ export function describeRequest(
   if (!Array.isArray(messages)) return out;
   for (const item of messages) {
     const m = asRecord(item);
-    if (!m) continue;
-    if (format === "openai") {
-      if (m.role === "tool") out.lastToolResult = textOf(m.content) ?? "";
-      else if (m.role === "user") {
-        const text = textOf(m.content);
-        if (text !== undefined) out.lastUserText = text;
-      }
-      continue;
-    }
-    if (m.role !== "user") continue;
-    if (typeof m.content === "string") {
-      out.lastUserText = m.content;
-      continue;
-    }
-    if (!Array.isArray(m.content)) continue;
-    const texts: string[] = [];
-    for (const block of m.content) {
+    // OpenAI: a tool message; Anthropic: tool_result blocks of a user message.
+    if (format === "openai" && m?.role === "tool") out.lastToolResult = textOf(m.content) ?? "";
+    if (m?.role !== "user") continue;
+    const text = textOf(m.content);
+    if (text !== undefined) out.lastUserText = text;
+    for (const block of format === "anthropic" && Array.isArray(m.content) ? m.content : []) {
       const b = asRecord(block);
       if (b?.type === "tool_result") out.lastToolResult = textOf(b.content) ?? "";
-      else if (b?.type === "text" && typeof b.text === "string") texts.push(b.text);
     }
-    if (texts.length > 0) out.lastUserText = texts.join("\n");
   }
   return out;
 }

@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { asRecord } from "../config/records.js";
+import { asRecord, parseJson } from "../config/records.js";
 import { type Answer, endlessFrames, limitAnswer, outputChars } from "./answer.js";
 import {
   anthropicError,
@@ -102,6 +102,18 @@ export interface ScriptedModel {
 
 const DEFAULT_MODELS = ["scripted"];
 
+/** Each format's model endpoint, and the prefix of its answers' ids. */
+const FORMAT_BY_PATH = new Map<string | undefined, WireFormatName>([
+  ["/v1/chat/completions", "openai"],
+  ["/v1/messages", "anthropic"],
+  ["/v1/responses", "responses"],
+]);
+const ID_PREFIX: Record<WireFormatName, string> = {
+  openai: "chatcmpl-scripted-",
+  responses: "resp_scripted_",
+  anthropic: "msg_scripted_",
+};
+
 /** The answer's token limit as either format names it (OpenAI's newer field first). */
 function maxTokensOf(fields: Record<string, unknown>): number | undefined {
   for (const key of ["max_completion_tokens", "max_tokens", "max_output_tokens"]) {
@@ -198,12 +210,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     format: WireFormatName,
     rawBody: string,
   ) => {
-    let body: unknown;
-    try {
-      body = JSON.parse(rawBody);
-    } catch {
-      body = undefined;
-    }
+    const body = parseJson(rawBody);
     const path = req.url ?? "";
     const previous = requests.findLast((r) => r.format === format);
     requests.push({ path, headers: flatHeaders(req), rawBody, body, format, at: Date.now() });
@@ -353,12 +360,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
         : [];
     const answer: Answer = limitAnswer(
       {
-        id:
-          format === "openai"
-            ? `chatcmpl-scripted-${responseCount}`
-            : format === "responses"
-              ? `resp_scripted_${responseCount}`
-              : `msg_scripted_${responseCount}`,
+        id: `${ID_PREFIX[format]}${responseCount}`,
         model,
         text: reply.text,
         toolCalls,
@@ -411,13 +413,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
 
   const route = async (req: IncomingMessage, res: ServerResponse, rawBody: string) => {
     const path = (req.url ?? "").split("?")[0];
-    if (req.method === "POST" && path === "/v1/chat/completions") {
-      return handleModelRequest(req, res, "openai", rawBody);
-    }
-    if (req.method === "POST" && path === "/v1/messages")
-      return handleModelRequest(req, res, "anthropic", rawBody);
-    if (req.method === "POST" && path === "/v1/responses")
-      return handleModelRequest(req, res, "responses", rawBody);
+    const format = req.method === "POST" ? FORMAT_BY_PATH.get(path) : undefined;
+    if (format) return handleModelRequest(req, res, format, rawBody);
     if (req.method === "GET" && path === "/v1/models") {
       const anthropic =
         req.headers["anthropic-version"] !== undefined || req.headers["x-api-key"] !== undefined;

@@ -5,8 +5,9 @@
 
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { makeDirs } from "../config/dirs.js";
+import { realPath, within } from "../config/paths.js";
 import { withoutSecrets } from "../config/secret-env.js";
 import { clearStaleIndexLock, fullStage, indexId, type Staged, TooManyNewFiles } from "./full-stage.js";
 import { CheckpointError, type GitContext, gitText, probeGit, runGit, shadowEnv, splitNul } from "./git.js";
@@ -142,7 +143,7 @@ export class Checkpoints {
     } catch {
       return { unavailable: `file checkpoints are off: the working directory ${options.cwd} does not exist` };
     }
-    if (realCwd === "/" || realCwd === safeRealpath(userEnv.HOME || homedir())) {
+    if (realCwd === "/" || realCwd === realPath(userEnv.HOME || homedir())) {
       return {
         unavailable:
           `file checkpoints are off in ${realCwd}: a snapshot would copy the whole ` +
@@ -174,11 +175,9 @@ export class Checkpoints {
       options.lockWaitMs ?? 30_000,
       options.maintain ?? options.watch ?? false,
     );
-    const home = safeRealpath(options.home);
-    const relHome = relative(realCwd, home);
-    const homeInside =
-      relHome === "" || (relHome !== ".." && !relHome.startsWith(`..${sep}`) && !isAbsolute(relHome));
-    const homePath = relHome.split(sep).join("/");
+    const home = realPath(options.home);
+    const homeInside = within(home, realCwd);
+    const homePath = relative(realCwd, home).split(sep).join("/");
     const underHome = (path: string) =>
       homeInside && (homePath === "" || path === homePath || path.startsWith(`${homePath}/`));
     await cp.lock.run(async () => {
@@ -318,7 +317,7 @@ export class Checkpoints {
       const message = `before restoring turn ${target.turn}\n\nRelm-Session: ${this.sessionId}\n`;
       const backup = writeCommit(this.gitDir, current, head ? [head.commit] : [], message, new Date());
       writeRef(this.gitDir, `refs/relm-undo/${this.sessionId}`, backup);
-      this.clearStaleIndexLock();
+      clearStaleIndexLock(this.ctx);
       const { changed, removed, keptIgnored } = await restoreTree(this.ctx, current, target.tree);
       this.current = undefined; // files were rewritten: the next snapshot scans everything
       return { checkpoint: target, changed, removed, keptIgnored, notRestored: target.skipped, backup };
@@ -468,17 +467,5 @@ export class Checkpoints {
     if (!this.autoMaintain || ++this.sinceMaintenance < MAINTAIN_EVERY) return;
     this.sinceMaintenance = 0;
     void this.maintain();
-  }
-
-  private clearStaleIndexLock(): void {
-    clearStaleIndexLock(this.ctx);
-  }
-}
-
-function safeRealpath(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
   }
 }

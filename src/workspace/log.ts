@@ -1,5 +1,6 @@
 // What a checkpoint commit says about itself, and reading it back from `git log`.
 
+import { parseJson } from "../config/records.js";
 import { oneLine } from "../config/text.js";
 
 export interface SkippedFile {
@@ -55,13 +56,8 @@ function trailer(body: string, key: string): string[] {
     .map((l) => l.slice(prefix.length));
 }
 
-function parseJson<T>(text: string | undefined): T | undefined {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return undefined;
-  }
+function jsonOf<T>(text: string | undefined): T | undefined {
+  return text === undefined ? undefined : (parseJson(text) as T | undefined);
 }
 
 /**
@@ -76,9 +72,9 @@ export function parseLog(text: string): Checkpoint[] {
     if (!commit || !tree || body === undefined) continue;
     const turn = Number(trailer(body, "Relm-Turn")[0]);
     if (!Number.isInteger(turn)) continue;
-    const label = parseJson<string>(trailer(body, "Relm-Label")[0]);
+    const label = jsonOf<string>(trailer(body, "Relm-Label")[0]);
     const skipped = trailer(body, "Relm-Skipped")
-      .map((t) => parseJson<SkippedFile>(t))
+      .map((t) => jsonOf<SkippedFile>(t))
       .filter((s): s is SkippedFile => s !== undefined && typeof s.path === "string");
     const filesChanged = (names ?? "").split("\n").filter((l) => l.length > 0).length;
     const checkpoint: Checkpoint = {

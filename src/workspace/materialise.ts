@@ -2,10 +2,11 @@
 // the shadow repository: the index used is a temporary one, and neither the working directory the
 // checkpoint was taken of nor the shadow's own index is touched.
 
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeDirs } from "../config/dirs.js";
+import { realPath } from "../config/paths.js";
 import { CheckpointError, type GitContext, runGit, shadowEnv } from "./git.js";
 import { shadowDirFor } from "./shadow.js";
 
@@ -22,17 +23,9 @@ interface MaterialiseOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-function realOrSame(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
 /** Writes the files of checkpoint `commit` into `dest`. Files left out of it (too large, ignored) are absent. */
 export async function materialiseCheckpoint(options: MaterialiseOptions): Promise<void> {
-  const gitDir = shadowDirFor(resolve(options.home), realOrSame(options.cwd));
+  const gitDir = shadowDirFor(resolve(options.home), realPath(options.cwd));
   makeDirs(options.dest);
   const scratch = mkdtempSync(join(tmpdir(), "relm-index-"));
   const env = {

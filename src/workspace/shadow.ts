@@ -3,8 +3,9 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { makeDirs } from "../config/dirs.js";
+import { within } from "../config/paths.js";
 import { type GitContext, gitText, runGit } from "./git.js";
 
 /** `$RELM_HOME/checkpoints/<hash>`: one per real path of a working directory, whatever the session. */
@@ -100,9 +101,7 @@ export async function prepareShadow({ ctx, realCwd, home, userEnv }: ShadowSetup
   ];
   const relHome = relative(realCwd, home);
   if (relHome === "") lines.push("/*");
-  else if (relHome !== ".." && !relHome.startsWith(`..${sep}`) && !isAbsolute(relHome)) {
-    lines.push(ignorePattern(relHome));
-  }
+  else if (within(home, realCwd)) lines.push(ignorePattern(relHome));
   // Their patterns are relative to the work tree root, as in info/exclude, so they can be copied.
   const sources = [
     join(realCwd, ".git", "info", "exclude"),

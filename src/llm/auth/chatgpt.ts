@@ -1,6 +1,7 @@
 // ChatGPT Plus/Pro through the Codex sign-in: the Codex CLI's public client, PKCE with its registered
 // localhost:1455 redirect, or its device code (for a browser elsewhere). Requests go to the Codex backend's
 // Responses API with the account id taken from the access token's claims.
+import { asRecord, parseJson } from "../../config/records.js";
 import { expiryFrom, OAuthError, oauthErrorText, oauthFetch, stringField } from "./oauth-http.js";
 import {
   exchangeCode,
@@ -20,18 +21,12 @@ const AUTH_CLAIM = "https://api.openai.com/auth";
 function jwtClaims(token: string | undefined): Record<string, unknown> {
   const payload = token?.split(".")[1];
   if (!payload) return {};
-  try {
-    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as unknown;
-    return claims && typeof claims === "object" ? (claims as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return asRecord(parseJson(Buffer.from(payload, "base64url").toString("utf8"))) ?? {};
 }
 
 function accountIdOf(...tokens: (string | undefined)[]): string | undefined {
   for (const token of tokens) {
-    const auth = jwtClaims(token)[AUTH_CLAIM] as Record<string, unknown> | undefined;
-    const id = auth?.chatgpt_account_id;
+    const id = asRecord(jwtClaims(token)[AUTH_CLAIM])?.chatgpt_account_id;
     if (typeof id === "string" && id) return id;
   }
   return undefined;

@@ -1,6 +1,7 @@
 // The few HTTP calls of a sign-in (token endpoint, device code, Copilot's token), with a timeout and
 // errors a person can act on. Nothing a server sends back is echoed in full: an error body may carry a
 // token, so only its `error` / `error_description` words are kept.
+import { asRecord, parseJson } from "../../config/records.js";
 
 /** A sign-in or refresh that failed; `signedOut` when only a new `relm login` can help. */
 export class OAuthError extends Error {
@@ -50,27 +51,16 @@ export async function oauthFetch(
     throw new OAuthError(`${what}: cannot reach ${new URL(url).origin} (${why})`);
   }
   const text = await response.text().catch(() => "");
-  let json: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
-      json = parsed as Record<string, unknown>;
-  } catch {
-    // Some endpoints answer errors in HTML or plain text; the status says enough.
-  }
-  return { status: response.status, json };
+  // Some endpoints answer errors in HTML or plain text; the status says enough.
+  return { status: response.status, json: asRecord(parseJson(text)) ?? {} };
 }
 
 /** The OAuth error words of a failed answer (`invalid_grant: Refresh token expired`), never its tokens. */
 export function oauthErrorText(response: OAuthResponse): string {
   const { json } = response;
   const parts: string[] = [];
-  const error = json.error;
+  const error = typeof json.error === "string" ? json.error : asRecord(json.error)?.message;
   if (typeof error === "string") parts.push(error);
-  else if (error && typeof error === "object") {
-    const message = (error as Record<string, unknown>).message;
-    if (typeof message === "string") parts.push(message);
-  }
   const description = json.error_description ?? json.message;
   if (typeof description === "string") parts.push(description);
   const text = parts.join(": ").replace(/\s+/g, " ").slice(0, 200);

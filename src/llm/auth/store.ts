@@ -48,10 +48,6 @@ export function savedTokens(home: string, id: SubscriptionId): Tokens | undefine
   return readAuthFile(home).subscriptions[id];
 }
 
-function writeAuthFile(home: string, file: AuthFile): void {
-  writePrivateJson(authPath(home), file);
-}
-
 /** A lock older than this is taken over even from a live holder: no refresh takes that long. */
 const LOCK_STALE_MS = 60_000;
 const LOCK_WAIT_MS = 90_000;
@@ -77,17 +73,13 @@ export async function storeTokens(
   id: SubscriptionId,
   tokens: Tokens | undefined,
 ): Promise<void> {
-  await withAuthLock(home, async () => {
-    const file = readAuthFile(home);
-    if (tokens) file.subscriptions[id] = tokens;
-    else delete file.subscriptions[id];
-    writeAuthFile(home, file);
-  });
+  await withAuthLock(home, async () => writeTokensLocked(home, id, tokens));
 }
 
-/** Inside withAuthLock only: replaces one subscription's tokens. */
-export function writeTokensLocked(home: string, id: SubscriptionId, tokens: Tokens): void {
+/** storeTokens inside withAuthLock (a refresh holds it already). */
+export function writeTokensLocked(home: string, id: SubscriptionId, tokens: Tokens | undefined): void {
   const file = readAuthFile(home);
-  file.subscriptions[id] = tokens;
-  writeAuthFile(home, file);
+  if (tokens) file.subscriptions[id] = tokens;
+  else delete file.subscriptions[id];
+  writePrivateJson(authPath(home), file);
 }

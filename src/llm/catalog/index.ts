@@ -215,10 +215,7 @@ function search(model: string, options: FindOptions): CatalogModel | undefined {
   const fallback = options.fallback ?? "makers";
   if (fallback === "makers") order.push(...MAKER_SECTIONS);
   else if (fallback === "any") order.push(...MAKER_SECTIONS, ...catalogSections());
-  const seen = new Set<string>();
-  for (const section of order) {
-    if (seen.has(section)) continue;
-    seen.add(section);
+  for (const section of new Set(order)) {
     const found = matchIn(section, model);
     if (found) return found;
   }
