@@ -93,7 +93,12 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
         }
         pending.delete(e.callId);
         const images = e.imageFiles.map((file) => imageFrom(dir, file));
-        const content = renderCellResult({ output: e.output, note: e.note, images });
+        const content = renderCellResult({
+          output: e.output,
+          shellExitCode: e.exitCode,
+          note: e.note,
+          images,
+        });
         messages.push({ role: "tool", toolCallId: e.callId, content });
         break;
       }
