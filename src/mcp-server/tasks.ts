@@ -11,6 +11,7 @@ import {
   type UserVariable,
   VariableInputError,
 } from "../agent/core/user-variables.js";
+import type { ApprovalAsker } from "../commands/approval-asker.js";
 import type { SessionSpec } from "../config/options.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { spawnHost } from "../host/spawn.js";
@@ -25,7 +26,7 @@ import {
   sessionDir,
   sessionsDir,
 } from "../session/index.js";
-import { type Elicit, McpApprovals } from "./approvals.js";
+import { type Elicit, mcpApprovals } from "./approvals.js";
 
 /** A mistake in a tool's arguments (or a session that cannot be used): told to the calling model. */
 export class TaskInputError extends Error {
@@ -174,7 +175,7 @@ export async function follow(
   options: Follow = {},
 ): Promise<Followed | undefined> {
   let watch: WorkWatch | undefined;
-  let approvals: McpApprovals | undefined;
+  let approvals: ApprovalAsker | undefined;
   const handle = new SessionHandle({
     home,
     id,
@@ -203,7 +204,7 @@ export async function follow(
     const watching = watch as WorkWatch;
     if (options.seed) watching.seed(options.seed());
     if (options.elicit) {
-      approvals = new McpApprovals(id, handle.call, options.elicit);
+      approvals = mcpApprovals(id, handle.call, options.elicit);
       void approvals.refresh(); // one that waited before this call followed the session
     }
     return await Promise.race([watching.settled.then((outcome) => ({ outcome })), stopped]);
