@@ -3,7 +3,7 @@
 // like any other; this process is only a client of those hosts.
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { BudgetLimits } from "../agent/budget/budget.js";
+import { type BudgetLimits, smaller } from "../agent/budget/budget.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import {
   checkUserVariables,
@@ -63,17 +63,12 @@ export interface TaskEnvironment {
   preflight?: () => void;
 }
 
-/** The lower of two limits, either of which may be absent. */
-function lower(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined || b === undefined ? (a ?? b) : Math.min(a, b);
-}
-
 function effectiveLimits(caps: BudgetLimits, budgets: TaskBudgets = {}): BudgetLimits {
   return {
-    maxTurns: lower(caps.maxTurns, budgets.max_turns),
-    maxTokens: lower(caps.maxTokens, budgets.max_tokens),
-    maxTimeMs: lower(caps.maxTimeMs, budgets.max_time === undefined ? undefined : budgets.max_time * 1000),
-    maxCost: lower(caps.maxCost, budgets.max_cost),
+    maxTurns: smaller(caps.maxTurns, budgets.max_turns),
+    maxTokens: smaller(caps.maxTokens, budgets.max_tokens),
+    maxTimeMs: smaller(caps.maxTimeMs, budgets.max_time === undefined ? undefined : budgets.max_time * 1000),
+    maxCost: smaller(caps.maxCost, budgets.max_cost),
   };
 }
 
