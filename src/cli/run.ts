@@ -10,7 +10,6 @@ import { ensureWaker } from "../host/spawn.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
-import { idleMsOf } from "./run-flags.js";
 import { resumeClaimed } from "./session-claim.js";
 import {
   type CliIo,
@@ -219,6 +218,12 @@ export async function runAsHost(
   }
   const outcome = await host.exited;
   return exitCodeFor(outcome);
+}
+
+/** `--idle-timeout SECONDS` in milliseconds, when given. */
+function idleMsOf(flags: SessionSpec): number | undefined {
+  const seconds = numberOf(flags, "idleTimeout");
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 /** How long an --interactive host with a first message waits for the UI that started it to attach. */
