@@ -23,8 +23,6 @@ export interface RunIo extends CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   color: boolean;
-  /** The command line as given, for re-launching it as a detached host. */
-  argv?: string[];
 }
 
 /** The exit code of each way a run ends (ARCHITECTURE.md); none (nothing ran) is done, anything else an error. */
