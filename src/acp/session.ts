@@ -64,7 +64,6 @@ export class PromptError extends Error {
 }
 
 export class AcpSession {
-  private state: State;
   /** The session's host: connected, started or revived, its history replayed after the last event seen. */
   private readonly handle: SessionHandle;
   /** Set while a host is being connected: sees the connection before history replays. */
@@ -86,9 +85,8 @@ export class AcpSession {
     readonly id: string,
     readonly cwd: string,
     private readonly ctx: SessionContext,
-    state: State,
+    private state: State,
   ) {
-    this.state = state;
     this.mapper = new UpdateMapper(sessionDir(ctx.home, id));
     this.approvals = acpApprovals(
       id,
