@@ -264,27 +264,13 @@ export async function stopTask(home: string, id: string, interrupt: boolean): Pr
   }
 }
 
-/** What task_status and list_sessions say about a session. */
-interface TaskSummary {
-  session_id: string;
-  /** relm's status: running, waiting (on sub-agents), idle, done, failed, interrupted. */
-  status: string;
-  /** No work in progress: the last task's outcome is final (until a new message). */
-  finished: boolean;
-  live: boolean;
-  title: string;
-  cwd: string;
-  created: string;
-  last_activity: string;
-  tokens: number;
-  cost_usd: number | null;
-  reason?: string;
-}
-
-export function summary(listing: SessionListing): TaskSummary {
+/** What task_status and list_sessions say about a session (in the snake_case MCP clients' models write). */
+export function summary(listing: SessionListing) {
   return {
     session_id: listing.id,
+    // relm's status: running, waiting (on sub-agents), idle, done, failed, interrupted.
     status: listing.status,
+    // No work in progress: the last task's outcome is final (until a new message).
     finished: listing.status !== "running" && listing.status !== "waiting",
     live: listing.live,
     title: listing.title,
@@ -297,7 +283,7 @@ export function summary(listing: SessionListing): TaskSummary {
   };
 }
 
-export async function taskSummary(home: string, id: string): Promise<TaskSummary> {
+export async function taskSummary(home: string, id: string) {
   const listing = await describe(home, id);
   if (!listing) throw new TaskInputError(`session ${id} has no journal yet`);
   return summary(listing);
