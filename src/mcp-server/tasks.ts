@@ -43,7 +43,7 @@ interface TaskBudgets {
   max_cost?: number;
 }
 
-export interface TaskRequest {
+interface TaskRequest {
   task: string;
   cwd?: string;
   variables?: Record<string, string>;

@@ -22,7 +22,6 @@ import {
   stopTask,
   summary,
   type TaskEnvironment,
-  type TaskRequest,
   taskSummary,
 } from "./tasks.js";
 
@@ -182,7 +181,7 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
       inputSchema: taskArgs,
     },
     async (args, extra) => {
-      const id = await startTask(environment, args as TaskRequest);
+      const id = await startTask(environment, args);
       state.foreground.add(id);
       try {
         return await following(extra, id, 0, {}, async (followed) => {
@@ -210,7 +209,7 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
       inputSchema: taskArgs,
     },
     async (args) => {
-      const id = await startTask(environment, args as TaskRequest);
+      const id = await startTask(environment, args);
       const text = `started relm session ${id}; task_result gets its answer`;
       return toolResult(text, { session_id: id, status: "running" });
     },
