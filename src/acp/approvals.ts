@@ -10,6 +10,7 @@ import type {
   RequestPermissionResponse,
   ToolKind,
 } from "@agentclientprotocol/sdk";
+import { ApprovalAsker } from "../commands/approval-asker.js";
 import {
   type ApprovalReply,
   type ApprovalView,
@@ -61,52 +62,11 @@ function permissionRequest(sessionId: string, r: ApprovalView): RequestPermissio
 }
 
 /** Asks the editor about each waiting request once; its choice answers the host. */
-export class AcpApprovals {
-  private readonly asked = new Set<string>();
-  /** The questions the editor has open, by request id. */
-  private readonly open = new Map<string, AbortController>();
-
-  constructor(
-    private readonly sessionId: string,
-    private readonly call: HostCall,
-    private readonly ask: PermissionAsker,
-  ) {}
-
-  onEvent(event: { type: string; id?: unknown }): void {
-    if (event.type === "approval_request") void this.refresh();
-    // Answered (by another front end or the policy) or withdrawn: the editor's question is moot.
-    else if (event.type === "approval_answer" && typeof event.id === "string")
-      this.open.get(event.id)?.abort();
-  }
-
-  async refresh(): Promise<void> {
-    const pending = await this.call("approvals")
-      .then((r) => r.pending)
-      .catch(() => []);
-    for (const r of pending) {
-      if (this.asked.has(r.id)) continue;
-      this.asked.add(r.id);
-      void this.askOne(r);
-    }
-  }
-
-  private async askOne(r: ApprovalView): Promise<void> {
-    let response: RequestPermissionResponse;
-    const question = new AbortController();
-    this.open.set(r.id, question);
-    try {
-      response = await this.ask(permissionRequest(this.sessionId, r), question.signal);
-    } catch {
-      return; // taken back, or the editor cannot answer: the request waits for another front end
-    } finally {
-      this.open.delete(r.id);
-    }
-    const outcome = response.outcome;
+export function acpApprovals(sessionId: string, call: HostCall, ask: PermissionAsker): ApprovalAsker {
+  return new ApprovalAsker(call, "acp", async (r, signal) => {
+    const { outcome } = await ask(permissionRequest(sessionId, r), signal);
     // A cancelled prompt cancels its question: nothing is granted.
-    const reply: ApprovalReply =
-      outcome.outcome === "selected" && OPTIONS.some((o) => o.optionId === outcome.optionId)
-        ? (outcome.optionId as ApprovalReply)
-        : "deny";
-    await this.call("approve", { id: r.id, answer: reply, from: "acp" }).catch(() => undefined);
-  }
+    const selected = outcome.outcome === "selected" && OPTIONS.some((o) => o.optionId === outcome.optionId);
+    return { answer: selected ? (outcome.optionId as ApprovalReply) : "deny" };
+  });
 }

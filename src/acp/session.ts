@@ -9,6 +9,7 @@ import type { ContentBlock, SessionModeState, SessionUpdate, StopReason } from "
 import type { AgentEvent } from "../agent/core/events.js";
 import { checkUserVariables, type UserVariable } from "../agent/core/user-variables.js";
 import { isVariableName } from "../agent/core/variables.js";
+import type { ApprovalAsker } from "../commands/approval-asker.js";
 import { expandCustomLine } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
 import { commandsFor } from "../commands/table.js";
@@ -18,7 +19,7 @@ import type { HostCall, ResultOf } from "../host/protocol.js";
 import { SessionHandle } from "../host/session-handle.js";
 import { type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
-import { AcpApprovals, type PermissionAsker } from "./approvals.js";
+import { acpApprovals, type PermissionAsker } from "./approvals.js";
 import { acpCommands, acpContext, isCommand } from "./commands.js";
 import { UpdateMapper } from "./updates.js";
 
@@ -63,14 +64,13 @@ export class PromptError extends Error {
 }
 
 export class AcpSession {
-  private state: State;
   /** The session's host: connected, started or revived, its history replayed after the last event seen. */
   private readonly handle: SessionHandle;
   /** Set while a host is being connected: sees the connection before history replays. */
   private beforeAttach: (() => void) | undefined;
   private readonly mapper: UpdateMapper;
   /** Requests of the session's kernels waiting for a person: asked of the editor (approvals.ts). */
-  private readonly approvals: AcpApprovals;
+  private readonly approvals: ApprovalAsker;
   private readonly watches = new Set<WorkWatch>();
   private outbox: Promise<void> = Promise.resolve();
   private flushTimer: NodeJS.Timeout | undefined;
@@ -85,11 +85,10 @@ export class AcpSession {
     readonly id: string,
     readonly cwd: string,
     private readonly ctx: SessionContext,
-    state: State,
+    private state: State,
   ) {
-    this.state = state;
     this.mapper = new UpdateMapper(sessionDir(ctx.home, id));
-    this.approvals = new AcpApprovals(
+    this.approvals = acpApprovals(
       id,
       ((...args: Parameters<HostCall>) => this.handle.call(...args)) as HostCall,
       ctx.askPermission,

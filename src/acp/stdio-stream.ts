@@ -7,11 +7,7 @@ import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { idOfEdges } from "../host/rpc.js";
 import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
 
-export function stdioStream(
-  input: NodeJS.ReadableStream,
-  output: NodeJS.WritableStream,
-  maxBytes = MAX_LINE_BYTES,
-): Stream {
+export function stdioStream(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Stream {
   const write = (message: unknown): Promise<void> =>
     new Promise((resolve) => {
       if (output.write(`${JSON.stringify(message)}\n`)) resolve();
@@ -38,12 +34,12 @@ export function stdioStream(
           controller.enqueue(message as AnyMessage);
         },
         () => {},
-        maxBytes,
+        MAX_LINE_BYTES,
         ({ head, tail }) =>
           refuse(
             idOfEdges(head, tail),
             -32600,
-            `request too large: one message may be at most ${Math.round(maxBytes / 2 ** 20)} MiB; ` +
+            `request too large: one message may be at most ${Math.round(MAX_LINE_BYTES / 2 ** 20)} MiB; ` +
               "attach a large file as a file rather than pasting it",
           ),
       );

@@ -68,6 +68,13 @@ function textContent(text: string): ToolCallContent {
   return { type: "content", content: { type: "text", text } };
 }
 
+/** A cell's tool call content: its code, and its output when it printed anything. */
+function cellContent(code: string, output: string): ToolCallContent[] {
+  const content = [textContent(fence(code, "python"))];
+  if (output.trim() !== "") content.push(textContent(fence(output)));
+  return content;
+}
+
 interface CellState {
   code: string;
   /** The end of what it printed so far (LIVE_OUTPUT_CHARS). */
@@ -235,23 +242,12 @@ export class UpdateMapper {
       cell.code.length > LIVE_CODE_CHARS
         ? `${cell.code.slice(0, LIVE_CODE_CHARS)}\n# … ${cell.code.length - LIVE_CODE_CHARS} more characters of code`
         : cell.code;
-    const content = [textContent(fence(code, "python"))];
-    const tail = liveTail(cell.output, cell.newlines);
-    if (tail.trim() !== "") content.push(textContent(fence(tail)));
-    return content;
-  }
-
-  private cellContent(cell: CellState, final?: string): ToolCallContent[] {
-    const content = [textContent(fence(cell.code, "python"))];
-    const output = final ?? cell.output;
-    if (output.trim() !== "") content.push(textContent(fence(output)));
-    return content;
+    return cellContent(code, liveTail(cell.output, cell.newlines));
   }
 
   private startCell(callId: string, code: string): SessionUpdate {
     this.streamed = false;
-    const cell: CellState = { code, output: "", newlines: 0, dirty: false };
-    this.cells.set(callId, cell);
+    this.cells.set(callId, { code, output: "", newlines: 0, dirty: false });
     return {
       sessionUpdate: "tool_call",
       toolCallId: cellCallId(callId),
@@ -259,15 +255,15 @@ export class UpdateMapper {
       kind: "execute",
       status: "in_progress",
       rawInput: { code },
-      content: this.cellContent(cell),
+      content: cellContent(code, ""),
     };
   }
 
   private endCell(event: Extract<AgentEvent, { type: "cell_output" }>): SessionUpdate {
-    const cell = this.cells.get(event.callId) ?? { code: "", output: "", newlines: 0, dirty: false };
+    const code = this.cells.get(event.callId)?.code ?? "";
     this.cells.delete(event.callId);
     const status: ToolCallStatus = event.status === "ok" ? "completed" : "failed";
-    const content = this.cellContent(cell, event.output);
+    const content = cellContent(code, event.output);
     for (const image of event.imageFiles) {
       const data = this.image(image);
       if (data)

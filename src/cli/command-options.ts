@@ -3,7 +3,8 @@
 import { type Command, Option } from "commander";
 import { OPTIONS, type OptionDef, type Section } from "../config/options.js";
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+/** A repeatable option's values, in the order given. */
+export const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** Adds the options of each of `sections` to `cmd`, section by section, each in the table's order. */
 export function addOptions(cmd: Command, sections: readonly Section[]): Command {

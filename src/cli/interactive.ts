@@ -82,12 +82,9 @@ export async function interactive(
     const next = await lines.next();
     return next.done ? undefined : (next.value as string);
   };
+  const context = lineContext({ out: io.stdout, host: () => host, pending, nextLine });
   // Project files that steer the host are used once trusted: a person at a terminal is asked now.
-  if (process.stdin.isTTY)
-    await askProjectTrust(io, config.home, async (question) => {
-      io.stdout.write(`${question} [y/N] `);
-      return /^y(es)?$/i.test(((await nextLine()) ?? "").trim());
-    });
+  if (process.stdin.isTTY) await askProjectTrust(io, config.home, context.confirm);
   // The first message of `relm "task"` is handled as if it had been typed at the prompt.
   let first = start.task;
   const nextInput = async () => {
@@ -99,7 +96,6 @@ export async function interactive(
   // A request of the agent's kernel waiting for a person: the next line typed answers it, read here
   // while the turn that asked waits (docs/sandbox.md, "Approvals").
   let answering = false;
-  const context = lineContext({ out: io.stdout, host: () => host, pending, nextLine });
   const approvals = new LineApprovals(context.call, (text) => void io.stdout.write(text));
   const answerApprovals = async () => {
     if (answering) return;

@@ -1,6 +1,8 @@
 import { text } from "node:stream/consumers";
 import { Command, Option } from "commander";
 import { UsageError } from "../config/errors.js";
+import { checkNumbers, type SessionSpec } from "../config/options.js";
+import { takeSpecFile } from "../config/session-spec.js";
 import { relmVersion } from "../config/version.js";
 import { registerHarnessCommands } from "../learning/commands/harness-command.js";
 import { registerAcpCommand } from "./acp-command.js";
@@ -9,7 +11,6 @@ import { loginAction, openTui, resumeRunUsesUi, terminalOf } from "./front-end.j
 import { registerMcpCommands } from "./mcp/command.js";
 import { registerModelsCommand } from "./models-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
-import { checkRunFlags, withSpecFile } from "./run-flags.js";
 import { registerScheduleCommands } from "./schedules/command.js";
 import { registerCheckpointCommands } from "./sessions/checkpoints.js";
 import { registerSessionCommands } from "./sessions/command.js";
@@ -56,10 +57,12 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       .description("run one task to its end; the answer goes to stdout, progress to stderr (alias: relm -p)")
       .argument("[task...]", "what to do (read from stdin when omitted and stdin is not a terminal)"),
     ["run", "model", "session"],
-  ).action(async (words: string[], given) => {
-    // A host a front end started has its options in the spec file it was handed.
-    const flags = withSpecFile(given);
-    checkRunFlags(flags);
+  ).action(async (words: string[], given: SessionSpec) => {
+    // A host a front end started has its options in the spec file it was handed (read once and removed).
+    const flags = given.spec ? { ...given, ...takeSpecFile(given.spec) } : given;
+    // Checked before anything starts: a bad value found after the session's kernel is up would leave the
+    // user waiting for a start-up that ends in a usage error (the budget flags are checked with the session's).
+    checkNumbers(flags, ["gateTimeout", "maxGateFailures", "idleTimeout"]);
     const task =
       words.length > 0
         ? words.join(" ")

@@ -10,7 +10,6 @@ import { ensureWaker } from "../host/spawn.js";
 import { titleOf } from "../host/turn-words.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
-import { idleMsOf } from "./run-flags.js";
 import { resumeClaimed } from "./session-claim.js";
 import {
   type CliIo,
@@ -24,8 +23,6 @@ export interface RunIo extends CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   color: boolean;
-  /** The command line as given, for re-launching it as a detached host. */
-  argv?: string[];
 }
 
 /** The exit code of each way a run ends (ARCHITECTURE.md); none (nothing ran) is done, anything else an error. */
@@ -219,6 +216,12 @@ export async function runAsHost(
   }
   const outcome = await host.exited;
   return exitCodeFor(outcome);
+}
+
+/** `--idle-timeout SECONDS` in milliseconds, when given. */
+function idleMsOf(flags: SessionSpec): number | undefined {
+  const seconds = numberOf(flags, "idleTimeout");
+  return seconds === undefined ? undefined : seconds * 1000;
 }
 
 /** How long an --interactive host with a first message waits for the UI that started it to attach. */

@@ -10,7 +10,6 @@ import type { TreeOptions } from "../agent/core/tree.js";
 import { parseVariableFlag } from "../agent/core/variables.js";
 import { KernelCallError } from "../agent/kernel-api/errors.js";
 import type { WebSettings } from "../agent/kernel-api/web.js";
-import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { parseApprove } from "../config/approvals.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
@@ -30,6 +29,7 @@ import { parseAllowWeb } from "../web/policy.js";
 import { buildClient } from "./client.js";
 import { kernelUriOf } from "./doctor/kernel.js";
 import { limitsOf } from "./host-args.js";
+import { sessionMode } from "./option-checks.js";
 import { sessionSecrets } from "./session-secrets.js";
 import { followSubscriptionSecrets, subscriptionNotes } from "./subscription-session.js";
 
@@ -86,13 +86,7 @@ function prepareTree(
   // `--kernel sandbox` is `--sandbox`: the tree's kernels (and the template children fork from) in it.
   // Kernels the user sends elsewhere (ssh, slurm, cmd:…) are not this machine's sandbox's to confine:
   // there the default stays full, as before modes existed.
-  const mode = modeOf(
-    { ...flags, kernel: target },
-    config,
-    io.env,
-    join(config.home, "cache"),
-    isRemoteKernel(target),
-  );
+  const mode = sessionMode({ ...flags, kernel: target }, config, io.env);
   if (limits.maxCost !== undefined && client.price === null) {
     throw new ConfigError(
       `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +

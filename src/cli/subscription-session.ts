@@ -5,6 +5,7 @@ import type { ResolvedConfig } from "../config/config.js";
 import { subscriptionInfo } from "../config/subscriptions.js";
 import { subscriptionAuth } from "../llm/auth/client-options.js";
 import { authPath, savedTokens } from "../llm/auth/store.js";
+import { type Check, check } from "./doctor/check.js";
 
 /** The subscription's current tokens (a model printing auth.json must not put them in the journal). */
 export function subscriptionSecrets(config: ResolvedConfig): string[] {
@@ -37,22 +38,16 @@ export function subscriptionNotes(config: ResolvedConfig, limits: BudgetLimits):
 }
 
 /** `relm doctor`'s line for a subscription: signed in (and until when) or what to run. */
-export function subscriptionCheck(
-  config: ResolvedConfig,
-): { ok: boolean; label: string; detail: string } | undefined {
+export function subscriptionCheck(config: ResolvedConfig): Check | undefined {
   const setting = config.model.subscription;
   if (!setting) return undefined;
   const { label } = subscriptionInfo(setting.id);
   const tokens = savedTokens(config.home, setting.id);
   if (!tokens)
-    return {
-      ok: false,
-      label: "subscription",
-      detail: `${label}: not signed in; run \`relm login ${setting.id}\``,
-    };
+    return check("subscription", false, `${label}: not signed in; run \`relm login ${setting.id}\``);
   const minutes = Math.round((tokens.expires - Date.now()) / 60_000);
   const when =
     minutes > 0 ? `the access token is good for ${minutes} more min` : "the access token has expired";
   const detail = `${label}: signed in (${authPath(config.home)}); ${when} and is refreshed when needed`;
-  return { ok: true, label: "subscription", detail };
+  return check("subscription", true, detail);
 }

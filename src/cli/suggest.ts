@@ -32,14 +32,8 @@ export function typoOf(words: readonly string[], names: readonly string[]): stri
   return closestCommand(word, names);
 }
 
-/** `relm agnets`: the message every unknown command gets, with the command it probably meant. */
-function unknownCommandError(word: string, suggestion: string, parent = ""): UsageError {
-  const path = parent ? `${parent} ` : "";
-  return new UsageError(`unknown command "${path}${word}" — did you mean "${path}${suggestion}"?`);
-}
-
-/** Throws when the words are a mistyped command rather than a task. */
+/** Throws when the words are a mistyped command rather than a task (`relm agnets`). */
 export function refuseTypo(words: readonly string[], commandNames: readonly string[]): void {
   const meant = typoOf(words, commandNames);
-  if (meant) throw unknownCommandError(words[0] as string, meant);
+  if (meant) throw new UsageError(`unknown command "${words[0]}" — did you mean "${meant}"?`);
 }

@@ -435,7 +435,7 @@ type ValueOf<K extends OptionKind> = K extends "value" ? string : K extends "lis
 export type SessionSpec = { [E in Entry as E["key"]]?: ValueOf<E["kind"]> };
 export type OptionKey = keyof SessionSpec;
 /** The options whose value is a number (they have a parse). */
-export type NumberKey = Extract<Entry, { parse: unknown }>["key"];
+type NumberKey = Extract<Entry, { parse: unknown }>["key"];
 
 const BY_KEY = new Map<string, OptionDef>(OPTIONS.map((o) => [o.key, o]));
 

@@ -5,6 +5,7 @@
 // leaves the request waiting for another front end or `--approve`. A request answered elsewhere, or
 // withdrawn (its cell was interrupted), takes its question back (the elicitation is cancelled).
 import type { ElicitRequestFormParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { ApprovalAsker } from "../commands/approval-asker.js";
 import {
   APPROVAL_CHOICES,
   type ApprovalReply,
@@ -45,65 +46,21 @@ function elicitationOf(sessionId: string, r: ApprovalView): ElicitRequestFormPar
   };
 }
 
-/** The reply an elicitation result gives: what was chosen; declined or dismissed is a refusal. */
-function replyOfResult(result: ElicitResult): { reply: ApprovalReply; note?: string } {
+/** The answer an elicitation result gives: what was chosen; declined or dismissed is a refusal. */
+function answerOf(result: ElicitResult): { answer: ApprovalReply; note?: string } {
   const chosen = result.action === "accept" ? result.content?.answer : undefined;
   if (typeof chosen === "string" && APPROVAL_CHOICES.some((c) => c.reply === chosen))
-    return { reply: chosen as ApprovalReply };
-  if (result.action === "accept") return { reply: "deny", note: "the MCP client gave no valid answer" };
+    return { answer: chosen as ApprovalReply };
+  if (result.action === "accept") return { answer: "deny", note: "the MCP client gave no valid answer" };
   return {
-    reply: "deny",
+    answer: "deny",
     note: result.action === "decline" ? "declined through the MCP client" : "dismissed in the MCP client",
   };
 }
 
 /** Asks the client about each waiting request of one session once, while a tool call follows it. */
-export class McpApprovals {
-  private readonly asked = new Map<string, AbortController>();
-  private closed = false;
-
-  constructor(
-    private readonly sessionId: string,
-    private readonly call: HostCall,
-    private readonly elicit: Elicit,
-  ) {}
-
-  onEvent(event: { type: string; id?: string }): void {
-    if (event.type === "approval_request") void this.refresh();
-    // Answered elsewhere (another front end, the policy) or withdrawn: the question is taken back.
-    if (event.type === "approval_answer" && event.id) this.asked.get(event.id)?.abort();
-  }
-
-  /** Asks about the requests waiting now (also those that waited before this tool call followed). */
-  async refresh(): Promise<void> {
-    const pending = await this.call("approvals")
-      .then((r) => r.pending)
-      .catch(() => []);
-    for (const r of pending) {
-      if (this.closed || this.asked.has(r.id)) continue;
-      const controller = new AbortController();
-      this.asked.set(r.id, controller);
-      void this.askOne(r, controller.signal);
-    }
-  }
-
-  /** The tool call stopped following: open questions are taken back (the requests go on waiting). */
-  close(): void {
-    this.closed = true;
-    for (const controller of this.asked.values()) controller.abort();
-  }
-
-  private async askOne(r: ApprovalView, signal: AbortSignal): Promise<void> {
-    let result: ElicitResult;
-    try {
-      result = await this.elicit(elicitationOf(this.sessionId, r), { signal, timeout: ELICIT_TIMEOUT_MS });
-    } catch {
-      return; // cancelled, or the client cannot answer: the request waits for another front end
-    }
-    if (signal.aborted) return;
-    const { reply, note } = replyOfResult(result);
-    await this.call("approve", { id: r.id, answer: reply, from: "mcp", ...(note ? { note } : {}) }).catch(
-      () => undefined,
-    );
-  }
+export function mcpApprovals(sessionId: string, call: HostCall, elicit: Elicit): ApprovalAsker {
+  return new ApprovalAsker(call, "mcp", async (r, signal) =>
+    answerOf(await elicit(elicitationOf(sessionId, r), { signal, timeout: ELICIT_TIMEOUT_MS })),
+  );
 }

@@ -23,20 +23,14 @@ export class ServerStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private closed = false;
-  private readonly lines: BoundedLineSplitter;
-
-  constructor(
-    private readonly stdin: NodeJS.ReadableStream = process.stdin,
-    private readonly stdout: NodeJS.WritableStream = process.stdout,
-    readonly maxFrameBytes = MAX_FRAME_BYTES,
-  ) {
-    this.lines = new BoundedLineSplitter(
-      (line) => this.deliver(line),
-      () => {},
-      maxFrameBytes,
-      ({ head, tail }) => this.refuseTooLarge(head, tail),
-    );
-  }
+  private readonly stdin = process.stdin;
+  private readonly stdout = process.stdout;
+  private readonly lines = new BoundedLineSplitter(
+    (line) => this.deliver(line),
+    () => {},
+    MAX_FRAME_BYTES,
+    ({ head, tail }) => this.refuseTooLarge(head, tail),
+  );
 
   async start(): Promise<void> {
     this.stdin.on("data", this.onData);
@@ -100,7 +94,7 @@ export class ServerStdioTransport implements Transport {
   }
 
   private refuseTooLarge(head: string, tail: string): void {
-    const mib = Math.round(this.maxFrameBytes / 2 ** 20);
+    const mib = Math.round(MAX_FRAME_BYTES / 2 ** 20);
     this.answerError(
       idOfEdges(head, tail),
       INVALID_REQUEST,

@@ -3,7 +3,7 @@
 // like any other; this process is only a client of those hosts.
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { BudgetLimits } from "../agent/budget/budget.js";
+import { type BudgetLimits, smaller } from "../agent/budget/budget.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import {
   checkUserVariables,
@@ -11,6 +11,7 @@ import {
   type UserVariable,
   VariableInputError,
 } from "../agent/core/user-variables.js";
+import type { ApprovalAsker } from "../commands/approval-asker.js";
 import type { SessionSpec } from "../config/options.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { spawnHost } from "../host/spawn.js";
@@ -25,7 +26,7 @@ import {
   sessionDir,
   sessionsDir,
 } from "../session/index.js";
-import { type Elicit, McpApprovals } from "./approvals.js";
+import { type Elicit, mcpApprovals } from "./approvals.js";
 
 /** A mistake in a tool's arguments (or a session that cannot be used): told to the calling model. */
 export class TaskInputError extends Error {
@@ -42,7 +43,7 @@ interface TaskBudgets {
   max_cost?: number;
 }
 
-export interface TaskRequest {
+interface TaskRequest {
   task: string;
   cwd?: string;
   variables?: Record<string, string>;
@@ -62,17 +63,12 @@ export interface TaskEnvironment {
   preflight?: () => void;
 }
 
-/** The lower of two limits, either of which may be absent. */
-function lower(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined || b === undefined ? (a ?? b) : Math.min(a, b);
-}
-
 function effectiveLimits(caps: BudgetLimits, budgets: TaskBudgets = {}): BudgetLimits {
   return {
-    maxTurns: lower(caps.maxTurns, budgets.max_turns),
-    maxTokens: lower(caps.maxTokens, budgets.max_tokens),
-    maxTimeMs: lower(caps.maxTimeMs, budgets.max_time === undefined ? undefined : budgets.max_time * 1000),
-    maxCost: lower(caps.maxCost, budgets.max_cost),
+    maxTurns: smaller(caps.maxTurns, budgets.max_turns),
+    maxTokens: smaller(caps.maxTokens, budgets.max_tokens),
+    maxTimeMs: smaller(caps.maxTimeMs, budgets.max_time === undefined ? undefined : budgets.max_time * 1000),
+    maxCost: smaller(caps.maxCost, budgets.max_cost),
   };
 }
 
@@ -174,7 +170,7 @@ export async function follow(
   options: Follow = {},
 ): Promise<Followed | undefined> {
   let watch: WorkWatch | undefined;
-  let approvals: McpApprovals | undefined;
+  let approvals: ApprovalAsker | undefined;
   const handle = new SessionHandle({
     home,
     id,
@@ -203,7 +199,7 @@ export async function follow(
     const watching = watch as WorkWatch;
     if (options.seed) watching.seed(options.seed());
     if (options.elicit) {
-      approvals = new McpApprovals(id, handle.call, options.elicit);
+      approvals = mcpApprovals(id, handle.call, options.elicit);
       void approvals.refresh(); // one that waited before this call followed the session
     }
     return await Promise.race([watching.settled.then((outcome) => ({ outcome })), stopped]);
@@ -268,27 +264,13 @@ export async function stopTask(home: string, id: string, interrupt: boolean): Pr
   }
 }
 
-/** What task_status and list_sessions say about a session. */
-interface TaskSummary {
-  session_id: string;
-  /** relm's status: running, waiting (on sub-agents), idle, done, failed, interrupted. */
-  status: string;
-  /** No work in progress: the last task's outcome is final (until a new message). */
-  finished: boolean;
-  live: boolean;
-  title: string;
-  cwd: string;
-  created: string;
-  last_activity: string;
-  tokens: number;
-  cost_usd: number | null;
-  reason?: string;
-}
-
-export function summary(listing: SessionListing): TaskSummary {
+/** What task_status and list_sessions say about a session (in the snake_case MCP clients' models write). */
+export function summary(listing: SessionListing) {
   return {
     session_id: listing.id,
+    // relm's status: running, waiting (on sub-agents), idle, done, failed, interrupted.
     status: listing.status,
+    // No work in progress: the last task's outcome is final (until a new message).
     finished: listing.status !== "running" && listing.status !== "waiting",
     live: listing.live,
     title: listing.title,
@@ -301,7 +283,7 @@ export function summary(listing: SessionListing): TaskSummary {
   };
 }
 
-export async function taskSummary(home: string, id: string): Promise<TaskSummary> {
+export async function taskSummary(home: string, id: string) {
   const listing = await describe(home, id);
   if (!listing) throw new TaskInputError(`session ${id} has no journal yet`);
   return summary(listing);

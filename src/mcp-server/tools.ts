@@ -22,7 +22,6 @@ import {
   stopTask,
   summary,
   type TaskEnvironment,
-  type TaskRequest,
   taskSummary,
 } from "./tasks.js";
 
@@ -91,6 +90,15 @@ function elicitor(server: McpServer, extra: Extra): Elicit | undefined {
     server.server.elicitInput(params, { ...options, relatedRequestId: extra.requestId });
 }
 
+/** A tool's answer: one text for the calling model, and its facts as structured content. */
+function toolResult(text: string, structured: Record<string, unknown>, isError?: boolean): CallToolResult {
+  return {
+    content: [{ type: "text", text }],
+    structuredContent: structured,
+    ...(isError === undefined ? {} : { isError }),
+  };
+}
+
 function followUp(id: string): string {
   return `relm session ${id}: send_message continues it; a person can open it with \`relm attach ${id}\`.`;
 }
@@ -116,10 +124,8 @@ function outcomeResult(id: string, outcome: WorkOutcome): CallToolResult {
 }
 
 function stillRunning(id: string, why: string): CallToolResult {
-  return {
-    content: [{ type: "text", text: `${why}; call task_result again (with wait_seconds) to wait for it.` }],
-    structuredContent: { session_id: id, status: "running" },
-  };
+  const text = `${why}; call task_result again (with wait_seconds) to wait for it.`;
+  return toolResult(text, { session_id: id, status: "running" });
 }
 
 function followedResult(home: string, id: string, followed: Followed | undefined): CallToolResult {
@@ -127,11 +133,8 @@ function followedResult(home: string, id: string, followed: Followed | undefined
     // No host serves it any more: what its journal says ended last.
     const outcome = lastOutcome(home, id);
     if (outcome) return outcomeResult(id, outcome);
-    return {
-      content: [{ type: "text", text: `session ${id} is not running and has no finished task to report` }],
-      structuredContent: { session_id: id, status: "closed" },
-      isError: true,
-    };
+    const text = `session ${id} is not running and has no finished task to report`;
+    return toolResult(text, { session_id: id, status: "closed" }, true);
   }
   if ("outcome" in followed) return outcomeResult(id, followed.outcome);
   return stillRunning(
@@ -178,7 +181,7 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
       inputSchema: taskArgs,
     },
     async (args, extra) => {
-      const id = await startTask(environment, args as TaskRequest);
+      const id = await startTask(environment, args);
       state.foreground.add(id);
       try {
         return await following(extra, id, 0, {}, async (followed) => {
@@ -206,11 +209,9 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
       inputSchema: taskArgs,
     },
     async (args) => {
-      const id = await startTask(environment, args as TaskRequest);
-      return {
-        content: [{ type: "text", text: `started relm session ${id}; task_result gets its answer` }],
-        structuredContent: { session_id: id, status: "running" },
-      };
+      const id = await startTask(environment, args);
+      const text = `started relm session ${id}; task_result gets its answer`;
+      return toolResult(text, { session_id: id, status: "running" });
     },
   );
 
@@ -224,10 +225,7 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
     },
     async ({ session_id }) => {
       const s = await taskSummary(home, sessionIdOf(home, session_id));
-      return {
-        content: [{ type: "text", text: JSON.stringify(s, null, 2) }],
-        structuredContent: { ...s },
-      };
+      return toolResult(JSON.stringify(s, null, 2), { ...s });
     },
   );
 
@@ -253,13 +251,11 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
       if (current.finished || !current.live) {
         const outcome = lastOutcome(home, id);
         if (outcome) return outcomeResult(id, outcome);
-        return {
-          content: [
-            { type: "text", text: `session ${id} is ${current.status} with no finished task to report` },
-          ],
-          structuredContent: { session_id: id, status: current.status },
-          isError: current.status === "interrupted" || current.status === "failed",
-        };
+        return toolResult(
+          `session ${id} is ${current.status} with no finished task to report`,
+          { session_id: id, status: current.status },
+          current.status === "interrupted" || current.status === "failed",
+        );
       }
       const options = { timeoutMs: (wait_seconds ?? 0) * 1000, seed: () => lastOutcome(home, id) };
       return following(extra, id, lastEventN(home, id), options, (f) => followedResult(home, id, f));
@@ -279,10 +275,7 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
     async ({ limit, cwd }) => {
       const all = (await listSessions(home)).filter((s) => cwd === undefined || s.cwd === cwd);
       const sessions = all.slice(0, limit ?? 20).map(summary);
-      return {
-        content: [{ type: "text", text: JSON.stringify(sessions, null, 2) }],
-        structuredContent: { sessions, total: all.length },
-      };
+      return toolResult(JSON.stringify(sessions, null, 2), { sessions, total: all.length });
     },
   );
 
@@ -303,10 +296,8 @@ export function registerTools(server: McpServer, environment: TaskEnvironment, s
       const id = sessionIdOf(home, session_id);
       const sent = await sendMessage(environment, id, text, vars);
       if (!wait) {
-        return {
-          content: [{ type: "text", text: `sent to ${id}: delivered ${sent.delivered}` }],
-          structuredContent: { session_id: id, delivered: sent.delivered },
-        };
+        const text = `sent to ${id}: delivered ${sent.delivered}`;
+        return toolResult(text, { session_id: id, delivered: sent.delivered });
       }
       return following(extra, id, sent.after, {}, (f) => followedResult(home, id, f));
     },

@@ -13,16 +13,9 @@ import { describeSkillProblem, findSkills, harnessLogHealth } from "../../learni
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
 import { subscriptionCheck } from "../subscription-session.js";
+import { type Check, check } from "./check.js";
 import { kernelCheck, kernelUriOf } from "./kernel.js";
 import { webCheck } from "./web.js";
-
-interface Check {
-  ok: boolean | "warn";
-  label: string;
-  detail: string;
-}
-
-const check = (label: string, ok: Check["ok"], detail: string): Check => ({ ok, label, detail });
 
 /** Asks the endpoint for its model list: cheap, needs no tokens, and tells a bad key from a dead server. */
 async function probeEndpoint(

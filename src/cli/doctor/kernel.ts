@@ -8,14 +8,7 @@ import { checkKernelUri } from "../../agent/kernel-api/kernel-target.js";
 import { ConfigError } from "../../config/errors.js";
 import { probeRemotePython, scrubEnvironment } from "../../kernel/index.js";
 import { parseKernelUri } from "../../kernel/launchers/index.js";
-
-interface Check {
-  ok: boolean | "warn";
-  label: string;
-  detail: string;
-}
-
-const kernelLine = (ok: Check["ok"], detail: string): Check => ({ ok, label: "kernel", detail });
+import { type Check, check } from "./check.js";
 
 const PROBED = new Set(["ssh", "container", "cmd"]);
 
@@ -44,11 +37,12 @@ export async function kernelCheck(
   if (uri === undefined) return undefined;
   const launcher = parseKernelUri(uri, "kernel");
   if (launcher.transport === "local")
-    return kernelLine(true, `${uri}: runs the interpreter of the python line`);
+    return check("kernel", true, `${uri}: runs the interpreter of the python line`);
   const python = launcher.python ?? "python3";
   if (!PROBED.has(launcher.scheme)) {
     const start = launcher.scheme === "slurm" ? "submits a Slurm job" : "starts a pod";
-    return kernelLine(
+    return check(
+      "kernel",
       true,
       `${uri}: ${python} there not probed (starting it ${start}); a session's prompt says whether it has IPython once its kernel starts`,
     );
@@ -58,7 +52,8 @@ export async function kernelCheck(
     const found = await probeRemotePython(launcher, { cwd, env: scrubEnvironment(env) });
     const checked = `checked by running ${python} through it`;
     if (found.ipython)
-      return kernelLine(
+      return check(
+        "kernel",
         true,
         `${uri}: ${found.path} (Python ${found.version}, IPython ${found.ipython}; ${checked})`,
       );
@@ -66,12 +61,13 @@ export async function kernelCheck(
       launcher.scheme === "cmd"
         ? "Install IPython for the python3 that command runs"
         : `Install IPython there (\`${python} -m pip install ipython\`, or the system's python3-ipython), or name an interpreter that has it with ?python=PATH`;
-    return kernelLine(
+    return check(
+      "kernel",
       "warn",
       `${uri}: ${found.path} (Python ${found.version}) has no IPython (${checked}): cells run as plain ` +
         `Python without !commands or %magics, and the model is told so. ${fix}.`,
     );
   } catch (error) {
-    return kernelLine(false, `${uri}: could not run ${python} through it: ${(error as Error).message}`);
+    return check("kernel", false, `${uri}: could not run ${python} through it: ${(error as Error).message}`);
   }
 }

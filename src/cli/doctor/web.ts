@@ -5,6 +5,7 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { ResolvedConfig } from "../../config/config.js";
 import { NEEDS_KEY } from "../../web/search.js";
+import { type Check, check } from "./check.js";
 
 export function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
   for (const dir of (env.PATH ?? "").split(delimiter)) {
@@ -17,10 +18,7 @@ export function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
   return false;
 }
 
-export function webCheck(
-  config: Pick<ResolvedConfig, "search" | "allowWeb">,
-  env: NodeJS.ProcessEnv,
-): { ok: boolean | "warn"; label: string; detail: string } {
+export function webCheck(config: Pick<ResolvedConfig, "search" | "allowWeb">, env: NodeJS.ProcessEnv): Check {
   const s = config.search;
   const missingKey = s !== undefined && NEEDS_KEY[s.provider] && !s.apiKey;
   const search = !s
@@ -30,5 +28,5 @@ export function webCheck(
   const pdf = onPath("pdftotext", env)
     ? "; PDFs as text (pdftotext)"
     : "; PDFs not as text (no pdftotext: apt install poppler-utils)";
-  return { ok: missingKey ? "warn" : true, label: "web", detail: `${search}${allow}${pdf}` };
+  return check("web", missingKey ? "warn" : true, `${search}${allow}${pdf}`);
 }

@@ -1,10 +1,9 @@
 import type { Command } from "commander";
 import type { SessionSpec } from "../../config/options.js";
-import { addOptions } from "../command-options.js";
+import { addOptions, collect } from "../command-options.js";
 import type { RunIo } from "../run.js";
 
 type SetExit = (code: number) => void;
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 /**
  * `relm mcp list|add|remove|test|approve|revoke`: the MCP servers kernels can call (docs/mcp.md), and

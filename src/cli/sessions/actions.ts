@@ -4,7 +4,7 @@ import { relmHomeFrom } from "../../config/config.js";
 import { activeJobs, allJobs } from "../../host/schedules/schedules.js";
 import { wakerRunning } from "../../host/schedules/waker.js";
 import { SessionHandle } from "../../host/session-handle.js";
-import { describe, listSessions, type SessionListing } from "../../host/states/discovery.js";
+import { describe, listSessions } from "../../host/states/discovery.js";
 import { stopHeldByStub } from "../../host/stub-stop.js";
 import { resolveSessionId, sessionsDir } from "../../session/index.js";
 
@@ -124,7 +124,8 @@ export async function stopAction(io: RunIo, prefix: string): Promise<number> {
 export async function statusAction(io: RunIo): Promise<number> {
   const home = relmHomeFrom(io.env);
   const live = (await listSessions(home)).filter((s) => s.live);
-  io.stdout.write(live.length === 0 ? "no live sessions\n" : `${live.map(line).join("\n")}\n`);
+  for (const s of live) io.stdout.write(`${s.id}  ${s.status.padEnd(11)} pid ${s.pid}  ${s.title}\n`);
+  if (live.length === 0) io.stdout.write("no live sessions\n");
   const jobs = allJobs(home).filter((j) => !j.cancelled && j.next);
   const active = activeJobs(jobs);
   const waker = await wakerRunning(home);
@@ -135,10 +136,6 @@ export async function statusAction(io: RunIo): Promise<number> {
   const paused = pausedNote(jobs);
   if (paused) io.stdout.write(`${paused}\n`);
   return EXIT.done;
-}
-
-function line(s: SessionListing): string {
-  return `${s.id}  ${s.status.padEnd(11)} pid ${s.pid}  ${s.title}`;
 }
 
 export async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
