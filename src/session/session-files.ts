@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { within } from "../config/paths.js";
 
 /**
  * A file the journal refers to (outputs/…), or null when it is missing. Paths that leave the session dir
@@ -8,8 +9,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 export function readSessionFile(dir: string, relativePath: string): Buffer | null {
   const root = resolve(dir);
   const path = resolve(root, relativePath);
-  const rel = relative(root, path);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
+  if (path === root || !within(path, root)) return null;
   try {
     return readFileSync(path);
   } catch {

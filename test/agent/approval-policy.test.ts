@@ -86,6 +86,8 @@ describe("approval lists", () => {
     expect(listAnswer(deny, [allow], run("git push origin main"), project)).toBe("deny");
     expect(listAnswer(deny, [allow], run("git fetch"), project)).toBe("allow");
     expect(listAnswer(deny, [allow], write(join(dir, "secret", "k")), project)).toBe("deny");
+    // A folder whose name starts with two dots is still inside the denied one.
+    expect(listAnswer(deny, [allow], write(join(dir, "secret", "..k", "f")), project)).toBe("deny");
     expect(listAnswer(deny, [allow], write(join(dir, "other")), project)).toBe("allow");
     expect(listAnswer(deny, [allow], { kind: "mode", mode: "full" }, project)).toBeUndefined();
     expect(listAnswer(emptyRules(), [emptyRules()], net("x.example"), project)).toBeUndefined();

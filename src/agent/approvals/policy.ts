@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import type { ApprovalLists, ApprovalRules } from "../../config/approvals.js";
 import { ConfigError } from "../../config/errors.js";
+import { within } from "../../config/paths.js";
 import type { PermissionMode } from "../../config/permission-mode.js";
 import { allowed, parseNetRule } from "../../kernel/sandbox/policy.js";
 import type { NetRule } from "../../kernel/sandbox/types.js";
@@ -56,11 +57,6 @@ function commandDenied(rules: readonly string[], cmd: string): boolean {
 function rulePath(rule: string, project: string): string {
   const expanded = rule === "~" || rule.startsWith("~/") ? path.join(os.homedir(), rule.slice(1)) : rule;
   return path.resolve(project, expanded);
-}
-
-export function within(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 /**

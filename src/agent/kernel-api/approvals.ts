@@ -3,11 +3,12 @@
 // untrusted: checked here, shown to the person exactly as they will be acted on, and acted on only
 // after the answer is journaled (approvals/broker.ts).
 import path from "node:path";
+import { within } from "../../config/paths.js";
 import { modeNamed, narrower, type PermissionMode } from "../../config/permission-mode.js";
 import { parseNetRule } from "../../kernel/sandbox/policy.js";
 import { runOutside, writeOutside } from "../approvals/act.js";
 import type { ApprovalDecision, Approvals } from "../approvals/broker.js";
-import { type ApprovalAsk, realTarget, within } from "../approvals/policy.js";
+import { type ApprovalAsk, realTarget } from "../approvals/policy.js";
 import type { Permissions } from "../permissions.js";
 import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 

@@ -1,11 +1,12 @@
 // The kernel sandbox (issue 12, item 2): openSandbox() gives the KernelSandbox a session tree's kernels
 // and warm template are wrapped in; probeSandbox() tells `relm doctor` what this machine offers.
 import { randomBytes } from "node:crypto";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import { ConfigError } from "../../config/errors.js";
+import { realPath } from "../../config/paths.js";
 import { trackFile, untrackFile } from "../host-exit.js";
 import { LinuxSandbox } from "./linux.js";
 import { MacSandbox } from "./macos.js";
@@ -37,14 +38,6 @@ interface SandboxRequest {
    * when they exist as the sandbox opens (protect.ts).
    */
   protect?: readonly string[];
-}
-
-function realOrSame(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
 }
 
 /** A private directory for the proxy's socket (as the fork sockets': $TMPDIR/relm-UID, 0700). */
@@ -101,7 +94,7 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
       };
     }
   }
-  const project = realOrSame(request.project);
+  const project = realPath(request.project);
   // Plan mode: the whole project is read-only, so nothing in it needs guarding (or can appear).
   const guarded = protectedPaths(project, settings.readOnlyProject ? [] : (request.protect ?? []));
   const paths: SandboxPaths = {

@@ -2,6 +2,7 @@
 import { readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { makeDirs } from "../../config/dirs.js";
+import { within } from "../../config/paths.js";
 import { RELM_PYTHON_DIR } from "../paths.js";
 import { type BwrapPlan, bwrapArgs, NET_SOCKET_INSIDE, PROXY_PORT } from "./bwrap.js";
 import { hostPidBelow } from "./pids.js";
@@ -19,11 +20,6 @@ function real(p: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function within(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 /** GPUs and the like: device nodes a kernel on this machine would be expected to use. */

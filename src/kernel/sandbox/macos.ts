@@ -3,20 +3,12 @@
 // Apple but still shipped and used by other tools (Codex CLI, Bazel). Seatbelt has no pid or network
 // namespaces: other processes are hidden by denying process-info on them, and an allow-list is
 // enforced by letting the kernel connect to the host's proxy port on 127.0.0.1 and nothing else.
-import { realpathSync } from "node:fs";
 import path from "node:path";
+import { realPath } from "../../config/paths.js";
 import { RELM_PYTHON_DIR } from "../paths.js";
 import { insideEnv } from "./policy.js";
 import type { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings, SpawnCommand } from "./types.js";
-
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
 
 /** A Scheme string literal. */
 function q(p: string): string {
@@ -29,13 +21,15 @@ function seatbeltProfile(
   paths: SandboxPaths,
   options: { python: string; sockets: string[]; proxyPort?: number },
 ): string {
-  const project = real(paths.project);
+  const project = realPath(paths.project);
   // Permission mode plan: the project is not among them (the session's own folders are).
   const own = settings.readOnlyProject ? [] : [project];
-  const writable = [...own, ...paths.writable.map(real), "/private/tmp", "/private/var/folders"];
-  const readable = [RELM_PYTHON_DIR, path.dirname(path.dirname(real(options.python))), ...paths.readable].map(
-    real,
-  );
+  const writable = [...own, ...paths.writable.map(realPath), "/private/tmp", "/private/var/folders"];
+  const readable = [
+    RELM_PYTHON_DIR,
+    path.dirname(path.dirname(realPath(options.python))),
+    ...paths.readable,
+  ].map(realPath);
   const lines = [
     "(version 1)",
     "(allow default)",
@@ -43,17 +37,17 @@ function seatbeltProfile(
     "(deny file-write*)",
     `(allow file-write* ${writable.map((p) => `(subpath ${q(p)})`).join(" ")} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
     // RELM_HOME (other sessions' journals and sockets) and the fork sockets' directory are unreadable.
-    ...paths.hidden.map((h) => `(deny file-read* file-write* (subpath ${q(real(h))}))`),
+    ...paths.hidden.map((h) => `(deny file-read* file-write* (subpath ${q(realPath(h))}))`),
   ];
   if (settings.mode === "strict" && paths.home)
-    lines.push(`(deny file-read* file-write* (subpath ${q(real(paths.home))}))`);
+    lines.push(`(deny file-read* file-write* (subpath ${q(realPath(paths.home))}))`);
   // What must stay reachable inside the hidden directories.
   lines.push(`(allow file-read* ${readable.map((p) => `(subpath ${q(p)})`).join(" ")})`);
   lines.push(`(allow file-read* file-write* ${writable.map((p) => `(subpath ${q(p)})`).join(" ")})`);
-  for (const s of options.sockets) lines.push(`(allow file-read* file-write* (literal ${q(real(s))}))`);
+  for (const s of options.sockets) lines.push(`(allow file-read* file-write* (literal ${q(realPath(s))}))`);
   // What the host reads and obeys (.git, .relm, .mcp.json): no writes, whether it exists yet or not
   // (Seatbelt matches paths, so unlike a mount it needs nothing to exist).
-  const guarded = [...paths.readOnly, ...paths.unprotected].map(real);
+  const guarded = [...paths.readOnly, ...paths.unprotected].map(realPath);
   if (guarded.length > 0)
     lines.push(`(deny file-write* ${guarded.map((p) => `(subpath ${q(p)})`).join(" ")})`);
   // Other processes: no environment, arguments or memory of theirs to read; signals only to our own.
@@ -61,7 +55,7 @@ function seatbeltProfile(
   if (settings.net.kind !== "all") {
     lines.push("(deny network*)");
     for (const s of options.sockets)
-      lines.push(`(allow network-outbound (remote unix-socket (path-literal ${q(real(s))})))`);
+      lines.push(`(allow network-outbound (remote unix-socket (path-literal ${q(realPath(s))})))`);
     if (options.proxyPort)
       lines.push(`(allow network-outbound (remote ip "localhost:${options.proxyPort}"))`);
   }

@@ -7,6 +7,7 @@
 // rest is listed as unprotected, for the host to treat as untrusted (and the docs to say).
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { within } from "../../config/paths.js";
 
 interface ProtectedPaths {
   /** Existing paths inside the project, shown read-only (real paths). */
@@ -24,15 +25,15 @@ interface ProtectedPaths {
 /** Submodules are followed this deep (a submodule's own .gitmodules, and so on). */
 const SUBMODULE_DEPTH = 4;
 
-function within(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+/** Below `parent`, not `parent` itself. */
+function below(child: string, parent: string): boolean {
+  return path.relative(parent, child) !== "" && within(child, parent);
 }
 
 function realInside(project: string, p: string): string | undefined {
   try {
     const real = realpathSync(p);
-    return within(real, project) ? real : undefined;
+    return below(real, project) ? real : undefined;
   } catch {
     return undefined;
   }
@@ -80,7 +81,7 @@ export function protectedPaths(project: string, names: readonly string[]): Prote
     const real = realInside(project, p);
     if (!real) return false;
     readOnly.add(real);
-    for (let dir = path.dirname(real); within(dir, project); dir = path.dirname(dir)) pinned.add(dir);
+    for (let dir = path.dirname(real); below(dir, project); dir = path.dirname(dir)) pinned.add(dir);
     return true;
   };
   const submodules = (repo: string, depth: number) => {
@@ -108,7 +109,7 @@ export function protectedPaths(project: string, names: readonly string[]): Prote
   }
   // A pin (a writable bind) inside a read-only path would make that part writable again.
   const ro = [...readOnly];
-  const pins = [...pinned].filter((d) => !ro.some((r) => r === d || within(d, r)));
+  const pins = [...pinned].filter((d) => !ro.some((r) => r === d || below(d, r)));
   return { readOnly: ro, pinned: pins, unprotected };
 }
 

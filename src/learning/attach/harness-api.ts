@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { join, relative, sep } from "node:path";
 import type { KernelCaller } from "../../agent/hooks.js";
 import { asRecord, KernelCallError, optionalString, requiredString } from "../../agent/kernel-api/errors.js";
+import { within } from "../../config/paths.js";
 import { sessionsDir } from "../../session/index.js";
 import { applyRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import { recordProposal } from "../refine/refine-proposals.js";
@@ -32,7 +33,7 @@ const pending = new WeakMap<KernelCaller, Map<string, Refinement>>();
 function rootSessionDir(home: string, dir: string): string {
   const root = sessionsDir(home);
   const rel = relative(root, dir);
-  if (rel === "" || rel.startsWith("..")) return dir;
+  if (rel === "" || !within(dir, root)) return dir;
   return join(root, rel.split(sep)[0] as string);
 }
 

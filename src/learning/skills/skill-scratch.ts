@@ -6,7 +6,7 @@ import { constants, copyFileSync, lstatSync, mkdtempSync, readdirSync, rmSync, s
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
-import { realOrSame as real, within } from "../store/index.js";
+import { realPath as real, within } from "../../config/paths.js";
 
 /** Folders never copied: history, dependencies, caches, relm's own state. */
 const SCRATCH_SKIPPED = new Set([

@@ -9,10 +9,8 @@ export {
   lockProjectScope,
   projectHash,
   projectRoot,
-  realOrSame,
   rootContext,
   scopeLocation,
-  within,
 } from "./paths.js";
 export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
 export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { chmodSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { chmodSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import { UserError } from "../../config/errors.js";
+import { realPath, within } from "../../config/paths.js";
 import { projectRoot } from "../../config/project-root.js";
 import type { HarnessContext, Scope, ScopeLocation } from "./types.js";
 
@@ -24,33 +25,18 @@ const lockedProjects = new Map<string, string>();
 
 /** Refuses writes to the harness of projects at or below `dir` until the returned function is called. */
 export function lockProjectScope(dir: string, reason: string): () => void {
-  const key = realOrSame(dir);
+  const key = realPath(dir);
   lockedProjects.set(key, reason);
   return () => {
     if (lockedProjects.get(key) === reason) lockedProjects.delete(key);
   };
 }
 
-/** The real path, or the path resolved when it does not exist (yet). */
-export function realOrSame(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return resolve(p);
-  }
-}
-
 function lockOf(root: string): string | undefined {
   if (lockedProjects.size === 0) return undefined;
-  const real = realOrSame(root);
+  const real = realPath(root);
   for (const [dir, reason] of lockedProjects) if (within(real, dir)) return reason;
   return undefined;
-}
-
-/** Whether `child` is `parent` or below it. */
-export function within(child: string, parent: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 /**
