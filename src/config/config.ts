@@ -136,7 +136,13 @@ function resolveThinking(
 /** config.json, checked against its schema; undefined when there is none. */
 export function readConfigFile(path: string): ConfigFile | undefined {
   if (!existsSync(path)) return undefined;
-  const text = readFileSync(path, "utf8");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ConfigError(`${path} could not be read (${code}); make it a readable file or delete it`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

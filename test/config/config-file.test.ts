@@ -1,7 +1,7 @@
 // config.json is checked against its schema (src/config/schema.ts): every key of the file, every
 // message naming the key, what it must be and what it was.
 
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readConfigFile, resolveConfig } from "../../src/config/config.js";
@@ -133,6 +133,15 @@ describe("config.json", () => {
     ];
     for (const [content, message] of cases) expect(problem(content)).toBe(message);
     expect(problem("{ not json")).toMatch(/^config\.json is not valid JSON \(.*\); fix or delete it$/);
+  });
+
+  it("names config.json and the fix when it cannot be read", () => {
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    mkdirSync(join(dir.path, "config.json"));
+    expect(() => resolveConfig({ RELM_HOME: dir.path })).toThrow(
+      `${join(dir.path, "config.json")} could not be read (EISDIR); make it a readable file or delete it`,
+    );
   });
 
   it("is checked by every command that reads the configuration", () => {
