@@ -1,6 +1,7 @@
 // Byte-level reading of journal.jsonl, shared by the readers and by Journal.open's crash repair.
 import { readSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
+import { isRecord, parseJson } from "../config/records.js";
 import { JournalFormatError } from "./errors.js";
 import { JOURNAL_VERSION, type JournalEvent, type JournalHeader } from "./types.js";
 
@@ -39,21 +40,9 @@ function readAt(fd: number, position: number, length: number): Buffer {
   return got === length ? buf : buf.subarray(0, got);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 function parseHeader(text: string, file: string): JournalHeader {
   const value = parseJson(text);
-  if (!isObject(value) || value.type !== "header") {
+  if (!isRecord(value) || value.type !== "header") {
     throw new JournalFormatError(file, 1, "first line is not a journal header", 0);
   }
   const version = value.version;
@@ -78,7 +67,7 @@ function parseHeader(text: string, file: string): JournalHeader {
 function parseEvent(text: string): JournalEvent | string {
   const value = parseJson(text);
   if (value === undefined) return "invalid JSON";
-  if (!isObject(value) || typeof value.type !== "string" || !Number.isInteger(value.n)) {
+  if (!isRecord(value) || typeof value.type !== "string" || !Number.isInteger(value.n)) {
     return "not a journal event (needs a string `type` and an integer `n`)";
   }
   return value as unknown as JournalEvent;
