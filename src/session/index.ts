@@ -12,5 +12,6 @@ export {
   sessionsDir,
 } from "./paths.js";
 export { readHeaderAndTail, readJournal, readJournalHeader } from "./read.js";
+export { spendFromResponses } from "./transcript.js";
 export * from "./types.js";
 export { JournalBusyError, WRITER_LOCK_FILE } from "./writer-lock.js";

@@ -51,7 +51,7 @@ function preview(value: unknown): string {
 }
 
 /** Spend when the session never reached a final answer or budget stop (crash, interrupt, still running). */
-function spendFromResponses(header: JournalHeader, events: JournalEvent[]): SpendRecord {
+export function spendFromResponses(header: JournalHeader, events: JournalEvent[]): SpendRecord {
   let turns = 0;
   let tokens = 0;
   let cost: number | null = 0;

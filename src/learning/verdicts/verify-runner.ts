@@ -10,7 +10,13 @@ import type { Budget } from "../../agent/budget/budget.js";
 import type { HookedRoot } from "../../agent/hooks.js";
 import type { ResolvedConfig } from "../../config/config.js";
 import { formatDuration } from "../../config/duration.js";
-import { JOURNAL_FILE, readJournal, sessionDir } from "../../session/index.js";
+import {
+  JOURNAL_FILE,
+  readJournal,
+  type SpendRecord,
+  sessionDir,
+  spendFromResponses,
+} from "../../session/index.js";
 import { openStores, type Revision, rootContext, type Scope, VerdictLog } from "../store/index.js";
 import { readTrace } from "./verdict-journal.js";
 import type { Evaluated } from "./verdicts.js";
@@ -39,26 +45,14 @@ interface Candidate {
 type Allowance = { limits: ReplayLimits; note: string } | { skip: string };
 
 /** What the replayed task(s) cost when the session ran them: a check runs them twice. */
-interface TaskCost {
-  tokens: number;
-  cost: number | null;
-  elapsedMs: number;
-}
+type TaskCost = Pick<SpendRecord, "tokens" | "cost" | "elapsedMs">;
 
 const SHARE_FLAG = "--learn-verify-share (learn.verify_share)";
 
 /** The spend of the session a check would replay (its root agent's model calls and its duration). */
 function taskCost(home: string, session: string): TaskCost {
   const { header, events } = readJournal(join(sessionDir(home, session), JOURNAL_FILE));
-  let tokens = 0;
-  let cost: number | null = 0;
-  for (const e of events) {
-    if (e.type !== "model_response") continue;
-    tokens += e.usage.inputTokens + e.usage.outputTokens;
-    cost = cost === null || e.cost === null ? null : cost + e.cost;
-  }
-  const last = events.at(-1)?.t ?? header.created;
-  return { tokens, cost, elapsedMs: Math.max(0, Date.parse(last) - Date.parse(header.created)) };
+  return spendFromResponses(header, events);
 }
 
 /**
