@@ -13,9 +13,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Test files start real Python kernels and relm processes; two cores are shared between workers.
-    // Three workers fill the cores better (a quiet run 492 s → 448 s, docs/benchmarks.md), but two full
-    // runs in seven then failed e2e/harness-verdicts' dead-endpoint test (exit 0 where 1 was due), which
-    // has not failed with two: two until that is understood.
+    // Three workers passed every full run of the last session's (the failures before them are fixed) but
+    // gained 15 s of ~8 min on a quiet machine (docs/benchmarks.md): two, the setting CI has passed with.
     maxWorkers: 2,
     pool: "forks",
     // Both projects share the two workers. Files run longest first by the last run's durations (vitest's
