@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { updateTrust } from "../../src/config/trust.js";
 import { approveServer, loadMcpConfig, McpClients } from "../../src/mcp/index.js";
+import { needsApproval } from "../../src/mcp/trust.js";
 import { tempDir } from "../kernel/helpers.js";
 import { fixtureWithPidFile } from "../support/mcp.js";
 import { until } from "../support/wait.js";
@@ -85,5 +86,14 @@ describe("McpClients and approvals", () => {
     expect((await c.get("mine").tools()).map((t) => t.name)).toEqual(["write"]);
     expect(c.status()[0]).toMatchObject({ trust: "trusted" });
     expect(existsSync(pidFile)).toBe(true);
+  });
+
+  it("a session's --mcp-config file needs approval inside the project, a folder named ..x included", async () => {
+    const { cwd, home, root } = await project({});
+    for (const dir of ["..x", "sub"]) mkdirSync(join(cwd, dir));
+    expect(needsApproval("session", join(cwd, "..x", "mcp.json"), cwd, home)).toBe(true);
+    expect(needsApproval("session", join(cwd, "sub", "mcp.json"), cwd, home)).toBe(true);
+    expect(needsApproval("session", join(root, "mine.json"), cwd, home)).toBe(false);
+    expect(needsApproval("session", join(home, "editor-mcp.json"), cwd, home)).toBe(false);
   });
 });
