@@ -13,7 +13,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Test files start real Python kernels and relm processes; two cores are shared between workers.
-    // Three workers passed every full run of the last session's (the failures before them are fixed) but
+    // Three workers passed three full runs in three once the failures seen with them were fixed, but
     // gained 15 s of ~8 min on a quiet machine (docs/benchmarks.md): two, the setting CI has passed with.
     maxWorkers: 2,
     pool: "forks",
