@@ -27,8 +27,10 @@ describe("trust dialog at start", () => {
     expect(readFileSync(join(rig.home, "trust.json"), "utf8")).toContain('"hooks"');
     await ui.type("hi");
     await ui.press("enter");
-    await until(() => (existsSync(join(rig.cwd, "stop.log")) ? true : undefined), 30_000);
-    expect(readFileSync(join(rig.cwd, "stop.log"), "utf8")).toBe("stopped\n");
+    // The shell creates stop.log before echo writes to it: wait for what it holds, not for the file.
+    const log = join(rig.cwd, "stop.log");
+    await until(() => (existsSync(log) && readFileSync(log, "utf8") !== "" ? true : undefined), 30_000);
+    expect(readFileSync(log, "utf8")).toBe("stopped\n");
     await ui.press("escape");
   });
 });
