@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { imagesSent, TINY_PNG } from "../support/images.js";
+import type { Pty } from "../support/pty.js";
 import { sessionIds, untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
@@ -13,6 +14,17 @@ const { startRig, open } = useTui();
 function sentTexts(rawBody: string | undefined): string {
   const body = JSON.parse(rawBody ?? "{}") as { messages?: { content?: unknown }[] };
   return (body.messages ?? []).map((m) => JSON.stringify(m.content ?? "")).join("\n");
+}
+
+/**
+ * Waits for the turn that ends with `answer` to end (its summary line after it): the answer is on screen
+ * a moment before, and a rewind while the agent works is refused (Esc would interrupt it instead).
+ */
+async function turnEnded(ui: Pty, answer: string): Promise<void> {
+  await ui.waitFor((text) => {
+    const at = text.lastIndexOf(answer);
+    return at >= 0 && /✓ \d+ model calls? /.test(text.slice(at));
+  });
 }
 
 describe("rewind", () => {
@@ -38,7 +50,7 @@ describe("rewind", () => {
     ]) {
       await ui.type(task as string);
       await ui.press("enter");
-      await ui.waitFor(answer as string);
+      await turnEnded(ui, answer as string);
     }
     expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("three");
 
@@ -100,7 +112,7 @@ describe("rewind", () => {
     ]) {
       await first.type(task as string);
       await first.press("enter");
-      await first.waitFor(answer as string);
+      await turnEnded(first, answer as string);
     }
     const [id] = sessionIds(rig.home);
     const second = open(rig, ["attach", id as string], { cols: 110, rows: 36 });
@@ -147,7 +159,7 @@ describe("rewind", () => {
     await ui.waitFor("checked again");
     await ui.type("question two");
     await ui.press("enter");
-    await ui.waitFor("answer two");
+    await turnEnded(ui, "answer two");
     const journal = await untilJournal(rig.home, (l) => l.filter((e) => e.type === "user").length === 3);
     expect(journal.filter((e) => e.type === "user").map((e) => [e.text, e.from])).toEqual([
       ["question one", undefined],
@@ -180,7 +192,7 @@ describe("rewind", () => {
     await ui.waitFor("a tiny picture");
     await ui.type("second question");
     await ui.press("enter");
-    await ui.waitFor("second answer");
+    await turnEnded(ui, "second answer");
     await ui.type("/rewind 1 conversation");
     await ui.press("enter");
     // Back in the input under a fresh marker, holding the image it was sent with.
