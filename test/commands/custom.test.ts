@@ -1,5 +1,5 @@
 // Custom commands: files of .relm/commands/ (and Claude Code's and OpenCode's folders) as /NAME, expanded
-// to prompt text only. The pty test (test/tui/custom-commands.test.ts) shows them in the UI.
+// to prompt text only. The pty test (test/tui/input/custom-commands.test.ts) shows them in the UI.
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";

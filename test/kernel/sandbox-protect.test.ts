@@ -1,5 +1,5 @@
 // Which project files the sandbox shows read-only (src/kernel/sandbox/protect.ts); the mounts themselves
-// are tested with real bubblewrap in test/e2e/sandbox-trust.test.ts.
+// are tested with real bubblewrap in test/e2e/kernels/sandbox-trust.test.ts.
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -2,7 +2,7 @@
 // does after its entry point (dist/cli/relm.cjs hands everything but --version, a bare `relm` at a
 // terminal and the lean `relm agents` to dist/cli/app.js's main), with stdout and stderr captured per
 // call. A command line that only has to fail costs ~2 ms here instead of a Node start (~150 ms of CPU):
-// test/e2e/cli-errors.test.ts checks hundreds of them, and checks a sample through the binary as well.
+// test/e2e/cli/cli-errors.test.ts checks hundreds of them, and checks a sample through the binary as well.
 //
 //   node cli-batch.mjs CALLS.json RESULTS.json    (CALLS: string[][]; RESULTS: {code, stdout, stderr}[])
 import { readFileSync, writeFileSync } from "node:fs";

@@ -30,7 +30,7 @@ export function fixtureWithPidFile(mode: FixtureMode, pidFile: string) {
 
 /**
  * Approves every server of the project's MCP files as they are now, as `relm mcp approve --all` does
- * (the same code), for tests about something else than trust (test/e2e/mcp-trust.test.ts runs the
+ * (the same code), for tests about something else than trust (test/e2e/mcp/mcp-trust.test.ts runs the
  * command itself).
  */
 export function approveProjectServers(cwd: string, home: string): void {

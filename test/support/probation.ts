@@ -1,4 +1,4 @@
-// What the probation tests share (test/e2e/harness-probation, harness-offline-probation): a project whose
+// What the probation tests share (test/e2e/learning/harness-probation, harness-offline-probation): a project whose
 // tasks write a report file that a gate reads, a refine model that proposes one lesson, and the scopes
 // a lesson on probation moves between.
 import { expect } from "vitest";

@@ -1,4 +1,4 @@
-// What the sandbox tests share (test/e2e/sandbox, sandbox-paths, modes).
+// What the sandbox tests share (test/e2e/kernels/sandbox, sandbox-paths, modes).
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";

@@ -142,7 +142,7 @@ describe("terminal UI sessions", () => {
 
   it("relm --thinking --kernel (--sandbox) reach the host it starts in its spec, not its environment", async () => {
     const rig = await startRig("anthropic", { script: [{ text: "thought it over" }] });
-    // The sandbox only where bubblewrap can run it (as test/e2e/sandbox.test.ts).
+    // The sandbox only where bubblewrap can run it (as test/e2e/kernels/sandbox.test.ts).
     const sandbox = process.platform === "linux" && existsSync("/usr/bin/bwrap") ? ["--sandbox"] : [];
     const ui = open(rig, ["--thinking", "high", "--kernel", "local", ...sandbox]);
     await ui.waitFor("new session");

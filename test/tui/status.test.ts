@@ -33,7 +33,7 @@ describe("terminal UI status line", () => {
   });
 
   it("names the variables a kernel release would lose, and not a large one saved in the background", async () => {
-    // Caps lowered through config.json (as in test/e2e/unsaved-vars.test.ts): big is written by the
+    // Caps lowered through config.json (as in test/e2e/kernels/unsaved-vars.test.ts): big is written by the
     // background writer, too_big is over every cap.
     const config = { snapshotMaxVariableMB: 0.05, snapshotMaxLargeMB: 8 };
     const rig = await startRig(

@@ -1,0 +1,108 @@
+// `relm login` without the full-screen picker: scripted (no terminal, or --api-key-stdin) and prompted
+// line by line in a terminal that cannot draw the UI (TERM=dumb). The picker is tested with the UI.
+
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, RELM_BIN, runRelm, tempDir } from "../../support/cli.js";
+import { until } from "../../support/wait.js";
+
+function config(home: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(home, "config.json"), "utf8")) as Record<string, unknown>;
+}
+
+describe("relm login, scripted", () => {
+  it("keeps the current settings as defaults, and a saved key only for its own endpoint", async () => {
+    const home = tempDir();
+    try {
+      const env = cleanEnv({ RELM_HOME: home.path });
+      const first = await runRelm(
+        ["login", "--api-key-stdin", "--model", "gpt-x", "--base-url", "https://llm.example/v1"],
+        { env, input: "sk-first-key\n" },
+      );
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout + first.stderr).not.toContain("sk-first-key");
+      expect(statSync(join(home.path, "config.json")).mode & 0o777).toBe(0o600);
+
+      // A new key alone: endpoint and model stay (it used to fall back to Ollama's URL).
+      const rotated = await runRelm(["login", "--api-key-stdin"], { env, input: "sk-second-key\n" });
+      expect(rotated.code, rotated.stderr).toBe(0);
+      expect(config(home.path)).toMatchObject({
+        provider: "openai",
+        baseUrl: "https://llm.example/v1",
+        model: "gpt-x",
+        apiKey: "sk-second-key",
+      });
+
+      // A new model on the same endpoint keeps the key; a new endpoint does not get it.
+      await runRelm(["login", "--model", "gpt-y"], { env });
+      expect(config(home.path)).toMatchObject({ model: "gpt-y", apiKey: "sk-second-key" });
+      const moved = await runRelm(["login", "--base-url", "http://127.0.0.1:11434/v1"], { env });
+      expect(moved.code, moved.stderr).toBe(0);
+      expect(moved.stdout).toContain("no saved key");
+      expect(config(home.path)).toMatchObject({ baseUrl: "http://127.0.0.1:11434/v1", model: "gpt-y" });
+      expect(config(home.path).apiKey).toBeUndefined();
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("refuses a missing or empty model before reading the key, naming --model", async () => {
+    const home = tempDir();
+    try {
+      const env = cleanEnv({ RELM_HOME: home.path });
+      for (const args of [
+        ["login", "--api-key-stdin"],
+        ["login", "--api-key-stdin", "--model", ""],
+      ]) {
+        const result = await runRelm(args, { env, input: "sk-never-used\n" });
+        expect(result.code).toBe(2);
+        expect(result.stderr).toMatch(/^relm: login needs a model: --model NAME/);
+        expect(result.stderr).not.toContain("sk-never-used");
+      }
+      expect(() => statSync(join(home.path, "config.json"))).toThrow();
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
+describe("relm login, prompted in a terminal without the UI", () => {
+  it("offers the current endpoint and model, and never echoes the key", async () => {
+    const pty = await import("@lydell/node-pty");
+    const home = tempDir();
+    try {
+      writeFileSync(
+        join(home.path, "config.json"),
+        JSON.stringify({ provider: "openai", baseUrl: "https://llm.example/v1", model: "gpt-x" }),
+        { mode: 0o600 },
+      );
+      const term = pty.spawn(process.execPath, [RELM_BIN, "login"], {
+        cols: 120,
+        rows: 30,
+        env: cleanEnv({ RELM_HOME: home.path, TERM: "dumb" }) as Record<string, string>,
+      });
+      let screen = "";
+      term.onData((d) => {
+        screen += d;
+      });
+      const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+      await until(() => screen.includes("[current: https://llm.example/v1]: ") || undefined);
+      term.write("\r");
+      await until(() => screen.includes("Model [gpt-x]: ") || undefined);
+      term.write("\r");
+      await until(() => screen.includes("API key (hidden") || undefined);
+      term.write("sk-typed-secret\r");
+      expect(await exited).toBe(0);
+      expect(screen).toContain("saved ");
+      expect(screen).not.toContain("sk-typed-secret");
+      expect(config(home.path)).toMatchObject({
+        baseUrl: "https://llm.example/v1",
+        model: "gpt-x",
+        apiKey: "sk-typed-secret",
+      });
+    } finally {
+      home.cleanup();
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../../support/cli.js";
+import { onlyJournal } from "../../support/journal.js";
+import { useRigs } from "../../support/scripted.js";
+
+const startRig = useRigs();
+
+describe("more budgets", () => {
+  it("stops at --max-time before the next model call, exit 3", async () => {
+    const rig = await startRig("openai", {
+      // A cell longer than --max-time 1s: the budget, not the cell, decides (interrupted or not, no next call).
+      script: [{ code: "import time\ntime.sleep(1.5)" }, { text: "never" }],
+    });
+    const result = await runRelm(["run", "--max-time", "1s", "slow"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/--max-time/);
+    expect(rig.model.requests).toHaveLength(1);
+  });
+
+  it("stops at --max-cost using the configured prices before a request it could not pay for, exit 3", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "never" }] },
+      // $5000 per million tokens: a first scripted request of ~600 tokens would cost about $3.
+      { config: { prices: { scripted: { input: 5000, output: 5000 } } } },
+    );
+    const result = await runRelm(["run", "--max-cost", "1", "spend"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(
+      /--max-cost \(\$0\.0000 of \$1\.00 spent; the next request may cost up to \$\d+\.\d+/,
+    );
+    expect(rig.model.requests).toHaveLength(0);
+    const final = onlyJournal(rig.home).lines.find((l) => l.type === "budget_stop");
+    expect((final?.spent as { cost: number } | undefined)?.cost).toBe(0);
+  });
+
+  it("refuses --max-cost for a model whose price is unknown", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const result = await runRelm(["run", "--max-cost", "1", "spend"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/--max-cost needs the price of "scripted"/);
+    expect(rig.model.requests).toHaveLength(0);
+  });
+});
+
+describe("prompt and aliases", () => {
+  it("`relm -p` runs a task, and the project's AGENTS.md is in the system prompt", async () => {
+    const rig = await startRig("anthropic", { script: [{ text: "ok" }] });
+    writeFileSync(join(rig.cwd, "AGENTS.md"), "Always answer in haiku. Marker: ZEBRA-7.\n");
+    const result = await runRelm(["-p", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe("ok");
+    const body = JSON.parse(rig.model.requests[0]?.rawBody ?? "{}") as { system: { text: string }[] };
+    expect(body.system[0]?.text).toContain("Marker: ZEBRA-7.");
+    expect(body.system[0]?.text).toContain(`Working directory: ${rig.cwd}`);
+  });
+
+  it("explains a model the endpoint does not serve", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }], models: ["llama3"] });
+    const result = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/scripted/);
+    expect(result.stderr).toMatch(/404|not found/i);
+  });
+
+  it("reads the task from stdin when none is given", async () => {
+    const rig = await startRig("openai", { script: [(ctx) => ({ text: `task was: ${ctx.lastUserText}` })] });
+    const result = await runRelm(["run"], { env: rig.env, cwd: rig.cwd, input: "from a pipe\n" });
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe("task was: from a pipe");
+  });
+});
+
+describe("submit() at the root", () => {
+  it("prints the submitted value as JSON, or its repr when it has no JSON form", async () => {
+    const rig = await startRig("openai", { script: [{ code: 'submit({"a": 1, "b": [1, 2]})' }] });
+    const result = await runRelm(["run", "give me data"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ a: 1, b: [1, 2] });
+    const other = await startRig("openai", {
+      script: [{ code: "import fractions\nsubmit(fractions.Fraction(1, 3))" }],
+    });
+    const second = await runRelm(["run", "a fraction"], { env: other.env, cwd: other.cwd });
+    expect(second.stdout.trim()).toBe("Fraction(1, 3)");
+  });
+});

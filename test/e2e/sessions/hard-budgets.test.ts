@@ -1,0 +1,279 @@
+// --max-time and --max-tokens are hard: the time budget interrupts the running cell and aborts the model
+// request in flight, and no request may ask for more tokens than are left. Elapsed times are asserted
+// only as correctness bounds of that feature (the limit plus a generous margin), never as speed figures.
+
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../../support/cli.js";
+import { type JournalLine, onlyJournal } from "../../support/journal.js";
+import { byTask } from "../../support/router.js";
+import { type Rig, useRigs } from "../../support/scripted.js";
+import { until } from "../../support/wait.js";
+
+const startRig = useRigs();
+
+async function timed(
+  rig: Rig,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  const result = await runRelm(args, { env: rig.env, cwd: rig.cwd });
+  return { ...result, ms: Date.now() - started };
+}
+
+function ofType(lines: JournalLine[], type: string): JournalLine[] {
+  return lines.filter((l) => l.type === type);
+}
+
+/** Within 2 s of the limit: from the session's start (its journal header) to the journaled budget stop. */
+function expectStoppedAt(lines: JournalLine[], limitMs: number): void {
+  const created = Date.parse(lines[0]?.created as string);
+  const stop = ofType(lines, "budget_stop")[0];
+  expect(stop?.budget).toBe("max-time");
+  expect(Date.parse(stop?.t as string) - created).toBeLessThanOrEqual(limitMs + 2_000);
+}
+
+/**
+ * The whole process, start-up and clean-up included, with a margin for a loaded machine: far below
+ * what the work it stopped would have taken (a 40 s cell, a request that never answers).
+ */
+const PROCESS_MARGIN_MS = 10_000;
+
+/** The answer cap a request asked for, in either wire format. */
+function maxTokensOf(body: unknown): number | undefined {
+  const b = body as { max_tokens?: number; max_completion_tokens?: number };
+  return b.max_completion_tokens ?? b.max_tokens;
+}
+
+/**
+ * Every request asked for no more than what was left of `limit` once its prompt is counted (prompt as
+ * the server counted it), and all of it together stayed within the limit.
+ */
+function expectWithinTokens(rig: Rig, lines: JournalLine[], limit: number): void {
+  const responses = ofType(lines, "model_response");
+  let spent = 0;
+  rig.model.requests.forEach((request, i) => {
+    const cap = maxTokensOf(request.body);
+    expect(cap, `request ${i + 1} has a max_tokens`).toBeDefined();
+    const usage = responses[i]?.usage as { inputTokens: number; outputTokens: number } | undefined;
+    if (!usage) return;
+    expect(usage.inputTokens + (cap as number)).toBeLessThanOrEqual(limit - spent);
+    expect(usage.outputTokens).toBeLessThanOrEqual(cap as number);
+    spent += usage.inputTokens + usage.outputTokens;
+  });
+  expect(spent).toBeLessThanOrEqual(limit);
+  const stop = ofType(lines, "budget_stop")[0];
+  expect((stop?.spent as { tokens: number } | undefined)?.tokens).toBeLessThanOrEqual(limit);
+}
+
+describe("--max-time interrupts the work in progress", () => {
+  it("a cell sleeping 40 s under --max-time 5s is interrupted at the limit: exit 3", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "import time\ntime.sleep(40)\nprint('not reached')" }, { text: "never" }],
+    });
+    const result = await timed(rig, ["run", "--max-time", "5s", "sleep"]);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.ms).toBeLessThan(5_000 + PROCESS_MARGIN_MS);
+    expect(result.stderr).toMatch(/--max-time/);
+    const { lines } = onlyJournal(rig.home);
+    expectStoppedAt(lines, 5_000);
+    const cell = ofType(lines, "cell_output")[0];
+    expect(cell?.status).toBe("timeout");
+    expect(cell?.note).toMatch(/time budget, --max-time, ran out/);
+    // The interrupt's traceback may quote the source line; the print itself must never have run.
+    expect(cell?.output).not.toMatch(/^not reached$/m);
+    expect(rig.model.requests).toHaveLength(1);
+  });
+
+  it("a model request that hangs is aborted at --max-time 3s: exit 3, and no retry is sent", async () => {
+    const rig = await startRig("anthropic", { script: [{ text: "far too late", delayMs: 600_000 }] });
+    const result = await timed(rig, ["run", "--max-time", "3s", "hang"]);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.ms).toBeLessThan(3_000 + PROCESS_MARGIN_MS);
+    expect(result.stderr).toMatch(/--max-time/);
+    expect(rig.model.requests).toHaveLength(1);
+    const { lines } = onlyJournal(rig.home);
+    expect(ofType(lines, "model_retry")).toEqual([]);
+    expectStoppedAt(lines, 3_000);
+  });
+
+  it("no retry starts when the time left cannot cover its backoff delay: exit 3 at once", async () => {
+    // The server asks for 30 s before the next try; 20 s are left.
+    const rig = await startRig("openai", { script: [{ status: 429, retryAfter: 30 }, { text: "never" }] });
+    const result = await timed(rig, ["run", "--max-time", "20s", "rate limited"]);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.ms).toBeLessThan(10_000);
+    expect(result.stderr).toMatch(/--max-time .*cannot cover another try/);
+    expect(rig.model.requests).toHaveLength(1);
+    expect(ofType(onlyJournal(rig.home).lines, "model_retry")).toEqual([]);
+  });
+
+  it("requestIdleTimeout in config.json abandons a silent try and retries it", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ text: "silent", delayMs: 600_000 }, { text: "answered on the second try" }] },
+      { config: { requestIdleTimeout: 1 } },
+    );
+    const result = await timed(rig, ["run", "idle"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("answered on the second try");
+    expect(rig.model.requests).toHaveLength(2);
+    const retry = ofType(onlyJournal(rig.home).lines, "model_retry")[0];
+    expect(retry?.reason).toMatch(/no data from .* for 1000 ms/);
+  });
+
+  it("a sub-agent's cell is interrupted at the tree's deadline too: exit 3", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: delegate": [{ code: 'print(rlm("CHILD: sleep"))' }, { text: "never" }],
+        "CHILD: sleep": [{ code: "import time\ntime.sleep(40)" }, { text: "never" }],
+      }),
+    });
+    const result = await timed(rig, ["run", "--max-time", "4s", "ROOT: delegate"]);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.ms).toBeLessThan(4_000 + PROCESS_MARGIN_MS);
+    const { lines } = onlyJournal(rig.home);
+    // Stopped by its own deadline, or cancelled as its parent's interrupted cell gave up on it.
+    expect(["failed", "cancelled"]).toContain(ofType(lines, "child_finished")[0]?.status);
+    expectStoppedAt(lines, 4_000);
+  });
+
+  it("an autonomous run's gate is stopped at the deadline: exit 3", async () => {
+    const rig = await startRig("openai", { script: [{ text: "finished" }], onExhausted: "repeat-last" });
+    const result = await timed(rig, ["run", "--gate", "sleep 40", "--max-time", "3s", "work"]);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.ms).toBeLessThan(3_000 + PROCESS_MARGIN_MS);
+    expect(result.stderr).toMatch(/budget exhausted/);
+    const { lines } = onlyJournal(rig.home);
+    const results = ofType(lines, "gate_run")[0]?.results as { passed: boolean; durationMs: number }[];
+    const gate = results[0];
+    expect(gate?.passed).toBe(false);
+    expect(gate?.durationMs).toBeLessThan(10_000);
+    expect(ofType(lines, "autonomy_end")[0]?.outcome).toBe("budget exhausted");
+    expectStoppedAt(lines, 3_000);
+  });
+
+  it("a detached host (as the terminal UI starts them) stops its turn at the deadline", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "import time\ntime.sleep(40)" }, { text: "never" }],
+    });
+    const started = await runRelm(["run", "--detach", "--interactive", "--max-time", "5s", "sleep"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    try {
+      const lines = await until(() => {
+        try {
+          const journal = onlyJournal(rig.home).lines;
+          return journal.some((l) => l.type === "budget_stop") ? journal : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 15_000);
+      expectStoppedAt(lines, 5_000);
+      expect(ofType(lines, "cell_output")[0]?.note).toMatch(/time budget/);
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  });
+});
+
+describe("--max-tokens caps every request", () => {
+  for (const format of ["openai", "anthropic"] as const) {
+    // 2,000: the system prompt alone is ~1,300 tokens since the toolkit's lines joined it.
+    it(`a model that would answer 5,000 tokens under --max-tokens 2000 (${format}): capped, exit 3`, async () => {
+      const rig = await startRig(format, { script: [{ text: "word ".repeat(4_000) }] });
+      const result = await timed(rig, ["run", "--max-tokens", "2000", "talk"]);
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/--max-tokens/);
+      const { lines } = onlyJournal(rig.home);
+      expect(rig.model.requests).toHaveLength(1);
+      expectWithinTokens(rig, lines, 2000);
+      expect(ofType(lines, "truncated")[0]).toMatchObject({ by: "budget", action: "stopped" });
+      expect(ofType(lines, "final")).toEqual([]);
+    });
+  }
+
+  it("over several requests each asks for no more than is left, and the run stops before overshooting", async () => {
+    // 3,200: two requests of a ~1,350-token prompt (request() and plan() are in it now) fit, the third
+    // (a 4,000-word answer) must be capped.
+    const rig = await startRig("openai", {
+      script: [{ code: "print(1)" }, { code: "print(2)" }, { text: "word ".repeat(4_000) }],
+    });
+    const result = await timed(rig, ["run", "--max-tokens", "3200", "spend"]);
+    expect(result.code, result.stderr).toBe(3);
+    const { lines } = onlyJournal(rig.home);
+    expect(rig.model.requests.length).toBeGreaterThanOrEqual(2);
+    expectWithinTokens(rig, lines, 3200);
+    expect(ofType(lines, "final")).toEqual([]);
+  });
+
+  it("stops before sending when what is left cannot cover the prompt and a minimal answer", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const result = await timed(rig, ["run", "--max-tokens", "100", "hello"]);
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/--max-tokens \(0 of 100 tokens used; the next request needs about \d+/);
+    expect(rig.model.requests).toHaveLength(0);
+  });
+});
+
+describe("an answer cut off at the output limit is never passed off as done", () => {
+  // claude-3-haiku's output limit is 4,096 tokens, which relm asks for: the scripted model stops there.
+  const env = { RELM_MODEL: "claude-3-haiku-20240307" };
+
+  it("is continued, and the parts make the final answer", async () => {
+    const first = "a".repeat(4096 * 4);
+    const rig = await startRig(
+      "anthropic",
+      { script: [{ text: `${first}TAIL` }, { text: "b-end" }] },
+      { env },
+    );
+    const result = await timed(rig, ["run", "long answer"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(`${first}b-end`);
+    expect(result.stderr).toContain("⚠ the answer was cut off at 4096 tokens; asking the model to continue");
+    const { lines } = onlyJournal(rig.home);
+    expect(ofType(lines, "truncated")[0]).toMatchObject({
+      by: "model",
+      action: "continued",
+      maxOutputTokens: 4096,
+    });
+    expect(ofType(lines, "message")[0]?.text).toMatch(/cut off at its output limit \(4096 tokens\)/);
+    const second = rig.model.requests[1]?.rawBody ?? "";
+    expect(second).toContain("Continue exactly where it stopped");
+  });
+
+  it("is reported as cut off, exit 1, when it keeps running into the limit", async () => {
+    const rig = await startRig(
+      "anthropic",
+      { script: [{ text: "x".repeat(5000 * 4) }], onExhausted: "repeat-last" },
+      { env },
+    );
+    const result = await timed(rig, ["run", "endless"]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/cut off at its output limit .*4 times in a row/);
+    const { lines } = onlyJournal(rig.home);
+    expect(ofType(lines, "final")).toEqual([]);
+    expect(ofType(lines, "truncated").map((l) => l.action)).toEqual([
+      "continued",
+      "continued",
+      "continued",
+      "gave_up",
+    ]);
+  });
+
+  it("a truncated OpenAI answer (finish_reason length) is continued too", async () => {
+    // gpt-4-turbo may write 4,096 tokens; --max-tokens leaves far more, so the model's limit cuts it.
+    const rig = await startRig(
+      "openai",
+      { script: [{ text: "c".repeat(4096 * 4 + 10) }, { text: "-done" }], models: ["gpt-4-turbo"] },
+      { env: { RELM_MODEL: "gpt-4-turbo" } },
+    );
+    const result = await timed(rig, ["run", "--max-tokens", "200000", "long"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(`${"c".repeat(4096 * 4)}-done`);
+    expect(maxTokensOf(rig.model.requests[0]?.body)).toBe(4096);
+  });
+});

@@ -1,0 +1,211 @@
+// What `relm agents`, `relm status` and `relm shutdown` say of sessions (issue 10, item 8): spend over
+// the session's whole life, across resumes; a live host whose last turn failed is still seen and stopped.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { processStartTime } from "../../../src/config/process.js";
+import { writeState } from "../../../src/host/states/state.js";
+import { Journal, newSessionId, sessionDir } from "../../../src/session/index.js";
+import { listAgents, runRelm } from "../../support/cli.js";
+import { onlyJournal } from "../../support/journal.js";
+import { type Rig, useRigs } from "../../support/scripted.js";
+import { until } from "../../support/wait.js";
+
+const startRig = useRigs();
+
+interface Listed {
+  id: string;
+  status: string;
+  live: boolean;
+  tokens: number;
+  cost: number | null;
+}
+
+function agents(rig: Rig): Promise<Listed[]> {
+  return listAgents<Listed>(rig.env);
+}
+
+/** Tokens and cost of every spending event of the journal. */
+function journalSpend(rig: Rig): { tokens: number; cost: number | null } {
+  let tokens = 0;
+  let cost: number | null = 0;
+  for (const l of onlyJournal(rig.home).lines) {
+    if (!["model_response", "llm_call", "compaction"].includes(l.type) || !l.usage) continue;
+    const u = l.usage as { inputTokens: number; outputTokens: number };
+    tokens += u.inputTokens + u.outputTokens;
+    const c = (l.cost ?? null) as number | null;
+    cost = cost === null || c === null ? null : cost + c;
+  }
+  return { tokens, cost };
+}
+
+async function runAndResume(rig: Rig): Promise<string> {
+  const first = await runRelm(["run", "first part"], { env: rig.env, cwd: rig.cwd });
+  expect(first.code, first.stderr).toBe(0);
+  const [listed] = await agents(rig);
+  const id = listed?.id as string;
+  const before = listed?.tokens as number;
+  expect(before).toBeGreaterThan(0);
+  const again = await runRelm(["run", "--resume", id, "second part"], { env: rig.env, cwd: rig.cwd });
+  expect(again.code, again.stderr).toBe(0);
+  const [after] = await agents(rig);
+  expect(after?.tokens).toBeGreaterThan(before);
+  return id;
+}
+
+describe("relm agents after a resume", () => {
+  it("counts the tokens of the whole session, and an unpriced model stays unpriced", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "print(6 * 7)" }, { text: "forty-two" }, { text: "resumed and done" }],
+    });
+    const id = await runAndResume(rig);
+    const [listed] = await agents(rig);
+    const spend = journalSpend(rig);
+    expect(spend.cost).toBeNull();
+    expect(listed).toMatchObject({ id, tokens: spend.tokens, cost: null });
+    const table = await runRelm(["agents"], { env: rig.env });
+    const row = table.stdout.split("\n").find((l) => l.startsWith(id)) ?? "";
+    expect(row).toContain(String(spend.tokens));
+    expect(row).toContain("unpriced");
+    expect(row).not.toContain("$");
+  });
+
+  it("counts the cost of the whole session of a priced model", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ code: "print(6 * 7)" }, { text: "forty-two" }, { text: "resumed and done" }] },
+      { config: { prices: { scripted: { input: 1000, output: 2000 } } } },
+    );
+    await runAndResume(rig);
+    const [listed] = await agents(rig);
+    const spend = journalSpend(rig);
+    expect(spend.cost).toBeGreaterThan(0);
+    expect(listed?.tokens).toBe(spend.tokens);
+    expect(listed?.cost).toBeCloseTo(spend.cost as number, 9);
+  });
+});
+
+describe("a live host whose last turn failed", () => {
+  it("is listed by relm status and stopped by relm shutdown", async () => {
+    const rig = await startRig("openai", {
+      script: [{ status: 400, body: '{"error":{"message":"this request cannot work"}}' }],
+    });
+    const started = await runRelm(["run", "--detach", "doomed"], { env: rig.env, cwd: rig.cwd });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    await until(async () => {
+      const s = (await agents(rig)).find((l) => l.id === id);
+      return s?.status === "failed" ? s : undefined;
+    }, 30_000);
+    expect((await agents(rig)).find((l) => l.id === id)).toMatchObject({ status: "failed", live: true });
+    const status = await runRelm(["status"], { env: rig.env });
+    expect(status.stdout).toMatch(new RegExp(`^${id}\\s+failed`, "m"));
+    const shutdown = await runRelm(["shutdown"], { env: rig.env });
+    expect(shutdown.code, shutdown.stderr).toBe(0);
+    expect(shutdown.stdout).toContain("stopped 1 of 1 live sessions");
+    expect((await agents(rig)).find((l) => l.id === id)?.live).toBe(false);
+    expect((await runRelm(["status"], { env: rig.env })).stdout).toContain("no live sessions");
+  });
+});
+
+describe("relm agents with a long history", () => {
+  it("shows the 20 newest and says how many are left out; --all, -a and --json list every one", async () => {
+    const home = mkdtempSync(join(tmpdir(), "relm-many-"));
+    try {
+      const ids: string[] = []; // oldest first
+      for (let i = 0; i < 25; i++) {
+        const id = newSessionId();
+        const created = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+        const j = Journal.create(sessionDir(home, id), {
+          id,
+          created,
+          cwd: home,
+          title: `task ${i}`,
+          provider: "openai",
+          model: "m",
+          relm: "test",
+        });
+        j.append({ type: "final", text: "done", spent: { turns: 1, tokens: 0, elapsedMs: 1, cost: 0 } });
+        j.close();
+        ids.push(id);
+      }
+      const env = { ...process.env, RELM_HOME: home };
+      const rowsOf = (out: string) => out.split("\n").filter((l) => /^[a-z0-9]{8}\s/.test(l));
+      const table = await runRelm(["agents"], { env });
+      expect(table.code, table.stderr).toBe(0);
+      expect(rowsOf(table.stdout).map((l) => l.split(/\s+/)[0])).toEqual(ids.slice(5).reverse());
+      expect(table.stdout).toContain("… and 5 older sessions: relm agents --all lists every one");
+      for (const flag of ["--all", "-a"]) {
+        const all = await runRelm(["agents", flag], { env });
+        expect(rowsOf(all.stdout)).toHaveLength(25);
+        expect(all.stdout).not.toContain("older sessions");
+      }
+      const json = await runRelm(["agents", "--json"], { env });
+      expect(json.stdout.trim().split("\n")).toHaveLength(25);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("relm agents with recorded pids that other processes now have", () => {
+  it("a session whose pid runs but started at another time is not maybe-live: it is hidden like any old one", async () => {
+    const home = mkdtempSync(join(tmpdir(), "relm-reused-"));
+    try {
+      const started = processStartTime(process.pid);
+      expect(started).toBeTypeOf("number"); // Linux: /proc/PID/stat
+      const ids: string[] = []; // oldest first
+      for (let i = 0; i < 26; i++) {
+        const id = newSessionId();
+        const created = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+        const j = Journal.create(sessionDir(home, id), {
+          id,
+          created,
+          cwd: home,
+          title: `task ${i}`,
+          provider: "openai",
+          model: "m",
+          relm: "test",
+        });
+        j.append({ type: "user", text: "interrupted" });
+        j.close();
+        // The oldest six were interrupted in a host whose pid this test process has now: the oldest by
+        // this very process (same start time), the next five by one that started earlier (pid reused).
+        if (i < 6) {
+          writeState(home, {
+            id,
+            title: `task ${i}`,
+            cwd: home,
+            created,
+            status: "interrupted",
+            lastActivity: created,
+            tokens: 0,
+            cost: null,
+            pid: process.pid,
+            pidStarted: i === 0 ? started : (started as number) - 1000 - i,
+            detached: true,
+          });
+        }
+        ids.push(id);
+      }
+      const env = { ...process.env, RELM_HOME: home };
+      const table = await runRelm(["agents"], { env });
+      expect(table.code, table.stderr).toBe(0);
+      const rows = table.stdout.split("\n").filter((l) => /^[a-z0-9]{8}\s/.test(l));
+      // The 20 newest, then the one whose host may still run (it is checked, and is not live); the five
+      // with a reused pid are among the older ones left out.
+      expect(rows.map((l) => l.split(/\s+/)[0])).toEqual([...ids.slice(6).reverse(), ids[0]]);
+      expect(table.stdout).toContain("… and 5 older sessions");
+      const json = await runRelm(["agents", "--json", "--all"], { env });
+      const listed = json.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Listed);
+      expect(listed).toHaveLength(26);
+      expect(listed.filter((l) => l.live)).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});

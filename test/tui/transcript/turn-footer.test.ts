@@ -1,0 +1,69 @@
+// The line that ends a turn says what that turn spent: its own model calls, tokens and time, not the
+// session's totals so far; after a resume as well.
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../../support/cli.js";
+import { sessionIds, useTui } from "../../support/tui.js";
+import { until } from "../../support/wait.js";
+
+const { startRig, open } = useTui();
+
+const FOOTER = /✓ (\d+) model calls? · ([\d,]+) tokens · /g;
+
+/** The calls and tokens of every end-of-turn line in `text`, in order. */
+function footers(text: string): { calls: number; tokens: number }[] {
+  return [...text.matchAll(FOOTER)].map((m) => ({
+    calls: Number(m[1]),
+    tokens: Number((m[2] as string).replaceAll(",", "")),
+  }));
+}
+
+describe("terminal UI end of turn", () => {
+  it("shows each turn's own calls and tokens, not the session's totals, also after a resume", async () => {
+    const rig = await startRig("openai", {
+      script: [
+        { code: "print('one')" },
+        { text: "first done" },
+        { text: "second done" },
+        { code: "print('three')" },
+        { text: "third done" },
+      ],
+    });
+    const ui = open(rig, [], { rows: 50 });
+    await ui.waitFor("new session");
+    await ui.type("first");
+    await ui.press("enter");
+    await ui.waitFor(/first done[\s\S]*✓ \d+ model calls? ·/);
+    await ui.type("second");
+    await ui.press("enter");
+    await ui.waitFor(/second done[\s\S]*✓ \d+ model calls? ·/);
+    const [first, second] = footers(ui.allText());
+    expect(first?.calls).toBe(2);
+    expect(second?.calls).toBe(1);
+    // The second turn's tokens are its one call's, fewer than both turns' together.
+    expect(second?.tokens).toBeGreaterThan(0);
+    expect(second?.tokens).toBeLessThan((first?.tokens ?? 0) + (second?.tokens ?? 0));
+    await ui.press("ctrl-d");
+    expect((await ui.waitForExit()).exitCode).toBe(0);
+    const [id] = sessionIds(rig.home);
+    await until(async () => {
+      const r = await runRelm(["agents", "--json"], { env: rig.env, cwd: rig.cwd });
+      return r.stdout.includes('"live":false') ? true : undefined;
+    });
+
+    // Cost is worded one way in every view: "unpriced" when the model's prices are unknown.
+    const logs = await runRelm(["logs", id as string], { env: rig.env, cwd: rig.cwd });
+    expect(logs.stdout).toMatch(/✓ .*unpriced/);
+    expect(`${logs.stdout}${ui.allText()}`).not.toContain("cost unknown");
+    expect(ui.allText()).toMatch(/✓ 1 model call · [\d,]+ tokens · [\d.]+ m?s · unpriced/);
+
+    const back = open(rig, ["--continue"], { rows: 50 });
+    await back.waitFor("second done", { where: "all" });
+    // The history's lines say the same as they did live.
+    expect(footers(back.allText()).map((f) => f.calls)).toEqual([2, 1]);
+    await back.type("third");
+    await back.press("enter");
+    await back.waitFor(/third done[\s\S]*✓ \d+ model calls? ·/);
+    expect(footers(back.allText()).map((f) => f.calls)).toEqual([2, 1, 2]);
+    expect(id).toBeDefined();
+  });
+});
