@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { runRelm } from "../../support/cli.js";
 import { type JournalLine, onlyJournal } from "../../support/journal.js";
 import { byTask } from "../../support/router.js";
-import { type Rig, useRigs } from "../../support/scripted.js";
+import { type Rig, rigFor, useRigs } from "../../support/scripted.js";
 import { until } from "../../support/wait.js";
 
 const startRig = useRigs();
@@ -65,9 +65,10 @@ function expectWithinTokens(rig: Rig, lines: JournalLine[], limit: number): void
   expect((stop?.spent as { tokens: number } | undefined)?.tokens).toBeLessThanOrEqual(limit);
 }
 
-describe("--max-time interrupts the work in progress", () => {
-  it("a cell sleeping 40 s under --max-time 5s is interrupted at the limit: exit 3", async () => {
-    const rig = await startRig("openai", {
+// The tests run side by side: most of their time is spent waiting for a time limit to run out.
+describe("--max-time interrupts the work in progress", { concurrent: true }, () => {
+  it("a cell sleeping 40 s under --max-time 5s is interrupted at the limit: exit 3", async (context) => {
+    const rig = await rigFor(context, "openai", {
       script: [{ code: "import time\ntime.sleep(40)\nprint('not reached')" }, { text: "never" }],
     });
     const result = await timed(rig, ["run", "--max-time", "5s", "sleep"]);
@@ -84,8 +85,8 @@ describe("--max-time interrupts the work in progress", () => {
     expect(rig.model.requests).toHaveLength(1);
   });
 
-  it("a model request that hangs is aborted at --max-time 3s: exit 3, and no retry is sent", async () => {
-    const rig = await startRig("anthropic", { script: [{ text: "far too late", delayMs: 600_000 }] });
+  it("a model request that hangs is aborted at --max-time 3s: exit 3, and no retry is sent", async (context) => {
+    const rig = await rigFor(context, "anthropic", { script: [{ text: "far too late", delayMs: 600_000 }] });
     const result = await timed(rig, ["run", "--max-time", "3s", "hang"]);
     expect(result.code, result.stderr).toBe(3);
     expect(result.ms).toBeLessThan(3_000 + PROCESS_MARGIN_MS);
@@ -96,9 +97,11 @@ describe("--max-time interrupts the work in progress", () => {
     expectStoppedAt(lines, 3_000);
   });
 
-  it("no retry starts when the time left cannot cover its backoff delay: exit 3 at once", async () => {
+  it("no retry starts when the time left cannot cover its backoff delay: exit 3 at once", async (context) => {
     // The server asks for 30 s before the next try; 20 s are left.
-    const rig = await startRig("openai", { script: [{ status: 429, retryAfter: 30 }, { text: "never" }] });
+    const rig = await rigFor(context, "openai", {
+      script: [{ status: 429, retryAfter: 30 }, { text: "never" }],
+    });
     const result = await timed(rig, ["run", "--max-time", "20s", "rate limited"]);
     expect(result.code, result.stderr).toBe(3);
     expect(result.ms).toBeLessThan(10_000);
@@ -107,8 +110,9 @@ describe("--max-time interrupts the work in progress", () => {
     expect(ofType(onlyJournal(rig.home).lines, "model_retry")).toEqual([]);
   });
 
-  it("requestIdleTimeout in config.json abandons a silent try and retries it", async () => {
-    const rig = await startRig(
+  it("requestIdleTimeout in config.json abandons a silent try and retries it", async (context) => {
+    const rig = await rigFor(
+      context,
       "openai",
       { script: [{ text: "silent", delayMs: 600_000 }, { text: "answered on the second try" }] },
       { config: { requestIdleTimeout: 1 } },
@@ -121,8 +125,8 @@ describe("--max-time interrupts the work in progress", () => {
     expect(retry?.reason).toMatch(/no data from .* for 1000 ms/);
   });
 
-  it("a sub-agent's cell is interrupted at the tree's deadline too: exit 3", async () => {
-    const rig = await startRig("openai", {
+  it("a sub-agent's cell is interrupted at the tree's deadline too: exit 3", async (context) => {
+    const rig = await rigFor(context, "openai", {
       script: byTask({
         "ROOT: delegate": [{ code: 'print(rlm("CHILD: sleep"))' }, { text: "never" }],
         "CHILD: sleep": [{ code: "import time\ntime.sleep(40)" }, { text: "never" }],
@@ -137,8 +141,11 @@ describe("--max-time interrupts the work in progress", () => {
     expectStoppedAt(lines, 4_000);
   });
 
-  it("an autonomous run's gate is stopped at the deadline: exit 3", async () => {
-    const rig = await startRig("openai", { script: [{ text: "finished" }], onExhausted: "repeat-last" });
+  it("an autonomous run's gate is stopped at the deadline: exit 3", async (context) => {
+    const rig = await rigFor(context, "openai", {
+      script: [{ text: "finished" }],
+      onExhausted: "repeat-last",
+    });
     const result = await timed(rig, ["run", "--gate", "sleep 40", "--max-time", "3s", "work"]);
     expect(result.code, result.stderr).toBe(3);
     expect(result.ms).toBeLessThan(3_000 + PROCESS_MARGIN_MS);
@@ -152,8 +159,8 @@ describe("--max-time interrupts the work in progress", () => {
     expectStoppedAt(lines, 3_000);
   });
 
-  it("a detached host (as the terminal UI starts them) stops its turn at the deadline", async () => {
-    const rig = await startRig("openai", {
+  it("a detached host (as the terminal UI starts them) stops its turn at the deadline", async (context) => {
+    const rig = await rigFor(context, "openai", {
       script: [{ code: "import time\ntime.sleep(40)" }, { text: "never" }],
     });
     const started = await runRelm(["run", "--detach", "--interactive", "--max-time", "5s", "sleep"], {
