@@ -103,8 +103,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       setExit(await launchDetached(task, flags, runIo));
       return;
     }
+    // A resumed session is taken before the agent is loaded, as a host binds its socket above: a process
+    // that loses a race for it exits having loaded little more than this file.
+    const claimed = flags.resume
+      ? await (await import("./claim.js")).claimSession(flags.resume, io.env)
+      : undefined;
     const { runOnce } = await import("./run.js");
-    setExit(await runOnce(task, flags, runIo));
+    setExit(await runOnce(task, flags, runIo, {}, undefined, claimed));
   });
 
   program

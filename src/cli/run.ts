@@ -8,6 +8,7 @@ import { RedactedEvents } from "../host/redacted-events.js";
 import type { SessionServer } from "../host/server.js";
 import { ensureWaker } from "../host/spawn.js";
 import { titleOf } from "../host/turn-words.js";
+import type { Claim } from "./claim.js";
 import { EXIT } from "./exit-codes.js";
 import { ProgressRenderer } from "./render.js";
 import { resumeClaimed } from "./session-claim.js";
@@ -48,6 +49,7 @@ export async function runOnce(
   io: RunIo,
   overrides: SessionOverrides = {},
   onSession?: (id: string) => void,
+  claimed?: Claim,
 ): Promise<number> {
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   const json = new RedactedEvents((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
@@ -64,7 +66,7 @@ export async function runOnce(
   const { host, opened } = await hostSession(
     async (sink) => {
       // A resumed session is taken (its lock bound) before its journal is opened: see session-claim.ts.
-      const opened = await open(task, flags, io, sink, overrides, { claim: true });
+      const opened = await open(task, flags, io, sink, overrides, { claim: claimed ?? true });
       json.use(opened.session.tree.options.secrets);
       onSession?.(opened.session.id);
       return opened;
@@ -144,13 +146,16 @@ async function open(
   io: RunIo,
   sink: EventSink,
   overrides: SessionOverrides,
-  options: { id?: string; claim?: boolean } = {},
+  options: { id?: string; claim?: true | Claim } = {},
 ): Promise<OpenedRun> {
   if (flags.resume) {
     // The session prepends what the resume found (in-flight work, restored variables) to this text.
     const text = task ?? "Continue the task where you left off.";
-    const resume = options.claim ? resumeClaimed : resumeSession;
-    return { ...(await resume(flags.resume, flags, io, sink, overrides)), text };
+    const { claim } = options;
+    const resumed = claim
+      ? resumeClaimed(claim === true ? flags.resume : claim, flags, io, sink, overrides)
+      : resumeSession(flags.resume, flags, io, sink, overrides);
+    return { ...(await resumed), text };
   }
   // The terminal UI may start a session before its first message (to set a goal first): it waits.
   if (!task && !flags.interactive) throw new UsageError('no task given: relm run "what to do"');

@@ -4,29 +4,28 @@
 // gets SessionBusyError at once, having written and started nothing, so it can exit instead of hanging
 // on a kernel it should never have started.
 import type { EventSink } from "../agent/core/events.js";
-import { relmHomeFrom } from "../config/config.js";
 import type { SessionSpec } from "../config/options.js";
-import { SessionServer } from "../host/server.js";
-import { resolveSessionId, sessionsDir } from "../session/index.js";
+import type { SessionServer } from "../host/server.js";
+import { type Claim, claimSession } from "./claim.js";
 import { type CliIo, type PreparedSession, resumeSession, type SessionOverrides } from "./setup.js";
 
 /** A resumed session and the bound socket that makes this process its only writer (serve it, or close it). */
 type ClaimedSession<F> = PreparedSession & { flags: F; server: SessionServer };
 
 /**
- * `relm run --resume ID` and line mode's `--resume`: takes the session's lock, then resumes it. Throws
- * SessionBusyError (exit 1, naming relm attach and relm stop) when another process has it.
+ * `relm run --resume ID` and line mode's `--resume`: takes the session's lock (unless `id` is a session
+ * taken already), then resumes it. Throws SessionBusyError (exit 1, naming relm attach and relm stop)
+ * when another process has it.
  */
 export async function resumeClaimed<F extends SessionSpec>(
-  id: string,
+  id: string | Claim,
   flags: F,
   io: CliIo,
   sink: EventSink,
   overrides: SessionOverrides = {},
 ): Promise<ClaimedSession<F>> {
-  const home = overrides.config?.home ?? relmHomeFrom(io.env);
-  const full = resolveSessionId(sessionsDir(home), id);
-  const server = await SessionServer.listen(home, full);
+  const { id: full, server } =
+    typeof id === "string" ? await claimSession(id, io.env, overrides.config?.home) : id;
   try {
     return { ...(await resumeSession(full, flags, io, sink, overrides)), server };
   } catch (error) {
