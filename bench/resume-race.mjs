@@ -12,7 +12,10 @@ import { median, quantile, ROOT, scriptedEnv, table } from "./lib.mjs";
 /** One run measured by measure.py, whatever its exit code (a loser exits 1). */
 async function measured(args, env, cwd) {
   const measure = join(ROOT, "bench/measure.py");
-  const { stdout } = await promisify(execFile)("python3", [measure, "--no-poll", "node", ...args], { env, cwd });
+  const { stdout } = await promisify(execFile)("python3", [measure, "--no-poll", "node", ...args], {
+    env,
+    cwd,
+  });
   return JSON.parse(stdout);
 }
 
