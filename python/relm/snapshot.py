@@ -87,7 +87,7 @@ def take(
     work = _Round(directory, read_manifest(directory), max_var_bytes, max_total_bytes, should_stop)
     work.max_big, work.final = max_big_bytes, final
     try:
-        for name, value in _candidates(namespace, hidden, exported):
+        for name, value in variables.user_items(namespace, hidden, exported):
             work.add(name, value)
             work.check()
     except Superseded:
@@ -106,7 +106,7 @@ def _large_to_write(directory, namespace, hidden, exported, max_var, max_big):
     """The values over the per-variable cap that no child has written as they are (or wrote a while ago:
     they may have changed in place), up to the cap of large values; for bigvars.fork_writer."""
     items, total = [], 0
-    for name, value in _candidates(namespace, hidden, exported):
+    for name, value in variables.user_items(namespace, hidden, exported):
         if isinstance(value, _CODE):
             continue
         estimate = sizing.estimate(value, max_var)
@@ -148,15 +148,6 @@ def restore(directory, namespace):
         except Exception as e:  # noqa: BLE001 - a class that no longer imports, a truncated file...
             failed.append({"name": name, "reason": f"{type(e).__name__}: {e}"})
     return {"restored": restored, "failed": failed, "skipped": manifest.get("skipped", [])}
-
-
-def _candidates(namespace, hidden, exported):
-    for name, value in list(namespace.items()):
-        if name.startswith("_") or name in hidden or any(value is e for e in exported):
-            continue
-        if isinstance(value, types.ModuleType):
-            continue  # imports are not state: the model imports again
-        yield name, value
 
 
 def _length(value):
