@@ -30,11 +30,10 @@ import types
 
 from . import bigvars, sizing, variables
 from .snapshot_io import (
-    Sink,
     Superseded,
     TooLarge,
-    dump,
-    open_private,
+    dump_file,
+    file_name,
     pickle_digest,
     raw_buffer,
     raw_digest,
@@ -84,21 +83,15 @@ def take(
             # First, before anything can make this round give way: with a model that answers at once every
             # round after a cell gives way, and the large values would wait for a quiet moment for ever.
             bigvars.fork_writer(directory, _large_to_write(directory, namespace, hidden, exported, max_var_bytes, max_big_bytes), max_big_bytes)
-    work = _Round(directory, read_manifest(directory), max_var_bytes, max_total_bytes, should_stop)
-    work.max_big, work.final = max_big_bytes, final
+    work = _Round(directory, read_manifest(directory), max_var_bytes, max_total_bytes, should_stop, max_big_bytes, final)
     try:
         for name, value in variables.user_items(namespace, hidden, exported):
             work.add(name, value)
             work.check()
     except Superseded:
-        work.discard()
-        return {"superseded": True}
-    except BaseException:
-        work.discard()
-        raise
+        return {"superseded": True}  # the file it was writing is gone; the ones it finished stay, unlisted
     manifest = work.finish()
-    if work.big_todo:
-        bigvars.fork_writer(directory, work.big_todo, max_big_bytes)
+    bigvars.fork_writer(directory, work.big_todo, max_big_bytes)
     return manifest
 
 
@@ -116,7 +109,7 @@ def _large_to_write(directory, namespace, hidden, exported, max_var, max_big):
         found = bigvars.adoptable(directory, base, value, length)
         if found is not None and found["age"] <= bigvars.REFRESH:
             continue
-        items.append((base, lambda d, n=name: _file_name(n, d), value, length))
+        items.append((base, value, length))
         total += estimate
     return items
 
@@ -162,12 +155,8 @@ def _base(name):
     return name if len(name.encode()) <= 150 else "v" + hashlib.sha1(name.encode()).hexdigest()[:20]
 
 
-def _file_name(name, digest):
-    return f"{_base(name)}.{digest}.pkl"
-
-
 class _Round:
-    def __init__(self, directory, previous, max_var, max_total, should_stop):
+    def __init__(self, directory, previous, max_var, max_total, should_stop, max_big, final):
         self.dir = directory
         self.prev_files = previous.get("files", {})
         self.prev_unverified = set(previous.get("unverified", []))
@@ -180,12 +169,11 @@ class _Round:
         self.should_stop = should_stop
         self.saved, self.skipped, self.total = [], [], 0
         self.files, self.digests, self.unverified, self.secret = {}, {}, [], {}
-        self.written = []  # a file being written: removed if the round is dropped
         self.immutables = {}  # name -> (value, digest), for _last once the round is kept
         self.over = {}  # for _over, likewise
-        self.max_big, self.final = 0, False  # set by take()
+        self.max_big, self.final = max_big, final
         self.big_total = 0  # bytes of big values adopted or being written
-        self.big_todo = []  # (base, name_of, value, length) for the background writer
+        self.big_todo = []  # (base, value, length) for the background writer
         self.big_pending = set()  # bases a writer has yet to finish: their files are not stale
 
     def check(self):
@@ -255,9 +243,7 @@ class _Round:
             self._skip(name, "large: being saved in the background, in the next snapshot")
             return True
         try:
-            file, digest, size = bigvars.write_one(
-                self.dir, base, lambda d, n=name: _file_name(n, d), value, length, left
-            )
+            file, digest, size = bigvars.write_one(self.dir, base, value, length, left)
         except TooLarge:
             return False
         except OSError as e:
@@ -272,7 +258,7 @@ class _Round:
     def _pending(self, base, name, value, length):
         self.big_pending.add(base)
         if not bigvars.writing(base):
-            self.big_todo.append((base, lambda d, n=name: _file_name(n, d), value, length))
+            self.big_todo.append((base, value, length))
 
     def _keep_big(self, name, file, digest, size):
         # Listed as saved like any value (the host checks new files for secrets); counted apart.
@@ -310,7 +296,7 @@ class _Round:
             self._skip(name, self.prev_reasons.get(name) or "holds a secret value: not saved")
             self._remember(name, remembered, digest)
             return True
-        file = _file_name(name, digest)
+        file = file_name(_base(name), digest)
         try:
             size = os.path.getsize(os.path.join(self.dir, file))
         except OSError:
@@ -326,26 +312,15 @@ class _Round:
 
     def _write(self, name, value, digest, limit, remembered):
         tmp = os.path.join(self.dir, f"{_base(name)}.pkl.tmp")
-        fd = open_private(tmp)
-        self.written.append(tmp)
-        try:
-            sink = Sink(limit, fd, self.should_stop)
-            dump(value, sink)
-        except BaseException:
-            os.close(fd)
-            self.discard()
-            raise
-        os.close(fd)
+        sink = dump_file(tmp, value, limit, self.should_stop)
         if digest is None or raw_buffer(value) is None:
             # Named after what was written: a thread of the user's could have changed it since the check.
             digest = sink.digest()
             if self._adopt(name, digest, remembered):
                 os.unlink(tmp)  # small and unchanged after all
-                self.written.pop()
                 return
-        file = _file_name(name, digest)
-        os.replace(tmp, os.path.join(self.dir, file))
-        self.written.pop()  # complete: kept for the next round even if this one gives way
+        file = file_name(_base(name), digest)
+        os.replace(tmp, os.path.join(self.dir, file))  # complete: kept for the next round even if this one gives way
         self._keep(name, file, digest, sink.size)
         self.unverified.append(name)
         self._remember(name, remembered, digest)
@@ -362,14 +337,6 @@ class _Round:
 
     def _skip(self, name, reason):
         self.skipped.append({"name": name, "reason": reason})
-
-    def discard(self):
-        for path in self.written:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        self.written.clear()
 
     def finish(self):
         manifest = {

@@ -59,6 +59,26 @@ def dump(value, sink):
     pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
 
 
+def dump_file(path, value, limit, should_stop=None):
+    """Pickles `value` into a new private file at `path`; returns the Sink (size, digest). Raises TooLarge
+    past `limit`, Superseded when `should_stop()` says so: then nothing is left at `path`."""
+    fd = open_private(path)
+    try:
+        sink = Sink(limit, fd, should_stop)
+        dump(value, sink)
+    except BaseException:
+        os.unlink(path)
+        raise
+    finally:
+        os.close(fd)
+    return sink
+
+
+def file_name(base, digest):
+    """A value's file in the snapshot directory, NAME.DIGEST.pkl, whoever writes it (relm.bigvars too)."""
+    return f"{base}.{digest}.pkl"
+
+
 def pickle_digest(value, limit, should_stop):
     """Digest of `value`'s pickle, computed without keeping or writing it; raises TooLarge past `limit`."""
     sink = Sink(limit, None, should_stop)
