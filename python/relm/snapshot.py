@@ -155,6 +155,13 @@ def _base(name):
     return name if len(name.encode()) <= 150 else "v" + hashlib.sha1(name.encode()).hexdigest()[:20]
 
 
+def _failure(e):
+    """Why a value was not saved: the disk (say which error), else its pickling, whatever the kind."""
+    if isinstance(e, OSError):
+        return f"not written ({e.strerror or type(e).__name__})"
+    return f"cannot be pickled ({type(e).__name__})"
+
+
 class _Round:
     def __init__(self, directory, previous, max_var, max_total, should_stop, max_big, final):
         self.dir = directory
@@ -215,10 +222,8 @@ class _Round:
                 self._skip(name, self._big_reason(reason))
         except Superseded:
             raise
-        except OSError as e:  # the disk, not the value: say which
-            self._skip(name, f"not written ({e.strerror or type(e).__name__})")
         except Exception as e:  # noqa: BLE001 - every kind of pickling failure is just "not saved"
-            self._skip(name, f"cannot be pickled ({type(e).__name__})")
+            self._skip(name, _failure(e))
 
     def _big(self, name, value, estimate):
         """Takes a value over the per-variable cap as a big one (relm.bigvars): adopted when a child has
@@ -233,7 +238,7 @@ class _Round:
             size = os.path.getsize(os.path.join(self.dir, found["file"]))
             if size > left:
                 return False
-            self._keep_big(name, found["file"], found["digest"], size)
+            self._keep(name, found["file"], found["digest"], size, big=True)
             if found["age"] > bigvars.REFRESH:  # may have changed in place: written again in the background
                 self._pending(base, name, value, length)
             return True
@@ -246,28 +251,16 @@ class _Round:
             file, digest, size = bigvars.write_one(self.dir, base, value, length, left)
         except TooLarge:
             return False
-        except OSError as e:
-            self._skip(name, f"not written ({e.strerror or type(e).__name__})")
-            return True
         except Exception as e:  # noqa: BLE001 - every kind of pickling failure is just "not saved"
-            self._skip(name, f"cannot be pickled ({type(e).__name__})")
+            self._skip(name, _failure(e))
             return True
-        self._keep_big(name, file, digest, size)
+        self._keep(name, file, digest, size, big=True)
         return True
 
     def _pending(self, base, name, value, length):
         self.big_pending.add(base)
         if not bigvars.writing(base):
             self.big_todo.append((base, value, length))
-
-    def _keep_big(self, name, file, digest, size):
-        # Listed as saved like any value (the host checks new files for secrets); counted apart.
-        self.saved.append(name)
-        self.files[name] = file
-        self.digests[name] = digest
-        self.big_total += size
-        if self.prev_files.get(name) != file or name in self.prev_unverified:
-            self.unverified.append(name)
 
     def _big_reason(self, reason):
         if self.max_big <= 0:
@@ -305,8 +298,6 @@ class _Round:
             self._skip(name, self._too_large(f"{size:,} bytes", self.max_total - self.total))
             return True
         self._keep(name, file, digest, size)
-        if self.prev_files.get(name) != file or name in self.prev_unverified:
-            self.unverified.append(name)
         self._remember(name, remembered, digest)
         return True
 
@@ -321,15 +312,21 @@ class _Round:
                 return
         file = file_name(_base(name), digest)
         os.replace(tmp, os.path.join(self.dir, file))  # complete: kept for the next round even if this one gives way
-        self._keep(name, file, digest, sink.size)
-        self.unverified.append(name)
+        self._keep(name, file, digest, sink.size, written=True)
         self._remember(name, remembered, digest)
 
-    def _keep(self, name, file, digest, size):
+    def _keep(self, name, file, digest, size, big=False, written=False):
+        # A big value is listed as saved like any (the host checks new files for secrets), counted apart.
+        # The host checks a file it has not seen: one written now, or not as listed (and checked) last time.
         self.saved.append(name)
         self.files[name] = file
         self.digests[name] = digest
-        self.total += size
+        if big:
+            self.big_total += size
+        else:
+            self.total += size
+        if written or self.prev_files.get(name) != file or name in self.prev_unverified:
+            self.unverified.append(name)
 
     def _remember(self, name, value, digest):
         if value is not _MUTABLE:
