@@ -63,7 +63,7 @@ _PROCESS_EVENTS = frozenset(
 )
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
-_state = {"gate": None, "tree": None, "installed": False, "waited": 0.0}
+_state = {"gate": None, "tree": None, "installed": False}
 
 
 def arm(gate, tree):
@@ -76,11 +76,6 @@ def arm(gate, tree):
     if not _state["installed"]:
         sys.addaudithook(_hook)  # for the process's life; a no-op check once disarmed
         _state["installed"] = True
-
-
-def waited():
-    """Seconds spent held so far (for tests and diagnostics)."""
-    return _state["waited"]
 
 
 def _hook(event, args):
@@ -131,9 +126,6 @@ def _wait(gate):
     # Nothing here raises an event the hook holds (os.stat and time.sleep are not among them), so no
     # guard against re-entry is needed, and other threads are held the same way.
     started = time.monotonic()
-    try:
-        while os.path.exists(gate) and time.monotonic() - started < MAX_WAIT:
-            time.sleep(POLL)
-        _state["gate"] = None  # taken (or given up on): nothing more to hold
-    finally:
-        _state["waited"] += time.monotonic() - started
+    while os.path.exists(gate) and time.monotonic() - started < MAX_WAIT:
+        time.sleep(POLL)
+    _state["gate"] = None  # taken (or given up on): nothing more to hold
