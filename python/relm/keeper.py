@@ -48,6 +48,13 @@ def _prctl(option, value=0):
     return _libc.prctl(option, value, 0, 0, 0)
 
 
+def tie_to_parent(signum, parent):
+    """Has Linux send this process `signum` when its parent dies; False if that parent, `parent`, died
+    before it took effect (this process has been re-parented already)."""
+    _prctl(PR_SET_PDEATHSIG, int(signum))
+    return os.getppid() == parent
+
+
 def available():
     """True where a keeper can work: Linux with prctl reachable (asks without changing anything)."""
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
@@ -56,10 +63,7 @@ def available():
         import ctypes
 
         flag = ctypes.c_int(0)
-        global _libc
-        if _libc is None:
-            _libc = ctypes.CDLL(None, use_errno=True)
-        return _libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0
+        return _prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag)) == 0
     except Exception:  # noqa: BLE001 - no ctypes, no libc: run without a keeper
         return False
 
@@ -82,8 +86,7 @@ def split(scratch=None):
         return None
     if pid == 0:
         os.setpgid(0, 0)  # the group the host signals (interrupts, kills): the kernel and its cells
-        _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
-        if os.getppid() != keeper:
+        if not tie_to_parent(signal.SIGKILL, keeper):
             os._exit(1)  # the keeper died before prctl took effect
         return keeper
     _keep(pid, parent, scratch)
@@ -97,8 +100,7 @@ def _keep(kernel, parent, scratch=None):
         for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
             signal.signal(signum, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, lambda signum, frame: _stop_kernel(kernel))
-        _prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
-        if os.getppid() != parent:
+        if not tie_to_parent(signal.SIGTERM, parent):
             _stop_kernel(kernel)  # the parent died before prctl took effect: end now
         _release_fds()
         status = _wait_for(kernel)
@@ -118,7 +120,7 @@ def _keep(kernel, parent, scratch=None):
 def _set_name(name):
     import ctypes
 
-    _libc.prctl(PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)
+    _prctl(PR_SET_NAME, ctypes.c_char_p(name))
 
 
 def _release_fds():
