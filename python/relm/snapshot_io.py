@@ -9,6 +9,8 @@ import hashlib
 import os
 import pickle
 
+from .protocol import write_all
+
 CHUNK = 1 << 20
 
 
@@ -48,7 +50,7 @@ class Sink:
             piece = view[start : start + CHUNK]
             self.hash.update(piece)
             if self.fd is not None:
-                _write_all(self.fd, piece)
+                write_all(self.fd, piece)
         return n
 
     def digest(self):
@@ -128,13 +130,8 @@ def write_atomic(path, data):
     tmp = f"{path}.tmp"
     fd = open_private(tmp)
     try:
-        _write_all(fd, memoryview(data))
+        write_all(fd, data)
     finally:
         os.close(fd)
     os.replace(tmp, path)
 
-
-def _write_all(fd, view):
-    while view.nbytes:
-        n = os.write(fd, view)
-        view = view[n:]

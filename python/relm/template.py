@@ -28,7 +28,7 @@ import threading
 import time
 import traceback
 
-from . import forked, keeper, netfwd, runner
+from . import forked, keeper, netfwd, protocol, runner
 
 # Imported lazily by the runner or the first cell; imported here they are shared by every fork.
 _WARM_IMPORTS = ("ctypes", "faulthandler", "importlib.util", "queue", "socket", "traceback")
@@ -109,10 +109,7 @@ class Template:
         self.served = 0  # fork requests answered
 
     def send(self, msg):
-        data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.out_fd, view) :]
+        protocol.write_all(self.out_fd, (json.dumps(msg, separators=(",", ":")) + "\n").encode())
 
     def serve(self, in_fd, wake_r):
         buf = b""
@@ -161,10 +158,7 @@ class Template:
         pid, w = self.spare
         self.spare = None
         try:
-            data = (json.dumps(msg) + "\n").encode()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(w, view) :]
+            protocol.write_all(w, (json.dumps(msg) + "\n").encode())
         except OSError:  # BrokenPipeError: it died; reap() collects it
             return None
         finally:
