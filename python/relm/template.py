@@ -218,25 +218,22 @@ class Template:
         """
         keepers = keeper.available()
         self.kill_children(signal.SIGTERM if keepers else signal.SIGKILL, group=not keepers)
-        deadline = time.monotonic() + (keeper.END_DEADLINE + 1 if keepers else 1)
-        while self.children and time.monotonic() < deadline:
-            self._reap_quietly()
-            if self.children:
-                select.select([], [], [], 0.01)
+        self._reap_for(keeper.END_DEADLINE + 1 if keepers else 1)
         if self.children:
             self.kill_children(signal.SIGKILL, group=True)
-            for _ in range(100):
-                self._reap_quietly()
-                if not self.children:
-                    break
-                select.select([], [], [], 0.01)
+            self._reap_for(1)
         os._exit(0)
 
-    def _reap_quietly(self):
-        try:
-            self.reap()
-        except OSError:  # the host stopped reading our reports: reap on regardless
-            self.announced.clear()
+    def _reap_for(self, seconds):
+        """Reaps children until none is left or `seconds` have passed."""
+        deadline = time.monotonic() + seconds
+        while self.children and time.monotonic() < deadline:
+            try:
+                self.reap()
+            except OSError:  # the host stopped reading our reports: reap on regardless
+                self.announced.clear()
+            if self.children:
+                select.select([], [], [], 0.01)
 
     def kill_children(self, signum, group):
         for pid in list(self.children):
