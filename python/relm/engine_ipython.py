@@ -20,22 +20,11 @@ def create(first_count=1):
             pass
 
         def write_format_data(self, format_dict, md_dict=None):
-            png = format_dict.get("image/png")
-            if png is not None and display.add_png(png):
-                return
-            text = format_dict.get("text/plain")
-            if text is not None:
-                print(text)
+            display.show(format_dict)
 
     class RelmDisplayPublisher(DisplayPublisher):
         def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
-            png = data.get("image/png")
-            if png is not None and display.add_png(png):
-                print(f"[image {len(display.images)}: image/png]")
-                return
-            text = data.get("text/plain")
-            if text is not None:
-                print(text)
+            display.show(data, announce=True)
 
         def clear_output(self, wait=False):
             pass  # terminal escape codes would only be noise in captured text
