@@ -193,8 +193,6 @@ def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
 
 
 class IPythonEngine:
-    name = "ipython"
-
     def __init__(self, shell, fast=True):
         from IPython.core import release
 
