@@ -352,21 +352,21 @@ class _Round:
         _over.clear()
         _over.update(self.over)
         keep = set(self.files.values())
-        bases = {_base(n) for n in self.saved} | self.big_pending
+        bases = {_base(n) for n in self.saved}
         writer = bigvars.running()
-        for stale in os.listdir(self.dir):
-            if stale.split(".", 1)[0] in self.big_pending:
+        for file in os.listdir(self.dir):
+            base = file.split(".", 1)[0]  # a base has no dot: an identifier, or v + hex digits
+            if base in self.big_pending:
                 continue  # a writer's, finished or not: the next round adopts it
-            if stale.endswith(".big.json") and stale[: -len(".big.json")] not in bases:
-                keep.discard(stale)  # the note of a large value that is gone
-            elif stale.endswith(".bigtmp"):
-                if writer:
-                    continue
-            elif stale in keep or not (stale.endswith(".pkl") or stale.endswith(".pkl.tmp")):
-                continue
-            if stale not in keep:
+            if file.endswith(".big.json"):
+                stale = base not in bases  # the note of a large value that is gone
+            elif file.endswith(".bigtmp"):
+                stale = not writer
+            else:
+                stale = file not in keep and (file.endswith(".pkl") or file.endswith(".pkl.tmp"))
+            if stale:
                 try:
-                    os.unlink(os.path.join(self.dir, stale))
+                    os.unlink(os.path.join(self.dir, file))
                 except OSError:
                     pass
         return manifest
