@@ -88,6 +88,11 @@ class Agent:
         return f"<Agent {self.id} {self.name!r}>"
 
 
+def _placement(kernel, mode):
+    """Where a child's kernel runs and its permission mode, for the host, when the caller chose them."""
+    return {key: str(value) for key, value in (("kernel", kernel), ("mode", mode)) if value is not None}
+
+
 def _default_parallelism():
     return max(1, min(32, (os.cpu_count() or 2) * 4))
 
@@ -123,11 +128,7 @@ class Rlm:
         packed = handoff.pack_variables(variables)
         try:
             params = {"task": str(task), "name": name, "spec": spec, "model": model, "variables": packed}
-            if kernel is not None:
-                params["kernel"] = str(kernel)
-            if mode is not None:
-                params["mode"] = str(mode)
-            info = _call("rlm.spawn", params)
+            info = _call("rlm.spawn", {**params, **_placement(kernel, mode)})
         except Exception:
             # Refused by the host: the files are still ours. (Once the host has the request, a child
             # may be loading them, and the host deletes them.)
@@ -170,8 +171,7 @@ class Rlm:
                     "children": [{"variables": v} for v in children],
                     "max_parallel": int(max_parallel or _default_parallelism()),
                     "fail_fast": not return_exceptions,
-                    **({"kernel": str(kernel)} if kernel is not None else {}),
-                    **({"mode": str(mode)} if mode is not None else {}),
+                    **_placement(kernel, mode),
                 },
             )
         except Exception:
