@@ -30,6 +30,8 @@ def create(first_count=1):
             pass  # terminal escape codes would only be noise in captured text
 
     class RelmShell(InteractiveShell):
+        relm_shell_exit = None  # IPythonEngine.shell_exit
+
         # `!cmd` through system_raw: the command writes straight to fds 1/2 (our capture pipe), in
         # order, instead of through a pty that turns "\n" into "\r\n".
         def system(self, cmd):
@@ -41,6 +43,10 @@ def create(first_count=1):
             # not run on as if nothing happened.
             if interrupts.state.received != before:
                 raise KeyboardInterrupt
+            # IPython itself only sets `_exit_code` and carries on: the cell would look successful.
+            code = self.user_ns.get("_exit_code")
+            if isinstance(code, int) and code != 0:
+                self.relm_shell_exit = code
 
         # IPython decides this by compiling the whole cell once more (~20 us per cell); a cell
         # without these words cannot contain top-level await.
@@ -201,24 +207,16 @@ class IPythonEngine:
         self.shell = shell
         self.namespace = shell.user_ns
         self.hidden = shell.user_ns_hidden
-        # The exit status of the cell's failing `!command`, if one failed (IPython itself only sets
-        # `_exit_code` and carries on, so the cell would otherwise look successful).
-        self.shell_exit = None
-        original = shell.system
-
-        def system(cmd):
-            result = original(cmd)
-            code = shell.user_ns.get("_exit_code")
-            if isinstance(code, int) and code != 0:
-                self.shell_exit = code
-            return result
-
-        shell.system = system
         shell.set_custom_exc((KeyboardInterrupt,), _without_relm_frames)
+
+    @property
+    def shell_exit(self):
+        """The exit status of the cell's failing `!command`, if one failed (RelmShell.system)."""
+        return self.shell.relm_shell_exit
 
     def run(self, code):
         """Runs one cell; returns (execution_count, error or None)."""
-        self.shell_exit = None
+        self.shell.relm_shell_exit = None
         result = fastcell.run(self.shell, code) if self.fast else None
         if result is None:
             result = self.shell.run_cell(code, store_history=True)
