@@ -92,7 +92,7 @@ def split(scratch=None):
     _keep(pid, parent, scratch)
 
 
-def _keep(kernel, parent, scratch=None):
+def _keep(kernel, parent, scratch):
     """The keeper's whole life: reap orphans until the kernel ends, then end what is left and exit."""
     status = None
     try:
@@ -107,7 +107,7 @@ def _keep(kernel, parent, scratch=None):
     except BaseException:  # noqa: BLE001 - whatever happens, the keeper must not go on to run relm's code
         _stop_kernel(kernel)
     try:
-        end_all(os.getpid(), END_DEADLINE)  # the kernel too, if it still runs
+        end_all(os.getpid())  # the kernel too, if it still runs
     except BaseException:  # noqa: BLE001
         pass
     if scratch:
@@ -158,25 +158,21 @@ def _wait_for(kernel):
             return status
 
 
-def end_all(root, deadline=END_DEADLINE):
+def end_all(root):
     """Kills every live descendant of `root` (this process: the kernel's group if anything of it is left,
-    the adopted orphans and theirs) and reaps its children, until none is left or `deadline` seconds have
-    passed. Returns how many processes it killed."""
-    killed = set()
-    stop = time.monotonic() + deadline
+    the adopted orphans and theirs) and reaps its children, until none is left or END_DEADLINE seconds
+    have passed."""
+    stop = time.monotonic() + END_DEADLINE
     while True:
         live = descendants(root)
         for pid in live:
             try:
                 os.kill(pid, signal.SIGKILL)
-                killed.add(pid)
             except OSError:
                 pass
         reaped = _reap()
-        if not live:
-            return len(killed)
-        if time.monotonic() > stop:
-            return len(killed)
+        if not live or time.monotonic() > stop:
+            return
         if not reaped:
             time.sleep(0.002)
 
