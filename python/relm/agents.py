@@ -88,9 +88,9 @@ class Agent:
         return f"<Agent {self.id} {self.name!r}>"
 
 
-def _placement(kernel, mode):
-    """Where a child's kernel runs and its permission mode, for the host, when the caller chose them."""
-    return {key: str(value) for key, value in (("kernel", kernel), ("mode", mode)) if value is not None}
+def _given(**values):
+    """The optional parameters the caller gave (not None), as text: the host leaves the others out."""
+    return {key: str(value) for key, value in values.items() if value is not None}
 
 
 def _default_parallelism():
@@ -128,7 +128,7 @@ class Rlm:
         packed = handoff.pack_variables(variables)
         try:
             params = {"task": str(task), "name": name, "spec": spec, "model": model, "variables": packed}
-            info = _call("rlm.spawn", {**params, **_placement(kernel, mode)})
+            info = _call("rlm.spawn", {**params, **_given(kernel=kernel, mode=mode)})
         except Exception:
             # Refused by the host: the files are still ours. (Once the host has the request, a child
             # may be loading them, and the host deletes them.)
@@ -171,7 +171,7 @@ class Rlm:
                     "children": [{"variables": v} for v in children],
                     "max_parallel": int(max_parallel or _default_parallelism()),
                     "fail_fast": not return_exceptions,
-                    **_placement(kernel, mode),
+                    **_given(kernel=kernel, mode=mode),
                 },
             )
         except Exception:

@@ -240,10 +240,10 @@ class _Round:
                 return False
             self._keep(name, found["file"], found["digest"], size, big=True)
             if found["age"] > bigvars.REFRESH:  # may have changed in place: written again in the background
-                self._pending(base, name, value, length)
+                self._pending(base, value, length)
             return True
         if not self.final:
-            self._pending(base, name, value, length)
+            self._pending(base, value, length)
             self.big_total += estimate
             self._skip(name, "large: being saved in the background, in the next snapshot")
             return True
@@ -257,7 +257,7 @@ class _Round:
         self._keep(name, file, digest, size, big=True)
         return True
 
-    def _pending(self, base, name, value, length):
+    def _pending(self, base, value, length):
         self.big_pending.add(base)
         if not bigvars.writing(base):
             self.big_todo.append((base, value, length))
