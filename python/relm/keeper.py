@@ -99,13 +99,13 @@ def _keep(kernel, parent, scratch):
         _set_name(b"relm-keeper")  # shown by ps -o comm and top (its command line stays the kernel's)
         for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
             signal.signal(signum, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, lambda signum, frame: _stop_kernel(kernel))
+        signal.signal(signal.SIGTERM, lambda signum, frame: kill(kernel, signal.SIGKILL))
         if not tie_to_parent(signal.SIGTERM, parent):
-            _stop_kernel(kernel)  # the parent died before prctl took effect: end now
+            kill(kernel, signal.SIGKILL)  # the parent died before prctl took effect: end now
         _release_fds()
         status = _wait_for(kernel)
     except BaseException:  # noqa: BLE001 - whatever happens, the keeper must not go on to run relm's code
-        _stop_kernel(kernel)
+        kill(kernel, signal.SIGKILL)
     try:
         end_all(os.getpid())  # the kernel too, if it still runs
     except BaseException:  # noqa: BLE001
@@ -139,10 +139,12 @@ def _max_fd():
         return 4096
 
 
-def _stop_kernel(kernel):
-    for target in (-kernel, kernel):  # its group; itself if it has not made the group yet
+def kill(pid, signum, group=True):
+    """Sends `signum` to the process group `pid` leads and to `pid` itself (in case it has not made its
+    group yet), or with group=False to `pid` alone; a process already gone is no error."""
+    for target in (-pid, pid) if group else (pid,):
         try:
-            os.kill(target, signal.SIGKILL)
+            os.kill(target, signum)
         except OSError:
             pass
 
@@ -166,10 +168,7 @@ def end_all(root):
     while True:
         live = descendants(root)
         for pid in live:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            kill(pid, signal.SIGKILL, group=False)
         reaped = _reap()
         if not live or time.monotonic() > stop:
             return

@@ -237,11 +237,7 @@ class Template:
 
     def kill_children(self, signum, group):
         for pid in list(self.children):
-            for target in (-pid, pid) if group else (pid,):  # its group; itself if it died before setpgid
-                try:
-                    os.kill(target, signum)
-                except OSError:
-                    pass
+            keeper.kill(pid, signum, group)
 
 
 def _child(msg, engine, origin, inherited, wait_fd):
