@@ -5,7 +5,7 @@ file, no completer, and results are printed without the `Out[n]:` prefix."""
 import os
 import sys
 
-from . import display, fastcell, interrupts
+from . import capture, display, fastcell, interrupts
 from .ipython_import import interactive_shell_class
 
 
@@ -36,7 +36,7 @@ def create(first_count=1):
         # order, instead of through a pty that turns "\n" into "\r\n".
         def system(self, cmd):
             __tracebackhide__ = True  # noqa: F841 - IPython leaves this frame out of tracebacks
-            _flush()
+            capture.flush(sys.stdout, sys.stderr)
             before = interrupts.state.received
             self.system_raw(cmd)
             # system_raw swallows the interrupt that killed the command; the rest of the cell must
@@ -160,14 +160,6 @@ def display_formatter_class():
     return RelmDisplayFormatter
 
 
-def _flush():
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
-
-
 def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
     """An Esc's KeyboardInterrupt is raised in relm's SIGINT handler (relm.interrupts). IPython never
     hides the frame an exception was raised in, __tracebackhide__ or not, so the traceback is cut before
@@ -181,7 +173,7 @@ def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
     state = interrupts.state
     state.holding += 1
     try:
-        relm_dir = os.path.dirname(_flush.__code__.co_filename) + os.sep
+        relm_dir = os.path.dirname(_without_relm_frames.__code__.co_filename) + os.sep
         last, t = None, tb
         while t is not None and not t.tb_frame.f_code.co_filename.startswith(relm_dir):
             last, t = t, t.tb_next
