@@ -180,13 +180,10 @@ class Rlm:
                 handoff.discard(v)
             raise
         outcomes = [_decode(r) for r in reply["results"]]
-        if not return_exceptions:
-            for outcome in outcomes:
-                if isinstance(outcome, ChildError) and outcome.status != "cancelled":
-                    raise outcome
-            for outcome in outcomes:
-                if isinstance(outcome, ChildError):
-                    raise outcome
+        failures = [o for o in outcomes if isinstance(o, ChildError)]
+        if failures and not return_exceptions:
+            # The first that failed of itself, not one of the others cancelled because of it.
+            raise next((f for f in failures if f.status != "cancelled"), failures[0])
         return outcomes
 
     def collect(self, agents):
