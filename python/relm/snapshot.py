@@ -127,10 +127,7 @@ def restore(directory, namespace):
     """Loads a snapshot; returns {"restored": [...], "failed": [...], "skipped": [...]}."""
     import pickle
 
-    path = os.path.join(directory, MANIFEST)
-    if not os.path.exists(path):
-        return {"restored": [], "failed": [], "skipped": []}
-    manifest = read_manifest(directory)
+    manifest = read_manifest(directory)  # none ({}): nothing to restore
     files = manifest.get("files", {})
     restored, failed = [], []
     for name in manifest.get("saved", []):
