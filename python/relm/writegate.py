@@ -46,6 +46,21 @@ _PATH_EVENTS = frozenset(
         "shutil.make_archive",
     )
 )
+# Those whose second argument is a path the operation changes too: the destination (a move or link from
+# outside the tree into it changes the tree, and opens no file there for writing).
+_TWO_PATH_EVENTS = frozenset(
+    (
+        "os.rename",
+        "os.link",
+        "os.symlink",
+        "shutil.move",
+        "shutil.copyfile",
+        "shutil.copymode",
+        "shutil.copystat",
+        "shutil.copytree",
+        "shutil.unpack_archive",
+    )
+)
 # Events that start something the hook cannot follow: always held.
 _PROCESS_EVENTS = frozenset(
     (
@@ -86,7 +101,8 @@ def _hook(event, args):
         if not _writes(args) or not _in_tree(args[0]):
             return
     elif event in _PATH_EVENTS:
-        if args and not _in_tree(args[0]):
+        paths = args[:2] if event in _TWO_PATH_EVENTS else args[:1]
+        if paths and not any(_in_tree(path) for path in paths):
             return
     elif event not in _PROCESS_EVENTS:
         return
