@@ -88,6 +88,11 @@ class Agent:
         return f"<Agent {self.id} {self.name!r}>"
 
 
+def _given(**values):
+    """The optional parameters the caller gave (not None), as text: the host leaves the others out."""
+    return {key: str(value) for key, value in values.items() if value is not None}
+
+
 def _default_parallelism():
     return max(1, min(32, (os.cpu_count() or 2) * 4))
 
@@ -123,11 +128,7 @@ class Rlm:
         packed = handoff.pack_variables(variables)
         try:
             params = {"task": str(task), "name": name, "spec": spec, "model": model, "variables": packed}
-            if kernel is not None:
-                params["kernel"] = str(kernel)
-            if mode is not None:
-                params["mode"] = str(mode)
-            info = _call("rlm.spawn", params)
+            info = _call("rlm.spawn", {**params, **_given(kernel=kernel, mode=mode)})
         except Exception:
             # Refused by the host: the files are still ours. (Once the host has the request, a child
             # may be loading them, and the host deletes them.)
@@ -170,8 +171,7 @@ class Rlm:
                     "children": [{"variables": v} for v in children],
                     "max_parallel": int(max_parallel or _default_parallelism()),
                     "fail_fast": not return_exceptions,
-                    **({"kernel": str(kernel)} if kernel is not None else {}),
-                    **({"mode": str(mode)} if mode is not None else {}),
+                    **_given(kernel=kernel, mode=mode),
                 },
             )
         except Exception:
@@ -180,13 +180,10 @@ class Rlm:
                 handoff.discard(v)
             raise
         outcomes = [_decode(r) for r in reply["results"]]
-        if not return_exceptions:
-            for outcome in outcomes:
-                if isinstance(outcome, ChildError) and outcome.status != "cancelled":
-                    raise outcome
-            for outcome in outcomes:
-                if isinstance(outcome, ChildError):
-                    raise outcome
+        failures = [o for o in outcomes if isinstance(o, ChildError)]
+        if failures and not return_exceptions:
+            # The first that failed of itself, not one of the others cancelled because of it.
+            raise next((f for f in failures if f.status != "cancelled"), failures[0])
         return outcomes
 
     def collect(self, agents):

@@ -42,14 +42,11 @@ def request(kind, reason, **details):
     Returns a Granted (a dict); raises request.Denied (a PermissionError) with the reason if refused."""
     # The host withdraws the request by this id if the cell is interrupted while it waits (below).
     call = os.urandom(8).hex()
-    params = {"kind": str(kind), "reason": str(reason)}
     if kind == "mode" and "mode" not in details and details.get("to") is not None:
         details["mode"] = details.pop("to")
-    for key, value in details.items():
-        if key == "path":
-            value = os.path.expanduser(str(value))
-        params[key] = value
-    params["call"] = call
+    params = {"kind": str(kind), "reason": str(reason), **details, "call": call}
+    if "path" in details:
+        params["path"] = os.path.expanduser(str(details["path"]))  # the refusal names it as it was given
     try:
         answer = _call("approval.request", params)
     except KeyboardInterrupt:

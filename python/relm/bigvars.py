@@ -18,7 +18,7 @@ import os
 import signal
 import time
 
-from .snapshot_io import Sink, Superseded, TooLarge, dump, open_private, write_atomic
+from .snapshot_io import TooLarge, dump_file, file_name, write_atomic
 
 REFRESH = 60.0
 _child = {"pid": None, "bases": frozenset()}
@@ -67,29 +67,19 @@ def writing(base):
     return running() and base in _child["bases"]
 
 
-def wait(should_stop=None):
-    """Waits for a child still writing; gives way (Superseded) when `should_stop()` says so."""
+def wait():
+    """Waits for a child still writing."""
     while running():
-        if should_stop is not None and should_stop():
-            raise Superseded()
         time.sleep(0.01)
 
 
-def write_one(directory, base, name_of, value, length, limit, should_stop=None, owner=None):
+def write_one(directory, base, value, length, limit, owner=None):
     """Pickles `value` to NAME.DIGEST.pkl (stopping at `limit`: TooLarge) and writes its note, naming the
     kernel `owner` (default this process) as the one whose object it is; returns (file, digest, size)."""
     tmp = os.path.join(directory, f"{base}.bigtmp")  # not *.pkl.tmp: a round's clean-up leaves it alone
-    fd = open_private(tmp)
-    try:
-        sink = Sink(limit, fd, should_stop)
-        dump(value, sink)
-    except BaseException:
-        os.close(fd)
-        os.unlink(tmp)
-        raise
-    os.close(fd)
+    sink = dump_file(tmp, value, limit)
     digest = sink.digest()
-    file = name_of(digest)
+    file = file_name(base, digest)
     os.replace(tmp, os.path.join(directory, file))
     note = {"pid": owner or os.getpid(), "id": id(value), "length": length, "file": file, "digest": digest, "time": time.time()}
     write_atomic(note_path(directory, base), json.dumps(note).encode())
@@ -97,7 +87,7 @@ def write_one(directory, base, name_of, value, length, limit, should_stop=None, 
 
 
 def fork_writer(directory, items, limit):
-    """Starts a child that writes `items` [(base, name_of, value, length)] in the background; False when
+    """Starts a child that writes `items` [(base, value, length)] in the background; False when
     one is still running or fork failed (the values stay skipped until a later round)."""
     if running() or not items:
         return False
@@ -119,9 +109,9 @@ def fork_writer(directory, items, limit):
         except OSError:
             pass
         left = limit
-        for base, name_of, value, length in items:
+        for base, value, length in items:
             try:
-                _, _, size = write_one(directory, base, name_of, value, length, left, owner=parent)
+                _, _, size = write_one(directory, base, value, length, left, owner=parent)
                 left -= size
             except TooLarge:
                 pass  # over what is left of the cap: stays skipped

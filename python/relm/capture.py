@@ -48,11 +48,7 @@ class Capture:
 
     def end_cell(self):
         """Returns everything written since the previous call (Python and subprocesses)."""
-        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-            try:
-                stream.flush()
-            except Exception:
-                pass
+        flush(sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
         self._restore_fds()
         with self._lock:
             self._drain()
@@ -94,6 +90,15 @@ class Capture:
             poller.poll()
             with self._lock:
                 self._drain()
+
+
+def flush(*streams):
+    """Flushes what Python holds of the streams' output, so that it lands before what is written next."""
+    for stream in streams:
+        try:
+            stream.flush()
+        except Exception:
+            pass
 
 
 class _FdWriter(io.RawIOBase):

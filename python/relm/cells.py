@@ -22,7 +22,6 @@ class CellRunner:
         cap = msg.get("cap") or DEFAULT_CAP
         writegate.arm(msg.get("gate"), msg.get("tree"))
         display.begin_cell()
-        error = None
         count = self.engine.next_count()
         self.streamer.begin(msg["id"], cap, count)
         state = interrupts.state

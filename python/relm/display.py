@@ -18,3 +18,13 @@ def add_png(data):
         return False
     images.append(data)
     return True
+
+
+def show(data, announce=False):
+    """Keeps a display's image/png (said in the output when `announce`: display(), not a cell's last
+    value), else prints its text/plain."""
+    if add_png(data.get("image/png")):
+        if announce:
+            print(f"[image {len(images)}: image/png]")
+    elif data.get("text/plain") is not None:
+        print(data["text/plain"])

@@ -5,7 +5,7 @@ file, no completer, and results are printed without the `Out[n]:` prefix."""
 import os
 import sys
 
-from . import display, fastcell, interrupts
+from . import capture, display, fastcell, interrupts
 from .ipython_import import interactive_shell_class
 
 
@@ -20,38 +20,33 @@ def create(first_count=1):
             pass
 
         def write_format_data(self, format_dict, md_dict=None):
-            png = format_dict.get("image/png")
-            if png is not None and display.add_png(png):
-                return
-            text = format_dict.get("text/plain")
-            if text is not None:
-                print(text)
+            display.show(format_dict)
 
     class RelmDisplayPublisher(DisplayPublisher):
         def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs):
-            png = data.get("image/png")
-            if png is not None and display.add_png(png):
-                print(f"[image {len(display.images)}: image/png]")
-                return
-            text = data.get("text/plain")
-            if text is not None:
-                print(text)
+            display.show(data, announce=True)
 
         def clear_output(self, wait=False):
             pass  # terminal escape codes would only be noise in captured text
 
     class RelmShell(InteractiveShell):
+        relm_shell_exit = None  # IPythonEngine.shell_exit
+
         # `!cmd` through system_raw: the command writes straight to fds 1/2 (our capture pipe), in
         # order, instead of through a pty that turns "\n" into "\r\n".
         def system(self, cmd):
             __tracebackhide__ = True  # noqa: F841 - IPython leaves this frame out of tracebacks
-            _flush()
+            capture.flush(sys.stdout, sys.stderr)
             before = interrupts.state.received
             self.system_raw(cmd)
             # system_raw swallows the interrupt that killed the command; the rest of the cell must
             # not run on as if nothing happened.
             if interrupts.state.received != before:
                 raise KeyboardInterrupt
+            # IPython itself only sets `_exit_code` and carries on: the cell would look successful.
+            code = self.user_ns.get("_exit_code")
+            if isinstance(code, int) and code != 0:
+                self.relm_shell_exit = code
 
         # IPython decides this by compiling the whole cell once more (~20 us per cell); a cell
         # without these words cannot contain top-level await.
@@ -165,14 +160,6 @@ def display_formatter_class():
     return RelmDisplayFormatter
 
 
-def _flush():
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:
-            pass
-
-
 def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
     """An Esc's KeyboardInterrupt is raised in relm's SIGINT handler (relm.interrupts). IPython never
     hides the frame an exception was raised in, __tracebackhide__ or not, so the traceback is cut before
@@ -186,7 +173,7 @@ def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
     state = interrupts.state
     state.holding += 1
     try:
-        relm_dir = os.path.dirname(_flush.__code__.co_filename) + os.sep
+        relm_dir = os.path.dirname(_without_relm_frames.__code__.co_filename) + os.sep
         last, t = None, tb
         while t is not None and not t.tb_frame.f_code.co_filename.startswith(relm_dir):
             last, t = t, t.tb_next
@@ -204,8 +191,6 @@ def _without_relm_frames(shell, etype, value, tb, tb_offset=None):
 
 
 class IPythonEngine:
-    name = "ipython"
-
     def __init__(self, shell, fast=True):
         from IPython.core import release
 
@@ -214,24 +199,16 @@ class IPythonEngine:
         self.shell = shell
         self.namespace = shell.user_ns
         self.hidden = shell.user_ns_hidden
-        # The exit status of the cell's failing `!command`, if one failed (IPython itself only sets
-        # `_exit_code` and carries on, so the cell would otherwise look successful).
-        self.shell_exit = None
-        original = shell.system
-
-        def system(cmd):
-            result = original(cmd)
-            code = shell.user_ns.get("_exit_code")
-            if isinstance(code, int) and code != 0:
-                self.shell_exit = code
-            return result
-
-        shell.system = system
         shell.set_custom_exc((KeyboardInterrupt,), _without_relm_frames)
+
+    @property
+    def shell_exit(self):
+        """The exit status of the cell's failing `!command`, if one failed (RelmShell.system)."""
+        return self.shell.relm_shell_exit
 
     def run(self, code):
         """Runs one cell; returns (execution_count, error or None)."""
-        self.shell_exit = None
+        self.shell.relm_shell_exit = None
         result = fastcell.run(self.shell, code) if self.fast else None
         if result is None:
             result = self.shell.run_cell(code, store_history=True)

@@ -11,9 +11,7 @@ import sys
 import traceback
 
 
-
 class PlainEngine:
-    name = "plain"
     version = None
 
     def __init__(self, first_count=1):

@@ -113,9 +113,7 @@ def _paths(origin):
 
 def _refresh(engine, origin):
     """State IPython took from the template's directory and environment when it was built."""
-    shell = getattr(engine, "shell", None)
-    if shell is None:
-        return
+    shell = engine.shell  # the template builds IPython's engine or none (runner.build_engine)
     try:
         from pathlib import Path
 

@@ -48,6 +48,13 @@ def _prctl(option, value=0):
     return _libc.prctl(option, value, 0, 0, 0)
 
 
+def tie_to_parent(signum, parent):
+    """Has Linux send this process `signum` when its parent dies; False if that parent, `parent`, died
+    before it took effect (this process has been re-parented already)."""
+    _prctl(PR_SET_PDEATHSIG, int(signum))
+    return os.getppid() == parent
+
+
 def available():
     """True where a keeper can work: Linux with prctl reachable (asks without changing anything)."""
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
@@ -56,10 +63,7 @@ def available():
         import ctypes
 
         flag = ctypes.c_int(0)
-        global _libc
-        if _libc is None:
-            _libc = ctypes.CDLL(None, use_errno=True)
-        return _libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0
+        return _prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag)) == 0
     except Exception:  # noqa: BLE001 - no ctypes, no libc: run without a keeper
         return False
 
@@ -82,30 +86,28 @@ def split(scratch=None):
         return None
     if pid == 0:
         os.setpgid(0, 0)  # the group the host signals (interrupts, kills): the kernel and its cells
-        _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
-        if os.getppid() != keeper:
+        if not tie_to_parent(signal.SIGKILL, keeper):
             os._exit(1)  # the keeper died before prctl took effect
         return keeper
     _keep(pid, parent, scratch)
 
 
-def _keep(kernel, parent, scratch=None):
+def _keep(kernel, parent, scratch):
     """The keeper's whole life: reap orphans until the kernel ends, then end what is left and exit."""
     status = None
     try:
         _set_name(b"relm-keeper")  # shown by ps -o comm and top (its command line stays the kernel's)
         for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
             signal.signal(signum, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, lambda signum, frame: _stop_kernel(kernel))
-        _prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
-        if os.getppid() != parent:
-            _stop_kernel(kernel)  # the parent died before prctl took effect: end now
+        signal.signal(signal.SIGTERM, lambda signum, frame: kill(kernel, signal.SIGKILL))
+        if not tie_to_parent(signal.SIGTERM, parent):
+            kill(kernel, signal.SIGKILL)  # the parent died before prctl took effect: end now
         _release_fds()
         status = _wait_for(kernel)
     except BaseException:  # noqa: BLE001 - whatever happens, the keeper must not go on to run relm's code
-        _stop_kernel(kernel)
+        kill(kernel, signal.SIGKILL)
     try:
-        end_all(os.getpid(), END_DEADLINE)  # the kernel too, if it still runs
+        end_all(os.getpid())  # the kernel too, if it still runs
     except BaseException:  # noqa: BLE001
         pass
     if scratch:
@@ -118,7 +120,7 @@ def _keep(kernel, parent, scratch=None):
 def _set_name(name):
     import ctypes
 
-    _libc.prctl(PR_SET_NAME, ctypes.c_char_p(name), 0, 0, 0)
+    _prctl(PR_SET_NAME, ctypes.c_char_p(name))
 
 
 def _release_fds():
@@ -137,10 +139,12 @@ def _max_fd():
         return 4096
 
 
-def _stop_kernel(kernel):
-    for target in (-kernel, kernel):  # its group; itself if it has not made the group yet
+def kill(pid, signum, group=True):
+    """Sends `signum` to the process group `pid` leads and to `pid` itself (in case it has not made its
+    group yet), or with group=False to `pid` alone; a process already gone is no error."""
+    for target in (-pid, pid) if group else (pid,):
         try:
-            os.kill(target, signal.SIGKILL)
+            os.kill(target, signum)
         except OSError:
             pass
 
@@ -156,25 +160,18 @@ def _wait_for(kernel):
             return status
 
 
-def end_all(root, deadline=END_DEADLINE):
+def end_all(root):
     """Kills every live descendant of `root` (this process: the kernel's group if anything of it is left,
-    the adopted orphans and theirs) and reaps its children, until none is left or `deadline` seconds have
-    passed. Returns how many processes it killed."""
-    killed = set()
-    stop = time.monotonic() + deadline
+    the adopted orphans and theirs) and reaps its children, until none is left or END_DEADLINE seconds
+    have passed."""
+    stop = time.monotonic() + END_DEADLINE
     while True:
         live = descendants(root)
         for pid in live:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed.add(pid)
-            except OSError:
-                pass
+            kill(pid, signal.SIGKILL, group=False)
         reaped = _reap()
-        if not live:
-            return len(killed)
-        if time.monotonic() > stop:
-            return len(killed)
+        if not live or time.monotonic() > stop:
+            return
         if not reaped:
             time.sleep(0.002)
 

@@ -4,7 +4,6 @@
 sender is stamped by relm, never by this code, so a message cannot claim to come from someone else.
 """
 
-from . import calls
 from .agents import _call
 
 
@@ -18,6 +17,3 @@ def send(to, text):
 def inbox():
     """Messages received since the last call: a list of {"from", "text", "time"}."""
     return _call("msg.inbox", {})
-
-
-__all__ = ["send", "inbox", "calls"]

@@ -34,10 +34,14 @@ def send(msg):
     # desynchronise the host, so the main thread holds interrupts until the line is out.
     with interrupts.deferred():
         with _lock:
-            view = memoryview(data)
-            while view:
-                n = os.write(_fd, view)
-                view = view[n:]
+            write_all(_fd, data)
+
+
+def write_all(fd, data):
+    """Writes all of `data` (a pipe or socket may take a part at a time)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _finite(value):

@@ -35,7 +35,7 @@ import sys
 import threading
 import time
 
-from . import api, capture, calls, interrupts, protocol, streamer, transfer, variables
+from . import api, capture, calls, interrupts, keeper, protocol, streamer, transfer, variables
 from .cells import CellRunner
 
 
@@ -231,14 +231,9 @@ def _parent_death_signal():
     if not sys.platform.startswith("linux"):
         return
     try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        parent = os.getppid()
-        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-        # The parent died before prctl took effect (we were re-parented). Not `== 1`: in a sandbox's pid
-        # namespace the living parent (bubblewrap's init) is pid 1.
-        if os.getppid() != parent:
+        # Checked against the parent we had, not `== 1`: in a sandbox's pid namespace the living parent
+        # (bubblewrap's init) is pid 1.
+        if not keeper.tie_to_parent(signal.SIGKILL, os.getppid()):
             _die()
     except Exception:
         pass

@@ -1,6 +1,6 @@
 """`schedule(prompt, every=/at=/cron=)`: re-enter this session later with a prompt."""
 
-from .agents import _call
+from .agents import _call, _given
 
 
 class Schedule:
@@ -11,11 +11,7 @@ class Schedule:
     """
 
     def __call__(self, prompt, *, every=None, at=None, cron=None):
-        params = {"prompt": str(prompt)}
-        for key, value in (("every", every), ("at", at), ("cron", cron)):
-            if value is not None:
-                params[key] = str(value)
-        return _call("schedule.add", params)
+        return _call("schedule.add", {"prompt": str(prompt), **_given(every=every, at=at, cron=cron)})
 
     def list(self):
         return _call("schedule.list", {})

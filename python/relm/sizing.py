@@ -10,6 +10,7 @@ referred to in 2 bytes, so an element sampled twice counts 2 bytes the second ti
 under the cap may still pickle over it; the snapshot's writer stops at the cap in that case.
 """
 
+import itertools
 import sys
 
 SAMPLE = 32  # elements looked at per container
@@ -63,14 +64,14 @@ class _Walk:
             step = n / SAMPLE
             picked = [seq[int(i * step)] for i in range(SAMPLE)]
         else:
-            picked = _first(seq, SAMPLE)
+            picked = list(itertools.islice(seq, SAMPLE))
         return self._scaled(picked, n, depth)
 
     def _pairs(self, mapping, depth):
         n = len(mapping)
         if n == 0:
             return 0
-        picked = [x for pair in _first(mapping.items(), SAMPLE // 2) for x in pair]
+        picked = [x for pair in itertools.islice(mapping.items(), SAMPLE // 2) for x in pair]
         return self._scaled(picked, 2 * n, depth)
 
     def _scaled(self, picked, n, depth):
@@ -95,15 +96,6 @@ class _Walk:
             return int((plain + firsts) * scale)
         slots = (len(seen) + repeats) * scale
         return int(plain * scale + firsts + (slots - len(seen)) * 2)
-
-
-def _first(iterable, k):
-    out = []
-    for item in iterable:
-        out.append(item)
-        if len(out) >= k:
-            break
-    return out
 
 
 def _int_size(v):

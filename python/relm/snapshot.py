@@ -30,11 +30,10 @@ import types
 
 from . import bigvars, sizing, variables
 from .snapshot_io import (
-    Sink,
     Superseded,
     TooLarge,
-    dump,
-    open_private,
+    dump_file,
+    file_name,
     pickle_digest,
     raw_buffer,
     raw_digest,
@@ -84,21 +83,15 @@ def take(
             # First, before anything can make this round give way: with a model that answers at once every
             # round after a cell gives way, and the large values would wait for a quiet moment for ever.
             bigvars.fork_writer(directory, _large_to_write(directory, namespace, hidden, exported, max_var_bytes, max_big_bytes), max_big_bytes)
-    work = _Round(directory, read_manifest(directory), max_var_bytes, max_total_bytes, should_stop)
-    work.max_big, work.final = max_big_bytes, final
+    work = _Round(directory, read_manifest(directory), max_var_bytes, max_total_bytes, should_stop, max_big_bytes, final)
     try:
-        for name, value in _candidates(namespace, hidden, exported):
+        for name, value in variables.user_items(namespace, hidden, exported):
             work.add(name, value)
             work.check()
     except Superseded:
-        work.discard()
-        return {"superseded": True}
-    except BaseException:
-        work.discard()
-        raise
+        return {"superseded": True}  # the file it was writing is gone; the ones it finished stay, unlisted
     manifest = work.finish()
-    if work.big_todo:
-        bigvars.fork_writer(directory, work.big_todo, max_big_bytes)
+    bigvars.fork_writer(directory, work.big_todo, max_big_bytes)
     return manifest
 
 
@@ -106,7 +99,7 @@ def _large_to_write(directory, namespace, hidden, exported, max_var, max_big):
     """The values over the per-variable cap that no child has written as they are (or wrote a while ago:
     they may have changed in place), up to the cap of large values; for bigvars.fork_writer."""
     items, total = [], 0
-    for name, value in _candidates(namespace, hidden, exported):
+    for name, value in variables.user_items(namespace, hidden, exported):
         if isinstance(value, _CODE):
             continue
         estimate = sizing.estimate(value, max_var)
@@ -116,7 +109,7 @@ def _large_to_write(directory, namespace, hidden, exported, max_var, max_big):
         found = bigvars.adoptable(directory, base, value, length)
         if found is not None and found["age"] <= bigvars.REFRESH:
             continue
-        items.append((base, lambda d, n=name: _file_name(n, d), value, length))
+        items.append((base, value, length))
         total += estimate
     return items
 
@@ -134,10 +127,7 @@ def restore(directory, namespace):
     """Loads a snapshot; returns {"restored": [...], "failed": [...], "skipped": [...]}."""
     import pickle
 
-    path = os.path.join(directory, MANIFEST)
-    if not os.path.exists(path):
-        return {"restored": [], "failed": [], "skipped": []}
-    manifest = read_manifest(directory)
+    manifest = read_manifest(directory)  # none ({}): nothing to restore
     files = manifest.get("files", {})
     restored, failed = [], []
     for name in manifest.get("saved", []):
@@ -148,15 +138,6 @@ def restore(directory, namespace):
         except Exception as e:  # noqa: BLE001 - a class that no longer imports, a truncated file...
             failed.append({"name": name, "reason": f"{type(e).__name__}: {e}"})
     return {"restored": restored, "failed": failed, "skipped": manifest.get("skipped", [])}
-
-
-def _candidates(namespace, hidden, exported):
-    for name, value in list(namespace.items()):
-        if name.startswith("_") or name in hidden or any(value is e for e in exported):
-            continue
-        if isinstance(value, types.ModuleType):
-            continue  # imports are not state: the model imports again
-        yield name, value
 
 
 def _length(value):
@@ -171,12 +152,15 @@ def _base(name):
     return name if len(name.encode()) <= 150 else "v" + hashlib.sha1(name.encode()).hexdigest()[:20]
 
 
-def _file_name(name, digest):
-    return f"{_base(name)}.{digest}.pkl"
+def _failure(e):
+    """Why a value was not saved: the disk (say which error), else its pickling, whatever the kind."""
+    if isinstance(e, OSError):
+        return f"not written ({e.strerror or type(e).__name__})"
+    return f"cannot be pickled ({type(e).__name__})"
 
 
 class _Round:
-    def __init__(self, directory, previous, max_var, max_total, should_stop):
+    def __init__(self, directory, previous, max_var, max_total, should_stop, max_big, final):
         self.dir = directory
         self.prev_files = previous.get("files", {})
         self.prev_unverified = set(previous.get("unverified", []))
@@ -189,12 +173,11 @@ class _Round:
         self.should_stop = should_stop
         self.saved, self.skipped, self.total = [], [], 0
         self.files, self.digests, self.unverified, self.secret = {}, {}, [], {}
-        self.written = []  # a file being written: removed if the round is dropped
         self.immutables = {}  # name -> (value, digest), for _last once the round is kept
         self.over = {}  # for _over, likewise
-        self.max_big, self.final = 0, False  # set by take()
+        self.max_big, self.final = max_big, final
         self.big_total = 0  # bytes of big values adopted or being written
-        self.big_todo = []  # (base, name_of, value, length) for the background writer
+        self.big_todo = []  # (base, value, length) for the background writer
         self.big_pending = set()  # bases a writer has yet to finish: their files are not stale
 
     def check(self):
@@ -236,10 +219,8 @@ class _Round:
                 self._skip(name, self._big_reason(reason))
         except Superseded:
             raise
-        except OSError as e:  # the disk, not the value: say which
-            self._skip(name, f"not written ({e.strerror or type(e).__name__})")
         except Exception as e:  # noqa: BLE001 - every kind of pickling failure is just "not saved"
-            self._skip(name, f"cannot be pickled ({type(e).__name__})")
+            self._skip(name, _failure(e))
 
     def _big(self, name, value, estimate):
         """Takes a value over the per-variable cap as a big one (relm.bigvars): adopted when a child has
@@ -254,43 +235,29 @@ class _Round:
             size = os.path.getsize(os.path.join(self.dir, found["file"]))
             if size > left:
                 return False
-            self._keep_big(name, found["file"], found["digest"], size)
+            self._keep(name, found["file"], found["digest"], size, big=True)
             if found["age"] > bigvars.REFRESH:  # may have changed in place: written again in the background
-                self._pending(base, name, value, length)
+                self._pending(base, value, length)
             return True
         if not self.final:
-            self._pending(base, name, value, length)
+            self._pending(base, value, length)
             self.big_total += estimate
             self._skip(name, "large: being saved in the background, in the next snapshot")
             return True
         try:
-            file, digest, size = bigvars.write_one(
-                self.dir, base, lambda d, n=name: _file_name(n, d), value, length, left
-            )
+            file, digest, size = bigvars.write_one(self.dir, base, value, length, left)
         except TooLarge:
             return False
-        except OSError as e:
-            self._skip(name, f"not written ({e.strerror or type(e).__name__})")
-            return True
         except Exception as e:  # noqa: BLE001 - every kind of pickling failure is just "not saved"
-            self._skip(name, f"cannot be pickled ({type(e).__name__})")
+            self._skip(name, _failure(e))
             return True
-        self._keep_big(name, file, digest, size)
+        self._keep(name, file, digest, size, big=True)
         return True
 
-    def _pending(self, base, name, value, length):
+    def _pending(self, base, value, length):
         self.big_pending.add(base)
         if not bigvars.writing(base):
-            self.big_todo.append((base, lambda d, n=name: _file_name(n, d), value, length))
-
-    def _keep_big(self, name, file, digest, size):
-        # Listed as saved like any value (the host checks new files for secrets); counted apart.
-        self.saved.append(name)
-        self.files[name] = file
-        self.digests[name] = digest
-        self.big_total += size
-        if self.prev_files.get(name) != file or name in self.prev_unverified:
-            self.unverified.append(name)
+            self.big_todo.append((base, value, length))
 
     def _big_reason(self, reason):
         if self.max_big <= 0:
@@ -319,7 +286,7 @@ class _Round:
             self._skip(name, self.prev_reasons.get(name) or "holds a secret value: not saved")
             self._remember(name, remembered, digest)
             return True
-        file = _file_name(name, digest)
+        file = file_name(_base(name), digest)
         try:
             size = os.path.getsize(os.path.join(self.dir, file))
         except OSError:
@@ -328,42 +295,35 @@ class _Round:
             self._skip(name, self._too_large(f"{size:,} bytes", self.max_total - self.total))
             return True
         self._keep(name, file, digest, size)
-        if self.prev_files.get(name) != file or name in self.prev_unverified:
-            self.unverified.append(name)
         self._remember(name, remembered, digest)
         return True
 
     def _write(self, name, value, digest, limit, remembered):
         tmp = os.path.join(self.dir, f"{_base(name)}.pkl.tmp")
-        fd = open_private(tmp)
-        self.written.append(tmp)
-        try:
-            sink = Sink(limit, fd, self.should_stop)
-            dump(value, sink)
-        except BaseException:
-            os.close(fd)
-            self.discard()
-            raise
-        os.close(fd)
+        sink = dump_file(tmp, value, limit, self.should_stop)
         if digest is None or raw_buffer(value) is None:
             # Named after what was written: a thread of the user's could have changed it since the check.
             digest = sink.digest()
             if self._adopt(name, digest, remembered):
                 os.unlink(tmp)  # small and unchanged after all
-                self.written.pop()
                 return
-        file = _file_name(name, digest)
-        os.replace(tmp, os.path.join(self.dir, file))
-        self.written.pop()  # complete: kept for the next round even if this one gives way
-        self._keep(name, file, digest, sink.size)
-        self.unverified.append(name)
+        file = file_name(_base(name), digest)
+        os.replace(tmp, os.path.join(self.dir, file))  # complete: kept for the next round even if this one gives way
+        self._keep(name, file, digest, sink.size, written=True)
         self._remember(name, remembered, digest)
 
-    def _keep(self, name, file, digest, size):
+    def _keep(self, name, file, digest, size, big=False, written=False):
+        # A big value is listed as saved like any (the host checks new files for secrets), counted apart.
+        # The host checks a file it has not seen: one written now, or not as listed (and checked) last time.
         self.saved.append(name)
         self.files[name] = file
         self.digests[name] = digest
-        self.total += size
+        if big:
+            self.big_total += size
+        else:
+            self.total += size
+        if written or self.prev_files.get(name) != file or name in self.prev_unverified:
+            self.unverified.append(name)
 
     def _remember(self, name, value, digest):
         if value is not _MUTABLE:
@@ -371,14 +331,6 @@ class _Round:
 
     def _skip(self, name, reason):
         self.skipped.append({"name": name, "reason": reason})
-
-    def discard(self):
-        for path in self.written:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-        self.written.clear()
 
     def finish(self):
         manifest = {
@@ -397,21 +349,21 @@ class _Round:
         _over.clear()
         _over.update(self.over)
         keep = set(self.files.values())
-        bases = {_base(n) for n in self.saved} | self.big_pending
+        bases = {_base(n) for n in self.saved}
         writer = bigvars.running()
-        for stale in os.listdir(self.dir):
-            if stale.split(".", 1)[0] in self.big_pending:
+        for file in os.listdir(self.dir):
+            base = file.split(".", 1)[0]  # a base has no dot: an identifier, or v + hex digits
+            if base in self.big_pending:
                 continue  # a writer's, finished or not: the next round adopts it
-            if stale.endswith(".big.json") and stale[: -len(".big.json")] not in bases:
-                keep.discard(stale)  # the note of a large value that is gone
-            elif stale.endswith(".bigtmp"):
-                if writer:
-                    continue
-            elif stale in keep or not (stale.endswith(".pkl") or stale.endswith(".pkl.tmp")):
-                continue
-            if stale not in keep:
+            if file.endswith(".big.json"):
+                stale = base not in bases  # the note of a large value that is gone
+            elif file.endswith(".bigtmp"):
+                stale = not writer
+            else:
+                stale = file not in keep and (file.endswith(".pkl") or file.endswith(".pkl.tmp"))
+            if stale:
                 try:
-                    os.unlink(os.path.join(self.dir, stale))
+                    os.unlink(os.path.join(self.dir, file))
                 except OSError:
                     pass
         return manifest

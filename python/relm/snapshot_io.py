@@ -9,6 +9,8 @@ import hashlib
 import os
 import pickle
 
+from .protocol import write_all
+
 CHUNK = 1 << 20
 
 
@@ -48,7 +50,7 @@ class Sink:
             piece = view[start : start + CHUNK]
             self.hash.update(piece)
             if self.fd is not None:
-                _write_all(self.fd, piece)
+                write_all(self.fd, piece)
         return n
 
     def digest(self):
@@ -57,6 +59,26 @@ class Sink:
 
 def dump(value, sink):
     pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+
+
+def dump_file(path, value, limit, should_stop=None):
+    """Pickles `value` into a new private file at `path`; returns the Sink (size, digest). Raises TooLarge
+    past `limit`, Superseded when `should_stop()` says so: then nothing is left at `path`."""
+    fd = open_private(path)
+    try:
+        sink = Sink(limit, fd, should_stop)
+        dump(value, sink)
+    except BaseException:
+        os.unlink(path)
+        raise
+    finally:
+        os.close(fd)
+    return sink
+
+
+def file_name(base, digest):
+    """A value's file in the snapshot directory, NAME.DIGEST.pkl, whoever writes it (relm.bigvars too)."""
+    return f"{base}.{digest}.pkl"
 
 
 def pickle_digest(value, limit, should_stop):
@@ -108,13 +130,8 @@ def write_atomic(path, data):
     tmp = f"{path}.tmp"
     fd = open_private(tmp)
     try:
-        _write_all(fd, memoryview(data))
+        write_all(fd, data)
     finally:
         os.close(fd)
     os.replace(tmp, path)
 
-
-def _write_all(fd, view):
-    while view.nbytes:
-        n = os.write(fd, view)
-        view = view[n:]

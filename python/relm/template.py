@@ -28,7 +28,7 @@ import threading
 import time
 import traceback
 
-from . import forked, keeper, netfwd, runner
+from . import forked, keeper, netfwd, protocol, runner
 
 # Imported lazily by the runner or the first cell; imported here they are shared by every fork.
 _WARM_IMPORTS = ("ctypes", "faulthandler", "importlib.util", "queue", "socket", "traceback")
@@ -109,10 +109,7 @@ class Template:
         self.served = 0  # fork requests answered
 
     def send(self, msg):
-        data = (json.dumps(msg, separators=(",", ":")) + "\n").encode()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.out_fd, view) :]
+        protocol.write_all(self.out_fd, (json.dumps(msg, separators=(",", ":")) + "\n").encode())
 
     def serve(self, in_fd, wake_r):
         buf = b""
@@ -161,10 +158,7 @@ class Template:
         pid, w = self.spare
         self.spare = None
         try:
-            data = (json.dumps(msg) + "\n").encode()
-            view = memoryview(data)
-            while view:
-                view = view[os.write(w, view) :]
+            protocol.write_all(w, (json.dumps(msg) + "\n").encode())
         except OSError:  # BrokenPipeError: it died; reap() collects it
             return None
         finally:
@@ -224,33 +218,26 @@ class Template:
         """
         keepers = keeper.available()
         self.kill_children(signal.SIGTERM if keepers else signal.SIGKILL, group=not keepers)
-        deadline = time.monotonic() + (keeper.END_DEADLINE + 1 if keepers else 1)
-        while self.children and time.monotonic() < deadline:
-            self._reap_quietly()
-            if self.children:
-                select.select([], [], [], 0.01)
+        self._reap_for(keeper.END_DEADLINE + 1 if keepers else 1)
         if self.children:
             self.kill_children(signal.SIGKILL, group=True)
-            for _ in range(100):
-                self._reap_quietly()
-                if not self.children:
-                    break
-                select.select([], [], [], 0.01)
+            self._reap_for(1)
         os._exit(0)
 
-    def _reap_quietly(self):
-        try:
-            self.reap()
-        except OSError:  # the host stopped reading our reports: reap on regardless
-            self.announced.clear()
+    def _reap_for(self, seconds):
+        """Reaps children until none is left or `seconds` have passed."""
+        deadline = time.monotonic() + seconds
+        while self.children and time.monotonic() < deadline:
+            try:
+                self.reap()
+            except OSError:  # the host stopped reading our reports: reap on regardless
+                self.announced.clear()
+            if self.children:
+                select.select([], [], [], 0.01)
 
     def kill_children(self, signum, group):
         for pid in list(self.children):
-            for target in (-pid, pid) if group else (pid,):  # its group; itself if it died before setpgid
-                try:
-                    os.kill(target, signum)
-                except OSError:
-                    pass
+            keeper.kill(pid, signum, group)
 
 
 def _child(msg, engine, origin, inherited, wait_fd):

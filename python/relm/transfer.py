@@ -11,6 +11,8 @@ Paths are absolute (the host builds them under the scratch directory the ready m
 import base64
 import os
 
+from .protocol import write_all
+
 KINDS = ("file_write", "file_read", "file_remove")
 
 
@@ -24,9 +26,7 @@ def handle(msg, send):
             flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if msg.get("append") else os.O_TRUNC)
             fd = os.open(path, flags, 0o600)
             try:
-                view = memoryview(base64.b64decode(msg.get("data") or ""))
-                while view:
-                    view = view[os.write(fd, view) :]
+                write_all(fd, base64.b64decode(msg.get("data") or ""))
             finally:
                 os.close(fd)
         elif kind == "file_read":

@@ -79,20 +79,27 @@ def preview(value):
     return text
 
 
-def user_variables(namespace, hidden, exported):
-    """Variables the user defined, in definition order.
+def user_items(namespace, hidden, exported):
+    """(name, value) of the variables the user defined, in definition order: what `variables` lists and
+    a snapshot saves.
 
     `hidden` maps names the kernel put in the namespace to their values: they are skipped while they
-    still hold that value, so a user who rebinds one sees it.
+    still hold that value, so a user who rebinds one sees it (and gets it back on resume).
     """
-    out = []
     for name, value in list(namespace.items()):
         if name.startswith("_") or (name in hidden and hidden[name] is value):
             continue
         if isinstance(value, types.ModuleType):
-            continue
+            continue  # imports are not state: the model imports again
         if any(value is fn for fn in exported):
             continue
+        yield name, value
+
+
+def user_variables(namespace, hidden, exported):
+    """Descriptions of the user's variables (user_items)."""
+    out = []
+    for name, value in user_items(namespace, hidden, exported):
         try:
             out.append(_describe_guarded(name, value))
         except _TooSlow:  # the alarm fired just as describe() finished

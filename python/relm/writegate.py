@@ -46,6 +46,21 @@ _PATH_EVENTS = frozenset(
         "shutil.make_archive",
     )
 )
+# Those whose second argument is a path the operation changes too: the destination (a move or link from
+# outside the tree into it changes the tree, and opens no file there for writing).
+_TWO_PATH_EVENTS = frozenset(
+    (
+        "os.rename",
+        "os.link",
+        "os.symlink",
+        "shutil.move",
+        "shutil.copyfile",
+        "shutil.copymode",
+        "shutil.copystat",
+        "shutil.copytree",
+        "shutil.unpack_archive",
+    )
+)
 # Events that start something the hook cannot follow: always held.
 _PROCESS_EVENTS = frozenset(
     (
@@ -63,7 +78,7 @@ _PROCESS_EVENTS = frozenset(
 )
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
-_state = {"gate": None, "tree": None, "installed": False, "waited": 0.0}
+_state = {"gate": None, "tree": None, "installed": False}
 
 
 def arm(gate, tree):
@@ -78,11 +93,6 @@ def arm(gate, tree):
         _state["installed"] = True
 
 
-def waited():
-    """Seconds spent held so far (for tests and diagnostics)."""
-    return _state["waited"]
-
-
 def _hook(event, args):
     gate = _state["gate"]
     if gate is None:
@@ -91,7 +101,8 @@ def _hook(event, args):
         if not _writes(args) or not _in_tree(args[0]):
             return
     elif event in _PATH_EVENTS:
-        if args and not _in_tree(args[0]):
+        paths = args[:2] if event in _TWO_PATH_EVENTS else args[:1]
+        if paths and not any(_in_tree(path) for path in paths):
             return
     elif event not in _PROCESS_EVENTS:
         return
@@ -131,9 +142,6 @@ def _wait(gate):
     # Nothing here raises an event the hook holds (os.stat and time.sleep are not among them), so no
     # guard against re-entry is needed, and other threads are held the same way.
     started = time.monotonic()
-    try:
-        while os.path.exists(gate) and time.monotonic() - started < MAX_WAIT:
-            time.sleep(POLL)
-        _state["gate"] = None  # taken (or given up on): nothing more to hold
-    finally:
-        _state["waited"] += time.monotonic() - started
+    while os.path.exists(gate) and time.monotonic() - started < MAX_WAIT:
+        time.sleep(POLL)
+    _state["gate"] = None  # taken (or given up on): nothing more to hold

@@ -44,6 +44,20 @@ class RunnerSnapshotTests(unittest.TestCase):
         result, _ = other.execute("print(len(rows), rows[-1])")
         self.assertEqual(result["output"], "500001 more\n")
 
+    def test_a_variable_named_like_a_kernel_function_is_saved_as_it_is_listed(self):
+        # `plan`, `tree`, `done`... are relm's functions until the user rebinds them: then they are the
+        # user's, listed by `variables`, and a resumed session must have them back.
+        self.runner.execute("plan = ['read', 'fix']\ntree = {'a': 1}")
+        listed = [v["name"] for v in self.runner.ask({"type": "variables"}, "vars")["list"]]
+        self.assertEqual(listed, ["plan", "tree"])
+        report = self.runner.ask({"type": "snapshot", "dir": self.dir}, "snapshot")["report"]
+        self.assertEqual((report["saved"], report["skipped"]), (["plan", "tree"], []))
+        other = Runner("plain")
+        self.addCleanup(other.close)
+        other.ask({"type": "restore", "dir": self.dir}, "restored")
+        result, _ = other.execute("print(plan, tree)")
+        self.assertEqual(result["output"], "['read', 'fix'] {'a': 1}\n")
+
 
 if __name__ == "__main__":
     unittest.main()

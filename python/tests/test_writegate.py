@@ -57,6 +57,30 @@ class WriteGateTest(unittest.TestCase):
         result, _ = self.runner.collect(cid)
         self.assertEqual(result["output"], "ran\n")
 
+    def test_a_file_moved_or_linked_into_the_tree_waits_for_the_gate(self):
+        # The source is outside the tree, the destination inside: no `open` event names the tree.
+        staged = os.path.join(os.path.dirname(self.tree), "staged.txt")
+        with open(staged, "w") as f:
+            f.write("moved in\n")
+        open(self.gate, "w").close()
+        code = (
+            f"open({self.outside!r}, 'w').write('reached')\n"
+            f"os.replace({staged!r}, 'notes.txt')\n"
+            f"os.symlink({self.outside!r}, 'link.txt')\n"
+            "print('moved')\n"
+        )
+        cid = self.send("import os\n" + code)
+        wait_until(lambda: os.path.exists(self.outside), what="the cell to reach its move")
+        with open(os.path.join(self.tree, "notes.txt")) as f:
+            self.assertEqual(f.read(), "before\n")  # held, not yet replaced
+        self.assertFalse(os.path.lexists(os.path.join(self.tree, "link.txt")))
+        os.remove(self.gate)
+        result, _ = self.runner.collect(cid)
+        self.assertEqual(result["output"], "moved\n")
+        with open(os.path.join(self.tree, "notes.txt")) as f:
+            self.assertEqual(f.read(), "moved in\n")
+        self.assertTrue(os.path.islink(os.path.join(self.tree, "link.txt")))
+
     def test_no_gate_no_hold(self):
         open(self.gate, "w").close()  # exists, but this cell was not given it
         result, _ = self.runner.collect(self.send("open('notes.txt', 'w').write('x')\nprint('ok')", gate=False))
