@@ -4,7 +4,7 @@ its literals in order, and offsets that both agree on (tokenize counts character
 
 import ast
 import io
-import keyword
+import re
 import tokenize
 
 _SKIPPED = {tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
@@ -104,31 +104,18 @@ class Source:
         return [t for t in self.tokens if t.kind not in ("comment", "newline")]
 
 
+_KINDS = {tokenize.NAME: "name", tokenize.NUMBER: "number", tokenize.COMMENT: "comment", tokenize.NEWLINE: "newline"}
+
+
 def _kind(t):
-    if t.type == tokenize.NAME:
-        return "name"
-    if t.type == tokenize.NUMBER:
-        return "number"
     if t.type == tokenize.STRING:
-        return "fstring" if is_fstring(t.string) else "string"
-    if t.type == tokenize.COMMENT:
-        return "comment"
-    if t.type == tokenize.NEWLINE:
-        return "newline"
-    return "op"
+        return "fstring" if "f" in string_prefix(t.string) else "string"
+    return _KINDS.get(t.type, "op")
 
 
-def is_fstring(text):
-    prefix = ""
-    for ch in text:
-        if ch in "'\"":
-            break
-        prefix += ch
-    return "f" in prefix.lower()
-
-
-def is_keyword(text):
-    return keyword.iskeyword(text)
+def string_prefix(text):
+    """The letters before a string literal's quote, in lower case ("rb" of rb'...')."""
+    return re.match(r"[^'\"]*", text).group().lower()
 
 
 def literal_key(text):
