@@ -188,7 +188,8 @@ def unified_diff(path, before, after):
     # little after the last (found by comparing the texts, not their lines), and shift the hunks' line
     # numbers by the lines skipped.
     head = _common_prefix(before_t, after_t)
-    tail = _common_suffix(before_t, after_t, min(len(before_t), len(after_t)) - head)
+    # The common suffix is the reversed texts' common prefix, short of overlapping the head.
+    tail = min(_common_prefix(before_t[::-1], after_t[::-1]), min(len(before_t), len(after_t)) - head)
     start = head
     for _ in range(4):
         start = before_t.rfind("\n", 0, max(start, 0))
@@ -225,17 +226,6 @@ def _common_prefix(a, b):
     while lo < hi:  # the longest k with a[:k] == b[:k]
         mid = (lo + hi + 1) // 2
         if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a, b, most):
-    lo, hi = 0, max(most, 0)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
             lo = mid
         else:
             hi = mid - 1
