@@ -119,7 +119,7 @@ class FileText:
 
 
 def read_file(path):
-    """(FileText, bytes) of an existing regular file; clear errors for what is not one."""
+    """The FileText of an existing regular file; clear errors for what is not one."""
     check_path(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file (cwd is {os.getcwd()})")
@@ -129,7 +129,7 @@ def read_file(path):
         data = f.read()
     if b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ValueError(f"{path} looks binary (it has NUL bytes); the toolkit edits text files only")
-    return FileText.decode(data), data
+    return FileText.decode(data)
 
 
 def check_path(path):

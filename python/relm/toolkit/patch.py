@@ -74,7 +74,7 @@ class _State:
         self.ft = None
         self.before = None
         if self.exists:
-            self.ft, _ = read_file(path)
+            self.ft = read_file(path)
             self.before = self.ft.text
         self.after = self.before
 
