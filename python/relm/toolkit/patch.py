@@ -110,17 +110,13 @@ def _plan(ops):
         if s.after is None:
             problems.append(f"{op.path}: no such file to {'delete' if op.kind == 'delete' else 'update'}")
             continue
-        if op.kind == "delete":
-            if op.hunks:  # a unified diff of a deletion: the file must be what it removes
-                result, errs = _apply_hunks(op.path, s.after, op.hunks)
-                if errs:
-                    problems.extend(errs)
-                    continue
-            s.after = None
-            continue
+        # A deletion's hunks (a unified diff of one) are checked too: the file must be what it removes.
         result, errs = _apply_hunks(op.path, s.after, op.hunks)
         if errs:
             problems.extend(errs)
+            continue
+        if op.kind == "delete":
+            s.after = None
             continue
         if op.move_to and os.path.normpath(op.move_to) != os.path.normpath(op.path):
             d = state(op.move_to)
@@ -274,13 +270,11 @@ def _commit(plan):
         key = os.path.normpath(s.path)
         if key in moved_from:
             continue
-        diff = unified_diff(s.path, s.before, s.after)
+        src = moved_to.get(key)
+        # A moved file's diff is against its source's content (its new path had none).
+        diff = unified_diff(s.path, s.before if src is None else states[os.path.normpath(src)].before, s.after)
         added, removed = diff_stats(diff)
-        if key in moved_to:
-            src = moved_to[key]
-            src_state = states[os.path.normpath(src)]
-            diff = unified_diff(s.path, src_state.before, s.after)
-            added, removed = diff_stats(diff)
+        if src is not None:
             report_change(s.path, "move", diff, moved_from=src)
             out.append(f"R {rel(src)} -> {rel(s.path)} (+{added} -{removed})")
         elif s.before is None:
