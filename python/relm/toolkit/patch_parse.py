@@ -89,7 +89,7 @@ def parse_unified(text):
             if not _content_follows(lines, i + 1, git_rename.get("from")):
                 ops.append(_Op("update", git_rename["from"], [], move_to=git_rename["to"]))
                 git_rename = {}
-        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+        if _starts_file(lines, i):
             old_name, new_name = _strip_prefix(line[4:]), _strip_prefix(lines[i + 1][4:])
             i += 2
             hunks = []
@@ -109,6 +109,11 @@ def parse_unified(text):
             continue
         i += 1
     return ops
+
+
+def _starts_file(lines, i):
+    """Whether lines[i] and the next are a file's `--- a/x` and `+++ b/x` header."""
+    return lines[i].startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
 
 
 def _content_follows(lines, i, source):
@@ -140,10 +145,8 @@ def _read_unified_hunk(lines, i):
     last = None
     while i < len(lines):
         line = lines[i]
-        if line.startswith("@@") or line.startswith("diff --git "):
-            break
-        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
-            break
+        if _starts_file(lines, i):
+            break  # (an @@ or diff line ends the hunk too: it is no hunk line)
         if line.startswith("\\"):
             no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
             i += 1
@@ -199,15 +202,10 @@ def _read_counted(lines, i, old_n, new_n):
     while i < len(lines) and lines[i].startswith("\\"):
         no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
         i += 1
-    if i < len(lines):
+    if i < len(lines) and not _starts_file(lines, i):
         nxt = lines[i]
-        header = nxt.startswith(("@@", "diff ")) or (
-            nxt.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
-        )
         # More lines that look like the hunk's (not a format-patch signature "-- "): the counts were short.
-        if nxt[:1] in ("+", "-") and not header and nxt != "-- ":
-            return None
-        if nxt.startswith(" ") and not header:
+        if nxt[:1] == " " or (nxt[:1] in ("+", "-") and nxt != "-- "):
             return None
     return body, no_eol_old, no_eol_new, i
 
