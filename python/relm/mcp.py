@@ -352,13 +352,10 @@ class Server:
         return [{"role": m.get("role"), "content": _part(m.get("content") or {})} for m in messages]
 
     def _tool(self, attr):
-        if self._tools is None:
+        # Listed on first use, and again for a name not known: the server may have changed its tools.
+        if self._tools is None or (attr not in self._by_attr and attr not in self._tools):
             self.tools()
-        fn = self._by_attr.get(attr) or self._tools.get(attr)
-        if fn is None:
-            self.tools()  # the server may have changed its tools since they were listed
-            fn = self._by_attr.get(attr) or self._tools.get(attr)
-        return fn
+        return self._by_attr.get(attr) or self._tools.get(attr)
 
     def __getattr__(self, attr):
         if attr.startswith("_"):
