@@ -7,7 +7,7 @@ import keyword
 import re
 import tokenize
 
-from .names import analyse_names
+from .names import analyse_names, import_binding
 from .source import Source, literal_key, string_prefix
 
 _MAGIC = re.compile(r"^\s*[%!]")
@@ -74,12 +74,8 @@ def top_level_imports(source):
     """Each `import` at the cell's top level: the names it binds and its source."""
     out = []
     for stmt in source.tree.body:
-        if isinstance(stmt, ast.Import):
-            names = [a.asname or a.name.split(".")[0] for a in stmt.names]
-        elif isinstance(stmt, ast.ImportFrom):
-            names = [a.asname or a.name for a in stmt.names if a.name != "*"]
-        else:
-            continue
-        out.append({"names": names, "text": source.segment(stmt)})
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names = [import_binding(a) for a in stmt.names if a.name != "*"]
+            out.append({"names": names, "text": source.segment(stmt)})
     return out
 

@@ -38,13 +38,13 @@ def _stores(nodes):
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 out.add(node.name)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                out.update(_import_binding(a) for a in node.names)
+                out.update(import_binding(a) for a in node.names)
             elif isinstance(node, ast.ExceptHandler) and node.name:
                 out.add(node.name)
     return out
 
 
-def _import_binding(alias):
+def import_binding(alias):
     return alias.asname or alias.name.split(".")[0]
 
 
@@ -156,18 +156,10 @@ class _Flow(ast.NodeVisitor):
             if alias.asname:
                 self.bind(alias.asname)
                 self.mark_word(alias, alias.asname, after="as")  # aliases have positions (3.10+)
-            else:
-                self.bind(_import_binding(alias), renamable=False)
+            elif alias.name != "*":
+                self.bind(import_binding(alias), renamable=False)
 
-    def visit_ImportFrom(self, node):
-        for alias in node.names:
-            if alias.name == "*":
-                continue
-            if alias.asname:
-                self.bind(alias.asname)
-                self.mark_word(alias, alias.asname, after="as")
-            else:
-                self.bind(alias.name, renamable=False)
+    visit_ImportFrom = visit_Import
 
     def visit_ExceptHandler(self, node):
         if node.type is not None:
