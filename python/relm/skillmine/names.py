@@ -14,8 +14,9 @@ KNOWN = frozenset(dir(builtins)) | {"display", "get_ipython", "In", "Out", "exit
 class Names:
     def __init__(self):
         self.positions = set()  # start offsets of the tokens that are variables
-        self.renamable = set()  # bound by assignment, for, with/except ... as, def, class, import ... as, :=
-        self.fixed = set()  # bound but meaningful: `import json`, parameters of a def or lambda
+        # Bound by assignment, for, with/except ... as, def, class, import ... as, := (not `import json` or a
+        # def's or lambda's parameters: their names are part of the cell's meaning).
+        self.renamable = set()
         self.bound = set()  # bound at the cell's top level (what later cells can read)
         self.free = []  # read before being bound (builtins left out), in order of first read
         self.top_level_await = False
@@ -75,7 +76,8 @@ class _Flow(ast.NodeVisitor):
             self.names.free.append(name)
 
     def bind(self, name, renamable=True):
-        (self.names.renamable if renamable else self.names.fixed).add(name)
+        if renamable:
+            self.names.renamable.add(name)
         if self.scopes:
             self.scopes[-1][0].add(name)
         else:
@@ -220,7 +222,6 @@ class _Flow(ast.NodeVisitor):
         names = set()
         for arg in self._all_args(args):
             names.add(arg.arg)
-            self.names.fixed.add(arg.arg)
             self.mark(arg)
         return names
 

@@ -15,15 +15,14 @@ _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 class Token:
     """A token with absolute character offsets into the cell's source."""
 
-    __slots__ = ("kind", "text", "start", "end", "line", "col", "level")
+    __slots__ = ("kind", "text", "start", "end", "line", "level")
 
-    def __init__(self, kind, text, start, end, line, col, level):
+    def __init__(self, kind, text, start, end, line, level):
         self.kind = kind  # "name", "number", "string", "fstring", "op", "comment", "newline"
         self.text = text
         self.start = start
         self.end = end
         self.line = line
-        self.col = col
         self.level = level  # indentation level of its logical line
 
     def __repr__(self):
@@ -85,7 +84,7 @@ class Source:
                         start = self.offset(*first.start)
                         end = self.offset(*t.end)
                         out.append(
-                            Token("fstring", self.code[start:end], start, end, *first.start, level)
+                            Token("fstring", self.code[start:end], start, end, first.start[0], level)
                         )
                 continue
             if t.type in _SKIPPED:
@@ -93,7 +92,7 @@ class Source:
             start = self.offset(*t.start)
             end = self.offset(*t.end)
             kind = _kind(t)
-            out.append(Token(kind, t.string, start, end, t.start[0], t.start[1], level))
+            out.append(Token(kind, t.string, start, end, t.start[0], level))
         return out
 
     def literals(self):
