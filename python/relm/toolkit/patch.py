@@ -175,7 +175,7 @@ def _apply_hunks(path, text, hunks):
             )
             problems.append(
                 f"{where} does not apply: its {len(h.old)} context/removed lines are not in the file "
-                f"(e.g. {missing!r}{_closest(lines, missing, ' ; closest line ')})"
+                f"(e.g. {missing!r}{_closest(lines, missing)})"
             )
             continue
         replaced = h.replace(lines[at : at + len(h.old)])
@@ -208,7 +208,7 @@ def _seek(lines, want, start, near, eof=False):
     return None
 
 
-def _closest(lines, probe, lead=" ; closest line "):
+def _closest(lines, probe):
     import difflib  # on first use: kernels start without it
 
     stripped = [x.strip() for x in lines]
@@ -216,7 +216,7 @@ def _closest(lines, probe, lead=" ; closest line "):
     if not close:
         return ""
     k = stripped.index(close[0])
-    return f"{lead}{k + 1}: {lines[k]!r}"
+    return f" ; closest line {k + 1}: {lines[k]!r}"
 
 
 # ---- writing ------------------------------------------------------------------------------------------
