@@ -186,29 +186,37 @@ def walk(top, dirs=False):
 
 
 def _walk(shown, absdir, rules, dirs):
-    try:
-        entries = sorted(os.scandir(absdir), key=lambda e: e.name.encode("utf-8", "surrogateescape"))
-    except OSError:
-        return
-    for e in entries:
-        if e.name == ".git":
-            continue
-        try:
-            if e.is_symlink():
-                continue
-            is_dir = e.is_dir()
-        except OSError:
-            continue
-        full = os.path.join(absdir, e.name)
-        if ignored(rules, full, is_dir):
-            continue
-        path = os.path.join(shown, e.name) if shown not in (".", "") else e.name
+    for name, is_dir, full in entries(absdir, rules, links=False):
+        path = os.path.join(shown, name) if shown not in (".", "") else name
         if is_dir:
             if dirs:
                 yield path, True
             yield from _walk(path, full, rules + _read_rules(full), dirs)
         else:
             yield path, False
+
+
+def entries(absdir, rules, links=True):
+    """(name, is_dir, full path) of each entry of the folder `absdir` that `rules` keep, in the order of
+    their names' bytes; never .git, and no symlinks unless `links` (a link is not followed: it is no folder)."""
+    try:
+        listing = sorted(os.scandir(absdir), key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+    except OSError:
+        return []
+    out = []
+    for e in listing:
+        if e.name == ".git":
+            continue
+        try:
+            if not links and e.is_symlink():
+                continue
+            is_dir = e.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        full = os.path.join(absdir, e.name)
+        if not ignored(rules, full, is_dir):
+            out.append((e.name, is_dir, full))
+    return out
 
 
 class Cache:

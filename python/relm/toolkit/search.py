@@ -305,7 +305,7 @@ def _below(name, start):
 
 def _top(folder):
     top = os.path.abspath(folder)
-    for name, is_dir, _ in _entries(top, ignore.inherited_rules(folder) + ignore._read_rules(top)):
+    for name, is_dir, _ in ignore.entries(top, ignore.inherited_rules(folder) + ignore._read_rules(top)):
         yield (os.path.join(folder, name) if folder != "." else name), is_dir
 
 
@@ -342,7 +342,7 @@ PER_FOLDER = 50
 
 def _tree(absdir, rules, level, depth, lines, state):
     rules = rules + ignore._read_rules(absdir)
-    entries = _entries(absdir, rules)
+    entries = ignore.entries(absdir, rules)
     folders = [e for e in entries if e[1]]
     files = [e for e in entries if not e[1]]
     shown = 0
@@ -359,30 +359,11 @@ def _tree(absdir, rules, level, depth, lines, state):
         if not is_dir:
             lines.append(f"{indent}{name}")
         elif level >= depth:
-            inner = len(_entries(full, rules + ignore._read_rules(full)))
+            inner = len(ignore.entries(full, rules + ignore._read_rules(full)))
             lines.append(f"{indent}{name}/ ({inner} entr{'y' if inner == 1 else 'ies'})")
         else:
             lines.append(f"{indent}{name}/")
             _tree(full, rules, level + 1, depth, lines, state)
-
-
-def _entries(absdir, rules):
-    out = []
-    try:
-        listing = sorted(os.scandir(absdir), key=lambda e: e.name)
-    except OSError:
-        return out
-    for e in listing:
-        if e.name == ".git":
-            continue
-        try:
-            is_dir = e.is_dir(follow_symlinks=False)
-        except OSError:
-            continue
-        full = os.path.join(absdir, e.name)
-        if not ignore.ignored(rules, full, is_dir):
-            out.append((e.name, is_dir, full))
-    return out
 
 
 EXPORTS = {"grep": grep, "glob": glob, "tree": tree}
