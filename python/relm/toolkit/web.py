@@ -176,9 +176,7 @@ class Result:
         return getattr(self, key)
 
     def __eq__(self, other):
-        return isinstance(other, Result) and tuple(self[k] for k in self.keys()) == tuple(
-            other[k] for k in other.keys()
-        )
+        return isinstance(other, Result) and dict(self) == dict(other)
 
     __hash__ = None
 
