@@ -93,10 +93,7 @@ def package(request):
     if not body.lines:
         lines.append("    pass")
     function_source = "\n".join(lines)
-    imports = []
-    for line in list(request.get("imports", [])) + body.hoisted:
-        if line not in imports:
-            imports.append(line)
+    imports = list(dict.fromkeys([*request.get("imports", []), *body.hoisted]))  # each once, in order
     module_doc = [
         f"{name}: a skill relm packaged from repeated work (`relm harness skills --suggest`).",
         *([""] + list(request["module_doc"]) if request.get("module_doc") else []),
