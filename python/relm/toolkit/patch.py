@@ -275,17 +275,15 @@ def _commit(plan):
         diff = unified_diff(s.path, s.before if src is None else states[os.path.normpath(src)].before, s.after)
         added, removed = diff_stats(diff)
         if src is not None:
-            report_change(s.path, "move", diff, moved_from=src)
-            out.append(f"R {rel(src)} -> {rel(s.path)} (+{added} -{removed})")
+            action, line = "move", f"R {rel(src)} -> {rel(s.path)} (+{added} -{removed})"
         elif s.before is None:
-            report_change(s.path, "create", diff)
-            out.append(f"A {rel(s.path)} (+{added})")
+            action, line = "create", f"A {rel(s.path)} (+{added})"
         elif s.after is None:
-            report_change(s.path, "delete", diff)
-            out.append(f"D {rel(s.path)} (-{removed})")
+            action, line = "delete", f"D {rel(s.path)} (-{removed})"
         else:
-            report_change(s.path, "patch", diff)
-            out.append(f"M {rel(s.path)} (+{added} -{removed})")
+            action, line = "patch", f"M {rel(s.path)} (+{added} -{removed})"
+        report_change(s.path, action, diff, moved_from=src)
+        out.append(line)
     return f"applied the patch to {len(out)} file{'' if len(out) == 1 else 's'}:\n" + "\n".join(out)
 
 
