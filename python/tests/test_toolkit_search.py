@@ -98,6 +98,19 @@ class Backends(unittest.TestCase):
                 for backend, found in results.items():
                     self.assertEqual(found, expect, backend)
 
+    def test_repository_exclude_file_honoured(self):
+        root = temp_dir(self)
+        make_tree(root, True)
+        with open(os.path.join(root, ".git", "info", "exclude"), "a") as f:
+            f.write("\n/a.txt\nsub/\n")
+        os.chdir(root)
+        for backend, found in self.each("needle again|Needle two", ignore_case=True).items():
+            self.assertEqual(found, [], backend)
+        self.assertNotIn("a.txt", glob("*.txt"))
+        self.assertIn("a/z.txt", glob("**/*.txt"))
+        self.assertNotIn("src/sub/b.py", glob("**/*.py"))
+        self.assertNotIn("sub/", tree("src"))
+
     def test_subfolder_glob_case_and_caps_agree(self):
         root = temp_dir(self)
         make_tree(root, True)
