@@ -80,7 +80,6 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     keep = _glob_filter(glob, path)
     limit = max(COLLECT_LIMIT, max_results + 1)
     found = None
-    backend = ""
     if os.path.isfile(path):
         # One file named outright is searched whatever .gitignore says, the same way by every backend.
         found, backend = _python(regex, path, keep, limit), "python"
@@ -309,10 +308,8 @@ def _top(folder):
         yield (os.path.join(folder, name) if folder != "." else name), is_dir
 
 
-glob.glob = _stdlib_glob.glob
-glob.iglob = _stdlib_glob.iglob
-glob.escape = _stdlib_glob.escape
-glob.has_magic = _stdlib_glob.has_magic
+for _name in ("glob", "iglob", "escape", "has_magic"):  # code written for the glob module still runs
+    setattr(glob, _name, getattr(_stdlib_glob, _name))
 
 
 @public
