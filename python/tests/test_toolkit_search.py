@@ -98,6 +98,19 @@ class Backends(unittest.TestCase):
                 for backend, found in results.items():
                     self.assertEqual(found, expect, backend)
 
+    def test_a_line_that_is_not_utf8_reads_the_same_in_every_backend(self):
+        root = temp_dir(self)
+        make_tree(root, True)
+        with open(os.path.join(root, "latin.txt"), "wb") as f:
+            f.write(b"caf\xe9 needle\n")
+        os.chdir(root)
+        results = self.each("needle", glob="latin.txt")
+        for backend, found in results.items():
+            # U+FFFD for the byte, as git grep and Python read it: no lone surrogate, which print() refuses.
+            self.assertEqual(found, [("latin.txt", 1, "caf\ufffd needle")], backend)
+        if shutil.which("rg"):
+            self.assertIn("rg", results)
+
     def test_repository_exclude_file_honoured(self):
         root = temp_dir(self)
         make_tree(root, True)

@@ -157,15 +157,18 @@ def _rg_match(raw):
     if msg.get("type") != "match":
         return None
     data = msg["data"]
-    return Match(_norm(_rg_text(data["path"])), data["line_number"], _clip(_rg_text(data["lines"])))
+    name, text = _rg_text(data["path"], "surrogateescape"), _rg_text(data["lines"], "replace")
+    return Match(_norm(name), data["line_number"], _clip(text))
 
 
-def _rg_text(obj):
+def _rg_text(obj, errors):
+    """ripgrep's text, or its base64 bytes when they are not UTF-8: decoded as the other backends do, a
+    name as the OS does (surrogateescape), a line's text with U+FFFD for what is not UTF-8."""
     if "text" in obj:
         return obj["text"]
     import base64
 
-    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "surrogateescape")
+    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", errors)
 
 
 def _git_grep(pattern, path, ignore_case, limit):
