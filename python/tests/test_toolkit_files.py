@@ -145,6 +145,17 @@ class Write(InDir):
         self.assertEqual(write("a/b/c.txt", "one\n2\n"), "a/b/c.txt: 1 line changed (+1 -1), 2 lines now")
         self.assertEqual(write("a/b/c.txt", "one\n2\n"), "a/b/c.txt: unchanged")
 
+    def test_a_name_starting_with_two_dots_is_inside_the_cwd(self):
+        self.assertEqual(write("..notes.md", "x\n"), "created ..notes.md (1 line)")
+        self.assertEqual(write("..d/f.txt", "x\n"), "created ..d/f.txt (1 line)")
+        out = edit("..notes.md", "x", "y")
+        self.assertTrue(out.startswith("edited ..notes.md: 1 replacement"), out)
+        self.assertIn("--- a/..notes.md\n+++ b/..notes.md\n", out)
+        # A path that does lead out of the cwd is still named in full.
+        outside = os.path.join(os.path.dirname(self.dir), f"out-{os.path.basename(self.dir)}.txt")
+        self.addCleanup(os.unlink, outside)
+        self.assertEqual(write(outside, "x\n"), f"created {outside} (1 line)")
+
     def test_keeps_crlf_and_encoding_of_an_existing_file(self):
         self.put("w.txt", b"caf\xe9\r\n")
         write("w.txt", "thé\nx\n")

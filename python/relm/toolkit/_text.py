@@ -257,7 +257,8 @@ def rel(path):
         r = os.path.relpath(full)
     except ValueError:
         return full
-    return full if r.startswith("..") else r.replace(os.sep, "/")
+    outside = r == os.pardir or r.startswith(os.pardir + os.sep)  # not "..notes.md", a name in the cwd
+    return full if outside else r.replace(os.sep, "/")
 
 
 def report_change(path, action, diff, moved_from=None):
