@@ -163,15 +163,13 @@ def _read_unified_hunk(lines, i):
     return _Hunk(body, line=start, no_eol_old=no_eol_old, no_eol_new=no_eol_new), i
 
 
+# Which side's last line a "\ No newline at end of file" marker is about, by the tag of the line before it.
+_NO_EOL = {"-": (True, False), "+": (False, True), " ": (True, True)}
+
+
 def _no_eol(last, no_eol_old, no_eol_new):
-    """The "\\ No newline at end of file" marker applies to the line before it."""
-    if last == "-":
-        return True, no_eol_new
-    if last == "+":
-        return no_eol_old, True
-    if last == " ":
-        return True, True
-    return no_eol_old, no_eol_new
+    old, new = _NO_EOL.get(last, (False, False))
+    return no_eol_old or old, no_eol_new or new
 
 
 def _read_counted(lines, i, old_n, new_n):
