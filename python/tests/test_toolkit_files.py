@@ -420,6 +420,15 @@ class Diffs(InDir):
             apply_patch(unified_diff("p.txt", a, b))
             self.assertEqual(self.get("p.txt").decode(), b, (a, b))
 
+    def test_the_summary_cuts_a_diff_line_as_view_cuts_a_line(self):
+        # "-" and 999 chars: exactly the cap, so shown whole; its newline is no char left out.
+        self.put("w.txt", b"x" * 998 + b"A\n")
+        self.assertNotIn("more chars]", edit("w.txt", "A", "B"))
+        self.put("v.txt", b"x" * 1499 + b"A\n")
+        out = edit("v.txt", "A", "B")
+        self.assertIn("-" + "x" * 999 + " [... 501 more chars]\n", out)
+        self.assertIn(" [... 500 more chars]", view("v.txt"))
+
     def test_huge_single_line_is_cut_in_the_summary(self):
         self.put("h.txt", b"x" * 100_000 + b"A\n")
         out = edit("h.txt", "A", "B")

@@ -53,10 +53,7 @@ def view(path, start=None, end=None):
     size = 0
     shown_last = first - 1
     for n in range(first, last + 1):
-        line = lines[n - 1]
-        if len(line) > LINE_CAP:
-            line = line[:LINE_CAP] + f" [... {len(line) - LINE_CAP} more chars]"
-        entry = f"{n:>6}\t{line}"
+        entry = f"{n:>6}\t{_cut(lines[n - 1])}"
         if size + len(entry) + 1 > OUTPUT_CAP and out:
             break
         out.append(entry)
@@ -72,6 +69,11 @@ def view(path, start=None, end=None):
     elif (first, last) != (1, total):
         out.append(f"[lines {first}-{last} of {total}]")
     return Shown("\n".join(out))
+
+
+def _cut(line):
+    """A line (without its ending) cut at LINE_CAP chars, with how many more it has."""
+    return line if len(line) <= LINE_CAP else line[:LINE_CAP] + f" [... {len(line) - LINE_CAP} more chars]"
 
 
 def _range(start, end, total):
@@ -139,10 +141,7 @@ def edit(path, old, new, count=1):
         f"edited {rel(path)}: {len(starts)} replacement{'s' if len(starts) > 1 else ''} "
         f"at line{'s' if len(starts) > 1 else ''} {where} (+{added} -{removed})"
     )
-    shown = "".join(
-        line if len(line) <= LINE_CAP else line[:LINE_CAP] + f" [... {len(line) - LINE_CAP} more chars]\n"
-        for line in diff.splitlines(keepends=True)
-    )
+    shown = "\n".join(_cut(line) for line in diff.split("\n"))
     if len(shown) > SHOWN_DIFF:
         shown = shown[:SHOWN_DIFF] + f"[... diff cut at {SHOWN_DIFF} chars]\n"
     return Shown(f"{head}\n{shown}".rstrip("\n"))
