@@ -280,6 +280,25 @@ rename to moved/b2.py
         for line in ("A new.txt", "D c.py", "R b.py -> moved/b2.py", "M a.py"):
             self.assertIn(line, out)
 
+    def test_git_quoted_names(self):
+        # What `git diff` writes for names with non-ASCII or special characters (core.quotePath).
+        self.put("café.txt", b"one\n")
+        self.put("tab\tname.txt", b"x\n")
+        self.put("old é.txt", b"r\n")
+        apply_patch(
+            'diff --git "a/caf\\303\\251.txt" "b/caf\\303\\251.txt"\n'
+            "index 5626abf..f719efd 100644\n"
+            '--- "a/caf\\303\\251.txt"\n+++ "b/caf\\303\\251.txt"\n@@ -1 +1 @@\n-one\n+two\n'
+            'diff --git "a/tab\\tname.txt" "b/tab\\tname.txt"\n'
+            '--- "a/tab\\tname.txt"\n+++ "b/tab\\tname.txt"\n@@ -1 +1 @@\n-x\n+y\n'
+            'diff --git "a/old \\303\\251.txt" "b/new \\303\\251.txt"\nsimilarity index 100%\n'
+            'rename from "old \\303\\251.txt"\nrename to "new \\303\\251.txt"\n'
+        )
+        self.assertEqual(self.get("café.txt"), b"two\n")
+        self.assertEqual(self.get("tab\tname.txt"), b"y\n")
+        self.assertEqual(self.get("new é.txt"), b"r\n")
+        self.assertFalse(os.path.exists("old é.txt"))
+
     def test_codex_format_all_operations(self):
         self.put("crlf.txt", b"one\r\ntwo\r\nthree\r\n")
         out = apply_patch("""*** Begin Patch

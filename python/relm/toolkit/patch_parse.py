@@ -57,14 +57,30 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def _strip_prefix(name):
-    name = name.split("\t")[0].strip()
-    if name.startswith('"') and name.endswith('"'):
-        name = name[1:-1]
+    name = _git_name(name.split("\t")[0].strip())
     if name == "/dev/null":
         return None
     if name.startswith(("a/", "b/")):
         return name[2:]
     return name
+
+
+_C_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r"}
+
+
+def _git_name(text):
+    """A file name as git writes it: in double quotes, with C escapes and a non-ASCII byte as three octal
+    digits ("caf\\303\\251.txt"), when it holds such characters (core.quotePath)."""
+    if len(text) < 2 or not text.startswith('"') or not text.endswith('"'):
+        return text
+    parts = re.split(r"\\([0-7]{3}|.)", text[1:-1])
+    out = bytearray()
+    for k, part in enumerate(parts):
+        if k % 2 == 0:
+            out += part.encode("utf-8", "surrogateescape")
+        else:
+            out += bytes([int(part, 8)]) if part[0] in "01234567" else _C_ESCAPES.get(part, part).encode()
+    return out.decode("utf-8", "surrogateescape")
 
 
 def parse_unified(text):
@@ -83,9 +99,9 @@ def parse_unified(text):
         ):
             raise PatchError("the patch changes a binary file; apply_patch handles text files only")
         if line.startswith("rename from "):
-            git_rename["from"] = line[len("rename from ") :]
+            git_rename["from"] = _git_name(line[len("rename from ") :])
         elif line.startswith("rename to "):
-            git_rename["to"] = line[len("rename to ") :]
+            git_rename["to"] = _git_name(line[len("rename to ") :])
             if not _content_follows(lines, i + 1, git_rename.get("from")):
                 ops.append(_Op("update", git_rename["from"], [], move_to=git_rename["to"]))
                 git_rename = {}
