@@ -145,6 +145,12 @@ class Write(InDir):
         self.assertEqual(write("a/b/c.txt", "one\n2\n"), "a/b/c.txt: 1 line changed (+1 -1), 2 lines now")
         self.assertEqual(write("a/b/c.txt", "one\n2\n"), "a/b/c.txt: unchanged")
 
+    def test_keeps_utf16_of_an_existing_file(self):
+        # NUL bytes in a UTF-16 file with a BOM are its text, as view() and edit() read it: not a binary file.
+        self.put("u.txt", "\ufeffhello\r\nworld\r\n".encode("utf-16-le"))
+        self.assertEqual(write("u.txt", "hello\nthere\n"), "u.txt: 1 line changed (+1 -1), 2 lines now")
+        self.assertEqual(self.get("u.txt"), "\ufeffhello\r\nthere\r\n".encode("utf-16-le"))
+
     def test_a_name_starting_with_two_dots_is_inside_the_cwd(self):
         self.assertEqual(write("..notes.md", "x\n"), "created ..notes.md (1 line)")
         self.assertEqual(write("..d/f.txt", "x\n"), "created ..d/f.txt (1 line)")

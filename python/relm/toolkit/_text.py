@@ -127,9 +127,14 @@ def read_file(path):
         raise IsADirectoryError(f"{path} is a directory; tree({path!r}) lists it")
     with open(path, "rb") as f:
         data = f.read()
-    if b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if is_binary(data):
         raise ValueError(f"{path} looks binary (it has NUL bytes); the toolkit edits text files only")
     return FileText.decode(data)
+
+
+def is_binary(data):
+    """Whether a file's bytes are not text: a NUL near the start that is no UTF-16 (with a BOM)."""
+    return b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
 
 
 def check_path(path):

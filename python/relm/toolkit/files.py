@@ -16,6 +16,7 @@ from ._text import (
     check_path,
     check_text,
     diff_stats,
+    is_binary,
     public,
     read_file,
     rel,
@@ -264,7 +265,7 @@ def write(path, text):
     if os.path.exists(path):
         with open(path, "rb") as f:
             data = f.read()
-        if b"\0" not in data[:8192]:
+        if not is_binary(data):
             ft = FileText.decode(data)
             before = ft.text
             text = ft.fit(text)
