@@ -73,13 +73,23 @@ def _request(method, params, server=None, tool=None):
 # ---- results -------------------------------------------------------------------------------------
 
 
-class Image:
-    """An image from a tool: `.data` (bytes), `.mime_type`. Shown when it is a cell's value or given to
-    display(); `.save(path)` writes it to a file."""
-
+class _Media:
     def __init__(self, data, mime_type):
         self.data = data
         self.mime_type = mime_type
+
+    def save(self, path):
+        with open(path, "wb") as f:
+            f.write(self.data)
+        return path
+
+    def __repr__(self):
+        return f"<mcp.{type(self).__name__} {self.mime_type}, {len(self.data)} bytes>"
+
+
+class Image(_Media):
+    """An image from a tool: `.data` (bytes), `.mime_type`. Shown when it is a cell's value or given to
+    display(); `.save(path)` writes it to a file."""
 
     def _repr_png_(self):
         return self.data if self.mime_type == "image/png" else None
@@ -87,29 +97,9 @@ class Image:
     def _repr_jpeg_(self):
         return self.data if self.mime_type in ("image/jpeg", "image/jpg") else None
 
-    def save(self, path):
-        with open(path, "wb") as f:
-            f.write(self.data)
-        return path
 
-    def __repr__(self):
-        return f"<mcp.Image {self.mime_type}, {len(self.data)} bytes>"
-
-
-class Audio:
+class Audio(_Media):
     """Audio from a tool: `.data` (bytes), `.mime_type`; `.save(path)` writes it."""
-
-    def __init__(self, data, mime_type):
-        self.data = data
-        self.mime_type = mime_type
-
-    def save(self, path):
-        with open(path, "wb") as f:
-            f.write(self.data)
-        return path
-
-    def __repr__(self):
-        return f"<mcp.Audio {self.mime_type}, {len(self.data)} bytes>"
 
 
 class Resource:
@@ -129,33 +119,38 @@ class Resource:
         return f"<mcp.Resource {self.uri} {self.mime_type or ''}, {size}>"
 
 
+def _json(text, otherwise):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return otherwise
+
+
 def _text(text):
     """Text as str; a text that is a whole JSON object or array, as the Python object."""
     stripped = text.strip()
     if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
-        try:
-            return json.loads(stripped)
-        except ValueError:
-            pass
+        return _json(stripped, text)
     return text
 
 
-def _content(uri, mime, text=None, blob=None):
+def _resource(c):
+    """One resource content (text or a base64 blob) as an mcp.Resource."""
+    blob = c.get("blob")
+    return Resource(
+        c.get("uri"), c.get("mimeType"), text=c.get("text"), data=base64.b64decode(blob) if blob is not None else None
+    )
+
+
+def _content(c):
     """One resource content as the value a caller wants: text, JSON, an image or bytes."""
+    mime, text = c.get("mimeType"), c.get("text")
     if text is not None:
-        return json.loads(text) if mime == "application/json" and _is_json(text) else text
-    data = base64.b64decode(blob or "")
+        return _json(text, text) if mime == "application/json" else text
+    data = base64.b64decode(c.get("blob") or "")
     if (mime or "").startswith("image/"):
         return Image(data, mime)
     return data
-
-
-def _is_json(text):
-    try:
-        json.loads(text)
-        return True
-    except ValueError:
-        return False
 
 
 def _part(part):
@@ -167,14 +162,7 @@ def _part(part):
     if kind == "audio":
         return Audio(base64.b64decode(part.get("data", "")), part.get("mimeType", ""))
     if kind == "resource":
-        r = part.get("resource") or {}
-        blob = r.get("blob")
-        return Resource(
-            r.get("uri"),
-            r.get("mimeType"),
-            text=r.get("text"),
-            data=base64.b64decode(blob) if blob is not None else None,
-        )
+        return _resource(part.get("resource") or {})
     return {k: v for k, v in part.items() if k != "type"} | {"type": kind}
 
 
@@ -309,9 +297,12 @@ class Server:
         self._tools = None
         self._by_attr = {}
 
+    def _ask(self, method, **params):
+        return _request(method, {"server": self._name, **params}, self._name, params.get("tool"))
+
     def tools(self):
         """The server's tools (starting it if needed): name, description, input_schema, python_name."""
-        infos = _request("mcp.tools", {"server": self._name}, self._name)["tools"]
+        infos = self._ask("mcp.tools")["tools"]
         self._tools = {}
         self._by_attr = {}
         for info in infos:
@@ -333,56 +324,38 @@ class Server:
         """Calls `tool` (its exact MCP name) with a dict of arguments. raw=True returns the MCP result
         as it came (content parts, structuredContent, isError) instead of converting it."""
         args = _jsonable(dict(arguments or {}), "argument")
-        reply = _request("mcp.call", {"server": self._name, "tool": tool, "arguments": args}, self._name, tool)
-        result = reply["result"]
+        result = self._ask("mcp.call", tool=tool, arguments=args)["result"]
         return result if raw else _convert(result, self._name, tool)
 
     def list_resources(self):
         """Resources the server offers: uri, name, description, mimeType."""
-        return _request("mcp.resources", {"server": self._name}, self._name)["resources"]
+        return self._ask("mcp.resources")["resources"]
 
     def resource_templates(self):
         """URI templates of resources the server can read."""
-        return _request("mcp.resource_templates", {"server": self._name}, self._name)["templates"]
+        return self._ask("mcp.resource_templates")["templates"]
 
     def read_resource(self, uri):
         """A resource's content: text as str (JSON as Python objects), images as mcp.Image, other binary
         data as bytes; a list of mcp.Resource when it has several parts."""
-        result = _request("mcp.read_resource", {"server": self._name, "uri": str(uri)}, self._name)["result"]
+        result = self._ask("mcp.read_resource", uri=str(uri))["result"]
         contents = result.get("contents") or []
-        if len(contents) == 1:
-            c = contents[0]
-            return _content(c.get("uri"), c.get("mimeType"), c.get("text"), c.get("blob"))
-        return [
-            Resource(
-                c.get("uri"),
-                c.get("mimeType"),
-                text=c.get("text"),
-                data=base64.b64decode(c["blob"]) if c.get("blob") is not None else None,
-            )
-            for c in contents
-        ]
+        return _content(contents[0]) if len(contents) == 1 else [_resource(c) for c in contents]
 
     def prompts(self):
         """Prompt templates the server offers: name, description, arguments."""
-        return _request("mcp.prompts", {"server": self._name}, self._name)["prompts"]
+        return self._ask("mcp.prompts")["prompts"]
 
     def get_prompt(self, name, **arguments):
         """A prompt filled in: a list of {"role", "content"} messages (content converted like results)."""
-        reply = _request(
-            "mcp.get_prompt", {"server": self._name, "name": name, "arguments": arguments}, self._name
-        )
-        messages = reply["result"].get("messages") or []
+        messages = self._ask("mcp.get_prompt", name=name, arguments=arguments)["result"].get("messages") or []
         return [{"role": m.get("role"), "content": _part(m.get("content") or {})} for m in messages]
 
     def _tool(self, attr):
-        if self._tools is None:
+        # Listed on first use, and again for a name not known: the server may have changed its tools.
+        if self._tools is None or (attr not in self._by_attr and attr not in self._tools):
             self.tools()
-        fn = self._by_attr.get(attr) or self._tools.get(attr)
-        if fn is None:
-            self.tools()  # the server may have changed its tools since they were listed
-            fn = self._by_attr.get(attr) or self._tools.get(attr)
-        return fn
+        return self._by_attr.get(attr) or self._tools.get(attr)
 
     def __getattr__(self, attr):
         if attr.startswith("_"):

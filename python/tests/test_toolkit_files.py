@@ -145,6 +145,23 @@ class Write(InDir):
         self.assertEqual(write("a/b/c.txt", "one\n2\n"), "a/b/c.txt: 1 line changed (+1 -1), 2 lines now")
         self.assertEqual(write("a/b/c.txt", "one\n2\n"), "a/b/c.txt: unchanged")
 
+    def test_keeps_utf16_of_an_existing_file(self):
+        # NUL bytes in a UTF-16 file with a BOM are its text, as view() and edit() read it: not a binary file.
+        self.put("u.txt", "\ufeffhello\r\nworld\r\n".encode("utf-16-le"))
+        self.assertEqual(write("u.txt", "hello\nthere\n"), "u.txt: 1 line changed (+1 -1), 2 lines now")
+        self.assertEqual(self.get("u.txt"), "\ufeffhello\r\nthere\r\n".encode("utf-16-le"))
+
+    def test_a_name_starting_with_two_dots_is_inside_the_cwd(self):
+        self.assertEqual(write("..notes.md", "x\n"), "created ..notes.md (1 line)")
+        self.assertEqual(write("..d/f.txt", "x\n"), "created ..d/f.txt (1 line)")
+        out = edit("..notes.md", "x", "y")
+        self.assertTrue(out.startswith("edited ..notes.md: 1 replacement"), out)
+        self.assertIn("--- a/..notes.md\n+++ b/..notes.md\n", out)
+        # A path that does lead out of the cwd is still named in full.
+        outside = os.path.join(os.path.dirname(self.dir), f"out-{os.path.basename(self.dir)}.txt")
+        self.addCleanup(os.unlink, outside)
+        self.assertEqual(write(outside, "x\n"), f"created {outside} (1 line)")
+
     def test_keeps_crlf_and_encoding_of_an_existing_file(self):
         self.put("w.txt", b"caf\xe9\r\n")
         write("w.txt", "thé\nx\n")
@@ -268,6 +285,25 @@ rename to moved/b2.py
         self.assertEqual(self.get("a.py"), b"def a():\n    return 11\n")
         for line in ("A new.txt", "D c.py", "R b.py -> moved/b2.py", "M a.py"):
             self.assertIn(line, out)
+
+    def test_git_quoted_names(self):
+        # What `git diff` writes for names with non-ASCII or special characters (core.quotePath).
+        self.put("café.txt", b"one\n")
+        self.put("tab\tname.txt", b"x\n")
+        self.put("old é.txt", b"r\n")
+        apply_patch(
+            'diff --git "a/caf\\303\\251.txt" "b/caf\\303\\251.txt"\n'
+            "index 5626abf..f719efd 100644\n"
+            '--- "a/caf\\303\\251.txt"\n+++ "b/caf\\303\\251.txt"\n@@ -1 +1 @@\n-one\n+two\n'
+            'diff --git "a/tab\\tname.txt" "b/tab\\tname.txt"\n'
+            '--- "a/tab\\tname.txt"\n+++ "b/tab\\tname.txt"\n@@ -1 +1 @@\n-x\n+y\n'
+            'diff --git "a/old \\303\\251.txt" "b/new \\303\\251.txt"\nsimilarity index 100%\n'
+            'rename from "old \\303\\251.txt"\nrename to "new \\303\\251.txt"\n'
+        )
+        self.assertEqual(self.get("café.txt"), b"two\n")
+        self.assertEqual(self.get("tab\tname.txt"), b"y\n")
+        self.assertEqual(self.get("new é.txt"), b"r\n")
+        self.assertFalse(os.path.exists("old é.txt"))
 
     def test_codex_format_all_operations(self):
         self.put("crlf.txt", b"one\r\ntwo\r\nthree\r\n")
@@ -408,6 +444,15 @@ class Diffs(InDir):
             self.put("p.txt", a.encode())
             apply_patch(unified_diff("p.txt", a, b))
             self.assertEqual(self.get("p.txt").decode(), b, (a, b))
+
+    def test_the_summary_cuts_a_diff_line_as_view_cuts_a_line(self):
+        # "-" and 999 chars: exactly the cap, so shown whole; its newline is no char left out.
+        self.put("w.txt", b"x" * 998 + b"A\n")
+        self.assertNotIn("more chars]", edit("w.txt", "A", "B"))
+        self.put("v.txt", b"x" * 1499 + b"A\n")
+        out = edit("v.txt", "A", "B")
+        self.assertIn("-" + "x" * 999 + " [... 501 more chars]\n", out)
+        self.assertIn(" [... 500 more chars]", view("v.txt"))
 
     def test_huge_single_line_is_cut_in_the_summary(self):
         self.put("h.txt", b"x" * 100_000 + b"A\n")

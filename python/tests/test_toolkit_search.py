@@ -98,6 +98,32 @@ class Backends(unittest.TestCase):
                 for backend, found in results.items():
                     self.assertEqual(found, expect, backend)
 
+    def test_a_line_that_is_not_utf8_reads_the_same_in_every_backend(self):
+        root = temp_dir(self)
+        make_tree(root, True)
+        with open(os.path.join(root, "latin.txt"), "wb") as f:
+            f.write(b"caf\xe9 needle\n")
+        os.chdir(root)
+        results = self.each("needle", glob="latin.txt")
+        for backend, found in results.items():
+            # U+FFFD for the byte, as git grep and Python read it: no lone surrogate, which print() refuses.
+            self.assertEqual(found, [("latin.txt", 1, "caf\ufffd needle")], backend)
+        if shutil.which("rg"):
+            self.assertIn("rg", results)
+
+    def test_repository_exclude_file_honoured(self):
+        root = temp_dir(self)
+        make_tree(root, True)
+        with open(os.path.join(root, ".git", "info", "exclude"), "a") as f:
+            f.write("\n/a.txt\nsub/\n")
+        os.chdir(root)
+        for backend, found in self.each("needle again|Needle two", ignore_case=True).items():
+            self.assertEqual(found, [], backend)
+        self.assertNotIn("a.txt", glob("*.txt"))
+        self.assertIn("a/z.txt", glob("**/*.txt"))
+        self.assertNotIn("src/sub/b.py", glob("**/*.py"))
+        self.assertNotIn("sub/", tree("src"))
+
     def test_subfolder_glob_case_and_caps_agree(self):
         root = temp_dir(self)
         make_tree(root, True)

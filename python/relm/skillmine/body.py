@@ -154,7 +154,7 @@ def _return_printed(source, stmt, edits):
         or len(keywords) != len(call.keywords)
         or any(isinstance(a, ast.Starred) for a in call.args)
         or not all(fixed(k.value) for k in keywords)
-        or _multiline(source, call)
+        or call.lineno != call.end_lineno
     ):
         return {"kind": "none", "expr": None, "show": ""}
     values = [a for a in call.args if not fixed(a)] or call.args[:1]
@@ -169,10 +169,6 @@ def _return_printed(source, stmt, edits):
     shown += [f"{k.arg}={source.segment(k.value)}" for k in keywords]
     edits.replace(source.node_start(stmt), source.node_end(stmt), f"return {expr}")
     return {"kind": "print", "expr": expr, "show": f"print({', '.join(shown)})"}
-
-
-def _multiline(source, node):
-    return node.lineno != node.end_lineno
 
 
 class Edits:

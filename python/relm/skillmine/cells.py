@@ -3,11 +3,12 @@ reads, its top-level imports, or why it cannot become part of a function.
 """
 
 import ast
+import keyword
 import re
 import tokenize
 
-from .names import analyse_names
-from .source import Source, is_keyword, literal_key
+from .names import analyse_names, import_binding
+from .source import Source, literal_key, string_prefix
 
 _MAGIC = re.compile(r"^\s*[%!]")
 _HELP = re.compile(r"\?\s*$")
@@ -33,9 +34,7 @@ def read_source(code):
     """The cell parsed, or the reason it is not Python this miner can rebuild."""
     try:
         return Source(code), None
-    except (SyntaxError, ValueError, MemoryError, RecursionError) as error:
-        return None, why_not_python(code, error)
-    except Exception as error:  # tokenize.TokenError and others: the code does not parse either way
+    except Exception as error:  # SyntaxError, tokenize.TokenError and others: the code does not parse
         return None, why_not_python(code, error)
 
 
@@ -55,8 +54,8 @@ def analyse_cell(code):
         elif t.kind == "number":
             pieces.append("<num>")
         elif t.kind == "string":
-            pieces.append("<bytes>" if "b" in _prefix(t.text) else "<str>")
-        elif t.kind == "name" and not is_keyword(t.text) and t.start in names.positions:
+            pieces.append("<bytes>" if "b" in string_prefix(t.text) else "<str>")
+        elif t.kind == "name" and not keyword.iskeyword(t.text) and t.start in names.positions:
             pieces.append({"n": t.text})
         else:
             pieces.append(t.text)  # keywords, operators, attributes, keyword arguments, f-strings
@@ -75,20 +74,8 @@ def top_level_imports(source):
     """Each `import` at the cell's top level: the names it binds and its source."""
     out = []
     for stmt in source.tree.body:
-        if isinstance(stmt, ast.Import):
-            names = [a.asname or a.name.split(".")[0] for a in stmt.names]
-        elif isinstance(stmt, ast.ImportFrom):
-            names = [a.asname or a.name for a in stmt.names if a.name != "*"]
-        else:
-            continue
-        out.append({"names": names, "text": source.segment(stmt)})
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names = [import_binding(a) for a in stmt.names if a.name != "*"]
+            out.append({"names": names, "text": source.segment(stmt)})
     return out
 
-
-def _prefix(text):
-    out = ""
-    for ch in text:
-        if ch in "'\"":
-            break
-        out += ch.lower()
-    return out

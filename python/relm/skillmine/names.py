@@ -14,8 +14,9 @@ KNOWN = frozenset(dir(builtins)) | {"display", "get_ipython", "In", "Out", "exit
 class Names:
     def __init__(self):
         self.positions = set()  # start offsets of the tokens that are variables
-        self.renamable = set()  # bound by assignment, for, with/except ... as, def, class, import ... as, :=
-        self.fixed = set()  # bound but meaningful: `import json`, parameters of a def or lambda
+        # Bound by assignment, for, with/except ... as, def, class, import ... as, := (not `import json` or a
+        # def's or lambda's parameters: their names are part of the cell's meaning).
+        self.renamable = set()
         self.bound = set()  # bound at the cell's top level (what later cells can read)
         self.free = []  # read before being bound (builtins left out), in order of first read
         self.top_level_await = False
@@ -38,13 +39,13 @@ def _stores(nodes):
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 out.add(node.name)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                out.update(_import_binding(a) for a in node.names)
+                out.update(import_binding(a) for a in node.names)
             elif isinstance(node, ast.ExceptHandler) and node.name:
                 out.add(node.name)
     return out
 
 
-def _import_binding(alias):
+def import_binding(alias):
     return alias.asname or alias.name.split(".")[0]
 
 
@@ -75,7 +76,8 @@ class _Flow(ast.NodeVisitor):
             self.names.free.append(name)
 
     def bind(self, name, renamable=True):
-        (self.names.renamable if renamable else self.names.fixed).add(name)
+        if renamable:
+            self.names.renamable.add(name)
         if self.scopes:
             self.scopes[-1][0].add(name)
         else:
@@ -100,18 +102,19 @@ class _Flow(ast.NodeVisitor):
             if name not in self.names.bound:
                 self._free(name)
 
+    def _visit_each(self, *nodes):
+        """Visits `nodes` one after the other (None skipped): the order Python evaluates them in."""
+        for node in nodes:
+            if node is not None:
+                self.visit(node)
+
     # -- statements
 
     def visit_Assign(self, node):
-        self.visit(node.value)
-        for target in node.targets:
-            self.visit(target)
+        self._visit_each(node.value, *node.targets)
 
     def visit_AnnAssign(self, node):
-        if node.value is not None:
-            self.visit(node.value)
-        self.visit(node.annotation)
-        self.visit(node.target)
+        self._visit_each(node.value, node.annotation, node.target)
 
     def visit_AugAssign(self, node):
         # `x += 1` reads x first; it binds no new name, so it is not renamed on its own.
@@ -122,14 +125,10 @@ class _Flow(ast.NodeVisitor):
             if not self.scopes:
                 self.names.bound.add(node.target.id)
         else:
-            self.visit(node.value)
-            self.visit(node.target)
+            self._visit_each(node.value, node.target)
 
     def visit_For(self, node):
-        self.visit(node.iter)
-        self.visit(node.target)
-        for stmt in node.body + node.orelse:
-            self.visit(stmt)
+        self._visit_each(node.iter, node.target, *node.body, *node.orelse)
 
     def visit_AsyncFor(self, node):
         self._async(node)
@@ -137,60 +136,43 @@ class _Flow(ast.NodeVisitor):
 
     def visit_With(self, node):
         for item in node.items:
-            self.visit(item.context_expr)
-            if item.optional_vars is not None:
-                self.visit(item.optional_vars)
-        for stmt in node.body:
-            self.visit(stmt)
+            self._visit_each(item.context_expr, item.optional_vars)
+        self._visit_each(*node.body)
 
     def visit_AsyncWith(self, node):
         self._async(node)
         self.visit_With(node)
 
     def visit_NamedExpr(self, node):
-        self.visit(node.value)
-        self.visit(node.target)
+        self._visit_each(node.value, node.target)
 
     def visit_Import(self, node):
         for alias in node.names:
             if alias.asname:
                 self.bind(alias.asname)
                 self.mark_word(alias, alias.asname, after="as")  # aliases have positions (3.10+)
-            else:
-                self.bind(_import_binding(alias), renamable=False)
+            elif alias.name != "*":
+                self.bind(import_binding(alias), renamable=False)
 
-    def visit_ImportFrom(self, node):
-        for alias in node.names:
-            if alias.name == "*":
-                continue
-            if alias.asname:
-                self.bind(alias.asname)
-                self.mark_word(alias, alias.asname, after="as")
-            else:
-                self.bind(alias.name, renamable=False)
+    visit_ImportFrom = visit_Import
 
     def visit_ExceptHandler(self, node):
-        if node.type is not None:
-            self.visit(node.type)
+        self._visit_each(node.type)
         if node.name:
             self.bind(node.name)
             self.mark_word(node, node.name, after="as")
-        for stmt in node.body:
-            self.visit(stmt)
+        self._visit_each(*node.body)
 
     def _function(self, node, is_async):
-        for decorator in node.decorator_list:
-            self.visit(decorator)
+        self._visit_each(*node.decorator_list)
         self._arguments_outside(node.args)
-        if node.returns is not None:
-            self.visit(node.returns)
+        self._visit_each(node.returns)
         self.bind(node.name)
         self.mark_word(node, node.name, after="def")
         local = self._parameters(node.args) | _stores(node.body)
         self.scopes.append((local, True))
         self.async_depth += is_async
-        for stmt in node.body:
-            self.visit(stmt)
+        self._visit_each(*node.body)
         self.async_depth -= is_async
         self.scopes.pop()
 
@@ -207,28 +189,21 @@ class _Flow(ast.NodeVisitor):
         self.scopes.pop()
 
     def visit_ClassDef(self, node):
-        for expr in node.decorator_list + node.bases + [k.value for k in node.keywords]:
-            self.visit(expr)
+        self._visit_each(*node.decorator_list, *node.bases, *[k.value for k in node.keywords])
         self.scopes.append((_stores(node.body), False))
-        for stmt in node.body:
-            self.visit(stmt)
+        self._visit_each(*node.body)
         self.scopes.pop()
         self.bind(node.name)
         self.mark_word(node, node.name, after="class")
 
     def _arguments_outside(self, args):
         """Defaults and annotations are evaluated where the def or lambda is."""
-        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
-            self.visit(default)
-        for arg in self._all_args(args):
-            if arg.annotation is not None:
-                self.visit(arg.annotation)
+        self._visit_each(*args.defaults, *args.kw_defaults, *[a.annotation for a in self._all_args(args)])
 
     def _parameters(self, args):
         names = set()
         for arg in self._all_args(args):
             names.add(arg.arg)
-            self.names.fixed.add(arg.arg)
             self.mark(arg)
         return names
 
@@ -246,13 +221,8 @@ class _Flow(ast.NodeVisitor):
         for i, gen in enumerate(generators):
             if gen.is_async:
                 self._async(node)
-            if i > 0:
-                self.visit(gen.iter)
-            self.visit(gen.target)
-            for condition in gen.ifs:
-                self.visit(condition)
-        for result in results:
-            self.visit(result)
+            self._visit_each(gen.iter if i > 0 else None, gen.target, *gen.ifs)
+        self._visit_each(*results)
         self.scopes.pop()
 
     def visit_ListComp(self, node):
@@ -282,8 +252,7 @@ class _Flow(ast.NodeVisitor):
             self.names.top_level_await = True
 
     def visit_MatchAs(self, node):
-        if node.pattern is not None:
-            self.visit(node.pattern)
+        self._visit_each(node.pattern)
         if node.name:
             self.bind(node.name)
 

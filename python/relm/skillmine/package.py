@@ -55,9 +55,7 @@ class Chain:
     def __init__(self, cells):
         self.sources = [Source(code) for code in cells]
         self.names = [analyse_names(s) for s in self.sources]
-        self.slots = []  # (cell index, token)
-        for i, source in enumerate(self.sources):
-            self.slots.extend((i, t) for t in source.literals())
+        self.slots = [(i, t) for i, source in enumerate(self.sources) for t in source.literals()]  # (cell, token)
         self.slot_at = {(i, t.start): k for k, (i, t) in enumerate(self.slots)}
         self.files = FileLiterals(self.slot_at)
         for i, source in enumerate(self.sources):
@@ -67,33 +65,16 @@ class Chain:
             self.variables.extend((i, t) for t in source.tokens if t.start in self.names[i].positions)
 
     def renamable(self):
-        out = set()
-        for n in self.names:
-            out |= n.renamable
-        return out
+        return set().union(*(n.renamable for n in self.names))
 
-    def statement_of(self, slot):
-        """The `NAME = <this literal>` assignment the literal is the whole value of, if any."""
+    def holder_of(self, slot, kind):
+        """The node of `kind` (ast.Assign, ast.keyword) whose whole value is the literal, if any."""
         cell, token = self.slots[slot]
         source = self.sources[cell]
         for node in ast.walk(source.tree):
-            if (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Constant)
-                and source.node_start(node.value) == token.start
-            ):
+            value = getattr(node, "value", None)
+            if isinstance(node, kind) and isinstance(value, ast.Constant) and source.node_start(value) == token.start:
                 return node
-        return None
-
-    def keyword_of(self, slot):
-        cell, token = self.slots[slot]
-        source = self.sources[cell]
-        for node in ast.walk(source.tree):
-            if isinstance(node, ast.keyword) and node.arg and isinstance(node.value, ast.Constant):
-                if source.node_start(node.value) == token.start:
-                    return node.arg
         return None
 
 
@@ -112,10 +93,7 @@ def package(request):
     if not body.lines:
         lines.append("    pass")
     function_source = "\n".join(lines)
-    imports = []
-    for line in list(request.get("imports", [])) + body.hoisted:
-        if line not in imports:
-            imports.append(line)
+    imports = list(dict.fromkeys([*request.get("imports", []), *body.hoisted]))  # each once, in order
     module_doc = [
         f"{name}: a skill relm packaged from repeated work (`relm harness skills --suggest`).",
         *([""] + list(request["module_doc"]) if request.get("module_doc") else []),
@@ -225,15 +203,15 @@ def name_for(chain, slot, role, first_use):
     """A parameter's name from where its literal sat, how it was chosen, and the variable it replaces."""
     cell, token = chain.slots[slot]
     wrote = "; the chain writes this file" if role == "write" else ""
-    assign = chain.statement_of(slot)
-    if assign is not None:
+    assign = chain.holder_of(slot, ast.Assign)  # `NAME = <the literal>`
+    if assign is not None and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name):
         target = assign.targets[0]
         start = chain.sources[cell].node_start(target)
         own = identifier(target.id) if first_use.get(target.id) == (cell, start) else None
         return identifier(target.id), f"was bound to `{target.id}`{wrote}", own
-    kw = chain.keyword_of(slot)
-    if kw:
-        return identifier(kw), f"was passed as {kw}={wrote}", None
+    kw = chain.holder_of(slot, ast.keyword)  # `f(NAME=<the literal>)`
+    if kw is not None and kw.arg:
+        return identifier(kw.arg), f"was passed as {kw.arg}={wrote}", None
     if role == "write":
         return "out_path", "the file the chain wrote", None
     if role == "read":
@@ -334,17 +312,18 @@ def _hanging(text):
     return _wrap(text, "    ", "        ")
 
 
+# How the docstring's Returns: line reads, by what the chain's last statement was (body._return).
+_RETURNS = {
+    "display": "The value of `{}`, which the chain's last cell showed.",
+    "print": "`{}`, which the chain's last cell printed.",
+    "silent": "The value of `{}`, the chain's last expression.",
+    "assigned": "`{}`, the last value the chain assigned.",
+}
+
+
 def describe_return(returns):
-    kind = returns["kind"]
     expr = returns.get("expr") or ""
     if len(expr) > 100:
         expr = expr[:99] + "…"
-    if kind == "display":
-        return f"The value of `{expr}`, which the chain's last cell showed."
-    if kind == "print":
-        return f"`{expr}`, which the chain's last cell printed."
-    if kind == "silent":
-        return f"The value of `{expr}`, the chain's last expression."
-    if kind == "assigned":
-        return f"`{expr}`, the last value the chain assigned."
-    return "None: the chain ends in a statement with no value."
+    said = _RETURNS.get(returns["kind"])
+    return said.format(expr) if said else "None: the chain ends in a statement with no value."

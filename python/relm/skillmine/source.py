@@ -4,7 +4,7 @@ its literals in order, and offsets that both agree on (tokenize counts character
 
 import ast
 import io
-import keyword
+import re
 import tokenize
 
 _SKIPPED = {tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
@@ -15,15 +15,14 @@ _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 class Token:
     """A token with absolute character offsets into the cell's source."""
 
-    __slots__ = ("kind", "text", "start", "end", "line", "col", "level")
+    __slots__ = ("kind", "text", "start", "end", "line", "level")
 
-    def __init__(self, kind, text, start, end, line, col, level):
+    def __init__(self, kind, text, start, end, line, level):
         self.kind = kind  # "name", "number", "string", "fstring", "op", "comment", "newline"
         self.text = text
         self.start = start
         self.end = end
         self.line = line
-        self.col = col
         self.level = level  # indentation level of its logical line
 
     def __repr__(self):
@@ -85,7 +84,7 @@ class Source:
                         start = self.offset(*first.start)
                         end = self.offset(*t.end)
                         out.append(
-                            Token("fstring", self.code[start:end], start, end, *first.start, level)
+                            Token("fstring", self.code[start:end], start, end, first.start[0], level)
                         )
                 continue
             if t.type in _SKIPPED:
@@ -93,7 +92,7 @@ class Source:
             start = self.offset(*t.start)
             end = self.offset(*t.end)
             kind = _kind(t)
-            out.append(Token(kind, t.string, start, end, t.start[0], t.start[1], level))
+            out.append(Token(kind, t.string, start, end, t.start[0], level))
         return out
 
     def literals(self):
@@ -104,31 +103,18 @@ class Source:
         return [t for t in self.tokens if t.kind not in ("comment", "newline")]
 
 
+_KINDS = {tokenize.NAME: "name", tokenize.NUMBER: "number", tokenize.COMMENT: "comment", tokenize.NEWLINE: "newline"}
+
+
 def _kind(t):
-    if t.type == tokenize.NAME:
-        return "name"
-    if t.type == tokenize.NUMBER:
-        return "number"
     if t.type == tokenize.STRING:
-        return "fstring" if is_fstring(t.string) else "string"
-    if t.type == tokenize.COMMENT:
-        return "comment"
-    if t.type == tokenize.NEWLINE:
-        return "newline"
-    return "op"
+        return "fstring" if "f" in string_prefix(t.string) else "string"
+    return _KINDS.get(t.type, "op")
 
 
-def is_fstring(text):
-    prefix = ""
-    for ch in text:
-        if ch in "'\"":
-            break
-        prefix += ch
-    return "f" in prefix.lower()
-
-
-def is_keyword(text):
-    return keyword.iskeyword(text)
+def string_prefix(text):
+    """The letters before a string literal's quote, in lower case ("rb" of rb'...')."""
+    return re.match(r"[^'\"]*", text).group().lower()
 
 
 def literal_key(text):

@@ -23,11 +23,9 @@ def _collect():
     for name in _MODULES:
         try:
             module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name == f"{__name__}.{name}":
-                continue
-            FAILED[name] = f"{type(e).__name__}: {e}"
         except Exception as e:  # noqa: BLE001 - one broken module must not cost the kernel the rest
+            if isinstance(e, ModuleNotFoundError) and e.name == f"{__name__}.{name}":
+                continue  # the module itself is not there: left out quietly
             FAILED[name] = f"{type(e).__name__}: {e}"
         else:
             exports.update(getattr(module, "EXPORTS", {}))

@@ -119,7 +119,7 @@ class FileText:
 
 
 def read_file(path):
-    """(FileText, bytes) of an existing regular file; clear errors for what is not one."""
+    """The FileText of an existing regular file; clear errors for what is not one."""
     check_path(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file (cwd is {os.getcwd()})")
@@ -127,9 +127,14 @@ def read_file(path):
         raise IsADirectoryError(f"{path} is a directory; tree({path!r}) lists it")
     with open(path, "rb") as f:
         data = f.read()
-    if b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if is_binary(data):
         raise ValueError(f"{path} looks binary (it has NUL bytes); the toolkit edits text files only")
-    return FileText.decode(data), data
+    return FileText.decode(data)
+
+
+def is_binary(data):
+    """Whether a file's bytes are not text: a NUL near the start that is no UTF-16 (with a BOM)."""
+    return b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
 
 
 def check_path(path):
@@ -188,7 +193,8 @@ def unified_diff(path, before, after):
     # little after the last (found by comparing the texts, not their lines), and shift the hunks' line
     # numbers by the lines skipped.
     head = _common_prefix(before_t, after_t)
-    tail = _common_suffix(before_t, after_t, min(len(before_t), len(after_t)) - head)
+    # The common suffix is the reversed texts' common prefix, short of overlapping the head.
+    tail = min(_common_prefix(before_t[::-1], after_t[::-1]), min(len(before_t), len(after_t)) - head)
     start = head
     for _ in range(4):
         start = before_t.rfind("\n", 0, max(start, 0))
@@ -231,17 +237,6 @@ def _common_prefix(a, b):
     return lo
 
 
-def _common_suffix(a, b, most):
-    lo, hi = 0, max(most, 0)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 _HUNK_HEAD = re.compile(r"([-+])(\d+)")
 
 
@@ -267,7 +262,8 @@ def rel(path):
         r = os.path.relpath(full)
     except ValueError:
         return full
-    return full if r.startswith("..") else r.replace(os.sep, "/")
+    outside = r == os.pardir or r.startswith(os.pardir + os.sep)  # not "..notes.md", a name in the cwd
+    return full if outside else r.replace(os.sep, "/")
 
 
 def report_change(path, action, diff, moved_from=None):

@@ -16,6 +16,7 @@ from ._text import (
     check_path,
     check_text,
     diff_stats,
+    is_binary,
     public,
     read_file,
     rel,
@@ -41,7 +42,7 @@ def view(path, start=None, end=None):
     saying how to see the rest; lines over 1000 chars are cut. Raises FileNotFoundError,
     IsADirectoryError (use tree()) or ValueError for a binary file or a bad range.
     """
-    ft, _ = read_file(path)
+    ft = read_file(path)
     # Lines end at "\n" only (as edit() and grep count them), not at every character str.splitlines()
     # takes for a line break.
     lines = ft.text.split("\n")
@@ -53,10 +54,7 @@ def view(path, start=None, end=None):
     size = 0
     shown_last = first - 1
     for n in range(first, last + 1):
-        line = lines[n - 1]
-        if len(line) > LINE_CAP:
-            line = line[:LINE_CAP] + f" [... {len(line) - LINE_CAP} more chars]"
-        entry = f"{n:>6}\t{line}"
+        entry = f"{n:>6}\t{_cut(lines[n - 1])}"
         if size + len(entry) + 1 > OUTPUT_CAP and out:
             break
         out.append(entry)
@@ -72,6 +70,11 @@ def view(path, start=None, end=None):
     elif (first, last) != (1, total):
         out.append(f"[lines {first}-{last} of {total}]")
     return Shown("\n".join(out))
+
+
+def _cut(line):
+    """A line (without its ending) cut at LINE_CAP chars, with how many more it has."""
+    return line if len(line) <= LINE_CAP else line[:LINE_CAP] + f" [... {len(line) - LINE_CAP} more chars]"
 
 
 def _range(start, end, total):
@@ -114,37 +117,32 @@ def edit(path, old, new, count=1):
         )
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file (cwd is {os.getcwd()}); write() creates a file")
-    ft, data = read_file(path)
+    ft = read_file(path)
     old_t, new_t = ft.fit(old), ft.fit(new)
     if old_t == new_t:
         raise ValueError("old and new are the same: nothing would change")
     text = ft.text
     starts = _occurrences(text, old_t)
     if not starts:
-        raise EditError(_missing(path, ft, data, old_t))
+        raise EditError(_missing(path, ft, old_t))
+    where = ", ".join(str(_line_of(text, i)) for i in starts[:20])
+    if len(starts) > 20:
+        where += f" and {len(starts) - 20} more"
     if len(starts) > count:
-        where = ", ".join(str(_line_of(text, i)) for i in starts[:20])
-        more = f" and {len(starts) - 20} more" if len(starts) > 20 else ""
         raise EditError(
-            f"{rel(path)}: old matches {len(starts)} times (at lines {where}{more}), more than count={count}; "
+            f"{rel(path)}: old matches {len(starts)} times (at lines {where}), more than count={count}; "
             f"add surrounding lines to make it unique, or pass count={len(starts)} to replace them all"
         )
     after = text.replace(old_t, new_t)
     write_atomic(path, ft.encode(after))
     diff = unified_diff(path, text, after)
     report_change(path, "edit", diff)
-    lines = ", ".join(str(_line_of(text, i)) for i in starts[:20])
-    if len(starts) > 20:
-        lines += f" and {len(starts) - 20} more"
     added, removed = diff_stats(diff)
     head = (
         f"edited {rel(path)}: {len(starts)} replacement{'s' if len(starts) > 1 else ''} "
-        f"at line{'s' if len(starts) > 1 else ''} {lines} (+{added} -{removed})"
+        f"at line{'s' if len(starts) > 1 else ''} {where} (+{added} -{removed})"
     )
-    shown = "".join(
-        line if len(line) <= LINE_CAP else line[:LINE_CAP] + f" [... {len(line) - LINE_CAP} more chars]\n"
-        for line in diff.splitlines(keepends=True)
-    )
+    shown = "\n".join(_cut(line) for line in diff.split("\n"))
     if len(shown) > SHOWN_DIFF:
         shown = shown[:SHOWN_DIFF] + f"[... diff cut at {SHOWN_DIFF} chars]\n"
     return Shown(f"{head}\n{shown}".rstrip("\n"))
@@ -164,7 +162,7 @@ def _line_of(text, index):
     return text.count("\n", 0, index) + 1
 
 
-def _missing(path, ft, data, old):
+def _missing(path, ft, old):
     """Why `old` was not found: a line-ending or whitespace mismatch, or the closest line."""
     name = rel(path)
     head = f"{name}: old was not found"
@@ -267,7 +265,7 @@ def write(path, text):
     if os.path.exists(path):
         with open(path, "rb") as f:
             data = f.read()
-        if b"\0" not in data[:8192]:
+        if not is_binary(data):
             ft = FileText.decode(data)
             before = ft.text
             text = ft.fit(text)

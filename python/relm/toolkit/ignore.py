@@ -9,6 +9,7 @@ re-include anything below it either). `.git` itself is always skipped; hidden fi
 
 import os
 import re
+from collections import namedtuple
 
 
 def translate(pattern, braces=False):
@@ -82,14 +83,8 @@ def _brace(pattern, start):
     return None, None
 
 
-class Rule:
-    __slots__ = ("base", "regex", "negate", "dir_only")
-
-    def __init__(self, base, regex, negate, dir_only):
-        self.base = base  # absolute folder of the .gitignore, ending in "/"
-        self.regex = regex
-        self.negate = negate
-        self.dir_only = dir_only
+# `base`: the absolute folder of the .gitignore, ending in "/".
+Rule = namedtuple("Rule", "base regex negate dir_only")
 
 
 def parse(text, base):
@@ -121,10 +116,14 @@ def parse(text, base):
 
 
 def _read_rules(folder):
-    path = os.path.join(folder, ".gitignore")
+    return _rules_in(os.path.join(folder, ".gitignore"), folder)
+
+
+def _rules_in(path, base):
+    """The rules of the ignore file at `path` (none when it cannot be read), relative to `base`."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return parse(f.read(), _slash(folder))
+            return parse(f.read(), _slash(base))
     except OSError:
         return []
 
@@ -157,15 +156,7 @@ def inherited_rules(folder):
             break
         f = parent
         chain.append(f)
-    rules = []
-    if root is not None:
-        try:
-            with open(
-                os.path.join(root, ".git", "info", "exclude"), encoding="utf-8", errors="replace"
-            ) as fh:
-                rules.extend(parse(fh.read(), _slash(root)))
-        except OSError:
-            pass
+    rules = [] if root is None else _rules_in(os.path.join(root, ".git", "info", "exclude"), root)
     for f in reversed(chain):
         rules.extend(_read_rules(f))
     return rules
@@ -184,10 +175,6 @@ def ignored(rules, abspath, is_dir):
     return verdict
 
 
-def _sort_key(name):
-    return name.encode("utf-8", "surrogateescape")
-
-
 def walk(top, dirs=False):
     """Paths below `top` that .gitignore files do not exclude, in path order (each folder's entries by
     name, folders entered where they sort), as (path joined to `top`, is_dir). Symlinks are skipped."""
@@ -199,29 +186,37 @@ def walk(top, dirs=False):
 
 
 def _walk(shown, absdir, rules, dirs):
-    try:
-        entries = sorted(os.scandir(absdir), key=lambda e: _sort_key(e.name))
-    except OSError:
-        return
-    for e in entries:
-        if e.name == ".git":
-            continue
-        try:
-            if e.is_symlink():
-                continue
-            is_dir = e.is_dir()
-        except OSError:
-            continue
-        full = os.path.join(absdir, e.name)
-        if ignored(rules, full, is_dir):
-            continue
-        path = os.path.join(shown, e.name) if shown not in (".", "") else e.name
+    for name, is_dir, full in entries(absdir, rules, links=False):
+        path = os.path.join(shown, name) if shown not in (".", "") else name
         if is_dir:
             if dirs:
                 yield path, True
             yield from _walk(path, full, rules + _read_rules(full), dirs)
         else:
             yield path, False
+
+
+def entries(absdir, rules, links=True):
+    """(name, is_dir, full path) of each entry of the folder `absdir` that `rules` keep, in the order of
+    their names' bytes; never .git, and no symlinks unless `links` (a link is not followed: it is no folder)."""
+    try:
+        listing = sorted(os.scandir(absdir), key=lambda e: e.name.encode("utf-8", "surrogateescape"))
+    except OSError:
+        return []
+    out = []
+    for e in listing:
+        if e.name == ".git":
+            continue
+        try:
+            if not links and e.is_symlink():
+                continue
+            is_dir = e.is_dir(follow_symlinks=False)
+        except OSError:
+            continue
+        full = os.path.join(absdir, e.name)
+        if not ignored(rules, full, is_dir):
+            out.append((e.name, is_dir, full))
+    return out
 
 
 class Cache:

@@ -6,6 +6,7 @@ long side and 3.75 MB (Pillow downscales when it is installed; without it a nump
 taking every k-th pixel, and an image file is sent as it is when it already fits, or refused).
 """
 
+import base64
 import io
 import math
 import os
@@ -48,7 +49,7 @@ def look(image, max_side=MAX_SIDE):
     data, mime, size = _encode(image, max_side, label)
     try:
         answer = calls.call(
-            "look.attach", {"mime": mime, "data": _b64(data), "label": label}
+            "look.attach", {"mime": mime, "data": base64.b64encode(data).decode("ascii"), "label": label}
         )
     except calls.HostError as e:
         raise ValueError(str(e)) from None
@@ -58,12 +59,6 @@ def look(image, max_side=MAX_SIDE):
     dims = f"{size[0]}×{size[1]}, " if size else ""
     print(f"[look: {label} attached ({mime.split('/')[1].upper()}, {dims}{_kb(len(data))}); you see it with this cell's result]")
     return None
-
-
-def _b64(data):
-    import base64
-
-    return base64.b64encode(data).decode("ascii")
 
 
 def _kb(n):

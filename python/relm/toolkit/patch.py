@@ -74,7 +74,7 @@ class _State:
         self.ft = None
         self.before = None
         if self.exists:
-            self.ft, _ = read_file(path)
+            self.ft = read_file(path)
             self.before = self.ft.text
         self.after = self.before
 
@@ -110,17 +110,13 @@ def _plan(ops):
         if s.after is None:
             problems.append(f"{op.path}: no such file to {'delete' if op.kind == 'delete' else 'update'}")
             continue
-        if op.kind == "delete":
-            if op.hunks:  # a unified diff of a deletion: the file must be what it removes
-                result, errs = _apply_hunks(op.path, s.after, op.hunks)
-                if errs:
-                    problems.extend(errs)
-                    continue
-            s.after = None
-            continue
+        # A deletion's hunks (a unified diff of one) are checked too: the file must be what it removes.
         result, errs = _apply_hunks(op.path, s.after, op.hunks)
         if errs:
             problems.extend(errs)
+            continue
+        if op.kind == "delete":
+            s.after = None
             continue
         if op.move_to and os.path.normpath(op.move_to) != os.path.normpath(op.path):
             d = state(op.move_to)
@@ -179,7 +175,7 @@ def _apply_hunks(path, text, hunks):
             )
             problems.append(
                 f"{where} does not apply: its {len(h.old)} context/removed lines are not in the file "
-                f"(e.g. {missing!r}{_closest(lines, missing, ' ; closest line ')})"
+                f"(e.g. {missing!r}{_closest(lines, missing)})"
             )
             continue
         replaced = h.replace(lines[at : at + len(h.old)])
@@ -212,7 +208,7 @@ def _seek(lines, want, start, near, eof=False):
     return None
 
 
-def _closest(lines, probe, lead=" ; closest line "):
+def _closest(lines, probe):
     import difflib  # on first use: kernels start without it
 
     stripped = [x.strip() for x in lines]
@@ -220,7 +216,7 @@ def _closest(lines, probe, lead=" ; closest line "):
     if not close:
         return ""
     k = stripped.index(close[0])
-    return f"{lead}{k + 1}: {lines[k]!r}"
+    return f" ; closest line {k + 1}: {lines[k]!r}"
 
 
 # ---- writing ------------------------------------------------------------------------------------------
@@ -274,24 +270,20 @@ def _commit(plan):
         key = os.path.normpath(s.path)
         if key in moved_from:
             continue
-        diff = unified_diff(s.path, s.before, s.after)
+        src = moved_to.get(key)
+        # A moved file's diff is against its source's content (its new path had none).
+        diff = unified_diff(s.path, s.before if src is None else states[os.path.normpath(src)].before, s.after)
         added, removed = diff_stats(diff)
-        if key in moved_to:
-            src = moved_to[key]
-            src_state = states[os.path.normpath(src)]
-            diff = unified_diff(s.path, src_state.before, s.after)
-            added, removed = diff_stats(diff)
-            report_change(s.path, "move", diff, moved_from=src)
-            out.append(f"R {rel(src)} -> {rel(s.path)} (+{added} -{removed})")
+        if src is not None:
+            action, line = "move", f"R {rel(src)} -> {rel(s.path)} (+{added} -{removed})"
         elif s.before is None:
-            report_change(s.path, "create", diff)
-            out.append(f"A {rel(s.path)} (+{added})")
+            action, line = "create", f"A {rel(s.path)} (+{added})"
         elif s.after is None:
-            report_change(s.path, "delete", diff)
-            out.append(f"D {rel(s.path)} (-{removed})")
+            action, line = "delete", f"D {rel(s.path)} (-{removed})"
         else:
-            report_change(s.path, "patch", diff)
-            out.append(f"M {rel(s.path)} (+{added} -{removed})")
+            action, line = "patch", f"M {rel(s.path)} (+{added} -{removed})"
+        report_change(s.path, action, diff, moved_from=src)
+        out.append(line)
     return f"applied the patch to {len(out)} file{'' if len(out) == 1 else 's'}:\n" + "\n".join(out)
 
 

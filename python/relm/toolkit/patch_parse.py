@@ -57,14 +57,30 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def _strip_prefix(name):
-    name = name.split("\t")[0].strip()
-    if name.startswith('"') and name.endswith('"'):
-        name = name[1:-1]
+    name = _git_name(name.split("\t")[0].strip())
     if name == "/dev/null":
         return None
     if name.startswith(("a/", "b/")):
         return name[2:]
     return name
+
+
+_C_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r"}
+
+
+def _git_name(text):
+    """A file name as git writes it: in double quotes, with C escapes and a non-ASCII byte as three octal
+    digits ("caf\\303\\251.txt"), when it holds such characters (core.quotePath)."""
+    if len(text) < 2 or not text.startswith('"') or not text.endswith('"'):
+        return text
+    parts = re.split(r"\\([0-7]{3}|.)", text[1:-1])
+    out = bytearray()
+    for k, part in enumerate(parts):
+        if k % 2 == 0:
+            out += part.encode("utf-8", "surrogateescape")
+        else:
+            out += bytes([int(part, 8)]) if part[0] in "01234567" else _C_ESCAPES.get(part, part).encode()
+    return out.decode("utf-8", "surrogateescape")
 
 
 def parse_unified(text):
@@ -83,13 +99,13 @@ def parse_unified(text):
         ):
             raise PatchError("the patch changes a binary file; apply_patch handles text files only")
         if line.startswith("rename from "):
-            git_rename["from"] = line[len("rename from ") :]
+            git_rename["from"] = _git_name(line[len("rename from ") :])
         elif line.startswith("rename to "):
-            git_rename["to"] = line[len("rename to ") :]
+            git_rename["to"] = _git_name(line[len("rename to ") :])
             if not _content_follows(lines, i + 1, git_rename.get("from")):
                 ops.append(_Op("update", git_rename["from"], [], move_to=git_rename["to"]))
                 git_rename = {}
-        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+        if _starts_file(lines, i):
             old_name, new_name = _strip_prefix(line[4:]), _strip_prefix(lines[i + 1][4:])
             i += 2
             hunks = []
@@ -109,6 +125,11 @@ def parse_unified(text):
             continue
         i += 1
     return ops
+
+
+def _starts_file(lines, i):
+    """Whether lines[i] and the next are a file's `--- a/x` and `+++ b/x` header."""
+    return lines[i].startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
 
 
 def _content_follows(lines, i, source):
@@ -140,10 +161,8 @@ def _read_unified_hunk(lines, i):
     last = None
     while i < len(lines):
         line = lines[i]
-        if line.startswith("@@") or line.startswith("diff --git "):
-            break
-        if line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
-            break
+        if _starts_file(lines, i):
+            break  # (an @@ or diff line ends the hunk too: it is no hunk line)
         if line.startswith("\\"):
             no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
             i += 1
@@ -160,15 +179,13 @@ def _read_unified_hunk(lines, i):
     return _Hunk(body, line=start, no_eol_old=no_eol_old, no_eol_new=no_eol_new), i
 
 
+# Which side's last line a "\ No newline at end of file" marker is about, by the tag of the line before it.
+_NO_EOL = {"-": (True, False), "+": (False, True), " ": (True, True)}
+
+
 def _no_eol(last, no_eol_old, no_eol_new):
-    """The "\\ No newline at end of file" marker applies to the line before it."""
-    if last == "-":
-        return True, no_eol_new
-    if last == "+":
-        return no_eol_old, True
-    if last == " ":
-        return True, True
-    return no_eol_old, no_eol_new
+    old, new = _NO_EOL.get(last, (False, False))
+    return no_eol_old or old, no_eol_new or new
 
 
 def _read_counted(lines, i, old_n, new_n):
@@ -199,15 +216,10 @@ def _read_counted(lines, i, old_n, new_n):
     while i < len(lines) and lines[i].startswith("\\"):
         no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
         i += 1
-    if i < len(lines):
+    if i < len(lines) and not _starts_file(lines, i):
         nxt = lines[i]
-        header = nxt.startswith(("@@", "diff ")) or (
-            nxt.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
-        )
         # More lines that look like the hunk's (not a format-patch signature "-- "): the counts were short.
-        if nxt[:1] in ("+", "-") and not header and nxt != "-- ":
-            return None
-        if nxt.startswith(" ") and not header:
+        if nxt[:1] == " " or (nxt[:1] in ("+", "-") and nxt != "-- "):
             return None
     return body, no_eol_old, no_eol_new, i
 

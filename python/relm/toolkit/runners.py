@@ -32,8 +32,8 @@ class Parsed:
 def parse(output):
     parsed = Parsed()
     lines = output.split("\n")
-    for reader in (_pytest, _unittest, _vitest, _jest, _node_tap, _node_spec, _go, _cargo):
-        reader(lines, output, parsed)
+    for reader in (_pytest, _unittest, _vitest, _jest, _node, _go, _cargo):
+        reader(lines, parsed)
     return parsed
 
 
@@ -44,6 +44,16 @@ def _counts(text, words):
             if word in names:
                 found[key] = found.get(key, 0) + int(n)
     return found
+
+
+def _first(pattern, lines):
+    """The match of `pattern` on the first line it matches, or None."""
+    return next((m for m in (re.match(pattern, ln) for ln in lines) if m), None)
+
+
+def _matches(pattern, lines):
+    """The match of `pattern` on each line it matches, in order."""
+    return [m for m in (re.match(pattern, ln) for ln in lines) if m]
 
 
 def _block(lines, start, stop, limit=60):
@@ -63,40 +73,26 @@ _PYTEST_SUMMARY = re.compile(
 )
 
 
-def _pytest(lines, output, p):
-    summary = next((m for m in (_PYTEST_SUMMARY.match(ln) for ln in reversed(lines)) if m), None)
+def _pytest(lines, p):
+    summary = _first(_PYTEST_SUMMARY, reversed(lines))
     if not summary:
         return
     c = _counts(
-        summary.group(1),
-        {
-            "passed": ("passed",),
-            "failed": ("failed",),
-            "errors": ("error", "errors"),
-            "skipped": ("skipped",),
-        },
+        summary.group(1), {"passed": ("passed",), "failed": ("failed", "error", "errors"), "skipped": ("skipped",)}
     )
-    names = [m.group(2) for m in (re.match(r"^(FAILED|ERROR) (\S+)", ln) for ln in lines) if m]
+    names = [m.group(2) for m in _matches(r"^(FAILED|ERROR) (\S+)", lines)]
     trace = None
     for i, line in enumerate(lines):
         if re.match(r"^=+ (FAILURES|ERRORS) =+$", line):
-            j = i + 1
-            trace = _block(lines, j, r"^(_{3,} .* _{3,}|=+ .* =+)$", 80)
+            trace = _block(lines, i + 1, r"^(_{3,} .* _{3,}|=+ .* =+)$", 80)
             break
-    p.add(
-        "pytest",
-        c.get("passed", 0),
-        c.get("failed", 0) + c.get("errors", 0),
-        c.get("skipped", 0),
-        names,
-        trace,
-    )
+    p.add("pytest", failures=names, trace=trace, **c)
 
 
 # ---- unittest ----
 
 
-def _unittest(lines, output, p):
+def _unittest(lines, p):
     ran = None
     for i, line in enumerate(lines):
         m = re.match(r"^Ran (\d+) tests? in [\d.]+s", line)
@@ -126,10 +122,8 @@ def _unittest(lines, output, p):
 # ---- vitest ----
 
 
-def _vitest(lines, output, p):
-    tests = next(
-        (m for m in (re.match(r"^\s*Tests\s{2,}(.*?)(?:\((\d+)\))?\s*$", ln) for ln in lines) if m), None
-    )
+def _vitest(lines, p):
+    tests = _first(r"^\s*Tests\s{2,}(.*?)(?:\((\d+)\))?\s*$", lines)
     if not tests:
         return
     c = _counts(
@@ -146,15 +140,15 @@ def _vitest(lines, output, p):
             if trace is None:
                 trace = _block(lines, i, r"^\s*(FAIL\s|⎯{3,})", 60)
     if not names:
-        names = [m.group(1) for m in (re.match(r"^\s*[×✗]\s+(.+?)(?:\s+\d+ms)?$", ln) for ln in lines) if m]
-    p.add("vitest", c.get("passed", 0), c.get("failed", 0), c.get("skipped", 0), names, trace)
+        names = [m.group(1) for m in _matches(r"^\s*[×✗]\s+(.+?)(?:\s+\d+ms)?$", lines)]
+    p.add("vitest", failures=names, trace=trace, **c)
 
 
 # ---- jest ----
 
 
-def _jest(lines, output, p):
-    tests = next((m for m in (re.match(r"^Tests:\s+(.*)$", ln) for ln in lines) if m), None)
+def _jest(lines, p):
+    tests = _first(r"^Tests:\s+(.*)$", lines)
     if not tests:
         return
     c = _counts(
@@ -170,20 +164,22 @@ def _jest(lines, output, p):
                 names.append(m.group(1))
             if trace is None:
                 trace = _block(lines, i, r"^\s*(● |Test Suites:)", 60)
-    p.add("jest", c.get("passed", 0), c.get("failed", 0), c.get("skipped", 0), names, trace)
+    p.add("jest", failures=names, trace=trace, **c)
 
 
 # ---- node --test ----
 
 
-def _node_tap(lines, output, p):
-    c = {}
-    for line in lines:
-        m = re.match(r"^# (pass|fail|skipped|todo) (\d+)$", line)
-        if m:
-            c[m.group(1)] = int(m.group(2))
-    if "pass" not in c or "fail" not in c:
-        return
+def _node(lines, p):
+    """Its TAP form (`# pass 2` at the end) and its spec form (`ℹ pass 2`)."""
+    for mark, failures in (("#", _tap_failures), ("ℹ", _spec_failures)):
+        c = {m.group(1): int(m.group(2)) for m in _matches(rf"^{mark} (pass|fail|skipped|todo) (\d+)$", lines)}
+        if "pass" in c and "fail" in c:
+            names, trace = failures(lines)
+            p.add("node --test", c["pass"], c["fail"], c.get("skipped", 0) + c.get("todo", 0), names, trace)
+
+
+def _tap_failures(lines):
     names = []
     trace = None
     for i, line in enumerate(lines):
@@ -200,17 +196,10 @@ def _node_tap(lines, output, p):
         names.append(m.group(2))
         if trace is None:
             trace = line + "\n" + block
-    p.add("node --test", c["pass"], c["fail"], c.get("skipped", 0) + c.get("todo", 0), names, trace)
+    return names, trace
 
 
-def _node_spec(lines, output, p):
-    c = {}
-    for line in lines:
-        m = re.match(r"^ℹ (pass|fail|skipped|todo) (\d+)$", line)
-        if m:
-            c[m.group(1)] = int(m.group(2))
-    if "pass" not in c or "fail" not in c:
-        return
+def _spec_failures(lines):
     names = []
     trace = None
     for i, line in enumerate(lines):
@@ -219,21 +208,19 @@ def _node_spec(lines, output, p):
         # A suite that failed because of its tests has no error of its own under it.
         deeper = len(nxt) - len(nxt.lstrip()) > len(m.group(1)) if m else False
         if m and deeper and not re.match(r"^\s*[✖✔﹣▶ℹ]", nxt):
-            m = re.match(r"^\s*✖ (.+?) \([\d.]+m?s\)\s*$", line)
-            if m.group(1) not in names:
-                names.append(m.group(1))
+            if m.group(2) not in names:
+                names.append(m.group(2))
             if trace is None:
                 trace = _block(lines, i, r"^\s*(✖|✔|ℹ) ", 40)
-    p.add("node --test", c["pass"], c["fail"], c.get("skipped", 0) + c.get("todo", 0), names, trace)
+    return names, trace
 
 
 # ---- go test ----
 
 
-def _go(lines, output, p):
-    res = [m for m in (re.match(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", ln) for ln in lines) if m]
-    packages = [m for m in (re.match(r"^(ok|FAIL|---)\s+\S+\s+[\d.]+s", ln) for ln in lines) if m]
-    if not res and not packages:
+def _go(lines, p):
+    res = _matches(r"^\s*--- (PASS|FAIL|SKIP): (\S+)", lines)
+    if not res and not _first(r"^(ok|FAIL|---)\s+\S+\s+[\d.]+s", lines):
         return
     kinds = [m.group(1) for m in res]
     names = [m.group(2) for m in res if m.group(1) == "FAIL"]
@@ -259,20 +246,14 @@ def _go(lines, output, p):
 # ---- cargo test ----
 
 
-def _cargo(lines, output, p):
-    results = [
-        m
-        for m in (
-            re.match(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", ln) for ln in lines
-        )
-        if m
-    ]
+def _cargo(lines, p):
+    results = _matches(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", lines)
     if not results:
         return
     passed = sum(int(m.group(1)) for m in results)
     failed = sum(int(m.group(2)) for m in results)
     ignored = sum(int(m.group(3)) for m in results)
-    names = [m.group(1) for m in (re.match(r"^test (\S+) \.\.\. FAILED$", ln) for ln in lines) if m]
+    names = [m.group(1) for m in _matches(r"^test (\S+) \.\.\. FAILED$", lines)]
     trace = None
     for i, line in enumerate(lines):
         if re.match(r"^---- \S+ stdout ----$", line):

@@ -80,7 +80,6 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     keep = _glob_filter(glob, path)
     limit = max(COLLECT_LIMIT, max_results + 1)
     found = None
-    backend = ""
     if os.path.isfile(path):
         # One file named outright is searched whatever .gitignore says, the same way by every backend.
         found, backend = _python(regex, path, keep, limit), "python"
@@ -144,47 +143,32 @@ def _rg(pattern, path, glob, ignore_case, limit):
     if glob and "/" not in glob:
         args += ["-g", glob]
     args += ["-e", pattern, "--", path]
-    try:
-        proc = subprocess.Popen(
-            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
-        )
-    except OSError:
-        return None
-    found = []
-    try:
-        for raw in proc.stdout:
-            try:
-                msg = json.loads(raw)
-            except ValueError:
-                continue
-            if msg.get("type") != "match":
-                continue
-            data = msg["data"]
-            name = _rg_text(data["path"])
-            text = _rg_text(data["lines"])
-            found.append(Match(_norm(name), data["line_number"], _clip(text)))
-            if len(found) >= limit:
-                break
-    finally:
-        if proc.poll() is None and len(found) >= limit:
-            proc.kill()
-        proc.stdout.close()
-        err = proc.stderr.read().decode("utf-8", "replace")
-        proc.stderr.close()
-        code = proc.wait()
-    if code == 2 and not found and "regex" in err.lower():
+    found, code = _stream(args, _rg_match, limit)
+    if code not in (0, 1) and not found:
         return None  # a pattern Rust's regex refuses (look-around, back-references): Python does it
-    if code not in (0, 1) and not found and len(found) < limit and code != -9:
-        return None
     return found
 
 
-def _rg_text(obj):
+def _rg_match(raw):
+    try:
+        msg = json.loads(raw)
+    except ValueError:
+        return None
+    if msg.get("type") != "match":
+        return None
+    data = msg["data"]
+    name, text = _rg_text(data["path"], "surrogateescape"), _rg_text(data["lines"], "replace")
+    return Match(_norm(name), data["line_number"], _clip(text))
+
+
+def _rg_text(obj, errors):
+    """ripgrep's text, or its base64 bytes when they are not UTF-8: decoded as the other backends do, a
+    name as the OS does (surrogateescape), a line's text with U+FFFD for what is not UTF-8."""
     if "text" in obj:
         return obj["text"]
     import base64
 
-    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", "surrogateescape")
+    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", errors)
 
 
 def _git_grep(pattern, path, ignore_case, limit):
@@ -192,30 +176,40 @@ def _git_grep(pattern, path, ignore_case, limit):
     if ignore_case:
         args.append("-i")
     args += ["-e", pattern, "--", path]
-    try:
-        proc = subprocess.Popen(
-            args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL
-        )
-    except OSError:
+    found, code = _stream(args, _git_match, limit)
+    if code not in (0, 1) and len(found) < limit:
+        return None  # no PCRE in this git, a pattern it refuses, a path outside the repository
+    return found
+
+
+def _git_match(raw):
+    parts = raw.rstrip(b"\n").split(b"\0", 2)
+    if len(parts) != 3:
         return None
+    name = parts[0].decode("utf-8", "surrogateescape")
+    return Match(_norm(name), int(parts[1]), _clip(parts[2].decode("utf-8", "replace")))
+
+
+def _stream(args, match, limit):
+    """(matches, exit code) of a search process, its output read as it comes, each line made a Match (or
+    None) by `match`; stopped once `limit` matches are in. ([], None) when it cannot be started."""
+    try:
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    except OSError:
+        return [], None
     found = []
     try:
-        for raw in proc.stdout:  # read as it comes: stopped once `limit` matches are in
-            parts = raw.rstrip(b"\n").split(b"\0", 2)
-            if len(parts) != 3:
-                continue
-            name = parts[0].decode("utf-8", "surrogateescape")
-            text = parts[2].decode("utf-8", "replace")
-            found.append(Match(_norm(name), int(parts[1]), _clip(text)))
+        for raw in proc.stdout:
+            m = match(raw)
+            if m is not None:
+                found.append(m)
             if len(found) >= limit:
                 proc.kill()
                 break
     finally:
         proc.stdout.close()
         code = proc.wait()
-    if code not in (0, 1) and len(found) < limit:
-        return None  # no PCRE in this git, a pattern it refuses, a path outside the repository
-    return found
+    return found, code
 
 
 def _python(regex, path, keep, limit):
@@ -312,20 +306,13 @@ def _below(name, start):
 
 
 def _top(folder):
-    rules = ignore.inherited_rules(folder) + ignore._read_rules(os.path.abspath(folder))
-    for e in sorted(os.scandir(folder), key=lambda e: e.name):
-        if e.name == ".git":
-            continue
-        is_dir = e.is_dir(follow_symlinks=False)
-        if ignore.ignored(rules, os.path.abspath(e.path), is_dir):
-            continue
-        yield (os.path.join(folder, e.name) if folder != "." else e.name), is_dir
+    top = os.path.abspath(folder)
+    for name, is_dir, _ in ignore.entries(top, ignore.inherited_rules(folder) + ignore._read_rules(top)):
+        yield (os.path.join(folder, name) if folder != "." else name), is_dir
 
 
-glob.glob = _stdlib_glob.glob
-glob.iglob = _stdlib_glob.iglob
-glob.escape = _stdlib_glob.escape
-glob.has_magic = _stdlib_glob.has_magic
+for _name in ("glob", "iglob", "escape", "has_magic"):  # code written for the glob module still runs
+    setattr(glob, _name, getattr(_stdlib_glob, _name))
 
 
 @public
@@ -355,7 +342,7 @@ PER_FOLDER = 50
 
 def _tree(absdir, rules, level, depth, lines, state):
     rules = rules + ignore._read_rules(absdir)
-    entries = _entries(absdir, rules)
+    entries = ignore.entries(absdir, rules)
     folders = [e for e in entries if e[1]]
     files = [e for e in entries if not e[1]]
     shown = 0
@@ -372,30 +359,11 @@ def _tree(absdir, rules, level, depth, lines, state):
         if not is_dir:
             lines.append(f"{indent}{name}")
         elif level >= depth:
-            inner = len(_entries(full, rules + ignore._read_rules(full)))
+            inner = len(ignore.entries(full, rules + ignore._read_rules(full)))
             lines.append(f"{indent}{name}/ ({inner} entr{'y' if inner == 1 else 'ies'})")
         else:
             lines.append(f"{indent}{name}/")
             _tree(full, rules, level + 1, depth, lines, state)
-
-
-def _entries(absdir, rules):
-    out = []
-    try:
-        listing = sorted(os.scandir(absdir), key=lambda e: e.name)
-    except OSError:
-        return out
-    for e in listing:
-        if e.name == ".git":
-            continue
-        try:
-            is_dir = e.is_dir(follow_symlinks=False)
-        except OSError:
-            continue
-        full = os.path.join(absdir, e.name)
-        if not ignore.ignored(rules, full, is_dir):
-            out.append((e.name, is_dir, full))
-    return out
 
 
 EXPORTS = {"grep": grep, "glob": glob, "tree": tree}

@@ -188,10 +188,9 @@ def _detect_in(folder):
     python = shlex.quote(sys.executable)
     if _pytest_configured(folder):
         return f"{python} -m pytest -q" if _has_pytest() else "pytest -q"
-    if has("Makefile") or has("makefile") or has("GNUmakefile"):
-        for name in ("GNUmakefile", "makefile", "Makefile"):
-            if has(name) and _make_has_test(os.path.join(folder, name)):
-                return "make test"
+    for name in ("GNUmakefile", "makefile", "Makefile"):
+        if has(name) and _make_has_test(os.path.join(folder, name)):
+            return "make test"
     if has("Cargo.toml"):
         return "cargo test"
     if has("go.mod"):

@@ -61,16 +61,7 @@ class Page(Shown):
     ("html" turned into markdown, "pdf" or "text"), `.redirects` and `.bytes` (size of the body)."""
 
     def __new__(cls, text, info):
-        page = super().__new__(cls, text)
-        page.url = info.get("url")
-        page.final_url = info.get("final_url")
-        page.status = info.get("status")
-        page.content_type = info.get("content_type")
-        page.title = info.get("title")
-        page.kind = info.get("kind")
-        page.redirects = list(info.get("redirects") or [])
-        page.bytes = info.get("bytes")
-        return page
+        return _described(super().__new__(cls, text), info, "title", "kind", "bytes")
 
     def __repr__(self):
         head = f"[{self.final_url} — {self.kind}, {len(self):,} chars"
@@ -85,13 +76,7 @@ class Raw(bytes):
     """What fetch.raw() returns: the body's bytes with `.url`, `.final_url`, `.status`, `.content_type`."""
 
     def __new__(cls, data, info):
-        raw = super().__new__(cls, data)
-        raw.url = info.get("url")
-        raw.final_url = info.get("final_url")
-        raw.status = info.get("status")
-        raw.content_type = info.get("content_type")
-        raw.redirects = list(info.get("redirects") or [])
-        return raw
+        return _described(super().__new__(cls, data), info)
 
     def __repr__(self):
         return f"<fetch.raw {self.final_url}: {self.content_type or 'no type'}, {len(self):,} bytes>"
@@ -101,6 +86,14 @@ class Raw(bytes):
         with open(path, "wb") as f:
             f.write(self)
         return path
+
+
+def _described(value, info, *more):
+    """`value` with the host's facts of the response as attributes."""
+    for key in ("url", "final_url", "status", "content_type", *more):
+        setattr(value, key, info.get(key))
+    value.redirects = list(info.get("redirects") or [])
+    return value
 
 
 def _check_status(info, text=""):
@@ -183,9 +176,7 @@ class Result:
         return getattr(self, key)
 
     def __eq__(self, other):
-        return isinstance(other, Result) and tuple(self[k] for k in self.keys()) == tuple(
-            other[k] for k in other.keys()
-        )
+        return isinstance(other, Result) and dict(self) == dict(other)
 
     __hash__ = None
 
