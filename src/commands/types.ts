@@ -10,7 +10,7 @@ import type { HostCall } from "../host/protocol.js";
 export type FrontEnd = "ui" | "acp" | "line";
 
 /** How a reply is painted where there is colour (the UI's theme); plain text everywhere else. */
-type Tone = "plain" | "accent" | "warn" | "dim" | "ok" | "error";
+export type Tone = "plain" | "accent" | "warn" | "dim" | "ok" | "error";
 
 /** Chosen before the first message (UI, line mode): the session starts with them. */
 export interface PendingStart {
