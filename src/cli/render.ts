@@ -1,6 +1,6 @@
 import { describeSpend } from "../agent/budget/budget.js";
 import type { AgentEvent } from "../agent/core/events.js";
-import { eventLines, type ToneLine } from "../commands/event-lines.js";
+import { eventLines, type Paint } from "../commands/event-lines.js";
 import { formatDuration } from "../config/duration.js";
 import { reasoningText } from "../llm/thinking.js";
 
@@ -24,7 +24,7 @@ const OUTPUT_TAIL = 3;
 
 type Style = (text: string) => string;
 
-function styles(color: boolean): Record<ToneLine["tone"], Style> {
+function styles(color: boolean): Paint {
   const wrap = (open: number, close: number): Style =>
     color ? (t) => `\u001b[${open}m${t}\u001b[${close}m` : (t) => t;
   return {
@@ -176,14 +176,6 @@ export class ProgressRenderer {
                 ),
         );
         return;
-      case "gate_run":
-        for (const r of event.results) {
-          const mark = r.passed
-            ? s.ok("✓ gate")
-            : s.error(`✗ gate (exit ${r.exitCode ?? "none"}${r.timedOut ? ", timed out" : ""})`);
-          this.line(`${mark} ${r.command} ${s.dim(formatDuration(r.durationMs))}`);
-        }
-        return;
       case "autonomy_end":
         this.line(
           (event.outcome === "gates passed" || event.outcome === "done" ? s.ok : s.warn)(
@@ -216,7 +208,7 @@ export class ProgressRenderer {
         return;
       }
       default:
-        for (const line of eventLines(event) ?? []) this.line(s[line.tone](line.text));
+        for (const line of eventLines(event, s) ?? []) this.line(line);
         return;
     }
   }

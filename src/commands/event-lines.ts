@@ -1,23 +1,22 @@
 // The lines of the journal events that the terminal UI's transcript and line mode (relm run's progress,
-// logs, attach) word alike: each line's text and tone, which each front end paints in its own colours.
-// What one front end says its own way (a turn's end, a truncated answer, a rewind…) stays with it.
+// logs, attach) word alike, each part painted by its tone in the front end's own colours (the UI's theme,
+// line mode's ANSI codes or none). What one front end says its own way (a turn's end, a truncated answer,
+// a rewind…) stays with it.
 import type { AgentEvent } from "../agent/core/events.js";
 import { formatDuration } from "../config/duration.js";
 import { learningNotice } from "../session/learning-notice.js";
 import { modeLines } from "./mode.js";
 import type { Tone } from "./types.js";
 
-export interface ToneLine {
-  text: string;
-  tone: Exclude<Tone, "plain">;
-}
+/** How a front end paints each tone. */
+export type Paint = Record<Exclude<Tone, "plain">, (text: string) => string>;
 
 /** A learning notice's tone in the front ends' words. */
 const LEARNING_TONE = { learned: "accent", quiet: "dim", warn: "warn", good: "ok" } as const;
 
 /** The lines `event` shows as, or undefined when it shows as none here. */
-export function eventLines(event: AgentEvent): ToneLine[] | undefined {
-  const one = (tone: ToneLine["tone"], text: string): ToneLine[] => [{ text, tone }];
+export function eventLines(event: AgentEvent, paint: Paint): string[] | undefined {
+  const one = (tone: keyof Paint, text: string) => [paint[tone](text)];
   switch (event.type) {
     case "model_retry":
       return one(
@@ -52,8 +51,15 @@ export function eventLines(event: AgentEvent): ToneLine[] | undefined {
         "dim",
         `⇊ compacted ${event.summarized} messages: about ${event.tokensBefore} → ${event.tokensAfter} tokens`,
       );
+    case "gate_run":
+      return event.results.map((r) => {
+        const mark = r.passed
+          ? paint.ok("✓ gate")
+          : paint.error(`✗ gate (exit ${r.exitCode ?? "none"}${r.timedOut ? ", timed out" : ""})`);
+        return `${mark} ${r.command} ${paint.dim(formatDuration(r.durationMs))}`;
+      });
     case "mode":
-      return modeLines({ ...event, changed: true });
+      return modeLines({ ...event, changed: true }).map((line) => paint[line.tone](line.text));
     case "learn":
     case "harness_verdict":
     case "harness_verify":

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { Container } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../../agent/core/events.js";
 import { eventLines } from "../../commands/event-lines.js";
-import { formatDuration } from "../../config/duration.js";
 import { firstLine } from "../../config/text.js";
 import { reasoningText } from "../../llm/thinking.js";
 import type { SpendRecord } from "../../session/types.js";
@@ -209,14 +208,6 @@ export class Transcript extends Container {
           break;
         case "final":
           return t.dim(`✓ ${spendLine(own ?? event.spent)}`);
-        case "gate_run":
-          return event.results
-            .map((r) =>
-              r.passed
-                ? `${t.ok("✓ gate")} ${r.command} ${t.dim(formatDuration(r.durationMs))}`
-                : `${t.error(`✗ gate (exit ${r.exitCode ?? "none"}${r.timedOut ? ", timed out" : ""})`)} ${r.command} ${t.dim(formatDuration(r.durationMs))}`,
-            )
-            .join("\n");
         case "autonomy_end":
           return (event.outcome === "gates passed" || event.outcome === "done" ? t.ok : t.warn)(
             `■ ${firstLine(event.report, 200)}`,
@@ -248,9 +239,7 @@ export class Transcript extends Container {
         case "model":
           return event.model ? t.accent(`⇄ model: ${event.model}`) : undefined;
       }
-      return eventLines(event)
-        ?.map((l) => t[l.tone](l.text))
-        .join("\n");
+      return eventLines(event, t)?.join("\n");
     })();
     if (line === undefined) return false;
     // Not note(): a notice between sub-agents finishing must not split their summary line. The line
