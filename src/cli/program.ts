@@ -5,6 +5,7 @@ import { checkNumbers, type SessionSpec } from "../config/options.js";
 import { takeSpecFile } from "../config/session-spec.js";
 import { relmVersion } from "../config/version.js";
 import { registerHarnessCommands } from "../learning/commands/harness-command.js";
+import type { WebFlags } from "../webui/run.js";
 import { registerAcpCommand } from "./acp-command.js";
 import { addOptions } from "./command-options.js";
 import { loginAction, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
@@ -224,9 +225,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       "the address to listen on (default 127.0.0.1; see docs/web.md before changing it)",
     )
     .option("--open", "open the address in a browser")
-    .action(async (flags: { port?: string; host?: string; open?: boolean }) =>
-      setExit(await (await import("../webui/run.js")).runWeb(flags, runIo)),
-    );
+    .action(async (flags: WebFlags) => setExit(await (await import("../webui/run.js")).runWeb(flags, runIo)));
   tagParseErrors(program);
   return program;
 }
