@@ -12,18 +12,13 @@ import { loginAction, openTui, resumeRunUsesUi, terminalOf } from "./front-end.j
 import { registerMcpCommands } from "./mcp/command.js";
 import { registerModelsCommand } from "./models-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
+import type { RunIo } from "./run.js";
 import { registerScheduleCommands } from "./schedules/command.js";
 import { registerCheckpointCommands } from "./sessions/checkpoints.js";
 import { registerSessionCommands } from "./sessions/command.js";
 
-interface Io {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
-
-export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+/** The process's streams, environment and directory; whether stderr takes colour is decided here. */
+export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) => void): Command {
   const color = Boolean((io.stderr as NodeJS.WriteStream).isTTY) && !io.env.NO_COLOR;
   const runIo = { ...io, color };
   const program = new Command("relm")
