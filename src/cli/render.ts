@@ -1,6 +1,7 @@
 import { describeSpend } from "../agent/budget/budget.js";
 import type { AgentEvent } from "../agent/core/events.js";
-import { eventLines, type Paint } from "../commands/event-lines.js";
+import { eventLines } from "../commands/event-lines.js";
+import type { Paint } from "../commands/types.js";
 import { formatDuration } from "../config/duration.js";
 import { reasoningText } from "../llm/thinking.js";
 

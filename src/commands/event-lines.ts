@@ -6,10 +6,7 @@ import type { AgentEvent } from "../agent/core/events.js";
 import { formatDuration } from "../config/duration.js";
 import { learningNotice } from "../session/learning-notice.js";
 import { modeLines } from "./mode.js";
-import type { Tone } from "./types.js";
-
-/** How a front end paints each tone. */
-export type Paint = Record<Exclude<Tone, "plain">, (text: string) => string>;
+import type { Paint } from "./types.js";
 
 /** A learning notice's tone in the front ends' words. */
 const LEARNING_TONE = { learned: "accent", quiet: "dim", warn: "warn", good: "ok" } as const;
