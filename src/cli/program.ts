@@ -5,24 +5,20 @@ import { checkNumbers, type SessionSpec } from "../config/options.js";
 import { takeSpecFile } from "../config/session-spec.js";
 import { relmVersion } from "../config/version.js";
 import { registerHarnessCommands } from "../learning/commands/harness-command.js";
+import type { WebFlags } from "../webui/run.js";
 import { registerAcpCommand } from "./acp-command.js";
 import { addOptions } from "./command-options.js";
 import { loginAction, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
 import { registerMcpCommands } from "./mcp/command.js";
 import { registerModelsCommand } from "./models-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
+import type { RunIo } from "./run.js";
 import { registerScheduleCommands } from "./schedules/command.js";
 import { registerCheckpointCommands } from "./sessions/checkpoints.js";
 import { registerSessionCommands } from "./sessions/command.js";
 
-interface Io {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
-
-export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+/** The process's streams, environment and directory; whether stderr takes colour is decided here. */
+export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) => void): Command {
   const color = Boolean((io.stderr as NodeJS.WriteStream).isTTY) && !io.env.NO_COLOR;
   const runIo = { ...io, color };
   const program = new Command("relm")
@@ -229,9 +225,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       "the address to listen on (default 127.0.0.1; see docs/web.md before changing it)",
     )
     .option("--open", "open the address in a browser")
-    .action(async (flags: { port?: string; host?: string; open?: boolean }) =>
-      setExit(await (await import("../webui/run.js")).runWeb(flags, runIo)),
-    );
+    .action(async (flags: WebFlags) => setExit(await (await import("../webui/run.js")).runWeb(flags, runIo)));
   tagParseErrors(program);
   return program;
 }

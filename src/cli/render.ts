@@ -1,9 +1,9 @@
 import { describeSpend } from "../agent/budget/budget.js";
 import type { AgentEvent } from "../agent/core/events.js";
-import { modeLines } from "../commands/mode.js";
+import { eventLines } from "../commands/event-lines.js";
+import type { Paint } from "../commands/types.js";
 import { formatDuration } from "../config/duration.js";
 import { reasoningText } from "../llm/thinking.js";
-import { learningNotice } from "../session/learning-notice.js";
 
 interface RenderOptions {
   color: boolean;
@@ -25,15 +25,15 @@ const OUTPUT_TAIL = 3;
 
 type Style = (text: string) => string;
 
-function styles(color: boolean): Record<"dim" | "red" | "green" | "yellow" | "cyan", Style> {
+function styles(color: boolean): Paint {
   const wrap = (open: number, close: number): Style =>
     color ? (t) => `\u001b[${open}m${t}\u001b[${close}m` : (t) => t;
   return {
     dim: wrap(2, 22),
-    red: wrap(31, 39),
-    green: wrap(32, 39),
-    yellow: wrap(33, 39),
-    cyan: wrap(36, 39),
+    error: wrap(31, 39),
+    ok: wrap(32, 39),
+    warn: wrap(33, 39),
+    accent: wrap(36, 39),
   };
 }
 
@@ -92,7 +92,7 @@ export class ProgressRenderer {
     const who = event.agent ? `${s.dim(`  ${this.names.get(event.agent) ?? event.agent} │`)} ` : "";
     if (event.type === "child_spawned") {
       this.names.set(event.id, event.name);
-      this.line(`${who}${s.cyan(`⇢ sub-agent ${event.name} (${event.id}): ${firstLine(event.task)}`)}`);
+      this.line(`${who}${s.accent(`⇢ sub-agent ${event.name} (${event.id}): ${firstLine(event.task)}`)}`);
       return;
     }
     if (event.type === "child_finished") {
@@ -112,7 +112,7 @@ export class ProgressRenderer {
         return;
       case "text_reset":
         if (this.options.streamText && this.midLine) this.line("");
-        if (this.options.streamText) this.line(s.yellow("↻ the response was cut off; retrying"));
+        if (this.options.streamText) this.line(s.warn("↻ the response was cut off; retrying"));
         return;
       case "cell_output_delta":
         if (this.options.liveOutput) this.streamOutput(event.callId, event.text);
@@ -126,13 +126,6 @@ export class ProgressRenderer {
         return;
       case "variable":
         this.line(s.dim(`• ${event.name}: ${event.varType}, ${event.size}`));
-        return;
-      case "model_retry":
-        this.line(
-          s.yellow(
-            `↻ model call failed (${event.reason}); retry ${event.attempt} in ${formatDuration(event.delayMs)}`,
-          ),
-        );
         return;
       case "model_response": {
         // A replayed (or unstreamed) answer's reasoning: its first line, once.
@@ -154,18 +147,6 @@ export class ProgressRenderer {
         this.renderOutput(live ? "" : event.output, event.status, event.durationMs, event.note);
         return;
       }
-      case "kernel":
-        if (event.event !== "started") this.line(s.yellow(`⚠ kernel ${event.event}: ${event.detail}`));
-        return;
-      case "mcp":
-        if (event.event === "failed") this.line(s.yellow(`⚠ ${event.detail.split("\n")[0]}`));
-        return;
-      case "model_error":
-        this.line(s.red(`✗ model error: ${event.message}`));
-        return;
-      case "budget_stop":
-        this.line(s.red(`■ ${event.message}`));
-        return;
       case "truncated": {
         const cap =
           event.maxOutputTokens === undefined ? "its output limit" : `${event.maxOutputTokens} tokens`;
@@ -175,90 +156,47 @@ export class ProgressRenderer {
             : event.action === "stopped"
               ? "all that was left of --max-tokens"
               : "not reported as done";
-        this.line(s.yellow(`⚠ the answer was cut off at ${cap}; ${next}`));
+        this.line(s.warn(`⚠ the answer was cut off at ${cap}; ${next}`));
         return;
       }
       case "final":
         if (this.options.printFinal) this.line(event.text);
         this.line(s.dim(`✓ ${describeSpend(event.spent)}`));
         return;
-      case "warning":
-        this.line(s.yellow(`⚠ ${event.message}`));
-        return;
       case "approval_request":
-        this.line(s.yellow(`? request [${event.id}] ${event.kind} ${event.subject} — ${event.reason}`));
+        this.line(s.warn(`? request [${event.id}] ${event.kind} ${event.subject} — ${event.reason}`));
         return;
       case "approval_answer":
         this.line(
           event.withdrawn
-            ? s.yellow(`■ request [${event.id}] ${event.note ?? "withdrawn"}`)
+            ? s.warn(`■ request [${event.id}] ${event.note ?? "withdrawn"}`)
             : event.allow
-              ? s.green(`✓ request [${event.id}] granted (${event.scope}, by ${event.by})`)
-              : s.red(`✗ request [${event.id}] denied by ${event.by}${event.note ? `: ${event.note}` : ""}`),
+              ? s.ok(`✓ request [${event.id}] granted (${event.scope}, by ${event.by})`)
+              : s.error(
+                  `✗ request [${event.id}] denied by ${event.by}${event.note ? `: ${event.note}` : ""}`,
+                ),
         );
-        return;
-      case "tool_error":
-      case "error":
-        this.line(s.red(`✗ ${event.message}`));
-        return;
-      case "interrupted":
-        this.line(s.yellow(`■ ${event.reason}`));
-        return;
-      case "gate_run":
-        for (const r of event.results) {
-          const mark = r.passed
-            ? s.green("✓ gate")
-            : s.red(`✗ gate (exit ${r.exitCode ?? "none"}${r.timedOut ? ", timed out" : ""})`);
-          this.line(`${mark} ${r.command} ${s.dim(formatDuration(r.durationMs))}`);
-        }
         return;
       case "autonomy_end":
         this.line(
-          (event.outcome === "gates passed" || event.outcome === "done" ? s.green : s.yellow)(
+          (event.outcome === "gates passed" || event.outcome === "done" ? s.ok : s.warn)(
             `■ ${event.report.split("\n")[0]}`,
           ),
         );
         return;
-      case "checkpoint":
-        if (event.warning) this.line(s.yellow(`⚠ ${event.warning}`));
-        return;
-      case "learn":
-      case "harness_verdict":
-      case "harness_verify":
-      case "harness_probation": {
-        const notice = learningNotice(event);
-        if (!notice) return;
-        const paint = { learned: s.cyan, quiet: s.dim, warn: s.yellow, good: s.green }[notice.tone];
-        this.line(paint(notice.text));
-        return;
-      }
-      case "compaction":
-        this.line(
-          s.dim(
-            `⇊ compacted ${event.summarized} messages: about ${event.tokensBefore} → ${event.tokensAfter} tokens`,
-          ),
-        );
-        return;
-      case "goal":
-        this.line(s.cyan(`◎ goal: ${event.text}`));
-        return;
-      case "mode":
-        for (const line of modeLines({ ...event, changed: true }))
-          this.line((line.tone === "warn" ? s.yellow : line.tone === "dim" ? s.dim : s.cyan)(line.text));
-        return;
       case "model":
-        this.line(s.cyan(`⇄ model: ${event.model} via ${event.provider}`));
+        this.line(s.accent(`⇄ model: ${event.model} via ${event.provider}`));
         return;
       case "undo":
         this.line(
-          s.yellow(
+          s.warn(
             `↶ files put back to before turn ${event.turn} (${event.changed.length} restored, ${event.removed.length} removed)`,
           ),
         );
         return;
       case "rewind":
         this.line(
-          s.yellow(
+          s.warn(
             `↶ rewound to before "${event.text.split("\n")[0]?.slice(0, 60)}"${event.files ? " with the files" : ""} · the kernel keeps its variables`,
           ),
         );
@@ -270,13 +208,8 @@ export class ProgressRenderer {
         this.line(s.dim(`✎ ${what} (+${event.added} -${event.removed})`));
         return;
       }
-      case "goal_progress":
-        this.line(s.dim(`◎ progress: ${event.text}`));
-        return;
-      case "goal_paused":
-        this.line(s.yellow(`◎ goal paused: ${event.reason}`));
-        return;
       default:
+        for (const line of eventLines(event, s) ?? []) this.line(line);
         return;
     }
   }
@@ -288,19 +221,19 @@ export class ProgressRenderer {
     const s = this.s;
     switch (event.type) {
       case "cell":
-        this.line(`${who}${s.cyan("▸")} ${firstLine(event.code)}`);
+        this.line(`${who}${s.accent("▸")} ${firstLine(event.code)}`);
         return;
       case "cell_output": {
-        const mark = event.status === "ok" ? s.green("✓") : s.red(`✗ ${event.status}`);
+        const mark = event.status === "ok" ? s.ok("✓") : s.error(`✗ ${event.status}`);
         this.line(`${who}  ${mark} ${s.dim(formatDuration(event.durationMs))}`);
         return;
       }
       case "model_error":
       case "error":
-        this.line(`${who}${s.red(`✗ ${event.message}`)}`);
+        this.line(`${who}${s.error(`✗ ${event.message}`)}`);
         return;
       case "budget_stop":
-        this.line(`${who}${s.red(`■ ${event.message}`)}`);
+        this.line(`${who}${s.error(`■ ${event.message}`)}`);
         return;
       default:
         return;
@@ -309,7 +242,7 @@ export class ProgressRenderer {
 
   private renderChildEnd(event: Extract<AgentEvent, { type: "child_finished" }>, prefix: string): void {
     const s = this.s;
-    const mark = event.status === "done" ? s.green("⇠") : s.red("⇠");
+    const mark = event.status === "done" ? s.ok("⇠") : s.error("⇠");
     const detail = event.status === "done" ? firstLine(event.result ?? "") : (event.reason ?? "");
     this.line(
       `${prefix}${mark} ${event.name} ${event.status}${detail ? `: ${detail}` : ""} ${s.dim(`(${describeSpend(event.spent)})`)}`,
@@ -322,8 +255,8 @@ export class ProgressRenderer {
     const { lines, total } = headLines(code.slice(0, end), CODE_LINES);
     const shown = lines.map(clipLine);
     if (total > CODE_LINES) shown.push(`… +${total - CODE_LINES} lines`);
-    this.line(this.s.cyan("▸ ipython"));
-    for (const l of shown) this.line(`  ${this.s.cyan("│")} ${l}`);
+    this.line(this.s.accent("▸ ipython"));
+    for (const l of shown) this.line(`  ${this.s.accent("│")} ${l}`);
   }
 
   private renderOutput(output: string, status: string, durationMs: number, note?: string): void {
@@ -334,8 +267,8 @@ export class ProgressRenderer {
       for (const l of lines) this.line(`  ${s.dim("│")} ${s.dim(clipLine(l))}`);
     }
     const mark =
-      status === "ok" ? s.green("✓") : status === "error" ? s.red("✗ error") : s.yellow(`⚠ ${status}`);
-    this.line(`  ${mark} ${s.dim(formatDuration(durationMs))}${note ? ` ${s.yellow(note)}` : ""}`);
+      status === "ok" ? s.ok("✓") : status === "error" ? s.error("✗ error") : s.warn(`⚠ ${status}`);
+    this.line(`  ${mark} ${s.dim(formatDuration(durationMs))}${note ? ` ${s.warn(note)}` : ""}`);
   }
 
   /** The cell whose output is streaming, and its unfinished last line. */

@@ -3,16 +3,10 @@
 // server (dist/cli/web.js, one bundle of its own: scripts/bundle.mjs). main.ts routes it here; --help,
 // a flag it does not know or one given twice go through dispatch.ts, which says what is wrong.
 import { keepKeysPrivate } from "../host/private-keys.js";
-import { runWeb } from "../webui/run.js";
+import { runWeb, type WebFlags } from "../webui/run.js";
 import { reportEntryError } from "./entry-error.js";
 
-interface WebEntryFlags {
-  port?: string;
-  host?: string;
-  open?: boolean;
-}
-
-export async function mainWeb(flags: WebEntryFlags): Promise<number> {
+export async function mainWeb(flags: WebFlags): Promise<number> {
   // Before anything reads a key or starts a process (the page's actions may start a host): keys out of
   // this process's /proc/PID/environ, as dispatch.ts does for every other command.
   keepKeysPrivate();

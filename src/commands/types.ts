@@ -12,6 +12,9 @@ export type FrontEnd = "ui" | "acp" | "line";
 /** How a reply is painted where there is colour (the UI's theme); plain text everywhere else. */
 type Tone = "plain" | "accent" | "warn" | "dim" | "ok" | "error";
 
+/** How a front end paints each tone but plain (the UI's theme; line mode's ANSI codes, or none). */
+export type Paint = Record<Exclude<Tone, "plain">, (text: string) => string>;
+
 /** Chosen before the first message (UI, line mode): the session starts with them. */
 export interface PendingStart {
   goal?: string;

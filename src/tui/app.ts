@@ -6,7 +6,6 @@ import type { Component, Editor, TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
 import { expandCustomLine } from "../commands/custom.js";
 import type { PendingStart, SlashCommand } from "../commands/types.js";
-import { ConfigError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import type { PermissionMode } from "../config/permission-mode.js";
 import type { SandboxProbe } from "../kernel/sandbox/index.js";
@@ -313,7 +312,6 @@ export class App implements AppControl {
       await sendMessage(this, body, variables, images);
     } catch (error) {
       this.note(this.theme.error(`✗ ${(error as Error).message}`));
-      if (error instanceof ConfigError) this.note(this.theme.dim("/login sets up a provider and model"));
     }
     this.tui.requestRender();
   }

@@ -3,7 +3,6 @@
 // while the agent works. Images go with a message that starts a turn, to a model that takes them.
 
 import type { UserImage } from "../agent/core/user-images.js";
-import { ConfigError } from "../config/errors.js";
 import { newSessionId } from "../session/index.js";
 import type { Activity } from "./activity.js";
 import type { AppControl } from "./app-api.js";
@@ -31,7 +30,6 @@ export async function sendMessage(
     return;
   }
   if (app.link.state === "new") {
-    if (!(app.pending.model ?? app.configured.model)) throw new ConfigError("no model configured yet");
     app.activity.set("starting");
     app.editor.disableSubmit = true;
     try {

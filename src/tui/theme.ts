@@ -8,20 +8,17 @@
 
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "@mariozechner/pi-tui";
 import { Chalk, type ChalkInstance } from "chalk";
+import type { Paint } from "../commands/types.js";
 import { highlightLines } from "./transcript/highlight-lazy.js";
 
 export const THEME_NAMES = ["dark", "light", "high-contrast"] as const;
 export type ThemeName = (typeof THEME_NAMES)[number];
 
-export interface Theme {
+/** The tones every front end paints (commands/types.ts), and the UI's own parts. */
+export interface Theme extends Paint {
   name: ThemeName;
   color: boolean;
   c: ChalkInstance;
-  dim(text: string): string;
-  accent(text: string): string;
-  ok(text: string): string;
-  warn(text: string): string;
-  error(text: string): string;
   user(text: string): string;
   code(text: string): string;
   border(text: string): string;
@@ -30,13 +27,8 @@ export interface Theme {
   editor: EditorTheme;
 }
 
-type Paint = (text: string) => string;
-
 /** The colours of one palette. */
-function palette(
-  c: ChalkInstance,
-  name: ThemeName,
-): Record<"dim" | "accent" | "ok" | "warn" | "error" | "link", Paint> {
+function palette(c: ChalkInstance, name: ThemeName): Paint & { link: (text: string) => string } {
   switch (name) {
     case "light":
       return {

@@ -2,6 +2,7 @@
 // a connection to the host for the one call, closed after. A message to a session no host serves brings
 // it back with the message, as `relm send` does.
 
+import { APPROVAL_CHOICES } from "../commands/approval-words.js";
 import { RpcError } from "../host/rpc.js";
 import { SessionHandle } from "../host/session-handle.js";
 import { stopHeldByStub } from "../host/stub-stop.js";
@@ -12,8 +13,6 @@ export class ActionError extends Error {
 }
 
 const MAX_TEXT_CHARS = 16_000;
-
-const REPLIES = ["once", "session", "project", "deny"] as const;
 
 /** What steers the session's work: its goal and autonomous mode, as `/goal` and `/autonomous status` say. */
 interface Steering {
@@ -85,7 +84,7 @@ export class SessionActions {
   async approve(request: unknown, answer: unknown): Promise<string> {
     if (typeof request !== "string" || !/^[0-9a-f]{1,32}$/.test(request))
       throw new ActionError("request must be the id of a waiting request");
-    const reply = REPLIES.find((r) => r === answer);
+    const reply = APPROVAL_CHOICES.find((c) => c.reply === answer)?.reply;
     if (!reply) throw new ActionError('answer must be "once", "session", "project" or "deny"');
     const { answered } = running(
       await this.withHost((handle) => handle.call("approve", { id: request, answer: reply, from: "web" })),

@@ -8,7 +8,8 @@ import { startWebServer } from "./server.js";
 
 const DEFAULT_PORT = 8765;
 
-interface WebFlags {
+/** `relm web`'s flags, as commander and the lean entry (cli/web-entry.ts) give them. */
+export interface WebFlags {
   port?: string;
   host?: string;
   open?: boolean;
@@ -39,7 +40,7 @@ function tokenOf(env: NodeJS.ProcessEnv): string {
   return fixed;
 }
 
-export async function runWeb(flags: WebFlags, io: WebIo, until?: Promise<void>): Promise<number> {
+export async function runWeb(flags: WebFlags, io: WebIo): Promise<number> {
   const port = portOf(flags.port);
   const host = flags.host ?? "127.0.0.1";
   if (host.trim() === "") throw new UsageError("--host needs an address to listen on, like 127.0.0.1");
@@ -72,11 +73,10 @@ export async function runWeb(flags: WebFlags, io: WebIo, until?: Promise<void>):
   if (flags.open && !openBrowser(server.url, io.env))
     io.stderr.write("relm web: no browser to open here; open the address above yourself\n");
   io.stderr.write("relm web: Ctrl-C stops the server (the sessions keep running)\n");
-  await (until ??
-    new Promise<void>((resolve) => {
-      process.once("SIGINT", () => resolve());
-      process.once("SIGTERM", () => resolve());
-    }));
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
   await server.close();
   return 0;
 }

@@ -7,33 +7,18 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../session/index.js";
 import { childDir } from "./child-stream.js";
+import { type SubtreeUsage, type UsagePoint, usagePoint } from "./usage.js";
 
 /** Deeper than this is not read (as childDir looks no deeper). */
 const MAX_DEPTH = 12;
 /** Journals whose calls are kept between looks (a plot asks every 2 s; a tree can have thousands). */
 const MAX_CACHED = 20_000;
 
-interface UsageCall {
-  /** The agent that made the call: the session's id for its root, else the sub-agent's. */
-  agent: string;
-  t: number;
-  cached: number;
-  fresh: number;
-  cost: number;
-}
-
-interface SubtreeUsage {
-  /** The subtree's top: the session's id (the whole tree) or a sub-agent's. */
-  top: string;
-  agents: number;
-  calls: UsageCall[];
-}
-
 /** The subtree of `agent` (undefined: the whole session), or undefined when there is no such sub-agent. */
 export function subtreeUsage(home: string, id: string, agent: string | undefined): SubtreeUsage | undefined {
   const top = agent === undefined ? sessionDir(home, id) : childDir(home, id, agent);
   if (!top) return undefined;
-  const calls: UsageCall[] = [];
+  const calls: SubtreeUsage["calls"] = [];
   let agents = 0;
   const visit = (dir: string, who: string, depth: number) => {
     agents++;
@@ -48,28 +33,19 @@ export function subtreeUsage(home: string, id: string, agent: string | undefined
   return { top: agent ?? id, agents, calls };
 }
 
-type Call = Omit<UsageCall, "agent">;
 /** By journal path: its calls as of its size and mtime then (a journal only grows). */
-const cached = new Map<string, { size: number; mtimeMs: number; calls: Call[] }>();
+const cached = new Map<string, { size: number; mtimeMs: number; calls: UsagePoint[] }>();
 
 /** One journal's model calls, read again only when the file changed since the last look. */
-function journalCalls(path: string): Call[] {
+function journalCalls(path: string): UsagePoint[] {
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) return [];
   const hit = cached.get(path);
   if (hit && hit.size === stat.size && hit.mtimeMs === stat.mtimeMs) return hit.calls;
-  const calls: Call[] = [];
+  const calls: UsagePoint[] = [];
   try {
-    for (const event of readJournal(path).events) {
-      if (event.type !== "model_response") continue;
-      const u = event.usage;
-      calls.push({
-        t: Date.parse(event.t),
-        cached: u.cachedInputTokens,
-        fresh: u.inputTokens - u.cachedInputTokens + u.outputTokens,
-        cost: event.cost ?? 0,
-      });
-    }
+    for (const event of readJournal(path).events)
+      if (event.type === "model_response") calls.push(usagePoint(event));
   } catch {
     // A journal being written as it is read (or damaged): its calls are left out of this look.
     return [];

@@ -151,6 +151,38 @@ describe("AgentsModel", () => {
     expect(m.counts()).toMatchObject({ done: 2, cancelled: 1 });
     expect(m.running()).toBe(0);
   });
+
+  it("counts a running child's llm() calls into its spend, and an unpriced one makes it unpriced", () => {
+    // As the agent's own budget does (agent/budget/budget.ts addSpend): the panel must not show a dollar
+    // figure for a child whose spend the host already calls unpriced.
+    const m = new AgentsModel();
+    m.apply(ev({ type: "child_spawned", id: "c1", name: "c", task: "t", model: "m", variables: [] }));
+    const response = (cost: number | null) => ({
+      type: "model_response",
+      turn: 1,
+      text: "",
+      toolCalls: [],
+      usage: usage(100, 20),
+      cost,
+      stopReason: "stop",
+    });
+    const llmCall = (cost: number | null) => ({
+      type: "llm_call",
+      model: "other",
+      prompts: 1,
+      usage: usage(10, 5),
+      cost,
+      durationMs: 1,
+    });
+    m.apply(ev(response(0.01), "c1"));
+    m.apply(ev(llmCall(0.002), "c1"));
+    expect(m.get("c1")?.tokens).toBe(135);
+    expect(m.get("c1")?.cost).toBeCloseTo(0.012);
+    m.apply(ev(llmCall(null), "c1"));
+    expect(m.get("c1")).toMatchObject({ tokens: 150, cost: null });
+    m.apply(ev(response(0.01), "c1"));
+    expect(m.get("c1")).toMatchObject({ tokens: 270, cost: null });
+  });
 });
 
 describe("Pastes", () => {

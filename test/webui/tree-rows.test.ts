@@ -57,4 +57,15 @@ describe("the tree's rows", () => {
     for (let i = 1; i < found.length; i++) expect(found[i]?.node.parent).toBe(found[i - 1]?.node.id);
     expect(found[0]?.depth).toBe(0);
   });
+
+  it("a subtree holding an unpriced sub-agent has no dollar sum, as the node itself has none", () => {
+    const { agents, roots } = tree(3, 1);
+    // a0 ← a1 ← a2: a2 finished on a model without prices; a1 is still running (nothing counted yet).
+    Object.assign(agents.get("a1") ?? {}, { status: "running", cost: undefined });
+    Object.assign(agents.get("a2") ?? {}, { status: "done", cost: null });
+    const rows = treeRows(agents, roots, new Set(), []);
+    expect(rows.map((r) => r.subtree.cost)).toEqual([null, null, null]);
+    Object.assign(agents.get("a2") ?? {}, { cost: 0.25 });
+    expect(treeRows(agents, roots, new Set(), []).map((r) => r.subtree.cost)).toEqual([0.75, 0.25, 0.25]);
+  });
 });

@@ -4,17 +4,16 @@ import { ago, costWord } from "../../commands/format.js";
 import { relmHomeFrom } from "../../config/home.js";
 import { listNewest } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
 import { table } from "../table.js";
-
-interface AgentsIo {
-  env: NodeJS.ProcessEnv;
-  stdout: NodeJS.WritableStream;
-}
 
 /** Rows the table shows by default: a terminal's worth (newest first, so the newest stay in view). */
 const RECENT_ROWS = 20;
 
-export async function agentsAction(io: AgentsIo, flags: { json?: boolean; all?: boolean }): Promise<number> {
+export async function agentsAction(
+  io: Pick<RunIo, "env" | "stdout">,
+  flags: { json?: boolean; all?: boolean },
+): Promise<number> {
   const home = relmHomeFrom(io.env);
   // The table shows the live ones and the newest others unless --all; --json is for scripts: every one.
   const { listings: sessions, hidden } = await listNewest(

@@ -14,12 +14,10 @@ import {
 } from "../../session/index.js";
 import type { Checkpoint, Checkpoints, RestoreResult } from "../../workspace/index.js";
 import { EXIT } from "../exit-codes.js";
+import type { RunIo } from "../run.js";
 import { table } from "../table.js";
 
-interface Io {
-  stdout: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
+type Io = Pick<RunIo, "stdout" | "env">;
 
 export function registerCheckpointCommands(program: Command, io: Io, setExit: (code: number) => void): void {
   program

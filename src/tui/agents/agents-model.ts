@@ -120,14 +120,13 @@ export class AgentsModel {
         node.step = `thinking (turn ${event.turn})`;
         return true;
       case "model_response":
-        node.tokens += event.usage.inputTokens + event.usage.outputTokens;
-        if (event.cost !== null && node.cost !== null) node.cost += event.cost;
-        else node.cost = null;
-        node.step = event.toolCalls.length > 0 ? "writing a cell" : "answering";
-        return true;
       case "llm_call":
+        // Its own calls and its llm() calls count alike: one unpriced makes the spend unpriced, as the
+        // agent's budget counts it (agent/budget/budget.ts).
         node.tokens += event.usage.inputTokens + event.usage.outputTokens;
-        if (event.cost !== null && node.cost !== null) node.cost += event.cost;
+        node.cost = event.cost === null || node.cost === null ? null : node.cost + event.cost;
+        if (event.type === "model_response")
+          node.step = event.toolCalls.length > 0 ? "writing a cell" : "answering";
         return true;
       case "cell":
         node.status = "running";

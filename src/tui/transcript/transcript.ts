@@ -3,11 +3,9 @@ import { join } from "node:path";
 // child's read-only view are the same class, filtered by agent id.
 import { Container } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../../agent/core/events.js";
-import { modeLines } from "../../commands/mode.js";
-import { formatDuration } from "../../config/duration.js";
+import { eventLines } from "../../commands/event-lines.js";
 import { firstLine } from "../../config/text.js";
 import { reasoningText } from "../../llm/thinking.js";
-import { learningNotice } from "../../session/learning-notice.js";
 import type { SpendRecord } from "../../session/types.js";
 import { spendLine } from "../format.js";
 import type { Theme } from "../theme.js";
@@ -201,62 +199,21 @@ export class Transcript extends Container {
     const own = this.ownSpend;
     const line = ((): string | undefined => {
       switch (event.type) {
-        case "tool_error":
-          return t.error(`✗ ${event.message}`);
         case "tool_skipped":
           return t.dim(`· a cell was not run: ${event.reason}`);
-        case "kernel":
-          return event.event === "started" ? undefined : t.warn(`⚠ kernel ${event.event}: ${event.detail}`);
         case "mcp":
-          return event.event === "started"
-            ? t.dim(`· MCP server ${event.server} started (${event.detail})`)
-            : t.warn(`⚠ ${event.detail.split("\n")[0]}`);
-        case "model_retry":
-          return t.warn(
-            `↻ model call failed (${event.reason}); retry ${event.attempt} in ${formatDuration(event.delayMs)}`,
-          );
-        case "model_error":
-          return t.error(`✗ model error: ${event.message}`);
-        case "budget_stop":
-          return t.error(`■ ${event.message}`);
+          // A server's start is the UI's own line; its failure is said as line mode says it (below).
+          if (event.event === "started")
+            return t.dim(`· MCP server ${event.server} started (${event.detail})`);
+          break;
         case "final":
           return t.dim(`✓ ${spendLine(own ?? event.spent)}`);
-        case "warning":
-          return t.warn(`⚠ ${event.message}`);
-        case "error":
-          return t.error(`✗ ${event.message}`);
-        case "interrupted":
-          return t.warn(`■ ${event.reason}`);
-        case "gate_run":
-          return event.results
-            .map((r) =>
-              r.passed
-                ? `${t.ok("✓ gate")} ${r.command} ${t.dim(formatDuration(r.durationMs))}`
-                : `${t.error(`✗ gate (exit ${r.exitCode ?? "none"}${r.timedOut ? ", timed out" : ""})`)} ${r.command} ${t.dim(formatDuration(r.durationMs))}`,
-            )
-            .join("\n");
         case "autonomy_end":
           return (event.outcome === "gates passed" || event.outcome === "done" ? t.ok : t.warn)(
             `■ ${firstLine(event.report, 200)}`,
           );
-        case "goal":
-          return t.accent(`◎ goal: ${event.text}`);
-        case "mode":
-          return modeLines({ ...event, changed: true })
-            .map((line) => t[line.tone](line.text))
-            .join("\n");
-        case "goal_progress":
-          return t.dim(`◎ progress: ${event.text}`);
-        case "goal_paused":
-          return t.warn(`◎ goal paused: ${event.reason}`);
         case "goal_done":
           return t.ok(`◎ goal done${event.note ? `: ${event.note}` : ""}`);
-        case "compaction":
-          return t.dim(
-            `⇊ compacted ${event.summarized} messages: about ${event.tokensBefore} → ${event.tokensAfter} tokens`,
-          );
-        case "checkpoint":
-          return event.warning ? t.warn(`⚠ ${event.warning}`) : undefined;
         case "resumed": {
           const parts = ["↺ resumed in a new process"];
           if (event.restored.length > 0) parts.push(`restored ${event.restored.join(", ")}`);
@@ -279,20 +236,10 @@ export class Transcript extends Container {
           return t.ok(describeUndo(event));
         case "learn_mode":
           return t.accent(`✎ learning ${event.on ? "on" : "off"}`);
-        case "learn":
-        case "harness_verdict":
-        case "harness_verify":
-        case "harness_probation": {
-          const notice = learningNotice(event);
-          if (!notice) return undefined;
-          const paint = { learned: t.accent, quiet: t.dim, warn: t.warn, good: t.ok }[notice.tone];
-          return paint(notice.text);
-        }
         case "model":
           return event.model ? t.accent(`⇄ model: ${event.model}`) : undefined;
-        default:
-          return undefined;
       }
+      return eventLines(event, t)?.join("\n");
     })();
     if (line === undefined) return false;
     // Not note(): a notice between sub-agents finishing must not split their summary line. The line

@@ -2,23 +2,16 @@
 // the last event id it saw) and the session actions.
 import { useEffect, useState } from "preact/hooks";
 import type { ApprovalView } from "../../commands/approval-words.js";
+import type { SessionState } from "../../host/states/types.js";
 
-export interface WebSession {
-  id: string;
-  title: string;
-  cwd: string;
-  created: string;
-  status: string;
-  reason?: string;
-  lastActivity: string;
-  tokens: number;
-  cachedTokens?: number;
-  cost: number | null;
+/**
+ * A session as the sessions feed sends it (src/webui/sessions-feed.ts): its host's summary, whether a
+ * host is live, where its journal is damaged, and the model it started with.
+ */
+export interface WebSession extends SessionState {
   live: boolean;
-  model: string;
-  /** Requests of its kernels waiting for a person. */
-  approvals?: number;
   damaged?: { line?: number; reason: string };
+  model: string;
 }
 
 export type Connection = "connecting" | "open" | "reconnecting" | "refused";

@@ -3,9 +3,10 @@
 // the gates' runs over an autonomous run (gate-strip.ts).
 // Hand-written SVG: three small charts do not justify a chart library in the page (docs/dependencies.md).
 import { html } from "htm/preact";
+import type { UsagePoint } from "../usage.js";
 import { cost, tokens } from "./format.js";
 import { GateStrip } from "./gate-strip.js";
-import type { GateRun, Item, UsagePoint } from "./transcript.js";
+import type { GateRun, Item } from "./transcript.js";
 
 const W = 320;
 const H = 120;

@@ -5,16 +5,10 @@
 // tree changes it is asked again, at most every two seconds.
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
+import type { SubtreeUsage } from "../usage.js";
 import { SpendChart } from "./charts.js";
-import type { UsagePoint } from "./transcript.js";
 
 const AGAIN_MS = 2000;
-
-interface SubtreeUsage {
-  top: string;
-  agents: number;
-  calls: (UsagePoint & { agent: string })[];
-}
 
 /** `top`: a sub-agent's id, or undefined for the whole tree; `changed`: anything that says the tree moved. */
 export function SubtreePlot({

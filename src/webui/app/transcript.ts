@@ -4,6 +4,7 @@
 // what the page has) and is dropped, so a reconnect never shows anything twice.
 import type { AgentEvent } from "../../agent/core/events.js";
 import { learningNotice } from "../../session/learning-notice.js";
+import { type UsagePoint, usagePoint } from "../usage.js";
 
 export type Item =
   | { kind: "user"; key: string; text: string }
@@ -20,16 +21,6 @@ export type Item =
     }
   | { kind: "diff"; key: string; title: string; diff: string }
   | { kind: "notice"; key: string; text: string; tone: "info" | "warn" | "error" };
-
-/** One model response's spend, for the plots (charts.ts). */
-export interface UsagePoint {
-  t: number;
-  /** Input tokens read from the provider's prompt cache. */
-  cached: number;
-  /** The rest: input not from the cache, and output. */
-  fresh: number;
-  cost: number;
-}
 
 /** One run of an autonomous session's gates, for the gates strip (gate-strip.ts). */
 export interface GateRun {
@@ -158,13 +149,7 @@ export class Transcript {
         this.answer(event.turn, key).text = "";
         return true;
       case "model_response": {
-        const u = event.usage;
-        this.usage.push({
-          t: Date.parse(event.t),
-          cached: u.cachedInputTokens,
-          fresh: u.inputTokens - u.cachedInputTokens + u.outputTokens,
-          cost: event.cost ?? 0,
-        });
+        this.usage.push(usagePoint(event));
         const text = event.text;
         const reasoning = reasoningText(event.reasoning as ResponseReasoning);
         const answer = this.answers.get(event.turn);

@@ -9,8 +9,11 @@ type Agents = ReadonlyMap<string, AgentNode>;
 export interface TreeRow {
   node: AgentNode;
   depth: number;
-  /** The node and everything below it: agents, tokens and cost spent (those that finished). */
-  subtree: { agents: number; tokens: number; cost: number; running: number };
+  /**
+   * The node and everything below it: agents, tokens and cost spent (those that finished; null once
+   * one of them spent on a model without prices, as the node's own cost is then).
+   */
+  subtree: { agents: number; tokens: number; cost: number | null; running: number };
   folded: boolean;
 }
 
@@ -35,11 +38,11 @@ export function treeRows(
   // Returns the subtree's totals and whether anything in it matched; appends its rows when they show.
   const visit = (id: string, depth: number, shown: boolean): { sum: TreeRow["subtree"]; hit: boolean } => {
     const node = agents.get(id);
-    const sum = { agents: 0, tokens: 0, cost: 0, running: 0 };
+    const sum: TreeRow["subtree"] = { agents: 0, tokens: 0, cost: 0, running: 0 };
     if (!node) return { sum, hit: false };
     sum.agents = 1;
     sum.tokens = node.tokens ?? 0;
-    sum.cost = node.cost ?? 0;
+    sum.cost = node.cost === undefined ? 0 : node.cost;
     sum.running = node.status === "running" ? 1 : 0;
     const self = words.length === 0 || hits(node, words);
     const isFolded = words.length === 0 && folded.has(id);
@@ -51,7 +54,7 @@ export function treeRows(
       const r = visit(child, depth + 1, shown && !isFolded);
       sum.agents += r.sum.agents;
       sum.tokens += r.sum.tokens;
-      sum.cost += r.sum.cost;
+      sum.cost = sum.cost === null || r.sum.cost === null ? null : sum.cost + r.sum.cost;
       sum.running += r.sum.running;
       below ||= r.hit;
     }
