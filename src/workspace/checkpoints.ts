@@ -245,44 +245,35 @@ export class Checkpoints {
       const { tree, skipped, warnings, base, changes, paths } = await this.stage();
       const head = await this.head();
       const time = new Date();
+      const checkpoint: Checkpoint = {
+        turn,
+        time: time.toISOString(),
+        commit: "",
+        tree,
+        filesChanged: 0,
+        skipped,
+        warnings,
+      };
       if (head && head.tree === tree && label === undefined) {
-        recordSame(this.gitDir, this.sessionId, { turn, commit: head.commit, time: time.toISOString() });
+        recordSame(this.gitDir, this.sessionId, { turn, commit: head.commit, time: checkpoint.time });
         this.afterSnapshot();
-        return {
-          turn,
-          time: time.toISOString(),
-          commit: head.commit,
-          tree,
-          filesChanged: 0,
-          skipped,
-          warnings,
-        };
+        return { ...checkpoint, commit: head.commit };
       }
       const message = formatMessage({ turn, label, sessionId: this.sessionId, time, skipped });
-      const commit = writeCommit(this.gitDir, tree, head ? [head.commit] : [], message, time);
-      writeRef(this.gitDir, this.ref, commit);
-      this.last = { commit, tree };
+      checkpoint.commit = writeCommit(this.gitDir, tree, head ? [head.commit] : [], message, time);
+      writeRef(this.gitDir, this.ref, checkpoint.commit);
+      this.last = { commit: checkpoint.commit, tree };
       this.afterSnapshot();
       const before = head?.tree ?? EMPTY_TREE;
       // `add -v` names every path it changed in the index; when the index held exactly the previous
       // checkpoint, that is the count, and a fourth git call is saved.
-      const filesChanged =
-        before === tree
-          ? 0
-          : base === before
+      if (before !== tree)
+        checkpoint.filesChanged =
+          base === before
             ? changes
             : before === EMPTY_TREE && paths !== undefined
               ? paths // the first checkpoint: every path, counted from the index's header
               : await this.countChanges(before, tree);
-      const checkpoint: Checkpoint = {
-        turn,
-        time: time.toISOString(),
-        commit,
-        tree,
-        filesChanged,
-        skipped,
-        warnings,
-      };
       if (label !== undefined) checkpoint.label = label;
       return checkpoint;
     });
