@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isRecord, parseJson } from "../config/records.js";
-import { BoundedLineSplitter } from "../kernel/lines.js";
+import { BoundedLineSplitter, writeJsonLine } from "../kernel/lines.js";
 import type { SpawnCommand } from "../kernel/sandbox/types.js";
 import { TailBuffer } from "./errors.js";
 
@@ -112,10 +112,7 @@ export class StdioTransport implements Transport {
       if (this.pending.size > 10_000)
         this.pending.delete(this.pending.keys().next().value as string | number);
     }
-    return new Promise((resolve) => {
-      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
-      else stdin.once("drain", () => resolve());
-    });
+    return writeJsonLine(stdin, message);
   }
 
   /** Closes stdin (most servers exit then), then SIGTERM and SIGKILL to its process group if not. */
