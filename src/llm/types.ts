@@ -208,8 +208,6 @@ export interface ClientOptions {
    * Off by default: OpenAI refuses it (400) for organizations that are not verified.
    */
   reasoningSummary?: boolean;
-  /** Responses `prompt_cache_key` (the same for every request of a session, so they share a cache). */
-  promptCacheKey?: string;
   /** Extra headers of every request (a provider preset's). */
   headers?: Record<string, string>;
   /** Query parameters of every request (Azure's api-version). */

@@ -49,7 +49,6 @@ export interface CheckpointsOptions {
    * directory of data sets would otherwise be copied into $RELM_HOME. The error says what to ignore.
    */
   maxNewFiles?: number;
-  maxNewBytes?: number;
   /** The git executable; default "git", looked up on env.PATH. */
   git?: string;
   /** The user's environment; only PATH, locale and the like reach git (never GIT_*). Default process.env. */
@@ -171,7 +170,7 @@ export class Checkpoints {
       ctx,
       options.sessionId,
       options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-      { files: options.maxNewFiles ?? 100_000, bytes: options.maxNewBytes ?? 2 * 1024 ** 3 },
+      { files: options.maxNewFiles ?? 100_000, bytes: 2 * 1024 ** 3 },
       options.lockWaitMs ?? 30_000,
       options.maintain ?? options.watch ?? false,
     );
