@@ -20,14 +20,12 @@ import { restoreTree } from "./restore.js";
 import { readSame, recordSame } from "./same.js";
 import { seedFromUserRepo, unseed } from "./seed.js";
 import { prepareShadow, shadowDirFor } from "./shadow.js";
-import { TreeStore } from "./trees.js";
+import { EMPTY_TREE, TreeStore } from "./trees.js";
 import { TreeWatcher } from "./watch.js";
 
 export type { Checkpoint } from "./log.js";
 
 const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
-/** Git knows this tree without it being stored. */
-const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const MIN_GIT: [number, number] = [2, 20];
 /** Even with a watcher, the whole tree is scanned this often (a change it missed is caught then). */
 const FULL_SCAN_EVERY_MS = 10 * 60_000;
