@@ -81,14 +81,7 @@ function parseSsh(uri: string, where: string): SshLauncher {
     // `/~/x` and `/~` mean the remote home; anything else is an absolute path over there.
     workdir = decoded === "/~" ? "~" : decoded.startsWith("/~/") ? decoded.slice(1) : decoded;
   }
-  return new SshLauncher(uri, {
-    ...(user !== undefined ? { user } : {}),
-    host,
-    ...(port !== undefined ? { port } : {}),
-    ...(workdir !== undefined ? { workdir } : {}),
-    python,
-    control: control === "auto",
-  });
+  return new SshLauncher(uri, { user, host, port, workdir, python, control: control === "auto" });
 }
 
 export const sshScheme: LauncherScheme = { scheme: "ssh", syntax: SYNTAX, parse: parseSsh };
