@@ -5,16 +5,11 @@
 // (kernel/lines.ts); one up to 64 MiB is read (a 30 MB prompt becomes a kernel variable, session.ts).
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import { idOfEdges } from "../host/rpc.js";
-import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
+import { BoundedLineSplitter, MAX_LINE_BYTES, writeJsonLine } from "../kernel/lines.js";
 
 export function stdioStream(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Stream {
-  const write = (message: unknown): Promise<void> =>
-    new Promise((resolve) => {
-      if (output.write(`${JSON.stringify(message)}\n`)) resolve();
-      else output.once("drain", () => resolve());
-    });
   const refuse = (id: string | number | null, code: number, message: string) =>
-    void write({ jsonrpc: "2.0", id, error: { code, message } });
+    void writeJsonLine(output, { jsonrpc: "2.0", id, error: { code, message } });
 
   const readable = new ReadableStream<AnyMessage>({
     start(controller) {
@@ -53,6 +48,6 @@ export function stdioStream(input: NodeJS.ReadableStream, output: NodeJS.Writabl
       input.once("error", (error) => controller.error(error));
     },
   });
-  const writable = new WritableStream<AnyMessage>({ write: (message) => write(message) });
+  const writable = new WritableStream<AnyMessage>({ write: (message) => writeJsonLine(output, message) });
   return { readable, writable };
 }

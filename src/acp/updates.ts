@@ -7,6 +7,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { PlanEntry, SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { AgentEvent } from "../agent/core/events.js";
+import { firstLine } from "../config/text.js";
 import { imageTypeOfFile } from "../session/image-files.js";
 import { learningNotice } from "../session/learning-notice.js";
 import type { PlanStep } from "../session/types.js";
@@ -17,10 +18,10 @@ import type { PlanStep } from "../session/types.js";
 // — the code (cut if very long) and the last lines of output, like a terminal's visible screen — and
 // the cell's whole (journaled, capped) output once, when it ends.
 
-/** The live tail a running cell's update shows: at most this many lines and characters. */
 /** plan()'s statuses as ACP's. */
 const STEP_STATUS = { pending: "pending", doing: "in_progress", done: "completed" } as const;
 
+/** The live tail a running cell's update shows: at most this many lines and characters. */
 export const LIVE_TAIL_LINES = 40;
 export const LIVE_TAIL_CHARS = 4000;
 /** Output kept per running cell: what the live tail is cut from. */
@@ -30,15 +31,6 @@ export const LIVE_CODE_CHARS = 8000;
 /** Lines of a sub-agent's steps shown in its tool call. */
 const CHILD_LOG_LINES = 40;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-
-function firstLine(text: string, max = 80): string {
-  const line =
-    text
-      .split("\n")
-      .map((l) => l.trim())
-      .find((l) => l.length > 0) ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
 
 function fence(text: string, lang = ""): string {
   // A fence longer than any run of backticks inside, so code containing ``` still renders.
@@ -251,7 +243,7 @@ export class UpdateMapper {
     return {
       sessionUpdate: "tool_call",
       toolCallId: cellCallId(callId),
-      title: firstLine(code) || "Python",
+      title: firstLine(code, 80) || "Python",
       kind: "execute",
       status: "in_progress",
       rawInput: { code },
@@ -365,7 +357,7 @@ export class UpdateMapper {
     const line = ((): string | undefined => {
       switch (event.type) {
         case "cell":
-          return `▸ ${firstLine(event.code)}`;
+          return `▸ ${firstLine(event.code, 80)}`;
         case "cell_output": {
           const out = firstLine(event.output, 100);
           return `  ${event.status === "ok" ? "✓" : "✗"} ${event.status}${out ? `: ${out}` : ""}`;

@@ -6,8 +6,8 @@
 import type { Command } from "commander";
 import { type ResolvedConfig, resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
+import { findPreset, presetNames, suggestPreset } from "../config/presets.js";
 import { type CatalogModel, catalogModels, catalogSections, catalogSource } from "../llm/catalog/index.js";
-import { findPreset, presetNames, suggestPreset } from "../llm/presets.js";
 import type { Price } from "../llm/types.js";
 import { EXIT } from "./exit-codes.js";
 import type { RunIo } from "./run.js";

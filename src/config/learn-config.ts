@@ -43,8 +43,6 @@ export const LEARN_DEFAULTS: LearnSettings = {
   verifyShare: 0.2,
 };
 
-/** The keys of config.json's `learn` object, as the issue and the docs spell them (checked in schema.ts). */
-
 /** config.json's `learn` (absent: the defaults), checked; `where` names the file and section for errors. */
 export function parseLearnSection(raw: unknown, where: string): LearnSettings {
   if (raw === undefined) return { ...LEARN_DEFAULTS, budget: { ...LEARN_DEFAULTS.budget } };
@@ -58,11 +56,7 @@ export function parseLearnSection(raw: unknown, where: string): LearnSettings {
       ? { ...LEARN_DEFAULTS.budget }
       : typeof r.budget === "number"
         ? { share: r.budget }
-        : {
-            share: r.budget.share ?? LEARN_DEFAULTS.budget.share,
-            ...(r.budget.tokens !== undefined ? { tokens: r.budget.tokens } : {}),
-            ...(r.budget.cost !== undefined ? { cost: r.budget.cost } : {}),
-          };
+        : { ...r.budget, share: r.budget.share ?? LEARN_DEFAULTS.budget.share };
   return {
     enabled: r.enabled ?? LEARN_DEFAULTS.enabled,
     everyTurns:
@@ -70,7 +64,7 @@ export function parseLearnSection(raw: unknown, where: string): LearnSettings {
     atCompaction: r.at_compaction ?? LEARN_DEFAULTS.atCompaction,
     onGateFailure,
     budget,
-    ...(r.model !== undefined ? { model: r.model.trim() } : {}),
+    model: r.model?.trim(),
     verifyShare: r.verify_share ?? LEARN_DEFAULTS.verifyShare,
   };
 }

@@ -10,8 +10,8 @@ export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The first line of `text` (leading and trailing whitespace of the whole dropped), cut like oneLine(). */
+/** The first line of `text` that is not blank, without its own leading and trailing whitespace, cut like oneLine(). */
 export function firstLine(text: string, max: number): string {
-  const line = text.trim().split("\n")[0] ?? "";
+  const line = text.trim().split("\n")[0]?.trimEnd() ?? "";
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

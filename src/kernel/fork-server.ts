@@ -1,12 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
+import { readdirSync, unlinkSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import os from "node:os";
 import path from "node:path";
-import { makeDirs } from "../config/dirs.js";
 import { processExists } from "../config/process.js";
 import { trackFile, untrackFile } from "./host-exit.js";
-import { listenPrivate } from "./listen.js";
+import { listenPrivate, MAX_SOCKET_PATH, privateSocketDir } from "./listen.js";
 
 /**
  * The host end of forked kernels' transport. The host cannot hand pipes to a process it did not
@@ -21,8 +19,6 @@ export type ForkChannel = "protocol" | "stderr";
 /** Receives a fork's connections; `head` is what arrived after the handshake line. */
 type ChannelHandler = (channel: ForkChannel, socket: Socket, head: string) => void;
 
-// sockaddr_un.sun_path is 104 bytes on macOS (108 on Linux), including the terminating NUL.
-const MAX_SOCKET_PATH = 103;
 const HANDSHAKE_MAX = 1024;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
@@ -40,7 +36,7 @@ export class ForkServer {
 
   /** Listens on a fresh socket in `dir` (default: a private directory under the temp dir). */
   static async open(dir?: string): Promise<ForkServer> {
-    const socketDir = privateDir(dir);
+    const socketDir = privateSocketDir(dir);
     removeStale(socketDir);
     const file = path.join(socketDir, `k${process.pid}-${randomBytes(4).toString("hex")}.sock`);
     if (Buffer.byteLength(file) > MAX_SOCKET_PATH) {
@@ -129,26 +125,4 @@ function parseHello(line: string): { token: string; channel: ForkChannel } | nul
   } catch {
     return null;
   }
-}
-
-/**
- * `dir` (or `$TMPDIR/relm-<uid>`, or `/tmp/relm-<uid>` when that path is too long for a socket),
- * created 0700 if missing. An existing directory must be ours and is made private; a symlink or
- * someone else's directory is refused, since whoever controls it could intercept the kernels.
- */
-function privateDir(dir: string | undefined): string {
-  const uid = process.getuid?.() ?? 0;
-  let chosen = dir;
-  if (!chosen) {
-    chosen = path.join(os.tmpdir(), `relm-${uid}`);
-    // Leaves room for the socket's own name (~24 bytes).
-    if (Buffer.byteLength(chosen) > MAX_SOCKET_PATH - 32) chosen = `/tmp/relm-${uid}`;
-  }
-  chosen = path.resolve(chosen);
-  makeDirs(chosen, 0o700);
-  const st = lstatSync(chosen);
-  if (!st.isDirectory()) throw new Error(`${chosen} is not a directory`);
-  if (process.getuid && st.uid !== uid) throw new Error(`${chosen} belongs to another user (uid ${st.uid})`);
-  if ((st.mode & 0o077) !== 0) chmodSync(chosen, 0o700);
-  return chosen;
 }

@@ -39,9 +39,7 @@ export async function startKernel(options: KernelOptions): Promise<Kernel> {
   const python =
     launcher.transport === "remote"
       ? { path: `${launcher.python ?? "python3"} on ${launcher.uri}`, version: "", ipython: null }
-      : (options.python ??
-        options.template?.python ??
-        (await findPython(options.env ?? process.env, options.pythonCacheDir)));
+      : (options.python ?? options.template?.python ?? (await findPython(options.env ?? process.env)));
   const kernel = new LocalKernel(options, python);
   await kernel.start();
   return kernel;

@@ -9,6 +9,14 @@ export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** The longest line Node can decode into one string at all: the most a client accepts from its host. */
 export const MAX_DECODABLE_BYTES = constants.MAX_STRING_LENGTH;
 
+/** Writes `message` as one JSON line; resolves once `output` takes more (at once, or when it drains). */
+export function writeJsonLine(output: NodeJS.WritableStream, message: unknown): Promise<void> {
+  return new Promise((resolve) => {
+    if (output.write(`${JSON.stringify(message)}\n`)) resolve();
+    else output.once("drain", () => resolve());
+  });
+}
+
 /**
  * Splits a stream of text into lines, keeping a partial last line for the next chunk; empty lines are
  * skipped. Unbounded: a kernel's pipe is trusted, and its long lines (a file read back) are meant.

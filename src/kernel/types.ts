@@ -91,10 +91,8 @@ export interface KernelOptions {
   env?: NodeJS.ProcessEnv;
   /** Names allowed through the scrub on purpose (--pass-env). */
   passEnv?: string[];
-  /** Interpreter to use; default: discovered (RELM_PYTHON, python3 on PATH, /usr/bin/python3). */
+  /** Interpreter to use; default: discovered (RELM_PYTHON, python3 on PATH, /usr/bin/python3), uncached. */
   python?: PythonInfo;
-  /** Where the discovered interpreter is cached (e.g. `$RELM_HOME/cache`); default: probe every time. */
-  pythonCacheDir?: string;
   /** Per-cell timeout; default 300 000. */
   cellTimeoutMs?: number;
   /** After SIGINT on timeout, wait this long before kill + restart; default 3000. */

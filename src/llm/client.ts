@@ -107,9 +107,7 @@ function bodySettings(setup: Setup, request: ModelRequest): BodySettings {
     thinking: options.thinking,
     reasoningModel: options.reasoning ?? isOpenAIReasoningModel(options.model),
     reasoningSummary: options.reasoningSummary,
-    promptCacheKey: sendsCacheKey(options.provider, options.baseUrl)
-      ? (request.cacheKey ?? options.promptCacheKey)
-      : undefined,
+    promptCacheKey: sendsCacheKey(options.provider, options.baseUrl) ? request.cacheKey : undefined,
     systemPreamble: options.systemPreamble,
   };
 }

@@ -1,7 +1,8 @@
 // What an endpoint serves, and whether a model there answers: for the login picker and /model.
+
+import { presetClientOptions } from "../config/presets.js";
 import { collectResponse, isModelError } from "./complete.js";
 import { createModelClient } from "./index.js";
-import { presetClientOptions } from "./presets.js";
 import type { ClientOptions, Provider } from "./types.js";
 
 type ModelList = { ids: string[] } | { error: string; status?: number };

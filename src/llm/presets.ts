@@ -1,19 +1,10 @@
 // What requests do with a provider preset: its key header, its query, whether OpenAI's prompt cache key
 // is sent. The presets themselves, and the rules that pick one, are config/presets.ts (configuration
-// resolves them); they are re-exported here for the model clients and the front ends.
+// resolves them; the model clients and the front ends import them from there).
 
 import type { ProviderPreset } from "../config/presets.js";
 import type { Provider } from "./types.js";
 import { hostOf } from "./wire.js";
-
-export {
-  findPreset,
-  PRESETS,
-  presetBaseUrl,
-  presetClientOptions,
-  presetNames,
-  suggestPreset,
-} from "../config/presets.js";
 
 /** Request headers for a key as the preset sends it, with the preset's own headers. */
 export function presetHeaders(

@@ -3,6 +3,7 @@
 // The wire format, the thinking levels and the price are named by the configuration too, so they are
 // defined below llm/, in config/model-types.ts.
 import type { Price, Provider, ThinkingLevel } from "../config/model-types.js";
+import type { PresetRequestShape } from "../config/presets.js";
 
 export type { Price, Provider, ThinkingLevel } from "../config/model-types.js";
 
@@ -173,7 +174,13 @@ export interface ModelClient {
   stream(request: ModelRequest, signal?: AbortSignal): AsyncIterable<StreamEvent>;
 }
 
-export interface ClientOptions {
+/**
+ * What a client is made with. Its preset's request shape (PresetRequestShape) is part of it: the
+ * headers and query of every request, the header the key goes in (Azure's `api-key`), the catalog
+ * section prices, windows and limits are looked up in first, and whether the server is local (LM
+ * Studio, vLLM, Ollama: no price, only windows and limits).
+ */
+export interface ClientOptions extends PresetRequestShape {
   provider: Provider;
   /** e.g. http://localhost:11434/v1 (OpenAI-compatible) or https://api.anthropic.com */
   baseUrl: string;
@@ -208,18 +215,6 @@ export interface ClientOptions {
    * Off by default: OpenAI refuses it (400) for organizations that are not verified.
    */
   reasoningSummary?: boolean;
-  /** Responses `prompt_cache_key` (the same for every request of a session, so they share a cache). */
-  promptCacheKey?: string;
-  /** Extra headers of every request (a provider preset's). */
-  headers?: Record<string, string>;
-  /** Query parameters of every request (Azure's api-version). */
-  query?: Record<string, string>;
-  /** Send the key as `api-key: KEY` (Azure) instead of the wire format's own header. */
-  keyHeader?: "authorization" | "x-api-key" | "api-key";
-  /** The model catalog section prices, windows and limits are looked up in first (a preset's). */
-  catalog?: string;
-  /** A local server (LM Studio, vLLM, Ollama): the catalog gives no price, only windows and limits. */
-  local?: boolean;
   /**
    * Request headers that authenticate, instead of the API key's (subscription sign-in): called before
    * every try. After a 401 it is called once more with `refresh: true` and the try repeated at once.

@@ -8,7 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { idOfEdges } from "../host/rpc.js";
-import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
+import { BoundedLineSplitter, MAX_LINE_BYTES, writeJsonLine } from "../kernel/lines.js";
 
 /** The largest request accepted (the whole JSON-RPC frame, variables included): docs/mcp-server.md. */
 const MAX_FRAME_BYTES = MAX_LINE_BYTES;
@@ -39,11 +39,7 @@ export class ServerStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.closed) return resolve();
-      if (this.stdout.write(`${JSON.stringify(message)}\n`)) resolve();
-      else this.stdout.once("drain", resolve);
-    });
+    return this.closed ? Promise.resolve() : writeJsonLine(this.stdout, message);
   }
 
   async close(): Promise<void> {

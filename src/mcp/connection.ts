@@ -292,13 +292,7 @@ export class McpConnection {
         cwd: server.cwd ?? this.options.cwd,
       };
       // Inside the session's sandbox: the same bubblewrap confinement as its kernels (trust.ts says when).
-      const command = sandbox ? sandbox.wrap(plain) : plain;
-      stdio = new StdioTransport({
-        command: command.file,
-        args: command.args,
-        env: command.env,
-        cwd: command.cwd,
-      });
+      stdio = new StdioTransport(sandbox ? sandbox.wrap(plain) : plain);
     }
     // The process boots while the SDK loads (each takes a few hundred milliseconds).
     stdio?.spawn().catch(() => {});

@@ -9,15 +9,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { isRecord, parseJson } from "../config/records.js";
-import { BoundedLineSplitter } from "../kernel/lines.js";
+import { BoundedLineSplitter, writeJsonLine } from "../kernel/lines.js";
+import type { SpawnCommand } from "../kernel/sandbox/types.js";
 import { TailBuffer } from "./errors.js";
-
-interface StdioParams {
-  command: string;
-  args: string[];
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-}
 
 interface ProcessExit {
   code: number | null;
@@ -55,7 +49,7 @@ export class StdioTransport implements Transport {
   /** Messages that arrived before the client took over (it starts the transport after spawn()). */
   private early: JSONRPCMessage[] = [];
 
-  constructor(private readonly params: StdioParams) {}
+  constructor(private readonly command: SpawnCommand) {}
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -81,9 +75,9 @@ export class StdioTransport implements Transport {
 
   private launch(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const child = spawn(this.params.command, this.params.args, {
-        cwd: this.params.cwd,
-        env: this.params.env,
+      const child = spawn(this.command.file, this.command.args, {
+        cwd: this.command.cwd,
+        env: this.command.env,
         stdio: ["pipe", "pipe", "pipe"],
         detached: true,
       });
@@ -118,10 +112,7 @@ export class StdioTransport implements Transport {
       if (this.pending.size > 10_000)
         this.pending.delete(this.pending.keys().next().value as string | number);
     }
-    return new Promise((resolve) => {
-      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
-      else stdin.once("drain", () => resolve());
-    });
+    return writeJsonLine(stdin, message);
   }
 
   /** Closes stdin (most servers exit then), then SIGTERM and SIGKILL to its process group if not. */

@@ -42,65 +42,37 @@ function messageJson(
 }
 
 export function anthropicStreamFrames(answer: Answer): string[] {
-  const message = messageJson(answer, [], null, 1);
-  const frames = [
-    frame("message_start", { type: "message_start", message }),
-    frame("ping", { type: "ping" }),
-  ];
+  const frames = [frame("message_start", { message: messageJson(answer, [], null, 1) }), frame("ping")];
   let index = 0;
-  for (const block of thinkingBlocks(answer)) {
-    if (block.type === "redacted_thinking") {
-      frames.push(frame("content_block_start", { type: "content_block_start", index, content_block: block }));
-    } else {
-      const start = { type: "thinking", thinking: "", signature: "" };
-      frames.push(frame("content_block_start", { type: "content_block_start", index, content_block: start }));
-      for (const thinking of pieces(String(block.thinking), 16)) {
-        const delta = { type: "thinking_delta", thinking };
-        frames.push(frame("content_block_delta", { type: "content_block_delta", index, delta }));
-      }
-      const delta = { type: "signature_delta", signature: block.signature };
-      frames.push(frame("content_block_delta", { type: "content_block_delta", index, delta }));
-    }
-    frames.push(frame("content_block_stop", { type: "content_block_stop", index }));
+  /** One content block: its start, its deltas, its stop. */
+  const block = (content_block: unknown, deltas: Record<string, unknown>[]) => {
+    frames.push(frame("content_block_start", { index, content_block }));
+    for (const delta of deltas) frames.push(frame("content_block_delta", { index, delta }));
+    frames.push(frame("content_block_stop", { index }));
     index++;
+  };
+  for (const thought of thinkingBlocks(answer)) {
+    if (thought.type === "redacted_thinking") block(thought, []);
+    else
+      block({ type: "thinking", thinking: "", signature: "" }, [
+        ...pieces(String(thought.thinking), 16).map((thinking) => ({ type: "thinking_delta", thinking })),
+        { type: "signature_delta", signature: thought.signature },
+      ]);
   }
   if (answer.text !== "" || answer.toolCalls.length === 0) {
-    frames.push(
-      frame("content_block_start", {
-        type: "content_block_start",
-        index,
-        content_block: { type: "text", text: "" },
-      }),
-    );
-    for (const text of pieces(answer.text, 16)) {
-      frames.push(
-        frame("content_block_delta", {
-          type: "content_block_delta",
-          index,
-          delta: { type: "text_delta", text },
-        }),
-      );
-    }
-    frames.push(frame("content_block_stop", { type: "content_block_stop", index }));
-    index++;
+    const deltas = pieces(answer.text, 16).map((text) => ({ type: "text_delta", text }));
+    block({ type: "text", text: "" }, deltas);
   }
   for (const call of answer.toolCalls) {
-    const block = { type: "tool_use", id: call.id, name: call.name, input: {} };
-    frames.push(frame("content_block_start", { type: "content_block_start", index, content_block: block }));
-    for (const partial_json of ["", ...pieces(call.arguments, 12)]) {
-      const delta = { type: "input_json_delta", partial_json };
-      frames.push(frame("content_block_delta", { type: "content_block_delta", index, delta }));
-    }
-    frames.push(frame("content_block_stop", { type: "content_block_stop", index }));
-    index++;
+    const json = ["", ...pieces(call.arguments, 12)];
+    const deltas = json.map((partial_json) => ({ type: "input_json_delta", partial_json }));
+    block({ type: "tool_use", id: call.id, name: call.name, input: {} }, deltas);
   }
   const delta: Record<string, unknown> = {
-    type: "message_delta",
     delta: { stop_reason: anthropicStopReason(answer), stop_sequence: null },
   };
   if (answer.usage) delta.usage = { output_tokens: answer.usage.output };
-  frames.push(frame("message_delta", delta));
-  frames.push(frame("message_stop", { type: "message_stop" }));
+  frames.push(frame("message_delta", delta), frame("message_stop"));
   return frames;
 }
 
@@ -141,6 +113,7 @@ export function anthropicError(message: string, type: string): string {
   return JSON.stringify({ type: "error", error: { type, message } });
 }
 
-function frame(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+/** An SSE frame of event `type`, its data `{type, ...fields}` as the API writes it (type first). */
+function frame(type: string, fields: Record<string, unknown> = {}): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
 }

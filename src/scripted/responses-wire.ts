@@ -16,8 +16,15 @@ export function reasoningItem(answer: Answer): Record<string, unknown> | undefin
   return item;
 }
 
+/** An SSE frame of event `type`, its data `{type, sequence_number, ...fields}` as the API writes it. */
+function frame(type: string, sequence_number: number, fields: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number, ...fields })}\n\n`;
+}
+
+const outputText = (text: string) => ({ type: "output_text", annotations: [], text });
+
 function messageItem(answer: Answer, status: "in_progress" | "completed"): Record<string, unknown> {
-  const content = status === "completed" ? [{ type: "output_text", annotations: [], text: answer.text }] : [];
+  const content = status === "completed" ? [outputText(answer.text)] : [];
   return { id: answer.itemIds?.message ?? "msg_0", type: "message", status, content, role: "assistant" };
 }
 
@@ -81,12 +88,14 @@ function finalStatus(answer: Answer): [status: "completed" | "incomplete", extra
     : ["completed", {}];
 }
 
-/** Every event of the answer but the last (response.completed / response.incomplete). */
-function bodyFrames(answer: Answer): string[] {
+/**
+ * Every event of the answer but the last (response.completed / response.incomplete): alone, a stream
+ * that closes cleanly without saying the response ended.
+ */
+export function responsesUnfinishedFrames(answer: Answer): string[] {
   const frames: string[] = [];
-  let seq = 0;
   const event = (type: string, data: Record<string, unknown>) =>
-    frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+    frames.push(frame(type, frames.length, data));
   event("response.created", { response: responseObject(answer, "in_progress", []) });
   event("response.in_progress", { response: responseObject(answer, "in_progress", []) });
   let index = 0;
@@ -112,13 +121,10 @@ function bodyFrames(answer: Answer): string[] {
     const item_id = answer.itemIds?.message ?? "msg_0";
     const at = { item_id, output_index: index, content_index: 0 };
     event("response.output_item.added", { output_index: index, item: messageItem(answer, "in_progress") });
-    event("response.content_part.added", { ...at, part: { type: "output_text", annotations: [], text: "" } });
+    event("response.content_part.added", { ...at, part: outputText("") });
     for (const delta of pieces(answer.text, 16)) event("response.output_text.delta", { ...at, delta });
     event("response.output_text.done", { ...at, text: answer.text });
-    event("response.content_part.done", {
-      ...at,
-      part: { type: "output_text", annotations: [], text: answer.text },
-    });
+    event("response.content_part.done", { ...at, part: outputText(answer.text) });
     event("response.output_item.done", { output_index: index, item: messageItem(answer, "completed") });
     index++;
   }
@@ -136,36 +142,19 @@ function bodyFrames(answer: Answer): string[] {
 }
 
 export function responsesStreamFrames(answer: Answer): string[] {
-  const frames = bodyFrames(answer);
+  const frames = responsesUnfinishedFrames(answer);
   const [status, extra] = finalStatus(answer);
-  const type = status === "completed" ? "response.completed" : "response.incomplete";
   const response = responseObject(answer, status, outputItems(answer), extra);
-  frames.push(
-    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: frames.length, response })}\n\n`,
-  );
+  frames.push(frame(`response.${status}`, frames.length, { response }));
   return frames;
-}
-
-/** Every event but the final one: the stream closes cleanly without saying the response ended. */
-export function responsesUnfinishedFrames(answer: Answer): string[] {
-  return bodyFrames(answer);
 }
 
 /** The start of a response, then `response.failed` with the error. */
 export function responsesFailedFrames(answer: Answer, code: string, message: string): string[] {
-  const created = {
-    type: "response.created",
-    sequence_number: 0,
-    response: responseObject(answer, "in_progress", []),
-  };
-  const failed = {
-    type: "response.failed",
-    sequence_number: 1,
-    response: responseObject(answer, "failed", [], { error: { code, message } }),
-  };
+  const failed = responseObject(answer, "failed", [], { error: { code, message } });
   return [
-    `event: response.created\ndata: ${JSON.stringify(created)}\n\n`,
-    `event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`,
+    frame("response.created", 0, { response: responseObject(answer, "in_progress", []) }),
+    frame("response.failed", 1, { response: failed }),
   ];
 }
 

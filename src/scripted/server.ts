@@ -173,7 +173,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   let responseCount = 0;
   let closed = false;
   /** Reasoning the server handed out, to check that what comes back is what it sent. */
-  const thoughts: Thoughts = { issued: new Map() };
+  const thoughts: Thoughts = new Map();
 
   const wait = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -339,7 +339,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       };
       if (reply.redactedThinking !== undefined) answer.thought.redacted = reply.redactedThinking;
     }
-    if (answer.thought) thoughts.issued.set(answer.thought.id, { ...answer.thought });
+    if (answer.thought) thoughts.set(answer.thought.id, { ...answer.thought });
   };
 
   const makeAnswer = (

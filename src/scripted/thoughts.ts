@@ -9,10 +9,8 @@ import type { Thought } from "./answer.js";
 import { reasoningItem } from "./responses-wire.js";
 import type { WireFormatName } from "./script.js";
 
-export interface Thoughts {
-  /** By reasoning item id (Responses) or thinking id (Anthropic, keyed by signature below). */
-  issued: Map<string, Thought>;
-}
+/** The thoughts the server handed out, by reasoning item id (Responses) or thinking id (Anthropic). */
+export type Thoughts = Map<string, Thought>;
 
 /** Why the request must be refused (HTTP 400), or undefined when its reasoning is all genuine. */
 export function checkReturnedThoughts(
@@ -31,7 +29,7 @@ function checkResponses(input: unknown, stateless: boolean, thoughts: Thoughts):
     const item = asRecord(raw);
     if (item?.type !== "reasoning") continue;
     const id = typeof item.id === "string" ? item.id : "";
-    const thought = thoughts.issued.get(id);
+    const thought = thoughts.get(id);
     if (!thought) return `input[${i}]: reasoning item "${id}" was not produced by this server`;
     if (stateless && typeof item.encrypted_content !== "string") {
       return `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false.`;
@@ -52,7 +50,7 @@ function checkAnthropic(fields: Record<string, unknown>, thoughts: Thoughts): st
   const messages = Array.isArray(fields.messages) ? fields.messages : [];
   const bySignature = new Map<string, Thought>();
   const redacted = new Set<string>();
-  for (const t of thoughts.issued.values()) {
+  for (const t of thoughts.values()) {
     bySignature.set(t.secret, t);
     if (t.redacted !== undefined) redacted.add(t.redacted);
   }

@@ -20,14 +20,12 @@ import { restoreTree } from "./restore.js";
 import { readSame, recordSame } from "./same.js";
 import { seedFromUserRepo, unseed } from "./seed.js";
 import { prepareShadow, shadowDirFor } from "./shadow.js";
-import { TreeStore } from "./trees.js";
+import { EMPTY_TREE, TreeStore } from "./trees.js";
 import { TreeWatcher } from "./watch.js";
 
 export type { Checkpoint } from "./log.js";
 
 const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
-/** Git knows this tree without it being stored. */
-const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const MIN_GIT: [number, number] = [2, 20];
 /** Even with a watcher, the whole tree is scanned this often (a change it missed is caught then). */
 const FULL_SCAN_EVERY_MS = 10 * 60_000;
@@ -49,7 +47,6 @@ export interface CheckpointsOptions {
    * directory of data sets would otherwise be copied into $RELM_HOME. The error says what to ignore.
    */
   maxNewFiles?: number;
-  maxNewBytes?: number;
   /** The git executable; default "git", looked up on env.PATH. */
   git?: string;
   /** The user's environment; only PATH, locale and the like reach git (never GIT_*). Default process.env. */
@@ -171,7 +168,7 @@ export class Checkpoints {
       ctx,
       options.sessionId,
       options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
-      { files: options.maxNewFiles ?? 100_000, bytes: options.maxNewBytes ?? 2 * 1024 ** 3 },
+      { files: options.maxNewFiles ?? 100_000, bytes: 2 * 1024 ** 3 },
       options.lockWaitMs ?? 30_000,
       options.maintain ?? options.watch ?? false,
     );
@@ -245,44 +242,35 @@ export class Checkpoints {
       const { tree, skipped, warnings, base, changes, paths } = await this.stage();
       const head = await this.head();
       const time = new Date();
+      const checkpoint: Checkpoint = {
+        turn,
+        time: time.toISOString(),
+        commit: "",
+        tree,
+        filesChanged: 0,
+        skipped,
+        warnings,
+      };
       if (head && head.tree === tree && label === undefined) {
-        recordSame(this.gitDir, this.sessionId, { turn, commit: head.commit, time: time.toISOString() });
+        recordSame(this.gitDir, this.sessionId, { turn, commit: head.commit, time: checkpoint.time });
         this.afterSnapshot();
-        return {
-          turn,
-          time: time.toISOString(),
-          commit: head.commit,
-          tree,
-          filesChanged: 0,
-          skipped,
-          warnings,
-        };
+        return { ...checkpoint, commit: head.commit };
       }
       const message = formatMessage({ turn, label, sessionId: this.sessionId, time, skipped });
-      const commit = writeCommit(this.gitDir, tree, head ? [head.commit] : [], message, time);
-      writeRef(this.gitDir, this.ref, commit);
-      this.last = { commit, tree };
+      checkpoint.commit = writeCommit(this.gitDir, tree, head ? [head.commit] : [], message, time);
+      writeRef(this.gitDir, this.ref, checkpoint.commit);
+      this.last = { commit: checkpoint.commit, tree };
       this.afterSnapshot();
       const before = head?.tree ?? EMPTY_TREE;
       // `add -v` names every path it changed in the index; when the index held exactly the previous
       // checkpoint, that is the count, and a fourth git call is saved.
-      const filesChanged =
-        before === tree
-          ? 0
-          : base === before
+      if (before !== tree)
+        checkpoint.filesChanged =
+          base === before
             ? changes
             : before === EMPTY_TREE && paths !== undefined
               ? paths // the first checkpoint: every path, counted from the index's header
               : await this.countChanges(before, tree);
-      const checkpoint: Checkpoint = {
-        turn,
-        time: time.toISOString(),
-        commit,
-        tree,
-        filesChanged,
-        skipped,
-        warnings,
-      };
       if (label !== undefined) checkpoint.label = label;
       return checkpoint;
     });

@@ -7,7 +7,7 @@ import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { type GitContext, runGit, splitNul } from "./git.js";
 import { writeObject } from "./objects.js";
-import { TREE_MODE, type TreeEntry, type TreeStore } from "./trees.js";
+import { EMPTY_TREE, TREE_MODE, type TreeEntry, type TreeStore } from "./trees.js";
 import { MAX_CHANGES, type TreeWatcher } from "./watch.js";
 
 interface Increment {
@@ -38,7 +38,6 @@ interface Seen {
   replaced?: boolean;
 }
 
-const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const GITLINK = "160000";
 
 /** The new tree, or "full" when the whole tree must be scanned instead. */

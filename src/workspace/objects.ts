@@ -97,13 +97,23 @@ function writeMakingDir(file: string, data: Buffer | string, mode?: number): voi
   }
 }
 
-/** The tree of a loose commit object; undefined when the object is packed (then ask git). */
-export function readLooseCommitTree(gitDir: string, id: string): string | undefined {
+/** A loose object's type and body; undefined when it is not stored loose (or cannot be read). */
+export function readLoose(objects: string, oid: string): { type: string; body: Buffer } | undefined {
+  let data: Buffer;
   try {
-    const data = inflateSync(readFileSync(join(gitDir, "objects", id.slice(0, 2), id.slice(2))));
-    const m = /^commit \d+\0tree ([0-9a-f]{40})\n/.exec(data.subarray(0, 120).toString("latin1"));
-    return m?.[1];
+    data = inflateSync(readFileSync(join(objects, oid.slice(0, 2), oid.slice(2))));
   } catch {
     return undefined;
   }
+  const nul = data.indexOf(0);
+  const [type, size] = data.toString("latin1", 0, nul).split(" ");
+  if (nul < 0 || !type || Number(size) !== data.length - nul - 1) return undefined;
+  return { type, body: data.subarray(nul + 1) };
+}
+
+/** The tree of a loose commit object; undefined when the object is packed (then ask git). */
+export function readLooseCommitTree(gitDir: string, id: string): string | undefined {
+  const object = readLoose(join(gitDir, "objects"), id);
+  if (object?.type !== "commit") return undefined;
+  return /^tree ([0-9a-f]{40})\n/.exec(object.body.toString("latin1", 0, 46))?.[1];
 }

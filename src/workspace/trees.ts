@@ -4,10 +4,9 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { inflateSync } from "node:zlib";
 import type { GitContext } from "./git.js";
 import { CheckpointError } from "./git.js";
-import { writeObject } from "./objects.js";
+import { readLoose, writeObject } from "./objects.js";
 
 export interface TreeEntry {
   /** "100644", "100755", "120000", "40000" (a tree) or "160000" (a nested repository's commit). */
@@ -18,6 +17,8 @@ export interface TreeEntry {
 }
 
 export const TREE_MODE = "40000";
+/** Git knows this tree without it being stored. */
+export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 /** Entries kept in memory across snapshots (about 150 bytes each): the trees changes keep touching. */
 const CACHE_ENTRIES = 50_000;
 
@@ -131,20 +132,6 @@ export class TreeStore {
       this.cached -= list.length;
     }
   }
-}
-
-/** A loose object's type and body; undefined when it is not stored loose (or cannot be read). */
-function readLoose(objects: string, oid: string): { type: string; body: Buffer } | undefined {
-  let data: Buffer;
-  try {
-    data = inflateSync(readFileSync(join(objects, oid.slice(0, 2), oid.slice(2))));
-  } catch {
-    return undefined;
-  }
-  const nul = data.indexOf(0);
-  const [type, size] = data.toString("latin1", 0, nul).split(" ");
-  if (nul < 0 || !type || Number(size) !== data.length - nul - 1) return undefined;
-  return { type, body: data.subarray(nul + 1) };
 }
 
 /** `git cat-file --batch`: one object per request, in order. */

@@ -20,4 +20,8 @@ describe("firstLine", () => {
     expect(firstLine("abcdef\nx", 4)).toBe("abc…");
     expect(firstLine("abcd", 4)).toBe("abcd");
   });
+
+  it("drops the line's own trailing whitespace (a cell's title in an editor)", () => {
+    expect(firstLine("\n\n  x = 1   \r\ny = 2", 80)).toBe("x = 1");
+  });
 });

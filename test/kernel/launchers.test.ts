@@ -1,3 +1,6 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/config/errors.js";
 import { BOOTSTRAP, bootstrapArchive, bootstrapPayload } from "../../src/kernel/launchers/bootstrap.js";
@@ -102,5 +105,30 @@ describe("the bootstrap", () => {
     expect(n).toBe(archive.bytes.length);
     const settings = JSON.parse(payload.subarray(12 + n).toString());
     expect(settings).toEqual({ env: { A: "1" }, firstCount: 3, workdir: "~/w", build: archive.hash });
+  });
+});
+
+describe("ssh control=auto: the directory of the shared connection's socket ($TMPDIR/relm-UID)", () => {
+  // Shared with other users when TMPDIR is /tmp: a socket planted there would be taken for the
+  // connection's master, and the kernel's protocol would go to whoever planted it.
+  it("is made private when it is ours, and refused when it is a symlink", () => {
+    const base = mkdtempSync(join(tmpdir(), "relm-tmpdir-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = base;
+    try {
+      const dir = join(base, `relm-${process.getuid?.()}`);
+      mkdirSync(dir);
+      chmodSync(dir, 0o777);
+      const launcher = parseKernelUri("ssh://gpu1?control=auto");
+      expect(launcher.command(ctx).args).toContain(`ControlPath=${dir}/ssh-%C`);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      rmSync(dir, { recursive: true });
+      symlinkSync(mkdtempSync(join(base, "elsewhere-")), dir);
+      expect(() => launcher.command(ctx)).toThrow(/is not a directory/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });

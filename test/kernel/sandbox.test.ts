@@ -1,5 +1,14 @@
 // The sandbox with real bubblewrap and real kernels (spawned and forked from a sandboxed template).
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -192,5 +201,36 @@ describe.skipIf(!linux)("the sandbox (bubblewrap)", () => {
     });
     open.push({ close: () => plain.shutdown() });
     expect(plainEvents[0]?.fallback).toMatch(/another sandbox/);
+  });
+});
+
+describe.skipIf(!linux)("the allow-list proxy's socket directory ($TMPDIR/relm-UID)", () => {
+  // Shared with other users when TMPDIR is /tmp: one who made it (or a link of that name) first could
+  // swap the proxy's socket and see the kernels' traffic.
+  it("is made private when it is ours, and refused when it is a symlink", async () => {
+    const base = mkdtempSync(path.join(os.tmpdir(), "relm-tmpdir-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = base;
+    try {
+      const dir = path.join(base, `relm-${process.getuid?.()}`);
+      const python = await testPython();
+      const request = {
+        settings: { mode: "workspace" as const, net: netPolicyOf(["127.0.0.1:1"]) },
+        project: await tempDir("relm-sandbox-project-"),
+        env: process.env,
+        python: python.path,
+      };
+      mkdirSync(dir);
+      chmodSync(dir, 0o777);
+      await (await openSandbox(request)).close();
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      rmSync(dir, { recursive: true });
+      symlinkSync(mkdtempSync(path.join(base, "elsewhere-")), dir);
+      await expect(openSandbox(request)).rejects.toThrow(/is not a directory/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });

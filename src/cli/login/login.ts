@@ -13,15 +13,15 @@ import {
   relmHomeFrom,
 } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
-import { writeConfigFile } from "../../config/save.js";
-import { SUBSCRIPTIONS, type SubscriptionId } from "../../config/subscriptions.js";
 import {
   findPreset,
   PRESETS as PROVIDER_PRESETS,
   presetBaseUrl,
   presetNames,
   suggestPreset,
-} from "../../llm/presets.js";
+} from "../../config/presets.js";
+import { writeConfigFile } from "../../config/save.js";
+import { SUBSCRIPTIONS, type SubscriptionId } from "../../config/subscriptions.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
 import { LoginCancelled, Prompt } from "./prompt.js";
@@ -33,7 +33,7 @@ const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: bool
   { name: "vLLM (local)", provider: "openai", baseUrl: "http://localhost:8000/v1", needsKey: false },
   { name: "OpenAI", provider: "openai", baseUrl: DEFAULT_BASE_URL.openai, needsKey: true },
   { name: "Anthropic", provider: "anthropic", baseUrl: DEFAULT_BASE_URL.anthropic, needsKey: true },
-  // The other provider presets (llm/presets.ts), in their order. Azure needs its resource's URL:
+  // The other provider presets (config/presets.ts), in their order. Azure needs its resource's URL:
   // `relm login --provider azure --base-url https://NAME.openai.azure.com --model DEPLOYMENT`.
   ...PROVIDER_PRESETS.filter(
     (p) => !p.local && !["openai", "openai-responses", "anthropic", "azure"].includes(p.name),

@@ -240,36 +240,29 @@ function parseSlurm(uri: string, where: string): SlurmLauncher {
     );
   }
   const python = opts.python("Name the interpreter on the nodes, e.g. ?python=python3.11.");
-  const target: SlurmTarget = { session, python };
-  if (partition) target.partition = partition;
-  const cpus = count("cpus");
-  if (cpus !== undefined) target.cpus = cpus;
-  if (nodes !== undefined) target.nodes = nodes;
-  const mem = opts.matching("mem", /^\d+[KMGT]?B?$/i, "4G");
-  if (mem !== undefined) target.mem = mem;
-  const time = opts.matching("time", /^(\d+-)?\d+(:\d+){0,2}$|^UNLIMITED$|^INFINITE$/i, "2:00:00");
-  if (time !== undefined) target.time = time;
-  const gres = opts.matching("gres", /^[A-Za-z0-9_:,.-]+$/, "gpu:1");
-  if (gres !== undefined) target.gres = gres;
-  for (const key of ["account", "qos", "constraint"] as const) {
-    const value = opts.matching(
-      key,
-      /^[A-Za-z0-9_.,&|:[\]*-]+$/,
-      key === "constraint" ? "a100" : "myproject",
+  const name = /^[A-Za-z0-9_.,&|:[\]*-]+$/;
+  const target: SlurmTarget = {
+    session,
+    python,
+    partition: partition || undefined,
+    cpus: count("cpus"),
+    nodes,
+    mem: opts.matching("mem", /^\d+[KMGT]?B?$/i, "4G"),
+    time: opts.matching("time", /^(\d+-)?\d+(:\d+){0,2}$|^UNLIMITED$|^INFINITE$/i, "2:00:00"),
+    gres: opts.matching("gres", /^[A-Za-z0-9_:,.-]+$/, "gpu:1"),
+    account: opts.matching("account", name, "myproject"),
+    qos: opts.matching("qos", name, "myproject"),
+    constraint: opts.matching("constraint", name, "a100"),
+    workdir: opts.get("workdir"),
+  };
+  const { workdir } = target;
+  if (workdir !== undefined && !workdir.startsWith("/") && !workdir.startsWith("~")) {
+    throw launcherUsage(
+      where,
+      uri,
+      `workdir must be an absolute path on the nodes, not "${workdir}"`,
+      `${USE}.`,
     );
-    if (value !== undefined) target[key] = value;
-  }
-  const workdir = opts.get("workdir");
-  if (workdir !== undefined) {
-    if (!workdir.startsWith("/") && !workdir.startsWith("~")) {
-      throw launcherUsage(
-        where,
-        uri,
-        `workdir must be an absolute path on the nodes, not "${workdir}"`,
-        `${USE}.`,
-      );
-    }
-    target.workdir = workdir;
   }
   return new SlurmLauncher(uri, target);
 }

@@ -5,9 +5,7 @@
 // The remote command is `exec python3 -c BOOTSTRAP` (bootstrap.ts): nothing is installed there; the
 // workdir is entered by the bootstrap (`/~/x` is x under the remote home; none: the home itself).
 
-import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
-import { makeDirs } from "../../config/dirs.js";
+import { privateSocketDir } from "../listen.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, shellQuote, UriOptions } from "./uri.js";
@@ -36,8 +34,7 @@ class SshLauncher extends RemoteLauncher<SshTarget> {
     if (t.port !== undefined) args.push("-p", String(t.port));
     if (t.user !== undefined) args.push("-l", t.user);
     if (t.control) {
-      const dir = join(tmpdir(), `relm-${userInfo().uid}`);
-      makeDirs(dir, 0o700); // ssh does not make the socket's directory
+      const dir = privateSocketDir(); // ssh does not make the socket's directory
       args.push("-o", "ControlMaster=auto", "-o", "ControlPersist=60", "-o", `ControlPath=${dir}/ssh-%C`);
     }
     args.push("--", t.host, `exec ${ctx.inner.map(shellQuote).join(" ")}`);
@@ -81,14 +78,7 @@ function parseSsh(uri: string, where: string): SshLauncher {
     // `/~/x` and `/~` mean the remote home; anything else is an absolute path over there.
     workdir = decoded === "/~" ? "~" : decoded.startsWith("/~/") ? decoded.slice(1) : decoded;
   }
-  return new SshLauncher(uri, {
-    ...(user !== undefined ? { user } : {}),
-    host,
-    ...(port !== undefined ? { port } : {}),
-    ...(workdir !== undefined ? { workdir } : {}),
-    python,
-    control: control === "auto",
-  });
+  return new SshLauncher(uri, { user, host, port, workdir, python, control: control === "auto" });
 }
 
 export const sshScheme: LauncherScheme = { scheme: "ssh", syntax: SYNTAX, parse: parseSsh };

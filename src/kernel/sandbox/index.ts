@@ -2,12 +2,11 @@
 // and warm template are wrapped in; probeSandbox() tells `relm doctor` what this machine offers.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { makeDirs } from "../../config/dirs.js";
 import { ConfigError } from "../../config/errors.js";
 import { realPath } from "../../config/paths.js";
 import { trackFile, untrackFile } from "../host-exit.js";
+import { privateSocketDir } from "../listen.js";
 import { LinuxSandbox } from "./linux.js";
 import { MacSandbox } from "./macos.js";
 import { BWRAP_INSTALL, findBwrap } from "./probe.js";
@@ -40,11 +39,9 @@ interface SandboxRequest {
   protect?: readonly string[];
 }
 
-/** A private directory for the proxy's socket (as the fork sockets': $TMPDIR/relm-UID, 0700). */
+/** The proxy's socket, in the private directory of the fork sockets ($TMPDIR/relm-UID, 0700, ours). */
 function socketPath(): string {
-  const dir = path.join(os.tmpdir(), `relm-${process.getuid?.() ?? 0}`);
-  makeDirs(dir, 0o700);
-  return path.join(dir, `n${process.pid}-${randomBytes(4).toString("hex")}.sock`);
+  return path.join(privateSocketDir(), `n${process.pid}-${randomBytes(4).toString("hex")}.sock`);
 }
 
 /**

@@ -92,18 +92,14 @@ function toModel(section: string, id: string, row: Row): CatalogModel {
   const price: Price | null =
     input === null || output === null
       ? null
-      : {
-          input,
-          output,
-          ...(cacheRead !== null ? { cachedInput: cacheRead } : {}),
-          ...(cacheWrite !== null ? { cacheWrite } : {}),
-        };
+      : { input, output, cachedInput: cacheRead ?? undefined, cacheWrite: cacheWrite ?? undefined };
   return {
     id,
     section,
-    ...(context ? { contextWindow: context } : {}),
-    ...(inputLimit ? { inputLimit } : {}),
-    ...(maxOutput ? { maxOutput } : {}),
+    // 0 and null mean unknown.
+    contextWindow: context || undefined,
+    inputLimit: inputLimit || undefined,
+    maxOutput: maxOutput || undefined,
     price,
     tools: (flags & 1) !== 0,
     images: (flags & 2) !== 0,

@@ -4,10 +4,9 @@
 import { join } from "node:path";
 import { baseUrlProblem } from "../../config/base-url.js";
 import { type ConfigFile, readConfigFile } from "../../config/config.js";
-import type { ProviderPreset } from "../../config/presets.js";
+import { PRESETS, type ProviderPreset, presetBaseUrl } from "../../config/presets.js";
 import { writeConfigFile } from "../../config/save.js";
 import { listModels, testModel } from "../../llm/models.js";
-import { PRESETS, presetBaseUrl } from "../../llm/presets.js";
 import type { Provider } from "../../llm/types.js";
 import type { AppControl } from "../app-api.js";
 import { askText, type DialogHost, pickFrom, showBusy } from "./dialogs.js";
