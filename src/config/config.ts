@@ -6,13 +6,18 @@ import { ConfigError, UsageError } from "./errors.js";
 import { relmHomeFrom } from "./home.js";
 import { type HookCommand, parseHooks } from "./hooks.js";
 import { type LearnSettings, parseLearnSection } from "./learn-config.js";
-import { type Price, type Provider, THINKING_LEVELS, type ThinkingLevel } from "./model-types.js";
+import {
+  type PresetRequestShape,
+  type Price,
+  type Provider,
+  type ProviderPreset,
+  THINKING_LEVELS,
+  type ThinkingLevel,
+} from "./model-types.js";
 import {
   envBaseUrl,
   envKey,
   findPreset,
-  type PresetRequestShape,
-  type ProviderPreset,
   presetClientOptions,
   presetNames,
   presetsWithEnvKey,

@@ -4,43 +4,7 @@
 // Plain data, kept in config/ because resolving the configuration needs it; llm/presets.ts adds what
 // requests do with a preset (headers, query, the cache key).
 
-import type { Provider } from "./model-types.js";
-
-export interface ProviderPreset {
-  name: string;
-  /** For pickers and `relm models`. */
-  label: string;
-  /** The wire format requests use. */
-  wire: Provider;
-  /** Default base URL. `{model}` is replaced by the model name (Azure's deployment URL). */
-  baseUrl: string;
-  /** Environment variables that hold the key, first set wins (RELM_API_KEY is checked before them). */
-  keyEnv: string[];
-  /** An environment variable that moves the base URL (RELM_BASE_URL and --base-url still win). */
-  baseUrlEnv?: string;
-  /** Turns that variable's value into a base URL (Azure: the resource endpoint -> deployment URL). */
-  baseUrlFrom?: (value: string) => string;
-  /** The header that carries the key: `authorization` (Bearer, the default), `x-api-key`, `api-key`. */
-  keyHeader?: "authorization" | "x-api-key" | "api-key";
-  /** Headers sent with every request (attribution headers OpenRouter asks apps for). */
-  headers?: Record<string, string>;
-  /** Query parameters of every request (Azure's api-version); values may be overridden by env. */
-  query?: Record<string, string>;
-  /** Environment variables that override query values (name -> query key). */
-  queryEnv?: Record<string, string>;
-  /** The model catalog section with this provider's models and prices; none for local servers. */
-  catalog?: string;
-  /** A server on this machine: no key needed, and no price (its models cost nothing per token here). */
-  local?: boolean;
-  /** Where a key is made, for the login picker. */
-  keyUrl?: string;
-}
-
-/** What a preset adds to every request of its client (and the catalog its models are looked up in). */
-export type PresetRequestShape = Pick<
-  ProviderPreset,
-  "headers" | "query" | "keyHeader" | "catalog" | "local"
->;
+import type { PresetRequestShape, Provider, ProviderPreset } from "./model-types.js";
 
 const AZURE_API_VERSION = "2024-10-21";
 

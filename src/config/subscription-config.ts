@@ -1,7 +1,7 @@
 // Which subscription (if any) a session's requests sign in with, and what that changes in the resolved
 // endpoint: the subscription's wire format and API, no API key, its maker's list prices.
 import { ConfigError } from "./errors.js";
-import type { PresetRequestShape } from "./presets.js";
+import type { PresetRequestShape } from "./model-types.js";
 import type { ConfigFile } from "./schema.js";
 import {
   isSubscriptionId,

@@ -2,7 +2,7 @@
 // is sent. The presets themselves, and the rules that pick one, are config/presets.ts (configuration
 // resolves them; the model clients and the front ends import them from there).
 
-import type { ProviderPreset } from "../config/presets.js";
+import type { ProviderPreset } from "../config/model-types.js";
 import type { Provider } from "./types.js";
 import { hostOf } from "./wire.js";
 

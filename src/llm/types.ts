@@ -2,8 +2,7 @@
 
 // The wire format, the thinking levels and the price are named by the configuration too, so they are
 // defined below llm/, in config/model-types.ts.
-import type { Price, Provider, ThinkingLevel } from "../config/model-types.js";
-import type { PresetRequestShape } from "../config/presets.js";
+import type { PresetRequestShape, Price, Provider, ThinkingLevel } from "../config/model-types.js";
 
 export type { Price, Provider, ThinkingLevel } from "../config/model-types.js";
 

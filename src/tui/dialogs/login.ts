@@ -4,7 +4,8 @@
 import { join } from "node:path";
 import { baseUrlProblem } from "../../config/base-url.js";
 import { type ConfigFile, readConfigFile } from "../../config/config.js";
-import { PRESETS, type ProviderPreset, presetBaseUrl } from "../../config/presets.js";
+import type { ProviderPreset } from "../../config/model-types.js";
+import { PRESETS, presetBaseUrl } from "../../config/presets.js";
 import { writeConfigFile } from "../../config/save.js";
 import { listModels, testModel } from "../../llm/models.js";
 import type { Provider } from "../../llm/types.js";
