@@ -1,5 +1,6 @@
-// The few model shapes configuration names (wire format, thinking level, price, a provider preset). They live here, below
-// llm/, so that resolving the configuration needs nothing of the model clients; llm/types.ts re-exports them.
+// The few model shapes configuration names (wire format, thinking level, price, a provider preset). They
+// live here, below llm/, so that resolving the configuration needs nothing of the model clients;
+// llm/types.ts re-exports them.
 
 /** The wire format: OpenAI chat-completions, OpenAI Responses, Anthropic messages. */
 export type Provider = "openai" | "openai-responses" | "anthropic";
