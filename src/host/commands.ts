@@ -142,10 +142,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
     },
     undo: async (p) => {
       refuseWhileBusy("undo");
-      const result = await (session.checkpoints?.undo(p.turn) ?? NO_CHECKPOINTS);
-      if ("error" in result) return { error: result.error };
-      const { checkpoint, changed, removed, backup } = result;
-      return { turn: checkpoint.turn, changed, removed, backup };
+      return session.checkpoints?.undo(p.turn) ?? NO_CHECKPOINTS;
     },
     // `/diff`: the patch goes to a file of the session's (a pager opens it), the answer says which files.
     diff: async () => {

@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import type { PendingApproval } from "../agent/approvals/broker.js";
 import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
-import type { CheckpointSummary, SessionDiff } from "../agent/core/checkpoints.js";
+import type { CheckpointSummary, SessionDiff, Undone } from "../agent/core/checkpoints.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { RewindPoint, RewindResult } from "../agent/core/rewind.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
@@ -143,10 +143,6 @@ type DiffResult =
   | { none: string }
   | (Omit<SessionDiff, "patch"> & { file: string | null });
 
-type UndoResult =
-  | { error: string }
-  | { turn: number; changed: string[]; removed: string[]; backup: string | undefined };
-
 /** Every method of a session host: params (checked at the socket) and result. */
 export const HOST_METHODS = {
   /** The session's state.json summary, live. */
@@ -274,7 +270,7 @@ export const HOST_METHODS = {
     }),
   ),
   checkpoints: method<{ checkpoints: CheckpointSummary[]; unavailable?: string }>()(none),
-  undo: method<UndoResult>()(v.object({ turn: eventNumber("turn") })),
+  undo: method<Undone | { error: string }>()(v.object({ turn: eventNumber("turn") })),
   /**
    * The session's file changes: the files now against its first checkpoint (/diff). The patch is
    * written to `file` (absolute, in the session's folder), which a pager opens.
