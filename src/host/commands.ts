@@ -124,8 +124,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
       }
       const switched = await session.switchMode(mode);
       rememberMode(host.home, host.id, mode);
-      const { changed, restored, notRestored } = switched;
-      return { mode: switched.mode, changed, restored, notRestored };
+      return switched;
     },
     approvals: () => ({ pending: session.tree.approvals.pending() }),
     approve: (p) => ({

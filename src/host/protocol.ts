@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import type { PendingApproval } from "../agent/approvals/broker.js";
 import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
+import type { ModeSwitch } from "../agent/core/agent.js";
 import type { CheckpointSummary, SessionDiff, Undone } from "../agent/core/checkpoints.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { RewindPoint, RewindResult } from "../agent/core/rewind.js";
@@ -127,13 +128,7 @@ export interface HeartbeatJob {
 }
 
 /** `mode`: the session's permission mode now, and what a switch to it did (docs/sandbox.md). */
-export interface ModeResult {
-  mode: PermissionMode;
-  /** false: a status question, or the session was in that mode already. */
-  changed: boolean;
-  /** The kernel's variables restored in the new mode's kernel, and those that could not be. */
-  restored: string[];
-  notRestored: { name: string; reason: string }[];
+export interface ModeResult extends ModeSwitch {
   /** Why the mode is full without being asked for (no sandbox here), and how to get one. */
   warning?: string;
 }

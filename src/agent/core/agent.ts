@@ -390,9 +390,9 @@ function startConversation(
 }
 
 /** What a mode switch did: the mode now, and the variables a restarted kernel got back or not. */
-interface ModeSwitch extends RestoredVariables {
+export interface ModeSwitch extends RestoredVariables {
   mode: PermissionMode;
-  /** false: the session was in that mode already. */
+  /** false: a status question, or the session was in that mode already. */
   changed: boolean;
 }
 
