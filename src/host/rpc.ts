@@ -7,17 +7,14 @@ import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
 /** JSON-RPC 2.0 ids: a number, a string, or null (answered as given). */
 type RpcId = number | string | null;
 
-export interface RpcRequest {
-  jsonrpc: "2.0";
-  id: RpcId;
-  method: string;
-  params?: unknown;
-}
-
 export interface RpcNotification {
   jsonrpc: "2.0";
   method: string;
   params?: unknown;
+}
+
+export interface RpcRequest extends RpcNotification {
+  id: RpcId;
 }
 
 interface RpcResponse {

@@ -114,7 +114,7 @@ export function scanHeader(fd: number, size: number, file: string): HeaderScan {
   }
 }
 
-interface EventScan {
+export interface EventScan {
   events: JournalEvent[];
   /** The last line was half-written (no newline, or not valid JSON) and was skipped. */
   truncatedTail: boolean;
