@@ -4,16 +4,18 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { makeDirs } from "../../config/dirs.js";
 import type { JournalBody, JournalBodyOf, JournalEvent } from "../../session/types.js";
-import { Checkpoints, type CheckpointsOptions, type RestoreResult } from "../../workspace/index.js";
+import {
+  type Checkpoint,
+  Checkpoints,
+  type CheckpointsOptions,
+  type RestoreResult,
+} from "../../workspace/index.js";
 
-/** One checkpoint as a front end lists it. */
-export interface CheckpointSummary {
-  turn: number;
-  time: string;
-  filesChanged: number;
-  /** Restored by an undo since the last turn that ran code (the next plain undo goes further back). */
-  restored: boolean;
-}
+/**
+ * One checkpoint as a front end lists it; `restored`: by an undo since the last turn that ran code (the
+ * next plain undo goes further back).
+ */
+export type CheckpointSummary = Pick<Checkpoint, "turn" | "time" | "filesChanged"> & { restored: boolean };
 
 /** The session's file changes so far (`/diff`). */
 export interface SessionDiff {
