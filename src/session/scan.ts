@@ -90,13 +90,8 @@ function parseEvent(text: string): JournalEvent | string {
   return value as unknown as JournalEvent;
 }
 
-interface HeaderScan {
-  header: JournalHeader;
-  /** Byte offset just past the header's newline. */
-  end: number;
-}
-
-export function scanHeader(fd: number, size: number, file: string): HeaderScan {
+/** The journal's header, and `end`: the byte offset just past its newline. */
+export function scanHeader(fd: number, size: number, file: string): { header: JournalHeader; end: number } {
   let want = Math.min(size, 4096);
   for (;;) {
     const buf = readAt(fd, 0, want);
