@@ -1,6 +1,6 @@
 // What a plugin attaches to an agent tree without agent/ knowing what it is: a section of every system
 // prompt, sub-agent specs it keeps, the kernel's calls under one method prefix, callbacks at points of
-// the root agent's work, and `tree.teach` to hand a lesson it applied mid-session to every running
+// the root agent's work, and `tree.lessons.teach` to hand a lesson it applied mid-session to every running
 // agent of the tree (lessons.ts). The self-refining harness (src/learning/) is the one plugin; the
 // composition root (src/cli/setup.ts) sets it in TreeOptions.hooks; without it an agent has none of this.
 
@@ -45,7 +45,7 @@ interface HookedTree {
   /** The plugin's prompt section of new agents' prompts: a learning pass that reloads it renews it. */
   promptSection: string | undefined;
   /** Hands a lesson applied just now to every running agent of the tree (lessons.ts). */
-  teach(lesson: Lesson): string[];
+  readonly lessons: { teach(lesson: Lesson): string[] };
 }
 
 /** The root agent of a tree, as the hooks made for it see it. */

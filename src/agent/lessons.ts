@@ -7,7 +7,7 @@
 import type { Message } from "../llm/types.js";
 import type { JournalBodyOf } from "../session/types.js";
 
-/** A lesson a plugin applied just now (hooks.ts: `AgentTree.teach`). */
+/** A lesson a plugin applied just now (hooks.ts: `AgentTree.lessons.teach`). */
 export interface Lesson {
   /** The applied entries as the harness block renders them, one per line. */
   readonly text: string;

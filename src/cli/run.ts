@@ -216,7 +216,7 @@ export async function runAsHost(
   if (waitForWork) host.idle();
   else {
     // The UI that started this host is about to attach: its first turn's streamed text is for it.
-    if (flags.awaitClient) await host.firstClient(FIRST_CLIENT_WAIT_MS);
+    if (flags.awaitClient) await host.clients.first(FIRST_CLIENT_WAIT_MS);
     host.start(text);
   }
   const outcome = await host.exited;

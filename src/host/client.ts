@@ -14,10 +14,7 @@ export class SessionClient {
 
   private constructor(private readonly socket: Socket) {
     // The host is trusted to send big events (a cell's full output): only what Node cannot decode is skipped.
-    onMessages(socket, (frame) => this.receive(frame), {
-      maxLineBytes: MAX_DECODABLE_BYTES,
-      overflow: "skip",
-    });
+    onMessages(socket, (frame) => this.receive(frame), MAX_DECODABLE_BYTES);
     this.closed = new Promise((resolve) => {
       socket.on("close", () => {
         for (const p of this.pending.values())

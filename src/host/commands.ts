@@ -124,8 +124,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
       }
       const switched = await session.switchMode(mode);
       rememberMode(host.home, host.id, mode);
-      const { changed, restored, notRestored } = switched;
-      return { mode: switched.mode, changed, restored, notRestored };
+      return switched;
     },
     approvals: () => ({ pending: session.tree.approvals.pending() }),
     approve: (p) => ({
@@ -142,10 +141,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
     },
     undo: async (p) => {
       refuseWhileBusy("undo");
-      const result = await (session.checkpoints?.undo(p.turn) ?? NO_CHECKPOINTS);
-      if ("error" in result) return { error: result.error };
-      const { checkpoint, changed, removed, backup } = result;
-      return { turn: checkpoint.turn, changed, removed, backup };
+      return session.checkpoints?.undo(p.turn) ?? NO_CHECKPOINTS;
     },
     // `/diff`: the patch goes to a file of the session's (a pager opens it), the answer says which files.
     diff: async () => {

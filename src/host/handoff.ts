@@ -9,9 +9,9 @@
 // The keys cross on one more pipe after those (key-pipe.ts): the stub holds them for the host it starts,
 // and neither has them in its environment.
 
-import { closeSync, existsSync, openSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Keys, spawnWithKeys } from "./key-pipe.js";
+import { type Keys, spawnDetached } from "./key-pipe.js";
 import type { SessionServer } from "./server.js";
 
 // dist/host/stub.js, whether this module runs from dist/host/ or from a chunk in dist/cli/.
@@ -83,25 +83,14 @@ export function startStub(
     lock: fds.lock !== undefined,
     clients: fds.clients.length,
   };
-  let log: number | undefined;
   try {
-    log = openSync(plan.logPath, "a", 0o600);
-    const child = spawnWithKeys(
-      process.execPath,
-      [STUB, JSON.stringify(full)],
-      {
-        cwd: plan.cwd,
-        env: environment.env,
-        detached: true,
-        stdio: ["ignore", log, log, fds.listen, fds.lock ?? "ignore", ...fds.clients],
-      },
-      environment.keys,
-    );
-    child.unref();
-    return child.pid;
+    const passed = [fds.listen, fds.lock ?? ("ignore" as const), ...fds.clients];
+    return spawnDetached([STUB, JSON.stringify(full)], plan.logPath, {
+      cwd: plan.cwd,
+      ...environment,
+      fds: passed,
+    }).pid;
   } catch {
     return undefined;
-  } finally {
-    if (log !== undefined) closeSync(log);
   }
 }

@@ -79,8 +79,8 @@ export class SessionHost {
   });
   /** Every method the host answers (src/host/protocol.ts), by name. */
   private readonly handlers: HostHandlers;
-  /** Clients following the live events (client-presence.ts). */
-  private readonly clients = new ClientPresence((count) => {
+  /** Clients following the live events (client-presence.ts): the first one is waited for with first(). */
+  readonly clients = new ClientPresence((count) => {
     if (count > 0) this.idleTimers.clear();
     else if (this.options.detached && !this.turn && !this.stopping) this.armIdleTimers();
   });
@@ -386,11 +386,6 @@ export class SessionHost {
     }
     if (this.options.detached && !this.stopping) this.armIdleTimers();
     return false;
-  }
-
-  /** Resolves once a client has attached, or after `timeoutMs` (client-presence.ts says why). */
-  firstClient(timeoutMs: number): Promise<void> {
-    return this.clients.first(timeoutMs);
   }
 
   private armIdleTimers(): void {

@@ -1,7 +1,5 @@
-import { closeSync, openSync, readSync } from "node:fs";
-import { forEachLine } from "../session/scan.js";
-
-const CHUNK = 1 << 20;
+import { closeSync, openSync } from "node:fs";
+import { forEachLine, forEachLineEnd } from "../session/scan.js";
 
 /**
  * Byte offsets of a journal's events, so a client that re-attaches with its last event number is sent
@@ -18,16 +16,7 @@ export class JournalIndex {
     this.ends.length = 0;
     const fd = openSync(this.path, "r");
     try {
-      const buffer = Buffer.allocUnsafe(CHUNK);
-      let position = 0;
-      for (;;) {
-        const read = readSync(fd, buffer, 0, CHUNK, position);
-        if (read === 0) break;
-        for (let i = buffer.indexOf(10, 0); i !== -1 && i < read; i = buffer.indexOf(10, i + 1)) {
-          this.ends.push(position + i + 1);
-        }
-        position += read;
-      }
+      forEachLineEnd(fd, 0, Number.POSITIVE_INFINITY, (end) => this.ends.push(end));
     } finally {
       closeSync(fd);
     }

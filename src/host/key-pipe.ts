@@ -6,7 +6,7 @@
 //
 // Node built-ins only: the stub (src/host/stub.ts) imports this and must cost what bare Node does.
 import { type ChildProcess, type SpawnOptions, type StdioOptions, spawn } from "node:child_process";
-import { closeSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync } from "node:fs";
 import type { Writable } from "node:stream";
 
 /** Names the descriptor the keys arrive on, in the child's environment (a number, not a secret). */
@@ -40,6 +40,31 @@ export function spawnWithKeys(
   pipe?.on("error", () => undefined);
   pipe?.end(JSON.stringify(keys));
   return child;
+}
+
+/**
+ * Starts a detached Node process running `args` (not waited for): its output appended to `logPath`,
+ * the descriptors `fds` passed on after stdio, and `keys` on a pipe after them (spawnWithKeys).
+ */
+export function spawnDetached(
+  args: string[],
+  logPath: string,
+  options: { cwd?: string; env: NodeJS.ProcessEnv; keys: Keys; fds?: (number | "ignore")[] },
+): ChildProcess {
+  const log = openSync(logPath, "a", 0o600);
+  try {
+    const stdio = ["ignore" as const, log, log, ...(options.fds ?? [])];
+    const child = spawnWithKeys(
+      process.execPath,
+      args,
+      { cwd: options.cwd, env: options.env, detached: true, stdio },
+      options.keys,
+    );
+    child.unref();
+    return child;
+  } finally {
+    closeSync(log); // the child has its own copy
+  }
 }
 
 /**

@@ -6,7 +6,8 @@
 import * as v from "valibot";
 import type { PendingApproval } from "../agent/approvals/broker.js";
 import type { CompactionOutcome } from "../agent/compaction/compact-agent.js";
-import type { CheckpointSummary, SessionDiff } from "../agent/core/checkpoints.js";
+import type { ModeSwitch } from "../agent/core/agent.js";
+import type { CheckpointSummary, SessionDiff, Undone } from "../agent/core/checkpoints.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import type { RewindPoint, RewindResult } from "../agent/core/rewind.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
@@ -127,13 +128,7 @@ export interface HeartbeatJob {
 }
 
 /** `mode`: the session's permission mode now, and what a switch to it did (docs/sandbox.md). */
-export interface ModeResult {
-  mode: PermissionMode;
-  /** false: a status question, or the session was in that mode already. */
-  changed: boolean;
-  /** The kernel's variables restored in the new mode's kernel, and those that could not be. */
-  restored: string[];
-  notRestored: { name: string; reason: string }[];
+export interface ModeResult extends ModeSwitch {
   /** Why the mode is full without being asked for (no sandbox here), and how to get one. */
   warning?: string;
 }
@@ -142,10 +137,6 @@ type DiffResult =
   | { error: string }
   | { none: string }
   | (Omit<SessionDiff, "patch"> & { file: string | null });
-
-type UndoResult =
-  | { error: string }
-  | { turn: number; changed: string[]; removed: string[]; backup: string | undefined };
 
 /** Every method of a session host: params (checked at the socket) and result. */
 export const HOST_METHODS = {
@@ -274,7 +265,7 @@ export const HOST_METHODS = {
     }),
   ),
   checkpoints: method<{ checkpoints: CheckpointSummary[]; unavailable?: string }>()(none),
-  undo: method<UndoResult>()(v.object({ turn: eventNumber("turn") })),
+  undo: method<Undone | { error: string }>()(v.object({ turn: eventNumber("turn") })),
   /**
    * The session's file changes: the files now against its first checkpoint (/diff). The patch is
    * written to `file` (absolute, in the session's folder), which a pager opens.

@@ -7,17 +7,14 @@ import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
 /** JSON-RPC 2.0 ids: a number, a string, or null (answered as given). */
 type RpcId = number | string | null;
 
-export interface RpcRequest {
-  jsonrpc: "2.0";
-  id: RpcId;
-  method: string;
-  params?: unknown;
-}
-
 export interface RpcNotification {
   jsonrpc: "2.0";
   method: string;
   params?: unknown;
+}
+
+export interface RpcRequest extends RpcNotification {
+  id: RpcId;
 }
 
 interface RpcResponse {
@@ -69,34 +66,21 @@ export function rpcErrorCode(error: unknown): number | undefined {
   return e.name === "RpcError" && typeof e.code === "number" ? e.code : undefined;
 }
 
-interface FramingOptions {
-  /** Longest line accepted, in bytes (default MAX_LINE_BYTES). */
-  maxLineBytes?: number;
-  /**
-   * What a longer line does: "drop" (a host facing clients) hands over an invalid frame to answer, then
-   * ends the connection; "skip" (a client facing its host) skips that line and reads on.
-   */
-  overflow?: "drop" | "skip";
-}
-
 /**
  * Frames lines on a socket and hands each one over classified. Reading pauses while the socket's
  * writes are backed up, so a peer that sends requests but never reads their answers cannot make the
- * answers pile up in memory.
+ * answers pile up in memory. A line longer than MAX_LINE_BYTES (a host facing clients) is handed over
+ * as an invalid frame to answer, then the connection ends; with `skipBeyond` (a client facing its
+ * host), a line longer than that is skipped and reading goes on.
  */
-export function onMessages(
-  socket: Socket,
-  handle: (frame: Frame) => void,
-  options: FramingOptions = {},
-): void {
-  const maxBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
-  const drop = (options.overflow ?? "drop") === "drop";
+export function onMessages(socket: Socket, handle: (frame: Frame) => void, skipBeyond?: number): void {
+  const maxBytes = skipBeyond ?? MAX_LINE_BYTES;
   const splitter = new BoundedLineSplitter(
     (line) => {
       if (line.trim() !== "") handle(parseFrame(line));
     },
     () => {
-      if (!drop) return;
+      if (skipBeyond !== undefined) return;
       splitter.close();
       socket.pause();
       const limit = `${Math.round(maxBytes / 2 ** 20)} MiB`;

@@ -83,7 +83,8 @@ export class SessionServer {
    * Undefined while serving.
    */
   private held: Socket[] | undefined = [];
-  private handlers = STARTING;
+  /** Set by serve(): connections are held until then, so no request is answered without them. */
+  private handlers: ServerHandlers | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -171,7 +172,7 @@ export class SessionServer {
     for (const c of this.clients) if (c.attached && !c.restricted) count += 1;
     if (count === this.attachedCount) return;
     this.attachedCount = count;
-    this.handlers.attached?.(count);
+    this.handlers?.attached?.(count);
   }
 
   /** Sends an event to every attached client (live tail). */
@@ -224,7 +225,7 @@ export class SessionServer {
    */
   private peerOf(client: Client, method: string): Promise<Peer> | undefined {
     if (!client.peer) {
-      const identify = this.handlers.identify;
+      const identify = this.handlers?.identify;
       if (!identify || READ_ONLY.has(method)) return undefined;
       client.peer = identify(client.socket).then((peer) => {
         client.restricted = peer.kind !== "user";
@@ -257,14 +258,16 @@ export class SessionServer {
       if (params !== undefined && params !== null && typeof params !== "object") {
         throw new RpcError(RPC.invalidParams, "invalid params: expected an object");
       }
+      const handlers = this.handlers;
+      if (!handlers) throw new RpcError(RPC.refused, "the session is still starting; try again in a moment");
       const peer = await this.peerOf(client, method);
       if (peer && peer.kind !== "user") params = asKernel(peer, method, params);
-      if (this.handlers.check) params = this.handlers.check(method, params);
+      if (handlers.check) params = handlers.check(method, params);
       let result: unknown;
       if (method === "attach") {
         // Replay and switch to live in one synchronous step: no event can slip between the two.
         const after = attachAfter(params);
-        const last = this.handlers.replay(
+        const last = handlers.replay(
           after,
           (event) => send(client.socket, { jsonrpc: "2.0", method: "event", params: event }),
           attachChild(params),
@@ -279,7 +282,7 @@ export class SessionServer {
           .map((c) => c.label ?? "a client that did not say what it is (an editor, or an older relm)");
         result = { others };
       } else if (method === "detach") client.attached = false;
-      else result = await this.handlers.call(method, params);
+      else result = await handlers.call(method, params);
       send(client.socket, { jsonrpc: "2.0", id, result: result ?? null });
       if (method === "attach" || method === "detach") this.noteAttached();
     } catch (error) {
@@ -332,14 +335,6 @@ function attachChild(params: unknown): ChildAfter | undefined {
   if (typeof child?.id !== "string") return undefined;
   return { id: child.id, after: typeof child.after === "number" ? child.after : 0 };
 }
-
-/** Until the session is ready (never seen by a client: connections are held until serve()). */
-const STARTING: ServerHandlers = {
-  replay: (after) => after,
-  call: () => {
-    throw new RpcError(RPC.refused, "the session is still starting; try again in a moment");
-  },
-};
 
 /** The abstract-socket lock (Linux). Elsewhere the connect check in listen() is what keeps hosts single. */
 async function takeLock(home: string, id: string): Promise<Server | undefined> {

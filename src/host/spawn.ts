@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
@@ -7,7 +7,7 @@ import { writeSpecFile } from "../config/session-spec.js";
 import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
 import { SessionClient } from "./client.js";
 import { HOST_NODE_FLAGS, MAIN } from "./handoff.js";
-import { spawnWithKeys } from "./key-pipe.js";
+import { spawnDetached } from "./key-pipe.js";
 import { hostLogPath } from "./paths.js";
 import { poll } from "./poll.js";
 import { splitKeys } from "./private-keys.js";
@@ -168,11 +168,5 @@ export async function ensureWaker(home: string, env: NodeJS.ProcessEnv): Promise
  * `logPath` and the secrets of `env` on a pipe (private-keys.ts).
  */
 function spawnRelm(args: string[], env: NodeJS.ProcessEnv, logPath: string, cwd?: string): ChildProcess {
-  const log = openSync(logPath, "a", 0o600);
-  const { env: plain, keys } = splitKeys(env);
-  const options = { cwd, env: plain, detached: true, stdio: ["ignore" as const, log, log] };
-  const child = spawnWithKeys(process.execPath, args, options, keys);
-  closeSync(log);
-  child.unref();
-  return child;
+  return spawnDetached(args, logPath, { cwd, ...splitKeys(env) });
 }

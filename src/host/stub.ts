@@ -3,11 +3,11 @@
 // connections already waiting on fd 5 on, and the session's keys on the pipe RELM_KEYS_FD names. It
 // imports Node's built-ins, src/host/fd-of.ts and src/host/handoff.ts (which imports only
 // src/host/key-pipe.ts, built-ins only), so it costs what bare Node does. It never reads a connection: the host it starts reads each from its first byte.
-import { closeSync, existsSync, openSync, unlinkSync } from "node:fs";
+import { existsSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { fdOf } from "./fd-of.js";
 import { FIRST_CLIENT_FD, LISTEN_FD, LOCK_FD, type StubPlan } from "./handoff.js";
-import { receiveKeys, spawnWithKeys } from "./key-pipe.js";
+import { receiveKeys, spawnDetached } from "./key-pipe.js";
 
 const plan = JSON.parse(process.argv[2] ?? "{}") as StubPlan;
 // Held for the host it starts, never put in this process's environment.
@@ -34,26 +34,18 @@ function revive(): void {
     if (fd !== undefined) waiting.push(fd);
   }
   const layout = JSON.stringify({ lock: plan.lock, clients: waiting.length });
-  const log = openSync(plan.logPath, "a", 0o600);
   try {
-    const child = spawnWithKeys(
-      process.execPath,
-      [...plan.revive, "--adopt", layout],
-      {
-        cwd: plan.cwd,
-        env: process.env,
-        detached: true,
-        stdio: ["ignore", log, log, LISTEN_FD, plan.lock ? LOCK_FD : "ignore", ...waiting],
-      },
+    const fds = [LISTEN_FD, plan.lock ? LOCK_FD : ("ignore" as const), ...waiting];
+    spawnDetached([...plan.revive, "--adopt", layout], plan.logPath, {
+      cwd: plan.cwd,
+      env: process.env,
       keys,
-    );
-    child.unref();
+      fds,
+    });
   } catch (error) {
     process.stderr.write(`relm stub: could not start the session host again: ${String(error)}\n`);
     leave(1);
     return;
-  } finally {
-    closeSync(log);
   }
   // The host holds its own copies now. Opened from a descriptor, the listener is closed here without
   // removing the socket file, and closing a connection's copy does not end it.

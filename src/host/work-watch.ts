@@ -3,15 +3,12 @@
 // journaled (final, budget_stop, error, model_error, interrupted), and the host's status then says
 // whether more work follows (an autonomous run, a message that arrived meanwhile).
 import type { AgentEvent } from "../agent/core/events.js";
+import type { AutonomousOutcome } from "../agent/gates/autonomy.js";
 import type { HostCall } from "./protocol.js";
 
 type WorkStatus =
-  | "done"
-  | "budget"
-  | "error"
-  | "interrupted"
-  | "gates_failing"
-  | "stalled"
+  /** How the work ended, in the words of the run's own outcome. */
+  | AutonomousOutcome["status"]
   /** No work has ended since the session's last message, and none is running (nothing to report). */
   | "idle"
   /** The host stopped (or the connection to it closed) before the work ended. */

@@ -11,7 +11,6 @@ import {
   fstatSync,
   openSync,
   readFileSync,
-  readSync,
   statSync,
   truncateSync,
   unlinkSync,
@@ -20,7 +19,7 @@ import { basename, dirname, join } from "node:path";
 import { writeNoFollow } from "../kernel/sandbox/no-follow.js";
 import { JournalFormatError } from "./errors.js";
 import { ensurePrivateDir } from "./paths.js";
-import { scanEvents, scanHeader } from "./scan.js";
+import { forEachLineEnd, scanEvents, scanHeader } from "./scan.js";
 
 /** Beside journal.jsonl: what a reader found wrong with it, valid while the journal is unchanged. */
 export const DAMAGE_FILE = "journal-damage.json";
@@ -89,17 +88,13 @@ export function checkJournal(path: string): JournalHealth {
 
 /** Lines in the bytes [from, to) of the file, a last one without a newline included. */
 function countLines(fd: number, from: number, to: number): number {
-  const buffer = Buffer.allocUnsafe(1 << 20);
   let lines = 0;
-  let last = 10;
-  for (let position = from; position < to; ) {
-    const n = readSync(fd, buffer, 0, Math.min(buffer.length, to - position), position);
-    if (n === 0) break;
-    for (let i = buffer.indexOf(10, 0); i !== -1 && i < n; i = buffer.indexOf(10, i + 1)) lines++;
-    last = buffer[n - 1] as number;
-    position += n;
-  }
-  return last === 10 ? lines : lines + 1;
+  let lastEnd = from;
+  const end = forEachLineEnd(fd, from, to, (at) => {
+    lines++;
+    lastEnd = at;
+  });
+  return lastEnd === end ? lines : lines + 1;
 }
 
 /**

@@ -1,17 +1,11 @@
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { recordDamage } from "./damage.js";
 import { JournalFormatError } from "./errors.js";
-import { scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
-import type { JournalEvent, JournalHeader } from "./types.js";
+import { type EventScan, scanEvents, scanHeader, TAIL_BYTES } from "./scan.js";
+import type { JournalHeader } from "./types.js";
 
-interface ReadJournalResult {
-  header: JournalHeader;
-  events: JournalEvent[];
-  /** The last line was half-written (a crash mid-write, or a write in progress) and was skipped. */
-  truncatedTail: boolean;
-  /** Byte offset just past the last complete line; a follower can continue reading from here. */
-  endOffset: number;
-}
+/** The header, and the events as scanEvents read them: a half-written last line skipped, and where it began. */
+type ReadJournalResult = EventScan & { header: JournalHeader };
 
 interface JournalTail extends ReadJournalResult {
   /** `n` of the last complete event; 0 when there is none. */

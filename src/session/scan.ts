@@ -29,6 +29,23 @@ export function forEachLine(fd: number, from: number, to: number, each: (line: s
   }
 }
 
+/**
+ * Calls `each` with the offset just past every newline in the bytes [from, to) of the file (`to`
+ * Infinity: up to its end), read a megabyte at a time; returns the offset the reading stopped at.
+ */
+export function forEachLineEnd(fd: number, from: number, to: number, each: (end: number) => void): number {
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  let position = from;
+  while (position < to) {
+    const read = readSync(fd, buffer, 0, Math.min(CHUNK, to - position), position);
+    if (read === 0) break;
+    for (let i = buffer.indexOf(NL); i !== -1 && i < read; i = buffer.indexOf(NL, i + 1))
+      each(position + i + 1);
+    position += read;
+  }
+  return position;
+}
+
 function readAt(fd: number, position: number, length: number): Buffer {
   const buf = Buffer.alloc(length);
   let got = 0;
@@ -73,13 +90,8 @@ function parseEvent(text: string): JournalEvent | string {
   return value as unknown as JournalEvent;
 }
 
-interface HeaderScan {
-  header: JournalHeader;
-  /** Byte offset just past the header's newline. */
-  end: number;
-}
-
-export function scanHeader(fd: number, size: number, file: string): HeaderScan {
+/** The journal's header, and `end`: the byte offset just past its newline. */
+export function scanHeader(fd: number, size: number, file: string): { header: JournalHeader; end: number } {
   let want = Math.min(size, 4096);
   for (;;) {
     const buf = readAt(fd, 0, want);
@@ -97,7 +109,7 @@ export function scanHeader(fd: number, size: number, file: string): HeaderScan {
   }
 }
 
-interface EventScan {
+export interface EventScan {
   events: JournalEvent[];
   /** The last line was half-written (no newline, or not valid JSON) and was skipped. */
   truncatedTail: boolean;

@@ -150,9 +150,6 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
         else blocks.push({ kind: "cell", code: "", result: e });
         break;
       }
-      case "variable":
-        note(`Variable ${e.name}: ${e.varType}, ${e.size}`);
-        break;
       case "kernel": {
         const said: Block = {
           kind: "note",
@@ -164,9 +161,6 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
         else pendingStart = said;
         break;
       }
-      case "model_error":
-        note(`Model error on turn ${e.turn} (${e.kind}${e.status ? ` ${e.status}` : ""}): ${e.message}`);
-        break;
       case "budget_stop":
         spent = e.spent;
         blocks.push(
@@ -180,44 +174,10 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
         lastReply = null;
         blocks.push({ kind: "heading", text: "Final answer" }, { kind: "text", text: e.text, from: "model" });
         break;
-      case "tool_error":
-        note(`Tool call failed: ${e.message}`);
-        break;
-      case "warning":
-        note(`Warning: ${e.message}`);
-        break;
-      case "submit":
-        note(`Result submitted: ${preview(e.value)}`);
-        break;
-      case "child_spawned":
-        note(`Sub-agent ${e.name} (${e.id}) started: ${e.task}`);
-        break;
-      case "child_finished":
-        note(
-          `Sub-agent ${e.name} (${e.id}) ${e.status}` +
-            (e.reason ? `: ${e.reason}` : "") +
-            (e.result ? ` → ${e.result}` : "") +
-            ` [${formatSpend(e.spent)}]; its transcript: children/${e.id}/`,
-        );
-        break;
-      case "message":
-        note(`Message from ${e.from} to ${e.to}: ${e.text}`);
-        break;
-      case "file_edit":
-        note(
-          (e.action === "move" ? `File moved: ${e.from} → ${e.path}` : `File ${e.action}: ${e.path}`) +
-            ` (+${e.added} -${e.removed})`,
-        );
-        break;
-      case "error":
-        note(`Error: ${e.message}`);
-        break;
-      case "interrupted":
-        note(`Interrupted: ${e.reason}`);
-        break;
-      default:
-        // model_request / model_retry are bookkeeping; unknown (newer) types are skipped.
-        break;
+      default: {
+        const text = noteOf(e);
+        if (text !== undefined) note(text);
+      }
     }
   }
   if (pendingStart) blocks.push(pendingStart);
@@ -226,4 +186,43 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
     { kind: "note", text: formatSpend(spent ?? spendFromResponses(header, events)) },
   );
   return blocks;
+}
+
+/** The note that stands for an event shown as one line of relm's, if it is one. */
+function noteOf(e: JournalEvent): string | undefined {
+  switch (e.type) {
+    case "variable":
+      return `Variable ${e.name}: ${e.varType}, ${e.size}`;
+    case "model_error":
+      return `Model error on turn ${e.turn} (${e.kind}${e.status ? ` ${e.status}` : ""}): ${e.message}`;
+    case "tool_error":
+      return `Tool call failed: ${e.message}`;
+    case "warning":
+      return `Warning: ${e.message}`;
+    case "submit":
+      return `Result submitted: ${preview(e.value)}`;
+    case "child_spawned":
+      return `Sub-agent ${e.name} (${e.id}) started: ${e.task}`;
+    case "child_finished":
+      return (
+        `Sub-agent ${e.name} (${e.id}) ${e.status}` +
+        (e.reason ? `: ${e.reason}` : "") +
+        (e.result ? ` → ${e.result}` : "") +
+        ` [${formatSpend(e.spent)}]; its transcript: children/${e.id}/`
+      );
+    case "message":
+      return `Message from ${e.from} to ${e.to}: ${e.text}`;
+    case "file_edit":
+      return (
+        (e.action === "move" ? `File moved: ${e.from} → ${e.path}` : `File ${e.action}: ${e.path}`) +
+        ` (+${e.added} -${e.removed})`
+      );
+    case "error":
+      return `Error: ${e.message}`;
+    case "interrupted":
+      return `Interrupted: ${e.reason}`;
+    default:
+      // model_request / model_retry are bookkeeping; unknown (newer) types are skipped.
+      return undefined;
+  }
 }

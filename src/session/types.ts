@@ -18,9 +18,6 @@ export interface JournalHeader {
   relm: string;
 }
 
-/** A model call's tokens as its client reported (or estimated) them. */
-export type UsageRecord = Usage;
-
 export interface SpendRecord {
   turns: number;
   tokens: number;
@@ -73,7 +70,7 @@ export type JournalBody =
       toolCalls: ToolCall[];
       /** The answer's reasoning as the provider sent it, sent back unchanged; docs/providers.md. */
       reasoning?: Reasoning;
-      usage: UsageRecord;
+      usage: Usage;
       cost: number | null;
       stopReason: string;
       requestBytes: number;
@@ -87,7 +84,7 @@ export type JournalBody =
       status?: number;
       message: string;
       /** A request stopped by a budget as it streamed (kind "budget"): its spend by the estimate. */
-      usage?: UsageRecord;
+      usage?: Usage;
       cost?: number | null;
     }
   | { type: "cell"; turn: number; callId: string; code: string }
@@ -207,7 +204,7 @@ export type JournalBody =
       tokensBefore: number;
       tokensAfter: number;
       /** The summary call's own spend (absent in journals written before it was recorded). */
-      usage?: UsageRecord;
+      usage?: Usage;
       cost?: number | null;
     }
   /** How an autonomous run ended, in words that never claim more than was checked. */
@@ -250,7 +247,7 @@ export type JournalBody =
       type: "llm_call";
       model: string;
       prompts: number;
-      usage: UsageRecord;
+      usage: Usage;
       cost: number | null;
       durationMs: number;
     }

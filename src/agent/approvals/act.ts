@@ -2,11 +2,10 @@
 // one shell command run in the project with the kernels' environment (no API keys), its output
 // returned; one file written. A network grant is the proxy's list (permissions.ts grantNet), a mode
 // grant the session's switch after the cell (broker.ts).
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
-import { killGroup } from "../../kernel/host-exit.js";
+import { runGate } from "../gates/gates.js";
 
 /** A command run for a request ends after this long (its process group is killed). */
 const RUN_TIMEOUT_MS = 10 * 60_000;
@@ -17,46 +16,19 @@ interface RunOutcome {
   timed_out: boolean;
 }
 
-/** Runs `cmd` with /bin/sh in `cwd`: stdout and stderr interleaved, capped to `cap` chars (head and tail). */
-export function runOutside(
+/**
+ * Runs `cmd` with /bin/sh in `cwd` as a gate runs (gates/gates.ts): stdout and stderr interleaved,
+ * capped to `cap` chars (head and tail), done when the shell exits (what it left running is ended).
+ */
+export async function runOutside(
   cmd: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
   cap: number,
 ): Promise<RunOutcome> {
-  return new Promise((resolve) => {
-    const child = spawn("/bin/sh", ["-c", cmd], {
-      cwd,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const keep = (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-    };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid) killGroup(child.pid, "SIGKILL");
-    }, RUN_TIMEOUT_MS);
-    const done = (code: number | null, error?: Error) => {
-      clearTimeout(timer);
-      let output = Buffer.concat(chunks, size).toString("utf8");
-      if (error) output += `${output ? "\n" : ""}${error.message}`;
-      if (output.length > cap) {
-        const half = Math.floor(cap / 2);
-        output = `${output.slice(0, half)}\n[... ${output.length - cap} chars cut ...]\n${output.slice(-half)}`;
-      }
-      resolve({ exit_code: code, output, timed_out: timedOut });
-    };
-    child.once("error", (error) => done(null, error));
-    child.once("close", (code) => done(code));
-  });
+  const ran = await runGate(cmd, { cwd, env, timeoutMs: RUN_TIMEOUT_MS, outputCap: cap });
+  const output = ran.error === undefined ? ran.output : `${ran.output}${ran.output ? "\n" : ""}${ran.error}`;
+  return { exit_code: ran.exitCode, output, timed_out: ran.timedOut };
 }
 
 /** Writes `content` to `file` (its folders made as needed). */

@@ -12,38 +12,22 @@ import {
   emptyRules,
 } from "../../config/approvals.js";
 import type { PermissionMode } from "../../config/permission-mode.js";
-import type { JournalBody } from "../../session/types.js";
+import type { JournalBody, JournalBodyOf } from "../../session/types.js";
 import { type ApprovalAsk, listAnswer, ruleFor } from "./policy.js";
 import { projectRules, rememberForProject } from "./store.js";
 
-/** How long a grant lasts: this request, this session, or every later session in this project. */
-type ApprovalScope = "once" | "session" | "project";
-/** Who answered: a person through a front end, or the policy (the lists, --approve, the mode). */
-type ApprovalSource = "ui" | "acp" | "mcp" | "line" | "web" | "policy";
+/**
+ * A request waiting for a person, as front ends show it: what its journal event says (the kind, why,
+ * exactly what is asked, which agent asked), and when it was asked (ISO time).
+ */
+export type PendingApproval = Omit<JournalBodyOf<"approval_request">, "type"> & { at: string };
 
-/** A request waiting for a person, as front ends show it. */
-export interface PendingApproval {
-  id: string;
-  kind: ApprovalAsk["kind"];
-  reason: string;
-  /** Exactly what is asked: the host[:port], the command line, the path, the mode. */
-  subject: string;
-  /** The agent whose kernel asked (the session's id for the root). */
-  requester: string;
-  bytes?: number;
-  /** When it was asked (ISO time). */
-  at: string;
-}
-
-export interface ApprovalDecision {
-  allow: boolean;
-  scope: ApprovalScope;
-  by: ApprovalSource;
-  /** Why (a policy's reason, or what the person said). */
-  note?: string;
-  /** Nobody answered: the cell that asked was interrupted, so the request was taken back. */
-  withdrawn?: boolean;
-}
+/**
+ * An answer, as its journal event says it: allowed or not, for how long (this request, this session,
+ * every later session in this project), who answered (a person through a front end, or the policy: the
+ * lists, --approve, the mode), why, and whether the request was taken back unanswered.
+ */
+export type ApprovalDecision = Omit<JournalBodyOf<"approval_answer">, "type" | "id">;
 
 export interface ApprovalSettings {
   setting: ApproveSetting;

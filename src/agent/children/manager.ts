@@ -13,7 +13,6 @@ export type { ChildAgent, ChildParams, ParentAgent } from "./types.js";
 interface ChildRecord extends LaunchedChild {
   startedAt: number;
   status: ChildStatus;
-  reply?: ChildReply;
   done: Promise<ChildReply>;
   /** Settles once the child (its kernel, its journal) is closed: after `done` for a child that finished. */
   closed?: Promise<void>;
@@ -162,8 +161,6 @@ export class ChildManager {
       return undefined;
     }
     return {
-      id: record.id,
-      name: record.name,
       status: record.status,
       deliver: (text) => {
         if (record.status !== "running") {
@@ -216,7 +213,6 @@ export class ChildManager {
     const closing = record.agent.close().catch(() => {});
     if (reply.status !== "done") await closing;
     record.status = reply.status;
-    record.reply = reply;
     this.parent.record(finishedRecord(record, reply, record.agent.spent()));
     const agent = record.agent;
     record.closed = closing.then(() => {

@@ -34,8 +34,6 @@ export interface ChildAgent {
 
 /** A descendant found by id, and what a person may do with it. */
 export interface Descendant {
-  id: string;
-  name: string;
   status: ChildStatus;
   /** A person's message, read by the child at its next turn boundary (journaled by its parent). */
   deliver(text: string): void;

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { describeMode, type PermissionMode } from "../../config/permission-mode.js";
-import type { CellResult, PythonInfo } from "../../kernel/types.js";
+import type { CellResult } from "../../kernel/types.js";
 import { Journal } from "../../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
@@ -8,7 +8,7 @@ import { type ChildAgent, ChildManager, type ChildParams } from "../children/man
 import { Mailbox } from "../children/messaging.js";
 import { AgentGoal } from "../gates/goal.js";
 import type { RootHooks } from "../hooks.js";
-import { handleKernelCall, type KernelCallsAgent } from "../kernel-api/calls.js";
+import type { KernelCallsAgent } from "../kernel-api/calls.js";
 import { AgentKernel, type RestoredVariables } from "../kernel-api/kernel.js";
 import { LessonInbox } from "../lessons.js";
 import { hookOrigin } from "../user-hooks/points.js";
@@ -191,16 +191,6 @@ export class Agent implements ChildAgent, KernelCallsAgent {
   /** A child fails fast when its kernel dies (its parent decides); the root restarts it and goes on. */
   get failOnCrash(): boolean {
     return this.depth > 0;
-  }
-
-  /** A call from Python in its kernel (kernel-api/calls.ts). */
-  hostRequest(method: string, params: unknown, gone: AbortSignal): Promise<unknown> {
-    return handleKernelCall(this, method, params, gone);
-  }
-
-  /** Its kernel (re)started and reported its Python: the system prompt follows it. */
-  kernelStarted(python: PythonInfo): void {
-    this.conversation.kernelStarted(python);
   }
 
   /** The permission mode this agent's kernel runs in (docs/sandbox.md). */
@@ -390,9 +380,9 @@ function startConversation(
 }
 
 /** What a mode switch did: the mode now, and the variables a restarted kernel got back or not. */
-interface ModeSwitch extends RestoredVariables {
+export interface ModeSwitch extends RestoredVariables {
   mode: PermissionMode;
-  /** false: the session was in that mode already. */
+  /** false: a status question, or the session was in that mode already. */
   changed: boolean;
 }
 

@@ -3,17 +3,19 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { makeDirs } from "../../config/dirs.js";
-import type { JournalBody, JournalEvent } from "../../session/types.js";
-import { Checkpoints, type CheckpointsOptions, type RestoreResult } from "../../workspace/index.js";
+import type { JournalBody, JournalBodyOf, JournalEvent } from "../../session/types.js";
+import {
+  type Checkpoint,
+  Checkpoints,
+  type CheckpointsOptions,
+  type RestoreResult,
+} from "../../workspace/index.js";
 
-/** One checkpoint as a front end lists it. */
-export interface CheckpointSummary {
-  turn: number;
-  time: string;
-  filesChanged: number;
-  /** Restored by an undo since the last turn that ran code (the next plain undo goes further back). */
-  restored: boolean;
-}
+/**
+ * One checkpoint as a front end lists it; `restored`: by an undo since the last turn that ran code (the
+ * next plain undo goes further back).
+ */
+export type CheckpointSummary = Pick<Checkpoint, "turn" | "time" | "filesChanged"> & { restored: boolean };
 
 /** The session's file changes so far (`/diff`). */
 export interface SessionDiff {
@@ -24,6 +26,9 @@ export interface SessionDiff {
   /** `git diff` of all of it. */
   patch: string;
 }
+
+/** What an undo put back, as its journal event says it. */
+export type Undone = Omit<JournalBodyOf<"undo">, "type">;
 
 const run = promisify(execFile);
 
@@ -220,7 +225,7 @@ export class SessionCheckpoints {
    * Restores the files to before `turn`. Without a turn, steps back one code-running turn: the last
    * checkpoint first, then each time the one before the checkpoint restored last. Journaled as `undo`.
    */
-  async undo(turn?: number): Promise<RestoreResult | { error: string }> {
+  async undo(turn?: number): Promise<Undone | { error: string }> {
     const checkpoints = await this.opened();
     if (!checkpoints) return { error: UNAVAILABLE };
     const list = await checkpoints.list();
@@ -243,15 +248,11 @@ export class SessionCheckpoints {
       if ((error as Error).name === "CheckpointError") return { error: (error as Error).message };
       throw error;
     }
-    this.restoredTurns.push(result.checkpoint.turn);
-    this.record({
-      type: "undo",
-      turn: result.checkpoint.turn,
-      changed: result.changed,
-      removed: result.removed,
-      backup: result.backup,
-    });
-    return result;
+    const { checkpoint, changed, removed, backup } = result;
+    const undone = { turn: checkpoint.turn, changed, removed, backup };
+    this.restoredTurns.push(undone.turn);
+    this.record({ type: "undo", ...undone });
+    return undone;
   }
 
   private warn(reason: string): void {

@@ -132,6 +132,6 @@ export async function rewind(
   }
   return {
     ...message,
-    files: { turn: restored.checkpoint.turn, changed: restored.changed, removed: restored.removed },
+    files: { turn: restored.turn, changed: restored.changed, removed: restored.removed },
   };
 }

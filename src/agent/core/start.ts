@@ -6,7 +6,6 @@ import { UserError } from "../../config/errors.js";
 import { findPython, markKernelEnv } from "../../kernel/index.js";
 import { probeConfinement } from "../../kernel/sandbox/index.js";
 import { JOURNAL_FILE, Journal, newSessionId, readJournal, sessionDir } from "../../session/index.js";
-import type { JournalEvent, JournalHeader } from "../../session/types.js";
 import { Budget, type BudgetLimits } from "../budget/budget.js";
 import { Agent } from "./agent.js";
 import { type RebuiltConversation, rebuildConversation } from "./resume.js";
@@ -102,17 +101,11 @@ class SessionResumeError extends UserError {
   override name = "SessionResumeError";
 }
 
-/** A root session's journal, read back and reopened for appending. */
-interface OpenedForResume {
-  header: JournalHeader;
-  events: JournalEvent[];
-  journal: Journal;
-  /** The latest system prompt: a compaction may have renewed it (with a refined harness). */
-  system: string;
-  rebuilt: RebuiltConversation;
-}
-
-function openForResume(dir: string, id: string, secrets: string[]): OpenedForResume {
+/**
+ * A root session's journal, read back (its events, the conversation they rebuild, and the latest system
+ * prompt: a compaction may have renewed it with a refined harness) and reopened for appending.
+ */
+function openForResume(dir: string, id: string, secrets: string[]) {
   const { header, events } = readJournal(join(dir, JOURNAL_FILE));
   if (header.parent) {
     throw new SessionResumeError(

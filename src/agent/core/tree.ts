@@ -12,7 +12,7 @@ import type { GateOptions } from "../gates/gates.js";
 import type { KernelPolicy } from "../kernel-api/kernel-target.js";
 import { renderMcpBlock } from "../kernel-api/mcp-prompt.js";
 import { renderToolkitBlock } from "../kernel-api/toolkit-prompt.js";
-import { type Lesson, LessonBoard } from "../lessons.js";
+import { LessonBoard } from "../lessons.js";
 import { Permissions } from "../permissions.js";
 import { UserHooks } from "../user-hooks/hooks.js";
 import type { EventSink } from "./events.js";
@@ -52,7 +52,11 @@ export class AgentTree {
    * agent's kernel to run when the project names no test command of its own.
    */
   gates: readonly string[] = [];
-  /** The running agents of the tree, each with its inbox of lessons (lessons.ts). */
+  /**
+   * The running agents of the tree, each with its inbox of lessons (lessons.ts): a lesson a plugin
+   * applied just now is taught to all of them, appended before their next model request (agents
+   * started later read it in their system prompt).
+   */
   readonly lessons = new LessonBoard();
   /** The MCP servers every agent of the tree shares; undefined when none is configured. */
   readonly mcp: McpClients | undefined;
@@ -120,15 +124,6 @@ export class AgentTree {
       });
       this.mcpBlock = renderMcpBlock(this.mcp.catalog());
     }
-  }
-
-  /**
-   * A lesson a plugin applied just now: every running agent of the tree appends it to its conversation
-   * before its next model request (agents started later read it in their system prompt). Returns the
-   * ids of the agents it reached.
-   */
-  teach(lesson: Lesson): string[] {
-    return this.lessons.teach(lesson);
   }
 
   /** What a kernel URI chosen by code must respect: the sandbox of `mode` (the root's now) and the user's own URI. */

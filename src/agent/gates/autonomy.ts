@@ -129,7 +129,7 @@ export async function runAutonomously(
         );
       }
       // The same failure again: a learning pass may keep the lesson before the model tries once more.
-      await agent.hooks?.afterGateRun?.(run, (recorded as { n?: number } | undefined)?.n);
+      await agent.hooks?.afterGateRun?.(run, recorded.n);
       next =
         `[relm: autonomous mode] The work is not done yet: ${describeGateResults(run, { failureOutput: true })}\n` +
         `${agent.goal.text ? `Goal: ${agent.goal.text}\n` : ""}Fix the cause, then finish again.`;

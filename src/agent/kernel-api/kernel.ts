@@ -17,11 +17,12 @@ import type { AgentEvent } from "../core/events.js";
 import type { AgentTree } from "../core/tree.js";
 import { IMAGE_EXTENSIONS } from "../core/user-images.js";
 import type { VariableSpec } from "../core/variables.js";
+import { handleKernelCall, type KernelCallsAgent } from "./calls.js";
 import { kernelTarget } from "./kernel-target.js";
 import { savedInBackground } from "./unsaved.js";
 
-/** What the kernel of an agent needs from the agent: plain parts, read as they change. */
-interface KernelOwner {
+/** What the kernel of an agent needs from the agent (its calls from Python are answered for it: calls.ts). */
+interface KernelOwner extends KernelCallsAgent {
   readonly tree: AgentTree;
   readonly depth: number;
   readonly dir: string;
@@ -40,10 +41,8 @@ interface KernelOwner {
   readonly mode: PermissionMode;
   /** The agent has ended; its running turn was interrupted (agent.ts, turns.ts). */
   readonly state: { readonly closed: boolean; readonly aborted: boolean };
-  /** A call from Python in the kernel (calls.ts). */
-  hostRequest(method: string, params: unknown, gone: AbortSignal): Promise<unknown>;
-  /** The kernel (re)started and reported its Python (whether it has IPython): for the system prompt. */
-  kernelStarted(python: PythonInfo): void;
+  /** Told when the kernel (re)started and reported its Python (whether it has IPython): the system prompt says it. */
+  readonly conversation: { kernelStarted(python: PythonInfo): void };
 }
 
 /** The variables a restarted kernel got back from the snapshot, and those it did not (with why). */
@@ -206,7 +205,7 @@ export class AgentKernel {
       secrets: this.owner.tree.options.secrets,
       onOutput: (text) =>
         this.owner.log.emit({ type: "cell_output_delta", callId: this.currentCallId ?? "", text }),
-      onHostRequest: (method, params, gone) => this.owner.hostRequest(method, params, gone),
+      onHostRequest: (method, params, gone) => handleKernelCall(this.owner, method, params, gone),
       onLifecycle: (event) => this.onLifecycle(event),
       startSignal: signal,
     });
@@ -317,7 +316,7 @@ export class AgentKernel {
       pid: event.pid,
       detail: lifecycleDetail(event),
     });
-    if (event.type === "started") this.owner.kernelStarted(event.python);
+    if (event.type === "started") this.owner.conversation.kernelStarted(event.python);
     else if (event.type === "restarted") this.pendingReload = true;
   }
 

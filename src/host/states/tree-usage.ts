@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import type { Usage } from "../../llm/types.js";
 import { forEachLine } from "../../session/scan.js";
-import type { UsageRecord } from "../../session/types.js";
 
 /** session/journal.ts's JOURNAL_FILE, named here so a listing does not load the journal writer. */
 const JOURNAL_FILE = "journal.jsonl";
@@ -17,7 +17,7 @@ export interface UsageTotals {
 /** An event that carries spend: a model response, an llm() call, a compaction's summary call. */
 interface SpendEvent {
   type: string;
-  usage?: UsageRecord;
+  usage?: Usage;
   cost?: number | null;
 }
 

@@ -45,7 +45,7 @@ function lessonOf(revision: Revision, scope: Scope, fallbackSession: string): Le
  * in their system prompt instead.
  */
 export function teachTree(
-  tree: { teach(lesson: Lesson): string[]; promptSection: string | undefined },
+  tree: { lessons: { teach(lesson: Lesson): string[] }; promptSection: string | undefined },
   revision: Revision,
   scope: Scope,
   ctx: HarnessContext & { sessionDir: string },
@@ -56,5 +56,5 @@ export function teachTree(
     // A harness file that no longer reads (written meanwhile): new agents keep the section they had.
   }
   const lesson = lessonOf(revision, scope, basename(ctx.sessionDir));
-  return lesson ? tree.teach(lesson) : [];
+  return lesson ? tree.lessons.teach(lesson) : [];
 }
