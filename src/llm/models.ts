@@ -3,6 +3,7 @@
 import { presetClientOptions } from "../config/presets.js";
 import { collectResponse, isModelError } from "./complete.js";
 import { createModelClient } from "./index.js";
+import { presetHeaders, withQuery } from "./presets.js";
 import type { ClientOptions, Provider } from "./types.js";
 
 type ModelList = { ids: string[] } | { error: string; status?: number };
@@ -13,20 +14,30 @@ function modelsUrl(provider: Provider, baseUrl: string): string {
   return provider === "anthropic" ? `${base.replace(/\/v1$/, "")}/v1/models` : `${base}/models`;
 }
 
-/** Asks the endpoint for its models; never throws. The key is sent only to that endpoint. */
+/**
+ * Asks the endpoint for its models; never throws. The key is sent only to that endpoint, in the header
+ * the provider's preset sends it in (Azure's api-key), with the preset's query (Azure's api-version).
+ */
 export async function listModels(
   provider: Provider,
   baseUrl: string,
   apiKey: string | undefined,
   timeoutMs = 5000,
+  preset?: string,
 ): Promise<ModelList> {
-  const url = modelsUrl(provider, baseUrl);
+  // An address with the model in it (an Azure deployment) has no list of models to ask: whatever it
+  // answered would be about the wrong URL (a 401 read as "rejected the API key", or a 404).
+  if (baseUrl.includes("{model}"))
+    return {
+      error:
+        "the endpoint's address names the model (a deployment), so there is no list to ask: type its name",
+    };
+  const { keyHeader, query } = presetClientOptions(preset, process.env);
+  const url = withQuery(modelsUrl(provider, baseUrl), query);
   const headers: Record<string, string> =
     provider === "anthropic"
       ? { "anthropic-version": "2023-06-01", ...(apiKey ? { "x-api-key": apiKey } : {}) }
-      : apiKey
-        ? { authorization: `Bearer ${apiKey}` }
-        : {};
+      : presetHeaders(apiKey ? { authorization: `Bearer ${apiKey}` } : {}, apiKey, keyHeader, undefined);
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
     if (response.status === 401 || response.status === 403) {

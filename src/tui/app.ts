@@ -47,7 +47,7 @@ export interface AppOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   home: string;
-  configured: { model: string; provider: string; baseUrl: string; apiKey?: string };
+  configured: { model: string; provider: string; baseUrl: string; apiKey?: string; preset?: string };
   /**
    * The mode a new session starts in (flags, RELM_MODE, config or the default) and why it is full if
    * the default had to be; and whether this machine can sandbox at all (shift+tab skips what it cannot).

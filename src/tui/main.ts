@@ -78,6 +78,7 @@ function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["config
     provider: config.model.provider,
     baseUrl: config.model.baseUrl,
     apiKey: config.model.apiKey,
+    preset: config.model.preset,
   };
 }
 

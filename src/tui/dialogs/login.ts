@@ -296,7 +296,7 @@ async function chooseModel(
   check: <T>(v: T | undefined) => T,
 ): Promise<string> {
   const busy = showBusy(dialogs, "Models", `Asking ${baseUrl} for its models…`);
-  const listed = await listModels(ep.provider, baseUrl, apiKey);
+  const listed = await listModels(ep.provider, baseUrl, apiKey, 5000, ep.preset);
   busy.hide();
   const initial = existing.baseUrl === baseUrl ? existing.model : undefined;
   const TYPE = "\u0000type";
