@@ -7,6 +7,7 @@ import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
 import {
   copyOf,
   type Entry,
+  entriesOf,
   type HarnessContext,
   HarnessStore,
   type Intent,
@@ -47,10 +48,9 @@ export function carryForward(
     const session = revision.evidence?.session ?? revision.trajectory?.session ?? basename(ctx.sessionDir);
     const project = sessionProject(ctx);
     const store = new HarnessStore(scopeLocation("probation", project));
-    const kept = [
-      ...new HarnessStore(scopeLocation("project", project)).state().values(),
-      ...new HarnessStore(scopeLocation("user", project)).state().values(),
-    ].map((s) => s.entry);
+    const kept = (["project", "user"] as const).flatMap((s) =>
+      entriesOf(new HarnessStore(scopeLocation(s, project)).state()),
+    );
     const state = store.state();
     const intents: Intent[] = [];
     for (const edit of revision.edits) {

@@ -8,6 +8,7 @@ import type { PythonInfo } from "../../kernel/types.js";
 import {
   checkName,
   discoverSkills,
+  entriesOf,
   type HarnessContext,
   HarnessStore,
   loadHarness,
@@ -83,7 +84,7 @@ export function applyRefusal(
   if ("problem" in candidate.smoke) return `${candidate.name} is not applied: ${candidate.smoke.problem}`;
   const location = scopeLocation(scope, ctx);
   const store = new HarnessStore(location);
-  const entries = [...store.state().values()].map((s) => s.entry);
+  const entries = entriesOf(store.state());
   const skills = entries.filter((e) => e.kind === "skill");
   const room = overLimit(
     "skill",

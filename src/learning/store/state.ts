@@ -39,6 +39,11 @@ export function normaliseText(text: string): string {
 /** An entry with its last revision, as derivation keeps it. */
 export type Current = Map<string, { entry: Entry; rev: string }>;
 
+/** The entries of a derived state, without their revisions. */
+export function entriesOf(state: Current): Entry[] {
+  return [...state.values()].map((s) => s.entry);
+}
+
 export function applyEdits(state: Current, edits: readonly Edit[], rev: string): void {
   for (const edit of edits) {
     // File order wins: logs merged by git (two branches appending) still derive one state.

@@ -19,6 +19,7 @@ import {
   applyEdits,
   type Current,
   deriveState,
+  entriesOf,
   inverseEdits,
   laterTouching,
   newRevisionId,
@@ -304,11 +305,7 @@ export class HarnessStore {
       closeSync(fd);
     }
     if (revision.edits.some((e) => (e.after ?? e.before)?.kind === "skill")) {
-      const state = deriveState([...revisions, revision]);
-      syncSkillFolders(
-        this.location,
-        [...state.values()].map((s) => s.entry),
-      );
+      syncSkillFolders(this.location, entriesOf(deriveState([...revisions, revision])));
     }
     return revision;
   }

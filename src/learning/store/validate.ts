@@ -1,6 +1,6 @@
 import { oneLine } from "../../config/text.js";
 import { LIMITS, overLimit, usageOf } from "./limits.js";
-import { type Current, normaliseText } from "./state.js";
+import { type Current, entriesOf, normaliseText } from "./state.js";
 import { type Entry, type EntryKind, type Intent, KINDS } from "./types.js";
 
 const TITLE_CHARS = 80;
@@ -57,7 +57,7 @@ function checkText(kind: EntryKind, title: string, content: string): string | un
 function duplicateOf(kind: EntryKind, title: string, content: string, ctx: CheckContext, skip?: string) {
   const text = normaliseText(content);
   const name = kind === "skill" || kind === "agent" ? title : undefined;
-  const existing = [...[...ctx.state.values()].map((s) => s.entry), ...ctx.others];
+  const existing = [...entriesOf(ctx.state), ...ctx.others];
   for (const e of existing) {
     if (e.id === skip) continue;
     if (normaliseText(e.content) === text) return `duplicates entry ${e.id} (same text)`;
@@ -167,10 +167,7 @@ function roomOf(ctx: CheckContext): string {
 
 /** What the scope holds of `kind` once the edits already accepted in this batch are applied. */
 function usageWithBatch(kind: EntryKind, ctx: CheckContext): { count: number; chars: number } {
-  let { count, chars } = usageOf(
-    [...ctx.state.values()].map((s) => s.entry),
-    kind,
-  );
+  let { count, chars } = usageOf(entriesOf(ctx.state), kind);
   for (const i of ctx.batch) {
     if (i.op === "add") {
       if (i.kind !== kind) continue;

@@ -9,6 +9,7 @@ import {
   copyOf,
   deriveState,
   type Entry,
+  entriesOf,
   type HarnessContext,
   HarnessStore,
   type Intent,
@@ -29,7 +30,7 @@ function entriesAt(store: HarnessStore, revision: Revision, variant: Variant): E
   const revisions = store.revisions();
   const index = revisions.findIndex((r) => r.rev === revision.rev);
   const upto = revisions.slice(0, variant === "with" ? index + 1 : index);
-  return [...deriveState(upto).values()].map((s) => s.entry);
+  return entriesOf(deriveState(upto));
 }
 
 function write(store: HarnessStore, entries: readonly Entry[], variant: Variant, rev: string): void {
@@ -70,9 +71,9 @@ export function writeScratchHarness(
     const entries =
       store.scope === scope
         ? entriesAt(store, revision, variant)
-        : [...store.state().values()]
-            .map((s) => s.entry)
-            .filter((e) => store.scope !== "probation" || scope !== "session" || !touched.has(e.id));
+        : entriesOf(store.state()).filter(
+            (e) => store.scope !== "probation" || scope !== "session" || !touched.has(e.id),
+          );
     (store.scope === "user" ? user : project).push(...entries);
   }
   const place = { cwd: scratch.cwd, home: scratch.home };
