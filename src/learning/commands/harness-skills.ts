@@ -15,7 +15,7 @@ import {
   type Suggestions,
   suggestSkills,
 } from "../skills/skill-suggest.js";
-import { discoverSkills, type HarnessContext, loadHarness, revisionSummary } from "../store/index.js";
+import { type HarnessContext, loadHarness, revisionSummary } from "../store/index.js";
 import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 
 interface SkillsFlags extends ScopeFlags {
@@ -72,11 +72,11 @@ function docstringWriter(config: ResolvedConfig): DocstringWriter {
 function listSkills(flags: SkillsFlags, io: HarnessIo): number {
   if (flags.json) throw new UsageError("--json goes with --suggest");
   const ctx = harnessContext(flags, io);
-  const uses = new Map(loadHarness(ctx).skills.map((s) => [s.dir, s.uses]));
-  const skills = discoverSkills(ctx).filter((s) => !flags.scope || s.scope === flags.scope);
+  // The skills a session sees (findSkills), with their use counts.
+  const skills = loadHarness(ctx).skills.filter((s) => !flags.scope || s.scope === flags.scope);
   for (const s of skills) {
     const module = s.module ? `import ${s.module}` : "no Python package";
-    io.stdout.write(`${s.name}  ${s.scope}  uses ${uses.get(s.dir) ?? 0}  ${module}  ${s.description}\n`);
+    io.stdout.write(`${s.name}  ${s.scope}  uses ${s.uses}  ${module}  ${s.description}\n`);
   }
   if (skills.length === 0) io.stdout.write("no skills\n");
   io.stdout.write("`relm harness skills --suggest` looks for repeated work that could become one\n");
