@@ -3,6 +3,7 @@ import { EXIT } from "../../cli/exit-codes.js";
 import { UsageError } from "../../config/errors.js";
 import { oneLine } from "../../config/text.js";
 import {
+  checkCopy,
   checkIntent,
   type Entry,
   formatEdits,
@@ -11,7 +12,6 @@ import {
   KINDS,
   loadHarness,
   revisionSummary,
-  roomHint,
 } from "../store/index.js";
 import { locateRevision, scopesToSearch } from "./find-revision.js";
 import {
@@ -56,12 +56,11 @@ export function addCommand(
       },
       {
         state: store.state(),
-        scopeName: scope,
+        location: store.location,
         others,
         batch: [],
         requireEvidence: false,
         source: "user",
-        room: roomHint(store.location),
       },
     );
     if (!checked.ok) throw new HarnessCliError(`not added: ${checked.reason}`);
@@ -241,30 +240,9 @@ export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): P
     const intents: Intent[] = [];
     const problems: string[] = [];
     for (const e of data.entries) {
-      const checked = checkIntent(
-        { op: "add", kind: e.kind, title: e.title, content: e.content },
-        {
-          state,
-          scopeName: scope,
-          others: [],
-          batch: intents,
-          requireEvidence: false,
-          source: e.source ?? "user",
-          room: roomHint(store.location),
-        },
-      );
-      if (!checked.ok || checked.intent.op !== "add") {
-        problems.push(`${e.id}: ${checked.ok ? "not an entry" : checked.reason}`);
-        continue;
-      }
-      // The lesson keeps its id and history times, so the same entry is recognisable in both scopes.
-      intents.push({
-        ...checked.intent,
-        id: e.id,
-        created: e.created,
-        code: e.code,
-        source: e.source ?? "user",
-      });
+      const checked = checkCopy(e, { state, location: store.location, others: [], batch: intents });
+      if (checked.ok) intents.push(checked.intent);
+      else problems.push(`${e.id}: ${checked.reason}`);
     }
     const { revision, dropped } = intents.length
       ? store.commit({ intents, author: "user", reason: `import from the ${data.scope ?? "?"} scope` })

@@ -4,7 +4,7 @@
 
 import {
   type AlreadyPromoted,
-  checkIntent,
+  checkCopy,
   type Entry,
   HarnessConflictError,
   type HarnessContext,
@@ -12,7 +12,6 @@ import {
   type Intent,
   openStores,
   type Revision,
-  roomHint,
   scopeLocation,
   VERDICT_LOG_VERSION,
   VerdictLog,
@@ -100,21 +99,13 @@ export function promoteEntries(request: PromoteRequest): Promoted {
     const hypothesis =
       revision.edits.find((e) => e.id === entry.id)?.hypothesis ??
       history.flatMap((r) => r.edits).findLast((e) => e.id === entry.id && e.hypothesis)?.hypothesis;
-    const checked = checkIntent(
-      { op: "add", kind: entry.kind, title: entry.title, content: entry.content, hypothesis },
-      {
-        state,
-        scopeName: to,
-        others,
-        batch: intents,
-        requireEvidence: false,
-        source: entry.source,
-        room: roomHint(target.location),
-      },
+    const checked = checkCopy(
+      entry,
+      { state, location: target.location, others, batch: intents },
+      hypothesis,
     );
-    if (!checked.ok || checked.intent.op !== "add")
-      return { refused: `${entry.id}: ${checked.ok ? "not an entry" : checked.reason}` };
-    intents.push({ ...checked.intent, id: entry.id, created: entry.created, code: entry.code });
+    if (!checked.ok) return { refused: `${entry.id}: ${checked.reason}` };
+    intents.push(checked.intent);
   }
   const { revision: written, dropped } = target.commit({
     intents,

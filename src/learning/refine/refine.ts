@@ -15,7 +15,6 @@ import {
   intentToEdit,
   openStores,
   type Revision,
-  roomHint,
   type Scope,
   scopeLocation,
 } from "../store/index.js";
@@ -245,12 +244,11 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
       { ...(raw as object), evidence: evidence.events },
       {
         state,
-        scopeName: scope,
+        location: target.location,
         others,
         batch: accepted.map((a) => a.intent),
         requireEvidence: true,
         source: "refine",
-        room: roomHint(target.location),
       },
     );
     if (!checked.ok) {

@@ -25,5 +25,5 @@ export {
   useKey,
 } from "./store.js";
 export * from "./types.js";
-export { checkIntent, checkName } from "./validate.js";
+export { checkCopy, checkIntent, checkName } from "./validate.js";
 export * from "./verdict-log.js";
