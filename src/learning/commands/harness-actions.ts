@@ -4,6 +4,7 @@ import { UsageError } from "../../config/errors.js";
 import { oneLine } from "../../config/text.js";
 import {
   checkCopy,
+  checkEntry,
   checkIntent,
   type Entry,
   formatEdits,
@@ -217,7 +218,7 @@ export function exportCommand(
   });
 }
 
-function readExport(file: string): { scope?: string; entries: Entry[] } {
+function readExport(file: string): { scope?: string; entries: unknown[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file === "-" ? 0 : file, "utf8"));
@@ -228,7 +229,7 @@ function readExport(file: string): { scope?: string; entries: Entry[] } {
   if (data?.[EXPORT_TAG] !== 1 || !Array.isArray(data.entries)) {
     throw new HarnessCliError(`${file} is not a harness export: write one with \`relm harness export\``);
   }
-  return { scope: data.scope, entries: data.entries as Entry[] };
+  return { scope: data.scope, entries: data.entries };
 }
 
 export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): Promise<number> {
@@ -239,7 +240,13 @@ export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): P
     const state = store.state();
     const intents: Intent[] = [];
     const problems: string[] = [];
-    for (const e of data.entries) {
+    for (const [i, raw] of data.entries.entries()) {
+      const read = checkEntry(raw);
+      if ("problem" in read) {
+        problems.push(`${file}, entry ${i + 1}: ${read.problem}`);
+        continue;
+      }
+      const e = read.entry;
       const checked = checkCopy(e, { state, location: store.location, others: [], batch: intents });
       if (checked.ok) intents.push(checked.intent);
       else problems.push(`${e.id}: ${checked.reason}`);

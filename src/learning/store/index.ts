@@ -13,6 +13,7 @@ export {
   scopeLocation,
 } from "./paths.js";
 export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
+export { checkEntry } from "./revision-schema.js";
 export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";
 export { applyEdits, deriveState, ENTRY_ID_PATTERN, entriesOf, normaliseText } from "./state.js";
 export {
