@@ -36,7 +36,6 @@ interface RefineOptions extends RefineCallOptions {
   ctx: HarnessContext;
   scope: Scope;
   client: ModelClient;
-  maxChars?: number;
   /** Review the events after this one (default: after the last applied refinement of the session). */
   after?: number;
   /** What to look at first (a learning pass's trigger), told to the refine model before the trajectory. */
@@ -160,7 +159,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const revisions = target.revisions();
   const parent = revisions.at(-1)?.rev ?? null;
   const after = Math.max(options.after ?? 0, lastRefined(ctx, session));
-  const trajectory = collectTrajectory(journal.events, after, options.maxChars);
+  const trajectory = collectTrajectory(journal.events, after);
   const all = openStores(ctx).flatMap((s) => s.entries());
   // A lesson of this session carried forward is listed once, as the session's own.
   const own = new Set(all.filter((e) => e.scope === "session").map((e) => e.id));

@@ -124,9 +124,6 @@ interface ApplyOptions {
   /** The project copied for the smoke test. */
   project: string;
   docstring: DocstringWriter;
-  timeoutMs?: number;
-  /** Confine the smoke test in the kernel sandbox where it works (default true). */
-  confine?: boolean;
 }
 
 /**
@@ -161,8 +158,6 @@ export async function applySkill(
     project: options.project,
     relmHome: ctx.home,
     skillPaths: loadHarness(ctx).skillPaths,
-    timeoutMs: options.timeoutMs,
-    confine: options.confine,
   });
   if (!run.passed) return { candidate, run };
   const { chain } = candidate;

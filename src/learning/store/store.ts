@@ -207,7 +207,7 @@ export class HarnessStore {
    */
   revert(
     query: string,
-    options: { force?: boolean; author: string; now?: Date; reason?: string; verdict?: Revision["verdict"] },
+    options: { force?: boolean; author: string; reason?: string; verdict?: Revision["verdict"] },
   ): Revision {
     const { revision: target } = this.find(query);
     return this.locked((revisions, state) => {
@@ -244,7 +244,7 @@ export class HarnessStore {
         revert: target.rev,
         verdict: options.verdict,
         edits,
-        time: (options.now ?? new Date()).toISOString(),
+        time: new Date().toISOString(),
       });
     });
   }
