@@ -179,13 +179,13 @@ function used(agent: KernelCaller, params: Record<string, unknown>) {
   if (skill) {
     const found = discoverSkills(ctx).find((s) => (s.module ?? s.name) === skill);
     if (!found) return { counted: false };
-    new HarnessStore(scopeLocation(found.scope, ctx)).recordUse(skillUseKey(found), agent.id);
+    HarnessStore.of(found.scope, ctx).recordUse(skillUseKey(found), agent.id);
     return { counted: true };
   }
   const id = requiredString(params, "id");
   const entry = loadHarness(ctx).entries.find((e) => e.id === id);
   if (!entry) throw new KernelCallError(`no harness entry ${id}`, "not_found");
-  new HarnessStore(scopeLocation(entry.scope, ctx)).recordUse(useKey(entry), agent.id);
+  HarnessStore.of(entry.scope, ctx).recordUse(useKey(entry), agent.id);
   return { counted: true };
 }
 
@@ -208,7 +208,7 @@ export async function handleHarnessRequest(
       return { entries: loaded.entries, skills: loaded.skills, scopes };
     }
     case "harness.log": {
-      const store = new HarnessStore(scopeLocation(scopeOf(params, "session", false), contextOf(agent)));
+      const store = HarnessStore.of(scopeOf(params, "session", false), contextOf(agent));
       return { revisions: store.revisions().map((r) => ({ ...r, summary: revisionSummary(r) })) };
     }
     case "harness.propose": {
@@ -236,7 +236,7 @@ export async function handleHarnessRequest(
     case "harness.used":
       return used(agent, params);
     case "harness.revert": {
-      const store = new HarnessStore(scopeLocation(scopeOf(params, "session"), contextOf(agent)));
+      const store = HarnessStore.of(scopeOf(params, "session"), contextOf(agent));
       const rev = store.revert(requiredString(params, "rev"), {
         force: params.force === true,
         author: `agent ${agent.id}`,

@@ -9,6 +9,7 @@ import {
   type Entry,
   formatEdits,
   formatRevision,
+  HarnessStore,
   type Intent,
   KINDS,
   loadHarness,
@@ -23,7 +24,6 @@ import {
   harnessContext,
   inHarness,
   type ScopeFlags,
-  storeFor,
   storesFor,
 } from "./harness-cli.js";
 
@@ -42,7 +42,7 @@ export function addCommand(
     }
     const ctx = harnessContext(flags, io);
     const scope = flags.scope ?? "project";
-    const store = storeFor(scope, ctx);
+    const store = HarnessStore.of(scope, ctx);
     const others = storesFor({}, ctx)
       .filter((s) => s.scope !== scope)
       .flatMap((s) => s.entries());
@@ -86,7 +86,7 @@ export function rmCommand(
 ): Promise<number> {
   return inHarness(flags, io, (ctx) => {
     const entry = findEntry(storesFor(flags, ctx), entryId);
-    const { revision } = storeFor(entry.scope, ctx).commit({
+    const { revision } = HarnessStore.of(entry.scope, ctx).commit({
       intents: [{ op: "remove", id: entry.id, reason: flags.reason }],
       author: "user",
       reason: flags.reason ?? `relm harness rm ${entry.id}`,
@@ -204,7 +204,7 @@ export function exportCommand(
 ): Promise<number> {
   return inHarness(flags, io, (ctx) => {
     const scope = flags.scope ?? (flags.session ? "session" : "project");
-    const store = storeFor(scope, ctx);
+    const store = HarnessStore.of(scope, ctx);
     const entries = ids.length === 0 ? store.entries() : ids.map((id) => findEntry([store], id));
     const plain: Entry[] = entries.map(({ scope: _s, rev: _r, uses: _u, ...entry }) => entry);
     const text = `${JSON.stringify({ [EXPORT_TAG]: 1, scope, entries: plain }, null, 2)}\n`;
@@ -236,7 +236,7 @@ export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): P
   return inHarness(flags, io, (ctx) => {
     const scope = flags.scope ?? "project";
     const data = readExport(file);
-    const store = storeFor(scope, ctx);
+    const store = HarnessStore.of(scope, ctx);
     const state = store.state();
     const intents: Intent[] = [];
     const problems: string[] = [];

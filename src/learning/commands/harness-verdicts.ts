@@ -14,7 +14,6 @@ import {
   formatEdits,
   type HarnessContext,
   HarnessStore,
-  scopeLocation,
   VerdictLog,
 } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
@@ -30,7 +29,6 @@ import {
   harnessContext,
   inHarness,
   type ScopeFlags,
-  storeFor,
   storesFor,
 } from "./harness-cli.js";
 import { describeLesson, lessonRow } from "./harness-lessons.js";
@@ -184,7 +182,7 @@ function onProbationHint(
   reverted?: string,
 ): string {
   if (reverted) return "";
-  const copy = carriedFrom(new HarnessStore(scopeLocation("probation", sessionProject(ctx))), rev).at(-1);
+  const copy = carriedFrom(HarnessStore.of("probation", sessionProject(ctx)), rev).at(-1);
   return copy
     ? `; it is on probation in this project (revision ${copy.rev}): the next sessions start with it and their verdicts promote or revert it (\`relm harness stats --scope probation\`)`
     : "";
@@ -202,7 +200,7 @@ export function promoteCommand(
     if (to !== "project" && to !== "user") throw new UsageError(`--to must be project or user, not "${to}"`);
     const ctx = harnessContext(flags, io);
     if (!ctx.sessionDir) throw new UsageError("promote moves a session's entry: add --session ID");
-    const source = storeFor("session", ctx);
+    const source = HarnessStore.of("session", ctx);
     const entry = findEntry([source], query);
     const { revision } = source.find(entry.rev);
     const [judged] = evaluateVerdicts(ctx, { apply: true, scopes: ["session"] }).filter(

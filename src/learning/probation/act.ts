@@ -71,7 +71,7 @@ export function actOnProbation(
     // session or a person (promotions racing); recorded as such, not as a verdict that did nothing.
     if (judgement.verdict !== "improved") return {};
     const ids = revision.edits.flatMap((e) => (e.op === "remove" ? [] : [e.id]));
-    const already = alreadyIn(new HarnessStore(scopeLocation("project", ctx)), ids);
+    const already = alreadyIn(HarnessStore.of("project", ctx), ids);
     return already ? { alreadyPromoted: already } : {};
   }
   const pins = new VerdictLog(store.location, ctx.home).pinnedEntries();

@@ -13,7 +13,6 @@ import {
   type Intent,
   normaliseText,
   type Revision,
-  scopeLocation,
 } from "../store/index.js";
 
 /**
@@ -47,9 +46,9 @@ export function carryForward(
   try {
     const session = revision.evidence?.session ?? revision.trajectory?.session ?? basename(ctx.sessionDir);
     const project = sessionProject(ctx);
-    const store = new HarnessStore(scopeLocation("probation", project));
+    const store = HarnessStore.of("probation", project);
     const kept = (["project", "user"] as const).flatMap((s) =>
-      entriesOf(new HarnessStore(scopeLocation(s, project)).state()),
+      entriesOf(HarnessStore.of(s, project).state()),
     );
     const state = store.state();
     const intents: Intent[] = [];

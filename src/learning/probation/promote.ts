@@ -12,7 +12,6 @@ import {
   type Intent,
   openStores,
   type Revision,
-  scopeLocation,
   VERDICT_LOG_VERSION,
   VerdictLog,
   type VerdictNote,
@@ -81,7 +80,7 @@ function alreadyPromoted(
 /** Copies the entries to `to` as one revision and records the promotion; takes them off probation. */
 export function promoteEntries(request: PromoteRequest): Promoted {
   const { ctx, source, revision, entries, to } = request;
-  const target = new HarnessStore(scopeLocation(to, ctx));
+  const target = HarnessStore.of(to, ctx);
   if (target.location.locked) return { refused: target.location.locked };
   // Promoted meanwhile (another session's verdict, a person): say so, rather than refuse a duplicate.
   const before = alreadyPromoted(ctx, target, entries, to, request.author);
@@ -149,7 +148,7 @@ function offProbation(
   to: string,
   author: string,
 ): void {
-  const probation = new HarnessStore(scopeLocation("probation", ctx));
+  const probation = HarnessStore.of("probation", ctx);
   const present = [...ids].filter((id) => probation.state().has(id));
   if (present.length === 0) return;
   try {

@@ -155,7 +155,7 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const { ctx, scope, client } = options;
   const journal = readJournal(options.journalPath);
   const session = journal.header.id;
-  const target = new HarnessStore(scopeLocation(scope, ctx));
+  const target = HarnessStore.of(scope, ctx);
   const revisions = target.revisions();
   const parent = revisions.at(-1)?.rev ?? null;
   const after = Math.max(options.after ?? 0, lastRefined(ctx, session));
@@ -363,7 +363,7 @@ export function applyRefinement(
   ctx: HarnessContext,
   by: { author?: string; reason?: string } = {},
 ): CommitResult & { carried?: Revision } {
-  const store = new HarnessStore(scopeLocation(ref.scope, ctx));
+  const store = HarnessStore.of(ref.scope, ctx);
   // A refinement built elsewhere is held to the cap too: the first MAX_PASS_EDITS, the rest reported.
   const kept = ref.accepted.slice(0, MAX_PASS_EDITS);
   const over = ref.accepted.slice(MAX_PASS_EDITS).map((a) => ({ intent: a.intent, reason: OVER_CAP }));

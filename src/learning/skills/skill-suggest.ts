@@ -165,7 +165,7 @@ export async function applySkill(
   const sessions = listed(chain.occurrences.map((o) => `${o.session} (events ${o.events.join(", ")})`)).join(
     "; ",
   );
-  const store = new HarnessStore(scopeLocation(scope, ctx));
+  const store = HarnessStore.of(scope, ctx);
   const { revision, dropped } = store.commit({
     intents: [
       {

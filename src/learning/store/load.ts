@@ -1,5 +1,4 @@
 import { describeLogProblems } from "./log-read.js";
-import { scopeLocation } from "./paths.js";
 import { renderHarness } from "./render.js";
 import { describeSkillProblem, findSkills, type SkillInfo } from "./skills.js";
 import { HarnessStore } from "./store.js";
@@ -24,9 +23,7 @@ export interface LoadedHarness {
 
 /** The stores visible from `ctx`: user, project and probation always, the session's when there is one. */
 export function openStores(ctx: HarnessContext): HarnessStore[] {
-  return SCOPES.filter((s) => s !== "session" || ctx.sessionDir).map(
-    (s) => new HarnessStore(scopeLocation(s, ctx)),
-  );
+  return SCOPES.filter((s) => s !== "session" || ctx.sessionDir).map((s) => HarnessStore.of(s, ctx));
 }
 
 /** Skill use counts live in the scope the skill folder belongs to. */

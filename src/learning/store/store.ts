@@ -13,7 +13,7 @@ import { intentToEdit } from "./edits.js";
 import { limitViolation } from "./limits.js";
 import { withLock } from "./lock.js";
 import { type LogProblem, noteLogProblems, readJsonLines, readLog } from "./log-read.js";
-import { ensureDir, HarnessScopeError, writeFile } from "./paths.js";
+import { ensureDir, HarnessScopeError, scopeLocation, writeFile } from "./paths.js";
 import { syncSkillFolders } from "./skill-files.js";
 import {
   applyEdits,
@@ -30,8 +30,10 @@ import {
   type Entry,
   type EntryState,
   HARNESS_LOG_VERSION,
+  type HarnessContext,
   type Intent,
   type Revision,
+  type Scope,
   type ScopeLocation,
 } from "./types.js";
 
@@ -108,6 +110,11 @@ export class HarnessStore {
   constructor(readonly location: ScopeLocation) {
     this.logPath = join(location.dir, REVISIONS_FILE);
     this.usesPath = join(location.dir, USES_FILE);
+  }
+
+  /** The store of `scope` as seen from `ctx`. */
+  static of(scope: Scope, ctx: HarnessContext): HarnessStore {
+    return new HarnessStore(scopeLocation(scope, ctx));
   }
 
   get scope() {

@@ -12,7 +12,6 @@ import {
   type Revision,
   renderedLine,
   type Scope,
-  scopeLocation,
 } from "../store/index.js";
 import {
   gateSignature,
@@ -118,7 +117,7 @@ export function sessionRevisionTraces(
   const project = sessionProject({ ...ctx, sessionDir });
   let carried = false;
   try {
-    carried = new HarnessStore(scopeLocation("probation", project))
+    carried = HarnessStore.of("probation", project)
       .revisions()
       .some((r) => r.carried?.rev === revision.rev);
   } catch {

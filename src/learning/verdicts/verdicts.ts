@@ -14,7 +14,6 @@ import {
   openStores,
   type Revision,
   type Scope,
-  scopeLocation,
   VERDICT_LOG_VERSION,
   VerdictLog,
   type VerdictOutcome,
@@ -180,7 +179,7 @@ function revertCarriedCopies(ctx: HarnessContext, revision: Revision, judgement:
   const { sessionDir } = ctx;
   if (!sessionDir) return;
   try {
-    const probation = new HarnessStore(scopeLocation("probation", sessionProject({ ...ctx, sessionDir })));
+    const probation = HarnessStore.of("probation", sessionProject({ ...ctx, sessionDir }));
     for (const copy of carriedFrom(probation, revision.rev)) {
       revertForVerdict(probation, copy, {
         reason: `automatic revert of ${copy.rev}: its session's revision ${revision.rev} ${judgement.summary}`,

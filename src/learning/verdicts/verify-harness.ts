@@ -16,7 +16,6 @@ import {
   openStores,
   type Revision,
   type Scope,
-  scopeLocation,
 } from "../store/index.js";
 
 export type Variant = "with" | "without";
@@ -77,6 +76,6 @@ export function writeScratchHarness(
     (store.scope === "user" ? user : project).push(...entries);
   }
   const place = { cwd: scratch.cwd, home: scratch.home };
-  write(new HarnessStore(scopeLocation("user", place)), user, variant, revision.rev);
-  write(new HarnessStore(scopeLocation("project", place)), project, variant, revision.rev);
+  write(HarnessStore.of("user", place), user, variant, revision.rev);
+  write(HarnessStore.of("project", place), project, variant, revision.rev);
 }
