@@ -10,7 +10,7 @@ import {
   formatEdits,
   type HarnessContext,
   HarnessStore,
-  VERDICT_LOG_VERSION,
+  logLine,
   VerdictLog,
 } from "../store/index.js";
 import { evaluateVerdicts } from "../verdicts/verdicts.js";
@@ -122,14 +122,7 @@ export function pinCommand(query: string, flags: { off?: boolean }, io: HarnessI
       io.stdout.write(`${entry.id} is ${pinned ? "already pinned" : "not pinned"}\n`);
       return EXIT.done;
     }
-    log.append({
-      v: VERDICT_LOG_VERSION,
-      type: "pin",
-      t: new Date().toISOString(),
-      rev: entry.rev,
-      entry: entry.id,
-      pinned,
-    });
+    log.append({ ...logLine("pin", entry.rev), entry: entry.id, pinned });
     io.stdout.write(
       pinned
         ? `pinned ${entry.id}: it stays on probation; verdicts are recorded but no longer promote, revert or retire it ` +

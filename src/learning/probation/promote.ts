@@ -10,9 +10,9 @@ import {
   type HarnessContext,
   HarnessStore,
   type Intent,
+  logLine,
   openStores,
   type Revision,
-  VERDICT_LOG_VERSION,
   VerdictLog,
   type VerdictNote,
 } from "../store/index.js";
@@ -124,10 +124,7 @@ export function promoteEntries(request: PromoteRequest): Promoted {
   const log = new VerdictLog(source.location, ctx.home);
   for (const entry of entries) {
     log.append({
-      v: VERDICT_LOG_VERSION,
-      type: "promotion",
-      t: written.time,
-      rev: revision.rev,
+      ...logLine("promotion", revision.rev, written.time),
       entry: entry.id,
       to,
       revision: written.rev,

@@ -11,10 +11,10 @@ import {
   type HarnessContext,
   HarnessStore,
   type Judgement,
+  logLine,
   openStores,
   type Revision,
   type Scope,
-  VERDICT_LOG_VERSION,
   VerdictLog,
   type VerdictOutcome,
   type VerdictRecord,
@@ -121,13 +121,7 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
       const evaluated: Evaluated = { ...base, judgement, written: false };
       out.push(evaluated);
       if (!options.apply || judgement.verdict === "pending") continue;
-      const record: VerdictRecord = {
-        v: VERDICT_LOG_VERSION,
-        type: "verdict",
-        t: new Date().toISOString(),
-        rev: revision.rev,
-        ...judgement,
-      };
+      const record: VerdictRecord = { ...logLine("verdict", revision.rev), ...judgement };
       if (!probation && latest && sameVerdict(latest, record)) {
         evaluated.refused = latest.refused;
         continue;
