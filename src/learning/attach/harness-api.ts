@@ -8,8 +8,8 @@ import { applyRefinement, proposeForSession, type Refinement } from "../refine/r
 import { recordProposal } from "../refine/refine-proposals.js";
 import {
   checkName,
-  discoverSkills,
   type Edit,
+  findSkills,
   type HarnessContext,
   HarnessLimitError,
   HarnessStore,
@@ -137,7 +137,7 @@ function saveSkill(agent: KernelCaller, params: Record<string, unknown>) {
   const scope = scopeOf(params, "session");
   const location = scopeLocation(scope, ctx);
   const store = new HarnessStore(location);
-  const manual = discoverSkills(ctx).find(
+  const manual = findSkills(ctx).skills.find(
     (s) => s.module === name && s.entryId === undefined && s.dir === join(location.skillsDir, name),
   );
   if (manual) {
@@ -177,7 +177,7 @@ function used(agent: KernelCaller, params: Record<string, unknown>) {
   const ctx = contextOf(agent);
   const skill = optionalString(params, "skill");
   if (skill) {
-    const found = discoverSkills(ctx).find((s) => (s.module ?? s.name) === skill);
+    const found = findSkills(ctx).skills.find((s) => (s.module ?? s.name) === skill);
     if (!found) return { counted: false };
     HarnessStore.of(found.scope, ctx).recordUse(skillUseKey(found), agent.id);
     return { counted: true };

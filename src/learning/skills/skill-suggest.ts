@@ -7,7 +7,6 @@ import { PYTHON_KEYWORDS } from "../../agent/core/variables.js";
 import type { PythonInfo } from "../../kernel/types.js";
 import {
   checkName,
-  discoverSkills,
   entriesOf,
   type HarnessContext,
   HarnessStore,
@@ -52,7 +51,7 @@ export async function suggestSkills(ctx: HarnessContext, python: string): Promis
     // Python's keywords: never a skill's name (its package could not be imported).
     ...PYTHON_KEYWORDS,
     ...skills.map((e) => e.title),
-    ...discoverSkills(ctx).map((s) => s.module ?? s.name),
+    ...harness.skills.map((s) => s.module ?? s.name),
   ]);
   const applied: Suggestions["applied"] = [];
   const fresh: Chain[] = [];

@@ -14,7 +14,7 @@ export {
 } from "./paths.js";
 export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
 export { checkEntry } from "./revision-schema.js";
-export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";
+export { checkSkillFile, describeSkillProblem, findSkills } from "./skills.js";
 export { applyEdits, deriveState, ENTRY_ID_PATTERN, entriesOf, normaliseText } from "./state.js";
 export {
   type CommitResult,
