@@ -19,8 +19,7 @@ import { findEntry, HarnessCliError, type HarnessIo, inHarness } from "./harness
 /** The entry on probation `query` names, if any (an ambiguous prefix is an error naming the matches). */
 function findOnProbation(ctx: HarnessContext, query: string): EntryState | undefined {
   const store = HarnessStore.of("probation", ctx);
-  const found = store.entries().filter((e) => e.id === query || e.id.startsWith(query));
-  return found.length === 0 ? undefined : findEntry([store], query);
+  return store.entries().some((e) => e.id.startsWith(query)) ? findEntry([store], query) : undefined;
 }
 
 /** The entry on probation `query` names; an unknown one says where to look. */
