@@ -5,7 +5,7 @@
 
 import { basename, dirname } from "node:path";
 import { type Current, entriesOf } from "./state.js";
-import type { Entry, EntryKind, ScopeLocation } from "./types.js";
+import { type Entry, type EntryKind, KINDS, type ScopeLocation } from "./types.js";
 
 /** Per kind: how many entries a scope may hold, how long one may be, and how much of them in all. */
 export const LIMITS: Record<EntryKind, { count: number; chars: number; total: number }> = {
@@ -83,7 +83,7 @@ export function limitViolation(
       return `${entry.kind} ${id} would be ${n(entry.content.length)} characters long; a ${entry.kind} may have at most ${n(limit)}`;
     }
   }
-  for (const kind of Object.keys(LIMITS) as EntryKind[]) {
+  for (const kind of KINDS) {
     const was = usageOf(entriesOf(before), kind);
     const is = usageOf(entriesOf(after), kind);
     const problem = overLimit(
