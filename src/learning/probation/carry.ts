@@ -11,8 +11,8 @@ import {
   type HarnessContext,
   HarnessStore,
   type Intent,
-  normaliseText,
   type Revision,
+  sameLesson,
 } from "../store/index.js";
 
 /**
@@ -26,11 +26,6 @@ export function sessionProject(ctx: HarnessContext & { sessionDir: string }): Ha
   } catch {
     return { cwd: ctx.cwd, home: ctx.home };
   }
-}
-
-function sameLesson(a: Entry, b: Entry): boolean {
-  if (a.id === b.id || normaliseText(a.content) === normaliseText(b.content)) return true;
-  return (a.kind === "skill" || a.kind === "agent") && a.kind === b.kind && a.title === b.title;
 }
 
 /**
@@ -71,7 +66,7 @@ export function carryForward(
           intents.push({ op: "update", id: after.id, title: after.title, content: after.content, ...said });
         continue;
       }
-      if (kept.some((e) => sameLesson(e, after))) continue;
+      if (kept.some((e) => e.id === after.id || sameLesson(e, after))) continue;
       intents.push({ ...copyOf(after), ...said });
     }
     if (intents.length === 0) return undefined;

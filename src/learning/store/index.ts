@@ -15,7 +15,7 @@ export {
 export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
 export { checkEntry } from "./revision-schema.js";
 export { checkSkillFile, describeSkillProblem, findSkills } from "./skills.js";
-export { applyEdits, deriveState, ENTRY_ID_PATTERN, entriesOf, normaliseText } from "./state.js";
+export { applyEdits, deriveState, ENTRY_ID_PATTERN, entriesOf, sameLesson } from "./state.js";
 export {
   type CommitResult,
   HarnessConflictError,
