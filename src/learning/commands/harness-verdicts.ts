@@ -190,14 +190,14 @@ function onProbationHint(
 
 export function promoteCommand(
   query: string,
-  flags: ScopeFlags & { to?: string },
+  // --to is one of these two: its option lists them as its only choices.
+  flags: ScopeFlags & { to?: "project" | "user" },
   io: HarnessIo,
 ): Promise<number> {
   const to = flags.to ?? "project";
-  if (!flags.session && (to === "project" || to === "user"))
+  if (!flags.session)
     return import("./harness-probation.js").then((m) => m.promoteFromProbation(query, to, io));
   return guarded(io, () => {
-    if (to !== "project" && to !== "user") throw new UsageError(`--to must be project or user, not "${to}"`);
     const ctx = harnessContext(flags, io);
     if (!ctx.sessionDir) throw new UsageError("promote moves a session's entry: add --session ID");
     const source = HarnessStore.of("session", ctx);
