@@ -9,7 +9,6 @@ import { listed, type SkillCandidate } from "../skills/mine-package.js";
 import { writeDocstring } from "../skills/skill-docstring.js";
 import { describeSmokeRun } from "../skills/skill-smoke.js";
 import {
-  applyRefusal,
   applySkill,
   type DocstringWriter,
   type Suggestions,
@@ -208,14 +207,13 @@ async function apply(
         : `no skill candidate "${name}": no repeated work was found (relm harness skills --suggest)`,
     );
   }
-  const refusal = applyRefusal(candidate, scope, ctx);
-  if (refusal) throw new HarnessCliError(refusal);
   const result = await applySkill(candidate, scope, ctx, {
     python: setup.python,
     env: setup.env,
     project: found.root,
     docstring: docstringWriter(setup.config),
   });
+  if ("refused" in result) throw new HarnessCliError(result.refused);
   const { run, revision, notWritten } = result;
   const test = result.candidate.smoke as Exclude<SkillCandidate["smoke"], { problem: string }>;
   const source = result.candidate.docstringSource;

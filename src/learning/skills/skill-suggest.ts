@@ -73,11 +73,7 @@ export async function suggestSkills(ctx: HarnessContext, python: string): Promis
 }
 
 /** Why `candidate` cannot go into `scope`, or undefined. Checked before the smoke test runs. */
-export function applyRefusal(
-  candidate: SkillCandidate,
-  scope: Scope,
-  ctx: HarnessContext,
-): string | undefined {
+function applyRefusal(candidate: SkillCandidate, scope: Scope, ctx: HarnessContext): string | undefined {
   const bad = checkName("skill", candidate.name);
   if (bad) return bad;
   if ("problem" in candidate.smoke) return `${candidate.name} is not applied: ${candidate.smoke.problem}`;
@@ -135,9 +131,10 @@ export async function applySkill(
   scope: Scope,
   ctx: HarnessContext,
   options: ApplyOptions,
-): Promise<ApplyResult> {
-  const refusal = applyRefusal(original, scope, ctx);
-  if (refusal || "problem" in original.smoke) throw new Error(refusal ?? "no smoke test");
+): Promise<ApplyResult | { refused: string }> {
+  // Checked before the model and the smoke test are asked anything.
+  const refused = applyRefusal(original, scope, ctx);
+  if (refused) return { refused };
   const written =
     "none" in options.docstring ? { error: options.docstring.none } : await options.docstring(original);
   const candidate = await withDocstring(
