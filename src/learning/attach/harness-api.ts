@@ -8,8 +8,8 @@ import { applyRefinement, proposeForSession, type Refinement } from "../refine/r
 import { recordProposal } from "../refine/refine-proposals.js";
 import {
   checkName,
-  discoverSkills,
   type Edit,
+  findSkills,
   type HarnessContext,
   HarnessLimitError,
   HarnessStore,
@@ -42,9 +42,9 @@ function contextOf(agent: KernelCaller): HarnessContext & { sessionDir: string }
   return { cwd, home, sessionDir: rootSessionDir(home, agent.dir) };
 }
 
-/** The scope a call names; one it writes (`write`) is never probation, which relm alone fills. */
-function scopeOf(params: Record<string, unknown>, fallback: Scope, write = true): Scope {
-  const scope = optionalString(params, "scope") ?? fallback;
+/** The scope a call names (default session); one it writes (`write`) is never probation, which relm alone fills. */
+function scopeOf(params: Record<string, unknown>, write = true): Scope {
+  const scope = optionalString(params, "scope") ?? "session";
   const allowed: readonly string[] = write ? WRITABLE_SCOPES : SCOPES;
   if (!allowed.includes(scope)) {
     throw new KernelCallError(`scope must be one of ${allowed.join(", ")}, not "${scope}"`, "usage");
@@ -105,7 +105,7 @@ async function refine(agent: KernelCaller, params: Record<string, unknown>, refi
   const ref = await proposeForSession(agent, {
     journalPath: agent.journal.path,
     ctx: contextOf(agent),
-    scope: scopeOf(params, "session"),
+    scope: scopeOf(params),
     client,
     requireHypothesis: true,
   });
@@ -134,10 +134,10 @@ function saveSkill(agent: KernelCaller, params: Record<string, unknown>) {
   }
   if (code.length > CODE_CHARS) throw new KernelCallError(`code is over ${CODE_CHARS} chars`, "usage");
   const ctx = contextOf(agent);
-  const scope = scopeOf(params, "session");
+  const scope = scopeOf(params);
   const location = scopeLocation(scope, ctx);
   const store = new HarnessStore(location);
-  const manual = discoverSkills(ctx).find(
+  const manual = findSkills(ctx).skills.find(
     (s) => s.module === name && s.entryId === undefined && s.dir === join(location.skillsDir, name),
   );
   if (manual) {
@@ -177,15 +177,15 @@ function used(agent: KernelCaller, params: Record<string, unknown>) {
   const ctx = contextOf(agent);
   const skill = optionalString(params, "skill");
   if (skill) {
-    const found = discoverSkills(ctx).find((s) => (s.module ?? s.name) === skill);
+    const found = findSkills(ctx).skills.find((s) => (s.module ?? s.name) === skill);
     if (!found) return { counted: false };
-    new HarnessStore(scopeLocation(found.scope, ctx)).recordUse(skillUseKey(found), agent.id);
+    HarnessStore.of(found.scope, ctx).recordUse(skillUseKey(found), agent.id);
     return { counted: true };
   }
   const id = requiredString(params, "id");
   const entry = loadHarness(ctx).entries.find((e) => e.id === id);
   if (!entry) throw new KernelCallError(`no harness entry ${id}`, "not_found");
-  new HarnessStore(scopeLocation(entry.scope, ctx)).recordUse(useKey(entry), agent.id);
+  HarnessStore.of(entry.scope, ctx).recordUse(useKey(entry), agent.id);
   return { counted: true };
 }
 
@@ -208,7 +208,7 @@ export async function handleHarnessRequest(
       return { entries: loaded.entries, skills: loaded.skills, scopes };
     }
     case "harness.log": {
-      const store = new HarnessStore(scopeLocation(scopeOf(params, "session", false), contextOf(agent)));
+      const store = HarnessStore.of(scopeOf(params, false), contextOf(agent));
       return { revisions: store.revisions().map((r) => ({ ...r, summary: revisionSummary(r) })) };
     }
     case "harness.propose": {
@@ -236,7 +236,7 @@ export async function handleHarnessRequest(
     case "harness.used":
       return used(agent, params);
     case "harness.revert": {
-      const store = new HarnessStore(scopeLocation(scopeOf(params, "session"), contextOf(agent)));
+      const store = HarnessStore.of(scopeOf(params), contextOf(agent));
       const rev = store.revert(requiredString(params, "rev"), {
         force: params.force === true,
         author: `agent ${agent.id}`,

@@ -59,7 +59,16 @@ export function sessionHarness(
   return {
     hooks: {
       prompt: { block: loaded.block, reload },
-      specs: loaded.specs,
+      // Entries of kind agent are sub-agent specs: their first line describes them.
+      specs: loaded.entries
+        .filter((e) => e.kind === "agent")
+        .map((e) => ({
+          name: e.title,
+          description: e.content.trim().split("\n")[0] ?? "",
+          instructions: e.content.trim(),
+          entryId: e.id,
+          scope: e.scope,
+        })),
       kernelCalls: {
         prefix: "harness.",
         handle: (agent, method, params) => handleHarnessRequest(agent, method, params, refineModel),

@@ -5,7 +5,6 @@ import {
   type HarnessContext,
   HarnessStore,
   type LoadedHarness,
-  scopeLocation,
   useKey,
 } from "../store/index.js";
 
@@ -23,7 +22,7 @@ export function trackHarnessUses(sink: EventSink, harness: LoadedHarness, ctx: H
     if (counted.has(entry.id)) return;
     counted.add(entry.id);
     try {
-      new HarnessStore(scopeLocation(entry.scope, ctx)).recordUse(useKey(entry), session);
+      HarnessStore.of(entry.scope, ctx).recordUse(useKey(entry), session);
     } catch {
       // A use count is not worth failing a session over (e.g. a read-only project checkout).
     }

@@ -4,13 +4,7 @@ import type { RefineApplied, RefineProposal } from "../../host/protocol.js";
 import { RPC, RpcError } from "../../host/rpc.js";
 import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import { whereRefinementApplies } from "../refine/refine-where.js";
-import {
-  type EntryKind,
-  type HarnessContext,
-  isWritableScope,
-  revisionSummary,
-  rootContext,
-} from "../store/index.js";
+import { type HarnessContext, isWritableScope, revisionSummary, rootContext } from "../store/index.js";
 import { teachTree } from "./teach.js";
 
 /** Proposals are kept this long, and only this many, waiting for `refine.apply`. */
@@ -102,9 +96,6 @@ export class RefineProposals {
 }
 
 function where(ref: Refinement, ctx: HarnessContext): string {
-  const kinds = ref.accepted.flatMap((a) => {
-    const kind = (a.edit.after ?? a.edit.before)?.kind;
-    return kind ? [kind] : [];
-  }) as EntryKind[];
+  const kinds = ref.accepted.flatMap((a) => (a.edit.after ?? a.edit.before)?.kind ?? []);
   return whereRefinementApplies(ref.scope, kinds, ctx);
 }

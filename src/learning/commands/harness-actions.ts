@@ -3,15 +3,17 @@ import { EXIT } from "../../cli/exit-codes.js";
 import { UsageError } from "../../config/errors.js";
 import { oneLine } from "../../config/text.js";
 import {
+  checkCopy,
+  checkEntry,
   checkIntent,
   type Entry,
   formatEdits,
   formatRevision,
+  HarnessStore,
   type Intent,
   KINDS,
   loadHarness,
   revisionSummary,
-  roomHint,
 } from "../store/index.js";
 import { locateRevision, scopesToSearch } from "./find-revision.js";
 import {
@@ -22,7 +24,6 @@ import {
   harnessContext,
   inHarness,
   type ScopeFlags,
-  storeFor,
   storesFor,
 } from "./harness-cli.js";
 
@@ -41,7 +42,7 @@ export function addCommand(
     }
     const ctx = harnessContext(flags, io);
     const scope = flags.scope ?? "project";
-    const store = storeFor(scope, ctx);
+    const store = HarnessStore.of(scope, ctx);
     const others = storesFor({}, ctx)
       .filter((s) => s.scope !== scope)
       .flatMap((s) => s.entries());
@@ -56,12 +57,11 @@ export function addCommand(
       },
       {
         state: store.state(),
-        scopeName: scope,
+        location: store.location,
         others,
         batch: [],
         requireEvidence: false,
         source: "user",
-        room: roomHint(store.location),
       },
     );
     if (!checked.ok) throw new HarnessCliError(`not added: ${checked.reason}`);
@@ -86,7 +86,7 @@ export function rmCommand(
 ): Promise<number> {
   return inHarness(flags, io, (ctx) => {
     const entry = findEntry(storesFor(flags, ctx), entryId);
-    const { revision } = storeFor(entry.scope, ctx).commit({
+    const { revision } = HarnessStore.of(entry.scope, ctx).commit({
       intents: [{ op: "remove", id: entry.id, reason: flags.reason }],
       author: "user",
       reason: flags.reason ?? `relm harness rm ${entry.id}`,
@@ -204,7 +204,7 @@ export function exportCommand(
 ): Promise<number> {
   return inHarness(flags, io, (ctx) => {
     const scope = flags.scope ?? (flags.session ? "session" : "project");
-    const store = storeFor(scope, ctx);
+    const store = HarnessStore.of(scope, ctx);
     const entries = ids.length === 0 ? store.entries() : ids.map((id) => findEntry([store], id));
     const plain: Entry[] = entries.map(({ scope: _s, rev: _r, uses: _u, ...entry }) => entry);
     const text = `${JSON.stringify({ [EXPORT_TAG]: 1, scope, entries: plain }, null, 2)}\n`;
@@ -218,7 +218,7 @@ export function exportCommand(
   });
 }
 
-function readExport(file: string): { scope?: string; entries: Entry[] } {
+function readExport(file: string): { scope?: string; entries: unknown[] } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file === "-" ? 0 : file, "utf8"));
@@ -229,42 +229,27 @@ function readExport(file: string): { scope?: string; entries: Entry[] } {
   if (data?.[EXPORT_TAG] !== 1 || !Array.isArray(data.entries)) {
     throw new HarnessCliError(`${file} is not a harness export: write one with \`relm harness export\``);
   }
-  return { scope: data.scope, entries: data.entries as Entry[] };
+  return { scope: data.scope, entries: data.entries };
 }
 
 export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): Promise<number> {
   return inHarness(flags, io, (ctx) => {
     const scope = flags.scope ?? "project";
     const data = readExport(file);
-    const store = storeFor(scope, ctx);
+    const store = HarnessStore.of(scope, ctx);
     const state = store.state();
     const intents: Intent[] = [];
     const problems: string[] = [];
-    for (const e of data.entries) {
-      const checked = checkIntent(
-        { op: "add", kind: e.kind, title: e.title, content: e.content },
-        {
-          state,
-          scopeName: scope,
-          others: [],
-          batch: intents,
-          requireEvidence: false,
-          source: e.source ?? "user",
-          room: roomHint(store.location),
-        },
-      );
-      if (!checked.ok || checked.intent.op !== "add") {
-        problems.push(`${e.id}: ${checked.ok ? "not an entry" : checked.reason}`);
+    for (const [i, raw] of data.entries.entries()) {
+      const read = checkEntry(raw);
+      if ("problem" in read) {
+        problems.push(`${file}, entry ${i + 1}: ${read.problem}`);
         continue;
       }
-      // The lesson keeps its id and history times, so the same entry is recognisable in both scopes.
-      intents.push({
-        ...checked.intent,
-        id: e.id,
-        created: e.created,
-        code: e.code,
-        source: e.source ?? "user",
-      });
+      const e = read.entry;
+      const checked = checkCopy(e, { state, location: store.location, others: [], batch: intents });
+      if (checked.ok) intents.push(checked.intent);
+      else problems.push(`${e.id}: ${checked.reason}`);
     }
     const { revision, dropped } = intents.length
       ? store.commit({ intents, author: "user", reason: `import from the ${data.scope ?? "?"} scope` })

@@ -7,7 +7,6 @@ import {
   HarnessStore,
   openStores,
   type Scope,
-  scopeLocation,
   takeLogWarnings,
 } from "../store/index.js";
 
@@ -37,11 +36,7 @@ export function harnessContext(flags: ScopeFlags, io: HarnessIo, sessionId?: str
 
 /** The one store named by --scope, or every store visible from `ctx`. */
 export function storesFor(flags: ScopeFlags, ctx: HarnessContext): HarnessStore[] {
-  return flags.scope ? [new HarnessStore(scopeLocation(flags.scope, ctx))] : openStores(ctx);
-}
-
-export function storeFor(scope: Scope, ctx: HarnessContext): HarnessStore {
-  return new HarnessStore(scopeLocation(scope, ctx));
+  return flags.scope ? [HarnessStore.of(flags.scope, ctx)] : openStores(ctx);
 }
 
 /** An entry by id or prefix in the given stores. */

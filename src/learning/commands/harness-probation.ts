@@ -9,17 +9,17 @@ import {
   type EntryState,
   formatEdits,
   type HarnessContext,
-  VERDICT_LOG_VERSION,
+  HarnessStore,
+  logLine,
   VerdictLog,
 } from "../store/index.js";
 import { evaluateVerdicts } from "../verdicts/verdicts.js";
-import { findEntry, HarnessCliError, type HarnessIo, inHarness, storeFor } from "./harness-cli.js";
+import { findEntry, HarnessCliError, type HarnessIo, inHarness } from "./harness-cli.js";
 
 /** The entry on probation `query` names, if any (an ambiguous prefix is an error naming the matches). */
 function findOnProbation(ctx: HarnessContext, query: string): EntryState | undefined {
-  const store = storeFor("probation", ctx);
-  const found = store.entries().filter((e) => e.id === query || e.id.startsWith(query));
-  return found.length === 0 ? undefined : findEntry([store], query);
+  const store = HarnessStore.of("probation", ctx);
+  return store.entries().some((e) => e.id.startsWith(query)) ? findEntry([store], query) : undefined;
 }
 
 /** The entry on probation `query` names; an unknown one says where to look. */
@@ -34,7 +34,7 @@ function onProbation(ctx: HarnessContext, query: string): EntryState {
 
 /** The verdict so far on the revision that carried the lesson forward last, as one line (nothing written). */
 function verdictSoFar(ctx: HarnessContext, entry: EntryState): string {
-  const carried = storeFor("probation", ctx)
+  const carried = HarnessStore.of("probation", ctx)
     .revisions()
     .findLast((r) => r.carried && r.edits.some((e) => e.id === entry.id));
   const judged = evaluateVerdicts(ctx, { apply: false, scopes: ["probation"] }).find(
@@ -45,7 +45,7 @@ function verdictSoFar(ctx: HarnessContext, entry: EntryState): string {
 
 /** The entry `query` names in the `to` scope and the revision that added it there, if it is there. */
 function promotedBefore(ctx: HarnessContext, query: string, to: "project" | "user") {
-  const target = storeFor(to, ctx);
+  const target = HarnessStore.of(to, ctx);
   const found = target.entries().filter((e) => e.id === query || e.id.startsWith(query));
   const entry = found.length === 1 ? found[0] : undefined;
   const already = entry ? alreadyIn(target, [entry.id]) : undefined;
@@ -66,7 +66,7 @@ export function promoteFromProbation(query: string, to: "project" | "user", io: 
       return EXIT.done;
     }
     const entry = found ?? onProbation(ctx, query);
-    const source = storeFor("probation", ctx);
+    const source = HarnessStore.of("probation", ctx);
     const { revision } = source.find(entry.rev);
     const soFar = verdictSoFar(ctx, entry);
     const result = promoteEntries({
@@ -97,7 +97,7 @@ export function rejectCommand(query: string, flags: { reason?: string }, io: Har
   return inHarness({}, io, (ctx) => {
     const entry = onProbation(ctx, query);
     const why = flags.reason ? oneLine(flags.reason, 300) : "by hand";
-    const { revision } = storeFor("probation", ctx).commit({
+    const { revision } = HarnessStore.of("probation", ctx).commit({
       intents: [{ op: "remove", id: entry.id, reason: `rejected: ${why}` }],
       author: "user",
       reason: `rejected ${entry.id} on probation: ${why}`,
@@ -115,20 +115,13 @@ export function rejectCommand(query: string, flags: { reason?: string }, io: Har
 export function pinCommand(query: string, flags: { off?: boolean }, io: HarnessIo): Promise<number> {
   return inHarness({}, io, (ctx) => {
     const entry = onProbation(ctx, query);
-    const log = new VerdictLog(storeFor("probation", ctx).location, ctx.home);
+    const log = new VerdictLog(HarnessStore.of("probation", ctx).location, ctx.home);
     const pinned = flags.off !== true;
     if (log.pinnedEntries().has(entry.id) === pinned) {
       io.stdout.write(`${entry.id} is ${pinned ? "already pinned" : "not pinned"}\n`);
       return EXIT.done;
     }
-    log.append({
-      v: VERDICT_LOG_VERSION,
-      type: "pin",
-      t: new Date().toISOString(),
-      rev: entry.rev,
-      entry: entry.id,
-      pinned,
-    });
+    log.append({ ...logLine("pin", entry.rev), entry: entry.id, pinned });
     io.stdout.write(
       pinned
         ? `pinned ${entry.id}: it stays on probation; verdicts are recorded but no longer promote, revert or retire it ` +

@@ -9,13 +9,12 @@ import { listed, type SkillCandidate } from "../skills/mine-package.js";
 import { writeDocstring } from "../skills/skill-docstring.js";
 import { describeSmokeRun } from "../skills/skill-smoke.js";
 import {
-  applyRefusal,
   applySkill,
   type DocstringWriter,
   type Suggestions,
   suggestSkills,
 } from "../skills/skill-suggest.js";
-import { discoverSkills, type HarnessContext, loadHarness, revisionSummary } from "../store/index.js";
+import { type HarnessContext, loadHarness, revisionSummary } from "../store/index.js";
 import { guarded, HarnessCliError, type HarnessIo, harnessContext, type ScopeFlags } from "./harness-cli.js";
 
 interface SkillsFlags extends ScopeFlags {
@@ -72,11 +71,11 @@ function docstringWriter(config: ResolvedConfig): DocstringWriter {
 function listSkills(flags: SkillsFlags, io: HarnessIo): number {
   if (flags.json) throw new UsageError("--json goes with --suggest");
   const ctx = harnessContext(flags, io);
-  const uses = new Map(loadHarness(ctx).skills.map((s) => [s.dir, s.uses]));
-  const skills = discoverSkills(ctx).filter((s) => !flags.scope || s.scope === flags.scope);
+  // The skills a session sees (findSkills), with their use counts.
+  const skills = loadHarness(ctx).skills.filter((s) => !flags.scope || s.scope === flags.scope);
   for (const s of skills) {
     const module = s.module ? `import ${s.module}` : "no Python package";
-    io.stdout.write(`${s.name}  ${s.scope}  uses ${uses.get(s.dir) ?? 0}  ${module}  ${s.description}\n`);
+    io.stdout.write(`${s.name}  ${s.scope}  uses ${s.uses}  ${module}  ${s.description}\n`);
   }
   if (skills.length === 0) io.stdout.write("no skills\n");
   io.stdout.write("`relm harness skills --suggest` looks for repeated work that could become one\n");
@@ -208,14 +207,13 @@ async function apply(
         : `no skill candidate "${name}": no repeated work was found (relm harness skills --suggest)`,
     );
   }
-  const refusal = applyRefusal(candidate, scope, ctx);
-  if (refusal) throw new HarnessCliError(refusal);
   const result = await applySkill(candidate, scope, ctx, {
     python: setup.python,
     env: setup.env,
     project: found.root,
     docstring: docstringWriter(setup.config),
   });
+  if ("refused" in result) throw new HarnessCliError(result.refused);
   const { run, revision, notWritten } = result;
   const test = result.candidate.smoke as Exclude<SkillCandidate["smoke"], { problem: string }>;
   const source = result.candidate.docstringSource;

@@ -14,7 +14,6 @@ import {
   formatEdits,
   type HarnessContext,
   HarnessStore,
-  scopeLocation,
   VerdictLog,
 } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
@@ -30,10 +29,25 @@ import {
   harnessContext,
   inHarness,
   type ScopeFlags,
-  storeFor,
   storesFor,
 } from "./harness-cli.js";
 import { describeLesson, lessonRow } from "./harness-lessons.js";
+
+/** What a verdict did, as the tail of its line (the first that applies). */
+function actionOf(v: Evaluated): string {
+  const already = v.alreadyPromoted;
+  return (
+    [
+      v.promoted && ` — promoted to the project scope as ${v.promoted}`,
+      already && ` — already promoted to the project scope as ${already.revision} (by ${already.by})`,
+      v.retired && ` — retired as ${v.reverted}: not shown to help`,
+      v.reverted && ` — reverted as ${v.reverted}`,
+      v.refused && ` — not reverted: ${v.refused}`,
+      v.pinned && " — pinned, left as it is",
+      v.waiting && ` — stays on probation: ${v.waiting}`,
+    ].find(Boolean) || ""
+  );
+}
 
 function verdictWord(e: Evaluated | undefined): string {
   if (!e) return "–";
@@ -53,21 +67,18 @@ export function statsCommand(
       scopes: flags.scope ? [flags.scope] : undefined,
     });
     const byRev = new Map(evaluated.map((e) => [`${e.scope}:${e.revision.rev}`, e]));
+    const judgedOf = (e: EntryState) => byRev.get(`${e.scope}:${e.rev}`);
     const stores = storesFor(flags, ctx);
     const entries = stores.flatMap((s) => s.entries());
     const outcomes = entryOutcomes(ctx, entries);
     const storeOf = new Map(stores.map((s) => [s.scope, s]));
     const lessonOf = (e: EntryState) => {
       const store = storeOf.get(e.scope);
-      return store
-        ? lessonRow(ctx.home, e, store, outcomes.get(e.id), byRev.get(`${e.scope}:${e.rev}`))
-        : undefined;
+      return store ? lessonRow(ctx.home, e, store, outcomes.get(e.id), judgedOf(e)) : undefined;
     };
-    const hypothesisOf = (e: EntryState) =>
-      byRev.get(`${e.scope}:${e.rev}`)?.revision.edits.find((x) => x.id === e.id)?.hypothesis;
     if (flags.json) {
       for (const e of entries) {
-        const v = byRev.get(`${e.scope}:${e.rev}`);
+        const v = judgedOf(e);
         io.stdout.write(
           `${JSON.stringify({
             type: "entry",
@@ -77,7 +88,7 @@ export function statsCommand(
             title: e.title,
             uses: e.uses,
             rev: e.rev,
-            hypothesis: hypothesisOf(e) ?? null,
+            hypothesis: v?.revision.edits.find((x) => x.id === e.id)?.hypothesis ?? null,
             outcomes: outcomes.get(e.id),
             ...lessonOf(e),
             verdict: v
@@ -136,7 +147,7 @@ export function statsCommand(
           o && o.attempts > 0 ? `${o.green}/${o.attempts}` : "–",
           fixed(o?.turnsToGreen ?? null),
           o && o.cells > 0 ? `${o.failedCells}/${o.cells}` : "–",
-          verdictWord(byRev.get(`${e.scope}:${e.rev}`)),
+          verdictWord(judgedOf(e)),
           lessonOf(e)?.short ?? "in force",
         ]);
       }
@@ -145,7 +156,7 @@ export function statsCommand(
       for (const e of entries) {
         const row = lessonOf(e);
         if (!row) continue;
-        const lines = describeLesson(e, row, outcomes.get(e.id), byRev.get(`${e.scope}:${e.rev}`));
+        const lines = describeLesson(e, row, outcomes.get(e.id), judgedOf(e));
         io.stdout.write(`${lines.map((l) => `  ${l}`).join("\n")}\n`);
       }
     }
@@ -153,22 +164,7 @@ export function statsCommand(
     if (judged.length > 0)
       io.stdout.write("\nverdicts (the work after each edit against the work before it):\n");
     for (const v of judged) {
-      const action = v.promoted
-        ? ` — promoted to the project scope as ${v.promoted}`
-        : v.alreadyPromoted
-          ? ` — already promoted to the project scope as ${v.alreadyPromoted.revision} (by ${v.alreadyPromoted.by})`
-          : v.retired
-            ? ` — retired as ${v.reverted}: not shown to help`
-            : v.reverted
-              ? ` — reverted as ${v.reverted}`
-              : v.refused
-                ? ` — not reverted: ${v.refused}`
-                : v.pinned
-                  ? " — pinned, left as it is"
-                  : v.waiting
-                    ? ` — stays on probation: ${v.waiting}`
-                    : "";
-      io.stdout.write(`  ${v.revision.rev} (${v.scope}) ${v.judgement.summary}${action}\n`);
+      io.stdout.write(`  ${v.revision.rev} (${v.scope}) ${v.judgement.summary}${actionOf(v)}\n`);
       for (const h of v.hypotheses) io.stdout.write(`    hypothesis: ${h}\n`);
     }
     if (flags.dryRun) io.stdout.write("dry run: no verdict recorded, nothing reverted\n");
@@ -186,7 +182,7 @@ function onProbationHint(
   reverted?: string,
 ): string {
   if (reverted) return "";
-  const copy = carriedFrom(new HarnessStore(scopeLocation("probation", sessionProject(ctx))), rev).at(-1);
+  const copy = carriedFrom(HarnessStore.of("probation", sessionProject(ctx)), rev).at(-1);
   return copy
     ? `; it is on probation in this project (revision ${copy.rev}): the next sessions start with it and their verdicts promote or revert it (\`relm harness stats --scope probation\`)`
     : "";
@@ -194,17 +190,17 @@ function onProbationHint(
 
 export function promoteCommand(
   query: string,
-  flags: ScopeFlags & { to?: string },
+  // --to is one of these two: its option lists them as its only choices.
+  flags: ScopeFlags & { to?: "project" | "user" },
   io: HarnessIo,
 ): Promise<number> {
   const to = flags.to ?? "project";
-  if (!flags.session && (to === "project" || to === "user"))
+  if (!flags.session)
     return import("./harness-probation.js").then((m) => m.promoteFromProbation(query, to, io));
   return guarded(io, () => {
-    if (to !== "project" && to !== "user") throw new UsageError(`--to must be project or user, not "${to}"`);
     const ctx = harnessContext(flags, io);
     if (!ctx.sessionDir) throw new UsageError("promote moves a session's entry: add --session ID");
-    const source = storeFor("session", ctx);
+    const source = HarnessStore.of("session", ctx);
     const entry = findEntry([source], query);
     const { revision } = source.find(entry.rev);
     const [judged] = evaluateVerdicts(ctx, { apply: true, scopes: ["session"] }).filter(

@@ -99,8 +99,7 @@ export function estimatePass(request: ModelRequest, price: Price | null, duratio
 
 /** Two calls of one pass as one estimate (the first call's time covers the pass). */
 export function addEstimates(a: PassEstimate, b: PassEstimate): PassEstimate {
-  const cost = a.cost === null || b.cost === null ? null : a.cost + b.cost;
-  return { tokens: a.tokens + b.tokens, cost, durationMs: a.durationMs + b.durationMs };
+  return { ...addSpend(a, b), durationMs: a.durationMs + b.durationMs };
 }
 
 /** Learning's spend with `more` added (unknown cost stays unknown). */

@@ -63,7 +63,6 @@ export function actOnProbation(
   revision: Revision,
   judgement: Judgement,
   ctx: HarnessContext,
-  options: { author: string; now?: Date },
 ): VerdictOutcome {
   const entries = stillOnProbation(store, revision);
   if (judgement.verdict === "pending") return {};
@@ -72,7 +71,7 @@ export function actOnProbation(
     // session or a person (promotions racing); recorded as such, not as a verdict that did nothing.
     if (judgement.verdict !== "improved") return {};
     const ids = revision.edits.flatMap((e) => (e.op === "remove" ? [] : [e.id]));
-    const already = alreadyIn(new HarnessStore(scopeLocation("project", ctx)), ids);
+    const already = alreadyIn(HarnessStore.of("project", ctx), ids);
     return already ? { alreadyPromoted: already } : {};
   }
   const pins = new VerdictLog(store.location, ctx.home).pinnedEntries();
@@ -84,12 +83,9 @@ export function actOnProbation(
     ...(session ? { session } : {}),
     evidence: judgement.summary,
   };
-  const { author, now } = options;
   switch (judgement.verdict) {
     case "regressed":
       return revertForVerdict(store, revision, {
-        author,
-        now,
         reason: `automatic revert of ${revision.rev}: ${judgement.summary}`,
         verdict: { ...note, verdict: "regressed" },
       });
@@ -97,15 +93,13 @@ export function actOnProbation(
       if (!judgement.final) return {};
       const n = judgement.after.units.length;
       const out = revertForVerdict(store, revision, {
-        author,
-        now,
         reason: `retired ${revision.rev}: not shown to help in ${n} ${judgement.signal === "gates" ? "attempts" : "cells"}: ${judgement.summary}`,
         verdict: { ...note, verdict: "neutral" },
       });
       return out.reverted ? { ...out, retired: true } : out;
     }
     case "improved":
-      return promote(store, revision, entries, judgement, ctx, { ...note, verdict: "improved" }, author);
+      return promote(store, revision, entries, judgement, ctx, { ...note, verdict: "improved" });
   }
 }
 
@@ -116,7 +110,6 @@ function promote(
   judgement: Judgement,
   ctx: HarnessContext,
   note: VerdictNote,
-  author: string,
 ): VerdictOutcome {
   const check = replayCheck(store, revision, ctx.home);
   if (check.needed && !check.passed) {
@@ -137,7 +130,7 @@ function promote(
     revision,
     entries,
     to: "project",
-    author,
+    author: "verdict",
     reason: `promote ${entries.map((e) => e.id).join(", ")} from probation: ${judgement.summary.split(":")[0]}`,
     evidence: revision.evidence,
     verdict: { ...note, ...verify },

@@ -7,12 +7,12 @@ import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
 import {
   copyOf,
   type Entry,
+  entriesOf,
   type HarnessContext,
   HarnessStore,
   type Intent,
-  normaliseText,
   type Revision,
-  scopeLocation,
+  sameLesson,
 } from "../store/index.js";
 
 /**
@@ -28,11 +28,6 @@ export function sessionProject(ctx: HarnessContext & { sessionDir: string }): Ha
   }
 }
 
-function sameLesson(a: Entry, b: Entry): boolean {
-  if (a.id === b.id || normaliseText(a.content) === normaliseText(b.content)) return true;
-  return (a.kind === "skill" || a.kind === "agent") && a.kind === b.kind && a.title === b.title;
-}
-
 /**
  * Writes the refine-made edits of `revision` (a revision of the session scope of `ctx.sessionDir`) to the
  * project's probation scope: same entry ids, hypotheses and evidence. A lesson the project or user scope
@@ -46,11 +41,10 @@ export function carryForward(
   try {
     const session = revision.evidence?.session ?? revision.trajectory?.session ?? basename(ctx.sessionDir);
     const project = sessionProject(ctx);
-    const store = new HarnessStore(scopeLocation("probation", project));
-    const kept = [
-      ...new HarnessStore(scopeLocation("project", project)).state().values(),
-      ...new HarnessStore(scopeLocation("user", project)).state().values(),
-    ].map((s) => s.entry);
+    const store = HarnessStore.of("probation", project);
+    const kept = (["project", "user"] as const).flatMap((s) =>
+      entriesOf(HarnessStore.of(s, project).state()),
+    );
     const state = store.state();
     const intents: Intent[] = [];
     for (const edit of revision.edits) {
@@ -72,7 +66,7 @@ export function carryForward(
           intents.push({ op: "update", id: after.id, title: after.title, content: after.content, ...said });
         continue;
       }
-      if (kept.some((e) => sameLesson(e, after))) continue;
+      if (kept.some((e) => e.id === after.id || sameLesson(e, after))) continue;
       intents.push({ ...copyOf(after), ...said });
     }
     if (intents.length === 0) return undefined;

@@ -4,17 +4,15 @@
 
 import {
   type AlreadyPromoted,
-  checkIntent,
+  checkCopy,
   type Entry,
   HarnessConflictError,
   type HarnessContext,
   HarnessStore,
   type Intent,
+  logLine,
   openStores,
   type Revision,
-  roomHint,
-  scopeLocation,
-  VERDICT_LOG_VERSION,
   VerdictLog,
   type VerdictNote,
 } from "../store/index.js";
@@ -82,7 +80,7 @@ function alreadyPromoted(
 /** Copies the entries to `to` as one revision and records the promotion; takes them off probation. */
 export function promoteEntries(request: PromoteRequest): Promoted {
   const { ctx, source, revision, entries, to } = request;
-  const target = new HarnessStore(scopeLocation(to, ctx));
+  const target = HarnessStore.of(to, ctx);
   if (target.location.locked) return { refused: target.location.locked };
   // Promoted meanwhile (another session's verdict, a person): say so, rather than refuse a duplicate.
   const before = alreadyPromoted(ctx, target, entries, to, request.author);
@@ -100,21 +98,13 @@ export function promoteEntries(request: PromoteRequest): Promoted {
     const hypothesis =
       revision.edits.find((e) => e.id === entry.id)?.hypothesis ??
       history.flatMap((r) => r.edits).findLast((e) => e.id === entry.id && e.hypothesis)?.hypothesis;
-    const checked = checkIntent(
-      { op: "add", kind: entry.kind, title: entry.title, content: entry.content, hypothesis },
-      {
-        state,
-        scopeName: to,
-        others,
-        batch: intents,
-        requireEvidence: false,
-        source: entry.source,
-        room: roomHint(target.location),
-      },
+    const checked = checkCopy(
+      entry,
+      { state, location: target.location, others, batch: intents },
+      hypothesis,
     );
-    if (!checked.ok || checked.intent.op !== "add")
-      return { refused: `${entry.id}: ${checked.ok ? "not an entry" : checked.reason}` };
-    intents.push({ ...checked.intent, id: entry.id, created: entry.created, code: entry.code });
+    if (!checked.ok) return { refused: `${entry.id}: ${checked.reason}` };
+    intents.push(checked.intent);
   }
   const { revision: written, dropped } = target.commit({
     intents,
@@ -134,10 +124,7 @@ export function promoteEntries(request: PromoteRequest): Promoted {
   const log = new VerdictLog(source.location, ctx.home);
   for (const entry of entries) {
     log.append({
-      v: VERDICT_LOG_VERSION,
-      type: "promotion",
-      t: written.time,
-      rev: revision.rev,
+      ...logLine("promotion", revision.rev, written.time),
       entry: entry.id,
       to,
       revision: written.rev,
@@ -158,7 +145,7 @@ function offProbation(
   to: string,
   author: string,
 ): void {
-  const probation = new HarnessStore(scopeLocation("probation", ctx));
+  const probation = HarnessStore.of("probation", ctx);
   const present = [...ids].filter((id) => probation.state().has(id));
   if (present.length === 0) return;
   try {

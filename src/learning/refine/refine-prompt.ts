@@ -50,23 +50,31 @@ export function refinePrompt(opts: {
   return lines.join("\n");
 }
 
-/** The edits in a model's reply: a JSON array, possibly in a code fence or after some prose. */
-export function parseEditList(text: string): unknown[] | { error: string } {
+/**
+ * The JSON array of a model's reply (the refine model's edits, the relevance check's verdicts), possibly
+ * in a code fence or after some prose; else why it cannot be read (`invalid`: the bracketed text is not JSON).
+ */
+export function replyArray(text: string): unknown[] | { invalid?: string } {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
   const body = (fenced ? fenced[1] : text) ?? "";
   const start = body.indexOf("[");
   const end = body.lastIndexOf("]");
-  const excerpt = text.trim().slice(0, 200);
-  if (start < 0 || end < start)
-    return { error: `the refine model did not answer with a JSON list of edits: ${excerpt}` };
+  if (start < 0 || end < start) return {};
   try {
     const parsed = JSON.parse(body.slice(start, end + 1)) as unknown;
-    if (Array.isArray(parsed)) return parsed;
+    return Array.isArray(parsed) ? parsed : {};
   } catch (error) {
-    return {
-      error: `the refine model's list of edits is not valid JSON (${(error as Error).message}): ${excerpt}`,
-    };
+    return { invalid: (error as Error).message };
   }
+}
+
+/** The edits in the refine model's reply. */
+export function parseEditList(text: string): unknown[] | { error: string } {
+  const found = replyArray(text);
+  if (Array.isArray(found)) return found;
+  const excerpt = text.trim().slice(0, 200);
+  if (found.invalid)
+    return { error: `the refine model's list of edits is not valid JSON (${found.invalid}): ${excerpt}` };
   return { error: `the refine model did not answer with a JSON list of edits: ${excerpt}` };
 }
 

@@ -7,6 +7,7 @@
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 import type { Edit, Intent } from "../store/index.js";
 import { callRefineModel, type RefineCallOptions } from "./refine-call.js";
+import { replyArray } from "./refine-prompt.js";
 import { flat } from "./refine-quotes.js";
 import type { Trajectory } from "./refine-trajectory.js";
 
@@ -80,18 +81,9 @@ function parseRelevance(
   text: string,
   count: number,
 ): { supports: boolean; why: string }[] | { error: string } {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  const body = (fenced ? fenced[1] : text) ?? "";
-  const start = body.indexOf("[");
-  const end = body.lastIndexOf("]");
-  const excerptOf = text.trim().slice(0, 160);
-  let parsed: unknown;
-  try {
-    parsed = start >= 0 && end > start ? JSON.parse(body.slice(start, end + 1)) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (!Array.isArray(parsed)) return { error: `the answer is not a JSON list of verdicts: ${excerptOf}` };
+  const parsed = replyArray(text);
+  if (!Array.isArray(parsed))
+    return { error: `the answer is not a JSON list of verdicts: ${text.trim().slice(0, 160)}` };
   const out: { supports: boolean; why: string }[] = [];
   for (let i = 0; i < count; i++) {
     const found = parsed.find(

@@ -84,14 +84,10 @@ function describeEvent(e: JournalEvent): string | undefined {
 }
 
 /**
- * The events after `after`, described. When they do not fit in `maxChars`, the first block (usually the
- * task) and the most recent ones are kept and the middle is marked as left out.
+ * The events after `after`, described. When they do not fit in TRAJECTORY_CHARS, the first block (usually
+ * the task) and the most recent ones are kept and the middle is marked as left out.
  */
-export function collectTrajectory(
-  events: readonly JournalEvent[],
-  after: number,
-  maxChars = TRAJECTORY_CHARS,
-): Trajectory {
+export function collectTrajectory(events: readonly JournalEvent[], after: number): Trajectory {
   const window = events.filter((e) => e.n > after);
   const blocks = window.flatMap((e) => {
     const text = describeEvent(e);
@@ -99,34 +95,26 @@ export function collectTrajectory(
   });
   const from = window[0]?.n ?? 0;
   const to = window.at(-1)?.n ?? 0;
-  const total = blocks.reduce((sum, b) => sum + b.text.length + 1, 0);
-  if (total <= maxChars) {
-    return {
-      text: blocks.map((b) => b.text).join("\n"),
-      from,
-      to,
-      shown: new Set(blocks.map((b) => b.n)),
-      texts: textsOf(blocks),
-      omitted: 0,
-    };
-  }
   const first = blocks[0];
-  const kept: typeof blocks = [];
-  let used = (first?.text.length ?? 0) + 100;
-  for (let i = blocks.length - 1; i > 0; i--) {
-    const b = blocks[i] as (typeof blocks)[number];
-    if (used + b.text.length + 1 > maxChars) break;
-    kept.unshift(b);
-    used += b.text.length + 1;
-  }
   const head = first ? [first] : [];
+  let kept = blocks.slice(1);
+  if (blocks.reduce((sum, b) => sum + b.text.length + 1, 0) > TRAJECTORY_CHARS) {
+    kept = [];
+    let used = (first?.text.length ?? 0) + 100;
+    for (let i = blocks.length - 1; i > 0; i--) {
+      const b = blocks[i] as (typeof blocks)[number];
+      if (used + b.text.length + 1 > TRAJECTORY_CHARS) break;
+      kept.unshift(b);
+      used += b.text.length + 1;
+    }
+  }
   const gapFrom = (first?.n ?? from) + 1;
   const gapTo = (kept[0]?.n ?? to + 1) - 1;
   const omitted = blocks.length - kept.length - head.length;
-  const marker = `[events ${gapFrom}–${gapTo} left out to keep this short]`;
+  const marker = omitted > 0 ? [`[events ${gapFrom}–${gapTo} left out to keep this short]`] : [];
   const all = [...head, ...kept];
   return {
-    text: [...head.map((b) => b.text), marker, ...kept.map((b) => b.text)].join("\n"),
+    text: [...head.map((b) => b.text), ...marker, ...kept.map((b) => b.text)].join("\n"),
     from,
     to,
     shown: new Set(all.map((b) => b.n)),

@@ -15,7 +15,6 @@ import {
   intentToEdit,
   openStores,
   type Revision,
-  roomHint,
   type Scope,
   scopeLocation,
 } from "../store/index.js";
@@ -37,7 +36,6 @@ interface RefineOptions extends RefineCallOptions {
   ctx: HarnessContext;
   scope: Scope;
   client: ModelClient;
-  maxChars?: number;
   /** Review the events after this one (default: after the last applied refinement of the session). */
   after?: number;
   /** What to look at first (a learning pass's trigger), told to the refine model before the trajectory. */
@@ -157,11 +155,11 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const { ctx, scope, client } = options;
   const journal = readJournal(options.journalPath);
   const session = journal.header.id;
-  const target = new HarnessStore(scopeLocation(scope, ctx));
+  const target = HarnessStore.of(scope, ctx);
   const revisions = target.revisions();
   const parent = revisions.at(-1)?.rev ?? null;
   const after = Math.max(options.after ?? 0, lastRefined(ctx, session));
-  const trajectory = collectTrajectory(journal.events, after, options.maxChars);
+  const trajectory = collectTrajectory(journal.events, after);
   const all = openStores(ctx).flatMap((s) => s.entries());
   // A lesson of this session carried forward is listed once, as the session's own.
   const own = new Set(all.filter((e) => e.scope === "session").map((e) => e.id));
@@ -245,12 +243,11 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
       { ...(raw as object), evidence: evidence.events },
       {
         state,
-        scopeName: scope,
+        location: target.location,
         others,
         batch: accepted.map((a) => a.intent),
         requireEvidence: true,
         source: "refine",
-        room: roomHint(target.location),
       },
     );
     if (!checked.ok) {
@@ -366,7 +363,7 @@ export function applyRefinement(
   ctx: HarnessContext,
   by: { author?: string; reason?: string } = {},
 ): CommitResult & { carried?: Revision } {
-  const store = new HarnessStore(scopeLocation(ref.scope, ctx));
+  const store = HarnessStore.of(ref.scope, ctx);
   // A refinement built elsewhere is held to the cap too: the first MAX_PASS_EDITS, the rest reported.
   const kept = ref.accepted.slice(0, MAX_PASS_EDITS);
   const over = ref.accepted.slice(MAX_PASS_EDITS).map((a) => ({ intent: a.intent, reason: OVER_CAP }));

@@ -24,14 +24,13 @@ export interface RecordedSession {
   cells: RecordedCell[];
 }
 
-interface MineOptions {
-  minLength?: number;
-  maxLength?: number;
-  /** Chains with fewer code tokens are too small to be worth a function. */
-  minTokens?: number;
-  /** Chains whose occurrences differ in more literals than this are different work. */
-  maxParameters?: number;
-}
+/** A chain is 2 to 5 cells long. */
+const MIN_LENGTH = 2;
+const MAX_LENGTH = 5;
+/** Chains with fewer code tokens are too small to be worth a function. */
+const MIN_TOKENS = 10;
+/** Chains whose occurrences differ in more literals than this are different work. */
+const MAX_PARAMETERS = 4;
 
 /** Where a chain was seen: which session, which cells (by index and journal event number). */
 export interface Occurrence {
@@ -114,11 +113,7 @@ interface Window {
 export function mineChains(
   sessions: readonly RecordedSession[],
   analysed: ReadonlyMap<string, CellAnalysis>,
-  options: MineOptions = {},
 ): MineResult {
-  const minLength = options.minLength ?? 2;
-  const maxLength = options.maxLength ?? 5;
-  const minTokens = options.minTokens ?? 10;
   const prepare = preparer(analysed);
   const prepared = sessions.map((s) => s.cells.map(prepare));
   const imports = prepared.map(sessionImports);
@@ -134,11 +129,11 @@ export function mineChains(
   );
   const coarse = new Map<string, Window[]>();
   prepared.forEach((cells, session) => {
-    for (let length = minLength; length <= maxLength; length++) {
+    for (let length = MIN_LENGTH; length <= MAX_LENGTH; length++) {
       for (let start = 0; start + length <= cells.length; start++) {
         const window = cells.slice(start, start + length);
         if (window.some((c) => !c.cell.ok || c.code.problem)) continue;
-        if (window.reduce((n, c) => n + c.code.size, 0) < minTokens) continue;
+        if (window.reduce((n, c) => n + c.code.size, 0) < MIN_TOKENS) continue;
         const key = `${length}:${shapeIds[session]?.slice(start, start + length).join(",")}`;
         const list = coarse.get(key);
         if (list) list.push({ session, start, length });
@@ -162,9 +157,7 @@ export function mineChains(
     const distinct = new Set(kept.map((w) => w.session)).size;
     if (distinct >= 2 || kept.length >= 3) repeated.push({ key, windows: kept });
   }
-  const chains = repeated.map(({ key, windows }) =>
-    describeChain(key, windows, sessions, prepared, imports, options.maxParameters ?? 4),
-  );
+  const chains = repeated.map(({ key, windows }) => describeChain(key, windows, sessions, prepared, imports));
   const usable = chains.filter((c) => !c.problem);
   const starts = new Map(chains.map((c) => [c, startsBySession(c)]));
   const keep = (c: Chain, among: Chain[]) =>
@@ -291,7 +284,6 @@ function describeChain(
   sessions: readonly RecordedSession[],
   prepared: PreparedCell[][],
   sessionImportsOf: SessionImports[],
-  maxParameters: number,
 ): Chain {
   const first = windows[0] as Window;
   const cellsOf = (w: Window) => (prepared[w.session] as PreparedCell[]).slice(w.start, w.start + w.length);
@@ -327,8 +319,8 @@ function describeChain(
   };
   if (unresolved.length > 0) {
     chain.problem = `reads ${unresolved.map((n) => `\`${n}\``).join(", ")}, made by earlier cells, not by the chain`;
-  } else if (varying.length > maxParameters) {
-    chain.problem = `its occurrences differ in ${varying.length} literals (at most ${maxParameters} make one skill)`;
+  } else if (varying.length > MAX_PARAMETERS) {
+    chain.problem = `its occurrences differ in ${varying.length} literals (at most ${MAX_PARAMETERS} make one skill)`;
   }
   return chain;
 }

@@ -7,7 +7,7 @@ import { PYTHON_KEYWORDS } from "../../agent/core/variables.js";
 import type { PythonInfo } from "../../kernel/types.js";
 import {
   checkName,
-  discoverSkills,
+  entriesOf,
   type HarnessContext,
   HarnessStore,
   loadHarness,
@@ -51,7 +51,7 @@ export async function suggestSkills(ctx: HarnessContext, python: string): Promis
     // Python's keywords: never a skill's name (its package could not be imported).
     ...PYTHON_KEYWORDS,
     ...skills.map((e) => e.title),
-    ...discoverSkills(ctx).map((s) => s.module ?? s.name),
+    ...harness.skills.map((s) => s.module ?? s.name),
   ]);
   const applied: Suggestions["applied"] = [];
   const fresh: Chain[] = [];
@@ -73,17 +73,13 @@ export async function suggestSkills(ctx: HarnessContext, python: string): Promis
 }
 
 /** Why `candidate` cannot go into `scope`, or undefined. Checked before the smoke test runs. */
-export function applyRefusal(
-  candidate: SkillCandidate,
-  scope: Scope,
-  ctx: HarnessContext,
-): string | undefined {
+function applyRefusal(candidate: SkillCandidate, scope: Scope, ctx: HarnessContext): string | undefined {
   const bad = checkName("skill", candidate.name);
   if (bad) return bad;
   if ("problem" in candidate.smoke) return `${candidate.name} is not applied: ${candidate.smoke.problem}`;
   const location = scopeLocation(scope, ctx);
   const store = new HarnessStore(location);
-  const entries = [...store.state().values()].map((s) => s.entry);
+  const entries = entriesOf(store.state());
   const skills = entries.filter((e) => e.kind === "skill");
   const room = overLimit(
     "skill",
@@ -123,9 +119,6 @@ interface ApplyOptions {
   /** The project copied for the smoke test. */
   project: string;
   docstring: DocstringWriter;
-  timeoutMs?: number;
-  /** Confine the smoke test in the kernel sandbox where it works (default true). */
-  confine?: boolean;
 }
 
 /**
@@ -138,9 +131,10 @@ export async function applySkill(
   scope: Scope,
   ctx: HarnessContext,
   options: ApplyOptions,
-): Promise<ApplyResult> {
-  const refusal = applyRefusal(original, scope, ctx);
-  if (refusal || "problem" in original.smoke) throw new Error(refusal ?? "no smoke test");
+): Promise<ApplyResult | { refused: string }> {
+  // Checked before the model and the smoke test are asked anything.
+  const refused = applyRefusal(original, scope, ctx);
+  if (refused) return { refused };
   const written =
     "none" in options.docstring ? { error: options.docstring.none } : await options.docstring(original);
   const candidate = await withDocstring(
@@ -160,8 +154,6 @@ export async function applySkill(
     project: options.project,
     relmHome: ctx.home,
     skillPaths: loadHarness(ctx).skillPaths,
-    timeoutMs: options.timeoutMs,
-    confine: options.confine,
   });
   if (!run.passed) return { candidate, run };
   const { chain } = candidate;
@@ -169,7 +161,7 @@ export async function applySkill(
   const sessions = listed(chain.occurrences.map((o) => `${o.session} (events ${o.events.join(", ")})`)).join(
     "; ",
   );
-  const store = new HarnessStore(scopeLocation(scope, ctx));
+  const store = HarnessStore.of(scope, ctx);
   const { revision, dropped } = store.commit({
     intents: [
       {

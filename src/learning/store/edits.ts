@@ -1,4 +1,4 @@
-import { type Current, newEntryId, normaliseText } from "./state.js";
+import { type Current, newEntryId, sameLesson } from "./state.js";
 import type { Edit, Entry, Intent, Scope } from "./types.js";
 
 /**
@@ -18,15 +18,9 @@ export function intentToEdit(
     ...(intent.hypothesis ? { hypothesis: intent.hypothesis } : {}),
   };
   if (intent.op === "add") {
-    const text = normaliseText(intent.content);
     for (const [id, { entry, rev }] of state) {
-      const named = intent.kind === "skill" || intent.kind === "agent";
-      if (
-        normaliseText(entry.content) === text ||
-        (named && entry.kind === intent.kind && entry.title === intent.title)
-      ) {
+      if (sameLesson(entry, intent))
         return { dropped: `an equal entry ${id} is already there${rev ? ` (revision ${rev})` : ""}` };
-      }
     }
     const id = intent.id ?? newEntryId(intent.kind);
     if (state.has(id)) return { dropped: `entry ${id} already exists in the ${scope} scope` };

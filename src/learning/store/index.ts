@@ -13,8 +13,9 @@ export {
   scopeLocation,
 } from "./paths.js";
 export { PROBATION_HEADING, renderedLine, renderHarness } from "./render.js";
-export { checkSkillFile, describeSkillProblem, discoverSkills, findSkills } from "./skills.js";
-export { applyEdits, deriveState, ENTRY_ID_PATTERN, normaliseText } from "./state.js";
+export { checkEntry } from "./revision-schema.js";
+export { checkSkillFile, describeSkillProblem, findSkills } from "./skills.js";
+export { applyEdits, deriveState, ENTRY_ID_PATTERN, entriesOf, sameLesson } from "./state.js";
 export {
   type CommitResult,
   HarnessConflictError,
@@ -25,5 +26,5 @@ export {
   useKey,
 } from "./store.js";
 export * from "./types.js";
-export { checkIntent, checkName } from "./validate.js";
+export { checkCopy, checkIntent, checkName } from "./validate.js";
 export * from "./verdict-log.js";

@@ -4,8 +4,8 @@
 // (validate.ts) and a last guard under the store's lock (store.ts), so no path can write past it.
 
 import { basename, dirname } from "node:path";
-import type { Current } from "./state.js";
-import type { Entry, EntryKind, ScopeLocation } from "./types.js";
+import { type Current, entriesOf } from "./state.js";
+import { type Entry, type EntryKind, KINDS, type ScopeLocation } from "./types.js";
 
 /** Per kind: how many entries a scope may hold, how long one may be, and how much of them in all. */
 export const LIMITS: Record<EntryKind, { count: number; chars: number; total: number }> = {
@@ -83,10 +83,9 @@ export function limitViolation(
       return `${entry.kind} ${id} would be ${n(entry.content.length)} characters long; a ${entry.kind} may have at most ${n(limit)}`;
     }
   }
-  const entries = (state: Current) => [...state.values()].map((s) => s.entry);
-  for (const kind of Object.keys(LIMITS) as EntryKind[]) {
-    const was = usageOf(entries(before), kind);
-    const is = usageOf(entries(after), kind);
+  for (const kind of KINDS) {
+    const was = usageOf(entriesOf(before), kind);
+    const is = usageOf(entriesOf(after), kind);
     const problem = overLimit(
       kind,
       location.scope,

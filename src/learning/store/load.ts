@@ -1,18 +1,8 @@
 import { describeLogProblems } from "./log-read.js";
-import { scopeLocation } from "./paths.js";
 import { renderHarness } from "./render.js";
 import { describeSkillProblem, findSkills, type SkillInfo } from "./skills.js";
 import { HarnessStore } from "./store.js";
 import { type EntryState, type HarnessContext, SCOPES, type Scope } from "./types.js";
-
-/** A sub-agent spec kept as a harness entry (kind "agent"). */
-interface HarnessSpec {
-  name: string;
-  description: string;
-  instructions: string;
-  entryId: string;
-  scope: Scope;
-}
 
 export interface LoadedHarness {
   /** Rendered once, placed right after the base system prompt. */
@@ -29,14 +19,11 @@ export interface LoadedHarness {
   entries: EntryState[];
   /** The entries on probation the prompt carries (learnt by earlier sessions of the project). */
   probation: EntryState[];
-  specs: HarnessSpec[];
 }
 
 /** The stores visible from `ctx`: user, project and probation always, the session's when there is one. */
 export function openStores(ctx: HarnessContext): HarnessStore[] {
-  return SCOPES.filter((s) => s !== "session" || ctx.sessionDir).map(
-    (s) => new HarnessStore(scopeLocation(s, ctx)),
-  );
+  return SCOPES.filter((s) => s !== "session" || ctx.sessionDir).map((s) => HarnessStore.of(s, ctx));
 }
 
 /** Skill use counts live in the scope the skill folder belongs to. */
@@ -77,15 +64,6 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
     ...s,
     uses: uses.get(s.scope)?.get(skillUseKey(s)) ?? 0,
   }));
-  const specs = entries
-    .filter((e) => e.kind === "agent")
-    .map((e) => ({
-      name: e.title,
-      description: e.content.trim().split("\n")[0] ?? "",
-      instructions: e.content.trim(),
-      entryId: e.id,
-      scope: e.scope,
-    }));
   return {
     block: renderHarness(entries, skills),
     skillPaths: skills.filter((s) => s.module).map((s) => s.dir),
@@ -93,6 +71,5 @@ export function loadHarness(ctx: HarnessContext): LoadedHarness {
     problems: [...damaged, ...found.problems.map(describeSkillProblem)],
     entries,
     probation: entries.filter((e) => e.scope === "probation"),
-    specs,
   };
 }

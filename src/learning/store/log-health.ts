@@ -4,7 +4,6 @@
 
 import { existsSync } from "node:fs";
 import { HarnessLogError } from "./log-read.js";
-import { scopeLocation } from "./paths.js";
 import { HarnessStore } from "./store.js";
 import type { HarnessContext } from "./types.js";
 
@@ -17,7 +16,7 @@ export function harnessLogHealth(ctx: Pick<HarnessContext, "cwd" | "home">): Log
   const out: LogHealth[] = [];
   const whole: string[] = [];
   for (const scope of ["user", "project"] as const) {
-    const store = new HarnessStore(scopeLocation(scope, ctx));
+    const store = HarnessStore.of(scope, ctx);
     if (!existsSync(store.logPath)) continue;
     try {
       const problems = store.problems();

@@ -77,6 +77,18 @@ export function checkRevisionLine(parsed: unknown): CheckedLine {
   return { ok: true, revision, badEdits };
 }
 
+/**
+ * One entry kept outside the log (a harness export), checked as the log's entries are read: an entry the
+ * log would leave out as damaged must not be written into it.
+ */
+export function checkEntry(raw: unknown): { entry: Entry } | { problem: string } {
+  const checked = v.safeParse(ENTRY, raw);
+  if (!checked.success) return { problem: problem(checked.issues) };
+  const entry = checked.output as Entry;
+  fillUpdated(entry);
+  return { entry };
+}
+
 function fillUpdated(entry: Entry | null): void {
   if (entry && typeof entry.updated !== "string") entry.updated = entry.created;
 }

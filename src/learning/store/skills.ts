@@ -130,8 +130,3 @@ export function findSkills(ctx: HarnessContext): { skills: SkillInfo[]; problems
   }
   return { skills, problems };
 }
-
-/** The skills of findSkills(). */
-export function discoverSkills(ctx: HarnessContext): SkillInfo[] {
-  return findSkills(ctx).skills;
-}

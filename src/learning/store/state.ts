@@ -36,8 +36,19 @@ export function normaliseText(text: string): string {
     .trim();
 }
 
+/** Two entries say the same lesson: the same text (normalised), or a skill or spec of the same name. */
+export function sameLesson(a: Pick<Entry, "kind" | "title" | "content">, b: typeof a): boolean {
+  if (normaliseText(a.content) === normaliseText(b.content)) return true;
+  return (a.kind === "skill" || a.kind === "agent") && a.kind === b.kind && a.title === b.title;
+}
+
 /** An entry with its last revision, as derivation keeps it. */
 export type Current = Map<string, { entry: Entry; rev: string }>;
+
+/** The entries of a derived state, without their revisions. */
+export function entriesOf(state: Current): Entry[] {
+  return [...state.values()].map((s) => s.entry);
+}
 
 export function applyEdits(state: Current, edits: readonly Edit[], rev: string): void {
   for (const edit of edits) {

@@ -13,12 +13,13 @@ import { intentToEdit } from "./edits.js";
 import { limitViolation } from "./limits.js";
 import { withLock } from "./lock.js";
 import { type LogProblem, noteLogProblems, readJsonLines, readLog } from "./log-read.js";
-import { ensureDir, HarnessScopeError, writeFile } from "./paths.js";
+import { ensureDir, HarnessScopeError, scopeLocation, writeFile } from "./paths.js";
 import { syncSkillFolders } from "./skill-files.js";
 import {
   applyEdits,
   type Current,
   deriveState,
+  entriesOf,
   inverseEdits,
   laterTouching,
   newRevisionId,
@@ -29,8 +30,10 @@ import {
   type Entry,
   type EntryState,
   HARNESS_LOG_VERSION,
+  type HarnessContext,
   type Intent,
   type Revision,
+  type Scope,
   type ScopeLocation,
 } from "./types.js";
 
@@ -107,6 +110,11 @@ export class HarnessStore {
   constructor(readonly location: ScopeLocation) {
     this.logPath = join(location.dir, REVISIONS_FILE);
     this.usesPath = join(location.dir, USES_FILE);
+  }
+
+  /** The store of `scope` as seen from `ctx`. */
+  static of(scope: Scope, ctx: HarnessContext): HarnessStore {
+    return new HarnessStore(scopeLocation(scope, ctx));
   }
 
   get scope() {
@@ -206,7 +214,7 @@ export class HarnessStore {
    */
   revert(
     query: string,
-    options: { force?: boolean; author: string; now?: Date; reason?: string; verdict?: Revision["verdict"] },
+    options: { force?: boolean; author: string; reason?: string; verdict?: Revision["verdict"] },
   ): Revision {
     const { revision: target } = this.find(query);
     return this.locked((revisions, state) => {
@@ -243,7 +251,7 @@ export class HarnessStore {
         revert: target.rev,
         verdict: options.verdict,
         edits,
-        time: (options.now ?? new Date()).toISOString(),
+        time: new Date().toISOString(),
       });
     });
   }
@@ -304,11 +312,7 @@ export class HarnessStore {
       closeSync(fd);
     }
     if (revision.edits.some((e) => (e.after ?? e.before)?.kind === "skill")) {
-      const state = deriveState([...revisions, revision]);
-      syncSkillFolders(
-        this.location,
-        [...state.values()].map((s) => s.entry),
-      );
+      syncSkillFolders(this.location, entriesOf(deriveState([...revisions, revision])));
     }
     return revision;
   }

@@ -81,34 +81,19 @@ export interface VerdictNote {
   verify?: { time: string; summary: string };
 }
 
-/** What a caller asks for; the store turns it into an Edit with before/after under its lock. */
+/** Why an edit is made, as its Edit will say. */
+type Why = Pick<Edit, "evidence" | "reason" | "hypothesis">;
+
+/**
+ * What a caller asks for; the store turns it into an Edit with before/after under its lock. An add may
+ * keep an entry's id and creation time (a copy between scopes); a new id is made otherwise.
+ */
 export type Intent =
-  | {
-      op: "add";
-      kind: EntryKind;
-      title: string;
-      content: string;
-      code?: string;
-      source: "refine" | "user";
-      /** Keep this id (import between scopes); a new one is made otherwise. */
-      id?: string;
-      /** Keep these times (import between scopes). */
-      created?: string;
-      evidence?: number[];
-      reason?: string;
-      hypothesis?: string;
-    }
-  | {
-      op: "update";
-      id: string;
-      title?: string;
-      content?: string;
-      code?: string;
-      evidence?: number[];
-      reason?: string;
-      hypothesis?: string;
-    }
-  | { op: "remove"; id: string; evidence?: number[]; reason?: string; hypothesis?: string };
+  | ({ op: "add" } & Pick<Entry, "kind" | "title" | "content" | "code" | "source"> &
+      Partial<Pick<Entry, "id" | "created">> &
+      Why)
+  | ({ op: "update"; id: string } & Partial<Pick<Entry, "title" | "content" | "code">> & Why)
+  | ({ op: "remove"; id: string } & Why);
 
 /** Where a scope's files live. */
 export interface ScopeLocation {

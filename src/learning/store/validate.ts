@@ -1,7 +1,7 @@
 import { oneLine } from "../../config/text.js";
-import { LIMITS, overLimit, usageOf } from "./limits.js";
-import { type Current, normaliseText } from "./state.js";
-import { type Entry, type EntryKind, type Intent, KINDS } from "./types.js";
+import { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
+import { type Current, entriesOf, normaliseText } from "./state.js";
+import { type Entry, type EntryKind, type Intent, KINDS, type ScopeLocation } from "./types.js";
 
 const TITLE_CHARS = 80;
 
@@ -12,9 +12,9 @@ const BASE_WORDS = new Set(["base", "system", "base_prompt", "system_prompt"]);
 type Checked = { ok: true; intent: Intent } | { ok: false; reason: string };
 
 interface CheckContext {
-  /** The scope being edited. */
+  /** The scope being edited: its state, and where it is (its name and how to make room in it, for messages). */
   state: Current;
-  scopeName: string;
+  location: Pick<ScopeLocation, "scope" | "dir">;
   /** Entries of every other scope, for duplicates. */
   others: readonly Entry[];
   /** Intents already accepted in this batch, for duplicates within it. */
@@ -22,8 +22,6 @@ interface CheckContext {
   /** Refine edits must cite events; hand edits need not. */
   requireEvidence: boolean;
   source: "refine" | "user";
-  /** How to make room in the scope, for the message refusing an edit that does not fit (limits.ts roomHint). */
-  room?: string;
 }
 
 /** A hypothesis is one line of what the edit should change; longer ones are cut. */
@@ -57,7 +55,7 @@ function checkText(kind: EntryKind, title: string, content: string): string | un
 function duplicateOf(kind: EntryKind, title: string, content: string, ctx: CheckContext, skip?: string) {
   const text = normaliseText(content);
   const name = kind === "skill" || kind === "agent" ? title : undefined;
-  const existing = [...[...ctx.state.values()].map((s) => s.entry), ...ctx.others];
+  const existing = [...entriesOf(ctx.state), ...ctx.others];
   for (const e of existing) {
     if (e.id === skip) continue;
     if (normaliseText(e.content) === text) return `duplicates entry ${e.id} (same text)`;
@@ -94,6 +92,7 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
   if ((kindText && BASE_WORDS.has(kindText.toLowerCase())) || (id && BASE_WORDS.has(id.toLowerCase()))) {
     return { ok: false, reason: "the base system prompt is fixed; propose a prompt entry instead" };
   }
+  const room = roomHint(ctx.location);
   const evidence = evidenceOf(r, ctx.requireEvidence);
   if (typeof evidence === "string") return { ok: false, reason: evidence };
   const reason = str(r.reason);
@@ -114,10 +113,10 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
       duplicateOf(kind, title, content, ctx) ??
       overLimit(
         kind,
-        ctx.scopeName,
+        ctx.location.scope,
         usageWithBatch(kind, ctx),
         { added: 1, grow: content.length },
-        roomOf(ctx),
+        room,
       );
     if (bad) return { ok: false, reason: bad };
     if (r.code !== undefined) {
@@ -135,8 +134,8 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
     return {
       ok: false,
       reason: elsewhere
-        ? `entry ${id} is not in the ${ctx.scopeName} scope`
-        : `no entry ${id} in the ${ctx.scopeName} scope`,
+        ? `entry ${id} is not in the ${ctx.location.scope} scope`
+        : `no entry ${id} in the ${ctx.location.scope} scope`,
     };
   }
   if (ctx.batch.some((i) => i.op !== "add" && i.id === id)) {
@@ -150,7 +149,7 @@ export function checkIntent(raw: unknown, ctx: CheckContext): Checked {
   const bad =
     checkText(current.kind, title, content) ??
     duplicateOf(current.kind, title, content, ctx, id) ??
-    overLimit(current.kind, ctx.scopeName, usageWithBatch(current.kind, ctx), grow, roomOf(ctx));
+    overLimit(current.kind, ctx.location.scope, usageWithBatch(current.kind, ctx), grow, room);
   if (bad) return { ok: false, reason: bad };
   return { ok: true, intent: { op, id, title, content, evidence, reason, ...said } };
 }
@@ -161,16 +160,28 @@ function hypothesisOf(value: unknown): string | undefined {
   return line === "" ? undefined : line;
 }
 
-function roomOf(ctx: CheckContext): string {
-  return ctx.room ?? "make room with `relm harness rm ENTRY` (`relm harness list` shows them)";
+/**
+ * An add that copies `entry` into the scope of `ctx` (an import, a promotion), checked like any add; the
+ * copy keeps the entry's id, creation time and code, so the same lesson is recognisable in both scopes.
+ */
+export function checkCopy(
+  entry: Entry,
+  ctx: Omit<CheckContext, "requireEvidence" | "source">,
+  hypothesis?: string,
+): Checked {
+  const { kind, title, content } = entry;
+  const source = entry.source ?? "user";
+  const checked = checkIntent(
+    { op: "add", kind, title, content, hypothesis },
+    { ...ctx, requireEvidence: false, source },
+  );
+  if (!checked.ok || checked.intent.op !== "add") return checked;
+  return { ok: true, intent: { ...checked.intent, id: entry.id, created: entry.created, code: entry.code } };
 }
 
 /** What the scope holds of `kind` once the edits already accepted in this batch are applied. */
 function usageWithBatch(kind: EntryKind, ctx: CheckContext): { count: number; chars: number } {
-  let { count, chars } = usageOf(
-    [...ctx.state.values()].map((s) => s.entry),
-    kind,
-  );
+  let { count, chars } = usageOf(entriesOf(ctx.state), kind);
   for (const i of ctx.batch) {
     if (i.op === "add") {
       if (i.kind !== kind) continue;

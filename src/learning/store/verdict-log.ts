@@ -96,6 +96,11 @@ interface LogLine<T extends string> {
   rev: string;
 }
 
+/** The start of a new line about `rev`: this version, its type, and when (now unless given). */
+export function logLine<T extends string>(type: T, rev: string, t = new Date().toISOString()): LogLine<T> {
+  return { v: VERDICT_LOG_VERSION, type, t, rev };
+}
+
 export interface VerdictRecord extends VerdictOutcome, Judgement, LogLine<"verdict"> {}
 
 /** One replay of the recorded task(s) under `relm harness verify`. */

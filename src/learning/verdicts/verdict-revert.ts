@@ -6,10 +6,10 @@ import { HarnessConflictError, type HarnessStore, type Revision, type VerdictNot
 export function revertForVerdict(
   store: HarnessStore,
   revision: Revision,
-  options: { author: string; now?: Date; reason: string; verdict: VerdictNote },
+  options: { reason: string; verdict: VerdictNote },
 ): { reverted?: string; refused?: string } {
   try {
-    const undo = store.revert(revision.rev, options);
+    const undo = store.revert(revision.rev, { ...options, author: "verdict" });
     return { reverted: undo.rev };
   } catch (error) {
     // A later revision changed the same entries (undoing this one would overwrite that work), or the

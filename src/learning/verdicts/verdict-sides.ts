@@ -12,7 +12,6 @@ import {
   type Revision,
   renderedLine,
   type Scope,
-  scopeLocation,
 } from "../store/index.js";
 import {
   gateSignature,
@@ -45,7 +44,7 @@ export function editSide(edit: Edit, prompt: string): Side {
 }
 
 /** A revision is in force when all its edits are, and absent when none is; anything else is neither. */
-export function revisionSide(revision: Revision): (prompt: string) => Side {
+export function revisionSide(revision: Pick<Revision, "edits">): (prompt: string) => Side {
   const memo = new Map<string, Side>();
   return (prompt) => {
     let side = memo.get(prompt);
@@ -59,7 +58,7 @@ export function revisionSide(revision: Revision): (prompt: string) => Side {
 }
 
 /** The entries an edit leaves in place (its after, or for a removal nothing). */
-function kept(revision: Revision): Entry[] {
+function kept(revision: Pick<Revision, "edits">): Entry[] {
   return revision.edits.flatMap((e) => (e.after ? [e.after] : []));
 }
 
@@ -68,7 +67,7 @@ function kept(revision: Revision): Entry[] {
  * reply that ran it, a skill imported, a spec started. Removals and standing instructions are in force
  * for every cell, so every cell counts for them.
  */
-export function cellUse(revision: Revision): {
+export function cellUse(revision: Pick<Revision, "edits">): {
   needsUse: boolean;
   uses: (code: string, reply: string) => boolean;
 } {
@@ -118,7 +117,7 @@ export function sessionRevisionTraces(
   const project = sessionProject({ ...ctx, sessionDir });
   let carried = false;
   try {
-    carried = new HarnessStore(scopeLocation("probation", project))
+    carried = HarnessStore.of("probation", project)
       .revisions()
       .some((r) => r.carried?.rev === revision.rev);
   } catch {

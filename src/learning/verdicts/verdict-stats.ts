@@ -21,20 +21,10 @@ export interface EntryOutcome {
   sessionIds: string[];
 }
 
-/** The entry as a one-edit revision: its current version added. */
-function asRevision(entry: EntryState): Revision {
-  const { scope: _s, rev, uses: _u, ...plain } = entry;
-  return {
-    v: 1,
-    rev,
-    seq: 0,
-    parent: null,
-    time: entry.updated,
-    author: "",
-    reason: "",
-    evidence: null,
-    edits: [{ op: "add", id: entry.id, before: null, after: plain }],
-  };
+/** The entry as the edits of a revision that added its current version (what sides and uses read). */
+function asRevision(entry: EntryState): Pick<Revision, "edits"> {
+  const { scope: _s, rev: _r, uses: _u, ...plain } = entry;
+  return { edits: [{ op: "add", id: entry.id, before: null, after: plain }] };
 }
 
 export function entryOutcomes(

@@ -4,17 +4,11 @@
 import type { Judgement, Verdict, WindowSummary, WindowUnit } from "../store/index.js";
 import type { Unit } from "./verdict-units.js";
 
-export interface WindowLimits {
-  /** Attempts in each window (gates). */
-  attempts: number;
-  /** Attempts each window needs before anything is concluded. */
-  minAttempts: number;
-  /** Cells in each window (no gates). */
-  cells: number;
-  minCells: number;
-}
-
-export const WINDOW: WindowLimits = { attempts: 5, minAttempts: 2, cells: 20, minCells: 4 };
+/**
+ * Units in each window: attempts (gates) or cells (no gates), and how many of them each window needs
+ * before anything is concluded.
+ */
+export const WINDOW = { attempts: 5, minAttempts: 2, cells: 20, minCells: 4 };
 
 /** A change in the share of attempts reaching green (or of cells failing) smaller than this is noise. */
 const RATE_STEP = 0.25;
@@ -95,10 +89,10 @@ function targetedHalved(b: WindowSummary, a: WindowSummary, before: number, afte
  * or (as green as before) turns to green fell by a quarter and by 1 or more, or (nothing else changed)
  * the targeted errors per attempt halved. Pending until each window has `minAttempts`.
  */
-export function judgeAttempts(before: readonly Unit[], after: readonly Unit[], limits = WINDOW): Judgement {
+export function judgeAttempts(before: readonly Unit[], after: readonly Unit[]): Judgement {
   const b = summarise(before);
   const a = summarise(after);
-  const final = after.length >= limits.attempts;
+  const final = after.length >= WINDOW.attempts;
   const rate = (s: WindowSummary, n: number) => (n === 0 ? 0 : s.ok / n);
   const gb = rate(b, before.length);
   const ga = rate(a, after.length);
@@ -111,9 +105,9 @@ export function judgeAttempts(before: readonly Unit[], after: readonly Unit[], l
   const [tb, ta] = [b.turnsToGreen, a.turnsToGreen];
   const [verdict, why] = firstRule([
     [
-      before.length < limits.minAttempts || after.length < limits.minAttempts,
+      before.length < WINDOW.minAttempts || after.length < WINDOW.minAttempts,
       "pending",
-      `needs ${limits.minAttempts} attempts on each side`,
+      `needs ${WINDOW.minAttempts} attempts on each side`,
     ],
     [ga <= gb - RATE_STEP, "regressed", "fewer attempts reached a passing gate"],
     [ga >= gb + RATE_STEP, "improved", "more attempts reached a passing gate"],
@@ -138,10 +132,10 @@ export function judgeAttempts(before: readonly Unit[], after: readonly Unit[], l
  * quarter or more (and by 2 cells or more). Improved: it fell by a quarter or more, or the targeted
  * errors halved. Pending until each window has `minCells`.
  */
-export function judgeCells(before: readonly Unit[], after: readonly Unit[], limits = WINDOW): Judgement {
+export function judgeCells(before: readonly Unit[], after: readonly Unit[]): Judgement {
   const b = summarise(before);
   const a = summarise(after);
-  const final = after.length >= limits.cells;
+  const final = after.length >= WINDOW.cells;
   const failed = (s: WindowSummary, n: number) => n - s.ok;
   const eb = before.length === 0 ? 0 : failed(b, before.length) / before.length;
   const ea = after.length === 0 ? 0 : failed(a, after.length) / after.length;
@@ -152,9 +146,9 @@ export function judgeCells(before: readonly Unit[], after: readonly Unit[], limi
   const evidence = `cells before: ${cellEvidence(b.units)}; after: ${cellEvidence(a.units)}`;
   const [verdict, why] = firstRule([
     [
-      before.length < limits.minCells || after.length < limits.minCells,
+      before.length < WINDOW.minCells || after.length < WINDOW.minCells,
       "pending",
-      `needs ${limits.minCells} cells on each side`,
+      `needs ${WINDOW.minCells} cells on each side`,
     ],
     [
       ea >= eb + RATE_STEP && failed(a, after.length) - failed(b, before.length) >= 2,

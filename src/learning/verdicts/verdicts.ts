@@ -11,11 +11,10 @@ import {
   type HarnessContext,
   HarnessStore,
   type Judgement,
+  logLine,
   openStores,
   type Revision,
   type Scope,
-  scopeLocation,
-  VERDICT_LOG_VERSION,
   VerdictLog,
   type VerdictOutcome,
   type VerdictRecord,
@@ -24,7 +23,7 @@ import {
 import { revertForVerdict } from "./verdict-revert.js";
 import { cellUse, revisionSide, sessionRevisionTraces, targetedErrors, tracesFor } from "./verdict-sides.js";
 import { attemptsOf, cellsOf } from "./verdict-units.js";
-import { judgeAttempts, judgeCells, WINDOW, type WindowLimits, windows } from "./verdict-windows.js";
+import { judgeAttempts, judgeCells, WINDOW, windows } from "./verdict-windows.js";
 
 /** Revisions per scope looked at, newest first: older ones have had their chance. */
 const MAX_OPEN = 20;
@@ -33,10 +32,6 @@ interface EvaluateOptions {
   /** Write verdicts and revert regressions; false only computes (`relm harness stats --dry-run`). */
   apply: boolean;
   scopes?: readonly Scope[];
-  limits?: WindowLimits;
-  /** Who an automatic revert is by (default "verdict"). */
-  author?: string;
-  now?: Date;
 }
 
 export interface Evaluated extends VerdictOutcome {
@@ -66,12 +61,7 @@ function fromRecord(record: VerdictRecord): Judgement {
 }
 
 /** The verdict on one revision now, from the sessions its scope reaches. */
-function judgeRevision(
-  revision: Revision,
-  scope: Scope,
-  ctx: HarnessContext,
-  limits: WindowLimits = WINDOW,
-): Judgement {
+function judgeRevision(revision: Revision, scope: Scope, ctx: HarnessContext): Judgement {
   const side = revisionSide(revision);
   const traces = scope === "session" ? sessionRevisionTraces(revision, ctx, side) : tracesFor(scope, ctx);
   const options = { side, targeted: targetedErrors(revision, ctx.home) };
@@ -82,13 +72,13 @@ function judgeRevision(
   const since = revision.verdict?.verdict === "improved" && !revision.revert ? revision.time : "";
   const later = (u: { session: string; time: string }) => u.session !== learner && u.time >= since;
   const attempts = traces.flatMap((t) => attemptsOf(t, options));
-  const gated = windows(attempts, revision.time, limits.attempts, later);
-  if (gated.before.length + gated.after.length > 0) return judgeAttempts(gated.before, gated.after, limits);
+  const gated = windows(attempts, revision.time, WINDOW.attempts, later);
+  if (gated.before.length + gated.after.length > 0) return judgeAttempts(gated.before, gated.after);
   // No gate ran on either side: the cells that used the entry are the signal.
   const use = cellUse(revision);
   const cells = traces.flatMap((t) => cellsOf(t, { ...options, uses: use.uses }));
-  const celled = windows(cells, revision.time, limits.cells, (c) => later(c) && (!use.needsUse || c.used));
-  return judgeCells(celled.before, celled.after, limits);
+  const celled = windows(cells, revision.time, WINDOW.cells, (c) => later(c) && (!use.needsUse || c.used));
+  return judgeCells(celled.before, celled.after);
 }
 
 /**
@@ -105,7 +95,6 @@ function settled(store: HarnessStore, revision: Revision, latest: VerdictRecord 
 /** Judges the open revisions of the scopes visible from `ctx`; with `apply`, records and acts. */
 export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions): Evaluated[] {
   const out: Evaluated[] = [];
-  const author = options.author ?? "verdict";
   for (const store of openStores(ctx)) {
     if (options.scopes && !options.scopes.includes(store.scope)) continue;
     const revisions = store.revisions();
@@ -128,29 +117,19 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
       }
       // Reverted by hand before any verdict: it is out of force, there is nothing to judge.
       if (undone) continue;
-      const judgement = latest?.final
-        ? fromRecord(latest)
-        : judgeRevision(revision, store.scope, ctx, options.limits);
+      const judgement = latest?.final ? fromRecord(latest) : judgeRevision(revision, store.scope, ctx);
       const evaluated: Evaluated = { ...base, judgement, written: false };
       out.push(evaluated);
       if (!options.apply || judgement.verdict === "pending") continue;
-      const record: VerdictRecord = {
-        v: VERDICT_LOG_VERSION,
-        type: "verdict",
-        t: (options.now ?? new Date()).toISOString(),
-        rev: revision.rev,
-        ...judgement,
-      };
+      const record: VerdictRecord = { ...logLine("verdict", revision.rev), ...judgement };
       if (!probation && latest && sameVerdict(latest, record)) {
         evaluated.refused = latest.refused;
         continue;
       }
       const outcome = probation
-        ? actOnProbation(store, revision, judgement, ctx, { author, now: options.now })
+        ? actOnProbation(store, revision, judgement, ctx)
         : judgement.verdict === "regressed"
           ? revertForVerdict(store, revision, {
-              author,
-              now: options.now,
               reason: `automatic revert of ${revision.rev}: ${judgement.summary}`,
               verdict: {
                 rev: revision.rev,
@@ -162,8 +141,7 @@ export function evaluateVerdicts(ctx: HarnessContext, options: EvaluateOptions):
           : {};
       Object.assign(record, outcome);
       Object.assign(evaluated, outcome);
-      if (store.scope === "session" && outcome.reverted)
-        revertCarriedCopies(ctx, revision, judgement, author, options.now);
+      if (store.scope === "session" && outcome.reverted) revertCarriedCopies(ctx, revision, judgement);
       evaluated.written = log.append(
         record,
         (last) => sameVerdict(last, record) && sameOutcome(last, record),
@@ -191,21 +169,13 @@ function sameOutcome(a: VerdictRecord, b: VerdictRecord): boolean {
 }
 
 /** A session's regression reverted: its copy carried forward to probation goes too, naming the same evidence. */
-function revertCarriedCopies(
-  ctx: HarnessContext,
-  revision: Revision,
-  judgement: Judgement,
-  author: string,
-  now?: Date,
-): void {
+function revertCarriedCopies(ctx: HarnessContext, revision: Revision, judgement: Judgement): void {
   const { sessionDir } = ctx;
   if (!sessionDir) return;
   try {
-    const probation = new HarnessStore(scopeLocation("probation", sessionProject({ ...ctx, sessionDir })));
+    const probation = HarnessStore.of("probation", sessionProject({ ...ctx, sessionDir }));
     for (const copy of carriedFrom(probation, revision.rev)) {
       revertForVerdict(probation, copy, {
-        author,
-        now,
         reason: `automatic revert of ${copy.rev}: its session's revision ${revision.rev} ${judgement.summary}`,
         verdict: { rev: revision.rev, scope: "session", verdict: "regressed", evidence: judgement.summary },
       });

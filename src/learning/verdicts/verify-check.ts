@@ -12,7 +12,7 @@ import type { BudgetLimits } from "../../agent/budget/budget.js";
 import { numberOf } from "../../config/options.js";
 import {
   type HarnessStore,
-  VERDICT_LOG_VERSION,
+  logLine,
   VerdictLog,
   type VerifyErrorRecord,
   type VerifyRecord,
@@ -89,10 +89,7 @@ export async function runReplayCheck(request: CheckRequest): Promise<CheckResult
       runs[variant] = run;
       if (run.failure) {
         const record: VerifyErrorRecord = {
-          v: VERDICT_LOG_VERSION,
-          type: "verify_error",
-          t: new Date().toISOString(),
-          rev: revision.rev,
+          ...logLine("verify_error", revision.rev),
           error: run.failure,
           variant,
           session: plan.session,
@@ -113,10 +110,7 @@ export async function runReplayCheck(request: CheckRequest): Promise<CheckResult
     `verify ${passed ? "passed" : "failed"}: with ${revision.rev} ${describeRun(withEdit, gated)}; ` +
     `without it ${describeRun(without, gated)}`;
   const record: VerifyRecord = {
-    v: VERDICT_LOG_VERSION,
-    type: "verify",
-    t: new Date().toISOString(),
-    rev: revision.rev,
+    ...logLine("verify", revision.rev),
     passed,
     summary,
     session: plan.session,

@@ -9,13 +9,13 @@ import {
   copyOf,
   deriveState,
   type Entry,
+  entriesOf,
   type HarnessContext,
   HarnessStore,
   type Intent,
   openStores,
   type Revision,
   type Scope,
-  scopeLocation,
 } from "../store/index.js";
 
 export type Variant = "with" | "without";
@@ -29,7 +29,7 @@ function entriesAt(store: HarnessStore, revision: Revision, variant: Variant): E
   const revisions = store.revisions();
   const index = revisions.findIndex((r) => r.rev === revision.rev);
   const upto = revisions.slice(0, variant === "with" ? index + 1 : index);
-  return [...deriveState(upto).values()].map((s) => s.entry);
+  return entriesOf(deriveState(upto));
 }
 
 function write(store: HarnessStore, entries: readonly Entry[], variant: Variant, rev: string): void {
@@ -70,12 +70,12 @@ export function writeScratchHarness(
     const entries =
       store.scope === scope
         ? entriesAt(store, revision, variant)
-        : [...store.state().values()]
-            .map((s) => s.entry)
-            .filter((e) => store.scope !== "probation" || scope !== "session" || !touched.has(e.id));
+        : entriesOf(store.state()).filter(
+            (e) => store.scope !== "probation" || scope !== "session" || !touched.has(e.id),
+          );
     (store.scope === "user" ? user : project).push(...entries);
   }
   const place = { cwd: scratch.cwd, home: scratch.home };
-  write(new HarnessStore(scopeLocation("user", place)), user, variant, revision.rev);
-  write(new HarnessStore(scopeLocation("project", place)), project, variant, revision.rev);
+  write(HarnessStore.of("user", place), user, variant, revision.rev);
+  write(HarnessStore.of("project", place), project, variant, revision.rev);
 }

@@ -28,14 +28,14 @@ export function provenanceOf(revision: Revision): string | undefined {
  * The replay of `session` for `revision`: the tasks the refinement reviewed (its trajectory's events),
  * else those begun before the revision was made, else all of them.
  */
-export function replayPlan(home: string, session: string, revision?: Revision): ReplayPlan {
+export function replayPlan(home: string, session: string, revision: Revision): ReplayPlan {
   const { header, events } = readJournal(join(sessionDir(home, session), JOURNAL_FILE));
   const all = events.flatMap((e) =>
     e.type === "user" && !e.text.startsWith(CONTINUATION) ? [{ n: e.n, t: e.t, text: e.text }] : [],
   );
-  const window = revision?.trajectory?.session === session ? revision.trajectory : undefined;
+  const window = revision.trajectory?.session === session ? revision.trajectory : undefined;
   const reviewed = window ? all.filter((u) => u.n >= window.from && u.n <= window.to) : [];
-  const before = revision ? all.filter((u) => u.t < revision.time) : [];
+  const before = all.filter((u) => u.t < revision.time);
   const chosen = reviewed.length > 0 ? reviewed : before.length > 0 ? before : all;
   const lastGate = events.findLast((e) => e.type === "gate_run");
   const gates =

@@ -140,10 +140,13 @@ export async function replayOnce(
   writeScratchHarness(request.real, request.scope, request.revision, variant, { home, cwd });
   const { config, model } = request;
   const price = config.prices[model] ?? (model === config.model.model ? config.model.price : undefined);
-  const scratchConfig: ResolvedConfig = { ...config, home, model: { ...config.model, model, price } };
-  // A replay must differ from its twin only by the edit: no learning passes of its own.
-  const learn = (scratchConfig as { learn?: { enabled?: boolean } }).learn;
-  if (learn) (scratchConfig as { learn?: object }).learn = { ...learn, enabled: false };
+  const scratchConfig: ResolvedConfig = {
+    ...config,
+    home,
+    model: { ...config.model, model, price },
+    // A replay must differ from its twin only by the edit: no learning passes of its own.
+    learn: { ...config.learn, enabled: false },
+  };
   const started = Date.now();
   let session: Agent;
   try {

@@ -17,7 +17,7 @@ import {
   sessionDir,
   spendFromResponses,
 } from "../../session/index.js";
-import { openStores, type Revision, rootContext, type Scope, VerdictLog } from "../store/index.js";
+import { HarnessStore, type Revision, rootContext, type Scope, VerdictLog } from "../store/index.js";
 import { readTrace } from "./verdict-journal.js";
 import type { Evaluated } from "./verdicts.js";
 import { runReplayCheck, VERIFY_DEFAULTS } from "./verify-check.js";
@@ -151,8 +151,7 @@ export class VerifyRunner {
     const from = provenanceOf(revision);
     if (!from || revision.revert) return undefined;
     if (!readTrace(join(sessionDir(this.host.home, from), JOURNAL_FILE))?.autonomous) return undefined;
-    const store = openStores(rootContext(this.host)).find((s) => s.scope === scope);
-    if (!store) return undefined;
+    const store = HarnessStore.of(scope, rootContext(this.host));
     if (new VerdictLog(store.location, this.host.home).latest(revision.rev, "verify")) return undefined;
     return { scope, revision, from };
   }
@@ -171,8 +170,8 @@ export class VerifyRunner {
 
   private async check(c: Candidate): Promise<void> {
     const started = Date.now();
-    const store = openStores(rootContext(this.host)).find((s) => s.scope === c.scope);
-    if (!store) return this.skipped(c, `the ${c.scope} scope is gone`);
+    // The root's context reaches every scope, the session's included.
+    const store = HarnessStore.of(c.scope, rootContext(this.host));
     let plan: ReplayPlan;
     try {
       plan = replayPlan(this.host.home, c.from, c.revision);

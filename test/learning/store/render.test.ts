@@ -57,7 +57,7 @@ describe("rendering", () => {
   it("checks edits mechanically: base prompt, kind, size, duplicates by normalised text, names", () => {
     const ctx = {
       state: new Map(),
-      scopeName: "project",
+      location: { scope: "project" as const, dir: "" },
       others: [entry(1, { content: "Use pnpm, not npm." })],
       batch: [],
       requireEvidence: true,

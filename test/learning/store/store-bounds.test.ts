@@ -133,12 +133,11 @@ describe("scope limits on write", () => {
     project.commit({ intents: Array.from({ length: 11 }, (_, i) => memory(i)), author: "user", reason: "a" });
     const ctx = {
       state: project.state(),
-      scopeName: "project",
+      location: project.location,
       others: [],
       batch: [] as Intent[],
       requireEvidence: false,
       source: "user" as const,
-      room: roomHint(project.location),
     };
     const first = checkIntent({ op: "add", kind: "memory", content: "y".repeat(480) }, ctx);
     expect(first.ok).toBe(true);

@@ -1,0 +1,63 @@
+// `relm harness import FILE`: an export file is outside the log, written by relm but editable by anyone, so
+// each entry in it is checked as the log's own entries are read. An entry the log would leave out as
+// damaged is refused, naming the file, the entry and the field, and nothing of it is written.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { importCommand } from "../../../src/learning/commands/harness-actions.js";
+import { HarnessStore, scopeLocation, takeLogWarnings } from "../../../src/learning/store/index.js";
+import { tempDir } from "../../support/cli.js";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function collect() {
+  const stream = new PassThrough();
+  let text = "";
+  stream.on("data", (d: Buffer) => {
+    text += d.toString("utf8");
+  });
+  return { stream, text: () => text };
+}
+
+describe("relm harness import", () => {
+  it("refuses an exported entry the revision log could not read back, and writes the good ones whole", async () => {
+    const home = tempDir("relm-import-home-");
+    const cwd = tempDir("relm-import-cwd-");
+    cleanups.push(home.cleanup, cwd.cleanup);
+    const file = join(cwd.path, "export.json");
+    const created = "2026-12-01T10:00:00.000Z";
+    writeFileSync(
+      file,
+      JSON.stringify({
+        "relm-harness-export": 1,
+        scope: "user",
+        entries: [
+          { id: 42, kind: "memory", title: "", content: "Run the linter first", source: "user", created },
+          { id: "mem-aaaaaa", kind: "memory", content: "Prefer small commits", created: 7 },
+          { id: "mem-bbbbbb", kind: "memory", content: "Keep the changelog current", created },
+        ],
+      }),
+    );
+    const out = collect();
+    const err = collect();
+    const io = { stdout: out.stream, stderr: err.stream, env: { RELM_HOME: home.path }, cwd: cwd.path };
+    const code = await importCommand(file, {}, io);
+
+    const project = new HarnessStore(scopeLocation("project", { cwd: cwd.path, home: home.path }));
+    // What was written reads back whole: no damaged line, and the good entry is there with its id.
+    expect(project.problems()).toEqual([]);
+    expect(takeLogWarnings()).toEqual([]);
+    expect(project.entries().map((e) => [e.id, e.content, e.created])).toEqual([
+      ["mem-bbbbbb", "Keep the changelog current", created],
+    ]);
+    expect(out.text()).toContain("imported 1 entry into the project scope");
+    expect(err.text()).toContain(`not imported: ${file}, entry 1: id: expected string`);
+    expect(err.text()).toContain(`not imported: ${file}, entry 2: created: expected string`);
+    // Something was imported, so the command succeeds; what was not is on stderr.
+    expect(code).toBe(0);
+  });
+});
