@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 import time
+import unittest
 import zlib
 
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -236,3 +237,22 @@ def png_bytes():
     header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
     pixels = zlib.compress(b"\x00\xff\x00\x00")
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+class InDir(unittest.TestCase):
+    """A test run in a temporary folder of its own, made the working directory."""
+
+    def setUp(self):
+        self.dir = temp_dir(self)
+        self.old_cwd = os.getcwd()
+        os.chdir(self.dir)
+        self.addCleanup(os.chdir, self.old_cwd)
+
+    def put(self, name, data):
+        os.makedirs(os.path.dirname(name) or ".", exist_ok=True)
+        with open(name, "wb") as f:
+            f.write(data)
+
+    def get(self, name):
+        with open(name, "rb") as f:
+            return f.read()

@@ -1,11 +1,10 @@
-// The UI's pure parts, in-process: argument parsing, output folding, the agent tree, pastes, the status
-// line, the queue, history and the transcript's blocks.
+// The UI's pure parts, in-process: argument parsing, output folding, pastes, the status line, the queue,
+// history and the transcript's blocks (the agent tree's model: agents-model.test.ts).
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/core/events.js";
 import { ArgumentSyntaxError, shellWords } from "../../src/commands/words.js";
-import { AgentsModel } from "../../src/tui/agents/agents-model.js";
 import { InputHistory } from "../../src/tui/input/history.js";
 import { Pastes } from "../../src/tui/input/pastes.js";
 import { QueueView } from "../../src/tui/queue-view.js";
@@ -15,22 +14,9 @@ import { makeTheme } from "../../src/tui/theme.js";
 import { OutputBuffer } from "../../src/tui/transcript/output-buffer.js";
 import { Transcript } from "../../src/tui/transcript/transcript.js";
 import { tempDir } from "../support/cli.js";
+import { hostEvent as ev, usageOf as usage } from "../support/events.js";
 
 const plain = makeTheme({ NO_COLOR: "1" });
-let n = 0;
-const t = () => new Date(Date.UTC(2026, 11, 2, 12, 0, n)).toISOString();
-/** A journal event with a number and time, as the host sends it. */
-function ev(body: Record<string, unknown>, agent?: string): AgentEvent {
-  n += 1;
-  return { ...body, n, t: t(), ...(agent ? { agent } : {}) } as unknown as AgentEvent;
-}
-const usage = (input: number, output: number) => ({
-  inputTokens: input,
-  outputTokens: output,
-  cachedInputTokens: 0,
-  cacheWriteTokens: 0,
-  estimated: false,
-});
 
 describe("shellWords", () => {
   it("splits like a shell: quotes keep spaces and are removed, backslashes escape", () => {
@@ -60,128 +46,6 @@ describe("OutputBuffer", () => {
     const kept = b.kept();
     expect(kept.head.length + kept.tail.length + kept.dropped).toBe(1000);
     expect(kept.tail.length).toBeLessThanOrEqual(10);
-  });
-});
-
-describe("AgentsModel", () => {
-  it("follows children from spawn to finish, labelled by item, with statuses, steps and spend", () => {
-    const m = new AgentsModel();
-    m.apply(
-      ev({
-        type: "child_spawned",
-        id: "c1",
-        name: "map-0",
-        label: "'alpha'",
-        task: "t",
-        model: "m",
-        variables: [],
-      }),
-    );
-    m.apply(ev({ type: "child_spawned", id: "c2", name: "map-1", task: "t", model: "m", variables: [] }));
-    expect(m.flatten().map((r) => r.node.label)).toEqual(["'alpha'", "map-1"]);
-    m.apply(ev({ type: "model_request", turn: 1, messages: 1 }, "c1"));
-    expect(m.get("c1")?.status).toBe("thinking");
-    m.apply(
-      ev(
-        {
-          type: "model_response",
-          turn: 1,
-          text: "",
-          toolCalls: [{ id: "x", name: "ipython", arguments: "{}" }],
-          usage: usage(100, 20),
-          cost: 0.01,
-          stopReason: "tool_calls",
-          requestBytes: 1,
-          attempts: 1,
-          durationMs: 5,
-        },
-        "c1",
-      ),
-    );
-    m.apply(ev({ type: "cell", turn: 1, callId: "x", code: "# load\nimport json\nprint(1)" }, "c1"));
-    expect(m.get("c1")).toMatchObject({ status: "running", step: "import json", tokens: 120, cost: 0.01 });
-    // A grandchild makes its parent wait.
-    m.apply(
-      ev(
-        { type: "child_spawned", id: "g1", name: "child-1", task: "deeper", model: "m", variables: [] },
-        "c1",
-      ),
-    );
-    expect(m.get("c1")?.status).toBe("waiting");
-    expect(m.flatten().map((r) => [r.node.id, r.depth])).toEqual([
-      ["c1", 0],
-      ["g1", 1],
-      ["c2", 0],
-    ]);
-    m.apply(
-      ev(
-        {
-          type: "child_finished",
-          id: "g1",
-          name: "child-1",
-          status: "done",
-          result: "42",
-          spent: { turns: 1, tokens: 50, elapsedMs: 9, cost: null },
-        },
-        "c1",
-      ),
-    );
-    expect(m.get("c1")?.status).toBe("thinking");
-    m.apply(
-      ev({
-        type: "child_finished",
-        id: "c1",
-        name: "map-0",
-        status: "done",
-        result: "'ALPHA'",
-        spent: { turns: 2, tokens: 400, elapsedMs: 99, cost: 0.02 },
-      }),
-    );
-    m.apply(
-      ev({
-        type: "child_finished",
-        id: "c2",
-        name: "map-1",
-        status: "cancelled",
-        reason: "interrupted by the user",
-        spent: { turns: 0, tokens: 0, elapsedMs: 1, cost: 0 },
-      }),
-    );
-    expect(m.get("c1")).toMatchObject({ status: "done", tokens: 400, step: "'ALPHA'" });
-    expect(m.counts()).toMatchObject({ done: 2, cancelled: 1 });
-    expect(m.running()).toBe(0);
-  });
-
-  it("counts a running child's llm() calls into its spend, and an unpriced one makes it unpriced", () => {
-    // As the agent's own budget does (agent/budget/budget.ts addSpend): the panel must not show a dollar
-    // figure for a child whose spend the host already calls unpriced.
-    const m = new AgentsModel();
-    m.apply(ev({ type: "child_spawned", id: "c1", name: "c", task: "t", model: "m", variables: [] }));
-    const response = (cost: number | null) => ({
-      type: "model_response",
-      turn: 1,
-      text: "",
-      toolCalls: [],
-      usage: usage(100, 20),
-      cost,
-      stopReason: "stop",
-    });
-    const llmCall = (cost: number | null) => ({
-      type: "llm_call",
-      model: "other",
-      prompts: 1,
-      usage: usage(10, 5),
-      cost,
-      durationMs: 1,
-    });
-    m.apply(ev(response(0.01), "c1"));
-    m.apply(ev(llmCall(0.002), "c1"));
-    expect(m.get("c1")?.tokens).toBe(135);
-    expect(m.get("c1")?.cost).toBeCloseTo(0.012);
-    m.apply(ev(llmCall(null), "c1"));
-    expect(m.get("c1")).toMatchObject({ tokens: 150, cost: null });
-    m.apply(ev(response(0.01), "c1"));
-    expect(m.get("c1")).toMatchObject({ tokens: 270, cost: null });
   });
 });
 
