@@ -153,15 +153,14 @@ describe("user errors through the binary", () => {
       const rig = await startRig("openai", { script: [{ text: "done" }] });
       const id = await sessionOf(rig);
       // The mount exists only in the namespace of the one command run under it; nothing is left behind.
+      // Run without blocking this process: the scripted model serving relm doctor's probe lives here.
       const readOnly = (args: string[]) => {
         const script = `mount --bind "$H" "$H" && mount -o remount,bind,ro "$H" && exec "$NODE" "$BIN" "$@"`;
-        const r = spawnSync("unshare", ["-m", "--", "sh", "-c", script, "sh", ...args], {
+        return runRelm(["-m", "--", "sh", "-c", script, "sh", ...args], {
+          bin: "unshare",
           env: { ...rig.env, H: rig.home, NODE: process.execPath, BIN: RELM_BIN },
           cwd: rig.cwd,
-          encoding: "utf8",
-          input: "",
         });
-        return { code: r.status, stdout: r.stdout, stderr: r.stderr };
       };
       const problem = `RELM_HOME (${rig.home}) cannot be used: ${rig.home} is on a read-only file system. Point RELM_HOME at a writable directory`;
       for (const args of [
@@ -170,13 +169,13 @@ describe("user errors through the binary", () => {
         ["run", "--resume", id, "again"],
         ["schedule", "add", id, "--every", "1h", "tick"],
       ]) {
-        expectUserError(readOnly(args), 1, problem);
+        expectUserError(await readOnly(args), 1, problem);
       }
       // Reading still works.
-      const logs = readOnly(["logs", id]);
+      const logs = await readOnly(["logs", id]);
       expect(logs.code, logs.stderr).toBe(0);
       expect(logs.stdout).toContain("done");
-      const doctor = readOnly(["doctor", "--fix"]);
+      const doctor = await readOnly(["doctor", "--fix"]);
       expect(doctor.code).toBe(1);
       expect(doctor.stdout).toContain(
         `FAIL  home      RELM_HOME ${rig.home} cannot be used: ${rig.home} is on a read-only file system`,
