@@ -10,6 +10,7 @@ import { ensureWaker } from "../../host/spawn.js";
 import { findPython } from "../../kernel/index.js";
 import { cachedProbe } from "../../kernel/sandbox/index.js";
 import { describeSkillProblem, findSkills, harnessLogHealth } from "../../learning/store/index.js";
+import { listModels } from "../../llm/models.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
 import { subscriptionCheck } from "../subscription-session.js";
@@ -17,42 +18,31 @@ import { type Check, check } from "./check.js";
 import { kernelCheck, kernelUriOf } from "./kernel.js";
 import { webCheck } from "./web.js";
 
-/** Asks the endpoint for its model list: cheap, needs no tokens, and tells a bad key from a dead server. */
-async function probeEndpoint(
-  provider: string,
-  baseUrl: string,
-  apiKey: string | undefined,
-  model: string | undefined,
-  keyHeader?: string,
-): Promise<Check> {
-  const url = provider === "anthropic" ? `${baseUrl.replace(/\/v1$/, "")}/v1/models` : `${baseUrl}/models`;
-  const headers: Record<string, string> =
-    provider === "anthropic"
-      ? { "anthropic-version": "2023-06-01", ...(apiKey ? { "x-api-key": apiKey } : {}) }
-      : apiKey
-        ? // Azure's preset sends its key as api-key, not as a Bearer token.
-          keyHeader === "api-key"
-          ? { "api-key": apiKey }
-          : { authorization: `Bearer ${apiKey}` }
-        : {};
-  try {
-    const response = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
-    if (response.status === 401 || response.status === 403)
-      return check("endpoint", false, `${url} rejected the API key (HTTP ${response.status})`);
-    if (!response.ok)
-      return check("endpoint", "warn", `${url} answered HTTP ${response.status} (it may not list models)`);
-    const body = (await response.json().catch(() => ({}))) as { data?: { id?: string }[] };
-    const ids = (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
-    if (model && ids.length > 0 && !ids.includes(model)) {
-      const some = ids.slice(0, 8).join(", ");
-      return check("endpoint", false, `reachable, but model "${model}" is not listed (has: ${some})`);
-    }
-    const serves = model && ids.includes(model) ? `, serves ${model}` : "";
-    return check("endpoint", true, `${url} reachable${serves}`);
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    return check("endpoint", false, `cannot reach ${url} (${cause}); is the server running?`);
+/**
+ * Asks the endpoint for its model list (as the login picker does, in the preset's way): cheap, needs no
+ * tokens, and tells a bad key from a dead server.
+ */
+async function probeEndpoint(m: ResolvedConfig["model"], model: string): Promise<Check> {
+  const listed = await listModels(
+    m.provider,
+    m.baseUrl.replaceAll("{model}", model),
+    m.apiKey,
+    5000,
+    m.preset,
+  );
+  if ("error" in listed) {
+    const { error, status } = listed;
+    if (status === 401 || status === 403) return check("endpoint", false, error);
+    if (status !== undefined) return check("endpoint", "warn", `${error} (it may not list models)`);
+    return check("endpoint", false, `${error}; is the server running?`);
   }
+  const url = m.baseUrl.replaceAll("{model}", model);
+  if (listed.ids.length > 0 && !listed.ids.includes(model)) {
+    const some = listed.ids.slice(0, 8).join(", ");
+    return check("endpoint", false, `reachable, but model "${model}" is not listed (has: ${some})`);
+  }
+  const serves = listed.ids.includes(model) ? `, serves ${model}` : "";
+  return check("endpoint", true, `${url} reachable${serves}`);
 }
 
 export async function doctor(
@@ -144,16 +134,7 @@ export async function doctor(
   );
   // A subscription's API needs its OAuth headers, which an unauthenticated probe lacks: its sign-in is checked.
   if (signedIn) checks.push(signedIn);
-  else if (m.model)
-    checks.push(
-      await probeEndpoint(
-        m.provider,
-        m.baseUrl.replaceAll("{model}", m.model),
-        m.apiKey,
-        m.model,
-        m.keyHeader,
-      ),
-    );
+  else if (m.model) checks.push(await probeEndpoint(m, m.model));
 
   printChecks(checks, io);
   // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.

@@ -143,6 +143,15 @@ describe("provider presets from the command line", () => {
       // The key went to the provider only: not into the journal.
       expect(onlyJournal(home.path).raw).not.toContain("azure-secret-key-123");
 
+      // relm doctor asks for the model list the way requests go: api-version, the key as api-key.
+      const doctor = await runRelm(["doctor"], { env, cwd: cwd.path });
+      expect(doctor.stdout).not.toContain("azure-secret-key-123");
+      const probe = front.requests.find((r) => r.path.endsWith("/models"));
+      expect(probe?.path).toBe("/openai/deployments/gpt-4o-mini/models");
+      expect(probe?.query).toEqual({ "api-version": "2024-10-21" });
+      expect(probe?.headers["api-key"]).toBe("azure-secret-key-123");
+      expect(probe?.headers.authorization).toBeUndefined();
+
       const wrong = await runRelm(["run", "--provider", "azur", "hello"], { env, cwd: cwd.path });
       expect(wrong.code).toBe(2);
       expect(wrong.stderr).toMatch(
