@@ -128,14 +128,16 @@ def _in_tree(path):
     except TypeError:
         return True
     full = os.path.abspath(path)
-    if full == tree or full.startswith(tree + os.sep):
+    # The folder and what is below it; rstrip so that a tree of "/" is not looked for under "//".
+    below = tree.rstrip(os.sep) + os.sep
+    if full == tree or full.startswith(below):
         return True
     # A path through a symbolic link (a /tmp that is /private/tmp): resolved only when the cheap test fails.
     try:
         full = os.path.realpath(full)
     except (OSError, ValueError):
         return True
-    return full == tree or full.startswith(tree + os.sep)
+    return full == tree or full.startswith(below)
 
 
 def _wait(gate):

@@ -87,5 +87,27 @@ class WriteGateTest(unittest.TestCase):
         self.assertEqual(result["output"], "ok\n")
 
 
+class InTreeTest(unittest.TestCase):
+    """Which paths count as the work tree's, the tree given as arm() keeps it (a real path)."""
+
+    def setUp(self):
+        from relm import writegate
+
+        self.writegate = writegate
+        saved = dict(writegate._state)
+        self.addCleanup(writegate._state.update, saved)
+
+    def test_a_tree_holds_its_own_paths_and_not_a_neighbour_sharing_its_prefix(self):
+        self.writegate._state["tree"] = "/srv/p"
+        self.assertTrue(self.writegate._in_tree("/srv/p"))
+        self.assertTrue(self.writegate._in_tree("/srv/p/a/b"))
+        self.assertFalse(self.writegate._in_tree("/srv/pq/a"))
+
+    def test_the_root_folder_as_the_tree_holds_every_path(self):
+        self.writegate._state["tree"] = "/"
+        self.assertTrue(self.writegate._in_tree("/etc/x"))
+        self.assertTrue(self.writegate._in_tree("/"))
+
+
 if __name__ == "__main__":
     unittest.main()
