@@ -356,7 +356,8 @@ class _Round:
             if base in self.big_pending:
                 continue  # a writer's, finished or not: the next round adopts it
             if file.endswith(".big.json"):
-                stale = base not in bases  # the note of a large value that is gone
+                # The note of a large value that is gone (its whole base: a namespace key may hold a dot).
+                stale = file[: -len(".big.json")] not in bases
             elif file.endswith(".bigtmp"):
                 stale = not writer
             else:

@@ -5,6 +5,7 @@ Nothing here holds a whole pickle in memory: the pickler hands over frames of ab
 buffer (a numpy array's data) as a view that is written out in 1 MB pieces.
 """
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -69,7 +70,9 @@ def dump_file(path, value, limit, should_stop=None):
         sink = Sink(limit, fd, should_stop)
         dump(value, sink)
     except BaseException:
-        os.unlink(path)
+        # Nothing left at `path`; a clean-up that fails must not hide why (Superseded, TooLarge, ...).
+        with contextlib.suppress(OSError):
+            os.unlink(path)
         raise
     finally:
         os.close(fd)

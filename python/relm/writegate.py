@@ -78,7 +78,7 @@ _PROCESS_EVENTS = frozenset(
 )
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
-_state = {"gate": None, "tree": None, "installed": False}
+_state = {"gate": None, "tree": None, "below": None, "installed": False}
 
 
 def arm(gate, tree):
@@ -87,6 +87,8 @@ def arm(gate, tree):
         _state["gate"] = None
         return
     _state["tree"] = os.path.realpath(tree) if tree else None
+    # What lies below it starts with this (rstrip: a tree of "/" is not looked for under "//").
+    _state["below"] = _state["tree"].rstrip(os.sep) + os.sep if tree else None
     _state["gate"] = gate
     if not _state["installed"]:
         sys.addaudithook(_hook)  # for the process's life; a no-op check once disarmed
@@ -128,8 +130,7 @@ def _in_tree(path):
     except TypeError:
         return True
     full = os.path.abspath(path)
-    # The folder and what is below it; rstrip so that a tree of "/" is not looked for under "//".
-    below = tree.rstrip(os.sep) + os.sep
+    below = _state["below"]
     if full == tree or full.startswith(below):
         return True
     # A path through a symbolic link (a /tmp that is /private/tmp): resolved only when the cheap test fails.

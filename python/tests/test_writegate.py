@@ -88,7 +88,7 @@ class WriteGateTest(unittest.TestCase):
 
 
 class InTreeTest(unittest.TestCase):
-    """Which paths count as the work tree's, the tree given as arm() keeps it (a real path)."""
+    """Which paths count as the work tree's, as arm() was given it."""
 
     def setUp(self):
         from relm import writegate
@@ -97,14 +97,18 @@ class InTreeTest(unittest.TestCase):
         saved = dict(writegate._state)
         self.addCleanup(writegate._state.update, saved)
 
+    def arm(self, tree):
+        # A gate file that never exists: the hook this installs in the test process holds nothing.
+        self.writegate.arm(os.path.join(temp_dir(self), "no.gate"), tree)
+
     def test_a_tree_holds_its_own_paths_and_not_a_neighbour_sharing_its_prefix(self):
-        self.writegate._state["tree"] = "/srv/p"
+        self.arm("/srv/p")
         self.assertTrue(self.writegate._in_tree("/srv/p"))
         self.assertTrue(self.writegate._in_tree("/srv/p/a/b"))
         self.assertFalse(self.writegate._in_tree("/srv/pq/a"))
 
     def test_the_root_folder_as_the_tree_holds_every_path(self):
-        self.writegate._state["tree"] = "/"
+        self.arm("/")
         self.assertTrue(self.writegate._in_tree("/etc/x"))
         self.assertTrue(self.writegate._in_tree("/"))
 

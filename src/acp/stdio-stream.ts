@@ -4,6 +4,7 @@
 // on, so one huge paste fails alone. Messages are split in linear time with a bounded buffer
 // (kernel/lines.ts); one up to 64 MiB is read (a 30 MB prompt becomes a kernel variable, session.ts).
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
+import { isRecord } from "../config/records.js";
 import { idOfEdges } from "../host/rpc.js";
 import { BoundedLineSplitter, MAX_LINE_BYTES, writeJsonLine } from "../kernel/lines.js";
 
@@ -23,7 +24,7 @@ export function stdioStream(input: NodeJS.ReadableStream, output: NodeJS.Writabl
           } catch {
             return refuse(null, -32700, "parse error: the message is not valid JSON");
           }
-          if (message === null || typeof message !== "object" || Array.isArray(message)) {
+          if (!isRecord(message)) {
             return refuse(null, -32600, "invalid request: one JSON object per line");
           }
           controller.enqueue(message as AnyMessage);

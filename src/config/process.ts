@@ -34,7 +34,10 @@ export function processExists(pid: number): boolean {
  */
 export function processRuns(pid: number, started: number | undefined): boolean {
   if (started === undefined || process.platform !== "linux") return processExists(pid);
-  return processExists(pid) && processStartTime(pid) === started;
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  // One read of /proc/PID/stat answers both (listings ask this of every session; shutdown polls it).
+  const fields = statFields(pid);
+  return fields !== undefined && fields[0] !== "Z" && Number(fields[22 - 3]) === started;
 }
 
 let ownStart: number | undefined | null = null;

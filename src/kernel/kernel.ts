@@ -299,28 +299,22 @@ class LocalKernel implements Kernel {
         note += ` Restarting it failed: ${messageOf(e)}`;
       }
     }
-    const status = phase === "running" ? "crashed" : "timeout";
-    return withNote(this.failed(started, note, count, status, output), earlier);
+    const status: CellResult["status"] = phase === "running" ? "crashed" : "timeout";
+    const result = { ...this.failed(started, note), executionCount: count, status, output };
+    return withNote({ ...result, outputChars: output.length }, earlier);
   }
 
-  /** A cell that gave no result (the kernel died or could not be restarted): what it printed, and why. */
-  private failed(
-    started: number,
-    note: string,
-    executionCount = this.nextCount,
-    status: CellResult["status"] = "crashed",
-    output = "",
-  ): CellResult {
-    const durationMs = performance.now() - started;
+  /** A cell that gave no result (the kernel died or could not be restarted), and why. */
+  private failed(started: number, note: string): CellResult {
     return {
-      executionCount,
-      status,
-      output,
-      outputChars: output.length,
+      executionCount: this.nextCount,
+      status: "crashed",
+      output: "",
+      outputChars: 0,
       truncated: false,
       images: [],
       note,
-      durationMs,
+      durationMs: performance.now() - started,
     };
   }
 

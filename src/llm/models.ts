@@ -6,7 +6,17 @@ import { createModelClient } from "./index.js";
 import { presetHeaders, withQuery } from "./presets.js";
 import type { ClientOptions, Provider } from "./types.js";
 
-type ModelList = { ids: string[] } | { error: string; status?: number };
+/** The models an endpoint lists (and the URL asked), or what went wrong. */
+type ModelList = { ids: string[]; url: string } | { error: string; status?: number };
+
+interface ListOptions {
+  /** Default 5 s. */
+  timeoutMs?: number;
+  /** The provider preset's name: the key goes in its header (Azure's api-key), with its query. */
+  preset?: string;
+  /** Where the preset's query overrides are read (AZURE_OPENAI_API_VERSION); default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
 
 /** The URL that lists an endpoint's models (OpenAI-compatible: {base}/models; Anthropic: /v1/models). */
 function modelsUrl(provider: Provider, baseUrl: string): string {
@@ -22,8 +32,7 @@ export async function listModels(
   provider: Provider,
   baseUrl: string,
   apiKey: string | undefined,
-  timeoutMs = 5000,
-  preset?: string,
+  { timeoutMs = 5000, preset, env = process.env }: ListOptions = {},
 ): Promise<ModelList> {
   // An address with the model in it (an Azure deployment) has no list of models to ask: whatever it
   // answered would be about the wrong URL (a 401 read as "rejected the API key", or a 404).
@@ -32,7 +41,7 @@ export async function listModels(
       error:
         "the endpoint's address names the model (a deployment), so there is no list to ask: type its name",
     };
-  const { keyHeader, query } = presetClientOptions(preset, process.env);
+  const { keyHeader, query } = presetClientOptions(preset, env);
   const url = withQuery(modelsUrl(provider, baseUrl), query);
   const headers: Record<string, string> =
     provider === "anthropic"
@@ -52,13 +61,14 @@ export async function listModels(
     const ids = [...(body.data ?? []).map((m) => m.id), ...(body.models ?? []).map((m) => m.name)].filter(
       (id): id is string => typeof id === "string" && id !== "",
     );
-    return { ids: [...new Set(ids)].sort() };
+    return { ids: [...new Set(ids)].sort(), url };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     if (cause === "ECONNREFUSED") return { error: `nothing is listening at ${url}` };
     if ((error as Error).name === "TimeoutError")
       return { error: `${url} did not answer within ${timeoutMs / 1000} s` };
-    return { error: `${url}: ${(error as Error).message}` };
+    // fetch says only "fetch failed": the cause's code (ENOTFOUND, ECONNRESET, a certificate's) says why.
+    return { error: `cannot reach ${url} (${cause ?? (error as Error).message})` };
   }
 }
 

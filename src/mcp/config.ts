@@ -55,6 +55,7 @@ export function loadMcpConfig(
   const project = projectRoot(cwd);
   for (const file of files) {
     const entries = readServers(file.path);
+    if (Object.keys(entries).length === 0) continue; // absent or empty: nothing to approve or start
     const approval = needsApproval(file.scope, file.path, project, home);
     for (const [name, raw] of Object.entries(entries)) {
       if (byName.has(name)) continue;

@@ -46,7 +46,7 @@ export async function pickSession(
 /** The UI's list of the endpoint's models for /model without a name (the table's /model switches). */
 export async function pickModel(api: AppApi): Promise<string | undefined> {
   const { provider, baseUrl, apiKey, preset } = api.configured;
-  const listed = await listModels(provider as Provider, baseUrl, apiKey, 5000, preset);
+  const listed = await listModels(provider as Provider, baseUrl, apiKey, { preset });
   if ("error" in listed) {
     api.note(api.theme.warn(`could not list models: ${listed.error}; type /model NAME`));
     return undefined;

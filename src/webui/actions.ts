@@ -85,7 +85,10 @@ export class SessionActions {
     if (typeof request !== "string" || !/^[0-9a-f]{1,32}$/.test(request))
       throw new ActionError("request must be the id of a waiting request");
     const reply = APPROVAL_CHOICES.find((c) => c.reply === answer)?.reply;
-    if (!reply) throw new ActionError('answer must be "once", "session", "project" or "deny"');
+    if (!reply) {
+      const words = APPROVAL_CHOICES.map((c) => `"${c.reply}"`);
+      throw new ActionError(`answer must be ${words.slice(0, -1).join(", ")} or ${words.at(-1)}`);
+    }
     const { answered } = running(
       await this.withHost((handle) => handle.call("approve", { id: request, answer: reply, from: "web" })),
     );

@@ -31,13 +31,14 @@ async function serveModels(
 describe("listModels", () => {
   it("sends the key as a Bearer token by default", async () => {
     const { base } = await serveModels("authorization", "Bearer k-1");
-    expect(await listModels("openai", base, "k-1")).toEqual({ ids: ["m-1", "m-2"] });
+    expect(await listModels("openai", base, "k-1")).toEqual({ ids: ["m-1", "m-2"], url: `${base}/models` });
   });
 
   it("sends the key in the header its preset names (Azure's api-key), and no Bearer token beside it", async () => {
     const { base, seen } = await serveModels("api-key", "k-2");
-    expect(await listModels("openai", base, "k-2", 5000, "azure")).toEqual({
+    expect(await listModels("openai", base, "k-2", { preset: "azure" })).toEqual({
       ids: ["m-1", "m-2"],
+      url: expect.stringMatching(/\/models\?api-version=/),
     });
     expect(seen[0]?.authorization).toBeUndefined();
   });
@@ -48,13 +49,15 @@ describe("listModels", () => {
     server?.prependListener("request", (req) => {
       url = req.url ?? "";
     });
-    await listModels("openai", base, "k-3", 5000, "azure");
+    await listModels("openai", base, "k-3", { preset: "azure" });
     expect(url).toMatch(/^\/v1\/models\?api-version=\d{4}-\d\d-\d\d/);
   });
 
   it("does not ask an address that names the model (an Azure deployment), and says to type the name", async () => {
     const { base, seen } = await serveModels("api-key", "k-4");
-    const listed = await listModels("openai", `${base}/openai/deployments/{model}`, "k-4", 5000, "azure");
+    const listed = await listModels("openai", `${base}/openai/deployments/{model}`, "k-4", {
+      preset: "azure",
+    });
     expect(listed).toEqual({ error: expect.stringMatching(/names the model.*type/) });
     expect(seen).toEqual([]);
   });

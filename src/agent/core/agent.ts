@@ -1,11 +1,13 @@
 import { rmSync } from "node:fs";
 import { describeMode, type PermissionMode } from "../../config/permission-mode.js";
 import type { CellResult } from "../../kernel/types.js";
+import type { ModelClient } from "../../llm/types.js";
 import { Journal } from "../../session/index.js";
 import type { JournalBody, JournalEvent, SpendRecord } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { type ChildAgent, ChildManager, type ChildParams } from "../children/manager.js";
 import { Mailbox } from "../children/messaging.js";
+import type { AgentSpec } from "../children/specs.js";
 import { AgentGoal } from "../gates/goal.js";
 import type { RootHooks } from "../hooks.js";
 import type { KernelCallsAgent } from "../kernel-api/calls.js";
@@ -25,16 +27,22 @@ import type { AgentTree } from "./tree.js";
 import { TurnRunner, TurnState } from "./turns.js";
 import { describeVariable, renderVariableLine, type VariableSpec, variableEvent } from "./variables.js";
 
-/**
- * What one agent is started with (start.ts makes a root's, newChild() a child's): a child's params less
- * its name and task, with `kernel` (a kernel URI; default: its parent's, the root's the tree's).
- */
-interface AgentParams extends Omit<ChildParams, "name" | "task" | "parentId" | "mode"> {
+/** What one agent is started with (start.ts makes a root's, newChild() a child's). */
+interface AgentParams {
+  id: string;
+  dir: string;
   title: string;
+  depth: number;
   parentId?: string;
+  client: ModelClient;
+  budget: Budget;
+  variables: VariableSpec[];
   sink: EventSink;
+  spec?: AgentSpec;
   /** A sub-agent's permission mode (already narrowed to its parent's); the root's is the tree's. */
   mode?: PermissionMode;
+  /** Where its kernel runs (a kernel URI); default: its parent's, the root's the tree's (kernel-target.ts). */
+  kernel?: string;
   /** The agent that started this one. */
   parent?: Agent;
   /** Continue an existing journal instead of starting one. */

@@ -22,27 +22,25 @@ import { webCheck } from "./web.js";
  * Asks the endpoint for its model list (as the login picker does, in the preset's way): cheap, needs no
  * tokens, and tells a bad key from a dead server.
  */
-async function probeEndpoint(m: ResolvedConfig["model"], model: string): Promise<Check> {
-  const listed = await listModels(
-    m.provider,
-    m.baseUrl.replaceAll("{model}", model),
-    m.apiKey,
-    5000,
-    m.preset,
-  );
+async function probeEndpoint(
+  m: ResolvedConfig["model"],
+  model: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Check> {
+  const base = m.baseUrl.replaceAll("{model}", model);
+  const listed = await listModels(m.provider, base, m.apiKey, { preset: m.preset, env });
   if ("error" in listed) {
     const { error, status } = listed;
     if (status === 401 || status === 403) return check("endpoint", false, error);
     if (status !== undefined) return check("endpoint", "warn", `${error} (it may not list models)`);
     return check("endpoint", false, `${error}; is the server running?`);
   }
-  const url = m.baseUrl.replaceAll("{model}", model);
   if (listed.ids.length > 0 && !listed.ids.includes(model)) {
     const some = listed.ids.slice(0, 8).join(", ");
     return check("endpoint", false, `reachable, but model "${model}" is not listed (has: ${some})`);
   }
   const serves = listed.ids.includes(model) ? `, serves ${model}` : "";
-  return check("endpoint", true, `${url} reachable${serves}`);
+  return check("endpoint", true, `${listed.url} reachable${serves}`);
 }
 
 export async function doctor(
@@ -134,7 +132,7 @@ export async function doctor(
   );
   // A subscription's API needs its OAuth headers, which an unauthenticated probe lacks: its sign-in is checked.
   if (signedIn) checks.push(signedIn);
-  else if (m.model) checks.push(await probeEndpoint(m, m.model));
+  else if (m.model) checks.push(await probeEndpoint(m, m.model, io.env));
 
   printChecks(checks, io);
   // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.

@@ -2,7 +2,7 @@
 import { readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { makeDirs } from "../../config/dirs.js";
-import { within } from "../../config/paths.js";
+import { realPath, within } from "../../config/paths.js";
 import { RELM_PYTHON_DIR } from "../paths.js";
 import { type BwrapPlan, bwrapArgs, NET_SOCKET_INSIDE, PROXY_PORT } from "./bwrap.js";
 import { hostPidBelow } from "./pids.js";
@@ -48,7 +48,7 @@ export class LinuxSandbox implements KernelSandbox {
     private readonly proxy: NetProxy | undefined,
   ) {
     for (const dir of paths.writable) makeDirs(dir, 0o700);
-    const project = real(paths.project) ?? path.resolve(paths.project);
+    const project = realPath(paths.project);
     const home = paths.home ? real(paths.home) : undefined;
     const hideHome = settings.mode === "strict" && home && home !== "/" ? [home] : [];
     // The project itself is never hidden (relm started in $HOME or in RELM_HOME); a parent of it is, and

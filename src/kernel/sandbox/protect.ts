@@ -27,7 +27,7 @@ const SUBMODULE_DEPTH = 4;
 
 /** Below `parent`, not `parent` itself. */
 function below(child: string, parent: string): boolean {
-  return path.relative(parent, child) !== "" && within(child, parent);
+  return child !== parent && within(child, parent);
 }
 
 function realInside(project: string, p: string): string | undefined {

@@ -18,7 +18,7 @@ import {
   type VerifyRecord,
 } from "../store/index.js";
 import { readTrace } from "../verdicts/verdict-journal.js";
-import { revertForVerdict } from "../verdicts/verdict-revert.js";
+import { revertForVerdict, VERDICT_AUTHOR } from "../verdicts/verdict-revert.js";
 import { provenanceOf } from "../verdicts/verify-plan.js";
 import { alreadyIn, promoteEntries } from "./promote.js";
 
@@ -130,7 +130,7 @@ function promote(
     revision,
     entries,
     to: "project",
-    author: "verdict",
+    author: VERDICT_AUTHOR,
     reason: `promote ${entries.map((e) => e.id).join(", ")} from probation: ${judgement.summary.split(":")[0]}`,
     evidence: revision.evidence,
     verdict: { ...note, ...verify },

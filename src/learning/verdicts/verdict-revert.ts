@@ -3,13 +3,16 @@
 
 import { HarnessConflictError, type HarnessStore, type Revision, type VerdictNote } from "../store/index.js";
 
+/** Who the revisions that verdicts make (a revert, a promotion from probation) are by, in the log. */
+export const VERDICT_AUTHOR = "verdict";
+
 export function revertForVerdict(
   store: HarnessStore,
   revision: Revision,
   options: { reason: string; verdict: VerdictNote },
 ): { reverted?: string; refused?: string } {
   try {
-    const undo = store.revert(revision.rev, { ...options, author: "verdict" });
+    const undo = store.revert(revision.rev, { ...options, author: VERDICT_AUTHOR });
     return { reverted: undo.rev };
   } catch (error) {
     // A later revision changed the same entries (undoing this one would overwrite that work), or the

@@ -101,7 +101,7 @@ export async function loginFlow(
   // Ollama answers in milliseconds when it runs; the picker says whether it does.
   const ollama = all.find((e) => e.id === "ollama") as Endpoint;
   const probe = await Promise.race([
-    listModels("openai", ollama.baseUrl, undefined, 800),
+    listModels("openai", ollama.baseUrl, undefined, { timeoutMs: 800 }),
     new Promise<undefined>((r) => setTimeout(r, 900)),
   ]);
 
@@ -296,7 +296,7 @@ async function chooseModel(
   check: <T>(v: T | undefined) => T,
 ): Promise<string> {
   const busy = showBusy(dialogs, "Models", `Asking ${baseUrl} for its models…`);
-  const listed = await listModels(ep.provider, baseUrl, apiKey, 5000, ep.preset);
+  const listed = await listModels(ep.provider, baseUrl, apiKey, { preset: ep.preset });
   busy.hide();
   const initial = existing.baseUrl === baseUrl ? existing.model : undefined;
   const TYPE = "\u0000type";
