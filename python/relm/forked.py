@@ -51,9 +51,10 @@ def _detach(origin):
     os.setpgid(0, 0)  # own group: the host's interrupts and kills reach this kernel and its cells only
     for signum, handler in origin.signals.items():
         signal.signal(signum, handler)
-    runner._parent_death_signal()  # the parent is now the template, which dies with the host
-    if os.getppid() != origin.pid:
-        os._exit(1)  # the template died before prctl took effect
+    # The parent is now the template, which dies with the host. Tied to the template's own pid (not
+    # runner._parent_death_signal's getppid()): a template already gone would not be noticed otherwise.
+    if not keeper.tie_to_parent(signal.SIGKILL, origin.pid):
+        os._exit(1)  # the template died before the signal was set
     # This process becomes the kernel's keeper (relm.keeper) and the kernel goes on in a child; a spare
     # pays for that fork ahead of time too. Before gc.enable(): the keeper leaves shared pages alone.
     keeper.split()

@@ -50,8 +50,16 @@ def _prctl(option, value=0):
 
 def tie_to_parent(signum, parent):
     """Has Linux send this process `signum` when its parent dies; False if that parent, `parent`, died
-    before it took effect (this process has been re-parented already)."""
-    _prctl(PR_SET_PDEATHSIG, int(signum))
+    before it took effect (this process has been re-parented already). Pass the pid the parent had, not
+    a fresh os.getppid(): once the parent is gone, getppid() names whoever adopted this process.
+
+    Elsewhere (macOS forks kernels too), or without ctypes, no signal is set and only the check is made.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            _prctl(PR_SET_PDEATHSIG, int(signum))
+        except Exception:  # noqa: BLE001 - no ctypes, no libc: the check below still holds
+            pass
     return os.getppid() == parent
 
 

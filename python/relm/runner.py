@@ -228,15 +228,10 @@ def _die():
 
 
 def _parent_death_signal():
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        # Checked against the parent we had, not `== 1`: in a sandbox's pid namespace the living parent
-        # (bubblewrap's init) is pid 1.
-        if not keeper.tie_to_parent(signal.SIGKILL, os.getppid()):
-            _die()
-    except Exception:
-        pass
+    # Checked against the parent we had, not `== 1`: in a sandbox's pid namespace the living parent
+    # (bubblewrap's init) is pid 1.
+    if not keeper.tie_to_parent(signal.SIGKILL, os.getppid()):
+        _die()
 
 
 def _group_watchdog():

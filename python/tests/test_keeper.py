@@ -15,7 +15,7 @@ import unittest
 
 from relm import keeper
 
-from .support import TIMEOUT, Runner, alive, kernel_env, parent_of, temp_dir, wait_until
+from .support import PYTHON_DIR, TIMEOUT, Runner, alive, kernel_env, parent_of, temp_dir, wait_until
 
 NEEDS_KEEPER = "keepers need Linux (PR_SET_CHILD_SUBREAPER)"
 
@@ -242,6 +242,53 @@ class ForkedKernelKeeperTests(unittest.TestCase):
         self.template.wait(TIMEOUT)
         for mark in marks:
             wait_until(lambda mark=mark: not with_marker(mark), what="the detached sleepers to end")
+
+
+# A middle process forks a child that ties itself to the middle with SIGTERM and reports on stdout; the
+# middle ends once the child has reported ("early": the child ties itself first) or at once ("late": the
+# child waits until it has been re-parented, the race forked kernels and keepers guard against).
+TIE_SCRIPT = """
+import os, signal, sys, time
+from relm import keeper
+middle = os.getpid()
+r, w = os.pipe()
+if os.fork() == 0:
+    os.close(r)
+    if sys.argv[1] == "late":
+        while os.getppid() == middle:
+            time.sleep(0.01)
+    tied = keeper.tie_to_parent(signal.SIGTERM, middle)
+    print(os.getpid(), "tied" if tied else "gone", flush=True)
+    os.close(w)
+    if tied:
+        time.sleep(600)
+    os._exit(0)
+os.close(w)
+if sys.argv[1] == "early":
+    os.read(r, 1)  # EOF once the child has tied itself
+"""
+
+
+@unittest.skipUnless(keeper.available(), NEEDS_KEEPER)
+class TieToParentTests(unittest.TestCase):
+    def tie(self, when):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", TIE_SCRIPT, when], cwd=PYTHON_DIR, stdout=subprocess.PIPE, text=True
+        )
+        self.addCleanup(proc.stdout.close)
+        pid, answer = proc.stdout.readline().split()
+        self.addCleanup(keeper.kill, int(pid), signal.SIGKILL, False)
+        proc.wait(TIMEOUT)
+        return int(pid), answer
+
+    def test_a_child_tied_to_its_living_parent_gets_the_signal_when_the_parent_ends(self):
+        pid, answer = self.tie("early")
+        self.assertEqual(answer, "tied")
+        wait_until(lambda: not alive(pid), what="the tied child to get SIGTERM")
+
+    def test_a_parent_already_gone_is_reported_not_mistaken_for_whoever_adopted_the_child(self):
+        _, answer = self.tie("late")
+        self.assertEqual(answer, "gone")
 
 
 def _state(pid):
