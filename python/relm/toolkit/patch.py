@@ -110,13 +110,15 @@ def _plan(ops):
         if s.after is None:
             problems.append(f"{op.path}: no such file to {'delete' if op.kind == 'delete' else 'update'}")
             continue
-        # A deletion's hunks (a unified diff of one) are checked too: the file must be what it removes.
+        if op.kind == "delete":
+            errs = _check_deletion(op, s.after)
+            problems.extend(errs)
+            if not errs:
+                s.after = None
+            continue
         result, errs = _apply_hunks(op.path, s.after, op.hunks)
         if errs:
             problems.extend(errs)
-            continue
-        if op.kind == "delete":
-            s.after = None
             continue
         if op.move_to and os.path.normpath(op.move_to) != os.path.normpath(op.path):
             d = state(op.move_to)
@@ -132,6 +134,16 @@ def _plan(ops):
         else:
             s.after = result
     return (states, moves), problems
+
+
+def _check_deletion(op, text):
+    """Problems with deleting a file whose content is `text`. A unified diff's deletion lists the lines
+    it removes: the file must be what it removes. `*** Delete File:` lists none: nothing to check (and no
+    reason to split the file into lines)."""
+    if not op.hunks:
+        return []
+    _, errs = _apply_hunks(op.path, text, op.hunks)
+    return errs
 
 
 def _apply_hunks(path, text, hunks):
