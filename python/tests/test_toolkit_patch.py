@@ -229,6 +229,18 @@ rename to moved/b2.py
             apply_patch(None)
         self.unchanged()
 
+    def test_a_deletion_must_remove_the_whole_file(self):
+        # The diff was made when c.py had two lines; it has a third now, which deleting would lose.
+        self.put("c.py", THREE["c.py"] + b"extra = 4\n")
+        deletion = "--- a/c.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-def c():\n-    return 3\n"
+        left = r"c.py: the deletion removes only part of the file \(1 more line\(s\), the first 'extra = 4'\)"
+        with self.assertRaisesRegex(PatchError, left):
+            apply_patch(deletion)
+        self.assertEqual(self.get("c.py"), THREE["c.py"] + b"extra = 4\n")
+        self.put("c.py", THREE["c.py"])
+        self.assertIn("D c.py (-2)", apply_patch(deletion))
+        self.assertFalse(os.path.exists("c.py"))
+
     def test_a_failed_rename_puts_back_what_was_written(self):
         real = patch.os.replace
         calls = []

@@ -111,7 +111,7 @@ def _plan(ops):
             problems.append(f"{op.path}: no such file to {'delete' if op.kind == 'delete' else 'update'}")
             continue
         if op.kind == "delete":
-            errs = _check_deletion(op, s.after)
+            errs = _check_deletion(op.path, s.after, op.hunks)
             problems.extend(errs)
             if not errs:
                 s.after = None
@@ -136,14 +136,19 @@ def _plan(ops):
     return (states, moves), problems
 
 
-def _check_deletion(op, text):
-    """Problems with deleting a file whose content is `text`. A unified diff's deletion lists the lines
-    it removes: the file must be what it removes. `*** Delete File:` lists none: nothing to check (and no
-    reason to split the file into lines)."""
-    if not op.hunks:
+def _check_deletion(path, text, hunks):
+    # A unified diff's deletion lists the lines it removes: the file must be exactly those (as git apply
+    # has it). `*** Delete File:` lists none: nothing to check, no reason to split the file into lines.
+    if not hunks:
         return []
-    _, errs = _apply_hunks(op.path, text, op.hunks)
-    return errs
+    left, errs = _apply_hunks(path, text, hunks)
+    if errs or not left:
+        return errs
+    lines = left.splitlines()
+    return [
+        f"{path}: the deletion removes only part of the file ({len(lines)} more line(s), the first "
+        f"{lines[0]!r}); make the diff against the file as it is now, or delete it with *** Delete File:"
+    ]
 
 
 def _apply_hunks(path, text, hunks):
