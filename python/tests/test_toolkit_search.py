@@ -111,6 +111,53 @@ class Backends(unittest.TestCase):
         if shutil.which("rg"):
             self.assertIn("rg", results)
 
+    def test_a_nul_byte_anywhere_makes_a_file_binary_in_every_backend(self):
+        root = temp_dir(self)
+        make_tree(root, True)
+        files = {
+            # Past the 8,000 bytes git grep looks at, inside the first block ripgrep reads.
+            "late.txt": b"needle one\n" + b"x" * 9000 + b"\nneedle two\0\nneedle three\n",
+            # Past ripgrep's first blocks: it used to report the lines before the NUL.
+            "later.txt": b"needle one\n" + (b"y" * 99 + b"\n") * 5000 + b"needle two\0\nneedle three\n",
+        }
+        for name, data in files.items():
+            with open(os.path.join(root, name), "wb") as f:
+                f.write(data)
+        os.chdir(root)
+        results = self.each("needle", glob="*.txt")
+        self.assertEqual(sorted(results), sorted(["python", "git grep"] + (["rg"] if shutil.which("rg") else [])))
+        for backend, found in results.items():
+            self.assertEqual([m[0] for m in found], [".hidden/h.txt", "a/z.txt", "a.txt", "a.txt", "crlf.txt"], backend)
+
+    def test_utf16_and_byte_order_marks_read_as_ripgrep_reads_them(self):
+        root = temp_dir(self)
+        make_tree(root, True)
+        os.mkdir(os.path.join(root, "enc"))
+        files = {
+            "le.txt": "\ufeffneedle le\nsecond needle\n".encode("utf-16-le"),
+            "be.txt": "\ufeffneedle be\n".encode("utf-16-be"),
+            "nul16.txt": "\ufeffneedle\0\n".encode("utf-16-le"),  # a NUL character: binary, decoded or not
+            "bom8.txt": "\ufeffneedle at the start\n".encode("utf-8"),
+        }
+        for name, data in files.items():
+            with open(os.path.join(root, "enc", name), "wb") as f:
+                f.write(data)
+        os.chdir(root)
+        expect = [
+            ("enc/be.txt", 1, "needle be"),
+            ("enc/bom8.txt", 1, "needle at the start"),
+            ("enc/le.txt", 1, "needle le"),
+            ("enc/le.txt", 2, "second needle"),
+        ]
+        results = self.each("^needle|needle$", path="enc")
+        self.assertEqual(results["python"], expect)
+        if shutil.which("rg"):
+            self.assertEqual(results["rg"], expect)
+        # git grep (only without ripgrep) cannot decode UTF-16, and its ^ meets the UTF-8 BOM on line 1;
+        # what it finds reads as the others read it.
+        self.assertEqual(results["git grep"], [])
+        self.assertEqual(self.each("needle at", path="enc")["git grep"], [expect[1]])
+
     def test_repository_exclude_file_honoured(self):
         root = temp_dir(self)
         make_tree(root, True)

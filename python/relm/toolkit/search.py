@@ -3,7 +3,9 @@
 grep uses ripgrep (`rg --json`) when it is on PATH, `git grep` inside a git repository, pure Python
 otherwise; all three take Python's regex syntax as far as they share it (a pattern ripgrep refuses,
 such as a look-behind, goes to git grep's PCRE or to Python), see the same files (hidden ones included, .git and
-ignored ones left out, binary files skipped) and give the same results in the same order.
+ignored ones left out, a file with a NUL byte anywhere skipped) and give the same results in the same
+order. Files read as ripgrep reads them: UTF-16 by its byte order mark, a UTF-8 one dropped (git grep,
+used only without ripgrep, does neither: docs/toolkit.md).
 """
 
 import glob as _stdlib_glob
@@ -143,20 +145,42 @@ def _rg(pattern, path, glob, ignore_case, limit):
     if glob and "/" not in glob:
         args += ["-g", glob]
     args += ["-e", pattern, "--", path]
-    found, code = _stream(args, _rg_match, limit)
+    found, code = _stream(args, _rg_reader(limit), limit)
     if code not in (0, 1) and not found:
         return None  # a pattern Rust's regex refuses (look-around, back-references): Python does it
     return found
 
 
-def _rg_match(raw):
-    try:
-        msg = json.loads(raw)
-    except ValueError:
-        return None
-    if msg.get("type") != "match":
-        return None
-    data = msg["data"]
+def _rg_reader(limit):
+    """Reads `rg --json` lines for _stream. Each file's matches wait for its end message: ripgrep reports
+    the lines before a NUL byte it meets past its first block and says so there (binary_offset), where
+    the other backends skip the whole file; so does this."""
+    pending = []
+
+    def read(raw):
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            return []
+        kind = msg.get("type")
+        if kind == "match":
+            pending.append(_rg_match(msg["data"]))
+            if len(pending) < limit:
+                return []
+            # Enough to stop the search: this file's end (and a NUL in it) is not waited for.
+        elif kind == "end":
+            if msg["data"].get("binary_offset") is not None:
+                pending.clear()
+        else:
+            return []
+        out = pending[:]
+        pending.clear()
+        return out
+
+    return read
+
+
+def _rg_match(data):
     name, text = _rg_text(data["path"], "surrogateescape"), _rg_text(data["lines"], "replace")
     return Match(_norm(name), data["line_number"], _clip(text))
 
@@ -176,23 +200,55 @@ def _git_grep(pattern, path, ignore_case, limit):
     if ignore_case:
         args.append("-i")
     args += ["-e", pattern, "--", path]
-    found, code = _stream(args, _git_match, limit)
+    found, code = _stream(args, _git_reader(), limit)
     if code not in (0, 1) and len(found) < limit:
         return None  # no PCRE in this git, a pattern it refuses, a path outside the repository
     return found
 
 
-def _git_match(raw):
-    parts = raw.rstrip(b"\n").split(b"\0", 2)
-    if len(parts) != 3:
-        return None
-    name = parts[0].decode("utf-8", "surrogateescape")
-    return Match(_norm(name), int(parts[1]), _clip(parts[2].decode("utf-8", "replace")))
+# git grep -I calls a file binary for a NUL in its first 8,000 bytes only (git's own rule).
+GIT_BINARY_PROBE = 8000
 
 
-def _stream(args, match, limit):
-    """(matches, exit code) of a search process, its output read as it comes, each line made a Match (or
-    None) by `match`; stopped once `limit` matches are in. ([], None) when it cannot be started."""
+def _git_reader():
+    """Reads `git grep -z` lines for _stream, leaving out the files with a NUL byte past git's probe
+    (looked for once per file that matches: the other backends skip such a file whole)."""
+    late_nul = {}
+
+    def read(raw):
+        parts = raw.rstrip(b"\n").split(b"\0", 2)
+        if len(parts) != 3:
+            return []
+        name = _norm(parts[0].decode("utf-8", "surrogateescape"))
+        if name not in late_nul:
+            late_nul[name] = _has_nul(name, GIT_BINARY_PROBE)
+        if late_nul[name]:
+            return []
+        line, text = int(parts[1]), parts[2].decode("utf-8", "replace")
+        if line == 1:
+            text = text.removeprefix("\ufeff")  # a UTF-8 byte order mark, which ripgrep drops
+        return [Match(name, line, _clip(text))]
+
+    return read
+
+
+def _has_nul(path, start):
+    """Whether the file holds a NUL byte at offset `start` or later (an unreadable file: no)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            while block := f.read(1 << 16):
+                if b"\0" in block:
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def _stream(args, read, limit):
+    """(matches, exit code) of a search process, its output read as it comes, each line turned by `read`
+    into the matches it completes (often none); stopped once `limit` matches are in. ([], None) when it
+    cannot be started."""
     try:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     except OSError:
@@ -200,9 +256,7 @@ def _stream(args, match, limit):
     found = []
     try:
         for raw in proc.stdout:
-            m = match(raw)
-            if m is not None:
-                found.append(m)
+            found.extend(read(raw))
             if len(found) >= limit:
                 proc.kill()
                 break
@@ -223,9 +277,10 @@ def _python(regex, path, keep, limit):
                 data = f.read()
         except OSError:
             continue
-        if b"\0" in data:
+        text = _decode(data)
+        if "\0" in text:
             continue  # binary, as rg and git grep treat it
-        lines = data.decode("utf-8", "replace").split("\n")
+        lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()  # the empty string after the last newline is not a line
         for n, line in enumerate(lines, 1):
@@ -235,6 +290,14 @@ def _python(regex, path, keep, limit):
         if len(found) >= limit:
             break
     return found
+
+
+def _decode(data):
+    """A file's text as ripgrep reads it: UTF-16 by its byte order mark, else UTF-8 without one, with
+    U+FFFD for bytes that are not UTF-8."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
+    return data.decode("utf-8-sig", "replace")
 
 
 def _glob_filter(glob, root):
