@@ -158,6 +158,19 @@ class Backends(unittest.TestCase):
         self.assertEqual(results["git grep"], [])
         self.assertEqual(self.each("needle at", path="enc")["git grep"], [expect[1]])
 
+    def test_the_cr_of_a_crlf_line_is_no_part_of_it(self):
+        root = temp_dir(self)
+        make_tree(root, True)
+        os.chdir(root)
+        ends = self.each("crlf$", glob="crlf.txt")
+        cr = self.each(r"crlf\s", glob="crlf.txt")
+        for backend in ("rg", "python") if shutil.which("rg") else ("python",):
+            self.assertEqual(ends[backend], [("crlf.txt", 2, "needle crlf")], backend)
+            self.assertEqual(cr[backend], [], backend)
+        # git grep (only without ripgrep) matches the \r: documented in docs/toolkit.md.
+        self.assertEqual(ends["git grep"], [])
+        self.assertEqual(cr["git grep"], [("crlf.txt", 2, "needle crlf")])
+
     def test_repository_exclude_file_honoured(self):
         root = temp_dir(self)
         make_tree(root, True)

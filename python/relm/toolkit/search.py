@@ -4,8 +4,8 @@ grep uses ripgrep (`rg --json`) when it is on PATH, `git grep` inside a git repo
 otherwise; all three take Python's regex syntax as far as they share it (a pattern ripgrep refuses,
 such as a look-behind, goes to git grep's PCRE or to Python), see the same files (hidden ones included, .git and
 ignored ones left out, a file with a NUL byte anywhere skipped) and give the same results in the same
-order. Files read as ripgrep reads them: UTF-16 by its byte order mark, a UTF-8 one dropped (git grep,
-used only without ripgrep, does neither: docs/toolkit.md).
+order. Files read as ripgrep reads them: UTF-16 by its byte order mark, a UTF-8 one dropped, a CRLF
+line without its \r (git grep, used only without ripgrep, does none of these: docs/toolkit.md).
 """
 
 import glob as _stdlib_glob
@@ -136,6 +136,7 @@ def _rg(pattern, path, glob, ignore_case, limit):
         "--no-require-git",
         "--no-config",
         "--no-ignore-dot",
+        "--crlf",  # a line's \r is no part of it (`x$` matches "x\r\n"), as Python reads lines
         "--sort",
         "path",
     ]
