@@ -4,7 +4,7 @@ and acts only once it is granted (docs/sandbox.md, "Approvals"). The call waits 
 
 import os
 
-from . import calls, interrupts
+from . import calls
 from .agents import _call
 
 
@@ -40,24 +40,15 @@ def request(kind, reason, **details):
     request("mode", "need to install packages", mode="full")      # the kernel restarts after this cell
 
     Returns a Granted (a dict); raises request.Denied (a PermissionError) with the reason if refused."""
-    # The host withdraws the request by this id if the cell is interrupted while it waits (below).
-    call = os.urandom(8).hex()
     if kind == "mode" and "mode" not in details and details.get("to") is not None:
         details["mode"] = details.pop("to")
-    params = {"kind": str(kind), "reason": str(reason), **details, "call": call}
+    params = {"kind": str(kind), "reason": str(reason), **details}
     if "path" in details:
         params["path"] = os.path.expanduser(str(details["path"]))  # the refusal names it as it was given
-    try:
-        answer = _call("approval.request", params)
-    except KeyboardInterrupt:
-        # Interrupted while waiting: the host takes the question back from every front end (nobody's
-        # answer may act on it now), without this cell waiting for the host.
-        with interrupts.deferred():
-            try:
-                calls.notify("approval.cancel", {"call": call})
-            except Exception:
-                pass
-        raise
+    # Interrupted while waiting: the host takes the question back from every front end (nobody's answer
+    # may act on it now).
+    with calls.cancelled_on_interrupt("approval.cancel") as call:
+        answer = _call("approval.request", {**params, "call": call})
     if not answer.get("granted"):
         subject = details.get("host") or details.get("cmd") or details.get("path") or details.get("mode") or kind
         raise Denied(kind, subject, answer.get("by", "policy"), answer.get("note"))

@@ -5,10 +5,12 @@ protocol reader thread, so a cell can wait on the host without deadlock, and sev
 wait at once.
 """
 
+import contextlib
 import itertools
+import os
 import threading
 
-from . import protocol
+from . import interrupts, protocol
 
 
 class HostError(Exception):
@@ -46,6 +48,23 @@ def notify(method, params=None):
     """Sends `method(params)` without waiting for the answer (e.g. a cancellation from an interrupted
     cell, which must not block on the host)."""
     protocol.send({"type": "request", "id": next(_ids), "method": method, "params": params})
+
+
+@contextlib.contextmanager
+def cancelled_on_interrupt(cancel):
+    """Yields an id for the host request made inside the block (its params' "call"). When the cell is
+    interrupted there, the host is sent `cancel({"call": id})` without waiting for an answer (the cell
+    must stop now), and the interrupt goes on."""
+    call_id = os.urandom(8).hex()
+    try:
+        yield call_id
+    except KeyboardInterrupt:
+        with interrupts.deferred():
+            try:
+                notify(cancel, {"call": call_id})
+            except Exception:  # noqa: BLE001 - the interrupt matters more than the cancellation
+                pass
+        raise
 
 
 def resolve(msg):

@@ -19,7 +19,7 @@ import keyword
 import os
 import re
 
-from . import calls, interrupts
+from . import calls
 
 
 class ToolError(Exception):
@@ -49,17 +49,9 @@ def python_name(name):
 
 
 def _request(method, params, server=None, tool=None):
-    call = os.urandom(8).hex()
     try:
-        return calls.call(method, {**params, "call": call})
-    except KeyboardInterrupt:
-        # The cell was interrupted: stop the request at the server too, without waiting for the host.
-        with interrupts.deferred():
-            try:
-                calls.notify("mcp.cancel", {"call": call})
-            except Exception:
-                pass
-        raise
+        with calls.cancelled_on_interrupt("mcp.cancel") as call:  # stops the request at the server too
+            return calls.call(method, {**params, "call": call})
     except calls.HostError as e:
         if e.code == "mcp_server":
             raise ServerError(str(e), server, tool) from None

@@ -6,9 +6,8 @@ cell cancels its request; the session's time budget (--max-time) stops it too.
 """
 
 import base64
-import os
 
-from .. import calls, interrupts
+from .. import calls
 from ._text import OUTPUT_CAP, Shown, cap
 
 
@@ -36,17 +35,9 @@ def _call(method, params, error=WebError):
 
     if not protocol.connected():
         raise RuntimeError(f"{method.split('.')[1]}() runs through a relm host; this kernel has none")
-    call = os.urandom(8).hex()
     try:
-        return calls.call(method, {**params, "call": call})
-    except KeyboardInterrupt:
-        # The cell was interrupted: stop the request in the host too, without waiting for an answer.
-        with interrupts.deferred():
-            try:
-                calls.notify("web.cancel", {"call": call})
-            except Exception:  # noqa: BLE001 - the interrupt matters more than the cancellation
-                pass
-        raise
+        with calls.cancelled_on_interrupt("web.cancel") as call:
+            return calls.call(method, {**params, "call": call})
     except calls.HostError as e:
         if e.code == "usage":
             raise ValueError(str(e)) from None
