@@ -149,6 +149,13 @@ def check_text(name, value):
         raise TypeError(f"{name} must be a str, not {type(value).__name__}")
 
 
+def check_count(name, value, what=""):
+    """`value` must be a positive int (True is no count); `what` says in the message what it counts."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        detail = f" ({what})" if what else ""
+        raise ValueError(f"{name} must be a positive int{detail}, not {value!r}")
+
+
 def write_atomic(path, data):
     """Writes `data` to `path` through a temp file in the same folder and a rename, keeping the mode of
     a file that was there."""

@@ -13,6 +13,7 @@ from ._text import (
     OUTPUT_CAP,
     FileText,
     Shown,
+    check_count,
     check_path,
     check_text,
     diff_stats,
@@ -107,10 +108,7 @@ def edit(path, old, new, count=1):
     check_path(path)
     check_text("old", old)
     check_text("new", new)
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(
-            f"count must be a positive int (how many occurrences may be replaced), not {count!r}"
-        )
+    check_count("count", count, "how many occurrences may be replaced")
     if old == "":
         raise ValueError(
             "old is empty: give the exact text to replace (write() creates or overwrites a file)"

@@ -17,7 +17,7 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import OUTPUT_CAP, Shown, cap, check_path, check_text, public
+from ._text import OUTPUT_CAP, Shown, cap, check_count, check_path, check_text, public
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 2_000  # matches read from a backend before it is stopped (more when max_results asks)
@@ -68,8 +68,7 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     check_path(path)
     if glob is not None:
         check_text("glob", glob)
-    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
-        raise ValueError(f"max_results must be a positive int, not {max_results!r}")
+    check_count("max_results", max_results)
     flags = re.IGNORECASE if ignore_case else 0
     try:
         regex = re.compile(pattern, flags)
@@ -327,8 +326,7 @@ def glob(pattern, path=".", max_results=500):
     """
     check_text("pattern", pattern)
     check_path(path)
-    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
-        raise ValueError(f"max_results must be a positive int, not {max_results!r}")
+    check_count("max_results", max_results)
     path = os.fspath(path)
     if not os.path.isdir(path):
         raise NotADirectoryError(f"{path}: no such folder (cwd is {os.getcwd()})")
@@ -387,8 +385,7 @@ def tree(path=".", depth=2, max_entries=400):
     holds. At most 50 entries per folder and `max_entries` lines in all, with notes where cut.
     """
     check_path(path)
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise ValueError(f"depth must be a positive int, not {depth!r}")
+    check_count("depth", depth)
     path = os.fspath(path)
     if not os.path.isdir(path):
         raise NotADirectoryError(f"{path}: no such folder (cwd is {os.getcwd()}); view() shows a file")
