@@ -104,10 +104,16 @@ describe("--max-time interrupts the work in progress", { concurrent: true }, () 
     });
     const result = await timed(rig, ["run", "--max-time", "20s", "rate limited"]);
     expect(result.code, result.stderr).toBe(3);
-    expect(result.ms).toBeLessThan(10_000);
     expect(result.stderr).toMatch(/--max-time .*cannot cover another try/);
     expect(rig.model.requests).toHaveLength(1);
-    expect(ofType(onlyJournal(rig.home).lines, "model_retry")).toEqual([]);
+    const { lines } = onlyJournal(rig.home);
+    expect(ofType(lines, "model_retry")).toEqual([]);
+    // At once: the session stopped well before its 20 s ran out, timed inside the journal (a loaded
+    // machine slows the process's start and exit, which the behaviour is not about).
+    const created = Date.parse(lines[0]?.created as string);
+    const stop = ofType(lines, "budget_stop")[0];
+    expect(stop?.budget).toBe("max-time");
+    expect(Date.parse(stop?.t as string) - created).toBeLessThan(12_000);
   });
 
   it("requestIdleTimeout in config.json abandons a silent try and retries it", async (context) => {
