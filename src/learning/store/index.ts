@@ -1,3 +1,4 @@
+export { byIdOrPrefix, type IdLookup, idMatches } from "./by-id.js";
 export { formatEdits, formatRevision, revisionSummary } from "./diff.js";
 export { copyOf, intentToEdit } from "./edits.js";
 export { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
