@@ -3,8 +3,12 @@
 import { type Command, Option } from "commander";
 import { OPTIONS, type OptionDef, type Section } from "../config/options.js";
 
-/** A repeatable option's values, in the order given. */
-export const collect = (value: string, previous: string[]) => [...previous, value];
+/**
+ * A repeatable option's values, in the order given. `previous` is undefined for the first value of an
+ * option declared without a default: such an option stays undefined when not given, and its help shows
+ * no "(default: [])" (e.g. `relm harness verify --gate`, whose default is the session's gates).
+ */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** Adds the options of each of `sections` to `cmd`, section by section, each in the table's order. */
 export function addOptions(cmd: Command, sections: readonly Section[]): Command {

@@ -9,7 +9,7 @@ import { findProblems } from "../../host/doctor/doctor.js";
 import { ensureWaker } from "../../host/spawn.js";
 import { findPython } from "../../kernel/index.js";
 import { cachedProbe } from "../../kernel/sandbox/index.js";
-import { describeSkillProblem, findSkills, harnessLogHealth } from "../../learning/store/index.js";
+import { learningChecks } from "../../learning/commands/doctor-checks.js";
 import { listModels } from "../../llm/models.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
@@ -102,14 +102,8 @@ export async function doctor(
     checks.push(check("kernel", false, error.message));
   }
 
-  // A SKILL.md with bad front matter is left out of every session: say which and why.
-  const skills = findSkills({ cwd: io.cwd, home: config.home });
-  if (skills.problems.length === 0)
-    checks.push(check("skills", true, `${skills.skills.length} found, none left out`));
-  for (const p of skills.problems) checks.push(check("skills", "warn", describeSkillProblem(p)));
-  // A damaged revision log line is left out of every session: name each one.
-  for (const h of harnessLogHealth({ cwd: io.cwd, home: config.home }))
-    checks.push(check("harness", h.ok, h.detail));
+  // A SKILL.md with bad front matter, a damaged revision log line: left out of every session, each named.
+  checks.push(...learningChecks({ cwd: io.cwd, home: config.home }));
 
   checks.push(sandboxCheck(io.env, config));
   checks.push(webCheck(config, io.env));

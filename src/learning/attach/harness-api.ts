@@ -23,11 +23,13 @@ import {
   useKey,
   WRITABLE_SCOPES,
 } from "../store/index.js";
+import { PendingRefinements } from "./pending-refinements.js";
 import { teachTree } from "./teach.js";
 
 const CODE_CHARS = 100_000;
-// Refinements shown to a cell and not yet applied, per agent, by id.
-const pending = new WeakMap<KernelCaller, Map<string, Refinement>>();
+// Refinements shown to a cell and not yet applied, per agent, by id (pending-refinements.ts says why
+// they are kept without limit).
+const pending = new WeakMap<KernelCaller, PendingRefinements<Refinement>>();
 
 /** The root session's folder: the session scope of every agent of the tree. */
 function rootSessionDir(home: string, dir: string): string {
@@ -113,8 +115,8 @@ async function refine(agent: KernelCaller, params: Record<string, unknown>, refi
   const view = refinementView(id, ref);
   if (params.apply === true && ref.accepted.length > 0) return { ...view, applied: apply(agent, ref) };
   if (ref.accepted.length > 0) {
-    const mine = pending.get(agent) ?? new Map<string, Refinement>();
-    mine.set(id, ref);
+    const mine = pending.get(agent) ?? new PendingRefinements<Refinement>();
+    mine.keep(id, ref);
     pending.set(agent, mine);
   }
   return { ...view, applied: null };
@@ -222,13 +224,12 @@ export async function handleHarnessRequest(
       return refine(agent, params, refineModel);
     case "harness.apply": {
       const id = requiredString(params, "id");
-      const ref = pending.get(agent)?.get(id);
+      const ref = pending.get(agent)?.take(id);
       if (!ref)
         throw new KernelCallError(
           `no refinement ${id} waiting to be applied (each applies once)`,
           "not_found",
         );
-      pending.get(agent)?.delete(id);
       return apply(agent, ref);
     }
     case "harness.save_skill":

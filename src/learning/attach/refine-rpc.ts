@@ -5,18 +5,18 @@ import { RPC, RpcError } from "../../host/rpc.js";
 import { applyRefinement, describeRefinement, proposeForSession, type Refinement } from "../refine/refine.js";
 import { whereRefinementApplies } from "../refine/refine-where.js";
 import { type HarnessContext, isWritableScope, revisionSummary, rootContext } from "../store/index.js";
+import { PendingRefinements } from "./pending-refinements.js";
 import { teachTree } from "./teach.js";
 
-/** Proposals are kept this long, and only this many, waiting for `refine.apply`. */
-const KEEP_MS = 60 * 60 * 1000;
-const KEEP_COUNT = 8;
+/** Proposals are kept this long, and only this many, waiting for `refine.apply` (pending-refinements.ts says why). */
+const KEEP = { ms: 60 * 60 * 1000, count: 8 };
 
 /**
  * `refine` and `refine.apply` of a session host: a refinement is proposed (a model call charged to the
  * session, like /refine) and kept under a one-time token until a person agrees; nothing is written before.
  */
 export class RefineProposals {
-  private readonly pending = new Map<string, { ref: Refinement; ctx: HarnessContext; at: number }>();
+  private readonly pending = new PendingRefinements<{ ref: Refinement; ctx: HarnessContext }>(KEEP);
 
   constructor(
     private readonly session: HookedRoot,
@@ -42,9 +42,8 @@ export class RefineProposals {
       windows: session.tree.options.compaction?.windows,
       requireHypothesis: true,
     });
-    this.prune();
     const token = randomBytes(12).toString("hex");
-    this.pending.set(token, { ref, ctx, at: Date.now() });
+    this.pending.keep(token, { ref, ctx });
     return {
       description: describeRefinement(ref),
       accepted: ref.accepted.length,
@@ -57,15 +56,13 @@ export class RefineProposals {
     const token = params.token;
     if (typeof token !== "string")
       throw new RpcError(RPC.invalidParams, "refine.apply needs the token refine gave");
-    this.prune();
-    const kept = this.pending.get(token);
+    const kept = this.pending.take(token);
     if (!kept) {
       throw new RpcError(
         RPC.invalidParams,
         "refine.apply: no such proposal (it was applied already, or is older than an hour): run refine again",
       );
     }
-    this.pending.delete(token);
     const { ref, ctx } = kept;
     const appliesWhere = where(ref, ctx);
     if (ref.accepted.length === 0) return { applied: false, report: "nothing to apply", appliesWhere };
@@ -83,15 +80,6 @@ export class RefineProposals {
       );
     }
     return { applied: revision !== undefined, report: lines.join("\n"), appliesWhere };
-  }
-
-  private prune(): void {
-    const now = Date.now();
-    for (const [token, kept] of this.pending) if (now - kept.at > KEEP_MS) this.pending.delete(token);
-    while (this.pending.size >= KEEP_COUNT) {
-      const oldest = this.pending.keys().next().value as string;
-      this.pending.delete(oldest);
-    }
   }
 }
 

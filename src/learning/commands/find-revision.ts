@@ -5,9 +5,9 @@
 
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { UsageError } from "../../config/errors.js";
 import { JOURNAL_FILE, readJournalHeader, sessionsDir } from "../../session/index.js";
 import {
+  byIdOrPrefix,
   type HarnessContext,
   HarnessStore,
   openStores,
@@ -16,7 +16,7 @@ import {
   type Revision,
   scopeLocation,
 } from "../store/index.js";
-import { HarnessCliError, type ScopeFlags, storesFor } from "./harness-cli.js";
+import { type ScopeFlags, storesFor } from "./harness-cli.js";
 
 /** A scope to look in: its store, the context that opens it, and how to name it to a person. */
 interface ScopeToSearch {
@@ -82,22 +82,18 @@ export function scopesToSearch(flags: ScopeFlags, ctx: HarnessContext): ScopeToS
 export function locateRevision(flags: ScopeFlags, ctx: HarnessContext, query: string): FoundRevision {
   const scopes = scopesToSearch(flags, ctx);
   const all = scopes.flatMap((scope) => scope.store.revisions().map((revision) => ({ ...scope, revision })));
-  const exact = all.filter((m) => m.revision.rev === query);
-  const matches = exact.length > 0 ? exact : all.filter((m) => m.revision.rev.startsWith(query));
-  if (matches.length === 1) return matches[0] as FoundRevision;
-  if (matches.length > 1) {
-    const listed = matches.map((m) => `${m.revision.rev} (${m.where})`).join(", ");
-    throw new UsageError(
-      `revision "${query}" is ambiguous: ${listed}; give more characters, or --scope SCOPE / --session ID`,
-    );
-  }
   const sessions = scopes.filter((s) => s.session).length;
   const where = scopes
     .filter((s) => !s.session)
     .map((s) => s.store.scope)
     .join(", ");
   const more = sessions > 0 ? ` and the session scopes of ${sessions} session(s) of this project` : "";
-  throw new HarnessCliError(
-    `no revision "${query}" in the ${where || "given"} scope(s)${more}; \`relm harness log\` lists them`,
-  );
+  return byIdOrPrefix(all, query, {
+    noun: "revision",
+    id: (m) => m.revision.rev,
+    where: `in the ${where || "given"} scope(s)${more}`,
+    shown: (m) => `${m.revision.rev} (${m.where})`,
+    narrow: "give more characters, or --scope SCOPE / --session ID",
+    listing: "`relm harness log` lists them",
+  });
 }

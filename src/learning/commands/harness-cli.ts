@@ -2,9 +2,11 @@ import { relmHomeFrom } from "../../config/config.js";
 import { isUserError, UsageError, UserError, userExitCode } from "../../config/errors.js";
 import { resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
 import {
+  byIdOrPrefix,
   type EntryState,
   type HarnessContext,
   HarnessStore,
+  type IdLookup,
   openStores,
   type Scope,
   takeLogWarnings,
@@ -39,17 +41,24 @@ export function storesFor(flags: ScopeFlags, ctx: HarnessContext): HarnessStore[
   return flags.scope ? [HarnessStore.of(flags.scope, ctx)] : openStores(ctx);
 }
 
+/** How a command names an entry (by id or unique prefix) and words a miss; `where` says where it looked. */
+export function entryLookup(where: string): IdLookup<EntryState> {
+  return {
+    noun: "entry",
+    id: (e) => e.id,
+    where,
+    shown: (e) => `${e.id} (${e.scope})`,
+    narrow: "give more characters or --scope",
+  };
+}
+
 /** An entry by id or prefix in the given stores. */
 export function findEntry(stores: HarnessStore[], query: string): EntryState {
-  const all = stores.flatMap((s) => s.entries());
-  const exact = all.filter((e) => e.id === query);
-  const matches = exact.length > 0 ? exact : all.filter((e) => e.id.startsWith(query));
-  if (matches.length === 1) return matches[0] as EntryState;
-  if (matches.length === 0) {
-    throw new HarnessCliError(`no entry "${query}" in the ${stores.map((s) => s.scope).join(", ")} scope(s)`);
-  }
-  throw new UsageError(
-    `entry "${query}" is ambiguous: ${matches.map((e) => `${e.id} (${e.scope})`).join(", ")}; give more characters or --scope`,
+  const where = `in the ${stores.map((s) => s.scope).join(", ")} scope(s)`;
+  return byIdOrPrefix(
+    stores.flatMap((s) => s.entries()),
+    query,
+    entryLookup(where),
   );
 }
 

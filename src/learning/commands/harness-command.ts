@@ -1,11 +1,10 @@
 import { type Command, Option } from "commander";
+import { collect } from "../../cli/command-options.js";
 import type { HarnessIo } from "./harness-cli.js";
 
 /** Every scope can be read and reverted; probation is written by relm only (and by promote, reject, pin). */
 const SCOPES = ["session", "project", "probation", "user"];
 const WRITABLE = ["session", "project", "user"];
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function scoped(cmd: Command, what: string, choices: string[] = SCOPES): Command {
   return cmd

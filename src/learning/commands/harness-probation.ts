@@ -6,30 +6,30 @@ import { EXIT } from "../../cli/exit-codes.js";
 import { oneLine } from "../../config/text.js";
 import { alreadyIn, alreadyPromotedLine, promoteEntries } from "../probation/promote.js";
 import {
+  byIdOrPrefix,
   type EntryState,
   formatEdits,
   type HarnessContext,
   HarnessStore,
+  idMatches,
   logLine,
   VerdictLog,
 } from "../store/index.js";
 import { evaluateVerdicts } from "../verdicts/verdicts.js";
-import { findEntry, HarnessCliError, type HarnessIo, inHarness } from "./harness-cli.js";
+import { entryLookup, HarnessCliError, type HarnessIo, inHarness } from "./harness-cli.js";
 
-/** The entry on probation `query` names, if any (an ambiguous prefix is an error naming the matches). */
-function findOnProbation(ctx: HarnessContext, query: string): EntryState | undefined {
-  const store = HarnessStore.of("probation", ctx);
-  return store.entries().some((e) => e.id.startsWith(query)) ? findEntry([store], query) : undefined;
+/** The entry on probation `query` names; none or several is an error saying where to look. */
+function onProbation(ctx: HarnessContext, query: string): EntryState {
+  return byIdOrPrefix(HarnessStore.of("probation", ctx).entries(), query, {
+    ...entryLookup("on probation in this project"),
+    listing: "`relm harness list --scope probation` lists them (a session's own entry needs --session ID)",
+  });
 }
 
-/** The entry on probation `query` names; an unknown one says where to look. */
-function onProbation(ctx: HarnessContext, query: string): EntryState {
-  const entry = findOnProbation(ctx, query);
-  if (entry) return entry;
-  throw new HarnessCliError(
-    `no entry "${query}" on probation in this project; \`relm harness list --scope probation\` lists them` +
-      " (a session's own entry needs --session ID)",
-  );
+/** The entry on probation `query` names, if it names any (several is an error naming them). */
+function findOnProbation(ctx: HarnessContext, query: string): EntryState | undefined {
+  const named = idMatches(HarnessStore.of("probation", ctx).entries(), query, (e) => e.id);
+  return named.length > 0 ? onProbation(ctx, query) : undefined;
 }
 
 /** The verdict so far on the revision that carried the lesson forward last, as one line (nothing written). */
@@ -46,7 +46,7 @@ function verdictSoFar(ctx: HarnessContext, entry: EntryState): string {
 /** The entry `query` names in the `to` scope and the revision that added it there, if it is there. */
 function promotedBefore(ctx: HarnessContext, query: string, to: "project" | "user") {
   const target = HarnessStore.of(to, ctx);
-  const found = target.entries().filter((e) => e.id === query || e.id.startsWith(query));
+  const found = idMatches(target.entries(), query, (e) => e.id);
   const entry = found.length === 1 ? found[0] : undefined;
   const already = entry ? alreadyIn(target, [entry.id]) : undefined;
   return entry && already ? { id: entry.id, already } : undefined;

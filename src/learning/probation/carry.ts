@@ -6,7 +6,6 @@ import { basename, join } from "node:path";
 import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
 import {
   copyOf,
-  type Entry,
   entriesOf,
   type HarnessContext,
   HarnessStore,

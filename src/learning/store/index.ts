@@ -1,8 +1,8 @@
+export { byIdOrPrefix, type IdLookup, idMatches } from "./by-id.js";
 export { formatEdits, formatRevision, revisionSummary } from "./diff.js";
 export { copyOf, intentToEdit } from "./edits.js";
 export { LIMITS, overLimit, roomHint, usageOf } from "./limits.js";
 export { type LoadedHarness, loadHarness, openStores, skillUseKey } from "./load.js";
-export { harnessLogHealth } from "./log-health.js";
 export { readJsonLines, takeLogWarnings } from "./log-read.js";
 export {
   ensureDir,

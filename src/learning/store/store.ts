@@ -9,6 +9,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../../config/errors.js";
+import { byIdOrPrefix } from "./by-id.js";
 import { intentToEdit } from "./edits.js";
 import { limitViolation } from "./limits.js";
 import { withLock } from "./lock.js";
@@ -59,12 +60,6 @@ export class HarnessConflictError extends UserError {
 /** A write that would take a scope past its limits (limits.ts); the message says how to make room. */
 export class HarnessLimitError extends HarnessConflictError {
   override name = "HarnessLimitError";
-}
-
-/** A revision id or prefix that matches nothing, or more than one. */
-class RevisionNotFoundError extends UserError {
-  override name = "RevisionNotFoundError";
-  readonly code = "not_found";
 }
 
 interface CommitRequest {
@@ -153,15 +148,14 @@ export class HarnessStore {
 
   /** A revision by id or unique prefix. */
   find(query: string): { revision: Revision } {
-    const revisions = this.revisions();
-    const exact = revisions.find((r) => r.rev === query);
-    const matches = exact ? [exact] : revisions.filter((r) => r.rev.startsWith(query));
-    if (matches.length === 1) return { revision: matches[0] as Revision };
-    if (matches.length === 0)
-      throw new RevisionNotFoundError(`no revision "${query}" in the ${this.scope} scope`);
-    throw new RevisionNotFoundError(
-      `revision prefix "${query}" is ambiguous in the ${this.scope} scope: ${matches.map((r) => r.rev).join(", ")}`,
-    );
+    const revision = byIdOrPrefix(this.revisions(), query, {
+      noun: "revision",
+      id: (r) => r.rev,
+      where: `in the ${this.scope} scope`,
+      shown: (r) => `${r.rev} (${this.scope} scope)`,
+      narrow: "give more characters",
+    });
+    return { revision };
   }
 
   commit(request: CommitRequest): CommitResult {

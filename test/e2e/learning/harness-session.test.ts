@@ -159,6 +159,47 @@ describe("refining mid-session", () => {
     expect(systemOf(turns(rig).at(-1)?.body)).toContain("MID-SESSION-LESSON: x starts at 20.");
   });
 
+  it("harness.refine() writes nothing until .apply(), and a refinement applies once", async () => {
+    const cell = [
+      "import relm.harness",
+      "r = harness.refine(scope='project')",
+      "print('before', len(harness.entries()))",
+      "print('applied', r.apply()['revision'] is not None, len(harness.entries()))",
+      "try:",
+      "    relm.harness._call('harness.apply', {'id': r.id})",
+      "except LookupError as e:",
+      "    print('again', e)",
+    ].join("\n");
+    const rig = await startRig("openai", {
+      script: scripted(
+        { "ROOT: refine then apply": [{ code: "print('x is 20')" }, { code: cell }, echo] },
+        (ctx) => {
+          const [shown] = eventNumbers(ctx, "cell:");
+          return edits([
+            {
+              op: "add",
+              kind: "memory",
+              content: "KEPT-LESSON: x is 20.",
+              evidence: [shown],
+              quote: quoteOf(ctx, shown),
+              hypothesis: "x is not misread again",
+            },
+          ]);
+        },
+      ),
+    });
+    const run = await runRelm(["run", "ROOT: refine then apply"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("before 0");
+    expect(run.stdout).toContain("applied True 1");
+    expect(run.stdout).toMatch(/again no refinement \w+ waiting to be applied \(each applies once\)/);
+    expect(
+      project(rig)
+        .entries()
+        .map((e) => e.content),
+    ).toEqual(["KEPT-LESSON: x is 20."]);
+  });
+
   it("/refine in the interactive session shows the diff and applies only after y; proposals reach the refine model", async () => {
     const seen: string[] = [];
     const rig = await startRig("openai", {
