@@ -164,9 +164,9 @@ def _taken(name):
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
         return None
-    if spec is None:
-        return None
-    where = spec.origin if spec.has_location else next(iter(spec.submodule_search_locations or []), None)
+    if spec is None or (spec.origin is None and spec.submodule_search_locations is not None):
+        return None  # nothing, or a folder without __init__.py: a namespace package yields to a skill's
+    where = spec.origin if spec.has_location else None
     if not where:
         return f"the module {name} (from {spec.origin or 'an import hook'})"
     # A skill's module sits beside its SKILL.md: folder/NAME.py, or folder/NAME/ as a package.

@@ -58,6 +58,16 @@ class HarnessTests(HostTestCase):
                 harness.save_skill(name, "helpers", "def load(p):\n    return p\n")
         self.assertEqual(self.peer.requests, [])  # nothing reached the host
 
+    def test_a_folder_without_init_named_like_the_skill_does_not_take_the_name(self):
+        # A data folder of the project (a namespace package to Python) yields to a skill's package.
+        root = temp_dir(self)
+        os.mkdir(os.path.join(root, "relm_test_reports"))
+        sys.path.insert(0, root)
+        self.addCleanup(sys.path.remove, root)
+        self.handlers["harness.save_skill"] = lambda params: {"result": {"path": root}}
+        harness.save_skill("relm_test_reports", "reports", "X = 1\n")
+        self.assertEqual(self.peer.requests[0]["params"]["name"], "relm_test_reports")
+
     def test_a_skill_saved_again_under_its_own_name_is_not_taken(self):
         folder = os.path.join(temp_dir(self), "relm_test_again")
         os.makedirs(os.path.join(folder, "relm_test_again"))
