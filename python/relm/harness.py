@@ -122,6 +122,13 @@ class Harness:
             code = inspect.getsource(code)
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"skill name must be a Python module name, not {name!r}")
+        taken = _taken(name)
+        if taken:
+            raise ValueError(
+                f"skill name {name!r} is taken: {taken}. Skills go ahead of it on every kernel's path, so "
+                f"`import {name}` would give the skill instead (and break what needs the module); "
+                f"choose another name, e.g. {name + '_tools'!r}"
+            )
         _smoke_test(name, code, test)
         params = {"name": name, "description": str(description), "code": code, "scope": scope}
         reply = _call("harness.save_skill", params)
@@ -143,6 +150,31 @@ class Harness:
 
     def __repr__(self):
         return "<harness: entries(), skills(), log(), propose(), refine(), save_skill(); help(harness)>"
+
+
+def _taken(name):
+    """Where a module `name` already comes from, when it is not a skill's own (saving it again), else None."""
+    if name in sys.builtin_module_names:
+        return "a module built into Python"
+    if name in getattr(sys, "stdlib_module_names", ()):
+        return "a module of Python's standard library"
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or (spec.origin is None and spec.submodule_search_locations is not None):
+        return None  # nothing, or a folder without __init__.py: a namespace package yields to a skill's
+    where = spec.origin if spec.has_location else None
+    if not where:
+        return f"the module {name} (from {spec.origin or 'an import hook'})"
+    # A skill's module sits beside its SKILL.md: folder/NAME.py, or folder/NAME/ as a package.
+    inside = os.path.dirname(where)
+    for folder in (inside, os.path.dirname(inside)):
+        if os.path.isfile(os.path.join(folder, "SKILL.md")):
+            return None
+    return f"the module {name} at {where}"
 
 
 def _smoke_test(name, code, test):

@@ -40,7 +40,17 @@ from .cells import CellRunner
 
 
 def main(argv):
-    serve(_parse(argv))
+    try:
+        serve(_parse(argv))
+    except Exception:
+        # Once Capture has taken fd 2, Python's own report of an uncaught error would go to a pipe
+        # nobody reads between cells: the host would see only an exit code. It goes to the
+        # diagnostics channel (the original stderr, which the host keeps), as a fork's does.
+        import traceback
+
+        traceback.print_exc(file=_diag_file)
+        _diag_file.flush()
+        raise SystemExit(1) from None
 
 
 def serve(opts, proto=None, engine=None):

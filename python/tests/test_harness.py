@@ -46,6 +46,41 @@ class HarnessTests(HostTestCase):
             harness.save_skill("not-a-name", "x", "x = 1")
         self.assertEqual(self.peer.requests, [])  # nothing reached the host
 
+    def test_a_skill_named_like_a_module_python_already_has_is_refused(self):
+        # Skill folders go on the kernels' PYTHONPATH, ahead of the standard library and site-packages:
+        # a skill "json" would be what every later kernel (relm's own runner too) gets for `import json`.
+        for name, where in (
+            ("json", "standard library"),
+            ("sys", "built into Python"),
+            ("relm", os.path.dirname(harness_module.__file__)),
+        ):
+            with self.assertRaisesRegex(ValueError, rf"(?s)skill name '{name}' is taken.*{where}.*another name"):
+                harness.save_skill(name, "helpers", "def load(p):\n    return p\n")
+        self.assertEqual(self.peer.requests, [])  # nothing reached the host
+
+    def test_a_folder_without_init_named_like_the_skill_does_not_take_the_name(self):
+        # A data folder of the project (a namespace package to Python) yields to a skill's package.
+        root = temp_dir(self)
+        os.mkdir(os.path.join(root, "relm_test_reports"))
+        sys.path.insert(0, root)
+        self.addCleanup(sys.path.remove, root)
+        self.handlers["harness.save_skill"] = lambda params: {"result": {"path": root}}
+        harness.save_skill("relm_test_reports", "reports", "X = 1\n")
+        self.assertEqual(self.peer.requests[0]["params"]["name"], "relm_test_reports")
+
+    def test_a_skill_saved_again_under_its_own_name_is_not_taken(self):
+        folder = os.path.join(temp_dir(self), "relm_test_again")
+        os.makedirs(os.path.join(folder, "relm_test_again"))
+        open(os.path.join(folder, "SKILL.md"), "w").close()
+        with open(os.path.join(folder, "relm_test_again", "__init__.py"), "w") as f:
+            f.write("X = 1\n")
+        sys.path.insert(0, folder)
+        self.addCleanup(lambda: folder in sys.path and sys.path.remove(folder))
+        self.addCleanup(sys.modules.pop, "relm_test_again", None)
+        self.handlers["harness.save_skill"] = lambda params: {"result": {"path": folder}}
+        harness.save_skill("relm_test_again", "again", "X = 2\n")
+        self.assertEqual(self.peer.requests[0]["params"]["code"], "X = 2\n")
+
     def test_a_working_skill_is_saved_and_importable_at_once(self):
         skills = temp_dir(self)
 

@@ -359,7 +359,9 @@ export class UpdateMapper {
         case "cell":
           return `▸ ${firstLine(event.code, 80)}`;
         case "cell_output": {
-          const out = firstLine(event.output, 100);
+          // An exception's own line: a traceback's first line is a rule of dashes.
+          const raised = event.error ? `${event.error.name}: ${event.error.value}`.replace(/: $/, "") : "";
+          const out = firstLine(raised || event.output, 100);
           return `  ${event.status === "ok" ? "✓" : "✗"} ${event.status}${out ? `: ${out}` : ""}`;
         }
         case "model_response":

@@ -72,6 +72,35 @@ describe("ACP updates", () => {
     );
     expect(end).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "cell:c1", status: "failed" });
   });
+
+  it("a sub-agent's failed cell names its exception, not the traceback's first line", () => {
+    const m = new UpdateMapper("/nonexistent");
+    m.map(at(3, { type: "child_spawned", id: "k1", name: "sa", task: "sleep", model: "m", variables: [] }));
+    m.map({
+      ...at(4, { type: "cell", turn: 1, callId: "c1", code: "import time; time.sleep(60)" }),
+      agent: "k1",
+    });
+    const traceback = `${"-".repeat(75)}\nKeyboardInterrupt                         Traceback (most recent call last)\nCell In[1], line 1\n----> 1 import time; time.sleep(60)\n\nKeyboardInterrupt: `;
+    m.map({
+      ...at(5, {
+        type: "cell_output",
+        turn: 1,
+        callId: "c1",
+        executionCount: 1,
+        status: "error",
+        output: traceback,
+        outputChars: traceback.length,
+        truncated: false,
+        imageFiles: [],
+        error: { name: "KeyboardInterrupt", value: "" },
+        durationMs: 5,
+      }),
+      agent: "k1",
+    });
+    const shown = JSON.stringify(m.flush());
+    expect(shown).toContain("✗ error: KeyboardInterrupt");
+    expect(shown).not.toContain("✗ error: ---");
+  });
 });
 
 describe("a running cell's live view", () => {

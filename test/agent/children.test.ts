@@ -85,6 +85,38 @@ describe("sub-agents started from a cell", () => {
     ).toEqual(["map-0=30", "map-1=10", "map-2=20"]);
   });
 
+  it("rlm.map's first failure cancels the other items, saying why once", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: map fails": [
+          {
+            code: [
+              "try:",
+              "    rlm.map('CHILD: item', [1, 2])",
+              "except rlm.ChildError as e:",
+              "    print(e.status, '|', e.reason)",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        // Item 1 waits (for nothing that comes) until it is cancelled; item 2's model call is refused.
+        "CHILD: item": [
+          (ctx) =>
+            ctx.rawBody.includes("`item`: int, scalar; starts 1")
+              ? { code: "import time\nwhile True: time.sleep(0.05)" }
+              : { status: 400 },
+        ],
+      }),
+    });
+    const { session, lines } = await open(rig);
+
+    const outcome = await session.run("ROOT: map fails");
+
+    expect(outcome).toMatchObject({ status: "done", text: expect.stringMatching(/^failed \| .*400/) });
+    const cancelled = ofTypes(lines(), "child_finished").filter((l) => l.status === "cancelled");
+    expect(cancelled.map((l) => l.reason)).toEqual(["another item of rlm.map failed"]);
+  });
+
   it("a child that fails raises rlm.ChildError in the parent's code, with the reason", async () => {
     const rig = await startRig("openai", {
       script: byTask({

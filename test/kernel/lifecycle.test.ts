@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   KernelClosedError,
@@ -109,5 +112,26 @@ os.kill(os.getpid(), signal.SIGKILL)
       python: { path: "/bin/false", version: "3.11.0", ipython: null },
     });
     await expect(attempt).rejects.toBeInstanceOf(KernelStartError);
+  });
+
+  it("a kernel that fails while starting says why (Python's traceback), not only its exit code", async () => {
+    // A package on PYTHONPATH named like a module the runner uses (a skill "json", say): the runner
+    // imports it, then fails once its output is redirected, sending its first message.
+    const dir = mkdtempSync(join(tmpdir(), "relm-shadow-"));
+    mkdirSync(join(dir, "json"));
+    writeFileSync(join(dir, "json", "__init__.py"), "SHADOW = True\n");
+    try {
+      const attempt = startKernel({
+        cwd: dir,
+        python: await testPython(),
+        env: { ...process.env, PYTHONPATH: dir },
+      });
+      await expect(attempt).rejects.toBeInstanceOf(KernelStartError);
+      await expect(attempt).rejects.toThrow(
+        /exited while starting[\s\S]*AttributeError: module 'json' has no attribute/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -67,7 +67,7 @@ export async function mapChildren(
       results[i] = reply;
       if (reply.status !== "done" && failFast && !failed) {
         failed = true;
-        for (const other of running) other.agent.cancel("cancelled: another item of rlm.map failed");
+        for (const other of running) other.agent.cancel("another item of rlm.map failed");
       }
     }
   };

@@ -78,7 +78,8 @@ function refinementView(id: string, ref: Refinement) {
     edits: ref.accepted.map((a) => editView(a.edit)),
     rejected: ref.rejected.map((r) => ({ index: r.index, reason: r.reason, edit: r.edit })),
     diff: ref.diff,
-    error: ref.error ?? ref.held ?? null,
+    // Why nothing was proposed: a call the budgets refused (skipped) is said too, not left as "no edits".
+    error: ref.error ?? ref.held ?? (ref.skipped ? `not run: ${ref.skipped}` : null),
   };
 }
 

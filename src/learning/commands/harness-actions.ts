@@ -40,6 +40,12 @@ export function addCommand(
     if (!(KINDS as readonly string[]).includes(kind)) {
       throw new UsageError(`kind must be one of ${KINDS.join(", ")}, not "${kind}"`);
     }
+    // A skill or a spec is known by its name, given as the title (a refinement's "title" field).
+    if ((kind === "skill" || kind === "agent") && !flags.title?.trim()) {
+      throw new UsageError(
+        `a ${kind} needs its name: add --title NAME (e.g. relm harness add ${kind} "what it does" --title ${kind === "skill" ? "my_skill" : "reviewer"})`,
+      );
+    }
     const ctx = harnessContext(flags, io);
     const scope = flags.scope ?? "project";
     const store = HarnessStore.of(scope, ctx);

@@ -386,7 +386,11 @@ export function applyRefinement(
 /** What a person reads before agreeing: the diff and each rejected edit with its reason. */
 export function describeRefinement(ref: Refinement): string {
   const lines: string[] = [];
-  const window = `events ${ref.trajectory.from}–${ref.trajectory.to}${ref.trajectory.omitted ? `, ${ref.trajectory.omitted} left out for length` : ""}`;
+  // A trajectory with nothing in it (everything was reviewed before) has no window to name.
+  const window =
+    ref.trajectory.to === 0
+      ? "no new events"
+      : `events ${ref.trajectory.from}–${ref.trajectory.to}${ref.trajectory.omitted ? `, ${ref.trajectory.omitted} left out for length` : ""}`;
   lines.push(`refine of session ${ref.session} (${window}) with ${ref.model} → ${ref.scope} scope`);
   if (ref.skipped) lines.push(`not run: ${ref.skipped}`);
   else if (ref.held) lines.push(`nothing to apply: ${ref.held}`);

@@ -124,6 +124,14 @@ describe("relm refine", () => {
     expect(refined.stdout).toContain("-   Run the tests with npx jest.");
     expect(refined.stdout).toContain("+   Run the tests with `npm test`, never `npx jest`.");
 
+    // Refined again with nothing new: the header does not name a window of events 0–0.
+    const again = await runRelm(["refine", id, "--dry-run", "--scope", "project"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(again.stdout).toContain(`refine of session ${id} (no new events) with scripted`);
+    expect(again.stdout).toContain("nothing proposed: no new events");
+
     const revisions = project(rig).revisions();
     expect(revisions).toHaveLength(2);
     const rev = revisions[1] as Revision;

@@ -297,3 +297,29 @@ describe("sub-agent specs kept in the harness", () => {
     expect(project(rig).entries()[0]?.uses).toBe(1);
   });
 });
+
+describe("harness.refine() that the session's budget refuses", () => {
+  it("says why in the Refinement the code gets, instead of 'no edits'", async () => {
+    const rig = await startRig(
+      "openai",
+      {
+        script: scripted({
+          "ROOT: refine under a cost limit": [
+            { code: "r = harness.refine(model='unpriced-refiner')\nprint(r.error)\nprint(r)" },
+            echo,
+          ],
+        }),
+      },
+      { config: { prices: { scripted: { input: 1, output: 1 } } } },
+    );
+    const run = await runRelm(["run", "--max-cost", "1", "ROOT: refine under a cost limit"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^not run: .*--max-cost.*the price of "unpriced-refiner" is unknown/m);
+    expect(run.stdout).not.toContain("no edits");
+    // The refinement was not sent.
+    expect(rig.model.requests.filter((r) => isRefine(r))).toEqual([]);
+  });
+});
