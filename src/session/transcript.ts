@@ -112,6 +112,9 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
     );
   };
 
+  // One dispatch in two parts, each event kind in one of them: the kinds here place blocks (headings,
+  // cells, a kernel start moved before its cell, a final answer that replaces the last reply); every
+  // other kind is one note of its own, worded by noteOf (a pure function of the event, no state).
   for (const e of events) {
     switch (e.type) {
       case "user": {
@@ -188,7 +191,10 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
   return blocks;
 }
 
-/** The note that stands for an event shown as one line of relm's, if it is one. */
+/**
+ * The note that stands for an event shown as one line of relm's, if it is one. Only kinds that
+ * buildTranscript's switch does not take reach here (a case for one of those would never run).
+ */
 function noteOf(e: JournalEvent): string | undefined {
   switch (e.type) {
     case "variable":
