@@ -1,4 +1,6 @@
 // A session as a flat list of presentation blocks; the md, html and ipynb exports all render from this.
+import { formatDuration } from "../config/duration.js";
+import { costWord } from "../config/money.js";
 import type { JournalEvent, JournalEventOf, JournalHeader, SpendRecord } from "./types.js";
 
 export type CellResult = JournalEventOf<"cell_output">;
@@ -13,9 +15,9 @@ export type Block =
   | { kind: "note"; text: string }
   | { kind: "cell"; code: string; result?: CellResult };
 
+/** The spend with the time and cost in the front ends' words (formatDuration, costWord). */
 function formatSpend(spent: SpendRecord): string {
-  const cost = spent.cost === null ? "unpriced" : `$${spent.cost.toFixed(4)}`;
-  return `${spent.turns} turns, ${spent.tokens.toLocaleString("en-US")} tokens, ${(spent.elapsedMs / 1000).toFixed(1)} s, ${cost}`;
+  return `${spent.turns} turns, ${spent.tokens.toLocaleString("en-US")} tokens, ${formatDuration(spent.elapsedMs)}, ${costWord(spent.cost)}`;
 }
 
 /** What the model saw of a cell's output, as notes: status, truncation and where the rest is. */
