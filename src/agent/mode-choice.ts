@@ -7,7 +7,7 @@
 import type { ResolvedConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import { type PermissionMode, parseMode, sandboxed } from "../config/permission-mode.js";
-import { cachedProbe, netPolicyOf, sandboxUnavailable, settingsForMode } from "../kernel/sandbox/index.js";
+import { cachedProbe, netPolicyOf, sandboxRefusal, settingsForMode } from "../kernel/sandbox/index.js";
 import type { NetPolicy, SandboxMode, SandboxSettings } from "../kernel/sandbox/types.js";
 
 interface SandboxFlags {
@@ -139,14 +139,8 @@ export function modeOf(
     );
   }
   if (chosen && sandboxed(chosen.mode)) {
-    const missing = sandboxUnavailable(env, chosen.asked);
-    if (missing) throw new ConfigError(missing);
-    // Installed but unable to make namespaces: said now, not as a kernel that cannot start.
-    const probe = cachedProbe(env, cacheDir);
-    if (!probe.ok)
-      throw new ConfigError(
-        `${chosen.asked} needs the sandbox, which does not work here: ${probe.detail}; ${probe.fix ?? "see relm doctor"}`,
-      );
+    const refusal = sandboxRefusal(env, cacheDir, chosen.asked);
+    if (refusal) throw new ConfigError(refusal);
   }
   return {
     mode,

@@ -15,20 +15,3 @@ export function formatTokens(n: number): string {
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
   return `${(n / 1_000_000).toFixed(1)}M`;
 }
-
-/**
- * US dollars: cents for amounts of a dollar or more, four decimals below (so $0.0028 is not "$0.00");
- * nothing spent is "$0.00".
- */
-function money(n: number): string {
-  if (n === 0) return "$0.00";
-  return Math.abs(n) >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
-}
-
-/**
- * A cost as every view words it: money() when the model has prices (known in advance, "$0.00" before
- * anything is spent), "unpriced" when it has none (add its prices to config.json to see the figure).
- */
-export function costWord(cost: number | null): string {
-  return cost === null ? "unpriced" : money(cost);
-}

@@ -1,7 +1,8 @@
 // Slash commands about the session itself: the model, the spend, and the commands a front end does on
 // its own screen or process (help, quit, the UI's pickers and panels), which share only their entry here.
+
+import { costWord } from "../config/money.js";
 import type { SessionInfo } from "../host/info.js";
-import { costWord } from "./format.js";
 import { modeCommand } from "./mode.js";
 import { defineCommand, onHost, type SlashCommand } from "./types.js";
 

@@ -2,7 +2,8 @@
 // where a typo should be caught: "http://127.0.0.1:/v1" parses (an empty port is no port) and so does
 // "http:///v1" (the path's first segment becomes the host), so both would reach a server nobody meant.
 // Request paths are appended to the base URL ("/chat/completions", "/v1/messages"), so a ?query or
-// #fragment in it would swallow them.
+// #fragment in it would swallow them. hostOf (below) is here, the lowest layer, because config/ picks
+// the wire by the host and llm/ decides request fields by it.
 
 /** The scheme and authority of an http(s) URL as written, before the parser normalises them. */
 const AUTHORITY = /^(https?):\/\/([^/?#]*)/i;
@@ -21,4 +22,9 @@ export function baseUrlProblem(url: string): string | undefined {
     return "must not have a ?query or #fragment: request paths are appended to it";
   }
   return undefined;
+}
+
+/** The host name of a base URL; "" when it is not a URL (config picks a wire by it, llm a request field). */
+export function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).hostname : "";
 }

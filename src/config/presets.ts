@@ -4,6 +4,7 @@
 // Plain data, kept in config/ because resolving the configuration needs it; llm/presets.ts adds what
 // requests do with a preset (headers, query, the cache key).
 
+import { hostOf } from "./base-url.js";
 import type { PresetRequestShape, Provider, ProviderPreset } from "./model-types.js";
 
 const AZURE_API_VERSION = "2024-10-21";
@@ -202,11 +203,7 @@ const OPENAI_WIRES: Record<string, Provider> = {
  */
 export function wireFor(preset: ProviderPreset, baseUrl: string): Provider {
   if (preset.name !== "openai") return preset.wire;
-  try {
-    return new URL(baseUrl).hostname === "api.openai.com" ? "openai-responses" : preset.wire;
-  } catch {
-    return preset.wire;
-  }
+  return hostOf(baseUrl) === "api.openai.com" ? "openai-responses" : preset.wire;
 }
 
 /** Other names people type for the same provider. */

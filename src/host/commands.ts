@@ -10,7 +10,7 @@ import { rewind, rewindPointsOf } from "../agent/core/rewind.js";
 import type { UserVariable } from "../agent/core/user-variables.js";
 import { makeDirs } from "../config/dirs.js";
 import { sandboxed } from "../config/permission-mode.js";
-import { cachedProbe, sandboxUnavailable } from "../kernel/sandbox/index.js";
+import { sandboxRefusal } from "../kernel/sandbox/index.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
 import { RPC, RpcError } from "./rpc.js";
@@ -112,15 +112,9 @@ export function hostCommands(host: CommandHost): CommandHandlers {
           "mode: the agent is working; switch when the turn has ended (its kernel restarts under the new mode), or interrupt it first",
         );
       if (sandboxed(mode)) {
-        const kernel = session.tree.options.kernel;
-        const missing = sandboxUnavailable(kernel.env, `/mode ${mode}`);
-        if (missing) throw new RpcError(RPC.refused, missing);
-        const probe = cachedProbe(kernel.env, kernel.cacheDir);
-        if (!probe.ok)
-          throw new RpcError(
-            RPC.refused,
-            `/mode ${mode} needs the sandbox, which does not work here: ${probe.detail}; ${probe.fix ?? "see relm doctor"}`,
-          );
+        const { env, cacheDir } = session.tree.options.kernel;
+        const refusal = sandboxRefusal(env, cacheDir, `/mode ${mode}`);
+        if (refusal) throw new RpcError(RPC.refused, refusal);
       }
       const switched = await session.switchMode(mode);
       rememberMode(host.home, host.id, mode);

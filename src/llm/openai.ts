@@ -1,5 +1,6 @@
 // OpenAI chat-completions, the dialect shared by OpenAI, Ollama, vLLM, LM Studio, llama.cpp and OpenRouter.
 
+import { hostOf } from "../config/base-url.js";
 import { asRecord } from "../config/records.js";
 import { dataUrl, flattenToText, serializeWithToolRuns } from "./content.js";
 import { serverLine, serverMessage } from "./errors.js";
@@ -14,7 +15,6 @@ import {
   type DecodeResult,
   type DeltaEvent,
   eventRecord,
-  hostOf,
   malformed,
   streamFailure,
   trimSlashes,

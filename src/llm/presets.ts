@@ -2,9 +2,9 @@
 // is sent. The presets themselves, and the rules that pick one, are config/presets.ts (configuration
 // resolves them; the model clients and the front ends import them from there).
 
+import { hostOf } from "../config/base-url.js";
 import type { ProviderPreset } from "../config/model-types.js";
 import type { Provider } from "./types.js";
-import { hostOf } from "./wire.js";
 
 /** Request headers for a key as the preset sends it, with the preset's own headers. */
 export function presetHeaders(

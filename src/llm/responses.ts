@@ -3,11 +3,12 @@
 // across the tool loop without OpenAI keeping the conversation. Bodies are built so that each request
 // is a byte extension of the previous one (`input` last, every item serialised from its own message).
 
+import { hostOf } from "../config/base-url.js";
 import { dataUrl, flattenToText, serializeWithToolRuns } from "./content.js";
 import { decodeResponsesJson, decodeResponsesStream } from "./responses-decode.js";
 import { openaiEffort } from "./thinking.js";
 import type { AssistantMessage, ContentPart, Message, ModelRequest, ToolResultMessage } from "./types.js";
-import { type BodySettings, bearerHeaders, hostOf, trimSlashes, type WireFormat } from "./wire.js";
+import { type BodySettings, bearerHeaders, trimSlashes, type WireFormat } from "./wire.js";
 
 export const responsesWire: WireFormat = {
   endpoint: (baseUrl) => `${trimSlashes(baseUrl)}/responses`,

@@ -64,11 +64,6 @@ export function trimSlashes(url: string): string {
   return url.replace(/\/+$/, "");
 }
 
-/** The host name of a base URL; "" when it is not a URL. */
-export function hostOf(url: string): string {
-  return URL.canParse(url) ? new URL(url).hostname : "";
-}
-
 /** OpenAI's headers (chat completions and Responses): JSON, and the key as a Bearer token. */
 export function bearerHeaders(apiKey: string | undefined): Record<string, string> {
   const headers: Record<string, string> = { "content-type": "application/json" };

@@ -15,7 +15,8 @@ import type { ApprovalAsker } from "../commands/approval-asker.js";
 import type { SessionSpec } from "../config/options.js";
 import { HostUnreachableError, SessionHandle } from "../host/session-handle.js";
 import { spawnHost } from "../host/spawn.js";
-import { describe, type SessionListing } from "../host/states/discovery.js";
+import { describe } from "../host/states/discovery.js";
+import type { SessionListing } from "../host/states/types.js";
 import { outcomeOf, type WorkOutcome, WorkWatch } from "../host/work-watch.js";
 import {
   JOURNAL_FILE,

@@ -1,4 +1,6 @@
 // A session as a flat list of presentation blocks; the md, html and ipynb exports all render from this.
+import { formatDuration } from "../config/duration.js";
+import { costWord } from "../config/money.js";
 import type { JournalEvent, JournalEventOf, JournalHeader, SpendRecord } from "./types.js";
 
 export type CellResult = JournalEventOf<"cell_output">;
@@ -13,9 +15,9 @@ export type Block =
   | { kind: "note"; text: string }
   | { kind: "cell"; code: string; result?: CellResult };
 
+/** The spend with the time and cost in the front ends' words (formatDuration, costWord). */
 function formatSpend(spent: SpendRecord): string {
-  const cost = spent.cost === null ? "unpriced" : `$${spent.cost.toFixed(4)}`;
-  return `${spent.turns} turns, ${spent.tokens.toLocaleString("en-US")} tokens, ${(spent.elapsedMs / 1000).toFixed(1)} s, ${cost}`;
+  return `${spent.turns} turns, ${spent.tokens.toLocaleString("en-US")} tokens, ${formatDuration(spent.elapsedMs)}, ${costWord(spent.cost)}`;
 }
 
 /** What the model saw of a cell's output, as notes: status, truncation and where the rest is. */
@@ -112,6 +114,9 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
     );
   };
 
+  // One dispatch in two parts, each event kind in one of them: the kinds here place blocks (headings,
+  // cells, a kernel start moved before its cell, a final answer that replaces the last reply); every
+  // other kind is one note of its own, worded by noteOf (a pure function of the event, no state).
   for (const e of events) {
     switch (e.type) {
       case "user": {
@@ -188,7 +193,10 @@ export function buildTranscript(header: JournalHeader, events: JournalEvent[]): 
   return blocks;
 }
 
-/** The note that stands for an event shown as one line of relm's, if it is one. */
+/**
+ * The note that stands for an event shown as one line of relm's, if it is one. Only kinds that
+ * buildTranscript's switch does not take reach here (a case for one of those would never run).
+ */
 function noteOf(e: JournalEvent): string | undefined {
   switch (e.type) {
     case "variable":

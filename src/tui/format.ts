@@ -1,8 +1,9 @@
-import { costWord } from "../commands/format.js";
 import { formatDuration } from "../config/duration.js";
+import { costWord } from "../config/money.js";
 import type { SpendRecord } from "../session/types.js";
 
-export { ago, costWord, formatTokens } from "../commands/format.js";
+export { ago, formatTokens } from "../commands/format.js";
+export { costWord } from "../config/money.js";
 
 /** A turn's spend in one line, as the status line words it ("unpriced" when prices are unknown). */
 export function spendLine(spent: SpendRecord): string {

@@ -5,13 +5,10 @@
 // model (a journal header never changes). A look whose files are as they were (listingStamp) while no
 // host may be live lists nothing again: a thousand finished sessions cost one stat of three paths a second.
 import { join } from "node:path";
-import { listingStamp, listSessions, type SessionListing } from "../host/states/discovery.js";
+import { listingStamp, listSessions } from "../host/states/discovery.js";
 import { claimsLiveHost, type SessionStatus } from "../host/states/state.js";
 import { JOURNAL_FILE, readJournalHeader, sessionDir } from "../session/index.js";
-
-interface WebSession extends SessionListing {
-  model: string;
-}
+import type { WebSession } from "./web-session.js";
 
 const LOOK_MS = 1000;
 

@@ -1,4 +1,4 @@
-// An editor for `relm acp`: the ACP SDK's own client connection over the agent's real stdio pipes, as
+// The one editor for `relm acp` tests: the ACP SDK's own client connection over the agent's real stdio pipes, as
 // Zed or another editor would drive it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";

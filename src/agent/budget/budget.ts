@@ -1,4 +1,5 @@
 import { formatDuration } from "../../config/duration.js";
+import { costWord } from "../../config/money.js";
 import type { SpendRecord } from "../../session/types.js";
 
 export interface BudgetLimits {
@@ -271,6 +272,11 @@ export class Budget {
   }
 }
 
+/**
+ * The spend in a --max-cost message, always to the hundredth of a cent: set against the limit (and the
+ * next request's worst case) it must not round to the limit's own figure. Everywhere else a cost is
+ * worded by costWord (config/money.ts), as here in describeSpend.
+ */
 function usd(cost: number | null): string {
   return cost === null ? "unpriced" : `$${cost.toFixed(4)}`;
 }
@@ -285,5 +291,5 @@ const THOUSANDS = new Intl.NumberFormat("en-US");
 
 export function describeSpend(spent: SpendRecord): string {
   const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
-  return `${calls}, ${THOUSANDS.format(spent.tokens)} tokens, ${formatDuration(spent.elapsedMs)}, ${usd(spent.cost)}`;
+  return `${calls}, ${THOUSANDS.format(spent.tokens)} tokens, ${formatDuration(spent.elapsedMs)}, ${costWord(spent.cost)}`;
 }

@@ -23,8 +23,8 @@ import {
 import { writeConfigFile } from "../../config/save.js";
 import { SUBSCRIPTIONS, type SubscriptionId } from "../../config/subscriptions.js";
 import { EXIT } from "../exit-codes.js";
+import { cancelled, Prompt, QuestionCancelled } from "../question.js";
 import type { RunIo } from "../run.js";
-import { LoginCancelled, Prompt } from "./prompt.js";
 
 /** `provider` is what config.json saves: a wire format or a provider preset's name. */
 const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: boolean }[] = [
@@ -101,9 +101,8 @@ export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
         const { subscriptionLogin } = await import("./subscription.js");
         return subscriptionLogin(error.id, { model: flags.model }, io);
       }
-      if (!(error instanceof LoginCancelled)) throw error;
-      io.stderr.write("\nrelm: login cancelled; nothing was saved\n");
-      return EXIT.interrupted;
+      if (!(error instanceof QuestionCancelled)) throw error;
+      return cancelled(io.stderr, "login cancelled; nothing was saved");
     }
   }
   writeConfigFile(path, next);
@@ -126,7 +125,7 @@ async function scripted(flags: LoginFlags, existing: ConfigFile): Promise<Config
 }
 
 async function prompted(flags: LoginFlags, existing: ConfigFile, io: RunIo): Promise<ConfigFile> {
-  const prompt = new Prompt(io);
+  const prompt = new Prompt(io.stdout);
   try {
     let endpoint = endpointOf(flags, existing);
     let needsKey = true;

@@ -9,8 +9,8 @@ import { UsageError } from "../../config/errors.js";
 import { writeConfigFile } from "../../config/save.js";
 import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } from "../../web/search.js";
 import { EXIT } from "../exit-codes.js";
+import { cancelled, Prompt, QuestionCancelled } from "../question.js";
 import type { RunIo } from "../run.js";
-import { LoginCancelled, Prompt } from "./prompt.js";
 
 interface SearchLoginFlags {
   /** `--search` alone is true; `--search brave` names the provider. */
@@ -57,9 +57,8 @@ export async function loginSearch(flags: SearchLoginFlags, io: RunIo): Promise<n
     try {
       section = await prompted(named, baseUrl, existing.search, io);
     } catch (error) {
-      if (!(error instanceof LoginCancelled)) throw error;
-      io.stderr.write("\nrelm: login cancelled; nothing was saved\n");
-      return EXIT.interrupted;
+      if (!(error instanceof QuestionCancelled)) throw error;
+      return cancelled(io.stderr, "login cancelled; nothing was saved");
     }
   }
   writeConfigFile(path, { ...existing, search: section });
@@ -99,7 +98,7 @@ async function prompted(
   saved: SearchSection | undefined,
   io: RunIo,
 ): Promise<SearchSection> {
-  const prompt = new Prompt(io);
+  const prompt = new Prompt(io.stdout);
   try {
     let provider = named;
     if (!provider) {

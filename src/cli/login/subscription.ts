@@ -15,6 +15,7 @@ import {
 } from "../../config/subscriptions.js";
 import { authPath, OAuthError, type SignInMethod, signIn, signInMethods } from "../../llm/auth/index.js";
 import { EXIT } from "../exit-codes.js";
+import { cancelled } from "../question.js";
 import type { RunIo } from "../run.js";
 
 interface SubscriptionLoginFlags {
@@ -112,10 +113,8 @@ export async function subscriptionLogin(
     });
   } catch (error) {
     if (!(error instanceof OAuthError) && !(error instanceof Error)) throw error;
-    if (cancel.signal.aborted) {
-      err.write("\nrelm: sign-in cancelled; nothing was saved\n");
-      return EXIT.interrupted;
-    }
+    // Ctrl-C while it waits (its own SIGINT handler: the paste reader is not a terminal question).
+    if (cancel.signal.aborted) return cancelled(err, "sign-in cancelled; nothing was saved");
     err.write(`relm: ${error.message}\n`);
     return EXIT.error;
   } finally {

@@ -12,6 +12,7 @@ export { agentsAction } from "./agents-list.js";
 
 import { LineApprovals } from "../approval-lines.js";
 import { EXIT } from "../exit-codes.js";
+import { askOnce, cancelled, QuestionCancelled } from "../question.js";
 import { ProgressRenderer } from "../render.js";
 import type { RunIo } from "../run.js";
 import { pausedNote } from "../schedules/actions.js";
@@ -184,7 +185,13 @@ export async function attachAction(io: RunIo, prefix: string, flags: { json?: bo
     const question = interrupted
       ? "was interrupted. Resume it now? [Y/n] "
       : `is ${status}. Reopen it to continue? [y/N] `;
-    const answer = await ask(`session ${id} ${question}`);
+    let answer: string;
+    try {
+      answer = await askOnce(`session ${id} ${question}`, io.stderr);
+    } catch (error) {
+      if (!(error instanceof QuestionCancelled)) throw error;
+      return cancelled(io.stderr, "attach cancelled; the session was left as it was");
+    }
     if (interrupted ? /^n/i.test(answer) : !/^y/i.test(answer)) return EXIT.done;
     await handle.revive({ message: interrupted ? "Continue the task where you left off." : undefined });
   }
@@ -204,14 +211,4 @@ export async function attachAction(io: RunIo, prefix: string, flags: { json?: bo
   rl.close();
   io.stderr.write(`\nsession ${id}: its host stopped; relm agents shows its status\n`);
   return EXIT.done;
-}
-
-function ask(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  return new Promise((resolve) =>
-    rl.question(question, (answer) => {
-      rl.close();
-      resolve(answer);
-    }),
-  );
 }

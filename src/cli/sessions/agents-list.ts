@@ -1,7 +1,8 @@
 // `relm agents`: the table of sessions. Kept apart from the other session commands so that the lean entry
 // (agents-entry.ts, dist/cli/agents.cjs) loads only this, the listing and its few dependencies.
-import { ago, costWord } from "../../commands/format.js";
+import { ago } from "../../commands/format.js";
 import { relmHomeFrom } from "../../config/home.js";
+import { costWord } from "../../config/money.js";
 import { listNewest } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";

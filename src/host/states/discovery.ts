@@ -11,13 +11,7 @@ import { isLive } from "../client.js";
 import { compactIfWorthIt, indexDir, logStates, readLog, STATES_LOG } from "./log.js";
 import { claimsLiveHost, readState, type SessionState, type SessionStatus, writeStateFile } from "./state.js";
 import { UsageTally } from "./tree-usage.js";
-import { unhostedState } from "./types.js";
-
-export interface SessionListing extends SessionState {
-  live: boolean;
-  /** The journal is damaged in the middle (as a reader or `relm doctor` found it): where, and how. */
-  damaged?: { line?: number; reason: string };
-}
+import { type SessionListing, unhostedState } from "./types.js";
 
 /** A session the listing knows: the fields it sorts and filters by, its whole summary on demand. */
 interface Known {

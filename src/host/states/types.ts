@@ -43,6 +43,13 @@ export interface SessionState {
   approvals?: number;
 }
 
+/** A session as listings give it (discovery.ts): its summary, whether a host is live, and damage. */
+export interface SessionListing extends SessionState {
+  live: boolean;
+  /** The journal is damaged in the middle (as a reader or `relm doctor` found it): where, and how. */
+  damaged?: { line?: number; reason: string };
+}
+
 /**
  * The summary of a session no host holds, as far as `header` (its journal's first line) says: nothing
  * spent, no process. Listings describe a session from its files this way, then add what they read.

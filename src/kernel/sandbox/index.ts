@@ -9,7 +9,7 @@ import { trackFile, untrackFile } from "../host-exit.js";
 import { privateSocketDir } from "../listen.js";
 import { LinuxSandbox } from "./linux.js";
 import { MacSandbox } from "./macos.js";
-import { BWRAP_INSTALL, findBwrap } from "./probe.js";
+import { BWRAP_INSTALL, cachedProbe, findBwrap } from "./probe.js";
 import { protectedPaths } from "./protect.js";
 import { NetProxy } from "./proxy.js";
 import type { KernelSandbox, SandboxPaths, SandboxSettings } from "./types.js";
@@ -62,6 +62,20 @@ export function sandboxUnavailable(env: NodeJS.ProcessEnv, asked = "--sandbox"):
       : `${asked} needs /usr/bin/sandbox-exec, which this macOS does not have`;
   }
   return `${asked} is not available on ${process.platform} (Linux and macOS only); use --mode full`;
+}
+
+/**
+ * Why a sandboxed mode `asked` for (`--mode plan`, `/mode workspace`) cannot run here, or undefined:
+ * bubblewrap missing (sandboxUnavailable), or installed but unable to make namespaces (the cached trial),
+ * said when the mode is asked for rather than as a kernel that cannot start. The session's start
+ * (agent/mode-choice.ts) and the host's `/mode` switch (host/commands.ts) both refuse with it.
+ */
+export function sandboxRefusal(env: NodeJS.ProcessEnv, cacheDir: string, asked: string): string | undefined {
+  const missing = sandboxUnavailable(env, asked);
+  if (missing) return missing;
+  const probe = cachedProbe(env, cacheDir);
+  if (probe.ok) return undefined;
+  return `${asked} needs the sandbox, which does not work here: ${probe.detail}; ${probe.fix ?? "see relm doctor"}`;
 }
 
 /** Checks the machine can sandbox and starts what the sandbox needs on the host (the allow-list proxy). */

@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { Budget } from "../../agent/budget/budget.js";
 import { buildClient } from "../../cli/client.js";
 import { EXIT } from "../../cli/exit-codes.js";
 import { limitsOf } from "../../cli/host-args.js";
+import { askOnce, cancelled, QuestionCancelled } from "../../cli/question.js";
 import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import type { SessionSpec } from "../../config/options.js";
@@ -33,16 +33,6 @@ function applyAndReport(ref: Refinement, ctx: HarnessContext, out: NodeJS.Writab
       `it takes effect in new sessions; \`relm harness revert ${revision.rev}\` undoes it\n`,
   );
   return EXIT.done;
-}
-
-async function confirm(question: string, io: HarnessIo): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: io.stdout });
-  try {
-    const answer = await new Promise<string>((resolve) => rl.question(question, resolve));
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
 }
 
 /**
@@ -79,9 +69,14 @@ export function refineCommand(id: string, flags: RefineFlags, io: HarnessIo): Pr
       io.stdout.write("not applied: run again with --apply to apply these edits\n");
       return EXIT.done;
     }
-    if (await confirm(`Apply ${ref.accepted.length} edit(s) to the ${scope} scope? [y/N] `, io)) {
-      return applyAndReport(ref, ctx, io.stdout);
+    let answer: string;
+    try {
+      answer = await askOnce(`Apply ${ref.accepted.length} edit(s) to the ${scope} scope? [y/N] `, io.stdout);
+    } catch (error) {
+      if (!(error instanceof QuestionCancelled)) throw error;
+      return cancelled(io.stderr, "refine cancelled; nothing was applied");
     }
+    if (/^y(es)?$/i.test(answer)) return applyAndReport(ref, ctx, io.stdout);
     io.stdout.write("not applied\n");
     return EXIT.done;
   });

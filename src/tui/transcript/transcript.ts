@@ -194,6 +194,11 @@ export class Transcript extends Container {
     this.running.clear();
   }
 
+  /**
+   * The kinds apply()'s switch does not take, each one line (the UI's own wording here, else the one
+   * line mode shares, eventLines). Apart from apply() because these lines must not break a run of
+   * sub-agent lines, where apply()'s blocks do (breakRuns); a kind is in one of the two, never both.
+   */
   private applyNotice(event: AgentEvent): boolean {
     const t = this.theme;
     const own = this.ownSpend;

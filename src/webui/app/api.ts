@@ -2,17 +2,7 @@
 // the last event id it saw) and the session actions.
 import { useEffect, useState } from "preact/hooks";
 import type { ApprovalView } from "../../commands/approval-words.js";
-import type { SessionState } from "../../host/states/types.js";
-
-/**
- * A session as the sessions feed sends it (src/webui/sessions-feed.ts): its host's summary, whether a
- * host is live, where its journal is damaged, and the model it started with.
- */
-export interface WebSession extends SessionState {
-  live: boolean;
-  damaged?: { line?: number; reason: string };
-  model: string;
-}
+import type { WebSession } from "../web-session.js";
 
 export type Connection = "connecting" | "open" | "reconnecting" | "refused";
 

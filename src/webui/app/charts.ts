@@ -4,7 +4,7 @@
 // Hand-written SVG: three small charts do not justify a chart library in the page (docs/dependencies.md).
 import { html } from "htm/preact";
 import type { UsagePoint } from "../usage.js";
-import { cost, tokens } from "./format.js";
+import { cost, duration, tokens } from "./format.js";
 import { GateStrip } from "./gate-strip.js";
 import type { GateRun, Item } from "./transcript.js";
 
@@ -63,11 +63,11 @@ function CellChart({ items }: { items: readonly Item[] }) {
   const step = (W - 2 * PAD) / cells.length;
   const longest = Math.max(...cells.map((c) => c.ms));
   return html`<figure class="chart" data-chart="cells">
-    <figcaption>cell durations: ${cells.length} cells, longest ${(longest / 1000).toFixed(1)} s</figcaption>
+    <figcaption>cell durations: ${cells.length} cells, longest ${duration(longest)}</figcaption>
     <svg viewBox=${`0 0 ${W} ${H}`} role="img" aria-label="cell durations">
       ${cells.map((c, i) => {
         const h = Math.max(1, (c.ms / max) * (H - 2 * PAD));
-        return html`<rect class=${`bar ${c.status}`} x=${(PAD + i * step).toFixed(1)} y=${(H - PAD - h).toFixed(1)} width=${Math.max(1, step - 1).toFixed(1)} height=${h.toFixed(1)}><title>cell ${i + 1}: ${(c.ms / 1000).toFixed(2)} s</title></rect>`;
+        return html`<rect class=${`bar ${c.status}`} x=${(PAD + i * step).toFixed(1)} y=${(H - PAD - h).toFixed(1)} width=${Math.max(1, step - 1).toFixed(1)} height=${h.toFixed(1)}><title>cell ${i + 1}: ${duration(c.ms)}</title></rect>`;
       })}
     </svg>
   </figure>`;

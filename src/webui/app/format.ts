@@ -1,11 +1,10 @@
 // Numbers as a person scans them in a table.
 
+// Costs and durations in the terminal's words (config/), so a session shows the same figures here as in
+// line mode and the terminal UI.
 export { formatTokens as tokens } from "../../commands/format.js";
-
-export function cost(c: number | null): string {
-  if (c === null) return "—";
-  return c < 1 ? `$${c.toFixed(3)}` : `$${c.toFixed(2)}`;
-}
+export { formatDuration as duration } from "../../config/duration.js";
+export { costWord as cost } from "../../config/money.js";
 
 export function ago(iso: string, now = Date.now()): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));

@@ -5,7 +5,8 @@
 // — a thousand rows drawn at once took most of a second of the page's first load (docs/benchmarks.md).
 import { html } from "htm/preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { needsApproval, useSessions, type WebSession } from "./api.js";
+import type { WebSession } from "../web-session.js";
+import { needsApproval, useSessions } from "./api.js";
 import { ConnectionNote } from "./connection.js";
 import { ago, cost, tokens } from "./format.js";
 

@@ -2,6 +2,7 @@
 // folded, cells with their output (live while they run) and images, diffs folded, notices in one line.
 import { html } from "htm/preact";
 import { useEffect, useRef } from "preact/hooks";
+import { duration } from "./format.js";
 import { markdownNodes } from "./markdown.js";
 import type { Item } from "./transcript.js";
 
@@ -28,7 +29,7 @@ function ItemView({ id, item }: { id: string; item: Item }) {
         ${item.output ? html`<pre class="output">${item.output}</pre>` : ""}
         ${item.error ? html`<div class="error">${item.error}</div>` : ""}
         ${item.images.map((name) => html`<img class="plot" alt=${name} src=${`/api/sessions/${id}/outputs/${encodeURIComponent(name)}`} />`)}
-        <div class="muted small">${item.status ? `${item.status}${item.durationMs !== undefined ? ` · ${(item.durationMs / 1000).toFixed(1)}s` : ""}` : "running…"}</div>
+        <div class="muted small">${item.status ? `${item.status}${item.durationMs !== undefined ? ` · ${duration(item.durationMs)}` : ""}` : "running…"}</div>
       </div>`;
     case "diff":
       return html`<details class="item diff"><summary>${item.title}</summary><pre>${item.diff}</pre></details>`;

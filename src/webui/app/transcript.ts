@@ -5,6 +5,7 @@
 import type { AgentEvent } from "../../agent/core/events.js";
 import { learningNotice } from "../../session/learning-notice.js";
 import { type UsagePoint, usagePoint } from "../usage.js";
+import { cost } from "./format.js";
 
 export type Item =
   | { kind: "user"; key: string; text: string }
@@ -73,7 +74,7 @@ function whereOf(detail: string): string {
 
 const LEARNING = new Set(["learn", "lesson", "harness_verdict", "harness_verify", "harness_probation"]);
 
-const money = (cost: number | null | undefined) => (typeof cost === "number" ? ` $${cost.toFixed(4)}` : "");
+const money = (spent: number | null | undefined) => (typeof spent === "number" ? ` ${cost(spent)}` : "");
 
 export class Transcript {
   items: Item[] = [];

@@ -2,7 +2,7 @@
 // text becomes a kernel variable and the prompt is answered; one too large even for that is refused
 // clearly; and either way the thread goes on working.
 import { describe, expect, it } from "vitest";
-import { initialize, startEditor, updatesOf } from "../../support/acp.js";
+import { initialize, startEditor, updatesOf } from "../../support/acp-editor.js";
 import { runRelm } from "../../support/cli.js";
 import { useRigs } from "../../support/scripted.js";
 

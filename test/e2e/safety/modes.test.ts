@@ -145,6 +145,18 @@ describe.skipIf(!linux)("permission modes under bubblewrap", () => {
     expect(rig.model.requests).toHaveLength(2); // only the first run's
   });
 
+  it("/mode plan mid-session is refused where bubblewrap cannot make namespaces, saying why", async () => {
+    const rig = await writesRig("refused");
+    const env: NodeJS.ProcessEnv = { ...rig.env, RELM_BWRAP: failingBwrap() };
+    delete env.RELM_MODE;
+    const result = await runRelm([], { env, cwd: rig.cwd, input: "write\n/mode plan\n/exit\n" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(`${result.stdout}${result.stderr}`).toMatch(
+      /\/mode plan needs the sandbox, which does not work here: bubblewrap 0\.8\.0 cannot make namespaces here .*; enable unprivileged user namespaces/,
+    );
+    expect(result.stdout).not.toMatch(/⊡ mode: plan/);
+  });
+
   it("defaults to full with a warning that says to install bubblewrap when it is not on PATH", async () => {
     const rig = await writesRig("nobwrap");
     const env: NodeJS.ProcessEnv = { ...rig.env, PATH: pathWithoutBwrap() };

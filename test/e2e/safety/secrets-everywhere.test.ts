@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { initialize, startEditor, updatesOf } from "../../support/acp.js";
+import { initialize, startEditor, updatesOf } from "../../support/acp-editor.js";
 import { runRelm } from "../../support/cli.js";
 import { useRigs } from "../../support/scripted.js";
 

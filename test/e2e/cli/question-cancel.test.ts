@@ -1,0 +1,111 @@
+// Ctrl-C at a line question of the CLI (src/cli/question.ts): `relm login`'s endpoint, `relm attach`'s
+// "reopen it?" in the plain view, `relm refine`'s "apply?" all cancel that question the same way, in a
+// real terminal: one `relm: … cancelled` line, no stack trace, exit 130 (interrupted), nothing changed.
+import { describe, expect, it } from "vitest";
+import type { ScriptContext, ScriptStep } from "../../../src/scripted/index.js";
+import { runRelm } from "../../support/cli.js";
+import { edits, eventNumbers, isRefine, quoteOf, sessionIds, snapshot } from "../../support/harness.js";
+import { type Pty, usePtys } from "../../support/pty.js";
+import { byTask } from "../../support/router.js";
+import { useRigs } from "../../support/scripted.js";
+
+const startRig = useRigs();
+const startPty = usePtys();
+
+const WAIT = { timeoutMs: 60_000, where: "all" } as const;
+
+/** Presses Ctrl-C at the question `asked` and checks the question ended as a cancellation does. */
+async function cancelAt(pty: Pty, asked: string | RegExp, said: RegExp): Promise<void> {
+  await pty.waitFor(asked, WAIT);
+  await pty.press("ctrl-c");
+  const exit = await pty.waitForExit(60_000);
+  const text = pty.allText();
+  expect(exit.exitCode, text).toBe(130);
+  expect(text).toMatch(said);
+  expect(text).not.toMatch(/\n\s+at |Error:|ERR_/);
+}
+
+describe("Ctrl-C at a line question", () => {
+  it("relm login: cancelled, nothing saved", async () => {
+    const rig = await startRig("openai", { script: [] });
+    const before = snapshot(rig.home);
+    // RELM_NO_TUI: the line prompts, as where the picker cannot be drawn.
+    const pty = startPty({ args: ["login"], env: { ...rig.env, RELM_NO_TUI: "1" }, cwd: rig.cwd });
+    await cancelAt(pty, "Endpoint", /^relm: login cancelled; nothing was saved$/m);
+    expect(snapshot(rig.home)).toEqual(before);
+  });
+
+  it("relm attach (plain view): the session is not reopened", async () => {
+    const rig = await startRig("openai", { script: [{ text: "done" }] });
+    const run = await runRelm(["run", "say done"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const [id] = sessionIds(rig.home);
+    const pty = startPty({
+      args: ["attach", id as string],
+      env: { ...rig.env, RELM_NO_TUI: "1" },
+      cwd: rig.cwd,
+    });
+    await cancelAt(
+      pty,
+      "Reopen it to continue? [y/N]",
+      /^relm: attach cancelled; the session was left as it was$/m,
+    );
+    const listed = await runRelm(["agents", "--json"], { env: rig.env });
+    expect(JSON.parse(listed.stdout.trim()).status).toBe("done");
+    expect(rig.model.requests).toHaveLength(1);
+  });
+
+  it("relm refine: nothing applied; an answer typed at the same question is still read", async () => {
+    const main = byTask({
+      "ROOT: parse the config": [
+        { code: "import json\njson.loads(\"{'port': 8080}\")" },
+        { code: "import ast\ncfg = ast.literal_eval(\"{'port': 8080}\")\nprint(cfg['port'])" },
+        { text: "port 8080" },
+      ],
+    });
+    const oneEdit = (ctx: ScriptContext): ScriptStep => {
+      const [failed] = eventNumbers(ctx, "output (error");
+      const [, fixed] = eventNumbers(ctx, "cell:");
+      return edits([
+        {
+          op: "add",
+          kind: "memory",
+          title: "config format",
+          content: "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
+          evidence: [failed, fixed],
+          quote: [quoteOf(ctx, failed), quoteOf(ctx, fixed)],
+          reason: "json.loads failed on it",
+          hypothesis: "no JSONDecodeError on config.txt again",
+        },
+      ]);
+    };
+    const rig = await startRig("openai", {
+      script: async (ctx: ScriptContext) => (isRefine(ctx) ? oneEdit(ctx) : main(ctx)),
+    });
+    const run = await runRelm(["run", "ROOT: parse the config"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const [id] = sessionIds(rig.home);
+    const before = snapshot(rig.home, rig.cwd);
+    const pty = startPty({
+      args: ["refine", id as string, "--scope", "project"],
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    await cancelAt(
+      pty,
+      "Apply 1 edit(s) to the project scope? [y/N]",
+      /^relm: refine cancelled; nothing was applied$/m,
+    );
+    expect(snapshot(rig.home, rig.cwd)).toEqual(before);
+
+    const again = startPty({
+      args: ["refine", id as string, "--scope", "project"],
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    await again.waitFor("[y/N]", WAIT);
+    await again.type("y\r");
+    expect((await again.waitForExit(60_000)).exitCode, again.allText()).toBe(0);
+    expect(again.allText()).toMatch(/applied as revision r[0-9a-z]{7} in the project scope/);
+  });
+});
