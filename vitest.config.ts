@@ -1,11 +1,13 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Files that get a fresh worker each: the end-to-end files start hosts, browsers and servers in the
- * worker itself and some change its process.env (kernel-api does), so nothing one leaves behind may
- * reach the next.
+ * Files that get a fresh worker each: kernel-api changes its worker's process.env, which must not reach
+ * the next file. The end-to-end files share their workers like the rest: they run relm, kernels and
+ * browsers as processes of their own and close them after each test (useRigs, usePtys), and none
+ * changes the worker's environment, so a fresh worker each (a Node start and the imports again, ~0.2-0.4
+ * CPU-s and ~0.4 s with a worker idle between two files) bought nothing (docs/benchmarks.md).
  */
-const ISOLATED = ["test/e2e/**/*.test.ts", "test/mcp/kernel-api.test.ts"];
+const ISOLATED = ["test/mcp/kernel-api.test.ts"];
 
 export default defineConfig({
   // End-to-end tests run the built binary from dist/: `npm test` builds first.
@@ -18,8 +20,8 @@ export default defineConfig({
     maxWorkers: 2,
     pool: "forks",
     // Both projects share the two workers. Files run longest first by the last run's durations (vitest's
-    // cache), and a project's files after those of a project whose name sorts before it: "isolated" (the
-    // long files) before "shared", so the run ends on short files rather than on a long one started late.
+    // cache; without one, largest first), and a project's files after those of a project whose name sorts
+    // before it: "isolated" before "shared".
     projects: [
       { extends: true, test: { name: "isolated", include: ISOLATED } },
       {

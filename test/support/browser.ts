@@ -20,9 +20,25 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args });
 }
 
+/** The worker's chromium, once a file has asked for it. */
+let shared: Promise<Browser> | undefined;
+
 /**
- * A describe block whose tests share one chromium, launched before them and closed after; skipped,
+ * The chromium of this test worker: launched for the first file that needs one (~1.5 CPU-s) and kept for
+ * the next files the worker runs (vitest.config.ts: files share workers), again if it went away.
+ * Playwright ends it when the worker exits.
+ */
+async function workerBrowser(): Promise<Browser> {
+  const current = await shared?.catch(() => undefined);
+  if (current?.isConnected()) return current;
+  shared = launchBrowser();
+  return shared;
+}
+
+/**
+ * A describe block whose tests share the worker's chromium, each test in contexts of its own; skipped,
  * saying why, where there is none (or for `skip`, another reason). `browser()` in a test is that browser.
+ * After the block, the contexts it left open are closed: the next file starts with none.
  */
 export function describeInBrowser(
   title: string,
@@ -32,10 +48,10 @@ export function describeInBrowser(
   describe.skipIf(skip !== undefined)(`${title}${skip ? ` (skipped: ${skip})` : ""}`, () => {
     let browser: Browser | undefined;
     beforeAll(async () => {
-      browser = await launchBrowser();
+      browser = await workerBrowser();
     }, 60_000);
     afterAll(async () => {
-      await browser?.close();
+      await Promise.all((browser?.contexts() ?? []).map((context) => context.close()));
     });
     body(() => {
       if (!browser) throw new Error("chromium did not start (see the beforeAll failure)");

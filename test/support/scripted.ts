@@ -1,6 +1,7 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, type TestContext } from "vitest";
+import { findPython } from "../../src/kernel/python.js";
 import {
   type ScriptedModel,
   type ScriptedModelOptions,
@@ -21,6 +22,30 @@ export interface Rig {
   close(): Promise<void>;
 }
 
+let probed: Promise<Map<string, string>> | undefined;
+
+/**
+ * What relm's interpreter probe (src/kernel/python.ts) leaves in RELM_HOME/cache, made once per test
+ * worker by relm's own findPython with the tests' environment: each rig's home starts with it, as a
+ * user's home does after their first run. A probe costs ~0.1 CPU-s (python3 through a pyenv shim:
+ * a dozen shell processes), paid once per fresh home, hundreds of times a suite. The cache is keyed by
+ * the candidates on PATH, so a test that gives relm another PATH or RELM_PYTHON is probed as before.
+ */
+function probedPythonCache(): Promise<Map<string, string>> {
+  probed ??= (async () => {
+    const dir = tempDir("relm-probe-");
+    try {
+      await findPython(cleanEnv(), dir.path);
+      return new Map(readdirSync(dir.path).map((f) => [f, readFileSync(join(dir.path, f), "utf8")]));
+    } catch {
+      return new Map(); // no usable Python: each relm finds that out itself, as before
+    } finally {
+      dir.cleanup();
+    }
+  })();
+  return probed;
+}
+
 /**
  * A scripted model on 127.0.0.1 plus a private RELM_HOME and working directory, with the environment
  * a user would set to point relm at it. Relevance checks of refinements are answered "supports" unless
@@ -36,6 +61,9 @@ export async function startRig(
   const home = tempDir("relm-home-");
   const cwd = tempDir("relm-cwd-");
   mkdirSync(home.path, { recursive: true });
+  const cache = await probedPythonCache();
+  if (cache.size > 0) mkdirSync(join(home.path, "cache"));
+  for (const [file, text] of cache) writeFileSync(join(home.path, "cache", file), text);
   writeFileSync(
     join(home.path, "config.json"),
     JSON.stringify({ stream: extra.stream ?? true, retry: { baseMs: 5, maxMs: 50 }, ...extra.config }),

@@ -6,7 +6,7 @@ import { kernelsLeft, pythonsOf, RELM_BIN, runRelm } from "../../support/cli.js"
 import { type JournalLine, onlyJournal } from "../../support/journal.js";
 import { byTask, echoLastCell, whoAsks } from "../../support/router.js";
 import { useRigs } from "../../support/scripted.js";
-import { poll } from "../../support/wait.js";
+import { poll, pythonWaitForFile as waitForFile } from "../../support/wait.js";
 
 const startRig = useRigs();
 
@@ -159,22 +159,29 @@ describe("Agent handles", () => {
   });
 
   it("cancel() ends a running child and its kernel", async () => {
+    // The parent cancels once the child's cell is under way (it leaves a file), not after a fixed wait.
+    let started = "";
     const rig = await startRig("openai", {
       script: byTask({
         "ROOT: cancel": [
-          {
+          () => ({
             code: [
               'a = rlm.spawn("CHILD: sleep")',
-              "try:\n    a.result(timeout=2)\nexcept TimeoutError:\n    print('still running:', a.status)",
+              waitForFile(started),
+              "try:\n    a.result(timeout=0.2)\nexcept TimeoutError:\n    print('still running:', a.status)",
               "a.cancel()",
               "try:\n    a.result()\nexcept rlm.ChildError as e:\n    print('ended:', e.status)",
             ].join("\n"),
-          },
+          }),
           echoLastCell,
         ],
-        "CHILD: sleep": [{ code: "import time\ntime.sleep(120)" }, { text: "woke up" }],
+        "CHILD: sleep": [
+          () => ({ code: `open(${JSON.stringify(started)}, "w").close()\nimport time\ntime.sleep(120)` }),
+          { text: "woke up" },
+        ],
       }),
     });
+    started = join(rig.cwd, "child-started");
     const result = await runRelm(["run", "ROOT: cancel"], { env: rig.env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe("still running: running\nended: cancelled");
@@ -205,22 +212,29 @@ describe("Agent handles", () => {
   });
 
   it("cancelling a child cancels its own children", async () => {
+    // The middle child is cancelled once the grandchild's cell is under way (it leaves a file).
+    let started = "";
     const rig = await startRig("openai", {
       script: byTask({
         "ROOT: cancel the middle": [
-          {
+          () => ({
             code: [
               'a = rlm.spawn("CHILD: delegate and wait")',
-              "try:\n    a.result(timeout=3)\nexcept TimeoutError:\n    a.cancel()",
+              waitForFile(started),
+              "try:\n    a.result(timeout=0.2)\nexcept TimeoutError:\n    a.cancel()",
               "try:\n    a.result()\nexcept rlm.ChildError as e:\n    print(e.status)",
             ].join("\n"),
-          },
+          }),
           echoLastCell,
         ],
         "CHILD: delegate and wait": [{ code: 'rlm("GRANDCHILD: sleep")' }, { text: "never" }],
-        "GRANDCHILD: sleep": [{ code: "import time\ntime.sleep(120)" }, { text: "never" }],
+        "GRANDCHILD: sleep": [
+          () => ({ code: `open(${JSON.stringify(started)}, "w").close()\nimport time\ntime.sleep(120)` }),
+          { text: "never" },
+        ],
       }),
     });
+    started = join(rig.cwd, "grandchild-started");
     const result = await runRelm(["run", "ROOT: cancel the middle"], { env: rig.env, cwd: rig.cwd });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe("cancelled");
