@@ -33,6 +33,21 @@ describe("terminal UI commands", () => {
     expect(JSON.parse(rig.model.requests.at(-1)?.rawBody ?? "{}").model).toBe("bigger-model");
   });
 
+  it("/export to a folder that does not exist says so in words, not as Node's ENOENT", async () => {
+    const rig = await startRig("openai", { script: [{ text: "an answer to export" }] });
+    const ui = open(rig);
+    await ui.waitFor("new session");
+    await ui.type("hello");
+    await ui.press("enter");
+    await ui.waitFor("an answer to export");
+    const target = join(rig.cwd, "no such folder", "out.md");
+    await ui.type(`/export md "${target}"`);
+    await ui.press("enter");
+    const screen = await ui.waitFor("/export: ");
+    expect(screen, ui.dump()).toContain(`/export: cannot open ${target}: no such file or directory`);
+    expect(screen).not.toContain("ENOENT");
+  });
+
   it("/undo steps back one code-running turn each time, never the same checkpoint twice, and says so once", async () => {
     const rig = await startRig("openai", {
       script: [
