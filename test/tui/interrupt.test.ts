@@ -52,3 +52,18 @@ describe("terminal UI interrupting an answer", () => {
     expect(rows.slice(0, asked).join("\n")).toContain("on and on");
   });
 });
+
+describe("terminal UI: a cell whose turn ends without its output", () => {
+  it("stops its clock when the turn fails before the cell ran (a kernel that cannot start)", async () => {
+    const rig = await startRig("openai", { script: [{ code: "print('never runs')" }, { text: "unused" }] });
+    const ui = open(rig, ["--kernel", "cmd:false"], { cols: 100, rows: 30 });
+    await ui.waitFor("new session");
+    await ui.type("run something");
+    await ui.press("enter");
+    await ui.waitFor("the kernel exited while starting");
+    await untilJournal(rig.home, (l) => l.some((e) => e.type === "error"));
+    // The cell is over: it says so instead of a clock that runs on.
+    const screen = await ui.waitFor("✗ not run to its end");
+    expect(screen, ui.dump()).not.toContain("◌ running");
+  });
+});

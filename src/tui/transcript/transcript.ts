@@ -191,8 +191,12 @@ export class Transcript extends Container {
     );
   }
 
-  /** Marks every running cell as no longer streaming (the host went away mid-cell). */
-  abandonRunning(): void {
+  /**
+   * Stops the clock of every running cell: the host went away mid-cell, or the turn ended (an error
+   * before the cell ran, say) with no output for it.
+   */
+  abandonRunning(at = Date.now()): void {
+    for (const cell of this.running) cell.stop(at);
     this.running.clear();
   }
 
@@ -245,6 +249,9 @@ export class Transcript extends Container {
     })();
     if (line === undefined) return false;
     if (event.type === "interrupted") this.endStream();
+    // The turn is over: a cell it never got an end for will not get one.
+    if (event.type === "error" || event.type === "final" || event.type === "interrupted")
+      this.abandonRunning(Date.parse(event.t));
     // Not note(): a notice between sub-agents finishing must not split their summary line. The line
     // that ends a turn stands apart from the answer above it.
     this.addChild(new NoticeBlock(line, event.type === "final"));
