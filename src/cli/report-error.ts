@@ -5,41 +5,9 @@
 
 import { CommanderError } from "commander";
 import { isUserError, userExitCode } from "../config/errors.js";
-import { describeHomeProblem, isUnderHome } from "../config/home-check.js";
+import { describeFileError } from "../config/file-errors.js";
 import { EXIT } from "./exit-codes.js";
 import { describeParseError } from "./parse-errors.js";
-
-/** File-system refusals that come from paths the user gave or the state of their machine. */
-const FILE_ERRORS: Record<string, string> = {
-  ENOENT: "no such file or directory",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EISDIR: "is a directory",
-  ENOTDIR: "a part of the path is not a directory",
-  EEXIST: "already exists",
-  EROFS: "read-only file system",
-  ENOSPC: "no space left on the device; free some space (or point RELM_HOME at another disk) and try again",
-  EDQUOT: "the disk quota is used up; free some space and try again",
-  EMFILE: "too many open files",
-};
-
-/**
- * `cannot open /x/y: no such file or directory` for an fs error that names its path, else undefined. A
- * failure under RELM_HOME (`home`) that comes from the state of RELM_HOME itself (a file in its path, a
- * read-only disk) is told as that, since Node's code for it can mislead (ENOENT for a read-only disk).
- */
-function describeFileError(error: unknown, home?: string): string | undefined {
-  const e = error as NodeJS.ErrnoException;
-  if (!(error instanceof Error) || typeof e.code !== "string" || typeof e.path !== "string") return undefined;
-  if (home && isUnderHome(e.path, home)) {
-    const problem = describeHomeProblem(home);
-    if (problem) return problem;
-  }
-  const reason = FILE_ERRORS[e.code];
-  if (!reason) return undefined;
-  const verb = e.syscall ? ` ${e.syscall}` : "";
-  return `cannot${verb} ${e.path}: ${reason}`;
-}
 
 /**
  * Maps a thrown error to its message and exit code; unknown errors keep their stack for bug reports.

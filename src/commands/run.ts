@@ -1,5 +1,6 @@
 // Runs one typed `/name args…` line against the table, the same way in every front end: the command is
 // looked up (aliases too), its arguments are read like a shell's, and a failure is said, never thrown.
+import { describeFileError } from "../config/file-errors.js";
 import { findCommand, splitCommandLine, unknownCommand } from "./table.js";
 import type { CommandContext, SlashCommand } from "./types.js";
 import { ArgumentSyntaxError, shellWords } from "./words.js";
@@ -34,6 +35,6 @@ export async function runCommandLine(
     else if (command.run) await command.run(ctx, words);
     else ctx.say(`/${command.name} is not available here`, "warn");
   } catch (error) {
-    ctx.say(`/${command.name}: ${(error as Error).message}`, "error");
+    ctx.say(`/${command.name}: ${describeFileError(error) ?? (error as Error).message}`, "error");
   }
 }

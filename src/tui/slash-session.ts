@@ -152,7 +152,14 @@ export function uiOwnCommands(api: AppApi): OwnCommands {
     // The UI's own: with the sub-agents of its panel, and before the session starts too.
     cost: () => showText(api.dialogs, "Spend", () => costText(api)),
     agents: () => api.focusAgents(),
-    expand: ([mode]) => api.setExpanded(mode !== "off"),
+    expand: ([mode]) => {
+      // Anything but on or off is a mistake to say, not a silent "on".
+      if (mode !== undefined && mode !== "on" && mode !== "off") {
+        api.note(api.theme.warn(`usage: /expand [on|off] (not ${JSON.stringify(mode)})`));
+        return;
+      }
+      api.setExpanded(mode !== "off");
+    },
     copy: () => copyLastAnswer(api, api.lastAnswer),
     theme: ([name]) => themeCommand(api, name),
     web: () => webCommand(api),

@@ -78,7 +78,8 @@ export function statusLines(d: StatusData, width: number, t: Theme): string[] {
     first.push(info.cost === null ? t.dim(costWord(null)) : costWord(info.cost));
     const left = budgetLeft(info);
     if (left) first.push(left);
-    const k = d.kernel ?? info.kernel;
+    // No host, no kernel: what it was doing when the host went away is over.
+    const k = d.link === "offline" ? "stopped" : (d.kernel ?? info.kernel);
     first.push(`kernel ${k === "busy" ? t.accent(k) : k === "restarting" ? t.warn(k) : k}`);
     if (d.unsaved?.length) first.push(t.warn(unsavedPart(d.unsaved)));
   } else {

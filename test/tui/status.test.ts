@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONTEXT_WINDOW } from "../../src/agent/compaction/windows.js";
 import { formatTokens } from "../../src/commands/format.js";
+import { runRelm } from "../support/cli.js";
 import { untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
@@ -78,5 +79,23 @@ describe("terminal UI status line", () => {
     const gate = lines.find((e) => e.type === "gate_run") as unknown as { results: { command: string }[] };
     expect(gate.results.map((r) => r.command)).toEqual(["python -m pytest -q"]);
     await ui.press("escape");
+  });
+
+  it("once the session's host is gone mid-cell, the kernel reads stopped, not busy", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "import time\nprint('waiting', flush=True)\ntime.sleep(120)" }, { text: "never" }],
+    });
+    const ui = open(rig, [], { cols: 120, rows: 30 });
+    await ui.waitFor("new session");
+    await ui.type("wait a long time");
+    await ui.press("enter");
+    await ui.waitFor("kernel busy");
+    await ui.waitFor("┊ waiting");
+    const agents = await runRelm(["agents", "--json"], { env: rig.env, cwd: rig.cwd });
+    const pid = (JSON.parse(agents.stdout.trim().split("\n")[0] as string) as { pid: number }).pid;
+    process.kill(pid, "SIGKILL");
+    const screen = await ui.waitFor("not running: your next message resumes it");
+    expect(screen, ui.dump()).toContain("kernel stopped");
+    expect(screen).not.toContain("kernel busy");
   });
 });

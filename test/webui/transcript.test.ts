@@ -71,6 +71,33 @@ describe("the web page's transcript", () => {
     expect(tr.items).toHaveLength(1);
   });
 
+  it("a cell whose turn ended without its result (its kernel could not start) is not left running", () => {
+    const tr = new Transcript();
+    tr.apply({ n: 1, t: at(), type: "cell", turn: 1, callId: "c1", code: "print(1)" } as AgentEvent);
+    expect(tr.items).toMatchObject([{ kind: "cell" }]);
+    expect(tr.items[0]).not.toHaveProperty("status");
+    tr.apply({ n: 2, t: at(), type: "error", message: "the kernel exited while starting" } as AgentEvent);
+    expect(tr.items[0]).toMatchObject({ kind: "cell", status: "not run to its end" });
+    // A result that comes after all the same (an interrupt said first) is shown as it is.
+    tr.apply({ n: 3, t: at(), type: "cell", turn: 2, callId: "c2", code: "sleep()" } as AgentEvent);
+    tr.apply({ n: 4, t: at(), type: "interrupted", reason: "interrupted by the user" } as AgentEvent);
+    tr.apply({
+      n: 5,
+      t: at(),
+      type: "cell_output",
+      turn: 2,
+      callId: "c2",
+      status: "error",
+      output: "KeyboardInterrupt",
+      durationMs: 5,
+      imageFiles: [],
+    } as unknown as AgentEvent);
+    expect(tr.items.filter((i) => i.kind === "cell")[1]).toMatchObject({
+      status: "error",
+      output: "KeyboardInterrupt",
+    });
+  });
+
   it("a cell's live output grows until its result replaces it; a child's events stay out", () => {
     const tr = new Transcript();
     tr.apply({ n: 1, t: at(), type: "cell", turn: 1, callId: "c1", code: "print(1)" } as AgentEvent);

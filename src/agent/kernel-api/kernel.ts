@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionMode } from "../../config/permission-mode.js";
-import { startKernel } from "../../kernel/index.js";
+import { KernelRequestError, startKernel } from "../../kernel/index.js";
 import type {
   CellImage,
   CellResult,
@@ -301,11 +301,25 @@ export class AgentKernel {
   }
 
   private async loadVariables(kernel: Kernel): Promise<void> {
-    for (const spec of this.owner.variables) {
-      await kernel.setVariable(spec.name, spec.source);
+    for (const spec of [...this.owner.variables]) {
+      try {
+        await kernel.setVariable(spec.name, spec.source);
+      } catch (error) {
+        // One input that cannot be loaded again (its file removed, say) must not fail every cell from
+        // now on: it is dropped, journaled, and the model told with the next cell's result.
+        if (!(error instanceof KernelRequestError)) throw error;
+        this.owner.variables.splice(this.owner.variables.indexOf(spec), 1);
+        const lost = `${spec.name} could not be loaded again (${error.message})`;
+        this.lostInputs.push(lost);
+        this.owner.log.record({ type: "warning", message: `the variable ${lost}` });
+        continue;
+      }
       if (spec.consume && "pickle" in spec.source) rmSync(spec.source.pickle, { force: true });
     }
   }
+
+  /** Inputs a restarted kernel could not load again, for the next cell's note to the model. */
+  private lostInputs: string[] = [];
 
   private onLifecycle(event: KernelLifecycleEvent): void {
     if (this.owner.state.closed) return;
@@ -356,9 +370,10 @@ export class AgentKernel {
     if (this.pendingReload) {
       // A restarted kernel lost the user's --var inputs; put them back so the model can carry on.
       this.pendingReload = false;
+      if (!reloadFirst && this.owner.variables.length > 0) await this.loadVariables(kernel);
+      // Named after loading: one that could not be loaded again is told apart (lostInputs).
       const names = this.owner.variables.map((v) => v.name);
       if (names.length > 0) {
-        if (!reloadFirst) await this.loadVariables(kernel);
         result.note = `${result.note ?? "The kernel was restarted."} The inputs ${names.join(", ")} were loaded again.`;
       }
     }
@@ -367,6 +382,10 @@ export class AgentKernel {
       result.note = `${result.note ? `${result.note} ` : ""}The kernel was restarted and its variables restored from a snapshot, except: ${lost}.`;
     }
     this.restored = undefined;
+    if (this.lostInputs.length > 0) {
+      const lost = this.lostInputs.splice(0).join("; ");
+      result.note = `${result.note ? `${result.note} ` : ""}The variable ${lost}.`;
+    }
     this.recordCell(turn, callId, result);
     this.snapshotAfterCell(kernel);
     return result;

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { makeDirs } from "../../config/dirs.js";
 import { ConfigError } from "../../config/errors.js";
 import { realPath } from "../../config/paths.js";
 import { trackFile, untrackFile } from "../host-exit.js";
@@ -86,9 +87,14 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
   if (missing) throw new SandboxUnavailableError(missing);
   const session = request.sessionDir;
   const writable = session ? ["outputs", "snapshot", "children"].map((d) => path.join(session, d)) : [];
+  // What a person sends a running session (a large paste, an MCP task's variables) is staged in its
+  // inputs/ and read by the kernel from there, also after a restart: shown read-only, as RELM_HOME is hidden.
+  const inputs = session ? path.join(session, "inputs") : undefined;
+  if (inputs) makeDirs(inputs, 0o700);
   const readable = [
     ...(request.env.PYTHONPATH ?? "").split(path.delimiter),
     ...(settings.readable ?? []),
+    ...(inputs ? [inputs] : []),
   ].filter((p) => p && existsSync(p));
   const hidden = [request.relmHome].filter((d): d is string => !!d && existsSync(d));
   let proxy: NetProxy | undefined;

@@ -354,6 +354,8 @@ export function showView(
     let offset = 0;
     let atEnd = options.follow ?? false;
     let lastMax = 0;
+    // A page is the rows the view showed last (pgdn then starts at the first line not yet seen).
+    let page = 5;
     const view: Component = {
       invalidate() {},
       render(width: number) {
@@ -361,6 +363,7 @@ export function showView(
         // The frame (borders, hint, position line) and the blank rows around it (Frame.render) must fit the
         // overlay's 80% of the screen.
         const rows = Math.max(5, dialogRows(host) - 7);
+        page = rows;
         lastMax = Math.max(0, all.length - rows);
         if (atEnd) offset = lastMax;
         offset = Math.max(0, Math.min(offset, lastMax));
@@ -374,7 +377,6 @@ export function showView(
     return {
       frame: new Frame(host.theme, title, view, hint),
       keys: (data) => {
-        const page = Math.max(5, host.tui.terminal.rows - 10);
         if (matchesKey(data, Key.escape) || data === "q") done(undefined);
         else if (matchesKey(data, Key.up)) offset -= 1;
         else if (matchesKey(data, Key.down)) offset += 1;

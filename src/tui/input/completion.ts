@@ -84,7 +84,11 @@ export class RelmCompletion implements AutocompleteProvider {
       const matches = (query ? fuzzyFilter(files, query, (f) => f) : files).slice(0, 30);
       if (matches.length === 0) return null;
       // The path once: a file's name beside its own path read as the same path twice.
-      const items: AutocompleteItem[] = matches.map((f) => ({ value: `@${f}`, label: f }));
+      // A path with spaces is quoted, or the message could not say where it ends (@my notes/week 1.md).
+      const items: AutocompleteItem[] = matches.map((f) => ({
+        value: /\s/.test(f) ? `@"${f}"` : `@${f}`,
+        label: f,
+      }));
       return { items, prefix: `@${query}` };
     }
     return this.combined.getSuggestions(lines, cursorLine, cursorCol, options);

@@ -30,6 +30,8 @@ type CellEnd = JournalEventOf<"cell_output">;
 export class CellBlock extends CachedBlock {
   private readonly output = new OutputBuffer();
   private end: CellEnd | undefined;
+  /** When the turn ended without this cell's end (it never ran, or the host went away): the clock stops. */
+  private stoppedAt: number | undefined;
   private readonly code: string[];
   private streamed = false;
   private marked = false;
@@ -54,7 +56,14 @@ export class CellBlock extends CachedBlock {
   }
 
   get running(): boolean {
-    return this.end === undefined;
+    return this.end === undefined && this.stoppedAt === undefined;
+  }
+
+  /** The turn ended with no output for this cell: it stops at `at` and says it did not finish. */
+  stop(at: number): void {
+    if (!this.running) return;
+    this.stoppedAt = at;
+    this.invalidate();
   }
 
   /** Output as it streams from the kernel (not journaled; the final event carries the capped text). */
@@ -87,14 +96,15 @@ export class CellBlock extends CachedBlock {
   }
 
   private get elapsed(): number {
-    return this.end ? this.end.durationMs : Math.max(0, this.view.now() - this.startedAt);
+    if (this.end) return this.end.durationMs;
+    return Math.max(0, (this.stoppedAt ?? this.view.now()) - this.startedAt);
   }
 
   // Running cells re-render as their clock ticks; finished ones only when their shape changes.
   // Keyed on the time as shown (not tenths of a second, which round otherwise): the activity line's
   // clock, drawn from the same start in the same frame, reads the same.
   protected override key(width: number): string {
-    return `${width}:${this.view.expanded}:${this.end ? "end" : formatDuration(this.elapsed)}:${this.output.chars}:${this.edits.length}`;
+    return `${width}:${this.view.expanded}:${this.end ? "end" : this.stoppedAt !== undefined ? "stopped" : formatDuration(this.elapsed)}:${this.output.chars}:${this.edits.length}`;
   }
 
   protected build(width: number): string[] {
@@ -118,6 +128,8 @@ export class CellBlock extends CachedBlock {
     const t = this.theme;
     const time = formatDuration(elapsed);
     const end = this.end;
+    if (!end && this.stoppedAt !== undefined)
+      return [clip(`  ${t.error("✗ not run to its end")} ${t.dim("(the turn ended first)")}`, width)];
     if (!end) return [clip(`  ${t.accent("◌")} ${t.dim(`running ${time}`)}`, width)];
     const out: string[] = [];
     if (end.status === "ok" && !end.exitCode) out.push(`  ${t.ok("✓")} ${t.dim(time)}`);

@@ -75,6 +75,7 @@ export class Transcript extends Container {
         this.sessionDir = event.dir;
         return false;
       case "user": {
+        this.endStream();
         this.breakRuns();
         const block = new UserBlock(event.text, t);
         this.userBlocks.set(event.n, block);
@@ -86,6 +87,7 @@ export class Transcript extends Container {
         return true;
       case "message":
         if (event.to !== "self") return false;
+        this.endStream();
         this.breakRuns();
         this.addChild(new UserBlock(event.text, t, event.from === "user" ? undefined : event.from));
         return true;
@@ -189,8 +191,12 @@ export class Transcript extends Container {
     );
   }
 
-  /** Marks every running cell as no longer streaming (the host went away mid-cell). */
-  abandonRunning(): void {
+  /**
+   * Stops the clock of every running cell: the host went away mid-cell, or the turn ended (an error
+   * before the cell ran, say) with no output for it.
+   */
+  abandonRunning(at = Date.now()): void {
+    for (const cell of this.running) cell.stop(at);
     this.running.clear();
   }
 
@@ -247,10 +253,24 @@ export class Transcript extends Container {
       return eventLines(event, t)?.join("\n");
     })();
     if (line === undefined) return false;
+    if (event.type === "interrupted") this.endStream();
+    // The turn is over: a cell it never got an end for will not get one.
+    if (event.type === "error" || event.type === "final" || event.type === "interrupted")
+      this.abandonRunning(Date.parse(event.t));
     // Not note(): a notice between sub-agents finishing must not split their summary line. The line
     // that ends a turn stands apart from the answer above it.
     this.addChild(new NoticeBlock(line, event.type === "final"));
     return true;
+  }
+
+  /**
+   * An answer that never got its model_response (Esc, a failed stream) is over once anything else comes:
+   * what streamed stays where it is, and the next answer gets a block of its own under its message.
+   */
+  private endStream(): void {
+    this.thinking?.finish();
+    this.thinking = undefined;
+    this.assistant = undefined;
   }
 
   private currentThinking(): ThinkingBlock {

@@ -18,7 +18,9 @@ export class TurnSpend {
     switch (event.type) {
       case "session":
       case "resumed":
+        // A turn cut off by its host's end (kill -9, a crash) has no end event: the next one starts afresh.
         this.base = ZERO;
+        this.startedAt = undefined;
         return undefined;
       case "user":
       case "model_request":

@@ -84,7 +84,7 @@ export function SessionsPage() {
   return html`
     <header class="bar">
       <h1>relm</h1>
-      <span class="muted">${sessions ? `${sessions.length} sessions, ${live} live` : "loading…"}</span>
+      <span class="muted">${sessions ? `${sessions.length} session${sessions.length === 1 ? "" : "s"}, ${live} live` : "loading…"}</span>
       <${ConnectionNote} connection=${connection} />
     </header>
     <main>

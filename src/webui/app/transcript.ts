@@ -136,6 +136,9 @@ export class Transcript {
         })),
         skipped: event.skipped.length,
       });
+    // The turn is over: a cell it never got a result for (its kernel could not start) will not get one.
+    if (event.type === "error" || event.type === "interrupted" || event.type === "final")
+      for (const cell of this.cells.values()) cell.status ??= "not run to its end";
     const key = "n" in event ? `n${event.n}` : `l${++this.seq}`;
     switch (event.type) {
       case "user":

@@ -121,6 +121,10 @@ describeInBrowser(`relm web in a browser`, (browser) => {
       await expect.poll(() => rowText(), { timeout: 60_000 }).toMatch(/idle|done/);
       expect(await rowText()).toContain("first task");
       expect(await rowText()).toContain("scripted");
+      // One session is counted as one, not "1 sessions".
+      await expect
+        .poll(() => page.locator("header .muted").first().textContent(), { timeout: 30_000 })
+        .toMatch(/^1 session,/);
 
       const other = await detach(rig, "second task: say pears");
       await page.locator(`tr[data-id="${other}"]`).waitFor({ timeout: 30_000 });

@@ -33,6 +33,40 @@ describe("terminal UI commands", () => {
     expect(JSON.parse(rig.model.requests.at(-1)?.rawBody ?? "{}").model).toBe("bigger-model");
   });
 
+  it("/export to a folder that does not exist says so in words, not as Node's ENOENT", async () => {
+    const rig = await startRig("openai", { script: [{ text: "an answer to export" }] });
+    const ui = open(rig);
+    await ui.waitFor("new session");
+    await ui.type("hello");
+    await ui.press("enter");
+    await ui.waitFor("an answer to export");
+    const target = join(rig.cwd, "no such folder", "out.md");
+    await ui.type(`/export md "${target}"`);
+    await ui.press("enter");
+    const screen = await ui.waitFor("/export: ");
+    expect(screen, ui.dump()).toContain(`/export: cannot open ${target}: no such file or directory`);
+    expect(screen).not.toContain("ENOENT");
+  });
+
+  it("/expand takes on or off; another word is said to be wrong instead of unfolding", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "for i in range(30):\n    print('row', i)" }, { text: "printed rows" }],
+    });
+    const ui = open(rig, [], { rows: 50 });
+    await ui.waitFor("new session");
+    await ui.type("print rows");
+    await ui.press("enter");
+    await ui.waitFor("printed rows");
+    await ui.waitFor("more lines · ctrl+o shows all");
+    await ui.type("/expand maybe");
+    await ui.press("enter");
+    const screen = await ui.waitFor("usage: /expand [on|off]");
+    expect(screen, ui.dump()).toContain("more lines · ctrl+o shows all");
+    await ui.type("/expand on");
+    await ui.press("enter");
+    await ui.waitFor((s) => s.includes("row 15") && !s.includes("more lines · ctrl+o shows all"));
+  });
+
   it("/undo steps back one code-running turn each time, never the same checkpoint twice, and says so once", async () => {
     const rig = await startRig("openai", {
       script: [

@@ -94,3 +94,26 @@ describe("terminal UI pop-ups", () => {
     await ui.waitFor((s) => !s.includes("Model for the next turn"));
   });
 });
+
+describe("terminal UI text views", () => {
+  it("pgdn and pgup in /help move by the rows it shows, so no line is skipped", async () => {
+    const rig = await startRig("openai", { script: [] });
+    const ui = open(rig, [], { cols: 100, rows: 30 });
+    await ui.waitFor("new session");
+    await ui.type("/help");
+    await ui.press("enter");
+    const position = /lines (\d+)–(\d+) of (\d+)/;
+    const first = position.exec(await ui.waitFor(position));
+    const [, , end, total] = (first ?? []).map(Number);
+    expect(end).toBeLessThan(total ?? 0);
+    await ui.press("pagedown");
+    // The next page starts at or before the line after the last one shown: every line is seen.
+    const next = position.exec(await ui.waitFor((s) => !s.includes(`lines 1–${end} `)));
+    const start = Number(next?.[1]);
+    expect(start, ui.dump()).toBeGreaterThan(1);
+    expect(start, ui.dump()).toBeLessThanOrEqual((end ?? 0) + 1);
+    await ui.press("pageup");
+    await ui.waitFor(`lines 1–${end} of ${total}`);
+    await ui.press("escape");
+  });
+});

@@ -1,6 +1,8 @@
 // The line that ends a turn says what that turn spent: its own model calls, tokens and time, not the
 // session's totals so far; after a resume as well.
 import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../../src/agent/core/events.js";
+import { TurnSpend } from "../../../src/tui/transcript/turn-spend.js";
 import { runRelm } from "../../support/cli.js";
 import { sessionIds, useTui } from "../../support/tui.js";
 import { until } from "../../support/wait.js";
@@ -65,5 +67,21 @@ describe("terminal UI end of turn", () => {
     await back.waitFor(/third done[\s\S]*✓ \d+ model calls? ·/);
     expect(footers(back.allText()).map((f) => f.calls)).toEqual([2, 1, 2]);
     expect(id).toBeDefined();
+  });
+});
+
+describe("a turn's own time", () => {
+  it("after a host died mid-turn and a resume, the next turn's time starts at its own message", () => {
+    const spend = new TurnSpend();
+    const at = (s: number) => new Date(Date.UTC(2026, 11, 5, 10, 0, s)).toISOString();
+    const spent = { turns: 1, tokens: 100, elapsedMs: 1000, cost: null };
+    // A turn whose host was killed in its cell: no final, no error, no interrupted.
+    spend.apply({ n: 1, t: at(0), type: "user", text: "wait" } as AgentEvent);
+    spend.apply({ n: 2, t: at(0), type: "model_request", turn: 1, messages: 1 } as AgentEvent);
+    // Two minutes later the next message brings the session back in a new host.
+    spend.apply({ n: 3, t: at(120), type: "resumed" } as unknown as AgentEvent);
+    spend.apply({ n: 4, t: at(120), type: "user", text: "go on" } as AgentEvent);
+    const own = spend.apply({ n: 5, t: at(121), type: "final", text: "ok", spent } as AgentEvent);
+    expect(own?.elapsedMs).toBe(1000);
   });
 });
