@@ -25,6 +25,7 @@ import {
   suggestPreset,
   wireFor,
 } from "./presets.js";
+import { parseEditedJson } from "./records.js";
 import { type ConfigFile, checkConfig, configFileSchema } from "./schema.js";
 import { type SubscriptionSetting, subscriptionFrom, withSubscription } from "./subscription-config.js";
 
@@ -151,7 +152,7 @@ export function readConfigFile(path: string): ConfigFile | undefined {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseEditedJson(text);
   } catch (error) {
     throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or delete it`);
   }
