@@ -267,6 +267,37 @@ describe("background sessions", () => {
   });
 });
 
+describe("a relative RELM_HOME", () => {
+  it("names the same home in every process relm starts, wherever that process runs", async () => {
+    // A revived host runs in its session's folder: given RELM_HOME=home as it was typed, it made a new,
+    // empty home inside the project and failed ("No session matches"), and so did the waker's revivals.
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: relative": [{ text: "one" }, { text: "two" }] }),
+    });
+    const project = join(rig.cwd, "project");
+    mkdirSync(project);
+    // The session is started in the project (RELM_HOME=../home), and continued from the folder above
+    // (RELM_HOME=home): the same home, named from two places.
+    const first = await runRelm(["run", "--json", "TASK: relative"], {
+      env: { ...rig.env, RELM_HOME: "../home" },
+      cwd: project,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+    const journal = join(rig.cwd, "home", "sessions", id, "journal.jsonl");
+    expect(existsSync(journal)).toBe(true);
+    const relative = { ...rig.env, RELM_HOME: "home" };
+    const send = await runRelm(["send", id, "again"], { env: relative, cwd: rig.cwd });
+    expect(send.code, send.stderr).toBe(0);
+    await until(() => (readFileSync(journal, "utf8").includes('"two"') ? true : undefined), 60_000).catch(
+      () => undefined,
+    );
+    expect(readFileSync(journal, "utf8")).toContain('"two"');
+    expect(existsSync(join(project, "home"))).toBe(false);
+    await runRelm(["stop", id], { env: relative, cwd: rig.cwd });
+  });
+});
+
 describe("relm doctor --fix", () => {
   it("finds and repairs a stale socket and a half-written journal line", async () => {
     const rig = await startRig("openai", { script: [{ text: "ok" }], models: ["scripted"] });
