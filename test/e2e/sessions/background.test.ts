@@ -267,6 +267,25 @@ describe("background sessions", () => {
   });
 });
 
+describe("relm send refused by the host", () => {
+  it("a message over 16 KB: one relm: line and exit 1, not an internal error, and the command ends", async () => {
+    // The host's refusal reached the CLI as an RpcError: "relm: internal error: RpcError: message too
+    // long" with a stack trace, and the command then hung, its connection to the host left open.
+    const rig = await startRig("openai", { script: byTask({ "TASK: idle": [{ text: "ready" }] }) });
+    const id = await detach(rig, "TASK: idle");
+    try {
+      await until(async () =>
+        (await agents(rig)).find((a) => a.id === id)?.status === "idle" ? true : undefined,
+      );
+      const result = await runRelm(["send", id, "x".repeat(20_000)], { env: rig.env, timeoutMs: 30_000 });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toBe("relm: message too long: at most 16384 bytes\n");
+    } finally {
+      await runRelm(["stop", id], { env: rig.env });
+    }
+  });
+});
+
 describe("a relative RELM_HOME", () => {
   it("names the same home in every process relm starts, wherever that process runs", async () => {
     // A revived host runs in its session's folder: given RELM_HOME=home as it was typed, it made a new,
