@@ -89,6 +89,18 @@ function chosenMode(
 }
 
 /**
+ * The mode RELM_MODE, RELM_SANDBOX or config.json names for new sessions, as a session started without
+ * flags chooses it (with the words that named it); undefined: none does, the default decides. A bad
+ * word is a UsageError naming where it was (relm doctor reports it).
+ */
+export function configuredMode(
+  config: Pick<ResolvedConfig, "mode" | "sandbox" | "configPath">,
+  env: NodeJS.ProcessEnv,
+): { mode: PermissionMode; asked: string } | undefined {
+  return chosenMode({}, config, env);
+}
+
+/**
  * The default where nothing names a mode: workspace where the sandbox works, else full and why. Inside
  * relm's own sandbox (a relm a cell started) it is full, quietly: that relm is confined already.
  */

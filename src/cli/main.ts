@@ -9,6 +9,8 @@
 // more to resolve and load on every start than one file). dist/cli/main.js is the same file as an ES
 // module, for `node dist/cli/main.js`.
 
+import { isAbsolute, resolve } from "node:path";
+
 // `relm agents | head` closes the pipe early: that is not an error worth a stack trace.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(0);
@@ -20,6 +22,7 @@ start(process.argv.slice(2)).catch((error: Error) => {
 });
 
 async function start(argv: string[]): Promise<void> {
+  absoluteHome(process.env);
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     process.stdout.write(`${await version()}\n`);
     return;
@@ -51,6 +54,16 @@ async function start(argv: string[]): Promise<void> {
     const { main } = (await import(bundle)) as typeof import("./dispatch.js");
     process.exitCode = await main(argv);
   }
+}
+
+/**
+ * A relative RELM_HOME made absolute, once, for this process and every process it starts: a host
+ * revived in its session's folder, the waker and the kernels run elsewhere, where the same words would
+ * name another home (an empty one, made inside the project).
+ */
+function absoluteHome(env: NodeJS.ProcessEnv): void {
+  const home = env.RELM_HOME?.trim();
+  if (home && home !== "~" && !home.startsWith("~/") && !isAbsolute(home)) env.RELM_HOME = resolve(home);
 }
 
 /** package.json's version: read as data where this runs as CommonJS, without the module loader. */

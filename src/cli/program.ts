@@ -7,6 +7,7 @@ import { relmVersion } from "../config/version.js";
 import { registerHarnessCommands } from "../learning/commands/harness-command.js";
 import type { WebFlags } from "../webui/run.js";
 import { registerAcpCommand } from "./acp-command.js";
+import { refuseBlankValues } from "./blank-values.js";
 import { addOptions } from "./command-options.js";
 import { loginAction, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
 import { registerMcpCommands } from "./mcp/command.js";
@@ -214,6 +215,10 @@ export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) =
     );
 
   registerAcpCommand(program, runIo, setExit);
+
+  // Before `relm web`: its flags are checked by web-entry.ts, which parses them before commander and
+  // says what a blank --host or --port should be.
+  refuseBlankValues(program);
 
   // `relm web`: the sessions in a browser (docs/web.md); its usual flags skip this parser (web-entry.ts).
   program

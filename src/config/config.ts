@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { apiKeyProblem } from "./api-key.js";
 import { type ApprovalLists, type ApprovalRules, emptyRules } from "./approvals.js";
 import { baseUrlProblem } from "./base-url.js";
 import { ConfigError, UsageError } from "./errors.js";
@@ -24,6 +25,7 @@ import {
   suggestPreset,
   wireFor,
 } from "./presets.js";
+import { parseEditedJson } from "./records.js";
 import { type ConfigFile, checkConfig, configFileSchema } from "./schema.js";
 import { type SubscriptionSetting, subscriptionFrom, withSubscription } from "./subscription-config.js";
 
@@ -150,7 +152,7 @@ export function readConfigFile(path: string): ConfigFile | undefined {
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseEditedJson(text);
   } catch (error) {
     throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or delete it`);
   }
@@ -218,6 +220,25 @@ function checkBaseUrl(
   throw source === "flag" ? new UsageError(message) : new ConfigError(message);
 }
 
+/** Refuses an API key that cannot be sent (api-key.ts), naming where it came from, not the key. */
+function checkApiKey(
+  key: string,
+  source: Source,
+  preset: ProviderPreset,
+  env: NodeJS.ProcessEnv,
+  configPath: string,
+) {
+  const problem = apiKeyProblem(key);
+  if (!problem) return;
+  const where =
+    source === "config"
+      ? `apiKey in ${configPath}`
+      : env.RELM_API_KEY
+        ? "RELM_API_KEY"
+        : (preset.keyEnv.find((name) => env[name]?.trim()) ?? "the environment");
+  throw new ConfigError(`${where}: ${problem}`);
+}
+
 /** Environment overrides the config file; flags override both. */
 export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): ResolvedConfig {
   const home = relmHomeFrom(env);
@@ -249,6 +270,7 @@ export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): 
 
   const baseUrl = basePick[0].replace(/\/+$/, "");
   checkBaseUrl(baseUrl, basePick[1], preset, env, configPath);
+  if (keyPick) checkApiKey(keyPick[0], keyPick[1], preset, env, configPath);
   const provider = wireFor(preset, baseUrl);
   const model = modelPick?.[0];
   const resolved: ResolvedConfig = {

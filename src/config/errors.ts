@@ -37,6 +37,15 @@ export function isUserError(value: unknown): value is UserError {
   return value instanceof Error && (value as unknown as Record<symbol, unknown>)[BRAND] === true;
 }
 
+/**
+ * Marks `error`, of another class, as the user's (exit 1): a session host's refusal of what a command
+ * asked (a message too long, a session that is stopping) is told as one `relm: …` line.
+ */
+export function markUserError<E extends Error>(error: E): E {
+  Object.defineProperty(error, BRAND, { value: true });
+  return error;
+}
+
 /** The exit code a user error asks for (1 unless it says 2). */
 export function userExitCode(error: UserError): UserExitCode {
   return error.exitCode === 2 ? 2 : 1;

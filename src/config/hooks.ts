@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "./errors.js";
-import { isRecord } from "./records.js";
+import { isRecord, parseEditedJson } from "./records.js";
 
 /** The events a hook can run at; Claude Code's names where it has one (PreToolUse is before a cell). */
 const HOOK_EVENTS = [
@@ -103,7 +103,7 @@ export function readProjectHooks(project: string): { raw: unknown; commands: Hoo
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = parseEditedJson(readFileSync(file, "utf8"));
   } catch (error) {
     throw new ConfigError(`${file} is not valid JSON (${(error as Error).message}); fix it or remove it`);
   }

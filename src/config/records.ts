@@ -14,6 +14,15 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * A JSON file a person edits (config.json, hooks.json), parsed; throws as JSON.parse does. A leading
+ * byte order mark, which Windows editors write at the start of UTF-8 files and JSON.parse refuses, is
+ * skipped.
+ */
+export function parseEditedJson(text: string): unknown {
+  return JSON.parse(text.startsWith("\ufeff") ? text.slice(1) : text);
+}
+
 /** `value` when it is such an object, else undefined. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return isRecord(value) ? value : undefined;

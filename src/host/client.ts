@@ -1,4 +1,5 @@
 import { connect, type Socket } from "node:net";
+import { markUserError } from "../config/errors.js";
 import { MAX_DECODABLE_BYTES, MAX_LINE_BYTES } from "../kernel/lines.js";
 import { lockAddress } from "./lock-address.js";
 import { socketPath } from "./paths.js";
@@ -79,7 +80,7 @@ export class SessionClient {
       const p = typeof id === "number" ? this.pending.get(id) : undefined;
       if (!p) return;
       this.pending.delete(id as number);
-      if (error) p.reject(new RpcError(error.code, error.message));
+      if (error) p.reject(answerError(error));
       else p.resolve(result);
       return;
     }
@@ -115,4 +116,13 @@ function connectWithin(address: string, timeoutMs: number): Promise<Socket | und
       resolve(undefined);
     });
   });
+}
+
+/**
+ * The error a host answered with. What it refused to do (-32001) or found wrong in the request (-32602)
+ * is for the person who asked, said by the host in their words: a user error, not relm's bug.
+ */
+function answerError(error: { code: number; message: string }): RpcError {
+  const failure = new RpcError(error.code, error.message);
+  return error.code === RPC.refused || error.code === RPC.invalidParams ? markUserError(failure) : failure;
 }

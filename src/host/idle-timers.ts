@@ -1,10 +1,12 @@
 // The two clocks of a detached host between turns: after `kernelIdleMs` it frees its kernel (and may
 // hand its place to a stub: src/host/handoff.ts); after `idleExitMs` it exits. Both start again at
-// every turn's end and stop while a client watches.
+// every turn's end and stop while a client watches. Either may be longer than setTimeout can take
+// (--idle-timeout in seconds): long-timeout.ts waits it out.
+import { type LongTimeout, longTimeout } from "../config/long-timeout.js";
 
 export class IdleTimers {
-  private kernelTimer: NodeJS.Timeout | undefined;
-  private exitTimer: NodeJS.Timeout | undefined;
+  private kernelTimer: LongTimeout | undefined;
+  private exitTimer: LongTimeout | undefined;
   /** When the host exits if nothing happens (epoch ms); 0 while not armed. */
   deadline = 0;
 
@@ -15,14 +17,14 @@ export class IdleTimers {
 
   arm(onKernelIdle: () => void, onIdleExit: () => void): void {
     this.clear();
-    this.kernelTimer = setTimeout(onKernelIdle, this.kernelIdleMs);
+    this.kernelTimer = longTimeout(onKernelIdle, this.kernelIdleMs);
     this.deadline = Date.now() + this.idleExitMs;
-    this.exitTimer = setTimeout(onIdleExit, this.idleExitMs);
+    this.exitTimer = longTimeout(onIdleExit, this.idleExitMs);
   }
 
   clear(): void {
-    clearTimeout(this.kernelTimer);
-    clearTimeout(this.exitTimer);
+    this.kernelTimer?.clear();
+    this.exitTimer?.clear();
     this.deadline = 0;
   }
 }

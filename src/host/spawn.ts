@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
@@ -52,6 +52,7 @@ export async function spawnHost(
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<void> {
+  checkFolder(id, cwd);
   ensurePrivateDir(sessionDir(home, id));
   const { args, specFile } = hostArgs(home, id, launch);
   try {
@@ -60,6 +61,23 @@ export async function spawnHost(
     // Read and removed by the host as it starts; left only by one that never got that far.
     if (specFile) rmSync(specFile, { force: true });
   }
+}
+
+/**
+ * A host runs in its session's folder. One that was moved or deleted would fail the spawn itself
+ * (ENOENT, reported by Node as if node were missing): said here, with what to do.
+ */
+function checkFolder(id: string, cwd: string): void {
+  let isFolder = false;
+  try {
+    isFolder = statSync(cwd).isDirectory();
+  } catch {
+    // Gone, or not reachable: both mean the host cannot start there.
+  }
+  if (!isFolder)
+    throw new HostLaunchError(
+      `session ${id} cannot be continued in its folder ${cwd}: it no longer exists (moved or deleted); recreate it, or continue the session in another folder with relm run --resume ${id}`,
+    );
 }
 
 async function startAndWait(
@@ -74,6 +92,12 @@ async function startAndWait(
   let exited: number | null | undefined;
   child.on("exit", (code) => {
     exited = code;
+  });
+  // A process that could not be started is an 'error' event, which would end this process unheard.
+  let spawnError: string | undefined;
+  child.on("error", (error) => {
+    spawnError = error.message;
+    exited = null;
   });
   // Ready means this host answers, not just that the socket is bound: a host that fails while it
   // starts (no Python, a journal it cannot resume) is reported here, with its log. Another process's
@@ -93,6 +117,7 @@ async function startAndWait(
   );
   if (ready) return;
   if (other) throw new SessionBusyError(id);
+  if (spawnError) throw new HostLaunchError(`the session host could not be started (${spawnError})`);
   const tail = readFileSync(logPath, "utf8").trim().split("\n").slice(-8).join("\n");
   throw new HostLaunchError(
     exited !== undefined

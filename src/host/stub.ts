@@ -1,10 +1,11 @@
 // The stub that holds an idle session's place (src/host/handoff.ts says why): run as
 // `node dist/host/stub.js PLAN` with the session's listening socket on fd 3, its lock on fd 4 and
 // connections already waiting on fd 5 on, and the session's keys on the pipe RELM_KEYS_FD names. It
-// imports Node's built-ins, src/host/fd-of.ts and src/host/handoff.ts (which imports only
-// src/host/key-pipe.ts, built-ins only), so it costs what bare Node does. It never reads a connection: the host it starts reads each from its first byte.
+// imports Node's built-ins, src/host/fd-of.ts, src/config/long-timeout.ts and src/host/handoff.ts (which
+// imports only src/host/key-pipe.ts, built-ins only), so it costs what bare Node does. It never reads a connection: the host it starts reads each from its first byte.
 import { existsSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
+import { longTimeout } from "../config/long-timeout.js";
 import { fdOf } from "./fd-of.js";
 import { FIRST_CLIENT_FD, LISTEN_FD, LOCK_FD, type StubPlan } from "./handoff.js";
 import { receiveKeys, spawnDetached } from "./key-pipe.js";
@@ -67,8 +68,8 @@ function leave(code: number): void {
 
 if (plan.clients > 0) revive();
 else {
-  const wait = (at: number, then: () => void) =>
-    setTimeout(then, Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1));
+  // An idle deadline may be further off than setTimeout can wait (--idle-timeout in seconds).
+  const wait = (at: number, then: () => void) => longTimeout(then, Math.max(0, at - Date.now()));
   if (plan.wakeAt !== undefined && plan.wakeAt < plan.idleExitAt) wait(plan.wakeAt, revive);
   else wait(plan.idleExitAt, () => leave(0));
   process.on("SIGTERM", () => leave(0));

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { longTimeout } from "../config/long-timeout.js";
 import { scrubEnvironment } from "./env.js";
 import { KernelClosedError, KernelRequestError } from "./errors.js";
 import { startRunner } from "./fork-link.js";
@@ -238,7 +239,7 @@ class LocalKernel implements Kernel {
     this.streamed = streamed;
     let phase: Phase = "running";
     let grace: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
+    const timer = longTimeout(() => {
       phase = "interrupted";
       // Repeated until the cell ends: a short timeout can fire before the runner marks the cell running.
       this.interrupt();
@@ -260,7 +261,7 @@ class LocalKernel implements Kernel {
       if (!(e instanceof RunnerExitedError)) throw e;
       exit = e.exit;
     } finally {
-      clearTimeout(timer);
+      timer.clear();
       clearTimeout(grace);
       clearInterval(this.interruptRepeat);
       this.interruptRepeat = undefined;

@@ -128,7 +128,9 @@ export function networkFailure(err: unknown, ctx: ErrorContext, phase: "connect"
   if (timeout) {
     return { kind: "timeout", retryable: true, message: `the request to ${ctx.url} timed out (${timeout})` };
   }
-  const code = codes[0] ?? (err instanceof Error ? oneLine(err.message, 80) : "unknown error");
+  // Redacted before it is made one line and cut: fetch's error for a header it refuses quotes the value.
+  const code =
+    codes[0] ?? (err instanceof Error ? oneLine(redact(err.message, ctx.apiKey), 80) : "unknown error");
   const message =
     phase === "connect"
       ? `the connection to ${ctx.url} failed (${code})`

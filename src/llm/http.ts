@@ -1,6 +1,7 @@
 // One model request over HTTP with retries: fetch, idle timeout, status handling, decoding, backoff.
 // Yields deltas as they arrive; a `retry` event tells the consumer to drop what it got so far.
 
+import { longTimeout } from "../config/long-timeout.js";
 import { parseJson } from "../config/records.js";
 import {
   abortedError,
@@ -142,7 +143,7 @@ async function* tryOnce(
       }
     }
     let response: Response;
-    const timer = setTimeout(onIdle, policy.idleTimeoutMs);
+    const timer = longTimeout(onIdle, policy.idleTimeoutMs);
     try {
       response = await fetch(call.url, {
         method: "POST",
@@ -153,7 +154,7 @@ async function* tryOnce(
     } catch (err) {
       return classify(err, "connect");
     } finally {
-      clearTimeout(timer);
+      timer.clear();
     }
 
     const chunks = timedChunks(response.body, policy.idleTimeoutMs, onIdle);
@@ -226,12 +227,12 @@ async function* timedChunks(
   let finished = false;
   try {
     for (;;) {
-      const timer = setTimeout(onIdle, idleMs);
+      const timer = longTimeout(onIdle, idleMs);
       let next: Awaited<ReturnType<typeof reader.read>>;
       try {
         next = await reader.read();
       } finally {
-        clearTimeout(timer);
+        timer.clear();
       }
       if (next.done) {
         finished = true;

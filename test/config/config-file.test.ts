@@ -152,4 +152,10 @@ describe("config.json", () => {
       `${join(dir.path, "config.json")}: idleTimeoutSeconds must be a number > 0 (seconds), got "never"`,
     );
   });
+
+  it("reads a file saved with a byte order mark, as Windows editors save UTF-8", () => {
+    // It was refused as "not valid JSON (Unexpected token '\ufeff' ...)", naming a character nobody sees.
+    const path = configFile(`\ufeff${JSON.stringify({ model: "m", mode: "full" })}\n`);
+    expect(readConfigFile(path)).toEqual({ model: "m", mode: "full" });
+  });
 });

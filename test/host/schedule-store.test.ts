@@ -5,6 +5,7 @@ import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { withFileLock } from "../../src/host/file-lock.js";
+import { checkInbound } from "../../src/host/inbound.js";
 import { Scheduler } from "../../src/host/schedules/scheduler.js";
 import {
   activeJobs,
@@ -13,6 +14,7 @@ import {
   claimTick,
   dueTick,
   type JobState,
+  MAX_PROMPT_BYTES,
   parseTiming,
   pauseJobs,
   resumeJobs,
@@ -232,5 +234,31 @@ describe("paused jobs", () => {
     } finally {
       scheduler.stop();
     }
+  });
+
+  it("refuses a prompt no tick could deliver, and takes the longest one that can be", async () => {
+    // A prompt over the host's message limit (16 KB) was added; every tick was then claimed and
+    // dropped by the host's refusal, silently, for as long as the job lived.
+    const h = home("s1");
+    const every = { every: "10m" };
+    expect(() => addJob(h, "s1", every, "y".repeat(20_000))).toThrow(
+      /a schedule's prompt is at most \d+ bytes \(this one is 20000\)/,
+    );
+    expect(sessionJobs(h, "s1")).toEqual([]);
+    const delivered: string[] = [];
+    const longest = "z".repeat(MAX_PROMPT_BYTES);
+    addJob(h, "s1", { every: "1s" }, longest);
+    const scheduler = new Scheduler(h, "s1", (_from, text) => {
+      checkInbound(text, 0, "s1", false);
+      delivered.push(text);
+    });
+    // Its first tick is a second away; the host's own check (checkInbound) takes the tick's text.
+    scheduler.reload();
+    try {
+      await until(() => (delivered.length > 0 ? true : undefined), 30_000);
+    } finally {
+      scheduler.stop();
+    }
+    expect(delivered[0]).toContain(longest);
   });
 });

@@ -35,7 +35,8 @@ function end(agent: Agent, outcome: AutonomousOutcome, report: string): Autonomo
 
 /** A run a budget stopped: its report says which budget, and what was spent. */
 function budgetEnd(agent: Agent, stop: BudgetStop): AutonomousOutcome {
-  const report = `budget exhausted: ${stop.message}; spent ${describeSpend(stop.spent)}`;
+  // The stop's message already begins "budget exhausted: --max-turns (...)".
+  const report = `${stop.message}; spent ${describeSpend(stop.spent)}`;
   return end(agent, { status: "budget", stop }, report);
 }
 

@@ -3,6 +3,7 @@
 // interleaved as a terminal would show them, and capped head + tail for the model.
 
 import { spawn } from "node:child_process";
+import { longTimeout } from "../../config/long-timeout.js";
 import { killGroup } from "../../kernel/host-exit.js";
 import type { SpawnCommand } from "../../kernel/sandbox/types.js";
 
@@ -114,7 +115,7 @@ export function runGate(command: string, options: GateOptions): Promise<GateResu
       kill("SIGTERM");
       killTimer = setTimeout(() => kill("SIGKILL"), grace);
     };
-    const timer = setTimeout(() => {
+    const timer = longTimeout(() => {
       timedOut = true;
       stop();
     }, timeoutMs);
@@ -134,7 +135,7 @@ export function runGate(command: string, options: GateOptions): Promise<GateResu
     const finish = () => {
       if (finished) return;
       finished = true;
-      clearTimeout(timer);
+      timer.clear();
       clearTimeout(killTimer);
       options.signal?.removeEventListener("abort", onAbort);
       const { output, truncated } = captured.text();

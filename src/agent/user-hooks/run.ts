@@ -4,6 +4,7 @@
 // runs out of time is a result like any other, which the caller reports as a notice.
 
 import { spawn } from "node:child_process";
+import { longTimeout } from "../../config/long-timeout.js";
 import { killGroup } from "../../kernel/host-exit.js";
 import type { SpawnCommand } from "../../kernel/sandbox/types.js";
 
@@ -46,14 +47,14 @@ export function runHookCommand(command: string, input: unknown, options: HookRun
       stdio: ["pipe", "pipe", "pipe"],
     });
     const kill = () => child.pid !== undefined && killGroup(child.pid, "SIGKILL");
-    const timer = setTimeout(() => {
+    const timer = longTimeout(() => {
       timedOut = true;
       kill();
     }, options.timeoutMs);
     const finish = (code: number | null) => {
       if (finished) return;
       finished = true;
-      clearTimeout(timer);
+      timer.clear();
       resolve({
         exitCode: timedOut ? null : code,
         stdout,

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { configuredMode } from "../../agent/mode-choice.js";
 import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } from "../../config/config.js";
-import { ConfigError } from "../../config/errors.js";
+import { ConfigError, isUserError } from "../../config/errors.js";
 import { homeProblem } from "../../config/home-check.js";
-import { modeNamed } from "../../config/permission-mode.js";
+import { sandboxed } from "../../config/permission-mode.js";
 import { relmVersion } from "../../config/version.js";
 import { findProblems } from "../../host/doctor/doctor.js";
 import { ensureWaker } from "../../host/spawn.js";
@@ -140,16 +141,23 @@ export async function doctor(
  * FAIL only when the config asks for a sandboxed mode.
  */
 function sandboxCheck(env: NodeJS.ProcessEnv, config: ResolvedConfig): Check {
-  const named = config.mode !== undefined ? modeNamed(config.mode) : undefined;
-  const wanted =
-    named !== undefined ? named !== "full" : config.sandbox === "workspace" || config.sandbox === "strict";
+  // As a session started without flags chooses: RELM_MODE, RELM_SANDBOX, then config.json.
+  let chosen: ReturnType<typeof configuredMode>;
+  try {
+    chosen = configuredMode(config, env);
+  } catch (error) {
+    if (isUserError(error)) return check("sandbox", false, error.message);
+    throw error;
+  }
+  const wanted = chosen !== undefined && sandboxed(chosen.mode);
   const probe = cachedProbe(env, join(config.home, "cache"), true);
-  const asked =
-    config.mode !== undefined ? `mode ${config.mode}` : config.sandbox ? `sandbox ${config.sandbox}` : "";
-  const source = asked ? `config: ${asked}` : "the default";
+  const source = chosen?.asked ?? "the default";
   if (probe.ok) {
-    const mode = named ?? (config.sandbox === "off" ? "full" : "workspace");
-    return check("sandbox", true, `${probe.detail}; new sessions: mode ${mode} (${source})`);
+    return check(
+      "sandbox",
+      true,
+      `${probe.detail}; new sessions: mode ${chosen?.mode ?? "workspace"} (${source})`,
+    );
   }
   return check(
     "sandbox",

@@ -4,6 +4,7 @@
 // key is never echoed.
 
 import { text } from "node:stream/consumers";
+import { apiKeyProblem } from "../../config/api-key.js";
 import { baseUrlProblem } from "../../config/base-url.js";
 import {
   type ConfigFile,
@@ -121,6 +122,8 @@ async function scripted(flags: LoginFlags, existing: ConfigFile): Promise<Config
   if (!flags.apiKeyStdin) return withKey(next, existing, undefined);
   const key = (await text(process.stdin)).trim();
   if (!key) throw new UsageError("--api-key-stdin: nothing arrived on stdin");
+  const problem = apiKeyProblem(key);
+  if (problem) throw new UsageError(`--api-key-stdin: ${problem}`);
   return withKey(next, existing, key);
 }
 
@@ -154,7 +157,10 @@ async function prompted(flags: LoginFlags, existing: ConfigFile, io: RunIo): Pro
     if (!needsKey) return withKey(next, existing, undefined);
     const keep = existing.apiKey && endpoint.baseUrl === existing.baseUrl;
     const hint = keep ? "Enter keeps the saved one" : "Enter for none: the environment's key is used";
-    return withKey(next, existing, await prompt.secret(`API key (hidden; ${hint})`));
+    const key = await prompt.secret(`API key (hidden; ${hint})`);
+    const problem = key ? apiKeyProblem(key) : undefined;
+    if (problem) throw new UsageError(problem);
+    return withKey(next, existing, key);
   } finally {
     prompt.close();
   }

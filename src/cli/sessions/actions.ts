@@ -107,8 +107,12 @@ export async function sendAction(io: RunIo, prefix: string, words: string[]): Pr
   const text = words.join(" ");
   const handle = new SessionHandle({ home, id, env: io.env });
   if (await handle.connect({ follow: false })) {
-    const result = await handle.send(text);
-    handle.close();
+    let result: Awaited<ReturnType<typeof handle.send>>;
+    try {
+      result = await handle.send(text);
+    } finally {
+      handle.close(); // a refused message too: the open connection would keep the command running
+    }
     io.stderr.write(`sent to ${id}: delivered ${result.delivered}\n`);
   } else {
     await handle.revive({ message: text, connect: false });

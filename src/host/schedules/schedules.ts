@@ -4,6 +4,7 @@ import { parseDuration } from "../../config/duration.js";
 import { UsageError, UserError } from "../../config/errors.js";
 import { cronLib } from "../../config/lazy.js";
 import { sessionsDir } from "../../session/index.js";
+import { MAX_MESSAGE_BYTES } from "../inbound.js";
 import { appendRecords, type Job, type JobTiming, type Pause, readJobs, scheduleFile } from "./store.js";
 
 export type { JobTiming } from "./store.js";
@@ -68,9 +69,21 @@ export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
   return timing;
 }
 
+/**
+ * The longest prompt a job may have: each tick is a message to the session, which a host refuses over
+ * MAX_MESSAGE_BYTES, and the tick's text adds its timing and a note on missed ticks to the prompt.
+ */
+export const MAX_PROMPT_BYTES = MAX_MESSAGE_BYTES - 512;
+
 export function addJob(home: string, session: string, timing: JobTiming, prompt: string): Job {
   if (!prompt.trim())
     throw new ScheduleError("a schedule needs a prompt: what the session is told at each tick");
+  // Over it, every tick would be claimed and then refused by the host, unseen.
+  const bytes = Buffer.byteLength(prompt);
+  if (bytes > MAX_PROMPT_BYTES)
+    throw new ScheduleError(
+      `a schedule's prompt is at most ${MAX_PROMPT_BYTES} bytes (this one is ${bytes}): each tick is a message to the session; put the long text in a file and name the file in the prompt`,
+    );
   const job: Job = {
     id: `j${randomBytes(4).toString("hex")}`,
     session,

@@ -70,6 +70,8 @@ function badCalls(path: string[], cmd: Command, ids: { real: string; ambiguous: 
     const valid = path.length === 0 ? [] : fill(cmd, ids.real);
     // A value missing at the end of the line, and a bad value where one is checked.
     calls.push([...path, ...valid, flag]);
+    // An empty value (`--gate "$UNSET"`) is a mistake, not the option left out.
+    calls.push([...path, flag, "", ...valid]);
     if (NUMERIC.test(value)) calls.push([...path, flag, "-1", ...valid]);
     if (option.argChoices) calls.push([...path, flag, "bogus", ...valid]);
   }
@@ -87,6 +89,9 @@ function specialCalls(ids: { real: string; ambiguous: string }): string[][] {
     ["schedule"],
     ["help", "nosuchcommand"],
     ["--resume"],
+    // The root's --resume takes an optional id; an empty one is not "pick a session".
+    ["--resume", ""],
+    ["-r", " "],
     ["--continue", "--resume", ids.real],
     ["--resume", "xxxxxxxx"],
     ["--resume", ids.ambiguous],
@@ -237,5 +242,21 @@ describe("every command with bad arguments", () => {
     expect(result.stderr).toBe(
       "relm: missing argument <id>\nusage: relm attach [options] <id>\nrelm attach --help for more\n",
     );
+  });
+
+  it("refuses an empty option value, naming the option, instead of acting as if it were left out", async () => {
+    // `--gate ""` was a gate that always passes (sh -c "" exits 0); `--resume ""` started a new session.
+    for (const args of [
+      ["run", "--gate", "", "hello"],
+      ["run", "--resume", "", "hello"],
+      ["--resume", ""],
+    ]) {
+      const result = await runRelm(args, { env: rig.env, cwd: rig.cwd });
+      expect(result.code, result.stderr).toBe(2);
+      const flag = args.find((a) => a.startsWith("--")) as string;
+      expect(result.stderr.split("\n")[0]).toContain(flag);
+      expect(result.stderr.split("\n")[0]).toContain("empty");
+    }
+    expect(rig.model.requests).toHaveLength(1);
   });
 });

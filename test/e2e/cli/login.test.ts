@@ -1,10 +1,11 @@
 // `relm login` without the full-screen picker: scripted (no terminal, or --api-key-stdin) and prompted
 // line by line in a terminal that cannot draw the UI (TERM=dumb). The picker is tested with the UI.
 
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, RELM_BIN, runRelm, tempDir } from "../../support/cli.js";
+import { startRig } from "../../support/scripted.js";
 import { until } from "../../support/wait.js";
 
 function config(home: string): Record<string, unknown> {
@@ -57,12 +58,59 @@ describe("relm login, scripted", () => {
       ]) {
         const result = await runRelm(args, { env, input: "sk-never-used\n" });
         expect(result.code).toBe(2);
-        expect(result.stderr).toMatch(/^relm: login needs a model: --model NAME/);
+        // An empty --model is refused where every empty option value is (cli/blank-values.ts).
+        expect(result.stderr).toMatch(/^relm: (login needs a model: --model NAME|option "--model <name>")/);
         expect(result.stderr).not.toContain("sk-never-used");
       }
       expect(() => statSync(join(home.path, "config.json"))).toThrow();
     } finally {
       home.cleanup();
+    }
+  });
+});
+
+describe("an API key that cannot be sent in a header", () => {
+  // A key file of two lines (`relm login --api-key-stdin < key.txt`, `RELM_API_KEY="$(cat key.txt)"`)
+  // was saved and sent as is: fetch refused the header, its error quoted "Bearer <the key>", and the
+  // key went to stderr, the journal's model_retry events, state.json and the states index, five times.
+  const KEY = "sk-secret-first-line\nsk-secret-second-line";
+
+  it("is refused by relm login --api-key-stdin, and nothing is saved", async () => {
+    const home = tempDir();
+    try {
+      const env = cleanEnv({ RELM_HOME: home.path });
+      const result = await runRelm(["login", "--api-key-stdin", "--model", "m"], { env, input: `${KEY}\n` });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^relm: --api-key-stdin: .*line break/);
+      expect(result.stdout + result.stderr).not.toContain("sk-secret");
+      expect(() => statSync(join(home.path, "config.json"))).toThrow();
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it("is refused before any request, naming where it came from and never quoting it", async () => {
+    const rig = await startRig("openai", { script: [{ text: "done" }] });
+    try {
+      for (const [where, env] of [
+        ["RELM_API_KEY", { ...rig.env, RELM_API_KEY: KEY }],
+        ["OPENAI_API_KEY", { ...rig.env, OPENAI_API_KEY: KEY }],
+      ] as const) {
+        const result = await runRelm(["run", "hello"], { env, cwd: rig.cwd });
+        expect(result.code, result.stderr).toBe(1);
+        expect(result.stderr).toMatch(new RegExp(`^relm: ${where}: .*line break`, "m"));
+        expect(result.stdout + result.stderr).not.toContain("sk-secret");
+      }
+      writeFileSync(join(rig.home, "config.json"), JSON.stringify({ apiKey: KEY }));
+      const fromFile = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+      expect(fromFile.code, fromFile.stderr).toBe(1);
+      expect(fromFile.stderr).toContain(`apiKey in ${join(rig.home, "config.json")}`);
+      expect(fromFile.stderr).not.toContain("sk-secret");
+      expect(rig.model.requests).toHaveLength(0);
+      const sessions = join(rig.home, "sessions");
+      expect(existsSync(sessions) ? readdirSync(sessions) : []).toEqual([]);
+    } finally {
+      await rig.close();
     }
   });
 });

@@ -86,3 +86,34 @@ describe("submit() at the root", () => {
     expect(second.stdout.trim()).toBe("Fraction(1, 3)");
   });
 });
+
+describe("timeouts longer than setTimeout can take (24.8 days)", () => {
+  // Node sets a delay over 2^31 - 1 ms to 1 ms: a 34-day cell timeout interrupted every cell at once,
+  // and a 34-day gate timeout killed every gate as it started.
+  const LONG = "3000000"; // seconds: 34.7 days
+
+  it("a long --cell-timeout lets a cell run to its end", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "import time; time.sleep(0.5); print('slept' + ' well')" }, { text: "done" }],
+    });
+    const result = await runRelm(["run", "--cell-timeout", LONG, "sleep a little"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("slept well");
+    expect(result.stderr).not.toContain("interrupted");
+    expect(result.stderr).not.toContain("TimeoutOverflowWarning");
+  });
+
+  it("a long --gate-timeout lets the gate run to its end", async () => {
+    const rig = await startRig("openai", { script: [{ text: "done" }] });
+    const result = await runRelm(["run", "--gate-timeout", LONG, "--gate", "sleep 0.5 && true", "check"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("gates passed");
+    expect(result.stderr).not.toContain("timed out");
+  });
+});

@@ -171,6 +171,24 @@ describe.skipIf(!linux)("relm run --sandbox", () => {
     expect(result.stdout).toMatch(/^ok +sandbox +bubblewrap [\d.]+, pid\/net\/mount namespaces work/m);
   });
 
+  it("relm doctor names the mode new sessions get as a session would choose it, RELM_MODE included", async () => {
+    // It read config.json only: with RELM_MODE=full it said "new sessions: mode workspace (the default)",
+    // and a RELM_MODE no session accepts passed as "ok".
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const full = await runRelm(["doctor"], { env: { ...rig.env, RELM_MODE: "full" }, cwd: rig.cwd });
+    expect(full.stdout).toMatch(/^ok +sandbox +.*new sessions: mode full \(RELM_MODE=full\)$/m);
+    const plan = await runRelm(["doctor"], { env: { ...rig.env, RELM_MODE: "read-only" }, cwd: rig.cwd });
+    expect(plan.stdout).toMatch(/^ok +sandbox +.*new sessions: mode plan \(RELM_MODE=plan\)$/m);
+    const bad = await runRelm(["doctor"], { env: { ...rig.env, RELM_MODE: "bogus" }, cwd: rig.cwd });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(
+      /^FAIL +sandbox +RELM_MODE must be plan \(read-only\), workspace or full, got "bogus"/m,
+    );
+    expect(bad.stderr).not.toContain("internal error");
+    const none = await runRelm(["doctor"], { env: { ...rig.env, RELM_MODE: "" }, cwd: rig.cwd });
+    expect(none.stdout).toMatch(/^ok +sandbox +.*new sessions: mode workspace \(the default\)$/m);
+  });
+
   it("without bubblewrap, says how to install it before anything starts", async () => {
     const rig = await startRig("openai", { script: [{ text: "never" }] });
     const env = { ...rig.env, PATH: "/nonexistent" };

@@ -102,6 +102,12 @@ describe("autonomous mode with gates", () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/budget exhausted: .*--max-turns \(3 of 3 model calls used\)/);
     expect(rig.model.requests).toHaveLength(3);
+    // Said once: the report used to read "budget exhausted: budget exhausted: --max-turns ...".
+    expect(result.stderr).not.toContain("budget exhausted: budget exhausted");
+    const end = onlyJournal(rig.home).lines.find((l) => l.type === "autonomy_end");
+    expect(end?.report).toMatch(
+      /^budget exhausted: --max-turns \(3 of 3 model calls used\); spent 3 model calls/,
+    );
   });
 
   it("a child's spend pushing the tree over --max-cost stops it within one call", async () => {

@@ -267,6 +267,56 @@ describe("background sessions", () => {
   });
 });
 
+describe("relm send refused by the host", () => {
+  it("a message over 16 KB: one relm: line and exit 1, not an internal error, and the command ends", async () => {
+    // The host's refusal reached the CLI as an RpcError: "relm: internal error: RpcError: message too
+    // long" with a stack trace, and the command then hung, its connection to the host left open.
+    const rig = await startRig("openai", { script: byTask({ "TASK: idle": [{ text: "ready" }] }) });
+    const id = await detach(rig, "TASK: idle");
+    try {
+      await until(async () =>
+        (await agents(rig)).find((a) => a.id === id)?.status === "idle" ? true : undefined,
+      );
+      const result = await runRelm(["send", id, "x".repeat(20_000)], { env: rig.env, timeoutMs: 30_000 });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toBe("relm: message too long: at most 16384 bytes\n");
+    } finally {
+      await runRelm(["stop", id], { env: rig.env });
+    }
+  });
+});
+
+describe("a relative RELM_HOME", () => {
+  it("names the same home in every process relm starts, wherever that process runs", async () => {
+    // A revived host runs in its session's folder: given RELM_HOME=home as it was typed, it made a new,
+    // empty home inside the project and failed ("No session matches"), and so did the waker's revivals.
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: relative": [{ text: "one" }, { text: "two" }] }),
+    });
+    const project = join(rig.cwd, "project");
+    mkdirSync(project);
+    // The session is started in the project (RELM_HOME=../home), and continued from the folder above
+    // (RELM_HOME=home): the same home, named from two places.
+    const first = await runRelm(["run", "--json", "TASK: relative"], {
+      env: { ...rig.env, RELM_HOME: "../home" },
+      cwd: project,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+    const journal = join(rig.cwd, "home", "sessions", id, "journal.jsonl");
+    expect(existsSync(journal)).toBe(true);
+    const relative = { ...rig.env, RELM_HOME: "home" };
+    const send = await runRelm(["send", id, "again"], { env: relative, cwd: rig.cwd });
+    expect(send.code, send.stderr).toBe(0);
+    await until(() => (readFileSync(journal, "utf8").includes('"two"') ? true : undefined), 60_000).catch(
+      () => undefined,
+    );
+    expect(readFileSync(journal, "utf8")).toContain('"two"');
+    expect(existsSync(join(project, "home"))).toBe(false);
+    await runRelm(["stop", id], { env: relative, cwd: rig.cwd });
+  });
+});
+
 describe("relm doctor --fix", () => {
   it("finds and repairs a stale socket and a half-written journal line", async () => {
     const rig = await startRig("openai", { script: [{ text: "ok" }], models: ["scripted"] });

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { wakerRunning } from "../../../src/host/schedules/waker.js";
@@ -92,5 +92,50 @@ describe("schedules", () => {
     expect(past.stderr).toMatch(/now is \d{4}-\d\d-\d\dT/);
     expect(past.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
+  });
+
+  it("a session whose folder was deleted: send says so, and the waker keeps serving the other sessions", async () => {
+    // Reviving it spawned its host in a folder that is gone: an unhandled 'error' event ("spawn
+    // /usr/bin/node ENOENT") with a stack trace from relm send, and the same crash ended the waker, so
+    // no other session's schedule fired again.
+    const rig = await startRig("openai", {
+      script: byTask({
+        "TASK: gone": [{ text: "ok" }],
+        "TASK: kept": [{ text: "ready" }, ...Array.from({ length: 20 }, () => ({ text: "tick" }))],
+      }),
+    });
+    try {
+      const gone = join(rig.cwd, "project that goes");
+      mkdirSync(gone);
+      const first = await runRelm(["run", "--json", "TASK: gone"], { env: rig.env, cwd: gone });
+      expect(first.code, first.stderr).toBe(0);
+      const goneId = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+      rmSync(gone, { recursive: true });
+
+      const send = await runRelm(["send", goneId, "hello"], { env: rig.env });
+      expect(send.code, send.stderr).toBe(1);
+      expect(send.stderr).toBe(
+        `relm: session ${goneId} cannot be continued in its folder ${gone}: it no longer exists (moved or deleted); recreate it, or continue the session in another folder with relm run --resume ${goneId}\n`,
+      );
+
+      const kept = (
+        await runRelm(["run", "--detach", "TASK: kept"], { env: rig.env, cwd: rig.cwd })
+      ).stdout.trim();
+      await runRelm(["stop", kept], { env: rig.env });
+      // Both due at once: the waker revives the gone one (which fails) and the kept one.
+      for (const id of [goneId, kept]) {
+        const add = await runRelm(["schedule", "add", id, "--every", "1s", "check in"], { env: rig.env });
+        expect(add.code, add.stderr).toBe(0);
+      }
+      const ticked = () =>
+        readFileSync(join(rig.home, "sessions", kept, "journal.jsonl"), "utf8").includes("check in");
+      await until(() => (ticked() ? true : undefined), 60_000).catch(() => undefined);
+      expect(ticked()).toBe(true);
+      expect(await wakerRunning(rig.home)).toBe(true);
+      expect(readFileSync(join(rig.home, "waker.log"), "utf8")).not.toContain("Unhandled");
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+      await poll(async () => ((await wakerRunning(rig.home)) ? undefined : true), 30_000);
+    }
   });
 });
