@@ -8,8 +8,12 @@ import { KernelCallError } from "../../src/agent/kernel-api/errors.js";
 import { KERNEL_METHODS } from "../../src/agent/kernel-api/methods.js";
 import { ROOT } from "../support/cli.js";
 
-/** How python/relm/ reaches its host: calls.call / calls.notify, or a module's wrapper around them. */
-const CALL = /\b(?:calls\.call|calls\.notify|_call|_request|_agents_call|_ask)\(\s*"([a-z_][a-z_.]*)"/g;
+/**
+ * How python/relm/ reaches its host: calls.call / calls.notify, a module's wrapper around them, or the
+ * cancel method calls.cancelled_on_interrupt sends when a cell is interrupted.
+ */
+const CALL =
+  /\b(?:calls\.call|calls\.notify|calls\.cancelled_on_interrupt|_call|_request|_agents_call|_ask)\(\s*"([a-z_][a-z_.]*)"/g;
 /** A call whose method is not a literal must be one of the wrappers, passing its own `method` through. */
 const INDIRECT = /\bcalls\.(?:call|notify)\((?!\s*(?:"|method\b))/g;
 
