@@ -6,7 +6,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname } from "node:path";
 import { makeDirs } from "../config/dirs.js";
 import { ConfigError } from "../config/errors.js";
-import { isRecord } from "../config/records.js";
+import { isRecord, parseEditedJson } from "../config/records.js";
 
 export interface ServerEntry {
   type?: "http" | "sse";
@@ -23,7 +23,7 @@ function readDocument(path: string): Record<string, unknown> {
   if (!existsSync(path)) return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, "utf8"));
+    parsed = parseEditedJson(readFileSync(path, "utf8"));
   } catch (error) {
     throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`);
   }

@@ -108,6 +108,14 @@ describe("MCP configuration", () => {
     expect(() => loadMcpConfig(broken.cwd, broken.home, {})).toThrow(/\.mcp\.json is not valid JSON/);
   });
 
+  it("reads a file saved with a byte order mark, as Windows editors save UTF-8", () => {
+    // It was refused as "not valid JSON (Unexpected token '\ufeff' ...)", as config.json once was.
+    const { cwd, home } = project({
+      ".mcp.json": `\ufeff${JSON.stringify({ mcpServers: { a: { command: "project-a" } } })}\n`,
+    });
+    expect(loadMcpConfig(cwd, home, {}).servers.map((s) => [s.name, s.transport])).toEqual([["a", "stdio"]]);
+  });
+
   it("env and header values (and a bearer token alone) are the servers' secrets", () => {
     const { cwd, home } = project({
       ".mcp.json": {
