@@ -125,16 +125,15 @@ class Harness:
         taken = _taken(name)
         if taken:
             raise ValueError(
-                f"skill name {name!r} is taken: {taken}. Skills go ahead of it on every kernel's path, so "
-                f"`import {name}` would give the skill instead (and break what needs the module); "
-                f"choose another name, e.g. {name + '_tools'!r}"
+                f"skill name {name!r} is taken: {taken}. Skills come after it on every kernel's path, so "
+                f"`import {name}` would give it, never the skill; choose another name, e.g. {name + '_tools'!r}"
             )
         _smoke_test(name, code, test)
         params = {"name": name, "description": str(description), "code": code, "scope": scope}
         reply = _call("harness.save_skill", params)
         path = reply["path"]
         if path not in sys.path:
-            sys.path.insert(0, path)
+            sys.path.append(path)  # last, as every kernel has it (relm.skillpath)
         importlib.invalidate_caches()
         for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
             del sys.modules[module]  # a skill saved again is imported afresh
@@ -188,7 +187,8 @@ def _smoke_test(name, code, test):
             f.write(code)
         env = dict(os.environ)
         env["PYTHONPATH"] = tmp + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        script = f"import {name}\n" + (test or "")
+        # The test may use the other skills, which a kernel has last on its path (relm.skillpath).
+        script = f"from relm import skillpath\nskillpath.install()\nimport {name}\n" + (test or "")
         try:
             done = subprocess.run(
                 [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120

@@ -47,8 +47,8 @@ class HarnessTests(HostTestCase):
         self.assertEqual(self.peer.requests, [])  # nothing reached the host
 
     def test_a_skill_named_like_a_module_python_already_has_is_refused(self):
-        # Skill folders go on the kernels' PYTHONPATH, ahead of the standard library and site-packages:
-        # a skill "json" would be what every later kernel (relm's own runner too) gets for `import json`.
+        # Skill folders go last on the kernels' path (relm.skillpath): a skill "json" would never be what
+        # `import json` gives, so saving it is refused with why rather than saved unused.
         for name, where in (
             ("json", "standard library"),
             ("sys", "built into Python"),

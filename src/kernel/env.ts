@@ -42,3 +42,20 @@ export const KERNEL_MARKER = "RELM_KERNEL";
 export function markKernelEnv(env: NodeJS.ProcessEnv, session: string): NodeJS.ProcessEnv {
   return { ...env, [KERNEL_MARKER]: session };
 }
+
+/**
+ * Names the skill package folders a kernel imports from (python/relm/skillpath.py): relm's runner puts
+ * them after everything else on sys.path. Not on PYTHONPATH, whose entries come before the standard
+ * library: a skill named `json` would be what `import json` gives the kernel, relm's runner included.
+ */
+const SKILL_PATH_ENV = "RELM_SKILL_PATH";
+
+/** `env` with `folders` (most specific first) as its skill folders; `env` itself when there are none. */
+export function withSkillPath(env: NodeJS.ProcessEnv, folders: readonly string[]): NodeJS.ProcessEnv {
+  return folders.length > 0 ? { ...env, [SKILL_PATH_ENV]: folders.join(delimiter) } : env;
+}
+
+/** The skill folders named in `env`. */
+export function skillFolders(env: NodeJS.ProcessEnv): string[] {
+  return (env[SKILL_PATH_ENV] ?? "").split(delimiter).filter((p) => p !== "");
+}

@@ -35,6 +35,8 @@ export interface ReadyMessage {
   scratch?: string;
   /** The hash of the relm package it was sent (bootstrap.ts), remote kernels only. */
   build?: string;
+  /** Skills whose `import NAME` gives another module (python/relm/skillpath.py), one line each. */
+  unused_skills?: string[];
 }
 
 export interface ResultMessage {

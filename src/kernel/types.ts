@@ -179,6 +179,8 @@ export type KernelLifecycleEvent =
       fallback?: string;
       /** The kernel URI it was started through, when not `local` (src/kernel/launchers/). */
       launcher?: string;
+      /** What the person should know about its start: skills it cannot use (python/relm/skillpath.py). */
+      warnings?: string[];
     }
   | {
       type: "died";

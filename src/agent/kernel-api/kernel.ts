@@ -330,8 +330,23 @@ export class AgentKernel {
       pid: event.pid,
       detail: lifecycleDetail(event),
     });
-    if (event.type === "started") this.owner.conversation.kernelStarted(event.python);
-    else if (event.type === "restarted") this.pendingReload = true;
+    if (event.type === "started") {
+      this.owner.conversation.kernelStarted(event.python);
+      this.warnOnce(event.warnings ?? []);
+    } else if (event.type === "restarted") this.pendingReload = true;
+  }
+
+  /** What kernel starts said to warn the person about, each once (a restart says it again). */
+  private warned = new Set<string>();
+
+  /** The root's kernel warns (a sub-agent's kernel has the same skills: it would say the same). */
+  private warnOnce(warnings: readonly string[]): void {
+    if (this.owner.depth > 0) return;
+    for (const message of warnings) {
+      if (this.warned.has(message)) continue;
+      this.warned.add(message);
+      this.owner.log.record({ type: "warning", message });
+    }
   }
 
   /** Runs a cell; `deadline` (epoch ms): the time budget's end, where the cell is interrupted. */

@@ -77,9 +77,11 @@ export async function doctor(
         ),
   );
 
+  let kernelPython: { path: string; env: NodeJS.ProcessEnv } | undefined;
   try {
     const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
     const python = await findPython(env, join(config.home, "cache"));
+    kernelPython = { path: python.path, env: io.env };
     checks.push(
       python.ipython
         ? check("python", true, `${python.path} (Python ${python.version}, IPython ${python.ipython})`)
@@ -104,7 +106,8 @@ export async function doctor(
   }
 
   // A SKILL.md with bad front matter, a damaged revision log line: left out of every session, each named.
-  checks.push(...learningChecks({ cwd: io.cwd, home: config.home }));
+  // A skill named like a module the kernels' Python has (json): never imported, so said why.
+  checks.push(...learningChecks({ cwd: io.cwd, home: config.home }, kernelPython));
 
   checks.push(sandboxCheck(io.env, config));
   checks.push(webCheck(config, io.env));

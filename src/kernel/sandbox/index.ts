@@ -6,6 +6,7 @@ import path from "node:path";
 import { makeDirs } from "../../config/dirs.js";
 import { ConfigError } from "../../config/errors.js";
 import { realPath } from "../../config/paths.js";
+import { skillFolders } from "../env.js";
 import { trackFile, untrackFile } from "../host-exit.js";
 import { privateSocketDir } from "../listen.js";
 import { LinuxSandbox } from "./linux.js";
@@ -29,7 +30,7 @@ interface SandboxRequest {
   sessionDir?: string;
   /** RELM_HOME: hidden (other sessions, their sockets, config.json), but for the session's folders. */
   relmHome?: string;
-  /** The kernels' environment: HOME (strict mode), PATH (to find bwrap), PYTHONPATH (kept readable). */
+  /** The kernels' environment: HOME (strict mode), PATH (to find bwrap), PYTHONPATH and RELM_SKILL_PATH (kept readable). */
   env: NodeJS.ProcessEnv;
   /** The kernels' interpreter (its prefix stays readable when it is under a hidden directory). */
   python: string;
@@ -93,6 +94,7 @@ export async function openSandbox(request: SandboxRequest): Promise<KernelSandbo
   if (inputs) makeDirs(inputs, 0o700);
   const readable = [
     ...(request.env.PYTHONPATH ?? "").split(path.delimiter),
+    ...skillFolders(request.env),
     ...(settings.readable ?? []),
     ...(inputs ? [inputs] : []),
   ].filter((p) => p && existsSync(p));

@@ -57,8 +57,8 @@ export class LinuxSandbox implements KernelSandbox {
       (p): p is string => p !== undefined && p !== "/" && p !== project,
     );
     // What must stay readable inside a hidden directory (or the sandbox's own /tmp): relm's package, the
-    // interpreter's prefix (a venv, or pyenv under $HOME), PYTHONPATH entries such as skills under
-    // RELM_HOME. Each at the path the kernel is given and at its real path (they differ through symlinks).
+    // interpreter's prefix (a venv, or pyenv under $HOME), PYTHONPATH and RELM_SKILL_PATH entries (skills under
+    // RELM_HOME). Each at the path the kernel is given and at its real path (they differ through symlinks).
     const wanted = [RELM_PYTHON_DIR, path.dirname(path.dirname(python)), ...paths.readable];
     wanted.push(path.dirname(path.dirname(real(python) ?? python)));
     const covered = [...hidden, ...PRIVATE_DIRS];

@@ -1,8 +1,8 @@
-import { delimiter } from "node:path";
 import type { EventSink } from "../../agent/core/events.js";
 import type { TreeHooks } from "../../agent/hooks.js";
 import { ConfigError } from "../../config/errors.js";
 import type { LearnSettings } from "../../config/learn-config.js";
+import { withSkillPath } from "../../kernel/index.js";
 import { type HarnessContext, HarnessLogError, loadHarness, lockProjectScope } from "../store/index.js";
 import type { BackgroundVerifySettings } from "../verdicts/verify-runner.js";
 import { handleHarnessRequest } from "./harness-api.js";
@@ -14,7 +14,10 @@ interface SessionHarness {
   hooks: TreeHooks;
   /** SKILL.md files left out (bad front matter), one line each: the session warns about them. */
   warnings: string[];
-  /** The kernels' environment with every skill package folder on PYTHONPATH. */
+  /**
+   * The kernels' environment with every skill package folder in RELM_SKILL_PATH: relm's runner puts them
+   * last on sys.path (python/relm/skillpath.py), where no skill can shadow a module Python already has.
+   */
   env: NodeJS.ProcessEnv;
   sink: EventSink;
 }
@@ -53,7 +56,6 @@ export function sessionHarness(
       throw new ConfigError(`${error.message}; fix the file or move it away`);
     throw error;
   }
-  const paths = [...loaded.skillPaths, ...(env.PYTHONPATH ? [env.PYTHONPATH] : [])];
   const { refineModel } = settings;
   const reload = (sessionDir: string) => loadHarness({ ...ctx, sessionDir }).block;
   return {
@@ -82,7 +84,7 @@ export function sessionHarness(
       },
     },
     warnings: loaded.problems,
-    env: paths.length > 0 ? { ...env, PYTHONPATH: paths.join(delimiter) } : env,
+    env: withSkillPath(env, loaded.skillPaths),
     sink: trackHarnessUses(sink, loaded, ctx),
   };
 }

@@ -4,9 +4,9 @@
 // what the recorded cells printed (its returned value shown as the chain showed it), has a docstring, and
 // returns a value where the chain's last cell showed one.
 import { existsSync, writeFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { makeDirs } from "../../config/dirs.js";
-import { startKernel, startKernelTemplate } from "../../kernel/index.js";
+import { startKernel, startKernelTemplate, withSkillPath } from "../../kernel/index.js";
 import { sandboxLauncher } from "../../kernel/launchers/sandbox.js";
 import { openSandbox, probeSandbox, sandboxUnavailable } from "../../kernel/sandbox/index.js";
 import type { KernelSandbox } from "../../kernel/sandbox/types.js";
@@ -26,7 +26,7 @@ interface SmokeOptions {
   project: string;
   /** RELM_HOME: never copied, and hidden from a confined test. */
   relmHome?: string;
-  /** The skill folders a new session would have on PYTHONPATH, after the candidate's own. */
+  /** The skill folders a new session would have (RELM_SKILL_PATH), after the candidate's own. */
   skillPaths?: string[];
   timeoutMs?: number;
   /** Confine the test in the kernel sandbox where it works (default true). */
@@ -75,11 +75,7 @@ export async function runSmokeTest(options: SmokeOptions): Promise<SmokeRun> {
     const packageDir = join(scratch.dir, "package");
     makeDirs(join(packageDir, options.name), 0o700);
     writeFileSync(join(packageDir, options.name, "__init__.py"), options.code, { mode: 0o600 });
-    const base = options.env.PYTHONPATH ? [options.env.PYTHONPATH] : [];
-    const env = {
-      ...options.env,
-      PYTHONPATH: [packageDir, ...(options.skillPaths ?? []), ...base].join(delimiter),
-    };
+    const env = withSkillPath(options.env, [packageDir, ...(options.skillPaths ?? [])]);
     const confined = await confine(options, scratch.root, env);
     sandbox = confined.sandbox;
     const launcher = sandbox ? sandboxLauncher(sandbox) : undefined;

@@ -1,0 +1,45 @@
+// A skill named like a module Python already has (json here) must never be what `import json` gives: skill
+// folders go after the standard library and installed packages (python/relm/skillpath.py), so the
+// session works, and the person is told why the skill is not used (relm doctor, a warning at the start).
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runRelm } from "../../support/cli.js";
+import { echoLastCell } from "../../support/router.js";
+import { useRigs } from "../../support/scripted.js";
+
+const startRig = useRigs();
+
+function writeSkill(root: string, name: string, code: string): string {
+  const folder = join(root, ".relm", "skills", name);
+  mkdirSync(join(folder, name), { recursive: true });
+  writeFileSync(join(folder, "SKILL.md"), `---\nname: ${name}\ndescription: The ${name} skill.\n---\n`);
+  writeFileSync(join(folder, name, "__init__.py"), code);
+  return folder;
+}
+
+describe("a hand-written skill named like a standard library module", () => {
+  it("does not shadow it: the session works, the other skills import, doctor and the run say why", async () => {
+    const cell = [
+      "import json, words_skill",
+      "print(json.dumps({'a': 1}), words_skill.count('a b c'))",
+      "print('json from', json.__file__)",
+    ].join("\n");
+    const rig = await startRig("openai", { script: [{ code: cell }, echoLastCell], models: ["scripted"] });
+    const folder = writeSkill(rig.cwd, "json", "raise RuntimeError('the json skill was imported')\n");
+    writeSkill(rig.cwd, "words_skill", "def count(text):\n    return len(text.split())\n");
+
+    const run = await runRelm(["run", "use json"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('{"a": 1} 3');
+    expect(run.stdout).not.toContain(folder);
+    const warning = new RegExp(
+      `skill json \\(${folder}\\) is not used: \`import json\` gives the module at \\S+json/__init__.py`,
+    );
+    expect(run.stderr).toMatch(warning);
+
+    const doctor = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
+    expect(doctor.stdout).toMatch(new RegExp(`warn  skills    ${warning.source}`));
+  });
+});
