@@ -166,6 +166,26 @@ rename to moved/b2.py
         self.assertEqual(self.get("crlf.txt"), b"one\r\nTWO\r\nthree\r\n")
         self.assertIn("R a.py -> lib/a.py", out)
 
+    def test_a_file_the_patch_creates_keeps_the_patch_s_crlf_line_endings(self):
+        # As git apply does: the added lines are written as the patch has them. Files that exist keep their
+        # own endings, whatever the patch's (crlf.txt stays CRLF, a.py stays LF).
+        self.put("crlf.txt", b"one\r\ntwo\r\n")
+        unified = (
+            "--- /dev/null\n+++ b/win.txt\n@@ -0,0 +1,2 @@\n+first\n+second\n"
+            "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def a():\n-    return 1\n+    return 10\n"
+            "--- a/crlf.txt\n+++ b/crlf.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
+        )
+        apply_patch(unified.replace("\n", "\r\n"))
+        self.assertEqual(self.get("win.txt"), b"first\r\nsecond\r\n")
+        self.assertEqual(self.get("a.py"), b"def a():\n    return 10\n")
+        self.assertEqual(self.get("crlf.txt"), b"one\r\nTWO\r\n")
+        codex = "*** Begin Patch\n*** Add File: notes.md\n+# Notes\n+\n+text\n*** End Patch\n"
+        apply_patch(codex.replace("\n", "\r\n"))
+        self.assertEqual(self.get("notes.md"), b"# Notes\r\n\r\ntext\r\n")
+        # A patch with LF lines still creates LF files.
+        apply_patch("*** Begin Patch\n*** Add File: unix.txt\n+a\n+b\n*** End Patch\n")
+        self.assertEqual(self.get("unix.txt"), b"a\nb\n")
+
     def test_codex_anchors_in_turn(self):
         self.put(
             "k.py",

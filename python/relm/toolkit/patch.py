@@ -2,7 +2,8 @@
 
 Every hunk of every file is checked against the files first; only when all apply are the new contents
 written (temp files beside their targets, then renames), and a failure while renaming puts back what
-was already written. Files keep their encoding, BOM and line endings.
+was already written. Files keep their encoding, BOM and line endings; a file the patch creates gets the
+patch's (CRLF when all its added lines have CRLF), as with git apply.
 """
 
 import os
@@ -46,10 +47,13 @@ def apply_patch(text):
     hunk does not apply, PatchError lists every problem and no file is changed.
     """
     check_text("text", text)
+    raw = text
     text = text.replace("\r\n", "\n")
     if not text.strip():
         raise PatchError("the patch is empty")
     ops = parse_codex(text) if "*** Begin Patch" in text else parse_unified(text)
+    if raw != text:
+        _crlf_additions(ops, raw.split("\n"))
     if not ops:
         raise PatchError(
             "no file changes found in the patch: give a unified diff (--- a/x, +++ b/x, @@) or *** Begin Patch"
@@ -60,6 +64,18 @@ def apply_patch(text):
             "the patch does not apply; nothing was changed:\n" + "\n".join(f"- {p}" for p in problems)
         )
     return Shown(cap(_commit(plan)))
+
+
+def _crlf_additions(ops, raw_lines):
+    """Marks the files the patch creates whose added lines all end in CRLF in the patch: they are written
+    with CRLF, as git apply writes the patch's lines as they are. (The patch is read with "\n" endings,
+    line for line the same as `raw_lines`; a file that exists keeps its own endings.)"""
+    for op in ops:
+        if op.kind != "add" or op.source is None:
+            continue
+        added = [raw_lines[k] for k in op.source if raw_lines[k].startswith("+")]
+        if added and all(line.endswith("\r") for line in added):
+            op.newline = "\r\n"
 
 
 # ---- checking -----------------------------------------------------------------------------------------
@@ -106,6 +122,8 @@ def _plan(ops):
                 problems.append(f"{op.path}: cannot add, the file exists (use an update)")
                 continue
             s.after = op.content
+            if op.newline == "\r\n":
+                s.ft = FileText("", newline="\r\n")
             continue
         if s.after is None:
             problems.append(f"{op.path}: no such file to {'delete' if op.kind == 'delete' else 'update'}")

@@ -45,12 +45,15 @@ class _Hunk:
 
 
 class _Op:
-    def __init__(self, kind, path, hunks=None, content=None, move_to=None):
+    def __init__(self, kind, path, hunks=None, content=None, move_to=None, source=None):
         self.kind = kind  # add | delete | update
         self.path = path
         self.hunks = hunks or []
         self.content = content  # an added file's text
         self.move_to = move_to
+        # An added file's lines of the patch (indices of text.split("\n")): their line endings are its.
+        self.source = source
+        self.newline = "\n"  # "\r\n" for an added file whose lines the patch gives with CRLF
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -108,6 +111,7 @@ def parse_unified(text):
         if _starts_file(lines, i):
             old_name, new_name = _strip_prefix(line[4:]), _strip_prefix(lines[i + 1][4:])
             i += 2
+            first = i
             hunks = []
             while i < len(lines) and lines[i].startswith("@@"):
                 hunk, i = _read_unified_hunk(lines, i)
@@ -116,7 +120,7 @@ def parse_unified(text):
                 content = "\n".join(ln for h in hunks for ln in h.new)
                 if hunks and not hunks[-1].no_eol_new and content:
                     content += "\n"
-                ops.append(_Op("add", new_name, content=content))
+                ops.append(_Op("add", new_name, content=content, source=range(first, i)))
             elif new_name is None and old_name is not None:
                 ops.append(_Op("delete", old_name, hunks=hunks))
             elif old_name is not None:
@@ -240,6 +244,7 @@ def parse_codex(text):
         if line.startswith("*** Add File: "):
             path = line[len("*** Add File: ") :].strip()
             i += 1
+            first = i
             body = []
             while i < len(lines) and not lines[i].startswith("*** "):
                 if not lines[i].startswith("+") and lines[i].strip():
@@ -250,7 +255,8 @@ def parse_codex(text):
                 i += 1
             while body and body[-1] == "" and i >= len(lines):
                 body.pop()
-            ops.append(_Op("add", path, content="\n".join(body) + ("\n" if body else "")))
+            content = "\n".join(body) + ("\n" if body else "")
+            ops.append(_Op("add", path, content=content, source=range(first, i)))
             continue
         if line.startswith("*** Delete File: "):
             ops.append(_Op("delete", line[len("*** Delete File: ") :].strip()))
