@@ -23,12 +23,12 @@ import {
   useKey,
   WRITABLE_SCOPES,
 } from "../store/index.js";
-import { PendingRefinements } from "./pending-refinements.js";
+import { KERNEL_KEEP, PendingRefinements } from "./pending-refinements.js";
 import { teachTree } from "./teach.js";
 
 const CODE_CHARS = 100_000;
-// Refinements shown to a cell and not yet applied, per agent, by id (pending-refinements.ts says why
-// they are kept without limit).
+// Refinements shown to a cell and not yet applied, per agent, by id: the newest KERNEL_KEEP.count, for as
+// long as the agent runs (pending-refinements.ts says why).
 const pending = new WeakMap<KernelCaller, PendingRefinements<Refinement>>();
 
 /** The root session's folder: the session scope of every agent of the tree. */
@@ -116,7 +116,7 @@ async function refine(agent: KernelCaller, params: Record<string, unknown>, refi
   const view = refinementView(id, ref);
   if (params.apply === true && ref.accepted.length > 0) return { ...view, applied: apply(agent, ref) };
   if (ref.accepted.length > 0) {
-    const mine = pending.get(agent) ?? new PendingRefinements<Refinement>();
+    const mine = pending.get(agent) ?? new PendingRefinements<Refinement>(KERNEL_KEEP);
     mine.keep(id, ref);
     pending.set(agent, mine);
   }
@@ -225,7 +225,14 @@ export async function handleHarnessRequest(
       return refine(agent, params, refineModel);
     case "harness.apply": {
       const id = requiredString(params, "id");
-      const ref = pending.get(agent)?.take(id);
+      const mine = pending.get(agent);
+      const ref = mine?.take(id);
+      if (!ref && mine?.wasForgotten(id))
+        throw new KernelCallError(
+          `refinement ${id} was forgotten: only the ${KERNEL_KEEP.count} newest refinements not yet applied ` +
+            "are kept, and newer ones came after it; run harness.refine() again (or harness.refine(apply=True) to apply at once)",
+          "not_found",
+        );
       if (!ref)
         throw new KernelCallError(
           `no refinement ${id} waiting to be applied (each applies once)`,

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { KERNEL_KEEP } from "../../../src/learning/attach/pending-refinements.js";
 import { HarnessStore, scopeLocation } from "../../../src/learning/store/index.js";
 import type { ScriptContext, ScriptStep } from "../../../src/scripted/index.js";
 import { runRelm } from "../../support/cli.js";
@@ -198,6 +199,43 @@ describe("refining mid-session", () => {
         .entries()
         .map((e) => e.content),
     ).toEqual(["KEPT-LESSON: x is 20."]);
+  });
+
+  it("keeps the newest refinements not yet applied; .apply() of one forgotten behind them says so", async () => {
+    const cell = [
+      `made = [harness.refine(scope='project') for _ in range(${KERNEL_KEEP.count + 1})]`,
+      "try:",
+      "    made[0].apply()",
+      "except LookupError as e:",
+      "    print('oldest:', e)",
+      "print('newest applied', made[-1].apply()['revision'] is not None, len(harness.entries()))",
+    ].join("\n");
+    const rig = await startRig("openai", {
+      script: scripted(
+        { "ROOT: refine often": [{ code: "print('x is 20')" }, { code: cell }, echo] },
+        (ctx) => {
+          const [shown] = eventNumbers(ctx, "cell:");
+          return edits([
+            {
+              op: "add",
+              kind: "memory",
+              content: "KEPT-LESSON: x is 20.",
+              evidence: [shown],
+              quote: quoteOf(ctx, shown),
+              hypothesis: "x is not misread again",
+            },
+          ]);
+        },
+      ),
+    });
+    const run = await runRelm(["run", "ROOT: refine often"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `oldest: refinement \\w+ was forgotten: only the ${KERNEL_KEEP.count} newest refinements not yet applied are kept`,
+      ),
+    );
+    expect(run.stdout).toContain("newest applied True 1");
   });
 
   it("/refine in the interactive session shows the diff and applies only after y; proposals reach the refine model", async () => {

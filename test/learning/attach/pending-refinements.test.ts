@@ -1,7 +1,7 @@
 // The one list of refinements waiting to be applied (src/learning/attach/pending-refinements.ts): the
-// kernel's (no limits) and a front end's (an hour, eight) are both this class.
+// kernel's (the newest KERNEL_KEEP.count, no time limit) and a front end's (an hour, eight) are both this class.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { PendingRefinements } from "../../../src/learning/attach/pending-refinements.js";
+import { KERNEL_KEEP, PendingRefinements } from "../../../src/learning/attach/pending-refinements.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -40,5 +40,19 @@ describe("PendingRefinements", () => {
     expect(limited.take("old")).toBeUndefined();
     expect(limited.take("new")).toBe("new");
     expect(unlimited.take("old")).toBe("old");
+  });
+
+  it("the kernel's list keeps the newest without a time limit, and knows a key it forgot from one it never had", () => {
+    vi.useFakeTimers({ now: new Date("2026-01-01T00:00:00Z") });
+    const kernel = new PendingRefinements<number>(KERNEL_KEEP);
+    const n = KERNEL_KEEP.count;
+    for (let i = 0; i <= n; i++) kernel.keep(`k${i}`, i);
+    vi.setSystemTime(new Date("2026-01-08T00:00:00Z")); // a week on: waiting long is no reason to forget
+    expect(kernel.take("k0")).toBeUndefined();
+    expect(kernel.wasForgotten("k0")).toBe(true);
+    expect(kernel.take("k1")).toBe(1);
+    expect(kernel.wasForgotten("k1")).toBe(false); // applied, not forgotten
+    expect(kernel.wasForgotten("never")).toBe(false);
+    expect(kernel.take(`k${n}`)).toBe(n);
   });
 });
