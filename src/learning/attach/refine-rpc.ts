@@ -39,7 +39,6 @@ export class RefineProposals {
       ctx,
       scope,
       client,
-      windows: session.tree.options.compaction?.windows,
       requireHypothesis: true,
     });
     const token = randomBytes(12).toString("hex");

@@ -336,16 +336,22 @@ async function checkedForRelevance(
 
 /**
  * A refinement asked for by a running session (`/refine`, `harness.refine()`, a learning pass): its model
- * call is admitted by the session's budgets like `llm()` (capped by --max-tokens, stopped at --max-time),
- * counts against them and is journaled as an llm_call.
+ * call is admitted by the session's budgets like `llm()` (capped by --max-tokens, stopped at --max-time,
+ * its answer fit beside the prompt in the session's context windows, config.json contextWindows), counts
+ * against them and is journaled as an llm_call. Every caller passes here, so all three cap it alike.
  */
 export async function proposeForSession(
-  session: { budget: Budget; record(body: JournalBody): unknown },
-  options: RefineOptions,
+  session: {
+    budget: Budget;
+    record(body: JournalBody): unknown;
+    tree: { options: { compaction?: { windows?: Record<string, number> } } };
+  },
+  options: Omit<RefineOptions, "budget" | "windows" | "onSpend">,
 ): Promise<Refinement> {
   return proposeRefinement({
     ...options,
     budget: session.budget,
+    windows: session.tree.options.compaction?.windows,
     onSpend: (usage, cost, durationMs) => {
       session.budget.addSpend(usage.inputTokens + usage.outputTokens, cost);
       session.record({ type: "llm_call", model: options.client.model, prompts: 1, usage, cost, durationMs });

@@ -238,6 +238,40 @@ describe("refining mid-session", () => {
     expect(run.stdout).toContain("newest applied True 1");
   });
 
+  it("harness.refine() fits its answer in config.json's contextWindows, as the front end's refine does", async () => {
+    // The configured window is small beside the default (32 768) the refine was capped in before: the
+    // answer's cap is the room left beside the refine prompt in the configured one.
+    const window = 12_000;
+    const rig = await startRig(
+      "openai",
+      {
+        script: scripted(
+          {
+            "ROOT: refine in a small window": [
+              { code: "print('x is 20')" },
+              { code: "r = harness.refine()" },
+              echo,
+            ],
+          },
+          () => edits([]),
+        ),
+      },
+      { config: { contextWindows: { scripted: window } } },
+    );
+    // A token budget: only then is a request's answer capped to fit its window (request-budget.ts).
+    const args = ["run", "--max-tokens", "1000000", "ROOT: refine in a small window"];
+    const run = await runRelm(args, { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const asked = rig.model.requests.filter((r) => r.rawBody.includes("Propose harness edits for session"));
+    expect(asked).toHaveLength(1);
+    const body = JSON.parse(asked[0]?.rawBody as string) as { max_tokens?: number };
+    const prompt = Math.ceil((asked[0]?.rawBody.length ?? 0) / 4);
+    expect(body.max_tokens).toBeGreaterThan(0);
+    // The room beside the prompt (as relm estimates it, ~4 characters a token) in the configured window.
+    expect(body.max_tokens).toBeLessThan(window - prompt / 2);
+    expect(body.max_tokens).toBeGreaterThan(window - prompt * 2);
+  });
+
   it("/refine in the interactive session shows the diff and applies only after y; proposals reach the refine model", async () => {
     const seen: string[] = [];
     const rig = await startRig("openai", {

@@ -53,7 +53,7 @@ async function session(script: ScriptItem[]) {
     scope: "session" as const,
     client: clientFor(model, "openai", true, { maxAttempts: 1 }),
   };
-  const host = { budget, record: (b: JournalBody) => recorded.push(b) };
+  const host = { budget, record: (b: JournalBody) => recorded.push(b), tree: { options: {} } };
   return {
     ctx,
     budget,

@@ -39,7 +39,7 @@ async function session(script: ScriptItem[], limits: ConstructorParameters<typeo
   journal.close();
   const budget = new Budget(limits);
   const recorded: JournalBody[] = [];
-  const host = { budget, record: (b: JournalBody) => recorded.push(b) };
+  const host = { budget, record: (b: JournalBody) => recorded.push(b), tree: { options: {} } };
   const options = {
     journalPath: journal.path,
     ctx: { cwd: dir, home: dir, sessionDir: dir },

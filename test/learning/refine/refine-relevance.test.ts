@@ -71,7 +71,7 @@ async function session(script: ScriptItem[], before?: ScriptedModelOptions["befo
   journal.close();
   const budget = new Budget({ maxTokens: 50_000 });
   const recorded: JournalBody[] = [];
-  const host = { budget, record: (b: JournalBody) => recorded.push(b) };
+  const host = { budget, record: (b: JournalBody) => recorded.push(b), tree: { options: {} } };
   const options = {
     journalPath: journal.path,
     ctx: { cwd: dir, home: dir, sessionDir: dir },
