@@ -187,8 +187,13 @@ def _smoke_test(name, code, test):
             f.write(code)
         env = dict(os.environ)
         env["PYTHONPATH"] = tmp + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        # The test may use the other skills, which a kernel has last on its path (relm.skillpath).
-        script = f"from relm import skillpath\nskillpath.install()\nimport {name}\n" + (test or "")
+        # The test may use the other skills, which a kernel has last on its path (relm.skillpath; inline:
+        # a remote kernel's relm is imported from memory, not importable by a process it starts).
+        others = (
+            "import os as _os, sys as _sys\n"
+            "_sys.path += [p for p in _os.environ.get('RELM_SKILL_PATH', '').split(_os.pathsep) if p]\n"
+        )
+        script = others + f"import {name}\n" + (test or "")
         try:
             done = subprocess.run(
                 [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120

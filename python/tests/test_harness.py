@@ -3,6 +3,7 @@
 import os
 import sys
 import unittest
+from unittest import mock
 
 from relm import harness as harness_module
 from relm.harness import harness
@@ -57,6 +58,21 @@ class HarnessTests(HostTestCase):
             with self.assertRaisesRegex(ValueError, rf"(?s)skill name '{name}' is taken.*{where}.*another name"):
                 harness.save_skill(name, "helpers", "def load(p):\n    return p\n")
         self.assertEqual(self.peer.requests, [])  # nothing reached the host
+
+    def test_the_smoke_test_can_import_the_kernels_other_skills(self):
+        # They are in RELM_SKILL_PATH, not on PYTHONPATH (relm.skillpath): the fresh process adds them too.
+        folder = os.path.join(temp_dir(self), "relm_test_helper")
+        os.makedirs(os.path.join(folder, "relm_test_helper"))
+        with open(os.path.join(folder, "relm_test_helper", "__init__.py"), "w") as f:
+            f.write("TWO = 2\n")
+        patched = mock.patch.dict(os.environ, {"RELM_SKILL_PATH": folder})
+        patched.start()
+        self.addCleanup(patched.stop)
+        self.handlers["harness.save_skill"] = lambda params: {"result": {"path": folder}}
+        self.addCleanup(lambda: folder in sys.path and sys.path.remove(folder))
+        test = "import relm_test_helper\nassert relm_test_helper.TWO == 2"
+        harness.save_skill("relm_test_user", "uses", "X = 1\n", test=test)
+        self.assertEqual(self.peer.requests[0]["params"]["name"], "relm_test_user")
 
     def test_a_folder_without_init_named_like_the_skill_does_not_take_the_name(self):
         # A data folder of the project (a namespace package to Python) yields to a skill's package.
