@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { probeSandbox } from "../../../src/kernel/sandbox/index.js";
 import { runRelm } from "../../support/cli.js";
 import { echoLastCell } from "../../support/router.js";
 import { useRigs } from "../../support/scripted.js";
@@ -41,5 +42,19 @@ describe("a hand-written skill named like a standard library module", () => {
 
     const doctor = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
     expect(doctor.stdout).toMatch(new RegExp(`warn  skills    ${warning.source}`));
+  });
+});
+
+describe.skipIf(!probeSandbox(process.env).ok)("skills of RELM_HOME in a sandboxed session", () => {
+  it("are importable: the sandbox keeps the skill folders readable though RELM_HOME is hidden", async () => {
+    const cell = "import home_skill\nprint('home skill says', home_skill.HELLO)";
+    const rig = await startRig("openai", { script: [{ code: cell }, echoLastCell] });
+    const folder = join(rig.home, "skills", "home_skill");
+    mkdirSync(join(folder, "home_skill"), { recursive: true });
+    writeFileSync(join(folder, "SKILL.md"), "---\nname: home_skill\ndescription: Says hello.\n---\n");
+    writeFileSync(join(folder, "home_skill", "__init__.py"), "HELLO = 'hi'\n");
+    const run = await runRelm(["run", "--mode", "workspace", "use it"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("home skill says hi");
   });
 });
