@@ -50,9 +50,15 @@ export function markKernelEnv(env: NodeJS.ProcessEnv, session: string): NodeJS.P
  */
 const SKILL_PATH_ENV = "RELM_SKILL_PATH";
 
-/** `env` with `folders` (most specific first) as its skill folders; `env` itself when there are none. */
+/**
+ * `env` with `folders` (most specific first) as its skill folders, and only those: a relm started from a
+ * cell inherits its kernel's, which are not its own.
+ */
 export function withSkillPath(env: NodeJS.ProcessEnv, folders: readonly string[]): NodeJS.ProcessEnv {
-  return folders.length > 0 ? { ...env, [SKILL_PATH_ENV]: folders.join(delimiter) } : env;
+  const out = { ...env };
+  if (folders.length > 0) out[SKILL_PATH_ENV] = folders.join(delimiter);
+  else delete out[SKILL_PATH_ENV];
+  return out;
 }
 
 /** The skill folders named in `env`. */

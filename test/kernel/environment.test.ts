@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RELM_PYTHON_DIR, scrubEnvironment } from "../../src/kernel/index.js";
+import { RELM_PYTHON_DIR, scrubEnvironment, withSkillPath } from "../../src/kernel/index.js";
 import { useKernels } from "./helpers.js";
 
 const start = useKernels();
@@ -106,5 +106,19 @@ describe("kernel environment", () => {
   it("runs in the given cwd", async () => {
     const kernel = await start({ cwd: "/" });
     expect((await kernel.execute("import os; os.getcwd()")).output).toBe("'/'\n");
+  });
+});
+
+describe("skill folders (RELM_SKILL_PATH, python/relm/skillpath.py)", () => {
+  it("are the session's own, not PYTHONPATH, and come last on the kernel's sys.path", async () => {
+    const inherited = { PYTHONPATH: "/extra", RELM_SKILL_PATH: "/a/kernel/that/started/relm" };
+    expect(withSkillPath(inherited, [])).toEqual({ PYTHONPATH: "/extra" });
+    const env = withSkillPath({ ...process.env, ...inherited }, ["/s/one", "/s/two"]);
+    expect(env.PYTHONPATH).toBe("/extra");
+    const kernel = await start({ env });
+    const r = await kernel.execute(
+      "import sys; print(sys.path[-2:], sys.path.index('/extra') < sys.path.index('/s/one'))",
+    );
+    expect(r.output).toBe("['/s/one', '/s/two'] True\n");
   });
 });
