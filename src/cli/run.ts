@@ -210,9 +210,11 @@ export async function runAsHost(
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   process.on("SIGHUP", () => {});
-  // A resumed session with nothing left half done waits for work instead of inventing a turn, and so
-  // does a new one the terminal UI started without a first message.
-  const waitForWork = resuming ? !task && session.settledAtResume : !task;
+  // A resumed session waits for work instead of inventing a turn, unless `relm run --detach --resume`
+  // asked it to continue what was left half done: revived for a person's message (the terminal UI, the
+  // web UI, an editor) or a tick, that message is the turn, and the resume note goes with it. So does a
+  // new one the terminal UI started without a first message.
+  const waitForWork = resuming ? !task && (session.settledAtResume || !flags.continueWork) : !task;
   if (waitForWork) host.idle();
   else {
     // The UI that started this host is about to attach: its first turn's streamed text is for it.

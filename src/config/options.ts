@@ -193,6 +193,18 @@ export const OPTIONS = [
     inherit: "launcher",
   },
   {
+    // Started by relm run --detach --resume without a task: work the session left unfinished (a killed
+    // host) is continued at once. Any other revival (a person's message, a tick) waits for its message.
+    key: "continueWork",
+    flags: "--continue-work",
+    help: "",
+    kind: "switch",
+    sections: ["run"],
+    hidden: true,
+    remember: false,
+    inherit: "launcher",
+  },
+  {
     // Started again by an idle session's stub, with its socket inherited (src/host/handoff.ts).
     key: "adopt",
     flags: "--adopt <layout>",
