@@ -1,3 +1,4 @@
+import { constants as osConstants } from "node:os";
 import { describeSpend } from "../agent/budget/budget.js";
 import type { AgentEvent, EventSink } from "../agent/core/events.js";
 import type { AutonomousOutcome, AutonomySettings } from "../agent/gates/autonomy.js";
@@ -94,7 +95,17 @@ export async function runOnce(
       process.exit(EXIT.interrupted);
     }
   };
+  // SIGTERM and SIGHUP (a closed terminal) end the run as a Ctrl-C does: the work interrupted, the
+  // session saved and the way back said; the exit code still names the signal (128 + its number).
+  let ended: NodeJS.Signals | undefined;
+  const onEnd = (signal: NodeJS.Signals) => {
+    if (ended) process.exit(128 + osConstants.signals[ended]);
+    ended = signal;
+    session.interrupt();
+  };
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onEnd);
+  process.on("SIGHUP", onEnd);
   let outcome: AutonomousOutcome | undefined;
   try {
     host.start(text);
@@ -102,13 +113,15 @@ export async function runOnce(
     outcome = await host.exited;
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onEnd);
+    process.off("SIGHUP", onEnd);
   }
 
   json.end();
   // The outcome is the agent's own (a parent's kernel gets a child's as it is); what is printed is
   // redacted as the journal's copy is.
   if (!flags.json) report(outcome, session.id, io, autonomyReport, shown, (t) => session.journal.redact(t));
-  return exitCodeFor(outcome);
+  return ended ? 128 + osConstants.signals[ended] : exitCodeFor(outcome);
 }
 
 function report(
