@@ -32,6 +32,8 @@ export async function launchDetached(
   if (!flags.resume && !task && !flags.interactive)
     throw new UsageError('no task given: relm run --detach "what to do"');
   const spec = inheritedSpec(flags, io.cwd);
+  // `relm run --resume` continues unfinished work; a host revived for a message waits for it.
+  if (flags.resume && !task) spec.continueWork = true;
   await spawnHost(
     config.home,
     id,

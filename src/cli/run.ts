@@ -1,3 +1,4 @@
+import { constants as osConstants } from "node:os";
 import { describeSpend } from "../agent/budget/budget.js";
 import type { AgentEvent, EventSink } from "../agent/core/events.js";
 import type { AutonomousOutcome, AutonomySettings } from "../agent/gates/autonomy.js";
@@ -94,7 +95,17 @@ export async function runOnce(
       process.exit(EXIT.interrupted);
     }
   };
+  // SIGTERM and SIGHUP (a closed terminal) end the run as a Ctrl-C does: the work interrupted, the
+  // session saved and the way back said; the exit code still names the signal (128 + its number).
+  let ended: NodeJS.Signals | undefined;
+  const onEnd = (signal: NodeJS.Signals) => {
+    if (ended) process.exit(128 + osConstants.signals[ended]);
+    ended = signal;
+    session.interrupt();
+  };
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onEnd);
+  process.on("SIGHUP", onEnd);
   let outcome: AutonomousOutcome | undefined;
   try {
     host.start(text);
@@ -102,13 +113,15 @@ export async function runOnce(
     outcome = await host.exited;
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onEnd);
+    process.off("SIGHUP", onEnd);
   }
 
   json.end();
   // The outcome is the agent's own (a parent's kernel gets a child's as it is); what is printed is
   // redacted as the journal's copy is.
   if (!flags.json) report(outcome, session.id, io, autonomyReport, shown, (t) => session.journal.redact(t));
-  return exitCodeFor(outcome);
+  return ended ? 128 + osConstants.signals[ended] : exitCodeFor(outcome);
 }
 
 function report(
@@ -210,9 +223,11 @@ export async function runAsHost(
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   process.on("SIGHUP", () => {});
-  // A resumed session with nothing left half done waits for work instead of inventing a turn, and so
-  // does a new one the terminal UI started without a first message.
-  const waitForWork = resuming ? !task && session.settledAtResume : !task;
+  // A resumed session waits for work instead of inventing a turn, unless `relm run --detach --resume`
+  // asked it to continue what was left half done: revived for a person's message (the terminal UI, the
+  // web UI, an editor) or a tick, that message is the turn, and the resume note goes with it. So does a
+  // new one the terminal UI started without a first message.
+  const waitForWork = resuming ? !task && (session.settledAtResume || !flags.continueWork) : !task;
   if (waitForWork) host.idle();
   else {
     // The UI that started this host is about to attach: its first turn's streamed text is for it.

@@ -57,6 +57,8 @@ export interface OptionDef {
 }
 
 const NO_TERMINAL = "how this terminal prints events; a host has no terminal";
+/** An internal switch of relm run, given by relm to a host it starts. */
+const HIDDEN_SWITCH = { help: "", kind: "switch", sections: ["run"], hidden: true, remember: false } as const;
 const STARTED_BY = "the launcher says --as-host ID (and --resume ID) on the host's command line itself";
 
 export const OPTIONS = [
@@ -185,11 +187,14 @@ export const OPTIONS = [
     // Started by the terminal UI with its first message: wait (up to 5 s) for the UI to attach first.
     key: "awaitClient",
     flags: "--await-client",
-    help: "",
-    kind: "switch",
-    sections: ["run"],
-    hidden: true,
-    remember: false,
+    ...HIDDEN_SWITCH,
+    inherit: "launcher",
+  },
+  {
+    // By relm run --resume without a task: continue unfinished work at once (a revival awaits its message).
+    key: "continueWork",
+    flags: "--continue-work",
+    ...HIDDEN_SWITCH,
     inherit: "launcher",
   },
   {

@@ -75,7 +75,7 @@ function checkFolder(id: string, cwd: string): void {
     // Gone, or not reachable: both mean the host cannot start there.
   }
   if (!isFolder)
-    throw new HostLaunchError(
+    throw new FolderGoneError(
       `session ${id} cannot be continued in its folder ${cwd}: it no longer exists (moved or deleted); recreate it, or continue the session in another folder with relm run --resume ${id}`,
     );
 }
@@ -143,6 +143,11 @@ async function answeringPid(home: string, id: string): Promise<number | undefine
 
 class HostLaunchError extends UserError {
   override name = "HostLaunchError";
+}
+
+/** The session's folder is gone: no host can start there until it is back (retrying will not help). */
+export class FolderGoneError extends HostLaunchError {
+  override name = "FolderGoneError";
 }
 
 /**

@@ -32,7 +32,7 @@ export interface AppApi {
   note(text: string): void;
   refreshInfo(): void;
   /** Makes sure a host serves the session (revives an exited one); false when there is no session yet. */
-  ensureLive(): Promise<boolean>;
+  ensureLive(options?: { continueWork?: boolean }): Promise<boolean>;
   openSession(id: string): Promise<void>;
   newSession(clearScreen: boolean): Promise<void>;
   login(): Promise<void>;

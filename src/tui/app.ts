@@ -321,12 +321,12 @@ export class App implements AppControl {
     this.history.add(text);
   }
 
-  async ensureLive(): Promise<boolean> {
+  async ensureLive(options: { continueWork?: boolean } = {}): Promise<boolean> {
     if (this.link.live) return true;
     if (this.link.state === "offline") {
       this.activity.set("starting");
       try {
-        await this.link.revive();
+        await this.link.revive(options);
       } finally {
         this.activity.set("idle");
       }

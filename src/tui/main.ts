@@ -202,7 +202,7 @@ async function opening(
     } else if (start.sessionId) {
       await app.openSession(resolveSessionId(sessionsDir(app.home), start.sessionId));
       if (start.resumeMessage) await app.submit(start.resumeMessage);
-      else if (start.continueWork) await app.ensureLive();
+      else if (start.continueWork) await app.ensureLive({ continueWork: true });
     }
   } catch (error) {
     app.note(app.theme.error(`✗ ${(error as Error).message}`));

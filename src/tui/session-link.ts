@@ -79,14 +79,18 @@ export class SessionLink {
     this.setState("offline");
   }
 
-  /** Brings an exited session's host back (it resumes from the journal and waits for work). */
-  async revive(): Promise<void> {
+  /**
+   * Brings an exited session's host back: it resumes from the journal and waits for work (the person's
+   * next message), or with `continueWork` (`relm run --resume ID`) continues what was left half done.
+   */
+  async revive(options: { continueWork?: boolean } = {}): Promise<void> {
     const handle = this.handle;
     if (!handle) throw new Error("no session to revive");
     this.setState("starting");
     this.leaving = false;
     try {
-      await handle.revive({ spec: { interactive: true, ...this.options.resumeSpec } });
+      const continueWork = options.continueWork ? { continueWork: true } : {};
+      await handle.revive({ spec: { interactive: true, ...this.options.resumeSpec, ...continueWork } });
     } catch (error) {
       this.setState("offline", (error as Error).message);
       throw error;

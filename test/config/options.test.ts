@@ -112,6 +112,7 @@ describe("the option table", () => {
       "interactive",
       "unattended",
       "awaitClient",
+      "continueWork",
       "json",
       "detach",
       "resume",

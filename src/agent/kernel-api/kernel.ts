@@ -351,7 +351,19 @@ export class AgentKernel {
 
   /** Runs a cell; `deadline` (epoch ms): the time budget's end, where the cell is interrupted. */
   async runCell(turn: number, callId: string, code: string, deadline?: number): Promise<CellResult> {
-    const kernel = await this.ensure();
+    let kernel: Kernel;
+    try {
+      kernel = await this.ensure();
+    } catch (error) {
+      // The cell never ran: journaled so, or a resume would say it may have run partly. The turn still
+      // ends on the error, as before.
+      this.recordCell(
+        turn,
+        callId,
+        notRun(`Not run: the kernel could not start (${(error as Error).message})`),
+      );
+      throw error;
+    }
     if (this.owner.state.aborted || (deadline !== undefined && Date.now() >= deadline)) {
       // Interrupted, or out of time, while the kernel was still starting: the cell never ran.
       const skipped = notRun(

@@ -14,7 +14,7 @@ import {
   sessionJobs,
 } from "../../host/schedules/schedules.js";
 import { runWaker } from "../../host/schedules/waker.js";
-import { ensureWaker, reviveHost } from "../../host/spawn.js";
+import { ensureWaker, FolderGoneError, reviveHost } from "../../host/spawn.js";
 import { resolveSessionId, sessionsDir } from "../../session/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
@@ -146,6 +146,15 @@ export function pausedNote(jobs: JobState[]): string | undefined {
 
 export async function wakerAction(io: RunIo): Promise<number> {
   const home = relmHomeFrom(io.env);
-  await runWaker(home, (session) => reviveHost(home, session, io.env));
+  await runWaker(home, async (session) => {
+    try {
+      await reviveHost(home, session, io.env);
+      return undefined;
+    } catch (error) {
+      // Nothing a retry can mend: the waker gives the session up (its jobs paused, said in its log).
+      if (error instanceof FolderGoneError) return { folderGone: error.message };
+      throw error;
+    }
+  });
   return EXIT.done;
 }

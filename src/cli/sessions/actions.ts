@@ -143,18 +143,24 @@ export async function statusAction(io: RunIo): Promise<number> {
   return EXIT.done;
 }
 
-export async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
-  if (await stopHeldByStub(home, id)) {
-    io.stderr.write(`stopped ${id}\n`);
-    return true;
-  }
-  const handle = new SessionHandle({ home, id });
-  if (!(await handle.connect({ follow: false }))) {
+async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
+  if (!(await askToStop(home, id))) {
     io.stderr.write(`session ${id} is not running\n`);
     return false;
   }
-  await handle.stop();
   io.stderr.write(`stopped ${id}\n`);
+  return true;
+}
+
+/**
+ * Asks the session to stop (its stub, or its host through the socket, waiting until the host has let
+ * the connection go); false when nothing answered on the socket.
+ */
+export async function askToStop(home: string, id: string): Promise<boolean> {
+  if (await stopHeldByStub(home, id)) return true;
+  const handle = new SessionHandle({ home, id });
+  if (!(await handle.connect({ follow: false }))) return false;
+  await handle.stop();
   return true;
 }
 

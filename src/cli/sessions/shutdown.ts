@@ -6,7 +6,7 @@ import { wakerRunning } from "../../host/schedules/waker.js";
 import { listSessions } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
-import { stopSession } from "./actions.js";
+import { askToStop } from "./actions.js";
 
 /** Rounds of pause, wait and stop before giving up on a tree that keeps starting things. */
 const MAX_ROUNDS = 5;
@@ -14,6 +14,8 @@ const MAX_ROUNDS = 5;
 const WAKER_EXIT_MS = 25_000;
 /** A stopped host has closed its kernels already; what is left is its own exit. */
 const HOST_EXIT_MS = 10_000;
+/** After SIGKILL, only the system's own cleanup is left. */
+const KILLED_EXIT_MS = 5_000;
 
 /**
  * `relm shutdown`: afterwards nothing of relm's runs until the person starts something. Schedules are
@@ -26,7 +28,8 @@ export async function shutdownAction(io: RunIo): Promise<number> {
   const home = relmHomeFrom(io.env);
   const paused: JobState[] = [];
   const stopped = new Set<string>();
-  let failed = 0;
+  // A session whose host could not be stopped is tried once: later rounds leave it (said once, below).
+  const failed = new Set<string>();
   const seen = new Set<string>();
   let settled = false;
   for (let round = 0; round < MAX_ROUNDS && !settled; round++) {
@@ -38,19 +41,10 @@ export async function shutdownAction(io: RunIo): Promise<number> {
       );
       return EXIT.error;
     }
-    const live = (await listSessions(home)).filter((s) => s.live);
+    const live = (await listSessions(home)).filter((s) => s.live && !failed.has(s.id));
     for (const s of live) seen.add(s.id);
-    const results = await Promise.all(
-      // Stopped means gone: the host closes its socket a moment before its process ends.
-      live.map(
-        async (s) =>
-          [s.id, (await stopSession(home, s.id, io)) && (await exited(s.pid, s.pidStarted))] as const,
-      ),
-    );
-    for (const [id, ok] of results) {
-      if (ok) stopped.add(id);
-      else failed++;
-    }
+    const results = await Promise.all(live.map(async (s) => [s.id, await stopHost(home, s, io)] as const));
+    for (const [id, ok] of results) (ok ? stopped : failed).add(id);
     settled = now.length === 0 && live.length === 0;
   }
   io.stdout.write(`stopped ${stopped.size} of ${seen.size} live sessions\n`);
@@ -64,7 +58,46 @@ export async function shutdownAction(io: RunIo): Promise<number> {
     io.stderr.write(`relm: sessions kept starting after ${MAX_ROUNDS} rounds; relm status shows what runs\n`);
     return EXIT.error;
   }
-  return failed === 0 ? EXIT.done : EXIT.error;
+  return failed.size === 0 ? EXIT.done : EXIT.error;
+}
+
+/**
+ * Stops one live session and says once how: stopped means its process is gone (a host closes its socket
+ * a moment before it ends). A host that does not answer on its socket (it removed it, or hangs) gets
+ * SIGTERM, which a host takes as `relm stop`; one still running 10 s after either is killed (SIGKILL:
+ * its kernels die with it), and its journal continues with `relm run --resume`.
+ */
+async function stopHost(
+  home: string,
+  s: { id: string; pid: number; pidStarted?: number },
+  io: RunIo,
+): Promise<boolean> {
+  const asked = await askToStop(home, s.id);
+  if (!asked) signal(s.pid, s.pidStarted, "SIGTERM");
+  if (await exited(s.pid, s.pidStarted)) {
+    const how = asked ? "" : ` (its host did not answer on its socket: sent SIGTERM to pid ${s.pid})`;
+    io.stderr.write(`stopped ${s.id}${how}\n`);
+    return true;
+  }
+  signal(s.pid, s.pidStarted, "SIGKILL");
+  if (await waitFor(() => !processRuns(s.pid, s.pidStarted), KILLED_EXIT_MS, 20)) {
+    io.stderr.write(
+      `killed ${s.id} (pid ${s.pid}): its host did not exit within ${HOST_EXIT_MS / 1000} s of being ${asked ? "asked to stop" : "sent SIGTERM"}; relm run --resume ${s.id} continues it\n`,
+    );
+    return true;
+  }
+  io.stderr.write(`relm: could not stop ${s.id}: pid ${s.pid} still runs after SIGKILL\n`);
+  return false;
+}
+
+/** Signals the host's process, only while `pid` is still the process that started at `started`. */
+function signal(pid: number, started: number | undefined, name: NodeJS.Signals): void {
+  if (!processRuns(pid, started)) return;
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Gone meanwhile (or not ours): the wait that follows says which.
+  }
 }
 
 async function exited(pid: number, started: number | undefined): Promise<boolean> {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:net";
 import { isLive } from "../client.js";
 import { IdleCollector } from "../idle-gc.js";
-import { activeJobs, allJobs, sessionJobs } from "./schedules.js";
+import { activeJobs, allJobs, pauseJobs, sessionJobs } from "./schedules.js";
 
 const POLL_MS = 1000;
 const REVIVE_BACKOFF_MS = 15_000;
@@ -32,9 +32,14 @@ export async function wakerRunning(home: string): Promise<boolean> {
 /**
  * The per-user waker: a small process that exists only while some schedule has ticks to come. It never
  * delivers a tick itself; when a session with a due tick has no live host, it revives the host, which
- * claims and delivers the tick. It exits when no job is left that is not paused.
+ * claims and delivers the tick. It exits when no job is left that is not paused. A revival that can never
+ * work (`folderGone`: the session's folder was moved or deleted) is not retried: the session's jobs are paused, saying
+ * why, once in its log and in `relm schedule list` / `relm status`.
  */
-export async function runWaker(home: string, revive: (session: string) => Promise<void>): Promise<void> {
+export async function runWaker(
+  home: string,
+  revive: (session: string) => Promise<undefined | { folderGone: string }>,
+): Promise<void> {
   const lock = await takeWakerLock(home);
   if (!lock) return;
   const revived = new Map<string, number>();
@@ -53,7 +58,8 @@ export async function runWaker(home: string, revive: (session: string) => Promis
         if (!activeJobs(sessionJobs(home, session)).some((j) => (j.next as Date).getTime() <= now)) continue;
         if (await isLive(home, session)) continue;
         revived.set(session, now);
-        await revive(session).catch(() => undefined);
+        const outcome = await revive(session).catch(() => undefined);
+        if (outcome) giveUp(home, session, outcome.folderGone);
       }
       collector.idle();
       const next = Math.min(...jobs.map((j) => (j.next as Date).getTime()));
@@ -63,4 +69,12 @@ export async function runWaker(home: string, revive: (session: string) => Promis
     collector.stop();
     lock.close();
   }
+}
+
+/** Pauses the session's jobs so that nothing wakes it again, and says so (the waker's log is its stderr). */
+function giveUp(home: string, session: string, why: string): void {
+  const jobs = pauseJobs(home, "the waker: its folder no longer exists", (j) => j.session === session);
+  process.stderr.write(
+    `relm waker: ${why}\nrelm waker: paused ${jobs.length} scheduled job(s) of session ${session}; relm schedule resume ${session} restarts them once its folder is back\n`,
+  );
 }

@@ -183,15 +183,10 @@ function fromJournal(home: string, id: string): SessionState | undefined {
   try {
     // The last few events decide the status; a bigger tail only when the last line is long.
     let tail = readHeaderAndTail(path, 8192);
-    if (tail.events.length === 0) tail = readHeaderAndTail(path);
+    if (lastTurnEnd(tail.events as JournalEvent[]) === undefined) tail = readHeaderAndTail(path, tail.size);
     const { header, events } = tail;
     const last = events.at(-1) as JournalEvent | undefined;
-    const status: SessionStatus =
-      last?.type === "final"
-        ? "done"
-        : last && ["error", "model_error", "budget_stop"].includes(last.type)
-          ? "failed"
-          : "interrupted";
+    const status = lastTurnEnd(events as JournalEvent[]) ?? "interrupted";
     // What every journal of the tree says was spent, before and after any resume (a `final` event's
     // `spent` is only its own run's). Read once: the state file written below remembers it.
     const tally = UsageTally.ofTree(join(sessionsDir(home), id));
@@ -204,6 +199,22 @@ function fromJournal(home: string, id: string): SessionState | undefined {
     // Damaged within the tail read (the read recorded it): listed from its header, to be marked.
     return error instanceof JournalFormatError && error.kind === "damaged" ? fromHeader(path, id) : undefined;
   }
+}
+
+/**
+ * How the session's last turn ended, from the last event that ends or starts one: a finished session's
+ * journal goes on after its `final` (the end of session snapshot, kernel, hook and checkpoint records),
+ * so its very last event says nothing. A `user` event (a turn's first) with no end after it: interrupted.
+ * A `resumed` one: the next host settled what was in flight and waited for work. Undefined: none seen.
+ */
+function lastTurnEnd(events: JournalEvent[]): SessionStatus | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const type = (events[i] as JournalEvent).type;
+    if (type === "final" || type === "resumed") return "done";
+    if (type === "error" || type === "model_error" || type === "budget_stop") return "failed";
+    if (type === "interrupted" || type === "user") return "interrupted";
+  }
+  return undefined;
 }
 
 /** A session whose journal cannot be read to its end, listed by what its first line still says. */

@@ -179,32 +179,48 @@ describe("images from cells", () => {
   });
 });
 
-describe("Ctrl-C", () => {
-  it("interrupts a running cell and exits 130 with nothing left running", async () => {
-    const rig = await startRig("openai", {
-      script: [{ code: "import time\ntime.sleep(60)" }, { text: "never" }],
-    });
-    const child = spawn(process.execPath, [RELM_BIN, "run", "sleep"], {
-      env: rig.env,
-      cwd: rig.cwd,
-      stdio: "pipe",
-    });
-    const home = rig.home;
-    const started = await poll(() => {
-      try {
-        return onlyJournal(home).lines.some((l) => l.type === "cell") ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 20_000);
-    expect(started).toBe(true);
-    const code = await new Promise<number | null>((resolve) => {
-      child.on("close", resolve);
-      child.kill("SIGINT");
-    });
-    expect(code).toBe(130);
-    expect(onlyJournal(home).lines.some((l) => l.type === "interrupted")).toBe(true);
-  });
+describe("Ctrl-C, SIGTERM, SIGHUP", () => {
+  // Each ends the foreground run the same way: the work is interrupted, the session saved, and the way
+  // back said (SIGTERM and SIGHUP used to end it with no word of the session). The code says the signal.
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const)(
+    "%s interrupts a running cell, says how to resume, exits %i with nothing left running",
+    async (name, exit) => {
+      const rig = await startRig("openai", {
+        script: [{ code: "import time\ntime.sleep(60)" }, { text: "never" }],
+      });
+      const child = spawn(process.execPath, [RELM_BIN, "run", "sleep"], {
+        env: rig.env,
+        cwd: rig.cwd,
+        stdio: "pipe",
+      });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+      });
+      const home = rig.home;
+      const started = await poll(() => {
+        try {
+          return onlyJournal(home).lines.some((l) => l.type === "cell") ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 20_000);
+      expect(started).toBe(true);
+      const code = await new Promise<number | null>((resolve) => {
+        child.on("close", resolve);
+        child.kill(name);
+      });
+      expect(code).toBe(exit);
+      const journal = onlyJournal(home);
+      expect(journal.lines.some((l) => l.type === "interrupted")).toBe(true);
+      const id = String(journal.lines[0]?.id);
+      expect(stderr).toContain(`relm run --resume ${id}`);
+    },
+  );
 });
 
 describe("interactive session", () => {

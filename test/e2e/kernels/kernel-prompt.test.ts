@@ -45,6 +45,23 @@ describe("the prompt of an agent whose kernel runs elsewhere", () => {
     expect(result.stdout + result.stderr).toContain("no python here");
   });
 
+  it("a cell whose kernel could not start never ran: resumed, the note does not say it may have run", async () => {
+    const rig = await startRig("openai", { script: [{ code: "print(1)" }, echoLastCell, echoLastCell] });
+    const first = await runRelm(["run", "--kernel", "cmd:sh -c 'exit 9'", "hi"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    const id = String(onlyJournal(rig.home).lines[0]?.id);
+    const again = await runRelm(["run", "--resume", id, "--kernel", "local", "go on"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(again.code, first.stderr + again.stderr).toBe(0);
+    const resumed = ofType(onlyJournal(rig.home).lines, "resumed")[0];
+    expect(JSON.stringify(resumed?.uncertain ?? [])).not.toMatch(/was running|may have run/);
+    expect(rig.model.requests.at(-1)?.rawBody).not.toMatch(/may have run partly/);
+  });
+
   it("the wait for a kernel that takes long to start ends with --max-time: exit 3, no request", async () => {
     const rig = await startRig("openai", { script: [{ text: "never" }] });
     // A kernel that would answer after 10 minutes; the time budget is 2 s. relm exits without waiting for

@@ -1,6 +1,6 @@
 // What `relm agents`, `relm status` and `relm shutdown` say of sessions (issue 10, item 8): spend over
 // the session's whole life, across resumes; a live host whose last turn failed is still seen and stopped.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -53,6 +53,30 @@ async function runAndResume(rig: Rig): Promise<string> {
   expect(after?.tokens).toBeGreaterThan(before);
   return id;
 }
+
+describe("a damaged state.json", () => {
+  it("is rebuilt from the journal: a finished session, detached or not, is listed as done", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "x = 1" }, { text: "all done" }, { text: "bye" }],
+    });
+    const run = await runRelm(["run", "finish it"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const id = (await agents(rig))[0]?.id as string;
+    const started = await runRelm(["run", "--detach", "--resume", id, "and again"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    await until(async () => ((await agents(rig))[0]?.status === "idle" ? true : undefined));
+    expect((await runRelm(["stop", id], { env: rig.env })).code).toBe(0);
+    // A torn write (a full disk, a crash of another tool): the file is not JSON, and the index is gone.
+    writeFileSync(join(sessionDir(rig.home, id), "state.json"), '{"id": "');
+    rmSync(join(rig.home, "index"), { recursive: true, force: true });
+    const [listed] = await agents(rig);
+    expect(listed?.id).toBe(id);
+    expect(listed?.status).toBe("done");
+  });
+});
 
 describe("relm agents after a resume", () => {
   it("counts the tokens of the whole session, and an unpriced model stays unpriced", async () => {

@@ -94,7 +94,7 @@ describe("schedules", () => {
     expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
   });
 
-  it("a session whose folder was deleted: send says so, and the waker keeps serving the other sessions", async () => {
+  it("a session whose folder was deleted: send says so, the waker gives it up once and keeps serving the others", async () => {
     // Reviving it spawned its host in a folder that is gone: an unhandled 'error' event ("spawn
     // /usr/bin/node ENOENT") with a stack trace from relm send, and the same crash ended the waker, so
     // no other session's schedule fired again.
@@ -133,6 +133,16 @@ describe("schedules", () => {
       expect(ticked()).toBe(true);
       expect(await wakerRunning(rig.home)).toBe(true);
       expect(readFileSync(join(rig.home, "waker.log"), "utf8")).not.toContain("Unhandled");
+      // The gone one is given up, not retried every 15 s: its jobs are paused, said once in the log.
+      const log = () => readFileSync(join(rig.home, "waker.log"), "utf8");
+      await until(() => (log().includes(`session ${goneId};`) ? true : undefined), 60_000);
+      expect(log()).toContain(`relm waker: session ${goneId} cannot be continued in its folder ${gone}`);
+      expect(log()).toContain(
+        `paused 1 scheduled job(s) of session ${goneId}; relm schedule resume ${goneId}`,
+      );
+      const list = await runRelm(["schedule", "list"], { env: rig.env });
+      const goneLine = list.stdout.split("\n").find((l) => l.includes(goneId));
+      expect(goneLine).toMatch(/paused since .*its folder no longer exists/);
     } finally {
       await runRelm(["shutdown"], { env: rig.env });
       await poll(async () => ((await wakerRunning(rig.home)) ? undefined : true), 30_000);
