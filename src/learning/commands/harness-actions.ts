@@ -224,16 +224,22 @@ export function exportCommand(
   });
 }
 
+/** How messages name what `relm harness import FILE` read: `-` is standard input, which "- is …" did not say. */
+function importSource(file: string): string {
+  return file === "-" ? "standard input" : file;
+}
+
 function readExport(file: string): { scope?: string; entries: unknown[] } {
+  const source = importSource(file);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file === "-" ? 0 : file, "utf8"));
   } catch (error) {
-    throw new HarnessCliError(`${file} is not a harness export (${(error as Error).message})`);
+    throw new HarnessCliError(`${source} is not a harness export (${(error as Error).message})`);
   }
   const data = parsed as { [EXPORT_TAG]?: number; scope?: string; entries?: unknown };
   if (data?.[EXPORT_TAG] !== 1 || !Array.isArray(data.entries)) {
-    throw new HarnessCliError(`${file} is not a harness export: write one with \`relm harness export\``);
+    throw new HarnessCliError(`${source} is not a harness export: write one with \`relm harness export\``);
   }
   return { scope: data.scope, entries: data.entries };
 }
@@ -249,7 +255,7 @@ export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): P
     for (const [i, raw] of data.entries.entries()) {
       const read = checkEntry(raw);
       if ("problem" in read) {
-        problems.push(`${file}, entry ${i + 1}: ${read.problem}`);
+        problems.push(`${importSource(file)}, entry ${i + 1}: ${read.problem}`);
         continue;
       }
       const e = read.entry;
