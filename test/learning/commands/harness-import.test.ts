@@ -91,3 +91,30 @@ describe("relm harness import -", () => {
     }
   });
 });
+
+describe("an export made by a newer relm", () => {
+  it("says so and to upgrade relm, rather than that the file is not an export; nothing is written", async () => {
+    const home = tempDir("relm-import-home-");
+    const cwd = tempDir("relm-import-cwd-");
+    cleanups.push(home.cleanup, cwd.cleanup);
+    const file = join(cwd.path, "export.json");
+    const entry = {
+      id: "mem-dddddd",
+      kind: "memory",
+      content: "Prefer small commits",
+      created: "2026-12-01T10:00:00.000Z",
+    };
+    writeFileSync(file, JSON.stringify({ "relm-harness-export": 2, scope: "user", entries: [entry] }));
+    const result = await runRelm(["harness", "import", file], {
+      env: cleanEnv({ RELM_HOME: home.path }),
+      cwd: cwd.path,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `relm: ${file} was made by a newer relm (harness export format 2; this relm reads format 1): upgrade relm to import it\n`,
+    );
+    expect(new HarnessStore(scopeLocation("project", { cwd: cwd.path, home: home.path })).entries()).toEqual(
+      [],
+    );
+  });
+});
