@@ -50,6 +50,7 @@ export function entryLookup(where: string): IdLookup<EntryState> {
     where,
     shown: (e) => `${e.id} (${e.scope})`,
     narrow: "give more characters or --scope",
+    apart: (entries) => `say which with ${entries.map((e) => `--scope ${e.scope}`).join(" or ")}`,
   };
 }
 
