@@ -26,9 +26,13 @@ const LESSON_NOTE_HEAD = "[relm: lesson learned";
 
 /** The note as the agent `self` reads it (fixed format; its journal event keeps the exact text). */
 function lessonNote(lesson: Lesson, self: string): string {
-  const range = lesson.events
-    ? ` from events ${lesson.events.from}${lesson.events.to === lesson.events.from ? "" : `–${lesson.events.to}`}`
-    : "";
+  const { events } = lesson;
+  // One event is "event 6", as the learning notices say (session/learning-notice.ts); "events 6" read as a slip.
+  const range = !events
+    ? ""
+    : events.to === events.from
+      ? ` from event ${events.from}`
+      : ` from events ${events.from}–${events.to}`;
   const where = lesson.session === self ? "" : ` of session ${lesson.session}`;
   return (
     `${LESSON_NOTE_HEAD}${range}${lesson.events ? where : ""}; it is in the harness (${lesson.scope} scope, ` +

@@ -58,7 +58,7 @@ type FrontEnd =
  * for `relm "task"` without a terminal at both ends, a one-shot run (like `relm run "task"`).
  */
 export function chooseRootFrontEnd(call: RootCall, t: Terminal): FrontEnd {
-  const text = call.words.length > 0 ? call.words.join(" ") : undefined;
+  const text = taskOf(call.words);
   if (call.continueLast && call.resume !== undefined)
     throw new UsageError("give either --continue or --resume, not both");
   const ui = uiAvailable(t);
@@ -83,6 +83,18 @@ export function chooseRootFrontEnd(call: RootCall, t: Terminal): FrontEnd {
   // conversation; with a pipe at either end, the one-shot run's answer-on-stdout is what scripts want.
   if (t.stdinIsTTY && t.stdoutIsTTY) return { kind: "line", start: { task: text } };
   return { kind: "run", task: text };
+}
+
+/**
+ * The task or first message the words after the options make; undefined without any. Blank words
+ * (`relm run "$TASK"` with TASK unset or spaces) are refused as an empty task is: they are truthy, so
+ * every later "is there a task?" check let them through, and a session started with an empty title.
+ */
+export function taskOf(words: string[]): string | undefined {
+  if (words.length === 0) return undefined;
+  const text = words.join(" ");
+  if (text.trim() === "") throw new UsageError('no task given: the task is blank; relm run "what to do"');
+  return text;
 }
 
 function withMessage(start: TuiStart, text: string | undefined): TuiStart {

@@ -9,7 +9,7 @@ import type { WebFlags } from "../webui/run.js";
 import { registerAcpCommand } from "./acp-command.js";
 import { refuseBlankValues } from "./blank-values.js";
 import { addOptions } from "./command-options.js";
-import { loginAction, openTui, resumeRunUsesUi, terminalOf } from "./front-end.js";
+import { loginAction, openTui, resumeRunUsesUi, taskOf, terminalOf } from "./front-end.js";
 import { registerMcpCommands } from "./mcp/command.js";
 import { registerModelsCommand } from "./models-command.js";
 import { commandNames, tagParseErrors } from "./parse-errors.js";
@@ -62,7 +62,7 @@ export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) =
     checkNumbers(flags, ["gateTimeout", "maxGateFailures", "idleTimeout"]);
     const task =
       words.length > 0
-        ? words.join(" ")
+        ? taskOf(words)
         : flags.resume || flags.asHost || flags.interactive
           ? undefined
           : flags.goal

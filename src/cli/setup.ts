@@ -7,7 +7,7 @@ import type { Agent } from "../agent/core/agent.js";
 import type { EventSink } from "../agent/core/events.js";
 import { resumeAgent, startAgent } from "../agent/core/start.js";
 import type { TreeOptions } from "../agent/core/tree.js";
-import { parseVariableFlag } from "../agent/core/variables.js";
+import { parseVariableFlag, variableFlagWarnings } from "../agent/core/variables.js";
 import { KernelCallError } from "../agent/kernel-api/errors.js";
 import type { WebSettings } from "../agent/kernel-api/web.js";
 import { parseApprove } from "../config/approvals.js";
@@ -228,7 +228,8 @@ export async function prepareSession(
   if (tree.kernel.permissions && files.length > 0)
     tree.kernel.permissions = { ...tree.kernel.permissions, readable: files };
   const session = await startAgent({ ...tree, id, title, variables, limits });
-  for (const message of warnings) session.record({ type: "warning", message });
+  for (const message of [...warnings, ...variableFlagWarnings(flags.var ?? [])])
+    session.record({ type: "warning", message });
   // Every later host of the session (a send, a schedule, an idle session's stub) starts with these.
   rememberFlags(config.home, session.id, flags, io.cwd);
   return { session, config };

@@ -239,11 +239,18 @@ function checkApiKey(
   throw new ConfigError(`${where}: ${problem}`);
 }
 
-/** Environment overrides the config file; flags override both. */
-export function resolveConfig(env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): ResolvedConfig {
+/**
+ * Environment overrides the config file; flags override both. `withoutFile`: as if there were no config
+ * file (relm doctor goes on with it past a config.json it cannot read).
+ */
+export function resolveConfig(
+  env: NodeJS.ProcessEnv,
+  flags: ConfigFlags = {},
+  options: { withoutFile?: boolean } = {},
+): ResolvedConfig {
   const home = relmHomeFrom(env);
   const configPath = join(home, "config.json");
-  const file = readConfigFile(configPath);
+  const file = options.withoutFile ? undefined : readConfigFile(configPath);
   const cfg = file ?? {};
 
   const named = firstSet<string>(

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { UserError } from "../config/errors.js";
 
 // Crockford base32 without i, l, o, u: nothing to confuse when reading an id aloud or typing it.
@@ -66,4 +67,50 @@ export function resolveSessionId(sessionsDir: string, prefixOrId: string): strin
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) throw new SessionNotFoundError(prefixOrId, sessionsDir);
   throw new AmbiguousSessionIdError(prefixOrId, matches);
+}
+
+/** Sub-agents nest (a child's children/ …): deeper than this is not looked into. */
+const MAX_CHILD_DEPTH = 12;
+
+/** Every sub-agent of `sessionDir` at any depth: its id and folder (children/ID/…/children/ID). */
+function subAgentDirs(sessionDir: string): { id: string; dir: string }[] {
+  const found: { id: string; dir: string }[] = [];
+  let level = [sessionDir];
+  for (let depth = 0; depth < MAX_CHILD_DEPTH && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const parent of level) {
+      for (const id of listSessionDirs(join(parent, "children"))) {
+        found.push({ id, dir: join(parent, "children", id) });
+        next.push(join(parent, "children", id));
+      }
+    }
+    level = next;
+  }
+  return found;
+}
+
+/**
+ * A session or one of its sub-agents, by id or unique prefix: the agent's folder and its root session.
+ * Sessions are looked up first (a prefix that matches one is that session); only when none matches are
+ * the sub-agents of every session searched, for the id relm printed for a child (`sub-agent NAME (ID)`).
+ */
+export function resolveAgent(sessionsDir: string, prefixOrId: string): { root: string; dir: string } {
+  try {
+    const id = resolveSessionId(sessionsDir, prefixOrId);
+    return { root: id, dir: join(sessionsDir, id) };
+  } catch (error) {
+    if (!(error instanceof SessionNotFoundError)) throw error;
+    const raw = prefixOrId.trim();
+    const query = normalize(raw);
+    const agents = listSessionDirs(sessionsDir).flatMap((root) =>
+      subAgentDirs(join(sessionsDir, root)).map((a) => ({ ...a, root })),
+    );
+    const exact = agents.filter((a) => a.id === raw || a.id === query);
+    const matches =
+      exact.length > 0 ? exact : agents.filter((a) => a.id.startsWith(raw) || a.id.startsWith(query));
+    if (raw === "" || matches.length === 0) throw error;
+    if (matches.length > 1) throw new AmbiguousSessionIdError(prefixOrId, matches.map((a) => a.id).sort());
+    const only = matches[0]!;
+    return { root: only.root, dir: only.dir };
+  }
 }

@@ -1,7 +1,13 @@
 export { checkJournal, cutAtDamage } from "./damage.js";
 export { JournalFormatError } from "./errors.js";
 export { EXPORT_FORMATS, type ExportFormat, exportSession, writeExport } from "./export.js";
-export { AmbiguousSessionIdError, newSessionId, resolveSessionId, SessionNotFoundError } from "./ids.js";
+export {
+  AmbiguousSessionIdError,
+  newSessionId,
+  resolveAgent,
+  resolveSessionId,
+  SessionNotFoundError,
+} from "./ids.js";
 export { JOURNAL_FILE, Journal } from "./journal.js";
 export {
   EDITOR_MCP_FILE,

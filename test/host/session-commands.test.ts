@@ -504,7 +504,8 @@ describe("refine", () => {
     expect(JSON.stringify(sent.at(-2)?.content)).toContain("hello");
     expect(sent.at(-1)?.role).toBe("user");
     expect(JSON.stringify(sent.at(-1)?.content)).toMatch(
-      /\[relm: lesson learned from events \d+; it is in the harness \(session scope, revision r/,
+      // One event of evidence: "from event 6", never "from events 6".
+      /\[relm: lesson learned from event \d+; it is in the harness \(session scope, revision r/,
     );
     expect(JSON.stringify(sent.at(-1)?.content)).toContain(LESSON);
     // A conversation this short is not compacted, but /compact still renews the prompt with the harness.

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   AmbiguousSessionIdError,
   newSessionId,
+  resolveAgent,
   resolveSessionId,
   SessionNotFoundError,
 } from "../../src/session/index.js";
@@ -78,5 +79,33 @@ describe("resolveSessionId", () => {
     expect(() => resolveSessionId(dir, "q")).toThrow(/relm agents/);
     expect(() => resolveSessionId(dir, "")).toThrow(SessionNotFoundError);
     expect(() => resolveSessionId(join(dir, "nope"), "abc")).toThrow(SessionNotFoundError);
+  });
+});
+
+describe("resolveAgent", () => {
+  it("finds a sub-agent at any depth by id or prefix, with its root session; sessions come first", () => {
+    const dir = tempDir();
+    for (const path of [
+      "s1aaaaaa/children/c1bbbbbb/children/c2cccccc",
+      "s2dddddd/children/c3eeeeee",
+      "c1zzzzzz",
+      "s1aaaaaa/children/e1ffffff",
+      "s2dddddd/children/e2gggggg",
+    ])
+      mkdirSync(join(dir, path), { recursive: true });
+    expect(resolveAgent(dir, "s1a")).toEqual({ root: "s1aaaaaa", dir: join(dir, "s1aaaaaa") });
+    expect(resolveAgent(dir, "c2")).toEqual({
+      root: "s1aaaaaa",
+      dir: join(dir, "s1aaaaaa/children/c1bbbbbb/children/c2cccccc"),
+    });
+    expect(resolveAgent(dir, "C3E")).toEqual({
+      root: "s2dddddd",
+      dir: join(dir, "s2dddddd/children/c3eeeeee"),
+    });
+    // A prefix a session has is that session, though a sub-agent has it too.
+    expect(resolveAgent(dir, "c1")).toEqual({ root: "c1zzzzzz", dir: join(dir, "c1zzzzzz") });
+    expect(resolveAgent(dir, "c1bbbbbb").root).toBe("s1aaaaaa");
+    expect(() => resolveAgent(dir, "e")).toThrow(/"e" is ambiguous: e1ffffff, e2gggggg/);
+    expect(() => resolveAgent(dir, "zz")).toThrow(SessionNotFoundError);
   });
 });

@@ -3,6 +3,7 @@ import { UserError } from "../../config/errors.js";
 import { writeNoFollow } from "../../kernel/sandbox/no-follow.js";
 import { ensurePrivateDir } from "../../session/index.js";
 import type { JournalBody } from "../../session/types.js";
+import { KERNEL_API_NAMES } from "./variable-names.js";
 import {
   describeVariable,
   isVariableName,
@@ -27,13 +28,6 @@ export class VariableInputError extends UserError {
 export const MAX_VARIABLE_BYTES = 32 * 1024 * 1024;
 const MAX_VARIABLES = 20;
 
-/** Names the kernel's own API uses: a variable of that name would hide `rlm`, `submit` and the rest. */
-const RESERVED = new Set(
-  "submit rlm llm send inbox schedule goal done harness mcp view edit apply_patch write grep glob tree fetch search look run_tests".split(
-    " ",
-  ),
-);
-
 /** Checks what a client sent as `variables: [{name, text}]`. */
 export function checkUserVariables(raw: unknown): UserVariable[] {
   if (raw === undefined || raw === null) return [];
@@ -50,7 +44,7 @@ export function checkUserVariables(raw: unknown): UserVariable[] {
         `variable ${JSON.stringify(v.name)}: the name must be a Python identifier not starting with "_"`,
       );
     }
-    if (RESERVED.has(v.name))
+    if (KERNEL_API_NAMES.has(v.name))
       throw new VariableInputError(`variable ${v.name}: that name belongs to relm's Python API`);
     if (seen.has(v.name)) throw new VariableInputError(`variable ${v.name} is given twice`);
     seen.add(v.name);

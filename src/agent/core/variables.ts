@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { UsageError } from "../../config/errors.js";
 import type { VariableSource } from "../../kernel/types.js";
 import type { JournalBodyOf } from "../../session/types.js";
+import { reservedVariableProblem, shadowedBuiltinWarning } from "./variable-names.js";
 
 export interface VariableSpec {
   name: string;
@@ -59,6 +60,8 @@ export function parseVariableFlag(flag: string, cwd: string): VariableSpec {
   if (!isVariableName(name)) {
     throw new UsageError(`--var "${name}": the name must be a Python identifier not starting with "_"`);
   }
+  const reserved = reservedVariableProblem(name, value);
+  if (reserved) throw new UsageError(reserved);
   if (value.startsWith("@")) {
     const file = resolve(cwd, value.slice(1));
     let stat: ReturnType<typeof statSync>;
@@ -80,6 +83,15 @@ export function parseVariableFlag(flag: string, cwd: string): VariableSpec {
     return { name, source: { file } };
   }
   return { name, source: { text: value } };
+}
+
+/** Warnings for `--var` flags whose names shadow a Python built-in (allowed: the user may mean it). */
+export function variableFlagWarnings(flags: readonly string[]): string[] {
+  return flags.flatMap((flag) => {
+    const eq = flag.indexOf("=");
+    const warning = eq > 0 ? shadowedBuiltinWarning(flag.slice(0, eq), flag.slice(eq + 1)) : undefined;
+    return warning ? [warning] : [];
+  });
 }
 
 function preview(text: string): string {

@@ -1,7 +1,13 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configuredMode } from "../../agent/mode-choice.js";
-import { type ConfigFlags, noModelMessage, type ResolvedConfig, resolveConfig } from "../../config/config.js";
+import {
+  type ConfigFlags,
+  noModelMessage,
+  type ResolvedConfig,
+  relmHomeFrom,
+  resolveConfig,
+} from "../../config/config.js";
 import { ConfigError, isUserError } from "../../config/errors.js";
 import { homeProblem } from "../../config/home-check.js";
 import { sandboxed } from "../../config/permission-mode.js";
@@ -49,38 +55,25 @@ export async function doctor(
   io: RunIo,
 ): Promise<number> {
   const checks = [check("relm", true, `${relmVersion()} on Node ${process.version}`)];
-  let config: ReturnType<typeof resolveConfig>;
-  try {
-    config = resolveConfig(io.env, flags);
-  } catch (error) {
-    // A config.json value of the wrong type (or a bad URL): everything else depends on the config.
-    if (!(error instanceof ConfigError)) throw error;
-    checks.push(check("config", false, error.message));
-    printChecks(checks, io);
-    return EXIT.error;
-  }
-  const found = config.configFound ? "" : " (not present; using the environment)";
-  checks.push(check("config", true, `${config.configPath}${found}`));
+  const { config, configCheck } = doctorConfig(io.env, flags);
+  checks.push(configCheck);
+  const relmHome = config?.home ?? relmHomeFrom(io.env);
 
-  const home = homeProblem(config.home);
+  const home = homeProblem(relmHome);
   checks.push(
     home
       ? check(
           "home",
           false,
-          `RELM_HOME ${config.home} cannot be used: ${home}. Point RELM_HOME at a writable directory.`,
+          `RELM_HOME ${relmHome} cannot be used: ${home}. Point RELM_HOME at a writable directory.`,
         )
-      : check(
-          "home",
-          true,
-          existsSync(config.home) ? config.home : `${config.home} (created when first needed)`,
-        ),
+      : check("home", true, existsSync(relmHome) ? relmHome : `${relmHome} (created when first needed)`),
   );
 
   let kernelPython: { path: string; env: NodeJS.ProcessEnv } | undefined;
   try {
-    const env = config.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
-    const python = await findPython(env, join(config.home, "cache"));
+    const env = config?.python ? { ...io.env, RELM_PYTHON: config.python } : io.env;
+    const python = await findPython(env, join(relmHome, "cache"));
     kernelPython = { path: python.path, env: io.env };
     checks.push(
       python.ipython
@@ -96,20 +89,63 @@ export async function doctor(
   } catch (error) {
     checks.push(check("python", false, (error as Error).message));
   }
+  if (config) checks.push(...(await kernelChecks(config, flags, io)));
+  // A SKILL.md with bad front matter, a damaged revision log line: left out of every session, each named.
+  // A skill named like a module the kernels' Python has (json): never imported, so said why.
+  checks.push(...learningChecks({ cwd: io.cwd, home: relmHome }, kernelPython));
+  if (config) checks.push(...(await configuredChecks(config, io)));
+
+  printChecks(checks, io);
+  // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.
+  const stateOk = home ? false : await checkState(relmHome, flags.fix === true, io);
+  return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
+}
+
+/**
+ * The configuration and its check. A config.json that cannot be used is a FAIL, but not the end: the
+ * other checks (Python, home, skills, sessions, an endpoint the environment names) are what the person
+ * needs next, so they go on with the environment and the defaults, config.json left out. When the
+ * environment is what is wrong (RELM_PROVIDER, RELM_BASE_URL), only the checks needing no config are made.
+ */
+function doctorConfig(
+  env: NodeJS.ProcessEnv,
+  flags: ConfigFlags,
+): { config?: ResolvedConfig; configCheck: Check } {
+  try {
+    const config = resolveConfig(env, flags);
+    const found = config.configFound ? "" : " (not present; using the environment)";
+    return { config, configCheck: check("config", true, `${config.configPath}${found}`) };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    let config: ResolvedConfig | undefined;
+    let rest = "the checks below read the environment and relm's defaults, not config.json";
+    try {
+      config = resolveConfig(env, flags, { withoutFile: true });
+    } catch (again) {
+      if (!(again instanceof ConfigError)) throw again;
+      // The environment is wrong as well: said now, not only once the file is fixed.
+      const also = again.message === error.message ? "" : `also ${again.message}; `;
+      rest = `${also}the checks below that need a configuration are left out`;
+    }
+    return { config, configCheck: check("config", false, `${error.message}\n    (${rest})`) };
+  }
+}
+
+/** Where kernels of the configured (or --kernel) URI run, when that is not here. */
+async function kernelChecks(config: ResolvedConfig, flags: { kernel?: string }, io: RunIo): Promise<Check[]> {
   try {
     const kernel = await kernelCheck(kernelUriOf(flags.kernel, config), io.cwd, io.env);
-    if (kernel) checks.push(kernel);
+    return kernel ? [kernel] : [];
   } catch (error) {
     // config.json's kernel is not a kernel URI (a bad --kernel is a usage error, exit 2).
     if (!(error instanceof ConfigError)) throw error;
-    checks.push(check("kernel", false, error.message));
+    return [check("kernel", false, error.message)];
   }
+}
 
-  // A SKILL.md with bad front matter, a damaged revision log line: left out of every session, each named.
-  // A skill named like a module the kernels' Python has (json): never imported, so said why.
-  checks.push(...learningChecks({ cwd: io.cwd, home: config.home }, kernelPython));
-
-  checks.push(sandboxCheck(io.env, config));
+/** The checks that read the configuration: the sandbox, web, the model and its endpoint. */
+async function configuredChecks(config: ResolvedConfig, io: RunIo): Promise<Check[]> {
+  const checks = [sandboxCheck(io.env, config)];
   checks.push(webCheck(config, io.env));
 
   const m = config.model;
@@ -131,11 +167,7 @@ export async function doctor(
   // A subscription's API needs its OAuth headers, which an unauthenticated probe lacks: its sign-in is checked.
   if (signedIn) checks.push(signedIn);
   else if (m.model) checks.push(await probeEndpoint(m, m.model, io.env));
-
-  printChecks(checks, io);
-  // Nothing of relm's state can be read or repaired in a RELM_HOME that cannot be written.
-  const stateOk = home ? false : await checkState(config.home, flags.fix === true, io);
-  return checks.some((c) => c.ok === false) || !stateOk ? EXIT.error : EXIT.done;
+  return checks;
 }
 
 /**

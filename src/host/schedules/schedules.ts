@@ -33,22 +33,25 @@ const MIN_EVERY_MS = 1000;
  */
 const AT_SKEW_MS = 60_000;
 
-/** Checks a timing and returns it normalised; the message says what is wrong and what would be right. */
+/**
+ * Checks a timing and returns it normalised; the message says what is wrong and what would be right.
+ * Every refusal is a usage error (exit 2): the timing is a flag's value (--every, --at, --cron), and a
+ * malformed duration already was one (parseDuration), so "--every 0s" must not exit 1 where "--every x" exits 2.
+ */
 export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
   if ("every" in timing) {
     const ms = parseDuration(timing.every, "--every");
-    if (ms < MIN_EVERY_MS) throw new ScheduleError(`--every ${timing.every}: the shortest interval is 1s`);
+    if (ms < MIN_EVERY_MS) throw new UsageError(`--every ${timing.every}: the shortest interval is 1s`);
     return timing;
   }
   if ("at" in timing) {
     if (Number.isNaN(Date.parse(timing.at))) {
-      throw new ScheduleError(
+      throw new UsageError(
         `--at "${timing.at}": not a date and time; use ISO 8601, e.g. 2026-12-24T09:00:00Z`,
       );
     }
     const at = new Date(timing.at);
     if (at.getTime() < now.getTime() - AT_SKEW_MS) {
-      // A usage error (exit 2): the time given is wrong, not the schedule store.
       throw new UsageError(
         `--at "${timing.at}" is in the past (${at.toISOString()}; now is ${now.toISOString()}): ` +
           "give a future time (a zone-less time is read as local time), or use relm send to tell the session now",
@@ -60,12 +63,12 @@ export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
   try {
     next = new (cronLib().Cron)(timing.cron, { paused: true }).nextRun();
   } catch (error) {
-    throw new ScheduleError(
+    throw new UsageError(
       `--cron "${timing.cron}": ${(error as Error).message.replace(/^CronPattern: /, "")}`,
     );
   }
   // "0 0 30 2 *" (February 30th) parses, but a job that never ticks is a mistake, not a schedule.
-  if (!next) throw new ScheduleError(`--cron "${timing.cron}": no date ever matches it`);
+  if (!next) throw new UsageError(`--cron "${timing.cron}": no date ever matches it`);
   return timing;
 }
 

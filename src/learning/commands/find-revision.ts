@@ -94,6 +94,7 @@ export function locateRevision(flags: ScopeFlags, ctx: HarnessContext, query: st
     where: `in the ${where || "given"} scope(s)${more}`,
     shown: (m) => `${m.revision.rev} (${m.where})`,
     narrow: "give more characters, or --scope SCOPE / --session ID",
+    apart: () => "say which with --scope SCOPE / --session ID",
     listing: "`relm harness log` lists them",
   });
 }

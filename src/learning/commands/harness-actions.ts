@@ -28,6 +28,8 @@ import {
 } from "./harness-cli.js";
 
 const EXPORT_TAG = "relm-harness-export";
+/** The export format `relm harness export` writes (the tag's value) and import reads. */
+const EXPORT_VERSION = 1;
 
 /** `relm harness add KIND CONTENT`: checked like a refinement's edit, without evidence. */
 export function addCommand(
@@ -213,7 +215,7 @@ export function exportCommand(
     const store = HarnessStore.of(scope, ctx);
     const entries = ids.length === 0 ? store.entries() : ids.map((id) => findEntry([store], id));
     const plain: Entry[] = entries.map(({ scope: _s, rev: _r, uses: _u, ...entry }) => entry);
-    const text = `${JSON.stringify({ [EXPORT_TAG]: 1, scope, entries: plain }, null, 2)}\n`;
+    const text = `${JSON.stringify({ [EXPORT_TAG]: EXPORT_VERSION, scope, entries: plain }, null, 2)}\n`;
     if (flags.output) writeFileSync(flags.output, text, { mode: 0o600 });
     else io.stdout.write(text);
     if (flags.output)
@@ -224,16 +226,29 @@ export function exportCommand(
   });
 }
 
+/** How messages name what `relm harness import FILE` read: `-` is standard input, which "- is …" did not say. */
+function importSource(file: string): string {
+  return file === "-" ? "standard input" : file;
+}
+
 function readExport(file: string): { scope?: string; entries: unknown[] } {
+  const source = importSource(file);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file === "-" ? 0 : file, "utf8"));
   } catch (error) {
-    throw new HarnessCliError(`${file} is not a harness export (${(error as Error).message})`);
+    throw new HarnessCliError(`${source} is not a harness export (${(error as Error).message})`);
   }
   const data = parsed as { [EXPORT_TAG]?: number; scope?: string; entries?: unknown };
-  if (data?.[EXPORT_TAG] !== 1 || !Array.isArray(data.entries)) {
-    throw new HarnessCliError(`${file} is not a harness export: write one with \`relm harness export\``);
+  // The tag is the format's version: a later one is an export this relm is too old for, not no export.
+  const version = data?.[EXPORT_TAG];
+  if (typeof version === "number" && version > EXPORT_VERSION) {
+    throw new HarnessCliError(
+      `${source} was made by a newer relm (harness export format ${version}; this relm reads format ${EXPORT_VERSION}): upgrade relm to import it`,
+    );
+  }
+  if (version !== EXPORT_VERSION || !Array.isArray(data.entries)) {
+    throw new HarnessCliError(`${source} is not a harness export: write one with \`relm harness export\``);
   }
   return { scope: data.scope, entries: data.entries };
 }
@@ -249,7 +264,7 @@ export function importCommand(file: string, flags: ScopeFlags, io: HarnessIo): P
     for (const [i, raw] of data.entries.entries()) {
       const read = checkEntry(raw);
       if ("problem" in read) {
-        problems.push(`${file}, entry ${i + 1}: ${read.problem}`);
+        problems.push(`${importSource(file)}, entry ${i + 1}: ${read.problem}`);
         continue;
       }
       const e = read.entry;

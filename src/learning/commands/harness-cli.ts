@@ -1,6 +1,6 @@
 import { relmHomeFrom } from "../../config/config.js";
 import { isUserError, UsageError, UserError, userExitCode } from "../../config/errors.js";
-import { resolveSessionId, sessionDir, sessionsDir } from "../../session/index.js";
+import { resolveAgent, sessionDir, sessionsDir } from "../../session/index.js";
 import {
   byIdOrPrefix,
   type EntryState,
@@ -32,7 +32,8 @@ export function harnessContext(flags: ScopeFlags, io: HarnessIo, sessionId?: str
     throw new UsageError("the session scope needs a session: add --session ID");
   }
   const ctx: HarnessContext = { cwd: io.cwd, home };
-  if (query) ctx.sessionDir = sessionDir(home, resolveSessionId(sessionsDir(home), query));
+  // A sub-agent's id names its tree's session scope, its root session's (as in the child's kernel).
+  if (query) ctx.sessionDir = sessionDir(home, resolveAgent(sessionsDir(home), query).root);
   return ctx;
 }
 
@@ -49,6 +50,7 @@ export function entryLookup(where: string): IdLookup<EntryState> {
     where,
     shown: (e) => `${e.id} (${e.scope})`,
     narrow: "give more characters or --scope",
+    apart: (entries) => `say which with ${entries.map((e) => `--scope ${e.scope}`).join(" or ")}`,
   };
 }
 

@@ -7,7 +7,7 @@ import { askOnce, cancelled, QuestionCancelled } from "../../cli/question.js";
 import { resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import type { SessionSpec } from "../../config/options.js";
-import { JOURNAL_FILE, readHeaderAndTail } from "../../session/index.js";
+import { JOURNAL_FILE, readHeaderAndTail, resolveAgent, sessionsDir } from "../../session/index.js";
 import { applyRefinement, describeRefinement, proposeRefinement, type Refinement } from "../refine/refine.js";
 import { type HarnessContext, revisionSummary, type Scope } from "../store/index.js";
 import { guarded, type HarnessIo, harnessContext } from "./harness-cli.js";
@@ -45,9 +45,9 @@ export function refineCommand(id: string, flags: RefineFlags, io: HarnessIo): Pr
     const scope = flags.scope ?? "session";
     // Checked before anything is read: a bad value is a usage error.
     const budget = new Budget(limitsOf(flags));
+    // A sub-agent's id refines from that agent's own journal; its session scope is its root session's.
     const ctx = harnessContext({}, io, id);
-    const sessionDir = ctx.sessionDir as string;
-    const journalPath = join(sessionDir, JOURNAL_FILE);
+    const journalPath = join(resolveAgent(sessionsDir(ctx.home), id).dir, JOURNAL_FILE);
     const header = readHeaderAndTail(journalPath, 1).header;
     const config = resolveConfig(io.env, flags);
     // The session's own model unless a cheaper one is configured for refinements.

@@ -4,6 +4,7 @@
 // alike wherever they come from:
 //   no entry "mem-x" in the project, user scope(s)[; how to list them]                    (exit 1)
 //   entry "mem-x" is ambiguous: mem-x1 (project), mem-x2 (user)[; how to narrow it]      (exit 2)
+//   entry "mem-x" is in more than one place: mem-x (project), mem-x (user)[; how to say which]  (exit 2)
 // Both carry the code "not_found", which a kernel's call turns into a LookupError (python/relm/agents.py).
 
 import { UsageError, UserError } from "../../config/errors.js";
@@ -31,6 +32,12 @@ export interface IdLookup<T> {
   shown?(item: T): string;
   /** What to do about an ambiguous prefix: "give more characters or --scope". */
   narrow?: string;
+  /**
+   * What tells apart items that have the very id asked for (an entry copied into a second scope), where
+   * more characters cannot help: "say which with --scope user or --scope project". Without it nothing
+   * is suggested.
+   */
+  apart?(items: readonly T[]): string;
   /** Where to see the ids when none matched: "`relm harness log` lists them". */
   listing?: string;
 }
@@ -50,6 +57,11 @@ export function byIdOrPrefix<T>(items: readonly T[], query: string, lookup: IdLo
     throw new NoSuchIdError(`no ${lookup.noun} "${query}" ${lookup.where}${hint(lookup.listing)}`);
   }
   const listed = matches.map((item) => (lookup.shown ? lookup.shown(item) : lookup.id(item))).join(", ");
+  if (matches.every((item) => lookup.id(item) === query)) {
+    throw new AmbiguousIdError(
+      `${lookup.noun} "${query}" is in more than one place: ${listed}${hint(lookup.apart?.(matches))}`,
+    );
+  }
   throw new AmbiguousIdError(`${lookup.noun} "${query}" is ambiguous: ${listed}${hint(lookup.narrow)}`);
 }
 

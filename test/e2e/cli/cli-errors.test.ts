@@ -1,7 +1,7 @@
 // Every command of the built program, called with bad arguments, must fail as a user error: exit 1 or
 // 2, stderr starting with `relm: `, no stack trace, no "internal error", and no model request made.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -258,5 +258,31 @@ describe("every command with bad arguments", () => {
       expect(result.stderr.split("\n")[0]).toContain("empty");
     }
     expect(rig.model.requests).toHaveLength(1);
+  });
+});
+
+describe("a blank task", () => {
+  it("is refused as a usage error, like an empty one, by run, -p, relm and --detach: no session starts", async () => {
+    const rig = await startRig("openai", { script: [{ text: "done" }] });
+    try {
+      // `relm run "$TASK"` with TASK set to spaces ran a session with an empty title, the model asked nothing.
+      for (const args of [
+        ["run", "   "],
+        ["run", " ", "\t"],
+        ["-p", "  "],
+        ["  "],
+        ["run", "--detach", "  "],
+        ["run", ""],
+      ]) {
+        const result = await runRelm(args, { env: rig.env, cwd: rig.cwd });
+        expect(result.code, `relm ${JSON.stringify(args)}: ${result.stderr}`).toBe(2);
+        expect(result.stderr).toMatch(/^relm: no task given: the task is blank; relm run "what to do"\n$/);
+        expect(result.stdout).toBe("");
+      }
+      expect(rig.model.requests).toHaveLength(0);
+      expect(existsSync(join(rig.home, "sessions"))).toBe(false);
+    } finally {
+      await rig.close();
+    }
   });
 });

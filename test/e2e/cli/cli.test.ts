@@ -258,6 +258,28 @@ describe("relm doctor", () => {
   });
 });
 
+describe("relm doctor with a broken config.json", () => {
+  it("reports the config FAIL and goes on to every other check it can make", async () => {
+    const rig = await startRig("openai", { script: [{ text: "done" }], models: ["scripted"] });
+    const run = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    // A torn last line: something only the sessions check, the last one, finds.
+    const { dir, raw } = onlyJournal(rig.home);
+    writeFileSync(join(dir, "journal.jsonl"), `${raw}{"type":"user","te`);
+    writeFileSync(join(rig.home, "config.json"), JSON.stringify({ outputCap: "lots" }));
+    const doctor = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stderr).toBe("");
+    // It stopped at the config line: nothing after it was checked.
+    expect(doctor.stdout).toMatch(/^FAIL {2}config {4}\S+config\.json: outputCap must be a whole number/m);
+    expect(doctor.stdout).toMatch(/^ok {4}home {6}/m);
+    expect(doctor.stdout).toMatch(/^ok {4}python +\S+ \(Python \d+\.\d+/m);
+    expect(doctor.stdout).toMatch(/^ok {4}endpoint .*reachable, serves scripted/m);
+    expect(doctor.stdout).toMatch(/^FAIL {2}sessions .*relm doctor --fix would/m);
+    expect(rig.model.requests).toHaveLength(1);
+  });
+});
+
 describe("without IPython", () => {
   it("falls back to plain Python, and doctor says how to install IPython", async () => {
     const rig = await startRig("openai", {

@@ -40,6 +40,37 @@ describe("data lives in variables, not in the prompt", () => {
   });
 });
 
+describe("a --var named like what the kernel already has", () => {
+  it("is refused for relm's functions (naming --var and another name), warned of for Python's built-ins", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "print" }, (ctx) => ({ text: ctx.lastToolResult ?? "" })],
+    });
+    writeFileSync(join(rig.cwd, "notes.txt"), "some notes\n");
+    // `--var rlm=…` hid rlm() from the model, `--var done=@FILE` done(): nothing said so.
+    for (const args of [
+      ["run", "--var", "rlm=hello", "task"],
+      ["run", "--var", "done=@notes.txt", "task"],
+      ["run", "--detach", "--var", "submit=x", "task"],
+    ]) {
+      const result = await runRelm(args, { env: rig.env, cwd: rig.cwd });
+      expect(result.code, result.stderr).toBe(2);
+      const name = (args[args.indexOf("--var") + 1] as string).split("=")[0] as string;
+      expect(result.stderr).toMatch(new RegExp(`^relm: --var ${name}: .*relm's functions in the kernel`));
+      expect(result.stderr).toContain(`e.g. --var ${name}_data=`);
+    }
+    expect(rig.model.requests).toHaveLength(0);
+    // A built-in's name is the user's to take (the model's print(...) gets the text), but not silently.
+    const shadowing = await runRelm(["run", "--var", "print=@notes.txt", "task"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(shadowing.code, shadowing.stderr).toBe(0);
+    expect(shadowing.stderr).toContain("--var print shadows Python's built-in print in the kernel");
+    expect(shadowing.stderr).toContain("e.g. --var print_data=@notes.txt");
+    expect(shadowing.stdout).toContain("'some notes\\n'");
+  });
+});
+
 describe("secrets never reach the kernel, the journal or the output", () => {
   it("scrubs the kernel environment and redacts the key", async () => {
     const key = "sk-live-abcdefghijklmnop";

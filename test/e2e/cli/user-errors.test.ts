@@ -71,9 +71,10 @@ describe("user errors through the binary", () => {
     const id = await sessionOf(rig);
     const add = (cron: string) =>
       runRelm(["schedule", "add", id, "--cron", cron, "tick"], { env: rig.env, cwd: rig.cwd });
-    expectUserError(await add("61 * * * *"), 1, '--cron "61 * * * *": Invalid value for minute: 61');
-    expectUserError(await add("every day"), 1, /^relm: --cron "every day": invalid configuration format/);
-    expectUserError(await add("0 0 30 2 *"), 1, '--cron "0 0 30 2 *": no date ever matches it');
+    // A bad flag value: exit 2, as a malformed --every is (docs/cli.md, "Errors").
+    expectUserError(await add("61 * * * *"), 2, '--cron "61 * * * *": Invalid value for minute: 61');
+    expectUserError(await add("every day"), 2, /^relm: --cron "every day": invalid configuration format/);
+    expectUserError(await add("0 0 30 2 *"), 2, '--cron "0 0 30 2 *": no date ever matches it');
     const list = await runRelm(["schedule", "list"], { env: rig.env });
     expect(list.stdout).toBe("no scheduled jobs\n");
   });

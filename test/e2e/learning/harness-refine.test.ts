@@ -296,3 +296,65 @@ describe("relm refine", () => {
     expect(contents).toEqual(["Lesson from the first task.", "Lesson from the second task."]);
   });
 });
+
+describe("relm refine of a sub-agent", () => {
+  it("takes the id relm printed for the child: refines from the child's work into its session's scope", async () => {
+    const rig = await startRig("openai", {
+      script: scripted(
+        {
+          "CHILD: parse the config": PARSE_TASK["ROOT: parse the config"],
+          "ROOT: delegate": [{ code: 'print(rlm("CHILD: parse the config"))' }, { text: "delegated" }],
+        },
+        (ctx) => {
+          const [failed] = eventNumbers(ctx, "output (error");
+          const [, fixed] = eventNumbers(ctx, "cell:");
+          return edits([
+            {
+              op: "add",
+              kind: "memory",
+              content: "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
+              evidence: [failed, fixed],
+              quote: [quoteOf(ctx, failed), quoteOf(ctx, fixed)],
+              hypothesis: "no JSONDecodeError on config.txt again",
+            },
+          ]);
+        },
+      ),
+      onExhausted: "repeat-last",
+    });
+    const run = await runRelm(["run", "ROOT: delegate"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    const [root] = sessionIds(rig.home) as [string];
+    // The id the progress view names the child by ("sub-agent child-1 (ID)").
+    const child = run.stderr.match(/sub-agent \S+ \((\w+)\)/)?.[1] as string;
+    expect(child).toMatch(/^\w{8}$/);
+    expect(child).not.toBe(root);
+
+    // "No session matches" before: only top-level sessions were looked up. A prefix is taken too.
+    const refined = await runRelm(["refine", child.slice(0, 6), "--apply"], { env: rig.env, cwd: rig.cwd });
+    expect(refined.code, refined.stderr).toBe(0);
+    expect(refined.stdout).toMatch(/applied as revision \w+ in the session scope/);
+    expect(refined.stdout).toContain(`refine of session ${child}`);
+    // Its evidence was the child's cells, which the root's journal does not hold.
+    const prompt = rig.model.requests.find((r) => isRefine(r) && r.rawBody.includes("Propose harness edits"));
+    expect(prompt?.rawBody).toContain("json.loads");
+    // The session scope of every agent of a tree is its root session's.
+    const session = new HarnessStore(
+      scopeLocation("session", {
+        cwd: rig.cwd,
+        home: rig.home,
+        sessionDir: join(rig.home, "sessions", root),
+      }),
+    );
+    expect([...session.state().values()].map((s) => s.entry.content)).toEqual([
+      "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
+    ]);
+    // The harness commands' --session takes the child's id for that scope too.
+    const log = await runRelm(["harness", "log", "--scope", "session", "--session", child], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toContain(`refine of session ${child}`);
+  });
+});

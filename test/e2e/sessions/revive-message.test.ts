@@ -82,7 +82,7 @@ describe("a killed session resumed by the person's next message", () => {
       const users = lines.slice(resumedAt).filter((l) => l.type === "user");
       // One message since the resume: the person's, with the resume note in front of it.
       expect(users).toHaveLength(1);
-      expect(String(users[0]?.text)).toMatch(/^\[relm\] This session was resumed[^]*what did you find\?$/);
+      expect(String(users[0]?.text)).toMatch(/^\[relm\] This session was resumed[\s\S]*what did you find\?$/);
       // One model call, the person's, and the resume note travelled with it.
       const calls = rig.model.requests.slice(requestsBefore);
       expect(calls).toHaveLength(1);

@@ -67,9 +67,19 @@ describe("schedules", () => {
     const rig = await startRig("openai", { script: [{ text: "ok" }] });
     await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
     const id = onlyJournal(rig.home).lines[0]?.id as string;
-    const bad = await runRelm(["schedule", "add", id, "--cron", "61 * * * *", "x"], { env: rig.env });
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/--cron "61 \* \* \* \*"/);
+    // Every bad timing is a bad flag value, exit 2 as "--every abc" was: "--every 0s" (under the
+    // shortest interval), a cron that cannot match and an --at that is not a time exited 1.
+    for (const [flag, value] of [
+      ["--every", "0s"],
+      ["--every", "500ms"],
+      ["--every", "abc"],
+      ["--cron", "61 * * * *"],
+      ["--at", "next tuesday"],
+    ] as const) {
+      const bad = await runRelm(["schedule", "add", id, flag, value, "x"], { env: rig.env });
+      expect(bad.code, bad.stderr).toBe(2);
+      expect(bad.stderr).toMatch(new RegExp(`^relm: (invalid )?${flag} "?${value.replace(/\*/g, "\\*")}`));
+    }
     const both = await runRelm(
       ["schedule", "add", id, "--every", "1m", "--at", "2030-01-01T00:00:00Z", "x"],
       {

@@ -7,7 +7,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { importCommand } from "../../../src/learning/commands/harness-actions.js";
 import { HarnessStore, scopeLocation, takeLogWarnings } from "../../../src/learning/store/index.js";
-import { tempDir } from "../../support/cli.js";
+import { cleanEnv, runRelm, tempDir } from "../../support/cli.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -59,5 +59,62 @@ describe("relm harness import", () => {
     expect(err.text()).toContain(`not imported: ${file}, entry 2: created: expected string`);
     // Something was imported, so the command succeeds; what was not is on stderr.
     expect(code).toBe(0);
+  });
+});
+
+describe("relm harness import -", () => {
+  it("names standard input, not '-', in what it says of what it read", async () => {
+    const home = tempDir("relm-import-home-");
+    const cwd = tempDir("relm-import-cwd-");
+    cleanups.push(home.cleanup, cwd.cleanup);
+    const env = cleanEnv({ RELM_HOME: home.path });
+    const created = "2026-12-01T10:00:00.000Z";
+    const entry = { id: "mem-cccccc", kind: "memory", content: "Keep the changelog current", created };
+    for (const [input, said] of [
+      ["nope", /^relm: standard input is not a harness export \(Unexpected token/],
+      [
+        '{"entries": []}',
+        /^relm: standard input is not a harness export: write one with `relm harness export`\n$/,
+      ],
+      [
+        JSON.stringify({
+          "relm-harness-export": 1,
+          scope: "user",
+          entries: [{ ...entry, created: 7 }, entry],
+        }),
+        /^not imported: standard input, entry 1: created: expected string\n$/,
+      ],
+    ] as const) {
+      const result = await runRelm(["harness", "import", "-"], { env, cwd: cwd.path, input });
+      expect(result.stderr).toMatch(said);
+      expect(result.stderr).not.toMatch(/(^|: )- /);
+    }
+  });
+});
+
+describe("an export made by a newer relm", () => {
+  it("says so and to upgrade relm, rather than that the file is not an export; nothing is written", async () => {
+    const home = tempDir("relm-import-home-");
+    const cwd = tempDir("relm-import-cwd-");
+    cleanups.push(home.cleanup, cwd.cleanup);
+    const file = join(cwd.path, "export.json");
+    const entry = {
+      id: "mem-dddddd",
+      kind: "memory",
+      content: "Prefer small commits",
+      created: "2026-12-01T10:00:00.000Z",
+    };
+    writeFileSync(file, JSON.stringify({ "relm-harness-export": 2, scope: "user", entries: [entry] }));
+    const result = await runRelm(["harness", "import", file], {
+      env: cleanEnv({ RELM_HOME: home.path }),
+      cwd: cwd.path,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `relm: ${file} was made by a newer relm (harness export format 2; this relm reads format 1): upgrade relm to import it\n`,
+    );
+    expect(new HarnessStore(scopeLocation("project", { cwd: cwd.path, home: home.path })).entries()).toEqual(
+      [],
+    );
   });
 });

@@ -57,6 +57,35 @@ describe("byIdOrPrefix", () => {
     for (const e of [none, several]) expect((e as Error & { code?: unknown }).code).toBe("not_found");
   });
 
+  it("for one id in several places, says what tells them apart, not to give more characters", () => {
+    const places = [
+      { id: "mem-x", where: "user" },
+      { id: "mem-x", where: "project" },
+    ];
+    const lookup: IdLookup<{ id: string; where: string }> = {
+      noun: "entry",
+      id: (p) => p.id,
+      where: "in the user, project scope(s)",
+      shown: (p) => `${p.id} (${p.where})`,
+      narrow: "give more characters or --scope",
+      apart: (items) => `say which with ${items.map((p) => `--scope ${p.where}`).join(" or ")}`,
+    };
+    // The whole id: more characters cannot help.
+    const same = thrown(() => byIdOrPrefix(places, "mem-x", lookup));
+    expect(same.message).toBe(
+      'entry "mem-x" is in more than one place: mem-x (user), mem-x (project); say which with --scope user or --scope project',
+    );
+    expect(isUserError(same) && userExitCode(same)).toBe(2);
+    // A prefix of it is still told both ways out.
+    expect(thrown(() => byIdOrPrefix(places, "mem", lookup)).message).toBe(
+      'entry "mem" is ambiguous: mem-x (user), mem-x (project); give more characters or --scope',
+    );
+    // Without a way to tell them apart, nothing is suggested rather than the wrong thing.
+    expect(thrown(() => byIdOrPrefix(["ab", "ab"], "ab", names)).message).toBe(
+      'thing "ab" is in more than one place: ab, ab',
+    );
+  });
+
   it("finds a store's revision by a prefix, and names the scope when it cannot", () => {
     const home = tempDir("relm-by-id-home-");
     const cwd = tempDir("relm-by-id-cwd-");
