@@ -185,9 +185,12 @@ export class SessionServer {
   publish(event: unknown): void {
     for (const client of this.clients) {
       if (!client.attached) continue;
-      const verdict = client.backlog.judge(event);
-      if (verdict === "send") send(client.socket, { jsonrpc: "2.0", method: "event", params: event });
-      else if (verdict === "drop") this.dropSlow(client);
+      const { verdict, first } = client.backlog.judge(event);
+      if (verdict === "drop") this.dropSlow(client);
+      else if (verdict === "send") {
+        if (first) send(client.socket, { jsonrpc: "2.0", method: "event", params: first });
+        send(client.socket, { jsonrpc: "2.0", method: "event", params: event });
+      }
     }
   }
 

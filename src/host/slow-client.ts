@@ -12,29 +12,48 @@ type Verdict = "send" | "skip" | "drop";
 
 /**
  * Per client: which model streams it is missing pieces of. Once a piece is skipped, the rest of that
- * answer's pieces are skipped too, so the client never shows text with a hole in it; the answer's
- * model_response (which carries the whole text) or a text_reset (the client starts it over) ends that.
+ * answer's pieces are skipped too, so the client never shows text with a hole in it; at the answer's
+ * model_response the client is sent what it missed as one text_delta first (front ends that take the
+ * streamed text as the answer, line mode and ACP, get all of it), then the response. A text_reset (the
+ * client starts the answer over) also ends the skipping.
  */
 export class Backlog {
   private readonly skipping = new Set<string>();
+  /** Characters of each stream's answer sent so far (text_delta), to know what a skipped one missed. */
+  private readonly sent = new Map<string, number>();
 
   constructor(private readonly socket: Socket) {}
 
-  /** What to do with one live event for this client. */
-  judge(event: unknown): Verdict {
-    const e = event as { type?: unknown; agent?: unknown } | null;
+  /** What to do with one live event for this client; `first`: an event to send before it. */
+  judge(event: unknown): { verdict: Verdict; first?: unknown } {
+    const e = event as {
+      type?: unknown;
+      agent?: unknown;
+      delta?: unknown;
+      text?: unknown;
+      turn?: unknown;
+    } | null;
     const type = typeof e?.type === "string" ? e.type : "";
-    const stream = `${typeof e?.agent === "string" ? e.agent : ""}`;
+    const stream = typeof e?.agent === "string" ? e.agent : "";
     const unread = this.socket.writableLength;
     if (type === "text_delta" || type === "reasoning_delta") {
-      if (this.skipping.has(stream)) return "skip";
-      if (unread >= SKIP_DELTAS_BYTES) {
-        this.skipping.add(stream);
-        return "skip";
-      }
-      return "send";
+      if (!this.skipping.has(stream) && unread >= SKIP_DELTAS_BYTES) this.skipping.add(stream);
+      if (this.skipping.has(stream)) return { verdict: "skip" };
+      if (type === "text_delta" && typeof e?.delta === "string")
+        this.sent.set(stream, (this.sent.get(stream) ?? 0) + e.delta.length);
+      return { verdict: "send" };
     }
-    if (type === "model_response" || type === "text_reset") this.skipping.delete(stream);
-    return unread >= DROP_CLIENT_BYTES ? "drop" : "send";
+    let first: unknown;
+    if (type === "model_response" || type === "text_reset") {
+      const sent = this.sent.get(stream) ?? 0;
+      if (type === "model_response" && this.skipping.has(stream) && typeof e?.text === "string") {
+        const missed = e.text.slice(sent);
+        if (missed !== "")
+          first = { type: "text_delta", turn: e.turn, delta: missed, ...(stream ? { agent: stream } : {}) };
+      }
+      this.skipping.delete(stream);
+      this.sent.delete(stream);
+    }
+    return { verdict: unread >= DROP_CLIENT_BYTES ? "drop" : "send", first };
   }
 }
