@@ -26,7 +26,9 @@ export async function runCommandLine(
     words = shellWords(rest);
   } catch (error) {
     if (!(error instanceof ArgumentSyntaxError)) throw error;
-    ctx.say(`/${command.name}: ${error.message} in "${rest}"`, "warn");
+    // The arguments are shown as typed, after a colon: quoting them would add quotes to a quote.
+    const mark = error.message.includes("double") ? '\\"' : "\\'";
+    ctx.say(`/${command.name}: ${error.message} in: ${rest} (close it, or write it as ${mark})`, "warn");
     return;
   }
   const ownRun = Object.hasOwn(own, command.name) ? own[command.name] : undefined;

@@ -67,11 +67,17 @@ export function rpcErrorCode(error: unknown): number | undefined {
 }
 
 /**
- * Frames lines on a socket and hands each one over classified. Reading pauses while the socket's
- * writes are backed up, so a peer that sends requests but never reads their answers cannot make the
- * answers pile up in memory. A line longer than MAX_LINE_BYTES (a host facing clients) is handed over
- * as an invalid frame to answer, then the connection ends; with `skipBeyond` (a client facing its
- * host), a line longer than that is skipped and reading goes on.
+ * Unread answers past which a connection's requests are no longer read: a peer that sends requests but
+ * never reads their answers cannot make them pile up without end. Well above what a slow client's events
+ * may fill (src/host/slow-client.ts), so a client behind on its events is still heard (an interrupt).
+ */
+const PAUSE_READING_BYTES = 96 << 20;
+
+/**
+ * Frames lines on a socket and hands each one over classified. Reading pauses while more than
+ * PAUSE_READING_BYTES wait to be written, until they are. A line longer than MAX_LINE_BYTES (a host
+ * facing clients) is handed over as an invalid frame to answer, then the connection ends; with
+ * `skipBeyond` (a client facing its host), a line longer than that is skipped and reading goes on.
  */
 export function onMessages(socket: Socket, handle: (frame: Frame) => void, skipBeyond?: number): void {
   const maxBytes = skipBeyond ?? MAX_LINE_BYTES;
@@ -98,7 +104,7 @@ export function onMessages(socket: Socket, handle: (frame: Frame) => void, skipB
   let draining = false;
   socket.on("data", (chunk: Buffer) => {
     splitter.push(chunk);
-    if (socket.writableNeedDrain && !socket.destroyed && !draining) {
+    if (socket.writableLength >= PAUSE_READING_BYTES && !socket.destroyed && !draining) {
       draining = true;
       socket.pause();
       socket.once("drain", () => {

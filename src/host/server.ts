@@ -8,6 +8,7 @@ import { lockAddress } from "./lock-address.js";
 import { runDir, socketPath } from "./paths.js";
 import type { Peer } from "./peer.js";
 import { type Frame, onMessages, RPC, RpcError, type RpcRequest, rpcErrorCode, send } from "./rpc.js";
+import { Backlog, DROP_CLIENT_BYTES } from "./slow-client.js";
 
 /** A sub-agent whose page attaches, and the last event of its own journal that page has. */
 export interface ChildAfter {
@@ -61,6 +62,8 @@ export class SessionBusyError extends UserError {
 interface Client {
   socket: Socket;
   attached: boolean;
+  /** What it has not read yet decides what it is sent (src/host/slow-client.ts). */
+  backlog: Backlog;
   /** Who it is, once a method needed to know (identified once per connection). */
   peer?: Promise<Peer>;
   /** Who it said it is when it attached (told to other clients that ask). */
@@ -175,11 +178,38 @@ export class SessionServer {
     this.handlers?.attached?.(count);
   }
 
-  /** Sends an event to every attached client (live tail). */
+  /**
+   * Sends an event to every attached client (live tail). A client far behind is sent the model's answers
+   * whole instead of piece by piece, and one too far behind is disconnected (src/host/slow-client.ts).
+   */
   publish(event: unknown): void {
     for (const client of this.clients) {
-      if (client.attached) send(client.socket, { jsonrpc: "2.0", method: "event", params: event });
+      if (!client.attached) continue;
+      const { verdict, first } = client.backlog.judge(event);
+      if (verdict === "drop") this.dropSlow(client);
+      else if (verdict === "send") {
+        if (first) send(client.socket, { jsonrpc: "2.0", method: "event", params: first });
+        send(client.socket, { jsonrpc: "2.0", method: "event", params: event });
+      }
     }
+  }
+
+  /** Disconnects a client that has left more than DROP_CLIENT_BYTES unread, saying why. */
+  private dropSlow(client: Client): void {
+    client.attached = false;
+    const reason =
+      `this client fell ${Math.round(DROP_CLIENT_BYTES / 2 ** 20)} MiB of events behind the session and was ` +
+      "disconnected; the session goes on: attach again to catch up from its journal";
+    send(client.socket, { jsonrpc: "2.0", method: "closing", params: { reason } });
+    // The reason is queued behind what it has not read: a client that reads on gets it, one that does not
+    // is cut off after a while (the memory is held until then).
+    const timer = setTimeout(() => client.socket.destroy(), 30_000);
+    timer.unref();
+    client.socket.end(() => {
+      clearTimeout(timer);
+      client.socket.destroy();
+    });
+    this.noteAttached();
   }
 
   /** Tells attached clients the host is going away, then stops listening and removes the socket. */
@@ -207,7 +237,7 @@ export class SessionServer {
   }
 
   private accept(socket: Socket): void {
-    const client: Client = { socket, attached: false };
+    const client: Client = { socket, attached: false, backlog: new Backlog(socket) };
     this.clients.add(client);
     socket.on("close", () => {
       this.clients.delete(client);

@@ -401,7 +401,8 @@ export type JournalBody =
    */
   | { type: "notification"; kind: "done" | "failed" | "approval" | "budget"; text: string }
   | { type: "error"; message: string }
-  | { type: "interrupted"; reason: string };
+  /** `spent`: the session's budget when it stopped, as `final` carries it (absent in older journals). */
+  | { type: "interrupted"; reason: string; spent?: SpendRecord };
 
 export type JournalEvent = JournalBody & {
   /** 1-based sequence number within the journal (the header is 0). */

@@ -8,6 +8,7 @@ import type { AppControl } from "./app-api.js";
 import { pickFrom } from "./dialogs/dialogs.js";
 import { editInEditor } from "./input/external-editor.js";
 import { clipboardImage, imageFromPath } from "./input/images.js";
+import { detachAsked } from "./leave.js";
 import { runSlash } from "./slash.js";
 import { pageFullOutput } from "./transcript/output-pager.js";
 
@@ -83,7 +84,7 @@ export function installKeys(app: AppControl): void {
 /** Keys that do one thing: [key, only on an empty input, action]. */
 const KEYS: [KeyId, boolean, (app: AppControl) => unknown][] = [
   [Key.ctrl("d"), true, (app) => app.quit()],
-  [Key.ctrl("b"), true, (app) => app.detach()],
+  [Key.ctrl("b"), true, (app) => detachAsked(app)],
   [Key.shift("tab"), false, (app) => app.cycleMode()],
   [Key.ctrl("t"), false, (app) => app.focusAgents()],
   [Key.ctrl("o"), false, (app) => app.toggleExpanded()],

@@ -3,6 +3,7 @@
 // and say who they are, whatever key the person pressed.
 import { type DialogHost, pickFrom } from "./dialogs/dialogs.js";
 import type { SessionLink } from "./session-link.js";
+import type { Theme } from "./theme.js";
 
 /** What leaving needs of the app. */
 interface LeavingApp {
@@ -45,6 +46,27 @@ export async function quitSession(app: LeavingApp): Promise<void> {
   app.finish(
     id ? `session ${id} saved. Come back with: relm --continue   (or relm attach ${id})` : undefined,
     0,
+  );
+}
+
+/**
+ * /detach and ctrl+b, which the person asked for: before any session has started there is nothing to
+ * leave running, so relm says so and stays (a signal still leaves through detachSession).
+ */
+export function detachAsked(app: {
+  readonly link: SessionLink;
+  readonly theme: Theme;
+  note(text: string): void;
+  detach(): void;
+}): void {
+  if (app.link.id) {
+    app.detach();
+    return;
+  }
+  app.note(
+    app.theme.warn(
+      "no session to leave running yet: send a message to start one (ctrl+d or /quit leaves relm)",
+    ),
   );
 }
 

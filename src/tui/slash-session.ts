@@ -18,6 +18,7 @@ import type { AppApi } from "./app-api.js";
 import { copyLastAnswer } from "./clipboard.js";
 import { pickFrom, showText } from "./dialogs/dialogs.js";
 import { ago, costWord, formatTokens } from "./format.js";
+import { detachAsked } from "./leave.js";
 import { budgetLeft, contextPercent } from "./status-bar.js";
 import { themeCommand } from "./theme-choice.js";
 import { webAddress } from "./web-server.js";
@@ -146,7 +147,7 @@ export function uiOwnCommands(api: AppApi): OwnCommands {
       }
       await api.openSession(resolveSessionId(sessionsDir(api.home), prefix));
     },
-    detach: () => api.detach(),
+    detach: () => detachAsked(api),
     quit: () => api.quit(),
     export: (args) => exportCommand(api, args),
     // The UI's own: with the sub-agents of its panel, and before the session starts too.

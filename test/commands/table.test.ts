@@ -111,7 +111,7 @@ describe("the slash command table", () => {
     await runCommandLine(ctx, commandsFor("line"), '/goal "unclosed');
     await runCommandLine(ctx, commandsFor("line"), "/gola x");
     expect(said.slice(-2)).toEqual([
-      '/goal: unclosed double quote in ""unclosed"',
+      '/goal: unclosed double quote in: "unclosed (close it, or write it as \\")',
       "unknown command /gola — did you mean /goal? (/help lists them)",
     ]);
   });

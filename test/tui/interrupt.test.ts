@@ -53,6 +53,25 @@ describe("terminal UI interrupting an answer", () => {
   });
 });
 
+describe("terminal UI interrupting a flood", () => {
+  it("Esc stops an answer streamed as fast as the model can write it (no delay between pieces)", async () => {
+    const rig = await startRig("openai", {
+      script: [{ endless: true, text: "flood of text " }, { text: "the answer after the flood" }],
+    });
+    const ui = open(rig, [], { cols: 100, rows: 40 });
+    await ui.waitFor("new session");
+    await ui.type("talk forever, fast");
+    await ui.press("enter");
+    await ui.waitFor("flood of text flood of text");
+    await ui.press("escape");
+    await untilJournal(rig.home, (l) => l.some((e) => e.type === "interrupted"), 60_000);
+    await ui.waitFor("■ interrupted by the user", { timeoutMs: 60_000 });
+    await ui.type("then answer briefly");
+    await ui.press("enter");
+    await ui.waitFor("the answer after the flood", { where: "all", timeoutMs: 60_000 });
+  }, 180_000);
+});
+
 describe("terminal UI: a cell whose turn ends without its output", () => {
   it("stops its clock when the turn fails before the cell ran (a kernel that cannot start)", async () => {
     const rig = await startRig("openai", { script: [{ code: "print('never runs')" }, { text: "unused" }] });

@@ -11,6 +11,20 @@ import { until } from "../support/wait.js";
 const { startRig, open } = useTui();
 
 describe("terminal UI sessions", () => {
+  it("/detach before any session says there is nothing to leave running, and stays", async () => {
+    const rig = await startRig("openai", { script: [{ text: "the first answer" }] });
+    const ui = open(rig, [], { cols: 100, rows: 30 });
+    await ui.waitFor("new session");
+    await ui.type("/detach");
+    await ui.press("enter");
+    await ui.waitFor("no session to leave running yet");
+    expect(ui.exit).toBeUndefined();
+    // The UI is still in use: the next message starts the session.
+    await ui.type("hello");
+    await ui.press("enter");
+    await ui.waitFor("the first answer");
+  });
+
   it("/detach leaves it running; relm attach in a second terminal shows the history and the next live output", async () => {
     const rig = await startRig("openai", {
       // One conversation: every turn of it plays the next step of the same script.

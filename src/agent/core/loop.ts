@@ -347,6 +347,6 @@ function answerSkipped(ctx: LoopContext, turn: number, calls: ToolCall[], reason
 
 function interrupted(ctx: LoopContext): TurnOutcome {
   const reason = ctx.interruptReason();
-  ctx.log.record({ type: "interrupted", reason });
+  ctx.log.record({ type: "interrupted", reason, spent: ctx.budget.spent() });
   return { status: "interrupted", reason };
 }

@@ -101,7 +101,7 @@ export class TurnRunner {
     if (state.cancelled) return { status: "interrupted", reason: state.cancelled };
     if (state.interruptNextRun) {
       state.interruptNextRun = false;
-      log.record({ type: "interrupted", reason: BY_THE_USER });
+      log.record({ type: "interrupted", reason: BY_THE_USER, spent: this.agent.budget.spent() });
       return { status: "interrupted", reason: BY_THE_USER };
     }
     state.abort = new AbortController();

@@ -66,7 +66,7 @@ class Frame implements Component, Focusable {
   }
 
   render(width: number): string[] {
-    const inner = Math.max(10, Math.floor(width * 0.9));
+    const inner = Math.min(width, Math.max(10, Math.floor(width * 0.9)));
     const left = " ".repeat(Math.max(0, Math.floor((width - inner) / 2)));
     // Rows narrower than the overlay are padded with spaces by the TUI: the band is blank edge to edge.
     const framed = this.box(inner).map((line) => `${left}${line}`);
@@ -77,12 +77,14 @@ class Frame implements Component, Focusable {
 
   private box(width: number): string[] {
     const t = this.theme;
-    const inner = Math.max(10, width - 4);
+    // Never wider than the box, however narrow the terminal: a row or title that overflowed it lost
+    // the box's right border (cut at 13-20 columns).
+    const inner = Math.max(1, width - 4);
     const row = (s: string) => {
       const cut = truncateToWidth(s, inner);
       return `${t.border("│")} ${cut}${" ".repeat(Math.max(0, inner - visibleWidth(cut)))} ${t.border("│")}`;
     };
-    const titleText = ` ${this.title} `;
+    const titleText = truncateToWidth(` ${this.title} `, Math.max(1, width - 3), "…");
     const lines = [
       t.border(`╭─${t.c.bold(titleText)}${"─".repeat(Math.max(0, width - 3 - visibleWidth(titleText)))}╮`),
     ];

@@ -8,7 +8,7 @@ import {
   visibleWidth,
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
-import { lexer, type Token } from "marked";
+import { Lexer, type Token } from "marked";
 import type { Theme } from "../theme.js";
 
 const USER_LINES = 12;
@@ -77,7 +77,10 @@ export class UserBlock extends CachedBlock {
  * wrapping and the differential renderer rewrites just the tail. Top-level blocks that can no longer
  * change are rendered once and kept; each frame renders only the last blocks, so a frame of a long
  * answer costs what one of a short answer does (bench/tui.mjs: re-rendering the whole answer on every
- * delta made streaming cost 45% of a core). The lines are the same as rendering the whole text at once.
+ * delta made streaming cost 45% of a core). A delta costs its own length, not the answer's: tabs are
+ * expanded and link definitions looked for in the delta alone, and the blocks are split again only once
+ * the unsettled text has grown by a quarter (re-lexing it on every delta made a 200 KB answer take
+ * minutes to show: bench/tui-longstream.mjs). The lines are the same as rendering the whole text at once.
  */
 export class AssistantBlock implements Component {
   private text = "";
@@ -86,11 +89,16 @@ export class AssistantBlock implements Component {
   private readonly settled: SettledBlocks[] = [];
   /** The (tab-expanded) text the settled blocks cover: always a prefix of the whole. */
   private settledText = "";
+  /** The (tab-expanded) text after the settled blocks: what `live` shows. */
+  private tail = "";
+  /** The tail's length from which splitting it into blocks is tried again. */
+  private settleFrom = 0;
   private settledLines: { width: number; count: number; lines: string[] } | undefined;
   /** The blocks that may still change, rendered on every change. */
   private readonly live: Markdown;
   /** Set once a link reference definition appears: it can change links above it, so nothing is settled. */
   private whole = false;
+  private references = new ReferenceScan();
 
   constructor(theme: Theme) {
     this.theme = this.highlighted.wrap(theme.markdown);
@@ -98,37 +106,52 @@ export class AssistantBlock implements Component {
   }
 
   append(delta: string): void {
-    this.update(this.text + delta);
+    if (delta === "") return;
+    this.text += delta;
+    this.grow(delta.replace(/\t/g, "   ")); // as Markdown does before parsing (one character at a time)
   }
 
   set(text: string): void {
     if (text === this.text) return;
-    this.update(text);
+    if (text.startsWith(this.text)) {
+      this.append(text.slice(this.text.length));
+      return;
+    }
+    this.text = "";
+    this.whole = false;
+    this.references = new ReferenceScan();
+    this.unsettle();
+    this.tail = "";
+    this.append(text);
+    if (text === "") this.live.setText("");
   }
 
-  private update(text: string): void {
-    this.text = text;
-    const expanded = text.replace(/\t/g, "   "); // as Markdown does before parsing
-    if (!expanded.startsWith(this.settledText)) this.unsettle();
-    let tail = expanded.slice(this.settledText.length);
-    if (!this.whole && REFERENCE_DEFINITION.test(tail)) {
+  private grow(delta: string): void {
+    if (!this.whole && this.references.push(delta)) {
       this.whole = true;
+      this.tail = this.settledText + this.tail;
       this.unsettle();
-      tail = expanded;
     }
-    const split = this.whole ? undefined : settle(tail);
-    if (split) {
-      this.settled.push(new SettledBlocks(split.blocks, split.next, this.theme));
-      this.settledText += split.blocks;
-      tail = tail.slice(split.blocks.length);
+    this.tail += delta;
+    if (!this.whole && this.tail.length >= this.settleFrom) {
+      const split = settle(this.tail);
+      if (split) {
+        this.settled.push(new SettledBlocks(split.blocks, split.next, this.theme));
+        this.settledText += split.blocks;
+        this.tail = this.tail.slice(split.blocks.length);
+      }
+      // Tried again once the tail has grown by a quarter: lexing it costs its length, so over a whole
+      // stream the tries cost a few times the answer's length, however long its blocks are.
+      this.settleFrom = this.tail.length + Math.max(256, this.tail.length >> 2);
     }
-    this.live.setText(tail);
+    this.live.setText(this.tail);
   }
 
   private unsettle(): void {
     this.settled.length = 0;
     this.settledText = "";
     this.settledLines = undefined;
+    this.settleFrom = 0;
   }
 
   invalidate(): void {
@@ -141,24 +164,61 @@ export class AssistantBlock implements Component {
     if (this.text.trim() === "") return [];
     this.highlighted.nextRender();
     let done = this.settledLines;
-    if (done?.width !== width || done.count !== this.settled.length) {
-      done = { width, count: this.settled.length, lines: this.settled.flatMap((s) => s.render(width)) };
-      this.settledLines = done;
-    }
-    return ["", ...done.lines, ...this.live.render(width)];
+    if (done?.width !== width) done = { width, count: 0, lines: [""] };
+    // Only blocks settled since the last render are rendered and added.
+    for (const s of this.settled.slice(done.count)) for (const line of s.render(width)) done.lines.push(line);
+    done.count = this.settled.length;
+    this.settledLines = done;
+    return done.lines.concat(this.live.render(width));
   }
 }
 
-/** A line that defines a link reference (`[name]: url`), which markdown applies to the whole text. */
-const REFERENCE_DEFINITION = /^ {0,3}\[[^\]]+\]:/m;
+/**
+ * Whether a text, given piece by piece, has a line that defines a link reference (`[name]: url`, which
+ * markdown applies to the whole text): /^ {0,3}\[[^\]]+\]:/m over all of it, decided one character at a
+ * time so that a piece costs its own length (the pattern may span lines, as the regular expression does).
+ */
+export class ReferenceScan {
+  /** Spaces since the start of the line while there has been nothing else (-1: something else came). */
+  private spaces = 0;
+  /** An open `[` at a line's start: none, not followed by anything yet, or by something. */
+  private open: "none" | "empty" | "some" = "none";
+  private colonNext = false;
+  private found = false;
+
+  /** Adds a piece; true once the text so far has such a line. */
+  push(piece: string): boolean {
+    for (let i = 0; i < piece.length && !this.found; i++) {
+      const c = piece[i] as string;
+      if (this.colonNext && c === ":") {
+        this.found = true;
+        break;
+      }
+      this.colonNext = false;
+      if (c === "]") {
+        this.colonNext = this.open === "some";
+        this.open = "none";
+      } else if (c === "[" && this.spaces >= 0 && this.spaces <= 3 && this.open === "none")
+        this.open = "empty";
+      else if (this.open === "empty") this.open = "some";
+      // What a JavaScript multiline ^ takes for the start of a line.
+      if (c === "\n" || c === "\r" || c === "\u2028" || c === "\u2029") this.spaces = 0;
+      else if (c === " " && this.spaces >= 0) this.spaces += 1;
+      else this.spaces = -1;
+    }
+    return this.found;
+  }
+}
 
 /**
  * Which blocks at the start of `text` are settled: every top-level block before the last two that are
  * not blank. The last may still grow; the one before it is complete but decides how the blocks before
  * it end (the spacing after a block depends on the kind of block that follows), so it is kept as `next`.
+ * Only the blocks are lexed (their inline text plays no part in where they end), as marked's lex() does
+ * it after turning line endings into \n.
  */
 function settle(text: string): { blocks: string; next: string } | undefined {
-  const tokens = lexer(text);
+  const tokens = new Lexer().blockTokens(text.replace(/\r\n|\r/g, "\n"));
   const solid = tokens.flatMap((t, i) => (t.type === "space" ? [] : [i]));
   const next = solid.at(-2);
   if (next === undefined || next < 1) return undefined;

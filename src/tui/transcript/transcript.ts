@@ -9,6 +9,7 @@ import { reasoningText } from "../../llm/thinking.js";
 import type { SpendRecord } from "../../session/types.js";
 import { spendLine } from "../format.js";
 import type { Theme } from "../theme.js";
+import { ApprovalLines } from "./approval-line.js";
 import { AssistantBlock, NoticeBlock, UserBlock } from "./blocks.js";
 import { CellBlock, type CellView } from "./cell-block.js";
 import { FileEditBlock } from "./file-edit-block.js";
@@ -32,6 +33,8 @@ export class Transcript extends Container {
   private ownSpend: SpendRecord | undefined;
   /** Sub-agents' labels by id, for the lines that say how they ended. */
   private readonly labels = new Map<string, string>();
+  /** What each approval request asked, for the line its answer leaves. */
+  private readonly approvals = new ApprovalLines();
   /** The person's messages by journal number: a rewind drops everything from one of them on. */
   private readonly userBlocks = new Map<number, UserBlock>();
 
@@ -233,6 +236,11 @@ export class Transcript extends Container {
           if (event.uncertain.length > 0) parts.push(event.uncertain.join("; "));
           return t.dim(parts.join(" · "));
         }
+        case "approval_request":
+          this.approvals.request(event);
+          return undefined; // a dialog asks it (tui/dialogs/approval-dialog.ts)
+        case "approval_answer":
+          return this.approvals.answer(event, t);
         case "llm_call":
           return t.dim(`· llm(): ${event.prompts} prompt${event.prompts === 1 ? "" : "s"} to ${event.model}`);
         case "submit":

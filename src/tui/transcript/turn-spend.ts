@@ -30,6 +30,10 @@ export class TurnSpend {
       case "budget_stop":
         return this.end(event.spent, at);
       case "interrupted":
+        // Its calls are its own: the next turn's line counts from here (an older journal has no spend).
+        if (event.spent) this.end(event.spent, at);
+        this.startedAt = undefined;
+        return undefined;
       case "error":
         this.startedAt = undefined;
         return undefined;

@@ -2,9 +2,10 @@
 // only the last ones rendered again) must show exactly the lines of rendering the whole text at once,
 // at every point of the stream.
 import { Markdown } from "@mariozechner/pi-tui";
-import { describe, expect, it } from "vitest";
+import { Lexer } from "marked";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { makeTheme, type Theme } from "../../../src/tui/theme.js";
-import { AssistantBlock } from "../../../src/tui/transcript/blocks.js";
+import { AssistantBlock, ReferenceScan } from "../../../src/tui/transcript/blocks.js";
 
 const REPORT = `# Findings
 
@@ -90,8 +91,19 @@ function* deltas(text: string): Generator<string> {
   }
 }
 
+/** Many blocks, so that blocks settle at many points of the stream; a definition comes late. */
+const LONG = `${[1, 2, 3].map((i) => REPORT.replace("# Findings", `# Findings ${i}`)).join("\n")}
+Late text.\r\nWith a CRLF.
+
+[late]: https://example.com/late
+`;
+
 describe("AssistantBlock", () => {
-  for (const [name, text] of Object.entries({ REPORT, PLAIN, REFERENCES })) {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  for (const [name, text] of Object.entries({ REPORT, PLAIN, REFERENCES, LONG })) {
     for (const color of [true, false]) {
       it(`streams ${name} (${color ? "colour" : "no colour"}) with the lines of the whole text`, () => {
         const theme = makeTheme(color ? { TERM: "xterm-256color" } : { NO_COLOR: "1" });
@@ -118,5 +130,54 @@ describe("AssistantBlock", () => {
     expect(block.render(80)).toEqual([]);
     block.set(PLAIN);
     expect(block.render(80)).toEqual(whole(PLAIN, theme, 80));
+  });
+
+  it("lexes a long answer a few times over in all, not once per delta (a 100 KB paragraph, a 100 KB code block)", () => {
+    const theme = makeTheme({ TERM: "xterm-256color" });
+    const sentence = "The renderer keeps the lines it has drawn while the text grows longer. ";
+    const paragraph = `${sentence.repeat(1400)}END`;
+    const code = `Here:\n\n\`\`\`python\n${"x = compute(1, 'a string in the code')\n".repeat(2500)}\`\`\`\n\nEND`;
+    for (const text of [paragraph, code]) {
+      let lexed = 0;
+      const blockTokens = Lexer.prototype.blockTokens;
+      vi.spyOn(Lexer.prototype, "blockTokens").mockImplementation(function (this: Lexer, src, ...rest) {
+        lexed += src.length;
+        return blockTokens.call(this, src, ...(rest as [])) as never;
+      });
+      const block = new AssistantBlock(theme);
+      for (const delta of deltas(text)) block.append(delta);
+      vi.restoreAllMocks();
+      // Lexing the unsettled text on every delta was about length² / 25 characters (400 million here).
+      expect(lexed).toBeLessThan(10 * text.length);
+      expect(block.render(80)).toEqual(whole(text, theme, 80));
+    }
+  });
+});
+
+describe("ReferenceScan", () => {
+  it("finds a link reference definition as /^ {0,3}\\[[^\\]]+\\]:/m does, fed in pieces", () => {
+    const pattern = /^ {0,3}\[[^\]]+\]:/m;
+    const alphabet = ["[", "]", ":", " ", "\n", "\r", "a", "\t", "\u2028"];
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    let matched = 0;
+    for (let i = 0; i < 5000; i++) {
+      let text = "";
+      const length = 1 + random(14);
+      for (let j = 0; j < length; j++) text += alphabet[random(alphabet.length)];
+      const scan = new ReferenceScan();
+      let found = false;
+      for (let at = 0; at < text.length; ) {
+        const n = 1 + random(4);
+        found = scan.push(text.slice(at, at + n));
+        at += n;
+      }
+      expect(found, JSON.stringify(text)).toBe(pattern.test(text));
+      if (found) matched++;
+    }
+    expect(matched).toBeGreaterThan(20); // the random texts include definitions
   });
 });

@@ -70,6 +70,26 @@ describe("terminal UI end of turn", () => {
   });
 });
 
+describe("terminal UI end of turn after an interrupt", () => {
+  it("does not count the interrupted turn's model calls in the next turn's line", async () => {
+    const rig = await startRig("openai", {
+      script: [{ code: "import time\nprint('waiting', flush=True)\ntime.sleep(120)" }, { text: "after it" }],
+    });
+    const ui = open(rig, [], { cols: 100, rows: 40 });
+    await ui.waitFor("new session");
+    await ui.type("wait a while");
+    await ui.press("enter");
+    await ui.waitFor(/┊ waiting/);
+    await ui.press("escape");
+    await ui.waitFor("■ interrupted by the user");
+    await ui.type("now answer");
+    await ui.press("enter");
+    await ui.waitFor(/after it[\s\S]*✓ \d+ model calls? ·/, { where: "all" });
+    // The interrupted turn made one call (the cell's); this turn made one.
+    expect(footers(ui.allText()).map((f) => f.calls)).toEqual([1]);
+  });
+});
+
 describe("a turn's own time", () => {
   it("after a host died mid-turn and a resume, the next turn's time starts at its own message", () => {
     const spend = new TurnSpend();
