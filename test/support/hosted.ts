@@ -7,6 +7,7 @@ import { SessionClient } from "../../src/host/client.js";
 import type { SessionHost } from "../../src/host/host.js";
 import { hostSession } from "../../src/host/host-session.js";
 import type { SessionInfo } from "../../src/host/info.js";
+import type { RpcError } from "../../src/host/rpc.js";
 import type { JournalLine } from "./journal.js";
 import type { Rig } from "./scripted.js";
 import { until } from "./wait.js";
@@ -73,4 +74,14 @@ export function journal(path: string): JournalLine[] {
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as JournalLine);
+}
+
+/** The error a host call failed with (the test fails if it succeeded). */
+export async function rpcError(call: Promise<unknown>): Promise<RpcError> {
+  try {
+    await call;
+  } catch (error) {
+    return error as RpcError;
+  }
+  throw new Error("expected the call to fail");
 }

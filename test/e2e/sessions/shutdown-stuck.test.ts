@@ -32,7 +32,10 @@ describe("relm shutdown with a host that will not exit", () => {
     expect(result.stdout).toContain("stopped 1 of 1 live sessions");
     // Said once, as what happened: no "not running", no rounds of retrying it.
     const lines = result.stderr.trim().split("\n");
-    expect(lines.filter((l) => l.includes(id)), result.stderr).toHaveLength(1);
+    expect(
+      lines.filter((l) => l.includes(id)),
+      result.stderr,
+    ).toHaveLength(1);
     expect(result.stderr).toMatch(new RegExp(`killed ${id} \\(pid ${state.pid}\\): .*SIGTERM`));
     expect(result.stderr).not.toContain("is not running");
     expect(result.stderr).not.toContain("kept starting");
