@@ -127,10 +127,12 @@ describe("variable snapshots", () => {
     const kernel = await start();
     await kernel.execute("n = 1");
     expect((await kernel.snapshot(dir)).saved).toEqual(["n"]);
-    await kernel.execute("rows = [str(i) for i in range(500_000)]");
+    // Large enough that pickling it outlasts the next cell's arrival also on a loaded machine, where the
+    // kernel's reader thread may wait a while for its turn (500,000 rows once completed first at load ~2).
+    await kernel.execute("rows = [str(i) for i in range(2_000_000)]");
     const snapshot = kernel.snapshot(dir);
     const cell = kernel.execute("rows.append('next')\nprint(len(rows))");
-    expect((await cell).output).toBe("500001\n");
+    expect((await cell).output).toBe("2000001\n");
     expect(await snapshot).toEqual({ saved: [], skipped: [], bytes: 0, superseded: true });
     expect(manifest(dir).saved).toEqual(["n"]);
     const done = await kernel.snapshot(dir);
