@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { poll } from "./wait.js";
 
@@ -142,4 +143,22 @@ export async function listAgents<T>(env: NodeJS.ProcessEnv): Promise<T[]> {
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as T);
+}
+
+/**
+ * The io a CLI action takes (stdout, stderr, env, cwd), run in-process: what it writes is kept, read
+ * back with out() and err().
+ */
+export function capturedIo(env: NodeJS.ProcessEnv, cwd: string) {
+  const kept = () => {
+    const stream = new PassThrough();
+    let text = "";
+    stream.on("data", (d: Buffer) => {
+      text += d.toString("utf8");
+    });
+    return { stream, text: () => text };
+  };
+  const out = kept();
+  const err = kept();
+  return { io: { stdout: out.stream, stderr: err.stream, env, cwd }, out: out.text, err: err.text };
 }

@@ -1,50 +1,32 @@
 // `relm harness add KIND CONTENT`: a skill or a sub-agent spec is named by --title; one added without it
 // is a usage error that names the flag.
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { addCommand } from "../../../src/learning/commands/harness-actions.js";
 import { HarnessStore, scopeLocation } from "../../../src/learning/store/index.js";
-import { tempDir } from "../../support/cli.js";
+import { capturedIo, tempDir } from "../../support/cli.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function collect() {
-  const stream = new PassThrough();
-  let text = "";
-  stream.on("data", (d: Buffer) => {
-    text += d.toString("utf8");
-  });
-  return { stream, text: () => text };
-}
-
 describe("relm harness add", () => {
   it("a skill or an agent without --title is a usage error naming the flag; nothing is written", async () => {
     const home = tempDir("relm-add-home-");
     const cwd = tempDir("relm-add-cwd-");
     cleanups.push(home.cleanup, cwd.cleanup);
-    const io = () => {
-      const out = collect();
-      const err = collect();
-      return {
-        out,
-        err,
-        io: { stdout: out.stream, stderr: err.stream, env: { RELM_HOME: home.path }, cwd: cwd.path },
-      };
-    };
+    const io = () => capturedIo({ RELM_HOME: home.path }, cwd.path);
     for (const kind of ["skill", "agent"]) {
       const { err, io: streams } = io();
       const code = await addCommand(kind, "what it does", {}, streams);
       expect(code).toBe(2);
-      expect(err.text()).toContain(`--title NAME`);
+      expect(err()).toContain(`--title NAME`);
     }
     const project = new HarnessStore(scopeLocation("project", { cwd: cwd.path, home: home.path }));
     expect(project.revisions()).toEqual([]);
 
     const { out, io: streams } = io();
     expect(await addCommand("skill", "what it does", { title: "my_skill" }, streams)).toBe(0);
-    expect(out.text()).toContain("added to the project scope");
+    expect(out()).toContain("added to the project scope");
   });
 });

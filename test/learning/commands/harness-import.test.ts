@@ -3,25 +3,15 @@
 // damaged is refused, naming the file, the entry and the field, and nothing of it is written.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { importCommand } from "../../../src/learning/commands/harness-actions.js";
 import { HarnessStore, scopeLocation, takeLogWarnings } from "../../../src/learning/store/index.js";
-import { cleanEnv, runRelm, tempDir } from "../../support/cli.js";
+import { capturedIo, cleanEnv, runRelm, tempDir } from "../../support/cli.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
-
-function collect() {
-  const stream = new PassThrough();
-  let text = "";
-  stream.on("data", (d: Buffer) => {
-    text += d.toString("utf8");
-  });
-  return { stream, text: () => text };
-}
 
 describe("relm harness import", () => {
   it("refuses an exported entry the revision log could not read back, and writes the good ones whole", async () => {
@@ -42,9 +32,7 @@ describe("relm harness import", () => {
         ],
       }),
     );
-    const out = collect();
-    const err = collect();
-    const io = { stdout: out.stream, stderr: err.stream, env: { RELM_HOME: home.path }, cwd: cwd.path };
+    const { io, out, err } = capturedIo({ RELM_HOME: home.path }, cwd.path);
     const code = await importCommand(file, {}, io);
 
     const project = new HarnessStore(scopeLocation("project", { cwd: cwd.path, home: home.path }));
@@ -54,9 +42,9 @@ describe("relm harness import", () => {
     expect(project.entries().map((e) => [e.id, e.content, e.created])).toEqual([
       ["mem-bbbbbb", "Keep the changelog current", created],
     ]);
-    expect(out.text()).toContain("imported 1 entry into the project scope");
-    expect(err.text()).toContain(`not imported: ${file}, entry 1: id: expected string`);
-    expect(err.text()).toContain(`not imported: ${file}, entry 2: created: expected string`);
+    expect(out()).toContain("imported 1 entry into the project scope");
+    expect(err()).toContain(`not imported: ${file}, entry 1: id: expected string`);
+    expect(err()).toContain(`not imported: ${file}, entry 2: created: expected string`);
     // Something was imported, so the command succeeds; what was not is on stderr.
     expect(code).toBe(0);
   });
