@@ -25,6 +25,20 @@ const project = (rig: Rig) => new HarnessStore(scopeLocation("project", { cwd: r
 /** Request bodies of agent turns (not refinements), in order. */
 const turns = (rig: Rig) => rig.model.requests.filter((r) => !isRefine(r));
 
+/** The refiner's answer: one memory, citing the cell that printed "x is 20". */
+function keptLesson(ctx: ScriptContext): ScriptStep {
+  const [shown] = eventNumbers(ctx, "cell:");
+  return edits([
+    {
+      op: "add",
+      kind: "memory",
+      content: "KEPT-LESSON: x is 20.",
+      evidence: [shown],
+      quote: quoteOf(ctx, shown),
+      hypothesis: "x is not misread again",
+    },
+  ]);
+}
 describe("harness entries in the next session's prompt", () => {
   it("a project-scope memory is in the next session's prompt; a session-scope one is not", async () => {
     const rig = await startRig("anthropic", {
@@ -174,19 +188,7 @@ describe("refining mid-session", () => {
     const rig = await startRig("openai", {
       script: scripted(
         { "ROOT: refine then apply": [{ code: "print('x is 20')" }, { code: cell }, echo] },
-        (ctx) => {
-          const [shown] = eventNumbers(ctx, "cell:");
-          return edits([
-            {
-              op: "add",
-              kind: "memory",
-              content: "KEPT-LESSON: x is 20.",
-              evidence: [shown],
-              quote: quoteOf(ctx, shown),
-              hypothesis: "x is not misread again",
-            },
-          ]);
-        },
+        keptLesson,
       ),
     });
     const run = await runRelm(["run", "ROOT: refine then apply"], { env: rig.env, cwd: rig.cwd });
@@ -213,19 +215,7 @@ describe("refining mid-session", () => {
     const rig = await startRig("openai", {
       script: scripted(
         { "ROOT: refine often": [{ code: "print('x is 20')" }, { code: cell }, echo] },
-        (ctx) => {
-          const [shown] = eventNumbers(ctx, "cell:");
-          return edits([
-            {
-              op: "add",
-              kind: "memory",
-              content: "KEPT-LESSON: x is 20.",
-              evidence: [shown],
-              quote: quoteOf(ctx, shown),
-              hypothesis: "x is not misread again",
-            },
-          ]);
-        },
+        keptLesson,
       ),
     });
     const run = await runRelm(["run", "ROOT: refine often"], { env: rig.env, cwd: rig.cwd });
