@@ -54,6 +54,21 @@ async function runAndResume(rig: Rig): Promise<string> {
   return id;
 }
 
+/** A session made i minutes after 2026-01-01 (so they sort by i), its journal open for more events. */
+function oldSession(home: string, i: number): { id: string; created: string; j: Journal } {
+  const id = newSessionId();
+  const created = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
+  const j = Journal.create(sessionDir(home, id), {
+    id,
+    created,
+    cwd: home,
+    title: `task ${i}`,
+    provider: "openai",
+    model: "m",
+    relm: "test",
+  });
+  return { id, created, j };
+}
 describe("a damaged state.json", () => {
   it("is rebuilt from the journal: a finished session, detached or not, is listed as done", async () => {
     const rig = await startRig("openai", {
@@ -139,17 +154,7 @@ describe("relm agents with a long history", () => {
     try {
       const ids: string[] = []; // oldest first
       for (let i = 0; i < 25; i++) {
-        const id = newSessionId();
-        const created = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
-        const j = Journal.create(sessionDir(home, id), {
-          id,
-          created,
-          cwd: home,
-          title: `task ${i}`,
-          provider: "openai",
-          model: "m",
-          relm: "test",
-        });
+        const { id, j } = oldSession(home, i);
         j.append({ type: "final", text: "done", spent: { turns: 1, tokens: 0, elapsedMs: 1, cost: 0 } });
         j.close();
         ids.push(id);
@@ -181,17 +186,7 @@ describe("relm agents with recorded pids that other processes now have", () => {
       expect(started).toBeTypeOf("number"); // Linux: /proc/PID/stat
       const ids: string[] = []; // oldest first
       for (let i = 0; i < 26; i++) {
-        const id = newSessionId();
-        const created = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
-        const j = Journal.create(sessionDir(home, id), {
-          id,
-          created,
-          cwd: home,
-          title: `task ${i}`,
-          provider: "openai",
-          model: "m",
-          relm: "test",
-        });
+        const { id, created, j } = oldSession(home, i);
         j.append({ type: "user", text: "interrupted" });
         j.close();
         // The oldest six were interrupted in a host whose pid this test process has now: the oldest by
