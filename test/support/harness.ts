@@ -133,3 +133,26 @@ export function lessonOnce(content: string, hypothesis: string): (ctx: ScriptCon
     ]);
   };
 }
+
+/** The steps of the "parse the config" task: json.loads fails on a dict literal, ast.literal_eval reads it. */
+export const PARSE_CONFIG_STEPS: ScriptStep[] = [
+  { code: "import json\njson.loads(\"{'port': 8080}\")" },
+  { code: "import ast\ncfg = ast.literal_eval(\"{'port': 8080}\")\nprint(cfg['port'])" },
+  { text: "port 8080" },
+];
+
+/** The lesson of that task, citing its failed cell and the one that worked (an `add` edit). */
+export function configLesson(ctx: ScriptContext) {
+  const [failed] = eventNumbers(ctx, "output (error");
+  const [, fixed] = eventNumbers(ctx, "cell:");
+  return {
+    op: "add",
+    kind: "memory",
+    title: "config format",
+    content: "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
+    evidence: [failed, fixed],
+    quote: [quoteOf(ctx, failed), quoteOf(ctx, fixed)],
+    reason: "json.loads failed on it",
+    hypothesis: "no JSONDecodeError on config.txt again",
+  };
+}

@@ -4,7 +4,14 @@
 import { describe, expect, it } from "vitest";
 import type { ScriptContext, ScriptStep } from "../../../src/scripted/index.js";
 import { runRelm } from "../../support/cli.js";
-import { edits, eventNumbers, isRefine, quoteOf, sessionIds, snapshot } from "../../support/harness.js";
+import {
+  configLesson,
+  edits,
+  isRefine,
+  PARSE_CONFIG_STEPS,
+  sessionIds,
+  snapshot,
+} from "../../support/harness.js";
 import { type Pty, usePtys } from "../../support/pty.js";
 import { byTask } from "../../support/router.js";
 import { useRigs } from "../../support/scripted.js";
@@ -56,29 +63,8 @@ describe("Ctrl-C at a line question", () => {
   });
 
   it("relm refine: nothing applied; an answer typed at the same question is still read", async () => {
-    const main = byTask({
-      "ROOT: parse the config": [
-        { code: "import json\njson.loads(\"{'port': 8080}\")" },
-        { code: "import ast\ncfg = ast.literal_eval(\"{'port': 8080}\")\nprint(cfg['port'])" },
-        { text: "port 8080" },
-      ],
-    });
-    const oneEdit = (ctx: ScriptContext): ScriptStep => {
-      const [failed] = eventNumbers(ctx, "output (error");
-      const [, fixed] = eventNumbers(ctx, "cell:");
-      return edits([
-        {
-          op: "add",
-          kind: "memory",
-          title: "config format",
-          content: "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
-          evidence: [failed, fixed],
-          quote: [quoteOf(ctx, failed), quoteOf(ctx, fixed)],
-          reason: "json.loads failed on it",
-          hypothesis: "no JSONDecodeError on config.txt again",
-        },
-      ]);
-    };
+    const main = byTask({ "ROOT: parse the config": PARSE_CONFIG_STEPS });
+    const oneEdit = (ctx: ScriptContext): ScriptStep => edits([configLesson(ctx)]);
     const rig = await startRig("openai", {
       script: async (ctx: ScriptContext) => (isRefine(ctx) ? oneEdit(ctx) : main(ctx)),
     });

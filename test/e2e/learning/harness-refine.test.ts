@@ -5,10 +5,12 @@ import { HarnessStore, type Revision, scopeLocation } from "../../../src/learnin
 import type { ScriptContext, ScriptStep } from "../../../src/scripted/index.js";
 import { runRelm } from "../../support/cli.js";
 import {
+  configLesson,
   edits,
   eventNumbers,
   isRefine,
   listedEntries,
+  PARSE_CONFIG_STEPS,
   quoteOf,
   sessionIds,
   snapshot,
@@ -27,34 +29,19 @@ function scripted(
   return async (ctx: ScriptContext) => (isRefine(ctx) ? refine(ctx) : main(ctx));
 }
 
-const PARSE_TASK = {
-  "ROOT: parse the config": [
-    { code: "import json\njson.loads(\"{'port': 8080}\")" },
-    { code: "import ast\ncfg = ast.literal_eval(\"{'port': 8080}\")\nprint(cfg['port'])" },
-    { text: "port 8080" },
-  ],
-};
+const PARSE_TASK = { "ROOT: parse the config": PARSE_CONFIG_STEPS };
 
 /**
  * Five edits: a new memory and an update of an existing one (both with real evidence and quotes), one
  * citing event 999, one quoting words its cited event does not hold, one quoting nothing.
  */
 function fiveEdits(ctx: ScriptContext): ScriptStep {
-  const [failed] = eventNumbers(ctx, "output (error");
+  const [_failed] = eventNumbers(ctx, "output (error");
   const [, fixed] = eventNumbers(ctx, "cell:");
   const [existing] = listedEntries(ctx);
   const [task] = eventNumbers(ctx, "user:");
   return edits([
-    {
-      op: "add",
-      kind: "memory",
-      title: "config format",
-      content: "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
-      evidence: [failed, fixed],
-      quote: [quoteOf(ctx, failed), quoteOf(ctx, fixed)],
-      reason: "json.loads failed on it",
-      hypothesis: "no JSONDecodeError on config.txt again",
-    },
+    configLesson(ctx),
     {
       op: "update",
       id: existing,
@@ -305,20 +292,7 @@ describe("relm refine of a sub-agent", () => {
           "CHILD: parse the config": PARSE_TASK["ROOT: parse the config"],
           "ROOT: delegate": [{ code: 'print(rlm("CHILD: parse the config"))' }, { text: "delegated" }],
         },
-        (ctx) => {
-          const [failed] = eventNumbers(ctx, "output (error");
-          const [, fixed] = eventNumbers(ctx, "cell:");
-          return edits([
-            {
-              op: "add",
-              kind: "memory",
-              content: "config.txt holds a Python dict literal, not JSON: read it with ast.literal_eval.",
-              evidence: [failed, fixed],
-              quote: [quoteOf(ctx, failed), quoteOf(ctx, fixed)],
-              hypothesis: "no JSONDecodeError on config.txt again",
-            },
-          ]);
-        },
+        (ctx) => edits([configLesson(ctx)]),
       ),
       onExhausted: "repeat-last",
     });
