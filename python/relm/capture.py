@@ -6,9 +6,14 @@ corrupt the protocol. A reader thread drains the pipe while a cell runs (so writ
 output streams live); at the end of the cell the main thread drains whatever is left under the
 same lock. Everything written before the cell ended is then collected, with no thread hand-off on
 the hot path; output written later (a background process) goes to the next cell.
+
+What a cell keeps is bounded (KEEP_CHARS): past it only the first and the last halves stay, with a
+marker where the middle was, so a cell printing without end (`!yes` until its timeout) costs the
+kernel tens of MB, not gigabytes. The live stream (`on_text`) still sees every character.
 """
 
 import codecs
+import collections
 import errno
 import io
 import os
@@ -17,6 +22,8 @@ import sys
 import threading
 
 _READ = 1 << 16
+# Characters of one cell's output kept for its result, `_out[N]` and outputs/cell-N.txt.
+KEEP_CHARS = 50_000_000
 
 
 class Capture:
@@ -41,7 +48,13 @@ class Capture:
         sys.stderr = _text_stream(2, self._w)
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._lock = threading.Lock()
-        self._chunks = []
+        self.keep = KEEP_CHARS
+        self._head = []  # the first keep/2 characters, whole
+        self._head_chars = 0
+        self._tail = collections.deque()  # the newest characters after the head, at most keep - keep/2
+        self._tail_chars = 0
+        self._dropped = 0  # characters between the two that were let go
+        self.dropped = 0  # of the cell end_cell() last returned
         self.on_text = None  # called with each decoded chunk, capture lock held
         self.on_cell_end = None  # called once the cell's output is complete, capture lock held
         threading.Thread(target=self._read_loop, name="relm-output", daemon=True).start()
@@ -52,10 +65,49 @@ class Capture:
         self._restore_fds()
         with self._lock:
             self._drain()
-            taken, self._chunks = self._chunks, []
+            text = self._take()
             if self.on_cell_end is not None:
                 self.on_cell_end()
-        return "".join(taken)
+        return text
+
+    def _store(self, text):
+        """Keeps `text` within the bound: into the head while it has room, else into the tail, whose
+        oldest characters are let go beyond its share."""
+        room = self.keep // 2 - self._head_chars
+        if room > 0:
+            piece = text[:room]
+            self._head.append(piece)
+            self._head_chars += len(piece)
+            text = text[room:]
+            if not text:
+                return
+        self._tail.append(text)
+        self._tail_chars += len(text)
+        excess = self._tail_chars - (self.keep - self.keep // 2)
+        while excess > 0:
+            first = self._tail[0]
+            cut = min(excess, len(first))
+            if cut == len(first):
+                self._tail.popleft()
+            else:
+                self._tail[0] = first[cut:]
+            self._tail_chars -= cut
+            self._dropped += cut
+            excess -= cut
+
+    def _take(self):
+        """The cell's kept output (with a marker where characters were let go), and a fresh start."""
+        text = "".join(self._head)
+        if self._dropped:
+            text += (
+                f"\n[relm: {self._dropped:,} characters of this cell's output were not kept here: a cell keeps "
+                f"its first and last {self.keep // 2:,}]\n"
+            )
+        text += "".join(self._tail)
+        self.dropped = self._dropped
+        self._head, self._head_chars = [], 0
+        self._tail, self._tail_chars, self._dropped = collections.deque(), 0, 0
+        return text
 
     def _restore_fds(self):
         # A cell that closed or re-pointed fd 1/2 would otherwise lose all later output.
@@ -77,7 +129,7 @@ class Capture:
                 return
             text = self._decoder.decode(data)
             if text:
-                self._chunks.append(text)
+                self._store(text)
                 if self.on_text is not None:
                     self.on_text(text)
             if len(data) < _READ:

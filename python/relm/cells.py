@@ -55,7 +55,9 @@ class CellRunner:
             if path is not None:
                 result["path"] = path
                 where += f" and in {path}"
-            marker = f"\n[... {omitted:,} characters omitted; the full output is in {where} ...]\n"
+            dropped = getattr(self.capture, "dropped", 0)
+            whole = f"the output (but for {dropped:,} characters not kept)" if dropped else "the full output"
+            marker = f"\n[... {omitted:,} characters omitted; {whole} is in {where} ...]\n"
             result["output"] = text[:head] + marker + text[chars - tail :]
             result["truncated"] = True
             # Views say how many lines a cut output has (the UI folds to lines); counting is cheap.

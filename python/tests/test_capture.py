@@ -76,6 +76,28 @@ class CaptureTests(unittest.TestCase):
         )
         self.assertEqual((length, tail), (3_000_003, "end"))
 
+    def test_a_cell_that_prints_without_end_keeps_its_head_and_tail_only(self):
+        # `!yes` until the cell timeout once held every character: gigabytes in the kernel's memory.
+        [text, again, small, streamed] = run_child(
+            """
+            cap.keep = 1_000_000
+            script = "import sys; sys.stdout.write('HEAD' + 'x' * 3_000_000 + 'TAIL')"
+            subprocess.run([sys.executable, "-c", script])
+            report(cap.end_cell())
+            report(cap.end_cell())
+            print("small")
+            report(cap.end_cell())
+            report(sum(len(c) for c in chunks))
+            """
+        )
+        head, marker, tail = text.partition("\n[relm: 2,000,008 characters")
+        self.assertTrue(marker, text[:200])
+        self.assertEqual((len(head), head[:4]), (500_000, "HEAD"))
+        self.assertTrue(tail.endswith("x" * 499_996 + "TAIL"))
+        self.assertIn("first and last 500,000", tail[:300])
+        self.assertEqual((again, small), ("", "small\n"))
+        self.assertEqual(streamed, 3_000_008 + 6)  # the live stream still saw all of it
+
     def test_a_character_split_across_writes_is_not_mangled(self):
         [first, second] = run_child(
             """

@@ -20,6 +20,7 @@ from .support import png_bytes, temp_dir
 class StdoutCapture:
     def __init__(self):
         self.buffer = io.StringIO()
+        self.dropped = 0  # what Capture let go of the last cell's output (test_capture)
 
     def end_cell(self):
         text, self.buffer = self.buffer.getvalue(), io.StringIO()
@@ -62,6 +63,15 @@ class CellTests(unittest.TestCase):
         with open(path, encoding="utf-8") as f:
             self.assertEqual(f.read(), text)
         self.assertEqual(self.engine.namespace["_out"][1], text)
+
+    def test_the_marker_does_not_call_full_an_output_whose_middle_was_not_kept(self):
+        self.capture.dropped = 5_000
+        result = self.execute("print('z' * 100, end='')", cap=10)
+        path = os.path.join(os.path.abspath(self.dir), "cell-1.txt")
+        self.assertIn(
+            f"[... 90 characters omitted; the output (but for 5,000 characters not kept) is in _out[1] and in {path} ...]",
+            result["output"],
+        )
 
     def test_an_odd_cap_gives_the_extra_character_to_the_tail(self):
         result = self.execute("print('a' * 50 + 'b' * 50, end='')", cap=7)
