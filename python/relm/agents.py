@@ -161,19 +161,22 @@ class Rlm:
         try:
             for i, item in enumerate(items):
                 children.append(handoff.pack_variables({"item": item}, what=f"rlm.map: item {i}"))
-            reply = _call(
-                "rlm.map",
-                {
-                    "task": str(task),
-                    "spec": spec,
-                    "model": model,
-                    "shared": common,
-                    "children": [{"variables": v} for v in children],
-                    "max_parallel": int(max_parallel or _default_parallelism()),
-                    "fail_fast": not return_exceptions,
-                    **_given(kernel=kernel, mode=mode),
-                },
-            )
+            # Interrupted while waiting (a cell timeout): the host cancels the map's children.
+            with calls.cancelled_on_interrupt("rlm.map_cancel") as call_id:
+                reply = _call(
+                    "rlm.map",
+                    {
+                        "call": call_id,
+                        "task": str(task),
+                        "spec": spec,
+                        "model": model,
+                        "shared": common,
+                        "children": [{"variables": v} for v in children],
+                        "max_parallel": int(max_parallel or _default_parallelism()),
+                        "fail_fast": not return_exceptions,
+                        **_given(kernel=kernel, mode=mode),
+                    },
+                )
         except Exception:
             handoff.discard(common)
             for v in children:

@@ -117,6 +117,41 @@ describe("sub-agents started from a cell", () => {
     expect(cancelled.map((l) => l.reason)).toEqual(["another item of rlm.map failed"]);
   });
 
+  it("a cell that waits in rlm.map and times out cancels its children and starts no more", async () => {
+    // Before: the map's children ran on (spending) after --cell-timeout interrupted the cell waiting for
+    // them, and the items not yet started were started later. (A person's interrupt ends the turn, which
+    // cancels every child anyway; a cell timeout does not.) Each child step loops until it times out.
+    const hang = { code: "import time\nopen(f'started-{item}', 'w').close()\nwhile True: time.sleep(0.05)" };
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: map then stop": [
+          { code: "rlm.map('CHILD: hang', [1, 2, 3], max_parallel=2)" },
+          {
+            code: [
+              "import time",
+              "while any(a['status'] == 'running' for a in rlm.agents()):",
+              "    time.sleep(0.05)",
+              "print([a['status'] for a in rlm.agents()])",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+        "CHILD: hang": Array.from({ length: 40 }, () => hang),
+      }),
+    });
+    const { session, lines } = await open(rig, { cellTimeout: "3" });
+
+    const outcome = await session.run("ROOT: map then stop");
+
+    expect(outcome).toMatchObject({ status: "done", text: "['cancelled', 'cancelled']" });
+    const finished = ofTypes(lines(), "child_finished");
+    expect(finished.map((l) => [l.status, l.reason])).toEqual([
+      ["cancelled", "the cell waiting in rlm.map was interrupted"],
+      ["cancelled", "the cell waiting in rlm.map was interrupted"],
+    ]);
+    expect(ofTypes(lines(), "child_spawned").map((l) => l.name)).toEqual(["map-0", "map-1"]);
+  });
+
   it("a child that fails raises rlm.ChildError in the parent's code, with the reason", async () => {
     const rig = await startRig("openai", {
       script: byTask({

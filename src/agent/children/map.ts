@@ -1,5 +1,6 @@
 // rlm.map(...): one child per item, at most `max_parallel` at once, results in input order; by default
-// the first failure cancels the children still running and the items not yet started.
+// the first failure cancels the children still running and the items not yet started, and so does
+// `stop` (the cell waiting for the map was interrupted: rlm.map_cancel).
 import { rmSync } from "node:fs";
 import type { VariableSpec } from "../core/variables.js";
 import { asRecord, optionalString, requiredString } from "../kernel-api/errors.js";
@@ -13,11 +14,13 @@ interface Started {
 }
 
 const DEFAULT_PARALLEL = 8;
+const STOPPED = "the cell waiting in rlm.map was interrupted";
 
 /** Runs the items of one rlm.map call; `start` launches a child as rlm.spawn does. */
 export async function mapChildren(
   raw: unknown,
   start: (task: string, opts: LaunchOptions) => Started,
+  stop?: AbortSignal,
 ): Promise<{ results: ChildReply[] }> {
   const params = asRecord(raw, "rlm.map");
   const task = requiredString(params, "task");
@@ -38,6 +41,11 @@ export async function mapChildren(
   const running = new Set<Started>();
   let next = 0;
   let failed = false;
+  const onStop = () => {
+    failed = true;
+    for (const other of running) other.agent.cancel(STOPPED);
+  };
+  stop?.addEventListener("abort", onStop, { once: true });
   const worker = async () => {
     while (next < perItem.length) {
       const i = next++;
@@ -45,7 +53,7 @@ export async function mapChildren(
         results[i] = {
           id: "",
           status: "cancelled",
-          reason: "not started: an earlier item failed",
+          reason: stop?.aborted ? `not started: ${STOPPED}` : "not started: an earlier item failed",
           last_output: "",
           budget: false,
         };
@@ -74,6 +82,7 @@ export async function mapChildren(
   try {
     await Promise.all(Array.from({ length: Math.min(limit, perItem.length) }, worker));
   } finally {
+    stop?.removeEventListener("abort", onStop);
     // Every child has loaded (or will never load) the shared inputs: they are ours to remove.
     for (const v of shared) if ("pickle" in v.source) rmSync(v.source.pickle, { force: true });
   }

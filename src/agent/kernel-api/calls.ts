@@ -84,6 +84,8 @@ export async function handleKernelCall(
       return agent.children.list();
     case "rlm.map":
       return agent.children.map(raw);
+    case "rlm.map_cancel":
+      return agent.children.cancelMap(raw);
     case "llm": {
       const params = asRecord(raw, "llm");
       return {

@@ -13,6 +13,7 @@ export const KERNEL_METHODS = [
   "rlm.cancel",
   "rlm.list",
   "rlm.map",
+  "rlm.map_cancel",
   "msg.send",
   "msg.inbox",
   "harness.state",
