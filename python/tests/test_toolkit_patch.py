@@ -119,6 +119,43 @@ rename to moved/b2.py
         for line in ("A new.txt", "D c.py", "R b.py -> moved/b2.py", "M a.py"):
             self.assertIn(line, out)
 
+    def test_git_diff_of_empty_files_created_and_deleted(self):
+        # What `git diff` prints for an empty file added or removed: a header without ---/+++ or hunks.
+        # They were skipped in silence (and the summary named only the other files).
+        self.put("empty_gone.txt", b"")
+        self.put("not empty.txt", b"x\n")
+        text = """diff --git a/empty_gone.txt b/empty_gone.txt
+deleted file mode 100644
+index e69de29..0000000
+diff --git a/pkg/__init__.py b/pkg/__init__.py
+new file mode 100644
+index 0000000..e69de29
+diff --git "a/caf\\303\\251.py" "b/caf\\303\\251.py"
+new file mode 100644
+index 0000000..e69de29
+diff --git a/a.py b/a.py
+--- a/a.py
++++ b/a.py
+@@ -1,2 +1,2 @@
+ def a():
+-    return 1
++    return 10
+diff --git a/new one.py b/new one.py
+new file mode 100644
+index 0000000..e69de29
+"""
+        out = apply_patch(text)
+        self.assertFalse(os.path.exists("empty_gone.txt"))
+        for name in ("pkg/__init__.py", "café.py", "new one.py"):
+            self.assertEqual(self.get(name), b"", name)
+        self.assertEqual(self.get("a.py"), b"def a():\n    return 10\n")
+        for line in ("D empty_gone.txt", "A pkg/__init__.py", "A café.py", "A new one.py", "M a.py"):
+            self.assertIn(line, out)
+        # Like git apply: a file that is not empty is not deleted by the diff of an empty one.
+        with self.assertRaisesRegex(PatchError, "not empty.txt: the diff deletes an empty file"):
+            apply_patch("diff --git a/not empty.txt b/not empty.txt\ndeleted file mode 100644\nindex e69de29..0000000\n")
+        self.assertEqual(self.get("not empty.txt"), b"x\n")
+
     def test_git_quoted_names(self):
         # What `git diff` writes for names with non-ASCII or special characters (core.quotePath).
         self.put("café.txt", b"one\n")

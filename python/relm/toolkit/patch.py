@@ -129,6 +129,9 @@ def _plan(ops):
             problems.append(f"{op.path}: no such file to {'delete' if op.kind == 'delete' else 'update'}")
             continue
         if op.kind == "delete":
+            if op.content == "" and s.after != "":
+                problems.append(f"{op.path}: the diff deletes an empty file, but {op.path} is not empty")
+                continue
             errs = _check_deletion(op.path, s.after, op.hunks)
             problems.extend(errs)
             if not errs:

@@ -49,7 +49,7 @@ class _Op:
         self.kind = kind  # add | delete | update
         self.path = path
         self.hunks = hunks or []
-        self.content = content  # an added file's text
+        self.content = content  # an added file's text; "" for a deleted one that must be empty
         self.move_to = move_to
         # An added file's lines of the patch (indices of text.split("\n")): their line endings are its.
         self.source = source
@@ -91,12 +91,19 @@ def parse_unified(text):
     ops = []
     i = 0
     git_rename = {}
+    # The `diff --git` header being read: an empty file added or deleted has no ---/+++ lines or hunks,
+    # only `new file mode` / `deleted file mode`, so it is an operation once the next header comes.
+    block = None
     while i < len(lines):
         line = lines[i]
         if line.startswith("diff --git "):
+            _empty_file_op(block, ops)
+            block = {"line": line, "kind": None, "files": False}
             git_rename = {}
             i += 1
             continue
+        if block is not None and line.startswith(("new file mode ", "deleted file mode ")):
+            block["kind"] = "add" if line.startswith("new") else "delete"
         if line.startswith("GIT binary patch") or (
             line.startswith("Binary files ") and line.endswith(" differ")
         ):
@@ -108,7 +115,11 @@ def parse_unified(text):
             if not _content_follows(lines, i + 1, git_rename.get("from")):
                 ops.append(_Op("update", git_rename["from"], [], move_to=git_rename["to"]))
                 git_rename = {}
+                if block is not None:
+                    block["files"] = True
         if _starts_file(lines, i):
+            if block is not None:
+                block["files"] = True
             old_name, new_name = _strip_prefix(line[4:]), _strip_prefix(lines[i + 1][4:])
             i += 2
             first = i
@@ -128,7 +139,40 @@ def parse_unified(text):
             git_rename = {}
             continue
         i += 1
+    _empty_file_op(block, ops)
     return ops
+
+
+def _empty_file_op(block, ops):
+    """The operation of a `diff --git` header that added or deleted an empty file (no ---/+++ lines)."""
+    if block is None or block["kind"] is None or block["files"]:
+        return
+    name = _git_header_name(block["line"][len("diff --git ") :])
+    if name is None:
+        return
+    if block["kind"] == "add":
+        ops.append(_Op("add", name, content=""))
+    else:
+        ops.append(_Op("delete", name, content=""))  # content "": the file must be empty (git apply)
+
+
+def _git_header_name(rest):
+    """The one name of a `diff --git a/NAME b/NAME` line (both the same: an added or deleted file), quoted
+    or not, with or without the a/ b/ prefixes; None when the two names differ."""
+    if rest.startswith('"'):
+        end = rest.find('" ', 1)
+        while end != -1 and rest[end - 1] == "\\":
+            end = rest.find('" ', end + 1)
+        if end == -1:
+            return None
+        old, new = rest[: end + 1], rest[end + 2 :]
+    else:
+        half = (len(rest) - 1) // 2
+        old, new = rest[:half], rest[half + 1 :]
+        if rest[half : half + 1] != " ":
+            return None
+    old, new = _strip_prefix(old), _strip_prefix(new)
+    return old if old is not None and old == new else None
 
 
 def _starts_file(lines, i):
