@@ -156,6 +156,16 @@ index 0000000..e69de29
             apply_patch("diff --git a/not empty.txt b/not empty.txt\ndeleted file mode 100644\nindex e69de29..0000000\n")
         self.assertEqual(self.get("not empty.txt"), b"x\n")
 
+    def test_a_moved_file_keeps_its_mode(self):
+        # A script moved by a patch lost its executable bit: the new path was made with the default mode.
+        self.put("run.sh", b"#!/bin/sh\necho hi\n")
+        os.chmod("run.sh", 0o750)
+        apply_patch("*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/run.sh\n@@\n-echo hi\n+echo ho\n*** End Patch")
+        self.assertEqual(os.stat("bin/run.sh").st_mode & 0o7777, 0o750)
+        apply_patch("diff --git a/bin/run.sh b/run2.sh\nsimilarity index 100%\nrename from bin/run.sh\nrename to run2.sh\n")
+        self.assertEqual(os.stat("run2.sh").st_mode & 0o7777, 0o750)
+        self.assertEqual(self.get("run2.sh"), b"#!/bin/sh\necho ho\n")
+
     def test_git_quoted_names(self):
         # What `git diff` writes for names with non-ASCII or special characters (core.quotePath).
         self.put("café.txt", b"one\n")

@@ -163,9 +163,9 @@ def write_atomic(path, data):
     os.replace(tmp, os.path.realpath(path))  # through a symlink: the link stays, its target changes
 
 
-def stage(path, data):
+def stage(path, data, mode=None):
     """`data` in a temp file beside `path` (beside the file a symlink points to), with the file's mode
-    if it exists; returns the temp path."""
+    if it exists, else `mode` (a moved file's), else the default; returns the temp path."""
     import tempfile  # on first use: kernels start without it
 
     path = os.path.realpath(path)
@@ -177,7 +177,7 @@ def stage(path, data):
         try:
             os.chmod(tmp, os.stat(path).st_mode & 0o7777)
         except FileNotFoundError:
-            os.chmod(tmp, 0o666 & ~_umask())
+            os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
     except BaseException:
         os.unlink(tmp)
         raise

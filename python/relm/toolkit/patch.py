@@ -89,9 +89,11 @@ class _State:
         self.exists = os.path.isfile(path)
         self.ft = None
         self.before = None
+        self.mode = None  # for a file created here: the mode of the file moved to it
         if self.exists:
             self.ft = read_file(path)
             self.before = self.ft.text
+            self.mode = os.stat(path).st_mode & 0o7777
         self.after = self.before
 
 
@@ -150,6 +152,7 @@ def _plan(ops):
                 continue
             d.after = result
             d.ft = d.ft or s.ft
+            d.mode = d.mode if d.exists else s.mode
             s.after = None
             moves.append((op.path, op.move_to))
         else:
@@ -272,7 +275,7 @@ def _commit(plan):
                 folder = os.path.dirname(os.path.abspath(s.path))
                 os.makedirs(folder, exist_ok=True)
                 ft = s.ft or FileText("")
-                staged.append((s, stage(s.path, ft.encode(s.after))))
+                staged.append((s, stage(s.path, ft.encode(s.after), s.mode)))
     except BaseException:
         for _, tmp in staged:
             _unlink(tmp)
