@@ -201,11 +201,44 @@ class RealRuns(unittest.TestCase):
         self.assertIn("TIMED OUT", repr(report))
         self.assertNotIn("never", report.output)
 
+    def test_a_process_left_holding_the_output_does_not_hold_the_report(self):
+        # The command ends (or times out) but leaves a process with its stdout: run_tests waited for that
+        # process too, the whole 30 s here, and a timeout did not hold for one outside its group. The
+        # left process is still alive when the report comes: it was not waited for.
+        for cmd, timeout in (
+            ("echo '1 passed'; (sh -c 'echo $$ > bg.pid; exec sleep 30' &)", None),
+            ("setsid sh -c 'echo $$ > bg.pid; exec sleep 30' & echo started; sleep 60", 1),
+        ):
+            with self.subTest(cmd):
+                report = run_tests(cmd, timeout=timeout, cwd=self.root)
+                with open(os.path.join(self.root, "bg.pid")) as f:
+                    pid = int(f.read())
+                self.addCleanup(_kill_quietly, pid)
+                self.assertTrue(_running(pid), "the report waited for the process left behind")
+                self.assertEqual(report.timed_out, timeout is not None)
+                self.assertIn("passed" if timeout is None else "started", report.output)
+
     def test_misuse(self):
         with self.assertRaisesRegex(ValueError, "cmd must be"):
             run_tests(42)
         with self.assertRaisesRegex(ValueError, "timeout"):
             run_tests("true", timeout=-1)
+
+
+def _running(pid):
+    """Whether `pid` is a live process (not ended, not a zombie nobody reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _kill_quietly(pid):
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

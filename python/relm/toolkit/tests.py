@@ -112,19 +112,62 @@ def run_tests(cmd=None, timeout=None, cwd=None):
         stderr=subprocess.STDOUT,
         start_new_session=True,  # its own group: a timeout or an interrupt ends every process it started
     )
-    timed_out = False
     try:
-        data, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill(proc)
-        data, _ = proc.communicate()
+        data, timed_out = _read_until_exit(proc, timeout)
     except BaseException:
         _kill(proc)
         proc.wait()
         raise
+    finally:
+        proc.stdout.close()
     output = _clean(data.decode("utf-8", "replace"))
     return TestReport(cmd, cwd, proc.returncode, output, time.monotonic() - start, timed_out)
+
+
+# How often the output loop looks whether the command has ended (a read wakes it sooner).
+EXIT_CHECK = 0.05
+
+
+def _read_until_exit(proc, timeout):
+    """(output, timed out) of `proc`, read until it has ended (or been killed at `timeout`): not until
+    every process holding its stdout has, as communicate() reads. A server or daemon the tests left
+    running (in the background, or in a session of its own that a group kill does not reach) keeps the
+    pipe open, and would keep the report waiting as long as it lives."""
+    import selectors
+
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    chunks = []
+    deadline = None if timeout is None else time.monotonic() + timeout
+    timed_out = False
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            wait = EXIT_CHECK if deadline is None else max(0.0, min(EXIT_CHECK, deadline - time.monotonic()))
+            if sel.select(wait) and not _drain(fd, chunks):
+                sel.unregister(fd)  # end of file: from now on only its end (or the timeout) is waited for
+            if proc.poll() is not None:
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                timed_out = True
+                _kill(proc)
+                proc.wait()
+                break
+    _drain(fd, chunks)  # what was written before it ended is in the pipe
+    proc.wait()
+    return b"".join(chunks), timed_out
+
+
+def _drain(fd, chunks):
+    """Reads what the pipe holds now into `chunks`; False at end of file."""
+    while True:
+        try:
+            block = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return True
+        if not block:
+            return False
+        chunks.append(block)
 
 
 def _kill(proc):
