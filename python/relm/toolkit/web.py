@@ -51,8 +51,13 @@ class Page(Shown):
     `.url` (asked for), `.final_url` (after redirects), `.status`, `.content_type`, `.title`, `.kind`
     ("html" turned into markdown, "pdf" or "text"), `.redirects` and `.bytes` (size of the body)."""
 
+    _FACTS = ("title", "kind", "bytes")
+
     def __new__(cls, text, info):
-        return _described(super().__new__(cls, text), info, "title", "kind", "bytes")
+        return _described(super().__new__(cls, text), info, *cls._FACTS)
+
+    def __reduce__(self):  # pickled with its facts (a snapshot, a value handed to another agent)
+        return (type(self), (str(self), _facts(self, self._FACTS)))
 
     def __repr__(self):
         head = f"[{self.final_url} — {self.kind}, {len(self):,} chars"
@@ -68,6 +73,9 @@ class Raw(bytes):
 
     def __new__(cls, data, info):
         return _described(super().__new__(cls, data), info)
+
+    def __reduce__(self):
+        return (type(self), (bytes(self), _facts(self)))
 
     def __repr__(self):
         return f"<fetch.raw {self.final_url}: {self.content_type or 'no type'}, {len(self):,} bytes>"
@@ -85,6 +93,13 @@ def _described(value, info, *more):
         setattr(value, key, info.get(key))
     value.redirects = list(info.get("redirects") or [])
     return value
+
+
+def _facts(value, more=()):
+    """The host's facts of a response as _described() set them on `value`, for pickling."""
+    info = {key: getattr(value, key, None) for key in ("url", "final_url", "status", "content_type", *more)}
+    info["redirects"] = list(value.redirects)
+    return info
 
 
 def _check_status(info, text=""):
