@@ -48,6 +48,21 @@ def create(first_count=1):
             if isinstance(code, int) and code != 0:
                 self.relm_shell_exit = code
 
+        # exit(), quit() (IPython's ExitAutocall calls this) and sys.exit() end the cell, not the kernel:
+        # nobody is at a prompt to end, and the session needs its kernel. IPython's terminal shell would
+        # stop its loop; the base class has no ask_exit at all.
+        def ask_exit(self):
+            raise SystemExit
+
+        def showtraceback(self, exc_tuple=None, filename=None, tb_offset=None, exception_only=False, running_compiled_code=False):
+            etype, value = (exc_tuple or sys.exc_info())[:2]
+            if exception_only and isinstance(etype, type) and issubclass(etype, SystemExit):
+                # Instead of "use %tb to see the full traceback" (and a warning to use exit()).
+                shown = "" if value is None or value.code is None else f": {value}"
+                print(f"SystemExit{shown} (exit() and sys.exit() end the cell here; the kernel and its variables stay)", file=sys.stderr)
+                return
+            super().showtraceback(exc_tuple, filename, tb_offset, exception_only, running_compiled_code)
+
         # IPython decides this by compiling the whole cell once more (~20 us per cell); a cell
         # without these words cannot contain top-level await.
         def should_run_async(self, raw_cell, *, transformed_cell=None, preprocessing_exc_tuple=None):
@@ -115,6 +130,10 @@ def create(first_count=1):
         def Completer(self, value):  # noqa: N802
             self.__dict__["_relm_completer"] = value
 
+    import warnings
+
+    # What run_code adds after a SystemExit: the advice to use exit(), which ends only the cell here.
+    warnings.filterwarnings("ignore", message="To exit: use 'exit', 'quit', or Ctrl-D", category=UserWarning)
     config = Config()
     config.HistoryManager.enabled = False
     shell = RelmShell.instance(

@@ -84,6 +84,23 @@ class IPythonKernelTests(unittest.TestCase):
         self.assertEqual(result["output"], "")
         self.assertNotIn("images", self.execute("print('no image')"))
 
+    def test_exit_quit_and_sys_exit_stop_the_cell_and_say_so(self):
+        # exit() and quit() failed inside IPython (AttributeError: 'RelmShell' object has no attribute
+        # 'ask_exit'), and sys.exit() said to use %tb and "To exit: use 'exit', 'quit', or Ctrl-D".
+        for code, value in (("exit()", ""), ("quit()", ""), ("import sys\nsys.exit(3)", "3")):
+            with self.subTest(code):
+                result = self.execute(f"print('before')\n{code}\nprint('after')")
+                self.assertEqual(result["status"], "error")
+                self.assertEqual(result["error"], {"name": "SystemExit", "value": value})
+                self.assertEqual(
+                    result["output"],
+                    f"before\nSystemExit{': ' + value if value else ''} (exit() and sys.exit() end the cell "
+                    "here; the kernel and its variables stay)\n",
+                )
+        alone = self.execute("exit")  # a line of its own: IPython calls it
+        self.assertEqual((alone["status"], alone["output"].split(" (")[0]), ("error", "SystemExit"))
+        self.assertEqual(self.execute("print('alive')")["output"], "alive\n")
+
     def test_interrupting_a_shell_command_stops_the_cell(self):
         code = "print('started', flush=True)\n!sleep 60\nprint('not' + ' reached')"
         cid = self.runner.new_id()
