@@ -208,7 +208,9 @@ class Llm:
     """
 
     def __call__(self, prompt, model=None):
-        return _call("llm", {"prompt": str(prompt), "model": model})["text"]
+        # Interrupted while waiting (a cell timeout): the host abandons the request (llm.cancel).
+        with calls.cancelled_on_interrupt("llm.cancel") as call_id:
+            return _call("llm", {"prompt": str(prompt), "model": model, "call": call_id})["text"]
 
     def batch(self, prompts, model=None, max_parallel=None):
         params = {
@@ -216,7 +218,8 @@ class Llm:
             "model": model,
             "max_parallel": int(max_parallel or _default_parallelism()),
         }
-        return _call("llm.batch", params)["texts"]
+        with calls.cancelled_on_interrupt("llm.cancel") as call_id:
+            return _call("llm.batch", {**params, "call": call_id})["texts"]
 
     def __repr__(self):
         return "<llm: one plain completion; help(llm) for usage>"

@@ -88,18 +88,54 @@ export async function handleKernelCall(
       return agent.children.cancelMap(raw);
     case "llm": {
       const params = asRecord(raw, "llm");
-      return {
-        text: await complete(agent, requiredString(params, "prompt"), optionalString(params, "model")),
-      };
+      return await cancellable(agent, params, gone, async (signal) => ({
+        text: await complete(
+          agent,
+          requiredString(params, "prompt"),
+          optionalString(params, "model"),
+          signal,
+        ),
+      }));
     }
     case "llm.batch": {
       const params = asRecord(raw, "llm.batch");
       const prompts = Array.isArray(params.prompts) ? params.prompts.map(String) : [];
       const parallel = typeof params.max_parallel === "number" ? params.max_parallel : 8;
-      return { texts: await completeBatch(agent, prompts, optionalString(params, "model"), parallel) };
+      return await cancellable(agent, params, gone, async (signal) => ({
+        texts: await completeBatch(agent, prompts, optionalString(params, "model"), parallel, signal),
+      }));
+    }
+    case "llm.cancel": {
+      const call = optionalString(asRecord(raw, "llm.cancel"), "call");
+      if (call !== undefined) llmCalls.get(`${agent.id}\0${call}`)?.abort();
+      return null;
     }
     default:
       throw new KernelCallError(`the host has no method "${method}"`, "not_found");
+  }
+}
+
+/** llm() and llm.batch() calls in progress, by agent and the kernel's id for the call (llm.cancel). */
+const llmCalls = new Map<string, AbortController>();
+
+/** Runs `work` with a signal aborted by llm.cancel for this call, or when the kernel that asked exits. */
+async function cancellable<T>(
+  agent: { readonly id: string },
+  params: Record<string, unknown>,
+  gone: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const call = optionalString(params, "call");
+  const key = call === undefined ? undefined : `${agent.id}\0${call}`;
+  const controller = new AbortController();
+  const onGone = () => controller.abort();
+  gone?.addEventListener("abort", onGone, { once: true });
+  if (key !== undefined) llmCalls.set(key, controller);
+  try {
+    return await work(controller.signal);
+  } finally {
+    gone?.removeEventListener("abort", onGone);
+    if (key !== undefined) llmCalls.delete(key);
   }
 }
 

@@ -7,6 +7,7 @@ import { userMessage } from "../core/tool.js";
 import { KernelCallError } from "./errors.js";
 
 const SYSTEM = "Answer the request directly and concisely.";
+const CANCELLED = "llm: cancelled (the cell that asked was interrupted)";
 
 /** The agent whose kernel asks: its budget, its journal, and its model (or another one named). */
 interface CompletionCaller {
@@ -23,6 +24,8 @@ export async function complete(
   host: CompletionCaller,
   prompt: string,
   model?: string | null,
+  /** Aborted when the cell that asked was interrupted (llm.cancel): the request is abandoned. */
+  signal?: AbortSignal,
 ): Promise<string> {
   const client = host.model.named(model);
   const started = Date.now();
@@ -38,13 +41,14 @@ export async function complete(
     });
   };
   // Admitted like every model call of the tree: answer capped by --max-tokens, aborted at --max-time.
-  const admitted = await admit(host.budget, client, {
-    system: SYSTEM,
-    messages: [userMessage(prompt)],
-    tools: [],
-  });
+  const admitted = await admit(
+    host.budget,
+    client,
+    { system: SYSTEM, messages: [userMessage(prompt)], tools: [] },
+    signal,
+  );
   if (admitted.status === "budget") throw new KernelCallError(`llm: ${admitted.stop.message}`, "budget");
-  if (admitted.status === "aborted") throw new Error("llm: the model request was aborted");
+  if (admitted.status === "aborted") throw new Error(CANCELLED);
   const admission = admitted.admission;
   try {
     const result = await collectResponse(admission.stream());
@@ -62,6 +66,7 @@ export async function complete(
           ? host.budget.timeStop(`a retry of the failed llm() request would not fit: ${result.error.message}`)
           : undefined;
       if (timeStop) throw new KernelCallError(`llm: ${timeStop.message}`, "budget");
+      if (signal?.aborted) throw new Error(CANCELLED);
       throw new Error(`llm: ${result.error.message}`);
     }
     book(result.usage, result.cost);
@@ -77,13 +82,15 @@ export async function completeBatch(
   prompts: string[],
   model: string | null | undefined,
   parallel: number,
+  signal?: AbortSignal,
 ): Promise<string[]> {
   const texts: string[] = new Array(prompts.length);
   let next = 0;
   const worker = async () => {
     while (next < prompts.length) {
+      if (signal?.aborted) throw new Error(CANCELLED);
       const i = next++;
-      texts[i] = await complete(host, prompts[i] as string, model);
+      texts[i] = await complete(host, prompts[i] as string, model, signal);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, prompts.length)) }, worker));

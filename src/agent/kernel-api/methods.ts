@@ -6,6 +6,7 @@ export const KERNEL_METHODS = [
   "submit",
   "llm",
   "llm.batch",
+  "llm.cancel",
   "rlm.spawn",
   "rlm.wait",
   "rlm.status",
