@@ -272,6 +272,16 @@ class GlobAndTree(unittest.TestCase):
         with self.assertRaises(NotADirectoryError):
             glob("*", path="a.txt")
 
+    def test_glob_lists_symlinks_at_every_depth_without_entering_them(self):
+        # glob("*.md") listed a symlinked README.md and glob("**/*.md") did not: the walk skipped links.
+        os.symlink("docs/t.md", "README.md")
+        os.symlink("a.py", os.path.join("src", "alias.py"))
+        os.symlink(".", os.path.join("src", "loop"))  # a link to a folder is listed, never followed
+        self.assertEqual(list(glob("*.md")), ["README.md"])
+        self.assertEqual(list(glob("**/*.md")), ["README.md", "docs/t.md"])
+        self.assertEqual(list(glob("**/*.py")), ["src/a.py", "src/alias.py", "src/sub/b.py"])
+        self.assertEqual(list(glob("src/**/loop*")), ["src/loop"])
+
     def test_tree(self):
         out = tree(".", depth=2)
         self.assertTrue(out.startswith("./\n"))

@@ -175,23 +175,25 @@ def ignored(rules, abspath, is_dir):
     return verdict
 
 
-def walk(top, dirs=False):
+def walk(top, dirs=False, links=False):
     """Paths below `top` that .gitignore files do not exclude, in path order (each folder's entries by
-    name, folders entered where they sort), as (path joined to `top`, is_dir). Symlinks are skipped."""
+    name, folders entered where they sort), as (path joined to `top`, is_dir). Symlinks are skipped
+    (ripgrep's walk does not search them), or with `links` listed as entries that are not folders (a
+    listing has them, as `ls` does) and never followed."""
     top_abs = os.path.abspath(top)
     base_rules = inherited_rules(top_abs)
     if ignored(base_rules, top_abs, True) and top_abs != repo_root(top_abs):
         return
-    yield from _walk(top, top_abs, base_rules + _read_rules(top_abs), dirs)
+    yield from _walk(top, top_abs, base_rules + _read_rules(top_abs), dirs, links)
 
 
-def _walk(shown, absdir, rules, dirs):
-    for name, is_dir, full in entries(absdir, rules, links=False):
+def _walk(shown, absdir, rules, dirs, links):
+    for name, is_dir, full in entries(absdir, rules, links=links):
         path = os.path.join(shown, name) if shown not in (".", "") else name
         if is_dir:
             if dirs:
                 yield path, True
-            yield from _walk(path, full, rules + _read_rules(full), dirs)
+            yield from _walk(path, full, rules + _read_rules(full), dirs, links)
         else:
             yield path, False
 

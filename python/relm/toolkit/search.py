@@ -348,7 +348,7 @@ def glob(pattern, path=".", max_results=500):
     recursive = "**" in rest or "/" in rest
     found = []
     start_shown = _norm(start)
-    for name, _is_dir in ignore.walk(start, dirs=True) if recursive else _top(start):
+    for name, _is_dir in ignore.walk(start, dirs=True, links=True) if recursive else _top(start):
         below = (
             _norm(os.path.relpath(name, start)) if os.path.isabs(name) else _below(_norm(name), start_shown)
         )
