@@ -4,10 +4,12 @@ A 10 MB string handed to a child costs one file write and one read; it never cro
 protocol and never reaches a prompt. Files are private to the user (0600).
 """
 
+import io
 import keyword
 import os
 import pickle
 import tempfile
+import types
 import uuid
 
 from . import variables
@@ -29,10 +31,26 @@ def _directory():
     return _dir
 
 
+class _Pickler(pickle.Pickler):
+    """Refuses a class or function defined in a cell: pickle saves it as a reference to `__main__`,
+    which the kernel that loads the value (a child's, the parent's) does not have, so the value would
+    reach it as a load error instead of a value."""
+
+    def reducer_override(self, obj):
+        if isinstance(obj, (type, types.FunctionType)) and getattr(obj, "__module__", None) == "__main__":
+            raise pickle.PicklingError(
+                f"{obj.__qualname__} was defined in a cell, which the other kernel does not have: pass plain "
+                f"data (dict, list, str, numbers), or define {obj.__name__} in a module file and import it"
+            )
+        return NotImplemented
+
+
 def dump(value, label):
     """Pickles `value` to a new private file and returns its path; TypeError names `label` if it cannot."""
     try:
-        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        buffer = io.BytesIO()
+        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
+        data = buffer.getvalue()
     except Exception as e:  # noqa: BLE001 - pickling raises many kinds (TypeError, PicklingError, AttributeError)
         raise TypeError(f"{label} cannot be pickled ({type(e).__name__}: {e})") from None
     path = os.path.join(_directory(), f"handoff-{uuid.uuid4().hex}.pkl")

@@ -31,6 +31,30 @@ class HandoffTests(unittest.TestCase):
         self.assertIn("rlm: variable 'lock' cannot be pickled (TypeError", str(caught.exception))
         self.assertEqual(os.listdir(self.dir), [])  # nothing half-written
 
+    def test_a_value_whose_class_or_function_was_defined_in_a_cell_is_refused_by_name(self):
+        # It pickled (by reference to __main__), and the child then failed to load it and ran without
+        # it; its answer came back to the parent as if all was well.
+        import __main__
+
+        class Cfg:
+            pass
+
+        def helper():
+            pass
+
+        for obj in (Cfg, helper):
+            obj.__module__, obj.__qualname__ = "__main__", obj.__name__
+            setattr(__main__, obj.__name__, obj)
+            self.addCleanup(delattr, __main__, obj.__name__)
+        for value, name in ((Cfg(), "Cfg"), ({"k": [helper]}, "helper")):
+            with self.subTest(name):
+                with self.assertRaises(TypeError) as caught:
+                    handoff.dump(value, "rlm: variable 'cfg'")
+                self.assertIn(f"rlm: variable 'cfg' cannot be pickled (", str(caught.exception))
+                self.assertIn(f"{name} was defined in a cell", str(caught.exception))
+        self.assertEqual(os.listdir(self.dir), [])
+        self.assertEqual(handoff.load(handoff.dump(os.path.join, "a module's function")), os.path.join)
+
     def test_a_configured_directory_that_does_not_exist_yet_is_created(self):
         handoff.configure(os.path.join(self.dir, "outputs"))
         path = handoff.dump([1], "x")
