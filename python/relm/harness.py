@@ -117,9 +117,7 @@ class Harness:
         Python process; a failure raises ValueError and saves nothing.
         """
         if not isinstance(code, str):
-            import inspect
-
-            code = inspect.getsource(code)
+            code = _source(code)
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"skill name must be a Python module name, not {name!r}")
         taken = _taken(name)
@@ -149,6 +147,37 @@ class Harness:
 
     def __repr__(self):
         return "<harness: entries(), skills(), log(), propose(), refine(), save_skill(); help(harness)>"
+
+
+def _source(obj):
+    """The source of a function, class or module for save_skill; a class defined in a cell is found
+    through its methods (inspect looks for a class in its module's file, and a cell's module has none)."""
+    import inspect
+
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError) as e:
+        if not isinstance(obj, type):
+            raise ValueError(f"the source of {obj!r} cannot be read ({e}): pass the package's source as a string") from None
+    import linecache
+    import re
+    import textwrap
+
+    head = re.compile(rf"\s*class\s+{re.escape(obj.__name__)}\b")
+    for member in vars(obj).values():
+        code = getattr(getattr(member, "__func__", member), "__code__", None)
+        if code is None:
+            continue
+        lines = linecache.getlines(code.co_filename)
+        for i in range(min(code.co_firstlineno, len(lines)) - 1, -1, -1):
+            if head.match(lines[i]):
+                while i > 0 and lines[i - 1].lstrip().startswith("@"):
+                    i -= 1  # its decorators, as inspect.getsource gives them
+                return textwrap.dedent("".join(inspect.getblock(lines[i:])))
+    raise ValueError(
+        f"the source of {obj.__name__} cannot be found (a class defined in a cell is found through its "
+        "methods, and it has none): pass the package's source as a string"
+    )
 
 
 def _taken(name):

@@ -120,6 +120,37 @@ class HarnessTests(HostTestCase):
 
         self.assertEqual(relm_test_adder.add(2, 3), 5)
 
+    def test_a_class_defined_in_a_cell_is_saved_from_the_cells_source(self):
+        # The docstring promises a class's source is taken; for one defined in a cell (module __main__,
+        # no file) inspect.getsource raised "OSError: source code not available".
+        import linecache
+
+        cell = (
+            "import os\n\n"
+            "class Tally:\n"
+            "    def __init__(self, n=0):\n"
+            "        self.n = n\n\n"
+            "    def add(self, k):\n"
+            "        return Tally(self.n + k)\n\n"
+            "class Plain:\n"
+            "    x = 1\n"
+        )
+        name = "<ipython-input-7-relmtest>"  # as IPython registers a cell's source
+        linecache.cache[name] = (len(cell), None, cell.splitlines(keepends=True), name)
+        self.addCleanup(linecache.cache.pop, name, None)
+        namespace = {"__name__": "__main__"}
+        exec(compile(cell, name, "exec"), namespace)
+        self.handlers["harness.save_skill"] = lambda params: {"result": {"path": temp_dir(self)}}
+        harness.save_skill("relm_test_tally", "counts", namespace["Tally"], test="assert relm_test_tally.Tally(1).add(2).n == 3")
+        self.addCleanup(sys.modules.pop, "relm_test_tally", None)
+        self.assertEqual(
+            self.peer.requests[0]["params"]["code"],
+            "class Tally:\n    def __init__(self, n=0):\n        self.n = n\n\n    def add(self, k):\n        return Tally(self.n + k)\n",
+        )
+        # A class whose source cannot be found says so and what to pass instead.
+        with self.assertRaisesRegex(ValueError, "the source of Plain cannot be found.*pass the package's source as a string"):
+            harness.save_skill("relm_test_plain", "plain", namespace["Plain"])
+
     def test_the_first_import_of_a_skill_counts_one_use(self):
         folder = os.path.join(temp_dir(self), "word-count")
         os.mkdir(folder)
