@@ -22,6 +22,11 @@ export function scrubEnvironment(
   out.PYTHONUNBUFFERED = "1";
   // Tools that would stop and wait for a person (there is none: stdin is /dev/null) fail instead.
   out.GIT_TERMINAL_PROMPT = "0";
+  // No editor can open without a terminal: `git commit` without -m (or a merge, a rebase) would wait in
+  // vi until the cell timed out. `false` makes git say at once to give the message with -m or -F.
+  out.GIT_EDITOR = "false";
+  out.EDITOR = "false";
+  out.VISUAL = "false";
   out.DEBIAN_FRONTEND ??= "noninteractive";
   out.PIP_NO_INPUT ??= "1";
   const existing = out.PYTHONPATH;

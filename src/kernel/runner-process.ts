@@ -298,7 +298,7 @@ export async function spawnGroup(
 // What of the kernel's environment goes with a remote kernel: relm's own settings, never the host's
 // PATH, HOME or anything else (the other machine has its own).
 const REMOTE_ENV =
-  /^(PYTHONUNBUFFERED|GIT_TERMINAL_PROMPT|DEBIAN_FRONTEND|PIP_NO_INPUT|RELM_KERNEL|RELM_KERNEL_ENGINE)$/;
+  /^(PYTHONUNBUFFERED|GIT_TERMINAL_PROMPT|GIT_EDITOR|EDITOR|VISUAL|DEBIAN_FRONTEND|PIP_NO_INPUT|RELM_KERNEL|RELM_KERNEL_ENGINE)$/;
 
 function remoteEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};

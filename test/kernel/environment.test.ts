@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RELM_PYTHON_DIR, scrubEnvironment, withSkillPath } from "../../src/kernel/index.js";
 import { useKernels } from "./helpers.js";
@@ -102,6 +105,26 @@ describe("kernel environment", () => {
     const r = await kernel.execute(probe);
     expect(JSON.parse(r.output)).toEqual(["GITHUB_TOKEN", "MY_APP_CREDENTIALS"]);
   });
+
+  it("has no editor to wait for: git commit without -m fails at once and says to use -m", async () => {
+    // It opened vi on a kernel without a terminal and waited until the cell timed out (300 s). The
+    // host's EDITOR (vi here) is no use either: no terminal can ever show it.
+    const repo = mkdtempSync(join(os.tmpdir(), "relm-editor-"));
+    try {
+      const kernel = await start({ cwd: repo, env: { ...process.env, EDITOR: "vi", VISUAL: "vi" } });
+      const r = await kernel.execute(
+        "!git init -q . && git -c user.email=a@b -c user.name=n commit -q --allow-empty 2>&1",
+        { timeoutMs: 60_000 },
+      );
+      expect(r.status).toBe("ok");
+      expect(r.shellExitCode).toBe(1);
+      expect(r.output).toMatch(/problem with the editor[\s\S]*-m or -F/);
+      const env = await kernel.execute("import os\nprint(os.environ['EDITOR'], os.environ['VISUAL'])");
+      expect(env.output).toBe("false false\n");
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("runs in the given cwd", async () => {
     const kernel = await start({ cwd: "/" });
