@@ -23,9 +23,12 @@ its digest under `secret`, so an unchanged value holding a secret is not written
 never given the secrets, not even hashed (src/kernel/snapshot-secrets.ts).
 """
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
+import threading
 import types
 
 from . import bigvars, sizing, variables
@@ -44,6 +47,11 @@ MANIFEST = "manifest.json"
 VERSION = 2
 # Below this estimated size a changed value is cheaper to write again than to hash first.
 SMALL = 64 << 10
+# A value whose pickling takes longer is skipped: a __reduce__ or __getstate__ that blocks (on a lock, a
+# connection) would otherwise hold the kernel, and the cell waiting behind the snapshot, for ever. Values
+# over the per-variable cap are the background writer's (relm.bigvars), so this is ample for the rest.
+VALUE_SECONDS = 5.0
+SLOW = f"took over {VALUE_SECONDS:g} s to pickle: not saved"
 
 _IMMUTABLE = (str, bytes, int, float, complex, bool, type(None), frozenset, range)
 _CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
@@ -55,6 +63,8 @@ _last = {}
 # name -> (value, length, reason) of containers the writer had to stop at the cap: the same object, as
 # long, is not pickled up to the cap again after every cell.
 _over = {}
+# name -> value that took over VALUE_SECONDS to pickle: the same object is not tried again.
+_slow = {}
 
 __all__ = ["MANIFEST", "Superseded", "read_manifest", "restore", "take"]
 
@@ -159,6 +169,28 @@ def _failure(e):
     return f"cannot be pickled ({type(e).__name__})"
 
 
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Raises variables.TooSlow in the block once `seconds` have passed (main thread only: elsewhere no
+    limit). A timer or SIGALRM handler of the cell's own is put back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def alarm(signum, frame):
+        raise variables.TooSlow
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old if old is not None else signal.SIG_DFL)
+        if old_delay:
+            signal.setitimer(signal.ITIMER_REAL, old_delay)
+
+
 class _Round:
     def __init__(self, directory, previous, max_var, max_total, should_stop, max_big, final):
         self.dir = directory
@@ -179,12 +211,25 @@ class _Round:
         self.big_total = 0  # bytes of big values adopted or being written
         self.big_todo = []  # (base, value, length) for the background writer
         self.big_pending = set()  # bases a writer has yet to finish: their files are not stale
+        self.slow = {}  # for _slow, likewise
 
     def check(self):
         if self.should_stop is not None and self.should_stop():
             raise Superseded()
 
     def add(self, name, value):
+        if _slow.get(name, _MUTABLE) is value:
+            self.slow[name] = value
+            self._skip(name, SLOW)
+            return
+        try:
+            with _time_limit(VALUE_SECONDS):
+                self._add(name, value)
+        except variables.TooSlow:
+            _slow[name] = self.slow[name] = value  # now: a round that gives way later still knows it
+            self._skip(name, SLOW)
+
+    def _add(self, name, value):
         if isinstance(value, _CODE):
             # Pickled by reference to a module that a new kernel does not have: it would not load.
             self._skip(name, "defined by code: run its definition again")
@@ -348,6 +393,8 @@ class _Round:
         _last.update(self.immutables)  # keeps nothing alive that the namespace no longer holds
         _over.clear()
         _over.update(self.over)
+        _slow.clear()
+        _slow.update(self.slow)
         keep = set(self.files.values())
         bases = {_base(n) for n in self.saved}
         writer = bigvars.running()

@@ -15,8 +15,9 @@ _repr.maxlong = 60
 _repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxdict = 10
 
 
-class _TooSlow(BaseException):  # not Exception: reprlib swallows those
+class TooSlow(BaseException):  # not Exception: reprlib (and a value's own code) would swallow those
     pass
+
 
 
 def describe(name, value):
@@ -28,13 +29,13 @@ def _describe_guarded(name, value):
         return describe(name, value)
 
     def alarm(signum, frame):
-        raise _TooSlow
+        raise TooSlow
 
     old = signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_REAL, DESCRIBE_SECONDS)
     try:
         return describe(name, value)
-    except _TooSlow:
+    except TooSlow:
         return _too_slow(name, value)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -102,6 +103,6 @@ def user_variables(namespace, hidden, exported):
     for name, value in user_items(namespace, hidden, exported):
         try:
             out.append(_describe_guarded(name, value))
-        except _TooSlow:  # the alarm fired just as describe() finished
+        except TooSlow:  # the alarm fired just as describe() finished
             out.append(_too_slow(name, value))
     return out

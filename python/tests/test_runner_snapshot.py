@@ -44,6 +44,24 @@ class RunnerSnapshotTests(unittest.TestCase):
         result, _ = other.execute("print(len(rows), rows[-1])")
         self.assertEqual(result["output"], "500001 more\n")
 
+    def test_a_value_whose_pickling_never_ends_is_skipped_and_the_kernel_goes_on(self):
+        # Its __reduce__ blocked the snapshot, and with it the kernel: the next cell waited behind it
+        # until its timeout, and the kernel was killed with all its variables.
+        self.runner.execute(
+            "class Hang:\n    def __reduce__(self):\n        import time\n        time.sleep(600)\n"
+            "h = Hang()\nkept = [1, 2]"
+        )
+        report = self.runner.ask({"type": "snapshot", "dir": self.dir}, "snapshot")["report"]
+        self.assertEqual(report["saved"], ["kept"])
+        [reason] = [s["reason"] for s in report["skipped"] if s["name"] == "h"]
+        self.assertEqual(reason, f"took over {snapshot.VALUE_SECONDS:g} s to pickle: not saved")
+        # The same object is not tried again (each round would cost the time limit).
+        again = self.runner.ask({"type": "snapshot", "dir": self.dir, "final": True}, "snapshot")["report"]
+        self.assertEqual(again["saved"], ["kept"])
+        self.assertIn({"name": "h", "reason": reason}, again["skipped"])
+        result, _ = self.runner.execute("print(kept)")
+        self.assertEqual(result["output"], "[1, 2]\n")
+
     def test_a_variable_named_like_a_kernel_function_is_saved_as_it_is_listed(self):
         # `plan`, `tree`, `done`... are relm's functions until the user rebinds them: then they are the
         # user's, listed by `variables`, and a resumed session must have them back.
