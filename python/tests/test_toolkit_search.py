@@ -272,6 +272,14 @@ class GlobAndTree(unittest.TestCase):
         with self.assertRaises(NotADirectoryError):
             glob("*", path="a.txt")
 
+    def test_a_pattern_ending_in_a_slash_lists_folders_as_the_shell_does(self):
+        # glob("*/") found nothing (nor did glob("src/")): no path ends with "/", where the shell and the
+        # standard library list the folders, each with its "/".
+        self.assertEqual(list(glob("*/")), [".hidden/", "a/", "docs/", "src/"])
+        self.assertEqual(list(glob("src/")), ["src/"])
+        self.assertEqual(list(glob("**/")), [".hidden/", "a/", "docs/", "src/", "src/sub/"])
+        self.assertEqual(list(glob("*.log/")), [])  # files are not folders
+
     def test_glob_lists_symlinks_at_every_depth_without_entering_them(self):
         # glob("*.md") listed a symlinked README.md and glob("**/*.md") did not: the walk skipped links.
         os.symlink("docs/t.md", "README.md")

@@ -318,7 +318,8 @@ def _glob_filter(glob, root):
 @public
 def glob(pattern, path=".", max_results=500):
     """Files and folders matching the glob `pattern` below `path`, .gitignore respected, sorted:
-    `glob("**/*.py")` (any depth), `glob("src/*.ts")`, `glob("*.md")` (top level only).
+    `glob("**/*.py")` (any depth), `glob("src/*.ts")`, `glob("*.md")` (top level only), `glob("*/")`
+    (folders only, each with its "/").
 
     Hidden files are included; .git and ignored paths are not. At most `max_results` paths; `.note`
     says how many more there were. (The standard library's `glob.glob`/`glob.iglob` are reachable as
@@ -331,6 +332,9 @@ def glob(pattern, path=".", max_results=500):
     if not os.path.isdir(path):
         raise NotADirectoryError(f"{path}: no such folder (cwd is {os.getcwd()})")
     pattern = pattern.replace(os.sep, "/")
+    # A trailing "/" means folders only, listed with their "/" (as the shell and glob.glob do).
+    folders = pattern.endswith("/") and bool(pattern.strip("/"))
+    pattern = pattern.rstrip("/") if folders else pattern
     if pattern.startswith("/"):
         path, pattern = "/", pattern.lstrip("/")
     # The leading parts without wildcards name where to start walking.
@@ -348,12 +352,14 @@ def glob(pattern, path=".", max_results=500):
     recursive = "**" in rest or "/" in rest
     found = []
     start_shown = _norm(start)
-    for name, _is_dir in ignore.walk(start, dirs=True, links=True) if recursive else _top(start):
+    for name, is_dir in ignore.walk(start, dirs=True, links=True) if recursive else _top(start):
+        if folders and not is_dir:
+            continue
         below = (
             _norm(os.path.relpath(name, start)) if os.path.isabs(name) else _below(_norm(name), start_shown)
         )
         if regex.match(below):
-            found.append(_norm(name))
+            found.append(_norm(name) + ("/" if folders else ""))
             if len(found) > max_results * 10 and len(found) > 10_000:
                 break
     found.sort(key=_path_key)
