@@ -235,6 +235,13 @@ class Grep(unittest.TestCase):
         self.assertIn("more chars]", out[0].text)
         self.assertLess(len(repr(out)), search.OUTPUT_CAP + 200)
 
+    def test_a_glob_written_from_the_cwd_with_dot_slash_matches(self):
+        # glob="./src/*.py" matched nothing: the "./" was compared with paths that have none.
+        self.assertEqual(grep("needle", glob="./src/**/*.py"), grep("needle", glob="src/**/*.py"))
+        self.assertGreater(len(grep("needle", glob="./src/**/*.py")), 0)
+        top = grep("needle", glob="./*.txt")  # the top level only, as "*.txt" below the path
+        self.assertEqual({m.path for m in top}, {"a.txt", "crlf.txt"})
+
     def test_single_file_and_misuse(self):
         self.assertEqual([m.line for m in grep("needle", path="a.txt")], [1, 2])
         with self.assertRaisesRegex(ValueError, "bad regex"):

@@ -304,8 +304,11 @@ def _glob_filter(glob, root):
     """A predicate on result paths: the name matches `glob` (no "/"), or the path below `root` does."""
     if not glob:
         return lambda p: True
+    by_name = "/" not in glob  # "./*.py" is a path (the top level), not a name
+    while glob.startswith("./"):
+        glob = glob[2:]  # "./src/*.py": the paths it is matched with have no "./"
     regex = re.compile("^" + ignore.translate(glob.lstrip("/"), braces=True) + "$", re.DOTALL)
-    if "/" not in glob:
+    if by_name:
         return lambda p: bool(regex.match(p.rsplit("/", 1)[-1]))
     top = os.path.abspath(root)
 
