@@ -6,7 +6,7 @@ import unittest
 
 from relm.toolkit import files
 from relm.toolkit.files import edit, view, write
-from relm.toolkit.patch import apply_patch
+from relm.toolkit.patch import PatchError, apply_patch
 
 from .edit_corpus import CASES
 from .support import InDir
@@ -157,6 +157,18 @@ class Write(InDir):
             write("d", "x")
         with self.assertRaisesRegex(TypeError, "text must be a str"):
             write("f.txt", b"x")
+
+    def test_a_file_where_a_folder_must_be_is_named(self):
+        # The error was "[Errno 17] File exists: '/abs/notes'" (or Errno 20 one level deeper).
+        self.put("notes", b"x\n")
+        for path in ("notes/today.md", "notes/2026/today.md"):
+            with self.subTest(path):
+                with self.assertRaisesRegex(NotADirectoryError, f"^{path}: notes is a file, so it cannot hold {path}$"):
+                    write(path, "hi\n")
+        with self.assertRaises(PatchError) as caught:
+            apply_patch("*** Begin Patch\n*** Add File: notes/a.md\n+hi\n*** End Patch")
+        self.assertIn("notes/a.md: notes is a file, so it cannot hold notes/a.md", str(caught.exception))
+        self.assertEqual(self.get("notes"), b"x\n")
 
 
 class Diffs(InDir):

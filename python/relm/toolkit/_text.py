@@ -156,6 +156,24 @@ def check_count(name, value, what=""):
         raise ValueError(f"{name} must be a positive int{detail}, not {value!r}")
 
 
+def folder_blocker(path):
+    """The file (not a folder) standing where a folder `path` needs would be made, or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.isdir(folder):
+        if os.path.lexists(folder):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
+
+
+def no_folder_there(path, blocker):
+    """The error for a `path` that cannot be made: `blocker` is a file."""
+    return NotADirectoryError(f"{rel(path)}: {rel(blocker)} is a file, so it cannot hold {rel(path)}")
+
+
 def write_atomic(path, data):
     """Writes `data` to `path` through a temp file in the same folder and a rename, keeping the mode of
     a file that was there."""

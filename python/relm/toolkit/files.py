@@ -17,7 +17,9 @@ from ._text import (
     check_path,
     check_text,
     diff_stats,
+    folder_blocker,
     is_binary,
+    no_folder_there,
     public,
     read_file,
     rel,
@@ -256,6 +258,9 @@ def write(path, text):
     check_text("text", text)
     if os.path.isdir(path):
         raise IsADirectoryError(f"{path} is a directory")
+    blocker = folder_blocker(path)
+    if blocker is not None:
+        raise no_folder_there(path, blocker)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     before = None

@@ -14,6 +14,8 @@ from ._text import (
     cap,
     check_text,
     diff_stats,
+    folder_blocker,
+    no_folder_there,
     public,
     read_file,
     rel,
@@ -123,6 +125,10 @@ def _plan(ops):
             if s.after is not None:
                 problems.append(f"{op.path}: cannot add, the file exists (use an update)")
                 continue
+            blocker = folder_blocker(op.path)
+            if blocker is not None:
+                problems.append(str(no_folder_there(op.path, blocker)))
+                continue
             s.after = op.content
             if op.newline == "\r\n":
                 s.ft = FileText("", newline="\r\n")
@@ -149,6 +155,10 @@ def _plan(ops):
                 continue
             if d.after is not None:
                 problems.append(f"{op.move_to}: cannot move {op.path} there, the file exists")
+                continue
+            blocker = folder_blocker(op.move_to)
+            if blocker is not None:
+                problems.append(str(no_folder_there(op.move_to, blocker)))
                 continue
             d.after = result
             d.ft = d.ft or s.ft
