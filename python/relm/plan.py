@@ -15,7 +15,17 @@ class Plan:
     (numbers from 1); plan.add("another step") appends one; plan() returns the list as text."""
 
     def __init__(self):
-        self._steps = []
+        self._known = None  # the steps; None until asked of the host (a kernel started again has none)
+
+    @property
+    def _steps(self):
+        if self._known is None:
+            self._known = _host_steps()
+        return self._known
+
+    @_steps.setter
+    def _steps(self, steps):
+        self._known = steps
 
     def __call__(self, steps=None, done=None, doing=None):
         if steps is not None:
@@ -64,6 +74,19 @@ class Plan:
         lines = [f"plan {done}/{len(self._steps)}:"]
         lines += [f"{_MARKS[s['status']]} {i}. {s['text']}" for i, s in enumerate(self._steps, 1)]
         return "\n".join(lines)
+
+
+def _host_steps():
+    """The list this agent's host has (set by an earlier kernel of the session), else none."""
+    from . import protocol
+
+    if not protocol.connected():
+        return []
+    try:
+        steps = _call("plan.get", {}).get("steps") or []
+    except Exception:  # noqa: BLE001 - an older host: this kernel starts the list afresh, as before
+        return []
+    return [{"text": str(s.get("text", "")), "status": s.get("status", "pending")} for s in steps]
 
 
 def _numbers(value):

@@ -3,7 +3,7 @@ import { describeMode, type PermissionMode } from "../../config/permission-mode.
 import type { CellResult } from "../../kernel/types.js";
 import type { ModelClient } from "../../llm/types.js";
 import { Journal } from "../../session/index.js";
-import type { JournalBody, JournalEvent, SpendRecord } from "../../session/types.js";
+import type { JournalBody, JournalEvent, PlanStep, SpendRecord } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { type ChildAgent, ChildManager, type ChildParams } from "../children/manager.js";
 import { Mailbox } from "../children/messaging.js";
@@ -78,6 +78,8 @@ export class Agent implements ChildAgent, KernelCallsAgent {
   readonly conversation: Conversation;
   /** The objective restated at every continuation and after every compaction (/goal, --goal). */
   readonly goal: AgentGoal;
+  /** The task list plan() set last: a kernel started again asks for it (plan.get). */
+  planSteps: PlanStep[];
   readonly state = new TurnState();
   readonly kernel: AgentKernel;
   readonly children: ChildManager;
@@ -136,6 +138,7 @@ export class Agent implements ChildAgent, KernelCallsAgent {
       ? Conversation.resumed(resumedPromptInputs(tree, resume.events), resume.system, resume.rebuilt)
       : startConversation(tree, params, this.kernelUri, record);
     this.goal = new AgentGoal(record, resume?.rebuilt.goal);
+    this.planSteps = resume?.rebuilt.plan ?? [];
     this.kernel = new AgentKernel(this);
     if (!resume) this.kernel.ensure();
     this.checkpoints =

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ContentPart, Message, ToolCall } from "../../llm/types.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
-import type { JournalEvent } from "../../session/types.js";
+import type { JournalEvent, PlanStep } from "../../session/types.js";
 import { dropLessonNotes } from "../lessons.js";
 import { SHELL_CALL_PREFIX, shellMessage } from "./shell.js";
 import { messageFrom, renderCellResult, toolText, userMessage } from "./tool.js";
@@ -20,6 +20,8 @@ export interface RebuiltConversation {
   settled: boolean;
   /** The goal set last, if any. */
   goal?: string;
+  /** The task list set last (plan()), if any. */
+  plan?: PlanStep[];
   /** The model switched to last (`model` events), if any. */
   model?: string;
   /** Input + output tokens of the last model response since the last compaction (0 when none). */
@@ -37,6 +39,7 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
   let inFlight: number | undefined;
   let settled = true;
   let goal: string | undefined;
+  let plan: PlanStep[] | undefined;
   let model: string | undefined;
   let contextTokens = 0;
   // A person's `!command` cells (shell.ts): answered by no tool call, read by the model as a note.
@@ -45,6 +48,9 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
     switch (e.type) {
       case "goal":
         goal = e.text;
+        break;
+      case "plan":
+        plan = e.steps;
         break;
       case "model":
         model = e.model;
@@ -146,6 +152,7 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
     modelCallInFlight: inFlight,
     settled,
     goal,
+    ...(plan ? { plan } : {}),
     model,
     contextTokens,
   };

@@ -13,7 +13,7 @@ import { asRecord, KernelCallError, optionalString, requiredString } from "./err
 import { handleLookRequest, type LookAgent } from "./look.js";
 import { handleMcpRequest, type McpApiAgent } from "./mcp.js";
 import { isKernelMethod } from "./methods.js";
-import { handlePlanRequest } from "./plan.js";
+import { handlePlanRequest, type PlanAgent, planSteps } from "./plan.js";
 import { handleToolkitRequest, type ToolkitApiAgent } from "./toolkit.js";
 import { handleWebRequest, type WebApiAgent } from "./web.js";
 
@@ -26,7 +26,8 @@ export interface KernelCallsAgent
     ToolkitApiAgent,
     WebApiAgent,
     LookAgent,
-    ApprovalAgent {
+    ApprovalAgent,
+    PlanAgent {
   readonly tree: KernelCaller["tree"] & {
     readonly options: Pick<TreeOptions, "hooks" | "scheduler">;
   } & McpApiAgent["tree"] &
@@ -56,6 +57,7 @@ export async function handleKernelCall(
   if (method.startsWith("schedule.")) return handleScheduleRequest(agent.tree.options.scheduler, method, raw);
   if (method.startsWith("goal.")) return handleGoalRequest(agent, method, raw);
   if (method === "plan.set") return handlePlanRequest(agent, raw);
+  if (method === "plan.get") return planSteps(agent);
   if (method.startsWith("mcp.")) return handleMcpRequest(agent, method, raw);
   if (method.startsWith("web.")) return handleWebRequest(agent, method, raw);
   if (method.startsWith("look.")) return handleLookRequest(agent, method, raw);

@@ -33,6 +33,7 @@ export const KERNEL_METHODS = [
   "goal.progress",
   "goal.done",
   "plan.set",
+  "plan.get",
   "mcp.servers",
   "mcp.tools",
   "mcp.call",

@@ -7,8 +7,19 @@ const MAX_STEPS = 50;
 const MAX_TEXT = 300;
 const STATUSES = new Set(["pending", "doing", "done"]);
 
+/** The agent whose kernel sets its plan: it keeps the last list for a kernel started again. */
+export interface PlanAgent {
+  planSteps: PlanStep[];
+  record(body: JournalBody): unknown;
+}
+
+/** plan.get: the list set last (a new kernel of the agent starts with none of its own). */
+export function planSteps(agent: PlanAgent): { steps: PlanStep[] } {
+  return { steps: agent.planSteps };
+}
+
 /** plan.set: the whole list, checked, then journaled. */
-export function handlePlanRequest(agent: { record(body: JournalBody): unknown }, raw: unknown): null {
+export function handlePlanRequest(agent: PlanAgent, raw: unknown): null {
   const params = asRecord(raw, "plan.set");
   const steps = params.steps;
   if (!Array.isArray(steps) || steps.length > MAX_STEPS)
@@ -22,6 +33,7 @@ export function handlePlanRequest(agent: { record(body: JournalBody): unknown },
       );
     return { text: s.text.slice(0, MAX_TEXT), status: s.status as PlanStep["status"] };
   });
+  agent.planSteps = checked;
   agent.record({ type: "plan", steps: checked });
   return null;
 }
