@@ -231,7 +231,9 @@ class ApiTests(HostTestCase):
         self.assertEqual(schedule.schedule("check", every="10m"), "job-1")
         self.assertEqual(goals.goal.text, "ship it")
         params = {r["method"]: r["params"] for r in self.peer.requests}
-        self.assertEqual(params["llm"], {"prompt": "hello", "model": None})
+        llm_params = dict(params["llm"])
+        self.assertRegex(llm_params.pop("call"), "^[0-9a-f]{16}$")  # for llm.cancel when interrupted
+        self.assertEqual(llm_params, {"prompt": "hello", "model": None})
         self.assertEqual(params["msg.send"], {"to": "parent", "text": "123"})
         self.assertEqual(params["schedule.add"], {"prompt": "check", "every": "10m"})
 
