@@ -144,10 +144,38 @@ def create(first_count=1):
         display_pub_class=RelmDisplayPublisher,
     )
     shell.display_formatter.active_types = ["text/plain", "image/png"]
+    _shell_cells(shell)
     shell.execution_count = first_count
     # RELM_KERNEL_FASTCELL=0 sends every cell through run_cell (tests and benches compare the two).
     fast = os.environ.get("RELM_KERNEL_FASTCELL", "").strip() != "0"
     return IPythonEngine(shell, fast)
+
+
+def _shell_cells(shell):
+    """`%%bash` and `%%sh` without options run as `!cmd` does: the script writes straight to fds 1/2 (the
+    capture pipe) and the cell ends when the script does. IPython's own reads the script's output from
+    pipes until every process holding them has closed them, so a job started with `&` (a server) held
+    the cell until its timeout, which it then reported as success. With options (`--out`, `--bg`, ...)
+    IPython's own runs."""
+    import shutil
+    import subprocess
+
+    magics = shell.magics_manager.magics["cell"]
+    for name in ("bash", "sh"):
+        own = magics.get(name)
+
+        def run(line, cell, _name=name, _own=own):
+            __tracebackhide__ = True  # noqa: F841 - IPython leaves this frame out of tracebacks
+            program = shutil.which(_name)
+            if line.strip() or program is None:
+                return _own(line, cell) if _own is not None else None
+            capture.flush(sys.stdout, sys.stderr)
+            # stdin stays /dev/null (relm.capture): a script that reads it gets end of file, not itself.
+            code = subprocess.run([program, "-c", cell, _name]).returncode
+            if code != 0:
+                raise subprocess.CalledProcessError(code, cell)
+
+        shell.register_magic_function(run, "cell", name)
 
 
 def display_formatter_class():

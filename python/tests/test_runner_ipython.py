@@ -69,6 +69,31 @@ class IPythonKernelTests(unittest.TestCase):
         self.assertEqual(self.execute("os.getcwd()")["output"], f"{sub!r}\n")
         self.assertEqual(self.execute("!pwd")["output"], f"{sub}\n")
 
+    def test_a_bash_cell_ends_with_its_script_not_with_its_background_jobs(self):
+        # %%bash read the script's pipes until every holder closed them: a server started with & held
+        # the cell until the cell timeout (then "Process is interrupted." and status ok).
+        folder = temp_dir(self)
+        pidfile = os.path.join(folder, "bg.pid")
+        result = self.execute(f"%%bash\nsh -c 'echo $$ > {pidfile}; exec sleep 120' &\necho started")
+        with open(pidfile) as f:
+            pid = int(f.read())
+        self.addCleanup(_kill_quietly, pid)
+        self.assertEqual((result["status"], result["output"]), ("ok", "started\n"))
+        os.kill(pid, 0)  # still running: the cell did not wait for it
+        failed = self.execute("%%bash\necho partial\nexit 3")
+        self.assertEqual(failed["error"]["name"], "CalledProcessError")
+        self.assertTrue(failed["output"].startswith("partial\n"))
+        self.assertEqual(self.execute("%%sh\nread line || echo no input")["output"], "no input\n")
+
+    def test_interrupting_a_bash_cell_stops_it_as_an_error(self):
+        cid = self.runner.new_id()
+        self.runner.send({"type": "execute", "id": cid, "code": "%%bash\necho started\nsleep 60\necho not reached"})
+        wait_until(lambda: in_group(self.runner.pid, "sleep"), what="`sleep` to run in the kernel's group")
+        os.killpg(self.runner.pid, signal.SIGINT)
+        result, _ = self.runner.collect(cid)
+        self.assertEqual(result["error"]["name"], "KeyboardInterrupt")
+        self.assertNotIn("\nnot reached\n", "\n" + result["output"])  # (the traceback quotes the cell)
+
     def test_top_level_await_and_no_out_prompt(self):
         result = self.execute("import asyncio\nawait asyncio.sleep(0)\n6 * 7")
         self.assertEqual(result["output"], "42\n")
@@ -144,6 +169,13 @@ class IPythonKernelTests(unittest.TestCase):
                 self.assertEqual(self.execute("'alive'")["output"], "'alive'\n")
         finally:
             self.execute("_ip.InteractiveTB.structured_traceback = _orig")
+
+
+def _kill_quietly(pid):
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":
