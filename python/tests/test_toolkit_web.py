@@ -39,6 +39,13 @@ class FetchedValues(unittest.TestCase):
         self.assertEqual((back.title, back.kind, back.bytes), ("Example", "html", 1234))
         self.assertEqual(repr(back), repr(page))
 
+    def test_printing_raw_bytes_prints_their_summary_not_every_byte(self):
+        # print(fetch.raw(url)) printed the repr of every byte: 80 MB of text for a 20 MB body.
+        raw = Raw(bytes(range(256)) * 100, {**INFO, "content_type": "image/png"})
+        shown = "<fetch.raw https://example.org/b: image/png, 25,600 bytes>"
+        self.assertEqual((repr(raw), str(raw), f"{raw}"), (shown, shown, shown))
+        self.assertEqual(bytes(raw)[:3], b"\x00\x01\x02")  # the bytes themselves are all there
+
     def test_a_snapshot_restores_a_fetched_page(self):
         folder = temp_dir(self)
         report = snapshot.take(folder, {"page": Page("text", INFO)}, {}, [], 1 << 20, 1 << 20)

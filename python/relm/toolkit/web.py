@@ -80,6 +80,9 @@ class Raw(bytes):
     def __repr__(self):
         return f"<fetch.raw {self.final_url}: {self.content_type or 'no type'}, {len(self):,} bytes>"
 
+    # bytes' own str() is the repr of every byte: print(fetch.raw(url)) of 20 MB would print 80 MB.
+    __str__ = __repr__
+
     def save(self, path):
         """Writes the bytes to `path` and returns it."""
         with open(path, "wb") as f:
