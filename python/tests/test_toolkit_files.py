@@ -233,10 +233,19 @@ class Package(unittest.TestCase):
 
         from relm import api
 
-        for call in (lambda: api.EXPORTS["view"]("/nonexistent/x"), lambda: api.EXPORTS["grep"]("(")):
+        # look(), search() and fetch() were not wrapped: a misuse showed their frames too.
+        calls = (
+            lambda: api.EXPORTS["view"]("/nonexistent/x"),
+            lambda: api.EXPORTS["grep"]("("),
+            lambda: api.EXPORTS["look"]("x.png", max_side=0),
+            lambda: api.EXPORTS["search"]("  "),
+            lambda: api.EXPORTS["fetch"]("https://example.org", max_bytes=-1),
+            lambda: api.EXPORTS["fetch"].raw(42),
+        )
+        for call in calls:
             try:  # not assertRaises: it drops the traceback
                 call()
-            except (OSError, ValueError) as error:
+            except (OSError, ValueError, TypeError) as error:
                 seen = {frame.filename for frame in traceback.extract_tb(error.__traceback__)}
             else:
                 self.fail("no exception")

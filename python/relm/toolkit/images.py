@@ -14,13 +14,14 @@ import struct
 import zlib
 
 from .. import calls
-from ._text import rel
+from ._text import public, rel
 
 MAX_SIDE = 1568  # longest side models look at without scaling it themselves (Anthropic's guidance)
 MAX_BYTES = 3_750_000  # 5 MB of base64, the most Anthropic's API takes for one image
 MAX_PIXELS_SIDE = 8000  # no provider takes an image with a side longer than this
 
 
+@public
 def look(image, max_side=MAX_SIDE):
     """look(image, max_side=1568): attach an image to this cell's result so you see it next.
 

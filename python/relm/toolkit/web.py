@@ -8,7 +8,7 @@ cell cancels its request; the session's time budget (--max-time) stops it too.
 import base64
 
 from .. import calls
-from ._text import OUTPUT_CAP, Shown, cap
+from ._text import OUTPUT_CAP, Shown, cap, public
 
 
 class WebError(Exception):
@@ -136,12 +136,14 @@ class _Fetch:
     (refused, unreachable, timed out, too big, not text); `except fetch.Error` catches both.
     """
 
+    @public
     def __call__(self, url, max_bytes=5_000_000, timeout=30):
         info = _call("web.fetch", _params(url, max_bytes, timeout))
         text = info.get("text") or ""
         _check_status(info, text)
         return Page(text, info)
 
+    @public
     def raw(self, url, max_bytes=20_000_000, timeout=30):
         """fetch.raw(url, max_bytes=20_000_000, timeout=30) -> the body's bytes (see help(fetch))."""
         info = _call("web.fetch", {**_params(url, max_bytes, timeout), "raw": True})
@@ -218,6 +220,7 @@ def _short(text, limit):
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+@public
 def search(query, n=5):
     """search(query, n=5) -> Results: the web's best `n` hits for `query`, each with .title, .url, .snippet.
 
