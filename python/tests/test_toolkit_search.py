@@ -98,6 +98,28 @@ class Backends(unittest.TestCase):
                 for backend, found in results.items():
                     self.assertEqual(found, expect, backend)
 
+    def test_an_ignored_folder_named_outright_is_searched_and_listed(self):
+        # grep("x", "node_modules/pkg") said "(no matches)" (reading a dependency's source is common),
+        # and glob() found nothing there, while tree() listed it: .gitignore rules above the folder
+        # asked for were applied to it. Rules still apply below it, and a search of the whole tree
+        # still leaves it out.
+        for git in (True, False):
+            with self.subTest(git=git):
+                root = temp_dir(self)
+                make_tree(root, git)
+                with open(os.path.join(root, "node_modules", "x", "skip.log"), "w") as f:
+                    f.write("needle in a log\n")  # *.log: still ignored inside
+                os.chdir(root)
+                inside = [("node_modules/x/i.js", 1, "needle in node_modules")]
+                for path in ("node_modules", "node_modules/x"):
+                    for backend, found in self.each("needle", path=path).items():
+                        self.assertEqual(found, inside, (path, backend))
+                self.assertEqual(self.each("needle", path="build"), {b: [("build/out.py", 1, "needle in build")] for b in self.each("needle", path="build")})
+                self.assertEqual(list(glob("**/*.js", path="node_modules")), ["node_modules/x/i.js"])
+                self.assertEqual(list(glob("node_modules/**/*.js")), ["node_modules/x/i.js"])
+                self.assertEqual(list(glob("**/*.js")), [])
+                self.assertNotIn("node_modules/x/i.js", [m.path for m in grep("needle")])
+
     def test_a_line_that_is_not_utf8_reads_the_same_in_every_backend(self):
         root = temp_dir(self)
         make_tree(root, True)

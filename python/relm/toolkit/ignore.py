@@ -180,10 +180,9 @@ def walk(top, dirs=False, links=False):
     name, folders entered where they sort), as (path joined to `top`, is_dir). Symlinks are skipped
     (ripgrep's walk does not search them), or with `links` listed as entries that are not folders (a
     listing has them, as `ls` does) and never followed."""
+    # `top` itself is walked even when it is ignored (node_modules/pkg, build): it was asked for.
     top_abs = os.path.abspath(top)
     base_rules = inherited_rules(top_abs)
-    if ignored(base_rules, top_abs, True) and top_abs != repo_root(top_abs):
-        return
     yield from _walk(top, top_abs, base_rules + _read_rules(top_abs), dirs, links)
 
 
@@ -223,11 +222,13 @@ def entries(absdir, rules, links=True):
 
 class Cache:
     """Whether single paths are ignored, with the rules of each folder read once (for results found by a
-    tool whose own ignoring is not trusted)."""
+    tool whose own ignoring is not trusted). With `top` (the folder searched) neither it nor a folder
+    above it counts as ignored: it was asked for."""
 
-    def __init__(self):
+    def __init__(self, top=None):
         self._rules = {}
         self._dirs = {}
+        self._top = None if top is None else os.path.abspath(top)
 
     def rules(self, folder):
         """The rules that apply to the entries of `folder` (absolute)."""
@@ -245,7 +246,8 @@ class Cache:
         if folder not in self._dirs:
             parent = os.path.dirname(folder)
             root = repo_root(folder)
-            if parent == folder or folder == root:
+            top = self._top
+            if parent == folder or folder == root or (top is not None and (top + "/").startswith(folder + "/")):
                 self._dirs[folder] = False
             else:
                 self._dirs[folder] = self.dir_ignored(parent) or ignored(self.rules(parent), folder, True)

@@ -86,13 +86,15 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
         found, backend = _python(regex, path, keep, limit), "python"
     elif shutil.which("rg"):
         found, backend = _rg(pattern, path, glob, ignore_case, limit), "rg"
-    if found is None and ignore.repo_root(path) is not None and shutil.which("git"):
+    # git grep leaves out an ignored folder even when it is the one named: Python searches it instead.
+    asked_ignored = os.path.isdir(path) and ignore.Cache().dir_ignored(os.path.abspath(path))
+    if found is None and not asked_ignored and ignore.repo_root(path) is not None and shutil.which("git"):
         found, backend = _git_grep(pattern, path, ignore_case, limit), "git grep"
     if found is None:
         found, backend = _python(regex, path, keep, limit), "python"
     if backend == "rg":
         # ripgrep 13 misses anchored rules ("src/x.py") of a .gitignore above the folder it searches.
-        check = ignore.Cache()
+        check = ignore.Cache(path if os.path.isdir(path) else None)
         found = [m for m in found if not check.ignored(m.path)]
     absolute = os.path.isabs(path)
     found = [Match(_canon(m.path, absolute), m.line, m.text) for m in found]
