@@ -3,8 +3,9 @@ test_toolkit_patch)."""
 
 import os
 import unittest
+from unittest import mock
 
-from relm.toolkit import files
+from relm.toolkit import _text, files
 from relm.toolkit.files import edit, view, write
 from relm.toolkit.patch import PatchError, apply_patch
 
@@ -196,9 +197,41 @@ class Diffs(InDir):
                 b = b.rstrip("\n")
             if a == b:
                 continue
-            self.put("p.txt", a.encode())
-            apply_patch(unified_diff("p.txt", a, b))
-            self.assertEqual(self.get("p.txt").decode(), b, (a, b))
+            # Both ways: difflib's hunks, and the one hunk made for a big region (here every region).
+            for limit in (_text.DIFFLIB_LINES, 0):
+                with mock.patch.object(_text, "DIFFLIB_LINES", limit):
+                    self.put("p.txt", a.encode())
+                    apply_patch(unified_diff("p.txt", a, b))
+                    self.assertEqual(self.get("p.txt").decode(), b, (a, b, limit))
+
+    def test_a_big_file_written_anew_is_diffed_without_difflib(self):
+        # write() of a 2,000,000-line file took 9 s and a rewrite of all its lines 18 s, almost all of it
+        # in difflib, for a diff the journal keeps 20,000 chars of. Created, deleted or too big a region:
+        # one hunk, the same as difflib's for a created or deleted file.
+        import difflib
+
+        from relm.toolkit._text import unified_diff
+
+        rows = [f"row {i}\n" for i in range(50)]
+        for before, after in (("", None), (None, ""), ("x", None)):
+            a = None if before is None else "".join(rows) + before
+            b = None if after is None else "".join(rows) + after
+            lines = difflib.unified_diff(
+                [] if a is None else a.splitlines(True),
+                [] if b is None else b.splitlines(True),
+                "/dev/null" if a is None else "a/f.txt",
+                "/dev/null" if b is None else "b/f.txt",
+                n=3,
+            )
+            marked = (x if x.endswith("\n") else x + "\n\\ No newline at end of file\n" for x in lines)
+            self.assertEqual(unified_diff("f.txt", a, b), "".join(marked))
+        calls = []
+        with mock.patch("difflib.SequenceMatcher", side_effect=lambda *a, **k: calls.append(1)):
+            big = "".join(f"row {i}\n" for i in range(_text.DIFFLIB_LINES))
+            diff = unified_diff("f.txt", big, big.upper())
+        self.assertEqual(calls, [])
+        self.assertEqual(diff.count("\n-row"), _text.DIFFLIB_LINES)
+        self.assertEqual(diff.count("\n+ROW"), _text.DIFFLIB_LINES)
 
     def test_the_summary_cuts_a_diff_line_as_view_cuts_a_line(self):
         # "-" and 999 chars: exactly the cap, so shown whole; its newline is no char left out.
