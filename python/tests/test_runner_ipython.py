@@ -75,8 +75,7 @@ class IPythonKernelTests(unittest.TestCase):
         folder = temp_dir(self)
         pidfile = os.path.join(folder, "bg.pid")
         result = self.execute(f"%%bash\nsh -c 'echo $$ > {pidfile}; exec sleep 120' &\necho started")
-        with open(pidfile) as f:
-            pid = int(f.read())
+        pid = wait_until(lambda: _read_pid(pidfile), what="the background job's pid")  # it may start late
         self.addCleanup(_kill_quietly, pid)
         self.assertEqual((result["status"], result["output"]), ("ok", "started\n"))
         os.kill(pid, 0)  # still running: the cell did not wait for it
@@ -169,6 +168,14 @@ class IPythonKernelTests(unittest.TestCase):
                 self.assertEqual(self.execute("'alive'")["output"], "'alive'\n")
         finally:
             self.execute("_ip.InteractiveTB.structured_traceback = _orig")
+
+
+def _read_pid(path):
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
 
 
 def _kill_quietly(pid):

@@ -10,7 +10,7 @@ import unittest
 from relm.toolkit.runners import parse
 from relm.toolkit.tests import detect, run_tests
 
-from .support import temp_dir
+from .support import temp_dir, wait_until
 
 OUTPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner_outputs")
 
@@ -211,8 +211,8 @@ class RealRuns(unittest.TestCase):
         ):
             with self.subTest(cmd):
                 report = run_tests(cmd, timeout=timeout, cwd=self.root)
-                with open(os.path.join(self.root, "bg.pid")) as f:
-                    pid = int(f.read())
+                # Written by the process left behind, which may not have run yet when the report comes.
+                pid = wait_until(lambda: _read_pid(os.path.join(self.root, "bg.pid")), what="bg.pid")
                 self.addCleanup(_kill_quietly, pid)
                 self.assertTrue(_running(pid), "the report waited for the process left behind")
                 self.assertEqual(report.timed_out, timeout is not None)
@@ -223,6 +223,14 @@ class RealRuns(unittest.TestCase):
             run_tests(42)
         with self.assertRaisesRegex(ValueError, "timeout"):
             run_tests("true", timeout=-1)
+
+
+def _read_pid(path):
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
 
 
 def _running(pid):
