@@ -236,19 +236,52 @@ def unified_diff(path, before, after):
     skip = before_t.count("\n", 0, start)
     a = [] if before is None else before_t[start:end_a].splitlines(keepends=True)
     b = [] if after is None else after_t[start:end_b].splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        a,
-        b,
-        "/dev/null" if before is None else f"a/{name}",
-        "/dev/null" if after is None else f"b/{name}",
-        n=3,
-    )
+    labels = ("/dev/null" if before is None else f"a/{name}", "/dev/null" if after is None else f"b/{name}")
+    if not a or not b or len(a) + len(b) > DIFFLIB_LINES:
+        # A file created or deleted, or a region too big for difflib (seconds for 100 000 lines, a
+        # minute for millions, of a diff the journal keeps 20 000 chars of): one hunk, computed directly.
+        lines = _one_hunk(a, b, *labels)
+    else:
+        lines = difflib.unified_diff(a, b, *labels, n=3)
     out = []
     for line in lines:
         if skip and line.startswith("@@"):
             line = _HUNK_HEAD.sub(lambda m: _shift(m, skip), line)
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+# Past this many lines in the changed region (both sides), the diff is one hunk instead of difflib's.
+DIFFLIB_LINES = 20_000
+
+
+def _one_hunk(a, b, label_a, label_b):
+    """The lines of a unified diff of `a` to `b` (lists of lines) as one hunk: their common first and
+    last lines as context, the rest removed then added. Exact for a file created or deleted (what difflib
+    gives too), not minimal for a big rewrite."""
+    k = 0
+    while k < min(len(a), len(b)) and a[k] == b[k]:
+        k += 1
+    m = 0
+    while m < min(len(a), len(b)) - k and a[len(a) - 1 - m] == b[len(b) - 1 - m]:
+        m += 1
+    if k == len(a) == len(b):
+        return
+    yield f"--- {label_a}\n"
+    yield f"+++ {label_b}\n"
+    yield f"@@ -{_range(0, len(a))} +{_range(0, len(b))} @@\n"
+    yield from (" " + line for line in a[:k])
+    yield from ("-" + line for line in a[k : len(a) - m])
+    yield from ("+" + line for line in b[k : len(b) - m])
+    yield from (" " + line for line in a[len(a) - m :])
+
+
+def _range(start, stop):
+    """A hunk's range as difflib writes it: "N" for one line, "N,LEN" else (an empty one at the line before)."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
 
 
 def _common_prefix(a, b):
