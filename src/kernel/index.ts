@@ -1,4 +1,4 @@
-export { KERNEL_MARKER, markKernelEnv, scrubEnvironment, withSkillPath } from "./env.js";
+export { KERNEL_MARKER, markKernelEnv, scrubEnvironment, skillFolders, withSkillPath } from "./env.js";
 export { KernelClosedError, KernelRequestError, KernelStartError, PythonNotFoundError } from "./errors.js";
 export { startKernel } from "./kernel.js";
 export { RELM_PYTHON_DIR } from "./paths.js";

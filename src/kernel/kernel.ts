@@ -1,7 +1,7 @@
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { longTimeout } from "../config/long-timeout.js";
-import { scrubEnvironment } from "./env.js";
+import { scrubEnvironment, skillFolders } from "./env.js";
 import { KernelClosedError, KernelRequestError } from "./errors.js";
 import { startRunner } from "./fork-link.js";
 import { LOCAL } from "./launchers/local.js";
@@ -382,6 +382,7 @@ class LocalKernel implements Kernel {
     }
     void runner.exited.then((exit) => this.exited(runner, exit));
     const warnings = unusedSkills(runner.ready);
+    const shadowed = shadowedSkillDirs(runner.ready, skillFolders(this.env));
     this.emit({
       type: "started",
       pid: runner.pid,
@@ -391,6 +392,7 @@ class LocalKernel implements Kernel {
       ...(fallback !== undefined ? { fallback } : {}),
       ...(launcher !== LOCAL ? { launcher: launcher.uri } : {}),
       ...(warnings ? { warnings } : {}),
+      ...(shadowed.length > 0 ? { unusedSkillDirs: shadowed } : {}),
     });
     return runner;
   }
@@ -485,6 +487,12 @@ function errorOf(reply: { error?: unknown }, fallback: string): string {
 function hostErrorPayload(e: unknown): string | { message: string; code: string } {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === "string" ? { message: messageOf(e), code } : messageOf(e);
+}
+
+/** The folders the runner says it cannot import a skill from: only those of `given` (the host's own). */
+function shadowedSkillDirs(ready: ReadyMessage, given: readonly string[]): string[] {
+  const said = Array.isArray(ready.unused_skill_dirs) ? ready.unused_skill_dirs : [];
+  return given.filter((folder) => said.includes(folder));
 }
 
 /** The runner's lines about skills it cannot use; a kernel's own words, so only strings are kept. */

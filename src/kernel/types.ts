@@ -181,6 +181,8 @@ export type KernelLifecycleEvent =
       launcher?: string;
       /** What the person should know about its start: skills it cannot use (python/relm/skillpath.py). */
       warnings?: string[];
+      /** The skill folders (of those this kernel was given) whose package it cannot import. */
+      unusedSkillDirs?: string[];
     }
   | {
       type: "died";

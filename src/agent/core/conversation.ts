@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import type { CellResult } from "../../kernel/types.js";
 import type { Message } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
@@ -8,6 +9,11 @@ import { userMessage } from "./tool.js";
 import { renderVariableLine, type VariableDescription } from "./variables.js";
 
 const LAST_OUTPUT_CHARS = 2000;
+
+/** The module a skill folder's package is imported as (src/learning/store/skills.ts names it so). */
+function skillModuleOf(folder: string): string {
+  return basename(folder).replace(/-/g, "_");
+}
 
 /**
  * One agent's conversation with its model, as the turn loop (loop.ts) carries it on: the system prompt
@@ -97,16 +103,24 @@ export class Conversation {
    * The kernel (re)started and said what its Python is: the prompt's facts follow it, so any later
    * rebuild of the prompt (the first request's, a compaction's) tells the truth about it.
    */
-  kernelStarted(python: KernelPython): void {
-    this.inputs[0].python = { version: python.version, ipython: python.ipython };
+  kernelStarted(python: KernelPython, unusedSkillDirs: readonly string[]): void {
+    const facts = this.inputs[0];
+    facts.python = { version: python.version, ipython: python.ipython };
+    if (facts.skillPackages) facts.unusableSkills = unusedSkillDirs.map(skillModuleOf);
   }
 
   /**
    * Whether the prompt still has to hear from the kernel before the first request: one elsewhere, whose
-   * Python cannot be known before it starts (kernel-facts.ts).
+   * Python cannot be known before it starts, or one given skill packages, which only its Python can
+   * tell apart from modules of the same name it already has (kernel-facts.ts).
    */
   get awaitsKernel(): boolean {
-    return this.turns === 0 && !this.kernelSettled && this.inputs[0].remoteKernel !== undefined;
+    const facts = this.inputs[0];
+    return (
+      this.turns === 0 &&
+      !this.kernelSettled &&
+      (facts.remoteKernel !== undefined || facts.skillPackages === true)
+    );
   }
 
   /**

@@ -1,3 +1,4 @@
+import { skillFolders } from "../../kernel/index.js";
 import { parseKernelUri } from "../../kernel/launchers/index.js";
 import type { PythonInfo } from "../../kernel/types.js";
 import type { JournalEvent } from "../../session/types.js";
@@ -45,6 +46,8 @@ export function promptInputsFor(
       // A kernel elsewhere says what its Python is when it starts (kernel-facts.ts waits for it).
       ...(remoteKernel ? { remoteKernel } : { python: localPython(tree) }),
       variables: agent.variables,
+      // Whether a skill package is shadowed only the kernel's Python can say (kernel-facts.ts waits for it).
+      ...(skillFolders(tree.options.kernel.env).length > 0 ? { skillPackages: true } : {}),
     },
     {
       toolkit: tree.toolkitBlock,

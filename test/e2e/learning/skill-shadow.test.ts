@@ -40,6 +40,14 @@ describe("a hand-written skill named like a standard library module", () => {
     );
     expect(run.stderr).toMatch(warning);
 
+    // The model is not told to use what it cannot import: its first request already says which skill is
+    // shadowed (the kernel's check, before anything was sent), and the usable one stays plainly listed.
+    const first = JSON.parse(rig.model.requests[0]?.rawBody ?? "{}") as { messages: { content: string }[] };
+    const system = first.messages[0]?.content ?? "";
+    expect(system).toMatch(/- Skill json cannot be imported here: `import json` gives another module/);
+    expect(system).toContain("- words_skill: The words_skill skill. (import words_skill)");
+    expect(system).not.toMatch(/Skill words_skill cannot be imported/);
+
     const doctor = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
     expect(doctor.stdout).toMatch(new RegExp(`warn  skills    ${warning.source}`));
   });
