@@ -15,7 +15,10 @@ const theme = makeTheme({ TERM: "xterm-256color" });
 const sentence = "The renderer keeps the lines it has drawn while the text grows longer and longer. ";
 const SHAPES = {
   paragraph: { start: "", piece: (i) => `${sentence}(${i}) ` },
-  code: { start: "Here it is:\n\n```python\n", piece: (i) => `x_${i} = compute(${i}, "${sentence.slice(0, 40)}")\n` },
+  code: {
+    start: "Here it is:\n\n```python\n",
+    piece: (i) => `x_${i} = compute(${i}, "${sentence.slice(0, 40)}")\n`,
+  },
   prose: { start: "", piece: (i) => `Paragraph ${i}. ${sentence.repeat(4)}\n\n` },
 };
 const shapes = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(SHAPES);

@@ -24,8 +24,8 @@ async function sessionWithChild() {
   return { rig, root, child };
 }
 
-describe("a sub-agent's id given to logs, export and attach", () => {
-  it("logs and export give the sub-agent's transcript; attach names the session to attach to", async () => {
+describe("a sub-agent's id given to logs, export, attach and stop", () => {
+  it("logs and export give the sub-agent's transcript; attach and stop name the session to use", async () => {
     const { rig, root, child } = await sessionWithChild();
     const opts = { env: rig.env, cwd: rig.cwd };
 
@@ -47,5 +47,10 @@ describe("a sub-agent's id given to logs, export and attach", () => {
     expect(attach.stderr).toContain(`relm attach ${root}`);
     expect(attach.stderr).toContain(`relm logs ${child}`);
     expect(attach.stderr).not.toContain("No session matches");
+
+    // send and stop act on a host too: the same answer, naming the command.
+    const stop = await runRelm(["stop", child], opts);
+    expect(stop.code).toBe(2);
+    expect(stop.stderr).toContain(`relm stop ${root}`);
   });
 });
