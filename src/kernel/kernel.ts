@@ -1,14 +1,15 @@
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { longTimeout } from "../config/long-timeout.js";
-import { scrubEnvironment, skillFolders } from "./env.js";
+import { scrubEnvironment } from "./env.js";
 import { KernelClosedError, KernelRequestError } from "./errors.js";
 import { startRunner } from "./fork-link.js";
 import { LOCAL } from "./launchers/local.js";
-import type { ReadyMessage, ResultMessage } from "./protocol.js";
+import type { ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
 import { RemoteFiles } from "./remote-files.js";
 import { type RunnerExit, RunnerExitedError, type RunnerProcess } from "./runner-process.js";
+import { skillReport } from "./skill-report.js";
 import { checkedRound, settleSnapshot } from "./snapshot-secrets.js";
 import type {
   CellResult,
@@ -381,8 +382,7 @@ class LocalKernel implements Kernel {
       throw new KernelClosedError();
     }
     void runner.exited.then((exit) => this.exited(runner, exit));
-    const warnings = unusedSkills(runner.ready);
-    const shadowed = shadowedSkillDirs(runner.ready, skillFolders(this.env));
+    const { warnings, shadowed } = skillReport(runner.ready, this.env);
     this.emit({
       type: "started",
       pid: runner.pid,
@@ -487,21 +487,4 @@ function errorOf(reply: { error?: unknown }, fallback: string): string {
 function hostErrorPayload(e: unknown): string | { message: string; code: string } {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === "string" ? { message: messageOf(e), code } : messageOf(e);
-}
-
-/** The folders the runner says it cannot import a skill from: only those of `given` (the host's own). */
-function shadowedSkillDirs(ready: ReadyMessage, given: readonly string[]): string[] {
-  const said = Array.isArray(ready.unused_skill_dirs) ? ready.unused_skill_dirs : [];
-  return given.filter((folder) => said.includes(folder));
-}
-
-/** The runner's lines about skills it cannot use; a kernel's own words, so only strings are kept. */
-function unusedSkills(ready: ReadyMessage): string[] | undefined {
-  const lines = Array.isArray(ready.unused_skills)
-    ? ready.unused_skills
-        .filter((l): l is string => typeof l === "string")
-        .slice(0, 20)
-        .map((l) => l.slice(0, 1000))
-    : [];
-  return lines.length > 0 ? lines : undefined;
 }
