@@ -1,4 +1,4 @@
-import { basename } from "node:path";
+import { skillModuleOf } from "../../kernel/index.js";
 import type { CellResult } from "../../kernel/types.js";
 import type { Message } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
@@ -9,11 +9,6 @@ import { userMessage } from "./tool.js";
 import { renderVariableLine, type VariableDescription } from "./variables.js";
 
 const LAST_OUTPUT_CHARS = 2000;
-
-/** The module a skill folder's package is imported as (src/learning/store/skills.ts names it so). */
-function skillModuleOf(folder: string): string {
-  return basename(folder).replace(/-/g, "_");
-}
 
 /**
  * One agent's conversation with its model, as the turn loop (loop.ts) carries it on: the system prompt
@@ -100,8 +95,9 @@ export class Conversation {
   }
 
   /**
-   * The kernel (re)started and said what its Python is: the prompt's facts follow it, so any later
-   * rebuild of the prompt (the first request's, a compaction's) tells the truth about it.
+   * The kernel (re)started and said what its Python is and which skills it cannot import: the prompt's
+   * facts follow it, so any later rebuild of the prompt (the first request's, a compaction's) tells the
+   * truth about it, where the host's own look at a local kernel's skills (prompt-inputs.ts) was wrong too.
    */
   kernelStarted(python: KernelPython, unusedSkillDirs: readonly string[]): void {
     const facts = this.inputs[0];
@@ -111,16 +107,14 @@ export class Conversation {
 
   /**
    * Whether the prompt still has to hear from the kernel before the first request: one elsewhere, whose
-   * Python cannot be known before it starts, or one given skill packages, which only its Python can
-   * tell apart from modules of the same name it already has (kernel-facts.ts).
+   * Python cannot be known before it starts, or one given skill packages whose shadowed ones the host
+   * could not tell (its interpreter's probe listed no modules) (kernel-facts.ts). A local kernel's
+   * the host tells at once (prompt-inputs.ts): most sessions have skills, and need not wait.
    */
   get awaitsKernel(): boolean {
     const facts = this.inputs[0];
-    return (
-      this.turns === 0 &&
-      !this.kernelSettled &&
-      (facts.remoteKernel !== undefined || facts.skillPackages === true)
-    );
+    const skillsUnknown = facts.skillPackages === true && facts.unusableSkills === undefined;
+    return this.turns === 0 && !this.kernelSettled && (facts.remoteKernel !== undefined || skillsUnknown);
   }
 
   /**
