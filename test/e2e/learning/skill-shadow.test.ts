@@ -42,7 +42,8 @@ describe("a hand-written skill named like a standard library module", () => {
     expect(run.stderr).toMatch(warning);
 
     // The model is not told to use what it cannot import: its first request already says which skill is
-    // shadowed (the kernel's check, before anything was sent), and the usable one stays plainly listed.
+    // shadowed (the host's look at a local kernel, kernel/skill-shadow.ts), and the usable one stays
+    // plainly listed.
     const first = JSON.parse(rig.model.requests[0]?.rawBody ?? "{}") as { messages: { content: string }[] };
     const system = first.messages[0]?.content ?? "";
     expect(system).toMatch(/- Skill json cannot be imported here: `import json` gives another module/);
