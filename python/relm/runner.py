@@ -6,7 +6,7 @@ Host -> runner: execute {id, code, cap}, set_var {id, name, text|file}, variable
                 snapshot {id, dir, max_var_bytes?, max_total_bytes?}, restore {id, dir}, shutdown,
                 response {id, result|error}, interrupt (as SIGINT to the kernel's group: for kernels that
                 signals cannot reach, e.g. over ssh), file_write/file_read/file_remove (relm.transfer).
-Runner -> host: ready {pid, python, ipython, scratch?, build?, unused_skills?}, stream {id, text}, result {id, count, status, output,
+Runner -> host: ready {pid, python, ipython, scratch?, build?, unused_skills?, unused_skill_dirs?}, stream {id, text}, result {id, count, status, output,
                 chars, truncated?, path?, error?, images?}, var {id, var|error}, vars {id, list|error},
                 snapshot {id, report|error} (report: the manifest, or {superseded: true} when the next
                 message came first; relm.snapshot), restored {id, report|error}, request {id, method, params}, file {id, ...}.
@@ -76,7 +76,7 @@ def serve(opts, proto=None, engine=None):
     _parent_death_signal()
     _scratch.append(opts.get("scratch"))
     engine = _engine(opts["first_count"], engine)
-    unused_skills = skillpath.install()  # before api.install's import watch: checking them is no use
+    shadowed_skills = skillpath.install()  # before api.install's import watch: checking them is no use
     exported = api.install(engine.namespace, output_dir=opts["output_dir"])
     for name in exported + ["_out"]:
         engine.hidden[name] = engine.namespace.get(name)
@@ -84,8 +84,9 @@ def serve(opts, proto=None, engine=None):
     ready = {"type": "ready", "pid": os.getpid(), "python": "%d.%d.%d" % sys.version_info[:3], "ipython": engine.version}
     if opts.get("scratch"):
         ready.update(scratch=opts["scratch"], build=opts.get("build"))  # a remote kernel (relm.remote)
-    if unused_skills:
-        ready["unused_skills"] = unused_skills
+    if shadowed_skills:
+        ready["unused_skills"] = [line for _, line in shadowed_skills]
+        ready["unused_skill_dirs"] = [folder for folder, _ in shadowed_skills]
     protocol.send(ready)
     _group_watchdog()
     exported_values = [engine.namespace[n] for n in exported]

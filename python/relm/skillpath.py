@@ -19,16 +19,22 @@ def folders():
 
 
 def install():
-    """Appends the skill folders to sys.path; returns `unused()` of them."""
+    """Appends the skill folders to sys.path; returns `shadowed()` of them."""
     found = folders()
     for entry in found:
         if entry not in sys.path:
             sys.path.append(entry)
-    return unused(found)
+    return shadowed(found)
 
 
 def unused(found):
     """One line per skill whose `import NAME` gives another module, saying which and what to do."""
+    return [line for _, line in shadowed(found)]
+
+
+def shadowed(found):
+    """(folder, line) per skill whose `import NAME` gives another module: the folder lets the host tell
+    the model which of the skills it lists cannot be imported, without passing on the kernel's words."""
     import importlib.util
 
     out = []
@@ -47,8 +53,11 @@ def unused(found):
         else:
             what = f"the module at {spec.origin}"
         out.append(
-            f"skill {name} ({folder}) is not used: `import {name}` gives {what}, which comes first; "
-            f"rename the skill (its folder and package) to use it"
+            (
+                folder,
+                f"skill {name} ({folder}) is not used: `import {name}` gives {what}, which comes first; "
+                f"rename the skill (its folder and package) to use it",
+            )
         )
     return out
 

@@ -43,7 +43,8 @@ class SkillPathTests(unittest.TestCase):
         self.assertEqual(out[0], '{"n": 2}')
         import json
 
-        (line,) = json.loads(out[1])
+        ((folder, line),) = json.loads(out[1])
+        self.assertEqual(folder, json_skill)  # which skill, for the host to name in the prompt
         self.assertIn(f"skill json ({json_skill}) is not used: `import json` gives the module at ", line)
         self.assertIn("rename the skill", line)
 

@@ -1,6 +1,9 @@
 // Whether a process still runs, for the files that name one by pid (locks, session states, fork-server
 // sockets). A zombie counts as gone: it has exited and only waits for its parent to reap it, which under a
-// PID 1 that never reaps can be forever.
+// PID 1 that never reaps can be forever. But /proc/PID/stat is the main thread's: killed, a multithreaded
+// process (every Node one) shows "Z" as soon as that thread is done, while its other threads still exit
+// and hold its descriptors (a host's lock socket still accepted connections: a listing right after
+// `relm shutdown` killed one counted it live). Gone is a zombie with no thread left but the main one.
 import { readFileSync } from "node:fs";
 
 /** The fields of /proc/PID/stat from the third on (field N is [N - 3]); undefined without one. */
@@ -24,7 +27,7 @@ export function processExists(pid: number): boolean {
   }
   const fields = statFields(pid);
   if (!fields) return process.platform !== "linux"; // no /proc: kill(0) is all there is to go on
-  return fields[0] !== "Z";
+  return !exited(fields);
 }
 
 /**
@@ -37,7 +40,12 @@ export function processRuns(pid: number, started: number | undefined): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   // One read of /proc/PID/stat answers both (listings ask this of every session; shutdown polls it).
   const fields = statFields(pid);
-  return fields !== undefined && fields[0] !== "Z" && Number(fields[22 - 3]) === started;
+  return fields !== undefined && !exited(fields) && Number(fields[22 - 3]) === started;
+}
+
+/** A zombie whose threads have all ended (field 20 counts them; the main thread's stays until reaped). */
+function exited(fields: string[]): boolean {
+  return fields[0] === "Z" && Number(fields[20 - 3]) <= 1;
 }
 
 let ownStart: number | undefined | null = null;

@@ -1,9 +1,10 @@
-export { KERNEL_MARKER, markKernelEnv, scrubEnvironment, withSkillPath } from "./env.js";
+export { KERNEL_MARKER, markKernelEnv, scrubEnvironment, skillFolders, withSkillPath } from "./env.js";
 export { KernelClosedError, KernelRequestError, KernelStartError, PythonNotFoundError } from "./errors.js";
 export { startKernel } from "./kernel.js";
 export { RELM_PYTHON_DIR } from "./paths.js";
 export { probeRemotePython } from "./probe-remote.js";
 export { findPython } from "./python.js";
+export { shadowedSkillFolders, skillModuleOf } from "./skill-shadow.js";
 export { startKernelTemplate } from "./template.js";
 export type {
   Kernel,

@@ -5,10 +5,11 @@ import { scrubEnvironment } from "./env.js";
 import { KernelClosedError, KernelRequestError } from "./errors.js";
 import { startRunner } from "./fork-link.js";
 import { LOCAL } from "./launchers/local.js";
-import type { ReadyMessage, ResultMessage } from "./protocol.js";
+import type { ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
 import { RemoteFiles } from "./remote-files.js";
 import { type RunnerExit, RunnerExitedError, type RunnerProcess } from "./runner-process.js";
+import { skillReport } from "./skill-report.js";
 import { checkedRound, settleSnapshot } from "./snapshot-secrets.js";
 import type {
   CellResult,
@@ -381,7 +382,7 @@ class LocalKernel implements Kernel {
       throw new KernelClosedError();
     }
     void runner.exited.then((exit) => this.exited(runner, exit));
-    const warnings = unusedSkills(runner.ready);
+    const { warnings, shadowed } = skillReport(runner.ready, this.env);
     this.emit({
       type: "started",
       pid: runner.pid,
@@ -391,6 +392,7 @@ class LocalKernel implements Kernel {
       ...(fallback !== undefined ? { fallback } : {}),
       ...(launcher !== LOCAL ? { launcher: launcher.uri } : {}),
       ...(warnings ? { warnings } : {}),
+      ...(shadowed.length > 0 ? { unusedSkillDirs: shadowed } : {}),
     });
     return runner;
   }
@@ -485,15 +487,4 @@ function errorOf(reply: { error?: unknown }, fallback: string): string {
 function hostErrorPayload(e: unknown): string | { message: string; code: string } {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === "string" ? { message: messageOf(e), code } : messageOf(e);
-}
-
-/** The runner's lines about skills it cannot use; a kernel's own words, so only strings are kept. */
-function unusedSkills(ready: ReadyMessage): string[] | undefined {
-  const lines = Array.isArray(ready.unused_skills)
-    ? ready.unused_skills
-        .filter((l): l is string => typeof l === "string")
-        .slice(0, 20)
-        .map((l) => l.slice(0, 1000))
-    : [];
-  return lines.length > 0 ? lines : undefined;
 }

@@ -37,6 +37,8 @@ export interface ReadyMessage {
   build?: string;
   /** Skills whose `import NAME` gives another module (python/relm/skillpath.py), one line each. */
   unused_skills?: string[];
+  /** Their folders, in the same order: which of the skills the host named they are. */
+  unused_skill_dirs?: string[];
 }
 
 export interface ResultMessage {

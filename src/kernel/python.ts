@@ -24,11 +24,11 @@ interface ProbeTrust {
 }
 
 const CACHE_FILE = "python.json";
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2; // 2: the module listing (PythonInfo.modules)
 
 // find_spec + metadata instead of `import IPython`: ~30 ms instead of ~0.5 s per candidate. Also run
 // through a remote kernel's launcher by `relm doctor` (probe-remote.ts): one line of JSON on stdout.
-export const PYTHON_PROBE = `import sys, json, importlib.util as u
+const PROBE_FACTS = `import sys, json, importlib.util as u
 ok = sys.version_info >= (3, 10)
 v = None
 if ok and u.find_spec("IPython") is not None:
@@ -37,7 +37,43 @@ if ok and u.find_spec("IPython") is not None:
         v = m.version("ipython")
     except Exception:
         v = "unknown"
-print(json.dumps({"path": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3], "ok": ok, "ipython": v}))`;
+r = {"path": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3], "ok": ok, "ipython": v}`;
+
+export const PYTHON_PROBE = `${PROBE_FACTS}\nprint(json.dumps(r))`;
+
+// A local interpreter's probe also lists the top-level modules it has apart from any project: what a
+// kernel's `import NAME` finds before a skill of that name, appended last to its sys.path
+// (python/relm/skillpath.py). So a session's prompt can say at once which skills cannot be imported
+// (prompt-inputs.ts), without waiting for its kernel to start and say so. The directories are those of
+// sys.path but '' (the probe's own working directory) and PYTHONPATH's (the session's, checked when the
+// prompt is built: skill-shadow.ts); their mtimes keep the cache honest when a package is installed.
+// Listed by hand, not with pkgutil.iter_modules, whose import alone costs 15-40 ms; the same rules: a
+// module file with an import suffix, or a folder with an __init__ (a folder without one is a namespace
+// portion, which a skill's regular package comes before). Not sys.stdlib_module_names: it names modules
+// this Python may not have (winreg; Debian's separately packaged tkinter), which the listing finds
+// where they are. Exported for bench/python-probe.mjs, which measures what it adds to a probe.
+export const PROBE_MODULES = `import os, importlib.machinery as mach
+sfx = mach.all_suffixes()
+own = {os.path.abspath(p) for p in [""] + os.environ.get("PYTHONPATH", "").split(os.pathsep)}
+dirs = [p for p in sys.path if p and os.path.isdir(p) and os.path.abspath(p) not in own]
+mods = set(sys.builtin_module_names)
+for d in dirs:
+    try:
+        entries = os.listdir(d)
+    except OSError:
+        continue
+    for e in entries:
+        if e.isidentifier():
+            if any(os.path.isfile(os.path.join(d, e, "__init__" + s)) for s in sfx):
+                mods.add(e)
+            continue
+        for s in sfx:
+            if e.endswith(s) and e[: -len(s)].isidentifier():
+                mods.add(e[: -len(s)])
+                break
+r.update(modules=sorted(mods), suffixes=sfx, dirs=dirs)`;
+
+const LOCAL_PROBE = `${PROBE_FACTS}\n${PROBE_MODULES}\nprint(json.dumps(r))`;
 
 /** What PYTHON_PROBE printed (its last line on stdout), or undefined when that is not its answer. */
 export function probeAnswer(stdout: string): (PythonInfo & { ok: boolean }) | undefined {
@@ -45,10 +81,18 @@ export function probeAnswer(stdout: string): (PythonInfo & { ok: boolean }) | un
     const r = JSON.parse(stdout.trim().split("\n").pop() ?? "") as Record<string, unknown>;
     if (typeof r.path !== "string" || !r.path || typeof r.version !== "string") return undefined;
     const ipython = typeof r.ipython === "string" ? r.ipython : null;
-    return { path: r.path, version: r.version, ok: r.ok === true, ipython };
+    const modules = strings(r.modules);
+    const suffixes = strings(r.suffixes);
+    const dirs = strings(r.dirs);
+    const listing = modules && suffixes && dirs ? { modules: { names: modules, suffixes, dirs } } : {};
+    return { path: r.path, version: r.version, ok: r.ok === true, ipython, ...listing };
   } catch {
     return undefined;
   }
+}
+
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined;
 }
 
 /**
@@ -117,16 +161,19 @@ async function probeAll(
 }
 
 function probe(file: string, env: NodeJS.ProcessEnv, trust?: ProbeTrust): Promise<PythonInfo | null> {
-  let command = { file, args: ["-c", PYTHON_PROBE] };
+  let command = { file, args: ["-c", LOCAL_PROBE] };
   if (trust && isUntrusted(file, trust.untrusted)) {
     if (!trust.wrap) return Promise.resolve(null);
     command = trust.wrap(command.file, command.args);
   }
   return new Promise((resolve) => {
-    const options = { env, timeout: 20_000, maxBuffer: 1 << 16 };
+    // A module list of a Python with thousands of packages runs to tens of KB.
+    const options = { env, timeout: 20_000, maxBuffer: 1 << 22 };
     execFile(command.file, command.args, options, (err, stdout) => {
       const answer = err ? undefined : probeAnswer(stdout);
-      resolve(answer?.ok ? { path: answer.path, version: answer.version, ipython: answer.ipython } : null);
+      if (!answer?.ok) return resolve(null);
+      const { ok: _ok, ...info } = answer;
+      resolve(info);
     });
   });
 }
@@ -163,7 +210,13 @@ interface CacheFile {
   version: number;
   key: string;
   exe: string;
+  /** The module listing's directories with their mtimes (dirStamps). */
+  dirs: string;
   found: FoundPython;
+}
+
+function dirStamps(found: PythonInfo): string {
+  return JSON.stringify((found.modules?.dirs ?? []).map((dir) => fileStamp(dir)));
 }
 
 function readCache(dir: string, key: string): FoundPython | null {
@@ -172,6 +225,8 @@ function readCache(dir: string, key: string): FoundPython | null {
     // The chosen interpreter itself may sit behind a shim (pyenv): check it has not changed either.
     if (data.version !== CACHE_VERSION || data.key !== key || fileStamp(data.found.path) !== data.exe)
       return null;
+    // A package installed or removed since changes a directory of the module listing.
+    if (dirStamps(data.found) !== data.dirs) return null;
     return { ...data.found, cached: true };
   } catch {
     return null;
@@ -183,7 +238,13 @@ function writeCache(dir: string, key: string, found: FoundPython): void {
     makeDirs(dir);
     const file = path.join(dir, CACHE_FILE);
     const tmp = `${file}.${process.pid}.tmp`;
-    const data: CacheFile = { version: CACHE_VERSION, key, exe: fileStamp(found.path), found };
+    const data: CacheFile = {
+      version: CACHE_VERSION,
+      key,
+      exe: fileStamp(found.path),
+      dirs: dirStamps(found),
+      found,
+    };
     writeFileSync(tmp, JSON.stringify(data));
     renameSync(tmp, file);
   } catch {

@@ -10,6 +10,18 @@ export interface PythonInfo {
   version: string;
   /** IPython version, or null when this interpreter cannot import IPython (plain-exec fallback). */
   ipython: string | null;
+  /** The top-level modules it has apart from any project: local probes only (python.ts LOCAL_PROBE). */
+  modules?: ModuleListing;
+}
+
+/** What a local interpreter can import apart from a project's folder and PYTHONPATH (python.ts). */
+interface ModuleListing {
+  /** Top-level module names: built in, or in one of `dirs`. */
+  names: string[];
+  /** What a module file's name may end with (importlib.machinery.all_suffixes()). */
+  suffixes: string[];
+  /** Its sys.path directories that were listed. */
+  dirs: string[];
 }
 
 export interface CellImage {
@@ -181,6 +193,8 @@ export type KernelLifecycleEvent =
       launcher?: string;
       /** What the person should know about its start: skills it cannot use (python/relm/skillpath.py). */
       warnings?: string[];
+      /** The skill folders (of those this kernel was given) whose package it cannot import. */
+      unusedSkillDirs?: string[];
     }
   | {
       type: "died";

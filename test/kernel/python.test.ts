@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findPython, PythonNotFoundError } from "../../src/kernel/index.js";
@@ -50,5 +51,36 @@ describe("findPython", () => {
     expect(existsSync(path.join(cacheDir, "python.json"))).toBe(false);
     const second = await findPython({ ...process.env, RELM_PYTHON: noIPython }, cacheDir);
     expect(second.cached).toBe(false);
+  });
+
+  it("lists the modules the interpreter has apart from the project and PYTHONPATH", async () => {
+    const extra = await tempDir();
+    writeFileSync(path.join(extra, "zz_from_pythonpath.py"), "");
+    const found = await findPython({ ...process.env, PYTHONPATH: extra });
+    const names = found.modules?.names ?? [];
+    expect(names).toEqual(expect.arrayContaining(["json", "sys", "IPython", "encodings"]));
+    // PYTHONPATH is the session's, looked at when its prompt is built (kernel/skill-shadow.ts), not cached.
+    expect(names).not.toContain("zz_from_pythonpath");
+    expect(found.modules?.dirs).not.toContain(extra);
+    expect(found.modules?.suffixes).toContain(".py");
+  });
+
+  it("probes again when a package is installed into one of the listed directories", async () => {
+    const real = await findPython(process.env);
+    const env = { ...process.env, PYTHONUSERBASE: await tempDir() };
+    const site = execFileSync(real.path, ["-c", "import site; print(site.getusersitepackages())"], {
+      env,
+      encoding: "utf8",
+    }).trim();
+    mkdirSync(site, { recursive: true }); // the user site is on sys.path only once it exists
+    const cacheDir = await tempDir();
+    const first = await findPython(env, cacheDir);
+    expect(first.modules?.dirs).toContain(site);
+    expect(first.modules?.names).not.toContain("zz_installed");
+    expect((await findPython(env, cacheDir)).cached).toBe(true);
+    writeFileSync(path.join(site, "zz_installed.py"), "");
+    const later = await findPython(env, cacheDir);
+    expect(later.cached).toBe(false);
+    expect(later.modules?.names).toContain("zz_installed");
   });
 });

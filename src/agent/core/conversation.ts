@@ -1,3 +1,4 @@
+import { skillModuleOf } from "../../kernel/index.js";
 import type { CellResult } from "../../kernel/types.js";
 import type { Message } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
@@ -94,19 +95,26 @@ export class Conversation {
   }
 
   /**
-   * The kernel (re)started and said what its Python is: the prompt's facts follow it, so any later
-   * rebuild of the prompt (the first request's, a compaction's) tells the truth about it.
+   * The kernel (re)started and said what its Python is and which skills it cannot import: the prompt's
+   * facts follow it, so any later rebuild of the prompt (the first request's, a compaction's) tells the
+   * truth about it, where the host's own look at a local kernel's skills (prompt-inputs.ts) was wrong too.
    */
-  kernelStarted(python: KernelPython): void {
-    this.inputs[0].python = { version: python.version, ipython: python.ipython };
+  kernelStarted(python: KernelPython, unusedSkillDirs: readonly string[]): void {
+    const facts = this.inputs[0];
+    facts.python = { version: python.version, ipython: python.ipython };
+    if (facts.skillPackages) facts.unusableSkills = unusedSkillDirs.map(skillModuleOf);
   }
 
   /**
    * Whether the prompt still has to hear from the kernel before the first request: one elsewhere, whose
-   * Python cannot be known before it starts (kernel-facts.ts).
+   * Python cannot be known before it starts, or one given skill packages whose shadowed ones the host
+   * could not tell (its interpreter's probe listed no modules) (kernel-facts.ts). A local kernel's
+   * the host tells at once (prompt-inputs.ts): most sessions have skills, and need not wait.
    */
   get awaitsKernel(): boolean {
-    return this.turns === 0 && !this.kernelSettled && this.inputs[0].remoteKernel !== undefined;
+    const facts = this.inputs[0];
+    const skillsUnknown = facts.skillPackages === true && facts.unusableSkills === undefined;
+    return this.turns === 0 && !this.kernelSettled && (facts.remoteKernel !== undefined || skillsUnknown);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { shadowedSkillFolders, skillFolders, skillModuleOf } from "../../kernel/index.js";
 import { parseKernelUri } from "../../kernel/launchers/index.js";
 import type { PythonInfo } from "../../kernel/types.js";
 import type { JournalEvent } from "../../session/types.js";
@@ -35,6 +36,7 @@ export function promptInputsFor(
   agent: { depth: number; variables: string[]; child: boolean; spec?: AgentSpec; kernel?: string },
 ): PromptInputs {
   const remoteKernel = agent.kernel && isRemoteKernel(agent.kernel) ? agent.kernel : undefined;
+  const skills = skillFolders(tree.options.kernel.env);
   return [
     {
       cwd: tree.options.cwd,
@@ -45,6 +47,7 @@ export function promptInputsFor(
       // A kernel elsewhere says what its Python is when it starts (kernel-facts.ts waits for it).
       ...(remoteKernel ? { remoteKernel } : { python: localPython(tree) }),
       variables: agent.variables,
+      ...(skills.length > 0 ? skillFacts(tree, skills, remoteKernel !== undefined) : {}),
     },
     {
       toolkit: tree.toolkitBlock,
@@ -80,6 +83,23 @@ export function resumedPromptInputs(tree: PromptTree, events: readonly JournalEv
 function localPython(tree: PromptTree): KernelPython {
   const plain = tree.options.kernel.env.RELM_KERNEL_ENGINE?.trim().toLowerCase() === "plain";
   return { version: tree.python.version, ipython: plain ? null : tree.python.ipython };
+}
+
+/**
+ * The skill packages' facts: which of them a local kernel cannot import, told here at once
+ * (kernel/skill-shadow.ts); a kernel elsewhere, or one whose interpreter relm could not list, says so
+ * when it starts, and kernel-facts.ts waits for that before the first request.
+ */
+function skillFacts(
+  tree: PromptTree,
+  folders: string[],
+  remote: boolean,
+): Pick<EnvironmentFacts, "skillPackages" | "unusableSkills"> {
+  const { cwd, kernel } = tree.options;
+  const shadowed = remote ? undefined : shadowedSkillFolders(folders, tree.python, cwd, kernel.env);
+  return shadowed
+    ? { skillPackages: true, unusableSkills: shadowed.map(skillModuleOf) }
+    : { skillPackages: true };
 }
 
 /** Whether kernel URI `uri` starts kernels that share nothing with this machine (its launcher's transport). */

@@ -55,6 +55,10 @@ export interface EnvironmentFacts {
   remoteKernel?: string;
   /** One line per variable already in the kernel. */
   variables: string[];
+  /** Whether the kernel is given skill packages (the harness lists them as `import NAME`). */
+  skillPackages?: boolean;
+  /** Skill modules the kernel reported it cannot import (another module of the name comes first). */
+  unusableSkills?: string[];
 }
 
 export function renderEnvironment(facts: EnvironmentFacts): string {
@@ -72,6 +76,11 @@ export function renderEnvironment(facts: EnvironmentFacts): string {
       ? `- Sub-agents: available (you are at depth ${facts.depth} of at most ${facts.maxDepth})`
       : `- Sub-agents: not available at your depth (${facts.depth} of at most ${facts.maxDepth}); rlm() raises, so do the work in this kernel`,
   );
+  for (const name of facts.unusableSkills ?? []) {
+    lines.push(
+      `- Skill ${name} cannot be imported here: \`import ${name}\` gives another module, which comes first; do not use the skill (the person was told to rename it)`,
+    );
+  }
   if (facts.variables.length > 0) {
     lines.push("", "# Variables in the kernel", ...facts.variables.map((v) => `- ${v}`));
   }

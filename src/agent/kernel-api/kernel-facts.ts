@@ -2,7 +2,9 @@
 // runs cells with plain exec, where `!cmd` and `%magic` are syntax errors. A local kernel's interpreter
 // is probed here before the prompt is built. One elsewhere (ssh, a container, Slurm, cmd:) is known
 // only once it starts and reports itself (its ready message), and it starts while the prompt is built.
-// So before such an agent's first model request, this waits for its kernel and renews the prompt with
+// So is which skill packages such a kernel can import (python/relm/skillpath.py: a skill named like a
+// module its Python already has is shadowed; the harness lists every skill as `import NAME`); a local
+// kernel's the host tells without it (kernel/skill-shadow.ts). So before such an agent's first model request, this waits for its kernel and renews the prompt with
 // what it reported (journaled like a compaction's renewal). No request has been sent yet, so every
 // request of the agent still extends the one before it, and its cached prefix holds.
 import type { Budget } from "../budget/budget.js";

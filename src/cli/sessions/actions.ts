@@ -1,12 +1,21 @@
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import type { AgentEvent } from "../../agent/core/events.js";
 import { relmHomeFrom } from "../../config/config.js";
+import { UsageError } from "../../config/errors.js";
 import { activeJobs, allJobs } from "../../host/schedules/schedules.js";
 import { wakerRunning } from "../../host/schedules/waker.js";
 import { SessionHandle } from "../../host/session-handle.js";
 import { describe, listSessions } from "../../host/states/discovery.js";
 import { stopHeldByStub } from "../../host/stub-stop.js";
-import { resolveSessionId, sessionsDir } from "../../session/index.js";
+import {
+  JOURNAL_FILE,
+  readJournal,
+  resolveAgent,
+  resolveSessionId,
+  SessionNotFoundError,
+  sessionsDir,
+} from "../../session/index.js";
 
 export { agentsAction } from "./agents-list.js";
 
@@ -17,10 +26,23 @@ import { ProgressRenderer } from "../render.js";
 import type { RunIo } from "../run.js";
 import { pausedNote } from "../schedules/actions.js";
 
-/** RELM_HOME and the full id of the session `prefix` names. */
-function sessionOf(io: RunIo, prefix: string): { home: string; id: string } {
+/**
+ * RELM_HOME and the full id of the session `prefix` names. A sub-agent's id (relm prints them) is no
+ * session of its own, with no host to attach to, send to or stop: the error names its session instead.
+ */
+function sessionOf(io: RunIo, prefix: string, command: string): { home: string; id: string } {
   const home = relmHomeFrom(io.env);
-  return { home, id: resolveSessionId(sessionsDir(home), prefix) };
+  try {
+    return { home, id: resolveSessionId(sessionsDir(home), prefix) };
+  } catch (error) {
+    if (!(error instanceof SessionNotFoundError)) throw error;
+    const agent = resolveAgent(sessionsDir(home), prefix);
+    const child = basename(agent.dir);
+    throw new UsageError(
+      `${child} is a sub-agent of session ${agent.root}, which has the host: relm ${command} ${agent.root} ` +
+        `(its sub-agents included); relm logs ${child} prints this sub-agent's own transcript`,
+    );
+  }
 }
 
 /** Prints events as the progress view does, or as JSON lines. */
@@ -94,8 +116,20 @@ export async function logsAction(
   prefix: string,
   flags: { follow?: boolean; json?: boolean },
 ): Promise<number> {
-  const { home, id } = sessionOf(io, prefix);
+  const home = relmHomeFrom(io.env);
+  const agent = resolveAgent(sessionsDir(home), prefix);
   const emit = printer(io, Boolean(flags.json));
+  const child = basename(agent.dir);
+  if (child !== agent.root) {
+    // A sub-agent's own journal; live, it is followed as part of its session (the host publishes it).
+    for (const event of readJournal(join(agent.dir, JOURNAL_FILE)).events) emit(event as AgentEvent);
+    if (flags.follow)
+      io.stderr.write(
+        `relm: that is ${child}'s transcript so far; relm logs ${agent.root} --follow follows its session live (this sub-agent included)\n`,
+      );
+    return EXIT.done;
+  }
+  const id = agent.root;
   const follow = follower(io, home, id, emit, true);
   if (flags.follow && (await follow.handle.connect())) await follow.run();
   else follow.handle.replayJournal();
@@ -103,7 +137,7 @@ export async function logsAction(
 }
 
 export async function sendAction(io: RunIo, prefix: string, words: string[]): Promise<number> {
-  const { home, id } = sessionOf(io, prefix);
+  const { home, id } = sessionOf(io, prefix, "send");
   const text = words.join(" ");
   const handle = new SessionHandle({ home, id, env: io.env });
   if (await handle.connect({ follow: false })) {
@@ -122,7 +156,7 @@ export async function sendAction(io: RunIo, prefix: string, words: string[]): Pr
 }
 
 export async function stopAction(io: RunIo, prefix: string): Promise<number> {
-  const { home, id } = sessionOf(io, prefix);
+  const { home, id } = sessionOf(io, prefix, "stop");
   return (await stopSession(home, id, io)) ? EXIT.done : EXIT.error;
 }
 
@@ -169,7 +203,7 @@ export async function askToStop(home: string, id: string): Promise<boolean> {
  * session. A session that is not running shows its history; an interrupted one can be resumed.
  */
 export async function attachAction(io: RunIo, prefix: string, flags: { json?: boolean }): Promise<number> {
-  const { home, id } = sessionOf(io, prefix);
+  const { home, id } = sessionOf(io, prefix, "attach");
   const print = printer(io, Boolean(flags.json));
   // The handle is made below (its events reach `approvals`); its calls are looked up when made.
   const approvals = new LineApprovals(

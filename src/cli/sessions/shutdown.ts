@@ -41,8 +41,8 @@ export async function shutdownAction(io: RunIo): Promise<number> {
       );
       return EXIT.error;
     }
-    // One stopped here is gone (its process was seen to end), yet a listing right after a SIGKILL could
-    // still count it live (seen in test/e2e/sessions/shutdown-stuck; cause not yet found): not stopped twice.
+    // One stopped here is gone (its process was seen to end): not stopped twice. (A listing right after a
+    // SIGKILL counted one live while its threads still exited: processRuns now waits for them all.)
     const live = (await listSessions(home)).filter((s) => s.live && !failed.has(s.id) && !stopped.has(s.id));
     for (const s of live) seen.add(s.id);
     const results = await Promise.all(live.map(async (s) => [s.id, await stopHost(home, s, io)] as const));

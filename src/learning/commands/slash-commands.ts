@@ -9,12 +9,12 @@ import {
   type SlashCommand,
 } from "../../commands/types.js";
 import { isWritableScope, type WritableScope } from "../../config/harness-scopes.js";
+import { costWord } from "../../config/money.js";
 import type { LearnStatus } from "../../host/protocol.js";
 
 /** One line about online refinement: its policy when on, and what its passes did and cost so far. */
 function describeLearn(status: LearnStatus): string {
-  const cost = status.spent.cost === null ? "unpriced" : `$${status.spent.cost.toFixed(4)}`;
-  const so = `${status.passes} pass(es), ${status.applied} edit(s) applied, ${status.spent.tokens} tokens, ${cost}`;
+  const so = `${status.passes} pass(es), ${status.applied} edit(s) applied, ${status.spent.tokens} tokens, ${costWord(status.spent.cost)}`;
   const l = status.learn;
   if (!l) return `learning: off (${so})`;
   const when = [

@@ -88,7 +88,14 @@ export class SessionLearning {
       learn: this.on ? this.settings : null,
       passes: this.passes,
       applied: this.appliedEdits,
-      spent: { ...this.learned },
+      // Unpriced from the start when the refine model has no prices, as a session's cost is (host/info.ts).
+      spent: {
+        tokens: this.learned.tokens,
+        cost:
+          this.learned.cost === 0 && this.host.clientFor(this.refineModel).price === null
+            ? null
+            : this.learned.cost,
+      },
     };
   }
 

@@ -10,6 +10,7 @@ import {
 } from "@mariozechner/pi-tui";
 import { Lexer, type Token } from "marked";
 import type { Theme } from "../theme.js";
+import { fitTables } from "./narrow-tables.js";
 
 const USER_LINES = 12;
 
@@ -96,6 +97,8 @@ export class AssistantBlock implements Component {
   private settledLines: { width: number; count: number; lines: string[] } | undefined;
   /** The blocks that may still change, rendered on every change. */
   private readonly live: Markdown;
+  /** The text `live` was last given: the tail, with tables too wide for the width as records. */
+  private liveText = "";
   /** Set once a link reference definition appears: it can change links above it, so nothing is settled. */
   private whole = false;
   private references = new ReferenceScan();
@@ -123,7 +126,6 @@ export class AssistantBlock implements Component {
     this.unsettle();
     this.tail = "";
     this.append(text);
-    if (text === "") this.live.setText("");
   }
 
   private grow(delta: string): void {
@@ -144,7 +146,6 @@ export class AssistantBlock implements Component {
       // stream the tries cost a few times the answer's length, however long its blocks are.
       this.settleFrom = this.tail.length + Math.max(256, this.tail.length >> 2);
     }
-    this.live.setText(this.tail);
   }
 
   private unsettle(): void {
@@ -169,6 +170,11 @@ export class AssistantBlock implements Component {
     for (const s of this.settled.slice(done.count)) for (const line of s.render(width)) done.lines.push(line);
     done.count = this.settled.length;
     this.settledLines = done;
+    const shown = fitTables(this.tail, width);
+    if (shown !== this.liveText) {
+      this.liveText = shown;
+      this.live.setText(shown);
+    }
     return done.lines.concat(this.live.render(width));
   }
 }
@@ -245,8 +251,8 @@ class SettledBlocks extends CachedBlock {
   protected build(width: number): string[] {
     // Rendered with the block after them (which decides the spacing of their last line), then that
     // block's own lines taken off the end.
-    const withNext = new Markdown(this.blocks + this.next, 0, 0, this.theme).render(width);
-    const nextOnly = new Markdown(this.next, 0, 0, this.theme).render(width);
+    const withNext = new Markdown(fitTables(this.blocks + this.next, width), 0, 0, this.theme).render(width);
+    const nextOnly = new Markdown(fitTables(this.next, width), 0, 0, this.theme).render(width);
     return withNext.slice(0, withNext.length - nextOnly.length);
   }
 }

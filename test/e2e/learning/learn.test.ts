@@ -339,10 +339,23 @@ describe("relm run --learn", () => {
     expect(result.stdout).toContain("learning: off (from the first message)");
     expect(result.stdout).toContain("learning: on (from the first message)");
     expect(result.stdout).toMatch(
-      /learning: on — every 25 model calls, at compaction, after 2 identical gate failures; .*\(0 pass\(es\), 0 edit\(s\) applied, 0 tokens, \$0\.0000\)/,
+      /learning: on — every 25 model calls, at compaction, after 2 identical gate failures; .*\(0 pass\(es\), 0 edit\(s\) applied, 0 tokens, unpriced\)/,
     );
     expect(result.stdout).toMatch(/learning: off \(0 pass\(es\)/);
     const modes = ofType(onlyJournal(rig.home).lines, "learn_mode").map((l) => l.on);
     expect(modes).toEqual([true, false]);
+  });
+
+  it("/learn status words the passes' cost as every view does: $0.00 for nothing spent with a priced model", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: scripted(() => edits([])) },
+      { config: { prices: { scripted: { input: 1, output: 1 } } } },
+    );
+    const input = "TASK: fix the import\n/learn status\n/exit\n";
+    const result = await runRelm(["--learn"], { env: rig.env, cwd: rig.cwd, input });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/\(0 pass\(es\), 0 edit\(s\) applied, 0 tokens, \$0\.00\)/);
+    expect(result.stdout).not.toContain("$0.0000");
   });
 });

@@ -1,7 +1,7 @@
 // The model's streaming markdown: an answer rendered block by block as it streams (settled blocks kept,
 // only the last ones rendered again) must show exactly the lines of rendering the whole text at once,
 // at every point of the stream.
-import { Markdown } from "@mariozechner/pi-tui";
+import { Markdown, visibleWidth } from "@mariozechner/pi-tui";
 import { Lexer } from "marked";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { makeTheme, type Theme } from "../../../src/tui/theme.js";
@@ -151,6 +151,41 @@ describe("AssistantBlock", () => {
       expect(lexed).toBeLessThan(10 * text.length);
       expect(block.render(80)).toEqual(whole(text, theme, 80));
     }
+  });
+});
+
+describe("AssistantBlock with a table in a narrow terminal", () => {
+  const WIDE =
+    "Totals:\n\n| a | b | c | d | e |\n|---|---|---|---|---|\n| 10 | 20 | 30 | 40 | 50 |\n| 11 | 21 | 31 | 41 | 51 |\n\nDone.";
+
+  it("shows a table too wide for a grid as one record per row, never its source wrapped (13-20 columns)", () => {
+    const theme = makeTheme({ NO_COLOR: "1" });
+    for (let width = 13; width <= 20; width++) {
+      const block = new AssistantBlock(theme);
+      for (const delta of deltas(WIDE)) {
+        block.append(delta);
+        for (const line of block.render(width)) expect(visibleWidth(line)).toBeLessThanOrEqual(width);
+      }
+      const lines = block.render(width); // no colour: the text as shown
+      const text = lines.join("\n");
+      // pi-tui's fallback prints the source: rows cut mid-cell, `|---|` rules, pipes at line starts.
+      expect(text, text).not.toMatch(/\|---|^\|/m);
+      for (const cell of ["a: 10", "e: 50", "a: 11", "e: 51"]) expect(text, text).toContain(cell);
+      expect(text).toContain("Done.");
+      // Streamed or given at once, and settled or not, the same lines.
+      const once = new AssistantBlock(theme);
+      once.set(WIDE);
+      expect(once.render(width)).toEqual(lines);
+    }
+  });
+
+  it("keeps the grid for a table that fits, and the block's lines are those of the whole text", () => {
+    const theme = makeTheme({ NO_COLOR: "1" });
+    const block = new AssistantBlock(theme);
+    block.set(WIDE);
+    const lines = block.render(40);
+    expect(lines.join("\n")).toContain("┌────┬────┬────┬────┬────┐");
+    expect(lines).toEqual(whole(WIDE, theme, 40));
   });
 });
 
