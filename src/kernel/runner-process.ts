@@ -76,6 +76,10 @@ export class RunnerProcess {
    */
   private readonly readySaid: Promise<ReadyMessage>;
   private gone: AbortController | undefined;
+  /** Its launcher's queued() on the stderr so far: the kernel waits in a scheduler's queue. */
+  private inQueue = false;
+  /** Called when the kernel leaves the queue (its resources granted): open() starts its timeout again. */
+  private onGranted: (() => void) | null = null;
 
   /** Aborted when the process exits: a host call it made can be answered to nobody, and stops waiting. */
   get goneSignal(): AbortSignal {
@@ -103,6 +107,9 @@ export class RunnerProcess {
       (text) => lines.push(text),
       (text) => {
         this.stderr = (this.stderr + text).slice(-STDERR_KEEP);
+        const queued = opts.launcher?.queued?.(this.stderr) ?? false;
+        if (this.inQueue && !queued) this.onGranted?.();
+        this.inQueue = queued;
       },
     );
     this.exited = link.gone.then((exit) => {
@@ -132,22 +139,32 @@ export class RunnerProcess {
     const timeoutMs = opts.readyTimeoutMs ?? 60_000;
     try {
       runner.ready = await new Promise<ReadyMessage>((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(new KernelStartError(`the kernel did not start within ${timeoutMs} ms`, runner.stderr)),
-          timeoutMs,
-        );
-        void runner.readySaid.then((msg) => {
+        // While a scheduler's queue holds the kernel the timeout does not count; once its resources
+        // are granted it starts again in full (the boot itself must still be quick).
+        const expired = () => {
+          if (!runner.inQueue)
+            reject(new KernelStartError(`the kernel did not start within ${timeoutMs} ms`, runner.stderr));
+        };
+        let timer = setTimeout(expired, timeoutMs);
+        runner.onGranted = () => {
           clearTimeout(timer);
+          timer = setTimeout(expired, timeoutMs);
+        };
+        const settled = () => {
+          clearTimeout(timer);
+          runner.onGranted = null;
+        };
+        void runner.readySaid.then((msg) => {
+          settled();
           resolve(msg);
         });
         void runner.exited.then((exit) => {
-          clearTimeout(timer);
+          settled();
           const how = `code ${exit.code}, signal ${exit.signal}`;
           reject(new KernelStartError(`the kernel exited while starting (${how})`, runner.stderr));
         });
         const cancel = () => {
-          clearTimeout(timer);
+          settled();
           reject(new KernelStartError("the kernel's start was cancelled", runner.stderr));
         };
         if (opts.signal?.aborted) cancel();

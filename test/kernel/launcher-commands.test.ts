@@ -11,7 +11,7 @@ import { startKernel } from "../../src/kernel/index.js";
 import { podmanUlimits } from "../../src/kernel/launchers/container.js";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
 import { K8S_DEFAULT_IMAGE, parseK8s } from "../../src/kernel/launchers/k8s.js";
-import { slurmExitReason } from "../../src/kernel/launchers/slurm.js";
+import { slurmExitReason, slurmQueued } from "../../src/kernel/launchers/slurm.js";
 import type { LaunchContext } from "../../src/kernel/launchers/types.js";
 import { tempDir } from "./helpers.js";
 
@@ -41,7 +41,6 @@ describe("slurm://", () => {
       file: "srun",
       args: [
         "--unbuffered",
-        "--quiet",
         "--job-name=relm-kernel",
         "--ntasks=1",
         "--nodes=1",
@@ -111,6 +110,17 @@ describe("slurm://", () => {
       "the Slurm step's task 0 on vm was killed (scancel, a Slurm limit, or a kill on the node)",
     );
     expect(slurmExitReason("Traceback (most recent call last):\n")).toBeUndefined();
+  });
+
+  it("tells from srun's stderr whether a kernel still waits in the queue (srun's own words, 22.05)", () => {
+    const queued =
+      "srun: Required node not available (down, drained or reserved)\nsrun: job 4 queued and waiting for resources\n";
+    expect(slurmQueued("")).toBe(false);
+    expect(slurmQueued(queued)).toBe(true);
+    expect(slurmQueued(`${queued}srun: job 4 has been allocated resources\n`)).toBe(false);
+    const busy = "srun: Job 9 step creation temporarily disabled, retrying (Requested nodes are busy)\n";
+    expect(slurmQueued(busy)).toBe(true);
+    expect(slurmQueued(`${busy}srun: Step created for job 9\n`)).toBe(false);
   });
 });
 

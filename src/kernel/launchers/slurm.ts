@@ -70,7 +70,9 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
 
   command(ctx: LaunchContext): LaunchCommand {
     const t = this.target;
-    const args = ["--unbuffered", "--quiet", `--job-name=${SLURM_JOB_NAME}`, "--ntasks=1", "--nodes=1"];
+    // Not --quiet: srun's "queued and waiting for resources" / "has been allocated resources" are
+    // how queued() tells a job waiting in the queue from a kernel that does not start.
+    const args = ["--unbuffered", `--job-name=${SLURM_JOB_NAME}`, "--ntasks=1", "--nodes=1"];
     // The step ends when its one task does, and a task killed by a signal fails the step at once.
     args.push("--kill-on-bad-exit=1");
     const jobId = t.session ? allocations.get(this.uri)?.jobId : undefined;
@@ -97,6 +99,21 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
   explainExit(stderr: string): string | undefined {
     return slurmExitReason(stderr);
   }
+
+  queued(stderr: string): boolean {
+    return slurmQueued(stderr);
+  }
+}
+
+/**
+ * Whether srun's last word on the job or step is that it waits: "job 12 queued and waiting for
+ * resources" (a new job), "step creation temporarily disabled, retrying" (a step of a busy allocation),
+ * not yet followed by "job 12 has been allocated resources" or "Step created for ...".
+ */
+export function slurmQueued(stderr: string): boolean {
+  const last = (re: RegExp) => Math.max(-1, ...[...stderr.matchAll(re)].map((m) => m.index ?? -1));
+  const waits = last(/queued and waiting for resources|step creation temporarily disabled/gi);
+  return waits >= 0 && waits > last(/has been allocated resources|Step created for/gi);
 }
 
 /** sbatch/salloc/srun flags for the target's resources (a new job). */

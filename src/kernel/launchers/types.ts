@@ -90,6 +90,14 @@ export interface Launcher {
    */
   explainExit?(stderr: string): string | undefined;
   /**
+   * A target with a queue (a batch scheduler): true while what its client has said on stderr so far
+   * shows the kernel still waiting for resources. The ready timeout does not run while it waits, and
+   * starts again in full once the resources are granted: a job may sit in a cluster's queue for
+   * minutes, which is the scheduler's wait, not a kernel that failed to start (an interrupt, the time
+   * budget and the start's signal still end it).
+   */
+  queued?(stderr: string): boolean;
+  /**
    * A launcher whose process has its own pid namespace (the sandbox): the host's pid of the process
    * called `inner` in there, below `outer` (the pid spawned here); undefined once it is gone.
    */
