@@ -136,7 +136,15 @@ describe("container://", () => {
     const { file, args } = l.command(ctx);
     expect(file).toBe("docker");
     expect(args.slice(0, 6)).toEqual(["run", "--rm", "-i", "--label", "relm.kernel=1", "--log-driver=none"]);
-    expect(args).toEqual(expect.arrayContaining(["--network=none", "-v", "/proj:/proj", "-w", "/proj"]));
+    expect(args).toEqual(
+      expect.arrayContaining([
+        "--network=none",
+        "--mount",
+        'type=bind,"source=/proj","target=/proj"',
+        "-w",
+        "/proj",
+      ]),
+    );
     expect(args.slice(-4)).toEqual(["ghcr.io/me/py:3.12", "python3", "-c", "BOOT"]);
     expect(args).not.toContain("--rootfs");
   });

@@ -3,7 +3,7 @@
 // is mounted and writable at its own path, writes elsewhere stay in the container's overlay.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
@@ -50,6 +50,19 @@ describe.runIf(podman)("a kernel through container:// (podman --rootfs)", () => 
       "import socket\ntry:\n    socket.create_connection(('127.0.0.1', 22), timeout=2)\nexcept OSError as e:\n    print('no network', type(e).__name__)",
     );
     expect(net.output).toMatch(/no network/);
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
+  it("mounts a project whose path has a colon, a comma, a space or a quote in it", async () => {
+    // `-v SRC:DST` splits on colons: a folder named like "run 12:30" was "incorrect volume format".
+    const work = path.join(await tempDir(), 'run 12:30, "v2"');
+    mkdirSync(work);
+    const kernel = await start({ cwd: work, launcher: parseKernelUri("container://?network=none") });
+    const r = await kernel.execute(
+      "import os\nprint(os.getcwd())\n_ = open('made-inside.txt', 'w').write('hi')",
+    );
+    expect(r.status, r.output).toBe("ok");
+    expect(r.output.trim()).toBe(work);
+    expect(readFileSync(path.join(work, "made-inside.txt"), "utf8")).toBe("hi");
   }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
   it("reports the Python it runs with: IPython or not (a venv without it here), as the prompt then says", async () => {

@@ -42,7 +42,7 @@ class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
     // The protocol is the container's stdout: the engine's own log would be a second copy of it.
     args.push("--log-driver=none");
     if (t.network) args.push(`--network=${t.network}`);
-    args.push("-v", `${ctx.cwd}:${ctx.cwd}`, "-w", ctx.cwd);
+    args.push("--mount", bindMount(ctx.cwd), "-w", ctx.cwd);
     if (engine === "podman") args.push(...podmanUlimits());
     if (engine === "docker" && process.getuid && process.getuid() !== 0) {
       // Files the kernel writes in the mounted project belong to the user, not to root.
@@ -53,6 +53,16 @@ class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
     args.push(...ctx.inner);
     return { file: engine, args };
   }
+}
+
+/**
+ * `--mount` for the project at its own path. Not `-v SRC:DST`, which splits on colons (a folder named
+ * "run 12:30" was refused as an "incorrect volume format"): --mount is comma-separated fields that both
+ * engines read as CSV, so each field is quoted (a quote doubled) and any path goes through.
+ */
+function bindMount(dir: string): string {
+  const field = (text: string) => `"${text.replaceAll('"', '""')}"`;
+  return ["type=bind", field(`source=${dir}`), field(`target=${dir}`)].join(",");
 }
 
 /**
