@@ -343,7 +343,7 @@ class LocalKernel implements Kernel {
 
   /** How `runner` ended: its exit, and what its launcher's target said about it (a cancelled Slurm step). */
   private why(runner: RunnerProcess, exit: RunnerExit): string {
-    const said = (this.options.launcher ?? LOCAL).explainExit?.(runner.stderrTail);
+    const said = (this.options.launcher ?? LOCAL).explainExit?.(runner.stderrTail, exit);
     return said ? `${describeExit(exit)}: ${said}` : describeExit(exit);
   }
 

@@ -31,6 +31,8 @@
 // The spawned process is detached into its own process group; killing the kernel kills that group
 // (and first asks the runner to exit over the protocol). A non-zero exit is reported as a crash.
 
+import type { RunnerExit } from "../link.js";
+
 /** What a launcher gets to build its command line. */
 export interface LaunchContext {
   /** The project directory here (the local kernel's cwd; remote launchers may map or ignore it). */
@@ -88,7 +90,7 @@ export interface Launcher {
    * cancelled (scancel)"); undefined when the target said nothing (the kernel itself crashed). Added to
    * the crash note the model and a failed child's parent see.
    */
-  explainExit?(stderr: string): string | undefined;
+  explainExit?(stderr: string, exit: RunnerExit): string | undefined;
   /**
    * A target with a queue (a batch scheduler): true while what its client has said on stderr so far
    * shows the kernel still waiting for resources. The ready timeout does not run while it waits, and
