@@ -278,7 +278,7 @@ async function spawnLink(opts: RunnerSpawnOptions): Promise<RunnerLink> {
     inner = [opts.python, "-m", "relm.runner", "--first-count", String(opts.firstCount)];
     if (opts.outputDir) inner.push("--output-dir", opts.outputDir);
   }
-  const ctx = { cwd: opts.cwd, inner, env: opts.env };
+  const ctx = { cwd: opts.cwd, inner, env: opts.env, ...(opts.signal && { signal: opts.signal }) };
   await launcher.prepare?.(ctx);
   const cmd = launcher.command(ctx);
   const child = await spawnGroup(

@@ -129,6 +129,40 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     }
   }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
+  it("alloc=session: a start cancelled while the allocation is queued ends, and withdraws the request", async () => {
+    // Ctrl-C while salloc waited in the queue used to leave the start (and relm) waiting for it.
+    const drain = (state: string) =>
+      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
+    const pendingJobs = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
+    await drain("drain");
+    try {
+      const abort = new AbortController();
+      let outcome: unknown;
+      const starting = start({
+        env: cluster.env,
+        // Not the URI of the test above, whose allocation this process still holds.
+        launcher: parseKernelUri(`slurm://?alloc=session&time=9&python=${python}`),
+        startSignal: abort.signal,
+      }).then(
+        () => {
+          outcome = "started";
+        },
+        (e: Error) => {
+          outcome = e;
+        },
+      );
+      await until(async () => (await pendingJobs()) || undefined, 30_000); // salloc waits in the queue
+      abort.abort();
+      await until(() => outcome, 30_000);
+      expect(String(outcome)).toMatch(/the kernel's start was cancelled/);
+      await starting;
+      // Nobody waits for the allocation any more: its request is withdrawn, not left in the queue.
+      await until(async () => ((await pendingJobs()) === "" ? true : undefined), 30_000);
+    } finally {
+      await drain("resume").catch(() => "");
+    }
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
   it("alloc=session: the allocation ends with the process that holds it, even after SIGKILL", async () => {
     const script =
       `import { parseKernelUri } from ${JSON.stringify(`${ROOT}dist/kernel/launchers/index.js`)};\n` +

@@ -65,7 +65,7 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
 
   /** alloc=session: makes (once per host, per URI) the allocation the kernels run in. */
   async prepare(ctx: LaunchContext): Promise<void> {
-    if (this.target.session) await sessionAllocation(this.uri, this.target, ctx);
+    if (this.target.session) await awaitAllocation(sessionAllocation(this.uri, this.target, ctx), ctx.signal);
   }
 
   command(ctx: LaunchContext): LaunchCommand {
@@ -162,9 +162,14 @@ export function slurmExitReason(stderr: string): string | undefined {
 }
 
 interface Allocation {
+  uri: string;
   /** Resolves with the job id once granted. */
   ready: Promise<string>;
   jobId?: string;
+  /** Kernel starts waiting for it to be granted. */
+  waiters: number;
+  /** What salloc said so far. */
+  said: string;
   /** The salloc process holding it; the allocation ends when its stdin closes. */
   holder: ChildProcess;
 }
@@ -173,14 +178,44 @@ interface Allocation {
 const allocations = new Map<string, Allocation>();
 
 /**
+ * Waits for `entry` to be granted, or for `signal` (the kernel's start given up, e.g. Ctrl-C). When the
+ * last start waiting for a queued allocation gives up, salloc is ended: it withdraws its request (nobody
+ * wants it any more, and its pipe would keep relm running), and the next kernel asks again.
+ */
+async function awaitAllocation(entry: Allocation, signal: AbortSignal | undefined): Promise<void> {
+  if (entry.jobId) return;
+  entry.waiters++;
+  let gaveUp = false;
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      gaveUp = true;
+      if (--entry.waiters === 0 && !entry.jobId) {
+        if (allocations.get(entry.uri) === entry) allocations.delete(entry.uri);
+        entry.holder.kill("SIGTERM");
+      }
+      reject(new KernelStartError("the kernel's start was cancelled", entry.said));
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([entry.ready, aborted]);
+  } finally {
+    if (!gaveUp) entry.waiters--;
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
  * One allocation held by `salloc ... sh -c 'cat >/dev/null'`: salloc runs its command once granted and
  * relinquishes the allocation when the command ends, and `cat` ends when its stdin, a pipe from this
  * process, closes. So the allocation goes with this process however it ends (exit, crash, SIGKILL):
  * the kernel closing its end is enough, no exit hook, and nothing is left for its time limit to end.
  */
-function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Promise<string> {
+function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Allocation {
   const known = allocations.get(uri);
-  if (known) return known.ready;
+  if (known) return known;
   const args = [`--job-name=${SLURM_JOB_NAME}`, ...resourceArgs(t)];
   if (t.nodes !== undefined) args.push(`--nodes=${t.nodes}`);
   args.push("sh", "-c", "cat >/dev/null");
@@ -195,14 +230,16 @@ function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Pro
   // waiting for its allocation is something to wait for).
   holder.unref();
   (holder.stdin as Socket | null)?.unref();
-  let said = "";
   const entry: Allocation = {
+    uri,
     holder,
+    waiters: 0,
+    said: "",
     ready: new Promise((resolve, reject) => {
       holder.stderr?.setEncoding("utf8");
       holder.stderr?.on("data", (text: string) => {
-        said = (said + text).slice(-8192);
-        const granted = /Granted job allocation (\d+)/.exec(said);
+        entry.said = (entry.said + text).slice(-8192);
+        const granted = /Granted job allocation (\d+)/.exec(entry.said);
         if (granted && !entry.jobId) {
           entry.jobId = granted[1]!;
           (holder.stderr as Socket | null)?.unref();
@@ -211,14 +248,14 @@ function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Pro
       });
       const failed = (why: string) => {
         if (allocations.get(uri) === entry) allocations.delete(uri); // the next kernel asks again
-        if (!entry.jobId) reject(new KernelStartError(`salloc for ${uri} failed: ${why}`, said));
+        if (!entry.jobId) reject(new KernelStartError(`salloc for ${uri} failed: ${why}`, entry.said));
       };
       holder.once("error", (e) => failed(e.message));
       holder.once("exit", (code, signal) => failed(signal ? `killed by ${signal}` : `exit code ${code}`));
     }),
   };
   allocations.set(uri, entry);
-  return entry.ready;
+  return entry;
 }
 
 /** Ends the allocations this process holds (tests; a process that exits ends them anyway). */

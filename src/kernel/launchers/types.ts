@@ -45,6 +45,8 @@ export interface LaunchContext {
   inner: string[];
   /** The (scrubbed) environment the spawned command runs with, here. */
   env: NodeJS.ProcessEnv;
+  /** Aborted when the kernel's start is given up (Ctrl-C): prepare() stops waiting then. */
+  signal?: AbortSignal;
 }
 
 /** A command to spawn here. */
