@@ -93,4 +93,14 @@ describe("a kernel through cmd:", async () => {
     expect((await next.execute("sum(a)")).output).toBe("499500\n");
     expect(existsSync(path.join(dir, "manifest.json"))).toBe(true);
   });
+
+  it('runs through a COMMAND that says "$@" itself, or whose "$@" belongs to a shell it starts', async () => {
+    // docs/launchers.md's own example: the "$@" is inside the inner sh's single-quoted script, so the
+    // program must still be appended for that sh to get it (it once started nothing and exited 0).
+    const dir = await tempDir();
+    for (const line of [`sh -c 'cd ${dir} && exec "$@"' sh`, `cd ${dir} && exec "$@"`]) {
+      const k = await start({ cwd: work, launcher: parseKernelUri(`cmd:${line}`) });
+      expect((await k.execute("import os\nprint(os.getcwd())")).output, line).toBe(`${dir}\n`);
+    }
+  });
 });
