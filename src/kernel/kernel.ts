@@ -5,6 +5,7 @@ import { scrubEnvironment } from "./env.js";
 import { KernelClosedError, KernelRequestError } from "./errors.js";
 import { startRunner } from "./fork-link.js";
 import { LOCAL } from "./launchers/local.js";
+import { describeExit } from "./link.js";
 import type { ReadyMessage, ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
 import { RemoteFiles } from "./remote-files.js";
@@ -461,12 +462,6 @@ function toCellResult(msg: ResultMessage, durationMs: number): CellResult {
 function withNote(result: CellResult, earlier: string | null): CellResult {
   if (earlier) result.note = result.note ? `${earlier} ${result.note}` : earlier;
   return result;
-}
-
-function describeExit(exit: RunnerExit): string {
-  if (exit.signal) return `killed by ${exit.signal}`;
-  // A forked kernel whose template could not say how it ended.
-  return exit.code === null ? "cause unknown" : `exit code ${exit.code}`;
 }
 
 function seconds(ms: number): string {

@@ -5,7 +5,7 @@ import { BOOTSTRAP, bootstrapPayload } from "./launchers/bootstrap.js";
 import { LOCAL } from "./launchers/local.js";
 import type { Launcher } from "./launchers/types.js";
 import { LineSplitter } from "./lines.js";
-import type { RunnerExit, RunnerLink } from "./link.js";
+import { describeExit, type RunnerExit, type RunnerLink } from "./link.js";
 import type { HostMessage, ReadyMessage, ReplyMessage, RunnerMessage } from "./protocol.js";
 
 export type { RunnerExit } from "./link.js";
@@ -36,7 +36,7 @@ type RequestBody = WithoutId<Request>;
 /** Raised to callers waiting on a runner that died. */
 export class RunnerExitedError extends Error {
   constructor(readonly exit: RunnerExit) {
-    super(`kernel process exited (code ${exit.code}, signal ${exit.signal})`);
+    super(`kernel process exited (${describeExit(exit)})`);
   }
 }
 
@@ -160,8 +160,9 @@ export class RunnerProcess {
         });
         void runner.exited.then((exit) => {
           settled();
-          const how = `code ${exit.code}, signal ${exit.signal}`;
-          reject(new KernelStartError(`the kernel exited while starting (${how})`, runner.stderr));
+          reject(
+            new KernelStartError(`the kernel exited while starting (${describeExit(exit)})`, runner.stderr),
+          );
         });
         const cancel = () => {
           settled();

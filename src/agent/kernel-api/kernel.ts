@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionMode } from "../../config/permission-mode.js";
-import { KernelRequestError, startKernel } from "../../kernel/index.js";
+import { describeExit, KernelRequestError, startKernel } from "../../kernel/index.js";
 import type {
   CellImage,
   CellResult,
@@ -449,7 +449,7 @@ export class AgentKernel {
 
 /** What the journal's `kernel` event says of a start (Python, how it started), a death or a restart. */
 function lifecycleDetail(event: KernelLifecycleEvent): string {
-  if (event.type === "died") return `code ${event.code} signal ${event.signal}`;
+  if (event.type === "died") return describeExit(event);
   if (event.type === "restarted") return event.reason;
   const how = event.forkedFrom
     ? `, forked from template ${event.forkedFrom}`
