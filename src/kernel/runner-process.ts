@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { KernelStartError } from "./errors.js";
 import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
 import { BOOTSTRAP, bootstrapPayload } from "./launchers/bootstrap.js";
@@ -309,8 +310,19 @@ export async function spawnGroup(
     child.once("spawn", () => resolve(null));
     child.once("error", resolve);
   });
-  if (error) throw new KernelStartError(`could not start ${what}: ${error.message}`, "");
+  if (error) throw new KernelStartError(`could not start ${what}: ${spawnFailure(error, cmd)}`, "");
   return child;
+}
+
+/** Why a spawn failed, in words: Node says "spawn srun ENOENT" for a missing program and a missing cwd alike. */
+function spawnFailure(
+  error: NodeJS.ErrnoException,
+  cmd: { file: string; cwd: string; env: NodeJS.ProcessEnv },
+) {
+  if (error.code !== "ENOENT") return error.message;
+  if (!existsSync(cmd.cwd)) return `the working directory ${cmd.cwd} does not exist`;
+  if (cmd.file.includes("/")) return `${cmd.file} does not exist`;
+  return `${cmd.file} is not installed here (not on PATH ${cmd.env.PATH ?? ""})`;
 }
 
 // What of the kernel's environment goes with a remote kernel: relm's own settings, never the host's

@@ -278,7 +278,28 @@ describe("k8s://", () => {
     expect((err as Error).message).toMatch(
       onPath("kubectl")
         ? /exited while starting[\s\S]*(127\.0\.0\.1:1|refused|Unable to connect)/
-        : /^could not start kubectl \(kernel k8s:\/\/research\): spawn kubectl ENOENT/,
+        : /^could not start kubectl \(kernel k8s:\/\/research\): kubectl is not installed here \(not on PATH\)/,
+    );
+  });
+});
+
+describe("a launcher whose client is missing", () => {
+  it("says which program is not installed, or that the folder is gone, not 'spawn srun ENOENT'", async () => {
+    const dir = await tempDir();
+    const start = (uri: string, cwd = dir) =>
+      startKernel({ cwd, env: { PATH: path.join(dir, "no-bin") }, launcher: parseKernelUri(uri) }).catch(
+        (e: unknown) => e,
+      );
+    const srun = await start("slurm://");
+    expect(srun).toBeInstanceOf(KernelStartError);
+    expect((srun as Error).message).toBe(
+      `could not start srun (kernel slurm://): srun is not installed here (not on PATH ${path.join(dir, "no-bin")})`,
+    );
+    // Node says ENOENT for a missing working directory too: that is said as what it is.
+    const gone = path.join(dir, "removed");
+    const cwd = await start("cmd:nice", gone);
+    expect((cwd as Error).message).toBe(
+      `could not start /bin/sh (kernel cmd:nice): the working directory ${gone} does not exist`,
     );
   });
 });
