@@ -259,6 +259,13 @@ describe("k8s://", () => {
     expect(usage("k8s://ns?replicas=3")).toMatch(/unknown option "replicas"/);
   });
 
+  it("relm doctor's preflight names a missing kubectl", async () => {
+    const l = parseKernelUri("k8s://research");
+    expect(await l.preflight?.({ PATH: "/nonexistent" })).toBe(
+      "kubectl is not installed here (not on PATH /nonexistent)",
+    );
+  });
+
   // kubectl is not in Debian's archive, so .ci/run does not install it: without it, the start fails
   // with what is missing instead.
   it("a kernel start against an unreachable cluster fails with kubectl's reason", async () => {

@@ -16,9 +16,11 @@
 // `workdir=` when given. The step's environment is the kernel's scrubbed one (srun's default
 // --export=ALL), so `module load` done before relm starts carries over, and no secret does.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import type { Socket } from "node:net";
+import { promisify } from "node:util";
 import { KernelStartError } from "../errors.js";
+import { which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, UriOptions } from "./uri.js";
@@ -56,6 +58,8 @@ interface SlurmTarget {
   python: string;
   workdir?: string;
 }
+
+const run = promisify(execFile);
 
 /** The job name every kernel step (and the session's allocation) carries, for squeue/sacct. */
 const SLURM_JOB_NAME = "relm-kernel";
@@ -102,6 +106,33 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
 
   queued(stderr: string): boolean {
     return slurmQueued(stderr);
+  }
+
+  /** srun is installed, the cluster answers sinfo, and it has the partition: nothing is submitted. */
+  async preflight(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+    if (!which("srun", env)) return `srun is not installed here (not on PATH ${env.PATH ?? ""})`;
+    let listed: string;
+    try {
+      listed = (await run("sinfo", ["--noheader", "--format=%R"], { env, timeout: 30_000 })).stdout;
+    } catch (e) {
+      const said = String((e as { stderr?: string }).stderr ?? "")
+        .trim()
+        .split("\n")
+        .at(-1);
+      return `sinfo could not ask the cluster: ${said || (e as Error).message}`;
+    }
+    const partitions = [
+      ...new Set(
+        listed
+          .split("\n")
+          .map((l) => l.trim())
+          .filter(Boolean),
+      ),
+    ];
+    const missing = (this.target.partition ?? "").split(",").filter((p) => p && !partitions.includes(p));
+    if (missing.length === 0) return undefined;
+    const names = missing.map((p) => `"${p}"`).join(", ");
+    return `the cluster has no partition ${names} (sinfo lists: ${partitions.join(", ") || "none"})`;
   }
 }
 

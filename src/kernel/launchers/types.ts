@@ -102,6 +102,12 @@ export interface Launcher {
    */
   queued?(stderr: string): boolean;
   /**
+   * For a target relm doctor does not start a kernel on (a job, a pod): what would stop a kernel's
+   * start, found without starting one (the client missing, a partition the cluster does not have);
+   * undefined when nothing does.
+   */
+  preflight?(env: NodeJS.ProcessEnv): Promise<string | undefined>;
+  /**
    * A launcher whose process has its own pid namespace (the sandbox): the host's pid of the process
    * called `inner` in there, below `outer` (the pid spawned here); undefined once it is gone.
    */
