@@ -121,6 +121,9 @@ describe("slurm://", () => {
     const busy = "srun: Job 9 step creation temporarily disabled, retrying (Requested nodes are busy)\n";
     expect(slurmQueued(busy)).toBe(true);
     expect(slurmQueued(`${busy}srun: Step created for job 9\n`)).toBe(false);
+    expect(
+      slurmQueued(`${busy}srun: Job 9 step creation still disabled, retrying (Requested nodes are busy)\n`),
+    ).toBe(true);
   });
 });
 

@@ -143,7 +143,7 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
  */
 export function slurmQueued(stderr: string): boolean {
   const last = (re: RegExp) => Math.max(-1, ...[...stderr.matchAll(re)].map((m) => m.index ?? -1));
-  const waits = last(/queued and waiting for resources|step creation temporarily disabled/gi);
+  const waits = last(/queued and waiting for resources|step creation (?:temporarily|still) disabled/gi);
   return waits >= 0 && waits > last(/has been allocated resources|Step created for/gi);
 }
 
