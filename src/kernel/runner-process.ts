@@ -43,6 +43,8 @@ export class RunnerExitedError extends Error {
 
 const STDERR_KEEP = 64 * 1024;
 const CLOSE_GRACE_MS = 500;
+/** How long a queued launcher's client (srun) has to withdraw its job before it is killed. */
+const QUEUE_LEAVE_MS = 10_000;
 
 /**
  * One runner process (`python -m relm.runner`, or forked from the template), in its own process group.
@@ -213,6 +215,15 @@ export class RunnerProcess {
   /** Kills the runner; a remote one is also asked to exit, in case its launcher's client dies slowly. */
   kill(): void {
     if (this.remote) this.send({ type: "shutdown" });
+    if (this.inQueue) {
+      // Still in a scheduler's queue: SIGKILL would leave the job queued (srun cannot withdraw it),
+      // SIGTERM has the client withdraw it and exit. SIGKILL follows if it does not.
+      killGroup(this.link.pid, "SIGTERM");
+      const timer = setTimeout(() => killGroup(this.link.pid, "SIGKILL"), QUEUE_LEAVE_MS);
+      timer.unref();
+      void this.exited.then(() => clearTimeout(timer));
+      return;
+    }
     if (this.pid === this.link.pid && this.link.kill) this.link.kill("SIGKILL");
     else killGroup(this.pid, "SIGKILL");
   }

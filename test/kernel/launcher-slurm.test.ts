@@ -129,6 +129,29 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     }
   }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
+  it("a start cancelled while its job is queued withdraws the job from the queue", async () => {
+    // srun was killed with SIGKILL, which cannot withdraw its request: the job stayed in the queue
+    // (counting against the user's job limits) until Slurm granted it, only to fail then.
+    const drain = (state: string) =>
+      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
+    const pendingJobs = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
+    await drain("drain");
+    try {
+      const abort = new AbortController();
+      const starting = start({
+        env: cluster.env,
+        launcher: parseKernelUri(`slurm://debug?python=${python}`),
+        startSignal: abort.signal,
+      }).catch((e: Error) => e);
+      await until(async () => (await pendingJobs()) || undefined, 30_000); // srun waits in the queue
+      abort.abort();
+      expect(String(await starting)).toMatch(/the kernel's start was cancelled/);
+      await until(async () => ((await pendingJobs()) === "" ? true : undefined), 30_000);
+    } finally {
+      await drain("resume").catch(() => "");
+    }
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
   it("alloc=session: a start cancelled while the allocation is queued ends, and withdraws the request", async () => {
     // Ctrl-C while salloc waited in the queue used to leave the start (and relm) waiting for it.
     const drain = (state: string) =>
