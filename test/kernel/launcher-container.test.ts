@@ -79,6 +79,26 @@ describe.runIf(podman)("a kernel through container:// (podman --rootfs)", () => 
     expect(r.error?.name).toBe("SyntaxError");
   }, 120_000);
 
+  it("says in the crash note that the container was killed, not only 'exit code 137'", async () => {
+    let said = "";
+    const kernel = await start({
+      cwd: await tempDir(),
+      launcher: parseKernelUri("container://?network=none"),
+      onOutput: (text) => {
+        said += text;
+      },
+    });
+    const host = (await kernel.execute("import socket\nprint(socket.gethostname())")).output.trim();
+    const cell = kernel.execute("import time\nprint('waiting', flush=True)\ntime.sleep(60)");
+    await until(() => (said.includes("waiting") ? true : undefined), 30_000);
+    execFileSync("podman", ["kill", host]); // as an operator (or the OOM killer) would
+    const crashed = await cell;
+    expect(crashed.status).toBe("crashed");
+    expect(crashed.note).toMatch(
+      /exit code 137: the container's main process was killed by SIGKILL \(podman kill or docker kill, the out-of-memory killer, or a kill inside it\)/,
+    );
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
   it("leaves no container behind when its podman client is killed, or at shutdown", async () => {
     const kernel = await start({
       cwd: await tempDir(),

@@ -12,6 +12,7 @@
 // stdin) and shares no disk with the host beyond the project, so files cross over the protocol.
 
 import { readFileSync } from "node:fs";
+import type { RunnerExit } from "../link.js";
 import { which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
@@ -52,6 +53,14 @@ class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
     else args.push("--rootfs", "/:O");
     args.push(...ctx.inner);
     return { file: engine, args };
+  }
+
+  /** The engine exits 128+N when the container's first process died of signal N: say who sends those. */
+  explainExit(_stderr: string, exit: RunnerExit): string | undefined {
+    if (exit.code === 137)
+      return "the container's main process was killed by SIGKILL (podman kill or docker kill, the out-of-memory killer, or a kill inside it)";
+    if (exit.code === 143) return "the container was stopped (SIGTERM: podman stop or docker stop)";
+    return undefined;
   }
 }
 
