@@ -375,6 +375,7 @@ class LocalKernel implements Kernel {
         this.options.onOutput?.(text);
       },
       onRequest: (id, method, params, from) => this.answer(from, id, method, params),
+      onQueued: (said) => this.emit({ type: "queued", said }),
     });
     if (this.closed) {
       runner.kill();

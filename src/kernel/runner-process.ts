@@ -25,6 +25,8 @@ export interface RunnerSpawnOptions {
   /** Where and how the runner is started; default LOCAL (`python -m relm.runner` here). */
   launcher?: Launcher;
   onStream: (id: number, text: string) => void;
+  /** The kernel went into its launcher's queue (Launcher.queued); `said` is the client's last line. */
+  onQueued?: (said: string) => void;
   /** `runner` is the process that asked; answer on it. */
   onRequest: (id: number, method: string, params: unknown, runner: RunnerProcess) => void;
 }
@@ -112,6 +114,7 @@ export class RunnerProcess {
         this.stderr = (this.stderr + text).slice(-STDERR_KEEP);
         const queued = opts.launcher?.queued?.(this.stderr) ?? false;
         if (this.inQueue && !queued) this.onGranted?.();
+        if (!this.inQueue && queued) opts.onQueued?.(lastLine(this.stderr));
         this.inQueue = queued;
       },
     );
@@ -323,6 +326,16 @@ export async function spawnGroup(
   });
   if (error) throw new KernelStartError(`could not start ${what}: ${spawnFailure(error, cmd)}`, "");
   return child;
+}
+
+function lastLine(text: string): string {
+  return (
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? ""
+  );
 }
 
 /** Why a spawn failed, in words: Node says "spawn srun ENOENT" for a missing program and a missing cwd alike. */

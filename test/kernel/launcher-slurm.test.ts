@@ -138,12 +138,19 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     await drain("drain");
     try {
       const abort = new AbortController();
+      const said: string[] = [];
       const starting = start({
         env: cluster.env,
         launcher: parseKernelUri(`slurm://debug?python=${python}`),
         startSignal: abort.signal,
+        onLifecycle: (event) => {
+          if (event.type === "queued") said.push(event.said);
+        },
       }).catch((e: Error) => e);
       await until(async () => (await pendingJobs()) || undefined, 30_000); // srun waits in the queue
+      // The wait is said (a front end shows it), in srun's own words.
+      await until(() => (said.length > 0 ? true : undefined), 30_000);
+      expect(said[0]).toMatch(/^srun: job \d+ queued and waiting for resources$/);
       abort.abort();
       expect(String(await starting)).toMatch(/the kernel's start was cancelled/);
       await until(async () => ((await pendingJobs()) === "" ? true : undefined), 30_000);
