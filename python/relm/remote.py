@@ -15,6 +15,15 @@ import tempfile
 
 
 def main(read):
+    if sys.version_info < (3, 10):
+        # Said while stderr is still the launcher's: later the runner takes fd 2 over, and an older
+        # Python failed there without a word (3.6) or in every cell (3.7). Kept parseable by old Pythons.
+        sys.stderr.write(
+            "relm: the kernel needs Python 3.10+, and %s is Python %d.%d.%d: name another interpreter "
+            "(?python=PATH in the kernel URI)\n" % ((sys.executable,) + tuple(sys.version_info[:3]))
+        )
+        sys.stderr.flush()
+        os._exit(2)
     settings = json.loads(_line(read))
     for name, value in (settings.get("env") or {}).items():
         os.environ[str(name)] = str(value)

@@ -10,11 +10,13 @@ import type { TreeOptions } from "../agent/core/tree.js";
 import { parseVariableFlag, variableFlagWarnings } from "../agent/core/variables.js";
 import { KernelCallError } from "../agent/kernel-api/errors.js";
 import type { WebSettings } from "../agent/kernel-api/web.js";
+import { isRemoteKernel } from "../agent/mode-choice.js";
 import { parseApprove } from "../config/approvals.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { ConfigError, UsageError } from "../config/errors.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
+import { type PermissionMode, sandboxed } from "../config/permission-mode.js";
 import { untrustedNote } from "../config/project-trust.js";
 import { relmVersion } from "../config/version.js";
 import { SessionClient } from "../host/client.js";
@@ -64,6 +66,19 @@ interface PreparedTree {
   tree: TreeOptions;
   /** Said at the session's start (journaled, so a detached session's log has them too). */
   warnings: string[];
+}
+
+/**
+ * A sandboxed mode for a session whose kernels the user sends elsewhere (ssh, cmd:, Slurm, a container):
+ * they run as that URI says, so the mode does not reach them; said, so that "plan" is not taken for a
+ * promise about them.
+ */
+function unconfinedKernels(mode: PermissionMode, uri: string): string {
+  return (
+    `${mode} mode does not confine this session's kernels: they run through ${uri}, outside this machine's ` +
+    "sandbox, with whatever rights they have there (the mode still confines gates, stdio MCP servers and " +
+    'children started with kernel="local"); leave out --kernel (or config kernel) to confine them'
+  );
 }
 
 /** Validates every flag before anything starts and builds what every agent of the tree shares. */
@@ -152,6 +167,9 @@ function prepareTree(
   followSubscriptionSecrets(config, tree.secrets);
   const warnings = [
     ...(mode.warning ? [mode.warning] : []),
+    ...(sandboxed(mode.mode) && target && isRemoteKernel(target)
+      ? [unconfinedKernels(mode.mode, target)]
+      : []),
     ...harness.warnings,
     ...subscriptionNotes(config, limits),
     ...(waiting.length > 0 ? [untrustedNote(waiting)] : []),

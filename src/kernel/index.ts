@@ -1,6 +1,7 @@
 export { KERNEL_MARKER, markKernelEnv, scrubEnvironment, skillFolders, withSkillPath } from "./env.js";
 export { KernelClosedError, KernelRequestError, KernelStartError, PythonNotFoundError } from "./errors.js";
 export { startKernel } from "./kernel.js";
+export { describeExit } from "./link.js";
 export { RELM_PYTHON_DIR } from "./paths.js";
 export { probeRemotePython } from "./probe-remote.js";
 export { findPython } from "./python.js";

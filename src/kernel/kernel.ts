@@ -5,6 +5,7 @@ import { scrubEnvironment } from "./env.js";
 import { KernelClosedError, KernelRequestError } from "./errors.js";
 import { startRunner } from "./fork-link.js";
 import { LOCAL } from "./launchers/local.js";
+import { describeExit } from "./link.js";
 import type { ResultMessage } from "./protocol.js";
 import { findPython } from "./python.js";
 import { RemoteFiles } from "./remote-files.js";
@@ -344,7 +345,7 @@ class LocalKernel implements Kernel {
 
   /** How `runner` ended: its exit, and what its launcher's target said about it (a cancelled Slurm step). */
   private why(runner: RunnerProcess, exit: RunnerExit): string {
-    const said = (this.options.launcher ?? LOCAL).explainExit?.(runner.stderrTail);
+    const said = (this.options.launcher ?? LOCAL).explainExit?.(runner.stderrTail, exit);
     return said ? `${describeExit(exit)}: ${said}` : describeExit(exit);
   }
 
@@ -375,6 +376,7 @@ class LocalKernel implements Kernel {
         this.options.onOutput?.(text);
       },
       onRequest: (id, method, params, from) => this.answer(from, id, method, params),
+      onQueued: (said) => this.emit({ type: "queued", said }),
     });
     if (this.closed) {
       runner.kill();
@@ -463,12 +465,6 @@ function toCellResult(msg: ResultMessage, durationMs: number): CellResult {
 function withNote(result: CellResult, earlier: string | null): CellResult {
   if (earlier) result.note = result.note ? `${earlier} ${result.note}` : earlier;
   return result;
-}
-
-function describeExit(exit: RunnerExit): string {
-  if (exit.signal) return `killed by ${exit.signal}`;
-  // A forked kernel whose template could not say how it ended.
-  return exit.code === null ? "cause unknown" : `exit code ${exit.code}`;
 }
 
 function seconds(ms: number): string {

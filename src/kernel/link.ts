@@ -5,6 +5,13 @@ export interface RunnerExit {
   signal: NodeJS.Signals | null;
 }
 
+/** How a runner ended, in words: "exit code 3", "killed by SIGKILL". */
+export function describeExit(exit: { code: number | null; signal: string | null }): string {
+  if (exit.signal) return `killed by ${exit.signal}`;
+  // A forked kernel whose template could not say how it ended.
+  return exit.code === null ? "cause unknown" : `exit code ${exit.code}`;
+}
+
 /**
  * The channel to one runner: a spawned child's stdio, or the Unix socket of a kernel forked from the
  * warm template. RunnerProcess speaks the JSON-lines protocol over either and cannot tell them apart.

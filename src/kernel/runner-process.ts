@@ -1,11 +1,12 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { KernelStartError } from "./errors.js";
 import { killGroup, trackGroup, untrackGroup } from "./host-exit.js";
 import { BOOTSTRAP, bootstrapPayload } from "./launchers/bootstrap.js";
 import { LOCAL } from "./launchers/local.js";
 import type { Launcher } from "./launchers/types.js";
 import { LineSplitter } from "./lines.js";
-import type { RunnerExit, RunnerLink } from "./link.js";
+import { describeExit, type RunnerExit, type RunnerLink } from "./link.js";
 import type { HostMessage, ReadyMessage, ReplyMessage, RunnerMessage } from "./protocol.js";
 
 export type { RunnerExit } from "./link.js";
@@ -24,6 +25,8 @@ export interface RunnerSpawnOptions {
   /** Where and how the runner is started; default LOCAL (`python -m relm.runner` here). */
   launcher?: Launcher;
   onStream: (id: number, text: string) => void;
+  /** The kernel went into its launcher's queue (Launcher.queued); `said` is the client's last line. */
+  onQueued?: (said: string) => void;
   /** `runner` is the process that asked; answer on it. */
   onRequest: (id: number, method: string, params: unknown, runner: RunnerProcess) => void;
 }
@@ -36,12 +39,14 @@ type RequestBody = WithoutId<Request>;
 /** Raised to callers waiting on a runner that died. */
 export class RunnerExitedError extends Error {
   constructor(readonly exit: RunnerExit) {
-    super(`kernel process exited (code ${exit.code}, signal ${exit.signal})`);
+    super(`kernel process exited (${describeExit(exit)})`);
   }
 }
 
 const STDERR_KEEP = 64 * 1024;
 const CLOSE_GRACE_MS = 500;
+/** How long a queued launcher's client (srun) has to withdraw its job before it is killed. */
+const QUEUE_LEAVE_MS = 10_000;
 
 /**
  * One runner process (`python -m relm.runner`, or forked from the template), in its own process group.
@@ -76,6 +81,10 @@ export class RunnerProcess {
    */
   private readonly readySaid: Promise<ReadyMessage>;
   private gone: AbortController | undefined;
+  /** Its launcher's queued() on the stderr so far: the kernel waits in a scheduler's queue. */
+  private inQueue = false;
+  /** Called when the kernel leaves the queue (its resources granted): open() starts its timeout again. */
+  private onGranted: (() => void) | null = null;
 
   /** Aborted when the process exits: a host call it made can be answered to nobody, and stops waiting. */
   get goneSignal(): AbortSignal {
@@ -103,6 +112,10 @@ export class RunnerProcess {
       (text) => lines.push(text),
       (text) => {
         this.stderr = (this.stderr + text).slice(-STDERR_KEEP);
+        const queued = opts.launcher?.queued?.(this.stderr) ?? false;
+        if (this.inQueue && !queued) this.onGranted?.();
+        if (!this.inQueue && queued) opts.onQueued?.(lastLine(this.stderr));
+        this.inQueue = queued;
       },
     );
     this.exited = link.gone.then((exit) => {
@@ -132,22 +145,33 @@ export class RunnerProcess {
     const timeoutMs = opts.readyTimeoutMs ?? 60_000;
     try {
       runner.ready = await new Promise<ReadyMessage>((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(new KernelStartError(`the kernel did not start within ${timeoutMs} ms`, runner.stderr)),
-          timeoutMs,
-        );
-        void runner.readySaid.then((msg) => {
+        // While a scheduler's queue holds the kernel the timeout does not count; once its resources
+        // are granted it starts again in full (the boot itself must still be quick).
+        const expired = () => {
+          if (!runner.inQueue)
+            reject(new KernelStartError(`the kernel did not start within ${timeoutMs} ms`, runner.stderr));
+        };
+        let timer = setTimeout(expired, timeoutMs);
+        runner.onGranted = () => {
           clearTimeout(timer);
+          timer = setTimeout(expired, timeoutMs);
+        };
+        const settled = () => {
+          clearTimeout(timer);
+          runner.onGranted = null;
+        };
+        void runner.readySaid.then((msg) => {
+          settled();
           resolve(msg);
         });
         void runner.exited.then((exit) => {
-          clearTimeout(timer);
-          const how = `code ${exit.code}, signal ${exit.signal}`;
-          reject(new KernelStartError(`the kernel exited while starting (${how})`, runner.stderr));
+          settled();
+          reject(
+            new KernelStartError(`the kernel exited while starting (${describeExit(exit)})`, runner.stderr),
+          );
         });
         const cancel = () => {
-          clearTimeout(timer);
+          settled();
           reject(new KernelStartError("the kernel's start was cancelled", runner.stderr));
         };
         if (opts.signal?.aborted) cancel();
@@ -194,6 +218,15 @@ export class RunnerProcess {
   /** Kills the runner; a remote one is also asked to exit, in case its launcher's client dies slowly. */
   kill(): void {
     if (this.remote) this.send({ type: "shutdown" });
+    if (this.inQueue) {
+      // Still in a scheduler's queue: SIGKILL would leave the job queued (srun cannot withdraw it),
+      // SIGTERM has the client withdraw it and exit. SIGKILL follows if it does not.
+      killGroup(this.link.pid, "SIGTERM");
+      const timer = setTimeout(() => killGroup(this.link.pid, "SIGKILL"), QUEUE_LEAVE_MS);
+      timer.unref();
+      void this.exited.then(() => clearTimeout(timer));
+      return;
+    }
     if (this.pid === this.link.pid && this.link.kill) this.link.kill("SIGKILL");
     else killGroup(this.pid, "SIGKILL");
   }
@@ -261,7 +294,7 @@ async function spawnLink(opts: RunnerSpawnOptions): Promise<RunnerLink> {
     inner = [opts.python, "-m", "relm.runner", "--first-count", String(opts.firstCount)];
     if (opts.outputDir) inner.push("--output-dir", opts.outputDir);
   }
-  const ctx = { cwd: opts.cwd, inner, env: opts.env };
+  const ctx = { cwd: opts.cwd, inner, env: opts.env, ...(opts.signal && { signal: opts.signal }) };
   await launcher.prepare?.(ctx);
   const cmd = launcher.command(ctx);
   const child = await spawnGroup(
@@ -291,8 +324,29 @@ export async function spawnGroup(
     child.once("spawn", () => resolve(null));
     child.once("error", resolve);
   });
-  if (error) throw new KernelStartError(`could not start ${what}: ${error.message}`, "");
+  if (error) throw new KernelStartError(`could not start ${what}: ${spawnFailure(error, cmd)}`, "");
   return child;
+}
+
+function lastLine(text: string): string {
+  return (
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? ""
+  );
+}
+
+/** Why a spawn failed, in words: Node says "spawn srun ENOENT" for a missing program and a missing cwd alike. */
+function spawnFailure(
+  error: NodeJS.ErrnoException,
+  cmd: { file: string; cwd: string; env: NodeJS.ProcessEnv },
+) {
+  if (error.code !== "ENOENT") return error.message;
+  if (!existsSync(cmd.cwd)) return `the working directory ${cmd.cwd} does not exist`;
+  if (cmd.file.includes("/")) return `${cmd.file} does not exist`;
+  return `${cmd.file} is not installed here (not on PATH ${cmd.env.PATH ?? ""})`;
 }
 
 // What of the kernel's environment goes with a remote kernel: relm's own settings, never the host's

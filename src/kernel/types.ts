@@ -204,7 +204,9 @@ export type KernelLifecycleEvent =
       /** The runner's own stderr (e.g. a fatal error's traceback), for diagnostics. */
       stderr?: string;
     }
-  | { type: "restarted"; pid: number; reason: string };
+  | { type: "restarted"; pid: number; reason: string }
+  /** The kernel waits in its launcher's queue (a Slurm job not yet granted); `said` is the client's line. */
+  | { type: "queued"; said: string };
 
 /** How long one cell may run, and what its note calls the limit when it is reached. */
 export interface ExecuteOptions {

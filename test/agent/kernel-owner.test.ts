@@ -60,6 +60,8 @@ describe("an agent's kernel", () => {
     expect(second).not.toBe(first);
     expect(alive(first)).toBe(false);
     expect(events.some((e) => e.type === "kernel" && e.event === "died")).toBe(true);
+    // Said as the crash note says it ("exit code 1"), not as raw fields ("code 1 signal null").
+    expect(ofTypes(journal, "kernel").find((l) => l.event === "died")?.detail).toBe("exit code 1");
 
     // The model reads that the kernel died and what came back: its --var input, not the variables.
     const told = lastToolText(rig.model.requests[2]?.body);

@@ -2,6 +2,7 @@
 // stdio: relm's package arrives over stdin, interrupts as messages, files over the protocol. So this
 // checks, with a real Python on this machine, what every remote launcher (ssh, containers) relies on.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
@@ -93,4 +94,37 @@ describe("a kernel through cmd:", async () => {
     expect((await next.execute("sum(a)")).output).toBe("499500\n");
     expect(existsSync(path.join(dir, "manifest.json"))).toBe(true);
   });
+
+  it('runs through a COMMAND that says "$@" itself, or whose "$@" belongs to a shell it starts', async () => {
+    // docs/launchers.md's own example: the "$@" is inside the inner sh's single-quoted script, so the
+    // program must still be appended for that sh to get it (it once started nothing and exited 0).
+    const dir = await tempDir();
+    for (const line of [`sh -c 'cd ${dir} && exec "$@"' sh`, `cd ${dir} && exec "$@"`]) {
+      const k = await start({ cwd: work, launcher: parseKernelUri(`cmd:${line}`) });
+      expect((await k.execute("import os\nprint(os.getcwd())")).output, line).toBe(`${dir}\n`);
+    }
+  });
+
+  // A Python older than 3.10 on the other side (an old cluster's python3): 3.6 exited with no word,
+  // 3.7 started and failed every cell with an AttributeError. Any such interpreter on this machine
+  // (pyenv's) stands in for it.
+  it.runIf(OLD_PYTHON)(
+    "refuses a Python older than 3.10 over there, saying which and what to do",
+    async () => {
+      const line = `sh -c 'shift; exec ${OLD_PYTHON} "$@"' sh`; // python3 replaced by the old one
+      const err = await start({ cwd: work, launcher: parseKernelUri(`cmd:${line}`) }).catch(
+        (e: unknown) => e,
+      );
+      expect((err as Error).message).toMatch(
+        /the kernel exited while starting \(exit code 2\)\nrelm: the kernel needs Python 3\.10\+, and \S+ is Python 3\.[6-9]\.\d+: name another interpreter \(\?python=PATH in the kernel URI\)/,
+      );
+    },
+  );
 });
+
+/** An interpreter older than 3.10 on this machine, if there is one (pyenv's versions). */
+const OLD_PYTHON = (() => {
+  const root = path.join(os.homedir(), ".pyenv", "versions");
+  const old = existsSync(root) ? readdirSync(root).filter((v) => /^3\.[6-9]\./.test(v)) : [];
+  return old.map((v) => path.join(root, v, "bin", "python")).find((f) => existsSync(f));
+})();

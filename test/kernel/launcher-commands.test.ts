@@ -11,7 +11,7 @@ import { startKernel } from "../../src/kernel/index.js";
 import { podmanUlimits } from "../../src/kernel/launchers/container.js";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
 import { K8S_DEFAULT_IMAGE, parseK8s } from "../../src/kernel/launchers/k8s.js";
-import { slurmExitReason } from "../../src/kernel/launchers/slurm.js";
+import { slurmExitReason, slurmQueued } from "../../src/kernel/launchers/slurm.js";
 import type { LaunchContext } from "../../src/kernel/launchers/types.js";
 import { tempDir } from "./helpers.js";
 
@@ -41,7 +41,6 @@ describe("slurm://", () => {
       file: "srun",
       args: [
         "--unbuffered",
-        "--quiet",
         "--job-name=relm-kernel",
         "--ntasks=1",
         "--nodes=1",
@@ -112,6 +111,20 @@ describe("slurm://", () => {
     );
     expect(slurmExitReason("Traceback (most recent call last):\n")).toBeUndefined();
   });
+
+  it("tells from srun's stderr whether a kernel still waits in the queue (srun's own words, 22.05)", () => {
+    const queued =
+      "srun: Required node not available (down, drained or reserved)\nsrun: job 4 queued and waiting for resources\n";
+    expect(slurmQueued("")).toBe(false);
+    expect(slurmQueued(queued)).toBe(true);
+    expect(slurmQueued(`${queued}srun: job 4 has been allocated resources\n`)).toBe(false);
+    const busy = "srun: Job 9 step creation temporarily disabled, retrying (Requested nodes are busy)\n";
+    expect(slurmQueued(busy)).toBe(true);
+    expect(slurmQueued(`${busy}srun: Step created for job 9\n`)).toBe(false);
+    expect(
+      slurmQueued(`${busy}srun: Job 9 step creation still disabled, retrying (Requested nodes are busy)\n`),
+    ).toBe(true);
+  });
 });
 
 describe("container://", () => {
@@ -126,7 +139,15 @@ describe("container://", () => {
     const { file, args } = l.command(ctx);
     expect(file).toBe("docker");
     expect(args.slice(0, 6)).toEqual(["run", "--rm", "-i", "--label", "relm.kernel=1", "--log-driver=none"]);
-    expect(args).toEqual(expect.arrayContaining(["--network=none", "-v", "/proj:/proj", "-w", "/proj"]));
+    expect(args).toEqual(
+      expect.arrayContaining([
+        "--network=none",
+        "--mount",
+        'type=bind,"source=/proj","target=/proj"',
+        "-w",
+        "/proj",
+      ]),
+    );
     expect(args.slice(-4)).toEqual(["ghcr.io/me/py:3.12", "python3", "-c", "BOOT"]);
     expect(args).not.toContain("--rootfs");
   });
@@ -241,6 +262,13 @@ describe("k8s://", () => {
     expect(usage("k8s://ns?replicas=3")).toMatch(/unknown option "replicas"/);
   });
 
+  it("relm doctor's preflight names a missing kubectl", async () => {
+    const l = parseKernelUri("k8s://research");
+    expect(await l.preflight?.({ PATH: "/nonexistent" })).toBe(
+      "kubectl is not installed here (not on PATH /nonexistent)",
+    );
+  });
+
   // kubectl is not in Debian's archive, so .ci/run does not install it: without it, the start fails
   // with what is missing instead.
   it("a kernel start against an unreachable cluster fails with kubectl's reason", async () => {
@@ -260,7 +288,28 @@ describe("k8s://", () => {
     expect((err as Error).message).toMatch(
       onPath("kubectl")
         ? /exited while starting[\s\S]*(127\.0\.0\.1:1|refused|Unable to connect)/
-        : /^could not start kubectl \(kernel k8s:\/\/research\): spawn kubectl ENOENT/,
+        : /^could not start kubectl \(kernel k8s:\/\/research\): kubectl is not installed here \(not on PATH\)/,
+    );
+  });
+});
+
+describe("a launcher whose client is missing", () => {
+  it("says which program is not installed, or that the folder is gone, not 'spawn srun ENOENT'", async () => {
+    const dir = await tempDir();
+    const start = (uri: string, cwd = dir) =>
+      startKernel({ cwd, env: { PATH: path.join(dir, "no-bin") }, launcher: parseKernelUri(uri) }).catch(
+        (e: unknown) => e,
+      );
+    const srun = await start("slurm://");
+    expect(srun).toBeInstanceOf(KernelStartError);
+    expect((srun as Error).message).toBe(
+      `could not start srun (kernel slurm://): srun is not installed here (not on PATH ${path.join(dir, "no-bin")})`,
+    );
+    // Node says ENOENT for a missing working directory too: that is said as what it is.
+    const gone = path.join(dir, "removed");
+    const cwd = await start("cmd:nice", gone);
+    expect((cwd as Error).message).toBe(
+      `could not start /bin/sh (kernel cmd:nice): the working directory ${gone} does not exist`,
     );
   });
 });

@@ -3,7 +3,7 @@
 // is mounted and writable at its own path, writes elsewhere stay in the container's overlay.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
@@ -52,6 +52,19 @@ describe.runIf(podman)("a kernel through container:// (podman --rootfs)", () => 
     expect(net.output).toMatch(/no network/);
   }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
+  it("mounts a project whose path has a colon, a comma, a space or a quote in it", async () => {
+    // `-v SRC:DST` splits on colons: a folder named like "run 12:30" was "incorrect volume format".
+    const work = path.join(await tempDir(), 'run 12:30, "v2"');
+    mkdirSync(work);
+    const kernel = await start({ cwd: work, launcher: parseKernelUri("container://?network=none") });
+    const r = await kernel.execute(
+      "import os\nprint(os.getcwd())\n_ = open('made-inside.txt', 'w').write('hi')",
+    );
+    expect(r.status, r.output).toBe("ok");
+    expect(r.output.trim()).toBe(work);
+    expect(readFileSync(path.join(work, "made-inside.txt"), "utf8")).toBe("hi");
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
   it("reports the Python it runs with: IPython or not (a venv without it here), as the prompt then says", async () => {
     const work = await tempDir();
     const withIpython = await start({ cwd: work, launcher: parseKernelUri("container://?network=none") });
@@ -65,6 +78,26 @@ describe.runIf(podman)("a kernel through container:// (podman --rootfs)", () => 
     expect(r.status).toBe("error");
     expect(r.error?.name).toBe("SyntaxError");
   }, 120_000);
+
+  it("says in the crash note that the container was killed, not only 'exit code 137'", async () => {
+    let said = "";
+    const kernel = await start({
+      cwd: await tempDir(),
+      launcher: parseKernelUri("container://?network=none"),
+      onOutput: (text) => {
+        said += text;
+      },
+    });
+    const host = (await kernel.execute("import socket\nprint(socket.gethostname())")).output.trim();
+    const cell = kernel.execute("import time\nprint('waiting', flush=True)\ntime.sleep(60)");
+    await until(() => (said.includes("waiting") ? true : undefined), 30_000);
+    execFileSync("podman", ["kill", host]); // as an operator (or the OOM killer) would
+    const crashed = await cell;
+    expect(crashed.status).toBe("crashed");
+    expect(crashed.note).toMatch(
+      /exit code 137: the container's main process was killed by SIGKILL \(podman kill or docker kill, the out-of-memory killer, or a kill inside it\)/,
+    );
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
   it("leaves no container behind when its podman client is killed, or at shutdown", async () => {
     const kernel = await start({

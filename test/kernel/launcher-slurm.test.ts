@@ -3,9 +3,11 @@
 // lives, a cancelled step is named as such in the crash note, and alloc=session runs kernels as steps
 // of one held allocation.
 import { spawn } from "node:child_process";
+import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseKernelUri } from "../../src/kernel/launchers/index.js";
 import { releaseSlurmAllocations } from "../../src/kernel/launchers/slurm.js";
+import { RunnerProcess } from "../../src/kernel/runner-process.js";
 import { ROOT } from "../support/cli.js";
 import { type SlurmCluster, slurmAvailable, startSlurm } from "../support/slurm.js";
 import { until } from "../support/wait.js";
@@ -86,6 +88,109 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
       "import os\nprint(os.environ['SLURM_JOB_ID'], os.environ['SLURM_STEP_ID'])",
     );
     expect(where.output.trim()).toBe(`${jobA} 2`);
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
+  it("a job waiting in the queue longer than the ready timeout still starts once Slurm grants it", async () => {
+    // A cluster's queue can hold a job for minutes: that is Slurm's wait, not a kernel that failed to
+    // start. The node is drained so the job queues; the ready timeout is short so the wait outlasts it.
+    const readyTimeoutMs = 2_000;
+    const drain = (state: string) =>
+      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
+    await drain("drain");
+    let runner: RunnerProcess | undefined;
+    try {
+      const starting = RunnerProcess.start({
+        python: "",
+        cwd: await tempDir(),
+        env: cluster.env,
+        firstCount: 1,
+        readyTimeoutMs,
+        launcher: parseKernelUri(`slurm://debug?python=${python}`),
+        onStream: () => {},
+        onRequest: () => {},
+      }).then(
+        (r) => (runner = r),
+        (e: Error) => e,
+      );
+      const pending = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
+      await until(async () => (await pending()) || undefined, 30_000);
+      // Held in the queue well past the ready timeout (a duration is the point here, not a race): the
+      // start must still be waiting, not given up.
+      const early = await Promise.race([starting, delay(4 * readyTimeoutMs).then(() => "still waiting")]);
+      expect(early).toBe("still waiting");
+      await drain("resume");
+      const started = await starting;
+      expect(started).toBeInstanceOf(RunnerProcess);
+      expect(runner!.ready.python).toMatch(/^3\./);
+    } finally {
+      await drain("resume").catch(() => "");
+      runner?.kill();
+      await runner?.exited;
+    }
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
+  it("a start cancelled while its job is queued withdraws the job from the queue", async () => {
+    // srun was killed with SIGKILL, which cannot withdraw its request: the job stayed in the queue
+    // (counting against the user's job limits) until Slurm granted it, only to fail then.
+    const drain = (state: string) =>
+      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
+    const pendingJobs = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
+    await drain("drain");
+    try {
+      const abort = new AbortController();
+      const said: string[] = [];
+      const starting = start({
+        env: cluster.env,
+        launcher: parseKernelUri(`slurm://debug?python=${python}`),
+        startSignal: abort.signal,
+        onLifecycle: (event) => {
+          if (event.type === "queued") said.push(event.said);
+        },
+      }).catch((e: Error) => e);
+      await until(async () => (await pendingJobs()) || undefined, 30_000); // srun waits in the queue
+      // The wait is said (a front end shows it), in srun's own words.
+      await until(() => (said.length > 0 ? true : undefined), 30_000);
+      expect(said[0]).toMatch(/^srun: job \d+ queued and waiting for resources$/);
+      abort.abort();
+      expect(String(await starting)).toMatch(/the kernel's start was cancelled/);
+      await until(async () => ((await pendingJobs()) === "" ? true : undefined), 30_000);
+    } finally {
+      await drain("resume").catch(() => "");
+    }
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
+  it("alloc=session: a start cancelled while the allocation is queued ends, and withdraws the request", async () => {
+    // Ctrl-C while salloc waited in the queue used to leave the start (and relm) waiting for it.
+    const drain = (state: string) =>
+      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
+    const pendingJobs = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
+    await drain("drain");
+    try {
+      const abort = new AbortController();
+      let outcome: unknown;
+      const starting = start({
+        env: cluster.env,
+        // Not the URI of the test above, whose allocation this process still holds.
+        launcher: parseKernelUri(`slurm://?alloc=session&time=9&python=${python}`),
+        startSignal: abort.signal,
+      }).then(
+        () => {
+          outcome = "started";
+        },
+        (e: Error) => {
+          outcome = e;
+        },
+      );
+      await until(async () => (await pendingJobs()) || undefined, 30_000); // salloc waits in the queue
+      abort.abort();
+      await until(() => outcome, 30_000);
+      expect(String(outcome)).toMatch(/the kernel's start was cancelled/);
+      await starting;
+      // Nobody waits for the allocation any more: its request is withdrawn, not left in the queue.
+      await until(async () => ((await pendingJobs()) === "" ? true : undefined), 30_000);
+    } finally {
+      await drain("resume").catch(() => "");
+    }
   }, 120_000); // real daemons on 2 shared cores: generous, never a race
 
   it("alloc=session: the allocation ends with the process that holds it, even after SIGKILL", async () => {

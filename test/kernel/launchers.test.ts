@@ -37,8 +37,12 @@ describe("kernel URIs", () => {
       file: "/bin/sh",
       args: ["-c", 'nice -n 5 "$@"', "relm-kernel", "python3", "-c", "print('hi')"],
     });
-    const placed = parseKernelUri(`cmd:sh -c 'cd /data && exec "$@"' sh`);
-    expect(placed.command(ctx).args[1]).toBe(`sh -c 'cd /data && exec "$@"' sh`);
+    const placed = parseKernelUri(`cmd:cd /data && exec "$@"`);
+    expect(placed.command(ctx).args[1]).toBe(`cd /data && exec "$@"`);
+    // A "$@" in quotes is an inner shell's: the program is appended for that shell to get it.
+    for (const inner of [`sh -c 'cd /data && exec "$@"' sh`, `sh -c "cd /d && exec \\"\\$@\\"" sh`]) {
+      expect(parseKernelUri(`cmd:${inner}`).command(ctx).args[1]).toBe(`${inner} "$@"`);
+    }
   });
 
   it("ssh:// with user, port, workdir and options", () => {

@@ -112,6 +112,8 @@ os.kill(os.getpid(), signal.SIGKILL)
       python: { path: "/bin/false", version: "3.11.0", ipython: null },
     });
     await expect(attempt).rejects.toBeInstanceOf(KernelStartError);
+    // How it ended, in words: not "code 1, signal null".
+    await expect(attempt).rejects.toThrow(/^the kernel exited while starting \(exit code 1\)$/);
   });
 
   it("a kernel that fails while starting says why (Python's traceback), not only its exit code", async () => {

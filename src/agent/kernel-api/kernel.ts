@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PermissionMode } from "../../config/permission-mode.js";
-import { KernelRequestError, startKernel } from "../../kernel/index.js";
+import { describeExit, KernelRequestError, startKernel } from "../../kernel/index.js";
 import type {
   CellImage,
   CellResult,
@@ -323,6 +323,13 @@ export class AgentKernel {
 
   private onLifecycle(event: KernelLifecycleEvent): void {
     if (this.owner.state.closed) return;
+    if (event.type === "queued") {
+      // Said, or a kernel waiting in a cluster's queue looks like relm hanging; a child's wait shows in
+      // squeue (a map of many children would say it many times).
+      if (this.owner.depth === 0)
+        this.owner.log.record({ type: "warning", message: `the kernel waits in the queue: ${event.said}` });
+      return;
+    }
     this.dead = event.type === "died";
     this.owner.log.record({
       type: "kernel",
@@ -448,8 +455,8 @@ export class AgentKernel {
 }
 
 /** What the journal's `kernel` event says of a start (Python, how it started), a death or a restart. */
-function lifecycleDetail(event: KernelLifecycleEvent): string {
-  if (event.type === "died") return `code ${event.code} signal ${event.signal}`;
+function lifecycleDetail(event: Exclude<KernelLifecycleEvent, { type: "queued" }>): string {
+  if (event.type === "died") return describeExit(event);
   if (event.type === "restarted") return event.reason;
   const how = event.forkedFrom
     ? `, forked from template ${event.forkedFrom}`

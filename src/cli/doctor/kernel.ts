@@ -2,7 +2,8 @@
 // whether the Python over there has IPython. Without it cells run as plain Python, where `!cmd` and
 // `%magic` are syntax errors (the model is told so). Local and sandboxed kernels run the python line's
 // interpreter; ssh, container and cmd: kernels are asked by running the interpreter probe through the
-// same command line a kernel starts with; Slurm and Kubernetes are not (that would submit a job or a pod).
+// same command line a kernel starts with; Slurm and Kubernetes are not (that would submit a job or a pod),
+// only checked for what would stop a start (Launcher.preflight: srun and the partition, through sinfo).
 
 import { checkKernelUri } from "../../agent/kernel-api/kernel-target.js";
 import { ConfigError } from "../../config/errors.js";
@@ -40,6 +41,8 @@ export async function kernelCheck(
     return check("kernel", true, `${uri}: runs the interpreter of the python line`);
   const python = launcher.python ?? "python3";
   if (!PROBED.has(launcher.scheme)) {
+    const problem = await launcher.preflight?.(scrubEnvironment(env));
+    if (problem) return check("kernel", false, `${uri}: ${problem}`);
     const start = launcher.scheme === "slurm" ? "submits a Slurm job" : "starts a pod";
     return check(
       "kernel",

@@ -12,6 +12,7 @@
 // stdin) and shares no disk with the host beyond the project, so files cross over the protocol.
 
 import { readFileSync } from "node:fs";
+import type { RunnerExit } from "../link.js";
 import { which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
@@ -42,7 +43,7 @@ class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
     // The protocol is the container's stdout: the engine's own log would be a second copy of it.
     args.push("--log-driver=none");
     if (t.network) args.push(`--network=${t.network}`);
-    args.push("-v", `${ctx.cwd}:${ctx.cwd}`, "-w", ctx.cwd);
+    args.push("--mount", bindMount(ctx.cwd), "-w", ctx.cwd);
     if (engine === "podman") args.push(...podmanUlimits());
     if (engine === "docker" && process.getuid && process.getuid() !== 0) {
       // Files the kernel writes in the mounted project belong to the user, not to root.
@@ -53,6 +54,24 @@ class ContainerLauncher extends RemoteLauncher<ContainerTarget> {
     args.push(...ctx.inner);
     return { file: engine, args };
   }
+
+  /** The engine exits 128+N when the container's first process died of signal N: say who sends those. */
+  explainExit(_stderr: string, exit: RunnerExit): string | undefined {
+    if (exit.code === 137)
+      return "the container's main process was killed by SIGKILL (podman kill or docker kill, the out-of-memory killer, or a kill inside it)";
+    if (exit.code === 143) return "the container was stopped (SIGTERM: podman stop or docker stop)";
+    return undefined;
+  }
+}
+
+/**
+ * `--mount` for the project at its own path. Not `-v SRC:DST`, which splits on colons (a folder named
+ * "run 12:30" was refused as an "incorrect volume format"): --mount is comma-separated fields that both
+ * engines read as CSV, so each field is quoted (a quote doubled) and any path goes through.
+ */
+function bindMount(dir: string): string {
+  const field = (text: string) => `"${text.replaceAll('"', '""')}"`;
+  return ["type=bind", field(`source=${dir}`), field(`target=${dir}`)].join(",");
 }
 
 /**

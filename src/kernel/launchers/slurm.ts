@@ -16,9 +16,11 @@
 // `workdir=` when given. The step's environment is the kernel's scrubbed one (srun's default
 // --export=ALL), so `module load` done before relm starts carries over, and no secret does.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import type { Socket } from "node:net";
+import { promisify } from "node:util";
 import { KernelStartError } from "../errors.js";
+import { which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, UriOptions } from "./uri.js";
@@ -57,6 +59,8 @@ interface SlurmTarget {
   workdir?: string;
 }
 
+const run = promisify(execFile);
+
 /** The job name every kernel step (and the session's allocation) carries, for squeue/sacct. */
 const SLURM_JOB_NAME = "relm-kernel";
 
@@ -65,12 +69,14 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
 
   /** alloc=session: makes (once per host, per URI) the allocation the kernels run in. */
   async prepare(ctx: LaunchContext): Promise<void> {
-    if (this.target.session) await sessionAllocation(this.uri, this.target, ctx);
+    if (this.target.session) await awaitAllocation(sessionAllocation(this.uri, this.target, ctx), ctx.signal);
   }
 
   command(ctx: LaunchContext): LaunchCommand {
     const t = this.target;
-    const args = ["--unbuffered", "--quiet", `--job-name=${SLURM_JOB_NAME}`, "--ntasks=1", "--nodes=1"];
+    // Not --quiet: srun's "queued and waiting for resources" / "has been allocated resources" are
+    // how queued() tells a job waiting in the queue from a kernel that does not start.
+    const args = ["--unbuffered", `--job-name=${SLURM_JOB_NAME}`, "--ntasks=1", "--nodes=1"];
     // The step ends when its one task does, and a task killed by a signal fails the step at once.
     args.push("--kill-on-bad-exit=1");
     const jobId = t.session ? allocations.get(this.uri)?.jobId : undefined;
@@ -97,6 +103,48 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
   explainExit(stderr: string): string | undefined {
     return slurmExitReason(stderr);
   }
+
+  queued(stderr: string): boolean {
+    return slurmQueued(stderr);
+  }
+
+  /** srun is installed, the cluster answers sinfo, and it has the partition: nothing is submitted. */
+  async preflight(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+    if (!which("srun", env)) return `srun is not installed here (not on PATH ${env.PATH ?? ""})`;
+    let listed: string;
+    try {
+      listed = (await run("sinfo", ["--noheader", "--format=%R"], { env, timeout: 30_000 })).stdout;
+    } catch (e) {
+      const said = String((e as { stderr?: string }).stderr ?? "")
+        .trim()
+        .split("\n")
+        .at(-1);
+      return `sinfo could not ask the cluster: ${said || (e as Error).message}`;
+    }
+    const partitions = [
+      ...new Set(
+        listed
+          .split("\n")
+          .map((l) => l.trim())
+          .filter(Boolean),
+      ),
+    ];
+    const missing = (this.target.partition ?? "").split(",").filter((p) => p && !partitions.includes(p));
+    if (missing.length === 0) return undefined;
+    const names = missing.map((p) => `"${p}"`).join(", ");
+    return `the cluster has no partition ${names} (sinfo lists: ${partitions.join(", ") || "none"})`;
+  }
+}
+
+/**
+ * Whether srun's last word on the job or step is that it waits: "job 12 queued and waiting for
+ * resources" (a new job), "step creation temporarily disabled, retrying" (a step of a busy allocation),
+ * not yet followed by "job 12 has been allocated resources" or "Step created for ...".
+ */
+export function slurmQueued(stderr: string): boolean {
+  const last = (re: RegExp) => Math.max(-1, ...[...stderr.matchAll(re)].map((m) => m.index ?? -1));
+  const waits = last(/queued and waiting for resources|step creation (?:temporarily|still) disabled/gi);
+  return waits >= 0 && waits > last(/has been allocated resources|Step created for/gi);
 }
 
 /** sbatch/salloc/srun flags for the target's resources (a new job). */
@@ -145,9 +193,14 @@ export function slurmExitReason(stderr: string): string | undefined {
 }
 
 interface Allocation {
+  uri: string;
   /** Resolves with the job id once granted. */
   ready: Promise<string>;
   jobId?: string;
+  /** Kernel starts waiting for it to be granted. */
+  waiters: number;
+  /** What salloc said so far. */
+  said: string;
   /** The salloc process holding it; the allocation ends when its stdin closes. */
   holder: ChildProcess;
 }
@@ -156,14 +209,44 @@ interface Allocation {
 const allocations = new Map<string, Allocation>();
 
 /**
+ * Waits for `entry` to be granted, or for `signal` (the kernel's start given up, e.g. Ctrl-C). When the
+ * last start waiting for a queued allocation gives up, salloc is ended: it withdraws its request (nobody
+ * wants it any more, and its pipe would keep relm running), and the next kernel asks again.
+ */
+async function awaitAllocation(entry: Allocation, signal: AbortSignal | undefined): Promise<void> {
+  if (entry.jobId) return;
+  entry.waiters++;
+  let gaveUp = false;
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      gaveUp = true;
+      if (--entry.waiters === 0 && !entry.jobId) {
+        if (allocations.get(entry.uri) === entry) allocations.delete(entry.uri);
+        entry.holder.kill("SIGTERM");
+      }
+      reject(new KernelStartError("the kernel's start was cancelled", entry.said));
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([entry.ready, aborted]);
+  } finally {
+    if (!gaveUp) entry.waiters--;
+    signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
  * One allocation held by `salloc ... sh -c 'cat >/dev/null'`: salloc runs its command once granted and
  * relinquishes the allocation when the command ends, and `cat` ends when its stdin, a pipe from this
  * process, closes. So the allocation goes with this process however it ends (exit, crash, SIGKILL):
  * the kernel closing its end is enough, no exit hook, and nothing is left for its time limit to end.
  */
-function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Promise<string> {
+function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Allocation {
   const known = allocations.get(uri);
-  if (known) return known.ready;
+  if (known) return known;
   const args = [`--job-name=${SLURM_JOB_NAME}`, ...resourceArgs(t)];
   if (t.nodes !== undefined) args.push(`--nodes=${t.nodes}`);
   args.push("sh", "-c", "cat >/dev/null");
@@ -178,14 +261,16 @@ function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Pro
   // waiting for its allocation is something to wait for).
   holder.unref();
   (holder.stdin as Socket | null)?.unref();
-  let said = "";
   const entry: Allocation = {
+    uri,
     holder,
+    waiters: 0,
+    said: "",
     ready: new Promise((resolve, reject) => {
       holder.stderr?.setEncoding("utf8");
       holder.stderr?.on("data", (text: string) => {
-        said = (said + text).slice(-8192);
-        const granted = /Granted job allocation (\d+)/.exec(said);
+        entry.said = (entry.said + text).slice(-8192);
+        const granted = /Granted job allocation (\d+)/.exec(entry.said);
         if (granted && !entry.jobId) {
           entry.jobId = granted[1]!;
           (holder.stderr as Socket | null)?.unref();
@@ -194,14 +279,14 @@ function sessionAllocation(uri: string, t: SlurmTarget, ctx: LaunchContext): Pro
       });
       const failed = (why: string) => {
         if (allocations.get(uri) === entry) allocations.delete(uri); // the next kernel asks again
-        if (!entry.jobId) reject(new KernelStartError(`salloc for ${uri} failed: ${why}`, said));
+        if (!entry.jobId) reject(new KernelStartError(`salloc for ${uri} failed: ${why}`, entry.said));
       };
       holder.once("error", (e) => failed(e.message));
       holder.once("exit", (code, signal) => failed(signal ? `killed by ${signal}` : `exit code ${code}`));
     }),
   };
   allocations.set(uri, entry);
-  return entry.ready;
+  return entry;
 }
 
 /** Ends the allocations this process holds (tests; a process that exits ends them anyway). */

@@ -5,6 +5,7 @@
 // The remote command is `exec python3 -c BOOTSTRAP` (bootstrap.ts): nothing is installed there; the
 // workdir is entered by the bootstrap (`/~/x` is x under the remote home; none: the home itself).
 
+import type { RunnerExit } from "../link.js";
 import { privateSocketDir } from "../listen.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
@@ -39,6 +40,20 @@ class SshLauncher extends RemoteLauncher<SshTarget> {
     }
     args.push("--", t.host, `exec ${ctx.inner.map(shellQuote).join(" ")}`);
     return { file: "ssh", args };
+  }
+
+  /**
+   * ssh's own 255: the connection went, or the remote process died of a signal (ssh reports no exit
+   * status then). At LogLevel=ERROR ssh says nothing about either, so the note says what 255 means.
+   */
+  explainExit(stderr: string, exit: RunnerExit): string | undefined {
+    if (exit.code !== 255) return undefined;
+    const said = stderr
+      .split("\n")
+      .reverse()
+      .find((line) => /^(ssh: |client_loop: |Connection |Timeout, server |packet_write_wait: )/.test(line));
+    const why = `the ssh connection to ${this.target.host} was lost, or the kernel's process over there was killed`;
+    return said ? `${why} (${said.trim()})` : why;
   }
 }
 

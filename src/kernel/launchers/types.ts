@@ -31,6 +31,8 @@
 // The spawned process is detached into its own process group; killing the kernel kills that group
 // (and first asks the runner to exit over the protocol). A non-zero exit is reported as a crash.
 
+import type { RunnerExit } from "../link.js";
+
 /** What a launcher gets to build its command line. */
 export interface LaunchContext {
   /** The project directory here (the local kernel's cwd; remote launchers may map or ignore it). */
@@ -43,6 +45,8 @@ export interface LaunchContext {
   inner: string[];
   /** The (scrubbed) environment the spawned command runs with, here. */
   env: NodeJS.ProcessEnv;
+  /** Aborted when the kernel's start is given up (Ctrl-C): prepare() stops waiting then. */
+  signal?: AbortSignal;
 }
 
 /** A command to spawn here. */
@@ -88,7 +92,21 @@ export interface Launcher {
    * cancelled (scancel)"); undefined when the target said nothing (the kernel itself crashed). Added to
    * the crash note the model and a failed child's parent see.
    */
-  explainExit?(stderr: string): string | undefined;
+  explainExit?(stderr: string, exit: RunnerExit): string | undefined;
+  /**
+   * A target with a queue (a batch scheduler): true while what its client has said on stderr so far
+   * shows the kernel still waiting for resources. The ready timeout does not run while it waits, and
+   * starts again in full once the resources are granted: a job may sit in a cluster's queue for
+   * minutes, which is the scheduler's wait, not a kernel that failed to start (an interrupt, the time
+   * budget and the start's signal still end it).
+   */
+  queued?(stderr: string): boolean;
+  /**
+   * For a target relm doctor does not start a kernel on (a job, a pod): what would stop a kernel's
+   * start, found without starting one (the client missing, a partition the cluster does not have);
+   * undefined when nothing does.
+   */
+  preflight?(env: NodeJS.ProcessEnv): Promise<string | undefined>;
   /**
    * A launcher whose process has its own pid namespace (the sandbox): the host's pid of the process
    * called `inner` in there, below `outer` (the pid spawned here); undefined once it is gone.

@@ -92,4 +92,23 @@ describe.runIf(slurmAvailable())("rlm.map with kernel=slurm://", () => {
     }, 30_000);
     expect(onlyJournal(rig.home).lines.filter((l) => l.type === "child_finished")).toHaveLength(16);
   }, 180_000); // 35-60 s at load averages 20-50 on 2 cores: 16 Python starts share them with the host
+
+  it("relm doctor asks the cluster for the partition (sinfo, nothing submitted) and names what is wrong", async () => {
+    // It said "ok" for any slurm:// URI: a partition that does not exist, or no Slurm client at all.
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const env = { ...rig.env, SLURM_CONF: cluster.conf };
+    const doctor = (uri: string, extra: NodeJS.ProcessEnv = {}) =>
+      runRelm(["doctor", "--kernel", uri], { env: { ...env, ...extra }, cwd: rig.cwd });
+    const good = await doctor(`slurm://${cluster.partition}`);
+    expect(good.stdout).toMatch(/^ok +kernel +slurm:\/\/debug: python3 there not probed/m);
+    const wrong = await doctor("slurm://nopart?cpus=1");
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toMatch(
+      /^FAIL +kernel +slurm:\/\/nopart\?cpus=1: the cluster has no partition "nopart" \(sinfo lists: debug\)$/m,
+    );
+    const noClient = await doctor("slurm://", { PATH: "/nonexistent" });
+    expect(noClient.stdout).toMatch(
+      /^FAIL +kernel +slurm:\/\/: srun is not installed here \(not on PATH \/nonexistent\)$/m,
+    );
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
 });

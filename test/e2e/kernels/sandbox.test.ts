@@ -165,6 +165,32 @@ describe.skipIf(!linux)("relm run --sandbox", () => {
     expect(existsSync(join(elsewhere, "via-kernel-uri"))).toBe(false);
   });
 
+  it("plan mode with a --kernel elsewhere says that the mode does not confine those kernels", async () => {
+    // `--mode plan --kernel cmd:…` ran its kernel on this machine, outside the sandbox, and wrote the
+    // project, with nothing said: the status line showed "plan (read-only)".
+    const rig = await startRig("openai", {
+      script: [
+        { code: "_ = open('written.txt', 'w').write('x')" },
+        echoLastCell,
+        { code: "_ = open('written.txt', 'w').write('x')" },
+        echoLastCell,
+      ],
+    });
+    const uri = "cmd:env RELM_VIA=cmd";
+    const result = await runRelm(["run", "--mode", "plan", "--kernel", uri, "write here"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(join(rig.cwd, "written.txt"))).toBe(true); // the user's kernel, as the user said
+    expect(result.stderr).toContain(
+      `⚠ plan mode does not confine this session's kernels: they run through ${uri}, outside this machine's sandbox`,
+    );
+    // Without --kernel the same session is confined and says nothing of the kind.
+    const confined = await runRelm(["run", "--mode", "plan", "write here"], { env: rig.env, cwd: rig.cwd });
+    expect(confined.stderr).not.toContain("does not confine");
+  });
+
   it("relm doctor says whether sandboxing works here", async () => {
     const rig = await startRig("openai", { script: [{ text: "never" }] });
     const result = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
