@@ -19,6 +19,8 @@ export interface CompactionOutcome {
   compacted: boolean;
   message: string;
   skipped?: boolean;
+  /** The failure is a `warning` in the journal: front ends that show its events have shown it. */
+  journaled?: boolean;
 }
 
 /**
@@ -82,7 +84,15 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
         result.skipped || result.error.startsWith("compaction failed")
           ? result.error
           : `compaction failed: ${result.error}`;
-      return { compacted: false, message, skipped: result.skipped };
+      // A summary request that failed is on disk (and shown) before the session goes on without it:
+      // otherwise an automatic compaction fails in silence, turn after turn, while the prompt grows.
+      if (!result.skipped) agent.log.record({ type: "warning", message });
+      return {
+        compacted: false,
+        message,
+        skipped: result.skipped,
+        ...(result.skipped ? {} : { journaled: true }),
+      };
     }
     return applyCompaction(agent, result);
   } finally {

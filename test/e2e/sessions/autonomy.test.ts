@@ -224,6 +224,37 @@ describe("goals, stalls and compaction", () => {
     expect(after).toContain("TASK: long");
     expect(after).toContain("earlier turns of this session were compacted");
   });
+
+  it("an automatic compaction whose summary request fails is journaled and shown; the run goes on", async () => {
+    const isSummaryRequest = (ctx: ScriptContext) => !(ctx.body as { tools?: unknown }).tools;
+    const steps = [
+      { code: "print('x' * 3000)" },
+      { code: "print('y' * 3000)" },
+      { code: "print('z')" },
+      { text: "finished anyway" },
+    ];
+    let step = 0;
+    const rig = await startRig(
+      "openai",
+      {
+        script: async (ctx) =>
+          isSummaryRequest(ctx)
+            ? { status: 400, body: '{"error":{"message":"summary refused here"}}' }
+            : (steps[step++] ?? { text: "again" }),
+      },
+      { config: { contextWindows: { scripted: 3500 } } },
+    );
+    const result = await runRelm(["run", "TASK: long"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("finished anyway");
+    // The summary was asked for (and refused) before the model saw the conversation again.
+    expect(rig.model.requests.some((r) => !(r.body as { tools?: unknown }).tools)).toBe(true);
+    const lines = onlyJournal(rig.home).lines;
+    expect(lines.some((l) => l.type === "compaction")).toBe(false);
+    const warnings = lines.filter((l) => l.type === "warning").map((l) => String(l.message));
+    expect(warnings.some((w) => /compaction failed: .*summary refused here/.test(w))).toBe(true);
+    expect(result.stderr).toMatch(/compaction failed: .*summary refused here/);
+  });
 });
 
 describe("file checkpoints", () => {
