@@ -210,6 +210,23 @@ describe.each(MATRIX)("%s client (stream: %s)", (provider, stream) => {
     expect(m.requests).toHaveLength(1);
   });
 
+  it("never shows a sign-in's token that a server echoes in an error inside a 200 answer", async () => {
+    const token = "oauth-access-token-0123456789abcdef";
+    const echo = `the token ${token} is not allowed for this model`;
+    // An overload, retried once and then reported: both the retry's reason and the error leave the client.
+    const failed = { code: provider === "anthropic" ? "overloaded_error" : "server_error", message: echo };
+    const m = await start({ script: [{ failed }, { failed }] });
+    const client = clientFor(m, provider, stream, {
+      maxAttempts: 2,
+      auth: async () => ({ authorization: `Bearer ${token}` }),
+    });
+    const list = await events(client, hello);
+    expect(m.requests[0]?.headers.authorization).toBe(`Bearer ${token}`);
+    expect(ofType(list, "retry").length).toBeGreaterThan(0);
+    expect(errorOf(list).error.message).toContain("is not allowed for this model");
+    expect(JSON.stringify(list)).not.toContain(token);
+  });
+
   it("sends the key the provider's way and succeeds with the right one", async () => {
     const m = await start({ script: [{ text: "welcome" }], requireApiKey: "sk-right" });
     const done = doneOf(await events(clientFor(m, provider, stream, { apiKey: "sk-right" }), hello));
