@@ -171,8 +171,10 @@ async function* decodeOpenAIStream(
     const choice = asRecord(choices.find((c) => (asNumber(asRecord(c)?.index) ?? 0) === 0));
     if (!choice) continue;
     const delta = asRecord(choice.delta) ?? {};
-    if (typeof delta.content === "string") {
-      const ev = assembly.addText(delta.content);
+    // A refusal comes in its own field, the content left null: it is the model's answer all the same.
+    for (const text of [delta.content, delta.refusal]) {
+      if (typeof text !== "string") continue;
+      const ev = assembly.addText(text);
       if (ev) yield ev;
     }
     const toolCalls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
@@ -231,6 +233,7 @@ function decodeOpenAIJson(json: unknown): DecodeResult {
       if (p?.type === "text" && typeof p.text === "string") assembly.addText(p.text);
     }
   }
+  if (typeof message.refusal === "string") assembly.addText(message.refusal);
   const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   for (const item of toolCalls) {
     const tc = asRecord(item);
