@@ -66,6 +66,28 @@ describe("model failures and budgets", () => {
     expect(onlyJournal(rig.home).raw).not.toContain(key);
   });
 
+  it("names where a rejected key and an unknown model came from: config.json, a flag, a preset's variable", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ text: "never" }], requireApiKey: "sk-the-right-one-0000", models: ["scripted"] },
+      { config: { apiKey: "sk-saved-by-login-0000" } },
+    );
+    const config = `${rig.home}/config.json`;
+    const saved = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toContain(`rejected the API key (HTTP 401); check apiKey in ${config}`);
+    const fromEnv = await runRelm(["run", "hello"], {
+      env: { ...rig.env, OPENAI_API_KEY: "sk-exported-0000" },
+      cwd: rig.cwd,
+    });
+    expect(fromEnv.stderr).toContain("check OPENAI_API_KEY");
+    const right = { ...rig.env, RELM_API_KEY: "sk-the-right-one-0000" };
+    const flag = await runRelm(["run", "--model", "scripted-typo", "hello"], { env: right, cwd: rig.cwd });
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toContain("(HTTP 404); check --model and RELM_BASE_URL");
+    expect(flag.stderr).not.toContain("RELM_MODEL");
+  });
+
   it("stops at --max-turns with exit 3 and names the budget", async () => {
     const rig = await startRig("openai", { script: [{ code: "print(1)" }, { text: "never reached" }] });
     const result = await runRelm(["run", "--max-turns", "1", "two turns"], { env: rig.env, cwd: rig.cwd });
