@@ -5,7 +5,13 @@ import { type Admission, admit } from "../budget/request-budget.js";
 import type { Conversation } from "../core/conversation.js";
 import type { RootHooks, TreeHooks } from "../hooks.js";
 import { dropLessonNotes } from "../lessons.js";
-import { type CompactResult, compactMessages, contextWindow, needsCompaction } from "./messages.js";
+import {
+  type CompactResult,
+  compactMessages,
+  contextWindow,
+  estimateMessagesTokens,
+  needsCompaction,
+} from "./messages.js";
 
 export interface CompactionSettings {
   /** Fraction of the context window at which the conversation is compacted (default 0.8). */
@@ -34,7 +40,10 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
   const client = agent.model.current;
   const settings = agent.tree.options.compaction ?? {};
   const window = contextWindow(client.model, settings.windows).tokens;
-  if (!force && !needsCompaction(conversation.contextTokens, window, settings.threshold ?? 0.8)) {
+  const due =
+    needsCompaction(conversation.contextTokens, window, settings.threshold ?? 0.8) ||
+    nextPromptTokens(conversation) * OVERFLOW_MARGIN >= window;
+  if (!force && !due) {
     return { compacted: false, message: "not needed" };
   }
   const stop = budget.check();
@@ -98,6 +107,21 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
   } finally {
     admission?.release();
   }
+}
+
+/** The estimate of the next prompt is taken 10% larger, as the budgets take theirs (four characters a token). */
+const OVERFLOW_MARGIN = 1.1;
+
+/**
+ * The prompt the next request will send: the last one's size with the answer it got (what the server
+ * counted), plus an estimate of what came after that answer (cell outputs, messages). The threshold is
+ * measured on the last prompt; this catches the one large cell output that would take the next request
+ * past the window before the threshold sees it (the server would refuse that request).
+ */
+function nextPromptTokens(conversation: Conversation): number {
+  const { messages } = conversation;
+  const answered = messages.findLastIndex((m) => m.role === "assistant");
+  return conversation.contextTokens + estimateMessagesTokens(messages.slice(answered + 1));
 }
 
 /** Books the summary's spend, journals the marker and swaps the messages in. */
