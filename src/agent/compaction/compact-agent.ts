@@ -3,6 +3,7 @@ import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { type Admission, admit } from "../budget/request-budget.js";
 import type { Conversation } from "../core/conversation.js";
+import { journalRetries } from "../core/retry-log.js";
 import type { RootHooks, TreeHooks } from "../hooks.js";
 import { dropLessonNotes } from "../lessons.js";
 import {
@@ -67,7 +68,15 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
         if (admitted.status === "budget") return { error: admitted.stop.message };
         if (admitted.status === "aborted") return { error: "aborted" };
         admission = admitted.admission;
-        return { stream: () => admitted.admission.stream() };
+        const log = agent.log;
+        return {
+          stream: () =>
+            journalRetries(
+              admitted.admission.stream(),
+              (b) => log.record(b),
+              () => agent.conversation.turn,
+            ),
+        };
       },
     });
     if ("error" in result) {

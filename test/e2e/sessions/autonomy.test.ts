@@ -279,7 +279,7 @@ describe("goals, stalls and compaction", () => {
       {
         script: async (ctx) =>
           isSummaryRequest(ctx)
-            ? { status: 400, body: '{"error":{"message":"summary refused here"}}' }
+            ? { status: 503, body: '{"error":{"message":"summary refused here"}}' }
             : (steps[step++] ?? { text: "again" }),
       },
       { config: { contextWindows: { scripted: 3500 } } },
@@ -293,6 +293,10 @@ describe("goals, stalls and compaction", () => {
     expect(lines.some((l) => l.type === "compaction")).toBe(false);
     const warnings = lines.filter((l) => l.type === "warning").map((l) => String(l.message));
     expect(warnings.some((w) => /compaction failed: .*summary refused here/.test(w))).toBe(true);
+    // Each failed try of the summary request is on disk before the next one.
+    const firstWarning = lines.findIndex((l) => l.type === "warning");
+    const retries = lines.slice(0, firstWarning).filter((l) => l.type === "model_retry");
+    expect(retries.map((l) => l.attempt)).toEqual([2, 3, 4, 5]);
     expect(result.stderr).toMatch(/compaction failed: .*summary refused here/);
   });
 });
