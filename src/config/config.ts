@@ -288,7 +288,13 @@ export function resolveConfig(
     [envKey(preset, env), "env"],
     [cfg.apiKey, "config"],
   );
-  const modelPick = firstSet<string>([flags.model, "flag"], [env.RELM_MODEL, "env"], [cfg.model, "config"]);
+  // A name read from a file keeps its line end (CRLF), a .env line its trailing blank: neither is part of
+  // the name, and a blank one is no name at all.
+  const modelPick = firstSet<string>(
+    [flags.model?.trim(), "flag"],
+    [env.RELM_MODEL?.trim(), "env"],
+    [cfg.model?.trim(), "config"],
+  );
 
   const baseUrl = basePick[0].replace(/\/+$/, "");
   checkBaseUrl(baseUrl, basePick[1], preset, env, configPath);
@@ -311,7 +317,7 @@ export function resolveConfig(
       maxLargeBytes: Math.round((cfg.snapshotMaxLargeMB ?? 2048) * MIB),
     },
     compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
-    refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
+    refineModel: env.RELM_REFINE_MODEL?.trim() || cfg.refineModel?.trim() || undefined,
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
     search: cfg.search,
     hooks: parseHooks(cfg.hooks, configPath, "user"),

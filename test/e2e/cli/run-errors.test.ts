@@ -119,6 +119,21 @@ describe("model failures and budgets", () => {
     expect(result.stderr).toMatch(/max-tokens/);
   });
 
+  it("takes a model name without the blanks around it, and a blank one as none", async () => {
+    const rig = await startRig("openai", { script: [{ text: "hello back" }], models: ["scripted"] });
+    // A name read from a file with CRLF line ends, or a .env line with a trailing blank.
+    const padded = await runRelm(["run", "hello"], {
+      env: { ...rig.env, RELM_MODEL: " scripted\r\n" },
+      cwd: rig.cwd,
+    });
+    expect(padded.code, padded.stderr).toBe(0);
+    expect(padded.stdout.trim()).toBe("hello back");
+    const blank = await runRelm(["run", "hello"], { env: { ...rig.env, RELM_MODEL: "  " }, cwd: rig.cwd });
+    expect(blank.code).toBe(1);
+    expect(blank.stderr).toMatch(/no model configured/);
+    expect(rig.model.requests).toHaveLength(1);
+  });
+
   it("says exactly what to set when no model is configured", async () => {
     const home = tempDir();
     try {
