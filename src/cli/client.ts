@@ -14,6 +14,8 @@ export function buildClient(config: ResolvedConfig, model?: string): ModelClient
     baseUrl: m.baseUrl,
     apiKey: m.apiKey,
     model: name,
+    // Another model than the configured one (llm(model=...), a spec's) was not set where m.model was.
+    origins: name === m.model ? m.origins : { ...m.origins, model: undefined },
     stream: m.stream,
     maxAttempts: m.retry.maxAttempts,
     retryBaseMs: m.retry.baseMs,

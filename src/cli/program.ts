@@ -183,6 +183,8 @@ export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) =
       setExit(await subscriptionLogin(subscription, flags, runIo));
       return;
     }
+    if (flags.device)
+      throw new UsageError("--device is for a subscription's sign-in: relm login chatgpt --device");
     setExit(await loginAction(flags, runIo));
   });
 

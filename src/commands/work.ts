@@ -78,8 +78,9 @@ const compact = defineCommand<null>({
   parse: () => ({ args: null }),
   act: async (ctx) => {
     const result = await onHost(ctx, (call) => call("compact", {}));
-    // A compaction that happened is shown by its journal event's line where front ends show those.
-    if (result && (!result.compacted || !ctx.showsEvents)) ctx.say(result.message, "dim");
+    // A compaction that happened, or failed, is shown by its journal event's line where front ends show those.
+    const shown = result && (result.compacted || result.journaled) && ctx.showsEvents;
+    if (result && !shown) ctx.say(result.message, "dim");
   },
 });
 

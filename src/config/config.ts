@@ -58,6 +58,8 @@ interface ModelConfig extends PresetRequestShape {
   subscription?: SubscriptionSetting;
   /** Where each value came from, for `relm doctor`. Never includes the key itself. */
   sources: { provider: Source; baseUrl: Source; apiKey: Source | "none"; model: Source | "none" };
+  /** The same as a user would look for it (`--model`, `OPENAI_API_KEY`, `apiKey in PATH`), for errors. */
+  origins: { apiKey?: string; model?: string; baseUrl?: string };
 }
 
 const MIB = 1024 * 1024;
@@ -186,6 +188,15 @@ function providerFromEnvKey(env: NodeJS.ProcessEnv, cfg: ConfigFile): ProviderPr
   return openaiConfigured ? undefined : presetsWithEnvKey(env)[0];
 }
 
+const MODEL_ORIGIN: Partial<Record<Source, string>> = { flag: "--model", env: "RELM_MODEL" };
+
+function definedOnly(record: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >;
+}
+
 function firstSet<T>(...candidates: [T | undefined, Source][]): [T, Source] | undefined {
   for (const [value, source] of candidates) {
     if (value !== undefined && value !== "") return [value, source];
@@ -206,18 +217,28 @@ function checkBaseUrl(
 ): void {
   const problem = baseUrlProblem(url);
   if (!problem) return;
-  const where =
-    source === "flag"
-      ? "--base-url"
-      : source === "env"
-        ? env.RELM_BASE_URL
-          ? "RELM_BASE_URL"
-          : (preset.baseUrlEnv ?? "the environment")
-        : source === "config"
-          ? `baseUrl in ${configPath}`
-          : `provider ${preset.name}'s default`;
+  const where = baseUrlOrigin(source, preset, env, configPath) ?? `provider ${preset.name}'s default`;
   const message = `${where}: base URL "${url}" ${problem}`;
   throw source === "flag" ? new UsageError(message) : new ConfigError(message);
+}
+
+/** Where a base URL was set, as a user would look for it; undefined for the preset's default. */
+function baseUrlOrigin(
+  source: Source,
+  preset: ProviderPreset,
+  env: NodeJS.ProcessEnv,
+  configPath: string,
+): string | undefined {
+  if (source === "flag") return "--base-url";
+  if (source === "env") return env.RELM_BASE_URL ? "RELM_BASE_URL" : (preset.baseUrlEnv ?? "the environment");
+  return source === "config" ? `baseUrl in ${configPath}` : undefined;
+}
+
+/** Where an API key was set: config.json's apiKey, RELM_API_KEY or the preset's variable. */
+function apiKeyOrigin(source: Source, preset: ProviderPreset, env: NodeJS.ProcessEnv, configPath: string) {
+  if (source === "config") return `apiKey in ${configPath}`;
+  if (env.RELM_API_KEY) return "RELM_API_KEY";
+  return preset.keyEnv.find((name) => env[name]?.trim()) ?? "the environment";
 }
 
 /** Refuses an API key that cannot be sent (api-key.ts), naming where it came from, not the key. */
@@ -230,13 +251,7 @@ function checkApiKey(
 ) {
   const problem = apiKeyProblem(key);
   if (!problem) return;
-  const where =
-    source === "config"
-      ? `apiKey in ${configPath}`
-      : env.RELM_API_KEY
-        ? "RELM_API_KEY"
-        : (preset.keyEnv.find((name) => env[name]?.trim()) ?? "the environment");
-  throw new ConfigError(`${where}: ${problem}`);
+  throw new ConfigError(`${apiKeyOrigin(source, preset, env, configPath)}: ${problem}`);
 }
 
 /**
@@ -273,7 +288,13 @@ export function resolveConfig(
     [envKey(preset, env), "env"],
     [cfg.apiKey, "config"],
   );
-  const modelPick = firstSet<string>([flags.model, "flag"], [env.RELM_MODEL, "env"], [cfg.model, "config"]);
+  // A name read from a file keeps its line end (CRLF), a .env line its trailing blank: neither is part of
+  // the name, and a blank one is no name at all.
+  const modelPick = firstSet<string>(
+    [flags.model?.trim(), "flag"],
+    [env.RELM_MODEL?.trim(), "env"],
+    [cfg.model?.trim(), "config"],
+  );
 
   const baseUrl = basePick[0].replace(/\/+$/, "");
   checkBaseUrl(baseUrl, basePick[1], preset, env, configPath);
@@ -296,7 +317,7 @@ export function resolveConfig(
       maxLargeBytes: Math.round((cfg.snapshotMaxLargeMB ?? 2048) * MIB),
     },
     compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
-    refineModel: env.RELM_REFINE_MODEL || cfg.refineModel || undefined,
+    refineModel: env.RELM_REFINE_MODEL?.trim() || cfg.refineModel?.trim() || undefined,
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
     search: cfg.search,
     hooks: parseHooks(cfg.hooks, configPath, "user"),
@@ -327,6 +348,11 @@ export function resolveConfig(
         baseUrl: basePick[1],
         apiKey: keyPick?.[1] ?? "none",
         model: modelPick?.[1] ?? "none",
+      },
+      origins: {
+        ...(keyPick ? { apiKey: apiKeyOrigin(keyPick[1], preset, env, configPath) } : {}),
+        ...(modelPick ? { model: MODEL_ORIGIN[modelPick[1]] ?? `model in ${configPath}` } : {}),
+        ...definedOnly({ baseUrl: baseUrlOrigin(basePick[1], preset, env, configPath) }),
       },
     },
   };

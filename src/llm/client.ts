@@ -140,7 +140,13 @@ async function* streamRequest(
 ): AsyncGenerator<StreamEvent, void> {
   const { options, wire, policy, price } = setup;
   const url = withQuery(wire.endpoint(fillBaseUrl(options.baseUrl, options.model)), options.query);
-  const ctx: ErrorContext = { url, baseUrl: options.baseUrl, model: options.model, apiKey: options.apiKey };
+  const ctx: ErrorContext = {
+    url,
+    baseUrl: options.baseUrl,
+    model: options.model,
+    apiKey: options.apiKey,
+    ...(options.origins ? { origins: options.origins } : {}),
+  };
   if (!/^https?:\/\//i.test(options.baseUrl) || !URL.canParse(url)) {
     const message = `the base URL "${options.baseUrl}" is not an http(s) URL; check RELM_BASE_URL`;
     yield {

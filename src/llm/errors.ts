@@ -3,7 +3,7 @@
 
 import { asRecord, parseJson } from "../config/records.js";
 import { oneLine } from "../config/text.js";
-import type { ModelError, ModelErrorKind } from "./types.js";
+import type { ModelError, ModelErrorKind, SettingOrigins } from "./types.js";
 
 /** What went wrong in one try, before the retry loop decides whether to try again. */
 export interface Failure {
@@ -20,6 +20,7 @@ export interface ErrorContext {
   baseUrl: string;
   model: string;
   apiKey?: string;
+  origins?: SettingOrigins;
 }
 
 const MAX_DETAIL = 2000;
@@ -59,14 +60,14 @@ export function httpFailure(status: number, body: string, ctx: ErrorContext, ret
   const common = { status, detail, retryAfterMs };
   if (status === 401 || status === 403) {
     const base = ctx.apiKey
-      ? `the endpoint ${ctx.baseUrl} rejected the API key (HTTP ${status}); check RELM_API_KEY`
+      ? `the endpoint ${ctx.baseUrl} rejected the API key (HTTP ${status}); check ${ctx.origins?.apiKey ?? "RELM_API_KEY"}`
       : `the endpoint ${ctx.baseUrl} requires an API key (HTTP ${status}) and none is set; set RELM_API_KEY`;
     return { kind: "auth", message: base, retryable: false, ...common };
   }
   if (status === 404) {
     const base =
       `model "${ctx.model}" or its endpoint was not found at ${ctx.baseUrl} (HTTP 404); ` +
-      "check RELM_MODEL and RELM_BASE_URL";
+      `check ${ctx.origins?.model ?? "RELM_MODEL"} and ${ctx.origins?.baseUrl ?? "RELM_BASE_URL"}`;
     return { kind: "not_found", message: withServerText(base, body), retryable: false, ...common };
   }
   if (status === 429) {
@@ -113,7 +114,7 @@ export function networkFailure(err: unknown, ctx: ErrorContext, phase: "connect"
       retryable: false,
       message:
         `cannot connect to ${ctx.url} (${unreachable}): the server is not running or not reachable; ` +
-        "check RELM_BASE_URL",
+        `check ${ctx.origins?.baseUrl ?? "RELM_BASE_URL"}`,
     };
   }
   // fetch refuses ports reserved for other protocols (e.g. 6000, 9) before connecting: retrying is futile.

@@ -104,11 +104,28 @@ export async function* sendWithRetries(
   }
 }
 
+/**
+ * One try. Whatever failure it reports is cleared of the sign-in's header values first: a server may
+ * echo them in an HTTP error body, in an error event inside a 200 stream, or in a JSON answer.
+ */
 async function* tryOnce(
   call: HttpCall,
   policy: RetryPolicy,
   signal: AbortSignal | undefined,
   refresh: boolean,
+): AsyncGenerator<DeltaEvent, DecodeResult> {
+  const secrets: string[] = [];
+  const result = yield* tryWith(call, policy, signal, refresh, secrets);
+  return result.ok ? result : { ok: false, failure: redactFailure(result.failure, secrets) };
+}
+
+async function* tryWith(
+  call: HttpCall,
+  policy: RetryPolicy,
+  signal: AbortSignal | undefined,
+  refresh: boolean,
+  /** Filled with the sign-in's header values once they are known. */
+  secrets: string[],
 ): AsyncGenerator<DeltaEvent, DecodeResult> {
   const controller = new AbortController();
   let idle = false;
@@ -127,15 +144,16 @@ async function* tryOnce(
 
   try {
     let headers = call.headers;
-    /** The sign-in's header values: a server that echoes them must not put them in an error. */
-    let authValues: string[] = [];
     if (call.auth) {
       try {
         const added = await call.auth({ refresh });
         headers = withAuthHeaders(headers, added);
-        authValues = Object.entries(added)
-          .filter(([name]) => /^(authorization|x-api-key)$/i.test(name))
-          .flatMap(([, v]) => [v, v.replace(/^(Bearer|token) /i, "")]);
+        // The sign-in's header values: a server that echoes them must not put them in an error.
+        secrets.push(
+          ...Object.entries(added)
+            .filter(([name]) => /^(authorization|x-api-key)$/i.test(name))
+            .flatMap(([, v]) => [v, v.replace(/^(Bearer|token) /i, "")]),
+        );
       } catch (err) {
         // A sign-in that cannot produce a token (refresh refused, signed out) is the user's to fix.
         const text = err instanceof Error ? err.message : String(err);
@@ -167,7 +185,7 @@ async function* tryOnce(
           // The status alone is enough to classify the failure.
         }
         const failure = httpFailure(response.status, text, call.ctx, parseRetryAfter(response.headers));
-        return fail(redactFailure(failure, authValues));
+        return fail(failure);
       }
       const contentType = response.headers.get("content-type") ?? "";
       // Some servers ignore `stream: true` and answer with one JSON document; accept that too.

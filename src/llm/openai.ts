@@ -114,16 +114,31 @@ function mapUsage(value: unknown): Usage | null {
   };
 }
 
+/**
+ * An `error` in a chunk (or in a whole answer). OpenAI-compatible servers say what kind it is in their
+ * own ways: a numeric status in `code` (vLLM, llama.cpp, OpenRouter) or a name in `code` / `type`. A
+ * refusal of the request (a 4xx, an invalid or too long prompt) is reported once, as the same request
+ * would be refused again; a failure of the server, a rate limit, or an error that does not say, is
+ * retried.
+ */
 function streamedError(error: unknown): DecodeResult {
   const text = typeof error === "string" ? error : serverMessage(JSON.stringify({ error }));
-  return {
+  const message = `the server reported an error mid-stream: ${serverLine(text)}`;
+  const err = asRecord(error);
+  const status = Number(typeof err?.code === "string" ? err.code.trim() : (err?.code ?? Number.NaN));
+  const name = [err?.code, err?.type].filter((v) => typeof v === "string").join(" ");
+  const fail = (kind: "server" | "rate_limited" | "bad_request", retryable: boolean): DecodeResult => ({
     ok: false,
-    failure: {
-      kind: "server",
-      retryable: true,
-      message: `the server reported an error mid-stream: ${serverLine(text)}`,
-    },
-  };
+    failure: { kind, retryable, message },
+  });
+  if (Number.isInteger(status) && status >= 400 && status < 600) {
+    if (status === 429) return fail("rate_limited", true);
+    return status >= 500 || status === 408 ? fail("server", true) : fail("bad_request", false);
+  }
+  if (/rate_limit/i.test(name)) return fail("rate_limited", true);
+  if (name === "" || /server|overloaded|internal|unavailable|timeout|api_error/i.test(name))
+    return fail("server", true);
+  return fail("bad_request", false);
 }
 
 function stringOf(value: unknown): string {
@@ -156,8 +171,10 @@ async function* decodeOpenAIStream(
     const choice = asRecord(choices.find((c) => (asNumber(asRecord(c)?.index) ?? 0) === 0));
     if (!choice) continue;
     const delta = asRecord(choice.delta) ?? {};
-    if (typeof delta.content === "string") {
-      const ev = assembly.addText(delta.content);
+    // A refusal comes in its own field, the content left null: it is the model's answer all the same.
+    for (const text of [delta.content, delta.refusal]) {
+      if (typeof text !== "string") continue;
+      const ev = assembly.addText(text);
       if (ev) yield ev;
     }
     const toolCalls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
@@ -216,6 +233,7 @@ function decodeOpenAIJson(json: unknown): DecodeResult {
       if (p?.type === "text" && typeof p.text === "string") assembly.addText(p.text);
     }
   }
+  if (typeof message.refusal === "string") assembly.addText(message.refusal);
   const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   for (const item of toolCalls) {
     const tc = asRecord(item);

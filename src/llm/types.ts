@@ -179,12 +179,25 @@ export interface ModelClient {
  * section prices, windows and limits are looked up in first, and whether the server is local (LM
  * Studio, vLLM, Ollama: no price, only windows and limits).
  */
+/** Where each setting a model error may ask the user to check came from; see ClientOptions.origins. */
+export interface SettingOrigins {
+  apiKey?: string;
+  model?: string;
+  baseUrl?: string;
+}
+
 export interface ClientOptions extends PresetRequestShape {
   provider: Provider;
   /** e.g. http://localhost:11434/v1 (OpenAI-compatible) or https://api.anthropic.com */
   baseUrl: string;
   apiKey?: string;
   model: string;
+  /**
+   * Where the key, the model name and the base URL were set (`apiKey in ~/.relm/config.json`,
+   * `OPENAI_API_KEY`, `--model`), for the error that asks the user to check one; unset: the RELM_
+   * variable is named.
+   */
+  origins?: SettingOrigins;
   /** Use server-sent events; default true. */
   stream?: boolean;
   /** Total tries including the first; default 5. */

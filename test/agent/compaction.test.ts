@@ -142,6 +142,28 @@ describe("compactMessages", () => {
     });
   }
 
+  it("names a kernel with thousands of variables by a bounded list, so the summary still shrinks the prompt", async () => {
+    const model = await scripted([{ text: SUMMARY }]);
+    const names = Array.from({ length: 3000 }, (_, i) => `var_number_${i}`);
+    const messages = longConversation(6);
+    const result = await compactMessages({
+      client: clientFor(model, "openai", true),
+      messages,
+      liveVariables: names,
+      filesTouched: [],
+    });
+    if ("error" in result) throw new Error(result.error);
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
+    const head = result.messages[0];
+    const text = head?.role === "user" && head.content[0]?.type === "text" ? head.content[0].text : "";
+    expect(text).toContain("- `var_number_0`\n");
+    expect(text).toContain("- `var_number_99`\n");
+    expect(text).not.toContain("`var_number_100`");
+    expect(text).toContain("and 2900 more");
+    // The request for the summary names them no more than the summary does.
+    expect(model.requests[0]?.rawBody).not.toContain("var_number_100,");
+  });
+
   it("keeps the goal of an earlier summary when compacting again", async () => {
     const model = await scripted([{ text: SUMMARY }, { text: "## Goal\nsecond" }]);
     const client = clientFor(model, "openai", false);

@@ -210,4 +210,36 @@ describe("the turn loop", () => {
     expect(finals.map((t) => t.length)).toEqual([4096 * 4 + 5, "short cells from now on".length]);
     expect(finals[1]).toBe("short cells from now on");
   });
+
+  it("a reply with neither text nor a cell is asked again, never passed off as a final answer", async () => {
+    const rig = await startRig("anthropic", {
+      script: [
+        { text: "" },
+        { text: " \n" },
+        { text: "the answer, at last" },
+        { text: "" },
+        { text: "" },
+        { text: "" },
+      ],
+    });
+    const { session, lines } = await open(rig);
+
+    // Two empty replies: each time the model is told, and its third reply is the answer.
+    expect(await session.run("answer me")).toEqual({
+      status: "done",
+      text: "the answer, at last",
+      submitted: false,
+    });
+    const told = JSON.stringify(rig.model.requests[1]?.body);
+    expect(told).toContain("Your last reply was empty: no text and no ipython call");
+
+    // Empty every time: after two reminders the turn ends as an error, with no final answer.
+    const silent = await session.run("answer me again");
+    expect(silent).toMatchObject({ status: "error" });
+    expect(silent.status === "error" && silent.message).toMatch(/neither text nor a cell 3 times in a row/);
+    const journal = lines();
+    expect(ofTypes(journal, "final").map((l) => l.text)).toEqual(["the answer, at last"]);
+    expect(ofTypes(journal, "message").filter((l) => l.from === "relm")).toHaveLength(4);
+    expect(rig.model.requests).toHaveLength(6);
+  });
 });

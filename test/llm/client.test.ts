@@ -210,6 +210,38 @@ describe.each(MATRIX)("%s client (stream: %s)", (provider, stream) => {
     expect(m.requests).toHaveLength(1);
   });
 
+  it("reports an error event that refuses the request once, and retries one that says the server failed", async () => {
+    const overloaded = provider === "anthropic" ? "overloaded_error" : "server_error";
+    const m = await start({
+      script: [
+        { failed: { code: overloaded, message: "busy" } },
+        { failed: { code: "invalid_prompt", message: "this prompt is refused" } },
+      ],
+    });
+    const list = await events(clientFor(m, provider, stream), hello);
+    expect(ofType(list, "retry")).toHaveLength(1);
+    expect(errorOf(list).error).toMatchObject({ kind: "bad_request", attempts: 2 });
+    expect(errorOf(list).error.message).toContain("this prompt is refused");
+    expect(m.requests).toHaveLength(2);
+  });
+
+  it("never shows a sign-in's token that a server echoes in an error inside a 200 answer", async () => {
+    const token = "oauth-access-token-0123456789abcdef";
+    const echo = `the token ${token} is not allowed for this model`;
+    // An overload, retried once and then reported: both the retry's reason and the error leave the client.
+    const failed = { code: provider === "anthropic" ? "overloaded_error" : "server_error", message: echo };
+    const m = await start({ script: [{ failed }, { failed }] });
+    const client = clientFor(m, provider, stream, {
+      maxAttempts: 2,
+      auth: async () => ({ authorization: `Bearer ${token}` }),
+    });
+    const list = await events(client, hello);
+    expect(m.requests[0]?.headers.authorization).toBe(`Bearer ${token}`);
+    expect(ofType(list, "retry").length).toBeGreaterThan(0);
+    expect(errorOf(list).error.message).toContain("is not allowed for this model");
+    expect(JSON.stringify(list)).not.toContain(token);
+  });
+
   it("sends the key the provider's way and succeeds with the right one", async () => {
     const m = await start({ script: [{ text: "welcome" }], requireApiKey: "sk-right" });
     const done = doneOf(await events(clientFor(m, provider, stream, { apiKey: "sk-right" }), hello));
@@ -302,5 +334,35 @@ describe("Retry-After", () => {
     const list = await events(clientFor(m, "anthropic", true, { maxAttempts: 2 }), request([userText("hi")]));
     expect(errorOf(list).error).toMatchObject({ kind: "rate_limited", attempts: 2 });
     expect(m.requests).toHaveLength(2);
+  });
+});
+
+describe("error chunks of OpenAI-compatible servers", () => {
+  const frame = (error: unknown) => `data: ${JSON.stringify({ error })}\n\n`;
+
+  it("reads a numeric status in the chunk: a 400 (vLLM) is reported once, a 500 (llama.cpp) retried", async () => {
+    const m = await start({
+      script: [
+        { raw: [frame({ code: 500, message: "slot crashed", type: "server_error" })] },
+        { raw: [frame({ object: "error", message: "prompt too long", type: "BadRequestError", code: 400 })] },
+      ],
+    });
+    const list = await events(clientFor(m, "openai", true), request([userText("hi")]));
+    expect(ofType(list, "retry")).toHaveLength(1);
+    expect(errorOf(list).error).toMatchObject({ kind: "bad_request", attempts: 2 });
+    expect(errorOf(list).error.message).toContain("prompt too long");
+  });
+
+  it("retries an error that says nothing of its kind, and a rate limit", async () => {
+    const m = await start({
+      script: [
+        { raw: [frame("something went wrong")] },
+        { raw: [frame({ message: "slow down", code: "rate_limit_exceeded" })] },
+        { text: "ok" },
+      ],
+    });
+    const list = await events(clientFor(m, "openai", true), request([userText("hi")]));
+    expect(ofType(list, "retry")).toHaveLength(2);
+    expect(doneOf(list).message.text).toBe("ok");
   });
 });

@@ -101,6 +101,33 @@ describe("OpenAI-compatible quirks", () => {
     expect(doneOf(await events(client("openai", base), hi)).message.text).toBe("plain");
   });
 
+  it("takes a refusal as the answer's text, streamed and whole", async () => {
+    const said = "I'm sorry, I can't help with that.";
+    const whole = {
+      choices: [{ message: { role: "assistant", content: null, refusal: said }, finish_reason: "stop" }],
+    };
+    const base = await serve([
+      {
+        body: sse(
+          chunk({ role: "assistant", content: null, refusal: "" }),
+          chunk({ refusal: "I'm sorry, " }),
+          chunk({ refusal: "I can't help with that." }),
+          chunk({}, "stop"),
+          "[DONE]",
+        ),
+      },
+      { contentType: "application/json", body: JSON.stringify(whole) },
+    ]);
+    const streamed = await events(client("openai", base), hi);
+    expect(
+      ofType(streamed, "text")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe(said);
+    expect(doneOf(streamed).message.text).toBe(said);
+    expect(doneOf(await events(client("openai", base), hi)).message.text).toBe(said);
+  });
+
   it("retries a truncated JSON document", async () => {
     const json = JSON.stringify({ choices: [{ message: { content: "x" }, finish_reason: "stop" }] });
     const base = await serve([

@@ -124,4 +124,22 @@ describe("AgentsModel", () => {
     m.apply(ev(response(0.01), "c1"));
     expect(m.get("c1")).toMatchObject({ tokens: 270, cost: null });
   });
+
+  it("counts the spend booked for a request a budget stopped as it streamed; other model errors cost nothing", () => {
+    const m = new AgentsModel();
+    m.apply(ev({ type: "child_spawned", id: "c1", name: "c", task: "t", model: "m", variables: [] }));
+    m.apply(ev({ type: "model_error", turn: 1, kind: "server", status: 500, message: "failed" }, "c1"));
+    expect(m.get("c1")).toMatchObject({ tokens: 0, cost: 0 });
+    const stopped = {
+      type: "model_error",
+      turn: 1,
+      kind: "budget",
+      message: "the model request was stopped as it streamed: it reached --max-tokens",
+      usage: usage(100, 400),
+      cost: 0.003,
+    };
+    m.apply(ev(stopped, "c1"));
+    expect(m.get("c1")?.tokens).toBe(500);
+    expect(m.get("c1")?.cost).toBeCloseTo(0.003);
+  });
 });

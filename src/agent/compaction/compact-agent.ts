@@ -3,9 +3,16 @@ import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { type Admission, admit } from "../budget/request-budget.js";
 import type { Conversation } from "../core/conversation.js";
+import { journalRetries } from "../core/retry-log.js";
 import type { RootHooks, TreeHooks } from "../hooks.js";
 import { dropLessonNotes } from "../lessons.js";
-import { type CompactResult, compactMessages, contextWindow, needsCompaction } from "./messages.js";
+import {
+  type CompactResult,
+  compactMessages,
+  contextWindow,
+  estimateMessagesTokens,
+  needsCompaction,
+} from "./messages.js";
 
 export interface CompactionSettings {
   /** Fraction of the context window at which the conversation is compacted (default 0.8). */
@@ -19,6 +26,8 @@ export interface CompactionOutcome {
   compacted: boolean;
   message: string;
   skipped?: boolean;
+  /** The failure is a `warning` in the journal: front ends that show its events have shown it. */
+  journaled?: boolean;
 }
 
 /**
@@ -32,7 +41,10 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
   const client = agent.model.current;
   const settings = agent.tree.options.compaction ?? {};
   const window = contextWindow(client.model, settings.windows).tokens;
-  if (!force && !needsCompaction(conversation.contextTokens, window, settings.threshold ?? 0.8)) {
+  const due =
+    needsCompaction(conversation.contextTokens, window, settings.threshold ?? 0.8) ||
+    nextPromptTokens(conversation) * OVERFLOW_MARGIN >= window;
+  if (!force && !due) {
     return { compacted: false, message: "not needed" };
   }
   const stop = budget.check();
@@ -56,7 +68,15 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
         if (admitted.status === "budget") return { error: admitted.stop.message };
         if (admitted.status === "aborted") return { error: "aborted" };
         admission = admitted.admission;
-        return { stream: () => admitted.admission.stream() };
+        const log = agent.log;
+        return {
+          stream: () =>
+            journalRetries(
+              admitted.admission.stream(),
+              (b) => log.record(b),
+              () => agent.conversation.turn,
+            ),
+        };
       },
     });
     if ("error" in result) {
@@ -82,12 +102,35 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
         result.skipped || result.error.startsWith("compaction failed")
           ? result.error
           : `compaction failed: ${result.error}`;
-      return { compacted: false, message, skipped: result.skipped };
+      // A summary request that failed is on disk (and shown) before the session goes on without it:
+      // otherwise an automatic compaction fails in silence, turn after turn, while the prompt grows.
+      if (!result.skipped) agent.log.record({ type: "warning", message });
+      return {
+        compacted: false,
+        message,
+        skipped: result.skipped,
+        ...(result.skipped ? {} : { journaled: true }),
+      };
     }
     return applyCompaction(agent, result);
   } finally {
     admission?.release();
   }
+}
+
+/** The estimate of the next prompt is taken 10% larger, as the budgets take theirs (four characters a token). */
+const OVERFLOW_MARGIN = 1.1;
+
+/**
+ * The prompt the next request will send: the last one's size with the answer it got (what the server
+ * counted), plus an estimate of what came after that answer (cell outputs, messages). The threshold is
+ * measured on the last prompt; this catches the one large cell output that would take the next request
+ * past the window before the threshold sees it (the server would refuse that request).
+ */
+function nextPromptTokens(conversation: Conversation): number {
+  const { messages } = conversation;
+  const answered = messages.findLastIndex((m) => m.role === "assistant");
+  return conversation.contextTokens + estimateMessagesTokens(messages.slice(answered + 1));
 }
 
 /** Books the summary's spend, journals the marker and swaps the messages in. */

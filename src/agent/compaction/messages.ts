@@ -132,6 +132,19 @@ function list(items: readonly string[], none: string, format = (s: string) => `-
   return items.length > 0 ? items.map(format).join("\n") : none;
 }
 
+/** The most kernel variables a summary names: a kernel may hold thousands, which would outgrow the turns. */
+const MAX_NAMED_VARIABLES = 100;
+
+/** The first MAX_NAMED_VARIABLES names, and how many more the kernel holds. */
+function namedVariables(names: readonly string[]): { shown: readonly string[]; more: string } {
+  if (names.length <= MAX_NAMED_VARIABLES) return { shown: names, more: "" };
+  const rest = names.length - MAX_NAMED_VARIABLES;
+  return {
+    shown: names.slice(0, MAX_NAMED_VARIABLES),
+    more: `\n(and ${rest} more: \`%who\` in a cell lists them all)`,
+  };
+}
+
 export async function compactMessages(options: CompactOptions): Promise<CompactResult | CompactFailure> {
   const keepLastTurns = options.keepLastTurns ?? 2;
   const cut = compactionCut(options.messages, keepLastTurns);
@@ -148,10 +161,11 @@ export async function compactMessages(options: CompactOptions): Promise<CompactR
   const window = options.window ?? DEFAULT_CONTEXT_WINDOW;
   // Room for the transcript: the window less the summary's output and a margin, at ~4 chars a token.
   const budget = Math.max(4_000, Math.floor((window * 0.75 - SUMMARY_TOKENS) * 4) - SYSTEM.length);
+  const variables = namedVariables(options.liveVariables);
   const facts = [
     `Goal:\n${goal}`,
     `Constraints:\n${list(constraints, "(none stated)")}`,
-    `Live kernel variables (names): ${list(options.liveVariables, "(none recorded)", (v) => v).replace(/\n/g, ", ")}`,
+    `Live kernel variables (names): ${list(variables.shown, "(none recorded)", (v) => v).replace(/\n/g, ", ")}${variables.more}`,
     `Files touched:\n${list(options.filesTouched, "(none recorded)")}`,
   ].join("\n\n");
   // What the summary message holds besides the model's words: when that alone is no smaller than the
@@ -214,11 +228,12 @@ function summaryMessage(
   kept: number,
   keepLastTurns: number,
 ): Message {
+  const variables = namedVariables(options.liveVariables);
   const text = [
     COMPACTION_NOTICE,
     `## Goal\n${goal}`,
     `## Constraints\n${list(constraints, "(none stated)")}`,
-    `## Live kernel variables\n${list(options.liveVariables, "(none recorded)", (v) => `- \`${v}\``)}`,
+    `## Live kernel variables\n${list(variables.shown, "(none recorded)", (v) => `- \`${v}\``)}${variables.more}`,
     `## Files touched\n${list(options.filesTouched, "(none recorded)")}`,
     // The model's own headings go one level down, under ours.
     `## Summary of the earlier turns\n${summary.replace(/^(#{1,5}) /gm, "#$1 ")}`,

@@ -8,7 +8,13 @@ import type { LessonDelivery } from "../lessons.js";
 import type { Conversation } from "./conversation.js";
 import type { EventSink } from "./events.js";
 import { IPYTHON_TOOL, messageFrom, parseToolCall, renderCellResult, toolText, userMessage } from "./tool.js";
-import { continuationNote, cutOff, MAX_CONTINUATIONS } from "./truncation.js";
+import {
+  continuationNote,
+  cutOff,
+  EMPTY_REPLY_NOTE,
+  MAX_CONTINUATIONS,
+  MAX_EMPTY_REPLIES,
+} from "./truncation.js";
 import type { StagedImage } from "./user-images.js";
 
 export type TurnOutcome =
@@ -91,6 +97,8 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
   });
   /** Texts of an answer cut off at the output limit and continued, in order. */
   const parts: string[] = [];
+  /** Replies in a row with neither text nor a tool call. */
+  let emptyReplies = 0;
 
   for (;;) {
     if (ctx.abort.signal.aborted) return interrupted(ctx);
@@ -184,11 +192,25 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
         ctx.conversation.messages.push(messageFrom("relm", note));
         continue;
       }
+      if (parts.length === 0 && message.text.trim() === "") {
+        // Nothing said and nothing run is no answer: asked again, never reported as done.
+        if (++emptyReplies > MAX_EMPTY_REPLIES) {
+          const text =
+            `the model replied with neither text nor a cell ${emptyReplies} times in a row ` +
+            `(stop reason "${response.stopReason}"); not reported as done`;
+          ctx.log.record({ type: "error", message: text });
+          return { status: "error", message: text };
+        }
+        ctx.log.record({ type: "message", from: "relm", to: "self", text: EMPTY_REPLY_NOTE });
+        ctx.conversation.messages.push(messageFrom("relm", EMPTY_REPLY_NOTE));
+        continue;
+      }
       const text = parts.join("") + message.text;
       ctx.log.record({ type: "final", text, spent: ctx.budget.spent() });
       return { status: "done", text, submitted: false };
     }
     parts.length = 0;
+    emptyReplies = 0;
     if (truncated) {
       // Calls whose arguments were cut off fail to parse and the model is told; complete ones run.
       ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "continued" });

@@ -37,6 +37,8 @@ export interface KernelCallsAgent
   readonly budget: Budget;
   readonly children: ChildManager;
   readonly model: { readonly current: ModelClient; named(model?: string | null): ModelClient };
+  /** The turn a cell's llm() call belongs to (its retries are journaled under it). */
+  readonly conversation: { readonly turn: number };
   record(body: JournalBody): unknown;
 }
 

@@ -3,6 +3,7 @@ import type { ModelClient, Usage } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { admit } from "../budget/request-budget.js";
+import { journalRetries } from "../core/retry-log.js";
 import { userMessage } from "../core/tool.js";
 import { KernelCallError } from "./errors.js";
 
@@ -13,6 +14,8 @@ const CANCELLED = "llm: cancelled (the cell that asked was interrupted)";
 interface CompletionCaller {
   readonly budget: Budget;
   readonly model: { named(model?: string | null): ModelClient };
+  /** The turn whose cell asks: its retries are journaled under it. */
+  readonly conversation: { readonly turn: number };
   record(body: JournalBody): unknown;
 }
 
@@ -51,7 +54,13 @@ export async function complete(
   if (admitted.status === "aborted") throw new Error(CANCELLED);
   const admission = admitted.admission;
   try {
-    const result = await collectResponse(admission.stream());
+    const result = await collectResponse(
+      journalRetries(
+        admission.stream(),
+        (body) => host.record(body),
+        () => host.conversation.turn,
+      ),
+    );
     if ("error" in result) {
       const overrun = admission.overrun;
       if (overrun) {

@@ -42,7 +42,10 @@ interface KernelOwner extends KernelCallsAgent {
   /** The agent has ended; its running turn was interrupted (agent.ts, turns.ts). */
   readonly state: { readonly closed: boolean; readonly aborted: boolean };
   /** Told when the kernel (re)started and reported its Python (whether it has IPython): the system prompt says it. */
-  readonly conversation: { kernelStarted(python: PythonInfo, unusedSkillDirs: readonly string[]): void };
+  readonly conversation: {
+    readonly turn: number;
+    kernelStarted(python: PythonInfo, unusedSkillDirs: readonly string[]): void;
+  };
 }
 
 /** The variables a restarted kernel got back from the snapshot, and those it did not (with why). */

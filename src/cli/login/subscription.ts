@@ -21,6 +21,24 @@ import type { RunIo } from "../run.js";
 interface SubscriptionLoginFlags {
   model?: string;
   device?: boolean;
+  /** The API-key sign-in's flags: refused here, not ignored (the sign-in would go on without them). */
+  apiKeyStdin?: boolean;
+  provider?: string;
+  baseUrl?: string;
+}
+
+/** A flag of `relm login` without a name given to `relm login NAME`: a usage mistake, said by its name. */
+function refuseKeyFlags(name: string, flags: SubscriptionLoginFlags): void {
+  const given = [
+    flags.apiKeyStdin ? "--api-key-stdin" : undefined,
+    flags.provider !== undefined ? "--provider" : undefined,
+    flags.baseUrl !== undefined ? "--base-url" : undefined,
+  ].find((flag) => flag !== undefined);
+  if (given) {
+    throw new UsageError(
+      `${given} is for an API key's endpoint (relm login ${given} ...); \`relm login ${name}\` signs in with the subscription: leave ${given} out`,
+    );
+  }
 }
 
 function parseSubscriptionName(name: string): SubscriptionId {
@@ -64,6 +82,7 @@ export async function subscriptionLogin(
   io: RunIo,
 ): Promise<number> {
   const id = parseSubscriptionName(name);
+  refuseKeyFlags(name, flags);
   const info = subscriptionInfo(id);
   const home = relmHomeFrom(io.env);
   const configPath = join(home, "config.json");

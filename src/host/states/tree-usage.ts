@@ -14,14 +14,17 @@ export interface UsageTotals {
   cacheWrite: number;
 }
 
-/** An event that carries spend: a model response, an llm() call, a compaction's summary call. */
+/**
+ * An event that carries spend: a model response, an llm() call, a compaction's summary call, and a
+ * model request a budget stopped as it streamed (a `model_error` with the spend booked by the estimate).
+ */
 interface SpendEvent {
   type: string;
   usage?: Usage;
   cost?: number | null;
 }
 
-const SPENDING = new Set(["model_response", "llm_call", "compaction"]);
+const SPENDING = new Set(["model_response", "llm_call", "compaction", "model_error"]);
 
 /**
  * Token and cost totals of a session tree over its whole life: what every journal of the tree (the

@@ -128,6 +128,13 @@ export class AgentsModel {
         if (event.type === "model_response")
           node.step = event.toolCalls.length > 0 ? "writing a cell" : "answering";
         return true;
+      case "model_error":
+        // A request a budget stopped as it streamed: its spend, by the estimate, was booked all the same.
+        if (!event.usage) return false;
+        node.tokens += event.usage.inputTokens + event.usage.outputTokens;
+        node.cost =
+          (event.cost ?? null) === null || node.cost === null ? null : node.cost + (event.cost as number);
+        return true;
       case "cell":
         node.status = "running";
         node.step = firstLine(event.code.replace(/^\s*#.*\n/gm, ""), 60);

@@ -69,6 +69,35 @@ describe("relm login, scripted", () => {
   });
 });
 
+describe("relm login NAME with a flag of the API-key sign-in", () => {
+  it("refuses the flag, naming it, instead of ignoring it and waiting for a browser", async () => {
+    const home = tempDir();
+    try {
+      const env = cleanEnv({ RELM_HOME: home.path, RELM_OAUTH_OPEN: "none" });
+      for (const [flag, ...value] of [
+        ["--api-key-stdin"],
+        ["--provider", "anthropic"],
+        ["--base-url", "https://llm.example/v1"],
+      ] as [string, ...string[]][]) {
+        const result = await runRelm(["login", "claude", flag, ...value], {
+          env,
+          input: "sk-never-used\n",
+          timeoutMs: 30_000,
+        });
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toContain(`relm: ${flag} is for an API key's endpoint`);
+        expect(result.stdout).not.toContain("claude.ai");
+      }
+      const device = await runRelm(["login", "--device", "--model", "m"], { env, input: "sk-never-used\n" });
+      expect(device.code).toBe(2);
+      expect(device.stderr).toContain("relm: --device is for a subscription's sign-in");
+      expect(() => statSync(join(home.path, "config.json"))).toThrow();
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
 describe("an API key that cannot be sent in a header", () => {
   // A key file of two lines (`relm login --api-key-stdin < key.txt`, `RELM_API_KEY="$(cat key.txt)"`)
   // was saved and sent as is: fetch refused the header, its error quoted "Bearer <the key>", and the

@@ -66,6 +66,28 @@ describe("model failures and budgets", () => {
     expect(onlyJournal(rig.home).raw).not.toContain(key);
   });
 
+  it("names where a rejected key and an unknown model came from: config.json, a flag, a preset's variable", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ text: "never" }], requireApiKey: "sk-the-right-one-0000", models: ["scripted"] },
+      { config: { apiKey: "sk-saved-by-login-0000" } },
+    );
+    const config = `${rig.home}/config.json`;
+    const saved = await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toContain(`rejected the API key (HTTP 401); check apiKey in ${config}`);
+    const fromEnv = await runRelm(["run", "hello"], {
+      env: { ...rig.env, OPENAI_API_KEY: "sk-exported-0000" },
+      cwd: rig.cwd,
+    });
+    expect(fromEnv.stderr).toContain("check OPENAI_API_KEY");
+    const right = { ...rig.env, RELM_API_KEY: "sk-the-right-one-0000" };
+    const flag = await runRelm(["run", "--model", "scripted-typo", "hello"], { env: right, cwd: rig.cwd });
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toContain("(HTTP 404); check --model and RELM_BASE_URL");
+    expect(flag.stderr).not.toContain("RELM_MODEL");
+  });
+
   it("stops at --max-turns with exit 3 and names the budget", async () => {
     const rig = await startRig("openai", { script: [{ code: "print(1)" }, { text: "never reached" }] });
     const result = await runRelm(["run", "--max-turns", "1", "two turns"], { env: rig.env, cwd: rig.cwd });
@@ -95,6 +117,21 @@ describe("model failures and budgets", () => {
     const result = await runRelm(["run", "--max-tokens", "10", "spend"], { env: rig.env, cwd: rig.cwd });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/max-tokens/);
+  });
+
+  it("takes a model name without the blanks around it, and a blank one as none", async () => {
+    const rig = await startRig("openai", { script: [{ text: "hello back" }], models: ["scripted"] });
+    // A name read from a file with CRLF line ends, or a .env line with a trailing blank.
+    const padded = await runRelm(["run", "hello"], {
+      env: { ...rig.env, RELM_MODEL: " scripted\r\n" },
+      cwd: rig.cwd,
+    });
+    expect(padded.code, padded.stderr).toBe(0);
+    expect(padded.stdout.trim()).toBe("hello back");
+    const blank = await runRelm(["run", "hello"], { env: { ...rig.env, RELM_MODEL: "  " }, cwd: rig.cwd });
+    expect(blank.code).toBe(1);
+    expect(blank.stderr).toMatch(/no model configured/);
+    expect(rig.model.requests).toHaveLength(1);
   });
 
   it("says exactly what to set when no model is configured", async () => {

@@ -224,6 +224,81 @@ describe("goals, stalls and compaction", () => {
     expect(after).toContain("TASK: long");
     expect(after).toContain("earlier turns of this session were compacted");
   });
+
+  it("compacts before a request that a large cell output would push past the window, not a turn later", async () => {
+    const isSummaryRequest = (ctx: ScriptContext) => !(ctx.body as { tools?: unknown }).tools;
+    // The window is 6000 tokens: the prompt before the last cell is about half of it, and that cell's
+    // 12 000 characters (about 3000 tokens) would take the next prompt past it.
+    const steps = [
+      { code: "print('a' * 6000)" },
+      { code: "print('b' * 400)" },
+      { code: "print('c' * 12000)" },
+      { text: "fits" },
+    ];
+    let step = 0;
+    const rig = await startRig(
+      "openai",
+      {
+        script: async (ctx) =>
+          isSummaryRequest(ctx)
+            ? { text: "## Goal\nTASK: fill\n## Progress so far\nPrinted a." }
+            : (steps[step++] ?? { text: "again" }),
+      },
+      { config: { contextWindows: { scripted: 6000 } } },
+    );
+    const result = await runRelm(["run", "TASK: fill"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = onlyJournal(rig.home).lines;
+    const order = lines
+      .filter((l) => l.type === "model_response" || l.type === "compaction")
+      .map((l) => l.type);
+    expect(order).toEqual([
+      "model_response",
+      "model_response",
+      "model_response",
+      "compaction",
+      "model_response",
+    ]);
+    const prompts = lines
+      .filter((l) => l.type === "model_response")
+      .map((l) => (l.usage as { inputTokens: number }).inputTokens);
+    expect(Math.max(...prompts)).toBeLessThan(6000);
+  });
+
+  it("an automatic compaction whose summary request fails is journaled and shown; the run goes on", async () => {
+    const isSummaryRequest = (ctx: ScriptContext) => !(ctx.body as { tools?: unknown }).tools;
+    const steps = [
+      { code: "print('x' * 3000)" },
+      { code: "print('y' * 3000)" },
+      { code: "print('z')" },
+      { text: "finished anyway" },
+    ];
+    let step = 0;
+    const rig = await startRig(
+      "openai",
+      {
+        script: async (ctx) =>
+          isSummaryRequest(ctx)
+            ? { status: 503, body: '{"error":{"message":"summary refused here"}}' }
+            : (steps[step++] ?? { text: "again" }),
+      },
+      { config: { contextWindows: { scripted: 3500 } } },
+    );
+    const result = await runRelm(["run", "TASK: long"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("finished anyway");
+    // The summary was asked for (and refused) before the model saw the conversation again.
+    expect(rig.model.requests.some((r) => !(r.body as { tools?: unknown }).tools)).toBe(true);
+    const lines = onlyJournal(rig.home).lines;
+    expect(lines.some((l) => l.type === "compaction")).toBe(false);
+    const warnings = lines.filter((l) => l.type === "warning").map((l) => String(l.message));
+    expect(warnings.some((w) => /compaction failed: .*summary refused here/.test(w))).toBe(true);
+    // Each failed try of the summary request is on disk before the next one.
+    const firstWarning = lines.findIndex((l) => l.type === "warning");
+    const retries = lines.slice(0, firstWarning).filter((l) => l.type === "model_retry");
+    expect(retries.map((l) => l.attempt)).toEqual([2, 3, 4, 5]);
+    expect(result.stderr).toMatch(/compaction failed: .*summary refused here/);
+  });
 });
 
 describe("file checkpoints", () => {

@@ -125,6 +125,29 @@ describe("relm agents after a resume", () => {
   });
 });
 
+describe("relm agents after a budget stopped a request as it streamed", () => {
+  it("counts the spend the run booked for that request, as the budget stop says", async () => {
+    const rig = await startRig(
+      "openai",
+      { script: [{ endless: true }] },
+      { config: { prices: { scripted: { input: 1, output: 2 } } } },
+    );
+    const run = await runRelm(["run", "--max-tokens", "3000", "talk forever"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(run.code, run.stderr).toBe(3);
+    const lines = onlyJournal(rig.home).lines;
+    expect(lines.find((l) => l.type === "model_error")).toMatchObject({ kind: "budget" });
+    const stop = lines.find((l) => l.type === "budget_stop");
+    const spent = stop?.spent as { tokens: number; cost: number };
+    expect(spent.tokens).toBeGreaterThan(3000);
+    const [listed] = await agents(rig);
+    expect(listed?.tokens).toBe(spent.tokens);
+    expect(listed?.cost).toBeCloseTo(spent.cost, 9);
+  });
+});
+
 describe("a live host whose last turn failed", () => {
   it("is listed by relm status and stopped by relm shutdown", async () => {
     const rig = await startRig("openai", {

@@ -125,6 +125,30 @@ describe("rlm() from a cell", () => {
   });
 });
 
+describe("llm() over a failing endpoint", () => {
+  it("journals each retry of an llm() call before waiting to try again", async () => {
+    // byTask answers a request by its turn, the same for each try: the flaky call's tries are counted here.
+    let tries = 0;
+    const flaky = () =>
+      ++tries === 1 ? { status: 503, body: "upstream busy" } : { text: "answered at last" };
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: ask": [{ code: 'print(llm("LLM: flaky"))' }, echoLastCell],
+        "LLM: flaky": [flaky],
+      }),
+    });
+    const result = await runRelm(["run", "ROOT: ask"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("answered at last");
+    const lines = onlyJournal(rig.home).lines;
+    const retry = lines.findIndex((l) => l.type === "model_retry");
+    expect(lines[retry]).toMatchObject({ turn: 1, attempt: 2 });
+    expect(String(lines[retry]?.reason)).toMatch(/HTTP 503.*upstream busy/);
+    expect(retry).toBeLessThan(lines.findIndex((l) => l.type === "llm_call"));
+    expect(result.stderr).toMatch(/retry 2/);
+  });
+});
+
 describe("Agent handles", () => {
   it("spawn, send a message, and read the result", async () => {
     let home = "";
