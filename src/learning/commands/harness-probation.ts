@@ -19,17 +19,24 @@ import { evaluateVerdicts } from "../verdicts/verdicts.js";
 import { entryLookup, HarnessCliError, type HarnessIo, inHarness } from "./harness-cli.js";
 
 /** The entry on probation `query` names; none or several is an error saying where to look. */
-function onProbation(ctx: HarnessContext, query: string): EntryState {
-  return byIdOrPrefix(HarnessStore.of("probation", ctx).entries(), query, {
+function onProbation(
+  ctx: HarnessContext,
+  query: string,
+  entries: readonly EntryState[] = HarnessStore.of("probation", ctx).entries(),
+): EntryState {
+  return byIdOrPrefix(entries, query, {
     ...entryLookup("on probation in this project"),
     listing: "`relm harness list --scope probation` lists them (a session's own entry needs --session ID)",
   });
 }
 
-/** The entry on probation `query` names, if it names any (several is an error naming them). */
+/**
+ * The entry on probation `query` names, if it names any (several is an error naming them). One read of
+ * the store: a promotion racing this one may take the entry off probation between two reads.
+ */
 function findOnProbation(ctx: HarnessContext, query: string): EntryState | undefined {
-  const named = idMatches(HarnessStore.of("probation", ctx).entries(), query, (e) => e.id);
-  return named.length > 0 ? onProbation(ctx, query) : undefined;
+  const entries = HarnessStore.of("probation", ctx).entries();
+  return idMatches(entries, query, (e) => e.id).length > 0 ? onProbation(ctx, query, entries) : undefined;
 }
 
 /** The verdict so far on the revision that carried the lesson forward last, as one line (nothing written). */

@@ -89,7 +89,7 @@ describe("learning in a hosted session", () => {
     const rig = await startRig("openai", { script: script() });
     const s = await hosted(rig);
     const status = await s.client.call("learn", {});
-    expect(status).toMatchObject({ passes: 0, applied: 0, spent: { tokens: 0, cost: 0 } });
+    expect(status).toMatchObject({ passes: 0, applied: 0, spent: { tokens: 0, cost: null } });
     expect(status.learn).toMatchObject({ everyTurns: 25, atCompaction: true, onGateFailure: 2 });
 
     const info = await s.turn("ROOT: make the gate pass");
