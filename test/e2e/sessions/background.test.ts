@@ -284,6 +284,27 @@ describe("relm send refused by the host", () => {
       await runRelm(["stop", id], { env: rig.env });
     }
   });
+
+  it("to a session that is not running: a blank message or one over 16 KB starts nothing", async () => {
+    // `relm send ID "$MSG"` with MSG unset revived the session and spent a model turn on an empty
+    // message (as it did on a live one), and a message the live host refuses as too long was taken
+    // when the session had to be revived for it: the check was the host's, and a revival skips it.
+    const rig = await startRig("openai", { script: [{ text: "first answer" }] });
+    const first = await runRelm(["run", "--json", "TASK: saved"], { env: rig.env, cwd: rig.cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+    const journal = join(rig.home, "sessions", id, "journal.jsonl");
+    const before = readFileSync(journal, "utf8");
+    const blank = await runRelm(["send", id, "  "], { env: rig.env, timeoutMs: 30_000 });
+    expect(blank.code, blank.stderr).toBe(2);
+    expect(blank.stderr).toBe(`relm: the message is blank: relm send ${id} "what to tell it"\n`);
+    const long = await runRelm(["send", id, "x".repeat(20_000)], { env: rig.env, timeoutMs: 30_000 });
+    expect(long.code, long.stderr).toBe(1);
+    expect(long.stderr).toBe("relm: message too long: at most 16384 bytes\n");
+    expect((await agents(rig)).find((a) => a.id === id)?.live).toBe(false);
+    expect(readFileSync(journal, "utf8")).toBe(before);
+    expect(rig.model.requests).toHaveLength(1);
+  });
 });
 
 describe("a relative RELM_HOME", () => {
