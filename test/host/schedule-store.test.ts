@@ -173,8 +173,8 @@ describe("--at times", () => {
       /--at "2026-06-01T11:00:00Z" is in the past \(2026-06-01T11:00:00.000Z; now is 2026-06-01T12:00:00.000Z\)/,
     );
     expect((refused as { exitCode?: number }).exitCode).toBe(2);
-    expect(parseTiming({ at: "2026-06-01T11:59:55Z" }, now)).toEqual({ at: "2026-06-01T11:59:55Z" });
-    expect(parseTiming({ at: "2026-06-01T12:30:00Z" }, now)).toEqual({ at: "2026-06-01T12:30:00Z" });
+    expect(parseTiming({ at: "2026-06-01T11:59:55Z" }, now)).toEqual({ at: "2026-06-01T11:59:55.000Z" });
+    expect(parseTiming({ at: "2026-06-01T12:30:00Z" }, now)).toEqual({ at: "2026-06-01T12:30:00.000Z" });
   });
 });
 

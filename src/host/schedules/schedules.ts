@@ -57,11 +57,13 @@ export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
           "give a future time (a zone-less time is read as local time), or use relm send to tell the session now",
       );
     }
-    return timing;
+    // Kept as the instant it names here: read again elsewhere, a zone-less time would move with the reader's zone.
+    return { at: at.toISOString() };
   }
+  const zoned = { cron: timing.cron, tz: timing.tz ?? localZone() };
   let next: Date | null;
   try {
-    next = new (cronLib().Cron)(timing.cron, { paused: true }).nextRun();
+    next = cronOf(zoned).nextRun();
   } catch (error) {
     throw new UsageError(
       `--cron "${timing.cron}": ${(error as Error).message.replace(/^CronPattern: /, "")}`,
@@ -69,7 +71,17 @@ export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
   }
   // "0 0 30 2 *" (February 30th) parses, but a job that never ticks is a mistake, not a schedule.
   if (!next) throw new UsageError(`--cron "${timing.cron}": no date ever matches it`);
-  return timing;
+  return zoned;
+}
+
+/** The zone this process reads local times in (TZ, else the system's). */
+function localZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** A cron job's schedule, in the zone it was given in (local time for a job that recorded none). */
+function cronOf(t: { cron: string; tz?: string }) {
+  return new (cronLib().Cron)(t.cron, { paused: true, ...(t.tz ? { timezone: t.tz } : {}) });
 }
 
 /**
@@ -185,7 +197,7 @@ function nextDue(job: JobState): Date | undefined {
   if ("at" in t) return job.lastClaimed ? undefined : new Date(t.at);
   if ("every" in t) return new Date(since.getTime() + parseDuration(t.every));
   try {
-    return new (cronLib().Cron)(t.cron, { paused: true }).nextRun(since) ?? undefined;
+    return cronOf(t).nextRun(since) ?? undefined;
   } catch {
     return undefined; // an expression edited into the file by hand: the job never ticks, nothing crashes
   }
@@ -203,9 +215,7 @@ export function dueTick(job: JobState, now: Date): { due: Date; count: number } 
   let count = 1;
   for (let i = 0; i < 100_000; i++) {
     const following =
-      "every" in t
-        ? new Date(due.getTime() + parseDuration(t.every))
-        : (new (cronLib().Cron)(t.cron, { paused: true }).nextRun(due) ?? undefined);
+      "every" in t ? new Date(due.getTime() + parseDuration(t.every)) : (cronOf(t).nextRun(due) ?? undefined);
     if (!following || following > now) break;
     due = following;
     count++;
@@ -214,5 +224,7 @@ export function dueTick(job: JobState, now: Date): { due: Date; count: number } 
 }
 
 export function describeTiming(t: JobTiming): string {
-  return "every" in t ? `every ${t.every}` : "at" in t ? `at ${t.at}` : `cron ${t.cron}`;
+  if ("every" in t) return `every ${t.every}`;
+  if ("at" in t) return `at ${t.at}`;
+  return t.tz ? `cron ${t.cron} (${t.tz})` : `cron ${t.cron}`;
 }

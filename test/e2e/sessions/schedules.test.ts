@@ -90,6 +90,27 @@ describe("schedules", () => {
     expect(both.stderr).toMatch(/exactly one of --every, --at, --cron/);
   });
 
+  it("a zone-less --at and a --cron keep the zone they were added in, whichever zone reads them", async () => {
+    // A job is read by every process that runs (the host delivering it, the waker, relm schedule list),
+    // each in its own TZ: the --at string was stored as typed and each reader parsed it in its own zone,
+    // and a cron ran in each reader's local time, so the same job fell due at different instants.
+    const rig = await startRig("openai", { script: [{ text: "ok" }] });
+    await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    const id = onlyJournal(rig.home).lines[0]?.id as string;
+    const tokyo = { ...rig.env, TZ: "Asia/Tokyo" };
+    const at = await runRelm(["schedule", "add", id, "--at", "2031-01-01T09:00", "at nine"], { env: tokyo });
+    expect(at.code, at.stderr).toBe(0);
+    const cron = await runRelm(["schedule", "add", id, "--cron", "0 9 * * *", "cron nine"], { env: tokyo });
+    expect(cron.code, cron.stderr).toBe(0);
+    for (const zone of ["Asia/Tokyo", "UTC", "America/New_York"]) {
+      const list = await runRelm(["schedule", "list"], { env: { ...rig.env, TZ: zone } });
+      const line = (prompt: string) => list.stdout.split("\n").find((l) => l.endsWith(prompt)) ?? "";
+      // 09:00 in Tokyo is 00:00 UTC, read anywhere.
+      expect(line("at nine"), zone).toMatch(/next 2031-01-01T00:00:00\.000Z/);
+      expect(line("cron nine"), zone).toMatch(/Asia\/Tokyo\).*next \d{4}-\d\d-\d\dT00:00:00\.000Z/);
+    }
+  });
+
   it("refuses an --at time that has passed, naming it and now; nothing is scheduled", async () => {
     const rig = await startRig("openai", { script: [{ text: "ok" }] });
     await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
