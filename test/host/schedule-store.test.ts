@@ -236,6 +236,34 @@ describe("paused jobs", () => {
     }
   });
 
+  it("days of missed 1-second ticks are one message, saying how many, and the next tick is ahead", () => {
+    // A machine asleep for three days: the merged tick was found by stepping through the missed ones
+    // and stopped at 100,000, so it "stood for all 100001", claimed a due time still two days old and
+    // was followed at once by another merged tick (the cron one after ~2.5 s of a blocked host).
+    for (const timing of [{ every: "1s" }, { cron: "* * * * * *" }]) {
+      const h = home("s1");
+      const job = addJob(h, "s1", timing, "heartbeat");
+      const path = scheduleFile(h, "s1");
+      const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString();
+      writeFileSync(path, readFileSync(path, "utf8").replace(job.created, threeDaysAgo));
+      const delivered: string[] = [];
+      const scheduler = new Scheduler(h, "s1", (_from, text) => delivered.push(text));
+      const before = Date.now();
+      try {
+        scheduler.reload();
+        expect(delivered, JSON.stringify(timing)).toHaveLength(1);
+        const missed = /\((over )?([\d,]+) earlier ticks were missed/.exec(delivered[0] as string);
+        const count = Number(missed?.[2]?.replace(/,/g, ""));
+        if ("every" in timing) expect(count).toBeGreaterThan(3 * 86_400 - 5);
+        else expect(missed?.[1]).toBe("over ");
+        // Caught up: the next tick is after the reload, not another backlog due at once.
+        expect(scheduler.nextTickAt(), JSON.stringify(timing)).toBeGreaterThan(before);
+      } finally {
+        scheduler.stop();
+      }
+    }
+  });
+
   it("refuses a prompt no tick could deliver, and takes the longest one that can be", async () => {
     // A prompt over the host's message limit (16 KB) was added; every tick was then claimed and
     // dropped by the host's refusal, silently, for as long as the job lived.

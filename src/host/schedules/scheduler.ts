@@ -66,9 +66,10 @@ export class Scheduler {
     } catch {
       return false; // not claimed (the file is locked or unwritable), so not delivered: tried again soon
     }
-    const missed =
-      tick.count > 1
-        ? ` (${tick.count - 1} earlier tick${tick.count > 2 ? "s were" : " was"} missed while the session was not running; this one stands for all ${tick.count})`
+    const missed = tick.more
+      ? ` (over ${(tick.count - 1).toLocaleString("en-US")} earlier ticks were missed while the session was not running; this one stands for all of them)`
+      : tick.count > 1
+        ? ` (${(tick.count - 1).toLocaleString("en-US")} earlier tick${tick.count > 2 ? "s were" : " was"} missed while the session was not running; this one stands for all ${tick.count.toLocaleString("en-US")})`
         : "";
     try {
       this.deliver(`schedule ${job.id}`, `[${describeTiming(job.timing)}] ${job.prompt}${missed}`);

@@ -203,24 +203,36 @@ function nextDue(job: JobState): Date | undefined {
   }
 }
 
+/** Missed cron ticks counted one by one at most; beyond it a merged tick says "over" this many. */
+const MAX_COUNTED = 10_000;
+
 /**
  * The ticks of a job that are due at `now`: the latest due time, and how many due times since the last
- * claim it stands for (ticks missed while nothing ran are merged into one).
+ * claim it stands for (ticks missed while nothing ran are merged into one). The latest is found
+ * directly, never by stepping through the missed ones: a machine asleep for days missed hundreds of
+ * thousands of 1-second ticks, and stepping stopped at 100,000 (a due time still days old, so another
+ * merged tick followed at once) after seconds of a host doing nothing else. `more`: a cron job missed
+ * more than `count` ticks (they are counted up to MAX_COUNTED).
  */
-export function dueTick(job: JobState, now: Date): { due: Date; count: number } | undefined {
+export function dueTick(job: JobState, now: Date): { due: Date; count: number; more?: boolean } | undefined {
   if (!job.next || job.next > now) return undefined;
   const t = job.timing;
   if ("at" in t) return { due: job.next, count: 1 };
-  let due = job.next;
-  let count = 1;
-  for (let i = 0; i < 100_000; i++) {
-    const following =
-      "every" in t ? new Date(due.getTime() + parseDuration(t.every)) : (cronOf(t).nextRun(due) ?? undefined);
-    if (!following || following > now) break;
-    due = following;
-    count++;
+  if ("every" in t) {
+    const interval = parseDuration(t.every);
+    const count = Math.floor((now.getTime() - job.next.getTime()) / interval) + 1;
+    return { due: new Date(job.next.getTime() + (count - 1) * interval), count };
   }
-  return { due, count };
+  const cron = cronOf(t);
+  const latest = cron.previousRuns(1, new Date(now.getTime() + 1))[0];
+  const due = latest && latest > job.next ? latest : job.next;
+  let count = 1;
+  for (let at = job.next; count <= MAX_COUNTED; count++) {
+    const following = cron.nextRun(at);
+    if (!following || following > due) break;
+    at = following;
+  }
+  return count > MAX_COUNTED ? { due, count: MAX_COUNTED, more: true } : { due, count };
 }
 
 export function describeTiming(t: JobTiming): string {
