@@ -76,6 +76,9 @@ export async function runAutonomously(
 ): Promise<AutonomousOutcome> {
   const stall = new GateStall();
   const maxFailures = settings.maxGateFailures ?? 3;
+  // A done() of an earlier run (or of a turn outside autonomous mode) is not this run's: without this,
+  // every later message to the session ended after one turn as "the model called done()".
+  agent.goal.done = false;
   let idle = 0;
   let before = await progressMark(agent);
   let outcome = await agent.run(firstMessage, firstFrom);

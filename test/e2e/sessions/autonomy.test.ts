@@ -7,6 +7,7 @@ import { runRelm } from "../../support/cli.js";
 import { onlyJournal } from "../../support/journal.js";
 import { byTask } from "../../support/router.js";
 import { useRigs } from "../../support/scripted.js";
+import { until } from "../../support/wait.js";
 
 const startRig = useRigs();
 
@@ -180,6 +181,44 @@ describe("goals, stalls and compaction", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe("finished properly");
     expect(result.stderr).toMatch(/done: the model called done\(\)/);
+  });
+
+  it("a later message to an autonomous session runs on until done() is called again", async () => {
+    // done() set the goal's flag for good: every later message to the session (relm send, a heartbeat
+    // tick) ended after its first turn as "done: the model called done()", though the model had not.
+    const rig = await startRig("openai", {
+      script: byTask({
+        "TASK: twice": [
+          { code: 'done("first part")' },
+          { text: "Looking at the second part." },
+          { code: 'done("second part")' },
+        ],
+      }),
+    });
+    const started = await runRelm(["run", "--detach", "--autonomous", "TASK: twice"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    const ends = () => onlyJournal(rig.home).lines.filter((l) => l.type === "autonomy_end");
+    try {
+      await until(() => (ends().length >= 1 ? true : undefined), 60_000);
+      const sent = await runRelm(["send", id, "now the second part"], { env: rig.env });
+      expect(sent.code, sent.stderr).toBe(0);
+      await until(() => (ends().length >= 2 ? true : undefined), 60_000);
+      expect(ends().map((l) => l.report)).toEqual([
+        "done: the model called done()",
+        "done: the model called done()",
+      ]);
+      // The text answer was followed by a continuation, and the second done() is what ended the run.
+      expect(rig.model.requests).toHaveLength(3);
+      expect(rig.model.requests[2]?.rawBody).toContain("[relm: autonomous mode]");
+      const finals = onlyJournal(rig.home).lines.filter((l) => l.type === "final");
+      expect(finals.at(-1)?.text).toBe("second part");
+    } finally {
+      await runRelm(["stop", id], { env: rig.env });
+    }
   });
 
   it("compacts a long run: the next request is smaller, states the goal, the kernel keeps its variables", async () => {
