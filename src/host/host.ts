@@ -90,8 +90,11 @@ export class SessionHost {
     this.index.scan();
     this.board = new StateBoard(options.session, options);
     this.published.use(options.session.tree.options.secrets);
-    this.scheduler = new Scheduler(options.home, options.session.id, (from, text) =>
-      this.deliver({ from, text }),
+    this.scheduler = new Scheduler(
+      options.home,
+      options.session.id,
+      (from, text) => this.deliver({ from, text }),
+      (from) => this.queue.some((m) => m.from === from) || options.session.mailbox.hasUnreadFrom(from),
     );
     // schedule(...) from Python reaches this host's jobs.
     options.session.tree.options.scheduler = kernelScheduler(

@@ -252,7 +252,7 @@ describe("paused jobs", () => {
       try {
         scheduler.reload();
         expect(delivered, JSON.stringify(timing)).toHaveLength(1);
-        const missed = /\((over )?([\d,]+) earlier ticks were missed/.exec(delivered[0] as string);
+        const missed = /\((over )?([\d,]+) earlier ticks came/.exec(delivered[0] as string);
         const count = Number(missed?.[2]?.replace(/,/g, ""));
         if ("every" in timing) expect(count).toBeGreaterThan(3 * 86_400 - 5);
         else expect(missed?.[1]).toBe("over ");
@@ -261,6 +261,45 @@ describe("paused jobs", () => {
       } finally {
         scheduler.stop();
       }
+    }
+  });
+
+  it("a tick not yet read holds the job's next ones back; they come as one once it is read", async () => {
+    // A long turn read none of a 1-second heartbeat's ticks until its end: each was queued, one copy of
+    // the prompt per second, until the 100-message inbox was full and the person's messages were refused.
+    const h = home("s1");
+    const job = addJob(h, "s1", { every: "1s" }, "heartbeat");
+    const control = addJob(h, "s1", { every: "1s" }, "control");
+    const unread: string[] = [];
+    const delivered: string[] = [];
+    const scheduler = new Scheduler(
+      h,
+      "s1",
+      (from, text) => {
+        delivered.push(text);
+        if (from === `schedule ${job.id}`) unread.push(text); // the control job's ticks are read at once
+      },
+      (from) => from === `schedule ${job.id}` && unread.length > 0,
+    );
+    const of = (prompt: string) => delivered.filter((t) => t.includes(prompt));
+    try {
+      scheduler.reload();
+      await until(() => (of("heartbeat").length >= 1 ? true : undefined));
+      // Three more intervals (the control job ticks each one) while the heartbeat's tick waits unread.
+      await until(() => (of("control").length >= 4 ? true : undefined));
+      expect(of("heartbeat")).toHaveLength(1);
+      unread.splice(0); // the turn reads it
+      await until(() => (of("heartbeat").length >= 2 ? true : undefined));
+      expect(of("heartbeat")[1]).toMatch(
+        /^\[every 1s\] heartbeat \((\d+) earlier ticks? came while the session was not running or had not read the last one; this one stands for all \d+\)$/,
+      );
+      const claims = readFileSync(scheduleFile(h, "s1"), "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"claim"') && l.includes(job.id));
+      expect(claims).toHaveLength(2);
+    } finally {
+      scheduler.stop();
+      cancelJob(h, control.id);
     }
   });
 

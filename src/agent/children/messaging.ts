@@ -49,6 +49,11 @@ export class Mailbox {
     return this.unread.length;
   }
 
+  /** Whether a message from `from` waits unread (a schedule's tick: the next one is merged, not queued). */
+  hasUnreadFrom(from: string): boolean {
+    return this.unread.some((m) => m.from === from);
+  }
+
   /** Everything delivered since the last call, for inbox(). */
   takeReceived(): Received[] {
     return this.received.splice(0);
