@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SessionClient } from "../../../src/host/client.js";
 import type { ScriptContext } from "../../../src/scripted/index.js";
 import { runRelm } from "../../support/cli.js";
 import { onlyJournal } from "../../support/journal.js";
@@ -43,6 +44,51 @@ describe("autonomous mode with gates", () => {
       outcome: "gates passed",
     });
   });
+
+  it("an interrupt or relm stop while a gate runs stops the gate, not only the next turn", async () => {
+    // A gate ran to its end (up to --gate-timeout, 5 minutes by default) whatever the person did:
+    // Esc in a front end only kept the next turn from starting, and relm stop waited for the gate.
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: gated": [{ text: "Finished, I think." }, { text: "Finished again." }] }),
+    });
+    const gate = "touch gate-started; sleep 120";
+    const started = await runRelm(["run", "--detach", "--gate", gate, "TASK: gated"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    const marker = join(rig.cwd, "gate-started");
+    const lines = () => onlyJournal(rig.home).lines;
+    try {
+      await until(() => (existsSync(marker) ? true : undefined), 60_000);
+      const client = (await SessionClient.connect(rig.home, id)) as SessionClient;
+      try {
+        expect((await client.call("interrupt", {})).interrupted).toBe(true);
+      } finally {
+        client.close();
+      }
+      await until(() => (lines().some((l) => l.type === "autonomy_end") ? true : undefined), 60_000);
+      expect(lines().find((l) => l.type === "autonomy_end")?.outcome).toBe("interrupted");
+      expect(lines().find((l) => l.type === "gate_run")?.passed).toBe(false);
+      expect(rig.model.requests).toHaveLength(1); // no turn after the interrupted gate
+
+      // Again, and this time relm stop: it returns once the gate is stopped and the session saved.
+      rmSync(marker);
+      const sent = await runRelm(["send", id, "try once more"], { env: rig.env });
+      expect(sent.code, sent.stderr).toBe(0);
+      await until(() => (existsSync(marker) ? true : undefined), 60_000);
+      const stop = await runRelm(["stop", id], { env: rig.env, timeoutMs: 60_000 });
+      expect(stop.code, stop.stderr).toBe(0);
+      expect(
+        lines()
+          .filter((l) => l.type === "autonomy_end")
+          .map((l) => l.outcome),
+      ).toEqual(["interrupted", "interrupted"]);
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  }, 240_000);
 
   it("runs gates with the kernels' environment: no keys or secrets, --pass-env names still pass", async () => {
     const rig = await startRig("openai", { script: byTask({ "TASK: check env": [{ text: "done" }] }) });
