@@ -33,6 +33,7 @@ function printer(io: RunIo, json: boolean): (event: AgentEvent) => void {
     streamText: false,
     printFinal: true,
     liveOutput: true,
+    showMessages: true,
   });
   return json ? (e) => io.stdout.write(`${JSON.stringify(e)}\n`) : (e) => renderer.handle(e);
 }
