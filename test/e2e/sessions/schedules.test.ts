@@ -125,6 +125,41 @@ describe("schedules", () => {
     expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
   });
 
+  it("a session the waker cannot revive (its journal deleted) is given up after three tries, said in its log", async () => {
+    // Every revival failed (no journal to resume) and the waker swallowed the error: it tried again
+    // every 15 s for as long as it ran, wrote nothing in waker.log, and the job stayed listed as due.
+    const rig = await startRig("openai", { script: [{ text: "ok" }] });
+    try {
+      const first = await runRelm(["run", "--json", "TASK: forgotten"], { env: rig.env, cwd: rig.cwd });
+      expect(first.code, first.stderr).toBe(0);
+      const id = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+      const add = await runRelm(["schedule", "add", id, "--every", "1s", "check in"], { env: rig.env });
+      expect(add.code, add.stderr).toBe(0);
+      rmSync(join(rig.home, "sessions", id, "journal.jsonl"));
+      const log = () => readFileSync(join(rig.home, "waker.log"), "utf8");
+      // Three tries, 15 s apart, then the job is paused and, with nothing else to serve, the waker ends.
+      await until(
+        () => (log().includes(`paused 1 scheduled job(s) of session ${id}`) ? true : undefined),
+        120_000,
+      );
+      expect(log().match(/could not be revived \(\d of 3\)/g)).toEqual([
+        "could not be revived (1 of 3)",
+        "could not be revived (2 of 3)",
+        "could not be revived (3 of 3)",
+      ]);
+      expect(log()).toContain(`relm waker: session ${id} could not be revived 3 times in a row`);
+      expect(log()).toMatch(/\(3 of 3\): .*no such file or directory.*journal\.jsonl/);
+      const list = await runRelm(["schedule", "list"], { env: rig.env });
+      expect(list.stdout).toMatch(
+        /paused since \S+ \(the waker: .*no such file or directory.*journal\.jsonl.*\)/,
+      );
+      await poll(async () => ((await wakerRunning(rig.home)) ? undefined : true), 30_000);
+      expect(await wakerRunning(rig.home)).toBe(false);
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  }, 200_000);
+
   it("a session whose folder was deleted: send says so, the waker gives it up once and keeps serving the others", async () => {
     // Reviving it spawned its host in a folder that is gone: an unhandled 'error' event ("spawn
     // /usr/bin/node ENOENT") with a stack trace from relm send, and the same crash ended the waker, so
