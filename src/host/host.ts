@@ -96,6 +96,12 @@ export class SessionHost {
       (from, text) => this.deliver({ from, text }),
       (from) => this.queue.some((m) => m.from === from) || options.session.mailbox.hasUnreadFrom(from),
     );
+    // A message left in the root's mailbox while it is idle (a background child's send("parent")) has
+    // no turn boundary coming to read it: it starts a turn, as a message through the socket does.
+    options.session.mailbox.onUnread = () =>
+      setImmediate(() => {
+        if (!this.turn && !this.stopping) this.next();
+      });
     // schedule(...) from Python reaches this host's jobs.
     options.session.tree.options.scheduler = kernelScheduler(
       options.home,

@@ -17,6 +17,11 @@ interface Received {
 export class Mailbox {
   private readonly unread: { from: string; text: string }[] = [];
   private readonly received: Received[] = [];
+  /**
+   * Told when a message is left unread (a child's send("parent"), a person's message during a turn): a
+   * session host starts a turn for it when its agent is idle, since no turn boundary is coming.
+   */
+  onUnread: (() => void) | undefined;
 
   constructor(private readonly owner: string) {}
 
@@ -29,6 +34,7 @@ export class Mailbox {
     }
     this.unread.push({ from, text });
     this.note(from, text);
+    this.onUnread?.();
   }
 
   /**
