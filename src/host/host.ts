@@ -199,6 +199,10 @@ export class SessionHost {
     if ("n" in event && !event.agent) this.index.note(event.n, this.options.session.journal.byteLength);
     this.published.sink(event);
     this.board.noteEvent(event);
+    if (event.type === "child_finished" && !event.agent && this.options.detached)
+      setImmediate(() => {
+        if (!this.turn && !this.stopping) this.armIdleTimers();
+      });
   }
 
   /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
@@ -401,6 +405,9 @@ export class SessionHost {
     this.idleTimers.clear();
     // Someone is watching: the session stays ready (timers start again when the last one leaves).
     if (this.clients.attached > 0) return;
+    // A background child at work (rlm.spawn, not waited for) is the session's work too: the release
+    // would close it mid-task. The timers start when the last one has ended (onEvent).
+    if (this.options.session.children.running > 0) return;
     const handOff = this.options.handOffWhenIdle;
     this.idleTimers.arm(
       () =>
