@@ -55,6 +55,10 @@ export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) =
       .argument("[task...]", "what to do (read from stdin when omitted and stdin is not a terminal)"),
     ["run", "model", "session"],
   ).action(async (words: string[], given: SessionSpec) => {
+    if (given.asHost) {
+      setExit(await hostAction(words, given, runIo));
+      return;
+    }
     // A host a front end started has its options in the spec file it was handed (read once and removed).
     const flags = given.spec ? { ...given, ...takeSpecFile(given.spec) } : given;
     // Checked before anything starts: a bad value found after the session's kernel is up would leave the
@@ -63,32 +67,11 @@ export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) =
     const task =
       words.length > 0
         ? taskOf(words)
-        : flags.resume || flags.asHost || flags.interactive
+        : flags.resume || flags.interactive
           ? undefined
           : flags.goal
             ? flags.goal
             : await readTaskFromStdin();
-    if (flags.asHost) {
-      // A detached host binds its socket before loading the agent: it is the session's lock, and the
-      // launcher is waiting for it.
-      const [{ SessionServer }, { relmHomeFrom }, { takeEarlyBound }] = await Promise.all([
-        import("../host/server.js"),
-        import("../config/config.js"),
-        import("../host/early-bind.js"),
-      ]);
-      const bound =
-        takeEarlyBound(flags.asHost) ?? (await SessionServer.listen(relmHomeFrom(io.env), flags.asHost));
-      const { runAsHost } = await import("./run.js");
-      try {
-        setExit(await runAsHost(task, flags, runIo, bound));
-      } catch (error) {
-        // A host that fails while it starts must exit: the bound socket would keep it (and the
-        // session's lock) alive, and its launcher waiting.
-        await bound.close("the session host could not start");
-        throw error;
-      }
-      return;
-    }
     if (resumeRunUsesUi(flags, terminalOf(io))) {
       setExit(
         await openTui({ sessionId: flags.resume, resumeMessage: task, continueWork: true }, flags, runIo),
@@ -235,6 +218,33 @@ export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) =
     .action(async (flags: WebFlags) => setExit(await (await import("../webui/run.js")).runWeb(flags, runIo)));
   tagParseErrors(program);
   return program;
+}
+
+/**
+ * `relm run --as-host ID`: a detached host. It binds its socket before loading the agent (or was handed
+ * it, bindEarly): it is the session's lock, and the launcher is waiting for it. So everything it checks
+ * after that runs inside the try: a host that fails while it starts (a blank message it was revived with,
+ * a spec it cannot read) must close the socket, or it stays alive holding the lock and its launcher
+ * waits for an answer that never comes.
+ */
+async function hostAction(words: string[], given: SessionSpec, runIo: RunIo): Promise<number> {
+  const id = given.asHost as string;
+  const [{ SessionServer }, { relmHomeFrom }, { takeEarlyBound }] = await Promise.all([
+    import("../host/server.js"),
+    import("../config/config.js"),
+    import("../host/early-bind.js"),
+  ]);
+  const bound = takeEarlyBound(id) ?? (await SessionServer.listen(relmHomeFrom(runIo.env), id));
+  try {
+    const flags = given.spec ? { ...given, ...takeSpecFile(given.spec) } : given;
+    checkNumbers(flags, ["gateTimeout", "maxGateFailures", "idleTimeout"]);
+    const task = words.length > 0 ? taskOf(words) : undefined;
+    const { runAsHost } = await import("./run.js");
+    return await runAsHost(task, flags, runIo, bound);
+  } catch (error) {
+    await bound.close("the session host could not start");
+    throw error;
+  }
 }
 
 async function readTaskFromStdin(): Promise<string> {

@@ -16,7 +16,15 @@ interface RenderOptions {
    * its end then adds only how it ended.
    */
   liveOutput?: boolean;
+  /**
+   * Show the messages each turn answers (the person's, a schedule's tick, another agent's), as the
+   * terminal UI's transcript does: views of a journal (logs, attach), where nobody typed them here.
+   */
+  showMessages?: boolean;
 }
+
+/** Lines of a message shown in a journal view. */
+const MESSAGE_LINES = 6;
 
 /** Lines of code, and of output's head and tail, shown per cell. */
 const CODE_LINES = 8;
@@ -123,6 +131,14 @@ export class ProgressRenderer {
         return;
       case "session":
         this.line(s.dim(`relm · session ${event.id} · ${event.model} via ${event.provider}`));
+        return;
+      case "user":
+        if (this.options.showMessages) this.renderMessage("›", event.text);
+        return;
+      case "message":
+        // One that came during a turn (read at its boundary); those this agent sent are not its input.
+        if (this.options.showMessages && event.to === "self")
+          this.renderMessage(`✉ ${event.from}:`, event.text);
         return;
       case "variable":
         this.line(s.dim(`• ${event.name}: ${event.varType}, ${event.size}`));
@@ -247,6 +263,14 @@ export class ProgressRenderer {
     this.line(
       `${prefix}${mark} ${event.name} ${event.status}${detail ? `: ${detail}` : ""} ${s.dim(`(${describeSpend(event.spent)})`)}`,
     );
+  }
+
+  private renderMessage(mark: string, text: string): void {
+    const { lines, total } = headLines(text.replace(/\n+$/, ""), MESSAGE_LINES);
+    const [first = "", ...rest] = lines.map(clipLine);
+    this.line(`${this.s.accent(mark)} ${first}`);
+    for (const l of rest) this.line(`  ${l}`);
+    if (total > MESSAGE_LINES) this.line(this.s.dim(`  … +${total - MESSAGE_LINES} lines`));
   }
 
   private renderCode(code: string): void {

@@ -90,9 +90,18 @@ export class SessionHost {
     this.index.scan();
     this.board = new StateBoard(options.session, options);
     this.published.use(options.session.tree.options.secrets);
-    this.scheduler = new Scheduler(options.home, options.session.id, (from, text) =>
-      this.deliver({ from, text }),
+    this.scheduler = new Scheduler(
+      options.home,
+      options.session.id,
+      (from, text) => this.deliver({ from, text }),
+      (from) => this.queue.some((m) => m.from === from) || options.session.mailbox.hasUnreadFrom(from),
     );
+    // A message left in the root's mailbox while it is idle (a background child's send("parent")) has
+    // no turn boundary coming to read it: it starts a turn, as a message through the socket does.
+    options.session.mailbox.onUnread = () =>
+      setImmediate(() => {
+        if (!this.turn && !this.stopping) this.next();
+      });
     // schedule(...) from Python reaches this host's jobs.
     options.session.tree.options.scheduler = kernelScheduler(
       options.home,
@@ -190,6 +199,10 @@ export class SessionHost {
     if ("n" in event && !event.agent) this.index.note(event.n, this.options.session.journal.byteLength);
     this.published.sink(event);
     this.board.noteEvent(event);
+    if (event.type === "child_finished" && !event.agent && this.options.detached)
+      setImmediate(() => {
+        if (!this.turn && !this.stopping) this.armIdleTimers();
+      });
   }
 
   /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
@@ -392,6 +405,9 @@ export class SessionHost {
     this.idleTimers.clear();
     // Someone is watching: the session stays ready (timers start again when the last one leaves).
     if (this.clients.attached > 0) return;
+    // A background child at work (rlm.spawn, not waited for) is the session's work too: the release
+    // would close it mid-task. The timers start when the last one has ended (onEvent).
+    if (this.options.session.children.running > 0) return;
     const handOff = this.options.handOffWhenIdle;
     this.idleTimers.arm(
       () =>

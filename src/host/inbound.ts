@@ -18,11 +18,20 @@ export interface Inbound {
   done?: (outcome: AutonomousOutcome) => void;
 }
 
+/**
+ * Why a message's text is too long for a host, or undefined. Also checked by a launcher before it revives
+ * a session with the message: the revived host takes its first message as a task, without this check.
+ */
+export function messageTooLong(text: string): string | undefined {
+  return Buffer.byteLength(text) > MAX_MESSAGE_BYTES
+    ? `message too long: at most ${MAX_MESSAGE_BYTES} bytes`
+    : undefined;
+}
+
 /** Refuses a message that is too long, or one the session cannot take now (full inbox, stopping). */
 export function checkInbound(text: string, queued: number, session: string, stopping: boolean): void {
-  if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) {
-    throw new RpcError(RPC.invalidParams, `message too long: at most ${MAX_MESSAGE_BYTES} bytes`);
-  }
+  const tooLong = messageTooLong(text);
+  if (tooLong) throw new RpcError(RPC.invalidParams, tooLong);
   if (queued >= MAX_QUEUED) {
     throw new RpcError(
       RPC.refused,

@@ -98,7 +98,9 @@ describe("a child agent that has ended", () => {
     expect(listed).toHaveLength(20);
     expect(listed[0]).toMatchObject({ status: "done", turns: 1, tokens: 42 });
     expect(manager.descendant(ids[5] as string)?.status).toBe("done");
-    expect(() => manager.send({ id: ids[0], text: "hi" })).toThrow(/already done/);
+    expect(() => manager.send({ id: ids[0], text: "hi" })).toThrow(
+      `child agent ${ids[0]} has already finished; it cannot take messages`,
+    );
     expect(made.every((ref) => ref.deref()?.closed !== false)).toBe(true);
 
     gc();

@@ -173,8 +173,8 @@ describe("--at times", () => {
       /--at "2026-06-01T11:00:00Z" is in the past \(2026-06-01T11:00:00.000Z; now is 2026-06-01T12:00:00.000Z\)/,
     );
     expect((refused as { exitCode?: number }).exitCode).toBe(2);
-    expect(parseTiming({ at: "2026-06-01T11:59:55Z" }, now)).toEqual({ at: "2026-06-01T11:59:55Z" });
-    expect(parseTiming({ at: "2026-06-01T12:30:00Z" }, now)).toEqual({ at: "2026-06-01T12:30:00Z" });
+    expect(parseTiming({ at: "2026-06-01T11:59:55Z" }, now)).toEqual({ at: "2026-06-01T11:59:55.000Z" });
+    expect(parseTiming({ at: "2026-06-01T12:30:00Z" }, now)).toEqual({ at: "2026-06-01T12:30:00.000Z" });
   });
 });
 
@@ -233,6 +233,73 @@ describe("paused jobs", () => {
       expect(ticks()[0]).toBe("[every 1s] tick"); // no missed ticks owed for the pause
     } finally {
       scheduler.stop();
+    }
+  });
+
+  it("days of missed 1-second ticks are one message, saying how many, and the next tick is ahead", () => {
+    // A machine asleep for three days: the merged tick was found by stepping through the missed ones
+    // and stopped at 100,000, so it "stood for all 100001", claimed a due time still two days old and
+    // was followed at once by another merged tick (the cron one after ~2.5 s of a blocked host).
+    for (const timing of [{ every: "1s" }, { cron: "* * * * * *" }]) {
+      const h = home("s1");
+      const job = addJob(h, "s1", timing, "heartbeat");
+      const path = scheduleFile(h, "s1");
+      const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString();
+      writeFileSync(path, readFileSync(path, "utf8").replace(job.created, threeDaysAgo));
+      const delivered: string[] = [];
+      const scheduler = new Scheduler(h, "s1", (_from, text) => delivered.push(text));
+      const before = Date.now();
+      try {
+        scheduler.reload();
+        expect(delivered, JSON.stringify(timing)).toHaveLength(1);
+        const missed = /\((over )?([\d,]+) earlier ticks came/.exec(delivered[0] as string);
+        const count = Number(missed?.[2]?.replace(/,/g, ""));
+        if ("every" in timing) expect(count).toBeGreaterThan(3 * 86_400 - 5);
+        else expect(missed?.[1]).toBe("over ");
+        // Caught up: the next tick is after the reload, not another backlog due at once.
+        expect(scheduler.nextTickAt(), JSON.stringify(timing)).toBeGreaterThan(before);
+      } finally {
+        scheduler.stop();
+      }
+    }
+  });
+
+  it("a tick not yet read holds the job's next ones back; they come as one once it is read", async () => {
+    // A long turn read none of a 1-second heartbeat's ticks until its end: each was queued, one copy of
+    // the prompt per second, until the 100-message inbox was full and the person's messages were refused.
+    const h = home("s1");
+    const job = addJob(h, "s1", { every: "1s" }, "heartbeat");
+    const control = addJob(h, "s1", { every: "1s" }, "control");
+    const unread: string[] = [];
+    const delivered: string[] = [];
+    const scheduler = new Scheduler(
+      h,
+      "s1",
+      (from, text) => {
+        delivered.push(text);
+        if (from === `schedule ${job.id}`) unread.push(text); // the control job's ticks are read at once
+      },
+      (from) => from === `schedule ${job.id}` && unread.length > 0,
+    );
+    const of = (prompt: string) => delivered.filter((t) => t.includes(prompt));
+    try {
+      scheduler.reload();
+      await until(() => (of("heartbeat").length >= 1 ? true : undefined));
+      // Three more intervals (the control job ticks each one) while the heartbeat's tick waits unread.
+      await until(() => (of("control").length >= 4 ? true : undefined));
+      expect(of("heartbeat")).toHaveLength(1);
+      unread.splice(0); // the turn reads it
+      await until(() => (of("heartbeat").length >= 2 ? true : undefined));
+      expect(of("heartbeat")[1]).toMatch(
+        /^\[every 1s\] heartbeat \((\d+) earlier ticks? came while the session was not running or had not read the last one; this one stands for all \d+\)$/,
+      );
+      const claims = readFileSync(scheduleFile(h, "s1"), "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"claim"') && l.includes(job.id));
+      expect(claims).toHaveLength(2);
+    } finally {
+      scheduler.stop();
+      cancelJob(h, control.id);
     }
   });
 

@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/core/events.js";
-import { ROOT, runRelm } from "../support/cli.js";
+import { listAgents, ROOT, runRelm } from "../support/cli.js";
 import { onlyJournal } from "../support/journal.js";
 import { useRigs } from "../support/scripted.js";
 import { until } from "../support/wait.js";
@@ -91,4 +91,35 @@ describe("SessionHandle", () => {
       await runRelm(["shutdown"], { env: rig.env });
     }
   });
+
+  it("a host that cannot start (revived with a blank message) exits and says why; the session stays free", async () => {
+    // The host bound the session's socket first thing, then refused the blank message, and stayed alive
+    // holding the socket and the lock: the launcher (relm send, a front end reviving) waited forever for
+    // a status answer, and every later attempt to continue the session found it "already live".
+    const rig = await startRig("openai", { script: () => ({ text: "noted" }) });
+    const ran = await runRelm(["run", "the first task"], { env: rig.env, cwd: rig.cwd });
+    expect(ran.code, ran.stderr).toBe(0);
+    const id = onlyJournal(rig.home).dir.split("/").at(-1) as string;
+    const handle = new SessionHandle({ home: rig.home, id, env: rig.env });
+    try {
+      const outcome = await Promise.race([
+        handle.revive({ message: "   " }).then(
+          () => "started",
+          (error: Error) => error.message,
+        ),
+        new Promise<string>((r) => setTimeout(() => r("still waiting"), 45_000)),
+      ]);
+      expect(outcome).toMatch(
+        /the session host exited \(code 2\) before it was ready:[\s\S]*the task is blank/,
+      );
+      const listed = await listAgents<{ id: string; live: boolean }>(rig.env);
+      expect(listed.find((a) => a.id === id)?.live).toBe(false);
+      // Free for the next one: a real message continues it.
+      const next = await runRelm(["run", "--resume", id, "the second task"], { env: rig.env, cwd: rig.cwd });
+      expect(next.code, next.stderr).toBe(0);
+    } finally {
+      handle.close();
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  }, 120_000);
 });

@@ -81,7 +81,7 @@ export class ChildManager {
     const text = requiredString(params, "text");
     if (record.status !== "running") {
       throw new KernelCallError(
-        `child agent ${record.id} has already ${record.status}; it cannot take messages`,
+        `child agent ${record.id} has already ${endedAs(record.status)}; it cannot take messages`,
         "usage",
       );
     }
@@ -140,7 +140,8 @@ export class ChildManager {
     const chosen = to === "all" ? running : running.filter((r) => r.id === to || r.name === to);
     if (chosen.length === 0) {
       const ended = [...this.records.values()].find((r) => r.id === to || r.name === to);
-      if (ended) throw new KernelCallError(`send(): child ${to} has already ${ended.status}`, "usage");
+      if (ended)
+        throw new KernelCallError(`send(): child ${to} has already ${endedAs(ended.status)}`, "usage");
       return to === "all" ? [] : undefined;
     }
     return chosen.map((r) => ({
@@ -181,7 +182,7 @@ export class ChildManager {
       deliver: (text) => {
         if (record.status !== "running") {
           throw new KernelCallError(
-            `sub-agent ${record.id} has already ${record.status === "done" ? "finished" : record.status}; it cannot take messages`,
+            `sub-agent ${record.id} has already ${endedAs(record.status)}; it cannot take messages`,
             "usage",
           );
         }
@@ -245,4 +246,9 @@ export class ChildManager {
     if (!record) throw new KernelCallError(`no child agent with id ${JSON.stringify(id)}`, "not_found");
     return record;
   }
+}
+
+/** How an ended child's status reads after "has already": "done" is no past participle. */
+function endedAs(status: ChildStatus): string {
+  return status === "done" ? "finished" : status === "cancelled" ? "been cancelled" : status;
 }

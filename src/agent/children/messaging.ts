@@ -17,6 +17,11 @@ interface Received {
 export class Mailbox {
   private readonly unread: { from: string; text: string }[] = [];
   private readonly received: Received[] = [];
+  /**
+   * Told when a message is left unread (a child's send("parent"), a person's message during a turn): a
+   * session host starts a turn for it when its agent is idle, since no turn boundary is coming.
+   */
+  onUnread: (() => void) | undefined;
 
   constructor(private readonly owner: string) {}
 
@@ -29,6 +34,7 @@ export class Mailbox {
     }
     this.unread.push({ from, text });
     this.note(from, text);
+    this.onUnread?.();
   }
 
   /**
@@ -47,6 +53,11 @@ export class Mailbox {
 
   get unreadCount(): number {
     return this.unread.length;
+  }
+
+  /** Whether a message from `from` waits unread (a schedule's tick: the next one is merged, not queued). */
+  hasUnreadFrom(from: string): boolean {
+    return this.unread.some((m) => m.from === from);
   }
 
   /** Everything delivered since the last call, for inbox(). */

@@ -76,6 +76,9 @@ export async function runAutonomously(
 ): Promise<AutonomousOutcome> {
   const stall = new GateStall();
   const maxFailures = settings.maxGateFailures ?? 3;
+  // A done() of an earlier run (or of a turn outside autonomous mode) is not this run's: without this,
+  // every later message to the session ended after one turn as "the model called done()".
+  agent.goal.done = false;
   let idle = 0;
   let before = await progressMark(agent);
   let outcome = await agent.run(firstMessage, firstFrom);
@@ -89,10 +92,13 @@ export async function runAutonomously(
     if (settings.gates.length > 0) {
       const confined = await agent.tree.gateConfinement();
       const deadline = new Deadline(agent.budget);
+      // A person's interrupt and relm stop abort the last turn's controller (agent.interrupt): between
+      // turns, that is what stops the gates; without it they ran to --gate-timeout whatever was asked.
+      const stopped = agent.state.abort.signal;
       const run = await runGates(settings.gates, {
         cwd: agent.tree.options.cwd,
         timeoutMs: settings.gateTimeoutMs,
-        signal: deadline.signal,
+        signal: AbortSignal.any([deadline.signal, stopped]),
         ...confined,
       });
       deadline.dispose();
@@ -115,6 +121,13 @@ export async function runAutonomously(
       await settings.afterGateRun?.();
       const described = describeGateResults(run);
       if (run.passed) return end(agent, outcome, `gates passed: ${described}`);
+      if (stopped.aborted && !deadline.expired) {
+        // Stopped by the person: no verdict on the work, no learning pass, no next turn.
+        agent.state.interruptNextRun = false;
+        const reason = agent.state.cancelled ?? "interrupted by the user";
+        agent.record({ type: "interrupted", reason, spent: agent.budget.spent() });
+        return end(agent, { status: "interrupted", reason }, `${reason} (while the gates ran)`);
+      }
       const stop = deadline.expired ? (agent.budget.check() ?? agent.budget.timeStop()) : undefined;
       if (stop) {
         // The gates were stopped at the deadline: the work is neither done nor worth another turn.

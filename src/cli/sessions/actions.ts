@@ -2,7 +2,8 @@ import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import type { AgentEvent } from "../../agent/core/events.js";
 import { relmHomeFrom } from "../../config/config.js";
-import { UsageError } from "../../config/errors.js";
+import { UsageError, UserError } from "../../config/errors.js";
+import { messageTooLong } from "../../host/inbound.js";
 import { activeJobs, allJobs } from "../../host/schedules/schedules.js";
 import { wakerRunning } from "../../host/schedules/waker.js";
 import { SessionHandle } from "../../host/session-handle.js";
@@ -53,6 +54,7 @@ function printer(io: RunIo, json: boolean): (event: AgentEvent) => void {
     streamText: false,
     printFinal: true,
     liveOutput: true,
+    showMessages: true,
   });
   return json ? (e) => io.stdout.write(`${JSON.stringify(e)}\n`) : (e) => renderer.handle(e);
 }
@@ -139,6 +141,11 @@ export async function logsAction(
 export async function sendAction(io: RunIo, prefix: string, words: string[]): Promise<number> {
   const { home, id } = sessionOf(io, prefix, "send");
   const text = words.join(" ");
+  // Checked here for both ways below: a session that is not running is revived with the message as its
+  // task, which no host's send check sees (a blank one started a turn on nothing, as it did when live).
+  if (text.trim() === "") throw new UsageError(`the message is blank: relm send ${id} "what to tell it"`);
+  const tooLong = messageTooLong(text);
+  if (tooLong) throw new UserError(tooLong);
   const handle = new SessionHandle({ home, id, env: io.env });
   if (await handle.connect({ follow: false })) {
     let result: Awaited<ReturnType<typeof handle.send>>;

@@ -19,6 +19,13 @@ export class Scheduler {
     private readonly home: string,
     private readonly session: string,
     private readonly deliver: (from: string, text: string) => void,
+    /**
+     * Whether a message from this sender still waits unread (queued, or delivered during a turn that has
+     * not reached its boundary): a job's next tick then waits and is merged, so a long turn does not
+     * collect one copy of the prompt per interval (a 1-second heartbeat filled the 100-message inbox in
+     * a long cell, and the person's own messages were refused).
+     */
+    private readonly unread: (from: string) => boolean = () => false,
   ) {}
 
   /** Delivers what is due now and sleeps until the next tick. Call again after any change of jobs. */
@@ -26,11 +33,11 @@ export class Scheduler {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const now = new Date();
-    let failed = false;
-    for (const job of this.pending()) failed = !this.fire(job, now) || failed;
+    let retry = false;
+    for (const job of this.pending()) retry = !this.fire(job, now) || retry;
     const next = this.nextTickAt();
     if (next === undefined) return;
-    const wait = Math.min(MAX_SLEEP_MS, Math.max(failed ? RETRY_MS : 0, next - Date.now()));
+    const wait = Math.min(MAX_SLEEP_MS, Math.max(retry ? RETRY_MS : 0, next - Date.now()));
     this.timer = setTimeout(() => this.reload(), wait);
   }
 
@@ -57,18 +64,20 @@ export class Scheduler {
     clearTimeout(this.timer);
   }
 
-  /** False when a due tick could not be claimed (and so was not delivered). */
+  /** False when a due tick was not delivered now: it could not be claimed, or its last one is unread. */
   private fire(job: JobState, now: Date): boolean {
     const tick = dueTick(job, now);
     if (!tick) return true;
+    if (this.unread(`schedule ${job.id}`)) return false; // not claimed: merged into the next look's tick
     try {
       claimTick(this.home, this.session, job.id, tick.due, tick.count);
     } catch {
       return false; // not claimed (the file is locked or unwritable), so not delivered: tried again soon
     }
-    const missed =
-      tick.count > 1
-        ? ` (${tick.count - 1} earlier tick${tick.count > 2 ? "s were" : " was"} missed while the session was not running; this one stands for all ${tick.count})`
+    const missed = tick.more
+      ? ` (over ${(tick.count - 1).toLocaleString("en-US")} earlier ticks came while the session was not running or had not read the last one; this one stands for all of them)`
+      : tick.count > 1
+        ? ` (${(tick.count - 1).toLocaleString("en-US")} earlier tick${tick.count > 2 ? "s" : ""} came while the session was not running or had not read the last one; this one stands for all ${tick.count.toLocaleString("en-US")})`
         : "";
     try {
       this.deliver(`schedule ${job.id}`, `[${describeTiming(job.timing)}] ${job.prompt}${missed}`);

@@ -57,11 +57,13 @@ export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
           "give a future time (a zone-less time is read as local time), or use relm send to tell the session now",
       );
     }
-    return timing;
+    // Kept as the instant it names here: read again elsewhere, a zone-less time would move with the reader's zone.
+    return { at: at.toISOString() };
   }
+  const zoned = { cron: timing.cron, tz: timing.tz ?? localZone() };
   let next: Date | null;
   try {
-    next = new (cronLib().Cron)(timing.cron, { paused: true }).nextRun();
+    next = cronOf(zoned).nextRun();
   } catch (error) {
     throw new UsageError(
       `--cron "${timing.cron}": ${(error as Error).message.replace(/^CronPattern: /, "")}`,
@@ -69,7 +71,17 @@ export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
   }
   // "0 0 30 2 *" (February 30th) parses, but a job that never ticks is a mistake, not a schedule.
   if (!next) throw new UsageError(`--cron "${timing.cron}": no date ever matches it`);
-  return timing;
+  return zoned;
+}
+
+/** The zone this process reads local times in (TZ, else the system's). */
+function localZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
+}
+
+/** A cron job's schedule, in the zone it was given in (local time for a job that recorded none). */
+function cronOf(t: { cron: string; tz?: string }) {
+  return new (cronLib().Cron)(t.cron, { paused: true, ...(t.tz ? { timezone: t.tz } : {}) });
 }
 
 /**
@@ -185,34 +197,46 @@ function nextDue(job: JobState): Date | undefined {
   if ("at" in t) return job.lastClaimed ? undefined : new Date(t.at);
   if ("every" in t) return new Date(since.getTime() + parseDuration(t.every));
   try {
-    return new (cronLib().Cron)(t.cron, { paused: true }).nextRun(since) ?? undefined;
+    return cronOf(t).nextRun(since) ?? undefined;
   } catch {
     return undefined; // an expression edited into the file by hand: the job never ticks, nothing crashes
   }
 }
 
+/** Missed cron ticks counted one by one at most; beyond it a merged tick says "over" this many. */
+const MAX_COUNTED = 10_000;
+
 /**
  * The ticks of a job that are due at `now`: the latest due time, and how many due times since the last
- * claim it stands for (ticks missed while nothing ran are merged into one).
+ * claim it stands for (ticks missed while nothing ran are merged into one). The latest is found
+ * directly, never by stepping through the missed ones: a machine asleep for days missed hundreds of
+ * thousands of 1-second ticks, and stepping stopped at 100,000 (a due time still days old, so another
+ * merged tick followed at once) after seconds of a host doing nothing else. `more`: a cron job missed
+ * more than `count` ticks (they are counted up to MAX_COUNTED).
  */
-export function dueTick(job: JobState, now: Date): { due: Date; count: number } | undefined {
+export function dueTick(job: JobState, now: Date): { due: Date; count: number; more?: boolean } | undefined {
   if (!job.next || job.next > now) return undefined;
   const t = job.timing;
   if ("at" in t) return { due: job.next, count: 1 };
-  let due = job.next;
-  let count = 1;
-  for (let i = 0; i < 100_000; i++) {
-    const following =
-      "every" in t
-        ? new Date(due.getTime() + parseDuration(t.every))
-        : (new (cronLib().Cron)(t.cron, { paused: true }).nextRun(due) ?? undefined);
-    if (!following || following > now) break;
-    due = following;
-    count++;
+  if ("every" in t) {
+    const interval = parseDuration(t.every);
+    const count = Math.floor((now.getTime() - job.next.getTime()) / interval) + 1;
+    return { due: new Date(job.next.getTime() + (count - 1) * interval), count };
   }
-  return { due, count };
+  const cron = cronOf(t);
+  const latest = cron.previousRuns(1, new Date(now.getTime() + 1))[0];
+  const due = latest && latest > job.next ? latest : job.next;
+  let count = 1;
+  for (let at = job.next; count <= MAX_COUNTED; count++) {
+    const following = cron.nextRun(at);
+    if (!following || following > due) break;
+    at = following;
+  }
+  return count > MAX_COUNTED ? { due, count: MAX_COUNTED, more: true } : { due, count };
 }
 
 export function describeTiming(t: JobTiming): string {
-  return "every" in t ? `every ${t.every}` : "at" in t ? `at ${t.at}` : `cron ${t.cron}`;
+  if ("every" in t) return `every ${t.every}`;
+  if ("at" in t) return `at ${t.at}`;
+  return t.tz ? `cron ${t.cron} (${t.tz})` : `cron ${t.cron}`;
 }

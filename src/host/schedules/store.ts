@@ -17,7 +17,12 @@ import { writePrivateFile } from "../../config/private-file.js";
 import { sessionsDir } from "../../session/index.js";
 import { withFileLock } from "../file-lock.js";
 
-export type JobTiming = { every: string } | { at: string } | { cron: string };
+/**
+ * `at` is an absolute time once added (a zone-less time is read in the adder's zone then), and `tz` is
+ * the zone a cron expression was given in: a job is read by whichever process runs (a host, the waker,
+ * relm schedule list), each with its own TZ. Jobs added before `tz` existed have none (local time).
+ */
+export type JobTiming = { every: string } | { at: string } | { cron: string; tz?: string };
 
 export interface Job {
   id: string;

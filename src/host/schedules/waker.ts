@@ -6,6 +6,11 @@ import { activeJobs, allJobs, pauseJobs, sessionJobs } from "./schedules.js";
 
 const POLL_MS = 1000;
 const REVIVE_BACKOFF_MS = 15_000;
+/**
+ * Revivals that failed in a row (a journal deleted or unreadable, a host that exits as it starts)
+ * before the session is given up: such a failure repeats, and was retried every 15 s for good, unheard.
+ */
+const MAX_REVIVE_FAILURES = 3;
 
 function lockName(home: string): string {
   return `\0relm-waker-${createHash("sha256").update(home).digest("hex").slice(0, 16)}`;
@@ -43,6 +48,7 @@ export async function runWaker(
   const lock = await takeWakerLock(home);
   if (!lock) return;
   const revived = new Map<string, number>();
+  const failures = new Map<string, number>();
   // Between looks it only sleeps, for hours: its garbage is collected in full now and then (idle-gc.ts).
   const collector = new IdleCollector();
   try {
@@ -58,8 +64,28 @@ export async function runWaker(
         if (!activeJobs(sessionJobs(home, session)).some((j) => (j.next as Date).getTime() <= now)) continue;
         if (await isLive(home, session)) continue;
         revived.set(session, now);
-        const outcome = await revive(session).catch(() => undefined);
-        if (outcome) giveUp(home, session, outcome.folderGone);
+        let outcome: undefined | { folderGone: string };
+        try {
+          outcome = await revive(session);
+          failures.delete(session);
+        } catch (error) {
+          const failed = (failures.get(session) ?? 0) + 1;
+          failures.set(session, failed);
+          const why = oneLine((error as Error).message);
+          process.stderr.write(
+            `relm waker: session ${session} could not be revived (${failed} of ${MAX_REVIVE_FAILURES}): ${why}\n`,
+          );
+          if (failed < MAX_REVIVE_FAILURES) continue;
+          failures.delete(session);
+          giveUp(
+            home,
+            session,
+            `session ${session} could not be revived ${failed} times in a row`,
+            `the waker: ${why}`,
+          );
+          continue;
+        }
+        if (outcome) giveUp(home, session, outcome.folderGone, "the waker: its folder no longer exists");
       }
       collector.idle();
       const next = Math.min(...jobs.map((j) => (j.next as Date).getTime()));
@@ -71,10 +97,24 @@ export async function runWaker(
   }
 }
 
+/**
+ * An error message on one line, short enough for a pause reason: a host that exited as it started
+ * says so on the first line ("…before it was ready:") and why on the last line of its log below it.
+ */
+function oneLine(message: string): string {
+  const lines = message
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const first = lines[0] ?? "";
+  const line = first.endsWith(":") && lines.length > 1 ? `${first} ${lines.at(-1)}` : first;
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
 /** Pauses the session's jobs so that nothing wakes it again, and says so (the waker's log is its stderr). */
-function giveUp(home: string, session: string, why: string): void {
-  const jobs = pauseJobs(home, "the waker: its folder no longer exists", (j) => j.session === session);
+function giveUp(home: string, session: string, why: string, reason: string): void {
+  const jobs = pauseJobs(home, reason, (j) => j.session === session);
   process.stderr.write(
-    `relm waker: ${why}\nrelm waker: paused ${jobs.length} scheduled job(s) of session ${session}; relm schedule resume ${session} restarts them once its folder is back\n`,
+    `relm waker: ${why}\nrelm waker: paused ${jobs.length} scheduled job(s) of session ${session}; relm schedule resume ${session} restarts them once that is mended\n`,
   );
 }

@@ -1,12 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SessionClient } from "../../../src/host/client.js";
 import type { ScriptContext } from "../../../src/scripted/index.js";
 import { runRelm } from "../../support/cli.js";
 import { onlyJournal } from "../../support/journal.js";
 import { byTask } from "../../support/router.js";
 import { useRigs } from "../../support/scripted.js";
+import { until } from "../../support/wait.js";
 
 const startRig = useRigs();
 
@@ -42,6 +44,51 @@ describe("autonomous mode with gates", () => {
       outcome: "gates passed",
     });
   });
+
+  it("an interrupt or relm stop while a gate runs stops the gate, not only the next turn", async () => {
+    // A gate ran to its end (up to --gate-timeout, 5 minutes by default) whatever the person did:
+    // Esc in a front end only kept the next turn from starting, and relm stop waited for the gate.
+    const rig = await startRig("openai", {
+      script: byTask({ "TASK: gated": [{ text: "Finished, I think." }, { text: "Finished again." }] }),
+    });
+    const gate = "touch gate-started; sleep 120";
+    const started = await runRelm(["run", "--detach", "--gate", gate, "TASK: gated"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    const marker = join(rig.cwd, "gate-started");
+    const lines = () => onlyJournal(rig.home).lines;
+    try {
+      await until(() => (existsSync(marker) ? true : undefined), 60_000);
+      const client = (await SessionClient.connect(rig.home, id)) as SessionClient;
+      try {
+        expect((await client.call("interrupt", {})).interrupted).toBe(true);
+      } finally {
+        client.close();
+      }
+      await until(() => (lines().some((l) => l.type === "autonomy_end") ? true : undefined), 60_000);
+      expect(lines().find((l) => l.type === "autonomy_end")?.outcome).toBe("interrupted");
+      expect(lines().find((l) => l.type === "gate_run")?.passed).toBe(false);
+      expect(rig.model.requests).toHaveLength(1); // no turn after the interrupted gate
+
+      // Again, and this time relm stop: it returns once the gate is stopped and the session saved.
+      rmSync(marker);
+      const sent = await runRelm(["send", id, "try once more"], { env: rig.env });
+      expect(sent.code, sent.stderr).toBe(0);
+      await until(() => (existsSync(marker) ? true : undefined), 60_000);
+      const stop = await runRelm(["stop", id], { env: rig.env, timeoutMs: 60_000 });
+      expect(stop.code, stop.stderr).toBe(0);
+      expect(
+        lines()
+          .filter((l) => l.type === "autonomy_end")
+          .map((l) => l.outcome),
+      ).toEqual(["interrupted", "interrupted"]);
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  }, 240_000);
 
   it("runs gates with the kernels' environment: no keys or secrets, --pass-env names still pass", async () => {
     const rig = await startRig("openai", { script: byTask({ "TASK: check env": [{ text: "done" }] }) });
@@ -180,6 +227,44 @@ describe("goals, stalls and compaction", () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe("finished properly");
     expect(result.stderr).toMatch(/done: the model called done\(\)/);
+  });
+
+  it("a later message to an autonomous session runs on until done() is called again", async () => {
+    // done() set the goal's flag for good: every later message to the session (relm send, a heartbeat
+    // tick) ended after its first turn as "done: the model called done()", though the model had not.
+    const rig = await startRig("openai", {
+      script: byTask({
+        "TASK: twice": [
+          { code: 'done("first part")' },
+          { text: "Looking at the second part." },
+          { code: 'done("second part")' },
+        ],
+      }),
+    });
+    const started = await runRelm(["run", "--detach", "--autonomous", "TASK: twice"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    const ends = () => onlyJournal(rig.home).lines.filter((l) => l.type === "autonomy_end");
+    try {
+      await until(() => (ends().length >= 1 ? true : undefined), 60_000);
+      const sent = await runRelm(["send", id, "now the second part"], { env: rig.env });
+      expect(sent.code, sent.stderr).toBe(0);
+      await until(() => (ends().length >= 2 ? true : undefined), 60_000);
+      expect(ends().map((l) => l.report)).toEqual([
+        "done: the model called done()",
+        "done: the model called done()",
+      ]);
+      // The text answer was followed by a continuation, and the second done() is what ended the run.
+      expect(rig.model.requests).toHaveLength(3);
+      expect(rig.model.requests[2]?.rawBody).toContain("[relm: autonomous mode]");
+      const finals = onlyJournal(rig.home).lines.filter((l) => l.type === "final");
+      expect(finals.at(-1)?.text).toBe("second part");
+    } finally {
+      await runRelm(["stop", id], { env: rig.env });
+    }
   });
 
   it("compacts a long run: the next request is smaller, states the goal, the kernel keeps its variables", async () => {

@@ -1,13 +1,21 @@
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionClient } from "../../../src/host/client.js";
-import { RELM_BIN, runRelm } from "../../support/cli.js";
+import { RELM_BIN, runRelm, tempDir } from "../../support/cli.js";
 import { type JournalLine, onlyJournal } from "../../support/journal.js";
 import { byTask } from "../../support/router.js";
 import { type Rig, useRigs } from "../../support/scripted.js";
-import { until } from "../../support/wait.js";
+import { pythonWaitForFile, until } from "../../support/wait.js";
 
 const startRig = useRigs();
 
@@ -267,6 +275,50 @@ describe("background sessions", () => {
   });
 });
 
+describe("relm logs and attach", () => {
+  it("show what each turn answers: the task, a message sent later, one read during a turn", async () => {
+    // The plain views printed the answers and cells but never the messages they answered, so a
+    // background session's log (relm send, heartbeat ticks, other agents) read as answers to nothing.
+    const go = join(tempDir("relm-go-").path, "go");
+    const rig = await startRig("openai", {
+      script: byTask({
+        "TASK: shown": [
+          { text: "first answer" },
+          { code: `${pythonWaitForFile(go)}\nprint("released")` },
+          { text: "second answer" },
+        ],
+      }),
+    });
+    const id = await detach(rig, "TASK: shown");
+    try {
+      await until(() => (journalLines(rig).some((l) => l.type === "final") ? true : undefined), 60_000);
+      expect(
+        (await runRelm(["send", id, "now the ünïcode part\nwith a second line"], { env: rig.env })).code,
+      ).toBe(0);
+      await until(() => (journalLines(rig).some((l) => l.type === "cell") ? true : undefined), 60_000);
+      expect((await runRelm(["send", id, "a note while you work"], { env: rig.env })).code).toBe(0);
+      writeFileSync(go, "");
+      await until(
+        () => (journalLines(rig).filter((l) => l.type === "final").length >= 2 ? true : undefined),
+        60_000,
+      );
+      // attach follows a live session until it ends: look at it once the session is stopped.
+      const logs = await runRelm(["logs", id], { env: rig.env });
+      await runRelm(["stop", id], { env: rig.env });
+      const attach = await runRelm(["attach", id], { env: rig.env });
+      for (const { stdout: out } of [logs, attach]) {
+        expect(out).toContain("› TASK: shown\n");
+        expect(out).toContain("› now the ünïcode part\n  with a second line\n");
+        expect(out).toContain("✉ user: a note while you work\n");
+        expect(out.indexOf("› TASK: shown")).toBeLessThan(out.indexOf("first answer"));
+        expect(out.indexOf("first answer")).toBeLessThan(out.indexOf("› now the ünïcode part"));
+      }
+    } finally {
+      await runRelm(["stop", id], { env: rig.env });
+    }
+  }, 180_000);
+});
+
 describe("relm send refused by the host", () => {
   it("a message over 16 KB: one relm: line and exit 1, not an internal error, and the command ends", async () => {
     // The host's refusal reached the CLI as an RpcError: "relm: internal error: RpcError: message too
@@ -283,6 +335,27 @@ describe("relm send refused by the host", () => {
     } finally {
       await runRelm(["stop", id], { env: rig.env });
     }
+  });
+
+  it("to a session that is not running: a blank message or one over 16 KB starts nothing", async () => {
+    // `relm send ID "$MSG"` with MSG unset revived the session and spent a model turn on an empty
+    // message (as it did on a live one), and a message the live host refuses as too long was taken
+    // when the session had to be revived for it: the check was the host's, and a revival skips it.
+    const rig = await startRig("openai", { script: [{ text: "first answer" }] });
+    const first = await runRelm(["run", "--json", "TASK: saved"], { env: rig.env, cwd: rig.cwd });
+    expect(first.code, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+    const journal = join(rig.home, "sessions", id, "journal.jsonl");
+    const before = readFileSync(journal, "utf8");
+    const blank = await runRelm(["send", id, "  "], { env: rig.env, timeoutMs: 30_000 });
+    expect(blank.code, blank.stderr).toBe(2);
+    expect(blank.stderr).toBe(`relm: the message is blank: relm send ${id} "what to tell it"\n`);
+    const long = await runRelm(["send", id, "x".repeat(20_000)], { env: rig.env, timeoutMs: 30_000 });
+    expect(long.code, long.stderr).toBe(1);
+    expect(long.stderr).toBe("relm: message too long: at most 16384 bytes\n");
+    expect((await agents(rig)).find((a) => a.id === id)?.live).toBe(false);
+    expect(readFileSync(journal, "utf8")).toBe(before);
+    expect(rig.model.requests).toHaveLength(1);
   });
 });
 

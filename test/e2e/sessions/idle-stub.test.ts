@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { SessionClient } from "../../../src/host/client.js";
 import { runRelm } from "../../support/cli.js";
 import { type JournalLine, onlyJournal } from "../../support/journal.js";
+import { byTask } from "../../support/router.js";
 import { type Rig, rigFor } from "../../support/scripted.js";
 import { until } from "../../support/wait.js";
 
@@ -120,6 +121,38 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     const stopped = await runRelm(["shutdown"], { env: rig.env });
     expect(stopped.code, stopped.stderr).toBe(0);
     expect(stopped.stdout).toContain("stopped 1 of 1 live sessions");
+  });
+
+  it("waits for a background child still at work; hands over once it has finished", async (context) => {
+    // The idle timers started when the root's turn ended, whatever its children were doing: at
+    // kernelIdleTimeoutSeconds the release closed the session's agents, and a background child
+    // (rlm.spawn, not waited for) was cancelled mid-work ("its parent ended").
+    const rig = await rigFor(
+      context,
+      "openai",
+      {
+        script: byTask({
+          "ROOT: start a long child": [
+            { code: 'a = rlm.spawn("CHILD: long work", name="kid")' },
+            { text: "over to the kid" },
+          ],
+          // Four times the kernel's idle timeout (1 s) after the root's turn has ended.
+          "CHILD: long work": [
+            { code: "import time\ntime.sleep(4)\nprint('finished')" },
+            { text: "kid done" },
+          ],
+        }),
+      },
+      quickIdle,
+    );
+    const id = await detach(rig, "ROOT: start a long child");
+    const finished = () => lines(rig).find((l) => l.type === "child_finished");
+    await until(() => finished(), 60_000);
+    expect(finished()).toMatchObject({ status: "done", result: "kid done" });
+    // Then the host idles as usual: kernel released, socket handed to a stub.
+    const stub = await waitForStub(rig, id);
+    expect(commandLine(stub)).toContain("host/stub.js");
+    await runRelm(["shutdown"], { env: rig.env });
   });
 
   it("a variable over the snapshot's per-variable cap survives the release and the revival", async (context) => {

@@ -56,6 +56,49 @@ describe("messages between agents", () => {
     expect(root.some((l) => l.type === "message" && l.text === "ping")).toBe(true);
   });
 
+  it("a background child's message to its parent, idle by then, starts a turn for it", async () => {
+    // The child's send("parent", ...) went into the root's mailbox and waited there: nothing started a
+    // turn for an idle root, so the report was read only when the person happened to write again.
+    let home = "";
+    const rootIdle = () => {
+      try {
+        return onlyJournal(home).lines.some((l) => l.type === "final" && l.text === "over to the kid");
+      } catch {
+        return false;
+      }
+    };
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: delegate": [
+          { code: 'a = rlm.spawn("CHILD: report later", name="kid")' },
+          { text: "over to the kid" },
+          (ctx) => ({ text: `root read: ${ctx.lastUserText}` }),
+        ],
+        "CHILD: report later": [
+          async () => {
+            await until(() => (rootIdle() ? true : undefined));
+            return { code: 'send("parent", "found it")' };
+          },
+          { text: "reported" },
+        ],
+      }),
+    });
+    home = rig.home;
+    const started = await runRelm(["run", "--detach", "ROOT: delegate"], { env: rig.env, cwd: rig.cwd });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    try {
+      const finals = () => onlyJournal(rig.home).lines.filter((l) => l.type === "final");
+      await until(() => (finals().length >= 2 ? true : undefined), 60_000);
+      expect(finals().map((l) => l.text)).toEqual([
+        "over to the kid",
+        expect.stringMatching(/^root read: \[message from \w{8}\]\nfound it$/),
+      ]);
+    } finally {
+      await runRelm(["stop", id], { env: rig.env });
+    }
+  });
+
   it("refuses a message to a full inbox with a clear error", async () => {
     const rig = await startRig("openai", {
       script: byTask({

@@ -90,6 +90,27 @@ describe("schedules", () => {
     expect(both.stderr).toMatch(/exactly one of --every, --at, --cron/);
   });
 
+  it("a zone-less --at and a --cron keep the zone they were added in, whichever zone reads them", async () => {
+    // A job is read by every process that runs (the host delivering it, the waker, relm schedule list),
+    // each in its own TZ: the --at string was stored as typed and each reader parsed it in its own zone,
+    // and a cron ran in each reader's local time, so the same job fell due at different instants.
+    const rig = await startRig("openai", { script: [{ text: "ok" }] });
+    await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
+    const id = onlyJournal(rig.home).lines[0]?.id as string;
+    const tokyo = { ...rig.env, TZ: "Asia/Tokyo" };
+    const at = await runRelm(["schedule", "add", id, "--at", "2031-01-01T09:00", "at nine"], { env: tokyo });
+    expect(at.code, at.stderr).toBe(0);
+    const cron = await runRelm(["schedule", "add", id, "--cron", "0 9 * * *", "cron nine"], { env: tokyo });
+    expect(cron.code, cron.stderr).toBe(0);
+    for (const zone of ["Asia/Tokyo", "UTC", "America/New_York"]) {
+      const list = await runRelm(["schedule", "list"], { env: { ...rig.env, TZ: zone } });
+      const line = (prompt: string) => list.stdout.split("\n").find((l) => l.endsWith(prompt)) ?? "";
+      // 09:00 in Tokyo is 00:00 UTC, read anywhere.
+      expect(line("at nine"), zone).toMatch(/next 2031-01-01T00:00:00\.000Z/);
+      expect(line("cron nine"), zone).toMatch(/Asia\/Tokyo\).*next \d{4}-\d\d-\d\dT00:00:00\.000Z/);
+    }
+  });
+
   it("refuses an --at time that has passed, naming it and now; nothing is scheduled", async () => {
     const rig = await startRig("openai", { script: [{ text: "ok" }] });
     await runRelm(["run", "hello"], { env: rig.env, cwd: rig.cwd });
@@ -103,6 +124,41 @@ describe("schedules", () => {
     expect(past.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
   });
+
+  it("a session the waker cannot revive (its journal deleted) is given up after three tries, said in its log", async () => {
+    // Every revival failed (no journal to resume) and the waker swallowed the error: it tried again
+    // every 15 s for as long as it ran, wrote nothing in waker.log, and the job stayed listed as due.
+    const rig = await startRig("openai", { script: [{ text: "ok" }] });
+    try {
+      const first = await runRelm(["run", "--json", "TASK: forgotten"], { env: rig.env, cwd: rig.cwd });
+      expect(first.code, first.stderr).toBe(0);
+      const id = (JSON.parse(first.stdout.split("\n")[0] as string) as { id: string }).id;
+      const add = await runRelm(["schedule", "add", id, "--every", "1s", "check in"], { env: rig.env });
+      expect(add.code, add.stderr).toBe(0);
+      rmSync(join(rig.home, "sessions", id, "journal.jsonl"));
+      const log = () => readFileSync(join(rig.home, "waker.log"), "utf8");
+      // Three tries, 15 s apart, then the job is paused and, with nothing else to serve, the waker ends.
+      await until(
+        () => (log().includes(`paused 1 scheduled job(s) of session ${id}`) ? true : undefined),
+        120_000,
+      );
+      expect(log().match(/could not be revived \(\d of 3\)/g)).toEqual([
+        "could not be revived (1 of 3)",
+        "could not be revived (2 of 3)",
+        "could not be revived (3 of 3)",
+      ]);
+      expect(log()).toContain(`relm waker: session ${id} could not be revived 3 times in a row`);
+      expect(log()).toMatch(/\(3 of 3\): .*no such file or directory.*journal\.jsonl/);
+      const list = await runRelm(["schedule", "list"], { env: rig.env });
+      expect(list.stdout).toMatch(
+        /paused since \S+ \(the waker: .*no such file or directory.*journal\.jsonl.*\)/,
+      );
+      await poll(async () => ((await wakerRunning(rig.home)) ? undefined : true), 30_000);
+      expect(await wakerRunning(rig.home)).toBe(false);
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  }, 200_000);
 
   it("a session whose folder was deleted: send says so, the waker gives it up once and keeps serving the others", async () => {
     // Reviving it spawned its host in a folder that is gone: an unhandled 'error' event ("spawn
