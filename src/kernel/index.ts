@@ -3,7 +3,7 @@ export { KernelClosedError, KernelRequestError, KernelStartError, PythonNotFound
 export { startKernel } from "./kernel.js";
 export { RELM_PYTHON_DIR } from "./paths.js";
 export { probeRemotePython } from "./probe-remote.js";
-export { findPython } from "./python.js";
+export { findPython, HOST_PYTHON_PRELUDE } from "./python.js";
 export { startKernelTemplate } from "./template.js";
 export type {
   Kernel,

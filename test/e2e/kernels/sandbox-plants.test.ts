@@ -1,0 +1,80 @@
+// What sandboxed code leaves in the project for the host to run later (docs/sandbox.md, the trust rule):
+// a cell in a --sandbox session writes files, and a later command the user runs in that project (another
+// session's start, relm doctor) must not run them outside the sandbox. Real bubblewrap, real kernels, the
+// scripted model over HTTP. A marker in the host's /tmp could only be made outside the sandbox (its /tmp
+// is a private tmpfs).
+import { existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runRelm } from "../../support/cli.js";
+import { byTask, echoLastCell } from "../../support/router.js";
+import { useRigs } from "../../support/scripted.js";
+
+const startRig = useRigs();
+const linux = process.platform === "linux" && existsSync("/usr/bin/bwrap");
+
+const markers: string[] = [];
+afterAll(() => {
+  for (const m of markers) rmSync(m, { force: true });
+});
+
+/** A path in the host's /tmp that only a process outside the sandbox could create. */
+function hostMarker(name: string): string {
+  const path = join(tmpdir(), `relm-plant-${process.pid}-${name}`);
+  rmSync(path, { force: true });
+  markers.push(path);
+  return path;
+}
+
+/** A cell that writes `files` (relative to the project) and prints "planted". */
+function plantCell(files: Record<string, string>): string {
+  return [
+    "import os",
+    ...Object.entries(files).flatMap(([name, text]) => [
+      `os.makedirs(os.path.dirname(${JSON.stringify(name)}) or '.', exist_ok=True)`,
+      `open(${JSON.stringify(name)}, 'w').write(${JSON.stringify(text)})`,
+    ]),
+    "print('planted')",
+  ].join("\n");
+}
+
+describe.skipIf(!linux)("files a sandboxed cell plants in the project", () => {
+  it("a module named like one relm's own Python imports (json.py) is never run by the host's Python", async () => {
+    const marker = hostMarker("json");
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: plant": [
+          {
+            code: plantCell({
+              // Shadows the standard library's json for any Python started in the project with -c.
+              "json.py": `open(${JSON.stringify(marker)}, 'w').write('ran on the host')\n`,
+              // A skill with a package, so that relm doctor asks the kernels' Python about it.
+              ".agents/skills/tally/SKILL.md": "---\ndescription: counts things\n---\nUse tally.count().\n",
+              ".agents/skills/tally/tally/__init__.py": "def count(xs):\n    return len(xs)\n",
+            }),
+          },
+          echoLastCell,
+        ],
+        "ROOT: again": [{ text: "fine" }],
+      }),
+    });
+    const planted = await runRelm(["run", "--sandbox", "ROOT: plant"], { env: rig.env, cwd: rig.cwd });
+    expect(planted.code, planted.stderr).toBe(0);
+    expect(planted.stdout).toContain("planted");
+    expect(existsSync(join(rig.cwd, "json.py"))).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+
+    // The next session's interpreter probe (the cached answer gone, as after a Python upgrade).
+    rmSync(join(rig.home, "cache", "python.json"), { force: true });
+    const again = await runRelm(["run", "--sandbox", "ROOT: again"], { env: rig.env, cwd: rig.cwd });
+    expect(existsSync(marker), "the session's interpreter probe imported the project's json.py").toBe(false);
+    expect(again.code, again.stderr).toBe(0);
+
+    // relm doctor's skills line: the kernels' Python is asked about `tally` (the interpreter's answer is
+    // cached again, so this is the only Python doctor runs).
+    const doctor = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
+    expect(doctor.stdout).toMatch(/skills +1 found, none left out/);
+    expect(existsSync(marker), "relm doctor imported the project's json.py").toBe(false);
+  });
+});
