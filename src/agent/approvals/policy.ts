@@ -1,7 +1,7 @@
 // Which requests the lists answer without asking anyone (docs/sandbox.md, "Approvals"): config.json's
 // `approvals.allow` / `approvals.deny`, the project's "always" answers ($RELM_HOME/approvals.json) and
 // this session's "allow for this session" answers. The deny list wins over every allow list.
-import { realpathSync } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ApprovalLists, ApprovalRules } from "../../config/approvals.js";
@@ -59,22 +59,38 @@ function rulePath(rule: string, project: string): string {
   return path.resolve(project, expanded);
 }
 
+/** Links followed at most this many times (as the kernel's own limit, ELOOP). */
+const MAX_LINKS = 40;
+
 /**
  * `file` with its existing ancestors' symlinks resolved: a link inside an allowed folder that points
- * elsewhere is matched where it leads.
+ * elsewhere is matched where it leads. A link whose target does not exist yet is followed too: writing
+ * through it creates that target, so a link a cell planted in the project (`report.txt` -> `~/.profile`)
+ * is asked about, and matched, where it leads, not as a file of the project.
  */
-export function realTarget(file: string): string {
+export function realTarget(file: string, links = 0): string {
   const missing: string[] = [];
   let dir = path.resolve(file);
   for (;;) {
     try {
       return path.join(realpathSync(dir), ...missing.reverse());
     } catch {
+      const link = links < MAX_LINKS ? linkText(dir) : undefined;
+      if (link !== undefined)
+        return realTarget(path.join(path.resolve(path.dirname(dir), link), ...missing.reverse()), links + 1);
       const parent = path.dirname(dir);
       if (parent === dir) return path.resolve(file);
       missing.push(path.basename(dir));
       dir = parent;
     }
+  }
+}
+
+function linkText(p: string): string | undefined {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return undefined; // not a link (or gone)
   }
 }
 
