@@ -12,6 +12,7 @@
 import { relative } from "node:path";
 import { UserError } from "../config/errors.js";
 import { realPath, within } from "../config/paths.js";
+import { printable } from "../config/text.js";
 import { contentHash, TrustStore, type TrustSubject } from "../config/trust.js";
 import type { McpApprovalKey, McpScope, McpServer } from "./types.js";
 
@@ -76,18 +77,6 @@ function subject(server: McpServer, key: McpApprovalKey): TrustSubject {
 
 /** Commands in messages stay short: the file is what to read for the whole of it. */
 const DECLARED_CHARS = 300;
-
-/**
- * Text from a project file as it may be shown, to a terminal or a model: control, format (bidi
- * overrides, zero-width) and line-separator characters written as visible `\uXXXX` escapes, so that
- * an escape sequence or a carriage return cannot hide part of a command from the user approving it.
- */
-export function printable(text: string): string {
-  return text.replace(
-    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
-    (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
-  );
-}
 
 function shortened(text: string): string {
   const flat = printable(text);
