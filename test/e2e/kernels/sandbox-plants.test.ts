@@ -77,4 +77,67 @@ describe.skipIf(!linux)("files a sandboxed cell plants in the project", () => {
     expect(doctor.stdout).toMatch(/skills +1 found, none left out/);
     expect(existsSync(marker), "relm doctor imported the project's json.py").toBe(false);
   });
+
+  it("a FIFO or a huge sparse file in place of a file the host reads does not hang or break the next session", async () => {
+    // Each name is one the host reads at a session's start (AGENTS.md, skills, specs, .gitmodules at the
+    // sandbox's opening, hooks, MCP servers): a FIFO blocked the plain read forever (the next relm run in
+    // the project hung without a word), and a sparse file of 600 MB costs seconds and cannot become one string.
+    const plant = (fifos: string[], huge: string[]) => [
+      "import os",
+      `for name in ${JSON.stringify([...fifos, ...huge])}:`,
+      "    os.makedirs(os.path.dirname(name) or '.', exist_ok=True)",
+      `for name in ${JSON.stringify(fifos)}:`,
+      "    os.mkfifo(name)",
+      `for name in ${JSON.stringify(huge)}:`,
+      "    with open(name, 'w') as f:",
+      "        f.truncate(600 * 1024 * 1024)",
+      "print('planted')",
+    ];
+    const rig = await startRig("openai", {
+      script: byTask({
+        // .relm/ does not exist yet, so this sandbox leaves it writable (docs/sandbox.md).
+        "ROOT: plant settings": [
+          {
+            code: plant(
+              [".mcp.json", ".relm/harness/revisions.jsonl", ".relm/agents/a.yaml"],
+              [".relm/hooks.json"],
+            ).join("\n"),
+          },
+          echoLastCell,
+        ],
+        "ROOT: plant": [
+          {
+            code: plant(
+              ["AGENTS.md", ".gitmodules", ".agents/skills/f/SKILL.md"],
+              [".agents/skills/big/SKILL.md"],
+            ).join("\n"),
+          },
+          echoLastCell,
+        ],
+        "ROOT: again": [{ text: "still fine" }],
+      }),
+    });
+    const run = (task: string) =>
+      runRelm(["run", "--sandbox", task], { env: rig.env, cwd: rig.cwd, timeoutMs: 120_000 });
+    const settings = await run("ROOT: plant settings");
+    expect(settings.stdout, settings.stderr).toContain("planted");
+    // Settings that say what to run, and the harness's log: the session stops at once, naming the file.
+    const stopped = await run("ROOT: again");
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toMatch(
+      /(\.mcp\.json is a FIFO, not a regular file|revisions\.jsonl is a FIFO, not a regular file|hooks\.json is 629145600 bytes, more than the \d+ relm reads of it)/,
+    );
+    // The person removes them, as told; the spec stays (listed for the prompt, it is left out).
+    for (const name of [".mcp.json", ".relm/harness/revisions.jsonl", ".relm/hooks.json"])
+      rmSync(join(rig.cwd, name));
+    const planted = await run("ROOT: plant");
+    expect(planted.stdout, planted.stderr).toContain("planted");
+    // Left out, each said why; the session runs.
+    const again = await run("ROOT: again");
+    expect(again.stdout.trim(), again.stderr).toBe("still fine");
+    expect(again.stderr).toContain(
+      `skill ${join(rig.cwd, ".agents/skills/f/SKILL.md")} is left out: is a FIFO`,
+    );
+    expect(again.stderr).toMatch(/skills\/big\/SKILL\.md is left out: is 629145600 bytes, more than/);
+  });
 });
