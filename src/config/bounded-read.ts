@@ -4,7 +4,8 @@
 // start, with no word), a link to /dev/zero never ends, and a sparse file of gigabytes costs seconds and
 // memory before failing. Here only a regular file is read, and at most a given number of bytes.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { within } from "./paths.js";
 
 /** What the host reads of a project's settings file at most (hooks, MCP servers, specs, SKILL.md). */
 export const PROJECT_FILE_BYTES = 1024 * 1024;
@@ -14,7 +15,7 @@ export class FileShapeError extends Error {
   constructor(
     message: string,
     readonly path: string,
-    readonly code: "ENOTREG" | "EFBIG",
+    readonly code: "ENOTREG" | "EFBIG" | "EXDEV",
   ) {
     super(message);
     this.name = "FileShapeError";
@@ -38,15 +39,32 @@ function kindOf(mode: number): string {
   }
 }
 
+/** Where the open file `fd` (opened as `path`) really is: Linux says it of the descriptor itself. */
+function openedPath(fd: number, path: string): string {
+  const self = `/proc/self/fd/${fd}`;
+  return realpathSync(existsSync(self) ? self : path);
+}
+
 /**
  * The text of `path` when it is a regular file (a link to one is followed) of at most `maxBytes`;
- * `cut: true` reads its first `maxBytes` instead of refusing a larger one. Opened without waiting (a FIFO
- * opens at once) and checked on the open file, so nothing can be swapped in between. Throws the usual
- * fs errors (ENOENT, ...) and FileShapeError.
+ * `cut: true` reads its first `maxBytes` instead of refusing a larger one. With `inside`, the file must
+ * really be in that folder: a link a kernel planted in the project (AGENTS.md -> $RELM_HOME/config.json)
+ * would otherwise have the host read, into a model's prompt, what the sandbox hides from the kernel.
+ * Opened without waiting (a FIFO opens at once) and checked on the open file, so nothing can be swapped
+ * in between. Throws the usual fs errors (ENOENT, ...) and FileShapeError.
  */
-export function readBoundedText(path: string, maxBytes: number, options: { cut?: boolean } = {}): string {
+export function readBoundedText(
+  path: string,
+  maxBytes: number,
+  options: { cut?: boolean; inside?: string } = {},
+): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
+    if (options.inside !== undefined) {
+      const real = openedPath(fd, path);
+      if (!within(real, realpathSync(options.inside)))
+        throw new FileShapeError(`${path} leads outside ${options.inside} (to ${real})`, path, "EXDEV");
+    }
     const stat = fstatSync(fd);
     if (!stat.isFile())
       throw new FileShapeError(`${path} is ${kindOf(stat.mode)}, not a regular file`, path, "ENOTREG");

@@ -99,7 +99,8 @@ export function findAgentsMd(cwd: string, maxChars = 20_000): { path: string; te
       // bytes are read, at most four per character kept; one that cannot be read is left out.
       let text: string;
       try {
-        text = readBoundedText(path, maxChars * 4, { cut: true });
+        // Only a file really in that folder: a link to elsewhere may have been planted by a kernel.
+        text = readBoundedText(path, maxChars * 4, { cut: true, inside: dir });
       } catch {
         return undefined;
       }

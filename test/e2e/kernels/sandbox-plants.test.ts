@@ -140,4 +140,45 @@ describe.skipIf(!linux)("files a sandboxed cell plants in the project", () => {
     );
     expect(again.stderr).toMatch(/skills\/big\/SKILL\.md is left out: is 629145600 bytes, more than/);
   });
+
+  it("a link planted at AGENTS.md does not bring what the sandbox hides (config.json's key) into the prompt", async () => {
+    const key = "sk-config-hidden-0123456789";
+    const rig = await startRig(
+      "openai",
+      {
+        script: byTask({
+          "ROOT: plant": [
+            {
+              code: [
+                "import os",
+                "home = os.environ.get('RELM_HOME') or os.path.expanduser('~/.relm')",
+                // The kernel cannot read it (the sandbox hides RELM_HOME)...
+                "try:",
+                "    open(os.path.join(home, 'config.json')).read(); print('read it')",
+                "except OSError as e:",
+                "    print('hidden:', type(e).__name__)",
+                // ...but the host reads AGENTS.md into the next session's prompt, through a link.
+                "os.symlink(os.path.join(home, 'config.json'), 'AGENTS.md')",
+                "print('planted')",
+              ].join("\n"),
+            },
+            echoLastCell,
+          ],
+          "ROOT: again": [{ text: "still fine" }],
+        }),
+      },
+      { config: { apiKey: key } },
+    );
+    const planted = await runRelm(["run", "--sandbox", "--pass-env", "RELM_HOME", "ROOT: plant"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(planted.stdout, planted.stderr).toContain("hidden:");
+    expect(planted.stdout).toContain("planted");
+    const again = await runRelm(["run", "--sandbox", "ROOT: again"], { env: rig.env, cwd: rig.cwd });
+    expect(again.code, again.stderr).toBe(0);
+    const asked = rig.bodies().filter((b) => b.includes("ROOT: again"));
+    expect(asked.length).toBeGreaterThan(0);
+    for (const body of asked) expect(body).not.toContain(key);
+  });
 });
