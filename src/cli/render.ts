@@ -3,6 +3,7 @@ import type { AgentEvent } from "../agent/core/events.js";
 import { eventLines } from "../commands/event-lines.js";
 import type { Paint } from "../commands/types.js";
 import { formatDuration } from "../config/duration.js";
+import { printable, terminalText } from "../config/text.js";
 import { reasoningText } from "../llm/thinking.js";
 
 interface RenderOptions {
@@ -43,6 +44,22 @@ function styles(color: boolean): Paint {
     warn: wrap(33, 39),
     accent: wrap(36, 39),
   };
+}
+
+// The codes styles() writes: the only escape sequences a printed line keeps (safeLine).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the codes themselves
+const OWN_STYLES = /(\u001b\[(?:2|22|31|32|33|36|39)m)/;
+
+/**
+ * A line as it goes to the terminal. Most of what it shows was written by a kernel or a model (code,
+ * output, answers, names, a goal's progress), so everything but this renderer's own colours is made
+ * terminalText: no cursor movement, no blanked line, no OSC 52 clipboard write from a cell.
+ */
+function safeLine(text: string): string {
+  return text
+    .split(OWN_STYLES)
+    .map((piece, i) => (i % 2 === 1 ? piece : terminalText(piece)))
+    .join("");
 }
 
 function firstLine(text: string, max = 100): string {
@@ -114,7 +131,7 @@ export class ProgressRenderer {
     switch (event.type) {
       case "text_delta":
         if (this.options.streamText) {
-          this.out.write(event.delta);
+          this.out.write(terminalText(event.delta));
           this.midLine = !event.delta.endsWith("\n");
         }
         return;
@@ -180,7 +197,12 @@ export class ProgressRenderer {
         this.line(s.dim(`✓ ${describeSpend(event.spent)}`));
         return;
       case "approval_request":
-        this.line(s.warn(`? request [${event.id}] ${event.kind} ${event.subject} — ${event.reason}`));
+        // Made visible, not left out: a person may answer it from what this line shows.
+        this.line(
+          s.warn(
+            `? request [${event.id}] ${event.kind} ${printable(event.subject)} — ${printable(event.reason)}`,
+          ),
+        );
         return;
       case "approval_answer":
         this.line(
@@ -220,7 +242,9 @@ export class ProgressRenderer {
       case "file_edit": {
         // The diff itself stays in the journal (relm logs --json, exports); one line says what changed.
         const what =
-          event.action === "move" ? `moved ${event.from} → ${event.path}` : `${event.action} ${event.path}`;
+          event.action === "move"
+            ? `moved ${printable(event.from ?? "")} → ${printable(event.path)}`
+            : `${event.action} ${printable(event.path)}`;
         this.line(s.dim(`✎ ${what} (+${event.added} -${event.removed})`));
         return;
       }
@@ -316,6 +340,6 @@ export class ProgressRenderer {
       this.out.write("\n");
       this.midLine = false;
     }
-    this.out.write(`${text}\n`);
+    this.out.write(`${safeLine(text)}\n`);
   }
 }

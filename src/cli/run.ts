@@ -4,6 +4,7 @@ import type { AgentEvent, EventSink } from "../agent/core/events.js";
 import type { AutonomousOutcome, AutonomySettings } from "../agent/gates/autonomy.js";
 import { UsageError } from "../config/errors.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
+import { terminalText } from "../config/text.js";
 import { hostSession } from "../host/host-session.js";
 import { RedactedEvents } from "../host/redacted-events.js";
 import type { SessionServer } from "../host/server.js";
@@ -134,7 +135,9 @@ function report(
 ): void {
   if (autonomyReport) io.stderr.write(`relm: ${redact(autonomyReport).trimEnd()}\n`);
   if (outcome?.status === "done") {
-    const text = redact(outcome.text);
+    // Piped, the answer is data, as it is; at a terminal its escape sequences would act on it (OSC 52).
+    const redacted = redact(outcome.text);
+    const text = (io.stdout as { isTTY?: boolean }).isTTY ? terminalText(redacted) : redacted;
     io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     return;
   }

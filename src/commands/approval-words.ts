@@ -1,6 +1,7 @@
 // How a request for approval reads to a person, and the words they answer it with: shared by every
 // front end that shows one (line mode, `relm attach`, the terminal UI's dialog, ACP, the MCP server),
 // so each shows exactly what will be acted on (docs/sandbox.md, "Approvals").
+import { printable } from "../config/text.js";
 import type { JournalBodyOf } from "../session/types.js";
 
 /** A request as front ends get it (the `approvals` host method, the approval_request event). */
@@ -22,14 +23,30 @@ export function actionOf(r: Pick<ApprovalView, "kind" | "bytes">): string {
   }
 }
 
+/**
+ * The request as a person is shown it. The command, path, reason and agent name are the kernel's words:
+ * their control and format characters become visible escapes (printable), so that a carriage return, an
+ * escape sequence or a bidi override cannot make what is approved read as something else. The host acts
+ * on the request as it was asked.
+ */
+export function shownRequest(r: ApprovalView): ApprovalView {
+  return {
+    ...r,
+    subject: printable(r.subject),
+    reason: printable(r.reason),
+    requester: printable(r.requester),
+  };
+}
+
 /** What is asked, in words: "reach this network host: pypi.org:443". */
 export function askedFor(r: ApprovalView): string {
-  return `${actionOf(r)}: ${r.subject}`;
+  return `${actionOf(r)}: ${printable(r.subject)}`;
 }
 
 /** The question, one line: who asks what, and why. */
 export function approvalQuestion(r: ApprovalView): string {
-  return `The agent (${r.requester}) asks to ${askedFor(r)} — reason: ${r.reason}`;
+  const shown = shownRequest(r);
+  return `The agent (${shown.requester}) asks to ${askedFor(r)} — reason: ${shown.reason}`;
 }
 
 /** The choices, labelled: allow once / allow for this session / always for this project / deny. */

@@ -3,8 +3,9 @@
 // config.json's `hooks` (the user's own: trusted) and from the project's `.relm/hooks.json` (used only
 // once the user approved its content: project-trust.ts). Parsing only; src/agent/user-hooks/ runs them.
 
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { FileShapeError, PROJECT_FILE_BYTES, readBoundedText } from "./bounded-read.js";
 import { ConfigError } from "./errors.js";
 import { isRecord, parseEditedJson } from "./records.js";
 
@@ -103,8 +104,9 @@ export function readProjectHooks(project: string): { raw: unknown; commands: Hoo
   if (!existsSync(file)) return undefined;
   let raw: unknown;
   try {
-    raw = parseEditedJson(readFileSync(file, "utf8"));
+    raw = parseEditedJson(readBoundedText(file, PROJECT_FILE_BYTES));
   } catch (error) {
+    if (error instanceof FileShapeError) throw new ConfigError(`${error.message}; fix it or remove it`);
     throw new ConfigError(`${file} is not valid JSON (${(error as Error).message}); fix it or remove it`);
   }
   const table = isRecord(raw) && "hooks" in raw ? raw.hooks : raw;

@@ -9,9 +9,13 @@
 // This module is the one check each reader puts in front of its file: the reader says what the item is
 // (kind, name, content) and asks `projectItemState`; `relm trust` lists and approves the same items.
 
-import { relative } from "node:path";
+import { createHash } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
+import { readBoundedText } from "./bounded-read.js";
 import { UserError } from "./errors.js";
 import { type HookCommand, projectHooksFile, readProjectHooks } from "./hooks.js";
+import { within } from "./paths.js";
 import { contentHash, type TrustStore } from "./trust.js";
 
 /** One thing in the project that needs the user's approval before relm uses it. */
@@ -55,6 +59,58 @@ function hookLine(hook: HookCommand): string {
   return `${hook.event}${hook.matcher ? ` [${hook.matcher}]` : ""}: ${hook.command}`;
 }
 
+/** What of a named file its approval records: the first this many bytes, and its size. */
+const NAMED_FILE_BYTES = 16 * 1024 * 1024;
+
+/** Names of files that are run as code (an interpreter's script), besides executable ones. */
+const SCRIPT = /\.(sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|php|lua)$/;
+
+/**
+ * The project's scripts that `words` (a command line's words) name, each with a hash of its content. An
+ * approval by content covers them too: a hook or a server that runs `sh start.sh` is approved with
+ * start.sh as it is, since the kernels can rewrite start.sh (in a sandboxed session too) while the entry
+ * naming it stays the same. Words are paths (or `--flag=path`) relative to `cwd`; only a regular file
+ * really inside the project that is executable or named like a script counts (not a log it writes).
+ */
+export function namedProjectFiles(
+  words: readonly string[],
+  project: string,
+  cwd = project,
+): { file: string; sha256: string }[] {
+  let root: string;
+  try {
+    root = realpathSync(project);
+  } catch {
+    return [];
+  }
+  const found = new Map<string, string>();
+  for (const word of words) {
+    for (const candidate of [word, word.slice(word.indexOf("=") + 1)]) {
+      if (!candidate || found.has(candidate)) continue;
+      try {
+        const real = realpathSync(isAbsolute(candidate) ? candidate : resolve(cwd, candidate));
+        const stat = statSync(real);
+        if (!stat.isFile() || real === root || !within(real, root)) continue;
+        if ((stat.mode & 0o111) === 0 && !SCRIPT.test(real)) continue;
+        const text = readBoundedText(real, NAMED_FILE_BYTES, { cut: true });
+        const sha256 = createHash("sha256").update(`${stat.size}\0${text}`).digest("hex");
+        found.set(relative(root, real), sha256);
+      } catch {
+        // not a file (a program on PATH, a flag, a word of a shell script)
+      }
+    }
+  }
+  return [...found].sort(([a], [b]) => a.localeCompare(b)).map(([file, sha256]) => ({ file, sha256 }));
+}
+
+/** The words of a shell command line, roughly: enough to find the files it runs (not what it writes to). */
+export function commandWords(command: string): string[] {
+  return command
+    .replace(/\d*>>?\s*\S+/g, " ")
+    .split(/[\s;&|()<>`'"]+/)
+    .filter(Boolean);
+}
+
 /** The project's hooks file as an item to approve; undefined when there is none. */
 export function hooksItem(project: string): { item: ProjectItem; commands: HookCommand[] } | undefined {
   const hooks = readProjectHooks(project);
@@ -66,9 +122,18 @@ export function hooksItem(project: string): { item: ProjectItem; commands: HookC
       name: ".relm/hooks.json",
       file: relative(project, projectHooksFile(project)),
       runs: hooks.commands.map(hookLine),
-      sha256: contentHash(hooks.raw),
+      sha256: hooksHash(project, hooks.raw, hooks.commands),
     },
   };
+}
+
+/** The hooks file's hash, with the project's files its commands run (as they are now) when there are any. */
+function hooksHash(project: string, raw: unknown, commands: readonly HookCommand[]): string {
+  const files = namedProjectFiles(
+    commands.flatMap((c) => commandWords(c.command)),
+    project,
+  );
+  return contentHash(files.length > 0 ? { hooks: raw, files } : raw);
 }
 
 /** A spec's `kernel:` as an item to approve (the rest of a spec is text for the model, not a command). */

@@ -16,8 +16,9 @@ import {
   SPEC_KERNEL_TRUST_KIND,
   specKernelItem,
 } from "../config/project-trust.js";
+import { printable } from "../config/text.js";
 import { updateTrust } from "../config/trust.js";
-import { loadMcpConfig, MCP_TRUST_KIND, printable, readTrust } from "../mcp/index.js";
+import { loadMcpConfig, MCP_TRUST_KIND, readTrust } from "../mcp/index.js";
 
 interface SteeringItem {
   readonly item: ProjectItem;

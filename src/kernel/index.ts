@@ -4,7 +4,7 @@ export { startKernel } from "./kernel.js";
 export { describeExit } from "./link.js";
 export { RELM_PYTHON_DIR } from "./paths.js";
 export { probeRemotePython } from "./probe-remote.js";
-export { findPython } from "./python.js";
+export { findPython, HOST_PYTHON_PRELUDE } from "./python.js";
 export { shadowedSkillFolders, skillModuleOf } from "./skill-shadow.js";
 export { startKernelTemplate } from "./template.js";
 export type {

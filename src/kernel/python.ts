@@ -26,9 +26,17 @@ interface ProbeTrust {
 const CACHE_FILE = "python.json";
 const CACHE_VERSION = 2; // 2: the module listing (PythonInfo.modules)
 
+/**
+ * The first lines of every `python -c` relm runs on the host. `-c` puts the current directory (the
+ * project, which sandboxed code can write) first on sys.path, so a `json.py` planted there would be
+ * what `import json` runs, as the user and outside any sandbox. `sys` is built in: no file can stand in
+ * for it. (Python's start-up itself, site and encodings included, does not look there.)
+ */
+export const HOST_PYTHON_PRELUDE = "import sys\nif sys.path[:1] == ['']: del sys.path[0]\n";
+
 // find_spec + metadata instead of `import IPython`: ~30 ms instead of ~0.5 s per candidate. Also run
 // through a remote kernel's launcher by `relm doctor` (probe-remote.ts): one line of JSON on stdout.
-const PROBE_FACTS = `import sys, json, importlib.util as u
+const PROBE_FACTS = `${HOST_PYTHON_PRELUDE}import json, importlib.util as u
 ok = sys.version_info >= (3, 10)
 v = None
 if ok and u.find_spec("IPython") is not None:

@@ -2,8 +2,9 @@
 // replaced atomically. A file that holds env or header values is written 0600 (the user's file always:
 // it lives in the private $RELM_HOME).
 
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { FileShapeError, PROJECT_FILE_BYTES, readBoundedText } from "../config/bounded-read.js";
 import { makeDirs } from "../config/dirs.js";
 import { ConfigError } from "../config/errors.js";
 import { isRecord, parseEditedJson } from "../config/records.js";
@@ -23,8 +24,9 @@ function readDocument(path: string): Record<string, unknown> {
   if (!existsSync(path)) return {};
   let parsed: unknown;
   try {
-    parsed = parseEditedJson(readFileSync(path, "utf8"));
+    parsed = parseEditedJson(readBoundedText(path, PROJECT_FILE_BYTES));
   } catch (error) {
+    if (error instanceof FileShapeError) throw new ConfigError(`${error.message}; fix or remove it`);
     throw new ConfigError(`${path} is not valid JSON (${(error as Error).message}); fix or remove it`);
   }
   if (!isRecord(parsed)) throw new ConfigError(`${path} must hold a JSON object with "mcpServers"`);

@@ -20,6 +20,5 @@ export {
   approvalKey,
   approveServer,
   MCP_TRUST_KIND,
-  printable,
   readTrust,
 } from "./trust.js";

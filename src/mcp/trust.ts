@@ -9,9 +9,11 @@
 // a server of the user's own files, with `"sandbox": false` in its entry. A project file's own
 // `"sandbox": false` decides nothing: the file is what is not trusted.
 
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import { UserError } from "../config/errors.js";
 import { realPath, within } from "../config/paths.js";
+import { commandWords, namedProjectFiles } from "../config/project-trust.js";
+import { printable } from "../config/text.js";
 import { contentHash, TrustStore, type TrustSubject } from "../config/trust.js";
 import type { McpApprovalKey, McpScope, McpServer } from "./types.js";
 
@@ -53,7 +55,26 @@ export function approvalKey(
   const declared = declaredTarget(raw);
   const approveWith =
     scope === "session" ? `relm mcp approve ${name} --mcp-config ${file}` : `relm mcp approve ${name}`;
-  return { project, file, sha256: contentHash({ file, entry: raw }), declared, approveWith, entry: raw };
+  // The project's files its command runs are part of what is approved (namedProjectFiles).
+  const files = namedProjectFiles(commandOf(raw), project, cwdOf(raw, project));
+  const sha256 = contentHash(files.length > 0 ? { file, entry: raw, files } : { file, entry: raw });
+  return { project, file, sha256, declared, approveWith, entry: raw };
+}
+
+/** A stdio entry's command and arguments (none for a URL). */
+function commandOf(raw: unknown): string[] {
+  if (raw === null || typeof raw !== "object") return [];
+  const entry = raw as Record<string, unknown>;
+  if (typeof entry.command !== "string") return [];
+  const args = Array.isArray(entry.args) ? entry.args.filter((a): a is string => typeof a === "string") : [];
+  // `sh -c 'python tools/srv.py'`: the script's words name files too.
+  return [entry.command, ...args.flatMap((a) => [a, ...commandWords(a)])];
+}
+
+/** Where a stdio server starts: its entry's `cwd` (relative to the project), else the project. */
+function cwdOf(raw: unknown, project: string): string {
+  const cwd = raw !== null && typeof raw === "object" ? (raw as Record<string, unknown>).cwd : undefined;
+  return typeof cwd === "string" ? resolve(project, cwd) : project;
 }
 
 /** The command line or URL an entry writes (unexpanded: `${VAR}` stays as written, so no value shows). */
@@ -76,18 +97,6 @@ function subject(server: McpServer, key: McpApprovalKey): TrustSubject {
 
 /** Commands in messages stay short: the file is what to read for the whole of it. */
 const DECLARED_CHARS = 300;
-
-/**
- * Text from a project file as it may be shown, to a terminal or a model: control, format (bidi
- * overrides, zero-width) and line-separator characters written as visible `\uXXXX` escapes, so that
- * an escape sequence or a carriage return cannot hide part of a command from the user approving it.
- */
-export function printable(text: string): string {
-  return text.replace(
-    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
-    (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
-  );
-}
 
 function shortened(text: string): string {
   const flat = printable(text);

@@ -36,6 +36,7 @@ import { PlanPanel } from "./plan-panel.js";
 import { QueueView } from "./queue-view.js";
 import { sendMessage } from "./send-message.js";
 import { type LinkState, type SessionInfo, SessionLink } from "./session-link.js";
+import { shownEvent } from "./shown-event.js";
 import { paletteEntries, runSlash, uiCommands } from "./slash.js";
 import { StatusBar } from "./status-bar.js";
 import type { Theme } from "./theme.js";
@@ -229,7 +230,8 @@ export class App implements AppControl {
   /** The terminal's notification for each new `notification` event (tui/notify.ts). */
   private readonly notify = notificationWriter((bytes) => this.tui.terminal.write(bytes));
 
-  onEvent(event: AgentEvent): void {
+  onEvent(received: AgentEvent): void {
+    const event = shownEvent(received);
     this.approvals.onEvent(event);
     this.notify(event);
     this.childLive.apply(event);

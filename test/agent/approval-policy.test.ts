@@ -63,6 +63,29 @@ describe("approval lists", () => {
     expect(rulesMatch(deny, run("rm build"), project, true)).toBe(false);
   });
 
+  it("deny a command a shell runs however it is grouped, quoted, prefixed or named by its path", () => {
+    const deny = rules({ commands: ["rm -rf"] });
+    for (const cmd of [
+      "(rm -rf build)",
+      "{ rm -rf build; }",
+      "if true; then rm -rf build; fi",
+      "for f in x; do rm -rf $f; done",
+      "! rm -rf build",
+      "/bin/rm -rf build",
+      "\\rm -rf build",
+      "r''m -rf build",
+      '"rm" "-rf" build',
+      "FOO=1 rm -rf build",
+      "env rm -rf build",
+      "command rm -rf build",
+      "nohup rm -rf build &",
+      "sudo rm -rf build",
+    ])
+      expect(rulesMatch(deny, run(cmd), project, true), cmd).toBe(true);
+    expect(rulesMatch(deny, run("echo rm -rf"), project, true)).toBe(false);
+    expect(rulesMatch(deny, run("(ls build)"), project, true)).toBe(false);
+  });
+
   it("match paths within a folder, ~ and project-relative rules, through symlinks", () => {
     const out = join(dir, "outside");
     mkdirSync(out);

@@ -1,6 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { rebuildConversation } from "../../src/agent/core/resume.js";
 import type { JournalEvent } from "../../src/session/types.js";
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 let n = 0;
 const at = (body: Record<string, unknown>) =>
@@ -105,5 +113,26 @@ describe("rebuilding a conversation from its journal", () => {
     });
     expect(rebuilt.messages.some((m) => m.role === "tool")).toBe(false);
     expect(rebuilt.unanswered).toEqual([]);
+  });
+
+  it("sends a cell's images again from outputs/, but not what a link a kernel put there leads to", () => {
+    const dir = mkdtempSync(join(tmpdir(), "relm-resume-images-"));
+    made.push(dir);
+    mkdirSync(join(dir, "outputs"));
+    writeFileSync(join(dir, "outputs", "cell-1-0.png"), "PNGDATA");
+    // outputs/ is writable to the session's kernels: this one linked its second image to a secret.
+    const outsideDir = mkdtempSync(join(tmpdir(), "relm-resume-secret-"));
+    made.push(outsideDir);
+    writeFileSync(join(outsideDir, "auth.json"), '{"access": "tok-SECRET"}');
+    symlinkSync(join(outsideDir, "auth.json"), join(dir, "outputs", "cell-1-1.png"));
+    const events = [
+      at({ type: "user", text: "draw" }),
+      response(1, "", ["a"]),
+      at({ type: "cell", turn: 1, callId: "a", code: "1" }),
+      at({ ...output("a", "drawn\n"), imageFiles: ["outputs/cell-1-0.png", "outputs/cell-1-1.png"] }),
+    ];
+    const sent = JSON.stringify(rebuildConversation(dir, events).messages);
+    expect(sent).toContain(Buffer.from("PNGDATA").toString("base64"));
+    expect(sent).not.toContain(Buffer.from('{"access": "tok-SECRET"}').toString("base64"));
   });
 });

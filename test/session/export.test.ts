@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exportSession, Journal, type JournalEventOf, writeExport } from "../../src/session/index.js";
@@ -172,6 +172,26 @@ describe("exportSession", () => {
     expect(html).not.toContain("<script");
     expect(html).toContain(`data:image/png;base64,${PNG.toString("base64")}`);
     expect(html).not.toMatch(/(src|href)="(?!data:)/);
+  });
+
+  it("embeds no file a kernel linked in place of its outputs (an image, a cell's full output)", async () => {
+    const dir = session();
+    // What a sandboxed cell can do: outputs/ is writable to the session's kernels.
+    const secret = join(tempDir(), "auth.json");
+    writeFileSync(secret, '{"access": "tok-SECRET-0123456789"}');
+    for (const name of ["cell-4-0.png", "cell-2.txt"]) {
+      rmSync(join(dir, "outputs", name));
+      symlinkSync(secret, join(dir, "outputs", name));
+    }
+    const inlined = Buffer.from(readFileSync(secret)).toString("base64");
+    for (const format of ["html", "ipynb", "md"] as const) {
+      const text = await exportSession(dir, format);
+      expect(text, format).not.toContain("tok-SECRET");
+      expect(text, format).not.toContain(inlined);
+    }
+    const out = tempDir();
+    const written = await writeExport(dir, "md", join(out, "s.md"));
+    for (const file of written) expect(readFileSync(file, "utf8"), file).not.toContain("tok-SECRET");
   });
 
   it("html renders the model's markdown: headings, tables, fenced code with its language", async () => {

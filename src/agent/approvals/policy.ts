@@ -1,7 +1,7 @@
 // Which requests the lists answer without asking anyone (docs/sandbox.md, "Approvals"): config.json's
 // `approvals.allow` / `approvals.deny`, the project's "always" answers ($RELM_HOME/approvals.json) and
 // this session's "allow for this session" answers. The deny list wins over every allow list.
-import { realpathSync } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ApprovalLists, ApprovalRules } from "../../config/approvals.js";
@@ -38,9 +38,45 @@ function prefixOf(rule: string, cmd: string): boolean {
 /** The pieces of a command line a shell runs one by one (for the deny list: any of them matches). */
 function pieces(cmd: string): string[] {
   return cmd
-    .split(/;|&&|\|\||\||&|\n|\r|`|\$\(|\)/)
+    .split(/;|&&|\|\||\||&|\n|\r|`|\$\(|[(){}]/)
     .map((p) => p.trim())
     .filter(Boolean);
+}
+
+/** Words before a command that only say how it runs (keywords, wrappers): the command comes after. */
+const LEADING_WORDS = new Set([
+  "!",
+  "if",
+  "then",
+  "do",
+  "else",
+  "elif",
+  "while",
+  "until",
+  "time",
+  "exec",
+  "command",
+  "builtin",
+  "nohup",
+  "env",
+  "sudo",
+  "doas",
+]);
+
+/**
+ * The words a shell would run for one piece, as the deny list compares them: quotes and backslashes
+ * removed (`r''m`, `\rm` and `"rm"` run rm), keywords, wrappers and variable assignments before the
+ * command skipped, and the command's path cut to its name (`/bin/rm`). Best effort: a denied command
+ * run through `sh -c '...'`, `eval` or a variable is not seen (docs/sandbox.md).
+ */
+function commandWords(piece: string): string[] {
+  const all = words(piece).map((w) => w.replace(/['"\\]/g, ""));
+  let i = 0;
+  while (i < all.length && (LEADING_WORDS.has(all[i] as string) || /^[A-Za-z_]\w*=/.test(all[i] as string)))
+    i++;
+  const rest = all.slice(i);
+  if (rest[0]?.includes("/")) rest[0] = path.basename(rest[0]);
+  return rest;
 }
 
 function commandAllowed(rules: readonly string[], cmd: string): boolean {
@@ -50,7 +86,11 @@ function commandAllowed(rules: readonly string[], cmd: string): boolean {
 }
 
 function commandDenied(rules: readonly string[], cmd: string): boolean {
-  return rules.some((rule) => [cmd, ...pieces(cmd)].some((piece) => prefixOf(rule, piece)));
+  const run = [cmd, ...pieces(cmd)].map(commandWords);
+  return rules.some((rule) => {
+    const r = words(rule);
+    return r.length > 0 && run.some((c) => r.length <= c.length && r.every((w, i) => w === c[i]));
+  });
 }
 
 /** `~/x` and project-relative rules made absolute. */
@@ -59,22 +99,38 @@ function rulePath(rule: string, project: string): string {
   return path.resolve(project, expanded);
 }
 
+/** Links followed at most this many times (as the kernel's own limit, ELOOP). */
+const MAX_LINKS = 40;
+
 /**
  * `file` with its existing ancestors' symlinks resolved: a link inside an allowed folder that points
- * elsewhere is matched where it leads.
+ * elsewhere is matched where it leads. A link whose target does not exist yet is followed too: writing
+ * through it creates that target, so a link a cell planted in the project (`report.txt` -> `~/.profile`)
+ * is asked about, and matched, where it leads, not as a file of the project.
  */
-export function realTarget(file: string): string {
+export function realTarget(file: string, links = 0): string {
   const missing: string[] = [];
   let dir = path.resolve(file);
   for (;;) {
     try {
       return path.join(realpathSync(dir), ...missing.reverse());
     } catch {
+      const link = links < MAX_LINKS ? linkText(dir) : undefined;
+      if (link !== undefined)
+        return realTarget(path.join(path.resolve(path.dirname(dir), link), ...missing.reverse()), links + 1);
       const parent = path.dirname(dir);
       if (parent === dir) return path.resolve(file);
       missing.push(path.basename(dir));
       dir = parent;
     }
+  }
+}
+
+function linkText(p: string): string | undefined {
+  try {
+    return readlinkSync(p);
+  } catch {
+    return undefined; // not a link (or gone)
   }
 }
 

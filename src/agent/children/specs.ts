@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
+import { FileShapeError, PROJECT_FILE_BYTES, readBoundedText } from "../../config/bounded-read.js";
 import { parseTimeLimit } from "../../config/duration.js";
 import { UserError } from "../../config/errors.js";
 import { yamlLib } from "../../config/lazy.js";
@@ -83,7 +84,13 @@ export function loadSpec(cwd: string, name: string): AgentSpec {
 
 function parseSpec(path: string): AgentSpec {
   const { isMap, isScalar, LineCounter, parseDocument } = yamlLib();
-  const text = readFileSync(path, "utf8");
+  let text: string;
+  try {
+    text = readBoundedText(path, PROJECT_FILE_BYTES);
+  } catch (error) {
+    if (error instanceof FileShapeError) throw new SpecError(`${error.message}; fix it or remove it`);
+    throw error;
+  }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const at = (offset: number | undefined) =>

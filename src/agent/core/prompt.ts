@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { readBoundedText } from "../../config/bounded-read.js";
 
 /**
  * The immutable base of every system prompt. It never changes within a release, so the provider's
@@ -103,7 +104,15 @@ export function findAgentsMd(cwd: string, maxChars = 20_000): { path: string; te
   for (;;) {
     const path = join(dir, "AGENTS.md");
     if (existsSync(path)) {
-      const text = readFileSync(path, "utf8");
+      // AGENTS.md may be anything a kernel left (a FIFO, a huge sparse file): only a regular file's first
+      // bytes are read, at most four per character kept; one that cannot be read is left out.
+      let text: string;
+      try {
+        // Only a file really in that folder: a link to elsewhere may have been planted by a kernel.
+        text = readBoundedText(path, maxChars * 4, { cut: true, inside: dir });
+      } catch {
+        return undefined;
+      }
       const capped =
         text.length > maxChars
           ? `${text.slice(0, maxChars)}\n[AGENTS.md truncated at ${maxChars} chars]`

@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ContentPart, Message, ToolCall } from "../../llm/types.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
+import { readSessionFile } from "../../session/session-files.js";
 import type { JournalEvent, PlanStep } from "../../session/types.js";
 import { dropLessonNotes } from "../lessons.js";
 import { SHELL_CALL_PREFIX, shellMessage } from "./shell.js";
@@ -58,7 +57,10 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
       case "user":
         messages.push({
           role: "user",
-          content: [{ type: "text", text: e.text }, ...(e.images ?? []).map((file) => imageFrom(dir, file))],
+          content: [
+            { type: "text", text: e.text },
+            ...(e.images ?? []).flatMap((file) => imageFrom(dir, file)),
+          ],
         });
         settled = false;
         break;
@@ -98,7 +100,7 @@ export function rebuildConversation(dir: string, events: readonly JournalEvent[]
           break;
         }
         pending.delete(e.callId);
-        const images = e.imageFiles.map((file) => imageFrom(dir, file));
+        const images = e.imageFiles.flatMap((file) => imageFrom(dir, file));
         const content = renderCellResult({
           output: e.output,
           shellExitCode: e.exitCode,
@@ -174,11 +176,12 @@ export function conversationBefore(
   return rebuilt;
 }
 
-/** An image sent with a person's message, read back from its file. */
-function imageFrom(dir: string, file: string): Extract<ContentPart, { type: "image" }> {
-  return {
-    type: "image",
-    mimeType: imageTypeOfFile(file),
-    data: readFileSync(join(dir, file)).toString("base64"),
-  };
+/**
+ * An image of a person's message or of a cell, read back from its file; none when it is gone or is not
+ * a file of the session's folder (a cell's images are in outputs/, which its kernel can write: a link
+ * there to $RELM_HOME/auth.json must not be sent to the model as an image).
+ */
+function imageFrom(dir: string, file: string): Extract<ContentPart, { type: "image" }>[] {
+  const data = readSessionFile(dir, file);
+  return data ? [{ type: "image", mimeType: imageTypeOfFile(file), data: data.toString("base64") }] : [];
 }

@@ -6,6 +6,7 @@ import { pythonName } from "../../agent/kernel-api/mcp-prompt.js";
 import { relmHomeFrom } from "../../config/config.js";
 import { ConfigError, UsageError } from "../../config/errors.js";
 import { projectRoot } from "../../config/project-root.js";
+import { printable } from "../../config/text.js";
 import { relmVersion } from "../../config/version.js";
 import { addServerEntry, removeServerEntry, type ServerEntry, serverNamesIn } from "../../mcp/config-file.js";
 import {
@@ -18,7 +19,6 @@ import {
   McpServerError,
   mcpConfigFiles,
   parseServer,
-  printable,
   readToolCache,
   readTrust,
   summaryOf,

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { projectRoot } from "../../config/project-root.js";
+import { printable } from "../../config/text.js";
 import { TrustStore, updateTrust } from "../../config/trust.js";
 import {
   admissionOf,
@@ -15,7 +16,6 @@ import {
   MCP_TRUST_KIND,
   type McpConfig,
   type McpServer,
-  printable,
   readTrust,
   targetOf,
 } from "../../mcp/index.js";

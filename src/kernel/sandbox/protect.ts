@@ -5,8 +5,9 @@
 // bubblewrap can only mount over a path that exists: a missing one would be created in the project as
 // a real (empty) file or directory. So only what exists when the sandbox opens is protected here; the
 // rest is listed as unprotected, for the host to treat as untrusted (and the docs to say).
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { PROJECT_FILE_BYTES, readBoundedText } from "../../config/bounded-read.js";
 import { within } from "../../config/paths.js";
 
 interface ProtectedPaths {
@@ -52,7 +53,7 @@ function exists(p: string): boolean {
 export function submodulePaths(gitmodules: string): string[] {
   let text: string;
   try {
-    text = readFileSync(gitmodules, "utf8");
+    text = readBoundedText(gitmodules, PROJECT_FILE_BYTES);
   } catch {
     return [];
   }

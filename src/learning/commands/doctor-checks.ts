@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { type Check, check } from "../../cli/doctor/check.js";
-import { scrubEnvironment } from "../../kernel/index.js";
+import { HOST_PYTHON_PRELUDE, scrubEnvironment } from "../../kernel/index.js";
 import {
   describeSkillProblem,
   findSkills,
@@ -39,9 +39,13 @@ function skillChecks(ctx: Pick<HarnessContext, "cwd" | "home">, python?: KernelP
   ];
 }
 
-// What a kernel started here would say at its start (python/relm/runner.py), without starting one.
-const UNUSED_SCRIPT =
-  "import json, sys\nfrom relm import skillpath\nprint(json.dumps(skillpath.unused(sys.argv[1:])))";
+// What a kernel started here would say at its start (python/relm/runner.py), without starting one. The
+// project goes first on sys.path, as in a kernel, only once relm's own imports are done: before that a
+// module planted there (json.py) would run on the host (HOST_PYTHON_PRELUDE); find_spec runs nothing.
+const UNUSED_SCRIPT = `${HOST_PYTHON_PRELUDE}import json, os, importlib.util
+from relm import skillpath
+sys.path.insert(0, os.getcwd())
+print(json.dumps(skillpath.unused(sys.argv[1:])))`;
 
 /** Skills the kernels' Python would not import (a module of the same name comes first), one line each. */
 function unusedSkills(python: KernelPython, cwd: string, folders: string[]): string[] {

@@ -4,7 +4,8 @@
 // rest derives as usual. A half-written last line (a crash mid-append) is not damage: it is ignored and
 // cut off before the next append. A line written by a newer relm stops reading, since what it means is
 // unknown here.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { FileShapeError, readBoundedText } from "../../config/bounded-read.js";
 import { UserError } from "../../config/errors.js";
 import { checkRevisionLine } from "./revision-schema.js";
 import { HARNESS_LOG_VERSION, type Revision } from "./types.js";
@@ -32,9 +33,25 @@ interface LogRead {
 
 const MERGE_MARKER = /^(<{7}|={7}|>{7}|\|{7})(\s|$)/;
 
+/**
+ * A harness file's text. The project's sit in `.relm/harness/`, which a kernel could have made (a sandbox
+ * opened without `.relm/` leaves it writable): a FIFO there would block a plain read forever.
+ */
+function readHarnessFile(path: string): string {
+  try {
+    return readBoundedText(path, HARNESS_FILE_BYTES);
+  } catch (error) {
+    if (error instanceof FileShapeError) throw new HarnessLogError(error.message);
+    throw error;
+  }
+}
+
+/** No harness file is read past this (a string cannot be much longer anyway). */
+const HARNESS_FILE_BYTES = 256 * 1024 * 1024;
+
 export function readLog(path: string): LogRead {
   if (!existsSync(path)) return { revisions: [], problems: [] };
-  const lines = readFileSync(path, "utf8").split("\n");
+  const lines = readHarnessFile(path).split("\n");
   const revisions: Revision[] = [];
   const problems: LogProblem[] = [];
   let offset = 0;
@@ -81,7 +98,7 @@ function readLine(parsed: unknown, n: number, path: string, revisions: Revision[
 /** The values of a JSON-lines file (uses, verdicts, proposals), in order; blank and torn lines are skipped. */
 export function readJsonLines(path: string): unknown[] {
   if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
+  return readHarnessFile(path)
     .split("\n")
     .flatMap((line) => {
       if (line.trim() === "") return [];

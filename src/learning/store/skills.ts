@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { FileShapeError, PROJECT_FILE_BYTES, readBoundedText } from "../../config/bounded-read.js";
 import { yamlLib } from "../../config/lazy.js";
 import { agentsSkillsDir, scopeLocation } from "./paths.js";
 import { markerOf } from "./skill-files.js";
@@ -28,8 +29,9 @@ type SkillFileCheck = { name?: string; description: string } | { problem: string
 export function checkSkillFile(path: string): SkillFileCheck | undefined {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    text = readBoundedText(path, PROJECT_FILE_BYTES);
   } catch (error) {
+    if (error instanceof FileShapeError) return { problem: error.message.replace(`${path} is`, "is") };
     const code = (error as NodeJS.ErrnoException).code;
     return code === "ENOENT"
       ? undefined

@@ -1,7 +1,7 @@
 // The agent tree as the UI knows it, derived from the event stream alone (the same events `--json`
 // prints), so attaching to a running session and watching it live build the same tree.
 import type { AgentEvent } from "../../agent/core/events.js";
-import { firstLine } from "../../config/text.js";
+import { firstLine, terminalText } from "../../config/text.js";
 
 export type AgentStatus = "starting" | "thinking" | "running" | "waiting" | "done" | "failed" | "cancelled";
 
@@ -145,7 +145,7 @@ export class AgentsModel {
         // drawn for each delta (false): the clock's tick redraws while sub-agents run.
         node.outputTail = `${node.outputTail ?? ""}${event.text}`.slice(-OUTPUT_TAIL_CHARS);
         const last = node.outputTail.split(/\r?\n|\r/).findLast((line) => line.trim() !== "");
-        if (last !== undefined) node.step = `› ${firstLine(last.trim(), 60)}`;
+        if (last !== undefined) node.step = `› ${firstLine(terminalText(last).trim(), 60)}`;
         return false;
       }
       case "cell_output":

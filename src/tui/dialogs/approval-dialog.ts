@@ -8,6 +8,7 @@ import {
   type ApprovalReply,
   type ApprovalView,
   actionOf,
+  shownRequest,
 } from "../../commands/approval-words.js";
 import type { AppApi } from "../app-api.js";
 import { pickFrom } from "./dialogs.js";
@@ -56,12 +57,13 @@ export class TuiApprovals {
   private async ask(r: ApprovalView): Promise<void> {
     if (this.settled.has(r.id)) return;
     const t = this.ui.dialogs.theme;
+    const shown = shownRequest(r);
     const text = [
-      `The agent${r.requester ? ` (${r.requester})` : ""} asks to ${actionOf(r)}:`,
+      `The agent${shown.requester ? ` (${shown.requester})` : ""} asks to ${actionOf(r)}:`,
       "",
-      `  ${t.c.bold(r.subject)}`,
+      `  ${t.c.bold(shown.subject)}`,
       "",
-      `Reason given: ${r.reason}`,
+      `Reason given: ${shown.reason}`,
     ].join("\n");
     const close = new AbortController();
     this.open = { id: r.id, close };

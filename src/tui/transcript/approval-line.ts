@@ -1,6 +1,7 @@
 // The transcript's line for an answered approval (docs/sandbox.md, "Approvals"): the dialog goes away
 // once anyone answers (this terminal, relm web, an editor, the policy), and this line stays, saying what
 // was asked and how it was answered, as the web page's does.
+import { printable } from "../../config/text.js";
 import type { JournalEventOf } from "../../session/types.js";
 import type { Theme } from "../theme.js";
 
@@ -28,7 +29,7 @@ export class ApprovalLines {
   private readonly asked = new Map<string, string>();
 
   request(event: Request): void {
-    this.asked.set(event.id, `${KIND[event.kind] ?? event.kind} ${event.subject}`);
+    this.asked.set(event.id, `${KIND[event.kind] ?? event.kind} ${printable(event.subject)}`);
   }
 
   answer(event: Answer, t: Theme): string {

@@ -23,6 +23,11 @@ const RUN_CELL = [
   "    print('DENIED', e)",
 ].join("\n");
 
+/** The lines of `text` that would move a terminal's cursor (an ESC or a carriage return in them). */
+function rawControls(text: string): string[] {
+  return text.split("\n").filter((l) => l.includes("\u001b") || l.includes("\r"));
+}
+
 /** A relm process whose output is collected as it comes, so a test can wait for a line. */
 function started(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [RELM_BIN, ...args], {
@@ -112,5 +117,39 @@ describe.skipIf(!linux)("approvals answered in line-based front ends", () => {
       JSON.parse(fs.readFileSync(`${rig.home}/approvals.json`, "utf8")),
     );
     expect(Object.values(store.projects)).toEqual([{ hosts: [], commands: ["echo ran-outside"], paths: [] }]);
+  });
+
+  it("shows control characters of a request as escapes (a carriage return cannot hide the command) and prints none of a cell's", async () => {
+    // A cell asks to run one command, and makes the line read as another: \r goes back to the line's
+    // start and ESC[2K blanks it, so a raw print would leave only "echo harmless" on the screen.
+    const sly = "echo hidden-part\r\u001b[2Kecho harmless";
+    const cell = [
+      // And the cell's output tries OSC 52, which would put text on the user's clipboard.
+      "print('copied\\x1b]52;c;ZWNobyBoaQ==\\x07?')",
+      "try:",
+      `    r = request("run", "just a listing\u001b[2K", cmd=${JSON.stringify(sly)})`,
+      "    print('GRANTED', r.output.strip())",
+      "except request.Denied as e:",
+      "    print('refused:', type(e).__name__)",
+    ].join("\n");
+    const rig = await startRig("openai", { script: [{ code: cell }, echoLastCell] });
+    const line = started(["--mode", "workspace"], { ...rig.env, RELM_NO_TUI: "1" }, rig.cwd);
+    try {
+      line.child.stdin.write("go\n");
+      await until(() => (line.output().includes("approval needed") ? true : undefined), 60_000);
+      const shown = line.output();
+      expect(shown).toContain(
+        "run this command outside the sandbox: echo hidden-part\\u000d\\u001b[2Kecho harmless — reason: just a listing\\u001b[2K",
+      );
+      expect(rawControls(shown)).toEqual([]);
+      line.child.stdin.write("n\n");
+      await until(() => (line.output().includes("refused: Denied") ? true : undefined), 60_000);
+      expect(line.output()).toContain("copied?");
+      expect(rawControls(line.output())).toEqual([]);
+      line.child.stdin.end();
+      expect(await line.exited).toBe(0);
+    } finally {
+      line.child.kill("SIGKILL");
+    }
   });
 });

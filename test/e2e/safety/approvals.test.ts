@@ -97,6 +97,41 @@ describe("approvals answered by the policy", () => {
     expect(answered).toBeLessThan(lines.findIndex((l) => l.type === "cell_output"));
   });
 
+  it.skipIf(!linux)(
+    "a link a cell planted in the project does not lead a write the mode allows outside it",
+    async () => {
+      // Not there yet: the link dangles, so resolving it as a path of existing folders stops in the project.
+      const target = join(elsewhere, "led-out.txt");
+      const rig = await startRig("openai", {
+        script: [
+          {
+            code: [
+              "import os",
+              `os.symlink(${JSON.stringify(target)}, 'report.txt')`,
+              "try:",
+              "    w = request('write', 'save the report', path='report.txt', content='led out')",
+              "    print('WROTE', w['path'])",
+              "except request.Denied as e:",
+              "    print('DENIED', e)",
+            ].join("\n"),
+          },
+          echoLastCell,
+        ],
+      });
+      const result = await runRelm(["run", "--mode", "workspace", "--approve", "never", "go"], {
+        env: rig.env,
+        cwd: rig.cwd,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(existsSync(target), "the host wrote through the planted link").toBe(false);
+      // Asked about where the write would really land (outside the project), which --approve never refuses.
+      expect(result.stdout).toContain(
+        "DENIED request('write') for report.txt was denied by the session's approval policy",
+      );
+      expect(answers(rig.home).requests).toMatchObject([{ kind: "write", subject: target }]);
+    },
+  );
+
   it.skipIf(!linux)("config.json's allow list grants, and its deny list beats it", async () => {
     const rig = await startRig(
       "openai",
