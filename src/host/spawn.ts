@@ -1,10 +1,11 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { writeSpecFile } from "../config/session-spec.js";
-import { ensurePrivateDir, readJournal, sessionDir } from "../session/index.js";
+import { ensurePrivateDir, readJournalHeader, sessionDir } from "../session/index.js";
+import type { JournalHeader } from "../session/types.js";
 import { SessionClient } from "./client.js";
 import { HOST_NODE_FLAGS, MAIN } from "./handoff.js";
 import { spawnDetached } from "./key-pipe.js";
@@ -75,8 +76,9 @@ function checkFolder(id: string, cwd: string): void {
     // Gone, or not reachable: both mean the host cannot start there.
   }
   if (!isFolder)
-    throw new FolderGoneError(
+    throw new CannotReviveError(
       `session ${id} cannot be continued in its folder ${cwd}: it no longer exists (moved or deleted); recreate it, or continue the session in another folder with relm run --resume ${id}`,
+      "its folder no longer exists",
     );
 }
 
@@ -145,9 +147,19 @@ class HostLaunchError extends UserError {
   override name = "HostLaunchError";
 }
 
-/** The session's folder is gone: no host can start there until it is back (retrying will not help). */
-export class FolderGoneError extends HostLaunchError {
-  override name = "FolderGoneError";
+/**
+ * Nothing a retry can mend: the session's folder or its journal is gone, so no host can start until it is
+ * back. The waker gives such a session up at once (its jobs paused, saying this message).
+ */
+export class CannotReviveError extends HostLaunchError {
+  override name = "CannotReviveError";
+  constructor(
+    message: string,
+    /** The short why, for the pause reason `relm schedule list` shows ("its folder no longer exists"). */
+    readonly reason: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -161,7 +173,7 @@ export async function reviveHost(
   message?: string,
   spec: SessionSpec = {},
 ): Promise<void> {
-  const { header } = readJournal(`${sessionDir(home, id)}/journal.jsonl`);
+  const header = headerToRevive(home, id);
   try {
     await spawnHost(home, id, { resume: true, spec, task: message }, env, header.cwd);
   } catch (error) {
@@ -170,6 +182,17 @@ export async function reviveHost(
     if (!(error instanceof SessionBusyError)) throw error;
     if (message !== undefined) await sendTo(home, id, message);
   }
+}
+
+/** The journal's header (the folder the host starts in); a journal that is gone cannot be revived. */
+function headerToRevive(home: string, id: string): JournalHeader {
+  const path = `${sessionDir(home, id)}/journal.jsonl`;
+  if (!existsSync(path))
+    throw new CannotReviveError(
+      `session ${id} cannot be revived: its journal ${path} no longer exists (deleted); nothing of it is left to continue`,
+      "its journal no longer exists",
+    );
+  return readJournalHeader(path);
 }
 
 async function sendTo(home: string, id: string, text: string): Promise<void> {

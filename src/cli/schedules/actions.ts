@@ -14,7 +14,7 @@ import {
   sessionJobs,
 } from "../../host/schedules/schedules.js";
 import { runWaker } from "../../host/schedules/waker.js";
-import { ensureWaker, FolderGoneError, reviveHost } from "../../host/spawn.js";
+import { CannotReviveError, ensureWaker, reviveHost } from "../../host/spawn.js";
 import { resolveSessionId, sessionsDir } from "../../session/index.js";
 import { EXIT } from "../exit-codes.js";
 import type { RunIo } from "../run.js";
@@ -152,7 +152,7 @@ export async function wakerAction(io: RunIo): Promise<number> {
       return undefined;
     } catch (error) {
       // Nothing a retry can mend: the waker gives the session up (its jobs paused, said in its log).
-      if (error instanceof FolderGoneError) return { folderGone: error.message };
+      if (error instanceof CannotReviveError) return { cannot: error.message, reason: error.reason };
       throw error;
     }
   });

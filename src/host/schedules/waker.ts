@@ -5,6 +5,7 @@ import { IdleCollector } from "../idle-gc.js";
 import { activeJobs, allJobs, pauseJobs, sessionJobs } from "./schedules.js";
 
 const POLL_MS = 1000;
+/** How long after a revival of a session the waker tries it again (one that failed, or whose tick is still due). */
 const REVIVE_BACKOFF_MS = 15_000;
 /**
  * Revivals that failed in a row (a journal deleted or unreadable, a host that exits as it starts)
@@ -38,12 +39,14 @@ export async function wakerRunning(home: string): Promise<boolean> {
  * The per-user waker: a small process that exists only while some schedule has ticks to come. It never
  * delivers a tick itself; when a session with a due tick has no live host, it revives the host, which
  * claims and delivers the tick. It exits when no job is left that is not paused. A revival that can never
- * work (`folderGone`: the session's folder was moved or deleted) is not retried: the session's jobs are paused, saying
- * why, once in its log and in `relm schedule list` / `relm status`.
+ * work (`cannot`: the session's folder or journal is gone) is not retried, and one that failed
+ * MAX_REVIVE_FAILURES times in a row is not tried again: the session's jobs are paused, saying why, once
+ * in its log and in `relm schedule list` / `relm status`.
  */
 export async function runWaker(
   home: string,
-  revive: (session: string) => Promise<undefined | { folderGone: string }>,
+  revive: (session: string) => Promise<undefined | { cannot: string; reason: string }>,
+  { reviveBackoffMs = REVIVE_BACKOFF_MS }: { reviveBackoffMs?: number } = {},
 ): Promise<void> {
   const lock = await takeWakerLock(home);
   if (!lock) return;
@@ -59,12 +62,12 @@ export async function runWaker(
       const now = Date.now();
       const due = new Set(jobs.filter((j) => (j.next as Date).getTime() <= now).map((j) => j.session));
       for (const session of due) {
-        if ((revived.get(session) ?? 0) > now - REVIVE_BACKOFF_MS) continue;
+        if ((revived.get(session) ?? 0) > now - reviveBackoffMs) continue;
         // Reviving takes a while: a pause (relm shutdown) may have come meanwhile.
         if (!activeJobs(sessionJobs(home, session)).some((j) => (j.next as Date).getTime() <= now)) continue;
         if (await isLive(home, session)) continue;
         revived.set(session, now);
-        let outcome: undefined | { folderGone: string };
+        let outcome: undefined | { cannot: string; reason: string };
         try {
           outcome = await revive(session);
           failures.delete(session);
@@ -85,7 +88,7 @@ export async function runWaker(
           );
           continue;
         }
-        if (outcome) giveUp(home, session, outcome.folderGone, "the waker: its folder no longer exists");
+        if (outcome) giveUp(home, session, outcome.cannot, `the waker: ${outcome.reason}`);
       }
       collector.idle();
       const next = Math.min(...jobs.map((j) => (j.next as Date).getTime()));
