@@ -225,7 +225,7 @@ JobCompLoc=${c.root}/log/jobcomp.log
 MpiDefault=none
 SwitchType=switch/none
 SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0
+SchedulerParameters=batch_sched_delay=0,sched_interval=1,bf_interval=1
 MailProg=/bin/true
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
