@@ -46,18 +46,18 @@ function openedPath(fd: number, path: string): string {
 }
 
 /**
- * The text of `path` when it is a regular file (a link to one is followed) of at most `maxBytes`;
+ * The bytes of `path` when it is a regular file (a link to one is followed) of at most `maxBytes`;
  * `cut: true` reads its first `maxBytes` instead of refusing a larger one. With `inside`, the file must
  * really be in that folder: a link a kernel planted in the project (AGENTS.md -> $RELM_HOME/config.json)
  * would otherwise have the host read, into a model's prompt, what the sandbox hides from the kernel.
  * Opened without waiting (a FIFO opens at once) and checked on the open file, so nothing can be swapped
  * in between. Throws the usual fs errors (ENOENT, ...) and FileShapeError.
  */
-export function readBoundedText(
+export function readBoundedFile(
   path: string,
   maxBytes: number,
   options: { cut?: boolean; inside?: string } = {},
-): string {
+): Buffer {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
     if (options.inside !== undefined) {
@@ -81,8 +81,17 @@ export function readBoundedText(
       if (n === 0) break; // it shrank meanwhile
       got += n;
     }
-    return buf.subarray(0, got).toString("utf8");
+    return buf.subarray(0, got);
   } finally {
     closeSync(fd);
   }
+}
+
+/** readBoundedFile's bytes as UTF-8 text. */
+export function readBoundedText(
+  path: string,
+  maxBytes: number,
+  options: { cut?: boolean; inside?: string } = {},
+): string {
+  return readBoundedFile(path, maxBytes, options).toString("utf8");
 }

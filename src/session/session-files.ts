@@ -1,5 +1,5 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
+import { readBoundedFile } from "../config/bounded-read.js";
 import { within } from "../config/paths.js";
 
 /**
@@ -13,28 +13,9 @@ export function readSessionFile(dir: string, relativePath: string): Buffer | nul
   const root = resolve(dir);
   const path = resolve(root, relativePath);
   if (path === root || !within(path, root)) return null;
-  let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    return readBoundedFile(path, Number.MAX_SAFE_INTEGER, { inside: root });
   } catch {
     return null;
-  }
-  try {
-    const self = `/proc/self/fd/${fd}`;
-    const real = realpathSync(existsSync(self) ? self : path);
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || !within(real, realpathSync(root))) return null;
-    const buf = Buffer.alloc(stat.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
   }
 }
