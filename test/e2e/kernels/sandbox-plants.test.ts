@@ -4,28 +4,17 @@
 // scripted model over HTTP. A marker in the host's /tmp could only be made outside the sandbox (its /tmp
 // is a private tmpfs).
 import { existsSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runRelm } from "../../support/cli.js";
 import { byTask, echoLastCell } from "../../support/router.js";
+import { hostMarkers, BWRAP as linux } from "../../support/sandbox.js";
 import { useRigs } from "../../support/scripted.js";
 
 const startRig = useRigs();
-const linux = process.platform === "linux" && existsSync("/usr/bin/bwrap");
-
-const markers: string[] = [];
-afterAll(() => {
-  for (const m of markers) rmSync(m, { force: true });
-});
 
 /** A path in the host's /tmp that only a process outside the sandbox could create. */
-function hostMarker(name: string): string {
-  const path = join(tmpdir(), `relm-plant-${process.pid}-${name}`);
-  rmSync(path, { force: true });
-  markers.push(path);
-  return path;
-}
+const hostMarker = hostMarkers("relm-plant");
 
 /** A cell that writes `files` (relative to the project) and prints "planted". */
 function plantCell(files: Record<string, string>): string {

@@ -4,29 +4,18 @@
 // there could only have been made outside it).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runRelm } from "../../support/cli.js";
 import { onlyJournal } from "../../support/journal.js";
 import { byTask, echoLastCell } from "../../support/router.js";
+import { hostMarkers, BWRAP as linux } from "../../support/sandbox.js";
 import { useRigs } from "../../support/scripted.js";
 
 const startRig = useRigs();
-const linux = process.platform === "linux" && existsSync("/usr/bin/bwrap");
-
-const markers: string[] = [];
-afterAll(() => {
-  for (const m of markers) rmSync(m, { force: true });
-});
 
 /** A path in the host's /tmp that only a process outside the sandbox could create. */
-function hostMarker(name: string): string {
-  const path = join(tmpdir(), `relm-escape-${process.pid}-${name}`);
-  rmSync(path, { force: true });
-  markers.push(path);
-  return path;
-}
+const hostMarker = hostMarkers("relm-escape");
 
 /** Python that runs `call` and prints what became of it: its refusal, or "ran". */
 function attempt(label: string, call: string): string[] {
