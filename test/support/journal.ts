@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { until } from "./wait.js";
 
 export interface JournalLine {
   type: string;
@@ -18,6 +19,31 @@ export function onlyJournal(home: string): { dir: string; lines: JournalLine[]; 
     .filter((l) => l.length > 0)
     .map((l) => JSON.parse(l) as JournalLine);
   return { dir, lines, raw };
+}
+
+/** The journal lines of the only session under a RELM_HOME so far: none before its journal is made. */
+export function onlyJournalSoFar(home: string): JournalLine[] {
+  try {
+    return onlyJournal(home).lines;
+  } catch {
+    return [];
+  }
+}
+
+/** SIGKILLs the host of the only session under a RELM_HOME (its pid in state.json); resolves once it is gone. */
+export async function killOnlyHost(home: string): Promise<void> {
+  const state = JSON.parse(readFileSync(join(onlyJournal(home).dir, "state.json"), "utf8")) as {
+    pid: number;
+  };
+  process.kill(state.pid, "SIGKILL");
+  await until(() => {
+    try {
+      process.kill(state.pid, 0);
+      return undefined;
+    } catch {
+      return true;
+    }
+  });
 }
 
 /** The journal lines of session `id` under a RELM_HOME. */

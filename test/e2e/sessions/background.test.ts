@@ -12,20 +12,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SessionClient } from "../../../src/host/client.js";
 import { RELM_BIN, runRelm, tempDir } from "../../support/cli.js";
-import { type JournalLine, onlyJournal } from "../../support/journal.js";
+import { type JournalLine, killOnlyHost, onlyJournal, onlyJournalSoFar } from "../../support/journal.js";
 import { byTask } from "../../support/router.js";
 import { type Rig, useRigs } from "../../support/scripted.js";
 import { pythonWaitForFile, until } from "../../support/wait.js";
 
 const startRig = useRigs();
 
-function journalLines(rig: Rig): JournalLine[] {
-  try {
-    return onlyJournal(rig.home).lines;
-  } catch {
-    return [];
-  }
-}
+const journalLines = (rig: Rig): JournalLine[] => onlyJournalSoFar(rig.home);
 
 async function detach(rig: Rig, task: string, extra: string[] = []): Promise<string> {
   const result = await runRelm(["run", "--detach", ...extra, task], { env: rig.env, cwd: rig.cwd });
@@ -141,18 +135,7 @@ describe("background sessions", () => {
       // `progress` is snapshotted after the first cell; the second is running when the host dies.
       await until(() => (journalLines(rig).filter((l) => l.type === "cell").length === 2 ? true : undefined));
       const before = readFileSync(join(onlyJournal(rig.home).dir, "journal.jsonl"), "utf8");
-      const state = JSON.parse(readFileSync(join(onlyJournal(rig.home).dir, "state.json"), "utf8")) as {
-        pid: number;
-      };
-      process.kill(state.pid, "SIGKILL");
-      await until(() => {
-        try {
-          process.kill(state.pid, 0);
-          return undefined;
-        } catch {
-          return true;
-        }
-      });
+      await killOnlyHost(rig.home);
       expect((await agents(rig)).find((s) => s.id === id)?.status).toBe("interrupted");
 
       const resumed = await runRelm(["run", "--resume", id.slice(0, 5)], { env: rig.env, cwd: rig.cwd });

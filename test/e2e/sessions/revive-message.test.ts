@@ -1,11 +1,7 @@
-// A killed session brought back by a person's next message (as the terminal UI, the web UI and relm acp
-// do it: the host is revived, then the message is sent) runs that message as its turn, with the resume
-// note in front of it: no turn of its own first. The scripted model over HTTP, a real kernel.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT, runRelm } from "../../support/cli.js";
-import { type JournalLine, onlyJournal } from "../../support/journal.js";
+import { type JournalLine, killOnlyHost, onlyJournalSoFar } from "../../support/journal.js";
 import { byTask } from "../../support/router.js";
 import { type Rig, useRigs } from "../../support/scripted.js";
 import { until } from "../../support/wait.js";
@@ -17,29 +13,12 @@ const { SessionHandle } = (await import(
   join(ROOT, "dist/host/session-handle.js")
 )) as typeof import("../../../src/host/session-handle.js");
 
-function journalLines(rig: Rig): JournalLine[] {
-  try {
-    return onlyJournal(rig.home).lines;
-  } catch {
-    return [];
-  }
-}
+const journalLines = (rig: Rig): JournalLine[] => onlyJournalSoFar(rig.home);
 
 /** Kills the session's host with SIGKILL while its second cell runs, and waits until it is gone. */
 async function killMidCell(rig: Rig): Promise<void> {
   await until(() => (journalLines(rig).filter((l) => l.type === "cell").length === 2 ? true : undefined));
-  const state = JSON.parse(readFileSync(join(onlyJournal(rig.home).dir, "state.json"), "utf8")) as {
-    pid: number;
-  };
-  process.kill(state.pid, "SIGKILL");
-  await until(() => {
-    try {
-      process.kill(state.pid, 0);
-      return undefined;
-    } catch {
-      return true;
-    }
-  });
+  await killOnlyHost(rig.home);
 }
 
 const answerLast = (ctx: { lastUserText?: string }) => ({ text: `answered: ${ctx.lastUserText ?? ""}` });
