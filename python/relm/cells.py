@@ -55,7 +55,7 @@ class CellRunner:
             if path is not None:
                 result["path"] = path
                 where += f" and in {path}"
-            dropped = getattr(self.capture, "dropped", 0)
+            dropped = self.capture.dropped
             whole = f"the output (but for {dropped:,} characters not kept)" if dropped else "the full output"
             marker = f"\n[... {omitted:,} characters omitted; {whole} is in {where} ...]\n"
             result["output"] = text[:head] + marker + text[chars - tail :]

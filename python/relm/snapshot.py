@@ -23,12 +23,9 @@ its digest under `secret`, so an unchanged value holding a secret is not written
 never given the secrets, not even hashed (src/kernel/snapshot-secrets.ts).
 """
 
-import contextlib
 import hashlib
 import json
 import os
-import signal
-import threading
 import types
 
 from . import bigvars, sizing, variables
@@ -169,28 +166,6 @@ def _failure(e):
     return f"cannot be pickled ({type(e).__name__})"
 
 
-@contextlib.contextmanager
-def _time_limit(seconds):
-    """Raises variables.TooSlow in the block once `seconds` have passed (main thread only: elsewhere no
-    limit). A timer or SIGALRM handler of the cell's own is put back afterwards."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def alarm(signum, frame):
-        raise variables.TooSlow
-
-    old = signal.signal(signal.SIGALRM, alarm)
-    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old if old is not None else signal.SIG_DFL)
-        if old_delay:
-            signal.setitimer(signal.ITIMER_REAL, old_delay)
-
-
 class _Round:
     def __init__(self, directory, previous, max_var, max_total, should_stop, max_big, final):
         self.dir = directory
@@ -222,22 +197,24 @@ class _Round:
             self.slow[name] = value
             self._skip(name, SLOW)
             return
+        if isinstance(value, _CODE):
+            # Pickled by reference to a module that a new kernel does not have: it would not load.
+            self._skip(name, "defined by code: run its definition again")
+            return
+        # An unchanged immutable value is taken as saved before the timer is set (a signal handler and
+        # three timer calls, 14 us): no code of the value's runs for it, and most variables are these.
+        seen = _last.get(name)
+        if seen is not None and seen[0] is value and isinstance(value, _IMMUTABLE) and self._adopt(name, seen[1], value):
+            return
         try:
-            with _time_limit(VALUE_SECONDS):
+            with variables.time_limit(VALUE_SECONDS):
                 self._add(name, value)
         except variables.TooSlow:
             _slow[name] = self.slow[name] = value  # now: a round that gives way later still knows it
             self._skip(name, SLOW)
 
     def _add(self, name, value):
-        if isinstance(value, _CODE):
-            # Pickled by reference to a module that a new kernel does not have: it would not load.
-            self._skip(name, "defined by code: run its definition again")
-            return
         immutable = isinstance(value, _IMMUTABLE)
-        seen = _last.get(name)
-        if immutable and seen is not None and seen[0] is value and self._adopt(name, seen[1], value):
-            return
         remembered = value if immutable else _MUTABLE
         limit = min(self.max_var, self.max_total - self.total)
         over = _over.get(name)

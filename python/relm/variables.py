@@ -1,5 +1,6 @@
 """Short descriptions of user variables: type, human size and a bounded preview."""
 
+import contextlib
 import reprlib
 import signal
 import threading
@@ -19,27 +20,38 @@ class TooSlow(BaseException):  # not Exception: reprlib (and a value's own code)
     pass
 
 
-
 def describe(name, value):
     return {"name": name, "type": type(value).__name__, "size": size_of(value), "preview": preview(value)}
 
 
-def _describe_guarded(name, value):
+@contextlib.contextmanager
+def time_limit(seconds):
+    """Raises TooSlow in the block once `seconds` have passed (main thread only: elsewhere no limit). A
+    timer or SIGALRM handler of the cell's own is put back afterwards."""
     if threading.current_thread() is not threading.main_thread():
-        return describe(name, value)
+        yield
+        return
 
     def alarm(signum, frame):
         raise TooSlow
 
     old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, DESCRIBE_SECONDS)
+    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return describe(name, value)
-    except TooSlow:
-        return _too_slow(name, value)
+        yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old if old is not None else signal.SIG_DFL)
+        if old_delay:
+            signal.setitimer(signal.ITIMER_REAL, old_delay)
+
+
+def _describe_guarded(name, value):
+    try:
+        with time_limit(DESCRIBE_SECONDS):
+            return describe(name, value)
+    except TooSlow:
+        return _too_slow(name, value)
 
 
 def _too_slow(name, value):

@@ -227,6 +227,23 @@ def alive(pid):
         return False
 
 
+def read_pid(path):
+    """The pid a test's process wrote to `path`, or None while it has not (for wait_until)."""
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def kill_quietly(pid):
+    """SIGKILL to `pid` if it still exists (a cleanup)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def png_bytes():
     """A valid 1x1 PNG."""
 

@@ -6,7 +6,17 @@ import signal
 import time
 import unittest
 
-from .support import HAVE_IPYTHON, NO_IPYTHON, Runner, in_group, png_bytes, temp_dir, wait_until
+from .support import (
+    HAVE_IPYTHON,
+    NO_IPYTHON,
+    Runner,
+    in_group,
+    kill_quietly,
+    png_bytes,
+    read_pid,
+    temp_dir,
+    wait_until,
+)
 
 
 @unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
@@ -75,8 +85,8 @@ class IPythonKernelTests(unittest.TestCase):
         folder = temp_dir(self)
         pidfile = os.path.join(folder, "bg.pid")
         result = self.execute(f"%%bash\nsh -c 'echo $$ > {pidfile}; exec sleep 120' &\necho started")
-        pid = wait_until(lambda: _read_pid(pidfile), what="the background job's pid")  # it may start late
-        self.addCleanup(_kill_quietly, pid)
+        pid = wait_until(lambda: read_pid(pidfile), what="the background job's pid")  # it may start late
+        self.addCleanup(kill_quietly, pid)
         self.assertEqual((result["status"], result["output"]), ("ok", "started\n"))
         os.kill(pid, 0)  # still running: the cell did not wait for it
         failed = self.execute("%%bash\necho partial\nexit 3")
@@ -168,21 +178,6 @@ class IPythonKernelTests(unittest.TestCase):
                 self.assertEqual(self.execute("'alive'")["output"], "'alive'\n")
         finally:
             self.execute("_ip.InteractiveTB.structured_traceback = _orig")
-
-
-def _read_pid(path):
-    try:
-        with open(path) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return None
-
-
-def _kill_quietly(pid):
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import unittest
 from relm.toolkit.runners import parse
 from relm.toolkit.tests import detect, run_tests
 
-from .support import temp_dir, wait_until
+from .support import alive, kill_quietly, read_pid, temp_dir, wait_until
 
 OUTPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner_outputs")
 
@@ -212,9 +212,9 @@ class RealRuns(unittest.TestCase):
             with self.subTest(cmd):
                 report = run_tests(cmd, timeout=timeout, cwd=self.root)
                 # Written by the process left behind, which may not have run yet when the report comes.
-                pid = wait_until(lambda: _read_pid(os.path.join(self.root, "bg.pid")), what="bg.pid")
-                self.addCleanup(_kill_quietly, pid)
-                self.assertTrue(_running(pid), "the report waited for the process left behind")
+                pid = wait_until(lambda: read_pid(os.path.join(self.root, "bg.pid")), what="bg.pid")
+                self.addCleanup(kill_quietly, pid)
+                self.assertTrue(alive(pid), "the report waited for the process left behind")
                 self.assertEqual(report.timed_out, timeout is not None)
                 self.assertIn("passed" if timeout is None else "started", report.output)
 
@@ -223,30 +223,6 @@ class RealRuns(unittest.TestCase):
             run_tests(42)
         with self.assertRaisesRegex(ValueError, "timeout"):
             run_tests("true", timeout=-1)
-
-
-def _read_pid(path):
-    try:
-        with open(path) as f:
-            return int(f.read())
-    except (OSError, ValueError):
-        return None
-
-
-def _running(pid):
-    """Whether `pid` is a live process (not ended, not a zombie nobody reaped)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _kill_quietly(pid):
-    try:
-        os.kill(pid, 9)
-    except OSError:
-        pass
 
 
 if __name__ == "__main__":

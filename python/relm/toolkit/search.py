@@ -87,8 +87,13 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     elif shutil.which("rg"):
         found, backend = _rg(pattern, path, glob, ignore_case, limit), "rg"
     # git grep leaves out an ignored folder even when it is the one named: Python searches it instead.
-    asked_ignored = os.path.isdir(path) and ignore.Cache().dir_ignored(os.path.abspath(path))
-    if found is None and not asked_ignored and ignore.repo_root(path) is not None and shutil.which("git"):
+    # (Asked last: it reads the .gitignore files up to the root, and ripgrep's answer needs none of it.)
+    if (
+        found is None
+        and ignore.repo_root(path) is not None
+        and shutil.which("git")
+        and not (os.path.isdir(path) and ignore.Cache().dir_ignored(os.path.abspath(path)))
+    ):
         found, backend = _git_grep(pattern, path, ignore_case, limit), "git grep"
     if found is None:
         found, backend = _python(regex, path, keep, limit), "python"
