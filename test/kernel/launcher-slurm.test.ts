@@ -26,6 +26,12 @@ afterAll(async () => {
 });
 const start = useKernels(); // registered after the cluster's hooks: its kernels end first
 
+/** Drains the node (jobs then wait in the queue) or resumes it. */
+const drain = (state: "drain" | "resume") =>
+  cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
+/** The ids of the jobs waiting in the queue, "" when none. */
+const pendingJobs = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
+
 describe.runIf(slurmAvailable())("kernels through slurm://", () => {
   it("runs a kernel as a Slurm step, and says in the crash note what Slurm said of a cancelled step", async () => {
     const work = await tempDir();
@@ -94,8 +100,6 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
     // A cluster's queue can hold a job for minutes: that is Slurm's wait, not a kernel that failed to
     // start. The node is drained so the job queues; the ready timeout is short so the wait outlasts it.
     const readyTimeoutMs = 2_000;
-    const drain = (state: string) =>
-      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
     await drain("drain");
     let runner: RunnerProcess | undefined;
     try {
@@ -112,8 +116,7 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
         (r) => (runner = r),
         (e: Error) => e,
       );
-      const pending = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
-      await until(async () => (await pending()) || undefined, 30_000);
+      await until(async () => (await pendingJobs()) || undefined, 30_000);
       // Held in the queue well past the ready timeout (a duration is the point here, not a race): the
       // start must still be waiting, not given up.
       const early = await Promise.race([starting, delay(4 * readyTimeoutMs).then(() => "still waiting")]);
@@ -132,9 +135,6 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
   it("a start cancelled while its job is queued withdraws the job from the queue", async () => {
     // srun was killed with SIGKILL, which cannot withdraw its request: the job stayed in the queue
     // (counting against the user's job limits) until Slurm granted it, only to fail then.
-    const drain = (state: string) =>
-      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
-    const pendingJobs = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
     await drain("drain");
     try {
       const abort = new AbortController();
@@ -161,9 +161,6 @@ describe.runIf(slurmAvailable())("kernels through slurm://", () => {
 
   it("alloc=session: a start cancelled while the allocation is queued ends, and withdraws the request", async () => {
     // Ctrl-C while salloc waited in the queue used to leave the start (and relm) waiting for it.
-    const drain = (state: string) =>
-      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
-    const pendingJobs = async () => (await cluster.run("squeue", ["-h", "-t", "PENDING", "-o", "%i"])).trim();
     await drain("drain");
     try {
       const abort = new AbortController();
