@@ -20,7 +20,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { promisify } from "node:util";
 import { KernelStartError } from "../errors.js";
-import { which } from "../which.js";
+import { notInstalled, which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, UriOptions } from "./uri.js";
@@ -110,7 +110,7 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
 
   /** srun is installed, the cluster answers sinfo, and it has the partition: nothing is submitted. */
   async preflight(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-    if (!which("srun", env)) return `srun is not installed here (not on PATH ${env.PATH ?? ""})`;
+    if (!which("srun", env)) return notInstalled("srun", env);
     let listed: string;
     try {
       listed = (await run("sinfo", ["--noheader", "--format=%R"], { env, timeout: 30_000 })).stdout;
