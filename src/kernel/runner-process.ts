@@ -8,6 +8,7 @@ import type { Launcher } from "./launchers/types.js";
 import { LineSplitter } from "./lines.js";
 import { describeExit, type RunnerExit, type RunnerLink } from "./link.js";
 import type { HostMessage, ReadyMessage, ReplyMessage, RunnerMessage } from "./protocol.js";
+import { notInstalled } from "./which.js";
 
 export type { RunnerExit } from "./link.js";
 
@@ -346,7 +347,7 @@ function spawnFailure(
   if (error.code !== "ENOENT") return error.message;
   if (!existsSync(cmd.cwd)) return `the working directory ${cmd.cwd} does not exist`;
   if (cmd.file.includes("/")) return `${cmd.file} does not exist`;
-  return `${cmd.file} is not installed here (not on PATH ${cmd.env.PATH ?? ""})`;
+  return notInstalled(cmd.file, cmd.env);
 }
 
 // What of the kernel's environment goes with a remote kernel: relm's own settings, never the host's

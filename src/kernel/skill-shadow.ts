@@ -9,7 +9,7 @@ import path from "node:path";
 import { RELM_PYTHON_DIR } from "./paths.js";
 import type { PythonInfo } from "./types.js";
 
-/** The module a skill folder's package is imported as (src/learning/store/skills.ts names it so). */
+/** The module a skill folder's package is imported as (src/learning/store/skills.ts uses this too). */
 export function skillModuleOf(folder: string): string {
   return path.basename(folder).replace(/-/g, "_");
 }

@@ -13,6 +13,11 @@ export function isExecutable(file: string): boolean {
   }
 }
 
+/** What a launcher says of a command `which` did not find (the PATH it looked in included). */
+export function notInstalled(name: string, env: NodeJS.ProcessEnv): string {
+  return `${name} is not installed here (not on PATH ${env.PATH ?? ""})`;
+}
+
 /** The absolute path of command `name` on env.PATH (a name with a slash: itself), or undefined. */
 export function which(name: string, env: NodeJS.ProcessEnv): string | undefined {
   const dirs = name.includes("/") ? [""] : (env.PATH ?? "").split(path.delimiter).filter(Boolean);

@@ -13,6 +13,7 @@ import { relative, resolve } from "node:path";
 import { UserError } from "../config/errors.js";
 import { realPath, within } from "../config/paths.js";
 import { commandWords, namedProjectFiles } from "../config/project-trust.js";
+import { asRecord } from "../config/records.js";
 import { printable } from "../config/text.js";
 import { contentHash, TrustStore, type TrustSubject } from "../config/trust.js";
 import type { McpApprovalKey, McpScope, McpServer } from "./types.js";
@@ -63,9 +64,8 @@ export function approvalKey(
 
 /** A stdio entry's command and arguments (none for a URL). */
 function commandOf(raw: unknown): string[] {
-  if (raw === null || typeof raw !== "object") return [];
-  const entry = raw as Record<string, unknown>;
-  if (typeof entry.command !== "string") return [];
+  const entry = asRecord(raw);
+  if (typeof entry?.command !== "string") return [];
   const args = Array.isArray(entry.args) ? entry.args.filter((a): a is string => typeof a === "string") : [];
   // `sh -c 'python tools/srv.py'`: the script's words name files too.
   return [entry.command, ...args.flatMap((a) => [a, ...commandWords(a)])];
@@ -73,7 +73,7 @@ function commandOf(raw: unknown): string[] {
 
 /** Where a stdio server starts: its entry's `cwd` (relative to the project), else the project. */
 function cwdOf(raw: unknown, project: string): string {
-  const cwd = raw !== null && typeof raw === "object" ? (raw as Record<string, unknown>).cwd : undefined;
+  const cwd = asRecord(raw)?.cwd;
   return typeof cwd === "string" ? resolve(project, cwd) : project;
 }
 

@@ -13,7 +13,7 @@
 // Verified against kubectl's argument parsing only (no cluster on the test machines): docs/scale.md.
 
 import { randomBytes } from "node:crypto";
-import { which } from "../which.js";
+import { notInstalled, which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, UriOptions } from "./uri.js";
@@ -79,9 +79,7 @@ class K8sLauncher extends RemoteLauncher<K8sTarget> {
 
   /** kubectl is installed (the cluster itself is not asked: that is its own credentials' business). */
   async preflight(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-    return which("kubectl", env)
-      ? undefined
-      : `kubectl is not installed here (not on PATH ${env.PATH ?? ""})`;
+    return which("kubectl", env) ? undefined : notInstalled("kubectl", env);
   }
 
   explainExit(stderr: string): string | undefined {

@@ -20,7 +20,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { promisify } from "node:util";
 import { KernelStartError } from "../errors.js";
-import { which } from "../which.js";
+import { notInstalled, which } from "../which.js";
 import { RemoteLauncher } from "./remote.js";
 import type { LaunchCommand, LaunchContext, LauncherScheme } from "./types.js";
 import { launcherUsage, UriOptions } from "./uri.js";
@@ -110,7 +110,7 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
 
   /** srun is installed, the cluster answers sinfo, and it has the partition: nothing is submitted. */
   async preflight(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-    if (!which("srun", env)) return `srun is not installed here (not on PATH ${env.PATH ?? ""})`;
+    if (!which("srun", env)) return notInstalled("srun", env);
     let listed: string;
     try {
       listed = (await run("sinfo", ["--noheader", "--format=%R"], { env, timeout: 30_000 })).stdout;
@@ -142,10 +142,14 @@ class SlurmLauncher extends RemoteLauncher<SlurmTarget> {
  * not yet followed by "job 12 has been allocated resources" or "Step created for ...".
  */
 export function slurmQueued(stderr: string): boolean {
-  const last = (re: RegExp) => Math.max(-1, ...[...stderr.matchAll(re)].map((m) => m.index ?? -1));
-  const waits = last(/queued and waiting for resources|step creation (?:temporarily|still) disabled/gi);
-  return waits >= 0 && waits > last(/has been allocated resources|Step created for/gi);
+  let waits = false;
+  for (const m of stderr.matchAll(SRUN_WAIT_OR_GRANT)) waits = m[1] !== undefined;
+  return waits;
 }
+
+/** srun's lines that it waits (group 1) or that it was granted, in one pass (called per stderr chunk). */
+const SRUN_WAIT_OR_GRANT =
+  /(queued and waiting for resources|step creation (?:temporarily|still) disabled)|has been allocated resources|Step created for/gi;
 
 /** sbatch/salloc/srun flags for the target's resources (a new job). */
 function resourceArgs(t: SlurmTarget): string[] {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { FileShapeError, PROJECT_FILE_BYTES, readBoundedText } from "../../config/bounded-read.js";
 import { yamlLib } from "../../config/lazy.js";
+import { skillModuleOf } from "../../kernel/skill-shadow.js";
 import { agentsSkillsDir, scopeLocation } from "./paths.js";
 import { markerOf } from "./skill-files.js";
 import type { HarnessContext, Scope } from "./types.js";
@@ -81,7 +82,7 @@ function scan(root: string, scope: Scope): { skills: SkillInfo[]; problems: Skil
       problems.push({ path, scope, problem: front.problem });
       continue;
     }
-    const module = folder.replace(/-/g, "_");
+    const module = skillModuleOf(folder);
     const hasModule = existsSync(join(dir, module, "__init__.py")) || existsSync(join(dir, `${module}.py`));
     skills.push({
       name: front.name || folder,

@@ -123,17 +123,14 @@ export class AgentsModel {
       case "llm_call":
         // Its own calls and its llm() calls count alike: one unpriced makes the spend unpriced, as the
         // agent's budget counts it (agent/budget/budget.ts).
-        node.tokens += event.usage.inputTokens + event.usage.outputTokens;
-        node.cost = event.cost === null || node.cost === null ? null : node.cost + event.cost;
+        addSpend(node, event.usage, event.cost);
         if (event.type === "model_response")
           node.step = event.toolCalls.length > 0 ? "writing a cell" : "answering";
         return true;
       case "model_error":
         // A request a budget stopped as it streamed: its spend, by the estimate, was booked all the same.
         if (!event.usage) return false;
-        node.tokens += event.usage.inputTokens + event.usage.outputTokens;
-        node.cost =
-          (event.cost ?? null) === null || node.cost === null ? null : node.cost + (event.cost as number);
+        addSpend(node, event.usage, event.cost);
         return true;
       case "cell":
         node.status = "running";
@@ -199,4 +196,14 @@ export class AgentsModel {
     for (const node of this.nodes.values()) counts[node.status]++;
     return counts;
   }
+}
+
+/** Books one call's spend on `node`: one unpriced call (null or no cost) makes its spend unpriced. */
+function addSpend(
+  node: AgentNode,
+  usage: { inputTokens: number; outputTokens: number },
+  cost: number | null | undefined,
+): void {
+  node.tokens += usage.inputTokens + usage.outputTokens;
+  node.cost = cost === null || cost === undefined || node.cost === null ? null : node.cost + cost;
 }
