@@ -46,7 +46,7 @@ export function askedFor(r: ApprovalView): string {
 /** The question, one line: who asks what, and why. */
 export function approvalQuestion(r: ApprovalView): string {
   const shown = shownRequest(r);
-  return `The agent (${shown.requester}) asks to ${askedFor(r)} — reason: ${shown.reason}`;
+  return `The agent (${shown.requester}) asks to ${actionOf(r)}: ${shown.subject} — reason: ${shown.reason}`;
 }
 
 /** The choices, labelled: allow once / allow for this session / always for this project / deny. */

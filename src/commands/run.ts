@@ -27,8 +27,10 @@ export async function runCommandLine(
   } catch (error) {
     if (!(error instanceof ArgumentSyntaxError)) throw error;
     // The arguments are shown as typed, after a colon: quoting them would add quotes to a quote.
-    const mark = error.message.includes("double") ? '\\"' : "\\'";
-    ctx.say(`/${command.name}: ${error.message} in: ${rest} (close it, or write it as ${mark})`, "warn");
+    ctx.say(
+      `/${command.name}: ${error.message} in: ${rest} (close it, or write it as \\${error.quote})`,
+      "warn",
+    );
     return;
   }
   const ownRun = Object.hasOwn(own, command.name) ? own[command.name] : undefined;

@@ -1,9 +1,13 @@
 import { UserError } from "../config/errors.js";
 
-/** A slash command's arguments could not be read (an unclosed quote). */
+/** A slash command's arguments could not be read: a `quote` left unclosed. */
 export class ArgumentSyntaxError extends UserError {
   override name = "ArgumentSyntaxError";
   override readonly exitCode = 2;
+
+  constructor(readonly quote: '"' | "'") {
+    super(`unclosed ${quote === '"' ? "double" : "single"} quote`);
+  }
 }
 
 /**
@@ -48,7 +52,7 @@ export function shellWords(line: string): string[] {
       inWord = true;
     }
   }
-  if (quote) throw new ArgumentSyntaxError(`unclosed ${quote === '"' ? "double" : "single"} quote`);
+  if (quote) throw new ArgumentSyntaxError(quote);
   if (inWord) words.push(word);
   return words;
 }

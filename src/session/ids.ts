@@ -80,8 +80,9 @@ function subAgentDirs(sessionDir: string): { id: string; dir: string }[] {
     const next: string[] = [];
     for (const parent of level) {
       for (const id of listSessionDirs(join(parent, "children"))) {
-        found.push({ id, dir: join(parent, "children", id) });
-        next.push(join(parent, "children", id));
+        const dir = join(parent, "children", id);
+        found.push({ id, dir });
+        next.push(dir);
       }
     }
     level = next;
@@ -110,7 +111,7 @@ export function resolveAgent(sessionsDir: string, prefixOrId: string): { root: s
       exact.length > 0 ? exact : agents.filter((a) => a.id.startsWith(raw) || a.id.startsWith(query));
     if (raw === "" || matches.length === 0) throw error;
     if (matches.length > 1) throw new AmbiguousSessionIdError(prefixOrId, matches.map((a) => a.id).sort());
-    const only = matches[0]!;
-    return { root: only.root, dir: only.dir };
+    const { root, dir } = matches[0]!;
+    return { root, dir };
   }
 }

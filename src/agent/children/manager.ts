@@ -25,8 +25,6 @@ interface ChildRecord extends LaunchedChild {
  */
 export class ChildManager {
   private readonly records = new Map<string, ChildRecord>();
-  /** The rlm.map calls in progress, by the id the kernel gave each (its "call"), to stop them. */
-  private readonly maps = new Map<string, AbortController>();
   private counter = 0;
 
   constructor(private parent: ParentAgent) {}
@@ -113,23 +111,10 @@ export class ChildManager {
     });
   }
 
-  /** One child per item, at most `max_parallel` at once; results in input order (map.ts). */
-  async map(raw: unknown): Promise<{ results: ChildReply[] }> {
-    const call = optionalString(asRecord(raw, "rlm.map"), "call");
-    const stop = new AbortController();
-    if (call !== undefined) this.maps.set(call, stop);
-    try {
-      return await mapChildren(raw, (task, opts) => this.start(task, opts), stop.signal);
-    } finally {
-      if (call !== undefined) this.maps.delete(call);
-    }
-  }
-
-  /** The cell waiting in an rlm.map call was interrupted: its children are cancelled, no more start. */
-  cancelMap(raw: unknown): null {
-    const call = optionalString(asRecord(raw, "rlm.map_cancel"), "call");
-    if (call !== undefined) this.maps.get(call)?.abort();
-    return null;
+  /** One child per item, at most `max_parallel` at once; results in input order (map.ts). `stop`: the
+   * cell waiting in the call was interrupted (rlm.map_cancel, kernel-api/calls.ts). */
+  map(raw: unknown, stop?: AbortSignal): Promise<{ results: ChildReply[] }> {
+    return mapChildren(raw, (task, opts) => this.start(task, opts), stop);
   }
 
   /** Running children a message to `to` reaches: one by name or id, or every one for "all". */

@@ -87,9 +87,10 @@ export async function handleKernelCall(
     case "rlm.list":
       return agent.children.list();
     case "rlm.map":
-      return agent.children.map(raw);
-    case "rlm.map_cancel":
-      return agent.children.cancelMap(raw);
+      // Not stopped when its kernel exits (no `gone`): the children run on, as they always did.
+      return await cancellable(agent, asRecord(raw, "rlm.map"), undefined, (signal) =>
+        agent.children.map(raw, signal),
+      );
     case "llm": {
       const params = asRecord(raw, "llm");
       return await cancellable(agent, params, gone, async (signal) => ({
@@ -109,9 +110,10 @@ export async function handleKernelCall(
         texts: await completeBatch(agent, prompts, optionalString(params, "model"), parallel, signal),
       }));
     }
-    case "llm.cancel": {
-      const call = optionalString(asRecord(raw, "llm.cancel"), "call");
-      if (call !== undefined) llmCalls.get(`${agent.id}\0${call}`)?.abort();
+    case "llm.cancel":
+    case "rlm.map_cancel": {
+      const call = optionalString(asRecord(raw, method), "call");
+      if (call !== undefined) inProgress.get(`${agent.id}\0${call}`)?.abort();
       return null;
     }
     default:
@@ -119,10 +121,13 @@ export async function handleKernelCall(
   }
 }
 
-/** llm() and llm.batch() calls in progress, by agent and the kernel's id for the call (llm.cancel). */
-const llmCalls = new Map<string, AbortController>();
+/**
+ * llm(), llm.batch() and rlm.map() calls in progress, by agent and the kernel's id for the call (a
+ * random one per call: python/relm/calls.py), for llm.cancel and rlm.map_cancel.
+ */
+const inProgress = new Map<string, AbortController>();
 
-/** Runs `work` with a signal aborted by llm.cancel for this call, or when the kernel that asked exits. */
+/** Runs `work` with a signal aborted by the call's cancel method, or when the kernel that asked exits. */
 async function cancellable<T>(
   agent: { readonly id: string },
   params: Record<string, unknown>,
@@ -134,12 +139,12 @@ async function cancellable<T>(
   const controller = new AbortController();
   const onGone = () => controller.abort();
   gone?.addEventListener("abort", onGone, { once: true });
-  if (key !== undefined) llmCalls.set(key, controller);
+  if (key !== undefined) inProgress.set(key, controller);
   try {
     return await work(controller.signal);
   } finally {
     gone?.removeEventListener("abort", onGone);
-    if (key !== undefined) llmCalls.delete(key);
+    if (key !== undefined) inProgress.delete(key);
   }
 }
 
