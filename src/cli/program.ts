@@ -59,11 +59,7 @@ export function buildProgram(io: Omit<RunIo, "color">, setExit: (code: number) =
       setExit(await hostAction(words, given, runIo));
       return;
     }
-    // A host a front end started has its options in the spec file it was handed (read once and removed).
-    const flags = given.spec ? { ...given, ...takeSpecFile(given.spec) } : given;
-    // Checked before anything starts: a bad value found after the session's kernel is up would leave the
-    // user waiting for a start-up that ends in a usage error (the budget flags are checked with the session's).
-    checkNumbers(flags, ["gateTimeout", "maxGateFailures", "idleTimeout"]);
+    const flags = runFlags(given);
     const task =
       words.length > 0
         ? taskOf(words)
@@ -236,8 +232,7 @@ async function hostAction(words: string[], given: SessionSpec, runIo: RunIo): Pr
   ]);
   const bound = takeEarlyBound(id) ?? (await SessionServer.listen(relmHomeFrom(runIo.env), id));
   try {
-    const flags = given.spec ? { ...given, ...takeSpecFile(given.spec) } : given;
-    checkNumbers(flags, ["gateTimeout", "maxGateFailures", "idleTimeout"]);
+    const flags = runFlags(given);
     const task = words.length > 0 ? taskOf(words) : undefined;
     const { runAsHost } = await import("./run.js");
     return await runAsHost(task, flags, runIo, bound);
@@ -245,6 +240,18 @@ async function hostAction(words: string[], given: SessionSpec, runIo: RunIo): Pr
     await bound.close("the session host could not start");
     throw error;
   }
+}
+
+/**
+ * relm run's flags: a host a front end started has its options in the spec file it was handed (read once
+ * and removed). Checked before anything starts: a bad value found after the session's kernel is up would
+ * leave the user waiting for a start-up that ends in a usage error (the budget flags are checked with the
+ * session's).
+ */
+function runFlags(given: SessionSpec): SessionSpec {
+  const flags = given.spec ? { ...given, ...takeSpecFile(given.spec) } : given;
+  checkNumbers(flags, ["gateTimeout", "maxGateFailures", "idleTimeout"]);
+  return flags;
 }
 
 async function readTaskFromStdin(): Promise<string> {

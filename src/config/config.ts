@@ -190,13 +190,6 @@ function providerFromEnvKey(env: NodeJS.ProcessEnv, cfg: ConfigFile): ProviderPr
 
 const MODEL_ORIGIN: Partial<Record<Source, string>> = { flag: "--model", env: "RELM_MODEL" };
 
-function definedOnly(record: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    string
-  >;
-}
-
 function firstSet<T>(...candidates: [T | undefined, Source][]): [T, Source] | undefined {
   for (const [value, source] of candidates) {
     if (value !== undefined && value !== "") return [value, source];
@@ -352,7 +345,7 @@ export function resolveConfig(
       origins: {
         ...(keyPick ? { apiKey: apiKeyOrigin(keyPick[1], preset, env, configPath) } : {}),
         ...(modelPick ? { model: MODEL_ORIGIN[modelPick[1]] ?? `model in ${configPath}` } : {}),
-        ...definedOnly({ baseUrl: baseUrlOrigin(basePick[1], preset, env, configPath) }),
+        baseUrl: baseUrlOrigin(basePick[1], preset, env, configPath),
       },
     },
   };

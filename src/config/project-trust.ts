@@ -84,9 +84,12 @@ export function namedProjectFiles(
     return [];
   }
   const found = new Map<string, string>();
+  // A word without `=` is its own second candidate, and a command line may name a file twice: each once.
+  const tried = new Set<string>();
   for (const word of words) {
     for (const candidate of [word, word.slice(word.indexOf("=") + 1)]) {
-      if (!candidate || found.has(candidate)) continue;
+      if (!candidate || tried.has(candidate)) continue;
+      tried.add(candidate);
       try {
         const real = realpathSync(isAbsolute(candidate) ? candidate : resolve(cwd, candidate));
         const stat = statSync(real);

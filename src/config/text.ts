@@ -23,10 +23,12 @@ export function firstLine(text: string, max: number): string {
  * the user approving it.
  */
 export function printable(text: string): string {
-  return text.replace(
-    /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu,
-    (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
-  );
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, escaped);
+}
+
+/** A character written as its visible `\uXXXX` escape. */
+function escaped(c: string): string {
+  return `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`;
 }
 
 // An escape sequence (CSI with its parameters; OSC, DCS and the other string commands up to their BEL or
@@ -46,7 +48,5 @@ const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
  * than it runs).
  */
 export function terminalText(text: string): string {
-  return text
-    .replace(TERMINAL_CONTROLS, "")
-    .replace(BIDI_CONTROLS, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`);
+  return text.replace(TERMINAL_CONTROLS, "").replace(BIDI_CONTROLS, escaped);
 }

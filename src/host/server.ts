@@ -7,7 +7,16 @@ import { fdOf } from "./fd-of.js";
 import { lockAddress } from "./lock-address.js";
 import { runDir, socketPath } from "./paths.js";
 import type { Peer } from "./peer.js";
-import { type Frame, onMessages, RPC, RpcError, type RpcRequest, rpcErrorCode, send } from "./rpc.js";
+import {
+  type Frame,
+  onMessages,
+  RPC,
+  RpcError,
+  type RpcRequest,
+  rpcErrorCode,
+  send,
+  writeLine,
+} from "./rpc.js";
 import { Backlog, DROP_CLIENT_BYTES } from "./slow-client.js";
 
 /** A sub-agent whose page attaches, and the last event of its own journal that page has. */
@@ -183,13 +192,16 @@ export class SessionServer {
    * whole instead of piece by piece, and one too far behind is disconnected (src/host/slow-client.ts).
    */
   publish(event: unknown): void {
+    // Encoded once for all the clients it goes to (it is sent per streamed delta).
+    let line: string | undefined;
     for (const client of this.clients) {
       if (!client.attached) continue;
       const { verdict, first } = client.backlog.judge(event);
       if (verdict === "drop") this.dropSlow(client);
       else if (verdict === "send") {
         if (first) send(client.socket, { jsonrpc: "2.0", method: "event", params: first });
-        send(client.socket, { jsonrpc: "2.0", method: "event", params: event });
+        line ??= JSON.stringify({ jsonrpc: "2.0", method: "event", params: event });
+        writeLine(client.socket, line);
       }
     }
   }

@@ -82,7 +82,7 @@ async function stopHost(
     return true;
   }
   signal(s.pid, s.pidStarted, "SIGKILL");
-  if (await waitFor(() => !processRuns(s.pid, s.pidStarted), KILLED_EXIT_MS, 20)) {
+  if (await exited(s.pid, s.pidStarted, KILLED_EXIT_MS)) {
     io.stderr.write(
       `killed ${s.id} (pid ${s.pid}): its host did not exit within ${HOST_EXIT_MS / 1000} s of being ${asked ? "asked to stop" : "sent SIGTERM"}; relm run --resume ${s.id} continues it\n`,
     );
@@ -102,8 +102,8 @@ function signal(pid: number, started: number | undefined, name: NodeJS.Signals):
   }
 }
 
-async function exited(pid: number, started: number | undefined): Promise<boolean> {
-  return waitFor(() => !processRuns(pid, started), HOST_EXIT_MS, 20);
+async function exited(pid: number, started: number | undefined, withinMs = HOST_EXIT_MS): Promise<boolean> {
+  return waitFor(() => !processRuns(pid, started), withinMs, 20);
 }
 
 async function wakerGone(home: string): Promise<boolean> {

@@ -183,10 +183,14 @@ function fromJournal(home: string, id: string): SessionState | undefined {
   try {
     // The last few events decide the status; a bigger tail only when the last line is long.
     let tail = readHeaderAndTail(path, 8192);
-    if (lastTurnEnd(tail.events as JournalEvent[]) === undefined) tail = readHeaderAndTail(path, tail.size);
+    let ended = lastTurnEnd(tail.events as JournalEvent[]);
+    if (ended === undefined) {
+      tail = readHeaderAndTail(path, tail.size);
+      ended = lastTurnEnd(tail.events as JournalEvent[]);
+    }
     const { header, events } = tail;
     const last = events.at(-1) as JournalEvent | undefined;
-    const status = lastTurnEnd(events as JournalEvent[]) ?? "interrupted";
+    const status = ended ?? "interrupted";
     // What every journal of the tree says was spent, before and after any resume (a `final` event's
     // `spent` is only its own run's). Read once: the state file written below remembers it.
     const tally = UsageTally.ofTree(join(sessionsDir(home), id));
