@@ -201,6 +201,7 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     const rig = await rigFor(context, "openai", { script: () => ({ text: "ok" }) }, quickIdle);
     const id = await detach(rig, "wait for ticks");
     const stub = await waitForStub(rig, id);
+    const revivedAt = Date.now();
     const client = (await SessionClient.connect(rig.home, id)) as SessionClient;
     const status = (await client.call("status")) as { id: string; pid: number };
     client.close();
@@ -211,7 +212,11 @@ describe.skipIf(process.platform !== "linux")("an idle session held by a stub", 
     // Handed over again; then a tick, due while a stub holds the session, brings the host back for it.
     const second = await waitForStub(rig, id);
     expect(second).not.toBe(stub);
-    const at = new Date(Date.now() + 20_000).toISOString();
+    // The tick must fall due after the host that `schedule add` wakes has handed over once more: three
+    // times what the revival and handover just measured took, within 5-20 s (a fixed 20 s was mostly
+    // waited out on a quiet machine, and is ample under load).
+    const cycle = Date.now() - revivedAt;
+    const at = new Date(Date.now() + Math.min(20_000, Math.max(5_000, 3 * cycle))).toISOString();
     const added = await runRelm(["schedule", "add", id, "--at", at, "soon"], { env: rig.env });
     expect(added.code, added.stderr).toBe(0);
     const third = await waitForStub(rig, id); // the host the reload woke has handed over once more
