@@ -2,8 +2,9 @@
 // worktree): probe(tree) runs relm from TREE/dist once and returns one number (lower is better). The
 // scripted model and the fixtures come from the working tree's dist, the same for both trees, so only
 // relm differs. Each probe is small: compare.mjs calls them many times, alternating the trees.
+import assert from "node:assert";
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -52,10 +53,14 @@ out = rlm.map("CHILD: one cell", range(${n}), max_parallel=${n})
 print(f"wall={(time.perf_counter() - t) * 1000:.1f} n={len(out)}")`;
 
 /**
- * Everything the probes share: one scripted model, one home with `sessions` saved sessions for the
- * listing, and the per-turn clock (when each model request of a "TURNS" task arrived).
+ * Everything the probes share: one scripted model and the per-turn clock (when each model request of a
+ * "TURNS" task arrived); and for each of `trees` a home of its own and one with `sessions` saved sessions
+ * for the listing. Not one home for both: where the two write their caches in different formats (the
+ * interpreter probe's, ~60 ms of a one-shot run's CPU) each tree re-probes after every run of the other,
+ * in half of its runs, and the median of that two-humped sample lands between the humps: the one-shot
+ * CPU's 1.05 against 39ea0e8 was that (its runs without a probe: 510 → 511 ms).
  */
-export async function startFixture({ sessions, turns, children }) {
+export async function startFixture({ sessions, turns, children, trees }) {
   let arrivals = [];
   const echo = (ctx) => ({ text: ctx.lastToolResult?.trim() ?? "" });
   const turnSteps = Array.from({ length: turns }, () => (_ctx) => {
@@ -81,16 +86,27 @@ export async function startFixture({ sessions, turns, children }) {
       ],
     }),
   });
-  const { home, env } = scriptedEnv(model, "relm-bench-compare-");
-  // The listing's home: synthetic sessions only (a run's own sessions would change its size).
-  const listHome = mkdtempSync(join(tmpdir(), "relm-bench-compare-list-"));
-  for (let i = 0; i < sessions; i++) fakeSession(listHome);
+  // The listing's homes: synthetic sessions only (a run's own sessions would change its size), the same.
+  const listing = mkdtempSync(join(tmpdir(), "relm-bench-compare-list-"));
+  for (let i = 0; i < sessions; i++) fakeSession(listing);
+  const dirs = [listing];
+  const homes = new Map(
+    trees.map((tree) => {
+      const { home, env } = scriptedEnv(model, "relm-bench-compare-");
+      const listHome = mkdtempSync(join(tmpdir(), "relm-bench-compare-list-"));
+      cpSync(listing, listHome, { recursive: true });
+      dirs.push(home, listHome);
+      return [tree, { env, listEnv: { ...env, RELM_HOME: listHome } }];
+    }),
+  );
+  const homeOf = (tree) => homes.get(tree) ?? assert.fail(`bench: no home for ${tree}`);
   const cwd = mkdtempSync(join(tmpdir(), "relm-bench-compare-cwd-"));
+  dirs.push(cwd);
   return {
     model,
-    env,
+    env: (tree) => homeOf(tree).env,
+    listEnv: (tree) => homeOf(tree).listEnv,
     cwd,
-    listEnv: { ...env, RELM_HOME: listHome },
     takeArrivals() {
       const a = arrivals;
       arrivals = [];
@@ -98,7 +114,7 @@ export async function startFixture({ sessions, turns, children }) {
     },
     async close() {
       await model.close();
-      for (const dir of [home, listHome, cwd]) rmSync(dir, { recursive: true, force: true });
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -124,34 +140,37 @@ export const PROBES = {
   oneshot: {
     label: "one-shot `relm run` (one cell), wall",
     unit: "ms",
-    run: async (tree, f) => (await measured([relmOf(tree), "run", "what is 1+1?"], f.env)).wall_ms,
+    run: async (tree, f) => (await measured([relmOf(tree), "run", "what is 1+1?"], f.env(tree))).wall_ms,
   },
   "oneshot-cpu": {
     label: "one-shot `relm run`, CPU of the tree",
     unit: "ms",
     // Measured in the same run as the wall figure would double the cost; a run of its own instead.
-    run: async (tree, f) => (await measured([relmOf(tree), "run", "what is 1+1?"], f.env)).cpu_ms,
+    run: async (tree, f) => (await measured([relmOf(tree), "run", "what is 1+1?"], f.env(tree))).cpu_ms,
   },
   spawn: {
     label: "child spawn→result p50 (in the cell)",
     unit: "ms",
     run: async (tree, f) =>
-      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: sequential"], { env: f.env }))
-        .p50,
+      figures(
+        await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: sequential"], { env: f.env(tree) }),
+      ).p50,
   },
   map32: {
     label: "`rlm.map` of 32 (in the cell)",
     unit: "ms",
     run: async (tree, f) =>
-      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: fan out"], { env: f.env })).wall,
+      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: fan out"], { env: f.env(tree) }))
+        .wall,
   },
   map256: {
     label: "`rlm.map` of 256 (in the cell)",
     unit: "ms",
     optIn: true, // ~10-40 s a run: only with --only map256
     run: async (tree, f) =>
-      figures(await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: wide fan-out"], { env: f.env }))
-        .wall,
+      figures(
+        await execAsync(process.execPath, [relmOf(tree), "run", "ROOT: wide fan-out"], { env: f.env(tree) }),
+      ).wall,
   },
   cell: {
     label: "cell round trip `x = 1` p50",
@@ -178,7 +197,7 @@ export const PROBES = {
     unit: "ms",
     run: async (tree, f) => {
       f.takeArrivals();
-      await execAsync(process.execPath, [relmOf(tree), "run", "TURNS"], { env: f.env, cwd: f.cwd });
+      await execAsync(process.execPath, [relmOf(tree), "run", "TURNS"], { env: f.env(tree), cwd: f.cwd });
       const a = f.takeArrivals();
       return median(a.slice(2).map((t, i) => t - a[i + 1])); // the first cell starts the kernel
     },
@@ -191,7 +210,7 @@ export const PROBES = {
       const start = performance.now();
       const p = startPty({
         command: [process.execPath, relmOf(tree)],
-        env: f.env,
+        env: f.env(tree),
         cwd: f.cwd,
         cols: 100,
         rows: 30,
@@ -200,7 +219,7 @@ export const PROBES = {
         return (await timeUntil(p, (t) => t.includes("new session"), start)) ?? Number.NaN;
       } finally {
         await p.close();
-        await execAsync(process.execPath, [relmOf(tree), "shutdown"], { env: f.env, cwd: f.cwd }).catch(
+        await execAsync(process.execPath, [relmOf(tree), "shutdown"], { env: f.env(tree), cwd: f.cwd }).catch(
           () => {},
         );
       }
@@ -209,6 +228,6 @@ export const PROBES = {
   listing: {
     label: "`relm agents` (saved sessions), CPU",
     unit: "ms",
-    run: async (tree, f) => (await measured([relmOf(tree), "agents"], f.listEnv)).cpu_ms,
+    run: async (tree, f) => (await measured([relmOf(tree), "agents"], f.listEnv(tree))).cpu_ms,
   },
 };

@@ -67,12 +67,13 @@ const names = opts.only ?? Object.keys(PROBES).filter((n) => !PROBES[n].optIn);
 for (const n of names)
   if (!PROBES[n]) throw new Error(`bench --compare: no probe ${n} (${Object.keys(PROBES).join(", ")})`);
 const options = { cells: opts.quick ? 200 : 1000 };
+const trees = { base: base.dir, now: ROOT };
 const fixture = await startFixture({
   sessions: opts.quick ? 200 : 1000,
   turns: opts.quick ? 12 : 30,
   children: opts.quick ? 10 : 20,
+  trees: Object.values(trees),
 });
-const trees = { base: base.dir, now: ROOT };
 const values = Object.fromEntries(names.map((n) => [n, { base: [], now: [] }]));
 const load = [loadavg()[0]];
 const head = git("rev-parse", "--short=12", "HEAD");
