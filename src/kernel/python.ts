@@ -3,6 +3,7 @@ import { readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 
 import path from "node:path";
 import { makeDirs } from "../config/dirs.js";
 import { PythonNotFoundError } from "./errors.js";
+import { precompileRelm } from "./precompile.js";
 import type { PythonInfo } from "./types.js";
 import { which } from "./which.js";
 
@@ -125,6 +126,7 @@ export async function findPython(
   const found = await probeAll(candidates, relmPython, env, trust);
   // A miss is not cached: the user may install IPython next (as doctor advises) without touching python3.
   if (cacheDir && found.ipython) writeCache(cacheDir, key, found);
+  precompileRelm(found.path, found.version, HOST_PYTHON_PRELUDE);
   return found;
 }
 

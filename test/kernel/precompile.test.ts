@@ -1,0 +1,69 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { findPython, HOST_PYTHON_PRELUDE, RELM_PYTHON_DIR } from "../../src/kernel/index.js";
+import { precompileRelm } from "../../src/kernel/precompile.js";
+import { eventually } from "../support/wait.js";
+import { PYTHON_CACHE_DIR, tempDir } from "./helpers.js";
+
+/** Every .py below `pkg` with the bytecode file `tag` would load, or the ones that have none. */
+function sources(pkg: string, tag: string): { py: string; pyc: string }[] {
+  return readdirSync(pkg, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".py") && !f.includes("__pycache__"))
+    .map((f) => {
+      const py = path.join(pkg, f);
+      return { py, pyc: path.join(path.dirname(py), "__pycache__", `${path.basename(f, ".py")}.${tag}.pyc`) };
+    });
+}
+
+describe("relm's Python package compiled once per interpreter", () => {
+  it("writes checked-hash bytecode for every module, which a kernel's import then uses, and never runs stale", async () => {
+    const python = await findPython(process.env, PYTHON_CACHE_DIR);
+    const tag = execFileSync(python.path, ["-c", "import sys; print(sys.implementation.cache_tag)"], {
+      encoding: "utf8",
+    }).trim();
+    const root = await tempDir();
+    const pkg = path.join(root, "relm");
+    cpSync(path.join(RELM_PYTHON_DIR, "relm"), pkg, {
+      recursive: true,
+      filter: (src) => !src.includes("__pycache__"),
+    });
+    const upgraded = path.join(pkg, "upgraded.py");
+    writeFileSync(upgraded, "VALUE = 1\n");
+    const files = sources(pkg, tag);
+    expect(files.length).toBeGreaterThan(30);
+    expect(files.some((f) => existsSync(f.pyc))).toBe(false);
+
+    precompileRelm(python.path, python.version, HOST_PYTHON_PRELUDE, pkg);
+    expect(await eventually(() => files.every((f) => existsSync(f.pyc)), 30_000)).toBe(true);
+    // Flags word 0b11: hash-based and checked against the source at each import (PEP 552).
+    for (const f of files) expect(readFileSync(f.pyc).readUInt32LE(4)).toBe(0b11);
+
+    // An interpreter that may not write bytecode (a sandbox's read-only package, PYTHONDONTWRITEBYTECODE)
+    // loads these files: -v names the file each code object came from.
+    const env = { ...process.env, PYTHONPATH: root, PYTHONDONTWRITEBYTECODE: "1" };
+    const said = spawnSync(python.path, ["-v", "-c", "import relm.toolkit"], {
+      env,
+      encoding: "utf8",
+    }).stderr;
+    const toolkitPyc = files.find((f) => f.py.endsWith(path.join("toolkit", "__init__.py")))!.pyc;
+    expect(said).toContain(`code object from '${toolkitPyc}'`);
+
+    // A source changed after the compile, same size and stamped with the same old time (npm sets every
+    // installed file's time to one date) is what runs: a timestamp-checked file would load the old code.
+    const changed = execFileSync(python.path, ["-c", "import relm.upgraded as u; print(u.VALUE)"], {
+      env,
+      encoding: "utf8",
+    }).trim();
+    expect(changed).toBe("1");
+    const { mtime } = statSync(upgraded);
+    writeFileSync(upgraded, "VALUE = 2\n");
+    utimesSync(upgraded, mtime, mtime);
+    const now = execFileSync(python.path, ["-c", "import relm.upgraded as u; print(u.VALUE)"], {
+      env,
+      encoding: "utf8",
+    }).trim();
+    expect(now).toBe("2");
+  }, 60_000);
+});
