@@ -3,6 +3,7 @@
 // into a Frame before anyone looks inside it: a peer can send anything, and nothing it sends may throw.
 import type { Socket } from "node:net";
 import { BoundedLineSplitter, MAX_LINE_BYTES } from "../kernel/lines.js";
+import { DROP_CLIENT_BYTES } from "./slow-client.js";
 
 /** JSON-RPC 2.0 ids: a number, a string, or null (answered as given). */
 type RpcId = number | string | null;
@@ -68,10 +69,11 @@ export function rpcErrorCode(error: unknown): number | undefined {
 
 /**
  * Unread answers past which a connection's requests are no longer read: a peer that sends requests but
- * never reads their answers cannot make them pile up without end. Well above what a slow client's events
- * may fill (src/host/slow-client.ts), so a client behind on its events is still heard (an interrupt).
+ * never reads their answers cannot make them pile up without end. Derived from, and half as much again
+ * as, what a slow client's events may fill before it is dropped (src/host/slow-client.ts), so a client
+ * behind on its events is still heard (an interrupt) until then: 96 MiB.
  */
-const PAUSE_READING_BYTES = 96 << 20;
+const PAUSE_READING_BYTES = DROP_CLIENT_BYTES + DROP_CLIENT_BYTES / 2;
 
 /**
  * Frames lines on a socket and hands each one over classified. Reading pauses while more than

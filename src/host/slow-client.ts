@@ -5,7 +5,10 @@ import type { Socket } from "node:net";
 
 /** Unread bytes past which the model's streamed text (text_delta, reasoning_delta) is not sent. */
 export const SKIP_DELTAS_BYTES = 1 << 20;
-/** Unread bytes past which the client is disconnected (it may attach again and replay the journal). */
+/**
+ * Unread bytes past which the client is disconnected (it may attach again and replay the journal). The
+ * point where a connection's requests stop being read (rpc.ts PAUSE_READING_BYTES) is derived from it.
+ */
 export const DROP_CLIENT_BYTES = 64 << 20;
 
 type Verdict = "send" | "skip" | "drop";

@@ -55,10 +55,14 @@ export function installKeys(app: AppControl): void {
         lastCtrlC = Date.now();
         app.note(app.theme.dim("press ctrl+c again to quit (ctrl+b leaves the session running instead)"));
       }
+      // A consumed key draws no frame of its own: the cleared input (or "interrupting") would wait for
+      // whatever redraws next.
+      app.tui.requestRender();
       return { consume: true };
     }
     if (matchesKey(data, Key.escape) && app.busy) {
       app.interrupt();
+      app.tui.requestRender();
       return { consume: true };
     }
     // Esc Esc on an empty input: back to an earlier message (/rewind), as in Claude Code; only once

@@ -7,11 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Approvals } from "../../src/agent/approvals/broker.js";
-import {
-  type ApprovalAgent,
-  cancelApprovalRequest,
-  handleApprovalRequest,
-} from "../../src/agent/kernel-api/approvals.js";
+import { type ApprovalAgent, handleApprovalRequest } from "../../src/agent/kernel-api/approvals.js";
+import { cancelCall } from "../../src/agent/kernel-api/cancellable.js";
 import { KernelCallError } from "../../src/agent/kernel-api/errors.js";
 import { Permissions } from "../../src/agent/permissions.js";
 import { emptyLists } from "../../src/config/approvals.js";
@@ -114,9 +111,9 @@ describe("approval.request from a kernel", () => {
     });
     expect(approvals.pending()).toHaveLength(1);
     // Another agent's call with the same id withdraws nothing.
-    cancelApprovalRequest({ id: "someone-else" }, { call: "c0ffee" });
+    cancelCall({ id: "someone-else" }, "approval.cancel", { call: "c0ffee" });
     expect(approvals.pending()).toHaveLength(1);
-    cancelApprovalRequest(agent, { call: "c0ffee" });
+    cancelCall(agent, "approval.cancel", { call: "c0ffee" });
     expect(await asked).toMatchObject({ granted: false, by: "policy" });
     expect(approvals.pending()).toEqual([]);
     expect(journal.at(-1)).toMatchObject({

@@ -10,7 +10,8 @@ import { runOutside, writeOutside } from "../approvals/act.js";
 import type { ApprovalDecision, Approvals } from "../approvals/broker.js";
 import { type ApprovalAsk, realTarget } from "../approvals/policy.js";
 import type { Permissions } from "../permissions.js";
-import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
+import { cancellable } from "./cancellable.js";
+import { asRecord, KernelCallError, requiredString } from "./errors.js";
 
 const MAX_REASON = 2000;
 const MAX_COMMAND = 10_000;
@@ -123,22 +124,10 @@ function answerOf(decision: ApprovalDecision, extra: Record<string, unknown> = {
   };
 }
 
-/**
- * Requests waiting for an answer by agent and the id Python gave them: an interrupted cell sends
- * approval.cancel with that id, and its request is withdrawn (python/relm/approvals.py).
- */
-const asking = new Map<string, AbortController>();
-
 /** Why a request is withdrawn when its kernel exits without an interrupt reaching Python first. */
 const KERNEL_GONE = "the kernel that asked stopped (killed or crashed)";
 
-/** approval.cancel: the cell that made request `call` was interrupted; nobody's answer may act on it. */
-export function cancelApprovalRequest(agent: { readonly id: string }, raw: unknown): null {
-  const call = optionalString(asRecord(raw, "approval.cancel"), "call");
-  if (call) asking.get(`${agent.id}\0${call}`)?.abort();
-  return null;
-}
-
+/** A request waits for its answer until then, or until approval.cancel (cancellable.ts) withdraws it. */
 export async function handleApprovalRequest(
   agent: ApprovalAgent,
   raw: unknown,
@@ -146,19 +135,7 @@ export async function handleApprovalRequest(
   gone?: AbortSignal,
 ): Promise<unknown> {
   const params = asRecord(raw, "request");
-  const call = optionalString(params, "call");
-  const key = call ? `${agent.id}\0${call}` : undefined;
-  const controller = new AbortController();
-  if (key) asking.set(key, controller);
-  const kernelGone = () => controller.abort(KERNEL_GONE);
-  if (gone?.aborted) kernelGone();
-  else gone?.addEventListener("abort", kernelGone, { once: true });
-  try {
-    return await answerRequest(agent, params, controller.signal);
-  } finally {
-    gone?.removeEventListener("abort", kernelGone);
-    if (key && asking.get(key) === controller) asking.delete(key);
-  }
+  return cancellable(agent, params, gone, (signal) => answerRequest(agent, params, signal), KERNEL_GONE);
 }
 
 async function answerRequest(

@@ -7,7 +7,8 @@ import { handleMessageRequest, type MessagingAgent } from "../children/messaging
 import type { TreeOptions } from "../core/tree.js";
 import type { AgentGoal } from "../gates/goal.js";
 import type { KernelCaller } from "../hooks.js";
-import { type ApprovalAgent, cancelApprovalRequest, handleApprovalRequest } from "./approvals.js";
+import { type ApprovalAgent, handleApprovalRequest } from "./approvals.js";
+import { cancelCall, cancellable } from "./cancellable.js";
 import { complete, completeBatch } from "./completions.js";
 import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
 import { handleLookRequest, type LookAgent } from "./look.js";
@@ -65,7 +66,7 @@ export async function handleKernelCall(
   if (method.startsWith("look.")) return handleLookRequest(agent, method, raw);
   if (method.startsWith("toolkit.")) return handleToolkitRequest(agent, method, raw);
   if (method === "approval.request") return handleApprovalRequest(agent, raw, gone);
-  if (method === "approval.cancel") return cancelApprovalRequest(agent, raw);
+  if (method === "approval.cancel") return cancelCall(agent, method, raw);
   switch (method) {
     case "submit": {
       const params = asRecord(raw, "submit");
@@ -111,40 +112,10 @@ export async function handleKernelCall(
       }));
     }
     case "llm.cancel":
-    case "rlm.map_cancel": {
-      const call = optionalString(asRecord(raw, method), "call");
-      if (call !== undefined) inProgress.get(`${agent.id}\0${call}`)?.abort();
-      return null;
-    }
+    case "rlm.map_cancel":
+      return cancelCall(agent, method, raw);
     default:
       throw new KernelCallError(`the host has no method "${method}"`, "not_found");
-  }
-}
-
-/**
- * llm(), llm.batch() and rlm.map() calls in progress, by agent and the kernel's id for the call (a
- * random one per call: python/relm/calls.py), for llm.cancel and rlm.map_cancel.
- */
-const inProgress = new Map<string, AbortController>();
-
-/** Runs `work` with a signal aborted by the call's cancel method, or when the kernel that asked exits. */
-async function cancellable<T>(
-  agent: { readonly id: string },
-  params: Record<string, unknown>,
-  gone: AbortSignal | undefined,
-  work: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const call = optionalString(params, "call");
-  const key = call === undefined ? undefined : `${agent.id}\0${call}`;
-  const controller = new AbortController();
-  const onGone = () => controller.abort();
-  gone?.addEventListener("abort", onGone, { once: true });
-  if (key !== undefined) inProgress.set(key, controller);
-  try {
-    return await work(controller.signal);
-  } finally {
-    gone?.removeEventListener("abort", onGone);
-    if (key !== undefined) inProgress.delete(key);
   }
 }
 

@@ -16,7 +16,8 @@ import { Redactor } from "../../session/redact.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { Deadline } from "../budget/deadline.js";
-import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
+import { cancelCall, cancellable } from "./cancellable.js";
+import { asRecord, KernelCallError, requiredString } from "./errors.js";
 
 /** What of the tree the calls use: its servers and its secrets. */
 interface McpTree {
@@ -31,8 +32,6 @@ export interface McpApiAgent {
   record(body: JournalBody): unknown;
 }
 
-/** Calls in flight by agent and the id Python gave them, so that mcp.cancel can stop one. */
-const inFlight = new Map<string, AbortController>();
 const redactors = new WeakMap<McpTree, Redactor>();
 
 function redactorOf(tree: McpTree): Redactor {
@@ -46,12 +45,7 @@ function redactorOf(tree: McpTree): Redactor {
 
 export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: unknown): Promise<unknown> {
   const params = asRecord(raw, method);
-  const call = optionalString(params, "call");
-  const key = call ? `${agent.id}\0${call}` : undefined;
-  if (method === "mcp.cancel") {
-    if (key) inFlight.get(key)?.abort();
-    return null;
-  }
+  if (method === "mcp.cancel") return cancelCall(agent, method, params);
   const clients = agent.tree.mcp;
   const redactor = redactorOf(agent.tree);
   if (method === "mcp.servers") return { servers: clients ? redactor.value(clients.status()) : [] };
@@ -68,35 +62,36 @@ export async function handleMcpRequest(agent: McpApiAgent, method: string, raw: 
     if (error instanceof McpServerError) throw new KernelCallError(error.message, "mcp_server");
     throw error;
   }
-  const controller = new AbortController();
-  if (key) inFlight.set(key, controller);
-  const deadline = new Deadline(agent.budget, controller.signal);
-  const options: RequestOptions = {
-    signal: deadline.signal,
-    onStart: (info) => agent.record(startedEvent(info)),
-  };
-  try {
-    return redactor.value(await dispatch(connection, method, params, options));
-  } catch (error) {
-    if (deadline.signal.aborted) {
-      if (deadline.expired)
-        throw new KernelCallError(
-          `MCP server "${server}": the request was cancelled because the time budget (--max-time) ran out`,
-          "budget",
-        );
-      throw new KernelCallError(`MCP server "${server}": the request was cancelled`, "mcp_tool");
+  // Not stopped when its kernel exits (no `gone`): the deadline bounds it.
+  return cancellable(agent, params, undefined, async (signal) => {
+    const deadline = new Deadline(agent.budget, signal);
+    const options: RequestOptions = {
+      signal: deadline.signal,
+      onStart: (info) => agent.record(startedEvent(info)),
+    };
+    try {
+      return redactor.value(await dispatch(connection, method, params, options));
+    } catch (error) {
+      if (deadline.signal.aborted) {
+        if (deadline.expired)
+          throw new KernelCallError(
+            `MCP server "${server}": the request was cancelled because the time budget (--max-time) ran out`,
+            "budget",
+          );
+        throw new KernelCallError(`MCP server "${server}": the request was cancelled`, "mcp_tool");
+      }
+      if (error instanceof McpServerError) {
+        const message = redactor.text(error.message);
+        if (!error.repeated) agent.record({ type: "mcp", server, event: "failed", detail: message });
+        throw new KernelCallError(message, "mcp_server");
+      }
+      if (error instanceof McpRequestError)
+        throw new KernelCallError(redactor.text(error.message), "mcp_tool");
+      throw error;
+    } finally {
+      deadline.dispose();
     }
-    if (error instanceof McpServerError) {
-      const message = redactor.text(error.message);
-      if (!error.repeated) agent.record({ type: "mcp", server, event: "failed", detail: message });
-      throw new KernelCallError(message, "mcp_server");
-    }
-    if (error instanceof McpRequestError) throw new KernelCallError(redactor.text(error.message), "mcp_tool");
-    throw error;
-  } finally {
-    deadline.dispose();
-    if (key) inFlight.delete(key);
-  }
+  });
 }
 
 /** The journal event of a server that started: how, its pid, how long the start took. */

@@ -14,7 +14,8 @@ import {
 } from "../../web/index.js";
 import type { Budget } from "../budget/budget.js";
 import { Deadline } from "../budget/deadline.js";
-import { asRecord, KernelCallError, optionalString, requiredString } from "./errors.js";
+import { cancelCall, cancellable } from "./cancellable.js";
+import { asRecord, KernelCallError, requiredString } from "./errors.js";
 
 /** The web settings a tree shares (TreeOptions.web). */
 export interface WebSettings {
@@ -48,46 +49,39 @@ const MAX_BYTES_LIMIT = 100_000_000;
 const MAX_TIMEOUT_S = 600;
 const SEARCH_TIMEOUT_MS = 30_000;
 
-const inFlight = new Map<string, AbortController>();
-
 export async function handleWebRequest(agent: WebApiAgent, method: string, raw: unknown): Promise<unknown> {
   const params = asRecord(raw, method);
-  const call = optionalString(params, "call");
-  const key = call ? `${agent.id}\0${call}` : undefined;
-  if (method === "web.cancel") {
-    if (key) inFlight.get(key)?.abort();
-    return null;
-  }
+  if (method === "web.cancel") return cancelCall(agent, method, params);
   if (method !== "web.fetch" && method !== "web.search")
     throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   const settings = agent.tree.options.web ?? {};
   const policy = webPolicy(agent);
   const redactor = new Redactor(agent.tree.options.secrets);
-  const controller = new AbortController();
-  if (key) inFlight.set(key, controller);
-  const deadline = new Deadline(agent.budget, controller.signal);
   const what = method === "web.fetch" ? "fetch()" : "search()";
-  try {
-    const result =
-      method === "web.fetch"
-        ? await fetchPage(params, policy, deadline.signal)
-        : await search(params, settings, deadline.signal);
-    return redactor.value(result);
-  } catch (error) {
-    if (deadline.signal.aborted) {
-      if (deadline.expired)
-        throw new KernelCallError(
-          `${what}: cancelled because the time budget (--max-time) ran out`,
-          "budget",
-        );
-      throw new KernelCallError(`${what}: cancelled`, "web");
+  // Not stopped when its kernel exits (no `gone`): the deadline bounds it.
+  return cancellable(agent, params, undefined, async (signal) => {
+    const deadline = new Deadline(agent.budget, signal);
+    try {
+      const result =
+        method === "web.fetch"
+          ? await fetchPage(params, policy, deadline.signal)
+          : await search(params, settings, deadline.signal);
+      return redactor.value(result);
+    } catch (error) {
+      if (deadline.signal.aborted) {
+        if (deadline.expired)
+          throw new KernelCallError(
+            `${what}: cancelled because the time budget (--max-time) ran out`,
+            "budget",
+          );
+        throw new KernelCallError(`${what}: cancelled`, "web");
+      }
+      if (error instanceof WebError) throw new KernelCallError(redactor.text(error.message), "web");
+      throw error;
+    } finally {
+      deadline.dispose();
     }
-    if (error instanceof WebError) throw new KernelCallError(redactor.text(error.message), "web");
-    throw error;
-  } finally {
-    deadline.dispose();
-    if (key) inFlight.delete(key);
-  }
+  });
 }
 
 function numberParam(params: Record<string, unknown>, name: string, fallback: number, max: number): number {

@@ -24,16 +24,24 @@ export interface ScopeFlags {
   session?: string;
 }
 
-/** Where the harness is for this command: the project of the working directory, the user's home, a session. */
-export function harnessContext(flags: ScopeFlags, io: HarnessIo, sessionId?: string): HarnessContext {
+/**
+ * Where the harness is for this command: the project of the working directory, the user's home, a
+ * session (--session, or `agent`: one the command resolved already, for its own use too).
+ */
+export function harnessContext(
+  flags: ScopeFlags,
+  io: HarnessIo,
+  agent?: { readonly root: string },
+): HarnessContext {
   const home = relmHomeFrom(io.env);
-  const query = sessionId ?? flags.session;
-  if (flags.scope === "session" && !query) {
+  if (flags.scope === "session" && !flags.session && !agent) {
     throw new UsageError("the session scope needs a session: add --session ID");
   }
   const ctx: HarnessContext = { cwd: io.cwd, home };
   // A sub-agent's id names its tree's session scope, its root session's (as in the child's kernel).
-  if (query) ctx.sessionDir = sessionDir(home, resolveAgent(sessionsDir(home), query).root);
+  const root =
+    agent?.root ?? (flags.session ? resolveAgent(sessionsDir(home), flags.session).root : undefined);
+  if (root) ctx.sessionDir = sessionDir(home, root);
   return ctx;
 }
 

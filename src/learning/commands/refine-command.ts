@@ -4,7 +4,7 @@ import { buildClient } from "../../cli/client.js";
 import { EXIT } from "../../cli/exit-codes.js";
 import { limitsOf } from "../../cli/host-args.js";
 import { askOnce, cancelled, QuestionCancelled } from "../../cli/question.js";
-import { resolveConfig } from "../../config/config.js";
+import { relmHomeFrom, resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import type { SessionSpec } from "../../config/options.js";
 import { JOURNAL_FILE, readHeaderAndTail, resolveAgent, sessionsDir } from "../../session/index.js";
@@ -46,8 +46,9 @@ export function refineCommand(id: string, flags: RefineFlags, io: HarnessIo): Pr
     // Checked before anything is read: a bad value is a usage error.
     const budget = new Budget(limitsOf(flags));
     // A sub-agent's id refines from that agent's own journal; its session scope is its root session's.
-    const ctx = harnessContext({}, io, id);
-    const journalPath = join(resolveAgent(sessionsDir(ctx.home), id).dir, JOURNAL_FILE);
+    const agent = resolveAgent(sessionsDir(relmHomeFrom(io.env)), id);
+    const ctx = harnessContext({}, io, agent);
+    const journalPath = join(agent.dir, JOURNAL_FILE);
     const header = readHeaderAndTail(journalPath, 1).header;
     const config = resolveConfig(io.env, flags);
     // The session's own model unless a cheaper one is configured for refinements.

@@ -1,5 +1,6 @@
 import type { AppControl } from "../app-api.js";
 import { askText, confirm, showView } from "../dialogs/dialogs.js";
+import { shownEvent } from "../shown-event.js";
 import { Transcript } from "../transcript/transcript.js";
 import type { PanelActions } from "./agent-panel.js";
 
@@ -12,7 +13,8 @@ async function openChildView(
   const view = new Transcript(app.theme, { expanded: false, now: () => Date.now() }, id);
   if (await app.ensureLive()) {
     const history = await app.link.call("child.events", { id });
-    for (const event of history.events) view.apply({ ...event, agent: id });
+    // Read from the journal, not received live: cleaned as app.onEvent cleans what it receives.
+    for (const event of history.events) view.apply(shownEvent({ ...event, agent: id }));
   }
   for (const event of app.liveEvents(id)) view.apply(event);
   views.add(view);

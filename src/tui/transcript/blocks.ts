@@ -9,7 +9,6 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import { Lexer, type Token } from "marked";
-import { terminalText } from "../../config/text.js";
 import type { Theme } from "../theme.js";
 import { fitTables } from "./narrow-tables.js";
 
@@ -54,8 +53,8 @@ export class UserBlock extends CachedBlock {
 
   protected build(width: number): string[] {
     const t = this.theme;
-    // A message may come from another session's kernel (send()): its escape sequences are left out.
-    const body = terminalText(this.text).replace(/\s+$/, "").split("\n");
+    // Its escape sequences were left out as the event arrived (shown-event.ts).
+    const body = this.text.replace(/\s+$/, "").split("\n");
     const shown = body.length > USER_LINES ? [...body.slice(0, USER_LINES)] : body;
     const lines: string[] = [""];
     const who = this.from ? t.dim(`[from ${this.from}] `) : "";
@@ -113,10 +112,9 @@ export class AssistantBlock implements Component {
   append(delta: string): void {
     if (delta === "") return;
     this.text += delta;
-    // Escape sequences the model wrote are left out (an OSC 52 would set the clipboard); a sequence cut
-    // between two deltas loses its ESC in the first, so the rest is plain text. Tabs are expanded as
-    // Markdown does before parsing (one character at a time).
-    this.grow(terminalText(delta).replace(/\t/g, "   "));
+    // Escape sequences the model wrote were left out as each delta arrived (shown-event.ts). Tabs are
+    // expanded as Markdown does before parsing (one character at a time).
+    this.grow(delta.replace(/\t/g, "   "));
   }
 
   set(text: string): void {

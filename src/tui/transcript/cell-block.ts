@@ -9,7 +9,6 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import { formatDuration } from "../../config/duration.js";
-import { terminalText } from "../../config/text.js";
 import { imageTypeOfFile } from "../../session/image-files.js";
 import type { JournalEventOf } from "../../session/types.js";
 import type { Theme } from "../theme.js";
@@ -52,8 +51,9 @@ export class CellBlock extends CachedBlock {
     private readonly sessionDir: string | undefined,
   ) {
     super();
-    // The model's code is shown, not obeyed: an escape sequence in it (OSC 52 sets the clipboard) is left out.
-    const trimmed = terminalText(code).replace(/\n+$/, "");
+    // The model's code is shown, not obeyed: its escape sequences were left out as the event arrived
+    // (shown-event.ts).
+    const trimmed = code.replace(/\n+$/, "");
     this.code = theme.color ? highlightCell(trimmed) : trimmed.split("\n");
   }
 

@@ -5,7 +5,12 @@
 // the host's `approve` method, journaled as coming from the web.
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
-import { APPROVAL_CHOICES, type ApprovalView, actionOf } from "../../commands/approval-words.js";
+import {
+  APPROVAL_CHOICES,
+  type ApprovalView,
+  actionOf,
+  shownRequest,
+} from "../../commands/approval-words.js";
 import { act, pendingApprovals, useAction, useAsked } from "./api.js";
 
 /** The waiting requests, asked again whenever `changes` changes. */
@@ -15,10 +20,13 @@ export function usePending(id: string, changes: unknown): [ApprovalView[], () =>
   return [pending ?? [], () => setAsked((n) => n + 1)];
 }
 
-function Request({ id, r, refresh }: { id: string; r: ApprovalView; refresh: () => void }) {
+function Request({ id, r: asked, refresh }: { id: string; r: ApprovalView; refresh: () => void }) {
   const { busy, said, run } = useAction();
   const answer = (reply: string) =>
-    run(() => act(id, "approve", { request: r.id, answer: reply })).then(refresh);
+    run(() => act(id, "approve", { request: asked.id, answer: reply })).then(refresh);
+  // The kernel's words with their bidi and other invisible characters as visible escapes, as every front
+  // end shows them: a right-to-left override could make the command read as another one.
+  const r = shownRequest(asked);
   return html`<div class="approval" data-request=${r.id} role="alertdialog" aria-label=${`approval needed: ${r.kind}`}>
     <div><strong>Approval needed · ${r.kind}</strong>${r.requester ? html` <span class="muted">asked by ${r.requester}</span>` : ""}</div>
     <div>The agent asks to ${actionOf(r)}:</div>

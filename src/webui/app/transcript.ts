@@ -3,6 +3,7 @@
 // Root events are numbered: one at or below the last seen is history told twice (a replay that overlaps
 // what the page has) and is dropped, so a reconnect never shows anything twice.
 import type { AgentEvent } from "../../agent/core/events.js";
+import { shownRequest } from "../../commands/approval-words.js";
 import { learningNotice } from "../../session/learning-notice.js";
 import { type UsagePoint, usagePoint } from "../usage.js";
 import { cost } from "./format.js";
@@ -348,8 +349,10 @@ function noticeOf(e: AgentEvent): { text: string; tone: "info" | "warn" | "error
       return { text: `model: ${e.model}`, tone: "info" };
     case "undo":
       return { text: `undid turn ${e.turn}: ${e.changed.length} file(s) restored`, tone: "info" };
-    case "approval_request":
-      return { text: `${e.requester} asks to ${e.kind}: ${e.subject} (${e.reason})`, tone: "warn" };
+    case "approval_request": {
+      const r = shownRequest(e);
+      return { text: `${r.requester} asks to ${r.kind}: ${r.subject} (${r.reason})`, tone: "warn" };
+    }
     case "approval_answer":
       return {
         text: `${e.allow ? `allowed${e.scope === "once" ? " once" : ` for this ${e.scope}`}` : "denied"} by ${e.by === "policy" ? "the policy" : e.by}${e.note ? `: ${e.note}` : ""}`,

@@ -23,6 +23,15 @@ const RUN_CELL = [
   "    print('DENIED', e)",
 ].join("\n");
 
+// The command hides its end behind a right-to-left override (it reads "echo ok # sh.evil" on screen
+// unescaped) and the reason carries a zero-width space: the page shows each as a visible escape.
+const BIDI_CELL = [
+  "try:",
+  '    request("run", "tidy\\u200bup", cmd="echo ok \\u202e# hs.live\\u202c\\u2066x\\u2069")',
+  "except request.Denied as e:",
+  "    print('DENIED', e)",
+].join("\n");
+
 describeInBrowser(
   `approvals in relm web`,
   (browser) => {
@@ -80,6 +89,27 @@ describeInBrowser(
           data: { request: String(lines.find((l) => l.type === "approval_request")?.id), answer: "once" },
         });
         expect([409]).toContain(again.status());
+      } finally {
+        await w.done();
+      }
+    }, 240_000);
+
+    it("shows the request's bidi and other invisible characters as visible escapes", async () => {
+      const w = await webRig(browser(), startRig, [{ code: BIDI_CELL }, echoLastCell]);
+      const { rig, page } = w;
+      try {
+        const id = await detach(rig, ["--mode", "workspace", "--approve", "ask", "go"]);
+        await w.openSession(id);
+        const request = page.locator(".approval");
+        await request.waitFor({ timeout: 90_000 });
+        const subject = "echo ok \\u202e# hs.live\\u202c\\u2066x\\u2069";
+        expect(await request.locator(".subject").textContent()).toBe(subject);
+        expect(await request.locator(".reason").textContent()).toBe("Reason given: tidy\\u200bup");
+        const notice = page.locator(".item.notice", { hasText: "asks to run:" });
+        await notice.waitFor();
+        expect(await notice.textContent()).toContain(`asks to run: ${subject} (tidy\\u200bup)`);
+        await request.getByRole("button", { name: "deny" }).click();
+        await page.locator(".item.cell .output", { hasText: "DENIED" }).waitFor({ timeout: 60_000 });
       } finally {
         await w.done();
       }

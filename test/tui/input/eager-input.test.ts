@@ -1,39 +1,10 @@
 // A keystroke's frame is drawn at once, even right after a streamed frame (pi-tui would wait for its
 // 16 ms render slot). Real pi-tui on an in-memory terminal; time is vitest's fake clock, so "at once"
 // means "no timer had to run out", not a measured duration.
-import { type Component, type Terminal, TUI } from "@mariozechner/pi-tui";
+import { type Component, TUI } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { renderInputEagerly } from "../../../src/tui/input/eager-input.js";
-
-class MemoryTerminal implements Terminal {
-  frames = 0;
-  input: (data: string) => void = () => {};
-  start(onInput: (data: string) => void): void {
-    this.input = onInput;
-  }
-  stop(): void {}
-  async drainInput(): Promise<void> {}
-  write(data: string): void {
-    if (data.includes("\x1b[?2026h")) this.frames++;
-  }
-  get columns(): number {
-    return 40;
-  }
-  get rows(): number {
-    return 10;
-  }
-  get kittyProtocolActive(): boolean {
-    return false;
-  }
-  moveBy(): void {}
-  hideCursor(): void {}
-  showCursor(): void {}
-  clearLine(): void {}
-  clearFromCursor(): void {}
-  clearScreen(): void {}
-  setTitle(): void {}
-  setProgress(): void {}
-}
+import { MemoryTerminal } from "../../support/memory-terminal.js";
 
 /** A line of text that changes on every key and on every streamed chunk. */
 class Line implements Component {

@@ -3,6 +3,7 @@
 // prompt-injected model putting `curl … | sh` there), and a title or cursor sequence would rewrite the
 // screen. Each piece carries its own payload, so the raw bytes the UI wrote show which one got through.
 import { describe, expect, it } from "vitest";
+import { byTask } from "../../support/router.js";
 import { useTui } from "../../support/tui.js";
 
 const { startRig, open } = useTui();
@@ -34,5 +35,28 @@ describe("terminal UI: escape sequences from the model and the kernel", () => {
     // Still shown, as text.
     expect(ui.allText()).toContain("# note");
     expect(ui.allText()).toContain("all done");
+  });
+
+  it("a sub-agent's transcript, opened after it ended (replayed from its journal), passes none either", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "fan out": [{ code: "r = rlm.map('count the item', ['solo'])\nprint(r)" }, { text: "counted" }],
+        "count the item": [{ code: `# child ${osc52("Q0hJTEQ=")}\u001b]0;CHILD-TITLE\u0007\nsubmit('ok')` }],
+      }),
+    });
+    const ui = open(rig, [], { cols: 120, rows: 40 });
+    await ui.waitFor("new session");
+    await ui.type("fan out please");
+    await ui.press("enter");
+    await ui.waitFor("counted", { timeoutMs: 60_000 });
+    // The child ended: its view is drawn from child.events (its journal), not from the live events.
+    await ui.press("ctrl-t");
+    await ui.waitFor("enter open");
+    await ui.press("enter");
+    await ui.waitFor("sub-agent solo (read-only)");
+    await ui.waitFor("# child");
+    const raw = ui.output();
+    expect(raw).not.toContain(osc52("Q0hJTEQ="));
+    expect(raw).not.toContain("\u001b]0;CHILD-TITLE");
   });
 });
