@@ -50,6 +50,41 @@ export function serverMessage(body: string): string {
   return body;
 }
 
+/**
+ * How servers say a prompt does not fit the model's context window, in their codes and messages:
+ * OpenAI and Groq, Azure, Cerebras (`context_length_exceeded`), OpenAI's Responses API ("exceeds the
+ * context window"), Anthropic ("prompt is too long", "exceed context limit"), vLLM, DeepSeek and
+ * OpenRouter ("maximum context length"), vLLM's newer "longer than the maximum model length",
+ * llama.cpp (`exceed_context_size_error`), Ollama ("prompt too long; exceeded max context length"),
+ * Mistral ("too large for model with N maximum context length"), Gemini ("input token count ...
+ * exceeds the maximum"), xAI ("maximum prompt length").
+ */
+const TOO_LONG = new RegExp(
+  [
+    "context_length_exceeded",
+    "exceed_context_size",
+    "maximum context length",
+    "max context length",
+    "maximum prompt length",
+    "prompt is too long",
+    "prompt too long",
+    "exceeds? (the )?(available )?context (size|window|length|limit)",
+    "longer than the maximum model length",
+    "input token count.{0,40}exceeds the maximum",
+  ].join("|"),
+  "i",
+);
+
+/** Whether an error's text (a body, a code, a message) says the prompt is longer than the model's window. */
+function saysTooLong(text: string): boolean {
+  return TOO_LONG.test(text);
+}
+
+/** A refusal of the request: one too long for the model's window (compacting helps), or another. */
+export function refusalKind(text: string): "context_length" | "bad_request" {
+  return saysTooLong(text) ? "context_length" : "bad_request";
+}
+
 function withServerText(base: string, body: string): string {
   const text = serverLine(serverMessage(body));
   return text ? `${base}: ${text}` : base;
@@ -81,6 +116,15 @@ export function httpFailure(status: number, body: string, ctx: ErrorContext, ret
   if (status === 409 || status >= 500) {
     const base = `the endpoint ${ctx.baseUrl} failed (HTTP ${status})`;
     return { kind: "server", message: withServerText(base, body), retryable: true, ...common };
+  }
+  // 413: more bytes than the endpoint takes (Anthropic's request_too_large, a proxy's body limit); like a
+  // prompt too long for the window, what shrinks it is a shorter conversation.
+  if (status === 413 || saysTooLong(body)) {
+    const base =
+      status === 413
+        ? `the request for model "${ctx.model}" is too large for the endpoint ${ctx.baseUrl} (HTTP 413)`
+        : `the prompt is too long for the context window of model "${ctx.model}" (HTTP ${status})`;
+    return { kind: "context_length", message: withServerText(base, body), retryable: false, ...common };
   }
   const base = `the endpoint ${ctx.baseUrl} rejected the request for model "${ctx.model}" (HTTP ${status})`;
   return { kind: "bad_request", message: withServerText(base, body), retryable: false, ...common };

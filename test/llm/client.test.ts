@@ -197,6 +197,19 @@ describe.each(MATRIX)("%s client (stream: %s)", (provider, stream) => {
     expect(m.requests).toHaveLength(1);
   });
 
+  it("reports a prompt too long for the model's window as context_length, not retried", async () => {
+    const m = await start({ script: [{ tooLong: true, window: 4096 }] });
+    const { error } = errorOf(await events(clientFor(m, provider, stream), hello));
+    expect(error).toMatchObject({ kind: "context_length", status: 400, attempts: 1 });
+    expect(error.message).toMatch(
+      /prompt is too long for the context window of model "scripted" \(HTTP 400\)/,
+    );
+    expect(error.message).toMatch(
+      provider === "anthropic" ? /> 4096 maximum/ : /maximum context length is 4096/,
+    );
+    expect(m.requests).toHaveLength(1);
+  });
+
   it("reports a rejected key as auth without ever showing the key", async () => {
     const key = "sk-test-very-secret-key-0123456789";
     const m = await start({ script: [{ text: "never" }], requireApiKey: "sk-the-right-one" });
@@ -321,6 +334,105 @@ describe.each(MATRIX)("%s client (stream: %s)", (provider, stream) => {
   });
 });
 
+describe("prompts too long for the window, as each server says it", () => {
+  // Bodies as the servers send them (messages shortened where they go on).
+  const bodies: [string, number, string][] = [
+    [
+      "Responses API",
+      400,
+      '{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}',
+    ],
+    [
+      "vLLM",
+      400,
+      '{"object":"error","message":"This model\'s maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).","type":"BadRequestError","param":null,"code":400}',
+    ],
+    [
+      "vLLM (newer)",
+      400,
+      '{"object":"error","message":"The decoder prompt (length 9000) is longer than the maximum model length of 8192.","type":"BadRequestError","code":400}',
+    ],
+    [
+      "llama.cpp",
+      400,
+      '{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}',
+    ],
+    ["Ollama", 400, '{"error":"prompt too long; exceeded max context length by 412 tokens"}'],
+    [
+      "Anthropic, with max_tokens",
+      400,
+      '{"type":"error","error":{"type":"invalid_request_error","message":"input length and `max_tokens` exceed context limit: 197000 + 16384 > 200000, decrease input length or `max_tokens` and try again"}}',
+    ],
+    [
+      "Mistral",
+      400,
+      '{"object":"error","message":"Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length","type":"invalid_request_invalid_args"}',
+    ],
+    [
+      "Gemini",
+      400,
+      '[{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}]',
+    ],
+    [
+      "xAI",
+      400,
+      '{"code":"Client specified an invalid argument","error":"This model\'s maximum prompt length is 131072 but the request contains 140000 tokens."}',
+    ],
+    [
+      "Anthropic, bytes",
+      413,
+      '{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes."}}',
+    ],
+    ["a proxy", 413, "<html><head><title>413 Request Entity Too Large</title></head></html>"],
+  ];
+  it.each(bodies)("%s", async (_server, status, body) => {
+    const m = await start({ script: [{ status, body }] });
+    const { error } = errorOf(await events(clientFor(m, "openai", true), request([userText("hi")])));
+    expect(error).toMatchObject({ kind: "context_length", status, attempts: 1 });
+    expect(m.requests).toHaveLength(1);
+  });
+
+  it("and mid-stream: a chunk's error, a response.failed, an Anthropic error event", async () => {
+    const chunk = {
+      message: "This model's maximum context length is 4096 tokens.",
+      type: "BadRequestError",
+      code: 400,
+    };
+    const m = await start({
+      script: [
+        { raw: [`data: ${JSON.stringify({ error: chunk })}\n\n`] },
+        {
+          failed: {
+            code: "context_length_exceeded",
+            message: "Your input exceeds the context window of this model.",
+          },
+        },
+        {
+          failed: {
+            code: "invalid_request_error",
+            message: "prompt is too long: 210000 tokens > 200000 maximum",
+          },
+        },
+      ],
+    });
+    const hi = request([userText("hi")]);
+    const kinds = [
+      errorOf(await events(clientFor(m, "openai", true), hi)).error.kind,
+      errorOf(await events(clientFor(m, "openai-responses", true), hi)).error.kind,
+      errorOf(await events(clientFor(m, "anthropic", true), hi)).error.kind,
+    ];
+    expect(kinds).toEqual(["context_length", "context_length", "context_length"]);
+  });
+
+  it("a refusal for another reason stays bad_request", async () => {
+    const body =
+      '{"error":{"message":"Invalid value for \'temperature\'","type":"invalid_request_error","code":"invalid_value"}}';
+    const m = await start({ script: [{ status: 400, body }] });
+    const { error } = errorOf(await events(clientFor(m, "openai", true), request([userText("hi")])));
+    expect(error.kind).toBe("bad_request");
+  });
+});
+
 describe("Retry-After", () => {
   it("waits the seconds a 429 asks for", async () => {
     const m = await start({ script: [{ status: 429, retryAfter: 1 }, { text: "ok" }] });
@@ -349,7 +461,7 @@ describe("error chunks of OpenAI-compatible servers", () => {
     });
     const list = await events(clientFor(m, "openai", true), request([userText("hi")]));
     expect(ofType(list, "retry")).toHaveLength(1);
-    expect(errorOf(list).error).toMatchObject({ kind: "bad_request", attempts: 2 });
+    expect(errorOf(list).error).toMatchObject({ kind: "context_length", attempts: 2 });
     expect(errorOf(list).error.message).toContain("prompt too long");
   });
 
