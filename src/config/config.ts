@@ -121,12 +121,6 @@ export interface ConfigFlags {
   thinking?: string;
 }
 
-export const DEFAULT_BASE_URL: Record<Provider, string> = {
-  openai: "https://api.openai.com/v1",
-  "openai-responses": "https://api.openai.com/v1",
-  anthropic: "https://api.anthropic.com",
-};
-
 /** `--thinking`, else RELM_THINKING, else config.json's `thinking`; unset leaves it to the model. */
 function resolveThinking(
   flag: string | undefined,
