@@ -221,6 +221,19 @@ function baseUrlOrigin(
   return source === "config" ? `baseUrl in ${configPath}` : undefined;
 }
 
+/** The base URL's origin as a model error names it ("check ..."): the preset's default said as one. */
+function baseUrlHint(
+  source: Source,
+  preset: ProviderPreset,
+  env: NodeJS.ProcessEnv,
+  configPath: string,
+): string {
+  const origin = baseUrlOrigin(source, preset, env, configPath);
+  if (origin) return origin;
+  const ways = ["--base-url", "RELM_BASE_URL", preset.baseUrlEnv].filter((w) => w !== undefined);
+  return `the default base URL of provider "${preset.name}" (${ways.join(", ")} or baseUrl in ${configPath} set another)`;
+}
+
 /** Where an API key was set: config.json's apiKey, RELM_API_KEY or the preset's variable. */
 function apiKeyOrigin(source: Source, preset: ProviderPreset, env: NodeJS.ProcessEnv, configPath: string) {
   if (source === "config") return `apiKey in ${configPath}`;
@@ -339,7 +352,7 @@ export function resolveConfig(
       origins: {
         ...(keyPick ? { apiKey: apiKeyOrigin(keyPick[1], preset, env, configPath) } : {}),
         ...(modelPick ? { model: MODEL_ORIGIN[modelPick[1]] ?? `model in ${configPath}` } : {}),
-        baseUrl: baseUrlOrigin(basePick[1], preset, env, configPath),
+        baseUrl: baseUrlHint(basePick[1], preset, env, configPath),
       },
     },
   };
