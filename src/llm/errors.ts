@@ -38,7 +38,10 @@ export function serverLine(text: string): string {
 
 /** The human part of an error body, across the shapes OpenAI, Anthropic, Ollama, vLLM and FastAPI use. */
 export function serverMessage(body: string): string {
-  const json = asRecord(parseJson(body));
+  if (isHtml(body)) return htmlPage(body);
+  const parsed = parseJson(body);
+  // Gemini wraps its error object in an array.
+  const json = asRecord(Array.isArray(parsed) ? parsed[0] : parsed);
   const err = json?.error;
   if (typeof err === "string") return err;
   const msg = asRecord(err)?.message;
@@ -85,6 +88,31 @@ export function refusalKind(text: string): "context_length" | "bad_request" {
   return saysTooLong(text) ? "context_length" : "bad_request";
 }
 
+/** A proxy's or a sign-in portal's page rather than the API's JSON. */
+function isHtml(text: string): boolean {
+  return /^\s*<(!doctype html|html)[\s>]/i.test(text);
+}
+
+/** An HTML page as its title, not its markup. */
+export function htmlPage(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+  return title ? `an HTML page ("${title}")` : "an HTML page";
+}
+
+/**
+ * The wait a body asks for when no header does: OpenAI's "Please try again in 2.5s" (or "in 120ms",
+ * "in 1m30s"), Azure's "retry after 20 seconds", Gemini's RetryInfo `"retryDelay": "37s"`.
+ */
+function bodyRetryAfterMs(body: string): number | undefined {
+  const m =
+    /(?:try again in|retry after|retry in|"retryDelay"\s*:\s*")\s*(?:(\d+)m(?!s))?\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?)?\b/i.exec(
+      body,
+    );
+  if (!m) return undefined;
+  const value = Number(m[2]) * (m[3]?.toLowerCase() === "ms" ? 1 : 1000) + Number(m[1] ?? 0) * 60_000;
+  return Number.isFinite(value) ? Math.round(value) : undefined;
+}
+
 function withServerText(base: string, body: string): string {
   const text = serverLine(serverMessage(body));
   return text ? `${base}: ${text}` : base;
@@ -92,7 +120,7 @@ function withServerText(base: string, body: string): string {
 
 export function httpFailure(status: number, body: string, ctx: ErrorContext, retryAfterMs?: number): Failure {
   const detail = body ? body.slice(0, MAX_DETAIL) : undefined;
-  const common = { status, detail, retryAfterMs };
+  const common = { status, detail, retryAfterMs: retryAfterMs ?? bodyRetryAfterMs(body) };
   if (status === 401 || status === 403) {
     const base = ctx.apiKey
       ? `the endpoint ${ctx.baseUrl} rejected the API key (HTTP ${status}); check ${ctx.origins?.apiKey ?? "RELM_API_KEY"}`
@@ -104,6 +132,12 @@ export function httpFailure(status: number, body: string, ctx: ErrorContext, ret
       `model "${ctx.model}" or its endpoint was not found at ${ctx.baseUrl} (HTTP 404); ` +
       `check ${ctx.origins?.model ?? "RELM_MODEL"} and ${ctx.origins?.baseUrl ?? "RELM_BASE_URL"}`;
     return { kind: "not_found", message: withServerText(base, body), retryable: false, ...common };
+  }
+  if (status === 429 && /request too large|must be reduced/i.test(body)) {
+    // OpenAI's tokens-per-minute limit refuses one request larger than it: no wait makes it fit, a
+    // shorter conversation does.
+    const base = `the request for model "${ctx.model}" is larger than the endpoint's rate limit allows (HTTP 429)`;
+    return { kind: "context_length", message: withServerText(base, body), retryable: false, ...common };
   }
   if (status === 429) {
     const base = `the endpoint ${ctx.baseUrl} is rate limiting requests (HTTP 429)`;

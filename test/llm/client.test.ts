@@ -433,6 +433,74 @@ describe("prompts too long for the window, as each server says it", () => {
   });
 });
 
+describe("error shapes of servers and proxies", () => {
+  const page =
+    "<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{}</style></head>" +
+    "<body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>";
+  const hi = request([userText("hi")]);
+
+  it("waits what a 429's body asks for when no header does (OpenAI, Azure, Gemini)", async () => {
+    const m = await start({
+      script: [
+        {
+          status: 429,
+          body: '{"error":{"message":"Rate limit reached for gpt-4o. Please try again in 1.5s.","code":"rate_limit_exceeded"}}',
+        },
+        { status: 429, body: '{"error":{"code":"429","message":"Please retry after 1 second."}}' },
+        {
+          status: 503,
+          body: '[{"error":{"code":503,"message":"overloaded","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"0.5s"}]}}]',
+        },
+        { status: 429, body: '{"error":{"message":"Please try again in 250ms."}}' },
+        { text: "ok" },
+      ],
+    });
+    const list = await events(clientFor(m, "openai", true), hi);
+    expect(ofType(list, "retry").map((e) => e.delayMs)).toEqual([1500, 1000, 500, 250]);
+    // Gemini's array-wrapped error is read for its message, not quoted as JSON.
+    expect(ofType(list, "retry")[2]?.reason).toMatch(/\(HTTP 503\): overloaded$/);
+    expect(doneOf(list).message.text).toBe("ok");
+  });
+
+  it("a request over a tokens-per-minute limit is not retried: it is too long, as a prompt over the window is", async () => {
+    const body =
+      '{"error":{"message":"Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, ' +
+      'Requested 45000. The input or output tokens must be reduced in order to run successfully.","type":"tokens","code":"rate_limit_exceeded"}}';
+    const m = await start({ script: [{ status: 429, body }] });
+    const { error } = errorOf(await events(clientFor(m, "openai", true), hi));
+    expect(error).toMatchObject({ kind: "context_length", status: 429, attempts: 1 });
+    expect(error.message).toMatch(
+      /larger than the endpoint's rate limit allows \(HTTP 429\): Request too large/,
+    );
+  });
+
+  it("says a proxy's HTML error page by its title, and retries it", async () => {
+    const m = await start({ script: [{ status: 502, body: page }, { text: "ok" }] });
+    const list = await events(clientFor(m, "openai", true), hi);
+    expect(ofType(list, "retry")[0]?.reason).toMatch(
+      /failed \(HTTP 502\): an HTML page \("502 Bad Gateway"\)$/,
+    );
+    expect(doneOf(list).message.text).toBe("ok");
+  });
+
+  it("an HTML page with HTTP 200 (a sign-in portal, a web site) is not the API: said so once, with the base URL's origin", async () => {
+    const portal = page.replace(/502 Bad Gateway/g, "Sign in to the network");
+    const m = await start({
+      script: [{ status: 200, body: portal, headers: { "content-type": "text/html; charset=utf-8" } }],
+      onExhausted: "repeat-last",
+    });
+    for (const stream of [true, false]) {
+      const client = clientFor(m, "openai", stream, { origins: { baseUrl: "OPENAI_BASE_URL" } });
+      const { error } = errorOf(await events(client, hi));
+      expect(error).toMatchObject({ kind: "not_found", attempts: 1 });
+      expect(error.message).toMatch(
+        /answered with an HTML page \("Sign in to the network"\), not the model API .*; check OPENAI_BASE_URL$/,
+      );
+    }
+    expect(m.requests).toHaveLength(2);
+  });
+});
+
 describe("Retry-After", () => {
   it("waits the seconds a 429 asks for", async () => {
     const m = await start({ script: [{ status: 429, retryAfter: 1 }, { text: "ok" }] });
