@@ -424,6 +424,16 @@ describe("prompts too long for the window, as each server says it", () => {
     expect(kinds).toEqual(["context_length", "context_length", "context_length"]);
   });
 
+  it("the scripted model's tooLong step in the Responses API's words", async () => {
+    const m = await start({ script: [{ tooLong: true }] });
+    const { error } = errorOf(
+      await events(clientFor(m, "openai-responses", true), request([userText("hi")])),
+    );
+    expect(error).toMatchObject({ kind: "context_length", status: 400, attempts: 1 });
+    expect(error.message).toMatch(/Your input exceeds the context window of this model/);
+    expect(m.requests[0]?.path).toBe("/v1/responses");
+  });
+
   it("a refusal for another reason stays bad_request", async () => {
     const body =
       '{"error":{"message":"Invalid value for \'temperature\'","type":"invalid_request_error","code":"invalid_value"}}';
