@@ -59,7 +59,7 @@ export interface LoopContext {
   /** Before each model call: variables a person sent, compaction when the prompt nears the window. */
   beforeModelCall?(): Promise<void>;
   /** Compacts the conversation at once: the server refused the prompt as too long for the model's window. */
-  compact?(): Promise<{ compacted: boolean; message: string; journaled?: boolean }>;
+  compact?(): Promise<{ compacted: boolean; message: string }>;
   /** Before the first cell of a turn: the file checkpoint. */
   beforeCells?(turn: number): Promise<void>;
   /** Before each cell (PreToolUse hooks): a reason when the cell must not run, told to the model. */
