@@ -121,12 +121,6 @@ export interface ConfigFlags {
   thinking?: string;
 }
 
-export const DEFAULT_BASE_URL: Record<Provider, string> = {
-  openai: "https://api.openai.com/v1",
-  "openai-responses": "https://api.openai.com/v1",
-  anthropic: "https://api.anthropic.com",
-};
-
 /** `--thinking`, else RELM_THINKING, else config.json's `thinking`; unset leaves it to the model. */
 function resolveThinking(
   flag: string | undefined,
@@ -225,6 +219,19 @@ function baseUrlOrigin(
   if (source === "flag") return "--base-url";
   if (source === "env") return env.RELM_BASE_URL ? "RELM_BASE_URL" : (preset.baseUrlEnv ?? "the environment");
   return source === "config" ? `baseUrl in ${configPath}` : undefined;
+}
+
+/** The base URL's origin as a model error names it ("check ..."): the preset's default said as one. */
+function baseUrlHint(
+  source: Source,
+  preset: ProviderPreset,
+  env: NodeJS.ProcessEnv,
+  configPath: string,
+): string {
+  const origin = baseUrlOrigin(source, preset, env, configPath);
+  if (origin) return origin;
+  const ways = ["--base-url", "RELM_BASE_URL", preset.baseUrlEnv].filter((w) => w !== undefined);
+  return `the default base URL of provider "${preset.name}" (${ways.join(", ")} or baseUrl in ${configPath} set another)`;
 }
 
 /** Where an API key was set: config.json's apiKey, RELM_API_KEY or the preset's variable. */
@@ -345,7 +352,7 @@ export function resolveConfig(
       origins: {
         ...(keyPick ? { apiKey: apiKeyOrigin(keyPick[1], preset, env, configPath) } : {}),
         ...(modelPick ? { model: MODEL_ORIGIN[modelPick[1]] ?? `model in ${configPath}` } : {}),
-        baseUrl: baseUrlOrigin(basePick[1], preset, env, configPath),
+        baseUrl: baseUrlHint(basePick[1], preset, env, configPath),
       },
     },
   };

@@ -25,6 +25,7 @@ interface Endpoint extends PresetRequestShape {
   preset: string;
   subscription?: SubscriptionSetting;
   sources: { apiKey: string; baseUrl: string; provider: string };
+  origins: { baseUrl?: string };
 }
 
 /**
@@ -70,6 +71,13 @@ export function withSubscription<T extends Endpoint>(
       provider: "config",
       baseUrl: explicitBaseUrl ? model.sources.baseUrl : "default",
       apiKey: "none",
+    },
+    // What a model error asks to check: the subscription's API, not a config.json baseUrl it ignores.
+    origins: {
+      ...model.origins,
+      ...(explicitBaseUrl
+        ? {}
+        : { baseUrl: `the API of the ${info.label} subscription (--base-url or RELM_BASE_URL set another)` }),
     },
   } as T;
 }

@@ -94,7 +94,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
       refuseWhileBusy("compact");
       // `compacted` false: nothing was replaced (the message says why); true: the journal's
       // compaction event, which front ends show, says what.
-      return compactAgent(session, true);
+      return compactAgent(session, "manual");
     },
     // The permission mode, and a person's switch of it (/mode, shift+tab): the kernel restarts under the
     // new mode with its variables restored (agent/core/agent.ts switchMode), and the switch is remembered

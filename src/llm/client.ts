@@ -148,7 +148,7 @@ async function* streamRequest(
     ...(options.origins ? { origins: options.origins } : {}),
   };
   if (!/^https?:\/\//i.test(options.baseUrl) || !URL.canParse(url)) {
-    const message = `the base URL "${options.baseUrl}" is not an http(s) URL; check RELM_BASE_URL`;
+    const message = `the base URL "${options.baseUrl}" is not an http(s) URL; check ${options.origins?.baseUrl ?? "RELM_BASE_URL"}`;
     yield {
       type: "error",
       error: { kind: "unreachable", message: redact(message, options.apiKey), attempts: 0 },

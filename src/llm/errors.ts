@@ -38,7 +38,10 @@ export function serverLine(text: string): string {
 
 /** The human part of an error body, across the shapes OpenAI, Anthropic, Ollama, vLLM and FastAPI use. */
 export function serverMessage(body: string): string {
-  const json = asRecord(parseJson(body));
+  if (isHtml(body)) return htmlPage(body);
+  const parsed = parseJson(body);
+  // Gemini wraps its error object in an array.
+  const json = asRecord(Array.isArray(parsed) ? parsed[0] : parsed);
   const err = json?.error;
   if (typeof err === "string") return err;
   const msg = asRecord(err)?.message;
@@ -50,6 +53,66 @@ export function serverMessage(body: string): string {
   return body;
 }
 
+/**
+ * How servers say a prompt does not fit the model's context window, in their codes and messages:
+ * OpenAI and Groq, Azure, Cerebras (`context_length_exceeded`), OpenAI's Responses API ("exceeds the
+ * context window"), Anthropic ("prompt is too long", "exceed context limit"), vLLM, DeepSeek and
+ * OpenRouter ("maximum context length"), vLLM's newer "longer than the maximum model length",
+ * llama.cpp (`exceed_context_size_error`), Ollama ("prompt too long; exceeded max context length"),
+ * Mistral ("too large for model with N maximum context length"), Gemini ("input token count ...
+ * exceeds the maximum"), xAI ("maximum prompt length").
+ */
+const TOO_LONG = new RegExp(
+  [
+    "context_length_exceeded",
+    "exceed_context_size",
+    "maximum context length",
+    "max context length",
+    "maximum prompt length",
+    "prompt is too long",
+    "prompt too long",
+    "exceeds? (the )?(available )?context (size|window|length|limit)",
+    "longer than the maximum model length",
+    "input token count.{0,40}exceeds the maximum",
+  ].join("|"),
+  "i",
+);
+
+/** Whether an error's text (a body, a code, a message) says the prompt is longer than the model's window. */
+function saysTooLong(text: string): boolean {
+  return TOO_LONG.test(text);
+}
+
+/** A refusal of the request: one too long for the model's window (compacting helps), or another. */
+export function refusalKind(text: string): "context_length" | "bad_request" {
+  return saysTooLong(text) ? "context_length" : "bad_request";
+}
+
+/** A proxy's or a sign-in portal's page rather than the API's JSON. */
+function isHtml(text: string): boolean {
+  return /^\s*<(!doctype html|html)[\s>]/i.test(text);
+}
+
+/** An HTML page as its title, not its markup. */
+export function htmlPage(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+  return title ? `an HTML page ("${title}")` : "an HTML page";
+}
+
+/**
+ * The wait a body asks for when no header does: OpenAI's "Please try again in 2.5s" (or "in 120ms",
+ * "in 1m30s"), Azure's "retry after 20 seconds", Gemini's RetryInfo `"retryDelay": "37s"`.
+ */
+function bodyRetryAfterMs(body: string): number | undefined {
+  const m =
+    /(?:try again in|retry after|retry in|"retryDelay"\s*:\s*")\s*(?:(\d+)m(?!s))?\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?)?\b/i.exec(
+      body,
+    );
+  if (!m) return undefined;
+  const value = Number(m[2]) * (m[3]?.toLowerCase() === "ms" ? 1 : 1000) + Number(m[1] ?? 0) * 60_000;
+  return Number.isFinite(value) ? Math.round(value) : undefined;
+}
+
 function withServerText(base: string, body: string): string {
   const text = serverLine(serverMessage(body));
   return text ? `${base}: ${text}` : base;
@@ -57,7 +120,7 @@ function withServerText(base: string, body: string): string {
 
 export function httpFailure(status: number, body: string, ctx: ErrorContext, retryAfterMs?: number): Failure {
   const detail = body ? body.slice(0, MAX_DETAIL) : undefined;
-  const common = { status, detail, retryAfterMs };
+  const common = { status, detail, retryAfterMs: retryAfterMs ?? bodyRetryAfterMs(body) };
   if (status === 401 || status === 403) {
     const base = ctx.apiKey
       ? `the endpoint ${ctx.baseUrl} rejected the API key (HTTP ${status}); check ${ctx.origins?.apiKey ?? "RELM_API_KEY"}`
@@ -70,6 +133,12 @@ export function httpFailure(status: number, body: string, ctx: ErrorContext, ret
       `check ${ctx.origins?.model ?? "RELM_MODEL"} and ${ctx.origins?.baseUrl ?? "RELM_BASE_URL"}`;
     return { kind: "not_found", message: withServerText(base, body), retryable: false, ...common };
   }
+  if (status === 429 && /request too large|must be reduced/i.test(body)) {
+    // OpenAI's tokens-per-minute limit refuses one request larger than it: no wait makes it fit, a
+    // shorter conversation does.
+    const base = `the request for model "${ctx.model}" is larger than the endpoint's rate limit allows (HTTP 429)`;
+    return { kind: "context_length", message: withServerText(base, body), retryable: false, ...common };
+  }
   if (status === 429) {
     const base = `the endpoint ${ctx.baseUrl} is rate limiting requests (HTTP 429)`;
     return { kind: "rate_limited", message: withServerText(base, body), retryable: true, ...common };
@@ -81,6 +150,15 @@ export function httpFailure(status: number, body: string, ctx: ErrorContext, ret
   if (status === 409 || status >= 500) {
     const base = `the endpoint ${ctx.baseUrl} failed (HTTP ${status})`;
     return { kind: "server", message: withServerText(base, body), retryable: true, ...common };
+  }
+  // 413: more bytes than the endpoint takes (Anthropic's request_too_large, a proxy's body limit); like a
+  // prompt too long for the window, what shrinks it is a shorter conversation.
+  if (status === 413 || saysTooLong(body)) {
+    const base =
+      status === 413
+        ? `the request for model "${ctx.model}" is too large for the endpoint ${ctx.baseUrl} (HTTP 413)`
+        : `the prompt is too long for the context window of model "${ctx.model}" (HTTP ${status})`;
+    return { kind: "context_length", message: withServerText(base, body), retryable: false, ...common };
   }
   const base = `the endpoint ${ctx.baseUrl} rejected the request for model "${ctx.model}" (HTTP ${status})`;
   return { kind: "bad_request", message: withServerText(base, body), retryable: false, ...common };

@@ -7,6 +7,7 @@ import {
   abortedError,
   type ErrorContext,
   type Failure,
+  htmlPage,
   httpFailure,
   idleFailure,
   networkFailure,
@@ -188,6 +189,17 @@ async function* tryWith(
         return fail(failure);
       }
       const contentType = response.headers.get("content-type") ?? "";
+      if (contentType.includes("text/html")) {
+        // A proxy's or a sign-in portal's page, or a base URL that is a web site: the same again on a retry.
+        const page = htmlPage(await readText(chunks, ERROR_BODY_CAP).catch(() => ""));
+        return fail({
+          kind: "not_found",
+          retryable: false,
+          message:
+            `the endpoint ${call.ctx.baseUrl} answered with ${page}, not the model API (a proxy or sign-in ` +
+            `page, or not the API's base URL); check ${call.ctx.origins?.baseUrl ?? "RELM_BASE_URL"}`,
+        });
+      }
       // Some servers ignore `stream: true` and answer with one JSON document; accept that too.
       if (call.stream && !contentType.includes("application/json")) {
         return yield* call.wire.decodeStream(parseSse(chunks, { maxEventBytes: call.maxEventBytes }));

@@ -3,7 +3,7 @@
 import { hostOf } from "../config/base-url.js";
 import { asRecord } from "../config/records.js";
 import { dataUrl, flattenToText, serializeWithToolRuns } from "./content.js";
-import { serverLine, serverMessage } from "./errors.js";
+import { refusalKind, serverLine, serverMessage } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { openaiEffort } from "./thinking.js";
 import type { ContentPart, Message, ModelRequest, ToolResultMessage, Usage } from "./types.js";
@@ -129,7 +129,11 @@ function streamedError(error: unknown): DecodeResult {
   const name = [err?.code, err?.type].filter((v) => typeof v === "string").join(" ");
   const fail = (kind: "server" | "rate_limited" | "bad_request", retryable: boolean): DecodeResult => ({
     ok: false,
-    failure: { kind, retryable, message },
+    failure: {
+      kind: kind === "bad_request" ? refusalKind(`${name} ${text}`) : kind,
+      retryable,
+      message,
+    },
   });
   if (Number.isInteger(status) && status >= 400 && status < 600) {
     if (status === 429) return fail("rate_limited", true);

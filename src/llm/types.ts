@@ -107,6 +107,7 @@ export type ModelErrorKind =
   | "rate_limited" // 429 after all retries
   | "server" // 5xx after all retries
   | "bad_request" // 400/422 and other client errors
+  | "context_length" // the prompt does not fit the model's context window (or the request, HTTP 413, the endpoint)
   | "stream" // the stream broke or ended early after all retries
   | "timeout" // no bytes for too long after all retries
   | "aborted"; // the caller's AbortSignal fired

@@ -2,7 +2,7 @@
 // plus the assembly of streamed text and tool calls that both decoders share.
 
 import { asRecord, parseJson } from "../config/records.js";
-import { type Failure, serverLine } from "./errors.js";
+import { type Failure, refusalKind, serverLine } from "./errors.js";
 import type { SseEvent } from "./sse.js";
 import { reasoningText } from "./thinking.js";
 import type {
@@ -128,10 +128,14 @@ export function malformed(what: string): DecodeResult {
   return streamFailure(`the server sent a malformed ${what}`);
 }
 
-/** An error the API reported in its answer (`what` is its type or code), as the failure of this try. */
+/**
+ * An error the API reported in its answer (`what` is its type or code), as the failure of this try. A
+ * refusal that says the prompt is too long for the model's window is that (the agent compacts for it).
+ */
 export function reported(kind: ModelErrorKind, retryable: boolean, what: string, text: string): DecodeResult {
+  const refused = kind === "bad_request" ? refusalKind(`${what} ${text}`) : kind;
   return {
     ok: false,
-    failure: { kind, retryable, message: `the server reported ${what}: ${serverLine(text)}` },
+    failure: { kind: refused, retryable, message: `the server reported ${what}: ${serverLine(text)}` },
   };
 }

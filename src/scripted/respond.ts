@@ -30,6 +30,31 @@ export function sendStatusStep(
   return send(res, reply.status, body, "application/json", headers);
 }
 
+/**
+ * A prompt of `tokens` (the server's count) refused as longer than the window, in the words of the
+ * format's API: OpenAI's chat completions, its Responses API, Anthropic.
+ */
+export function sendTooLong(
+  res: ServerResponse,
+  format: WireFormatName,
+  reply: Extract<Reply, { kind: "too_long" }>,
+  tokens: number,
+) {
+  const window = reply.window ?? Math.max(1, Math.min(8192, tokens - 1));
+  const body =
+    format === "anthropic"
+      ? anthropicError(`prompt is too long: ${tokens} tokens > ${window} maximum`, "invalid_request_error")
+      : openaiError(
+          format === "responses"
+            ? "Your input exceeds the context window of this model. Please adjust your input and try again."
+            : `This model's maximum context length is ${window} tokens. However, your messages resulted in ` +
+                `${tokens} tokens. Please reduce the length of the messages.`,
+          "invalid_request_error",
+          "context_length_exceeded",
+        );
+  return send(res, 400, body);
+}
+
 export function sendError(
   res: ServerResponse,
   format: WireFormatName,

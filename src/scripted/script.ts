@@ -34,6 +34,12 @@ export type ScriptStep =
   | ({ toolCalls: ScriptToolCall[]; text?: string } & StepTiming & StepReasoning)
   /** An HTTP error; `body` defaults to the format's JSON error; `retryAfter` is in seconds. */
   | ({ status: number; body?: string; retryAfter?: number; headers?: Record<string, string> } & StepTiming)
+  /**
+   * The format's refusal of a prompt longer than the model's context window, as the real APIs word it
+   * (HTTP 400): chat completions and Responses `context_length_exceeded`, Anthropic "prompt is too
+   * long". `window`: the window it names (default 8 192, or less than the prompt's tokens).
+   */
+  | ({ tooLong: true; window?: number } & StepTiming)
   /** Part of a response, then the socket is destroyed with no terminal marker. */
   | ({ drop: true; text?: string } & StepTiming)
   /**
@@ -86,6 +92,7 @@ export type Reply =
     }
   | { kind: "failed"; code: string; message: string }
   | { kind: "status"; status: number; body?: string; retryAfter?: number; headers?: Record<string, string> }
+  | { kind: "too_long"; window?: number }
   | { kind: "drop"; text: string }
   | { kind: "unfinished"; text: string }
   | { kind: "raw"; pieces: string[] }
@@ -101,6 +108,7 @@ export function toReply(step: ScriptStep): Reply {
       headers: step.headers,
     };
   }
+  if ("tooLong" in step && step.tooLong) return { kind: "too_long", window: step.window };
   if ("drop" in step && step.drop) {
     return { kind: "drop", text: step.text ?? "This answer is cut off in the middle of a sentence because" };
   }

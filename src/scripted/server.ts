@@ -28,6 +28,7 @@ import {
   send,
   sendError,
   sendStatusStep,
+  sendTooLong,
 } from "./respond.js";
 import {
   responsesFailedFrames,
@@ -259,6 +260,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     if (closed || res.destroyed) return;
 
     if (reply.kind === "status") return sendStatusStep(res, format, reply);
+    if (reply.kind === "too_long") return sendTooLong(res, format, reply, Math.ceil(rawBody.length / 4));
     if (reply.kind === "raw") return writeStream(res, reply.pieces);
     const stream = fields.stream === true;
     const answer = makeAnswer(

@@ -94,4 +94,33 @@ describe("base URLs", () => {
       exitCode: 1,
     });
   });
+
+  it("tells a model error what set the base URL in use, never a variable that is not set", () => {
+    const origin = (env: NodeJS.ProcessEnv, flags: { baseUrl?: string } = {}) =>
+      resolveConfig({ RELM_MODEL: "m", ...env }, flags).model.origins.baseUrl;
+    const bare = home();
+    const path = join(bare, "config.json");
+    expect(origin({ RELM_HOME: bare }, { baseUrl: "http://127.0.0.1:1/v1" })).toBe("--base-url");
+    expect(origin({ RELM_HOME: bare, RELM_BASE_URL: "http://127.0.0.1:1/v1" })).toBe("RELM_BASE_URL");
+    expect(origin({ RELM_HOME: bare, RELM_PROVIDER: "ollama", OLLAMA_HOST: "127.0.0.1:1" })).toBe(
+      "OLLAMA_HOST",
+    );
+    const saved = home({ baseUrl: "http://127.0.0.1:1/v1" });
+    expect(origin({ RELM_HOME: saved })).toBe(`baseUrl in ${join(saved, "config.json")}`);
+    // The preset's own default: named as that, with what sets another.
+    expect(origin({ RELM_HOME: bare, RELM_PROVIDER: "lmstudio" })).toBe(
+      `the default base URL of provider "lmstudio" (--base-url, RELM_BASE_URL or baseUrl in ${path} set another)`,
+    );
+    expect(origin({ RELM_HOME: bare, RELM_PROVIDER: "azure" })).toBe(
+      `the default base URL of provider "azure" (--base-url, RELM_BASE_URL, AZURE_OPENAI_ENDPOINT or baseUrl in ${path} set another)`,
+    );
+    // A subscription's API, even with a baseUrl left in config.json (which the subscription does not use).
+    const signedIn = home({ subscription: "chatgpt", baseUrl: "http://127.0.0.1:1/v1" });
+    const subscribed = resolveConfig({ RELM_HOME: signedIn, RELM_MODEL: "m" }).model;
+    expect(subscribed.baseUrl).toBe("https://chatgpt.com/backend-api/codex");
+    expect(subscribed.origins.baseUrl).toBe(
+      "the API of the ChatGPT Plus/Pro (Codex) subscription (--base-url or RELM_BASE_URL set another)",
+    );
+    expect(origin({ RELM_HOME: signedIn, RELM_BASE_URL: "http://127.0.0.1:1/v1" })).toBe("RELM_BASE_URL");
+  });
 });

@@ -36,11 +36,18 @@ export interface CompactionOutcome {
  * journal gets a marker with the summary, so the full history stays there and a resume rebuilds the same
  * messages. Returns what happened, or why nothing did.
  */
-async function compactConversation(agent: CompactingAgent, force: boolean): Promise<CompactionOutcome> {
+async function compactConversation(
+  agent: CompactingAgent,
+  trigger: CompactTrigger,
+): Promise<CompactionOutcome> {
+  const force = trigger !== "auto";
   const { budget, conversation } = agent;
   const client = agent.model.current;
   const settings = agent.tree.options.compaction ?? {};
-  const window = contextWindow(client.model, settings.windows).tokens;
+  const known = contextWindow(client.model, settings.windows).tokens;
+  // A prompt the server refused was larger than its real window, whatever relm took that to be: the
+  // summary request is kept within what the refused prompt was, so it is not refused in turn.
+  const window = trigger === "overflow" ? Math.min(known, nextPromptTokens(conversation)) : known;
   const due =
     needsCompaction(conversation.contextTokens, window, settings.threshold ?? 0.8) ||
     nextPromptTokens(conversation) * OVERFLOW_MARGIN >= window;
@@ -49,7 +56,7 @@ async function compactConversation(agent: CompactingAgent, force: boolean): Prom
   }
   const stop = budget.check();
   if (stop) return { compacted: false, message: stop.message };
-  await agent.preCompact?.(force ? "manual" : "auto");
+  await agent.preCompact?.(trigger === "manual" ? "manual" : "auto");
   let admission: Admission | undefined;
   const started = Date.now();
   try {
@@ -191,13 +198,24 @@ export interface CompactingAgent {
 }
 
 /**
- * Compacts an agent's conversation when the prompt nears the model's window (or now, when forced:
- * /compact). A refined harness takes effect here: the system prompt is rebuilt with it and journaled —
- * also by a /compact that is skipped because a summary would not shrink the prompt.
+ * Why a compaction runs: `auto` before a model call, only when the prompt nears the window; `manual`
+ * (/compact) and `overflow` (the server refused a prompt as too long for the window) at once, keeping
+ * only the last turn verbatim.
  */
-export async function compactAgent(agent: CompactingAgent, force: boolean): Promise<CompactionOutcome> {
+type CompactTrigger = "auto" | "manual" | "overflow";
+
+/**
+ * Compacts an agent's conversation when the prompt nears the model's window (or now: /compact, or a
+ * prompt the server refused as too long). A refined harness takes effect here: the system prompt is
+ * rebuilt with it and journaled — also by a /compact that is skipped because a summary would not shrink
+ * the prompt.
+ */
+export async function compactAgent(
+  agent: CompactingAgent,
+  trigger: CompactTrigger,
+): Promise<CompactionOutcome> {
   const { conversation, tree } = agent;
-  const outcome = await compactConversation(agent, force);
+  const outcome = await compactConversation(agent, trigger);
   if (outcome.compacted) {
     conversation.contextTokens = 0;
     // The prompt rebuilt below carries every lesson, so their notes among the kept turns go (resume.ts
@@ -205,7 +223,7 @@ export async function compactAgent(agent: CompactingAgent, force: boolean): Prom
     dropLessonNotes(conversation.messages);
     // Before the prompt is rebuilt below, so what a learning pass applies is in it.
     await agent.hooks?.atCompaction?.();
-  } else if (!(force && outcome.skipped)) return outcome;
+  } else if (!(trigger === "manual" && outcome.skipped)) return outcome;
   const reload = tree.options.hooks?.prompt?.reload;
   if (reload) {
     // With the root session's own scope, whichever agent compacts; children started after the

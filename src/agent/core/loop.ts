@@ -58,6 +58,8 @@ export interface LoopContext {
   onToolCallDelta?(index: number, delta: string): void;
   /** Before each model call: variables a person sent, compaction when the prompt nears the window. */
   beforeModelCall?(): Promise<void>;
+  /** Compacts the conversation at once: the server refused the prompt as too long for the model's window. */
+  compact?(): Promise<{ compacted: boolean; message: string }>;
   /** Before the first cell of a turn: the file checkpoint. */
   beforeCells?(turn: number): Promise<void>;
   /** Before each cell (PreToolUse hooks): a reason when the cell must not run, told to the model. */
@@ -99,6 +101,8 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
   const parts: string[] = [];
   /** Replies in a row with neither text nor a tool call. */
   let emptyReplies = 0;
+  /** The request being sent was compacted after the server refused it as too long: not a second time. */
+  let compactedForLength = false;
 
   for (;;) {
     if (ctx.abort.signal.aborted) return interrupted(ctx);
@@ -130,37 +134,27 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
     if (admitted.status === "aborted") return interrupted(ctx);
     const admission = admitted.admission;
     const turn = ctx.conversation.nextTurn();
-    let response: ModelResponse;
+    let reply: Awaited<ReturnType<typeof callModel>>;
     try {
       ctx.log.record({ type: "model_request", turn, messages: ctx.conversation.messages.length });
       const started = Date.now();
-      const outcome = await callModel(ctx, turn, admission);
-      if ("error" in outcome) return failed(ctx, turn, outcome.error, admission);
-      response = outcome.response;
-      const usage = response.usage;
-      // Booked before the reservation is given back, so no other request sees the tokens free twice.
-      ctx.budget.recordCall(usage.inputTokens + usage.outputTokens, response.cost);
-      ctx.conversation.sized(usage);
-      ctx.log.record({
-        type: "model_response",
-        turn,
-        text: response.message.text,
-        toolCalls: response.message.toolCalls,
-        // Sent back with this answer in every later request, after a resume too (but a thinking block
-        // whose text the journal redacts is marked as one that can no longer be sent back).
-        ...(response.message.reasoning
-          ? { reasoning: journaledReasoning(response.message.reasoning, (t) => ctx.log.redact?.(t) ?? t) }
-          : {}),
-        usage,
-        cost: response.cost,
-        stopReason: response.stopReason,
-        requestBytes: response.requestBytes,
-        attempts: response.attempts,
-        durationMs: Date.now() - started,
-      });
+      reply = await callModel(ctx, turn, admission);
+      if ("response" in reply) journalResponse(ctx, turn, reply.response, started);
+      else if (reply.error.kind !== "context_length" || admission.overrun || admission.expired) {
+        return failed(ctx, turn, reply.error, admission);
+      }
     } finally {
       admission.release();
     }
+    if ("error" in reply) {
+      // After the request's reservation was given back: the compaction's own request needs the budget.
+      const ended = await compactForLength(ctx, turn, reply.error, compactedForLength);
+      if (ended) return ended;
+      compactedForLength = true;
+      continue;
+    }
+    compactedForLength = false;
+    const response = reply.response;
     const message = response.message;
     ctx.conversation.messages.push(message);
     const truncated = cutOff(response.stopReason);
@@ -219,6 +213,75 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
     const afterCells = await runToolCalls(ctx, turn, message.toolCalls, truncated);
     if (afterCells) return afterCells;
   }
+}
+
+/** Books a complete answer (before its reservation is given back) and journals it. */
+function journalResponse(ctx: LoopContext, turn: number, response: ModelResponse, started: number): void {
+  const usage = response.usage;
+  // Booked before the reservation is given back, so no other request sees the tokens free twice.
+  ctx.budget.recordCall(usage.inputTokens + usage.outputTokens, response.cost);
+  ctx.conversation.sized(usage);
+  ctx.log.record({
+    type: "model_response",
+    turn,
+    text: response.message.text,
+    toolCalls: response.message.toolCalls,
+    // Sent back with this answer in every later request, after a resume too (but a thinking block
+    // whose text the journal redacts is marked as one that can no longer be sent back).
+    ...(response.message.reasoning
+      ? { reasoning: journaledReasoning(response.message.reasoning, (t) => ctx.log.redact?.(t) ?? t) }
+      : {}),
+    usage,
+    cost: response.cost,
+    stopReason: response.stopReason,
+    requestBytes: response.requestBytes,
+    attempts: response.attempts,
+    durationMs: Date.now() - started,
+  });
+}
+
+/**
+ * The server refused the prompt as too long for the model's context window: the conversation is
+ * compacted and the request sent again, once. The refusal is journaled (and shown) as a warning before
+ * the compaction starts; when compacting cannot be done or does not help (the compacted request is
+ * refused too), the turn ends with an error that says what to do. Undefined: send the request again.
+ */
+async function compactForLength(
+  ctx: LoopContext,
+  turn: number,
+  error: ModelError,
+  alreadyCompacted: boolean,
+): Promise<TurnOutcome | undefined> {
+  const window = ctx.contextWindow === undefined ? "" : ` (relm takes it to be ${ctx.contextWindow} tokens)`;
+  const advice =
+    `set the model's real context window in config.json's contextWindows${window} so relm compacts ` +
+    "before the server refuses, or send shorter messages and cells";
+  if (!alreadyCompacted && ctx.compact) {
+    ctx.log.record({
+      type: "warning",
+      message: `${error.message}; compacting the conversation and sending the request again`,
+    });
+    const outcome = await ctx.compact();
+    if (ctx.abort.signal.aborted) return interrupted(ctx);
+    if (outcome.compacted) return undefined;
+    const stop = ctx.budget.check();
+    if (stop) return budgetStop(ctx, stop);
+    return tooLongError(
+      ctx,
+      turn,
+      error,
+      `compacting the conversation did not help (${outcome.message}); ${advice}`,
+    );
+  }
+  const why = alreadyCompacted ? "still too long after the conversation was compacted" : "";
+  return tooLongError(ctx, turn, error, why ? `${why}; ${advice}` : advice);
+}
+
+/** The turn's end for a prompt too long for the window: journaled as its model_error, with what to do. */
+function tooLongError(ctx: LoopContext, turn: number, error: ModelError, what: string): TurnOutcome {
+  const message = `${error.message}; ${what}`;
+  ctx.log.record({ type: "model_error", turn, kind: error.kind, status: error.status, message });
+  return { status: "error", message, error: { ...error, message } };
 }
 
 /** A request that failed: cut off by the time budget, refused a retry for lack of time, interrupted, or an error. */

@@ -159,9 +159,10 @@ export class TurnRunner {
       beforeModelCall: async () => {
         await this.pendingVariables.apply(agent);
         await settleKernelFacts(agent);
-        await compactAgent(agent, false);
+        await compactAgent(agent, "auto");
         await agent.hooks?.beforeModelCall?.();
       },
+      compact: () => compactAgent(agent, "overflow"),
       beforeCells: async (turn) => {
         await checkpoints?.beforeCells(turn, () => kernel.sharesFilesWithHost());
         kernel.writeGate = checkpoints?.writeGate();

@@ -6,13 +6,7 @@
 import { text } from "node:stream/consumers";
 import { apiKeyProblem } from "../../config/api-key.js";
 import { baseUrlProblem } from "../../config/base-url.js";
-import {
-  type ConfigFile,
-  type ConfigFlags,
-  DEFAULT_BASE_URL,
-  readConfigFile,
-  relmHomeFrom,
-} from "../../config/config.js";
+import { type ConfigFile, type ConfigFlags, readConfigFile, relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import {
   findPreset,
@@ -27,24 +21,17 @@ import { EXIT } from "../exit-codes.js";
 import { cancelled, Prompt, QuestionCancelled } from "../question.js";
 import type { RunIo } from "../run.js";
 
-/** `provider` is what config.json saves: a wire format or a provider preset's name. */
+/**
+ * The list, each entry a provider preset saved by its name as config.json's `provider` (so a local
+ * server is priced as one, its variables apply): the local servers first, then OpenAI and Anthropic,
+ * then the others in their order. Azure needs its resource's URL:
+ * `relm login --provider azure --base-url https://NAME.openai.azure.com --model DEPLOYMENT`.
+ */
+const FIRST = ["ollama", "lmstudio", "vllm", "openai", "anthropic"];
 const PRESETS: { name: string; provider: string; baseUrl: string; needsKey: boolean }[] = [
-  { name: "Ollama (local)", provider: "openai", baseUrl: "http://localhost:11434/v1", needsKey: false },
-  { name: "LM Studio (local)", provider: "openai", baseUrl: "http://localhost:1234/v1", needsKey: false },
-  { name: "vLLM (local)", provider: "openai", baseUrl: "http://localhost:8000/v1", needsKey: false },
-  { name: "OpenAI", provider: "openai", baseUrl: DEFAULT_BASE_URL.openai, needsKey: true },
-  { name: "Anthropic", provider: "anthropic", baseUrl: DEFAULT_BASE_URL.anthropic, needsKey: true },
-  // The other provider presets (config/presets.ts), in their order. Azure needs its resource's URL:
-  // `relm login --provider azure --base-url https://NAME.openai.azure.com --model DEPLOYMENT`.
-  ...PROVIDER_PRESETS.filter(
-    (p) => !p.local && !["openai", "openai-responses", "anthropic", "azure"].includes(p.name),
-  ).map((p) => ({
-    name: p.label,
-    provider: p.name,
-    baseUrl: p.baseUrl,
-    needsKey: true,
-  })),
-];
+  ...FIRST.flatMap((name) => PROVIDER_PRESETS.filter((p) => p.name === name)),
+  ...PROVIDER_PRESETS.filter((p) => ![...FIRST, "openai-responses", "azure"].includes(p.name)),
+].map((p) => ({ name: p.label, provider: p.name, baseUrl: p.baseUrl, needsKey: !p.local }));
 
 type LoginFlags = ConfigFlags & { apiKeyStdin?: boolean };
 

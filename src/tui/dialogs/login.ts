@@ -62,7 +62,15 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
     : "http://127.0.0.1:11434/v1";
   return [
     ...FIRST.flatMap((name) => PRESETS.filter((p) => p.name === name)).map(presetEndpoint),
-    { id: "ollama", label: "Ollama (local)", provider: "openai", baseUrl: ollama, needsKey: false },
+    // Saved as the ollama preset the entry shows (a local server: no price looked up), like every entry.
+    {
+      id: "ollama",
+      label: "Ollama (local)",
+      provider: "openai",
+      baseUrl: ollama,
+      needsKey: false,
+      preset: "ollama",
+    },
     { id: "custom", label: "OpenAI-compatible server", provider: "openai", baseUrl: "", needsKey: false },
     ...PRESETS.filter((p) => !NOT_LISTED.has(p.name)).map(presetEndpoint),
   ];

@@ -182,4 +182,35 @@ describe("relm login, prompted in a terminal without the UI", () => {
       home.cleanup();
     }
   });
+
+  it("saves the provider preset of the entry picked: Ollama, LM Studio and vLLM are their own presets", async () => {
+    const pty = await import("@lydell/node-pty");
+    for (const [label, preset] of [
+      ["Ollama (local)", "ollama"],
+      ["LM Studio (local)", "lmstudio"],
+      ["vLLM (local)", "vllm"],
+    ] as const) {
+      const home = tempDir();
+      try {
+        const term = pty.spawn(process.execPath, [RELM_BIN, "login", "--model", "qwen3"], {
+          cols: 120,
+          rows: 40,
+          env: cleanEnv({ RELM_HOME: home.path, TERM: "dumb" }) as Record<string, string>,
+        });
+        let screen = "";
+        term.onData((d) => {
+          screen += d;
+        });
+        const exited = new Promise<number>((resolve) => term.onExit((e) => resolve(e.exitCode)));
+        await until(() => screen.includes("Endpoint (a number") || undefined);
+        const entry = new RegExp(`(\\d+)\\. ${label.replace(/[()]/g, "\\$&")}  (\\S+)`).exec(screen);
+        expect(entry, screen).not.toBeNull();
+        term.write(`${entry?.[1]}\r`);
+        expect(await exited).toBe(0);
+        expect(config(home.path)).toEqual({ provider: preset, baseUrl: entry?.[2], model: "qwen3" });
+      } finally {
+        home.cleanup();
+      }
+    }
+  });
 });

@@ -51,6 +51,26 @@ describe("model failures and budgets", () => {
     expect(result.stderr).toMatch(/relm run --resume/);
   });
 
+  it("compacts a prompt the server refuses as too long and sends it again, saying so", async () => {
+    const rig = await startRig("openai", {
+      script: [
+        { code: "print('row ' * 1500)" },
+        { code: "print('done counting')" },
+        { tooLong: true },
+        { text: "## Goal\nCount the rows.\n\n## Progress so far\nCounted them." },
+        { text: "4000 rows" },
+      ],
+    });
+    const result = await runRelm(["run", "count the rows"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("4000 rows");
+    expect(result.stderr).toMatch(
+      /⚠ the prompt is too long for the context window of model "scripted" \(HTTP 400\): This model's maximum context length is \d+ tokens.*; compacting the conversation and sending the request again/,
+    );
+    expect(result.stderr).toMatch(/⇊ compacted 3 messages/);
+    expect(rig.model.requests).toHaveLength(5);
+  });
+
   it("explains a 401 without printing the key, exit 1", async () => {
     const key = "sk-test-secret-key-1234567890";
     const rig = await startRig(

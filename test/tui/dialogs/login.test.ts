@@ -42,8 +42,9 @@ describe("terminal UI first launch", () => {
     await ui.waitFor(/Permission mode: full — no sandbox: [\s\S]*\(shift\+tab or \/mode changes it/);
     const path = join(rig.home, "config.json");
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    // The preset picked, as docs/providers.md names it: a local server, so no price is looked up.
     expect(JSON.parse(readFileSync(path, "utf8"))).toMatchObject({
-      provider: "openai",
+      provider: "ollama",
       baseUrl: `http://127.0.0.1:${port}/v1`,
       model: "qwen-test",
     });
