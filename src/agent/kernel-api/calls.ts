@@ -1,3 +1,4 @@
+import { checkGoal } from "../../config/option-values.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
@@ -171,6 +172,15 @@ function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: stri
   }
 }
 
+/** A goal set from Python, under the limit --goal and /goal have (a ValueError there when over it). */
+function goalText(text: string): string {
+  try {
+    return checkGoal(text, "goal.set()");
+  } catch (error) {
+    throw new KernelCallError((error as Error).message, "usage");
+  }
+}
+
 interface GoalAgent {
   readonly goal: AgentGoal;
   /** Its turn runner: goal.done() ends the turn as submit() does. */
@@ -185,7 +195,7 @@ function handleGoalRequest(agent: GoalAgent, method: string, raw: unknown): unkn
     case "goal.get":
       return { text: agent.goal.text ?? null, done: agent.goal.done };
     case "goal.set":
-      agent.goal.set(requiredString(params, "text"));
+      agent.goal.set(goalText(requiredString(params, "text")));
       return null;
     case "goal.progress": {
       const text = requiredString(params, "text");
