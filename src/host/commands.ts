@@ -223,10 +223,15 @@ function heartbeat(session: Agent, p: CheckedParamsOf<"heartbeat">): ResultOf<"h
     );
   }
   try {
-    const job = scheduler.add({ every: p.every }, p.prompt) as HeartbeatJob;
+    // Quoted as the command was typed (the method is /heartbeat's): "/heartbeat 0s", not relm schedule's --every.
+    const job = scheduler.add(
+      { every: p.every },
+      p.prompt,
+      (_key, value) => `/heartbeat ${value}`,
+    ) as HeartbeatJob;
     return { job, jobs: list() };
   } catch (error) {
-    throw new RpcError(RPC.invalidParams, `heartbeat: ${(error as Error).message}`);
+    throw new RpcError(RPC.invalidParams, (error as Error).message);
   }
 }
 

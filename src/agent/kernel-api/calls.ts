@@ -166,7 +166,12 @@ function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: stri
     throw new KernelCallError("schedule(): give exactly one of every=, at=, cron=", "usage");
   const key = forms[0] as "every" | "at" | "cron";
   try {
-    return scheduler.add({ [key]: params[key] as string } as { every: string }, prompt);
+    // Quoted as the call was written: a cell has no --every.
+    return scheduler.add(
+      { [key]: params[key] as string } as { every: string },
+      prompt,
+      (k, v) => `${k}="${v}"`,
+    );
   } catch (error) {
     throw new KernelCallError(`schedule(): ${(error as Error).message}`, "usage");
   }
