@@ -50,6 +50,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
   };
   return {
     send: (p) => {
+      refuseOverBudget(host);
       const busy = host.busy;
       const images = p.images ?? [];
       const client = session.model.current;
@@ -203,6 +204,21 @@ async function plugin(session: Agent, method: string, p: Record<string, unknown>
   const handler = methods && Object.hasOwn(methods, method) ? methods[method] : undefined;
   if (!handler) throw new RpcError(RPC.methodNotFound, `unknown method ${method}`);
   return handler(p);
+}
+
+/**
+ * A message to a session whose budget is spent is refused, not started as a turn that stops at once:
+ * budgets are hard (a revived host carries the spend), so only a resume with a higher limit goes on.
+ */
+function refuseOverBudget(host: CommandHost): void {
+  const stop = host.session.budget.check();
+  if (!stop) return;
+  const flag = `--${stop.budget}`;
+  throw new RpcError(
+    RPC.refused,
+    `session ${host.id} is out of budget, message not delivered: ${stop.message}; to go on, resume it ` +
+      `with a higher limit: relm stop ${host.id}, then relm run --resume ${host.id} ${flag} HIGHER "your message"`,
+  );
 }
 
 /** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */
