@@ -320,6 +320,7 @@ describe("budgets are the session's, across revivals and resumes", () => {
     const same = await run(["run", "--resume", id, "fourth"]);
     expect(same.code).toBe(3);
     expect(same.stderr).toContain("budget exhausted: --max-turns (1 of 1 model calls used)");
+    expect(same.stderr).toContain(`relm run --resume ${id} --max-turns HIGHER (what it spent still counts)`);
     expect(rig.model.requests).toHaveLength(1);
     // With a higher limit it goes on, the earlier call still counted: one more call is all it may make.
     const raised = await run(["run", "--resume", id, "--max-turns", "2", "fifth"]);
