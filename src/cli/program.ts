@@ -1,6 +1,7 @@
 import { text } from "node:stream/consumers";
 import { Command, Option } from "commander";
 import { UsageError } from "../config/errors.js";
+import { checkGoal } from "../config/option-values.js";
 import { checkNumbers, type SessionSpec } from "../config/options.js";
 import { takeSpecFile } from "../config/session-spec.js";
 import { relmVersion } from "../config/version.js";
@@ -251,6 +252,7 @@ async function hostAction(words: string[], given: SessionSpec, runIo: RunIo): Pr
 function runFlags(given: SessionSpec): SessionSpec {
   const flags = given.spec ? { ...given, ...takeSpecFile(given.spec) } : given;
   checkNumbers(flags, ["gateTimeout", "maxGateFailures", "idleTimeout"]);
+  if (flags.goal !== undefined) checkGoal(flags.goal, "--goal");
   return flags;
 }
 

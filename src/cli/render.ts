@@ -275,6 +275,10 @@ export class ProgressRenderer {
       case "budget_stop":
         this.line(`${who}${s.error(`■ ${event.message}`)}`);
         return;
+      case "warning":
+        // A kernel waiting in a cluster's queue, say: without it the child looks hung.
+        this.line(`${who}${s.warn(`⚠ ${event.message}`)}`);
+        return;
       default:
         return;
     }

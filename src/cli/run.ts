@@ -148,7 +148,12 @@ function report(
   } else if (outcome?.status === "error" && !shown.has(redact(outcome.message))) {
     io.stderr.write(`relm: ${redact(outcome.message)}\n`);
   }
-  io.stderr.write(`session ${id}: relm export ${id} --format md, or relm run --resume ${id}\n`);
+  // Budgets hold across resumes (what was spent still counts): going on past one needs it raised.
+  const resume =
+    outcome?.status === "budget"
+      ? `relm run --resume ${id} --${outcome.stop.budget} HIGHER (what it spent still counts)`
+      : `relm run --resume ${id}`;
+  io.stderr.write(`session ${id}: relm export ${id} --format md, or ${resume}\n`);
 }
 
 /**

@@ -22,6 +22,7 @@ import { relmVersion } from "../config/version.js";
 import { SessionClient } from "../host/client.js";
 import { projectSteering, untrusted } from "../host/project-trust.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
+import { UsageTally } from "../host/states/tree-usage.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
 import { createModelClient } from "../llm/index.js";
 import type { ClientOptions } from "../llm/types.js";
@@ -270,6 +271,9 @@ export async function resumeSession<F extends SessionSpec>(
   const merged = withRememberedFlags(home, full, flags);
   const { config, limits, tree, warnings } = prepareTree(merged, io, sink, overrides, full);
   const { agent: session } = await resumeAgent({ ...tree, id: full, limits });
+  // Budgets are hard across resumes and revivals: what the tree spent before counts (docs/budgets.md).
+  const before = UsageTally.ofTree(session.dir);
+  session.budget.carry({ turns: before.rootCalls, tokens: before.totals().tokens, cost: before.cost });
   for (const message of warnings) session.record({ type: "warning", message });
   rememberFlags(config.home, full, merged, io.cwd);
   return { session, config, flags: merged };

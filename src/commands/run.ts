@@ -39,6 +39,8 @@ export async function runCommandLine(
     else if (command.run) await command.run(ctx, words);
     else ctx.say(`/${command.name} is not available here`, "warn");
   } catch (error) {
-    ctx.say(`/${command.name}: ${describeFileError(error) ?? (error as Error).message}`, "error");
+    const message = describeFileError(error) ?? (error as Error).message;
+    // A host that quotes the command itself ("/heartbeat 0s: …") is not prefixed with its name again.
+    ctx.say(message.startsWith(`/${command.name} `) ? message : `/${command.name}: ${message}`, "error");
   }
 }

@@ -1,6 +1,8 @@
 // Slash commands that steer the work, in every front end: goal, autonomy, compaction, undo, heartbeats.
 // Each sends one host method (src/host/protocol.ts) and says what it answered.
 
+import { UsageError } from "../config/errors.js";
+import { checkGoal } from "../config/option-values.js";
 import type { HeartbeatJob, ResultOf } from "../host/protocol.js";
 import { diffCommand } from "./diff.js";
 import { ago } from "./format.js";
@@ -20,6 +22,11 @@ const goal = defineCommand<{ text: string }>({
   description: "the objective restated at every continuation and after compaction",
   parse: (words) => ({ args: { text: words.join(" ").trim() } }),
   act: async (ctx, { text }) => {
+    const tooLong = goalProblem(text);
+    if (tooLong) {
+      ctx.say(tooLong, "warn");
+      return;
+    }
     if (ctx.pending) {
       if (text) ctx.pending.goal = text;
       const kept = ctx.pending.goal;
@@ -40,6 +47,17 @@ const goal = defineCommand<{ text: string }>({
     );
   },
 });
+
+/** Why `/goal TEXT` is refused (over the limit --goal has too), or undefined. */
+function goalProblem(text: string): string | undefined {
+  try {
+    checkGoal(text, "/goal");
+    return undefined;
+  } catch (error) {
+    if (error instanceof UsageError) return error.message;
+    throw error;
+  }
+}
 
 /** What autonomous mode is set to, in one line. */
 function describeAutonomy(autonomy: { gates: string[] } | null | undefined): string {

@@ -33,3 +33,20 @@ export function wholeOrZero(text: string, flag: string): number {
 }
 
 export const DURATION = (text: string, flag: string) => parseTimeLimit(text, flag);
+
+/** The longest goal: it is restated at every continuation and after every compaction, so it costs each turn. */
+export const MAX_GOAL_CHARS = 4000;
+
+/**
+ * A goal's text, trimmed, or a UsageError naming where it was given (`--goal`, `/goal`): one limit for
+ * every way a goal is set, said alike.
+ */
+export function checkGoal(text: string, given: string): string {
+  const goal = text.trim();
+  if (goal.length > MAX_GOAL_CHARS)
+    throw new UsageError(
+      `${given} must be at most ${MAX_GOAL_CHARS} characters, got ${goal.length}: ` +
+        "put the details in a file and name the file in the goal",
+    );
+  return goal;
+}

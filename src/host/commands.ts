@@ -50,6 +50,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
   };
   return {
     send: (p) => {
+      refuseOverBudget(host);
       const busy = host.busy;
       const images = p.images ?? [];
       const client = session.model.current;
@@ -205,6 +206,21 @@ async function plugin(session: Agent, method: string, p: Record<string, unknown>
   return handler(p);
 }
 
+/**
+ * A message to a session whose budget is spent is refused, not started as a turn that stops at once:
+ * budgets are hard (a revived host carries the spend), so only a resume with a higher limit goes on.
+ */
+function refuseOverBudget(host: CommandHost): void {
+  const stop = host.session.budget.check();
+  if (!stop) return;
+  const flag = `--${stop.budget}`;
+  throw new RpcError(
+    RPC.refused,
+    `session ${host.id} is out of budget, message not delivered: ${stop.message}; to go on, resume it ` +
+      `with a higher limit: relm stop ${host.id}, then relm run --resume ${host.id} ${flag} HIGHER "your message"`,
+  );
+}
+
 /** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */
 function heartbeat(session: Agent, p: CheckedParamsOf<"heartbeat">): ResultOf<"heartbeat"> {
   const scheduler = session.tree.options.scheduler;
@@ -223,10 +239,15 @@ function heartbeat(session: Agent, p: CheckedParamsOf<"heartbeat">): ResultOf<"h
     );
   }
   try {
-    const job = scheduler.add({ every: p.every }, p.prompt) as HeartbeatJob;
+    // Quoted as the command was typed (the method is /heartbeat's): "/heartbeat 0s", not relm schedule's --every.
+    const job = scheduler.add(
+      { every: p.every },
+      p.prompt,
+      (_key, value) => `/heartbeat ${value}`,
+    ) as HeartbeatJob;
     return { job, jobs: list() };
   } catch (error) {
-    throw new RpcError(RPC.invalidParams, `heartbeat: ${(error as Error).message}`);
+    throw new RpcError(RPC.invalidParams, (error as Error).message);
   }
 }
 

@@ -13,6 +13,7 @@ import type { RewindPoint, RewindResult } from "../agent/core/rewind.js";
 import { checkUserVariables, type UserVariable, VariableInputError } from "../agent/core/user-variables.js";
 import { WRITABLE_SCOPES } from "../config/harness-scopes.js";
 import type { LearnSettings } from "../config/learn-config.js";
+import { MAX_GOAL_CHARS } from "../config/option-values.js";
 import { modeNamed, type PermissionMode } from "../config/permission-mode.js";
 import type { JournalHeader } from "../session/types.js";
 import type { SessionInfo } from "./info.js";
@@ -56,7 +57,6 @@ function method<R>() {
   return <S extends v.GenericSchema>(params: S): MethodSpec<S, R> => ({ params });
 }
 
-const MAX_GOAL_CHARS = 4000;
 const MAX_GATES = 20;
 const MAX_CHILD_MESSAGE_BYTES = 16 * 1024;
 const GATES = `gates must be a list of at most ${MAX_GATES} shell commands (non-empty strings)`;

@@ -45,6 +45,16 @@ export class Budget {
     this.startedAt = now();
   }
 
+  /**
+   * What the session spent before this process took it over (its journals, at a resume): budgets are
+   * the session's, not one host's, so a revived host does not start from zero. Time is not carried:
+   * --max-time runs from the resume (docs/budgets.md).
+   */
+  carry(before: { turns: number; tokens: number; cost: number | null }): void {
+    this.turns += before.turns;
+    this.addSpend(before.tokens, before.cost);
+  }
+
   /** A budget for a child agent: its own limits, inside this one's. */
   child(limits: BudgetLimits = {}): Budget {
     return new Budget(limits, this, this.now);

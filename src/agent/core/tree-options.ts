@@ -61,7 +61,12 @@ export interface TreeOptions {
   compaction?: CompactionSettings;
   /** Schedules of this session (set by its host; absent when nothing hosts the session). */
   scheduler?: {
-    add(timing: { every: string } | { at: string } | { cron: string }, prompt: string): unknown;
+    /** `say`: how an error quotes the timing (`/heartbeat 0s`); relm schedule's flags when not given. */
+    add(
+      timing: { every: string } | { at: string } | { cron: string },
+      prompt: string,
+      say?: (key: "every" | "at" | "cron", value: string) => string,
+    ): unknown;
     list(): unknown;
     cancel(id: string): void;
   };

@@ -1,3 +1,4 @@
+import { checkGoal } from "../../config/option-values.js";
 import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
@@ -136,9 +137,23 @@ function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: stri
     throw new KernelCallError("schedule(): give exactly one of every=, at=, cron=", "usage");
   const key = forms[0] as "every" | "at" | "cron";
   try {
-    return scheduler.add({ [key]: params[key] as string } as { every: string }, prompt);
+    // Quoted as the call was written: a cell has no --every.
+    return scheduler.add(
+      { [key]: params[key] as string } as { every: string },
+      prompt,
+      (k, v) => `${k}="${v}"`,
+    );
   } catch (error) {
     throw new KernelCallError(`schedule(): ${(error as Error).message}`, "usage");
+  }
+}
+
+/** A goal set from Python, under the limit --goal and /goal have (a ValueError there when over it). */
+function goalText(text: string): string {
+  try {
+    return checkGoal(text, "goal.set()");
+  } catch (error) {
+    throw new KernelCallError((error as Error).message, "usage");
   }
 }
 
@@ -156,7 +171,7 @@ function handleGoalRequest(agent: GoalAgent, method: string, raw: unknown): unkn
     case "goal.get":
       return { text: agent.goal.text ?? null, done: agent.goal.done };
     case "goal.set":
-      agent.goal.set(requiredString(params, "text"));
+      agent.goal.set(goalText(requiredString(params, "text")));
       return null;
     case "goal.progress": {
       const text = requiredString(params, "text");

@@ -327,10 +327,10 @@ export class AgentKernel {
   private onLifecycle(event: KernelLifecycleEvent): void {
     if (this.owner.state.closed) return;
     if (event.type === "queued") {
-      // Said, or a kernel waiting in a cluster's queue looks like relm hanging; a child's wait shows in
-      // squeue (a map of many children would say it many times).
-      if (this.owner.depth === 0)
-        this.owner.log.record({ type: "warning", message: `the kernel waits in the queue: ${event.said}` });
+      // Said, or a kernel waiting in a cluster's queue looks like relm hanging. A sub-agent's too (in its
+      // own journal, shown under its name): a child whose kernel waits looked like a child that hangs.
+      // Once per start, as srun says it; a map of many queued children says it once for each.
+      this.owner.log.record({ type: "warning", message: `the kernel waits in the queue: ${event.said}` });
       return;
     }
     this.dead = event.type === "died";

@@ -147,18 +147,21 @@ export async function sendAction(io: RunIo, prefix: string, words: string[]): Pr
   const tooLong = messageTooLong(text);
   if (tooLong) throw new UserError(tooLong);
   const handle = new SessionHandle({ home, id, env: io.env });
-  if (await handle.connect({ follow: false })) {
-    let result: Awaited<ReturnType<typeof handle.send>>;
-    try {
-      result = await handle.send(text);
-    } finally {
-      handle.close(); // a refused message too: the open connection would keep the command running
-    }
-    io.stderr.write(`sent to ${id}: delivered ${result.delivered}\n`);
-  } else {
-    await handle.revive({ message: text, connect: false });
-    io.stderr.write(`session ${id} was not running: resumed it with your message\n`);
+  const live = await handle.connect({ follow: false });
+  // A session that is not running is brought back first and then sent the message, as the terminal UI
+  // does: the revived host answers it like a live one (a session out of budget refuses it, saying so).
+  if (!live) await handle.revive({ follow: false });
+  let result: Awaited<ReturnType<typeof handle.send>>;
+  try {
+    result = await handle.send(text);
+  } finally {
+    handle.close(); // a refused message too: the open connection would keep the command running
   }
+  io.stderr.write(
+    live
+      ? `sent to ${id}: delivered ${result.delivered}\n`
+      : `session ${id} was not running: resumed it with your message\n`,
+  );
   return EXIT.done;
 }
 

@@ -35,7 +35,7 @@ export async function agentsAction(
           ? "damaged"
           : s.approvals && (s.status === "running" || s.status === "waiting")
             ? "needs approval"
-            : `${s.status}${s.plan ? ` ${s.plan}` : ""}${s.unsaved?.length ? ` (${vars(s.unsaved.length)} unsaved)` : ""}`,
+            : `${s.status}${s.plan ? ` ${s.plan}` : ""}${atWork(s.childrenAtWork)}${s.unsaved?.length ? ` (${vars(s.unsaved.length)} unsaved)` : ""}`,
         ago(s.created),
         ago(s.lastActivity),
         String(s.tokens),
@@ -62,6 +62,12 @@ export async function agentsAction(
     }
   }
   return EXIT.done;
+}
+
+/** " (2 background children at work)": why a session whose own turn has ended reads as running. */
+function atWork(n: number | undefined): string {
+  if (!n) return "";
+  return ` (${n} background ${n === 1 ? "child" : "children"} at work)`;
 }
 
 function vars(n: number): string {

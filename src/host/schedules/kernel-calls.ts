@@ -9,8 +9,8 @@ type KernelScheduler = NonNullable<TreeOptions["scheduler"]>;
 
 export function kernelScheduler(home: string, session: string, scheduler: Scheduler): KernelScheduler {
   return {
-    add: (timing, prompt) => {
-      const job = addJob(home, session, timing, prompt);
+    add: (timing, prompt, say) => {
+      const job = addJob(home, session, timing, prompt, say);
       scheduler.reload();
       return { id: job.id, timing: describeTiming(job.timing) };
     },

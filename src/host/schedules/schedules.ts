@@ -34,26 +34,40 @@ const MIN_EVERY_MS = 1000;
 const AT_SKEW_MS = 60_000;
 
 /**
+ * How an error quotes the timing it refuses, in the words it was given with: relm schedule's flags
+ * (`--every 0s`) unless the caller says otherwise (`/heartbeat 0s`, schedule(every="0s") in Python).
+ */
+type SayTiming = (key: "every" | "at" | "cron", value: string) => string;
+
+const AS_FLAGS: SayTiming = (key, value) => (key === "every" ? `--every ${value}` : `--${key} "${value}"`);
+
+/**
  * Checks a timing and returns it normalised; the message says what is wrong and what would be right.
  * Every refusal is a usage error (exit 2): the timing is a flag's value (--every, --at, --cron), and a
  * malformed duration already was one (parseDuration), so "--every 0s" must not exit 1 where "--every x" exits 2.
  */
-export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
+export function parseTiming(timing: JobTiming, now = new Date(), say: SayTiming = AS_FLAGS): JobTiming {
   if ("every" in timing) {
-    const ms = parseDuration(timing.every, "--every");
-    if (ms < MIN_EVERY_MS) throw new UsageError(`--every ${timing.every}: the shortest interval is 1s`);
+    const given = say("every", timing.every);
+    let ms: number;
+    try {
+      ms = parseDuration(timing.every);
+    } catch {
+      throw new UsageError(`${given}: not a duration; use e.g. 90s, 30m, 1h30m or a number of seconds`);
+    }
+    if (ms < MIN_EVERY_MS) throw new UsageError(`${given}: the shortest interval is 1s`);
     return timing;
   }
   if ("at" in timing) {
     if (Number.isNaN(Date.parse(timing.at))) {
       throw new UsageError(
-        `--at "${timing.at}": not a date and time; use ISO 8601, e.g. 2026-12-24T09:00:00Z`,
+        `${say("at", timing.at)}: not a date and time; use ISO 8601, e.g. 2026-12-24T09:00:00Z`,
       );
     }
     const at = new Date(timing.at);
     if (at.getTime() < now.getTime() - AT_SKEW_MS) {
       throw new UsageError(
-        `--at "${timing.at}" is in the past (${at.toISOString()}; now is ${now.toISOString()}): ` +
+        `${say("at", timing.at)} is in the past (${at.toISOString()}; now is ${now.toISOString()}): ` +
           "give a future time (a zone-less time is read as local time), or use relm send to tell the session now",
       );
     }
@@ -66,11 +80,11 @@ export function parseTiming(timing: JobTiming, now = new Date()): JobTiming {
     next = cronOf(zoned).nextRun();
   } catch (error) {
     throw new UsageError(
-      `--cron "${timing.cron}": ${(error as Error).message.replace(/^CronPattern: /, "")}`,
+      `${say("cron", timing.cron)}: ${(error as Error).message.replace(/^CronPattern: /, "")}`,
     );
   }
   // "0 0 30 2 *" (February 30th) parses, but a job that never ticks is a mistake, not a schedule.
-  if (!next) throw new UsageError(`--cron "${timing.cron}": no date ever matches it`);
+  if (!next) throw new UsageError(`${say("cron", timing.cron)}: no date ever matches it`);
   return zoned;
 }
 
@@ -90,7 +104,13 @@ function cronOf(t: { cron: string; tz?: string }) {
  */
 export const MAX_PROMPT_BYTES = MAX_MESSAGE_BYTES - 512;
 
-export function addJob(home: string, session: string, timing: JobTiming, prompt: string): Job {
+export function addJob(
+  home: string,
+  session: string,
+  timing: JobTiming,
+  prompt: string,
+  say?: SayTiming,
+): Job {
   if (!prompt.trim())
     throw new ScheduleError("a schedule needs a prompt: what the session is told at each tick");
   // Over it, every tick would be claimed and then refused by the host, unseen.
@@ -102,7 +122,7 @@ export function addJob(home: string, session: string, timing: JobTiming, prompt:
   const job: Job = {
     id: `j${randomBytes(4).toString("hex")}`,
     session,
-    timing: parseTiming(timing),
+    timing: parseTiming(timing, new Date(), say),
     prompt,
     created: new Date().toISOString(),
   };

@@ -51,6 +51,8 @@ export class StateBoard {
       else this.writeSoon();
     }
     if (event.type === "model_request" && this.status === "waiting") this.set("running");
+    // The last background child's end makes an idle session idle in listings again.
+    if (event.type === "child_finished" && this.status === "idle") this.writeSoon();
     if (event.type === "model_response") this.writeSoon();
     if (event.type === "plan") {
       // `relm agents` shows the plan's progress (n/m).
@@ -88,8 +90,13 @@ export class StateBoard {
     this.timer = undefined;
   }
 
-  /** What state.json says: tokens and cost of the whole tree over the session's life. */
+  /**
+   * What state.json says: tokens and cost of the whole tree over the session's life. A root whose own
+   * loop is idle while background children work (rlm.spawn, not waited for) is listed as running, with
+   * how many: it is not waiting for work, and what it started may still message it or spend.
+   */
   snapshot(pid = process.pid): SessionState {
+    const atWork = this.status === "idle" ? this.session.children.running : 0;
     // Work before a resume included (the budget counts only what this process spent); null cost once any
     // call was unpriced.
     const { title, cwd, detached } = this.source;
@@ -98,8 +105,9 @@ export class StateBoard {
       title,
       cwd,
       created: this.created,
-      status: this.status,
+      status: atWork > 0 ? "running" : this.status,
       reason: this.reason,
+      ...(atWork > 0 ? { childrenAtWork: atWork } : {}),
       lastActivity: this.lastActivity,
       ...this.usage.totals(),
       ...(this.plan ? { plan: this.plan } : {}),

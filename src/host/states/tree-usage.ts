@@ -36,10 +36,17 @@ export class UsageTally {
   /** USD; null once any call had no known price. */
   cost: number | null = 0;
 
+  /** The root agent's own model calls (its turns, as --max-turns counts them), as found by ofTree. */
+  rootCalls = 0;
+
   /** The totals of the journals under `rootDir` (the session's folder) as they are on disk now. */
   static ofTree(rootDir: string): UsageTally {
     const tally = new UsageTally();
-    for (const dir of journalDirs(rootDir)) scanSpend(join(dir, JOURNAL_FILE), (event) => tally.add(event));
+    for (const dir of journalDirs(rootDir))
+      scanSpend(join(dir, JOURNAL_FILE), (event) => {
+        tally.add(event);
+        if (dir === rootDir && event.type === "model_response") tally.rootCalls += 1;
+      });
     return tally;
   }
 

@@ -39,6 +39,8 @@ export interface SessionState {
    * defined by code): lost when the idle kernel is released or the session ends. Absent: none.
    */
   unsaved?: string[];
+  /** Background children at work while the root's own loop is idle (then status says running); absent: none. */
+  childrenAtWork?: number;
   /** Requests of its kernels waiting for a person's answer (docs/sandbox.md, "Approvals"); absent: none. */
   approvals?: number;
 }

@@ -362,6 +362,26 @@ describe("line mode's slash commands go through the session host", () => {
   });
 });
 
+describe("a slash command's errors name the command, not relm schedule's flags", () => {
+  it("/heartbeat 0s and /heartbeat abc say /heartbeat, and schedule() in a cell its argument, not --every", async () => {
+    const cell = 'try:\n    schedule("x", every="0s")\nexcept ValueError as e:\n    print(e)';
+    const rig = await startRig("openai", {
+      script: byTask({
+        "hello there": [{ code: cell }, (ctx) => ({ text: `cell said ${ctx.lastToolResult?.trim()}` })],
+      }),
+    });
+    const input = ["hello there", '/heartbeat 0s "x"', '/heartbeat abc "x"', "/heartbeat", "/exit", ""];
+    const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input: input.join("\n") });
+    expect(result.code, result.stderr).toBe(0);
+    const said = result.stdout + result.stderr;
+    expect(said).toContain("/heartbeat 0s: the shortest interval is 1s");
+    expect(said).toContain("/heartbeat abc: not a duration; use e.g. 90s, 30m");
+    expect(said).not.toContain("--every");
+    expect(said).toContain("no heartbeats");
+    expect(said).toContain('cell said schedule(): every="0s": the shortest interval is 1s');
+  });
+});
+
 describe("interactive long-run controls", () => {
   it("/compact of a short conversation leaves it alone, says so once, and asks the model nothing", async () => {
     const rig = await startRig("openai", { script: [{ code: "print(2 + 2)" }, { text: "four" }] });

@@ -31,7 +31,11 @@ describe("reasoning across turns and sessions", () => {
     const journaled = responses(before.lines).map((l) => l.reasoning as { format: string; items: Line[] });
     expect(journaled.map((r) => r.format)).toEqual(["openai-responses", "openai-responses"]);
 
-    const resumed = await runRelm(["run", "--resume", id, "go on"], { env: rig.env, cwd: rig.cwd });
+    // Budgets hold across resumes (docs/budgets.md): the two calls made count, so one more needs a higher limit.
+    const resumed = await runRelm(["run", "--resume", id, "--max-turns", "3", "go on"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout.trim()).toBe("x is 42");
     expect(rig.model.problems).toEqual([]);

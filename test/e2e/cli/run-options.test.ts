@@ -117,3 +117,29 @@ describe("timeouts longer than setTimeout can take (24.8 days)", () => {
     expect(result.stderr).not.toContain("timed out");
   });
 });
+
+describe("one limit for a goal (4,000 characters), said alike by --goal and /goal", () => {
+  const long = "g".repeat(4001);
+
+  it("relm run --goal over the limit is a usage error naming --goal, before the model is asked", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const result = await runRelm(["run", "--goal", long, "work"], { env: rig.env, cwd: rig.cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--goal must be at most 4000 characters, got 4001");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(rig.model.requests).toHaveLength(0);
+    // At the limit, it is taken.
+    const ok = await runRelm(["run", "--goal", "g".repeat(4000), "work"], { env: rig.env, cwd: rig.cwd });
+    expect(ok.code, ok.stderr).toBe(0);
+  });
+
+  it("/goal over the limit is refused naming /goal, before and after the first message", async () => {
+    const rig = await startRig("openai", { script: [{ text: "hi" }] });
+    const input = [`/goal ${long}`, "hello", `/goal ${long}`, "/goal", "/exit", ""].join("\n");
+    const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input });
+    expect(result.code, result.stderr).toBe(0);
+    const said = result.stdout.match(/\/goal must be at most 4000 characters, got 4001/g);
+    expect(said).toHaveLength(2);
+    expect(result.stdout).toContain('no goal: /goal "OBJECTIVE" sets one');
+  });
+});

@@ -6,10 +6,11 @@
 // Accounting is off in the test cluster (no slurmdbd, so sacct shows nothing): the steps are seen with
 // `squeue --steps` while they run, and the finished jobs in slurmctld's job completion log
 // (jobcomp/filetxt).
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runRelm } from "../../support/cli.js";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { RELM_BIN, runRelm } from "../../support/cli.js";
 import { onlyJournal } from "../../support/journal.js";
 import { byTask, echoLastCell } from "../../support/router.js";
 import { useRigs } from "../../support/scripted.js";
@@ -110,5 +111,43 @@ describe.runIf(slurmAvailable())("rlm.map with kernel=slurm://", () => {
     expect(noClient.stdout).toMatch(
       /^FAIL +kernel +slurm:\/\/: srun is not installed here \(not on PATH \/nonexistent\)$/m,
     );
+  }, 120_000); // real daemons on 2 shared cores: generous, never a race
+
+  it("a sub-agent's kernel waiting in the queue is said under its name, as the root's is", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: one child": [{ code: `import sys\nprint(rlm("CHILD: queued", ${SLURM}))` }, echoLastCell],
+        "CHILD: queued": [{ code: "print('ran')" }, { text: "child ran" }],
+      }),
+    });
+    const env = { ...rig.env, SLURM_CONF: cluster.conf };
+    const drain = (state: "drain" | "resume") =>
+      cluster.run("scontrol", ["update", `nodename=${cluster.node}`, `state=${state}`, "reason=relm-test"]);
+    await drain("drain");
+    try {
+      const child = spawn(process.execPath, [RELM_BIN, "run", "ROOT: one child"], { env, cwd: rig.cwd });
+      onTestFinished(() => {
+        if (child.exitCode === null) child.kill();
+      });
+      let stderr = "";
+      let stdout = "";
+      child.stderr.on("data", (d) => {
+        stderr += d;
+      });
+      child.stdout.on("data", (d) => {
+        stdout += d;
+      });
+      const closed = new Promise((r) => child.on("close", r));
+      // The child's srun waits for the drained node: the line says so, under the child's name.
+      await until(() => (/waits in the queue/.test(stderr) ? true : undefined), 60_000);
+      expect(stderr).toMatch(
+        /│ ⚠ the kernel waits in the queue: srun: job \d+ queued and waiting for resources/,
+      );
+      await drain("resume");
+      expect(await closed).toBe(0);
+      expect(stdout.trim()).toBe("child ran");
+    } finally {
+      await drain("resume").catch(() => "");
+    }
   }, 120_000); // real daemons on 2 shared cores: generous, never a race
 });

@@ -290,3 +290,47 @@ describe("an answer cut off at the output limit is never passed off as done", ()
     expect(maxTokensOf(rig.model.requests[0]?.body)).toBe(4096);
   });
 });
+
+describe("budgets are the session's, across revivals and resumes", () => {
+  it("a session out of budget refuses messages, live or revived, until it is resumed with a higher limit", async () => {
+    const rig = await startRig("openai", {
+      script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
+    });
+    const run = (args: string[]) => runRelm(args, { env: rig.env, cwd: rig.cwd });
+    const started = await run(["run", "--detach", "--max-turns", "1", "first"]);
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    await until(() => (ofType(onlyJournal(rig.home).lines, "final").length === 1 ? true : undefined), 30_000);
+    const refusal = new RegExp(
+      `session ${id} is out of budget, message not delivered: budget exhausted: --max-turns \\(1 of 1 model calls used\\); ` +
+        `to go on, resume it with a higher limit: relm stop ${id}, then relm run --resume ${id} --max-turns HIGHER`,
+    );
+    // The live host that spent it.
+    const live = await run(["send", id, "second"]);
+    expect(live.code).toBe(1);
+    expect(live.stderr).toMatch(refusal);
+    expect((await run(["stop", id])).code).toBe(0);
+    // A host revived for the message carries the spend from the journal: refused the same way.
+    const revived = await run(["send", id, "third"]);
+    expect(revived.code).toBe(1);
+    expect(revived.stderr).toMatch(refusal);
+    expect(rig.model.requests).toHaveLength(1);
+    await run(["stop", id]);
+    // A resume with the budget as it was stops before asking the model: exit 3.
+    const same = await run(["run", "--resume", id, "fourth"]);
+    expect(same.code).toBe(3);
+    expect(same.stderr).toContain("budget exhausted: --max-turns (1 of 1 model calls used)");
+    expect(same.stderr).toContain(`relm run --resume ${id} --max-turns HIGHER (what it spent still counts)`);
+    expect(rig.model.requests).toHaveLength(1);
+    // With a higher limit it goes on, the earlier call still counted: one more call is all it may make.
+    const raised = await run(["run", "--resume", id, "--max-turns", "2", "fifth"]);
+    expect(raised.code, raised.stderr).toBe(0);
+    expect(raised.stdout).toContain("fifth");
+    expect(rig.model.requests).toHaveLength(2);
+    const users = onlyJournal(rig.home)
+      .lines.filter((l) => l.type === "user")
+      .map((l) => l.text);
+    expect(users).not.toContain("second");
+    expect(users).not.toContain("third");
+  });
+});

@@ -8,15 +8,17 @@ import { processStartTime } from "../../../src/config/process.js";
 import { writeState } from "../../../src/host/states/state.js";
 import { Journal, newSessionId, sessionDir } from "../../../src/session/index.js";
 import { listAgents, runRelm } from "../../support/cli.js";
-import { onlyJournal } from "../../support/journal.js";
+import { onlyJournal, onlyJournalSoFar } from "../../support/journal.js";
+import { byTask } from "../../support/router.js";
 import { type Rig, useRigs } from "../../support/scripted.js";
-import { until } from "../../support/wait.js";
+import { pythonWaitForFile, until } from "../../support/wait.js";
 
 const startRig = useRigs();
 
 interface Listed {
   id: string;
   status: string;
+  childrenAtWork?: number;
   live: boolean;
   tokens: number;
   cost: number | null;
@@ -168,6 +170,42 @@ describe("a live host whose last turn failed", () => {
     expect(shutdown.stdout).toContain("stopped 1 of 1 live sessions");
     expect((await agents(rig)).find((l) => l.id === id)?.live).toBe(false);
     expect((await runRelm(["status"], { env: rig.env })).stdout).toContain("no live sessions");
+  });
+});
+
+describe("a session whose own loop is idle while a background child works", () => {
+  it("is listed as running, by relm agents and relm status, with its child at work; idle once the child ended", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "ROOT: start one": [{ code: 'a = rlm.spawn("CHILD: wait for go")' }, { text: "started it" }],
+        "CHILD: wait for go": [() => ({ code: pythonWaitForFile(go) }), { text: "went" }],
+      }),
+    });
+    const go = join(rig.cwd, "go");
+    const started = await runRelm(["run", "--detach", "ROOT: start one"], { env: rig.env, cwd: rig.cwd });
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    // The root's turn has ended (its answer is journaled) while its child waits for the file.
+    await until(
+      () => (onlyJournalSoFar(rig.home).some((l) => l.type === "final") ? true : undefined),
+      30_000,
+    );
+    const working = await until(async () => {
+      const s = (await agents(rig)).find((l) => l.id === id);
+      return s?.childrenAtWork === 1 ? s : undefined;
+    }, 30_000);
+    expect(working.status).toBe("running");
+    const table = await runRelm(["agents"], { env: rig.env });
+    expect(table.stdout).toMatch(new RegExp(`^${id}\\s+running \\(1 background child at work\\)`, "m"));
+    const status = await runRelm(["status"], { env: rig.env });
+    expect(status.stdout).toMatch(new RegExp(`^${id}\\s+running`, "m"));
+    writeFileSync(go, "");
+    const idle = await until(async () => {
+      const s = (await agents(rig)).find((l) => l.id === id);
+      return s?.status === "idle" ? s : undefined;
+    }, 30_000);
+    expect(idle.childrenAtWork).toBeUndefined();
+    expect((await runRelm(["shutdown"], { env: rig.env })).code).toBe(0);
   });
 });
 
