@@ -3,6 +3,7 @@ byte for byte (encoding, BOM, line endings), and the host notice of a changed fi
 
 import os
 import re
+import stat
 
 # No toolkit function returns more text than this for display; the kernel caps a cell's output
 # (20 000 chars by default) and a function's result should leave room for the rest of the cell.
@@ -125,11 +126,45 @@ def read_file(path):
         raise FileNotFoundError(f"{path}: no such file (cwd is {os.getcwd()})")
     if os.path.isdir(path):
         raise IsADirectoryError(f"{path} is a directory; tree({path!r}) lists it")
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         data = f.read()
     if is_binary(data):
         raise ValueError(f"{path} looks binary (it has NUL bytes); the toolkit edits text files only")
     return FileText.decode(data)
+
+
+class NotAFile(OSError):
+    """The path is a FIFO, a device or a socket: reading it could wait for ever (a FIFO nobody writes,
+    a terminal) or never end (/dev/zero), so the toolkit does not."""
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a directory",
+}
+
+
+def open_regular(path):
+    """`path` opened to read (binary) when it is a regular file, a link to one followed; else NotAFile
+    saying what it is. Every reader of the toolkit opens through here: open() of a FIFO waits for a
+    writer, for ever (a cell's `os.mkfifo` in the project hung view, grep, glob and tree)."""
+    kind = _not_regular(os.stat(path).st_mode)  # before opening: opening a device can do things
+    if kind is None:
+        # Without waiting, and checked again on what was opened: something else may have been put there.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        kind = _not_regular(os.fstat(fd).st_mode)
+        if kind is None:
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        os.close(fd)
+    raise NotAFile(f"{rel(path)} is {kind}, not a regular file: the toolkit reads only regular files")
+
+
+def _not_regular(mode):
+    return None if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
 def is_binary(data):

@@ -20,6 +20,7 @@ from ._text import (
     folder_blocker,
     is_binary,
     no_folder_there,
+    open_regular,
     public,
     read_file,
     rel,
@@ -266,7 +267,7 @@ def write(path, text):
     before = None
     ft = FileText("")
     if os.path.exists(path):
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # a FIFO, a device: NotAFile, not a write that waits or replaces it
             data = f.read()
         if not is_binary(data):
             ft = FileText.decode(data)

@@ -17,7 +17,7 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import OUTPUT_CAP, Shown, cap, check_count, check_path, check_text, public
+from ._text import OUTPUT_CAP, Shown, cap, check_count, check_path, check_text, open_regular, public
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 2_000  # matches read from a backend before it is stopped (more when max_results asks)
@@ -78,6 +78,8 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     if not os.path.exists(path):
         hint = f"; to search only some files, pass glob={path!r}" if _stdlib_glob.has_magic(path) else ""
         raise FileNotFoundError(f"{path}: no such file or folder (cwd is {os.getcwd()}){hint}")
+    if not os.path.isdir(path):
+        open_regular(path).close()  # a FIFO or a device named outright: NotAFile, not a search that waits
     keep = _glob_filter(glob, path)
     limit = max(COLLECT_LIMIT, max_results + 1)
     found = None
@@ -242,7 +244,7 @@ def _git_reader():
 def _has_nul(path, start):
     """Whether the file holds a NUL byte at offset `start` or later (an unreadable file: no)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             f.seek(start)
             while block := f.read(1 << 16):
                 if b"\0" in block:
@@ -280,9 +282,9 @@ def _python(regex, path, keep, limit):
         if is_dir or not keep(_norm(name)):
             continue
         try:
-            with open(name, "rb") as f:
+            with open_regular(name) as f:
                 data = f.read()
-        except OSError:
+        except OSError:  # unreadable, or a FIFO or a device: skipped, as ripgrep does
             continue
         text = _decode(data)
         if "\0" in text:
