@@ -3,6 +3,7 @@ test_toolkit_patch)."""
 
 import os
 import stat
+import subprocess
 import unittest
 from unittest import mock
 
@@ -151,6 +152,10 @@ class SpecialFiles(unittest.TestCase):
         self.assertTrue(stat.S_ISFIFO(os.stat(os.path.join(folder, "pipe")).st_mode))  # write() left it be
         result, _ = runner.execute("print(glob('**/*.txt'))\nprint(tree('sub'))")
         self.assertEqual(result["output"], "sub/a.txt\nsub/\n  .gitignore\n  a.txt\n")
+        # ripgrep and git grep read that .gitignore themselves, and waited for ever: stopped, Python searches.
+        subprocess.run(["git", "init", "-q", folder], check=True)
+        result, _ = runner.execute("found = grep('hello')\nprint(found, found.backend)")
+        self.assertEqual(result["output"], "sub/a.txt:1: hello python\n")
 
 
 class Write(InDir):

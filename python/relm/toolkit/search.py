@@ -257,22 +257,58 @@ def _has_nul(path, start):
 def _stream(args, read, limit):
     """(matches, exit code) of a search process, its output read as it comes, each line turned by `read`
     into the matches it completes (often none); stopped once `limit` matches are in. ([], None) when it
-    cannot be started."""
+    cannot be started, or was stopped waiting on a FIFO (then the next backend searches)."""
+    import selectors
+
     try:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     except OSError:
         return [], None
-    found = []
+    found, rest = [], b""
+    fd = proc.stdout.fileno()
     try:
-        for raw in proc.stdout:
-            found.extend(read(raw))
-            if len(found) >= limit:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while len(found) < limit:
+                if not sel.select(STALL_CHECK):
+                    if _opening_fifo(proc.pid):
+                        proc.kill()
+                        return [], None
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    found.extend(read(rest) if rest else [])
+                    break
+                *lines, rest = (rest + chunk).split(b"\n")
+                for raw in lines:
+                    found.extend(read(raw + b"\n"))
+            else:
                 proc.kill()
-                break
     finally:
         proc.stdout.close()
         code = proc.wait()
     return found, code
+
+
+# Seconds without output after which a search process is looked at: waiting on a FIFO, it is stopped.
+STALL_CHECK = 1.0
+
+
+def _opening_fifo(pid):
+    """Whether a thread of `pid` waits in open() of a FIFO for a writer (Linux): ripgrep and git read a
+    .gitignore that is one and wait for ever. Nowhere else is this known: there the search goes on."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/wchan") as f:
+                if f.read().strip() in ("wait_for_partner", "fifo_open"):
+                    return True
+        except OSError:
+            pass
+    return False
 
 
 def _python(regex, path, keep, limit):
