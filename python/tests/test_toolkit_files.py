@@ -158,6 +158,18 @@ class SpecialFiles(unittest.TestCase):
         self.assertEqual(result["output"], "sub/a.txt:1: hello python\n")
 
 
+class Sparse(InDir):
+    def test_a_file_over_the_cap_is_refused_unread_and_can_be_written_over(self):
+        # A sparse file of terabytes (no disk) was read whole: minutes of zeros filling the kernel's memory.
+        with open("huge.img", "wb") as f:
+            f.truncate(_text.FILE_CAP + 1)
+        for call in (lambda: view("huge.img"), lambda: edit("huge.img", "a", "b")):
+            with self.assertRaisesRegex(_text.FileTooLarge, r"^huge.img is 268,435,457 bytes, more than the 268,435,456 view, edit and write read of a file: grep\(\) finds lines in it"):
+                call()
+        self.assertEqual(write("huge.img", "small\n"), "huge.img: 1 line changed (+1 -0), 1 lines now")
+        self.assertEqual(self.get("huge.img"), b"small\n")
+
+
 class Write(InDir):
     def test_creates_folders_and_reports(self):
         self.assertEqual(write("a/b/c.txt", "one\ntwo\n"), "created a/b/c.txt (2 lines)")

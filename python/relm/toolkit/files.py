@@ -10,7 +10,9 @@ import os
 import re
 
 from ._text import (
+    FILE_CAP,
     OUTPUT_CAP,
+    FileTooLarge,
     FileText,
     Shown,
     check_count,
@@ -267,8 +269,11 @@ def write(path, text):
     before = None
     ft = FileText("")
     if os.path.exists(path):
-        with open_regular(path) as f:  # a FIFO, a device: NotAFile, not a write that waits or replaces it
-            data = f.read()
+        try:
+            with open_regular(path, FILE_CAP) as f:  # a FIFO, a device: NotAFile, not a wait or a replacement
+                data = f.read()
+        except FileTooLarge:
+            data = b"\0"  # not read: replaced as a binary file is
         if not is_binary(data):
             ft = FileText.decode(data)
             before = ft.text
