@@ -15,6 +15,11 @@ from relm import handoff
 from .support import HAVE_IPYTHON, NO_IPYTHON, Runner, alive, temp_dir, wait_until
 
 
+class _SleepsWhenLoaded:
+    def __reduce__(self):
+        return (time.sleep, (600,))
+
+
 class RunnerContract:
     engine = None
 
@@ -146,6 +151,16 @@ class RunnerContract:
         var = self.runner.ask({"type": "set_var", "name": "given", "pickle": path}, "var")["var"]
         self.assertEqual((var["type"], var["size"]), ("dict", "1 item"))
         self.assertEqual(self.run_ok("print(given['rows'])")[0]["output"], "[1, 2]\n")
+
+    def test_set_var_from_a_pickle_whose_unpickling_never_ends_is_refused_in_time(self):
+        # Its __reduce__ callable ran when the child's kernel loaded it, and held that kernel for ever.
+        previous = handoff._dir
+        handoff.configure(temp_dir(self))
+        self.addCleanup(handoff.configure, previous)
+        path = handoff.dump(_SleepsWhenLoaded(), "test")
+        answer = self.runner.ask({"type": "set_var", "name": "stuck", "pickle": path}, "var")
+        self.assertEqual(answer["error"], "stuck took over 5 s to unpickle: not loaded")
+        self.assertEqual(self.run_ok("print('stuck' in globals())")[0]["output"], "False\n")
 
     def test_set_var_refuses_bad_input_with_a_message(self):
         for msg, expected in (
