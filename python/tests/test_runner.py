@@ -59,6 +59,18 @@ class RunnerContract:
         self.assertEqual(streamed, result["output"])  # streamed live, then the result
         self.assertNotIn("truncated", result)
 
+    def test_output_over_the_cap_replaces_a_fifo_made_at_its_file(self):
+        # A FIFO where the next cell's full output goes (a cell can make one): the kernel opened it to
+        # write and waited for a reader for ever.
+        count = self.run_ok("1")[0]["count"] + 1
+        path = os.path.join(os.path.abspath(self.outputs), f"cell-{count}.txt")
+        os.makedirs(self.outputs, exist_ok=True)
+        os.mkfifo(path)
+        result, _ = self.run_ok("print('x' * 300)", cap=100)
+        self.assertEqual((result["count"], result["path"]), (count, path))
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "x" * 300 + "\n")
+
     def test_a_trailing_expression_is_shown_without_a_prompt(self):
         result, _ = self.run_ok("x = 6\nx * 7")
         self.assertEqual(result["output"], "42\n")
