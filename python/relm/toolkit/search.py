@@ -281,7 +281,7 @@ def _stream(args, read, limit):
                     break
                 *lines, rest = (rest + chunk).split(b"\n")
                 for raw in lines:
-                    found.extend(read(raw + b"\n"))
+                    found.extend(read(raw))
             else:
                 proc.kill()
     finally:
