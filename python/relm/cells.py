@@ -91,8 +91,23 @@ class CellRunner:
         try:
             os.makedirs(self.output_dir, exist_ok=True)
             path = os.path.abspath(os.path.join(self.output_dir, f"cell-{count}.txt"))
-            with open(path, "w", encoding="utf-8", errors="replace") as f:
-                f.write(text)
+            # A new file renamed over the name: whatever a cell put there (a FIFO, which open() would
+            # wait on for a reader for ever) is replaced, never opened.
+            tmp = f"{path}.{os.getpid()}.tmp"
+            try:
+                with open(tmp, "x", encoding="utf-8", errors="replace") as f:
+                    f.write(text)
+                os.replace(tmp, path)
+            except BaseException:
+                _unlink(tmp)
+                raise
             return path
         except OSError:
             return None
+
+
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -3,7 +3,9 @@
 file, no completer, and results are printed without the `Out[n]:` prefix."""
 
 import os
+import select
 import sys
+import threading
 
 from . import capture, display, fastcell, interrupts
 from .ipython_import import interactive_shell_class
@@ -47,6 +49,16 @@ def create(first_count=1):
             code = self.user_ns.get("_exit_code")
             if isinstance(code, int) and code != 0:
                 self.relm_shell_exit = code
+
+        # `x = !cmd`, `!!cmd` and `%sx`: IPython's own reads the command's pty until every process holding
+        # it has closed it, so `x = !server & echo started` held the cell until its timeout (and `x = !cat`
+        # read a pty nobody writes to). What the command wrote until it ended, as a %%bash cell does.
+        def getoutput(self, cmd, split=True, depth=0):
+            __tracebackhide__ = True  # noqa: F841 - IPython leaves this frame out of tracebacks
+            from IPython.utils.text import LSString, SList
+
+            out = _foreground_output(self.var_expand(cmd, depth=depth + 1))
+            return SList(out.splitlines()) if split else LSString(out)
 
         # exit(), quit() (IPython's ExitAutocall calls this) and sys.exit() end the cell, not the kernel:
         # nobody is at a prompt to end, and the session needs its kernel. IPython's terminal shell would
@@ -176,6 +188,75 @@ def _shell_cells(shell):
                 raise subprocess.CalledProcessError(code, cell)
 
         shell.register_magic_function(run, "cell", name)
+
+
+def _foreground_output(cmd):
+    """What the shell command `cmd` wrote to stdout and stderr (one pipe: in order) until it ended. A job
+    it started in the background may hold the pipe for ever: once the command has ended, what is in the
+    pipe is its output, and what the job writes later goes on to fd 1 (the kernel's output, the next
+    cell's), as a %%bash cell's job's does."""
+    import subprocess
+
+    capture.flush(sys.stdout, sys.stderr)
+    read, write = os.pipe()
+    try:
+        # The user's shell, as IPython's; stdin stays /dev/null (relm.capture): a read gets end of file.
+        proc = subprocess.Popen(cmd, shell=True, executable=os.environ.get("SHELL"), stdout=write, stderr=write)
+    except BaseException:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    ended, ended_w = os.pipe()  # closed by a thread once the command has ended
+    threading.Thread(target=_close_when_done, args=(proc, ended_w), name="relm-sx-wait", daemon=True).start()
+    poller = select.poll()
+    poller.register(read, select.POLLIN)
+    poller.register(ended, select.POLLIN)
+    chunks = []
+    try:
+        while True:
+            ready = [fd for fd, _ in poller.poll()]
+            if read in ready:
+                data = os.read(read, 1 << 16)
+                if not data:
+                    break  # every holder closed it: the usual end
+                chunks.append(data)
+                continue
+            os.set_blocking(read, False)
+            chunks.extend(iter(lambda: _read_now(read), b""))
+            threading.Thread(target=_forward, args=(read,), name="relm-sx-late", daemon=True).start()
+            read = None  # the thread's now
+            break
+    finally:
+        os.close(ended)
+        if read is not None:
+            os.close(read)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def _close_when_done(proc, fd):
+    proc.wait()
+    os.close(fd)
+
+
+def _read_now(fd):
+    try:
+        return os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return b""
+
+
+def _forward(fd):
+    """Copies what a background job writes to its pipe to fd 1 until it closes it (or fd 1 fails)."""
+    os.set_blocking(fd, True)
+    try:
+        while data := os.read(fd, 1 << 16):
+            while data:
+                data = data[os.write(1, data) :]
+    except OSError:
+        pass  # fd 1 closed by a cell: the job gets a broken pipe, as it would writing there
+    finally:
+        os.close(fd)
 
 
 def display_formatter_class():

@@ -170,7 +170,7 @@ def _handle(msg, engine, cells, exported_values, mailbox):
             protocol.send({"type": "var", "id": msg["id"], "error": str(e)})
             return
         engine.namespace[name] = value
-        protocol.send({"type": "var", "id": msg["id"], "var": variables.describe(name, value)})
+        protocol.send({"type": "var", "id": msg["id"], "var": variables.describe_guarded(name, value)})
     elif kind == "variables":
         found = variables.user_variables(engine.namespace, engine.hidden, exported_values)
         protocol.send({"type": "vars", "id": msg["id"], "list": found})
@@ -187,10 +187,16 @@ def _load_variable(msg):
     if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
         raise ValueError(f"not a valid variable name: {name!r}")
     if "pickle" in msg:
-        # A value handed over by another agent's kernel (rlm(..., name=value)).
+        # A value handed over by another agent's kernel (rlm(..., name=value)). Unpickling runs the value's
+        # own code: one that blocks would hold this kernel, before its first cell, for ever.
         from . import handoff
+        from .snapshot import VALUE_SECONDS
 
-        return name, handoff.load(msg["pickle"])
+        try:
+            with variables.time_limit(VALUE_SECONDS):
+                return name, handoff.load(msg["pickle"])
+        except variables.TooSlow:
+            raise ValueError(f"{name} took over {VALUE_SECONDS:g} s to unpickle: not loaded") from None
     if "file" not in msg:
         return name, msg.get("text", "")
     # Read here, not sent over the protocol: a 20 MB file costs one read, not a JSON round trip.

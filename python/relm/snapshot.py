@@ -49,6 +49,7 @@ SMALL = 64 << 10
 # over the per-variable cap are the background writer's (relm.bigvars), so this is ample for the rest.
 VALUE_SECONDS = 5.0
 SLOW = f"took over {VALUE_SECONDS:g} s to pickle: not saved"
+SLOW_LOAD = f"took over {VALUE_SECONDS:g} s to unpickle: not restored"
 
 _IMMUTABLE = (str, bytes, int, float, complex, bool, type(None), frozenset, range)
 _CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
@@ -139,11 +140,19 @@ def restore(directory, namespace):
     restored, failed = [], []
     for name in manifest.get("saved", []):
         try:
-            with open(os.path.join(directory, files.get(name, f"{name}.pkl")), "rb") as f:
-                namespace[name] = pickle.load(f)
-            restored.append(variables.describe(name, namespace[name]))
+            # Unpickling runs the value's own code (a __reduce__'s callable, a __setstate__): one that
+            # blocks would hang the resume for good, as pickling it would a snapshot.
+            with variables.time_limit(VALUE_SECONDS):
+                with open(os.path.join(directory, files.get(name, f"{name}.pkl")), "rb") as f:
+                    value = pickle.load(f)
+        except variables.TooSlow:
+            failed.append({"name": name, "reason": SLOW_LOAD})
+            continue
         except Exception as e:  # noqa: BLE001 - a class that no longer imports, a truncated file...
             failed.append({"name": name, "reason": f"{type(e).__name__}: {e}"})
+            continue
+        namespace[name] = value
+        restored.append(variables.describe_guarded(name, value))  # its __repr__ may block too
     return {"restored": restored, "failed": failed, "skipped": manifest.get("skipped", [])}
 
 

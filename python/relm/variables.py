@@ -46,7 +46,8 @@ def time_limit(seconds):
             signal.setitimer(signal.ITIMER_REAL, old_delay)
 
 
-def _describe_guarded(name, value):
+def describe_guarded(name, value):
+    """describe(), given up after DESCRIBE_SECONDS."""
     try:
         with time_limit(DESCRIBE_SECONDS):
             return describe(name, value)
@@ -114,7 +115,7 @@ def user_variables(namespace, hidden, exported):
     out = []
     for name, value in user_items(namespace, hidden, exported):
         try:
-            out.append(_describe_guarded(name, value))
+            out.append(describe_guarded(name, value))
         except TooSlow:  # the alarm fired just as describe() finished
             out.append(_too_slow(name, value))
     return out

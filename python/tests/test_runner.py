@@ -15,6 +15,11 @@ from relm import handoff
 from .support import HAVE_IPYTHON, NO_IPYTHON, Runner, alive, temp_dir, wait_until
 
 
+class _SleepsWhenLoaded:
+    def __reduce__(self):
+        return (time.sleep, (600,))
+
+
 class RunnerContract:
     engine = None
 
@@ -53,6 +58,18 @@ class RunnerContract:
         self.assertEqual(result["chars"], len(result["output"]))
         self.assertEqual(streamed, result["output"])  # streamed live, then the result
         self.assertNotIn("truncated", result)
+
+    def test_output_over_the_cap_replaces_a_fifo_made_at_its_file(self):
+        # A FIFO where the next cell's full output goes (a cell can make one): the kernel opened it to
+        # write and waited for a reader for ever.
+        count = self.run_ok("1")[0]["count"] + 1
+        path = os.path.join(os.path.abspath(self.outputs), f"cell-{count}.txt")
+        os.makedirs(self.outputs, exist_ok=True)
+        os.mkfifo(path)
+        result, _ = self.run_ok("print('x' * 300)", cap=100)
+        self.assertEqual((result["count"], result["path"]), (count, path))
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "x" * 300 + "\n")
 
     def test_a_trailing_expression_is_shown_without_a_prompt(self):
         result, _ = self.run_ok("x = 6\nx * 7")
@@ -146,6 +163,16 @@ class RunnerContract:
         var = self.runner.ask({"type": "set_var", "name": "given", "pickle": path}, "var")["var"]
         self.assertEqual((var["type"], var["size"]), ("dict", "1 item"))
         self.assertEqual(self.run_ok("print(given['rows'])")[0]["output"], "[1, 2]\n")
+
+    def test_set_var_from_a_pickle_whose_unpickling_never_ends_is_refused_in_time(self):
+        # Its __reduce__ callable ran when the child's kernel loaded it, and held that kernel for ever.
+        previous = handoff._dir
+        handoff.configure(temp_dir(self))
+        self.addCleanup(handoff.configure, previous)
+        path = handoff.dump(_SleepsWhenLoaded(), "test")
+        answer = self.runner.ask({"type": "set_var", "name": "stuck", "pickle": path}, "var")
+        self.assertEqual(answer["error"], "stuck took over 5 s to unpickle: not loaded")
+        self.assertEqual(self.run_ok("print('stuck' in globals())")[0]["output"], "False\n")
 
     def test_set_var_refuses_bad_input_with_a_message(self):
         for msg, expected in (

@@ -94,6 +94,25 @@ class IPythonKernelTests(unittest.TestCase):
         self.assertTrue(failed["output"].startswith("partial\n"))
         self.assertEqual(self.execute("%%sh\nread line || echo no input")["output"], "no input\n")
 
+    def test_capturing_a_command_ends_with_it_not_with_its_background_jobs(self):
+        # `x = !cmd` read the command's pty until every holder closed it: a job started with & held the
+        # cell until the cell timeout.
+        folder = temp_dir(self)
+        pidfile, go = os.path.join(folder, "bg.pid"), os.path.join(folder, "go")
+        job = f"sh -c 'echo $$ > {pidfile}; while [ ! -e {go} ]; do sleep 0.02; done; echo late' &"
+        result = self.execute(f"x = !{job} echo started; echo oops >&2\nprint(x)")
+        pid = wait_until(lambda: read_pid(pidfile), what="the background job's pid")
+        self.addCleanup(kill_quietly, pid)
+        self.assertEqual((result["status"], result["output"]), ("ok", "['started', 'oops']\n"))
+        os.kill(pid, 0)  # still running: the cell did not wait for it
+        # What the job writes later is not lost: it reaches the kernel's output, as a %%bash job's does.
+        open(go, "w").close()
+        wait_until(lambda: "late\n" in self.execute("pass")["output"], what="the job's late output")
+        # The other ways to capture, and a command that reads its input: end of file, not a hang.
+        self.assertEqual(self.execute("!!echo one; echo two")["output"], "['one', 'two']\n")
+        self.assertEqual(self.execute("y = %sx echo three\nprint(y)")["output"], "['three']\n")
+        self.assertEqual(self.execute("z = !cat\nprint(z)")["output"], "[]\n")
+
     def test_interrupting_a_bash_cell_stops_it_as_an_error(self):
         cid = self.runner.new_id()
         self.runner.send({"type": "execute", "id": cid, "code": "%%bash\necho started\nsleep 60\necho not reached"})

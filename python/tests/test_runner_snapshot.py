@@ -62,6 +62,22 @@ class RunnerSnapshotTests(unittest.TestCase):
         result, _ = self.runner.execute("print(kept)")
         self.assertEqual(result["output"], "[1, 2]\n")
 
+    def test_a_value_whose_unpickling_never_ends_is_skipped_and_the_rest_restored(self):
+        # Its __reduce__ callable ran on restore and blocked: the resume waited for ever.
+        self.runner.execute(
+            "import time\nclass Sleeper:\n    def __reduce__(self):\n        return (time.sleep, (600,))\n"
+            "h = Sleeper()\nkept = [1, 2]"
+        )
+        saved = self.runner.ask({"type": "snapshot", "dir": self.dir}, "snapshot")["report"]["saved"]
+        self.assertEqual(saved, ["h", "kept"])
+        other = Runner("plain")
+        self.addCleanup(other.close)
+        report = other.ask({"type": "restore", "dir": self.dir}, "restored")["report"]
+        self.assertEqual([v["name"] for v in report["restored"]], ["kept"])
+        self.assertEqual(report["failed"], [{"name": "h", "reason": snapshot.SLOW_LOAD}])
+        result, _ = other.execute("print(kept, 'h' in globals())")
+        self.assertEqual(result["output"], "[1, 2] False\n")
+
     def test_a_variable_named_like_a_kernel_function_is_saved_as_it_is_listed(self):
         # `plan`, `tree`, `done`... are relm's functions until the user rebinds them: then they are the
         # user's, listed by `variables`, and a resumed session must have them back.

@@ -2,6 +2,8 @@
 test_toolkit_patch)."""
 
 import os
+import stat
+import subprocess
 import unittest
 from unittest import mock
 
@@ -10,7 +12,7 @@ from relm.toolkit.files import edit, view, write
 from relm.toolkit.patch import PatchError, apply_patch
 
 from .edit_corpus import CASES
-from .support import InDir
+from .support import InDir, Runner, temp_dir
 
 
 class EditCorpus(InDir):
@@ -121,6 +123,51 @@ class View(InDir):
             view("a.txt", 0)
         with self.assertRaises(TypeError):
             view("a.txt", "1")
+
+
+class SpecialFiles(unittest.TestCase):
+    """A FIFO or a device where the toolkit reads: an error naming it, or a skip, never a wait. In a
+    kernel, so that a hang is a failed test: each of these blocked in open() until the cell's timeout."""
+
+    def test_a_fifo_is_refused_by_name_and_left_out_of_walks(self):
+        folder = temp_dir(self)
+        os.mkfifo(os.path.join(folder, "pipe"))
+        os.mkdir(os.path.join(folder, "sub"))
+        os.mkfifo(os.path.join(folder, "sub", ".gitignore"))  # read by every walk below it
+        with open(os.path.join(folder, "sub", "a.txt"), "w") as f:
+            f.write("hello\n")
+        runner = Runner("plain", cwd=folder)
+        self.addCleanup(runner.close)
+        only = ", not a regular file: the toolkit reads only regular files"
+        for code, said in (
+            ("view('pipe')", "pipe is a FIFO (named pipe)"),
+            ("edit('pipe', 'a', 'b')", "pipe is a FIFO (named pipe)"),
+            ("write('pipe', 'x')", "pipe is a FIFO (named pipe)"),
+            ("grep('x', 'pipe')", "pipe is a FIFO (named pipe)"),
+            ("view('/dev/zero')", "/dev/zero is a character device"),
+        ):
+            with self.subTest(code):
+                result, _ = runner.execute(code)
+                self.assertEqual(result["error"], {"name": "NotAFile", "value": said + only})
+        self.assertTrue(stat.S_ISFIFO(os.stat(os.path.join(folder, "pipe")).st_mode))  # write() left it be
+        result, _ = runner.execute("print(glob('**/*.txt'))\nprint(tree('sub'))")
+        self.assertEqual(result["output"], "sub/a.txt\nsub/\n  .gitignore\n  a.txt\n")
+        # ripgrep and git grep read that .gitignore themselves, and waited for ever: stopped, Python searches.
+        subprocess.run(["git", "init", "-q", folder], check=True)
+        result, _ = runner.execute("found = grep('hello')\nprint(found, found.backend)")
+        self.assertEqual(result["output"], "sub/a.txt:1: hello python\n")
+
+
+class Sparse(InDir):
+    def test_a_file_over_the_cap_is_refused_unread_and_can_be_written_over(self):
+        # A sparse file of terabytes (no disk) was read whole: minutes of zeros filling the kernel's memory.
+        with open("huge.img", "wb") as f:
+            f.truncate(_text.FILE_CAP + 1)
+        for call in (lambda: view("huge.img"), lambda: edit("huge.img", "a", "b")):
+            with self.assertRaisesRegex(_text.FileTooLarge, r"^huge.img is 268,435,457 bytes, more than the 268,435,456 view, edit and write read of a file: grep\(\) finds lines in it"):
+                call()
+        self.assertEqual(write("huge.img", "small\n"), "huge.img: 1 line changed (+1 -0), 1 lines now")
+        self.assertEqual(self.get("huge.img"), b"small\n")
 
 
 class Write(InDir):

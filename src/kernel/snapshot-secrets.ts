@@ -6,6 +6,7 @@
 // model is told, as of any variable not saved), and keeps the file's digest under `secret`, so that the
 // kernel does not write the unchanged value again. Unchanged files are not read twice.
 
+import { constants } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeNoFollow } from "./sandbox/no-follow.js";
@@ -123,12 +124,16 @@ async function holdsAny(path: string, needles: Buffer[]): Promise<false | number
   const overlap = Math.max(...needles.map((n) => n.length)) - 1;
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, "r");
+    // Without waiting: the folder is the kernel's to write, and open() of a FIFO there waits for a
+    // writer for ever (the round never settled, nor any after it). Not a regular file: unchecked.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch {
     return 0;
   }
   try {
-    const size = (await handle.stat()).size;
+    const stat = await handle.stat();
+    if (!stat.isFile()) return 0;
+    const size = stat.size;
     const buf = Buffer.alloc(CHUNK + overlap);
     let kept = 0;
     let position = 0;

@@ -1,6 +1,7 @@
 // Running git against the shadow repository, with an environment that cannot reach the user's own repo.
 
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { UserError } from "../config/errors.js";
 
@@ -30,6 +31,20 @@ export interface GitContext {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
+const STALL_CHECK_MS = 1000;
+
+/** Whether a thread of `pid` waits in open() of a FIFO for a writer (Linux; false where unknown). */
+function openingFifo(pid: number): boolean {
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const wchan = readFileSync(`/proc/${pid}/task/${tid}/wchan`, "utf8").trim();
+      if (wchan === "wait_for_partner" || wchan === "fifo_open") return true;
+    }
+  } catch {
+    // Gone, or no /proc: the timeout still holds.
+  }
+  return false;
+}
 
 /**
  * The environment of every shadow git call. Nothing named GIT_* survives from the caller: GIT_DIR,
@@ -74,24 +89,40 @@ export function runGit(ctx: GitContext, args: string[], options: GitOptions = {}
     const out: Buffer[] = [];
     let err = "";
     let timedOut = false;
+    let onFifo = false;
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
     }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    // git reads each .gitignore of the project, which a cell can make a FIFO: git then waits for a
+    // writer, and every checkpoint call took the whole timeout (the session's end, minutes).
+    const stall = setInterval(() => {
+      if (child.pid !== undefined && openingFifo(child.pid)) {
+        onFifo = true;
+        child.kill("SIGKILL");
+      }
+    }, STALL_CHECK_MS);
     child.stdout.on("data", (d: Buffer) => out.push(d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => {
       if (err.length < 64_000) err += d;
     });
     child.on("error", (e) => {
       clearTimeout(timer);
+      clearInterval(stall);
       reject(e);
     });
     child.stdin.on("error", () => {});
     child.stdin.end(options.input ?? "");
     child.on("close", (code) => {
       clearTimeout(timer);
+      clearInterval(stall);
       const stdout = Buffer.concat(out);
       const what = `git ${args.slice(0, 2).join(" ")}`;
+      if (onFifo) {
+        return reject(
+          new CheckpointError(`${what} waited on a FIFO in the project (a .gitignore that is a named pipe?)`),
+        );
+      }
       if (timedOut) {
         return reject(
           new CheckpointError(`${what} took longer than ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`),

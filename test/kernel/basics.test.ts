@@ -44,6 +44,13 @@ describe("IPython kernel basics", async () => {
     expect(sub.output).toBe("y\n");
   });
 
+  it("x = !cmd gives what the command printed once it ends, not when a job it left running does", async () => {
+    // The job holds the output pipe for ten minutes: this used to hang the cell until its timeout.
+    const r = await kernel.execute("x = !sleep 600 & echo started\nprint(x)");
+    expect(r.status).toBe("ok");
+    expect(r.output).toBe("['started']\n");
+  }, 30_000);
+
   it("streams output live through onOutput", async () => {
     const chunks: string[] = [];
     const k = await start({ onOutput: (t) => chunks.push(t) });

@@ -122,6 +122,30 @@ describe("variable snapshots", () => {
     expect(restored.skipped.map((s) => s.name).sort()).toEqual(["key", "wide"]);
   });
 
+  it("does not wait for ever on a FIFO a kernel names as a new snapshot file", async () => {
+    // The kernel is untrusted: a cell can replace relm's own snapshot code. The host opened the FIFO to
+    // look for secrets and waited for a writer for ever: no snapshot settled again, nor the session's end.
+    const dir = path.join(await tempDir(), "snapshot");
+    const kernel = await start({ secrets: [KEY] });
+    await kernel.execute(
+      [
+        "import os, relm.snapshot as _s",
+        "_take = _s.take",
+        "def _planting(directory, *args, **kwargs):",
+        "    m = _take(directory, *args, **kwargs)",
+        "    os.mkfifo(os.path.join(directory, 'planted.0.pkl'))",
+        "    m['saved'].append('planted'); m['files']['planted'] = 'planted.0.pkl'; m['unverified'].append('planted')",
+        "    return m",
+        "_s.take = _planting",
+        "kept = [1, 2]",
+      ].join("\n"),
+    );
+    const report = await kernel.snapshot(dir);
+    expect(report.saved).toEqual(["kept"]);
+    expect(report.skipped.map((s) => s.name)).toEqual(["planted"]);
+    expect(existsSync(path.join(dir, "planted.0.pkl"))).toBe(false); // unchecked: not kept
+  }, 30_000);
+
   it("gives way to the next cell, which does not wait for it, and the next snapshot completes", async () => {
     const dir = path.join(await tempDir(), "snapshot");
     const kernel = await start();

@@ -319,3 +319,16 @@ describe("checkpoints", () => {
     ).rejects.toThrow(/Invalid session id/);
   });
 });
+
+describe("a FIFO in the project", () => {
+  it("fails a checkpoint at once, naming it, instead of waiting out git's timeout", async () => {
+    // git reads a .gitignore that is a FIFO and waits for a writer: each checkpoint call took the whole
+    // two-minute timeout, and a session's end several of them.
+    const w = workspace();
+    mkdirSync(join(w.cwd, "sub"));
+    execFileSync("mkfifo", [join(w.cwd, "sub", ".gitignore")]);
+    const cp = await open(w);
+    await expect(cp.snapshot(1)).rejects.toThrow(/waited on a FIFO in the project/);
+    cp.close();
+  }, 20_000);
+});

@@ -3,6 +3,7 @@ byte for byte (encoding, BOM, line endings), and the host notice of a changed fi
 
 import os
 import re
+import stat
 
 # No toolkit function returns more text than this for display; the kernel caps a cell's output
 # (20 000 chars by default) and a function's result should leave room for the rest of the cell.
@@ -125,11 +126,61 @@ def read_file(path):
         raise FileNotFoundError(f"{path}: no such file (cwd is {os.getcwd()})")
     if os.path.isdir(path):
         raise IsADirectoryError(f"{path} is a directory; tree({path!r}) lists it")
-    with open(path, "rb") as f:
+    with open_regular(path, FILE_CAP) as f:
         data = f.read()
     if is_binary(data):
         raise ValueError(f"{path} looks binary (it has NUL bytes); the toolkit edits text files only")
     return FileText.decode(data)
+
+
+# What view, edit, write and apply_patch read of one file at most: they load the whole file, and a sparse
+# file of terabytes (`truncate -s 1T`) would fill the kernel's memory with zeros, for minutes.
+FILE_CAP = 256 << 20
+
+
+class FileTooLarge(OSError):
+    """A file over FILE_CAP: the message says how big and what to do instead."""
+
+
+class NotAFile(OSError):
+    """The path is a FIFO, a device or a socket: reading it could wait for ever (a FIFO nobody writes,
+    a terminal) or never end (/dev/zero), so the toolkit does not."""
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a directory",
+}
+
+
+def open_regular(path, max_bytes=None):
+    """`path` opened to read (binary) when it is a regular file (a link to one followed) of at most
+    `max_bytes`; else NotAFile saying what it is, or FileTooLarge. Every reader of the toolkit opens
+    through here: open() of a FIFO waits for a writer, for ever (a cell's `os.mkfifo` in the project hung
+    view, grep, glob and tree)."""
+    kind = _not_regular(os.stat(path).st_mode)  # before opening: opening a device can do things
+    if kind is None:
+        # Without waiting, and checked again on what was opened: something else may have been put there.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        st = os.fstat(fd)
+        kind = _not_regular(st.st_mode)
+        if kind is None and (max_bytes is None or st.st_size <= max_bytes):
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        os.close(fd)
+        if kind is None:
+            raise FileTooLarge(
+                f"{rel(path)} is {st.st_size:,} bytes, more than the {max_bytes:,} view, edit and write read "
+                "of a file: grep() finds lines in it, and Python's open() reads a part"
+            )
+    raise NotAFile(f"{rel(path)} is {kind}, not a regular file: the toolkit reads only regular files")
+
+
+def _not_regular(mode):
+    return None if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
 def is_binary(data):

@@ -10,7 +10,9 @@ import os
 import re
 
 from ._text import (
+    FILE_CAP,
     OUTPUT_CAP,
+    FileTooLarge,
     FileText,
     Shown,
     check_count,
@@ -20,6 +22,7 @@ from ._text import (
     folder_blocker,
     is_binary,
     no_folder_there,
+    open_regular,
     public,
     read_file,
     rel,
@@ -266,8 +269,11 @@ def write(path, text):
     before = None
     ft = FileText("")
     if os.path.exists(path):
-        with open(path, "rb") as f:
-            data = f.read()
+        try:
+            with open_regular(path, FILE_CAP) as f:  # a FIFO, a device: NotAFile, not a wait or a replacement
+                data = f.read()
+        except FileTooLarge:
+            data = b"\0"  # not read: replaced as a binary file is
         if not is_binary(data):
             ft = FileText.decode(data)
             before = ft.text

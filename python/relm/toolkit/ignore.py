@@ -11,6 +11,8 @@ import os
 import re
 from collections import namedtuple
 
+from ._text import open_regular
+
 
 def translate(pattern, braces=False):
     """A gitignore glob (already without `!`, leading `/` or trailing `/`) as a regex body; with
@@ -122,8 +124,8 @@ def _read_rules(folder):
 def _rules_in(path, base):
     """The rules of the ignore file at `path` (none when it cannot be read), relative to `base`."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return parse(f.read(), _slash(base))
+        with open_regular(path) as f:  # a FIFO there would hang every walk
+            return parse(f.read().decode("utf-8", "replace"), _slash(base))
     except OSError:
         return []
 

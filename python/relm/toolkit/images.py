@@ -14,7 +14,7 @@ import struct
 import zlib
 
 from .. import calls
-from ._text import public, rel
+from ._text import open_regular, public, rel
 
 MAX_SIDE = 1568  # longest side models look at without scaling it themselves (Anthropic's guidance)
 MAX_BYTES = 3_750_000  # 5 MB of base64, the most Anthropic's API takes for one image
@@ -90,6 +90,8 @@ def _check_source(image):
     if isinstance(image, (str, os.PathLike)):
         path = os.fspath(image)
         if not os.path.isfile(path):
+            if os.path.exists(path):
+                open_regular(path).close()  # a FIFO, a device: NotAFile says what it is
             raise FileNotFoundError(f"look(): {path}: no such file (cwd is {os.getcwd()})")
         return
     if isinstance(image, (bytes, bytearray, memoryview)) or _is_figure(image) or _is_pil(image):
@@ -122,7 +124,7 @@ def _encode(image, max_side, label):
     """(bytes, mime, (w, h) or None) of `image`, fitted to `max_side` and MAX_BYTES."""
     _check_source(image)
     if isinstance(image, (str, os.PathLike)):
-        with open(os.fspath(image), "rb") as f:
+        with open_regular(os.fspath(image)) as f:
             return _from_bytes(f.read(), max_side, label)
     if isinstance(image, (bytes, bytearray, memoryview)):
         return _from_bytes(bytes(image), max_side, label)

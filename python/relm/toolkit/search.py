@@ -17,7 +17,7 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import OUTPUT_CAP, Shown, cap, check_count, check_path, check_text, public
+from ._text import OUTPUT_CAP, Shown, cap, check_count, check_path, check_text, open_regular, public
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 2_000  # matches read from a backend before it is stopped (more when max_results asks)
@@ -78,6 +78,8 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     if not os.path.exists(path):
         hint = f"; to search only some files, pass glob={path!r}" if _stdlib_glob.has_magic(path) else ""
         raise FileNotFoundError(f"{path}: no such file or folder (cwd is {os.getcwd()}){hint}")
+    if not os.path.isdir(path):
+        open_regular(path).close()  # a FIFO or a device named outright: NotAFile, not a search that waits
     keep = _glob_filter(glob, path)
     limit = max(COLLECT_LIMIT, max_results + 1)
     found = None
@@ -242,7 +244,7 @@ def _git_reader():
 def _has_nul(path, start):
     """Whether the file holds a NUL byte at offset `start` or later (an unreadable file: no)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             f.seek(start)
             while block := f.read(1 << 16):
                 if b"\0" in block:
@@ -255,22 +257,58 @@ def _has_nul(path, start):
 def _stream(args, read, limit):
     """(matches, exit code) of a search process, its output read as it comes, each line turned by `read`
     into the matches it completes (often none); stopped once `limit` matches are in. ([], None) when it
-    cannot be started."""
+    cannot be started, or was stopped waiting on a FIFO (then the next backend searches)."""
+    import selectors
+
     try:
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
     except OSError:
         return [], None
-    found = []
+    found, rest = [], b""
+    fd = proc.stdout.fileno()
     try:
-        for raw in proc.stdout:
-            found.extend(read(raw))
-            if len(found) >= limit:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while len(found) < limit:
+                if not sel.select(STALL_CHECK):
+                    if _opening_fifo(proc.pid):
+                        proc.kill()
+                        return [], None
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    found.extend(read(rest) if rest else [])
+                    break
+                *lines, rest = (rest + chunk).split(b"\n")
+                for raw in lines:
+                    found.extend(read(raw))
+            else:
                 proc.kill()
-                break
     finally:
         proc.stdout.close()
         code = proc.wait()
     return found, code
+
+
+# Seconds without output after which a search process is looked at: waiting on a FIFO, it is stopped.
+STALL_CHECK = 1.0
+
+
+def _opening_fifo(pid):
+    """Whether a thread of `pid` waits in open() of a FIFO for a writer (Linux): ripgrep and git read a
+    .gitignore that is one and wait for ever. Nowhere else is this known: there the search goes on."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/wchan") as f:
+                if f.read().strip() in ("wait_for_partner", "fifo_open"):
+                    return True
+        except OSError:
+            pass
+    return False
 
 
 def _python(regex, path, keep, limit):
@@ -280,9 +318,9 @@ def _python(regex, path, keep, limit):
         if is_dir or not keep(_norm(name)):
             continue
         try:
-            with open(name, "rb") as f:
+            with open_regular(name) as f:
                 data = f.read()
-        except OSError:
+        except OSError:  # unreadable, or a FIFO or a device: skipped, as ripgrep does
             continue
         text = _decode(data)
         if "\0" in text:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from ._text import public
+from ._text import open_regular, public
 from .runners import parse
 
 TAIL = 4000  # chars of the raw output kept as .tail
@@ -217,7 +217,7 @@ def _detect_in(folder):
 
     if has("package.json"):
         try:
-            with open(os.path.join(folder, "package.json"), encoding="utf-8") as f:
+            with open_regular(os.path.join(folder, "package.json")) as f:
                 scripts = json.load(f).get("scripts") or {}
         except (OSError, ValueError, AttributeError):
             scripts = {}
@@ -256,8 +256,8 @@ def _pytest_configured(folder):
         ("tox.ini", "[pytest]"),
     ):
         try:
-            with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
-                if marker in f.read():
+            with open_regular(os.path.join(folder, name)) as f:
+                if marker in f.read().decode("utf-8", "replace"):
                     return True
         except OSError:
             pass
@@ -272,8 +272,8 @@ def _has_pytest():
 
 def _make_has_test(path):
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return any(re.match(r"^test\s*:(?!=)", line) for line in f)
+        with open_regular(path) as f:
+            return any(re.match(r"^test\s*:(?!=)", line) for line in f.read().decode("utf-8", "replace").splitlines())
     except OSError:
         return False
 
