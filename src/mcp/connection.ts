@@ -5,7 +5,7 @@
 
 import { performance } from "node:perf_hooks";
 import type { KernelSandbox } from "../kernel/sandbox/types.js";
-import type { McpServer, McpTransport } from "./config.js";
+import type { McpServer } from "./config.js";
 import { McpRequestError, McpServerError } from "./errors.js";
 import { describeExit, messageOf, seconds, startFailure } from "./failures.js";
 import type { Opened } from "./sdk.js";
@@ -100,10 +100,6 @@ export class McpConnection {
 
   get name(): string {
     return this.server.name;
-  }
-
-  get transport(): McpTransport {
-    return this.server.transport;
   }
 
   /** The tools as last listed by the running server (undefined before it ran or after it changed them). */

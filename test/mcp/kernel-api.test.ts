@@ -179,15 +179,19 @@ describe("MCP tools as Python functions (stdio)", async () => {
     expect(server.output).toBe("no MCP server called 'nobody'; servers: everything, filesystem\n");
   });
 
-  it("resources and prompts", async () => {
+  it("resources, resource templates and prompts", async () => {
     const out = await run(
       "res = mcp.everything.list_resources()\nprint(len(res) > 0, res[0]['uri'].startswith('demo://'))\n" +
         "text = mcp.everything.read_resource(res[0]['uri'])\nprint(type(text).__name__)\n" +
         "print([p['name'] for p in mcp.everything.prompts()][:1])\n" +
-        "msgs = mcp.everything.get_prompt('simple-prompt')\nprint(msgs[0]['role'], type(msgs[0]['content']).__name__)",
+        "msgs = mcp.everything.get_prompt('simple-prompt')\nprint(msgs[0]['role'], type(msgs[0]['content']).__name__)\n" +
+        "print(sorted(t['uriTemplate'] for t in mcp.everything.resource_templates()))",
     );
     expect(out.error).toBeUndefined();
-    expect(out.output).toBe("True True\nstr\n['simple-prompt']\nuser str\n");
+    expect(out.output).toBe(
+      "True True\nstr\n['simple-prompt']\nuser str\n" +
+        "['demo://resource/dynamic/blob/{resourceId}', 'demo://resource/dynamic/text/{resourceId}']\n",
+    );
   });
 
   it("a server's env secret is given to the server, never shown to the kernel", async () => {

@@ -202,6 +202,8 @@ describe("exportSession", () => {
     expect(html).toContain('<pre><code class="language-python">print(&quot;a &lt; b&quot;)');
     expect(html).toContain("<li>first <strong>bold</strong></li>");
     expect(html).toContain("<em>shape</em>");
+    // Only ~~text~~ strikes through, as in the UI: GFM's single ~ would strike "5%-" out.
+    expect(html).toContain("It grew ~5%-~8%; <del>was slow</del> is not.");
     expect(html).toContain(
       '<a href="https://example.com/docs?a=1&amp;b=2" rel="noopener noreferrer">docs</a>',
     );
@@ -248,6 +250,8 @@ print("a < b")
 \`\`\`
 
 The *shape* is fine; see [docs](https://example.com/docs?a=1&b=2).
+
+It grew ~5%-~8%; ~~was slow~~ is not.
 
 <script>alert(1)</script>
 

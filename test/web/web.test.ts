@@ -19,6 +19,7 @@ import {
   type WebPolicy,
   webSearch,
 } from "../../src/web/index.js";
+import { closedPort } from "../support/cli.js";
 import { until } from "../support/wait.js";
 
 const OPEN: WebPolicy = { allow: undefined, sandboxed: false };
@@ -195,6 +196,19 @@ describe("fetch in the host", () => {
 
   it("gives up at its timeout", async () => {
     await expect(get("/slow", { timeoutMs: 300 })).rejects.toThrow(/no complete answer within 0.3 s/);
+  });
+
+  it("says plainly that a connection was refused (fetch's own error is 'fetch failed')", async () => {
+    const port = await closedPort();
+    const refused = getWithLimits(`http://127.0.0.1:${port}/x`, {
+      maxBytes: MB,
+      timeoutMs: 10_000,
+      maxRedirects: 5,
+      policy: OPEN,
+    });
+    await expect(refused).rejects.toThrow(
+      new WebError(`http://127.0.0.1:${port}/x: the connection was refused`),
+    );
   });
 
   it.skipIf(!hasPdftotext)("turns a PDF into text with pdftotext", async () => {

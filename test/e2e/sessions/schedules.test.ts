@@ -53,6 +53,15 @@ describe("schedules", () => {
       expect(deliveries().length).toBeLessThanOrEqual(claims.length);
       expect(claims.every((c) => c.job === job)).toBe(true);
 
+      const pause = await runRelm(["schedule", "pause", job], { env: rig.env });
+      expect(pause.code, pause.stderr).toBe(0);
+      expect(pause.stderr).toContain(`paused 1 job(s): ${job}; relm schedule resume restarts them`);
+      expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("paused");
+      const again = await runRelm(["schedule", "pause", job], { env: rig.env });
+      expect(again.stderr).toBe("no active scheduled jobs to pause\n");
+      const resume = await runRelm(["schedule", "resume", job], { env: rig.env });
+      expect(resume.stderr).toContain(`resumed ${job}`);
+
       const cancel = await runRelm(["schedule", "cancel", job], { env: rig.env });
       expect(cancel.code).toBe(0);
       expect((await runRelm(["schedule", "list"], { env: rig.env })).stdout).toContain("no scheduled jobs");
