@@ -270,10 +270,10 @@ export async function resumeSession<F extends SessionSpec>(
   // given no flags); a flag given now replaces its remembered value. The caller runs with `flags` returned.
   const merged = withRememberedFlags(home, full, flags);
   const { config, limits, tree, warnings } = prepareTree(merged, io, sink, overrides, full);
-  const { agent: session } = await resumeAgent({ ...tree, id: full, limits });
   // Budgets are hard across resumes and revivals: what the tree spent before counts (docs/budgets.md).
-  const before = UsageTally.ofTree(session.dir);
-  session.budget.carry({ turns: before.rootCalls, tokens: before.totals().tokens, cost: before.cost });
+  const before = UsageTally.ofTree(sessionDir(config.home, full));
+  const spentBefore = { turns: before.rootCalls, tokens: before.totals().tokens, cost: before.cost };
+  const { agent: session } = await resumeAgent({ ...tree, id: full, limits, spentBefore });
   for (const message of warnings) session.record({ type: "warning", message });
   rememberFlags(config.home, full, merged, io.cwd);
   return { session, config, flags: merged };

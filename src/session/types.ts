@@ -97,6 +97,8 @@ export type JournalBody =
       uncertain: string[];
       restored: string[];
       notRestored: { name: string; reason: string }[];
+      /** The budget spent so far, carried from the journals (absent in older journals: zero then). */
+      spent?: SpendRecord;
     }
   | { type: "snapshot"; saved: number; skipped: { name: string; reason: string }[]; bytes: number }
   | { type: "submit"; value: unknown }

@@ -24,6 +24,11 @@ interface StartOptions extends TreeOptions {
 interface ResumeOptions extends TreeOptions {
   id: string;
   limits: BudgetLimits;
+  /**
+   * What the session's tree spent before this process took it over (its journals): budgets are the
+   * session's, not one host's, so a revived host does not start from zero (docs/budgets.md).
+   */
+  spentBefore?: { turns: number; tokens: number; cost: number | null };
 }
 
 /** The agent a person starts: the root of a new tree. */
@@ -67,6 +72,7 @@ export async function resumeAgent(options: ResumeOptions): Promise<{ agent: Agen
     sink: tree.sink,
     resume: { journal, system, rebuilt, events },
   });
+  if (options.spentBefore) agent.budget.carry(options.spentBefore);
   const note = await settleResumed(agent, rebuilt, journal.repairedTail);
   agent.turns.noteNext(note);
   agent.settledAtResume =
@@ -146,7 +152,8 @@ async function settleResumed(
     );
   }
   const restored = await agent.kernel.restoreSnapshot();
-  agent.record({ type: "resumed", uncertain, ...restored });
+  // The budget it goes on from: a turn's own spend is what its end says minus this (tui/turn-spend.ts).
+  agent.record({ type: "resumed", uncertain, ...restored, spent: agent.budget.spent() });
   const lines = [`[relm] This session was resumed in a new process (${agent.tree.now().toISOString()}).`];
   if (uncertain.length > 0) lines.push(`When the previous process stopped: ${uncertain.join("; ")}.`);
   if (restored.restored.length > 0) {

@@ -1,8 +1,8 @@
 // What one turn spent, for the line that ends it. The `final` event carries the session's budget so far
 // (calls, tokens, cost since this host started the session, and the time since then, idle time
 // included); the turn's own is that minus what the previous turn's end said, and its time runs from the
-// message (or the first model request) that started it to its end. A resumed session's budget starts
-// again from zero: the base does too.
+// message (or the first model request) that started it to its end. A resumed session's budget goes on
+// from what its journals spent, which the `resumed` event says (older journals: from zero).
 import type { AgentEvent } from "../../agent/core/events.js";
 import type { SpendRecord } from "../../session/types.js";
 
@@ -19,7 +19,7 @@ export class TurnSpend {
       case "session":
       case "resumed":
         // A turn cut off by its host's end (kill -9, a crash) has no end event: the next one starts afresh.
-        this.base = ZERO;
+        this.base = (event.type === "resumed" && event.spent) || ZERO;
         this.startedAt = undefined;
         return undefined;
       case "user":
