@@ -118,12 +118,13 @@ describe.skipIf(!mountable)(
         expect(second.stderr).not.toMatch(/internal error|\n\s+at /);
         expect(readdirSync(join(home, "sessions"))).toEqual([id]);
 
-        // Room for a few lines but not for a 2 MB cell output: that append fails part-way.
+        // Room for a few lines but not for the cell's result (20,000 characters of its 2 MB, the rest
+        // written to outputs/ and, on a full disk, dropped again): that journal append fails part-way.
         rmSync(filler);
         const free = Number(
           execFileSync("df", ["--output=avail", "-B1", mnt.path]).toString().split("\n")[1],
         );
-        fill(Math.max(0, free - 600_000));
+        fill(Math.max(0, free - 25_000));
         const resumed = await runRelm(["run", "--resume", id as string, "more"], { env, cwd: rig.cwd });
         expect(resumed.code).toBe(1);
         expect(resumed.stderr).toMatch(/no space left on/);
