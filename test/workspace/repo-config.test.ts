@@ -1,6 +1,7 @@
 // relm's own git calls never run what the project's repository configures (issue 19, item 5). The
 // project's .git is read-only inside a sandbox only when it existed as the sandbox opened; one that
 // appeared during a sandboxed session is the project's to say anything in, so relm must not obey it either.
+import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -90,4 +91,13 @@ describe("relm's git calls and the project's repository config", () => {
     git(w.cwd, ["ls-files", "--others"], w.env);
     expect(readdirSync(markers.path)).toEqual(["fsmonitor"]);
   });
+
+  it("the @-completion answers from a walk when git stays stuck on a FIFO .gitignore a cell made", async () => {
+    const w = userRepo();
+    workspaces.push(w);
+    mkdirSync(join(w.cwd, "sub"));
+    execFileSync("mkfifo", [join(w.cwd, "sub", ".gitignore")]);
+    const files = await listProjectFiles(w.cwd);
+    expect(files.sort()).toEqual([".gitignore", "README.md", "src/main.py"]);
+  }, 30_000);
 });

@@ -14,6 +14,8 @@ import {
 
 const MAX_FILES = 20_000;
 const CACHE_MS = 5_000;
+/** git lists 80,000 files in ~0.2 s: what takes longer is stuck. */
+const LIST_TIMEOUT_MS = 5_000;
 const SKIP_DIRS = new Set([".git", "node_modules", "__pycache__", ".venv", "venv", "dist", "build", ".relm"]);
 
 /** The project's files: `git ls-files` (tracked and untracked, not ignored), else a bounded walk. */
@@ -24,7 +26,8 @@ export async function listProjectFiles(cwd: string, signal?: AbortSignal): Promi
       // The project's .git/config is the project's (sandboxed code may have written it, docs/sandbox.md):
       // its core.fsmonitor would run a command of its choosing at every `@`.
       ["-c", "core.fsmonitor=false", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-      { cwd, maxBuffer: 64 * 1024 * 1024, signal },
+      // A FIFO a cell made at a .gitignore holds git at its open for ever: given up, the walk answers.
+      { cwd, maxBuffer: 64 * 1024 * 1024, signal, timeout: LIST_TIMEOUT_MS },
       // A path with a merge conflict is listed once per stage (up to three times): each is kept once.
       (error, stdout) =>
         resolve(error ? undefined : [...new Set(stdout.split("\0").filter(Boolean))].slice(0, MAX_FILES)),
