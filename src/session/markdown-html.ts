@@ -6,8 +6,7 @@
 // Loaded lazily by export.ts (marked is only needed for html).
 import { Marked, type Tokens } from "marked";
 import { escapeHtml } from "./render-html.js";
-
-const STRICT_STRIKETHROUGH = /^(~~)(?=[^\s~])((?:\\.|[^\\])*?(?:\\.|[^\s~\\]))\1(?=[^~]|$)/;
+import { strictStrikethrough } from "./strikethrough.js";
 
 /** A URL a reader may follow: http(s), mailto, or one without a scheme (relative, #anchor). */
 function safeHref(href: string): boolean {
@@ -28,17 +27,7 @@ function anchor(href: string, title: string | null | undefined, inner: string): 
 // breaks: the UI shows a single newline inside a paragraph as a line break, so the page does too.
 const parser = new Marked({ gfm: true, breaks: true });
 parser.use({
-  // As in the UI: only `~~text~~` strikes through; GFM's single `~` would mangle "~5%-~8%" and paths.
-  // A function of a plain object: marked copies a tokenizer's own properties, so a subclass's del()
-  // (a prototype method) was never called.
-  tokenizer: {
-    del(src: string): Tokens.Del | undefined {
-      const match = STRICT_STRIKETHROUGH.exec(src);
-      if (!match) return undefined;
-      const text = match[2] ?? "";
-      return { type: "del", raw: match[0], text, tokens: this.lexer.inlineTokens(text) };
-    },
-  },
+  tokenizer: strictStrikethrough,
   renderer: {
     html(token: Tokens.HTML | Tokens.Tag): string {
       return escapeHtml(token.text);

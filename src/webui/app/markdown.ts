@@ -5,12 +5,14 @@
 // serialised and parsed again (where a sanitised string can turn into something else). The server's
 // Content-Security-Policy (src/webui/server.ts) is the third line: no script but the app's own runs.
 import { Marked } from "marked";
+import { strictStrikethrough } from "../../session/strikethrough.js";
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const marked = new Marked({
   gfm: true,
   async: false,
+  tokenizer: strictStrikethrough,
   renderer: {
     // Raw HTML in the answer (a block or inline tag) is text to read, not markup.
     html: ({ text }) => escapeHtml(text),

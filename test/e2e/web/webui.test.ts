@@ -33,7 +33,7 @@ const HOSTILE = [
   "",
   "<math><mtext><table><mglyph><style><img src=x onerror=\"window.__pwned='mxss'\">",
   "",
-  "A **safe** [link](https://example.org/) stays.",
+  "A **safe** [link](https://example.org/) stays. It grew ~5%-~8%, and ~~this~~ is struck.",
 ].join("\n");
 
 /** Answers what the person said last: a hostile answer, one repeating a secret, or an echo. */
@@ -233,8 +233,11 @@ describeInBrowser(`relm web in a browser`, (browser) => {
             .filter((n) => n.startsWith("on")),
           hrefs: Array.from(root.querySelectorAll("a")).map((a) => a.getAttribute("href")),
           text: root.textContent ?? "",
+          struck: Array.from(root.querySelectorAll("del")).map((d) => d.textContent),
         };
       });
+      // Only ~~text~~ strikes through, as in the terminal UI: not "5%-" of "~5%-~8%".
+      expect(found.struck).toEqual(["this"]);
       expect(found.pwned).toBeUndefined();
       expect(dialogs).toEqual([]);
       expect(found.handlers).toEqual([]);
