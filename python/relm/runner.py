@@ -189,14 +189,14 @@ def _load_variable(msg):
     if "pickle" in msg:
         # A value handed over by another agent's kernel (rlm(..., name=value)). Unpickling runs the value's
         # own code: one that blocks would hold this kernel, before its first cell, for ever.
+        # (The limit is read from variables, not snapshot: importing snapshot in every child costs ~2.5 ms.)
         from . import handoff
-        from .snapshot import VALUE_SECONDS
 
         try:
-            with variables.time_limit(VALUE_SECONDS):
+            with variables.time_limit(variables.VALUE_SECONDS):
                 return name, handoff.load(msg["pickle"])
         except variables.TooSlow:
-            raise ValueError(f"{name} took over {VALUE_SECONDS:g} s to unpickle: not loaded") from None
+            raise ValueError(f"{name} took over {variables.VALUE_SECONDS:g} s to unpickle: not loaded") from None
     if "file" not in msg:
         return name, msg.get("text", "")
     # Read here, not sent over the protocol: a 20 MB file costs one read, not a JSON round trip.

@@ -47,7 +47,7 @@ SMALL = 64 << 10
 # A value whose pickling takes longer is skipped: a __reduce__ or __getstate__ that blocks (on a lock, a
 # connection) would otherwise hold the kernel, and the cell waiting behind the snapshot, for ever. Values
 # over the per-variable cap are the background writer's (relm.bigvars), so this is ample for the rest.
-VALUE_SECONDS = 5.0
+VALUE_SECONDS = variables.VALUE_SECONDS
 SLOW = f"took over {VALUE_SECONDS:g} s to pickle: not saved"
 SLOW_LOAD = f"took over {VALUE_SECONDS:g} s to unpickle: not restored"
 

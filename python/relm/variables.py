@@ -8,6 +8,8 @@ import types
 
 PREVIEW_CHARS = 200
 DESCRIBE_SECONDS = 1.0  # per variable: a __repr__ that hangs must not hang the host
+# per value: pickling or unpickling it (snapshot, restore, a hand-over to a child) runs its own code
+VALUE_SECONDS = 5.0
 
 _repr = reprlib.Repr()
 _repr.maxstring = PREVIEW_CHARS
