@@ -126,7 +126,9 @@ export async function findPython(
   const found = await probeAll(candidates, relmPython, env, trust);
   // A miss is not cached: the user may install IPython next (as doctor advises) without touching python3.
   if (cacheDir && found.ipython) writeCache(cacheDir, key, found);
-  precompileRelm(found.path, found.version, HOST_PYTHON_PRELUDE);
+  // Never an interpreter sandboxed code could have written: that one runs only inside a confinement.
+  if (!trust || !isUntrusted(found.path, trust.untrusted))
+    precompileRelm(found.path, found.version, HOST_PYTHON_PRELUDE);
   return found;
 }
 

@@ -66,4 +66,28 @@ describe("relm's Python package compiled once per interpreter", () => {
     }).trim();
     expect(now).toBe("2");
   }, 60_000);
+
+  it("never runs an interpreter sandboxed code could have written, on the host, to compile", async () => {
+    const project = await tempDir();
+    const markers = await tempDir();
+    // Answers the probe (confined by `wrap` in a real session) as a Python nothing is compiled for yet,
+    // and leaves a marker when run any other way.
+    const fake = (marker: string) => {
+      const file = path.join(project, `python3-${marker}`);
+      const answer = JSON.stringify({ path: file, version: "3.99.0", ok: true, ipython: "9.0" });
+      writeFileSync(
+        file,
+        `#!/bin/sh\nif [ "$1" = "-c" ]; then echo '${answer}'; exit 0; fi\ntouch ${path.join(markers, marker)}\n`,
+        { mode: 0o755 },
+      );
+      return file;
+    };
+    const trust = { untrusted: [project], wrap: (file: string, args: string[]) => ({ file, args }) };
+    const sandboxed = await findPython({ ...process.env, RELM_PYTHON: fake("sandboxed") }, undefined, trust);
+    expect(sandboxed.version).toBe("3.99.0");
+    // The same file in a project the user trusts (no sandbox) is compiled with: the check could fail.
+    await findPython({ ...process.env, RELM_PYTHON: fake("trusted") });
+    expect(await eventually(() => existsSync(path.join(markers, "trusted")))).toBe(true);
+    expect(readdirSync(markers)).toEqual(["trusted"]);
+  });
 });
