@@ -148,9 +148,10 @@ function report(
   } else if (outcome?.status === "error" && !shown.has(redact(outcome.message))) {
     io.stderr.write(`relm: ${redact(outcome.message)}\n`);
   }
-  // Budgets hold across resumes (what was spent still counts): going on past one needs it raised.
+  // Budgets hold across resumes (what was spent still counts): going on past one needs it raised. Not
+  // --max-time: it starts again at the resume (an idle session spends no time), so a plain resume goes on.
   const resume =
-    outcome?.status === "budget"
+    outcome?.status === "budget" && outcome.stop.budget !== "max-time"
       ? `relm run --resume ${id} --${outcome.stop.budget} HIGHER (what it spent still counts)`
       : `relm run --resume ${id}`;
   io.stderr.write(`session ${id}: relm export ${id} --format md, or ${resume}\n`);

@@ -101,15 +101,18 @@ export function htmlPage(text: string): string {
 
 /**
  * The wait a body asks for when no header does: OpenAI's "Please try again in 2.5s" (or "in 120ms",
- * "in 1m30s"), Azure's "retry after 20 seconds", Gemini's RetryInfo `"retryDelay": "37s"`.
+ * "in 1m30s", "in 1h2m3s"), Azure's "retry after 20 seconds", Gemini's RetryInfo `"retryDelay": "37s"`.
+ * A unit it does not know ("in 5 minutes" once read as 5 s) gives no wait rather than a wrong one.
  */
 function bodyRetryAfterMs(body: string): number | undefined {
   const m =
-    /(?:try again in|retry after|retry in|"retryDelay"\s*:\s*")\s*(?:(\d+)m(?!s))?\s*(\d+(?:\.\d+)?)\s*(ms|s|sec|seconds?)?\b/i.exec(
+    /(?:try again in|retry after|retry in|"retryDelay"\s*:\s*")\s*(?:(\d+)h)?(?:(\d+)m(?!s))?\s*(\d+(?:\.\d+)?)?(?:\s*(ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)(?![a-z])|(?!\s*[a-z]))/i.exec(
       body,
     );
-  if (!m) return undefined;
-  const value = Number(m[2]) * (m[3]?.toLowerCase() === "ms" ? 1 : 1000) + Number(m[1] ?? 0) * 60_000;
+  if (!m || (m[3] === undefined && m[1] === undefined && m[2] === undefined)) return undefined;
+  const unit = m[4]?.toLowerCase() ?? "s";
+  const scale = unit === "ms" ? 1 : unit.startsWith("h") ? 3_600_000 : unit.startsWith("m") ? 60_000 : 1000;
+  const value = Number(m[3] ?? 0) * scale + Number(m[2] ?? 0) * 60_000 + Number(m[1] ?? 0) * 3_600_000;
   return Number.isFinite(value) ? Math.round(value) : undefined;
 }
 

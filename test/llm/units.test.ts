@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redact } from "../../src/llm/errors.js";
+import { httpFailure, redact } from "../../src/llm/errors.js";
 import { computeCost, guessAcceptsImages, lookupPrice } from "../../src/llm/index.js";
 import { backoffMs, DEFAULT_RETRY_POLICY, parseRetryAfter } from "../../src/llm/retry.js";
 import { parseSse, type SseEvent, SseLimitError } from "../../src/llm/sse.js";
@@ -114,6 +114,20 @@ describe("retry timing", () => {
     expect(backoffMs(1, policy, undefined, () => 0)).toBe(0);
     expect(backoffMs(1, policy, 120_000)).toBe(60_000);
     expect(backoffMs(1, policy, 1500)).toBe(1500);
+  });
+
+  it("reads the wait a 429's body asks for in its own unit, not a minute as a second", () => {
+    const ctx = { url: "http://x/v1/chat/completions", baseUrl: "http://x/v1", model: "m" };
+    const wait = (message: string) =>
+      httpFailure(429, JSON.stringify({ error: { message } }), ctx).retryAfterMs;
+    expect(wait("Please try again in 1.5s.")).toBe(1500);
+    expect(wait("Please try again in 250ms.")).toBe(250);
+    expect(wait("Please try again in 1m30s.")).toBe(90_000);
+    expect(wait("Please retry after 20 seconds.")).toBe(20_000);
+    expect(wait("Please try again in 5 minutes.")).toBe(300_000);
+    expect(wait("Please try again in 2m.")).toBe(120_000);
+    expect(wait("Please try again in 1h2m3s.")).toBe(3_723_000);
+    expect(wait("Please try again in 3 fortnights.")).toBeUndefined();
   });
 });
 

@@ -91,6 +91,8 @@ describe("--max-time interrupts the work in progress", { concurrent: true }, () 
     expect(result.code, result.stderr).toBe(3);
     expect(result.ms).toBeLessThan(3_000 + PROCESS_MARGIN_MS);
     expect(result.stderr).toMatch(/--max-time/);
+    // The time budget starts again at a resume (docs/budgets.md): a plain resume goes on, none is raised.
+    expect(result.stderr).toMatch(/or relm run --resume \S+\n$/);
     expect(rig.model.requests).toHaveLength(1);
     const { lines } = onlyJournal(rig.home);
     expect(ofType(lines, "model_retry")).toEqual([]);
