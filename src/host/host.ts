@@ -93,7 +93,7 @@ export class SessionHost {
     this.scheduler = new Scheduler(
       options.home,
       options.session.id,
-      (from, text) => this.deliver({ from, text }),
+      (from, text) => this.deliverTick(from, text),
       (from) => this.queue.some((m) => m.from === from) || options.session.mailbox.hasUnreadFrom(from),
     );
     // A message left in the root's mailbox while it is idle (a background child's send("parent")) has
@@ -206,6 +206,17 @@ export class SessionHost {
   }
 
   /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
+  /** A scheduled tick. Out of budget it is dropped (a turn would only stop), the first one saying why. */
+  private deliverTick(from: string, text: string, stop = this.options.session.budget.check()): void {
+    if (!stop) return this.deliver({ from, text });
+    if (this.tickRefused) return;
+    this.tickRefused = true;
+    const higher = stop.budget === "max-time" ? "" : ` with a higher --${stop.budget}`; // time restarts
+    const message = `${from}: no turn while the session is out of budget (${stop.message}); resume it${higher}`;
+    this.options.session.record({ type: "warning", message });
+  }
+  private tickRefused = false;
+
   deliver(message: Inbound): void {
     checkInbound(message.text, this.queue.length, this.id, this.stopping);
     // A session started without a task is named by its first message.

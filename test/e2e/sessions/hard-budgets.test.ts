@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
 // --max-time and --max-tokens are hard: the time budget interrupts the running cell and aborts the model
 // request in flight, and no request may ask for more tokens than are left. Elapsed times are asserted
 // only as correctness bounds of that feature (the limit plus a generous margin), never as speed figures.
 
 import { describe, expect, it } from "vitest";
+import { scheduleFile } from "../../../src/host/schedules/store.js";
 import { runRelm } from "../../support/cli.js";
 import { type JournalLine, onlyJournal } from "../../support/journal.js";
 import { byTask } from "../../support/router.js";
@@ -334,5 +336,36 @@ describe("budgets are the session's, across revivals and resumes", () => {
       .map((l) => l.text);
     expect(users).not.toContain("second");
     expect(users).not.toContain("third");
+  });
+
+  it("a schedule's ticks start no turn in a session out of budget: dropped, said once", async () => {
+    const rig = await startRig("openai", {
+      script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
+    });
+    const run = (args: string[]) => runRelm(args, { env: rig.env, cwd: rig.cwd });
+    const started = await run(["run", "--detach", "--max-turns", "1", "first"]);
+    expect(started.code, started.stderr).toBe(0);
+    const id = started.stdout.trim();
+    await until(() => (ofType(onlyJournal(rig.home).lines, "final").length === 1 ? true : undefined), 30_000);
+    const add = await run(["schedule", "add", id, "--every", "1s", "tick"]);
+    expect(add.code, add.stderr).toBe(0);
+    // Three ticks claimed (each handed to the host) after the first: each would have started a turn.
+    const claims = () =>
+      (readFileSync(scheduleFile(rig.home, id), "utf8").match(/"op":"claim"/g) ?? []).length;
+    await until(() => (claims() >= 3 ? true : undefined), 60_000);
+    try {
+      const lines = onlyJournal(rig.home).lines;
+      expect(ofType(lines, "budget_stop")).toHaveLength(0);
+      expect(lines.filter((l) => l.type === "user" && l.text !== "first")).toEqual([]);
+      const said = ofType(lines, "warning").filter((w) => String(w.message).includes("out of budget"));
+      expect(said.map((w) => w.message)).toEqual([
+        expect.stringMatching(
+          /: no turn while the session is out of budget \(budget exhausted: --max-turns .*resume it with a higher --max-turns$/,
+        ),
+      ]);
+      expect(rig.model.requests).toHaveLength(1);
+    } finally {
+      await run(["stop", id]);
+    }
   });
 });
