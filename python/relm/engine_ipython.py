@@ -227,6 +227,12 @@ def _foreground_output(cmd):
             threading.Thread(target=_forward, args=(read,), name="relm-sx-late", daemon=True).start()
             read = None  # the thread's now
             break
+    except BaseException:
+        # Interrupted: the command goes too (IPython's getoutput terminates it), even one that ignores
+        # SIGINT or was never sent it (a remote kernel's interrupt is a message, not a signal).
+        if proc.poll() is None:
+            proc.terminate()
+        raise
     finally:
         os.close(ended)
         if read is not None:

@@ -26,6 +26,7 @@ never given the secrets, not even hashed (src/kernel/snapshot-secrets.ts).
 import hashlib
 import json
 import os
+import stat
 import types
 
 from . import bigvars, sizing, variables
@@ -124,7 +125,13 @@ def _large_to_write(directory, namespace, hidden, exported, max_var, max_big):
 
 def read_manifest(directory):
     try:
-        with open(os.path.join(directory, MANIFEST)) as f:
+        # Without waiting: a cell can write this folder, and open() of a FIFO there waits for a writer for
+        # ever (the snapshot, or the resume, with it). Not a regular file: no manifest; the next replaces it.
+        fd = os.open(os.path.join(directory, MANIFEST), os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return {}
+            os.set_blocking(fd, True)
             manifest = json.load(f)
     except (OSError, ValueError):
         return {}

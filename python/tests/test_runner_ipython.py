@@ -10,6 +10,7 @@ from .support import (
     HAVE_IPYTHON,
     NO_IPYTHON,
     Runner,
+    alive,
     in_group,
     kill_quietly,
     png_bytes,
@@ -112,6 +113,20 @@ class IPythonKernelTests(unittest.TestCase):
         self.assertEqual(self.execute("!!echo one; echo two")["output"], "['one', 'two']\n")
         self.assertEqual(self.execute("y = %sx echo three\nprint(y)")["output"], "['three']\n")
         self.assertEqual(self.execute("z = !cat\nprint(z)")["output"], "[]\n")
+
+    def test_interrupting_a_capture_stops_its_command(self):
+        # `x = !cmd` interrupted left a command that ignores SIGINT running for good (IPython's own
+        # getoutput terminates it, as a %%bash cell's is).
+        pidfile = os.path.join(temp_dir(self), "cmd.pid")
+        cid = self.runner.new_id()
+        code = f"x = !trap '' INT; echo $$ > {pidfile}; while :; do sleep 0.05; done"
+        self.runner.send({"type": "execute", "id": cid, "code": code})
+        pid = wait_until(lambda: read_pid(pidfile), what="the command's pid")
+        self.addCleanup(kill_quietly, pid)
+        os.killpg(self.runner.pid, signal.SIGINT)
+        result, _ = self.runner.collect(cid)
+        self.assertEqual(result["error"]["name"], "KeyboardInterrupt")
+        wait_until(lambda: not alive(pid), what="the interrupted command to end")
 
     def test_interrupting_a_bash_cell_stops_it_as_an_error(self):
         cid = self.runner.new_id()

@@ -78,6 +78,16 @@ class RunnerSnapshotTests(unittest.TestCase):
         result, _ = other.execute("print(kept, 'h' in globals())")
         self.assertEqual(result["output"], "[1, 2] False\n")
 
+    def test_a_fifo_made_at_the_manifest_is_replaced_not_waited_on(self):
+        # A cell can write the snapshot folder: a FIFO at its manifest held the next snapshot (and a
+        # restore) in open(), waiting for a writer, for ever.
+        self.runner.ask({"type": "snapshot", "dir": self.dir}, "snapshot")
+        manifest = os.path.join(self.dir, snapshot.MANIFEST)
+        self.runner.execute(f"import os\nos.unlink({manifest!r})\nos.mkfifo({manifest!r})\nkept = 1")
+        report = self.runner.ask({"type": "snapshot", "dir": self.dir}, "snapshot")["report"]
+        self.assertIn("kept", report["saved"])
+        self.assertEqual(snapshot.read_manifest(self.dir)["saved"], report["saved"])
+
     def test_a_variable_named_like_a_kernel_function_is_saved_as_it_is_listed(self):
         # `plan`, `tree`, `done`... are relm's functions until the user rebinds them: then they are the
         # user's, listed by `variables`, and a resumed session must have them back.

@@ -120,7 +120,10 @@ export function runGit(ctx: GitContext, args: string[], options: GitOptions = {}
       const what = `git ${args.slice(0, 2).join(" ")}`;
       if (onFifo) {
         return reject(
-          new CheckpointError(`${what} waited on a FIFO in the project (a .gitignore that is a named pipe?)`),
+          new CheckpointError(
+            `${what} waited on a FIFO in the project (a named pipe, likely a .gitignore): ` +
+              "`find . -type p` lists them: remove it, and checkpoints work again",
+          ),
         );
       }
       if (timedOut) {
