@@ -205,10 +205,13 @@ export class SessionHost {
       });
   }
 
-  /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
   /** A scheduled tick. Out of budget it is dropped (a turn would only stop), the first one saying why. */
-  private deliverTick(from: string, text: string, stop = this.options.session.budget.check()): void {
-    if (!stop) return this.deliver({ from, text });
+  private deliverTick(from: string, text: string): void {
+    const stop = this.options.session.budget.check();
+    if (!stop) {
+      this.deliver({ from, text });
+      return;
+    }
     if (this.tickRefused) return;
     this.tickRefused = true;
     const higher = stop.budget === "max-time" ? "" : ` with a higher --${stop.budget}`; // time restarts
@@ -217,6 +220,7 @@ export class SessionHost {
   }
   private tickRefused = false;
 
+  /** Queues a message; it starts a turn now if the session is idle. Variables go with it. */
   deliver(message: Inbound): void {
     checkInbound(message.text, this.queue.length, this.id, this.stopping);
     // A session started without a task is named by its first message.
