@@ -364,7 +364,17 @@ describe("budgets are the session's, across revivals and resumes", () => {
         ),
       ]);
       expect(rig.model.requests).toHaveLength(1);
+      // With its host gone, the waker revives it for the next tick: the budget carried from the journal,
+      // the revived host drops its ticks the same way.
+      expect((await run(["stop", id])).code).toBe(0);
+      const before = claims();
+      await until(() => (claims() >= before + 2 ? true : undefined), 90_000);
+      const after = onlyJournal(rig.home).lines;
+      expect(ofType(after, "budget_stop")).toHaveLength(0);
+      expect(ofType(after, "resumed").length).toBeGreaterThanOrEqual(1);
+      expect(rig.model.requests).toHaveLength(1);
     } finally {
+      await run(["schedule", "cancel", add.stdout.trim()]);
       await run(["stop", id]);
     }
   });
