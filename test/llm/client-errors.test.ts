@@ -1,22 +1,17 @@
 // The client against the error answers of real servers and proxies (client.test.ts: the common path).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type ScriptedModel,
-  type ScriptedModelOptions,
-  startScriptedModel,
-} from "../../src/scripted/index.js";
-import { clientFor, doneOf, errorOf, events, ofType, request, userText } from "./helpers.js";
+  clientFor,
+  doneOf,
+  errorOf,
+  events,
+  ofType,
+  request,
+  userText,
+  useScriptedModels,
+} from "./helpers.js";
 
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-});
-
-async function start(options: ScriptedModelOptions): Promise<ScriptedModel> {
-  model = await startScriptedModel(options);
-  return model;
-}
+const start = useScriptedModels();
 
 describe("prompts too long for the window, as each server says it", () => {
   // Bodies as the servers send them (messages shortened where they go on).

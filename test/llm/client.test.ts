@@ -1,24 +1,21 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { collectResponse, isModelError } from "../../src/llm/index.js";
 import type { Message } from "../../src/llm/types.js";
-import {
-  type ScriptedModel,
-  type ScriptedModelOptions,
-  startScriptedModel,
-} from "../../src/scripted/index.js";
+import type { ScriptedModel } from "../../src/scripted/index.js";
 import { until } from "../support/wait.js";
-import { clientFor, doneOf, errorOf, events, MATRIX, ofType, request, userText } from "./helpers.js";
+import {
+  clientFor,
+  doneOf,
+  errorOf,
+  events,
+  MATRIX,
+  ofType,
+  request,
+  userText,
+  useScriptedModels,
+} from "./helpers.js";
 
-let model: ScriptedModel | undefined;
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-});
-
-async function start(options: ScriptedModelOptions): Promise<ScriptedModel> {
-  model = await startScriptedModel(options);
-  return model;
-}
+const start = useScriptedModels();
 
 describe.each(MATRIX)("%s client (stream: %s)", (provider, stream) => {
   const hello = request([userText("Say hello.")]);

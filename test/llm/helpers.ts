@@ -1,4 +1,5 @@
 import { createServer } from "node:net";
+import { afterEach } from "vitest";
 import { createModelClient } from "../../src/llm/index.js";
 import type {
   ClientOptions,
@@ -9,7 +10,11 @@ import type {
   StreamEvent,
   ToolSpec,
 } from "../../src/llm/types.js";
-import type { ScriptedModel } from "../../src/scripted/index.js";
+import {
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  startScriptedModel,
+} from "../../src/scripted/index.js";
 
 export const FORMATS: Provider[] = ["openai", "anthropic"];
 export const MATRIX: [Provider, boolean][] = [
@@ -95,3 +100,16 @@ export async function closedPort(): Promise<number> {
 /** 1x1 transparent PNG. */
 export const PNG_BASE64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+/** A start() for a test file's scripted models: each is closed after its test. */
+export function useScriptedModels(): (options: ScriptedModelOptions) => Promise<ScriptedModel> {
+  let model: ScriptedModel | undefined;
+  afterEach(async () => {
+    await model?.close();
+    model = undefined;
+  });
+  return async (options) => {
+    model = await startScriptedModel(options);
+    return model;
+  };
+}

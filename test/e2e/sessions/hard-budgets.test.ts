@@ -296,7 +296,8 @@ describe("an answer cut off at the output limit is never passed off as done", ()
 });
 
 describe("budgets are the session's, across revivals and resumes", () => {
-  it("a session out of budget refuses messages, live or revived, until it is resumed with a higher limit", async () => {
+  /** A detached session whose --max-turns 1 its first message spent; the model echoes what it is sent. */
+  async function spentSession() {
     const rig = await startRig("openai", {
       script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
     });
@@ -305,6 +306,11 @@ describe("budgets are the session's, across revivals and resumes", () => {
     expect(started.code, started.stderr).toBe(0);
     const id = started.stdout.trim();
     await until(() => (ofType(onlyJournal(rig.home).lines, "final").length === 1 ? true : undefined), 30_000);
+    return { rig, run, id };
+  }
+
+  it("a session out of budget refuses messages, live or revived, until it is resumed with a higher limit", async () => {
+    const { rig, run, id } = await spentSession();
     const refusal = new RegExp(
       `session ${id} is out of budget, message not delivered: budget exhausted: --max-turns \\(1 of 1 model calls used\\); ` +
         `to go on, resume it with a higher limit: relm stop ${id}, then relm run --resume ${id} --max-turns HIGHER`,
@@ -339,14 +345,7 @@ describe("budgets are the session's, across revivals and resumes", () => {
   });
 
   it("a schedule's ticks start no turn in a session out of budget: dropped, said once", async () => {
-    const rig = await startRig("openai", {
-      script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
-    });
-    const run = (args: string[]) => runRelm(args, { env: rig.env, cwd: rig.cwd });
-    const started = await run(["run", "--detach", "--max-turns", "1", "first"]);
-    expect(started.code, started.stderr).toBe(0);
-    const id = started.stdout.trim();
-    await until(() => (ofType(onlyJournal(rig.home).lines, "final").length === 1 ? true : undefined), 30_000);
+    const { rig, run, id } = await spentSession();
     const add = await run(["schedule", "add", id, "--every", "1s", "tick"]);
     expect(add.code, add.stderr).toBe(0);
     // Three ticks claimed (each handed to the host) after the first: each would have started a turn.
