@@ -71,6 +71,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
     },
     // A message from another session (send() in its kernel): journaled as it arrives, then delivered.
     message: (p) => {
+      refuseOverBudget(host); // as for a person's message: a turn would only stop
       session.record({ type: "message", from: p.from, to: host.id, text: p.text });
       host.deliver({ from: p.from, text: p.text });
       return { delivered: true };

@@ -164,6 +164,40 @@ describe("messages between agents", () => {
     }
   });
 
+  it("a session out of budget refuses another session's message, as it refuses a person's", async () => {
+    const rig = await startRig("openai", {
+      script: byTask({
+        "SESSION A: one turn": [{ text: "spent" }, { text: "never" }],
+        "SESSION B: write to A": [
+          (ctx) => {
+            const id = /for (\w+)$/.exec(ctx.lastUserText ?? "")?.[1];
+            return {
+              code: `try:\n    send("${id}", "hello A")\nexcept Exception as e:\n    print("refused:", e)`,
+            };
+          },
+          echoLastCell,
+        ],
+      }),
+    });
+    const a = await runRelm(["run", "--detach", "--max-turns", "1", "SESSION A: one turn"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    const idA = a.stdout.trim();
+    try {
+      await until(() =>
+        onlyJournalOf(rig.home, idA).lines.some((l) => l.type === "final") ? true : undefined,
+      );
+      const b = await runRelm(["run", `SESSION B: write to A for ${idA}`], { env: rig.env, cwd: rig.cwd });
+      expect(b.code, b.stderr).toBe(0);
+      expect(b.stdout).toContain(`refused: send(): session ${idA} is out of budget, message not delivered`);
+      const lines = onlyJournalOf(rig.home, idA).lines;
+      expect(lines.some((l) => l.type === "message" || l.type === "budget_stop")).toBe(false);
+    } finally {
+      await runRelm(["shutdown"], { env: rig.env });
+    }
+  });
+
   it.skipIf(process.platform !== "linux" || !existsSync("/usr/bin/bwrap"))(
     "from a sandboxed session, reaches only sandboxed sessions",
     async () => {
