@@ -38,6 +38,11 @@ function figures(stdout) {
   return Object.fromEntries(line.split(" ").map((kv) => [kv.split("=")[0], Number(kv.split("=")[1])]));
 }
 
+// turncpu: two runs of `x = 1` cells, LONG and SHORT turns; their difference is what the turns cost
+const TURNCPU_LONG = 300;
+const TURNCPU_SHORT = 20;
+const cells = (n) => [...Array.from({ length: n }, () => ({ code: "x = 1" })), { text: "done" }];
+
 const SEQUENTIAL = (n) => `import time
 ts = []
 for i in range(${n + 1}):
@@ -80,6 +85,9 @@ export async function startFixture({ sessions, turns, children, trees }) {
           return { text: "done" };
         },
       ],
+      // turncpu's two runs (names without "TURNS" in them: byTask matches by substring)
+      "LONG RUN OF CELLS": cells(TURNCPU_LONG),
+      "SHORT RUN OF CELLS": cells(TURNCPU_SHORT),
       "what is 1+1?": [
         { code: "print(1+1)" },
         (ctx) => ({ text: `the kernel said ${ctx.lastToolResult?.trim()}` }),
@@ -200,6 +208,19 @@ export const PROBES = {
       await execAsync(process.execPath, [relmOf(tree), "run", "TURNS"], { env: f.env(tree), cwd: f.cwd });
       const a = f.takeArrivals();
       return median(a.slice(2).map((t, i) => t - a[i + 1])); // the first cell starts the kernel
+    },
+  },
+  turncpu: {
+    label: `CPU per turn (host + kernel): ${TURNCPU_LONG}-turn run minus ${TURNCPU_SHORT}-turn run, per turn`,
+    unit: "ms",
+    // Opt-in (~15 s a run). CPU, not wall: a per-turn wall difference of a few percent can be load; the
+    // CPU the turns themselves cost is not. Each request carries the whole conversation, so a turn of a
+    // long run costs more than one of the 30-turn `turn` probe; the figure is for comparing trees.
+    optIn: true,
+    run: async (tree, f) => {
+      const long = await measured([relmOf(tree), "run", "LONG RUN OF CELLS"], f.env(tree));
+      const short = await measured([relmOf(tree), "run", "SHORT RUN OF CELLS"], f.env(tree));
+      return (long.cpu_ms - short.cpu_ms) / (TURNCPU_LONG - TURNCPU_SHORT);
     },
   },
   paint: {
