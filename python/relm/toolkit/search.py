@@ -132,8 +132,7 @@ def _clip(text):
 
 
 def _norm(p):
-    p = os.path.normpath(p)
-    return p.replace(os.sep, "/")
+    return os.path.normpath(p).replace(os.sep, "/")
 
 
 def _rg(pattern, path, glob, ignore_case, limit):
