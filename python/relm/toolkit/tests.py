@@ -255,13 +255,18 @@ def _pytest_configured(folder):
         ("setup.cfg", "[tool:pytest]"),
         ("tox.ini", "[pytest]"),
     ):
-        try:
-            with open_regular(os.path.join(folder, name)) as f:
-                if marker in f.read().decode("utf-8", "replace"):
-                    return True
-        except OSError:
-            pass
+        if marker in _text(os.path.join(folder, name)):
+            return True
     return False
+
+
+def _text(path):
+    """A project file's text, or "" when it cannot be read."""
+    try:
+        with open_regular(path) as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _has_pytest():
@@ -271,11 +276,7 @@ def _has_pytest():
 
 
 def _make_has_test(path):
-    try:
-        with open_regular(path) as f:
-            return any(re.match(r"^test\s*:(?!=)", line) for line in f.read().decode("utf-8", "replace").splitlines())
-    except OSError:
-        return False
+    return any(re.match(r"^test\s*:(?!=)", line) for line in _text(path).splitlines())
 
 
 def _has_python_tests(folder):
