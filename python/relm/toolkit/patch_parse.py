@@ -193,33 +193,9 @@ def _read_unified_hunk(lines, i):
     lines agree with them (so a removed "-- comment" line, shown as "--- comment", stays in the hunk);
     models often miscount, so otherwise the hunk runs while lines look like hunk lines."""
     m = _HUNK.match(lines[i])
-    start = None
-    if m:
-        start = int(m.group(1)) + (m.group(2) == "0")  # "-5,0": insert after line 5
-        counted = _read_counted(lines, i + 1, int(m.group(2) or 1), int(m.group(4) or 1), start)
-        if counted is not None:
-            return counted
-    i += 1
-    body = []
-    no_eol = set()
-    last = None
-    while i < len(lines):
-        line = lines[i]
-        if _starts_file(lines, i):
-            break  # (an @@ or diff line ends the hunk too: it is no hunk line)
-        if line.startswith("\\"):
-            no_eol.update(_NO_EOL.get(last, ()))
-            i += 1
-            continue
-        tag, rest = (line[:1], line[1:]) if line else (" ", "")
-        if tag not in " +-":
-            break
-        body.append((tag, rest, line == ""))
-        last = tag
-        i += 1
-    while body and body[-1][2]:  # blank lines after the hunk (end of patch), not context
-        body.pop()
-    body = [(tag, rest) for tag, rest, _ in body]
+    start = int(m.group(1)) + (m.group(2) == "0") if m else None  # "-5,0": insert after line 5
+    counted = _read_body(lines, i + 1, (int(m.group(2) or 1), int(m.group(4) or 1))) if m else None
+    body, no_eol, i = counted or _read_body(lines, i + 1, None)
     return _Hunk(body, line=start, no_eol=no_eol), i
 
 
@@ -227,40 +203,47 @@ def _read_unified_hunk(lines, i):
 _NO_EOL = {"-": ("old",), "+": ("new",), " ": ("old", "new")}
 
 
-def _read_counted(lines, i, old_n, new_n, start):
-    """(the hunk, next index) read by the header's counts, or None when the lines do not fit them (too
-    few, a line that is no hunk line, or more hunk lines right after)."""
+def _read_body(lines, i, counts):
+    """(body, no-newline sides, next index) of the hunk lines from lines[i]. By the header's `counts`
+    (old, new): None when the lines do not fit them (too few, a line that is no hunk line, or more hunk
+    lines right after). Without counts: while lines look like hunk lines."""
     body = []
     no_eol = set()
     last = None
-    o = n = 0
-    while o < old_n or n < new_n:
-        if i >= len(lines):
-            return None
+    o = n = blank_tail = 0
+    while i < len(lines):
         line = lines[i]
         if line.startswith("\\"):
             no_eol.update(_NO_EOL.get(last, ()))
             i += 1
             continue
+        if counts is None and _starts_file(lines, i):
+            break  # (an @@ or diff line ends the hunk too: it is no hunk line)
+        if counts is not None and o >= counts[0] and n >= counts[1]:
+            break
         tag, rest = (line[:1], line[1:]) if line else (" ", "")
         if tag not in " +-":
-            return None
+            if counts is not None:
+                return None
+            break
         o += tag != "+"
         n += tag != "-"
-        if o > old_n or n > new_n:
+        if counts is not None and (o > counts[0] or n > counts[1]):
             return None
         body.append((tag, rest))
+        blank_tail = blank_tail + 1 if line == "" else 0
         last = tag
         i += 1
-    while i < len(lines) and lines[i].startswith("\\"):
-        no_eol.update(_NO_EOL.get(last, ()))
-        i += 1
-    if i < len(lines) and not _starts_file(lines, i):
+    if counts is None:
+        del body[len(body) - blank_tail :]  # blank lines after the hunk (end of patch), not context
+    elif o < counts[0] or n < counts[1]:
+        return None
+    elif i < len(lines) and not _starts_file(lines, i):
         nxt = lines[i]
         # More lines that look like the hunk's (not a format-patch signature "-- "): the counts were short.
         if nxt[:1] == " " or (nxt[:1] in ("+", "-") and nxt != "-- "):
             return None
-    return _Hunk(body, line=start, no_eol=no_eol), i
+    return body, no_eol, i
 
 
 def parse_codex(text):
