@@ -28,15 +28,19 @@ def public(fn):
     return call
 
 
-class Shown(str):
+class Pretty:
+    """A value that IPython's display hook shows as its repr (the toolkit's results write their own)."""
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(repr(self))
+
+
+class Shown(Pretty, str):
     """A str whose repr is the text itself: as a cell's last expression it reads like printed output,
     and it is still a str (slice it, search it, print it)."""
 
     def __repr__(self):
         return str(self)
-
-    def _repr_pretty_(self, p, cycle):  # IPython's display hook
-        p.text(str(self))
 
 
 def cap(text, limit=OUTPUT_CAP, hint=""):

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from ._text import open_regular, public
+from ._text import Pretty, open_regular, public
 from .runners import parse
 
 TAIL = 4000  # chars of the raw output kept as .tail
@@ -18,7 +18,7 @@ TRACE = 3000  # chars of the first failure's trace
 NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
 
 
-class TestReport:
+class TestReport(Pretty):
     """What run_tests() found: `ok` (exit 0), `passed`, `failed`, `skipped` (None when the output gave no
     count), `failures` (failing test names), `first_failure` (its trace), `exit_code`, `command`,
     `runners` (the formats recognised), `duration` (s), `tail` (the end of the output) and `output`
@@ -68,9 +68,6 @@ class TestReport:
             tail = self.output[-1500:].rstrip()
             out.append("last lines of the output:\n" + tail if tail else "(no output)")
         return "\n".join(out)
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(repr(self))
 
     def __bool__(self):
         return self.ok
