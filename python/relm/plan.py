@@ -3,7 +3,6 @@ plan updates, and counted (n/m) by `relm agents`. It only reports: nothing runs 
 
 from .agents import _call
 
-_STATUSES = ("pending", "doing", "done")
 _MARKS = {"pending": "[ ]", "doing": "[~]", "done": "[x]"}
 _MAX_STEPS = 50
 _MAX_TEXT = 300
