@@ -66,9 +66,8 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     if glob is not None:
         check_text("glob", glob)
     check_count("max_results", max_results)
-    flags = re.IGNORECASE if ignore_case else 0
     try:
-        regex = re.compile(pattern, flags)
+        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error as e:
         raise ValueError(f"bad regex {pattern!r}: {e}") from None
     path = os.fspath(path)
