@@ -408,7 +408,10 @@ def glob(pattern, path=".", max_results=500):
     found.sort(key=_path_key)
     out.extend(found[:max_results])
     if len(found) > max_results:
-        out.note = f"showing {max_results} of {len(found)} paths; narrow the pattern or raise max_results"
+        # A walk stopped at the cap above has counted only part of the total.
+        stopped = len(found) > max_results * 10 and len(found) > 10_000
+        total = f"more than {len(found) - 1}" if stopped else len(found)
+        out.note = f"showing {max_results} of {total} paths; narrow the pattern or raise max_results"
     return out
 
 
