@@ -348,6 +348,9 @@ class GlobAndTree(unittest.TestCase):
         self.assertIn("[... cut at 5 lines", small)
         with self.assertRaises(ValueError):
             tree(".", depth=0)
+        # max_entries was not checked: a str gave Python's "'<=' not supported between ..." TypeError.
+        with self.assertRaisesRegex(ValueError, "max_entries must be a positive int"):
+            tree(".", max_entries="10")
         with self.assertRaises(NotADirectoryError):
             tree("a.txt")
 

@@ -438,6 +438,7 @@ def tree(path=".", depth=2, max_entries=400):
     """
     check_path(path)
     check_count("depth", depth)
+    check_count("max_entries", max_entries)
     path = os.fspath(path)
     if not os.path.isdir(path):
         raise NotADirectoryError(f"{path}: no such folder (cwd is {os.getcwd()}); view() shows a file")
