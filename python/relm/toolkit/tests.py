@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+from ..keeper import kill
 from ._text import Pretty, open_regular, public
 from .runners import parse
 
@@ -112,7 +113,7 @@ def run_tests(cmd=None, timeout=None, cwd=None):
     try:
         data, timed_out = _read_until_exit(proc, timeout)
     except BaseException:
-        _kill(proc)
+        kill(proc.pid, signal.SIGKILL)
         proc.wait()
         raise
     finally:
@@ -147,7 +148,7 @@ def _read_until_exit(proc, timeout):
                 break
             if deadline is not None and time.monotonic() >= deadline:
                 timed_out = True
-                _kill(proc)
+                kill(proc.pid, signal.SIGKILL)
                 proc.wait()
                 break
     _drain(fd, chunks)  # what was written before it ended is in the pipe
@@ -165,13 +166,6 @@ def _drain(fd, chunks):
         if not block:
             return False
         chunks.append(block)
-
-
-def _kill(proc):
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
