@@ -50,8 +50,7 @@ def python_name(name):
 
 def _request(method, params, server=None, tool=None):
     try:
-        with calls.cancelled_on_interrupt("mcp.cancel") as call:  # stops the request at the server too
-            return calls.call(method, {**params, "call": call})
+        return calls.call(method, params, cancel="mcp.cancel")  # stops the request at the server too
     except calls.HostError as e:
         if e.code == "mcp_server":
             raise ServerError(str(e), server, tool) from None

@@ -36,8 +36,7 @@ def _call(method, params, error=WebError):
     if not protocol.connected():
         raise RuntimeError(f"{method.split('.')[1]}() runs through a relm host; this kernel has none")
     try:
-        with calls.cancelled_on_interrupt("web.cancel") as call:
-            return calls.call(method, {**params, "call": call})
+        return calls.call(method, params, cancel="web.cancel")
     except calls.HostError as e:
         if e.code == "usage":
             raise ValueError(str(e)) from None
