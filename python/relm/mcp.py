@@ -234,7 +234,10 @@ def _arguments(schema):
             annotation = _TYPES.get(kind, empty) if isinstance(kind, str) else empty
             params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
     if len(params) < len(props) or not props:
-        params.append(inspect.Parameter("arguments", inspect.Parameter.VAR_KEYWORD))
+        rest = "arguments"
+        while rest in props:  # a keyword argument of that name: two parameters may not share it
+            rest = "_" + rest
+        params.append(inspect.Parameter(rest, inspect.Parameter.VAR_KEYWORD))
     return inspect.Signature(params), lines
 
 
