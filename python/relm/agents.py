@@ -162,21 +162,20 @@ class Rlm:
             for i, item in enumerate(items):
                 children.append(handoff.pack_variables({"item": item}, what=f"rlm.map: item {i}"))
             # Interrupted while waiting (a cell timeout): the host cancels the map's children.
-            with calls.cancelled_on_interrupt("rlm.map_cancel") as call_id:
-                reply = _call(
-                    "rlm.map",
-                    {
-                        "call": call_id,
-                        "task": str(task),
-                        "spec": spec,
-                        "model": model,
-                        "shared": common,
-                        "children": [{"variables": v} for v in children],
-                        "max_parallel": int(max_parallel or _default_parallelism()),
-                        "fail_fast": not return_exceptions,
-                        **_given(kernel=kernel, mode=mode),
-                    },
-                )
+            reply = _call(
+                "rlm.map",
+                {
+                    "task": str(task),
+                    "spec": spec,
+                    "model": model,
+                    "shared": common,
+                    "children": [{"variables": v} for v in children],
+                    "max_parallel": int(max_parallel or _default_parallelism()),
+                    "fail_fast": not return_exceptions,
+                    **_given(kernel=kernel, mode=mode),
+                },
+                cancel="rlm.map_cancel",
+            )
         except Exception:
             handoff.discard(common)
             for v in children:
@@ -209,8 +208,7 @@ class Llm:
 
     def __call__(self, prompt, model=None):
         # Interrupted while waiting (a cell timeout): the host abandons the request (llm.cancel).
-        with calls.cancelled_on_interrupt("llm.cancel") as call_id:
-            return _call("llm", {"prompt": str(prompt), "model": model, "call": call_id})["text"]
+        return _call("llm", {"prompt": str(prompt), "model": model}, cancel="llm.cancel")["text"]
 
     def batch(self, prompts, model=None, max_parallel=None):
         params = {
@@ -218,8 +216,7 @@ class Llm:
             "model": model,
             "max_parallel": int(max_parallel or _default_parallelism()),
         }
-        with calls.cancelled_on_interrupt("llm.cancel") as call_id:
-            return _call("llm.batch", {**params, "call": call_id})["texts"]
+        return _call("llm.batch", params, cancel="llm.cancel")["texts"]
 
     def __repr__(self):
         return "<llm: one plain completion; help(llm) for usage>"
@@ -233,11 +230,11 @@ _ERRORS = {
 }
 
 
-def _call(method, params, errors=None):
-    """calls.call, with the host's error codes turned into the exceptions Python code expects
-    (`errors` adds codes of a caller's own)."""
+def _call(method, params, errors=None, cancel=None):
+    """calls.call (`cancel` as there), with the host's error codes turned into the exceptions Python code
+    expects (`errors` adds codes of a caller's own)."""
     try:
-        return calls.call(method, params)
+        return calls.call(method, params, cancel)
     except calls.HostError as e:
         if e.code == "budget":
             raise BudgetExceeded(method, str(e), status="stopped") from None

@@ -4,7 +4,6 @@ and acts only once it is granted (docs/sandbox.md, "Approvals"). The call waits 
 
 import os
 
-from . import calls
 from .agents import _call
 
 
@@ -47,8 +46,7 @@ def request(kind, reason, **details):
         params["path"] = os.path.expanduser(str(details["path"]))  # the refusal names it as it was given
     # Interrupted while waiting: the host takes the question back from every front end (nobody's answer
     # may act on it now).
-    with calls.cancelled_on_interrupt("approval.cancel") as call:
-        answer = _call("approval.request", {**params, "call": call})
+    answer = _call("approval.request", params, cancel="approval.cancel")
     if not answer.get("granted"):
         subject = details.get("host") or details.get("cmd") or details.get("path") or details.get("mode") or kind
         raise Denied(kind, subject, answer.get("by", "policy"), answer.get("note"))

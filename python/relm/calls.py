@@ -25,8 +25,12 @@ _ids = itertools.count(1)
 _pending = {}
 
 
-def call(method, params=None):
-    """Sends `method(params)` to the host and returns its JSON result; raises HostError on error."""
+def call(method, params=None, cancel=None):
+    """Sends `method(params)` to the host and returns its JSON result; raises HostError on error. With
+    `cancel`, an interrupt of the cell while it waits cancels the request (cancelled_on_interrupt)."""
+    if cancel is not None:
+        with cancelled_on_interrupt(cancel) as call_id:
+            return call(method, {**params, "call": call_id})
     rid = next(_ids)
     slot = [threading.Event(), None]
     _pending[rid] = slot

@@ -1,5 +1,6 @@
 """Runs one cell end to end: capture, cap for the model, keep the full text in `_out`."""
 
+import contextlib
 import os
 
 from . import display, interrupts, writegate
@@ -99,15 +100,9 @@ class CellRunner:
                     f.write(text)
                 os.replace(tmp, path)
             except BaseException:
-                _unlink(tmp)
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
                 raise
             return path
         except OSError:
             return None
-
-
-def _unlink(path):
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

@@ -106,10 +106,8 @@ def _paths(origin):
     if sys.path[1 : 1 + n] != origin.path_entries:
         return  # changed while the template imported things; leave it alone
     pythonpath = os.environ.get("PYTHONPATH", "")
-    entries = []
-    for entry in pythonpath.split(os.pathsep) if pythonpath else []:
-        entries.append(os.path.join(cwd, entry) if entry else cwd)  # join keeps absolute entries
-    sys.path[1 : 1 + n] = entries
+    entries = pythonpath.split(os.pathsep) if pythonpath else []
+    sys.path[1 : 1 + n] = [os.path.join(cwd, e) if e else cwd for e in entries]  # join keeps absolute entries
 
 
 def _refresh(engine, origin):

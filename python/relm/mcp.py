@@ -50,8 +50,7 @@ def python_name(name):
 
 def _request(method, params, server=None, tool=None):
     try:
-        with calls.cancelled_on_interrupt("mcp.cancel") as call:  # stops the request at the server too
-            return calls.call(method, {**params, "call": call})
+        return calls.call(method, params, cancel="mcp.cancel")  # stops the request at the server too
     except calls.HostError as e:
         if e.code == "mcp_server":
             raise ServerError(str(e), server, tool) from None
@@ -208,38 +207,20 @@ class _Unset:
 _UNSET = _Unset()
 
 
-def _signature(schema):
+def _arguments(schema):
+    """A tool's signature (its arguments keyword-only; **arguments as well when a name is no identifier,
+    or the schema names none) and the lines its doc describes them in."""
     import inspect  # only when a server's tools are listed: kernels that never use MCP skip it
 
     props = schema.get("properties") or {}
     required = set(schema.get("required") or [])
+    empty = inspect.Parameter.empty
     params = []
-    extra = False
-    for name, prop in props.items():
-        if not name.isidentifier() or keyword.iskeyword(name):
-            extra = True
-            continue
-        prop = prop if isinstance(prop, dict) else {}
-        empty = inspect.Parameter.empty
-        default = empty if name in required else prop.get("default", _UNSET)
-        kind = prop.get("type")
-        annotation = _TYPES.get(kind, empty) if isinstance(kind, str) else empty
-        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
-    if extra or not props:
-        params.append(inspect.Parameter("arguments", inspect.Parameter.VAR_KEYWORD))
-    return inspect.Signature(params)
-
-
-def _argument_lines(schema):
-    props = schema.get("properties") or {}
-    required = set(schema.get("required") or [])
     lines = []
     for name, prop in props.items():
         prop = prop if isinstance(prop, dict) else {}
         kind = prop.get("type")
-        if isinstance(kind, list):
-            kind = " | ".join(map(str, kind))
-        facts = [str(kind or "any")]
+        facts = [" | ".join(map(str, kind)) if isinstance(kind, list) else str(kind or "any")]
         if name in required:
             facts.append("required")
         if "default" in prop:
@@ -248,13 +229,21 @@ def _argument_lines(schema):
             facts.append("one of " + ", ".join(json.dumps(v) for v in prop["enum"]))
         description = str(prop.get("description") or "").strip()
         lines.append(f"  {name} ({', '.join(facts)})" + (f": {description}" if description else ""))
-    return lines
+        if name.isidentifier() and not keyword.iskeyword(name):
+            default = empty if name in required else prop.get("default", _UNSET)
+            annotation = _TYPES.get(kind, empty) if isinstance(kind, str) else empty
+            params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
+    if len(params) < len(props) or not props:
+        rest = "arguments"
+        while rest in props:  # a keyword argument of that name: two parameters may not share it
+            rest = "_" + rest
+        params.append(inspect.Parameter(rest, inspect.Parameter.VAR_KEYWORD))
+    return inspect.Signature(params), lines
 
 
-def _doc(server, info):
+def _doc(server, info, lines):
     schema = info.get("inputSchema") or {}
     parts = [(info.get("description") or info.get("title") or "(no description)").strip(), ""]
-    lines = _argument_lines(schema)
     parts += (["Arguments:", *lines] if lines else ["Arguments: none"]) + [""]
     parts.append(f"MCP tool {info['name']!r} of server {server!r}; raises mcp.ToolError when it fails.")
     parts += ["", "JSON schema of the arguments:", json.dumps(schema, indent=2, ensure_ascii=False)]
@@ -270,12 +259,12 @@ def _make_tool(server, info):
     def tool(**arguments):
         return server.call(name, arguments)
 
+    tool.schema = info.get("inputSchema") or {}
+    tool.__signature__, lines = _arguments(tool.schema)
     tool.__name__ = python_name(name)
     tool.__qualname__ = f"mcp.{python_name(server._name)}.{python_name(name)}"
-    tool.__doc__ = _doc(server._name, info)
-    tool.__signature__ = _signature(info.get("inputSchema") or {})
+    tool.__doc__ = _doc(server._name, info, lines)
     tool.mcp_name = name
-    tool.schema = info.get("inputSchema") or {}
     return tool
 
 

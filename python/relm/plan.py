@@ -3,7 +3,6 @@ plan updates, and counted (n/m) by `relm agents`. It only reports: nothing runs 
 
 from .agents import _call
 
-_STATUSES = ("pending", "doing", "done")
 _MARKS = {"pending": "[ ]", "doing": "[~]", "done": "[x]"}
 _MAX_STEPS = 50
 _MAX_TEXT = 300
@@ -23,10 +22,6 @@ class Plan:
             self._known = _host_steps()
         return self._known
 
-    @_steps.setter
-    def _steps(self, steps):
-        self._known = steps
-
     def __call__(self, steps=None, done=None, doing=None):
         if steps is not None:
             if isinstance(steps, str):
@@ -34,7 +29,7 @@ class Plan:
             steps = list(steps)
             if len(steps) > _MAX_STEPS:
                 raise ValueError(f"plan: at most {_MAX_STEPS} steps (got {len(steps)})")
-            self._steps = [{"text": str(s).strip()[:_MAX_TEXT], "status": "pending"} for s in steps]
+            self._known = [{"text": str(s).strip()[:_MAX_TEXT], "status": "pending"} for s in steps]
         for number in _numbers(doing):
             self._step(number)["status"] = "doing"
         for number in _numbers(done):
@@ -51,7 +46,7 @@ class Plan:
         return self
 
     def clear(self):
-        self._steps = []
+        self._known = []
         self._send()
         return self
 

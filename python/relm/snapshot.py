@@ -382,12 +382,10 @@ class _Round:
             "secret": self.secret,
         }
         write_atomic(os.path.join(self.dir, MANIFEST), json.dumps(manifest).encode())
-        _last.clear()
-        _last.update(self.immutables)  # keeps nothing alive that the namespace no longer holds
-        _over.clear()
-        _over.update(self.over)
-        _slow.clear()
-        _slow.update(self.slow)
+        # Replaced, not added to: keeps nothing alive that the namespace no longer holds.
+        for kept, now in ((_last, self.immutables), (_over, self.over), (_slow, self.slow)):
+            kept.clear()
+            kept.update(now)
         keep = set(self.files.values())
         bases = {_base(n) for n in self.saved}
         writer = bigvars.running()

@@ -116,13 +116,10 @@ def raw_buffer(value):
 
 def raw_digest(described, should_stop):
     what, view = described
-    h = hasher()
-    h.update(b"raw\0" + what.encode() + b"\0")
-    for start in range(0, view.nbytes, CHUNK):
-        if should_stop is not None and should_stop():
-            raise Superseded()
-        h.update(view[start : start + CHUNK])
-    return h.hexdigest()
+    sink = Sink(view.nbytes, None, should_stop)  # hashes it in CHUNKs, giving way between them
+    sink.hash.update(b"raw\0" + what.encode() + b"\0")
+    sink.write(view)
+    return sink.digest()
 
 
 def open_private(path):

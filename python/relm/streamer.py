@@ -25,13 +25,7 @@ class Streamer:
         self._interval = interval
         self._tail = tail
         self._cond = threading.Condition()
-        self._pending = []  # within the cap (or the idle budget): sent whole
-        self._pending_chars = 0
-        self._over = ""  # past the cap: the newest `tail` characters only
-        self._cell = None
-        self._count = None
-        self._budget = IDLE_BUDGET
-        self._skipped = 0  # characters dropped since the last message, past the cap
+        self._idle()
         self._at_line_start = True  # the last character sent was a newline (or nothing was sent)
         # One long-lived thread: nothing is spawned per cell, and a cell without output never wakes it.
         threading.Thread(target=self._run, name="relm-stream", daemon=True).start()
@@ -70,13 +64,17 @@ class Streamer:
         """Sends what is left of the cell's stream; called before the cell's result goes out."""
         with self._cond:
             self._flush()
-            self._cell = None
-            self._count = None
-            self._skipped = 0
-            self._pending = []
-            self._pending_chars = 0
-            self._over = ""
-            self._budget = IDLE_BUDGET
+            self._idle()
+
+    def _idle(self):
+        """No cell: nothing pending, the idle budget for what is written before the next one."""
+        self._cell = None
+        self._count = None
+        self._skipped = 0  # characters dropped since the last message, past the cap
+        self._pending = []  # within the cap (or the idle budget): sent whole
+        self._pending_chars = 0
+        self._over = ""  # past the cap: the newest `tail` characters only
+        self._budget = IDLE_BUDGET
 
     def _add(self, text):
         if text:

@@ -205,10 +205,8 @@ class Template:
                 continue
             self.announced.discard(pid)
             code = os.waitstatus_to_exitcode(status)
-            if code >= 0:
-                self.send({"type": "exit", "pid": pid, "code": code, "signal": None})
-            else:
-                self.send({"type": "exit", "pid": pid, "code": None, "signal": _signal_name(-code)})
+            died = None if code >= 0 else _signal_name(-code)
+            self.send({"type": "exit", "pid": pid, "code": code if died is None else None, "signal": died})
 
     def shutdown(self):
         """The host closed our stdin: take every kernel (and what its cells started) with us.

@@ -20,33 +20,7 @@ import time
 MAX_WAIT = 300.0
 POLL = 0.005
 
-# Events whose first argument is a path that the operation changes.
-_PATH_EVENTS = frozenset(
-    (
-        "os.remove",
-        "os.rename",
-        "os.rmdir",
-        "os.mkdir",
-        "os.truncate",
-        "os.chmod",
-        "os.chown",
-        "os.symlink",
-        "os.link",
-        "os.utime",
-        "os.chflags",
-        "os.setxattr",
-        "os.removexattr",
-        "shutil.rmtree",
-        "shutil.move",
-        "shutil.copyfile",
-        "shutil.copymode",
-        "shutil.copystat",
-        "shutil.copytree",
-        "shutil.unpack_archive",
-        "shutil.make_archive",
-    )
-)
-# Those whose second argument is a path the operation changes too: the destination (a move or link from
+# Events whose second argument is a path the operation changes too: the destination (a move or link from
 # outside the tree into it changes the tree, and opens no file there for writing).
 _TWO_PATH_EVENTS = frozenset(
     (
@@ -59,6 +33,23 @@ _TWO_PATH_EVENTS = frozenset(
         "shutil.copystat",
         "shutil.copytree",
         "shutil.unpack_archive",
+    )
+)
+# Events whose first argument is a path that the operation changes (those above among them).
+_PATH_EVENTS = _TWO_PATH_EVENTS | frozenset(
+    (
+        "os.remove",
+        "os.rmdir",
+        "os.mkdir",
+        "os.truncate",
+        "os.chmod",
+        "os.chown",
+        "os.utime",
+        "os.chflags",
+        "os.setxattr",
+        "os.removexattr",
+        "shutil.rmtree",
+        "shutil.make_archive",
     )
 )
 # Events that start something the hook cannot follow: always held.

@@ -301,6 +301,19 @@ class GlobAndTree(unittest.TestCase):
         with self.assertRaises(NotADirectoryError):
             glob("*", path="a.txt")
 
+    def test_a_glob_stopped_early_does_not_give_the_count_it_stopped_at_as_the_total(self):
+        # glob stops collecting past 10,000 paths (and ten times max_results): its note said "showing 5 of
+        # 10001 paths" for a folder of 12,000 files, a total the model would take as the real one.
+        os.mkdir("many")
+        for k in range(12_000):
+            open(os.path.join("many", f"f{k}.txt"), "w").close()
+        capped = glob("many/*", max_results=5)
+        self.assertEqual(len(capped), 5)
+        self.assertIn("showing 5 of more than 10000 paths", capped.note)
+        self.assertNotIn("of 10001 paths", capped.note)
+        # A list counted to its end still says its total.
+        self.assertIn("showing 5 of 10 paths", glob("many/f?.txt", max_results=5).note)
+
     def test_a_pattern_ending_in_a_slash_lists_folders_as_the_shell_does(self):
         # glob("*/") found nothing (nor did glob("src/")): no path ends with "/", where the shell and the
         # standard library list the folders, each with its "/".
@@ -335,6 +348,9 @@ class GlobAndTree(unittest.TestCase):
         self.assertIn("[... cut at 5 lines", small)
         with self.assertRaises(ValueError):
             tree(".", depth=0)
+        # max_entries was not checked: a str gave Python's "'<=' not supported between ..." TypeError.
+        with self.assertRaisesRegex(ValueError, "max_entries must be a positive int"):
+            tree(".", max_entries="10")
         with self.assertRaises(NotADirectoryError):
             tree("a.txt")
 

@@ -5,6 +5,8 @@ to itself dropped, what earlier cells only displayed left out, and the last valu
 
 import ast
 
+from .paths import call_name
+
 # Calls that only look: a displayed `len(rows)` or `df.head()` of an earlier cell is left out of the function.
 PURE_CALLS = frozenset(
     (
@@ -100,14 +102,8 @@ def _is_print(expr):
 
 
 def _prints(statements):
-    for stmt in statements:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call):
-                func = node.func
-                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-                if name in PRINTING:
-                    return True
-    return False
+    calls = (node for stmt in statements for node in ast.walk(stmt) if isinstance(node, ast.Call))
+    return any(call_name(node.func) in PRINTING for node in calls)
 
 
 def _pure(expr):

@@ -72,10 +72,9 @@ def analyse_cell(code):
 
 def top_level_imports(source):
     """Each `import` at the cell's top level: the names it binds and its source."""
-    out = []
-    for stmt in source.tree.body:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            names = [import_binding(a) for a in stmt.names if a.name != "*"]
-            out.append({"names": names, "text": source.segment(stmt)})
-    return out
+    return [
+        {"names": [import_binding(a) for a in stmt.names if a.name != "*"], "text": source.segment(stmt)}
+        for stmt in source.tree.body
+        if isinstance(stmt, (ast.Import, ast.ImportFrom))
+    ]
 

@@ -26,13 +26,9 @@ def _guarded(work, item):
 def handle(request):
     op = request.get("op")
     if op == "cells":
-        seen = {}
-        out = []
-        for code in request["cells"]:
-            if code not in seen:
-                seen[code] = _guarded(analyse_cell, code)
-            out.append(seen[code])
-        return {"cells": out}
+        # Each distinct cell analysed once, in the order it first comes.
+        seen = {code: _guarded(analyse_cell, code) for code in dict.fromkeys(request["cells"])}
+        return {"cells": [seen[code] for code in request["cells"]]}
     if op == "package":
         # Names are unique across the batch too: each skill's name is taken for the ones after it.
         taken = set()

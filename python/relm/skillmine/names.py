@@ -163,7 +163,8 @@ class _Flow(ast.NodeVisitor):
             self.mark_word(node, node.name, after="as")
         self._visit_each(*node.body)
 
-    def _function(self, node, is_async):
+    def visit_FunctionDef(self, node):
+        is_async = isinstance(node, ast.AsyncFunctionDef)
         self._visit_each(*node.decorator_list)
         self._arguments_outside(node.args)
         self._visit_each(node.returns)
@@ -176,11 +177,7 @@ class _Flow(ast.NodeVisitor):
         self.async_depth -= is_async
         self.scopes.pop()
 
-    def visit_FunctionDef(self, node):
-        self._function(node, False)
-
-    def visit_AsyncFunctionDef(self, node):
-        self._function(node, True)
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Lambda(self, node):
         self._arguments_outside(node.args)

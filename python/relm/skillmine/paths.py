@@ -41,7 +41,8 @@ PATH_KEYWORDS = frozenset("path path_or_buf fname file filename fp excel_writer"
 PATH_CALLS = frozenset("Path PurePath PosixPath WindowsPath".split())
 
 
-def _called(func):
+def call_name(func):
+    """The name a call's function goes by: `f` of f(...) and of obj.f(...), else None."""
     if isinstance(func, ast.Name):
         return func.id
     if isinstance(func, ast.Attribute):
@@ -78,7 +79,7 @@ class FileLiterals:
                 self.bindings[stmt.targets[0].id] = (index, source, stmt.value)
 
     def _call(self, call):
-        name = _called(call.func)
+        name = call_name(call.func)
         func = call.func
         if name == "open":
             on_path = isinstance(func, ast.Attribute) and not isinstance(func.value, ast.Name)
@@ -120,6 +121,6 @@ class FileLiterals:
         if isinstance(expr, ast.Name) and expr.id in self.bindings:
             at, where, value = self.bindings[expr.id]
             return self.resolve(value, at, where, depth + 1)
-        if isinstance(expr, ast.Call) and _called(expr.func) in PATH_CALLS and len(expr.args) == 1:
+        if isinstance(expr, ast.Call) and call_name(expr.func) in PATH_CALLS and len(expr.args) == 1:
             return self.resolve(expr.args[0], cell, source, depth + 1)
         return []

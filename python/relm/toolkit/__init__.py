@@ -24,13 +24,12 @@ def _collect():
         try:
             module = importlib.import_module(f"{__name__}.{name}")
         except Exception as e:  # noqa: BLE001 - one broken module must not cost the kernel the rest
-            if isinstance(e, ModuleNotFoundError) and e.name == f"{__name__}.{name}":
-                continue  # the module itself is not there: left out quietly
-            FAILED[name] = f"{type(e).__name__}: {e}"
-        else:
-            exports.update(getattr(module, "EXPORTS", {}))
+            # The module itself not there: left out quietly.
+            if not (isinstance(e, ModuleNotFoundError) and e.name == f"{__name__}.{name}"):
+                FAILED[name] = f"{type(e).__name__}: {e}"
+                print(f"relm: the toolkit's {name} module did not load: {FAILED[name]}", file=sys.stderr)
             continue
-        print(f"relm: the toolkit's {name} module did not load: {FAILED[name]}", file=sys.stderr)
+        exports.update(getattr(module, "EXPORTS", {}))
     return exports
 
 

@@ -28,15 +28,19 @@ def public(fn):
     return call
 
 
-class Shown(str):
+class Pretty:
+    """A value that IPython's display hook shows as its repr (the toolkit's results write their own)."""
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(repr(self))
+
+
+class Shown(Pretty, str):
     """A str whose repr is the text itself: as a cell's last expression it reads like printed output,
     and it is still a str (slice it, search it, print it)."""
 
     def __repr__(self):
         return str(self)
-
-    def _repr_pretty_(self, p, cycle):  # IPython's display hook
-        p.text(str(self))
 
 
 def cap(text, limit=OUTPUT_CAP, hint=""):
@@ -297,7 +301,7 @@ def unified_diff(path, before, after):
     out = []
     for line in lines:
         if skip and line.startswith("@@"):
-            line = _HUNK_HEAD.sub(lambda m: _shift(m, skip), line)
+            line = _HUNK_HEAD.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + skip}", line)
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
@@ -320,19 +324,16 @@ def _one_hunk(a, b, label_a, label_b):
         return
     yield f"--- {label_a}\n"
     yield f"+++ {label_b}\n"
-    yield f"@@ -{_range(0, len(a))} +{_range(0, len(b))} @@\n"
+    yield f"@@ -{_range(len(a))} +{_range(len(b))} @@\n"
     yield from (" " + line for line in a[:k])
     yield from ("-" + line for line in a[k : len(a) - m])
     yield from ("+" + line for line in b[k : len(b) - m])
     yield from (" " + line for line in a[len(a) - m :])
 
 
-def _range(start, stop):
-    """A hunk's range as difflib writes it: "N" for one line, "N,LEN" else (an empty one at the line before)."""
-    length = stop - start
-    if length == 1:
-        return f"{start + 1}"
-    return f"{start + 1 if length else start},{length}"
+def _range(length):
+    """A whole side's hunk range as difflib writes it: "1" for one line, "1,LEN" else ("0,0" when empty)."""
+    return "1" if length == 1 else f"{1 if length else 0},{length}"
 
 
 def _common_prefix(a, b):
@@ -346,11 +347,7 @@ def _common_prefix(a, b):
     return lo
 
 
-_HUNK_HEAD = re.compile(r"([-+])(\d+)")
-
-
-def _shift(m, by):
-    return f"{m.group(1)}{int(m.group(2)) + by}"
+_HUNK_HEAD = re.compile(r"([-+])(\d+)")  # a hunk's line numbers, shifted by the lines not diffed
 
 
 def diff_stats(diff):

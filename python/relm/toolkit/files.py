@@ -172,12 +172,11 @@ def _missing(path, ft, old):
     text = ft.text
     # Line endings: the file mixes them, and the text is there with the other kind.
     if ft.newline == "\n" and "\n" in old:
-        other = old.replace("\r\n", "\n").replace("\n", "\r\n")
-        if other != old and other in text:
-            return f"{head} as given, but it is there with CRLF line endings (at line {_line_of(text, text.find(other))}): use \\r\\n in old"
-        other = old.replace("\r\n", "\n")
-        if other != old and other in text:
-            return f"{head} as given, but it is there with LF line endings (at line {_line_of(text, text.find(other))}): use \\n in old"
+        lf = old.replace("\r\n", "\n")
+        for other, kind, escape in ((lf.replace("\n", "\r\n"), "CRLF", "\\r\\n"), (lf, "LF", "\\n")):
+            if other != old and other in text:
+                at = _line_of(text, text.find(other))
+                return f"{head} as given, but it is there with {kind} line endings (at line {at}): use {escape} in old"
     lines = text.split("\n")
     want = old.split("\n")
     while want and not want[-1].strip():

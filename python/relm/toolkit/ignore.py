@@ -30,18 +30,11 @@ def translate(pattern, braces=False):
                 continue
         if c == "*":
             if pattern.startswith("**", i):
-                before_ok = i == 0 or pattern[i - 1] == "/"
-                after = pattern[i + 2 : i + 3]
-                if before_ok and after == "/":
-                    out.append("(?:.*/)?")
-                    i += 3
-                    continue
-                if before_ok and after == "":
-                    out.append(".*")
-                    i += 2
-                    continue
-                out.append("[^/]*")
-                i += 2
+                # A whole path part: "**/" any folders (or none), a final "**" anything; else one "*".
+                whole = i == 0 or pattern[i - 1] == "/"
+                part, width = _DOUBLE_STAR.get(pattern[i + 2 : i + 3] if whole else None, ("[^/]*", 2))
+                out.append(part)
+                i += width
                 continue
             out.append("[^/]*")
         elif c == "?":
@@ -63,6 +56,10 @@ def translate(pattern, braces=False):
             out.append(re.escape(c))
         i += 1
     return "".join(out)
+
+
+# What "**" as a whole path part becomes, by what follows it: (regex, characters it takes).
+_DOUBLE_STAR = {"/": ("(?:.*/)?", 3), "": (".*", 2)}
 
 
 def _brace(pattern, start):
@@ -91,19 +88,14 @@ Rule = namedtuple("Rule", "base regex negate dir_only")
 
 def parse(text, base):
     rules = []
-    for raw in text.splitlines():
-        line = raw
+    for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         # Trailing spaces are dropped unless escaped with a backslash.
         stripped = line.rstrip(" ")
-        if stripped.endswith("\\") and len(stripped) < len(line):
-            stripped += " "
-        line = stripped
+        line = stripped + " " if stripped.endswith("\\") and len(stripped) < len(line) else stripped
         negate = line.startswith("!")
-        if negate:
-            line = line[1:]
-        elif line.startswith("\\!") or line.startswith("\\#"):
+        if negate or line.startswith(("\\!", "\\#")):
             line = line[1:]
         dir_only = line.endswith("/")
         line = line.rstrip("/")
@@ -235,24 +227,18 @@ class Cache:
     def rules(self, folder):
         """The rules that apply to the entries of `folder` (absolute)."""
         if folder not in self._rules:
-            root = repo_root(folder)
             parent = os.path.dirname(folder)
-            if folder == root or parent == folder:
-                above = inherited_rules(folder)
-            else:
-                above = self.rules(parent)
-            self._rules[folder] = above + _read_rules(folder)
+            top = folder == repo_root(folder) or parent == folder
+            self._rules[folder] = (inherited_rules(folder) if top else self.rules(parent)) + _read_rules(folder)
         return self._rules[folder]
 
     def dir_ignored(self, folder):
         if folder not in self._dirs:
             parent = os.path.dirname(folder)
-            root = repo_root(folder)
             top = self._top
-            if parent == folder or folder == root or (top is not None and (top + "/").startswith(folder + "/")):
-                self._dirs[folder] = False
-            else:
-                self._dirs[folder] = self.dir_ignored(parent) or ignored(self.rules(parent), folder, True)
+            above_top = top is not None and (top + "/").startswith(folder + "/")
+            asked = parent == folder or folder == repo_root(folder) or above_top
+            self._dirs[folder] = not asked and (self.dir_ignored(parent) or ignored(self.rules(parent), folder, True))
         return self._dirs[folder]
 
     def ignored(self, path):

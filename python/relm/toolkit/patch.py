@@ -89,13 +89,10 @@ class _State:
     def __init__(self, path):
         self.path = path
         self.exists = os.path.isfile(path)
-        self.ft = None
-        self.before = None
-        self.mode = None  # for a file created here: the mode of the file moved to it
-        if self.exists:
-            self.ft = read_file(path)
-            self.before = self.ft.text
-            self.mode = os.stat(path).st_mode & 0o7777
+        self.ft = read_file(path) if self.exists else None
+        self.before = self.ft.text if self.exists else None
+        # For a file created here: the mode of the file moved to it.
+        self.mode = os.stat(path).st_mode & 0o7777 if self.exists else None
         self.after = self.before
 
 

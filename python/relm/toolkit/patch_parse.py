@@ -9,15 +9,16 @@ class PatchError(ValueError):
 
 
 class _Hunk:
-    def __init__(self, body, line=None, anchors=(), eof=False, no_eol_old=False, no_eol_new=False):
+    def __init__(self, body, line=None, anchors=(), eof=False, no_eol=()):
         self.body = body  # (tag, line without ending): " " context, "-" removed, "+" added
         self.line = line  # 1-based old start from a unified header, if any
         # The `@@ text` lines of the Begin Patch format: lines to find first, in turn (`@@ class A` then
         # `@@ def f():` reaches the f of class A).
         self.anchors = list(anchors)
         self.eof = eof
-        self.no_eol_old = no_eol_old
-        self.no_eol_new = no_eol_new
+        # no_eol: the sides ("old", "new") whose last line has no newline ("\ No newline at end of file").
+        self.no_eol_old = "old" in no_eol
+        self.no_eol_new = "new" in no_eol
 
     @property
     def old(self):
@@ -148,12 +149,9 @@ def _empty_file_op(block, ops):
     if block is None or block["kind"] is None or block["files"]:
         return
     name = _git_header_name(block["line"][len("diff --git ") :])
-    if name is None:
-        return
-    if block["kind"] == "add":
-        ops.append(_Op("add", name, content=""))
-    else:
-        ops.append(_Op("delete", name, content=""))  # content "": the file must be empty (git apply)
+    if name is not None:
+        # A deletion's content "": the file must be empty (git apply).
+        ops.append(_Op(block["kind"], name, content=""))
 
 
 def _git_header_name(rest):
@@ -195,81 +193,57 @@ def _read_unified_hunk(lines, i):
     lines agree with them (so a removed "-- comment" line, shown as "--- comment", stays in the hunk);
     models often miscount, so otherwise the hunk runs while lines look like hunk lines."""
     m = _HUNK.match(lines[i])
-    start = int(m.group(1)) if m else None
-    if m and m.group(2) == "0":
-        start += 1  # "-5,0": insert after line 5
-    if m:
-        counted = _read_counted(lines, i + 1, int(m.group(2) or 1), int(m.group(4) or 1))
-        if counted is not None:
-            body, no_eol_old, no_eol_new, end = counted
-            return _Hunk(body, line=start, no_eol_old=no_eol_old, no_eol_new=no_eol_new), end
-    i += 1
-    body = []
-    no_eol_old = no_eol_new = False
-    last = None
-    while i < len(lines):
-        line = lines[i]
-        if _starts_file(lines, i):
-            break  # (an @@ or diff line ends the hunk too: it is no hunk line)
-        if line.startswith("\\"):
-            no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
-            i += 1
-            continue
-        tag, rest = (line[:1], line[1:]) if line else (" ", "")
-        if tag not in " +-":
-            break
-        body.append((tag, rest, line == ""))
-        last = tag
-        i += 1
-    while body and body[-1][2]:  # blank lines after the hunk (end of patch), not context
-        body.pop()
-    body = [(tag, rest) for tag, rest, _ in body]
-    return _Hunk(body, line=start, no_eol_old=no_eol_old, no_eol_new=no_eol_new), i
+    start = int(m.group(1)) + (m.group(2) == "0") if m else None  # "-5,0": insert after line 5
+    counted = _read_body(lines, i + 1, (int(m.group(2) or 1), int(m.group(4) or 1))) if m else None
+    body, no_eol, i = counted or _read_body(lines, i + 1, None)
+    return _Hunk(body, line=start, no_eol=no_eol), i
 
 
 # Which side's last line a "\ No newline at end of file" marker is about, by the tag of the line before it.
-_NO_EOL = {"-": (True, False), "+": (False, True), " ": (True, True)}
+_NO_EOL = {"-": ("old",), "+": ("new",), " ": ("old", "new")}
 
 
-def _no_eol(last, no_eol_old, no_eol_new):
-    old, new = _NO_EOL.get(last, (False, False))
-    return no_eol_old or old, no_eol_new or new
-
-
-def _read_counted(lines, i, old_n, new_n):
-    """(body, no_eol_old, no_eol_new, next index) read by the header's counts, or None when the lines
-    do not fit them (too few, a line that is no hunk line, or more hunk lines right after)."""
+def _read_body(lines, i, counts):
+    """(body, no-newline sides, next index) of the hunk lines from lines[i]. By the header's `counts`
+    (old, new): None when the lines do not fit them (too few, a line that is no hunk line, or more hunk
+    lines right after). Without counts: while lines look like hunk lines."""
     body = []
-    no_eol_old = no_eol_new = False
+    no_eol = set()
     last = None
-    o = n = 0
-    while o < old_n or n < new_n:
-        if i >= len(lines):
-            return None
+    o = n = blank_tail = 0
+    while i < len(lines):
         line = lines[i]
         if line.startswith("\\"):
-            no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
+            no_eol.update(_NO_EOL.get(last, ()))
             i += 1
             continue
+        if counts is None and _starts_file(lines, i):
+            break  # (an @@ or diff line ends the hunk too: it is no hunk line)
+        if counts is not None and o >= counts[0] and n >= counts[1]:
+            break
         tag, rest = (line[:1], line[1:]) if line else (" ", "")
         if tag not in " +-":
-            return None
+            if counts is not None:
+                return None
+            break
         o += tag != "+"
         n += tag != "-"
-        if o > old_n or n > new_n:
+        if counts is not None and (o > counts[0] or n > counts[1]):
             return None
         body.append((tag, rest))
+        blank_tail = blank_tail + 1 if line == "" else 0
         last = tag
         i += 1
-    while i < len(lines) and lines[i].startswith("\\"):
-        no_eol_old, no_eol_new = _no_eol(last, no_eol_old, no_eol_new)
-        i += 1
-    if i < len(lines) and not _starts_file(lines, i):
+    if counts is None:
+        del body[len(body) - blank_tail :]  # blank lines after the hunk (end of patch), not context
+    elif o < counts[0] or n < counts[1]:
+        return None
+    elif i < len(lines) and not _starts_file(lines, i):
         nxt = lines[i]
         # More lines that look like the hunk's (not a format-patch signature "-- "): the counts were short.
         if nxt[:1] == " " or (nxt[:1] in ("+", "-") and nxt != "-- "):
             return None
-    return body, no_eol_old, no_eol_new, i
+    return body, no_eol, i
 
 
 def parse_codex(text):

@@ -66,6 +66,12 @@ def _block(lines, start, stop, limit=60):
     return "\n".join(out)
 
 
+def _block_after(pattern, lines, skip, stop, limit):
+    """The _block from `skip` lines after the first line matching `pattern`, or None when none does."""
+    at = next((i for i, line in enumerate(lines) if re.match(pattern, line)), None)
+    return None if at is None else _block(lines, at + skip, stop, limit)
+
+
 # ---- pytest ----
 
 _PYTEST_SUMMARY = re.compile(
@@ -81,11 +87,7 @@ def _pytest(lines, p):
         summary.group(1), {"passed": ("passed",), "failed": ("failed", "error", "errors"), "skipped": ("skipped",)}
     )
     names = [m.group(2) for m in _matches(r"^(FAILED|ERROR) (\S+)", lines)]
-    trace = None
-    for i, line in enumerate(lines):
-        if re.match(r"^=+ (FAILURES|ERRORS) =+$", line):
-            trace = _block(lines, i + 1, r"^(_{3,} .* _{3,}|=+ .* =+)$", 80)
-            break
+    trace = _block_after(r"^=+ (FAILURES|ERRORS) =+$", lines, 1, r"^(_{3,} .* _{3,}|=+ .* =+)$", 80)
     p.add("pytest", failures=names, trace=trace, **c)
 
 
@@ -254,9 +256,5 @@ def _cargo(lines, p):
     failed = sum(int(m.group(2)) for m in results)
     ignored = sum(int(m.group(3)) for m in results)
     names = [m.group(1) for m in _matches(r"^test (\S+) \.\.\. FAILED$", lines)]
-    trace = None
-    for i, line in enumerate(lines):
-        if re.match(r"^---- \S+ stdout ----$", line):
-            trace = _block(lines, i, r"^(---- \S+ stdout ----|failures:|test result:)$", 40)
-            break
+    trace = _block_after(r"^---- \S+ stdout ----$", lines, 0, r"^(---- \S+ stdout ----|failures:|test result:)$", 40)
     p.add("cargo test", passed, failed, ignored, names, trace)

@@ -17,7 +17,7 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import OUTPUT_CAP, Shown, cap, check_count, check_path, check_text, open_regular, public
+from ._text import OUTPUT_CAP, Pretty, Shown, cap, check_count, check_path, check_text, open_regular, public
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 2_000  # matches read from a backend before it is stopped (more when max_results asks)
@@ -32,7 +32,7 @@ class Match(namedtuple("Match", "path line text")):
         return f"{self.path}:{self.line}: {self.text}"
 
 
-class Results(list):
+class Results(Pretty, list):
     """A list of results whose repr is one per line, with `note` (set when the list was capped)."""
 
     note = ""
@@ -50,9 +50,6 @@ class Results(list):
             )
         return body + (f"\n[{self.note}]" if self.note else "")
 
-    def _repr_pretty_(self, p, cycle):
-        p.text(repr(self))
-
 
 @public
 def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
@@ -69,9 +66,8 @@ def grep(pattern, path=".", glob=None, ignore_case=False, max_results=100):
     if glob is not None:
         check_text("glob", glob)
     check_count("max_results", max_results)
-    flags = re.IGNORECASE if ignore_case else 0
     try:
-        regex = re.compile(pattern, flags)
+        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
     except re.error as e:
         raise ValueError(f"bad regex {pattern!r}: {e}") from None
     path = os.fspath(path)
@@ -132,8 +128,7 @@ def _clip(text):
 
 
 def _norm(p):
-    p = os.path.normpath(p)
-    return p.replace(os.sep, "/")
+    return os.path.normpath(p).replace(os.sep, "/")
 
 
 def _rg(pattern, path, glob, ignore_case, limit):
@@ -413,7 +408,10 @@ def glob(pattern, path=".", max_results=500):
     found.sort(key=_path_key)
     out.extend(found[:max_results])
     if len(found) > max_results:
-        out.note = f"showing {max_results} of {len(found)} paths; narrow the pattern or raise max_results"
+        # A walk stopped at the cap above has counted only part of the total.
+        stopped = len(found) > max_results * 10 and len(found) > 10_000
+        total = f"more than {len(found) - 1}" if stopped else len(found)
+        out.note = f"showing {max_results} of {total} paths; narrow the pattern or raise max_results"
     return out
 
 
@@ -440,6 +438,7 @@ def tree(path=".", depth=2, max_entries=400):
     """
     check_path(path)
     check_count("depth", depth)
+    check_count("max_entries", max_entries)
     path = os.fspath(path)
     if not os.path.isdir(path):
         raise NotADirectoryError(f"{path}: no such folder (cwd is {os.getcwd()}); view() shows a file")

@@ -10,7 +10,8 @@ import subprocess
 import sys
 import time
 
-from ._text import open_regular, public
+from ..keeper import kill
+from ._text import Pretty, open_regular, public
 from .runners import parse
 
 TAIL = 4000  # chars of the raw output kept as .tail
@@ -18,7 +19,7 @@ TRACE = 3000  # chars of the first failure's trace
 NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
 
 
-class TestReport:
+class TestReport(Pretty):
     """What run_tests() found: `ok` (exit 0), `passed`, `failed`, `skipped` (None when the output gave no
     count), `failures` (failing test names), `first_failure` (its trace), `exit_code`, `command`,
     `runners` (the formats recognised), `duration` (s), `tail` (the end of the output) and `output`
@@ -69,9 +70,6 @@ class TestReport:
             out.append("last lines of the output:\n" + tail if tail else "(no output)")
         return "\n".join(out)
 
-    def _repr_pretty_(self, p, cycle):
-        p.text(repr(self))
-
     def __bool__(self):
         return self.ok
 
@@ -115,7 +113,7 @@ def run_tests(cmd=None, timeout=None, cwd=None):
     try:
         data, timed_out = _read_until_exit(proc, timeout)
     except BaseException:
-        _kill(proc)
+        kill(proc.pid, signal.SIGKILL)
         proc.wait()
         raise
     finally:
@@ -150,7 +148,7 @@ def _read_until_exit(proc, timeout):
                 break
             if deadline is not None and time.monotonic() >= deadline:
                 timed_out = True
-                _kill(proc)
+                kill(proc.pid, signal.SIGKILL)
                 proc.wait()
                 break
     _drain(fd, chunks)  # what was written before it ended is in the pipe
@@ -168,13 +166,6 @@ def _drain(fd, chunks):
         if not block:
             return False
         chunks.append(block)
-
-
-def _kill(proc):
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
@@ -255,13 +246,18 @@ def _pytest_configured(folder):
         ("setup.cfg", "[tool:pytest]"),
         ("tox.ini", "[pytest]"),
     ):
-        try:
-            with open_regular(os.path.join(folder, name)) as f:
-                if marker in f.read().decode("utf-8", "replace"):
-                    return True
-        except OSError:
-            pass
+        if marker in _text(os.path.join(folder, name)):
+            return True
     return False
+
+
+def _text(path):
+    """A project file's text, or "" when it cannot be read."""
+    try:
+        with open_regular(path) as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _has_pytest():
@@ -271,11 +267,7 @@ def _has_pytest():
 
 
 def _make_has_test(path):
-    try:
-        with open_regular(path) as f:
-            return any(re.match(r"^test\s*:(?!=)", line) for line in f.read().decode("utf-8", "replace").splitlines())
-    except OSError:
-        return False
+    return any(re.match(r"^test\s*:(?!=)", line) for line in _text(path).splitlines())
 
 
 def _has_python_tests(folder):

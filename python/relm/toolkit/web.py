@@ -8,7 +8,7 @@ cell cancels its request; the session's time budget (--max-time) stops it too.
 import base64
 
 from .. import calls
-from ._text import OUTPUT_CAP, Shown, cap, public
+from ._text import OUTPUT_CAP, Pretty, Shown, cap, public
 
 
 class WebError(Exception):
@@ -36,8 +36,7 @@ def _call(method, params, error=WebError):
     if not protocol.connected():
         raise RuntimeError(f"{method.split('.')[1]}() runs through a relm host; this kernel has none")
     try:
-        with calls.cancelled_on_interrupt("web.cancel") as call:
-            return calls.call(method, {**params, "call": call})
+        return calls.call(method, params, cancel="web.cancel")
     except calls.HostError as e:
         if e.code == "usage":
             raise ValueError(str(e)) from None
@@ -63,9 +62,6 @@ class Page(Shown):
         head = f"[{self.final_url} — {self.kind}, {len(self):,} chars"
         head += f", title: {self.title}]\n" if self.title else "]\n"
         return head + cap(str(self), OUTPUT_CAP, hint="the whole text is in the value (slice it, or grep it)")
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(repr(self))
 
 
 class Raw(bytes):
@@ -195,7 +191,7 @@ class Result:
         return f"Result(title={self.title!r}, url={self.url!r}, snippet={_short(self.snippet, 120)!r})"
 
 
-class Results(list):
+class Results(Pretty, list):
     """search()'s hits, best first: a list of Result, shown one per entry."""
 
     provider = None
@@ -210,9 +206,6 @@ class Results(list):
             if r.snippet:
                 lines.append(f"   {_short(r.snippet, 300)}")
         return cap("\n".join(lines), OUTPUT_CAP)
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(repr(self))
 
 
 def _short(text, limit):
