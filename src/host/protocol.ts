@@ -60,6 +60,7 @@ function method<R>() {
 const MAX_GATES = 20;
 const MAX_CHILD_MESSAGE_BYTES = 16 * 1024;
 const GATES = `gates must be a list of at most ${MAX_GATES} shell commands (non-empty strings)`;
+const GOAL = `text must be 1 to ${MAX_GOAL_CHARS} characters`;
 
 const none = v.object({});
 const MODE_WORDS = 'mode must be "plan", "workspace" or "full"';
@@ -205,12 +206,7 @@ export const HOST_METHODS = {
   goal: method<{ goal: string | null; done: boolean }>()(
     v.object({
       text: v.optional(
-        v.pipe(
-          v.string(`text must be 1 to ${MAX_GOAL_CHARS} characters`),
-          v.trim(),
-          v.minLength(1, `text must be 1 to ${MAX_GOAL_CHARS} characters`),
-          v.maxLength(MAX_GOAL_CHARS, `text must be 1 to ${MAX_GOAL_CHARS} characters`),
-        ),
+        v.pipe(v.string(GOAL), v.trim(), v.minLength(1, GOAL), v.maxLength(MAX_GOAL_CHARS, GOAL)),
       ),
     }),
   ),
