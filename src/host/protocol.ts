@@ -107,8 +107,7 @@ const userImages = v.optional(
           "an image must be PNG, JPEG, GIF or WebP",
         ),
         data: v.pipe(
-          v.string("an image's data must be base64"),
-          v.regex(/^[A-Za-z0-9+/]*={0,2}$/, "an image's data must be base64"),
+          matching(/^[A-Za-z0-9+/]*={0,2}$/, "an image's data must be base64"),
           v.maxLength(
             Math.ceil(MAX_IMAGE_BYTES / 3) * 4,
             `an image must be at most ${MAX_IMAGE_BYTES} bytes`,
