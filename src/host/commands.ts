@@ -13,7 +13,7 @@ import { sandboxed } from "../config/permission-mode.js";
 import { sandboxRefusal } from "../kernel/sandbox/index.js";
 import { JOURNAL_FILE, readJournal } from "../session/index.js";
 import type { CheckedParamsOf, HeartbeatJob, HostHandlers, ResultOf } from "./protocol.js";
-import { RPC, RpcError } from "./rpc.js";
+import { RPC, RpcError, refused } from "./rpc.js";
 import { rememberMode } from "./session-flags.js";
 import { descendantDir } from "./states/tree-usage.js";
 
@@ -43,10 +43,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
   const { session } = host;
   const refuseWhileBusy = (what: string) => {
     if (host.busy)
-      throw new RpcError(
-        RPC.refused,
-        `${what}: the agent is working; wait for the turn to end, or interrupt it first`,
-      );
+      throw refused(`${what}: the agent is working; wait for the turn to end, or interrupt it first`);
   };
   return {
     send: (p) => {
@@ -56,10 +53,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
       const client = session.model.current;
       let imagesNotSent: string | undefined;
       if (images.length > 0 && busy)
-        throw new RpcError(
-          RPC.refused,
-          "the agent is working: send the image when the turn has ended (or Esc)",
-        );
+        throw refused("the agent is working: send the image when the turn has ended (or Esc)");
       if (images.length > 0 && !client.acceptsImages)
         imagesNotSent = `${client.model} does not take images (acceptsImages in config.json says otherwise)`;
       else if (images.length > 0) session.turns.pendingImages.queue(images);
@@ -82,7 +76,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
         try {
           session.model.switchTo(p.name);
         } catch (error) {
-          throw new RpcError(RPC.refused, `model: ${(error as Error).message}`);
+          throw refused(`model: ${(error as Error).message}`);
         }
       }
       const { model, provider } = session.model.current;
@@ -109,14 +103,13 @@ export function hostCommands(host: CommandHost): CommandHandlers {
         return { mode: permissions.mode, changed: false, restored: [], notRestored: [], ...warning };
       }
       if (host.busy || session.children.running > 0)
-        throw new RpcError(
-          RPC.refused,
+        throw refused(
           "mode: the agent is working; switch when the turn has ended (its kernel restarts under the new mode), or interrupt it first",
         );
       if (sandboxed(mode)) {
         const { env, cacheDir } = session.tree.options.kernel;
         const refusal = sandboxRefusal(env, cacheDir, `/mode ${mode}`);
-        if (refusal) throw new RpcError(RPC.refused, refusal);
+        if (refusal) throw refused(refusal);
       }
       const switched = await session.switchMode(mode);
       rememberMode(host.home, host.id, mode);
@@ -172,7 +165,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
       try {
         child.deliver(p.text);
       } catch (error) {
-        throw new RpcError(RPC.refused, (error as Error).message);
+        throw refused((error as Error).message);
       }
       return { delivered: true };
     },
@@ -185,10 +178,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
       try {
         journal = readJournal(join(dir, JOURNAL_FILE));
       } catch (error) {
-        throw new RpcError(
-          RPC.refused,
-          `child.events: the journal of ${id} cannot be read: ${(error as Error).message}`,
-        );
+        throw refused(`child.events: the journal of ${id} cannot be read: ${(error as Error).message}`);
       }
       const after = p.after ?? 0;
       return {
@@ -215,8 +205,7 @@ function refuseOverBudget(host: CommandHost): void {
   const stop = host.session.budget.check();
   if (!stop) return;
   const flag = `--${stop.budget}`;
-  throw new RpcError(
-    RPC.refused,
+  throw refused(
     `session ${host.id} is out of budget, message not delivered: ${stop.message}; to go on, resume it ` +
       `with a higher limit: relm stop ${host.id}, then relm run --resume ${host.id} ${flag} HIGHER "your message"`,
   );
@@ -225,7 +214,7 @@ function refuseOverBudget(host: CommandHost): void {
 /** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */
 function heartbeat(session: Agent, p: CheckedParamsOf<"heartbeat">): ResultOf<"heartbeat"> {
   const scheduler = session.tree.options.scheduler;
-  if (!scheduler) throw new RpcError(RPC.refused, "this session has no scheduler");
+  if (!scheduler) throw refused("this session has no scheduler");
   const list = () => scheduler.list() as HeartbeatJob[];
   if (p.off === true) {
     const ids = list().map((j) => j.id);
@@ -256,7 +245,7 @@ function descendant(host: CommandHost, id: string, method: string) {
   const found = host.session.children.descendant(id);
   if (found) return found;
   if (descendantDir(host.session.dir, id)) {
-    throw new RpcError(RPC.refused, `${method}: sub-agent ${id} has ended (it ran under an earlier host)`);
+    throw refused(`${method}: sub-agent ${id} has ended (it ran under an earlier host)`);
   }
   throw unknownChild(host, id);
 }

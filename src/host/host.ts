@@ -16,7 +16,7 @@ import { PeerIdentifier } from "./peer-creds.js";
 import { splitKeys } from "./private-keys.js";
 import { checkParams, type HostCall, type HostHandlers, type ResultOf } from "./protocol.js";
 import { RedactedEvents } from "./redacted-events.js";
-import { RPC, RpcError } from "./rpc.js";
+import { refused } from "./rpc.js";
 import { RunningOutput } from "./running-output.js";
 import { kernelScheduler } from "./schedules/kernel-calls.js";
 import { Scheduler } from "./schedules/scheduler.js";
@@ -245,7 +245,7 @@ export class SessionHost {
    */
   async runShell(command: string): Promise<{ status: string; output: string }> {
     if (this.turn || this.stopping)
-      throw new RpcError(RPC.refused, "the agent is working: wait for the turn to end (or Esc) first");
+      throw refused("the agent is working: wait for the turn to end (or Esc) first");
     const run = this.options.session.runShell(command);
     this.idleTimers.clear();
     this.turn = run.then(

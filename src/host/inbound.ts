@@ -2,7 +2,7 @@
 
 import type { UserVariable } from "../agent/core/user-variables.js";
 import type { AutonomousOutcome } from "../agent/gates/autonomy.js";
-import { RPC, RpcError } from "./rpc.js";
+import { RPC, RpcError, refused } from "./rpc.js";
 
 /** The longest message text a host takes; a front end puts more than this in a kernel variable. */
 export const MAX_MESSAGE_BYTES = 16 * 1024;
@@ -33,12 +33,9 @@ export function checkInbound(text: string, queued: number, session: string, stop
   const tooLong = messageTooLong(text);
   if (tooLong) throw new RpcError(RPC.invalidParams, tooLong);
   if (queued >= MAX_QUEUED) {
-    throw new RpcError(
-      RPC.refused,
-      `the inbox of session ${session} is full (${MAX_QUEUED} messages waiting)`,
-    );
+    throw refused(`the inbox of session ${session} is full (${MAX_QUEUED} messages waiting)`);
   }
-  if (stopping) throw new RpcError(RPC.refused, `session ${session} is stopping`);
+  if (stopping) throw refused(`session ${session} is stopping`);
 }
 
 /**

@@ -60,6 +60,7 @@ function method<R>() {
 const MAX_GATES = 20;
 const MAX_CHILD_MESSAGE_BYTES = 16 * 1024;
 const GATES = `gates must be a list of at most ${MAX_GATES} shell commands (non-empty strings)`;
+const GOAL = `text must be 1 to ${MAX_GOAL_CHARS} characters`;
 
 const none = v.object({});
 const MODE_WORDS = 'mode must be "plan", "workspace" or "full"';
@@ -106,8 +107,7 @@ const userImages = v.optional(
           "an image must be PNG, JPEG, GIF or WebP",
         ),
         data: v.pipe(
-          v.string("an image's data must be base64"),
-          v.regex(/^[A-Za-z0-9+/]*={0,2}$/, "an image's data must be base64"),
+          matching(/^[A-Za-z0-9+/]*={0,2}$/, "an image's data must be base64"),
           v.maxLength(
             Math.ceil(MAX_IMAGE_BYTES / 3) * 4,
             `an image must be at most ${MAX_IMAGE_BYTES} bytes`,
@@ -205,12 +205,7 @@ export const HOST_METHODS = {
   goal: method<{ goal: string | null; done: boolean }>()(
     v.object({
       text: v.optional(
-        v.pipe(
-          v.string(`text must be 1 to ${MAX_GOAL_CHARS} characters`),
-          v.trim(),
-          v.minLength(1, `text must be 1 to ${MAX_GOAL_CHARS} characters`),
-          v.maxLength(MAX_GOAL_CHARS, `text must be 1 to ${MAX_GOAL_CHARS} characters`),
-        ),
+        v.pipe(v.string(GOAL), v.trim(), v.minLength(1, GOAL), v.maxLength(MAX_GOAL_CHARS, GOAL)),
       ),
     }),
   ),

@@ -55,6 +55,11 @@ export class RpcError extends Error {
   }
 }
 
+/** The host will not do what was asked (now, or for this client): the message says why and what to do. */
+export function refused(message: string): RpcError {
+  return new RpcError(RPC.refused, message);
+}
+
 /**
  * The JSON-RPC code an error carries, judged by shape rather than instanceof: a detached host's socket is
  * served by the unbundled modules (bound before the CLI bundle loads), while its handlers throw the

@@ -13,6 +13,7 @@ import {
   RPC,
   RpcError,
   type RpcRequest,
+  refused,
   rpcErrorCode,
   send,
   writeLine,
@@ -301,7 +302,7 @@ export class SessionServer {
         throw new RpcError(RPC.invalidParams, "invalid params: expected an object");
       }
       const handlers = this.handlers;
-      if (!handlers) throw new RpcError(RPC.refused, "the session is still starting; try again in a moment");
+      if (!handlers) throw refused("the session is still starting; try again in a moment");
       const peer = await this.peerOf(client, method);
       if (peer && peer.kind !== "user") params = asKernel(peer, method, params);
       if (handlers.check) params = handlers.check(method, params);
@@ -345,8 +346,7 @@ function asKernel(peer: Exclude<Peer, { kind: "user" }>, method: string, params:
       peer.kind === "kernel"
         ? `from inside a relm kernel (process ${peer.pid}, session ${peer.session})`
         : `from a process relm could not identify (${peer.reason})`;
-    throw new RpcError(
-      RPC.refused,
+    throw refused(
       `${method} refused: this connection comes ${who}; a kernel may only message a session and read it ` +
         '(message, status, info, attach); from Python, send("SESSION_ID", text) sends a message as this session',
     );
@@ -355,10 +355,7 @@ function asKernel(peer: Exclude<Peer, { kind: "user" }>, method: string, params:
   // A message must name its sender: one from a process that could not be identified (gone already,
   // as a client that writes and hangs up is, or the helper failed) would reach the model unattributed.
   if (peer.kind !== "kernel")
-    throw new RpcError(
-      RPC.refused,
-      `message refused: relm could not identify the sending process (${peer.reason}); try again`,
-    );
+    throw refused(`message refused: relm could not identify the sending process (${peer.reason}); try again`);
   return { ...(params as object | null), from: peer.session };
 }
 

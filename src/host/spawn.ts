@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../config/errors.js";
@@ -57,7 +56,44 @@ export async function spawnHost(
   ensurePrivateDir(sessionDir(home, id));
   const { args, specFile } = hostArgs(home, id, launch);
   try {
-    await startAndWait(home, id, args, env, cwd);
+    const logPath = hostLogPath(home, id);
+    const keyed = splitKeys({ ...env, NO_COLOR: "1" }); // the secrets on a pipe (private-keys.ts)
+    const child = spawnDetached([...HOST_NODE_FLAGS, MAIN, ...args], logPath, { cwd, ...keyed });
+    let exited: number | null | undefined;
+    child.on("exit", (code) => {
+      exited = code;
+    });
+    // A process that could not be started is an 'error' event, which would end this process unheard.
+    let spawnError: string | undefined;
+    child.on("error", (error) => {
+      spawnError = error.message;
+      exited = null;
+    });
+    // Ready means this host answers, not just that the socket is bound: a host that fails while it
+    // starts (no Python, a journal it cannot resume) is reported here, with its log. Another process's
+    // host answering is not this one being ready: started at the same moment as this one, it took the
+    // session, and this one exits (its task was never run).
+    let other = false;
+    const ready = await poll(
+      async () => {
+        const pid = await answeringPid(home, id);
+        if (pid !== undefined && pid === child.pid) return true;
+        if (exited === undefined) return undefined;
+        other = pid !== undefined;
+        return false;
+      },
+      READY_TIMEOUT_MS,
+      20,
+    );
+    if (ready) return;
+    if (other) throw new SessionBusyError(id);
+    if (spawnError) throw new HostLaunchError(`the session host could not be started (${spawnError})`);
+    const tail = readFileSync(logPath, "utf8").trim().split("\n").slice(-8).join("\n");
+    throw new HostLaunchError(
+      exited !== undefined
+        ? `the session host exited (code ${exited}) before it was ready:\n${tail}`
+        : `the session host did not come up within ${READY_TIMEOUT_MS / 1000} s; see ${logPath}`,
+    );
   } finally {
     // Read and removed by the host as it starts; left only by one that never got that far.
     if (specFile) rmSync(specFile, { force: true });
@@ -80,52 +116,6 @@ function checkFolder(id: string, cwd: string): void {
       `session ${id} cannot be continued in its folder ${cwd}: it no longer exists (moved or deleted); recreate it, or continue the session in another folder with relm run --resume ${id}`,
       "its folder no longer exists",
     );
-}
-
-async function startAndWait(
-  home: string,
-  id: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): Promise<void> {
-  const logPath = hostLogPath(home, id);
-  const child = spawnRelm([...HOST_NODE_FLAGS, MAIN, ...args], { ...env, NO_COLOR: "1" }, logPath, cwd);
-  let exited: number | null | undefined;
-  child.on("exit", (code) => {
-    exited = code;
-  });
-  // A process that could not be started is an 'error' event, which would end this process unheard.
-  let spawnError: string | undefined;
-  child.on("error", (error) => {
-    spawnError = error.message;
-    exited = null;
-  });
-  // Ready means this host answers, not just that the socket is bound: a host that fails while it
-  // starts (no Python, a journal it cannot resume) is reported here, with its log. Another process's
-  // host answering is not this one being ready: started at the same moment as this one, it took the
-  // session, and this one exits (its task was never run).
-  let other = false;
-  const ready = await poll(
-    async () => {
-      const pid = await answeringPid(home, id);
-      if (pid !== undefined && pid === child.pid) return true;
-      if (exited === undefined) return undefined;
-      other = pid !== undefined;
-      return false;
-    },
-    READY_TIMEOUT_MS,
-    20,
-  );
-  if (ready) return;
-  if (other) throw new SessionBusyError(id);
-  if (spawnError) throw new HostLaunchError(`the session host could not be started (${spawnError})`);
-  const tail = readFileSync(logPath, "utf8").trim().split("\n").slice(-8).join("\n");
-  throw new HostLaunchError(
-    exited !== undefined
-      ? `the session host exited (code ${exited}) before it was ready:\n${tail}`
-      : `the session host did not come up within ${READY_TIMEOUT_MS / 1000} s; see ${logPath}`,
-  );
 }
 
 /** The pid of the host that answers for the session now (0 when it does not say); undefined if none. */
@@ -213,13 +203,5 @@ export async function ensureWaker(home: string, env: NodeJS.ProcessEnv): Promise
   const { wakerRunning } = await import("./schedules/waker.js");
   if (await wakerRunning(home)) return;
   ensurePrivateDir(home);
-  spawnRelm([MAIN, "__waker"], env, `${home}/waker.log`);
-}
-
-/**
- * Starts a detached relm process (not waited for) with node arguments `args`, its output appended to
- * `logPath` and the secrets of `env` on a pipe (private-keys.ts).
- */
-function spawnRelm(args: string[], env: NodeJS.ProcessEnv, logPath: string, cwd?: string): ChildProcess {
-  return spawnDetached(args, logPath, { cwd, ...splitKeys(env) });
+  spawnDetached([MAIN, "__waker"], `${home}/waker.log`, splitKeys(env));
 }

@@ -28,10 +28,8 @@ function words(cmd: string): string[] {
   return cmd.trim().split(/\s+/).filter(Boolean);
 }
 
-/** `rule`'s words are the first words of `cmd`'s. */
-function prefixOf(rule: string, cmd: string): boolean {
-  const r = words(rule);
-  const c = words(cmd);
+/** A rule's words `r` are the first words of a command's, `c`. */
+function prefixOf(r: readonly string[], c: readonly string[]): boolean {
   return r.length > 0 && r.length <= c.length && r.every((w, i) => w === c[i]);
 }
 
@@ -80,17 +78,16 @@ function commandWords(piece: string): string[] {
 }
 
 function commandAllowed(rules: readonly string[], cmd: string): boolean {
-  return rules.some((rule) =>
-    words(rule).join(" ") === words(cmd).join(" ") ? true : !SHELL_JOIN.test(cmd) && prefixOf(rule, cmd),
+  return rules.some(
+    (rule) =>
+      words(rule).join(" ") === words(cmd).join(" ") ||
+      (!SHELL_JOIN.test(cmd) && prefixOf(words(rule), words(cmd))),
   );
 }
 
 function commandDenied(rules: readonly string[], cmd: string): boolean {
   const run = [cmd, ...pieces(cmd)].map(commandWords);
-  return rules.some((rule) => {
-    const r = words(rule);
-    return r.length > 0 && run.some((c) => r.length <= c.length && r.every((w, i) => w === c[i]));
-  });
+  return rules.some((rule) => run.some((c) => prefixOf(words(rule), c)));
 }
 
 /** `~/x` and project-relative rules made absolute. */

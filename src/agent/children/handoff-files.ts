@@ -14,7 +14,6 @@ export function handoffPickle(path: string, what: string): string {
   if (!HANDOFF.test(basename(path))) {
     throw new KernelCallError(
       `${what}: ${JSON.stringify(path)} is not a file relm's Python handed over (handoff-….pkl)`,
-      "usage",
     );
   }
   return path;

@@ -108,11 +108,11 @@ export function launchChild(
  */
 export function packedVariables(raw: unknown, consume: boolean): VariableSpec[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw new KernelCallError("variables must be a list", "usage");
+  if (!Array.isArray(raw)) throw new KernelCallError("variables must be a list");
   return raw.map((item) => {
     const v = asRecord(item, "variable");
     if (typeof v.name !== "string" || typeof v.pickle !== "string") {
-      throw new KernelCallError("each variable needs a name and a pickle file", "usage");
+      throw new KernelCallError("each variable needs a name and a pickle file");
     }
     return {
       name: v.name,
@@ -152,7 +152,6 @@ function childMode(
     if (!named)
       throw new KernelCallError(
         `rlm mode=${JSON.stringify(asked)}: a mode is "plan" (read-only), "workspace" or "full"`,
-        "usage",
       );
   }
   const mode = parent.tree.permissions.narrow(named ?? spec?.mode, parent.mode);
@@ -177,7 +176,7 @@ function childKernel(
   try {
     called = checkKernelUri(uri, "rlm kernel=");
   } catch (error) {
-    throw new KernelCallError(error instanceof Error ? error.message : String(error), "usage");
+    throw new KernelCallError(error instanceof Error ? error.message : String(error));
   }
   if (called !== undefined) {
     if (escapesSandbox(called, policy)) {

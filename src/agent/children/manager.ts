@@ -80,7 +80,6 @@ export class ChildManager {
     if (record.status !== "running") {
       throw new KernelCallError(
         `child agent ${record.id} has already ${endedAs(record.status)}; it cannot take messages`,
-        "usage",
       );
     }
     this.parent.record({ type: "message", from: this.parent.id, to: record.id, text });
@@ -125,8 +124,7 @@ export class ChildManager {
     const chosen = to === "all" ? running : running.filter((r) => r.id === to || r.name === to);
     if (chosen.length === 0) {
       const ended = [...this.records.values()].find((r) => r.id === to || r.name === to);
-      if (ended)
-        throw new KernelCallError(`send(): child ${to} has already ${endedAs(ended.status)}`, "usage");
+      if (ended) throw new KernelCallError(`send(): child ${to} has already ${endedAs(ended.status)}`);
       return to === "all" ? [] : undefined;
     }
     return chosen.map((r) => ({
@@ -168,7 +166,6 @@ export class ChildManager {
         if (record.status !== "running") {
           throw new KernelCallError(
             `sub-agent ${record.id} has already ${endedAs(record.status)}; it cannot take messages`,
-            "usage",
           );
         }
         this.parent.record({ type: "message", from: "user", to: record.id, text });

@@ -27,10 +27,7 @@ export class Mailbox {
 
   deliver(from: string, text: string): void {
     if (this.unread.length >= MAX_INBOX) {
-      throw new KernelCallError(
-        `the inbox of agent ${this.owner} is full (${MAX_INBOX} messages unread)`,
-        "usage",
-      );
+      throw new KernelCallError(`the inbox of agent ${this.owner} is full (${MAX_INBOX} messages unread)`);
     }
     this.unread.push({ from, text });
     this.note(from, text);
@@ -92,12 +89,12 @@ export async function handleMessageRequest(
   if (method === "msg.inbox") return agent.mailbox.takeReceived();
   if (method !== "msg.send") throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   if ("from" in params) {
-    throw new KernelCallError("send(): the sender is stamped by relm and cannot be given", "usage");
+    throw new KernelCallError("send(): the sender is stamped by relm and cannot be given");
   }
   const to = requiredString(params, "to");
   const text = requiredString(params, "text");
   if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) {
-    throw new KernelCallError(`send(): message too long (at most ${MAX_MESSAGE_BYTES} bytes)`, "usage");
+    throw new KernelCallError(`send(): message too long (at most ${MAX_MESSAGE_BYTES} bytes)`);
   }
   if (to === "parent") {
     if (!agent.parent) throw new KernelCallError("send(): this agent has no parent", "not_found");

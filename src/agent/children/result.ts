@@ -112,7 +112,7 @@ export class EndedChild implements ChildAgent {
   async close(): Promise<void> {}
 
   private gone(): KernelCallError {
-    return new KernelCallError(`child agent ${this.id} has ended`, "usage");
+    return new KernelCallError(`child agent ${this.id} has ended`);
   }
 }
 
@@ -147,6 +147,6 @@ export class RetiredParent implements ParentAgent {
   }
 
   private refuse(): never {
-    throw new KernelCallError(`agent ${this.id} has ended; it starts no more sub-agents`, "usage");
+    throw new KernelCallError(`agent ${this.id} has ended; it starts no more sub-agents`);
   }
 }

@@ -29,6 +29,5 @@ export function requireTrustedSpecKernel(
     `agent spec "${spec.name}" (${item.file}) chooses kernel ${spec.kernel}, which the user has ` +
       `${state === "changed" ? "not approved since the spec changed" : "not approved"}: project files that choose where code runs are ` +
       "used only after `relm trust`. Leave the spec out (or its kernel: out) to run the sub-agent here, or ask the user to run `relm trust`.",
-    "usage",
   );
 }

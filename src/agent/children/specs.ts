@@ -77,9 +77,8 @@ export function loadSpec(cwd: string, name: string): AgentSpec {
     if (existsSync(path)) return parseSpec(path);
   }
   const known = listSpecs(cwd).map((s) => s.name);
-  const where = dir;
   const hint = known.length ? ` (known: ${known.join(", ")})` : "";
-  throw new SpecError(`no sub-agent spec "${name}" in ${where}${hint}`);
+  throw new SpecError(`no sub-agent spec "${name}" in ${dir}${hint}`);
 }
 
 function parseSpec(path: string): AgentSpec {

@@ -3,7 +3,7 @@ import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { type Admission, admit } from "../budget/request-budget.js";
 import type { Conversation } from "../core/conversation.js";
-import { journalRetries } from "../core/retry-log.js";
+import { bookCall, journalRetries } from "../core/retry-log.js";
 import type { RootHooks, TreeHooks } from "../hooks.js";
 import { dropLessonNotes } from "../lessons.js";
 import {
@@ -94,17 +94,7 @@ async function compactConversation(
         : admission?.overrun
           ? admission.estimatedSpend()
           : undefined;
-      if (paid) {
-        budget.addSpend(paid.usage.inputTokens + paid.usage.outputTokens, paid.cost);
-        agent.log.record({
-          type: "llm_call",
-          model: client.model,
-          prompts: 1,
-          usage: paid.usage,
-          cost: paid.cost,
-          durationMs: Date.now() - started,
-        });
-      }
+      if (paid) bookCall({ budget, record: (b) => agent.log.record(b) }, client.model, paid, started);
       const message =
         result.skipped || result.error.startsWith("compaction failed")
           ? result.error

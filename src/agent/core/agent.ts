@@ -279,8 +279,7 @@ export class Agent implements ChildAgent, KernelCallsAgent {
   /** Ends this agent's work for good, and its children's. */
   cancel(reason: string): void {
     this.state.cancelled ??= reason;
-    this.interrupt();
-    this.children.cancelAll(reason);
+    this.interruptTree(reason);
   }
 
   /** A message for this agent: read by the model at its next turn boundary, and by inbox() in code. */

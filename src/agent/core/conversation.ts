@@ -3,7 +3,7 @@ import type { CellResult } from "../../kernel/types.js";
 import type { Message } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import { buildSystemPrompt, type KernelPython } from "./prompt.js";
-import { type PromptInputs, renewedPrompt } from "./prompt-inputs.js";
+import type { PromptInputs } from "./prompt-inputs.js";
 import type { RebuiltConversation } from "./resume.js";
 import { userMessage } from "./tool.js";
 import { renderVariableLine, type VariableDescription } from "./variables.js";
@@ -124,10 +124,7 @@ export class Conversation {
    */
   settleKernel(): string | undefined {
     this.kernelSettled = true;
-    const text = buildSystemPrompt(...this.inputs);
-    if (text === this.text) return undefined;
-    this.text = text;
-    return text;
+    return this.rebuild(this.inputs);
   }
 
   /**
@@ -135,10 +132,16 @@ export class Conversation {
    * it (journal it), undefined when not.
    */
   renew(harnessBlock: string | undefined): string | undefined {
-    const renewed = renewedPrompt(this.inputs, harnessBlock, this.text);
-    if (!renewed) return undefined;
-    this.inputs = renewed.inputs;
-    this.text = renewed.text;
-    return renewed.text;
+    const [facts, extras] = this.inputs;
+    return this.rebuild([facts, { ...extras, harness: harnessBlock }]);
+  }
+
+  /** The prompt built from `inputs`, kept with them when its text changed (returned then); else undefined. */
+  private rebuild(inputs: PromptInputs): string | undefined {
+    const text = buildSystemPrompt(...inputs);
+    if (text === this.text) return undefined;
+    this.inputs = inputs;
+    this.text = text;
+    return text;
   }
 }

@@ -106,11 +106,8 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
 
   for (;;) {
     if (ctx.abort.signal.aborted) return interrupted(ctx);
-    for (const m of ctx.takeMessages()) {
-      // Delivered at the turn boundary, so the model reads it before deciding its next step.
-      ctx.log.record({ type: "message", from: m.from, to: "self", text: m.text });
-      ctx.conversation.messages.push(messageFrom(m.from, m.text));
-    }
+    // Delivered at the turn boundary, so the model reads it before deciding its next step.
+    for (const m of ctx.takeMessages()) tell(ctx, m.from, m.text);
     await ctx.beforeModelCall?.();
     // After beforeModelCall, whose learning pass may have applied one; a compaction there has put the
     // earlier ones in the rebuilt system prompt instead. Appended: the request still extends the last.
@@ -181,9 +178,7 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
         }
         ctx.log.record({ type: "truncated", turn, maxOutputTokens, by, action: "continued" });
         parts.push(message.text);
-        const note = continuationNote(maxOutputTokens);
-        ctx.log.record({ type: "message", from: "relm", to: "self", text: note });
-        ctx.conversation.messages.push(messageFrom("relm", note));
+        tell(ctx, "relm", continuationNote(maxOutputTokens));
         continue;
       }
       if (parts.length === 0 && message.text.trim() === "") {
@@ -195,8 +190,7 @@ async function turnLoop(ctx: LoopContext, userText: string, from: string | undef
           ctx.log.record({ type: "error", message: text });
           return { status: "error", message: text };
         }
-        ctx.log.record({ type: "message", from: "relm", to: "self", text: EMPTY_REPLY_NOTE });
-        ctx.conversation.messages.push(messageFrom("relm", EMPTY_REPLY_NOTE));
+        tell(ctx, "relm", EMPTY_REPLY_NOTE);
         continue;
       }
       const text = parts.join("") + message.text;
@@ -314,6 +308,12 @@ function failed(ctx: LoopContext, turn: number, error: ModelError, admission: Ad
     if (stop) return budgetStop(ctx, stop);
   }
   return { status: "error", message: error.message, error };
+}
+
+/** A message for the agent (`from` "relm": the loop's own note), journaled and added to its conversation. */
+function tell(ctx: LoopContext, from: string, text: string): void {
+  ctx.log.record({ type: "message", from, to: "self", text });
+  ctx.conversation.messages.push(messageFrom(from, text));
 }
 
 function budgetStop(ctx: LoopContext, stop: BudgetStop): TurnOutcome {

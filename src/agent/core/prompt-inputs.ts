@@ -3,7 +3,7 @@ import { parseKernelUri } from "../../kernel/launchers/index.js";
 import type { PythonInfo } from "../../kernel/types.js";
 import type { JournalEvent } from "../../session/types.js";
 import type { AgentSpec } from "../children/specs.js";
-import { buildSystemPrompt, type EnvironmentFacts, type KernelPython, type PromptExtras } from "./prompt.js";
+import type { EnvironmentFacts, KernelPython, PromptExtras } from "./prompt.js";
 import { renderVariableLine } from "./variables.js";
 
 /** What an agent's prompt takes from its tree (AgentTree). */
@@ -109,19 +109,4 @@ function isRemoteKernel(uri: string): boolean {
   } catch {
     return false; // checked where it was given; a prompt is no place to fail
   }
-}
-
-/**
- * The prompt after a compaction: the same inputs with the harness as it is now (`reload`), or
- * undefined when nothing can change (no harness, or the same text).
- */
-export function renewedPrompt(
-  inputs: PromptInputs,
-  block: string | undefined,
-  current: string,
-): { inputs: PromptInputs; text: string } | undefined {
-  const [facts, extras] = inputs;
-  const renewed: PromptInputs = [facts, { ...extras, harness: block }];
-  const text = buildSystemPrompt(...renewed);
-  return text === current ? undefined : { inputs: renewed, text };
 }

@@ -71,12 +71,10 @@ export function renderEnvironment(facts: EnvironmentFacts): string {
       ? `- Kernel: runs through ${facts.remoteKernel}, not on this machine: its platform, files and working directory are that side's (platform.platform(), os.getcwd() tell)`
       : `- Platform: ${facts.platform}`,
     pythonLine(facts.python),
-  ];
-  lines.push(
     facts.depth < facts.maxDepth
       ? `- Sub-agents: available (you are at depth ${facts.depth} of at most ${facts.maxDepth})`
       : `- Sub-agents: not available at your depth (${facts.depth} of at most ${facts.maxDepth}); rlm() raises, so do the work in this kernel`,
-  );
+  ];
   for (const name of facts.unusableSkills ?? []) {
     lines.push(
       `- Skill ${name} cannot be imported here: \`import ${name}\` gives another module, which comes first; do not use the skill (the person was told to rename it)`,

@@ -211,11 +211,8 @@ export function describeGateResults(run: GatesRun, options: DescribeOptions = {}
   for (const command of run.skipped) lines.push(`gate \`${command}\` not run (an earlier gate failed)`);
   const total = run.results.length + run.skipped.length;
   const passed = run.results.filter((r) => r.passed).length;
-  lines.push(
-    run.passed
-      ? `${passed} of ${total} gate command${total === 1 ? "" : "s"} exited 0.`
-      : `${passed} of ${total} gate command${total === 1 ? "" : "s"} exited 0; the run is not done.`,
-  );
+  const end = run.passed ? "." : "; the run is not done.";
+  lines.push(`${passed} of ${total} gate command${total === 1 ? "" : "s"} exited 0${end}`);
   const failed = run.results.find((r) => !r.passed);
   if (options.failureOutput && failed) {
     const note = failed.truncated

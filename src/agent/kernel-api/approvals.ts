@@ -43,26 +43,22 @@ function checkAsk(agent: ApprovalAgent, params: Record<string, unknown>): Approv
       } catch (error) {
         throw new KernelCallError(
           `request('net'): ${(error as Error).message.replace(/^--allow-net /, "host ")}`,
-          "usage",
         );
       }
       if (rule.host.startsWith("*."))
-        throw new KernelCallError("request('net'): ask for one host, not a wildcard", "usage");
+        throw new KernelCallError("request('net'): ask for one host, not a wildcard");
       const port = params.port ?? rule.port;
       if (
         port !== undefined &&
         (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
       )
-        throw new KernelCallError("request('net'): port must be a whole number from 1 to 65535", "usage");
+        throw new KernelCallError("request('net'): port must be a whole number from 1 to 65535");
       return { kind, host: rule.host, ...(port !== undefined ? { port: port as number } : {}) };
     }
     case "run": {
       const cmd = requiredString(params, "cmd").trim();
       if (!cmd || cmd.length > MAX_COMMAND)
-        throw new KernelCallError(
-          `request('run'): cmd must be a command line of 1 to ${MAX_COMMAND} chars`,
-          "usage",
-        );
+        throw new KernelCallError(`request('run'): cmd must be a command line of 1 to ${MAX_COMMAND} chars`);
       return { kind, cmd };
     }
     case "write": {
@@ -70,10 +66,7 @@ function checkAsk(agent: ApprovalAgent, params: Record<string, unknown>): Approv
       const content = requiredString(params, "content");
       const bytes = Buffer.byteLength(content);
       if (bytes > MAX_WRITE)
-        throw new KernelCallError(
-          `request('write'): content is too large (at most ${MAX_WRITE} bytes)`,
-          "usage",
-        );
+        throw new KernelCallError(`request('write'): content is too large (at most ${MAX_WRITE} bytes)`);
       // Where it will really land (symlinks of existing folders resolved): that is what the person approves.
       const file = realTarget(path.resolve(agent.tree.options.cwd, given));
       return { kind, path: file, bytes, content };
@@ -82,17 +75,11 @@ function checkAsk(agent: ApprovalAgent, params: Record<string, unknown>): Approv
       const word = requiredString(params, "mode");
       const mode = modeNamed(word);
       if (!mode)
-        throw new KernelCallError(
-          `request('mode'): mode must be plan, workspace or full, got "${word}"`,
-          "usage",
-        );
+        throw new KernelCallError(`request('mode'): mode must be plan, workspace or full, got "${word}"`);
       return { kind, mode };
     }
     default:
-      throw new KernelCallError(
-        `request(): kind must be "net", "run", "write" or "mode", got "${kind}"`,
-        "usage",
-      );
+      throw new KernelCallError(`request(): kind must be "net", "run", "write" or "mode", got "${kind}"`);
   }
 }
 
@@ -145,7 +132,7 @@ async function answerRequest(
 ): Promise<unknown> {
   const reason = requiredString(params, "reason").trim();
   if (!reason || reason.length > MAX_REASON)
-    throw new KernelCallError(`request(): reason must say why, in 1 to ${MAX_REASON} chars`, "usage");
+    throw new KernelCallError(`request(): reason must say why, in 1 to ${MAX_REASON} chars`);
   const ask = checkAsk(agent, params);
   const approvals = agent.tree.approvals;
   if (ask.kind === "mode" && !approvals.isRoot(agent.id))

@@ -123,7 +123,7 @@ export async function handleKernelCall(
 /** `schedule(...)` from Python: ticks re-enter this session (see src/host/schedules/scheduler.ts). */
 function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: string, raw: unknown): unknown {
   if (!scheduler)
-    throw new KernelCallError("schedule(): this session is not hosted, so it cannot be re-entered", "usage");
+    throw new KernelCallError("schedule(): this session is not hosted, so it cannot be re-entered");
   const params = asRecord(raw, method);
   if (method === "schedule.list") return scheduler.list();
   if (method === "schedule.cancel") {
@@ -133,8 +133,7 @@ function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: stri
   if (method !== "schedule.add") throw new KernelCallError(`the host has no method "${method}"`, "not_found");
   const prompt = requiredString(params, "prompt");
   const forms = (["every", "at", "cron"] as const).filter((k) => typeof params[k] === "string");
-  if (forms.length !== 1)
-    throw new KernelCallError("schedule(): give exactly one of every=, at=, cron=", "usage");
+  if (forms.length !== 1) throw new KernelCallError("schedule(): give exactly one of every=, at=, cron=");
   const key = forms[0] as "every" | "at" | "cron";
   try {
     // Quoted as the call was written: a cell has no --every.
@@ -144,7 +143,7 @@ function handleScheduleRequest(scheduler: TreeOptions["scheduler"], method: stri
       (k, v) => `${k}="${v}"`,
     );
   } catch (error) {
-    throw new KernelCallError(`schedule(): ${(error as Error).message}`, "usage");
+    throw new KernelCallError(`schedule(): ${(error as Error).message}`);
   }
 }
 
@@ -153,7 +152,7 @@ function goalText(text: string): string {
   try {
     return checkGoal(text, "goal.set()");
   } catch (error) {
-    throw new KernelCallError((error as Error).message, "usage");
+    throw new KernelCallError((error as Error).message);
   }
 }
 

@@ -1,9 +1,9 @@
 import { collectResponse } from "../../llm/index.js";
-import type { ModelClient, Usage } from "../../llm/types.js";
+import type { ModelClient } from "../../llm/types.js";
 import type { JournalBody } from "../../session/types.js";
 import type { Budget } from "../budget/budget.js";
 import { admit } from "../budget/request-budget.js";
-import { journalRetries } from "../core/retry-log.js";
+import { bookCall, journalRetries } from "../core/retry-log.js";
 import { userMessage } from "../core/tool.js";
 import { KernelCallError } from "./errors.js";
 
@@ -32,17 +32,6 @@ export async function complete(
 ): Promise<string> {
   const client = host.model.named(model);
   const started = Date.now();
-  const book = (usage: Usage, cost: number | null) => {
-    host.budget.addSpend(usage.inputTokens + usage.outputTokens, cost);
-    host.record({
-      type: "llm_call",
-      model: client.model,
-      prompts: 1,
-      usage,
-      cost,
-      durationMs: Date.now() - started,
-    });
-  };
   // Admitted like every model call of the tree: answer capped by --max-tokens, aborted at --max-time.
   const admitted = await admit(
     host.budget,
@@ -65,8 +54,7 @@ export async function complete(
       const overrun = admission.overrun;
       if (overrun) {
         // Stopped as it streamed: no server counted it, so what it cost by the estimate is booked.
-        const { usage, cost } = admission.estimatedSpend();
-        book(usage, cost);
+        bookCall(host, client.model, admission.estimatedSpend(), started);
         throw new KernelCallError(`llm: ${host.budget.check()?.message ?? overrun.message}`, "budget");
       }
       const timeStop = admission.expired
@@ -78,7 +66,7 @@ export async function complete(
       if (signal?.aborted) throw new Error(CANCELLED);
       throw new Error(`llm: ${result.error.message}`);
     }
-    book(result.usage, result.cost);
+    bookCall(host, client.model, result, started);
     return result.message.text;
   } finally {
     admission.release();

@@ -3,7 +3,7 @@
  * a Python exception there: "budget" → rlm.BudgetExceeded, "depth" → RuntimeError, "usage" → ValueError,
  * "not_found" → LookupError, "conflict" → relm.harness.ConflictError, "mcp_server" / "mcp_tool" →
  * mcp.ServerError / mcp.ToolError, "web" → relm.toolkit.web.WebError (fetch, search), "sandbox" →
- * PermissionError (refused because the session is sandboxed).
+ * PermissionError (refused because the session is sandboxed). Without a code: "usage", the caller's mistake.
  */
 export class KernelCallError extends Error {
   override name = "KernelCallError";
@@ -19,7 +19,7 @@ export class KernelCallError extends Error {
       | "mcp_server"
       | "mcp_tool"
       | "web"
-      | "sandbox",
+      | "sandbox" = "usage",
   ) {
     super(message);
   }
@@ -27,7 +27,7 @@ export class KernelCallError extends Error {
 
 export function asRecord(value: unknown, what: string): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new KernelCallError(`${what}: expected an object of parameters`, "usage");
+    throw new KernelCallError(`${what}: expected an object of parameters`);
   }
   return value as Record<string, unknown>;
 }
@@ -35,12 +35,12 @@ export function asRecord(value: unknown, what: string): Record<string, unknown> 
 export function optionalString(params: Record<string, unknown>, key: string): string | undefined {
   const value = params[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw new KernelCallError(`${key} must be a string`, "usage");
+  if (typeof value !== "string") throw new KernelCallError(`${key} must be a string`);
   return value;
 }
 
 export function requiredString(params: Record<string, unknown>, key: string): string {
   const value = optionalString(params, key);
-  if (value === undefined) throw new KernelCallError(`${key} is required`, "usage");
+  if (value === undefined) throw new KernelCallError(`${key} is required`);
   return value;
 }

@@ -7,13 +7,12 @@ import type {
   CellResult,
   Kernel,
   KernelLifecycleEvent,
-  PythonInfo,
   SnapshotReport,
 } from "../../kernel/types.js";
-import type { Journal } from "../../session/index.js";
-import type { JournalBody, JournalBodyOf } from "../../session/types.js";
+import type { JournalBodyOf } from "../../session/types.js";
 import { cellLimit } from "../budget/deadline.js";
-import type { AgentEvent } from "../core/events.js";
+import type { Conversation } from "../core/conversation.js";
+import type { AgentLog } from "../core/log.js";
 import type { AgentTree } from "../core/tree.js";
 import { IMAGE_EXTENSIONS } from "../core/user-images.js";
 import type { VariableSpec } from "../core/variables.js";
@@ -27,11 +26,7 @@ interface KernelOwner extends KernelCallsAgent {
   readonly depth: number;
   readonly dir: string;
   /** Its journal (cells, kernel events, snapshots) and the front end's stream (live cell output). */
-  readonly log: {
-    readonly journal: Journal;
-    record(body: JournalBody): unknown;
-    emit(event: AgentEvent): void;
-  };
+  readonly log: Pick<AgentLog, "journal" | "record" | "emit">;
   readonly variables: VariableSpec[];
   /** A child fails fast when its kernel dies (its parent decides); the root restarts and goes on. */
   readonly failOnCrash: boolean;
@@ -42,10 +37,7 @@ interface KernelOwner extends KernelCallsAgent {
   /** The agent has ended; its running turn was interrupted (agent.ts, turns.ts). */
   readonly state: { readonly closed: boolean; readonly aborted: boolean };
   /** Told when the kernel (re)started and reported its Python (whether it has IPython): the system prompt says it. */
-  readonly conversation: {
-    readonly turn: number;
-    kernelStarted(python: PythonInfo, unusedSkillDirs: readonly string[]): void;
-  };
+  readonly conversation: Pick<Conversation, "turn" | "kernelStarted">;
 }
 
 /** The variables a restarted kernel got back from the snapshot, and those it did not (with why). */

@@ -29,18 +29,12 @@ export function handleLookRequest(agent: LookAgent, method: string, raw: unknown
   const data = requiredString(params, "data");
   const label = optionalString(params, "label") ?? "image";
   if (!TYPES.has(mimeType))
-    throw new KernelCallError(
-      `look(): ${mimeType} is not an image type models take (PNG, JPEG, GIF, WebP)`,
-      "usage",
-    );
+    throw new KernelCallError(`look(): ${mimeType} is not an image type models take (PNG, JPEG, GIF, WebP)`);
   const bytes = base64Bytes(data);
   if (bytes > LOOK_MAX_BYTES)
-    throw new KernelCallError(
-      `look(): ${label} is ${bytes} bytes, over the ${LOOK_MAX_BYTES}-byte limit`,
-      "usage",
-    );
+    throw new KernelCallError(`look(): ${label} is ${bytes} bytes, over the ${LOOK_MAX_BYTES}-byte limit`);
   if (!client.acceptsImages) return { attached: false, accepts: false, model: client.model };
   if (!agent.kernel.attachImage({ mimeType, data }))
-    throw new KernelCallError("look(): at most 8 images can be attached to one cell's result", "usage");
+    throw new KernelCallError("look(): at most 8 images can be attached to one cell's result");
   return { attached: true, accepts: true, model: client.model };
 }

@@ -148,6 +148,6 @@ function objectParam(params: Record<string, unknown>, key: string): Record<strin
   const value = params[key];
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" || Array.isArray(value))
-    throw new KernelCallError(`${key} must be an object of named arguments`, "usage");
+    throw new KernelCallError(`${key} must be an object of named arguments`);
   return value as Record<string, unknown>;
 }

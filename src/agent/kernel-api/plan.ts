@@ -23,14 +23,11 @@ export function handlePlanRequest(agent: PlanAgent, raw: unknown): null {
   const params = asRecord(raw, "plan.set");
   const steps = params.steps;
   if (!Array.isArray(steps) || steps.length > MAX_STEPS)
-    throw new KernelCallError(`plan.set: steps must be a list of at most ${MAX_STEPS}`, "usage");
+    throw new KernelCallError(`plan.set: steps must be a list of at most ${MAX_STEPS}`);
   const checked: PlanStep[] = steps.map((step, i) => {
     const s = step as { text?: unknown; status?: unknown } | null;
     if (typeof s?.text !== "string" || typeof s.status !== "string" || !STATUSES.has(s.status))
-      throw new KernelCallError(
-        `plan.set: step ${i + 1} needs a text and a status (pending, doing, done)`,
-        "usage",
-      );
+      throw new KernelCallError(`plan.set: step ${i + 1} needs a text and a status (pending, doing, done)`);
     return { text: s.text.slice(0, MAX_TEXT), status: s.status as PlanStep["status"] };
   });
   agent.planSteps = checked;

@@ -18,7 +18,7 @@ export function handleToolkitRequest(agent: ToolkitApiAgent, method: string, raw
     case "toolkit.file_edit": {
       const params = asRecord(raw, method);
       const action = requiredString(params, "action");
-      if (!ACTIONS.has(action)) throw new KernelCallError(`unknown file action "${action}"`, "usage");
+      if (!ACTIONS.has(action)) throw new KernelCallError(`unknown file action "${action}"`);
       const diff = requiredString(params, "diff");
       const from = optionalString(params, "from");
       agent.record({

@@ -88,8 +88,8 @@ function numberParam(params: Record<string, unknown>, name: string, fallback: nu
   const value = params[name];
   if (value === undefined || value === null) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0)
-    throw new KernelCallError(`${name} must be a number above 0`, "usage");
-  if (value > max) throw new KernelCallError(`${name} may be at most ${max}`, "usage");
+    throw new KernelCallError(`${name} must be a number above 0`);
+  if (value > max) throw new KernelCallError(`${name} may be at most ${max}`);
   return value;
 }
 
@@ -135,7 +135,7 @@ async function fetchPage(params: Record<string, unknown>, policy: WebPolicy, sig
 
 async function search(params: Record<string, unknown>, settings: WebSettings, signal: AbortSignal) {
   const query = requiredString(params, "query");
-  if (!query.trim()) throw new KernelCallError("search(): the query is empty", "usage");
+  if (!query.trim()) throw new KernelCallError("search(): the query is empty");
   const n = Math.floor(numberParam(params, "n", 5, 50));
   const results = await webSearch(settings.search, query, n, { timeoutMs: SEARCH_TIMEOUT_MS, signal });
   return { provider: settings.search?.provider, results };

@@ -124,14 +124,8 @@ function matches(matcher: string, subject: string): boolean {
   }
 }
 
-interface Answer {
-  blocked?: string;
-  failure?: string;
-  context?: string;
-}
-
 /** What a hook's exit and output say (Claude Code's conventions, docs/hooks.md). */
-function interpret(run: HookRun): Answer {
+function interpret(run: HookRun): HookVerdict & { failure?: string } {
   if (run.error !== undefined) return { failure: `could not run: ${run.error}` };
   if (run.timedOut) return { failure: "ran out of time and was stopped" };
   const stderr = run.stderr.trim();

@@ -160,14 +160,12 @@ function stateOf(home: string, id: string): SessionState | undefined {
 }
 
 async function withLiveness(home: string, state: SessionState): Promise<SessionListing> {
-  const id = state.id;
+  const claims = claimsLiveHost(state.status);
   // A host that outlives a failed or interrupted turn (an interactive session waiting for the next
   // message) still claims its pid: check its socket too, but only when that process exists.
-  if (!claimsLiveHost(state.status) && !processRuns(state.pid, state.pidStarted))
-    return { ...state, live: false };
-  const live = await isLive(home, id);
-  if (live) return { ...state, live };
-  if (!claimsLiveHost(state.status)) return { ...state, live: false };
+  if (!claims && !processRuns(state.pid, state.pidStarted)) return { ...state, live: false };
+  const live = await isLive(home, state.id);
+  if (live || !claims) return { ...state, live };
   // The host is gone without saying so (killed, crashed, machine rebooted).
   const status: SessionStatus = state.status === "idle" ? "done" : "interrupted";
   return {
