@@ -191,67 +191,53 @@ function firstSet<T>(...candidates: [T | undefined, Source][]): [T, Source] | un
   return undefined;
 }
 
+/** What the origins of a base URL or key are named from: the provider, the environment, config.json's path. */
+interface Resolving {
+  preset: ProviderPreset;
+  env: NodeJS.ProcessEnv;
+  configPath: string;
+}
+
 /**
  * Refuses a malformed base URL before any request, naming where it came from: a flag is a usage mistake
  * (exit 2), the environment or config.json is configuration (exit 1), as for --provider.
  */
-function checkBaseUrl(
-  url: string,
-  source: Source,
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-  configPath: string,
-): void {
+function checkBaseUrl(url: string, source: Source, at: Resolving): void {
   const problem = baseUrlProblem(url);
   if (!problem) return;
-  const where = baseUrlOrigin(source, preset, env, configPath) ?? `provider ${preset.name}'s default`;
+  const where = baseUrlOrigin(source, at) ?? `provider ${at.preset.name}'s default`;
   const message = `${where}: base URL "${url}" ${problem}`;
   throw source === "flag" ? new UsageError(message) : new ConfigError(message);
 }
 
 /** Where a base URL was set, as a user would look for it; undefined for the preset's default. */
-function baseUrlOrigin(
-  source: Source,
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-  configPath: string,
-): string | undefined {
+function baseUrlOrigin(source: Source, { preset, env, configPath }: Resolving): string | undefined {
   if (source === "flag") return "--base-url";
   if (source === "env") return env.RELM_BASE_URL ? "RELM_BASE_URL" : (preset.baseUrlEnv ?? "the environment");
   return source === "config" ? `baseUrl in ${configPath}` : undefined;
 }
 
 /** The base URL's origin as a model error names it ("check ..."): the preset's default said as one. */
-function baseUrlHint(
-  source: Source,
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-  configPath: string,
-): string {
-  const origin = baseUrlOrigin(source, preset, env, configPath);
+function baseUrlHint(source: Source, at: Resolving): string {
+  const origin = baseUrlOrigin(source, at);
   if (origin) return origin;
+  const { preset, configPath } = at;
   const ways = ["--base-url", "RELM_BASE_URL", preset.baseUrlEnv].filter((w) => w !== undefined);
   return `the default base URL of provider "${preset.name}" (${ways.join(", ")} or baseUrl in ${configPath} set another)`;
 }
 
 /** Where an API key was set: config.json's apiKey, RELM_API_KEY or the preset's variable. */
-function apiKeyOrigin(source: Source, preset: ProviderPreset, env: NodeJS.ProcessEnv, configPath: string) {
+function apiKeyOrigin(source: Source, { preset, env, configPath }: Resolving) {
   if (source === "config") return `apiKey in ${configPath}`;
   if (env.RELM_API_KEY) return "RELM_API_KEY";
   return preset.keyEnv.find((name) => env[name]?.trim()) ?? "the environment";
 }
 
 /** Refuses an API key that cannot be sent (api-key.ts), naming where it came from, not the key. */
-function checkApiKey(
-  key: string,
-  source: Source,
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-  configPath: string,
-) {
+function checkApiKey(key: string, source: Source, at: Resolving) {
   const problem = apiKeyProblem(key);
   if (!problem) return;
-  throw new ConfigError(`${apiKeyOrigin(source, preset, env, configPath)}: ${problem}`);
+  throw new ConfigError(`${apiKeyOrigin(source, at)}: ${problem}`);
 }
 
 /**
@@ -297,8 +283,9 @@ export function resolveConfig(
   );
 
   const baseUrl = basePick[0].replace(/\/+$/, "");
-  checkBaseUrl(baseUrl, basePick[1], preset, env, configPath);
-  if (keyPick) checkApiKey(keyPick[0], keyPick[1], preset, env, configPath);
+  const at: Resolving = { preset, env, configPath };
+  checkBaseUrl(baseUrl, basePick[1], at);
+  if (keyPick) checkApiKey(keyPick[0], keyPick[1], at);
   const provider = wireFor(preset, baseUrl);
   const model = modelPick?.[0];
   const resolved: ResolvedConfig = {
@@ -340,8 +327,7 @@ export function resolveConfig(
       stream: cfg.stream ?? true,
       retry: cfg.retry ?? {},
       requestIdleTimeoutMs: cfg.requestIdleTimeout === undefined ? undefined : cfg.requestIdleTimeout * 1000,
-      maxEventBytes:
-        cfg.maxStreamEventMB === undefined ? undefined : Math.round(cfg.maxStreamEventMB * 1024 * 1024),
+      maxEventBytes: cfg.maxStreamEventMB === undefined ? undefined : Math.round(cfg.maxStreamEventMB * MIB),
       thinking: resolveThinking(flags.thinking, env, cfg),
       sources: {
         provider: providerPick[1],
@@ -350,9 +336,9 @@ export function resolveConfig(
         model: modelPick?.[1] ?? "none",
       },
       origins: {
-        ...(keyPick ? { apiKey: apiKeyOrigin(keyPick[1], preset, env, configPath) } : {}),
+        ...(keyPick ? { apiKey: apiKeyOrigin(keyPick[1], at) } : {}),
         ...(modelPick ? { model: MODEL_ORIGIN[modelPick[1]] ?? `model in ${configPath}` } : {}),
-        baseUrl: baseUrlHint(basePick[1], preset, env, configPath),
+        baseUrl: baseUrlHint(basePick[1], at),
       },
     },
   };
