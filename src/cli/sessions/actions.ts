@@ -167,7 +167,12 @@ export async function sendAction(io: RunIo, prefix: string, words: string[]): Pr
 
 export async function stopAction(io: RunIo, prefix: string): Promise<number> {
   const { home, id } = sessionOf(io, prefix, "stop");
-  return (await stopSession(home, id, io)) ? EXIT.done : EXIT.error;
+  if (!(await askToStop(home, id))) {
+    io.stderr.write(`session ${id} is not running\n`);
+    return EXIT.error;
+  }
+  io.stderr.write(`stopped ${id}\n`);
+  return EXIT.done;
 }
 
 export async function statusAction(io: RunIo): Promise<number> {
@@ -185,15 +190,6 @@ export async function statusAction(io: RunIo): Promise<number> {
   const paused = pausedNote(jobs);
   if (paused) io.stdout.write(`${paused}\n`);
   return EXIT.done;
-}
-
-async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
-  if (!(await askToStop(home, id))) {
-    io.stderr.write(`session ${id} is not running\n`);
-    return false;
-  }
-  io.stderr.write(`stopped ${id}\n`);
-  return true;
 }
 
 /**
