@@ -25,7 +25,7 @@ import { EXIT } from "../exit-codes.js";
 import { askOnce, cancelled, QuestionCancelled } from "../question.js";
 import { ProgressRenderer } from "../render.js";
 import type { RunIo } from "../run.js";
-import { pausedNote } from "../schedules/actions.js";
+import { sayPaused } from "../schedules/actions.js";
 
 /**
  * RELM_HOME and the full id of the session `prefix` names. A sub-agent's id (relm prints them) is no
@@ -187,8 +187,7 @@ export async function statusAction(io: RunIo): Promise<number> {
     `${jobs.length} scheduled job(s); waker ${waker ? "running" : "not running"}` +
       `${active.length > 0 && !waker ? " (relm doctor --fix starts it)" : ""}\n`,
   );
-  const paused = pausedNote(jobs);
-  if (paused) io.stdout.write(`${paused}\n`);
+  sayPaused(io.stdout, jobs);
   return EXIT.done;
 }
 
