@@ -78,6 +78,11 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
 
 class Cancelled extends Error {}
 
+/** Says what went wrong in a box of its own, until Enter or Esc closes it. */
+async function tell(dialogs: DialogHost, title: string, text: string, hint = "enter or esc to go back") {
+  await askText(dialogs, { title, text, hint });
+}
+
 /**
  * Runs the flow in `host`'s terminal. `home` is $RELM_HOME. `intro` opens the provider list's text (why
  * the picker is shown): it goes with the picker, and leaves nothing behind once a model is saved.
@@ -164,11 +169,7 @@ export async function loginFlow(
           );
           if (signed.status !== "back") return signed;
           if (signed.problem) {
-            await askText(dialogs, {
-              title: "Sign-in failed",
-              text: signed.problem,
-              hint: "enter or esc to go back",
-            });
+            await tell(dialogs, "Sign-in failed", signed.problem);
             if (interrupted) return { status: "interrupted" };
           }
           continue;
@@ -195,11 +196,7 @@ export async function loginFlow(
         ).trim();
         const problem = /\s/.test(url) ? "must not contain spaces" : baseUrlProblem(url);
         if (problem) {
-          await askText(dialogs, {
-            title: "Not a base URL",
-            text: `"${url}" ${problem}`,
-            hint: "enter or esc to try again",
-          });
+          await tell(dialogs, "Not a base URL", `"${url}" ${problem}`, "enter or esc to try again");
           if (interrupted) return { status: "interrupted" };
           continue;
         }
@@ -285,11 +282,7 @@ async function chooseKey(
   if (fromEnv) return { value: fromEnv, source: "env" };
   if (saved) return { value: saved, source: "saved" };
   if (ep.needsKey) {
-    await askText(dialogs, {
-      title: "A key is needed",
-      text: `${ep.label} needs an API key.`,
-      hint: "enter or esc to go back",
-    });
+    await tell(dialogs, "A key is needed", `${ep.label} needs an API key.`);
     throw new Cancelled("back");
   }
   return { source: "none" };
