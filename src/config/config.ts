@@ -20,9 +20,8 @@ import {
   envKey,
   findPreset,
   presetClientOptions,
-  presetNames,
   presetsWithEnvKey,
-  suggestPreset,
+  unknownProvider,
   wireFor,
 } from "./presets.js";
 import { parseEditedJson } from "./records.js";
@@ -158,9 +157,7 @@ export function readConfigFile(path: string): ConfigFile | undefined {
 function parseProvider(value: string, source: Source): ProviderPreset {
   const preset = findPreset(value);
   if (preset) return preset;
-  const suggestion = suggestPreset(value);
-  const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
-  const message = `${source === "flag" ? "--provider" : "provider"} "${value}" is not a known provider${hint}; known: ${presetNames().join(", ")}`;
+  const message = unknownProvider(source === "flag" ? "--provider" : "provider", value);
   // A flag is a usage mistake (exit 2); RELM_PROVIDER or config.json is configuration (exit 1).
   throw source === "flag" ? new UsageError(message) : new ConfigError(message);
 }

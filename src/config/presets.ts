@@ -261,8 +261,18 @@ function presetQuery(preset: ProviderPreset, env: NodeJS.ProcessEnv): Record<str
   return query;
 }
 
+/**
+ * `WHAT "NAME" is not a known provider (did you mean "X"?); known: ...`: the one message for a provider
+ * name nothing knows, wherever it was given (`known`: the names that place accepts).
+ */
+export function unknownProvider(what: string, name: string, known = presetNames()): string {
+  const suggestion = suggestPreset(name);
+  const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
+  return `${what} "${name}" is not a known provider${hint}; known: ${known.join(", ")}`;
+}
+
 /** The closest known preset name to a mistyped one (edit distance at most 2), for "did you mean". */
-export function suggestPreset(name: string): string | undefined {
+function suggestPreset(name: string): string | undefined {
   const wanted = name.trim().toLowerCase();
   let best: { name: string; distance: number } | undefined;
   for (const candidate of [...presetNames(), ...Object.keys(ALIASES), ...Object.keys(OPENAI_WIRES)]) {

@@ -12,8 +12,7 @@ import {
   findPreset,
   PRESETS as PROVIDER_PRESETS,
   presetBaseUrl,
-  presetNames,
-  suggestPreset,
+  unknownProvider,
 } from "../../config/presets.js";
 import { writeConfigFile } from "../../config/save.js";
 import { SUBSCRIPTIONS, type SubscriptionId } from "../../config/subscriptions.js";
@@ -49,13 +48,7 @@ function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: string
   const current = existing.provider ?? "openai";
   const provider = flags.provider ?? current;
   const preset = findPreset(provider);
-  if (!preset) {
-    const suggestion = suggestPreset(provider);
-    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
-    throw new UsageError(
-      `--provider "${provider}" is not a known provider${hint}; known: ${presetNames().join(", ")}`,
-    );
-  }
+  if (!preset) throw new UsageError(unknownProvider("--provider", provider));
   const kept = provider === current ? existing.baseUrl : undefined;
   // Azure's resource endpoint given as --base-url becomes its deployment URL, as AZURE_OPENAI_ENDPOINT does.
   const given = flags.baseUrl === undefined ? undefined : presetBaseUrl(preset.name, flags.baseUrl);
