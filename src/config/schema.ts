@@ -57,6 +57,9 @@ const httpUrl = () => {
 
 const fraction = (m: string) => v.pipe(v.number(m), v.gtValue(0, m), v.maxValue(1, m));
 
+/** A fraction that may be 0 (none of it). */
+const share = (m: string) => v.pipe(v.number(m), v.minValue(0, m), v.maxValue(1, m));
+
 const usd = atLeast0(" (US dollars per million tokens)");
 
 /** One approvals list: hosts (HOST[:PORT]), command prefixes, paths. */
@@ -101,13 +104,7 @@ export const learnSectionSchema = fields({
   /** The model passes use; else refineModel, else the session's own. */
   model: v.optional(text("must be a model name")),
   /** The share of what is left of the session's limits a background replay check may spend; 0: none. */
-  verify_share: v.optional(
-    v.pipe(
-      v.number("must be a fraction from 0 to 1"),
-      v.minValue(0, "must be a fraction from 0 to 1"),
-      v.maxValue(1, "must be a fraction from 0 to 1"),
-    ),
-  ),
+  verify_share: v.optional(share("must be a fraction from 0 to 1")),
 });
 
 /** config.json's `search`: the provider `search()` uses, its key, and its endpoint when not the public one. */
