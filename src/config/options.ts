@@ -6,7 +6,8 @@
 // reads unchanged, and an error quotes the person's own words.
 // Checks that need a higher layer (a kernel URI, a --var file, --allow-web hosts) are marked here and
 // given by cli/option-checks.ts; checkSpec runs them all, in the table's order.
-import { DURATION, fraction, positiveNumber, positiveWhole, wholeOrZero } from "./option-values.js";
+import { parseTimeLimit } from "./duration.js";
+import { fraction, positiveNumber, positiveWhole, wholeOrZero } from "./option-values.js";
 
 /** How the value is written: `--x VALUE`, repeatable `--x A --x B`, or a switch. */
 type OptionKind = "value" | "list" | "switch";
@@ -250,7 +251,7 @@ export const OPTIONS = [
     flags: "--max-time <duration>",
     help: "stop after this long, e.g. 30m (exit 3)",
     ...BUDGET,
-    parse: DURATION,
+    parse: parseTimeLimit,
   },
   {
     key: "maxCost",
