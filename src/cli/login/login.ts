@@ -14,7 +14,7 @@ import {
   presetBaseUrl,
   unknownProvider,
 } from "../../config/presets.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import { SUBSCRIPTIONS, type SubscriptionId } from "../../config/subscriptions.js";
 import { EXIT } from "../exit-codes.js";
 import { cancelled, Prompt, QuestionCancelled } from "../question.js";
@@ -86,7 +86,7 @@ export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
       return cancelled(io.stderr, "login cancelled; nothing was saved");
     }
   }
-  writeConfigFile(path, next);
+  writePrivateJson(path, next);
   const keyNote = next.apiKey ? "" : ", no saved key";
   io.stdout.write(
     `saved ${path} (${next.model} via ${next.provider} at ${next.baseUrl}${keyNote}); check it with \`relm doctor\`\n`,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import {
   oauthBaseOverride,
   SUBSCRIPTIONS,
@@ -143,7 +143,7 @@ export async function subscriptionLogin(
   const model =
     flags.model ??
     (existing.subscription === id && existing.model ? existing.model : (info.models[0] as string));
-  writeConfigFile(configPath, { ...existing, subscription: id, model });
+  writePrivateJson(configPath, { ...existing, subscription: id, model });
   io.stdout.write(
     `signed in to ${info.label}: tokens saved to ${authPath(home)} (mode 0600); ` +
       `${configPath} now uses it with ${model}. \`relm logout ${id}\` signs out.\n`,

@@ -6,7 +6,7 @@ import { baseUrlProblem } from "../../config/base-url.js";
 import { type ConfigFile, readConfigFile } from "../../config/config.js";
 import type { ProviderPreset } from "../../config/model-types.js";
 import { PRESETS, presetBaseUrl } from "../../config/presets.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import { listModels, testModel } from "../../llm/models.js";
 import type { Provider } from "../../llm/types.js";
 import type { AppControl } from "../app-api.js";
@@ -246,7 +246,7 @@ export async function loginFlow(
       const config: ConfigFile = { ...existing, provider: ep.preset ?? ep.provider, baseUrl, model };
       if (key.source === "typed") config.apiKey = key.value;
       else if (key.source !== "saved") delete config.apiKey;
-      writeConfigFile(path, config);
+      writePrivateJson(path, config);
       return { status: "saved", path, config, tested: testedLine(problem, model) };
     } catch (error) {
       if (!(error instanceof Cancelled)) throw error;
