@@ -15,6 +15,7 @@ import {
   THINKING_LEVELS,
   type ThinkingLevel,
 } from "./model-types.js";
+import type { SessionSpec } from "./options.js";
 import {
   envBaseUrl,
   envKey,
@@ -112,13 +113,8 @@ export interface ResolvedConfig {
   kernel?: string;
 }
 
-export interface ConfigFlags {
-  provider?: string;
-  baseUrl?: string;
-  model?: string;
-  /** `--thinking off|low|medium|high`. */
-  thinking?: string;
-}
+/** The options that choose the model (`--thinking off|low|medium|high` too), as the option table types them. */
+export type ConfigFlags = Pick<SessionSpec, "provider" | "baseUrl" | "model" | "thinking">;
 
 /** `--thinking`, else RELM_THINKING, else config.json's `thinking`; unset leaves it to the model. */
 function resolveThinking(
