@@ -1,10 +1,10 @@
 // The host's figures the status line shows (tokens, context, budgets, kernel state): asked for again after
 // the events that change them and on a slow clock, with the kernel's state followed from events in between.
-import type { TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
 import { lostOnRelease } from "../agent/kernel-api/unsaved.js";
 import type { Activity } from "./activity.js";
-import type { SessionInfo, SessionLink } from "./session-link.js";
+import type { AppApi } from "./app-api.js";
+import type { SessionInfo } from "./session-link.js";
 
 /** Events after which the host's figures (tokens, context, kernel state) are worth asking for again. */
 const INFO_EVENTS = new Set([
@@ -28,11 +28,7 @@ const INFO_EVENTS = new Set([
 const TURN_ENDS = new Set(["final", "error", "interrupted", "budget_stop", "autonomy_end"]);
 
 /** What the figures are read through; `link` is read each time (a new session replaces it). */
-interface FiguresHost {
-  readonly tui: TUI;
-  readonly activity: Activity;
-  readonly link: SessionLink;
-}
+type FiguresHost = Pick<AppApi, "tui" | "link"> & { readonly activity: Activity };
 
 export class HostFigures {
   /** The host's last `info` answer. */
