@@ -74,7 +74,18 @@ export interface SnapshotCaps {
   maxLargeBytes: number;
 }
 
-export interface ResolvedConfig {
+/**
+ * The settings of config.json a session takes as they are: `search` (the provider search() uses; its key
+ * never leaves the host), `allowWeb` (hosts fetch() may reach; --allow-web adds to them), `mode` (the
+ * permission mode when no flag or RELM_MODE names one; docs/sandbox.md), `sandbox` ("strict" hides $HOME
+ * in sandboxed modes; "off" is `mode: full`, the older word), `allowNet` (what a sandboxed kernel may reach
+ * when --allow-net is not given), `approve` (who answers a kernel's request for more when --approve is not
+ * given) and `kernel` (where kernels run, a kernel URI; `--kernel` overrides it; docs/launchers.md).
+ */
+const AS_IS = ["search", "allowWeb", "mode", "sandbox", "allowNet", "approve", "kernel"] as const;
+type AsIs = Pick<ConfigFile, (typeof AS_IS)[number]>;
+
+export interface ResolvedConfig extends AsIs {
   home: string;
   configPath: string;
   configFound: boolean;
@@ -93,24 +104,10 @@ export interface ResolvedConfig {
   refineModel?: string;
   /** The online-refinement policy with its defaults (on only with --learn, /learn on or learn.enabled). */
   learn: LearnSettings;
-  /** config.json's `search` (the provider search() uses; its key never leaves the host). */
-  search?: ConfigFile["search"];
   /** config.json's `hooks`, checked (docs/hooks.md): the user's own, trusted. */
   hooks: HookCommand[];
-  /** config.json's `allowWeb`: hosts fetch() may reach; --allow-web adds to them. */
-  allowWeb?: string[];
-  /** config.json's `mode`: the permission mode when no flag or RELM_MODE names one (docs/sandbox.md). */
-  mode?: string;
-  /** config.json's `sandbox`: "strict" hides $HOME in sandboxed modes; "off" is `mode: full` (older word). */
-  sandbox?: "off" | "workspace" | "strict";
-  /** config.json's `allowNet`: what a sandboxed kernel may reach when --allow-net is not given. */
-  allowNet?: string[];
-  /** config.json's `approve`: who answers a kernel's request for more when --approve is not given. */
-  approve?: "never" | "ask" | "auto";
   /** config.json's `approvals`: requests granted or refused without asking (docs/sandbox.md). */
   approvals: ApprovalLists;
-  /** config.json's `kernel`: where kernels run, a kernel URI (`--kernel` overrides it; docs/launchers.md). */
-  kernel?: string;
 }
 
 /** The options that choose the model (`--thinking off|low|medium|high` too), as the option table types them. */
@@ -299,15 +296,9 @@ export function resolveConfig(
     compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
     refineModel: env.RELM_REFINE_MODEL?.trim() || cfg.refineModel?.trim() || undefined,
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
-    search: cfg.search,
+    ...(Object.fromEntries(AS_IS.map((key) => [key, cfg[key]])) as AsIs),
     hooks: parseHooks(cfg.hooks, configPath, "user"),
-    allowWeb: cfg.allowWeb,
-    mode: cfg.mode,
-    sandbox: cfg.sandbox,
-    allowNet: cfg.allowNet,
-    approve: cfg.approve,
     approvals: approvalListsOf(cfg.approvals),
-    kernel: cfg.kernel,
     model: {
       provider,
       preset: preset.name,
