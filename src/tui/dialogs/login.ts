@@ -63,14 +63,7 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
   return [
     ...FIRST.flatMap((name) => PRESETS.filter((p) => p.name === name)).map(presetEndpoint),
     // Saved as the ollama preset the entry shows (a local server: no price looked up), like every entry.
-    {
-      id: "ollama",
-      label: "Ollama (local)",
-      provider: "openai",
-      baseUrl: ollama,
-      needsKey: false,
-      preset: "ollama",
-    },
+    ...PRESETS.filter((p) => p.name === "ollama").map((p) => ({ ...presetEndpoint(p), baseUrl: ollama })),
     { id: "custom", label: "OpenAI-compatible server", provider: "openai", baseUrl: "", needsKey: false },
     ...PRESETS.filter((p) => !NOT_LISTED.has(p.name)).map(presetEndpoint),
   ];
