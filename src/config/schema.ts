@@ -108,19 +108,17 @@ export const learnSectionSchema = fields({
 });
 
 /** config.json's `search`: the provider `search()` uses, its key, and its endpoint when not the public one. */
-function searchSectionSchema() {
-  return fields(
-    {
-      provider: v.picklist(
-        ["searxng", "brave", "tavily", "serper", "exa"],
-        'must be one of "searxng", "brave", "tavily", "serper", "exa"',
-      ),
-      apiKey: v.optional(text()),
-      baseUrl: v.optional(httpUrl()),
-    },
-    "must be an object: {provider, apiKey, baseUrl}",
-  );
-}
+const searchSection = fields(
+  {
+    provider: v.picklist(
+      ["searxng", "brave", "tavily", "serper", "exa"],
+      'must be one of "searxng", "brave", "tavily", "serper", "exa"',
+    ),
+    apiKey: v.optional(text()),
+    baseUrl: v.optional(httpUrl()),
+  },
+  "must be an object: {provider, apiKey, baseUrl}",
+);
 
 /** What `$RELM_HOME/config.json` may hold. Every field is optional; the environment overrides it. */
 export const configFileSchema = fields(
@@ -196,7 +194,7 @@ export const configFileSchema = fields(
       }),
     ),
     /** Web search for `search()` in the kernel (`relm login --search`); the key stays in the host. */
-    search: v.optional(searchSectionSchema()),
+    search: v.optional(searchSection),
     /** Hosts `fetch()` may reach (`--allow-web` adds to them); unset: any host, none in the sandbox. */
     allowWeb: v.optional(
       v.array(text("must be a host name"), 'must be a list of host names, e.g. ["docs.python.org"]'),
