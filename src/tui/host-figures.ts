@@ -25,8 +25,6 @@ const INFO_EVENTS = new Set([
   "error",
 ]);
 
-const TURN_ENDS = new Set(["final", "error", "interrupted", "budget_stop", "autonomy_end"]);
-
 /** What the figures are read through; `link` is read each time (a new session replaces it). */
 type FiguresHost = Pick<AppApi, "tui" | "link"> & { readonly activity: Activity };
 
@@ -49,8 +47,6 @@ export class HostFigures {
   private timer: NodeJS.Timeout | undefined;
   /** The next `info` answer may say a turn is running (set when a connection is made). */
   private syncBusy = false;
-  /** Turns seen ending, so an `info` answer sent before one ended is not taken for news. */
-  private turnEnds = 0;
   private lastInfoAt = 0;
 
   constructor(private readonly host: FiguresHost) {}
@@ -69,7 +65,6 @@ export class HostFigures {
       if (event.type === "kernel") this.kernel = event.event === "died" ? "restarting" : "idle";
       else if (event.type === "cell") this.kernel = "busy";
       else if (event.type === "cell_output") this.kernel = "idle";
-      if (TURN_ENDS.has(event.type)) this.turnEnds++;
     }
     if (INFO_EVENTS.has(event.type) && !event.agent) this.refresh();
     else if (event.type === "model_response" || event.type === "child_finished") this.refresh();
@@ -87,7 +82,8 @@ export class HostFigures {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (!host.link.live) return;
-      const endsBefore = this.turnEnds;
+      // Turns seen ending (the activity line counts them): an answer sent before one ended is no news.
+      const endsBefore = host.activity.ended;
       this.lastInfoAt = Date.now();
       host.link
         .call("info")
@@ -96,7 +92,7 @@ export class HostFigures {
           // The host's answer wins over what events suggested (a kernel freed while idle, say).
           this.kernel = undefined;
           // An answer that crossed a turn's end on the way says nothing about the next turn.
-          if (this.turnEnds !== endsBefore) return host.tui.requestRender();
+          if (host.activity.ended !== endsBefore) return host.tui.requestRender();
           // The host knows best whether a turn is running: after attaching mid-turn, say. Only then,
           // though: later answers can be older than the events already shown (a turn that just ended).
           if (!info.busy && host.activity.busy && host.activity.phase !== "starting")
