@@ -375,10 +375,6 @@ type NumberKey = Extract<Entry, { parse: unknown }>["key"];
 
 const BY_KEY = new Map<string, OptionDef>(OPTIONS.map((o) => [o.key, o]));
 
-function optionDef(key: OptionKey): OptionDef {
-  return BY_KEY.get(key) as OptionDef;
-}
-
 /** The option's long flag: `--max-turns`; of two, the last (commander's name for it: `--mode`). */
 export function flagOf(def: OptionDef): string {
   return def.flags
@@ -396,7 +392,7 @@ export function given(value: unknown): boolean {
 export function numberOf(spec: SessionSpec, key: NumberKey): number | undefined {
   const text = spec[key];
   if (text === undefined) return undefined;
-  const def = optionDef(key);
+  const def = BY_KEY.get(key) as OptionDef;
   return def.parse?.(text, flagOf(def));
 }
 
