@@ -236,17 +236,13 @@ export const configFileSchema = fields(
 
 export type ConfigFile = v.InferOutput<typeof configFileSchema>;
 
-/** `learn.budget.tokens` from an issue's path; "" for the object itself. */
-function keyOf(issue: v.BaseIssue<unknown>): string {
-  return (issue.path ?? []).map((item) => String(item.key)).join(".");
-}
-
 /**
  * One line per problem: the key, what it must be, and what it was. `where` is the file, or the file and
  * a section of it (`config.json: learn`), which the key then continues.
  */
 function describe(issue: v.BaseIssue<unknown>, where: string): string {
-  const key = keyOf(issue);
+  // `learn.budget.tokens` from the issue's path; "" for the object itself.
+  const key = (issue.path ?? []).map((item) => String(item.key)).join(".");
   const subject = !key ? where : where.includes(": ") ? `${where}.${key}` : `${where}: ${key}`;
   if (issue.message.startsWith("unknown field(s)")) return `${subject}: ${issue.message}`;
   // A required key that is absent (an object schema's own issue, on the key's path).
