@@ -35,11 +35,7 @@ interface InteractiveStart {
  * RELM_NO_TUI=1): one conversation and one kernel for as long as it runs. Lines typed while the agent
  * works are queued and run in order, so piped input works too.
  */
-export async function interactive(
-  flags: SessionSpec,
-  io: RunIo,
-  start: InteractiveStart = {},
-): Promise<number> {
+export async function interactive(flags: SessionSpec, io: RunIo, start: InteractiveStart): Promise<number> {
   registerSlashCommands();
   const config = resolveConfig(io.env, flags);
   // The session starts at the first message: its options are checked now, so a mistake shows at once.

@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { type ResolvedConfig, resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
-import { findPreset, presetNames, suggestPreset } from "../config/presets.js";
+import { findPreset, presetNames, unknownProvider } from "../config/presets.js";
 import { type CatalogModel, catalogModels, catalogSections, catalogSource } from "../llm/catalog/index.js";
 import type { Price } from "../llm/types.js";
 import { EXIT } from "./exit-codes.js";
@@ -59,10 +59,8 @@ function sectionsFor(
   if (preset) return { sections: preset.catalog ? [preset.catalog] : [], said: preset.name };
   // A catalog section that is no preset (openai-codex, github-copilot, moonshotai, ...).
   if (catalogSections().includes(name)) return { sections: [name], said: name };
-  const suggestion = suggestPreset(name);
-  const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
-  const known = [...new Set([...presetNames(), ...catalogSections()])].join(", ");
-  throw new UsageError(`--provider "${name}" is not a known provider${hint}; known: ${known}`);
+  const known = [...new Set([...presetNames(), ...catalogSections()])];
+  throw new UsageError(unknownProvider("--provider", name, known));
 }
 
 function withConfig(model: CatalogModel, config: ResolvedConfig | undefined): ListedModel {

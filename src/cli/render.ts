@@ -32,11 +32,9 @@ const CODE_LINES = 8;
 const OUTPUT_HEAD = 6;
 const OUTPUT_TAIL = 3;
 
-type Style = (text: string) => string;
-
 function styles(color: boolean): Paint {
-  const wrap = (open: number, close: number): Style =>
-    color ? (t) => `\u001b[${open}m${t}\u001b[${close}m` : (t) => t;
+  const wrap = (open: number, close: number) =>
+    color ? (t: string) => `\u001b[${open}m${t}\u001b[${close}m` : (t: string) => t;
   return {
     dim: wrap(2, 22),
     error: wrap(31, 39),

@@ -9,18 +9,15 @@ export type ApprovalView = Omit<JournalBodyOf<"approval_request">, "type">;
 
 export type ApprovalReply = "once" | "session" | "project" | "deny";
 
+const ACTIONS: Record<Exclude<ApprovalView["kind"], "write">, string> = {
+  net: "reach this network host",
+  run: "run this command outside the sandbox",
+  mode: "switch the session to this permission mode",
+};
+
 /** What kind of thing is asked, without the thing: "reach this network host". */
 export function actionOf(r: Pick<ApprovalView, "kind" | "bytes">): string {
-  switch (r.kind) {
-    case "net":
-      return "reach this network host";
-    case "run":
-      return "run this command outside the sandbox";
-    case "write":
-      return `write ${r.bytes ?? 0} bytes to this file`;
-    case "mode":
-      return "switch the session to this permission mode";
-  }
+  return r.kind === "write" ? `write ${r.bytes ?? 0} bytes to this file` : ACTIONS[r.kind];
 }
 
 /**

@@ -22,27 +22,28 @@ export class FileShapeError extends Error {
   }
 }
 
+/** What a file that is not a regular one is, by its type bits. */
+const KINDS = new Map([
+  [constants.S_IFIFO, "a FIFO"],
+  [constants.S_IFCHR, "a character device"],
+  [constants.S_IFBLK, "a block device"],
+  [constants.S_IFSOCK, "a socket"],
+  [constants.S_IFDIR, "a directory"],
+]);
+
 function kindOf(mode: number): string {
-  switch (mode & constants.S_IFMT) {
-    case constants.S_IFIFO:
-      return "a FIFO";
-    case constants.S_IFCHR:
-      return "a character device";
-    case constants.S_IFBLK:
-      return "a block device";
-    case constants.S_IFSOCK:
-      return "a socket";
-    case constants.S_IFDIR:
-      return "a directory";
-    default:
-      return "not a regular file";
-  }
+  return KINDS.get(mode & constants.S_IFMT) ?? "not a regular file";
 }
 
 /** Where the open file `fd` (opened as `path`) really is: Linux says it of the descriptor itself. */
 function openedPath(fd: number, path: string): string {
   const self = `/proc/self/fd/${fd}`;
   return realpathSync(existsSync(self) ? self : path);
+}
+
+interface BoundedRead {
+  cut?: boolean;
+  inside?: string;
 }
 
 /**
@@ -53,11 +54,7 @@ function openedPath(fd: number, path: string): string {
  * Opened without waiting (a FIFO opens at once) and checked on the open file, so nothing can be swapped
  * in between. Throws the usual fs errors (ENOENT, ...) and FileShapeError.
  */
-export function readBoundedFile(
-  path: string,
-  maxBytes: number,
-  options: { cut?: boolean; inside?: string } = {},
-): Buffer {
+export function readBoundedFile(path: string, maxBytes: number, options: BoundedRead = {}): Buffer {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
     if (options.inside !== undefined) {
@@ -88,10 +85,6 @@ export function readBoundedFile(
 }
 
 /** readBoundedFile's bytes as UTF-8 text. */
-export function readBoundedText(
-  path: string,
-  maxBytes: number,
-  options: { cut?: boolean; inside?: string } = {},
-): string {
+export function readBoundedText(path: string, maxBytes: number, options: BoundedRead = {}): string {
   return readBoundedFile(path, maxBytes, options).toString("utf8");
 }

@@ -15,14 +15,14 @@ import {
   THINKING_LEVELS,
   type ThinkingLevel,
 } from "./model-types.js";
+import type { SessionSpec } from "./options.js";
 import {
   envBaseUrl,
   envKey,
   findPreset,
   presetClientOptions,
-  presetNames,
   presetsWithEnvKey,
-  suggestPreset,
+  unknownProvider,
   wireFor,
 } from "./presets.js";
 import { parseEditedJson } from "./records.js";
@@ -74,7 +74,18 @@ export interface SnapshotCaps {
   maxLargeBytes: number;
 }
 
-export interface ResolvedConfig {
+/**
+ * The settings of config.json a session takes as they are: `search` (the provider search() uses; its key
+ * never leaves the host), `allowWeb` (hosts fetch() may reach; --allow-web adds to them), `mode` (the
+ * permission mode when no flag or RELM_MODE names one; docs/sandbox.md), `sandbox` ("strict" hides $HOME
+ * in sandboxed modes; "off" is `mode: full`, the older word), `allowNet` (what a sandboxed kernel may reach
+ * when --allow-net is not given), `approve` (who answers a kernel's request for more when --approve is not
+ * given) and `kernel` (where kernels run, a kernel URI; `--kernel` overrides it; docs/launchers.md).
+ */
+const AS_IS = ["search", "allowWeb", "mode", "sandbox", "allowNet", "approve", "kernel"] as const;
+type AsIs = Pick<ConfigFile, (typeof AS_IS)[number]>;
+
+export interface ResolvedConfig extends AsIs {
   home: string;
   configPath: string;
   configFound: boolean;
@@ -93,33 +104,14 @@ export interface ResolvedConfig {
   refineModel?: string;
   /** The online-refinement policy with its defaults (on only with --learn, /learn on or learn.enabled). */
   learn: LearnSettings;
-  /** config.json's `search` (the provider search() uses; its key never leaves the host). */
-  search?: ConfigFile["search"];
   /** config.json's `hooks`, checked (docs/hooks.md): the user's own, trusted. */
   hooks: HookCommand[];
-  /** config.json's `allowWeb`: hosts fetch() may reach; --allow-web adds to them. */
-  allowWeb?: string[];
-  /** config.json's `mode`: the permission mode when no flag or RELM_MODE names one (docs/sandbox.md). */
-  mode?: string;
-  /** config.json's `sandbox`: "strict" hides $HOME in sandboxed modes; "off" is `mode: full` (older word). */
-  sandbox?: "off" | "workspace" | "strict";
-  /** config.json's `allowNet`: what a sandboxed kernel may reach when --allow-net is not given. */
-  allowNet?: string[];
-  /** config.json's `approve`: who answers a kernel's request for more when --approve is not given. */
-  approve?: "never" | "ask" | "auto";
   /** config.json's `approvals`: requests granted or refused without asking (docs/sandbox.md). */
   approvals: ApprovalLists;
-  /** config.json's `kernel`: where kernels run, a kernel URI (`--kernel` overrides it; docs/launchers.md). */
-  kernel?: string;
 }
 
-export interface ConfigFlags {
-  provider?: string;
-  baseUrl?: string;
-  model?: string;
-  /** `--thinking off|low|medium|high`. */
-  thinking?: string;
-}
+/** The options that choose the model (`--thinking off|low|medium|high` too), as the option table types them. */
+export type ConfigFlags = Pick<SessionSpec, "provider" | "baseUrl" | "model" | "thinking">;
 
 /** `--thinking`, else RELM_THINKING, else config.json's `thinking`; unset leaves it to the model. */
 function resolveThinking(
@@ -158,9 +150,7 @@ export function readConfigFile(path: string): ConfigFile | undefined {
 function parseProvider(value: string, source: Source): ProviderPreset {
   const preset = findPreset(value);
   if (preset) return preset;
-  const suggestion = suggestPreset(value);
-  const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
-  const message = `${source === "flag" ? "--provider" : "provider"} "${value}" is not a known provider${hint}; known: ${presetNames().join(", ")}`;
+  const message = unknownProvider(source === "flag" ? "--provider" : "provider", value);
   // A flag is a usage mistake (exit 2); RELM_PROVIDER or config.json is configuration (exit 1).
   throw source === "flag" ? new UsageError(message) : new ConfigError(message);
 }
@@ -191,67 +181,53 @@ function firstSet<T>(...candidates: [T | undefined, Source][]): [T, Source] | un
   return undefined;
 }
 
+/** What the origins of a base URL or key are named from: the provider, the environment, config.json's path. */
+interface Resolving {
+  preset: ProviderPreset;
+  env: NodeJS.ProcessEnv;
+  configPath: string;
+}
+
 /**
  * Refuses a malformed base URL before any request, naming where it came from: a flag is a usage mistake
  * (exit 2), the environment or config.json is configuration (exit 1), as for --provider.
  */
-function checkBaseUrl(
-  url: string,
-  source: Source,
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-  configPath: string,
-): void {
+function checkBaseUrl(url: string, source: Source, at: Resolving): void {
   const problem = baseUrlProblem(url);
   if (!problem) return;
-  const where = baseUrlOrigin(source, preset, env, configPath) ?? `provider ${preset.name}'s default`;
+  const where = baseUrlOrigin(source, at) ?? `provider ${at.preset.name}'s default`;
   const message = `${where}: base URL "${url}" ${problem}`;
   throw source === "flag" ? new UsageError(message) : new ConfigError(message);
 }
 
 /** Where a base URL was set, as a user would look for it; undefined for the preset's default. */
-function baseUrlOrigin(
-  source: Source,
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-  configPath: string,
-): string | undefined {
+function baseUrlOrigin(source: Source, { preset, env, configPath }: Resolving): string | undefined {
   if (source === "flag") return "--base-url";
   if (source === "env") return env.RELM_BASE_URL ? "RELM_BASE_URL" : (preset.baseUrlEnv ?? "the environment");
   return source === "config" ? `baseUrl in ${configPath}` : undefined;
 }
 
 /** The base URL's origin as a model error names it ("check ..."): the preset's default said as one. */
-function baseUrlHint(
-  source: Source,
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-  configPath: string,
-): string {
-  const origin = baseUrlOrigin(source, preset, env, configPath);
+function baseUrlHint(source: Source, at: Resolving): string {
+  const origin = baseUrlOrigin(source, at);
   if (origin) return origin;
+  const { preset, configPath } = at;
   const ways = ["--base-url", "RELM_BASE_URL", preset.baseUrlEnv].filter((w) => w !== undefined);
   return `the default base URL of provider "${preset.name}" (${ways.join(", ")} or baseUrl in ${configPath} set another)`;
 }
 
 /** Where an API key was set: config.json's apiKey, RELM_API_KEY or the preset's variable. */
-function apiKeyOrigin(source: Source, preset: ProviderPreset, env: NodeJS.ProcessEnv, configPath: string) {
+function apiKeyOrigin(source: Source, { preset, env, configPath }: Resolving) {
   if (source === "config") return `apiKey in ${configPath}`;
   if (env.RELM_API_KEY) return "RELM_API_KEY";
   return preset.keyEnv.find((name) => env[name]?.trim()) ?? "the environment";
 }
 
 /** Refuses an API key that cannot be sent (api-key.ts), naming where it came from, not the key. */
-function checkApiKey(
-  key: string,
-  source: Source,
-  preset: ProviderPreset,
-  env: NodeJS.ProcessEnv,
-  configPath: string,
-) {
+function checkApiKey(key: string, source: Source, at: Resolving) {
   const problem = apiKeyProblem(key);
   if (!problem) return;
-  throw new ConfigError(`${apiKeyOrigin(source, preset, env, configPath)}: ${problem}`);
+  throw new ConfigError(`${apiKeyOrigin(source, at)}: ${problem}`);
 }
 
 /**
@@ -297,8 +273,9 @@ export function resolveConfig(
   );
 
   const baseUrl = basePick[0].replace(/\/+$/, "");
-  checkBaseUrl(baseUrl, basePick[1], preset, env, configPath);
-  if (keyPick) checkApiKey(keyPick[0], keyPick[1], preset, env, configPath);
+  const at: Resolving = { preset, env, configPath };
+  checkBaseUrl(baseUrl, basePick[1], at);
+  if (keyPick) checkApiKey(keyPick[0], keyPick[1], at);
   const provider = wireFor(preset, baseUrl);
   const model = modelPick?.[0];
   const resolved: ResolvedConfig = {
@@ -319,15 +296,9 @@ export function resolveConfig(
     compaction: { windows: cfg.contextWindows ?? {}, threshold: cfg.compactAt ?? 0.8 },
     refineModel: env.RELM_REFINE_MODEL?.trim() || cfg.refineModel?.trim() || undefined,
     learn: parseLearnSection(cfg.learn, `${configPath}: learn`),
-    search: cfg.search,
+    ...(Object.fromEntries(AS_IS.map((key) => [key, cfg[key]])) as AsIs),
     hooks: parseHooks(cfg.hooks, configPath, "user"),
-    allowWeb: cfg.allowWeb,
-    mode: cfg.mode,
-    sandbox: cfg.sandbox,
-    allowNet: cfg.allowNet,
-    approve: cfg.approve,
     approvals: approvalListsOf(cfg.approvals),
-    kernel: cfg.kernel,
     model: {
       provider,
       preset: preset.name,
@@ -340,8 +311,7 @@ export function resolveConfig(
       stream: cfg.stream ?? true,
       retry: cfg.retry ?? {},
       requestIdleTimeoutMs: cfg.requestIdleTimeout === undefined ? undefined : cfg.requestIdleTimeout * 1000,
-      maxEventBytes:
-        cfg.maxStreamEventMB === undefined ? undefined : Math.round(cfg.maxStreamEventMB * 1024 * 1024),
+      maxEventBytes: cfg.maxStreamEventMB === undefined ? undefined : Math.round(cfg.maxStreamEventMB * MIB),
       thinking: resolveThinking(flags.thinking, env, cfg),
       sources: {
         provider: providerPick[1],
@@ -350,9 +320,9 @@ export function resolveConfig(
         model: modelPick?.[1] ?? "none",
       },
       origins: {
-        ...(keyPick ? { apiKey: apiKeyOrigin(keyPick[1], preset, env, configPath) } : {}),
+        ...(keyPick ? { apiKey: apiKeyOrigin(keyPick[1], at) } : {}),
         ...(modelPick ? { model: MODEL_ORIGIN[modelPick[1]] ?? `model in ${configPath}` } : {}),
-        baseUrl: baseUrlHint(basePick[1], preset, env, configPath),
+        baseUrl: baseUrlHint(basePick[1], at),
       },
     },
   };

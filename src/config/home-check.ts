@@ -20,11 +20,7 @@ function nearestExisting(path: string): { path: string; isDirectory: boolean } |
 export function homeProblem(home: string): string | undefined {
   const found = nearestExisting(home);
   if (!found) return undefined;
-  if (!found.isDirectory) {
-    return found.path === home
-      ? `${home} is a file, not a directory`
-      : `${found.path} is a file, not a directory`;
-  }
+  if (!found.isDirectory) return `${found.path} is a file, not a directory`;
   try {
     accessSync(found.path, constants.W_OK);
     return undefined;

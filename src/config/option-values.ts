@@ -1,6 +1,5 @@
 // How the option table (options.ts) reads a number from the person's words: each parser names the flag
 // and the value it could not read, so the error says what to write instead.
-import { parseTimeLimit } from "./duration.js";
 import { UsageError } from "./errors.js";
 
 /** A positive whole number (turns, tokens, gate failures, gate seconds). */
@@ -31,8 +30,6 @@ export function wholeOrZero(text: string, flag: string): number {
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number of 0 or more, got "${text}"`);
   return Number(text);
 }
-
-export const DURATION = (text: string, flag: string) => parseTimeLimit(text, flag);
 
 /** The longest goal: it is restated at every continuation and after every compaction, so it costs each turn. */
 export const MAX_GOAL_CHARS = 4000;

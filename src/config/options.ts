@@ -6,7 +6,8 @@
 // reads unchanged, and an error quotes the person's own words.
 // Checks that need a higher layer (a kernel URI, a --var file, --allow-web hosts) are marked here and
 // given by cli/option-checks.ts; checkSpec runs them all, in the table's order.
-import { DURATION, fraction, positiveNumber, positiveWhole, wholeOrZero } from "./option-values.js";
+import { parseTimeLimit } from "./duration.js";
+import { fraction, positiveNumber, positiveWhole, wholeOrZero } from "./option-values.js";
 
 /** How the value is written: `--x VALUE`, repeatable `--x A --x B`, or a switch. */
 type OptionKind = "value" | "list" | "switch";
@@ -57,8 +58,18 @@ export interface OptionDef {
 }
 
 const NO_TERMINAL = "how this terminal prints events; a host has no terminal";
+/** An internal value of relm run, given by relm to a host it starts. */
+const HIDDEN_VALUE = { help: "", kind: "value", sections: ["run"], hidden: true, remember: false } as const;
 /** An internal switch of relm run, given by relm to a host it starts. */
-const HIDDEN_SWITCH = { help: "", kind: "switch", sections: ["run"], hidden: true, remember: false } as const;
+const HIDDEN_SWITCH = { ...HIDDEN_VALUE, kind: "switch" } as const;
+/** Of relm run's autonomy (gates, goal), remembered by the session. */
+const TASK = { kind: "value", sections: ["run"], remember: true, inherit: "task" } as const;
+/** The model's: remembered, and every host of the session gets it. */
+const MODEL = { kind: "value", sections: ["model"], remember: true, inherit: "session" } as const;
+/** A budget: remembered, and the hosts a front end starts get it unless it caps each task itself. */
+const BUDGET = { kind: "value", sections: ["session"], remember: true, inherit: "budget" } as const;
+/** A setting of the session: remembered, and every host of the session gets it. */
+const SESSION = { kind: "value", sections: ["session"], remember: true, inherit: "session" } as const;
 const STARTED_BY = "the launcher says --as-host ID (and --resume ID) on the host's command line itself";
 
 export const OPTIONS = [
@@ -108,39 +119,29 @@ export const OPTIONS = [
     key: "gate",
     flags: "--gate <command>",
     help: "autonomous: done only when this shell command exits 0 (repeatable)",
+    ...TASK,
     kind: "list",
-    sections: ["run"],
-    remember: true,
-    inherit: "task",
   },
   {
     key: "gateTimeout",
     flags: "--gate-timeout <seconds>",
     help: "time limit of each gate command (default 300)",
-    kind: "value",
-    sections: ["run"],
+    ...TASK,
     parse: positiveWhole,
-    remember: true,
-    inherit: "task",
   },
   {
     key: "maxGateFailures",
     flags: "--max-gate-failures <n>",
     help: "stop (exit 4) after the same gate failed N times with no file change (default 3)",
-    kind: "value",
-    sections: ["run"],
+    ...TASK,
     parse: positiveWhole,
-    remember: true,
-    inherit: "task",
   },
   {
     key: "autonomous",
     flags: "--autonomous",
     help: "keep going with continuation prompts until done() is called or a budget is spent",
+    ...TASK,
     kind: "switch",
-    sections: ["run"],
-    remember: true,
-    inherit: "task",
   },
   {
     // Journaled once, at the session's start: not remembered.
@@ -165,22 +166,14 @@ export const OPTIONS = [
   {
     key: "asHost",
     flags: "--as-host <id>",
-    help: "",
-    kind: "value",
-    sections: ["run"],
-    hidden: true,
-    remember: false,
+    ...HIDDEN_VALUE,
     inherit: { never: STARTED_BY },
   },
   {
     // Started by the terminal UI or an editor: a person is there, so autonomous mode is not unattended.
     key: "interactive",
     flags: "--interactive",
-    help: "",
-    kind: "switch",
-    sections: ["run"],
-    hidden: true,
-    remember: false,
+    ...HIDDEN_SWITCH,
     inherit: "task",
   },
   {
@@ -201,11 +194,7 @@ export const OPTIONS = [
     // Started again by an idle session's stub, with its socket inherited (src/host/handoff.ts).
     key: "adopt",
     flags: "--adopt <layout>",
-    help: "",
-    kind: "value",
-    sections: ["run"],
-    hidden: true,
-    remember: false,
+    ...HIDDEN_VALUE,
     inherit: {
       never: "only an idle session's stub gives it, to the host it starts again (src/host/handoff.ts)",
     },
@@ -214,11 +203,7 @@ export const OPTIONS = [
     // A new host's options, in a 0600 file its launcher wrote (session-spec.ts), instead of argv.
     key: "spec",
     flags: "--spec <file>",
-    help: "",
-    kind: "value",
-    sections: ["run"],
-    hidden: true,
-    remember: false,
+    ...HIDDEN_VALUE,
     inherit: { never: "the launcher writes the spec file of each host it starts" },
   },
   // The model: every command that talks to one.
@@ -226,78 +211,54 @@ export const OPTIONS = [
     key: "provider",
     flags: "--provider <name>",
     help: "openai, openai-responses, anthropic or a preset: openrouter, gemini, groq, deepseek, mistral, xai, together, fireworks, cerebras, azure, lmstudio, vllm, ollama",
-    kind: "value",
-    sections: ["model"],
-    remember: true,
-    inherit: "session",
+    ...MODEL,
   },
   {
     key: "baseUrl",
     flags: "--base-url <url>",
     help: "endpoint, e.g. http://localhost:11434/v1 (Ollama)",
-    kind: "value",
-    sections: ["model"],
-    remember: true,
-    inherit: "session",
+    ...MODEL,
   },
   {
     key: "model",
     flags: "--model <name>",
     help: "model name at that endpoint",
-    kind: "value",
-    sections: ["model"],
-    remember: true,
-    inherit: "session",
+    ...MODEL,
   },
   // The session: relm, relm run, relm acp, relm mcp serve.
   {
     key: "thinking",
     flags: "--thinking <level>",
     help: "how hard reasoning models think: off, low, medium or high",
-    kind: "value",
-    sections: ["session"],
-    remember: true,
-    inherit: "session",
+    ...SESSION,
   },
   {
     key: "maxTurns",
     flags: "--max-turns <n>",
     help: "stop after N model calls (exit 3)",
-    kind: "value",
-    sections: ["session"],
+    ...BUDGET,
     parse: positiveWhole,
-    remember: true,
-    inherit: "budget",
   },
   {
     key: "maxTokens",
     flags: "--max-tokens <n>",
     help: "stop after N input+output tokens (exit 3)",
-    kind: "value",
-    sections: ["session"],
+    ...BUDGET,
     parse: positiveWhole,
-    remember: true,
-    inherit: "budget",
   },
   {
     key: "maxTime",
     flags: "--max-time <duration>",
     help: "stop after this long, e.g. 30m (exit 3)",
-    kind: "value",
-    sections: ["session"],
-    parse: DURATION,
-    remember: true,
-    inherit: "budget",
+    ...BUDGET,
+    parse: parseTimeLimit,
   },
   {
     key: "maxCost",
     flags: "--max-cost <usd>",
     help: "stop after this many US dollars (exit 3)",
-    kind: "value",
-    sections: ["session"],
+    ...BUDGET,
     parse: positiveNumber,
-    remember: true,
-    inherit: "budget",
   },
   {
     // One start's: a resumed session's kernel variables are restored instead.
@@ -314,122 +275,92 @@ export const OPTIONS = [
     key: "cellTimeout",
     flags: "--cell-timeout <seconds>",
     help: "interrupt a cell after this many seconds (default 300)",
-    kind: "value",
-    sections: ["session"],
+    ...SESSION,
     parse: positiveNumber,
-    remember: true,
-    inherit: "session",
   },
   {
     key: "maxDepth",
     flags: "--max-depth <n>",
     help: "how deep sub-agents may nest; 0 disables rlm() (default 2)",
-    kind: "value",
-    sections: ["session"],
+    ...SESSION,
     parse: wholeOrZero,
-    remember: true,
-    inherit: "session",
   },
   {
     key: "passEnv",
     flags: "--pass-env <NAME>",
     help: "let a secret-looking variable through to the kernel (repeatable)",
+    ...SESSION,
     kind: "list",
-    sections: ["session"],
-    remember: true,
-    inherit: "session",
   },
   {
     key: "learn",
     flags: "--learn",
     help: "review the work during the session and keep checked lessons (docs/harness.md)",
+    ...SESSION,
     kind: "switch",
-    sections: ["session"],
-    remember: true,
-    inherit: "session",
   },
   {
     key: "learnVerifyShare",
     flags: "--learn-verify-share <fraction>",
     help: "with --learn: the share of what is left of the budgets a background replay check of an improved lesson may spend; 0: none (default 0.2)",
-    kind: "value",
-    sections: ["session"],
+    ...SESSION,
     parse: fraction,
-    remember: true,
-    inherit: "session",
   },
   {
     key: "kernel",
     flags: "--kernel <URI>",
     help: "where kernels run: local, sandbox, cmd:COMMAND, ssh://[user@]host[:port][/workdir] (docs/launchers.md)",
-    kind: "value",
-    sections: ["session"],
-    remember: true,
+    ...SESSION,
     checkedAbove: true,
-    inherit: "session",
   },
   {
     // Commander names the value by the last long flag: `mode`; --permission-mode is Claude Code's word.
     key: "mode",
     flags: "--permission-mode, --mode <name>",
     help: "plan (read-only), workspace (writable project, read-only system, no network) or full (no sandbox); default: workspace where bubblewrap works (docs/sandbox.md)",
-    kind: "value",
-    sections: ["session"],
+    ...SESSION,
     setting: "mode",
-    remember: true,
     checkedAbove: true,
-    inherit: "session",
   },
   {
     key: "sandbox",
     flags: "--sandbox",
     help: "the same as --mode workspace",
+    ...SESSION,
     kind: "switch",
-    sections: ["session"],
     setting: "mode",
-    remember: true,
-    inherit: "session",
   },
   {
     key: "allowNet",
     flags: "--allow-net [HOST[:PORT]]",
     help: "sandbox: network to all, or to HOST[:PORT] only (repeatable)",
+    ...SESSION,
     kind: "list",
-    sections: ["session"],
     preset: "*",
-    remember: true,
     checkedAbove: true,
-    inherit: "session",
   },
   {
     key: "approve",
     flags: "--approve <policy>",
     help: "who answers the agent's requests for more (a host, a command outside the sandbox, a write, a mode): never, ask (a person; the default) or auto (docs/sandbox.md)",
-    kind: "value",
-    sections: ["session"],
-    remember: true,
+    ...SESSION,
     checkedAbove: true,
-    inherit: "session",
   },
   {
     key: "allowWeb",
     flags: "--allow-web <HOST[,HOST]>",
     help: "hosts fetch() may reach (repeatable; needed in the sandbox; docs/toolkit.md)",
+    ...SESSION,
     kind: "list",
-    sections: ["session"],
-    remember: true,
     checkedAbove: true,
-    inherit: "session",
   },
   {
     // Made absolute when passed on or remembered: a host may run in another directory.
     key: "mcpConfig",
     flags: "--mcp-config <FILE>",
     help: 'MCP servers for this session only, from a {"mcpServers": ...} file; they win over configured ones of the same name (repeatable; docs/mcp.md)',
+    ...SESSION,
     kind: "list",
-    sections: ["session"],
-    remember: true,
-    inherit: "session",
   },
 ] as const satisfies readonly OptionDef[];
 
@@ -443,10 +374,6 @@ export type OptionKey = keyof SessionSpec;
 type NumberKey = Extract<Entry, { parse: unknown }>["key"];
 
 const BY_KEY = new Map<string, OptionDef>(OPTIONS.map((o) => [o.key, o]));
-
-function optionDef(key: OptionKey): OptionDef {
-  return BY_KEY.get(key) as OptionDef;
-}
 
 /** The option's long flag: `--max-turns`; of two, the last (commander's name for it: `--mode`). */
 export function flagOf(def: OptionDef): string {
@@ -465,7 +392,7 @@ export function given(value: unknown): boolean {
 export function numberOf(spec: SessionSpec, key: NumberKey): number | undefined {
   const text = spec[key];
   if (text === undefined) return undefined;
-  const def = optionDef(key);
+  const def = BY_KEY.get(key) as OptionDef;
   return def.parse?.(text, flagOf(def));
 }
 

@@ -58,14 +58,13 @@ export function nextMode(mode: PermissionMode): PermissionMode {
   return PERMISSION_MODES[(at + 1) % PERMISSION_MODES.length] as PermissionMode;
 }
 
+const DESCRIPTIONS: Record<PermissionMode, string> = {
+  plan: "read-only: the project and the system are read-only; code reads, analyses in memory and proposes",
+  workspace: "the project is writable, the rest of the system read-only, no network beyond --allow-net",
+  full: "no sandbox: code runs with your rights, writes anywhere and reaches any network",
+};
+
 /** One line on what a mode lets the session's code do, for /mode, the status line's help and the model. */
 export function describeMode(mode: PermissionMode): string {
-  switch (mode) {
-    case "plan":
-      return "read-only: the project and the system are read-only; code reads, analyses in memory and proposes";
-    case "workspace":
-      return "the project is writable, the rest of the system read-only, no network beyond --allow-net";
-    case "full":
-      return "no sandbox: code runs with your rights, writes anywhere and reaches any network";
-  }
+  return DESCRIPTIONS[mode];
 }

@@ -113,12 +113,9 @@ export function acquirePidLock(path: string, options: PidLockOptions = {}): PidL
 }
 
 /** Takes the lock `path` if nobody live holds it, without waiting; undefined when somebody does. */
-export function tryPidLock(
-  path: string,
-  options: Pick<PidLockOptions, "maxAgeMs"> = {},
-): PidLock | undefined {
+export function tryPidLock(path: string): PidLock | undefined {
   for (;;) {
-    const attempt = attemptOnce(path, options.maxAgeMs);
+    const attempt = attemptOnce(path, undefined);
     if ("lock" in attempt) return attempt.lock;
     if ("busy" in attempt) return undefined;
   }

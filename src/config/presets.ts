@@ -21,29 +21,26 @@ function ollamaBase(value: string): string {
   return url.endsWith("/v1") ? url : `${url}/v1`;
 }
 
+/** An OpenAI-compatible server's preset: it speaks chat completions (the openai wire format). */
+function compatible(preset: Omit<ProviderPreset, "wire">): ProviderPreset {
+  return { ...preset, wire: "openai" };
+}
+
+const OPENAI = compatible({
+  name: "openai",
+  label: "OpenAI",
+  baseUrl: "https://api.openai.com/v1",
+  keyEnv: ["OPENAI_API_KEY"],
+  baseUrlEnv: "OPENAI_BASE_URL",
+  catalog: "openai",
+  keyUrl: "https://platform.openai.com/api-keys",
+});
+
 /** Presets in the order pickers show them; openai and anthropic are the two wire formats' own. */
 export const PRESETS: readonly ProviderPreset[] = [
-  {
-    name: "openai",
-    label: "OpenAI",
-    wire: "openai",
-    baseUrl: "https://api.openai.com/v1",
-    keyEnv: ["OPENAI_API_KEY"],
-    baseUrlEnv: "OPENAI_BASE_URL",
-    catalog: "openai",
-    keyUrl: "https://platform.openai.com/api-keys",
-  },
-  {
-    // OpenAI's Responses API (reasoning carried across turns): same endpoint, key and catalog.
-    name: "openai-responses",
-    label: "OpenAI (Responses API)",
-    wire: "openai-responses",
-    baseUrl: "https://api.openai.com/v1",
-    keyEnv: ["OPENAI_API_KEY"],
-    baseUrlEnv: "OPENAI_BASE_URL",
-    catalog: "openai",
-    keyUrl: "https://platform.openai.com/api-keys",
-  },
+  OPENAI,
+  // OpenAI's Responses API (reasoning carried across turns): same endpoint, key and catalog.
+  { ...OPENAI, name: "openai-responses", label: "OpenAI (Responses API)", wire: "openai-responses" },
   {
     name: "anthropic",
     label: "Anthropic",
@@ -55,92 +52,82 @@ export const PRESETS: readonly ProviderPreset[] = [
     catalog: "anthropic",
     keyUrl: "https://console.anthropic.com/settings/keys",
   },
-  {
+  compatible({
     name: "openrouter",
     label: "OpenRouter",
-    wire: "openai",
     baseUrl: "https://openrouter.ai/api/v1",
     keyEnv: ["OPENROUTER_API_KEY"],
     // OpenRouter's app attribution: the name shown on its activity pages.
     headers: { "X-Title": "relm" },
     catalog: "openrouter",
     keyUrl: "https://openrouter.ai/keys",
-  },
-  {
+  }),
+  compatible({
     name: "gemini",
     label: "Google Gemini",
-    wire: "openai",
     baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai",
     keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
     catalog: "google",
     keyUrl: "https://aistudio.google.com/apikey",
-  },
-  {
+  }),
+  compatible({
     name: "groq",
     label: "Groq",
-    wire: "openai",
     baseUrl: "https://api.groq.com/openai/v1",
     keyEnv: ["GROQ_API_KEY"],
     catalog: "groq",
     keyUrl: "https://console.groq.com/keys",
-  },
-  {
+  }),
+  compatible({
     name: "deepseek",
     label: "DeepSeek",
-    wire: "openai",
     baseUrl: "https://api.deepseek.com/v1",
     keyEnv: ["DEEPSEEK_API_KEY"],
     catalog: "deepseek",
     keyUrl: "https://platform.deepseek.com/api_keys",
-  },
-  {
+  }),
+  compatible({
     name: "mistral",
     label: "Mistral",
-    wire: "openai",
     baseUrl: "https://api.mistral.ai/v1",
     keyEnv: ["MISTRAL_API_KEY"],
     catalog: "mistral",
     keyUrl: "https://console.mistral.ai/api-keys",
-  },
-  {
+  }),
+  compatible({
     name: "xai",
     label: "xAI",
-    wire: "openai",
     baseUrl: "https://api.x.ai/v1",
     keyEnv: ["XAI_API_KEY"],
     catalog: "xai",
     keyUrl: "https://console.x.ai",
-  },
-  {
+  }),
+  compatible({
     name: "together",
     label: "Together AI",
-    wire: "openai",
     baseUrl: "https://api.together.xyz/v1",
     keyEnv: ["TOGETHER_API_KEY"],
     keyUrl: "https://api.together.ai/settings/api-keys",
-  },
-  {
+  }),
+  compatible({
     name: "fireworks",
     label: "Fireworks AI",
-    wire: "openai",
     baseUrl: "https://api.fireworks.ai/inference/v1",
     keyEnv: ["FIREWORKS_API_KEY"],
     catalog: "fireworks",
     keyUrl: "https://fireworks.ai/account/api-keys",
-  },
-  {
+  }),
+  compatible({
     name: "cerebras",
     label: "Cerebras",
-    wire: "openai",
     baseUrl: "https://api.cerebras.ai/v1",
     keyEnv: ["CEREBRAS_API_KEY"],
     catalog: "cerebras",
     keyUrl: "https://cloud.cerebras.ai",
-  },
-  {
+  }),
+  compatible({
     name: "azure",
     label: "Azure OpenAI",
-    wire: "openai",
     // Placeholder until AZURE_OPENAI_ENDPOINT, RELM_BASE_URL or config baseUrl names the resource.
     baseUrl: "https://YOUR-RESOURCE.openai.azure.com/openai/deployments/{model}",
     keyEnv: ["AZURE_OPENAI_API_KEY"],
@@ -151,40 +138,36 @@ export const PRESETS: readonly ProviderPreset[] = [
     queryEnv: { AZURE_OPENAI_API_VERSION: "api-version" },
     catalog: "azure",
     keyUrl: "https://portal.azure.com",
-  },
-  {
+  }),
+  compatible({
     name: "lmstudio",
     label: "LM Studio (local)",
-    wire: "openai",
     baseUrl: "http://localhost:1234/v1",
     keyEnv: [],
     local: true,
-  },
-  {
+  }),
+  compatible({
     name: "vllm",
     label: "vLLM (local)",
-    wire: "openai",
     baseUrl: "http://localhost:8000/v1",
     keyEnv: ["VLLM_API_KEY"],
     local: true,
-  },
-  {
+  }),
+  compatible({
     name: "ollama",
     label: "Ollama (local)",
-    wire: "openai",
     baseUrl: "http://localhost:11434/v1",
     keyEnv: [],
     baseUrlEnv: "OLLAMA_HOST",
     baseUrlFrom: ollamaBase,
     local: true,
-  },
+  }),
 ];
 
 export function findPreset(name: string): ProviderPreset | undefined {
   const wanted = name.trim().toLowerCase();
   const wire = OPENAI_WIRES[wanted];
-  const openai = PRESETS[0] as ProviderPreset;
-  if (wire) return { ...openai, name: wanted, label: `${openai.label} (${wanted})`, wire };
+  if (wire) return { ...OPENAI, name: wanted, label: `${OPENAI.label} (${wanted})`, wire };
   return PRESETS.find((p) => p.name === wanted) ?? PRESETS.find((p) => ALIASES[wanted] === p.name);
 }
 
@@ -261,8 +244,18 @@ function presetQuery(preset: ProviderPreset, env: NodeJS.ProcessEnv): Record<str
   return query;
 }
 
+/**
+ * `WHAT "NAME" is not a known provider (did you mean "X"?); known: ...`: the one message for a provider
+ * name nothing knows, wherever it was given (`known`: the names that place accepts).
+ */
+export function unknownProvider(what: string, name: string, known = presetNames()): string {
+  const suggestion = suggestPreset(name);
+  const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
+  return `${what} "${name}" is not a known provider${hint}; known: ${known.join(", ")}`;
+}
+
 /** The closest known preset name to a mistyped one (edit distance at most 2), for "did you mean". */
-export function suggestPreset(name: string): string | undefined {
+function suggestPreset(name: string): string | undefined {
   const wanted = name.trim().toLowerCase();
   let best: { name: string; distance: number } | undefined;
   for (const candidate of [...presetNames(), ...Object.keys(ALIASES), ...Object.keys(OPENAI_WIRES)]) {

@@ -57,6 +57,9 @@ const httpUrl = () => {
 
 const fraction = (m: string) => v.pipe(v.number(m), v.gtValue(0, m), v.maxValue(1, m));
 
+/** A fraction that may be 0 (none of it). */
+const share = (m: string) => v.pipe(v.number(m), v.minValue(0, m), v.maxValue(1, m));
+
 const usd = atLeast0(" (US dollars per million tokens)");
 
 /** One approvals list: hosts (HOST[:PORT]), command prefixes, paths. */
@@ -101,29 +104,21 @@ export const learnSectionSchema = fields({
   /** The model passes use; else refineModel, else the session's own. */
   model: v.optional(text("must be a model name")),
   /** The share of what is left of the session's limits a background replay check may spend; 0: none. */
-  verify_share: v.optional(
-    v.pipe(
-      v.number("must be a fraction from 0 to 1"),
-      v.minValue(0, "must be a fraction from 0 to 1"),
-      v.maxValue(1, "must be a fraction from 0 to 1"),
-    ),
-  ),
+  verify_share: v.optional(share("must be a fraction from 0 to 1")),
 });
 
 /** config.json's `search`: the provider `search()` uses, its key, and its endpoint when not the public one. */
-function searchSectionSchema() {
-  return fields(
-    {
-      provider: v.picklist(
-        ["searxng", "brave", "tavily", "serper", "exa"],
-        'must be one of "searxng", "brave", "tavily", "serper", "exa"',
-      ),
-      apiKey: v.optional(text()),
-      baseUrl: v.optional(httpUrl()),
-    },
-    "must be an object: {provider, apiKey, baseUrl}",
-  );
-}
+const searchSection = fields(
+  {
+    provider: v.picklist(
+      ["searxng", "brave", "tavily", "serper", "exa"],
+      'must be one of "searxng", "brave", "tavily", "serper", "exa"',
+    ),
+    apiKey: v.optional(text()),
+    baseUrl: v.optional(httpUrl()),
+  },
+  "must be an object: {provider, apiKey, baseUrl}",
+);
 
 /** What `$RELM_HOME/config.json` may hold. Every field is optional; the environment overrides it. */
 export const configFileSchema = fields(
@@ -199,7 +194,7 @@ export const configFileSchema = fields(
       }),
     ),
     /** Web search for `search()` in the kernel (`relm login --search`); the key stays in the host. */
-    search: v.optional(searchSectionSchema()),
+    search: v.optional(searchSection),
     /** Hosts `fetch()` may reach (`--allow-web` adds to them); unset: any host, none in the sandbox. */
     allowWeb: v.optional(
       v.array(text("must be a host name"), 'must be a list of host names, e.g. ["docs.python.org"]'),
@@ -241,17 +236,13 @@ export const configFileSchema = fields(
 
 export type ConfigFile = v.InferOutput<typeof configFileSchema>;
 
-/** `learn.budget.tokens` from an issue's path; "" for the object itself. */
-function keyOf(issue: v.BaseIssue<unknown>): string {
-  return (issue.path ?? []).map((item) => String(item.key)).join(".");
-}
-
 /**
  * One line per problem: the key, what it must be, and what it was. `where` is the file, or the file and
  * a section of it (`config.json: learn`), which the key then continues.
  */
 function describe(issue: v.BaseIssue<unknown>, where: string): string {
-  const key = keyOf(issue);
+  // `learn.budget.tokens` from the issue's path; "" for the object itself.
+  const key = (issue.path ?? []).map((item) => String(item.key)).join(".");
   const subject = !key ? where : where.includes(": ") ? `${where}.${key}` : `${where}: ${key}`;
   if (issue.message.startsWith("unknown field(s)")) return `${subject}: ${issue.message}`;
   // A required key that is absent (an object schema's own issue, on the key's path).

@@ -25,13 +25,9 @@ const SECRET_PATTERNS: RegExp[] = [
   /^ANTHROPIC_/i,
 ];
 
-function isSecretName(name: string): boolean {
-  return SECRET_PATTERNS.some((re) => re.test(name));
-}
-
 /** A secret by its name, or by its value: a URL with a password in it (DATABASE_URL, proxies). */
 export function isSecretEntry(name: string, value: string): boolean {
-  return isSecretName(name) || hasCredentialUrl(value);
+  return SECRET_PATTERNS.some((re) => re.test(name)) || hasCredentialUrl(value);
 }
 
 /** `env` without its secrets (isSecretEntry), for a program relm starts that has no use for them. */

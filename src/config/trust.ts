@@ -6,7 +6,7 @@
 // (one byte of a command, an added env variable) makes it "changed", not approved.
 //
 // Kept in $RELM_HOME/trust.json, which no sandboxed cell can see or write (the sandbox hides
-// $RELM_HOME), written 0600 and atomically (a temporary file renamed over it, as save.ts writes
+// $RELM_HOME), written 0600 and atomically (a temporary file renamed over it, as private-file.ts writes
 // config.json), so a crash leaves the old approvals or the new ones, never half a file.
 
 import { createHash } from "node:crypto";

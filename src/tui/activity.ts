@@ -22,12 +22,11 @@ export class Activity implements Component {
 
   /**
    * `now` is the time shown (the app's clock, moved on by its tick); first-token latency is measured
-   * with `measure`, which must not have the tick's granularity.
+   * with Date.now, which must not have the tick's granularity.
    */
   constructor(
     private readonly theme: Theme,
     private readonly now: () => number = Date.now,
-    private readonly measure: () => number = Date.now,
   ) {}
 
   get busy(): boolean {
@@ -44,7 +43,7 @@ export class Activity implements Component {
   /** Follows the root agent's events; returns whether the line changed. */
   apply(event: AgentEvent): boolean {
     if (event.agent) return false;
-    const now = this.measure();
+    const now = Date.now();
     // From the time the host journaled the event, not the time it arrived: after an attach the history
     // arrives at once, and the clock must count from the cell's (the turn's) real start, as the cell's does.
     const at = "t" in event ? Date.parse(event.t) : this.now();

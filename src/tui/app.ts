@@ -102,7 +102,8 @@ export class App implements AppControl {
   private readonly figures = new HostFigures(this);
   private ticker: NodeJS.Timeout | undefined;
   private resolveExit: ((code: number) => void) | undefined;
-  private farewell: string | undefined;
+  /** What is printed once the UI has given the terminal back (set by finish). */
+  farewellMessage: string | undefined;
   readonly exited: Promise<number>;
 
   constructor(private readonly options: AppOptions) {
@@ -455,13 +456,9 @@ export class App implements AppControl {
   }
 
   finish(message: string | undefined, code: number): void {
-    this.farewell = message;
+    this.farewellMessage = message;
     clearInterval(this.ticker);
     this.figures.stop();
     this.resolveExit?.(code);
-  }
-
-  get farewellMessage(): string | undefined {
-    return this.farewell;
   }
 }

@@ -1,10 +1,10 @@
 // The host's figures the status line shows (tokens, context, budgets, kernel state): asked for again after
 // the events that change them and on a slow clock, with the kernel's state followed from events in between.
-import type { TUI } from "@mariozechner/pi-tui";
 import type { AgentEvent } from "../agent/core/events.js";
 import { lostOnRelease } from "../agent/kernel-api/unsaved.js";
 import type { Activity } from "./activity.js";
-import type { SessionInfo, SessionLink } from "./session-link.js";
+import type { AppApi } from "./app-api.js";
+import type { SessionInfo } from "./session-link.js";
 
 /** Events after which the host's figures (tokens, context, kernel state) are worth asking for again. */
 const INFO_EVENTS = new Set([
@@ -25,14 +25,8 @@ const INFO_EVENTS = new Set([
   "error",
 ]);
 
-const TURN_ENDS = new Set(["final", "error", "interrupted", "budget_stop", "autonomy_end"]);
-
 /** What the figures are read through; `link` is read each time (a new session replaces it). */
-interface FiguresHost {
-  readonly tui: TUI;
-  readonly activity: Activity;
-  readonly link: SessionLink;
-}
+type FiguresHost = Pick<AppApi, "tui" | "link"> & { readonly activity: Activity };
 
 export class HostFigures {
   /** The host's last `info` answer. */
@@ -53,8 +47,6 @@ export class HostFigures {
   private timer: NodeJS.Timeout | undefined;
   /** The next `info` answer may say a turn is running (set when a connection is made). */
   private syncBusy = false;
-  /** Turns seen ending, so an `info` answer sent before one ended is not taken for news. */
-  private turnEnds = 0;
   private lastInfoAt = 0;
 
   constructor(private readonly host: FiguresHost) {}
@@ -73,7 +65,6 @@ export class HostFigures {
       if (event.type === "kernel") this.kernel = event.event === "died" ? "restarting" : "idle";
       else if (event.type === "cell") this.kernel = "busy";
       else if (event.type === "cell_output") this.kernel = "idle";
-      if (TURN_ENDS.has(event.type)) this.turnEnds++;
     }
     if (INFO_EVENTS.has(event.type) && !event.agent) this.refresh();
     else if (event.type === "model_response" || event.type === "child_finished") this.refresh();
@@ -91,7 +82,8 @@ export class HostFigures {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (!host.link.live) return;
-      const endsBefore = this.turnEnds;
+      // Turns seen ending (the activity line counts them): an answer sent before one ended is no news.
+      const endsBefore = host.activity.ended;
       this.lastInfoAt = Date.now();
       host.link
         .call("info")
@@ -100,7 +92,7 @@ export class HostFigures {
           // The host's answer wins over what events suggested (a kernel freed while idle, say).
           this.kernel = undefined;
           // An answer that crossed a turn's end on the way says nothing about the next turn.
-          if (this.turnEnds !== endsBefore) return host.tui.requestRender();
+          if (host.activity.ended !== endsBefore) return host.tui.requestRender();
           // The host knows best whether a turn is running: after attaching mid-turn, say. Only then,
           // though: later answers can be older than the events already shown (a turn that just ended).
           if (!info.busy && host.activity.busy && host.activity.phase !== "starting")

@@ -1,17 +1,13 @@
 // Leaving the terminal UI: stop the session, or leave it running in the background — and when other
 // clients follow it (another terminal's UI, `relm attach`, `relm logs -f`), leave it running for them
 // and say who they are, whatever key the person pressed.
-import { type DialogHost, pickFrom } from "./dialogs/dialogs.js";
-import type { SessionLink } from "./session-link.js";
-import type { Theme } from "./theme.js";
+import type { AppApi } from "./app-api.js";
+import { pickFrom } from "./dialogs/dialogs.js";
 
 /** What leaving needs of the app. */
-interface LeavingApp {
-  readonly link: SessionLink;
-  readonly busy: boolean;
-  readonly dialogs: DialogHost;
+type LeavingApp = Pick<AppApi, "link" | "busy" | "dialogs"> & {
   finish(message: string | undefined, code: number): void;
-}
+};
 
 export async function quitSession(app: LeavingApp): Promise<void> {
   const id = app.link.id;
@@ -53,12 +49,7 @@ export async function quitSession(app: LeavingApp): Promise<void> {
  * /detach and ctrl+b, which the person asked for: before any session has started there is nothing to
  * leave running, so relm says so and stays (a signal still leaves through detachSession).
  */
-export function detachAsked(app: {
-  readonly link: SessionLink;
-  readonly theme: Theme;
-  note(text: string): void;
-  detach(): void;
-}): void {
+export function detachAsked(app: Pick<AppApi, "link" | "theme" | "note" | "detach">): void {
   if (app.link.id) {
     app.detach();
     return;

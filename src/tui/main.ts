@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { ProcessTerminal, TUI } from "@mariozechner/pi-tui";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
-import { relmHomeFrom, resolveConfig } from "../config/config.js";
+import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { describeMode } from "../config/permission-mode.js";
@@ -71,8 +71,7 @@ export function tuiResumeSpec(flags: TuiFlags, cwd: string): SessionSpec {
   return inheritedSpec(flags, cwd, { task: false, variables: false });
 }
 
-function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["configured"] {
-  const config = resolveConfig(env, flags);
+function configured(config: ResolvedConfig): AppOptions["configured"] {
   return {
     model: config.model.model ?? "",
     provider: config.model.provider,
@@ -83,10 +82,9 @@ function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["config
 }
 
 /** The mode a new session starts in, said before any host exists; a bad mode word stops the UI here. */
-function startMode(env: NodeJS.ProcessEnv, flags: TuiFlags, home: string): AppOptions["startMode"] {
-  const config = resolveConfig(env, flags);
+function startMode(env: NodeJS.ProcessEnv, flags: TuiFlags, config: ResolvedConfig): AppOptions["startMode"] {
   const uri = flags.kernel ?? config.kernel;
-  const cacheDir = join(home, "cache");
+  const cacheDir = join(config.home, "cache");
   const choice = modeOf(flags, config, env, cacheDir, isRemoteKernel(uri));
   return {
     mode: choice.mode,
@@ -119,10 +117,11 @@ async function withTerminal<T>(body: (tui: TUI) => Promise<T>): Promise<T> {
 /** Runs the UI until the person leaves; returns the process exit code. */
 export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promise<number> {
   // Configuration mistakes are reported before the screen is taken over.
-  const initial = configured(io.env, flags);
-  const home = relmHomeFrom(io.env);
+  const config = resolveConfig(io.env, flags);
+  const { home } = config;
+  const initial = configured(config);
   if (start.sessionId) resolveSessionId(sessionsDir(home), start.sessionId);
-  const mode = startMode(io.env, flags, home);
+  const mode = startMode(io.env, flags, config);
   const theme = makeTheme(io.env, await startTheme(io.env, home));
   let farewell: string | undefined;
   const code = await withTerminal(async (tui) => {
@@ -141,7 +140,7 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
       pasteThreshold: pasteThreshold(io.env),
       reloadConfig: () => {
         try {
-          return configured(io.env, flags);
+          return configured(resolveConfig(io.env, flags));
         } catch {
           return undefined;
         }

@@ -24,9 +24,8 @@ export class QueueView implements Component {
   /** Drops the queued messages the host has now delivered; returns whether any were. */
   apply(event: AgentEvent): boolean {
     if (event.agent || this.items.length === 0) return false;
-    let delivered: string | undefined;
-    if (event.type === "user") delivered = event.text;
-    else if (event.type === "message" && event.from === "user") delivered = event.text;
+    const delivered =
+      event.type === "user" || (event.type === "message" && event.from === "user") ? event.text : undefined;
     if (delivered === undefined) return false;
     const before = this.items.length;
     for (let i = this.items.length - 1; i >= 0; i--) {

@@ -24,17 +24,14 @@ import { themeCommand } from "./theme-choice.js";
 import { webAddress } from "./web-server.js";
 
 /** This directory's sessions, newest first, as picker items. */
-export async function pickSession(
-  api: AppApi,
-  title = "Resume a session of this directory",
-): Promise<string | undefined> {
+export async function pickSession(api: AppApi): Promise<string | undefined> {
   const sessions = (await listSessions(api.home)).filter((s) => s.cwd === api.cwd);
   if (sessions.length === 0) {
     api.note(api.theme.dim("no saved sessions in this directory yet"));
     return undefined;
   }
   return pickFrom(api.dialogs, {
-    title,
+    title: "Resume a session of this directory",
     items: sessions.map((s) => ({
       value: s.id,
       label: s.title || "(untitled)",

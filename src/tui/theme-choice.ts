@@ -16,19 +16,15 @@ function savedFile(home: string): string {
   return join(home, "theme");
 }
 
-/** The palette to start with; `ask` only runs when neither RELM_THEME nor a saved choice says. */
-export async function startTheme(
-  env: NodeJS.ProcessEnv,
-  home: string,
-  ask: () => Promise<"dark" | "light" | undefined> = askBackground,
-): Promise<ThemeName> {
+/** The palette to start with; the terminal is asked only when neither RELM_THEME nor a saved choice says. */
+export async function startTheme(env: NodeJS.ProcessEnv, home: string): Promise<ThemeName> {
   const named = env.RELM_THEME?.trim();
   if (isThemeName(named)) return named;
   try {
     const saved = readFileSync(savedFile(home), "utf8").trim();
     if (isThemeName(saved)) return saved;
   } catch {}
-  return (await ask()) ?? "dark";
+  return (await askBackground()) ?? "dark";
 }
 
 /**
@@ -36,7 +32,7 @@ export async function startTheme(
  * Device attributes (DA1) are asked right after: every terminal answers those, so a terminal that
  * ignores OSC 11 is known at once instead of after the timeout, and no late answer lands in the input.
  */
-function askBackground(timeoutMs = ASK_MS): Promise<"dark" | "light" | undefined> {
+function askBackground(): Promise<"dark" | "light" | undefined> {
   const input = process.stdin;
   if (!input.isTTY || !process.stdout.isTTY) return Promise.resolve(undefined);
   return new Promise((resolve) => {
@@ -53,7 +49,7 @@ function askBackground(timeoutMs = ASK_MS): Promise<"dark" | "light" | undefined
       // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal answers are escape sequences
       if (/\u001b\[\?[\d;]*c/.test(got)) done(backgroundOf(got));
     };
-    const timer = setTimeout(() => done(backgroundOf(got)), timeoutMs);
+    const timer = setTimeout(() => done(backgroundOf(got)), ASK_MS);
     input.setRawMode(true);
     input.on("data", onData);
     input.resume();

@@ -29,11 +29,8 @@ import { webCheck } from "./web.js";
  * Asks the endpoint for its model list (as the login picker does, in the preset's way): cheap, needs no
  * tokens, and tells a bad key from a dead server.
  */
-async function probeEndpoint(
-  m: ResolvedConfig["model"],
-  model: string,
-  env: NodeJS.ProcessEnv,
-): Promise<Check> {
+async function probeEndpoint(m: ResolvedConfig["model"], env: NodeJS.ProcessEnv): Promise<Check> {
+  const model = m.model as string; // probed only when one is configured
   const base = m.baseUrl.replaceAll("{model}", model);
   const listed = await listModels(m.provider, base, m.apiKey, { preset: m.preset, env });
   if ("error" in listed) {
@@ -166,7 +163,7 @@ async function configuredChecks(config: ResolvedConfig, io: RunIo): Promise<Chec
   );
   // A subscription's API needs its OAuth headers, which an unauthenticated probe lacks: its sign-in is checked.
   if (signedIn) checks.push(signedIn);
-  else if (m.model) checks.push(await probeEndpoint(m, m.model, io.env));
+  else if (m.model) checks.push(await probeEndpoint(m, io.env));
   return checks;
 }
 

@@ -12,10 +12,9 @@ import {
   findPreset,
   PRESETS as PROVIDER_PRESETS,
   presetBaseUrl,
-  presetNames,
-  suggestPreset,
+  unknownProvider,
 } from "../../config/presets.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import { SUBSCRIPTIONS, type SubscriptionId } from "../../config/subscriptions.js";
 import { EXIT } from "../exit-codes.js";
 import { cancelled, Prompt, QuestionCancelled } from "../question.js";
@@ -49,13 +48,7 @@ function endpointOf(flags: LoginFlags, existing: ConfigFile): { provider: string
   const current = existing.provider ?? "openai";
   const provider = flags.provider ?? current;
   const preset = findPreset(provider);
-  if (!preset) {
-    const suggestion = suggestPreset(provider);
-    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : "";
-    throw new UsageError(
-      `--provider "${provider}" is not a known provider${hint}; known: ${presetNames().join(", ")}`,
-    );
-  }
+  if (!preset) throw new UsageError(unknownProvider("--provider", provider));
   const kept = provider === current ? existing.baseUrl : undefined;
   // Azure's resource endpoint given as --base-url becomes its deployment URL, as AZURE_OPENAI_ENDPOINT does.
   const given = flags.baseUrl === undefined ? undefined : presetBaseUrl(preset.name, flags.baseUrl);
@@ -93,7 +86,7 @@ export async function login(flags: LoginFlags, io: RunIo): Promise<number> {
       return cancelled(io.stderr, "login cancelled; nothing was saved");
     }
   }
-  writeConfigFile(path, next);
+  writePrivateJson(path, next);
   const keyNote = next.apiKey ? "" : ", no saved key";
   io.stdout.write(
     `saved ${path} (${next.model} via ${next.provider} at ${next.baseUrl}${keyNote}); check it with \`relm doctor\`\n`,

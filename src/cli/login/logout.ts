@@ -4,7 +4,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import {
   SUBSCRIPTIONS,
   type SubscriptionId,
@@ -48,7 +48,7 @@ export async function logout(name: string | undefined, io: RunIo): Promise<numbe
     next = rest;
     said.push(`the API key saved in ${configPath} is removed`);
   }
-  if (next !== config) writeConfigFile(configPath, next);
+  if (next !== config) writePrivateJson(configPath, next);
   if (said.length === 0) said.push("nothing to sign out of: no subscription tokens and no saved API key");
   io.stdout.write(`${said.join("; ")}\n`);
   return EXIT.done;

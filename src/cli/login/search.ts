@@ -6,7 +6,7 @@
 import { text } from "node:stream/consumers";
 import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } from "../../web/search.js";
 import { EXIT } from "../exit-codes.js";
 import { cancelled, Prompt, QuestionCancelled } from "../question.js";
@@ -61,7 +61,7 @@ export async function loginSearch(flags: SearchLoginFlags, io: RunIo): Promise<n
       return cancelled(io.stderr, "login cancelled; nothing was saved");
     }
   }
-  writeConfigFile(path, { ...existing, search: section });
+  writePrivateJson(path, { ...existing, search: section });
   const where = section.baseUrl ?? DEFAULT_SEARCH_URL[section.provider];
   io.stdout.write(
     `saved ${path}: search() uses ${section.provider} at ${where}${section.apiKey ? " with the saved key" : ", no key"}\n`,

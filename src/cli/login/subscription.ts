@@ -3,9 +3,9 @@
 // tokens saved to $RELM_HOME/auth.json and the subscription and model to config.json.
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { type ConfigFile, readConfigFile, relmHomeFrom } from "../../config/config.js";
+import { type ConfigFile, type ConfigFlags, readConfigFile, relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import {
   oauthBaseOverride,
   SUBSCRIPTIONS,
@@ -18,14 +18,14 @@ import { EXIT } from "../exit-codes.js";
 import { cancelled } from "../question.js";
 import type { RunIo } from "../run.js";
 
-interface SubscriptionLoginFlags {
-  model?: string;
+/**
+ * --model and --device; the API-key sign-in's flags (--api-key-stdin, --provider, --base-url) are refused
+ * here, not ignored (the sign-in would go on without them).
+ */
+type SubscriptionLoginFlags = Pick<ConfigFlags, "model" | "provider" | "baseUrl"> & {
   device?: boolean;
-  /** The API-key sign-in's flags: refused here, not ignored (the sign-in would go on without them). */
   apiKeyStdin?: boolean;
-  provider?: string;
-  baseUrl?: string;
-}
+};
 
 /** A flag of `relm login` without a name given to `relm login NAME`: a usage mistake, said by its name. */
 function refuseKeyFlags(name: string, flags: SubscriptionLoginFlags): void {
@@ -143,7 +143,7 @@ export async function subscriptionLogin(
   const model =
     flags.model ??
     (existing.subscription === id && existing.model ? existing.model : (info.models[0] as string));
-  writeConfigFile(configPath, { ...existing, subscription: id, model });
+  writePrivateJson(configPath, { ...existing, subscription: id, model });
   io.stdout.write(
     `signed in to ${info.label}: tokens saved to ${authPath(home)} (mode 0600); ` +
       `${configPath} now uses it with ${model}. \`relm logout ${id}\` signs out.\n`,

@@ -47,8 +47,8 @@ export async function addAction(
     `scheduled ${describeTiming(job.timing)} for session ${id}; next tick ${next?.toISOString() ?? "-"}\n`,
   );
   // A new job runs; the ones relm shutdown paused stay paused, and the person should know.
-  const paused = pausedNote(allJobs(home).filter((j) => !j.cancelled && j.next));
-  if (paused) io.stderr.write(`${paused}\n`);
+  const jobs = allJobs(home).filter((j) => !j.cancelled && j.next);
+  sayPaused(io.stderr, jobs);
   return EXIT.done;
 }
 
@@ -71,8 +71,7 @@ export async function listAction(
   }
   if (flags.json) return EXIT.done;
   if (jobs.length === 0) io.stdout.write("no scheduled jobs\n");
-  const paused = pausedNote(jobs);
-  if (paused) io.stdout.write(`${paused}\n`);
+  sayPaused(io.stdout, jobs);
   return EXIT.done;
 }
 
@@ -132,15 +131,15 @@ export async function resumeAction(io: RunIo, target: string | undefined): Promi
   return EXIT.done;
 }
 
-/** One line on the paused jobs among `jobs` (and how to resume them), or undefined when none is. */
-export function pausedNote(jobs: JobState[]): string | undefined {
+/** Writes one line on the paused jobs among `jobs` (and how to resume them) to `out`, when any is. */
+export function sayPaused(out: NodeJS.WritableStream, jobs: JobState[]): void {
   const paused = jobs.filter((j) => j.paused);
-  if (paused.length === 0) return undefined;
+  if (paused.length === 0) return;
   const reasons = [...new Set(paused.map((j) => j.paused?.reason))].join(", ");
   const since = paused.map((j) => j.paused?.since ?? "").sort()[0];
-  return (
+  out.write(
     `${paused.length} scheduled job(s) paused (${reasons}, since ${since}): they deliver nothing and wake ` +
-    "no session; relm schedule resume [JOB|SESSION] restarts them"
+      "no session; relm schedule resume [JOB|SESSION] restarts them\n",
   );
 }
 

@@ -25,7 +25,7 @@ import { EXIT } from "../exit-codes.js";
 import { askOnce, cancelled, QuestionCancelled } from "../question.js";
 import { ProgressRenderer } from "../render.js";
 import type { RunIo } from "../run.js";
-import { pausedNote } from "../schedules/actions.js";
+import { sayPaused } from "../schedules/actions.js";
 
 /**
  * RELM_HOME and the full id of the session `prefix` names. A sub-agent's id (relm prints them) is no
@@ -167,7 +167,12 @@ export async function sendAction(io: RunIo, prefix: string, words: string[]): Pr
 
 export async function stopAction(io: RunIo, prefix: string): Promise<number> {
   const { home, id } = sessionOf(io, prefix, "stop");
-  return (await stopSession(home, id, io)) ? EXIT.done : EXIT.error;
+  if (!(await askToStop(home, id))) {
+    io.stderr.write(`session ${id} is not running\n`);
+    return EXIT.error;
+  }
+  io.stderr.write(`stopped ${id}\n`);
+  return EXIT.done;
 }
 
 export async function statusAction(io: RunIo): Promise<number> {
@@ -182,18 +187,8 @@ export async function statusAction(io: RunIo): Promise<number> {
     `${jobs.length} scheduled job(s); waker ${waker ? "running" : "not running"}` +
       `${active.length > 0 && !waker ? " (relm doctor --fix starts it)" : ""}\n`,
   );
-  const paused = pausedNote(jobs);
-  if (paused) io.stdout.write(`${paused}\n`);
+  sayPaused(io.stdout, jobs);
   return EXIT.done;
-}
-
-async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
-  if (!(await askToStop(home, id))) {
-    io.stderr.write(`session ${id} is not running\n`);
-    return false;
-  }
-  io.stderr.write(`stopped ${id}\n`);
-  return true;
 }
 
 /**

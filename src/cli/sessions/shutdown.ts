@@ -35,7 +35,7 @@ export async function shutdownAction(io: RunIo): Promise<number> {
   for (let round = 0; round < MAX_ROUNDS && !settled; round++) {
     const now = pauseJobs(home, "relm shutdown");
     paused.push(...now);
-    if (!(await wakerGone(home))) {
+    if (!(await waitFor(async () => !(await wakerRunning(home)), WAKER_EXIT_MS, 50))) {
       io.stderr.write(
         `relm: the waker did not exit within ${WAKER_EXIT_MS / 1000} s; run relm shutdown again\n`,
       );
@@ -104,8 +104,4 @@ function signal(pid: number, started: number | undefined, name: NodeJS.Signals):
 
 async function exited(pid: number, started: number | undefined, withinMs = HOST_EXIT_MS): Promise<boolean> {
   return waitFor(() => !processRuns(pid, started), withinMs, 20);
-}
-
-async function wakerGone(home: string): Promise<boolean> {
-  return waitFor(async () => !(await wakerRunning(home)), WAKER_EXIT_MS, 50);
 }

@@ -3,7 +3,7 @@
 // started afterwards use it (a running session keeps the settings it started with).
 import { join } from "node:path";
 import { type ConfigFile, readConfigFile } from "../../config/config.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import { DEFAULT_SEARCH_URL, NEEDS_KEY, SEARCH_PROVIDERS, type SearchProvider } from "../../web/search.js";
 import type { AppApi } from "../app-api.js";
 import { askText, pickFrom } from "./dialogs.js";
@@ -59,7 +59,7 @@ export async function searchSetupInSession(app: AppApi): Promise<void> {
       app.note(app.theme.error(`${LABELS[provider][0]} needs an API key`));
       continue;
     }
-    writeConfigFile(path, {
+    writePrivateJson(path, {
       ...existing,
       search: { provider, ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}) },
     });

@@ -3,7 +3,7 @@
 // model, then config.json saved with the subscription. The tokens go to auth.json, never config.json.
 import { join } from "node:path";
 import type { ConfigFile } from "../../config/config.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import {
   oauthBaseOverride,
   SUBSCRIPTIONS,
@@ -146,7 +146,7 @@ export async function subscriptionLoginFlow(
   if (!chosen) return { status: "back" };
   const path = join(home, "config.json");
   const config: ConfigFile = { ...existing, subscription: id, model: chosen };
-  writeConfigFile(path, config);
+  writePrivateJson(path, config);
   // Does the model answer with this sign-in? Said with the save, as for a key (saved either way: the
   // sign-in itself worked, and a plan may lack one model while having others).
   const busy = showBusy(dialogs, "Checking", `Sending a one-token request to ${chosen}…`);

@@ -6,7 +6,7 @@ import { baseUrlProblem } from "../../config/base-url.js";
 import { type ConfigFile, readConfigFile } from "../../config/config.js";
 import type { ProviderPreset } from "../../config/model-types.js";
 import { PRESETS, presetBaseUrl } from "../../config/presets.js";
-import { writeConfigFile } from "../../config/save.js";
+import { writePrivateJson } from "../../config/private-file.js";
 import { listModels, testModel } from "../../llm/models.js";
 import type { Provider } from "../../llm/types.js";
 import type { AppControl } from "../app-api.js";
@@ -63,20 +63,18 @@ function endpoints(env: NodeJS.ProcessEnv): Endpoint[] {
   return [
     ...FIRST.flatMap((name) => PRESETS.filter((p) => p.name === name)).map(presetEndpoint),
     // Saved as the ollama preset the entry shows (a local server: no price looked up), like every entry.
-    {
-      id: "ollama",
-      label: "Ollama (local)",
-      provider: "openai",
-      baseUrl: ollama,
-      needsKey: false,
-      preset: "ollama",
-    },
+    ...PRESETS.filter((p) => p.name === "ollama").map((p) => ({ ...presetEndpoint(p), baseUrl: ollama })),
     { id: "custom", label: "OpenAI-compatible server", provider: "openai", baseUrl: "", needsKey: false },
     ...PRESETS.filter((p) => !NOT_LISTED.has(p.name)).map(presetEndpoint),
   ];
 }
 
 class Cancelled extends Error {}
+
+/** Says what went wrong in a box of its own, until Enter or Esc closes it. */
+async function tell(dialogs: DialogHost, title: string, text: string, hint = "enter or esc to go back") {
+  await askText(dialogs, { title, text, hint });
+}
 
 /**
  * Runs the flow in `host`'s terminal. `home` is $RELM_HOME. `intro` opens the provider list's text (why
@@ -164,11 +162,7 @@ export async function loginFlow(
           );
           if (signed.status !== "back") return signed;
           if (signed.problem) {
-            await askText(dialogs, {
-              title: "Sign-in failed",
-              text: signed.problem,
-              hint: "enter or esc to go back",
-            });
+            await tell(dialogs, "Sign-in failed", signed.problem);
             if (interrupted) return { status: "interrupted" };
           }
           continue;
@@ -195,11 +189,7 @@ export async function loginFlow(
         ).trim();
         const problem = /\s/.test(url) ? "must not contain spaces" : baseUrlProblem(url);
         if (problem) {
-          await askText(dialogs, {
-            title: "Not a base URL",
-            text: `"${url}" ${problem}`,
-            hint: "enter or esc to try again",
-          });
+          await tell(dialogs, "Not a base URL", `"${url}" ${problem}`, "enter or esc to try again");
           if (interrupted) return { status: "interrupted" };
           continue;
         }
@@ -249,7 +239,7 @@ export async function loginFlow(
       const config: ConfigFile = { ...existing, provider: ep.preset ?? ep.provider, baseUrl, model };
       if (key.source === "typed") config.apiKey = key.value;
       else if (key.source !== "saved") delete config.apiKey;
-      writeConfigFile(path, config);
+      writePrivateJson(path, config);
       return { status: "saved", path, config, tested: testedLine(problem, model) };
     } catch (error) {
       if (!(error instanceof Cancelled)) throw error;
@@ -285,11 +275,7 @@ async function chooseKey(
   if (fromEnv) return { value: fromEnv, source: "env" };
   if (saved) return { value: saved, source: "saved" };
   if (ep.needsKey) {
-    await askText(dialogs, {
-      title: "A key is needed",
-      text: `${ep.label} needs an API key.`,
-      hint: "enter or esc to go back",
-    });
+    await tell(dialogs, "A key is needed", `${ep.label} needs an API key.`);
     throw new Cancelled("back");
   }
   return { source: "none" };

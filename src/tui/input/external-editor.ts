@@ -6,11 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AppControl } from "../app-api.js";
 
-/** The editor command: $VISUAL, then $EDITOR (either may carry arguments, `code --wait`), then vi. */
-function editorCommand(env: NodeJS.ProcessEnv): string {
-  return env.VISUAL?.trim() || env.EDITOR?.trim() || "vi";
-}
-
 /**
  * Runs `command` (a shell command line: $EDITOR and $PAGER may carry arguments) on `file`, its one
  * argument, with the terminal handed over to it. Synchronous on purpose: while it runs, nothing of the UI
@@ -28,7 +23,8 @@ export function editInEditor(app: AppControl): void {
   const file = join(dir, "message.md");
   try {
     writeFileSync(file, app.editor.getText(), { mode: 0o600 });
-    const command = editorCommand(app.env);
+    // $VISUAL, then $EDITOR (either may carry arguments, `code --wait`), then vi.
+    const command = app.env.VISUAL?.trim() || app.env.EDITOR?.trim() || "vi";
     const result = runInTerminal(app, command, file);
     if (result.error || result.status !== 0) {
       const why = result.error ? result.error.message : `exit status ${result.status}`;

@@ -101,15 +101,18 @@ export function imageFromPath(pasted: string, cwd: string): UserImage | { error:
   } catch {
     return undefined; // text that looks like a path to nothing stays text
   }
-  if (size > MAX_IMAGE_BYTES)
-    return {
-      error: `${basename(file)} is ${size.toLocaleString("en-US")} bytes: images go up to ${MAX_IMAGE_BYTES.toLocaleString("en-US")}`,
-    };
+  if (size > MAX_IMAGE_BYTES) return tooLarge(basename(file), size);
   try {
     return { name: basename(file), mimeType, data: readFileSync(file).toString("base64") };
   } catch (error) {
     return { error: `cannot read ${file}: ${(error as Error).message}` };
   }
+}
+
+/** Why `what` is not attached: `size` bytes is over the limit. */
+function tooLarge(what: string, size: number): { error: string } {
+  const n = (x: number) => x.toLocaleString("en-US");
+  return { error: `${what} is ${n(size)} bytes: images go up to ${n(MAX_IMAGE_BYTES)}` };
 }
 
 /** The clipboard's image (PNG), through wl-paste on Wayland or xclip; what went wrong otherwise. */
@@ -123,10 +126,7 @@ export function clipboardImage(env: NodeJS.ProcessEnv): UserImage | { error: str
     tried = true;
     const out = run.stdout;
     if (run.status === 0 && out && out.length >= PNG_MAGIC.length && out.subarray(0, 8).equals(PNG_MAGIC)) {
-      if (out.length > MAX_IMAGE_BYTES)
-        return {
-          error: `the clipboard's image is ${out.length.toLocaleString("en-US")} bytes: images go up to ${MAX_IMAGE_BYTES.toLocaleString("en-US")}`,
-        };
+      if (out.length > MAX_IMAGE_BYTES) return tooLarge("the clipboard's image", out.length);
       return { name: "clipboard.png", mimeType: "image/png", data: out.toString("base64") };
     }
   }
