@@ -197,6 +197,15 @@ describe("hooks", () => {
     expect(journal(rig).some((l) => l.type === "cell")).toBe(false);
   });
 
+  it('a matcher "*" (Claude Code\'s for every tool) is taken, and matches every subject', async () => {
+    const rig = await startRig("openai", { script: [{ code: "print(1)" }, { text: "done" }] });
+    const log = join(rig.cwd, "events.jsonl");
+    setHooks(rig, hooksOf(["PreToolUse"], `cat >> '${log}'`, "*"));
+    const run = await runRelm(["run", "go"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(lines(log).map((e) => e.tool_name)).toEqual(["ipython"]);
+  });
+
   it("a Stop hook that always objects sends the agent back at most three times", async () => {
     const rig = await startRig("openai", {
       script: byTask({ "TASK: stop": Array.from({ length: 6 }, (_, i) => ({ text: `answer ${i + 1}` })) }),
