@@ -206,6 +206,34 @@ describe("hooks", () => {
     expect(lines(log).map((e) => e.tool_name)).toEqual(["ipython"]);
   });
 
+  it("a mistake in the hooks ends the run in one line naming the file and the place, before any request", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const file = join(rig.home, "config.json");
+    const events =
+      "SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, SubagentStart, SubagentStop, Stop, Notification";
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        hooksOf(["PreTooluse"], "true"),
+        `hooks.PreTooluse is not an event relm runs hooks at; events: ${events}`,
+      ],
+      [
+        hooksOf(["PreToolUse"], "true", "(ipython"),
+        'hooks.PreToolUse[0].matcher is not a valid regular expression: "(ipython"',
+      ],
+      [
+        { Stop: [{ hooks: [{ type: "prompt", prompt: "are you done?" }] }] },
+        'hooks.Stop[0].hooks[0] must be {"type": "command", "command": "…"} (the only type relm runs)',
+      ],
+    ];
+    for (const [hooks, said] of cases) {
+      setHooks(rig, hooks);
+      const run = await runRelm(["run", "go"], { env: rig.env, cwd: rig.cwd });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`relm: ${file}: ${said} (docs/hooks.md shows the shape)\n`);
+    }
+    expect(rig.model.requests).toHaveLength(0);
+  });
+
   it("a Stop hook that always objects sends the agent back at most three times", async () => {
     const rig = await startRig("openai", {
       script: byTask({ "TASK: stop": Array.from({ length: 6 }, (_, i) => ({ text: `answer ${i + 1}` })) }),
