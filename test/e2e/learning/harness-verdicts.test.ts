@@ -1,5 +1,6 @@
 // Edits that must earn their place (docs/harness.md, "Verdicts" and "Verify before promotion"): the
 // scripted model over HTTP, real kernels, real gates; the refine model's answers scripted too.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -314,6 +315,43 @@ describe("relm harness verify", () => {
 
     const shown = await runRelm(["harness", "show", edit.rev], env);
     expect(shown.stdout).toContain("hypothesis: the build gate passes at the first try");
+  }, 240_000);
+});
+
+describe("relm harness verify without the session's checkpoint", () => {
+  it("replays in copies of the folder as it is now, the user's .git left out, the folder itself untouched", async () => {
+    const LESSON = "COPY-LESSON: out.txt must say good.";
+    const rig = await startRig("openai", {
+      script: script(slowWithoutLesson(LESSON), lessonAnswer(LESSON)),
+    });
+    writeFileSync(join(rig.cwd, "input.txt"), "42\n");
+    const { id } = await run(rig, ["--gate", GATE, "TASK: fix the build"], 0);
+    const env = { env: rig.env, cwd: rig.cwd };
+    expect((await runRelm(["refine", id, "--apply", "--scope", "project"], env)).code).toBe(0);
+    const [edit] = projectStore(rig).revisions() as [Revision];
+    // The checkpoints removed (a cleaned-up RELM_HOME); the folder became a git repository meanwhile.
+    rmSync(join(rig.home, "checkpoints"), { recursive: true, force: true });
+    execFileSync("git", ["init", "-q"], { cwd: rig.cwd });
+    writeFileSync(join(rig.cwd, "notes.txt"), "written later\n");
+    const tree = hashTree(rig.cwd);
+    const verified = await runRelm(["harness", "verify", edit.rev.slice(0, 5), "--keep"], env);
+    expect(verified.stdout, verified.stderr).toContain(
+      `replayed 1 task(s) of session ${id} from a copy of its folder`,
+    );
+    expect(hashTree(rig.cwd)).toEqual(tree);
+    const kept = /kept in (\S+)/.exec(verified.stderr)?.[1] as string;
+    try {
+      for (const variant of ["without", "with"]) {
+        const work = join(kept, variant, "work");
+        expect(readFileSync(join(work, "notes.txt"), "utf8")).toBe("written later\n");
+        expect(readFileSync(join(work, "input.txt"), "utf8")).toBe("42\n");
+        expect(existsSync(join(work, ".git"))).toBe(false);
+      }
+    } finally {
+      rmSync(kept, { recursive: true, force: true });
+    }
+    const record = new VerdictLog(projectStore(rig).location, rig.home).latest(edit.rev, "verify");
+    expect(record).toMatchObject({ session: id, workspace: { source: "copy" } });
   }, 240_000);
 });
 
