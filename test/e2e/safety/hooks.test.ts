@@ -2,7 +2,8 @@
 // every event's JSON reaches a hook that appends its stdin to a file, a PreToolUse hook blocks a cell
 // (the model reads why, the cell never ran), a UserPromptSubmit hook blocks a message or adds to it,
 // PreCompact fires before a compaction (auto and /compact), a Stop hook that always objects sends the
-// agent back a bounded number of times, and a detached session's end fires the Notification hook.
+// agent back a bounded number of times, and a detached session's end fires the Notification hook. Also
+// Claude Code's matcher "*", and a mistake in the hooks said as one line naming the file and the place.
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
