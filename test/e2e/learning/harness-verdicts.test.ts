@@ -390,6 +390,20 @@ describe("relm harness verify when a replay cannot run", () => {
       model: "scripted",
     });
 
+    // No Python for its kernels: the replay session cannot even start. An error too, never a check.
+    const noPython = await runRelm(["harness", "verify", edit.rev], {
+      cwd: rig.cwd,
+      env: { ...rig.env, RELM_PYTHON: join(rig.cwd, "no-such-python") },
+    });
+    expect(noPython.code, `${noPython.stderr}\n${noPython.stdout}`).toBe(1);
+    expect(noPython.stderr).toMatch(
+      new RegExp(
+        `^relm: verify of ${edit.rev} could not run \\(the replay without the edit\\): the replay session could not start: .*no-such-python`,
+        "m",
+      ),
+    );
+    expect(rig.model.requests.length).toBe(before);
+
     // With the endpoint back, the same edit fails its check for real: recorded as a failure.
     const checked = await runRelm(["harness", "verify", edit.rev], env);
     expect(checked.code, checked.stderr).toBe(1);
@@ -399,7 +413,7 @@ describe("relm harness verify when a replay cannot run", () => {
       log()
         .records()
         .map((r) => r.type),
-    ).toEqual(["verify_error", "verify"]);
+    ).toEqual(["verify_error", "verify_error", "verify"]);
   }, 240_000);
 });
 
