@@ -402,6 +402,8 @@ describe("relm harness verify when a replay cannot run", () => {
         "m",
       ),
     );
+    // The reason's own full stop is not doubled by the sentence after it.
+    expect(noPython.stderr).toContain("the interpreter to use. Recorded as an error, not as a failed check");
     expect(rig.model.requests.length).toBe(before);
 
     // With the endpoint back, the same edit fails its check for real: recorded as a failure.
