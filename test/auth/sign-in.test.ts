@@ -115,6 +115,15 @@ describe("device sign-in", () => {
     expect(polls[0]?.body.grant_type).toBe("urn:ietf:params:oauth:grant-type:device_code");
   });
 
+  it("a device code never approved before it expires says so and saves nothing", async () => {
+    const { server, home } = await setup({ devicePending: 1_000_000, deviceExpiresIn: 0.3 });
+    const ui = { showUrl: () => {}, showDeviceCode: () => {} };
+    await expect(signIn("copilot", { home, env, oauthBase: server.url, ui })).rejects.toThrow(
+      "the device code expired before the sign-in was approved; run `relm login` again",
+    );
+    expect(readAuthFile(home).subscriptions).toEqual({});
+  });
+
   it("chatgpt: the Codex device code, then the code exchanged with the verifier the server gave", async () => {
     const { server, home } = await setup({ devicePending: 1 });
     const tokens = await signIn("chatgpt", {
