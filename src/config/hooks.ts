@@ -63,8 +63,10 @@ export function parseHooks(value: unknown, file: string, source: HookCommand["so
     for (const [i, group] of groups.entries()) {
       const at = `.${event}[${i}]`;
       if (!isRecord(group)) throw bad(at, 'must be an object {"matcher": …, "hooks": [...]}');
-      const matcher = group.matcher ?? "";
-      if (typeof matcher !== "string") throw bad(`${at}.matcher`, "must be a string (a regular expression)");
+      const given = group.matcher ?? "";
+      if (typeof given !== "string") throw bad(`${at}.matcher`, "must be a string (a regular expression)");
+      // Claude Code's "*" (every tool) is no regular expression: it means "", before the check.
+      const matcher = given === "*" ? "" : given;
       try {
         new RegExp(matcher);
       } catch {
@@ -82,7 +84,7 @@ export function parseHooks(value: unknown, file: string, source: HookCommand["so
           throw bad(`${hat}.timeout`, "must be a number of seconds > 0");
         out.push({
           event: event as HookEventName,
-          matcher: matcher === "*" ? "" : matcher,
+          matcher,
           command: hook.command,
           timeoutMs: timeout * 1000,
           source,

@@ -115,6 +115,15 @@ describe("device sign-in", () => {
     expect(polls[0]?.body.grant_type).toBe("urn:ietf:params:oauth:grant-type:device_code");
   });
 
+  it("a device code never approved before it expires says so and saves nothing", async () => {
+    const { server, home } = await setup({ devicePending: 1_000_000, deviceExpiresIn: 0.3 });
+    const ui = { showUrl: () => {}, showDeviceCode: () => {} };
+    await expect(signIn("copilot", { home, env, oauthBase: server.url, ui })).rejects.toThrow(
+      "the device code expired before the sign-in was approved; run `relm login` again",
+    );
+    expect(readAuthFile(home).subscriptions).toEqual({});
+  });
+
   it("chatgpt: the Codex device code, then the code exchanged with the verifier the server gave", async () => {
     const { server, home } = await setup({ devicePending: 1 });
     const tokens = await signIn("chatgpt", {
@@ -223,6 +232,53 @@ describe("refresh", () => {
     const fresh = server.issued[1] as string;
     expect(secrets).toContain(fresh);
     expect(redactor.text(`token ${fresh}`)).toBe("token [REDACTED]");
+  });
+
+  const device = { showUrl: () => {}, showDeviceCode: () => {} };
+
+  it("chatgpt: a form grant to OpenAI's endpoint; the account id and the rotated refresh token are saved", async () => {
+    const { server, home } = await setup();
+    const first = await signIn("chatgpt", { home, env, oauthBase: server.url, method: "device", ui: device });
+    await storeTokens(home, "chatgpt", { ...first, expires: Date.now() + 60_000 });
+    const auth = new SubscriptionAuth(home, "chatgpt", server.url);
+    const headers = await auth.headers();
+    expect(server.refreshes()).toBe(1);
+    const grant = server.requests.find((r) => r.body.grant_type === "refresh_token");
+    expect(grant?.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+    expect(grant?.body).toMatchObject({
+      client_id: "app_EMoamEEZ73f0CkXaXp7hrann",
+      refresh_token: first.refresh,
+    });
+    expect(headers.authorization).toBe(`Bearer ${server.issued[1]}`);
+    expect(headers["chatgpt-account-id"]).toBe("acct-test-123");
+    const saved = readAuthFile(home).subscriptions.chatgpt;
+    expect(saved).toMatchObject({ access: server.issued[1], accountId: "acct-test-123" });
+    expect(saved?.refresh).not.toBe(first.refresh);
+    server.revokeRefresh();
+    await expect(auth.headers({ refresh: true })).rejects.toThrow(
+      /ChatGPT Plus\/Pro \(Codex\) sign-in has expired or was revoked.*relm login chatgpt/,
+    );
+  });
+
+  it("copilot: a new Copilot token bought with the GitHub token, which stays; a revoked one says relm login copilot", async () => {
+    const { server, home } = await setup();
+    const first = await signIn("copilot", { home, env, oauthBase: server.url, ui: device });
+    expect(server.refreshes()).toBe(1); // the sign-in bought the first Copilot token
+    await storeTokens(home, "copilot", { ...first, expires: Date.now() + 60_000 });
+    const auth = new SubscriptionAuth(home, "copilot", server.url);
+    const headers = await auth.headers({ refresh: false, lastRole: "tool" });
+    expect(server.refreshes()).toBe(2);
+    const bought = server.requests.filter((r) => r.path === "/copilot_internal/v2/token").at(-1);
+    expect(bought?.headers.authorization).toBe(`token ${first.refresh}`);
+    expect(headers.authorization).toBe(`Bearer ${server.issued[1]}`);
+    expect(headers["x-initiator"]).toBe("agent");
+    const saved = readAuthFile(home).subscriptions.copilot;
+    expect(saved).toMatchObject({ access: server.issued[1], refresh: first.refresh });
+    expect(saved?.expires).toBeGreaterThan(Date.now() + 30 * 60_000);
+    server.revokeRefresh();
+    await expect(auth.headers({ refresh: true })).rejects.toThrow(
+      /GitHub Copilot sign-in has expired or was revoked \(Copilot token: the GitHub sign-in was revoked.*relm login copilot/,
+    );
   });
 
   it("says to sign in when there are no tokens", async () => {

@@ -1,6 +1,7 @@
 // The command lines of the slurm://, container:// and k8s:// launchers, their options and the
 // UsageErrors of bad URIs; for k8s:// (no cluster on the test machines) also what a kernel start
-// through the real kubectl says when the cluster cannot be reached. The launchers themselves run for
+// through the real kubectl says when the cluster cannot be reached, and the crash notes of a k8s:// kernel
+// (through a stand-in kubectl). The launchers themselves run for
 // real in launcher-slurm.test.ts, launcher-container.test.ts and test/e2e/launchers-scale.test.ts.
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -13,7 +14,7 @@ import { parseKernelUri } from "../../src/kernel/launchers/index.js";
 import { K8S_DEFAULT_IMAGE, parseK8s } from "../../src/kernel/launchers/k8s.js";
 import { slurmExitReason, slurmQueued } from "../../src/kernel/launchers/slurm.js";
 import type { LaunchContext } from "../../src/kernel/launchers/types.js";
-import { tempDir } from "./helpers.js";
+import { tempDir, testPython, useKernels } from "./helpers.js";
 
 const ctx: LaunchContext = { cwd: "/proj", inner: ["python3", "-c", "BOOT"], env: { PATH: "/nowhere" } };
 
@@ -290,6 +291,41 @@ describe("k8s://", () => {
         ? /exited while starting[\s\S]*(127\.0\.0\.1:1|refused|Unable to connect)/
         : /^could not start kubectl \(kernel k8s:\/\/research\): kubectl is not installed here \(not on PATH\)/,
     );
+  });
+});
+
+// No cluster here: a stand-in kubectl runs the pod's command on this machine and, when it is killed,
+// says on stderr what the real one says then (kubectl run's "pod NS/NAME terminated (REASON)", as
+// k8s.io/kubectl's run.go words it; or the API's "pods NAME not found" for a pod deleted under it). The
+// kernel and its runner are real.
+describe("a k8s:// kernel that dies", () => {
+  const start = useKernels();
+
+  it("says in the crash note what Kubernetes said: OOMKilled, a deleted pod", async () => {
+    const dir = await tempDir();
+    const says = path.join(dir, "kubectl-says");
+    const kubectl = path.join(dir, "kubectl");
+    writeFileSync(
+      kubectl,
+      `#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done\nshift\n"$@"\ncode=$?\n[ $code -eq 137 ] && cat ${JSON.stringify(says)} >&2\nexit $code\n`,
+      { mode: 0o755 },
+    );
+    const python = encodeURIComponent((await testPython()).path);
+    const kernel = await start({
+      cwd: dir,
+      env: { PATH: `${dir}${path.delimiter}${process.env.PATH}` },
+      launcher: parseK8s(`k8s://research?python=${python}`, "--kernel", () => "relm-kernel-t1"),
+    });
+    expect((await kernel.execute("print(6 * 7)")).output).toBe("42\n");
+    const dies = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"; // as the OOM killer would
+    writeFileSync(says, "error: pod research/relm-kernel-t1 terminated (OOMKilled)\n\n");
+    const oom = await kernel.execute(dies);
+    expect(oom.status).toBe("crashed");
+    expect(oom.note).toMatch(/\(exit code 137: Kubernetes: OOMKilled\)/);
+    writeFileSync(says, 'Error from server (NotFound): pods "relm-kernel-t1" not found\n');
+    const deleted = await kernel.execute(dies);
+    expect(deleted.note).toMatch(/\(exit code 137: Kubernetes: pods "relm-kernel-t1" not found\)/);
+    expect((await kernel.execute("print('back')")).output).toBe("back\n");
   });
 });
 

@@ -18,6 +18,8 @@ export interface OAuthServerOptions {
   expiresIn?: number;
   /** Device polls answered "pending" before the approval (default 1). */
   devicePending?: number;
+  /** expires_in of GitHub's device code, in seconds (default 900). */
+  deviceExpiresIn?: number;
 }
 
 export interface OAuthServer {
@@ -158,7 +160,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
         user_code: "WXYZ-9876",
         verification_uri: `${url}/login/device`,
         interval: 0.05,
-        expires_in: 900,
+        expires_in: options.deviceExpiresIn ?? 900,
       });
     }
     if (req.method === "POST" && path === "/login/oauth/access_token") {

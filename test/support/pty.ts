@@ -22,8 +22,13 @@ import { modernWidths } from "./terminal-width.js";
 export type { CellColor } from "../../scripts/lib/screen-svg.mjs";
 export { type KeyName, keyBytes } from "./terminal-keys.js";
 
-/** Default time waitFor / waitForExit give the program (two cores are shared by parallel test files). */
-export const WAIT_MS = 15_000;
+/**
+ * Default time waitFor / waitForExit give the program. They return as soon as the condition holds, so
+ * the bound only decides when a run that is merely slow is called a failure: 15 s failed one at load
+ * 20-33 (two cores shared by seven engineers). Below vitest's 60 s test timeout, so that a failure still
+ * comes with the screen.
+ */
+export const WAIT_MS = 45_000;
 /** A lone ESC followed this soon by more input reads as Alt+key; the next write waits this long after it. */
 const ESC_GAP_MS = 60;
 /** Large pastes are written in pieces of this many characters, as a real terminal delivers them. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Checkpoints } from "../../src/workspace/index.js";
@@ -87,5 +87,34 @@ describe("the user's own repository", () => {
     if (!(cp instanceof Checkpoints)) throw new Error(cp.unavailable);
     writeFileSync(join(cp.gitDir, "relm.lock"), String(process.ppid));
     await expect(cp.snapshot(1)).rejects.toThrow(/busy.*delete that file/);
+  });
+});
+
+describe("a user's index naming an object their store lacks (a partial clone, a pruned blob)", () => {
+  it("the first checkpoint drops the seed (the alternate and the index) and hashes the files itself", async () => {
+    const w = userRepo();
+    workspaces.push(w);
+    // Files older than the index, as in any repository but a fresh one: git trusts their stat data
+    // instead of hashing them again as "racily clean".
+    const hourAgo = Date.now() / 1000 - 3600;
+    for (const f of [".gitignore", "README.md", "src/main.py"]) utimesSync(join(w.cwd, f), hourAgo, hourAgo);
+    git(w.cwd, ["update-index", "--refresh"], w.env);
+    const blob = git(w.cwd, ["rev-parse", "HEAD:src/main.py"], w.env).trim();
+    rmSync(join(w.cwd, ".git", "objects", blob.slice(0, 2), blob.slice(2)));
+    const userObjects = join(w.cwd, ".git", "objects");
+    const cp = await Checkpoints.open({ home: w.home, cwd: w.cwd, sessionId: "s1", env: w.env });
+    if (!(cp instanceof Checkpoints)) throw new Error(cp.unavailable);
+    const alternates = join(cp.gitDir, "objects", "info", "alternates");
+    expect(readFileSync(alternates, "utf8")).toContain(userObjects); // seeded from the user's index
+
+    const first = await cp.snapshot(1);
+    expect(first.filesChanged).toBe(3);
+    expect(readFileSync(alternates, "utf8")).not.toContain(userObjects);
+    // The checkpoint holds the file itself now, not a name for an object nobody has.
+    write(w.cwd, "src/main.py", "broken by the agent\n");
+    await cp.snapshot(2);
+    await cp.restore(1);
+    expect(readFileSync(join(w.cwd, "src/main.py"), "utf8")).toBe("print('hello')\n");
+    expect(existsSync(join(w.cwd, ".git", "objects", blob.slice(0, 2), blob.slice(2)))).toBe(false);
   });
 });

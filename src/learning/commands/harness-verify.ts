@@ -110,7 +110,8 @@ export function verifyCommand(query: string, flags: VerifyFlags, io: HarnessIo):
       const { record } = result;
       if (flags.json) io.stdout.write(`${JSON.stringify({ scope: store.scope, ...record })}\n`);
       throw new HarnessCliError(
-        `verify of ${revision.rev} could not run (the replay ${record.variant} the edit): ${record.error}. ` +
+        // The reason may end a sentence of its own (a missing Python's advice does): one full stop.
+        `verify of ${revision.rev} could not run (the replay ${record.variant} the edit): ${record.error.replace(/\.$/, "")}. ` +
           "Recorded as an error, not as a failed check: fix the cause (`relm doctor` checks the endpoint) and run it again",
       );
     }

@@ -1,10 +1,13 @@
 // Subscription sign-in end to end: `relm login claude` against a local authorization server (the test acts as
 // the browser, following the URL relm prints to relm's callback), then runs on the scripted model that
 // accept only the signed-in token: headers, refresh after a 401 (once), a clear failure, logout; and the
-// tokens found nowhere relm writes, nor in the kernel's environment.
+// tokens found nowhere relm writes, nor in the kernel's environment. Then the other ways through `relm
+// login`: a device code, a pasted code when the callback's port is taken, and Ctrl-C while it waits.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ScriptedModel, startScriptedModel } from "../../../src/scripted/index.js";
@@ -42,34 +45,39 @@ async function setup(): Promise<Setup> {
   return { server, home: home.path, cwd: cwd.path, env };
 }
 
-/** `relm login claude`, with the test as the browser: it fetches the printed URL and follows the redirect. */
-async function login(s: Setup): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [RELM_BIN, "login", "claude", "--model", MODEL], {
-    env: s.env(),
+/** A `relm login ...` process, its output as it comes, and its exit code once it has one. */
+function startLogin(s: Setup, args: string[], extra: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [RELM_BIN, "login", ...args], {
+    env: { ...s.env(), ...extra },
     stdio: ["pipe", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
-  let code: number | null | undefined;
+  const out = { stdout: "", stderr: "", code: undefined as number | null | undefined };
+  child.stdout.setEncoding("utf8").on("data", (d) => (out.stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d) => (out.stderr += d));
   const exited = new Promise<number | null>((resolve) =>
     child.on("close", (c) => {
-      code = c;
+      out.code = c;
       resolve(c);
     }),
   );
-  try {
-    const url = await until(() => {
-      if (code !== undefined)
-        throw new Error(`relm login exited (${code}) before printing the URL: ${stderr}`);
-      return stderr.match(/https?:\/\/\S+\/oauth\/authorize\?\S+/)?.[0];
+  cleanup.push(() => void child.kill());
+  /** Waits for `pattern` on stderr; fails at once if relm exits first. */
+  const said = (pattern: RegExp) =>
+    until(() => {
+      if (out.code !== undefined) throw new Error(`relm login exited (${out.code}): ${out.stderr}`);
+      return out.stderr.match(pattern)?.[0];
     }, 60_000);
-    expect(await actAsBrowser(url)).toBe(200);
-    return { code: await exited, stdout, stderr };
-  } finally {
-    child.kill();
-  }
+  return { child, out, exited, said };
+}
+
+const AUTHORIZE_URL = /https?:\/\/\S+\/oauth\/authorize\?\S+/;
+
+/** `relm login claude`, with the test as the browser: it fetches the printed URL and follows the redirect. */
+async function login(s: Setup): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = startLogin(s, ["claude", "--model", MODEL]);
+  expect(await actAsBrowser(await run.said(AUTHORIZE_URL))).toBe(200);
+  const code = await run.exited;
+  return { code, stdout: run.out.stdout, stderr: run.out.stderr };
 }
 
 /** Every file relm wrote under its home except the token file itself. */
@@ -189,5 +197,59 @@ describe("subscription sign-in, end to end", () => {
     expect(s.server.refreshes()).toBe(2);
     expect(refusing.requests).toHaveLength(2);
     expectNoSecrets(s, [run.stdout, run.stderr, failed.stdout, failed.stderr], true);
+  });
+});
+
+describe("relm login's other ways in", () => {
+  const saved = (s: Setup) => JSON.parse(readFileSync(join(s.home, "auth.json"), "utf8")).subscriptions;
+  const config = (s: Setup) => JSON.parse(readFileSync(join(s.home, "config.json"), "utf8"));
+
+  it("copilot: prints the device code, waits for its approval, saves the subscription", async () => {
+    const s = await setup();
+    const run = startLogin(s, ["copilot"], { RELM_COPILOT_OAUTH_URL: s.server.url });
+    expect(await run.said(/enter the code +\S+/)).toBe("enter the code  WXYZ-9876");
+    expect(run.out.stderr).toContain(`Sign in to GitHub Copilot: open\n\n  ${s.server.url}/login/device\n`);
+    expect(await run.exited, run.out.stderr).toBe(0);
+    expect(run.out.stdout).toContain("signed in to GitHub Copilot");
+    expect(saved(s).copilot).toMatchObject({
+      access: s.server.issued[0],
+      refresh: expect.stringMatching(/^gho_/),
+    });
+    expect(config(s)).toMatchObject({ subscription: "copilot", model: "gpt-4.1" });
+  });
+
+  it("claude with the callback's port taken says so, and takes the code#state pasted from a browser elsewhere", async () => {
+    const s = await setup();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    cleanup.push(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as AddressInfo).port;
+    const run = startLogin(s, ["claude"], { RELM_OAUTH_CALLBACK_PORT: String(port) });
+    const url = await run.said(AUTHORIZE_URL);
+    expect(run.out.stderr).toContain(
+      `relm: port ${port} is in use, so paste the address the browser ends on`,
+    );
+    expect(run.out.stderr).toContain("paste the\naddress it ends on (or the code it shows) here");
+    // The browser on the other machine ends on relm's redirect address, which nothing here answers.
+    const location = (await fetch(url, { redirect: "manual" })).headers.get("location") as string;
+    const redirect = new URL(location);
+    expect(redirect.port).toBe(String(port));
+    const { searchParams: q } = redirect;
+    run.child.stdin.write(`\n${q.get("code")}#${q.get("state")}\n`); // a blank line first: skipped
+    expect(await run.exited, run.out.stderr).toBe(0);
+    expect(run.out.stdout).toContain("signed in to Claude Pro/Max");
+    expect(saved(s).claude.access).toBe(s.server.issued[0]);
+  });
+
+  it("Ctrl-C while it waits for the browser: exit 130, and nothing saved", async () => {
+    const s = await setup();
+    const run = startLogin(s, ["claude"]);
+    await run.said(AUTHORIZE_URL);
+    run.child.kill("SIGINT");
+    expect(await run.exited).toBe(130);
+    expect(run.out.stderr).toContain("relm: sign-in cancelled; nothing was saved");
+    expect(existsSync(join(s.home, "auth.json"))).toBe(false);
+    expect(existsSync(join(s.home, "config.json"))).toBe(false);
+    expect(s.server.requests.filter((r) => r.path === "/v1/oauth/token")).toEqual([]);
   });
 });

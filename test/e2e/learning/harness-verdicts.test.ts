@@ -1,5 +1,6 @@
 // Edits that must earn their place (docs/harness.md, "Verdicts" and "Verify before promotion"): the
 // scripted model over HTTP, real kernels, real gates; the refine model's answers scripted too.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -317,6 +318,43 @@ describe("relm harness verify", () => {
   }, 240_000);
 });
 
+describe("relm harness verify without the session's checkpoint", () => {
+  it("replays in copies of the folder as it is now, the user's .git left out, the folder itself untouched", async () => {
+    const LESSON = "COPY-LESSON: out.txt must say good.";
+    const rig = await startRig("openai", {
+      script: script(slowWithoutLesson(LESSON), lessonAnswer(LESSON)),
+    });
+    writeFileSync(join(rig.cwd, "input.txt"), "42\n");
+    const { id } = await run(rig, ["--gate", GATE, "TASK: fix the build"], 0);
+    const env = { env: rig.env, cwd: rig.cwd };
+    expect((await runRelm(["refine", id, "--apply", "--scope", "project"], env)).code).toBe(0);
+    const [edit] = projectStore(rig).revisions() as [Revision];
+    // The checkpoints removed (a cleaned-up RELM_HOME); the folder became a git repository meanwhile.
+    rmSync(join(rig.home, "checkpoints"), { recursive: true, force: true });
+    execFileSync("git", ["init", "-q"], { cwd: rig.cwd });
+    writeFileSync(join(rig.cwd, "notes.txt"), "written later\n");
+    const tree = hashTree(rig.cwd);
+    const verified = await runRelm(["harness", "verify", edit.rev.slice(0, 5), "--keep"], env);
+    expect(verified.stdout, verified.stderr).toContain(
+      `replayed 1 task(s) of session ${id} from a copy of its folder`,
+    );
+    expect(hashTree(rig.cwd)).toEqual(tree);
+    const kept = /kept in (\S+)/.exec(verified.stderr)?.[1] as string;
+    try {
+      for (const variant of ["without", "with"]) {
+        const work = join(kept, variant, "work");
+        expect(readFileSync(join(work, "notes.txt"), "utf8")).toBe("written later\n");
+        expect(readFileSync(join(work, "input.txt"), "utf8")).toBe("42\n");
+        expect(existsSync(join(work, ".git"))).toBe(false);
+      }
+    } finally {
+      rmSync(kept, { recursive: true, force: true });
+    }
+    const record = new VerdictLog(projectStore(rig).location, rig.home).latest(edit.rev, "verify");
+    expect(record).toMatchObject({ session: id, workspace: { source: "copy" } });
+  }, 240_000);
+});
+
 describe("relm harness verify when a replay cannot run", () => {
   it("a dead endpoint is recorded as an error (no check), not a failed one; a real failure is still a failure", async () => {
     const LESSON = "WORSE-LESSON: out.txt must say bad.";
@@ -352,6 +390,22 @@ describe("relm harness verify when a replay cannot run", () => {
       model: "scripted",
     });
 
+    // No Python for its kernels: the replay session cannot even start. An error too, never a check.
+    const noPython = await runRelm(["harness", "verify", edit.rev], {
+      cwd: rig.cwd,
+      env: { ...rig.env, RELM_PYTHON: join(rig.cwd, "no-such-python") },
+    });
+    expect(noPython.code, `${noPython.stderr}\n${noPython.stdout}`).toBe(1);
+    expect(noPython.stderr).toMatch(
+      new RegExp(
+        `^relm: verify of ${edit.rev} could not run \\(the replay without the edit\\): the replay session could not start: .*no-such-python`,
+        "m",
+      ),
+    );
+    // The reason's own full stop is not doubled by the sentence after it.
+    expect(noPython.stderr).toContain("the interpreter to use. Recorded as an error, not as a failed check");
+    expect(rig.model.requests.length).toBe(before);
+
     // With the endpoint back, the same edit fails its check for real: recorded as a failure.
     const checked = await runRelm(["harness", "verify", edit.rev], env);
     expect(checked.code, checked.stderr).toBe(1);
@@ -361,7 +415,7 @@ describe("relm harness verify when a replay cannot run", () => {
       log()
         .records()
         .map((r) => r.type),
-    ).toEqual(["verify_error", "verify"]);
+    ).toEqual(["verify_error", "verify_error", "verify"]);
   }, 240_000);
 });
 

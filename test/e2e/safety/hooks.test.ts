@@ -2,7 +2,8 @@
 // every event's JSON reaches a hook that appends its stdin to a file, a PreToolUse hook blocks a cell
 // (the model reads why, the cell never ran), a UserPromptSubmit hook blocks a message or adds to it,
 // PreCompact fires before a compaction (auto and /compact), a Stop hook that always objects sends the
-// agent back a bounded number of times, and a detached session's end fires the Notification hook.
+// agent back a bounded number of times, and a detached session's end fires the Notification hook. Also
+// Claude Code's matcher "*", and a mistake in the hooks said as one line naming the file and the place.
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -195,6 +196,43 @@ describe("hooks", () => {
     const hook = journal(rig).find((l) => l.type === "hook");
     expect(hook).toMatchObject({ event: "PreToolUse", exit: 2, blocked: true });
     expect(journal(rig).some((l) => l.type === "cell")).toBe(false);
+  });
+
+  it('a matcher "*" (Claude Code\'s for every tool) is taken, and matches every subject', async () => {
+    const rig = await startRig("openai", { script: [{ code: "print(1)" }, { text: "done" }] });
+    const log = join(rig.cwd, "events.jsonl");
+    setHooks(rig, hooksOf(["PreToolUse"], `cat >> '${log}'`, "*"));
+    const run = await runRelm(["run", "go"], { env: rig.env, cwd: rig.cwd });
+    expect(run.code, run.stderr).toBe(0);
+    expect(lines(log).map((e) => e.tool_name)).toEqual(["ipython"]);
+  });
+
+  it("a mistake in the hooks ends the run in one line naming the file and the place, before any request", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const file = join(rig.home, "config.json");
+    const events =
+      "SessionStart, SessionEnd, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, SubagentStart, SubagentStop, Stop, Notification";
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        hooksOf(["PreTooluse"], "true"),
+        `hooks.PreTooluse is not an event relm runs hooks at; events: ${events}`,
+      ],
+      [
+        hooksOf(["PreToolUse"], "true", "(ipython"),
+        'hooks.PreToolUse[0].matcher is not a valid regular expression: "(ipython"',
+      ],
+      [
+        { Stop: [{ hooks: [{ type: "prompt", prompt: "are you done?" }] }] },
+        'hooks.Stop[0].hooks[0] must be {"type": "command", "command": "…"} (the only type relm runs)',
+      ],
+    ];
+    for (const [hooks, said] of cases) {
+      setHooks(rig, hooks);
+      const run = await runRelm(["run", "go"], { env: rig.env, cwd: rig.cwd });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(`relm: ${file}: ${said} (docs/hooks.md shows the shape)\n`);
+    }
+    expect(rig.model.requests).toHaveLength(0);
   });
 
   it("a Stop hook that always objects sends the agent back at most three times", async () => {

@@ -105,6 +105,54 @@ describe("terminal UI commands", () => {
     expect(said(1)).toHaveLength(1);
   });
 
+  it("/undo pick: none yet says so; the picker lists the checkpoints, Esc backs out, a pick puts files back", async () => {
+    const rig = await startRig("openai", {
+      script: [
+        { text: "said hello" },
+        { code: "open('notes.txt', 'w').write('one')" },
+        { text: "wrote one" },
+        { code: "open('notes.txt', 'w').write('two')" },
+        { text: "wrote two" },
+      ],
+    });
+    writeFileSync(join(rig.cwd, "notes.txt"), "zero");
+    const ui = open(rig);
+    await ui.waitFor("new session");
+    // The turn's summary line: an undo while the agent works is refused.
+    const ended = (answer: string) =>
+      ui.waitFor((text) => /✓ \d+ model calls? /.test(text.slice(text.lastIndexOf(answer))));
+    await ui.type("hello");
+    await ui.press("enter");
+    await ended("said hello");
+    await ui.type("/undo pick");
+    await ui.press("enter");
+    await ui.waitFor("no checkpoints yet: they are taken before each turn that runs code");
+    for (const [task, answer] of [
+      ["write one", "wrote one"],
+      ["write two", "wrote two"],
+    ]) {
+      await ui.type(task as string);
+      await ui.press("enter");
+      await ended(answer as string);
+    }
+    await ui.type("/undo pick");
+    await ui.press("enter");
+    await ui.waitFor("Put the files back as they were before…");
+    await ui.waitFor(/→ turn 4 .*1 file\(s\) changed since the previous[\s\S]*turn 2 /);
+    await ui.press("escape");
+    await ui.waitFor((text) => !text.includes("Put the files back"));
+    expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("two");
+    await ui.type("/undo list");
+    await ui.press("enter");
+    await ui.waitFor("Put the files back as they were before…");
+    await ui.press("down");
+    await ui.press("enter");
+    await ui.waitFor("files as before turn 2");
+    expect(readFileSync(join(rig.cwd, "notes.txt"), "utf8")).toBe("zero");
+    const journal = await untilJournal(rig.home, (l) => l.some((e) => e.type === "undo"));
+    expect(journal.filter((e) => e.type === "undo")).toEqual([expect.objectContaining({ turn: 2 })]);
+  });
+
   it("/resume lists this directory's sessions with title, status, age and spend, and opens one", async () => {
     const rig = await startRig("openai", {
       script: [{ text: "first session answer" }, { text: "second session answer" }],
