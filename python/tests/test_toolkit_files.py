@@ -12,7 +12,7 @@ from relm.toolkit.files import edit, view, write
 from relm.toolkit.patch import PatchError, apply_patch
 
 from .edit_corpus import CASES
-from .support import InDir, Runner, temp_dir
+from .support import HAVE_IPYTHON, NO_IPYTHON, InDir, Runner, temp_dir
 
 
 class EditCorpus(InDir):
@@ -123,6 +123,27 @@ class View(InDir):
             view("a.txt", 0)
         with self.assertRaises(TypeError):
             view("a.txt", "1")
+
+
+@unittest.skipUnless(HAVE_IPYTHON, NO_IPYTHON)
+class ShownAsCellValue(InDir):
+    """A toolkit result that is a cell's last value is shown by IPython's text/plain formatter: as its repr,
+    character for character (IPython's own repr printing would break lines at every str.splitlines() break)."""
+
+    def test_the_formatter_shows_each_result_class_as_its_repr(self):
+        from IPython.core.formatters import PlainTextFormatter
+
+        from relm.toolkit import search, tests, web
+
+        text = "form\x0cfeed\x1cand\u2028separators"
+        self.put("f.py", f"a = 1\n{text}\n".encode())
+        found = search.Results([search.Match("f.py", 2, text)])
+        page = web.Page(text, {"url": "http://x", "status": 200})
+        hits = web.Results([web.Result(text, "http://x", text)])
+        report = tests.TestReport("make test", ".", 1, f"{text}\n", 0.1)
+        for value in (view("f.py"), found, page, hits, report):
+            with self.subTest(type(value).__name__):
+                self.assertEqual(PlainTextFormatter()(value), repr(value))
 
 
 class SpecialFiles(unittest.TestCase):

@@ -28,19 +28,17 @@ def public(fn):
     return call
 
 
-class Pretty:
-    """A value that IPython's display hook shows as its repr (the toolkit's results write their own)."""
-
-    def _repr_pretty_(self, p, cycle):
-        p.text(repr(self))
-
-
-class Shown(Pretty, str):
+class Shown(str):
     """A str whose repr is the text itself: as a cell's last expression it reads like printed output,
     and it is still a str (slice it, search it, print it)."""
 
     def __repr__(self):
         return str(self)
+
+    # IPython's display hook. Each result class defines its own: IPython takes a class's own __repr__
+    # before an inherited _repr_pretty_, and prints that repr broken at every str.splitlines() break.
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
 
 
 def cap(text, limit=OUTPUT_CAP, hint=""):

@@ -17,7 +17,7 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import OUTPUT_CAP, Pretty, Shown, cap, check_count, check_path, check_text, open_regular, public
+from ._text import OUTPUT_CAP, Shown, cap, check_count, check_path, check_text, open_regular, public
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 2_000  # matches read from a backend before it is stopped (more when max_results asks)
@@ -32,7 +32,7 @@ class Match(namedtuple("Match", "path line text")):
         return f"{self.path}:{self.line}: {self.text}"
 
 
-class Results(Pretty, list):
+class Results(list):
     """A list of results whose repr is one per line, with `note` (set when the list was capped)."""
 
     note = ""
@@ -49,6 +49,9 @@ class Results(Pretty, list):
                 + "\n[... more in the list than shown: slice or loop over it]"
             )
         return body + (f"\n[{self.note}]" if self.note else "")
+
+    def _repr_pretty_(self, p, cycle):  # its own, as Shown's (_text.py) says
+        p.text(repr(self))
 
 
 @public

@@ -11,7 +11,7 @@ import sys
 import time
 
 from ..keeper import kill
-from ._text import Pretty, open_regular, public
+from ._text import open_regular, public
 from .runners import parse
 
 TAIL = 4000  # chars of the raw output kept as .tail
@@ -19,7 +19,7 @@ TRACE = 3000  # chars of the first failure's trace
 NPM_DEFAULT_TEST = 'echo "Error: no test specified" && exit 1'
 
 
-class TestReport(Pretty):
+class TestReport:
     """What run_tests() found: `ok` (exit 0), `passed`, `failed`, `skipped` (None when the output gave no
     count), `failures` (failing test names), `first_failure` (its trace), `exit_code`, `command`,
     `runners` (the formats recognised), `duration` (s), `tail` (the end of the output) and `output`
@@ -69,6 +69,9 @@ class TestReport(Pretty):
             tail = self.output[-1500:].rstrip()
             out.append("last lines of the output:\n" + tail if tail else "(no output)")
         return "\n".join(out)
+
+    def _repr_pretty_(self, p, cycle):  # its own, as Shown's (_text.py) says
+        p.text(repr(self))
 
     def __bool__(self):
         return self.ok

@@ -8,7 +8,7 @@ cell cancels its request; the session's time budget (--max-time) stops it too.
 import base64
 
 from .. import calls
-from ._text import OUTPUT_CAP, Pretty, Shown, cap, public
+from ._text import OUTPUT_CAP, Shown, cap, public
 
 
 class WebError(Exception):
@@ -62,6 +62,9 @@ class Page(Shown):
         head = f"[{self.final_url} — {self.kind}, {len(self):,} chars"
         head += f", title: {self.title}]\n" if self.title else "]\n"
         return head + cap(str(self), OUTPUT_CAP, hint="the whole text is in the value (slice it, or grep it)")
+
+    def _repr_pretty_(self, p, cycle):  # its own, as Shown's (_text.py) says
+        p.text(repr(self))
 
 
 class Raw(bytes):
@@ -191,7 +194,7 @@ class Result:
         return f"Result(title={self.title!r}, url={self.url!r}, snippet={_short(self.snippet, 120)!r})"
 
 
-class Results(Pretty, list):
+class Results(list):
     """search()'s hits, best first: a list of Result, shown one per entry."""
 
     provider = None
@@ -206,6 +209,9 @@ class Results(Pretty, list):
             if r.snippet:
                 lines.append(f"   {_short(r.snippet, 300)}")
         return cap("\n".join(lines), OUTPUT_CAP)
+
+    def _repr_pretty_(self, p, cycle):  # its own, as Shown's (_text.py) says
+        p.text(repr(self))
 
 
 def _short(text, limit):
