@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { describeSpend } from "../agent/budget/budget.js";
+import { describeSpend, goOnPastBudget, outOfBudgetRefusal } from "../agent/budget/budget.js";
 import type { Agent } from "../agent/core/agent.js";
 import { commandFolders, expandCustomLine, loadCustomCommands, withCustom } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
@@ -169,9 +169,14 @@ export async function interactive(
           host = hosted.host;
           await applyPending(host.call, pending);
         }
-        const outcome = await host.ask(line);
-        if (outcome.status === "budget") io.stdout.write(`${outcome.stop.message}\n`);
-        if (outcome.status === "error") io.stdout.write(`error: ${outcome.message}\n`);
+        // Out of budget, the message is refused as the host refuses a send (a turn would only stop).
+        const over = session.budget.check();
+        const outcome = over ? undefined : await host.ask(line);
+        if (over) io.stdout.write(`${outOfBudgetRefusal(session.id, over, "attached")}\n`);
+        // The stop itself was shown with the turn's events: what is left to say is how to go on.
+        if (outcome?.status === "budget")
+          io.stdout.write(`to go on: ${goOnPastBudget(session.id, outcome.stop, "attached")}\n`);
+        if (outcome?.status === "error") io.stdout.write(`error: ${outcome.message}\n`);
       } catch (error) {
         io.stdout.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       } finally {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CONTEXT_WINDOW } from "../../src/agent/compaction/windows.js";
 import { formatTokens } from "../../src/commands/format.js";
 import { runRelm } from "../support/cli.js";
-import { untilJournal, useTui } from "../support/tui.js";
+import { sessionIds, untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
 
@@ -97,5 +97,33 @@ describe("terminal UI status line", () => {
     const screen = await ui.waitFor("not running: your next message resumes it");
     expect(screen, ui.dump()).toContain("kernel stopped");
     expect(screen).not.toContain("kernel busy");
+  });
+
+  it("out of budget, a message is refused with the step from the UI: /quit, then relm --resume", async () => {
+    const rig = await startRig("openai", {
+      script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
+    });
+    const ui = open(rig, ["--max-turns", "1"], { cols: 200 });
+    await ui.waitFor("new session");
+    await ui.type("first");
+    await ui.press("enter");
+    await ui.waitFor("answered: first");
+    await ui.type("second");
+    await ui.press("enter");
+    const [id] = sessionIds(rig.home);
+    const screen = await ui.waitFor("out of budget, message not delivered");
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      `to go on, resume it with a higher limit: /quit, then relm --resume ${id} --max-turns HIGHER`,
+    );
+    expect(screen).not.toContain("relm stop");
+    // The step works from here.
+    await ui.type("/quit");
+    await ui.press("enter");
+    await ui.waitForExit();
+    const again = open(rig, ["--resume", id as string, "--max-turns", "2"], { cols: 200 });
+    await again.waitFor("answered: first");
+    await again.type("third");
+    await again.press("enter");
+    await again.waitFor(/answered: \[relm\][\s\S]*third/);
   });
 });
