@@ -49,7 +49,7 @@ export async function interactive(
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
   // A new session's mode (a resumed one runs in the mode it remembers); a bad mode word stops here.
   const mode = start.resumeId ? "" : ` · mode ${sessionMode(flags, config, io.env).mode}`;
-  io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}${mode}\n/help for commands\n`);
+  io.stdout.write(`relm · ${client.model} via ${client.via} · ${io.cwd}${mode}\n/help for commands\n`);
   if (start.resumeId) io.stdout.write(`continuing session ${start.resumeId}\n`);
 
   let session: Agent | undefined;

@@ -86,8 +86,8 @@ export function hostCommands(host: CommandHost): CommandHandlers {
           throw new RpcError(RPC.refused, `model: ${(error as Error).message}`);
         }
       }
-      const { model, provider } = session.model.current;
-      return { model, provider };
+      const { model, via } = session.model.current;
+      return { model, provider: via };
     },
     goal: (p) => {
       if (p.text !== undefined) session.goal.set(p.text);

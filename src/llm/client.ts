@@ -57,6 +57,7 @@ export function createModelClient(options: ClientOptions): ModelClient {
   };
   return {
     provider: options.provider,
+    via: options.via ?? options.provider,
     model: options.model,
     acceptsImages,
     price,

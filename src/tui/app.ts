@@ -48,7 +48,14 @@ export interface AppOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   home: string;
-  configured: { model: string; provider: string; baseUrl: string; apiKey?: string; preset?: string };
+  configured: {
+    model: string;
+    provider: string;
+    via: string;
+    baseUrl: string;
+    apiKey?: string;
+    preset?: string;
+  };
   /**
    * The mode a new session starts in (flags, RELM_MODE, config or the default) and why it is full if
    * the default had to be; and whether this machine can sandbox at all (shift+tab skips what it cannot).
@@ -137,7 +144,7 @@ export class App implements AppControl {
       () => ({
         info: this.figures.info,
         model: this.pending.model ?? this.configured.model,
-        provider: this.configured.provider,
+        provider: this.configured.via,
         cwd: this.cwd,
         branch: options.branch,
         link: this.link.state,

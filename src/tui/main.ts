@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { ProcessTerminal, TUI } from "@mariozechner/pi-tui";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
-import { relmHomeFrom, resolveConfig } from "../config/config.js";
+import { endpointName, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { describeMode } from "../config/permission-mode.js";
@@ -76,6 +76,7 @@ function configured(env: NodeJS.ProcessEnv, flags: TuiFlags): AppOptions["config
   return {
     model: config.model.model ?? "",
     provider: config.model.provider,
+    via: endpointName(config.model),
     baseUrl: config.model.baseUrl,
     apiKey: config.model.apiKey,
     preset: config.model.preset,

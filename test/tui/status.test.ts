@@ -126,4 +126,18 @@ describe("terminal UI status line", () => {
     await again.press("enter");
     await again.waitFor(/answered: \[relm\][\s\S]*third/);
   });
+
+  it("names the preset chosen (ollama here) before and after the session starts, not its wire format", async () => {
+    const rig = await startRig("openai", { script: [{ text: "hi" }] }, { env: { RELM_PROVIDER: "ollama" } });
+    const via = `scripted via ollama at ${new URL(rig.model.openaiBaseUrl).host}`;
+    const ui = open(rig, [], { cols: 160 });
+    await ui.waitFor(via);
+    await ui.type("hello");
+    await ui.press("enter");
+    await ui.waitFor("✓ 1 model call");
+    await ui.type("/cost");
+    await ui.press("enter");
+    const shown = await ui.waitFor(`model        ${via}`);
+    expect(shown).not.toContain("via openai");
+  });
 });
