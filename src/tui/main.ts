@@ -19,7 +19,7 @@ import { loginFlow } from "./dialogs/login.js";
 import { reachedBy } from "./dialogs/login-subscription.js";
 import { askProjectTrustDialog } from "./dialogs/trust-dialog.js";
 import { chooseFirstModel } from "./first-model.js";
-import { renderInputEagerly } from "./input/eager-input.js";
+import { drawNow, paceFrames } from "./input/eager-input.js";
 import { DEFAULT_PASTE_THRESHOLD } from "./input/pastes.js";
 import { pickSession } from "./slash-session.js";
 import { makeTheme } from "./theme.js";
@@ -105,14 +105,17 @@ function pasteThreshold(env: NodeJS.ProcessEnv): number {
 /** Runs `body` with the terminal in the UI's hands, and gives it back whatever happens. */
 async function withTerminal<T>(body: (tui: TUI) => Promise<T>): Promise<T> {
   const tui = new TUI(new ProcessTerminal());
-  renderInputEagerly(tui);
+  paceFrames(tui);
   const restore = () => tui.stop();
+  const resized = () => drawNow(tui); // not at a paced slot
   process.once("exit", restore);
+  process.stdout.on("resize", resized);
   try {
     tui.start();
     return await body(tui);
   } finally {
     process.off("exit", restore);
+    process.stdout.off("resize", resized);
     tui.stop();
   }
 }
