@@ -13,6 +13,7 @@ import { relmVersion } from "../config/version.js";
 import { gitBranch } from "../host/info.js";
 import { listSessions } from "../host/states/discovery.js";
 import { cachedProbe } from "../kernel/sandbox/index.js";
+import { checkPricedForMaxCost } from "../llm/index.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
 import { loginFlow } from "./dialogs/login.js";
@@ -124,6 +125,7 @@ async function withTerminal<T>(body: (tui: TUI) => Promise<T>): Promise<T> {
 export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promise<number> {
   // Configuration mistakes are reported before the screen is taken over.
   const initial = configured(io.env, flags);
+  checkPricedForMaxCost(flags.maxCost, resolveConfig(io.env, flags));
   const home = relmHomeFrom(io.env);
   if (start.sessionId) resolveSessionId(sessionsDir(home), start.sessionId);
   const mode = startMode(io.env, flags, home);

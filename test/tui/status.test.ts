@@ -140,4 +140,13 @@ describe("terminal UI status line", () => {
     const shown = await ui.waitFor(`model        ${via}`);
     expect(shown).not.toContain("via openai");
   });
+
+  it("--max-cost for a model without a price is refused before the screen is taken, not at the first message", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never asked" }] });
+    const ui = open(rig, ["--max-cost", "1"], { cols: 160 });
+    const exit = await ui.waitForExit();
+    expect(exit.exitCode).not.toBe(0);
+    expect(ui.output()).toContain('--max-cost needs the price of "scripted", which relm does not know');
+    expect(ui.output()).not.toContain("new session");
+  });
 });

@@ -369,6 +369,23 @@ describe("budgets are the session's, across revivals and resumes", () => {
     expect(rig.model.requests).toHaveLength(2);
   });
 
+  it("--max-cost for a model without a price is refused at once by line mode and --detach, not at the first message", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never asked" }] });
+    const said = `--max-cost needs the price of "scripted", which relm does not know`;
+    const line = await runRelm(["--max-cost", "1"], { env: rig.env, cwd: rig.cwd, input: "hello\n/exit\n" });
+    expect(line.code).not.toBe(0);
+    expect(line.stderr).toContain(said);
+    expect(line.stdout).not.toContain("/help for commands"); // before the prompt
+    const detached = await runRelm(["run", "--detach", "--max-cost", "1", "task"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(detached.code).toBe(line.code);
+    expect(detached.stderr).toContain(said);
+    expect(detached.stderr).not.toContain("session host exited"); // said here, no host started for it
+    expect(rig.model.requests).toHaveLength(0);
+  });
+
   it("a schedule's ticks start no turn in a session out of budget: dropped, said once", async () => {
     const { rig, run, id } = await spentSession();
     const add = await run(["schedule", "add", id, "--every", "1s", "tick"]);
