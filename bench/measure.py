@@ -19,6 +19,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -74,6 +75,13 @@ def reap_orphans():
             time.sleep(0.001)
 
 
+def drain(pipe, chunks):
+    """Reads `pipe` to its end as it comes: the command is never held on a full pipe, and what it said is
+    here whether or not a leftover of it keeps the pipe open past ORPHAN_WAIT."""
+    while chunk := pipe.read1(1 << 16):
+        chunks.append(chunk)
+
+
 def main():
     cmd = sys.argv[1:]
     if sys.platform.startswith("linux"):
@@ -85,6 +93,9 @@ def main():
         poll, cmd = False, cmd[1:]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    said = []
+    reader = threading.Thread(target=drain, args=(proc.stderr, said), daemon=True)
+    reader.start()
     peak = 0
     peak_pss = 0
     last_pss = 0.0
@@ -97,8 +108,10 @@ def main():
         time.sleep(0.001)
     proc.wait()
     wall = time.perf_counter() - start
-    err = proc.stderr.read().decode(errors="replace")
     reap_orphans()
+    # The end of the pipe, once every writer is gone; one still there past ORPHAN_WAIT is not waited for.
+    reader.join(0.5)
+    err = b"".join(said).decode(errors="replace")
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(json.dumps({"wall_ms": wall * 1000, "peak_rss_sum_kb": peak, "max_rss_kb": usage.ru_maxrss,
                       "peak_pss_sum_kb": peak_pss,

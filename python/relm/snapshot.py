@@ -51,6 +51,7 @@ SMALL = 64 << 10
 VALUE_SECONDS = variables.VALUE_SECONDS
 SLOW = f"took over {VALUE_SECONDS:g} s to pickle: not saved"
 SLOW_LOAD = f"took over {VALUE_SECONDS:g} s to unpickle: not restored"
+NOT_A_FILE = "its file is not a regular file (a FIFO, a device): not restored"
 
 _IMMUTABLE = (str, bytes, int, float, complex, bool, type(None), frozenset, range)
 _CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
@@ -123,15 +124,24 @@ def _large_to_write(directory, namespace, hidden, exported, max_var, max_big):
     return items
 
 
+def _open_regular(path):
+    """`path` opened to read, or None when it is no regular file. Without waiting: a cell can write this
+    folder, and open() of a FIFO there waits for a writer for ever (the snapshot, or the resume, with it)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    os.set_blocking(fd, True)
+    return open(fd, "rb")
+
+
 def read_manifest(directory):
     try:
-        # Without waiting: a cell can write this folder, and open() of a FIFO there waits for a writer for
-        # ever (the snapshot, or the resume, with it). Not a regular file: no manifest; the next replaces it.
-        fd = os.open(os.path.join(directory, MANIFEST), os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-        with open(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return {}
-            os.set_blocking(fd, True)
+        # Not a regular file: no manifest; the next snapshot replaces it.
+        f = _open_regular(os.path.join(directory, MANIFEST))
+        if f is None:
+            return {}
+        with f:
             manifest = json.load(f)
     except (OSError, ValueError):
         return {}
@@ -149,9 +159,12 @@ def restore(directory, namespace):
         try:
             # Unpickling runs the value's own code (a __reduce__'s callable, a __setstate__): one that
             # blocks would hang the resume for good, as pickling it would a snapshot.
-            with variables.time_limit(VALUE_SECONDS):
-                with open(os.path.join(directory, files.get(name, f"{name}.pkl")), "rb") as f:
-                    value = pickle.load(f)
+            f = _open_regular(os.path.join(directory, files.get(name, f"{name}.pkl")))
+            if f is None:
+                failed.append({"name": name, "reason": NOT_A_FILE})
+                continue
+            with f, variables.time_limit(VALUE_SECONDS):
+                value = pickle.load(f)
         except variables.TooSlow:
             failed.append({"name": name, "reason": SLOW_LOAD})
             continue

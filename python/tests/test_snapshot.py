@@ -330,6 +330,17 @@ class SnapshotTests(unittest.TestCase):
         self.assertEqual([f["name"] for f in report["failed"]], ["bad"])
         self.assertIn("UnpicklingError", report["failed"][0]["reason"])
 
+    def test_a_fifo_at_a_value_file_is_said_to_be_no_regular_file_without_waiting(self):
+        # A cell can write the snapshot folder: a FIFO there held the restore in open() until the 5 s
+        # unpickling limit, which then blamed the unpickling.
+        take(self.dir, {"good": 1, "pipe": 2})
+        os.unlink(file_of(self.dir, "pipe"))
+        os.mkfifo(file_of(self.dir, "pipe"))
+        fresh = {}
+        report = snapshot.restore(self.dir, fresh)
+        self.assertEqual(fresh, {"good": 1})
+        self.assertEqual(report["failed"], [{"name": "pipe", "reason": "its file is not a regular file (a FIFO, a device): not restored"}])
+
     def test_a_snapshot_written_by_an_older_relm_still_restores(self):
         os.makedirs(self.dir)
         with open(os.path.join(self.dir, "old.pkl"), "wb") as f:

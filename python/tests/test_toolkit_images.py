@@ -6,7 +6,7 @@ import struct
 import unittest
 import zlib
 
-from relm.toolkit import images, web
+from relm.toolkit import _text, images, web
 from relm.toolkit.images import look
 
 from .support import temp_dir
@@ -112,6 +112,14 @@ class Files(unittest.TestCase):
         huge = jpeg_header(9000, 6000)
         with self.assertRaisesRegex(ValueError, r"too big to send as it is .*9000×6000 px.*pip install pillow"):
             images._encode(self.write("huge.jpg", huge), 1568, "huge.jpg")
+
+    def test_a_file_over_the_toolkit_cap_is_refused_unread(self):
+        # Read whole, a sparse file of terabytes filled the kernel's memory with zeros before anything was said.
+        path = os.path.join(self.dir, "huge.png")
+        with open(path, "wb") as f:
+            f.truncate(_text.FILE_CAP + 1)
+        with self.assertRaisesRegex(_text.FileTooLarge, r"is 268,435,457 bytes, more than the 268,435,456 look\(\) read of a file: make a smaller image"):
+            images._encode(path, 1568, "huge.png")
 
     def test_misuse_is_refused_before_anything_else(self):
         with self.assertRaisesRegex(TypeError, "look\\(\\) takes a file path"):

@@ -5,8 +5,9 @@ import os
 import shutil
 import subprocess
 import unittest
+from unittest import mock
 
-from relm.toolkit import search
+from relm.toolkit import _text, search
 from relm.toolkit.search import Match, glob, grep, tree
 
 from .support import temp_dir
@@ -401,3 +402,32 @@ class IgnoreMatcher(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TooLarge(unittest.TestCase):
+    """Python's search reads a file whole: one over the toolkit's cap (a sparse file of terabytes filled the
+    kernel's memory with zeros) is refused when named, passed over in a folder."""
+
+    def setUp(self):
+        self.old_cwd, self.old_path = os.getcwd(), os.environ["PATH"]
+        self.addCleanup(os.chdir, self.old_cwd)
+        self.addCleanup(os.environ.__setitem__, "PATH", self.old_path)
+        os.chdir(temp_dir(self))
+        with open("huge.log", "wb") as f:
+            f.truncate(_text.FILE_CAP + 1)
+        with open("small.txt", "w") as f:
+            f.write("needle\n")
+
+    def test_a_file_over_the_cap_named_is_refused_unread(self):
+        with self.assertRaisesRegex(_text.FileTooLarge, r"^huge.log is 268,435,457 bytes, more than the 268,435,456 grep\(\) read of a file: read a part"):
+            grep("needle", "huge.log")
+
+    def test_a_file_over_the_cap_in_a_folder_is_passed_over_by_python(self):
+        # A cap of 10 bytes here, so that a text file over it would be found if it were read.
+        with open("big.txt", "w") as f:
+            f.write("needle in a file over the cap\n")
+        os.environ["PATH"] = without(self, "rg", "git")
+        with mock.patch.object(search, "FILE_CAP", 10, create=True):
+            found = grep("needle")
+        self.assertEqual((found.backend, [tuple(m) for m in found]), ("python", [("small.txt", 1, "needle")]))
+

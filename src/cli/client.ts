@@ -1,4 +1,4 @@
-import { noModelMessage, type ResolvedConfig } from "../config/config.js";
+import { endpointName, noModelMessage, type ResolvedConfig } from "../config/config.js";
 import { ConfigError } from "../config/errors.js";
 import { subscriptionClientOptions } from "../llm/auth/client-options.js";
 import { createModelClient } from "../llm/index.js";
@@ -11,6 +11,7 @@ export function buildClient(config: ResolvedConfig, model?: string): ModelClient
   if (!name) throw new ConfigError(noModelMessage());
   return createModelClient({
     provider: m.provider,
+    via: endpointName(m),
     baseUrl: m.baseUrl,
     apiKey: m.apiKey,
     model: name,

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import { describeSpend } from "../agent/budget/budget.js";
+import { describeSpend, goOnPastBudget, outOfBudgetRefusal } from "../agent/budget/budget.js";
 import type { Agent } from "../agent/core/agent.js";
 import { commandFolders, expandCustomLine, loadCustomCommands, withCustom } from "../commands/custom.js";
 import { runCommandLine } from "../commands/run.js";
@@ -45,7 +45,7 @@ export async function interactive(flags: SessionSpec, io: RunIo, start: Interact
   const rl = createInterface({ input: process.stdin, output: io.stdout as NodeJS.WriteStream, prompt: "› " });
   // A new session's mode (a resumed one runs in the mode it remembers); a bad mode word stops here.
   const mode = start.resumeId ? "" : ` · mode ${sessionMode(flags, config, io.env).mode}`;
-  io.stdout.write(`relm · ${client.model} via ${client.provider} · ${io.cwd}${mode}\n/help for commands\n`);
+  io.stdout.write(`relm · ${client.model} via ${client.via} · ${io.cwd}${mode}\n/help for commands\n`);
   if (start.resumeId) io.stdout.write(`continuing session ${start.resumeId}\n`);
 
   let session: Agent | undefined;
@@ -165,9 +165,14 @@ export async function interactive(flags: SessionSpec, io: RunIo, start: Interact
           host = hosted.host;
           await applyPending(host.call, pending);
         }
-        const outcome = await host.ask(line);
-        if (outcome.status === "budget") io.stdout.write(`${outcome.stop.message}\n`);
-        if (outcome.status === "error") io.stdout.write(`error: ${outcome.message}\n`);
+        // Out of budget, the message is refused as the host refuses a send (a turn would only stop).
+        const over = session.budget.check();
+        const outcome = over ? undefined : await host.ask(line);
+        if (over) io.stdout.write(`${outOfBudgetRefusal(session.id, over, "attached")}\n`);
+        // The stop itself was shown with the turn's events: what is left to say is how to go on.
+        if (outcome?.status === "budget")
+          io.stdout.write(`to go on: ${goOnPastBudget(session.id, outcome.stop, "attached")}\n`);
+        if (outcome?.status === "error") io.stdout.write(`error: ${outcome.message}\n`);
       } catch (error) {
         io.stdout.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       } finally {

@@ -9,6 +9,7 @@ import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
 import { parseApprove } from "../config/approvals.js";
 import type { ResolvedConfig } from "../config/config.js";
 import { type AboveChecks, checkSpec, type SessionSpec } from "../config/options.js";
+import { checkPricedForMaxCost } from "../llm/index.js";
 import { parseAllowWeb } from "../web/policy.js";
 
 interface Context {
@@ -46,4 +47,5 @@ export function checkSessionSpec(
   config: ResolvedConfig,
 ): void {
   checkSpec(spec, ABOVE, { spec, cwd: io.cwd, env: io.env, config });
+  checkPricedForMaxCost(spec.maxCost, config);
 }

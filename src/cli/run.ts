@@ -1,5 +1,5 @@
 import { constants as osConstants } from "node:os";
-import { describeSpend } from "../agent/budget/budget.js";
+import { describeSpend, goOnPastBudget } from "../agent/budget/budget.js";
 import type { AgentEvent, EventSink } from "../agent/core/events.js";
 import type { AutonomousOutcome, AutonomySettings } from "../agent/gates/autonomy.js";
 import { UsageError } from "../config/errors.js";
@@ -148,12 +148,8 @@ function report(
   } else if (outcome?.status === "error" && !shown.has(redact(outcome.message))) {
     io.stderr.write(`relm: ${redact(outcome.message)}\n`);
   }
-  // Budgets hold across resumes (what was spent still counts): going on past one needs it raised. Not
-  // --max-time: it starts again at the resume (an idle session spends no time), so a plain resume goes on.
   const resume =
-    outcome?.status === "budget" && outcome.stop.budget !== "max-time"
-      ? `relm run --resume ${id} --${outcome.stop.budget} HIGHER (what it spent still counts)`
-      : `relm run --resume ${id}`;
+    outcome?.status === "budget" ? goOnPastBudget(id, outcome.stop, "ended") : `relm run --resume ${id}`;
   io.stderr.write(`session ${id}: relm export ${id} --format md, or ${resume}\n`);
 }
 

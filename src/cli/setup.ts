@@ -13,7 +13,7 @@ import type { WebSettings } from "../agent/kernel-api/web.js";
 import { isRemoteKernel } from "../agent/mode-choice.js";
 import { parseApprove } from "../config/approvals.js";
 import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
-import { ConfigError, UsageError } from "../config/errors.js";
+import { UsageError } from "../config/errors.js";
 import type { LearnSettings } from "../config/learn-config.js";
 import { numberOf, type SessionSpec } from "../config/options.js";
 import { type PermissionMode, sandboxed } from "../config/permission-mode.js";
@@ -24,7 +24,7 @@ import { projectSteering, untrusted } from "../host/project-trust.js";
 import { rememberFlags, withRememberedFlags } from "../host/session-flags.js";
 import { UsageTally } from "../host/states/tree-usage.js";
 import { sessionHarness } from "../learning/attach/harness-setup.js";
-import { createModelClient } from "../llm/index.js";
+import { checkPricedForMaxCost, createModelClient } from "../llm/index.js";
 import type { ClientOptions } from "../llm/types.js";
 import { loadMcpConfig } from "../mcp/index.js";
 import { editorMcpFile, resolveSessionId, sessionDir, sessionsDir } from "../session/index.js";
@@ -103,12 +103,7 @@ function prepareTree(
   // Kernels the user sends elsewhere (ssh, slurm, cmd:…) are not this machine's sandbox's to confine:
   // there the default stays full, as before modes existed.
   const mode = sessionMode({ ...flags, kernel: target }, config, io.env);
-  if (limits.maxCost !== undefined && client.price === null) {
-    throw new ConfigError(
-      `--max-cost needs the price of "${client.model}", which relm does not know. Add it to ${config.configPath} ` +
-        `as {"prices": {"${client.model}": {"input": USD_PER_MTOK, "output": USD_PER_MTOK}}}`,
-    );
-  }
+  checkPricedForMaxCost(limits.maxCost, config, client.price, client.model);
   // A new session's own scope is empty by definition; a resumed one brings its lessons back.
   const harness = sessionHarness(
     { cwd: io.cwd, home: config.home, sessionDir: resumeId ? sessionDir(config.home, resumeId) : undefined },

@@ -334,6 +334,17 @@ export function resolveConfig(
   return resolved;
 }
 
+/**
+ * The endpoint as the person chose it, for the session header and the status line: the subscription, or
+ * the preset (not the wire format it speaks: "qwen3 via ollama"), with the server's host when a base URL
+ * was set ("via openai at gpu-box:8000": not OpenAI's own API).
+ */
+export function endpointName(m: ModelConfig): string {
+  if (m.subscription) return `${m.subscription.id} subscription`;
+  // Parses: checkBaseUrl refused any base URL that does not.
+  return m.sources.baseUrl === "default" ? m.preset : `${m.preset} at ${new URL(m.baseUrl).host}`;
+}
+
 /** The error shown when no model is configured: exactly what to set, with a local example. */
 export function noModelMessage(): string {
   return [

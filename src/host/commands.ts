@@ -3,6 +3,7 @@
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { outOfBudgetRefusal } from "../agent/budget/budget.js";
 import { compactAgent } from "../agent/compaction/compact-agent.js";
 import type { Agent } from "../agent/core/agent.js";
 import type { AgentEvent } from "../agent/core/events.js";
@@ -47,7 +48,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
   };
   return {
     send: (p) => {
-      refuseOverBudget(host);
+      refuseOverBudget(host, p.attached === true ? "attached" : "live");
       const busy = host.busy;
       const images = p.images ?? [];
       const client = session.model.current;
@@ -65,7 +66,7 @@ export function hostCommands(host: CommandHost): CommandHandlers {
     },
     // A message from another session (send() in its kernel): journaled as it arrives, then delivered.
     message: (p) => {
-      refuseOverBudget(host); // as for a person's message: a turn would only stop
+      refuseOverBudget(host, "live"); // as for a person's message: a turn would only stop
       session.record({ type: "message", from: p.from, to: host.id, text: p.text });
       host.deliver({ from: p.from, text: p.text });
       return { delivered: true };
@@ -79,8 +80,8 @@ export function hostCommands(host: CommandHost): CommandHandlers {
           throw refused(`model: ${(error as Error).message}`);
         }
       }
-      const { model, provider } = session.model.current;
-      return { model, provider };
+      const { model, via } = session.model.current;
+      return { model, provider: via };
     },
     goal: (p) => {
       if (p.text !== undefined) session.goal.set(p.text);
@@ -201,14 +202,9 @@ async function plugin(session: Agent, method: string, p: Record<string, unknown>
  * A message to a session whose budget is spent is refused, not started as a turn that stops at once:
  * budgets are hard (a revived host carries the spend), so only a resume with a higher limit goes on.
  */
-function refuseOverBudget(host: CommandHost): void {
+function refuseOverBudget(host: CommandHost, from: "live" | "attached"): void {
   const stop = host.session.budget.check();
-  if (!stop) return;
-  const flag = `--${stop.budget}`;
-  throw refused(
-    `session ${host.id} is out of budget, message not delivered: ${stop.message}; to go on, resume it ` +
-      `with a higher limit: relm stop ${host.id}, then relm run --resume ${host.id} ${flag} HIGHER "your message"`,
-  );
+  if (stop) throw refused(outOfBudgetRefusal(host.id, stop, from));
 }
 
 /** `/heartbeat`: every + prompt adds one, off cancels them all, nothing lists them. */

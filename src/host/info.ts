@@ -68,7 +68,7 @@ export function sessionInfo(
     id: session.id,
     title: options.title,
     cwd: options.cwd,
-    provider: client.provider,
+    provider: client.via,
     model: client.model,
     status: board.status,
     ...(board.reason !== undefined ? { reason: board.reason } : {}),

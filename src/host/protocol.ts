@@ -173,7 +173,13 @@ export const HOST_METHODS = {
    * when the model takes images; `imagesNotSent` says why they did not.
    */
   send: method<{ delivered: "now" | "at the next turn boundary"; imagesNotSent?: string }>()(
-    v.object({ text: v.string("text must be a string"), variables: userVariables, images: userImages }),
+    v.object({
+      text: v.string("text must be a string"),
+      variables: userVariables,
+      images: userImages,
+      /** Typed in the terminal UI, open on this session: a refusal names the step that works from there. */
+      attached: v.optional(v.boolean("attached must be true or false")),
+    }),
   ),
   /**
    * The person's `!command`: run in the session's kernel between turns as a cell of its own (journaled),

@@ -7,7 +7,7 @@ import { type HttpCall, sendWithRetries } from "./http.js";
 import { outputLimit, TokenEstimator } from "./limits.js";
 import { openaiWire } from "./openai.js";
 import { fillBaseUrl, presetHeaders, sendsCacheKey, withQuery } from "./presets.js";
-import { computeCost, guessAcceptsImages, lookupPrice } from "./pricing.js";
+import { computeCost, guessAcceptsImages, priceIn } from "./pricing.js";
 import { responsesWire } from "./responses.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { DEFAULT_MAX_EVENT_BYTES } from "./sse.js";
@@ -36,7 +36,7 @@ export function createModelClient(options: ClientOptions): ModelClient {
   // run with the server's own output limit.
   const section = { section: options.catalog };
   const acceptsImages = options.acceptsImages ?? guessAcceptsImages(options.provider, options.model, section);
-  const price = options.price ?? (options.local ? null : lookupPrice(options.model, section));
+  const price = priceIn(options);
   const policy: RetryPolicy = {
     maxAttempts: options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
     retryBaseMs: options.retryBaseMs ?? DEFAULT_RETRY_POLICY.retryBaseMs,
@@ -57,6 +57,7 @@ export function createModelClient(options: ClientOptions): ModelClient {
   };
   return {
     provider: options.provider,
+    via: options.via ?? options.provider,
     model: options.model,
     acceptsImages,
     price,

@@ -1,6 +1,7 @@
 // Prices and capabilities of known models, from the model catalog (catalog/models.json). Unknown models
 // get a null cost rather than a wrong one, and ClientOptions.price / acceptsImages override the catalog.
 
+import { ConfigError } from "../config/errors.js";
 import { type FindOptions, findModel, normalizeModelName } from "./catalog/index.js";
 import type { Price, Provider, Usage } from "./types.js";
 
@@ -12,6 +13,35 @@ export { normalizeModelName } from "./catalog/index.js";
  */
 export function lookupPrice(model: string, options: FindOptions = {}): Price | null {
   return findModel(model, options)?.price ?? null;
+}
+
+/** A client's prices: configured, else the catalog's (its endpoint's section first); a local server's: none. */
+export function priceIn(o: {
+  model: string;
+  price?: Price;
+  local?: boolean;
+  catalog?: string;
+}): Price | null {
+  return o.price ?? (o.local ? null : lookupPrice(o.model, { section: o.catalog }));
+}
+
+/**
+ * --max-cost counts what each call costs: with no price for the model it cannot hold. Asked where the
+ * session is built (cli/setup.ts), and by the front ends that start it later, so the mistake shows at
+ * once (`price` undefined: looked up for the configured model; none configured: nothing to check yet).
+ */
+export function checkPricedForMaxCost(
+  maxCost: number | string | undefined,
+  config: { configPath: string; model: { model?: string; price?: Price; local?: boolean; catalog?: string } },
+  price?: Price | null,
+  model = config.model.model,
+): void {
+  if (maxCost === undefined || model === undefined) return;
+  if ((price === undefined ? priceIn({ ...config.model, model }) : price) !== null) return;
+  throw new ConfigError(
+    `--max-cost needs the price of "${model}", which relm does not know. Add it to ${config.configPath} ` +
+      `as {"prices": {"${model}": {"input": USD_PER_MTOK, "output": USD_PER_MTOK}}}`,
+  );
 }
 
 /** The catalog's word when it knows the model, else a guess from the name. */

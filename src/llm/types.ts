@@ -159,6 +159,8 @@ export type StreamEvent =
 
 export interface ModelClient {
   readonly provider: Provider;
+  /** The endpoint as the person chose it, for what a person reads (ClientOptions.via, else the provider). */
+  readonly via: string;
   readonly model: string;
   readonly acceptsImages: boolean;
   /** Prices in effect (ClientOptions.price, else the built-in table), or null when unknown. */
@@ -199,6 +201,8 @@ export interface ClientOptions extends PresetRequestShape {
    * variable is named.
    */
   origins?: SettingOrigins;
+  /** The endpoint as the person chose it (a preset, a subscription, a server's host); default the provider. */
+  via?: string;
   /** Use server-sent events; default true. */
   stream?: boolean;
   /** Total tries including the first; default 5. */

@@ -22,7 +22,14 @@ export interface AppApi {
   readonly agents: AgentsModel;
   readonly info: SessionInfo | undefined;
   /** Model and provider new sessions start with (config, or what /model chose before the first message). */
-  readonly configured: { model: string; provider: string; baseUrl: string; apiKey?: string; preset?: string };
+  readonly configured: {
+    model: string;
+    provider: string;
+    via: string;
+    baseUrl: string;
+    apiKey?: string;
+    preset?: string;
+  };
   /** Chosen before the first message; sent with it when the session starts. */
   readonly pending: PendingStart;
   readonly busy: boolean;

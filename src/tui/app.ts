@@ -23,6 +23,7 @@ import { headerBlock } from "./header.js";
 import { helpLines } from "./help.js";
 import { HostFigures } from "./host-figures.js";
 import { RelmCompletion } from "./input/completion.js";
+import { drawNow } from "./input/eager-input.js";
 import { InputHistory } from "./input/history.js";
 import { ImageAttachments } from "./input/images.js";
 import { InputEditor } from "./input/input-editor.js";
@@ -48,7 +49,14 @@ export interface AppOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   home: string;
-  configured: { model: string; provider: string; baseUrl: string; apiKey?: string; preset?: string };
+  configured: {
+    model: string;
+    provider: string;
+    via: string;
+    baseUrl: string;
+    apiKey?: string;
+    preset?: string;
+  };
   /**
    * The mode a new session starts in (flags, RELM_MODE, config or the default) and why it is full if
    * the default had to be; and whether this machine can sandbox at all (shift+tab skips what it cannot).
@@ -138,7 +146,7 @@ export class App implements AppControl {
       () => ({
         info: this.figures.info,
         model: this.pending.model ?? this.configured.model,
-        provider: this.configured.provider,
+        provider: this.configured.via,
         cwd: this.cwd,
         branch: options.branch,
         link: this.link.state,
@@ -247,7 +255,10 @@ export class App implements AppControl {
     if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
     // A sub-agent's streamed output shows only in its own view: with none open, it changes nothing on
     // screen, and eight children printing every 20 ms would otherwise lay out 60 frames a second.
-    if (changed || !(event.agent && isDelta(event))) this.tui.requestRender();
+    // The root's other events end or start a block (its text complete, a cell's result): drawn at once,
+    // not at the slot the pacing gives a frame (input/eager-input.ts).
+    if (!event.agent && !isDelta(event)) drawNow(this.tui);
+    else if (changed || !(event.agent && isDelta(event))) this.tui.requestRender();
   }
 
   private onLinkState(state: LinkState, detail?: string): void {

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { ProcessTerminal, TUI } from "@mariozechner/pi-tui";
 import { isRemoteKernel, modeOf } from "../agent/mode-choice.js";
-import { type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
+import { endpointName, type ResolvedConfig, relmHomeFrom, resolveConfig } from "../config/config.js";
 import { UsageError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { describeMode } from "../config/permission-mode.js";
@@ -13,13 +13,14 @@ import { relmVersion } from "../config/version.js";
 import { gitBranch } from "../host/info.js";
 import { listSessions } from "../host/states/discovery.js";
 import { cachedProbe } from "../kernel/sandbox/index.js";
+import { checkPricedForMaxCost } from "../llm/index.js";
 import { resolveSessionId, sessionsDir } from "../session/index.js";
 import { App, type AppOptions } from "./app.js";
 import { loginFlow } from "./dialogs/login.js";
 import { reachedBy } from "./dialogs/login-subscription.js";
 import { askProjectTrustDialog } from "./dialogs/trust-dialog.js";
 import { chooseFirstModel } from "./first-model.js";
-import { renderInputEagerly } from "./input/eager-input.js";
+import { drawNow, paceFrames } from "./input/eager-input.js";
 import { DEFAULT_PASTE_THRESHOLD } from "./input/pastes.js";
 import { pickSession } from "./slash-session.js";
 import { makeTheme } from "./theme.js";
@@ -75,6 +76,7 @@ function configured(config: ResolvedConfig): AppOptions["configured"] {
   return {
     model: config.model.model ?? "",
     provider: config.model.provider,
+    via: endpointName(config.model),
     baseUrl: config.model.baseUrl,
     apiKey: config.model.apiKey,
     preset: config.model.preset,
@@ -102,14 +104,17 @@ function pasteThreshold(env: NodeJS.ProcessEnv): number {
 /** Runs `body` with the terminal in the UI's hands, and gives it back whatever happens. */
 async function withTerminal<T>(body: (tui: TUI) => Promise<T>): Promise<T> {
   const tui = new TUI(new ProcessTerminal());
-  renderInputEagerly(tui);
+  paceFrames(tui);
   const restore = () => tui.stop();
+  const resized = () => drawNow(tui); // not at a paced slot
   process.once("exit", restore);
+  process.stdout.on("resize", resized);
   try {
     tui.start();
     return await body(tui);
   } finally {
     process.off("exit", restore);
+    process.stdout.off("resize", resized);
     tui.stop();
   }
 }
@@ -119,6 +124,7 @@ export async function runTui(start: TuiStart, flags: TuiFlags, io: TuiIo): Promi
   // Configuration mistakes are reported before the screen is taken over.
   const config = resolveConfig(io.env, flags);
   const { home } = config;
+  checkPricedForMaxCost(flags.maxCost, config);
   const initial = configured(config);
   if (start.sessionId) resolveSessionId(sessionsDir(home), start.sessionId);
   const mode = startMode(io.env, flags, config);

@@ -62,6 +62,7 @@ export async function sendMessage(
   const { delivered, imagesNotSent } = await app.link.call("send", {
     text,
     variables,
+    attached: true,
     ...(images.length > 0 ? { images } : {}),
   });
   app.images.clear();

@@ -1,7 +1,7 @@
 // Which wire format an OpenAI endpoint gets: the Responses API on OpenAI's own endpoint, chat
 // completions on every other OpenAI-compatible server, and either when asked for by name.
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveConfig } from "../../src/config/config.js";
+import { endpointName, resolveConfig } from "../../src/config/config.js";
 import { tempDir } from "../support/cli.js";
 
 const dirs: { cleanup(): void }[] = [];
@@ -50,5 +50,27 @@ describe("the wire format of OpenAI endpoints", () => {
       '--thinking must be one of off, low, medium, high, got "max"',
     );
     expect(() => resolveConfig(env({ RELM_THINKING: "on" }))).toThrow(/RELM_THINKING must be one of/);
+  });
+});
+
+describe("the endpoint as a person reads it (the session header, the status line)", () => {
+  const named = (extra: NodeJS.ProcessEnv, provider?: string) =>
+    endpointName(resolveConfig(env(extra), provider ? { provider } : {}).model);
+
+  it("names the preset chosen, not the wire format it speaks", () => {
+    expect(named({ OPENAI_API_KEY: "sk-1" })).toBe("openai");
+    expect(named({ RELM_PROVIDER: "anthropic" })).toBe("anthropic");
+    for (const preset of ["ollama", "lmstudio", "vllm", "openrouter", "groq"])
+      expect(named({}, preset)).toBe(preset);
+  });
+
+  it("adds the server's host when a base URL was set: a custom server is not the preset's own", () => {
+    expect(named({ RELM_BASE_URL: "http://127.0.0.1:8080/v1" })).toBe("openai at 127.0.0.1:8080");
+    expect(named({ OLLAMA_HOST: "gpu-box:11434" }, "ollama")).toBe("ollama at gpu-box:11434");
+  });
+
+  it("names a subscription by what was signed in to", () => {
+    expect(named({ RELM_SUBSCRIPTION: "chatgpt" })).toBe("chatgpt subscription");
+    expect(named({ RELM_SUBSCRIPTION: "claude" })).toBe("claude subscription");
   });
 });

@@ -95,7 +95,7 @@ describe("info", () => {
     expect(info.contextTokens).toBe(last.usage.inputTokens + last.usage.outputTokens);
     expect(info).toMatchObject({
       model: "scripted",
-      provider: "openai",
+      provider: `openai at ${new URL(rig.model.openaiBaseUrl).host}`, // the preset, at the rig's server
       contextWindow: 32_768,
       queued: 0,
       kernel: "idle",
@@ -236,10 +236,11 @@ describe("model", () => {
     });
     const s = await hosted(rig);
     await s.turn("ROOT: talk");
-    expect(await s.client.call("model", {})).toEqual({ model: "scripted", provider: "openai" });
+    const provider = `openai at ${new URL(rig.model.openaiBaseUrl).host}`; // the preset, at the rig's server
+    expect(await s.client.call("model", {})).toEqual({ model: "scripted", provider });
     expect(await s.client.call("model", { name: "bigger-model" })).toEqual({
       model: "bigger-model",
-      provider: "openai",
+      provider,
     });
     const info = await s.turn("again");
     expect(info.model).toBe("bigger-model");
@@ -247,7 +248,7 @@ describe("model", () => {
     expect(models).toEqual(["scripted", "bigger-model"]);
     const root = journal(join(s.dir, "journal.jsonl"));
     expect(root.filter((l) => l.type === "model")).toEqual([
-      expect.objectContaining({ model: "bigger-model", provider: "openai" }),
+      expect.objectContaining({ model: "bigger-model", provider }),
     ]);
     const bad = await rpcError(s.client.call("model", { name: "two words" }));
     expect(bad.code).toBe(RPC.invalidParams);

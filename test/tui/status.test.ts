@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CONTEXT_WINDOW } from "../../src/agent/compaction/windows.js";
 import { formatTokens } from "../../src/commands/format.js";
 import { runRelm } from "../support/cli.js";
-import { untilJournal, useTui } from "../support/tui.js";
+import { sessionIds, untilJournal, useTui } from "../support/tui.js";
 
 const { startRig, open } = useTui();
 
@@ -97,5 +97,56 @@ describe("terminal UI status line", () => {
     const screen = await ui.waitFor("not running: your next message resumes it");
     expect(screen, ui.dump()).toContain("kernel stopped");
     expect(screen).not.toContain("kernel busy");
+  });
+
+  it("out of budget, a message is refused with the step from the UI: /quit, then relm --resume", async () => {
+    const rig = await startRig("openai", {
+      script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
+    });
+    const ui = open(rig, ["--max-turns", "1"], { cols: 200 });
+    await ui.waitFor("new session");
+    await ui.type("first");
+    await ui.press("enter");
+    await ui.waitFor("answered: first");
+    await ui.type("second");
+    await ui.press("enter");
+    const [id] = sessionIds(rig.home);
+    const screen = await ui.waitFor("out of budget, message not delivered");
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      `to go on, resume it with a higher limit: /quit, then relm --resume ${id} --max-turns HIGHER`,
+    );
+    expect(screen).not.toContain("relm stop");
+    // The step works from here.
+    await ui.type("/quit");
+    await ui.press("enter");
+    await ui.waitForExit();
+    const again = open(rig, ["--resume", id as string, "--max-turns", "2"], { cols: 200 });
+    await again.waitFor("answered: first");
+    await again.type("third");
+    await again.press("enter");
+    await again.waitFor(/answered: \[relm\][\s\S]*third/);
+  });
+
+  it("names the preset chosen (ollama here) before and after the session starts, not its wire format", async () => {
+    const rig = await startRig("openai", { script: [{ text: "hi" }] }, { env: { RELM_PROVIDER: "ollama" } });
+    const via = `scripted via ollama at ${new URL(rig.model.openaiBaseUrl).host}`;
+    const ui = open(rig, [], { cols: 160 });
+    await ui.waitFor(via);
+    await ui.type("hello");
+    await ui.press("enter");
+    await ui.waitFor("✓ 1 model call");
+    await ui.type("/cost");
+    await ui.press("enter");
+    const shown = await ui.waitFor(`model        ${via}`);
+    expect(shown).not.toContain("via openai");
+  });
+
+  it("--max-cost for a model without a price is refused before the screen is taken, not at the first message", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never asked" }] });
+    const ui = open(rig, ["--max-cost", "1"], { cols: 160 });
+    const exit = await ui.waitForExit();
+    expect(exit.exitCode).not.toBe(0);
+    expect(ui.output()).toContain('--max-cost needs the price of "scripted", which relm does not know');
+    expect(ui.output()).not.toContain("new session");
   });
 });

@@ -158,11 +158,14 @@ _KINDS = {
 }
 
 
-def open_regular(path, max_bytes=None):
+VIEW_EDIT = ("view, edit and write", "grep() finds lines in it, and Python's open() reads a part")
+
+
+def open_regular(path, max_bytes=None, reader=VIEW_EDIT):
     """`path` opened to read (binary) when it is a regular file (a link to one followed) of at most
-    `max_bytes`; else NotAFile saying what it is, or FileTooLarge. Every reader of the toolkit opens
-    through here: open() of a FIFO waits for a writer, for ever (a cell's `os.mkfifo` in the project hung
-    view, grep, glob and tree)."""
+    `max_bytes`; else NotAFile saying what it is, or FileTooLarge, which names `reader`: (who reads the
+    file whole, what to do instead). Every reader of the toolkit opens through here: open() of a FIFO
+    waits for a writer, for ever (a cell's `os.mkfifo` in the project hung view, grep, glob and tree)."""
     kind = _not_regular(os.stat(path).st_mode)  # before opening: opening a device can do things
     if kind is None:
         # Without waiting, and checked again on what was opened: something else may have been put there.
@@ -174,9 +177,9 @@ def open_regular(path, max_bytes=None):
             return os.fdopen(fd, "rb")
         os.close(fd)
         if kind is None:
+            who, instead = reader
             raise FileTooLarge(
-                f"{rel(path)} is {st.st_size:,} bytes, more than the {max_bytes:,} view, edit and write read "
-                "of a file: grep() finds lines in it, and Python's open() reads a part"
+                f"{rel(path)} is {st.st_size:,} bytes, more than the {max_bytes:,} {who} read of a file: {instead}"
             )
     raise NotAFile(f"{rel(path)} is {kind}, not a regular file: the toolkit reads only regular files")
 

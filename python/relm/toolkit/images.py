@@ -14,7 +14,7 @@ import struct
 import zlib
 
 from .. import calls
-from ._text import open_regular, public, rel
+from ._text import FILE_CAP, open_regular, public, rel
 
 MAX_SIDE = 1568  # longest side models look at without scaling it themselves (Anthropic's guidance)
 MAX_BYTES = 3_750_000  # 5 MB of base64, the most Anthropic's API takes for one image
@@ -124,7 +124,8 @@ def _encode(image, max_side, label):
     """(bytes, mime, (w, h) or None) of `image`, fitted to `max_side` and MAX_BYTES."""
     _check_source(image)
     if isinstance(image, (str, os.PathLike)):
-        with open_regular(os.fspath(image)) as f:
+        # Read whole: a sparse file of terabytes would fill the kernel's memory first (as for view()).
+        with open_regular(os.fspath(image), FILE_CAP, ("look()", "make a smaller image of it first")) as f:
             return _from_bytes(f.read(), max_side, label)
     if isinstance(image, (bytes, bytearray, memoryview)):
         return _from_bytes(bytes(image), max_side, label)

@@ -17,7 +17,18 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import OUTPUT_CAP, Shown, cap, check_count, check_path, check_text, open_regular, public
+from ._text import (
+    FILE_CAP,
+    OUTPUT_CAP,
+    FileTooLarge,
+    Shown,
+    cap,
+    check_count,
+    check_path,
+    check_text,
+    open_regular,
+    public,
+)
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 2_000  # matches read from a backend before it is stopped (more when max_results asks)
@@ -309,15 +320,24 @@ def _opening_fifo(pid):
     return False
 
 
+# Python reads each file whole: one over FILE_CAP (a sparse file of terabytes) would fill the kernel's memory.
+TOO_LARGE = ("grep()", "read a part of it with Python's open() and search that")
+
+
 def _python(regex, path, keep, limit):
     found = []
-    files = [(path, False)] if os.path.isfile(path) else ignore.walk(path)
+    named = os.path.isfile(path)
+    files = [(path, False)] if named else ignore.walk(path)
     for name, is_dir in files:
         if is_dir or not keep(_norm(name)):
             continue
         try:
-            with open_regular(name) as f:
+            with open_regular(name, FILE_CAP, TOO_LARGE) as f:
                 data = f.read()
+        except FileTooLarge:
+            if named:
+                raise  # the one file asked for: said, not an empty result
+            continue  # in a folder: passed over as an unreadable file is
         except OSError:  # unreadable, or a FIFO or a device: skipped, as ripgrep does
             continue
         text = _decode(data)

@@ -303,3 +303,31 @@ export function describeSpend(spent: SpendRecord): string {
   const calls = `${spent.turns} model call${spent.turns === 1 ? "" : "s"}`;
   return `${calls}, ${THOUSANDS.format(spent.tokens)} tokens, ${formatDuration(spent.elapsedMs)}, ${costWord(spent.cost)}`;
 }
+
+/**
+ * Where a person asks to go on past a budget stop, which decides the step that works from there:
+ * `live` a shell while the session's host runs (`relm send`), `ended` a shell after the run ended,
+ * `attached` inside line mode or the terminal UI, which is left first and then resumed as it was.
+ */
+type GoOnFrom = "live" | "ended" | "attached";
+
+/**
+ * The one wording of how to go on past `stop`. Budgets hold across resumes (what was spent still counts),
+ * so going on needs the limit raised; not --max-time, which starts again at the resume.
+ */
+export function goOnPastBudget(id: string, stop: Pick<BudgetStop, "budget">, from: GoOnFrom): string {
+  const raised = stop.budget === "max-time" ? "" : ` --${stop.budget} HIGHER`;
+  if (from === "attached") return `/quit, then relm --resume ${id}${raised}`;
+  if (from === "ended")
+    return `relm run --resume ${id}${raised}${raised ? " (what it spent still counts)" : ""}`;
+  return `relm stop ${id}, then relm run --resume ${id}${raised} "your message"`;
+}
+
+/** A message refused by a session out of budget (a turn would only stop), and how to go on `from` there. */
+export function outOfBudgetRefusal(id: string, stop: BudgetStop, from: "live" | "attached"): string {
+  const how = stop.budget === "max-time" ? "resume it" : "resume it with a higher limit";
+  return (
+    `session ${id} is out of budget, message not delivered: ${stop.message}; to go on, ${how}: ` +
+    goOnPastBudget(id, stop, from)
+  );
+}

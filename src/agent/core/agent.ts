@@ -131,7 +131,7 @@ export class Agent implements ChildAgent, KernelCallsAgent {
       id: params.id,
       dir: params.dir,
       title: params.title,
-      provider: params.client.provider,
+      provider: params.client.via,
       model: params.client.model,
     });
     this.conversation = resume
@@ -362,7 +362,7 @@ function createJournal(tree: AgentTree, params: AgentParams): Journal {
       created: tree.now().toISOString(),
       cwd: tree.options.cwd,
       title: params.title,
-      provider: params.client.provider,
+      provider: params.client.via,
       model: params.client.model,
       relm: tree.options.relmVersion,
     },

@@ -26,7 +26,7 @@ export class AgentModel {
     const client = this.tree.client(name);
     this.client = client;
     if (this.root) this.tree.setDefaultClient(client);
-    this.record({ type: "model", model: client.model, provider: client.provider });
+    this.record({ type: "model", model: client.model, provider: client.via });
     return client;
   }
 

@@ -202,4 +202,14 @@ describe("provider presets from the command line", () => {
       home.cleanup();
     }
   });
+
+  it("line mode's headers name the preset chosen (ollama here), not the wire format it speaks", async () => {
+    const rig = await startRig("openai", { script: [{ text: "hi" }] }, { env: { RELM_PROVIDER: "ollama" } });
+    const host = new URL(rig.model.openaiBaseUrl).host;
+    const result = await runRelm([], { env: rig.env, cwd: rig.cwd, input: "hello\n/exit\n" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`relm · scripted via ollama at ${host} · `);
+    expect(result.stdout).toMatch(new RegExp(`relm · session \\w+ · scripted via ollama at ${host}\\n`));
+    expect(result.stdout).not.toContain("via openai");
+  });
 });

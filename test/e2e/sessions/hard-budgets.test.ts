@@ -344,6 +344,48 @@ describe("budgets are the session's, across revivals and resumes", () => {
     expect(users).not.toContain("third");
   });
 
+  it("line mode out of budget says the step from where the person is: /quit, then relm --resume", async () => {
+    // The first call runs a cell: the turn wants a second call, which its budget does not allow.
+    let calls = 0;
+    const rig = await startRig("openai", {
+      script: async (ctx) =>
+        calls++ === 0 ? { code: "print(1)" } : { text: `answered: ${ctx.lastUserText}` },
+    });
+    const run = (args: string[], input: string) => runRelm(args, { env: rig.env, cwd: rig.cwd, input });
+    // The first message's turn stops on the budget; the second is refused before any turn starts.
+    const spent = await run(["--max-turns", "1"], "first\nsecond\n/exit\n");
+    const id = onlyJournal(rig.home).lines[0]?.id as string;
+    const step = `/quit, then relm --resume ${id} --max-turns HIGHER`;
+    expect(spent.stdout).toContain(`to go on: ${step}\n`);
+    expect(spent.stdout).toContain(
+      `session ${id} is out of budget, message not delivered: budget exhausted: --max-turns (1 of 1 model calls used); ` +
+        `to go on, resume it with a higher limit: ${step}\n`,
+    );
+    expect(spent.stdout).not.toContain("relm stop");
+    expect(rig.model.requests).toHaveLength(1);
+    // The step works: resumed with a higher limit, line mode goes on.
+    const raised = await run(["--resume", id, "--max-turns", "2"], "third\n/exit\n");
+    expect(raised.stdout).toMatch(/answered: [\s\S]*third/);
+    expect(rig.model.requests).toHaveLength(2);
+  });
+
+  it("--max-cost for a model without a price is refused at once by line mode and --detach, not at the first message", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never asked" }] });
+    const said = `--max-cost needs the price of "scripted", which relm does not know`;
+    const line = await runRelm(["--max-cost", "1"], { env: rig.env, cwd: rig.cwd, input: "hello\n/exit\n" });
+    expect(line.code).not.toBe(0);
+    expect(line.stderr).toContain(said);
+    expect(line.stdout).not.toContain("/help for commands"); // before the prompt
+    const detached = await runRelm(["run", "--detach", "--max-cost", "1", "task"], {
+      env: rig.env,
+      cwd: rig.cwd,
+    });
+    expect(detached.code).toBe(line.code);
+    expect(detached.stderr).toContain(said);
+    expect(detached.stderr).not.toContain("session host exited"); // said here, no host started for it
+    expect(rig.model.requests).toHaveLength(0);
+  });
+
   it("a schedule's ticks start no turn in a session out of budget: dropped, said once", async () => {
     const { rig, run, id } = await spentSession();
     const add = await run(["schedule", "add", id, "--every", "1s", "tick"]);

@@ -5,7 +5,7 @@
 import { TUI } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AppControl } from "../../../src/tui/app-api.js";
-import { renderInputEagerly } from "../../../src/tui/input/eager-input.js";
+import { paceFrames } from "../../../src/tui/input/eager-input.js";
 import { InputEditor } from "../../../src/tui/input/input-editor.js";
 import { installKeys } from "../../../src/tui/keys.js";
 import { makeTheme } from "../../../src/tui/theme.js";
@@ -22,7 +22,7 @@ describe("Ctrl-C on the input", () => {
   it("clears a draft and draws the empty input without waiting for another frame", async () => {
     const terminal = new MemoryTerminal();
     const tui = new TUI(terminal);
-    renderInputEagerly(tui);
+    paceFrames(tui);
     const theme = makeTheme({ NO_COLOR: "1" });
     const editor = new InputEditor(tui, theme.editor, { paddingX: 1 });
     tui.addChild(editor);

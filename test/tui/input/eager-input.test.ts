@@ -3,7 +3,9 @@
 // means "no timer had to run out", not a measured duration.
 import { type Component, TUI } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { renderInputEagerly } from "../../../src/tui/input/eager-input.js";
+import { drawNow, paceFrames } from "../../../src/tui/input/eager-input.js";
+import { makeTheme } from "../../../src/tui/theme.js";
+import { AssistantBlock } from "../../../src/tui/transcript/blocks.js";
 import { MemoryTerminal } from "../../support/memory-terminal.js";
 
 /** A line of text that changes on every key and on every streamed chunk. */
@@ -25,7 +27,7 @@ async function setup(eager: boolean) {
   const terminal = new MemoryTerminal();
   const tui = new TUI(terminal);
   tuiOf = tui;
-  if (eager) expect(renderInputEagerly(tui)).toBe(true);
+  if (eager) expect(paceFrames(tui)).toBe(true);
   const line = new Line();
   tui.addChild(line);
   tui.setFocus(line);
@@ -67,5 +69,50 @@ describe("keystrokes skip pi-tui's render interval", () => {
   it("without it, pi-tui makes the key wait for the slot (what the patch changes)", async () => {
     const { before, after } = await keyRightAfterAFrame(false);
     expect(after).toBe(before);
+  });
+});
+
+describe("frames paced to what they cost", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "performance"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("a slow frame spaces out the next ones, and the end of the block is drawn at once, whole", async () => {
+    const terminal = new MemoryTerminal();
+    const tui = new TUI(terminal);
+    // The render's own cost, on a clock of its own: 25 ms a frame (a long block that never settles).
+    let spent = 0;
+    expect(paceFrames(tui, () => spent)).toBe(true);
+    const block = new AssistantBlock(makeTheme({ TERM: "xterm-256color" }));
+    tui.addChild({
+      render: (width) => {
+        spent += 25;
+        return block.render(width);
+      },
+      invalidate: () => block.invalidate(),
+    });
+    tui.start();
+    await vi.advanceTimersByTimeAsync(200);
+    const before = terminal.frames;
+    // A word every 2 ms for 400 ms: one frame per 16 ms would be 25 of them; paced at 4 × 25 ms, about 4.
+    for (let i = 1; i <= 200; i++) {
+      block.append(`w${i} `);
+      tui.requestRender();
+      await vi.advanceTimersByTimeAsync(2);
+    }
+    const streamed = terminal.frames - before;
+    expect(streamed).toBeGreaterThanOrEqual(3);
+    expect(streamed).toBeLessThanOrEqual(6);
+    // The block ends: its last frame is not held back for the paced slot, and has all of the text.
+    const written = terminal.written.length;
+    block.append("THE-END");
+    drawNow(tui);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(terminal.frames).toBe(before + streamed + 1);
+    expect(terminal.written.slice(written)).toContain("THE-END");
+    tui.stop();
   });
 });
