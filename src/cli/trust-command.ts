@@ -5,6 +5,7 @@
 // forgets every approval of this project. What it prints is what it approves: one reading of the files.
 
 import { relmHomeFrom } from "../config/config.js";
+import { UsageError } from "../config/errors.js";
 import { HOOKS_TRUST_KIND, SPEC_KERNEL_TRUST_KIND } from "../config/project-trust.js";
 import { TrustStore, updateTrust } from "../config/trust.js";
 import { describeSteering, projectSteering, trustItems, untrusted } from "../host/project-trust.js";
@@ -26,6 +27,10 @@ async function askYes(io: RunIo, question: string): Promise<boolean> {
 }
 
 export async function trustAction(io: RunIo, flags: TrustFlags): Promise<number> {
+  // --revoke would win silently: `--list --revoke` forgot the approvals it was asked only to show.
+  if (flags.revoke && (flags.list || flags.yes)) {
+    throw new UsageError(`give --revoke alone: --${flags.list ? "list" : "yes"} does not go with it`);
+  }
   const home = relmHomeFrom(io.env);
   const steering = projectSteering(io.cwd, home, io.env);
   if (flags.revoke) {
