@@ -189,7 +189,7 @@ export async function statusAction(io: RunIo): Promise<number> {
 
 async function stopSession(home: string, id: string, io: RunIo): Promise<boolean> {
   if (!(await askToStop(home, id))) {
-    io.stderr.write(`session ${id} is not running\n`);
+    io.stderr.write(`relm: session ${id} is not running; nothing to stop\n`);
     return false;
   }
   io.stderr.write(`stopped ${id}\n`);

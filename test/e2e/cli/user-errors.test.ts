@@ -72,6 +72,14 @@ describe("user errors through the binary", () => {
     }
   });
 
+  it("relm stop of a session that is not running: one `relm: ` line, exit 1", async () => {
+    // It printed "session ID is not running" with no `relm: `, unlike every other error.
+    const rig = await startRig("openai", { script: [{ text: "done" }] });
+    const id = await sessionOf(rig);
+    const stop = await runRelm(["stop", id], { env: rig.env, cwd: rig.cwd });
+    expectUserError(stop, 1, `session ${id} is not running; nothing to stop`);
+  });
+
   it("a bad --cron, and one that never fires", async () => {
     const rig = await startRig("openai", { script: [{ text: "done" }] });
     const id = await sessionOf(rig);
