@@ -53,6 +53,16 @@ export async function runOnce(
   onSession?: (id: string) => void,
   claimed?: Claim,
 ): Promise<number> {
+  // stdout closed by its reader (`relm run --json | head`): main.ts's exit(0) left the session marked
+  // running, its socket behind. Ended as a SIGPIPE would, from the first event on; the listener stays
+  // to the end, as later writes fail too.
+  let ended: NodeJS.Signals | undefined;
+  let interrupt = () => {};
+  io.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE" || ended) return;
+    ended = "SIGPIPE";
+    interrupt();
+  });
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   const json = new RedactedEvents((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
   let autonomyReport: string | undefined;
@@ -98,11 +108,11 @@ export async function runOnce(
   };
   // SIGTERM and SIGHUP (a closed terminal) end the run as a Ctrl-C does: the work interrupted, the
   // session saved and the way back said; the exit code still names the signal (128 + its number).
-  let ended: NodeJS.Signals | undefined;
+  interrupt = () => session.interrupt();
   const onEnd = (signal: NodeJS.Signals) => {
     if (ended) process.exit(128 + osConstants.signals[ended]);
     ended = signal;
-    session.interrupt();
+    interrupt();
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onEnd);
@@ -110,6 +120,7 @@ export async function runOnce(
   let outcome: AutonomousOutcome | undefined;
   try {
     host.start(text);
+    if (ended) interrupt();
     await host.finish();
     outcome = await host.exited;
   } finally {
