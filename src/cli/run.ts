@@ -40,6 +40,22 @@ function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
   return outcome ? (EXIT_OF[outcome.status] ?? EXIT.error) : EXIT.done;
 }
 
+const stdoutWatched = new WeakSet<NodeJS.WritableStream>();
+let onStdoutGone: (() => void) | undefined;
+
+/**
+ * `then` when `stdout`'s reader has gone (EPIPE). One listener a stream, kept to the end (later writes
+ * fail too, and main.ts exits 0 at an EPIPE nobody else listens for); the latest run's `then` is called.
+ */
+function whenStdoutGone(stdout: NodeJS.WritableStream, then: () => void): void {
+  onStdoutGone = then;
+  if (stdoutWatched.has(stdout)) return;
+  stdoutWatched.add(stdout);
+  stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") onStdoutGone?.();
+  });
+}
+
 /**
  * `relm run`: one task, answered on stdout, progress on stderr (or every event as JSON on stdout). The
  * run is a session host while it lasts, so `relm attach` and `relm send` reach it from other terminals.
@@ -54,12 +70,11 @@ export async function runOnce(
   claimed?: Claim,
 ): Promise<number> {
   // stdout closed by its reader (`relm run --json | head`): main.ts's exit(0) left the session marked
-  // running, its socket behind. Ended as a SIGPIPE would, from the first event on; the listener stays
-  // to the end, as later writes fail too.
+  // running, its socket behind. Ended as a SIGPIPE would, from the first event on.
   let ended: NodeJS.Signals | undefined;
   let interrupt = () => {};
-  io.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE" || ended) return;
+  whenStdoutGone(io.stdout, () => {
+    if (ended) return;
     ended = "SIGPIPE";
     interrupt();
   });
