@@ -11,9 +11,10 @@
 
 import { isAbsolute, resolve } from "node:path";
 
-// `relm agents | head` closes the pipe early: that is not an error worth a stack trace.
+// `relm agents | head` closes the pipe early: that is not an error worth a stack trace. A command with
+// work to save (`relm run`) listens too and ends that work itself, as on SIGTERM.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE") process.exit(0);
+  if (error.code === "EPIPE" && process.stdout.listenerCount("error") === 1) process.exit(0);
 });
 
 start(process.argv.slice(2)).catch((error: Error) => {

@@ -53,6 +53,8 @@ function sectionsFor(
   flags: ModelsFlags,
   config: ResolvedConfig | undefined,
 ): { sections: string[]; said: string } {
+  // One would be dropped without a word (a mistyped --provider too).
+  if (flags.all && flags.provider) throw new UsageError("give --provider NAME or --all, not both");
   if (flags.all) return { sections: catalogSections(), said: "all providers" };
   const name = flags.provider ?? config?.model.preset ?? "openai";
   const preset = findPreset(name);

@@ -1,8 +1,9 @@
 // The CLI's line questions at a terminal: `relm login`'s prompts (where the picker cannot be drawn),
-// `relm attach`'s "reopen it?" in the plain view, `relm refine`'s "apply?". One reader, so Ctrl-C (or the
-// end of input) does the same at each: the question is cancelled (QuestionCancelled), the command says
-// so in one line and exits 130 (interrupted), having changed nothing. Line mode's own prompt is not one
-// of these: there Ctrl-C interrupts the turn or quits the session (cli/interactive.ts).
+// `relm attach`'s "reopen it?" in the plain view, `relm refine`'s "apply?", `relm trust`'s "trust it?".
+// One reader, so Ctrl-C (or the end of input) does the same at each: the question is cancelled
+// (QuestionCancelled), the command says so in one line and exits 130 (interrupted), having changed
+// nothing. Line mode's own prompt is not one of these: there Ctrl-C interrupts the turn or quits the
+// session (cli/interactive.ts).
 import { createInterface, type Interface } from "node:readline";
 import { Writable } from "node:stream";
 import { EXIT } from "./exit-codes.js";

@@ -2,7 +2,7 @@
 // (front-end.ts) and starts it; a single mistyped command name is refused before anything starts.
 
 import { relmHomeFrom } from "../config/config.js";
-import { UsageError } from "../config/errors.js";
+import { UserError } from "../config/errors.js";
 import type { SessionSpec } from "../config/options.js";
 import { isLive } from "../host/client.js";
 import { listSessions } from "../host/states/discovery.js";
@@ -50,8 +50,9 @@ async function lineResumeId(home: string, start: LineStart, cwd: string): Promis
   let id: string | undefined;
   if (start.resumeId) id = resolveSessionId(sessionsDir(home), start.resumeId);
   else if (start.continueLast) id = await lastSessionIn(home, cwd);
+  // Exit 1, as `relm run --resume` of a running session: the command line was right, the session is busy.
   if (id && (await isLive(home, id))) {
-    throw new UsageError(`session ${id} is running in another process; relm attach ${id} joins it`);
+    throw new UserError(`session ${id} is running in another process; relm attach ${id} joins it`);
   }
   return id;
 }

@@ -40,6 +40,22 @@ function exitCodeFor(outcome: AutonomousOutcome | undefined): number {
   return outcome ? (EXIT_OF[outcome.status] ?? EXIT.error) : EXIT.done;
 }
 
+const stdoutWatched = new WeakSet<NodeJS.WritableStream>();
+let onStdoutGone: (() => void) | undefined;
+
+/**
+ * `then` when `stdout`'s reader has gone (EPIPE). One listener a stream, kept to the end (later writes
+ * fail too, and main.ts exits 0 at an EPIPE nobody else listens for); the latest run's `then` is called.
+ */
+function whenStdoutGone(stdout: NodeJS.WritableStream, then: () => void): void {
+  onStdoutGone = then;
+  if (stdoutWatched.has(stdout)) return;
+  stdoutWatched.add(stdout);
+  stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") onStdoutGone?.();
+  });
+}
+
 /**
  * `relm run`: one task, answered on stdout, progress on stderr (or every event as JSON on stdout). The
  * run is a session host while it lasts, so `relm attach` and `relm send` reach it from other terminals.
@@ -53,6 +69,15 @@ export async function runOnce(
   onSession?: (id: string) => void,
   claimed?: Claim,
 ): Promise<number> {
+  // stdout closed by its reader (`relm run --json | head`): main.ts's exit(0) left the session marked
+  // running, its socket behind. Ended as a SIGPIPE would, from the first event on.
+  let ended: NodeJS.Signals | undefined;
+  let interrupt = () => {};
+  whenStdoutGone(io.stdout, () => {
+    if (ended) return;
+    ended = "SIGPIPE";
+    interrupt();
+  });
   const renderer = new ProgressRenderer(io.stderr, { color: io.color, streamText: false });
   const json = new RedactedEvents((event) => io.stdout.write(`${JSON.stringify(event)}\n`));
   let autonomyReport: string | undefined;
@@ -98,11 +123,11 @@ export async function runOnce(
   };
   // SIGTERM and SIGHUP (a closed terminal) end the run as a Ctrl-C does: the work interrupted, the
   // session saved and the way back said; the exit code still names the signal (128 + its number).
-  let ended: NodeJS.Signals | undefined;
+  interrupt = () => session.interrupt();
   const onEnd = (signal: NodeJS.Signals) => {
     if (ended) process.exit(128 + osConstants.signals[ended]);
     ended = signal;
-    session.interrupt();
+    interrupt();
   };
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onEnd);
@@ -110,6 +135,7 @@ export async function runOnce(
   let outcome: AutonomousOutcome | undefined;
   try {
     host.start(text);
+    if (ended) interrupt();
     await host.finish();
     outcome = await host.exited;
   } finally {

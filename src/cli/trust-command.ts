@@ -5,11 +5,13 @@
 // forgets every approval of this project. What it prints is what it approves: one reading of the files.
 
 import { relmHomeFrom } from "../config/config.js";
+import { UsageError } from "../config/errors.js";
 import { HOOKS_TRUST_KIND, SPEC_KERNEL_TRUST_KIND } from "../config/project-trust.js";
 import { TrustStore, updateTrust } from "../config/trust.js";
 import { describeSteering, projectSteering, trustItems, untrusted } from "../host/project-trust.js";
 import { MCP_TRUST_KIND } from "../mcp/index.js";
 import { EXIT } from "./exit-codes.js";
+import { askOnce, cancelled, QuestionCancelled } from "./question.js";
 import type { RunIo } from "./run.js";
 
 interface TrustFlags {
@@ -18,22 +20,17 @@ interface TrustFlags {
   revoke?: boolean;
 }
 
+/** A "y" at the terminal; false without one. Ctrl-C or the end of input cancel (QuestionCancelled). */
 async function askYes(io: RunIo, question: string): Promise<boolean> {
-  const stdin = process.stdin;
-  if (!stdin.isTTY) return false;
-  io.stdout.write(`${question} [y/N] `);
-  const answer = await new Promise<string>((resolve) => {
-    stdin.setEncoding("utf8");
-    stdin.once("data", (d: string) => {
-      stdin.pause();
-      resolve(d);
-    });
-    stdin.resume();
-  });
-  return /^y(es)?$/i.test(answer.trim());
+  if (!process.stdin.isTTY) return false;
+  return /^y(es)?$/i.test(await askOnce(`${question} [y/N] `, io.stdout));
 }
 
 export async function trustAction(io: RunIo, flags: TrustFlags): Promise<number> {
+  // --revoke would win silently: `--list --revoke` forgot the approvals it was asked only to show.
+  if (flags.revoke && (flags.list || flags.yes)) {
+    throw new UsageError(`give --revoke alone: --${flags.list ? "list" : "yes"} does not go with it`);
+  }
   const home = relmHomeFrom(io.env);
   const steering = projectSteering(io.cwd, home, io.env);
   if (flags.revoke) {
@@ -66,9 +63,16 @@ export async function trustAction(io: RunIo, flags: TrustFlags): Promise<number>
     if (waiting.length === 0) io.stdout.write("All of them are trusted as they are now.\n");
     return EXIT.done;
   }
-  const yes =
-    flags.yes === true ||
-    (await askYes(io, `Trust ${waiting.length === 1 ? "it" : `these ${waiting.length}`} as they are now?`));
+  let yes = flags.yes === true;
+  try {
+    yes ||= await askYes(
+      io,
+      `Trust ${waiting.length === 1 ? "it as it is" : `these ${waiting.length} as they are`} now?`,
+    );
+  } catch (error) {
+    if (!(error instanceof QuestionCancelled)) throw error;
+    return cancelled(io.stderr, "trust cancelled; nothing was approved");
+  }
   if (!yes) {
     io.stdout.write(
       process.stdin.isTTY

@@ -51,13 +51,13 @@ export async function runWeb(flags: WebFlags, io: WebIo): Promise<number> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE")
-      throw new UserError(
-        `relm web: port ${port} is in use; choose another with --port N (--port 0: any free port)`,
-      );
+      throw new UserError(`port ${port} is in use; choose another with --port N (--port 0: any free port)`);
     if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
-      throw new UserError(`relm web: --host ${host} is not an address of this machine`);
+      throw new UserError(
+        `--host ${host} is not an address of this machine; give one of its own (default 127.0.0.1, docs/web.md)`,
+      );
     if (code === "EACCES")
-      throw new UserError(`relm web: port ${port} needs privileges; choose one above 1023`);
+      throw new UserError(`port ${port} needs privileges; choose one above 1023 with --port N`);
     throw error;
   }
   io.stdout.write(`relm web: the sessions of ${home}\n  ${server.url}\n`);

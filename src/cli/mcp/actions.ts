@@ -129,6 +129,11 @@ export async function addAction(
     );
   const scope = scopeOf(flags.scope) ?? "user";
   const isUrl = /^https?:\/\//.test(target);
+  // Another scheme (ftp://, ws://) is a URL relm cannot use, not a command to run.
+  if (!isUrl && /^[a-z][a-z0-9+.-]*:\/\//i.test(target))
+    throw new UsageError(
+      `"${target}" is not an http:// or https:// URL: an HTTP server needs one; a command is relm mcp add ${name} -- COMMAND`,
+    );
   const transport = flags.transport ?? (isUrl ? "http" : "stdio");
   if (!["stdio", "http", "sse"].includes(transport))
     throw new UsageError(`--transport must be stdio, http or sse, got "${transport}"`);

@@ -168,7 +168,7 @@ export async function sendAction(io: RunIo, prefix: string, words: string[]): Pr
 export async function stopAction(io: RunIo, prefix: string): Promise<number> {
   const { home, id } = sessionOf(io, prefix, "stop");
   if (!(await askToStop(home, id))) {
-    io.stderr.write(`session ${id} is not running\n`);
+    io.stderr.write(`relm: session ${id} is not running; nothing to stop\n`);
     return EXIT.error;
   }
   io.stderr.write(`stopped ${id}\n`);

@@ -221,6 +221,32 @@ describe("Ctrl-C, SIGTERM, SIGHUP", () => {
       expect(stderr).toContain(`relm run --resume ${id}`);
     },
   );
+
+  it("relm run --json | head: the reader leaving ends the run as SIGPIPE would (141), the session saved", async () => {
+    // It was process.exit(0) at the first failed write: the journal said running, the socket stayed.
+    const rig = await startRig("openai", {
+      script: [{ code: "import time\ntime.sleep(60)" }, { text: "never" }],
+    });
+    const child = spawn(process.execPath, [RELM_BIN, "run", "--json", "sleep"], {
+      env: rig.env,
+      cwd: rig.cwd,
+      stdio: "pipe",
+    });
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const first = await new Promise<string>((resolve) => {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(out.split("\n")[0] as string);
+      });
+    });
+    child.stdout.destroy(); // as `head -1` exits
+    const id = (JSON.parse(first) as { id: string }).id;
+    expect(await closed).toBe(141);
+    const doctor = await runRelm(["doctor"], { env: rig.env, cwd: rig.cwd });
+    expect(doctor.stdout).not.toContain(id);
+    expect(onlyJournal(rig.home).lines.some((l) => l.type === "interrupted")).toBe(true);
+  });
 });
 
 describe("interactive session", () => {

@@ -198,6 +198,10 @@ describe("provider presets from the command line", () => {
       const typo = await runRelm(["models", "--provider", "antropic"], { env });
       expect(typo.code).toBe(2);
       expect(typo.stderr).toMatch(/did you mean "anthropic"/);
+      // --all listed every provider and dropped --provider without a word, even a mistyped one.
+      const both = await runRelm(["models", "--all", "--provider", "antropic"], { env });
+      expect(both.code).toBe(2);
+      expect(both.stderr).toBe("relm: give --provider NAME or --all, not both\n");
     } finally {
       home.cleanup();
     }

@@ -1,6 +1,8 @@
 // Ctrl-C at a line question of the CLI (src/cli/question.ts): `relm login`'s endpoint, `relm attach`'s
-// "reopen it?" in the plain view, `relm refine`'s "apply?" all cancel that question the same way, in a
+// "reopen it?" in the plain view, `relm refine`'s "apply?", `relm trust`'s "trust it?" all cancel that question the same way, in a
 // real terminal: one `relm: … cancelled` line, no stack trace, exit 130 (interrupted), nothing changed.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ScriptContext, ScriptStep } from "../../../src/scripted/index.js";
 import { runRelm } from "../../support/cli.js";
@@ -93,5 +95,26 @@ describe("Ctrl-C at a line question", () => {
     await again.type("y\r");
     expect((await again.waitForExit(60_000)).exitCode, again.allText()).toBe(0);
     expect(again.allText()).toMatch(/applied as revision r[0-9a-z]{7} in the project scope/);
+  });
+
+  it("relm trust: nothing approved, at Ctrl-C and at the end of input alike", async () => {
+    // The question read stdin by hand: Ctrl-C killed relm with no word, Ctrl-D left it at exit 0.
+    const rig = await startRig("openai", { script: [] });
+    writeFileSync(join(rig.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { s: { command: "echo" } } }));
+    const before = snapshot(rig.home);
+    const pty = startPty({ args: ["trust"], env: rig.env, cwd: rig.cwd });
+    await cancelAt(pty, "[y/N]", /^relm: trust cancelled; nothing was approved$/m);
+    const eof = startPty({ args: ["trust"], env: rig.env, cwd: rig.cwd });
+    await eof.waitFor("[y/N]", WAIT);
+    await eof.press("ctrl-d");
+    expect((await eof.waitForExit(60_000)).exitCode, eof.allText()).toBe(130);
+    expect(eof.allText()).toMatch(/^relm: trust cancelled; nothing was approved$/m);
+    expect(snapshot(rig.home)).toEqual(before);
+
+    const yes = startPty({ args: ["trust"], env: rig.env, cwd: rig.cwd });
+    await yes.waitFor("Trust it as it is now? [y/N]", WAIT);
+    await yes.type("y\r");
+    expect((await yes.waitForExit(60_000)).exitCode, yes.allText()).toBe(0);
+    expect(yes.allText()).toMatch(/Trusted 1 item\(s\)/);
   });
 });

@@ -61,9 +61,23 @@ describe("user errors through the binary", () => {
         `session ${id} already has a live host (another relm process is running it): ` +
           `follow it with relm attach ${id}, or stop it with relm stop ${id}`,
       );
+      // Line mode will not continue it either: a session that is running is exit 1 (docs/cli.md,
+      // "Errors"), as `relm run --resume` says; it was exit 2, a bad command line.
+      for (const args of [["--resume", id, "more"], ["--continue"]]) {
+        const line = await runRelm(args, { env: rig.env, cwd: rig.cwd });
+        expectUserError(line, 1, `session ${id} is running in another process; relm attach ${id} joins it`);
+      }
     } finally {
       await runRelm(["shutdown"], { env: rig.env });
     }
+  });
+
+  it("relm stop of a session that is not running: one `relm: ` line, exit 1", async () => {
+    // It printed "session ID is not running" with no `relm: `, unlike every other error.
+    const rig = await startRig("openai", { script: [{ text: "done" }] });
+    const id = await sessionOf(rig);
+    const stop = await runRelm(["stop", id], { env: rig.env, cwd: rig.cwd });
+    expectUserError(stop, 1, `session ${id} is not running; nothing to stop`);
   });
 
   it("a bad --cron, and one that never fires", async () => {

@@ -123,6 +123,8 @@ describe("relm mcp", () => {
         'an http server needs an http:// or https:// URL, got "cmd"',
       ],
       [["add", "x", "-s", "team", "cmd"], '--scope must be user or project, got "team"'],
+      // Another scheme was saved as a stdio server whose command is "ftp://h/mcp".
+      [["add", "x", "ftp://h/mcp"], '"ftp://h/mcp" is not an http:// or https:// URL'],
       [["remove", "nobody"], 'no MCP server called "nobody" in '],
       [["test", "nobody"], 'no MCP server called "nobody"'],
       [["approve"], "name the servers to approve, or give --all"],

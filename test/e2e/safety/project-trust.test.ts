@@ -126,6 +126,23 @@ describe("trust on first use of project files", () => {
     expect(allowed.stdout).toContain("ran in the spec's kernel");
   }, 120_000);
 
+  it("relm trust --revoke with --list or --yes is refused: --list only lists, --yes approves", async () => {
+    // `relm trust --list --revoke` revoked every approval of the project: --revoke won silently.
+    const rig = await startRig("openai", { script: [] });
+    writeHooks(rig, "true");
+    const trust = (...flags: string[]) => runRelm(["trust", ...flags], { env: rig.env, cwd: rig.cwd });
+    expect((await trust("--yes")).code).toBe(0);
+    for (const flags of [
+      ["--list", "--revoke"],
+      ["--yes", "--revoke"],
+    ]) {
+      const refused = await trust(...flags);
+      expect(refused.code, refused.stdout).toBe(2);
+      expect(refused.stderr).toMatch(/^relm: .*--revoke/);
+    }
+    expect((await trust("--list")).stdout).toContain("All of them are trusted as they are now.");
+  });
+
   it.skipIf(!linux)(
     "a trusted project hook of a sandboxed session runs in the sandbox: it writes the project, nothing outside",
     async () => {

@@ -91,7 +91,15 @@ describe("relm web on the command line", () => {
       ).toBe(200);
       const taken = await runRelm(["web", "--port", String(web.port)], { env: rig.env });
       expect(taken.code).toBe(1);
-      expect(taken.stderr).toContain(`port ${web.port} is in use`);
+      // One `relm: ` line, not "relm: relm web: ...".
+      expect(taken.stderr).toMatch(
+        new RegExp(`^relm: port ${web.port} is in use; choose another with --port N`),
+      );
+      const nowhere = await runRelm(["web", "--port", "0", "--host", "192.0.2.1"], { env: rig.env });
+      expect(nowhere.code).toBe(1);
+      expect(nowhere.stderr).toMatch(
+        /^relm: --host 192\.0\.2\.1 is not an address of this machine; .*127\.0\.0\.1/,
+      );
     } finally {
       await web.stop();
     }
