@@ -10,10 +10,10 @@ import { ROOT } from "../support/cli.js";
 
 /**
  * How python/relm/ reaches its host: calls.call / calls.notify, a module's wrapper around them, or the
- * cancel method calls.cancelled_on_interrupt sends when a cell is interrupted.
+ * cancel method sent when a cell is interrupted (a call's `cancel="…"`, or calls.cancelled_on_interrupt).
  */
 const CALL =
-  /\b(?:calls\.call|calls\.notify|calls\.cancelled_on_interrupt|_call|_request|_agents_call|_ask)\(\s*"([a-z_][a-z_.]*)"/g;
+  /\b(?:(?:calls\.call|calls\.notify|calls\.cancelled_on_interrupt|_call|_request|_agents_call|_ask)\(\s*|cancel=)"([a-z_][a-z_.]*)"/g;
 /** A call whose method is not a literal must be one of the wrappers, passing its own `method` through. */
 const INDIRECT = /\bcalls\.(?:call|notify)\((?!\s*(?:"|method\b))/g;
 
