@@ -18,7 +18,7 @@ import {
   type Scope,
   scopeLocation,
 } from "../store/index.js";
-import { callRefineModel, type RefineCallOptions } from "./refine-call.js";
+import { callRefineModel, type RefineCallOptions, refineRequest } from "./refine-call.js";
 import { completeEdits, parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
@@ -183,12 +183,8 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     };
   }
   const prompt = refinePrompt({ session, scope, entries, proposals, trajectory, focus: options.focus });
-  const request: ModelRequest = {
-    system: REFINE_SYSTEM,
-    messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
-    tools: [],
-    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-  };
+  const { maxOutputTokens } = options;
+  const request = refineRequest(REFINE_SYSTEM, prompt, maxOutputTokens ? { maxOutputTokens } : {});
   const skipped = options.preflight?.(request, "propose");
   if (skipped !== undefined) return { ...base, skipped };
   const result = await callRefineModel(client, request, options);
