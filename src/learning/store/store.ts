@@ -49,12 +49,6 @@ const LOCK_FILE = "revisions.lock";
 export class HarnessConflictError extends UserError {
   override name = "HarnessConflictError";
   readonly code = "conflict";
-  constructor(
-    message: string,
-    readonly conflicting?: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A write that would take a scope past its limits (limits.ts); the message says how to make room. */
@@ -222,7 +216,6 @@ export class HarnessStore {
           `cannot revert ${target.rev}: the later revision ${first.rev} (${first.time}, ${first.reason || first.author}) ` +
             `also changed ${touched.join(", ")}${later.length > 1 ? ` (and ${later.length - 1} more revisions)` : ""}. ` +
             `Revert ${first.rev} first, or use --force to put the entries back as they were before ${target.rev}.`,
-          first.rev,
         );
       }
       const edits = inverseEdits(target, state);
@@ -340,7 +333,6 @@ function refuseStaleEdits(request: CommitRequest, revisions: Revision[]): void {
     if (by) {
       throw new HarnessConflictError(
         `entry ${intent.id} was changed by revision ${by.rev} after these edits were proposed; run the refinement again`,
-        by.rev,
       );
     }
   }
