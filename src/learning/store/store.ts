@@ -182,13 +182,10 @@ export class HarnessStore {
         applyEdits(working, [edit], "");
       }
       if (edits.length === 0) return { dropped };
+      // append() takes a revision's fields by name: the request's own (intents, parent…) stay out.
       const revision = this.append(revisions, {
-        author: request.author,
-        reason: request.reason,
+        ...request,
         evidence: request.evidence ?? null,
-        trajectory: request.trajectory,
-        verdict: request.verdict,
-        carried: request.carried,
         edits,
         time: now,
       });
