@@ -229,11 +229,10 @@ export class HarnessStore {
           `cannot revert ${target.rev}: it would bring back more than fits: ${over}`,
         );
       return this.append(revisions, {
-        author: options.author,
+        ...options,
         reason: options.reason ?? `revert ${target.rev}${first ? " (forced)" : ""}`,
         evidence: null,
         revert: target.rev,
-        verdict: options.verdict,
         edits,
         time: new Date().toISOString(),
       });
