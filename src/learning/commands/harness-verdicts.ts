@@ -6,14 +6,8 @@ import { EXIT } from "../../cli/exit-codes.js";
 import { table } from "../../cli/table.js";
 import { UsageError } from "../../config/errors.js";
 import { carriedFrom, sessionProject } from "../probation/carry.js";
-import { alreadyPromotedLine, promoteEntries } from "../probation/promote.js";
-import {
-  type EntryState,
-  formatEdits,
-  type HarnessContext,
-  HarnessStore,
-  VerdictLog,
-} from "../store/index.js";
+import { promoteEntries } from "../probation/promote.js";
+import { type EntryState, type HarnessContext, HarnessStore, VerdictLog } from "../store/index.js";
 import { entryOutcomes } from "../verdicts/verdict-stats.js";
 import { fixed } from "../verdicts/verdict-windows.js";
 import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
@@ -29,6 +23,7 @@ import {
   storesFor,
 } from "./harness-cli.js";
 import { describeLesson, lessonRow } from "./harness-lessons.js";
+import { printPromotion } from "./harness-probation.js";
 
 /** What a verdict did, as the tail of its line (the first that applies). */
 function actionOf(v: Evaluated): string {
@@ -246,16 +241,7 @@ export function promoteCommand(
         ...(verify?.passed ? { verify: { time: verify.t, summary: verify.summary } } : {}),
       },
     });
-    if (result.already) {
-      io.stdout.write(alreadyPromotedLine(entry.id, to, result.already));
-      return EXIT.done;
-    }
-    const written = result.written;
-    if (!written) throw new HarnessCliError(`not promoted: ${result.refused}`);
-    io.stdout.write(
-      `${formatEdits(written.edits)}\npromoted ${entry.id} to the ${to} scope as revision ${written.rev}\n` +
-        `evidence: ${verdict.summary}\n${verify?.passed ? `${verify.summary}\n` : ""}`,
-    );
-    return EXIT.done;
+    const evidence = `evidence: ${verdict.summary}\n${verify?.passed ? `${verify.summary}\n` : ""}`;
+    return printPromotion(io, result, entry.id, to, evidence);
   });
 }

@@ -32,7 +32,7 @@ interface PromoteRequest {
   verdict?: VerdictNote;
 }
 
-interface Promoted {
+export interface Promoted {
   written?: Revision;
   /**
    * Nothing written because every entry is already in the target under its own id: another session's
