@@ -7,6 +7,7 @@ import {
   checkEntry,
   checkIntent,
   type Entry,
+  type EntryState,
   formatEdits,
   formatRevision,
   HarnessStore,
@@ -110,17 +111,16 @@ export function rmCommand(
 export function listCommand(flags: ScopeFlags & { json?: boolean }, io: HarnessIo): Promise<number> {
   return inHarness(flags, io, (ctx) => {
     const entries = storesFor(flags, ctx).flatMap((s) => s.entries());
-    for (const e of entries) {
-      if (flags.json) io.stdout.write(`${JSON.stringify(e)}\n`);
-      else
-        io.stdout.write(
-          `${e.id}  ${e.scope}  ${e.kind}  uses ${e.uses}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content, 90)}\n`,
-        );
-    }
+    for (const e of entries)
+      io.stdout.write(flags.json ? `${JSON.stringify(e)}\n` : entryLine(e, `uses ${e.uses}`));
     if (!flags.json && entries.length === 0) io.stdout.write("no harness entries\n");
     return EXIT.done;
   });
 }
+
+/** An entry as `list` and `log --stale` print it: `what` is the column after its kind. */
+const entryLine = (e: EntryState, what: string) =>
+  `${e.id}  ${e.scope}  ${e.kind}  ${what}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content, 90)}\n`;
 
 export function logCommand(
   flags: ScopeFlags & { stale?: boolean; json?: boolean },
@@ -154,13 +154,10 @@ function staleReport(
   const scopes = new Set(stores.map((s) => s.scope));
   const stale = stores.flatMap((s) => s.entries()).filter((e) => e.kind !== "prompt" && e.uses === 0);
   const folders = loadHarness(ctx).skills.filter((s) => !s.entryId && s.uses === 0 && scopes.has(s.scope));
-  for (const e of stale) {
-    if (flags.json) io.stdout.write(`${JSON.stringify(e)}\n`);
-    else
-      io.stdout.write(
-        `${e.id}  ${e.scope}  ${e.kind}  created ${e.created.slice(0, 10)}  ${e.title ? `${e.title}: ` : ""}${oneLine(e.content, 90)}\n`,
-      );
-  }
+  for (const e of stale)
+    io.stdout.write(
+      flags.json ? `${JSON.stringify(e)}\n` : entryLine(e, `created ${e.created.slice(0, 10)}`),
+    );
   for (const s of folders) {
     if (flags.json)
       io.stdout.write(`${JSON.stringify({ skillFolder: s.dir, name: s.name, scope: s.scope })}\n`);

@@ -22,6 +22,10 @@ export function registerHarnessCommands(
   setExit: (code: number) => void,
 ): void {
   const actions = () => import("./harness-actions.js");
+  const verdicts = () => import("./harness-verdicts.js");
+  const probation = () => import("./harness-probation.js");
+  // Each command's module is loaded when it runs; what it returns is the exit code.
+  const run = async (exit: Promise<number>) => setExit(await exit);
 
   program
     .command("refine")
@@ -41,10 +45,9 @@ export function registerHarnessCommands(
     .option("--max-tokens <n>", "the refine call's input+output tokens at most (not called if it cannot fit)")
     .option("--max-time <duration>", "abort the refine call after this long, e.g. 2m")
     .option("--max-cost <usd>", "the refine call's cost at most, in US dollars")
-    .action(async (id: string, flags) => {
-      const { refineCommand } = await import("./refine-command.js");
-      setExit(await refineCommand(id, flags, io));
-    });
+    .action(async (id: string, flags) =>
+      run((await import("./refine-command.js")).refineCommand(id, flags, io)),
+    );
 
   const harness = program
     .command("harness")
@@ -65,7 +68,7 @@ export function registerHarnessCommands(
     "where the entry goes (default project)",
     WRITABLE,
   ).action(async (kind: string, content: string, flags) =>
-    setExit(await (await actions()).addCommand(kind, content, flags, io)),
+    run((await actions()).addCommand(kind, content, flags, io)),
   );
 
   scoped(
@@ -75,7 +78,7 @@ export function registerHarnessCommands(
       .argument("<entry>", "entry id or a unique prefix of it")
       .option("--reason <text>", "why, for the log"),
     "the scope to look in (default: every scope)",
-  ).action(async (entry: string, flags) => setExit(await (await actions()).rmCommand(entry, flags, io)));
+  ).action(async (entry: string, flags) => run((await actions()).rmCommand(entry, flags, io)));
 
   scoped(
     harness
@@ -83,7 +86,7 @@ export function registerHarnessCommands(
       .description("the current entries with their scope and use count")
       .option("--json", "one JSON object per entry"),
     "only this scope",
-  ).action(async (flags) => setExit(await (await actions()).listCommand(flags, io)));
+  ).action(async (flags) => run((await actions()).listCommand(flags, io)));
 
   scoped(
     harness
@@ -92,7 +95,7 @@ export function registerHarnessCommands(
       .option("--stale", "list memories, skills and specs that were never used")
       .option("--json", "print the revisions as JSON lines"),
     "only this scope",
-  ).action(async (flags) => setExit(await (await actions()).logCommand(flags, io)));
+  ).action(async (flags) => run((await actions()).logCommand(flags, io)));
 
   for (const [name, description] of [
     ["show", "a revision in full: author, reason, evidence, every edit's before and after"],
@@ -104,9 +107,7 @@ export function registerHarnessCommands(
         .description(description)
         .argument("<rev>", "revision id or a unique prefix of it"),
       "the scope to look in (default: every scope)",
-    ).action(async (rev: string, flags) =>
-      setExit(await (await actions()).showCommand(name, rev, flags, io)),
-    );
+    ).action(async (rev: string, flags) => run((await actions()).showCommand(name, rev, flags, io)));
   }
 
   scoped(
@@ -116,7 +117,7 @@ export function registerHarnessCommands(
       .argument("<rev>", "revision id or a unique prefix of it")
       .option("--force", "revert anyway: the entries go back to what they were before REV"),
     "the scope to look in (default: every scope)",
-  ).action(async (rev: string, flags) => setExit(await (await actions()).revertCommand(rev, flags, io)));
+  ).action(async (rev: string, flags) => run((await actions()).revertCommand(rev, flags, io)));
 
   scoped(
     harness
@@ -135,10 +136,7 @@ export function registerHarnessCommands(
       .option("--json", "print the candidates as one JSON object"),
     "where --apply puts the skill (default project)",
     WRITABLE,
-  ).action(async (flags) => {
-    const { skillsCommand } = await import("./harness-skills.js");
-    setExit(await skillsCommand(flags, io));
-  });
+  ).action(async (flags) => run((await import("./harness-skills.js")).skillsCommand(flags, io)));
 
   scoped(
     harness
@@ -147,9 +145,7 @@ export function registerHarnessCommands(
       .argument("[entries...]", "entry ids or unique prefixes (default: every entry of the scope)")
       .option("-o, --output <file>", "write to a file instead of stdout"),
     "the scope to export (default session with --session, else project)",
-  ).action(async (entries: string[], flags) =>
-    setExit(await (await actions()).exportCommand(entries, flags, io)),
-  );
+  ).action(async (entries: string[], flags) => run((await actions()).exportCommand(entries, flags, io)));
 
   scoped(
     harness
@@ -158,7 +154,7 @@ export function registerHarnessCommands(
       .argument("<file>", "a file written by `relm harness export`, or - for stdin"),
     "where the entries go (default project)",
     WRITABLE,
-  ).action(async (file: string, flags) => setExit(await (await actions()).importCommand(file, flags, io)));
+  ).action(async (file: string, flags) => run((await actions()).importCommand(file, flags, io)));
 
   scoped(
     harness
@@ -169,10 +165,7 @@ export function registerHarnessCommands(
       .option("--json", "one JSON object per entry, then one per verdict")
       .option("--dry-run", "judge without recording verdicts or reverting anything"),
     "only this scope",
-  ).action(async (flags) => {
-    const { statsCommand } = await import("./harness-verdicts.js");
-    setExit(await statsCommand(flags, io));
-  });
+  ).action(async (flags) => run((await verdicts()).statsCommand(flags, io)));
 
   harness
     .command("promote")
@@ -185,10 +178,7 @@ export function registerHarnessCommands(
       "promote this session's entry (any unique prefix of its id); its verdict must say it helped",
     )
     .addOption(new Option("--to <scope>", "where it goes (default project)").choices(["project", "user"]))
-    .action(async (entry: string, flags) => {
-      const { promoteCommand } = await import("./harness-verdicts.js");
-      setExit(await promoteCommand(entry, flags, io));
-    });
+    .action(async (entry: string, flags) => run((await verdicts()).promoteCommand(entry, flags, io)));
 
   harness
     .command("reject")
@@ -197,10 +187,7 @@ export function registerHarnessCommands(
     )
     .argument("<entry>", "entry id on probation, or a unique prefix of it")
     .option("--reason <text>", "why, for the log")
-    .action(async (entry: string, flags) => {
-      const { rejectCommand } = await import("./harness-probation.js");
-      setExit(await rejectCommand(entry, flags, io));
-    });
+    .action(async (entry: string, flags) => run((await probation()).rejectCommand(entry, flags, io)));
 
   harness
     .command("pin")
@@ -209,10 +196,7 @@ export function registerHarnessCommands(
     )
     .argument("<entry>", "entry id on probation, or a unique prefix of it")
     .option("--off", "release it: verdicts act on it again")
-    .action(async (entry: string, flags) => {
-      const { pinCommand } = await import("./harness-probation.js");
-      setExit(await pinCommand(entry, flags, io));
-    });
+    .action(async (entry: string, flags) => run((await probation()).pinCommand(entry, flags, io)));
 
   scoped(
     harness
@@ -238,8 +222,7 @@ export function registerHarnessCommands(
       .option("--keep", "keep the scratch copies and their sessions (the path is printed)")
       .option("--json", "print the result as one JSON object"),
     "the scope to look in (default: every scope)",
-  ).action(async (rev: string, flags) => {
-    const { verifyCommand } = await import("./harness-verify.js");
-    setExit(await verifyCommand(rev, flags, io));
-  });
+  ).action(async (rev: string, flags) =>
+    run((await import("./harness-verify.js")).verifyCommand(rev, flags, io)),
+  );
 }

@@ -4,7 +4,7 @@
 
 import { EXIT } from "../../cli/exit-codes.js";
 import { oneLine } from "../../config/text.js";
-import { alreadyIn, alreadyPromotedLine, promoteEntries } from "../probation/promote.js";
+import { alreadyIn, alreadyPromotedLine, type Promoted, promoteEntries } from "../probation/promote.js";
 import {
   byIdOrPrefix,
   type EntryState,
@@ -68,10 +68,7 @@ export function promoteFromProbation(query: string, to: "project" | "user", io: 
     // and already in the target, promoteEntries says so under the target's lock.
     const found = findOnProbation(ctx, query);
     const before = found ? undefined : promotedBefore(ctx, query, to);
-    if (before) {
-      io.stdout.write(alreadyPromotedLine(before.id, to, before.already));
-      return EXIT.done;
-    }
+    if (before) return printPromotion(io, { already: before.already }, before.id, to, "");
     const entry = found ?? onProbation(ctx, query);
     const source = HarnessStore.of("probation", ctx);
     const { revision } = source.find(entry.rev);
@@ -86,17 +83,29 @@ export function promoteFromProbation(query: string, to: "project" | "user", io: 
       reason: `promote ${entry.id} from probation by hand (verdict so far: ${soFar.split(":")[0]})`,
       evidence: revision.evidence,
     });
-    if (result.already) {
-      io.stdout.write(alreadyPromotedLine(entry.id, to, result.already));
-      return EXIT.done;
-    }
-    if (!result.written) throw new HarnessCliError(`not promoted: ${result.refused}`);
-    io.stdout.write(
-      `${formatEdits(result.written.edits)}\npromoted ${entry.id} from probation to the ${to} scope as revision ${result.written.rev}\n` +
-        `verdict so far: ${soFar}\n`,
-    );
-    return EXIT.done;
+    return printPromotion(io, result, entry.id, to, `verdict so far: ${soFar}\n`, " from probation");
   });
+}
+
+/**
+ * What a promote by hand prints: the lesson already in `to` (nothing written), or the copy written and
+ * `then`; why not, when neither. `from`: where the lesson came from, when the line says it.
+ */
+export function printPromotion(
+  io: HarnessIo,
+  result: Promoted,
+  id: string,
+  to: string,
+  then: string,
+  from = "",
+) {
+  if (result.already) io.stdout.write(alreadyPromotedLine(id, to, result.already));
+  else if (!result.written) throw new HarnessCliError(`not promoted: ${result.refused}`);
+  else
+    io.stdout.write(
+      `${formatEdits(result.written.edits)}\npromoted ${id}${from} to the ${to} scope as revision ${result.written.rev}\n${then}`,
+    );
+  return EXIT.done;
 }
 
 /** `relm harness reject ENTRY`: off probation, with the reason in the log. */

@@ -5,7 +5,7 @@ import { EXIT } from "../../cli/exit-codes.js";
 import { type ResolvedConfig, resolveConfig } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
 import { findPython } from "../../kernel/index.js";
-import { listed, type SkillCandidate } from "../skills/mine-package.js";
+import { listed, type SkillCandidate, type SmokeTest } from "../skills/mine-package.js";
 import { writeDocstring } from "../skills/skill-docstring.js";
 import { describeSmokeRun } from "../skills/skill-smoke.js";
 import {
@@ -163,18 +163,7 @@ function asJson(found: Suggestions) {
       code: c.code,
       docstring: c.docstring,
       returns: c.returns,
-      smoke:
-        "problem" in c.smoke
-          ? { problem: c.smoke.problem }
-          : {
-              call: c.smoke.call,
-              show: c.smoke.show,
-              expected: c.smoke.expected,
-              inputs: c.smoke.inputs,
-              writes: c.smoke.writes,
-              needsValue: c.smoke.needsValue,
-              recorded: { session: c.smoke.occurrence.session, events: c.smoke.occurrence.events },
-            },
+      smoke: "problem" in c.smoke ? { problem: c.smoke.problem } : smokeJson(c.smoke),
     })),
     applied: found.applied.map((a) => ({
       skill: a.skill,
@@ -183,6 +172,11 @@ function asJson(found: Suggestions) {
     })),
     skipped: found.skipped.map((s) => ({ cells: s.length, occurrences: occurrences(s), problem: s.problem })),
   };
+}
+
+/** A smoke test as --json shows it: the recorded run named by session and events, the arguments left out. */
+function smokeJson({ occurrence, args: _a, ...test }: SmokeTest) {
+  return { ...test, recorded: { session: occurrence.session, events: occurrence.events } };
 }
 
 async function apply(

@@ -2,25 +2,16 @@
 // finds is reverted) and `relm harness promote ENTRY` (a session's lesson into the project, only with
 // evidence that it helped, and after a passing replay check when it was learnt in an autonomous run).
 
-import { join } from "node:path";
 import { EXIT } from "../../cli/exit-codes.js";
 import { table } from "../../cli/table.js";
 import { UsageError } from "../../config/errors.js";
-import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
 import { carriedFrom, sessionProject } from "../probation/carry.js";
-import { alreadyPromotedLine, promoteEntries } from "../probation/promote.js";
-import {
-  type EntryState,
-  formatEdits,
-  type HarnessContext,
-  HarnessStore,
-  VerdictLog,
-} from "../store/index.js";
-import { readTrace } from "../verdicts/verdict-journal.js";
+import { promoteEntries } from "../probation/promote.js";
+import { type EntryState, type HarnessContext, HarnessStore, VerdictLog } from "../store/index.js";
 import { entryOutcomes } from "../verdicts/verdict-stats.js";
 import { fixed } from "../verdicts/verdict-windows.js";
 import { type Evaluated, evaluateVerdicts } from "../verdicts/verdicts.js";
-import { provenanceOf } from "../verdicts/verify-plan.js";
+import { provenanceOf, ranAutonomously } from "../verdicts/verify-plan.js";
 import {
   findEntry,
   guarded,
@@ -32,6 +23,7 @@ import {
   storesFor,
 } from "./harness-cli.js";
 import { describeLesson, lessonRow } from "./harness-lessons.js";
+import { printPromotion } from "./harness-probation.js";
 
 /** What a verdict did, as the tail of its line (the first that applies). */
 function actionOf(v: Evaluated): string {
@@ -218,10 +210,9 @@ export function promoteCommand(
       );
     }
     const session = provenanceOf(revision) ?? (ctx.sessionDir.split("/").at(-1) as string);
-    const learntIn = readTrace(join(sessionDir(ctx.home, session), JOURNAL_FILE));
     const log = new VerdictLog(source.location, ctx.home);
     const verify = log.latest(revision.rev, "verify");
-    if (learntIn?.autonomous && !verify?.passed) {
+    if (ranAutonomously(ctx.home, session) && !verify?.passed) {
       // A replay that could not run (verify_error) is no check: neither a pass nor a failure.
       const error = log.latest(revision.rev, "verify_error");
       const unrun =
@@ -250,16 +241,7 @@ export function promoteCommand(
         ...(verify?.passed ? { verify: { time: verify.t, summary: verify.summary } } : {}),
       },
     });
-    if (result.already) {
-      io.stdout.write(alreadyPromotedLine(entry.id, to, result.already));
-      return EXIT.done;
-    }
-    const written = result.written;
-    if (!written) throw new HarnessCliError(`not promoted: ${result.refused}`);
-    io.stdout.write(
-      `${formatEdits(written.edits)}\npromoted ${entry.id} to the ${to} scope as revision ${written.rev}\n` +
-        `evidence: ${verdict.summary}\n${verify?.passed ? `${verify.summary}\n` : ""}`,
-    );
-    return EXIT.done;
+    const evidence = `evidence: ${verdict.summary}\n${verify?.passed ? `${verify.summary}\n` : ""}`;
+    return printPromotion(io, result, entry.id, to, evidence);
   });
 }

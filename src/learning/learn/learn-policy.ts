@@ -82,10 +82,11 @@ export function dueByGate(onGateFailure: number, streak: FailureStreak): boolean
   return onGateFailure > 0 && streak.count === onGateFailure;
 }
 
+/** Tokens and US dollars spent (a cost stays unknown, null, once any part of it is). */
+export type Spend = { tokens: number; cost: number | null };
+
 /** What a pass is expected to cost at most: the request as sent, the capped answer, its price. */
-export interface PassEstimate {
-  tokens: number;
-  cost: number | null;
+export interface PassEstimate extends Spend {
   durationMs: number;
 }
 
@@ -103,10 +104,7 @@ export function addEstimates(a: PassEstimate, b: PassEstimate): PassEstimate {
 }
 
 /** Learning's spend with `more` added (unknown cost stays unknown). */
-export function addSpend(
-  spent: { tokens: number; cost: number | null },
-  more: { tokens: number; cost: number | null },
-): { tokens: number; cost: number | null } {
+export function addSpend(spent: Spend, more: Spend): Spend {
   const cost = spent.cost === null || more.cost === null ? null : spent.cost + more.cost;
   return { tokens: spent.tokens + more.tokens, cost };
 }
@@ -117,7 +115,7 @@ export interface LearnLedger {
   /** The session tree's spend so far (its budget). */
   spent: SpendRecord;
   /** What earlier passes of this session spent (counted in `spent` too). */
-  learned: { tokens: number; cost: number | null };
+  learned: Spend;
   budget: LearnBudget;
   /**
    * This pass's calls made already (the proposal, by its estimate, when its relevance check is next):

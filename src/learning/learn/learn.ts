@@ -22,6 +22,7 @@ import {
   LEARN_OUTPUT_TOKENS,
   type LearnTrigger,
   type PassEstimate,
+  type Spend,
 } from "./learn-policy.js";
 
 export type { LearnStatus };
@@ -37,7 +38,7 @@ export class SessionLearning {
   private on: boolean;
   private passes = 0;
   private appliedEdits = 0;
-  private learned: { tokens: number; cost: number | null } = { tokens: 0, cost: 0 };
+  private learned: Spend = { tokens: 0, cost: 0 };
   /** The last journal event a pass showed the refine model; the next pass starts after it. */
   private lastReviewed = 0;
   private lastPassTurn = 0;

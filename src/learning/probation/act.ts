@@ -3,8 +3,7 @@
 // learnt in an autonomous run, and not while the project scope is locked); neutral once final → retired.
 // A lesson a person pinned is judged and left as it is.
 
-import { join } from "node:path";
-import { JOURNAL_FILE, sessionDir } from "../../session/index.js";
+import { sessionDir } from "../../session/index.js";
 import {
   type Entry,
   type HarnessContext,
@@ -17,9 +16,8 @@ import {
   type VerdictOutcome,
   type VerifyRecord,
 } from "../store/index.js";
-import { readTrace } from "../verdicts/verdict-journal.js";
 import { revertForVerdict, VERDICT_AUTHOR } from "../verdicts/verdict-revert.js";
-import { provenanceOf } from "../verdicts/verify-plan.js";
+import { provenanceOf, ranAutonomously } from "../verdicts/verify-plan.js";
 import { alreadyIn, promoteEntries } from "./promote.js";
 
 /** The entries of `revision` still on probation as it left them (none once promoted, rejected, reverted). */
@@ -42,7 +40,6 @@ function replayCheck(
   home: string,
 ): { needed: boolean; session?: string; passed?: VerifyRecord } {
   const session = provenanceOf(revision);
-  const trace = session ? readTrace(join(sessionDir(home, session), JOURNAL_FILE)) : undefined;
   const own = new VerdictLog(store.location, home).latest(revision.rev, "verify");
   let passed = own?.passed ? own : undefined;
   const carried = revision.carried;
@@ -55,7 +52,8 @@ function replayCheck(
     const theirs = new VerdictLog(where, home).latest(carried.rev, "verify");
     if (theirs?.passed) passed = theirs;
   }
-  return { needed: trace?.autonomous === true, session, ...(passed ? { passed } : {}) };
+  const needed = session !== undefined && ranAutonomously(home, session);
+  return { needed, session, ...(passed ? { passed } : {}) };
 }
 
 export function actOnProbation(

@@ -32,7 +32,7 @@ interface PromoteRequest {
   verdict?: VerdictNote;
 }
 
-interface Promoted {
+export interface Promoted {
   written?: Revision;
   /**
    * Nothing written because every entry is already in the target under its own id: another session's
@@ -106,13 +106,8 @@ export function promoteEntries(request: PromoteRequest): Promoted {
     if (!checked.ok) return { refused: `${entry.id}: ${checked.reason}` };
     intents.push(checked.intent);
   }
-  const { revision: written, dropped } = target.commit({
-    intents,
-    author: request.author,
-    reason: request.reason,
-    evidence: request.evidence,
-    ...(request.verdict ? { verdict: request.verdict } : {}),
-  });
+  // The request's author, reason, evidence and verdict are the revision's.
+  const { revision: written, dropped } = target.commit({ ...request, intents });
   if (!written) {
     // The other promotion won the race between the check above and this write (under the lock).
     return (

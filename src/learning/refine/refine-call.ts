@@ -40,6 +40,11 @@ type RefineCall =
   /** Sent (and, with `usage`, paid for) but no usable answer. */
   | { status: "failed"; error: string; usage?: Usage; cost?: number | null };
 
+/** A refine model request: a fixed system prompt (so requests share their first bytes), one question, no tools. */
+export function refineRequest(system: string, text: string, more?: Partial<ModelRequest>): ModelRequest {
+  return { system, messages: [{ role: "user", content: [{ type: "text", text }] }], tools: [], ...more };
+}
+
 export async function callRefineModel(
   client: ModelClient,
   request: ModelRequest,

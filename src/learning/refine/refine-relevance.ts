@@ -6,7 +6,7 @@
 
 import type { ModelClient, ModelRequest, Usage } from "../../llm/types.js";
 import type { Edit, Intent } from "../store/index.js";
-import { callRefineModel, type RefineCallOptions } from "./refine-call.js";
+import { callRefineModel, type RefineCallOptions, refineRequest } from "./refine-call.js";
 import { replyArray } from "./refine-prompt.js";
 import { flat } from "./refine-quotes.js";
 import type { Trajectory } from "./refine-trajectory.js";
@@ -107,12 +107,9 @@ export async function checkRelevance(
   trajectory: Pick<Trajectory, "texts">,
   options: RefineCallOptions & { preflight?: (request: ModelRequest) => string | undefined },
 ): Promise<RelevanceResult> {
-  const request: ModelRequest = {
-    system: RELEVANCE_SYSTEM,
-    messages: [{ role: "user", content: [{ type: "text", text: relevancePrompt(items, trajectory) }] }],
-    tools: [],
+  const request = refineRequest(RELEVANCE_SYSTEM, relevancePrompt(items, trajectory), {
     maxOutputTokens: 200 + ANSWER_TOKENS_PER_EDIT * items.length,
-  };
+  });
   // A budget that would not cover the check: not asked, so nothing unchecked is applied (held).
   const refused = options.preflight?.(request);
   if (refused !== undefined) return { error: refused, cost: 0, notAsked: true };

@@ -18,7 +18,7 @@ import {
   type Scope,
   scopeLocation,
 } from "../store/index.js";
-import { callRefineModel, type RefineCallOptions } from "./refine-call.js";
+import { callRefineModel, type RefineCallOptions, refineRequest } from "./refine-call.js";
 import { completeEdits, parseEditList, REFINE_SYSTEM, refinePrompt } from "./refine-prompt.js";
 import { readProposals } from "./refine-proposals.js";
 import { checkQuotes } from "./refine-quotes.js";
@@ -183,12 +183,8 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
     };
   }
   const prompt = refinePrompt({ session, scope, entries, proposals, trajectory, focus: options.focus });
-  const request: ModelRequest = {
-    system: REFINE_SYSTEM,
-    messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
-    tools: [],
-    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-  };
+  const { maxOutputTokens } = options;
+  const request = refineRequest(REFINE_SYSTEM, prompt, maxOutputTokens ? { maxOutputTokens } : {});
   const skipped = options.preflight?.(request, "propose");
   if (skipped !== undefined) return { ...base, skipped };
   const result = await callRefineModel(client, request, options);
@@ -220,24 +216,15 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
   const accepted: Refinement["accepted"] = [];
   const quotesOf = new Map<number, string[]>();
   const rejected: Rejected[] = [];
-  list.forEach((raw, index) => {
-    if (accepted.length >= MAX_PASS_EDITS) {
-      rejected.push({ index, edit: raw, reason: `skipped: ${OVER_CAP}`, capped: true });
-      return;
-    }
+  // Why `raw` is rejected, or undefined once it is accepted (the checks in order, the first to fail says).
+  const check = (raw: unknown, index: number): string | undefined => {
     const evidence =
       raw && typeof raw === "object"
         ? checkEvidence((raw as { evidence?: unknown }).evidence, session, journal.events, trajectory)
         : { reason: "not an object" };
-    if ("reason" in evidence) {
-      rejected.push({ index, edit: raw, reason: evidence.reason });
-      return;
-    }
+    if ("reason" in evidence) return evidence.reason;
     const quoted = checkQuotes((raw as { quote?: unknown }).quote, evidence.events, trajectory);
-    if ("reason" in quoted) {
-      rejected.push({ index, edit: raw, reason: quoted.reason });
-      return;
-    }
+    if ("reason" in quoted) return quoted.reason;
     quotesOf.set(index, quoted.quotes);
     const checked = checkIntent(
       { ...(raw as object), evidence: evidence.events },
@@ -250,20 +237,22 @@ export async function proposeRefinement(options: RefineOptions): Promise<Refinem
         source: "refine",
       },
     );
-    if (!checked.ok) {
-      rejected.push({ index, edit: raw, reason: checked.reason });
-      return;
-    }
+    if (!checked.ok) return checked.reason;
     const edit = intentToEdit(checked.intent, working, now, scope);
-    if ("dropped" in edit) {
-      rejected.push({ index, edit: raw, reason: edit.dropped });
-      return;
-    }
+    if ("dropped" in edit) return edit.dropped;
     applyEdits(working, [edit], "");
     // The id shown in the preview is the id that gets written.
     // The hypothesis (checkIntent's, one line) is in both already.
     const intent = checked.intent.op === "add" ? { ...checked.intent, id: edit.id } : checked.intent;
     accepted.push({ index, intent, edit });
+  };
+  list.forEach((raw, index) => {
+    if (accepted.length >= MAX_PASS_EDITS)
+      rejected.push({ index, edit: raw, reason: `skipped: ${OVER_CAP}`, capped: true });
+    else {
+      const reason = check(raw, index);
+      if (reason !== undefined) rejected.push({ index, edit: raw, reason });
+    }
   });
   const checked = {
     ...withSpend,
@@ -285,11 +274,19 @@ const NO_HYPOTHESIS = 'states no hypothesis: say what the edit should change ("h
  */
 function requireHypotheses(ref: Refinement): Refinement {
   const missing = ref.accepted.filter((a) => !a.intent.hypothesis && !a.edit.hypothesis);
-  if (missing.length === 0) return ref;
-  const accepted = ref.accepted.filter((a) => !missing.includes(a));
+  const moved = missing.map((a) => ({ a, reason: NO_HYPOTHESIS }));
+  return reaccepted(ref, moved);
+}
+
+/** `ref` with the `moved` edits among the rejected ones, in the reply's order (`accepted`: those kept). */
+function reaccepted(
+  ref: Refinement,
+  moved: { a: Refinement["accepted"][number]; reason: string }[],
+  accepted = ref.accepted.filter((a) => !moved.some((m) => m.a === a)),
+): Refinement {
   const rejected = [
     ...ref.rejected,
-    ...missing.map((a) => ({ index: a.index, edit: a.intent as unknown, reason: NO_HYPOTHESIS })),
+    ...moved.map(({ a, reason }) => ({ index: a.index, edit: a.intent as unknown, reason })),
   ].sort((a, b) => a.index - b.index);
   return { ...ref, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
 }
@@ -322,16 +319,9 @@ async function checkedForRelevance(
     const verdict = result.verdicts[i];
     if (!verdict || verdict.supports) return [];
     const why = verdict.why ? `: ${verdict.why}` : "";
-    return [
-      {
-        index: a.index,
-        edit: a.intent as unknown,
-        reason: `its quote does not support it (relevance check${why})`,
-      },
-    ];
+    return [{ a, reason: `its quote does not support it (relevance check${why})` }];
   });
-  const rejected = [...ref.rejected, ...unsupported].sort((a, b) => a.index - b.index);
-  return { ...spent, accepted, rejected, diff: formatEdits(accepted.map((a) => a.edit)) };
+  return reaccepted(spent, unsupported, accepted);
 }
 
 /**

@@ -135,9 +135,7 @@ export function mineChains(
         if (window.some((c) => !c.cell.ok || c.code.problem)) continue;
         if (window.reduce((n, c) => n + c.code.size, 0) < MIN_TOKENS) continue;
         const key = `${length}:${shapeIds[session]?.slice(start, start + length).join(",")}`;
-        const list = coarse.get(key);
-        if (list) list.push({ session, start, length });
-        else coarse.set(key, [{ session, start, length }]);
+        pushTo(coarse, key, { session, start, length });
       }
     }
   });
@@ -146,9 +144,7 @@ export function mineChains(
     if (windows.length < 2) continue;
     for (const w of windows) {
       const key = windowKey((prepared[w.session] as PreparedCell[]).slice(w.start, w.start + w.length));
-      const list = groups.get(key);
-      if (list) list.push(w);
-      else groups.set(key, [w]);
+      pushTo(groups, key, w);
     }
   }
   const repeated: { key: string; windows: Window[] }[] = [];
@@ -175,6 +171,13 @@ export function mineChains(
     const o = c.occurrences[0] as Occurrence;
     return sessions.findIndex((s) => s.id === o.session) * 1e6 + o.start;
   }
+}
+
+/** Adds `item` to the list `map` keeps under `key`. */
+function pushTo<T>(map: Map<string, T[]>, key: string, item: T): void {
+  const list = map.get(key);
+  if (list) list.push(item);
+  else map.set(key, [item]);
 }
 
 // Everything about a cell that does not depend on the window is worked out once per distinct code.
@@ -244,11 +247,7 @@ type Starts = Map<string, number[]>;
 
 function startsBySession(chain: Chain): Starts {
   const out: Starts = new Map();
-  for (const o of chain.occurrences) {
-    const list = out.get(o.session) ?? [];
-    list.push(o.start);
-    out.set(o.session, list);
-  }
+  for (const o of chain.occurrences) pushTo(out, o.session, o.start);
   return out;
 }
 
@@ -332,8 +331,7 @@ function varyingLiterals(values: readonly string[][]): VaryingLiteral[] {
   for (let s = 0; s < slots; s++) {
     const column = values.map((v) => v[s] ?? "");
     if (column.every((v) => v === column[0])) continue;
-    const key = JSON.stringify(column);
-    groups.set(key, [...(groups.get(key) ?? []), s]);
+    pushTo(groups, JSON.stringify(column), s);
   }
   return [...groups.values()].map((slotList) => ({ slots: slotList }));
 }

@@ -2,7 +2,7 @@
 // packaged function and what its recorded run printed. Its answer is checked before it is used: plain text,
 // not empty, not too long, naming every parameter; else the docstring derived from the chain stays.
 import type { ModelClient, ModelRequest } from "../../llm/types.js";
-import { callRefineModel } from "../refine/refine-call.js";
+import { callRefineModel, refineRequest } from "../refine/refine-call.js";
 import type { SkillCandidate } from "./mine-package.js";
 
 /** Fixed, like the refine prompt: every request starts with the same bytes. */
@@ -33,13 +33,10 @@ function docstringRequest(candidate: SkillCandidate): ModelRequest {
     "```",
     ...(smoke ? ["", `The recorded run \`${smoke.call}\` printed:`, "```", printed, "```"] : []),
   ].join("\n");
-  return {
-    system: DOCSTRING_SYSTEM,
-    messages: [{ role: "user", content: [{ type: "text", text }] }],
-    tools: [],
+  return refineRequest(DOCSTRING_SYSTEM, text, {
     maxOutputTokens: ANSWER_TOKENS,
     deadline: Date.now() + TIME_MS,
-  };
+  });
 }
 
 /** The model's answer as a docstring, or why it cannot be one. */

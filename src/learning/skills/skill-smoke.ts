@@ -119,18 +119,17 @@ export async function runSmokeTest(options: SmokeOptions): Promise<SmokeRun> {
         const wrote = test.args
           .filter((a) => a.role === "write" && a.string !== null && existsSync(scratch.writePath(a.string)))
           .map((a) => a.string as string);
-        const failure =
-          result.status !== "ok"
-            ? `the call ended with ${result.status}${result.error ? ` (${result.error.name}: ${result.error.value})` : ""}`
-            : result.shellExitCode !== undefined
-              ? `a shell command in it exited with ${result.shellExitCode}`
-              : actual !== expected
-                ? "the output differs from the recorded output"
-                : !seen?.docstring
-                  ? "the function has no docstring"
-                  : test.needsValue && seen.returnedNone
-                    ? "the function returned None, but the chain's last cell showed a value"
-                    : undefined;
+        // The first of these that holds is why it failed.
+        const error = result.error ? ` (${result.error.name}: ${result.error.value})` : "";
+        const failure = [
+          result.status !== "ok" && `the call ended with ${result.status}${error}`,
+          result.shellExitCode !== undefined && `a shell command in it exited with ${result.shellExitCode}`,
+          actual !== expected && "the output differs from the recorded output",
+          !seen?.docstring && "the function has no docstring",
+          test.needsValue &&
+            seen?.returnedNone &&
+            "the function returned None, but the chain's last cell showed a value",
+        ].find((why) => typeof why === "string");
         return {
           passed: failure === undefined,
           ...(failure ? { failure } : {}),

@@ -80,7 +80,6 @@ function applyRefusal(candidate: SkillCandidate, scope: Scope, ctx: HarnessConte
   const location = scopeLocation(scope, ctx);
   const store = new HarnessStore(location);
   const entries = entriesOf(store.state());
-  const skills = entries.filter((e) => e.kind === "skill");
   const room = overLimit(
     "skill",
     scope,
@@ -89,7 +88,7 @@ function applyRefusal(candidate: SkillCandidate, scope: Scope, ctx: HarnessConte
     roomHint(location),
   );
   if (room) return room;
-  if (skills.some((e) => e.title === candidate.name)) {
+  if (entries.some((e) => e.kind === "skill" && e.title === candidate.name)) {
     return `the ${scope} scope already has a skill named ${candidate.name}`;
   }
   if (existsSync(join(location.skillsDir, candidate.name))) {

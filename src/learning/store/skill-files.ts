@@ -7,12 +7,10 @@ import type { Entry, ScopeLocation } from "./types.js";
 /** Marks a skill folder written from a harness entry: only such folders are ever rewritten or removed. */
 const MARKER_FILE = ".harness-entry";
 
-function skillMarkdown(name: string, description: string, entryId?: string): string {
+function skillMarkdown(name: string, description: string, entryId: string): string {
   const front = yamlLib().stringify({ name, description }, { lineWidth: 0 }).trimEnd();
-  const origin = entryId
-    ? `\n\nKept by relm's harness as entry ${entryId}: \`relm harness log\` shows its history.`
-    : "";
-  return `---\n${front}\n---\n\n# ${name}\n\n${description}\n\nUse it from Python: \`import ${name}\`, then \`help(${name})\`.${origin}\n`;
+  const origin = `Kept by relm's harness as entry ${entryId}: \`relm harness log\` shows its history.`;
+  return `---\n${front}\n---\n\n# ${name}\n\n${description}\n\nUse it from Python: \`import ${name}\`, then \`help(${name})\`.\n\n${origin}\n`;
 }
 
 function writeIfChanged(path: string, data: string, isPrivate: boolean): void {

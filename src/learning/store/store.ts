@@ -49,12 +49,6 @@ const LOCK_FILE = "revisions.lock";
 export class HarnessConflictError extends UserError {
   override name = "HarnessConflictError";
   readonly code = "conflict";
-  constructor(
-    message: string,
-    readonly conflicting?: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A write that would take a scope past its limits (limits.ts); the message says how to make room. */
@@ -188,13 +182,10 @@ export class HarnessStore {
         applyEdits(working, [edit], "");
       }
       if (edits.length === 0) return { dropped };
+      // append() takes a revision's fields by name: the request's own (intents, parent…) stay out.
       const revision = this.append(revisions, {
-        author: request.author,
-        reason: request.reason,
+        ...request,
         evidence: request.evidence ?? null,
-        trajectory: request.trajectory,
-        verdict: request.verdict,
-        carried: request.carried,
         edits,
         time: now,
       });
@@ -222,7 +213,6 @@ export class HarnessStore {
           `cannot revert ${target.rev}: the later revision ${first.rev} (${first.time}, ${first.reason || first.author}) ` +
             `also changed ${touched.join(", ")}${later.length > 1 ? ` (and ${later.length - 1} more revisions)` : ""}. ` +
             `Revert ${first.rev} first, or use --force to put the entries back as they were before ${target.rev}.`,
-          first.rev,
         );
       }
       const edits = inverseEdits(target, state);
@@ -239,11 +229,10 @@ export class HarnessStore {
           `cannot revert ${target.rev}: it would bring back more than fits: ${over}`,
         );
       return this.append(revisions, {
-        author: options.author,
+        ...options,
         reason: options.reason ?? `revert ${target.rev}${first ? " (forced)" : ""}`,
         evidence: null,
         revert: target.rev,
-        verdict: options.verdict,
         edits,
         time: new Date().toISOString(),
       });
@@ -340,7 +329,6 @@ function refuseStaleEdits(request: CommitRequest, revisions: Revision[]): void {
     if (by) {
       throw new HarnessConflictError(
         `entry ${intent.id} was changed by revision ${by.rev} after these edits were proposed; run the refinement again`,
-        by.rev,
       );
     }
   }

@@ -29,19 +29,10 @@ interface CheckRequest extends Omit<ReplayRequest, "scope"> {
   progress?: (variant: "without" | "with") => void;
 }
 
-type CheckResult =
-  | {
-      status: "checked";
-      record: VerifyRecord;
-      runs: { with: ReplayResult; without: ReplayResult };
-      root: string;
-    }
-  | {
-      status: "error";
-      record: VerifyErrorRecord;
-      runs: Partial<Record<"with" | "without", ReplayResult>>;
-      root: string;
-    };
+type CheckResult = { root: string } & (
+  | { status: "checked"; record: VerifyRecord; runs: { with: ReplayResult; without: ReplayResult } }
+  | { status: "error"; record: VerifyErrorRecord; runs: Partial<Record<"with" | "without", ReplayResult>> }
+);
 
 /** Each replay's budget unless flags say otherwise. */
 export const VERIFY_DEFAULTS = { maxTurns: "30", maxTime: "15m" };

@@ -20,11 +20,6 @@ import {
 
 export type Variant = "with" | "without";
 
-interface ScratchPlace {
-  home: string;
-  cwd: string;
-}
-
 function entriesAt(store: HarnessStore, revision: Revision, variant: Variant): Entry[] {
   const revisions = store.revisions();
   const index = revisions.findIndex((r) => r.rev === revision.rev);
@@ -54,7 +49,7 @@ export function writeScratchHarness(
   scope: Scope,
   revision: Revision,
   variant: Variant,
-  scratch: ScratchPlace,
+  scratch: Pick<HarnessContext, "home" | "cwd">,
 ): void {
   // The project of the scratch copy is the copy itself, whatever harness its files brought along.
   makeDirs(join(scratch.cwd, ".relm"));
@@ -75,7 +70,6 @@ export function writeScratchHarness(
           );
     (store.scope === "user" ? user : project).push(...entries);
   }
-  const place = { cwd: scratch.cwd, home: scratch.home };
-  write(HarnessStore.of("user", place), user, variant, revision.rev);
-  write(HarnessStore.of("project", place), project, variant, revision.rev);
+  write(HarnessStore.of("user", scratch), user, variant, revision.rev);
+  write(HarnessStore.of("project", scratch), project, variant, revision.rev);
 }

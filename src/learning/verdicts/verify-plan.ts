@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { JOURNAL_FILE, readJournal, sessionDir } from "../../session/index.js";
 import type { Revision } from "../store/index.js";
-import { CONTINUATION } from "./verdict-journal.js";
+import { CONTINUATION, readTrace } from "./verdict-journal.js";
 
 export interface ReplayPlan {
   session: string;
@@ -22,6 +22,11 @@ export interface ReplayPlan {
 /** The session an edit was learnt from: its evidence's, else the reviewed trajectory's. */
 export function provenanceOf(revision: Revision): string | undefined {
   return revision.evidence?.session ?? revision.trajectory?.session;
+}
+
+/** Whether `session` ran in autonomous mode: an edit learnt there needs a passing replay check to be promoted. */
+export function ranAutonomously(home: string, session: string): boolean {
+  return readTrace(join(sessionDir(home, session), JOURNAL_FILE))?.autonomous === true;
 }
 
 /**

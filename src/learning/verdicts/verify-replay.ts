@@ -55,12 +55,7 @@ const SPEND_KEYS = ["inputTokens", "outputTokens", "cachedInputTokens", "cacheWr
 /** Input and output tokens apart, for the session that pays for a background check (its llm_call). */
 type ReplaySpend = Record<(typeof SPEND_KEYS)[number], number>;
 
-export const noSpend = (): ReplaySpend => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cachedInputTokens: 0,
-  cacheWriteTokens: 0,
-});
+export const noSpend = () => Object.fromEntries(SPEND_KEYS.map((k) => [k, 0])) as ReplaySpend;
 
 /** Adds `more`'s tokens to `spend`. */
 export function addSpendTo(spend: ReplaySpend, more: ReplaySpend): void {

@@ -18,10 +18,9 @@ import {
   spendFromResponses,
 } from "../../session/index.js";
 import { HarnessStore, type Revision, rootContext, type Scope, VerdictLog } from "../store/index.js";
-import { readTrace } from "./verdict-journal.js";
 import type { Evaluated } from "./verdicts.js";
 import { runReplayCheck, VERIFY_DEFAULTS } from "./verify-check.js";
-import { provenanceOf, type ReplayPlan, replayPlan } from "./verify-plan.js";
+import { provenanceOf, type ReplayPlan, ranAutonomously, replayPlan } from "./verify-plan.js";
 import { addSpendTo, noSpend, type PrepareReplay, type ReplayLimits } from "./verify-replay.js";
 
 /** What the runner needs of the session it runs in. */
@@ -150,7 +149,7 @@ export class VerifyRunner {
   private needsCheck(scope: Scope, revision: Revision): Candidate | undefined {
     const from = provenanceOf(revision);
     if (!from || revision.revert) return undefined;
-    if (!readTrace(join(sessionDir(this.host.home, from), JOURNAL_FILE))?.autonomous) return undefined;
+    if (!ranAutonomously(this.host.home, from)) return undefined;
     const store = HarnessStore.of(scope, rootContext(this.host));
     if (new VerdictLog(store.location, this.host.home).latest(revision.rev, "verify")) return undefined;
     return { scope, revision, from };
