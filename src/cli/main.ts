@@ -12,10 +12,22 @@
 import { isAbsolute, resolve } from "node:path";
 
 // `relm agents | head` closes the pipe early: that is not an error worth a stack trace. A command with
-// work to save (`relm run`) listens too and ends that work itself, as on SIGTERM.
+// work to save (`relm run`) listens too and ends that work itself, as on SIGTERM. Any other error
+// (`relm run > file` on a full disk) lost the output: said, and exit 1 whatever the command returns,
+// once its work is done (the event may come before or after its exit code is set).
+let unwritten = false;
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE" && process.stdout.listenerCount("error") === 1) process.exit(0);
+  if (error.code === "EPIPE") {
+    if (process.stdout.listenerCount("error") === 1) process.exit(0);
+    return;
+  }
+  if (!unwritten) process.stderr.write(`relm: could not write the output (stdout): ${error.message}\n`);
+  unwritten = true;
+  process.exitCode = 1;
 });
+const setExit = (code: number) => {
+  process.exitCode = unwritten && code === 0 ? 1 : code;
+};
 
 start(process.argv.slice(2)).catch((error: Error) => {
   process.stderr.write(`relm: ${error.message}\n`);
@@ -41,19 +53,19 @@ async function start(argv: string[]): Promise<void> {
   const web = argv[0] === "web" ? webFlags(argv.slice(1)) : undefined;
   if (listing) {
     const { mainAgents } = (await loadAgents()) as typeof import("./agents-entry.js");
-    process.exitCode = await mainAgents(listing);
+    setExit(await mainAgents(listing));
   } else if (web) {
     const entry = "./web.js";
     const { mainWeb } = (await import(entry)) as typeof import("./web-entry.js");
-    process.exitCode = await mainWeb(web);
+    setExit(await mainWeb(web));
   } else if (argv.length === 0 && opensUiDirectly(process.env)) {
     const entry = "./ui.js";
     const { mainUi } = (await import(entry)) as typeof import("./ui-entry.js");
-    process.exitCode = await mainUi();
+    setExit(await mainUi());
   } else {
     const bundle = "./app.js";
     const { main } = (await import(bundle)) as typeof import("./dispatch.js");
-    process.exitCode = await main(argv);
+    setExit(await main(argv));
   }
 }
 

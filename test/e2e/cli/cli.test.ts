@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { cleanEnv, pythonsOf, RELM_BIN, runRelm, tempDir } from "../../support/cli.js";
@@ -247,6 +247,34 @@ describe("Ctrl-C, SIGTERM, SIGHUP", () => {
     expect(doctor.stdout).not.toContain(id);
     expect(onlyJournal(rig.home).lines.some((l) => l.type === "interrupted")).toBe(true);
   });
+
+  it.runIf(existsSync("/dev/full"))(
+    "output that cannot be written (relm run > a full disk) is an error, not a silent exit 0",
+    async () => {
+      // The EPIPE listener swallowed every other error of stdout: the answer was lost and relm said 0.
+      const rig = await startRig("openai", { script: [{ text: "the answer" }] });
+      const full = openSync("/dev/full", "w");
+      onTestFinished(() => closeSync(full));
+      for (const args of [
+        ["run", "task"],
+        ["models", "--provider", "openai"],
+      ]) {
+        const child = spawn(process.execPath, [RELM_BIN, ...args], {
+          env: rig.env,
+          cwd: rig.cwd,
+          stdio: ["ignore", full, "pipe"],
+        });
+        let stderr = "";
+        child.stderr?.on("data", (d: Buffer) => {
+          stderr += d.toString();
+        });
+        const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+        expect(stderr, args[0]).toContain("relm: could not write the output (stdout): ENOSPC");
+        expect(stderr, args[0]).not.toMatch(/\n\s+at /); // no stack trace
+        expect(code, args[0]).toBe(1);
+      }
+    },
+  );
 });
 
 describe("interactive session", () => {
