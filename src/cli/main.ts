@@ -21,10 +21,14 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (process.stdout.listenerCount("error") === 1) process.exit(0);
     return;
   }
+  if (process.stdout.isTTY) return; // the terminal is gone (EIO): nobody to tell, and the UI leaves itself
   if (!unwritten) process.stderr.write(`relm: could not write the output (stdout): ${error.message}\n`);
   unwritten = true;
   process.exitCode = 1;
 });
+// stderr that cannot be written either (`2>&1` on that disk): nobody can be told, and its unhandled
+// 'error' killed relm at its first line of progress, a run before its task was sent.
+process.stderr.on("error", () => {});
 const setExit = (code: number) => {
   process.exitCode = unwritten && code === 0 ? 1 : code;
 };

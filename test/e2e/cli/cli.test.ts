@@ -273,6 +273,16 @@ describe("Ctrl-C, SIGTERM, SIGHUP", () => {
         expect(stderr, args[0]).not.toMatch(/\n\s+at /); // no stack trace
         expect(code, args[0]).toBe(1);
       }
+      // stderr on the same full disk (2>&1): nobody can be told, but the run still does its work (it
+      // died at its first line of progress, an unhandled 'error' of stderr, before the task was sent).
+      const both = await startRig("openai", { script: [{ text: "the answer" }] });
+      const child = spawn(process.execPath, [RELM_BIN, "run", "task"], {
+        env: both.env,
+        cwd: both.cwd,
+        stdio: ["ignore", full, full],
+      });
+      expect(await new Promise<number | null>((resolve) => child.on("close", resolve))).toBe(1);
+      expect(onlyJournal(both.home).lines.map((l) => l.type)).toContain("model_response");
     },
   );
 });
