@@ -119,13 +119,11 @@ export async function findPython(
   const names = relmPython ? [relmPython, "python3", "/usr/bin/python3"] : ["python3", "/usr/bin/python3"];
   const candidates = names.map((name) => ({ name, file: which(name, env) }));
   const key = JSON.stringify(candidates.map((c) => [c.name, c.file && fileStamp(c.file)]));
-  if (cacheDir) {
-    const hit = readCache(cacheDir, key);
-    if (hit) return hit;
-  }
-  const found = await probeAll(candidates, relmPython, env, trust);
+  const hit = cacheDir ? readCache(cacheDir, key) : null;
+  const found = hit ?? (await probeAll(candidates, relmPython, env, trust));
   // A miss is not cached: the user may install IPython next (as doctor advises) without touching python3.
-  if (cacheDir && found.ipython) writeCache(cacheDir, key, found);
+  if (!hit && cacheDir && found.ipython) writeCache(cacheDir, key, found);
+  // At a cache hit too: relm's package may be newer than its bytecode (an upgrade, a pulled checkout).
   // Never an interpreter sandboxed code could have written: that one runs only inside a confinement.
   if (!trust || !isUntrusted(found.path, trust.untrusted))
     precompileRelm(found.path, found.version, HOST_PYTHON_PRELUDE);

@@ -65,7 +65,39 @@ describe("relm's Python package compiled once per interpreter", () => {
       encoding: "utf8",
     }).trim();
     expect(now).toBe("2");
-  }, 60_000);
+
+    // A source edited after the compile (a pulled checkout: a newer time) is compiled again at the next
+    // call, so kernels that cannot write bytecode stop compiling it at every start.
+    const upgradedPyc = files.find((f) => f.py === upgraded)!.pyc;
+    const before = readFileSync(upgradedPyc);
+    writeFileSync(upgraded, "VALUE = 3\n");
+    utimesSync(upgraded, new Date(), new Date(Date.now() + 60_000));
+    precompileRelm(python.path, python.version, HOST_PYTHON_PRELUDE, pkg);
+    expect(await eventually(() => !readFileSync(upgradedPyc).equals(before), 30_000)).toBe(true);
+  }, 90_000);
+
+  it("compiles again at a cached probe when relm's bytecode is older than its source (an upgrade, a pull)", async () => {
+    const cache = await tempDir();
+    const python = await findPython(process.env, cache);
+    const tag = `cpython-${python.version.split(".").slice(0, 2).join("")}`;
+    const py = path.join(RELM_PYTHON_DIR, "relm", "plan.py");
+    const pyc = path.join(RELM_PYTHON_DIR, "relm", "__pycache__", `plan.${tag}.pyc`);
+    const fresh = () => existsSync(pyc) && statSync(pyc).mtimeMs >= statSync(py).mtimeMs;
+    // The probes' own compiles (this one's, an earlier test's) are over: each recompiles every module.
+    const compiling = () =>
+      readdirSync("/proc").some((pid) => {
+        try {
+          return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("compile_dir");
+        } catch {
+          return false; // gone
+        }
+      });
+    await new Promise((resolve) => setImmediate(resolve)); // after the probe's check (it runs on an immediate)
+    expect(await eventually(() => fresh() && !compiling(), 30_000)).toBe(true);
+    utimesSync(pyc, 1, 1); // older than its source: what a pulled or edited plan.py leaves
+    expect((await findPython(process.env, cache)).cached).toBe(true);
+    expect(await eventually(fresh, 30_000)).toBe(true);
+  }, 90_000);
 
   it("never runs an interpreter sandboxed code could have written, on the host, to compile", async () => {
     const project = await tempDir();
