@@ -17,18 +17,8 @@ import subprocess
 from collections import namedtuple
 
 from . import ignore
-from ._text import (
-    FILE_CAP,
-    OUTPUT_CAP,
-    FileTooLarge,
-    Shown,
-    cap,
-    check_count,
-    check_path,
-    check_text,
-    open_regular,
-    public,
-)
+from ._text import FILE_CAP, OUTPUT_CAP, FileTooLarge, Shown, cap, check_count, check_path, check_text
+from ._text import open_regular, public
 
 TEXT_CAP = 300  # chars of a matching line kept in a result
 COLLECT_LIMIT = 2_000  # matches read from a backend before it is stopped (more when max_results asks)
