@@ -81,7 +81,13 @@ export function scopesToSearch(flags: ScopeFlags, ctx: HarnessContext): ScopeToS
  */
 export function locateRevision(flags: ScopeFlags, ctx: HarnessContext, query: string): FoundRevision {
   const scopes = scopesToSearch(flags, ctx);
-  const all = scopes.flatMap((scope) => scope.store.revisions().map((revision) => ({ ...scope, revision })));
+  const found = scopes.flatMap((scope) =>
+    scope.store.revisions().map((revision) => ({ ...scope, revision })),
+  );
+  // `relm harness log` shows each revision's number in its scope as `#N`: that names it too, exactly
+  // (never as a prefix: #1 is not #12), once per scope that has so many.
+  const seq = /^#(\d+)$/.exec(query)?.[1];
+  const all = seq === undefined ? found : found.filter((m) => m.revision.seq === Number(seq));
   const sessions = scopes.filter((s) => s.session).length;
   const where = scopes
     .filter((s) => !s.session)
@@ -90,7 +96,7 @@ export function locateRevision(flags: ScopeFlags, ctx: HarnessContext, query: st
   const more = sessions > 0 ? ` and the session scopes of ${sessions} session(s) of this project` : "";
   return byIdOrPrefix(all, query, {
     noun: "revision",
-    id: (m) => m.revision.rev,
+    id: (m) => (seq === undefined ? m.revision.rev : `#${m.revision.seq}`),
     where: `in the ${where || "given"} scope(s)${more}`,
     shown: (m) => `${m.revision.rev} (${m.where})`,
     narrow: "give more characters, or --scope SCOPE / --session ID",

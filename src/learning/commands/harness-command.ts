@@ -105,7 +105,7 @@ export function registerHarnessCommands(
       harness
         .command(name)
         .description(description)
-        .argument("<rev>", "revision id or a unique prefix of it"),
+        .argument("<rev>", "revision id, a unique prefix of it, or its #N in `relm harness log`"),
       "the scope to look in (default: every scope)",
     ).action(async (rev: string, flags) => run((await actions()).showCommand(name, rev, flags, io)));
   }
@@ -114,7 +114,7 @@ export function registerHarnessCommands(
     harness
       .command("revert")
       .description("append the inverse of a revision; refused if a later revision changed the same entries")
-      .argument("<rev>", "revision id or a unique prefix of it")
+      .argument("<rev>", "revision id, a unique prefix of it, or its #N in `relm harness log`")
       .option("--force", "revert anyway: the entries go back to what they were before REV"),
     "the scope to look in (default: every scope)",
   ).action(async (rev: string, flags) => run((await actions()).revertCommand(rev, flags, io)));
@@ -204,7 +204,7 @@ export function registerHarnessCommands(
       .description(
         "replay the task(s) an edit was learnt from, without and with it, in scratch copies of the files, and compare",
       )
-      .argument("<rev>", "revision id or a unique prefix of it")
+      .argument("<rev>", "revision id, a unique prefix of it, or its #N in `relm harness log`")
       .option(
         "--from <session>",
         "replay this session's task(s) (default: the session the edit was learnt from)",

@@ -224,6 +224,42 @@ describe("robust", () => {
     expect(other.code).toBe(1);
     expect(other.stderr).toContain(`no revision "${rev}" in the user, project, probation scope(s)`);
   }, 60_000);
+
+  it("a revision is named by its #N as `relm harness log` shows it: show, diff, revert; #N in several scopes asks which", async () => {
+    const rig = await startRig("openai", { script: [{ text: "ok" }] });
+    const store = project(rig);
+    const first = store.commit({ intents: [memory("FIRST-LESSON")], author: "user", reason: "one" })
+      .revision!;
+    const second = store.commit({ intents: [memory("SECOND-LESSON")], author: "user", reason: "two" })
+      .revision!;
+    const env = { env: rig.env, cwd: rig.cwd };
+    const log = await runRelm(["harness", "log", "--scope", "project"], env);
+    expect(log.stdout).toContain(`${second.rev}  #2  `);
+
+    const shown = await runRelm(["harness", "show", "#2"], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`revision ${second.rev} (#2`);
+    const diff = await runRelm(["harness", "diff", "#1", "--scope", "project"], env);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain("FIRST-LESSON");
+    // #1 is not a prefix of #10: a number names one revision of each scope, or none.
+    const none = await runRelm(["harness", "show", "#3"], env);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('no revision "#3"');
+
+    new HarnessStore(scopeLocation("user", { cwd: rig.cwd, home: rig.home })).commit({
+      intents: [memory("USER-LESSON")],
+      author: "user",
+      reason: "u",
+    });
+    const both = await runRelm(["harness", "show", "#1"], env);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain(`${first.rev} (project scope)`);
+    expect(both.stderr).toContain("--scope");
+    const reverted = await runRelm(["harness", "revert", "#2", "--scope", "project"], env);
+    expect(reverted.code, reverted.stderr).toBe(0);
+    expect(store.entries().map((e) => e.content)).toEqual(["FIRST-LESSON"]);
+  }, 60_000);
 });
 
 function escapeRegExp(text: string): string {
