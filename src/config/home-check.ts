@@ -4,6 +4,7 @@
 
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, sep } from "node:path";
+import { UserError } from "./errors.js";
 
 /** The first path from `path` upwards that exists, and what it is. */
 function nearestExisting(path: string): { path: string; isDirectory: boolean } | undefined {
@@ -35,9 +36,23 @@ export function homeProblem(home: string): string | undefined {
 /** The message for a RELM_HOME that cannot be used, or undefined when `home` looks usable. */
 export function describeHomeProblem(home: string): string | undefined {
   const problem = homeProblem(home);
-  return problem
-    ? `RELM_HOME (${home}) cannot be used: ${problem}. Point RELM_HOME at a writable directory`
-    : undefined;
+  return problem ? unusable(home, problem) : undefined;
+}
+
+function unusable(home: string, problem: string): string {
+  return `RELM_HOME (${home}) cannot be used: ${problem}. Point RELM_HOME at a writable directory`;
+}
+
+/**
+ * `home` for a command that only reads it (`relm agents`, `schedule list`, `harness log`): a RELM_HOME
+ * that is a file (or under one) is refused as `relm run` refuses it, where an empty listing would say
+ * "no sessions yet" of a home that cannot hold any. A read-only or unwritable one can still be read.
+ */
+export function homeToRead(home: string): string {
+  const found = nearestExisting(home);
+  if (found && !found.isDirectory)
+    throw new UserError(unusable(home, `${found.path} is a file, not a directory`));
+  return home;
 }
 
 /** Whether `path` is RELM_HOME or inside it. */

@@ -1,5 +1,6 @@
 import { relmHomeFrom } from "../../config/config.js";
 import { UsageError } from "../../config/errors.js";
+import { homeToRead } from "../../config/home-check.js";
 import { SessionClient } from "../../host/client.js";
 import {
   activeJobs,
@@ -57,7 +58,7 @@ export async function listAction(
   prefix: string | undefined,
   flags: { json?: boolean },
 ): Promise<number> {
-  const home = relmHomeFrom(io.env);
+  const home = homeToRead(relmHomeFrom(io.env));
   const id = prefix ? resolveSessionId(sessionsDir(home), prefix) : undefined;
   const jobs = (id ? sessionJobs(home, id) : allJobs(home)).filter((j) => !j.cancelled && j.next);
   for (const j of jobs) {

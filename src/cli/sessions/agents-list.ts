@@ -2,6 +2,7 @@
 // (agents-entry.ts, dist/cli/agents.cjs) loads only this, the listing and its few dependencies.
 import { ago } from "../../commands/format.js";
 import { relmHomeFrom } from "../../config/home.js";
+import { homeToRead } from "../../config/home-check.js";
 import { costWord } from "../../config/money.js";
 import { listNewest } from "../../host/states/discovery.js";
 import { EXIT } from "../exit-codes.js";
@@ -15,7 +16,7 @@ export async function agentsAction(
   io: Pick<RunIo, "env" | "stdout">,
   flags: { json?: boolean; all?: boolean },
 ): Promise<number> {
-  const home = relmHomeFrom(io.env);
+  const home = homeToRead(relmHomeFrom(io.env));
   // The table shows the live ones and the newest others unless --all; --json is for scripts: every one.
   const { listings: sessions, hidden } = await listNewest(
     home,

@@ -1,5 +1,6 @@
 import { relmHomeFrom } from "../../config/config.js";
 import { isUserError, UsageError, UserError, userExitCode } from "../../config/errors.js";
+import { homeToRead } from "../../config/home-check.js";
 import { resolveAgent, sessionDir, sessionsDir } from "../../session/index.js";
 import {
   byIdOrPrefix,
@@ -33,7 +34,7 @@ export function harnessContext(
   io: HarnessIo,
   agent?: { readonly root: string },
 ): HarnessContext {
-  const home = relmHomeFrom(io.env);
+  const home = homeToRead(relmHomeFrom(io.env));
   if (flags.scope === "session" && !flags.session && !agent) {
     throw new UsageError("the session scope needs a session: add --session ID");
   }

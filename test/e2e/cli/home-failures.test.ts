@@ -1,7 +1,7 @@
 // RELM_HOME where nothing can be made, and a RELM_HOME whose disk is full: one `relm: …` line naming the
 // path and the problem, exit 1, no stack trace — and nothing left damaged that was whole before.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeDirs } from "../../../src/config/dirs.js";
@@ -41,6 +41,31 @@ describe("a RELM_HOME that cannot be made", () => {
       expect.stringMatching(/^relm: RELM_HOME \(\/proc\/1\/nothere\) cannot be used: /),
     ]);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(rig.model.requests).toHaveLength(0);
+  });
+
+  it("RELM_HOME a regular file: run and the listings (agents, schedule list, harness list/log) refuse it alike, exit 1", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const home = join(rig.cwd, "home-file");
+    writeFileSync(home, "not a directory\n");
+    const env = { ...rig.env, RELM_HOME: home };
+    const said = `relm: RELM_HOME (${home}) cannot be used: ${home} is a file, not a directory. Point RELM_HOME at a writable directory`;
+    for (const args of [
+      ["run", "x"],
+      ["agents"],
+      ["agents", "--json"],
+      ["schedule", "list"],
+      ["harness", "list"],
+      ["harness", "log"],
+    ]) {
+      const result = await runRelm(args, { env, cwd: rig.cwd });
+      expect({ args, code: result.code, said: oneLine(result.stderr), stdout: result.stdout }).toEqual({
+        args,
+        code: 1,
+        said: [said],
+        stdout: "",
+      });
+    }
     expect(rig.model.requests).toHaveLength(0);
   });
 
