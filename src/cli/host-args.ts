@@ -1,11 +1,11 @@
 // The session options of a front end that starts session hosts itself (`relm acp`, `relm mcp serve`):
 // checked as it starts, and handed to each host it starts as that host's spec (the host checks them
 // again as it starts).
-import { existsSync } from "node:fs";
 import type { BudgetLimits } from "../agent/budget/budget.js";
 import { UsageError } from "../config/errors.js";
 import { checkNumbers, numberOf, type SessionSpec } from "../config/options.js";
 import { inheritedSpec } from "../config/session-spec.js";
+import { checkSessionFiles } from "../mcp/index.js";
 
 /**
  * `budgets: false` leaves the budget flags out (the MCP server caps each task itself). No --var (each
@@ -33,6 +33,5 @@ export function checkHostFlags(flags: SessionSpec): void {
   if ((flags.var ?? []).length > 0)
     throw new UsageError("--var applies to one task: give variables with each");
   checkNumbers(flags);
-  for (const file of flags.mcpConfig ?? [])
-    if (!existsSync(file)) throw new UsageError(`--mcp-config ${file}: no such file`);
+  checkSessionFiles(flags.mcpConfig ?? []);
 }

@@ -45,8 +45,7 @@ export function loadMcpConfig(
   env: NodeJS.ProcessEnv,
   sessionFiles: readonly string[] = [],
 ): McpConfig {
-  for (const path of sessionFiles)
-    if (!existsSync(path)) throw new UsageError(`--mcp-config ${path}: no such file`);
+  checkSessionFiles(sessionFiles);
   const files = [
     ...sessionFiles.map((path) => ({ path, scope: "session" as const })),
     ...mcpConfigFiles(cwd, home),
@@ -73,6 +72,25 @@ export function loadMcpConfig(
     }
   }
   return { servers: [...byName.values()], files };
+}
+
+/**
+ * Each `--mcp-config FILE` (absolute) exists and is an mcpServers JSON file: a usage error naming the flag
+ * and the file otherwise (exit 2), whether it is missing, a directory or not JSON; the hosts `relm acp`
+ * and `relm mcp serve` start check them before they start.
+ */
+export function checkSessionFiles(paths: readonly string[]): void {
+  for (const path of paths) {
+    if (!existsSync(path)) throw new UsageError(`--mcp-config ${path}: no such file`);
+    try {
+      readServers(path);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      // readServers' messages begin with the path ("X is not valid JSON …"), or say it after.
+      const said = error.message.startsWith(path) ? error.message : `${path}: ${error.message}`;
+      throw new UsageError(`--mcp-config ${said}`);
+    }
+  }
 }
 
 function unusable(name: string, source: string, scope: McpScope, problem: string): McpServer {

@@ -2,6 +2,7 @@
 // loaded only when a server is first used (sdk.ts).
 export { type CatalogEntry, McpClients, targetOf } from "./clients.js";
 export {
+  checkSessionFiles,
   loadMcpConfig,
   MAX_NAME,
   type McpConfig,

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, closedPort, runRelm, tempDir } from "../../support/cli.js";
 import { onlyJournal } from "../../support/journal.js";
@@ -190,5 +192,20 @@ describe("model failures and budgets", () => {
     const result = await runRelm(["run", "--max-turns", "zero", "x"], { env: cleanEnv({ RELM_MODEL: "m" }) });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--max-turns/);
+  });
+
+  it("--mcp-config a directory, a file that is not JSON or not there: a usage error naming the flag and the file, exit 2", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const dir = join(rig.cwd, "servers-dir");
+    mkdirSync(dir);
+    writeFileSync(join(rig.cwd, "bad.json"), "{ not json");
+    writeFileSync(join(rig.cwd, "list.json"), "[1, 2]");
+    for (const file of ["servers-dir", "bad.json", "list.json", "missing.json"]) {
+      const result = await runRelm(["run", "--mcp-config", file, "x"], { env: rig.env, cwd: rig.cwd });
+      expect({ file, code: result.code }).toEqual({ file, code: 2 });
+      expect(result.stderr).toContain(`relm: --mcp-config ${join(rig.cwd, file)}`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(rig.model.requests).toHaveLength(0);
   });
 });
