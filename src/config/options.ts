@@ -309,7 +309,9 @@ export const OPTIONS = [
   {
     key: "kernel",
     flags: "--kernel <URI>",
-    help: "where kernels run: local, sandbox, cmd:COMMAND, ssh://[user@]host[:port][/workdir] (docs/launchers.md)",
+    // The targets of kernel/launchers/index.ts (SCHEMES), which this layer cannot import; the test of
+    // this help (test/e2e/cli/run-options.test.ts) checks it lists every one its error lists.
+    help: "where kernels run: local, sandbox, cmd:COMMAND, ssh://[user@]host[:port][/workdir], slurm://[partition], container://[IMAGE] (podman or docker), k8s://[context/]namespace (docs/launchers.md)",
     ...SESSION,
     checkedAbove: true,
   },

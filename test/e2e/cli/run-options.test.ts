@@ -148,3 +148,19 @@ describe("one limit for a goal (4,000 characters), said alike by --goal and /goa
     expect(result.stdout).toContain('no goal: /goal "OBJECTIVE" sets one');
   });
 });
+
+describe("--kernel's help", () => {
+  it("lists every target its own error lists for an unknown one", async () => {
+    const rig = await startRig("openai", { script: [{ text: "never" }] });
+    const refused = await runRelm(["run", "--kernel", "bogus", "x"], { env: rig.env, cwd: rig.cwd });
+    expect(refused.code).toBe(2);
+    const listed = /Use one of: (.*)\./.exec(refused.stderr)?.[1]?.split(", ") ?? [];
+    expect(listed).toContain("slurm://[partition]");
+    const help = await runRelm(["run", "--help"], { env: rig.env, cwd: rig.cwd });
+    // Commander wraps the help at the terminal's width: one line of words to look in.
+    const kernel = /--kernel <URI>\s+(.*?)\s+--/s.exec(help.stdout)?.[1]?.replace(/\s+/g, " ") ?? "";
+    expect(kernel).toMatch(/^where kernels run/);
+    for (const target of listed) expect(kernel).toContain(target);
+    expect(rig.model.requests).toHaveLength(0);
+  });
+});
