@@ -127,6 +127,19 @@ describe("terminal UI status line", () => {
     await again.waitFor(/answered: \[relm\][\s\S]*third/);
   });
 
+  it("a turn stopped mid-way by a budget says the step on, as line mode does", async () => {
+    const rig = await startRig("openai", { script: [{ code: "print(6 * 7)" }, { text: "never asked" }] });
+    const ui = open(rig, ["--max-turns", "1"], { cols: 200 });
+    await ui.waitFor("new session");
+    await ui.type("multiply");
+    await ui.press("enter");
+    const [id] = await untilJournal(rig.home, (l) => l.some((e) => e.type === "budget_stop")).then(() =>
+      sessionIds(rig.home),
+    );
+    const screen = await ui.waitFor(`to go on: /quit, then relm --resume ${id} --max-turns HIGHER`);
+    expect(screen).toContain("■ budget exhausted: --max-turns (1 of 1 model calls used)");
+  });
+
   it("out of budget with another client attached, the refusal gives the shell's step (/quit would only detach)", async () => {
     const rig = await startRig("openai", {
       script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
