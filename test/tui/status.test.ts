@@ -140,6 +140,26 @@ describe("terminal UI status line", () => {
     expect(screen).toContain("■ budget exhausted: --max-turns (1 of 1 model calls used)");
   });
 
+  it("a turn stopped mid-way by a budget, another client attached: the step on is the shell's", async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "hello" }, { code: "print(6 * 7)" }, { text: "never asked" }],
+    });
+    const ui = open(rig, ["--max-turns", "2"], { cols: 200 });
+    await ui.waitFor("new session");
+    await ui.type("hi");
+    await ui.press("enter");
+    await ui.waitFor("hello");
+    const [id] = sessionIds(rig.home);
+    const other = open(rig, ["attach", id as string], { cols: 200 });
+    await other.waitFor("hello", { where: "all" });
+    await ui.type("multiply");
+    await ui.press("enter");
+    const screen = await ui.waitFor(
+      `to go on: relm stop ${id}, then relm run --resume ${id} --max-turns HIGHER`,
+    );
+    expect(screen).not.toContain("/quit, then");
+  });
+
   it("out of budget with another client attached, the refusal gives the shell's step (/quit would only detach)", async () => {
     const rig = await startRig("openai", {
       script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
