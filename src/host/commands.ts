@@ -28,6 +28,8 @@ interface CommandHost {
   readonly session: Agent;
   /** A turn (or an autonomous run of turns) is in progress. */
   readonly busy: boolean;
+  /** The clients following the session now (the terminal UI that sends a message among them). */
+  readonly clients: { readonly attached: number };
   deliver(message: { from: string; text: string; variables?: UserVariable[] }): void;
   /** Stops the running turn and every running sub-agent; true when something was running. */
   interrupt(): boolean;
@@ -48,7 +50,9 @@ export function hostCommands(host: CommandHost): CommandHandlers {
   };
   return {
     send: (p) => {
-      refuseOverBudget(host, p.attached === true ? "attached" : "live");
+      // /quit only detaches while another client follows the session: then only the shell's step works.
+      const alone = p.attached === true && host.clients.attached <= 1;
+      refuseOverBudget(host, alone ? "attached" : "live");
       const busy = host.busy;
       const images = p.images ?? [];
       const client = session.model.current;

@@ -3,6 +3,7 @@
 // from the host's event stream, everything it changes goes through the host.
 
 import type { Component, Editor, TUI } from "@mariozechner/pi-tui";
+import { goOnPastBudget } from "../agent/budget/budget.js";
 import type { AgentEvent } from "../agent/core/events.js";
 import { expandCustomLine } from "../commands/custom.js";
 import type { PendingStart, SlashCommand } from "../commands/types.js";
@@ -100,6 +101,8 @@ export class App implements AppControl {
    * from Date.now() each changed at its own moment, which drew about 50 frames a second instead of 10.
    */
   private shownTime = Date.now();
+  /** Events journaled before this are history (a replay), not news to act on. */
+  private readonly openedAt = Date.now();
   private readonly clock = () => this.shownTime;
   private readonly cellView = { expanded: false, now: this.clock };
   private readonly commands: SlashCommand[];
@@ -253,12 +256,23 @@ export class App implements AppControl {
     if (!event.agent && event.type === "final" && event.text.trim() !== "") this.lastAnswer = event.text;
     for (const view of this.childViews) changed = view.apply(event) || changed;
     if (event.type === "variable" && !event.agent) this.pastes.noteExisting(event.name);
+    // A turn stopped on a budget while this UI runs (not history replayed): the step on, as line mode says.
+    if (event.type === "budget_stop" && !event.agent && Date.parse(event.t) >= this.openedAt)
+      void this.sayGoOn(event);
     // A sub-agent's streamed output shows only in its own view: with none open, it changes nothing on
     // screen, and eight children printing every 20 ms would otherwise lay out 60 frames a second.
     // The root's other events end or start a block (its text complete, a cell's result): drawn at once,
     // not at the slot the pacing gives a frame (input/eager-input.ts).
     if (!event.agent && !isDelta(event)) drawNow(this.tui);
     else if (changed || !(event.agent && isDelta(event))) this.tui.requestRender();
+  }
+
+  /** How to go on past `stop` from here: with other clients attached, /quit would only detach. */
+  private async sayGoOn(stop: { budget: string }): Promise<void> {
+    const id = this.link.id;
+    if (!id) return;
+    const from = (await this.link.otherClients()).length > 0 ? "live" : "attached";
+    this.note(this.theme.warn(`to go on: ${goOnPastBudget(id, stop, from)}`));
   }
 
   private onLinkState(state: LinkState, detail?: string): void {

@@ -127,6 +127,68 @@ describe("terminal UI status line", () => {
     await again.waitFor(/answered: \[relm\][\s\S]*third/);
   });
 
+  it("a turn stopped mid-way by a budget says the step on, as line mode does", async () => {
+    const rig = await startRig("openai", { script: [{ code: "print(6 * 7)" }, { text: "never asked" }] });
+    const ui = open(rig, ["--max-turns", "1"], { cols: 200 });
+    await ui.waitFor("new session");
+    await ui.type("multiply");
+    await ui.press("enter");
+    const [id] = await untilJournal(rig.home, (l) => l.some((e) => e.type === "budget_stop")).then(() =>
+      sessionIds(rig.home),
+    );
+    const screen = await ui.waitFor(`to go on: /quit, then relm --resume ${id} --max-turns HIGHER`);
+    expect(screen).toContain("■ budget exhausted: --max-turns (1 of 1 model calls used)");
+  });
+
+  it("a turn stopped mid-way by a budget, another client attached: the step on is the shell's", async () => {
+    const rig = await startRig("openai", {
+      script: [{ text: "hello" }, { code: "print(6 * 7)" }, { text: "never asked" }],
+    });
+    const ui = open(rig, ["--max-turns", "2"], { cols: 200 });
+    await ui.waitFor("new session");
+    await ui.type("hi");
+    await ui.press("enter");
+    await ui.waitFor("hello");
+    const [id] = sessionIds(rig.home);
+    const other = open(rig, ["attach", id as string], { cols: 200 });
+    await other.waitFor("hello", { where: "all" });
+    await ui.type("multiply");
+    await ui.press("enter");
+    const screen = await ui.waitFor(
+      `to go on: relm stop ${id}, then relm run --resume ${id} --max-turns HIGHER`,
+    );
+    expect(screen).not.toContain("/quit, then");
+  });
+
+  it("out of budget with another client attached, the refusal gives the shell's step (/quit would only detach)", async () => {
+    const rig = await startRig("openai", {
+      script: async (ctx) => ({ text: `answered: ${ctx.lastUserText ?? ""}` }),
+    });
+    const ui = open(rig, ["--max-turns", "1"], { cols: 200 });
+    await ui.waitFor("new session");
+    await ui.type("first");
+    await ui.press("enter");
+    await ui.waitFor("answered: first");
+    const [id] = sessionIds(rig.home);
+    const other = open(rig, ["attach", id as string], { cols: 200 });
+    await other.waitFor("answered: first", { where: "all" });
+    await ui.type("second");
+    await ui.press("enter");
+    const screen = await ui.waitFor("out of budget, message not delivered");
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      `to go on, resume it with a higher limit: relm stop ${id}, then relm run --resume ${id} --max-turns HIGHER`,
+    );
+    expect(screen).not.toContain("/quit, then");
+    // The step works from here: both clients see the host stopped, the resume goes on past the old limit.
+    const run = (args: string[]) => runRelm(args, { env: rig.env, cwd: rig.cwd });
+    expect((await run(["stop", id as string])).code).toBe(0);
+    await ui.waitFor("the session host stopped");
+    await other.waitFor("the session host stopped");
+    const raised = await run(["run", "--resume", id as string, "--max-turns", "2", "third"]);
+    expect(raised.code, raised.stderr).toBe(0);
+    expect(raised.stdout).toContain("third");
+  });
+
   it("names the preset chosen (ollama here) before and after the session starts, not its wire format", async () => {
     const rig = await startRig("openai", { script: [{ text: "hi" }] }, { env: { RELM_PROVIDER: "ollama" } });
     const via = `scripted via ollama at ${new URL(rig.model.openaiBaseUrl).host}`;

@@ -313,9 +313,10 @@ type GoOnFrom = "live" | "ended" | "attached";
 
 /**
  * The one wording of how to go on past `stop`. Budgets hold across resumes (what was spent still counts),
- * so going on needs the limit raised; not --max-time, which starts again at the resume.
+ * so going on needs the limit raised; not --max-time, which starts again at the resume. `stop` may be a
+ * journaled one (its budget read back as a string).
  */
-export function goOnPastBudget(id: string, stop: Pick<BudgetStop, "budget">, from: GoOnFrom): string {
+export function goOnPastBudget(id: string, stop: { budget: string }, from: GoOnFrom): string {
   const raised = stop.budget === "max-time" ? "" : ` --${stop.budget} HIGHER`;
   if (from === "attached") return `/quit, then relm --resume ${id}${raised}`;
   if (from === "ended")
