@@ -22,14 +22,7 @@ export interface AppApi {
   readonly agents: AgentsModel;
   readonly info: SessionInfo | undefined;
   /** Model and provider new sessions start with (config, or what /model chose before the first message). */
-  readonly configured: {
-    model: string;
-    provider: string;
-    via: string;
-    baseUrl: string;
-    apiKey?: string;
-    preset?: string;
-  };
+  readonly configured: Configured;
   /** Chosen before the first message; sent with it when the session starts. */
   readonly pending: PendingStart;
   readonly busy: boolean;
@@ -48,6 +41,16 @@ export interface AppApi {
   focusAgents(): void;
   setExpanded(expanded: boolean): void;
   showHelp(): void;
+}
+
+/** A model endpoint as the UI starts new sessions with it; `via` names it as the person chose it. */
+export interface Configured {
+  model: string;
+  provider: string;
+  via: string;
+  baseUrl: string;
+  apiKey?: string;
+  preset?: string;
 }
 
 /** What the UI's key handling, child views and login use of the running app (its parts, not its logic). */

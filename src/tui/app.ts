@@ -15,7 +15,7 @@ import { AgentPanel } from "./agents/agent-panel.js";
 import { AgentsModel } from "./agents/agents-model.js";
 import { ChildLiveOutput, isDelta } from "./agents/child-live.js";
 import { childActions } from "./agents/child-view.js";
-import type { AppControl } from "./app-api.js";
+import type { AppControl, Configured } from "./app-api.js";
 import { TuiApprovals } from "./dialogs/approval-dialog.js";
 import { type DialogHost, showView } from "./dialogs/dialogs.js";
 import { loginInSession } from "./dialogs/login.js";
@@ -50,14 +50,7 @@ export interface AppOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
   home: string;
-  configured: {
-    model: string;
-    provider: string;
-    via: string;
-    baseUrl: string;
-    apiKey?: string;
-    preset?: string;
-  };
+  configured: Configured;
   /**
    * The mode a new session starts in (flags, RELM_MODE, config or the default) and why it is full if
    * the default had to be; and whether this machine can sandbox at all (shift+tab skips what it cannot).
