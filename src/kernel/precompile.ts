@@ -6,8 +6,9 @@ import { RELM_PYTHON_DIR } from "./paths.js";
 /**
  * Compiles relm's own Python package to bytecode for `python` (called at each probe, cached or not; it
  * compiles only when a module has no bytecode, or older bytecode than its source), so that kernels stop
- * compiling ~300 KB of source at every start (~46 ms of a 198 ms template start). Python would write these files itself, but a sandboxed kernel sees the package
- * read-only and many environments set PYTHONDONTWRITEBYTECODE, so without this they never exist.
+ * compiling ~300 KB of source at every start (~46 ms of a 198 ms template start). Python would write
+ * these files itself, but a sandboxed kernel sees the package read-only and many environments set
+ * PYTHONDONTWRITEBYTECODE, so without this they never exist.
  *
  * Checked-hash files: the interpreter compares them with the source at each import, so an edited or
  * upgraded source is never run stale (npm resets file times, which would fool timestamp files).
