@@ -34,8 +34,9 @@ export function mcpConfigFiles(cwd: string, home: string): { path: string; scope
 }
 
 /**
- * Every configured server; `sessionFiles` (--mcp-config, absolute) come first and must exist. `env` is where `${VAR}` and `${VAR:-default}` in the entries are looked up
- * (the usual way to keep a token out of a file). A file that is not JSON is a ConfigError; an entry
+ * Every configured server; `sessionFiles` (--mcp-config, absolute) come first and must exist. `env` is
+ * where `${VAR}` and `${VAR:-default}` in the entries are looked up (the usual way to keep a token out
+ * of a file). A file that is not JSON is a ConfigError; an entry
  * that cannot be used (malformed, disabled, an unset variable) is kept with its `problem`, so that
  * calling it says why.
  */
@@ -45,7 +46,6 @@ export function loadMcpConfig(
   env: NodeJS.ProcessEnv,
   sessionFiles: readonly string[] = [],
 ): McpConfig {
-  checkSessionFiles(sessionFiles);
   const files = [
     ...sessionFiles.map((path) => ({ path, scope: "session" as const })),
     ...mcpConfigFiles(cwd, home),
@@ -53,7 +53,7 @@ export function loadMcpConfig(
   const byName = new Map<string, McpServer>();
   const project = projectRoot(cwd);
   for (const file of files) {
-    const entries = readServers(file.path);
+    const entries = file.scope === "session" ? sessionServers(file.path) : readServers(file.path);
     if (Object.keys(entries).length === 0) continue; // absent or empty: nothing to approve or start
     const approval = needsApproval(file.scope, file.path, project, home);
     for (const [name, raw] of Object.entries(entries)) {
@@ -80,16 +80,19 @@ export function loadMcpConfig(
  * and `relm mcp serve` start check them before they start.
  */
 export function checkSessionFiles(paths: readonly string[]): void {
-  for (const path of paths) {
-    if (!existsSync(path)) throw new UsageError(`--mcp-config ${path}: no such file`);
-    try {
-      readServers(path);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      // readServers' messages begin with the path ("X is not valid JSON …"), or say it after.
-      const said = error.message.startsWith(path) ? error.message : `${path}: ${error.message}`;
-      throw new UsageError(`--mcp-config ${said}`);
-    }
+  for (const path of paths) sessionServers(path);
+}
+
+/** One `--mcp-config FILE`'s entries, read once; what is wrong with the file is a usage error naming it. */
+function sessionServers(path: string): Record<string, unknown> {
+  if (!existsSync(path)) throw new UsageError(`--mcp-config ${path}: no such file`);
+  try {
+    return readServers(path);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // readServers' messages begin with the path ("X is not valid JSON …"), or say it after.
+    const said = error.message.startsWith(path) ? error.message : `${path}: ${error.message}`;
+    throw new UsageError(`--mcp-config ${said}`);
   }
 }
 
